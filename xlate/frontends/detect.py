@@ -1,0 +1,32 @@
+"""Dialect sniffing from the first bytes of a program (content, never the file extension)."""
+from __future__ import annotations
+
+import re
+
+# Longest first: "!!VP1.0" must not shadow "!!VP1.1"; "!!ARBvp1.0" before nothing shorter.
+HEADERS = ("!!NVvp4.0", "!!NVfp4.0", "!!NVgp4.0", "!!ARBvp1.0", "!!ARBfp1.0", "!!VSP1.0", "!!VP1.0",
+           "!!VP1.1", "!!VP2.0", "!!FP1.0")
+NV4_HEADERS = ("!!NVvp4.0", "!!NVfp4.0", "!!NVgp4.0")
+
+
+def detect_header(text: str) -> str | None:
+    """The program header the text starts with, or None.
+
+    Headers must be the very first characters (ARBVP 2.14.2, GP4 2.X.2).  A UTF-8 byte-order
+    mark is tolerated because editors add it."""
+    body = text[1:] if text.startswith("\ufeff") else text
+    for h in HEADERS:
+        if body.startswith(h):
+            return h
+    return None
+
+
+def describe_unknown(text: str) -> str:
+    head = text.lstrip()[:24].splitlines()[0] if text.strip() else ""
+    if head.startswith("!!"):
+        return f"unknown program header '{head.split()[0]}'"
+    if re.match(r"(VERT|FRAG|GEOM|COMP|TESS_CTRL|TESS_EVAL)\b", head):
+        return "TGSI programs are not supported yet"
+    if text[:1].isspace() and text.lstrip().startswith("!!"):
+        return "the program header must be the first characters of the file (no leading whitespace)"
+    return "not a program: it does not start with a header such as '!!NVfp4.0'"

@@ -1,0 +1,260 @@
+"""The IR: one representation for every input dialect.
+
+A frontend removes its dialect's quirks, so that every field here has one meaning:
+
+* Registers are declared once (:class:`Register`) with their kind, declared data type, array
+  size and the original bindings they came from (``vertex.attrib[3]``, ``program.local[0..7]``,
+  ``state.matrix.mvp.row[0]``).  Bindings used directly in an instruction become implicit
+  registers, so operands only ever name registers.
+* Literal constants are registers of kind ``CONST`` holding raw 32-bit words, typed by the
+  instruction that uses them (``{2, -1}`` is 2.0/-1.0 for ``.F`` and 2/-1 for ``.S``).
+* Every value in a register is four raw 32-bit words; an instruction's data type says how its
+  operands are read and how its result is written.  This is exactly the NV_gpu_program4 model
+  (typeless registers) and covers every older dialect (float only).
+* Labels are pure markers.  A dialect where a label ends a subroutine (NV4: "an instruction label
+  signifies the beginning of a new subroutine") gets an explicit ``RET`` from its frontend.
+* Condition-code updates carry an explicit flag rule (:class:`CCKind`) chosen by the frontend,
+  so the executor and the backends need no knowledge of which opcode produced the value.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field, replace
+
+from ..diagnostics import Span
+
+
+class Stage(enum.Enum):
+    VERTEX = "vertex"
+    FRAGMENT = "fragment"
+    GEOMETRY = "geometry"
+
+
+class RegKind(enum.Enum):
+    TEMP = "temp"
+    INPUT = "input"        # attributes: vertex.*, fragment.*, primitive.*
+    OUTPUT = "output"      # result.*
+    PARAM = "param"        # program.local/env, state.*, constant vectors bound by PARAM
+    CONST = "const"        # literal constants used directly in instructions
+    BUFFER = "buffer"      # NV_parameter_buffer_object BUFFER (scalar words) / BUFFER4 (vectors)
+    CC = "cc"              # condition-code registers (cc0, cc1)
+
+
+class DataType(enum.Enum):
+    FLOAT = "F"
+    INT = "S"
+    UINT = "U"
+    NONE = "-"             # typeless: raw bits, read as the instruction's type
+
+
+class Sat(enum.Enum):
+    NONE = ""
+    SAT = "SAT"            # clamp to [0, 1]
+    SSAT = "SSAT"          # clamp to [-1, 1]
+
+
+class CCKind(enum.Enum):
+    """How a condition-code update derives its flags (GP4 2.X.4.3)."""
+
+    FLOAT = "float"        # SF = r<0 || NaN, ZF = r==0 || NaN, OF = CF = 0
+    INT = "int"            # SF = bit 31, ZF = r==0, OF = CF = 0
+    ADD = "add"            # integer a+b(+c): OF signed overflow, CF carry out
+    SUB = "sub"            # integer a-b: OF signed overflow, CF = no borrow (a >= b unsigned)
+    UNDEF_OFCF = "undef"   # integer add of two negated operands: OF/CF undefined (we clear them)
+
+
+COMPONENTS = "xyzw"
+
+
+@dataclass(frozen=True)
+class Binding:
+    """Where a register element comes from, as the source program spelled it.
+
+    ``path`` is the dotted binding name without indices (``vertex.attrib``,
+    ``state.matrix.mvp.inverse.row``, ``result.color.back.secondary``); ``index`` the first
+    bracketed number where the binding has one; ``index2`` the second (``state.matrix.texture[1]
+    .row[2]`` has index 1 and index2 2; ``program.buffer[a][b]`` has index a, index2 b).
+    ``vertex`` is set for geometry-program inputs bound to one vertex (``vertex[1].color``).
+    """
+
+    path: str
+    index: int | None = None
+    index2: int | None = None
+    vertex: int | None = None
+
+    def text(self) -> str:
+        parts = self.path.split(".")
+        out = parts[0]
+        if self.vertex is not None:
+            out += f"[{self.vertex}]"
+        idx = [self.index, self.index2]
+        # re-insert indices after the path element that takes them
+        for p in parts[1:]:
+            out += "." + p
+            if (p in _INDEXED_ELEMENTS or self.path == "result.color") and idx and idx[0] is not None:
+                out += f"[{idx.pop(0)}]"
+        for rest in idx:
+            if rest is not None:
+                out += f"[{rest}]"
+        return out
+
+
+# path elements that carry an index in binding text (used only for printing)
+_INDEXED_ELEMENTS = {"texcoord", "attrib", "clip", "local", "env", "light", "lightprod", "texgen",
+                     "texenv", "modelview", "row", "program", "buffer", "palette", "weight",
+                     "matrixindex"}
+
+
+@dataclass
+class Register:
+    """A declared (or implicit) variable.
+
+    ``size`` is None for a single vec4, else the array length.  ``bindings`` has one entry per
+    element for bound classes (inputs, outputs, params, buffers); temps have none.
+    ``value`` holds the raw words of CONST registers (and of PARAM elements bound to constant
+    vectors, per element).  ``per_vertex`` marks geometry inputs indexed by vertex first.
+    """
+
+    name: str
+    kind: RegKind
+    dtype: DataType = DataType.NONE
+    size: int | None = None
+    bindings: tuple[Binding | None, ...] = ()
+    value: tuple[tuple[int, int, int, int], ...] | None = None
+    precision: str | None = None           # "SHORT" | "LONG"
+    interpolation: str | None = None       # "FLAT" | "CENTROID" | "NOPERSPECTIVE"
+    per_vertex: bool = False
+    buffer_vec4: bool = False              # BUFFER4 (vec4 elements) vs BUFFER (scalar words)
+    span: Span | None = None
+    implicit: bool = False                 # created for a binding or literal used in an instruction
+
+    @property
+    def length(self) -> int:
+        return 1 if self.size is None else self.size
+
+
+@dataclass(frozen=True)
+class Index:
+    """An array index: ``offset`` plus, when relative, one component of an integer register."""
+
+    offset: int
+    reg: str | None = None
+    comp: int = 0
+
+    @property
+    def relative(self) -> bool:
+        return self.reg is not None
+
+
+@dataclass(frozen=True)
+class CondTest:
+    """A condition-code test ``RULE[n].swizzle``: per component, flags of ``cc`` tested by ``rule``."""
+
+    rule: str                      # EQ NE LT LE GT GE TR FL NAN LEG CF NCF OF NOF AB BLE SF NSF
+    cc: int = 0                    # which CC register (0 or 1)
+    swizzle: tuple[int, int, int, int] = (0, 1, 2, 3)
+
+
+@dataclass(frozen=True)
+class Source:
+    """An operand: element of a register, swizzled, then |abs|, then negated.
+
+    ``swizzle`` entries are 0..3 for x..w, 4 for the constant 0 and 5 for the constant 1 (SWZ's
+    extended selectors).  ``comp_neg`` negates single components (SWZ); ``neg``/``abs`` apply to
+    all (GP4 2.X.4.2: negate inside |...| has no effect once the absolute value is taken).
+    """
+
+    reg: str
+    index: Index | None = None
+    vertex: Index | None = None    # geometry inputs: vertex number
+    swizzle: tuple[int, int, int, int] = (0, 1, 2, 3)
+    neg: bool = False
+    abs: bool = False
+    comp_neg: tuple[bool, bool, bool, bool] = (False, False, False, False)
+
+    @property
+    def is_scalar_select(self) -> bool:
+        return len(set(self.swizzle)) == 1
+
+
+@dataclass(frozen=True)
+class Dest:
+    reg: str
+    index: Index | None = None
+    mask: tuple[bool, bool, bool, bool] = (True, True, True, True)
+    cond: CondTest | None = None   # conditional write mask (evaluated on the CC *before* the op)
+
+
+@dataclass(frozen=True)
+class TexRef:
+    unit: int
+    target: str                    # 1D 2D 3D CUBE RECT SHADOW1D ... ARRAY2D BUFFER
+    offset: tuple[int, int, int] = (0, 0, 0)
+
+
+@dataclass
+class Instruction:
+    op: str
+    dtype: DataType = DataType.FLOAT
+    dst: Dest | None = None
+    srcs: tuple[Source, ...] = ()
+    sat: Sat = Sat.NONE
+    cc_update: int | None = None            # CC register updated (0/1), None = no update
+    cc_kind: CCKind | None = None           # flag rule for the update (set by the frontend)
+    precision: str | None = None            # "R" / "H" (/ "X" in older dialects)
+    mul_mode: str | None = None             # MUL: "HI" | "S24" | "U24"
+    tex: TexRef | None = None
+    label: str | None = None                # CAL target
+    cond: CondTest | None = None            # IF/BRK/CONT/CAL/RET/KIL condition
+    span: Span | None = None
+    text: str = ""                          # the source statement, for comments and reports
+
+    def replace(self, **kw) -> Instruction:
+        return replace(self, **kw)
+
+
+@dataclass
+class Geometry:
+    input_primitive: str          # POINTS LINES LINES_ADJACENCY TRIANGLES TRIANGLES_ADJACENCY
+    output_primitive: str         # POINTS LINE_STRIP TRIANGLE_STRIP
+    vertices_out: int
+
+    @property
+    def input_vertices(self) -> int:
+        return {"POINTS": 1, "LINES": 2, "LINES_ADJACENCY": 4, "TRIANGLES": 3,
+                "TRIANGLES_ADJACENCY": 6}[self.input_primitive]
+
+
+@dataclass
+class VarInfo:
+    """One ``#var`` line of a cgc header: how a high-level parameter was bound (reflection)."""
+
+    type: str
+    name: str
+    semantic: str
+    resource: str
+    param_index: str
+    referenced: bool
+
+
+@dataclass
+class Program:
+    """A whole program in linear form: instructions in source order, labels as markers."""
+
+    stage: Stage
+    dialect: str                                   # header without "!!", e.g. "NVfp4.0"
+    registers: dict[str, Register] = field(default_factory=dict)
+    instructions: list[Instruction] = field(default_factory=list)
+    labels: dict[str, int] = field(default_factory=dict)   # label -> index of next instruction
+    entry: int = 0                                 # where execution starts (after `main:`)
+    options: tuple[str, ...] = ()
+    geometry: Geometry | None = None
+    vars: list[VarInfo] = field(default_factory=list)
+    source_name: str = "<input>"
+    diagnostics: list = field(default_factory=list)        # warnings of a successful parse
+
+    def reg(self, name: str) -> Register:
+        return self.registers[name]
+
+    def labels_at(self, index: int) -> list[str]:
+        return [name for name, at in self.labels.items() if at == index]

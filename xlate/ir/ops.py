@@ -1,0 +1,166 @@
+"""The opcode table: one row per canonical IR opcode.
+
+Both the executor (``xlate/exec``) and the GLSL backend (``templates/glsl/ops.j2``) are driven
+by this table; a test checks that each opcode here has an executor function and a GLSL
+snippet.  Rows follow NV_gpu_program4 Table X.13, whose mnemonics are the canonical names.
+
+Operand/result kinds (GP4 Table X.13):
+  ``v``  4-component vector, data type of the instruction
+  ``vf`` 4-component vector, always float      ``vs`` always signed int    ``vu`` always unsigned
+  ``s``  scalar (one selected component), data type of the instruction; as a result: replicated
+  ``-``  no result
+Modifier classes: F float types, I integer types (.S/.U), C condition-code update,
+S saturation, H half-precision suffix.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .model import DataType
+
+
+@dataclass(frozen=True)
+class OpInfo:
+    name: str
+    inputs: tuple[str, ...]
+    output: str
+    mods: str                 # subset of "FICSH"
+    default: DataType
+    category: str             # alu | tex | flow | kill | geom
+    description: str
+
+    @property
+    def scalar_result(self) -> bool:
+        return self.output == "s"
+
+    @property
+    def writes(self) -> bool:
+        return self.output != "-"
+
+    def allows(self, dtype: DataType) -> bool:
+        if dtype == DataType.FLOAT:
+            return "F" in self.mods or (self.default == DataType.FLOAT and not self.mods)
+        return "I" in self.mods or (self.default == dtype)
+
+    def operand_type(self, i: int, dtype: DataType) -> DataType:
+        kind = self.inputs[i]
+        return {"vf": DataType.FLOAT, "vs": DataType.INT, "vu": DataType.UINT}.get(kind, dtype)
+
+    def result_type(self, dtype: DataType) -> DataType:
+        return {"vf": DataType.FLOAT, "vs": DataType.INT, "vu": DataType.UINT}.get(self.output, dtype)
+
+
+F, S = DataType.FLOAT, DataType.INT
+
+
+def _row(name, out, inputs, mods, default, category, description):
+    return OpInfo(name, tuple(inputs.split(",")) if inputs else (), out, mods, default, category,
+                  description)
+
+
+_TABLE = [
+    # name     out   inputs        mods     dflt cat    description
+    _row("ABS", "v", "v", "FICSH", F, "alu", "absolute value"),
+    _row("ADD", "v", "v,v", "FICSH", F, "alu", "add"),
+    _row("AND", "v", "v,v", "ICS", S, "alu", "bitwise and"),
+    _row("CEIL", "v", "vf", "FICSH", F, "alu", "ceiling"),
+    _row("CMP", "v", "v,v,v", "FICSH", F, "alu", "a < 0 ? b : c"),
+    _row("COS", "s", "s", "FCSH", F, "alu", "cosine"),
+    _row("DDX", "v", "v", "FCSH", F, "alu", "partial derivative in x"),
+    _row("DDY", "v", "v", "FCSH", F, "alu", "partial derivative in y"),
+    _row("DIV", "v", "v,s", "FICSH", F, "alu", "divide vector components by scalar"),
+    _row("DP2", "s", "v,v", "FCSH", F, "alu", "2-component dot product"),
+    _row("DP2A", "s", "v,v,v", "FCSH", F, "alu", "2-component dot product plus c.x"),
+    _row("DP3", "s", "v,v", "FCSH", F, "alu", "3-component dot product"),
+    _row("DP4", "s", "v,v", "FCSH", F, "alu", "4-component dot product"),
+    _row("DPH", "s", "v,v", "FCSH", F, "alu", "homogeneous dot product"),
+    _row("DST", "v", "v,v", "FCSH", F, "alu", "distance vector"),
+    _row("EX2", "s", "s", "FCSH", F, "alu", "exponential base 2"),
+    _row("FLR", "v", "vf", "FICSH", F, "alu", "floor"),
+    _row("FRC", "v", "v", "FCSH", F, "alu", "fraction"),
+    _row("I2F", "vf", "v", "ICS", S, "alu", "integer to float"),
+    _row("LG2", "s", "s", "FCSH", F, "alu", "logarithm base 2"),
+    _row("LIT", "v", "v", "FCSH", F, "alu", "lighting coefficients"),
+    _row("LRP", "v", "v,v,v", "FCSH", F, "alu", "linear interpolation a*b + (1-a)*c"),
+    _row("MAD", "v", "v,v,v", "FICSH", F, "alu", "multiply and add"),
+    _row("MAX", "v", "v,v", "FICSH", F, "alu", "maximum"),
+    _row("MIN", "v", "v,v", "FICSH", F, "alu", "minimum"),
+    _row("MOD", "v", "v,s", "ICS", S, "alu", "modulus by scalar"),
+    _row("MOV", "v", "v", "FICSH", F, "alu", "move"),
+    _row("MUL", "v", "v,v", "FICSH", F, "alu", "multiply"),
+    _row("NOT", "v", "v", "ICS", S, "alu", "bitwise not"),
+    _row("NRM", "v", "v", "FCSH", F, "alu", "normalize 3-component vector"),
+    _row("OR", "v", "v,v", "ICS", S, "alu", "bitwise or"),
+    _row("PK2H", "s", "vf", "FI", F, "alu", "pack two 16-bit floats"),
+    _row("PK2US", "s", "vf", "FI", F, "alu", "pack two unsigned 16-bit normalized"),
+    _row("PK4B", "s", "vf", "FI", F, "alu", "pack four signed 8-bit (excess-128)"),
+    _row("PK4UB", "s", "vf", "FI", F, "alu", "pack four unsigned 8-bit normalized"),
+    _row("POW", "s", "s,s", "FCSH", F, "alu", "exponentiate"),
+    _row("RCC", "s", "s", "FCSH", F, "alu", "reciprocal, clamped magnitude"),
+    _row("RCP", "s", "s", "FCSH", F, "alu", "reciprocal"),
+    _row("RFL", "v", "v,v", "FCSH", F, "alu", "reflection vector"),
+    _row("ROUND", "v", "vf", "FICSH", F, "alu", "round to nearest even"),
+    _row("RSQ", "s", "s", "FCSH", F, "alu", "reciprocal square root"),
+    _row("SAD", "vu", "v,v,vu", "ICS", S, "alu", "sum of absolute differences"),
+    _row("SCS", "v", "s", "FCSH", F, "alu", "cosine and sine"),
+    _row("SEQ", "v", "v,v", "FICSH", F, "alu", "set on equal"),
+    _row("SFL", "v", "v,v", "FICSH", F, "alu", "set on false"),
+    _row("SGE", "v", "v,v", "FICSH", F, "alu", "set on greater or equal"),
+    _row("SGT", "v", "v,v", "FICSH", F, "alu", "set on greater"),
+    _row("SHL", "v", "v,s", "ICS", S, "alu", "shift left"),
+    _row("SHR", "v", "v,s", "ICS", S, "alu", "shift right"),
+    _row("SIN", "s", "s", "FCSH", F, "alu", "sine"),
+    _row("SLE", "v", "v,v", "FICSH", F, "alu", "set on less or equal"),
+    _row("SLT", "v", "v,v", "FICSH", F, "alu", "set on less"),
+    _row("SNE", "v", "v,v", "FICSH", F, "alu", "set on not equal"),
+    _row("SSG", "v", "v", "FCSH", F, "alu", "set sign"),
+    _row("STR", "v", "v,v", "FICSH", F, "alu", "set on true"),
+    _row("SUB", "v", "v,v", "FICSH", F, "alu", "subtract"),
+    _row("SWZ", "v", "v", "FCSH", F, "alu", "extended swizzle"),
+    _row("TRUNC", "v", "vf", "FICSH", F, "alu", "round toward zero"),
+    _row("UP2H", "vf", "s", "FICS", F, "alu", "unpack two 16-bit floats"),
+    _row("UP2US", "vf", "s", "FICS", F, "alu", "unpack two unsigned 16-bit normalized"),
+    _row("UP4B", "vf", "s", "FICS", F, "alu", "unpack four signed 8-bit (excess-128)"),
+    _row("UP4UB", "vf", "s", "FICS", F, "alu", "unpack four unsigned 8-bit normalized"),
+    _row("X2D", "v", "v,v,v", "FCSH", F, "alu", "2D coordinate transformation"),
+    _row("XOR", "v", "v,v", "ICS", S, "alu", "bitwise exclusive or"),
+    _row("XPD", "v", "v,v", "FCSH", F, "alu", "cross product"),
+    # textures: the result type follows the instruction's data type (the texture's format)
+    _row("TEX", "v", "vf", "FICS", F, "tex", "texture sample"),
+    _row("TXB", "v", "vf", "FICS", F, "tex", "texture sample with LOD bias"),
+    _row("TXD", "v", "vf,vf,vf", "FICS", F, "tex", "texture sample with partials"),
+    _row("TXF", "v", "vs", "FICS", F, "tex", "texel fetch"),
+    _row("TXL", "v", "vf", "FICS", F, "tex", "texture sample with explicit LOD"),
+    _row("TXP", "v", "vf", "FICS", F, "tex", "projective texture sample"),
+    _row("TXQ", "vs", "vs", "", S, "tex", "texture size query"),
+    # fragment kill, geometry emission
+    _row("KIL", "-", "v", "FIH", F, "kill", "kill fragment if any component < 0 (or CC test)"),
+    _row("EMIT", "-", "", "", F, "geom", "emit a vertex"),
+    _row("ENDPRIM", "-", "", "", F, "geom", "end the output primitive"),
+    # structured control flow (conditions in Instruction.cond)
+    _row("IF", "-", "", "", F, "flow", "start of if block"),
+    _row("ELSE", "-", "", "", F, "flow", "else block"),
+    _row("ENDIF", "-", "", "", F, "flow", "end of if block"),
+    _row("REP", "-", "v", "FIH", F, "flow", "repeat block (count from x, optional)"),
+    _row("ENDREP", "-", "", "", F, "flow", "end of repeat block"),
+    _row("BRK", "-", "", "", F, "flow", "leave innermost loop"),
+    _row("CONT", "-", "", "", F, "flow", "next iteration of innermost loop"),
+    _row("CAL", "-", "", "", F, "flow", "subroutine call"),
+    _row("RET", "-", "", "", F, "flow", "return (ends the program in main)"),
+]
+
+OPCODES: dict[str, OpInfo] = {row.name: row for row in _TABLE}
+
+#: condition-code rules (GP4 Table X.16), the flags they read
+CC_RULES = ("EQ", "NE", "LT", "LE", "GT", "GE", "TR", "FL", "NAN", "LEG", "CF", "NCF", "OF", "NOF",
+            "AB", "BLE", "SF", "NSF")
+
+#: opcodes whose integer form derives carry/overflow flags from an addition
+CARRY_OPS = frozenset({"ADD", "SUB", "MAD", "SAD"})
+
+TEX_TARGETS = ("1D", "2D", "3D", "CUBE", "RECT", "SHADOW1D", "SHADOW2D", "SHADOWRECT", "ARRAY1D",
+               "ARRAY2D", "SHADOWCUBE", "SHADOWARRAY1D", "SHADOWARRAY2D", "BUFFER")
+
+
+def op(name: str) -> OpInfo:
+    return OPCODES[name]
