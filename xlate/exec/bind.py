@@ -150,8 +150,8 @@ def _lead(key: str, w: np.ndarray, trailing: tuple[int, ...]) -> int:
         return w.shape[0]
     if extra <= 0:
         return 1
-    raise ExecError(f"{key}: too many dimensions {w.shape} (expected {_fmt(trailing)} "
-                    f"or (lanes, {_fmt(trailing)[1:]}")
+    raise ExecError(f"{key!r}: too many dimensions {w.shape} (expected {_fmt(trailing)} "
+                    f"or (lanes, {_fmt(trailing)[1:]})")
 
 
 def _fmt(t):
@@ -164,7 +164,7 @@ def _shape(key: str, w: np.ndarray, trailing: tuple[int, ...], lead: int) -> np.
     t = tuple(w.shape[i + max(extra, 0)] if x < 0 and i + max(extra, 0) < w.ndim else x
               for i, x in enumerate(trailing))
     if any(x < 0 for x in t):
-        raise ExecError(f"{key}: expected shape {_fmt(trailing)} or (lanes, ...), got {w.shape}")
+        raise ExecError(f"{key!r}: expected shape {_fmt(trailing)} or (lanes, ...), got {w.shape}")
     try:
         if extra == 1:
             out = np.broadcast_to(w, (w.shape[0],) + t)
@@ -174,8 +174,8 @@ def _shape(key: str, w: np.ndarray, trailing: tuple[int, ...], lead: int) -> np.
             out = np.broadcast_to(w, t)[None]
     except ValueError:
         want = _fmt(t)
-        raise ExecError(f"{key}: wrong shape {w.shape}; expected {want} or "
-                        f"({lead}, {want[1:]}") from None
+        raise ExecError(f"{key!r}: wrong shape {w.shape}; expected {want} or "
+                        f"(lanes, {want[1:]}") from None
     return out
 
 
@@ -249,7 +249,7 @@ def bind(program: Program, inputs: dict | None, params: dict | None,
         distinct = sorted(set(leads.values()))
         if len(distinct) > 1:
             bad = [k for k, v in leads.items() if v != distinct[0]][0]
-            raise ExecError(f"{bad}: {leads[bad]} lanes, but other values have {distinct[0]}")
+            raise ExecError(f"{bad!r}: {leads[bad]} lanes, but other values have {distinct[0]}")
         lanes = distinct[0] if distinct else 1
     else:
         if not isinstance(lanes, (int, np.integer)) or lanes < 1:
@@ -257,7 +257,7 @@ def bind(program: Program, inputs: dict | None, params: dict | None,
         lanes = int(lanes)
         for k, v in leads.items():
             if v != lanes:
-                raise ExecError(f"{k}: has {v} lanes, but lanes={lanes}")
+                raise ExecError(f"{k!r}: has {v} lanes, but lanes={lanes}")
 
     storage: dict[str, np.ndarray] = {}
     for reg in program.registers.values():
@@ -371,10 +371,10 @@ def _element(reg, t: _Target, key: str, w: np.ndarray, lanes: int, V: int) -> np
     if t.mode == "path":
         rows = arr.shape[1]
         if t.sub >= rows:
-            raise ExecError(f"{key}: has {rows} rows, but {reg.name!r} needs row {t.sub}")
+            raise ExecError(f"{key!r}: has {rows} rows, but {reg.name!r} needs row {t.sub}")
         return arr[:, t.sub, :]
     if t.mode == "vertex":
         if t.sub >= V:
-            raise ExecError(f"{key}: vertex {t.sub} out of range ({V} input vertices)")
+            raise ExecError(f"{key!r}: vertex {t.sub} out of range ({V} input vertices)")
         return arr[:, t.sub, :]
     raise AssertionError(t.mode)

@@ -1,0 +1,141 @@
+// Helper functions of the generated GLSL.  Each section starts with "//@ name" (and optional
+// "needs: other ..."); the backend emits a section only when an instruction uses it.
+// Semantics mirror the executor exactly (xlate/exec); comments cite the spec.
+
+//@ sat
+// _SAT/_SSAT: "if (r < lo) r = lo; else if (r > hi) r = hi;" (GP4 2.X.4.3) - NaN passes through,
+// so clamp() (undefined for NaN) is not used.
+vec4 xl_sat(vec4 x) { return mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), vec4(0.0), lessThan(x, vec4(0.0))); }
+vec4 xl_ssat(vec4 x) { return mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), vec4(-1.0), lessThan(x, vec4(-1.0))); }
+
+//@ f2i
+// Float to int conversions clamp to the representable range, NaN gives 0 (GP4 issue 41).
+ivec4 xl_f2i(vec4 x) {
+    ivec4 r = ivec4(clamp(x, -2147483648.0, 2147483520.0));
+    r = mix(r, ivec4(0x7fffffff), greaterThanEqual(x, vec4(2147483648.0)));
+    return mix(r, ivec4(0), isnan(x));
+}
+
+//@ f2u
+uvec4 xl_f2u(vec4 x) {
+    uvec4 r = uvec4(clamp(x, 0.0, 4294967040.0));
+    r = mix(r, uvec4(0xffffffffu), greaterThanEqual(x, vec4(4294967296.0)));
+    return mix(r, uvec4(0u), isnan(x));
+}
+
+//@ cmp
+// CMP: a < 0 ? b : c per component (-0.0 and NaN select c).
+vec4 xl_cmp(vec4 a, vec4 b, vec4 c) { return mix(c, b, lessThan(a, vec4(0.0))); }
+ivec4 xl_cmp(ivec4 a, ivec4 b, ivec4 c) { return mix(c, b, lessThan(a, ivec4(0))); }
+uvec4 xl_cmp(uvec4 a, uvec4 b, uvec4 c) { return c; }
+
+//@ dot
+// Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
+float xl_dp2(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y; }
+float xl_dp3(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+float xl_dp4(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
+
+//@ dst
+vec4 xl_dst(vec4 a, vec4 b) { return vec4(1.0, a.y * b.y, a.z, b.w); }
+
+//@ frc
+vec4 xl_frc(vec4 a) { return a - floor(a); }
+
+//@ lit
+// LIT (GP4 2.X.8.Z): x, y clamped at 0 (NaN kept), w clamped to +-(128 - 1/256);
+// z = x > 0 ? y^w : 0 with 0^0 = 1, 0^(w>0) = 0, 0^(w<0) = +INF.
+vec4 xl_lit(vec4 a) {
+    float x = a.x < 0.0 ? 0.0 : a.x;
+    float y = a.y < 0.0 ? 0.0 : a.y;
+    const float e = 127.99609375;
+    float w = a.w < -e ? -e : (a.w > e ? e : a.w);
+    float p = y == 0.0 ? (w == 0.0 ? 1.0 : (w > 0.0 ? 0.0 : uintBitsToFloat(0x7f800000u)))
+                       : exp2(w * log2(y));
+    return vec4(1.0, x, x > 0.0 ? p : 0.0, 1.0);
+}
+
+//@ lrp
+vec4 xl_lrp(vec4 a, vec4 b, vec4 c) { return a * b + (vec4(1.0) - a) * c; }
+
+//@ minmax
+// MIN = a > b ? b : a, MAX = a > b ? a : b (GP4 pseudocode; NaN handling follows from it).
+vec4 xl_min(vec4 a, vec4 b) { return mix(a, b, greaterThan(a, b)); }
+ivec4 xl_min(ivec4 a, ivec4 b) { return mix(a, b, greaterThan(a, b)); }
+uvec4 xl_min(uvec4 a, uvec4 b) { return mix(a, b, greaterThan(a, b)); }
+vec4 xl_max(vec4 a, vec4 b) { return mix(b, a, greaterThan(a, b)); }
+ivec4 xl_max(ivec4 a, ivec4 b) { return mix(b, a, greaterThan(a, b)); }
+uvec4 xl_max(uvec4 a, uvec4 b) { return mix(b, a, greaterThan(a, b)); }
+
+//@ mulhi
+ivec4 xl_mulhi(ivec4 a, ivec4 b) { ivec4 hi, lo; imulExtended(a, b, hi, lo); return hi; }
+uvec4 xl_mulhi(uvec4 a, uvec4 b) { uvec4 hi, lo; umulExtended(a, b, hi, lo); return hi; }
+
+//@ nrm
+vec4 xl_nrm(vec4 a) { return vec4(a.xyz * (1.0 / sqrt(a.x * a.x + a.y * a.y + a.z * a.z)), 0.0); }
+
+//@ pk4b
+// PK4B: excess-128 bytes, round(127 * clamp(v, -128/127, 1) + 128), x in the low byte.
+uint xl_pk4b(vec4 a) {
+    uvec4 b = uvec4(roundEven(clamp(a, -128.0 / 127.0, 1.0) * 127.0 + 128.0));
+    return b.x | (b.y << 8) | (b.z << 16) | (b.w << 24);
+}
+
+//@ up4b
+vec4 xl_up4b(uint u) { return (vec4((uvec4(u) >> uvec4(0u, 8u, 16u, 24u)) & 0xffu) - 128.0) / 127.0; }
+
+//@ rcc
+// RCC: 1/a with the magnitude clamped to [2^-64, 2^64], sign kept (GP4 2.X.8.Z RCC).
+float xl_rcc(float a) {
+    float u = 1.0 / a;
+    float lo = uintBitsToFloat(0x1f800000u), hi = uintBitsToFloat(0x5f800000u);
+    if (isnan(u)) return u;
+    if (floatBitsToUint(u) < 0x80000000u) return u < lo ? lo : (u > hi ? hi : u);
+    return u > -lo ? -lo : (u < -hi ? -hi : u);
+}
+
+//@ rfl
+vec4 xl_rfl(vec4 a, vec4 b) {
+    float s = 2.0 * (a.x * b.x + a.y * b.y + a.z * b.z) / (a.x * a.x + a.y * a.y + a.z * a.z);
+    return vec4(s * a.xyz - b.xyz, 0.0);
+}
+
+//@ sad
+ivec4 xl_sad(ivec4 a, ivec4 b, uvec4 c) { return ivec4(mix(uvec4(b - a), uvec4(a - b), greaterThan(a, b)) + c); }
+uvec4 xl_sad(uvec4 a, uvec4 b, uvec4 c) { return mix(b - a, a - b, greaterThan(a, b)) + c; }
+
+//@ ssg
+vec4 xl_ssg(vec4 a) { return mix(mix(vec4(0.0), vec4(-1.0), lessThan(a, vec4(0.0))), vec4(1.0), greaterThan(a, vec4(0.0))); }
+
+//@ x2d
+vec4 xl_x2d(vec4 a, vec4 b, vec4 c) {
+    vec2 r = vec2(a.x + b.x * c.x + b.y * c.y, a.y + b.x * c.z + b.y * c.w);
+    return r.xyxy;
+}
+
+//@ ccf
+// Condition-code flags, one uint per component: SF = 1, ZF = 2, OF = 4, CF = 8 (GP4 2.X.4.3).
+// Float results: SF = r < 0 or NaN, ZF = r == 0 or NaN; OF and CF cleared.
+uvec4 xl_ccf(vec4 r) {
+    uvec4 n = uvec4(isnan(r));
+    return (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
+}
+
+//@ cci
+// Integer results: SF = bit 31, ZF = r == 0.
+uvec4 xl_cci(uvec4 r) { return (r >> 31u) | (uvec4(equal(r, uvec4(0u))) << 1u); }
+
+//@ ccadd  needs: cci
+// Integer addition: OF = signed overflow, CF = carry out (GP4 2.X.4.3, issue 23).
+uvec4 xl_ccadd(uvec4 a, uvec4 b) {
+    uvec4 carry;
+    uvec4 r = uaddCarry(a, b, carry);
+    return xl_cci(r) | ((((a ^ r) & (b ^ r)) >> 31u) << 2u) | (carry << 3u);
+}
+
+//@ ccsub  needs: cci
+// Integer subtraction: OF = signed overflow, CF = 1 when there is no borrow (a >= b unsigned).
+uvec4 xl_ccsub(uvec4 a, uvec4 b) {
+    uvec4 borrow;
+    uvec4 r = usubBorrow(a, b, borrow);
+    return xl_cci(r) | ((((a ^ b) & (a ^ r)) >> 31u) << 2u) | ((1u - borrow) << 3u);
+}

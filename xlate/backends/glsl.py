@@ -1,0 +1,928 @@
+"""Structured IR -> GLSL source (profiles ``glsl450`` and ``vulkan``).
+
+Per-opcode expressions come from one table (``templates/glsl/ops.txt``), helper functions from
+``templates/glsl/helpers.glsl`` (emitted only when used), the file layout from
+``templates/glsl/program.j2`` (Jinja, StrictUndefined).  The ``#version`` header is rendered last,
+from requirements collected while the body was emitted.  Interface mapping: ``interface.py``.
+
+Where the value model matters:
+* registers hold raw 32-bit words in the IR; a GLSL register gets the type the ``types`` pass
+  chose and every access whose type differs is a bitcast (never a conversion);
+* a write with a condition-code mask or a CC update goes through a temporary and ``mix`` with a
+  boolean vector (an exact select, never an arithmetic blend);
+* relative indices are clamped into the array (the executor does the same; the specs leave
+  out-of-range reads undefined).
+"""
+from __future__ import annotations
+
+import math
+import re
+import struct
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+from .. import __version__
+from ..diagnostics import Diagnostic, XlateError
+from ..ir.model import (Binding, CCKind, CondTest, DataType, Index, Instruction, Program, RegKind,
+                        Sat, Source, Stage)
+from ..ir.ops import OPCODES
+from ..passes.condcodes import tested_cc_registers
+from ..passes.structurize import If, Jump, Loop, Op, RecursionError_, Structured, structurize
+from ..passes.types import RAW_OPERAND_OPS, operand_type, register_types, result_type
+from . import interface as I
+
+PROFILES = ("glsl450", "vulkan")
+VEC = {DataType.FLOAT: "vec4", DataType.INT: "ivec4", DataType.UINT: "uvec4"}
+SCALAR = {DataType.FLOAT: "float", DataType.INT: "int", DataType.UINT: "uint"}
+TYPE_CHAR = {DataType.FLOAT: "F", DataType.INT: "S", DataType.UINT: "U"}
+COMP = "xyzw"
+GLSL_RESERVED = frozenset("""
+attribute const uniform varying buffer shared coherent volatile restrict readonly writeonly atomic_uint
+layout centroid flat smooth noperspective patch sample break continue do for while switch case default
+if else subroutine in out inout float double int void bool true false invariant precise discard return
+mat2 mat3 mat4 dmat2 dmat3 dmat4 vec2 vec3 vec4 ivec2 ivec3 ivec4 bvec2 bvec3 bvec4 uint uvec2 uvec3
+uvec4 dvec2 dvec3 dvec4 lowp mediump highp precision struct common partition active asm class union
+enum typedef template this resource goto inline noinline public static extern external interface long
+short half fixed unsigned superp input output hvec2 hvec3 hvec4 fvec2 fvec3 fvec4 filter sizeof cast
+namespace using main texture textureLod textureGrad texelFetch textureSize sampler image abs sign floor
+ceil trunc round fract mod min max clamp mix step smoothstep sqrt inversesqrt exp exp2 log log2 pow sin
+cos tan dot cross normalize length distance reflect refract any all not equal lessThan greaterThan
+isnan isinf dFdx dFdy fwidth EmitVertex EndPrimitive
+""".split())
+
+_TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "glsl"
+
+
+def _template_dir() -> Path:
+    """templates/ of a checkout, or xlate/templates/ inside an installed wheel."""
+    installed = Path(str(resources.files("xlate"))) / "templates" / "glsl"
+    if installed.is_dir():
+        return installed
+    checkout = Path(__file__).resolve().parents[2] / "templates" / "glsl"
+    return checkout
+
+
+@lru_cache(maxsize=1)
+def snippet_table() -> dict[tuple[str, str], tuple[str, tuple[str, ...]]]:
+    """(opcode, type char) -> (expression, helpers) from ops.txt."""
+    table = {}
+    for line in (_template_dir() / "ops.txt").read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = re.split(r"\s{2,}", line.strip())
+        op, types, expr = parts[0], parts[1], parts[2]
+        helpers = tuple(parts[3].split()) if len(parts) > 3 else ()
+        for t in types:
+            table[(op, t)] = (expr, helpers)
+    return table
+
+
+@lru_cache(maxsize=1)
+def helper_library() -> dict[str, tuple[str, tuple[str, ...]]]:
+    """helper name -> (GLSL text, helpers it needs) from helpers.glsl."""
+    out = {}
+    text = (_template_dir() / "helpers.glsl").read_text()
+    for chunk in re.split(r"^//@ ", text, flags=re.M)[1:]:
+        head, _, body = chunk.partition("\n")
+        name, _, needs = head.partition("needs:")
+        out[name.strip()] = (body.strip() + "\n", tuple(needs.split()))
+    return out
+
+
+@lru_cache(maxsize=1)
+def cc_tests() -> dict[str, str]:
+    out = {}
+    for line in (_template_dir() / "cctests.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            rule, expr = line.split(None, 1)
+            out[rule] = expr.strip()
+    return out
+
+
+@lru_cache(maxsize=1)
+def _jinja_env():
+    import jinja2
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(_template_dir())),
+                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+                              trim_blocks=False, lstrip_blocks=False, autoescape=False)
+
+
+def float_literal(bits: int) -> str:
+    """Shortest GLSL literal that reads back as exactly these float32 bits."""
+    value = struct.unpack("<f", struct.pack("<I", bits))[0]
+    if not math.isfinite(value) or (value == 0.0 and bits & 0x80000000):
+        return f"uintBitsToFloat(0x{bits:08x}u)"
+    for digits in range(6, 10):
+        text = f"{value:.{digits}g}"
+        if struct.unpack("<f", struct.pack("<f", float(text)))[0] == value:
+            break
+    if "e" in text:
+        mant, exp = text.split("e")
+        if "." not in mant:
+            mant += ".0"
+        return f"{mant}e{int(exp)}"
+    return text if "." in text else text + ".0"
+
+
+def int_literal(bits: int, dtype: DataType) -> str:
+    if dtype == DataType.UINT:
+        return f"{bits}u" if bits < 1 << 16 else f"0x{bits:08x}u"
+    value = bits - (1 << 32) if bits & 0x80000000 else bits
+    if value == -(1 << 31):
+        return "(-2147483647 - 1)"
+    return str(value)
+
+
+def literal(bits: int, dtype: DataType) -> str:
+    return float_literal(bits) if dtype == DataType.FLOAT else int_literal(bits, dtype)
+
+
+def vector_literal(words, dtype: DataType) -> str:
+    parts = [literal(w, dtype) for w in words]
+    if len(set(parts)) == 1:
+        return f"{VEC[dtype]}({parts[0]})"
+    return f"{VEC[dtype]}({', '.join(parts)})"
+
+
+def bitcast(expr: str, src: DataType, dst: DataType, scalar: bool = False) -> str:
+    if src == dst:
+        return expr
+    if src == DataType.FLOAT:
+        return f"{'floatBitsToInt' if dst == DataType.INT else 'floatBitsToUint'}({expr})"
+    if dst == DataType.FLOAT:
+        return f"{'intBitsToFloat' if src == DataType.INT else 'uintBitsToFloat'}({expr})"
+    ctor = SCALAR[dst] if scalar else VEC[dst]
+    return f"{ctor}({expr})"
+
+
+def negate_bits(bits: int, dtype: DataType) -> int:
+    return bits ^ 0x80000000 if dtype == DataType.FLOAT else (-bits) & 0xFFFFFFFF
+
+
+def abs_bits(bits: int, dtype: DataType) -> int:
+    if dtype == DataType.FLOAT:
+        return bits & 0x7FFFFFFF
+    if dtype == DataType.INT and bits & 0x80000000:
+        return (-bits) & 0xFFFFFFFF
+    return bits
+
+
+@dataclass
+class GlslOutput:
+    source: str
+    reflection: dict
+    stage: Stage
+
+
+@dataclass
+class _Tex:
+    unit: int
+    target: str
+    dtype: DataType
+    name: str = ""
+
+
+class GlslEmitter:
+    def __init__(self, prog: Program, profile: str = "glsl450"):
+        if profile not in PROFILES:
+            raise ValueError(f"unknown GLSL profile {profile!r} (expected one of {', '.join(PROFILES)})")
+        self.prog = prog
+        self.profile = profile
+        self.vulkan = profile == "vulkan"
+        self.stage = prog.stage
+        self.types = register_types(prog)
+        self.cc_used = tested_cc_registers(prog)
+        self.helpers: list[str] = []
+        self.names: dict[str, str] = {}
+        self.taken: set[str] = set()
+        self.inputs: dict[str, I.Group] = {}
+        self.outputs: dict[str, I.Group] = {}
+        self.input_vars: list[tuple[I.InterfaceVar, str, Binding]] = []
+        self.output_vars: list[tuple[I.InterfaceVar, str, Binding]] = []
+        self.uniforms: dict[str, int] = {}          # uniform array name -> length (0 = single)
+        self.uniform_bindings: dict[str, dict[int | None, str]] = {}
+        self.param_arrays: dict[str, str] = {}      # PARAM register -> materialized global
+        self.textures: dict[int, _Tex] = {}
+        self.buffers: dict[int, int] = {}           # program.buffer index -> vec4 count
+        self.diags: list[Diagnostic] = []
+        self.tmp = 0
+        self.nverts = prog.geometry.input_vertices if prog.geometry else 0
+
+    # ---- naming --------------------------------------------------------------------------------
+    def name_of(self, reg: str) -> str:
+        name = self.names.get(reg)
+        if name is None:
+            base = reg.replace("$", "_S")
+            ok = (re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", base) and "__" not in base
+                  and base not in GLSL_RESERVED and not base.startswith(("gl_", "xl_", "in_", "out_",
+                                                                         "program_", "state_", "sub_",
+                                                                         "texture", "buffer", "result_", "vertex_", "fragment_", "primitive_")))
+            name = base if ok else "u_" + re.sub(r"[^A-Za-z0-9_]", "_", base)
+            while name in self.taken:
+                name += "_"
+            self.taken.add(name)
+            self.names[reg] = name
+        return name
+
+    def need(self, helper: str) -> None:
+        if helper in self.helpers:
+            return
+        text, needs = helper_library()[helper]
+        for n in needs:
+            self.need(n)
+        self.helpers.append(helper)
+
+    def fresh(self, prefix: str = "t") -> str:
+        self.tmp += 1
+        return f"xl_{prefix}{self.tmp}"
+
+    # ---- interface planning --------------------------------------------------------------------------
+    def plan(self) -> None:
+        regs = self.prog.registers
+        for reg in regs.values():
+            if reg.kind in (RegKind.INPUT, RegKind.OUTPUT):
+                groups = self.inputs if reg.kind == RegKind.INPUT else self.outputs
+                for b in reg.bindings:
+                    key = b.path
+                    g = groups.get(key)
+                    if g is None:
+                        prefix = "in_" if reg.kind == RegKind.INPUT else "out_"
+                        per_vertex = self.stage == Stage.GEOMETRY and reg.kind == RegKind.INPUT and key.startswith("vertex.")
+                        g = I.Group(key, prefix + I.sanitize(key), b.index is not None, per_vertex,
+                                    key in I.INTEGER_PATHS or reg.dtype in (DataType.INT, DataType.UINT))
+                        groups[key] = g
+                    if reg.dtype in (DataType.INT, DataType.UINT):
+                        g.integer = True
+                    if b.index is not None:
+                        g.indices.add(b.index)
+            elif reg.kind == RegKind.PARAM:
+                for b in reg.bindings:
+                    if b is not None:
+                        name, elem, length = I.uniform_for(b)
+                        self.uniforms[name] = max(self.uniforms.get(name, 0), length)
+                        self.uniform_bindings.setdefault(name, {})[elem] = b.text()
+            elif reg.kind == RegKind.BUFFER:
+                b = reg.bindings[0]
+                words = b.index2 + reg.length * (4 if reg.buffer_vec4 else 1)
+                self.buffers[b.index] = max(self.buffers.get(b.index, 0), (words + 3) // 4)
+        for ins in self.prog.instructions:
+            if ins.tex is not None:
+                t = self.textures.get(ins.tex.unit)
+                dtype = ins.dtype if ins.op != "TXQ" else None
+                if t is None:
+                    self.textures[ins.tex.unit] = _Tex(ins.tex.unit, ins.tex.target, dtype)
+                elif dtype is not None and t.dtype is not None and t.dtype != dtype:
+                    raise _Unsupported(f"texture unit {ins.tex.unit} is read both as "
+                                       f"{t.dtype.name.lower()} and {dtype.name.lower()}", ins)
+                elif t.dtype is None:
+                    t.dtype = dtype
+        for t in self.textures.values():
+            t.dtype = t.dtype or DataType.FLOAT
+            t.name = f"texture{t.unit}"
+        # interface variables
+        vulkan = self.vulkan
+        for g in self.inputs.values():
+            for idx in sorted(g.indices) if g.indexed else [None]:
+                b = Binding(g.path, idx)
+                interp = self.interp_of(b)
+                try:
+                    var, expr = I.input_interface(self.stage, b, g.integer, interp, vulkan, self.nverts)
+                except I.NotExpressible as e:
+                    raise _Unsupported(str(e), None)
+                self.input_vars.append((var, expr, b))
+        for g in self.outputs.values():
+            for idx in sorted(g.indices) if g.indexed else [None]:
+                b = Binding(g.path, idx)
+                try:
+                    var, assign = I.output_interface(self.stage, b, g.integer)
+                except I.NotExpressible as e:
+                    raise _Unsupported(str(e), None)
+                self.output_vars.append((var, assign, b))
+
+    def interp_of(self, b: Binding) -> str | None:
+        for reg in self.prog.registers.values():
+            if reg.kind == RegKind.INPUT and reg.interpolation and b in [
+                    Binding(x.path, x.index) for x in reg.bindings]:
+                return reg.interpolation
+        return None
+
+    # ---- storage expressions -----------------------------------------------------------------------
+    def storage_type(self, regname: str) -> DataType:
+        reg = self.prog.registers[regname]
+        if reg.kind == RegKind.TEMP:
+            return self.types.get(regname, DataType.FLOAT)
+        if reg.kind in (RegKind.INPUT, RegKind.OUTPUT):
+            groups = self.inputs if reg.kind == RegKind.INPUT else self.outputs
+            g = groups[reg.bindings[0].path]
+            return DataType.INT if g.integer else DataType.FLOAT
+        if reg.kind == RegKind.BUFFER:
+            return DataType.UINT
+        if reg.kind == RegKind.CONST:
+            return reg.dtype
+        return DataType.FLOAT    # PARAM: uniforms are vec4; constant elements are float words
+
+    def index_expr(self, idx: Index, size: int) -> str:
+        if not idx.relative:
+            return str(idx.offset)
+        reg = self.prog.registers[idx.reg]
+        base = self.element(idx.reg, None, None) + "." + COMP[idx.comp]
+        st = self.storage_type(idx.reg) if reg.kind != RegKind.PARAM else DataType.FLOAT
+        value = bitcast(base, st, DataType.INT, scalar=True)
+        if idx.offset:
+            value = f"{value} + {idx.offset}"
+        return f"clamp({value}, 0, {size - 1})"
+
+    def element(self, regname: str, index: Index | None, vertex: Index | None) -> str:
+        """GLSL lvalue/rvalue of one element of a register, in its storage type."""
+        reg = self.prog.registers[regname]
+        kind = reg.kind
+        if kind == RegKind.TEMP:
+            name = self.name_of(regname)
+            return name if index is None else f"{name}[{self.index_expr(index, reg.size)}]"
+        if kind in (RegKind.INPUT, RegKind.OUTPUT):
+            groups = self.inputs if kind == RegKind.INPUT else self.outputs
+            b0 = reg.bindings[0]
+            g = groups[b0.path]
+            vpart = ""
+            if g.per_vertex:
+                v = vertex if vertex is not None else Index(b0.vertex or 0)
+                vpart = f"[{self.index_expr(v, self.nverts)}]"
+            if not g.indexed:
+                return g.storage + vpart
+            if index is None:
+                return f"{g.storage}{vpart}[{b0.index}]"
+            if not index.relative:
+                return f"{g.storage}{vpart}[{reg.bindings[index.offset].index}]"
+            idxs = [b.index for b in reg.bindings]
+            if idxs != list(range(idxs[0], idxs[0] + len(idxs))):
+                raise _Unsupported(f"relative addressing of '{regname}', whose bindings are not "
+                                   "consecutive", None)
+            inner = self.index_expr(index, reg.size)
+            return f"{g.storage}{vpart}[{idxs[0]} + {inner}]" if idxs[0] else f"{g.storage}{vpart}[{inner}]"
+        if kind == RegKind.PARAM:
+            if index is not None and index.relative:
+                return self.param_relative(reg, index)
+            i = 0 if index is None else index.offset
+            return self.param_element(reg, i)
+        if kind == RegKind.BUFFER:
+            b = reg.bindings[0]
+            self.buffers.setdefault(b.index, 1)
+            blk = f"buffer{b.index}.words"
+            if index is None:
+                pos = "0"
+            elif index.relative:
+                pos = self.index_expr(index, reg.size)
+            else:
+                pos = str(index.offset)
+            if reg.buffer_vec4:
+                return f"{blk}[{b.index2} + {pos}]" if b.index2 else f"{blk}[{pos}]"
+            word = f"{b.index2} + {pos}" if b.index2 else pos
+            if word.isdigit():
+                n = int(word)
+                return f"uvec4({blk}[{n >> 2}].{COMP[n & 3]})"
+            return f"uvec4({blk}[({word}) >> 2][({word}) & 3])"
+        raise AssertionError(kind)
+
+    def param_element(self, reg, i: int) -> str:
+        b = reg.bindings[i]
+        if b is None:
+            return vector_literal(reg.value[i], DataType.FLOAT if reg.dtype == DataType.NONE else reg.dtype) \
+                if reg.dtype in (DataType.NONE, DataType.FLOAT) else \
+                bitcast(vector_literal(reg.value[i], reg.dtype), reg.dtype, DataType.FLOAT)
+        name, elem, _ = I.uniform_for(b)
+        return name if elem is None and self.uniforms.get(name, 0) == 0 else f"{name}[{elem}]"
+
+    def param_relative(self, reg, index: Index) -> str:
+        binds = reg.bindings
+        if all(b is not None and b.path in ("program.local", "program.env") and b.path == binds[0].path
+               for b in binds):
+            idxs = [b.index for b in binds]
+            if idxs == list(range(idxs[0], idxs[0] + len(idxs))):
+                name = binds[0].path.replace(".", "_")
+                inner = self.index_expr(index, reg.size)
+                return f"{name}[{idxs[0]} + {inner}]" if idxs[0] else f"{name}[{inner}]"
+        arr = self.param_arrays.get(reg.name)
+        if arr is None:
+            arr = "xl_p_" + self.name_of(reg.name)
+            self.param_arrays[reg.name] = arr
+        return f"{arr}[{self.index_expr(index, reg.size)}]"
+
+    # ---- operands ----------------------------------------------------------------------------------
+    def operand(self, src: Source, optype: DataType, scalar: bool) -> str:
+        reg = self.prog.registers[src.reg]
+        if reg.kind == RegKind.CONST or (reg.kind == RegKind.PARAM and src.index is not None
+                                         and not src.index.relative and reg.bindings[src.index.offset] is None) \
+                or (reg.kind == RegKind.PARAM and src.index is None and reg.bindings[0] is None):
+            return self.const_operand(src, reg, optype, scalar)
+        expr = self.element(src.reg, src.index, src.vertex)
+        expr = bitcast(expr, self.storage_type(src.reg), optype)
+        sel = src.swizzle
+        if any(c > 3 for c in sel) or any(src.comp_neg):
+            return self.ext_swizzle(expr, src, optype)
+        if scalar:
+            expr = f"{expr}.{COMP[sel[0]]}"
+        elif tuple(sel) != (0, 1, 2, 3):
+            expr = f"{expr}.{''.join(COMP[c] for c in sel)}"
+        if src.abs and optype != DataType.UINT:
+            expr = f"abs({expr})"
+        if src.neg:
+            expr = f"-{expr}" if re.fullmatch(r"[\w.\[\]]+", expr) else f"-({expr})"
+        return expr
+
+    def const_operand(self, src: Source, reg, optype: DataType, scalar: bool) -> str:
+        """Literal operands are folded: swizzle, |abs| and negation applied to the bits here."""
+        if reg.kind == RegKind.CONST:
+            words = reg.value[0]
+            wtype = reg.dtype
+        else:
+            i = 0 if src.index is None else src.index.offset
+            words = reg.value[i]
+            wtype = reg.dtype if reg.dtype != DataType.NONE else DataType.FLOAT
+        if wtype != optype:        # typeless PARAM constants read with another type: raw bits
+            wtype = optype
+        out = []
+        for c, neg in zip(src.swizzle, src.comp_neg):
+            if c == 4:
+                bits = 0
+            elif c == 5:
+                bits = 0x3F800000 if optype == DataType.FLOAT else 1
+            else:
+                bits = words[c]
+            if src.abs and optype != DataType.UINT:
+                bits = abs_bits(bits, optype)
+            if src.neg:
+                bits = negate_bits(bits, optype)
+            if neg:
+                bits = negate_bits(bits, optype)
+            out.append(bits)
+        if scalar:
+            return literal(out[0], optype)
+        return vector_literal(out, optype)
+
+    def ext_swizzle(self, expr: str, src: Source, optype: DataType) -> str:
+        zero, one = literal(0, optype), literal(0x3F800000 if optype == DataType.FLOAT else 1, optype)
+        base = f"abs({expr})" if src.abs and optype != DataType.UINT else expr
+        parts = []
+        for c, neg in zip(src.swizzle, src.comp_neg):
+            p = zero if c == 4 else one if c == 5 else f"{base}.{COMP[c]}"
+            if neg != src.neg:
+                p = f"-{p}"
+            parts.append(p)
+        return f"{VEC[optype]}({', '.join(parts)})"
+
+    # ---- condition codes -----------------------------------------------------------------------------
+    def cc_test(self, cond: CondTest) -> str:
+        """A bvec4: the test of each swizzled component (evaluated now)."""
+        if cond.rule == "TR":
+            return "bvec4(true)"
+        if cond.rule == "FL":
+            return "bvec4(false)"
+        helper = f"cc{cond.rule}"
+        if helper not in helper_library():
+            expr = cc_tests()[cond.rule]
+            helper_library()[helper] = (
+                f"bvec4 xl_cc{cond.rule}(uvec4 f)\n{{\n    uvec4 s = f & 1u, z = (f >> 1) & 1u, "
+                f"o = (f >> 2) & 1u, c = (f >> 3) & 1u;\n    return notEqual({expr}, uvec4(0u));\n}}\n", ())
+        self.need(helper)
+        swz = "".join(COMP[c] for c in cond.swizzle)
+        return f"xl_cc{cond.rule}(xl_cc{cond.cc}{'' if swz == 'xyzw' else '.' + swz})"
+
+    def branch_cond(self, cond: CondTest | None) -> str | None:
+        """A bool: any of the four swizzled tests passes (None = unconditional)."""
+        if cond is None or cond.rule == "TR":
+            return None
+        if cond.rule == "FL":
+            return "false"
+        return f"any({self.cc_test(cond)})"
+
+    def cc_flags(self, ins: Instruction, t: str, rtype: DataType, srcs: list[str]) -> str:
+        kind = ins.cc_kind
+        if kind == CCKind.FLOAT:
+            self.need("ccf")
+            return f"xl_ccf({t})"
+        self.need("cci")
+        as_u = (lambda e: bitcast(e, rtype, DataType.UINT)) if rtype != DataType.UINT else (lambda e: e)
+        if kind in (CCKind.INT, CCKind.UNDEF_OFCF):
+            return f"xl_cci({as_u(t)})"
+        dtype = ins.dtype
+        u = (lambda e: f"uvec4({e})") if dtype == DataType.INT else (lambda e: e)
+        if ins.op == "MAD":
+            self.need("ccadd")
+            return f"xl_ccadd({u(f'{srcs[0]} * {srcs[1]}')}, {u(srcs[2])})"
+        if ins.op == "SAD":
+            self.need("ccadd")
+            self.need("sad")
+            zero = "uvec4(0u)"
+            return f"xl_ccadd({u(f'xl_sad({srcs[0]}, {srcs[1]}, {zero})')}, {srcs[2]})"
+        a, b = srcs[0], srcs[1]
+        if kind == CCKind.ADD and ins.op == "ADD":
+            self.need("ccadd")
+            return f"xl_ccadd({u(a)}, {u(b)})"
+        if kind == CCKind.SUB and ins.op == "SUB":
+            self.need("ccsub")
+            return f"xl_ccsub({u(a)}, {u(b)})"
+        # an ADD with one negated operand is a subtraction of the un-negated value, and a SUB of a
+        # negated operand an addition (GP4 issue 23)
+        plain = [self.operand(s.__class__(**{**s.__dict__, "neg": False}), dtype, False)
+                 for s in ins.srcs[:2]]
+        if ins.op == "ADD":
+            self.need("ccsub")
+            minuend, sub = (a, plain[1]) if ins.srcs[1].neg else (b, plain[0])
+            return f"xl_ccsub({u(minuend)}, {u(sub)})"
+        self.need("ccadd")
+        return f"xl_ccadd({u(a)}, {u(plain[1])})"
+
+    # ---- instructions ------------------------------------------------------------------------------
+    def emit_ins(self, ins: Instruction) -> list[str]:
+        info = OPCODES[ins.op]
+        if info.category == "tex":
+            return self.emit_tex(ins)
+        if ins.op == "KIL":
+            return self.emit_kil(ins)
+        if ins.op == "EMIT":
+            return ["xl_emit();"]
+        if ins.op == "ENDPRIM":
+            return ["EndPrimitive();"]
+        srcs = [self.operand(s, operand_type(ins, i), info.inputs[i] == "s" if i < len(info.inputs) else False)
+                for i, s in enumerate(ins.srcs)]
+        rtype = result_type(ins)
+        key = ins.op if ins.mul_mode != "HI" else "MUL.HI"
+        tchar = TYPE_CHAR[ins.dtype]
+        entry = snippet_table().get((key, tchar))
+        if entry is None:
+            raise _Unsupported(f"{ins.op}.{ins.dtype.value} has no GLSL form", ins)
+        template, helpers = entry
+        for h in helpers:
+            self.need(h)
+        if ins.op in ("DDX", "DDY") and self.stage != Stage.FRAGMENT:
+            expr = "vec4(0.0)"
+        else:
+            expr = template.format(a=srcs[0] if srcs else "", b=srcs[1] if len(srcs) > 1 else "",
+                                   c=srcs[2] if len(srcs) > 2 else "")
+        if info.output == "s" or ins.op in ("PK2H", "PK2US", "PK4B", "PK4UB"):
+            expr = f"{VEC[rtype]}({expr})"
+        return self.write(ins, expr, rtype, srcs)
+
+    def write(self, ins: Instruction, expr: str, rtype: DataType, srcs: list[str]) -> list[str]:
+        dst = ins.dst
+        if ins.sat != Sat.NONE and rtype == DataType.FLOAT:
+            self.need("sat")
+            expr = f"xl_{'sat' if ins.sat == Sat.SAT else 'ssat'}({expr})"
+        target = self.element(dst.reg, dst.index, None)
+        st = self.storage_type(dst.reg)
+        full = all(dst.mask)
+        m = "" if full else "." + "".join(c for c, on in zip(COMP, dst.mask) if on)
+        cc = ins.cc_update if ins.cc_update in self.cc_used else None
+        if dst.cond is None and cc is None:
+            value = bitcast(expr, rtype, st)
+            if m and not re.fullmatch(r"[\w.\[\]]+", value):
+                value = f"({value})"
+            return [f"{target}{m} = {value}{m};"]
+        t = self.fresh()
+        lines = [f"{VEC[rtype]} {t} = {expr};"]
+        mask = None
+        if dst.cond is not None:
+            mask = self.fresh("m")
+            lines.append(f"bvec4 {mask} = {self.cc_test(dst.cond)};")
+        value = bitcast(t, rtype, st)
+        if mask is None:
+            lines.append(f"{target}{m} = {value}{m};")
+        else:
+            lines.append(f"{target}{m} = mix({target}{m}, {value}{m}, {mask}{m});")
+        if cc is not None:
+            flags = self.cc_flags(ins, t, rtype, srcs)
+            reg = f"xl_cc{cc}"
+            if mask is None:
+                lines.append(f"{reg}{m} = {flags}{m};")
+            else:
+                lines.append(f"{reg}{m} = mix({reg}{m}, ({flags}){m}, {mask}{m});")
+        return ["{"] + ["    " + line for line in lines] + ["}"]
+
+    def emit_kil(self, ins: Instruction) -> list[str]:
+        if ins.cond is not None:
+            cond = self.branch_cond(ins.cond)
+            return ["discard;"] if cond is None else [f"if ({cond}) discard;"]
+        if ins.dtype == DataType.UINT:
+            return ["// KIL.U never kills (unsigned values are never negative)"]
+        optype = ins.dtype
+        a = self.operand(ins.srcs[0], optype, False)
+        zero = "vec4(0.0)" if optype == DataType.FLOAT else "ivec4(0)"
+        return [f"if (any(lessThan({a}, {zero}))) discard;"]
+
+    # ---- textures ------------------------------------------------------------------------------------
+    def emit_tex(self, ins: Instruction) -> list[str]:
+        tex = ins.tex
+        t = self.textures[tex.unit]
+        s = t.name
+        target = tex.target
+        op = ins.op
+        shadow = target.startswith("SHADOW")
+        rect = target in ("RECT", "SHADOWRECT")
+        vk_rect = rect and self.vulkan
+        lines: list[str] = []
+        if op in ("TXF", "TXQ"):
+            c = self.operand(ins.srcs[0], DataType.INT, False)
+            cv = self.fresh("c")
+            lines.append(f"ivec4 {cv} = {c};")
+            expr = self.fetch_expr(op, target, s, cv, tex.offset, vk_rect)
+            rtype = result_type(ins)
+            return ["{"] + ["    " + x for x in lines + self.write(ins, expr, rtype, [])] + ["}"]
+        c = self.operand(ins.srcs[0], DataType.FLOAT, False)
+        cv = self.fresh("c")
+        lines.append(f"vec4 {cv} = {c};")
+        if op == "TXP":
+            lines.append(f"{cv} = vec4({cv}.xyz / {cv}.w, {cv}.w);")
+        coord = self.tex_coord(target, cv, s, vk_rect)
+        off = self.offset_literal(target, tex.offset) if any(tex.offset) else None
+        fragment = self.stage == Stage.FRAGMENT
+        grads = None
+        if op == "TXD":
+            dx = self.operand(ins.srcs[1], DataType.FLOAT, False)
+            dy = self.operand(ins.srcs[2], DataType.FLOAT, False)
+            sel = self.grad_swizzle(target)
+            scale = f" / vec2(textureSize({s}, 0))" if vk_rect else ""
+            grads = (f"({dx}){sel}{scale}", f"({dy}){sel}{scale}")
+        elif not fragment and op in ("TEX", "TXB", "TXP"):
+            zero = {".x": "0.0", ".xy": "vec2(0.0)", ".xyz": "vec3(0.0)"}[self.grad_swizzle(target)]
+            grads = (zero, zero)
+        if grads is not None:
+            call = f"textureGrad{'Offset' if off else ''}({s}, {coord}, {grads[0]}, {grads[1]}{', ' + off if off else ''})"
+        elif op == "TXL" and not rect:
+            call = f"textureLod{'Offset' if off else ''}({s}, {coord}, {cv}.w{', ' + off if off else ''})"
+        elif op == "TXB":
+            call = f"texture{'Offset' if off else ''}({s}, {coord}{', ' + off if off else ''}, {cv}.w)"
+        else:
+            call = f"texture{'Offset' if off else ''}({s}, {coord}{', ' + off if off else ''})"
+        rtype = result_type(ins)
+        if shadow:
+            r = self.fresh("r")
+            lines.append(f"float {r} = {call};")
+            call = f"vec4({r}, {r}, {r}, 1.0)"
+        return ["{"] + ["    " + x for x in lines + self.write(ins, call, rtype, [])] + ["}"]
+
+    def tex_coord(self, target: str, c: str, s: str, vk_rect: bool) -> str:
+        if vk_rect:
+            if target == "RECT":
+                return f"{c}.xy / vec2(textureSize({s}, 0))"
+            return f"vec3({c}.xy / vec2(textureSize({s}, 0)), {c}.z)"
+        return {"1D": f"{c}.x", "2D": f"{c}.xy", "3D": f"{c}.xyz", "CUBE": f"{c}.xyz",
+                "RECT": f"{c}.xy", "SHADOW1D": f"vec3({c}.x, 0.0, {c}.z)", "SHADOW2D": f"{c}.xyz",
+                "SHADOWRECT": f"{c}.xyz", "ARRAY1D": f"{c}.xy", "ARRAY2D": f"{c}.xyz",
+                "SHADOWCUBE": c, "SHADOWARRAY1D": f"{c}.xyz", "SHADOWARRAY2D": c}[target]
+
+    @staticmethod
+    def grad_swizzle(target: str) -> str:
+        if target in ("1D", "ARRAY1D", "SHADOW1D", "SHADOWARRAY1D"):
+            return ".x"
+        if target in ("3D", "CUBE", "SHADOWCUBE"):
+            return ".xyz"
+        return ".xy"
+
+    def offset_literal(self, target: str, offset) -> str:
+        dims = {"1D": 1, "ARRAY1D": 1, "SHADOW1D": 1, "SHADOWARRAY1D": 1, "3D": 3}.get(target, 2)
+        if dims == 1:
+            return str(offset[0])
+        return f"ivec{dims}({', '.join(str(o) for o in offset[:dims])})"
+
+    def fetch_expr(self, op: str, target: str, s: str, c: str, offset, vk_rect: bool) -> str:
+        rect = target in ("RECT", "SHADOWRECT")
+        if op == "TXQ":
+            if target == "BUFFER":
+                return f"ivec4(textureSize({s}), 0, 0, 0)"
+            lod = "" if rect and not vk_rect else f", {c}.x"
+            size = f"textureSize({s}{lod})"
+            dims = {"1D": 1, "SHADOW1D": 1, "3D": 3, "ARRAY2D": 3, "SHADOWARRAY2D": 3}.get(target, 2)
+            return f"ivec4({size}, {', '.join(['0'] * (4 - dims))})"
+        coord = {"1D": f"{c}.x", "2D": f"{c}.xy", "3D": f"{c}.xyz", "RECT": f"{c}.xy",
+                 "ARRAY1D": f"{c}.xy", "ARRAY2D": f"{c}.xyz", "BUFFER": f"{c}.x"}[target]
+        if target == "BUFFER":
+            return f"texelFetch({s}, {coord})"
+        lod = "" if rect and not vk_rect else f", {c}.w"
+        if any(offset):
+            return f"texelFetchOffset({s}, {coord}{lod or ', 0'}, {self.offset_literal(target, offset)})" \
+                if not rect or vk_rect else f"texelFetchOffset({s}, {coord}, {self.offset_literal(target, offset)})"
+        return f"texelFetch({s}, {coord}{lod})"
+
+    def sampler_type(self, t: _Tex) -> str:
+        base = {"1D": "sampler1D", "2D": "sampler2D", "3D": "sampler3D", "CUBE": "samplerCube",
+                "RECT": "sampler2DRect", "SHADOW1D": "sampler1DShadow", "SHADOW2D": "sampler2DShadow",
+                "SHADOWRECT": "sampler2DRectShadow", "ARRAY1D": "sampler1DArray",
+                "ARRAY2D": "sampler2DArray", "SHADOWCUBE": "samplerCubeShadow",
+                "SHADOWARRAY1D": "sampler1DArrayShadow", "SHADOWARRAY2D": "sampler2DArrayShadow",
+                "BUFFER": "samplerBuffer"}[t.target]
+        if self.vulkan:
+            base = base.replace("2DRect", "2D")   # Vulkan has no rectangle textures: normalized
+        if not t.target.startswith("SHADOW"):
+            base = {DataType.FLOAT: "", DataType.INT: "i", DataType.UINT: "u"}[t.dtype] + base
+        return base
+
+    # ---- control flow --------------------------------------------------------------------------------
+    def emit_body(self, nodes: list, depth: int, in_main: bool) -> list[str]:
+        out: list[str] = []
+        pad = "    " * depth
+        for node in nodes:
+            if isinstance(node, Op):
+                out += [pad + line for line in self.emit_ins(node.ins)]
+            elif isinstance(node, If):
+                cond = self.branch_cond(node.cond) or "true"
+                out.append(f"{pad}if ({cond})")
+                out.append(pad + "{")
+                out += self.emit_body(node.then, depth + 1, in_main)
+                out.append(pad + "}")
+                if node.orelse:
+                    out.append(pad + "else")
+                    out.append(pad + "{")
+                    out += self.emit_body(node.orelse, depth + 1, in_main)
+                    out.append(pad + "}")
+            elif isinstance(node, Loop):
+                out += self.emit_loop(node, depth, in_main)
+            elif isinstance(node, Jump):
+                stmt = {"break": "break;", "continue": "continue;", "return": "return;"}.get(node.kind)
+                if node.kind == "call":
+                    stmt = f"sub_{self.fn_name(node.target)}();"
+                cond = self.branch_cond(node.cond)
+                out.append(f"{pad}{stmt}" if cond is None else f"{pad}if ({cond}) {stmt}")
+        return out
+
+    def emit_loop(self, node: Loop, depth: int, in_main: bool) -> list[str]:
+        pad = "    " * depth
+        out = []
+        if node.count is None:
+            out.append(f"{pad}for (;;)")
+        else:
+            i, n = self.fresh("i"), self.fresh("n")
+            dtype = node.ins.dtype
+            count = self.operand(node.count, dtype, False) + ".x"
+            if count.startswith("vec4(") or count.startswith("ivec4(") or count.startswith("uvec4("):
+                count = self.operand(node.count, dtype, True)
+            if dtype == DataType.FLOAT:
+                self.need("f2i")
+                count = f"xl_f2i(vec4(floor({count}))).x"
+                out.append(f"{pad}for (int {i} = 0, {n} = {count}; {i} < {n}; ++{i})")
+            elif dtype == DataType.INT:
+                out.append(f"{pad}for (int {i} = 0, {n} = {count}; {i} < {n}; ++{i})")
+            else:
+                out.append(f"{pad}for (uint {i} = 0u, {n} = {count}; {i} < {n}; ++{i})")
+        out.append(pad + "{")
+        out += self.emit_body(node.body, depth + 1, in_main)
+        out.append(pad + "}")
+        return out
+
+    def fn_name(self, label: str) -> str:
+        return re.sub(r"[^A-Za-z0-9_]", "_", label.replace("$", "_S"))
+
+    # ---- program -------------------------------------------------------------------------------------
+    def emit(self) -> GlslOutput:
+        try:
+            st = structurize(self.prog)
+        except RecursionError_ as e:
+            raise XlateError([Diagnostic("E4007", "error", "recursive subroutine call: "
+                                         + " -> ".join(e.cycle), e.ins.span if e.ins else None)])
+        try:
+            self.plan()
+            return self.render(st)
+        except _Unsupported as e:
+            span = e.ins.span if e.ins is not None else None
+            raise XlateError([Diagnostic("E7001", "error", f"{e} cannot be expressed in the "
+                                         f"{self.profile} profile", span)])
+
+    def render(self, st: Structured) -> GlslOutput:
+        prog = self.prog
+        functions, prototypes = [], []
+        for fname in st.order:
+            fn = st.functions[fname]
+            body = self.emit_body(fn.body, 1, False)
+            name = f"sub_{self.fn_name(fname)}"
+            prototypes.append(f"void {name}();")
+            functions.append(f"void {name}()\n{{\n" + "\n".join(body) + ("\n" if body else "") + "}")
+        main_body = self.emit_body(st.main.body, 1, True)
+        functions.append("void xl_main()\n{\n" + "\n".join(main_body) + ("\n" if main_body else "") + "}")
+        globals_, prologue, epilogue = self.declare_globals()
+        interface = self.declare_interface()
+        uniforms = self.declare_uniforms()
+        layout_lines = self.geometry_layout()
+        if self.stage == Stage.GEOMETRY:
+            store = [assign.format(x=self.output_storage(b)) for _, assign, b in self.output_vars]
+            functions.insert(0, "void xl_emit()\n{\n" + "".join(f"    {s}\n" for s in store)
+                             + "    EmitVertex();\n}")
+            prototypes.append("void xl_emit();")
+        else:
+            epilogue += [assign.format(x=self.output_storage(b)) for _, assign, b in self.output_vars]
+        helpers = [helper_library()[h][0] for h in self.helpers]
+        header = "#version 450" + ("" if self.vulkan else " core")
+        text = _jinja_env().get_template("program.j2").render(
+            header=header, version=__version__, source_name=prog.source_name.replace("\n", " "),
+            dialect=prog.dialect, stage=prog.stage.value, layout_lines=layout_lines,
+            interface=interface, uniforms=uniforms, globals=globals_, helpers=helpers,
+            prototypes=prototypes, functions=functions, prologue=prologue, epilogue=epilogue)
+        text = re.sub(r"\n{3,}", "\n\n", text)
+        from .reflect import reflection
+        return GlslOutput(text, reflection(self), prog.stage)
+
+    def output_storage(self, b: Binding) -> str:
+        g = self.outputs[b.path]
+        return f"{g.storage}[{b.index}]" if g.indexed else g.storage
+
+    def geometry_layout(self) -> list[str]:
+        geo = self.prog.geometry
+        if geo is None:
+            return []
+        prim_in = {"POINTS": "points", "LINES": "lines", "LINES_ADJACENCY": "lines_adjacency",
+                   "TRIANGLES": "triangles", "TRIANGLES_ADJACENCY": "triangles_adjacency"}[geo.input_primitive]
+        prim_out = {"POINTS": "points", "LINE_STRIP": "line_strip",
+                    "TRIANGLE_STRIP": "triangle_strip"}[geo.output_primitive]
+        return [f"layout({prim_in}) in;", f"layout({prim_out}, max_vertices = {geo.vertices_out}) out;"]
+
+    def declare_interface(self) -> list[str]:
+        lines = []
+        for var, _, _ in self.input_vars:
+            if var.builtin:
+                continue
+            q = f"layout(location = {var.location}) "
+            if var.interpolation:
+                q += {"FLAT": "flat ", "CENTROID": "centroid ", "NOPERSPECTIVE": "noperspective ",
+                      "NOPERSPECTIVE CENTROID": "noperspective centroid ",
+                      "CENTROID NOPERSPECTIVE": "noperspective centroid "}.get(var.interpolation, "")
+            arr = "[]" if var.array else ""
+            lines.append(f"{q}in {var.glsl_type} {var.name}{arr};")
+        for var, _, _ in self.output_vars:
+            if var.builtin:
+                continue
+            flat = "flat " if var.glsl_type != "vec4" and self.stage != Stage.FRAGMENT else ""
+            lines.append(f"layout(location = {var.location}) {flat}out {var.glsl_type} {var.name};")
+        return lines
+
+    def declare_uniforms(self) -> list[str]:
+        lines = []
+        members = [f"vec4 {name}[{n}];" if n else f"vec4 {name};" for name, n in self.uniforms.items()]
+        if members:
+            if self.vulkan:
+                lines.append("layout(set = 0, binding = 0, std140) uniform XlateParameters\n{")
+                lines += [f"    {m}" for m in members]
+                lines.append("};")
+            else:
+                # explicit locations: an array of n vec4 takes n locations (GLSL 4.50 4.4.3)
+                loc = 0
+                for (name, n), m in zip(self.uniforms.items(), members):
+                    lines.append(f"layout(location = {loc}) uniform {m}")
+                    loc += max(n, 1)
+        for t in sorted(self.textures.values(), key=lambda t: t.unit):
+            binding = f"set = 0, binding = {1 + t.unit}" if self.vulkan else f"binding = {t.unit}"
+            lines.append(f"layout({binding}) uniform {self.sampler_type(t)} {t.name};")
+        for b, n in sorted(self.buffers.items()):
+            binding = f"set = 0, binding = {40 + b}, std140" if self.vulkan else f"std140, binding = {b}"
+            lines.append(f"layout({binding}) uniform XlateBuffer{b}\n{{\n    uvec4 words[{n}];\n}} buffer{b};")
+        return lines
+
+    def declare_globals(self):
+        globals_, prologue, epilogue = [], [], []
+        for g in self.inputs.values():
+            t = "ivec4" if g.integer else "vec4"
+            dims = (f"[{self.nverts}]" if g.per_vertex else "") + (f"[{g.size}]" if g.indexed else "")
+            globals_.append(f"{t} {g.storage}{dims};")
+        for var, expr, b in self.input_vars:
+            g = self.inputs[b.path]
+            tgt_type = "ivec4" if g.integer else "vec4"
+            verts = range(self.nverts) if g.per_vertex else [None]
+            for v in verts:
+                value = expr.replace("{v}", str(v)) if v is not None else expr
+                if var.glsl_type in ("int",) and tgt_type == "vec4":
+                    value = f"intBitsToFloat({value})"
+                if var.glsl_type in ("vec4", "bool", "float") and tgt_type == "ivec4":
+                    value = f"floatBitsToInt({value})"
+                elem = g.storage + (f"[{v}]" if v is not None else "") + (f"[{b.index}]" if g.indexed else "")
+                prologue.append(f"{elem} = {value};")
+        for g in self.outputs.values():
+            t = "ivec4" if g.integer else "vec4"
+            dims = f"[{g.size}]" if g.indexed else ""
+            init = f" = {t}[{g.size}]({', '.join([t + '(0)'] * g.size)})" if g.indexed else f" = {t}(0)"
+            globals_.append(f"{t} {g.storage}{dims}{init};")
+        for name, reg in self.prog.registers.items():
+            if reg.kind == RegKind.TEMP:
+                st = self.types.get(name, DataType.FLOAT)
+                t = VEC[st]
+                gname = self.name_of(name)
+                if reg.size is None:
+                    globals_.append(f"{t} {gname} = {t}(0);")
+                else:
+                    globals_.append(f"{t} {gname}[{reg.size}] = {t}[{reg.size}]({', '.join([t + '(0)'] * reg.size)});")
+        for cc in sorted(self.cc_used):
+            globals_.append(f"uvec4 xl_cc{cc} = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ")
+        for regname, arr in self.param_arrays.items():
+            reg = self.prog.registers[regname]
+            globals_.append(f"vec4 {arr}[{reg.size}];")
+            for i in range(reg.size):
+                prologue.append(f"{arr}[{i}] = {self.param_element(reg, i)};")
+        return globals_, prologue, epilogue
+
+
+class _Unsupported(Exception):
+    def __init__(self, message: str, ins: Instruction | None):
+        super().__init__(message)
+        self.ins = ins
+
+
+def emit_glsl(prog: Program, profile: str = "glsl450") -> GlslOutput:
+    return GlslEmitter(prog, profile).emit()

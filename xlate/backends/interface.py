@@ -1,0 +1,200 @@
+"""How program bindings become GLSL interface variables (the documented interface mapping).
+
+Every binding a program uses is *staged* through a private global: inputs are copied from the
+GLSL inputs/built-ins at the start of ``main``, outputs are copied to the GLSL outputs at the
+end (and before each ``EmitVertex``).  Registers are views onto those globals, so a binding
+reached through two registers (an array and a direct use, as cgc writes) has one storage, and
+partial writes (``result.depth.z``, ``result.pointsize.x``) need no special cases.
+
+Locations.  Vertex attributes follow NVIDIA's conventional/generic aliasing (VP4, ARB Table X.2
+aliasing): position 0, normal 2, color 3, secondary color 4, fog coordinate 5, texcoord[n] 8+n,
+attrib[n] n.  Varyings between stages use one table for every stage, so a translated vertex
+program links with a translated geometry or fragment program: color 0, secondary color 1,
+back color 2, back secondary color 3, fog coordinate 4, texcoord[n] 5+n, attrib[n] 13+n.
+Fragment outputs: result.color[n] at location n.  Built-ins: position, point size, clip
+distances, depth, vertex/instance/primitive id, facing, layer.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..ir.model import Binding, Stage
+
+VERTEX_ATTRIB_LOCATIONS = {"vertex.position": 0, "vertex.normal": 2, "vertex.color": 3,
+                           "vertex.color.secondary": 4, "vertex.fogcoord": 5}
+VARYING_LOCATIONS = {"color": 0, "color.secondary": 1, "color.back": 2, "color.back.secondary": 3,
+                     "fogcoord": 4}
+TEXCOORD_BASE = 5
+ATTRIB_BASE = 13
+
+
+class NotExpressible(Exception):
+    """A binding the target profile cannot express (reported as E7001)."""
+
+
+@dataclass
+class InterfaceVar:
+    """One GLSL-level interface item, for the declarations and the reflection JSON."""
+
+    name: str                     # GLSL name (or built-in)
+    binding: str                  # binding text it carries
+    direction: str                # in | out
+    glsl_type: str                # vec4 | ivec4 | uvec4 | float | int
+    location: int | None = None
+    builtin: bool = False
+    interpolation: str | None = None
+    array: int | None = None      # geometry inputs: per-vertex arrays ([])
+    components: str = "xyzw"      # which storage components travel
+
+
+@dataclass
+class Group:
+    """Private storage for one binding path (``fragment.texcoord``, ``result.color`` ...)."""
+
+    path: str
+    storage: str
+    indexed: bool
+    per_vertex: bool
+    integer: bool
+    indices: set = field(default_factory=set)
+
+    @property
+    def size(self) -> int:
+        return max(self.indices) + 1 if self.indices else 1
+
+
+def sanitize(text: str) -> str:
+    out = []
+    for ch in text:
+        out.append(ch if ch.isalnum() else "_")
+    s = "".join(out)
+    while "__" in s:
+        s = s.replace("__", "_")
+    return s.strip("_")
+
+
+def varying_location(suffix: str, index: int | None) -> int:
+    """Location of a varying (``color``, ``texcoord`` ...) shared by every stage."""
+    if suffix in VARYING_LOCATIONS:
+        return VARYING_LOCATIONS[suffix]
+    if suffix == "texcoord":
+        return TEXCOORD_BASE + (index or 0)
+    if suffix == "attrib":
+        return ATTRIB_BASE + index
+    raise KeyError(suffix)
+
+
+def input_interface(stage: Stage, b: Binding, integer: bool, interp: str | None,
+                    vulkan: bool, nverts: int) -> tuple[InterfaceVar, str]:
+    """(interface variable, GLSL expression giving the vec4/ivec4 value; ``{v}`` = vertex)."""
+    path, idx = b.path, b.index
+    if stage == Stage.VERTEX:
+        if path == "vertex.id":
+            name = "gl_VertexIndex" if vulkan else "gl_VertexID"
+            return InterfaceVar(name, b.text(), "in", "int", builtin=True), f"ivec4({name}, 0, 0, 0)"
+        if path == "vertex.instance":
+            name = "gl_InstanceIndex" if vulkan else "gl_InstanceID"
+            return InterfaceVar(name, b.text(), "in", "int", builtin=True), f"ivec4({name}, 0, 0, 0)"
+        if path in VERTEX_ATTRIB_LOCATIONS:
+            loc = VERTEX_ATTRIB_LOCATIONS[path]
+        elif path == "vertex.texcoord":
+            loc = 8 + idx
+        elif path == "vertex.attrib":
+            loc = idx
+        else:
+            raise NotExpressible(f"vertex binding '{b.text()}'")
+        name = sanitize(b.text())
+        return InterfaceVar(name, b.text(), "in", "vec4", loc), name
+    if stage == Stage.FRAGMENT:
+        if path == "fragment.position":
+            return InterfaceVar("gl_FragCoord", b.text(), "in", "vec4", builtin=True), "gl_FragCoord"
+        if path == "fragment.facing":
+            return (InterfaceVar("gl_FrontFacing", b.text(), "in", "bool", builtin=True),
+                    "vec4(gl_FrontFacing ? 1.0 : -1.0, 0.0, 0.0, 0.0)")
+        if path == "primitive.id":
+            return (InterfaceVar("gl_PrimitiveID", b.text(), "in", "int", builtin=True),
+                    "ivec4(gl_PrimitiveID, 0, 0, 0)")
+        if path == "fragment.clip":
+            return (InterfaceVar(f"gl_ClipDistance[{idx}]", b.text(), "in", "float", builtin=True),
+                    f"vec4(gl_ClipDistance[{idx}], 0.0, 0.0, 0.0)")
+        suffix = path.split(".", 1)[1]
+        loc = varying_location(suffix, idx)
+        name = sanitize(b.text())
+        gtype = "ivec4" if integer else "vec4"
+        if integer:
+            interp = "FLAT"
+        return InterfaceVar(name, b.text(), "in", gtype, loc, interpolation=interp), name
+    # geometry: per-vertex arrays
+    if path == "primitive.id":
+        return (InterfaceVar("gl_PrimitiveIDIn", b.text(), "in", "int", builtin=True),
+                "ivec4(gl_PrimitiveIDIn, 0, 0, 0)")
+    if path == "vertex.position":
+        return (InterfaceVar("gl_in[].gl_Position", b.text(), "in", "vec4", builtin=True),
+                "gl_in[{v}].gl_Position")
+    if path == "vertex.pointsize":
+        return (InterfaceVar("gl_in[].gl_PointSize", b.text(), "in", "float", builtin=True),
+                "vec4(gl_in[{v}].gl_PointSize, 0.0, 0.0, 0.0)")
+    if path == "vertex.clip":
+        return (InterfaceVar(f"gl_in[].gl_ClipDistance[{idx}]", b.text(), "in", "float", builtin=True),
+                f"vec4(gl_in[{{v}}].gl_ClipDistance[{idx}], 0.0, 0.0, 0.0)")
+    if path == "vertex.id":
+        raise NotExpressible("geometry input 'vertex[n].id' (GLSL has no per-vertex id in "
+                             "geometry shaders)")
+    suffix = path.split(".", 1)[1].replace("color.front", "color")
+    loc = varying_location(suffix, idx)
+    name = sanitize(Binding(path, idx).text())
+    return InterfaceVar(name, b.text(), "in", "vec4", loc, array=nverts), name + "[{v}]"
+
+
+def output_interface(stage: Stage, b: Binding, integer: bool) -> tuple[InterfaceVar, str]:
+    """(interface variable, assignment template; ``{x}`` = the staged vec4/ivec4 value)."""
+    path, idx = b.path, b.index
+    if stage == Stage.FRAGMENT:
+        if path == "result.depth":
+            return InterfaceVar("gl_FragDepth", b.text(), "out", "float", builtin=True,
+                                components="z"), "gl_FragDepth = {x}.z;"
+        name = f"result_color{idx}"
+        gtype = "ivec4" if integer else "vec4"
+        return InterfaceVar(name, b.text(), "out", gtype, idx), f"{name} = {{x}};"
+    if path == "result.position":
+        return InterfaceVar("gl_Position", b.text(), "out", "vec4", builtin=True), "gl_Position = {x};"
+    if path == "result.pointsize":
+        return (InterfaceVar("gl_PointSize", b.text(), "out", "float", builtin=True, components="x"),
+                "gl_PointSize = {x}.x;")
+    if path == "result.clip":
+        return (InterfaceVar(f"gl_ClipDistance[{idx}]", b.text(), "out", "float", builtin=True,
+                             components="x"), f"gl_ClipDistance[{idx}] = {{x}}.x;")
+    if path == "result.primid":
+        return (InterfaceVar("gl_PrimitiveID", b.text(), "out", "int", builtin=True, components="x"),
+                "gl_PrimitiveID = {x}.x;")
+    if path == "result.layer":
+        return (InterfaceVar("gl_Layer", b.text(), "out", "int", builtin=True, components="x"),
+                "gl_Layer = {x}.x;")
+    if path == "result.id":
+        raise NotExpressible("'result.id' (no GLSL output carries a vertex id)")
+    suffix = path.split(".", 1)[1]
+    loc = varying_location(suffix, idx)
+    name = sanitize(b.text())
+    return InterfaceVar(name, b.text(), "out", "vec4", loc), f"{name} = {{x}};"
+
+
+INTEGER_PATHS = {"vertex.id", "vertex.instance", "primitive.id", "result.primid", "result.layer",
+                 "result.id"}
+
+
+def uniform_for(b: Binding) -> tuple[str, int | None, int]:
+    """(uniform array name, element, array length contribution) for a parameter binding.
+
+    ``program.local[n]`` -> ``program_local[n]``; ``state.matrix.mvp.row[r]`` ->
+    ``state_matrix_mvp[r]``; ``state.light[2].diffuse`` -> ``state_light2_diffuse``."""
+    if b.path in ("program.local", "program.env"):
+        return b.path.replace(".", "_"), b.index, b.index + 1
+    if b.path.startswith("state.matrix."):
+        base = b.path[: -len(".row")]
+        parts = base.split(".")
+        # insert the matrix index after the matrix name (modelview1, texture0, program2)
+        if b.index is not None:
+            parts[2] = f"{parts[2]}{b.index}"
+        name = sanitize(".".join(parts))
+        return name, b.index2, 4
+    return sanitize(b.text()), None, 0

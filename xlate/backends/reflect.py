@@ -1,0 +1,67 @@
+"""Reflection JSON: everything an engine must bind to run a translated program.
+
+Schema (``"schema": "xlate-reflection/1"``; additions keep the version, changes bump it):
+
+* ``stage``, ``dialect``, ``profile``, ``source``
+* ``inputs`` / ``outputs``: ``{name, binding, type, location | null, builtin, interpolation}``
+  ``binding`` is the original assembly binding (``vertex.attrib[3]``, ``result.color``).
+* ``uniforms``: ``{name, type, array_size, elements: {index: binding}}`` plus, in the vulkan
+  profile, ``block``/``set``/``binding``/``offset`` (std140: every vec4 element is 16 bytes).
+* ``textures``: ``{unit, name, target, type, binding, set?}``
+* ``buffers``: ``{name, binding_point, vec4_count, block, binding, set?}``
+* ``geometry``: input/output primitive, max vertices (geometry programs)
+* ``cg_vars``: cgc ``#var`` lines (high-level parameter name -> resource), when present.
+"""
+from __future__ import annotations
+
+SCHEMA = "xlate-reflection/1"
+
+
+def reflection(em) -> dict:
+    prog = em.prog
+    out: dict = {
+        "schema": SCHEMA,
+        "stage": prog.stage.value,
+        "dialect": prog.dialect,
+        "profile": em.profile,
+        "source": prog.source_name,
+    }
+    out["inputs"] = [_var(v) for v, _, _ in em.input_vars]
+    out["outputs"] = [_var(v) for v, _, _ in em.output_vars]
+    uniforms = []
+    offset = 0
+    for name, n in em.uniforms.items():
+        elems = em.uniform_bindings.get(name, {})
+        u = {"name": name, "type": "vec4", "array_size": n or None,
+             "elements": {str(k) if k is not None else "0": v for k, v in sorted(
+                 elems.items(), key=lambda kv: -1 if kv[0] is None else kv[0])}}
+        if em.vulkan:
+            u.update(block="XlateParameters", set=0, binding=0, offset=16 * offset)
+        else:
+            u.update(location=offset)
+        offset += max(n, 1)
+        uniforms.append(u)
+    out["uniforms"] = uniforms
+    out["textures"] = [
+        {"unit": t.unit, "name": t.name, "target": t.target, "type": em.sampler_type(t),
+         "binding": (1 + t.unit) if em.vulkan else t.unit, **({"set": 0} if em.vulkan else {})}
+        for t in sorted(em.textures.values(), key=lambda t: t.unit)]
+    out["buffers"] = [
+        {"name": f"buffer{b}", "binding_point": b, "vec4_count": n, "block": f"XlateBuffer{b}",
+         "binding": (40 + b) if em.vulkan else b, **({"set": 0} if em.vulkan else {})}
+        for b, n in sorted(em.buffers.items())]
+    if prog.geometry:
+        g = prog.geometry
+        out["geometry"] = {"input_primitive": g.input_primitive, "output_primitive": g.output_primitive,
+                           "max_vertices": g.vertices_out}
+    if prog.vars:
+        out["cg_vars"] = [{"type": v.type, "name": v.name, "semantic": v.semantic,
+                           "resource": v.resource, "parameter": v.param_index,
+                           "referenced": v.referenced} for v in prog.vars]
+    return out
+
+
+def _var(v) -> dict:
+    return {"name": v.name, "binding": v.binding, "type": v.glsl_type, "location": v.location,
+            "builtin": v.builtin, "interpolation": (v.interpolation or "smooth").lower()
+            if v.direction == "in" and not v.builtin else None}

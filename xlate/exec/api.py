@@ -1,0 +1,132 @@
+"""Public entry point: :func:`execute` and :class:`ExecResult`."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..ir.model import Program, RegKind, Stage
+from .bind import ExecError, bind, binding_keys
+from .machine import compile_program, run_chunk
+from .state import State
+from .texture import Texture
+
+
+@dataclass
+class ExecResult:
+    """What a run produced.
+
+    ``outputs``: OUTPUT register name -> (lanes, 4) uint32 raw words ((lanes, n, 4) for arrays).
+    ``killed``: (lanes,) bool for fragment programs (KIL), else None.
+    ``primitives``: geometry programs: per lane a list of strips, each a list of vertices
+    {output register name: (4,) uint32 words ((n, 4) for arrays)}; else None.
+    ``steps_exceeded``: (lanes,) bool, lanes stopped by the ``max_steps`` watchdog.
+    """
+
+    outputs: dict[str, np.ndarray]
+    killed: np.ndarray | None
+    primitives: list | None
+    steps_exceeded: np.ndarray
+    aliases: dict[str, str] = field(default_factory=dict, repr=False)
+
+    def _name(self, name: str) -> str:
+        if name in self.outputs:
+            return name
+        if name in self.aliases:
+            return self.aliases[name]
+        raise KeyError(f"no output {name!r}")
+
+    def words(self, name: str) -> np.ndarray:
+        """Raw words of an output, by register name or binding text (``result.color``)."""
+        return self.outputs[self._name(name)]
+
+    def float(self, name: str) -> np.ndarray:
+        """An output viewed as float32 (register name or binding text)."""
+        return self.words(name).view(np.float32)
+
+    def int(self, name: str) -> np.ndarray:
+        return self.words(name).view(np.int32)
+
+
+def _output_aliases(program: Program) -> dict[str, str]:
+    aliases: dict[str, str] = {}
+    for reg in program.registers.values():
+        if reg.kind != RegKind.OUTPUT or reg.size is not None:
+            continue
+        for b in reg.bindings[:1]:
+            if b is not None:
+                for k in binding_keys(b):
+                    aliases.setdefault(k, reg.name)
+    return aliases
+
+
+def _check_textures(program: Program, textures) -> dict[int, Texture]:
+    textures = dict(textures or {})
+    for unit, tex in textures.items():
+        if not isinstance(unit, (int, np.integer)) or isinstance(unit, bool):
+            raise ExecError(f"texture key {unit!r}: must be an integer texture unit")
+        if not isinstance(tex, Texture):
+            raise ExecError(f"texture[{unit}]: expected xlate.exec.Texture, got "
+                            f"{type(tex).__name__}")
+        if not tex.levels:
+            raise ExecError(f"texture[{unit}]: no levels")
+    for i, inst in enumerate(program.instructions):
+        if inst.tex is not None and inst.tex.unit not in textures:
+            raise ExecError(f"missing texture[{inst.tex.unit}] ({inst.tex.target}) used by "
+                            f"instruction {i} ({inst.op})")
+    return textures
+
+
+def execute(program: Program, inputs: dict | None = None, *, lanes: int | None = None,
+            params: dict | None = None, textures: dict[int, Texture] | None = None,
+            chunk: int = 65536, max_steps: int = 1 << 16) -> ExecResult:
+    """Run ``program`` on many invocations ("lanes") at once.
+
+    ``inputs``: INPUT register name or binding text (``vertex.attrib[3]``,
+    ``fragment.texcoord[0]``) -> values broadcast to (lanes, 4) (arrays (lanes, n, 4);
+    geometry per-vertex inputs (lanes, vertices, 4)).  ``params``: PARAM/BUFFER register name,
+    element binding text (``program.local[3]``, ``state.matrix.mvp.row[0]``) or binding path
+    (``program.local`` -> an (N, 4) array); PARAM elements without a binding use their constant
+    value.  Float arrays are stored as float32 bits, integer arrays as raw 32-bit words.
+    ``lanes`` defaults to the leading dimension of the per-lane values.  Lanes run in chunks of
+    ``chunk`` (rounded up to whole 2x2 quads for fragment programs, so DDX/DDY see the same
+    neighbours whatever the chunk).  ``max_steps`` bounds the instructions executed per lane.
+    """
+    if not isinstance(program, Program):
+        raise ExecError(f"program: expected xlate.ir.model.Program, got {type(program).__name__}")
+    if not isinstance(chunk, (int, np.integer)) or chunk < 1:
+        raise ExecError(f"chunk: must be a positive integer, got {chunk!r}")
+    if not isinstance(max_steps, (int, np.integer)) or max_steps < 1:
+        raise ExecError(f"max_steps: must be a positive integer, got {max_steps!r}")
+    tex = _check_textures(program, textures)
+    total, storage = bind(program, inputs, params, lanes)
+    code, loop_depth = compile_program(program)
+    fragment = program.stage == Stage.FRAGMENT
+    geometry = program.stage == Stage.GEOMETRY
+    if fragment:
+        chunk = (int(chunk) + 3) // 4 * 4
+
+    outs: list[dict[str, np.ndarray]] = []
+    killed, exceeded, prims = [], [], []
+    for start in range(0, total, int(chunk)):
+        end = min(total, start + int(chunk))
+        regs = {name: (a if a.shape[0] == 1 else a[start:end]) for name, a in storage.items()}
+        st = State(program, end - start, regs, tex, loop_depth)
+        run_chunk(code, st, int(max_steps))
+        outs.append(st.outputs())
+        killed.append(st.killed)
+        exceeded.append(st.exceeded)
+        if geometry:
+            prims.extend(st.primitives())
+    names = [r.name for r in program.registers.values() if r.kind == RegKind.OUTPUT]
+    if len(outs) == 1:
+        outputs = outs[0]
+    else:
+        outputs = {n: np.concatenate([o[n] for o in outs]) for n in names}
+    return ExecResult(
+        outputs=outputs,
+        killed=np.concatenate(killed) if fragment else None,
+        primitives=prims if geometry else None,
+        steps_exceeded=np.concatenate(exceeded),
+        aliases=_output_aliases(program),
+    )

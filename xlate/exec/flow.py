@@ -1,0 +1,251 @@
+"""Control flow, KIL and geometry emission (GP4 §2.X.5, §2.X.8.Z BRK CAL CONT ELSE ENDIF
+ENDREP IF REP RET; FP4 KIL; GEO4 EMIT/ENDPRIM; digest §7.3).
+
+Execution model (see ``machine.py``): every lane has its own program counter; each step runs
+the instruction at the smallest pc for exactly the lanes sitting there.  A flow function gets
+the compiled instruction ``x``, the state, the int array ``lanes`` of those lanes and the
+instruction index ``cur``; it must set ``st.pc[lanes]`` (``DEAD`` ends a lane).
+
+Per-lane stacks (state.py): a loop stack of remaining REP counts, and a call stack of return
+addresses that also remembers the loop-stack depth at the call, so that RET leaves every REP
+block it is inside of (GP4 §2.X.5 "RET ... will break out of any IF/ELSE/ENDIF or REP/ENDREP
+blocks").
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from ..ir.model import DataType, Program
+from .bind import ExecError
+from .operands import any_cond
+
+DEAD = np.int32(np.iinfo(np.int32).max)
+
+#: MAX_PROGRAM_CALL_DEPTH_NV: a CAL made with this many calls pending is ignored (GP4 issue 38:
+#: "in the initial implementation ... such instructions will have no effect").
+MAX_CALL_DEPTH = 4
+
+#: loop count of a REP without operand (loops until BRK/RET)
+INFINITE = np.int64(1) << np.int64(62)
+
+FLOW: dict[str, Callable] = {}
+
+
+def flow(*names: str):
+    def deco(fn):
+        for n in names:
+            FLOW[n] = fn
+        return fn
+    return deco
+
+
+# ---- static structure ---------------------------------------------------------------------------
+
+def link(program: Program) -> tuple[dict[int, dict[str, int]], int]:
+    """Match IF/ELSE/ENDIF and REP/ENDREP blocks and resolve BRK/CONT/CAL targets.
+
+    Returns ({instruction index: {name: target index}}, deepest static REP nesting)."""
+    jumps: dict[int, dict[str, int]] = {}
+    stack: list[tuple[str, int]] = []
+    loops: list[int] = []             # REP indices of the open loops
+    pending: dict[int, list[int]] = {}  # REP index -> BRK/CONT inside it (innermost)
+    depth = 0
+    for i, inst in enumerate(program.instructions):
+        op = inst.op
+        if op == "IF":
+            stack.append(("IF", i))
+            jumps[i] = {}
+        elif op == "ELSE":
+            if not stack or stack[-1][0] != "IF":
+                raise ExecError(f"malformed program: ELSE at instruction {i} without IF")
+            j = stack.pop()[1]
+            jumps[j]["false"] = i + 1
+            stack.append(("ELSE", i))
+            jumps[i] = {}
+        elif op == "ENDIF":
+            if not stack or stack[-1][0] not in ("IF", "ELSE"):
+                raise ExecError(f"malformed program: ENDIF at instruction {i} without IF")
+            kind, j = stack.pop()
+            jumps[j]["false" if kind == "IF" else "end"] = i + 1
+        elif op == "REP":
+            stack.append(("REP", i))
+            loops.append(i)
+            pending[i] = []
+            depth = max(depth, len(loops))
+        elif op == "ENDREP":
+            if not stack or stack[-1][0] != "REP":
+                raise ExecError(f"malformed program: ENDREP at instruction {i} without REP")
+            j = stack.pop()[1]
+            loops.pop()
+            jumps[j] = {"skip": i + 1}
+            jumps[i] = {"top": j + 1, "exit": i + 1}
+            for b in pending.pop(j):
+                jumps[b] = {"exit": i + 1, "endrep": i}
+        elif op in ("BRK", "CONT"):
+            if not loops:
+                raise ExecError(f"malformed program: {op} at instruction {i} outside REP")
+            pending[loops[-1]].append(i)
+        elif op == "CAL":
+            if inst.label not in program.labels:
+                raise ExecError(f"malformed program: CAL to undefined label {inst.label!r}")
+            jumps[i] = {"target": program.labels[inst.label]}
+    if stack:
+        kind, j = stack[-1]
+        raise ExecError(f"malformed program: {kind} at instruction {j} is never closed")
+    return jumps, depth
+
+
+# ---- IF / ELSE / ENDIF ------------------------------------------------------------------------
+
+@flow("IF")
+def op_if(x, st, lanes, cur):
+    # GP4 IF: passes if any of the four swizzled CC tests passes; else continue after the
+    # matching ELSE (if present) or ENDIF.
+    take = any_cond(st, x.inst.cond, lanes)
+    st.pc[lanes] = np.where(take, cur + 1, x.jump["false"])
+
+
+@flow("ELSE")
+def op_else(x, st, lanes, cur):
+    # GP4 ELSE: reached from the true part -> continue after ENDIF
+    st.pc[lanes] = x.jump["end"]
+
+
+@flow("ENDIF")
+def op_endif(x, st, lanes, cur):
+    st.pc[lanes] = cur + 1                    # GP4 ENDIF: no other effect
+
+
+# ---- REP / ENDREP / BRK / CONT ----------------------------------------------------------------
+
+def _rep_count(x, st, lanes) -> np.ndarray:
+    """GP4 REP: LoopCount = floor(op.x) for floats, the integer for .S/.U; read once when the
+    loop is entered (GP4 issue 17).  Project choice: a NaN count is 0 (block skipped), huge
+    counts saturate to the int64 range (the step watchdog ends them)."""
+    v = x.loaders[0](st, lanes)[:, 0]
+    if x.t == DataType.FLOAT:
+        d = np.floor(v.astype(np.float64))
+        d = np.where(np.isnan(d), 0.0, np.clip(d, -INFINITE + 1, INFINITE - 1))
+        return d.astype(np.int64)
+    return v.astype(np.int64)
+
+
+@flow("REP")
+def op_rep(x, st, lanes, cur):
+    if x.loaders:
+        count = np.broadcast_to(_rep_count(x, st, lanes), lanes.shape)
+    else:
+        count = np.full(lanes.shape, INFINITE)      # REP without count: until BRK/RET
+    enter = count > 0                                 # GP4 REP: count <= 0 skips the block
+    ln = lanes[enter]
+    d = st.loop_depth[ln]
+    if len(d) and d.max() >= st.loop_count.shape[1]:
+        raise RuntimeError("loop stack overflow (malformed program?)")
+    st.loop_count[ln, d] = count[enter]
+    st.loop_depth[ln] = d + 1
+    st.pc[lanes] = np.where(enter, cur + 1, x.jump["skip"])
+
+
+@flow("ENDREP")
+def op_endrep(x, st, lanes, cur):
+    # GP4 ENDREP: LoopCount--; loop while > 0; a count-less REP always loops.
+    d = np.maximum(st.loop_depth[lanes] - 1, 0)
+    c = st.loop_count[lanes, d]
+    inf = c == INFINITE
+    c = np.where(inf, c, c - 1)
+    again = inf | (c > 0)
+    st.loop_count[lanes, d] = c
+    st.loop_depth[lanes[~again]] = d[~again]
+    st.pc[lanes] = np.where(again, x.jump["top"], x.jump["exit"])
+
+
+@flow("BRK")
+def op_brk(x, st, lanes, cur):
+    # GP4 BRK: if the (optional) test passes, continue after the innermost ENDREP
+    take = any_cond(st, x.inst.cond, lanes)
+    ln = lanes[take]
+    st.loop_depth[ln] = np.maximum(st.loop_depth[ln] - 1, 0)
+    st.pc[lanes] = np.where(take, x.jump["exit"], cur + 1)
+
+
+@flow("CONT")
+def op_cont(x, st, lanes, cur):
+    # GP4 CONT: if the (optional) test passes, continue at the innermost ENDREP
+    take = any_cond(st, x.inst.cond, lanes)
+    st.pc[lanes] = np.where(take, x.jump["endrep"], cur + 1)
+
+
+# ---- CAL / RET ---------------------------------------------------------------------------------
+
+@flow("CAL")
+def op_cal(x, st, lanes, cur):
+    # GP4 CAL: if the test passes, push the next instruction and jump to the label.  A CAL with
+    # MAX_PROGRAM_CALL_DEPTH calls pending is undefined; project choice (GP4 issue 38): ignored.
+    take = any_cond(st, x.inst.cond, lanes)
+    depth = st.call_depth[lanes]
+    go = take & (depth < MAX_CALL_DEPTH)
+    ln, d = lanes[go], depth[go]
+    st.call_ret[ln, d] = cur + 1
+    st.call_loop[ln, d] = st.loop_depth[ln]
+    st.call_depth[ln] = d + 1
+    st.pc[lanes] = np.where(go, x.jump["target"], cur + 1)
+
+
+@flow("RET")
+def op_ret(x, st, lanes, cur):
+    # GP4 RET: if the test passes, pop and return (leaving any enclosing IF/REP blocks); with an
+    # empty call stack the program terminates normally.
+    take = any_cond(st, x.inst.cond, lanes)
+    depth = st.call_depth[lanes]
+    end = take & (depth == 0)
+    pop = take & (depth > 0)
+    ln, d = lanes[pop], depth[pop] - 1
+    new = np.full(lanes.shape, cur + 1, np.int32)
+    new[pop] = st.call_ret[ln, d]
+    new[end] = DEAD
+    st.loop_depth[ln] = st.call_loop[ln, d]
+    st.call_depth[ln] = d
+    st.pc[lanes] = new
+
+
+# ---- KIL ------------------------------------------------------------------------------------------
+
+@flow("KIL")
+def op_kil(x, st, lanes, cur):
+    # FP4 KIL: with a CC test, kill if any of the four swizzled tests passes; with a vector
+    # operand, kill if any component < 0 (.F IEEE: -0.0 and NaN do not kill; .S signed;
+    # .U never).  A killed fragment stops executing.
+    if x.inst.cond is not None or not x.loaders:
+        kill = any_cond(st, x.inst.cond, lanes)
+    elif x.t == DataType.UINT:
+        kill = np.zeros(lanes.shape, bool)
+    else:
+        a = x.loaders[0](st, lanes)
+        kill = np.broadcast_to((a < 0).any(axis=1), lanes.shape)
+    st.killed[lanes[kill]] = True
+    st.pc[lanes] = np.where(kill, DEAD, cur + 1)
+
+
+# ---- EMIT / ENDPRIM ---------------------------------------------------------------------------
+
+@flow("EMIT")
+def op_emit(x, st, lanes, cur):
+    # GEO4 EMIT: snapshot every result (OUTPUT register) as a vertex of the current strip.
+    # Project choices: results keep their values after EMIT (GEO4: undefined); vertices beyond
+    # VERTICES_OUT are ignored ("may or may not have any effect").
+    ok = st.emitted[lanes] < st.vertices_out
+    ln = lanes[ok]
+    if len(ln):
+        snap = {name: st.regs[name][ln].copy() for name in st.output_names}
+        st.records.append((ln.copy(), st.strip[ln].copy(), snap))
+        st.emitted[ln] += 1
+    st.pc[lanes] = cur + 1
+
+
+@flow("ENDPRIM")
+def op_endprim(x, st, lanes, cur):
+    # GEO4 ENDPRIM: end the current strip and start a new one (empty strips are dropped later)
+    st.strip[lanes] += 1
+    st.pc[lanes] = cur + 1

@@ -1,0 +1,199 @@
+"""Compile a Program into per-instruction closures and run them over a chunk of lanes.
+
+Where an opcode is executed: :data:`EXECUTORS` maps every opcode of ``xlate.ir.ops.OPCODES``
+to its function -- ``alu.py`` (arithmetic/logic), ``texture.py`` (texture ops), ``flow.py``
+(IF/REP/CAL/..., KIL, EMIT/ENDPRIM).
+
+Scheduling (ARCHITECTURE.md "The executor"): per-lane program counters; each step runs the
+instruction at the smallest pc among live lanes, for exactly the lanes sitting at it.  While
+every lane is alive and at the same pc ("uniform"), ALU instructions run on whole arrays
+without gathering and the pc is one integer; a flow instruction or a partial step drops to the
+general path, and the machine returns to the uniform path as soon as all lanes meet again.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from ..ir.model import CCKind, DataType, Instruction, Program, RegKind, Sat
+from ..ir.ops import CARRY_OPS, OPCODES, OpInfo
+from . import cc as ccmod
+from .alu import ALU
+from .bind import ExecError
+from .flow import DEAD, FLOW, link
+from .operands import F32, U32, cond_mask, make_loader, make_writer, saturate
+from .state import State
+from .texture import TEX
+
+#: opcode -> executor function (ALU/texture: fn(x, *operands) -> result; flow: fn(x, st,
+#: lanes, cur))
+EXECUTORS: dict[str, Callable] = {**ALU, **TEX, **FLOW}
+
+_SAT = {Sat.SAT: (0.0, 1.0), Sat.SSAT: (-1.0, 1.0)}
+
+
+class Op:
+    """One compiled instruction."""
+
+    __slots__ = ("index", "inst", "info", "t", "rt", "fn", "loaders", "write", "kind", "sat",
+                 "cc_reg", "cc_kind", "carry", "cond", "jump", "stage", "st", "idx")
+
+    def __init__(self, index: int, inst: Instruction, info: OpInfo, program: Program,
+                 jump: dict[str, int] | None):
+        self.index = index
+        self.inst = inst
+        self.info = info
+        self.stage = program.stage
+        self.jump = jump or {}
+        self.st = None
+        self.idx = None
+        t = inst.dtype
+        if inst.op == "MUL" and inst.mul_mode in ("S24", "U24"):
+            t = DataType.INT if inst.mul_mode == "S24" else DataType.UINT   # implied type (GP4 MUL)
+        if t == DataType.NONE or not info.allows(t):
+            t = info.default
+        self.t = t
+        self.rt = info.result_type(t)
+        self.fn = EXECUTORS[inst.op]
+        self.kind = "flow" if info.category in ("flow", "kill", "geom") else "alu"
+        if len(inst.srcs) > len(info.inputs):
+            raise ExecError(f"instruction {index} ({inst.op}): {len(inst.srcs)} operands, "
+                            f"expected {len(info.inputs)}")
+        if self.kind == "alu" and len(inst.srcs) != len(info.inputs):
+            raise ExecError(f"instruction {index} ({inst.op}): {len(inst.srcs)} operands, "
+                            f"expected {len(info.inputs)}")
+        for s in inst.srcs:
+            for name in (s.reg, s.index.reg if s.index else None, s.vertex.reg if s.vertex else None):
+                if name is not None and name not in program.registers:
+                    raise ExecError(f"instruction {index} ({inst.op}): unknown register {name!r}")
+        self.loaders = [make_loader(program, s, info.operand_type(i, t), info.inputs[i] == "s")
+                        for i, s in enumerate(inst.srcs)]
+        self.cond = inst.dst.cond if inst.dst is not None else None
+        self.sat = _SAT.get(inst.sat) if self.rt == DataType.FLOAT else None
+        self.cc_reg = inst.cc_update
+        self.cc_kind = inst.cc_kind or ccmod.default_kind(inst, self.rt)
+        self.carry = (self.cc_kind in (CCKind.ADD, CCKind.SUB) and inst.op in CARRY_OPS
+                      and self.rt != DataType.FLOAT)
+        if self.kind == "alu":
+            if inst.dst is not None and inst.dst.reg not in program.registers:
+                raise ExecError(f"instruction {index} ({inst.op}): unknown register "
+                                f"{inst.dst.reg!r}")
+            if inst.dst is not None:
+                kind = program.registers[inst.dst.reg].kind
+                if kind not in (RegKind.TEMP, RegKind.OUTPUT, RegKind.CC):
+                    raise ExecError(f"instruction {index} ({inst.op}): cannot write "
+                                    f"{kind.value} register {inst.dst.reg!r}")
+            self.write = make_writer(program, inst.dst)
+        else:
+            self.write = None
+
+
+def compile_program(program: Program) -> tuple[list[Op], int]:
+    jumps, loop_depth = link(program)
+    code = []
+    for i, inst in enumerate(program.instructions):
+        info = OPCODES.get(inst.op)
+        if info is None or inst.op not in EXECUTORS:
+            raise ExecError(f"instruction {i}: unknown opcode {inst.op!r}")
+        code.append(Op(i, inst, info, program, jumps.get(i)))
+    return code, loop_depth
+
+
+def _flags(x: Op, ops, res: np.ndarray, bits: np.ndarray) -> np.ndarray:
+    """CC update flags of the value written (after saturation) -- GP4 §2.X.4.3; rule per
+    ``Instruction.cc_kind`` (cc.py)."""
+    k = x.cc_kind
+    if k == CCKind.FLOAT:
+        return ccmod.flags_float(bits.view(F32))
+    if x.carry:
+        return ccmod.carry_flags(x.inst, k, ops, bits)
+    return ccmod.flags_int(bits)       # INT, UNDEF_OFCF (OF/CF cleared), non-carry ops
+
+
+def run_alu(x: Op, st: State, idx) -> None:
+    x.st, x.idx = st, idx
+    ops = [ld(st, idx) for ld in x.loaders]          # all operands before any write (§4.1)
+    res = x.fn(x, *ops)
+    if res.ndim == 1:
+        res = res[:, None]
+    if x.sat is not None:
+        res = saturate(res, *x.sat)                  # float results only (§4.3 step 2)
+    if res.shape[1] != 4:
+        res = np.broadcast_to(res, (res.shape[0], 4))  # scalar results replicate
+    bits = res.view(U32)
+    flags = _flags(x, ops, res, bits) if x.cc_reg is not None else None
+    cmask = cond_mask(st, x.cond, idx) if x.cond is not None else None
+    x.write(st, idx, bits, flags, x.cc_reg, cmask)
+
+
+def run_chunk(code: list[Op], st: State, max_steps: int) -> None:
+    n = len(code)
+    L = st.lanes
+    pc = st.pc
+    steps = st.steps
+    uniform = True
+    upc = int(pc[0]) if L else n
+    pending = 0                 # steps taken in uniform mode, not yet added to `steps`
+    base_max = 0                # steps.max() when uniform mode was (re-)entered
+    with np.errstate(all="ignore"):
+        while True:
+            if uniform:
+                if upc >= n:
+                    break                                   # every lane ran off the end
+                if base_max + pending >= max_steps:         # watchdog: leave to the slow path
+                    steps += pending
+                    pending = 0
+                    pc[:] = upc
+                    uniform = False
+                    continue
+                x = code[upc]
+                pending += 1
+                if x.kind == "alu":
+                    run_alu(x, st, None)
+                    upc += 1
+                    continue
+                steps += pending
+                pending = 0
+                pc[:] = upc
+                x.fn(x, st, st.all_lanes, upc)
+                lo, hi = pc.min(), pc.max()
+                if lo == hi and lo != DEAD:
+                    upc = int(lo)
+                    base_max = int(steps.max())
+                else:
+                    uniform = False
+                continue
+
+            cur = int(pc.min())
+            if cur == DEAD:
+                break
+            if cur >= n:                                    # ran past the last instruction
+                pc[(pc >= n) & (pc != DEAD)] = DEAD
+                continue
+            sel = np.flatnonzero(pc == cur)
+            over = steps[sel] >= max_steps
+            if over.any():                                   # the step watchdog fires
+                dead = sel[over]
+                st.exceeded[dead] = True
+                pc[dead] = DEAD
+                sel = sel[~over]
+                if not len(sel):
+                    continue
+            steps[sel] += 1
+            x = code[cur]
+            everyone = len(sel) == L
+            if x.kind == "alu":
+                run_alu(x, st, None if everyone else sel)
+                if everyone:
+                    uniform, upc, base_max = True, cur + 1, int(steps.max())
+                else:
+                    pc[sel] = cur + 1
+            else:
+                x.fn(x, st, sel, cur)
+                if everyone:
+                    lo, hi = pc.min(), pc.max()
+                    if lo == hi and lo != DEAD:
+                        uniform, upc, base_max = True, int(lo), int(steps.max())
+    if uniform and pending:
+        steps += pending

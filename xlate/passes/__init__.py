@@ -1,0 +1,1 @@
+"""Meaning-preserving IR analyses and transformations (pure functions; validated in tests)."""
