@@ -238,8 +238,8 @@ def test_fp4b_rep_cont_nan_facing_depth():
 # ---- GP4-A, GP4-B (§11.8) ----------------------------------------------------------------------
 
 def _verts(prog, strip, *names):
-    regs = {b: n for n, reg in prog.registers.items() for b in
-            [reg.bindings[0].text()] if reg.kind.value == "output" and reg.bindings}
+    regs = {reg.bindings[0].text(): n for n, reg in prog.registers.items()
+            if reg.kind.value == "output" and reg.bindings}
     return [tuple(tuple(v[regs[nm]].view(F32).tolist()) for nm in names) for v in strip]
 
 
@@ -269,7 +269,9 @@ def test_gp4b_point_to_quad_early_ret():
     size = np.array([[0.25, 0, 0, 0], [0.25, 0, 0, 0], [0, 0, 0, 0], [np.nan, 0, 0, 0]], F32)
     r = execute(prog, {"primitive.id": ids, "vertex[0].position": [0.5, 0.5, 0, 1],
                        "vertex[0].pointsize": size})
-    assert [len(lane) for lane in r.primitives] == [1, 0, 0, 0]     # NaN passes LE -> nothing
+    # LE is SF ^ (ZF || OF) (GP4 Table X.16): false for NaN (SF = ZF = 1), so a NaN size is
+    # not rejected ("NaN passes!") and the quad is emitted with NaN positions
+    assert [len(lane) for lane in r.primitives] == [1, 0, 0, 1]
     corners = [(-1, -1, 0, 0), (1, -1, 0, 0), (-1, 1, 0, 0), (1, 1, 0, 0)]
     assert _verts(prog, r.primitives[0][0], "result.position", "result.texcoord[0]") == [
         ((0.25, 0.25, 0, 1), corners[0]), ((0.75, 0.25, 0, 1), corners[1]),

@@ -57,6 +57,8 @@ def _output_aliases(program: Program) -> dict[str, str]:
             if b is not None:
                 for k in binding_keys(b):
                     aliases.setdefault(k, reg.name)
+                if b.index == 0 and b.index2 is None and b.vertex is None:
+                    aliases.setdefault(b.path, reg.name)     # result.color = result.color[0]
     return aliases
 
 

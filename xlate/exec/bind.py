@@ -46,7 +46,7 @@ def to_words(value, what: str) -> np.ndarray:
     kind = arr.dtype.kind
     if kind == "f":
         with np.errstate(over="ignore", invalid="ignore"):
-            return np.ascontiguousarray(arr.astype(np.float32)).view(U32)
+            return np.ascontiguousarray(arr.astype(np.float32, copy=False)).view(U32)
     if kind in "iub":
         a64 = arr.astype(np.int64)
         if a64.size and (a64.min() < -(1 << 31) or a64.max() > (1 << 32) - 1):
@@ -87,13 +87,16 @@ def _canonical_text(b: Binding) -> str:
     return out + "".join(f"[{i}]" for i in idx)
 
 
-def _path_key(b: Binding) -> str | None:
-    """``program.local`` for ``program.local[3]`` (parameter arrays by path)."""
-    if b.index is None or b.index2 is not None or b.vertex is not None:
-        return None
-    if b.path == "program.buffer":       # the index is a binding point, not a row
-        return None
-    return b.path
+def _path_keys(b: Binding) -> list[tuple[str, int]]:
+    """Keys naming the whole array a binding's last index runs over, with this binding's row:
+    ``program.local`` for ``program.local[3]`` (row 3), ``state.matrix.mvp.row`` for
+    ``state.matrix.mvp.row[0]``, ``state.matrix.texture[1].row`` for ``...texture[1].row[2]``."""
+    if b.vertex is not None or b.path == "program.buffer":   # buffer: the index is a binding point
+        return []
+    if b.index is not None and b.index2 is not None:
+        return [(k, b.index2) for k in binding_keys(Binding(b.path, b.index))]
+    row = b.index if b.index is not None else b.index2
+    return [] if row is None else [(b.path, row)]
 
 
 @dataclass
@@ -211,9 +214,8 @@ def bind(program: Program, inputs: dict | None, params: dict | None,
                 for k in binding_keys(b):
                     table.setdefault(k, []).append(_Target(reg.name, e, "elem"))
             if table is par_keys:
-                pk = _path_key(b)
-                if pk is not None:
-                    table.setdefault(pk, []).append(_Target(reg.name, e, "path", b.index))
+                for pk, row in _path_keys(b):
+                    table.setdefault(pk, []).append(_Target(reg.name, e, "path", row))
             if reg.kind == RegKind.INPUT and b.vertex is not None and not reg.per_vertex:
                 vb = Binding(b.path, b.index, b.index2, None)
                 for k in binding_keys(vb):

@@ -13,9 +13,9 @@ def parse_nv4(text: str, header: str, sink: DiagnosticSink) -> Program:
     # blank the header so line/column numbers of the statements stay those of the file
     padded = " " * start + text[start:]
     body, _ = syntax.split_at_end(padded, start, sink)
-    statements = syntax.parse_statements(body, sink)
-    if statements is None:
-        sink.raise_if_errors()
-    prog = NV4Builder(header, sink).build(statements)
+    statements, lost_names = syntax.parse_statements(body, sink)
+    builder = NV4Builder(header, sink)
+    builder.poisoned.update(lost_names)
+    prog = builder.build(statements)
     prog.vars = parse_var_lines(text)
     return prog

@@ -848,7 +848,10 @@ class NV4Builder:
             pass   # |x| of an unsigned operand is the operand itself (GP4 2.X.4.2)
         if opnd.kind == "num":
             words = self.const_words([opnd.numbers[0]] * 4, optype)
-            return Source(self.const_register(words, optype), neg=opnd.neg, abs=opnd.abs)
+            swz = IDENTITY
+            if opnd.swizzle is not None:
+                swz = self.swizzle(opnd.swizzle[0], opnd.swizzle[1], vector=not scalar)
+            return Source(self.const_register(words, optype), swizzle=swz, neg=opnd.neg, abs=opnd.abs)
         if opnd.kind == "vec":
             words = self.const_words(opnd.numbers, optype)
             reg = self.const_register(words, optype)

@@ -331,7 +331,10 @@ class _Builder(lark.Transformer):
 
     def num_primary(self, items):
         t = items[0]
-        return Operand("num", self.sp(t), numbers=[Number(str(t), False, self.sp(t))])
+        op = Operand("num", self.sp(t), numbers=[Number(str(t), False, self.sp(t))])
+        if len(items) > 1:       # "2.0.x": ARB's grammar demands it; accepted everywhere
+            op.swizzle = items[1]
+        return op
 
     def plain_operand(self, items):
         if len(items) == 2:
@@ -425,28 +428,35 @@ def split_at_end(text: str, body_start: int, sink: DiagnosticSink) -> tuple[str,
     return stripped[:m.start()], True
 
 
-def parse_statements(body: str, sink: DiagnosticSink) -> list | None:
+def parse_statements(body: str, sink: DiagnosticSink) -> tuple[list, set[str]]:
     """Parse statement text (header blanked, cut at END) into AST nodes.
 
-    On a syntax error, reports it and re-parses from the next statement so that every syntax
-    error of the file is reported (each statement ends at ';' or ':')."""
+    On a syntax error, reports it and re-parses statement by statement (each ends at ';' or
+    ':') so that every syntax error of the file is reported.  Returns the statements that
+    parsed and the names that failed declarations would have declared (so that their uses do
+    not cascade into "undeclared name" errors)."""
     parser = get_parser()
     _BUILDER.file = sink.file
     try:
-        return parser.parse(body)
+        return parser.parse(body), set()
     except lark.exceptions.UnexpectedInput as err:
         _report_syntax(err, body, sink)
-    # error recovery: parse statement by statement to find the remaining errors
     out: list = []
-    ok = True
+    lost: set[str] = set()
     for start, stmt in _statements(body):
         padded = _pad_to(body, start) + stmt
         try:
             out.extend(parser.parse(padded))
         except lark.exceptions.UnexpectedInput as err:
-            ok = False
             _report_syntax(err, padded, sink, dedupe=True)
-    return out if ok else None
+            m = _DECL_NAMES.match(stmt)
+            if m:
+                lost.update(re.findall(r"[A-Za-z_$][A-Za-z0-9_$]*", m.group(1).split("=")[0]))
+    return out, lost
+
+
+_DECL_NAMES = re.compile(r"\s*(?:(?:INT|UINT|FLOAT|SHORT|LONG|FLAT|CENTROID|NOPERSPECTIVE)\s+)*"
+                         r"(?:TEMP|PARAM|ATTRIB|OUTPUT|ALIAS|BUFFER4?)\s+(.*)", re.S)
 
 
 def _pad_to(body: str, start: int) -> str:
