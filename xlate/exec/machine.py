@@ -136,6 +136,7 @@ def run_chunk(code: list[Op], st: State, max_steps: int) -> None:
     upc = int(pc[0]) if L else n
     pending = 0                 # steps taken in uniform mode, not yet added to `steps`
     base_max = 0                # steps.max() when uniform mode was (re-)entered
+    bound = 0                   # upper bound of steps.max() in the general path
     with np.errstate(all="ignore"):
         while True:
             if uniform:
@@ -146,6 +147,7 @@ def run_chunk(code: list[Op], st: State, max_steps: int) -> None:
                     pending = 0
                     pc[:] = upc
                     uniform = False
+                    bound = max_steps
                     continue
                 x = code[upc]
                 pending += 1
@@ -163,6 +165,7 @@ def run_chunk(code: list[Op], st: State, max_steps: int) -> None:
                     base_max = int(steps.max())
                 else:
                     uniform = False
+                    bound = int(steps.max())
                 continue
 
             cur = int(pc.min())
@@ -171,24 +174,28 @@ def run_chunk(code: list[Op], st: State, max_steps: int) -> None:
             if cur >= n:                                    # ran past the last instruction
                 pc[(pc >= n) & (pc != DEAD)] = DEAD
                 continue
-            sel = np.flatnonzero(pc == cur)
-            over = steps[sel] >= max_steps
-            if over.any():                                   # the step watchdog fires
-                dead = sel[over]
-                st.exceeded[dead] = True
-                pc[dead] = DEAD
-                sel = sel[~over]
-                if not len(sel):
+            here = pc == cur
+            if bound >= max_steps:                          # the step watchdog may fire
+                over = here & (steps >= max_steps)
+                if over.any():
+                    st.exceeded |= over
+                    pc[over] = DEAD
+                    steps[over] = 0                         # dead lanes no longer count
+                    here &= ~over
+                bound = int(steps.max())
+                if not here.any():
                     continue
-            steps[sel] += 1
+            steps += here
+            bound += 1
+            everyone = bool(here.all())
+            sel = st.all_lanes if everyone else np.flatnonzero(here)
             x = code[cur]
-            everyone = len(sel) == L
             if x.kind == "alu":
                 run_alu(x, st, None if everyone else sel)
                 if everyone:
                     uniform, upc, base_max = True, cur + 1, int(steps.max())
                 else:
-                    pc[sel] = cur + 1
+                    pc += here
             else:
                 x.fn(x, st, sel, cur)
                 if everyone:

@@ -32,6 +32,8 @@ class State:
                              if r.kind == RegKind.OUTPUT]
         self.textures = textures
         self.cc = np.full((2, lanes, 4), CC_INIT, np.uint8)
+        self.cc32 = self.cc.view(np.uint32)[..., 0]       # (2, lanes): one word per CC row
+        self.flat: dict[str, np.ndarray] = {}              # operands.flat_rows cache
         self.pc = np.full(lanes, program.entry, np.int32)
         self.steps = np.zeros(lanes, np.int64)
         self.killed = np.zeros(lanes, bool)

@@ -15,6 +15,8 @@ _SEL = "xyzw01"
 
 
 def words_text(words, dtype: DataType) -> str:
+    if len(set(words)) == 1 and len(words) == 4:      # a replicated scalar prints as one value
+        return words_text(words[:1], dtype)[1:-1]
     if dtype == DataType.FLOAT:
         vals = []
         for w in words:

@@ -127,8 +127,9 @@ def structurize(prog: Program) -> Structured:
         s, e = region(at)
         functions[names[0]] = Function(names[0], names, build(s, e), s)
     # a CAL to the label at the entry point calls the main body as a subroutine
+    called = {i.label for i in ins if i.op == "CAL"}
     for name, fn_name in list(label_fn.items()):
-        if prog.labels[name] == prog.entry and fn_name not in functions:
+        if name in called and prog.labels[name] == prog.entry and fn_name not in functions:
             functions[fn_name] = Function(fn_name, starts[prog.entry], main.body, main.start)
     st = Structured(prog, main, functions)
     st.order = call_order(st)

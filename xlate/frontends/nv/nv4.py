@@ -267,7 +267,11 @@ class NV4Builder:
                 elems_bind, elems_val = bind, vals
             return Register(name, RegKind.PARAM, dtype, None, tuple(elems_bind),
                             tuple(v or (0, 0, 0, 0) for v in elems_val), span=span)
-        for item in (items if d.init_is_list else items):
+        if not d.init_is_list and len(items) == 1 and isinstance(items[0], list):
+            # "PARAM a[] = {1, 2, 3};" parses as one constant vector, but in an array
+            # declaration each scalar is an element (GP4 <paramMultipleInit>)
+            items = items[0]
+        for item in items:
             bind, vals = self.param_item(item, ptype)
             elems_bind += bind
             elems_val += vals

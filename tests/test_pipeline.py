@@ -1,0 +1,146 @@
+"""The IR pipeline: validator after the frontend and after each pass; printer; passes."""
+from __future__ import annotations
+
+import pytest
+
+import xlate
+from xlate.ir.model import CCKind, DataType, RegKind
+from xlate.ir.printer import print_program
+from xlate.ir.validate import IRValidationError, validate
+from xlate.passes.condcodes import tested_cc_registers as cc_registers_tested
+from xlate.passes.structurize import If, Jump, Loop, structurize
+from xlate.passes.types import register_types
+
+VP = """!!NVvp4.0
+PARAM mvp[4] = { state.matrix.mvp };
+PARAM table[8] = { program.local[0..7] };
+PARAM ctl = program.local[8];
+INT TEMP i, k;
+TEMP acc, t;
+main:
+  DP4 result.position.x, mvp[0], vertex.position;
+  MOV acc, 0;
+  MOV.S k.x, vertex.id.x;
+  REP ctl.y;
+    AND.S i.x, k.x, 7;
+    ADD acc, acc, table[i.x];
+    ADD.S k.x, k.x, 1;
+    SGT.CC t.x, acc.x, ctl.x;
+    BRK (GT.x);
+  ENDREP;
+  CAL finish;
+finish:
+  MOV.SAT result.color, acc;
+  I2F result.texcoord[0].x, k.x;
+  RET;
+END
+"""
+
+
+def test_validator_after_frontend_and_passes():
+    prog = xlate.parse(VP, filename="vp4a.vp")
+    validate(prog)
+    st = structurize(prog)
+    validate(prog)        # passes are pure: the program is unchanged
+    assert [type(n).__name__ for n in st.main.body] == ["Op", "Op", "Op", "Loop", "Jump", "Jump"]
+    loop = st.main.body[3]
+    assert isinstance(loop, Loop) and loop.count.reg == "ctl"
+    assert isinstance(loop.body[-1], Jump) and loop.body[-1].kind == "break"
+    # the frontend made NV4's "a label ends the subroutine" explicit
+    assert st.main.body[-1].kind == "return" and st.main.body[-1].ins.text == "(implicit RET before label)"
+    assert list(st.functions) == ["finish"] and st.order == ["finish"]
+
+
+def test_validator_catches_broken_ir():
+    prog = xlate.parse(VP)
+    prog.instructions[1].srcs = ()
+    with pytest.raises(IRValidationError, match="instruction 1 \\(MOV\\): 0 sources"):
+        validate(prog)
+
+
+def test_register_types_and_cc_analysis():
+    prog = xlate.parse(VP)
+    types = register_types(prog)
+    assert types == {"i": DataType.INT, "k": DataType.INT, "acc": DataType.FLOAT, "t": DataType.FLOAT}
+    assert cc_registers_tested(prog) == {0}
+    sgt = next(i for i in prog.instructions if i.op == "SGT")
+    assert sgt.cc_update == 0 and sgt.cc_kind == CCKind.FLOAT
+    assert prog.registers["mvp"].kind == RegKind.PARAM and prog.registers["mvp"].size == 4
+    assert [b.text() for b in prog.registers["mvp"].bindings] == [
+        f"state.matrix.mvp.row[{r}]" for r in range(4)]
+
+
+def test_mixed_registers_keep_raw_bits():
+    prog = xlate.parse("""!!NVfp4.0
+TEMP r;
+MOV.F r, fragment.texcoord[0];
+MOV.U r.y, r.x;
+MOV result.color, r;
+END
+""")
+    assert register_types(prog) == {"r": DataType.UINT}
+    glsl = xlate.translate("""!!NVfp4.0
+TEMP r;
+MOV.F r, fragment.texcoord[0];
+MOV.U r.y, r.x;
+MOV result.color, r;
+END
+""").glsl
+    assert "uvec4 r = uvec4(0);" in glsl
+    assert "r = floatBitsToUint(in_fragment_texcoord[0]);" in glsl
+
+
+def test_flag_rule_for_negated_add():
+    prog = xlate.parse("""!!NVvp4.0
+INT TEMP a, b;
+ADD.S.CC a, b, -b;
+ADD.S.CC a, -b, -b;
+SUB.S.CC a, b, -b;
+MAD.S.CC a, b, b, b;
+MOV result.position, vertex.position;
+END
+""")
+    kinds = [i.cc_kind for i in prog.instructions if i.cc_update is not None]
+    assert kinds == [CCKind.SUB, CCKind.UNDEF_OFCF, CCKind.ADD, CCKind.ADD]
+
+
+def test_printer_is_readable_and_stable():
+    prog = xlate.parse(VP, filename="vp4a.vp")
+    text = print_program(prog)
+    assert text == print_program(xlate.parse(VP, filename="vp4a.vp"))
+    lines = text.splitlines()
+    assert lines[0] == "; xlate IR: NVvp4.0 (vertex program), source vp4a.vp"
+    assert "param  mvp[4] = { state.matrix.mvp.row[0], state.matrix.mvp.row[1], " \
+           "state.matrix.mvp.row[2], state.matrix.mvp.row[3] }" in lines
+    assert "   7    SGT.F.CC0 t.x, acc.x, ctl.x" in lines
+    assert "   8    BRK (GT.x)" in lines
+    assert "   4    AND.S i.x, k.x, 7" in lines
+    assert "  11  RET" in lines and "finish:" in lines
+
+
+def test_recursion_is_a_diagnostic():
+    src = """!!NVvp4.0
+TEMP t;
+CAL a;
+MOV result.position, t;
+RET;
+a:
+CAL b;
+RET;
+b:
+CAL a;
+RET;
+END
+"""
+    with pytest.raises(xlate.XlateError) as err:
+        xlate.translate(src, filename="rec.vp")
+    d = err.value.diagnostics[0]
+    assert d.code == "E4007"
+    assert d.message == "recursive subroutine call: a -> b -> a"
+    assert (d.span.line, d.span.col) == (10, 1)
+
+
+def test_output_is_deterministic():
+    a = xlate.translate(VP, filename="x.vp", target="spirv")
+    b = xlate.translate(VP, filename="x.vp", target="spirv")
+    assert a.glsl == b.glsl and a.spirv == b.spirv
