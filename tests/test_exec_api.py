@@ -150,22 +150,37 @@ def test_param_arrays_bindings_constants_and_paths():
 
 
 def test_buffers():
-    regs = [Register("buf", RegKind.BUFFER, size=3, bindings=tuple(
-                Binding("program.buffer", 0, j) for j in range(3))),
-            Register("b4", RegKind.BUFFER, size=2, buffer_vec4=True, bindings=tuple(
-                Binding("program.buffer", 1, j) for j in range(2)))]
+    # frontend convention: one binding program.buffer[a][start] covering start..start+n-1
+    regs = [Register("buf", RegKind.BUFFER, size=3, bindings=(Binding("program.buffer", 0, 2),)),
+            Register("b4", RegKind.BUFFER, size=2, buffer_vec4=True,
+                     bindings=(Binding("program.buffer", 1, 0),)),
+            Register("one", RegKind.BUFFER, bindings=(Binding("program.buffer", 2, 3),))]
     p = build("""
         MOV.U o, buf[2]
         MOV q, b4[1]
-    """, outputs={"o": "result.color", "q": "result.texcoord[0]"}, registers=regs)
+        MOV.U w, one
+    """, outputs={"o": "result.color", "q": "result.texcoord[0]", "w": "result.texcoord[1]"},
+        registers=regs)
     r = execute(p, {}, params={"buf": np.array([1, 2, 0xFFFFFFFF], np.uint32),
-                               "b4": np.array([[0, 0, 0, 0], [1, 2, 3, 4]], np.float32)})
+                               "b4": np.array([[0, 0, 0, 0], [1, 2, 3, 4]], np.float32),
+                               "one": np.uint32(9)})
     assert r.outputs["o"].tolist() == [[0xFFFFFFFF] * 4]          # a word broadcast to 4
     assert r.float("q").tolist() == [[1, 2, 3, 4]]
-    r = execute(p, {}, params={"program.buffer[0][2]": 5, "program.buffer[1][1]": [1, 1, 1, 1],
-                               "program.buffer[0][0]": 0, "program.buffer[0][1]": 0,
-                               "program.buffer[1][0]": [0] * 4})
-    assert r.outputs["o"].tolist() == [[5] * 4]
+    assert r.outputs["w"].tolist() == [[9] * 4]
+    # whole buffers by binding point; elements past the end read as 0 (project choice)
+    r = execute(p, {}, params={"program.buffer[0]": np.arange(10, 15, dtype=np.uint32),
+                               "program.buffer[1]": np.ones((1, 4), np.float32),
+                               "program.buffer[2]": np.arange(5, dtype=np.uint32)})
+    assert r.outputs["o"].tolist() == [[14] * 4]
+    assert r.float("q").tolist() == [[0, 0, 0, 0]]
+    assert r.outputs["w"].tolist() == [[3] * 4]
+    # per element, per lane
+    r = execute(p, {}, params={"program.buffer[0][4]": [5, 6], "program.buffer[0][2]": 0,
+                               "program.buffer[0][3]": 0, "program.buffer[1][0]": [0.] * 4,
+                               "program.buffer[1][1]": [1., 1, 1, 1], "program.buffer[2][3]": 1})
+    assert r.outputs["o"].tolist() == [[5] * 4, [6] * 4]
+    with pytest.raises(ExecError, match=r"'buf'.*program\.buffer\[0\]"):
+        execute(p, {}, params={"b4": np.zeros((2, 4)), "one": 0})
 
 
 def test_const_registers_and_output_arrays():

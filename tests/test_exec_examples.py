@@ -291,3 +291,35 @@ def test_gp4b_label_ends_main():
     r = execute(prog, {"primitive.id": 4, "vertex[0].position": [0.5, 0.5, 0, 1],
                        "vertex[0].pointsize": [0.25, 0, 0, 0]})
     assert [len(s) for s in r.primitives[0]] == [4]
+
+
+PBO = """!!NVvp4.0
+BUFFER4 bones[] = { program.buffer[0] };     # vec4 rows, 3 per bone
+PARAM  mvp[4] = { state.matrix.mvp };
+INT TEMP b;
+TEMP p;
+ROUND.S b.x, vertex.attrib[6].x;             # bone index from a float attribute
+MUL.S  b.x, b.x, 3;
+DP4    p.x, bones[b.x], vertex.position;
+DP4    p.y, bones[b.x + 1], vertex.position;
+DP4    p.z, bones[b.x + 2], vertex.position;
+MOV    p.w, vertex.position.w;
+DP4    result.position.x, mvp[0], p;
+DP4    result.position.y, mvp[1], p;
+DP4    result.position.z, mvp[2], p;
+DP4    result.position.w, mvp[3], p;
+END
+"""
+
+
+def test_pbo_bones_relative_buffer4():
+    # §11.9: attrib[6].x = 1.0 selects rows 3..5 of buffer binding 0
+    prog = parse_program(PBO, "pbo.vp")
+    rows = np.arange(6 * 4, dtype=F32).reshape(6, 4)
+    pos = np.array([1, 2, 3, 1], F32)
+    r = execute(prog, {"vertex.attrib[6]": np.array([[1.0, 0, 0, 0], [0.4, 0, 0, 0]], F32),
+                       "vertex.position": pos},
+                params={"program.buffer[0]": rows, "state.matrix.mvp.row": np.eye(4, dtype=F32)})
+    got = out(prog, r, "result.position").view(F32)
+    assert got[0].tolist() == [rows[3] @ pos, rows[4] @ pos, rows[5] @ pos, 1]
+    assert got[1].tolist() == [rows[0] @ pos, rows[1] @ pos, rows[2] @ pos, 1]

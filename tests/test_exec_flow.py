@@ -437,3 +437,36 @@ def test_divergent_lanes_match_single_lane_runs():
     for lane in range(len(a)):
         one = run(text, entry="main", a=a[lane])
         assert bits_equal(one.float("o")[0], full.float("o")[lane])
+
+
+def test_divergent_masked_writes_relative_dst_and_cc1_match_single_lane_runs():
+    # gather/scatter path: CC-masked writes, partial write masks, relative destinations and
+    # CC1 updates on a subset of lanes give the same as running each lane alone
+    text = """
+        MOV.S i, a
+        MOV.CC1 R5, b
+        MOV o, 0
+        MOV q, 0
+        IF GT1.x
+          MOV.S.CC1 R6.xz, i
+          MOV o.xy (GT1.z), b
+          MOV arr[i.y + 1], b.wzyx
+          ADD.S.CC R7.yw (NE1.x), i, -1
+          MOV q (LT), 7
+        ELSE
+          MOV arr[i.z], -3
+          MOV q.z (NE1.y), 9
+        ENDIF
+        MOV r, arr[i.w]
+        ADD o.zw, r, q.x
+    """
+    p = build(text, inputs={"a": "vertex.attrib[0]", "b": "vertex.attrib[1]"},
+              outputs={"o": "result.color", "q": "result.texcoord[0]"}, temps={"arr": 3})
+    rng = np.random.default_rng(3)
+    a = rng.integers(-2, 4, size=(40, 4)).astype(np.int64)
+    b = rng.normal(size=(40, 4)).astype(np.float32)
+    full = execute(p, {"a": a, "b": b})
+    for lane in range(40):
+        one = execute(p, {"a": a[lane], "b": b[lane]})
+        for name in ("o", "q"):
+            assert np.array_equal(one.outputs[name][0], full.outputs[name][lane]), (lane, name)

@@ -12,6 +12,24 @@ Layout -- where to look for what:
 * ``flow.py``     IF/ELSE/ENDIF, REP/ENDREP/BRK/CONT, CAL/RET, KIL, EMIT/ENDPRIM
 * ``state.py``    per-chunk machine state
 * ``texture.py``  :class:`Texture` and the texture opcodes (sampling not implemented yet)
+
+Project choices where the specs leave the result undefined (the GLSL backend does the same;
+each is commented at the code that implements it):
+
+* temps and results start as all-zero words; CC0/CC1 start as EQ (ZF only) on every lane;
+* relative array/vertex indices out of range are clamped to [0, n-1];
+* float flags clear OF/CF; ``-a + -b`` (CCKind.UNDEF_OFCF) clears OF/CF;
+* saturation lets NaN through; XPD/NRM/RFL w and SCS z/w are 0.0;
+* integer DIV truncates toward zero; DIV and MOD by zero give all bits set (-1 / 0xFFFFFFFF);
+  INT_MIN / -1 wraps to INT_MIN; shift counts are taken & 31;
+* FLR/CEIL/ROUND/TRUNC to .S/.U clamp to the integer range (GP4 issue 41), NaN -> 0;
+* SSG(NaN) = 0; PK2US/PK4B/PK4UB pack NaN as 0.0; POW is exp2(b*log2(a)) with no special
+  cases (0^0 = NaN), LIT has 0^0 = 1, 0^(w>0) = 0, 0^(w<0) = +INF;
+* REP: a NaN float count skips the block; a CAL with 4 calls pending is ignored;
+* DDX/DDY: lanes 4k..4k+3 form a 2x2 quad (x0y0, x1y0, x0y1, x1y1), coarse differences;
+  0 outside fragment programs; fragment chunks are rounded up to whole quads;
+* EMIT keeps the result values; vertices beyond VERTICES_OUT are dropped, empty strips too;
+* SHORT/LONG storage sizes and the R/H precision suffixes are ignored (all 32-bit).
 """
 from .api import ExecResult, execute
 from .bind import ExecError

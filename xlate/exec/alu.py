@@ -69,10 +69,6 @@ def _true_false(x, t: DataType):
     return U32(0xFFFFFFFF), U32(0)
 
 
-def _zeros_like_f(a):
-    return np.zeros(a.shape, F32)
-
-
 # ---- moves, absolute value, negation-free basics -------------------------------------------
 
 @alu("MOV", "SWZ")

@@ -108,27 +108,29 @@ def execute(program: Program, inputs: dict | None = None, *, lanes: int | None =
     if fragment:
         chunk = (int(chunk) + 3) // 4 * 4
 
-    outs: list[dict[str, np.ndarray]] = []
-    killed, exceeded, prims = [], [], []
+    # results are written into preallocated arrays chunk by chunk: memory stays bounded by the
+    # inputs, the outputs and one chunk of machine state
+    out_regs = [r for r in program.registers.values() if r.kind == RegKind.OUTPUT]
+    outputs = {r.name: np.empty((total, 4) if r.size is None else (total, r.size, 4), np.uint32)
+               for r in out_regs}
+    killed = np.zeros(total, bool)
+    exceeded = np.zeros(total, bool)
+    prims: list = []
     for start in range(0, total, int(chunk)):
         end = min(total, start + int(chunk))
         regs = {name: (a if a.shape[0] == 1 else a[start:end]) for name, a in storage.items()}
         st = State(program, end - start, regs, tex, loop_depth)
         run_chunk(code, st, int(max_steps))
-        outs.append(st.outputs())
-        killed.append(st.killed)
-        exceeded.append(st.exceeded)
+        for name, value in st.outputs().items():
+            outputs[name][start:end] = value
+        killed[start:end] = st.killed
+        exceeded[start:end] = st.exceeded
         if geometry:
             prims.extend(st.primitives())
-    names = [r.name for r in program.registers.values() if r.kind == RegKind.OUTPUT]
-    if len(outs) == 1:
-        outputs = outs[0]
-    else:
-        outputs = {n: np.concatenate([o[n] for o in outs]) for n in names}
     return ExecResult(
         outputs=outputs,
-        killed=np.concatenate(killed) if fragment else None,
+        killed=killed if fragment else None,
         primitives=prims if geometry else None,
-        steps_exceeded=np.concatenate(exceeded),
+        steps_exceeded=exceeded,
         aliases=_output_aliases(program),
     )

@@ -10,7 +10,10 @@ Keys the caller may use (see :func:`execute`):
 
 * the register name: the whole register, shape ``(4,)``/``(lanes, 4)``, arrays ``(n, 4)``/
   ``(lanes, n, 4)``, per-vertex inputs ``(V, 4)``/``(lanes, V, 4)`` (or ``(V, n, 4)``/...);
-  scalar BUFFERs ``(n,)``/``(lanes, n)`` words;
+  scalar BUFFERs ``(n,)``/``(lanes, n)`` words (a single-word BUFFER: ``()``/``(lanes,)``);
+* for BUFFER/BUFFER4 (the frontend gives them one binding ``program.buffer[a][start]`` for
+  elements start..start+n-1): ``program.buffer[a]`` = the whole buffer contents ``(N,)``/
+  ``(N, 4)`` (elements past its end read as 0), or ``program.buffer[a][j]`` per element;
 * the binding text of an element, e.g. ``vertex.attrib[3]``, ``program.local[3]``,
   ``state.matrix.mvp.row[0]`` (for a single-vec4 register that is the register itself);
 * for parameters, the binding path without its index, e.g. ``program.local`` with an array
@@ -103,8 +106,8 @@ def _path_keys(b: Binding) -> list[tuple[str, int]]:
 class _Target:
     reg: str
     elem: int | None          # None: the whole register
-    mode: str                 # "whole" | "elem" | "path" | "vertex"
-    sub: int = 0              # path: row index; vertex: vertex number
+    mode: str                 # "whole" | "elem" | "path" | "vertex" | "buffer"
+    sub: int = 0              # path: row index; vertex: vertex number; buffer: first element
 
 
 def used_registers(program: Program) -> set[str]:
@@ -124,27 +127,31 @@ def used_registers(program: Program) -> set[str]:
     return used
 
 
-def _trailing(reg, target: _Target, n: int, V: int) -> tuple[int, ...]:
-    scalar_buf = reg.kind == RegKind.BUFFER and not reg.buffer_vec4
+def _scalar_buffer(reg) -> bool:
+    return reg.kind == RegKind.BUFFER and not reg.buffer_vec4
+
+
+def _trailing(reg, target: _Target, V: int) -> tuple[int, ...]:
+    """Per-lane shape the caller's value must have for ``target`` (-1: any length)."""
+    n = reg.length
+    array = reg.size is not None
     if target.mode == "whole":
         if reg.per_vertex:
-            return (V, 4) if reg.size is None else (V, n, 4)
-        if scalar_buf:
-            return (n,)
-        return (n, 4) if _is_array(reg) else (4,)
+            return (V, n, 4) if array else (V, 4)
+        if _scalar_buffer(reg):
+            return (n,) if array else ()
+        return (n, 4) if array else (4,)
     if target.mode == "elem":
         if reg.per_vertex:
             return (V, 4)
-        return () if scalar_buf else (4,)
+        return () if _scalar_buffer(reg) else (4,)
     if target.mode == "path":
         return (-1, 4)
     if target.mode == "vertex":
         return (V, 4)
+    if target.mode == "buffer":
+        return (-1,) if _scalar_buffer(reg) else (-1, 4)
     raise AssertionError(target.mode)
-
-
-def _is_array(reg) -> bool:
-    return reg.size is not None or reg.kind == RegKind.BUFFER
 
 
 def _lead(key: str, w: np.ndarray, trailing: tuple[int, ...]) -> int:
@@ -182,6 +189,44 @@ def _shape(key: str, w: np.ndarray, trailing: tuple[int, ...], lead: int) -> np.
     return out
 
 
+def _register_keys(reg, table: dict[str, list[_Target]]) -> None:
+    def add(key, target):
+        table.setdefault(key, []).append(target)
+
+    add(reg.name, _Target(reg.name, None, "whole"))
+    bs = reg.bindings
+    if reg.kind == RegKind.BUFFER:
+        # frontend convention: one binding program.buffer[a][start] for elements
+        # start .. start+size-1 of binding point a (GP4 §2.X.3.6, Table X.12)
+        b = bs[0] if bs else None
+        if b is None:
+            return
+        buf, start = b.index, b.index2 or 0
+        if reg.size is None:
+            for k in binding_keys(b):
+                add(k, _Target(reg.name, None, "whole"))
+        else:
+            for j in range(reg.size):
+                add(f"program.buffer[{buf}][{start + j}]", _Target(reg.name, j, "elem"))
+        add(f"program.buffer[{buf}]", _Target(reg.name, None, "buffer", start))
+        return
+    if reg.size is None and bs and bs[0] is not None:
+        for k in binding_keys(bs[0]):
+            add(k, _Target(reg.name, None, "whole"))
+    for e, b in enumerate(bs):
+        if b is None:
+            continue
+        if reg.size is not None:
+            for k in binding_keys(b):
+                add(k, _Target(reg.name, e, "elem"))
+        if reg.kind == RegKind.PARAM:
+            for pk, row in _path_keys(b):
+                add(pk, _Target(reg.name, e, "path", row))
+        if reg.kind == RegKind.INPUT and b.vertex is not None and not reg.per_vertex:
+            for k in binding_keys(Binding(b.path, b.index, b.index2, None)):
+                add(k, _Target(reg.name, e, "vertex", b.vertex))
+
+
 def bind(program: Program, inputs: dict | None, params: dict | None,
          lanes: int | None) -> tuple[int, dict[str, np.ndarray]]:
     """Resolve every register's storage (read-only registers only: INPUT, PARAM, BUFFER,
@@ -197,29 +242,9 @@ def bind(program: Program, inputs: dict | None, params: dict | None,
     par_keys: dict[str, list[_Target]] = {}
     for reg in program.registers.values():
         if reg.kind == RegKind.INPUT:
-            table = in_keys
+            _register_keys(reg, in_keys)
         elif reg.kind in (RegKind.PARAM, RegKind.BUFFER):
-            table = par_keys
-        else:
-            continue
-        table.setdefault(reg.name, []).append(_Target(reg.name, None, "whole"))
-        bs = reg.bindings
-        if bs and bs[0] is not None and (not _is_array(reg) or reg.size is None):
-            for k in binding_keys(bs[0]):
-                table.setdefault(k, []).append(_Target(reg.name, None, "whole"))
-        for e, b in enumerate(bs):
-            if b is None:
-                continue
-            if _is_array(reg):
-                for k in binding_keys(b):
-                    table.setdefault(k, []).append(_Target(reg.name, e, "elem"))
-            if table is par_keys:
-                for pk, row in _path_keys(b):
-                    table.setdefault(pk, []).append(_Target(reg.name, e, "path", row))
-            if reg.kind == RegKind.INPUT and b.vertex is not None and not reg.per_vertex:
-                vb = Binding(b.path, b.index, b.index2, None)
-                for k in binding_keys(vb):
-                    table.setdefault(k, []).append(_Target(reg.name, e, "vertex", b.vertex))
+            _register_keys(reg, par_keys)
 
     for key in inputs:
         if key not in in_keys:
@@ -243,8 +268,7 @@ def bind(program: Program, inputs: dict | None, params: dict | None,
     for key, w in words.items():
         targets = (in_keys if key in inputs else par_keys)[key]
         reg = program.registers[targets[0].reg]
-        t = _trailing(reg, targets[0], _whole_len(reg, targets[0], w), V)
-        ld = _lead(key, w, t)
+        ld = _lead(key, w, _trailing(reg, targets[0], V))
         if ld != 1:
             leads[key] = ld
     if lanes is None:
@@ -271,15 +295,6 @@ def bind(program: Program, inputs: dict | None, params: dict | None,
     return lanes, storage
 
 
-def _whole_len(reg, target: _Target, w: np.ndarray) -> int:
-    if reg.size is not None:
-        return reg.size
-    if reg.kind == RegKind.BUFFER and target.mode == "whole":
-        # unsized BUFFER bound to a whole buffer: the value decides its length
-        return w.shape[-1] if not reg.buffer_vec4 else (w.shape[-2] if w.ndim >= 2 else 1)
-    return 1
-
-
 def _raw_const(reg) -> np.ndarray:
     n = reg.length
     if reg.value is None:
@@ -290,57 +305,68 @@ def _raw_const(reg) -> np.ndarray:
     return vals.astype(U32)[None]
 
 
+def _whole(reg, t: _Target, key: str, w: np.ndarray, lanes: int, V: int) -> np.ndarray:
+    """The whole register from one value -> (lead, n, 4) ((lead, V, n, 4) per-vertex)."""
+    n = reg.length
+    tr = _trailing(reg, t, V)
+    ld = _lead(key, w, tr)
+    arr = _shape(key, w, tr, lanes if ld != 1 else 1)
+    if t.mode == "buffer":
+        # elements start .. start+n-1 of the buffer; a buffer too small to hold them gives
+        # undefined values (GP4 §2.X.3.6) -- project choice: zeros
+        rows = arr[:, t.sub:t.sub + n]
+        if rows.shape[1] < n:
+            pad = np.zeros((rows.shape[0], n - rows.shape[1]) + rows.shape[2:], U32)
+            rows = np.concatenate([rows, pad], axis=1)
+        arr = rows
+    elif reg.size is None:
+        arr = arr[:, None] if not reg.per_vertex else arr[:, :, None]
+    if _scalar_buffer(reg):
+        arr = np.broadcast_to(arr[..., None], arr.shape + (4,))   # a word fills all 4 (Table X.12)
+    return np.ascontiguousarray(arr)
+
+
 def _assemble(reg, given: dict, keys: dict, words: dict, lanes: int, V: int,
               used: bool) -> np.ndarray:
     kind_word = "input" if reg.kind == RegKind.INPUT else "parameter"
     if reg.kind == RegKind.CONST:
         return _raw_const(reg)
-    scalar_buf = reg.kind == RegKind.BUFFER and not reg.buffer_vec4
 
     # 1. the whole register by a whole-register key
     for key, targets in keys.items():
         if key not in given:
             continue
         for t in targets:
-            if t.reg == reg.name and t.mode == "whole":
-                w = words[key]
-                n = _whole_len(reg, t, w)
-                tr = _trailing(reg, t, n, V)
-                ld = _lead(key, w, tr)
-                arr = _shape(key, w, tr, lanes if ld != 1 else 1)
-                if scalar_buf:
-                    arr = np.broadcast_to(arr[..., None], arr.shape + (4,))
-                if reg.per_vertex and reg.size is None:
-                    arr = arr[:, :, None, :]
-                elif not reg.per_vertex and not _is_array(reg):
-                    arr = arr[:, None, :]
-                return np.ascontiguousarray(arr)
+            if t.reg == reg.name and t.mode in ("whole", "buffer"):
+                return _whole(reg, t, key, words[key], lanes, V)
 
     # 2. element by element
     n = reg.length
     elems: list[np.ndarray | None] = []
     for e in range(n):
-        b = reg.bindings[e] if e < len(reg.bindings) else None
         got = None
-        if b is not None:
-            for key, targets in keys.items():
-                if key not in given:
-                    continue
-                for t in targets:
-                    if t.reg != reg.name or t.elem != e or t.mode == "whole":
-                        continue
+        for key, targets in keys.items():
+            if key not in given:
+                continue
+            for t in targets:
+                if t.reg == reg.name and t.elem == e and t.mode in ("elem", "path", "vertex"):
                     got = _element(reg, t, key, words[key], lanes, V)
                     break
-                if got is not None:
-                    break
+            if got is not None:
+                break
+        b = reg.bindings[e] if e < len(reg.bindings) else None
         if got is None:
-            if b is None and reg.value is not None and reg.kind != RegKind.INPUT:
+            if b is None and reg.value is not None and reg.kind == RegKind.PARAM:
                 vals = np.array(reg.value, dtype=np.int64).reshape(-1, 4) & 0xFFFFFFFF
                 got = vals[min(e, len(vals) - 1)].astype(U32)[None]
-                if reg.per_vertex:
-                    got = np.broadcast_to(got[:, None], (1, V, 4))
             elif not used:
                 got = np.zeros((1, V, 4) if reg.per_vertex else (1, 4), U32)
+            elif reg.kind == RegKind.BUFFER:
+                b0 = reg.bindings[0]
+                where = (f"program.buffer[{b0.index}]" if reg.size is None or reg.size > 1
+                         else b0.text()) if b0 is not None else "?"
+                raise ExecError(f"missing parameter {reg.name!r} (BUFFER bound to {where}); "
+                                f"pass it as {reg.name!r} or {where!r}")
             else:
                 what = b.text() if b is not None else f"{reg.name}[{e}]"
                 if reg.size is None:
@@ -363,7 +389,7 @@ def _assemble(reg, given: dict, keys: dict, words: dict, lanes: int, V: int,
 
 def _element(reg, t: _Target, key: str, w: np.ndarray, lanes: int, V: int) -> np.ndarray:
     """One element, shaped (lead, 4) (per-vertex registers: (lead, V, 4))."""
-    tr = _trailing(reg, t, 1, V)
+    tr = _trailing(reg, t, V)
     ld = _lead(key, w, tr)
     arr = _shape(key, w, tr, lanes if ld != 1 else 1)
     if t.mode == "elem":
