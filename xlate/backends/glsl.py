@@ -157,6 +157,19 @@ def bitcast(expr: str, src: DataType, dst: DataType, scalar: bool = False) -> st
     return f"{ctor}({expr})"
 
 
+def wrapped(expr: str) -> bool:
+    """True when the whole expression is one parenthesized group: ``(a + b)``."""
+    if not expr.startswith("("):
+        return False
+    depth = 0
+    for i, ch in enumerate(expr):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0:
+            return i == len(expr) - 1
+    return False
+
+
 def negate_bits(bits: int, dtype: DataType) -> int:
     return bits ^ 0x80000000 if dtype == DataType.FLOAT else (-bits) & 0xFFFFFFFF
 
@@ -561,9 +574,25 @@ class GlslEmitter:
         else:
             expr = template.format(a=srcs[0] if srcs else "", b=srcs[1] if len(srcs) > 1 else "",
                                    c=srcs[2] if len(srcs) > 2 else "")
-        if info.output == "s" or ins.op in ("PK2H", "PK2US", "PK4B", "PK4UB"):
+        scalar = info.output == "s" or ins.op in ("PK2H", "PK2US", "PK4B", "PK4UB")
+        if scalar and ins.sat == Sat.NONE and ins.dst.cond is None and (
+                ins.cc_update is None or ins.cc_update not in self.cc_used):
+            return self.write_scalar(ins, expr, rtype)
+        if scalar:
             expr = f"{VEC[rtype]}({expr})"
         return self.write(ins, expr, rtype, srcs)
+
+    def write_scalar(self, ins: Instruction, expr: str, rtype: DataType) -> list[str]:
+        """A replicated scalar into a plain write mask: ``r.xz = vec2(e);`` (no temporaries)."""
+        dst = ins.dst
+        target = self.element(dst.reg, dst.index, None)
+        st = self.storage_type(dst.reg)
+        comps = "".join(c for c, on in zip(COMP, dst.mask) if on)
+        value = bitcast(expr, rtype, st, scalar=True)
+        if len(comps) == 1:
+            return [f"{target}.{comps} = {value};"]
+        ctor = (VEC[st][:-1] + str(len(comps))) if len(comps) < 4 else VEC[st]
+        return [f"{target}{'' if len(comps) == 4 else '.' + comps} = {ctor}({value});"]
 
     def write(self, ins: Instruction, expr: str, rtype: DataType, srcs: list[str]) -> list[str]:
         dst = ins.dst
@@ -577,7 +606,7 @@ class GlslEmitter:
         cc = ins.cc_update if ins.cc_update in self.cc_used else None
         if dst.cond is None and cc is None:
             value = bitcast(expr, rtype, st)
-            if m and not re.fullmatch(r"[\w.\[\]]+", value):
+            if m and not re.fullmatch(r"[\w.\[\]]+", value) and not wrapped(value):
                 value = f"({value})"
             return [f"{target}{m} = {value}{m};"]
         t = self.fresh()
@@ -757,9 +786,13 @@ class GlslEmitter:
             count = self.operand(node.count, dtype, False) + ".x"
             if count.startswith("vec4(") or count.startswith("ivec4(") or count.startswith("uvec4("):
                 count = self.operand(node.count, dtype, True)
-            if dtype == DataType.FLOAT:
+            const = self.constant_count(node.count, dtype)
+            if const is not None:
+                count = str(const) if dtype != DataType.UINT else f"{const}u"
+            elif dtype == DataType.FLOAT:
                 self.need("f2i")
                 count = f"xl_f2i(vec4(floor({count}))).x"
+            if dtype == DataType.FLOAT:
                 out.append(f"{pad}for (int {i} = 0, {n} = {count}; {i} < {n}; ++{i})")
             elif dtype == DataType.INT:
                 out.append(f"{pad}for (int {i} = 0, {n} = {count}; {i} < {n}; ++{i})")
@@ -769,6 +802,25 @@ class GlslEmitter:
         out += self.emit_body(node.body, depth + 1, in_main)
         out.append(pad + "}")
         return out
+
+    def constant_count(self, src: Source, dtype: DataType) -> int | None:
+        """REP count known at translation time (a literal): floor and clamp like xl_f2i."""
+        reg = self.prog.registers[src.reg]
+        if reg.kind != RegKind.CONST or src.abs or any(src.comp_neg):
+            return None
+        c = src.swizzle[0]
+        bits = 0 if c == 4 else (0x3F800000 if dtype == DataType.FLOAT else 1) if c == 5 else reg.value[0][c]
+        if src.neg:
+            bits = negate_bits(bits, dtype)
+        if dtype == DataType.FLOAT:
+            value = struct.unpack("<f", struct.pack("<I", bits))[0]
+            if value != value:
+                return 0
+            return int(max(-2**31, min(2**31 - 1, math.floor(value)))) if math.isfinite(value) else (
+                2**31 - 1 if value > 0 else -2**31)
+        if dtype == DataType.INT:
+            return bits - (1 << 32) if bits & 0x80000000 else bits
+        return bits
 
     def fn_name(self, label: str) -> str:
         return re.sub(r"[^A-Za-z0-9_]", "_", label.replace("$", "_S"))
@@ -912,9 +964,12 @@ class GlslEmitter:
             globals_.append(f"uvec4 xl_cc{cc} = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ")
         for regname, arr in self.param_arrays.items():
             reg = self.prog.registers[regname]
+            elems = [self.param_element(reg, i) for i in range(reg.size)]
+            if all(b is None for b in reg.bindings):      # literal table: a const array
+                globals_.append(f"const vec4 {arr}[{reg.size}] = vec4[{reg.size}]({', '.join(elems)});")
+                continue
             globals_.append(f"vec4 {arr}[{reg.size}];")
-            for i in range(reg.size):
-                prologue.append(f"{arr}[{i}] = {self.param_element(reg, i)};")
+            prologue += [f"{arr}[{i}] = {e};" for i, e in enumerate(elems)]
         return globals_, prologue, epilogue
 
 

@@ -23,10 +23,12 @@ def detect_header(text: str) -> str | None:
 
 def describe_unknown(text: str) -> str:
     head = text.lstrip()[:24].splitlines()[0] if text.strip() else ""
+    # Checked before the generic "unknown header": a known header preceded by whitespace is
+    # not a header at all (GP4 2.X.2, ARBVP 2.14.2: the header is the first characters).
+    if text[:1].isspace() and detect_header(text.lstrip()) is not None:
+        return "the program header must be the first characters of the file (no leading whitespace)"
     if head.startswith("!!"):
         return f"unknown program header '{head.split()[0]}'"
     if re.match(r"(VERT|FRAG|GEOM|COMP|TESS_CTRL|TESS_EVAL)\b", head):
         return "TGSI programs are not supported yet"
-    if text[:1].isspace() and text.lstrip().startswith("!!"):
-        return "the program header must be the first characters of the file (no leading whitespace)"
     return "not a program: it does not start with a header such as '!!NVfp4.0'"

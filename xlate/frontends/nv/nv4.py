@@ -97,7 +97,7 @@ class NV4Builder:
         self.consts: dict[tuple, str] = {}
         self.tex_targets: dict[int, tuple[str, Span]] = {}
         self.label_spans: dict[str, Span] = {}
-        self.blocks: list[tuple[str, Span]] = []      # open IF / REP blocks
+        self.blocks: list[tuple[str, object, Span]] = []   # open IF / REP blocks: (kind, state, span)
         self.calls: list[tuple[str, Span]] = []
         self.seen_statement = False
         self.options: list[str] = []
@@ -211,21 +211,30 @@ class NV4Builder:
     def var_mods(self, d: Decl):
         dtype, precision, interp = DataType.NONE, None, None
         seen: dict[str, Span] = {}
+        interps: list[str] = []
         for mod, span in d.mods:
             cat = {"INT": "type", "UINT": "type", "FLOAT": "type", "SHORT": "size", "LONG": "size",
                    "FLAT": "interp", "CENTROID": "interp", "NOPERSPECTIVE": "interp"}[mod]
-            if cat in seen and not (cat == "interp" and mod == "CENTROID" and interp == "NOPERSPECTIVE"):
+            if cat == "interp":
+                # FP4 2.X.3.1: one modifier may not be repeated, and FLAT may not be combined
+                # with CENTROID or NOPERSPECTIVE; CENTROID NOPERSPECTIVE (either order) is legal
+                # (FP4 issue 1 declares "CENTROID NOPERSPECTIVE ATTRIB attribs[3] = ...").
+                if mod in interps:
+                    self.err("E2008", f"interpolation modifier {mod} given twice", span)
+                if interps and "FLAT" in interps + [mod]:
+                    self.err("E2008", "FLAT cannot be combined with CENTROID or NOPERSPECTIVE", span)
+                interps.append(mod)
+                # canonical spelling (the backends read "CENTROID NOPERSPECTIVE")
+                interp = " ".join(m for m in ("FLAT", "CENTROID", "NOPERSPECTIVE") if m in interps)
+                continue
+            if cat in seen:
                 self.err("E2008", f"more than one {'data type' if cat == 'type' else cat} modifier",
                          span)
             seen[cat] = span
             if cat == "type":
                 dtype = {"INT": DataType.INT, "UINT": DataType.UINT, "FLOAT": DataType.FLOAT}[mod]
-            elif cat == "size":
-                precision = mod
             else:
-                if interp == "FLAT" or (interp and mod == "FLAT"):
-                    self.err("E2008", "FLAT cannot be combined with CENTROID or NOPERSPECTIVE", span)
-                interp = mod if interp is None else f"{interp} {mod}"
+                precision = mod
         if interp and (d.kind != "ATTRIB" or self.stage != Stage.FRAGMENT):
             self.err("E2008", "interpolation modifiers only apply to fragment program ATTRIB "
                      "declarations (FP4 2.X.3.1)", d.span)
@@ -483,9 +492,12 @@ class NV4Builder:
             self.err("E4002", f"label '{lab.name}' is defined twice", lab.span,
                      f"first defined at {self.label_spans[lab.name]}")
         if self.blocks:
-            kind, span = self.blocks[-1]
-            self.err("E4003", f"label '{lab.name}' inside an open {kind} block (opened at {span})",
-                     lab.span)
+            # GP4 2.X.5: a block that "contains an instruction label" fails to load.  Block
+            # entries are (kind, state, span).  The label is still recorded so that CALs to it
+            # do not cascade into "undefined label" errors.
+            kind, _, span = self.blocks[-1]
+            self.sink.error("E4003", f"label '{lab.name}' inside an open {kind} block (opened at "
+                            f"{span})", lab.span)
         self.label_spans[lab.name] = lab.span
         self.prog.labels[lab.name] = len(self.prog.instructions)
 

@@ -479,7 +479,9 @@ def _report_syntax(err, text: str, sink: DiagnosticSink, dedupe: bool = False) -
     if line is None or line < 0:
         line, col = text.count("\n") + 1, 1
     span = Span(sink.file, line, col)
-    if dedupe and any(d.span == span for d in sink.items):
+    # compare positions only: the first report may have widened the span to the token length
+    if dedupe and any(d.span is not None and (d.span.line, d.span.col) == (line, col)
+                      for d in sink.items):
         return
     if isinstance(err, lark.exceptions.UnexpectedCharacters):
         ch = text[err.pos_in_stream] if 0 <= err.pos_in_stream < len(text) else "?"
