@@ -179,6 +179,10 @@ CODES: dict[str, tuple[str, str]] = {
               "The OPTION is unknown for this program type, or conflicts with another option."),
     "E2012": ("duplicate use of a binding",
               "A binding appears in two relatively addressed arrays, or is bound as both BUFFER and BUFFER4."),
+    "E2013": ("aliased vertex attributes",
+              "A vertex program binds both a conventional attribute and the generic attribute it "
+              "aliases (vertex.position and vertex.attrib[0], vertex.normal and vertex.attrib[2], "
+              "vertex.texcoord[n] and vertex.attrib[8+n], ...); only one of each pair may be used."),
     "E3001": ("unknown opcode",
               "The instruction mnemonic is not an opcode of this dialect."),
     "E3002": ("invalid instruction modifier",

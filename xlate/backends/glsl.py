@@ -673,14 +673,16 @@ class GlslEmitter:
             sel = self.grad_swizzle(target)
             scale = f" / vec2(textureSize({s}, 0))" if vk_rect else ""
             grads = (f"({dx}){sel}{scale}", f"({dy}){sel}{scale}")
-        elif not fragment and op in ("TEX", "TXB", "TXP"):
+        elif not fragment and (op in ("TEX", "TXB", "TXP") or (op == "TXL" and rect and not vk_rect)):
+            # no implicit derivatives outside fragment shaders (GP4 2.X.4.4: partials are 0),
+            # and rectangle textures have no LOD parameter: sample the base level by gradient
             zero = {".x": "0.0", ".xy": "vec2(0.0)", ".xyz": "vec3(0.0)"}[self.grad_swizzle(target)]
             grads = (zero, zero)
         if grads is not None:
             call = f"textureGrad{'Offset' if off else ''}({s}, {coord}, {grads[0]}, {grads[1]}{', ' + off if off else ''})"
         elif op == "TXL" and not rect:
             call = f"textureLod{'Offset' if off else ''}({s}, {coord}, {cv}.w{', ' + off if off else ''})"
-        elif op == "TXB":
+        elif op == "TXB" and not (rect and not vk_rect):   # rectangle textures have one level
             call = f"texture{'Offset' if off else ''}({s}, {coord}{', ' + off if off else ''}, {cv}.w)"
         else:
             call = f"texture{'Offset' if off else ''}({s}, {coord}{', ' + off if off else ''})"

@@ -34,6 +34,9 @@ STAGE_OPS = {
     Stage.FRAGMENT: _COMMON_OPS | {"DDX", "DDY", "KIL"},
     Stage.GEOMETRY: _COMMON_OPS | {"EMIT", "ENDPRIM"},
 }
+# GP4 Table X.13 has no "S" (clamping) mark for these; xlate.ir.ops lists S for them, which is
+# harmless for the integer results but would let I2F.SAT (a float result) through.
+NO_CLAMP_OPS = frozenset({"AND", "I2F", "MOD", "NOT", "OR", "SAD", "SHL", "SHR", "XOR"})
 # opcodes of older dialects that NV4 removed (GP4 issue 2) - named in the diagnostic
 REMOVED_OPS = {"ARL", "ARR", "ARA", "BRA", "EXP", "LOG", "LOOP", "ENDLOOP", "PUSHA", "POPA"}
 
@@ -100,10 +103,15 @@ class NV4Builder:
         self.blocks: list[tuple[str, object, Span]] = []   # open IF / REP blocks: (kind, state, span)
         self.calls: list[tuple[str, Span]] = []
         self.seen_statement = False
+        self.seen_body = False          # an instruction, label or variable declaration was seen
+        self.geom_attempted: dict[str, Span] = {}
         self.options: list[str] = []
         self.geom: dict[str, tuple[object, Span]] = {}
-        self.relative_bindings: dict[Binding, Span] = {}
         self.poisoned: set[str] = set()
+        self.attrib_slots: dict[int, tuple[bool, Binding, Span]] = {}   # VP4 aliasing pairs
+        self.interp_of: dict[tuple, tuple[str | None, str, Binding]] = {}  # FP4 per attribute
+        self.relative_arrays: set[str] = set()
+        self.relative_owner: dict[Binding, str] = {}
 
     # ---- entry -------------------------------------------------------------------------------
     def build(self, statements: list) -> Program:
@@ -136,6 +144,7 @@ class NV4Builder:
         self.seen_statement = True
         if d.kind in ("PRIMITIVE_IN", "PRIMITIVE_OUT", "VERTICES_OUT"):
             return self.geometry_decl(d)
+        self.seen_body = True
         if d.kind == "ADDRESS":
             self.err("E1002", "ADDRESS declarations do not exist in NV_gpu_program4; index arrays "
                      "with a component of an INT TEMP instead", d.span)
@@ -191,9 +200,16 @@ class NV4Builder:
     def geometry_decl(self, d: Decl) -> None:
         if self.stage != Stage.GEOMETRY:
             self.err("E2004", f"{d.kind} is only allowed in geometry programs", d.span)
-        if d.kind in self.geom:
+        if d.kind in self.geom_attempted:
             self.err("E6002", f"{d.kind} declared twice", d.span,
-                     f"first declared at {self.geom[d.kind][1]}")
+                     f"first declared at {self.geom_attempted[d.kind]}")
+        # an invalid value is reported below; remember the attempt so that finish() does not
+        # also report the declaration as missing
+        self.geom_attempted[d.kind] = d.span
+        if self.seen_body:
+            # GEO4 2.X.2: <program> ::= <optionSequence> <declSequence> <statementSequence>
+            self.err("E1002", f"{d.kind} must come before every instruction, label and variable "
+                     "declaration (GEO4 2.X.2)", d.span)
         if d.kind == "VERTICES_OUT":
             text = d.number.text
             if not re.fullmatch(r"[0-9]+", text) or not 0 < int(text) <= MAX_VERTICES_OUT:
@@ -346,10 +362,17 @@ class NV4Builder:
         if self.stage == Stage.FRAGMENT and kind == RegKind.INPUT and dtype in (DataType.INT, DataType.UINT):
             if interp != "FLAT":
                 self.err("E2008", "integer fragment attributes must be declared FLAT (FP4 2.X.3.1)", span)
+        if interp is not None or (self.stage == Stage.FRAGMENT and kind == RegKind.INPUT):
+            self.check_interpolation(binds, interp, name, span)
         if d.array:
-            for b in binds[1:]:
+            for prev, b in zip(binds, binds[1:]):
                 if b.path != binds[0].path:
                     self.err("E2004", "array bindings must all be of the same kind", span)
+                # GP4 2.X.3.2 / 2.X.3.5: attribute and result array bindings "must increase
+                # consecutively" ("vertex.attrib[1], vertex.attrib[3]  # invalid")
+                if b.vertex != prev.vertex or prev.index is None or b.index != prev.index + 1:
+                    self.err("E2004", f"array bindings must increase consecutively: "
+                             f"'{b.text()}' cannot follow '{prev.text()}'", span)
             return self.sized_array(d, name, span, kind, dtype, binds, interpolation=interp,
                                     per_vertex=bool(per_vertex))
         if len(binds) != 1:
@@ -360,41 +383,65 @@ class NV4Builder:
 
     def buffer_decl(self, d: Decl, name: str, span: Span, dtype: DataType) -> Register:
         vec4 = d.kind == "BUFFER4"
-        if len(d.init) != 1 or not isinstance(d.init[0], Ref) or d.init[0].name != "program":
-            self.err("E2004", f"{d.kind} must be bound to program.buffer[n]", span)
-        ref = d.init[0]
+        whole_size = PBO_WORDS // (4 if vec4 else 1)
+        # GP4 2.X.2 <bufferMultInitList> takes a list of bindings; GP4 2.X.3.6: "all bindings
+        # assigned to the array must use the same binding point and must increase
+        # consecutively".  Each item: (binding point, first element, count or None = whole).
+        parts = [self.buffer_item(d, item) for item in d.init]
+        buf, start, count = parts[0][0], parts[0][1], parts[0][2]
+        whole = count is None
+        if len(parts) > 1:
+            for (b, first, n, ispan) in parts[1:]:
+                if whole or n is None:
+                    self.err("E2004", "a whole-buffer binding 'program.buffer[a]' cannot be "
+                             "combined with other bindings in one array", ispan)
+                if b != buf or first != start + count:
+                    self.err("E2004", f"buffer array bindings must use one binding point and "
+                             f"increase consecutively (expected program.buffer[{buf}]"
+                             f"[{start + count}])", ispan)
+                count += n
+        for other in self.names.values():
+            if other.kind == RegKind.BUFFER and other.bindings[0].index == buf and other.buffer_vec4 != vec4:
+                self.err("E2012", f"program.buffer[{buf}] is bound both as BUFFER and BUFFER4",
+                         span, f"other binding: '{other.name}' at {other.span}")
+        if not whole and d.size is not None and d.size != count:
+            self.err("E2005", f"'{name}' is declared with {d.size} elements but bound to {count}", span)
+        if whole:
+            count = d.size if d.size is not None else whole_size
+        if not d.array and count != 1:
+            what = "a whole buffer" if whole else f"{count} elements"
+            self.err("E2007", f"'{name}' binds {what}; declare it as an array '{name}[]'", span)
+        return Register(name, RegKind.BUFFER, dtype, count if d.array else None,
+                        (Binding("program.buffer", buf, start),), buffer_vec4=vec4, span=span)
+
+    def buffer_item(self, d: Decl, ref) -> tuple[int, int, int | None, Span]:
+        """One ``program.buffer[a]``, ``[a][b]`` or ``[a][b..c]`` initializer item."""
+        if not isinstance(ref, Ref) or ref.name != "program":
+            self.err("E2004", f"{d.kind} must be bound to program.buffer[n]",
+                     getattr(ref, "span", d.names[0][1]))
         res = self.resolve(ref, B.PROGRAM, decl=True)
         b = res.bindings
         if b[0].path != "program.buffer":
             self.err("E2004", f"{d.kind} must be bound to program.buffer[n]", ref.span)
         buf = b[0].index
+        count: int | None
         if res.rest and isinstance(res.rest[0], Subscript):
             idx = res.rest[0].index
             if isinstance(idx, IndexConst):
                 start, count = idx.value, 1
             elif isinstance(idx, IndexRange):
                 if idx.first > idx.last:
-                    self.err("E2006", "empty range", idx.span)
+                    self.err("E2006", f"empty range [{idx.first}..{idx.last}]", idx.span)
                 start, count = idx.first, idx.last - idx.first + 1
             else:
                 self.err("E2010", "buffer bindings cannot be indexed relatively", idx.span)
             rest = res.rest[1:]
         else:
-            start, count = 0, PBO_WORDS // (4 if vec4 else 1)
+            start, count = 0, None
             rest = res.rest
         if rest:
             self.err("E2004", "unexpected selector after the buffer binding", rest[0].span)
-        for other in self.names.values():
-            if other.kind == RegKind.BUFFER and other.bindings[0].index == buf and other.buffer_vec4 != vec4:
-                self.err("E2012", f"program.buffer[{buf}] is bound both as BUFFER and BUFFER4",
-                         span, f"other binding: '{other.name}' at {other.span}")
-        if d.size is not None and d.size != count and count != PBO_WORDS // (4 if vec4 else 1):
-            self.err("E2005", f"'{name}' is declared with {d.size} elements but bound to {count}", span)
-        size = d.size if d.size is not None else count
-        if not d.array and count != 1:
-            self.err("E2007", f"'{name}' binds a whole buffer; declare it as an array '{name}[]'", span)
-        return Register(name, RegKind.BUFFER, dtype, size if d.array else None,
-                        (Binding("program.buffer", buf, start),), buffer_vec4=vec4, span=span)
+        return buf, start, count, ref.span
 
     def vertex_number(self, sub: Subscript) -> int:
         idx = sub.index
@@ -427,11 +474,64 @@ class NV4Builder:
             if ref.name not in roots:
                 self.err("E2004", f"'{ref.name}' is not an attribute binding of a {self.stage.value} "
                          f"program (expected {' or '.join(sorted(r + '.*' for r in roots))})", ref.span)
-            return self.resolve(ref, roots[ref.name], decl,
-                                geometry_vertex=self.stage == Stage.GEOMETRY and ref.name == "vertex")
+            res = self.resolve(ref, roots[ref.name], decl,
+                               geometry_vertex=self.stage == Stage.GEOMETRY and ref.name == "vertex")
+            if self.stage == Stage.VERTEX:
+                self.check_attribute_aliasing(res.bindings, ref.span)
+            return res
         if ref.name != "result":
             self.err("E2004", f"'{ref.name}' is not a result binding (expected result.*)", ref.span)
-        return self.resolve(ref, B.result_root(self.stage), decl)
+        res = self.resolve(ref, B.result_root(self.stage), decl)
+        path = res.bindings[0].path
+        if self.stage == Stage.FRAGMENT and path == "result.color":
+            # FP4 2.X.6.Y: without ARB_draw_buffers/ATI_draw_buffers "a fragment program that
+            # attempts to bind result.color[n] will fail to load"
+            sub = next((s for s in ref.selectors if isinstance(s, Subscript)), None)
+            if sub is not None and not {"ARB_draw_buffers", "ATI_draw_buffers"} & set(self.options):
+                self.err("E2004", "result.color[n] needs 'OPTION ARB_draw_buffers;' (FP4 2.X.6.Y)",
+                         sub.span)
+        if (self.stage == Stage.VERTEX and path == "result.position"
+                and "ARB_position_invariant" in self.options):
+            # VP4 2.X.6.Y: position-invariant programs "can no longer declare (explicitly or
+            # implicitly) a result variable bound to result.position"
+            self.err("E2004", "result.position cannot be used with OPTION ARB_position_invariant",
+                     ref.span)
+        return res
+
+    # VP4 Table X.X "Invalid Vertex Attribute Binding Pairs": conventional -> generic slot
+    _GENERIC_SLOT = {"vertex.position": 0, "vertex.normal": 2, "vertex.color": 3,
+                     "vertex.color.secondary": 4, "vertex.fogcoord": 5}
+
+    def check_attribute_aliasing(self, binds: list[Binding], span: Span) -> None:
+        """VP4 2.X.3.2: a vertex program may not bind both a conventional attribute and the
+        generic attribute it aliases (vertex.position / vertex.attrib[0], ...)."""
+        for b in binds:
+            if b.path == "vertex.attrib":
+                slot, generic = b.index, True
+            elif b.path == "vertex.texcoord":
+                slot, generic = 8 + b.index, False
+            elif b.path in self._GENERIC_SLOT:
+                slot, generic = self._GENERIC_SLOT[b.path], False
+            else:
+                continue
+            prev = self.attrib_slots.setdefault(slot, (generic, b, span))
+            if prev[0] != generic:
+                self.err("E2013", f"'{b.text()}' and '{prev[1].text()}' are the same vertex "
+                         "attribute; a program may bind only one of them (VP4 2.X.3.2)", span,
+                         f"'{prev[1].text()}' used at {prev[2]}")
+
+    def check_interpolation(self, binds: list[Binding], interp: str | None, name: str,
+                            span: Span) -> None:
+        """FP4 2.X.3.1: a program fails to load "if multiple attribute variables with different
+        interpolation modifiers are bound to the same fragment attribute", or to the primary
+        and the secondary color."""
+        for b in binds:
+            key = ("fragment.color",) if b.path.startswith("fragment.color") else (b.path, b.index)
+            prev = self.interp_of.setdefault(key, (interp, name, b))
+            if prev[0] != interp:
+                self.err("E2008", f"'{name}' binds '{b.text()}' with interpolation "
+                         f"{interp or 'default'}, but '{prev[1]}' binds '{prev[2].text()}' with "
+                         f"{prev[0] or 'default'} (FP4 2.X.3.1)", span)
 
     # ---- constants -------------------------------------------------------------------------------
     def number_words(self, num: Number, dtype: DataType) -> int:
@@ -487,7 +587,7 @@ class NV4Builder:
 
     # ---- instructions ------------------------------------------------------------------------------
     def label(self, lab: Label) -> None:
-        self.seen_statement = True
+        self.seen_statement = self.seen_body = True
         if lab.name in self.label_spans:
             self.err("E4002", f"label '{lab.name}' is defined twice", lab.span,
                      f"first defined at {self.label_spans[lab.name]}")
@@ -520,7 +620,7 @@ class NV4Builder:
         self.err("E3001", f"unknown opcode '{text}'", ins.span)
 
     def instruction(self, ins: Instr) -> None:
-        self.seen_statement = True
+        self.seen_statement = self.seen_body = True
         base, glued_prec, glued_cc, glued_sat = self.split_opcode(ins)
         info = OPCODES[base]
         mods: dict[str, tuple[str, Span]] = {}
@@ -559,7 +659,11 @@ class NV4Builder:
         if "cc" in mods and "C" not in info.mods:
             self.err("E3002", f"{base} cannot update condition codes", mods["cc"][1])
         if "sat" in mods:
-            if "S" not in info.mods or info.result_type(dtype) != DataType.FLOAT:
+            if base in NO_CLAMP_OPS and info.result_type(dtype) == DataType.FLOAT:
+                self.err("E3002", f"{base} does not support clamping modifiers (GP4 Table X.13)",
+                         mods["sat"][1])
+            if ("S" not in info.mods or info.result_type(dtype) != DataType.FLOAT
+                    or base in NO_CLAMP_OPS):
                 self.err("E3002", f"saturation is only allowed on float results ({base}"
                          f"{'.' + mods['type'][0] if 'type' in mods else ''})", mods["sat"][1])
         ntc = "ntc" in mods
@@ -982,12 +1086,32 @@ class NV4Builder:
                 self.err("E2007", f"array '{ref.name}' must be indexed", ref.span)
             index = self.index(sels.pop(0), reg.size, ref.name)
             if index.relative:
-                for b in reg.bindings:
-                    if b is not None and reg.kind in (RegKind.INPUT, RegKind.OUTPUT):
-                        self.relative_bindings.setdefault(b, ref.span)
+                self.note_relative_array(reg, ref.span)
         elif sels and isinstance(sels[0], Subscript):
             self.err("E2007", f"'{ref.name}' is not an array and cannot be indexed", sels[0].span)
         return reg, index, vertex, sels
+
+    def note_relative_array(self, reg: Register, span: Span) -> None:
+        """GP4 2.X.3.2/2.X.3.3/2.X.3.5: a binding may be used in at most one relatively addressed
+        array (and, for parameters, only once in it).  Checked at the first relative use of each
+        array.  Literal constants are not state bindings and may repeat (our reading: the rule
+        exists so that bound state has one location)."""
+        if reg.name in self.relative_arrays or reg.kind not in (RegKind.INPUT, RegKind.OUTPUT,
+                                                                RegKind.PARAM):
+            return
+        self.relative_arrays.add(reg.name)
+        for b in reg.bindings:
+            if b is None:
+                continue
+            owner = self.relative_owner.setdefault(b, reg.name)
+            if owner != reg.name:
+                self.sink.error("E2012", f"binding '{b.text()}' is used in two relatively "
+                                f"addressed arrays ('{owner}' and '{reg.name}')", span)
+                return
+            if reg.kind == RegKind.PARAM and sum(1 for o in reg.bindings if o == b) > 1:
+                self.sink.error("E2012", f"binding '{b.text()}' appears twice in the relatively "
+                                f"addressed array '{reg.name}'", span)
+                return
 
     def index(self, sub: Subscript, size: int, name: str) -> Index:
         idx = sub.index
@@ -1029,11 +1153,12 @@ class NV4Builder:
             if name not in self.prog.labels:
                 sink.error("E4001", f"CAL to undefined label '{name}'", span)
         if self.stage == Stage.GEOMETRY:
-            missing = [k for k in ("PRIMITIVE_IN", "PRIMITIVE_OUT", "VERTICES_OUT") if k not in self.geom]
+            missing = [k for k in ("PRIMITIVE_IN", "PRIMITIVE_OUT", "VERTICES_OUT")
+                       if k not in self.geom_attempted]
             if missing:
                 sink.error("E6001", f"geometry program without {', '.join(missing)}",
                            Span(sink.file, 1, 1, 9))
-            else:
+            elif all(k in self.geom for k in ("PRIMITIVE_IN", "PRIMITIVE_OUT", "VERTICES_OUT")):
                 self.prog.geometry = Geometry(self.geom["PRIMITIVE_IN"][0],
                                               self.geom["PRIMITIVE_OUT"][0],
                                               self.geom["VERTICES_OUT"][0])

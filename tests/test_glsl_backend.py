@@ -1,0 +1,180 @@
+"""GLSL backend: literals, write patterns, interface mapping, and every texture path compiles."""
+from __future__ import annotations
+
+import struct
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import xlate
+from xlate.backends.glsl import float_literal, int_literal, snippet_table, helper_library
+from xlate.ir.model import DataType
+from xlate.ir.ops import OPCODES
+
+
+@given(st.integers(min_value=0, max_value=0xFFFFFFFF))
+@settings(max_examples=2000, deadline=None)
+def test_float_literal_round_trips_bits(bits):
+    text = float_literal(bits)
+    value = struct.unpack("<f", struct.pack("<I", bits))[0]
+    if text.startswith("uintBitsToFloat("):
+        assert int(text[len("uintBitsToFloat("):-2], 16) == bits
+        assert value != value or value in (float("inf"), float("-inf")) or bits == 0x80000000
+    else:
+        assert struct.unpack("<I", struct.pack("<f", float(text)))[0] == bits
+        assert "." in text
+
+
+def test_int_literals():
+    assert int_literal(0x80000000, DataType.INT) == "(-2147483647 - 1)"
+    assert int_literal(0xFFFFFFFF, DataType.INT) == "-1"
+    assert int_literal(0xFFFFFFFF, DataType.UINT) == "0xffffffffu"
+    assert int_literal(7, DataType.UINT) == "7u"
+
+
+def test_every_alu_opcode_has_a_snippet_and_helpers_exist():
+    table = snippet_table()
+    for name, info in OPCODES.items():
+        if info.category != "alu":
+            continue
+        types = ["F"] if "F" in info.mods else []
+        if "I" in info.mods:
+            types += ["S", "U"]
+        for t in types:
+            assert (name, t) in table, f"{name}.{t} has no GLSL snippet"
+    lib = helper_library()
+    for (op, t), (_, helpers) in table.items():
+        for h in helpers:
+            assert h in lib, f"{op}.{t} needs unknown helper {h}"
+
+
+CC_WRITE = """!!NVvp4.0
+TEMP a, b;
+MOV a, vertex.position;
+SUB.CC b, a, 1;
+MOV a.xy (GT.zwzw), b;
+MOV.CC1 b.x, -a;
+IF LT1.x;
+  MOV a, 0;
+ENDIF;
+MOV result.position, a;
+END
+"""
+
+
+def test_conditional_write_is_an_exact_select():
+    glsl = xlate.translate(CC_WRITE).glsl
+    assert "xl_cc0 = xl_ccf(xl_t1);" in glsl
+    assert "bvec4 xl_m3 = xl_ccGT(xl_cc0.zwzw);" in glsl
+    assert "a.xy = mix(a.xy, xl_t2.xy, xl_m3.xy);" in glsl
+    assert "xl_cc1.x = xl_ccf(xl_t4).x;" in glsl
+    assert "if (any(xl_ccLT(xl_cc1.xxxx)))" in glsl
+    assert "uvec4 xl_cc0 = uvec4(2u);" in glsl       # EQ at start
+
+
+def test_unread_condition_codes_are_not_computed():
+    glsl = xlate.translate("""!!NVfp4.0
+TEMP t;
+ADD.CC t, fragment.texcoord[0], 1;
+MOV result.color, t;
+END
+""").glsl
+    assert "xl_cc0" not in glsl and "xl_ccf" not in glsl
+
+
+def _program(stage: str, op: str, target: str, offset: str = "", dtype: str = "") -> str:
+    header = {"vert": "!!NVvp4.0", "frag": "!!NVfp4.0", "geom": "!!NVgp4.0"}[stage]
+    geo = "PRIMITIVE_IN POINTS;\nPRIMITIVE_OUT POINTS;\nVERTICES_OUT 1;\n" if stage == "geom" else ""
+    src = {"vert": "vertex.attrib[1]", "frag": "fragment.texcoord[0]", "geom": "vertex[0].texcoord[0]"}[stage]
+    out = {"vert": "result.texcoord[0]", "frag": "result.color", "geom": "result.texcoord[0]"}[stage]
+    tail = "EMIT;\n" if stage == "geom" else ""
+    pos = "MOV result.position, {0,0,0,1};\n" if stage != "frag" else ""
+    if op == "TXD":
+        body = f"TXD{dtype} t, c, c, c, texture[2], {target}{offset};\n"
+    elif op in ("TXF", "TXQ"):
+        body = f"{op}{dtype} t, i, texture[2], {target}{offset};\n"
+    else:
+        body = f"{op}{dtype} t, c, texture[2], {target}{offset};\n"
+    return (f"{header}\n{geo}INT TEMP i;\nTEMP c, t;\nMOV c, {src};\nFLR.S i, c;\n{body}"
+            f"{pos}MOV{'.U' if dtype == '.U' else '.S' if dtype == '.S' else ''} {out}, t;\n{tail}END\n")
+
+
+TEX_CASES = []
+for _op in ("TEX", "TXB", "TXL", "TXP", "TXD", "TXF", "TXQ"):
+    for _target in ("1D", "2D", "3D", "CUBE", "RECT", "SHADOW1D", "SHADOW2D", "SHADOWRECT", "ARRAY1D",
+                    "ARRAY2D", "SHADOWCUBE", "SHADOWARRAY1D", "SHADOWARRAY2D", "BUFFER"):
+        if _target == "BUFFER" and _op not in ("TXF", "TXQ"):
+            continue
+        if _op == "TXF" and (_target.startswith("SHADOW") or _target == "CUBE"):
+            continue
+        if _op in ("TXB", "TXL", "TXP") and _target in ("SHADOWCUBE", "SHADOWARRAY2D"):
+            continue
+        TEX_CASES.append((_op, _target))
+
+
+@pytest.mark.parametrize("op,target", TEX_CASES)
+def test_texture_paths_compile_in_every_stage_and_profile(op, target):
+    for stage in ("vert", "frag", "geom"):
+        for profile in ("glsl450", "vulkan"):
+            src = _program(stage, op, target)
+            r = xlate.translate(src, filename=f"{op}_{target}.{stage}", profile=profile)
+            assert r.glsl and "texture2" in r.glsl
+    # integer textures and texel offsets
+    if not target.startswith("SHADOW") and target not in ("CUBE", "BUFFER") and op != "TXQ":
+        xlate.translate(_program("frag", op, target, dtype=".S"), profile="vulkan")
+        dims = {"1D": 1, "ARRAY1D": 1, "3D": 3}.get(target, 2)
+        if op != "TXQ":
+            off = ", (" + ", ".join(["1", "-2", "3"][:dims]) + ")"
+            xlate.translate(_program("frag", op, target, offset=off), profile="glsl450")
+
+
+def test_vulkan_profile_layouts_and_reflection():
+    src = """!!NVvp4.0
+PARAM m[4] = { state.matrix.mvp };
+PARAM k = program.local[3];
+BUFFER4 bones[] = { program.buffer[1] };
+INT TEMP b;
+TEMP p;
+MOV.S b.x, vertex.id;
+DP4 p.x, bones[b.x], vertex.position;
+DP4 result.position.x, m[0], p;
+MOV result.texcoord[1], k;
+END
+"""
+    r = xlate.translate(src, filename="v.vp", target="spirv")
+    g = r.glsl
+    assert "layout(set = 0, binding = 0, std140) uniform XlateParameters" in g
+    assert "gl_VertexIndex" in g and "gl_VertexID" not in g
+    assert "layout(set = 0, binding = 41, std140) uniform XlateBuffer1" in g
+    refl = r.reflection
+    assert [(u["name"], u["array_size"], u["offset"]) for u in refl["uniforms"]] == [
+        ("state_matrix_mvp", 4, 0), ("program_local", 4, 64)]
+    assert refl["uniforms"][1]["elements"] == {"3": "program.local[3]"}
+    assert refl["buffers"][0]["binding"] == 41
+    assert [o["binding"] for o in refl["outputs"]] == ["result.position", "result.texcoord[1]"]
+    g450 = xlate.translate(src).glsl
+    assert "layout(location = 0) uniform vec4 state_matrix_mvp[4];" in g450
+    assert "layout(location = 4) uniform vec4 program_local[4];" in g450
+    assert "gl_VertexID" in g450
+
+
+def test_geometry_layout_and_emit():
+    src = """!!NVgp4.0
+PRIMITIVE_IN TRIANGLES_ADJACENCY;
+PRIMITIVE_OUT LINE_STRIP;
+VERTICES_OUT 2;
+ATTRIB pos = vertex.position;
+MOV result.position, pos[0];
+MOV result.layer.x, primitive.id;
+EMIT;
+MOV result.position, pos[4];
+EMIT;
+ENDPRIM;
+END
+"""
+    g = xlate.translate(src).glsl
+    assert "layout(triangles_adjacency) in;" in g
+    assert "layout(line_strip, max_vertices = 2) out;" in g
+    assert "in_vertex_position[5] = gl_in[5].gl_Position;" in g
+    assert g.count("    xl_emit();") == 2 and "EndPrimitive();" in g
+    assert "gl_Layer = out_result_layer.x;" in g
