@@ -131,6 +131,20 @@ def cmd_list_codes() -> int:
     return EXIT_OK
 
 
+_DELEGATED = (
+    ("run", "xlate.exec.cli", "run the original program in the software executor"),
+    ("verify", "xlate.verify.cli", "cross-check translations on a real GL/Vulkan implementation"),
+)
+
+
+def _add_arguments(module: str, parser) -> None:
+    import importlib
+    try:
+        importlib.import_module(module).add_arguments(parser)
+    except ImportError:
+        parser.add_argument("rest", nargs="*", help=argparse.SUPPRESS)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
     p = argparse.ArgumentParser(prog="xlate", description="Translate legacy GPU assembly shaders "
@@ -146,6 +160,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="GLSL profile (default glsl450; vulkan for SPIR-V targets)")
     c.add_argument("--no-validate", action="store_true",
                    help="do not compile the generated GLSL with glslang")
+    # subcommands implemented beside their subsystem; each module has add_arguments(p) and
+    # main(args) -> exit code, and is imported only when its command runs
+    for name, module, help_text in _DELEGATED:
+        sp = sub.add_parser(name, help=help_text, description=help_text)
+        sp.set_defaults(_module=module)
+        _add_arguments(module, sp)
     e = sub.add_parser("explain", help="explain a diagnostic code")
     e.add_argument("code", nargs="?", help="for example E2003")
     e.add_argument("--list", action="store_true", help="list every code")
@@ -160,6 +180,14 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE if e.code not in (0, None) else EXIT_OK
     if args.command == "convert":
         return cmd_convert(args)
+    if getattr(args, "_module", None):
+        import importlib
+        try:
+            mod = importlib.import_module(args._module)
+        except ImportError as e:
+            print(f"xlate: error: '{args.command}' is unavailable: {e}", file=sys.stderr)
+            return EXIT_USAGE
+        return mod.main(args)
     if args.command == "explain":
         if args.list or not args.code:
             return cmd_list_codes()

@@ -8,7 +8,7 @@
 PRIMITIVE_IN TRIANGLES;
 PRIMITIVE_OUT TRIANGLE_STRIP;
 VERTICES_OUT 3;
-ATTRIB P[] = { vertex[0].position, vertex[1].position, vertex[2].position };
+ATTRIB P = vertex.position;              # P[n]: position of vertex n
 PARAM  anim = program.local[0];          # (time, speed, amplitude, shininess)
 PARAM  rot  = program.local[1];          # 2x2 uv rotation
 TEMP e1, e2, N, c, t, s, lit, col, d, off;

@@ -83,26 +83,25 @@ class Binding:
     vertex: int | None = None
 
     def text(self) -> str:
+        """The binding as assembly spells it (canonical spelling)."""
         parts = self.path.split(".")
-        out = parts[0]
         if self.vertex is not None:
-            out += f"[{self.vertex}]"
-        idx = [self.index, self.index2]
-        # re-insert indices after the path element that takes them
-        for p in parts[1:]:
-            out += "." + p
-            if (p in _INDEXED_ELEMENTS or self.path == "result.color") and idx and idx[0] is not None:
-                out += f"[{idx.pop(0)}]"
-        for rest in idx:
-            if rest is not None:
-                out += f"[{rest}]"
-        return out
-
-
-# path elements that carry an index in binding text (used only for printing)
-_INDEXED_ELEMENTS = {"texcoord", "attrib", "clip", "local", "env", "light", "lightprod", "texgen",
-                     "texenv", "modelview", "row", "program", "buffer", "palette", "weight",
-                     "matrixindex"}
+            parts[0] += f"[{self.vertex}]"
+        if self.path == "program.buffer":
+            out = f"program.buffer[{self.index}]"
+            return out + (f"[{self.index2}]" if self.index2 is not None else "")
+        if self.path.startswith("state.matrix."):
+            if self.index is not None:            # modelview[n], texture[n], program[n]
+                parts[2] += f"[{self.index}]"
+            if parts[-1] == "row" and self.index2 is not None:
+                parts[-1] += f"[{self.index2}]"
+            return ".".join(parts)
+        if self.path.startswith("state.") and self.index is not None:
+            parts[1] += f"[{self.index}]"         # light[n], lightprod[n], texgen[n], ...
+            return ".".join(parts)
+        if self.index is not None:
+            parts[-1] += f"[{self.index}]"        # texcoord[n], attrib[n], local[n], color[n]
+        return ".".join(parts)
 
 
 @dataclass
@@ -113,6 +112,8 @@ class Register:
     element for bound classes (inputs, outputs, params, buffers); temps have none.
     ``value`` holds the raw words of CONST registers (and of PARAM elements bound to constant
     vectors, per element).  ``per_vertex`` marks geometry inputs indexed by vertex first.
+    BUFFER registers have a single binding ``program.buffer[a][start]``: element i is word (or,
+    for BUFFER4, vec4) ``start + i`` of parameter buffer ``a``.
     """
 
     name: str

@@ -53,6 +53,11 @@ RESERVED = {"ATTRIB", "PARAM", "TEMP", "OUTPUT", "ALIAS", "BUFFER", "BUFFER4", "
             "UINT", "FLOAT", "SHORT", "LONG", "FLAT", "CENTROID", "NOPERSPECTIVE", "PRIMITIVE_IN",
             "PRIMITIVE_OUT", "VERTICES_OUT"} | set(OPCODES)
 
+# GP4 2.X.2: "fragment" is reserved for fragment programs only, "vertex" for vertex and
+# geometry programs, "primitive" for fragment and geometry programs; elsewhere they are names.
+STAGE_FREE_WORDS = {Stage.VERTEX: {"fragment", "primitive"}, Stage.FRAGMENT: {"vertex"},
+                    Stage.GEOMETRY: {"fragment"}}
+
 _MOD_CATEGORY = {"F": "type", "U": "type", "S": "type", "CC": "cc", "CC0": "cc", "CC1": "cc",
                  "SAT": "sat", "SSAT": "sat", "NTC": "ntc", "S24": "mul", "U24": "mul", "HI": "mul"}
 _GLUED = re.compile(r"^(R|H)?(C0|C1|C)?(_SAT|_SSAT)?$")
@@ -257,7 +262,7 @@ class NV4Builder:
         return dtype, precision, interp
 
     def check_new_name(self, name: str, span: Span) -> None:
-        if name in RESERVED:
+        if name in RESERVED and name not in STAGE_FREE_WORDS[self.stage]:
             self.err("E2002", f"'{name}' is a reserved word", span)
         if name in self.names or name in self.aliases:
             prev = self.names.get(name)
@@ -965,7 +970,9 @@ class NV4Builder:
         if opnd.kind in ("cc", "offsets", "target"):
             self.err("E3004", "expected a register, binding or constant operand", opnd.span)
         if opnd.abs and optype == DataType.UINT:
-            pass   # |x| of an unsigned operand is the operand itself (GP4 2.X.4.2)
+            # |x| of an unsigned operand is the operand itself (GP4 2.X.4.2), so a sign inside
+            # the bars still negates: |-a| = -a and -|-a| = a (two's complement)
+            opnd.neg, opnd.abs = opnd.neg != opnd.inner_neg, False
         if opnd.kind == "num":
             words = self.const_words([opnd.numbers[0]] * 4, optype)
             swz = IDENTITY
