@@ -131,18 +131,32 @@ def cmd_list_codes() -> int:
     return EXIT_OK
 
 
+def _run_arguments(p) -> None:
+    p.add_argument("file", metavar="FILE", help="program to run")
+    p.add_argument("--inputs", metavar="FILE", help="inputs: .json or .npz, keyed by attribute "
+                   "binding (vertex.attrib[0]) or variable name")
+    p.add_argument("--params", metavar="FILE", help="program parameters (.json/.npz), keyed by "
+                   "binding (program.local[0], state.matrix.mvp.row[0]) or PARAM name")
+    p.add_argument("--textures", metavar="FILE", help="textures (.npz or .json), see the docs")
+    p.add_argument("--lanes", type=int, default=None, help="number of invocations")
+    p.add_argument("-o", "--output", metavar="OUT", help="write outputs (.npz or .json) instead of printing")
+
+
+def _verify_arguments(p) -> None:
+    p.add_argument("files", nargs="+", metavar="FILE", help="programs to verify")
+    p.add_argument("--lanes", type=int, default=4096, help="invocations per program")
+    p.add_argument("--seed", type=int, default=1, help="seed of the generated inputs")
+    p.add_argument("--backend", choices=["gl", "gl-spirv", "vulkan"], default="gl")
+    p.add_argument("--json", metavar="REPORT", help="write a JSON report")
+
+
+# subcommands implemented beside their subsystem (module.main(args) -> exit code); the module
+# is imported only when its command runs, so start-up never pays for numpy or moderngl
 _DELEGATED = (
-    ("run", "xlate.exec.cli", "run the original program in the software executor"),
-    ("verify", "xlate.verify.cli", "cross-check translations on a real GL/Vulkan implementation"),
+    ("run", "xlate.exec.cli", "run the original program in the software executor", _run_arguments),
+    ("verify", "xlate.verify.cli", "cross-check translations on a real GL/Vulkan implementation",
+     _verify_arguments),
 )
-
-
-def _add_arguments(module: str, parser) -> None:
-    import importlib
-    try:
-        importlib.import_module(module).add_arguments(parser)
-    except ImportError:
-        parser.add_argument("rest", nargs="*", help=argparse.SUPPRESS)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -162,10 +176,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="do not compile the generated GLSL with glslang")
     # subcommands implemented beside their subsystem; each module has add_arguments(p) and
     # main(args) -> exit code, and is imported only when its command runs
-    for name, module, help_text in _DELEGATED:
+    for name, module, help_text, add_arguments in _DELEGATED:
         sp = sub.add_parser(name, help=help_text, description=help_text)
         sp.set_defaults(_module=module)
-        _add_arguments(module, sp)
+        add_arguments(sp)
     e = sub.add_parser("explain", help="explain a diagnostic code")
     e.add_argument("code", nargs="?", help="for example E2003")
     e.add_argument("--list", action="store_true", help="list every code")

@@ -254,13 +254,19 @@ class _Builder(lark.Transformer):
 
     # operands
     def _signed_numbers(self, items) -> list[Number]:
-        out, neg = [], False
+        out, neg, sign = [], False, None
         for t in items:
             if t.type == "SIGN":
-                neg = str(t) == "-"
+                neg, sign = str(t) == "-", t
             else:
-                out.append(Number(str(t), neg, self.sp(t)))
-                neg = False
+                # the span of a signed constant starts at its sign ("-1" in "{-1, 0}"), so that a
+                # diagnostic such as "negative constant -1" points at the '-'
+                if sign is not None and sign.line == t.line:
+                    span = Span(self.file, sign.line, sign.column, t.end_pos - sign.start_pos)
+                else:
+                    span = self.sp(t)
+                out.append(Number(str(t), neg, span))
+                neg, sign = False, None
         return out
 
     def constvec(self, items):
