@@ -157,6 +157,9 @@ def bitcast(expr: str, src: DataType, dst: DataType, scalar: bool = False) -> st
     return f"{ctor}({expr})"
 
 
+_SWIZZLED = re.compile(r"(-?[A-Za-z_][\w]*(?:\[[^\[\]]*\])*)\.([xyzw]{4})")
+
+
 def wrapped(expr: str) -> bool:
     """True when the whole expression is one parenthesized group: ``(a + b)``."""
     if not expr.startswith("("):
@@ -606,6 +609,9 @@ class GlslEmitter:
         cc = ins.cc_update if ins.cc_update in self.cc_used else None
         if dst.cond is None and cc is None:
             value = bitcast(expr, rtype, st)
+            swz = _SWIZZLED.fullmatch(value)
+            if m and swz:          # compose swizzle and mask: R1.yzxw then .xy -> R1.yz
+                return [f"{target}{m} = {swz.group(1)}.{''.join(swz.group(2)[COMP.index(c)] for c in m[1:])};"]
             if m and not re.fullmatch(r"[\w.\[\]]+", value) and not wrapped(value):
                 value = f"({value})"
             return [f"{target}{m} = {value}{m};"]

@@ -10,7 +10,9 @@ Locations.  Vertex attributes follow NVIDIA's conventional/generic aliasing (VP4
 aliasing): position 0, normal 2, color 3, secondary color 4, fog coordinate 5, texcoord[n] 8+n,
 attrib[n] n.  Varyings between stages use one table for every stage, so a translated vertex
 program links with a translated geometry or fragment program: color 0, secondary color 1,
-back color 2, back secondary color 3, fog coordinate 4, texcoord[n] 5+n, attrib[n] 13+n.
+back color 2, back secondary color 3, fog coordinate 4, texcoord[n] 5+n, attrib[n] 13+n, and
+the vertex id a vertex program writes to ``result.id`` (read by geometry programs as
+``vertex[m].id``) a flat ``int`` at 29.
 Fragment outputs: result.color[n] at location n.  Built-ins: position, point size, clip
 distances, depth, vertex/instance/primitive id, facing, layer.
 """
@@ -26,6 +28,7 @@ VARYING_LOCATIONS = {"color": 0, "color.secondary": 1, "color.back": 2, "color.b
                      "fogcoord": 4}
 TEXCOORD_BASE = 5
 ATTRIB_BASE = 13
+ID_LOCATION = 29      # result.id (VP4) -> vertex[m].id (GEO4): a flat int varying
 
 
 class NotExpressible(Exception):
@@ -138,8 +141,8 @@ def input_interface(stage: Stage, b: Binding, integer: bool, interp: str | None,
         return (InterfaceVar(f"gl_in[].gl_ClipDistance[{idx}]", b.text(), "in", "float", builtin=True),
                 f"vec4(gl_in[{{v}}].gl_ClipDistance[{idx}], 0.0, 0.0, 0.0)")
     if path == "vertex.id":
-        raise NotExpressible("geometry input 'vertex[n].id' (GLSL has no per-vertex id in "
-                             "geometry shaders)")
+        return (InterfaceVar("vertex_id", b.text(), "in", "int", ID_LOCATION, array=nverts),
+                "ivec4(vertex_id[{v}], 0, 0, 0)")
     suffix = path.split(".", 1)[1].replace("color.front", "color")
     loc = varying_location(suffix, idx)
     name = sanitize(Binding(path, idx).text())
@@ -171,7 +174,8 @@ def output_interface(stage: Stage, b: Binding, integer: bool) -> tuple[Interface
         return (InterfaceVar("gl_Layer", b.text(), "out", "int", builtin=True, components="x"),
                 "gl_Layer = {x}.x;")
     if path == "result.id":
-        raise NotExpressible("'result.id' (no GLSL output carries a vertex id)")
+        return (InterfaceVar("result_id", b.text(), "out", "int", ID_LOCATION, components="x"),
+                "result_id = {x}.x;")
     suffix = path.split(".", 1)[1]
     loc = varying_location(suffix, idx)
     name = sanitize(b.text())

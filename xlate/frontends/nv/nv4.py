@@ -324,10 +324,11 @@ class NV4Builder:
                          "(expected program.local, program.env, state.* or a constant)", item.span)
             root = B.PROGRAM if item.name == "program" else B.STATE
             res = self.resolve(item, root, decl=True)
+            if res.bindings[0].path == "program.buffer":    # GP4 2.X.3.6 (before the selectors:
+                # "program.buffer[0][1]" has one selector left that is not the problem)
+                self.err("E2004", "program.buffer can only be bound by BUFFER/BUFFER4", item.span)
             if res.rest:
                 self.err("E2004", "unexpected selector after a parameter binding", res.rest[0].span)
-            if res.bindings[0].path == "program.buffer":
-                self.err("E2004", "program.buffer can only be bound by BUFFER/BUFFER4", item.span)
             return list(res.bindings), [None] * len(res.bindings)
         if isinstance(item, list):      # constant vector
             return [None], [self.const_words(item, ptype)]
@@ -628,6 +629,8 @@ class NV4Builder:
         self.seen_statement = self.seen_body = True
         base, glued_prec, glued_cc, glued_sat = self.split_opcode(ins)
         info = OPCODES[base]
+        if info.category == "flow":
+            self.block_structure(base, ins)
         mods: dict[str, tuple[str, Span]] = {}
         for cat, val in (("precision", glued_prec), ("cc", glued_cc), ("sat", glued_sat)):
             if val:
@@ -773,10 +776,13 @@ class NV4Builder:
     def geom_op(self, ins: Instr, info, out, ntc) -> None:
         self.expect_operands(ins, 0, "no operands")
 
-    def flow(self, ins: Instr, info, out: Instruction, ntc: bool) -> None:
-        name = info.name
+    def block_structure(self, name: str, ins: Instr) -> None:
+        """Track IF/ELSE/ENDIF and REP/ENDREP nesting (GP4 2.X.5).
+
+        Done before the instruction's modifiers and operands are checked, and a nesting-depth
+        error does not drop the block, so that one bad IF or REP does not make its terminator
+        report a second, spurious "without a matching" error."""
         if name in ("ELSE", "ENDIF", "ENDREP"):
-            self.expect_operands(ins, 0, "no operands")
             opener = "IF" if name != "ENDREP" else "REP"
             if not self.blocks or self.blocks[-1][0] != opener:
                 open_kind = self.blocks[-1][0] if self.blocks else None
@@ -788,21 +794,29 @@ class NV4Builder:
                 self.blocks[-1] = ("IF", "else", self.blocks[-1][2])
             else:
                 self.blocks.pop()
+        elif name == "IF":
+            if sum(1 for b in self.blocks if b[0] == "IF") >= MAX_IF_DEPTH:
+                self.sink.error("E4005", f"IF nested deeper than {MAX_IF_DEPTH}", ins.span)
+            self.blocks.append(("IF", "then", ins.span))
+        elif name == "REP":
+            if sum(1 for b in self.blocks if b[0] == "REP") >= MAX_LOOP_DEPTH:
+                self.sink.error("E4005", f"REP nested deeper than {MAX_LOOP_DEPTH}", ins.span)
+            self.blocks.append(("REP", len(self.prog.instructions), ins.span))
+
+    def flow(self, ins: Instr, info, out: Instruction, ntc: bool) -> None:
+        name = info.name
+        # block nesting was tracked by block_structure() before the modifiers were checked
+        if name in ("ELSE", "ENDIF", "ENDREP"):
+            self.expect_operands(ins, 0, "no operands")
             return
         if name == "IF":
             self.expect_operands(ins, 1, "one condition-code test")
             out.cond = self.require_cctest(ins.operands[0])
-            if sum(1 for b in self.blocks if b[0] == "IF") >= MAX_IF_DEPTH:
-                self.err("E4005", f"IF nested deeper than {MAX_IF_DEPTH}", ins.span)
-            self.blocks.append(("IF", "then", ins.span))
             return
         if name == "REP":
             self.expect_operands(ins, 1, "an optional loop count", at_least=0)
             if ins.operands:
                 out.srcs = (self.source(ins.operands[0], out.dtype, scalar=False, ntc=ntc),)
-            if sum(1 for b in self.blocks if b[0] == "REP") >= MAX_LOOP_DEPTH:
-                self.err("E4005", f"REP nested deeper than {MAX_LOOP_DEPTH}", ins.span)
-            self.blocks.append(("REP", len(self.prog.instructions), ins.span))
             return
         if name in ("BRK", "CONT"):
             if not any(b[0] == "REP" for b in self.blocks):

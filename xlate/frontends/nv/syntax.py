@@ -167,7 +167,8 @@ class _Builder(lark.Transformer):
     def instruction(self, items):
         op = items[0]
         mods = [m for m in items[1:] if isinstance(m, tuple)]
-        operands = [o for o in items[1:] if isinstance(o, Operand)]
+        operands = [o if isinstance(o, Operand) else Operand("cc", o.span, cctest=o)
+                    for o in items[1:] if isinstance(o, (Operand, CCTestNode))]
         return Instr(str(op), self.sp(op), mods, operands)
 
     # declarations

@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""Regenerate (or check) the golden translations of our own NV4 corpus.
+
+For every ``corpus/nv4/<name>.vp|.fp|.gp`` this writes, beside the program:
+
+* ``<name>.glsl450.glsl`` - ``xlate.translate(..., target="glsl", profile="glsl450")``
+* ``<name>.vulkan.glsl``  - the same with ``profile="vulkan"``
+* ``<name>.reflect.json`` - the reflection of the glsl450 translation, formatted exactly as
+  ``xlate convert FILE --target reflect`` prints it
+
+The file name passed to the library is the program's path relative to the repository root
+(``corpus/nv4/<name>.vp``), so the goldens do not depend on where the checkout lives.  The
+translations are not validated here (``validate=False``): compiling the goldens with glslang
+is the job of ``tests/test_golden.py``, which reports a rejected golden as its own failure.
+
+Usage::
+
+    python tools/update_goldens.py            # rewrite goldens that changed, remove orphans
+    python tools/update_goldens.py --check    # change nothing; exit 1 listing stale goldens
+
+Exit status: 0 when every golden is up to date (or was written), 1 when ``--check`` found a
+stale, missing or orphaned golden, or when a program could not be translated (those are listed
+with the diagnostic; their goldens are left as they are).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT / "corpus" / "nv4"
+SOURCE_EXTS = (".vp", ".fp", ".gp")
+PROFILES = ("glsl450", "vulkan")
+GOLDEN_SUFFIXES = tuple(f".{p}.glsl" for p in PROFILES) + (".reflect.json",)
+#: program extension -> glslang stage name
+STAGE_OF_EXT = {".vp": "vert", ".fp": "frag", ".gp": "geom"}
+
+
+def sources(corpus: Path = CORPUS) -> list[Path]:
+    """The corpus programs, sorted by file name."""
+    return sorted(p for p in corpus.iterdir() if p.is_file() and p.suffix in SOURCE_EXTS)
+
+
+def golden_paths(src: Path) -> dict[str, Path]:
+    """``{"glsl450": ..., "vulkan": ..., "reflect": ...}`` golden paths of one program."""
+    stem = src.with_suffix("")
+    out = {p: stem.with_name(f"{stem.name}.{p}.glsl") for p in PROFILES}
+    out["reflect"] = stem.with_name(f"{stem.name}.reflect.json")
+    return out
+
+
+def relative_name(src: Path) -> str:
+    """The file name handed to xlate (and printed in the goldens): repo-relative, POSIX."""
+    try:
+        return src.resolve().relative_to(ROOT).as_posix()
+    except ValueError:
+        return src.name
+
+
+def render(src: Path) -> dict[Path, bytes]:
+    """Golden path -> expected bytes for one program.  Raises xlate.XlateError on bad input."""
+    import xlate
+
+    text = src.read_text(encoding="utf-8")
+    name = relative_name(src)
+    paths = golden_paths(src)
+    out: dict[Path, bytes] = {}
+    for profile in PROFILES:
+        result = xlate.translate(text, filename=name, target="glsl", profile=profile,
+                                 validate=False)
+        out[paths[profile]] = result.glsl.encode("utf-8")
+        if profile == "glsl450":
+            reflect = json.dumps(result.reflection, indent=2, sort_keys=False) + "\n"
+            out[paths["reflect"]] = reflect.encode("utf-8")
+    return out
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write via a temporary file in the same folder and os.replace (never a half file)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def orphans(corpus: Path, srcs: list[Path]) -> list[Path]:
+    """Golden-looking files whose program no longer exists."""
+    expected = {p for s in srcs for p in golden_paths(s).values()}
+    found = [p for p in corpus.iterdir() if p.is_file() and p.name.endswith(GOLDEN_SUFFIXES)]
+    return sorted(p for p in found if p not in expected)
+
+
+def duplicate_stems(srcs: list[Path]) -> list[str]:
+    """Programs whose goldens would collide (``a.vp`` and ``a.fp``)."""
+    seen: dict[str, Path] = {}
+    dups = []
+    for s in srcs:
+        stem = s.with_suffix("").name
+        if stem in seen:
+            dups.append(f"{seen[stem].name} and {s.name}")
+        seen.setdefault(stem, s)
+    return dups
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--check", action="store_true",
+                    help="write nothing; exit 1 and list goldens that differ from the translation")
+    ap.add_argument("--corpus", type=Path, default=CORPUS, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+
+    import xlate
+
+    srcs = sources(args.corpus)
+    dups = duplicate_stems(srcs)
+    if dups:
+        for d in dups:
+            print(f"error: programs share a golden name: {d}", file=sys.stderr)
+        return 1
+    stale: list[str] = []
+    failed: list[str] = []
+    written = 0
+    for src in srcs:
+        rel = relative_name(src)
+        try:
+            expected = render(src)
+        except xlate.XlateError as e:
+            first = e.diagnostics[0].header() if e.diagnostics else str(e)
+            failed.append(f"{rel}: cannot translate: {first}")
+            continue
+        for path, data in expected.items():
+            current = path.read_bytes() if path.exists() else None
+            if current == data:
+                continue
+            what = "missing" if current is None else "differs"
+            if args.check:
+                stale.append(f"{relative_name(path)} ({what})")
+            else:
+                atomic_write(path, data)
+                written += 1
+                print(f"wrote {relative_name(path)} ({what})")
+    for path in orphans(args.corpus, srcs):
+        if args.check:
+            stale.append(f"{relative_name(path)} (orphan: no program)")
+        else:
+            path.unlink()
+            print(f"removed {relative_name(path)} (orphan: no program)")
+    for line in failed:
+        print(line, file=sys.stderr)
+    if args.check:
+        for line in stale:
+            print(f"stale golden: {line}")
+        if stale:
+            print(f"{len(stale)} golden file(s) out of date; review the change and run "
+                  "`python tools/update_goldens.py`", file=sys.stderr)
+    else:
+        print(f"{len(srcs)} programs, {written} golden file(s) written")
+    return 1 if stale or failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
