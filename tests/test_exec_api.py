@@ -118,7 +118,7 @@ def test_unused_inputs_not_required():
 def test_param_arrays_bindings_constants_and_paths():
     # PARAM elements bound to program.local/state, others constant vectors (Register.value)
     reg = Register("tab", RegKind.PARAM, size=3,
-                   bindings=(Binding("program.local", 4), None, Binding("state.matrix.mvp.row", 1)),
+                   bindings=(Binding("program.local", 4), None, Binding("state.matrix.mvp.row", None, 1)),
                    value=((0, 0, 0, 0), tuple(np.array([7, 8, 9, 10], np.float32).view(np.uint32)
                                               .tolist()), (0, 0, 0, 0)))
     p = build("""

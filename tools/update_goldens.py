@@ -19,8 +19,9 @@ Usage::
     python tools/update_goldens.py --check    # change nothing; exit 1 listing stale goldens
 
 Exit status: 0 when every golden is up to date (or was written), 1 when ``--check`` found a
-stale, missing or orphaned golden, or when a program could not be translated (those are listed
-with the diagnostic; their goldens are left as they are).
+stale, missing or orphaned golden, or when a program that has goldens can no longer be
+translated.  A program xlate rejects and that has no goldens yet (a known xlate bug, listed in
+``KNOWN_BUGS`` of tests/test_golden.py) only gets a warning; its goldens appear once it translates.
 """
 from __future__ import annotations
 
@@ -117,12 +118,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true",
                     help="write nothing; exit 1 and list goldens that differ from the translation")
-    ap.add_argument("--corpus", type=Path, default=CORPUS, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
 
     import xlate
 
-    srcs = sources(args.corpus)
+    srcs = sources()
     dups = duplicate_stems(srcs)
     if dups:
         for d in dups:
@@ -137,7 +137,12 @@ def main(argv: list[str] | None = None) -> int:
             expected = render(src)
         except xlate.XlateError as e:
             first = e.diagnostics[0].header() if e.diagnostics else str(e)
-            failed.append(f"{rel}: cannot translate: {first}")
+            existing = [p for p in golden_paths(src).values() if p.exists()]
+            if existing:
+                # it translated once: its goldens can no longer be reproduced
+                failed.append(f"{rel}: cannot translate (its goldens are stale): {first}")
+            else:
+                print(f"warning: {rel}: cannot translate, no goldens: {first}", file=sys.stderr)
             continue
         for path, data in expected.items():
             current = path.read_bytes() if path.exists() else None
@@ -150,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
                 atomic_write(path, data)
                 written += 1
                 print(f"wrote {relative_name(path)} ({what})")
-    for path in orphans(args.corpus, srcs):
+    for path in orphans(CORPUS, srcs):
         if args.check:
             stale.append(f"{relative_name(path)} (orphan: no program)")
         else:

@@ -18,5 +18,6 @@ RCP   t.y, fade.x;
 MUL_SAT t.x, t.x, t.y;
 MUL   c, c, tint;
 MUL   c.w, c.w, t.x;
+MUL   c.xyz, c, c.w;                           # premultiplied alpha
 MOV   col, c;
 END

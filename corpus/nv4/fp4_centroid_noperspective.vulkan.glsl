@@ -45,6 +45,7 @@ void xl_main()
     t.x = (xl_sat((t.xxxx * t.yyyy))).x;
     c = (c * in_fragment_color);
     c.w = (c.wwww * t.xxxx).w;
+    c.xyz = (c * c.wwww).xyz;
     out_result_color[0] = c;
 }
 

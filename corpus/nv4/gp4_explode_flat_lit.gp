@@ -3,7 +3,7 @@
 # and shaded once per face.
 # Exercises float opcodes in a geometry program: NRM, DP2, DP2A, DPH, DST, LIT, POW, EX2, LG2,
 # RCP, RCC, RFL, SIN, COS, SCS, FRC, SSG, CMP, X2D and the set-on opcodes SEQ/SFL/SGT/SLE/STR,
-# suffix spellings (DP3R, MULH_SAT, ADDC1, MADR_SSAT), .F, a CC1 conditional write (GT1.x),
+# suffix spellings (DP3R, MULH_SAT, ADDC1, MADR_SSAT), .F, a CC1 conditional write (GT1.y),
 # state.light[0] bindings, vertex[n].texcoord[1] and result.texcoord[n].
 PRIMITIVE_IN TRIANGLES;
 PRIMITIVE_OUT TRIANGLE_STRIP;

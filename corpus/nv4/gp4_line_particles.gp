@@ -56,7 +56,7 @@ REP.S  n.x;
   UP2US  t.xy, pk.z;
   UP2H   t.zw, pk.w;
   SNE.U.CC s.w, s.x, 0;                     # hash hit zero?
-  IF NE.x;
+  IF NE.w;
     MAD    result.color, c, d, t;
   ELSE;
     MOV    result.color, {1, 1, 1, 1};

@@ -152,7 +152,7 @@ void xl_main()
             s.w = xl_t10.w;
             xl_cc0.w = xl_cci(xl_t10).w;
         }
-        if (any(xl_ccNE(xl_cc0.xxxx)))
+        if (any(xl_ccNE(xl_cc0.wwww)))
         {
             out_result_color = (c * d + t);
         }

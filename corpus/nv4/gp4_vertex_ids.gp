@@ -8,16 +8,19 @@ PRIMITIVE_IN TRIANGLES;
 PRIMITIVE_OUT TRIANGLE_STRIP;
 VERTICES_OUT 3;
 ATTRIB ids = vertex.id;                      # ids[n]
+ATTRIB P = vertex.position;                  # P[n]
 INT OUTPUT tag = result.attrib[0];
 INT OUTPUT prim = result.primid;
 INT TEMP i;
 MOV.S  i.x, 0;
 REP    3;
-  MOV    result.position, vertex[0].position;
+  MOV    result.position, P[i.x];
   MOV.S  tag.x, ids[i.x].x;
   MOV.S  tag.y, primitive.id.x;
   MOV.S  prim.x, primitive.id.x;
+  I2F    result.color, ids[i.x].x;           # id as a debug colour
   EMIT;
   ADD.S  i.x, i.x, 1;
 ENDREP;
+ENDPRIM;
 END

@@ -7,6 +7,7 @@ layout(triangle_strip, max_vertices = 3) out;
 
 layout(location = 29) in int vertex_id[];
 layout(location = 13) out vec4 result_attrib_0;
+layout(location = 0) out vec4 result_color;
 
 ivec4 in_vertex_id[3];
 vec4 in_vertex_position[3];
@@ -14,6 +15,7 @@ ivec4 in_primitive_id;
 ivec4 out_result_attrib[1] = ivec4[1](ivec4(0));
 ivec4 out_result_primid = ivec4(0);
 vec4 out_result_position = vec4(0);
+vec4 out_result_color = vec4(0);
 ivec4 i = ivec4(0);
 
 void xl_emit();
@@ -23,6 +25,7 @@ void xl_emit()
     result_attrib_0 = out_result_attrib[0];
     gl_PrimitiveID = out_result_primid.x;
     gl_Position = out_result_position;
+    result_color = out_result_color;
     EmitVertex();
 }
 
@@ -31,13 +34,15 @@ void xl_main()
     i.x = (ivec4(0)).x;
     for (int xl_i1 = 0, xl_n2 = 3; xl_i1 < xl_n2; ++xl_i1)
     {
-        out_result_position = in_vertex_position[0];
+        out_result_position = in_vertex_position[clamp(i.x, 0, 2)];
         out_result_attrib[0].x = in_vertex_id[clamp(i.x, 0, 2)].x;
         out_result_attrib[0].y = in_primitive_id.x;
         out_result_primid.x = in_primitive_id.x;
+        out_result_color = vec4(in_vertex_id[clamp(i.x, 0, 2)].xxxx);
         xl_emit();
         i.x = (i.xxxx + ivec4(1)).x;
     }
+    EndPrimitive();
 }
 
 void main()

@@ -25,7 +25,8 @@ vec4 out_result_texcoord[4] = vec4[4](vec4(0), vec4(0), vec4(0), vec4(0));
 vec4 out_result_position = vec4(0);
 vec4 out_result_attrib[8] = vec4[8](vec4(0), vec4(0), vec4(0), vec4(0), vec4(0), vec4(0), vec4(0), vec4(0));
 ivec4 t = ivec4(0);
-uvec4 i = uvec4(0);
+ivec4 i = ivec4(0);
+uvec4 j = uvec4(0);
 uvec4 lo = uvec4(0);
 uvec4 u = uvec4(0);
 uvec4 d = uvec4(0);
@@ -36,6 +37,14 @@ uvec4 xl_cc1 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
 
 ivec4 xl_sad(ivec4 a, ivec4 b, uvec4 c) { return ivec4(mix(uvec4(b - a), uvec4(a - b), greaterThan(a, b)) + c); }
 uvec4 xl_sad(uvec4 a, uvec4 b, uvec4 c) { return mix(b - a, a - b, greaterThan(a, b)) + c; }
+
+// MIN = a > b ? b : a, MAX = a > b ? a : b (GP4 pseudocode; NaN handling follows from it).
+vec4 xl_min(vec4 a, vec4 b) { return mix(a, b, greaterThan(a, b)); }
+ivec4 xl_min(ivec4 a, ivec4 b) { return mix(a, b, greaterThan(a, b)); }
+uvec4 xl_min(uvec4 a, uvec4 b) { return mix(a, b, greaterThan(a, b)); }
+vec4 xl_max(vec4 a, vec4 b) { return mix(b, a, greaterThan(a, b)); }
+ivec4 xl_max(ivec4 a, ivec4 b) { return mix(b, a, greaterThan(a, b)); }
+uvec4 xl_max(uvec4 a, uvec4 b) { return mix(b, a, greaterThan(a, b)); }
 
 // Integer results: SF = bit 31, ZF = r == 0.
 uvec4 xl_cci(uvec4 r) { return (r >> 31u) | (uvec4(equal(r, uvec4(0u))) << 1u); }
@@ -133,18 +142,20 @@ void xl_main()
 {
     acc = in_vertex_position;
     u = floatBitsToUint(program_env[2]).xxxx;
-    i.x = (uvec4(ivec4(0))).x;
-    t.x = (floatBitsToInt(program_env[3]).xxxx).x;
+    i.x = (ivec4(0)).x;
+    t.x = (xl_min(floatBitsToInt(program_env[3]).xxxx, ivec4(4))).x;
     for (;;)
     {
         {
-            ivec4 xl_t1 = (ivec4(i).xxxx - t.xxxx);
+            ivec4 xl_t1 = (i.xxxx - t.xxxx);
             t.y = xl_t1.y;
-            xl_cc1.y = xl_ccsub(uvec4(ivec4(i).xxxx), uvec4(t.xxxx)).y;
+            xl_cc1.y = xl_ccsub(uvec4(i.xxxx), uvec4(t.xxxx)).y;
         }
         if (any(xl_ccGE(xl_cc1.xxxx))) break;
+        j.x = (uvec4(i.xxxx)).x;
+        i.x = (i.xxxx + ivec4(1)).x;
         {
-            uvec4 xl_t2 = (u.xxxx >> i.x);
+            uvec4 xl_t2 = (u.xxxx >> j.x);
             d.y = xl_t2.y;
             xl_cc0.y = xl_cci(xl_t2).y;
         }
@@ -153,11 +164,10 @@ void xl_main()
             d.y = xl_t3.y;
             xl_cc0.y = xl_cci(xl_t3).y;
         }
-        scratch[clamp(int(i.x), 0, 3)] = vec4(0.0);
+        scratch[clamp(int(j.x), 0, 3)] = vec4(0.0);
         if (any(xl_ccEQ(xl_cc0.yyyy))) continue;
-        acc.xyz = (in_vertex_attrib[8 + clamp(int(i.x), 0, 3)] * program_env[0].xxxx + acc).xyz;
-        scratch[clamp(int(i.x), 0, 3)] = in_vertex_attrib[8 + clamp(int(i.x), 0, 3)];
-        i.x = (uvec4((ivec4(i).xxxx + ivec4(1)))).x;
+        acc.xyz = (in_vertex_attrib[8 + clamp(int(j.x), 0, 3)] * program_env[0].xxxx + acc).xyz;
+        scratch[clamp(int(j.x), 0, 3)] = in_vertex_attrib[8 + clamp(int(j.x), 0, 3)];
     }
     {
         uvec4 xl_t4 = (u.xxxx - uvec4(16u, 256u, 0xffffffffu, 7u));
@@ -251,7 +261,7 @@ void xl_main()
     }
     sub_encode();
     out_result_position = acc;
-    out_result_texcoord[clamp(int(i.x), 0, 3)] = scratch[1];
+    out_result_texcoord[clamp(int(j.x), 0, 3)] = scratch[1];
     out_result_texcoord[3] = scratch[3];
     return;
 }

@@ -34,6 +34,7 @@ from ..passes.types import RAW_OPERAND_OPS, operand_type, register_types, result
 from . import interface as I
 
 PROFILES = ("glsl450", "vulkan")
+MAX_CALL_DEPTH = 4        # MAX_PROGRAM_CALL_DEPTH_NV (GP4 minimum; the executor uses the same)
 VEC = {DataType.FLOAT: "vec4", DataType.INT: "ivec4", DataType.UINT: "uvec4"}
 SCALAR = {DataType.FLOAT: "float", DataType.INT: "int", DataType.UINT: "uint"}
 TYPE_CHAR = {DataType.FLOAT: "F", DataType.INT: "S", DataType.UINT: "U"}
@@ -224,6 +225,8 @@ class GlslEmitter:
         self.buffers: dict[int, int] = {}           # program.buffer index -> vec4 count
         self.diags: list[Diagnostic] = []
         self.tmp = 0
+        self.depth: int | None = None           # call depth being emitted (recursive programs)
+        self.fn_names: dict[str, str] = {}
         self.nverts = prog.geometry.input_vertices if prog.geometry else 0
 
     # ---- naming --------------------------------------------------------------------------------
@@ -621,18 +624,23 @@ class GlslEmitter:
         if dst.cond is not None:
             mask = self.fresh("m")
             lines.append(f"bvec4 {mask} = {self.cc_test(dst.cond)};")
+        flags = None
+        if cc is not None:
+            # flags of integer adds read the operands again: take them before the destination
+            # is written, which may be one of the operands (GP4 2.X.4.3: flags of this result)
+            flags = self.fresh("f")
+            lines.append(f"uvec4 {flags} = {self.cc_flags(ins, t, rtype, srcs)};")
         value = bitcast(t, rtype, st)
         if mask is None:
             lines.append(f"{target}{m} = {value}{m};")
         else:
             lines.append(f"{target}{m} = mix({target}{m}, {value}{m}, {mask}{m});")
-        if cc is not None:
-            flags = self.cc_flags(ins, t, rtype, srcs)
+        if flags is not None:
             reg = f"xl_cc{cc}"
             if mask is None:
                 lines.append(f"{reg}{m} = {flags}{m};")
             else:
-                lines.append(f"{reg}{m} = mix({reg}{m}, ({flags}){m}, {mask}{m});")
+                lines.append(f"{reg}{m} = mix({reg}{m}, {flags}{m}, {mask}{m});")
         return ["{"] + ["    " + line for line in lines] + ["}"]
 
     def emit_kil(self, ins: Instruction) -> list[str]:
@@ -778,7 +786,10 @@ class GlslEmitter:
             elif isinstance(node, Jump):
                 stmt = {"break": "break;", "continue": "continue;", "return": "return;"}.get(node.kind)
                 if node.kind == "call":
-                    stmt = f"sub_{self.fn_name(node.target)}();"
+                    if self.depth is not None and self.depth >= MAX_CALL_DEPTH:
+                        out.append(f"{pad}// CAL {node.target}: call stack full, ignored (GP4 issue 38)")
+                        continue
+                    stmt = f"{self.call_name(node.target, None if self.depth is None else self.depth + 1)}();"
                 cond = self.branch_cond(node.cond)
                 out.append(f"{pad}{stmt}" if cond is None else f"{pad}if ({cond}) {stmt}")
         return out
@@ -830,16 +841,26 @@ class GlslEmitter:
             return bits - (1 << 32) if bits & 0x80000000 else bits
         return bits
 
-    def fn_name(self, label: str) -> str:
-        return re.sub(r"[^A-Za-z0-9_]", "_", label.replace("$", "_S"))
+    def call_name(self, label: str, depth: int | None) -> str:
+        """GLSL name of a subroutine (per call depth when the program recurses)."""
+        name = self.fn_names.get(label)
+        if name is None:
+            base = re.sub(r"_+", "_", re.sub(r"[^A-Za-z0-9]", "_", label.replace("$", "S"))).strip("_")
+            name = "sub_" + (base or "label")
+            while name in self.fn_names.values():
+                name += "x"
+            self.fn_names[label] = name
+        return name if depth is None else f"{name}_d{depth}"
 
     # ---- program -------------------------------------------------------------------------------------
     def emit(self) -> GlslOutput:
         try:
             st = structurize(self.prog)
-        except RecursionError_ as e:
-            raise XlateError([Diagnostic("E4007", "error", "recursive subroutine call: "
-                                         + " -> ".join(e.cycle), e.ins.span if e.ins else None)])
+        except RecursionError_:
+            # GLSL has no recursion; GP4 allows it up to the call-depth limit (4), and a CAL
+            # beyond it has no effect (issue 38).  Emit one copy of each subroutine per depth.
+            st = structurize(self.prog, allow_recursion=True)
+            self.depth = 0
         try:
             self.plan()
             return self.render(st)
@@ -851,12 +872,16 @@ class GlslEmitter:
     def render(self, st: Structured) -> GlslOutput:
         prog = self.prog
         functions, prototypes = [], []
-        for fname in st.order:
-            fn = st.functions[fname]
-            body = self.emit_body(fn.body, 1, False)
-            name = f"sub_{self.fn_name(fname)}"
-            prototypes.append(f"void {name}();")
-            functions.append(f"void {name}()\n{{\n" + "\n".join(body) + ("\n" if body else "") + "}")
+        depths = [None] if self.depth is None else range(MAX_CALL_DEPTH, 0, -1)
+        for depth in depths:
+            for fname in st.order:
+                fn = st.functions[fname]
+                self.depth = depth
+                body = self.emit_body(fn.body, 1, False)
+                name = self.call_name(fname, depth)
+                prototypes.append(f"void {name}();")
+                functions.append(f"void {name}()\n{{\n" + "\n".join(body) + ("\n" if body else "") + "}")
+        self.depth = None if self.depth is None else 0
         main_body = self.emit_body(st.main.body, 1, True)
         functions.append("void xl_main()\n{\n" + "\n".join(main_body) + ("\n" if main_body else "") + "}")
         globals_, prologue, epilogue = self.declare_globals()

@@ -9,7 +9,7 @@ from ..ir.model import Program, RegKind, Stage
 from .bind import ExecError, bind, binding_keys
 from .machine import compile_program, run_chunk
 from .state import State
-from .texture import Texture
+from .texture import Texture, prepare
 
 
 @dataclass
@@ -62,27 +62,15 @@ def _output_aliases(program: Program) -> dict[str, str]:
     return aliases
 
 
-def _check_textures(program: Program, textures) -> dict[int, Texture]:
-    textures = dict(textures or {})
-    for unit, tex in textures.items():
-        if not isinstance(unit, (int, np.integer)) or isinstance(unit, bool):
-            raise ExecError(f"texture key {unit!r}: must be an integer texture unit")
-        if not isinstance(tex, Texture):
-            raise ExecError(f"texture[{unit}]: expected xlate.exec.Texture, got "
-                            f"{type(tex).__name__}")
-        if not tex.levels:
-            raise ExecError(f"texture[{unit}]: no levels")
-    for i, inst in enumerate(program.instructions):
-        if inst.tex is not None and inst.tex.unit not in textures:
-            raise ExecError(f"missing texture[{inst.tex.unit}] ({inst.tex.target}) used by "
-                            f"instruction {i} ({inst.op})")
-    return textures
-
-
-def execute(program: Program, inputs: dict | None = None, *, lanes: int | None = None,
+def execute(program: Program | str, inputs: dict | None = None, *, lanes: int | None = None,
             params: dict | None = None, textures: dict[int, Texture] | None = None,
-            chunk: int = 65536, max_steps: int = 1 << 16) -> ExecResult:
+            chunk: int = 65536, max_steps: int = 1 << 16,
+            filename: str = "<input>", sampling: str = "spec") -> ExecResult:
     """Run ``program`` on many invocations ("lanes") at once.
+
+    ``program``: an IR :class:`~xlate.ir.model.Program` or program source text (parsed with
+    :func:`xlate.parse`, which raises :class:`~xlate.XlateError` with the diagnostics;
+    ``filename`` names it in them).
 
     ``inputs``: INPUT register name or binding text (``vertex.attrib[3]``,
     ``fragment.texcoord[0]``) -> values broadcast to (lanes, 4) (arrays (lanes, n, 4);
@@ -93,14 +81,26 @@ def execute(program: Program, inputs: dict | None = None, *, lanes: int | None =
     ``lanes`` defaults to the leading dimension of the per-lane values.  Lanes run in chunks of
     ``chunk`` (rounded up to whole 2x2 quads for fragment programs, so DDX/DDY see the same
     neighbours whatever the chunk).  ``max_steps`` bounds the instructions executed per lane.
+    ``textures``: texture unit -> :class:`Texture` for every unit the program samples.
+    ``sampling``: "spec" (default) samples by the GL 4.5 formulas; "llvmpipe" departs from
+    them where Mesa llvmpipe does (LOD log2 approximation, no c = 0.5 switch-over), to compare
+    mipmapped results with llvmpipe bit for bit (``xlate.exec.texture.prepare``).
+
+    Bad inputs raise :class:`ExecError` naming the offending input, parameter or texture unit.
     """
+    if isinstance(program, (bytes, bytearray)):
+        program = bytes(program).decode("utf-8", errors="replace")
+    if isinstance(program, str):
+        from ..api import parse
+        program = parse(program, filename=filename)
     if not isinstance(program, Program):
-        raise ExecError(f"program: expected xlate.ir.model.Program, got {type(program).__name__}")
+        raise ExecError(f"program: expected xlate.ir.model.Program or source text, got "
+                        f"{type(program).__name__}")
     if not isinstance(chunk, (int, np.integer)) or chunk < 1:
         raise ExecError(f"chunk: must be a positive integer, got {chunk!r}")
     if not isinstance(max_steps, (int, np.integer)) or max_steps < 1:
         raise ExecError(f"max_steps: must be a positive integer, got {max_steps!r}")
-    tex = _check_textures(program, textures)
+    tex = prepare(program, textures, sampling)
     total, storage = bind(program, inputs, params, lanes)
     code, loop_depth = compile_program(program)
     fragment = program.stage == Stage.FRAGMENT

@@ -29,6 +29,10 @@ def parse_program(text: str, filename: str = "<input>") -> Program:
         sink.raise_if_errors()
     if header in NV4_HEADERS:
         from .nv.frontend import parse_nv4
+        # GP4 2.X.2: comments end at "a newline, a carriage return, or the end of the program";
+        # the parser counts lines at '\n' only, so a file with bare CR line ends would report
+        # every position on line 1.  CRLF -> LF keeps all columns; bare CR -> LF fixes lines.
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
         prog = parse_nv4(text, header, sink)
     else:
         sink.error("E1001", f"the {header[2:]} dialect is not supported yet", Span(filename, 1, 1, len(header)))

@@ -8,7 +8,8 @@ the tree those opcodes describe and splits the program into functions:
 * every label position starts a subroutine that runs to the next label position (the frontend
   put an explicit RET there); several labels at one position name the same subroutine;
 * code that no label or entry reaches is dropped;
-* recursion is reported (GLSL has none): the caller turns it into diagnostic E4007.
+* recursion is reported (GLSL has none); the GLSL backend then asks again with
+  ``allow_recursion`` and emits one copy of each subroutine per call depth.
 """
 from __future__ import annotations
 
@@ -68,7 +69,7 @@ class RecursionError_(Exception):
         self.ins = ins
 
 
-def structurize(prog: Program) -> Structured:
+def structurize(prog: Program, allow_recursion: bool = False) -> Structured:
     ins = prog.instructions
     boundaries = sorted(set(prog.labels.values()) | {prog.entry, len(ins)})
     label_fn: dict[str, str] = {}
@@ -132,7 +133,7 @@ def structurize(prog: Program) -> Structured:
         if name in called and prog.labels[name] == prog.entry and fn_name not in functions:
             functions[fn_name] = Function(fn_name, starts[prog.entry], main.body, main.start)
     st = Structured(prog, main, functions)
-    st.order = call_order(st)
+    st.order = call_order(st, allow_recursion)
     return st
 
 
@@ -147,8 +148,8 @@ def calls_in(body: list):
             yield from calls_in(node.body)
 
 
-def call_order(st: Structured) -> list[str]:
-    """Reachable subroutines, callees before callers; raise on recursion."""
+def call_order(st: Structured, allow_recursion: bool = False) -> list[str]:
+    """Reachable subroutines, callees before callers; raise on recursion unless allowed."""
     order: list[str] = []
     state: dict[str, int] = {}     # 1 visiting, 2 done
 
@@ -156,6 +157,8 @@ def call_order(st: Structured) -> list[str]:
         if state.get(name) == 2:
             return
         if state.get(name) == 1:
+            if allow_recursion:
+                return
             cycle = path[path.index(name):] + [name]
             raise RecursionError_(cycle, via)
         state[name] = 1

@@ -174,7 +174,7 @@ class NV4Builder:
             return
         if precision == "LONG" or (precision == "SHORT" and d.kind != "OUTPUT"):
             self.err("E2008", f"{precision} is not allowed on {d.kind} declarations (GP4 2.X.3.1)",
-                     d.span)
+                     next(sp for m, sp in d.mods if m == precision))
         name, span, _ = d.names[0]
         self.check_new_name(name, span)
         if d.kind == "PARAM":
@@ -258,7 +258,8 @@ class NV4Builder:
                 precision = mod
         if interp and (d.kind != "ATTRIB" or self.stage != Stage.FRAGMENT):
             self.err("E2008", "interpolation modifiers only apply to fragment program ATTRIB "
-                     "declarations (FP4 2.X.3.1)", d.span)
+                     "declarations (FP4 2.X.3.1)",
+                     next(sp for m, sp in d.mods if m in ("FLAT", "CENTROID", "NOPERSPECTIVE")))
         return dtype, precision, interp
 
     def check_new_name(self, name: str, span: Span) -> None:
@@ -616,6 +617,18 @@ class NV4Builder:
                 m = _GLUED.match(text[cut:])
                 if m:
                     return base, m.group(1), m.group(2), m.group(3)
+        for cut in range(len(text), 0, -1):
+            base, rest = text[:cut], text[cut:]
+            if base in ops and re.fullmatch(r"(R|H|X|C0|C1|C|_SAT|_SSAT)+", rest):
+                if "X" in re.sub(r"_S?SAT", "", rest):
+                    # GP4 Table X.15 lists R, H, C, C0, C1, _SAT, _SSAT: no fixed-point X
+                    self.err("E3001", f"'{text}': the X (fixed-point) precision suffix does not "
+                             "exist in NV_gpu_program4 (GP4 Table X.15)", ins.span)
+                # GP4 2.X.4.1: "they must appear in order, with data type suffixes first,
+                # followed by condition code update suffixes, followed by clamping suffixes"
+                self.err("E3001", f"'{text}': the suffixes of {base} must appear in the order "
+                         "R/H, then C/C0/C1, then _SAT/_SSAT, each at most once (GP4 2.X.4.1)",
+                         ins.span)
         base = re.match(r"[A-Z]+[0-9]?[A-Z]*", text)
         if text in REMOVED_OPS or (base and base.group() in REMOVED_OPS):
             self.err("E3001", f"'{text}' does not exist in NV_gpu_program4 (removed from the older "
@@ -632,18 +645,25 @@ class NV4Builder:
         if info.category == "flow":
             self.block_structure(base, ins)
         mods: dict[str, tuple[str, Span]] = {}
+        spelled: dict[str, str] = {}      # how the modifier of each category was written
         for cat, val in (("precision", glued_prec), ("cc", glued_cc), ("sat", glued_sat)):
             if val:
                 mods[cat] = (val.lstrip("_").replace("C0", "CC0").replace("C1", "CC1") if cat != "precision" else val, ins.span)
+                spelled[cat] = f"suffix '{val}'"
         if glued_cc == "C":
             mods["cc"] = ("CC", ins.span)
         for mod, span in ins.mods:
             cat = _MOD_CATEGORY.get(mod)
             if cat is None:
                 self.err("E3002", f"unknown instruction modifier '.{mod}'", span)
-            if cat in mods:
-                self.err("E3002", f"more than one {cat} modifier ('.{mod}' and '{mods[cat][0]}')", span)
+            # GP4 2.X.4.1: "more than one modifier of any given type" fails to load; the R and H
+            # suffixes are data type modifiers (Table X.15: both mean F), so MOVR.F is two
+            first = "precision" if cat == "type" and "precision" in mods else cat
+            if first in mods:
+                self.err("E3002", f"more than one {_CATEGORY_WORD[cat]} modifier "
+                         f"({spelled[first]} and '.{mod}')", span)
             mods[cat] = (mod, span)
+            spelled[cat] = f"'.{mod}'"
         dtype = info.default
         if "type" in mods:
             dtype = _TYPE_OF_MOD[mods["type"][0]]
@@ -661,7 +681,7 @@ class NV4Builder:
         if "precision" in mods:
             if "H" not in info.mods:
                 self.err("E3002", f"{base} does not take a precision suffix", ins.span)
-            if "type" in mods and dtype != DataType.FLOAT:
+            if dtype != DataType.FLOAT:     # MUL.S24 with a glued R/H
                 self.err("E3002", "a precision suffix (R/H) requires a float data type", ins.span)
         self.check_type_allowed(info, dtype, mods, ins)
         if "cc" in mods and "C" not in info.mods:
@@ -728,10 +748,16 @@ class NV4Builder:
 
     def alu(self, ins: Instr, info, out: Instruction, ntc: bool) -> None:
         n_in = len(info.inputs)
+        if info.name == "SWZ":
+            # GP4 2.X.2 <SWZop_instruction>: result, source, then four extended swizzle
+            # selectors (six operands; checked by swz() - not the two of Table X.13)
+            if len(ins.operands) != 6:
+                self.err("E3003", "SWZ takes a destination, a source and four extended swizzle "
+                         f"selectors; found {len(ins.operands)} operands", ins.span)
+            out.dst = self.dest(ins.operands[0], info.result_type(out.dtype), ntc)
+            return self.swz(ins, info, out, ntc)
         self.expect_operands(ins, 1 + n_in, f"a destination and {n_in} source operand{'s' if n_in != 1 else ''}")
         out.dst = self.dest(ins.operands[0], info.result_type(out.dtype), ntc)
-        if info.name == "SWZ":
-            return self.swz(ins, info, out, ntc)
         srcs = []
         for i, opnd in enumerate(ins.operands[1:]):
             kind = info.inputs[i]
@@ -739,16 +765,15 @@ class NV4Builder:
         out.srcs = tuple(srcs)
 
     def swz(self, ins: Instr, info, out, ntc) -> None:
-        # SWZ R0, R1, -x, 0, 1, w;  (the grammar has 4 extra operands)
-        if len(ins.operands) != 6:
-            self.err("E3003", "SWZ takes a destination, a source and four extended swizzle "
-                     "selectors", ins.span)
+        # SWZ R0, R1, -x, 0, 1, w;  (GP4 2.X.2: <instOperandVNS> "," <extendedSwizzle>)
         src_op = ins.operands[1]
-        if src_op.neg or src_op.abs or (src_op.ref and src_op.ref.selectors and
-                                        isinstance(src_op.ref.selectors[-1], Member)
-                                        and self.lookup(src_op.ref.name) is not None):
-            self.err("E3004", "the SWZ source takes no sign, absolute value or swizzle", src_op.span)
         base = self.source(src_op, out.dtype, scalar=False, ntc=ntc)
+        # <instOperandVNS>: no sign, no absolute value, no swizzle suffix (also not on bindings:
+        # "fragment.color.x" used to slip through a check that only looked at variables)
+        swizzled = src_op.swizzle is not None or (
+            src_op.kind == "ref" and bool(self.reference(src_op.ref, write=False)[3]))
+        if base.neg or base.abs or swizzled:
+            self.err("E3004", "the SWZ source takes no sign, absolute value or swizzle", src_op.span)
         sel, negs = [], []
         for opnd in ins.operands[2:]:
             neg = opnd.neg
@@ -921,8 +946,9 @@ class NV4Builder:
         if target == "BUFFER" and any(vals):
             self.err("E5003", "texel offsets are not allowed with the BUFFER target", opnd.span)
         if any(vals[dims:]):
+            bad = next(n for n, v in zip(opnd.numbers[dims:], vals[dims:]) if v)
             self.err("E5003", f"{target} has {dims} dimension{'s' if dims > 1 else ''}; offsets "
-                     "beyond it must be zero", opnd.span)
+                     "beyond it must be zero", bad.span)
         return tuple(vals)
 
     # ---- condition codes ---------------------------------------------------------------------------
@@ -1091,7 +1117,8 @@ class NV4Builder:
     def variable_use(self, reg: Register, ref: Ref, write: bool):
         sels = list(ref.selectors)
         if write and reg.kind not in (RegKind.TEMP, RegKind.OUTPUT):
-            self.err("E3005", f"'{ref.name}' is a {reg.kind.value} variable and cannot be written",
+            self.err("E3005", f"'{ref.name}' is {_A_KIND.get(reg.kind, 'a ' + reg.kind.value)} "
+                     "variable and cannot be written",
                      ref.span)
         if not write and reg.kind == RegKind.OUTPUT:
             self.err("E3004", f"'{ref.name}' is an OUTPUT variable and cannot be read", ref.span)
@@ -1187,6 +1214,21 @@ class NV4Builder:
         self.prog.options = tuple(self.options)
         self.insert_subroutine_returns()
         self.prog.entry = self.prog.labels.get("main", 0)
+        self.apply_options()
+
+    def apply_options(self) -> None:
+        """Options that stand for fixed-function work become explicit IR (options.py)."""
+        from . import options
+        if "ARB_position_invariant" in self.options:
+            reg = options.writes_binding(self.prog, "result.position")
+            if reg is not None:
+                self.sink.error("E2004", "a position-invariant program cannot write "
+                                "result.position (ARB_position_invariant)", reg.span)
+            else:
+                options.position_invariant(self.prog)
+        for mode in ("linear", "exp", "exp2"):
+            if f"ARB_fog_{mode}" in self.options:
+                options.fog(self.prog, mode)
 
     def check_endless_loops(self) -> None:
         """A REP without a count needs a BRK at its own level or a RET inside (GP4 2.X.8.Z REP)."""
@@ -1229,6 +1271,12 @@ class NV4Builder:
         self.prog.instructions = new
         self.prog.labels = {k: shift[v] for k, v in self.prog.labels.items()}
 
+
+_CATEGORY_WORD = {"type": "data type", "cc": "condition-code update", "sat": "clamping",
+                  "ntc": "NTC", "mul": "MUL (S24/U24/HI)", "precision": "data type"}
+
+_A_KIND = {RegKind.INPUT: "an attribute", RegKind.PARAM: "a parameter",
+           RegKind.BUFFER: "a buffer", RegKind.CONST: "a constant"}
 
 _TYPE_WORD = {DataType.FLOAT: "FLOAT", DataType.INT: "INT", DataType.UINT: "UINT",
               DataType.NONE: "typeless"}

@@ -79,6 +79,12 @@ class Number:
     span: Span
 
 
+class NumberList(list):
+    """The numbers of a constant vector ``{1, -2}``; ``span`` covers the braces."""
+
+    span: Span
+
+
 @dataclass
 class Operand:
     kind: str                   # ref | vec | num | cc | offsets | target
@@ -244,6 +250,9 @@ class _Builder(lark.Transformer):
     def init_single(self, items):
         return ("single", items)
 
+    def init_single_scalar(self, items):
+        return ("single", self._signed_numbers(items))
+
     def init_ref(self, items):
         return items[0]
 
@@ -271,7 +280,11 @@ class _Builder(lark.Transformer):
         return out
 
     def constvec(self, items):
-        return self._signed_numbers(items)
+        nums = NumberList(self._signed_numbers([t for t in items if t.type in ("SIGN", "NUMBER")]))
+        first, last = items[0], items[-1]
+        nums.span = (Span(self.file, first.line, first.column, last.end_pos - first.start_pos)
+                     if first.line == last.line else self.sp(first))
+        return nums
 
     def swizzle(self, items):
         return (str(items[0]), self.sp(items[0]))
@@ -331,7 +344,7 @@ class _Builder(lark.Transformer):
 
     def vec_primary(self, items):
         nums = items[0]
-        op = Operand("vec", nums[0].span if nums else Span(self.file, 1, 1), numbers=nums)
+        op = Operand("vec", nums.span, numbers=nums)
         if len(items) > 1:
             op.swizzle = items[1]
         return op
@@ -498,6 +511,12 @@ def _report_syntax(err, text: str, sink: DiagnosticSink, dedupe: bool = False) -
     expected = sorted(getattr(err, "expected", ()) or ())
     if tok is not None and tok.type == "$END":
         msg = "unexpected end of program (missing ';'?)"
+        # lark places $END at the last token's start; the ';' is missing right after its end
+        end = len(text.rstrip())
+        span = Span(sink.file, text.count("\n", 0, end) + 1, end - (text.rfind("\n", 0, end) + 1) + 1)
+        if dedupe and any(d.span is not None and (d.span.line, d.span.col) == (span.line, span.col)
+                          for d in sink.items):
+            return
     else:
         msg = f"unexpected {str(tok)!r}" if tok is not None else "syntax error"
     nice = [_TERMINAL_NAMES.get(e, e) for e in expected]

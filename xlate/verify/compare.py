@@ -1,0 +1,174 @@
+"""Comparing executor results with what the implementation produced.
+
+Rules, per output component (documented contract of ``xlate verify``):
+
+* **Integer results** (the component is written only by integer instructions, or its GLSL
+  output is ``ivec4``/``uvec4``): the 32-bit words must be identical.
+* **Float results** are compared as IEEE values after modelling what llvmpipe does to them:
+  - denormals are flushed to zero on both sides (llvmpipe flushes them in vertex and fragment
+    shader arithmetic, toolchain.md §2.7), and +0 equals -0;
+  - NaN equals NaN, whatever the payload;
+  - otherwise the values must be equal -- *unless* the component depends (through the
+    data-flow of :mod:`analysis`) on an opcode in :data:`INEXACT`.  Then a difference of at
+    most ``ulps`` units in the last place, or at most ``abs`` absolute, of the loosest such
+    opcode is accepted.  Everything else (add, mul, mad, dot products summed in the same
+    order, divide, sqrt-based RSQ, conversions, compares, integer ops, derivatives) is exact
+    in IEEE float32 and must match bit for bit (modulo the two rules above).
+* **Undefined components** are not compared: XPD/NRM/RFL ``.w``, SCS ``.zw`` and everything
+  computed from them, components a built-in output does not carry (``gl_PointSize`` has
+  only x, ``gl_FragDepth`` only z), and every output of a killed fragment.
+
+Tolerances (``INEXACT``): opcode -> (ulps, absolute).  Measured on llvmpipe (LLVM 15) against
+NumPy's float32 functions over the generator's input ranges; GLSL's own limits are looser
+(exp2 3+2|x| ulp, log2 3 ulp or 2^-21 absolute near 1, pow inherited, sin/cos none).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+#: opcode -> (ulps, absolute) accepted for results depending on it
+INEXACT: dict[str, tuple[int, float]] = {
+    "EX2": (8, 0.0),
+    "LG2": (8, 2.0 ** -21),
+    "POW": (4096, 2.0 ** -20),
+    "LIT": (4096, 2.0 ** -20),
+    "SIN": (16, 2.0 ** -20),
+    "COS": (16, 2.0 ** -20),
+    "SCS": (16, 2.0 ** -20),
+    "RSQ": (2, 0.0),
+    "NRM": (4, 0.0),
+    "RFL": (4, 0.0),
+    # filtered texture lookups: llvmpipe weights bilinear/trilinear samples in 8-bit fixed point
+    "TEX": (0, 2.0 ** -7),
+    "TXB": (0, 2.0 ** -7),
+    "TXD": (0, 2.0 ** -7),
+    "TXL": (0, 2.0 ** -7),
+    "TXP": (0, 2.0 ** -7),
+}
+
+F32_MIN_NORMAL = np.float32(1.1754943508222875e-38)
+
+
+def flush(words: np.ndarray) -> np.ndarray:
+    """float32 words with denormals flushed to zero (sign kept)."""
+    w = np.asarray(words, np.uint32)
+    exp = w & 0x7F800000
+    mant = w & 0x007FFFFF
+    return np.where((exp == 0) & (mant != 0), w & 0x80000000, w).astype(np.uint32)
+
+
+def ordered(words: np.ndarray) -> np.ndarray:
+    """float32 words -> int64 keys whose difference is the distance in ulps."""
+    w = np.asarray(words, np.uint32).astype(np.int64)
+    neg = w >= 0x80000000
+    mag = w & 0x7FFFFFFF
+    return np.where(neg, -mag, mag)
+
+
+def tolerance_for(ops) -> tuple[int, float]:
+    ulps, ab = 0, 0.0
+    for op in ops:
+        u, a = INEXACT.get(op, (0, 0.0))
+        ulps, ab = max(ulps, u), max(ab, a)
+    return ulps, ab
+
+
+def float_equal(expected: np.ndarray, got: np.ndarray, ulps: int = 0,
+                absolute: float = 0.0) -> np.ndarray:
+    """Element-wise: do float32 words agree under the rules above?"""
+    e, g = flush(expected), flush(got)
+    ef, gf = e.view(np.float32), g.view(np.float32)
+    with np.errstate(all="ignore"):
+        same = (ef == gf) | (np.isnan(ef) & np.isnan(gf))
+        if ulps or absolute:
+            finite = np.isfinite(ef) & np.isfinite(gf)
+            dist = np.abs(ordered(e) - ordered(g))
+            near = finite & ((dist <= ulps) | (np.abs(ef.astype(np.float64) - gf) <= absolute))
+            same |= near
+    return same
+
+
+def within_exact(expected: np.ndarray, got: np.ndarray) -> np.ndarray:
+    return float_equal(expected, got)
+
+
+@dataclass
+class Difference:
+    """One disagreement."""
+
+    output: str                 # binding text (result.color), or "kill" / "primitives"
+    lane: int
+    component: int | None
+    expected: int | None        # executor word
+    got: int | None             # implementation word
+    kind: str = "value"         # value | kill | primitives
+    detail: str = ""
+    tolerance: tuple[int, float] = (0, 0.0)
+    integer: bool = False
+
+    def describe(self) -> str:
+        if self.kind != "value":
+            return f"{self.output} lane {self.lane}: {self.detail}"
+        c = "xyzw"[self.component]
+        return (f"{self.output}.{c} lane {self.lane}: executor {fmt_word(self.expected, self.integer)}"
+                f", implementation {fmt_word(self.got, self.integer)}")
+
+    def to_json(self) -> dict:
+        d = {"output": self.output, "lane": self.lane, "kind": self.kind}
+        if self.component is not None:
+            d["component"] = "xyzw"[self.component]
+        if self.expected is not None:
+            d["expected"] = fmt_word(self.expected, self.integer)
+            d["expected_bits"] = f"0x{self.expected:08x}"
+        if self.got is not None:
+            d["got"] = fmt_word(self.got, self.integer)
+            d["got_bits"] = f"0x{self.got:08x}"
+        if self.detail:
+            d["detail"] = self.detail
+        if self.tolerance != (0, 0.0):
+            d["tolerance"] = {"ulps": self.tolerance[0], "abs": self.tolerance[1]}
+        return d
+
+
+def fmt_word(w: int | None, integer: bool = False) -> str:
+    if w is None:
+        return "-"
+    if integer:
+        s = w - (1 << 32) if w & 0x80000000 else w
+        return f"{s} (0x{w:08x})"
+    v = np.array([w], np.uint32).view(np.float32)[0]
+    return f"{float(v)!r} (0x{w:08x})"
+
+
+@dataclass
+class OutputSpec:
+    """How to compare one output binding."""
+
+    binding: str
+    components: tuple[int, ...]          # components that travel
+    integer: tuple[bool, bool, bool, bool]
+    tolerance: list[tuple[int, float]] = field(default_factory=lambda: [(0, 0.0)] * 4)
+    undefined: tuple[bool, bool, bool, bool] = (False, False, False, False)
+
+
+def compare_output(spec: OutputSpec, expected: np.ndarray, got: np.ndarray,
+                   active: np.ndarray) -> tuple[list[Difference], int]:
+    """Differences for one output over lanes where ``active``; also the count compared."""
+    diffs: list[Difference] = []
+    compared = 0
+    for c in spec.components:
+        if spec.undefined[c]:
+            continue
+        e, g = expected[:, c], got[:, c]
+        if spec.integer[c]:
+            ok = e == g
+        else:
+            ok = float_equal(e, g, *spec.tolerance[c])
+        ok |= ~active
+        compared += int(active.sum())
+        for lane in np.nonzero(~ok)[0]:
+            diffs.append(Difference(spec.binding, int(lane), c, int(e[lane]), int(g[lane]),
+                                    tolerance=spec.tolerance[c], integer=spec.integer[c]))
+    return diffs, compared

@@ -1,0 +1,435 @@
+"""Verify one program: run the executor and the translation on the same inputs, compare.
+
+:func:`verify_source` is the whole pipeline for one file; :class:`ProgramReport` its result
+(also what ``xlate verify --json`` writes, one per file).
+
+Status values: ``pass``; ``mismatch`` (at least one difference beyond the tolerance rules of
+:mod:`compare`); ``unsupported`` (the translator or the harness cannot express the program,
+or it uses something the executor cannot run yet -- the reason says which); ``error`` (the
+input does not parse: diagnostics as for ``xlate convert``); ``skipped`` (every input made
+the program run longer than the executor's step limit).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..diagnostics import XlateError
+from ..ir.model import DataType, Program, RegKind, Stage
+from . import compare as cmp
+from .analysis import Facts, analyse
+from .inputs import GeneratedInputs, generate
+
+MAX_STEPS = 1 << 16
+BUILTIN_COMPONENTS = {"gl_Position": (0, 1, 2, 3), "gl_PointSize": (0,), "gl_FragDepth": (2,),
+                      "gl_Layer": (0,), "gl_PrimitiveID": (0,), "gl_ViewportIndex": (0,)}
+
+
+@dataclass
+class ProgramReport:
+    file: str
+    stage: str = ""
+    dialect: str = ""
+    status: str = "pass"
+    reason: str = ""
+    backend: str = ""
+    lanes: int = 0
+    seed: int = 0
+    compared: int = 0
+    differences: list = field(default_factory=list)      # compare.Difference
+    total_differences: int = 0
+    localization: list = field(default_factory=list)     # dicts from trace.localize
+    notes: list = field(default_factory=list)
+    diagnostics: list = field(default_factory=list)
+    seconds: float = 0.0
+    inputs_of: dict = field(default_factory=dict)        # lane -> {binding: values}
+
+    def to_json(self) -> dict:
+        return {
+            "file": self.file, "stage": self.stage, "dialect": self.dialect,
+            "status": self.status, "reason": self.reason, "backend": self.backend,
+            "lanes": self.lanes, "seed": self.seed, "components_compared": self.compared,
+            "differences": self.total_differences,
+            "first_differences": [d.to_json() for d in self.differences[:20]],
+            "localization": self.localization, "notes": self.notes,
+            "inputs": {str(k): v for k, v in self.inputs_of.items()},
+            "seconds": round(self.seconds, 3),
+        }
+
+
+# ---- small helpers -----------------------------------------------------------------------------
+
+def textures_supported() -> bool:
+    """True once ``xlate.exec`` can sample (its TEX is no longer a placeholder)."""
+    from ..exec.texture import TEX
+    return not getattr(TEX.get("TEX"), "placeholder", False)
+
+
+def _lane_words(values: np.ndarray, lane: int) -> list:
+    w = np.asarray(values)[lane]
+    return [f"0x{int(x):08x}" for x in np.ravel(w)]
+
+
+def describe_inputs(gen: GeneratedInputs, lane: int) -> dict[str, list]:
+    """Readable inputs of one lane: binding -> [floats] with the raw words."""
+    out = {}
+    for key, v in gen.inputs.items():
+        w = np.asarray(v)[lane].reshape(-1)
+        f = w.view(np.float32)
+        out[key] = [f"{float(x)!r}/0x{int(y):08x}" for x, y in zip(f, w)]
+    return out
+
+
+def builtin_values_for(stage: Stage, lanes: int, frag_xy=None):
+    """The harness's values for built-in inputs (see :mod:`gl`)."""
+
+    def values(key: str, n: int):
+        path = key.split("[")[0]
+        out = np.zeros((n, 4), np.uint32)
+        if stage == Stage.VERTEX and path == "vertex.id":
+            out[:, 0] = np.arange(n, dtype=np.uint32)
+            return out
+        if stage == Stage.VERTEX and path == "vertex.instance":
+            return out
+        if stage == Stage.FRAGMENT:
+            if path == "fragment.position":
+                x, y = frag_xy
+                f = np.zeros((n, 4), np.float32)
+                f[:, 0] = x + 0.5
+                f[:, 1] = y + 0.5
+                f[:, 2] = 0.5
+                f[:, 3] = 1.0
+                return f.view(np.uint32)
+            if path == "fragment.facing":
+                out[:, 0] = np.float32(1.0).view(np.uint32)
+                return out
+            if path == "primitive.id":
+                return out
+        if stage == Stage.GEOMETRY and path == "primitive.id":
+            out[:, 0] = np.arange(n, dtype=np.uint32)
+            return out
+        return None
+
+    return values
+
+
+def output_elements(program: Program) -> dict[str, list[tuple[str, int | None]]]:
+    """Output binding text -> [(register, element or None)] (aliases of one binding)."""
+    out: dict[str, list] = {}
+    for reg in program.registers.values():
+        if reg.kind != RegKind.OUTPUT:
+            continue
+        for e, b in enumerate(reg.bindings):
+            if b is None:
+                continue
+            keys = {b.text()}
+            if b.index == 0 and b.index2 is None:
+                keys.add(b.path)                    # result.color = result.color[0]
+            for k in keys:
+                out.setdefault(k, []).append((reg.name, e if reg.size is not None else None))
+    return out
+
+
+def _last_writer(program: Program, reg: str, c: int) -> int:
+    last = -1
+    for i, ins in enumerate(program.instructions):
+        if ins.dst is not None and ins.dst.reg == reg and ins.dst.mask[c]:
+            last = i
+    return last
+
+
+def _pick_alias(program: Program, facts: Facts, elems, c: int):
+    written = [(r, e) for r, e in elems if (r, c) in facts.writer_types]
+    if not written:
+        return elems[0], False
+    if len(written) == 1:
+        return written[0], False
+    best = max(written, key=lambda re_: _last_writer(program, re_[0], c))
+    return best, True
+
+
+def executor_output(program: Program, facts: Facts, outputs: dict, binding: str,
+                    elems) -> tuple[np.ndarray, bool]:
+    """The executor's words for one output binding, (lanes, 4); True when aliases disagree
+    on which register holds the value."""
+    cols = []
+    ambiguous = False
+    for c in range(4):
+        (reg, e), amb = _pick_alias(program, facts, elems, c)
+        ambiguous |= amb
+        v = outputs[reg]
+        v = v[:, e] if e is not None else v
+        cols.append(v[..., c])
+    return np.stack(cols, axis=-1), ambiguous
+
+
+def output_spec(program: Program, facts: Facts, out: dict, elems) -> cmp.OutputSpec:
+    name = out["name"]
+    if out["builtin"]:
+        base = name.split("[")[0]
+        comps = BUILTIN_COMPONENTS.get(base, (0,))
+        gint = base in ("gl_Layer", "gl_PrimitiveID", "gl_ViewportIndex")
+    else:
+        comps = (0, 1, 2, 3)
+        gint = out["type"] in ("ivec4", "uvec4", "int", "uint")
+    integer, tol, undef = [], [], []
+    for c in range(4):
+        wt: set = set()
+        ops: set = set()
+        u = False
+        for reg, _ in elems:
+            wt |= facts.writer_types.get((reg, c), set())
+            ops |= facts.inexact_ops(reg, c)
+            u = u or facts.undefined(reg, c)
+        integer.append(gint or (bool(wt) and wt <= {DataType.INT, DataType.UINT}))
+        tol.append(cmp.tolerance_for(ops))
+        undef.append(u)
+    return cmp.OutputSpec(out["binding"], comps, tuple(integer), tol, tuple(undef))
+
+
+# ---- the pipeline ------------------------------------------------------------------------------
+
+def gl_interface(reflection: dict, gen: GeneratedInputs, lanes: int):
+    """Inputs/uniforms/buffers for :meth:`gl.Runner.run` from generated values."""
+    inputs = {}
+    for inp in reflection["inputs"]:
+        key = inp["binding"]
+        v = gen.inputs.get(key)
+        if v is None and key.endswith("[0]"):
+            v = gen.inputs.get(key[:-3])
+        if v is None:
+            v = gen.inputs.get(key + "[0]")
+        if v is None:
+            continue
+        inputs[inp["name"]] = v
+    uniforms = []
+    for u in reflection["uniforms"]:
+        n = u["array_size"] or 1
+        words = np.zeros((n, 4), np.uint32)
+        for idx, binding in u["elements"].items():
+            v = gen.params.get(binding)
+            if v is not None:
+                words[int(idx)] = v
+        uniforms.append((u["location"], words))
+    buffers = {}
+    for b in reflection.get("buffers", []):
+        words = np.zeros(b["vec4_count"] * 4, np.uint32)
+        src = gen.buffers.get(b["binding_point"])
+        if src is not None:
+            m = min(len(src), len(words))
+            words[:m] = src[:m]
+        buffers[b["binding"]] = words
+    return inputs, uniforms, buffers
+
+
+def _replace_lanes(gen: GeneratedInputs, bad: np.ndarray, group: int) -> None:
+    """Give lanes that ran into the step limit the inputs of lanes that did not."""
+    lanes = gen.lanes
+    g_bad = bad.reshape(-1, group).any(axis=1)
+    good = np.nonzero(~g_bad)[0]
+    for g in np.nonzero(g_bad)[0]:
+        src = good[g % len(good)]
+        for key, v in gen.inputs.items():
+            if key in gen.builtin:
+                continue
+            v[g * group:(g + 1) * group] = v[src * group:(src + 1) * group]
+    assert lanes == gen.lanes
+
+
+def run_executor(program: Program, gen: GeneratedInputs, lanes: int, textures=None):
+    from ..exec import execute
+    return execute(program, inputs=dict(gen.inputs), params=gen.exec_params(program),
+                   lanes=lanes, textures=textures, max_steps=MAX_STEPS)
+
+
+def verify_source(text: str, filename: str, *, lanes: int = 4096, seed: int = 1,
+                  backend: str = "gl", runner=None, localize: bool = True,
+                  max_reported: int = 50) -> ProgramReport:
+    """Verify one program text.  ``runner``: a :class:`gl.Runner` to reuse (else one is made;
+    :class:`glapi.GLUnavailable` propagates when no implementation exists)."""
+    from .. import api
+    t0 = time.perf_counter()
+    rep = ProgramReport(file=filename, backend=backend, seed=seed)
+    try:
+        program = api.parse(text, filename=filename)
+    except XlateError as e:
+        rep.status, rep.reason = "error", "the program does not parse"
+        rep.diagnostics = list(e.diagnostics)
+        rep.seconds = time.perf_counter() - t0
+        return rep
+    rep.stage, rep.dialect = program.stage.value, program.dialect
+    try:
+        _verify_program(program, rep, lanes=lanes, seed=seed, backend=backend, runner=runner,
+                        localize=localize, max_reported=max_reported)
+    finally:
+        rep.seconds = time.perf_counter() - t0
+    return rep
+
+
+class Unsupported(Exception):
+    pass
+
+
+def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: int, backend: str,
+                    runner, localize: bool, max_reported: int) -> None:
+    from ..backends.glsl import emit_glsl
+    from . import gl as glmod
+    stage = program.stage
+    facts = analyse(program, set(cmp.INEXACT))
+    if facts.uses_textures and not textures_supported():
+        rep.status, rep.reason = "unsupported", "textures (the executor cannot sample yet)"
+        return
+    for reg in program.registers.values():
+        if reg.kind == RegKind.INPUT and any(b is not None and b.path == "fragment.clip"
+                                             for b in reg.bindings):
+            rep.status, rep.reason = "unsupported", "fragment.clip inputs (harness)"
+            return
+    try:
+        out = emit_glsl(program, "glsl450")
+    except XlateError as e:
+        rep.status = "unsupported"
+        rep.reason = "translation: " + "; ".join(d.message for d in e.diagnostics)
+        rep.diagnostics = list(e.diagnostics)
+        return
+    glsl, reflection = out.source, out.reflection
+    if stage == Stage.FRAGMENT:
+        lanes = (lanes + 3) // 4 * 4
+    rep.lanes = lanes
+    frag_xy = None
+    if stage == Stage.FRAGMENT:
+        x, y, _, _ = glmod.quad_layout(lanes)
+        frag_xy = (x.astype(np.float32), y.astype(np.float32))
+    gen = generate(program, facts, lanes, seed, builtin_values=builtin_values_for(stage, lanes, frag_xy))
+
+    res = run_executor(program, gen, lanes)
+    if res.steps_exceeded.any():
+        bad = res.steps_exceeded
+        if bad.all():
+            rep.status, rep.reason = "skipped", f"every lane exceeded {MAX_STEPS} steps"
+            return
+        _replace_lanes(gen, bad, 4 if stage == Stage.FRAGMENT else 1)
+        rep.notes.append(f"{int(bad.sum())} lanes exceeded the step limit; their inputs were "
+                         "replaced")
+        res = run_executor(program, gen, lanes)
+        if res.steps_exceeded.any():
+            rep.status, rep.reason = "skipped", f"lanes exceed {MAX_STEPS} steps"
+            return
+
+    if runner is None:
+        runner = glmod.Runner(backend)
+    inputs, uniforms, buffers = gl_interface(reflection, gen, lanes)
+    try:
+        cap = runner.run(stage.value, glsl, reflection, lanes, inputs=inputs, uniforms=uniforms,
+                         buffers=buffers)
+    except glmod.GLError as e:
+        rep.status, rep.reason = "mismatch", f"implementation error: {e}"
+        return
+
+    diffs: list[cmp.Difference] = []
+    elems_of = output_elements(program)
+    if stage == Stage.GEOMETRY:
+        diffs, compared = compare_geometry(program, facts, reflection, res, cap, elems_of)
+    else:
+        active = np.ones(lanes, bool)
+        if stage == Stage.FRAGMENT:
+            ek, gk = res.killed, cap.killed
+            for lane in np.nonzero(ek != gk)[0]:
+                diffs.append(cmp.Difference("kill", int(lane), None, None, None, kind="kill",
+                                            detail=f"executor {'kills' if ek[lane] else 'keeps'}"
+                                            f", implementation {'kills' if gk[lane] else 'keeps'}"))
+            active = ~(ek | gk)
+        compared = 0
+        for o in reflection["outputs"]:
+            elems = _elements(elems_of, o["binding"])
+            if elems is None or o["name"] not in cap.outputs:
+                rep.notes.append(f"output {o['binding']} not compared (no executor register or "
+                                 "not captured)")
+                continue
+            spec = output_spec(program, facts, o, elems)
+            exp, amb = executor_output(program, facts, res.outputs, o["binding"], elems)
+            if amb:
+                rep.notes.append(f"{o['binding']}: written through several aliasing registers; "
+                                 "the executor keeps them apart, the latest writer is compared")
+            d, n = cmp.compare_output(spec, exp, cap.outputs[o["name"]], active)
+            diffs += d
+            compared += n
+    rep.compared = compared
+    rep.total_differences = len(diffs)
+    rep.differences = diffs[:max_reported]
+    if diffs:
+        rep.status = "mismatch"
+        lanes_seen = []
+        for d in diffs:
+            if d.lane not in lanes_seen:
+                lanes_seen.append(d.lane)
+            if len(lanes_seen) >= 3:
+                break
+        for lane in lanes_seen:
+            rep.inputs_of[lane] = describe_inputs(gen, lane)
+        if localize:
+            from .trace import localize as loc
+            try:
+                rep.localization = loc(program, facts, gen, diffs, runner=runner, lanes=lanes,
+                                       reflection=reflection)
+            except Exception as e:     # localization is best effort
+                rep.notes.append(f"localization failed: {type(e).__name__}: {e}")
+            if rep.localization and all(x.get("verdict") == "tolerance" for x in rep.localization):
+                rep.status = "pass"
+                rep.notes.append("differences explained by approximate opcodes (see localization)")
+    else:
+        rep.status = "pass"
+
+
+def _elements(elems_of: dict, binding: str):
+    for k in (binding, binding + "[0]", binding[:-3] if binding.endswith("[0]") else None):
+        if k is not None and k in elems_of:
+            return elems_of[k]
+    return None
+
+
+def compare_geometry(program, facts, reflection, res, cap, elems_of):
+    from .gl import strip_primitives
+    kind = program.geometry.output_primitive
+    diffs: list[cmp.Difference] = []
+    compared = 0
+    outs = [o for o in reflection["outputs"] if o["name"] in _captured_names(cap)]
+    specs = {}
+    for o in outs:
+        elems = _elements(elems_of, o["binding"])
+        if elems is not None:
+            specs[o["name"]] = (o, elems, output_spec(program, facts, o, elems))
+    for lane, strips in enumerate(res.primitives):
+        expected = []
+        for strip in strips:
+            expected += strip_primitives(strip, kind)
+        got = cap.primitives[lane]
+        if len(expected) != len(got):
+            diffs.append(cmp.Difference("primitives", lane, None, None, None, kind="primitives",
+                                        detail=f"executor emits {len(expected)} primitives, "
+                                        f"implementation {len(got)}"))
+            continue
+        for pe, pg in zip(expected, got):
+            for ve, vg in zip(pe, pg):
+                for name, (o, elems, spec) in specs.items():
+                    # executor vertex: {register: words}; pick the alias like for vertex outputs
+                    outs_1 = {r: (np.asarray(ve[r])[None]) for r, _ in elems if r in ve}
+                    if not outs_1:
+                        continue
+                    el = [(r, e) for r, e in elems if r in ve]
+                    e_words, _ = executor_output(program, facts, outs_1, o["binding"], el)
+                    d, n = cmp.compare_output(spec, e_words, np.asarray(vg[name])[None],
+                                              np.ones(1, bool))
+                    for x in d:
+                        x.lane = lane
+                    diffs += d
+                    compared += n
+    return diffs, compared
+
+
+def _captured_names(cap) -> set[str]:
+    for prims in cap.primitives or []:
+        for p in prims:
+            return set(p[0].keys())
+    return set()

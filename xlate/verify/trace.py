@@ -1,0 +1,2 @@
+def localize(program, facts, gen, diffs, **kw):
+    return []
