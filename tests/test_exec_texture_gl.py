@@ -482,3 +482,84 @@ def test_gl_shadow_targets(gl):
                 check(g, e, atol=2e-3, what=f"{op} {target}")
             g, e = run_both_vertex(gl, f"TXL R0, C, texture[0], {target};", c, {0: tex}, shadow={0})
             check(g, e, atol=1e-4, what=f"TXL {target}")
+
+
+def test_gl_rect_offsets_and_sampler_lod_state(gl):
+    rng = np.random.default_rng(7)
+    coords = quad_coords(rng, 64, -1.5, 1.5, 0.01, 0.8)
+    levels = mip_chain(rng, 16, 16)
+    tex = Texture(levels, "2D", filter="LINEAR_MIPMAP_LINEAR", mag_filter="LINEAR",
+                  wrap=("MIRRORED_REPEAT", "REPEAT"), base_level=1, lod_bias=0.7, min_lod=0.25,
+                  max_lod=2.5)
+    for op in ("TEX", "TXB", "TXP"):
+        c = coords.copy()
+        if op == "TXP":
+            c[:, 3] = rng.uniform(0.5, 2, len(c))
+        g, e = run_both_fragment(gl, f"{op} R0, C, texture[0], 2D, (-3, 2);", c, {0: tex})
+        check(g, e, atol=2e-3, what=op)
+    for op in ("TEX", "TXB", "TXP", "TXL"):
+        g, e = run_both_vertex(gl, f"{op} R0, C, texture[0], 2D, (1, -4);", coords, {0: tex})
+        check(g, e, atol=1e-4, what=f"vertex {op}")
+    rect = Texture([rng.random((5, 9, 4)).astype(np.float32)], "RECT", filter="NEAREST",
+                   mag_filter="LINEAR", wrap=("CLAMP_TO_BORDER", "CLAMP_TO_EDGE"),
+                   border=(1, 2, 3, 4))
+    rc = quad_coords(rng, 64, -2, 11, 0.2, 2)
+    for op in ("TEX", "TXB", "TXL", "TXP"):
+        g, e = run_both_fragment(gl, f"{op} R0, C, texture[0], RECT, (2, -1);", rc, {0: rect})
+        check(g, e, atol=2e-3, what=f"RECT {op}")
+        g, e = run_both_vertex(gl, f"{op} R0, C, texture[0], RECT;", rc, {0: rect})
+        check(g, e, atol=1e-4, what=f"vertex RECT {op}")
+
+
+def test_gl_txd(gl):
+    rng = np.random.default_rng(8)
+    n = 256
+    coords = rng.uniform(-1.5, 1.5, (n, 4)).astype(np.float32)
+    grads = (rng.uniform(-0.5, 0.5, (n, 4)) * rng.choice([1e-3, 0.05, 0.3], (n, 1))).astype(np.float32)
+    cases = [("2D", Texture(mip_chain(rng, 16, 8), "2D", filter="LINEAR_MIPMAP_LINEAR", mag_filter="LINEAR")),
+             ("3D", Texture(mip_chain(rng, 8, 8, 4), "3D", filter="LINEAR_MIPMAP_NEAREST")),
+             ("ARRAY1D", Texture(mip_chain(rng, 16, layers=3), "ARRAY1D", filter="NEAREST_MIPMAP_LINEAR")),
+             ("CUBE", Texture(mip_chain(rng, 8, 8, faces=6), "CUBE", filter="LINEAR_MIPMAP_LINEAR"))]
+    for target, tex in cases:
+        src_body = f"TXD R0, C, D, D.yzxw, texture[0], {target};"
+        body = "ATTRIB D = vertex.attrib[2];\n" + src_body
+        g, e = run_both_vertex(gl, body, coords, {0: tex}, attr2=grads)
+        check(g, e, atol=1e-4, what=target)
+
+
+def test_gl_txf_txq_integer_and_buffer(gl):
+    rng = np.random.default_rng(9)
+    n = 256
+    ints = np.stack([rng.integers(-2, 18, n), rng.integers(-2, 10, n), rng.integers(-1, 5, n),
+                     rng.integers(-1, 5, n)], 1).astype(np.int32)
+    fl = ints.view(np.float32)           # the attribute carries the integer bits
+    i2d = [rng.integers(-1000, 1000, (8, 16, 4)).astype(np.int32),
+           rng.integers(-1000, 1000, (4, 8, 4)).astype(np.int32),
+           rng.integers(-1000, 1000, (2, 4, 4)).astype(np.int32)]
+    u3d = [rng.integers(0, 2 ** 32, (4, 8, 16, 4), dtype=np.uint64).astype(np.uint32)]
+    cases = [("2D", ".S", Texture(i2d, "2D", filter="NEAREST_MIPMAP_NEAREST"), "(1, -2)"),
+             ("2D", ".S", Texture(i2d, "2D", filter="NEAREST_MIPMAP_NEAREST", base_level=1), ""),
+             ("3D", ".U", Texture(u3d, "3D"), "(0, 1, -1)"),
+             ("ARRAY2D", "", Texture(mip_chain(rng, 16, 8, layers=4), "ARRAY2D",
+                                     filter="LINEAR_MIPMAP_LINEAR"), "(3, 0)"),
+             ("ARRAY1D", "", Texture(mip_chain(rng, 16, layers=4), "ARRAY1D",
+                                     filter="LINEAR_MIPMAP_LINEAR"), ""),
+             ("1D", ".U", Texture([rng.integers(0, 99, (16, 2)).astype(np.uint32)], "1D"), "(-1)"),
+             ("RECT", "", Texture([rng.random((8, 16, 3)).astype(np.float32)], "RECT"), "(2, 2)"),
+             ("BUFFER", ".S", Texture([rng.integers(-9, 9, (13, 4)).astype(np.int32)], "BUFFER"), "")]
+    for target, t, tex, off in cases:
+        offs = f", {off}" if off else ""
+        body = f"""INT TEMP I;
+MOV.S I, C;
+TXF{t} R0, I, texture[0], {target}{offs};
+TXQ.S R0, I.zwxy, texture[0], {target};"""
+        # TXF result and TXQ result need separate outputs: run twice
+        for which in (0, 1):
+            lines = body.splitlines()
+            b = "\n".join(lines[:2] + [lines[2 + which]])
+            src = vert(b)
+            attribs = {"vertex.attrib[1]": fl}
+            gout = gl.run_vertex(src, attribs, {}, {0: tex})["result.texcoord[0]"]
+            eout = execute(src, attribs, textures={0: tex}).float("result.texcoord[0]")
+            assert np.array_equal(gout.view(np.uint32), eout.view(np.uint32)), \
+                (target, t, off, which, np.argwhere(gout.view(np.uint32) != eout.view(np.uint32))[:4])

@@ -72,6 +72,26 @@ def test_conditional_write_is_an_exact_select():
     assert "uvec4 xl_cc0 = uvec4(2u);" in glsl       # EQ at start
 
 
+def test_integer_flags_are_taken_before_an_aliasing_write():
+    # SUB.S.CC i.x, i.x, 1: the flags read i.x, which the instruction overwrites
+    glsl = xlate.translate("""!!NVvp4.0
+INT TEMP i;
+MOV.S i, 3;
+REP;
+  SUB.S.CC i.x, i.x, 1;
+  BRK LE.x;
+ENDREP;
+I2F result.position, i;
+END
+""").glsl
+    body = glsl[glsl.index("ivec4 xl_t1"):]
+    lines = [line.strip() for line in body.splitlines()[:4]]
+    assert lines == ["ivec4 xl_t1 = (i.xxxx - ivec4(1));",
+                     "uvec4 xl_f2 = xl_ccsub(uvec4(i.xxxx), uvec4(ivec4(1)));",
+                     "i.x = xl_t1.x;",
+                     "xl_cc0.x = xl_f2.x;"]
+
+
 def test_unread_condition_codes_are_not_computed():
     glsl = xlate.translate("""!!NVfp4.0
 TEMP t;

@@ -626,10 +626,15 @@ class GlslEmitter:
             lines.append(f"bvec4 {mask} = {self.cc_test(dst.cond)};")
         flags = None
         if cc is not None:
-            # flags of integer adds read the operands again: take them before the destination
-            # is written, which may be one of the operands (GP4 2.X.4.3: flags of this result)
-            flags = self.fresh("f")
-            lines.append(f"uvec4 {flags} = {self.cc_flags(ins, t, rtype, srcs)};")
+            flags = self.cc_flags(ins, t, rtype, srcs)
+            if ins.cc_kind in (CCKind.ADD, CCKind.SUB):
+                # carry/overflow flags read the operands again: take them before the
+                # destination (maybe one of the operands) is written (GP4 2.X.4.3)
+                name = self.fresh("f")
+                lines.append(f"uvec4 {name} = {flags};")
+                flags = name
+            elif m:
+                flags = f"({flags})" if not wrapped(flags) and not flags.endswith(")") else flags
         value = bitcast(t, rtype, st)
         if mask is None:
             lines.append(f"{target}{m} = {value}{m};")

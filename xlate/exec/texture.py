@@ -52,8 +52,9 @@ Project choices where the specs leave the result undefined or implementation-dep
 * the magnification/minification switch-over c is 0.5 when the mag filter is LINEAR and the
   min filter is NEAREST_MIPMAP_NEAREST or NEAREST_MIPMAP_LINEAR, else 0 (GL §8.15).
 * ``execute(..., sampling="llvmpipe")`` departs from the GL formulas where Mesa llvmpipe does
-  (a piecewise-linear log2 for lambda, c always 0), so that results compare bit for bit with
-  llvmpipe; the default "spec" follows the formulas (see :func:`prepare`).
+  (a piecewise-linear log2 for lambda, c always 0, TEXTURE_LOD_BIAS in steps of 1/256), so
+  that results compare bit for bit with llvmpipe; the default "spec" follows the formulas
+  (see :func:`prepare`).
 
 Errors (:class:`ExecError`, raised before anything runs): a texture unit used but not given, a
 unit given but not used, an instruction target that does not match ``Texture.target``, a
@@ -395,8 +396,9 @@ def prepare(program: Program, textures, sampling: str = "spec") -> dict[int, _Pr
 
     ``sampling``: "spec" follows the GL 4.5 formulas; "llvmpipe" reproduces the two places
     where Mesa llvmpipe (gallivm) departs from them, so that mipmapped results compare bit for
-    bit: lambda_base from a piecewise-linear log2 (:func:`_rho_log2`), and the
-    magnification/minification switch-over c always 0 (no c = 0.5 rule, GL §8.15)."""
+    bit: lambda_base from a piecewise-linear log2 (:func:`_rho_log2`), the
+    magnification/minification switch-over c always 0 (no c = 0.5 rule, GL §8.15), and
+    TEXTURE_LOD_BIAS rounded to a multiple of 1/256 (Mesa's state tracker)."""
     if sampling not in SAMPLING_MODES:
         raise ExecError(f"sampling: expected one of {', '.join(SAMPLING_MODES)}, got "
                         f"{sampling!r}")
@@ -432,6 +434,9 @@ def prepare(program: Program, textures, sampling: str = "spec") -> dict[int, _Pr
         if sampling == "llvmpipe":
             prep.fast_log2 = True
             prep.c = F32(0.0)
+            # Mesa's state tracker keeps TEXTURE_LOD_BIAS in steps of 1/256 (st_atom_sampler)
+            b = np.clip(prep.lod_bias, F32(-MAX_TEXTURE_LOD_BIAS), F32(MAX_TEXTURE_LOD_BIAS))
+            prep.lod_bias = F32(np.round(b * F32(256)) / F32(256))
         for i, inst in insts:
             t = inst.tex.target
             where = f"instruction {i} ({inst.op} ... texture[{unit}], {t})"
