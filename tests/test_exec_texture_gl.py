@@ -552,7 +552,7 @@ def test_gl_txf_txq_integer_and_buffer(gl):
         body = f"""INT TEMP I;
 MOV.S I, C;
 TXF{t} R0, I, texture[0], {target}{offs};
-TXQ.S R0, I.zwxy, texture[0], {target};"""
+TXQ R0, I.zwxy, texture[0], {target};"""
         # TXF result and TXQ result need separate outputs: run twice
         for which in (0, 1):
             lines = body.splitlines()

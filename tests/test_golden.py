@@ -38,13 +38,7 @@ goldens = _load_tool()
 
 #: file name -> why every test of that program is expected to fail (an xlate bug), e.g.
 #:   "vp4_swz_billboard.vp": "xlate bug: SWZ rejected with E3003 (operand count)",
-KNOWN_BUGS: dict[str, str] = {
-    "fp4_blur_kernel_table.fp": (
-        "xlate bug: a PARAM array initializer that starts with scalar constants and then holds a "
-        "constant vector ('{ 0.22, 0.31, {1.38, 0, 0, 0} }') is rejected with E1002 \"unexpected "
-        "'{'\" although GP4 2.X.2 <paramMultInitList> allows any mix of <signedConstantScalar> and "
-        "<constantVector> items (the grammar commits to a constant vector after '{ 1,')"),
-}
+KNOWN_BUGS: dict[str, str] = {}
 
 SOURCES = goldens.sources()
 UPDATE_HINT = ("review the diff, and if the new translation is right run "

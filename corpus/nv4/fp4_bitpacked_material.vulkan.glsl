@@ -137,15 +137,17 @@ void xl_main()
     h.w = (h.wwww % 17u).w;
     {
         uvec4 xl_t1 = xl_sad(h.xxxx, h.yyyy, uvec4(0u));
+        uvec4 xl_f2 = xl_ccadd(xl_sad(h.xxxx, h.yyyy, uvec4(0u)), uvec4(0u));
         m.z = xl_t1.z;
-        xl_cc1.z = xl_ccadd(xl_sad(h.xxxx, h.yyyy, uvec4(0u)), uvec4(0u)).z;
+        xl_cc1.z = xl_f2.z;
     }
     p.x = (in_fragment_attrib[3].xxxx * ivec4(-3)).x;
     p.y = (xl_mulhi(in_fragment_attrib[3].xxxx, ivec4(1073741824))).y;
     {
-        ivec4 xl_t2 = (p.xxxx - p.yyyy);
-        p.zw = xl_t2.zw;
-        xl_cc1.zw = xl_ccsub(uvec4(p.xxxx), uvec4(p.yyyy)).zw;
+        ivec4 xl_t3 = (p.xxxx - p.yyyy);
+        uvec4 xl_f4 = xl_ccsub(uvec4(p.xxxx), uvec4(p.yyyy));
+        p.zw = xl_t3.zw;
+        xl_cc1.zw = xl_f4.zw;
     }
     c = unpackUnorm4x8(uvec4(in_fragment_attrib[2]).x);
     n.xy = (unpackUnorm2x16(uvec4(in_fragment_attrib[2]).y).xyxy).xy;
@@ -154,69 +156,69 @@ void xl_main()
     t.zw = (vec4(h.zzww)).zw;
     t.z = (t.zzzz * program_local[0].yyyy + t.wwww).z;
     {
-        vec4 xl_t3 = vec4(0.0);
-        bvec4 xl_m4 = xl_ccEQ(xl_cc1.zzzz);
-        c.w = mix(c.w, xl_t3.w, xl_m4.w);
+        vec4 xl_t5 = vec4(0.0);
+        bvec4 xl_m6 = xl_ccEQ(xl_cc1.zzzz);
+        c.w = mix(c.w, xl_t5.w, xl_m6.w);
     }
     {
-        vec4 xl_t5 = t.zzzz;
-        bvec4 xl_m6 = xl_ccNE(xl_cc1.zzzz);
-        c.x = mix(c.x, xl_t5.x, xl_m6.x);
+        vec4 xl_t7 = t.zzzz;
+        bvec4 xl_m8 = xl_ccNE(xl_cc1.zzzz);
+        c.x = mix(c.x, xl_t7.x, xl_m8.x);
     }
     {
-        vec4 xl_t7 = t.xxxx;
-        bvec4 xl_m8 = xl_ccGT(xl_cc1.wwww);
-        c.y = mix(c.y, xl_t7.y, xl_m8.y);
-    }
-    {
-        vec4 xl_t9 = t.yyyy;
-        bvec4 xl_m10 = xl_ccLE(xl_cc1.wwww);
+        vec4 xl_t9 = t.xxxx;
+        bvec4 xl_m10 = xl_ccGT(xl_cc1.wwww);
         c.y = mix(c.y, xl_t9.y, xl_m10.y);
     }
     {
-        vec4 xl_t11 = n.zzzz;
-        bvec4 xl_m12 = xl_ccSF(xl_cc1.wwww);
-        c.z = mix(c.z, xl_t11.z, xl_m12.z);
+        vec4 xl_t11 = t.yyyy;
+        bvec4 xl_m12 = xl_ccLE(xl_cc1.wwww);
+        c.y = mix(c.y, xl_t11.y, xl_m12.y);
     }
     {
-        vec4 xl_t13 = n.wwww;
-        bvec4 xl_m14 = xl_ccNSF(xl_cc1.zzzz);
+        vec4 xl_t13 = n.zzzz;
+        bvec4 xl_m14 = xl_ccSF(xl_cc1.wwww);
         c.z = mix(c.z, xl_t13.z, xl_m14.z);
     }
     {
-        vec4 xl_t15 = n;
-        bvec4 xl_m16 = bvec4(true);
-        n = mix(n, xl_t15, xl_m16);
+        vec4 xl_t15 = n.wwww;
+        bvec4 xl_m16 = xl_ccNSF(xl_cc1.zzzz);
+        c.z = mix(c.z, xl_t15.z, xl_m16.z);
     }
     {
-        vec4 xl_t17 = vec4(0.0);
-        bvec4 xl_m18 = bvec4(false);
+        vec4 xl_t17 = n;
+        bvec4 xl_m18 = bvec4(true);
         n = mix(n, xl_t17, xl_m18);
     }
     {
-        vec4 xl_t19 = (c - program_local[0].xxxx);
-        t = xl_t19;
-        xl_cc0 = xl_ccf(xl_t19);
+        vec4 xl_t19 = vec4(0.0);
+        bvec4 xl_m20 = bvec4(false);
+        n = mix(n, xl_t19, xl_m20);
     }
     {
-        vec4 xl_t20 = vec4(0.0);
-        bvec4 xl_m21 = xl_ccLT(xl_cc0.wwww);
-        c.w = mix(c.w, xl_t20.w, xl_m21.w);
+        vec4 xl_t21 = (c - program_local[0].xxxx);
+        t = xl_t21;
+        xl_cc0 = xl_ccf(xl_t21);
     }
     {
-        vec4 xl_t22 = vec4(1.0);
-        bvec4 xl_m23 = xl_ccGE(xl_cc0.wwww);
+        vec4 xl_t22 = vec4(0.0);
+        bvec4 xl_m23 = xl_ccLT(xl_cc0.wwww);
         c.w = mix(c.w, xl_t22.w, xl_m23.w);
     }
     {
-        vec4 xl_t24 = vec4(0.0);
-        bvec4 xl_m25 = xl_ccLE(xl_cc0.xxxx);
-        t.x = mix(t.x, xl_t24.x, xl_m25.x);
+        vec4 xl_t24 = vec4(1.0);
+        bvec4 xl_m25 = xl_ccGE(xl_cc0.wwww);
+        c.w = mix(c.w, xl_t24.w, xl_m25.w);
     }
     {
-        vec4 xl_t26 = vec4(1.0);
-        bvec4 xl_m27 = xl_ccNOF(xl_cc0.yyyy);
-        t.y = mix(t.y, xl_t26.y, xl_m27.y);
+        vec4 xl_t26 = vec4(0.0);
+        bvec4 xl_m27 = xl_ccLE(xl_cc0.xxxx);
+        t.x = mix(t.x, xl_t26.x, xl_m27.x);
+    }
+    {
+        vec4 xl_t28 = vec4(1.0);
+        bvec4 xl_m29 = xl_ccNOF(xl_cc0.yyyy);
+        t.y = mix(t.y, xl_t28.y, xl_m29.y);
     }
     if (any(lessThan(t, vec4(0.0)))) discard;
     if (any(xl_ccLE(xl_cc1.zzzz))) discard;

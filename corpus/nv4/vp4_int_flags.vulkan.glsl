@@ -67,19 +67,20 @@ void xl_main()
     out_result_position = in_vertex_position;
     {
         uvec4 xl_t1 = (floatBitsToUint(program_local[0]).xzzw + floatBitsToUint(program_local[0]).yzyw);
+        uvec4 xl_f2 = xl_ccadd(floatBitsToUint(program_local[0]).xzzw, floatBitsToUint(program_local[0]).yzyw);
         sum = xl_t1;
-        xl_cc0 = xl_ccadd(floatBitsToUint(program_local[0]).xzzw, floatBitsToUint(program_local[0]).yzyw);
+        xl_cc0 = xl_f2;
     }
     flags = uvec4(0u);
     {
-        uvec4 xl_t2 = uvec4(1u);
-        bvec4 xl_m3 = xl_ccCF(xl_cc0);
-        flags = mix(flags, xl_t2, xl_m3);
+        uvec4 xl_t3 = uvec4(1u);
+        bvec4 xl_m4 = xl_ccCF(xl_cc0);
+        flags = mix(flags, xl_t3, xl_m4);
     }
     {
-        uvec4 xl_t4 = uvec4(2u);
-        bvec4 xl_m5 = xl_ccSF(xl_cc0.zzzz);
-        flags.w = mix(flags.w, xl_t4.w, xl_m5.w);
+        uvec4 xl_t5 = uvec4(2u);
+        bvec4 xl_m6 = xl_ccSF(xl_cc0.zzzz);
+        flags.w = mix(flags.w, xl_t5.w, xl_m6.w);
     }
     if (any(xl_ccOF(xl_cc0.yyyy)))
     {

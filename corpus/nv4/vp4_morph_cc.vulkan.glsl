@@ -148,21 +148,22 @@ void xl_main()
     {
         {
             ivec4 xl_t1 = (i.xxxx - t.xxxx);
+            uvec4 xl_f2 = xl_ccsub(uvec4(i.xxxx), uvec4(t.xxxx));
             t.y = xl_t1.y;
-            xl_cc1.y = xl_ccsub(uvec4(i.xxxx), uvec4(t.xxxx)).y;
+            xl_cc1.y = xl_f2.y;
         }
         if (any(xl_ccGE(xl_cc1.xxxx))) break;
         j.x = (uvec4(i.xxxx)).x;
         i.x = (i.xxxx + ivec4(1)).x;
         {
-            uvec4 xl_t2 = (u.xxxx >> j.x);
-            d.y = xl_t2.y;
-            xl_cc0.y = xl_cci(xl_t2).y;
-        }
-        {
-            uvec4 xl_t3 = (d.yyyy & uvec4(1u));
+            uvec4 xl_t3 = (u.xxxx >> j.x);
             d.y = xl_t3.y;
             xl_cc0.y = xl_cci(xl_t3).y;
+        }
+        {
+            uvec4 xl_t4 = (d.yyyy & uvec4(1u));
+            d.y = xl_t4.y;
+            xl_cc0.y = xl_cci(xl_t4).y;
         }
         scratch[clamp(int(j.x), 0, 3)] = vec4(0.0);
         if (any(xl_ccEQ(xl_cc0.yyyy))) continue;
@@ -170,94 +171,97 @@ void xl_main()
         scratch[clamp(int(j.x), 0, 3)] = in_vertex_attrib[8 + clamp(int(j.x), 0, 3)];
     }
     {
-        uvec4 xl_t4 = (u.xxxx - uvec4(16u, 256u, 0xffffffffu, 7u));
-        d = xl_t4;
-        xl_cc0 = xl_ccsub(u.xxxx, uvec4(16u, 256u, 0xffffffffu, 7u));
+        uvec4 xl_t5 = (u.xxxx - uvec4(16u, 256u, 0xffffffffu, 7u));
+        uvec4 xl_f6 = xl_ccsub(u.xxxx, uvec4(16u, 256u, 0xffffffffu, 7u));
+        d = xl_t5;
+        xl_cc0 = xl_f6;
     }
     {
-        uvec4 xl_t5 = (uvec4(3u) - u.xxxx);
-        u = xl_t5;
-        xl_cc1 = xl_ccsub(uvec4(3u), u.xxxx);
+        uvec4 xl_t7 = (uvec4(3u) - u.xxxx);
+        uvec4 xl_f8 = xl_ccsub(uvec4(3u), u.xxxx);
+        u = xl_t7;
+        xl_cc1 = xl_f8;
     }
     {
-        uvec4 xl_t6 = uvec4(1u);
-        bvec4 xl_m7 = xl_ccAB(xl_cc0.xxxx);
-        d = mix(d, xl_t6, xl_m7);
+        uvec4 xl_t9 = uvec4(1u);
+        bvec4 xl_m10 = xl_ccAB(xl_cc0.xxxx);
+        d = mix(d, xl_t9, xl_m10);
     }
     {
-        uvec4 xl_t8 = uvec4(2u);
-        bvec4 xl_m9 = xl_ccBLE(xl_cc0.yyyy);
-        d.y = mix(d.y, xl_t8.y, xl_m9.y);
+        uvec4 xl_t11 = uvec4(2u);
+        bvec4 xl_m12 = xl_ccBLE(xl_cc0.yyyy);
+        d.y = mix(d.y, xl_t11.y, xl_m12.y);
     }
     {
-        uvec4 xl_t10 = uvec4(3u);
-        bvec4 xl_m11 = xl_ccNCF(xl_cc0.zzzz);
-        d.z = mix(d.z, xl_t10.z, xl_m11.z);
+        uvec4 xl_t13 = uvec4(3u);
+        bvec4 xl_m14 = xl_ccNCF(xl_cc0.zzzz);
+        d.z = mix(d.z, xl_t13.z, xl_m14.z);
     }
     {
-        uvec4 xl_t12 = uvec4(4u);
-        bvec4 xl_m13 = xl_ccCF(xl_cc0.wwww);
-        d.w = mix(d.w, xl_t12.w, xl_m13.w);
+        uvec4 xl_t15 = uvec4(4u);
+        bvec4 xl_m16 = xl_ccCF(xl_cc0.wwww);
+        d.w = mix(d.w, xl_t15.w, xl_m16.w);
     }
     {
-        uvec4 xl_t14 = d;
-        bvec4 xl_m15 = xl_ccAB(xl_cc1);
-        u = mix(u, xl_t14, xl_m15);
+        uvec4 xl_t17 = d;
+        bvec4 xl_m18 = xl_ccAB(xl_cc1);
+        u = mix(u, xl_t17, xl_m18);
     }
     {
-        uvec4 xl_t16 = uvec4(0u);
-        bvec4 xl_m17 = xl_ccBLE(xl_cc1);
-        u = mix(u, xl_t16, xl_m17);
+        uvec4 xl_t19 = uvec4(0u);
+        bvec4 xl_m20 = xl_ccBLE(xl_cc1);
+        u = mix(u, xl_t19, xl_m20);
     }
     {
-        uvec4 xl_t18 = uvec4(43605u);
-        bvec4 xl_m19 = xl_ccCF(xl_cc1.xxxx);
-        u.z = mix(u.z, xl_t18.z, xl_m19.z);
+        uvec4 xl_t21 = uvec4(43605u);
+        bvec4 xl_m22 = xl_ccCF(xl_cc1.xxxx);
+        u.z = mix(u.z, xl_t21.z, xl_m22.z);
     }
     {
-        uvec4 xl_t20 = uvec4(21930u);
-        bvec4 xl_m21 = xl_ccNCF(xl_cc1.wwww);
-        u.w = mix(u.w, xl_t20.w, xl_m21.w);
+        uvec4 xl_t23 = uvec4(21930u);
+        bvec4 xl_m24 = xl_ccNCF(xl_cc1.wwww);
+        u.w = mix(u.w, xl_t23.w, xl_m24.w);
     }
     {
-        ivec4 xl_t22 = (floatBitsToInt(program_env[3]).xxxy + ivec4(2147483647));
-        t.zw = xl_t22.zw;
-        xl_cc1.zw = xl_ccadd(uvec4(floatBitsToInt(program_env[3]).xxxy), uvec4(ivec4(2147483647))).zw;
+        ivec4 xl_t25 = (floatBitsToInt(program_env[3]).xxxy + ivec4(2147483647));
+        uvec4 xl_f26 = xl_ccadd(uvec4(floatBitsToInt(program_env[3]).xxxy), uvec4(ivec4(2147483647)));
+        t.zw = xl_t25.zw;
+        xl_cc1.zw = xl_f26.zw;
     }
     {
-        ivec4 xl_t23 = ivec4(-7);
-        bvec4 xl_m24 = xl_ccOF(xl_cc1.zzzz);
-        lo = mix(lo, uvec4(xl_t23), xl_m24);
+        ivec4 xl_t27 = ivec4(-7);
+        bvec4 xl_m28 = xl_ccOF(xl_cc1.zzzz);
+        lo = mix(lo, uvec4(xl_t27), xl_m28);
     }
     {
-        ivec4 xl_t25 = ivec4(-16);
-        bvec4 xl_m26 = xl_ccNOF(xl_cc1.wwww);
-        lo.w = mix(lo.w, uvec4(xl_t25).w, xl_m26.w);
+        ivec4 xl_t29 = ivec4(-16);
+        bvec4 xl_m30 = xl_ccNOF(xl_cc1.wwww);
+        lo.w = mix(lo.w, uvec4(xl_t29).w, xl_m30.w);
     }
     {
-        ivec4 xl_t27 = floatBitsToInt(program_env[3]);
-        t = xl_t27;
-        xl_cc0 = xl_cci(uvec4(xl_t27));
+        ivec4 xl_t31 = floatBitsToInt(program_env[3]);
+        t = xl_t31;
+        xl_cc0 = xl_cci(uvec4(xl_t31));
     }
     {
-        vec4 xl_t28 = vec4(-1.0);
-        bvec4 xl_m29 = xl_ccSF(xl_cc0.yyyy);
-        acc.w = mix(acc.w, xl_t28.w, xl_m29.w);
+        vec4 xl_t32 = vec4(-1.0);
+        bvec4 xl_m33 = xl_ccSF(xl_cc0.yyyy);
+        acc.w = mix(acc.w, xl_t32.w, xl_m33.w);
     }
     {
-        vec4 xl_t30 = vec4(1.0);
-        bvec4 xl_m31 = xl_ccNSF(xl_cc0.xxxx);
-        acc.w = mix(acc.w, xl_t30.w, xl_m31.w);
+        vec4 xl_t34 = vec4(1.0);
+        bvec4 xl_m35 = xl_ccNSF(xl_cc0.xxxx);
+        acc.w = mix(acc.w, xl_t34.w, xl_m35.w);
     }
     {
-        vec4 xl_t32 = acc;
-        bvec4 xl_m33 = bvec4(true);
-        scratch[3] = mix(scratch[3], xl_t32, xl_m33);
+        vec4 xl_t36 = acc;
+        bvec4 xl_m37 = bvec4(true);
+        scratch[3] = mix(scratch[3], xl_t36, xl_m37);
     }
     {
-        vec4 xl_t34 = acc;
-        bvec4 xl_m35 = bvec4(false);
-        scratch[2] = mix(scratch[2], xl_t34, xl_m35);
+        vec4 xl_t38 = acc;
+        bvec4 xl_m39 = bvec4(false);
+        scratch[2] = mix(scratch[2], xl_t38, xl_m39);
     }
     sub_encode();
     out_result_position = acc;

@@ -52,9 +52,9 @@ Project choices where the specs leave the result undefined or implementation-dep
 * the magnification/minification switch-over c is 0.5 when the mag filter is LINEAR and the
   min filter is NEAREST_MIPMAP_NEAREST or NEAREST_MIPMAP_LINEAR, else 0 (GL §8.15).
 * ``execute(..., sampling="llvmpipe")`` departs from the GL formulas where Mesa llvmpipe does
-  (a piecewise-linear log2 for lambda, c always 0, TEXTURE_LOD_BIAS in steps of 1/256), so
-  that results compare bit for bit with llvmpipe; the default "spec" follows the formulas
-  (see :func:`prepare`).
+  (a piecewise-linear log2 for lambda, c always 0, TEXTURE_LOD_BIAS in steps of 1/256, RECT
+  derivatives scaled by the size), so that results compare bit for bit with llvmpipe; the
+  default "spec" follows the formulas (see :func:`prepare`).
 
 Errors (:class:`ExecError`, raised before anything runs): a texture unit used but not given, a
 unit given but not used, an instruction target that does not match ``Texture.target``, a
@@ -218,6 +218,7 @@ class _Prepared:
     def __init__(self, unit: int, tex: Texture, shadow: bool, mip_check: bool):
         self.unit = unit
         self.fast_log2 = False
+        self.llvmpipe = False
         what = f"texture[{unit}]"
         target = _enum(tex.target, "target", unit)
         if target not in TARGETS:
@@ -397,8 +398,10 @@ def prepare(program: Program, textures, sampling: str = "spec") -> dict[int, _Pr
     ``sampling``: "spec" follows the GL 4.5 formulas; "llvmpipe" reproduces the two places
     where Mesa llvmpipe (gallivm) departs from them, so that mipmapped results compare bit for
     bit: lambda_base from a piecewise-linear log2 (:func:`_rho_log2`), the
-    magnification/minification switch-over c always 0 (no c = 0.5 rule, GL §8.15), and
-    TEXTURE_LOD_BIAS rounded to a multiple of 1/256 (Mesa's state tracker)."""
+    magnification/minification switch-over c always 0 (no c = 0.5 rule, GL §8.15),
+    TEXTURE_LOD_BIAS rounded to a multiple of 1/256 (Mesa's state tracker), and RECT
+    derivatives multiplied by the texture size although they are in texels already (which
+    moves RECT's magnification/minification switch when the two filters differ)."""
     if sampling not in SAMPLING_MODES:
         raise ExecError(f"sampling: expected one of {', '.join(SAMPLING_MODES)}, got "
                         f"{sampling!r}")
@@ -432,6 +435,7 @@ def prepare(program: Program, textures, sampling: str = "spec") -> dict[int, _Pr
         mip = any(inst.op not in ("TXF", "TXQ") for _, inst in insts)
         prep = _Prepared(unit, tex, shadow, mip)
         if sampling == "llvmpipe":
+            prep.llvmpipe = True
             prep.fast_log2 = True
             prep.c = F32(0.0)
             # Mesa's state tracker keeps TEXTURE_LOD_BIAS in steps of 1/256 (st_atom_sampler)
@@ -868,7 +872,10 @@ def _texture(x, op: str, c, gdx=None, gdy=None):
         else:
             L.z = np.zeros(k, np.int64)
         if dx is not None:
-            scale = np.array([1, 1, 1] if rect else [int(v) for v in P.size], F32)[:len(comps)]
+            # u = s * size (GL §8.14.1); RECT coordinates are texel units already (llvmpipe
+            # scales them by the size once more: emulated in "llvmpipe" sampling)
+            unit_scale = rect and not P.llvmpipe
+            scale = np.array([1, 1, 1] if unit_scale else [int(v) for v in P.size], F32)[:len(comps)]
             dx = np.broadcast_to(dx, (k, len(comps))) * scale
             dy = np.broadcast_to(dy, (k, len(comps))) * scale
     if explicit is not None:
