@@ -198,3 +198,16 @@ END
     assert "in_vertex_position[5] = gl_in[5].gl_Position;" in g
     assert g.count("    xl_emit();") == 2 and "EndPrimitive();" in g
     assert "gl_Layer = out_result_layer.x;" in g
+
+
+def test_large_parameter_sets_use_a_block():
+    """program.local[4095] needs 4096 locations; GL guarantees 1024 (GL 4.5 Table 23.53)."""
+    r = xlate.translate("""!!NVvp4.0
+ADD result.position, program.local[4095], program.env[0];
+END
+""")
+    assert "layout(std140, binding = 16) uniform XlateParameters" in r.glsl
+    assert [(u["name"], u["offset"], u["block"]) for u in r.reflection["uniforms"]] == [
+        ("program_local", 0, "XlateParameters"), ("program_env", 65536, "XlateParameters")]
+    small = xlate.translate("!!NVvp4.0\nMOV result.position, program.local[3];\nEND\n")
+    assert small.reflection["uniforms"][0]["location"] == 0

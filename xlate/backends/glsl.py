@@ -34,6 +34,7 @@ from ..passes.types import RAW_OPERAND_OPS, operand_type, register_types, result
 from . import interface as I
 
 PROFILES = ("glsl450", "vulkan")
+MAX_UNIFORM_LOCATIONS = 1024   # GL_MAX_UNIFORM_LOCATIONS minimum (GL 4.5 Table 23.53)
 MAX_CALL_DEPTH = 4        # MAX_PROGRAM_CALL_DEPTH_NV (GP4 minimum; the executor uses the same)
 VEC = {DataType.FLOAT: "vec4", DataType.INT: "ivec4", DataType.UINT: "uvec4"}
 SCALAR = {DataType.FLOAT: "float", DataType.INT: "int", DataType.UINT: "uint"}
@@ -227,6 +228,7 @@ class GlslEmitter:
         self.tmp = 0
         self.depth: int | None = None           # call depth being emitted (recursive programs)
         self.fn_names: dict[str, str] = {}
+        self.params_in_block = False
         self.nverts = prog.geometry.input_vertices if prog.geometry else 0
 
     # ---- naming --------------------------------------------------------------------------------
@@ -947,9 +949,14 @@ class GlslEmitter:
     def declare_uniforms(self) -> list[str]:
         lines = []
         members = [f"vec4 {name}[{n}];" if n else f"vec4 {name};" for name, n in self.uniforms.items()]
+        total = sum(max(n, 1) for n in self.uniforms.values())
+        # GL guarantees 1024 uniform locations; larger parameter sets go into a block
+        self.params_in_block = bool(members) and (self.vulkan or total > MAX_UNIFORM_LOCATIONS)
         if members:
-            if self.vulkan:
-                lines.append("layout(set = 0, binding = 0, std140) uniform XlateParameters\n{")
+            if self.params_in_block:
+                # glsl450: program.buffer[b] blocks use bindings 0-15, so parameters take 16
+                binding = "set = 0, binding = 0, std140" if self.vulkan else "std140, binding = 16"
+                lines.append(f"layout({binding}) uniform XlateParameters\n{{")
                 lines += [f"    {m}" for m in members]
                 lines.append("};")
             else:

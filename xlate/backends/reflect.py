@@ -35,8 +35,10 @@ def reflection(em) -> dict:
         u = {"name": name, "type": "vec4", "array_size": n or None,
              "elements": {str(k) if k is not None else "0": v for k, v in sorted(
                  elems.items(), key=lambda kv: -1 if kv[0] is None else kv[0])}}
-        if em.vulkan:
-            u.update(block="XlateParameters", set=0, binding=0, offset=16 * offset)
+        if em.params_in_block:
+            u.update(block="XlateParameters", binding=0 if em.vulkan else 16, offset=16 * offset)
+            if em.vulkan:
+                u["set"] = 0
         else:
             u.update(location=offset)
         offset += max(n, 1)

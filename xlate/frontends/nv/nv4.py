@@ -963,16 +963,24 @@ class NV4Builder:
             swz = self.swizzle(node.swizzle, node.span, vector=True)
         return CondTest(rule, cc, swz)
 
-    def as_cctest(self, opnd: Operand) -> CondTest | None:
-        """A bare ``NE.x`` (or ``(NE.x)``) operand read as a condition-code test."""
+    def as_cctest(self, opnd: Operand, only_cc: bool = False) -> CondTest | None:
+        """A bare ``NE.x`` (or ``(NE.x)``) operand read as a condition-code test.
+
+        Rule names are not reserved words (nv_dialects.md 2.2), so a variable may be called
+        ``LT``.  Where only a test is legal (``only_cc``: IF, BRK, CONT, CAL, RET; GP4 2.X.2)
+        the variable does not matter; where an operand is legal too (KIL) the digest's reading
+        applies: "where a ccTest is legal, prefer the ccTest reading and warn"."""
         if opnd.kind == "cc":
             return self.cctest(opnd.cctest)
         if opnd.kind == "ref" and not opnd.neg and not opnd.abs and opnd.ccmask is None:
             ref = opnd.ref
             rule = ref.name
             base_rule = rule[:-1] if rule[-1:] in "01" else rule
-            if base_rule in CC_RULES and self.lookup(rule) is None and (
+            if base_rule in CC_RULES and (
                     not ref.selectors or (len(ref.selectors) == 1 and isinstance(ref.selectors[0], Member))):
+                if self.lookup(rule) is not None and not only_cc:
+                    self.sink.warning("E3007", f"'{rule}' is both a variable and a condition-code "
+                                      "rule; it is read as a condition-code test here", ref.span)
                 swz = ref.selectors[0].name if ref.selectors else None
 
                 class _Node:
@@ -983,7 +991,7 @@ class NV4Builder:
         return None
 
     def require_cctest(self, opnd: Operand) -> CondTest:
-        cc = self.as_cctest(opnd)
+        cc = self.as_cctest(opnd, only_cc=True)
         if cc is None:
             self.err("E3007", "expected a condition-code test such as 'NE.x' or '(GT.x)'", opnd.span)
         return cc
