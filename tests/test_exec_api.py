@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from test_exec_helpers import bits_equal, build
+from xlate.diagnostics import XlateError
 from xlate.exec import EXECUTORS, ExecError, ExecResult, Texture, execute
 from xlate.exec.texture import TEX
 from xlate.ir.model import Binding, Geometry, Register, RegKind
@@ -28,18 +29,26 @@ def test_every_opcode_has_an_executor():
 
 
 @pytest.mark.parametrize("op", ["TEX", "TXB", "TXL", "TXP", "TXF", "TXD", "TXQ"])
-def test_texture_ops_are_placeholders(op):
-    extra = ", R1, R2" if op == "TXD" else ""
-    t = ".S" if op in ("TXQ", "TXF") else ""
-    p = build(f"{op}{t} o, a{extra}, texture[2], 2D", stage="fragment",
-              inputs={"a": "fragment.texcoord[0]"}, outputs={"o": "result.color"})
-    tex = Texture(levels=[np.zeros((2, 2, 4), np.float32)], target="2D")
-    with pytest.raises(NotImplementedError, match=f"texture sampling: {op} 2D not implemented yet"):
-        execute(p, {"a": f(0, 0, 0, 1)}, textures={2: tex})
+def test_texture_ops_run_and_check_their_texture(op):
+    t = ".S" if op == "TXF" else ""
+    text = f"{op} o, a, R1, R2, texture[2], 2D" if op == "TXD" else f"{op}{t} o, a, texture[2], 2D"
+    p = build(text, stage="fragment", inputs={"a": "fragment.texcoord[0]"},
+              outputs={"o": "result.color"})
+    kind = np.int32 if op == "TXF" else np.float32
+    tex = Texture(levels=[np.full((2, 2, 4), 3, kind)], target="2D")
+    r = execute(p, {"a": f(0, 0, 0, 0)}, textures={2: tex})
+    want = [2, 2, 0, 0] if op == "TXQ" else [3, 3, 3, 3]
+    view = r.int("o") if op in ("TXQ", "TXF") else r.float("o")
+    assert view.tolist() == [want]
     with pytest.raises(ExecError, match=r"texture\[2\]"):
         execute(p, {"a": f(0, 0, 0, 1)})
     with pytest.raises(ExecError, match=r"texture\[2\]"):
         execute(p, {"a": f(0, 0, 0, 1)}, textures={2: "not a texture"})
+    with pytest.raises(ExecError, match=r"texture\[7\]: the program uses no texture unit 7"):
+        execute(p, {"a": f(0, 0, 0, 1)}, textures={2: tex, 7: tex})
+    with pytest.raises(ExecError, match=r"texture\[2\]: a 3D texture, but instruction 0"):
+        execute(p, {"a": f(0, 0, 0, 1)},
+                textures={2: Texture([np.zeros((1, 2, 2, 4), kind)], "3D")})
 
 
 # ---- binding inputs ------------------------------------------------------------------------
@@ -106,6 +115,9 @@ def test_bad_arguments():
     with pytest.raises(ExecError, match="max_steps"):
         execute(_prog(), {"a": 1, "n": 1}, params={"p": 0}, max_steps=0)
     with pytest.raises(ExecError, match="program"):
+        execute(["MOV o, a;"], {})
+    # source text is parsed; its errors come back as diagnostics
+    with pytest.raises(XlateError, match="E1001"):
         execute("MOV o, a;", {})
 
 

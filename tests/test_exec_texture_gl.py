@@ -530,8 +530,10 @@ def test_gl_txd(gl):
 def test_gl_txf_txq_integer_and_buffer(gl):
     rng = np.random.default_rng(9)
     n = 256
-    ints = np.stack([rng.integers(-2, 18, n), rng.integers(-2, 10, n), rng.integers(-1, 5, n),
-                     rng.integers(-1, 5, n)], 1).astype(np.int32)
+    # llvmpipe's textureSize takes the LOD of the first of each 8 vertex-shader lanes: keep the
+    # TXQ level (z, read as I.zwxy) uniform per 8 lanes
+    ints = np.stack([rng.integers(-2, 18, n), rng.integers(-2, 10, n),
+                     np.repeat(rng.integers(-1, 5, n // 8), 8), rng.integers(-1, 5, n)], 1).astype(np.int32)
     fl = ints.view(np.float32)           # the attribute carries the integer bits
     i2d = [rng.integers(-1000, 1000, (8, 16, 4)).astype(np.int32),
            rng.integers(-1000, 1000, (4, 8, 4)).astype(np.int32),
@@ -549,17 +551,24 @@ def test_gl_txf_txq_integer_and_buffer(gl):
              ("BUFFER", ".S", Texture([rng.integers(-9, 9, (13, 4)).astype(np.int32)], "BUFFER"), "")]
     for target, t, tex, off in cases:
         offs = f", {off}" if off else ""
-        body = f"""INT TEMP I;
-MOV.S I, C;
+        # TXQ alone would make the GLSL backend declare a float sampler (the program does not
+        # say the format), so both instructions share the program
+        src = f"""!!NVvp4.0
+INT TEMP I;
+TEMP R0, R1;
+MOV.S I, vertex.attrib[1];
 TXF{t} R0, I, texture[0], {target}{offs};
-TXQ R0, I.zwxy, texture[0], {target};"""
-        # TXF result and TXQ result need separate outputs: run twice
-        for which in (0, 1):
-            lines = body.splitlines()
-            b = "\n".join(lines[:2] + [lines[2 + which]])
-            src = vert(b)
-            attribs = {"vertex.attrib[1]": fl}
-            gout = gl.run_vertex(src, attribs, {}, {0: tex})["result.texcoord[0]"]
-            eout = execute(src, attribs, textures={0: tex}).float("result.texcoord[0]")
-            assert np.array_equal(gout.view(np.uint32), eout.view(np.uint32)), \
-                (target, t, off, which, np.argwhere(gout.view(np.uint32) != eout.view(np.uint32))[:4])
+TXQ R1, I.zwxy, texture[0], {target};
+MOV result.texcoord[0], R0;
+MOV result.texcoord[1], R1;
+MOV result.position, vertex.attrib[1];
+END
+"""
+        attribs = {"vertex.attrib[1]": fl}
+        gout = gl.run_vertex(src, attribs, {}, {0: tex})
+        eout = execute(src, attribs, textures={0: tex})
+        for which in ("result.texcoord[0]", "result.texcoord[1]"):
+            a = gout[which].view(np.uint32)
+            b = eout.words(which)
+            assert np.array_equal(a, b), \
+                (target, t, off, which, np.argwhere(a != b)[:4], a[np.argwhere(a != b)[:4, 0]], b[np.argwhere(a != b)[:4, 0]])

@@ -283,6 +283,54 @@ END
 """,
                  ['t.vp:2:29: error[E2006]: empty range [3..1]'],
                  id='reversed_range'),
+    # GP4 2.X.2 <paramMultipleInit> ::= "=" "{" <paramMultInitList> "}"
+    pytest.param('t.vp', """!!NVvp4.0
+PARAM p[] = program.local[0..3];
+TEMP t;
+MOV t, p[3];
+END
+""",
+                 ["t.vp:2:7: error[E1002]: the array 'p' needs a braced initializer list: 'p[] = { ... }'"],
+                 id='array_without_braces'),
+    # GP4 2.X.3.1: "an array size must be specified ... and must be a positive integer"
+    pytest.param('t.vp', """!!NVvp4.0
+TEMP a[0];
+END
+""",
+                 ['t.vp:2:6: error[E2006]: array size must be positive'],
+                 id='temp_array_of_size_zero'),
+    # VP4 2.X.3.2: "[n..o]" bindings "are available only in explicit declarations of array
+    # variables"
+    pytest.param('t.vp', """!!NVvp4.0
+ATTRIB a = vertex.texcoord[0..1];
+END
+""",
+                 ["t.vp:2:8: error[E2005]: 'a' is not an array but its binding has 2 elements"],
+                 id='range_bound_to_a_single_variable'),
+    pytest.param('t.vp', """!!NVvp4.0
+TEMP t;
+MOV t, vertex.attrib[0..1];
+END
+""",
+                 ['t.vp:3:22: error[E2004]: index ranges are only allowed in declarations'],
+                 id='range_in_an_instruction'),
+    # GP4 2.X.4.2 relative addressing applies to array variables, not to bindings
+    pytest.param('t.vp', """!!NVvp4.0
+INT TEMP i;
+TEMP t;
+MOV t, vertex.attrib[i.x];
+END
+""",
+                 ['t.vp:4:22: error[E2010]: bindings cannot be indexed relatively; declare an array variable and index that'],
+                 id='relative_index_on_a_binding'),
+    # VP4 Table X.X: vertex.attrib[n], n < 16 (MAX_VERTEX_ATTRIBS)
+    pytest.param('t.vp', """!!NVvp4.0
+TEMP t;
+MOV t, vertex.attrib[16];
+END
+""",
+                 ['t.vp:3:22: error[E2006]: binding index 16 out of range [0, 15]'],
+                 id='binding_index_out_of_range'),
     # GP4 2.X.4.2: absolute index >= array size
     pytest.param('t.vp', """!!NVvp4.0
 PARAM p[2] = { program.local[0..1] };
@@ -809,6 +857,29 @@ END
 """,
                  ['t.fp:3:5: error[E3002]: I2F does not support clamping modifiers (GP4 Table X.13)'],
                  id='saturation_on_i2f'),
+    # GP4 Table X.13: PK2H has no clamping mark (its .F result is only a bit pattern)
+    pytest.param('t.fp', """!!NVfp4.0
+TEMP a;
+PK2H.SAT a, a;
+END
+""",
+                 ['t.fp:3:6: error[E3002]: PK2H does not support clamping modifiers (GP4 Table X.13)'],
+                 id='saturation_on_pk2h'),
+    # GP4 Table X.13: KIL has no clamping mark
+    pytest.param('t.fp', """!!NVfp4.0
+TEMP a;
+KIL.SAT a;
+END
+""",
+                 ['t.fp:3:5: error[E3002]: KIL does not support clamping modifiers (GP4 Table X.13)'],
+                 id='saturation_on_kil'),
+    # GP4 Table X.13: RET (like every flow instruction but REP) takes no modifier at all
+    pytest.param('t.fp', """!!NVfp4.0
+RET.CC;
+END
+""",
+                 ['t.fp:2:5: error[E3002]: RET takes no modifiers'],
+                 id='cc_update_on_ret'),
     # GP4 Table X.13: PK2H takes F and I only
     pytest.param('t.fp', """!!NVfp4.0
 TEMP a;

@@ -262,11 +262,21 @@ def test_every_condition_rule(rule):
         CondTest(rule, 0), CondTest(rule, 1, (0, 0, 0, 0)), CondTest(rule, 0)]
 
 
-def test_a_variable_named_like_a_condition_is_an_operand():
-    # nv_dialects.md 2.2: rule names are not reserved; KIL with a declared LT is a vector KIL
-    prog = load("TEMP LT;\nKIL LT.x;\nKIL (LT.x);")
-    assert prog.instructions[0].srcs[0].reg == "LT" and prog.instructions[0].cond is None
-    assert prog.instructions[1].cond == CondTest("LT", 0, (0, 0, 0, 0))
+def test_a_variable_named_like_a_condition_rule():
+    # nv_dialects.md 2.2: rule names are not reserved.  Where only a test is legal (IF, BRK,
+    # CONT, CAL, RET) the variable is irrelevant; for KIL, where a vector operand is legal too,
+    # the digest's reading is taken: "prefer the ccTest reading and warn".  A negated operand
+    # or a variable used anywhere else is the variable.
+    prog = load("TEMP LT, NE;\nKIL LT.x;\nKIL (LT.x);\nKIL -LT.x;\nIF LT.x;\nENDIF;\n"
+                "REP 2;\nBRK NE;\nENDREP;\nMOV LT, NE;")
+    kil, kil2, kil3, if_, _, _, brk, _, mov = prog.instructions
+    assert kil.cond == kil2.cond == if_.cond == CondTest("LT", 0, (0, 0, 0, 0))
+    assert kil3.srcs[0].reg == "LT" and kil3.srcs[0].neg and kil3.cond is None
+    assert brk.cond == CondTest("NE")
+    assert (mov.dst.reg, mov.srcs[0].reg) == ("LT", "NE")
+    assert [d.header() for d in prog.diagnostics] == [
+        "t.fp:3:5: warning[E3007]: 'LT' is both a variable and a condition-code rule; it is read "
+        "as a condition-code test here"]
 
 
 # ---------------------------------------------------------------------------------------------

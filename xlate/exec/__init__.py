@@ -11,7 +11,9 @@ Layout -- where to look for what:
 * ``alu.py``      one function per arithmetic/logic opcode
 * ``flow.py``     IF/ELSE/ENDIF, REP/ENDREP/BRK/CONT, CAL/RET, KIL, EMIT/ENDPRIM
 * ``state.py``    per-chunk machine state
-* ``texture.py``  :class:`Texture` and the texture opcodes (sampling not implemented yet)
+* ``texture.py``  :class:`Texture`, texture validation and the texture opcodes (GL 4.5 sampling
+  rules; its docstring lists every choice made where the specs leave room)
+* ``cli.py``      ``xlate run`` (input/parameter/texture file formats, output tables and files)
 
 Project choices where the specs leave the result undefined (the GLSL backend does the same;
 each is commented at the code that implements it):
@@ -29,7 +31,13 @@ each is commented at the code that implements it):
 * DDX/DDY: lanes 4k..4k+3 form a 2x2 quad (x0y0, x1y0, x0y1, x1y1), coarse differences;
   0 outside fragment programs; fragment chunks are rounded up to whole quads;
 * EMIT keeps the result values; vertices beyond VERTICES_OUT are dropped, empty strips too;
-* SHORT/LONG storage sizes and the R/H precision suffixes are ignored (all 32-bit).
+* SHORT/LONG storage sizes and the R/H precision suffixes are ignored (all 32-bit);
+* textures: implicit LODs from coarse quad differences (d/dx = lane 4k+1 - 4k, d/dy = lane
+  4k+2 - 4k), 0 partials outside fragment programs; exact rho and float32 log2 (or Mesa
+  llvmpipe's approximations with ``sampling="llvmpipe"``); cube ties Z > X > Y; seamless cube
+  filtering by default; TXF/TXQ out of range -> 0; NaN coordinates -> 0 (texture.py).
+
+``execute`` accepts a Program or program source text.
 """
 from .api import ExecResult, execute
 from .bind import ExecError

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..ir.model import Binding, Program, RegKind, Source, Stage
+from ..ir.model import Binding, DataType, Program, RegKind, Source, Stage
 
 U32 = np.uint32
 
@@ -406,3 +406,30 @@ def _element(reg, t: _Target, key: str, w: np.ndarray, lanes: int, V: int) -> np
             raise ExecError(f"{key!r}: vertex {t.sub} out of range ({V} input vertices)")
         return arr[:, t.sub, :]
     raise AssertionError(t.mode)
+
+
+#: bindings whose values are integers whatever the register's declared type
+INTEGER_PATHS = frozenset({"vertex.id", "vertex.instance", "primitive.id", "result.primid",
+                           "result.layer", "result.id"})
+
+
+def value_type(reg) -> DataType:
+    """The data type a register's values are naturally shown/read in: its declared type, INT
+    for integer bindings (``vertex.id``, ``primitive.id``, ``result.layer`` ...), else FLOAT."""
+    if reg.dtype in (DataType.INT, DataType.UINT):
+        return reg.dtype
+    if any(b is not None and b.path in INTEGER_PATHS for b in reg.bindings):
+        return DataType.INT
+    return DataType.FLOAT
+
+
+def key_register(program: Program, key: str, params: bool):
+    """The register an ``inputs`` (``params=False``) or ``params`` key names, or None."""
+    table: dict[str, list[_Target]] = {}
+    for reg in program.registers.values():
+        if params and reg.kind in (RegKind.PARAM, RegKind.BUFFER):
+            _register_keys(reg, table)
+        elif not params and reg.kind == RegKind.INPUT:
+            _register_keys(reg, table)
+    targets = table.get(key)
+    return program.registers[targets[0].reg] if targets else None

@@ -527,8 +527,9 @@ def _lerp(a, b, w):
 # -- cube maps -------------------------------------------------------------------------------------
 
 def _cube_select(x, y, z):
-    """GL 4.5 Table 8.19: face index (0..5 = +X -X +Y -Y +Z -Z) and the (sc, tc, ma) selection
-    as (component, sign) triples.  Ties: Z wins, then X (project choice, as llvmpipe)."""
+    """GL 4.5 Table 8.19: the face (0..5 = +X -X +Y -Y +Z -Z) of each direction, by the
+    component of largest magnitude.  Ties: Z wins, then X (project choice, as llvmpipe); a
+    zero component counts as positive."""
     ax, ay, az = np.abs(x), np.abs(y), np.abs(z)
     zmaj = (az >= ax) & (az >= ay)
     xmaj = ~zmaj & (ax >= ay)

@@ -13,6 +13,9 @@ for every use below:
   specs leave undefined (XPD/NRM/RFL .w, SCS .zw, TXQ beyond the texture's dimensions);
 * :attr:`Facts.loop_inputs`: input components a ``REP`` count may depend on (the generator keeps
   those small so loops terminate quickly on both sides);
+* :attr:`Facts.coord_inputs`: input components texture coordinates, LODs or gradients may
+  depend on (kept within a few texture repeats: far-away coordinates and NaN coordinates
+  are sampled with implementation-defined precision);
 * :attr:`Facts.writer_types`: per (output register, component) the result data types of the
   instructions that write it (an output written only by integer instructions is compared as
   raw bits, otherwise as float);
@@ -50,6 +53,7 @@ class Facts:
     deps: dict[tuple[str, int], set] = field(default_factory=dict)
     loop_inputs: set[tuple[str, int]] = field(default_factory=set)
     index_inputs: set[tuple[str, int]] = field(default_factory=set)
+    coord_inputs: set[tuple[str, int]] = field(default_factory=set)
     writer_types: dict[tuple[str, int], set[DataType]] = field(default_factory=dict)
     constants: list[float] = field(default_factory=list)
     int_constants: list[int] = field(default_factory=list)
@@ -194,6 +198,15 @@ def analyse(program: Program, inexact: frozenset[str] | set[str] = frozenset()) 
                     if not result[c] <= cur:
                         cur |= result[c]
                         changed = True
+    # texture coordinates, LODs, gradients: inputs they depend on
+    for ins in program.instructions:
+        if ins.op in TEX_OPS:
+            for s in ins.srcs:
+                for c in range(4):
+                    if s.swizzle[c] < 4:
+                        for tok in get(s.reg, s.swizzle[c]):
+                            if tok[0] == "in":
+                                facts.coord_inputs.add((tok[1], tok[2]))
     # relative-index inputs: values that end up as array indices
     for ins in program.instructions:
         for s in ins.srcs:

@@ -127,6 +127,16 @@ def _at_main_end(src: str, lines: list[str]) -> str:
     return src[:e] + "".join(f"    {x}\n" for x in lines) + src[e:]
 
 
+_DECL_LINE = re.compile(r"^(\s*)((?:vec4|ivec4|uvec4|float|int|uint)\s+\w+(?:\[\d+\])?\s*[=;])", re.M)
+
+
+def make_precise(src: str) -> str:
+    """Qualify every variable declaration ``precise`` (GLSL 4.00): the compiler may then not
+    reassociate, contract (a*b+c -> fma) or fold (x*0 -> 0) the operations computing them.
+    Used by localization to tell such optimizations from real differences."""
+    return _DECL_LINE.sub(r"\1precise \2", src)
+
+
 @dataclass
 class _Slot:
     name: str          # GLSL output name (reflection) or harness variable
@@ -465,6 +475,93 @@ class Runner:
             gl.TexParameteri(target, G.GL_TEXTURE_COMPARE_MODE, G.GL_COMPARE_REF_TO_TEXTURE)
             gl.TexParameteri(target, G.GL_TEXTURE_COMPARE_FUNC, t.compare)
 
+    def _exec_texture(self, unit: int, tex, shadow: bool) -> None:
+        """Upload an :class:`xlate.exec.Texture` with the state of ``Texture.gl_state``."""
+        gl = self.gl
+        E = G.ENUMS
+        st = tex.gl_state(shadow)
+        target = str(tex.target).upper()
+        gt = E[st["target"]]
+        name = gl.gen(gl.GenTextures)
+        self._objects.append(("texture", name))
+        gl.ActiveTexture(G.GL_TEXTURE0 + unit)
+        levels = [np.asarray(a) for a in tex.levels]
+        kind = levels[0].dtype.kind
+        if shadow:
+            ifmt, fmt, typ, dt = G.GL_DEPTH_COMPONENT32F, G.GL_DEPTH_COMPONENT, G.GL_FLOAT, np.float32
+        elif kind == "f":
+            ifmt, fmt, typ, dt = G.GL_RGBA32F, G.GL_RGBA, G.GL_FLOAT, np.float32
+        elif kind == "i":
+            ifmt, fmt, typ, dt = G.GL_RGBA32I, G.GL_RGBA_INTEGER, G.GL_INT, np.int32
+        else:
+            ifmt, fmt, typ, dt = G.GL_RGBA32UI, G.GL_RGBA_INTEGER, G.GL_UNSIGNED_INT, np.uint32
+
+        def pad(a):
+            a = np.asarray(a).astype(dt)
+            if shadow:
+                return np.ascontiguousarray(a[..., 0])
+            c = a.shape[-1]
+            if c < 4:
+                fill = np.array([0, 0, 0, 1], dt)[c:]
+                a = np.concatenate([a, np.broadcast_to(fill, a.shape[:-1] + (4 - c,))], -1)
+            return np.ascontiguousarray(a)
+
+        keep = []
+        if target == "BUFFER":
+            data = pad(levels[0])
+            buf = self._buffer(G.GL_TEXTURE_BUFFER, data.tobytes())
+            gl.BindTexture(gt, name)
+            gl.TexBuffer(gt, ifmt, buf)
+            return
+        gl.BindTexture(gt, name)
+        for lv, a in enumerate(levels):
+            d = pad(a)
+            keep.append(d)
+            ptr = d.ctypes.data_as(C.c_void_p)
+            if target == "1D":
+                gl.TexImage1D(gt, lv, ifmt, d.shape[0], 0, fmt, typ, ptr)
+            elif target in ("2D", "RECT", "ARRAY1D"):
+                gl.TexImage2D(gt, lv, ifmt, d.shape[1], d.shape[0], 0, fmt, typ, ptr)
+            elif target in ("3D", "ARRAY2D"):
+                gl.TexImage3D(gt, lv, ifmt, d.shape[2], d.shape[1], d.shape[0], 0, fmt, typ, ptr)
+            else:
+                for face in range(6):
+                    fd = np.ascontiguousarray(d[face])
+                    keep.append(fd)
+                    gl.TexImage2D(G.GL_TEXTURE_CUBE_MAP_POSITIVE_X + face, lv, ifmt, fd.shape[1],
+                                  fd.shape[0], 0, fmt, typ, fd.ctypes.data_as(C.c_void_p))
+        gl.TexParameteri(gt, G.GL_TEXTURE_MIN_FILTER, E[st["TEXTURE_MIN_FILTER"]])
+        gl.TexParameteri(gt, G.GL_TEXTURE_MAG_FILTER, E[st["TEXTURE_MAG_FILTER"]])
+        if target != "RECT":
+            gl.TexParameteri(gt, G.GL_TEXTURE_WRAP_R, E[st["TEXTURE_WRAP_R"]])
+        gl.TexParameteri(gt, G.GL_TEXTURE_WRAP_S, E[st["TEXTURE_WRAP_S"]])
+        gl.TexParameteri(gt, G.GL_TEXTURE_WRAP_T, E[st["TEXTURE_WRAP_T"]])
+        if kind == "f" or shadow:
+            gl.TexParameterfv(gt, G.GL_TEXTURE_BORDER_COLOR,
+                              (C.c_float * 4)(*st["TEXTURE_BORDER_COLOR"]))
+        elif kind == "i":
+            gl.TexParameterIiv(gt, G.GL_TEXTURE_BORDER_COLOR,
+                               (C.c_int * 4)(*[int(v) for v in st["TEXTURE_BORDER_COLOR"]]))
+        else:
+            gl.TexParameterIuiv(gt, G.GL_TEXTURE_BORDER_COLOR,
+                                (C.c_uint * 4)(*[int(v) & 0xFFFFFFFF
+                                                 for v in st["TEXTURE_BORDER_COLOR"]]))
+        gl.TexParameteri(gt, G.GL_TEXTURE_COMPARE_MODE, E[st["TEXTURE_COMPARE_MODE"]])
+        gl.TexParameteri(gt, G.GL_TEXTURE_COMPARE_FUNC, E[st["TEXTURE_COMPARE_FUNC"]])
+        gl.TexParameteri(gt, G.GL_TEXTURE_BASE_LEVEL, st["TEXTURE_BASE_LEVEL"])
+        gl.TexParameteri(gt, G.GL_TEXTURE_MAX_LEVEL, st["TEXTURE_MAX_LEVEL"])
+        gl.TexParameterf(gt, G.GL_TEXTURE_LOD_BIAS, st["TEXTURE_LOD_BIAS"])
+        gl.TexParameterf(gt, G.GL_TEXTURE_MIN_LOD, st["TEXTURE_MIN_LOD"])
+        gl.TexParameterf(gt, G.GL_TEXTURE_MAX_LOD, st["TEXTURE_MAX_LOD"])
+        if target == "CUBE":
+            (gl.Enable if st["TEXTURE_CUBE_MAP_SEAMLESS"] else gl.Disable)(
+                G.GL_TEXTURE_CUBE_MAP_SEAMLESS)
+        gl.check(f"texture unit {unit} upload")
+
+    def _textures(self, textures, shadow) -> None:
+        for unit, tex in (textures or {}).items():
+            self._exec_texture(unit, tex, unit in (shadow or ()))
+
     def _attrib(self, loc: int, words: np.ndarray, integer: bool) -> None:
         gl = self.gl
         w = np.ascontiguousarray(words, np.uint32).reshape(-1, 4)
@@ -485,26 +582,28 @@ class Runner:
     # ---- stages ------------------------------------------------------------------------------
     def run(self, stage: str, glsl: str, reflection: dict, lanes: int, *,
             inputs: dict[str, np.ndarray], uniforms: list[tuple[int, np.ndarray]],
-            buffers: dict[int, np.ndarray] | None = None, textures: list[TextureData] = (),
-            geometry: dict | None = None) -> Capture:
+            buffers: dict[int, np.ndarray] | None = None, textures: dict | None = None,
+            shadow: set[int] | None = None) -> Capture:
         """Run ``glsl`` (the translation) on ``lanes`` invocations.
 
         ``inputs``: reflection input name -> words, (lanes, 4) ((lanes, V, 4) for geometry
         inputs); built-ins the harness provides need no entry.  ``uniforms``: (location,
-        (n, 4) words).  ``buffers``: UBO binding -> words.  ``textures``: what the translated
-        shader samples.
+        (n, 4) words).  ``buffers``: UBO binding -> words.  ``textures``: unit ->
+        :class:`xlate.exec.Texture` the translated shader samples; ``shadow``: the units sampled
+        through SHADOW targets (depth textures with comparison).
         """
+        self._tex = (textures or {}, shadow or set())
         self.gl.use()
         try:
             if stage == "vertex":
                 return self._run_vertex(glsl, reflection, lanes, inputs, uniforms, buffers or {},
-                                        textures)
+                                        None)
             if stage == "fragment":
                 return self._run_fragment(glsl, reflection, lanes, inputs, uniforms,
-                                          buffers or {}, textures)
+                                          buffers or {}, None)
             if stage == "geometry":
                 return self._run_geometry(glsl, reflection, lanes, inputs, uniforms,
-                                          buffers or {}, textures)
+                                          buffers or {}, None)
             raise ValueError(stage)
         finally:
             self._cleanup()
@@ -537,8 +636,7 @@ class Runner:
             self._attrib(inp["location"], words, inp["type"] != "vec4")
         self._set_uniforms(prog, uniforms)
         self._set_buffers(buffers)
-        for t in textures:
-            self._texture(t)
+        self._textures(*self._tex)
         bufs = []
         for b, st in enumerate(strides):
             buf = self._buffer(G.GL_TRANSFORM_FEEDBACK_BUFFER, None, lanes * st)
@@ -559,6 +657,10 @@ class Runner:
         geo = reflection["geometry"]
         nv = {"POINTS": 1, "LINES": 2, "LINES_ADJACENCY": 4, "TRIANGLES": 3,
               "TRIANGLES_ADJACENCY": 6}[geo["input_primitive"]]
+        if "EmitVertex()" not in glsl.split("void xl_emit()", 1)[-1].split("}", 1)[-1]:
+            # the program never emits a vertex (and a program without captured outputs cannot
+            # begin transform feedback): nothing to capture
+            return Capture(primitives=[[] for _ in range(lanes)], glsl=glsl)
         src, slots, strides = add_capture(glsl, reflection, "geometry")
         # pass-through vertex shader
         vs = ["#version 450 core"]
@@ -602,8 +704,7 @@ class Runner:
             self._attrib(loc, words, integer)
         self._set_uniforms(prog, uniforms)
         self._set_buffers(buffers)
-        for t in textures:
-            self._texture(t)
+        self._textures(*self._tex)
         mode, per = PRIM_OUT[geo["output_primitive"]]
         cap_vertices = lanes * max(geo["max_vertices"], 1) * per
         bufs = []
@@ -649,17 +750,6 @@ class Runner:
         prog = self.program([(G.GL_VERTEX_SHADER, vs), (G.GL_FRAGMENT_SHADER, src)])
         self._objects.append(("program", prog))
         self._vao()
-        # input textures
-        for name, gtype, unit in feeds:
-            words = np.asarray(inputs[name], np.uint32).reshape(lanes, 4)
-            img = np.zeros((H, W, 4), np.uint32)
-            img[y, x] = words
-            self._texture(TextureData(unit, "2D", [img], None if gtype == "vec4" else
-                                      ("i" if gtype == "ivec4" else "u")))
-        self._set_uniforms(prog, uniforms)
-        self._set_buffers(buffers)
-        for t in textures:
-            self._texture(t)
         # render targets
         fbo = gl.gen(gl.GenFramebuffers)
         self._objects.append(("fbo", fbo))
@@ -679,6 +769,16 @@ class Runner:
             gl.FramebufferTexture2D(G.GL_FRAMEBUFFER, G.GL_COLOR_ATTACHMENT0 + loc, G.GL_TEXTURE_2D,
                                     tex, 0)
             texs[name] = (tex, ext, typ)
+        # input textures
+        for name, gtype, unit in feeds:
+            words = np.asarray(inputs[name], np.uint32).reshape(lanes, 4)
+            img = np.zeros((H, W, 4), np.uint32)
+            img[y, x] = words
+            self._texture(TextureData(unit, "2D", [img], None if gtype == "vec4" else
+                                      ("i" if gtype == "ivec4" else "u")))
+        self._set_uniforms(prog, uniforms)
+        self._set_buffers(buffers)
+        self._textures(*self._tex)
         draw = [G.GL_NONE] * 8
         for _, _, loc in targets:
             draw[loc] = G.GL_COLOR_ATTACHMENT0 + loc

@@ -18,13 +18,20 @@ Verdicts:
   the executor or in the translation of that instruction;
 * ``ftz``: the first divergence involves a denormal operand (or a result so small that an
   intermediate product was denormal): llvmpipe flushes denormals, the executor does not;
+* ``nonfinite``: the first divergence computes with NaN or Inf: GLSL does not require IEEE
+  NaN/Inf behaviour, and Mesa folds for instance ``x * 0.0`` to ``0.0`` even for
+  ``precise`` values (the executor follows IEEE: NaN);
 * ``tolerance``: the first difference is an approximate opcode (:data:`compare.INEXACT`)
   within its tolerance, and later instructions amplified it (cancellation, a comparison that
   flipped, a loop count ...);
 * ``operands``: the operands already differ although no earlier probe did (a register read
   through an interface, a relative index, state outside the probed values);
 * ``interface``: no probe differs, only the output: the difference arises where results are
-  written out (aliasing, output staging).
+  written out (aliasing, output staging) -- or the probes themselves changed how the
+  implementation compiled the code (see ``precise``);
+* ``precise`` (set by :mod:`core`): every difference disappears when the harness declares
+  the GLSL variables ``precise``: the implementation reassociated or contracted IEEE operations
+  the executor rounds one by one.
 """
 from __future__ import annotations
 
@@ -109,13 +116,11 @@ def _writers(program: Program) -> list[int]:
 
 def _run_both(program: Program, gen, runner, lanes: int, probes):
     from ..backends.glsl import emit_glsl
-    from .core import gl_interface, run_executor
+    from .core import run_executor, run_gl
     prog, names = instrument(program, probes)
     res = run_executor(prog, gen, lanes)
     out = emit_glsl(prog, "glsl450")
-    inputs, uniforms, buffers = gl_interface(out.reflection, gen, lanes)
-    cap = runner.run(prog.stage.value, out.source, out.reflection, lanes, inputs=inputs,
-                     uniforms=uniforms, buffers=buffers)
+    cap = run_gl(runner, prog, out.source, out.reflection, gen, lanes)
     by_binding = {o["binding"]: o["name"] for o in out.reflection["outputs"]}
     exe, imp = {}, {}
     for name in names:
@@ -168,6 +173,16 @@ def _is_tiny(words) -> bool:
     f = np.asarray(words, np.uint32).view(np.float32).astype(np.float64)
     with np.errstate(all="ignore"):
         return bool(np.any((f != 0) & (np.abs(f) < 2.0 ** -100)))
+
+
+def _nonfinite(words) -> bool:
+    w = np.asarray(words, np.uint32)
+    return bool(np.any((w & 0x7F800000) == 0x7F800000))
+
+
+def _float_result(ins: Instruction) -> bool:
+    from ..passes.types import result_type
+    return result_type(ins) == DataType.FLOAT
 
 
 def _is_denormal(words) -> bool:
@@ -246,6 +261,7 @@ def _judge(program, gen, runner, lanes, d, writers, exe_all, imp_all) -> dict:
     ops = {}
     operands_agree = True
     denormal_operand = False
+    nonfinite_operand = False
     srcs = [(j, s) for j, s in enumerate(ins.srcs)]
     if srcs:
         probes = [(first, Source(s.reg, index=s.index, vertex=s.vertex), "before") for _, s in srcs]
@@ -260,13 +276,20 @@ def _judge(program, gen, runner, lanes, d, writers, exe_all, imp_all) -> dict:
                     fe, fg = e.view(np.float32), g.view(np.float32)
                     if not np.all((fe == fg) | (np.isnan(fe) & np.isnan(fg))):
                         operands_agree = False
-                denormal_operand |= _is_denormal(e)
+                from ..passes.types import operand_type
+                if operand_type(ins, j) == DataType.FLOAT:
+                    denormal_operand |= _is_denormal(e)
+                    nonfinite_operand |= _nonfinite(e)
         except Exception as exc:            # pragma: no cover - best effort
             ops["error"] = f"{type(exc).__name__}: {exc}"
     report["operands"] = ops
     e_res, g_res = exe_all[first][lane], imp_all[first][lane]
-    if denormal_operand or _is_tiny(e_res) or _is_tiny(g_res):
+    comps = [c for c in range(4) if ins.dst.mask[c]]
+    fres = _float_result(ins)
+    if denormal_operand or (fres and (_is_tiny(e_res[comps]) or _is_tiny(g_res[comps]))):
         report["verdict"] = "ftz"
+    elif nonfinite_operand or (fres and (_nonfinite(e_res[comps]) or _nonfinite(g_res[comps]))):
+        report["verdict"] = "nonfinite"
     elif approx is not None:
         report["verdict"] = "tolerance"
         report["approximate_first"] = _ins_info(program, approx)
@@ -287,3 +310,25 @@ def _ins_info(program: Program, k: int) -> dict:
         text = ins.text.strip()
     return {"index": k, "op": ins.op, "text": text,
             "line": getattr(span, "line", None) if span is not None else None}
+
+
+def trace_lane(program: Program, gen, runner, lanes: int, lane: int) -> list[dict]:
+    """Every writing instruction's value on one lane, both sides (for reports and debugging)."""
+    writers = _writers(program)
+    batch = BATCH[program.stage]
+    rows = []
+    for start in range(0, len(writers), batch):
+        group = writers[start:start + batch]
+        probes = [(k, _dest_source(program.instructions[k]), "after") for k in group]
+        names, exe, imp = _run_both(program, gen, runner, lanes, probes)
+        for k, name in zip(group, names):
+            ins = program.instructions[k]
+            e = exe[name][lane]
+            g = imp[name][lane] if imp[name] is not None else None
+            comps = [c for c in range(4) if ins.dst.mask[c]]
+            differs = g is not None and _words_differ(ins, e, g, comps, loose=False)
+            rows.append({"instruction": _ins_info(program, k), "executor": _fmt_vec(e),
+                         "implementation": _fmt_vec(g) if g is not None else None,
+                         "differs": differs,
+                         "within_tolerance": differs and not _words_differ(ins, e, g, comps, True)})
+    return rows

@@ -177,6 +177,11 @@ class NV4Builder:
                      next(sp for m, sp in d.mods if m == precision))
         name, span, _ = d.names[0]
         self.check_new_name(name, span)
+        if d.array and not d.init_is_list:
+            # GP4 2.X.2 <paramMultipleInit>, <bufferMultInit>: an array is initialized with a
+            # braced list ("PARAM p[] = { program.local[0..3] };")
+            self.err("E1002", f"the array '{name}' needs a braced initializer list: "
+                     f"'{name}[] = {{ ... }}'", span)
         if d.kind == "PARAM":
             reg = self.param_decl(d, name, span, dtype)
         elif d.kind in ("ATTRIB", "OUTPUT"):
@@ -687,13 +692,13 @@ class NV4Builder:
         if "cc" in mods and "C" not in info.mods:
             self.err("E3002", f"{base} cannot update condition codes", mods["cc"][1])
         if "sat" in mods:
-            if base in NO_CLAMP_OPS and info.result_type(dtype) == DataType.FLOAT:
-                self.err("E3002", f"{base} does not support clamping modifiers (GP4 Table X.13)",
-                         mods["sat"][1])
-            if ("S" not in info.mods or info.result_type(dtype) != DataType.FLOAT
-                    or base in NO_CLAMP_OPS):
+            # GP4 2.X.4.1: clamping needs a floating-point result and an "S" mark in Table X.13
+            if info.result_type(dtype) != DataType.FLOAT:
                 self.err("E3002", f"saturation is only allowed on float results ({base}"
                          f"{'.' + mods['type'][0] if 'type' in mods else ''})", mods["sat"][1])
+            if "S" not in info.mods or base in NO_CLAMP_OPS:
+                self.err("E3002", f"{base} does not support clamping modifiers (GP4 Table X.13)",
+                         mods["sat"][1])
         ntc = "ntc" in mods
         out = Instruction(base, dtype, span=ins.span)
         if "sat" in mods:

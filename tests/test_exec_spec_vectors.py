@@ -1,0 +1,275 @@
+"""Spec test vectors: at least one input -> output vector per opcode of ``xlate.ir.ops.OPCODES``,
+each citing the section of the specification that defines the result.
+
+``test_every_opcode_has_a_spec_vector`` fails when an opcode (a new row in the opcode table
+included) has no vector here, or a vector cites no section.  Sections: GP4 =
+NV_gpu_program4 §2.X.8.Z <opcode> (every NV4 opcode has one), GL = OpenGL 4.5 core (texture
+sampling rules the GP4 texture section delegates to).  Integer words are written as Python
+ints, float results as floats; NaN matches NaN, otherwise results match bit for bit.
+"""
+from __future__ import annotations
+
+import re
+import struct
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+
+from test_exec_helpers import bits_equal, build
+from xlate.exec import Texture, execute
+from xlate.ir.model import Geometry
+from xlate.ir.ops import OPCODES
+
+
+@dataclass
+class V:
+    op: str
+    cite: str
+    code: str
+    inputs: dict
+    expect: dict                    # output -> values; "killed" / "strips" special
+    t: str = "f"                    # view of the expected values: f (float32) s (int32) u (uint32)
+    stage: str = "vertex"
+    textures: dict = field(default_factory=dict)
+    entry: str | None = None
+
+
+def w(v: float) -> int:
+    return struct.unpack("<I", struct.pack("<f", v))[0]
+
+
+def fl(*v):
+    return np.array(v, np.float32)
+
+
+def ints(*v):
+    return np.array(v, np.int64)
+
+
+INF, NAN = float("inf"), float("nan")
+GP4 = "GP4 §2.X.8.Z "
+
+# textures shared by the texture vectors
+T2 = Texture([np.array([[[1, 1, 1, 1], [2, 2, 2, 2]], [[3, 3, 3, 3], [4, 4, 4, 4]]], np.float32)],
+             "2D")                                          # texel (i, j) = 1 + i + 2 j
+MIP = Texture([np.full((4, 4, 4), 0, np.float32), np.full((2, 2, 4), 10, np.float32),
+               np.full((1, 1, 4), 20, np.float32)], "2D", filter="NEAREST_MIPMAP_NEAREST")
+QUAD = np.array([[0.1, 0.1, 0, 1], [0.35, 0.1, 0, 1], [0.1, 0.35, 0, 1], [0.35, 0.35, 0, 1]],
+                np.float32)                                 # d/dx = d/dy = 1 texel of 4x4
+
+VECTORS: list[V] = [
+    # ---- arithmetic
+    V("ABS", GP4 + "ABS", "ABS o, a", {"a": fl(-1.5, 2, -0.0, -INF)}, {"o": [1.5, 2, 0, INF]}),
+    V("ABS", GP4 + "ABS (|INT_MIN| = INT_MIN, issue 22)", "ABS.S o, a",
+      {"a": ints(-5, 5, -2 ** 31, 0)}, {"o": [5, 5, -2 ** 31, 0]}, t="s"),
+    V("ADD", GP4 + "ADD", "ADD o, a, b", {"a": fl(1, 2, INF, 4), "b": fl(0.5, -2, 1, -INF)},
+      {"o": [1.5, 0, INF, -INF]}),
+    V("ADD", GP4 + "ADD (integers wrap)", "ADD.S o, a, b",
+      {"a": ints(2 ** 31 - 1, -1, 5, 0), "b": ints(1, -1, -7, 0)},
+      {"o": [-2 ** 31, -2, -2, 0]}, t="s"),
+    V("SUB", GP4 + "SUB", "SUB o, a, b", {"a": fl(5, 5, 5, 5), "b": fl(1, 2, 3, 4)},
+      {"o": [4, 3, 2, 1]}),
+    V("MUL", GP4 + "MUL", "MUL o, a, b", {"a": fl(2, -3, 0.5, 0), "b": fl(4, 2, 8, INF)},
+      {"o": [8, -6, 4, NAN]}),
+    V("MAD", GP4 + "MAD", "MAD o, a, b, c",
+      {"a": fl(1, 2, 3, 4), "b": fl(2, 2, 2, 2), "c": fl(1, 1, 1, 1)}, {"o": [3, 5, 7, 9]}),
+    V("DIV", GP4 + "DIV", "DIV o, a, b.x", {"a": fl(1, 2, -3, 0), "b": fl(2, 9, 9, 9)},
+      {"o": [0.5, 1, -1.5, 0]}),
+    V("MOD", GP4 + "MOD", "MOD.S o, a, b.x", {"a": ints(7, -7, 9, 5), "b": ints(3, 0, 0, 0)},
+      {"o": [1, -1, 0, 2]}, t="s"),
+    V("SAD", GP4 + "SAD", "SAD.S o, a, b, c",
+      {"a": ints(5, -3, 0, 10), "b": ints(2, 4, 0, 12), "c": ints(1, 1, 1, 1)},
+      {"o": [4, 8, 1, 3]}, t="u"),
+    V("MIN", GP4 + "MIN", "MIN o, a, b", {"a": fl(1, 5, -3, 0), "b": fl(2, 4, -4, 7)},
+      {"o": [1, 4, -4, 0]}),
+    V("MAX", GP4 + "MAX", "MAX o, a, b", {"a": fl(1, 5, -3, 0), "b": fl(2, 4, -4, 7)},
+      {"o": [2, 5, -3, 7]}),
+    V("CMP", GP4 + "CMP", "CMP o, a, b, c",
+      {"a": fl(-1, 0, 1, -2), "b": fl(1, 2, 3, 4), "c": fl(5, 6, 7, 8)}, {"o": [1, 6, 7, 4]}),
+    V("LRP", GP4 + "LRP", "LRP o, a, b, c",
+      {"a": fl(0.25, 1, 0, 0.5), "b": fl(4, 4, 4, 4), "c": fl(8, 8, 8, 8)}, {"o": [7, 4, 8, 6]}),
+    V("MOV", GP4 + "MOV", "MOV o, a.wzyx", {"a": fl(1, 2, 3, 4)}, {"o": [4, 3, 2, 1]}),
+    V("SWZ", GP4 + "SWZ", "SWZ o, a, w, -x, 0, 1", {"a": fl(1, 2, 3, 4)}, {"o": [4, -1, 0, 1]}),
+    V("SSG", GP4 + "SSG", "SSG o, a", {"a": fl(-2, 0, 3, 5)}, {"o": [-1, 0, 1, 1]}),
+    # ---- rounding and conversion
+    V("CEIL", GP4 + "CEIL", "CEIL o, a", {"a": fl(1.2, -1.2, -0.5, 3)}, {"o": [2, -1, -0.0, 3]}),
+    V("FLR", GP4 + "FLR", "FLR o, a", {"a": fl(1.5, -1.5, 2, -0.0)}, {"o": [1, -2, 2, -0.0]}),
+    V("FLR", GP4 + "FLR (.S result)", "FLR.S o, a", {"a": fl(1.5, -1.5, 2, -0.0)},
+      {"o": [1, -2, 2, 0]}, t="s"),
+    V("FRC", GP4 + "FRC", "FRC o, a", {"a": fl(1.25, -1.25, 3, 0)}, {"o": [0.25, 0.75, 0, 0]}),
+    V("ROUND", GP4 + "ROUND", "ROUND o, a", {"a": fl(1.5, 2.5, -1.5, 0.4)}, {"o": [2, 2, -2, 0]}),
+    V("TRUNC", GP4 + "TRUNC", "TRUNC o, a", {"a": fl(1.7, -1.7, 0.2, -0.2)},
+      {"o": [1, -1, 0, -0.0]}),
+    V("I2F", GP4 + "I2F", "I2F o, a", {"a": ints(-3, 7, 0, 2 ** 24 + 1)},
+      {"o": [-3, 7, 0, 2 ** 24]}),
+    # ---- dot products and vector operations
+    V("DP2", GP4 + "DP2", "DP2 o, a, b", {"a": fl(1, 2, 3, 4), "b": fl(5, 6, 7, 8)}, {"o": [17] * 4}),
+    V("DP2A", GP4 + "DP2A", "DP2A o, a, b, c",
+      {"a": fl(1, 2, 3, 4), "b": fl(5, 6, 7, 8), "c": fl(100, 0, 0, 0)}, {"o": [117] * 4}),
+    V("DP3", GP4 + "DP3", "DP3 o, a, b", {"a": fl(1, 2, 3, 4), "b": fl(5, 6, 7, 8)}, {"o": [38] * 4}),
+    V("DP4", GP4 + "DP4", "DP4 o, a, b", {"a": fl(1, 2, 3, 4), "b": fl(5, 6, 7, 8)}, {"o": [70] * 4}),
+    V("DPH", GP4 + "DPH", "DPH o, a, b", {"a": fl(1, 2, 3, 4), "b": fl(5, 6, 7, 8)}, {"o": [46] * 4}),
+    V("DST", GP4 + "DST", "DST o, a, b", {"a": fl(0, 2, 3, 0), "b": fl(0, 5, 0, 7)},
+      {"o": [1, 10, 3, 7]}),
+    V("XPD", GP4 + "XPD", "XPD o.xyz, a, b", {"a": fl(1, 0, 0, 9), "b": fl(0, 1, 0, 9)},
+      {"o": [0, 0, 1, 0]}),
+    V("NRM", GP4 + "NRM", "NRM o.xyz, a", {"a": fl(0, 0, 2, 9)}, {"o": [0, 0, 1, 0]}),
+    V("RFL", GP4 + "RFL", "RFL o.xyz, a, b", {"a": fl(0, 0, 1, 0), "b": fl(1, 0, 1, 0)},
+      {"o": [-1, 0, 1, 0]}),
+    V("X2D", GP4 + "X2D", "X2D o, a, b, c",
+      {"a": fl(1, 2, 0, 0), "b": fl(3, 4, 0, 0), "c": fl(1, 2, 3, 4)}, {"o": [12, 27, 12, 27]}),
+    V("LIT", GP4 + "LIT", "LIT o, a", {"a": fl(0.5, 0.5, 0, 2)}, {"o": [1, 0.5, 0.25, 1]}),
+    # ---- scalar functions (result replicated)
+    V("RCP", GP4 + "RCP", "RCP o, a.x", {"a": fl(4, 0, 0, 0)}, {"o": [0.25] * 4}),
+    V("RCC", GP4 + "RCC", "RCC o, a.x", {"a": fl(0, 0, 0, 0)}, {"o": [2.0 ** 64] * 4}),
+    V("RSQ", GP4 + "RSQ", "RSQ o, a.x", {"a": fl(4, 0, 0, 0)}, {"o": [0.5] * 4}),
+    V("EX2", GP4 + "EX2", "EX2 o, a.x", {"a": fl(3, 0, 0, 0)}, {"o": [8] * 4}),
+    V("LG2", GP4 + "LG2", "LG2 o, a.x", {"a": fl(8, 0, 0, 0)}, {"o": [3] * 4}),
+    V("POW", GP4 + "POW", "POW o, a.x, b.x", {"a": fl(2, 0, 0, 0), "b": fl(3, 0, 0, 0)},
+      {"o": [8] * 4}),
+    V("SIN", GP4 + "SIN", "SIN o, a.x", {"a": fl(0, 0, 0, 0)}, {"o": [0] * 4}),
+    V("COS", GP4 + "COS", "COS o, a.x", {"a": fl(0, 0, 0, 0)}, {"o": [1] * 4}),
+    V("SCS", GP4 + "SCS", "SCS o.xy, a.x", {"a": fl(0, 0, 0, 0)}, {"o": [1, 0, 0, 0]}),
+    # ---- set-on
+    V("SEQ", GP4 + "SEQ", "SEQ o, a, b", {"a": fl(1, 2, 3, 4), "b": fl(1, 0, 3, 0)}, {"o": [1, 0, 1, 0]}),
+    V("SNE", GP4 + "SNE", "SNE o, a, b", {"a": fl(1, 2, 3, 4), "b": fl(2, 2, 2, 2)}, {"o": [1, 0, 1, 1]}),
+    V("SLT", GP4 + "SLT", "SLT o, a, b", {"a": fl(1, 2, 3, 4), "b": fl(2, 2, 2, 2)}, {"o": [1, 0, 0, 0]}),
+    V("SLE", GP4 + "SLE", "SLE o, a, b", {"a": fl(1, 2, 3, 4), "b": fl(2, 2, 2, 2)}, {"o": [1, 1, 0, 0]}),
+    V("SGT", GP4 + "SGT", "SGT o, a, b", {"a": fl(1, 2, 3, 4), "b": fl(2, 2, 2, 2)}, {"o": [0, 0, 1, 1]}),
+    V("SGE", GP4 + "SGE", "SGE o, a, b", {"a": fl(1, 2, 3, 4), "b": fl(2, 2, 2, 2)}, {"o": [0, 1, 1, 1]}),
+    V("SGE", GP4 + "SGE (.S TRUE = -1)", "SGE.S o, a, b",
+      {"a": ints(1, 2, 3, 4), "b": ints(2, 2, 2, 2)}, {"o": [0, -1, -1, -1]}, t="s"),
+    V("SFL", GP4 + "SFL", "SFL o, a, b", {"a": fl(1, 2, 3, 4), "b": fl(2, 2, 2, 2)}, {"o": [0, 0, 0, 0]}),
+    V("STR", GP4 + "STR", "STR o, a, b", {"a": fl(1, 2, 3, 4), "b": fl(2, 2, 2, 2)}, {"o": [1, 1, 1, 1]}),
+    # ---- bitwise
+    V("AND", GP4 + "AND", "AND.S o, a, b", {"a": ints(0xF0F0, -1, 0, 5), "b": ints(0x0FF0, 7, -1, 3)},
+      {"o": [0xF0, 7, 0, 1]}, t="s"),
+    V("OR", GP4 + "OR", "OR.S o, a, b", {"a": ints(0xF0, 1, 0, -1), "b": ints(0x0F, 2, 0, 0)},
+      {"o": [0xFF, 3, 0, -1]}, t="s"),
+    V("XOR", GP4 + "XOR", "XOR.S o, a, b", {"a": ints(0xFF, 1, -1, 0), "b": ints(0x0F, 1, 0, 5)},
+      {"o": [0xF0, 0, -1, 5]}, t="s"),
+    V("NOT", GP4 + "NOT", "NOT.S o, a", {"a": ints(0, -1, 5, 0x7FFFFFFF)},
+      {"o": [-1, 0, -6, -2 ** 31]}, t="s"),
+    V("SHL", GP4 + "SHL", "SHL.S o, a, b.x", {"a": ints(1, -1, 3, 5), "b": ints(4, 0, 0, 0)},
+      {"o": [16, -16, 48, 80]}, t="s"),
+    V("SHR", GP4 + "SHR (.S arithmetic)", "SHR.S o, a, b.x",
+      {"a": ints(-16, 16, 7, -1), "b": ints(2, 0, 0, 0)}, {"o": [-4, 4, 1, -1]}, t="s"),
+    V("SHR", GP4 + "SHR (.U logical)", "SHR.U o, a, b.x",
+      {"a": ints(0xFFFFFFF0, 16, 7, 1), "b": ints(4, 0, 0, 0)},
+      {"o": [0x0FFFFFFF, 1, 0, 0]}, t="u"),
+    # ---- pack / unpack (the packed word replicated)
+    V("PK2H", GP4 + "PK2H", "PK2H o, a", {"a": fl(1, -2, 0, 0)}, {"o": [0xC0003C00] * 4}, t="u"),
+    V("PK2US", GP4 + "PK2US", "PK2US o, a", {"a": fl(1, 0, 0, 0)}, {"o": [0x0000FFFF] * 4}, t="u"),
+    V("PK4B", GP4 + "PK4B", "PK4B o, a", {"a": fl(1, -1, 0, 0)}, {"o": [0x808001FF] * 4}, t="u"),
+    V("PK4UB", GP4 + "PK4UB", "PK4UB o, a", {"a": fl(1, 0, 1, 0)}, {"o": [0x00FF00FF] * 4}, t="u"),
+    V("UP2H", GP4 + "UP2H", "UP2H o, a.x", {"a": ints(0xC0003C00, 0, 0, 0)}, {"o": [1, -2, 1, -2]}),
+    V("UP2US", GP4 + "UP2US", "UP2US o, a.x", {"a": ints(0x0000FFFF, 0, 0, 0)}, {"o": [1, 0, 1, 0]}),
+    V("UP4B", GP4 + "UP4B", "UP4B o, a.x", {"a": ints(0x808001FF, 0, 0, 0)}, {"o": [1, -1, 0, 0]}),
+    V("UP4UB", GP4 + "UP4UB", "UP4UB o, a.x", {"a": ints(0x00FF00FF, 0, 0, 0)}, {"o": [1, 0, 1, 0]}),
+    # ---- derivatives (fragment quads: lanes x0y0, x1y0, x0y1, x1y1)
+    V("DDX", GP4 + "DDX", "DDX o, a",
+      {"a": np.array([[0, 0, 0, 0], [1, 2, 3, 4], [10, 20, 30, 40], [11, 22, 33, 44]], np.float32)},
+      {"o": [[1, 2, 3, 4]] * 4}, stage="fragment"),
+    V("DDY", GP4 + "DDY", "DDY o, a",
+      {"a": np.array([[0, 0, 0, 0], [1, 2, 3, 4], [10, 20, 30, 40], [11, 22, 33, 44]], np.float32)},
+      {"o": [[10, 20, 30, 40]] * 4}, stage="fragment"),
+    # ---- textures (GP4 §2.X.4.4 TextureSample / TexelFetch; GL 4.5 §8.14 sampling)
+    V("TEX", GP4 + "TEX; GL §8.14.2 nearest texel", "TEX o, a, texture[0], 2D",
+      {"a": fl(0.75, 0.25, 0, 0)}, {"o": [2, 2, 2, 2]}, textures={0: T2}),
+    V("TXP", GP4 + "TXP (x, y, z / w)", "TXP o, a, texture[0], 2D",
+      {"a": fl(1.5, 1.5, 0, 2)}, {"o": [4, 4, 4, 4]}, textures={0: T2}),
+    V("TXL", GP4 + "TXL; GL §8.14.3 mipmap level", "TXL o, a, texture[0], 2D",
+      {"a": fl(0.5, 0.5, 0, 1.6)}, {"o": [20] * 4}, textures={0: MIP}),
+    V("TXB", GP4 + "TXB; GL §8.14.1 implicit lambda + bias", "TXB o, a, texture[0], 2D",
+      {"a": QUAD}, {"o": [[10] * 4] * 4}, stage="fragment", textures={0: MIP}),
+    V("TEX", GP4 + "TEX; GL §8.14.1 implicit lambda from quads", "TEX o, a, texture[0], 2D",
+      {"a": QUAD * np.float32([2, 2, 1, 1])}, {"o": [[10] * 4] * 4}, stage="fragment",
+      textures={0: MIP}),
+    V("TXD", GP4 + "TXD; GL §8.14.1 lambda from partials", "TXD o, a, b, c, texture[0], 2D",
+      {"a": fl(0.5, 0.5, 0, 0), "b": fl(1.0, 0, 0, 0), "c": fl(0, 0.25, 0, 0)},
+      {"o": [20] * 4}, textures={0: MIP}),
+    V("TXF", GP4 + "TXF (TexelFetch, Table X.18)", "TXF o, a, texture[0], 2D",
+      {"a": ints(1, 1, 0, 0)}, {"o": [4, 4, 4, 4]}, textures={0: T2}),
+    V("TXQ", GP4 + "TXQ", "TXQ o, a, texture[0], 2D", {"a": ints(1, 0, 0, 0)},
+      {"o": [2, 2, 0, 0]}, t="s", textures={0: MIP}),
+    # ---- kill, geometry
+    V("KIL", GP4 + "KIL", "KIL a",
+      {"a": np.array([[1, 1, -1, 1], [1, 1, 1, 1], [0, -0.0, 0, 0], [NAN, 0, 0, 0]], np.float32)},
+      {"killed": [True, False, False, False]}, stage="fragment"),
+    V("EMIT", GP4 + "EMIT", "MOV o, 1\nEMIT\nMOV o, 2\nEMIT\nEMIT", {}, {"strips": [[3]]},
+      stage="geometry"),
+    V("ENDPRIM", GP4 + "ENDPRIM", "MOV o, 1\nEMIT\nENDPRIM\nENDPRIM\nEMIT\nEMIT", {},
+      {"strips": [[1, 2]]}, stage="geometry"),
+    # ---- control flow
+    V("IF", GP4 + "IF", "MOV o, 0\nMOV.CC R0, a\nIF GT.x\nMOV o, 1\nENDIF",
+      {"a": np.array([[1, 0, 0, 0], [-1, 0, 0, 0]], np.float32)}, {"o": [[1] * 4, [0] * 4]}),
+    V("ELSE", GP4 + "ELSE", "MOV.CC R0, a\nIF GT.x\nMOV o, 1\nELSE\nMOV o, 2\nENDIF",
+      {"a": np.array([[1, 0, 0, 0], [-1, 0, 0, 0]], np.float32)}, {"o": [[1] * 4, [2] * 4]}),
+    V("ENDIF", GP4 + "ENDIF", "MOV.CC R0, a\nIF LT.x\nMOV o, 1\nENDIF\nADD o, o, 10",
+      {"a": np.array([[1, 0, 0, 0], [-1, 0, 0, 0]], np.float32)}, {"o": [[10] * 4, [11] * 4]}),
+    V("REP", GP4 + "REP (count = floor(x))", "MOV o, 0\nREP a.x\nADD o, o, 1\nENDREP",
+      {"a": np.array([[2.9, 0, 0, 0], [-1, 0, 0, 0]], np.float32)}, {"o": [[2] * 4, [0] * 4]}),
+    V("ENDREP", GP4 + "ENDREP", "MOV o, 0\nREP 3\nADD o.x, o.x, 1\nENDREP\nADD o.y, o.x, 1",
+      {}, {"o": [3, 4, 0, 0]}),
+    V("BRK", GP4 + "BRK", "MOV o, 0\nREP 10\nADD.CC o, o, -2\nBRK (LT.x)\nENDREP",
+      {}, {"o": [-2, -2, -2, -2]}),
+    V("CONT", GP4 + "CONT",
+      "MOV o, 0\nMOV R1, 0\nREP 4\nADD.CC R1, R1, -1\nCONT (GE.x)\nADD o, o, 1\nENDREP",
+      {}, {"o": [4, 4, 4, 4]}),
+    V("CAL", GP4 + "CAL", "main:\nMOV o, 1\nCAL f\nADD o, o, 10\nRET\nf:\nADD o, o, 100\nRET",
+      {}, {"o": [111] * 4}, entry="main"),
+    V("RET", GP4 + "RET (in main: ends the program)",
+      "main:\nMOV.CC R0, a\nMOV o, 1\nRET (GT.x)\nMOV o, 2\nRET",
+      {"a": np.array([[1, 0, 0, 0], [-1, 0, 0, 0]], np.float32)}, {"o": [[1] * 4, [2] * 4]},
+      entry="main"),
+]
+
+CITATION = re.compile(r"^(GP4 §2\.X\.8\.Z [A-Z0-9]+|GL 4\.5 §[0-9.]+)")
+
+
+def test_every_opcode_has_a_spec_vector():
+    covered = {v.op for v in VECTORS}
+    missing = sorted(set(OPCODES) - covered)
+    assert not missing, f"opcodes without a spec test vector: {missing}"
+    unknown = sorted(covered - set(OPCODES))
+    assert not unknown, f"vectors for opcodes not in the table: {unknown}"
+    for v in VECTORS:
+        assert CITATION.match(v.cite), f"{v.op}: the vector does not cite a section ({v.cite!r})"
+        assert v.op in v.code.split() or v.op in re.split(r"[\s.]", v.code), \
+            f"{v.op}: the vector's code does not use the opcode"
+
+
+_IN = {"a": 0, "b": 1, "c": 2}
+
+
+def _run(v: V):
+    prefix = {"vertex": "vertex", "fragment": "fragment", "geometry": "vertex"}[v.stage]
+    kind = "texcoord" if v.stage == "fragment" else "attrib"
+    inputs = {k: f"{prefix}.{kind}[{_IN[k]}]" for k in v.inputs}
+    geometry = Geometry("POINTS", "TRIANGLE_STRIP", 8) if v.stage == "geometry" else None
+    p = build(v.code, stage=v.stage, inputs=inputs, geometry=geometry, entry=v.entry,
+              outputs={"o": "result.color"})
+    return execute(p, v.inputs, textures=v.textures)
+
+
+@pytest.mark.parametrize("v", VECTORS, ids=[f"{v.op}-{i}" for i, v in enumerate(VECTORS)])
+def test_spec_vector(v: V):
+    r = _run(v)
+    for name, want in v.expect.items():
+        if name == "killed":
+            assert r.killed.tolist() == want, v.cite
+            continue
+        if name == "strips":
+            assert [[len(s) for s in lane] for lane in r.primitives] == want, v.cite
+            continue
+        got = r.words(name)
+        want = np.asarray(want)
+        if want.ndim == 1:
+            want = np.broadcast_to(want, got.shape)
+        if v.t == "f":
+            assert bits_equal(got.view(np.float32), want.astype(np.float32)), \
+                f"{v.cite}: got {got.view(np.float32).tolist()}, want {want.tolist()}"
+        else:
+            wt = (np.asarray(want, np.int64) & 0xFFFFFFFF).astype(np.uint32)
+            assert np.array_equal(got, wt), f"{v.cite}: got {got.tolist()}, want {wt.tolist()}"

@@ -1,0 +1,142 @@
+"""``xlate verify FILE... [--lanes N] [--seed S] [--backend gl|gl-spirv|vulkan] [--json REPORT]``
+
+Runs every program in the software executor and, translated, on a real implementation, with
+the same generated inputs, and compares the outputs (:mod:`xlate.verify`).
+
+Exit codes: 0 every program passed (or is unsupported: reported, not an error); 1 a
+mismatch, or a program with errors (diagnostics as ``xlate convert`` prints them); 2 usage
+(bad arguments, unreadable file, unwritable report); 3 no implementation available (no EGL /
+OpenGL 4.5, no GL_ARB_gl_spirv, the vulkan backend) or no glslang for ``gl-spirv``.
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+EXIT_OK, EXIT_MISMATCH, EXIT_USAGE, EXIT_UNAVAILABLE = 0, 1, 2, 3
+
+
+def _print_diagnostics(diags, source) -> None:
+    from ..diagnostics import use_color
+    color = use_color(sys.stderr)
+    for d in diags:
+        print(d.render(source, color), file=sys.stderr)
+
+
+def _read(path: str) -> tuple[str, str]:
+    if path == "-":
+        data = sys.stdin.buffer.read()
+        name = "<stdin>"
+    else:
+        with open(path, "rb") as f:
+            data = f.read()
+        name = path
+    try:
+        return data.decode("utf-8"), name
+    except UnicodeDecodeError:
+        return data.decode("latin-1"), name
+
+
+def format_report(rep, verbose: bool = True) -> list[str]:
+    """Human-readable lines for one :class:`core.ProgramReport`."""
+    head = {"pass": "PASS", "mismatch": "MISMATCH", "unsupported": "UNSUPPORTED",
+            "error": "ERROR", "skipped": "SKIPPED"}[rep.status]
+    what = f"{rep.stage} program, {rep.lanes} lanes" if rep.stage else ""
+    line = f"{head} {rep.file}"
+    if what:
+        line += f" ({what}"
+        line += f", {rep.compared} components compared)" if rep.compared else ")"
+    if rep.reason:
+        line += f": {rep.reason}"
+    out = [line]
+    if rep.status == "mismatch" and verbose:
+        out.append(f"  {rep.total_differences} differences; first:")
+        for d in rep.differences[:5]:
+            out.append(f"    {d.describe()}")
+        for loc in rep.localization:
+            ins = loc.get("instruction")
+            where = f"{loc['output']}"
+            if "component" in loc:
+                where += f".{loc['component']}"
+            where += f" lane {loc['lane']}"
+            if ins:
+                line_no = f"line {ins['line']}: " if ins.get("line") else ""
+                out.append(f"  {where}: first differing instruction {line_no}{ins['text']}"
+                           f"  [{loc.get('verdict')}]")
+                out.append(f"      executor       {', '.join(loc.get('executor', []))}")
+                out.append(f"      implementation {', '.join(loc.get('implementation', []))}")
+                for name, v in (loc.get("operands") or {}).items():
+                    if isinstance(v, dict):
+                        out.append(f"      operand {name}: executor {', '.join(v['executor'])}")
+            else:
+                out.append(f"  {where}: [{loc.get('verdict')}] {loc.get('detail', '')}")
+        for lane, vals in list(rep.inputs_of.items())[:1]:
+            out.append(f"  inputs of lane {lane}:")
+            for k, v in vals.items():
+                out.append(f"    {k} = {', '.join(v)}")
+    if verbose:
+        for n in rep.notes[:5]:
+            out.append(f"  note: {n}")
+    return out
+
+
+def main(args) -> int:
+    import os
+    os.environ.setdefault("EGL_PLATFORM", "surfaceless")
+    if args.lanes is not None and args.lanes < 1:
+        print("xlate verify: error: --lanes must be a positive integer", file=sys.stderr)
+        return EXIT_USAGE
+    if args.lanes > 1 << 20:
+        print("xlate verify: error: --lanes must be at most 1048576", file=sys.stderr)
+        return EXIT_USAGE
+    from .core import verify_source
+    from .glapi import GLUnavailable
+    from .gl import Runner
+    texts = []
+    for path in args.files:
+        try:
+            texts.append(_read(path))
+        except OSError as e:
+            print(f"xlate: error[E8001]: cannot read {path}: {e.strerror}", file=sys.stderr)
+            return EXIT_USAGE
+    try:
+        runner = Runner(args.backend)
+    except GLUnavailable as e:
+        print(f"xlate verify: error: no implementation available for backend "
+              f"'{args.backend}': {e}", file=sys.stderr)
+        return EXIT_UNAVAILABLE
+    reports = []
+    code = EXIT_OK
+    for text, name in texts:
+        try:
+            rep = verify_source(text, name, lanes=args.lanes, seed=args.seed,
+                                backend=args.backend, runner=runner)
+        except GLUnavailable as e:
+            print(f"xlate verify: error: {e}", file=sys.stderr)
+            return EXIT_UNAVAILABLE
+        reports.append(rep)
+        if rep.status == "error":
+            _print_diagnostics(rep.diagnostics, text)
+            code = max(code, EXIT_MISMATCH)
+        for line in format_report(rep):
+            print(line)
+        if rep.status == "mismatch":
+            code = max(code, EXIT_MISMATCH)
+    counts = {}
+    for r in reports:
+        counts[r.status] = counts.get(r.status, 0) + 1
+    if len(reports) > 1:
+        print("summary: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
+    if args.json:
+        from .. import __version__
+        doc = {"tool": "xlate verify", "version": __version__, "backend": args.backend,
+               "implementation": runner.describe(), "seed": args.seed, "lanes": args.lanes,
+               "summary": counts, "programs": [r.to_json() for r in reports]}
+        try:
+            from ..cli import atomic_write
+            atomic_write(args.json, (json.dumps(doc, indent=2) + "\n").encode())
+        except OSError as e:
+            print(f"xlate: error[E8002]: cannot write {args.json}: {e.strerror}", file=sys.stderr)
+            return EXIT_USAGE
+    sys.stdout.flush()
+    return code
