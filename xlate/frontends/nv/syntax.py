@@ -166,16 +166,20 @@ class _Builder(lark.Transformer):
         tok = items[0]
         return Label(str(tok), self.sp(tok))
 
-    def opmod(self, items):
-        tok = items[0]
-        return (str(tok), self.sp(tok))
+    def _split(self, tok: Token) -> list[tuple[str, Span]]:
+        """A dotted word: its parts with their own spans ("MOV.F" -> MOV, F)."""
+        out, col = [], tok.column
+        for part in str(tok).split("."):
+            out.append((part, Span(self.file, tok.line, col, max(1, len(part)))))
+            col += len(part) + 1
+        return out
 
     def instruction(self, items):
         op = items[0]
-        mods = [m for m in items[1:] if isinstance(m, tuple)]
+        (opcode, span), *mods = self._split(op)
         operands = [o if isinstance(o, Operand) else Operand("cc", o.span, cctest=o)
                     for o in items[1:] if isinstance(o, (Operand, CCTestNode))]
-        return Instr(str(op), self.sp(op), mods, operands)
+        return Instr(opcode, span, mods, operands)
 
     # declarations
     def varmod(self, items):
@@ -287,19 +291,27 @@ class _Builder(lark.Transformer):
         return nums
 
     def swizzle(self, items):
-        return (str(items[0]), self.sp(items[0]))
+        tok = items[0]                        # ".x" (a second member stays in: bad swizzle)
+        return (str(tok)[1:], Span(self.file, tok.line, tok.column + 1, max(1, len(tok) - 1)))
 
     def cctest(self, items):
-        rule = items[0]
-        swz = items[1] if len(items) > 1 else None
-        length = len(rule) + (len(swz[0]) + 1 if swz else 0)
-        return CCTestNode(str(rule), swz[0] if swz else None, self.sp(rule, length))
+        tok = items[0]
+        rule, _, swz = str(tok).partition(".")
+        return CCTestNode(rule, swz or None, self.sp(tok))
 
     def ccmask(self, items):
         return items[0]
 
     def member(self, items):
-        return Member(str(items[0]), self.sp(items[0]))
+        tok = items[0]                        # ".texcoord" or ".color.back.xyz"
+        return [Member(name, span) for name, span in self._split_members(tok)]
+
+    def _split_members(self, tok: Token) -> list[tuple[str, Span]]:
+        out, col = [], tok.column + 1
+        for part in str(tok)[1:].split("."):
+            out.append((part, Span(self.file, tok.line, col, max(1, len(part)))))
+            col += len(part) + 1
+        return out
 
     def subscript(self, items):
         idx = items[0]
@@ -315,26 +327,27 @@ class _Builder(lark.Transformer):
 
     def index_rel(self, items):
         reg = items[0]
-        comp, offset, sign = None, 0, 1
+        name, _, comp = str(reg).partition(".")
+        offset, sign = 0, 1
         for t in items[1:]:
-            if t.type == "NAME":
-                comp = str(t)
-            elif t.type == "SIGN":
+            if t.type == "SIGN":
                 sign = -1 if str(t) == "-" else 1
             else:
                 offset = sign * _int_value(t)
-        return IndexRel(str(reg), comp, offset, self._span_from(reg, items[-1].end_pos))
+        return IndexRel(name, comp or None, offset, self._span_from(reg, items[-1].end_pos))
 
     def ref(self, items):
-        name = items[0]
-        sels = items[1:]
-        end = name.end_pos
+        word = items[0]
+        (name, name_span), *parts = self._split(word)
+        sels = [Member(p, sp) for p, sp in parts]
+        for item in items[1:]:
+            sels.extend(item if isinstance(item, list) else [item])
         if sels:
             last = sels[-1].span
             # span runs to the end of the last selector (same line in practice)
-            length = (last.col + last.length) - name.column if last.line == name.line else len(name)
-            return Ref(str(name), sels, Span(self.file, name.line, name.column, max(length, len(name))))
-        return Ref(str(name), [], self.sp(name, end - name.start_pos))
+            length = (last.col + last.length) - word.column if last.line == word.line else len(name)
+            return Ref(name, sels, Span(self.file, word.line, word.column, max(length, len(name))))
+        return Ref(name, [], name_span)
 
     def ref_primary(self, items):
         op = Operand("ref", items[0].span, ref=items[0])
