@@ -18,9 +18,13 @@ Rules, per output component (documented contract of ``xlate verify``):
   computed from them, components a built-in output does not carry (``gl_PointSize`` has
   only x, ``gl_FragDepth`` only z), and every output of a killed fragment.
 
-Tolerances (``INEXACT``): opcode -> (ulps, absolute).  Measured on llvmpipe (LLVM 15) against
-NumPy's float32 functions over the generator's input ranges; GLSL's own limits are looser
-(exp2 3+2|x| ulp, log2 3 ulp or 2^-21 absolute near 1, pow inherited, sin/cos none).
+Tolerances (``INEXACT``): opcode -> (ulps, absolute).  Measured on llvmpipe (LLVM 15, Mesa
+22.3) against NumPy's float32 functions (``tools``-free probe, 20000 values per decade):
+exp2 <= 3 ulp on [-126, 127]; log2 <= 3.8e-6 absolute on [2^-60, 2^60]; sin/cos <= 1.2e-7
+absolute for |x| < 1e7 -- beyond about 2^24 llvmpipe's range reduction gives garbage (up to
+2.0 off), which localization reports as verdict ``range``.  POW/LIT (exp2(y*log2 x)) inherit
+log2's absolute error times |y|.  GLSL's own limits are looser (exp2 3+2|x| ulp, log2 3 ulp or
+2^-21 absolute near 1, pow inherited, sin/cos none).
 """
 from __future__ import annotations
 
@@ -31,7 +35,7 @@ import numpy as np
 #: opcode -> (ulps, absolute) accepted for results depending on it
 INEXACT: dict[str, tuple[int, float]] = {
     "EX2": (8, 0.0),
-    "LG2": (8, 2.0 ** -21),
+    "LG2": (8, 2.0 ** -17),
     "POW": (4096, 2.0 ** -20),
     "LIT": (4096, 2.0 ** -20),
     "SIN": (16, 2.0 ** -20),

@@ -331,7 +331,7 @@ def _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep, *, fini
     return _Run(gen, res, cap, diffs, compared, None)
 
 
-EXPLAINED = ("ftz", "nonfinite", "tolerance")
+EXPLAINED = ("ftz", "nonfinite", "tolerance", "range")
 SUSPECT = ("divergence", "operands", "interface")
 
 
@@ -428,7 +428,7 @@ def _diagnose(program, facts, glsl, reflection, lanes, runner, run, rep) -> set:
     except Exception as e:     # localization is best effort
         rep.notes.append(f"localization failed: {type(e).__name__}: {e}")
     verdicts = {x.get("verdict") for x in rep.localization}
-    if verdicts & set(SUSPECT) or not rep.localization:
+    if verdicts - {"tolerance", "range"} or not rep.localization:
         try:
             cap2 = run_gl(runner, program, glmod.make_precise(glsl), reflection, run.gen, lanes)
             d2, _ = compare_all(program, facts, reflection, run.res, cap2, [])
@@ -436,7 +436,7 @@ def _diagnose(program, facts, glsl, reflection, lanes, runner, run, rep) -> set:
             d2 = run.diffs
         if not d2:
             for x in rep.localization:
-                if x.get("verdict") in SUSPECT:
+                if x.get("verdict") not in ("tolerance", "range"):
                     x["verdict"] = "precise"
                     x["detail"] = PRECISE_NOTE
             rep.reason = "differences vanish with 'precise' GLSL (see localization)"

@@ -657,7 +657,7 @@ class Runner:
         geo = reflection["geometry"]
         nv = {"POINTS": 1, "LINES": 2, "LINES_ADJACENCY": 4, "TRIANGLES": 3,
               "TRIANGLES_ADJACENCY": 6}[geo["input_primitive"]]
-        if "EmitVertex()" not in glsl.split("void xl_emit()", 1)[-1].split("}", 1)[-1]:
+        if not re.search(r"^\s+xl_emit\(\);", glsl, re.M):
             # the program never emits a vertex (and a program without captured outputs cannot
             # begin transform feedback): nothing to capture
             return Capture(primitives=[[] for _ in range(lanes)], glsl=glsl)

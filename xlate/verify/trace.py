@@ -21,6 +21,8 @@ Verdicts:
 * ``nonfinite``: the first divergence computes with NaN or Inf: GLSL does not require IEEE
   NaN/Inf behaviour, and Mesa folds for instance ``x * 0.0`` to ``0.0`` even for
   ``precise`` values (the executor follows IEEE: NaN);
+* ``range``: the first divergence is SIN/COS/SCS of an operand beyond 2^23 in magnitude,
+  where llvmpipe's range reduction fails (GLSL sets no precision for sin/cos);
 * ``tolerance``: the first difference is an approximate opcode (:data:`compare.INEXACT`)
   within its tolerance, and later instructions amplified it (cancellation, a comparison that
   flipped, a loop count ...);
@@ -48,18 +50,29 @@ F32_MIN_NORMAL = 1.1754943508222875e-38
 
 
 def _free_slots(program: Program, n: int) -> list[Binding]:
+    """Output bindings for ``n`` probes.  Vertex/geometry: a generic path no output of the
+    program uses (an integer-typed OUTPUT makes its whole path integer storage, and the
+    backend declares such non-fragment outputs vec4: the probe would be converted)."""
     used = set()
+    paths_int = set()
     for reg in program.registers.values():
         if reg.kind == RegKind.OUTPUT:
             for b in reg.bindings:
                 if b is not None:
                     used.add((b.path, b.index))
+                    if reg.dtype in (DataType.INT, DataType.UINT):
+                        paths_int.add(b.path)
     if program.stage == Stage.FRAGMENT:
-        cand = [Binding("result.color", i) for i in range(7)
-                if ("result.color", i) not in used and not (i == 0 and ("result.color", None) in used)]
-    else:
-        cand = [Binding("result.attrib", i) for i in range(16) if ("result.attrib", i) not in used]
-    return cand[:n]
+        return [Binding("result.color", i) for i in range(7)
+                if ("result.color", i) not in used
+                and not (i == 0 and ("result.color", None) in used)][:n]
+    for path, count in (("result.attrib", 16), ("result.texcoord", 8)):
+        if path in paths_int:
+            continue
+        cand = [Binding(path, i) for i in range(count) if (path, i) not in used]
+        if len(cand) >= n:
+            return cand[:n]
+    return []
 
 
 def instrument(program: Program, probes: list[tuple[int, Source, str]]) -> tuple[Program, list[str]]:
@@ -175,6 +188,16 @@ def _is_tiny(words) -> bool:
         return bool(np.any((f != 0) & (np.abs(f) < 2.0 ** -100)))
 
 
+#: approximate opcodes whose implementation gives up beyond an operand magnitude
+RANGE_LIMIT = {"SIN": 2.0 ** 23, "COS": 2.0 ** 23, "SCS": 2.0 ** 23}
+
+
+def _max_abs(words) -> float:
+    f = np.asarray(words, np.uint32).view(np.float32).astype(np.float64)
+    f = f[np.isfinite(f)]
+    return float(np.abs(f).max()) if f.size else 0.0
+
+
 def _nonfinite(words) -> bool:
     w = np.asarray(words, np.uint32)
     return bool(np.any((w & 0x7F800000) == 0x7F800000))
@@ -262,6 +285,7 @@ def _judge(program, gen, runner, lanes, d, writers, exe_all, imp_all) -> dict:
     operands_agree = True
     denormal_operand = False
     nonfinite_operand = False
+    operand_values = []
     srcs = [(j, s) for j, s in enumerate(ins.srcs)]
     if srcs:
         probes = [(first, Source(s.reg, index=s.index, vertex=s.vertex), "before") for _, s in srcs]
@@ -278,6 +302,7 @@ def _judge(program, gen, runner, lanes, d, writers, exe_all, imp_all) -> dict:
                         operands_agree = False
                 from ..passes.types import operand_type
                 if operand_type(ins, j) == DataType.FLOAT:
+                    operand_values.append(e)
                     denormal_operand |= _is_denormal(e)
                     nonfinite_operand |= _nonfinite(e)
         except Exception as exc:            # pragma: no cover - best effort
@@ -286,7 +311,10 @@ def _judge(program, gen, runner, lanes, d, writers, exe_all, imp_all) -> dict:
     e_res, g_res = exe_all[first][lane], imp_all[first][lane]
     comps = [c for c in range(4) if ins.dst.mask[c]]
     fres = _float_result(ins)
-    if denormal_operand or (fres and (_is_tiny(e_res[comps]) or _is_tiny(g_res[comps]))):
+    big = any(_max_abs(v) > RANGE_LIMIT.get(ins.op, np.inf) for v in operand_values)
+    if big:
+        report["verdict"] = "range"
+    elif denormal_operand or (fres and (_is_tiny(e_res[comps]) or _is_tiny(g_res[comps]))):
         report["verdict"] = "ftz"
     elif nonfinite_operand or (fres and (_nonfinite(e_res[comps]) or _nonfinite(g_res[comps]))):
         report["verdict"] = "nonfinite"
