@@ -380,68 +380,91 @@ def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: i
     _note_inputs(rep, run.gen, diffs)
     if not localize:
         return
-    verdicts = _diagnose(program, facts, glsl, reflection, lanes, runner, run, rep)
-    if rep.localization and verdicts <= set(EXPLAINED):
-        # implementation freedoms (denormal flushing, NaN/Inf folding, approximations): the
-        # program passes if the differences vanish on inputs that avoid them
-        try:
-            run2 = _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep,
-                            finite=True)
-        except glmod.GLError as e:
-            rep.reason = f"implementation error on the finite re-run: {e}"
-            return
-        if run2 is None:
-            return
-        if not run2.diffs or verdicts == {"tolerance"}:
-            rep.status = "pass"
-            rep.reason = ("differences explained: " + ", ".join(sorted(verdicts)) +
-                          " (see localization); none with finite inputs" if not run2.diffs else
-                          "differences explained by approximate opcodes (see localization)")
-            rep.notes.append(f"{len(diffs)} differences with edge inputs; the finite re-run "
-                             f"has {len(run2.diffs)}")
-            return
-        first = list(rep.localization)
-        rep.total_differences = len(run2.diffs)
-        rep.differences = run2.diffs[:max_reported]
-        rep.inputs_of = {}
-        _note_inputs(rep, run2.gen, run2.diffs)
-        rep.notes.append(f"the first run's differences were {', '.join(sorted(verdicts))}; "
-                         f"{len(run2.diffs)} remain with finite inputs (reported)")
-        v2 = _diagnose(program, facts, glsl, reflection, lanes, runner, run2, rep)
-        rep.localization = rep.localization + [dict(x, run="edge inputs") for x in first]
-        if rep.localization and v2 <= set(EXPLAINED) and "nonfinite" not in v2:
-            rep.status = "pass"
-            rep.reason = "differences explained: " + ", ".join(sorted(v2 | verdicts))
+    _classify(program, facts, glsl, reflection, lanes, seed, runner, rep, run, max_reported)
 
 
-def _diagnose(program, facts, glsl, reflection, lanes, runner, run, rep) -> set:
-    """Localize the differences of ``run`` (into ``rep.localization``), and tell whether they
-    vanish with 'precise' GLSL.  Returns the set of verdicts."""
+def _localize(program, facts, lanes, runner, run, rep) -> list[dict]:
     from . import gl as glmod
     from .trace import localize as loc
-    rep.localization = []
     try:
-        rep.localization = loc(program, facts, run.gen, run.diffs, runner=runner, lanes=lanes,
-                               reflection=reflection)
+        return loc(program, facts, run.gen, run.diffs, runner=runner, lanes=lanes)
     except glmod.GLUnavailable:
         raise
     except Exception as e:     # localization is best effort
         rep.notes.append(f"localization failed: {type(e).__name__}: {e}")
+        return []
+
+
+def _classify(program, facts, glsl, reflection, lanes, seed, runner, rep, run, max_reported):
+    """Name the first differing instructions, then re-run to tell implementation freedoms
+    from translation problems:
+
+    A. the same inputs with every GLSL variable ``precise``: if the differences vanish, the
+       implementation reassociated/contracted/folded what the executor rounds one by one
+       (status mismatch, verdict ``precise``: the translation should use ``precise``);
+    B. inputs without NaN/Inf and huge magnitudes: if the differences vanish and every
+       localized verdict is an implementation freedom (``ftz``, ``nonfinite``, ``range``,
+       ``tolerance``), the program passes;
+    C. both: if only that makes them vanish, verdict ``precise`` for the suspect cases;
+    otherwise the differences of the finite run (if any) are reported and localized too.
+    """
+    from . import gl as glmod
+    rep.localization = _localize(program, facts, lanes, runner, run, rep)
     verdicts = {x.get("verdict") for x in rep.localization}
-    if verdicts - {"tolerance", "range"} or not rep.localization:
-        try:
-            cap2 = run_gl(runner, program, glmod.make_precise(glsl), reflection, run.gen, lanes)
-            d2, _ = compare_all(program, facts, reflection, run.res, cap2, [])
-        except glmod.GLError:
-            d2 = run.diffs
-        if not d2:
-            for x in rep.localization:
-                if x.get("verdict") not in ("tolerance", "range"):
-                    x["verdict"] = "precise"
-                    x["detail"] = PRECISE_NOTE
-            rep.reason = "differences vanish with 'precise' GLSL (see localization)"
-            verdicts = {x.get("verdict") for x in rep.localization} | {"precise"}
-    return verdicts
+    if rep.localization and verdicts == {"tolerance"}:
+        rep.status = "pass"
+        rep.reason = "differences explained by approximate opcodes (see localization)"
+        return
+
+    def relabel(how: str):
+        for x in rep.localization:
+            if x.get("verdict") not in ("tolerance", "range", "ftz"):
+                x["verdict"] = "precise"
+                x["detail"] = PRECISE_NOTE
+        rep.reason = how
+
+    precise_glsl = glmod.make_precise(glsl)
+    try:
+        cap_a = run_gl(runner, program, precise_glsl, reflection, run.gen, lanes)
+        d_a, _ = compare_all(program, facts, reflection, run.res, cap_a, [])
+    except glmod.GLError as e:
+        rep.notes.append(f"'precise' re-run failed: {e}")
+        d_a = run.diffs
+    if not d_a:
+        relabel("differences vanish with 'precise' GLSL (see localization)")
+        return
+    try:
+        run_b = _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep, finite=True)
+    except glmod.GLError as e:
+        rep.reason = f"implementation error on the finite re-run: {e}"
+        return
+    if run_b is None:
+        return
+    rep.notes.append(f"{len(run.diffs)} differences with edge inputs; {len(run_b.diffs)} with "
+                     "finite inputs")
+    if not run_b.diffs and rep.localization and verdicts <= set(EXPLAINED):
+        rep.status = "pass"
+        rep.reason = ("differences explained: " + ", ".join(sorted(verdicts)) +
+                      " (see localization); none with finite inputs")
+        return
+    try:
+        cap_c = run_gl(runner, program, precise_glsl, reflection, run_b.gen, lanes)
+        d_c, _ = compare_all(program, facts, reflection, run_b.res, cap_c, [])
+    except glmod.GLError:
+        d_c = run_b.diffs
+    if not d_c and verdicts <= set(EXPLAINED) | set(SUSPECT):
+        relabel("differences vanish with 'precise' GLSL on finite inputs (see localization)")
+        return
+    if run_b.diffs:
+        first = [dict(x, run="edge inputs") for x in rep.localization]
+        rep.total_differences = len(run_b.diffs)
+        rep.differences = run_b.diffs[:max_reported]
+        rep.inputs_of = {}
+        _note_inputs(rep, run_b.gen, run_b.diffs)
+        second = _localize(program, facts, lanes, runner, run_b, rep)
+        rep.localization = [dict(x, run="finite inputs") for x in second] + first
+        v2 = {x.get("verdict") for x in second}
+        rep.reason = "differences remain with finite inputs: " + ", ".join(sorted(v2))
 
 
 def _note_inputs(rep: ProgramReport, gen: GeneratedInputs, diffs) -> None:

@@ -1,0 +1,287 @@
+"""Random NV_gpu_program4 programs (``!!NVvp4.0`` / ``!!NVfp4.0``) for differential testing.
+
+:func:`random_program` writes one program from a seed: float and integer arithmetic with
+random swizzles, negation, absolute value, write masks, saturation, condition-code updates
+(CC0/CC1) and conditional write masks, nested ``IF``/``ELSE``/``ENDIF`` and ``REP``/``ENDREP``
+blocks with conditional ``BRK``/``CONT``, relative addressing of a parameter array
+(``c[I0.x + 2]``), integer/float conversions, and in fragment programs ``KIL``, ``DDX``/``DDY``
+and an integer colour output.  Every generated program is valid (it parses; the generator
+checks with :func:`xlate.parse` and retries with another seed otherwise).
+
+``avoid``: feature names to leave out, so that property tests can exclude constructs with a
+known, separately tracked disagreement (``tests/test_verify_cases.py``).  Features:
+``shift`` (SHL/SHR), ``intdiv`` (DIV/MOD on integers), ``transcendental`` (EX2 LG2 POW SIN COS
+SCS), ``derivative`` (DDX/DDY), ``kill``, ``relative``, ``loop``, ``if``, ``cc``, ``int``,
+``intout`` (integer colour output), ``tex``.
+
+:func:`programs` (hypothesis strategy) draws seeds; tools/gen_programs.py writes files.
+"""
+from __future__ import annotations
+
+import random
+
+FLOAT_TEMPS = ["R0", "R1", "R2", "R3", "R4", "R5"]
+INT_TEMPS = ["I0", "I1", "I2", "I3"]
+NPARAMS = 8
+FLOAT_TESTS = ["EQ", "NE", "LT", "LE", "GT", "GE", "TR", "FL", "NAN", "LEG"]
+INT_TESTS = FLOAT_TESTS[:6] + ["SF", "NSF", "CF", "NCF", "OF", "NOF", "AB", "BLE"]
+
+# opcode -> (kind of operands, number of operands, result) ; kinds: v vector, s scalar
+FLOAT_OPS = {
+    "ADD": "vv", "SUB": "vv", "MUL": "vv", "MAD": "vvv", "MIN": "vv", "MAX": "vv",
+    "SLT": "vv", "SGE": "vv", "SEQ": "vv", "SNE": "vv", "SGT": "vv", "SLE": "vv",
+    "ABS": "v", "FLR": "v", "FRC": "v", "CEIL": "v", "TRUNC": "v", "ROUND": "v",
+    "CMP": "vvv", "DP3": "vv", "DP4": "vv", "DP2": "vv", "DPH": "vv", "DP2A": "vvv",
+    "LRP": "vvv", "RCP": "s", "RSQ": "s", "MOV": "v", "SSG": "v", "XPD": "vv", "DST": "vv",
+    "DIV": "vs", "RCC": "s", "X2D": "vvv", "NRM": "v", "RFL": "vv", "LIT": "v",
+    "EX2": "s", "LG2": "s", "POW": "ss", "SIN": "s", "COS": "s", "SCS": "s",
+    "SFL": "vv", "STR": "vv",
+}
+TRANSCENDENTAL = {"EX2", "LG2", "POW", "SIN", "COS", "SCS", "LIT"}
+INT_OPS = {
+    "ADD": "vv", "SUB": "vv", "MUL": "vv", "MAD": "vvv", "MIN": "vv", "MAX": "vv",
+    "AND": "vv", "OR": "vv", "XOR": "vv", "NOT": "v", "ABS": "v", "MOV": "v",
+    "SLT": "vv", "SGE": "vv", "SEQ": "vv", "SNE": "vv", "SHL": "vs", "SHR": "vs",
+    "DIV": "vs", "MOD": "vs", "SAD": "vvv",
+}
+CONVERT_TO_INT = ["FLR", "CEIL", "TRUNC", "ROUND"]
+
+
+def _swz(rng: random.Random, full: bool = False) -> str:
+    r = rng.random()
+    if r < 0.45:
+        return ""
+    if r < 0.7 and not full:
+        return "." + rng.choice("xyzw")
+    return "." + "".join(rng.choice("xyzw") for _ in range(4))
+
+
+def _mask(rng: random.Random) -> str:
+    if rng.random() < 0.45:
+        return ""
+    comps = [c for c in "xyzw" if rng.random() < 0.5] or [rng.choice("xyzw")]
+    return "." + "".join(comps)
+
+
+def _fconst(rng: random.Random) -> str:
+    v = rng.choice([0.0, 1.0, -1.0, 0.5, 2.0, -2.5, 3.0, 0.25, 10.0, 1e-3, 100.0,
+                    round(rng.uniform(-4, 4), 3)])
+    return repr(float(v))
+
+
+class _Gen:
+    def __init__(self, rng: random.Random, stage: str, size: int, avoid: set[str]):
+        self.rng = rng
+        self.stage = stage
+        self.size = size
+        self.avoid = avoid
+        self.lines: list[str] = []
+        self.depth = 0
+        self.loop_depth = 0
+        self.cc_written = False
+        self.inputs = ([f"vertex.attrib[{i}]" for i in range(4)] if stage == "vertex"
+                       else [f"fragment.texcoord[{i}]" for i in range(3)])
+
+    def has(self, feature: str) -> bool:
+        return feature not in self.avoid
+
+    def emit(self, text: str) -> None:
+        self.lines.append("  " * self.depth + text)
+
+    # ---- operands ---------------------------------------------------------------------------
+    def fsrc(self, scalar: bool = False) -> str:
+        rng = self.rng
+        r = rng.random()
+        if r < 0.55:
+            base = rng.choice(FLOAT_TEMPS)
+        elif r < 0.7:
+            base = rng.choice(self.inputs)
+        elif r < 0.85:
+            if self.has("relative") and self.has("int") and rng.random() < 0.4:
+                base = f"c[{rng.choice(INT_TEMPS)}.{rng.choice('xyzw')} + {rng.randrange(NPARAMS)}]"
+            else:
+                base = f"c[{rng.randrange(NPARAMS)}]"
+        else:
+            if scalar or rng.random() < 0.5:
+                return _fconst(rng)
+            return "{" + ", ".join(_fconst(rng) for _ in range(4)) + "}"
+        swz = "." + rng.choice("xyzw") if scalar else _swz(rng)
+        text = base + swz
+        if rng.random() < 0.15:
+            text = f"|{text}|"
+        if rng.random() < 0.25:
+            text = "-" + text
+        return text
+
+    def isrc(self, scalar: bool = False) -> str:
+        rng = self.rng
+        r = rng.random()
+        if r < 0.7:
+            base = rng.choice(INT_TEMPS)
+        elif r < 0.8:
+            base = rng.choice(self.inputs)
+        else:
+            v = rng.choice([0, 1, -1, 2, 3, 5, 7, 16, 31, 255, -8, 0x7FFFFFFF, 0x10000])
+            return str(v)
+        swz = "." + rng.choice("xyzw") if scalar else _swz(rng)
+        text = base + swz
+        if rng.random() < 0.15:
+            text = "-" + text
+        return text
+
+    def cond(self, integer: bool = False) -> str:
+        rng = self.rng
+        test = rng.choice(INT_TESTS if integer else FLOAT_TESTS)
+        n = rng.choice(["", "", "1"]) if self.has("cc") else ""
+        return f"{test}{n}{_swz(rng)}"
+
+    def ccmod(self) -> str:
+        if not self.has("cc") or self.rng.random() > 0.3:
+            return ""
+        self.cc_written = True
+        return self.rng.choice([".CC", ".CC0", ".CC1"])
+
+    def dest(self, temps) -> str:
+        d = self.rng.choice(temps) + _mask(self.rng)
+        if self.has("cc") and self.cc_written and self.rng.random() < 0.15:
+            d += f" ({self.cond()})"
+        return d
+
+    # ---- statements ------------------------------------------------------------------------
+    def float_op(self) -> None:
+        rng = self.rng
+        ops = [o for o in FLOAT_OPS if self.has("transcendental") or o not in TRANSCENDENTAL]
+        op = rng.choice(ops)
+        kinds = FLOAT_OPS[op]
+        srcs = [self.fsrc(scalar=k == "s") for k in kinds]
+        sat = rng.choice(["", "", "", ".SAT", ".SSAT"])
+        self.emit(f"{op}.F{self.ccmod()}{sat} {self.dest(FLOAT_TEMPS)}, {', '.join(srcs)};")
+
+    def int_op(self) -> None:
+        rng = self.rng
+        ops = [o for o in INT_OPS if (self.has("shift") or o not in ("SHL", "SHR"))
+               and (self.has("intdiv") or o not in ("DIV", "MOD"))]
+        op = rng.choice(ops)
+        t = rng.choice([".S", ".U"])
+        if op == "SAD":
+            t = ".U"
+        kinds = INT_OPS[op]
+        srcs = [self.isrc(scalar=k == "s") for k in kinds]
+        self.emit(f"{op}{t}{self.ccmod()} {self.dest(INT_TEMPS)}, {', '.join(srcs)};")
+
+    def convert(self) -> None:
+        rng = self.rng
+        if rng.random() < 0.5:
+            op = rng.choice(CONVERT_TO_INT)
+            t = rng.choice([".S", ".U"])
+            self.emit(f"{op}{t}{self.ccmod()} {self.dest(INT_TEMPS)}, {self.fsrc()};")
+        else:
+            t = rng.choice([".S", ".U"])
+            self.emit(f"I2F{t} {self.dest(FLOAT_TEMPS)}, {self.isrc()};")
+
+    def block(self, n: int) -> None:
+        for _ in range(n):
+            self.statement()
+
+    def statement(self) -> None:
+        rng = self.rng
+        r = rng.random()
+        nested = self.depth < 3
+        if r < 0.08 and nested and self.has("if") and self.has("cc"):
+            if not self.cc_written:
+                self.emit(f"MOV.F.CC {rng.choice(FLOAT_TEMPS)}.{rng.choice('xyzw')}, {self.fsrc(True)};")
+                self.cc_written = True
+            self.emit(f"IF {self.cond()};")
+            self.depth += 1
+            self.block(rng.randint(1, 3))
+            self.depth -= 1
+            if rng.random() < 0.5:
+                self.emit("ELSE;")
+                self.depth += 1
+                self.block(rng.randint(1, 3))
+                self.depth -= 1
+            self.emit("ENDIF;")
+        elif r < 0.14 and nested and self.has("loop") and self.loop_depth < 2:
+            if rng.random() < 0.3:
+                self.emit(f"REP c[{rng.randrange(NPARAMS)}].{rng.choice('xyzw')};")
+            else:
+                self.emit(f"REP {rng.randint(0, 4)};")
+            self.depth += 1
+            self.loop_depth += 1
+            self.block(rng.randint(1, 3))
+            if self.has("cc") and self.cc_written and rng.random() < 0.5:
+                self.emit(f"{rng.choice(['BRK', 'CONT'])} ({self.cond()});")
+            self.block(rng.randint(0, 2))
+            self.loop_depth -= 1
+            self.depth -= 1
+            self.emit("ENDREP;")
+        elif r < 0.20 and self.has("int"):
+            self.convert()
+        elif r < 0.38 and self.has("int"):
+            self.int_op()
+        elif r < 0.43 and self.stage == "fragment" and self.has("derivative"):
+            self.emit(f"{rng.choice(['DDX', 'DDY'])}.F {self.dest(FLOAT_TEMPS)}, {self.fsrc()};")
+        elif r < 0.45 and self.stage == "fragment" and self.has("kill"):
+            if self.has("cc") and self.cc_written and rng.random() < 0.5:
+                self.emit(f"KIL {self.cond()};")
+            else:
+                self.emit(f"KIL {self.fsrc()};")
+        elif r < 0.47 and self.stage == "fragment" and self.has("tex"):
+            self.emit(f"TEX.F {self.dest(FLOAT_TEMPS)}, fragment.texcoord[{rng.randrange(3)}], "
+                      f"texture[0], 2D;")
+        else:
+            self.float_op()
+
+    def program(self) -> str:
+        rng = self.rng
+        head = "!!NVvp4.0" if self.stage == "vertex" else "!!NVfp4.0"
+        decl = [head, f"# random program (xlate.verify.generate), stage {self.stage}",
+                f"PARAM c[{NPARAMS}] = {{ program.local[0..{NPARAMS - 1}] }};",
+                "TEMP " + ", ".join(FLOAT_TEMPS + INT_TEMPS) + ";"]
+        if self.stage == "fragment" and self.has("intout") and self.has("int"):
+            decl.insert(1, "OPTION ARB_draw_buffers;")
+            decl.append("INT OUTPUT icolor = result.color[1];")
+        for i, t in enumerate(FLOAT_TEMPS):
+            self.emit(f"MOV.F {t}, {self.inputs[i % len(self.inputs)]}{_swz(rng, True)};")
+        if self.has("int"):
+            for i, t in enumerate(INT_TEMPS):
+                op = rng.choice(["TRUNC.S", "FLR.S", "MOV.S", "ROUND.U"])
+                src = f"c[{rng.randrange(NPARAMS)}]" if op != "MOV.S" else self.inputs[i % len(self.inputs)]
+                self.emit(f"{op} {t}, {src};")
+        self.block(self.size)
+        if self.stage == "vertex":
+            self.emit(f"MOV.F result.position, {rng.choice(FLOAT_TEMPS)};")
+            for i in range(3):
+                self.emit(f"MOV.F result.texcoord[{i}], {rng.choice(FLOAT_TEMPS)};")
+            if self.has("int"):
+                self.emit(f"I2F.S result.texcoord[3], {rng.choice(INT_TEMPS)};")
+        else:
+            self.emit(f"MOV.F result.color, {rng.choice(FLOAT_TEMPS)};")
+            if self.has("intout") and self.has("int"):
+                self.emit(f"MOV.S icolor, {rng.choice(INT_TEMPS)};")
+        return "\n".join(decl + self.lines + ["END", ""])
+
+
+def random_program(seed: int, stage: str = "vertex", size: int = 12,
+                   avoid: set[str] | frozenset = frozenset(), tries: int = 20) -> str:
+    """A valid random program (reproducible from ``seed``)."""
+    from .. import api
+    from ..diagnostics import XlateError
+    last = None
+    for attempt in range(tries):
+        rng = random.Random(f"{seed}:{stage}:{attempt}")
+        text = _Gen(rng, stage, size, set(avoid)).program()
+        try:
+            api.parse(text, filename=f"random-{seed}")
+            return text
+        except XlateError as e:
+            last = e
+    raise RuntimeError(f"no valid program after {tries} attempts (seed {seed}): {last}")
+
+
+def programs(stage: str | None = None, size: int = 12, avoid=frozenset()):
+    """A hypothesis strategy of (stage, program text)."""
+    from hypothesis import strategies as st
+    stages = st.sampled_from(["vertex", "fragment"]) if stage is None else st.just(stage)
+    return st.tuples(stages, st.integers(0, 2 ** 31 - 1)).map(
+        lambda t: (t[0], random_program(t[1], t[0], size, avoid)))
