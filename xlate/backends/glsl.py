@@ -111,6 +111,7 @@ def _jinja_env():
                               trim_blocks=False, lstrip_blocks=False, autoescape=False)
 
 
+@lru_cache(maxsize=8192)
 def float_literal(bits: int) -> str:
     """Shortest GLSL literal that reads back as exactly these float32 bits."""
     value = struct.unpack("<f", struct.pack("<I", bits))[0]

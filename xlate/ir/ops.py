@@ -43,14 +43,14 @@ class OpInfo:
         return "I" in self.mods or (self.default == dtype)
 
     def operand_type(self, i: int, dtype: DataType) -> DataType:
-        kind = self.inputs[i]
-        return {"vf": DataType.FLOAT, "vs": DataType.INT, "vu": DataType.UINT}.get(kind, dtype)
+        return _FIXED_KIND.get(self.inputs[i], dtype)
 
     def result_type(self, dtype: DataType) -> DataType:
-        return {"vf": DataType.FLOAT, "vs": DataType.INT, "vu": DataType.UINT}.get(self.output, dtype)
+        return _FIXED_KIND.get(self.output, dtype)
 
 
 F, S = DataType.FLOAT, DataType.INT
+_FIXED_KIND = {"vf": DataType.FLOAT, "vs": DataType.INT, "vu": DataType.UINT}
 
 
 def _row(name, out, inputs, mods, default, category, description):

@@ -17,18 +17,32 @@ RAW_RESULT_OPS = frozenset({"PK2H", "PK2US", "PK4B", "PK4UB"})
 RAW_OPERAND_OPS = frozenset({"UP2H", "UP2US", "UP4B", "UP4UB"})
 
 
+_OPERAND_MEMO: dict[tuple[str, DataType, int], DataType] = {}
+_RESULT_MEMO: dict[tuple[str, DataType], DataType] = {}
+
+
 def operand_type(ins: Instruction, i: int) -> DataType:
-    if ins.op in RAW_OPERAND_OPS:
-        return DataType.UINT
-    if ins.op == "REP":
-        return ins.dtype
-    return OPCODES[ins.op].operand_type(i, ins.dtype)
+    """How operand i is read (memoized: it depends only on opcode, data type and position)."""
+    key = (ins.op, ins.dtype, i)
+    t = _OPERAND_MEMO.get(key)
+    if t is None:
+        if ins.op in RAW_OPERAND_OPS:
+            t = DataType.UINT
+        elif ins.op == "REP":
+            t = ins.dtype
+        else:
+            t = OPCODES[ins.op].operand_type(i, ins.dtype)
+        _OPERAND_MEMO[key] = t
+    return t
 
 
 def result_type(ins: Instruction) -> DataType:
-    if ins.op in RAW_RESULT_OPS:
-        return DataType.UINT
-    return OPCODES[ins.op].result_type(ins.dtype)
+    key = (ins.op, ins.dtype)
+    t = _RESULT_MEMO.get(key)
+    if t is None:
+        t = DataType.UINT if ins.op in RAW_RESULT_OPS else OPCODES[ins.op].result_type(ins.dtype)
+        _RESULT_MEMO[key] = t
+    return t
 
 
 def register_types(prog: Program) -> dict[str, DataType]:

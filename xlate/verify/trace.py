@@ -227,7 +227,7 @@ def localize(program: Program, facts, gen, diffs, *, runner, lanes: int, reflect
         if len(cases) >= max_cases:
             break
     writers = _writers(program)
-    batch = BATCH[program.stage]
+    batch = max(1, min(BATCH[program.stage], len(_free_slots(program, 16))))
     # probe every writer once (values for all lanes), then judge each case on its lane
     exe_all: dict[int, np.ndarray] = {}
     imp_all: dict[int, np.ndarray] = {}
@@ -244,7 +244,41 @@ def localize(program: Program, facts, gen, diffs, *, runner, lanes: int, reflect
     return out
 
 
+def _judge_kill(program, gen, runner, lanes, d) -> dict:
+    """A lane one side kills and the other keeps: show every KIL's operands on both sides."""
+    lane = d.lane
+    report = {"output": "kill", "lane": lane, "detail": d.detail}
+    kils = [k for k, ins in enumerate(program.instructions) if ins.op == "KIL" and ins.srcs]
+    rows = []
+    verdict = "divergence"
+    for k in kils[:6]:
+        ins = program.instructions[k]
+        s = ins.srcs[0]
+        try:
+            names, exe, imp = _run_both(program, gen, runner, lanes,
+                                        [(k, Source(s.reg, index=s.index), "before")])
+        except Exception as exc:                 # pragma: no cover - best effort
+            rows.append({"instruction": _ins_info(program, k), "error": str(exc)})
+            continue
+        e, g = exe[names[0]][lane], imp[names[0]][lane]
+        if _is_denormal(e):
+            verdict = "ftz"
+        rows.append({"instruction": _ins_info(program, k), "executor": _fmt_vec(e),
+                     "implementation": _fmt_vec(g)})
+    if not kils:
+        verdict = "divergence"
+    report["kills"] = rows
+    if rows and "instruction" in rows[0]:
+        report["instruction"] = rows[0]["instruction"]
+        report["executor"] = rows[0].get("executor", [])
+        report["implementation"] = rows[0].get("implementation", [])
+    report["verdict"] = verdict
+    return report
+
+
 def _judge(program, gen, runner, lanes, d, writers, exe_all, imp_all) -> dict:
+    if d.kind == "kill":
+        return _judge_kill(program, gen, runner, lanes, d)
     lane = d.lane if d.lane is not None else 0
     report = {"output": d.output, "lane": lane}
     if d.component is not None:
@@ -343,7 +377,7 @@ def _ins_info(program: Program, k: int) -> dict:
 def trace_lane(program: Program, gen, runner, lanes: int, lane: int) -> list[dict]:
     """Every writing instruction's value on one lane, both sides (for reports and debugging)."""
     writers = _writers(program)
-    batch = BATCH[program.stage]
+    batch = max(1, min(BATCH[program.stage], len(_free_slots(program, 16))))
     rows = []
     for start in range(0, len(writers), batch):
         group = writers[start:start + batch]
