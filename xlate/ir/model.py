@@ -253,6 +253,10 @@ class Program:
     vars: list[VarInfo] = field(default_factory=list)
     source_name: str = "<input>"
     diagnostics: list = field(default_factory=list)        # warnings of a successful parse
+    # Dialect limits made explicit (executor and backends read these, never the dialect name):
+    call_overflow: str = "ignore"     # a CAL with 4 returns pending: "ignore" (NV4, GP4 issue 38)
+                                      # or "terminate" the program (VP2, ARB options, FP2)
+    max_exec_instructions: int | None = None   # VP2/ARB+NV2/FP2: 65536 executed -> terminate
 
     def reg(self, name: str) -> Register:
         return self.registers[name]

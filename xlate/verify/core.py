@@ -331,7 +331,8 @@ def _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep, *, fini
     return _Run(gen, res, cap, diffs, compared, None)
 
 
-EXPLAINED = ("ftz", "nonfinite", "tolerance", "range")
+ALWAYS_OK = ("tolerance", "range", "undefined")
+EXPLAINED = ("ftz", "nonfinite") + ALWAYS_OK
 SUSPECT = ("divergence", "operands", "interface")
 
 
@@ -396,29 +397,31 @@ def _localize(program, facts, lanes, runner, run, rep) -> list[dict]:
 
 
 def _classify(program, facts, glsl, reflection, lanes, seed, runner, rep, run, max_reported):
-    """Name the first differing instructions, then re-run to tell implementation freedoms
-    from translation problems:
+    """Name the first differing instructions (localization), then tell implementation
+    freedoms from translation problems:
 
+    0. every localized verdict in :data:`ALWAYS_OK` (``tolerance``, ``range``, ``undefined``):
+       pass -- the spec allows the difference whatever the inputs;
     A. the same inputs with every GLSL variable ``precise``: if the differences vanish, the
        implementation reassociated/contracted/folded what the executor rounds one by one
-       (status mismatch, verdict ``precise``: the translation should use ``precise``);
-    B. inputs without NaN/Inf and huge magnitudes: if the differences vanish and every
-       localized verdict is an implementation freedom (``ftz``, ``nonfinite``, ``range``,
-       ``tolerance``), the program passes;
-    C. both: if only that makes them vanish, verdict ``precise`` for the suspect cases;
-    otherwise the differences of the finite run (if any) are reported and localized too.
+       (mismatch, verdict ``precise``: the translation should use ``precise``);
+    B. inputs without NaN/Inf, huge magnitudes and integer bit patterns read as floats: if
+       every localized verdict is explained (:data:`EXPLAINED`) and the differences vanish
+       there, or the remaining ones localize to :data:`ALWAYS_OK` verdicts only: pass;
+    C. both (finite inputs, ``precise``): if only that makes them vanish: verdict ``precise``;
+    otherwise mismatch, reporting (and localizing) the finite run's differences.
     """
     from . import gl as glmod
     rep.localization = _localize(program, facts, lanes, runner, run, rep)
     verdicts = {x.get("verdict") for x in rep.localization}
-    if rep.localization and verdicts == {"tolerance"}:
+    if rep.localization and verdicts <= set(ALWAYS_OK):
         rep.status = "pass"
-        rep.reason = "differences explained by approximate opcodes (see localization)"
+        rep.reason = "differences explained: " + ", ".join(sorted(verdicts))
         return
 
     def relabel(how: str):
         for x in rep.localization:
-            if x.get("verdict") not in ("tolerance", "range", "ftz"):
+            if x.get("verdict") not in EXPLAINED:
                 x["verdict"] = "precise"
                 x["detail"] = PRECISE_NOTE
         rep.reason = how
@@ -442,10 +445,19 @@ def _classify(program, facts, glsl, reflection, lanes, seed, runner, rep, run, m
         return
     rep.notes.append(f"{len(run.diffs)} differences with edge inputs; {len(run_b.diffs)} with "
                      "finite inputs")
-    if not run_b.diffs and rep.localization and verdicts <= set(EXPLAINED):
+    explained = bool(rep.localization) and verdicts <= set(EXPLAINED)
+    if not run_b.diffs and explained:
         rep.status = "pass"
         rep.reason = ("differences explained: " + ", ".join(sorted(verdicts)) +
                       " (see localization); none with finite inputs")
+        return
+    second = _localize(program, facts, lanes, runner, run_b, rep) if run_b.diffs else []
+    v2 = {x.get("verdict") for x in second}
+    if explained and second and v2 <= set(ALWAYS_OK):
+        rep.status = "pass"
+        rep.reason = "differences explained: " + ", ".join(sorted(verdicts | v2))
+        rep.localization = [dict(x, run="finite inputs") for x in second] + \
+            [dict(x, run="edge inputs") for x in rep.localization]
         return
     try:
         cap_c = run_gl(runner, program, precise_glsl, reflection, run_b.gen, lanes)
@@ -461,9 +473,7 @@ def _classify(program, facts, glsl, reflection, lanes, seed, runner, rep, run, m
         rep.differences = run_b.diffs[:max_reported]
         rep.inputs_of = {}
         _note_inputs(rep, run_b.gen, run_b.diffs)
-        second = _localize(program, facts, lanes, runner, run_b, rep)
         rep.localization = [dict(x, run="finite inputs") for x in second] + first
-        v2 = {x.get("verdict") for x in second}
         rep.reason = "differences remain with finite inputs: " + ", ".join(sorted(v2))
 
 

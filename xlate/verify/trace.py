@@ -21,6 +21,9 @@ Verdicts:
 * ``nonfinite``: the first divergence computes with NaN or Inf: GLSL does not require IEEE
   NaN/Inf behaviour, and Mesa folds for instance ``x * 0.0`` to ``0.0`` even for
   ``precise`` values (the executor follows IEEE: NaN);
+* ``undefined``: the first divergence is an instruction whose operands make its result
+  undefined by NV_gpu_program4 (integer MOD of a negative value or by a divisor <= 0, integer
+  DIV by zero, shifts by a negative count or 32 or more);
 * ``range``: the first divergence is SIN/COS/SCS of an operand beyond 2^23 in magnitude,
   where llvmpipe's range reduction fails (GLSL sets no precision for sin/cos);
 * ``tolerance``: the first difference is an approximate opcode (:data:`compare.INEXACT`)
@@ -198,6 +201,45 @@ def _max_abs(words) -> float:
     return float(np.abs(f).max()) if f.size else 0.0
 
 
+def _operand_ints(ins: Instruction, j: int, words) -> np.ndarray:
+    """Operand ``j`` of ``ins`` as the instruction reads it (swizzle, |abs|, negation), int64,
+    signed or unsigned per the instruction's type."""
+    s = ins.srcs[j]
+    w = np.asarray(words, np.uint32)
+    vals = []
+    for c in s.swizzle:
+        v = 0 if c == 4 else 1 if c == 5 else int(w[c])
+        vals.append(v)
+    a = np.array(vals, np.int64)
+    if ins.dtype == DataType.INT:
+        a = np.where(a >= 1 << 31, a - (1 << 32), a)
+        if s.abs:
+            a = np.abs(a)
+        if s.neg:
+            a = -a
+        a = np.where(a >= 1 << 31, a - (1 << 32), a)
+    elif s.neg:
+        a = (-a) & 0xFFFFFFFF
+    return a
+
+
+def _undefined_case(ins: Instruction, raw: list, comps) -> bool:
+    """Operands for which NV_gpu_program4 leaves the result undefined: integer MOD with a
+    negative dividend or a divisor <= 0, integer DIV by zero, shifts by a negative count or
+    by 32 or more."""
+    if ins.op not in ("MOD", "DIV", "SHL", "SHR") or len(raw) < 2:
+        return False
+    if ins.dtype not in (DataType.INT, DataType.UINT):
+        return False
+    a = _operand_ints(ins, 0, raw[0])
+    b = int(_operand_ints(ins, 1, raw[1])[0])
+    if ins.op == "MOD":
+        return b <= 0 or bool(np.any(a[comps] < 0))
+    if ins.op == "DIV":
+        return b == 0
+    return b < 0 or b >= 32
+
+
 def _nonfinite(words) -> bool:
     w = np.asarray(words, np.uint32)
     return bool(np.any((w & 0x7F800000) == 0x7F800000))
@@ -214,7 +256,7 @@ def _is_denormal(words) -> bool:
 
 
 def localize(program: Program, facts, gen, diffs, *, runner, lanes: int, reflection=None,
-             max_cases: int = 2) -> list[dict]:
+             max_cases: int = 3) -> list[dict]:
     """Localize the first differences (one per distinct output, at most ``max_cases``)."""
     cases = []
     seen = set()
@@ -320,6 +362,7 @@ def _judge(program, gen, runner, lanes, d, writers, exe_all, imp_all) -> dict:
     denormal_operand = False
     nonfinite_operand = False
     operand_values = []
+    raw_operands = []
     srcs = [(j, s) for j, s in enumerate(ins.srcs)]
     if srcs:
         probes = [(first, Source(s.reg, index=s.index, vertex=s.vertex), "before") for _, s in srcs]
@@ -328,6 +371,7 @@ def _judge(program, gen, runner, lanes, d, writers, exe_all, imp_all) -> dict:
             for (j, s), name in zip(srcs, names):
                 e = exe[name][lane]
                 g = imp[name][lane] if imp[name] is not None else None
+                raw_operands.append(e)
                 ops[f"src{j} {s.reg}"] = {"executor": _fmt_vec(e),
                                           "implementation": _fmt_vec(g) if g is not None else None}
                 if g is not None and not np.array_equal(cmp.flush(e), cmp.flush(g)):
@@ -346,7 +390,9 @@ def _judge(program, gen, runner, lanes, d, writers, exe_all, imp_all) -> dict:
     comps = [c for c in range(4) if ins.dst.mask[c]]
     fres = _float_result(ins)
     big = any(_max_abs(v) > RANGE_LIMIT.get(ins.op, np.inf) for v in operand_values)
-    if big:
+    if _undefined_case(ins, raw_operands, comps):
+        report["verdict"] = "undefined"
+    elif big:
         report["verdict"] = "range"
     elif denormal_operand or (fres and (_is_tiny(e_res[comps]) or _is_tiny(g_res[comps]))):
         report["verdict"] = "ftz"
