@@ -1,0 +1,46 @@
+"""The wheel ships the Jinja/GLSL templates and the grammar, and an installed copy finds them
+without a checkout (issue: foundation, item 1)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    out = tmp_path_factory.mktemp("wheel")
+    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                        "-q", "-w", str(out), str(ROOT)], capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip(f"cannot build a wheel here: {r.stderr.strip()[-300:]}")
+    return next(out.glob("xlate-*.whl"))
+
+
+def test_wheel_contains_templates_and_grammar(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for f in ("xlate/templates/glsl/program.j2", "xlate/templates/glsl/ops.txt",
+              "xlate/templates/glsl/helpers.glsl", "xlate/templates/glsl/cctests.txt",
+              "xlate/frontends/nv/nv.lark", "xlate/py.typed"):
+        assert f in names, f
+    assert not any(n.startswith(("tests/", "corpus/", "tools/")) for n in names)
+
+
+def test_unpacked_wheel_translates_without_the_checkout(wheel, tmp_path):
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import xlate\n"
+            "from xlate.backends.glsl import _template_dir\n"
+            "print(_template_dir())\n"
+            "print(xlate.translate('!!NVfp4.0\\nMOV result.color, fragment.color;\\nEND\\n').glsl[:17])")
+    r = subprocess.run([sys.executable, "-c", code, str(site)], capture_output=True, text=True,
+                       cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    where, head = r.stdout.splitlines()
+    assert Path(where) == site / "xlate" / "templates" / "glsl"
+    assert head == "#version 450 core"
