@@ -12,6 +12,7 @@
 * modifiers in any order after the opcode: .F .S .U .SAT .SSAT .CC .CC0 .CC1 .HI .S24 .U24;
   ``kind=`` per line via a trailing ``#kind=SUB`` comment sets Instruction.cc_kind.
 * flow: ``IF NE.x``, ``BRK (GT.x)``, ``CONT``, ``REP n.x``, ``REP``, ``CAL f (EQ)``, ``RET``,
+  ``BRA f (GT.x)``, ``PUSHA.S a``, ``POPA.S a``,
   ``KIL a`` / ``KIL LT.x``, ``EMIT``, ``ENDPRIM``; labels ``name:``.
 """
 from __future__ import annotations
@@ -27,7 +28,7 @@ from xlate.ir.model import (Binding, CCKind, CondTest, DataType, Dest, Geometry,
 
 SWZ = {"x": 0, "y": 1, "z": 2, "w": 3, "r": 0, "g": 1, "b": 2, "a": 3}
 _TYPES = {"F": DataType.FLOAT, "S": DataType.INT, "U": DataType.UINT}
-_FLOW_COND = {"BRK", "CONT", "CAL", "RET"}
+_FLOW_COND = {"BRK", "CONT", "CAL", "RET", "BRA"}
 
 
 def parse_binding(text: str) -> Binding:
@@ -227,7 +228,7 @@ class _Builder:
             inst.cond = self.cond(rest)
         elif op in _FLOW_COND:
             m = re.match(r"^(\w+)?\s*(\(.*\)|[A-Z]+[01]?(?:\.[xyzw]+)?)?$", rest)
-            if op == "CAL":
+            if op in ("CAL", "BRA"):
                 inst.label = m.group(1)
                 if m.group(2):
                     inst.cond = self.cond(m.group(2))
@@ -242,6 +243,8 @@ class _Builder:
         elif op == "REP":
             if rest:
                 inst.srcs = (self.source(rest, t),)
+        elif op == "PUSHA":                      # VP3: the address register operand
+            inst.srcs = (self.source(rest, t),)
         elif op in ("ELSE", "ENDIF", "ENDREP", "EMIT", "ENDPRIM"):
             pass
         else:

@@ -219,13 +219,52 @@ VECTORS: list[V] = [
       {}, {"o": [4, 4, 4, 4]}),
     V("CAL", GP4 + "CAL", "main:\nMOV o, 1\nCAL f\nADD o, o, 10\nRET\nf:\nADD o, o, 100\nRET",
       {}, {"o": [111] * 4}, entry="main"),
+    # ---- opcodes of the older vertex dialects (xlate.ir.ops.LEGACY_OPCODES)
+    V("MINN", "VP2 §2.14.3.22 MIN (min(NaN, x) == NaN)", "MINN o, a, b",
+      {"a": fl(1, NAN, -1, 2), "b": fl(2, 0, NAN, -3)}, {"o": [1, NAN, NAN, -3]}),
+    V("MAXN", "VP2 §2.14.3.21 MAX (max(NaN, x) == NaN)", "MAXN o, a, b",
+      {"a": fl(1, NAN, -1, 2), "b": fl(2, 0, NAN, -3)}, {"o": [2, NAN, NAN, 2]}),
+    V("SEQN", "VP2 §2.14.3.29 SEQ (NaN operand: NaN; -0 == +0)", "SEQN o, a, b",
+      {"a": fl(1, NAN, -0.0, 2), "b": fl(1, 1, 0, 3)}, {"o": [1, NAN, 1, 0]}),
+    V("SGEN", "VP2 §2.14.3.31 SGE", "SGEN o, a, b",
+      {"a": fl(1, NAN, -0.0, 2), "b": fl(1, 1, 0, 3)}, {"o": [1, NAN, 1, 0]}),
+    V("SGTN", "VP2 §2.14.3.32 SGT", "SGTN o, a, b",
+      {"a": fl(1, NAN, -0.0, 4), "b": fl(1, 1, 0, 3)}, {"o": [0, NAN, 0, 1]}),
+    V("SLEN", "VP2 §2.14.3.34 SLE", "SLEN o, a, b",
+      {"a": fl(1, 1, -0.0, 4), "b": fl(1, NAN, 0, 3)}, {"o": [1, NAN, 1, 0]}),
+    V("SLTN", "VP2 §2.14.3.35 SLT", "SLTN o, a, b",
+      {"a": fl(1, 1, -0.0, 2), "b": fl(1, NAN, 0, 3)}, {"o": [0, NAN, 0, 1]}),
+    V("SNEN", "VP2 §2.14.3.36 SNE (SNE(-0, +0) = 0: IEEE, digest 12 item 18)", "SNEN o, a, b",
+      {"a": fl(1, NAN, -0.0, 2), "b": fl(1, 1, 0, 3)}, {"o": [0, NAN, 0, 1]}),
+    V("SGET", "VP1 §2.14.1.11 SGE (-0 < +0, -NaN < -INF, +NaN > +INF)", "SGET o, a, b",
+      {"a": fl(-0.0, -NAN, NAN, 1), "b": fl(0.0, -INF, INF, 1)}, {"o": [0, 0, 1, 1]}),
+    V("SLTT", "VP1 §2.14.1.11 SLT (the same total order)", "SLTT o, a, b",
+      {"a": fl(-0.0, -NAN, NAN, 1), "b": fl(0.0, -INF, INF, 1)}, {"o": [1, 1, 0, 0]}),
+    V("SSGN", "VP2 §2.14.3.37 SSG (SetSign(NaN) = NaN)", "SSGN o, a",
+      {"a": fl(NAN, -0.0, -3, 5)}, {"o": [NAN, 0, -1, 1]}),
+    V("EXP", "VP2 §2.14.3.14 EXP", "EXP o, a.x", {"a": fl(3, 0, 0, 0)}, {"o": [8, 0, 8, 1]}),
+    V("EXP", "VP1 §2.14.1.10.15 EXP (EXP(-Inf) = (0,0,0,1), overflow = (+Inf,0,+Inf,1))",
+      "EXP o, a.x\nEXP o.xy, a.y", {"a": fl(-INF, 200, 0, 0)}, {"o": [INF, 0, 0, 1]}),
+    V("LOG", "VP2 §2.14.3.19 LOG (of |x|: exponent, mantissa, log2, 1)", "LOG o, a.x",
+      {"a": fl(-8, 0, 0, 0)}, {"o": [3, 1, 3, 1]}),
+    V("LOG", "VP1 §2.14.1.10.16 LOG (LOG(0) = (-Inf, 1, -Inf, 1))", "LOG o, a.y",
+      {"a": fl(1, -0.0, 0, 0)}, {"o": [-INF, 1, -INF, 1]}),
+    V("BRA", "VP2 §2.14.3.6 BRA (taken if any swizzled test passes)",
+      "MOV.CC R0, a\nMOV o, 1\nBRA skip (GT.x)\nMOV o, 2\nskip:\nADD o, o, 10",
+      {"a": np.array([[1, 0, 0, 0], [-1, 0, 0, 0]], np.float32)}, {"o": [[11] * 4, [12] * 4]}),
+    V("PUSHA", "VP3 §2.14.5.44 PUSHA (and POPA restores the pushed vector)",
+      "MOV.S A, {3, 1, -2, 7}\nPUSHA.S A\nMOV.S A, 0\nPOPA.S A\nMOV.S o, A",
+      {}, {"o": [3, 1, -2, 7]}, t="s"),
+    V("POPA", "VP3 §2.14.5.43 POPA (empty call stack: the program terminates)",
+      "MOV o, 1\nPOPA.S A\nMOV o, 2", {}, {"o": [1, 1, 1, 1]}),
     V("RET", GP4 + "RET (in main: ends the program)",
       "main:\nMOV.CC R0, a\nMOV o, 1\nRET (GT.x)\nMOV o, 2\nRET",
       {"a": np.array([[1, 0, 0, 0], [-1, 0, 0, 0]], np.float32)}, {"o": [[1] * 4, [2] * 4]},
       entry="main"),
 ]
 
-CITATION = re.compile(r"^(GP4 §2\.X\.8\.Z [A-Z0-9]+|GL 4\.5 §[0-9.]+)")
+CITATION = re.compile(r"^(GP4 §2\.X\.8\.Z [A-Z0-9]+|GL 4\.5 §[0-9.]+|"
+                      r"(VP1|VP2|VP3|ARBVP) §2\.14\.[0-9.]+ [A-Z0-9]+)")
 
 
 def test_every_opcode_has_a_spec_vector():
@@ -273,3 +312,19 @@ def test_spec_vector(v: V):
         else:
             wt = (np.asarray(want, np.int64) & 0xFFFFFFFF).astype(np.uint32)
             assert np.array_equal(got, wt), f"{v.cite}: got {got.tolist()}, want {wt.tolist()}"
+
+
+# ---- FP1.0 (issue 5 part A, fragment dialects: xlate/frontends/nv/fp1.py) ------------------------
+FP1_VECTORS = [
+    V("LITNC", "FP1 §3.11.5.13 LIT (no exponent clamp; ApproxPower with the POW rules: 0^0 = NaN)",
+      "LITNC o, a", {"a": np.array([[1, 0, 0, 0], [0.5, 2, 0, 3], [1, 2, 0, 200], [-1, 2, 0, 1]],
+                                   np.float32)},
+      {"o": [[1, 1, NAN, 1], [1, 0.5, 8, 1], [1, 1, INF, 1], [1, 0, 0, 1]]}),
+]
+VECTORS = VECTORS + FP1_VECTORS     # a new list: test_spec_vector keeps its own parameters
+CITATION = re.compile(CITATION.pattern + r"|^FP1 §3\.11\.5\.[0-9]+ [A-Z0-9]+")
+
+
+@pytest.mark.parametrize("v", FP1_VECTORS, ids=[f"{v.op}-fp1-{i}" for i, v in enumerate(FP1_VECTORS)])
+def test_fp1_spec_vector(v: V):
+    test_spec_vector(v)

@@ -17,15 +17,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing as mp
 import os
-import queue
 import random
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from xlate.verify.batch import run_all  # noqa: E402
 CORPUS = ROOT.parent / "shared" / "corpus"
 FOLDERS = ("cg/gp4vp", "cg/gp4fp", "cg/gp4gp", "collected/nvfp4", "collected/nvgp4")
 EXTS = (".vp", ".fp", ".gp")
@@ -48,125 +49,6 @@ def sample(files: dict[str, list[Path]], n: int | None, seed: int) -> dict[str, 
         rng = random.Random(f"{seed}:{folder}")
         out[folder] = sorted(rng.sample(lst, min(n, len(lst))))
     return out
-
-
-# ---- worker processes ----------------------------------------------------------------------------
-
-def _worker(tasks, results, backend: str, lanes: int, seed: int, localize: bool) -> None:
-    os.environ.setdefault("EGL_PLATFORM", "surfaceless")
-    sys.path.insert(0, str(ROOT))
-    from xlate.verify.core import verify_source
-    from xlate.verify.gl import Runner
-    from xlate.verify.glapi import GLUnavailable
-    try:
-        runner = Runner(backend)
-    except GLUnavailable as e:
-        results.put(("unavailable", None, str(e)))
-        return
-    while True:
-        item = tasks.get()
-        if item is None:
-            return
-        idx, path = item
-        results.put(("start", idx, time.time()))
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-            try:
-                text = data.decode("utf-8")
-            except UnicodeDecodeError:
-                text = data.decode("latin-1")
-            rep = verify_source(text, path, lanes=lanes, seed=seed, backend=backend,
-                                runner=runner, localize=localize)
-            doc = rep.to_json()
-        except GLUnavailable as e:
-            results.put(("unavailable", idx, str(e)))
-            return
-        except Exception as e:                     # a crash of the verifier itself
-            import traceback
-            doc = {"file": path, "status": "crash", "reason": f"{type(e).__name__}: {e}",
-                   "traceback": traceback.format_exc()[-2000:]}
-        results.put(("done", idx, doc))
-
-
-def run_all(paths: list[str], *, backend="gl", lanes=1024, seed=1, jobs=1, timeout=120.0,
-            localize=True, progress=None) -> list[dict]:
-    ctx = mp.get_context("spawn")
-    tasks, results = ctx.Queue(), ctx.Queue()
-    for i, p in enumerate(paths):
-        tasks.put((i, p))
-    docs: list[dict | None] = [None] * len(paths)
-    workers: dict[int, tuple] = {}         # slot -> (process, current task, start)
-
-    def spawn(slot):
-        proc = ctx.Process(target=_worker, args=(tasks, results, backend, lanes, seed, localize),
-                           daemon=True)
-        proc.start()
-        workers[slot] = [proc, None, None]
-
-    n_jobs = max(1, min(jobs, len(paths)))
-    for slot in range(n_jobs):
-        spawn(slot)
-    pid_slot = {}
-    remaining = len(paths)
-    started_by = {}
-    while remaining:
-        try:
-            kind, idx, payload = results.get(timeout=1.0)
-        except queue.Empty:
-            kind = None
-        now = time.time()
-        if kind == "unavailable":
-            for w in workers.values():
-                w[0].kill()
-            raise RuntimeError(payload)
-        if kind == "start":
-            started_by[idx] = payload
-        elif kind == "done":
-            if docs[idx] is None:
-                docs[idx] = payload
-                remaining -= 1
-                if progress:
-                    progress(idx, payload)
-        # time limits: a task started long ago and not done -> kill every worker that may be
-        # running it (we do not know which one), restart them, and record a timeout
-        for idx2, t0 in list(started_by.items()):
-            if docs[idx2] is not None:
-                del started_by[idx2]
-                continue
-            if now - t0 > timeout:
-                docs[idx2] = {"file": paths[idx2], "status": "timeout",
-                              "reason": f"no result within {timeout:.0f} s"}
-                remaining -= 1
-                del started_by[idx2]
-                if progress:
-                    progress(idx2, docs[idx2])
-                # restart all workers: the hung one is among them; tasks in flight elsewhere
-                # are requeued
-                for slot, w in list(workers.items()):
-                    w[0].kill()
-                    w[0].join()
-                for idx3 in list(started_by):
-                    if docs[idx3] is None:
-                        tasks.put((idx3, paths[idx3]))
-                started_by.clear()
-                for slot in list(workers):
-                    spawn(slot)
-                break
-        for slot, w in list(workers.items()):
-            if not w[0].is_alive() and remaining:
-                # a crashed worker (e.g. a driver abort): mark its task, restart
-                for idx3, t0 in list(started_by.items()):
-                    if docs[idx3] is None and now - t0 > 0:
-                        pass
-                spawn(slot)
-    for _ in workers:
-        tasks.put(None)
-    for w in workers.values():
-        w[0].join(timeout=5)
-        if w[0].is_alive():
-            w[0].kill()
-    return [d for d in docs if d is not None]
 
 
 # ---- reporting -------------------------------------------------------------------------------------
@@ -221,6 +103,56 @@ def describe(d: dict) -> str:
     return s
 
 
+def oracle_main(args) -> int:
+    from xlate.verify.glapi import GLUnavailable
+    from xlate.verify.gl import Runner
+    from xlate.verify.oracle import CompatRunner, compare_pair, pairs
+    ps = pairs(Path(args.corpus))
+    if args.sample is not None:
+        rng = random.Random(f"{args.seed}:oracle")
+        ps = sorted(rng.sample(ps, min(args.sample, len(ps))))
+    try:
+        runner, compat = Runner("gl"), CompatRunner()
+    except GLUnavailable as e:
+        print(f"diffcheck: no implementation available: {e}", file=sys.stderr)
+        return 3
+    results = []
+    t0 = time.time()
+    for k, (asm, glsl, stage) in enumerate(ps):
+        try:
+            r = compare_pair(asm, glsl, stage, lanes=min(args.lanes, 1024), seed=args.seed,
+                             runner=runner, compat=compat).to_json()
+        except Exception as e:                      # keep going; report it
+            r = {"asm": str(asm), "glsl": str(glsl), "stage": stage, "status": "error",
+                 "reason": f"{type(e).__name__}: {e}", "compared": 0, "exact": 0,
+                 "tolerant": 0, "differing": 0, "max_rel": 0.0, "examples": []}
+        results.append(r)
+        if not args.quiet:
+            print(f"[{k + 1}/{len(ps)}] {r['status']:11s} {os.path.relpath(str(asm), args.corpus)}",
+                  file=sys.stderr, flush=True)
+    print(f"cgc-GLSL oracle over {len(results)} pairs ({time.time() - t0:.0f} s, seed {args.seed})\n")
+    for stage in ("vertex", "fragment", None):
+        rs = [r for r in results if stage is None or r["stage"] == stage]
+        cnt = {s: sum(r["status"] == s for r in rs) for s in ("match", "differ", "unsupported",
+                                                              "error")}
+        comps = sum(r["compared"] for r in rs)
+        exact = sum(r["exact"] for r in rs)
+        tol = sum(r["tolerant"] for r in rs)
+        print(f"{stage or 'total':9s} pairs {len(rs):5d}  match {cnt['match']:5d}  differ "
+              f"{cnt['differ']:4d}  unsupported {cnt['unsupported']:4d}  error {cnt['error']:4d}"
+              f"  | components {comps}: exact {exact}, within 2^-12 relative {tol}, "
+              f"differing {comps - exact - tol}")
+    for r in results:
+        if r["status"] in ("differ", "error", "unsupported"):
+            print(f"  {r['status']:11s} {os.path.relpath(r['asm'], args.corpus)}: "
+                  f"{r.get('reason') or ''} max rel {r.get('max_rel', 0):.2g} "
+                  f"{'; '.join(r.get('examples', [])[:2])}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"oracle": results}, f, indent=1)
+    return 0
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--corpus", default=str(CORPUS))
@@ -233,7 +165,12 @@ def main(argv=None) -> int:
     p.add_argument("--no-localize", action="store_true", help="skip first-instruction search")
     p.add_argument("--json", metavar="OUT", help="write every program's report")
     p.add_argument("--quiet", action="store_true")
+    p.add_argument("--oracle", action="store_true",
+                   help="instead: compare xlate's translation of cgc's NV4 assembly with cgc's "
+                        "own GLSL for the same Cg entry point (xlate/verify/oracle.py)")
     args = p.parse_args(argv)
+    if args.oracle:
+        return oracle_main(args)
     files = sample(corpus_files(Path(args.corpus)), args.sample, args.seed)
     if not files:
         print(f"diffcheck: no corpus at {args.corpus}", file=sys.stderr)

@@ -46,7 +46,17 @@ def translate(source: str, *, filename: str = "<input>", target: str = "glsl",
     """
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r} (expected one of {', '.join(TARGETS)})")
-    prog = parse(source, filename=filename)
+    return translate_program(parse(source, filename=filename), target=target, profile=profile,
+                             validate=validate, filename=filename)
+
+
+def translate_program(prog: Program, *, target: str = "glsl", profile: str | None = None,
+                      validate: bool = True, filename: str | None = None) -> Translation:
+    """:func:`translate` for a program already parsed; one parse can serve several profiles
+    (``xlate batch`` emits glsl450 GLSL and vulkan SPIR-V from one parse)."""
+    if target not in TARGETS:
+        raise ValueError(f"unknown target {target!r} (expected one of {', '.join(TARGETS)})")
+    filename = prog.source_name if filename is None else filename
     if profile is None:
         profile = "vulkan" if target in ("spirv", "spirv-asm") else "glsl450"
     from .backends.glsl import emit_glsl

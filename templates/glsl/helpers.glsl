@@ -139,3 +139,82 @@ uvec4 xl_ccsub(uvec4 a, uvec4 b) {
     uvec4 r = usubBorrow(a, b, borrow);
     return xl_cci(r) | ((((a ^ b) & (a ^ r)) >> 31u) << 2u) | ((1u - borrow) << 3u);
 }
+
+//@ qnan
+// The canonical quiet NaN (0x7fc00000) that the executor returns for "NaN" results.
+float xl_qnan() { return uintBitsToFloat(0x7fc00000u); }
+
+//@ nanminmax  needs: qnan
+// VP2 MIN/MAX (2.14.3.21-22), FP1: NaN if either operand is NaN, else the GP4 select.
+vec4 xl_minn(vec4 a, vec4 b) { return mix(mix(a, b, greaterThan(a, b)), vec4(xl_qnan()), bvec4(uvec4(isnan(a)) | uvec4(isnan(b)))); }
+vec4 xl_maxn(vec4 a, vec4 b) { return mix(mix(b, a, greaterThan(a, b)), vec4(xl_qnan()), bvec4(uvec4(isnan(a)) | uvec4(isnan(b)))); }
+
+//@ setn  needs: qnan
+// VP2 set-on instructions (2.14.3.29-36): 1.0/0.0 from the comparison, NaN if an operand is NaN.
+vec4 xl_setn(bvec4 r, vec4 a, vec4 b) { return mix(vec4(r), vec4(xl_qnan()), bvec4(uvec4(isnan(a)) | uvec4(isnan(b)))); }
+
+//@ tkey
+// VP1 SGE/SLT total order (2.14.1.11): -NaN < -INF < ... < -0 < +0 < ... < +INF < +NaN, as
+// two's-complement keys of the sign-magnitude float bits.
+ivec4 xl_tkey(vec4 a) { ivec4 i = floatBitsToInt(a); return mix(i, -(i & 0x7fffffff) - 1, lessThan(i, ivec4(0))); }
+
+//@ ssgn  needs: qnan ssg
+// VP2 SSG (2.14.3.37): SetSign(NaN) = NaN.
+vec4 xl_ssgn(vec4 a) { return mix(xl_ssg(a), vec4(xl_qnan()), isnan(a)); }
+
+//@ exp  needs: qnan
+// EXP (VP1 2.14.1.10.15, VP2 2.14.3.14, ARBVP 2.14.5.9): (2^floor(t) exact, t - floor(t),
+// 2^floor(t) * 2^fraction, 1); 2^floor(t) is +INF above 127 and 0 below -126, and then the
+// fraction is 0 (VP1 special cases).  Mirrors xlate/exec/alu.py op_exp.
+vec4 xl_exp(float t) {
+    float f = floor(t);
+    float x = f > 127.0 ? uintBitsToFloat(0x7f800000u)
+            : (f < -126.0 ? 0.0 : intBitsToFloat((int(f) + 127) << 23));
+    if (isnan(t)) return vec4(xl_qnan(), xl_qnan(), xl_qnan(), 1.0);
+    float y = (x == 0.0 || isinf(x)) ? 0.0 : t - f;
+    return vec4(x, y, x * exp2(y), 1.0);
+}
+
+//@ log  needs: qnan
+// LOG of |t| (VP1 2.14.1.10.16, VP2 2.14.3.19, ARBVP 2.14.5.14): (exponent, mantissa in [1,2),
+// exponent + log2(mantissa), 1); +-0 and denormals -> (-INF, 1, -INF, 1), +-INF -> (+INF, 1,
+// +INF, 1), NaN -> NaN.  Mirrors xlate/exec/alu.py op_log.
+vec4 xl_log(float t) {
+    uint b = floatBitsToUint(t) & 0x7fffffffu;
+    uint e = b >> 23;
+    float inf = uintBitsToFloat(0x7f800000u);
+    if (b > 0x7f800000u) return vec4(xl_qnan(), xl_qnan(), xl_qnan(), 1.0);
+    if (e == 0u) return vec4(-inf, 1.0, -inf, 1.0);
+    if (e == 255u) return vec4(inf, 1.0, inf, 1.0);
+    float x = float(int(e) - 127);
+    float m = uintBitsToFloat((b & 0x7fffffu) | 0x3f800000u);
+    return vec4(x, m, x + log2(m), 1.0);
+}
+
+//@ litnc
+// FP1 LIT (NV_fragment_program 3.11.5.13): no exponent clamp, z = y^w with the POW rules
+// (0^0 = NaN, 0^(w>0) = 0, 0^(w<0) = +INF), gated on x > 0 after x, y are clamped at 0.
+// log2(0) is undefined in GLSL, so y == 0 is spelled out (the executor: IEEE exp2(w*log2(y))).
+vec4 xl_litnc(vec4 a) {
+    float x = a.x < 0.0 ? 0.0 : a.x;
+    float y = a.y < 0.0 ? 0.0 : a.y;
+    float w = a.w;
+    float p = y == 0.0 ? (w == 0.0 || isnan(w) ? uintBitsToFloat(0x7fc00000u)
+                                               : (w > 0.0 ? 0.0 : uintBitsToFloat(0x7f800000u)))
+                       : exp2(w * log2(y));
+    return vec4(1.0, x, x > 0.0 ? p : 0.0, 1.0);
+}
+
+//@ fp16
+// Result conversion to fp16 (IR precision "FP16": FP1 H suffix, H registers, o[COLH], HC; the
+// NV_fragment_program options' H suffix and SHORT variables): round to nearest even, overflow
+// to +-INF, fp16 denormals kept (FP1 3.11.4.1-2).  The executor uses numpy float16 (the same).
+float xl_fp16(float x) { return unpackHalf2x16(packHalf2x16(vec2(x, 0.0))).x; }
+vec4 xl_fp16(vec4 x) { return vec4(unpackHalf2x16(packHalf2x16(x.xy)), unpackHalf2x16(packHalf2x16(x.zw))); }
+
+//@ fx12
+// Result conversion to fx12 (IR precision "X"): NaN -> 0, clamp to [-2048/1024, 2047/1024],
+// round to a multiple of 1/1024, ties to even (FP1 3.11.4.1-2; the rounding is our choice, the
+// spec does not name one).  The sign of a zero is kept.
+float xl_fx12(float x) { return isnan(x) ? 0.0 : roundEven(clamp(x, -2.0, 2047.0 / 1024.0) * 1024.0) / 1024.0; }
+vec4 xl_fx12(vec4 x) { return mix(roundEven(clamp(x, vec4(-2.0), vec4(2047.0 / 1024.0)) * 1024.0) / 1024.0, vec4(0.0), isnan(x)); }

@@ -30,6 +30,8 @@ from ..ir.model import (Binding, CCKind, CondTest, DataType, Index, Instruction,
 from ..ir.ops import OPCODES
 from ..passes.condcodes import tested_cc_registers
 from ..passes.structurize import If, Jump, Loop, Op, RecursionError_, Structured, structurize
+from ..passes.structurize import (CountTest, Dispatch, Goto, Labeled, StructureError,
+                                  MAX_CALL_DEPTH as CFG_CALL_DEPTH)
 from ..passes.types import RAW_OPERAND_OPS, operand_type, register_types, result_type
 from . import interface as I
 
@@ -231,6 +233,9 @@ class GlslEmitter:
         self.fn_names: dict[str, str] = {}
         self.params_in_block = False
         self.nverts = prog.geometry.input_vertices if prog.geometry else 0
+        self.cfg_stack: list = []               # enclosing Labeled constructs (general path)
+        self.cfg_vars: set[str] = set()         # xl_br / xl_iter globals used
+        self.cfg_limit = 65536
 
     # ---- naming --------------------------------------------------------------------------------
     def name_of(self, reg: str) -> str:
@@ -513,6 +518,8 @@ class GlslEmitter:
 
     def branch_cond(self, cond: CondTest | None) -> str | None:
         """A bool: any of the four swizzled tests passes (None = unconditional)."""
+        if isinstance(cond, CountTest):          # REP counter of the general structurizer
+            return f"{self.element(cond.reg, None, None)}.x > {'0u' if cond.unsigned else '0'}"
         if cond is None or cond.rule == "TR":
             return None
         if cond.rule == "FL":
@@ -597,6 +604,7 @@ class GlslEmitter:
         target = self.element(dst.reg, dst.index, None)
         st = self.storage_type(dst.reg)
         comps = "".join(c for c, on in zip(COMP, dst.mask) if on)
+        expr = self.precision_step(ins, expr, rtype)
         value = bitcast(expr, rtype, st, scalar=True)
         if len(comps) == 1:
             return [f"{target}.{comps} = {value};"]
@@ -608,6 +616,7 @@ class GlslEmitter:
         if ins.sat != Sat.NONE and rtype == DataType.FLOAT:
             self.need("sat")
             expr = f"xl_{'sat' if ins.sat == Sat.SAT else 'ssat'}({expr})"
+        expr = self.precision_step(ins, expr, rtype)
         target = self.element(dst.reg, dst.index, None)
         st = self.storage_type(dst.reg)
         full = all(dst.mask)
@@ -650,6 +659,17 @@ class GlslEmitter:
             else:
                 lines.append(f"{reg}{m} = mix({reg}{m}, {flags}{m}, {mask}{m});")
         return ["{"] + ["    " + line for line in lines] + ["}"]
+
+    def precision_step(self, ins: Instruction, expr: str, rtype: DataType) -> str:
+        """Result conversion after saturation (digest 4.3 step 3; FP1 3.11.4.4): precision
+        "FP16" rounds to fp16, "X" converts to fx12 (helpers fp16/fx12, as the executor's
+        operands.py).  The CC flags are computed from the converted value (digest 12 item 25):
+        callers build them from the expression returned here.  "R"/"H" convert nothing."""
+        helper = {"FP16": "fp16", "X": "fx12"}.get(ins.precision)
+        if helper is None or rtype != DataType.FLOAT:
+            return expr
+        self.need(helper)
+        return f"xl_{helper}({expr})"
 
     def emit_kil(self, ins: Instruction) -> list[str]:
         if ins.cond is not None:
@@ -791,6 +811,8 @@ class GlslEmitter:
                     out.append(pad + "}")
             elif isinstance(node, Loop):
                 out += self.emit_loop(node, depth, in_main)
+            elif isinstance(node, (Labeled, Goto, Dispatch)):     # general structurizer
+                out += self.emit_cfg_node(node, depth, in_main)
             elif isinstance(node, Jump):
                 stmt = {"break": "break;", "continue": "continue;", "return": "return;"}.get(node.kind)
                 if node.kind == "call":
@@ -800,6 +822,124 @@ class GlslEmitter:
                     stmt = f"{self.call_name(node.target, None if self.depth is None else self.depth + 1)}();"
                 cond = self.branch_cond(node.cond)
                 out.append(f"{pad}{stmt}" if cond is None else f"{pad}if ({cond}) {stmt}")
+        return out
+
+    # ---- unstructured control flow (structurize.structurize_general) -------------------------
+    def emit_cfg_node(self, node, depth: int, in_main: bool) -> list[str]:
+        """Labeled blocks/loops, Goto exits and the dispatch fallback.  A block is
+        ``do { } while (false)``, a loop ``for (;;)`` with the iteration guard; a Goto to the
+        innermost construct is ``break``/``continue``, one to an outer construct sets
+        ``xl_br`` to its id and breaks, and every construct it passes re-dispatches after
+        itself (break on, or finish when it is the target)."""
+        pad = "    " * depth
+        if isinstance(node, Goto):
+            k = next(j for j, c in enumerate(reversed(self.cfg_stack)) if c.id == node.target)
+            target = self.cfg_stack[-1 - k]
+            if k == 0:
+                return [pad + ("break;" if target.kind == "block" else "continue;")]
+            self.cfg_vars.add("br")
+            return [f"{pad}xl_br = {target.id};", pad + "break;"]
+        if isinstance(node, Dispatch):
+            return self.emit_dispatch(node, depth)
+        self.cfg_stack.append(node)
+        body = self.emit_body(node.body, depth + 1, in_main)
+        self.cfg_stack.pop()
+        if node.kind == "loop":
+            out = [pad + "for (;;)", pad + "{"]
+            if node.guard:
+                self.cfg_vars.add("iter")
+                out.append(f"{pad}    if (++xl_iter > {self.cfg_limit}) return;   // "
+                           "iteration guard (MAX_PROGRAM_EXEC_INSTRUCTIONS)")
+            out += body
+            if not body or body[-1].strip() not in ("break;", "continue;", "return;"):
+                out.append(pad + "    break;")
+            out.append(pad + "}")
+        else:
+            out = [pad + "do", pad + "{"] + body + [pad + "} while (false);"]
+        escaping = _escaping(node)
+        if escaping:
+            parent = self.cfg_stack[-1]
+            if parent.id in escaping:
+                leave = "break;" if parent.kind == "block" else "continue;"
+                out += [f"{pad}if (xl_br != 0)", pad + "{",
+                        f"{pad}    if (xl_br == {parent.id}) {{ xl_br = 0; {leave} }}"]
+                if escaping - {parent.id}:
+                    out.append(pad + "    break;")
+                out.append(pad + "}")
+            else:
+                out.append(f"{pad}if (xl_br != 0) break;")
+        return out
+
+    def emit_dispatch(self, node: Dispatch, depth: int) -> list[str]:
+        """``while (true) switch (pc)`` over the basic blocks, with the return stack
+        ``xl_rs`` (return block, -1 for a PUSHA entry) and the pushed address vectors
+        ``xl_as`` (VP2 2.14.2.3, VP3 2.14.5.43-44)."""
+        pad = "    " * depth
+        self.cfg_vars.add("iter")
+        out = [f"{pad}int xl_pc = {node.entry};", f"{pad}int xl_sp = 0;",
+               f"{pad}int xl_rs[{CFG_CALL_DEPTH}];", f"{pad}ivec4 xl_as[{CFG_CALL_DEPTH}];",
+               pad + "for (;;)", pad + "{",
+               f"{pad}    if (++xl_iter > {node.limit}) return;   // iteration guard",
+               f"{pad}    switch (xl_pc)", pad + "    {"]
+        inner = pad + "        "
+
+        def goto(b: int) -> list[str]:
+            return [inner + "return;"] if b < 0 else [f"{inner}xl_pc = {b};", inner + "break;"]
+
+        for blk in node.blocks:
+            out.append(f"{pad}    case {blk.id}:")
+            out.append(pad + "    {")
+            for s in blk.body:
+                if isinstance(s, Op):
+                    out += [inner + line for line in self.emit_ins(s.ins)]
+                    continue
+                k = s.kind
+                if k == "goto":
+                    out += goto(s.target)
+                elif k == "exit":
+                    out.append(inner + "return;")
+                elif k == "branch":
+                    cond = self.branch_cond(s.cond)
+                    out.append(f"{inner}if ({cond})")
+                    out.append(inner + "{")
+                    out += ["    " + x for x in goto(s.target)]
+                    out.append(inner + "}")
+                    out += goto(s.other)
+                elif k == "call":
+                    cond = self.branch_cond(s.cond)
+                    full = "return;" if node.call_overflow == "terminate" else (
+                        f"{{ xl_pc = {s.other}; break; }}" if s.other >= 0 else "return;")
+                    lines = [f"if (xl_sp >= {CFG_CALL_DEPTH}) {full}",
+                             f"xl_rs[xl_sp] = {s.other};", "xl_sp++;"] + (
+                        [f"xl_pc = {s.target};", "break;"] if s.target >= 0 else ["return;"])
+                    if cond is None:
+                        out += [inner + x for x in lines]
+                    else:
+                        out += [f"{inner}if ({cond})", inner + "{"] + \
+                            [inner + "    " + x for x in lines] + [inner + "}"] + goto(s.other)
+                elif k == "ret":
+                    cond = self.branch_cond(s.cond)
+                    lines = ["if (xl_sp == 0) return;", "xl_sp--;",
+                             "if (xl_rs[xl_sp] < 0) return;   // a PUSHA entry: abnormal end",
+                             "xl_pc = xl_rs[xl_sp];", "break;"]
+                    if cond is None:
+                        out += [inner + x for x in lines]
+                    else:
+                        out += [f"{inner}if ({cond})", inner + "{"] + \
+                            [inner + "    " + x for x in lines] + [inner + "}"] + goto(s.other)
+                elif k == "pusha":
+                    src = self.operand(s.ins.srcs[0], DataType.INT, False)
+                    out += [f"{inner}if (xl_sp >= {CFG_CALL_DEPTH}) return;",
+                            f"{inner}xl_as[xl_sp] = {src};", f"{inner}xl_rs[xl_sp] = -1;",
+                            inner + "xl_sp++;"]
+                elif k == "popa":
+                    dst = s.ins.dst
+                    target = self.element(dst.reg, dst.index, None)
+                    value = bitcast("xl_as[xl_sp]", DataType.INT, self.storage_type(dst.reg))
+                    out += [f"{inner}if (xl_sp == 0 || xl_rs[xl_sp - 1] >= 0) return;",
+                            inner + "xl_sp--;", f"{inner}{target} = {value};"]
+            out.append(pad + "    }")
+        out += [f"{pad}    default:", f"{pad}        return;", pad + "    }", pad + "}"]
         return out
 
     def emit_loop(self, node: Loop, depth: int, in_main: bool) -> list[str]:
@@ -864,11 +1004,18 @@ class GlslEmitter:
     def emit(self) -> GlslOutput:
         try:
             st = structurize(self.prog)
+        except StructureError as e:
+            raise XlateError([Diagnostic("E7001", "error", f"{e} cannot be expressed in the "
+                                         f"{self.profile} profile", e.ins.span if e.ins else None)])
         except RecursionError_:
             # GLSL has no recursion; GP4 allows it up to the call-depth limit (4), and a CAL
             # beyond it has no effect (issue 38).  Emit one copy of each subroutine per depth.
             st = structurize(self.prog, allow_recursion=True)
             self.depth = 0
+        if st.mode != "functions":
+            # the general structurizer adds registers (%astackN, %rcN): type them too
+            self.types = register_types(self.prog)
+            self.cfg_limit = st.limit
         try:
             self.plan()
             return self.render(st)
@@ -1006,6 +1153,10 @@ class GlslEmitter:
                     globals_.append(f"{t} {gname} = {t}(0);")
                 else:
                     globals_.append(f"{t} {gname}[{reg.size}] = {t}[{reg.size}]({', '.join([t + '(0)'] * reg.size)});")
+        if "br" in self.cfg_vars:
+            globals_.append("int xl_br = 0;      // target of a multi-level exit (0: none)")
+        if "iter" in self.cfg_vars:
+            globals_.append("int xl_iter = 0;    // loop iterations (guard)")
         for cc in sorted(self.cc_used):
             globals_.append(f"uvec4 xl_cc{cc} = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ")
         for regname, arr in self.param_arrays.items():
@@ -1017,6 +1168,28 @@ class GlslEmitter:
             globals_.append(f"vec4 {arr}[{reg.size}];")
             prologue += [f"{arr}[{i}] = {e};" for i, e in enumerate(elems)]
         return globals_, prologue, epilogue
+
+
+def _escaping(node: Labeled) -> set[int]:
+    """Ids of the constructs outside ``node`` that Gotos inside it leave to."""
+    inner: set[int] = set()
+    targets: set[int] = set()
+
+    def walk(nodes):
+        for n in nodes:
+            if isinstance(n, Labeled):
+                inner.add(n.id)
+                walk(n.body)
+            elif isinstance(n, Goto):
+                targets.add(n.target)
+            elif isinstance(n, If):
+                walk(n.then)
+                walk(n.orelse)
+            elif isinstance(n, Loop):
+                walk(n.body)
+    inner.add(node.id)
+    walk(node.body)
+    return targets - inner
 
 
 class _Unsupported(Exception):

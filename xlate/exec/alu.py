@@ -591,3 +591,138 @@ def op_ddx(x, a):
 @alu("DDY")
 def op_ddy(x, a):
     return _derivative(x, a, "y")
+
+
+# ---- opcodes of the older NV/ARB dialects (xlate.ir.ops.LEGACY_OPCODES) ---------------------
+# Digest sections: nv_dialects.md §5, §9.  "NaN" results are the canonical quiet NaN
+# 0x7FC00000 (the GLSL helpers return the same bits).
+
+_QNAN = np.array(0x7FC00000, U32).view(F32)
+
+
+def _nan_in(a, b):
+    return np.isnan(a) | np.isnan(b)
+
+
+@alu("MINN")
+def op_minn(x, a, b):
+    # VP2 §2.14.3.22 MIN (FP1 §3.11.5.15): min(NaN, <x>) == NaN for all <x>; otherwise the GP4
+    # select (a > b) ? b : a.
+    return np.where(_nan_in(a, b), _QNAN, np.where(a > b, b, a))
+
+
+@alu("MAXN")
+def op_maxn(x, a, b):
+    # VP2 §2.14.3.21 MAX (FP1 §3.11.5.14): max(NaN, <x>) == NaN; otherwise (a > b) ? a : b.
+    return np.where(_nan_in(a, b), _QNAN, np.where(a > b, a, b))
+
+
+def _setop_nan(cmp):
+    def fn(x, a, b):
+        # VP2 §2.14.3.29-36: 1.0 / 0.0 from the IEEE comparison, then "if (tmp0.c is NaN or
+        # tmp1.c is NaN) result.c = NaN".  (SNE(-0, +0) is FALSE: IEEE; digest §12 item 18.)
+        return np.where(_nan_in(a, b), _QNAN, np.where(cmp(a, b), F32(1), F32(0)))
+    return fn
+
+
+ALU["SEQN"] = _setop_nan(np.equal)
+ALU["SGEN"] = _setop_nan(np.greater_equal)
+ALU["SGTN"] = _setop_nan(np.greater)
+ALU["SLEN"] = _setop_nan(np.less_equal)
+ALU["SLTN"] = _setop_nan(np.less)
+ALU["SNEN"] = _setop_nan(np.not_equal)
+
+
+def _total_order_key(a: np.ndarray) -> np.ndarray:
+    """VP1 §2.14.1.11: "for the purpose of comparisons performed by the SGE and SLT
+    instructions, -0.0 is less than +0.0, -NaN is less than -Inf, and +NaN is greater than
+    +Inf": the float bits as a sign-magnitude integer turned into two's complement."""
+    i = a.view(I32).astype(np.int64)
+    return np.where(i < 0, -(i & 0x7FFFFFFF) - 1, i)
+
+
+@alu("SGET")
+def op_sget(x, a, b):
+    # VP1 §2.14.1.10.14 SGE with the total order of §2.14.1.11
+    return np.where(_total_order_key(a) >= _total_order_key(b), F32(1), F32(0))
+
+
+@alu("SLTT")
+def op_sltt(x, a, b):
+    # VP1 §2.14.1.10.13 SLT with the total order of §2.14.1.11
+    return np.where(_total_order_key(a) < _total_order_key(b), F32(1), F32(0))
+
+
+@alu("SSGN")
+def op_ssgn(x, a):
+    # VP2 §2.14.3.37 SSG: SetSign(NaN) = NaN, SetSign(+-0) = 0, else -1 / +1
+    return np.where(np.isnan(a), _QNAN,
+                    np.where(a > 0, F32(1), np.where(a < 0, F32(-1), F32(0)))).astype(F32)
+
+
+def _pow2_exact(n: np.ndarray) -> np.ndarray:
+    """2^n for integral float n, exactly: +INF above 127, 0 below -126 (VP1 §2.14.1.11 and VP2
+    flush denormals), NaN for NaN."""
+    e = np.clip(np.nan_to_num(n, nan=0.0), -127, 128).astype(np.int64)
+    bits = ((e + 127) << 23).astype(np.uint64).astype(U32)
+    p = bits.view(F32)
+    p = np.where(n > 127, F32(np.inf), np.where(n < -126, F32(0), p))
+    return np.where(np.isnan(n), _QNAN, p).astype(F32)
+
+
+@alu("EXP")
+def op_exp(x, a):
+    # VP1 §2.14.1.10.15, VP2 §2.14.3.14, ARBVP §2.14.5.9 EXP:
+    #   x = 2^floor(t) (exact; overflows to +INF, underflows to 0), y = t - floor(t),
+    #   z = x * 2^y (the approximation, more accurate than the required 11 bits), w = 1.
+    # VP1: "EXP(-Inf) or if the exponential result underflows gives [0,0,0,1]; EXP(+Inf) or if
+    # it overflows gives [+Inf,0,+Inf,1]" -- so y = 0 whenever x is 0 or +INF (VP2/ARB leave
+    # those cases open; one rule for every dialect).  NaN gives (NaN, NaN, NaN, 1).
+    t = a[:, 0]
+    f = np.floor(t)
+    px = _pow2_exact(f)
+    y = np.where((px == 0) | np.isinf(px), F32(0), t - f).astype(F32)
+    z = (px * np.exp2(y)).astype(F32)
+    return _stack(px, y, z, np.ones_like(px)).astype(F32)
+
+
+@alu("LOG")
+def op_log(x, a):
+    # VP1 §2.14.1.10.16, VP2 §2.14.3.19, ARBVP §2.14.5.14 LOG of |t|:
+    #   x = Exponent(|t|) (unbiased, exact), y = Mantissa(|t|) in [1, 2) (exact),
+    #   z = x + log2(y) (the approximation of log2 |t|), w = 1.
+    # LOG(+-0) = (-INF, 1, -INF, 1) (denormals count as 0: flushed, VP1 §2.14.1.11);
+    # LOG(+-INF) = (+INF, 1, +INF, 1); LOG(NaN) = (NaN, NaN, NaN, 1) (VP2: "NaN").
+    t = np.abs(a[:, 0])
+    bits = t.view(U32)
+    e = (bits >> U32(23)) & U32(0xFF)
+    zero = e == 0
+    inf = np.isinf(t)
+    nan = np.isnan(t)
+    ex = e.astype(F32) - F32(127)
+    m = ((bits & U32(0x7FFFFF)) | U32(0x3F800000)).view(F32)
+    z = (ex + np.log2(m)).astype(F32)
+    ninf, pinf = F32(-np.inf), F32(np.inf)
+    rx = np.where(zero, ninf, np.where(inf, pinf, ex))
+    ry = np.where(zero | inf, F32(1), m)
+    rz = np.where(zero, ninf, np.where(inf, pinf, z))
+    rx, ry, rz = (np.where(nan, _QNAN, v) for v in (rx, ry, rz))
+    return _stack(rx, ry, rz, np.ones_like(rx)).astype(F32)
+
+
+# ---- FP1 LIT (issue 5 fragment dialects; IR opcode LITNC, xlate.ir.ops) --------------------
+
+@alu("LITNC")
+def op_litnc(x, a):
+    # FP1 3.11.5.13 LIT: if (t.x < 0) t.x = 0; if (t.y < 0) t.y = 0;
+    #   result = (1, t.x, t.x > 0 ? ApproxPower(t.y, t.w) : 0, 1)
+    # with no clamp of t.w and ApproxPower = ApproxExp2(w * ApproxLog2(y)) "including ... the
+    # processing of any special cases" (FP1 3.11.5.24): 0^0 = NaN (log2(0) = -INF, 0 * -INF =
+    # NaN), 0^(w>0) = +0, 0^(w<0) = +INF -- exactly IEEE exp2(w * log2(y)).
+    ax, ay, aw = a[:, 0], a[:, 1], a[:, 3]
+    ax = np.where(ax < 0, F32(0), ax)
+    ay = np.where(ay < 0, F32(0), ay)
+    power = np.exp2(aw * np.log2(ay))
+    z = np.where(ax > 0, power, F32(0))
+    one = np.ones_like(ax)
+    return _stack(one, ax, z, one).astype(F32)

@@ -10,6 +10,14 @@ Per-lane stacks (state.py): a loop stack of remaining REP counts, and a call sta
 addresses that also remembers the loop-stack depth at the call, so that RET leaves every REP
 block it is inside of (GP4 §2.X.5 "RET ... will break out of any IF/ELSE/ENDIF or REP/ENDREP
 blocks").
+
+Unstructured flow (VP2 §2.14.2.3, VP2O, VP3): BRA jumps to any label; the per-lane pcs need
+nothing else.  PUSHA/POPA share the call stack with CAL/RET: a PUSHA entry has the return
+address ADDRESS_ENTRY and its vector in ``st.call_addr`` (created on first use).  Dialect
+limits come from the Program: ``call_overflow == "terminate"`` ends a lane at a CAL with four
+entries pending; RET or POPA finding the wrong kind of entry, POPA on an empty stack and PUSHA
+on a full one end it too (abnormal terminations are recorded in ``st.abnormal``);
+``max_exec_instructions`` caps the step watchdog (machine.py).
 """
 from __future__ import annotations
 
@@ -87,9 +95,9 @@ def link(program: Program) -> tuple[dict[int, dict[str, int]], int]:
             if not loops:
                 raise ExecError(f"malformed program: {op} at instruction {i} outside REP")
             pending[loops[-1]].append(i)
-        elif op == "CAL":
+        elif op in ("CAL", "BRA"):
             if inst.label not in program.labels:
-                raise ExecError(f"malformed program: CAL to undefined label {inst.label!r}")
+                raise ExecError(f"malformed program: {op} to undefined label {inst.label!r}")
             jumps[i] = {"target": program.labels[inst.label]}
     if stack:
         kind, j = stack[-1]
@@ -182,7 +190,9 @@ def op_cont(x, st, lanes, cur):
 @flow("CAL")
 def op_cal(x, st, lanes, cur):
     # GP4 CAL: if the test passes, push the next instruction and jump to the label.  A CAL with
-    # MAX_PROGRAM_CALL_DEPTH calls pending is undefined; project choice (GP4 issue 38): ignored.
+    # MAX_PROGRAM_CALL_DEPTH calls pending is undefined in GP4; project choice (GP4 issue 38):
+    # ignored.  Program.call_overflow == "terminate" (VP2 §2.14.3.7, VP2O, FP2): the program
+    # terminates (abnormally) instead.
     take = any_cond(st, x.inst.cond, lanes)
     depth = st.call_depth[lanes]
     go = take & (depth < MAX_CALL_DEPTH)
@@ -190,24 +200,99 @@ def op_cal(x, st, lanes, cur):
     st.call_ret[ln, d] = cur + 1
     st.call_loop[ln, d] = st.loop_depth[ln]
     st.call_depth[ln] = d + 1
-    st.pc[lanes] = np.where(go, x.jump["target"], cur + 1)
+    new = np.where(go, x.jump["target"], cur + 1).astype(np.int32)
+    if st.program.call_overflow == "terminate":
+        over = take & ~go
+        _abnormal(st, lanes[over])
+        new[over] = DEAD
+    st.pc[lanes] = new
 
 
 @flow("RET")
 def op_ret(x, st, lanes, cur):
     # GP4 RET: if the test passes, pop and return (leaving any enclosing IF/REP blocks); with an
-    # empty call stack the program terminates normally.
+    # empty call stack the program terminates normally.  VP3 §2.14.5.34: an entry pushed by
+    # PUSHA on top of the stack terminates the program abnormally.
     take = any_cond(st, x.inst.cond, lanes)
     depth = st.call_depth[lanes]
     end = take & (depth == 0)
     pop = take & (depth > 0)
     ln, d = lanes[pop], depth[pop] - 1
     new = np.full(lanes.shape, cur + 1, np.int32)
-    new[pop] = st.call_ret[ln, d]
+    target = st.call_ret[ln, d]
+    new[pop] = target
     new[end] = DEAD
+    bad = np.zeros(lanes.shape, bool)
+    bad[pop] = target == ADDRESS_ENTRY
+    new[bad] = DEAD
+    _abnormal(st, lanes[bad])
     st.loop_depth[ln] = st.call_loop[ln, d]
     st.call_depth[ln] = d
     st.pc[lanes] = new
+
+
+# ---- BRA, PUSHA / POPA (VP2, ARB + NV_vertex_program2/3) ------------------------------------
+
+#: call-stack entries pushed by PUSHA carry this return address (VP3: the call stack holds
+#: instruction references and address vectors; the vectors are kept in ``st.call_addr``)
+ADDRESS_ENTRY = np.int32(-1)
+
+
+def _abnormal(st, lanes) -> None:
+    """Record an abnormal termination (VP2 §2.14.2.3, VP3 §2.14.5.34/43/44): the lane stops
+    with the results it has (VP2: "it will emit a vertex whose attributes are taken from the
+    final values of the vertex result registers"; the ARB options call them undefined)."""
+    if len(lanes):
+        if getattr(st, "abnormal", None) is None:
+            st.abnormal = np.zeros(st.lanes, bool)
+        st.abnormal[lanes] = True
+
+
+def _addr_stack(st) -> np.ndarray:
+    stack = getattr(st, "call_addr", None)
+    if stack is None:
+        stack = st.call_addr = np.zeros((st.lanes, MAX_CALL_DEPTH, 4), np.uint32)
+    return stack
+
+
+@flow("BRA")
+def op_bra(x, st, lanes, cur):
+    # VP2 §2.14.3.6 BRA: if any of the four swizzled CC tests passes, continue at the
+    # instruction following the label; otherwise with the next instruction.
+    take = any_cond(st, x.inst.cond, lanes)
+    st.pc[lanes] = np.where(take, x.jump["target"], cur + 1)
+
+
+@flow("PUSHA")
+def op_pusha(x, st, lanes, cur):
+    # VP3 §2.14.5.44 PUSHA: push the address register vector on the call stack; a full stack
+    # (MAX_PROGRAM_CALL_DEPTH_NV entries) terminates the program abnormally.
+    value = np.broadcast_to(x.loaders[0](st, lanes).view(np.uint32), (len(lanes), 4))
+    depth = st.call_depth[lanes]
+    ok = depth < MAX_CALL_DEPTH
+    ln, d = lanes[ok], depth[ok]
+    _addr_stack(st)[ln, d] = value[ok]
+    st.call_ret[ln, d] = ADDRESS_ENTRY
+    st.call_loop[ln, d] = st.loop_depth[ln]
+    st.call_depth[ln] = d + 1
+    _abnormal(st, lanes[~ok])
+    st.pc[lanes] = np.where(ok, cur + 1, DEAD)
+
+
+@flow("POPA")
+def op_popa(x, st, lanes, cur):
+    # VP3 §2.14.5.43 POPA: pop an address vector into the destination (write mask .xyzw, no CC
+    # mask: load-time rules); an empty stack or a return address on top terminates abnormally.
+    depth = st.call_depth[lanes]
+    d = np.maximum(depth - 1, 0)
+    ok = (depth > 0) & (st.call_ret[lanes, d] == ADDRESS_ENTRY)
+    ln, dd = lanes[ok], d[ok]
+    if len(ln):
+        reg = st.regs[x.inst.dst.reg]
+        reg[ln, 0, :] = _addr_stack(st)[ln, dd]
+        st.call_depth[ln] = dd
+    _abnormal(st, lanes[~ok])
+    st.pc[lanes] = np.where(ok, cur + 1, DEAD)
 
 
 # ---- KIL ------------------------------------------------------------------------------------------

@@ -37,7 +37,7 @@ class Op:
     """One compiled instruction."""
 
     __slots__ = ("index", "inst", "info", "t", "rt", "fn", "loaders", "write", "kind", "sat",
-                 "cc_reg", "cc_kind", "carry", "cond", "jump", "stage", "st", "idx")
+                 "cc_reg", "cc_kind", "carry", "cond", "jump", "stage", "st", "idx", "cost")
 
     def __init__(self, index: int, inst: Instruction, info: OpInfo, program: Program,
                  jump: dict[str, int] | None):
@@ -48,6 +48,12 @@ class Op:
         self.jump = jump or {}
         self.st = None
         self.idx = None
+        # Programs with an executed-instruction limit (VP2, ARB + NV options): instructions a
+        # frontend synthesized (``text`` "(...)": result initialisation, the VP2 address clamp
+        # steps, position-invariant transforms) are not program instructions and do not count
+        # against Program.max_exec_instructions; everywhere else every instruction counts.
+        self.cost = 0 if (program.max_exec_instructions is not None
+                          and inst.text.startswith("(")) else 1
         t = inst.dtype
         if inst.op == "MUL" and inst.mul_mode in ("S24", "U24"):
             t = DataType.INT if inst.mul_mode == "S24" else DataType.UINT   # implied type (GP4 MUL)
@@ -128,6 +134,12 @@ def run_alu(x: Op, st: State, idx) -> None:
 
 
 def run_chunk(code: list[Op], st: State, max_steps: int) -> None:
+    limit = st.program.max_exec_instructions
+    if limit is not None:
+        # VP2 §2.14.2.3: "a vertex program will terminate abnormally after executing 65536
+        # instructions" (Program.max_exec_instructions): the step watchdog stops each lane
+        # once it has executed that many instructions (ExecResult.steps_exceeded).
+        max_steps = min(max_steps, limit)
     n = len(code)
     L = st.lanes
     pc = st.pc
@@ -150,7 +162,7 @@ def run_chunk(code: list[Op], st: State, max_steps: int) -> None:
                     bound = max_steps
                     continue
                 x = code[upc]
-                pending += 1
+                pending += x.cost
                 if x.kind == "alu":
                     run_alu(x, st, None)
                     upc += 1
@@ -185,11 +197,12 @@ def run_chunk(code: list[Op], st: State, max_steps: int) -> None:
                 bound = int(steps.max())
                 if not here.any():
                     continue
-            steps += here
+            x = code[cur]
+            if x.cost:
+                steps += here
             bound += 1
             everyone = bool(here.all())
             sel = st.all_lanes if everyone else np.flatnonzero(here)
-            x = code[cur]
             if x.kind == "alu":
                 run_alu(x, st, None if everyone else sel)
                 if everyone:

@@ -202,8 +202,17 @@ def make_writer(program: Program, dst: Dest | None) -> Callable:
         comps = tuple(c for c in range(4) if dst.mask[c])
     full = comps == IDENTITY
     static = np.array([c in comps for c in range(4)])
+    convert = _PRECISION.get(_precision_of(program, dst))
 
     def write(st, idx, bits, flags, cc_reg, cmask):
+        if convert is not None:
+            # precision step (FP1 3.11.4.4, digest 4.3 step 3): convert the (saturated) result
+            # to fp16 / fx12; the condition code is generated from the converted value (digest
+            # 12 item 25), so the flags machine.run_alu computed are recomputed here
+            conv = convert(bits.view(F32))
+            bits = conv.view(U32)
+            if flags is not None:
+                flags = ccmod.flags_float(conv)
         R = st.regs[name] if name is not None else None
         if cmask is None and rel is None and idx is None:
             # fast path: every lane, static element, static mask
@@ -252,3 +261,42 @@ def make_writer(program: Program, dst: Dest | None) -> Callable:
                 new = np.where(m, new, c32[lanes].view(np.uint8).reshape(-1, 4))
             c32[lanes] = np.ascontiguousarray(new, dtype=np.uint8).view(np.uint32).reshape(-1)
     return write
+
+
+# ---- result precision (IR ``Instruction.precision``; issue 5 fragment dialects) -------------
+# "FP16": the result is rounded to fp16 (round to nearest even, overflow to +-INF, fp16
+# denormals kept: numpy float16; FP1 3.11.4.1-2) and held as the fp32 value of that half.
+# "X": converted to fx12: NaN -> 0, clamped to [-2048/1024, 2047/1024], rounded to a multiple of
+# 1/1024 (ties to even; FP1 names no rounding).  "R" and NV4's "H" (a minimum-precision hint)
+# convert nothing.  The GLSL backend does the same (helpers fp16 / fx12).
+
+def _to_fp16(v: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return v.astype(np.float16).astype(F32)
+
+
+_FX12_LO, _FX12_HI = F32(-2048.0 / 1024.0), F32(2047.0 / 1024.0)
+
+
+def _to_fx12(v: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        c = np.where(np.isnan(v), F32(0), np.clip(v, _FX12_LO, _FX12_HI))
+        return (np.rint(c * F32(1024)) / F32(1024)).astype(F32)
+
+
+_PRECISION = {"FP16": _to_fp16, "X": _to_fx12}
+
+
+def _precision_of(program: Program, dst: Dest | None) -> str | None:
+    """Precision of the instruction writing through ``dst`` (the writer is built from the
+    destination alone; every instruction has its own Dest object, so identity finds it).  The
+    lookup table is kept on the program and rebuilt when a destination is not in it."""
+    if dst is None:
+        return None
+    memo = program.__dict__.get("_dst_precision")
+    got = memo.get(id(dst)) if memo is not None else None
+    if got is None or got[0] is not dst:
+        memo = {id(i.dst): (i.dst, i.precision) for i in program.instructions if i.dst is not None}
+        program.__dict__["_dst_precision"] = memo
+        got = memo.get(id(dst))
+    return got[1] if got is not None and got[0] is dst else None

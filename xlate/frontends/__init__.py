@@ -6,6 +6,7 @@ from ..ir.model import Program
 from .detect import NV4_HEADERS, describe_unknown, detect_header
 
 MAX_SOURCE_BYTES = 16 * 1024 * 1024
+VERTEX_PROGRAM_HEADERS = ("!!VP1.0", "!!VP1.1", "!!VSP1.0", "!!VP2.0", "!!ARBvp1.0")
 
 
 def parse_program(text: str, filename: str = "<input>") -> Program:
@@ -17,6 +18,14 @@ def parse_program(text: str, filename: str = "<input>") -> Program:
         sink.error("E1008", f"input is {len(text)} bytes; the limit is {MAX_SOURCE_BYTES}",
                    Span(filename, 1, 1))
         sink.raise_if_errors()
+    if "\x00" in text and _nul_ends_fragment_program(text):
+        # ARBfp/FP1 programs cut out of C sources carry the string's NUL after END: the program
+        # ends there (text after END is ignored anyway, E1005).  NV4 keeps the strict rule.
+        pos = text.index("\x00")
+        line = text.count("\n", 0, pos) + 1
+        sink.warning("E1005", "text after END is ignored (from a NUL character on)",
+                     Span(filename, line, pos - (text.rfind("\n", 0, pos) + 1) + 1))
+        text = text[:pos]
     if "\x00" in text:
         pos = text.index("\x00")
         line = text.count("\n", 0, pos) + 1
@@ -34,12 +43,31 @@ def parse_program(text: str, filename: str = "<input>") -> Program:
         # every position on line 1.  CRLF -> LF keeps all columns; bare CR -> LF fixes lines.
         text = text.replace("\r\n", "\n").replace("\r", "\n")
         prog = parse_nv4(text, header, sink)
+    elif header in ("!!ARBfp1.0", "!!FP1.0"):
+        # fragment-program dialects (frontends/nv/arbfp.py, fp1.py); line ends as for NV4
+        from .nv.frontend import parse_arbfp, parse_fp1
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        prog = (parse_arbfp if header == "!!ARBfp1.0" else parse_fp1)(text, header, sink)
+    elif header in VERTEX_PROGRAM_HEADERS:
+        # NV_vertex_program family and ARB_vertex_program (+ NV options): nv/vp.py, nv/arbvp.py
+        from .nv.frontend import parse_vertex_program
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        prog = parse_vertex_program(text, header, sink)
     else:
         sink.error("E1001", f"the {header[2:]} dialect is not supported yet", Span(filename, 1, 1, len(header)))
         sink.raise_if_errors()
     sink.raise_if_errors()
     prog.diagnostics = [d for d in sink.items if not d.is_error]
     return prog
+
+
+def _nul_ends_fragment_program(text: str) -> bool:
+    """An ARBfp/FP1 program whose first NUL comes after its END statement."""
+    header = detect_header(text)
+    if header not in ("!!ARBfp1.0", "!!FP1.0"):
+        return False
+    from .nv.syntax import _END, blank_comments
+    return _END.search(blank_comments(text[:text.index("\x00")]), len(header)) is not None
 
 
 __all__ = ["parse_program", "XlateError"]

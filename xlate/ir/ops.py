@@ -147,6 +147,25 @@ _TABLE = [
     _row("CONT", "-", "", "", F, "flow", "next iteration of innermost loop"),
     _row("CAL", "-", "", "", F, "flow", "subroutine call"),
     _row("RET", "-", "", "", F, "flow", "return (ends the program in main)"),
+    # ---- opcodes of the older NV/ARB dialects (not NV_gpu_program4; see LEGACY_OPCODES) ------
+    # Their numerics differ from the GP4 opcodes of the same name, so a frontend that needs them
+    # emits these (nv_dialects.md sections 5, 9; each executor function cites its spec).
+    _row("MINN", "v", "v,v", "FCSH", F, "alu", "minimum, NaN if either operand is NaN (VP2, FP1)"),
+    _row("MAXN", "v", "v,v", "FCSH", F, "alu", "maximum, NaN if either operand is NaN (VP2, FP1)"),
+    _row("SEQN", "v", "v,v", "FCSH", F, "alu", "set on equal, NaN if either operand is NaN (VP2)"),
+    _row("SGEN", "v", "v,v", "FCSH", F, "alu", "set on greater or equal, NaN in -> NaN (VP2)"),
+    _row("SGTN", "v", "v,v", "FCSH", F, "alu", "set on greater, NaN in -> NaN (VP2)"),
+    _row("SLEN", "v", "v,v", "FCSH", F, "alu", "set on less or equal, NaN in -> NaN (VP2)"),
+    _row("SLTN", "v", "v,v", "FCSH", F, "alu", "set on less, NaN in -> NaN (VP2)"),
+    _row("SNEN", "v", "v,v", "FCSH", F, "alu", "set on not equal, NaN in -> NaN (VP2)"),
+    _row("SGET", "v", "v,v", "FC", F, "alu", "set on greater or equal, total order (VP1)"),
+    _row("SLTT", "v", "v,v", "FC", F, "alu", "set on less, total order -NaN < -INF < -0 < +0 (VP1)"),
+    _row("SSGN", "v", "v", "FCSH", F, "alu", "set sign, NaN -> NaN (VP2)"),
+    _row("EXP", "v", "s", "FCSH", F, "alu", "(2^floor(a), a - floor(a), 2^a, 1) (VP1, VP2, ARBvp)"),
+    _row("LOG", "v", "s", "FCSH", F, "alu", "(exponent, mantissa, log2 |a|, 1) of |a| (VP1, VP2, ARBvp)"),
+    _row("BRA", "-", "", "", F, "flow", "branch to a label if the condition passes (unstructured)"),
+    _row("PUSHA", "-", "vs", "", S, "flow", "push an address vector on the call stack (VP3)"),
+    _row("POPA", "vs", "", "", S, "flow", "pop an address vector off the call stack (VP3)"),
 ]
 
 OPCODES: dict[str, OpInfo] = {row.name: row for row in _TABLE}
@@ -164,3 +183,19 @@ TEX_TARGETS = ("1D", "2D", "3D", "CUBE", "RECT", "SHADOW1D", "SHADOW2D", "SHADOW
 
 def op(name: str) -> OpInfo:
     return OPCODES[name]
+
+
+#: opcodes that exist only for the older NV/ARB dialects (VP1, VP2, ARBvp options, FP1 ...).
+#: NV_gpu_program4 frontends must not accept them as mnemonics (GP4 issue 2 removed ARL, ARR,
+#: ARA, BRA, EXP, LOG, PUSHA, POPA; the N-suffixed and total-order set-ons are IR-only names).
+LEGACY_OPCODES = frozenset({"MINN", "MAXN", "SEQN", "SGEN", "SGTN", "SLEN", "SLTN", "SNEN", "SGET",
+                            "SLTT", "SSGN", "EXP", "LOG", "BRA", "PUSHA", "POPA"})
+
+
+# ---- FP1 LIT (issue 5, fragment dialects; frontends/nv/fp1.py) ---------------------------------
+# NV_fragment_program LIT: no clamp of the exponent, and z = ApproxPower(y, w) with the POW rules,
+# so 0^0 = NaN (FP1 3.11.5.13/24; nv_dialects.md 5.6).  An IR-only name, like LEGACY_OPCODES.
+_TABLE.append(_row("LITNC", "v", "v", "FCSH", F, "alu",
+                   "lighting coefficients, no exponent clamp, 0^0 = NaN (FP1)"))
+OPCODES["LITNC"] = _TABLE[-1]
+LEGACY_OPCODES = LEGACY_OPCODES | {"LITNC"}

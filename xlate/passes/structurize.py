@@ -10,12 +10,22 @@ the tree those opcodes describe and splits the program into functions:
 * code that no label or entry reaches is dropped;
 * recursion is reported (GLSL has none); the GLSL backend then asks again with
   ``allow_recursion`` and emits one copy of each subroutine per call depth.
+
+Programs whose labels do not only start subroutines (VP2 and the ARB vertex options: BRA,
+labels execution falls into, PUSHA/POPA, a call-depth limit that ends the program) take the
+general path at the end of this module (``structurize_general``): calls inlined, reducible
+graphs structured with blocks/loops/gotos (Ramsey), irreducible ones as a dispatch loop.
+``Structured.mode`` says which path ran ("functions", "structured", "dispatch").
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..ir.model import CondTest, Instruction, Program, Source
+from dataclasses import replace
+
+from ..ir.model import (CCKind, CondTest, DataType, Dest, Instruction, Program, Register, RegKind,
+                        Source)
+from ..ir.ops import OPCODES
 
 
 @dataclass
@@ -60,6 +70,8 @@ class Structured:
     main: Function
     functions: dict[str, Function] = field(default_factory=dict)   # subroutines by function name
     order: list[str] = field(default_factory=list)                  # emission order (callees first)
+    mode: str = "functions"      # functions | structured | dispatch (the general path's result)
+    limit: int | None = None     # general path: iteration guard of emitted loops
 
 
 class RecursionError_(Exception):
@@ -172,3 +184,761 @@ def call_order(st: Structured, allow_recursion: bool = False) -> list[str]:
         if call.target in st.functions:
             visit(call.target, ["main"], call.ins)
     return order
+
+
+# =================================================================================================
+# Unstructured control flow (VP2 and ARBvp + NV_vertex_program2/3: BRA, CAL/RET with labels that
+# execution falls through, PUSHA/POPA).  vkd3d-shader's approach (anchors.md section 8.3):
+#
+# 1. Calls are inlined by expanding the program over (pc, call stack) states: the call stack is
+#    at most MAX_CALL_DEPTH deep and its entries are static (return addresses; PUSHA entries
+#    whose address vectors live in the registers %astack0-3), so the expanded graph is finite,
+#    and CAL overflow (terminate or ignore, Program.call_overflow), RET on an empty stack (end),
+#    RET/POPA on the wrong kind of entry (abnormal end) become ordinary edges.  Structured
+#    IF/ELSE/ENDIF and REP/ENDREP/BRK/CONT become edges too (REP counters are registers %rcN).
+# 2. A reducible graph is turned into blocks, loops and ifs by Ramsey's dominator-tree
+#    algorithm ("Beyond Relooper", ICFP 2022): a labelled block ends before each merge node,
+#    a labelled loop starts at each loop header, and branches become exits of an enclosing
+#    labelled construct (Goto).  The GLSL backend emits blocks as do { } while (false) and
+#    loops as for (;;), multi-level exits with a jump-target variable.  Every loop carries an
+#    iteration guard (the input cannot bound them): one counter of loop iterations for the
+#    whole invocation, which ends the shader (keeping its results) past
+#    Program.max_exec_instructions.  Documented divergence: the spec counts executed
+#    *instructions* (the executor does exactly that), the shader counts *iterations*, so it
+#    only stops programs the spec also stops, but later (their results then differ).
+# 3. Irreducible graphs (or expansions over MAX_EXPANDED instructions) fall back to a
+#    program-counter dispatch loop over the original basic blocks with an explicit return stack
+#    (Dispatch; while (true) switch (pc)).
+#
+# Structured inputs whose labels only start subroutines (NV4; VP2 without branches whose every
+# label follows a RET) keep the per-function tree above (structurize's first path), so NV4
+# output is unchanged.
+# =================================================================================================
+
+MAX_CALL_DEPTH = 4
+MAX_EXPANDED = 20000           # instructions after inlining; beyond that: dispatch
+ITERATION_LIMIT = 65536        # default guard (VP2 MAX_PROGRAM_EXEC_INSTRUCTIONS_NV)
+EXIT = "exit"                  # the end of the program as a branch target
+
+
+@dataclass(frozen=True)
+class CountTest:
+    """A REP counter test of the general path: passes while ``reg.x > 0``."""
+
+    reg: str
+    unsigned: bool = False
+
+
+@dataclass
+class Labeled:
+    """A construct that Goto nodes can leave: ``block`` (a Goto continues after it) or
+    ``loop`` (a Goto starts its next iteration).  Falling off the end of either leaves it."""
+
+    kind: str
+    id: int
+    body: list
+    guard: bool = False           # loops: count iterations against the program's limit
+
+
+@dataclass
+class Goto:
+    target: int                   # id of an enclosing Labeled
+    ins: Instruction | None = None
+
+
+@dataclass
+class DStmt:
+    """A statement of the dispatch fallback.  kind: goto (target), branch (cond, target,
+    other), call (cond, target, other = return block), ret (cond, other = next block),
+    pusha (src), popa (dst), exit."""
+
+    kind: str
+    cond: object = None
+    target: int | None = None
+    other: int | None = None
+    ins: Instruction | None = None
+
+
+@dataclass
+class DBlock:
+    id: int
+    body: list                    # Op and non-terminator DStmt, then one terminator DStmt
+
+
+@dataclass
+class Dispatch:
+    entry: int
+    blocks: list
+    call_overflow: str
+    limit: int
+
+
+class StructureError(Exception):
+    """The program uses a flow opcode the general path does not know."""
+
+    def __init__(self, message: str, ins: Instruction | None):
+        super().__init__(message)
+        self.ins = ins
+
+
+_structurize_functions = structurize
+
+
+def structurize(prog: Program, allow_recursion: bool = False) -> Structured:  # noqa: F811
+    """Structured form of ``prog``: the per-function tree when labels only start subroutines
+    (NV4 and structured inputs), else the general path (see the comment above)."""
+    if not needs_general(prog):
+        st = _structurize_functions(prog, allow_recursion)
+        st.mode = "functions"
+        return st
+    return structurize_general(prog)
+
+
+def needs_general(prog: Program) -> bool:
+    ins = prog.instructions
+    if any(i.op in ("BRA", "PUSHA", "POPA") for i in ins):
+        return True
+    for p in set(prog.labels.values()):
+        if 0 < p <= len(ins) and not _ends(ins[p - 1]):
+            return True           # execution falls through into the label
+    if prog.call_overflow == "terminate" and any(i.op == "CAL" for i in ins):
+        # the per-function tree ignores the call-depth limit and returns at the end of a
+        # subroutine; both must match the dialect: no recursion, at most MAX_CALL_DEPTH
+        # nested calls, and no subroutine that runs off the end of the program
+        try:
+            st = _structurize_functions(prog)
+        except RecursionError_:
+            return True
+        if _call_depth(st) > MAX_CALL_DEPTH:
+            return True
+        last = max(set(prog.labels.values()) | {prog.entry})
+        if ins and last < len(ins) and last != prog.entry and not _ends(ins[-1]):
+            return True
+    return False
+
+
+def _ends(i: Instruction) -> bool:
+    return i.op in ("RET", "BRA") and i.cond is None
+
+
+def _call_depth(st: Structured) -> int:
+    memo: dict[str, int] = {}
+
+    def depth(body) -> int:
+        best = 0
+        for call in calls_in(body):
+            if call.target not in memo:
+                memo[call.target] = 0
+                memo[call.target] = depth(st.functions[call.target].body)
+            best = max(best, 1 + memo[call.target])
+        return best
+    return depth(st.main.body)
+
+
+# ---- the expanded control-flow graph ------------------------------------------------------------
+
+@dataclass
+class _Block:
+    key: tuple
+    ops: list = field(default_factory=list)
+    term: tuple = ()              # ("goto", t) | ("branch", cond, t, f, ins) | ("exit",)
+
+    def succ(self) -> list:
+        if self.term[0] == "goto":
+            return [self.term[1]]
+        if self.term[0] == "branch":
+            return [self.term[2], self.term[3]]
+        return []
+
+
+class _TooBig(Exception):
+    pass
+
+
+def _match_blocks(ins: list[Instruction]) -> dict[int, dict[str, int]]:
+    """IF/ELSE/ENDIF and REP/ENDREP partners (the IR validator guarantees proper nesting)."""
+    out: dict[int, dict[str, int]] = {}
+    stack: list[int] = []
+    loops: list[int] = []
+    for i, x in enumerate(ins):
+        if x.op in ("IF", "REP"):
+            stack.append(i)
+            out[i] = {}
+            if x.op == "REP":
+                loops.append(i)
+        elif x.op == "ELSE":
+            out[stack[-1]]["else"] = i
+            out[i] = {"if": stack[-1]}
+        elif x.op in ("ENDIF", "ENDREP"):
+            j = stack.pop()
+            out[j]["end"] = i
+            if "else" in out[j]:
+                out[out[j]["else"]]["end"] = i
+            if x.op == "ENDREP":
+                loops.pop()
+                out[i] = {"rep": j}
+        elif x.op in ("BRK", "CONT"):
+            out[i] = {"rep": loops[-1]}
+    for i, x in enumerate(ins):
+        if x.op in ("BRK", "CONT"):
+            out[i]["end"] = out[out[i]["rep"]]["end"]
+    return out
+
+
+class _Builder:
+    """Program -> expanded CFG (shared registers added to the program: %astackN, %rcN)."""
+
+    def __init__(self, prog: Program):
+        self.prog = prog
+        self.ins = prog.instructions
+        self.match = _match_blocks(self.ins)
+        self.leaders = set(prog.labels.values())
+        for i, x in enumerate(self.ins):
+            if x.op == "CAL":
+                self.leaders.add(i + 1)
+            elif x.op == "IF":
+                m = self.match[i]
+                self.leaders.add(m.get("else", m["end"]) + 1)
+                self.leaders.add(i + 1)
+                self.leaders.add(m["end"] + 1)
+            elif x.op in ("REP", "ENDREP"):
+                rep = i if x.op == "REP" else self.match[i]["rep"]
+                end = self.match[rep]["end"]
+                self.leaders |= {rep + 1, end, end + 1}
+        self.counters: dict[tuple, str] = {}
+
+    def register(self, name: str, dtype: DataType) -> str:
+        if name not in self.prog.registers:
+            self.prog.registers[name] = Register(name, RegKind.TEMP, dtype, implicit=True)
+        return name
+
+    def const(self, value: int) -> str:
+        name = f"%kcfg{value & 0xFFFFFFFF:08x}"
+        if name not in self.prog.registers:
+            words = (value & 0xFFFFFFFF,) * 4
+            self.prog.registers[name] = Register(name, RegKind.CONST, DataType.INT, None, (),
+                                                 (words,), implicit=True)
+        return name
+
+    def counter(self, rep: int, stack: tuple) -> tuple[str, bool]:
+        x = self.ins[rep]
+        unsigned = x.dtype == DataType.UINT
+        name = self.counters.get((rep, stack))
+        if name is None:
+            name = self.register(f"%rc{len(self.counters)}",
+                                 DataType.UINT if unsigned else DataType.INT)
+            self.counters[(rep, stack)] = name
+        return name, unsigned
+
+    def expand(self) -> tuple[tuple, dict]:
+        prog, ins = self.prog, self.ins
+        n = len(ins)
+        entry = (prog.entry, ())
+        blocks: dict[tuple, _Block] = {}
+        work = [entry]
+        total = 0
+        while work:
+            key = work.pop()
+            if key == EXIT or key in blocks:
+                continue
+            blk = blocks[key] = _Block(key)
+            pc, stack = key
+            first = True
+            while True:
+                total += 1
+                if total > MAX_EXPANDED:
+                    raise _TooBig
+                if pc >= n:
+                    blk.term = ("exit",)
+                    break
+                if not first and pc in self.leaders:
+                    blk.term = ("goto", (pc, stack))
+                    break
+                first = False
+                term, pc, stack = self.step(blk, pc, stack)
+                if term is not None:
+                    blk.term = term
+                    break
+            work.extend(k for k in blk.succ() if k != EXIT and k not in blocks)
+        return entry, blocks
+
+    def branch(self, cond, taken, other, ins) -> tuple:
+        if cond is None or cond.rule == "TR":
+            return ("goto", taken)
+        if cond.rule == "FL":
+            return ("goto", other)
+        if taken == other:
+            return ("goto", taken)
+        return ("branch", cond, taken, other, ins)
+
+    def step(self, blk: _Block, pc: int, stack: tuple):
+        """One instruction: (terminator or None, next pc, stack after it)."""
+        i = self.ins[pc]
+        op = i.op
+        nxt = (pc + 1, stack)
+        if op == "BRA":
+            target = (self.prog.labels[i.label], stack)
+            return self.branch(i.cond, target, nxt, i), pc, stack
+        if op == "CAL":
+            if len(stack) >= MAX_CALL_DEPTH:
+                taken = EXIT if self.prog.call_overflow == "terminate" else nxt
+            else:
+                taken = (self.prog.labels[i.label], stack + (("ret", pc + 1),))
+            return self.branch(i.cond, taken, nxt, i), pc, stack
+        if op == "RET":
+            if not stack or stack[-1][0] != "ret":
+                taken = EXIT          # normal end, or an address entry on top (abnormal end)
+            else:
+                taken = (stack[-1][1], stack[:-1])
+            return self.branch(i.cond, taken, nxt, i), pc, stack
+        if op == "PUSHA":
+            if len(stack) >= MAX_CALL_DEPTH:
+                return ("goto", EXIT), pc, stack          # VP3 2.14.5.44: full stack ends
+            reg = self.register(f"%astack{len(stack)}", DataType.INT)
+            blk.ops.append(Op(Instruction("MOV", DataType.INT, Dest(reg), (i.srcs[0],),
+                                          span=i.span, text="(PUSHA)")))
+            return None, pc + 1, stack + (("addr",),)
+        if op == "POPA":
+            if not stack or stack[-1][0] != "addr":
+                return ("goto", EXIT), pc, stack          # VP3 2.14.5.43: abnormal end
+            reg = self.register(f"%astack{len(stack) - 1}", DataType.INT)
+            blk.ops.append(Op(Instruction("MOV", DataType.INT, i.dst, (Source(reg),),
+                                          span=i.span, text="(POPA)")))
+            return None, pc + 1, stack[:-1]
+        if op == "IF":
+            m = self.match[pc]
+            false = (m.get("else", m["end"]) + 1, stack)
+            return self.branch(i.cond, nxt, false, i), pc, stack
+        if op == "ELSE":
+            return ("goto", (self.match[pc]["end"] + 1, stack)), pc, stack
+        if op == "ENDIF":
+            return None, pc + 1, stack
+        if op == "REP":
+            end = self.match[pc]["end"]
+            if not i.srcs:
+                return ("goto", nxt), pc, stack
+            reg, unsigned = self.counter(pc, stack)
+            t = i.dtype
+            load = "FLR" if t == DataType.FLOAT else "MOV"
+            src = replace(i.srcs[0], swizzle=(i.srcs[0].swizzle[0],) * 4)
+            blk.ops.append(Op(Instruction(load, t if t != DataType.FLOAT else DataType.INT,
+                                          Dest(reg, None, (True, False, False, False)), (src,),
+                                          span=i.span, text="(REP count)")))
+            return ("branch", CountTest(reg, unsigned), nxt, (end + 1, stack), i), pc, stack
+        if op == "ENDREP":
+            rep = self.match[pc]["rep"]
+            if not self.ins[rep].srcs:
+                return ("goto", (rep + 1, stack)), pc, stack
+            reg, unsigned = self.counter(rep, stack)
+            t = DataType.UINT if unsigned else DataType.INT
+            blk.ops.append(Op(Instruction("ADD", t, Dest(reg, None, (True, False, False, False)),
+                                          (Source(reg), Source(self.const(-1))), span=i.span,
+                                          text="(ENDREP)")))
+            return ("branch", CountTest(reg, unsigned), (rep + 1, stack), nxt, i), pc, stack
+        if op in ("BRK", "CONT"):
+            m = self.match[pc]
+            target = (m["end"] + 1 if op == "BRK" else m["end"], stack)
+            return self.branch(i.cond, target, nxt, i), pc, stack
+        if OPCODES[op].category == "flow":
+            raise StructureError(f"{op} is not supported with unstructured control flow", i)
+        blk.ops.append(Op(i))
+        return None, pc + 1, stack
+
+
+# ---- Ramsey's structuring of a reducible graph -------------------------------------------------
+
+class _Irreducible(Exception):
+    pass
+
+
+class _Ramsey:
+    def __init__(self, entry, blocks: dict):
+        self.entry = entry
+        self.blocks = blocks
+        self.ids = 0
+        order: list = []
+        seen: set = set()
+        stack = [(entry, iter(blocks[entry].succ()))]
+        seen.add(entry)
+        while stack:                                  # iterative DFS, postorder
+            node, it = stack[-1]
+            for s in it:
+                if s != EXIT and s not in seen:
+                    seen.add(s)
+                    stack.append((s, iter(blocks[s].succ())))
+                    break
+            else:
+                order.append(node)
+                stack.pop()
+        order.reverse()
+        self.rpo = {k: i for i, k in enumerate(order)}
+        self.order = order
+        preds: dict = {k: [] for k in order}
+        for k in order:
+            for s in blocks[k].succ():
+                if s != EXIT:
+                    preds[s].append(k)
+        self.preds = preds
+        self.idom = self._dominators()
+        self.children: dict = {k: [] for k in order}
+        for k in order:
+            if k != entry:
+                self.children[self.idom[k]].append(k)
+        self.headers = set()
+        self.fwd_in = {k: 0 for k in order}
+        for k in order:
+            for s in set(blocks[k].succ()):
+                if s == EXIT:
+                    continue
+                if self.rpo[s] <= self.rpo[k]:
+                    if not self.dominates(s, k):
+                        raise _Irreducible
+                    self.headers.add(s)
+                else:
+                    self.fwd_in[s] += 1
+
+    def _dominators(self) -> dict:
+        """Cooper, Harvey and Kennedy's iterative algorithm."""
+        rpo, order = self.rpo, self.order
+        idom = {self.entry: self.entry}
+        changed = True
+        while changed:
+            changed = False
+            for b in order[1:]:
+                new = None
+                for p in self.preds[b]:
+                    if p in idom:
+                        new = p if new is None else self._intersect(p, new, idom)
+                if new is not None and idom.get(b) != new:
+                    idom[b] = new
+                    changed = True
+        return idom
+
+    def _intersect(self, a, b, idom):
+        rpo = self.rpo
+        while a != b:
+            while rpo[a] > rpo[b]:
+                a = idom[a]
+            while rpo[b] > rpo[a]:
+                b = idom[b]
+        return a
+
+    def dominates(self, a, b) -> bool:
+        while True:
+            if a == b:
+                return True
+            if b == self.entry:
+                return False
+            b = self.idom[b]
+
+    def merge(self, k) -> bool:
+        return self.fwd_in[k] >= 2
+
+    def new_id(self) -> int:
+        self.ids += 1
+        return self.ids
+
+    def tree(self, x, ctx: list) -> list:
+        merges = sorted((c for c in self.children[x] if self.merge(c)),
+                        key=lambda k: self.rpo[k], reverse=True)
+        if x in self.headers:
+            lid = self.new_id()
+            body = self.within(x, merges, ctx + [("loop", x, lid)])
+            return [Labeled("loop", lid, body, guard=True)]
+        return self.within(x, merges, ctx)
+
+    def within(self, x, ys: list, ctx: list) -> list:
+        if ys:
+            y, rest = ys[0], ys[1:]
+            bid = self.new_id()
+            inner = self.within(x, rest, ctx + [("block", y, bid)])
+            return [Labeled("block", bid, inner)] + self.tree(y, ctx)
+        blk = self.blocks[x]
+        out = list(blk.ops)
+        term = blk.term
+        if term[0] == "exit":
+            out.append(Jump("return", None, None))
+        elif term[0] == "goto":
+            out += self.branch(x, term[1], ctx)
+        else:
+            _, cond, t, f, ins = term
+            out.append(If(cond, self.branch(x, t, ctx), self.branch(x, f, ctx), ins))
+        return out
+
+    def branch(self, src, dst, ctx: list) -> list:
+        if dst == EXIT:
+            return [Jump("return", None, None)]
+        if self.rpo[dst] <= self.rpo[src]:
+            return [Goto(self.find(ctx, "loop", dst))]
+        if self.merge(dst):
+            return [Goto(self.find(ctx, "block", dst))]
+        return self.tree(dst, ctx)
+
+    @staticmethod
+    def find(ctx: list, kind: str, node) -> int:
+        for k, n, i in reversed(ctx):
+            if k == kind and n == node:
+                return i
+        raise AssertionError(f"no enclosing {kind} for {node}")
+
+
+def structurize_general(prog: Program) -> Structured:
+    """The general path (see the comment at the top of this section)."""
+    limit = prog.max_exec_instructions or ITERATION_LIMIT
+    try:
+        entry, blocks = _Builder(prog).expand()
+        r = _Ramsey(entry, blocks)
+        body = simplify(r.tree(entry, []))
+        st = Structured(prog, Function("main", [], body, prog.entry))
+        st.mode = "structured"
+        st.limit = limit
+        return st
+    except (_TooBig, _Irreducible):
+        pass
+    st = Structured(prog, Function("main", [], [dispatch(prog, limit)], prog.entry))
+    st.mode = "dispatch"
+    st.limit = limit
+    return st
+
+
+def simplify(nodes: list) -> list:
+    """Readable output without changing the meaning: a Goto to a block in the block's tail
+    position is dropped (falling off the end of a block leaves it), and a block no Goto
+    targets any more is replaced by its body (if/else diamonds lose their wrapper)."""
+    def strip_tail(body: list, target: int) -> None:
+        if not body:
+            return
+        last = body[-1]
+        if isinstance(last, Goto) and last.target == target:
+            body.pop()
+        elif isinstance(last, If):
+            strip_tail(last.then, target)
+            strip_tail(last.orelse, target)
+        elif isinstance(last, Labeled):
+            strip_tail(last.body, target)        # leaving it falls to our end too
+
+    def visit(body: list) -> None:
+        for node in body:
+            if isinstance(node, Labeled):
+                visit(node.body)
+                if node.kind == "block":
+                    strip_tail(node.body, node.id)
+            elif isinstance(node, If):
+                visit(node.then)
+                visit(node.orelse)
+
+    def targets(body: list, out: set) -> set:
+        for node in body:
+            if isinstance(node, Goto):
+                out.add(node.target)
+            elif isinstance(node, Labeled):
+                targets(node.body, out)
+            elif isinstance(node, If):
+                targets(node.then, out)
+                targets(node.orelse, out)
+        return out
+
+    def flatten(body: list, used: set) -> list:
+        out = []
+        for node in body:
+            if isinstance(node, Labeled):
+                node.body = flatten(node.body, used)
+                if node.kind == "block" and node.id not in used:
+                    out.extend(node.body)
+                    continue
+            elif isinstance(node, If):
+                node.then = flatten(node.then, used)
+                node.orelse = flatten(node.orelse, used)
+            out.append(node)
+        return out
+
+    visit(nodes)
+    return flatten(nodes, targets(nodes, set()))
+
+
+# ---- the dispatch fallback -----------------------------------------------------------------------
+
+def dispatch(prog: Program, limit: int) -> Dispatch:
+    """Basic blocks of the original program in a ``while (true) switch (pc)`` loop with an
+    explicit return stack (CAL pushes the block after it, RET pops; PUSHA/POPA share it)."""
+    b = _Builder(prog)
+    ins = b.ins
+    n = len(ins)
+    starts = sorted({prog.entry, 0} | {p for p in b.leaders if p < n} |
+                    {i + 1 for i, x in enumerate(ins) if OPCODES[x.op].category == "flow"
+                     and i + 1 < n})
+    ids = {p: k for k, p in enumerate(starts)}
+    ids[n] = -1                                      # past the end: exit
+
+    def bid(p: int) -> int:
+        return ids[p] if p < n else -1
+
+    out = []
+    for k, start in enumerate(starts):
+        end = starts[k + 1] if k + 1 < len(starts) else n
+        body: list = []
+        term = None
+        for pc in range(start, end):
+            i = ins[pc]
+            op = i.op
+            nxt = bid(pc + 1) if OPCODES[op].category == "flow" else None
+            if op == "BRA":
+                term = _dbranch(i.cond, bid(prog.labels[i.label]), nxt, i)
+            elif op == "CAL":
+                term = DStmt("call", _cond(i.cond), bid(prog.labels[i.label]), nxt, i)
+            elif op == "RET":
+                term = DStmt("ret", _cond(i.cond), None, nxt, i)
+            elif op == "PUSHA":
+                body.append(DStmt("pusha", ins=i))
+            elif op == "POPA":
+                body.append(DStmt("popa", ins=i))
+            elif op == "IF":
+                m = b.match[pc]
+                term = _dbranch(i.cond, nxt, bid(m.get("else", m["end"]) + 1), i)
+            elif op == "ELSE":
+                term = DStmt("goto", target=bid(b.match[pc]["end"] + 1), ins=i)
+            elif op == "ENDIF":
+                pass
+            elif op == "REP":
+                end_ = b.match[pc]["end"]
+                if i.srcs:
+                    reg, unsigned = b.counter(pc, ())
+                    t = i.dtype
+                    src = replace(i.srcs[0], swizzle=(i.srcs[0].swizzle[0],) * 4)
+                    body.append(Op(Instruction("FLR" if t == DataType.FLOAT else "MOV",
+                                               t if t != DataType.FLOAT else DataType.INT,
+                                               Dest(reg, None, (True, False, False, False)),
+                                               (src,), span=i.span, text="(REP count)")))
+                    term = DStmt("branch", CountTest(reg, unsigned), nxt, bid(end_ + 1), i)
+                else:
+                    term = DStmt("goto", target=nxt, ins=i)
+            elif op == "ENDREP":
+                rep = b.match[pc]["rep"]
+                if ins[rep].srcs:
+                    reg, unsigned = b.counter(rep, ())
+                    t = DataType.UINT if unsigned else DataType.INT
+                    body.append(Op(Instruction("ADD", t, Dest(reg, None, (True, False, False, False)),
+                                               (Source(reg), Source(b.const(-1))), span=i.span,
+                                               text="(ENDREP)")))
+                    term = DStmt("branch", CountTest(reg, unsigned), bid(rep + 1), nxt, i)
+                else:
+                    term = DStmt("goto", target=bid(rep + 1), ins=i)
+            elif op in ("BRK", "CONT"):
+                m = b.match[pc]
+                target = bid(m["end"] + 1) if op == "BRK" else bid(m["end"])
+                term = _dbranch(i.cond, target, nxt, i)
+            elif OPCODES[op].category == "flow":
+                raise StructureError(f"{op} is not supported with unstructured control flow", i)
+            else:
+                body.append(Op(i))
+        if term is None:
+            term = DStmt("goto", target=bid(end)) if end < n else DStmt("exit")
+        body.append(term)
+        out.append(DBlock(k, body))
+    return Dispatch(ids[prog.entry] if prog.entry < n else -1, out, prog.call_overflow, limit)
+
+
+def _cond(c):
+    return None if c is None or c.rule == "TR" else c
+
+
+def _dbranch(cond, taken: int, other: int, ins) -> DStmt:
+    if cond is None or cond.rule == "TR":
+        return DStmt("goto", target=taken, ins=ins)
+    if cond.rule == "FL":
+        return DStmt("goto", target=other, ins=ins)
+    return DStmt("branch", cond, taken, other, ins)
+
+
+# ---- back to linear IR (tests; locating a pass that broke a program) ------------------------------
+
+def linearize(st: Structured) -> Program:
+    """The structured form of the general path as a linear IR program (BRA/CAL/RET and labels)
+    that the executor runs: running it against the original program checks the structurizer.
+    Iteration guards are left out (the executor has its own step limit)."""
+    src = st.program
+    prog = Program(src.stage, src.dialect, dict(src.registers), [], {}, 0, src.options,
+                   src.geometry, source_name=src.source_name)
+    prog.call_overflow = src.call_overflow
+    prog.max_exec_instructions = src.max_exec_instructions
+    out = prog.instructions
+    counter = [0]
+
+    def fresh(prefix: str) -> str:
+        counter[0] += 1
+        return f"%{prefix}{counter[0]}"
+
+    def place(name: str) -> None:
+        prog.labels[name] = len(out)
+
+    def cond_of(c) -> CondTest:
+        if isinstance(c, CountTest):
+            # test the counter through CC1.x (linearized programs only): GT = reg.x > 0
+            t = DataType.UINT if c.unsigned else DataType.INT
+            out.append(Instruction("MOV", t, Dest("%cc_probe", None, (True, False, False, False)),
+                                   (Source(c.reg, swizzle=(0, 0, 0, 0)),), cc_update=1,
+                                   cc_kind=CCKind.INT, text="(count test)"))
+            prog.registers.setdefault("%cc_probe", Register("%cc_probe", RegKind.TEMP, t))
+            return CondTest("NE" if c.unsigned else "GT", 1, (0, 0, 0, 0))
+        return c
+
+    def emit(nodes: list, targets: dict) -> None:
+        for node in nodes:
+            if isinstance(node, Op):
+                out.append(node.ins)
+            elif isinstance(node, If):
+                then, end = fresh("then"), fresh("endif")
+                out.append(Instruction("BRA", label=then, cond=cond_of(node.cond)))
+                emit(node.orelse, targets)
+                out.append(Instruction("BRA", label=end))
+                place(then)
+                emit(node.then, targets)
+                place(end)
+            elif isinstance(node, Labeled):
+                start, end = fresh("start"), fresh("end")
+                place(start)
+                emit(node.body, {**targets, node.id: start if node.kind == "loop" else end})
+                place(end)
+            elif isinstance(node, Goto):
+                out.append(Instruction("BRA", label=targets[node.target]))
+            elif isinstance(node, Jump) and node.kind == "return":
+                out.append(Instruction("BRA", label=END, cond=node.cond))
+            elif isinstance(node, Dispatch):
+                emit_dispatch(node)
+            else:
+                raise AssertionError(node)
+
+    def emit_dispatch(d: Dispatch) -> None:
+        name = {b.id: fresh("b") for b in d.blocks}
+        name[-1] = END
+        if d.entry != (d.blocks[0].id if d.blocks else -1):
+            out.append(Instruction("BRA", label=name[d.entry]))
+        for blk in d.blocks:
+            place(name[blk.id])
+            for s in blk.body:
+                if isinstance(s, Op):
+                    out.append(s.ins)
+                    continue
+                k = s.kind
+                if k == "goto":
+                    out.append(Instruction("BRA", label=name[s.target]))
+                elif k == "branch":
+                    out.append(Instruction("BRA", label=name[s.target], cond=cond_of(s.cond)))
+                    out.append(Instruction("BRA", label=name[s.other]))
+                elif k == "call":
+                    out.append(Instruction("CAL", label=name[s.target], cond=s.cond))
+                    out.append(Instruction("BRA", label=name[s.other]))
+                elif k == "ret":
+                    out.append(Instruction("RET", cond=s.cond))
+                    out.append(Instruction("BRA", label=name[s.other]))
+                elif k in ("pusha", "popa"):
+                    out.append(s.ins)
+                elif k == "exit":
+                    out.append(Instruction("BRA", label=name[-1]))
+
+    # the end of the program (a label after the last instruction): execution ends there even
+    # with return addresses on the call stack, as at the end of the original program
+    END = "%end"
+    emit(st.main.body, {})
+    place(END)
+    return prog

@@ -86,7 +86,7 @@ def main(args) -> int:
     if args.lanes is not None and args.lanes < 1:
         print("xlate verify: error: --lanes must be a positive integer", file=sys.stderr)
         return EXIT_USAGE
-    if args.lanes > 1 << 20:
+    if args.lanes is not None and args.lanes > 1 << 20:
         print("xlate verify: error: --lanes must be at most 1048576", file=sys.stderr)
         return EXIT_USAGE
     from .core import verify_source

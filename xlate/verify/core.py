@@ -67,11 +67,6 @@ def textures_supported() -> bool:
     return not getattr(TEX.get("TEX"), "placeholder", False)
 
 
-def _lane_words(values: np.ndarray, lane: int) -> list:
-    w = np.asarray(values)[lane]
-    return [f"0x{int(x):08x}" for x in np.ravel(w)]
-
-
 def describe_inputs(gen: GeneratedInputs, lane: int) -> dict[str, list]:
     """Readable inputs of one lane: binding -> [floats] with the raw words."""
     out = {}
@@ -183,7 +178,9 @@ def output_spec(program: Program, facts: Facts, out: dict, elems) -> cmp.OutputS
             wt |= facts.writer_types.get((reg, c), set())
             ops |= facts.inexact_ops(reg, c)
             u = u or facts.undefined(reg, c)
-        integer.append(gint or (bool(wt) and wt <= {DataType.INT, DataType.UINT}))
+        # the words' type is the writers' (an ivec4 output written by float instructions
+        # carries float bits, which llvmpipe may have flushed)
+        integer.append(wt <= {DataType.INT, DataType.UINT} if wt else gint)
         tol.append(cmp.tolerance_for(ops))
         undef.append(u)
     return cmp.OutputSpec(out["binding"], comps, tuple(integer), tol, tuple(undef))
@@ -285,10 +282,6 @@ def verify_source(text: str, filename: str, *, lanes: int = 4096, seed: int = 1,
     return rep
 
 
-class Unsupported(Exception):
-    pass
-
-
 @dataclass
 class _Run:
     gen: GeneratedInputs
@@ -296,7 +289,6 @@ class _Run:
     cap: object
     diffs: list
     compared: int
-    gl_args: tuple
 
 
 def _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep, *, finite=False):
@@ -328,11 +320,11 @@ def _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep, *, fini
             return None
     cap = run_gl(runner, program, glsl, reflection, gen, lanes)
     diffs, compared = compare_all(program, facts, reflection, res, cap, rep.notes)
-    return _Run(gen, res, cap, diffs, compared, None)
+    return _Run(gen, res, cap, diffs, compared)
 
 
-ALWAYS_OK = ("tolerance", "range", "undefined")
-EXPLAINED = ("ftz", "nonfinite") + ALWAYS_OK
+ALWAYS_OK = ("tolerance", "range", "undefined", "boundary")
+EXPLAINED = ("ftz", "nonfinite", "lod") + ALWAYS_OK
 SUSPECT = ("divergence", "operands", "interface")
 
 
@@ -396,85 +388,85 @@ def _localize(program, facts, lanes, runner, run, rep) -> list[dict]:
         return []
 
 
+def _relabel_precise(program, facts, glsl, reflection, lanes, runner, run, cases) -> bool:
+    """Re-run ``run``'s inputs with every GLSL variable ``precise``; localized cases whose
+    difference vanishes get verdict ``precise``.  True if every difference vanished."""
+    from . import gl as glmod
+    try:
+        cap = run_gl(runner, program, glmod.make_precise(glsl), reflection, run.gen, lanes)
+        d_p, _ = compare_all(program, facts, reflection, run.res, cap, [])
+    except glmod.GLError:
+        return False
+    left = {(d.output, d.lane, d.component) for d in d_p}
+    for x in cases:
+        if x.get("verdict") in EXPLAINED:
+            continue
+        comp = "xyzw".index(x["component"]) if "component" in x else None
+        if (x.get("output"), x.get("lane"), comp) not in left:
+            x["verdict"] = "precise"
+            x["detail"] = PRECISE_NOTE
+    return not d_p
+
+
 def _classify(program, facts, glsl, reflection, lanes, seed, runner, rep, run, max_reported):
     """Name the first differing instructions (localization), then tell implementation
-    freedoms from translation problems:
+    freedoms from translation problems.
 
-    0. every localized verdict in :data:`ALWAYS_OK` (``tolerance``, ``range``, ``undefined``):
-       pass -- the spec allows the difference whatever the inputs;
-    A. the same inputs with every GLSL variable ``precise``: if the differences vanish, the
-       implementation reassociated/contracted/folded what the executor rounds one by one
-       (mismatch, verdict ``precise``: the translation should use ``precise``);
-    B. inputs without NaN/Inf, huge magnitudes and integer bit patterns read as floats: if
-       every localized verdict is explained (:data:`EXPLAINED`) and the differences vanish
-       there, or the remaining ones localize to :data:`ALWAYS_OK` verdicts only: pass;
-    C. both (finite inputs, ``precise``): if only that makes them vanish: verdict ``precise``;
-    otherwise mismatch, reporting (and localizing) the finite run's differences.
+    Verdicts of the localized cases (one per output, three at most; see :mod:`trace`):
+    suspect ones (``divergence``, ``operands``, ``interface``, ``cc``) are re-checked with every
+    GLSL variable declared ``precise`` -- a case whose difference then vanishes becomes
+    ``precise`` (the implementation reassociated/contracted/folded what the executor rounds
+    one by one: the translation should use ``precise``).  Then:
+
+    * every verdict in :data:`ALWAYS_OK` (``tolerance``, ``range``, ``undefined``): pass;
+    * every verdict in :data:`EXPLAINED` (also ``ftz``, ``nonfinite``): re-run with finite
+      inputs (no NaN/Inf, no huge magnitudes, no integer bit patterns read as floats) and
+      localize again; pass when nothing differs there or only explained verdicts remain;
+    * otherwise mismatch (reason ``precise`` when that is the only unexplained verdict).
     """
     from . import gl as glmod
     rep.localization = _localize(program, facts, lanes, runner, run, rep)
+    if not rep.localization:
+        return
+    if {x.get("verdict") for x in rep.localization} - set(EXPLAINED):
+        _relabel_precise(program, facts, glsl, reflection, lanes, runner, run, rep.localization)
     verdicts = {x.get("verdict") for x in rep.localization}
-    if rep.localization and verdicts <= set(ALWAYS_OK):
+    if verdicts <= set(ALWAYS_OK):
         rep.status = "pass"
         rep.reason = "differences explained: " + ", ".join(sorted(verdicts))
         return
-
-    def relabel(how: str):
-        for x in rep.localization:
-            if x.get("verdict") not in EXPLAINED:
-                x["verdict"] = "precise"
-                x["detail"] = PRECISE_NOTE
-        rep.reason = how
-
-    precise_glsl = glmod.make_precise(glsl)
-    try:
-        cap_a = run_gl(runner, program, precise_glsl, reflection, run.gen, lanes)
-        d_a, _ = compare_all(program, facts, reflection, run.res, cap_a, [])
-    except glmod.GLError as e:
-        rep.notes.append(f"'precise' re-run failed: {e}")
-        d_a = run.diffs
-    if not d_a:
-        relabel("differences vanish with 'precise' GLSL (see localization)")
-        return
-    try:
-        run_b = _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep, finite=True)
-    except glmod.GLError as e:
-        rep.reason = f"implementation error on the finite re-run: {e}"
-        return
-    if run_b is None:
-        return
-    rep.notes.append(f"{len(run.diffs)} differences with edge inputs; {len(run_b.diffs)} with "
-                     "finite inputs")
-    explained = bool(rep.localization) and verdicts <= set(EXPLAINED)
-    if not run_b.diffs and explained:
-        rep.status = "pass"
-        rep.reason = ("differences explained: " + ", ".join(sorted(verdicts)) +
-                      " (see localization); none with finite inputs")
-        return
-    second = _localize(program, facts, lanes, runner, run_b, rep) if run_b.diffs else []
-    v2 = {x.get("verdict") for x in second}
-    if explained and second and v2 <= set(ALWAYS_OK):
-        rep.status = "pass"
-        rep.reason = "differences explained: " + ", ".join(sorted(verdicts | v2))
+    if verdicts <= set(EXPLAINED):
+        try:
+            run_b = _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep,
+                             finite=True)
+        except glmod.GLError as e:
+            rep.reason = f"implementation error on the finite re-run: {e}"
+            return
+        if run_b is None:
+            return
+        rep.notes.append(f"{len(run.diffs)} differences with edge inputs; {len(run_b.diffs)} "
+                         "with finite inputs")
+        second = _localize(program, facts, lanes, runner, run_b, rep) if run_b.diffs else []
+        if {x.get("verdict") for x in second} - set(EXPLAINED):
+            _relabel_precise(program, facts, glsl, reflection, lanes, runner, run_b, second)
+        v2 = {x.get("verdict") for x in second}
         rep.localization = [dict(x, run="finite inputs") for x in second] + \
             [dict(x, run="edge inputs") for x in rep.localization]
-        return
-    try:
-        cap_c = run_gl(runner, program, precise_glsl, reflection, run_b.gen, lanes)
-        d_c, _ = compare_all(program, facts, reflection, run_b.res, cap_c, [])
-    except glmod.GLError:
-        d_c = run_b.diffs
-    if not d_c and verdicts <= set(EXPLAINED) | set(SUSPECT):
-        relabel("differences vanish with 'precise' GLSL on finite inputs (see localization)")
-        return
-    if run_b.diffs:
-        first = [dict(x, run="edge inputs") for x in rep.localization]
+        if not run_b.diffs or (second and v2 <= set(EXPLAINED)):
+            rep.status = "pass"
+            rep.reason = "differences explained: " + ", ".join(sorted(verdicts | v2))
+            return
         rep.total_differences = len(run_b.diffs)
         rep.differences = run_b.diffs[:max_reported]
         rep.inputs_of = {}
         _note_inputs(rep, run_b.gen, run_b.diffs)
-        rep.localization = [dict(x, run="finite inputs") for x in second] + first
-        rep.reason = "differences remain with finite inputs: " + ", ".join(sorted(v2))
+        verdicts = v2
+    unexplained = verdicts - set(EXPLAINED)
+    if unexplained == {"precise"}:
+        rep.reason = ("differences vanish with 'precise' GLSL: the implementation reassociates "
+                      "or contracts float operations (see localization)")
+    else:
+        rep.reason = "localized: " + ", ".join(sorted(verdicts))
 
 
 def _note_inputs(rep: ProgramReport, gen: GeneratedInputs, diffs) -> None:

@@ -8,19 +8,20 @@ so the harness's own helper shaders go the same way.
 The harness edits the generated GLSL text -- only its *interface*, never the code in between
 -- so that every value can be read back exactly.  All edits are listed here:
 
-Vertex programs (transform feedback, rasterizer discard, one point per lane):
+Vertex programs (transform feedback, rasterizer discard, one point per lane, vertex id =
+lane):
   * every user output declaration gets ``xfb_buffer``/``xfb_offset`` qualifiers (outputs are
     spread over up to 4 interleaved buffers of at most 64 components each);
-  * ``out gl_PerVertex { ... }`` is redeclared with ``xfb_offset`` on ``gl_Position``,
-    ``gl_PointSize`` and ``gl_ClipDistance`` (the members the shader writes);
-  * other built-in outputs (``gl_Layer``, ``gl_PrimitiveID``) cannot be captured: they are
-    copied into an extra ``flat out int`` at the end of ``main``.
+  * built-in outputs (``gl_Position``, ``gl_PointSize``, ``gl_ClipDistance[n]``, ``gl_Layer``,
+    ``gl_PrimitiveID``) are copied at the end of ``main`` into extra ``xv_b_*`` outputs on
+    free locations, which are captured like user outputs (Mesa 22.3's GLSL compiler ignores
+    ``xfb_offset`` on a redeclared ``gl_PerVertex`` member, and gl_Layer cannot be captured).
   Transform feedback through ``xfb_*`` qualifiers (not ``glTransformFeedbackVaryings``) works
   the same for GLSL and SPIR-V, so both backends run identical text.
 
 Geometry programs (transform feedback of the emitted vertices):
-  * outputs as for vertex programs, plus an extra ``flat out int xv_prim`` set to
-    ``gl_PrimitiveIDIn`` before every ``EmitVertex()`` -- each captured vertex is tagged with
+  * outputs as for vertex programs (built-ins copied before every ``EmitVertex()``), plus an
+    extra ``flat out int xv_prim`` set to ``gl_PrimitiveIDIn`` before every ``EmitVertex()`` -- each captured vertex is tagged with
     the input primitive (= executor lane) that emitted it;
   * a pass-through vertex shader written by the harness feeds each input location (same
     qualifiers and type) and ``gl_Position``/``gl_PointSize``/``gl_ClipDistance`` from
@@ -42,6 +43,8 @@ Fragment programs (one fullscreen triangle into RGBA32F/RGBA32I targets):
     marks a killed (discarded) fragment, and ``x`` is the depth the shader wrote;
   * ``gl_FragCoord`` is (x + 0.5, y + 0.5, 0.5, 1.0); ``gl_FrontFacing`` is true;
     ``gl_PrimitiveID`` is 0 (one triangle).
+
+``Runner(precise=True)`` additionally passes every shader through :func:`make_precise`.
 """
 from __future__ import annotations
 
@@ -130,11 +133,18 @@ def _at_main_end(src: str, lines: list[str]) -> str:
 _DECL_LINE = re.compile(r"^(\s*)((?:vec4|ivec4|uvec4|float|int|uint)\s+\w+(?:\[\d+\])?\s*[=;])", re.M)
 
 
+_RETURN = re.compile(r"^((?:float|vec4|vec3|vec2) )(xl_\w+\(.*\) \{ )return (.*); \}$", re.M)
+_RETURN_ML = re.compile(r"^(    )return ((?!xl_r\b).*);$", re.M)
+
+
 def make_precise(src: str) -> str:
-    """Qualify every variable declaration ``precise`` (GLSL 4.00): the compiler may then not
-    reassociate, contract (a*b+c -> fma) or fold (x*0 -> 0) the operations computing them.
-    Used by localization to tell such optimizations from real differences."""
-    return _DECL_LINE.sub(r"\1precise \2", src)
+    """Qualify every variable declaration ``precise`` (GLSL 4.00), and route one-line float
+    helper functions' results through a ``precise`` local: the compiler may then not
+    reassociate, contract (a*b+c -> fma) or fold the operations computing them.  Used to tell
+    such optimizations from real differences."""
+    src = _DECL_LINE.sub(r"\1precise \2", src)
+    return _RETURN.sub(lambda m: f"{m.group(1)}{m.group(2)}precise {m.group(1).strip()} xl_r = "
+                       f"{m.group(3)}; return xl_r; }}", src)
 
 
 @dataclass
@@ -318,7 +328,10 @@ TEX_TARGETS = {"1D": G.GL_TEXTURE_1D, "2D": G.GL_TEXTURE_2D, "3D": G.GL_TEXTURE_
 class Runner:
     """One GL context, one backend (``gl`` or ``gl-spirv``)."""
 
-    def __init__(self, backend: str = "gl"):
+    def __init__(self, backend: str = "gl", *, precise: bool = False):
+        """``precise``: run every shader through :func:`make_precise` first -- for property
+        tests that check semantics apart from the known missing-``precise`` problem."""
+        self.precise = precise
         if backend == "vulkan":
             raise GLUnavailable("backend 'vulkan' is not implemented yet: use --backend gl or "
                                 "gl-spirv (the SPIR-V module itself runs through GL_ARB_gl_spirv)")
@@ -593,6 +606,8 @@ class Runner:
         through SHADOW targets (depth textures with comparison).
         """
         self._tex = (textures or {}, shadow or set())
+        if self.precise:
+            glsl = make_precise(glsl)
         self.gl.use()
         try:
             if stage == "vertex":

@@ -70,6 +70,11 @@ PROTOS = {
     "glProgramUniform4fv": (None, [u, i, i, p]),
     "glProgramUniform4iv": (None, [u, i, i, p]),
     "glProgramUniform1i": (None, [u, i, i]),
+    "glUniform1i": (None, [i, i]),
+    "glUniform1fv": (None, [i, i, p]),
+    "glUniform2fv": (None, [i, i, p]),
+    "glUniform3fv": (None, [i, i, p]),
+    "glUniform4fv": (None, [i, i, p]),
     "glProgramUniformMatrix4fv": (None, [u, i, i, u, p]),
     "glGetActiveUniform": (None, [u, u, i, PI, PI, PU, C.c_char_p]),
     # buffers / vertex arrays
@@ -133,6 +138,7 @@ PROTOS = {
     "glLoadMatrixf": (None, [p]),
     "glLoadIdentity": (None, []),
     "glActiveTextureARB": (None, [u]),
+    "glClampColor": (None, [u, u]),
 }
 
 # enums used by the verifier
@@ -182,6 +188,7 @@ GL_PROGRAM_POINT_SIZE = 0x8642
 GL_VERTEX_ARRAY, GL_NORMAL_ARRAY, GL_COLOR_ARRAY = 0x8074, 0x8075, 0x8076
 GL_TEXTURE_COORD_ARRAY, GL_SECONDARY_COLOR_ARRAY, GL_FOG_COORD_ARRAY = 0x8078, 0x845E, 0x8457
 GL_MODELVIEW, GL_PROJECTION, GL_TEXTURE = 0x1700, 0x1701, 0x1702
+GL_CLAMP_VERTEX_COLOR, GL_CLAMP_FRAGMENT_COLOR, GL_CLAMP_READ_COLOR = 0x891A, 0x891B, 0x891C
 
 GL_TEXTURE_CUBE_MAP_SEAMLESS = 0x884F
 GL_TEXTURE_MIN_LOD, GL_TEXTURE_MAX_LOD = 0x813A, 0x813B

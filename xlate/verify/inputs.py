@@ -24,8 +24,10 @@ arithmetic (toolchain.md §2.7) while the executor keeps them.  ``denormals=True
 the edge pool.
 
 Texture coordinates (components a texture instruction's coordinates, LOD or gradients may
-depend on): small values, integers and halves, texel centres of an 8-texel texture and
-0/+-1/0.5/2 -- far-away or NaN coordinates are sampled with implementation-defined precision.
+depend on): uniform values in [-4, 4) and texel centres of an 8-texel texture ((k + 0.5) / 8,
+which are centres or interiors on every mip level) -- never far-away, NaN or texel-boundary
+coordinates: llvmpipe selects texels on exact boundaries with its own rounding, and samples
+far-away coordinates with implementation-defined precision.
 
 Integer pool: small [-16, 16], shift counts [0, 40], powers of two, INT_MIN/INT_MAX/-1/
 0xFFFFFFFF and uniformly random words.  Components that feed a relative index get mostly
@@ -56,7 +58,7 @@ DENORMALS = np.array([1e-40, -1e-40, 1.4e-45, -1.4e-45], dtype=np.float32)
 EDGE_INTS = np.array([0, 1, -1, 2, -2, 0x7FFFFFFF, -0x80000000, 0x7FFFFFFE, -0x7FFFFFFF,
                       0xFFFF, 0x10000, 0xFF, 0x100, 31, 32, 33], dtype=np.int64)
 
-COORD_MIX = (("small", 0.45), ("integral", 0.2), ("texel", 0.2), ("coordedge", 0.15))
+COORD_MIX = (("small", 0.5), ("texel", 0.5))
 FLOAT_MIX = (("small", 0.34), ("wide", 0.12), ("integral", 0.16), ("constant", 0.14),
              ("magnitude", 0.12), ("edge", 0.12))
 INT_MIX = (("small", 0.40), ("shift", 0.12), ("pow2", 0.12), ("edge", 0.16), ("random", 0.20))
@@ -205,7 +207,7 @@ def _words_for(rng, n: int, types: set[DataType], constants, int_constants, deno
     if loop:
         # REP counts: small non-negative values, float or integer
         cnt = rng.integers(0, 9, n)
-        f = cnt.astype(np.float32) + np.float32(0.5) * rng.integers(0, 2, n)
+        f = (cnt + 0.5 * rng.integers(0, 2, n)).astype(np.float32)
         fw = f.view(np.uint32)
         iw = cnt.astype(np.uint32)
         if want_int and want_float:
@@ -216,8 +218,8 @@ def _words_for(rng, n: int, types: set[DataType], constants, int_constants, deno
         iw = rng.integers(-1, hi + 1, n).astype(np.int64)
         iw = (iw & 0xFFFFFFFF).astype(np.uint32)
         if want_float:
-            return np.where(rng.random(n) < 0.5,
-                            rng.integers(-1, hi + 1, n).astype(np.float32).view(np.uint32), iw)
+            fi = rng.integers(-1, hi + 1, n).astype(np.float32).view(np.uint32)
+            return fi if finite else np.where(rng.random(n) < 0.5, fi, iw)
         return iw
     mix = FLOAT_MIX if edges else tuple((k, w) for k, w in FLOAT_MIX if k != "edge")
     if coord:

@@ -23,14 +23,27 @@ Verdicts:
   ``precise`` values (the executor follows IEEE: NaN);
 * ``undefined``: the first divergence is an instruction whose operands make its result
   undefined by NV_gpu_program4 (integer MOD of a negative value or by a divisor <= 0, integer
-  DIV by zero, shifts by a negative count or 32 or more);
+  DIV by zero, shifts by a negative count or 32 or more, a relative array index out of
+  range);
+* ``lod``: the first divergence is a fragment texture lookup with derivative-based level of
+  detail on a texture where the level matters: GL lets implementations approximate rho and
+  lambda (GL 4.5 §8.14.1), and the executor's "llvmpipe" sampling mode does not reproduce
+  llvmpipe's per-block LOD selection in every case;
+* ``boundary``: the first divergence is a NEAREST-filtered texture lookup whose coordinate
+  lies exactly on a texel edge (llvmpipe's texel selection there depends on its code path);
 * ``range``: the first divergence is SIN/COS/SCS of an operand beyond 2^23 in magnitude,
   where llvmpipe's range reduction fails (GLSL sets no precision for sin/cos);
 * ``tolerance``: the first difference is an approximate opcode (:data:`compare.INEXACT`)
   within its tolerance, and later instructions amplified it (cancellation, a comparison that
   flipped, a loop count ...);
-* ``operands``: the operands already differ although no earlier probe did (a register read
-  through an interface, a relative index, state outside the probed values);
+* ``cc``: a condition-code test (IF/BRK/CONT/KIL/conditional write) passes on one side and
+  fails on the other although every value computed before agrees: the flags of the last CC
+  update (``cc_set_by``) differ -- a bug in the executor's or the translation's flag rules
+  (``nonfinite``/``ftz`` instead when that update computed a NaN or a denormal);
+* ``operands``: the operands already differ although no earlier probe did -- typically a
+  loop or a subroutine called from several places ran the diverging instruction more than
+  once (probes hold the value of the *last* execution, so an earlier divergence is only seen
+  downstream), or the probes changed how the implementation compiled the code;
 * ``interface``: no probe differs, only the output: the difference arises where results are
   written out (aliasing, output staging) -- or the probes themselves changed how the
   implementation compiled the code (see ``precise``);
@@ -43,8 +56,8 @@ from __future__ import annotations
 import copy
 import numpy as np
 
-from ..ir.model import (Binding, DataType, Dest, Instruction, Program, Register, RegKind, Source,
-                        Stage)
+from ..ir.model import (Binding, CondTest, DataType, Dest, Instruction, Program, Register,
+                        RegKind, Source, Stage)
 from ..ir.ops import OPCODES
 from . import compare as cmp
 
@@ -78,12 +91,14 @@ def _free_slots(program: Program, n: int) -> list[Binding]:
     return []
 
 
-def instrument(program: Program, probes: list[tuple[int, Source, str]]) -> tuple[Program, list[str]]:
-    """A copy of ``program`` with ``MOV.U`` probes.
+def instrument(program: Program, probes: list[tuple]) -> tuple[Program, list[str]]:
+    """A copy of ``program`` with probes.
 
-    ``probes``: (position, source operand to copy, "after" | "before") -- the probe goes just
-    after (or before) instruction ``position``.  Returns the program and the probe register
-    names (in the order given)."""
+    ``probes``: (position, what, "after" | "before") -- the probe goes just after (or before)
+    instruction ``position``.  ``what`` is a :class:`Source` (``MOV.F probe, source``: a bit
+    copy of the register element) or a :class:`CondTest` (``MOV.F probe, {0,0,0,0}`` then
+    ``MOV.F probe (test), {1,1,1,1}``: 1.0 in each component whose condition-code test
+    passes).  Returns the program and the probe register names (in the order given)."""
     prog = copy.copy(program)
     prog.registers = dict(program.registers)
     prog.instructions = list(program.instructions)
@@ -91,27 +106,39 @@ def instrument(program: Program, probes: list[tuple[int, Source, str]]) -> tuple
     slots = _free_slots(program, len(probes))
     if len(slots) < len(probes):
         raise RuntimeError("no free output slots for probes")
+    one = 0x3F800000
+    prog.registers["xv_zero"] = Register("xv_zero", RegKind.CONST, DataType.FLOAT,
+                                         value=((0, 0, 0, 0),), implicit=True)
+    prog.registers["xv_one"] = Register("xv_one", RegKind.CONST, DataType.FLOAT,
+                                        value=((one, one, one, one),), implicit=True)
     names = []
     inserts = []
-    for j, ((pos, src, where), b) in enumerate(zip(probes, slots)):
+    for j, ((pos, what, where), b) in enumerate(zip(probes, slots)):
         name = f"xv_probe{j}"
         prog.registers[name] = Register(
             name=name, kind=RegKind.OUTPUT, dtype=DataType.NONE, bindings=(b,), implicit=True)
-        ins = Instruction("MOV", DataType.FLOAT, Dest(name), (src,),
-                          text=f"MOV.F {name}  # probe")
-        inserts.append((pos + 1 if where == "after" else pos, j, ins))
+        if isinstance(what, CondTest):
+            seq = [Instruction("MOV", DataType.FLOAT, Dest(name), (Source("xv_zero"),),
+                               text=f"MOV.F {name}, 0  # probe"),
+                   Instruction("MOV", DataType.FLOAT, Dest(name, cond=what), (Source("xv_one"),),
+                               text=f"MOV.F {name} (test), 1  # probe")]
+        else:
+            seq = [Instruction("MOV", DataType.FLOAT, Dest(name), (what,),
+                               text=f"MOV.F {name}  # probe")]
+        inserts.append((pos + 1 if where == "after" else pos, j, seq, where))
         names.append(name)
-    # insert from the back so positions stay valid; labels/entry at or after the insertion
-    # point move with the instruction they name (a probe "before" k runs before k even when
-    # k is a branch target; a probe "after" k must not run when something jumps to k + 1)
-    for at, j, ins in sorted(inserts, key=lambda t: (-t[0], -t[1])):
-        before = any(p[2] == "before" and p[0] == at for p in probes)
-        prog.instructions.insert(at, ins)
+    # insert from the back so positions stay valid; labels/entry at the insertion point stay
+    # (a probe "before" k runs before k even when k is a branch target) or move on (a probe
+    # "after" k must not run when something jumps to k + 1)
+    for at, j, seq, where in sorted(inserts, key=lambda t: (-t[0], -t[1])):
+        n = len(seq)
+        prog.instructions[at:at] = seq
+        before = where == "before"
         for lab, idx in list(prog.labels.items()):
             if idx > at or (idx == at and not before):
-                prog.labels[lab] = idx + 1
+                prog.labels[lab] = idx + n
         if prog.entry > at or (prog.entry == at and not before):
-            prog.entry += 1
+            prog.entry += n
     return prog, names
 
 
@@ -223,6 +250,96 @@ def _operand_ints(ins: Instruction, j: int, words) -> np.ndarray:
     return a
 
 
+def _derivatives_in_flow(program: Program) -> bool:
+    if program.stage != Stage.FRAGMENT:
+        return False
+    depth = 0
+    for ins in program.instructions:
+        if ins.op in ("IF", "REP"):
+            depth += 1
+        elif ins.op in ("ENDIF", "ENDREP"):
+            depth = max(0, depth - 1)
+        elif depth and (ins.op in ("DDX", "DDY") or
+                        (ins.tex is not None and ins.op in ("TEX", "TXB", "TXP"))):
+            return True
+    return False
+
+
+def _implicit_lod(program: Program, ins: Instruction, gen) -> bool:
+    """A fragment lookup whose level of detail comes from derivatives, on a texture where
+    the LOD matters (mipmaps, or different minification and magnification filters)."""
+    if ins.tex is None or ins.op not in ("TEX", "TXB", "TXP", "TXD"):
+        return False
+    if ins.op != "TXD" and program.stage != Stage.FRAGMENT:
+        return False
+    tex = getattr(gen, "textures", {}).get(ins.tex.unit)
+    if tex is None:
+        return False
+    minf = str(tex.filter).upper()
+    magf = str(tex.mag_filter or ("LINEAR" if minf.startswith("LINEAR") else "NEAREST")).upper()
+    return "MIPMAP" in minf or not minf.startswith(magf)
+
+
+def _texel_boundary(ins: Instruction, raw: list, gen) -> bool:
+    """A NEAREST-filtered lookup whose coordinate lies exactly on a texel edge of some level:
+    which texel is selected depends on the implementation's coordinate arithmetic (llvmpipe
+    picks the lower texel in some paths, the upper one in others)."""
+    if ins.op not in ("TEX", "TXB", "TXP", "TXL", "TXD") or not raw or ins.tex is None:
+        return False
+    tex = getattr(gen, "textures", {}).get(ins.tex.unit)
+    if tex is None:
+        return False
+    filters = (str(tex.filter).upper(), str(tex.mag_filter or tex.filter).upper())
+    if not any(f.startswith("NEAREST") for f in filters):
+        return False
+    c = raw[0].view(np.float32)
+    sw = ins.srcs[0].swizzle
+    coord = np.array([c[sw[i]] if sw[i] < 4 else float(sw[i] == 5) for i in range(4)], np.float64)
+    if ins.srcs[0].neg:
+        coord = -coord
+    if ins.op == "TXP" and coord[3] != 0:
+        coord = coord / coord[3]
+    target = ins.tex.target.replace("SHADOW", "")
+    dims = {"1D": 1, "ARRAY1D": 1, "2D": 2, "RECT": 2, "ARRAY2D": 2, "3D": 3, "CUBE": 0}.get(target, 0)
+    for lv in tex.levels:
+        shape = np.asarray(lv).shape[:-1]
+        sizes = list(reversed(shape))[:dims] if target != "RECT" else [1] * dims
+        for i, n in enumerate(sizes):
+            u = coord[i] * n
+            if np.isfinite(u) and u == np.floor(u):
+                return True
+    return False
+
+
+def _relative_uses(program: Program, ins: Instruction):
+    """(operand, Index, array length) of every relatively addressed operand/destination."""
+    out = []
+    for s in ins.srcs:
+        for idx, size in ((s.index, program.registers[s.reg].length),
+                          (s.vertex, program.geometry.input_vertices if program.geometry else 1)):
+            if idx is not None and idx.relative:
+                out.append((s, idx, size))
+    if ins.dst is not None and ins.dst.index is not None and ins.dst.index.relative:
+        out.append((None, ins.dst.index, program.registers[ins.dst.reg].length))
+    return out
+
+
+def _pow_of_nonpositive(ins: Instruction, raw: list) -> bool:
+    """POW (and LIT's power) of a base <= 0: exp2(b * log2(a)) goes through -Inf/NaN, which
+    GLSL leaves undefined (log2(x <= 0))."""
+    if not raw:
+        return False
+    if ins.op == "POW":
+        v = raw[0].view(np.float32)[ins.srcs[0].swizzle[0] % 4]
+        if ins.srcs[0].neg:
+            v = -v
+        return bool(v <= 0 or np.isnan(v))
+    if ins.op == "LIT":
+        v = raw[0].view(np.float32)[ins.srcs[0].swizzle[1] % 4]
+        return bool(v <= 0 or np.isnan(v))
+    return False
+
+
 def _undefined_case(ins: Instruction, raw: list, comps) -> bool:
     """Operands for which NV_gpu_program4 leaves the result undefined: integer MOD with a
     negative dividend or a divisor <= 0, integer DIV by zero, shifts by a negative count or
@@ -255,6 +372,81 @@ def _is_denormal(words) -> bool:
     return bool(np.any(((w & 0x7F800000) == 0) & ((w & 0x007FFFFF) != 0)))
 
 
+def execution_order(program: Program) -> list[int]:
+    """Instruction indices in (static) execution order: main from its entry, each subroutine's
+    body spliced in at its *last* CAL (probes hold the value of an instruction's last
+    execution); a subroutine runs from its label to the next label."""
+    n = len(program.instructions)
+    starts = sorted(set(program.labels.values()) | {program.entry})
+
+    def body(start: int) -> range:
+        later = [i for i in starts if i > start]
+        return range(start, later[0] if later else n)
+
+    # pass 1: every CAL site, in walk order (subroutines expanded at every call)
+    sites: dict[str, list[int]] = {}
+
+    def scan(rng, depth):
+        for k in rng:
+            ins = program.instructions[k]
+            if ins.op == "CAL" and ins.label in program.labels and depth < 8:
+                sites.setdefault(ins.label, []).append(k)
+                scan(body(program.labels[ins.label]), depth + 1)
+
+    scan(body(program.entry), 0)
+    last = {label: ks[-1] for label, ks in sites.items()}
+    order: list[int] = []
+    seen: set[int] = set()
+
+    def walk(rng, depth):
+        for k in rng:
+            if k not in seen:
+                seen.add(k)
+                order.append(k)
+            ins = program.instructions[k]
+            if ins.op == "CAL" and last.get(ins.label) == k and depth < 8:
+                walk(body(program.labels[ins.label]), depth + 1)
+
+    walk(body(program.entry), 0)
+    order += [k for k in range(n) if k not in seen]
+    return order
+
+
+def _events(program: Program) -> list[tuple]:
+    """Probe plan in execution order (:func:`execution_order`): ("cond", k, CondTest) before
+    each instruction with a condition-code test, ("value", k, Source) after each writing
+    instruction."""
+    out = []
+    for k in execution_order(program):
+        ins = program.instructions[k]
+        cond = ins.cond if ins.cond is not None else (ins.dst.cond if ins.dst is not None else None)
+        if cond is not None and cond.rule not in ("TR", "FL"):
+            out.append(("cond", k, cond))
+        if ins.dst is not None and OPCODES[ins.op].writes:
+            reg = program.registers.get(ins.dst.reg)
+            if reg is not None and reg.kind in (RegKind.TEMP, RegKind.OUTPUT):
+                out.append(("value", k, _dest_source(ins)))
+    return out
+
+
+def _probe_events(program, gen, runner, lanes, events, which=None,
+                  into: tuple[dict, dict] | None = None) -> tuple[dict, dict]:
+    """Probe the events with indices ``which`` (all by default) in batches."""
+    batch = max(1, min(BATCH[program.stage], len(_free_slots(program, 16))))
+    exe_all, imp_all = into if into is not None else ({}, {})
+    todo = [(i, events[i]) for i in (range(len(events)) if which is None else sorted(which))
+            if i not in exe_all]
+    for start in range(0, len(todo), batch):
+        group = todo[start:start + batch]
+        probes = [(k, what, "before" if kind == "cond" else "after")
+                  for _, (kind, k, what) in group]
+        names, exe, imp = _run_both(program, gen, runner, lanes, probes)
+        for (e_idx, _), name in zip(group, names):
+            exe_all[e_idx] = exe[name]
+            imp_all[e_idx] = imp[name]
+    return exe_all, imp_all
+
+
 def localize(program: Program, facts, gen, diffs, *, runner, lanes: int, reflection=None,
              max_cases: int = 3) -> list[dict]:
     """Localize the first differences (one per distinct output, at most ``max_cases``)."""
@@ -268,94 +460,232 @@ def localize(program: Program, facts, gen, diffs, *, runner, lanes: int, reflect
         cases.append(d)
         if len(cases) >= max_cases:
             break
-    writers = _writers(program)
+    events = _events(program)
+    n = len(events)
     batch = max(1, min(BATCH[program.stage], len(_free_slots(program, 16))))
-    # probe every writer once (values for all lanes), then judge each case on its lane
-    exe_all: dict[int, np.ndarray] = {}
-    imp_all: dict[int, np.ndarray] = {}
-    for start in range(0, len(writers), batch):
-        group = writers[start:start + batch]
-        probes = [(k, _dest_source(program.instructions[k]), "after") for k in group]
-        names, exe, imp = _run_both(program, gen, runner, lanes, probes)
-        for k, name in zip(group, names):
-            exe_all[k] = exe[name]
-            imp_all[k] = imp[name]
-    out = []
-    for d in cases:
-        out.append(_judge(program, gen, runner, lanes, d, writers, exe_all, imp_all))
-    return out
+    if n <= batch * COARSE_BATCHES:
+        exe_all, imp_all = _probe_events(program, gen, runner, lanes, events)
+    else:
+        # long programs: probe every stride-th event, then finely the stretch before the
+        # first coarse probe that differs on each case's lane (a divergence that appears and
+        # vanishes again between two coarse probes can be missed)
+        stride = -(-n // (batch * COARSE_BATCHES))
+        coarse = sorted(set(range(stride - 1, n, stride)) | {n - 1})
+        exe_all, imp_all = _probe_events(program, gen, runner, lanes, events, coarse)
+        fine: set[int] = set()
+        for d in cases:
+            lane = d.lane if d.lane is not None else 0
+            prev = -1
+            for c in coarse:
+                if _event_differs(program, events[c], exe_all[c][lane],
+                                  imp_all[c][lane] if imp_all[c] is not None else None):
+                    fine |= set(range(prev + 1, c))
+                    break
+                prev = c
+        _probe_events(program, gen, runner, lanes, events, fine, (exe_all, imp_all))
+    return [_judge(program, gen, runner, lanes, d, events, exe_all, imp_all) for d in cases]
 
 
-def _judge_kill(program, gen, runner, lanes, d) -> dict:
-    """A lane one side kills and the other keeps: show every KIL's operands on both sides."""
+COARSE_BATCHES = 4
+
+
+def _event_differs(program, event, e, g) -> bool:
+    if g is None:
+        return False
+    kind, k, _ = event
+    ins = program.instructions[k]
+    if kind == "cond":
+        return bool(np.any(e != g))
+    comps = [c for c in range(4) if ins.dst.mask[c]]
+    return _words_differ(ins, e, g, comps, loose=False)
+
+
+def _enclosing_loop_end(program: Program, k: int) -> int:
+    """Index of the ENDREP closing the outermost loop around instruction k (k if none)."""
+    depth = 0
+    starts = []
+    for i, ins in enumerate(program.instructions[:k]):
+        if ins.op == "REP":
+            starts.append(i)
+        elif ins.op == "ENDREP" and starts:
+            starts.pop()
+    if not starts:
+        return k
+    depth = len(starts)
+    for i in range(k, len(program.instructions)):
+        op = program.instructions[i].op
+        if op == "REP":
+            depth += 1
+        elif op == "ENDREP":
+            depth -= 1
+            if depth == 0:
+                return i
+    return len(program.instructions)
+
+
+def _cond_verdict(program: Program, k: int, lane: int, events, exe_all,
+                  imp_all=None) -> tuple[str, dict | None]:
+    """Verdict for a condition-code test that differs although every value before agreed.
+    Condition codes are flags of earlier results: when any earlier update of the tested CC
+    register produced (on the executor) a denormal -- flushed, so ZF/SF differ -- or a NaN,
+    the verdict is ``ftz``/``nonfinite``; otherwise ``cc`` with the last such update."""
+    ins_k = program.instructions[k]
+    cond = ins_k.cond if ins_k.cond is not None else ins_k.dst.cond
+    last = None
+    found = None
+    loop_end = _enclosing_loop_end(program, k)
+    pos_k = next((i for i, ev in enumerate(events) if ev[1] == k), len(events))
+    for e_idx, (kind, j, _) in enumerate(events):
+        if e_idx not in exe_all:
+            continue
+        # earlier updates, and inside a loop also the later ones of the body (they feed the
+        # next iteration; probes hold the last iteration's values)
+        if kind != "value" or (e_idx >= pos_k and not k <= j < loop_end):
+            continue
+        ins = program.instructions[j]
+        if ins.cc_update is None or ins.cc_update != cond.cc:
+            continue
+        last = j
+        if not _float_result(ins):
+            continue
+        e = exe_all[e_idx][lane]
+        g = imp_all[e_idx][lane] if imp_all is not None and imp_all.get(e_idx) is not None else e
+        comps = [c for c in range(4) if ins.dst.mask[c] and c in cond.swizzle]
+        if not comps:
+            continue
+        if _is_denormal(e[comps]) or _is_tiny(e[comps]):
+            found = found or ("ftz", j)
+        elif _nonfinite(e[comps]) or _nonfinite(g[comps]):
+            found = found or ("nonfinite", j)
+    if found is not None:
+        return found[0], _ins_info(program, found[1])
+    return "cc", (_ins_info(program, last) if last is not None else None)
+
+
+def _judge_kill(program, gen, runner, lanes, d, events, exe_all, imp_all=None) -> dict:
+    """A lane one side kills and the other keeps: every KIL's operand (or condition-code
+    test) on both sides."""
     lane = d.lane
     report = {"output": "kill", "lane": lane, "detail": d.detail}
-    kils = [k for k, ins in enumerate(program.instructions) if ins.op == "KIL" and ins.srcs]
+    kils = [k for k, ins in enumerate(program.instructions) if ins.op == "KIL"]
     rows = []
     verdict = "divergence"
+    first = None
     for k in kils[:6]:
         ins = program.instructions[k]
-        s = ins.srcs[0]
+        what = ins.cond if ins.cond is not None else (
+            Source(ins.srcs[0].reg, index=ins.srcs[0].index) if ins.srcs else None)
+        if what is None:
+            continue
         try:
-            names, exe, imp = _run_both(program, gen, runner, lanes,
-                                        [(k, Source(s.reg, index=s.index), "before")])
+            names, exe, imp = _run_both(program, gen, runner, lanes, [(k, what, "before")])
         except Exception as exc:                 # pragma: no cover - best effort
             rows.append({"instruction": _ins_info(program, k), "error": str(exc)})
             continue
         e, g = exe[names[0]][lane], imp[names[0]][lane]
-        if _is_denormal(e):
-            verdict = "ftz"
-        rows.append({"instruction": _ins_info(program, k), "executor": _fmt_vec(e),
-                     "implementation": _fmt_vec(g)})
-    if not kils:
-        verdict = "divergence"
+        if isinstance(what, CondTest):
+            row = {"instruction": _ins_info(program, k), "condition": _cond_text(what),
+                   "executor": ["pass" if x else "fail" for x in e],
+                   "implementation": ["pass" if x else "fail" for x in g]}
+            if first is None and not np.array_equal(e, g):
+                first = row
+                verdict, setter = _cond_verdict(program, k, lane, events, exe_all, imp_all)
+                if setter is not None:
+                    report["cc_set_by"] = setter
+        else:
+            row = {"instruction": _ins_info(program, k), "executor": _fmt_vec(e),
+                   "implementation": _fmt_vec(g)}
+            if first is None and not np.all(cmp.float_equal(e, g)):
+                first = row
+                verdict = "operands"
+            if ins.dtype in (DataType.FLOAT, DataType.NONE) and _is_denormal(e) and \
+                    (first is row or first is None):
+                verdict = "ftz"
+                first = first or row
+        rows.append(row)
     report["kills"] = rows
-    if rows and "instruction" in rows[0]:
-        report["instruction"] = rows[0]["instruction"]
-        report["executor"] = rows[0].get("executor", [])
-        report["implementation"] = rows[0].get("implementation", [])
+    shown = first or (rows[0] if rows else None)
+    if shown is not None and "instruction" in shown:
+        report["instruction"] = shown["instruction"]
+        report["executor"] = shown.get("executor", [])
+        report["implementation"] = shown.get("implementation", [])
     report["verdict"] = verdict
     return report
 
 
-def _judge(program, gen, runner, lanes, d, writers, exe_all, imp_all) -> dict:
+def _judge(program, gen, runner, lanes, d, events, exe_all, imp_all) -> dict:
     if d.kind == "kill":
-        return _judge_kill(program, gen, runner, lanes, d)
+        return _judge_kill(program, gen, runner, lanes, d, events, exe_all, imp_all)
     lane = d.lane if d.lane is not None else 0
     report = {"output": d.output, "lane": lane}
     if d.component is not None:
         report["component"] = "xyzw"[d.component]
     approx = None
     first = None
-    for k in writers:
-        e, g = exe_all[k][lane], imp_all[k]
+    for e_idx, (kind, k, what) in enumerate(events):
+        if e_idx not in exe_all:
+            continue
+        e, g = exe_all[e_idx][lane], imp_all[e_idx]
         if g is None:
             continue
         g = g[lane]
         ins = program.instructions[k]
+        if kind == "cond":
+            comps = [c for c in range(4) if ins.dst is None or ins.dst.cond is None
+                     or ins.dst.mask[c]]
+            if any(e[c] != g[c] for c in comps):
+                verdict, setter = _cond_verdict(program, k, lane, events, exe_all, imp_all)
+                if approx is not None and verdict == "cc":
+                    verdict = "tolerance"
+                report.update(verdict=verdict, instruction=_ins_info(program, k),
+                              condition=_cond_text(what),
+                              executor=["pass" if e[c] else "fail" for c in range(4)],
+                              implementation=["pass" if g[c] else "fail" for c in range(4)])
+                if setter is not None:
+                    report["cc_set_by"] = setter
+                report["detail"] = ("the condition-code test evaluates differently although "
+                                    "every value computed before agrees (condition-code flags)")
+                return report
+            continue
         comps = [c for c in range(4) if ins.dst.mask[c]]
         if not _words_differ(ins, e, g, comps, loose=False):
             continue
         if not _words_differ(ins, e, g, comps, loose=True):
-            approx = approx if approx is not None else k
+            approx = approx if approx is not None else e_idx
             continue
-        first = k
+        first = e_idx
         break
     if first is None:
         if approx is not None:
-            report.update(verdict="tolerance", instruction=_ins_info(program, approx),
+            k = events[approx][1]
+            report.update(verdict="tolerance", instruction=_ins_info(program, k),
                           executor=_fmt_vec(exe_all[approx][lane]),
                           implementation=_fmt_vec(imp_all[approx][lane][:4]))
         else:
             report["verdict"] = "interface"
             report["detail"] = ("every instruction's result agrees on this lane; the difference "
-                                "arises where the outputs are written out")
+                                "arises where the outputs are written out (or the probes "
+                                "changed how the implementation compiled the code)")
+            words = [w for w in (d.expected, d.got) if w is not None]
+            if _derivatives_in_flow(program):
+                report["verdict"] = "lod"
+                report["detail"] += ("; the program takes derivatives (DDX/DDY or implicit "
+                                     "texture LOD) inside IF/REP blocks, where GLSL leaves "
+                                     "them undefined when the fragments of a quad diverge")
+            elif words and not d.integer:
+                w = np.array(words, np.uint32)
+                if _nonfinite(w):
+                    report["verdict"] = "nonfinite"
+                elif _is_denormal(w) or _is_tiny(w):
+                    report["verdict"] = "ftz"
         return report
+    e_first = first
+    first = events[e_first][1]
     ins = program.instructions[first]
     info = _ins_info(program, first)
     report["instruction"] = info
-    report["executor"] = _fmt_vec(exe_all[first][lane])
-    report["implementation"] = _fmt_vec(imp_all[first][lane])
+    report["executor"] = _fmt_vec(exe_all[e_first][lane])
+    report["implementation"] = _fmt_vec(imp_all[e_first][lane])
     # operands just before the instruction
     ops = {}
     operands_agree = True
@@ -374,29 +704,54 @@ def _judge(program, gen, runner, lanes, d, writers, exe_all, imp_all) -> dict:
                 raw_operands.append(e)
                 ops[f"src{j} {s.reg}"] = {"executor": _fmt_vec(e),
                                           "implementation": _fmt_vec(g) if g is not None else None}
-                if g is not None and not np.array_equal(cmp.flush(e), cmp.flush(g)):
-                    fe, fg = e.view(np.float32), g.view(np.float32)
-                    if not np.all((fe == fg) | (np.isnan(fe) & np.isnan(fg))):
-                        operands_agree = False
                 from ..passes.types import operand_type
+                if g is not None:
+                    if operand_type(ins, j) in (DataType.INT, DataType.UINT):
+                        if not np.array_equal(e, g):
+                            operands_agree = False
+                    elif not np.all(cmp.float_equal(e, g)):
+                        operands_agree = False
                 if operand_type(ins, j) == DataType.FLOAT:
                     operand_values.append(e)
                     denormal_operand |= _is_denormal(e)
                     nonfinite_operand |= _nonfinite(e)
         except Exception as exc:            # pragma: no cover - best effort
             ops["error"] = f"{type(exc).__name__}: {exc}"
+    # relative indices: an index out of the array is undefined (GP4 2.X.4.2); both sides clamp
+    # (a project choice), but the index arithmetic may wrap differently
+    out_of_range = False
+    rel = [(s, idx, size) for s, idx, size in _relative_uses(program, ins)]
+    if rel:
+        try:
+            probes = [(first, Source(idx.reg), "before") for _, idx, _ in rel]
+            names, exe, imp = _run_both(program, gen, runner, lanes, probes)
+            for (s, idx, size), name in zip(rel, names):
+                v = int(exe[name][lane].view(np.int32)[idx.comp]) + idx.offset
+                ops[f"index {idx.reg}.{'xyzw'[idx.comp]} + {idx.offset}"] = {
+                    "executor": [str(v)],
+                    "implementation": [str(int(imp[name][lane].view(np.int32)[idx.comp])
+                                           + idx.offset)] if imp[name] is not None else None}
+                if not 0 <= v < size:
+                    out_of_range = True
+        except Exception as exc:            # pragma: no cover - best effort
+            ops["index error"] = f"{type(exc).__name__}: {exc}"
     report["operands"] = ops
-    e_res, g_res = exe_all[first][lane], imp_all[first][lane]
+    e_res, g_res = exe_all[e_first][lane], imp_all[e_first][lane]
     comps = [c for c in range(4) if ins.dst.mask[c]]
     fres = _float_result(ins)
     big = any(_max_abs(v) > RANGE_LIMIT.get(ins.op, np.inf) for v in operand_values)
-    if _undefined_case(ins, raw_operands, comps):
+    if _undefined_case(ins, raw_operands, comps) or out_of_range:
         report["verdict"] = "undefined"
+    elif _texel_boundary(ins, raw_operands, gen):
+        report["verdict"] = "boundary"
+    elif _implicit_lod(program, ins, gen) and operands_agree:
+        report["verdict"] = "lod"
     elif big:
         report["verdict"] = "range"
     elif denormal_operand or (fres and (_is_tiny(e_res[comps]) or _is_tiny(g_res[comps]))):
         report["verdict"] = "ftz"
-    elif nonfinite_operand or (fres and (_nonfinite(e_res[comps]) or _nonfinite(g_res[comps]))):
+    elif nonfinite_operand or (fres and (_nonfinite(e_res[comps]) or _nonfinite(g_res[comps]))) \
+            or _pow_of_nonpositive(ins, raw_operands):
         report["verdict"] = "nonfinite"
     elif approx is not None:
         report["verdict"] = "tolerance"
@@ -406,6 +761,11 @@ def _judge(program, gen, runner, lanes, d, writers, exe_all, imp_all) -> dict:
     else:
         report["verdict"] = "divergence"
     return report
+
+
+def _cond_text(c: CondTest) -> str:
+    swz = "".join("xyzw"[i] for i in c.swizzle)
+    return f"{c.rule}{c.cc if c.cc else ''}.{swz}"
 
 
 def _ins_info(program: Program, k: int) -> dict:
@@ -421,22 +781,26 @@ def _ins_info(program: Program, k: int) -> dict:
 
 
 def trace_lane(program: Program, gen, runner, lanes: int, lane: int) -> list[dict]:
-    """Every writing instruction's value on one lane, both sides (for reports and debugging)."""
-    writers = _writers(program)
-    batch = max(1, min(BATCH[program.stage], len(_free_slots(program, 16))))
+    """Every condition test and written value on one lane, both sides (reports, debugging)."""
+    events = _events(program)
+    exe_all, imp_all = _probe_events(program, gen, runner, lanes, events)
     rows = []
-    for start in range(0, len(writers), batch):
-        group = writers[start:start + batch]
-        probes = [(k, _dest_source(program.instructions[k]), "after") for k in group]
-        names, exe, imp = _run_both(program, gen, runner, lanes, probes)
-        for k, name in zip(group, names):
-            ins = program.instructions[k]
-            e = exe[name][lane]
-            g = imp[name][lane] if imp[name] is not None else None
-            comps = [c for c in range(4) if ins.dst.mask[c]]
-            differs = g is not None and _words_differ(ins, e, g, comps, loose=False)
-            rows.append({"instruction": _ins_info(program, k), "executor": _fmt_vec(e),
-                         "implementation": _fmt_vec(g) if g is not None else None,
-                         "differs": differs,
-                         "within_tolerance": differs and not _words_differ(ins, e, g, comps, True)})
+    for e_idx, (kind, k, what) in enumerate(events):
+        ins = program.instructions[k]
+        e = exe_all[e_idx][lane]
+        g = imp_all[e_idx][lane] if imp_all[e_idx] is not None else None
+        if kind == "cond":
+            differs = g is not None and bool(np.any(e != g))
+            rows.append({"instruction": _ins_info(program, k), "condition": _cond_text(what),
+                         "executor": ["pass" if x else "fail" for x in e],
+                         "implementation": ["pass" if x else "fail" for x in g]
+                         if g is not None else None,
+                         "differs": differs, "within_tolerance": False})
+            continue
+        comps = [c for c in range(4) if ins.dst.mask[c]]
+        differs = g is not None and _words_differ(ins, e, g, comps, loose=False)
+        rows.append({"instruction": _ins_info(program, k), "executor": _fmt_vec(e),
+                     "implementation": _fmt_vec(g) if g is not None else None,
+                     "differs": differs,
+                     "within_tolerance": differs and not _words_differ(ins, e, g, comps, True)})
     return rows

@@ -248,6 +248,22 @@ class _Builder(lark.Transformer):
         kw, num = items
         return Decl("VERTICES_OUT", self.sp(kw), [], [], number=Number(str(num), False, self.sp(num)))
 
+    # FP1 "DEFINE name = value" / "DECLARE name [= value]" (FP1 3.11.2): kind "DEFINE" /
+    # "DECLARE", one name, ``init`` as for PARAM (None for a DECLARE without a value)
+    def define_decl(self, items):
+        return self._fp1_decl("DEFINE", items)
+
+    def declare_decl(self, items):
+        return self._fp1_decl("DECLARE", items)
+
+    def _fp1_decl(self, kind, items):
+        kw, name = items[0], items[1]
+        d = Decl(kind, self.sp(kw), [], [(str(name), self.sp(name), None)])
+        if len(items) > 2:
+            d.init_is_list = items[2][0] == "list"
+            d.init = items[2][1]
+        return d
+
     def init_list(self, items):
         return ("list", items)
 
@@ -489,7 +505,7 @@ def parse_statements(body: str, sink: DiagnosticSink) -> tuple[list, set[str]]:
 
 
 _DECL_NAMES = re.compile(r"\s*(?:(?:INT|UINT|FLOAT|SHORT|LONG|FLAT|CENTROID|NOPERSPECTIVE)\s+)*"
-                         r"(?:TEMP|PARAM|ATTRIB|OUTPUT|ALIAS|BUFFER4?)\s+(.*)", re.S)
+                         r"(?:TEMP|PARAM|ATTRIB|OUTPUT|ALIAS|BUFFER4?|DEFINE|DECLARE)\s+(.*)", re.S)
 
 
 def _pad_to(body: str, start: int) -> str:

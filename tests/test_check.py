@@ -1,0 +1,133 @@
+"""``xlate check`` and ``xlate sync`` (the pre-commit hooks' commands) and their start-up
+footprint (issue 7, item 2)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "corpus" / "examples" / "bright_pass.fp"
+
+GOOD = """!!NVfp4.0
+MOV result.color, fragment.color;
+END
+"""
+BROKEN = """!!NVfp4.0
+TEMP a;
+MOV a, fragment.texcoord[0];
+ADD.S a, b, 1;
+END
+"""
+
+
+def xlate(args, cwd, **env):
+    e = dict(os.environ, PYTHONPATH=str(ROOT), **env)
+    return subprocess.run([sys.executable, "-m", "xlate.cli", *args], cwd=cwd, capture_output=True,
+                          text=True, env=e)
+
+
+@pytest.fixture
+def work(tmp_path):
+    (tmp_path / "good.fp").write_text(GOOD)
+    (tmp_path / "bad.fp").write_text(BROKEN)
+    (tmp_path / "bright.fp").write_text(EXAMPLE.read_text())
+    return tmp_path
+
+
+def test_check_passes_quietly_and_fails_with_diagnostics(work):
+    r = xlate(["check", "good.fp", "bright.fp"], work)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
+    r = xlate(["check", "good.fp", "bad.fp", "bright.fp"], work)
+    assert r.returncode == 1
+    assert r.stderr == ("bad.fp:4:10: error[E2003]: undeclared name 'b'\n"
+                        "    ADD.S a, b, 1;\n"
+                        "             ^\n")
+    r = xlate(["check", "good.fp", "missing.fp"], work)
+    assert r.returncode == 2 and "error[E8001]: cannot read missing.fp" in r.stderr
+    (work / "notes.txt").write_text("hello\n")
+    r = xlate(["check", "notes.txt"], work)
+    assert r.returncode == 1 and "error[E1001]" in r.stderr
+
+
+def test_check_without_validation_and_with_the_vulkan_profile(work):
+    assert xlate(["check", "--no-validate", "bright.fp"], work).returncode == 0
+    assert xlate(["check", "--profile", "vulkan", "bright.fp"], work).returncode == 0
+
+
+def test_check_reports_a_missing_toolchain(work):
+    # glslang cannot be found: exit code 3 with the E7004 diagnostic
+    code = ("import importlib.metadata as md, sys\n"
+            "real = md.distribution\n"
+            "def fake(name):\n"
+            "    if name.startswith('cmeel-'): raise md.PackageNotFoundError(name)\n"
+            "    return real(name)\n"
+            "md.distribution = fake\n"
+            "from xlate.cli import main\n"
+            "sys.exit(main(['check', 'good.fp']))\n")
+    r = subprocess.run([sys.executable, "-c", code], cwd=work, capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert r.returncode == 3, r.stderr
+    assert "error[E7004]" in r.stderr
+
+
+def test_sync_creates_updates_and_then_passes(work):
+    r = xlate(["sync", "bright.fp", "good.fp"], work)
+    assert r.returncode == 1
+    assert "created bright.frag (from bright.fp)" in r.stderr
+    assert "created good.frag (from good.fp)" in r.stderr
+    convert = xlate(["convert", "bright.fp"], work)
+    assert (work / "bright.frag").read_text() == convert.stdout
+    r = xlate(["sync", "bright.fp", "good.fp"], work)
+    assert (r.returncode, r.stderr) == (0, "")
+    (work / "good.frag").write_text("stale\n")
+    r = xlate(["sync", "--check", "bright.fp", "good.fp"], work)
+    assert r.returncode == 1 and "good.frag is out of date" in r.stderr
+    assert (work / "good.frag").read_text() == "stale\n"          # --check writes nothing
+    r = xlate(["sync", "bright.fp", "good.fp"], work)
+    assert r.returncode == 1 and "updated good.frag (from good.fp)" in r.stderr
+    assert xlate(["sync", "good.fp"], work).returncode == 0
+
+
+def test_sync_targets_and_errors(work):
+    r = xlate(["sync", "--targets", "glsl,reflect,spirv", "bright.fp"], work)
+    assert r.returncode == 1
+    assert sorted(p.name for p in work.glob("bright.*")) == [
+        "bright.fp", "bright.frag", "bright.frag.reflect.json", "bright.frag.spv"]
+    assert (work / "bright.frag.spv").read_bytes()[:4] == b"\x03\x02\x23\x07"
+    assert xlate(["sync", "--targets", "glsl,reflect,spirv", "bright.fp"], work).returncode == 0
+    r = xlate(["sync", "bad.fp"], work)
+    assert r.returncode == 1 and "error[E2003]" in r.stderr and not (work / "bad.frag").exists()
+    # a program named like its own output is never overwritten
+    (work / "prog.frag").write_text(GOOD)
+    r = xlate(["sync", "prog.frag"], work)
+    assert r.returncode == 1 and "would overwrite the program" in r.stderr
+    assert (work / "prog.frag").read_text() == GOOD
+
+
+def imported_modules(args, cwd) -> set[str]:
+    r = subprocess.run([sys.executable, "-X", "importtime", "-c",
+                        "import sys; from xlate.cli import main; sys.exit(main())", *args],
+                       cwd=cwd, capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert r.returncode == 0, r.stderr
+    return {line.split("|")[-1].strip() for line in r.stderr.splitlines()
+            if line.startswith("import time:")}
+
+
+def test_check_start_up_imports_nothing_heavy(work):
+    """The hook's import path (toolchain.md section 4): never numpy or moderngl; without
+    validation not even ctypes or the glslang binding."""
+    def heavy(mods):
+        return {m for m in mods if m.split(".")[0] in ("numpy", "moderngl", "glcontext", "xlate")
+                and (not m.startswith("xlate") or m.startswith(("xlate.exec", "xlate.verify")))}
+    validating = imported_modules(["check", "bright.fp"], work)
+    assert "xlate.frontends.nv.syntax" in validating and "ctypes" in validating
+    assert heavy(validating) == set()
+    translating = imported_modules(["check", "--no-validate", "bright.fp"], work)
+    assert "xlate.backends.glsl" in translating
+    assert heavy(translating) == set()
+    assert {"ctypes", "xlate.backends.spirv", "concurrent.futures"} & translating == set()

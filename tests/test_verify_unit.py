@@ -1,0 +1,217 @@
+"""xlate.verify pieces that need no GL implementation: comparison rules, input generation,
+the static analysis, the harness's GLSL edits, probes, the random program generator."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import xlate
+from xlate.ir.model import DataType
+from xlate.verify import compare as cmp
+from xlate.verify.analysis import analyse
+from xlate.verify.generate import random_program
+from xlate.verify.gl import (add_capture, fragment_inputs, fragment_outputs, make_precise,
+                             quad_layout, strip_primitives)
+from xlate.verify.inputs import generate
+from xlate.verify.trace import _undefined_case, instrument
+
+F = np.float32
+
+
+def w(*vals):
+    return np.array(vals, np.float32).view(np.uint32)
+
+
+# ---- comparison -------------------------------------------------------------------------------
+
+def test_flush_keeps_sign_and_normals():
+    words = np.array([0x00000001, 0x80000005, 0x00800000, 0x3F800000, 0x807FFFFF], np.uint32)
+    assert cmp.flush(words).tolist() == [0, 0x80000000, 0x00800000, 0x3F800000, 0x80000000]
+
+
+def test_float_equal_rules():
+    nan_a, nan_b = np.uint32(0x7FC00000), np.uint32(0xFFFFFFFF)
+    assert cmp.float_equal(np.array([nan_a]), np.array([nan_b]))[0]          # NaN == NaN
+    assert cmp.float_equal(w(0.0), w(-0.0))[0]                                # +0 == -0
+    assert cmp.float_equal(np.array([1], np.uint32), w(0.0))[0]               # denormal ~ 0
+    assert not cmp.float_equal(w(1.0), np.array([0x3F800001], np.uint32))[0]  # exact by default
+    assert cmp.float_equal(w(1.0), np.array([0x3F800001], np.uint32), 1)[0]   # 1 ulp allowed
+    assert not cmp.float_equal(w(np.inf), w(F(3.4e38)), 100, 1.0)[0]          # inf is exact
+    assert cmp.float_equal(w(1.0), w(1.0 + 2e-6), 0, 1e-5)[0]                 # absolute
+
+
+def test_tolerance_table_loosest_wins():
+    assert cmp.tolerance_for([]) == (0, 0.0)
+    u, a = cmp.tolerance_for(["EX2", "POW"])
+    assert u == cmp.INEXACT["POW"][0] and a == cmp.INEXACT["POW"][1]
+
+
+def test_compare_output_masks_undefined_and_inactive():
+    spec = cmp.OutputSpec("result.color", (0, 1, 2, 3), (False,) * 4,
+                          undefined=(False, False, False, True))
+    e = np.zeros((3, 4), np.uint32)
+    g = e.copy()
+    g[0, 3] = 0x3F800000          # undefined component: ignored
+    g[1, 0] = 0x3F800000          # inactive lane: ignored
+    g[2, 1] = 0x40000000          # a real difference
+    diffs, n = cmp.compare_output(spec, e, g, np.array([True, False, True]))
+    assert [(d.lane, d.component) for d in diffs] == [(2, 1)]
+    assert n == 6
+
+
+# ---- analysis ---------------------------------------------------------------------------------
+
+PROG = """!!NVvp4.0
+PARAM c[4] = { program.local[0..3] };
+TEMP r, i;
+XPD r, vertex.attrib[0], vertex.attrib[1];
+MOV.S i.x, vertex.attrib[2];
+REP vertex.attrib[3].x;
+  ADD r.xyz, r, c[i.x + 1];
+ENDREP;
+EX2 r.y, r.x;
+MOV result.texcoord[0], r;
+END
+"""
+
+
+def test_analysis_facts():
+    prog = xlate.parse(PROG)
+    facts = analyse(prog, set(cmp.INEXACT))
+    out = "result.texcoord[0]"
+    assert facts.undefined(out, 3)                    # XPD .w flows to the output
+    assert not facts.undefined(out, 0)
+    assert facts.inexact_ops(out, 1) == {"EX2"}
+    assert facts.inexact_ops(out, 0) == set()
+    assert ("vertex.attrib[3]", 0) in facts.loop_inputs
+    assert ("vertex.attrib[2]", 0) in facts.index_inputs
+    assert facts.read_types[("vertex.attrib[2]", 0)] == {DataType.INT}
+
+
+def test_inputs_reproducible_and_typed():
+    prog = xlate.parse(PROG)
+    facts = analyse(prog, set(cmp.INEXACT))
+    a = generate(prog, facts, 512, 7)
+    b = generate(prog, facts, 512, 7)
+    c = generate(prog, facts, 512, 8)
+    for k in a.inputs:
+        assert np.array_equal(a.inputs[k], b.inputs[k])
+    assert any(not np.array_equal(a.inputs[k], c.inputs[k]) for k in a.inputs)
+    # loop counts small and non-negative
+    counts = a.inputs["vertex.attrib[3]"][:, 0].view(np.float32)
+    assert np.all((counts >= 0) & (counts <= 9))
+    # index component: integer patterns within (or just outside) the array
+    idx = a.inputs["vertex.attrib[2]"][:, 0].view(np.int32)
+    assert idx.min() >= -1 and idx.max() <= 5
+    # no denormals by default
+    f = a.inputs["vertex.attrib[0]"]
+    assert not np.any(((f & 0x7F800000) == 0) & ((f & 0x007FFFFF) != 0))
+    # edge values are there
+    fv = f.view(np.float32)
+    assert np.isnan(fv).any() and np.isinf(fv).any()
+    # finite mode: none
+    fin = generate(prog, facts, 512, 7, finite=True).inputs["vertex.attrib[0]"].view(np.float32)
+    assert np.isfinite(fin).all() and np.abs(fin).max() <= 1e6 + 1
+
+
+# ---- harness text edits ----------------------------------------------------------------------
+
+def test_capture_edit_vertex():
+    t = xlate.translate(PROG.replace("MOV result.texcoord[0], r;",
+                                     "MOV result.texcoord[0], r;\nMOV result.position, r;"))
+    src, slots, strides = add_capture(t.glsl, t.reflection, "vertex")
+    names = {s.name for s in slots}
+    assert {"result_texcoord_0", "gl_Position"} <= names
+    assert "xfb_offset" in src and "xv_b_gl_Position = gl_Position;" in src
+    assert strides and all(st % 4 == 0 for st in strides)
+
+
+def test_fragment_edits_feed_inputs_and_extra_output():
+    text = "!!NVfp4.0\nTEMP t;\nADD t, fragment.texcoord[0], fragment.color;\nMOV result.color, t;\nEND\n"
+    t = xlate.translate(text)
+    src, feeds = fragment_inputs(t.glsl)
+    assert len(feeds) == 2 and all("texelFetch" in src for _ in feeds)
+    assert " in vec4 " not in src
+    src2, outs, extra = fragment_outputs(src, t.reflection)
+    assert extra == 1 and "xv_extra = vec4(0.0, 1.0, 0.0, 0.0);" in src2
+
+
+def test_make_precise():
+    src = "vec4 R0 = vec4(0);\nfloat xl_dp2(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y; }\n" \
+          "void f()\n{\n    vec4 xl_t1 = R0;\n}\n"
+    out = make_precise(src)
+    assert "precise vec4 R0" in out and "precise vec4 xl_t1" in out
+    assert "precise float xl_r = a.x * b.x + a.y * b.y; return xl_r;" in out
+
+
+def test_quad_layout_matches_executor_convention():
+    x, y, width, height = quad_layout(16, width=4)
+    assert list(zip(x[:8], y[:8])) == [(0, 0), (1, 0), (0, 1), (1, 1), (2, 0), (3, 0), (2, 1), (3, 1)]
+    assert (width, height) == (4, 4)
+    assert len(set(zip(x, y))) == 16
+
+
+def test_strip_primitives():
+    assert strip_primitives([1, 2, 3, 4, 5], "TRIANGLE_STRIP") == [[1, 2, 3], [3, 2, 4], [3, 4, 5]]
+    assert strip_primitives([1, 2, 3], "LINE_STRIP") == [[1, 2], [2, 3]]
+    assert strip_primitives([1, 2], "TRIANGLE_STRIP") == []
+
+
+# ---- probes -------------------------------------------------------------------------------------
+
+def test_instrument_keeps_program_meaning():
+    from xlate.exec import execute
+    from xlate.verify.trace import _events
+    prog = xlate.parse(PROG)
+    ev = [e for e in _events(prog) if e[0] == "value"][:3]
+    p2, names = instrument(prog, [(k, what, "after") for _, k, what in ev])
+    assert len(p2.instructions) == len(prog.instructions) + 3
+    inputs = {"vertex.attrib[0]": np.ones((8, 4), F), "vertex.attrib[1]": np.full((8, 4), 2, F),
+              "vertex.attrib[2]": np.ones((8, 4), np.int32),
+              "vertex.attrib[3]": np.full((8, 4), 2, F)}
+    params = {"program.local": np.arange(16, dtype=F).reshape(4, 4)}
+    a = execute(prog, inputs=inputs, params=params)
+    b = execute(p2, inputs=inputs, params=params)
+    assert np.array_equal(a.words("result.texcoord[0]"), b.words("result.texcoord[0]"))
+    # the first probe holds the XPD result
+    assert np.array_equal(b.outputs[names[0]][:, :3].view(F), np.zeros((8, 3), F))
+
+
+def test_undefined_operands():
+    prog = xlate.parse("!!NVvp4.0\nTEMP a;\nMOD.S a, a, a.x;\nSHL.U a, a, a.y;\n"
+                       "MOV result.texcoord[0], a;\nEND\n")
+    mod, shl = prog.instructions[0], prog.instructions[1]
+    neg = np.array([0xFFFFFFFF, 3, 3, 3], np.uint32)
+    pos = np.array([5, 3, 3, 3], np.uint32)
+    assert _undefined_case(mod, [neg, pos], [0])           # negative dividend
+    assert not _undefined_case(mod, [pos, pos], [0, 1, 2, 3])
+    assert _undefined_case(shl, [pos, np.array([0, 40, 0, 0], np.uint32)], [0])
+    assert not _undefined_case(shl, [pos, np.array([0, 4, 0, 0], np.uint32)], [0])
+
+
+# ---- generator -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("stage", ["vertex", "fragment"])
+def test_generated_programs_parse_and_translate(stage):
+    for seed in range(25):
+        text = random_program(seed, stage)
+        assert text.startswith("!!NVvp4.0" if stage == "vertex" else "!!NVfp4.0")
+        assert text == random_program(seed, stage)                 # reproducible
+        xlate.translate(text, validate=False)
+
+
+def test_generator_avoid():
+    for seed in range(20):
+        text = random_program(seed, "fragment", avoid={"shift", "intdiv", "derivative", "kill"})
+        for op in ("SHL", "SHR", "MOD", "DDX", "DDY", "KIL"):
+            assert f"\n{op}" not in text and f" {op}." not in text
+
+
+def test_execution_order_splices_subroutines():
+    from xlate.verify.trace import execution_order
+    prog = xlate.parse("!!NVfp4.0\nTEMP r;\nMOV r, fragment.texcoord[0];\nCAL sub (TR);\n"
+                       "MOV result.color, r;\nRET (TR);\nsub:\nADD r, r, r;\nRET (TR);\nEND\n")
+    order = execution_order(prog)
+    ops = [prog.instructions[k].op for k in order]
+    assert ops.index("ADD") < ops.index("MOV", 1)       # the subroutine runs before the 2nd MOV
+    assert sorted(order) == list(range(len(prog.instructions)))

@@ -1,0 +1,445 @@
+"""``xlate batch SRC... -o OUTDIR``: walk, detect, translate in a process pool, report.
+
+Exit codes: 0 every program translated (warnings allowed), 1 some inputs had errors,
+2 usage (bad arguments, a missing SRC, an unusable OUTDIR or report path), 3 glslang /
+SPIRV-Tools unavailable, 130 interrupted.  See docs/batch.md.
+"""
+from __future__ import annotations
+
+import errno
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+
+from ..cli import EXIT_ERRORS, EXIT_OK, EXIT_TOOLCHAIN, EXIT_USAGE
+from . import cache as C
+from .outputs import diagnostic_from_json, diagnostic_to_json, output_name
+
+HEAD_BYTES = 64           # enough for a BOM and the longest header
+TMP_DIR = ".xlate-tmp"    # OUTDIR/.xlate-tmp: temporaries of atomic writes, out of the tree
+
+
+class UsageError(Exception):
+    """Bad arguments, missing sources, unusable output folder (exit code 2)."""
+
+
+@dataclass
+class Entry:
+    """One input file."""
+
+    path: str                     # as opened
+    display: str                  # as shown in diagnostics and the GLSL header
+    rel: str                      # relative to the mirrored root (output names derive from it)
+    data: bytes | None = None     # file content (programs only)
+    key: str | None = None
+    record: dict | None = None    # result: see _translate_group
+    cached: bool = False
+    skipped: bool = False         # not a shader program
+
+
+@dataclass
+class Summary:
+    entries: list[Entry]
+    seconds: float
+    targets: tuple
+    profile: str | None
+    outdir: str
+    jobs: int
+    counts: dict = field(default_factory=dict)
+    exit_code: int = EXIT_OK
+
+
+# ---- discovering inputs ------------------------------------------------------------------------
+def discover(sources: list[str], outdir: str) -> list[Entry]:
+    """Every file under the sources, in sorted order, relative to the deepest common folder.
+
+    Folders whose name starts with '.' (.git, .xlate-cache, ...) and the output folder are not
+    walked; a file named on the command line is always taken."""
+    out_real = os.path.realpath(outdir)
+    found: list[tuple[str, str]] = []           # (path, display)
+    for src in sources:
+        if os.path.isdir(src):
+            for folder, dirs, files in os.walk(src):
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".")
+                                 and os.path.realpath(os.path.join(folder, d)) != out_real)
+                for name in sorted(files):
+                    path = os.path.join(folder, name)
+                    found.append((path, os.path.normpath(path)))
+        elif os.path.isfile(src):
+            found.append((src, os.path.normpath(src)))
+        elif os.path.exists(src):
+            raise UsageError(f"error[E8001]: cannot read {src}: not a regular file or folder")
+        else:
+            raise UsageError(f"error[E8001]: cannot read {src}: No such file or directory")
+    roots = [os.path.realpath(s if os.path.isdir(s) else os.path.dirname(os.path.abspath(s)))
+             for s in sources]
+    base = os.path.commonpath(roots)
+    seen, entries = set(), []
+    for path, display in found:
+        real = os.path.realpath(path)
+        if real in seen:
+            continue
+        seen.add(real)
+        rel = os.path.relpath(os.path.join(os.path.realpath(os.path.dirname(path)),
+                                           os.path.basename(path)), base)
+        entries.append(Entry(path, display, rel))
+    entries.sort(key=lambda e: e.rel)
+    return entries
+
+
+def _read(entry: Entry):
+    """Read a file when it is a program; mark it skipped otherwise.  OSError propagates."""
+    from ..frontends.detect import detect_header
+    with open(entry.path, "rb") as f:
+        head = f.read(HEAD_BYTES)
+        if detect_header(head.decode("utf-8", "replace")) is None:
+            entry.skipped = True
+            return
+        entry.data = head + f.read()
+
+
+# ---- translating (runs in worker processes) ------------------------------------------------------
+_OPTS: dict = {}          # options of the run, set once per worker process (_worker_init)
+
+
+def _translate_group(group: list[tuple]) -> list[dict]:
+    """Translate inputs that share an output stem, in order; write outputs and cache records.
+
+    ``group``: (display, rel, data, key) per input.  Returns one record per input."""
+    from ..cli import atomic_write, decode_source
+    from ..diagnostics import Diagnostic, Span, XlateError
+    from ..frontends.detect import detect_header
+    from .outputs import translate_outputs
+    opts = _OPTS
+    outdir, tmp = opts["outdir"], opts["tmp_dir"]
+    taken: dict[str, str] = {}
+    records = []
+    for display, rel, data, key in group:
+        text = decode_source(data)
+        header = detect_header(text)
+        record = {"source": display, "dialect": header[2:] if header else None, "outputs": [],
+                  "stamps": {}, "diagnostics": []}
+        try:
+            res = translate_outputs(text, display, opts["targets"], opts["profile"],
+                                    opts["validate"], opts["linemap"])
+        except XlateError as e:
+            record.update(status="error", diagnostics=[diagnostic_to_json(d) for d in e.diagnostics])
+            res = None
+        except Exception as e:   # a bug in xlate: report it, carry on with the next file
+            record.update(status="error", diagnostics=[diagnostic_to_json(Diagnostic(
+                "E7005", "error", f"internal error: {type(e).__name__}: {e}", Span(display, 1, 1)))])
+            res = None
+        if res is not None:
+            record.update(status="warning" if res.diagnostics else "ok", stage=res.stage,
+                          dialect=res.dialect,
+                          diagnostics=[diagnostic_to_json(d) for d in res.diagnostics])
+            if opts["linemap"]:
+                record.update(glsl=res.glsl, glsl_profile=res.glsl_profile, linemap=res.linemap)
+            problems = []
+            for target in opts["targets"]:
+                payload = res.payloads[target]
+                out_rel = output_name(rel, res.stage, target)
+                path = os.path.join(outdir, out_rel)
+                if out_rel in taken:
+                    problems.append(f"output {out_rel} is already written from {taken[out_rel]}")
+                    continue
+                if os.path.realpath(path) in opts["inputs"]:
+                    problems.append(f"output {out_rel} would overwrite an input")
+                    continue
+                try:
+                    if _content(path) != payload:
+                        try:
+                            atomic_write(path, payload, tmp_dir=tmp)
+                        except OSError as e:
+                            if e.errno != errno.EXDEV:     # OUTDIR spans file systems
+                                raise
+                            atomic_write(path, payload)
+                    st = os.stat(path)
+                except OSError as e:
+                    problems.append(f"cannot write {path}: {e.strerror}")
+                    continue
+                taken[out_rel] = display
+                record["outputs"].append(out_rel)
+                record["stamps"][out_rel] = [st.st_size, st.st_mtime_ns]
+            if problems:
+                record["status"] = "error"
+                record["diagnostics"] += [diagnostic_to_json(Diagnostic("E8002", "error", p, None))
+                                          for p in problems]
+        if C.cacheable(record) and not opts["no_cache"]:
+            try:
+                C.store_record(opts["cache"], key, record, os.path.join(opts["cache"], TMP_DIR))
+            except OSError:
+                pass              # a read-only cache only costs the next run time
+        records.append(record)
+    return records
+
+
+def _content(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def _worker_init(opts: dict, in_pool: bool = True) -> None:
+    _OPTS.clear()
+    _OPTS.update(opts)
+    if in_pool:
+        # workers ignore Ctrl-C: the parent cancels what is queued and waits for what runs
+        import signal
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+# ---- the run ------------------------------------------------------------------------------------------
+def run_batch(sources: list[str], outdir: str, *, jobs: int | None = None,
+              targets=("glsl", "spirv", "reflect"), profile: str | None = None,
+              validate: bool = True, use_cache: bool = True, linemap: bool = False,
+              on_result=None, progress=None) -> Summary:
+    """Translate every program under ``sources`` into ``outdir``; returns a :class:`Summary`.
+
+    ``on_result(entry)`` is called for every input in sorted order as soon as it and every
+    input before it are done; ``progress(done, total, failed)`` whenever an input finishes.
+    Raises :class:`UsageError` for missing sources or an unusable output folder."""
+    from ..cli import remove_stale_temporaries
+    start = time.perf_counter()
+    jobs = jobs or _cpu_count()
+    if os.path.exists(outdir) and not os.path.isdir(outdir):
+        raise UsageError(f"error[E8002]: cannot write to {outdir}: not a folder")
+    entries = discover(sources, outdir)
+    try:
+        os.makedirs(outdir, exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"error[E8002]: cannot create {outdir}: {e.strerror}") from None
+    cache = C.cache_dir(outdir)
+    tmp_dir = os.path.join(outdir, TMP_DIR)
+    for folder in (tmp_dir, os.path.join(cache, TMP_DIR)):
+        remove_stale_temporaries(folder)
+    prefix = C.options_prefix(C.code_fingerprint(), targets, profile, validate, outdir)
+    out_real = os.path.join(os.path.realpath(outdir), "")
+    opts = {"outdir": outdir, "tmp_dir": tmp_dir, "cache": cache, "targets": tuple(targets),
+            "profile": profile, "validate": validate, "linemap": linemap, "no_cache": not use_cache,
+            # inputs inside OUTDIR, which an output must never replace
+            "inputs": {r for r in (os.path.realpath(e.path) for e in entries)
+                       if r.startswith(out_real)}}
+
+    # read, detect, look up the cache; group the rest by output stem (same stem -> same job)
+    groups: dict[str, list[Entry]] = {}
+    for e in entries:
+        try:
+            _read(e)
+        except OSError as err:
+            e.record = _error_record(e, "E8001", f"cannot read {e.display}: {err.strerror}")
+            continue
+        if e.skipped:
+            continue
+        e.key = C.key_of(prefix, e.display, e.data)
+        if use_cache:
+            e.record = C.load_record(cache, e.key, outdir, linemap)
+            e.cached = e.record is not None
+        groups.setdefault(os.path.splitext(e.rel)[0], []).append(e)
+    work = []
+    for members in groups.values():
+        if any(not m.cached for m in members):
+            for m in members:
+                m.record, m.cached = None, False
+            work.append(members)
+
+    programs = [e for e in entries if not e.skipped]
+    done = [e for e in programs if e.record is not None]
+    state = {"done": len(done), "failed": sum(1 for e in done if e.record["status"] == "error"),
+             "next": 0}
+
+    def finished(group: list[Entry], records: list[dict]) -> None:
+        for e, r in zip(group, records):
+            e.record = r
+        state["done"] += len(group)
+        state["failed"] += sum(1 for r in records if r["status"] == "error")
+        if progress:
+            progress(state["done"], len(programs), state["failed"])
+        while state["next"] < len(entries) and (entries[state["next"]].skipped
+                                                 or entries[state["next"]].record is not None):
+            if on_result:
+                on_result(entries[state["next"]])
+            state["next"] += 1
+
+    finished([], [])
+    payload = [[(m.display, m.rel, m.data, m.key) for m in members] for members in work]
+    if jobs == 1 or len(work) <= 1:
+        _worker_init(opts, in_pool=False)
+        for members, group in zip(work, payload):
+            finished(members, _translate_group(group))
+    else:
+        _run_pool(work, payload, opts, min(jobs, len(work)), finished)
+    summary = Summary(entries, time.perf_counter() - start, tuple(targets), profile, outdir, jobs)
+    summary.counts = _counts(entries)
+    summary.exit_code = _exit_code(entries)
+    return summary
+
+
+def _run_pool(work, payload, opts, jobs: int, finished) -> None:
+    """Run the groups in a process pool.  A worker that dies (a crash in glslang, the OOM
+    killer) breaks the pool: the groups it may have held run once more in a fresh pool, and a
+    group that breaks the pool twice is reported as an internal error (E7005)."""
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+    attempts = [0] * len(work)
+    todo = list(range(len(work)))
+    while todo:
+        broken = []
+        pool = ProcessPoolExecutor(max_workers=min(jobs, len(todo)), initializer=_worker_init,
+                                   initargs=(opts,))
+        try:
+            futures = {pool.submit(_translate_group, payload[i]): i for i in todo}
+            for fut in as_completed(futures):
+                i = futures[fut]
+                try:
+                    records = fut.result()
+                except BrokenProcessPool:
+                    broken.append(i)
+                    continue
+                finished(work[i], records)
+        except KeyboardInterrupt:
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+        todo = []
+        for i in sorted(broken):
+            attempts[i] += 1
+            if attempts[i] >= 2:
+                finished(work[i], [_error_record(m, "E7005", "internal error: the worker process "
+                                                 "translating this file died") for m in work[i]])
+            else:
+                todo.append(i)
+
+
+def _error_record(e: Entry, code: str, message: str) -> dict:
+    from ..diagnostics import Diagnostic, Span
+    d = Diagnostic(code, "error", message, Span(e.display, 1, 1) if code != "E8001" else None)
+    return {"source": e.display, "status": "error", "outputs": [], "stamps": {},
+            "diagnostics": [diagnostic_to_json(d)]}
+
+
+def _cpu_count() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def _counts(entries: list[Entry]) -> dict:
+    programs = [e for e in entries if not e.skipped]
+    return {"inputs": len(entries), "skipped": len(entries) - len(programs),
+            "programs": len(programs),
+            "ok": sum(1 for e in programs if e.record["status"] != "error"),
+            "warnings": sum(1 for e in programs if e.record["status"] == "warning"),
+            "errors": sum(1 for e in programs if e.record["status"] == "error"),
+            "cached": sum(1 for e in programs if e.cached),
+            "translated": sum(1 for e in programs if not e.cached)}
+
+
+def _exit_code(entries: list[Entry]) -> int:
+    codes = {d["code"] for e in entries if e.record for d in e.record["diagnostics"]
+             if d["severity"] == "error"}
+    if "E7004" in codes:
+        return EXIT_TOOLCHAIN
+    return EXIT_ERRORS if any(e.record and e.record["status"] == "error" for e in entries) else EXIT_OK
+
+
+# ---- terminal output ---------------------------------------------------------------------------------
+class Progress:
+    """One status line on a terminal, redrawn at most 10 times a second."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.start = time.perf_counter()
+        self.last = 0.0
+        self.line = ""
+        self.first_done: int | None = None
+
+    def update(self, done: int, total: int, failed: int, force: bool = False) -> None:
+        now = time.perf_counter()
+        if self.first_done is None:
+            self.first_done = done          # served from the cache before any work
+            self.start = now
+        if not force and now - self.last < 0.1 and done < total:
+            return
+        self.last = now
+        width = 30
+        filled = width * done // total if total else width
+        rate = (done - self.first_done) / max(now - self.start, 1e-9)
+        self.line = (f"[{'#' * filled}{'.' * (width - filled)}] {done}/{total}"
+                     f"  {failed} failed  {rate:.1f} files/s")
+        self.stream.write("\r\x1b[K" + self.line)
+        self.stream.flush()
+
+    def clear(self) -> None:
+        if self.line:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+
+    def redraw(self) -> None:
+        if self.line:
+            self.stream.write(self.line)
+            self.stream.flush()
+
+
+def main(args) -> int:
+    """The ``xlate batch`` command (arguments defined in xlate.cli)."""
+    from ..diagnostics import use_color
+    report = args.report
+    if report and not report.endswith((".html", ".htm", ".json")):
+        print(f"xlate: error: --report {report}: the name must end in .html or .json",
+              file=sys.stderr)
+        return EXIT_USAGE
+    err = sys.stderr
+    color = use_color(err)
+    bar = Progress(err) if err.isatty() else None
+
+    def on_result(entry: Entry) -> None:
+        if args.quiet or entry.skipped or not entry.record["diagnostics"]:
+            return
+        text = entry.data.decode("utf-8", "replace") if entry.data is not None else None
+        if bar:
+            bar.clear()
+        for d in entry.record["diagnostics"]:
+            internal = d["code"].startswith("E7")
+            print(diagnostic_from_json(d).render(None if internal else text, color), file=err)
+        if bar:
+            bar.redraw()
+
+    try:
+        summary = run_batch(args.sources, args.output, jobs=args.jobs, targets=args.targets,
+                            profile=args.profile, validate=not args.no_validate,
+                            use_cache=not args.no_cache, linemap=bool(report and not
+                                                                     report.endswith(".json")),
+                            on_result=on_result, progress=bar.update if bar else None)
+    except UsageError as e:
+        print(f"xlate: {e}", file=err)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        if bar:
+            bar.clear()
+        print("xlate: interrupted; outputs written so far are complete and cached", file=err)
+        return 130
+    if bar:
+        bar.clear()
+    print(summary_line(summary), file=err)
+    if report:
+        from .report import write_report
+        try:
+            write_report(summary, report)
+        except OSError as e:
+            print(f"xlate: error[E8002]: cannot write {report}: {e.strerror}", file=err)
+            return EXIT_USAGE
+    return summary.exit_code
+
+
+def summary_line(s: Summary) -> str:
+    c = s.counts
+    rate = c["translated"] / s.seconds if s.seconds > 0 else 0.0
+    return (f"xlate batch: {c['programs']} programs: {c['ok']} ok ({c['warnings']} with warnings), "
+            f"{c['errors']} with errors; {c['skipped']} other files skipped; "
+            f"{c['translated']} translated, {c['cached']} unchanged (cache); "
+            f"{s.seconds:.2f} s, {rate:.1f} programs/s, {s.jobs} jobs")

@@ -1,0 +1,123 @@
+"""``xlate check FILE...`` and ``xlate sync FILE...``: the pre-commit hooks.
+
+``check``: every file must parse, translate and (unless ``--no-validate``) compile with
+glslang.  Diagnostics as ``xlate convert`` prints them; nothing is printed for a clean file.
+
+``sync``: regenerate the outputs committed next to each program (``water.fp`` ->
+``water.frag``, names as ``xlate batch`` gives them, :mod:`xlate.batch.outputs`) and fail when
+one was missing or different, so that a commit never carries stale generated shaders.
+``--check`` reports without writing (for CI).
+
+Exit codes: 0 all good; 1 a file has errors, or (sync) an output was missing or stale;
+2 usage (bad arguments, an unreadable file, an unwritable output); 3 glslang unavailable.
+
+Start-up is kept small (docs/batch.md): this module imports only the parser and the GLSL
+backend, glslang when it validates, and never numpy or moderngl.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+from .cli import EXIT_ERRORS, EXIT_OK, EXIT_TOOLCHAIN, EXIT_USAGE, decode_source
+
+
+def _read(path: str, err) -> str | None:
+    try:
+        with open(path, "rb") as f:
+            return decode_source(f.read())
+    except OSError as e:
+        print(f"xlate: error[E8001]: cannot read {path}: {e.strerror}", file=err)
+        return None
+
+
+def _report(diags, text: str, err) -> None:
+    from .diagnostics import use_color
+    color = use_color(err)
+    for d in diags:
+        # internal errors (E7xxx) point into generated GLSL, not the input
+        print(d.render(None if d.code.startswith("E7") else text, color), file=err)
+
+
+def _worst(codes: set[str], failed: bool, unreadable: bool) -> int:
+    if unreadable:
+        return EXIT_USAGE
+    if "E7004" in codes:
+        return EXIT_TOOLCHAIN
+    return EXIT_ERRORS if failed else EXIT_OK
+
+
+def check_main(args) -> int:
+    from . import api
+    from .diagnostics import XlateError
+    err = sys.stderr
+    failed = unreadable = False
+    codes: set[str] = set()
+    for path in args.files:
+        text = _read(path, err)
+        if text is None:
+            unreadable = True
+            continue
+        try:
+            result = api.translate(text, filename=path, target="glsl", profile=args.profile,
+                                   validate=not args.no_validate)
+        except XlateError as e:
+            _report(e.diagnostics, text, err)
+            codes.update(d.code for d in e.diagnostics)
+            failed = True
+            continue
+        _report(result.diagnostics, text, err)
+    return _worst(codes, failed, unreadable)
+
+
+def sync_main(args) -> int:
+    from .batch.outputs import output_name, translate_outputs
+    from .cli import atomic_write
+    from .diagnostics import XlateError
+    err = sys.stderr
+    failed = unreadable = stale = False
+    codes: set[str] = set()
+    for path in args.files:
+        text = _read(path, err)
+        if text is None:
+            unreadable = True
+            continue
+        try:
+            res = translate_outputs(text, path, args.targets, args.profile)
+        except XlateError as e:
+            _report(e.diagnostics, text, err)
+            codes.update(d.code for d in e.diagnostics)
+            failed = True
+            continue
+        _report(res.diagnostics, text, err)
+        for target in args.targets:
+            out = output_name(path, res.stage, target)
+            if os.path.abspath(out) == os.path.abspath(path):
+                print(f"xlate: error[E8002]: {path}: output {out} would overwrite the program; "
+                      "rename it", file=err)
+                failed = True
+                continue
+            payload = res.payloads[target]
+            try:
+                with open(out, "rb") as f:
+                    current = f.read()
+            except OSError:
+                current = None
+            if current == payload:
+                continue
+            stale = True
+            what = "missing" if current is None else "out of date"
+            if args.check:
+                hint = "" if args.targets == ("glsl",) else f"--targets {','.join(args.targets)} "
+                print(f"xlate: {out} is {what} (regenerate with: xlate sync {hint}{path})",
+                      file=err)
+                continue
+            try:
+                atomic_write(out, payload)
+            except OSError as e:
+                print(f"xlate: error[E8002]: cannot write {out}: {e.strerror}", file=err)
+                unreadable = True
+                continue
+            print(f"xlate: {'created' if current is None else 'updated'} {out} (from {path})",
+                  file=err)
+    return _worst(codes, failed or stale, unreadable)
