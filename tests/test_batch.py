@@ -444,3 +444,35 @@ def test_batch_does_not_import_numpy_or_moderngl(tmp_path):
     # (modules imported through importlib.import_module are not logged; their imports are)
     assert r.returncode == 1 and "xlate.batch.outputs" in modules
     assert not {m for m in modules if m.split(".")[0] in ("numpy", "moderngl")}
+
+
+def test_a_crashing_worker_is_isolated_and_the_batch_goes_on(tmp_path):
+    """A worker process that dies (as on a segfault in a native library) fails only the input
+    it was translating (E7005); every other input is translated."""
+    src = tmp_path / "src"
+    src.mkdir()
+    for i in range(12):
+        (src / f"p{i:02}.fp").write_text(GOOD_FP)
+    (src / "crash.fp").write_text(GOOD_FP)
+    script = f"""
+import os, signal, sys
+from xlate.batch import cache, outputs, runner
+real = outputs.translate_outputs
+def crashing(text, filename, *a, **kw):
+    if filename.endswith("crash.fp"):
+        os.kill(os.getpid(), signal.SIGSEGV)
+    return real(text, filename, *a, **kw)
+outputs.translate_outputs = crashing
+s = runner.run_batch([{str(src)!r}], {str(tmp_path / 'out')!r}, jobs=2, targets=("glsl",))
+from xlate.batch.report import write_report
+write_report(s, {str(tmp_path / 'r.json')!r})
+sys.exit(s.exit_code)
+"""
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                       env=env_without_cache_dir(), timeout=120)
+    assert r.returncode == 1, r.stderr
+    files = {Path(f["source"]).name: f for f in report(tmp_path / "r.json")["files"]}
+    assert files["crash.fp"]["diagnostics"][0]["code"] == "E7005"
+    assert "died" in files["crash.fp"]["diagnostics"][0]["message"]
+    assert [n for n, f in files.items() if f["status"] != "ok"] == ["crash.fp"]
+    assert len(list((tmp_path / "out").glob("p*.frag"))) == 12

@@ -279,39 +279,62 @@ def run_batch(sources: list[str], outdir: str, *, jobs: int | None = None,
 
 
 def _run_pool(work, payload, opts, jobs: int, finished) -> None:
-    """Run the groups in a process pool.  A worker that dies (a crash in glslang, the OOM
-    killer) breaks the pool: the groups it may have held run once more in a fresh pool, and a
-    group that breaks the pool twice is reported as an internal error (E7005)."""
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    """Run the groups in a process pool, at most two per worker queued at a time.
+
+    A worker that dies (a crash in glslang, the OOM killer) breaks the pool; the groups in
+    flight then are suspects: each runs again alone in a one-worker pool, and one that kills
+    that worker too is reported as an internal error (E7005).  The other groups go on in a
+    fresh pool."""
+    from collections import deque
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
-    attempts = [0] * len(work)
-    todo = list(range(len(work)))
-    while todo:
-        broken = []
-        pool = ProcessPoolExecutor(max_workers=min(jobs, len(todo)), initializer=_worker_init,
+    queue = deque(range(len(work)))
+    context = _mp_context()
+    while queue:
+        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_worker_init,
                                    initargs=(opts,))
+        running: dict = {}
+        suspects: list[int] = []
         try:
-            futures = {pool.submit(_translate_group, payload[i]): i for i in todo}
-            for fut in as_completed(futures):
-                i = futures[fut]
-                try:
-                    records = fut.result()
-                except BrokenProcessPool:
-                    broken.append(i)
-                    continue
-                finished(work[i], records)
+            while queue or running:
+                while queue and len(running) < 2 * jobs:
+                    i = queue.popleft()
+                    running[pool.submit(_translate_group, payload[i])] = i
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    i = running.pop(fut)
+                    try:
+                        finished(work[i], fut.result())
+                    except BrokenProcessPool:
+                        suspects.append(i)
+                if suspects:
+                    suspects += running.values()
+                    break
         except KeyboardInterrupt:
             pool.shutdown(wait=True, cancel_futures=True)
             raise
-        pool.shutdown(wait=True)
-        todo = []
-        for i in sorted(broken):
-            attempts[i] += 1
-            if attempts[i] >= 2:
-                finished(work[i], [_error_record(m, "E7005", "internal error: the worker process "
-                                                 "translating this file died") for m in work[i]])
-            else:
-                todo.append(i)
+        pool.shutdown(wait=True, cancel_futures=True)
+        for i in sorted(suspects):
+            alone = ProcessPoolExecutor(max_workers=1, mp_context=context,
+                                        initializer=_worker_init, initargs=(opts,))
+            try:
+                records = alone.submit(_translate_group, payload[i]).result()
+            except BrokenProcessPool:
+                records = [_error_record(m, "E7005", "internal error: the process translating "
+                                         "this file died") for m in work[i]]
+            finally:
+                alone.shutdown(wait=True)
+            finished(work[i], records)
+
+
+def _mp_context():
+    """fork where it is safe (POSIX, one thread): workers start at once with what the parent
+    imported; else the platform's default (spawn / forkserver)."""
+    import multiprocessing
+    import threading
+    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    return None
 
 
 def _error_record(e: Entry, code: str, message: str) -> dict:
@@ -438,8 +461,8 @@ def main(args) -> int:
 
 def summary_line(s: Summary) -> str:
     c = s.counts
-    rate = c["translated"] / s.seconds if s.seconds > 0 else 0.0
+    rate = f", {c['translated'] / s.seconds:.1f} programs/s" if c["translated"] and s.seconds else ""
     return (f"xlate batch: {c['programs']} programs: {c['ok']} ok ({c['warnings']} with warnings), "
             f"{c['errors']} with errors; {c['skipped']} other files skipped; "
             f"{c['translated']} translated, {c['cached']} unchanged (cache); "
-            f"{s.seconds:.2f} s, {rate:.1f} programs/s, {s.jobs} jobs")
+            f"{s.seconds:.2f} s{rate}, {s.jobs} jobs")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
-import queue
 import sys
 import time
 from pathlib import Path
@@ -17,7 +16,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _worker(tasks, results, backend: str, lanes: int, seed: int, localize: bool) -> None:
+def _worker(conn, backend: str, lanes: int, seed: int, localize: bool) -> None:
+    """Verify the paths the parent sends through ``conn``, one at a time."""
     os.environ.setdefault("EGL_PLATFORM", "surfaceless")
     sys.path.insert(0, str(ROOT))
     from xlate.verify.core import verify_source
@@ -26,14 +26,16 @@ def _worker(tasks, results, backend: str, lanes: int, seed: int, localize: bool)
     try:
         runner = Runner(backend)
     except GLUnavailable as e:
-        results.put(("unavailable", None, str(e)))
+        conn.send(("unavailable", str(e)))
         return
+    conn.send(("ready", None))
     while True:
-        item = tasks.get()
-        if item is None:
+        try:
+            path = conn.recv()
+        except EOFError:
             return
-        idx, path = item
-        results.put(("start", idx, time.time()))
+        if path is None:
+            return
         try:
             with open(path, "rb") as f:
                 data = f.read()
@@ -45,91 +47,101 @@ def _worker(tasks, results, backend: str, lanes: int, seed: int, localize: bool)
                                 runner=runner, localize=localize)
             doc = rep.to_json()
         except GLUnavailable as e:
-            results.put(("unavailable", idx, str(e)))
+            conn.send(("unavailable", str(e)))
             return
         except Exception as e:                     # a crash of the verifier itself
             import traceback
             doc = {"file": path, "status": "crash", "reason": f"{type(e).__name__}: {e}",
                    "traceback": traceback.format_exc()[-2000:]}
-        results.put(("done", idx, doc))
+        conn.send(("done", doc))
+
+
+class _Slot:
+    def __init__(self, ctx, args):
+        self.parent, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_worker, args=(child,) + args, daemon=True)
+        self.proc.start()
+        child.close()
+        self.task: int | None = None
+        self.start = 0.0
+        self.ready = False
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.join(5)
+        self.parent.close()
 
 
 def run_all(paths: list[str], *, backend="gl", lanes=1024, seed=1, jobs=1, timeout=120.0,
             localize=True, progress=None) -> list[dict]:
     """Verify every path; returns one report dict (``ProgramReport.to_json``) per path, in
     order, with status ``timeout``/``crash`` where the verifier could not finish.  Raises
-    RuntimeError when no implementation is available."""
+    RuntimeError when no implementation is available.
+
+    Each worker process has its own pipe and runs one program at a time, so a program that
+    exceeds ``timeout`` (or a worker that dies) is attributed exactly: that worker is killed
+    and replaced, the others carry on."""
+    from multiprocessing.connection import wait
     ctx = mp.get_context("spawn")
-    tasks, results = ctx.Queue(), ctx.Queue()
-    for i, p in enumerate(paths):
-        tasks.put((i, p))
+    args = (backend, lanes, seed, localize)
+    todo = list(range(len(paths)))[::-1]
     docs: list[dict | None] = [None] * len(paths)
-    workers: dict[int, tuple] = {}         # slot -> (process, current task, start)
+    slots = [_Slot(ctx, args) for _ in range(max(1, min(jobs, len(paths))))]
 
-    def spawn(slot):
-        proc = ctx.Process(target=_worker, args=(tasks, results, backend, lanes, seed, localize),
-                           daemon=True)
-        proc.start()
-        workers[slot] = [proc, None, None]
+    def finish(idx, doc):
+        docs[idx] = doc
+        if progress:
+            progress(idx, doc)
 
-    n_jobs = max(1, min(jobs, len(paths)))
-    for slot in range(n_jobs):
-        spawn(slot)
-    remaining = len(paths)
-    started_by = {}
-    while remaining:
-        try:
-            kind, idx, payload = results.get(timeout=1.0)
-        except queue.Empty:
-            kind = None
-        now = time.time()
-        if kind == "unavailable":
-            for w in workers.values():
-                w[0].kill()
-            raise RuntimeError(payload)
-        if kind == "start":
-            started_by[idx] = payload
-        elif kind == "done":
-            if docs[idx] is None:
-                docs[idx] = payload
-                remaining -= 1
-                if progress:
-                    progress(idx, payload)
-        # time limits: a task started long ago and not done -> kill every worker that may be
-        # running it (we do not know which one), restart them, and record a timeout
-        for idx2, t0 in list(started_by.items()):
-            if docs[idx2] is not None:
-                del started_by[idx2]
-                continue
-            if now - t0 > timeout:
-                docs[idx2] = {"file": paths[idx2], "status": "timeout",
-                              "reason": f"no result within {timeout:.0f} s"}
-                remaining -= 1
-                del started_by[idx2]
-                if progress:
-                    progress(idx2, docs[idx2])
-                # restart all workers: the hung one is among them; tasks in flight elsewhere
-                # are requeued
-                for slot, w in list(workers.items()):
-                    w[0].kill()
-                    w[0].join()
-                for idx3 in list(started_by):
-                    if docs[idx3] is None:
-                        tasks.put((idx3, paths[idx3]))
-                started_by.clear()
-                for slot in list(workers):
-                    spawn(slot)
-                break
-        for slot, w in list(workers.items()):
-            if not w[0].is_alive() and remaining:
-                # a crashed worker (e.g. a driver abort): its task runs into the time limit
-                spawn(slot)
-    for _ in workers:
-        tasks.put(None)
-    for w in workers.values():
-        w[0].join(timeout=5)
-        if w[0].is_alive():
-            w[0].kill()
+    def dispatch(slot):
+        if todo and slot.ready:
+            slot.task = todo.pop()
+            slot.start = time.time()
+            slot.parent.send(paths[slot.task])
+
+    try:
+        while any(d is None for d in docs):
+            ready = wait([s.parent for s in slots] + [s.proc.sentinel for s in slots], 1.0)
+            now = time.time()
+            for i, slot in enumerate(list(slots)):
+                msg = None
+                if slot.parent in ready:
+                    try:
+                        msg = slot.parent.recv()
+                    except (EOFError, OSError):
+                        msg = ("died", None)
+                elif slot.proc.sentinel in ready and not slot.proc.is_alive():
+                    msg = ("died", None)
+                if msg is not None:
+                    kind, payload = msg
+                    if kind == "unavailable":
+                        raise RuntimeError(payload)
+                    if kind == "ready":
+                        slot.ready = True
+                    elif kind == "done":
+                        finish(slot.task, payload)
+                        slot.task = None
+                    elif kind == "died":
+                        if slot.task is not None:
+                            finish(slot.task, {"file": paths[slot.task], "status": "crash",
+                                               "reason": "the worker process died"})
+                        slot.kill()
+                        slots[i] = slot = _Slot(ctx, args)
+                elif slot.task is not None and now - slot.start > timeout:
+                    finish(slot.task, {"file": paths[slot.task], "status": "timeout",
+                                       "reason": f"no result within {timeout:.0f} s"})
+                    slot.kill()
+                    slots[i] = slot = _Slot(ctx, args)
+                if slot.task is None:
+                    dispatch(slot)
+    finally:
+        for slot in slots:
+            try:
+                slot.parent.send(None)
+            except (OSError, BrokenPipeError):
+                pass
+        for slot in slots:
+            slot.proc.join(2)
+            if slot.proc.is_alive():
+                slot.kill()
     return [d for d in docs if d is not None]
-
-

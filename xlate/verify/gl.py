@@ -640,6 +640,8 @@ class Runner:
     def _run_vertex(self, glsl, reflection, lanes, inputs, uniforms, buffers, textures):
         gl = self.gl
         src, slots, strides = add_capture(glsl, reflection, "vertex")
+        if not slots:                  # no outputs: nothing to capture (and no TF possible)
+            return Capture(glsl=src)
         prog = self.program([(G.GL_VERTEX_SHADER, src)])
         self._objects.append(("program", prog))
         self._dummy_fbo()
