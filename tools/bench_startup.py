@@ -9,12 +9,14 @@ Measured:
   baseline    python -c "import lark, jinja2"   (what any parser+template tool pays)
   check       xlate check FILE                  (parse, translate, compile with glslang)
   no-validate xlate check --no-validate FILE    (parse and translate only)
+  check x10   xlate check FILE FILE ... (10x)   (what one more file costs in one invocation)
 
 ``xlate`` is the console script beside this interpreter when there is one (what pre-commit
 runs), else ``python -c "from xlate.cli import main; ..."``, which is what that script does.
 Note ``PYTHONDONTWRITEBYTECODE``: with it set and an editable install, xlate's own modules are
-compiled from source on every run (a wheel install has .pyc files); ``--compile`` byte-compiles
-the package first into __pycache__ (ignored by git) to measure the installed situation.
+compiled from source on every run (a wheel install has .pyc files); ``--compile`` measures a
+byte-compiled copy of the package (xlate/ and templates/ copied to a temporary folder, compiled,
+first on PYTHONPATH), as a wheel install would run.
 
 Run:  python tools/bench_startup.py [--runs N] [--file FILE] [--compile]
 """
@@ -60,15 +62,29 @@ def main() -> int:
                     help="byte-compile the xlate package first (as a wheel install would)")
     args = ap.parse_args()
     env = dict(os.environ)
+    copy = None
     if args.compile:
         import compileall
-        compileall.compile_dir(str(ROOT / "xlate"), quiet=1)
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        import tempfile
+        copy = Path(tempfile.mkdtemp(prefix="xlate-bench-startup-"))
+        shutil.copytree(ROOT / "xlate", copy / "xlate", ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(ROOT / "templates", copy / "templates")
+        compileall.compile_dir(str(copy / "xlate"), quiet=1)
+        env["PYTHONPATH"] = str(copy) + os.pathsep + env.get("PYTHONPATH", "")
+    try:
+        return measure(args, env)
+    finally:
+        if copy is not None:
+            shutil.rmtree(copy, ignore_errors=True)
+
+
+def measure(args, env: dict) -> int:
     xl = xlate_command()
     commands = {
         "baseline": [sys.executable, "-c", "import lark, jinja2"],
         "check": [*xl, "check", args.file],
         "no-validate": [*xl, "check", "--no-validate", args.file],
+        "check x10": [*xl, "check", *[args.file] * 10],   # pre-commit passes many files at once
     }
     for _ in range(args.warmup):
         for cmd in commands.values():
@@ -79,8 +95,9 @@ def main() -> int:
             times[name].append(once(cmd, env))
     base = statistics.median(times["baseline"])
     print(f"xlate: {' '.join(xl)}")
-    print(f"PYTHONDONTWRITEBYTECODE={env.get('PYTHONDONTWRITEBYTECODE', '')!r}  "
-          f"runs={args.runs}  file={os.path.relpath(args.file)}")
+    mode = "byte-compiled copy of the package" if args.compile else \
+        f"the checkout, PYTHONDONTWRITEBYTECODE={env.get('PYTHONDONTWRITEBYTECODE', '')!r}"
+    print(f"{mode}  runs={args.runs}  file={os.path.relpath(args.file)}")
     for name, values in times.items():
         med = statistics.median(values)
         sd = statistics.stdev(values) if len(values) > 1 else 0.0

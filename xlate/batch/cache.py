@@ -30,9 +30,11 @@ def cache_dir(outdir: str) -> str:
     return os.path.join(base, "batch") if base else os.path.join(outdir, ".xlate-cache")
 
 
-# what a translation depends on: the package minus the executor, the verifier and the CLI
-_FINGERPRINT_SKIP = ("exec", "verify", "cli.py", "check.py", os.path.join("batch", "runner.py"),
-                     os.path.join("batch", "report.py"), os.path.join("batch", "cache.py"))
+# what a translation depends on: the package minus the executor, the verifier and the modules
+# that only drive or report a batch
+_FINGERPRINT_SKIP = ("exec" + os.sep, "verify" + os.sep, "check.py",
+                     os.path.join("batch", "runner.py"), os.path.join("batch", "report.py"),
+                     os.path.join("batch", "cache.py"))
 
 
 def code_fingerprint(pkg: Path | None = None) -> str:

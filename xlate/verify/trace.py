@@ -54,6 +54,7 @@ Verdicts:
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 import numpy as np
 
 from ..ir.model import (Binding, CondTest, DataType, Dest, Instruction, Program, Register,
@@ -460,30 +461,55 @@ def localize(program: Program, facts, gen, diffs, *, runner, lanes: int, reflect
         cases.append(d)
         if len(cases) >= max_cases:
             break
+    value_cases = [d for d in cases if d.kind != "kill"]
+    kill_cases = [d for d in cases if d.kind == "kill"]
+    out = {}
+    if value_cases:
+        events, exe_all, imp_all = _scan(program, gen, runner, lanes, value_cases)
+        for d in value_cases:
+            out[id(d)] = _judge(program, gen, runner, lanes, d, events, exe_all, imp_all)
+    if kill_cases:
+        # a lane one side kills: scan a copy without kills (a discarded fragment writes no
+        # probe), the first differing value or condition is the cause; else the KILs' inputs
+        nokill = without_kills(program)
+        events, exe_all, imp_all = _scan(nokill, gen, runner, lanes, kill_cases)
+        for d in kill_cases:
+            as_value = replace(d, kind="value")
+            rep = _judge(nokill, gen, runner, lanes, as_value, events, exe_all, imp_all)
+            if "instruction" not in rep:         # no value differs: look at the KILs
+                rep = _judge_kill(program, gen, runner, lanes, d, events, exe_all, imp_all)
+            else:
+                rep["output"] = "kill"
+                rep["detail"] = d.detail + "; " + rep.get("detail", "")
+            out[id(d)] = rep
+    return [out[id(d)] for d in cases]
+
+
+def _scan(program: Program, gen, runner, lanes: int, cases) -> tuple[list, dict, dict]:
+    """Probe the events of ``program`` (every event, or for long programs every stride-th
+    one and then the stretch before the first that differs on each case's lane -- a
+    divergence that appears and vanishes again between two coarse probes can be missed)."""
     events = _events(program)
     n = len(events)
     batch = max(1, min(BATCH[program.stage], len(_free_slots(program, 16))))
     if n <= batch * COARSE_BATCHES:
         exe_all, imp_all = _probe_events(program, gen, runner, lanes, events)
-    else:
-        # long programs: probe every stride-th event, then finely the stretch before the
-        # first coarse probe that differs on each case's lane (a divergence that appears and
-        # vanishes again between two coarse probes can be missed)
-        stride = -(-n // (batch * COARSE_BATCHES))
-        coarse = sorted(set(range(stride - 1, n, stride)) | {n - 1})
-        exe_all, imp_all = _probe_events(program, gen, runner, lanes, events, coarse)
-        fine: set[int] = set()
-        for d in cases:
-            lane = d.lane if d.lane is not None else 0
-            prev = -1
-            for c in coarse:
-                if _event_differs(program, events[c], exe_all[c][lane],
-                                  imp_all[c][lane] if imp_all[c] is not None else None):
-                    fine |= set(range(prev + 1, c))
-                    break
-                prev = c
-        _probe_events(program, gen, runner, lanes, events, fine, (exe_all, imp_all))
-    return [_judge(program, gen, runner, lanes, d, events, exe_all, imp_all) for d in cases]
+        return events, exe_all, imp_all
+    stride = -(-n // (batch * COARSE_BATCHES))
+    coarse = sorted(set(range(stride - 1, n, stride)) | {n - 1})
+    exe_all, imp_all = _probe_events(program, gen, runner, lanes, events, coarse)
+    fine: set[int] = set()
+    for d in cases:
+        lane = d.lane if d.lane is not None else 0
+        prev = -1
+        for c in coarse:
+            if _event_differs(program, events[c], exe_all[c][lane],
+                              imp_all[c][lane] if imp_all[c] is not None else None):
+                fine |= set(range(prev + 1, c))
+                break
+            prev = c
+    _probe_events(program, gen, runner, lanes, events, fine, (exe_all, imp_all))
+    return events, exe_all, imp_all
 
 
 COARSE_BATCHES = 4
@@ -562,17 +588,35 @@ def _cond_verdict(program: Program, k: int, lane: int, events, exe_all,
     return "cc", (_ins_info(program, last) if last is not None else None)
 
 
+def without_kills(program: Program) -> Program:
+    """A copy of ``program`` whose KIL instructions are harmless moves into a scratch TEMP
+    (same instruction positions, so probes can still be placed before them)."""
+    prog = copy.copy(program)
+    prog.registers = dict(program.registers)
+    prog.registers["xv_nokill"] = Register("xv_nokill", RegKind.TEMP, DataType.NONE,
+                                           implicit=True)
+    prog.registers["xv_zero"] = Register("xv_zero", RegKind.CONST, DataType.FLOAT,
+                                         value=((0, 0, 0, 0),), implicit=True)
+    prog.instructions = [Instruction("MOV", DataType.FLOAT, Dest("xv_nokill"),
+                                     (Source("xv_zero"),), span=ins.span, text=ins.text)
+                         if ins.op == "KIL" else ins for ins in program.instructions]
+    return prog
+
+
 def _judge_kill(program, gen, runner, lanes, d, events, exe_all, imp_all=None) -> dict:
     """A lane one side kills and the other keeps: every KIL's operand (or condition-code
     test) on both sides."""
     lane = d.lane
     report = {"output": "kill", "lane": lane, "detail": d.detail}
     kils = [k for k, ins in enumerate(program.instructions) if ins.op == "KIL"]
+    # probe a copy in which no KIL kills: a fragment the implementation discards writes no
+    # probe at all, so the original program cannot show what its KILs saw
+    original, program = program, without_kills(program)
     rows = []
     verdict = "divergence"
     first = None
     for k in kils[:6]:
-        ins = program.instructions[k]
+        ins = original.instructions[k]
         what = ins.cond if ins.cond is not None else (
             Source(ins.srcs[0].reg, index=ins.srcs[0].index) if ins.srcs else None)
         if what is None:
@@ -580,20 +624,24 @@ def _judge_kill(program, gen, runner, lanes, d, events, exe_all, imp_all=None) -
         try:
             names, exe, imp = _run_both(program, gen, runner, lanes, [(k, what, "before")])
         except Exception as exc:                 # pragma: no cover - best effort
-            rows.append({"instruction": _ins_info(program, k), "error": str(exc)})
+            rows.append({"instruction": _ins_info(original, k), "error": str(exc)})
             continue
         e, g = exe[names[0]][lane], imp[names[0]][lane]
         if isinstance(what, CondTest):
-            row = {"instruction": _ins_info(program, k), "condition": _cond_text(what),
+            row = {"instruction": _ins_info(original, k), "condition": _cond_text(what),
                    "executor": ["pass" if x else "fail" for x in e],
                    "implementation": ["pass" if x else "fail" for x in g]}
             if first is None and not np.array_equal(e, g):
                 first = row
-                verdict, setter = _cond_verdict(program, k, lane, events, exe_all, imp_all)
+                need = {i for i, ev in enumerate(events) if ev[0] == "value"
+                        and program.instructions[ev[1]].cc_update is not None}
+                if need - set(exe_all):
+                    _probe_events(program, gen, runner, lanes, events, need, (exe_all, imp_all))
+                verdict, setter = _cond_verdict(original, k, lane, events, exe_all, imp_all)
                 if setter is not None:
                     report["cc_set_by"] = setter
         else:
-            row = {"instruction": _ins_info(program, k), "executor": _fmt_vec(e),
+            row = {"instruction": _ins_info(original, k), "executor": _fmt_vec(e),
                    "implementation": _fmt_vec(g)}
             if first is None and not np.all(cmp.float_equal(e, g)):
                 first = row
@@ -634,6 +682,11 @@ def _judge(program, gen, runner, lanes, d, events, exe_all, imp_all) -> dict:
             comps = [c for c in range(4) if ins.dst is None or ins.dst.cond is None
                      or ins.dst.mask[c]]
             if any(e[c] != g[c] for c in comps):
+                # the condition-code updates feeding this test must have been probed
+                need = {i for i, ev in enumerate(events) if ev[0] == "value"
+                        and program.instructions[ev[1]].cc_update is not None}
+                if need - set(exe_all):
+                    _probe_events(program, gen, runner, lanes, events, need, (exe_all, imp_all))
                 verdict, setter = _cond_verdict(program, k, lane, events, exe_all, imp_all)
                 if approx is not None and verdict == "cc":
                     verdict = "tolerance"
@@ -693,6 +746,7 @@ def _judge(program, gen, runner, lanes, d, events, exe_all, imp_all) -> dict:
     nonfinite_operand = False
     operand_values = []
     raw_operands = []
+    nonfinite_mismatch = False
     srcs = [(j, s) for j, s in enumerate(ins.srcs)]
     if srcs:
         probes = [(first, Source(s.reg, index=s.index, vertex=s.vertex), "before") for _, s in srcs]
@@ -711,6 +765,9 @@ def _judge(program, gen, runner, lanes, d, events, exe_all, imp_all) -> dict:
                             operands_agree = False
                     elif not np.all(cmp.float_equal(e, g)):
                         operands_agree = False
+                        bad = ~cmp.float_equal(e, g)
+                        if _nonfinite(e[bad]) or _nonfinite(g[bad]):
+                            nonfinite_mismatch = True
                 if operand_type(ins, j) == DataType.FLOAT:
                     operand_values.append(e)
                     denormal_operand |= _is_denormal(e)
@@ -757,7 +814,9 @@ def _judge(program, gen, runner, lanes, d, events, exe_all, imp_all) -> dict:
         report["verdict"] = "tolerance"
         report["approximate_first"] = _ins_info(program, approx)
     elif not operands_agree:
-        report["verdict"] = "operands"
+        # an operand that is NaN/Inf on one side only: a NaN/Inf freedom upstream that the
+        # probes (last execution in loops and subroutines) could not pin down
+        report["verdict"] = "nonfinite" if nonfinite_mismatch else "operands"
     else:
         report["verdict"] = "divergence"
     return report
