@@ -235,6 +235,7 @@ class _Egl:
         lib.eglInitialize.argtypes = [p, PI, PI]
         lib.eglBindAPI.argtypes = [u]
         lib.eglCreateContext.restype = p
+        lib.eglGetCurrentContext.restype = p
         lib.eglCreateContext.argtypes = [p, p, p, PI]
         lib.eglMakeCurrent.argtypes = [p, p, p, p]
         lib.eglGetError.restype = i
@@ -291,7 +292,9 @@ class GL:
         self.fbo = None
 
     def use(self) -> None:
-        if getattr(_current, "ctx", None) is not self.ctx:
+        # ask EGL, not a cached flag: other code in the process (moderngl, another harness)
+        # may have made its own context current since our last call
+        if self.egl.lib.eglGetCurrentContext() != self.ctx:
             self.egl.make_current(self.ctx)
             _current.ctx = self.ctx
 

@@ -15,8 +15,9 @@ How one set of inputs reaches both programs:
   (``program.local[4]``) whose generated value is used; the GLSL resource
   (``_IN1._video_size1``, ``_modelViewProj[0], 4``) the uniform to set (its type from the
   Cg type: float, float2..4, float4x4 as 4 rows);
-* samplers: both resources name a texture unit (``texunit 0`` / ``_decal 0``); the same
-  :class:`xlate.exec.Texture` is bound to it;
+* samplers: the assembly's ``texunit n``; the GLSL sampler uniform is set to n and the same
+  :class:`xlate.exec.Texture` is bound there (cgc numbers the GLSL units differently at
+  times; they are the application's choice in GLSL anyway);
 * vertex inputs: NVIDIA's conventional/generic aliasing, which is how cgc numbered the
   ``ATTRn`` of the assembly: gl_Vertex = attrib[0], gl_Normal = attrib[2], gl_Color =
   attrib[3], gl_SecondaryColor = attrib[4], gl_FogCoord = attrib[5], gl_MultiTexCoord<n> =
@@ -351,7 +352,27 @@ def _param_sources(program, gen, var: Var) -> np.ndarray | None:
 
 
 def compare_pair(asm_path, glsl_path, stage: str, *, lanes: int = 256, seed: int = 1,
-                 runner: Runner | None = None, compat: CompatRunner | None = None) -> PairResult:
+                 runner: Runner | None = None, compat: CompatRunner | None = None,
+                 transpose: bool | None = None) -> PairResult:
+    """Compare one pair.  Matrix parameters: cgc stores a float4x4 as 4 vec4 in both profiles,
+    but for some programs (``mul(v, M)``) one profile's vectors are the other's transposed;
+    with ``transpose=None`` a pair that differs is retried with the GLSL matrices transposed
+    and reported as matching if that makes them agree (``reason`` says so)."""
+    res = _compare_pair(asm_path, glsl_path, stage, lanes=lanes, seed=seed, runner=runner,
+                        compat=compat, transpose=bool(transpose))
+    if transpose is None and res.status == "differ" and res.reason == "has-matrix":
+        res2 = _compare_pair(asm_path, glsl_path, stage, lanes=lanes, seed=seed, runner=runner,
+                             compat=compat, transpose=True)
+        if res2.status == "match":
+            res2.reason = "matrix parameters transposed between the two profiles"
+            return res2
+    if res.reason == "has-matrix":
+        res.reason = ""
+    return res
+
+
+def _compare_pair(asm_path, glsl_path, stage: str, *, lanes: int, seed: int, runner, compat,
+                  transpose: bool) -> PairResult:
     import xlate
     from ..backends.glsl import emit_glsl
     from ..diagnostics import XlateError
@@ -392,20 +413,29 @@ def compare_pair(asm_path, glsl_path, stage: str, *, lanes: int = 256, seed: int
         gen.textures = generate_textures(program, seed)
         gen.shadow = shadow_units(program)
     # parameters and samplers through the two #var headers
-    avars = {v.name: v for v in parse_vars(asm, "#")}
-    gvars = {v.name: v for v in parse_vars(glsl, "//")}
+    # a name may appear twice (a CgFX program parameter and the global it binds): keep the
+    # referenced entry
+    avars, gvars = {}, {}
+    for table, text, prefix in ((avars, asm, "#"), (gvars, glsl, "//")):
+        for v in parse_vars(text, prefix):
+            if v.name not in table or (v.referenced and not table[v.name].referenced):
+                table[v.name] = v
     uniforms = []
+    has_matrix = False
     for name, gv in gvars.items():
         av = avars.get(name)
-        if not gv.referenced or not gv.resource or av is None or not av.resource:
+        if not gv.referenced or not gv.resource or av is None or not av.resource or \
+                not av.referenced:
             continue
         if gv.type.startswith("sampler"):
-            gm = re.fullmatch(r"([\w.\[\]]+)\s+(\d+)", gv.resource)
+            # the GLSL sampler is set to the assembly's texture unit (cgc's unit numbers for
+            # the two profiles need not agree; GLSL sampler units are the application's)
+            gm = re.fullmatch(r"([\w.\[\]]+)(?:\s+(\d+))?", gv.resource)
             am = re.fullmatch(r"texunit\s+(\d+)", av.resource)
-            if gm is None or am is None or gm.group(2) != am.group(1):
-                res.status, res.reason = "unsupported", f"sampler {name} units differ"
+            if gm is None or am is None:
+                res.status, res.reason = "unsupported", f"sampler {name} ({gv.resource})"
                 return res
-            uniforms.append((gm.group(1), "sampler", np.array(int(gm.group(2)))))
+            uniforms.append((gm.group(1), "sampler", np.array(int(am.group(1)))))
             continue
         if gv.resource.startswith("$") or gv.semantic.startswith("$"):
             continue
@@ -423,6 +453,10 @@ def compare_pair(asm_path, glsl_path, stage: str, *, lanes: int = 256, seed: int
             return res
         kind = {1: "float", 2: "vec2", 3: "vec3", 4: "vec4"}[n if "x" not in gv.type else 4]
         uname = gm.group(1) + (f"[{gm.group(2)}]" if gm.group(2) is not None else "")
+        if "x" in gv.type:
+            has_matrix = True
+            if transpose and words.shape[0] == 4:
+                words = np.ascontiguousarray(words.T)
         uniforms.append((uname, kind, words))
     textures = {u: (t, u in gen.shadow) for u, t in gen.textures.items()}
     # xlate's translation
@@ -541,4 +575,6 @@ def compare_pair(asm_path, glsl_path, stage: str, *, lanes: int = 256, seed: int
         res.status, res.reason = "unsupported", "no output to compare"
     elif res.differing:
         res.status = "differ"
+        if has_matrix and not transpose:
+            res.reason = "has-matrix"
     return res
