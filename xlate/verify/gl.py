@@ -130,8 +130,8 @@ def _at_main_end(src: str, lines: list[str]) -> str:
     return src[:e] + "".join(f"    {x}\n" for x in lines) + src[e:]
 
 
-_DECL_LINE = re.compile(r"^(\s*)((?:vec4|ivec4|uvec4|float|int|uint)\s+(?!in_)\w+(?:\[\d+\])?\s*[=;])",
-                        re.M)
+_DECL_LINE = re.compile(r"^(\s*)((?:vec4|ivec4|uvec4|float|int|uint)\s+(?!in_)\w+"
+                        r"(?:\s*=|\s*;|\[\d+\]\s*=))", re.M)
 
 
 _RETURN = re.compile(r"^((?:float|vec4|vec3|vec2) )(xl_\w+\(.*\) \{ )return (.*); \}$", re.M)
@@ -142,9 +142,10 @@ def make_precise(src: str) -> str:
     """Qualify every variable declaration ``precise`` (GLSL 4.00), and route one-line float
     helper functions' results through a ``precise`` local: the compiler may then not
     reassociate, contract (a*b+c -> fma) or fold the operations computing them.  Used to tell
-    such optimizations from real differences.  The ``in_*`` input staging globals are left
-    alone: they are only copied, and with ``precise`` on such a global array Mesa 22.3
-    crashes linking the SPIR-V module glslang makes of it (``gl-spirv`` backend)."""
+    such optimizations from real differences.  Arrays declared without an initializer (the
+    ``in_*`` input staging and ``xl_p_*`` parameter copies) are left alone: they are only
+    copied, and with ``precise`` on such a global array Mesa 22.3 crashes (SIGSEGV) linking
+    the SPIR-V module glslang makes of it (``gl-spirv`` backend)."""
     src = _DECL_LINE.sub(r"\1precise \2", src)
     return _RETURN.sub(lambda m: f"{m.group(1)}{m.group(2)}precise {m.group(1).strip()} xl_r = "
                        f"{m.group(3)}; return xl_r; }}", src)
