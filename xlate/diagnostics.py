@@ -254,6 +254,15 @@ CODES: dict[str, tuple[str, str]] = {
     "E2015": ("required result missing or forbidden result written",
               "A vertex program must write o[HPOS] (unless it is position-invariant, when it must "
               "not); a vertex state program must write at least one program parameter c[n]."),
+    "E3008": ("unsupported opcode",
+              "The opcode is valid in its dialect but xlate does not translate it (TGSI doubles, "
+              "64-bit integers, images, atomics, barriers, subgroups, and opcodes no Mesa driver "
+              "ever implemented). The message names the opcode; nothing is translated silently."),
+    "E1009": ("malformed binary token stream",
+              "A TGSI binary (seed VERSION 1.1 layout or Mesa's p_shader_tokens.h layout) is "
+              "truncated, has a size field that does not match its tokens, or uses a token type, "
+              "file, opcode or extension the format does not define. The message gives the word "
+              "offset; for a stream that is neither layout it says so."),
     "E8001": ("cannot read input",
               "The input file could not be read or is not valid text."),
     "E8002": ("cannot write output",
