@@ -243,9 +243,9 @@ class _Builder:
         elif op == "REP":
             if rest:
                 inst.srcs = (self.source(rest, t),)
-        elif op == "PUSHA":                      # VP3: the address register operand
+        elif op in ("PUSHA", "SWITCH", "CASE"):  # VP3 PUSHA; TGSI SWITCH selector, CASE constant
             inst.srcs = (self.source(rest, t),)
-        elif op in ("ELSE", "ENDIF", "ENDREP", "EMIT", "ENDPRIM"):
+        elif op in ("ELSE", "ENDIF", "ENDREP", "EMIT", "ENDPRIM", "DEFAULT", "ENDSWITCH"):
             pass
         else:
             args = _split_args(rest)

@@ -328,3 +328,49 @@ CITATION = re.compile(CITATION.pattern + r"|^FP1 §3\.11\.5\.[0-9]+ [A-Z0-9]+")
 @pytest.mark.parametrize("v", FP1_VECTORS, ids=[f"{v.op}-fp1-{i}" for i, v in enumerate(FP1_VECTORS)])
 def test_fp1_spec_vector(v: V):
     test_spec_vector(v)
+
+
+# ---- TGSI (issue 6: xlate.ir.ops._TGSI_ROWS; semantics from Mesa's tgsi.rst, tgsi.md section 2) --
+TGSI_VECTORS = [
+    V("SQRT", "TGSI tgsi.rst SQRT (replicated; sqrt(-0) = -0, sqrt(<0) = NaN)", "SQRT o, a.y",
+      {"a": np.array([[0, 16, 0, 0], [0, -0.0, 0, 0], [0, -1, 0, 0]], np.float32)},
+      {"o": [[4] * 4, [-0.0] * 4, [NAN] * 4]}),
+    V("MINNUM", "TGSI tgsi.rst MIN (fminf: the non-NaN operand)", "MINNUM o, a, b",
+      {"a": fl(1, NAN, -1, NAN), "b": fl(2, 0, NAN, NAN)}, {"o": [1, 0, -1, NAN]}),
+    V("MAXNUM", "TGSI tgsi.rst MAX (fmaxf: the non-NaN operand)", "MAXNUM o, a, b",
+      {"a": fl(1, NAN, -1, NAN), "b": fl(2, 0, NAN, NAN)}, {"o": [2, 0, -1, NAN]}),
+    V("FSEQ", "TGSI tgsi.rst FSEQ (~0 / 0; NaN -> 0; -0 == +0)", "FSEQ o, a, b",
+      {"a": fl(1, NAN, -0.0, 2), "b": fl(1, NAN, 0, 3)}, {"o": [-1, 0, -1, 0]}, t="u"),
+    V("FSNE", "TGSI tgsi.rst FSNE (unordered: NaN -> ~0)", "FSNE o, a, b",
+      {"a": fl(1, NAN, -0.0, 2), "b": fl(1, NAN, 0, 3)}, {"o": [0, -1, 0, -1]}, t="u"),
+    V("FSLT", "TGSI tgsi.rst FSLT", "FSLT o, a, b",
+      {"a": fl(1, NAN, -1, 2), "b": fl(2, 0, -1, 3)}, {"o": [-1, 0, 0, -1]}, t="u"),
+    V("FSGE", "TGSI tgsi.rst FSGE", "FSGE o, a, b",
+      {"a": fl(1, NAN, -1, 2), "b": fl(2, 0, -1, 3)}, {"o": [0, 0, -1, 0]}, t="u"),
+    V("ISSG", "TGSI tgsi.rst ISSG", "ISSG.S o, a", {"a": ints(-7, 0, 5, -2147483648)},
+      {"o": [-1, 0, 1, -1]}, t="s"),
+    V("UCMP", "TGSI tgsi.rst UCMP (src0 tested as bits: -0.0 selects src1)", "UCMP o, a, b, c",
+      {"a": fl(0, -0.0, 1, NAN), "b": fl(1, 2, 3, 4), "c": fl(5, 6, 7, 8)}, {"o": [5, 2, 3, 4]}),
+    V("SWITCH", "TGSI tgsi.rst SWITCH (first matching CASE, fall through to BRK; DEFAULT anywhere)",
+      "TRUNC.U R0, a\nMOV o, 0\nSWITCH.U R0.x\nCASE.U 1\nADD o, o, 1\nDEFAULT\nADD o, o, 10\nBRK\n"
+      "CASE.U 2\nADD o, o, 100\nENDSWITCH",
+      {"a": np.array([[1, 0, 0, 0], [2, 0, 0, 0], [7, 0, 0, 0]], np.float32)},
+      {"o": [[11] * 4, [100] * 4, [10] * 4]}),
+    V("CASE", "TGSI tgsi.rst CASE (several labels on one body; no match and no DEFAULT: skipped)",
+      "TRUNC.U R0, a\nMOV o, 0\nSWITCH.U R0.x\nCASE.U 3\nCASE.U 4\nADD o, o, 1\nBRK\nENDSWITCH",
+      {"a": np.array([[3, 0, 0, 0], [4, 0, 0, 0], [5, 0, 0, 0]], np.float32)},
+      {"o": [[1] * 4, [1] * 4, [0] * 4]}),
+    V("DEFAULT", "TGSI tgsi.rst DEFAULT (BRK in a switch inside a loop leaves only the switch)",
+      "MOV o, 0\nREP 3\nSWITCH.U R0.x\nDEFAULT\nADD o, o, 1\nBRK\nENDSWITCH\nADD o, o, 10\nENDREP",
+      {}, {"o": [33] * 4}),
+    V("ENDSWITCH", "TGSI tgsi.rst ENDSWITCH (CONT inside a switch continues the loop)",
+      "MOV o, 0\nREP 2\nSWITCH.U R0.x\nCASE.U 0\nADD o, o, 1\nCONT\nENDSWITCH\nADD o, o, 10\nENDREP",
+      {}, {"o": [2] * 4}),
+]
+VECTORS = VECTORS + TGSI_VECTORS
+CITATION = re.compile(CITATION.pattern + r"|^TGSI tgsi\.rst [A-Z0-9_]+")
+
+
+@pytest.mark.parametrize("v", TGSI_VECTORS, ids=[f"{v.op}-tgsi-{i}" for i, v in enumerate(TGSI_VECTORS)])
+def test_tgsi_spec_vector(v: V):
+    test_spec_vector(v)

@@ -218,3 +218,9 @@ vec4 xl_fp16(vec4 x) { return vec4(unpackHalf2x16(packHalf2x16(x.xy)), unpackHal
 // spec does not name one).  The sign of a zero is kept.
 float xl_fx12(float x) { return isnan(x) ? 0.0 : roundEven(clamp(x, -2.0, 2047.0 / 1024.0) * 1024.0) / 1024.0; }
 vec4 xl_fx12(vec4 x) { return mix(roundEven(clamp(x, vec4(-2.0), vec4(2047.0 / 1024.0)) * 1024.0) / 1024.0, vec4(0.0), isnan(x)); }
+
+//@ minmaxnum
+// TGSI MIN/MAX (tgsi_exec fminf/fmaxf): the non-NaN operand when one is NaN.  The same select
+// as xlate/exec/alu.py op_minnum/op_maxnum, so equal operands (-0.0 vs +0.0) pick the same one.
+vec4 xl_minnum(vec4 a, vec4 b) { return mix(b, a, bvec4(uvec4(isnan(b)) | uvec4(lessThan(a, b)))); }
+vec4 xl_maxnum(vec4 a, vec4 b) { return mix(b, a, bvec4(uvec4(isnan(b)) | uvec4(greaterThan(a, b)))); }

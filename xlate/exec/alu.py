@@ -726,3 +726,52 @@ def op_litnc(x, a):
     z = np.where(ax > 0, power, F32(0))
     one = np.ones_like(ax)
     return _stack(one, ax, z, one).astype(F32)
+
+
+# ---- TGSI opcodes (issue 6; IR rows in xlate.ir.ops._TGSI_ROWS; tgsi.md section 2) -------------
+
+@alu("SQRT")
+def op_sqrt(x, a):
+    # tgsi.rst SQRT: dst = sqrt(src.x) (undefined for src < 0; IEEE gives NaN)
+    return np.sqrt(a)
+
+
+@alu("MINNUM")
+def op_minnum(x, a, b):
+    # tgsi.rst MIN / tgsi_exec fminf: the non-NaN operand when one is NaN.  Written as the one
+    # select the GLSL helper uses too (xl_minnum), so the choice between -0.0 and +0.0 for equal
+    # operands is the same on both sides: isnan(b) || a < b ? a : b.
+    return np.where(np.isnan(b) | (a < b), a, b)
+
+
+@alu("MAXNUM")
+def op_maxnum(x, a, b):
+    # tgsi.rst MAX / fmaxf: isnan(b) || a > b ? a : b
+    return np.where(np.isnan(b) | (a > b), a, b)
+
+
+def _fset(cmp):
+    def fn(x, a, b):
+        # tgsi.rst FSEQ/FSNE/FSLT/FSGE: float compare, result ~0 (true) or 0 as integers;
+        # IEEE comparisons, so NaN gives 0 except for FSNE (unordered not-equal).
+        return np.where(cmp(a, b), U32(0xFFFFFFFF), U32(0))
+    return fn
+
+
+ALU["FSEQ"] = _fset(np.equal)
+ALU["FSNE"] = _fset(np.not_equal)
+ALU["FSLT"] = _fset(np.less)
+ALU["FSGE"] = _fset(np.greater_equal)
+
+
+@alu("ISSG")
+def op_issg(x, a):
+    # tgsi.rst ISSG: -1, 0 or 1 by the sign of the signed integer
+    return np.sign(a.astype(I32)).astype(I32) if x.t == S else np.where(a != 0, U32(1), U32(0))
+
+
+@alu("UCMP")
+def op_ucmp(x, a, b, c):
+    # tgsi.rst UCMP: src0 != 0 ? src1 : src2, src0 tested as a 32-bit integer (so -0.0 =
+    # 0x80000000 selects src1); src1/src2 are copied as bits.
+    return np.where(a != 0, b, c)

@@ -58,6 +58,8 @@ def link(program: Program) -> tuple[dict[int, dict[str, int]], int]:
     jumps: dict[int, dict[str, int]] = {}
     stack: list[tuple[str, int]] = []
     loops: list[int] = []             # REP indices of the open loops
+    breakable: list[int] = []         # REP and SWITCH indices of the open ones (BRK target)
+    conts: dict[int, list[int]] = {}  # REP index -> CONT inside it (innermost loop)
     pending: dict[int, list[int]] = {}  # REP index -> BRK/CONT inside it (innermost)
     depth = 0
     for i, inst in enumerate(program.instructions):
@@ -80,21 +82,52 @@ def link(program: Program) -> tuple[dict[int, dict[str, int]], int]:
         elif op == "REP":
             stack.append(("REP", i))
             loops.append(i)
+            breakable.append(i)
             pending[i] = []
             depth = max(depth, len(loops))
+        elif op == "SWITCH":
+            stack.append(("SWITCH", i))
+            breakable.append(i)
+            pending[i] = []
+            jumps[i] = {"cases": [], "default": None}
+        elif op in ("CASE", "DEFAULT"):
+            if not stack or stack[-1][0] != "SWITCH":
+                raise ExecError(f"malformed program: {op} at instruction {i} outside SWITCH")
+            sw = jumps[stack[-1][1]]
+            if op == "DEFAULT":
+                sw["default"] = i + 1
+            else:
+                sw["cases"].append((_case_value(program, inst), i + 1))
+        elif op == "ENDSWITCH":
+            if not stack or stack[-1][0] != "SWITCH":
+                raise ExecError(f"malformed program: ENDSWITCH at instruction {i} without SWITCH")
+            j = stack.pop()[1]
+            breakable.pop()
+            if jumps[j]["default"] is None:
+                jumps[j]["default"] = i + 1
+            for b in pending.pop(j):
+                jumps[b] = {"exit": i + 1, "switch": True}
         elif op == "ENDREP":
             if not stack or stack[-1][0] != "REP":
                 raise ExecError(f"malformed program: ENDREP at instruction {i} without REP")
             j = stack.pop()[1]
             loops.pop()
+            breakable.pop()
             jumps[j] = {"skip": i + 1}
             jumps[i] = {"top": j + 1, "exit": i + 1}
             for b in pending.pop(j):
                 jumps[b] = {"exit": i + 1, "endrep": i}
-        elif op in ("BRK", "CONT"):
+            for c in conts.pop(j, []):
+                jumps[c] = {"exit": i + 1, "endrep": i}
+        elif op == "BRK":
+            # BRK leaves the innermost REP or SWITCH (TGSI: "break innermost loop or switch")
+            if not breakable:
+                raise ExecError(f"malformed program: BRK at instruction {i} outside REP")
+            pending[breakable[-1]].append(i)
+        elif op == "CONT":
             if not loops:
-                raise ExecError(f"malformed program: {op} at instruction {i} outside REP")
-            pending[loops[-1]].append(i)
+                raise ExecError(f"malformed program: CONT at instruction {i} outside REP")
+            conts.setdefault(loops[-1], []).append(i)
         elif op in ("CAL", "BRA"):
             if inst.label not in program.labels:
                 raise ExecError(f"malformed program: {op} to undefined label {inst.label!r}")
@@ -171,11 +204,45 @@ def op_endrep(x, st, lanes, cur):
 
 @flow("BRK")
 def op_brk(x, st, lanes, cur):
-    # GP4 BRK: if the (optional) test passes, continue after the innermost ENDREP
+    # GP4 BRK: if the (optional) test passes, continue after the innermost ENDREP.
+    # Inside a SWITCH (TGSI): continue after its ENDSWITCH; no loop is left.
     take = any_cond(st, x.inst.cond, lanes)
-    ln = lanes[take]
-    st.loop_depth[ln] = np.maximum(st.loop_depth[ln] - 1, 0)
+    if not x.jump.get("switch"):
+        ln = lanes[take]
+        st.loop_depth[ln] = np.maximum(st.loop_depth[ln] - 1, 0)
     st.pc[lanes] = np.where(take, x.jump["exit"], cur + 1)
+
+
+# ---- SWITCH / CASE / DEFAULT / ENDSWITCH (TGSI, tgsi.md 2.6 and 3) ------------------------------
+
+def _case_value(program: Program, inst) -> int:
+    """The unsigned constant of a CASE (a CONST register component)."""
+    src = inst.srcs[0]
+    reg = program.registers[src.reg]
+    if reg.value is None:
+        raise ExecError(f"malformed program: CASE operand {src.reg} is not a constant")
+    element = src.index.offset if src.index is not None else 0
+    return int(reg.value[element][src.swizzle[0]])
+
+
+@flow("SWITCH")
+def op_switch(x, st, lanes, cur):
+    # tgsi.rst SWITCH: jump to the CASE whose constant equals src.x (compared as unsigned bits),
+    # else to DEFAULT wherever it is, else past ENDSWITCH; execution then falls through the
+    # following labels until BRK.  The first matching CASE wins.
+    sel = x.loaders[0](st, lanes)[:, 0].astype(np.uint32)
+    target = np.full(lanes.shape, x.jump["default"], dtype=np.int32)
+    done = np.zeros(lanes.shape, dtype=bool)
+    for value, at in x.jump["cases"]:
+        hit = ~done & (sel == np.uint32(value))
+        target[hit] = at
+        done |= hit
+    st.pc[lanes] = target
+
+
+@flow("CASE", "DEFAULT", "ENDSWITCH")
+def op_case(x, st, lanes, cur):
+    st.pc[lanes] = cur + 1                    # labels: fall through
 
 
 @flow("CONT")

@@ -199,3 +199,28 @@ _TABLE.append(_row("LITNC", "v", "v", "FCSH", F, "alu",
                    "lighting coefficients, no exponent clamp, 0^0 = NaN (FP1)"))
 OPCODES["LITNC"] = _TABLE[-1]
 LEGACY_OPCODES = LEGACY_OPCODES | {"LITNC"}
+
+
+# ---- TGSI opcodes with no NV_gpu_program4 equivalent (issue 6; frontends/tgsi/lower.py) --------
+# Semantics from Mesa's tgsi.rst / tgsi_exec (tgsi.md section 2); each executor function cites it.
+_TGSI_ROWS = [
+    _row("SQRT", "s", "s", "F", F, "alu", "square root (TGSI SQRT)"),
+    _row("MINNUM", "v", "v,v", "F", F, "alu", "minimum, the non-NaN operand if one is NaN (TGSI MIN, fminf)"),
+    _row("MAXNUM", "v", "v,v", "F", F, "alu", "maximum, the non-NaN operand if one is NaN (TGSI MAX, fmaxf)"),
+    _row("FSEQ", "vu", "vf,vf", "", F, "alu", "float ==, ~0/0 (TGSI FSEQ; NaN -> 0)"),
+    _row("FSNE", "vu", "vf,vf", "", F, "alu", "float !=, ~0/0 (TGSI FSNE; NaN -> ~0)"),
+    _row("FSLT", "vu", "vf,vf", "", F, "alu", "float <, ~0/0 (TGSI FSLT; NaN -> 0)"),
+    _row("FSGE", "vu", "vf,vf", "", F, "alu", "float >=, ~0/0 (TGSI FSGE; NaN -> 0)"),
+    _row("ISSG", "v", "v", "I", S, "alu", "integer set sign -1/0/1 (TGSI ISSG)"),
+    _row("UCMP", "v", "vu,v,v", "FI", F, "alu", "a != 0 ? b : c, a tested as bits (TGSI UCMP)"),
+    # SWITCH: selector .x as unsigned; CASE: an unsigned constant (srcs[0] names a CONST register,
+    # component swizzle[0]); BRK leaves the innermost SWITCH or loop, CONT the innermost loop.
+    _row("SWITCH", "-", "vu", "", DataType.UINT, "flow", "start of switch on the selector's x"),
+    _row("CASE", "-", "vu", "", DataType.UINT, "flow", "case label (constant)"),
+    _row("DEFAULT", "-", "", "", F, "flow", "default label"),
+    _row("ENDSWITCH", "-", "", "", F, "flow", "end of switch"),
+]
+_TABLE.extend(_TGSI_ROWS)
+OPCODES.update({row.name: row for row in _TGSI_ROWS})
+#: IR-only names the NV frontends must not accept as mnemonics
+TGSI_OPCODES = frozenset(row.name for row in _TGSI_ROWS)

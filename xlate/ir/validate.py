@@ -96,8 +96,15 @@ def validate(prog: Program) -> None:
                 if reg.kind not in (RegKind.TEMP, RegKind.OUTPUT):
                     bad(i, f"destination: {reg.kind.value} register {reg.name}")
                 check_index(i, ins.dst.index, reg.size, "destination")
-        if ins.op in ("IF", "REP"):
+        if ins.op in ("IF", "REP", "SWITCH"):
             depth.append(ins.op)
+        elif ins.op in ("CASE", "DEFAULT") and (not depth or depth[-1] != "SWITCH"):
+            bad(i, f"{ins.op} outside SWITCH")
+        elif ins.op == "ENDSWITCH":
+            if not depth or depth[-1] != "SWITCH":
+                bad(i, "unbalanced ENDSWITCH")
+            else:
+                depth.pop()
         elif ins.op == "ELSE" and (not depth or depth[-1] != "IF"):
             bad(i, "ELSE outside IF")
         elif ins.op in ("ENDIF", "ENDREP"):
@@ -106,8 +113,10 @@ def validate(prog: Program) -> None:
                 bad(i, f"unbalanced {ins.op}")
             else:
                 depth.pop()
-        elif ins.op in ("BRK", "CONT") and "REP" not in depth:
-            bad(i, f"{ins.op} outside a loop")
+        elif ins.op == "CONT" and "REP" not in depth:
+            bad(i, "CONT outside a loop")
+        elif ins.op == "BRK" and "REP" not in depth and "SWITCH" not in depth:
+            bad(i, "BRK outside a loop or switch")
     if depth:
         bad(None, f"unclosed blocks {depth}")
     for name, at in prog.labels.items():

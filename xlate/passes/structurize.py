@@ -49,6 +49,22 @@ class Loop:
 
 
 @dataclass
+class Case:
+    """One run of CASE/DEFAULT labels and the statements after them (TGSI SWITCH)."""
+
+    values: list[int]             # CASE constants (unsigned)
+    default: bool
+    body: list
+
+
+@dataclass
+class Switch:
+    selector: Source              # unsigned, component swizzle[0]
+    ins: Instruction
+    cases: list[Case]
+
+
+@dataclass
 class Jump:
     kind: str                     # break | continue | return | call
     cond: CondTest | None
@@ -112,8 +128,23 @@ def structurize(prog: Program, allow_recursion: bool = False) -> Structured:
             elif i.op == "ELSE":
                 node = stack[-1][0]
                 cur = node.orelse
-            elif i.op == "ENDIF" or i.op == "ENDREP":
+            elif i.op in ("ENDIF", "ENDREP", "ENDSWITCH"):
                 _, cur = stack.pop()
+            elif i.op == "SWITCH":
+                node = Switch(i.srcs[0], i, [])
+                cur.append(node)
+                stack.append((node, cur))
+                cur = []              # statements before the first CASE are unreachable
+            elif i.op in ("CASE", "DEFAULT"):
+                node = stack[-1][0]
+                if not node.cases or node.cases[-1].body:
+                    node.cases.append(Case([], False, []))
+                case = node.cases[-1]
+                if i.op == "DEFAULT":
+                    case.default = True
+                else:
+                    case.values.append(case_value(prog, i))
+                cur = case.body
             elif i.op == "REP":
                 node = Loop(i.srcs[0] if i.srcs else None, i, [])
                 cur.append(node)
@@ -149,6 +180,14 @@ def structurize(prog: Program, allow_recursion: bool = False) -> Structured:
     return st
 
 
+def case_value(prog: Program, ins: Instruction) -> int:
+    """The unsigned constant of a CASE instruction (a CONST register component)."""
+    src = ins.srcs[0]
+    reg = prog.registers[src.reg]
+    element = src.index.offset if src.index is not None else 0
+    return int(reg.value[element][src.swizzle[0]])
+
+
 def calls_in(body: list):
     for node in body:
         if isinstance(node, Jump) and node.kind == "call":
@@ -158,6 +197,9 @@ def calls_in(body: list):
             yield from calls_in(node.orelse)
         elif isinstance(node, Loop):
             yield from calls_in(node.body)
+        elif isinstance(node, Switch):
+            for case in node.cases:
+                yield from calls_in(case.body)
 
 
 def call_order(st: Structured, allow_recursion: bool = False) -> list[str]:
@@ -298,6 +340,8 @@ def needs_general(prog: Program) -> bool:
     ins = prog.instructions
     if any(i.op in ("BRA", "PUSHA", "POPA") for i in ins):
         return True
+    if any(i.op == "SWITCH" for i in ins):
+        return False              # TGSI: structured by construction (the general path has no SWITCH)
     for p in set(prog.labels.values()):
         if 0 < p <= len(ins) and not _ends(ins[p - 1]):
             return True           # execution falls through into the label

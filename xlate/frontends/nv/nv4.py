@@ -21,7 +21,7 @@ import struct
 from ...diagnostics import DiagnosticSink, Span
 from ...ir.model import (Binding, CCKind, CondTest, DataType, Dest, Geometry, Index, Instruction,
                          Program, Register, RegKind, Sat, Source, Stage, TexRef, VarInfo)
-from ...ir.ops import CARRY_OPS, CC_RULES, LEGACY_OPCODES, OPCODES, TEX_TARGETS
+from ...ir.ops import CARRY_OPS, CC_RULES, LEGACY_OPCODES, OPCODES, TEX_TARGETS, TGSI_OPCODES
 from . import bindings as B
 from .syntax import (Decl, IndexConst, IndexRange, IndexRel, Instr, Label, Member, Number,
                      Operand, Ref, Subscript)
@@ -29,7 +29,8 @@ from .syntax import (Decl, IndexConst, IndexRange, IndexRel, Instr, Label, Membe
 STAGE_OF_HEADER = {"!!NVvp4.0": Stage.VERTEX, "!!NVfp4.0": Stage.FRAGMENT, "!!NVgp4.0": Stage.GEOMETRY}
 
 # opcodes only the older dialects have (xlate.ir.ops.LEGACY_OPCODES) are not NV4 mnemonics
-_COMMON_OPS = frozenset(OPCODES) - {"DDX", "DDY", "KIL", "EMIT", "ENDPRIM"} - LEGACY_OPCODES
+_COMMON_OPS = (frozenset(OPCODES) - {"DDX", "DDY", "KIL", "EMIT", "ENDPRIM"} - LEGACY_OPCODES
+               - TGSI_OPCODES)
 STAGE_OPS = {
     Stage.VERTEX: _COMMON_OPS,
     Stage.FRAGMENT: _COMMON_OPS | {"DDX", "DDY", "KIL"},
@@ -52,7 +53,7 @@ OPTIONS = {
 RESERVED = {"ATTRIB", "PARAM", "TEMP", "OUTPUT", "ALIAS", "BUFFER", "BUFFER4", "END", "OPTION",
             "fragment", "vertex", "primitive", "program", "result", "state", "texture", "INT",
             "UINT", "FLOAT", "SHORT", "LONG", "FLAT", "CENTROID", "NOPERSPECTIVE", "PRIMITIVE_IN",
-            "PRIMITIVE_OUT", "VERTICES_OUT"} | (set(OPCODES) - LEGACY_OPCODES)
+            "PRIMITIVE_OUT", "VERTICES_OUT"} | (set(OPCODES) - LEGACY_OPCODES - TGSI_OPCODES)
 
 # GP4 2.X.2: "fragment" is reserved for fragment programs only, "vertex" for vertex and
 # geometry programs, "primitive" for fragment and geometry programs; elsewhere they are names.
