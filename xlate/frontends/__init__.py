@@ -3,16 +3,27 @@ from __future__ import annotations
 
 from ..diagnostics import DiagnosticSink, Span, XlateError
 from ..ir.model import Program
-from .detect import NV4_HEADERS, describe_unknown, detect_header
+from .detect import NV4_HEADERS, describe_unknown, detect_header, is_tgsi_text
 
 MAX_SOURCE_BYTES = 16 * 1024 * 1024
 VERTEX_PROGRAM_HEADERS = ("!!VP1.0", "!!VP1.1", "!!VSP1.0", "!!VP2.0", "!!ARBvp1.0")
 
 
-def parse_program(text: str, filename: str = "<input>") -> Program:
+def parse_program(text: str | bytes, filename: str = "<input>") -> Program:
     """Parse one program; raise XlateError carrying every diagnostic on failure.
 
-    Warnings of a successful parse are kept in ``program.diagnostics``."""
+    ``text`` may be bytes: a TGSI binary token stream (seed or Mesa layout) is decoded as such,
+    anything else as text (UTF-8, else Latin-1).  Warnings of a successful parse are kept in
+    ``program.diagnostics``."""
+    if isinstance(text, (bytes, bytearray)):
+        from .tgsi.binary import detect_layout
+        data = bytes(text)
+        if detect_layout(data) is not None:
+            return _parse_tgsi_binary(data, filename)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            text = data.decode("latin-1")
     sink = DiagnosticSink(filename, text)
     if len(text) > MAX_SOURCE_BYTES:
         sink.error("E1008", f"input is {len(text)} bytes; the limit is {MAX_SOURCE_BYTES}",
@@ -33,6 +44,8 @@ def parse_program(text: str, filename: str = "<input>") -> Program:
         sink.error("E1003", "NUL character in program text", Span(filename, line, col))
         sink.raise_if_errors()
     header = detect_header(text)
+    if header is None and is_tgsi_text(text):
+        return _parse_tgsi_text(text, sink)
     if header is None:
         sink.error("E1001", describe_unknown(text), Span(filename, 1, 1, 2))
         sink.raise_if_errors()
@@ -57,6 +70,32 @@ def parse_program(text: str, filename: str = "<input>") -> Program:
         sink.error("E1001", f"the {header[2:]} dialect is not supported yet", Span(filename, 1, 1, len(header)))
         sink.raise_if_errors()
     sink.raise_if_errors()
+    prog.diagnostics = [d for d in sink.items if not d.is_error]
+    return prog
+
+
+def _parse_tgsi_text(text: str, sink: DiagnosticSink) -> Program:
+    """Gallium TGSI text (frontends/tgsi): parse to the TGSI model, lower to the IR."""
+    from .tgsi.lower import lower
+    from .tgsi.text import parse_text
+    shader = parse_text(text, sink)
+    prog = lower(shader, sink) if shader is not None else None
+    sink.raise_if_errors()
+    assert prog is not None
+    prog.diagnostics = [d for d in sink.items if not d.is_error]
+    return prog
+
+
+def _parse_tgsi_binary(data: bytes, filename: str) -> Program:
+    """A TGSI binary token stream (frontends/tgsi/binary.py): decode, lower to the IR.
+    Diagnostics carry no source text (there are no lines to show)."""
+    from .tgsi.binary import decode
+    from .tgsi.lower import lower
+    sink = DiagnosticSink(filename, None)
+    shader = decode(data, sink)
+    prog = lower(shader, sink) if shader is not None else None
+    sink.raise_if_errors()
+    assert prog is not None
     prog.diagnostics = [d for d in sink.items if not d.is_error]
     return prog
 

@@ -29,6 +29,14 @@ def describe_unknown(text: str) -> str:
         return "the program header must be the first characters of the file (no leading whitespace)"
     if head.startswith("!!"):
         return f"unknown program header '{head.split()[0]}'"
-    if re.match(r"(VERT|FRAG|GEOM|COMP|TESS_CTRL|TESS_EVAL)\b", head):
-        return "TGSI programs are not supported yet"
     return "not a program: it does not start with a header such as '!!NVfp4.0'"
+
+
+_TGSI_HEADER = re.compile(r"\s*(VERT|FRAG|GEOM|COMP|TESS_CTRL|TESS_EVAL)(1\.1)?(?![A-Za-z0-9_])",
+                          re.IGNORECASE)
+
+
+def is_tgsi_text(text: str) -> bool:
+    """TGSI text starts (after optional whitespace) with its processor name (tgsi.md 1.2)."""
+    body = text[1:] if text.startswith("\ufeff") else text
+    return _TGSI_HEADER.match(body) is not None

@@ -1,0 +1,1003 @@
+"""TGSI shader (``model.Shader``) -> IR ``Program``.
+
+This is where TGSI's quirks are removed (ARCHITECTURE.md "Frontends"); the IR opcodes then have
+one meaning for the executor and the GLSL backend.  One small function per TGSI opcode family
+(``_OPS`` at the bottom maps each mnemonic to it); an opcode with no function is rejected with
+E3008 naming it, and an operand form the IR cannot express with E7001 naming the form.
+
+Readings chosen where tgsi.rst / tgsi_exec leave room (each one also has a test in
+tests/test_tgsi_lower.py):
+
+* Registers are untyped 32-bit words (IR ``DataType.NONE``); every opcode says how it reads them.
+  ``MOV`` is a bit copy: it becomes ``MOV.U`` when its source is touched by integer opcodes
+  anywhere in the program (flow-insensitive), else ``MOV.F``; with a modifier or ``_SAT`` it is
+  float (tgsi.md 2.1: MOV's modifiers are float sign-bit operations).
+* ``IF src`` is true where ``src.x != 0.0`` as a float (so -0.0 is false, NaN true): lowered to
+  ``SNE.CC1`` into a scratch register and ``IF NE1.x``.  ``UIF`` tests the bits (``MOV.U.CC1``).
+* TGSI ``MIN``/``MAX`` are ``fminf``/``fmaxf`` (the non-NaN operand): IR ``MINNUM``/``MAXNUM``.
+* Componentwise integer ``IDIV UDIV MOD UMOD SHL ISHR USHR`` and float ``DIV`` are split per
+  written channel onto the IR's vector-by-scalar opcodes; division by zero follows the IR
+  (all bits set: tgsi.rst gives exactly that for UDIV/UMOD and leaves IDIV "TBD"; Mesa's
+  tgsi_exec returns 0 for IDIV by zero -- we keep -1, documented and tested).
+* ``ARR`` rounds half to even (IR ``ROUND``; tgsi_exec uses floor(x + 0.5)).
+* ``XPD``, ``SCS``, ``NRM``: the w (and SCS z) channels get the values tgsi_exec writes
+  (1.0, resp. 0.0 and 1.0), which NV_gpu_program4 leaves undefined.
+* Interfaces: TGSI semantics become the NV bindings the rest of xlate knows (documented in
+  README "Interface mapping" and in ``_semantic_binding``): VS ``IN[n]`` -> ``vertex.attrib[n]``,
+  ``GENERIC[n]`` -> ``*.attrib[n]``, ``COLOR[i]``/``BCOLOR[i]`` -> front/back colors,
+  ``TEXCOORD[n]`` -> ``texcoord[n]``, FS ``OUT POSITION`` -> ``result.depth`` (z), ...
+  ``CONST[n]`` and ``CONST[0][n]`` are one storage: ``program.local[n]``; ``CONST[b][n]`` with
+  b > 0 is constant buffer b (``program.buffer[b]``, vec4 elements).
+"""
+from __future__ import annotations
+
+import dataclasses
+import struct
+
+from ...diagnostics import DiagnosticSink, Span
+from ...ir.model import (Binding, CCKind, CondTest, DataType, Dest, Geometry, Index, Instruction,
+                         Program, Register, RegKind, Sat, Source, Stage, TexRef)
+from . import model as M
+from .opcodes import OPCODES as TGSI_OPCODES
+
+F, S, U = DataType.FLOAT, DataType.INT, DataType.UINT
+ONE = 0x3F800000
+_STAGES = {"VERT": Stage.VERTEX, "FRAG": Stage.FRAGMENT, "GEOM": Stage.GEOMETRY}
+_TARGETS = {"1D": "1D", "2D": "2D", "3D": "3D", "CUBE": "CUBE", "RECT": "RECT",
+            "SHADOW1D": "SHADOW1D", "SHADOW2D": "SHADOW2D", "SHADOWRECT": "SHADOWRECT",
+            "SHADOWCUBE": "SHADOWCUBE", "1D_ARRAY": "ARRAY1D", "2D_ARRAY": "ARRAY2D",
+            "SHADOW1D_ARRAY": "SHADOWARRAY1D", "SHADOW2D_ARRAY": "SHADOWARRAY2D",
+            "BUFFER": "BUFFER"}
+_CC_RULES = {"GT": "GT", "EQ": "EQ", "LT": "LT", "UN": "NAN", "GE": "GE", "LE": "LE", "NE": "NE",
+             "TR": "TR", "FL": "FL"}
+_GS_IN = {"POINTS", "LINES", "LINES_ADJACENCY", "TRIANGLES", "TRIANGLES_ADJACENCY"}
+_GS_OUT = {"POINTS": "POINTS", "LINE_STRIP": "LINE_STRIP", "TRIANGLE_STRIP": "TRIANGLE_STRIP"}
+_INT_RESULT = {"ARL", "ARR", "UARL", "F2I", "F2U", "UADD", "UMUL", "UMAD", "IMUL_HI", "UMUL_HI",
+               "IDIV", "UDIV", "UMOD", "MOD", "IMAX", "IMIN", "UMAX", "UMIN", "INEG", "IABS", "ISSG",
+               "NOT", "AND", "OR", "XOR", "SHL", "ISHR", "USHR", "ISLT", "ISGE", "USLT", "USGE",
+               "USEQ", "USNE", "FSLT", "FSGE", "FSEQ", "FSNE", "TXQ", "PK2H"}
+_INT_SOURCE = _INT_RESULT - {"ARL", "ARR", "F2I", "F2U", "FSLT", "FSGE", "FSEQ", "FSNE", "PK2H"} \
+    | {"I2F", "U2F", "UIF", "SWITCH", "UP2H", "TXF"}
+
+
+class _Reject(Exception):
+    """Abandon one instruction (its diagnostic is already reported)."""
+
+
+def f32_bits(v: float) -> int:
+    return struct.unpack("<I", struct.pack("<f", v))[0]
+
+
+class Lowerer:
+    def __init__(self, shader: M.Shader, sink: DiagnosticSink):
+        self.sh = shader
+        self.sink = sink
+        self.file = sink.file
+        self.out: list[Instruction] = []
+        self.labels: dict[str, int] = {}
+        self.regs: dict[str, Register] = {}
+        self.consts: dict[tuple, str] = {}
+        self.sview_type: dict[int, DataType] = {}
+        self.stage: Stage | None = None
+        self.cur: M.Instruction | None = None
+
+    # ---- diagnostics ---------------------------------------------------------------------------
+    def span(self, node=None) -> Span:
+        node = node if node is not None else self.cur
+        sp = getattr(node, "span", None)
+        return sp if sp is not None else Span(self.file, 1, 1)
+
+    def err(self, code: str, msg: str, node=None) -> None:
+        self.sink.error(code, msg, self.span(node))
+
+    def reject(self, code: str, msg: str):
+        self.err(code, msg)
+        raise _Reject
+
+    # ---- entry ---------------------------------------------------------------------------------
+    def lower(self) -> Program | None:
+        sh = self.sh
+        stage = _STAGES.get(sh.processor)
+        if stage is None:
+            self.err("E7001", f"TGSI {sh.processor} programs are not supported: xlate translates "
+                     "vertex (VERT), fragment (FRAG) and geometry (GEOM) shaders", None)
+            # name every opcode that would block it too (issue 6 counts programs per opcode)
+            for ins in sh.instructions:
+                if ins.opcode not in _OPS and ins.opcode not in ("END", "BGNSUB", "ENDSUB"):
+                    self.err("E3008", f"unsupported opcode {ins.opcode}", ins)
+            return None
+        self.stage = stage
+        geometry = self.properties()
+        self.scan_usage()
+        self.declare()
+        self.body()
+        if self.sink.has_errors:
+            return None
+        prog = Program(stage, "TGSI", self.regs, self.out, self.labels, entry=0,
+                       geometry=geometry, source_name=self.file)
+        return prog
+
+    # ---- properties ------------------------------------------------------------------------------
+    def properties(self) -> Geometry | None:
+        props = {}
+        for p in self.sh.properties:
+            props[p.name.upper()] = p
+            v = p.value.upper()
+            if p.name.upper() in ("VS_WINDOW_SPACE_POSITION", "VS_POSITION_WINDOW_SPACE",
+                                  "LEGACY_MATH_RULES", "MUL_ZERO_WINS") and v not in ("0", ""):
+                self.err("E7001", f"PROPERTY {p.name} {p.value} changes semantics xlate does not "
+                         "translate", p)
+            if p.name.upper() == "GS_INVOCATIONS" and v not in ("0", "1"):
+                self.err("E7001", f"PROPERTY GS_INVOCATIONS {p.value}: instanced geometry shaders "
+                         "are not supported", p)
+        self.pixel_center_integer = props.get("FS_COORD_PIXEL_CENTER") is not None and \
+            props["FS_COORD_PIXEL_CENTER"].value.upper() in ("INTEGER", "1")
+        if self.stage != Stage.GEOMETRY:
+            return None
+        prim_in = props.get("GS_INPUT_PRIMITIVE")
+        prim_out = props.get("GS_OUTPUT_PRIMITIVE")
+        nverts = props.get("GS_MAX_OUTPUT_VERTICES")
+        if nverts is None and prim_in is not None and prim_out is not None \
+                and not any(i.opcode in ("BGNLOOP", "CAL") for i in self.sh.instructions):
+            # old dumps (2010 graw tests) omit it: without loops or calls the EMIT count bounds
+            # the vertices a primitive can emit
+            count = sum(i.opcode == "EMIT" for i in self.sh.instructions)
+            self.sink.warning("E6001", "PROPERTY GS_MAX_OUTPUT_VERTICES is missing; using "
+                              f"{count}, the number of EMIT instructions", None)
+            nverts = M.Property("GS_MAX_OUTPUT_VERTICES", str(max(count, 1)))
+        if prim_in is None or prim_out is None or nverts is None:
+            self.err("E6001", "a geometry shader needs PROPERTY GS_INPUT_PRIMITIVE, "
+                     "GS_OUTPUT_PRIMITIVE and GS_MAX_OUTPUT_VERTICES", None)
+            return None
+        pin = prim_in.value.upper()
+        pout = prim_out.value.upper()
+        if pin not in _GS_IN:
+            self.err("E6001", f"GS_INPUT_PRIMITIVE {prim_in.value} is not a geometry input "
+                     f"primitive ({', '.join(sorted(_GS_IN))})", prim_in)
+            return None
+        if pout not in _GS_OUT:
+            self.err("E6001", f"GS_OUTPUT_PRIMITIVE {prim_out.value} is not POINTS, LINE_STRIP "
+                     "or TRIANGLE_STRIP", prim_out)
+            return None
+        try:
+            n = int(nverts.value)
+        except ValueError:
+            self.err("E6001", f"GS_MAX_OUTPUT_VERTICES {nverts.value} is not a number", nverts)
+            return None
+        return Geometry(pin, _GS_OUT[pout], n)
+
+    # ---- register usage ------------------------------------------------------------------------
+    def operands(self, ins: M.Instruction):
+        for d in ins.dsts:
+            yield d.reg, True
+        for s in ins.srcs:
+            yield s.reg, False
+
+    def scan_usage(self) -> None:
+        """Which files are addressed indirectly, which registers integer opcodes touch, whether
+        outputs are read."""
+        self.indirect: set[str] = set()
+        self.out_read = False
+        self.max_index: dict[str, int] = {}
+        self.int_touched: set[tuple[str, int]] = set()
+        for ins in self.sh.instructions:
+            for ref, is_dst in self.operands(ins):
+                if ref.indirect is not None:
+                    self.indirect.add(ref.file)
+                elif ref.file not in ("SAMP", "SVIEW"):
+                    self.max_index[ref.file] = max(self.max_index.get(ref.file, -1), ref.index)
+                if ref.file == "OUT" and not is_dst:
+                    self.out_read = True
+            if ins.opcode in _INT_RESULT:
+                for d in ins.dsts:
+                    self.int_touched.add((d.reg.file, d.reg.index))
+            if ins.opcode in _INT_SOURCE:
+                for s in ins.srcs:
+                    self.int_touched.add((s.reg.file, s.reg.index))
+        for imm_i, imm in enumerate(self.sh.immediates):
+            if imm.type in ("UINT32", "INT32"):
+                self.int_touched.add(("IMM", imm_i))
+        # bit copies carry integer-ness from their source to their destination (fixpoint)
+        changed = True
+        while changed:
+            changed = False
+            for ins in self.sh.instructions:
+                if ins.opcode in ("MOV", "UCMP") and ins.dsts:
+                    srcs = ins.srcs if ins.opcode == "MOV" else ins.srcs[1:]
+                    d = (ins.dsts[0].reg.file, ins.dsts[0].reg.index)
+                    if d not in self.int_touched and any((s.reg.file, s.reg.index) in
+                                                         self.int_touched for s in srcs):
+                        self.int_touched.add(d)
+                        changed = True
+
+    # ---- declarations -----------------------------------------------------------------------------
+    def declare(self) -> None:
+        self.decl_of: dict[tuple[str, int | None, int], M.Declaration] = {}
+        for d in self.sh.declarations:
+            for i in range(d.first, d.last + 1):
+                self.decl_of[(d.file, d.dim, i)] = d
+            if d.file == "SVIEW":
+                t = (d.return_types or ("FLOAT",))[0]
+                for i in range(d.first, d.last + 1):
+                    self.sview_type[i] = S if t == "SINT" else U if t == "UINT" else F
+        # immediates
+        if "IMM" in self.indirect:
+            vals = tuple(self.imm_words(k) for k in range(len(self.sh.immediates)))
+            if vals:
+                self.regs["IMM"] = Register("IMM", RegKind.PARAM, DataType.NONE, len(vals),
+                                            (None,) * len(vals), vals)
+        else:
+            for k in range(len(self.sh.immediates)):
+                name = f"IMM{k}"
+                self.regs[name] = Register(name, RegKind.CONST, DataType.NONE, None, (),
+                                           (self.imm_words(k),))
+        # constants: buffer 0 is program.local[n], buffer b > 0 program.buffer[b]
+        top: dict[int, int] = {}
+        for (file, dim, i) in self.decl_of:
+            if file == "CONST":
+                top[dim or 0] = max(top.get(dim or 0, -1), i)
+        for ins in self.sh.instructions:
+            for ref, _ in self.operands(ins):
+                if ref.file == "CONST" and ref.indirect is None:
+                    top[ref.dim or 0] = max(top.get(ref.dim or 0, -1), ref.index)
+        for b, last in top.items():
+            if b == 0:
+                self.regs["CONST"] = Register("CONST", RegKind.PARAM, DataType.NONE, last + 1,
+                                              tuple(Binding("program.local", i)
+                                                    for i in range(last + 1)))
+            else:
+                name = f"CONST{b}"
+                self.regs[name] = Register(name, RegKind.BUFFER, DataType.NONE, last + 1,
+                                           (Binding("program.buffer", b, 0),), buffer_vec4=True)
+
+    def imm_words(self, k: int) -> tuple[int, int, int, int]:
+        w = tuple(self.sh.immediates[k].words)
+        return (w + (0, 0, 0, 0))[:4]
+
+    # ---- register references ----------------------------------------------------------------------
+    def temp_like(self, name: str, dtype: DataType = DataType.NONE, size: int | None = None) -> str:
+        if name not in self.regs:
+            self.regs[name] = Register(name, RegKind.TEMP, dtype, size)
+        return name
+
+    def index_of(self, ref: M.RegRef) -> Index:
+        ind = ref.indirect
+        if ind is None:
+            return Index(ref.index)
+        return Index(ref.index, self.addr_reg(ind), ind.comp)
+
+    def addr_reg(self, ind: M.Indirect) -> str:
+        if ind.file == "ADDR":
+            return self.temp_like(f"ADDR{ind.index}")
+        if ind.file == "TEMP" and "TEMP" not in self.indirect:
+            return self.temp_like(f"TEMP{ind.index}")
+        self.reject("E7001", f"indirect addressing through {ind.file}[{ind.index}] is not supported "
+                    "(use ADDR or a TEMP register that is not itself indirectly addressed)")
+
+    def file_array(self, file: str, kind: RegKind) -> str:
+        """One IR array for a whole indirectly addressed file (TEMP, OUT, IN)."""
+        name = file
+        if name not in self.regs:
+            last = max([i for (f, _, i) in self.decl_of if f == file] +
+                       [self.max_index.get(file, -1)])
+            size = last + 1
+            if kind == RegKind.TEMP:
+                self.regs[name] = Register(name, kind, DataType.NONE, size)
+            else:
+                binds = []
+                for i in range(size):
+                    b = self.binding(file, i, None)
+                    binds.append(b)
+                self.regs[name] = Register(name, kind, DataType.NONE, size, tuple(binds),
+                                           interpolation=self.interp(file, i))
+        return name
+
+    def reg_ref(self, ref: M.RegRef, write: bool) -> tuple[str, Index | None, Index | None]:
+        """(IR register, element index, vertex index) of a TGSI operand."""
+        f = ref.file
+        if f == "TEMP":
+            if "TEMP" in self.indirect:
+                return self.file_array("TEMP", RegKind.TEMP), self.index_of(ref), None
+            return self.temp_like(f"TEMP{ref.index}"), None, None
+        if f == "ADDR":
+            return self.temp_like(f"ADDR{ref.index}"), None, None
+        if f == "IMM":
+            if write:
+                self.reject("E3005", "immediates are read-only")
+            if ref.index >= len(self.sh.immediates) and ref.indirect is None:
+                self.reject("E2003", f"IMM[{ref.index}] is not declared")
+            if "IMM" in self.indirect:
+                return "IMM", self.index_of(ref), None
+            return f"IMM{ref.index}", None, None
+        if f == "CONST":
+            if write:
+                self.reject("E3005", "constants are read-only")
+            if ref.dim_indirect is not None:
+                self.reject("E7001", "an indirect constant-buffer index (CONST[ADDR[..]][n]) is "
+                            "not supported")
+            b = ref.dim or 0
+            return ("CONST" if b == 0 else f"CONST{b}"), self.index_of(ref), None
+        if f == "IN":
+            if write:
+                self.reject("E3005", "inputs are read-only")
+            return self.input_ref(ref)
+        if f == "OUT":
+            if self.out_read:
+                if "OUT" in self.indirect:
+                    return self.file_array("OUT", RegKind.TEMP) + "", self.index_of(ref), None
+                return self.temp_like(f"OUT{ref.index}_v"), None, None
+            if "OUT" in self.indirect:
+                return self.file_array("OUT", RegKind.OUTPUT), self.index_of(ref), None
+            return self.output_reg(ref.index), None, None
+        if f == "SV":
+            if write:
+                self.reject("E3005", "system values are read-only")
+            return self.system_value(ref.index), None, None
+        self.reject("E7001", f"register file {f} is not supported as an operand of {self.cur.opcode}")
+
+    def input_ref(self, ref: M.RegRef):
+        if self.stage == Stage.GEOMETRY and (ref.dim is not None or ref.dim_indirect is not None):
+            attr = ref.index
+            if ref.indirect is not None:
+                self.reject("E7001", "indirect attribute index of a geometry input is not supported")
+            name = f"IN{attr}"
+            if name not in self.regs:
+                b = self.binding("IN", attr, None)
+                self.regs[name] = Register(name, RegKind.INPUT, DataType.NONE, None, (b,),
+                                           per_vertex=True)
+            if ref.dim_indirect is not None:
+                ind = ref.dim_indirect
+                return name, None, Index(ref.dim or 0, self.addr_reg(ind), ind.comp)
+            return name, None, Index(ref.dim)
+        if "IN" in self.indirect:
+            return self.file_array("IN", RegKind.INPUT), self.index_of(ref), None
+        name = f"IN{ref.index}"
+        if name not in self.regs:
+            b = self.binding("IN", ref.index, None)
+            self.regs[name] = Register(name, RegKind.INPUT, DataType.NONE, None, (b,),
+                                       interpolation=self.interp("IN", ref.index))
+            if b.path == "fragment.position" and self.pixel_center_integer:
+                self.fragcoord_shift = name
+        return name, None, None
+
+    def output_reg(self, index: int) -> str:
+        name = f"OUT{index}"
+        if name not in self.regs:
+            self.regs[name] = Register(name, RegKind.OUTPUT, DataType.NONE, None,
+                                       (self.binding("OUT", index, None),))
+        return name
+
+    def system_value(self, index: int) -> str:
+        d = self.decl_of.get(("SV", None, index))
+        sem = d.semantic if d else None
+        path = {(Stage.VERTEX, "VERTEXID"): "vertex.id", (Stage.VERTEX, "INSTANCEID"): "vertex.instance",
+                (Stage.FRAGMENT, "POSITION"): "fragment.position",
+                (Stage.FRAGMENT, "PRIMID"): "primitive.id", (Stage.GEOMETRY, "PRIMID"): "primitive.id",
+                (Stage.FRAGMENT, "FACE"): "fragment.facing"}.get((self.stage, sem))
+        if path is None:
+            self.reject("E7001", f"system value SV[{index}]"
+                        f"{', ' + sem if sem else ''} is not supported in a {self.sh.processor} shader")
+        name = f"SV{index}"
+        if name not in self.regs:
+            if sem == "FACE":
+                # SV FACE is an integer: ~0 front-facing, 0 back (tgsi.rst); fragment.facing is
+                # +1.0/-1.0 in x: computed once at the start (FSLT 0 < facing.x).
+                src = self.regs.setdefault("fragment.facing", Register(
+                    "fragment.facing", RegKind.INPUT, DataType.NONE, None,
+                    (Binding("fragment.facing"),)))
+                self.regs[name] = Register(name, RegKind.TEMP, DataType.NONE)
+                zero = self.const((0, 0, 0, 0))
+                self.prologue.append(Instruction("FSLT", F, Dest(name), (
+                    Source(zero), Source(src.name, swizzle=(0, 0, 0, 0)))))
+            else:
+                self.regs[name] = Register(name, RegKind.INPUT, DataType.NONE, None, (Binding(path),))
+                if path == "fragment.position" and self.pixel_center_integer:
+                    self.fragcoord_shift = name
+        return name
+
+    def binding(self, file: str, index: int, _unused) -> Binding:
+        d = self.decl_of.get((file, None, index))
+        if file == "IN" and self.stage == Stage.VERTEX:
+            return Binding("vertex.attrib", index)
+        if d is None:
+            self.reject("E2003", f"{file}[{index}] is not declared")
+        return self._semantic_binding(file, d)
+
+    def _semantic_binding(self, file: str, d: M.Declaration) -> Binding:
+        sem, i = d.semantic, d.semantic_index
+        st = self.stage
+        if file == "IN":
+            root = "fragment" if st == Stage.FRAGMENT else "vertex"
+            table = {"POSITION": (f"{root}.position", None), "FOG": (f"{root}.fogcoord", None),
+                     "GENERIC": (f"{root}.generic", i), "TEXCOORD": (f"{root}.tgsi_texcoord", i)}
+            if sem == "COLOR" and i in (0, 1):
+                return Binding(f"{root}.color" + (".secondary" if i else ""))
+            if st == Stage.FRAGMENT and sem == "FACE":
+                return Binding("fragment.facing")
+            if sem == "BCOLOR" and i in (0, 1):
+                # two-sided colour inputs: the back colours a vertex shader writes (locations 2, 3)
+                return Binding(f"{root}.color.back" + (".secondary" if i else ""))
+            if sem == "PRIMID":
+                return Binding("primitive.id")
+            if st == Stage.GEOMETRY and sem == "PSIZE":
+                return Binding("vertex.pointsize")
+        else:
+            if st == Stage.FRAGMENT:
+                if sem == "COLOR":
+                    return Binding("result.color", i)
+                if sem == "POSITION":
+                    return Binding("result.depth")
+                table = {}
+            else:
+                table = {"POSITION": ("result.position", None), "PSIZE": ("result.pointsize", None),
+                         "FOG": ("result.fogcoord", None), "GENERIC": ("result.generic", i),
+                         "TEXCOORD": ("result.tgsi_texcoord", i)}
+                if sem == "COLOR" and i in (0, 1):
+                    return Binding("result.color" + (".secondary" if i else ""))
+                if sem == "BCOLOR" and i in (0, 1):
+                    return Binding("result.color.back" + (".secondary" if i else ""))
+                if st == Stage.GEOMETRY and sem == "LAYER":
+                    return Binding("result.layer")
+                if st == Stage.GEOMETRY and sem == "PRIMID":
+                    return Binding("result.primid")
+        if sem in table:
+            path, idx = table[sem]
+            limit = 26 if sem == "GENERIC" else 7
+            if sem in ("GENERIC", "TEXCOORD") and idx > limit:
+                self.reject("E7001", f"{sem}[{idx}] is beyond the interface mapping "
+                            f"({sem}[0..{limit}]; see README 'Interface mapping')")
+            self.check_location_clash(sem, idx, d)
+            return Binding(path, idx)
+        what = f"{sem}[{i}]" if sem else "no semantic"
+        self.reject("E7001", f"{file}[{d.first}] with {what} has no interface mapping in a "
+                    f"{self.sh.processor} shader")
+
+    def check_location_clash(self, sem: str, idx: int, d: M.Declaration) -> None:
+        """GENERIC[n] (location 5 + n) and TEXCOORD[m] (31 - m) meet when 5 + n == 31 - m."""
+        if sem not in ("GENERIC", "TEXCOORD"):
+            return
+        loc = 5 + idx if sem == "GENERIC" else 31 - idx
+        for other in self.sh.declarations:
+            if other.file != d.file or other.semantic not in ("GENERIC", "TEXCOORD") \
+                    or other.semantic == sem:
+                continue
+            oloc = 5 + other.semantic_index if other.semantic == "GENERIC" else 31 - other.semantic_index
+            if oloc == loc:
+                self.reject("E7001", f"{sem}[{idx}] and {other.semantic}[{other.semantic_index}] "
+                            f"both map to varying location {loc}")
+
+    def interp(self, file: str, index: int) -> str | None:
+        d = self.decl_of.get((file, None, index))
+        if file != "IN" or self.stage != Stage.FRAGMENT or d is None:
+            return None
+        if d.interpolate == "CONSTANT":
+            return "FLAT"
+        if d.interpolate == "LINEAR" and d.semantic not in ("POSITION",):
+            return "NOPERSPECTIVE"
+        if d.location == "CENTROID":
+            return "CENTROID"
+        return None
+
+    def const(self, words: tuple[int, int, int, int]) -> str:
+        name = self.consts.get(words)
+        if name is None:
+            name = f"%k{len(self.consts)}"
+            self.consts[words] = name
+            self.regs[name] = Register(name, RegKind.CONST, DataType.NONE, None, (), (words,),
+                                       implicit=True)
+        return name
+
+    # ---- operands -----------------------------------------------------------------------------------
+    def src(self, s: M.Src, integer: bool = False) -> Source:
+        if s.complement or s.bias or s.scale2x:
+            self.reject("E7001", "the seed source modifiers complement/bias/scale-by-2 are not "
+                        "supported")
+        if s.ext_divide != 5:
+            self.reject("E7001", "the seed extended-swizzle divide is not supported")
+        if integer and s.abs:
+            self.reject("E3004", f"{self.cur.opcode} reads integers: |x| is not allowed "
+                        "(tgsi.md 2.1)")
+        reg, index, vertex = self.reg_ref(s.reg, write=False)
+        # seed: the register negate applies before |x| and so vanishes under it (tgsi.md 4.2)
+        neg = s.abs_neg if s.abs else (s.neg != s.abs_neg)
+        return Source(reg, index, vertex, tuple(s.swizzle), neg, s.abs, tuple(s.comp_neg))
+
+    def dst(self, d: M.Dst) -> Dest:
+        if d.modulate != "1X":
+            self.reject("E7001", f"the seed destination modulate {d.modulate} is not supported")
+        reg, index, vertex = self.reg_ref(d.reg, write=True)
+        if vertex is not None:
+            self.reject("E3005", "a per-vertex input cannot be written")
+        cond = self.cond(d.cond) if d.cond is not None else None
+        if cond is None and self.cur.cond is not None:
+            cond = self.cond(self.cur.cond)      # seed CondFlowEnable on an ALU instruction
+        return Dest(reg, index, tuple(d.mask), cond)
+
+    def cond(self, c: M.CondCode) -> CondTest:
+        return CondTest(_CC_RULES[c.test], c.index, tuple(c.swizzle))
+
+    def emit(self, ins: Instruction) -> Instruction:
+        t = self.cur
+        ins.span = t.span if t is not None else None
+        if t is not None and t.cc_update is not None and ins.cc_update is None and ins.dst is not None:
+            ins.cc_update = t.cc_update
+            ins.cc_kind = CCKind.FLOAT if ins.dtype == F else CCKind.INT
+        if t is not None and t.precision in ("FLOAT16",):
+            ins.precision = "H"
+        self.out.append(ins)
+        return ins
+
+    def sat(self, integer: bool = False) -> Sat:
+        s = self.cur.saturate
+        if s and integer:
+            self.reject("E3002", f"{self.cur.opcode}_SAT: saturating an integer result is not "
+                        "allowed (tgsi.md 2.1)")
+        return {"": Sat.NONE, "SAT": Sat.SAT, "SSAT": Sat.SSAT}[s]
+
+    # ---- body -----------------------------------------------------------------------------------------
+    def body(self) -> None:
+        self.prologue: list[Instruction] = []
+        self.fragcoord_shift: str | None = None
+        self.sub_at: dict[int, str] = {}
+        insts = self.sh.instructions
+        for k, ins in enumerate(insts):
+            if ins.opcode == "BGNSUB":
+                self.sub_at[k] = f"sub{k}"
+        end_seen = False
+        in_sub = False
+        blocks: list[tuple[str, M.Instruction]] = []
+        for k, ins in enumerate(insts):
+            self.cur = ins
+            op = ins.opcode
+            if end_seen and not in_sub and op != "BGNSUB":
+                if op != "END":
+                    self.sink.warning("E1005", f"{op} after END outside BGNSUB/ENDSUB is never "
+                                      "executed; ignored", self.span(ins))
+                continue
+            try:
+                if op == "END":
+                    if in_sub:
+                        self.reject("E4003", "END inside a subroutine")
+                    self.close_blocks(blocks, ins)
+                    blocks = []
+                    self.main_exit()
+                    self.emit(Instruction("RET"))
+                    end_seen = True
+                elif op == "BGNSUB":
+                    if not end_seen or in_sub:
+                        self.reject("E4003", "BGNSUB must follow END, outside other subroutines")
+                    self.labels[self.sub_at[k]] = len(self.out)
+                    in_sub = True
+                elif op == "ENDSUB":
+                    if not in_sub:
+                        self.reject("E4003", "ENDSUB without BGNSUB")
+                    self.close_blocks(blocks, ins)
+                    blocks = []
+                    self.emit(Instruction("RET"))
+                    in_sub = False
+                else:
+                    self.structure(op, blocks)
+                    fn = _OPS.get(op)
+                    if fn is None:
+                        tier = TGSI_OPCODES[op].tier if op in TGSI_OPCODES else "?"
+                        why = {"R": "doubles, 64-bit integers, images, atomics, barriers and "
+                                    "subgroups are not translated",
+                               "X": "no Mesa driver ever implemented it",
+                               "T2": "not translated yet", "L": "not translated yet",
+                               "C": "not translated yet"}.get(tier, "not translated")
+                        self.reject("E3008", f"unsupported opcode {op} ({why})")
+                    fn(self, ins)
+            except _Reject:
+                continue
+        if not end_seen:
+            self.close_blocks(blocks, None)
+            self.main_exit()
+            self.out.append(Instruction("RET"))
+        elif in_sub:
+            self.err("E4003", "BGNSUB without ENDSUB", None)
+        if self.prologue or self.fragcoord_shift:
+            self.add_prologue()
+
+    def structure(self, op: str, blocks: list) -> None:
+        """Block matching (IF/UIF..ENDIF, BGNLOOP..ENDLOOP, SWITCH..ENDSWITCH): labels are
+        ignored, the structure comes from the opcodes (tgsi.md 1.9)."""
+        ins = self.cur
+        if op in ("IF", "UIF", "BGNLOOP", "SWITCH"):
+            blocks.append((op, ins))
+        elif op == "ELSE":
+            if not blocks or blocks[-1][0] not in ("IF", "UIF"):
+                self.reject("E4003", "ELSE without IF")
+            blocks[-1] = ("ELSE", blocks[-1][1])
+        elif op in ("ENDIF", "ENDLOOP", "ENDSWITCH"):
+            want = {"ENDIF": ("IF", "UIF", "ELSE"), "ENDLOOP": ("BGNLOOP",),
+                    "ENDSWITCH": ("SWITCH",)}[op]
+            if not blocks or blocks[-1][0] not in want:
+                self.reject("E4003", f"{op} without {want[0]}")
+            blocks.pop()
+        elif op in ("CASE", "DEFAULT"):
+            if not blocks or blocks[-1][0] != "SWITCH":
+                self.reject("E4003", f"{op} outside SWITCH")
+        elif op == "BRK":
+            if not any(b[0] in ("BGNLOOP", "SWITCH") for b in blocks):
+                self.reject("E4004", "BRK outside a loop or switch")
+        elif op in ("CONT", "BREAKC"):
+            if not any(b[0] == "BGNLOOP" for b in blocks):
+                self.reject("E4004", f"{op} outside a loop")
+
+    def close_blocks(self, blocks: list, at) -> None:
+        for kind, ins in reversed(blocks):
+            self.err("E4003", f"{kind} is never closed", ins)
+        # keep the IR balanced so later diagnostics are not drowned by validator noise
+
+    def main_exit(self) -> None:
+        if self.out_read:
+            self.copy_outputs()
+
+    def copy_outputs(self) -> None:
+        """Outputs that the program also reads live in TEMP shadows; copy them out before the
+        program ends and before every EMIT."""
+        if "OUT" in self.indirect:
+            arr = self.regs.get("OUT")
+            if arr is None:
+                return
+            for i in range(arr.length):
+                out = self.output_reg(i)
+                self.out.append(Instruction("MOV", U, Dest(out), (Source("OUT", Index(i)),)))
+            return
+        for name in sorted(n for n in self.regs if n.startswith("OUT") and n.endswith("_v")):
+            index = int(name[3:-2])
+            out = self.output_reg(index)
+            self.out.append(Instruction("MOV", U, Dest(out), (Source(name),)))
+
+    def add_prologue(self) -> None:
+        pro = list(self.prologue)
+        if self.fragcoord_shift:
+            # PROPERTY FS_COORD_PIXEL_CENTER INTEGER: pixel centres at integers (x.0), GL's are
+            # at x.5 (tgsi.md 1.3): read the window position through a shifted copy.
+            name = self.fragcoord_shift
+            shadow = name + ".c"
+            self.regs[shadow] = Register(shadow, RegKind.TEMP, DataType.NONE)
+            half = self.const((f32_bits(-0.5), f32_bits(-0.5), 0, 0))
+            pro.append(Instruction("ADD", F, Dest(shadow), (Source(name), Source(half))))
+            for ins in self.out:
+                ins.srcs = tuple(s if s.reg != name else Source(shadow, s.index, s.vertex, s.swizzle,
+                                                               s.neg, s.abs, s.comp_neg)
+                                 for s in ins.srcs)
+        n = len(pro)
+        self.out[:0] = pro
+        self.labels = {k: v + n for k, v in self.labels.items()}
+
+    # ---- helpers for opcode functions ------------------------------------------------------------
+    def is_int_src(self, s: M.Src) -> bool:
+        return (s.reg.file, s.reg.index) in self.int_touched
+
+    def scratch(self, tag: str = "t") -> str:
+        return self.temp_like(f"%{tag}")
+
+    def overlaps(self, d: M.Dst, srcs) -> bool:
+        for s in srcs:
+            if s.reg.file == d.reg.file and (s.reg.index == d.reg.index or s.reg.indirect is not None
+                                             or d.reg.indirect is not None):
+                return True
+        return False
+
+
+# ---- opcode functions -------------------------------------------------------------------------------
+# Each takes (lowerer, tgsi instruction) and emits IR instructions.
+
+def _simple(irop: str, dtype: DataType, integer_srcs: bool = False, integer_result: bool = False,
+            **kw):
+    def fn(lw: Lowerer, t: M.Instruction):
+        srcs = tuple(lw.src(s, integer_srcs) for s in t.srcs)
+        lw.emit(Instruction(irop, dtype, lw.dst(t.dsts[0]), srcs, lw.sat(integer_result), **kw))
+    return fn
+
+
+def _mov(lw: Lowerer, t: M.Instruction):
+    s = t.srcs[0]
+    plain = not (s.neg or s.abs or s.abs_neg or any(s.comp_neg)) and not t.saturate
+    dtype = U if plain and lw.is_int_src(s) else F
+    lw.emit(Instruction("MOV", dtype, lw.dst(t.dsts[0]), (lw.src(s),), lw.sat()))
+
+
+def _ineg(lw: Lowerer, t: M.Instruction):
+    s = lw.src(t.srcs[0], integer=True)
+    lw.emit(Instruction("MOV", S, lw.dst(t.dsts[0]), (dataclasses.replace(s, neg=not s.neg),)))
+
+
+def _per_channel(irop: str, dtype: DataType):
+    """TGSI componentwise a OP b onto the IR's vector-by-scalar form: one IR instruction per
+    written channel c with operand 1 replicated from its component c; through a scratch
+    register when the destination is also a source (all sources are read first in TGSI)."""
+    def fn(lw: Lowerer, t: M.Instruction):
+        integer = dtype != F
+        d = t.dsts[0]
+        a = lw.src(t.srcs[0], integer)
+        b = lw.src(t.srcs[1], integer)
+        dest = lw.dst(d)
+        alias = lw.overlaps(d, t.srcs)
+        target = Dest(lw.scratch("pc")) if alias else dest
+        sat = lw.sat(integer)
+        for c in range(4):
+            if not d.mask[c]:
+                continue
+            mask = tuple(i == c for i in range(4))
+            bc = Source(b.reg, b.index, b.vertex, (b.swizzle[c],) * 4, b.neg, b.abs,
+                        (b.comp_neg[c],) * 4)
+            lw.emit(Instruction(irop, dtype, Dest(target.reg, target.index, mask, None if alias else dest.cond),
+                                (a, bc), Sat.NONE if alias else sat))
+        if alias:
+            lw.emit(Instruction("MOV", F if sat != Sat.NONE else U, dest,
+                                (Source(target.reg),), sat))
+    return fn
+
+
+def _with_constant_channels(irop: str, fixed: dict[int, float]):
+    """XPD/SCS/NRM: the IR op, then the channels tgsi_exec writes as constants."""
+    def fn(lw: Lowerer, t: M.Instruction):
+        d = t.dsts[0]
+        dest = lw.dst(d)
+        srcs = tuple(lw.src(s) for s in t.srcs)
+        alias = lw.overlaps(d, t.srcs)
+        mask_main = tuple(m and c not in fixed for c, m in enumerate(d.mask))
+        if any(mask_main):
+            lw.emit(Instruction(irop, F, Dest(dest.reg, dest.index, mask_main, dest.cond), srcs,
+                                lw.sat()))
+        mask_fixed = tuple(m and c in fixed for c, m in enumerate(d.mask))
+        if any(mask_fixed):
+            words = tuple(f32_bits(fixed.get(c, 0.0)) for c in range(4))
+            lw.emit(Instruction("MOV", F, Dest(dest.reg, dest.index, mask_fixed, dest.cond),
+                                (Source(lw.const(words)),)))
+        del alias
+    return fn
+
+
+def _nrm4(lw: Lowerer, t: M.Instruction):
+    a = lw.src(t.srcs[0])
+    k = lw.scratch("n")
+    lw.emit(Instruction("DP4", F, Dest(k, mask=(True, False, False, False)), (a, a)))
+    lw.emit(Instruction("RSQ", F, Dest(k, mask=(True, False, False, False)), (Source(k, swizzle=(0, 0, 0, 0)),)))
+    lw.emit(Instruction("MUL", F, lw.dst(t.dsts[0]), (a, Source(k, swizzle=(0, 0, 0, 0))), lw.sat()))
+
+
+def _select_via(cmp_op: str, cmp_args, pick_true, pick_false):
+    """dst = cmp(...) ? x : y exactly: SET into a scratch (1.0/0.0), then CMP -c, x, y."""
+    def fn(lw: Lowerer, t: M.Instruction):
+        srcs = [lw.src(s) for s in t.srcs]
+        k = lw.scratch("c")
+        args = tuple(cmp_args(lw, srcs))
+        pre = []
+        if cmp_op == "CLAMP":
+            # CLAMP: s0 < s1 ? s1 : (s0 > s2 ? s2 : s0) -- inner part is exactly GP4 MIN(s0, s2)
+            m = lw.scratch("m")
+            pre.append(Instruction("MIN", F, Dest(m), (srcs[0], srcs[2])))
+            args = (srcs[0], srcs[1])
+            x, y = srcs[1], Source(m)
+            op = "SLT"
+        else:
+            op = cmp_op
+            x, y = pick_true(srcs), pick_false(srcs)
+        for p in pre:
+            lw.emit(p)
+        lw.emit(Instruction(op, F, Dest(k), args))
+        lw.emit(Instruction("CMP", F, lw.dst(t.dsts[0]), (Source(k, neg=True), x, y), lw.sat()))
+    return fn
+
+
+def _if(lw: Lowerer, t: M.Instruction):
+    if t.cond is not None and not t.srcs:
+        lw.emit(Instruction("IF", cond=lw.cond(t.cond)))
+        return
+    s = lw.src(t.srcs[0], integer=t.opcode == "UIF")
+    k = lw.scratch("if")
+    x = (True, False, False, False)
+    if t.opcode == "UIF":
+        # UIF: src.x != 0 as bits (so -0.0 is true)
+        lw.emit(Instruction("MOV", U, Dest(k, mask=x), (s,), cc_update=1, cc_kind=CCKind.INT))
+    else:
+        # IF: src.x != 0.0 as a float (-0.0 false, NaN true).  The float flag rule sets SF for
+        # NaN and ZF for +-0 and NaN (GP4 2.X.4.3), and NE = SF or not ZF: exactly that.
+        lw.emit(Instruction("MOV", F, Dest(k, mask=x), (s,), cc_update=1, cc_kind=CCKind.FLOAT))
+    lw.emit(Instruction("IF", cond=CondTest("NE", 1, (0, 0, 0, 0))))
+
+
+def _plain(irop: str):
+    def fn(lw: Lowerer, t: M.Instruction):
+        cond = lw.cond(t.cond) if t.cond is not None else None
+        lw.emit(Instruction(irop, cond=cond))
+    return fn
+
+
+def _breakc(lw: Lowerer, t: M.Instruction):
+    s = lw.src(t.srcs[0], integer=True)
+    k = lw.scratch("if")
+    lw.emit(Instruction("MOV", U, Dest(k, mask=(True, False, False, False)), (s,), cc_update=1,
+                        cc_kind=CCKind.INT))
+    lw.emit(Instruction("BRK", cond=CondTest("NE", 1, (0, 0, 0, 0))))
+
+
+def _switch(lw: Lowerer, t: M.Instruction):
+    lw.emit(Instruction("SWITCH", U, srcs=(lw.src(t.srcs[0], integer=True),)))
+    lw.case_values = getattr(lw, "case_values", [])
+    lw.case_values.append(set())
+
+
+def _case(lw: Lowerer, t: M.Instruction):
+    s = t.srcs[0]
+    if s.reg.file != "IMM" or s.reg.indirect is not None or s.neg or s.abs:
+        lw.reject("E3004", "CASE needs an integer immediate operand (IMM[n].c)")
+    value = lw.imm_words(s.reg.index)[s.swizzle[0]]
+    seen = lw.case_values[-1] if getattr(lw, "case_values", None) else set()
+    if value in seen:
+        lw.reject("E3004", f"CASE {value} appears twice in this SWITCH")
+    seen.add(value)
+    lw.emit(Instruction("CASE", U, srcs=(Source(lw.const((value,) * 4)),)))
+
+
+def _endswitch(lw: Lowerer, t: M.Instruction):
+    if getattr(lw, "case_values", None):
+        lw.case_values.pop()
+    lw.emit(Instruction("ENDSWITCH"))
+
+
+def _cal(lw: Lowerer, t: M.Instruction):
+    name = lw.sub_at.get(t.label) if t.label is not None else None
+    if name is None:
+        lw.reject("E4001", f"CAL :{t.label} does not name a BGNSUB instruction")
+    cond = lw.cond(t.cond) if t.cond is not None else None
+    lw.emit(Instruction("CAL", label=name, cond=cond))
+
+
+def _kill(lw: Lowerer, t: M.Instruction):
+    if lw.stage != Stage.FRAGMENT:
+        lw.reject("E3004", f"{t.opcode} is a fragment-shader opcode")
+    if t.opcode == "KILL":
+        cond = lw.cond(t.cond) if t.cond is not None else CondTest("TR")
+        lw.emit(Instruction("KIL", cond=cond))
+    else:
+        lw.emit(Instruction("KIL", F, srcs=(lw.src(t.srcs[0]),)))
+
+
+def _deriv(irop: str):
+    def fn(lw: Lowerer, t: M.Instruction):
+        if lw.stage != Stage.FRAGMENT:
+            lw.reject("E3004", f"{t.opcode} is a fragment-shader opcode")
+        _simple(irop, F)(lw, t)
+    return fn
+
+
+def _emit_geom(irop: str):
+    def fn(lw: Lowerer, t: M.Instruction):
+        if lw.stage != Stage.GEOMETRY:
+            lw.reject("E3004", f"{t.opcode} is a geometry-shader opcode")
+        if t.srcs:
+            s = t.srcs[0]
+            if s.reg.file != "IMM" or lw.imm_words(s.reg.index)[s.swizzle[0]] != 0:
+                lw.reject("E7001", f"{t.opcode} to a vertex stream other than 0 is not supported")
+        if irop == "EMIT" and lw.out_read:
+            lw.copy_outputs()
+        lw.emit(Instruction(irop))
+    return fn
+
+
+def _sampler(lw: Lowerer, s: M.Src) -> int:
+    if s.reg.file != "SAMP" or s.reg.indirect is not None:
+        lw.reject("E7001", f"{lw.cur.opcode}: the sampler operand must be SAMP[n] (indirect "
+                  "samplers are not supported)")
+    return s.reg.index
+
+
+def _tex_target(lw: Lowerer, t: M.Instruction) -> str:
+    target = _TARGETS.get(t.texture or "")
+    if target is None:
+        lw.reject("E7001", f"texture target {t.texture} is not supported")
+    return target
+
+
+def _tex_offset(lw: Lowerer, t: M.Instruction) -> tuple[int, int, int]:
+    if not t.tex_offsets:
+        return (0, 0, 0)
+    if len(t.tex_offsets) > 1:
+        lw.reject("E7001", "more than one texel offset operand")
+    o = t.tex_offsets[0]
+    if o.reg.file != "IMM" or o.reg.indirect is not None:
+        lw.reject("E5003", "texel offsets must be immediates")
+    words = lw.imm_words(o.reg.index)
+    vals = []
+    for c in range(3):
+        w = words[o.swizzle[c]]
+        vals.append(w - (1 << 32) if w & 0x80000000 else w)
+    return tuple(vals)
+
+
+def _tex(irop: str, nsrc_coord: int = 1, lod_zero: bool = False):
+    """TEX/TXP/TXB/TXL/TXD/TXF/TXQ and the LOD-zero forms: coordinate operands, then SAMP."""
+    def fn(lw: Lowerer, t: M.Instruction):
+        unit = _sampler(lw, t.srcs[nsrc_coord])
+        target = _tex_target(lw, t)
+        dtype = lw.sview_type.get(unit, F)
+        integer_coord = irop in ("TXF", "TXQ")
+        srcs = [lw.src(s, integer_coord) for s in t.srcs[:nsrc_coord]]
+        if lod_zero:
+            # TEX_LZ / TXF_LZ: the same with LOD 0 in w
+            k = lw.scratch("lz")
+            lw.emit(Instruction("MOV", U, Dest(k), (srcs[0],)))
+            lw.emit(Instruction("MOV", U, Dest(k, mask=(False, False, False, True)),
+                                (Source(lw.const((0, 0, 0, 0))),)))
+            srcs[0] = Source(k)
+        if irop == "TXQ":
+            dtype = S
+        lw.emit(Instruction(irop, dtype, lw.dst(t.dsts[0]), tuple(srcs), lw.sat(dtype != F),
+                            tex=TexRef(unit, target, _tex_offset(lw, t))))
+    return fn
+
+
+_OPS = {
+    # float arithmetic (tgsi.md 2.2)
+    "MOV": _mov, "ADD": _simple("ADD", F), "SUB": _simple("SUB", F), "MUL": _simple("MUL", F),
+    "MAD": _simple("MAD", F), "LRP": _simple("LRP", F), "DP2": _simple("DP2", F),
+    "DP3": _simple("DP3", F), "DP4": _simple("DP4", F), "DPH": _simple("DPH", F),
+    "DP2A": _simple("DP2A", F), "DST": _simple("DST", F), "MIN": _simple("MINNUM", F),
+    "MAX": _simple("MAXNUM", F), "SLT": _simple("SLT", F), "SGE": _simple("SGE", F),
+    "SEQ": _simple("SEQ", F), "SGT": _simple("SGT", F), "SLE": _simple("SLE", F),
+    "SNE": _simple("SNE", F), "SFL": _simple("SFL", F), "STR": _simple("STR", F),
+    "CMP": _simple("CMP", F), "SSG": _simple("SSG", F), "FRC": _simple("FRC", F),
+    "FLR": _simple("FLR", F), "CEIL": _simple("CEIL", F), "TRUNC": _simple("TRUNC", F),
+    "ROUND": _simple("ROUND", F), "RCP": _simple("RCP", F), "RSQ": _simple("RSQ", F),
+    "SQRT": _simple("SQRT", F), "EX2": _simple("EX2", F), "LG2": _simple("LG2", F),
+    "POW": _simple("POW", F), "SIN": _simple("SIN", F), "COS": _simple("COS", F),
+    "EXP": _simple("EXP", F), "LOG": _simple("LOG", F), "LIT": _simple("LIT", F),
+    "ABS": _simple("ABS", F), "RCC": _simple("RCC", F), "RFL": _simple("RFL", F),
+    "X2D": _simple("X2D", F), "DIV": _per_channel("DIV", F),
+    "PK2H": _simple("PK2H", F), "UP2H": _simple("UP2H", F),
+    "XPD": _with_constant_channels("XPD", {3: 1.0}),
+    "SCS": _with_constant_channels("SCS", {2: 0.0, 3: 1.0}),
+    "NRM": _with_constant_channels("NRM", {3: 1.0}), "NRM4": _nrm4,
+    "CLAMP": _select_via("CLAMP", lambda lw, s: (), None, None),
+    "CND": _select_via("SGT", lambda lw, s: (s[2], Source(lw.const((f32_bits(0.5),) * 4))),
+                       lambda s: s[0], lambda s: s[1]),
+    "CND0": _select_via("SGE", lambda lw, s: (s[2], Source(lw.const((0, 0, 0, 0)))),
+                        lambda s: s[0], lambda s: s[1]),
+    "DDX": _deriv("DDX"), "DDY": _deriv("DDY"),
+    # address registers
+    "ARL": _simple("FLR", S), "ARR": _simple("ROUND", S), "UARL": _simple("MOV", S, True, True),
+    # integer (2.4)
+    "I2F": _simple("I2F", S, True), "U2F": _simple("I2F", U, True),
+    "F2I": _simple("TRUNC", S, integer_result=True), "F2U": _simple("TRUNC", U, integer_result=True),
+    "UADD": _simple("ADD", U, True, True), "UMUL": _simple("MUL", U, True, True),
+    "UMAD": _simple("MAD", U, True, True),
+    "IMUL_HI": _simple("MUL", S, True, True, mul_mode="HI"),
+    "UMUL_HI": _simple("MUL", U, True, True, mul_mode="HI"),
+    "IDIV": _per_channel("DIV", S), "UDIV": _per_channel("DIV", U),
+    "MOD": _per_channel("MOD", S), "UMOD": _per_channel("MOD", U),
+    "IMAX": _simple("MAX", S, True, True), "IMIN": _simple("MIN", S, True, True),
+    "UMAX": _simple("MAX", U, True, True), "UMIN": _simple("MIN", U, True, True),
+    "INEG": _ineg, "IABS": _simple("ABS", S, True, True), "ISSG": _simple("ISSG", S, True, True),
+    "NOT": _simple("NOT", U, True, True), "AND": _simple("AND", U, True, True),
+    "OR": _simple("OR", U, True, True), "XOR": _simple("XOR", U, True, True),
+    "SHL": _per_channel("SHL", U), "ISHR": _per_channel("SHR", S), "USHR": _per_channel("SHR", U),
+    "ISLT": _simple("SLT", S, True, True), "ISGE": _simple("SGE", S, True, True),
+    "USLT": _simple("SLT", U, True, True), "USGE": _simple("SGE", U, True, True),
+    "USEQ": _simple("SEQ", U, True, True), "USNE": _simple("SNE", U, True, True),
+    "FSLT": _simple("FSLT", F, integer_result=True), "FSGE": _simple("FSGE", F, integer_result=True),
+    "FSEQ": _simple("FSEQ", F, integer_result=True), "FSNE": _simple("FSNE", F, integer_result=True),
+    "UCMP": lambda lw, t: _simple("UCMP", U if all(lw.is_int_src(s) and not (s.neg or s.abs)
+                                                   for s in t.srcs[1:]) else F)(lw, t),
+    # control flow (2.6)
+    "IF": _if, "UIF": _if, "ELSE": _plain("ELSE"), "ENDIF": _plain("ENDIF"),
+    "BGNLOOP": _plain("REP"), "ENDLOOP": _plain("ENDREP"), "BRK": _plain("BRK"),
+    "CONT": _plain("CONT"), "RET": _plain("RET"), "CAL": _cal, "BREAKC": _breakc,
+    "SWITCH": _switch, "CASE": _case, "DEFAULT": _plain("DEFAULT"), "ENDSWITCH": _endswitch,
+    "NOP": lambda lw, t: None,
+    "KILL": _kill, "KILL_IF": _kill,
+    "EMIT": _emit_geom("EMIT"), "ENDPRIM": _emit_geom("ENDPRIM"),
+    # textures (2.7)
+    "TEX": _tex("TEX"), "TXP": _tex("TXP"), "TXB": _tex("TXB"), "TXL": _tex("TXL"),
+    "TXD": _tex("TXD", 3), "TXF": _tex("TXF"), "TXQ": _tex("TXQ"),
+    "TEX_LZ": _tex("TXL", lod_zero=True), "TXF_LZ": _tex("TXF", lod_zero=True),
+}
+
+
+def lower(shader: M.Shader, sink: DiagnosticSink) -> Program | None:
+    """Lower a parsed/decoded TGSI shader; diagnostics go to ``sink``; None on errors."""
+    return Lowerer(shader, sink).lower()
