@@ -60,6 +60,11 @@ _INT_SOURCE = _INT_RESULT - {"ARL", "ARR", "F2I", "F2U", "FSLT", "FSGE", "FSEQ",
     | {"I2F", "U2F", "UIF", "SWITCH", "UP2H", "TXF"}
 
 
+def _canonical_semantic(name: str | None) -> str | None:
+    """Mesa's text spells semantic 9 ``PRIM_ID`` (tgsi_strings.c), its enum ``PRIMID``."""
+    return "PRIMID" if name == "PRIM_ID" else name
+
+
 class _Reject(Exception):
     """Abandon one instruction (its diagnostic is already reported)."""
 
@@ -369,7 +374,7 @@ class Lowerer:
 
     def system_value(self, index: int) -> str:
         d = self.decl_of.get(("SV", None, index))
-        sem = d.semantic if d else None
+        sem = _canonical_semantic(d.semantic) if d else None
         path = {(Stage.VERTEX, "VERTEXID"): "vertex.id", (Stage.VERTEX, "INSTANCEID"): "vertex.instance",
                 (Stage.FRAGMENT, "POSITION"): "fragment.position",
                 (Stage.FRAGMENT, "PRIMID"): "primitive.id", (Stage.GEOMETRY, "PRIMID"): "primitive.id",
@@ -404,7 +409,7 @@ class Lowerer:
         return self._semantic_binding(file, d)
 
     def _semantic_binding(self, file: str, d: M.Declaration) -> Binding:
-        sem, i = d.semantic, d.semantic_index
+        sem, i = _canonical_semantic(d.semantic), d.semantic_index
         st = self.stage
         if file == "IN":
             root = "fragment" if st == Stage.FRAGMENT else "vertex"
