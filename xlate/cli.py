@@ -92,8 +92,11 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def decode_source(data: bytes) -> str:
-    """Program text from file bytes: UTF-8, else Latin-1 (every byte sequence decodes)."""
+def decode_source(data: bytes) -> str | bytes:
+    """Program text from file bytes: UTF-8, else Latin-1 (every byte sequence decodes).  A TGSI
+    binary token stream is returned as the bytes themselves (the frontends take both)."""
+    if b"\x00" in data[:16] and not data.startswith(b"!!"):
+        return data                  # binary: a TGSI token stream or nothing (frontends decide)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -114,6 +117,8 @@ def _read_input(path: str) -> tuple[str, str]:
 def _print_diagnostics(diags, source) -> None:
     from .diagnostics import use_color
     color = use_color(sys.stderr)
+    if isinstance(source, (bytes, bytearray)):
+        source = None                # a binary token stream has no lines to show
     for d in diags:
         print(d.render(source, color), file=sys.stderr)
 

@@ -55,6 +55,8 @@ class Diagnostic:
             where = f"\x1b[1m{self.span}:\x1b[0m " if self.span else ""
             head = f"{where}{tint}{self.severity}[{self.code}]\x1b[0m: \x1b[1m{self.message}\x1b[0m"
         lines = [head]
+        if isinstance(source, (bytes, bytearray)):
+            source = None            # binary input (TGSI tokens): no source line to show
         if source is not None and self.span is not None:
             text_lines = source.splitlines()
             if 1 <= self.span.line <= len(text_lines):

@@ -18,7 +18,8 @@ def parse_program(text: str | bytes, filename: str = "<input>") -> Program:
     if isinstance(text, (bytes, bytearray)):
         from .tgsi.binary import detect_layout
         data = bytes(text)
-        if detect_layout(data) is not None:
+        if detect_layout(data) is not None or (b"\x00" in data[:16] and not data.startswith(b"!!")):
+            # a token stream, or binary data that is none: decode() says which (E1009)
             return _parse_tgsi_binary(data, filename)
         try:
             text = data.decode("utf-8")

@@ -83,10 +83,18 @@ def _free_slots(program: Program, n: int) -> list[Binding]:
         return [Binding("result.color", i) for i in range(7)
                 if ("result.color", i) not in used
                 and not (i == 0 and ("result.color", None) in used)][:n]
+    from ..backends.interface import varying_location
+    taken = set()
+    for path, index in used:                 # locations in use (TGSI generic varyings included)
+        try:
+            taken.add(varying_location(path.split(".", 1)[1], index))
+        except (KeyError, TypeError, IndexError):
+            pass
     for path, count in (("result.attrib", 16), ("result.texcoord", 8)):
         if path in paths_int:
             continue
-        cand = [Binding(path, i) for i in range(count) if (path, i) not in used]
+        cand = [Binding(path, i) for i in range(count) if (path, i) not in used
+                and varying_location(path.split(".", 1)[1], i) not in taken]
         if len(cand) >= n:
             return cand[:n]
     return []
@@ -487,8 +495,9 @@ def localize(program: Program, facts, gen, diffs, *, runner, lanes: int, reflect
 
 def _scan(program: Program, gen, runner, lanes: int, cases) -> tuple[list, dict, dict]:
     """Probe the events of ``program`` (every event, or for long programs every stride-th
-    one and then the stretch before the first that differs on each case's lane -- a
-    divergence that appears and vanishes again between two coarse probes can be missed)."""
+    one and then the stretch before the first that differs on each case's lane; when no
+    coarse probe differs on a case's lane -- a divergence that appeared and vanished again
+    between two coarse probes -- every event)."""
     events = _events(program)
     n = len(events)
     batch = max(1, min(BATCH[program.stage], len(_free_slots(program, 16))))
@@ -508,6 +517,11 @@ def _scan(program: Program, gen, runner, lanes: int, cases) -> tuple[list, dict,
                 fine |= set(range(prev + 1, c))
                 break
             prev = c
+        else:
+            # no coarse probe differs: the divergence appeared and vanished between two of
+            # them (a register overwritten later, its value only carried on elsewhere) --
+            # probe every event rather than report "interface"
+            fine |= set(range(n))
     _probe_events(program, gen, runner, lanes, events, fine, (exe_all, imp_all))
     return events, exe_all, imp_all
 

@@ -410,6 +410,17 @@ class Lowerer:
 
     def _semantic_binding(self, file: str, d: M.Declaration) -> Binding:
         sem, i = _canonical_semantic(d.semantic), d.semantic_index
+        if sem is None and not any(x.semantic for x in self.sh.declarations):
+            # Seed-format streams carry no semantics at all (tgsi.md 4.9): the convention xlate
+            # assumes is OUT[0] = POSITION and OUT[n] = GENERIC[n-1] in vertex/geometry
+            # shaders, IN[n] = GENERIC[n] and OUT[n] = COLOR[n] in fragment shaders.
+            index = d.first
+            if file == "OUT" and self.stage != Stage.FRAGMENT:
+                sem, i = ("POSITION", 0) if index == 0 else ("GENERIC", index - 1)
+            elif file == "OUT":
+                sem, i = "COLOR", index
+            else:
+                sem, i = "GENERIC", index
         st = self.stage
         if file == "IN":
             root = "fragment" if st == Stage.FRAGMENT else "vertex"
