@@ -138,6 +138,14 @@ def cmd_convert(args) -> int:
             prog = api.parse(text, filename=name)
             _print_diagnostics(prog.diagnostics, text)
             payload = print_program(prog).encode()
+        elif target == "tgsi":
+            # TGSI in (text or binary tokens), tgsi_dump-style text out: a disassembler for
+            # token streams and a normaliser for text (frontends/tgsi/printer.py)
+            prog = api.parse(text, filename=name)       # checks the program translates
+            _print_diagnostics(prog.diagnostics, text)
+            from .frontends import parse_tgsi_shader
+            from .frontends.tgsi.printer import print_shader
+            payload = print_shader(parse_tgsi_shader(text, name)).encode()
         else:
             result = api.translate(text, filename=name, target=target, profile=args.profile,
                                    validate=not args.no_validate)
@@ -303,7 +311,9 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Translate one program to GLSL, SPIR-V, reflection JSON or IR text.")
     c.add_argument("file", metavar="FILE", help="input program, or - for standard input")
     c.add_argument("-o", "--output", metavar="OUT", help="output file (default: standard output)")
-    c.add_argument("--target", default="glsl", choices=["glsl", "spirv", "spirv-asm", "reflect", "ir"])
+    c.add_argument("--target", default="glsl",
+                   choices=["glsl", "spirv", "spirv-asm", "reflect", "ir", "tgsi"],
+                   help="tgsi: TGSI input printed as tgsi_dump text (disassembles token streams)")
     c.add_argument("--profile", choices=["glsl450", "vulkan"], default=None,
                    help="GLSL profile (default glsl450; vulkan for SPIR-V targets)")
     c.add_argument("--no-validate", action="store_true",

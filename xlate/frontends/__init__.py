@@ -75,6 +75,25 @@ def parse_program(text: str | bytes, filename: str = "<input>") -> Program:
     return prog
 
 
+def parse_tgsi_shader(source: str | bytes, filename: str = "<input>"):
+    """The TGSI model (frontends/tgsi/model.py) of TGSI text or a token stream, for the
+    printer; anything else is E1001."""
+    from .tgsi.binary import decode
+    from .tgsi.text import parse_text
+    if isinstance(source, (bytes, bytearray)):
+        sink = DiagnosticSink(filename, None)
+        shader = decode(bytes(source), sink)
+    else:
+        sink = DiagnosticSink(filename, source)
+        if not is_tgsi_text(source):
+            sink.error("E1001", "TGSI output needs a TGSI program (text or token stream)",
+                       Span(filename, 1, 1))
+            sink.raise_if_errors()
+        shader = parse_text(source, sink)
+    sink.raise_if_errors()
+    return shader
+
+
 def _parse_tgsi_text(text: str, sink: DiagnosticSink) -> Program:
     """Gallium TGSI text (frontends/tgsi): parse to the TGSI model, lower to the IR."""
     from .tgsi.lower import lower
