@@ -712,7 +712,8 @@ def _simple(irop: str, dtype: DataType, integer_srcs: bool = False, integer_resu
 def _mov(lw: Lowerer, t: M.Instruction):
     s = t.srcs[0]
     plain = not (s.neg or s.abs or s.abs_neg or any(s.comp_neg)) and not t.saturate
-    dtype = U if plain and lw.is_int_src(s) else F
+    # outputs are float interfaces (colours, varyings): a bit copy into one stays float-typed
+    dtype = U if plain and lw.is_int_src(s) and t.dsts[0].reg.file != "OUT" else F
     lw.emit(Instruction("MOV", dtype, lw.dst(t.dsts[0]), (lw.src(s),), lw.sat()))
 
 
