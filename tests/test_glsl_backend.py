@@ -211,3 +211,135 @@ END
         ("program_local", 0, "XlateParameters"), ("program_env", 65536, "XlateParameters")]
     small = xlate.translate("!!NVvp4.0\nMOV result.position, program.local[3];\nEND\n")
     assert small.reflection["uniforms"][0]["location"] == 0
+
+
+# ---- 'precise' (NV_gpu_program4 issue 18: every instruction rounds its own result) -----------
+
+PRECISE_SRC = """!!NVvp4.0
+TEMP r;
+MAD r, vertex.attrib[1], vertex.attrib[2], vertex.attrib[3];
+ADD.CC r.y, r.x, 8.0;
+MOV r.z (GT.y), vertex.attrib[1];
+MAD r.w, vertex.attrib[1], vertex.attrib[2], r;
+DP3 result.texcoord[0].x, r, vertex.attrib[1];
+LRP result.texcoord[0].yzw, r, vertex.attrib[2], vertex.attrib[3];
+MOV result.position, vertex.position;
+END
+"""
+
+
+def test_computed_values_are_precise():
+    g = xlate.translate(PRECISE_SRC).glsl
+    # registers and staged outputs: 'precise highp' (glslang needs the precision qualifier to
+    # keep a precise global global); the input staging is only copied into and stays plain
+    assert "precise highp vec4 r = vec4(0);" in g
+    assert "precise highp vec4 out_result_texcoord[1] = vec4[1](vec4(0));" in g
+    assert "\nvec4 in_vertex_attrib[4];" in g
+    # write temporaries and helper results
+    assert "precise vec4 xl_t1 = (r.xxxx + vec4(8.0));" in g
+    # a masked float computation too: glslang loses NoContraction through 'r.w = (a * b + c).w'
+    assert "precise vec4 xl_t4 = (in_vertex_attrib[1] * in_vertex_attrib[2] + r);\n" \
+           "        r.w = xl_t4.w;" in g
+    assert "float xl_dp3(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z; " \
+           "return xl_r; }" in g
+    assert "vec4 xl_lrp(vec4 a, vec4 b, vec4 c) { precise vec4 xl_r = a * b + (vec4(1.0) - a) * c; " \
+           "return xl_r; }" in g
+
+
+def test_precise_reaches_spirv_in_every_function():
+    """glslang marks NoContraction function by function: every float multiply and add of the
+    vulkan-profile SPIR-V, in xl_main and in the helpers, carries it; the module validates."""
+    from xlate.backends.spirv import disassemble_spirv
+    r = xlate.translate(PRECISE_SRC, target="spirv")
+    dis = disassemble_spirv(r.spirv)
+    decorated = {ln.split()[1] for ln in dis.splitlines() if ln.endswith("NoContraction")}
+    arith = [ln.split()[0] for ln in dis.splitlines()
+             if " = OpFMul " in ln or " = OpFAdd " in ln or " = OpFSub " in ln]
+    assert len(arith) >= 10
+    assert set(arith) <= decorated, sorted(set(arith) - decorated)
+
+
+def test_precise_helper_rewrites_every_return():
+    from xlate.backends.glsl import precise_helper
+    text = ("float xl_a(float x) { return x * x + x; }\n"
+            "uvec4 xl_b(uvec4 a) { uvec4 hi, lo; umulExtended(a, a, hi, lo); return hi; }\n"
+            "vec4 xl_c(float t) {\n"
+            "    float u = t * t + 1.0;\n"
+            "    if (isnan(t)) return vec4(u);\n"
+            "    return vec4(u, t, 0.0, 1.0);\n"
+            "}\n"
+            "bvec4 xl_d(vec4 a) { return isnan(a); }\n")
+    assert precise_helper(text).splitlines() == [
+        "float xl_a(float x) { precise float xl_r = x * x + x; return xl_r; }",
+        "uvec4 xl_b(uvec4 a) { uvec4 hi, lo; umulExtended(a, a, hi, lo); precise uvec4 xl_r = hi; "
+        "return xl_r; }",
+        "vec4 xl_c(float t) {",
+        "    precise float u = t * t + 1.0;",
+        "    if (isnan(t)) { precise vec4 xl_r = vec4(u); return xl_r; }",
+        "    precise vec4 xl_r = vec4(u, t, 0.0, 1.0);",
+        "    return xl_r;",
+        "}",
+        "bvec4 xl_d(vec4 a) { return isnan(a); }",
+    ]
+
+
+def test_every_helper_compiles_precise():
+    """Every helper of helpers.glsl, after precise_helper, compiles (glslang) and validates."""
+    from xlate.backends.glsl import helper_library, precise_helper
+    from xlate.backends.spirv import compile_glsl, validate_spirv
+    lib = helper_library()
+    body = "\n".join(precise_helper(text) for text, _ in lib.values())
+    src = "#version 450\nlayout(location = 0) out vec4 o;\n" + body + "\nvoid main() { o = vec4(0.0); }\n"
+    assert validate_spirv(compile_glsl(src, "frag")) is None
+
+
+# ---- interface types per element -----------------------------------------------------------------
+
+def test_integer_varyings_are_flat_ivec4_per_element():
+    v = xlate.translate("""!!NVvp4.0
+INT OUTPUT o = result.texcoord[0];
+MOV.S o, {5, -3, 7, 1};
+MOV result.texcoord[1], vertex.attrib[1];
+MOV result.position, vertex.position;
+END
+""", target="spirv")
+    g = v.glsl
+    assert "layout(location = 5) flat out ivec4 result_texcoord_0;" in g
+    assert "layout(location = 6) out vec4 result_texcoord_1;" in g
+    assert "result_texcoord_0 = out_result_texcoord[0];" in g
+    # the staging array is integer (raw words); the float element is bitcast, not converted
+    assert "result_texcoord_1 = intBitsToFloat(out_result_texcoord[1]);" in g
+    assert {o["binding"]: o["type"] for o in v.reflection["outputs"]} == {
+        "result.texcoord[0]": "ivec4", "result.texcoord[1]": "vec4", "result.position": "vec4"}
+    f = xlate.translate("""!!NVfp4.0
+FLAT INT ATTRIB k = fragment.attrib[1];
+ATTRIB a = fragment.attrib[0];
+INT TEMP i;
+MOV.S i, k;
+I2F result.color.x, i.x;
+MOV result.color.yzw, a;
+END
+""").glsl
+    # an integer attribute does not make its float neighbour flat
+    assert "layout(location = 13) in vec4 fragment_attrib_0;" in f
+    assert "layout(location = 14) flat in ivec4 fragment_attrib_1;" in f
+    assert "in_fragment_attrib[0] = floatBitsToInt(fragment_attrib_0);" in f
+
+
+def test_geometry_integer_inputs_and_outputs():
+    g = xlate.translate("""!!NVgp4.0
+PRIMITIVE_IN POINTS;
+PRIMITIVE_OUT POINTS;
+VERTICES_OUT 1;
+INT ATTRIB k = vertex[0].attrib[1];
+INT OUTPUT o = result.attrib[1];
+MOV.S o, k;
+MOV result.attrib[0], vertex[0].attrib[0];
+MOV result.position, vertex[0].position;
+EMIT;
+END
+""", target="spirv").glsl
+    assert "layout(location = 14) in ivec4 vertex_attrib_1[];" in g
+    assert "layout(location = 13) in vec4 vertex_attrib_0[];" in g
+    assert "layout(location = 14) flat out ivec4 result_attrib_1;" in g
+    assert "layout(location = 13) out vec4 result_attrib_0;" in g

@@ -20,24 +20,25 @@ from xlate.verify.analysis import analyse
 from xlate.verify.glapi import GLUnavailable
 from xlate.verify.inputs import GeneratedInputs
 
-_runner: list = []
+_runners: dict = {}
 
 
-def runner_or_skip():
-    if not _runner:
+def runner_or_skip(backend: str = "gl"):
+    if backend not in _runners:
         try:
-            _runner.append(glmod.Runner("gl"))
+            _runners[backend] = glmod.Runner(backend)
         except GLUnavailable as e:
-            _runner.append(e)
-    if isinstance(_runner[0], Exception):
-        pytest.skip(f"no OpenGL implementation: {_runner[0]}")
-    return _runner[0]
+            _runners[backend] = e
+    if isinstance(_runners[backend], Exception):
+        pytest.skip(f"no OpenGL implementation ({backend}): {_runners[backend]}")
+    return _runners[backend]
 
 
-def run_both(text: str, inputs: dict, params: dict | None = None, textures=None):
+def run_both(text: str, inputs: dict, params: dict | None = None, textures=None,
+             backend: str = "gl"):
     """Executor and implementation on exactly these inputs (binding -> (lanes, 4) values);
     returns (differences, executor result, capture)."""
-    runner = runner_or_skip()
+    runner = runner_or_skip(backend)
     prog = xlate.parse(text)
     facts = analyse(prog, set(cmp.INEXACT))
     out = emit_glsl(prog, "glsl450")
@@ -55,27 +56,26 @@ def run_both(text: str, inputs: dict, params: dict | None = None, textures=None)
 
 # ---- translation side --------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason=(
-    "translation: the generated GLSL does not declare its variables 'precise', so Mesa "
-    "contracts MAD + ADD (fma / reassociation) and the result is 1 ulp off the per-instruction "
-    "IEEE rounding NV_gpu_program4 issue 18 specifies (seen in ~2% of the NV4 corpus, e.g. "
-    "cg/gp4vp crt GTU-famicom DAC)"))
-def test_mad_add_contraction():
+@pytest.mark.parametrize("backend", ["gl", "gl-spirv"])
+def test_mad_add_contraction(backend):
+    """Fixed in the backend: registers, staged outputs and write temporaries are declared
+    'precise', so Mesa may not contract MAD + ADD into one fma (NV_gpu_program4 issue 18: every
+    instruction rounds its result; seen in ~2% of the NV4 corpus before, e.g. cg/gp4vp crt
+    GTU-famicom DAC).  gl-spirv: masked writes go through a precise temporary, because glslang
+    drops NoContraction through 'r.x = (a * b + c).x'."""
     text = ("!!NVvp4.0\nTEMP r;\nMAD r.x, vertex.attrib[0].x, vertex.attrib[0].y, "
             "vertex.attrib[0].z;\nADD result.texcoord[0].x, r.x, 8.0;\nEND\n")
     a = np.array([[0x402f4f9b, 0xc0935625, 0xc112e373, 0]], np.uint32).view(np.float32)
-    diffs, res, cap = run_both(text, {"vertex.attrib[0]": a})
+    diffs, res, cap = run_both(text, {"vertex.attrib[0]": a}, backend=backend)
     # executor: round(round(2.7392337 * -4.6042657) + -9.1805296) + 8 = -13.79269027709961
     assert res.words("result.texcoord[0]")[0, 0] == 0xC15CAEDC
     assert not diffs, [d.describe() for d in diffs]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "translation: an integer-typed OUTPUT of a vertex (or geometry) program is kept in ivec4 "
-    "storage but declared 'out vec4', so the assignment converts the value (5 -> 5.0) instead "
-    "of carrying the integer bits a fragment program reads as INT ATTRIB (interface.py "
-    "output_interface ignores 'integer' outside fragment programs); corpus/nv4/gp4_vertex_ids.gp"))
 def test_integer_vertex_output_is_converted():
+    """Fixed: an integer OUTPUT of a vertex (or geometry) program is declared 'flat out ivec4'
+    and carries the integer bits a fragment program reads as INT ATTRIB (it used to be 'out
+    vec4', converting 5 -> 5.0); corpus/nv4/gp4_vertex_ids.gp."""
     text = ("!!NVvp4.0\nINT OUTPUT o = result.texcoord[0];\nMOV.S o, {5, -3, 7, 1};\n"
             "MOV result.position, vertex.position;\nEND\n")
     z = np.zeros((4, 4), np.float32)
@@ -84,11 +84,9 @@ def test_integer_vertex_output_is_converted():
     assert cap.outputs["result_texcoord_0"][0].view(np.int32).tolist() == [5, -3, 7, 1]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "translation: 'INT OUTPUT o = result.color[1]' makes the whole result.color group integer, "
-    "so result.color[0] (written by float instructions) is declared 'out ivec4' too; an "
-    "application binding a float colour buffer to attachment 0 gets undefined results"))
 def test_integer_color1_keeps_color0_float():
+    """Fixed: integer-ness is decided per element, so 'INT OUTPUT o = result.color[1]' no
+    longer makes result.color[0] (written by float instructions) an 'out ivec4'."""
     text = ("!!NVfp4.0\nOPTION ARB_draw_buffers;\nINT OUTPUT o = result.color[1];\n"
             "MOV result.color, fragment.texcoord[0];\nMOV.S o, {1, 2, 3, 4};\nEND\n")
     out = xlate.translate(text)
@@ -134,24 +132,32 @@ def test_integer_texture_nearest_uses_base_level():
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "implementation: Mesa 22.3 crashes (SIGSEGV in glLinkProgram) on the SPIR-V glslang makes "
-    "of a vertex shader with a 'precise' global array that is only copied from an input "
-    "(GL_ARB_gl_spirv path); xlate verify therefore leaves such arrays out of its 'precise' "
-    "re-check (gl.make_precise)"))
+    "toolchain: glslang 13.1 gives a global declared 'precise' without a precision qualifier "
+    "temporary storage -- a Function variable of main() that xl_main() then uses, an invalid "
+    "module (spirv-val: \"ID ... has not been defined\") on which Mesa 22.3 crashes "
+    "(SIGSEGV in glLinkProgram, GL_ARB_gl_spirv path).  The backend declares its globals "
+    "'precise highp' (glsl.PRECISE_GLOBAL), which glslang keeps global: "
+    "test_spirv_precise_highp_global_links"))
 def test_spirv_precise_copied_array_links():
-    import subprocess
-    import sys
-    runner_or_skip()
-    pytest.importorskip("xlate.backends.spirv")
-    code = r'''
-import sys
-from xlate.verify import gl as G
-from xlate.verify import glapi as GA
-src = """#version 450 core
+    _link_spirv_in_subprocess("precise vec4 in_vertex_attrib[1];")
+
+
+def test_spirv_precise_highp_global_links():
+    """The same shader with the qualifier the backend emits ('precise highp') is valid SPIR-V
+    and links on the GL_ARB_gl_spirv path."""
+    from xlate.backends.spirv import compile_glsl, validate_spirv
+    src = _PRECISE_VS.replace("DECL", "precise highp vec4 in_vertex_attrib[1];")
+    assert validate_spirv(compile_glsl(src, "vert")) is None
+    assert validate_spirv(compile_glsl(_PRECISE_VS.replace(
+        "DECL", "precise vec4 in_vertex_attrib[1];"), "vert")) is not None
+    _link_spirv_in_subprocess("precise highp vec4 in_vertex_attrib[1];")
+
+
+_PRECISE_VS = """#version 450 core
 layout(xfb_buffer = 0, xfb_stride = 16) out;
 layout(location = 0) in vec4 vertex_attrib_0;
 layout(location = 5, xfb_buffer = 0, xfb_offset = 0) out vec4 result_texcoord_0;
-precise vec4 in_vertex_attrib[1];
+DECL
 vec4 out_result_texcoord[1] = vec4[1](vec4(0));
 vec4 r = vec4(0);
 void xl_main()
@@ -166,8 +172,38 @@ void main()
     result_texcoord_0 = out_result_texcoord[0];
 }
 """
-G.Runner("gl-spirv").program([(GA.GL_VERTEX_SHADER, src)])
-'''
+
+
+def _link_spirv_in_subprocess(decl: str) -> None:
+    import subprocess
+    import sys
+    runner_or_skip()
+    pytest.importorskip("xlate.backends.spirv")
+    code = ("from xlate.verify import gl as G\nfrom xlate.verify import glapi as GA\n"
+            f"src = {_PRECISE_VS.replace('DECL', decl)!r}\n"
+            "G.Runner('gl-spirv').program([(GA.GL_VERTEX_SHADER, src)])\n")
     rc = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120,
                         cwd=str(__import__("pathlib").Path(__file__).resolve().parents[1])).returncode
     assert rc == 0, f"the GL implementation crashed (exit status {rc})"
+
+
+# ---- derivatives: one rule on both sides ----------------------------------------------------------
+
+def test_ddx_ddy_are_fine_derivatives():
+    """DDX/DDY (NV_fragment_program4 2.X.8.Z): "The partial derivatives are evaluated at the
+    sample location of the pixel" (DDX) / "at the center of the pixel" (DDY) -- per pixel, so
+    xlate's rule is the *fine* derivative: within each 2x2 quad DDX is the difference along the
+    pixel's own row, DDY along its own column.  The executor computes that (exec/alu.py
+    _derivative) and the GLSL is dFdxFine/dFdyFine; a coarse derivative (one value per quad)
+    would give the second row/column the first one's value.  Implicit texture LODs stay
+    per-quad (exec/texture.py), which derivatives of TEX do not expose."""
+    text = ("!!NVfp4.0\nTEMP a, b;\nDDX a, fragment.texcoord[0];\nDDY b, fragment.texcoord[0];\n"
+            "MOV result.color.x, a.x;\nMOV result.color.y, b.x;\nMOV result.color.zw, 0;\nEND\n")
+    assert "dFdxFine(" in xlate.translate(text).glsl and "dFdyFine(" in xlate.translate(text).glsl
+    tc = np.zeros((8, 4), np.float32)
+    # lanes 4k..4k+3 of a quad: (x0,y0) (x1,y0) (x0,y1) (x1,y1); values not linear in x, y
+    tc[:, 0] = [1, 2, 4, 8, 0.5, -3, 10, 100]
+    diffs, res, cap = run_both(text, {"fragment.texcoord[0]": tc})
+    got = res.float("result.color")[:, :2].tolist()
+    assert got == [[1, 3], [1, 6], [4, 3], [4, 6], [-3.5, 9.5], [-3.5, 103], [90, 9.5], [90, 103]]
+    assert not diffs, [d.describe() for d in diffs]

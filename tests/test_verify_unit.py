@@ -140,8 +140,12 @@ def test_make_precise():
     src = "vec4 R0 = vec4(0);\nfloat xl_dp2(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y; }\n" \
           "void f()\n{\n    vec4 xl_t1 = R0;\n}\n"
     out = make_precise(src)
-    assert "precise vec4 R0" in out and "precise vec4 xl_t1" in out
+    # 'highp' keeps a precise global global in glslang (see glsl.PRECISE_GLOBAL)
+    assert "precise highp vec4 R0" in out and "precise highp vec4 xl_t1" in out
     assert "precise float xl_r = a.x * b.x + a.y * b.y; return xl_r;" in out
+    # what the backend already declares precise is left as it is
+    done = "precise highp vec4 R1 = vec4(0);\n"
+    assert make_precise(done) == done
 
 
 def test_quad_layout_matches_executor_convention():
@@ -215,3 +219,35 @@ def test_execution_order_splices_subroutines():
     ops = [prog.instructions[k].op for k in order]
     assert ops.index("ADD") < ops.index("MOV", 1)       # the subroutine runs before the 2nd MOV
     assert sorted(order) == list(range(len(prog.instructions)))
+
+
+def test_every_explained_verdict_names_spec_and_tolerance():
+    from xlate.verify import compare as cmp_
+    from xlate.verify import core as core_
+    assert set(core_.EXPLAINED) <= set(cmp_.EXPLANATIONS)
+    for verdict, (spec, tol) in cmp_.EXPLANATIONS.items():
+        assert spec and tol, verdict
+    # the suspect verdicts are never "explained"
+    assert not set(core_.SUSPECT) & set(cmp_.EXPLANATIONS)
+    assert "precise" not in cmp_.EXPLANATIONS
+
+
+def test_diffcheck_counts_explained_and_unexplained():
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[1] / "tools" / "diffcheck.py"
+    spec = importlib.util.spec_from_file_location("diffcheck_under_test", path)
+    dc = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(dc)
+    docs = [{"status": "pass", "reason": "", "localization": []},
+            {"status": "pass", "reason": "differences explained: range",
+             "localization": [{"verdict": "range"}]},
+            {"status": "mismatch", "reason": "localized: operands",
+             "localization": [{"verdict": "operands"}]},
+            {"status": "unsupported", "reason": "x"}]
+    assert [dc.category(d) for d in docs] == ["passed", "explained", "unexplained", "unsupported"]
+    total = dc.table({"f": docs}).splitlines()[-1].split()
+    head = dc.table({"f": docs}).splitlines()[0].split()[2:]
+    assert dict(zip(head, map(int, total[1:]))) == {
+        "programs": 4, "passed": 1, "mismatched": 2, "explained": 1, "unexplained": 1,
+        "unsupported": 1}

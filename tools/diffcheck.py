@@ -11,7 +11,12 @@ loops forever on the implementation must not hang the run).  The table counts pr
 passed, mismatched, unsupported (and skipped/error/timeout when present); the mismatches are
 listed with the first localized instruction and its verdict (see ``xlate/verify/trace.py``).
 
-Exit status: 0 when nothing mismatched, 1 otherwise, 3 when no implementation is available.
+Columns: ``passed`` (no difference), ``mismatched`` (outputs differed) = ``explained`` (every
+difference has a verdict of ``xlate.verify.compare.EXPLANATIONS``, which names the spec passage
+and the documented tolerance; printed per verdict) + ``unexplained`` (a mismatch to fix).
+
+Exit status: 0 when no mismatch is unexplained, 1 otherwise, 3 when no implementation is
+available.
 """
 from __future__ import annotations
 
@@ -53,8 +58,30 @@ def sample(files: dict[str, list[Path]], n: int | None, seed: int) -> dict[str, 
 
 # ---- reporting -------------------------------------------------------------------------------------
 
-COLUMNS = ("programs", "passed", "mismatched", "unsupported", "skipped", "error", "timeout",
-           "crash")
+COLUMNS = ("programs", "passed", "mismatched", "explained", "unexplained", "unsupported",
+           "skipped", "error", "timeout", "crash")
+ALWAYS_SHOWN = ("programs", "passed", "mismatched", "explained", "unexplained", "unsupported")
+
+
+def explained_verdicts(d: dict) -> list[str] | None:
+    """The verdicts of a program whose differences are all explained (it passed with reason
+    "differences explained"); None when it had no differences or is not explained."""
+    if d["status"] != "pass" or not d.get("reason", "").startswith("differences explained"):
+        return None
+    from xlate.verify.compare import EXPLANATIONS
+    vs = sorted({x.get("verdict") for x in d.get("localization") or []} & set(EXPLANATIONS))
+    return vs or ["tolerance"]
+
+
+def category(d: dict) -> str:
+    """passed (no difference at all) | explained (every difference explained by a verdict of
+    compare.EXPLANATIONS) | unexplained (a mismatch) | unsupported | skipped | error | ..."""
+    st = d["status"]
+    if st == "pass":
+        return "explained" if explained_verdicts(d) is not None else "passed"
+    if st == "mismatch":
+        return "unexplained"
+    return st
 
 
 def table(results: dict[str, list[dict]]) -> str:
@@ -64,15 +91,15 @@ def table(results: dict[str, list[dict]]) -> str:
         c = {k: 0 for k in COLUMNS}
         c["programs"] = len(docs)
         for d in docs:
-            st = d["status"]
-            key = {"pass": "passed", "mismatch": "mismatched"}.get(st, st)
+            key = category(d)
             c[key] = c.get(key, 0) + 1
+            if key in ("explained", "unexplained"):
+                c["mismatched"] += 1
         rows.append((folder, c))
         for k in COLUMNS:
             totals[k] += c.get(k, 0)
     rows.append(("total", totals))
-    shown = [k for k in COLUMNS if k in ("programs", "passed", "mismatched", "unsupported")
-             or totals[k]]
+    shown = [k for k in COLUMNS if k in ALWAYS_SHOWN or totals[k]]
     w = max(len(r[0]) for r in rows) + 2
     out = ["dialect folder".ljust(w) + "".join(k.rjust(12) for k in shown)]
     out.append("-" * len(out[0]))
@@ -165,6 +192,8 @@ def main(argv=None) -> int:
     p.add_argument("--no-localize", action="store_true", help="skip first-instruction search")
     p.add_argument("--json", metavar="OUT", help="write every program's report")
     p.add_argument("--quiet", action="store_true")
+    p.add_argument("--list-explained", action="store_true",
+                   help="list the programs under each explanation")
     p.add_argument("--oracle", action="store_true",
                    help="instead: compare xlate's translation of cgc's NV4 assembly with cgc's "
                         "own GLSL for the same Cg entry point (xlate/verify/oracle.py)")
@@ -203,8 +232,25 @@ def main(argv=None) -> int:
     print(f"xlate verify over {len(paths)} NV4 programs (backend {args.backend}, "
           f"{args.lanes} lanes, seed {args.seed}, {time.time() - t0:.0f} s)\n")
     print(table(results))
+    print("\n(mismatched = explained + unexplained: programs whose outputs differed; explained ="
+          " every difference\n has a verdict of xlate.verify.compare.EXPLANATIONS, listed below"
+          " with its spec passage and tolerance)")
     bad = [d for docs_ in results.values() for d in docs_
            if d["status"] not in ("pass", "unsupported")]
+    by_verdict: dict[str, list[dict]] = {}
+    for docs_ in results.values():
+        for d in docs_:
+            for v in explained_verdicts(d) or []:
+                by_verdict.setdefault(v, []).append(d)
+    if by_verdict:
+        from xlate.verify.compare import EXPLANATIONS
+        print("\nexplained, by verdict (a program may have several):")
+        for v, ds in sorted(by_verdict.items(), key=lambda kv: -len(kv[1])):
+            spec, tol = EXPLANATIONS[v]
+            print(f"  {len(ds):5d}  {v}\n         spec: {spec}\n         tolerance: {tol}")
+            if args.list_explained:
+                for d in ds:
+                    print(f"           {os.path.relpath(d['file'], args.corpus)}")
     if bad:
         print("\nnot passing:")
         for d in bad:
@@ -222,7 +268,11 @@ def main(argv=None) -> int:
         with open(args.json, "w") as f:
             json.dump({"backend": args.backend, "lanes": args.lanes, "seed": args.seed,
                        "results": results}, f, indent=1)
-    return 1 if any(d["status"] == "mismatch" for d in bad) else 0
+    unexplained = sum(d["status"] == "mismatch" for d in bad)
+    explained = sum(len(v) for v in by_verdict.values())
+    print(f"\nexplained: {sum(explained_verdicts(d) is not None for docs_ in results.values() for d in docs_)}"
+          f" programs ({explained} verdicts); unexplained: {unexplained}")
+    return 1 if unexplained else 0
 
 
 if __name__ == "__main__":

@@ -10,47 +10,50 @@ layout(location = 0) uniform vec4 program_local[1];
 
 ivec4 in_fragment_attrib[4];
 vec4 in_fragment_position;
-vec4 out_result_color[1] = vec4[1](vec4(0));
-uvec4 m = uvec4(0);
-uvec4 h = uvec4(0);
-uvec4 w = uvec4(0);
-ivec4 p = ivec4(0);
-vec4 c = vec4(0);
-vec4 n = vec4(0);
-vec4 t = vec4(0);
+precise highp vec4 out_result_color[1] = vec4[1](vec4(0));
+precise highp uvec4 m = uvec4(0);
+precise highp uvec4 h = uvec4(0);
+precise highp uvec4 w = uvec4(0);
+precise highp ivec4 p = ivec4(0);
+precise highp vec4 c = vec4(0);
+precise highp vec4 n = vec4(0);
+precise highp vec4 t = vec4(0);
 uvec4 xl_cc0 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
 uvec4 xl_cc1 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
 
 uvec4 xl_f2u(vec4 x) {
-    uvec4 r = uvec4(clamp(x, 0.0, 4294967040.0));
+    precise uvec4 r = uvec4(clamp(x, 0.0, 4294967040.0));
     r = mix(r, uvec4(0xffffffffu), greaterThanEqual(x, vec4(4294967296.0)));
-    return mix(r, uvec4(0u), isnan(x));
+    precise uvec4 xl_r = mix(r, uvec4(0u), isnan(x));
+    return xl_r;
 }
 
-ivec4 xl_mulhi(ivec4 a, ivec4 b) { ivec4 hi, lo; imulExtended(a, b, hi, lo); return hi; }
-uvec4 xl_mulhi(uvec4 a, uvec4 b) { uvec4 hi, lo; umulExtended(a, b, hi, lo); return hi; }
+ivec4 xl_mulhi(ivec4 a, ivec4 b) { ivec4 hi, lo; imulExtended(a, b, hi, lo); precise ivec4 xl_r = hi; return xl_r; }
+uvec4 xl_mulhi(uvec4 a, uvec4 b) { uvec4 hi, lo; umulExtended(a, b, hi, lo); precise uvec4 xl_r = hi; return xl_r; }
 
-ivec4 xl_sad(ivec4 a, ivec4 b, uvec4 c) { return ivec4(mix(uvec4(b - a), uvec4(a - b), greaterThan(a, b)) + c); }
-uvec4 xl_sad(uvec4 a, uvec4 b, uvec4 c) { return mix(b - a, a - b, greaterThan(a, b)) + c; }
+ivec4 xl_sad(ivec4 a, ivec4 b, uvec4 c) { precise ivec4 xl_r = ivec4(mix(uvec4(b - a), uvec4(a - b), greaterThan(a, b)) + c); return xl_r; }
+uvec4 xl_sad(uvec4 a, uvec4 b, uvec4 c) { precise uvec4 xl_r = mix(b - a, a - b, greaterThan(a, b)) + c; return xl_r; }
 
 // Integer results: SF = bit 31, ZF = r == 0.
-uvec4 xl_cci(uvec4 r) { return (r >> 31u) | (uvec4(equal(r, uvec4(0u))) << 1u); }
+uvec4 xl_cci(uvec4 r) { precise uvec4 xl_r = (r >> 31u) | (uvec4(equal(r, uvec4(0u))) << 1u); return xl_r; }
 
 // Integer addition: OF = signed overflow, CF = carry out (GP4 2.X.4.3, issue 23).
 uvec4 xl_ccadd(uvec4 a, uvec4 b) {
     uvec4 carry;
-    uvec4 r = uaddCarry(a, b, carry);
-    return xl_cci(r) | ((((a ^ r) & (b ^ r)) >> 31u) << 2u) | (carry << 3u);
+    precise uvec4 r = uaddCarry(a, b, carry);
+    precise uvec4 xl_r = xl_cci(r) | ((((a ^ r) & (b ^ r)) >> 31u) << 2u) | (carry << 3u);
+    return xl_r;
 }
 
 // Integer subtraction: OF = signed overflow, CF = 1 when there is no borrow (a >= b unsigned).
 uvec4 xl_ccsub(uvec4 a, uvec4 b) {
     uvec4 borrow;
-    uvec4 r = usubBorrow(a, b, borrow);
-    return xl_cci(r) | ((((a ^ b) & (a ^ r)) >> 31u) << 2u) | ((1u - borrow) << 3u);
+    precise uvec4 r = usubBorrow(a, b, borrow);
+    precise uvec4 xl_r = xl_cci(r) | ((((a ^ b) & (a ^ r)) >> 31u) << 2u) | ((1u - borrow) << 3u);
+    return xl_r;
 }
 
-vec4 xl_up4b(uint u) { return (vec4((uvec4(u) >> uvec4(0u, 8u, 16u, 24u)) & 0xffu) - 128.0) / 127.0; }
+vec4 xl_up4b(uint u) { precise vec4 xl_r = (vec4((uvec4(u) >> uvec4(0u, 8u, 16u, 24u)) & 0xffu) - 128.0) / 127.0; return xl_r; }
 
 bvec4 xl_ccEQ(uvec4 f)
 {
@@ -91,8 +94,9 @@ bvec4 xl_ccNSF(uvec4 f)
 // Condition-code flags, one uint per component: SF = 1, ZF = 2, OF = 4, CF = 8 (GP4 2.X.4.3).
 // Float results: SF = r < 0 or NaN, ZF = r == 0 or NaN; OF and CF cleared.
 uvec4 xl_ccf(vec4 r) {
-    uvec4 n = uvec4(isnan(r));
-    return (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
+    precise uvec4 n = uvec4(isnan(r));
+    precise uvec4 xl_r = (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
+    return xl_r;
 }
 
 bvec4 xl_ccLT(uvec4 f)
@@ -115,8 +119,9 @@ bvec4 xl_ccNOF(uvec4 f)
 
 // PK4B: excess-128 bytes, round(127 * clamp(v, -128/127, 1) + 128), x in the low byte.
 uint xl_pk4b(vec4 a) {
-    uvec4 b = uvec4(roundEven(clamp(a, -128.0 / 127.0, 1.0) * 127.0 + 128.0));
-    return b.x | (b.y << 8) | (b.z << 16) | (b.w << 24);
+    precise uvec4 b = uvec4(roundEven(clamp(a, -128.0 / 127.0, 1.0) * 127.0 + 128.0));
+    precise uint xl_r = b.x | (b.y << 8) | (b.z << 16) | (b.w << 24);
+    return xl_r;
 }
 
 void xl_main()
@@ -151,71 +156,74 @@ void xl_main()
     t.xy = (unpackHalf2x16(uvec4(in_fragment_attrib[2]).z).xyxy).xy;
     n.zw = (xl_up4b(uvec4(in_fragment_attrib[2]).z)).zw;
     t.zw = (vec4(h.zzww)).zw;
-    t.z = (t.zzzz * program_local[0].yyyy + t.wwww).z;
     {
-        vec4 xl_t5 = vec4(0.0);
-        bvec4 xl_m6 = xl_ccEQ(xl_cc1.zzzz);
-        c.w = mix(c.w, xl_t5.w, xl_m6.w);
+        precise vec4 xl_t5 = (t.zzzz * program_local[0].yyyy + t.wwww);
+        t.z = xl_t5.z;
     }
     {
-        vec4 xl_t7 = t.zzzz;
-        bvec4 xl_m8 = xl_ccNE(xl_cc1.zzzz);
-        c.x = mix(c.x, xl_t7.x, xl_m8.x);
+        precise vec4 xl_t6 = vec4(0.0);
+        bvec4 xl_m7 = xl_ccEQ(xl_cc1.zzzz);
+        c.w = mix(c.w, xl_t6.w, xl_m7.w);
     }
     {
-        vec4 xl_t9 = t.xxxx;
-        bvec4 xl_m10 = xl_ccGT(xl_cc1.wwww);
-        c.y = mix(c.y, xl_t9.y, xl_m10.y);
+        precise vec4 xl_t8 = t.zzzz;
+        bvec4 xl_m9 = xl_ccNE(xl_cc1.zzzz);
+        c.x = mix(c.x, xl_t8.x, xl_m9.x);
     }
     {
-        vec4 xl_t11 = t.yyyy;
-        bvec4 xl_m12 = xl_ccLE(xl_cc1.wwww);
-        c.y = mix(c.y, xl_t11.y, xl_m12.y);
+        precise vec4 xl_t10 = t.xxxx;
+        bvec4 xl_m11 = xl_ccGT(xl_cc1.wwww);
+        c.y = mix(c.y, xl_t10.y, xl_m11.y);
     }
     {
-        vec4 xl_t13 = n.zzzz;
-        bvec4 xl_m14 = xl_ccSF(xl_cc1.wwww);
-        c.z = mix(c.z, xl_t13.z, xl_m14.z);
+        precise vec4 xl_t12 = t.yyyy;
+        bvec4 xl_m13 = xl_ccLE(xl_cc1.wwww);
+        c.y = mix(c.y, xl_t12.y, xl_m13.y);
     }
     {
-        vec4 xl_t15 = n.wwww;
-        bvec4 xl_m16 = xl_ccNSF(xl_cc1.zzzz);
-        c.z = mix(c.z, xl_t15.z, xl_m16.z);
+        precise vec4 xl_t14 = n.zzzz;
+        bvec4 xl_m15 = xl_ccSF(xl_cc1.wwww);
+        c.z = mix(c.z, xl_t14.z, xl_m15.z);
     }
     {
-        vec4 xl_t17 = n;
-        bvec4 xl_m18 = bvec4(true);
-        n = mix(n, xl_t17, xl_m18);
+        precise vec4 xl_t16 = n.wwww;
+        bvec4 xl_m17 = xl_ccNSF(xl_cc1.zzzz);
+        c.z = mix(c.z, xl_t16.z, xl_m17.z);
     }
     {
-        vec4 xl_t19 = vec4(0.0);
-        bvec4 xl_m20 = bvec4(false);
-        n = mix(n, xl_t19, xl_m20);
+        precise vec4 xl_t18 = n;
+        bvec4 xl_m19 = bvec4(true);
+        n = mix(n, xl_t18, xl_m19);
     }
     {
-        vec4 xl_t21 = (c - program_local[0].xxxx);
-        t = xl_t21;
-        xl_cc0 = xl_ccf(xl_t21);
+        precise vec4 xl_t20 = vec4(0.0);
+        bvec4 xl_m21 = bvec4(false);
+        n = mix(n, xl_t20, xl_m21);
     }
     {
-        vec4 xl_t22 = vec4(0.0);
-        bvec4 xl_m23 = xl_ccLT(xl_cc0.wwww);
-        c.w = mix(c.w, xl_t22.w, xl_m23.w);
+        precise vec4 xl_t22 = (c - program_local[0].xxxx);
+        t = xl_t22;
+        xl_cc0 = xl_ccf(xl_t22);
     }
     {
-        vec4 xl_t24 = vec4(1.0);
-        bvec4 xl_m25 = xl_ccGE(xl_cc0.wwww);
-        c.w = mix(c.w, xl_t24.w, xl_m25.w);
+        precise vec4 xl_t23 = vec4(0.0);
+        bvec4 xl_m24 = xl_ccLT(xl_cc0.wwww);
+        c.w = mix(c.w, xl_t23.w, xl_m24.w);
     }
     {
-        vec4 xl_t26 = vec4(0.0);
-        bvec4 xl_m27 = xl_ccLE(xl_cc0.xxxx);
-        t.x = mix(t.x, xl_t26.x, xl_m27.x);
+        precise vec4 xl_t25 = vec4(1.0);
+        bvec4 xl_m26 = xl_ccGE(xl_cc0.wwww);
+        c.w = mix(c.w, xl_t25.w, xl_m26.w);
     }
     {
-        vec4 xl_t28 = vec4(1.0);
-        bvec4 xl_m29 = xl_ccNOF(xl_cc0.yyyy);
-        t.y = mix(t.y, xl_t28.y, xl_m29.y);
+        precise vec4 xl_t27 = vec4(0.0);
+        bvec4 xl_m28 = xl_ccLE(xl_cc0.xxxx);
+        t.x = mix(t.x, xl_t27.x, xl_m28.x);
+    }
+    {
+        precise vec4 xl_t29 = vec4(1.0);
+        bvec4 xl_m30 = xl_ccNOF(xl_cc0.yyyy);
+        t.y = mix(t.y, xl_t29.y, xl_m30.y);
     }
     if (any(lessThan(t, vec4(0.0)))) discard;
     if (any(xl_ccLE(xl_cc1.zzzz))) discard;

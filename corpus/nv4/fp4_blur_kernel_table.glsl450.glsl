@@ -9,34 +9,43 @@ layout(location = 0) uniform vec4 program_local[1];
 layout(binding = 0) uniform sampler2D texture0;
 
 vec4 in_fragment_texcoord[1];
-vec4 out_result_color[1] = vec4[1](vec4(0));
-ivec4 i = ivec4(0);
-vec4 acc = vec4(0);
-vec4 o = vec4(0);
-vec4 c = vec4(0);
+precise highp vec4 out_result_color[1] = vec4[1](vec4(0));
+precise highp ivec4 i = ivec4(0);
+precise highp vec4 acc = vec4(0);
+precise highp vec4 o = vec4(0);
+precise highp vec4 c = vec4(0);
 const vec4 xl_p_taps[5] = vec4[5](vec4(0.22702703), vec4(0.31621623), vec4(0.07027027), vec4(1.3846154, 0.0, 0.0, 0.0), vec4(3.2307692, 0.0, 0.0, 0.0));
 
 void xl_main()
 {
     {
-        vec4 xl_c1 = in_fragment_texcoord[0];
+        precise vec4 xl_c1 = in_fragment_texcoord[0];
         acc = texture(texture0, xl_c1.xy);
     }
     acc = (acc * vec4(0.22702703));
     i.x = (ivec4(1)).x;
     for (int xl_i2 = 0, xl_n3 = 2; xl_i2 < xl_n3; ++xl_i2)
     {
-        o.xy = (program_local[0] * xl_p_taps[clamp(i.x + 2, 0, 4)].xxxx).xy;
-        o.xy = (in_fragment_texcoord[0] + o).xy;
         {
-            vec4 xl_c4 = o;
-            c = texture(texture0, xl_c4.xy);
+            precise vec4 xl_t4 = (program_local[0] * xl_p_taps[clamp(clamp(i.x, -3, 3) + 2, 0, 4)].xxxx);
+            o.xy = xl_t4.xy;
+        }
+        {
+            precise vec4 xl_t5 = (in_fragment_texcoord[0] + o);
+            o.xy = xl_t5.xy;
+        }
+        {
+            precise vec4 xl_c6 = o;
+            c = texture(texture0, xl_c6.xy);
         }
         acc = (c * xl_p_taps[clamp(i.x, 0, 4)].xxxx + acc);
-        o.xy = (program_local[0] * -(xl_p_taps[clamp(i.x + 2, 0, 4)].xxxx) + in_fragment_texcoord[0]).xy;
         {
-            vec4 xl_c5 = o;
-            c = texture(texture0, xl_c5.xy);
+            precise vec4 xl_t7 = (program_local[0] * -(xl_p_taps[clamp(clamp(i.x, -3, 3) + 2, 0, 4)].xxxx) + in_fragment_texcoord[0]);
+            o.xy = xl_t7.xy;
+        }
+        {
+            precise vec4 xl_c8 = o;
+            c = texture(texture0, xl_c8.xy);
         }
         acc = (c * xl_p_taps[clamp(i.x, 0, 4)].xxxx + acc);
         i.x = (i.xxxx + ivec4(1)).x;

@@ -15,37 +15,46 @@ layout(set = 0, binding = 1) uniform sampler2D texture0;
 
 vec4 in_fragment_texcoord[2];
 vec4 in_fragment_color;
-vec4 out_result_color[1] = vec4[1](vec4(0));
-vec4 c = vec4(0);
-vec4 t = vec4(0);
+precise highp vec4 out_result_color[1] = vec4[1](vec4(0));
+precise highp vec4 c = vec4(0);
+precise highp vec4 t = vec4(0);
 
 // MIN = a > b ? b : a, MAX = a > b ? a : b (GP4 pseudocode; NaN handling follows from it).
-vec4 xl_min(vec4 a, vec4 b) { return mix(a, b, greaterThan(a, b)); }
-ivec4 xl_min(ivec4 a, ivec4 b) { return mix(a, b, greaterThan(a, b)); }
-uvec4 xl_min(uvec4 a, uvec4 b) { return mix(a, b, greaterThan(a, b)); }
-vec4 xl_max(vec4 a, vec4 b) { return mix(b, a, greaterThan(a, b)); }
-ivec4 xl_max(ivec4 a, ivec4 b) { return mix(b, a, greaterThan(a, b)); }
-uvec4 xl_max(uvec4 a, uvec4 b) { return mix(b, a, greaterThan(a, b)); }
+vec4 xl_min(vec4 a, vec4 b) { precise vec4 xl_r = mix(a, b, greaterThan(a, b)); return xl_r; }
+ivec4 xl_min(ivec4 a, ivec4 b) { precise ivec4 xl_r = mix(a, b, greaterThan(a, b)); return xl_r; }
+uvec4 xl_min(uvec4 a, uvec4 b) { precise uvec4 xl_r = mix(a, b, greaterThan(a, b)); return xl_r; }
+vec4 xl_max(vec4 a, vec4 b) { precise vec4 xl_r = mix(b, a, greaterThan(a, b)); return xl_r; }
+ivec4 xl_max(ivec4 a, ivec4 b) { precise ivec4 xl_r = mix(b, a, greaterThan(a, b)); return xl_r; }
+uvec4 xl_max(uvec4 a, uvec4 b) { precise uvec4 xl_r = mix(b, a, greaterThan(a, b)); return xl_r; }
 
 // _SAT/_SSAT: "if (r < lo) r = lo; else if (r > hi) r = hi;" (GP4 2.X.4.3) - NaN passes through,
 // so clamp() (undefined for NaN) is not used.
-vec4 xl_sat(vec4 x) { return mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), vec4(0.0), lessThan(x, vec4(0.0))); }
-vec4 xl_ssat(vec4 x) { return mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), vec4(-1.0), lessThan(x, vec4(-1.0))); }
+vec4 xl_sat(vec4 x) { precise vec4 xl_r = mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), vec4(0.0), lessThan(x, vec4(0.0))); return xl_r; }
+vec4 xl_ssat(vec4 x) { precise vec4 xl_r = mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), vec4(-1.0), lessThan(x, vec4(-1.0))); return xl_r; }
 
 void xl_main()
 {
     {
-        vec4 xl_c1 = in_fragment_texcoord[1];
+        precise vec4 xl_c1 = in_fragment_texcoord[1];
         c = texture(texture0, xl_c1.xy);
     }
     t.x = (xl_min(in_fragment_texcoord[0].xxxx, in_fragment_texcoord[0].yyyy)).x;
     t.y = (xl_min(in_fragment_texcoord[0].zzzz, in_fragment_texcoord[0].wwww)).y;
     t.x = (xl_min(t.xxxx, t.yyyy)).x;
     t.y = (1.0 / program_local[0].x);
-    t.x = (xl_sat((t.xxxx * t.yyyy))).x;
+    {
+        precise vec4 xl_t2 = xl_sat((t.xxxx * t.yyyy));
+        t.x = xl_t2.x;
+    }
     c = (c * in_fragment_color);
-    c.w = (c.wwww * t.xxxx).w;
-    c.xyz = (c * c.wwww).xyz;
+    {
+        precise vec4 xl_t3 = (c.wwww * t.xxxx);
+        c.w = xl_t3.w;
+    }
+    {
+        precise vec4 xl_t4 = (c * c.wwww);
+        c.xyz = xl_t4.xyz;
+    }
     out_result_color[0] = c;
 }
 

@@ -31,43 +31,44 @@ vec4 in_fragment_attrib[1];
 vec4 in_fragment_fogcoord;
 ivec4 in_primitive_id;
 vec4 in_fragment_clip[1];
-vec4 out_result_color[4] = vec4[4](vec4(0), vec4(0), vec4(0), vec4(0));
-ivec4 li = ivec4(0);
-ivec4 n = ivec4(0);
-vec4 c = vec4(0);
-vec4 dx = vec4(0);
-vec4 dy = vec4(0);
-vec4 N = vec4(0);
-vec4 t = vec4(0);
+precise highp vec4 out_result_color[4] = vec4[4](vec4(0), vec4(0), vec4(0), vec4(0));
+precise highp ivec4 li = ivec4(0);
+precise highp ivec4 n = ivec4(0);
+precise highp vec4 c = vec4(0);
+precise highp vec4 dx = vec4(0);
+precise highp vec4 dy = vec4(0);
+precise highp vec4 N = vec4(0);
+precise highp vec4 t = vec4(0);
 
 // Float to int conversions clamp to the representable range, NaN gives 0 (GP4 issue 41).
 ivec4 xl_f2i(vec4 x) {
-    ivec4 r = ivec4(clamp(x, -2147483648.0, 2147483520.0));
+    precise ivec4 r = ivec4(clamp(x, -2147483648.0, 2147483520.0));
     r = mix(r, ivec4(0x7fffffff), greaterThanEqual(x, vec4(2147483648.0)));
-    return mix(r, ivec4(0), isnan(x));
+    precise ivec4 xl_r = mix(r, ivec4(0), isnan(x));
+    return xl_r;
 }
 
-vec4 xl_nrm(vec4 a) { return vec4(a.xyz * (1.0 / sqrt(a.x * a.x + a.y * a.y + a.z * a.z)), 0.0); }
+vec4 xl_nrm(vec4 a) { precise vec4 xl_r = vec4(a.xyz * (1.0 / sqrt(a.x * a.x + a.y * a.y + a.z * a.z)), 0.0); return xl_r; }
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
-float xl_dp2(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y; }
-float xl_dp3(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-float xl_dp4(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
+float xl_dp2(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y; return xl_r; }
+float xl_dp3(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z; return xl_r; }
+float xl_dp4(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; return xl_r; }
 
 // CMP: a < 0 ? b : c per component (-0.0 and NaN select c).
-vec4 xl_cmp(vec4 a, vec4 b, vec4 c) { return mix(c, b, lessThan(a, vec4(0.0))); }
-ivec4 xl_cmp(ivec4 a, ivec4 b, ivec4 c) { return mix(c, b, lessThan(a, ivec4(0))); }
-uvec4 xl_cmp(uvec4 a, uvec4 b, uvec4 c) { return c; }
+vec4 xl_cmp(vec4 a, vec4 b, vec4 c) { precise vec4 xl_r = mix(c, b, lessThan(a, vec4(0.0))); return xl_r; }
+ivec4 xl_cmp(ivec4 a, ivec4 b, ivec4 c) { precise ivec4 xl_r = mix(c, b, lessThan(a, ivec4(0))); return xl_r; }
+uvec4 xl_cmp(uvec4 a, uvec4 b, uvec4 c) { precise uvec4 xl_r = c; return xl_r; }
 
-vec4 xl_lrp(vec4 a, vec4 b, vec4 c) { return a * b + (vec4(1.0) - a) * c; }
+vec4 xl_lrp(vec4 a, vec4 b, vec4 c) { precise vec4 xl_r = a * b + (vec4(1.0) - a) * c; return xl_r; }
 
 // MIN = a > b ? b : a, MAX = a > b ? a : b (GP4 pseudocode; NaN handling follows from it).
-vec4 xl_min(vec4 a, vec4 b) { return mix(a, b, greaterThan(a, b)); }
-ivec4 xl_min(ivec4 a, ivec4 b) { return mix(a, b, greaterThan(a, b)); }
-uvec4 xl_min(uvec4 a, uvec4 b) { return mix(a, b, greaterThan(a, b)); }
-vec4 xl_max(vec4 a, vec4 b) { return mix(b, a, greaterThan(a, b)); }
-ivec4 xl_max(ivec4 a, ivec4 b) { return mix(b, a, greaterThan(a, b)); }
-uvec4 xl_max(uvec4 a, uvec4 b) { return mix(b, a, greaterThan(a, b)); }
+vec4 xl_min(vec4 a, vec4 b) { precise vec4 xl_r = mix(a, b, greaterThan(a, b)); return xl_r; }
+ivec4 xl_min(ivec4 a, ivec4 b) { precise ivec4 xl_r = mix(a, b, greaterThan(a, b)); return xl_r; }
+uvec4 xl_min(uvec4 a, uvec4 b) { precise uvec4 xl_r = mix(a, b, greaterThan(a, b)); return xl_r; }
+vec4 xl_max(vec4 a, vec4 b) { precise vec4 xl_r = mix(b, a, greaterThan(a, b)); return xl_r; }
+ivec4 xl_max(ivec4 a, ivec4 b) { precise ivec4 xl_r = mix(b, a, greaterThan(a, b)); return xl_r; }
+uvec4 xl_max(uvec4 a, uvec4 b) { precise uvec4 xl_r = mix(b, a, greaterThan(a, b)); return xl_r; }
 
 void xl_main()
 {
@@ -85,16 +86,31 @@ void xl_main()
     N.xyz = (xl_nrm(N)).xyz;
     t.x = xl_dp3(N, in_fragment_texcoord[1]);
     N.xyz = (xl_cmp(t.xxxx, -N, N)).xyz;
-    out_result_color[1].xyz = (N * vec4(0.5) + vec4(0.5)).xyz;
+    {
+        precise vec4 xl_t3 = (N * vec4(0.5) + vec4(0.5));
+        out_result_color[1].xyz = xl_t3.xyz;
+    }
     out_result_color[1].w = in_fragment_texcoord[3].z;
-    t.x = (in_fragment_fogcoord.xxxx * state_fog_params.xxxx).x;
-    t.x = (t.xxxx * program_local[0].yyyy).x;
+    {
+        precise vec4 xl_t4 = (in_fragment_fogcoord.xxxx * state_fog_params.xxxx);
+        t.x = xl_t4.x;
+    }
+    {
+        precise vec4 xl_t5 = (t.xxxx * program_local[0].yyyy);
+        t.x = xl_t5.x;
+    }
     t.x = exp2(-t.x);
     out_result_color[0].xyz = (xl_lrp(t.xxxx, c, state_fog_color)).xyz;
     out_result_color[0].w = c.w;
-    t.x = (in_fragment_position.zzzz * state_depth_range.zzzz + state_depth_range.xxxx).x;
+    {
+        precise vec4 xl_t6 = (in_fragment_position.zzzz * state_depth_range.zzzz + state_depth_range.xxxx);
+        t.x = xl_t6.x;
+    }
     out_result_color[2].x = t.x;
-    out_result_color[2].yz = (in_fragment_texcoord[2] * in_fragment_position.wwww).yz;
+    {
+        precise vec4 xl_t7 = (in_fragment_texcoord[2] * in_fragment_position.wwww);
+        out_result_color[2].yz = xl_t7.yz;
+    }
     out_result_color[2].w = (vec4(in_primitive_id.xxxx)).w;
     out_result_color[3] = xl_max(in_fragment_clip[0].xxxx, vec4(0.0));
 }

@@ -10,59 +10,63 @@ layout(location = 0) out vec4 result_color0;
 layout(location = 0) uniform vec4 program_local[9];
 
 vec4 in_fragment_texcoord[4];
-vec4 out_result_color[1] = vec4[1](vec4(0));
-ivec4 i = ivec4(0);
-vec4 N = vec4(0);
-vec4 V = vec4(0);
-vec4 H = vec4(0);
-vec4 t = vec4(0);
-vec4 lit = vec4(0);
-vec4 acc = vec4(0);
-vec4 w = vec4(0);
-vec4 d = vec4(0);
+precise highp vec4 out_result_color[1] = vec4[1](vec4(0));
+precise highp ivec4 i = ivec4(0);
+precise highp vec4 N = vec4(0);
+precise highp vec4 V = vec4(0);
+precise highp vec4 H = vec4(0);
+precise highp vec4 t = vec4(0);
+precise highp vec4 lit = vec4(0);
+precise highp vec4 acc = vec4(0);
+precise highp vec4 w = vec4(0);
+precise highp vec4 d = vec4(0);
 uvec4 xl_cc0 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
 uvec4 xl_cc1 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
 
-vec4 xl_nrm(vec4 a) { return vec4(a.xyz * (1.0 / sqrt(a.x * a.x + a.y * a.y + a.z * a.z)), 0.0); }
+vec4 xl_nrm(vec4 a) { precise vec4 xl_r = vec4(a.xyz * (1.0 / sqrt(a.x * a.x + a.y * a.y + a.z * a.z)), 0.0); return xl_r; }
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
-float xl_dp2(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y; }
-float xl_dp3(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-float xl_dp4(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
+float xl_dp2(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y; return xl_r; }
+float xl_dp3(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z; return xl_r; }
+float xl_dp4(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; return xl_r; }
 
 // LIT (GP4 2.X.8.Z): x, y clamped at 0 (NaN kept), w clamped to +-(128 - 1/256);
 // z = x > 0 ? y^w : 0 with 0^0 = 1, 0^(w>0) = 0, 0^(w<0) = +INF.
 vec4 xl_lit(vec4 a) {
-    float x = a.x < 0.0 ? 0.0 : a.x;
-    float y = a.y < 0.0 ? 0.0 : a.y;
+    precise float x = a.x < 0.0 ? 0.0 : a.x;
+    precise float y = a.y < 0.0 ? 0.0 : a.y;
     const float e = 127.99609375;
-    float w = a.w < -e ? -e : (a.w > e ? e : a.w);
-    float p = y == 0.0 ? (w == 0.0 ? 1.0 : (w > 0.0 ? 0.0 : uintBitsToFloat(0x7f800000u)))
+    precise float w = a.w < -e ? -e : (a.w > e ? e : a.w);
+    precise float p = y == 0.0 ? (w == 0.0 ? 1.0 : (w > 0.0 ? 0.0 : uintBitsToFloat(0x7f800000u)))
                        : exp2(w * log2(y));
-    return vec4(1.0, x, x > 0.0 ? p : 0.0, 1.0);
+    precise vec4 xl_r = vec4(1.0, x, x > 0.0 ? p : 0.0, 1.0);
+    return xl_r;
 }
 
-vec4 xl_dst(vec4 a, vec4 b) { return vec4(1.0, a.y * b.y, a.z, b.w); }
+vec4 xl_dst(vec4 a, vec4 b) { precise vec4 xl_r = vec4(1.0, a.y * b.y, a.z, b.w); return xl_r; }
 
 vec4 xl_rfl(vec4 a, vec4 b) {
-    float s = 2.0 * (a.x * b.x + a.y * b.y + a.z * b.z) / (a.x * a.x + a.y * a.y + a.z * a.z);
-    return vec4(s * a.xyz - b.xyz, 0.0);
+    precise float s = 2.0 * (a.x * b.x + a.y * b.y + a.z * b.z) / (a.x * a.x + a.y * a.y + a.z * a.z);
+    precise vec4 xl_r = vec4(s * a.xyz - b.xyz, 0.0);
+    return xl_r;
 }
 
 // RCC: 1/a with the magnitude clamped to [2^-64, 2^64], sign kept (GP4 2.X.8.Z RCC).
 float xl_rcc(float a) {
-    float u = 1.0 / a;
-    float lo = uintBitsToFloat(0x1f800000u), hi = uintBitsToFloat(0x5f800000u);
-    if (isnan(u)) return u;
-    if (floatBitsToUint(u) < 0x80000000u) return u < lo ? lo : (u > hi ? hi : u);
-    return u > -lo ? -lo : (u < -hi ? -hi : u);
+    precise float u = 1.0 / a;
+    precise float lo = uintBitsToFloat(0x1f800000u), hi = uintBitsToFloat(0x5f800000u);
+    if (isnan(u)) { precise float xl_r = u; return xl_r; }
+    if (floatBitsToUint(u) < 0x80000000u) { precise float xl_r = u < lo ? lo : (u > hi ? hi : u); return xl_r; }
+    precise float xl_r = u > -lo ? -lo : (u < -hi ? -hi : u);
+    return xl_r;
 }
 
 // Condition-code flags, one uint per component: SF = 1, ZF = 2, OF = 4, CF = 8 (GP4 2.X.4.3).
 // Float results: SF = r < 0 or NaN, ZF = r == 0 or NaN; OF and CF cleared.
 uvec4 xl_ccf(vec4 r) {
-    uvec4 n = uvec4(isnan(r));
-    return (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
+    precise uvec4 n = uvec4(isnan(r));
+    precise uvec4 xl_r = (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
+    return xl_r;
 }
 
 bvec4 xl_ccLEG(uvec4 f)
@@ -71,22 +75,24 @@ bvec4 xl_ccLEG(uvec4 f)
     return notEqual(((1u - s) | (1u - z)), uvec4(0u));
 }
 
-vec4 xl_frc(vec4 a) { return a - floor(a); }
+vec4 xl_frc(vec4 a) { precise vec4 xl_r = a - floor(a); return xl_r; }
 
-vec4 xl_ssg(vec4 a) { return mix(mix(vec4(0.0), vec4(-1.0), lessThan(a, vec4(0.0))), vec4(1.0), greaterThan(a, vec4(0.0))); }
+vec4 xl_ssg(vec4 a) { precise vec4 xl_r = mix(mix(vec4(0.0), vec4(-1.0), lessThan(a, vec4(0.0))), vec4(1.0), greaterThan(a, vec4(0.0))); return xl_r; }
 
 vec4 xl_x2d(vec4 a, vec4 b, vec4 c) {
-    vec2 r = vec2(a.x + b.x * c.x + b.y * c.y, a.y + b.x * c.z + b.y * c.w);
-    return r.xyxy;
+    precise vec2 r = vec2(a.x + b.x * c.x + b.y * c.y, a.y + b.x * c.z + b.y * c.w);
+    precise vec4 xl_r = r.xyxy;
+    return xl_r;
 }
 
-vec4 xl_lrp(vec4 a, vec4 b, vec4 c) { return a * b + (vec4(1.0) - a) * c; }
+vec4 xl_lrp(vec4 a, vec4 b, vec4 c) { precise vec4 xl_r = a * b + (vec4(1.0) - a) * c; return xl_r; }
 
 // Float to int conversions clamp to the representable range, NaN gives 0 (GP4 issue 41).
 ivec4 xl_f2i(vec4 x) {
-    ivec4 r = ivec4(clamp(x, -2147483648.0, 2147483520.0));
+    precise ivec4 r = ivec4(clamp(x, -2147483648.0, 2147483520.0));
     r = mix(r, ivec4(0x7fffffff), greaterThanEqual(x, vec4(2147483648.0)));
-    return mix(r, ivec4(0), isnan(x));
+    precise ivec4 xl_r = mix(r, ivec4(0), isnan(x));
+    return xl_r;
 }
 
 bvec4 xl_ccNE(uvec4 f)
@@ -106,20 +112,35 @@ void sub_wood();
 
 void sub_light()
 {
-    H.xyz = (program_local[clamp(i.x, 0, 3)] + V).xyz;
+    {
+        precise vec4 xl_t1 = (program_local[clamp(i.x, 0, 3)] + V);
+        H.xyz = xl_t1.xyz;
+    }
     H.xyz = (xl_nrm(H)).xyz;
     t.x = xl_dp3(N, program_local[clamp(i.x, 0, 3)]);
     t.y = xl_dp3(N, H);
     t.w = program_local[8].x;
     lit = xl_lit(t);
     d.x = exp2(program_local[8].x * log2(t.y));
-    acc.xyz = (lit.yyyy * program_local[4 + clamp(i.x, 0, 3)] + acc).xyz;
-    acc.xyz = (acc + lit.zzzz).xyz;
-    acc.w = (acc.wwww + d.xxxx).w;
+    {
+        precise vec4 xl_t2 = (lit.yyyy * program_local[4 + clamp(i.x, 0, 3)] + acc);
+        acc.xyz = xl_t2.xyz;
+    }
+    {
+        precise vec4 xl_t3 = (acc + lit.zzzz);
+        acc.xyz = xl_t3.xyz;
+    }
+    {
+        precise vec4 xl_t4 = (acc.wwww + d.xxxx);
+        acc.w = xl_t4.w;
+    }
     d = xl_dst(vec4(0.0, 4.0, 16.0, 0.0), vec4(0.0, 0.5, 0.0, 0.25));
     t.z = (xl_dp3(d, program_local[4 + clamp(i.x, 0, 3)]) + program_local[4 + clamp(i.x, 0, 3)].w);
     t.z = (1.0 / t.z);
-    acc.xyz = (acc * t.zzzz).xyz;
+    {
+        precise vec4 xl_t5 = (acc * t.zzzz);
+        acc.xyz = xl_t5.xyz;
+    }
     return;
 }
 
@@ -131,15 +152,18 @@ void sub_wood()
     d.y = xl_rcc(d.x);
     d.z = (xl_dp2(in_fragment_texcoord[3], in_fragment_texcoord[3]) + vec4(0.25, 0.0, 0.0, 0.0).x);
     {
-        vec4 xl_t1 = vec4(log2(d.z));
-        d.z = xl_t1.z;
-        xl_cc0.z = xl_ccf(xl_t1).z;
+        precise vec4 xl_t6 = vec4(log2(d.z));
+        d.z = xl_t6.z;
+        xl_cc0.z = xl_ccf(xl_t6).z;
     }
-    t.x = (d.xxxx * program_local[8].yyyy).x;
     {
-        vec4 xl_t2 = (t.xxxx + d.zzzz);
-        bvec4 xl_m3 = xl_ccLEG(xl_cc0.zzzz);
-        t.x = mix(t.x, xl_t2.x, xl_m3.x);
+        precise vec4 xl_t7 = (d.xxxx * program_local[8].yyyy);
+        t.x = xl_t7.x;
+    }
+    {
+        precise vec4 xl_t8 = (t.xxxx + d.zzzz);
+        bvec4 xl_m9 = xl_ccLEG(xl_cc0.zzzz);
+        t.x = mix(t.x, xl_t8.x, xl_m9.x);
     }
     t.y = sin(t.x);
     t.z = cos(t.x);
@@ -158,7 +182,10 @@ void sub_wood()
     H.y = (vec4(1.0)).y;
     H.z = xl_dp4(lit, vec4(0.1, 0.2, 0.3, 0.4));
     acc.xyz = (xl_lrp(H.zzzz, acc, w)).xyz;
-    acc.xyz = (d.wwww * vec4(0.05) + acc).xyz;
+    {
+        precise vec4 xl_t10 = (d.wwww * vec4(0.05) + acc);
+        acc.xyz = xl_t10.xyz;
+    }
     return;
 }
 
@@ -168,21 +195,21 @@ void xl_main()
     V.xyz = (xl_nrm(in_fragment_texcoord[2])).xyz;
     acc = vec4(0.0);
     i.x = (ivec4(0)).x;
-    for (int xl_i4 = 0, xl_n5 = xl_f2i(vec4(floor(program_local[8].zzzz.x))).x; xl_i4 < xl_n5; ++xl_i4)
+    for (int xl_i11 = 0, xl_n12 = xl_f2i(vec4(floor(program_local[8].zzzz.x))).x; xl_i11 < xl_n12; ++xl_i11)
     {
         sub_light();
         i.x = (i.xxxx + ivec4(1)).x;
         {
-            vec4 xl_t6 = vec4(greaterThanEqual(acc.wwww, vec4(4.0)));
-            t.x = xl_t6.x;
-            xl_cc0.x = xl_ccf(xl_t6).x;
+            precise vec4 xl_t13 = vec4(greaterThanEqual(acc.wwww, vec4(4.0)));
+            t.x = xl_t13.x;
+            xl_cc0.x = xl_ccf(xl_t13).x;
         }
         if (any(xl_ccNE(xl_cc0.xxxx))) break;
     }
     {
-        vec4 xl_t7 = vec4((1.0 / sqrt(acc.w)));
-        t.y = xl_t7.y;
-        xl_cc1.y = xl_ccf(xl_t7).y;
+        precise vec4 xl_t14 = vec4((1.0 / sqrt(acc.w)));
+        t.y = xl_t14.y;
+        xl_cc1.y = xl_ccf(xl_t14).y;
     }
     if (any(xl_ccNAN(xl_cc1.yyyy)))
     {

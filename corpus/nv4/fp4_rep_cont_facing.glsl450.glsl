@@ -9,22 +9,23 @@ layout(location = 0) uniform vec4 program_local[1];
 
 vec4 in_fragment_texcoord[1];
 vec4 in_fragment_facing;
-vec4 out_result_color[1] = vec4[1](vec4(0));
-vec4 out_result_depth = vec4(0);
-ivec4 i = ivec4(0);
-vec4 acc = vec4(0);
-uvec4 t = uvec4(0);
+precise highp vec4 out_result_color[1] = vec4[1](vec4(0));
+precise highp vec4 out_result_depth = vec4(0);
+precise highp ivec4 i = ivec4(0);
+precise highp vec4 acc = vec4(0);
+precise highp uvec4 t = uvec4(0);
 uvec4 xl_cc0 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
 
 // Float to int conversions clamp to the representable range, NaN gives 0 (GP4 issue 41).
 ivec4 xl_f2i(vec4 x) {
-    ivec4 r = ivec4(clamp(x, -2147483648.0, 2147483520.0));
+    precise ivec4 r = ivec4(clamp(x, -2147483648.0, 2147483520.0));
     r = mix(r, ivec4(0x7fffffff), greaterThanEqual(x, vec4(2147483648.0)));
-    return mix(r, ivec4(0), isnan(x));
+    precise ivec4 xl_r = mix(r, ivec4(0), isnan(x));
+    return xl_r;
 }
 
 // Integer results: SF = bit 31, ZF = r == 0.
-uvec4 xl_cci(uvec4 r) { return (r >> 31u) | (uvec4(equal(r, uvec4(0u))) << 1u); }
+uvec4 xl_cci(uvec4 r) { precise uvec4 xl_r = (r >> 31u) | (uvec4(equal(r, uvec4(0u))) << 1u); return xl_r; }
 
 bvec4 xl_ccNE(uvec4 f)
 {
@@ -35,8 +36,9 @@ bvec4 xl_ccNE(uvec4 f)
 // Condition-code flags, one uint per component: SF = 1, ZF = 2, OF = 4, CF = 8 (GP4 2.X.4.3).
 // Float results: SF = r < 0 or NaN, ZF = r == 0 or NaN; OF and CF cleared.
 uvec4 xl_ccf(vec4 r) {
-    uvec4 n = uvec4(isnan(r));
-    return (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
+    precise uvec4 n = uvec4(isnan(r));
+    precise uvec4 xl_r = (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
+    return xl_r;
 }
 
 bvec4 xl_ccNAN(uvec4 f)
@@ -67,7 +69,7 @@ void xl_main()
         acc = (acc + in_fragment_texcoord[0]);
     }
     {
-        vec4 xl_t4 = (in_fragment_texcoord[0].zzzz / in_fragment_texcoord[0].w);
+        precise vec4 xl_t4 = (in_fragment_texcoord[0].zzzz / in_fragment_texcoord[0].w);
         t.x = floatBitsToUint(xl_t4).x;
         xl_cc0.x = xl_ccf(xl_t4).x;
     }
@@ -76,13 +78,16 @@ void xl_main()
         acc = vec4(1.0, 0.0, 1.0, 1.0);
     }
     {
-        vec4 xl_t5 = in_fragment_facing.xxxx;
+        precise vec4 xl_t5 = in_fragment_facing.xxxx;
         t.x = floatBitsToUint(xl_t5).x;
         xl_cc0.x = xl_ccf(xl_t5).x;
     }
     if (any(xl_ccLT(xl_cc0.xxxx)))
     {
-        acc.xyz = (acc * vec4(0.5)).xyz;
+        {
+            precise vec4 xl_t6 = (acc * vec4(0.5));
+            acc.xyz = xl_t6.xyz;
+        }
     }
     out_result_color[0] = acc;
     out_result_depth.z = in_fragment_texcoord[0].x;

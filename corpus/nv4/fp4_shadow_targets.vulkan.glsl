@@ -19,57 +19,57 @@ layout(set = 0, binding = 5) uniform sampler1DArrayShadow texture4;
 layout(set = 0, binding = 6) uniform sampler2DShadow texture5;
 
 vec4 in_fragment_texcoord[3];
-vec4 out_result_color[1] = vec4[1](vec4(0));
-ivec4 sz = ivec4(0);
-vec4 s = vec4(0);
-vec4 t = vec4(0);
-vec4 acc = vec4(0);
+precise highp vec4 out_result_color[1] = vec4[1](vec4(0));
+precise highp ivec4 sz = ivec4(0);
+precise highp vec4 s = vec4(0);
+precise highp vec4 t = vec4(0);
+precise highp vec4 acc = vec4(0);
 
 // MIN = a > b ? b : a, MAX = a > b ? a : b (GP4 pseudocode; NaN handling follows from it).
-vec4 xl_min(vec4 a, vec4 b) { return mix(a, b, greaterThan(a, b)); }
-ivec4 xl_min(ivec4 a, ivec4 b) { return mix(a, b, greaterThan(a, b)); }
-uvec4 xl_min(uvec4 a, uvec4 b) { return mix(a, b, greaterThan(a, b)); }
-vec4 xl_max(vec4 a, vec4 b) { return mix(b, a, greaterThan(a, b)); }
-ivec4 xl_max(ivec4 a, ivec4 b) { return mix(b, a, greaterThan(a, b)); }
-uvec4 xl_max(uvec4 a, uvec4 b) { return mix(b, a, greaterThan(a, b)); }
+vec4 xl_min(vec4 a, vec4 b) { precise vec4 xl_r = mix(a, b, greaterThan(a, b)); return xl_r; }
+ivec4 xl_min(ivec4 a, ivec4 b) { precise ivec4 xl_r = mix(a, b, greaterThan(a, b)); return xl_r; }
+uvec4 xl_min(uvec4 a, uvec4 b) { precise uvec4 xl_r = mix(a, b, greaterThan(a, b)); return xl_r; }
+vec4 xl_max(vec4 a, vec4 b) { precise vec4 xl_r = mix(b, a, greaterThan(a, b)); return xl_r; }
+ivec4 xl_max(ivec4 a, ivec4 b) { precise ivec4 xl_r = mix(b, a, greaterThan(a, b)); return xl_r; }
+uvec4 xl_max(uvec4 a, uvec4 b) { precise uvec4 xl_r = mix(b, a, greaterThan(a, b)); return xl_r; }
 
-vec4 xl_lrp(vec4 a, vec4 b, vec4 c) { return a * b + (vec4(1.0) - a) * c; }
+vec4 xl_lrp(vec4 a, vec4 b, vec4 c) { precise vec4 xl_r = a * b + (vec4(1.0) - a) * c; return xl_r; }
 
 void xl_main()
 {
     {
-        vec4 xl_c1 = in_fragment_texcoord[0];
+        precise vec4 xl_c1 = in_fragment_texcoord[0];
         float xl_r2 = texture(texture0, xl_c1.xyz);
         acc = vec4(xl_r2, xl_r2, xl_r2, 1.0);
     }
     {
-        vec4 xl_c3 = in_fragment_texcoord[0];
+        precise vec4 xl_c3 = in_fragment_texcoord[0];
         float xl_r4 = textureOffset(texture0, xl_c3.xyz, ivec2(1, 0));
         s = vec4(xl_r4, xl_r4, xl_r4, 1.0);
     }
     acc = (acc + s);
     {
-        vec4 xl_c5 = in_fragment_texcoord[0];
+        precise vec4 xl_c5 = in_fragment_texcoord[0];
         float xl_r6 = textureOffset(texture0, xl_c5.xyz, ivec2(0, 1));
         s = vec4(xl_r6, xl_r6, xl_r6, 1.0);
     }
     acc = (acc + s);
     {
-        vec4 xl_c7 = in_fragment_texcoord[0];
+        precise vec4 xl_c7 = in_fragment_texcoord[0];
         float xl_r8 = textureOffset(texture0, xl_c7.xyz, ivec2(-1, -1));
         s = vec4(xl_r8, xl_r8, xl_r8, 1.0);
     }
     acc = (acc + s);
     acc = (acc * program_local[0].wwww);
     {
-        vec4 xl_c9 = in_fragment_texcoord[0];
+        precise vec4 xl_c9 = in_fragment_texcoord[0];
         xl_c9 = vec4(xl_c9.xyz / xl_c9.w, xl_c9.w);
         float xl_r10 = texture(texture0, xl_c9.xyz);
         s = vec4(xl_r10, xl_r10, xl_r10, 1.0);
     }
     acc = xl_min(acc, s);
     {
-        vec4 xl_c11 = in_fragment_texcoord[2];
+        precise vec4 xl_c11 = in_fragment_texcoord[2];
         float xl_r12 = textureOffset(texture1, xl_c11, ivec2(1, -1));
         s = vec4(xl_r12, xl_r12, xl_r12, 1.0);
     }
@@ -78,7 +78,7 @@ void xl_main()
     s = dFdxFine(in_fragment_texcoord[1]);
     t.xyz = (dFdyFine(in_fragment_texcoord[1])).xyz;
     {
-        vec4 xl_c13 = in_fragment_texcoord[1];
+        precise vec4 xl_c13 = in_fragment_texcoord[1];
         float xl_r14 = textureGrad(texture2, xl_c13, (s).xyz, (t).xyz);
         s = vec4(xl_r14, xl_r14, xl_r14, 1.0);
     }
@@ -86,7 +86,7 @@ void xl_main()
     t.xz = in_fragment_texcoord[0].xz;
     t.w = program_local[0].x;
     {
-        vec4 xl_c15 = t;
+        precise vec4 xl_c15 = t;
         float xl_r16 = textureOffset(texture3, vec3(xl_c15.x, 0.0, xl_c15.z), -2, xl_c15.w);
         s = vec4(xl_r16, xl_r16, xl_r16, 1.0);
     }
@@ -96,7 +96,7 @@ void xl_main()
     t.z = in_fragment_texcoord[0].z;
     t.w = program_local[0].y;
     {
-        vec4 xl_c17 = t;
+        precise vec4 xl_c17 = t;
         float xl_r18 = textureLod(texture4, xl_c17.xyz, xl_c17.w);
         s = vec4(xl_r18, xl_r18, xl_r18, 1.0);
     }
@@ -106,18 +106,21 @@ void xl_main()
         sz = ivec4(textureSize(texture5, xl_c19.x), 0, 0);
     }
     t.xy = (vec4(sz)).xy;
-    t.xy = (in_fragment_texcoord[0] * t).xy;
+    {
+        precise vec4 xl_t20 = (in_fragment_texcoord[0] * t);
+        t.xy = xl_t20.xy;
+    }
     t.zw = in_fragment_texcoord[0].zw;
     {
-        vec4 xl_c20 = t;
-        xl_c20 = vec4(xl_c20.xyz / xl_c20.w, xl_c20.w);
-        float xl_r21 = texture(texture5, vec3(xl_c20.xy / vec2(textureSize(texture5, 0)), xl_c20.z));
-        s = vec4(xl_r21, xl_r21, xl_r21, 1.0);
+        precise vec4 xl_c21 = t;
+        xl_c21 = vec4(xl_c21.xyz / xl_c21.w, xl_c21.w);
+        float xl_r22 = texture(texture5, vec3(xl_c21.xy / vec2(textureSize(texture5, 0)), xl_c21.z));
+        s = vec4(xl_r22, xl_r22, xl_r22, 1.0);
     }
     {
-        vec4 xl_c22 = t;
-        float xl_r23 = textureOffset(texture5, vec3(xl_c22.xy / vec2(textureSize(texture5, 0)), xl_c22.z), ivec2(2, -3));
-        t = vec4(xl_r23, xl_r23, xl_r23, 1.0);
+        precise vec4 xl_c23 = t;
+        float xl_r24 = textureOffset(texture5, vec3(xl_c23.xy / vec2(textureSize(texture5, 0)), xl_c23.z), ivec2(2, -3));
+        t = vec4(xl_r24, xl_r24, xl_r24, 1.0);
     }
     s = xl_lrp(vec4(0.5), s, t);
     out_result_color[0] = (acc * s);

@@ -9,22 +9,23 @@ layout(location = 0) out vec4 result_color0;
 layout(set = 0, binding = 1) uniform sampler2D texture0;
 
 vec4 in_fragment_texcoord[2];
-vec4 out_result_color[1] = vec4[1](vec4(0));
-vec4 n = vec4(0);
-vec4 t = vec4(0);
-vec4 l = vec4(0);
+precise highp vec4 out_result_color[1] = vec4[1](vec4(0));
+precise highp vec4 n = vec4(0);
+precise highp vec4 t = vec4(0);
+precise highp vec4 l = vec4(0);
 uvec4 xl_cc1 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
-float xl_dp2(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y; }
-float xl_dp3(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-float xl_dp4(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
+float xl_dp2(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y; return xl_r; }
+float xl_dp3(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z; return xl_r; }
+float xl_dp4(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; return xl_r; }
 
 // Condition-code flags, one uint per component: SF = 1, ZF = 2, OF = 4, CF = 8 (GP4 2.X.4.3).
 // Float results: SF = r < 0 or NaN, ZF = r == 0 or NaN; OF and CF cleared.
 uvec4 xl_ccf(vec4 r) {
-    uvec4 n = uvec4(isnan(r));
-    return (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
+    precise uvec4 n = uvec4(isnan(r));
+    precise uvec4 xl_r = (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
+    return xl_r;
 }
 
 bvec4 xl_ccLT(uvec4 f)
@@ -36,19 +37,25 @@ bvec4 xl_ccLT(uvec4 f)
 void xl_main()
 {
     {
-        vec4 xl_c1 = in_fragment_texcoord[0];
+        precise vec4 xl_c1 = in_fragment_texcoord[0];
         n = texture(texture0, xl_c1.xy);
     }
     n = vec4(n.w, n.y, 0.0, 0.0);
-    n.xy = (n * vec4(2.0) + vec4(-1.0)).xy;
+    {
+        precise vec4 xl_t2 = (n * vec4(2.0) + vec4(-1.0));
+        n.xy = xl_t2.xy;
+    }
     t.x = xl_dp2(n, n);
-    t.x = (vec4(1.0) + -t.xxxx).x;
+    {
+        precise vec4 xl_t3 = (vec4(1.0) + -t.xxxx);
+        t.x = xl_t3.x;
+    }
     t.x = (1.0 / sqrt(t.x));
     n.z = (1.0 / t.x);
     {
-        vec4 xl_t2 = vec4(-in_fragment_texcoord[1].x, -in_fragment_texcoord[1].y, in_fragment_texcoord[1].z, 1.0);
-        l = xl_t2;
-        xl_cc1 = xl_ccf(xl_t2);
+        precise vec4 xl_t4 = vec4(-in_fragment_texcoord[1].x, -in_fragment_texcoord[1].y, in_fragment_texcoord[1].z, 1.0);
+        l = xl_t4;
+        xl_cc1 = xl_ccf(xl_t4);
     }
     if (any(xl_ccLT(xl_cc1.zzzz))) discard;
     t.x = xl_dp3(n, l);

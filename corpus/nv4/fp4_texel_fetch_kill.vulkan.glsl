@@ -14,25 +14,27 @@ layout(set = 0, binding = 1) uniform sampler2D texture0;
 
 ivec4 in_fragment_attrib[2];
 vec4 in_fragment_texcoord[1];
-vec4 out_result_color[1] = vec4[1](vec4(0));
-ivec4 size = ivec4(0);
-ivec4 coord = ivec4(0);
-vec4 c = vec4(0);
-vec4 t = vec4(0);
+precise highp vec4 out_result_color[1] = vec4[1](vec4(0));
+precise highp ivec4 size = ivec4(0);
+precise highp ivec4 coord = ivec4(0);
+precise highp vec4 c = vec4(0);
+precise highp vec4 t = vec4(0);
 uvec4 xl_cc0 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
 
 // Float to int conversions clamp to the representable range, NaN gives 0 (GP4 issue 41).
 ivec4 xl_f2i(vec4 x) {
-    ivec4 r = ivec4(clamp(x, -2147483648.0, 2147483520.0));
+    precise ivec4 r = ivec4(clamp(x, -2147483648.0, 2147483520.0));
     r = mix(r, ivec4(0x7fffffff), greaterThanEqual(x, vec4(2147483648.0)));
-    return mix(r, ivec4(0), isnan(x));
+    precise ivec4 xl_r = mix(r, ivec4(0), isnan(x));
+    return xl_r;
 }
 
 // Condition-code flags, one uint per component: SF = 1, ZF = 2, OF = 4, CF = 8 (GP4 2.X.4.3).
 // Float results: SF = r < 0 or NaN, ZF = r == 0 or NaN; OF and CF cleared.
 uvec4 xl_ccf(vec4 r) {
-    uvec4 n = uvec4(isnan(r));
-    return (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
+    precise uvec4 n = uvec4(isnan(r));
+    precise uvec4 xl_r = (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
+    return xl_r;
 }
 
 bvec4 xl_ccGT(uvec4 f)
@@ -48,18 +50,21 @@ void xl_main()
         size = ivec4(textureSize(texture0, xl_c1.x), 0, 0);
     }
     t.xy = (vec4(size)).xy;
-    t.xy = (in_fragment_texcoord[0] * t).xy;
+    {
+        precise vec4 xl_t2 = (in_fragment_texcoord[0] * t);
+        t.xy = xl_t2.xy;
+    }
     coord.xy = (xl_f2i(floor(t))).xy;
     coord.z = (ivec4(0)).z;
     coord.w = in_fragment_attrib[1].x;
     {
-        ivec4 xl_c2 = coord;
-        c = texelFetch(texture0, xl_c2.xy, xl_c2.w);
+        ivec4 xl_c3 = coord;
+        c = texelFetch(texture0, xl_c3.xy, xl_c3.w);
     }
     {
-        vec4 xl_t3 = vec4(lessThan(c.wwww, program_local[0].xxxx));
-        t.x = xl_t3.x;
-        xl_cc0.x = xl_ccf(xl_t3).x;
+        precise vec4 xl_t4 = vec4(lessThan(c.wwww, program_local[0].xxxx));
+        t.x = xl_t4.x;
+        xl_cc0.x = xl_ccf(xl_t4).x;
     }
     if (any(xl_ccGT(xl_cc0.xxxx))) discard;
     out_result_color[0] = c;

@@ -23,76 +23,79 @@ layout(set = 0, binding = 8) uniform usamplerBuffer texture7;
 
 vec4 in_fragment_texcoord[3];
 vec4 in_fragment_color_secondary;
-vec4 out_result_color[1] = vec4[1](vec4(0));
-ivec4 ic = ivec4(0);
-ivec4 sz = ivec4(0);
-uvec4 id = uvec4(0);
-vec4 c = vec4(0);
-vec4 t = vec4(0);
-vec4 a = vec4(0);
-vec4 g = vec4(0);
+precise highp vec4 out_result_color[1] = vec4[1](vec4(0));
+precise highp ivec4 ic = ivec4(0);
+precise highp ivec4 sz = ivec4(0);
+precise highp uvec4 id = uvec4(0);
+precise highp vec4 c = vec4(0);
+precise highp vec4 t = vec4(0);
+precise highp vec4 a = vec4(0);
+precise highp vec4 g = vec4(0);
 
-vec4 xl_lrp(vec4 a, vec4 b, vec4 c) { return a * b + (vec4(1.0) - a) * c; }
+vec4 xl_lrp(vec4 a, vec4 b, vec4 c) { precise vec4 xl_r = a * b + (vec4(1.0) - a) * c; return xl_r; }
 
 void xl_main()
 {
     {
-        vec4 xl_c1 = in_fragment_texcoord[0];
+        precise vec4 xl_c1 = in_fragment_texcoord[0];
         c = textureOffset(texture0, xl_c1.x, 2);
     }
     t = in_fragment_texcoord[0];
     t.w = program_local[0].x;
     {
-        vec4 xl_c2 = t;
+        precise vec4 xl_c2 = t;
         a = textureOffset(texture1, xl_c2.xy, ivec2(-1, 1), xl_c2.w);
     }
     c = (c * a);
     t = in_fragment_texcoord[1];
     t.w = program_local[0].y;
     {
-        vec4 xl_c3 = t;
+        precise vec4 xl_c3 = t;
         a = textureLodOffset(texture2, xl_c3.xyz, xl_c3.w, ivec3(1, -2, 3));
     }
     c = (a * program_local[0].wwww + c);
     g = dFdxFine(in_fragment_texcoord[2]);
     t = dFdyFine(in_fragment_texcoord[2]);
     {
-        vec4 xl_c4 = in_fragment_texcoord[2];
+        precise vec4 xl_c4 = in_fragment_texcoord[2];
         a = textureGrad(texture3, xl_c4.xyz, (g).xyz, (t).xyz);
     }
     c = xl_lrp(program_local[0].wwww, a, c);
     {
-        vec4 xl_c5 = in_fragment_texcoord[1];
+        precise vec4 xl_c5 = in_fragment_texcoord[1];
         xl_c5 = vec4(xl_c5.xyz / xl_c5.w, xl_c5.w);
         a = textureOffset(texture4, xl_c5.xy / vec2(textureSize(texture4, 0)), ivec2(3, 3));
     }
-    c.xyz = (c * a).xyz;
+    {
+        precise vec4 xl_t6 = (c * a);
+        c.xyz = xl_t6.xyz;
+    }
     t = in_fragment_texcoord[0];
     t.y = program_local[0].z;
     {
-        vec4 xl_c6 = t;
-        a = texture(texture5, xl_c6.xy);
+        precise vec4 xl_c7 = t;
+        a = texture(texture5, xl_c7.xy);
     }
     c = (c + a);
     t.xy = in_fragment_texcoord[1].xy;
     t.z = program_local[0].z;
     {
-        vec4 xl_c7 = t;
-        ic = textureOffset(texture6, xl_c7.xyz, ivec2(0, -1));
+        precise vec4 xl_c8 = t;
+        ic = textureOffset(texture6, xl_c8.xyz, ivec2(0, -1));
     }
     {
-        ivec4 xl_c8 = ivec4(0);
-        sz = ivec4(textureSize(texture6, xl_c8.x), 0);
+        ivec4 xl_c9 = ivec4(0);
+        sz = ivec4(textureSize(texture6, xl_c9.x), 0);
     }
     ic.x = (ic.xxxx % sz.z).x;
     ic.yzw = (ivec4(0)).yzw;
     {
-        ivec4 xl_c9 = ic;
-        id = texelFetch(texture7, xl_c9.x);
+        ivec4 xl_c10 = ic;
+        id = texelFetch(texture7, xl_c10.x);
     }
     {
-        ivec4 xl_c10 = ic;
-        a = texelFetchOffset(texture1, xl_c10.xy, xl_c10.w, ivec2(1, 1));
+        ivec4 xl_c11 = ic;
+        a = texelFetchOffset(texture1, xl_c11.xy, xl_c11.w, ivec2(1, 1));
     }
     t.x = (vec4(sz.xxxx)).x;
     a = (a * t.xxxx);

@@ -16,32 +16,33 @@ layout(location = 0) uniform vec4 program_local[25];
 vec4 in_vertex_position[6];
 vec4 in_vertex_texcoord[6][2];
 ivec4 in_primitive_id;
-vec4 out_result_texcoord[3] = vec4[3](vec4(0), vec4(0), vec4(0));
-vec4 out_result_position = vec4(0);
-ivec4 out_result_layer = ivec4(0);
-ivec4 out_result_primid = ivec4(0);
-ivec4 f = ivec4(0);
-ivec4 v = ivec4(0);
-ivec4 r = ivec4(0);
-ivec4 k = ivec4(0);
-vec4 e1 = vec4(0);
-vec4 e2 = vec4(0);
-vec4 nrm = vec4(0);
-vec4 t = vec4(0);
-vec4 p = vec4(0);
-vec4 sil[3] = vec4[3](vec4(0), vec4(0), vec4(0));
+precise highp vec4 out_result_texcoord[3] = vec4[3](vec4(0), vec4(0), vec4(0));
+precise highp vec4 out_result_position = vec4(0);
+precise highp ivec4 out_result_layer = ivec4(0);
+precise highp ivec4 out_result_primid = ivec4(0);
+precise highp ivec4 f = ivec4(0);
+precise highp ivec4 v = ivec4(0);
+precise highp ivec4 r = ivec4(0);
+precise highp ivec4 k = ivec4(0);
+precise highp vec4 e1 = vec4(0);
+precise highp vec4 e2 = vec4(0);
+precise highp vec4 nrm = vec4(0);
+precise highp vec4 t = vec4(0);
+precise highp vec4 p = vec4(0);
+precise highp vec4 sil[3] = vec4[3](vec4(0), vec4(0), vec4(0));
 uvec4 xl_cc0 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
-float xl_dp2(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y; }
-float xl_dp3(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-float xl_dp4(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
+float xl_dp2(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y; return xl_r; }
+float xl_dp3(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z; return xl_r; }
+float xl_dp4(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; return xl_r; }
 
 // Condition-code flags, one uint per component: SF = 1, ZF = 2, OF = 4, CF = 8 (GP4 2.X.4.3).
 // Float results: SF = r < 0 or NaN, ZF = r == 0 or NaN; OF and CF cleared.
 uvec4 xl_ccf(vec4 r) {
-    uvec4 n = uvec4(isnan(r));
-    return (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
+    precise uvec4 n = uvec4(isnan(r));
+    precise uvec4 xl_r = (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
+    return xl_r;
 }
 
 bvec4 xl_ccGE(uvec4 f)
@@ -92,7 +93,7 @@ void xl_main()
         f.x = (f.xxxx + ivec4(1)).x;
         t.w = (vec4(f.xxxx)).w;
         {
-            vec4 xl_t5 = vec4(xl_dp3(nrm, program_local[clamp(r.x + 2, 0, 23)]));
+            precise vec4 xl_t5 = vec4(xl_dp3(nrm, program_local[clamp(clamp(r.x, -3, 22) + 2, 0, 23)]));
             t.x = xl_t5.x;
             xl_cc0.x = xl_ccf(xl_t5).x;
         }
@@ -101,12 +102,12 @@ void xl_main()
         for (int xl_i6 = 0, xl_n7 = 3; xl_i6 < xl_n7; ++xl_i6)
         {
             p.x = xl_dp4(program_local[clamp(r.x, 0, 23)], in_vertex_position[clamp(v.x, 0, 5)]);
-            p.y = xl_dp4(program_local[clamp(r.x + 1, 0, 23)], in_vertex_position[clamp(v.x, 0, 5)]);
-            p.z = xl_dp4(program_local[clamp(r.x + 2, 0, 23)], in_vertex_position[clamp(v.x, 0, 5)]);
-            p.w = xl_dp4(program_local[clamp(r.x + 3, 0, 23)], in_vertex_position[clamp(v.x, 0, 5)]);
+            p.y = xl_dp4(program_local[clamp(clamp(r.x, -2, 23) + 1, 0, 23)], in_vertex_position[clamp(v.x, 0, 5)]);
+            p.z = xl_dp4(program_local[clamp(clamp(r.x, -3, 22) + 2, 0, 23)], in_vertex_position[clamp(v.x, 0, 5)]);
+            p.w = xl_dp4(program_local[clamp(clamp(r.x, -4, 21) + 3, 0, 23)], in_vertex_position[clamp(v.x, 0, 5)]);
             out_result_position = p;
             out_result_texcoord[clamp(k.x, 0, 2)] = in_vertex_texcoord[clamp(v.x, 0, 5)][clamp(k.x, 0, 1)];
-            out_result_texcoord[clamp(k.x + 1, 0, 2)] = in_vertex_texcoord[clamp(v.x, 0, 5)][clamp(k.x + 1, 0, 1)];
+            out_result_texcoord[clamp(clamp(k.x, -2, 2) + 1, 0, 2)] = in_vertex_texcoord[clamp(v.x, 0, 5)][clamp(clamp(k.x, -2, 1) + 1, 0, 1)];
             out_result_texcoord[2] = sil[0];
             out_result_layer.x = (f.xxxx - ivec4(1)).x;
             out_result_primid.x = in_primitive_id.x;
@@ -115,7 +116,7 @@ void xl_main()
         }
         EndPrimitive();
         {
-            vec4 xl_t8 = vec4(greaterThanEqual(t.wwww, program_local[24].wwww));
+            precise vec4 xl_t8 = vec4(greaterThanEqual(t.wwww, program_local[24].wwww));
             t.w = xl_t8.w;
             xl_cc0.w = xl_ccf(xl_t8).w;
         }

@@ -19,65 +19,68 @@ layout(location = 6) uniform vec4 state_light_0_attenuation;
 
 vec4 in_vertex_position[3];
 vec4 in_vertex_texcoord[3][2];
-vec4 out_result_position = vec4(0);
-vec4 out_result_color = vec4(0);
-vec4 out_result_texcoord[2] = vec4[2](vec4(0), vec4(0));
-vec4 e1 = vec4(0);
-vec4 e2 = vec4(0);
-vec4 N = vec4(0);
-vec4 c = vec4(0);
-vec4 t = vec4(0);
-vec4 s = vec4(0);
-vec4 lit = vec4(0);
-vec4 col = vec4(0);
-vec4 d = vec4(0);
-vec4 off = vec4(0);
+precise highp vec4 out_result_position = vec4(0);
+precise highp vec4 out_result_color = vec4(0);
+precise highp vec4 out_result_texcoord[2] = vec4[2](vec4(0), vec4(0));
+precise highp vec4 e1 = vec4(0);
+precise highp vec4 e2 = vec4(0);
+precise highp vec4 N = vec4(0);
+precise highp vec4 c = vec4(0);
+precise highp vec4 t = vec4(0);
+precise highp vec4 s = vec4(0);
+precise highp vec4 lit = vec4(0);
+precise highp vec4 col = vec4(0);
+precise highp vec4 d = vec4(0);
+precise highp vec4 off = vec4(0);
 uvec4 xl_cc1 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
 
-vec4 xl_nrm(vec4 a) { return vec4(a.xyz * (1.0 / sqrt(a.x * a.x + a.y * a.y + a.z * a.z)), 0.0); }
+vec4 xl_nrm(vec4 a) { precise vec4 xl_r = vec4(a.xyz * (1.0 / sqrt(a.x * a.x + a.y * a.y + a.z * a.z)), 0.0); return xl_r; }
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
-float xl_dp2(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y; }
-float xl_dp3(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-float xl_dp4(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
+float xl_dp2(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y; return xl_r; }
+float xl_dp3(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z; return xl_r; }
+float xl_dp4(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; return xl_r; }
 
 // LIT (GP4 2.X.8.Z): x, y clamped at 0 (NaN kept), w clamped to +-(128 - 1/256);
 // z = x > 0 ? y^w : 0 with 0^0 = 1, 0^(w>0) = 0, 0^(w<0) = +INF.
 vec4 xl_lit(vec4 a) {
-    float x = a.x < 0.0 ? 0.0 : a.x;
-    float y = a.y < 0.0 ? 0.0 : a.y;
+    precise float x = a.x < 0.0 ? 0.0 : a.x;
+    precise float y = a.y < 0.0 ? 0.0 : a.y;
     const float e = 127.99609375;
-    float w = a.w < -e ? -e : (a.w > e ? e : a.w);
-    float p = y == 0.0 ? (w == 0.0 ? 1.0 : (w > 0.0 ? 0.0 : uintBitsToFloat(0x7f800000u)))
+    precise float w = a.w < -e ? -e : (a.w > e ? e : a.w);
+    precise float p = y == 0.0 ? (w == 0.0 ? 1.0 : (w > 0.0 ? 0.0 : uintBitsToFloat(0x7f800000u)))
                        : exp2(w * log2(y));
-    return vec4(1.0, x, x > 0.0 ? p : 0.0, 1.0);
+    precise vec4 xl_r = vec4(1.0, x, x > 0.0 ? p : 0.0, 1.0);
+    return xl_r;
 }
 
-vec4 xl_frc(vec4 a) { return a - floor(a); }
+vec4 xl_frc(vec4 a) { precise vec4 xl_r = a - floor(a); return xl_r; }
 
-vec4 xl_ssg(vec4 a) { return mix(mix(vec4(0.0), vec4(-1.0), lessThan(a, vec4(0.0))), vec4(1.0), greaterThan(a, vec4(0.0))); }
+vec4 xl_ssg(vec4 a) { precise vec4 xl_r = mix(mix(vec4(0.0), vec4(-1.0), lessThan(a, vec4(0.0))), vec4(1.0), greaterThan(a, vec4(0.0))); return xl_r; }
 
 // RCC: 1/a with the magnitude clamped to [2^-64, 2^64], sign kept (GP4 2.X.8.Z RCC).
 float xl_rcc(float a) {
-    float u = 1.0 / a;
-    float lo = uintBitsToFloat(0x1f800000u), hi = uintBitsToFloat(0x5f800000u);
-    if (isnan(u)) return u;
-    if (floatBitsToUint(u) < 0x80000000u) return u < lo ? lo : (u > hi ? hi : u);
-    return u > -lo ? -lo : (u < -hi ? -hi : u);
+    precise float u = 1.0 / a;
+    precise float lo = uintBitsToFloat(0x1f800000u), hi = uintBitsToFloat(0x5f800000u);
+    if (isnan(u)) { precise float xl_r = u; return xl_r; }
+    if (floatBitsToUint(u) < 0x80000000u) { precise float xl_r = u < lo ? lo : (u > hi ? hi : u); return xl_r; }
+    precise float xl_r = u > -lo ? -lo : (u < -hi ? -hi : u);
+    return xl_r;
 }
 
 // _SAT/_SSAT: "if (r < lo) r = lo; else if (r > hi) r = hi;" (GP4 2.X.4.3) - NaN passes through,
 // so clamp() (undefined for NaN) is not used.
-vec4 xl_sat(vec4 x) { return mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), vec4(0.0), lessThan(x, vec4(0.0))); }
-vec4 xl_ssat(vec4 x) { return mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), vec4(-1.0), lessThan(x, vec4(-1.0))); }
+vec4 xl_sat(vec4 x) { precise vec4 xl_r = mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), vec4(0.0), lessThan(x, vec4(0.0))); return xl_r; }
+vec4 xl_ssat(vec4 x) { precise vec4 xl_r = mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), vec4(-1.0), lessThan(x, vec4(-1.0))); return xl_r; }
 
-vec4 xl_dst(vec4 a, vec4 b) { return vec4(1.0, a.y * b.y, a.z, b.w); }
+vec4 xl_dst(vec4 a, vec4 b) { precise vec4 xl_r = vec4(1.0, a.y * b.y, a.z, b.w); return xl_r; }
 
 // Condition-code flags, one uint per component: SF = 1, ZF = 2, OF = 4, CF = 8 (GP4 2.X.4.3).
 // Float results: SF = r < 0 or NaN, ZF = r == 0 or NaN; OF and CF cleared.
 uvec4 xl_ccf(vec4 r) {
-    uvec4 n = uvec4(isnan(r));
-    return (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
+    precise uvec4 n = uvec4(isnan(r));
+    precise uvec4 xl_r = (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
+    return xl_r;
 }
 
 bvec4 xl_ccGT(uvec4 f)
@@ -87,18 +90,20 @@ bvec4 xl_ccGT(uvec4 f)
 }
 
 vec4 xl_rfl(vec4 a, vec4 b) {
-    float s = 2.0 * (a.x * b.x + a.y * b.y + a.z * b.z) / (a.x * a.x + a.y * a.y + a.z * a.z);
-    return vec4(s * a.xyz - b.xyz, 0.0);
+    precise float s = 2.0 * (a.x * b.x + a.y * b.y + a.z * b.z) / (a.x * a.x + a.y * a.y + a.z * a.z);
+    precise vec4 xl_r = vec4(s * a.xyz - b.xyz, 0.0);
+    return xl_r;
 }
 
 // CMP: a < 0 ? b : c per component (-0.0 and NaN select c).
-vec4 xl_cmp(vec4 a, vec4 b, vec4 c) { return mix(c, b, lessThan(a, vec4(0.0))); }
-ivec4 xl_cmp(ivec4 a, ivec4 b, ivec4 c) { return mix(c, b, lessThan(a, ivec4(0))); }
-uvec4 xl_cmp(uvec4 a, uvec4 b, uvec4 c) { return c; }
+vec4 xl_cmp(vec4 a, vec4 b, vec4 c) { precise vec4 xl_r = mix(c, b, lessThan(a, vec4(0.0))); return xl_r; }
+ivec4 xl_cmp(ivec4 a, ivec4 b, ivec4 c) { precise ivec4 xl_r = mix(c, b, lessThan(a, ivec4(0))); return xl_r; }
+uvec4 xl_cmp(uvec4 a, uvec4 b, uvec4 c) { precise uvec4 xl_r = c; return xl_r; }
 
 vec4 xl_x2d(vec4 a, vec4 b, vec4 c) {
-    vec2 r = vec2(a.x + b.x * c.x + b.y * c.y, a.y + b.x * c.z + b.y * c.w);
-    return r.xyxy;
+    precise vec2 r = vec2(a.x + b.x * c.x + b.y * c.y, a.y + b.x * c.z + b.y * c.w);
+    precise vec4 xl_r = r.xyxy;
+    return xl_r;
 }
 
 void xl_emit();
@@ -124,8 +129,14 @@ void xl_main()
     lit = xl_lit(t);
     col = (lit.yyyy * state_light_0_diffuse);
     d.x = exp2(program_local[0].w * log2(abs(t.y)));
-    col.xyz = (d.xxxx * state_light_0_specular + col).xyz;
-    t.z = (program_local[0].xxxx * program_local[0].yyyy).z;
+    {
+        precise vec4 xl_t1 = (d.xxxx * state_light_0_specular + col);
+        col.xyz = xl_t1.xyz;
+    }
+    {
+        precise vec4 xl_t2 = (program_local[0].xxxx * program_local[0].yyyy);
+        t.z = xl_t2.z;
+    }
     t.z = (xl_frc(t.zzzz)).z;
     s.x = sin(t.z);
     s.y = cos(t.z);
@@ -135,19 +146,25 @@ void xl_main()
     d.z = log2(d.y);
     d.w = (1.0 / d.y);
     d.x = xl_rcc(s.x);
-    off.w = (xl_sat((d.wwww * program_local[0].zzzz))).w;
-    off.xyz = (N * off.wwww).xyz;
+    {
+        precise vec4 xl_t3 = xl_sat((d.wwww * program_local[0].zzzz));
+        off.w = xl_t3.w;
+    }
+    {
+        precise vec4 xl_t4 = (N * off.wwww);
+        off.xyz = xl_t4.xyz;
+    }
     c = xl_dst(vec4(0.0, 4.0, 16.0, 0.0), vec4(0.0, 0.5, 0.0, 0.25));
     c.x = (xl_dp3(c, state_light_0_attenuation) + state_light_0_attenuation.w);
     {
-        vec4 xl_t1 = (c.xxxx + vec4(-1.0));
-        c.y = xl_t1.y;
-        xl_cc1.y = xl_ccf(xl_t1).y;
+        precise vec4 xl_t5 = (c.xxxx + vec4(-1.0));
+        c.y = xl_t5.y;
+        xl_cc1.y = xl_ccf(xl_t5).y;
     }
     {
-        vec4 xl_t2 = vec4(0.5);
-        bvec4 xl_m3 = xl_ccGT(xl_cc1.yyyy);
-        col.w = mix(col.w, xl_t2.w, xl_m3.w);
+        precise vec4 xl_t6 = vec4(0.5);
+        bvec4 xl_m7 = xl_ccGT(xl_cc1.yyyy);
+        col.w = mix(col.w, xl_t6.w, xl_m7.w);
     }
     e1.xyz = (xl_rfl(N, vec4(0.0, 0.0, 1.0, 0.0))).xyz;
     e1.w = (xl_cmp(s.xxxx, s.yyyy, s.zzzz)).w;

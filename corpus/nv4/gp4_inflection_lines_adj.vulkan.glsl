@@ -32,37 +32,38 @@ vec4 in_vertex_fogcoord[4];
 vec4 in_vertex_pointsize[4];
 vec4 in_vertex_clip[4][1];
 vec4 in_vertex_texcoord[4][1];
-vec4 out_result_position = vec4(0);
-vec4 out_result_color = vec4(0);
-vec4 out_result_color_back = vec4(0);
-vec4 out_result_color_secondary = vec4(0);
-vec4 out_result_color_back_secondary = vec4(0);
-vec4 out_result_fogcoord = vec4(0);
-vec4 out_result_pointsize = vec4(0);
-vec4 out_result_clip[1] = vec4[1](vec4(0));
-vec4 out_result_texcoord[1] = vec4[1](vec4(0));
-vec4 e0 = vec4(0);
-vec4 e1 = vec4(0);
-vec4 e2 = vec4(0);
-vec4 c = vec4(0);
-vec4 n = vec4(0);
-vec4 t = vec4(0);
-vec4 len = vec4(0);
-vec4 m = vec4(0);
+precise highp vec4 out_result_position = vec4(0);
+precise highp vec4 out_result_color = vec4(0);
+precise highp vec4 out_result_color_back = vec4(0);
+precise highp vec4 out_result_color_secondary = vec4(0);
+precise highp vec4 out_result_color_back_secondary = vec4(0);
+precise highp vec4 out_result_fogcoord = vec4(0);
+precise highp vec4 out_result_pointsize = vec4(0);
+precise highp vec4 out_result_clip[1] = vec4[1](vec4(0));
+precise highp vec4 out_result_texcoord[1] = vec4[1](vec4(0));
+precise highp vec4 e0 = vec4(0);
+precise highp vec4 e1 = vec4(0);
+precise highp vec4 e2 = vec4(0);
+precise highp vec4 c = vec4(0);
+precise highp vec4 n = vec4(0);
+precise highp vec4 t = vec4(0);
+precise highp vec4 len = vec4(0);
+precise highp vec4 m = vec4(0);
 uvec4 xl_cc0 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
 uvec4 xl_cc1 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
 
 // Condition-code flags, one uint per component: SF = 1, ZF = 2, OF = 4, CF = 8 (GP4 2.X.4.3).
 // Float results: SF = r < 0 or NaN, ZF = r == 0 or NaN; OF and CF cleared.
 uvec4 xl_ccf(vec4 r) {
-    uvec4 n = uvec4(isnan(r));
-    return (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
+    precise uvec4 n = uvec4(isnan(r));
+    precise uvec4 xl_r = (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
+    return xl_r;
 }
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
-float xl_dp2(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y; }
-float xl_dp3(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-float xl_dp4(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
+float xl_dp2(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y; return xl_r; }
+float xl_dp3(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z; return xl_r; }
+float xl_dp4(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; return xl_r; }
 
 bvec4 xl_ccNE(uvec4 f)
 {
@@ -71,12 +72,12 @@ bvec4 xl_ccNE(uvec4 f)
 }
 
 // MIN = a > b ? b : a, MAX = a > b ? a : b (GP4 pseudocode; NaN handling follows from it).
-vec4 xl_min(vec4 a, vec4 b) { return mix(a, b, greaterThan(a, b)); }
-ivec4 xl_min(ivec4 a, ivec4 b) { return mix(a, b, greaterThan(a, b)); }
-uvec4 xl_min(uvec4 a, uvec4 b) { return mix(a, b, greaterThan(a, b)); }
-vec4 xl_max(vec4 a, vec4 b) { return mix(b, a, greaterThan(a, b)); }
-ivec4 xl_max(ivec4 a, ivec4 b) { return mix(b, a, greaterThan(a, b)); }
-uvec4 xl_max(uvec4 a, uvec4 b) { return mix(b, a, greaterThan(a, b)); }
+vec4 xl_min(vec4 a, vec4 b) { precise vec4 xl_r = mix(a, b, greaterThan(a, b)); return xl_r; }
+ivec4 xl_min(ivec4 a, ivec4 b) { precise ivec4 xl_r = mix(a, b, greaterThan(a, b)); return xl_r; }
+uvec4 xl_min(uvec4 a, uvec4 b) { precise uvec4 xl_r = mix(a, b, greaterThan(a, b)); return xl_r; }
+vec4 xl_max(vec4 a, vec4 b) { precise vec4 xl_r = mix(b, a, greaterThan(a, b)); return xl_r; }
+ivec4 xl_max(ivec4 a, ivec4 b) { precise ivec4 xl_r = mix(b, a, greaterThan(a, b)); return xl_r; }
+uvec4 xl_max(uvec4 a, uvec4 b) { precise uvec4 xl_r = mix(b, a, greaterThan(a, b)); return xl_r; }
 
 bvec4 xl_ccLT(uvec4 f)
 {
@@ -84,7 +85,7 @@ bvec4 xl_ccLT(uvec4 f)
     return notEqual(((s & (1u - z)) ^ o), uvec4(0u));
 }
 
-vec4 xl_lrp(vec4 a, vec4 b, vec4 c) { return a * b + (vec4(1.0) - a) * c; }
+vec4 xl_lrp(vec4 a, vec4 b, vec4 c) { precise vec4 xl_r = a * b + (vec4(1.0) - a) * c; return xl_r; }
 
 void xl_emit();
 
@@ -110,17 +111,20 @@ void xl_main()
     c.xyz = (vec4(cross(e0.xyz, e1.xyz), 0.0)).xyz;
     n.xyz = (vec4(cross(e1.xyz, e2.xyz), 0.0)).xyz;
     {
-        vec4 xl_t1 = (c.zzzz * n.zzzz);
+        precise vec4 xl_t1 = (c.zzzz * n.zzzz);
         t.x = xl_t1.x;
         xl_cc1.x = xl_ccf(xl_t1).x;
     }
     len.x = xl_dp3(e1, e1);
     len.y = (1.0 / sqrt(len.x));
-    len.z = (vec4(1.0) / len.y).z;
     {
-        vec4 xl_t2 = vec4(lessThan(len.zzzz, program_local[0].yyyy));
-        t.y = xl_t2.y;
-        xl_cc0.y = xl_ccf(xl_t2).y;
+        precise vec4 xl_t2 = (vec4(1.0) / len.y);
+        len.z = xl_t2.z;
+    }
+    {
+        precise vec4 xl_t3 = vec4(lessThan(len.zzzz, program_local[0].yyyy));
+        t.y = xl_t3.y;
+        xl_cc0.y = xl_ccf(xl_t3).y;
     }
     if (any(xl_ccNE(xl_cc0.yyyy))) return;
     out_result_position = in_vertex_position[1];
@@ -146,11 +150,20 @@ void xl_main()
     if (any(xl_ccLT(xl_cc1.xxxx)))
     {
         EndPrimitive();
-        n.xy = (e1.yxzw * vec4(-1.0, 1.0, 0.0, 0.0)).xy;
-        n.xy = (n * len.yyyy).xy;
+        {
+            precise vec4 xl_t4 = (e1.yxzw * vec4(-1.0, 1.0, 0.0, 0.0));
+            n.xy = xl_t4.xy;
+        }
+        {
+            precise vec4 xl_t5 = (n * len.yyyy);
+            n.xy = xl_t5.xy;
+        }
         t.z = (abs(t.xxxx)).z;
         t.z = (xl_min(t.zzzz, vec4(1.0))).z;
-        n.xy = (n * t.zzzz).xy;
+        {
+            precise vec4 xl_t6 = (n * t.zzzz);
+            n.xy = xl_t6.xy;
+        }
         m = xl_lrp(vec4(0.5), in_vertex_position[1], in_vertex_position[2]);
         out_result_position = (n * -program_local[0].xxxx + m);
         c = xl_lrp(program_local[0].zzzz, in_vertex_color[1], vec4(1.0, 0.0, 0.0, 1.0));

@@ -17,52 +17,54 @@ layout(binding = 3) uniform sampler3D texture3;
 vec4 in_vertex_position[2];
 vec4 in_vertex_texcoord[2][1];
 ivec4 in_primitive_id;
-vec4 out_result_color = vec4(0);
-vec4 out_result_position = vec4(0);
-vec4 out_result_pointsize = vec4(0);
-uvec4 h = uvec4(0);
-uvec4 s = uvec4(0);
-ivec4 n = ivec4(0);
-ivec4 sz = ivec4(0);
-ivec4 tc = ivec4(0);
-uvec4 i = uvec4(0);
-vec4 t = vec4(0);
-vec4 c = vec4(0);
-vec4 d = vec4(0);
-vec4 q = vec4(0);
-uvec4 pk = uvec4(0);
+precise highp vec4 out_result_color = vec4(0);
+precise highp vec4 out_result_position = vec4(0);
+precise highp vec4 out_result_pointsize = vec4(0);
+precise highp uvec4 h = uvec4(0);
+precise highp uvec4 s = uvec4(0);
+precise highp ivec4 n = ivec4(0);
+precise highp ivec4 sz = ivec4(0);
+precise highp ivec4 tc = ivec4(0);
+precise highp uvec4 i = uvec4(0);
+precise highp vec4 t = vec4(0);
+precise highp vec4 c = vec4(0);
+precise highp vec4 d = vec4(0);
+precise highp vec4 q = vec4(0);
+precise highp uvec4 pk = uvec4(0);
 uvec4 xl_cc0 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
 
 // Float to int conversions clamp to the representable range, NaN gives 0 (GP4 issue 41).
 ivec4 xl_f2i(vec4 x) {
-    ivec4 r = ivec4(clamp(x, -2147483648.0, 2147483520.0));
+    precise ivec4 r = ivec4(clamp(x, -2147483648.0, 2147483520.0));
     r = mix(r, ivec4(0x7fffffff), greaterThanEqual(x, vec4(2147483648.0)));
-    return mix(r, ivec4(0), isnan(x));
+    precise ivec4 xl_r = mix(r, ivec4(0), isnan(x));
+    return xl_r;
 }
 
 // MIN = a > b ? b : a, MAX = a > b ? a : b (GP4 pseudocode; NaN handling follows from it).
-vec4 xl_min(vec4 a, vec4 b) { return mix(a, b, greaterThan(a, b)); }
-ivec4 xl_min(ivec4 a, ivec4 b) { return mix(a, b, greaterThan(a, b)); }
-uvec4 xl_min(uvec4 a, uvec4 b) { return mix(a, b, greaterThan(a, b)); }
-vec4 xl_max(vec4 a, vec4 b) { return mix(b, a, greaterThan(a, b)); }
-ivec4 xl_max(ivec4 a, ivec4 b) { return mix(b, a, greaterThan(a, b)); }
-uvec4 xl_max(uvec4 a, uvec4 b) { return mix(b, a, greaterThan(a, b)); }
+vec4 xl_min(vec4 a, vec4 b) { precise vec4 xl_r = mix(a, b, greaterThan(a, b)); return xl_r; }
+ivec4 xl_min(ivec4 a, ivec4 b) { precise ivec4 xl_r = mix(a, b, greaterThan(a, b)); return xl_r; }
+uvec4 xl_min(uvec4 a, uvec4 b) { precise uvec4 xl_r = mix(a, b, greaterThan(a, b)); return xl_r; }
+vec4 xl_max(vec4 a, vec4 b) { precise vec4 xl_r = mix(b, a, greaterThan(a, b)); return xl_r; }
+ivec4 xl_max(ivec4 a, ivec4 b) { precise ivec4 xl_r = mix(b, a, greaterThan(a, b)); return xl_r; }
+uvec4 xl_max(uvec4 a, uvec4 b) { precise uvec4 xl_r = mix(b, a, greaterThan(a, b)); return xl_r; }
 
-ivec4 xl_sad(ivec4 a, ivec4 b, uvec4 c) { return ivec4(mix(uvec4(b - a), uvec4(a - b), greaterThan(a, b)) + c); }
-uvec4 xl_sad(uvec4 a, uvec4 b, uvec4 c) { return mix(b - a, a - b, greaterThan(a, b)) + c; }
+ivec4 xl_sad(ivec4 a, ivec4 b, uvec4 c) { precise ivec4 xl_r = ivec4(mix(uvec4(b - a), uvec4(a - b), greaterThan(a, b)) + c); return xl_r; }
+uvec4 xl_sad(uvec4 a, uvec4 b, uvec4 c) { precise uvec4 xl_r = mix(b - a, a - b, greaterThan(a, b)) + c; return xl_r; }
 
-vec4 xl_lrp(vec4 a, vec4 b, vec4 c) { return a * b + (vec4(1.0) - a) * c; }
+vec4 xl_lrp(vec4 a, vec4 b, vec4 c) { precise vec4 xl_r = a * b + (vec4(1.0) - a) * c; return xl_r; }
 
 // PK4B: excess-128 bytes, round(127 * clamp(v, -128/127, 1) + 128), x in the low byte.
 uint xl_pk4b(vec4 a) {
-    uvec4 b = uvec4(roundEven(clamp(a, -128.0 / 127.0, 1.0) * 127.0 + 128.0));
-    return b.x | (b.y << 8) | (b.z << 16) | (b.w << 24);
+    precise uvec4 b = uvec4(roundEven(clamp(a, -128.0 / 127.0, 1.0) * 127.0 + 128.0));
+    precise uint xl_r = b.x | (b.y << 8) | (b.z << 16) | (b.w << 24);
+    return xl_r;
 }
 
-vec4 xl_up4b(uint u) { return (vec4((uvec4(u) >> uvec4(0u, 8u, 16u, 24u)) & 0xffu) - 128.0) / 127.0; }
+vec4 xl_up4b(uint u) { precise vec4 xl_r = (vec4((uvec4(u) >> uvec4(0u, 8u, 16u, 24u)) & 0xffu) - 128.0) / 127.0; return xl_r; }
 
 // Integer results: SF = bit 31, ZF = r == 0.
-uvec4 xl_cci(uvec4 r) { return (r >> 31u) | (uvec4(equal(r, uvec4(0u))) << 1u); }
+uvec4 xl_cci(uvec4 r) { precise uvec4 xl_r = (r >> 31u) | (uvec4(equal(r, uvec4(0u))) << 1u); return xl_r; }
 
 bvec4 xl_ccNE(uvec4 f)
 {
@@ -101,41 +103,47 @@ void xl_main()
         s.x = (h.yyyy % 1000u).x;
         s.y = (xl_sad(h.yyyy, h.wwww, uvec4(7u))).y;
         t.xy = (vec4(s)).xy;
-        t.x = (t.xxxx * vec4(0.001)).x;
+        {
+            precise vec4 xl_t4 = (t.xxxx * vec4(0.001));
+            t.x = xl_t4.x;
+        }
         q = xl_lrp(t.xxxx, in_vertex_position[1], in_vertex_position[0]);
         {
-            vec4 xl_c4 = t;
-            c = textureGrad(texture1, xl_c4.x, 0.0, 0.0);
+            precise vec4 xl_c5 = t;
+            c = textureGrad(texture1, xl_c5.x, 0.0, 0.0);
         }
         d = in_vertex_texcoord[0][0];
         d.w = program_local[0].z;
         {
-            vec4 xl_c5 = d;
-            d = textureLodOffset(texture0, xl_c5.xy, xl_c5.w, ivec2(1, 1));
+            precise vec4 xl_c6 = d;
+            d = textureLodOffset(texture0, xl_c6.xy, xl_c6.w, ivec2(1, 1));
         }
         {
-            vec4 xl_c6 = in_vertex_texcoord[1][0];
-            pk = floatBitsToUint(textureGrad(texture0, xl_c6.xy, vec2(0.0), vec2(0.0)));
+            precise vec4 xl_c7 = in_vertex_texcoord[1][0];
+            pk = floatBitsToUint(textureGrad(texture0, xl_c7.xy, vec2(0.0), vec2(0.0)));
         }
         {
-            vec4 xl_c7 = in_vertex_texcoord[1][0];
-            t = textureGradOffset(texture0, xl_c7.xy, (vec4(0.125, 0.0, 0.0, 0.0)).xy, (vec4(0.0, 0.125, 0.0, 0.0)).xy, ivec2(-2, 0));
+            precise vec4 xl_c8 = in_vertex_texcoord[1][0];
+            t = textureGradOffset(texture0, xl_c8.xy, (vec4(0.125, 0.0, 0.0, 0.0)).xy, (vec4(0.0, 0.125, 0.0, 0.0)).xy, ivec2(-2, 0));
         }
         c = xl_lrp(vec4(0.5), d, c);
         {
-            vec4 xl_c8 = in_vertex_texcoord[0][0];
-            xl_c8 = vec4(xl_c8.xyz / xl_c8.w, xl_c8.w);
-            d = textureGrad(texture2, xl_c8.xy, vec2(0.0), vec2(0.0));
+            precise vec4 xl_c9 = in_vertex_texcoord[0][0];
+            xl_c9 = vec4(xl_c9.xyz / xl_c9.w, xl_c9.w);
+            d = textureGrad(texture2, xl_c9.xy, vec2(0.0), vec2(0.0));
         }
         tc.xyz = (xl_f2i(floor(q))).xyz;
         tc.w = (xl_f2i(roundEven(program_local[0].zzzz))).w;
         {
-            ivec4 xl_c9 = tc;
-            pk = floatBitsToUint(texelFetchOffset(texture3, xl_c9.xyz, xl_c9.w, ivec3(0, 1, -1)));
+            ivec4 xl_c10 = tc;
+            pk = floatBitsToUint(texelFetchOffset(texture3, xl_c10.xyz, xl_c10.w, ivec3(0, 1, -1)));
         }
         d = (d * uintBitsToFloat(pk));
         t.z = (trunc(program_local[0].wwww)).z;
-        q.xy = (d * program_local[0].yyyy + q).xy;
+        {
+            precise vec4 xl_t11 = (d * program_local[0].yyyy + q);
+            q.xy = xl_t11.xy;
+        }
         pk.x = packUnorm4x8(c);
         pk.y = xl_pk4b(d);
         pk.z = packUnorm2x16(t.xy);
@@ -145,9 +153,9 @@ void xl_main()
         t.xy = (unpackUnorm2x16(pk.z).xyxy).xy;
         t.zw = (unpackHalf2x16(pk.w).xyxy).zw;
         {
-            uvec4 xl_t10 = (uvec4(notEqual(s.xxxx, uvec4(0u))) * 0xFFFFFFFFu);
-            s.w = xl_t10.w;
-            xl_cc0.w = xl_cci(xl_t10).w;
+            uvec4 xl_t12 = (uvec4(notEqual(s.xxxx, uvec4(0u))) * 0xFFFFFFFFu);
+            s.w = xl_t12.w;
+            xl_cc0.w = xl_cci(xl_t12).w;
         }
         if (any(xl_ccNE(xl_cc0.wwww)))
         {

@@ -10,16 +10,16 @@ layout(location = 5) out vec4 result_texcoord_0;
 vec4 in_vertex_position[1];
 vec4 in_vertex_pointsize[1];
 ivec4 in_primitive_id;
-vec4 out_result_position = vec4(0);
-vec4 out_result_texcoord[1] = vec4[1](vec4(0));
-ivec4 i = ivec4(0);
-ivec4 id = ivec4(0);
-vec4 t = vec4(0);
+precise highp vec4 out_result_position = vec4(0);
+precise highp vec4 out_result_texcoord[1] = vec4[1](vec4(0));
+precise highp ivec4 i = ivec4(0);
+precise highp ivec4 id = ivec4(0);
+precise highp vec4 t = vec4(0);
 uvec4 xl_cc0 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
 const vec4 xl_p_corners[4] = vec4[4](vec4(-1.0, -1.0, 0.0, 0.0), vec4(1.0, -1.0, 0.0, 0.0), vec4(-1.0, 1.0, 0.0, 0.0), vec4(1.0, 1.0, 0.0, 0.0));
 
 // Integer results: SF = bit 31, ZF = r == 0.
-uvec4 xl_cci(uvec4 r) { return (r >> 31u) | (uvec4(equal(r, uvec4(0u))) << 1u); }
+uvec4 xl_cci(uvec4 r) { precise uvec4 xl_r = (r >> 31u) | (uvec4(equal(r, uvec4(0u))) << 1u); return xl_r; }
 
 bvec4 xl_ccNE(uvec4 f)
 {
@@ -30,8 +30,9 @@ bvec4 xl_ccNE(uvec4 f)
 // Condition-code flags, one uint per component: SF = 1, ZF = 2, OF = 4, CF = 8 (GP4 2.X.4.3).
 // Float results: SF = r < 0 or NaN, ZF = r == 0 or NaN; OF and CF cleared.
 uvec4 xl_ccf(vec4 r) {
-    uvec4 n = uvec4(isnan(r));
-    return (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
+    precise uvec4 n = uvec4(isnan(r));
+    precise uvec4 xl_r = (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
+    return xl_r;
 }
 
 bvec4 xl_ccLE(uvec4 f)
@@ -67,7 +68,7 @@ void xl_main()
     }
     if (any(xl_ccNE(xl_cc0.xxxx))) return;
     {
-        vec4 xl_t2 = in_vertex_pointsize[0].xxxx;
+        precise vec4 xl_t2 = in_vertex_pointsize[0].xxxx;
         t.x = xl_t2.x;
         xl_cc0.x = xl_ccf(xl_t2).x;
     }

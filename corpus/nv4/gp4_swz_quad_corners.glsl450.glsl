@@ -10,16 +10,16 @@ layout(location = 5) out vec4 result_texcoord_0;
 layout(location = 0) uniform vec4 program_local[1];
 
 vec4 in_vertex_position[2];
-vec4 out_result_position = vec4(0);
-vec4 out_result_texcoord[1] = vec4[1](vec4(0));
-vec4 d = vec4(0);
-vec4 n = vec4(0);
-vec4 o = vec4(0);
+precise highp vec4 out_result_position = vec4(0);
+precise highp vec4 out_result_texcoord[1] = vec4[1](vec4(0));
+precise highp vec4 d = vec4(0);
+precise highp vec4 n = vec4(0);
+precise highp vec4 o = vec4(0);
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
-float xl_dp2(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y; }
-float xl_dp3(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-float xl_dp4(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
+float xl_dp2(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y; return xl_r; }
+float xl_dp3(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z; return xl_r; }
+float xl_dp4(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; return xl_r; }
 
 void xl_emit();
 

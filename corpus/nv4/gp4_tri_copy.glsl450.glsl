@@ -12,9 +12,9 @@ layout(location = 0) uniform vec4 program_local[1];
 
 vec4 in_vertex_position[3];
 vec4 in_vertex_color[3];
-vec4 out_result_position = vec4(0);
-vec4 out_result_color = vec4(0);
-ivec4 i = ivec4(0);
+precise highp vec4 out_result_position = vec4(0);
+precise highp vec4 out_result_color = vec4(0);
+precise highp ivec4 i = ivec4(0);
 
 void xl_emit();
 

@@ -6,17 +6,17 @@ layout(triangles) in;
 layout(triangle_strip, max_vertices = 3) out;
 
 layout(location = 29) in int vertex_id[];
-layout(location = 13) out vec4 result_attrib_0;
+layout(location = 13) flat out ivec4 result_attrib_0;
 layout(location = 0) out vec4 result_color;
 
 ivec4 in_vertex_id[3];
 vec4 in_vertex_position[3];
 ivec4 in_primitive_id;
-ivec4 out_result_attrib[1] = ivec4[1](ivec4(0));
-ivec4 out_result_primid = ivec4(0);
-vec4 out_result_position = vec4(0);
-vec4 out_result_color = vec4(0);
-ivec4 i = ivec4(0);
+precise highp ivec4 out_result_attrib[1] = ivec4[1](ivec4(0));
+precise highp ivec4 out_result_primid = ivec4(0);
+precise highp vec4 out_result_position = vec4(0);
+precise highp vec4 out_result_color = vec4(0);
+precise highp ivec4 i = ivec4(0);
 
 void xl_emit();
 

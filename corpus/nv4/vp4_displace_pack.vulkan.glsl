@@ -22,89 +22,105 @@ vec4 in_vertex_texcoord[2];
 vec4 in_vertex_normal;
 vec4 in_vertex_position;
 ivec4 in_vertex_instance;
-vec4 out_result_color = vec4(0);
-vec4 out_result_attrib[5] = vec4[5](vec4(0), vec4(0), vec4(0), vec4(0), vec4(0));
-vec4 out_result_position = vec4(0);
-ivec4 size = ivec4(0);
-ivec4 tc = ivec4(0);
-ivec4 inst = ivec4(0);
-uvec4 bits = uvec4(0);
-vec4 uv = vec4(0);
-vec4 h = vec4(0);
-vec4 q = vec4(0);
-vec4 n = vec4(0);
-uvec4 pk = uvec4(0);
-vec4 m = vec4(0);
+precise highp vec4 out_result_color = vec4(0);
+precise highp vec4 out_result_attrib[5] = vec4[5](vec4(0), vec4(0), vec4(0), vec4(0), vec4(0));
+precise highp vec4 out_result_position = vec4(0);
+precise highp ivec4 size = ivec4(0);
+precise highp ivec4 tc = ivec4(0);
+precise highp ivec4 inst = ivec4(0);
+precise highp uvec4 bits = uvec4(0);
+precise highp vec4 uv = vec4(0);
+precise highp vec4 h = vec4(0);
+precise highp vec4 q = vec4(0);
+precise highp vec4 n = vec4(0);
+precise highp uvec4 pk = uvec4(0);
+precise highp vec4 m = vec4(0);
 
 // PK4B: excess-128 bytes, round(127 * clamp(v, -128/127, 1) + 128), x in the low byte.
 uint xl_pk4b(vec4 a) {
-    uvec4 b = uvec4(roundEven(clamp(a, -128.0 / 127.0, 1.0) * 127.0 + 128.0));
-    return b.x | (b.y << 8) | (b.z << 16) | (b.w << 24);
+    precise uvec4 b = uvec4(roundEven(clamp(a, -128.0 / 127.0, 1.0) * 127.0 + 128.0));
+    precise uint xl_r = b.x | (b.y << 8) | (b.z << 16) | (b.w << 24);
+    return xl_r;
 }
 
-vec4 xl_up4b(uint u) { return (vec4((uvec4(u) >> uvec4(0u, 8u, 16u, 24u)) & 0xffu) - 128.0) / 127.0; }
+vec4 xl_up4b(uint u) { precise vec4 xl_r = (vec4((uvec4(u) >> uvec4(0u, 8u, 16u, 24u)) & 0xffu) - 128.0) / 127.0; return xl_r; }
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
-float xl_dp2(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y; }
-float xl_dp3(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-float xl_dp4(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
+float xl_dp2(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y; return xl_r; }
+float xl_dp3(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z; return xl_r; }
+float xl_dp4(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; return xl_r; }
 
 void xl_main()
 {
     uv = (in_vertex_texcoord[0] * program_local[0].xxxx);
     uv.w = program_local[0].z;
     {
-        vec4 xl_c1 = uv;
+        precise vec4 xl_c1 = uv;
         h = textureLod(texture0, xl_c1.xy, xl_c1.w);
     }
     {
-        vec4 xl_c2 = uv;
+        precise vec4 xl_c2 = uv;
         q = textureLodOffset(texture0, xl_c2.xy, xl_c2.w, ivec2(1, 0));
     }
     {
-        vec4 xl_c3 = uv;
+        precise vec4 xl_c3 = uv;
         n = textureLodOffset(texture0, xl_c3.xy, xl_c3.w, ivec2(0, 1));
     }
-    n.x = (q.xxxx - h.xxxx).x;
-    n.y = (n.yyyy - h.xxxx).y;
+    {
+        precise vec4 xl_t4 = (q.xxxx - h.xxxx);
+        n.x = xl_t4.x;
+    }
+    {
+        precise vec4 xl_t5 = (n.yyyy - h.xxxx);
+        n.y = xl_t5.y;
+    }
     uv.w = program_local[0].w;
     {
-        vec4 xl_c4 = uv;
-        q = textureGradOffset(texture0, xl_c4.xy, vec2(0.0), vec2(0.0), ivec2(-1, -1));
+        precise vec4 xl_c6 = uv;
+        q = textureGradOffset(texture0, xl_c6.xy, vec2(0.0), vec2(0.0), ivec2(-1, -1));
     }
     {
-        vec4 xl_c5 = uv;
-        m = textureGrad(texture0, xl_c5.xy, vec2(0.0), vec2(0.0));
+        precise vec4 xl_c7 = uv;
+        m = textureGrad(texture0, xl_c7.xy, vec2(0.0), vec2(0.0));
     }
     {
-        vec4 xl_c6 = uv;
-        m = textureGradOffset(texture0, xl_c6.xy, (vec4(0.01, 0.0, 0.0, 0.0)).xy, (vec4(0.0, 0.01, 0.0, 0.0)).xy, ivec2(2, -3));
+        precise vec4 xl_c8 = uv;
+        m = textureGradOffset(texture0, xl_c8.xy, (vec4(0.01, 0.0, 0.0, 0.0)).xy, (vec4(0.0, 0.01, 0.0, 0.0)).xy, ivec2(2, -3));
     }
     {
-        vec4 xl_c7 = in_vertex_texcoord[1];
-        xl_c7 = vec4(xl_c7.xyz / xl_c7.w, xl_c7.w);
-        pk = floatBitsToUint(textureGrad(texture0, xl_c7.xy, vec2(0.0), vec2(0.0)));
+        precise vec4 xl_c9 = in_vertex_texcoord[1];
+        xl_c9 = vec4(xl_c9.xyz / xl_c9.w, xl_c9.w);
+        pk = floatBitsToUint(textureGrad(texture0, xl_c9.xy, vec2(0.0), vec2(0.0)));
     }
-    h.x = (h.xxxx + q.xxxx).x;
-    h.x = (h.xxxx * vec4(0.5) + m.wwww).x;
+    {
+        precise vec4 xl_t10 = (h.xxxx + q.xxxx);
+        h.x = xl_t10.x;
+    }
+    {
+        precise vec4 xl_t11 = (h.xxxx * vec4(0.5) + m.wwww);
+        h.x = xl_t11.x;
+    }
     uv = (in_vertex_normal * h.xxxx + in_vertex_position);
     uv.w = in_vertex_position.w;
     inst = in_vertex_instance.xxxx;
     {
-        ivec4 xl_c8 = ivec4(0);
+        ivec4 xl_c12 = ivec4(0);
         size = ivec4(textureSize(texture1), 0, 0, 0);
     }
     inst.x = (inst.xxxx % size.x).x;
     {
-        ivec4 xl_c9 = inst;
-        q = texelFetch(texture1, xl_c9.x);
+        ivec4 xl_c13 = inst;
+        q = texelFetch(texture1, xl_c13.x);
     }
-    uv.xyz = (uv + q).xyz;
+    {
+        precise vec4 xl_t14 = (uv + q);
+        uv.xyz = xl_t14.xyz;
+    }
     tc = inst.xxxx;
     tc.w = (ivec4(0)).w;
     {
-        ivec4 xl_c10 = tc;
-        bits = texelFetch(texture2, xl_c10.xyz, xl_c10.w);
+        ivec4 xl_c15 = tc;
+        bits = texelFetch(texture2, xl_c15.xyz, xl_c15.w);
     }
     pk.x = packHalf2x16(n.xy);
     pk.y = packUnorm2x16(m.xy);

@@ -39,49 +39,50 @@ layout(set = 0, binding = 0, std140) uniform XlateParameters
 
 vec4 in_vertex_position;
 vec4 in_vertex_normal;
-vec4 out_result_position = vec4(0);
-vec4 out_result_texcoord[3] = vec4[3](vec4(0), vec4(0), vec4(0));
-vec4 out_result_color = vec4(0);
-vec4 out_result_color_back = vec4(0);
-vec4 out_result_color_secondary = vec4(0);
-vec4 out_result_color_back_secondary = vec4(0);
-vec4 eye = vec4(0);
-vec4 N = vec4(0);
-vec4 L = vec4(0);
-vec4 d = vec4(0);
-vec4 att = vec4(0);
-vec4 lit = vec4(0);
-vec4 front = vec4(0);
-vec4 back = vec4(0);
-vec4 spec = vec4(0);
-vec4 t = vec4(0);
+precise highp vec4 out_result_position = vec4(0);
+precise highp vec4 out_result_texcoord[3] = vec4[3](vec4(0), vec4(0), vec4(0));
+precise highp vec4 out_result_color = vec4(0);
+precise highp vec4 out_result_color_back = vec4(0);
+precise highp vec4 out_result_color_secondary = vec4(0);
+precise highp vec4 out_result_color_back_secondary = vec4(0);
+precise highp vec4 eye = vec4(0);
+precise highp vec4 N = vec4(0);
+precise highp vec4 L = vec4(0);
+precise highp vec4 d = vec4(0);
+precise highp vec4 att = vec4(0);
+precise highp vec4 lit = vec4(0);
+precise highp vec4 front = vec4(0);
+precise highp vec4 back = vec4(0);
+precise highp vec4 spec = vec4(0);
+precise highp vec4 t = vec4(0);
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
-float xl_dp2(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y; }
-float xl_dp3(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-float xl_dp4(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
+float xl_dp2(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y; return xl_r; }
+float xl_dp3(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z; return xl_r; }
+float xl_dp4(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; return xl_r; }
 
 // LIT (GP4 2.X.8.Z): x, y clamped at 0 (NaN kept), w clamped to +-(128 - 1/256);
 // z = x > 0 ? y^w : 0 with 0^0 = 1, 0^(w>0) = 0, 0^(w<0) = +INF.
 vec4 xl_lit(vec4 a) {
-    float x = a.x < 0.0 ? 0.0 : a.x;
-    float y = a.y < 0.0 ? 0.0 : a.y;
+    precise float x = a.x < 0.0 ? 0.0 : a.x;
+    precise float y = a.y < 0.0 ? 0.0 : a.y;
     const float e = 127.99609375;
-    float w = a.w < -e ? -e : (a.w > e ? e : a.w);
-    float p = y == 0.0 ? (w == 0.0 ? 1.0 : (w > 0.0 ? 0.0 : uintBitsToFloat(0x7f800000u)))
+    precise float w = a.w < -e ? -e : (a.w > e ? e : a.w);
+    precise float p = y == 0.0 ? (w == 0.0 ? 1.0 : (w > 0.0 ? 0.0 : uintBitsToFloat(0x7f800000u)))
                        : exp2(w * log2(y));
-    return vec4(1.0, x, x > 0.0 ? p : 0.0, 1.0);
+    precise vec4 xl_r = vec4(1.0, x, x > 0.0 ? p : 0.0, 1.0);
+    return xl_r;
 }
 
-vec4 xl_dst(vec4 a, vec4 b) { return vec4(1.0, a.y * b.y, a.z, b.w); }
+vec4 xl_dst(vec4 a, vec4 b) { precise vec4 xl_r = vec4(1.0, a.y * b.y, a.z, b.w); return xl_r; }
 
 // MIN = a > b ? b : a, MAX = a > b ? a : b (GP4 pseudocode; NaN handling follows from it).
-vec4 xl_min(vec4 a, vec4 b) { return mix(a, b, greaterThan(a, b)); }
-ivec4 xl_min(ivec4 a, ivec4 b) { return mix(a, b, greaterThan(a, b)); }
-uvec4 xl_min(uvec4 a, uvec4 b) { return mix(a, b, greaterThan(a, b)); }
-vec4 xl_max(vec4 a, vec4 b) { return mix(b, a, greaterThan(a, b)); }
-ivec4 xl_max(ivec4 a, ivec4 b) { return mix(b, a, greaterThan(a, b)); }
-uvec4 xl_max(uvec4 a, uvec4 b) { return mix(b, a, greaterThan(a, b)); }
+vec4 xl_min(vec4 a, vec4 b) { precise vec4 xl_r = mix(a, b, greaterThan(a, b)); return xl_r; }
+ivec4 xl_min(ivec4 a, ivec4 b) { precise ivec4 xl_r = mix(a, b, greaterThan(a, b)); return xl_r; }
+uvec4 xl_min(uvec4 a, uvec4 b) { precise uvec4 xl_r = mix(a, b, greaterThan(a, b)); return xl_r; }
+vec4 xl_max(vec4 a, vec4 b) { precise vec4 xl_r = mix(b, a, greaterThan(a, b)); return xl_r; }
+ivec4 xl_max(ivec4 a, ivec4 b) { precise ivec4 xl_r = mix(b, a, greaterThan(a, b)); return xl_r; }
+uvec4 xl_max(uvec4 a, uvec4 b) { precise uvec4 xl_r = mix(b, a, greaterThan(a, b)); return xl_r; }
 
 void xl_main()
 {
@@ -98,7 +99,10 @@ void xl_main()
     N.z = xl_dp3(state_matrix_modelview0_invtrans[2], in_vertex_normal);
     t.x = xl_dp3(N, N);
     t.x = (1.0 / sqrt(t.x));
-    N.xyz = (N * t.xxxx).xyz;
+    {
+        precise vec4 xl_t1 = (N * t.xxxx);
+        N.xyz = xl_t1.xyz;
+    }
     t.x = xl_dp3(N, state_light_0_position);
     t.y = xl_dp3(N, state_light_0_half);
     t.w = state_material_shininess.x;
@@ -110,19 +114,34 @@ void xl_main()
     L = (state_light_1_position - eye);
     d.y = xl_dp3(L, L);
     d.w = (1.0 / sqrt(d.y));
-    L.xyz = (L * d.wwww).xyz;
-    d.z = (d.yyyy * d.wwww).z;
+    {
+        precise vec4 xl_t2 = (L * d.wwww);
+        L.xyz = xl_t2.xyz;
+    }
+    {
+        precise vec4 xl_t3 = (d.yyyy * d.wwww);
+        d.z = xl_t3.z;
+    }
     att = xl_dst(d.yyyy, d.wwww);
     att.x = xl_dp3(att, state_light_1_attenuation);
     att.x = (1.0 / att.x);
     t.z = xl_dp3(-L, state_light_1_spot_direction);
     t.z = (xl_max(t.zzzz, vec4(0.0))).z;
     t.z = exp2(state_material_emission.w * log2(t.z));
-    att.x = (att.xxxx * t.zzzz).x;
+    {
+        precise vec4 xl_t4 = (att.xxxx * t.zzzz);
+        att.x = xl_t4.x;
+    }
     t.x = xl_dp3(N, L);
     t.x = (xl_max(t.xxxx, vec4(0.0))).x;
-    t.x = (t.xxxx * att.xxxx).x;
-    front.xyz = (t.xxxx * state_light_1_diffuse + front).xyz;
+    {
+        precise vec4 xl_t5 = (t.xxxx * att.xxxx);
+        t.x = xl_t5.x;
+    }
+    {
+        precise vec4 xl_t6 = (t.xxxx * state_light_1_diffuse + front);
+        front.xyz = xl_t6.xyz;
+    }
     t.xyz = (vec4(cross(N.xyz, L.xyz), 0.0)).xyz;
     out_result_texcoord[2] = t;
     front = (front + state_lightmodel_scenecolor);
@@ -132,7 +151,10 @@ void xl_main()
     out_result_color_back = back;
     out_result_color_secondary = spec;
     out_result_color_back_secondary = (spec * state_material_back_specular);
-    out_result_color_secondary.w = (state_material_diffuse.wwww * vec4(0.5) + state_light_1_specular.wwww).w;
+    {
+        precise vec4 xl_t7 = (state_material_diffuse.wwww * vec4(0.5) + state_light_1_specular.wwww);
+        out_result_color_secondary.w = xl_t7.w;
+    }
 }
 
 void main()

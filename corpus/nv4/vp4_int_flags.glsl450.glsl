@@ -11,24 +11,25 @@ layout(location = 5) out vec4 result_texcoord_0;
 layout(location = 0) uniform vec4 program_local[2];
 
 vec4 in_vertex_position;
-vec4 out_result_position = vec4(0);
-vec4 out_result_attrib[3] = vec4[3](vec4(0), vec4(0), vec4(0));
-vec4 out_result_texcoord[1] = vec4[1](vec4(0));
-uvec4 sum = uvec4(0);
-uvec4 flags = uvec4(0);
-uvec4 hi = uvec4(0);
-ivec4 q = ivec4(0);
-vec4 f = vec4(0);
+precise highp vec4 out_result_position = vec4(0);
+precise highp vec4 out_result_attrib[3] = vec4[3](vec4(0), vec4(0), vec4(0));
+precise highp vec4 out_result_texcoord[1] = vec4[1](vec4(0));
+precise highp uvec4 sum = uvec4(0);
+precise highp uvec4 flags = uvec4(0);
+precise highp uvec4 hi = uvec4(0);
+precise highp ivec4 q = ivec4(0);
+precise highp vec4 f = vec4(0);
 uvec4 xl_cc0 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
 
 // Integer results: SF = bit 31, ZF = r == 0.
-uvec4 xl_cci(uvec4 r) { return (r >> 31u) | (uvec4(equal(r, uvec4(0u))) << 1u); }
+uvec4 xl_cci(uvec4 r) { precise uvec4 xl_r = (r >> 31u) | (uvec4(equal(r, uvec4(0u))) << 1u); return xl_r; }
 
 // Integer addition: OF = signed overflow, CF = carry out (GP4 2.X.4.3, issue 23).
 uvec4 xl_ccadd(uvec4 a, uvec4 b) {
     uvec4 carry;
-    uvec4 r = uaddCarry(a, b, carry);
-    return xl_cci(r) | ((((a ^ r) & (b ^ r)) >> 31u) << 2u) | (carry << 3u);
+    precise uvec4 r = uaddCarry(a, b, carry);
+    precise uvec4 xl_r = xl_cci(r) | ((((a ^ r) & (b ^ r)) >> 31u) << 2u) | (carry << 3u);
+    return xl_r;
 }
 
 bvec4 xl_ccCF(uvec4 f)
@@ -49,14 +50,15 @@ bvec4 xl_ccOF(uvec4 f)
     return notEqual(o, uvec4(0u));
 }
 
-ivec4 xl_mulhi(ivec4 a, ivec4 b) { ivec4 hi, lo; imulExtended(a, b, hi, lo); return hi; }
-uvec4 xl_mulhi(uvec4 a, uvec4 b) { uvec4 hi, lo; umulExtended(a, b, hi, lo); return hi; }
+ivec4 xl_mulhi(ivec4 a, ivec4 b) { ivec4 hi, lo; imulExtended(a, b, hi, lo); precise ivec4 xl_r = hi; return xl_r; }
+uvec4 xl_mulhi(uvec4 a, uvec4 b) { uvec4 hi, lo; umulExtended(a, b, hi, lo); precise uvec4 xl_r = hi; return xl_r; }
 
 // Float to int conversions clamp to the representable range, NaN gives 0 (GP4 issue 41).
 ivec4 xl_f2i(vec4 x) {
-    ivec4 r = ivec4(clamp(x, -2147483648.0, 2147483520.0));
+    precise ivec4 r = ivec4(clamp(x, -2147483648.0, 2147483520.0));
     r = mix(r, ivec4(0x7fffffff), greaterThanEqual(x, vec4(2147483648.0)));
-    return mix(r, ivec4(0), isnan(x));
+    precise ivec4 xl_r = mix(r, ivec4(0), isnan(x));
+    return xl_r;
 }
 
 void xl_main()

@@ -18,39 +18,40 @@ layout(location = 0) uniform vec4 program_env[4];
 
 vec4 in_vertex_attrib[12];
 vec4 in_vertex_position;
-vec4 out_result_texcoord[4] = vec4[4](vec4(0), vec4(0), vec4(0), vec4(0));
-vec4 out_result_position = vec4(0);
-vec4 out_result_attrib[8] = vec4[8](vec4(0), vec4(0), vec4(0), vec4(0), vec4(0), vec4(0), vec4(0), vec4(0));
-ivec4 t = ivec4(0);
-ivec4 i = ivec4(0);
-uvec4 j = uvec4(0);
-uvec4 lo = uvec4(0);
-uvec4 u = uvec4(0);
-uvec4 d = uvec4(0);
-vec4 acc = vec4(0);
-vec4 scratch[4] = vec4[4](vec4(0), vec4(0), vec4(0), vec4(0));
+precise highp vec4 out_result_texcoord[4] = vec4[4](vec4(0), vec4(0), vec4(0), vec4(0));
+precise highp vec4 out_result_position = vec4(0);
+precise highp vec4 out_result_attrib[8] = vec4[8](vec4(0), vec4(0), vec4(0), vec4(0), vec4(0), vec4(0), vec4(0), vec4(0));
+precise highp ivec4 t = ivec4(0);
+precise highp ivec4 i = ivec4(0);
+precise highp uvec4 j = uvec4(0);
+precise highp uvec4 lo = uvec4(0);
+precise highp uvec4 u = uvec4(0);
+precise highp uvec4 d = uvec4(0);
+precise highp vec4 acc = vec4(0);
+precise highp vec4 scratch[4] = vec4[4](vec4(0), vec4(0), vec4(0), vec4(0));
 uvec4 xl_cc0 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
 uvec4 xl_cc1 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
 
-ivec4 xl_sad(ivec4 a, ivec4 b, uvec4 c) { return ivec4(mix(uvec4(b - a), uvec4(a - b), greaterThan(a, b)) + c); }
-uvec4 xl_sad(uvec4 a, uvec4 b, uvec4 c) { return mix(b - a, a - b, greaterThan(a, b)) + c; }
+ivec4 xl_sad(ivec4 a, ivec4 b, uvec4 c) { precise ivec4 xl_r = ivec4(mix(uvec4(b - a), uvec4(a - b), greaterThan(a, b)) + c); return xl_r; }
+uvec4 xl_sad(uvec4 a, uvec4 b, uvec4 c) { precise uvec4 xl_r = mix(b - a, a - b, greaterThan(a, b)) + c; return xl_r; }
 
 // MIN = a > b ? b : a, MAX = a > b ? a : b (GP4 pseudocode; NaN handling follows from it).
-vec4 xl_min(vec4 a, vec4 b) { return mix(a, b, greaterThan(a, b)); }
-ivec4 xl_min(ivec4 a, ivec4 b) { return mix(a, b, greaterThan(a, b)); }
-uvec4 xl_min(uvec4 a, uvec4 b) { return mix(a, b, greaterThan(a, b)); }
-vec4 xl_max(vec4 a, vec4 b) { return mix(b, a, greaterThan(a, b)); }
-ivec4 xl_max(ivec4 a, ivec4 b) { return mix(b, a, greaterThan(a, b)); }
-uvec4 xl_max(uvec4 a, uvec4 b) { return mix(b, a, greaterThan(a, b)); }
+vec4 xl_min(vec4 a, vec4 b) { precise vec4 xl_r = mix(a, b, greaterThan(a, b)); return xl_r; }
+ivec4 xl_min(ivec4 a, ivec4 b) { precise ivec4 xl_r = mix(a, b, greaterThan(a, b)); return xl_r; }
+uvec4 xl_min(uvec4 a, uvec4 b) { precise uvec4 xl_r = mix(a, b, greaterThan(a, b)); return xl_r; }
+vec4 xl_max(vec4 a, vec4 b) { precise vec4 xl_r = mix(b, a, greaterThan(a, b)); return xl_r; }
+ivec4 xl_max(ivec4 a, ivec4 b) { precise ivec4 xl_r = mix(b, a, greaterThan(a, b)); return xl_r; }
+uvec4 xl_max(uvec4 a, uvec4 b) { precise uvec4 xl_r = mix(b, a, greaterThan(a, b)); return xl_r; }
 
 // Integer results: SF = bit 31, ZF = r == 0.
-uvec4 xl_cci(uvec4 r) { return (r >> 31u) | (uvec4(equal(r, uvec4(0u))) << 1u); }
+uvec4 xl_cci(uvec4 r) { precise uvec4 xl_r = (r >> 31u) | (uvec4(equal(r, uvec4(0u))) << 1u); return xl_r; }
 
 // Integer subtraction: OF = signed overflow, CF = 1 when there is no borrow (a >= b unsigned).
 uvec4 xl_ccsub(uvec4 a, uvec4 b) {
     uvec4 borrow;
-    uvec4 r = usubBorrow(a, b, borrow);
-    return xl_cci(r) | ((((a ^ b) & (a ^ r)) >> 31u) << 2u) | ((1u - borrow) << 3u);
+    precise uvec4 r = usubBorrow(a, b, borrow);
+    precise uvec4 xl_r = xl_cci(r) | ((((a ^ b) & (a ^ r)) >> 31u) << 2u) | ((1u - borrow) << 3u);
+    return xl_r;
 }
 
 bvec4 xl_ccGE(uvec4 f)
@@ -92,8 +93,9 @@ bvec4 xl_ccCF(uvec4 f)
 // Integer addition: OF = signed overflow, CF = carry out (GP4 2.X.4.3, issue 23).
 uvec4 xl_ccadd(uvec4 a, uvec4 b) {
     uvec4 carry;
-    uvec4 r = uaddCarry(a, b, carry);
-    return xl_cci(r) | ((((a ^ r) & (b ^ r)) >> 31u) << 2u) | (carry << 3u);
+    precise uvec4 r = uaddCarry(a, b, carry);
+    precise uvec4 xl_r = xl_cci(r) | ((((a ^ r) & (b ^ r)) >> 31u) << 2u) | (carry << 3u);
+    return xl_r;
 }
 
 bvec4 xl_ccOF(uvec4 f)
@@ -164,101 +166,104 @@ void xl_main()
         }
         scratch[clamp(int(j.x), 0, 3)] = vec4(0.0);
         if (any(xl_ccEQ(xl_cc0.yyyy))) continue;
-        acc.xyz = (in_vertex_attrib[8 + clamp(int(j.x), 0, 3)] * program_env[0].xxxx + acc).xyz;
+        {
+            precise vec4 xl_t5 = (in_vertex_attrib[8 + clamp(int(j.x), 0, 3)] * program_env[0].xxxx + acc);
+            acc.xyz = xl_t5.xyz;
+        }
         scratch[clamp(int(j.x), 0, 3)] = in_vertex_attrib[8 + clamp(int(j.x), 0, 3)];
     }
     {
-        uvec4 xl_t5 = (u.xxxx - uvec4(16u, 256u, 0xffffffffu, 7u));
-        uvec4 xl_f6 = xl_ccsub(u.xxxx, uvec4(16u, 256u, 0xffffffffu, 7u));
-        d = xl_t5;
-        xl_cc0 = xl_f6;
+        uvec4 xl_t6 = (u.xxxx - uvec4(16u, 256u, 0xffffffffu, 7u));
+        uvec4 xl_f7 = xl_ccsub(u.xxxx, uvec4(16u, 256u, 0xffffffffu, 7u));
+        d = xl_t6;
+        xl_cc0 = xl_f7;
     }
     {
-        uvec4 xl_t7 = (uvec4(3u) - u.xxxx);
-        uvec4 xl_f8 = xl_ccsub(uvec4(3u), u.xxxx);
-        u = xl_t7;
-        xl_cc1 = xl_f8;
+        uvec4 xl_t8 = (uvec4(3u) - u.xxxx);
+        uvec4 xl_f9 = xl_ccsub(uvec4(3u), u.xxxx);
+        u = xl_t8;
+        xl_cc1 = xl_f9;
     }
     {
-        uvec4 xl_t9 = uvec4(1u);
-        bvec4 xl_m10 = xl_ccAB(xl_cc0.xxxx);
-        d = mix(d, xl_t9, xl_m10);
+        uvec4 xl_t10 = uvec4(1u);
+        bvec4 xl_m11 = xl_ccAB(xl_cc0.xxxx);
+        d = mix(d, xl_t10, xl_m11);
     }
     {
-        uvec4 xl_t11 = uvec4(2u);
-        bvec4 xl_m12 = xl_ccBLE(xl_cc0.yyyy);
-        d.y = mix(d.y, xl_t11.y, xl_m12.y);
+        uvec4 xl_t12 = uvec4(2u);
+        bvec4 xl_m13 = xl_ccBLE(xl_cc0.yyyy);
+        d.y = mix(d.y, xl_t12.y, xl_m13.y);
     }
     {
-        uvec4 xl_t13 = uvec4(3u);
-        bvec4 xl_m14 = xl_ccNCF(xl_cc0.zzzz);
-        d.z = mix(d.z, xl_t13.z, xl_m14.z);
+        uvec4 xl_t14 = uvec4(3u);
+        bvec4 xl_m15 = xl_ccNCF(xl_cc0.zzzz);
+        d.z = mix(d.z, xl_t14.z, xl_m15.z);
     }
     {
-        uvec4 xl_t15 = uvec4(4u);
-        bvec4 xl_m16 = xl_ccCF(xl_cc0.wwww);
-        d.w = mix(d.w, xl_t15.w, xl_m16.w);
+        uvec4 xl_t16 = uvec4(4u);
+        bvec4 xl_m17 = xl_ccCF(xl_cc0.wwww);
+        d.w = mix(d.w, xl_t16.w, xl_m17.w);
     }
     {
-        uvec4 xl_t17 = d;
-        bvec4 xl_m18 = xl_ccAB(xl_cc1);
-        u = mix(u, xl_t17, xl_m18);
+        uvec4 xl_t18 = d;
+        bvec4 xl_m19 = xl_ccAB(xl_cc1);
+        u = mix(u, xl_t18, xl_m19);
     }
     {
-        uvec4 xl_t19 = uvec4(0u);
-        bvec4 xl_m20 = xl_ccBLE(xl_cc1);
-        u = mix(u, xl_t19, xl_m20);
+        uvec4 xl_t20 = uvec4(0u);
+        bvec4 xl_m21 = xl_ccBLE(xl_cc1);
+        u = mix(u, xl_t20, xl_m21);
     }
     {
-        uvec4 xl_t21 = uvec4(43605u);
-        bvec4 xl_m22 = xl_ccCF(xl_cc1.xxxx);
-        u.z = mix(u.z, xl_t21.z, xl_m22.z);
+        uvec4 xl_t22 = uvec4(43605u);
+        bvec4 xl_m23 = xl_ccCF(xl_cc1.xxxx);
+        u.z = mix(u.z, xl_t22.z, xl_m23.z);
     }
     {
-        uvec4 xl_t23 = uvec4(21930u);
-        bvec4 xl_m24 = xl_ccNCF(xl_cc1.wwww);
-        u.w = mix(u.w, xl_t23.w, xl_m24.w);
+        uvec4 xl_t24 = uvec4(21930u);
+        bvec4 xl_m25 = xl_ccNCF(xl_cc1.wwww);
+        u.w = mix(u.w, xl_t24.w, xl_m25.w);
     }
     {
-        ivec4 xl_t25 = (floatBitsToInt(program_env[3]).xxxy + ivec4(2147483647));
-        uvec4 xl_f26 = xl_ccadd(uvec4(floatBitsToInt(program_env[3]).xxxy), uvec4(ivec4(2147483647)));
-        t.zw = xl_t25.zw;
-        xl_cc1.zw = xl_f26.zw;
+        ivec4 xl_t26 = (floatBitsToInt(program_env[3]).xxxy + ivec4(2147483647));
+        uvec4 xl_f27 = xl_ccadd(uvec4(floatBitsToInt(program_env[3]).xxxy), uvec4(ivec4(2147483647)));
+        t.zw = xl_t26.zw;
+        xl_cc1.zw = xl_f27.zw;
     }
     {
-        ivec4 xl_t27 = ivec4(-7);
-        bvec4 xl_m28 = xl_ccOF(xl_cc1.zzzz);
-        lo = mix(lo, uvec4(xl_t27), xl_m28);
+        ivec4 xl_t28 = ivec4(-7);
+        bvec4 xl_m29 = xl_ccOF(xl_cc1.zzzz);
+        lo = mix(lo, uvec4(xl_t28), xl_m29);
     }
     {
-        ivec4 xl_t29 = ivec4(-16);
-        bvec4 xl_m30 = xl_ccNOF(xl_cc1.wwww);
-        lo.w = mix(lo.w, uvec4(xl_t29).w, xl_m30.w);
+        ivec4 xl_t30 = ivec4(-16);
+        bvec4 xl_m31 = xl_ccNOF(xl_cc1.wwww);
+        lo.w = mix(lo.w, uvec4(xl_t30).w, xl_m31.w);
     }
     {
-        ivec4 xl_t31 = floatBitsToInt(program_env[3]);
-        t = xl_t31;
-        xl_cc0 = xl_cci(uvec4(xl_t31));
+        ivec4 xl_t32 = floatBitsToInt(program_env[3]);
+        t = xl_t32;
+        xl_cc0 = xl_cci(uvec4(xl_t32));
     }
     {
-        vec4 xl_t32 = vec4(-1.0);
-        bvec4 xl_m33 = xl_ccSF(xl_cc0.yyyy);
-        acc.w = mix(acc.w, xl_t32.w, xl_m33.w);
+        precise vec4 xl_t33 = vec4(-1.0);
+        bvec4 xl_m34 = xl_ccSF(xl_cc0.yyyy);
+        acc.w = mix(acc.w, xl_t33.w, xl_m34.w);
     }
     {
-        vec4 xl_t34 = vec4(1.0);
-        bvec4 xl_m35 = xl_ccNSF(xl_cc0.xxxx);
-        acc.w = mix(acc.w, xl_t34.w, xl_m35.w);
+        precise vec4 xl_t35 = vec4(1.0);
+        bvec4 xl_m36 = xl_ccNSF(xl_cc0.xxxx);
+        acc.w = mix(acc.w, xl_t35.w, xl_m36.w);
     }
     {
-        vec4 xl_t36 = acc;
-        bvec4 xl_m37 = bvec4(true);
-        scratch[3] = mix(scratch[3], xl_t36, xl_m37);
+        precise vec4 xl_t37 = acc;
+        bvec4 xl_m38 = bvec4(true);
+        scratch[3] = mix(scratch[3], xl_t37, xl_m38);
     }
     {
-        vec4 xl_t38 = acc;
-        bvec4 xl_m39 = bvec4(false);
-        scratch[2] = mix(scratch[2], xl_t38, xl_m39);
+        precise vec4 xl_t39 = acc;
+        bvec4 xl_m40 = bvec4(false);
+        scratch[2] = mix(scratch[2], xl_t39, xl_m40);
     }
     sub_encode();
     out_result_position = acc;

@@ -14,15 +14,15 @@ layout(set = 0, binding = 0, std140) uniform XlateParameters
 vec4 in_vertex_position;
 ivec4 in_vertex_id;
 ivec4 in_vertex_instance;
-ivec4 out_result_id = ivec4(0);
-vec4 out_result_position = vec4(0);
-vec4 out_result_color = vec4(0);
-ivec4 t = ivec4(0);
+precise highp ivec4 out_result_id = ivec4(0);
+precise highp vec4 out_result_position = vec4(0);
+precise highp vec4 out_result_color = vec4(0);
+precise highp ivec4 t = ivec4(0);
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
-float xl_dp2(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y; }
-float xl_dp3(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-float xl_dp4(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
+float xl_dp2(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y; return xl_r; }
+float xl_dp3(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z; return xl_r; }
+float xl_dp4(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; return xl_r; }
 
 void xl_main()
 {

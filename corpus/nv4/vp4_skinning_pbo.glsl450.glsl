@@ -27,43 +27,50 @@ layout(std140, binding = 2) uniform XlateBuffer2
 vec4 in_vertex_attrib[8];
 vec4 in_vertex_position;
 vec4 in_vertex_normal;
-vec4 out_result_position = vec4(0);
-vec4 out_result_texcoord[2] = vec4[2](vec4(0), vec4(0));
-vec4 out_result_color = vec4(0);
-ivec4 b = ivec4(0);
-vec4 p0 = vec4(0);
-vec4 p1 = vec4(0);
-vec4 n = vec4(0);
-vec4 w = vec4(0);
+precise highp vec4 out_result_position = vec4(0);
+precise highp vec4 out_result_texcoord[2] = vec4[2](vec4(0), vec4(0));
+precise highp vec4 out_result_color = vec4(0);
+precise highp ivec4 b = ivec4(0);
+precise highp vec4 p0 = vec4(0);
+precise highp vec4 p1 = vec4(0);
+precise highp vec4 n = vec4(0);
+precise highp vec4 w = vec4(0);
 
 // Float to int conversions clamp to the representable range, NaN gives 0 (GP4 issue 41).
 ivec4 xl_f2i(vec4 x) {
-    ivec4 r = ivec4(clamp(x, -2147483648.0, 2147483520.0));
+    precise ivec4 r = ivec4(clamp(x, -2147483648.0, 2147483520.0));
     r = mix(r, ivec4(0x7fffffff), greaterThanEqual(x, vec4(2147483648.0)));
-    return mix(r, ivec4(0), isnan(x));
+    precise ivec4 xl_r = mix(r, ivec4(0), isnan(x));
+    return xl_r;
 }
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
-float xl_dp2(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y; }
-float xl_dp3(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-float xl_dp4(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
+float xl_dp2(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y; return xl_r; }
+float xl_dp3(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z; return xl_r; }
+float xl_dp4(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; return xl_r; }
 
-vec4 xl_lrp(vec4 a, vec4 b, vec4 c) { return a * b + (vec4(1.0) - a) * c; }
+vec4 xl_lrp(vec4 a, vec4 b, vec4 c) { precise vec4 xl_r = a * b + (vec4(1.0) - a) * c; return xl_r; }
 
-vec4 xl_nrm(vec4 a) { return vec4(a.xyz * (1.0 / sqrt(a.x * a.x + a.y * a.y + a.z * a.z)), 0.0); }
+vec4 xl_nrm(vec4 a) { precise vec4 xl_r = vec4(a.xyz * (1.0 / sqrt(a.x * a.x + a.y * a.y + a.z * a.z)), 0.0); return xl_r; }
 
 void xl_main()
 {
     b.xy = (xl_f2i(roundEven(in_vertex_attrib[6]))).xy;
     b.zw = (b.xxxy * ivec4(3)).zw;
     p0.x = xl_dp4(uintBitsToFloat(buffer0.words[clamp(b.z, 0, 1023)]), in_vertex_position);
-    p0.y = xl_dp4(uintBitsToFloat(buffer0.words[clamp(b.z + 1, 0, 1023)]), in_vertex_position);
-    p0.z = xl_dp4(uintBitsToFloat(buffer0.words[clamp(b.z + 2, 0, 1023)]), in_vertex_position);
+    p0.y = xl_dp4(uintBitsToFloat(buffer0.words[clamp(clamp(b.z, -2, 1023) + 1, 0, 1023)]), in_vertex_position);
+    p0.z = xl_dp4(uintBitsToFloat(buffer0.words[clamp(clamp(b.z, -3, 1022) + 2, 0, 1023)]), in_vertex_position);
     p1.x = xl_dp4(uintBitsToFloat(buffer0.words[clamp(b.w, 0, 1023)]), in_vertex_position);
-    p1.y = xl_dp4(uintBitsToFloat(buffer0.words[clamp(b.w + 1, 0, 1023)]), in_vertex_position);
-    p1.z = xl_dp4(uintBitsToFloat(buffer0.words[clamp(b.w + 2, 0, 1023)]), in_vertex_position);
-    w.x = (in_vertex_attrib[7].xxxx * uintBitsToFloat(uvec4(buffer1.words[(clamp(b.x, 0, 15)) >> 2][(clamp(b.x, 0, 15)) & 3]))).x;
-    w.x = (w.xxxx * uintBitsToFloat(uvec4(buffer2.words[(3 + 0) >> 2][(3 + 0) & 3])).xxxx).x;
+    p1.y = xl_dp4(uintBitsToFloat(buffer0.words[clamp(clamp(b.w, -2, 1023) + 1, 0, 1023)]), in_vertex_position);
+    p1.z = xl_dp4(uintBitsToFloat(buffer0.words[clamp(clamp(b.w, -3, 1022) + 2, 0, 1023)]), in_vertex_position);
+    {
+        precise vec4 xl_t1 = (in_vertex_attrib[7].xxxx * uintBitsToFloat(uvec4(buffer1.words[(clamp(b.x, 0, 15)) >> 2][(clamp(b.x, 0, 15)) & 3])));
+        w.x = xl_t1.x;
+    }
+    {
+        precise vec4 xl_t2 = (w.xxxx * uintBitsToFloat(uvec4(buffer2.words[(3 + 0) >> 2][(3 + 0) & 3])).xxxx);
+        w.x = xl_t2.x;
+    }
     p0.xyz = (xl_lrp(w.xxxx, p0, p1)).xyz;
     p0.w = in_vertex_position.w;
     out_result_position.x = xl_dp4(state_matrix_mvp[0], p0);

@@ -13,24 +13,24 @@ layout(location = 8) uniform vec4 program_local[1];
 
 vec4 in_vertex_texcoord[1];
 vec4 in_vertex_position;
-vec4 out_result_position = vec4(0);
-vec4 out_result_texcoord[1] = vec4[1](vec4(0));
-vec4 out_result_color = vec4(0);
-vec4 corner = vec4(0);
-vec4 right = vec4(0);
-vec4 up = vec4(0);
-vec4 p = vec4(0);
-vec4 t = vec4(0);
+precise highp vec4 out_result_position = vec4(0);
+precise highp vec4 out_result_texcoord[1] = vec4[1](vec4(0));
+precise highp vec4 out_result_color = vec4(0);
+precise highp vec4 corner = vec4(0);
+precise highp vec4 right = vec4(0);
+precise highp vec4 up = vec4(0);
+precise highp vec4 p = vec4(0);
+precise highp vec4 t = vec4(0);
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
-float xl_dp2(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y; }
-float xl_dp3(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-float xl_dp4(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
+float xl_dp2(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y; return xl_r; }
+float xl_dp3(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z; return xl_r; }
+float xl_dp4(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; return xl_r; }
 
 // _SAT/_SSAT: "if (r < lo) r = lo; else if (r > hi) r = hi;" (GP4 2.X.4.3) - NaN passes through,
 // so clamp() (undefined for NaN) is not used.
-vec4 xl_sat(vec4 x) { return mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), vec4(0.0), lessThan(x, vec4(0.0))); }
-vec4 xl_ssat(vec4 x) { return mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), vec4(-1.0), lessThan(x, vec4(-1.0))); }
+vec4 xl_sat(vec4 x) { precise vec4 xl_r = mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), vec4(0.0), lessThan(x, vec4(0.0))); return xl_r; }
+vec4 xl_ssat(vec4 x) { precise vec4 xl_r = mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), vec4(-1.0), lessThan(x, vec4(-1.0))); return xl_r; }
 
 void xl_main()
 {

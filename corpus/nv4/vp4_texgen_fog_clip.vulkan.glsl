@@ -37,30 +37,30 @@ layout(set = 0, binding = 0, std140) uniform XlateParameters
 vec4 in_vertex_position;
 vec4 in_vertex_color;
 vec4 in_vertex_texcoord[3];
-vec4 out_result_position = vec4(0);
-vec4 out_result_texcoord[5] = vec4[5](vec4(0), vec4(0), vec4(0), vec4(0), vec4(0));
-vec4 out_result_clip[2] = vec4[2](vec4(0), vec4(0));
-vec4 out_result_fogcoord = vec4(0);
-vec4 out_result_pointsize = vec4(0);
-vec4 e = vec4(0);
-vec4 p = vec4(0);
-vec4 t = vec4(0);
-vec4 f = vec4(0);
+precise highp vec4 out_result_position = vec4(0);
+precise highp vec4 out_result_texcoord[5] = vec4[5](vec4(0), vec4(0), vec4(0), vec4(0), vec4(0));
+precise highp vec4 out_result_clip[2] = vec4[2](vec4(0), vec4(0));
+precise highp vec4 out_result_fogcoord = vec4(0);
+precise highp vec4 out_result_pointsize = vec4(0);
+precise highp vec4 e = vec4(0);
+precise highp vec4 p = vec4(0);
+precise highp vec4 t = vec4(0);
+precise highp vec4 f = vec4(0);
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
-float xl_dp2(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y; }
-float xl_dp3(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-float xl_dp4(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
+float xl_dp2(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y; return xl_r; }
+float xl_dp3(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z; return xl_r; }
+float xl_dp4(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; return xl_r; }
 
-vec4 xl_ssg(vec4 a) { return mix(mix(vec4(0.0), vec4(-1.0), lessThan(a, vec4(0.0))), vec4(1.0), greaterThan(a, vec4(0.0))); }
+vec4 xl_ssg(vec4 a) { precise vec4 xl_r = mix(mix(vec4(0.0), vec4(-1.0), lessThan(a, vec4(0.0))), vec4(1.0), greaterThan(a, vec4(0.0))); return xl_r; }
 
 // MIN = a > b ? b : a, MAX = a > b ? a : b (GP4 pseudocode; NaN handling follows from it).
-vec4 xl_min(vec4 a, vec4 b) { return mix(a, b, greaterThan(a, b)); }
-ivec4 xl_min(ivec4 a, ivec4 b) { return mix(a, b, greaterThan(a, b)); }
-uvec4 xl_min(uvec4 a, uvec4 b) { return mix(a, b, greaterThan(a, b)); }
-vec4 xl_max(vec4 a, vec4 b) { return mix(b, a, greaterThan(a, b)); }
-ivec4 xl_max(ivec4 a, ivec4 b) { return mix(b, a, greaterThan(a, b)); }
-uvec4 xl_max(uvec4 a, uvec4 b) { return mix(b, a, greaterThan(a, b)); }
+vec4 xl_min(vec4 a, vec4 b) { precise vec4 xl_r = mix(a, b, greaterThan(a, b)); return xl_r; }
+ivec4 xl_min(ivec4 a, ivec4 b) { precise ivec4 xl_r = mix(a, b, greaterThan(a, b)); return xl_r; }
+uvec4 xl_min(uvec4 a, uvec4 b) { precise uvec4 xl_r = mix(a, b, greaterThan(a, b)); return xl_r; }
+vec4 xl_max(vec4 a, vec4 b) { precise vec4 xl_r = mix(b, a, greaterThan(a, b)); return xl_r; }
+ivec4 xl_max(ivec4 a, ivec4 b) { precise ivec4 xl_r = mix(b, a, greaterThan(a, b)); return xl_r; }
+uvec4 xl_max(uvec4 a, uvec4 b) { precise uvec4 xl_r = mix(b, a, greaterThan(a, b)); return xl_r; }
 
 void xl_main()
 {
@@ -68,7 +68,10 @@ void xl_main()
     e.y = xl_dp4(state_matrix_modelview1[1], in_vertex_position);
     e.z = xl_dp4(state_matrix_modelview1[2], in_vertex_position);
     e.w = xl_dp4(state_matrix_modelview1[3], in_vertex_position);
-    e.xy = (program_env[3] * in_vertex_color.wwww + e).xy;
+    {
+        precise vec4 xl_t1 = (program_env[3] * in_vertex_color.wwww + e);
+        e.xy = xl_t1.xy;
+    }
     p = (state_matrix_projection_transpose[0] * e.xxxx);
     p = (state_matrix_projection_transpose[1] * e.yyyy + p);
     p = (state_matrix_projection_transpose[2] * e.zzzz + p);
@@ -89,20 +92,35 @@ void xl_main()
     out_result_texcoord[3].w = xl_dp4(state_matrix_projection_inverse[3], p);
     out_result_clip[0].x = xl_dp4(state_clip_0_plane, e);
     out_result_clip[1].x = xl_dp4(state_clip_1_plane, e);
-    f.x = (state_fog_params.xxxx * abs(e.zzzz)).x;
-    f.x = (f.xxxx * f.xxxx).x;
-    f.x = (f.xxxx * vec4(-1.442695)).x;
+    {
+        precise vec4 xl_t2 = (state_fog_params.xxxx * abs(e.zzzz));
+        f.x = xl_t2.x;
+    }
+    {
+        precise vec4 xl_t3 = (f.xxxx * f.xxxx);
+        f.x = xl_t3.x;
+    }
+    {
+        precise vec4 xl_t4 = (f.xxxx * vec4(-1.442695));
+        f.x = xl_t4.x;
+    }
     f.y = exp2(f.x);
     f.z = log2(f.y);
     f.w = (xl_ssg(e.zzzz)).w;
     out_result_fogcoord.x = f.y;
     out_result_texcoord[4] = f;
     t.y = (abs(e.zzzz)).y;
-    t.z = (t.yyyy * t.yyyy).z;
+    {
+        precise vec4 xl_t5 = (t.yyyy * t.yyyy);
+        t.z = xl_t5.z;
+    }
     t.x = (vec4(1.0)).x;
     t.x = xl_dp3(t, state_point_attenuation);
     t.x = (1.0 / sqrt(t.x));
-    t.x = (t.xxxx * state_point_size.xxxx).x;
+    {
+        precise vec4 xl_t6 = (t.xxxx * state_point_size.xxxx);
+        t.x = xl_t6.x;
+    }
     t.x = (xl_max(t.xxxx, vec4(1.0))).x;
     out_result_pointsize.x = (xl_min(t.xxxx, vec4(64.0))).x;
 }

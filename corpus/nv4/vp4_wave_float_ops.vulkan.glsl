@@ -16,60 +16,64 @@ layout(set = 0, binding = 0, std140) uniform XlateParameters
 
 vec4 in_vertex_position;
 vec4 in_vertex_texcoord[1];
-vec4 out_result_texcoord[2] = vec4[2](vec4(0), vec4(0));
-vec4 out_result_color = vec4(0);
-vec4 out_result_position = vec4(0);
-vec4 p = vec4(0);
-vec4 w = vec4(0);
-vec4 s = vec4(0);
-vec4 c = vec4(0);
-vec4 n = vec4(0);
-vec4 flags = vec4(0);
-vec4 uv = vec4(0);
+precise highp vec4 out_result_texcoord[2] = vec4[2](vec4(0), vec4(0));
+precise highp vec4 out_result_color = vec4(0);
+precise highp vec4 out_result_position = vec4(0);
+precise highp vec4 p = vec4(0);
+precise highp vec4 w = vec4(0);
+precise highp vec4 s = vec4(0);
+precise highp vec4 c = vec4(0);
+precise highp vec4 n = vec4(0);
+precise highp vec4 flags = vec4(0);
+precise highp vec4 uv = vec4(0);
 uvec4 xl_cc0 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
 uvec4 xl_cc1 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
-float xl_dp2(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y; }
-float xl_dp3(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-float xl_dp4(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
+float xl_dp2(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y; return xl_r; }
+float xl_dp3(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z; return xl_r; }
+float xl_dp4(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; return xl_r; }
 
 // _SAT/_SSAT: "if (r < lo) r = lo; else if (r > hi) r = hi;" (GP4 2.X.4.3) - NaN passes through,
 // so clamp() (undefined for NaN) is not used.
-vec4 xl_sat(vec4 x) { return mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), vec4(0.0), lessThan(x, vec4(0.0))); }
-vec4 xl_ssat(vec4 x) { return mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), vec4(-1.0), lessThan(x, vec4(-1.0))); }
+vec4 xl_sat(vec4 x) { precise vec4 xl_r = mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), vec4(0.0), lessThan(x, vec4(0.0))); return xl_r; }
+vec4 xl_ssat(vec4 x) { precise vec4 xl_r = mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), vec4(-1.0), lessThan(x, vec4(-1.0))); return xl_r; }
 
 // Condition-code flags, one uint per component: SF = 1, ZF = 2, OF = 4, CF = 8 (GP4 2.X.4.3).
 // Float results: SF = r < 0 or NaN, ZF = r == 0 or NaN; OF and CF cleared.
 uvec4 xl_ccf(vec4 r) {
-    uvec4 n = uvec4(isnan(r));
-    return (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
+    precise uvec4 n = uvec4(isnan(r));
+    precise uvec4 xl_r = (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
+    return xl_r;
 }
 
 vec4 xl_rfl(vec4 a, vec4 b) {
-    float s = 2.0 * (a.x * b.x + a.y * b.y + a.z * b.z) / (a.x * a.x + a.y * a.y + a.z * a.z);
-    return vec4(s * a.xyz - b.xyz, 0.0);
+    precise float s = 2.0 * (a.x * b.x + a.y * b.y + a.z * b.z) / (a.x * a.x + a.y * a.y + a.z * a.z);
+    precise vec4 xl_r = vec4(s * a.xyz - b.xyz, 0.0);
+    return xl_r;
 }
 
 vec4 xl_x2d(vec4 a, vec4 b, vec4 c) {
-    vec2 r = vec2(a.x + b.x * c.x + b.y * c.y, a.y + b.x * c.z + b.y * c.w);
-    return r.xyxy;
+    precise vec2 r = vec2(a.x + b.x * c.x + b.y * c.y, a.y + b.x * c.z + b.y * c.w);
+    precise vec4 xl_r = r.xyxy;
+    return xl_r;
 }
 
-vec4 xl_frc(vec4 a) { return a - floor(a); }
+vec4 xl_frc(vec4 a) { precise vec4 xl_r = a - floor(a); return xl_r; }
 
 // CMP: a < 0 ? b : c per component (-0.0 and NaN select c).
-vec4 xl_cmp(vec4 a, vec4 b, vec4 c) { return mix(c, b, lessThan(a, vec4(0.0))); }
-ivec4 xl_cmp(ivec4 a, ivec4 b, ivec4 c) { return mix(c, b, lessThan(a, ivec4(0))); }
-uvec4 xl_cmp(uvec4 a, uvec4 b, uvec4 c) { return c; }
+vec4 xl_cmp(vec4 a, vec4 b, vec4 c) { precise vec4 xl_r = mix(c, b, lessThan(a, vec4(0.0))); return xl_r; }
+ivec4 xl_cmp(ivec4 a, ivec4 b, ivec4 c) { precise ivec4 xl_r = mix(c, b, lessThan(a, ivec4(0))); return xl_r; }
+uvec4 xl_cmp(uvec4 a, uvec4 b, uvec4 c) { precise uvec4 xl_r = c; return xl_r; }
 
 // RCC: 1/a with the magnitude clamped to [2^-64, 2^64], sign kept (GP4 2.X.8.Z RCC).
 float xl_rcc(float a) {
-    float u = 1.0 / a;
-    float lo = uintBitsToFloat(0x1f800000u), hi = uintBitsToFloat(0x5f800000u);
-    if (isnan(u)) return u;
-    if (floatBitsToUint(u) < 0x80000000u) return u < lo ? lo : (u > hi ? hi : u);
-    return u > -lo ? -lo : (u < -hi ? -hi : u);
+    precise float u = 1.0 / a;
+    precise float lo = uintBitsToFloat(0x1f800000u), hi = uintBitsToFloat(0x5f800000u);
+    if (isnan(u)) { precise float xl_r = u; return xl_r; }
+    if (floatBitsToUint(u) < 0x80000000u) { precise float xl_r = u < lo ? lo : (u > hi ? hi : u); return xl_r; }
+    precise float xl_r = u > -lo ? -lo : (u < -hi ? -hi : u);
+    return xl_r;
 }
 
 bvec4 xl_ccNE(uvec4 f)
@@ -90,23 +94,32 @@ void xl_main()
     w.x = xl_dp2(p.xzzz, vec4(0.8, 0.6, -0.6, 0.8));
     w.y = (xl_dp2(p.xzzz, vec4(-0.6, 0.8, -0.6, 0.8)) + program_local[0].wwww.x);
     w = (w * program_local[0].yyyy);
-    w.z = (w.xxxx + w.yyyy).z;
+    {
+        precise vec4 xl_t1 = (w.xxxx + w.yyyy);
+        w.z = xl_t1.z;
+    }
     s.x = sin(w.x);
     c.x = cos(w.y);
     n.xy = (vec4(cos(w.z), sin(w.z), 0.0, 0.0)).xy;
-    p.y = (s.xxxx * program_local[0].xxxx + p.yyyy).y;
     {
-        vec4 xl_t1 = xl_sat((c.xxxx * program_local[0].xxxx + vec4(0.5)));
-        flags.x = xl_t1.x;
-        xl_cc0.x = xl_ccf(xl_t1).x;
+        precise vec4 xl_t2 = (s.xxxx * program_local[0].xxxx + p.yyyy);
+        p.y = xl_t2.y;
     }
     {
-        vec4 xl_t2 = xl_ssat((s.xxxx - c.xxxx));
-        n.z = xl_t2.z;
-        xl_cc1.z = xl_ccf(xl_t2).z;
+        precise vec4 xl_t3 = xl_sat((c.xxxx * program_local[0].xxxx + vec4(0.5)));
+        flags.x = xl_t3.x;
+        xl_cc0.x = xl_ccf(xl_t3).x;
+    }
+    {
+        precise vec4 xl_t4 = xl_ssat((s.xxxx - c.xxxx));
+        n.z = xl_t4.z;
+        xl_cc1.z = xl_ccf(xl_t4).z;
     }
     n.w = (xl_ssat(n.yyyy)).w;
-    n.xz = (n.xxyy * vec4(-1.0, 0.0, 1.0, 0.0)).xz;
+    {
+        precise vec4 xl_t5 = (n.xxyy * vec4(-1.0, 0.0, 1.0, 0.0));
+        n.xz = xl_t5.xz;
+    }
     uv.xyz = (xl_rfl(n, vec4(0.0, 1.0, 0.0, 0.0))).xyz;
     uv = xl_x2d(in_vertex_texcoord[0], program_local[1], vec4(1.0, 0.0, 0.0, 1.0));
     uv.zw = (xl_sat(xl_frc(w.xxyy))).zw;
@@ -116,14 +129,17 @@ void xl_main()
     c.y = (roundEven(w.zzzz)).y;
     c.z = (xl_cmp(n.zzzz, vec4(-1.0), vec4(1.0))).z;
     c.w = xl_rcc(w.z);
-    uv.zw = (uv / program_local[0].y).zw;
+    {
+        precise vec4 xl_t6 = (uv / program_local[0].y);
+        uv.zw = xl_t6.zw;
+    }
     flags.y = (vec4(equal(s.yyyy, s.zzzz))).y;
     flags.z = (vec4(notEqual(s.yyyy, s.zzzz))).z;
     flags.w = (vec4(greaterThanEqual(n.zzzz, vec4(0.0)))).w;
     {
-        vec4 xl_t3 = flags.yyyy;
-        n.w = xl_t3.w;
-        xl_cc0.w = xl_ccf(xl_t3).w;
+        precise vec4 xl_t7 = flags.yyyy;
+        n.w = xl_t7.w;
+        xl_cc0.w = xl_ccf(xl_t7).w;
     }
     if (any(xl_ccNE(xl_cc0.wwww)))
     {
@@ -136,9 +152,9 @@ void xl_main()
         w.w = (vec4(1.0)).w;
     }
     {
-        vec4 xl_t4 = vec4(0.0);
-        bvec4 xl_m5 = xl_ccLT(xl_cc1.zzzz);
-        w.z = mix(w.z, xl_t4.z, xl_m5.z);
+        precise vec4 xl_t8 = vec4(0.0);
+        bvec4 xl_m9 = xl_ccLT(xl_cc1.zzzz);
+        w.z = mix(w.z, xl_t8.z, xl_m9.z);
     }
     out_result_texcoord[0] = uv;
     out_result_texcoord[1] = w;

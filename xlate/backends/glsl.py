@@ -11,7 +11,13 @@ Where the value model matters:
 * a write with a condition-code mask or a CC update goes through a temporary and ``mix`` with a
   boolean vector (an exact select, never an arithmetic blend);
 * relative indices are clamped into the array (the executor does the same; the specs leave
-  out-of-range reads undefined).
+  out-of-range reads undefined);
+* every variable that receives computed values is declared ``precise`` (GLSL 4.50 §4.7.1;
+  glslang decorates the operations ``NoContraction``): registers, staged outputs, the write
+  temporaries, and the results and locals of the helper functions (:func:`precise_helper`).
+  NV_gpu_program4 issue 18 has every instruction round its result, so the implementation may
+  not contract ``MAD``+``ADD`` into one fused multiply-add or reassociate.  The input staging
+  arrays and parameter copies are only copied into, and stay unqualified.
 """
 from __future__ import annotations
 
@@ -29,7 +35,8 @@ from ..ir.model import (Binding, CCKind, CondTest, DataType, Index, Instruction,
                         Sat, Source, Stage)
 from ..ir.ops import OPCODES
 from ..passes.condcodes import tested_cc_registers
-from ..passes.structurize import If, Jump, Loop, Op, RecursionError_, Structured, structurize
+from ..passes.structurize import (If, Jump, Loop, Op, RecursionError_, Structured, Switch,
+                                  structurize)
 from ..passes.structurize import (CountTest, Dispatch, Goto, Labeled, StructureError,
                                   MAX_CALL_DEPTH as CFG_CALL_DEPTH)
 from ..passes.types import RAW_OPERAND_OPS, operand_type, register_types, result_type
@@ -57,6 +64,11 @@ isnan isinf dFdx dFdy fwidth EmitVertex EndPrimitive
 """.split())
 
 _TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "glsl"
+# Qualifier of global variables that receive computed values.  ``highp`` (no effect in desktop
+# GLSL, 4.50 §4.7) is not decoration: glslang 13.1 gives a global declared with only ``precise``
+# temporary storage -- a Function variable of ``main`` that the other functions then use, which
+# spirv-val rejects ("does not dominate its use") and Mesa's GL_ARB_gl_spirv crashes on.
+PRECISE_GLOBAL = "precise highp"
 
 
 def _template_dir() -> Path:
@@ -162,6 +174,7 @@ def bitcast(expr: str, src: DataType, dst: DataType, scalar: bool = False) -> st
     return f"{ctor}({expr})"
 
 
+_ARITH = re.compile(r" [-+*/] ")      # a binary float operator of an ops.txt expression
 _SWIZZLED = re.compile(r"(-?[A-Za-z_][\w]*(?:\[[^\[\]]*\])*)\.([xyzw]{4})")
 
 
@@ -308,14 +321,24 @@ class GlslEmitter:
         for t in self.textures.values():
             t.dtype = t.dtype or DataType.FLOAT
             t.name = f"texture{t.unit}"
-        # interface variables
+        # interface variables: integer or not per element (binding path and index), so an
+        # 'INT OUTPUT o = result.color[1]' leaves result.color[0] a float output
+        int_elems = {(reg.kind, b.path, b.index) for reg in regs.values()
+                     if reg.kind in (RegKind.INPUT, RegKind.OUTPUT)
+                     and reg.dtype in (DataType.INT, DataType.UINT)
+                     for b in reg.bindings if b is not None}
+
+        def integer(kind: RegKind, b: Binding) -> bool:
+            return b.path in I.INTEGER_PATHS or (kind, b.path, b.index) in int_elems
+
         vulkan = self.vulkan
         for g in self.inputs.values():
             for idx in sorted(g.indices) if g.indexed else [None]:
                 b = Binding(g.path, idx)
                 interp = self.interp_of(b)
                 try:
-                    var, expr = I.input_interface(self.stage, b, g.integer, interp, vulkan, self.nverts)
+                    var, expr = I.input_interface(self.stage, b, integer(RegKind.INPUT, b), interp,
+                                                  vulkan, self.nverts)
                 except I.NotExpressible as e:
                     raise _Unsupported(str(e), None)
                 self.input_vars.append((var, expr, b))
@@ -323,7 +346,7 @@ class GlslEmitter:
             for idx in sorted(g.indices) if g.indexed else [None]:
                 b = Binding(g.path, idx)
                 try:
-                    var, assign = I.output_interface(self.stage, b, g.integer)
+                    var, assign = I.output_interface(self.stage, b, integer(RegKind.OUTPUT, b))
                 except I.NotExpressible as e:
                     raise _Unsupported(str(e), None)
                 self.output_vars.append((var, assign, b))
@@ -358,7 +381,10 @@ class GlslEmitter:
         st = self.storage_type(idx.reg) if reg.kind != RegKind.PARAM else DataType.FLOAT
         value = bitcast(base, st, DataType.INT, scalar=True)
         if idx.offset:
-            value = f"{value} + {idx.offset}"
+            # the executor adds in 64 bits before clamping (exec/operands.py); clamping the
+            # register first keeps the 32-bit sum from wrapping (ARL of a huge float + offset)
+            off = idx.offset
+            value = f"clamp({value}, {-off - 1}, {size - off}) + {off}"
         return f"clamp({value}, 0, {size - 1})"
 
     def element(self, regname: str, index: Index | None, vertex: Index | None) -> str:
@@ -627,11 +653,19 @@ class GlslEmitter:
             swz = _SWIZZLED.fullmatch(value)
             if m and swz:          # compose swizzle and mask: R1.yzxw then .xy -> R1.yz
                 return [f"{target}{m} = {swz.group(1)}.{''.join(swz.group(2)[COMP.index(c)] for c in m[1:])};"]
+            if m and rtype == DataType.FLOAT and _ARITH.search(expr):
+                # glslang does not carry NoContraction through a swizzle of an rvalue
+                # ('r.x = (a * b + c).x;' gets no decoration; measured with glslang 13.1), so
+                # a masked float computation goes through a precise temporary
+                t = self.fresh()
+                return ["{", f"    precise {VEC[rtype]} {t} = {expr};",
+                        f"    {target}{m} = {bitcast(t, rtype, st)}{m};", "}"]
             if m and not re.fullmatch(r"[\w.\[\]]+", value) and not wrapped(value):
                 value = f"({value})"
             return [f"{target}{m} = {value}{m};"]
         t = self.fresh()
-        lines = [f"{VEC[rtype]} {t} = {expr};"]
+        q = "precise " if rtype == DataType.FLOAT else ""      # integer arithmetic is exact
+        lines = [f"{q}{VEC[rtype]} {t} = {expr};"]
         mask = None
         if dst.cond is not None:
             mask = self.fresh("m")
@@ -702,7 +736,7 @@ class GlslEmitter:
             return ["{"] + ["    " + x for x in lines + self.write(ins, expr, rtype, [])] + ["}"]
         c = self.operand(ins.srcs[0], DataType.FLOAT, False)
         cv = self.fresh("c")
-        lines.append(f"vec4 {cv} = {c};")
+        lines.append(f"precise vec4 {cv} = {c};")
         if op == "TXP":
             lines.append(f"{cv} = vec4({cv}.xyz / {cv}.w, {cv}.w);")
         coord = self.tex_coord(target, cv, s, vk_rect)
@@ -811,6 +845,8 @@ class GlslEmitter:
                     out.append(pad + "}")
             elif isinstance(node, Loop):
                 out += self.emit_loop(node, depth, in_main)
+            elif isinstance(node, Switch):
+                out += self.emit_switch(node, depth, in_main)
             elif isinstance(node, (Labeled, Goto, Dispatch)):     # general structurizer
                 out += self.emit_cfg_node(node, depth, in_main)
             elif isinstance(node, Jump):
@@ -942,6 +978,23 @@ class GlslEmitter:
         out += [f"{pad}    default:", f"{pad}        return;", pad + "    }", pad + "}"]
         return out
 
+    def emit_switch(self, node: Switch, depth: int, in_main: bool) -> list[str]:
+        """TGSI SWITCH: a GLSL switch on the unsigned selector; CASE runs fall through like
+        GLSL's, BRK is GLSL's break.  GLSL needs a statement after the last label."""
+        pad = "    " * depth
+        sel = self.operand(node.selector, DataType.UINT, True)
+        out = [f"{pad}switch ({sel})", pad + "{"]
+        for n, case in enumerate(node.cases):
+            out += [f"{pad}case {v}u:" for v in case.values]
+            if case.default:
+                out.append(f"{pad}default:")
+            body = self.emit_body(case.body, depth + 1, in_main)
+            if not body and n == len(node.cases) - 1:
+                body = [pad + "    break;"]
+            out += body
+        out.append(pad + "}")
+        return out
+
     def emit_loop(self, node: Loop, depth: int, in_main: bool) -> list[str]:
         pad = "    " * depth
         out = []
@@ -1044,13 +1097,13 @@ class GlslEmitter:
         uniforms = self.declare_uniforms()
         layout_lines = self.geometry_layout()
         if self.stage == Stage.GEOMETRY:
-            store = [assign.format(x=self.output_storage(b)) for _, assign, b in self.output_vars]
+            store = [self.output_store(var, assign, b) for var, assign, b in self.output_vars]
             functions.insert(0, "void xl_emit()\n{\n" + "".join(f"    {s}\n" for s in store)
                              + "    EmitVertex();\n}")
             prototypes.append("void xl_emit();")
         else:
-            epilogue += [assign.format(x=self.output_storage(b)) for _, assign, b in self.output_vars]
-        helpers = [helper_library()[h][0] for h in self.helpers]
+            epilogue += [self.output_store(var, assign, b) for var, assign, b in self.output_vars]
+        helpers = [precise_helper(helper_library()[h][0]) for h in self.helpers]
         header = "#version 450" + ("" if self.vulkan else " core")
         text = _jinja_env().get_template("program.j2").render(
             header=header, version=__version__, source_name=prog.source_name.replace("\n", " "),
@@ -1064,6 +1117,16 @@ class GlslEmitter:
     def output_storage(self, b: Binding) -> str:
         g = self.outputs[b.path]
         return f"{g.storage}[{b.index}]" if g.indexed else g.storage
+
+    def output_store(self, var: I.InterfaceVar, assign: str, b: Binding) -> str:
+        """The epilogue statement copying a staged output to its interface variable: the
+        staging storage holds raw words (integer when any element of the path is), so the
+        value is bitcast to the variable's base type, never converted."""
+        x = self.output_storage(b)
+        st = DataType.INT if self.outputs[b.path].integer else DataType.FLOAT
+        vt = DataType.INT if var.glsl_type in ("ivec4", "int") else \
+            DataType.UINT if var.glsl_type in ("uvec4", "uint") else DataType.FLOAT
+        return assign.format(x=bitcast(x, st, vt))
 
     def geometry_layout(self) -> list[str]:
         geo = self.prog.geometry
@@ -1143,16 +1206,16 @@ class GlslEmitter:
             t = "ivec4" if g.integer else "vec4"
             dims = f"[{g.size}]" if g.indexed else ""
             init = f" = {t}[{g.size}]({', '.join([t + '(0)'] * g.size)})" if g.indexed else f" = {t}(0)"
-            globals_.append(f"{t} {g.storage}{dims}{init};")
+            globals_.append(f"{PRECISE_GLOBAL} {t} {g.storage}{dims}{init};")
         for name, reg in self.prog.registers.items():
             if reg.kind == RegKind.TEMP:
                 st = self.types.get(name, DataType.FLOAT)
                 t = VEC[st]
                 gname = self.name_of(name)
                 if reg.size is None:
-                    globals_.append(f"{t} {gname} = {t}(0);")
+                    globals_.append(f"{PRECISE_GLOBAL} {t} {gname} = {t}(0);")
                 else:
-                    globals_.append(f"{t} {gname}[{reg.size}] = {t}[{reg.size}]({', '.join([t + '(0)'] * reg.size)});")
+                    globals_.append(f"{PRECISE_GLOBAL} {t} {gname}[{reg.size}] = {t}[{reg.size}]({', '.join([t + '(0)'] * reg.size)});")
         if "br" in self.cfg_vars:
             globals_.append("int xl_br = 0;      // target of a multi-level exit (0: none)")
         if "iter" in self.cfg_vars:
@@ -1187,6 +1250,9 @@ def _escaping(node: Labeled) -> set[int]:
                 walk(n.orelse)
             elif isinstance(n, Loop):
                 walk(n.body)
+            elif isinstance(n, Switch):
+                for case in n.cases:
+                    walk(case.body)
     inner.add(node.id)
     walk(node.body)
     return targets - inner
@@ -1196,6 +1262,42 @@ class _Unsupported(Exception):
     def __init__(self, message: str, ins: Instruction | None):
         super().__init__(message)
         self.ins = ins
+
+
+_HELPER_HEAD = re.compile(r"^(\w+) xl_\w+\(")
+_HELPER_LOCAL = re.compile(r"(^\s+|\{ )((?:float|vec[234]|ivec[234]|uvec[234]|int|uint) \w+ = )", re.M)
+_HELPER_BODY_RETURN = re.compile(r"^(.*\) \{ (?:[^{}]*; )?)return (?!xl_r;)([^;]+); \}$")  # f() { return e; }
+_HELPER_LINE_RETURN = re.compile(r"^(\s+)return (?!xl_r;)([^;]+);$")          #     return e;
+_HELPER_RETURN = re.compile(r"\breturn (?!xl_r;)([^;]+);")                     # if (c) return e;
+_PRECISE_TYPES = frozenset("float vec2 vec3 vec4 int ivec2 ivec3 ivec4 uint uvec2 uvec3 uvec4".split())
+
+
+def precise_helper(text: str) -> str:
+    """A helper function (helpers.glsl) with its locals and its returned value ``precise``.
+
+    ``precise`` on a variable governs only the operations of its own function (glslang marks
+    ``NoContraction`` function by function), so the value of each ``return`` goes through a
+    ``precise`` local: ``{ return a * b + c; }`` -> ``{ precise T xl_r = a * b + c; return
+    xl_r; }``, and initialized locals (``float s = ...``) get the qualifier too."""
+    out = []
+    rtype = None
+    for line in text.split("\n"):
+        m = _HELPER_HEAD.match(line)
+        if m:
+            rtype = m.group(1)
+        if line.lstrip().startswith("//") or rtype not in _PRECISE_TYPES:
+            out.append(line)
+            continue
+        line = _HELPER_LOCAL.sub(r"\1precise \2", line)
+        decl = f"precise {rtype} xl_r = "
+        if (m := _HELPER_BODY_RETURN.match(line)):
+            line = f"{m.group(1)}{decl}{m.group(2)}; return xl_r; }}"
+        elif (m := _HELPER_LINE_RETURN.match(line)):
+            line = f"{m.group(1)}{decl}{m.group(2)};\n{m.group(1)}return xl_r;"
+        else:
+            line = _HELPER_RETURN.sub(lambda r: f"{{ {decl}{r.group(1)}; return xl_r; }}", line)
+        out.append(line)
+    return "\n".join(out)
 
 
 def emit_glsl(prog: Program, profile: str = "glsl450") -> GlslOutput:

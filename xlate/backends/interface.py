@@ -15,6 +15,13 @@ the vertex id a vertex program writes to ``result.id`` (read by geometry program
 ``vertex[m].id``) a flat ``int`` at 29.
 Fragment outputs: result.color[n] at location n.  Built-ins: position, point size, clip
 distances, depth, vertex/instance/primitive id, facing, layer.
+
+Types.  Whether an interface variable is integer is decided per element -- per binding path AND
+index -- from the registers bound to it (``INT OUTPUT o = result.color[1]`` makes
+``result_color1`` an ``ivec4`` and leaves ``result_color0`` a ``vec4``).  Integer varyings are
+``flat out ivec4`` / ``flat in ivec4`` in every stage and carry the integer's bits.  The private
+staging storage of a path is one array, integer when any element is; values move between it
+and the interface variables by bitcasts, never conversions.
 """
 from __future__ import annotations
 
@@ -29,6 +36,7 @@ VARYING_LOCATIONS = {"color": 0, "color.secondary": 1, "color.back": 2, "color.b
 TEXCOORD_BASE = 5
 ATTRIB_BASE = 13
 ID_LOCATION = 29      # result.id (VP4) -> vertex[m].id (GEO4): a flat int varying
+TGSI_GENERIC_BASE = 5  # TGSI GENERIC[n] (only TGSI programs use the *.generic paths)
 
 
 class NotExpressible(Exception):
@@ -84,6 +92,12 @@ def varying_location(suffix: str, index: int | None) -> int:
         return TEXCOORD_BASE + (index or 0)
     if suffix == "attrib":
         return ATTRIB_BASE + index
+    # TGSI varyings (frontends/tgsi/lower.py): GENERIC[n] at 5 + n (n <= 26) and TEXCOORD[n] at
+    # 31 - n, so the GENERIC indices Mesa's drivers use (up to ~25) fit GL's 32 locations.
+    if suffix == "generic":
+        return TGSI_GENERIC_BASE + index
+    if suffix == "tgsi_texcoord":
+        return 31 - index
     raise KeyError(suffix)
 
 
@@ -146,11 +160,14 @@ def input_interface(stage: Stage, b: Binding, integer: bool, interp: str | None,
     suffix = path.split(".", 1)[1].replace("color.front", "color")
     loc = varying_location(suffix, idx)
     name = sanitize(Binding(path, idx).text())
-    return InterfaceVar(name, b.text(), "in", "vec4", loc, array=nverts), name + "[{v}]"
+    gtype = "ivec4" if integer else "vec4"     # matches the integer varying a vertex program writes
+    return InterfaceVar(name, b.text(), "in", gtype, loc, array=nverts), name + "[{v}]"
 
 
 def output_interface(stage: Stage, b: Binding, integer: bool) -> tuple[InterfaceVar, str]:
-    """(interface variable, assignment template; ``{x}`` = the staged vec4/ivec4 value)."""
+    """(interface variable, assignment template; ``{x}`` = the staged value, already bitcast
+    to the variable's base type).  ``integer``: this element (binding path and index) is
+    written through an integer register."""
     path, idx = b.path, b.index
     if stage == Stage.FRAGMENT:
         if path == "result.depth":
@@ -179,7 +196,10 @@ def output_interface(stage: Stage, b: Binding, integer: bool) -> tuple[Interface
     suffix = path.split(".", 1)[1]
     loc = varying_location(suffix, idx)
     name = sanitize(b.text())
-    return InterfaceVar(name, b.text(), "out", "vec4", loc), f"{name} = {{x}};"
+    # an integer varying carries its bits (declared 'flat out ivec4'), so a fragment program
+    # reading it as a FLAT INT ATTRIB gets the integer, not a converted value
+    gtype = "ivec4" if integer else "vec4"
+    return InterfaceVar(name, b.text(), "out", gtype, loc), f"{name} = {{x}};"
 
 
 INTEGER_PATHS = {"vertex.id", "vertex.instance", "primitive.id", "result.primid", "result.layer",

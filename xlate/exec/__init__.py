@@ -28,8 +28,10 @@ each is commented at the code that implements it):
 * SSG(NaN) = 0; PK2US/PK4B/PK4UB pack NaN as 0.0; POW is exp2(b*log2(a)) with no special
   cases (0^0 = NaN), LIT has 0^0 = 1, 0^(w>0) = 0, 0^(w<0) = +INF;
 * REP: a NaN float count skips the block; a CAL with 4 calls pending is ignored;
-* DDX/DDY: lanes 4k..4k+3 form a 2x2 quad (x0y0, x1y0, x0y1, x1y1), coarse differences;
-  0 outside fragment programs; fragment chunks are rounded up to whole quads;
+* DDX/DDY: lanes 4k..4k+3 form a 2x2 quad (x0y0, x1y0, x0y1, x1y1), *fine* differences --
+  DDX along the lane's own row, DDY along its own column (NV_fragment_program4 2.X.8.Z: "evaluated
+  at the sample location of the pixel"; the GLSL is dFdxFine/dFdyFine); 0 outside fragment
+  programs; fragment chunks are rounded up to whole quads;
 * EMIT keeps the result values; vertices beyond VERTICES_OUT are dropped, empty strips too;
 * SHORT/LONG storage sizes and the R/H precision suffixes are ignored (all 32-bit);
 * textures: implicit LODs from coarse quad differences (d/dx = lane 4k+1 - 4k, d/dy = lane

@@ -570,7 +570,8 @@ def _partner_lanes(lanes: np.ndarray, total: int, axis: str):
 
 
 def _derivative(x, a, axis):
-    # FP4 DDX/DDY (digest §5.9): project choice: coarse differences within 2x2 quads of lanes
+    # FP4 DDX/DDY (digest §5.9): fine differences within 2x2 quads of lanes (NV_fragment_program4
+    # 2.X.8.Z: evaluated per pixel; GLSL dFdxFine/dFdyFine)
     # (see _partner_lanes), value(x1) - value(x0) / value(y1) - value(y0), the same for both
     # lanes of the pair.  Vertex and geometry programs: 0 (GP4 §2.X.4.4 ComputePartials).
     if x.stage != Stage.FRAGMENT:

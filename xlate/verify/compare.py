@@ -52,6 +52,50 @@ INEXACT: dict[str, tuple[int, float]] = {
     "TXP": (0, 2.0 ** -7),
 }
 
+#: Localization verdicts (:mod:`trace`) that explain a difference, each with the specification
+#: passage that permits it and the tolerance the comparison applies (the documented contract a
+#: program "passes, differences explained" under; ``tools/diffcheck.py`` prints both).  A
+#: verdict not in this table is unexplained: a translation or executor bug until shown otherwise.
+EXPLANATIONS: dict[str, tuple[str, str]] = {
+    "tolerance": (
+        "NV_gpu_program4 2.X.8.Z EX2/LG2/POW/SIN/COS/SCS/RSQ/LIT: the results are "
+        "approximations (\"ApproxExp2\", \"ApproxLog2\", \"ApproxSine\" ...); GLSL 4.50 "
+        "§4.7.1 precision of exp2/log2/pow/inversesqrt",
+        "INEXACT: per-opcode ulps/absolute error (EX2 8 ulp; LG2 8 ulp or 2^-17; POW/LIT "
+        "4096 ulp or 2^-20; SIN/COS/SCS 16 ulp or 2^-20; RSQ 2 ulp; NRM/RFL 4 ulp; filtered "
+        "TEX* 2^-7) on the approximate result, later amplification by exact opcodes accepted"),
+    "range": (
+        "NV_gpu_program4 2.X.8.Z SIN/COS (ApproxSine/ApproxCosine: no precision is required); "
+        "GLSL 4.50 §8.1 sin/cos carry no precision guarantee",
+        "SIN/COS/SCS of an operand with |x| > 2^23 (trace.RANGE_LIMIT): any result"),
+    "ftz": (
+        "NV_gpu_program4 issue 18: \"Denorms ... are supported, but may be flushed to zero, "
+        "preserving the sign bit\"; GLSL 4.50 §4.7.1: a denormalized value may be flushed to 0",
+        "flush(): denormals flushed to signed zero on both sides; results computed from a "
+        "denormal operand (or an intermediate that was denormal) are not compared (differences "
+        "vanish on the finite-input re-run)"),
+    "nonfinite": (
+        "GLSL 4.50 §4.7.1: NaNs are not required to be generated, and operations on NaN or "
+        "Inf need not follow IEEE 754 (Mesa folds x*0 -> 0 even for 'precise'); NV_gpu_program4 "
+        "issue 18 describes the IEEE behaviour the executor follows",
+        "NaN equals NaN; results computed from NaN/Inf operands are not compared (differences "
+        "vanish on the finite-input re-run)"),
+    "undefined": (
+        "NV_gpu_program4 2.X.8.Z DIV/MOD (integer divisor <= 0 or negative dividend), "
+        "SHL/SHR (count < 0 or >= 32) and 2.X.4.2 relative addressing out of range: "
+        "\"the results are undefined\"",
+        "not compared: components computed from an undefined result"),
+    "lod": (
+        "GL 4.5 §8.14.1: equations 8.7-8.8 \"are often impractical to implement. "
+        "Therefore, an implementation may approximate the ideal rho\" (and the LOD with it)",
+        "implicit-derivative texture lookups where the mip level chosen matters: not "
+        "compared beyond the TEX* 2^-7 filtering tolerance"),
+    "boundary": (
+        "GL 4.5 §8.14.2 NEAREST: the texel chosen for a coordinate exactly on a texel edge "
+        "depends on the implementation's rounding of u = s * width",
+        "NEAREST lookups whose coordinate lies on a texel edge: not compared"),
+}
+
 F32_MIN_NORMAL = np.float32(1.1754943508222875e-38)
 
 

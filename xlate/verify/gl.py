@@ -145,8 +145,11 @@ def make_precise(src: str) -> str:
     such optimizations from real differences.  Arrays declared without an initializer (the
     ``in_*`` input staging and ``xl_p_*`` parameter copies) are left alone: they are only
     copied, and with ``precise`` on such a global array Mesa 22.3 crashes (SIGSEGV) linking
-    the SPIR-V module glslang makes of it (``gl-spirv`` backend)."""
-    src = _DECL_LINE.sub(r"\1precise \2", src)
+    the SPIR-V module glslang makes of it (``gl-spirv`` backend).  ``highp`` goes with
+    ``precise``: glslang gives a global qualified ``precise`` alone temporary storage (invalid
+    SPIR-V; see ``xlate.backends.glsl.PRECISE_GLOBAL``).  The backend itself now declares its
+    registers and outputs ``precise``; this adds the qualifier to what remains."""
+    src = _DECL_LINE.sub(r"\1precise highp \2", src)
     return _RETURN.sub(lambda m: f"{m.group(1)}{m.group(2)}precise {m.group(1).strip()} xl_r = "
                        f"{m.group(3)}; return xl_r; }}", src)
 
