@@ -4,6 +4,7 @@
     python tools/diffcheck.py                      # every NV4 program of ../shared/corpus
     python tools/diffcheck.py --sample 20 --seed 3 # a fixed deterministic sample per folder
     python tools/diffcheck.py --json out.json --backend gl-spirv --jobs 2
+    python tools/diffcheck.py --dialect tgsi        # the TGSI programs that translate
 
 Folders: cg/gp4vp, cg/gp4fp, cg/gp4gp, collected/nvfp4, collected/nvgp4 (dialect = the
 program header).  Each program runs in a worker process with a time limit (a translation that
@@ -34,7 +35,8 @@ sys.path.insert(0, str(ROOT))
 from xlate.verify.batch import run_all  # noqa: E402
 CORPUS = ROOT.parent / "shared" / "corpus"
 FOLDERS = ("cg/gp4vp", "cg/gp4fp", "cg/gp4gp", "collected/nvfp4", "collected/nvgp4")
-EXTS = (".vp", ".fp", ".gp")
+TGSI_FOLDERS = ("collected/tgsi",)      # --dialect tgsi (issue 6)
+EXTS = (".vp", ".fp", ".gp", ".tgsi")
 
 
 def corpus_files(corpus: Path = CORPUS, folders=FOLDERS) -> dict[str, list[Path]]:
@@ -183,6 +185,8 @@ def oracle_main(args) -> int:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--corpus", default=str(CORPUS))
+    p.add_argument("--dialect", default="nv4", choices=["nv4", "tgsi"],
+                   help="which corpus folders: the NV4 ones (default) or collected/tgsi")
     p.add_argument("--sample", type=int, default=None, help="programs per folder (fixed sample)")
     p.add_argument("--seed", type=int, default=1, help="seed of the sample and of the inputs")
     p.add_argument("--lanes", type=int, default=1024)
@@ -200,7 +204,22 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.oracle:
         return oracle_main(args)
-    files = sample(corpus_files(Path(args.corpus)), args.sample, args.seed)
+    folders = TGSI_FOLDERS if args.dialect == "tgsi" else FOLDERS
+    files = sample(corpus_files(Path(args.corpus), folders), args.sample, args.seed)
+    if args.dialect == "tgsi":
+        # programs that do not translate are counted by tests/test_corpus_tgsi.py; verify
+        # compares the ones that do
+        from xlate import api
+        from xlate.diagnostics import XlateError
+        for folder, lst in files.items():
+            keep = []
+            for f in lst:
+                try:
+                    api.parse(f.read_bytes().decode("utf-8", "replace"), filename=str(f))
+                    keep.append(f)
+                except XlateError:
+                    pass
+            files[folder] = keep
     if not files:
         print(f"diffcheck: no corpus at {args.corpus}", file=sys.stderr)
         return 2
@@ -229,7 +248,7 @@ def main(argv=None) -> int:
     results: dict[str, list[dict]] = {}
     for path, folder in zip(paths, folder_of):
         results.setdefault(folder, []).append(by_file[path])
-    print(f"xlate verify over {len(paths)} NV4 programs (backend {args.backend}, "
+    print(f"xlate verify over {len(paths)} {args.dialect.upper()} programs (backend {args.backend}, "
           f"{args.lanes} lanes, seed {args.seed}, {time.time() - t0:.0f} s)\n")
     print(table(results))
     print("\n(mismatched = explained + unexplained: programs whose outputs differed; explained ="
