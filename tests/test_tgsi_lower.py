@@ -186,3 +186,61 @@ def test_generic_and_texcoord_location_clash():
 def test_unbalanced_blocks():
     src = "VERT\nDCL IN[0]\nDCL OUT[0], POSITION\n  0: IF IN[0].xxxx\n  1: MOV OUT[0], IN[0]\n  2: END\n"
     assert _errors(src) == ["t.tgsi:4:6: error[E4003]: IF is never closed"]
+
+
+def test_mutated_programs_and_streams_never_raise_a_traceback():
+    # mutations of corpus programs (text: swapped/deleted tokens, duplicated lines; modern token
+    # streams: flipped bits) give a Program or XlateError -- lowering checks what a token stream
+    # does not (operand counts, undeclared immediates, outputs without declarations)
+    import random
+    from pathlib import Path
+    from xlate.diagnostics import DiagnosticSink
+    from xlate.frontends.tgsi import binary
+    from xlate.frontends.tgsi.text import parse_text
+    corpus = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "collected" / "tgsi"
+    files = sorted(corpus.rglob("*.tgsi"))[::8] if corpus.is_dir() else []
+    if not files:
+        pytest.skip(f"no TGSI corpus at {corpus}")
+    texts = [f.read_bytes().decode("utf-8", "replace") for f in files]
+    words = ["IMM[99]", "IN[7]", "OUT[9]", "CONST[3][2]", "SAMP[9]", "TEMP[ADDR[0].x+2]", "SV[0]",
+             "CASE", "SWITCH", "ENDSWITCH", "BGNSUB", "ENDSUB", "CAL :3", "EMIT", "2D_MSAA", "END",
+             "ELSE", "ENDLOOP", "BRK", "CONT", "KILL", "UIF", "DDX", "TXF"]
+    rng = random.Random(5)
+    outcomes = {"program": 0, "diagnostics": 0}
+    for _ in range(300):
+        lines = rng.choice(texts).splitlines()
+        i = rng.randrange(len(lines))
+        toks = lines[i].split(" ")
+        j = rng.randrange(len(toks))
+        r = rng.random()
+        if r < 0.5:
+            toks[j] = rng.choice(words)
+        elif r < 0.8:
+            del toks[j]
+        else:
+            lines.insert(i, rng.choice(lines))
+        lines[i] = " ".join(toks)
+        try:
+            api.parse("\n".join(lines))
+            outcomes["program"] += 1
+        except XlateError as e:
+            assert any(d.is_error for d in e.diagnostics)
+            outcomes["diagnostics"] += 1
+    for _ in range(300):
+        sh = parse_text(rng.choice(texts), DiagnosticSink("x"))
+        if sh is None:
+            continue
+        try:
+            data = bytearray(binary.encode_modern(sh))
+        except ValueError:
+            continue
+        for _ in range(rng.randrange(1, 4)):
+            k = rng.randrange(8, len(data))
+            data[k] ^= 1 << rng.randrange(8)
+        try:
+            api.parse(bytes(data))
+            outcomes["program"] += 1
+        except XlateError as e:
+            assert any(d.is_error for d in e.diagnostics)
+            outcomes["diagnostics"] += 1
+    assert outcomes["program"] and outcomes["diagnostics"]

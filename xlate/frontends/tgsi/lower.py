@@ -112,10 +112,13 @@ class Lowerer:
                     self.err("E3008", f"unsupported opcode {ins.opcode}", ins)
             return None
         self.stage = stage
-        geometry = self.properties()
-        self.scan_usage()
-        self.declare()
-        self.body()
+        try:
+            geometry = self.properties()
+            self.scan_usage()
+            self.declare()
+            self.body()
+        except _Reject:              # outside an instruction (output copies, prologue)
+            return None
         if self.sink.has_errors:
             return None
         prog = Program(stage, "TGSI", self.regs, self.out, self.labels, entry=0,
@@ -256,6 +259,8 @@ class Lowerer:
                                            (Binding("program.buffer", b, 0),), buffer_vec4=True)
 
     def imm_words(self, k: int) -> tuple[int, int, int, int]:
+        if not 0 <= k < len(self.sh.immediates):
+            self.reject("E2003", f"IMM[{k}] is not declared")
         w = tuple(self.sh.immediates[k].words)
         return (w + (0, 0, 0, 0))[:4]
 
@@ -602,6 +607,7 @@ class Lowerer:
                                "T2": "not translated yet", "L": "not translated yet",
                                "C": "not translated yet"}.get(tier, "not translated")
                         self.reject("E3008", f"unsupported opcode {op} ({why})")
+                    self.check_operand_count(ins)
                     fn(self, ins)
             except _Reject:
                 continue
@@ -613,6 +619,17 @@ class Lowerer:
             self.err("E4003", "BGNSUB without ENDSUB", None)
         if self.prologue or self.fragcoord_shift:
             self.add_prologue()
+
+    def check_operand_count(self, ins: M.Instruction) -> None:
+        """Token streams carry their own operand counts (the text parser checks them against
+        opcodes.py; binary.py cannot, old streams differ): check before lowering."""
+        info = TGSI_OPCODES[ins.opcode]
+        nsrc = len(ins.srcs)
+        ok_src = nsrc == info.nsrc or (ins.opcode in ("EMIT", "ENDPRIM") and nsrc == 0) \
+            or (ins.opcode == "IF" and nsrc == 0 and ins.cond is not None)
+        if len(ins.dsts) != info.ndst or not ok_src:
+            self.reject("E3003", f"{ins.opcode} takes {info.ndst} destination(s) and {info.nsrc} "
+                        f"source(s), found {len(ins.dsts)} and {nsrc}")
 
     def structure(self, op: str, blocks: list) -> None:
         """Block matching (IF/UIF..ENDIF, BGNLOOP..ENDLOOP, SWITCH..ENDSWITCH): labels are
