@@ -95,7 +95,8 @@ def _alive(pid: int) -> bool:
 def decode_source(data: bytes) -> str | bytes:
     """Program text from file bytes: UTF-8, else Latin-1 (every byte sequence decodes).  A TGSI
     binary token stream is returned as the bytes themselves (the frontends take both)."""
-    if b"\x00" in data[:16] and not data.startswith(b"!!"):
+    from .frontends.detect import looks_binary
+    if looks_binary(data):
         return data                  # binary: a TGSI token stream or nothing (frontends decide)
     try:
         return data.decode("utf-8")

@@ -97,7 +97,10 @@ def link(program: Program) -> tuple[dict[int, dict[str, int]], int]:
             if op == "DEFAULT":
                 sw["default"] = i + 1
             else:
-                sw["cases"].append((_case_value(program, inst), i + 1))
+                if program.registers[inst.srcs[0].reg].value is None:
+                    raise ExecError(f"malformed program: CASE operand {inst.srcs[0].reg} is not "
+                                    "a constant")
+                sw["cases"].append((program.case_value(inst), i + 1))
         elif op == "ENDSWITCH":
             if not stack or stack[-1][0] != "SWITCH":
                 raise ExecError(f"malformed program: ENDSWITCH at instruction {i} without SWITCH")
@@ -214,16 +217,6 @@ def op_brk(x, st, lanes, cur):
 
 
 # ---- SWITCH / CASE / DEFAULT / ENDSWITCH (TGSI, tgsi.md 2.6 and 3) ------------------------------
-
-def _case_value(program: Program, inst) -> int:
-    """The unsigned constant of a CASE (a CONST register component)."""
-    src = inst.srcs[0]
-    reg = program.registers[src.reg]
-    if reg.value is None:
-        raise ExecError(f"malformed program: CASE operand {src.reg} is not a constant")
-    element = src.index.offset if src.index is not None else 0
-    return int(reg.value[element][src.swizzle[0]])
-
 
 @flow("SWITCH")
 def op_switch(x, st, lanes, cur):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..diagnostics import DiagnosticSink, Span, XlateError
 from ..ir.model import Program
-from .detect import NV4_HEADERS, describe_unknown, detect_header, is_tgsi_text
+from .detect import NV4_HEADERS, describe_unknown, detect_header, is_tgsi_text, looks_binary
 
 MAX_SOURCE_BYTES = 16 * 1024 * 1024
 VERTEX_PROGRAM_HEADERS = ("!!VP1.0", "!!VP1.1", "!!VSP1.0", "!!VP2.0", "!!ARBvp1.0")
@@ -18,7 +18,7 @@ def parse_program(text: str | bytes, filename: str = "<input>") -> Program:
     if isinstance(text, (bytes, bytearray)):
         from .tgsi.binary import detect_layout
         data = bytes(text)
-        if detect_layout(data) is not None or (b"\x00" in data[:16] and not data.startswith(b"!!")):
+        if detect_layout(data) is not None or looks_binary(data):
             # a token stream, or binary data that is none: decode() says which (E1009)
             return _parse_tgsi_binary(data, filename)
         try:

@@ -40,3 +40,10 @@ def is_tgsi_text(text: str) -> bool:
     """TGSI text starts (after optional whitespace) with its processor name (tgsi.md 1.2)."""
     body = text[1:] if text.startswith("\ufeff") else text
     return _TGSI_HEADER.match(body) is not None
+
+
+def looks_binary(data: bytes) -> bool:
+    """Bytes that are no program text: a NUL among the first 16 bytes of something that is not
+    an NV/ARB program (those may carry a NUL after END, cut out of C sources).  Such input goes
+    to the TGSI token-stream decoder, which either reads it or says why not (E1009)."""
+    return b"\x00" in data[:16] and not data.startswith(b"!!")

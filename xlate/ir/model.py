@@ -263,3 +263,10 @@ class Program:
 
     def labels_at(self, index: int) -> list[str]:
         return [name for name, at in self.labels.items() if at == index]
+
+    def case_value(self, ins: Instruction) -> int:
+        """The unsigned constant of a CASE instruction (a component of a CONST register)."""
+        src = ins.srcs[0]
+        reg = self.registers[src.reg]
+        element = src.index.offset if src.index is not None else 0
+        return int(reg.value[element][src.swizzle[0]])

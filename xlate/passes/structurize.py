@@ -143,7 +143,7 @@ def structurize(prog: Program, allow_recursion: bool = False) -> Structured:
                 if i.op == "DEFAULT":
                     case.default = True
                 else:
-                    case.values.append(case_value(prog, i))
+                    case.values.append(prog.case_value(i))
                 cur = case.body
             elif i.op == "REP":
                 node = Loop(i.srcs[0] if i.srcs else None, i, [])
@@ -178,14 +178,6 @@ def structurize(prog: Program, allow_recursion: bool = False) -> Structured:
     st = Structured(prog, main, functions)
     st.order = call_order(st, allow_recursion)
     return st
-
-
-def case_value(prog: Program, ins: Instruction) -> int:
-    """The unsigned constant of a CASE instruction (a CONST register component)."""
-    src = ins.srcs[0]
-    reg = prog.registers[src.reg]
-    element = src.index.offset if src.index is not None else 0
-    return int(reg.value[element][src.swizzle[0]])
 
 
 def calls_in(body: list):

@@ -13,7 +13,7 @@ tests/test_tgsi_lower.py):
   anywhere in the program (flow-insensitive), else ``MOV.F``; with a modifier or ``_SAT`` it is
   float (tgsi.md 2.1: MOV's modifiers are float sign-bit operations).
 * ``IF src`` is true where ``src.x != 0.0`` as a float (so -0.0 is false, NaN true): lowered to
-  ``SNE.CC1`` into a scratch register and ``IF NE1.x``.  ``UIF`` tests the bits (``MOV.U.CC1``).
+  ``MOV.CC1`` into a scratch register (the float flag rule: NE = SF or not ZF) and ``IF NE1.x``.  ``UIF`` tests the bits (``MOV.U.CC1``).
 * TGSI ``MIN``/``MAX`` are ``fminf``/``fmaxf`` (the non-NaN operand): IR ``MINNUM``/``MAXNUM``.
 * Componentwise integer ``IDIV UDIV MOD UMOD SHL ISHR USHR`` and float ``DIV`` are split per
   written channel onto the IR's vector-by-scalar opcodes; division by zero follows the IR
@@ -85,6 +85,7 @@ class Lowerer:
         self.sview_type: dict[int, DataType] = {}
         self.stage: Stage | None = None
         self.cur: M.Instruction | None = None
+        self.case_values: list[set[int]] = []      # CASE constants of each open SWITCH
 
     # ---- diagnostics ---------------------------------------------------------------------------
     def span(self, node=None) -> Span:
@@ -294,12 +295,10 @@ class Lowerer:
             if kind == RegKind.TEMP:
                 self.regs[name] = Register(name, kind, DataType.NONE, size)
             else:
-                binds = []
-                for i in range(size):
-                    b = self.binding(file, i, None)
-                    binds.append(b)
-                self.regs[name] = Register(name, kind, DataType.NONE, size, tuple(binds),
-                                           interpolation=self.interp(file, i))
+                binds = tuple(self.binding(file, i) for i in range(size))
+                # one GLSL array, one interpolation qualifier: the first element's
+                self.regs[name] = Register(name, kind, DataType.NONE, size, binds,
+                                           interpolation=self.interp(file, 0))
         return name
 
     def reg_ref(self, ref: M.RegRef, write: bool) -> tuple[str, Index | None, Index | None]:
@@ -334,7 +333,7 @@ class Lowerer:
         if f == "OUT":
             if self.out_read:
                 if "OUT" in self.indirect:
-                    return self.file_array("OUT", RegKind.TEMP) + "", self.index_of(ref), None
+                    return self.file_array("OUT", RegKind.TEMP), self.index_of(ref), None
                 return self.temp_like(f"OUT{ref.index}_v"), None, None
             if "OUT" in self.indirect:
                 return self.file_array("OUT", RegKind.OUTPUT), self.index_of(ref), None
@@ -352,7 +351,7 @@ class Lowerer:
                 self.reject("E7001", "indirect attribute index of a geometry input is not supported")
             name = f"IN{attr}"
             if name not in self.regs:
-                b = self.binding("IN", attr, None)
+                b = self.binding("IN", attr)
                 self.regs[name] = Register(name, RegKind.INPUT, DataType.NONE, None, (b,),
                                            per_vertex=True)
             if ref.dim_indirect is not None:
@@ -363,7 +362,7 @@ class Lowerer:
             return self.file_array("IN", RegKind.INPUT), self.index_of(ref), None
         name = f"IN{ref.index}"
         if name not in self.regs:
-            b = self.binding("IN", ref.index, None)
+            b = self.binding("IN", ref.index)
             self.regs[name] = Register(name, RegKind.INPUT, DataType.NONE, None, (b,),
                                        interpolation=self.interp("IN", ref.index))
             if b.path == "fragment.position" and self.pixel_center_integer:
@@ -374,7 +373,7 @@ class Lowerer:
         name = f"OUT{index}"
         if name not in self.regs:
             self.regs[name] = Register(name, RegKind.OUTPUT, DataType.NONE, None,
-                                       (self.binding("OUT", index, None),))
+                                       (self.binding("OUT", index),))
         return name
 
     def system_value(self, index: int) -> str:
@@ -405,7 +404,7 @@ class Lowerer:
                     self.fragcoord_shift = name
         return name
 
-    def binding(self, file: str, index: int, _unused) -> Binding:
+    def binding(self, file: str, index: int) -> Binding:
         d = self.decl_of.get((file, None, index))
         if file == "IN" and self.stage == Stage.VERTEX:
             return Binding("vertex.attrib", index)
@@ -579,7 +578,7 @@ class Lowerer:
                 if op == "END":
                     if in_sub:
                         self.reject("E4003", "END inside a subroutine")
-                    self.close_blocks(blocks, ins)
+                    self.close_blocks(blocks)
                     blocks = []
                     self.main_exit()
                     self.emit(Instruction("RET"))
@@ -592,7 +591,7 @@ class Lowerer:
                 elif op == "ENDSUB":
                     if not in_sub:
                         self.reject("E4003", "ENDSUB without BGNSUB")
-                    self.close_blocks(blocks, ins)
+                    self.close_blocks(blocks)
                     blocks = []
                     self.emit(Instruction("RET"))
                     in_sub = False
@@ -612,7 +611,7 @@ class Lowerer:
             except _Reject:
                 continue
         if not end_seen:
-            self.close_blocks(blocks, None)
+            self.close_blocks(blocks)
             self.main_exit()
             self.out.append(Instruction("RET"))
         elif in_sub:
@@ -657,10 +656,9 @@ class Lowerer:
             if not any(b[0] == "BGNLOOP" for b in blocks):
                 self.reject("E4004", f"{op} outside a loop")
 
-    def close_blocks(self, blocks: list, at) -> None:
+    def close_blocks(self, blocks: list) -> None:
         for kind, ins in reversed(blocks):
             self.err("E4003", f"{kind} is never closed", ins)
-        # keep the IR balanced so later diagnostics are not drowned by validator noise
 
     def main_exit(self) -> None:
         if self.out_read:
@@ -772,7 +770,6 @@ def _with_constant_channels(irop: str, fixed: dict[int, float]):
         d = t.dsts[0]
         dest = lw.dst(d)
         srcs = tuple(lw.src(s) for s in t.srcs)
-        alias = lw.overlaps(d, t.srcs)
         mask_main = tuple(m and c not in fixed for c, m in enumerate(d.mask))
         if any(mask_main):
             lw.emit(Instruction(irop, F, Dest(dest.reg, dest.index, mask_main, dest.cond), srcs,
@@ -782,7 +779,6 @@ def _with_constant_channels(irop: str, fixed: dict[int, float]):
             words = tuple(f32_bits(fixed.get(c, 0.0)) for c in range(4))
             lw.emit(Instruction("MOV", F, Dest(dest.reg, dest.index, mask_fixed, dest.cond),
                                 (Source(lw.const(words)),)))
-        del alias
     return fn
 
 
@@ -794,28 +790,28 @@ def _nrm4(lw: Lowerer, t: M.Instruction):
     lw.emit(Instruction("MUL", F, lw.dst(t.dsts[0]), (a, Source(k, swizzle=(0, 0, 0, 0))), lw.sat()))
 
 
-def _select_via(cmp_op: str, cmp_args, pick_true, pick_false):
-    """dst = cmp(...) ? x : y exactly: SET into a scratch (1.0/0.0), then CMP -c, x, y."""
+def _select_on(cmp_op: str, threshold: float, true_src: int, false_src: int):
+    """CND/CND0: dst = src2 CMP threshold ? src[true] : src[false], exactly: the set-on result
+    (1.0/0.0) into a scratch, then CMP -c, x, y (-1.0 < 0 picks x; -0.0 does not)."""
     def fn(lw: Lowerer, t: M.Instruction):
         srcs = [lw.src(s) for s in t.srcs]
         k = lw.scratch("c")
-        args = tuple(cmp_args(lw, srcs))
-        pre = []
-        if cmp_op == "CLAMP":
-            # CLAMP: s0 < s1 ? s1 : (s0 > s2 ? s2 : s0) -- inner part is exactly GP4 MIN(s0, s2)
-            m = lw.scratch("m")
-            pre.append(Instruction("MIN", F, Dest(m), (srcs[0], srcs[2])))
-            args = (srcs[0], srcs[1])
-            x, y = srcs[1], Source(m)
-            op = "SLT"
-        else:
-            op = cmp_op
-            x, y = pick_true(srcs), pick_false(srcs)
-        for p in pre:
-            lw.emit(p)
-        lw.emit(Instruction(op, F, Dest(k), args))
-        lw.emit(Instruction("CMP", F, lw.dst(t.dsts[0]), (Source(k, neg=True), x, y), lw.sat()))
+        limit = Source(lw.const((f32_bits(threshold),) * 4))
+        lw.emit(Instruction(cmp_op, F, Dest(k), (srcs[2], limit)))
+        lw.emit(Instruction("CMP", F, lw.dst(t.dsts[0]),
+                            (Source(k, neg=True), srcs[true_src], srcs[false_src]), lw.sat()))
     return fn
+
+
+def _clamp(lw: Lowerer, t: M.Instruction):
+    """CLAMP: s0 < s1 ? s1 : (s0 > s2 ? s2 : s0).  The inner part is exactly GP4 MIN(s0, s2);
+    the outer select goes through SLT and CMP like CND (NaN in s0 stays NaN)."""
+    s0, s1, s2 = (lw.src(s) for s in t.srcs)
+    m, k = lw.scratch("m"), lw.scratch("c")
+    lw.emit(Instruction("MIN", F, Dest(m), (s0, s2)))
+    lw.emit(Instruction("SLT", F, Dest(k), (s0, s1)))
+    lw.emit(Instruction("CMP", F, lw.dst(t.dsts[0]), (Source(k, neg=True), s1, Source(m)),
+                        lw.sat()))
 
 
 def _if(lw: Lowerer, t: M.Instruction):
@@ -852,7 +848,6 @@ def _breakc(lw: Lowerer, t: M.Instruction):
 
 def _switch(lw: Lowerer, t: M.Instruction):
     lw.emit(Instruction("SWITCH", U, srcs=(lw.src(t.srcs[0], integer=True),)))
-    lw.case_values = getattr(lw, "case_values", [])
     lw.case_values.append(set())
 
 
@@ -861,7 +856,7 @@ def _case(lw: Lowerer, t: M.Instruction):
     if s.reg.file != "IMM" or s.reg.indirect is not None or s.neg or s.abs:
         lw.reject("E3004", "CASE needs an integer immediate operand (IMM[n].c)")
     value = lw.imm_words(s.reg.index)[s.swizzle[0]]
-    seen = lw.case_values[-1] if getattr(lw, "case_values", None) else set()
+    seen = lw.case_values[-1]
     if value in seen:
         lw.reject("E3004", f"CASE {value} appears twice in this SWITCH")
     seen.add(value)
@@ -869,8 +864,7 @@ def _case(lw: Lowerer, t: M.Instruction):
 
 
 def _endswitch(lw: Lowerer, t: M.Instruction):
-    if getattr(lw, "case_values", None):
-        lw.case_values.pop()
+    lw.case_values.pop()
     lw.emit(Instruction("ENDSWITCH"))
 
 
@@ -987,11 +981,7 @@ _OPS = {
     "XPD": _with_constant_channels("XPD", {3: 1.0}),
     "SCS": _with_constant_channels("SCS", {2: 0.0, 3: 1.0}),
     "NRM": _with_constant_channels("NRM", {3: 1.0}), "NRM4": _nrm4,
-    "CLAMP": _select_via("CLAMP", lambda lw, s: (), None, None),
-    "CND": _select_via("SGT", lambda lw, s: (s[2], Source(lw.const((f32_bits(0.5),) * 4))),
-                       lambda s: s[0], lambda s: s[1]),
-    "CND0": _select_via("SGE", lambda lw, s: (s[2], Source(lw.const((0, 0, 0, 0)))),
-                        lambda s: s[0], lambda s: s[1]),
+    "CLAMP": _clamp, "CND": _select_on("SGT", 0.5, 0, 1), "CND0": _select_on("SGE", 0.0, 0, 1),
     "DDX": _deriv("DDX"), "DDY": _deriv("DDY"),
     # address registers
     "ARL": _simple("FLR", S), "ARR": _simple("ROUND", S), "UARL": _simple("MOV", S, True, True),
