@@ -155,6 +155,20 @@ def test_interface_mapping_in_reflection():
                     "result.color.secondary": 1, "result.tgsi_texcoord[2]": 29}
 
 
+def test_point_coord_and_sample_id_are_built_ins():
+    src = ("FRAG\nDCL IN[0], PCOORD, LINEAR\nDCL SV[0], SAMPLEID\nDCL OUT[0], COLOR\n"
+           "DCL TEMP[0]\n  0: I2F TEMP[0], SV[0].xxxx\n  1: ADD OUT[0], IN[0], TEMP[0]\n  2: END\n")
+    t = api.translate(src, target="glsl")
+    assert "in_fragment_pointcoord = vec4(gl_PointCoord, 0.0, 1.0);" in t.glsl
+    assert "ivec4(gl_SampleID, 0, 0, 0)" in t.glsl
+    ins = {i["binding"]: (i["name"], i["type"], i["builtin"]) for i in t.reflection["inputs"]}
+    assert ins == {"fragment.pointcoord": ("gl_PointCoord", "vec2", True),
+                   "fragment.sampleid": ("gl_SampleID", "int", True)}
+    res = execute(src, inputs={"fragment.pointcoord": [[0.25, 0.75, 0, 1]],
+                                     "fragment.sampleid": [[3, 0, 0, 0]]}, lanes=1)
+    assert res.float("result.color[0]")[0].tolist() == [3.25, 3.75, 3.0, 4.0]
+
+
 def _errors(src: str) -> list[str]:
     with pytest.raises(XlateError) as e:
         api.parse(src, filename="t.tgsi")

@@ -207,3 +207,30 @@ def test_ddx_ddy_are_fine_derivatives():
     got = res.float("result.color")[:, :2].tolist()
     assert got == [[1, 3], [1, 6], [4, 3], [4, 6], [-3.5, 9.5], [-3.5, 103], [90, 9.5], [90, 103]]
     assert not diffs, [d.describe() for d in diffs]
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "implementation: Mesa 22.3's GLSL compiler constant-folds umulExtended/imulExtended of two "
+    "constant operands wrongly (0xffffffff*0xffffffff gives msb 9, 4*2^30 gives 0; GLSL 4.50 "
+    "§8.8: msb is the high 32 bits of the product); the same GLSL through SPIR-V is right, and "
+    "so is the GLSL path when one operand is not constant (test below).  verify's localization "
+    "names it verdict 'implementation' (trace.known_defect).  Corpus: vert-umul_hi/vert-imul_hi"))
+def test_mulhi_of_constants():
+    text = ("!!NVvp4.0\nUINT TEMP t;\n"
+            "MUL.U.HI t, {4, 0xffffffff, 0x80000000, 3}, {0x40000000, 0xffffffff, 2, 3};\n"
+            "MOV.U result.texcoord[0], t;\nMOV result.position, vertex.attrib[0];\nEND\n")
+    diffs, res, cap = run_both(text, {"vertex.attrib[0]": np.zeros((8, 4), np.float32)})
+    assert list(res.words("result.texcoord[0]")[0]) == [1, 0xfffffffe, 1, 0]
+    assert not diffs, [d.describe() for d in diffs]
+
+
+@pytest.mark.parametrize("backend", ["gl", "gl-spirv"])
+def test_mulhi_of_a_varying_operand(backend):
+    text = ("!!NVvp4.0\nUINT ATTRIB a = vertex.attrib[1];\nUINT TEMP t;\n"
+            "MUL.U.HI t, a, {0x40000000, 0xffffffff, 2, 3};\n"
+            "MOV.U result.texcoord[0], t;\nMOV result.position, vertex.attrib[0];\nEND\n")
+    a = np.tile(np.array([4, 0xffffffff, 0x80000000, 3], np.uint32), (8, 1))
+    diffs, res, cap = run_both(text, {"vertex.attrib[0]": np.zeros((8, 4), np.float32),
+                                      "vertex.attrib[1]": a}, backend=backend)
+    assert list(res.words("result.texcoord[0]")[0]) == [1, 0xfffffffe, 1, 0]
+    assert not diffs, [d.describe() for d in diffs]

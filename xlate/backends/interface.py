@@ -131,6 +131,13 @@ def input_interface(stage: Stage, b: Binding, integer: bool, interp: str | None,
         if path == "primitive.id":
             return (InterfaceVar("gl_PrimitiveID", b.text(), "in", "int", builtin=True),
                     "ivec4(gl_PrimitiveID, 0, 0, 0)")
+        if path == "fragment.pointcoord":
+            # TGSI PCOORD: (s, t, 0, 1) of the point sprite (tgsi.rst "TGSI_SEMANTIC_PCOORD")
+            return (InterfaceVar("gl_PointCoord", b.text(), "in", "vec2", builtin=True),
+                    "vec4(gl_PointCoord, 0.0, 1.0)")
+        if path == "fragment.sampleid":
+            return (InterfaceVar("gl_SampleID", b.text(), "in", "int", builtin=True),
+                    "ivec4(gl_SampleID, 0, 0, 0)")
         if path == "fragment.clip":
             return (InterfaceVar(f"gl_ClipDistance[{idx}]", b.text(), "in", "float", builtin=True),
                     f"vec4(gl_ClipDistance[{idx}], 0.0, 0.0, 0.0)")
@@ -203,7 +210,7 @@ def output_interface(stage: Stage, b: Binding, integer: bool) -> tuple[Interface
 
 
 INTEGER_PATHS = {"vertex.id", "vertex.instance", "primitive.id", "result.primid", "result.layer",
-                 "result.id"}
+                 "result.id", "fragment.sampleid"}
 
 
 def uniform_for(b: Binding) -> tuple[str, int | None, int]:

@@ -410,7 +410,7 @@ def _element(reg, t: _Target, key: str, w: np.ndarray, lanes: int, V: int) -> np
 
 #: bindings whose values are integers whatever the register's declared type
 INTEGER_PATHS = frozenset({"vertex.id", "vertex.instance", "primitive.id", "result.primid",
-                           "result.layer", "result.id"})
+                           "result.layer", "result.id", "fragment.sampleid"})
 
 
 def value_type(reg) -> DataType:

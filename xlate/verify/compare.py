@@ -79,7 +79,9 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
         "Inf need not follow IEEE 754 (Mesa folds x*0 -> 0 even for 'precise'); NV_gpu_program4 "
         "issue 18 describes the IEEE behaviour the executor follows",
         "NaN equals NaN; results computed from NaN/Inf operands are not compared (differences "
-        "vanish on the finite-input re-run)"),
+        "vanish on the finite-input re-run), nor those of an instruction whose finite operands "
+        "make a NaN/Inf intermediate (POW/LIT of a base <= 0; TXP with q = 0: infinite "
+        "texture coordinates)"),
     "undefined": (
         "NV_gpu_program4 2.X.8.Z DIV/MOD (integer divisor <= 0 or negative dividend), "
         "SHL/SHR (count < 0 or >= 32) and 2.X.4.2 relative addressing out of range: "
@@ -87,9 +89,16 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
         "not compared: components computed from an undefined result"),
     "lod": (
         "GL 4.5 §8.14.1: equations 8.7-8.8 \"are often impractical to implement. "
-        "Therefore, an implementation may approximate the ideal rho\" (and the LOD with it)",
+        "Therefore, an implementation may approximate the ideal rho\" (and the LOD with it); "
+        "GLSL 4.50 §8.14.1/§6.4: derivatives in non-uniform control flow, and after a "
+        "non-uniform discard, are undefined",
         "implicit-derivative texture lookups where the mip level chosen matters: not "
         "compared beyond the TEX* 2^-7 filtering tolerance"),
+    "implementation": (
+        "GLSL 4.50 §8.8 umulExtended/imulExtended: msb receives the high 32 bits of the "
+        "64-bit product -- a defect of the implementation, reduced to a strict-xfail test in "
+        "tests/test_verify_cases.py and matched by trace.known_defect",
+        "not compared: the instruction the reduced test covers, on the backend it fails on"),
     "boundary": (
         "GL 4.5 §8.14.2 NEAREST: the texel chosen for a coordinate exactly on a texel edge "
         "depends on the implementation's rounding of u = s * width",

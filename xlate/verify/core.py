@@ -100,8 +100,8 @@ def builtin_values_for(stage: Stage, lanes: int, frag_xy=None):
             if path == "fragment.facing":
                 out[:, 0] = np.float32(1.0).view(np.uint32)
                 return out
-            if path == "primitive.id":
-                return out
+            if path in ("primitive.id", "fragment.sampleid"):
+                return out              # one primitive; single-sample target: sample 0
         if stage == Stage.GEOMETRY and path == "primitive.id":
             out[:, 0] = np.arange(n, dtype=np.uint32)
             return out
@@ -323,7 +323,7 @@ def _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep, *, fini
     return _Run(gen, res, cap, diffs, compared)
 
 
-ALWAYS_OK = ("tolerance", "range", "undefined", "boundary")
+ALWAYS_OK = ("tolerance", "range", "undefined", "boundary", "implementation")
 EXPLAINED = ("ftz", "nonfinite", "lod") + ALWAYS_OK
 SUSPECT = ("divergence", "operands", "interface")
 
@@ -338,9 +338,17 @@ def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: i
         rep.status, rep.reason = "unsupported", "textures (the executor cannot sample yet)"
         return
     for reg in program.registers.values():
-        if reg.kind == RegKind.INPUT and any(b is not None and b.path == "fragment.clip"
-                                             for b in reg.bindings):
+        paths = {b.path for b in reg.bindings if b is not None} if reg.kind == RegKind.INPUT \
+            else set()
+        if "fragment.clip" in paths:
             rep.status, rep.reason = "unsupported", "fragment.clip inputs (harness)"
+            return
+        if "fragment.pointcoord" in paths:
+            # GL 4.5 §14.8.3 / GLSL gl_PointCoord: defined only when rasterizing points, and the
+            # harness draws one triangle per fragment block
+            rep.status, rep.reason = "unsupported", ("fragment.pointcoord inputs (the harness "
+                                                     "draws triangles; gl_PointCoord is defined "
+                                                     "for points only)")
             return
     try:
         out = emit_glsl(program, "glsl450")

@@ -243,7 +243,7 @@ def _max_array(program: Program) -> int:
 
 
 BUILTIN_INPUTS = ("vertex.id", "vertex.instance", "fragment.position", "fragment.facing",
-                  "primitive.id")
+                  "primitive.id", "fragment.sampleid", "fragment.pointcoord")
 
 
 def is_builtin_binding(path: str) -> bool:

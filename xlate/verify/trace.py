@@ -122,18 +122,25 @@ def instrument(program: Program, probes: list[tuple]) -> tuple[Program, list[str
                                         value=((one, one, one, one),), implicit=True)
     names = []
     inserts = []
-    for j, ((pos, what, where), b) in enumerate(zip(probes, slots)):
+    for j, (probe, b) in enumerate(zip(probes, slots)):
+        pos, what, where = probe[:3]
+        nth = probe[3] if len(probe) > 3 else None
         name = f"xv_probe{j}"
         prog.registers[name] = Register(
             name=name, kind=RegKind.OUTPUT, dtype=DataType.NONE, bindings=(b,), implicit=True)
+        # without ``nth`` the probe register itself takes the value; with it, a scratch
+        # register does and _nth_execution keeps it only on the nth pass
+        target = name if nth is None else f"xv_val{j}"
         if isinstance(what, CondTest):
-            seq = [Instruction("MOV", DataType.FLOAT, Dest(name), (Source("xv_zero"),),
-                               text=f"MOV.F {name}, 0  # probe"),
-                   Instruction("MOV", DataType.FLOAT, Dest(name, cond=what), (Source("xv_one"),),
-                               text=f"MOV.F {name} (test), 1  # probe")]
+            seq = [Instruction("MOV", DataType.FLOAT, Dest(target), (Source("xv_zero"),),
+                               text=f"MOV.F {target}, 0  # probe"),
+                   Instruction("MOV", DataType.FLOAT, Dest(target, cond=what),
+                               (Source("xv_one"),), text=f"MOV.F {target} (test), 1  # probe")]
         else:
-            seq = [Instruction("MOV", DataType.FLOAT, Dest(name), (what,),
-                               text=f"MOV.F {name}  # probe")]
+            seq = [Instruction("MOV", DataType.FLOAT, Dest(target), (what,),
+                               text=f"MOV.F {target}  # probe")]
+        if nth is not None:
+            seq += _nth_execution(prog, j, nth)
         inserts.append((pos + 1 if where == "after" else pos, j, seq, where))
         names.append(name)
     # insert from the back so positions stay valid; labels/entry at the insertion point stay
@@ -149,6 +156,42 @@ def instrument(program: Program, probes: list[tuple]) -> tuple[Program, list[str
         if prog.entry > at or (prog.entry == at and not before):
             prog.entry += n
     return prog, names
+
+
+def _nth_execution(prog: Program, j: int, nth: int) -> list[Instruction]:
+    """Keep probe ``j``'s value (in ``xv_val{j}``) only on the ``nth`` pass of this lane (``nth``
+    0: the probe counts the passes instead):
+    a per-lane pass counter and a bitwise select, no condition codes (the program's own CC
+    registers stay untouched).  Every scratch register starts at zero on both sides."""
+    for name, dtype in ((f"xv_val{j}", DataType.NONE), (f"xv_cnt{j}", DataType.UINT),
+                        (f"xv_sel{j}", DataType.UINT), (f"xv_keep{j}", DataType.UINT),
+                        (f"xv_acc{j}", DataType.UINT)):
+        prog.registers[name] = Register(name, RegKind.TEMP, dtype, implicit=True)
+    prog.registers[f"xv_n{j}"] = Register(f"xv_n{j}", RegKind.CONST, DataType.UINT,
+                                          value=((nth, nth, nth, nth),), implicit=True)
+    prog.registers["xv_uone"] = Register("xv_uone", RegKind.CONST, DataType.UINT,
+                                         value=((1, 1, 1, 1),), implicit=True)
+    U = DataType.UINT
+    val, cnt, sel, keep, acc = (f"xv_val{j}", f"xv_cnt{j}", f"xv_sel{j}", f"xv_keep{j}",
+                                f"xv_acc{j}")
+    xxxx = (0, 0, 0, 0)
+
+    def ins(op, dst, *srcs):
+        return Instruction(op, U, Dest(dst), tuple(srcs), text=f"{op}.U {dst}  # nth probe")
+    if nth == 0:                # the number of passes so far, as an unsigned integer
+        return [ins("ADD", cnt, Source(cnt), Source("xv_uone")),
+                Instruction("MOV", DataType.FLOAT, Dest(f"xv_probe{j}"), (Source(cnt),),
+                            text=f"MOV.F xv_probe{j}  # pass count")]
+    return [
+        ins("ADD", cnt, Source(cnt), Source("xv_uone")),                   # passes so far
+        ins("SEQ", sel, Source(cnt, swizzle=xxxx), Source(f"xv_n{j}")),    # ~0 on the nth
+        ins("AND", keep, Source(val), Source(sel)),
+        ins("NOT", sel, Source(sel)),
+        ins("AND", acc, Source(acc), Source(sel)),
+        ins("OR", acc, Source(acc), Source(keep)),
+        Instruction("MOV", DataType.FLOAT, Dest(f"xv_probe{j}"), (Source(acc),),
+                    text=f"MOV.F xv_probe{j}  # nth probe"),
+    ]
 
 
 def _dest_source(ins: Instruction) -> Source:
@@ -260,18 +303,36 @@ def _operand_ints(ins: Instruction, j: int, words) -> np.ndarray:
 
 
 def _derivatives_in_flow(program: Program) -> bool:
+    """Derivatives GLSL leaves undefined: taken (DDX/DDY or an implicit-LOD lookup) inside
+    IF/REP/SWITCH blocks, where the fragments of a quad may diverge, or after a KIL -- GLSL 4.50
+    §6.4: after a non-uniform ``discard`` "subsequent implicit or explicit derivatives are
+    undefined", while the assembly models (NV kill mask, tgsi_exec) keep killed fragments
+    running for their neighbours' derivatives."""
     if program.stage != Stage.FRAGMENT:
         return False
     depth = 0
+    killed = False
     for ins in program.instructions:
-        if ins.op in ("IF", "REP"):
+        if ins.op in ("IF", "REP", "SWITCH"):
             depth += 1
-        elif ins.op in ("ENDIF", "ENDREP"):
+        elif ins.op in ("ENDIF", "ENDREP", "ENDSWITCH"):
             depth = max(0, depth - 1)
-        elif depth and (ins.op in ("DDX", "DDY") or
-                        (ins.tex is not None and ins.op in ("TEX", "TXB", "TXP"))):
+        elif ins.op == "KIL":
+            killed = True
+        elif (depth or killed) and (ins.op in ("DDX", "DDY") or
+                                    (ins.tex is not None and ins.op in ("TEX", "TXB", "TXP"))):
             return True
     return False
+
+
+def _from_derivatives(program: Program, operands) -> bool:
+    """Whether a differing operand (register, components) may depend on a derivative: DDX/DDY
+    or an implicit-LOD lookup (the data-flow of :mod:`analysis`)."""
+    from .analysis import analyse
+    deriv = {"DDX", "DDY", "TEX", "TXB", "TXP"}
+    deps = analyse(program, deriv).deps
+    return any(("op", op) in deps.get((reg, int(c)), ())
+               for reg, comps in operands for c in comps for op in deriv)
 
 
 def _implicit_lod(program: Program, ins: Instruction, gen) -> bool:
@@ -346,6 +407,18 @@ def _pow_of_nonpositive(ins: Instruction, raw: list) -> bool:
     if ins.op == "LIT":
         v = raw[0].view(np.float32)[ins.srcs[0].swizzle[1] % 4]
         return bool(v <= 0 or np.isnan(v))
+    if ins.op == "TXP":
+        # the projected coordinates s/q, t/q, r/q: infinite or NaN for q = 0 (a finite
+        # operand, a non-finite lookup: GL 4.5 §8.14.2 wraps coordinates with fract/clamp,
+        # which are not IEEE-defined for Inf in GLSL §4.7.1)
+        src = ins.srcs[0]
+        v = raw[0].view(np.float32)[[c % 4 for c in src.swizzle]].astype(np.float64)
+        if src.abs:
+            v = np.abs(v)
+        if src.neg:
+            v = -v
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return bool(not np.all(np.isfinite((v[:3] / v[3]).astype(np.float32))))
     return False
 
 
@@ -439,15 +512,17 @@ def _events(program: Program) -> list[tuple]:
 
 
 def _probe_events(program, gen, runner, lanes, events, which=None,
-                  into: tuple[dict, dict] | None = None) -> tuple[dict, dict]:
-    """Probe the events with indices ``which`` (all by default) in batches."""
+                  into: tuple[dict, dict] | None = None,
+                  nth: int | None = None) -> tuple[dict, dict]:
+    """Probe the events with indices ``which`` (all by default) in batches (each event's
+    ``nth`` execution when given, else its last)."""
     batch = max(1, min(BATCH[program.stage], len(_free_slots(program, 16))))
     exe_all, imp_all = into if into is not None else ({}, {})
     todo = [(i, events[i]) for i in (range(len(events)) if which is None else sorted(which))
             if i not in exe_all]
     for start in range(0, len(todo), batch):
         group = todo[start:start + batch]
-        probes = [(k, what, "before" if kind == "cond" else "after")
+        probes = [(k, what, "before" if kind == "cond" else "after", nth)
                   for _, (kind, k, what) in group]
         names, exe, imp = _run_both(program, gen, runner, lanes, probes)
         for (e_idx, _), name in zip(group, names):
@@ -675,7 +750,78 @@ def _judge_kill(program, gen, runner, lanes, d, events, exe_all, imp_all=None) -
     return report
 
 
-def _judge(program, gen, runner, lanes, d, events, exe_all, imp_all) -> dict:
+def _repeated(program: Program) -> set[int]:
+    """Instructions that may run more than once in an invocation: REP bodies, the stretch
+    a backward BRA jumps over, and subroutine bodies (from a CAL target to the next label)."""
+    out: set[int] = set()
+    stack = []
+    for i, ins in enumerate(program.instructions):
+        if ins.op == "REP":
+            stack.append(i)
+        elif ins.op == "ENDREP" and stack:
+            out.update(range(stack.pop(), i + 1))
+        elif ins.op == "BRA" and program.labels.get(ins.label, i + 1) <= i:
+            out.update(range(program.labels[ins.label], i + 1))
+    starts = sorted(set(program.labels.values()) | {program.entry})
+    n = len(program.instructions)
+    for ins in program.instructions:
+        if ins.op == "CAL" and ins.label in program.labels:
+            start = program.labels[ins.label]
+            later = [t for t in starts if t > start]
+            out.update(range(start, later[0] if later else n))
+    return out
+
+
+#: executions searched at most by :func:`_refine`
+MAX_PASSES = 4096
+
+
+def _refine(program, gen, runner, lanes, d, events, k_first: int) -> dict | None:
+    """``operands`` at an instruction that runs more than once: the last-execution probes
+    saw its operands differ but no earlier value.  Find the first pass ``n`` on which some
+    repeated instruction's value differs (gallop, then bisect over per-pass probes) and judge
+    that pass; None when no pass differs (the probes changed the compilation)."""
+    lane = d.lane if d.lane is not None else 0
+    repeated = _repeated(program)
+    if k_first not in repeated:
+        return None
+    rep = [i for i, (_, k, _) in enumerate(events) if k in repeated]
+    names, exe, _ = _run_both(program, gen, runner, lanes, [(k_first, Source("xv_zero"),
+                                                             "before", 0)])
+    passes = int(exe[names[0]][lane][0])
+    if passes < 1:
+        return None
+    passes = min(passes, MAX_PASSES)
+    memo: dict[int, tuple[dict, dict] | None] = {}
+
+    def differs(n: int):
+        if n not in memo:
+            ex, im = _probe_events(program, gen, runner, lanes, events, rep, nth=n)
+            hit = any(_event_differs(program, events[i], ex[i][lane],
+                                     im[i][lane] if im[i] is not None else None) for i in rep)
+            memo[n] = (ex, im) if hit else None
+        return memo[n]
+
+    lo, hi = 0, 1                   # differs(lo) is False (pass 0 never happens)
+    while hi < passes and not differs(hi):
+        lo, hi = hi, min(2 * hi, passes)
+    if not differs(hi):
+        return None
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if differs(mid):
+            hi = mid
+        else:
+            lo = mid
+    ex, im = memo[hi]
+    report = _judge(program, gen, runner, lanes, d, events, ex, im, nth=hi)
+    report["execution"] = hi
+    report["detail"] = (f"first differs on pass {hi} of the instruction (per-pass probes); "
+                        + report.get("detail", "")).rstrip("; ")
+    return report
+
+
+def _judge(program, gen, runner, lanes, d, events, exe_all, imp_all, nth=None) -> dict:
     if d.kind == "kill":
         return _judge_kill(program, gen, runner, lanes, d, events, exe_all, imp_all)
     lane = d.lane if d.lane is not None else 0
@@ -700,7 +846,8 @@ def _judge(program, gen, runner, lanes, d, events, exe_all, imp_all) -> dict:
                 need = {i for i, ev in enumerate(events) if ev[0] == "value"
                         and program.instructions[ev[1]].cc_update is not None}
                 if need - set(exe_all):
-                    _probe_events(program, gen, runner, lanes, events, need, (exe_all, imp_all))
+                    _probe_events(program, gen, runner, lanes, events, need, (exe_all, imp_all),
+                                  nth=nth)
                 verdict, setter = _cond_verdict(program, k, lane, events, exe_all, imp_all)
                 if approx is not None and verdict == "cc":
                     verdict = "tolerance"
@@ -761,9 +908,11 @@ def _judge(program, gen, runner, lanes, d, events, exe_all, imp_all) -> dict:
     operand_values = []
     raw_operands = []
     nonfinite_mismatch = False
+    differing: list[tuple[str, np.ndarray]] = []      # float operands: register, components
     srcs = [(j, s) for j, s in enumerate(ins.srcs)]
     if srcs:
-        probes = [(first, Source(s.reg, index=s.index, vertex=s.vertex), "before") for _, s in srcs]
+        probes = [(first, Source(s.reg, index=s.index, vertex=s.vertex), "before", nth)
+                  for _, s in srcs]
         try:
             names, exe, imp = _run_both(program, gen, runner, lanes, probes)
             for (j, s), name in zip(srcs, names):
@@ -779,6 +928,7 @@ def _judge(program, gen, runner, lanes, d, events, exe_all, imp_all) -> dict:
                             operands_agree = False
                     elif not np.all(cmp.float_equal(e, g)):
                         operands_agree = False
+                        differing.append((s.reg, np.flatnonzero(~cmp.float_equal(e, g))))
                         bad = ~cmp.float_equal(e, g)
                         if _nonfinite(e[bad]) or _nonfinite(g[bad]):
                             nonfinite_mismatch = True
@@ -794,7 +944,7 @@ def _judge(program, gen, runner, lanes, d, events, exe_all, imp_all) -> dict:
     rel = [(s, idx, size) for s, idx, size in _relative_uses(program, ins)]
     if rel:
         try:
-            probes = [(first, Source(idx.reg), "before") for _, idx, _ in rel]
+            probes = [(first, Source(idx.reg), "before", nth) for _, idx, _ in rel]
             names, exe, imp = _run_both(program, gen, runner, lanes, probes)
             for (s, idx, size), name in zip(rel, names):
                 v = int(exe[name][lane].view(np.int32)[idx.comp]) + idx.offset
@@ -811,7 +961,11 @@ def _judge(program, gen, runner, lanes, d, events, exe_all, imp_all) -> dict:
     comps = [c for c in range(4) if ins.dst.mask[c]]
     fres = _float_result(ins)
     big = any(_max_abs(v) > RANGE_LIMIT.get(ins.op, np.inf) for v in operand_values)
-    if _undefined_case(ins, raw_operands, comps) or out_of_range:
+    defect = known_defect(program, ins, getattr(runner, "backend", None))
+    if defect is not None:
+        report["verdict"] = "implementation"
+        report["detail"] = defect
+    elif _undefined_case(ins, raw_operands, comps) or out_of_range:
         report["verdict"] = "undefined"
     elif _texel_boundary(ins, raw_operands, gen):
         report["verdict"] = "boundary"
@@ -827,13 +981,40 @@ def _judge(program, gen, runner, lanes, d, events, exe_all, imp_all) -> dict:
     elif approx is not None:
         report["verdict"] = "tolerance"
         report["approximate_first"] = _ins_info(program, approx)
+    elif not operands_agree and _derivatives_in_flow(program) and \
+            _from_derivatives(program, differing):
+        # an operand computed from derivatives GLSL leaves undefined (the lookup itself may
+        # agree when probed: a probe changes where the compiler places it)
+        report["verdict"] = "lod"
     elif not operands_agree:
         # an operand that is NaN/Inf on one side only: a NaN/Inf freedom upstream that the
         # probes (last execution in loops and subroutines) could not pin down
         report["verdict"] = "nonfinite" if nonfinite_mismatch else "operands"
     else:
         report["verdict"] = "divergence"
+    if report["verdict"] == "operands" and nth is None:
+        refined = _refine(program, gen, runner, lanes, d, events, first)
+        if refined is not None:
+            return refined
     return report
+
+
+def _constant_source(program: Program, src: Source) -> bool:
+    """A source the GLSL backend writes as a literal (an immediate or a constant with a value,
+    not relatively addressed): the compiler sees it at compile time."""
+    reg = program.registers.get(src.reg)
+    return reg is not None and reg.value is not None and not (src.index and src.index.relative)
+
+
+def known_defect(program: Program, ins: Instruction, backend: str | None) -> str | None:
+    """A departure of the implementation that a reduced test pins (tests/test_verify_cases.py,
+    strict xfail until Mesa is fixed): the text naming it, else None."""
+    if (backend == "gl" and ins.op == "MUL" and ins.mul_mode == "HI" and ins.srcs
+            and all(_constant_source(program, s) for s in ins.srcs)):
+        return ("Mesa's GLSL compiler folds umulExtended/imulExtended of constant operands "
+                "wrongly (the same GLSL through SPIR-V, or with one operand not constant, is "
+                "right): tests/test_verify_cases.py::test_mulhi_of_constants")
+    return None
 
 
 def _cond_text(c: CondTest) -> str:

@@ -382,7 +382,8 @@ class Lowerer:
         path = {(Stage.VERTEX, "VERTEXID"): "vertex.id", (Stage.VERTEX, "INSTANCEID"): "vertex.instance",
                 (Stage.FRAGMENT, "POSITION"): "fragment.position",
                 (Stage.FRAGMENT, "PRIMID"): "primitive.id", (Stage.GEOMETRY, "PRIMID"): "primitive.id",
-                (Stage.FRAGMENT, "FACE"): "fragment.facing"}.get((self.stage, sem))
+                (Stage.FRAGMENT, "FACE"): "fragment.facing",
+                (Stage.FRAGMENT, "SAMPLEID"): "fragment.sampleid"}.get((self.stage, sem))
         if path is None:
             self.reject("E7001", f"system value SV[{index}]"
                         f"{', ' + sem if sem else ''} is not supported in a {self.sh.processor} shader")
@@ -434,6 +435,8 @@ class Lowerer:
                 return Binding(f"{root}.color" + (".secondary" if i else ""))
             if st == Stage.FRAGMENT and sem == "FACE":
                 return Binding("fragment.facing")
+            if st == Stage.FRAGMENT and sem == "PCOORD":
+                return Binding("fragment.pointcoord")
             if sem == "BCOLOR" and i in (0, 1):
                 # two-sided colour inputs: the back colours a vertex shader writes (locations 2, 3)
                 return Binding(f"{root}.color.back" + (".secondary" if i else ""))
