@@ -79,9 +79,20 @@ EXPLAINED = [
 ]
 
 
-@pytest.mark.parametrize("name,verdict", EXPLAINED)
-def test_tgsi_corpus_differences_are_explained(name, verdict):
-    path = CORPUS / "collected" / "tgsi" / name
+# NV4 programs of cgc: an integer pattern moved with MOV.F (a denormal, flushed: GP4 issue
+# 18), TEX results in non-uniform flow feeding a comparison (GLSL 4.50 §8.14.1), a sin-hash
+# noise whose approximation error differs between the probed compilations.
+EXPLAINED_NV4 = [
+    ("cg/gp4fp/crt__shaders__GTU-famicom__DAC.cg__main_fragment__noopt.fp", "ftz"),
+    ("cg/gp4fp/xbr__shaders__super-xbr__super-4xbr-3d-pass1.cg__main_fragment.fp", "lod"),
+    ("cg/gp4fp/borders__resources__color-grid.cg__main_fragment.fp", "tolerance"),
+]
+
+
+@pytest.mark.parametrize("name,verdict", [("collected/tgsi/" + n, v) for n, v in EXPLAINED]
+                         + EXPLAINED_NV4)
+def test_corpus_differences_are_explained(name, verdict):
+    path = CORPUS / name
     if not path.exists():
         pytest.skip(f"{path} not present (../shared/corpus absent)")
     runner = runner_or_skip("gl")

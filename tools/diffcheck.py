@@ -5,6 +5,7 @@
     python tools/diffcheck.py --sample 20 --seed 3 # a fixed deterministic sample per folder
     python tools/diffcheck.py --json out.json --backend gl-spirv --jobs 2
     python tools/diffcheck.py --dialect tgsi        # the TGSI programs that translate
+    python tools/diffcheck.py --dialect older --lanes 256   # VP1/VP2, ARBvp/fp (+NV), FP1
 
 Folders: cg/gp4vp, cg/gp4fp, cg/gp4gp, collected/nvfp4, collected/nvgp4 (dialect = the
 program header).  Each program runs in a worker process with a time limit (a translation that
@@ -36,6 +37,17 @@ from xlate.verify.batch import run_all  # noqa: E402
 CORPUS = ROOT.parent / "shared" / "corpus"
 FOLDERS = ("cg/gp4vp", "cg/gp4fp", "cg/gp4gp", "collected/nvfp4", "collected/nvgp4")
 TGSI_FOLDERS = ("collected/tgsi",)      # --dialect tgsi (issue 6)
+#: --dialect for the pre-NV4 families (issue 5): collected programs and cgc's output per profile
+OLDER = {
+    "vp": ("collected/nvvp1.0", "collected/nvvp1.1", "collected/nvvsp1.0", "cg/vp20", "cg/vp30"),
+    "arbvp": ("collected/arbvp", "collected/arbvp_nv2", "collected/arbvp_nv3", "cg/vp40",
+              "cg/arbvp1"),
+    "arbfp": ("collected/arbfp", "collected/arbfp_nv", "collected/arbfp_nv2", "cg/fp40",
+              "cg/arbfp1"),
+    "fp1": ("collected/nvfp1.0", "cg/fp30"),
+}
+DIALECTS = {"nv4": FOLDERS, "tgsi": TGSI_FOLDERS, **OLDER,
+            "older": tuple(f for fs in OLDER.values() for f in fs)}
 EXTS = (".vp", ".fp", ".gp", ".tgsi")
 
 
@@ -185,8 +197,10 @@ def oracle_main(args) -> int:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--corpus", default=str(CORPUS))
-    p.add_argument("--dialect", default="nv4", choices=["nv4", "tgsi"],
-                   help="which corpus folders: the NV4 ones (default) or collected/tgsi")
+    p.add_argument("--dialect", default="nv4", choices=list(DIALECTS),
+                   help="which corpus folders: the NV4 ones (default), collected/tgsi, or a "
+                        "pre-NV4 family (vp: VP1.x/VSP1.0/VP2.0; arbvp: ARBvp1.0 +NV2/NV3; "
+                        "arbfp: ARBfp1.0 +NV/NV2; fp1: FP1.0; older: all four)")
     p.add_argument("--sample", type=int, default=None, help="programs per folder (fixed sample)")
     p.add_argument("--seed", type=int, default=1, help="seed of the sample and of the inputs")
     p.add_argument("--lanes", type=int, default=1024)
@@ -204,11 +218,11 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.oracle:
         return oracle_main(args)
-    folders = TGSI_FOLDERS if args.dialect == "tgsi" else FOLDERS
-    files = sample(corpus_files(Path(args.corpus), folders), args.sample, args.seed)
-    if args.dialect == "tgsi":
-        # programs that do not translate are counted by tests/test_corpus_tgsi.py; verify
-        # compares the ones that do
+    files = sample(corpus_files(Path(args.corpus), DIALECTS[args.dialect]), args.sample, args.seed)
+    if args.dialect != "nv4":
+        # programs that do not translate (MANIFEST `error` files, damaged dumps, rejected
+        # constructs) are counted per file by the corpus tests (test_corpus_tgsi.py,
+        # test_vp_corpus.py ...); verify compares the ones that do
         from xlate import api
         from xlate.diagnostics import XlateError
         for folder, lst in files.items():

@@ -40,10 +40,16 @@ Verdicts:
   fails on the other although every value computed before agrees: the flags of the last CC
   update (``cc_set_by``) differ -- a bug in the executor's or the translation's flag rules
   (``nonfinite``/``ftz`` instead when that update computed a NaN or a denormal);
-* ``operands``: the operands already differ although no earlier probe did -- typically a
-  loop or a subroutine called from several places ran the diverging instruction more than
-  once (probes hold the value of the *last* execution, so an earlier divergence is only seen
-  downstream), or the probes changed how the implementation compiled the code;
+* ``implementation``: a departure of the implementation reduced to a strict-xfail test
+  (:func:`known_defect`: Mesa's GLSL compiler folding mul-hi of constants wrongly);
+* ``operands``: the operands already differ although no earlier probe did.  When the
+  instruction may run more than once (a loop body, a backward branch, a subroutine),
+  :func:`_refine` probes per pass -- a counter per probe keeps only the value of the n-th
+  execution -- and judges the first pass on which some repeated instruction differs.  When
+  the differing operands are computed from approximate opcodes the verdict is ``tolerance``
+  (each placement of probes is a new compilation, whose approximations may differ), from
+  derivatives GLSL leaves undefined ``lod``, and bit patterns that differ only by a flushed
+  denormal (an integer moved with MOV.F) ``ftz``.  What remains is a lead to follow;
 * ``interface``: no probe differs, only the output: the difference arises where results are
   written out (aliasing, output staging) -- or the probes themselves changed how the
   implementation compiled the code (see ``precise``);
@@ -325,14 +331,18 @@ def _derivatives_in_flow(program: Program) -> bool:
     return False
 
 
-def _from_derivatives(program: Program, operands) -> bool:
-    """Whether a differing operand (register, components) may depend on a derivative: DDX/DDY
-    or an implicit-LOD lookup (the data-flow of :mod:`analysis`)."""
+def _depends_on(program: Program, operands, ops) -> bool:
+    """Whether a differing operand (register, components) may depend on one of ``ops``
+    (the flow-insensitive data-flow of :mod:`analysis`)."""
     from .analysis import analyse
-    deriv = {"DDX", "DDY", "TEX", "TXB", "TXP"}
-    deps = analyse(program, deriv).deps
+    deps = analyse(program, set(ops)).deps
     return any(("op", op) in deps.get((reg, int(c)), ())
-               for reg, comps in operands for c in comps for op in deriv)
+               for reg, comps in operands for c in comps for op in ops)
+
+
+def _from_derivatives(program: Program, operands) -> bool:
+    """A differing operand computed from a derivative: DDX/DDY or an implicit-LOD lookup."""
+    return _depends_on(program, operands, ("DDX", "DDY", "TEX", "TXB", "TXP"))
 
 
 def _implicit_lod(program: Program, ins: Instruction, gen) -> bool:
@@ -750,6 +760,10 @@ def _judge_kill(program, gen, runner, lanes, d, events, exe_all, imp_all=None) -
     return report
 
 
+def k_repeated(program: Program, k: int) -> bool:
+    return k in _repeated(program)
+
+
 def _repeated(program: Program) -> set[int]:
     """Instructions that may run more than once in an invocation: REP bodies, the stretch
     a backward BRA jumps over, and subroutine bodies (from a CAL target to the next label)."""
@@ -909,6 +923,7 @@ def _judge(program, gen, runner, lanes, d, events, exe_all, imp_all, nth=None) -
     raw_operands = []
     nonfinite_mismatch = False
     differing: list[tuple[str, np.ndarray]] = []      # float operands: register, components
+    flushed_bits = False
     srcs = [(j, s) for j, s in enumerate(ins.srcs)]
     if srcs:
         probes = [(first, Source(s.reg, index=s.index, vertex=s.vertex), "before", nth)
@@ -926,6 +941,10 @@ def _judge(program, gen, runner, lanes, d, events, exe_all, imp_all, nth=None) -
                     if operand_type(ins, j) in (DataType.INT, DataType.UINT):
                         if not np.array_equal(e, g):
                             operands_agree = False
+                            # integer bits that went through a float move: a denormal
+                            # pattern (a small integer) flushed to zero on one side
+                            if np.array_equal(cmp.flush(e), cmp.flush(g)):
+                                flushed_bits = True
                     elif not np.all(cmp.float_equal(e, g)):
                         operands_agree = False
                         differing.append((s.reg, np.flatnonzero(~cmp.float_equal(e, g))))
@@ -973,7 +992,8 @@ def _judge(program, gen, runner, lanes, d, events, exe_all, imp_all, nth=None) -
         report["verdict"] = "lod"
     elif big:
         report["verdict"] = "range"
-    elif denormal_operand or (fres and (_is_tiny(e_res[comps]) or _is_tiny(g_res[comps]))):
+    elif denormal_operand or flushed_bits or \
+            (fres and (_is_tiny(e_res[comps]) or _is_tiny(g_res[comps]))):
         report["verdict"] = "ftz"
     elif nonfinite_operand or (fres and (_nonfinite(e_res[comps]) or _nonfinite(g_res[comps]))) \
             or _pow_of_nonpositive(ins, raw_operands):
@@ -986,16 +1006,33 @@ def _judge(program, gen, runner, lanes, d, events, exe_all, imp_all, nth=None) -
         # an operand computed from derivatives GLSL leaves undefined (the lookup itself may
         # agree when probed: a probe changes where the compiler places it)
         report["verdict"] = "lod"
+    elif not operands_agree and nth is None and k_repeated(program, first) and \
+            (refined := _refine(program, gen, runner, lanes, d, events, first)) is not None:
+        return refined
+    elif not operands_agree and _depends_on(program, differing, tuple(cmp.INEXACT)):
+        # no probe saw a value differ before, but this instruction's operands do, and they are
+        # computed from approximate opcodes: the implementation's approximation differs
+        # between the probed compilations (each placement of probes is a new shader), and
+        # exact opcodes amplified it -- what "tolerance" accepts
+        report["verdict"] = "tolerance"
+        report["detail"] = ("the operands differ although no earlier probe did; they are "
+                            "computed from approximate opcodes (data-flow), whose results "
+                            "differ between the probed compilations")
     elif not operands_agree:
         # an operand that is NaN/Inf on one side only: a NaN/Inf freedom upstream that the
         # probes (last execution in loops and subroutines) could not pin down
         report["verdict"] = "nonfinite" if nonfinite_mismatch else "operands"
+    elif _derivatives_in_flow(program) and _from_derivatives(
+            program, [(s.reg, np.arange(4)) for s in ins.srcs]):
+        # operands that agree when probed, a result that does not: the operands come from
+        # derivatives GLSL leaves undefined (non-uniform flow or after a discard), so each
+        # compilation (probed or not) may compute them differently
+        report["verdict"] = "lod"
+        report["detail"] = ("the operands are computed from derivatives in non-uniform "
+                            "control flow (undefined in GLSL); they agree in the probed "
+                            "compilation, not in the one that produced this result")
     else:
         report["verdict"] = "divergence"
-    if report["verdict"] == "operands" and nth is None:
-        refined = _refine(program, gen, runner, lanes, d, events, first)
-        if refined is not None:
-            return refined
     return report
 
 
