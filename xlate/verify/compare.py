@@ -42,6 +42,10 @@ INEXACT: dict[str, tuple[int, float]] = {
     "COS": (16, 2.0 ** -20),
     "SCS": (16, 2.0 ** -20),
     "RSQ": (2, 0.0),
+    # the partial-precision forms (VP1/VP2/ARBvp; z only, x/y are exact): "accurate to at least
+    # 11 bits" (NV_vertex_program2 EXP/LOG, ARB_vertex_program issue 28: 2^-11 relative)
+    "EXP": (4096, 0.0),
+    "LOG": (4096, 2.0 ** -11),
     "NRM": (4, 0.0),
     "RFL": (4, 0.0),
     # filtered texture lookups: llvmpipe weights bilinear/trilinear samples in 8-bit fixed point
@@ -60,9 +64,12 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
     "tolerance": (
         "NV_gpu_program4 2.X.8.Z EX2/LG2/POW/SIN/COS/SCS/RSQ/LIT: the results are "
         "approximations (\"ApproxExp2\", \"ApproxLog2\", \"ApproxSine\" ...); GLSL 4.50 "
-        "§4.7.1 precision of exp2/log2/pow/inversesqrt",
+        "§4.7.1 precision of exp2/log2/pow/inversesqrt; NV_vertex_program2 EXP/LOG "
+        "(RoughApprox2ToX/RoughApproxLog2 \"accurate to at least 11 bits\"), "
+        "ARB_vertex_program issue 28",
         "INEXACT: per-opcode ulps/absolute error (EX2 8 ulp; LG2 8 ulp or 2^-17; POW/LIT "
-        "4096 ulp or 2^-20; SIN/COS/SCS 16 ulp or 2^-20; RSQ 2 ulp; NRM/RFL 4 ulp; filtered "
+        "4096 ulp or 2^-20; SIN/COS/SCS 16 ulp or 2^-20; RSQ 2 ulp; NRM/RFL 4 ulp; EXP 4096 "
+        "ulp (2^-11 relative), LOG 4096 ulp or 2^-11; filtered "
         "TEX* 2^-7) on the approximate result, later amplification by exact opcodes accepted"),
     "range": (
         "NV_gpu_program4 2.X.8.Z SIN/COS (ApproxSine/ApproxCosine: no precision is required); "
