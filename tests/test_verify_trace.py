@@ -99,3 +99,19 @@ def test_corpus_differences_are_explained(name, verdict):
     rep = verify_source(path.read_text(), str(path), lanes=256, seed=1, runner=runner)
     assert rep.status == "pass", (rep.status, rep.reason, rep.localization)
     assert {x["verdict"] for x in rep.localization} == {verdict}
+
+
+def test_refine_finds_the_first_pass_that_differs():
+    """The value read after the loop comes from pass 1 of an instruction later in the body:
+    the last-pass probes see MOV's operand differ first; the per-pass search names pass 1 of
+    the MUL.HI (a defect of Mesa's GLSL compiler, pinned in test_verify_cases.py)."""
+    runner = runner_or_skip("gl")
+    text = ("!!NVvp4.0\nUINT TEMP a, b;\nREP {2};\nMOV.U b, a;\n"
+            "MUL.U.HI a, {4, 0xffffffff, 0x80000000, 3}, {0x40000000, 0xffffffff, 2, 3};\n"
+            "ENDREP;\nMOV.U result.texcoord[0], b;\nMOV result.position, vertex.attrib[0];\nEND\n")
+    rep = verify_source(text, "refine.vp", lanes=8, seed=1, runner=runner)
+    if not rep.localization:
+        pytest.skip("this implementation folds mul-hi of constants correctly: nothing to find")
+    loc = rep.localization[0]
+    assert (loc["verdict"], loc["execution"], loc["instruction"]["line"]) == \
+        ("implementation", 1, 5)

@@ -786,8 +786,10 @@ def _repeated(program: Program) -> set[int]:
     return out
 
 
-#: executions searched at most by :func:`_refine`
+#: executions searched at most by :func:`_refine`, and the shader runs it may spend (beyond
+#: them the data-flow verdicts of :func:`_judge` apply: localization must stay affordable)
 MAX_PASSES = 4096
+REFINE_RUNS = 120
 
 
 def _refine(program, gen, runner, lanes, d, events, k_first: int) -> dict | None:
@@ -807,6 +809,10 @@ def _refine(program, gen, runner, lanes, d, events, k_first: int) -> dict | None
         return None
     passes = min(passes, MAX_PASSES)
     memo: dict[int, tuple[dict, dict] | None] = {}
+    batch = max(1, min(BATCH[program.stage], len(_free_slots(program, 16))))
+    runs_per_pass = -(-len(rep) // batch)
+    if runs_per_pass * (2 * max(1, passes.bit_length()) + 1) > REFINE_RUNS:
+        return None
 
     def differs(n: int):
         if n not in memo:
