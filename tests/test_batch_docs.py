@@ -21,7 +21,7 @@ def python_block_after(doc: Path, marker: str) -> str:
 def shaders(tmp_path: Path) -> Path:
     src = tmp_path / "shaders"
     shutil.copytree(ROOT / "corpus" / "nv4", src / "nv4",
-                    ignore=shutil.ignore_patterns("*.glsl", "*.json"))
+                    ignore=shutil.ignore_patterns("*.glsl", "*.json", "*.rejected"))
     shutil.copy(ROOT / "corpus" / "examples" / "bright_pass.fp", src)
     return src
 

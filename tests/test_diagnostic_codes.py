@@ -169,8 +169,8 @@ def test_e1008_program_too_large(monkeypatch):
 def test_e7002_generated_glsl_rejected(monkeypatch):
     from xlate.backends import glsl
     real = glsl.emit_glsl
-    monkeypatch.setattr(glsl, "emit_glsl", lambda prog, profile="glsl450": dataclasses.replace(
-        real(prog, profile), source=real(prog, profile).source + "\nnot glsl at all\n"))
+    monkeypatch.setattr(glsl, "emit_glsl", lambda prog, profile="glsl450", **kw: dataclasses.replace(
+        real(prog, profile, **kw), source=real(prog, profile, **kw).source + "\nnot glsl at all\n"))
     with pytest.raises(XlateError) as info:
         api.translate(OK_FP, filename="t.fp")
     assert [d.code for d in info.value.diagnostics] == ["E7002"]

@@ -283,14 +283,45 @@ def test_precise_helper_rewrites_every_return():
     ]
 
 
+def _profile_helpers(profile: str) -> list[str]:
+    """The helper texts a profile emits, each after the helpers it needs (as the backend
+    orders them): "name@<profile>" sections in place of "name"."""
+    lib = helper_library()
+    out: list[str] = []
+
+    def add(name: str) -> None:
+        key = f"{name}@{profile}" if f"{name}@{profile}" in lib else name
+        if key in out:
+            return
+        for n in lib[key][1]:
+            add(n)
+        out.append(key)
+    for name in lib:
+        if "@" not in name:
+            add(name)
+    return [lib[k][0] for k in out]
+
+
 def test_every_helper_compiles_precise():
     """Every helper of helpers.glsl, after precise_helper, compiles (glslang) and validates."""
-    from xlate.backends.glsl import helper_library, precise_helper
+    from xlate.backends.glsl import precise_helper
     from xlate.backends.spirv import compile_glsl, validate_spirv
-    lib = helper_library()
-    body = "\n".join(precise_helper(text) for text, _ in lib.values())
+    body = "\n".join(precise_helper(text) for text in _profile_helpers("glsl450"))
     src = "#version 450\nlayout(location = 0) out vec4 o;\n" + body + "\nvoid main() { o = vec4(0.0); }\n"
     assert validate_spirv(compile_glsl(src, "frag")) is None
+
+
+@pytest.mark.parametrize("profile, head", [
+    ("glsl330", "#version 330 core\n"),
+    ("es310", "#version 310 es\nprecision highp float;\nprecision highp int;\n")])
+def test_every_helper_compiles_in_the_profiles_without_precise(profile, head):
+    """glsl330 and es310 emit the helpers as written (no 'precise'), with the profile's own
+    sections; every one compiles under that #version (glslang, no client API)."""
+    from xlate.backends.spirv import check_glsl
+    body = "\n".join(_profile_helpers(profile))
+    assert "precise" not in body
+    src = head + "layout(location = 0) out vec4 o;\n" + body + "\nvoid main() { o = vec4(0.0); }\n"
+    check_glsl(src, "frag", version=head.split("\n")[0][len("#version "):])
 
 
 # ---- interface types per element -----------------------------------------------------------------

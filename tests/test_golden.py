@@ -1,8 +1,10 @@
 """Golden translations of our own NV4 corpus (``corpus/nv4``).
 
-For every program: the GLSL of both profiles and the reflection JSON equal the files beside it
+For every program: the GLSL of every profile and the reflection JSON equal the files beside it
 byte for byte, every golden GLSL compiles with glslang (OpenGL rules for ``glsl450``, Vulkan
-rules for ``vulkan``) and the SPIR-V of both passes the SPIRV-Tools validator.
+rules for ``vulkan``, plain GLSL 3.30 / GLSL ES 3.10 rules for ``glsl330`` / ``es310``) and the
+SPIR-V of the first two passes the SPIRV-Tools validator.  Where ``glsl330`` or ``es310`` cannot
+express a program, its golden is the E7001 diagnostics (``<name>.<profile>.rejected``).
 
 The goldens are written by ``tools/update_goldens.py``; the expected bytes are computed by the
 same function the tool uses, so the two can never disagree about formatting.
@@ -21,7 +23,8 @@ from pathlib import Path
 import pytest
 
 import xlate
-from xlate.backends.spirv import GlslCompileError, compile_glsl, validate_spirv
+from xlate.backends.glsl import ES_PRECISE_HEADER, PROFILE_INFO
+from xlate.backends.spirv import GlslCompileError, check_glsl, compile_glsl, validate_spirv
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -100,16 +103,51 @@ def test_program_names_do_not_collide():
     assert not goldens.duplicate_stems(SOURCES)
 
 
-@pytest.mark.parametrize("src, kind", _params("glsl450", "vulkan", "reflect"))
-def test_translation_matches_golden(src: Path, kind: str):
+def _golden_of(src: Path, kind: str) -> Path:
+    """The golden file a translation of ``kind`` has now: the GLSL, or for glsl330/es310 the
+    rejection where the profile cannot express the program."""
     path = goldens.golden_paths(src)[kind]
+    if kind in goldens.REJECTABLE and path not in _render(src):
+        path = goldens.rejection_path(src, kind)
+    return path
+
+
+@pytest.mark.parametrize("src, kind", _params("glsl450", "vulkan", "glsl330", "es310", "reflect"))
+def test_translation_matches_golden(src: Path, kind: str):
+    path = _golden_of(src, kind)
     expected = _render(src)[path]
     assert path.exists(), (f"{path.name} is missing: the translation of {src.name} has no golden "
                            f"yet; {UPDATE_HINT}")
+    stale = [p.name for p in goldens.alternatives(src, _render(src)) if p.exists()]
+    assert not stale, f"{stale}: golden of the other kind, no longer produced; {UPDATE_HINT}"
     actual = path.read_bytes()
     assert actual == expected, (f"{src.name}: the {kind} translation differs from "
                                 f"{path.name}; {UPDATE_HINT}\n"
                                 + _short_diff(actual, expected, path.name))
+
+
+@pytest.mark.parametrize("src, profile", _params("glsl330", "es310"))
+def test_golden_of_a_glsl_only_profile_compiles(src: Path, profile: str):
+    """glsl330/es310 goldens compile under their own #version with no client API; es310 in
+    both branches of its 'precise' preamble (glslang has GL_EXT_gpu_shader5 and so takes the
+    first; the others are what implementations without it compile)."""
+    path = goldens.golden_paths(src)[profile]
+    if not path.exists():
+        assert goldens.rejection_path(src, profile).exists(), f"{path.name} is missing; {UPDATE_HINT}"
+        pytest.skip(f"{profile} cannot express {src.name} (its golden is the rejection)")
+    stage = goldens.STAGE_OF_EXT[src.suffix]
+    text = path.read_text(encoding="utf-8")
+    variants = [text]
+    if profile == "es310":
+        assert ES_PRECISE_HEADER in text
+        variants += [text.replace("defined(GL_EXT_gpu_shader5)", "0"),
+                     text.replace("defined(GL_EXT_gpu_shader5)", "0").replace(
+                         "defined(GL_OES_gpu_shader5)", "0")]
+    for variant in variants:
+        try:
+            check_glsl(variant, stage, version=PROFILE_INFO[profile].version)
+        except GlslCompileError as e:
+            pytest.fail(f"glslang rejects {path.name} ({stage}):\n{e.log.strip()}")
 
 
 @pytest.mark.parametrize("src, profile", _params("glsl450", "vulkan"))

@@ -5,6 +5,10 @@ For every ``corpus/nv4/<name>.vp|.fp|.gp`` this writes, beside the program:
 
 * ``<name>.glsl450.glsl`` - ``xlate.translate(..., target="glsl", profile="glsl450")``
 * ``<name>.vulkan.glsl``  - the same with ``profile="vulkan"``
+* ``<name>.glsl330.glsl``, ``<name>.es310.glsl`` - the same with ``profile="glsl330"`` /
+  ``"es310"``; where that profile cannot express the program, ``<name>.<profile>.rejected``
+  instead: the E7001 diagnostics, one header per line (the rejection is pinned like a
+  translation, and a program that starts or stops translating shows up as a changed golden)
 * ``<name>.reflect.json`` - the reflection of the glsl450 translation, formatted exactly as
   ``xlate convert FILE --target reflect`` prints it
 
@@ -35,8 +39,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "corpus" / "nv4"
 SOURCE_EXTS = (".vp", ".fp", ".gp")
-PROFILES = ("glsl450", "vulkan")
-GOLDEN_SUFFIXES = tuple(f".{p}.glsl" for p in PROFILES) + (".reflect.json",)
+PROFILES = ("glsl450", "vulkan", "glsl330", "es310")
+#: profiles whose golden may be a rejection (E7001: the program needs a feature they lack)
+REJECTABLE = ("glsl330", "es310")
+GOLDEN_SUFFIXES = (tuple(f".{p}.glsl" for p in PROFILES) + tuple(f".{p}.rejected" for p in REJECTABLE)
+                   + (".reflect.json",))
 #: program extension -> glslang stage name
 STAGE_OF_EXT = {".vp": "vert", ".fp": "frag", ".gp": "geom"}
 
@@ -47,10 +54,28 @@ def sources(corpus: Path = CORPUS) -> list[Path]:
 
 
 def golden_paths(src: Path) -> dict[str, Path]:
-    """``{"glsl450": ..., "vulkan": ..., "reflect": ...}`` golden paths of one program."""
+    """``{"glsl450": ..., "vulkan": ..., "glsl330": ..., "es310": ..., "reflect": ...}`` golden
+    paths of one program (the GLSL ones; :func:`rejection_path` is the alternative)."""
     stem = src.with_suffix("")
     out = {p: stem.with_name(f"{stem.name}.{p}.glsl") for p in PROFILES}
     out["reflect"] = stem.with_name(f"{stem.name}.reflect.json")
+    return out
+
+
+def rejection_path(src: Path, profile: str) -> Path:
+    """``<name>.<profile>.rejected``: the golden of a program ``profile`` cannot express."""
+    stem = src.with_suffix("")
+    return stem.with_name(f"{stem.name}.{profile}.rejected")
+
+
+def alternatives(src: Path, rendered: dict[Path, bytes]) -> list[Path]:
+    """The golden files of ``src`` that the translation now does not produce: the GLSL of a
+    profile that now rejects the program, or the rejection of one that now translates it."""
+    out = []
+    for profile in REJECTABLE:
+        for path in (golden_paths(src)[profile], rejection_path(src, profile)):
+            if path not in rendered:
+                out.append(path)
     return out
 
 
@@ -71,8 +96,16 @@ def render(src: Path) -> dict[Path, bytes]:
     paths = golden_paths(src)
     out: dict[Path, bytes] = {}
     for profile in PROFILES:
-        result = xlate.translate(text, filename=name, target="glsl", profile=profile,
-                                 validate=False)
+        try:
+            result = xlate.translate(text, filename=name, target="glsl", profile=profile,
+                                     validate=False)
+        except xlate.XlateError as e:
+            errors = [d for d in e.diagnostics if d.is_error]
+            if profile not in REJECTABLE or any(d.code != "E7001" for d in errors):
+                raise
+            headers = "".join(d.header() + "\n" for d in e.diagnostics)
+            out[rejection_path(src, profile)] = headers.encode("utf-8")
+            continue
         out[paths[profile]] = result.glsl.encode("utf-8")
         if profile == "glsl450":
             reflect = json.dumps(result.reflection, indent=2, sort_keys=False) + "\n"
@@ -98,6 +131,7 @@ def atomic_write(path: Path, data: bytes) -> None:
 def orphans(corpus: Path, srcs: list[Path]) -> list[Path]:
     """Golden-looking files whose program no longer exists."""
     expected = {p for s in srcs for p in golden_paths(s).values()}
+    expected |= {rejection_path(s, p) for s in srcs for p in REJECTABLE}
     found = [p for p in corpus.iterdir() if p.is_file() and p.name.endswith(GOLDEN_SUFFIXES)]
     return sorted(p for p in found if p not in expected)
 
@@ -155,6 +189,15 @@ def main(argv: list[str] | None = None) -> int:
                 atomic_write(path, data)
                 written += 1
                 print(f"wrote {relative_name(path)} ({what})")
+        for path in alternatives(src, expected):
+            if not path.exists():
+                continue
+            if args.check:
+                stale.append(f"{relative_name(path)} (replaced: the profile now "
+                             f"{'translates' if path.suffix == '.rejected' else 'rejects'} it)")
+            else:
+                path.unlink()
+                print(f"removed {relative_name(path)} (the profile's golden is now the other kind)")
     for path in orphans(CORPUS, srcs):
         if args.check:
             stale.append(f"{relative_name(path)} (orphan: no program)")

@@ -8,6 +8,8 @@ from .diagnostics import Diagnostic, Span, XlateError
 from .ir.model import Program, Stage
 
 TARGETS = ("glsl", "spirv", "spirv-asm", "reflect", "ir")
+#: profiles whose GLSL can become SPIR-V: vulkan (Vulkan), glsl450 (OpenGL, GL_ARB_gl_spirv)
+SPIRV_PROFILES = ("vulkan", "glsl450")
 SPIRV_STAGE = {Stage.VERTEX: "vert", Stage.FRAGMENT: "frag", Stage.GEOMETRY: "geom"}
 _lock = threading.Lock()
 
@@ -22,6 +24,8 @@ class Translation:
     spirv: bytes | None = None
     reflection: dict | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: source line of each line of ``glsl`` (``line_map[i]`` for line ``i + 1``; 0: none)
+    line_map: list[int] = field(default_factory=list)
 
     @property
     def stage(self) -> str:
@@ -36,33 +40,85 @@ def parse(source: str, *, filename: str = "<input>") -> Program:
 
 
 def translate(source: str, *, filename: str = "<input>", target: str = "glsl",
-              profile: str | None = None, validate: bool = True) -> Translation:
+              profile: str | None = None, validate: bool = True, line_directives: bool = False,
+              comments: bool = False) -> Translation:
     """Translate one program.
 
     ``target``: ``glsl`` (GLSL text), ``spirv`` (SPIR-V, validated), ``spirv-asm``, ``reflect``
     or ``ir``; every target also fills ``reflection``.  ``profile``: ``glsl450`` (default for
-    GLSL) or ``vulkan`` (default for SPIR-V).  With ``validate`` the GLSL is compiled by glslang
-    (and SPIR-V validated) so a translation never silently yields an invalid shader.
+    GLSL), ``vulkan`` (default for SPIR-V), ``glsl330`` or ``es310`` (GLSL only: ValueError with
+    a SPIR-V target).  With ``validate`` the GLSL is compiled by glslang (and SPIR-V validated)
+    so a translation never silently yields an invalid shader.  ``line_directives``: ``#line``
+    directives naming the source line of each instruction's GLSL (source string 1 = the
+    program; 0 = the GLSL text itself); ``comments``: each instruction's source text in a
+    comment before its GLSL.  Both off: the same bytes as without them.
     """
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r} (expected one of {', '.join(TARGETS)})")
+    check_profile(target, profile)
+    text_of = statement_text(source) if comments and isinstance(source, str) else None
     return translate_program(parse(source, filename=filename), target=target, profile=profile,
-                             validate=validate, filename=filename)
+                             validate=validate, filename=filename,
+                             line_directives=line_directives, comments=comments,
+                             instruction_text=text_of)
+
+
+def check_profile(target: str, profile: str | None) -> None:
+    """ValueError for a profile that does not exist or cannot give ``target``."""
+    from .backends.glsl import PROFILES
+    if profile is not None and profile not in PROFILES:
+        raise ValueError(f"unknown GLSL profile {profile!r} (expected one of {', '.join(PROFILES)})")
+    if target in ("spirv", "spirv-asm") and profile is not None and profile not in SPIRV_PROFILES:
+        raise ValueError(spirv_refusal(profile))
+
+
+def spirv_refusal(profile: str) -> str:
+    """Why ``profile`` gives no SPIR-V (the CLI prints the same words)."""
+    why = {"es310": "no SPIR-V environment takes OpenGL ES GLSL",
+           "glsl330": "OpenGL SPIR-V (GL_ARB_gl_spirv) needs explicit uniform locations and "
+                      "bindings, which GLSL 3.30 lacks"}.get(profile, "")
+    return (f"profile '{profile}' cannot produce SPIR-V ({why}); use profile 'vulkan' (Vulkan) "
+            f"or 'glsl450' (OpenGL 4.6 / GL_ARB_gl_spirv)")
+
+
+def statement_text(source: str):
+    """``instruction -> its source text`` for the comments: from the instruction's position to
+    the end of its statement (the ``;`` that ends NV statements, else the end of the line, as
+    TGSI has one instruction per line).  Lowered instructions that carry a description of their
+    own (``(implicit RET before label)``) get it after the statement."""
+    lines = source.splitlines()
+
+    def text_of(ins) -> str:
+        span = ins.span
+        text = ""
+        if span is not None and 1 <= span.line <= len(lines):
+            rest = lines[span.line - 1][max(span.col - 1, 0):]
+            end = rest.find(";")
+            text = (rest[:end + 1] if end >= 0 else rest).strip()
+        if ins.text:
+            text = f"{text} {ins.text}".strip()
+        return text
+    return text_of
 
 
 def translate_program(prog: Program, *, target: str = "glsl", profile: str | None = None,
-                      validate: bool = True, filename: str | None = None) -> Translation:
+                      validate: bool = True, filename: str | None = None,
+                      line_directives: bool = False, comments: bool = False,
+                      instruction_text=None) -> Translation:
     """:func:`translate` for a program already parsed; one parse can serve several profiles
-    (``xlate batch`` emits glsl450 GLSL and vulkan SPIR-V from one parse)."""
+    (``xlate batch`` emits glsl450 GLSL and vulkan SPIR-V from one parse).
+    ``instruction_text(ins)``: the comment text of an instruction (default: its IR form)."""
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r} (expected one of {', '.join(TARGETS)})")
+    check_profile(target, profile)
     filename = prog.source_name if filename is None else filename
     if profile is None:
         profile = "vulkan" if target in ("spirv", "spirv-asm") else "glsl450"
     from .backends.glsl import emit_glsl
-    out = emit_glsl(prog, profile)
+    out = emit_glsl(prog, profile, line_directives=line_directives, comments=comments,
+                    instruction_text=instruction_text)
     result = Translation(prog, profile, glsl=out.source, reflection=out.reflection,
-                         diagnostics=list(prog.diagnostics))
+                         diagnostics=list(prog.diagnostics), line_map=list(out.line_map))
     if target in ("spirv", "spirv-asm") or validate:
         result.spirv = compile_checked(out.source, prog, profile, filename,
                                        spirv=target in ("spirv", "spirv-asm") or profile == "vulkan")
@@ -70,12 +126,20 @@ def translate_program(prog: Program, *, target: str = "glsl", profile: str | Non
 
 
 def compile_checked(glsl: str, prog: Program, profile: str, filename: str, spirv: bool) -> bytes | None:
-    """glslang (and SPIRV-Tools for SPIR-V) over generated GLSL; failures are xlate bugs (E7002/3)."""
+    """glslang (and SPIRV-Tools for SPIR-V) over generated GLSL; failures are xlate bugs (E7002/3).
+
+    glsl450 compiles as OpenGL SPIR-V, vulkan as Vulkan SPIR-V; glsl330 and es310 cannot become
+    SPIR-V, so glslang checks them with no client API under their own #version ("330 core",
+    "310 es": ES rules, and the extensions the text enables) and nothing is returned."""
     from .backends import spirv as sp
+    from .backends.glsl import PROFILE_INFO
     stage = SPIRV_STAGE[prog.stage]
     target = "vulkan" if profile == "vulkan" else "opengl"
     span = Span(filename, 1, 1)
     try:
+        if profile not in SPIRV_PROFILES:
+            sp.check_glsl(glsl, stage, version=PROFILE_INFO[profile].version)
+            return None
         words = sp.compile_glsl(glsl, stage, target=target)
     except sp.GlslCompileError as e:
         first = e.errors[0] if e.errors else (None, e.log.strip())

@@ -32,11 +32,11 @@ def _read(path: str, err) -> str | None:
 
 
 def _report(diags, text: str, err) -> None:
-    from .diagnostics import use_color
+    from .diagnostics import INTERNAL_CODES, use_color
     color = use_color(err)
     for d in diags:
-        # internal errors (E7xxx) point into generated GLSL, not the input
-        print(d.render(None if d.code.startswith("E7") else text, color), file=err)
+        # internal errors point into generated GLSL, not the input
+        print(d.render(None if d.code in INTERNAL_CODES else text, color), file=err)
 
 
 def _worst(codes: set[str], failed: bool, unreadable: bool) -> int:
@@ -72,9 +72,13 @@ def check_main(args) -> int:
 
 def sync_main(args) -> int:
     from .batch.outputs import output_name, translate_outputs
-    from .cli import atomic_write
+    from .cli import atomic_write, spirv_profile_error
     from .diagnostics import XlateError
     err = sys.stderr
+    problem = spirv_profile_error(args.profile, args.targets)
+    if problem:
+        print(problem, file=err)
+        return EXIT_USAGE
     failed = unreadable = stale = False
     codes: set[str] = set()
     for path in args.files:
@@ -83,7 +87,8 @@ def sync_main(args) -> int:
             unreadable = True
             continue
         try:
-            res = translate_outputs(text, path, args.targets, args.profile)
+            res = translate_outputs(text, path, args.targets, args.profile,
+                                    line_directives=args.line_directives, comments=args.comments)
         except XlateError as e:
             _report(e.diagnostics, text, err)
             codes.update(d.code for d in e.diagnostics)

@@ -17,6 +17,10 @@ import os
 import sys
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_TOOLCHAIN = 0, 1, 2, 3
+# the GLSL profiles (xlate.backends.glsl.PROFILES, not imported: start-up stays light); the last
+# two give GLSL only (no SPIR-V environment takes them; xlate.api.spirv_refusal says why)
+PROFILES = ("glsl450", "vulkan", "glsl330", "es310")
+GLSL_ONLY_PROFILES = ("glsl330", "es310")
 TMP_PREFIX = ".xlate-tmp-"      # temporary files: .xlate-tmp-<pid>-<random>
 
 
@@ -124,8 +128,23 @@ def _print_diagnostics(diags, source) -> None:
         print(d.render(source, color), file=sys.stderr)
 
 
+def spirv_profile_error(profile: str | None, targets) -> str | None:
+    """The usage error of asking a GLSL-only profile for SPIR-V, or None."""
+    if profile in GLSL_ONLY_PROFILES and any(t in ("spirv", "spirv-asm") for t in targets):
+        from .api import spirv_refusal
+        return f"xlate: error: {spirv_refusal(profile)}"
+    return None
+
+
 def cmd_convert(args) -> int:
     from .diagnostics import XlateError
+    problem = spirv_profile_error(args.profile, [args.target])
+    if problem is None and args.depfile and (args.output in (None, "-") or args.file == "-"):
+        problem = ("xlate: error: --depfile needs an input file and an output file "
+                   "(-o FILE): a make rule names both")
+    if problem:
+        print(problem, file=sys.stderr)
+        return EXIT_USAGE
     try:
         text, name = _read_input(args.file)
     except OSError as e:
@@ -149,7 +168,8 @@ def cmd_convert(args) -> int:
             payload = print_shader(parse_tgsi_shader(text, name)).encode()
         else:
             result = api.translate(text, filename=name, target=target, profile=args.profile,
-                                   validate=not args.no_validate)
+                                   validate=not args.no_validate,
+                                   line_directives=args.line_directives, comments=args.comments)
             _print_diagnostics(result.diagnostics, text)
             if target == "glsl":
                 payload = result.glsl.encode()
@@ -162,8 +182,9 @@ def cmd_convert(args) -> int:
                 from .backends.spirv import disassemble_spirv
                 payload = disassemble_spirv(result.spirv).encode()
     except XlateError as e:
-        # internal-error diagnostics (E7xxx) point into generated GLSL, not the input
-        internal = any(d.code.startswith("E7") for d in e.diagnostics)
+        # internal-error diagnostics point into generated GLSL, not the input
+        from .diagnostics import INTERNAL_CODES
+        internal = any(d.code in INTERNAL_CODES for d in e.diagnostics)
         _print_diagnostics(e.diagnostics, None if internal else text)
         if any(d.code == "E7004" for d in e.diagnostics):
             return EXIT_TOOLCHAIN
@@ -181,6 +202,12 @@ def cmd_convert(args) -> int:
             atomic_write(out, payload)
         except OSError as e:
             print(f"xlate: error[E8002]: cannot write {out}: {e.strerror}", file=sys.stderr)
+            return EXIT_USAGE
+    if args.depfile:
+        from .depfile import write_depfile
+        problem = write_depfile(args.depfile, [out], [args.file])
+        if problem:
+            print(f"xlate: error[E8002]: {problem}", file=sys.stderr)
             return EXIT_USAGE
     return EXIT_OK
 
@@ -247,7 +274,21 @@ def _positive(text: str) -> int:
 
 
 def _profile_argument(p, help_text: str) -> None:
-    p.add_argument("--profile", choices=["glsl450", "vulkan"], default=None, help=help_text)
+    p.add_argument("--profile", choices=PROFILES, default=None, help=help_text)
+
+
+def _glsl_option_arguments(p) -> None:
+    """--line-directives and --comments: options of the GLSL text (off: the same bytes)."""
+    p.add_argument("--line-directives", action="store_true",
+                   help="#line directives: compiler messages name the assembly source line "
+                   "(source string 1; 0 is the GLSL text itself)")
+    p.add_argument("--comments", action="store_true",
+                   help="each instruction's source text in a comment before its GLSL")
+
+
+def _depfile_argument(p) -> None:
+    p.add_argument("--depfile", metavar="FILE",
+                   help="write a make rule 'outputs: inputs' to FILE (for make/ninja)")
 
 
 def _batch_arguments(p) -> None:
@@ -256,10 +297,13 @@ def _batch_arguments(p) -> None:
                    help="output folder; the source tree is mirrored under it")
     p.add_argument("-j", "--jobs", type=_positive, default=None, metavar="N",
                    help="worker processes (default: the number of CPUs)")
-    p.add_argument("--targets", type=_targets, default=OUTPUT_TARGETS, metavar="LIST",
-                   help="comma list of glsl, spirv, reflect (default: all three)")
+    p.add_argument("--targets", type=_targets, default=None, metavar="LIST",
+                   help="comma list of glsl, spirv, reflect (default: all three; glsl,reflect "
+                   "with --profile glsl330 or es310)")
     _profile_argument(p, "profile of every output (default: glsl450 for GLSL and reflection, "
                       "vulkan for SPIR-V)")
+    _glsl_option_arguments(p)
+    _depfile_argument(p)
     p.add_argument("--report", metavar="FILE", help="write a report: FILE.html or FILE.json")
     p.add_argument("--no-validate", action="store_true",
                    help="do not compile GLSL outputs with glslang (SPIR-V is always validated)")
@@ -281,6 +325,7 @@ def _sync_arguments(p) -> None:
                    help="comma list of glsl, spirv, reflect (default: glsl)")
     _profile_argument(p, "profile of every output (default: glsl450 for GLSL and reflection, "
                       "vulkan for SPIR-V)")
+    _glsl_option_arguments(p)
     p.add_argument("--check", action="store_true",
                    help="only report stale or missing outputs; write nothing")
 
@@ -315,10 +360,13 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--target", default="glsl",
                    choices=["glsl", "spirv", "spirv-asm", "reflect", "ir", "tgsi"],
                    help="tgsi: TGSI input printed as tgsi_dump text (disassembles token streams)")
-    c.add_argument("--profile", choices=["glsl450", "vulkan"], default=None,
-                   help="GLSL profile (default glsl450; vulkan for SPIR-V targets)")
+    c.add_argument("--profile", choices=PROFILES, default=None,
+                   help="GLSL profile (default glsl450; vulkan for SPIR-V targets; glsl330 and "
+                   "es310 give GLSL only)")
     c.add_argument("--no-validate", action="store_true",
                    help="do not compile the generated GLSL with glslang")
+    _glsl_option_arguments(c)
+    _depfile_argument(c)
     for name, target, help_text, add_arguments in _DELEGATED:
         sp = sub.add_parser(name, help=help_text, description=help_text)
         sp.set_defaults(_delegate=target)

@@ -121,6 +121,11 @@ def sorted_diagnostics(items: list[Diagnostic]) -> list[Diagnostic]:
     return sorted(items, key=key)
 
 
+#: codes of internal and environment errors: their position is in generated GLSL or nowhere, so
+#: they are printed without a source line (E7001, a profile limit, points into the input)
+INTERNAL_CODES = frozenset(("E7002", "E7003", "E7004", "E7005"))
+
+
 def use_color(stream=None) -> bool:
     stream = stream or sys.stderr
     if os.environ.get("NO_COLOR"):
@@ -237,7 +242,14 @@ CODES: dict[str, tuple[str, str]] = {
               "Per-vertex attributes used directly in an instruction need a constant vertex index "
               "smaller than the input primitive's vertex count."),
     "E7001": ("not expressible in the target profile",
-              "The program uses a feature the chosen output profile cannot express."),
+              "The program uses a feature the chosen output profile cannot express. The message "
+              "names the feature, then the binding or texture unit, then the profile, and points "
+              "at the instruction or declaration that needs it. es310 (OpenGL ES 3.1) has no 1D, "
+              "rectangle or buffer textures, no noperspective interpolation and no clip "
+              "distances; glsl330 and es310 have no texel offsets on 2D array shadow textures "
+              "with an implicit level of detail. Another profile may express the program (README, "
+              "Profiles): glsl450 expresses everything the others do. Frontends use the code too, "
+              "for what no profile maps (TGSI compute shaders, unmapped semantics)."),
     "E7002": ("generated GLSL rejected by glslang",
               "The translated GLSL did not compile. This is a bug in xlate; please report it with the input."),
     "E7003": ("generated SPIR-V failed validation",

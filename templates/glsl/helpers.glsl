@@ -1,6 +1,12 @@
 // Helper functions of the generated GLSL.  Each section starts with "//@ name" (and optional
 // "needs: other ..."); the backend emits a section only when an instruction uses it.
 // Semantics mirror the executor exactly (xlate/exec); comments cite the spec.
+// A section "name@<profile>" replaces "name" in that profile.  glsl330: GLSL 3.30 lacks integer
+// mix (GLSL 4.50), uaddCarry/usubBorrow/umulExtended/imulExtended (4.00) and the packing functions
+// (4.00/4.20); its sections compute the same bits with operations GLSL 3.30 has (integer
+// arithmetic wraps modulo 2^32), and its packing helpers follow the executor (numpy's float16
+// rules, round half to even) where the 4.50 built-ins leave rounding and NaN to the implementation.
+// (Text before the first section, like this, is never emitted.)
 
 //@ sat
 // _SAT/_SSAT: "if (r < lo) r = lo; else if (r > hi) r = hi;" (GP4 2.X.4.3) - NaN passes through,
@@ -224,3 +230,149 @@ vec4 xl_fx12(vec4 x) { return mix(roundEven(clamp(x, vec4(-2.0), vec4(2047.0 / 1
 // as xlate/exec/alu.py op_minnum/op_maxnum, so equal operands (-0.0 vs +0.0) pick the same one.
 vec4 xl_minnum(vec4 a, vec4 b) { return mix(b, a, bvec4(uvec4(isnan(b)) | uvec4(lessThan(a, b)))); }
 vec4 xl_maxnum(vec4 a, vec4 b) { return mix(b, a, bvec4(uvec4(isnan(b)) | uvec4(greaterThan(a, b)))); }
+
+
+//@ sel
+// m ? b : a per component with integer masks (GLSL 3.30's mix takes float types only).
+int xl_sel(int a, int b, bool m) { return m ? b : a; }
+ivec2 xl_sel(ivec2 a, ivec2 b, bvec2 m) { ivec2 k = -ivec2(m); return (a & ~k) | (b & k); }
+ivec3 xl_sel(ivec3 a, ivec3 b, bvec3 m) { ivec3 k = -ivec3(m); return (a & ~k) | (b & k); }
+ivec4 xl_sel(ivec4 a, ivec4 b, bvec4 m) { ivec4 k = -ivec4(m); return (a & ~k) | (b & k); }
+uint xl_sel(uint a, uint b, bool m) { return m ? b : a; }
+uvec2 xl_sel(uvec2 a, uvec2 b, bvec2 m) { uvec2 k = uvec2(m) * 0xffffffffu; return (a & ~k) | (b & k); }
+uvec3 xl_sel(uvec3 a, uvec3 b, bvec3 m) { uvec3 k = uvec3(m) * 0xffffffffu; return (a & ~k) | (b & k); }
+uvec4 xl_sel(uvec4 a, uvec4 b, bvec4 m) { uvec4 k = uvec4(m) * 0xffffffffu; return (a & ~k) | (b & k); }
+
+//@ f2i@glsl330  needs: sel
+// Float to int conversions clamp to the representable range, NaN gives 0 (GP4 issue 41).
+ivec4 xl_f2i(vec4 x) {
+    ivec4 r = ivec4(clamp(x, -2147483648.0, 2147483520.0));
+    r = xl_sel(r, ivec4(0x7fffffff), greaterThanEqual(x, vec4(2147483648.0)));
+    return xl_sel(r, ivec4(0), isnan(x));
+}
+
+//@ f2u@glsl330  needs: sel
+uvec4 xl_f2u(vec4 x) {
+    uvec4 r = uvec4(clamp(x, 0.0, 4294967040.0));
+    r = xl_sel(r, uvec4(0xffffffffu), greaterThanEqual(x, vec4(4294967296.0)));
+    return xl_sel(r, uvec4(0u), isnan(x));
+}
+
+//@ cmp@glsl330  needs: sel
+// CMP: a < 0 ? b : c per component (-0.0 and NaN select c).
+vec4 xl_cmp(vec4 a, vec4 b, vec4 c) { return mix(c, b, lessThan(a, vec4(0.0))); }
+ivec4 xl_cmp(ivec4 a, ivec4 b, ivec4 c) { return xl_sel(c, b, lessThan(a, ivec4(0))); }
+uvec4 xl_cmp(uvec4 a, uvec4 b, uvec4 c) { return c; }
+
+//@ minmax@glsl330  needs: sel
+// MIN = a > b ? b : a, MAX = a > b ? a : b (GP4 pseudocode; NaN handling follows from it).
+vec4 xl_min(vec4 a, vec4 b) { return mix(a, b, greaterThan(a, b)); }
+ivec4 xl_min(ivec4 a, ivec4 b) { return xl_sel(a, b, greaterThan(a, b)); }
+uvec4 xl_min(uvec4 a, uvec4 b) { return xl_sel(a, b, greaterThan(a, b)); }
+vec4 xl_max(vec4 a, vec4 b) { return mix(b, a, greaterThan(a, b)); }
+ivec4 xl_max(ivec4 a, ivec4 b) { return xl_sel(b, a, greaterThan(a, b)); }
+uvec4 xl_max(uvec4 a, uvec4 b) { return xl_sel(b, a, greaterThan(a, b)); }
+
+//@ sad@glsl330  needs: sel
+ivec4 xl_sad(ivec4 a, ivec4 b, uvec4 c) { return ivec4(xl_sel(uvec4(b - a), uvec4(a - b), greaterThan(a, b)) + c); }
+uvec4 xl_sad(uvec4 a, uvec4 b, uvec4 c) { return xl_sel(b - a, a - b, greaterThan(a, b)) + c; }
+
+//@ tkey@glsl330  needs: sel
+// VP1 SGE/SLT total order (2.14.1.11), as tkey.
+ivec4 xl_tkey(vec4 a) { ivec4 i = floatBitsToInt(a); return xl_sel(i, -(i & 0x7fffffff) - 1, lessThan(i, ivec4(0))); }
+
+//@ mulhi@glsl330
+// High word of the 64-bit product from 16-bit partial products (each fits 32 bits); signed:
+// the unsigned high word minus b where a < 0 and minus a where b < 0 (modulo 2^32).
+uvec4 xl_umulhi(uvec4 a, uvec4 b) {
+    uvec4 a0 = a & 0xffffu, a1 = a >> 16u, b0 = b & 0xffffu, b1 = b >> 16u;
+    uvec4 mid = ((a0 * b0) >> 16u) + ((a0 * b1) & 0xffffu) + ((a1 * b0) & 0xffffu);
+    return a1 * b1 + ((a0 * b1) >> 16u) + ((a1 * b0) >> 16u) + (mid >> 16u);
+}
+ivec4 xl_mulhi(ivec4 a, ivec4 b) {
+    uvec4 ua = uvec4(a), ub = uvec4(b);
+    return ivec4(xl_umulhi(ua, ub) - ub * uvec4(lessThan(a, ivec4(0))) - ua * uvec4(lessThan(b, ivec4(0))));
+}
+uvec4 xl_mulhi(uvec4 a, uvec4 b) { return xl_umulhi(a, b); }
+
+//@ ccadd@glsl330  needs: cci
+// Integer addition flags, as ccadd: the wrapped sum is below an addend exactly when it carried.
+uvec4 xl_ccadd(uvec4 a, uvec4 b) {
+    uvec4 r = a + b;
+    uvec4 carry = uvec4(lessThan(r, a));
+    return xl_cci(r) | ((((a ^ r) & (b ^ r)) >> 31u) << 2u) | (carry << 3u);
+}
+
+//@ ccsub@glsl330  needs: cci
+// Integer subtraction flags, as ccsub: a borrow happens exactly when a < b (unsigned).
+uvec4 xl_ccsub(uvec4 a, uvec4 b) {
+    uvec4 r = a - b;
+    uvec4 borrow = uvec4(lessThan(a, b));
+    return xl_cci(r) | ((((a ^ b) & (a ^ r)) >> 31u) << 2u) | ((1u - borrow) << 3u);
+}
+
+//@ f2h
+// fp16 bits of a float: round to nearest even, overflow to infinity, fp16 subnormals kept, a NaN
+// keeps its sign and top mantissa bits (and stays a NaN) -- numpy's float16 conversion
+// (npy_floatbits_to_halfbits), which the executor uses.
+uint xl_f2h(float x) {
+    uint f = floatBitsToUint(x);
+    uint s = (f >> 16u) & 0x8000u;
+    uint e = f & 0x7f800000u;
+    uint m = f & 0x007fffffu;
+    if (e >= 0x47800000u) {
+        if (e == 0x7f800000u && m != 0u) return s | max(0x7c00u | (m >> 13u), 0x7c01u);
+        return s | 0x7c00u;
+    }
+    if (e <= 0x38000000u) {
+        if (e < 0x33000000u) return s;
+        uint sig = (0x00800000u | m) >> (113u - (e >> 23u));
+        if ((sig & 0x3fffu) != 0x1000u || (f & 0x7ffu) != 0u) sig += 0x1000u;
+        return s | (sig >> 13u);
+    }
+    if ((m & 0x3fffu) != 0x1000u) m += 0x1000u;
+    // a carry out of the mantissa increments the exponent (up to infinity), as it should
+    return s | (((e - 0x38000000u) >> 13u) + (m >> 13u));
+}
+
+//@ h2f
+// The float of fp16 bits (exact: every fp16 value is a float).
+float xl_h2f(uint h) {
+    uint s = (h & 0x8000u) << 16u;
+    uint e = h & 0x7c00u;
+    uint m = h & 0x03ffu;
+    if (e == 0x7c00u) return uintBitsToFloat(s | 0x7f800000u | (m << 13u));
+    if (e != 0u) return uintBitsToFloat(s | (((h & 0x7fffu) + 0x1c000u) << 13u));
+    return uintBitsToFloat(s | floatBitsToUint(float(m) * uintBitsToFloat(0x33800000u)));
+}
+
+//@ fp16@glsl330  needs: f2h h2f
+// Result conversion to fp16 (IR precision "FP16"), as fp16.
+float xl_fp16(float x) { return xl_h2f(xl_f2h(x)); }
+vec4 xl_fp16(vec4 x) { return vec4(xl_fp16(x.x), xl_fp16(x.y), xl_fp16(x.z), xl_fp16(x.w)); }
+
+//@ pk2h  needs: f2h
+uint xl_pk2h(vec2 a) { return xl_f2h(a.x) | (xl_f2h(a.y) << 16u); }
+
+//@ up2h  needs: h2f
+vec4 xl_up2h(uint w) { return vec2(xl_h2f(w & 0xffffu), xl_h2f(w >> 16u)).xyxy; }
+
+//@ pk2us
+// PK2US: NaN packs as 0, clamp [0, 1], round(65535 v) half to even (executor op_pk2us).
+uint xl_pk2us(vec2 a) {
+    uvec2 u = uvec2(roundEven(clamp(mix(a, vec2(0.0), isnan(a)), 0.0, 1.0) * 65535.0));
+    return u.x | (u.y << 16u);
+}
+
+//@ up2us
+vec4 xl_up2us(uint w) { return (vec2(float(w & 0xffffu), float(w >> 16u)) / 65535.0).xyxy; }
+
+//@ pk4ub
+// PK4UB: NaN packs as 0, clamp [0, 1], round(255 v) half to even, x in the low byte.
+uint xl_pk4ub(vec4 a) {
+    uvec4 b = uvec4(roundEven(clamp(mix(a, vec4(0.0), isnan(a)), 0.0, 1.0) * 255.0));
+    return b.x | (b.y << 8u) | (b.z << 16u) | (b.w << 24u);
+}
+
+//@ up4ub
+vec4 xl_up4ub(uint w) { return vec4((uvec4(w) >> uvec4(0u, 8u, 16u, 24u)) & 0xffu) / 255.0; }

@@ -1,4 +1,4 @@
-"""Structured IR -> GLSL source (profiles ``glsl450`` and ``vulkan``).
+"""Structured IR -> GLSL source (profiles ``glsl450``, ``vulkan``, ``glsl330`` and ``es310``).
 
 Per-opcode expressions come from one table (``templates/glsl/ops.txt``), helper functions from
 ``templates/glsl/helpers.glsl`` (emitted only when used), the file layout from
@@ -18,6 +18,21 @@ Where the value model matters:
   NV_gpu_program4 issue 18 has every instruction round its result, so the implementation may
   not contract ``MAD``+``ADD`` into one fused multiply-add or reassociate.  The input staging
   arrays and parameter copies are only copied into, and stay unqualified.
+
+Profiles (:data:`PROFILE_INFO`; README "Profiles").  GLSL 3.30 has no ``precise`` (GLSL 4.00;
+glslang refuses it through GL_ARB_gpu_shader5 in a 3.30 shader): the glsl330 output is the same
+program without the qualifier, and says so in its header comment.  That is a documented
+reading, not an equivalence: an implementation that contracts ``a * b + c`` into a fused
+multiply-add rounds once where the assembly rounds twice, and llvmpipe does contract (measured:
+corpus/nv4/vp4_wave_float_ops.vp differs from the executor without ``precise``).  es310 keeps it
+as ``xl_precise`` where GL_EXT/OES_gpu_shader5 exist (:data:`ES_PRECISE_HEADER`).  Features a
+profile lacks are either written in plain GLSL of that
+version where that is exact (helpers.glsl sections ``name@glsl330``: carries, high products,
+fp16/unorm packing, integer selects) or rejected with E7001 naming the feature, the profile and
+the instruction or declaration that needs it -- never replaced by something with other results.
+Line map: every emitted line is tagged with the source line of the IR node it came from
+(:data:`_TAG`), which gives :attr:`GlslOutput.line_map`, the optional ``#line`` directives and the
+optional instruction comments; the tags are removed before the text is returned.
 """
 from __future__ import annotations
 
@@ -42,7 +57,49 @@ from ..passes.structurize import (CountTest, Dispatch, Goto, Labeled, StructureE
 from ..passes.types import RAW_OPERAND_OPS, operand_type, register_types, result_type
 from . import interface as I
 
-PROFILES = ("glsl450", "vulkan")
+PROFILES = ("glsl450", "vulkan", "glsl330", "es310")
+
+
+@dataclass(frozen=True)
+class ProfileInfo:
+    """What the GLSL version of a profile offers, for the features this backend uses."""
+
+    version: str                   # argument of the #version line
+    language: str                  # for messages and the header comment
+    es: bool = False               # OpenGL ES: precision statements, no 1D/RECT/BUFFER textures ...
+    precise: str | None = "precise"  # the word of 'precise' (GLSL 4.00, ES 3.20), or None
+    layouts: bool = True           # layout(location) on uniforms (4.30, ES 3.10), layout(binding) (4.20)
+    varying_locations: bool = True  # layout(location) on varyings (4.10, ES 3.10)
+    arrays_of_arrays: bool = True  # vec4 a[3][8] (4.30, ES 3.10)
+    integer_mix: bool = True       # mix(ivec, ivec, bvec) (4.50, ES 3.10)
+    fine_derivatives: bool = True  # dFdxFine / dFdyFine (4.50)
+    array_shadow_offset: bool = True  # textureOffset(sampler2DArrayShadow, ...) (4.30; not in ES)
+
+
+# es310: 'precise' where the implementation has GL_EXT_gpu_shader5 or GL_OES_gpu_shader5 (the
+# mobile GPUs that fuse multiply-adds have them), else nothing: the header defines xl_precise
+# (an xl_ name: no register can have it) as one or the other.  Removing a qualifier leaves a
+# valid declaration, so the branch glslang does not take (it has GL_EXT_gpu_shader5) compiles
+# too (tests/test_glsl_profiles.py compiles both).
+ES_PRECISE = "xl_precise"
+ES_PRECISE_HEADER = ("#if defined(GL_EXT_gpu_shader5)\n#extension GL_EXT_gpu_shader5 : enable\n"
+                     "#define xl_precise precise\n#elif defined(GL_OES_gpu_shader5)\n"
+                     "#extension GL_OES_gpu_shader5 : enable\n#define xl_precise precise\n"
+                     "#else\n#define xl_precise\n#endif")
+
+PROFILE_INFO = {
+    "glsl450": ProfileInfo("450 core", "GLSL 4.50"),
+    "vulkan": ProfileInfo("450", "GLSL 4.50 (Vulkan)"),
+    "glsl330": ProfileInfo("330 core", "GLSL 3.30", precise=None, layouts=False,
+                           varying_locations=False, arrays_of_arrays=False, integer_mix=False,
+                           fine_derivatives=False, array_shadow_offset=False),
+    "es310": ProfileInfo("310 es", "GLSL ES 3.10", es=True, precise=ES_PRECISE, fine_derivatives=False,
+                         array_shadow_offset=False),
+}
+#: es310: texture targets OpenGL ES 3.1 has no sampler for, by the feature named in E7001
+ES_MISSING_TARGETS = {"1D": "1D textures", "SHADOW1D": "1D textures", "ARRAY1D": "1D textures",
+                      "SHADOWARRAY1D": "1D textures", "RECT": "rectangle textures",
+                      "SHADOWRECT": "rectangle textures", "BUFFER": "buffer textures"}
 MAX_UNIFORM_LOCATIONS = 1024   # GL_MAX_UNIFORM_LOCATIONS minimum (GL 4.5 Table 23.53)
 MAX_CALL_DEPTH = 4        # MAX_PROGRAM_CALL_DEPTH_NV (GP4 minimum; the executor uses the same)
 VEC = {DataType.FLOAT: "vec4", DataType.INT: "ivec4", DataType.UINT: "uvec4"}
@@ -64,6 +121,12 @@ isnan isinf dFdx dFdy fwidth EmitVertex EndPrimitive
 """.split())
 
 _TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "glsl"
+# Line tags: emit_body appends "\x00<source line>\x00" ("\x00<line>c\x00" for an instruction
+# comment) to every line an IR node produced; finish_lines turns them into the line map and
+# removes them.  NUL never occurs in GLSL (glslang refuses it), so a tag cannot be mistaken.
+_TAG = re.compile("\x00(\\d+)(c?)\x00")
+# lines no compiler message can be about: with #line directives their numbers do not matter
+_FILLER = frozenset(["", "{", "}", "else", "do", "} while (false);"])
 # Qualifier of global variables that receive computed values.  ``highp`` (no effect in desktop
 # GLSL, 4.50 §4.7) is not decoration: glslang 13.1 gives a global declared with only ``precise``
 # temporary storage -- a Function variable of ``main`` that the other functions then use, which
@@ -208,6 +271,9 @@ class GlslOutput:
     source: str
     reflection: dict
     stage: Stage
+    #: source line each GLSL line came from: ``line_map[i]`` for line ``i + 1`` of ``source``
+    #: (0: no instruction -- declarations, helpers, ``#line`` directives)
+    line_map: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -219,12 +285,21 @@ class _Tex:
 
 
 class GlslEmitter:
-    def __init__(self, prog: Program, profile: str = "glsl450"):
+    def __init__(self, prog: Program, profile: str = "glsl450", *, line_directives: bool = False,
+                 comments: bool = False, instruction_text=None):
         if profile not in PROFILES:
             raise ValueError(f"unknown GLSL profile {profile!r} (expected one of {', '.join(PROFILES)})")
         self.prog = prog
         self.profile = profile
+        self.info = PROFILE_INFO[profile]
         self.vulkan = profile == "vulkan"
+        self.line_directives = line_directives
+        self.comments = comments
+        # Instruction -> its text for the comments (the API passes the source's own text); the
+        # IR printer's form when the caller has none (a TGSI token stream has no text)
+        self.instruction_text = instruction_text
+        self.extensions: list[str] = []         # #extension ... : require, in order of need
+        self.notes: list[str] = []              # header comment lines (profile readings)
         self.stage = prog.stage
         self.types = register_types(prog)
         self.cc_used = tested_cc_registers(prog)
@@ -267,12 +342,49 @@ class GlslEmitter:
         return name
 
     def need(self, helper: str) -> None:
+        # a section "name@<profile>" of helpers.glsl replaces "name" in that profile
+        variant = f"{helper}@{self.profile}"
+        if variant in helper_library():
+            helper = variant
         if helper in self.helpers:
             return
         text, needs = helper_library()[helper]
         for n in needs:
             self.need(n)
         self.helpers.append(helper)
+
+    def snippet(self, key: str, tchar: str):
+        """ops.txt row of an opcode: the ``OP@<profile>`` row where the profile has one."""
+        table = snippet_table()
+        return table.get((f"{key}@{self.profile}", tchar)) or table.get((key, tchar))
+
+    def select(self, a: str, b: str, mask: str, dtype: DataType) -> str:
+        """Per-component ``mask ? b : a`` -- ``mix`` with a boolean vector, an exact select.
+        GLSL 3.30 has ``mix`` with booleans for float types only (integer types: GLSL 4.50,
+        ES 3.10), so there integers go through the bit select ``xl_sel`` (helpers.glsl)."""
+        if dtype != DataType.FLOAT and not self.info.integer_mix:
+            self.need("sel")
+            return f"xl_sel({a}, {b}, {mask})"
+        return f"mix({a}, {b}, {mask})"
+
+    def require(self, extension: str) -> None:
+        if extension not in self.extensions:
+            self.extensions.append(extension)
+
+    def note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
+
+    @property
+    def global_qualifier(self) -> str:
+        """Qualifier of globals that receive computed values (see :data:`PRECISE_GLOBAL`)."""
+        word = self.info.precise
+        return PRECISE_GLOBAL.replace("precise", word) + " " if word else ""
+
+    @property
+    def precise(self) -> str:
+        """The qualifier of values that must not be contracted ('' where the profile lacks it)."""
+        return self.info.precise + " " if self.info.precise else ""
 
     def fresh(self, prefix: str = "t") -> str:
         self.tmp += 1
@@ -312,6 +424,10 @@ class GlslEmitter:
                 t = self.textures.get(ins.tex.unit)
                 dtype = ins.dtype if ins.op != "TXQ" else None
                 if t is None:
+                    missing = ES_MISSING_TARGETS.get(ins.tex.target) if self.info.es else None
+                    if missing:
+                        raise _Unsupported(f"{missing} (texture[{ins.tex.unit}], target "
+                                           f"{ins.tex.target})", ins)
                     self.textures[ins.tex.unit] = _Tex(ins.tex.unit, ins.tex.target, dtype)
                 elif dtype is not None and t.dtype is not None and t.dtype != dtype:
                     raise _Unsupported(f"texture unit {ins.tex.unit} is read both as "
@@ -341,6 +457,9 @@ class GlslEmitter:
                                                   vulkan, self.nverts)
                 except I.NotExpressible as e:
                     raise _Unsupported(str(e), None)
+                self.check_interface(var, b, RegKind.INPUT)
+                if self.varying_block(var):
+                    expr = _member_access(expr, var.name)
                 self.input_vars.append((var, expr, b))
         for g in self.outputs.values():
             for idx in sorted(g.indices) if g.indexed else [None]:
@@ -349,7 +468,60 @@ class GlslEmitter:
                     var, assign = I.output_interface(self.stage, b, integer(RegKind.OUTPUT, b))
                 except I.NotExpressible as e:
                     raise _Unsupported(str(e), None)
+                self.check_interface(var, b, RegKind.OUTPUT)
+                if self.varying_block(var):
+                    assign = _member_access(assign, var.name)
                 self.output_vars.append((var, assign, b))
+        if self.info.es and (self.stage == Stage.GEOMETRY or (
+                self.stage == Stage.FRAGMENT and "primitive.id" in self.inputs)):
+            # geometry shaders, and gl_PrimitiveID in fragment shaders, are
+            # GL_EXT_geometry_shader in OpenGL ES 3.1 (core only in ES 3.2)
+            self.require("GL_EXT_geometry_shader")
+
+    def check_interface(self, var: I.InterfaceVar, b: Binding, kind: RegKind) -> None:
+        """E7001 for interface features the profile lacks; extensions the rest needs."""
+        if not self.info.es:
+            return
+        if var.interpolation and "NOPERSPECTIVE" in var.interpolation:
+            raise _Unsupported(f"noperspective interpolation ({b.text()})", None,
+                               self.binding_span(kind, b, interpolation=True))
+        if "gl_ClipDistance" in var.name:
+            raise _Unsupported(f"clip distances ({b.text()})", None, self.binding_span(kind, b))
+        if self.stage == Stage.GEOMETRY and "gl_PointSize" in var.name:
+            self.require("GL_EXT_geometry_shader")
+            self.require("GL_EXT_geometry_point_size")
+
+    def varying_block(self, var: I.InterfaceVar) -> bool:
+        """GLSL 3.30 has ``layout(location)`` on vertex inputs and fragment outputs only, so
+        there a varying is matched by name: a one-member interface block named after its
+        location (``out xl_varying5 { vec4 v; } result_texcoord_0;``), the same in every stage.
+        Blocks, not plain variables, because a geometry shader's input and output of one
+        varying need different names while the block name is shared (GLSL 3.30 4.3.7)."""
+        if self.info.varying_locations or var.builtin or var.location is None:
+            return False
+        if (self.stage == Stage.VERTEX and var.direction == "in") or (
+                self.stage == Stage.FRAGMENT and var.direction == "out"):
+            return False
+        var.block = f"xl_varying{var.location}"
+        var.location = None
+        return True
+
+    def binding_span(self, kind: RegKind, b: Binding, interpolation: bool = False):
+        """Where a binding is declared: the register's declaration, else the first instruction
+        that uses it (bindings named directly in instructions have no declaration)."""
+        for reg in self.prog.registers.values():
+            if reg.kind != kind or (interpolation and not reg.interpolation):
+                continue
+            if not any(x is not None and x.path == b.path and x.index == b.index
+                       for x in reg.bindings):
+                continue
+            if reg.span is not None:
+                return reg.span
+            for ins in self.prog.instructions:
+                if (ins.dst is not None and ins.dst.reg == reg.name) or any(
+                        src.reg == reg.name for src in ins.srcs):
+                    return ins.span
+        return None
 
     def interp_of(self, b: Binding) -> str | None:
         for reg in self.prog.registers.values():
@@ -398,22 +570,22 @@ class GlslEmitter:
             groups = self.inputs if kind == RegKind.INPUT else self.outputs
             b0 = reg.bindings[0]
             g = groups[b0.path]
-            vpart = ""
+            vexpr = None
             if g.per_vertex:
                 v = vertex if vertex is not None else Index(b0.vertex or 0)
-                vpart = f"[{self.index_expr(v, self.nverts)}]"
+                vexpr = self.index_expr(v, self.nverts)
             if not g.indexed:
-                return g.storage + vpart
+                return g.storage + (f"[{vexpr}]" if vexpr is not None else "")
             if index is None:
-                return f"{g.storage}{vpart}[{b0.index}]"
+                return self.staged_element(g, vexpr, str(b0.index))
             if not index.relative:
-                return f"{g.storage}{vpart}[{reg.bindings[index.offset].index}]"
+                return self.staged_element(g, vexpr, str(reg.bindings[index.offset].index))
             idxs = [b.index for b in reg.bindings]
             if idxs != list(range(idxs[0], idxs[0] + len(idxs))):
                 raise _Unsupported(f"relative addressing of '{regname}', whose bindings are not "
                                    "consecutive", None)
             inner = self.index_expr(index, reg.size)
-            return f"{g.storage}{vpart}[{idxs[0]} + {inner}]" if idxs[0] else f"{g.storage}{vpart}[{inner}]"
+            return self.staged_element(g, vexpr, f"{idxs[0]} + {inner}" if idxs[0] else inner)
         if kind == RegKind.PARAM:
             if index is not None and index.relative:
                 return self.param_relative(reg, index)
@@ -437,6 +609,18 @@ class GlslEmitter:
                 return f"uvec4({blk}[{n >> 2}].{COMP[n & 3]})"
             return f"uvec4({blk}[({word}) >> 2][({word}) & 3])"
         raise AssertionError(kind)
+
+    def staged_element(self, g: I.Group, vexpr: str | None, iexpr: str) -> str:
+        """Element ``iexpr`` of an indexed staging array (of vertex ``vexpr`` in geometry
+        programs).  Without arrays of arrays (GLSL 3.30) the per-vertex arrays are one array,
+        vertex-major: ``[v * size + i]``, the indices clamped as before."""
+        if vexpr is None:
+            return f"{g.storage}[{iexpr}]"
+        if self.info.arrays_of_arrays:
+            return f"{g.storage}[{vexpr}][{iexpr}]"
+        if vexpr.isdigit() and iexpr.isdigit():
+            return f"{g.storage}[{int(vexpr) * g.size + int(iexpr)}]"
+        return f"{g.storage}[{vexpr} * {g.size} + {iexpr}]"
 
     def param_element(self, reg, i: int) -> str:
         b = reg.bindings[i]
@@ -605,7 +789,7 @@ class GlslEmitter:
         rtype = result_type(ins)
         key = ins.op if ins.mul_mode != "HI" else "MUL.HI"
         tchar = TYPE_CHAR[ins.dtype]
-        entry = snippet_table().get((key, tchar))
+        entry = self.snippet(key, tchar)
         if entry is None:
             raise _Unsupported(f"{ins.op}.{ins.dtype.value} has no GLSL form", ins)
         template, helpers = entry
@@ -614,6 +798,12 @@ class GlslEmitter:
         if ins.op in ("DDX", "DDY") and self.stage != Stage.FRAGMENT:
             expr = "vec4(0.0)"
         else:
+            if ins.op in ("DDX", "DDY") and not self.info.fine_derivatives:
+                # dFdx/dFdy: fine or coarse as the implementation chooses; both are what the NV
+                # specs allow ("approximate partial derivatives", FP4 2.X.8.Z), the executor
+                # and the 4.50 profiles compute fine ones
+                self.note(f"DDX/DDY use dFdx/dFdy: fine or coarse derivatives as the implementation "
+                          f"chooses ({self.info.language} has no dFdxFine).")
             expr = template.format(a=srcs[0] if srcs else "", b=srcs[1] if len(srcs) > 1 else "",
                                    c=srcs[2] if len(srcs) > 2 else "")
         scalar = info.output == "s" or ins.op in ("PK2H", "PK2US", "PK4B", "PK4UB")
@@ -653,18 +843,18 @@ class GlslEmitter:
             swz = _SWIZZLED.fullmatch(value)
             if m and swz:          # compose swizzle and mask: R1.yzxw then .xy -> R1.yz
                 return [f"{target}{m} = {swz.group(1)}.{''.join(swz.group(2)[COMP.index(c)] for c in m[1:])};"]
-            if m and rtype == DataType.FLOAT and _ARITH.search(expr):
+            if m and rtype == DataType.FLOAT and _ARITH.search(expr) and self.info.precise:
                 # glslang does not carry NoContraction through a swizzle of an rvalue
                 # ('r.x = (a * b + c).x;' gets no decoration; measured with glslang 13.1), so
                 # a masked float computation goes through a precise temporary
                 t = self.fresh()
-                return ["{", f"    precise {VEC[rtype]} {t} = {expr};",
+                return ["{", f"    {self.precise}{VEC[rtype]} {t} = {expr};",
                         f"    {target}{m} = {bitcast(t, rtype, st)}{m};", "}"]
             if m and not re.fullmatch(r"[\w.\[\]]+", value) and not wrapped(value):
                 value = f"({value})"
             return [f"{target}{m} = {value}{m};"]
         t = self.fresh()
-        q = "precise " if rtype == DataType.FLOAT else ""      # integer arithmetic is exact
+        q = self.precise if rtype == DataType.FLOAT else ""      # integer arithmetic is exact
         lines = [f"{q}{VEC[rtype]} {t} = {expr};"]
         mask = None
         if dst.cond is not None:
@@ -685,13 +875,13 @@ class GlslEmitter:
         if mask is None:
             lines.append(f"{target}{m} = {value}{m};")
         else:
-            lines.append(f"{target}{m} = mix({target}{m}, {value}{m}, {mask}{m});")
+            lines.append(f"{target}{m} = {self.select(target + m, value + m, mask + m, st)};")
         if flags is not None:
             reg = f"xl_cc{cc}"
             if mask is None:
                 lines.append(f"{reg}{m} = {flags}{m};")
             else:
-                lines.append(f"{reg}{m} = mix({reg}{m}, {flags}{m}, {mask}{m});")
+                lines.append(f"{reg}{m} = {self.select(reg + m, flags + m, mask + m, DataType.UINT)};")
         return ["{"] + ["    " + line for line in lines] + ["}"]
 
     def precision_step(self, ins: Instruction, expr: str, rtype: DataType) -> str:
@@ -736,7 +926,7 @@ class GlslEmitter:
             return ["{"] + ["    " + x for x in lines + self.write(ins, expr, rtype, [])] + ["}"]
         c = self.operand(ins.srcs[0], DataType.FLOAT, False)
         cv = self.fresh("c")
-        lines.append(f"precise vec4 {cv} = {c};")
+        lines.append(f"{self.precise}vec4 {cv} = {c};")
         if op == "TXP":
             lines.append(f"{cv} = vec4({cv}.xyz / {cv}.w, {cv}.w);")
         coord = self.tex_coord(target, cv, s, vk_rect)
@@ -758,6 +948,11 @@ class GlslEmitter:
             call = f"textureGrad{'Offset' if off else ''}({s}, {coord}, {grads[0]}, {grads[1]}{', ' + off if off else ''})"
         elif op == "TXL" and not rect:
             call = f"textureLod{'Offset' if off else ''}({s}, {coord}, {cv}.w{', ' + off if off else ''})"
+        elif off and target == "SHADOWARRAY2D" and not self.info.array_shadow_offset:
+            # implicit derivatives with an offset: no such function before GLSL 4.30 (none in
+            # ES); textureGradOffset with dFdx/dFdy could select another level of detail
+            raise _Unsupported(f"texel offsets on 2D array shadow textures with implicit level of "
+                               f"detail (texture[{tex.unit}], {op})", ins)
         elif op == "TXB" and not (rect and not vk_rect):   # rectangle textures have one level
             call = f"texture{'Offset' if off else ''}({s}, {coord}{', ' + off if off else ''}, {cv}.w)"
         else:
@@ -767,6 +962,10 @@ class GlslEmitter:
             r = self.fresh("r")
             lines.append(f"float {r} = {call};")
             call = f"vec4({r}, {r}, {r}, 1.0)"
+            if rtype != DataType.FLOAT:
+                # .S/.U on a depth comparison: GP4 2.X.4.4 "interpreted as ... integer according
+                # to the data type modifier" (undefined for a depth texture): its bits
+                call = f"floatBits{'ToInt' if rtype == DataType.INT else 'ToUint'}({call})"
         return ["{"] + ["    " + x for x in lines + self.write(ins, call, rtype, [])] + ["}"]
 
     def tex_coord(self, target: str, c: str, s: str, vk_rect: bool) -> str:
@@ -829,35 +1028,84 @@ class GlslEmitter:
     def emit_body(self, nodes: list, depth: int, in_main: bool) -> list[str]:
         out: list[str] = []
         pad = "    " * depth
+        previous = None
         for node in nodes:
-            if isinstance(node, Op):
-                out += [pad + line for line in self.emit_ins(node.ins)]
-            elif isinstance(node, If):
-                cond = self.branch_cond(node.cond) or "true"
-                out.append(f"{pad}if ({cond})")
+            lines, previous = self.tag_lines(node, self.emit_node(node, depth, in_main), pad, previous)
+            out += lines
+        return out
+
+    def tag_lines(self, node, lines: list[str], pad: str, previous: str | None = None):
+        """Tag the lines a node produced with its source line (lines tagged by an inner node
+        keep theirs), and with ``comments`` put the instruction's text before them -- unless
+        the node before it had the same comment (one statement lowered to several
+        instructions).  Returns the lines and the comment."""
+        ins = getattr(node, "ins", None)
+        if ins is None:
+            return lines, previous
+        line = ins.span.line if ins.span is not None else 0
+        out = lines
+        if line:
+            tag = f"\x00{line}\x00"
+            if self.line_directives and isinstance(node, Op) and len(lines) > 1 and not any(
+                    "//" in x for x in lines[:-1]):
+                # one physical line per instruction: one #line makes all of it its source line
+                lines = [lines[0][:len(lines[0]) - len(lines[0].lstrip())]
+                         + " ".join(x.strip() for x in lines)]
+            out = []
+            for text in lines:
+                out += [part if "\x00" in part or not part.strip() else part + tag
+                        for part in text.split("\n")]
+        comment = None
+        if self.comments and lines:
+            text = self.comment_text(ins)
+            comment = f"{line}:{text}"
+            if comment != previous:     # a comment line is tagged "c": any number may do for it
+                out.insert(0, f"{pad}// {text}" + (f"\x00{line}c\x00" if line else ""))
+        return out, comment
+
+    def comment_text(self, ins: Instruction) -> str:
+        """The instruction as the source wrote it (the caller's ``instruction_text``), else as
+        the IR printer writes it; printable ASCII only (GLSL 3.30's character set), and no
+        trailing backslash, which would continue the comment onto the code line."""
+        text = self.instruction_text(ins) if self.instruction_text is not None else None
+        if not text:
+            from ..ir.printer import instruction_text
+            text = instruction_text(ins, self.prog)
+        text = "".join(ch if " " <= ch <= "~" else "?" for ch in text)
+        return text.strip().rstrip("\\").rstrip()
+
+    def emit_node(self, node, depth: int, in_main: bool) -> list[str]:
+        """The GLSL lines of one structured node."""
+        out: list[str] = []
+        pad = "    " * depth
+        if isinstance(node, Op):
+            out += [pad + line for line in self.emit_ins(node.ins)]
+        elif isinstance(node, If):
+            cond = self.branch_cond(node.cond) or "true"
+            out.append(f"{pad}if ({cond})")
+            out.append(pad + "{")
+            out += self.emit_body(node.then, depth + 1, in_main)
+            out.append(pad + "}")
+            if node.orelse:
+                out.append(pad + "else")
                 out.append(pad + "{")
-                out += self.emit_body(node.then, depth + 1, in_main)
+                out += self.emit_body(node.orelse, depth + 1, in_main)
                 out.append(pad + "}")
-                if node.orelse:
-                    out.append(pad + "else")
-                    out.append(pad + "{")
-                    out += self.emit_body(node.orelse, depth + 1, in_main)
-                    out.append(pad + "}")
-            elif isinstance(node, Loop):
-                out += self.emit_loop(node, depth, in_main)
-            elif isinstance(node, Switch):
-                out += self.emit_switch(node, depth, in_main)
-            elif isinstance(node, (Labeled, Goto, Dispatch)):     # general structurizer
-                out += self.emit_cfg_node(node, depth, in_main)
-            elif isinstance(node, Jump):
-                stmt = {"break": "break;", "continue": "continue;", "return": "return;"}.get(node.kind)
-                if node.kind == "call":
-                    if self.depth is not None and self.depth >= MAX_CALL_DEPTH:
-                        out.append(f"{pad}// CAL {node.target}: call stack full, ignored (GP4 issue 38)")
-                        continue
-                    stmt = f"{self.call_name(node.target, None if self.depth is None else self.depth + 1)}();"
-                cond = self.branch_cond(node.cond)
-                out.append(f"{pad}{stmt}" if cond is None else f"{pad}if ({cond}) {stmt}")
+        elif isinstance(node, Loop):
+            out += self.emit_loop(node, depth, in_main)
+        elif isinstance(node, Switch):
+            out += self.emit_switch(node, depth, in_main)
+        elif isinstance(node, (Labeled, Goto, Dispatch)):     # general structurizer
+            out += self.emit_cfg_node(node, depth, in_main)
+        elif isinstance(node, Jump):
+            stmt = {"break": "break;", "continue": "continue;", "return": "return;"}.get(node.kind)
+            if node.kind == "call":
+                if self.depth is not None and self.depth >= MAX_CALL_DEPTH:
+                    out.append(f"{pad}// CAL {node.target}: call stack full, ignored (GP4 issue 38)")
+                    return out
+                stmt = f"{self.call_name(node.target, None if self.depth is None else self.depth + 1)}();"
+            cond = self.branch_cond(node.cond)
+            out.append(f"{pad}{stmt}" if cond is None else f"{pad}if ({cond}) {stmt}")
         return out
 
     # ---- unstructured control flow (structurize.structurize_general) -------------------------
@@ -925,57 +1173,65 @@ class GlslEmitter:
         for blk in node.blocks:
             out.append(f"{pad}    case {blk.id}:")
             out.append(pad + "    {")
+            previous = None
             for s in blk.body:
-                if isinstance(s, Op):
-                    out += [inner + line for line in self.emit_ins(s.ins)]
-                    continue
-                k = s.kind
-                if k == "goto":
-                    out += goto(s.target)
-                elif k == "exit":
-                    out.append(inner + "return;")
-                elif k == "branch":
-                    cond = self.branch_cond(s.cond)
-                    out.append(f"{inner}if ({cond})")
-                    out.append(inner + "{")
-                    out += ["    " + x for x in goto(s.target)]
-                    out.append(inner + "}")
-                    out += goto(s.other)
-                elif k == "call":
-                    cond = self.branch_cond(s.cond)
-                    full = "return;" if node.call_overflow == "terminate" else (
-                        f"{{ xl_pc = {s.other}; break; }}" if s.other >= 0 else "return;")
-                    lines = [f"if (xl_sp >= {CFG_CALL_DEPTH}) {full}",
-                             f"xl_rs[xl_sp] = {s.other};", "xl_sp++;"] + (
-                        [f"xl_pc = {s.target};", "break;"] if s.target >= 0 else ["return;"])
-                    if cond is None:
-                        out += [inner + x for x in lines]
-                    else:
-                        out += [f"{inner}if ({cond})", inner + "{"] + \
-                            [inner + "    " + x for x in lines] + [inner + "}"] + goto(s.other)
-                elif k == "ret":
-                    cond = self.branch_cond(s.cond)
-                    lines = ["if (xl_sp == 0) return;", "xl_sp--;",
-                             "if (xl_rs[xl_sp] < 0) return;   // a PUSHA entry: abnormal end",
-                             "xl_pc = xl_rs[xl_sp];", "break;"]
-                    if cond is None:
-                        out += [inner + x for x in lines]
-                    else:
-                        out += [f"{inner}if ({cond})", inner + "{"] + \
-                            [inner + "    " + x for x in lines] + [inner + "}"] + goto(s.other)
-                elif k == "pusha":
-                    src = self.operand(s.ins.srcs[0], DataType.INT, False)
-                    out += [f"{inner}if (xl_sp >= {CFG_CALL_DEPTH}) return;",
-                            f"{inner}xl_as[xl_sp] = {src};", f"{inner}xl_rs[xl_sp] = -1;",
-                            inner + "xl_sp++;"]
-                elif k == "popa":
-                    dst = s.ins.dst
-                    target = self.element(dst.reg, dst.index, None)
-                    value = bitcast("xl_as[xl_sp]", DataType.INT, self.storage_type(dst.reg))
-                    out += [f"{inner}if (xl_sp == 0 || xl_rs[xl_sp - 1] >= 0) return;",
-                            inner + "xl_sp--;", f"{inner}{target} = {value};"]
+                lines, previous = self.tag_lines(s, self.emit_dstmt(s, node, inner, goto), inner,
+                                                 previous)
+                out += lines
             out.append(pad + "    }")
         out += [f"{pad}    default:", f"{pad}        return;", pad + "    }", pad + "}"]
+        return out
+
+    def emit_dstmt(self, s, node: Dispatch, inner: str, goto) -> list[str]:
+        """One statement of a dispatch block (:meth:`emit_dispatch`)."""
+        out: list[str] = []
+        if isinstance(s, Op):
+            return [inner + line for line in self.emit_ins(s.ins)]
+        k = s.kind
+        if k == "goto":
+            out += goto(s.target)
+        elif k == "exit":
+            out.append(inner + "return;")
+        elif k == "branch":
+            cond = self.branch_cond(s.cond)
+            out.append(f"{inner}if ({cond})")
+            out.append(inner + "{")
+            out += ["    " + x for x in goto(s.target)]
+            out.append(inner + "}")
+            out += goto(s.other)
+        elif k == "call":
+            cond = self.branch_cond(s.cond)
+            full = "return;" if node.call_overflow == "terminate" else (
+                f"{{ xl_pc = {s.other}; break; }}" if s.other >= 0 else "return;")
+            lines = [f"if (xl_sp >= {CFG_CALL_DEPTH}) {full}",
+                     f"xl_rs[xl_sp] = {s.other};", "xl_sp++;"] + (
+                [f"xl_pc = {s.target};", "break;"] if s.target >= 0 else ["return;"])
+            if cond is None:
+                out += [inner + x for x in lines]
+            else:
+                out += [f"{inner}if ({cond})", inner + "{"] + \
+                    [inner + "    " + x for x in lines] + [inner + "}"] + goto(s.other)
+        elif k == "ret":
+            cond = self.branch_cond(s.cond)
+            lines = ["if (xl_sp == 0) return;", "xl_sp--;",
+                     "if (xl_rs[xl_sp] < 0) return;   // a PUSHA entry: abnormal end",
+                     "xl_pc = xl_rs[xl_sp];", "break;"]
+            if cond is None:
+                out += [inner + x for x in lines]
+            else:
+                out += [f"{inner}if ({cond})", inner + "{"] + \
+                    [inner + "    " + x for x in lines] + [inner + "}"] + goto(s.other)
+        elif k == "pusha":
+            src = self.operand(s.ins.srcs[0], DataType.INT, False)
+            out += [f"{inner}if (xl_sp >= {CFG_CALL_DEPTH}) return;",
+                    f"{inner}xl_as[xl_sp] = {src};", f"{inner}xl_rs[xl_sp] = -1;",
+                    inner + "xl_sp++;"]
+        elif k == "popa":
+            dst = s.ins.dst
+            target = self.element(dst.reg, dst.index, None)
+            value = bitcast("xl_as[xl_sp]", DataType.INT, self.storage_type(dst.reg))
+            out += [f"{inner}if (xl_sp == 0 || xl_rs[xl_sp - 1] >= 0) return;",
+                    inner + "xl_sp--;", f"{inner}{target} = {value};"]
         return out
 
     def emit_switch(self, node: Switch, depth: int, in_main: bool) -> list[str]:
@@ -1073,9 +1329,8 @@ class GlslEmitter:
             self.plan()
             return self.render(st)
         except _Unsupported as e:
-            span = e.ins.span if e.ins is not None else None
             raise XlateError([Diagnostic("E7001", "error", f"{e} cannot be expressed in the "
-                                         f"{self.profile} profile", span)])
+                                         f"{self.profile} profile", e.span)])
 
     def render(self, st: Structured) -> GlslOutput:
         prog = self.prog
@@ -1103,16 +1358,67 @@ class GlslEmitter:
             prototypes.append("void xl_emit();")
         else:
             epilogue += [self.output_store(var, assign, b) for var, assign, b in self.output_vars]
-        helpers = [precise_helper(helper_library()[h][0]) for h in self.helpers]
-        header = "#version 450" + ("" if self.vulkan else " core")
+        helpers = [helper_library()[h][0] for h in self.helpers]
+        if self.info.precise:
+            helpers = [precise_helper(h, self.info.precise) for h in helpers]
+        header = "\n".join([f"#version {self.info.version}"]
+                           + [f"#extension {e} : require" for e in self.extensions])
+        preamble = []
+        if self.info.precise == ES_PRECISE:
+            header += "\n" + ES_PRECISE_HEADER
+            self.notes.insert(0, "xl_precise is 'precise' with GL_EXT_gpu_shader5 or "
+                                 "GL_OES_gpu_shader5; without either, the implementation may "
+                                 "contract a * b + c into a fused multiply-add (README, Profiles).")
+        elif not self.info.precise:
+            self.notes.insert(0, f"No 'precise' in {self.info.language}: the implementation may "
+                                 "contract a * b + c into a fused multiply-add (README, Profiles).")
+        preamble += [f"// {n}" for n in self.notes]
+        if self.info.es:
+            # highp everywhere: the assembly computes in 32-bit floats and integers
+            preamble += ["precision highp float;", "precision highp int;"]
+        source_name = prog.source_name.replace("\n", " ").replace("\x00", " ")
         text = _jinja_env().get_template("program.j2").render(
-            header=header, version=__version__, source_name=prog.source_name.replace("\n", " "),
+            header=header, version=__version__, source_name=source_name, preamble=preamble,
             dialect=prog.dialect, stage=prog.stage.value, layout_lines=layout_lines,
             interface=interface, uniforms=uniforms, globals=globals_, helpers=helpers,
             prototypes=prototypes, functions=functions, prologue=prologue, epilogue=epilogue)
         text = re.sub(r"\n{3,}", "\n\n", text)
+        text, line_map = self.finish_lines(text)
         from .reflect import reflection
-        return GlslOutput(text, reflection(self), prog.stage)
+        return GlslOutput(text, reflection(self), prog.stage, line_map)
+
+    def finish_lines(self, text: str) -> tuple[str, list[int]]:
+        """Remove the line tags (:data:`_TAG`) and give the line map; with ``line_directives``,
+        add ``#line`` so that every statement that came from an instruction is numbered as that
+        instruction's source line in source string 1, and every other statement as its own
+        line of the GLSL text in source string 0 (what compilers print with no directives).
+        Comments, blank lines and lone braces (:data:`_FILLER`) take whatever number comes: no
+        compiler message can be about them."""
+        lines, tags, filler = [], [], []
+        for raw in text.split("\n"):
+            m = _TAG.search(raw)
+            line = _TAG.sub("", raw)
+            lines.append(line)
+            tags.append(int(m.group(1)) if m else 0)
+            filler.append(line.strip() in _FILLER or line.lstrip().startswith("//"))
+        if not self.line_directives:
+            return "\n".join(lines), tags
+        out: list[str] = []
+        out_map: list[int] = []
+        state: tuple[int, int] | None = None       # (string, line) the next line gets as is
+        for i, line in enumerate(lines):
+            if state is not None and not filler[i]:
+                want = (1, tags[i]) if tags[i] else (0, len(out) + 1)
+                if want != state:
+                    if want[0] == 0:
+                        want = (0, want[1] + 1)    # the directive itself takes a line
+                    out.append(f"#line {want[1]} {want[0]}")
+                    out_map.append(0)
+                    state = want
+            out.append(line)
+            out_map.append(tags[i])
+            state = (0, 2) if state is None else (state[0], state[1] + 1)
+        return "\n".join(out), out_map
 
     def output_storage(self, b: Binding) -> str:
         g = self.outputs[b.path]
@@ -1143,18 +1449,28 @@ class GlslEmitter:
         for var, _, _ in self.input_vars:
             if var.builtin:
                 continue
-            q = f"layout(location = {var.location}) "
+            interp = ""
             if var.interpolation:
-                q += {"FLAT": "flat ", "CENTROID": "centroid ", "NOPERSPECTIVE": "noperspective ",
-                      "NOPERSPECTIVE CENTROID": "noperspective centroid ",
-                      "CENTROID NOPERSPECTIVE": "noperspective centroid "}.get(var.interpolation, "")
+                interp = {"FLAT": "flat ", "CENTROID": "centroid ", "NOPERSPECTIVE": "noperspective ",
+                          "NOPERSPECTIVE CENTROID": "noperspective centroid ",
+                          "CENTROID NOPERSPECTIVE": "noperspective centroid "}.get(var.interpolation, "")
+            elif self.profile in ("glsl330", "es310") and var.glsl_type != "vec4":
+                # integer geometry inputs: 'flat' as the vertex shader declares the output; GLSL
+                # 3.30 (4.3.4) and ES 3.10 want the interpolation of a varying to match in both
+                interp = "flat "
             arr = "[]" if var.array else ""
-            lines.append(f"{q}in {var.glsl_type} {var.name}{arr};")
+            if var.block:
+                lines.append(f"in {var.block} {{ {interp}{var.glsl_type} v; }} {var.name}{arr};")
+            else:
+                lines.append(f"layout(location = {var.location}) {interp}in {var.glsl_type} {var.name}{arr};")
         for var, _, _ in self.output_vars:
             if var.builtin:
                 continue
             flat = "flat " if var.glsl_type != "vec4" and self.stage != Stage.FRAGMENT else ""
-            lines.append(f"layout(location = {var.location}) {flat}out {var.glsl_type} {var.name};")
+            if var.block:
+                lines.append(f"out {var.block} {{ {flat}{var.glsl_type} v; }} {var.name};")
+            else:
+                lines.append(f"layout(location = {var.location}) {flat}out {var.glsl_type} {var.name};")
         return lines
 
     def declare_uniforms(self) -> list[str]:
@@ -1167,6 +1483,8 @@ class GlslEmitter:
             if self.params_in_block:
                 # glsl450: program.buffer[b] blocks use bindings 0-15, so parameters take 16
                 binding = "set = 0, binding = 0, std140" if self.vulkan else "std140, binding = 16"
+                if not self.info.layouts:
+                    binding = "std140"      # GLSL 3.30: glUniformBlockBinding(..., 16)
                 lines.append(f"layout({binding}) uniform XlateParameters\n{{")
                 lines += [f"    {m}" for m in members]
                 lines.append("};")
@@ -1174,13 +1492,23 @@ class GlslEmitter:
                 # explicit locations: an array of n vec4 takes n locations (GLSL 4.50 4.4.3)
                 loc = 0
                 for (name, n), m in zip(self.uniforms.items(), members):
-                    lines.append(f"layout(location = {loc}) uniform {m}")
+                    # GLSL 3.30 has no explicit uniform locations: the engine looks names up
+                    lines.append(f"layout(location = {loc}) uniform {m}" if self.info.layouts
+                                 else f"uniform {m}")
                     loc += max(n, 1)
+        # OpenGL ES: samplers have no default precision (GLSL ES 3.10 4.5.4); highp keeps
+        # fetched integers and floats exact
+        precision = "highp " if self.info.es else ""
         for t in sorted(self.textures.values(), key=lambda t: t.unit):
             binding = f"set = 0, binding = {1 + t.unit}" if self.vulkan else f"binding = {t.unit}"
-            lines.append(f"layout({binding}) uniform {self.sampler_type(t)} {t.name};")
+            if not self.info.layouts:      # GLSL 3.30: glUniform1i(texture<u>, u)
+                lines.append(f"uniform {precision}{self.sampler_type(t)} {t.name};")
+                continue
+            lines.append(f"layout({binding}) uniform {precision}{self.sampler_type(t)} {t.name};")
         for b, n in sorted(self.buffers.items()):
             binding = f"set = 0, binding = {40 + b}, std140" if self.vulkan else f"std140, binding = {b}"
+            if not self.info.layouts:
+                binding = "std140"          # GLSL 3.30: glUniformBlockBinding(..., b)
             lines.append(f"layout({binding}) uniform XlateBuffer{b}\n{{\n    uvec4 words[{n}];\n}} buffer{b};")
         return lines
 
@@ -1189,6 +1517,8 @@ class GlslEmitter:
         for g in self.inputs.values():
             t = "ivec4" if g.integer else "vec4"
             dims = (f"[{self.nverts}]" if g.per_vertex else "") + (f"[{g.size}]" if g.indexed else "")
+            if g.per_vertex and g.indexed and not self.info.arrays_of_arrays:
+                dims = f"[{self.nverts * g.size}]"          # see staged_element
             globals_.append(f"{t} {g.storage}{dims};")
         for var, expr, b in self.input_vars:
             g = self.inputs[b.path]
@@ -1200,22 +1530,25 @@ class GlslEmitter:
                     value = f"intBitsToFloat({value})"
                 if var.glsl_type in ("vec4", "bool", "float") and tgt_type == "ivec4":
                     value = f"floatBitsToInt({value})"
-                elem = g.storage + (f"[{v}]" if v is not None else "") + (f"[{b.index}]" if g.indexed else "")
+                if g.indexed:
+                    elem = self.staged_element(g, None if v is None else str(v), str(b.index))
+                else:
+                    elem = g.storage + (f"[{v}]" if v is not None else "")
                 prologue.append(f"{elem} = {value};")
         for g in self.outputs.values():
             t = "ivec4" if g.integer else "vec4"
             dims = f"[{g.size}]" if g.indexed else ""
             init = f" = {t}[{g.size}]({', '.join([t + '(0)'] * g.size)})" if g.indexed else f" = {t}(0)"
-            globals_.append(f"{PRECISE_GLOBAL} {t} {g.storage}{dims}{init};")
+            globals_.append(f"{self.global_qualifier}{t} {g.storage}{dims}{init};")
         for name, reg in self.prog.registers.items():
             if reg.kind == RegKind.TEMP:
                 st = self.types.get(name, DataType.FLOAT)
                 t = VEC[st]
                 gname = self.name_of(name)
                 if reg.size is None:
-                    globals_.append(f"{PRECISE_GLOBAL} {t} {gname} = {t}(0);")
+                    globals_.append(f"{self.global_qualifier}{t} {gname} = {t}(0);")
                 else:
-                    globals_.append(f"{PRECISE_GLOBAL} {t} {gname}[{reg.size}] = {t}[{reg.size}]({', '.join([t + '(0)'] * reg.size)});")
+                    globals_.append(f"{self.global_qualifier}{t} {gname}[{reg.size}] = {t}[{reg.size}]({', '.join([t + '(0)'] * reg.size)});")
         if "br" in self.cfg_vars:
             globals_.append("int xl_br = 0;      // target of a multi-level exit (0: none)")
         if "iter" in self.cfg_vars:
@@ -1259,9 +1592,19 @@ def _escaping(node: Labeled) -> set[int]:
 
 
 class _Unsupported(Exception):
-    def __init__(self, message: str, ins: Instruction | None):
+    """E7001; the message starts with the feature, then its details in parentheses."""
+
+    def __init__(self, message: str, ins: Instruction | None, span=None):
         super().__init__(message)
         self.ins = ins
+        self.span = span if span is not None else (ins.span if ins is not None else None)
+
+
+def _member_access(text: str, name: str) -> str:
+    """``fragment_texcoord_0`` -> ``fragment_texcoord_0.v`` (``vertex_id[{v}]`` ->
+    ``vertex_id[{v}].v``) in an interface expression or assignment: the variable became the
+    instance name of a one-member block (:meth:`GlslEmitter.varying_block`)."""
+    return re.sub(rf"\b{re.escape(name)}(\[\{{v\}}\])?(?![\w\[])", rf"{name}\1.v", text)
 
 
 _HELPER_HEAD = re.compile(r"^(\w+) xl_\w+\(")
@@ -1272,7 +1615,7 @@ _HELPER_RETURN = re.compile(r"\breturn (?!xl_r;)([^;]+);")                     #
 _PRECISE_TYPES = frozenset("float vec2 vec3 vec4 int ivec2 ivec3 ivec4 uint uvec2 uvec3 uvec4".split())
 
 
-def precise_helper(text: str) -> str:
+def precise_helper(text: str, word: str = "precise") -> str:
     """A helper function (helpers.glsl) with its locals and its returned value ``precise``.
 
     ``precise`` on a variable governs only the operations of its own function (glslang marks
@@ -1288,8 +1631,8 @@ def precise_helper(text: str) -> str:
         if line.lstrip().startswith("//") or rtype not in _PRECISE_TYPES:
             out.append(line)
             continue
-        line = _HELPER_LOCAL.sub(r"\1precise \2", line)
-        decl = f"precise {rtype} xl_r = "
+        line = _HELPER_LOCAL.sub(rf"\1{word} \2", line)
+        decl = f"{word} {rtype} xl_r = "
         if (m := _HELPER_BODY_RETURN.match(line)):
             line = f"{m.group(1)}{decl}{m.group(2)}; return xl_r; }}"
         elif (m := _HELPER_LINE_RETURN.match(line)):
@@ -1300,5 +1643,11 @@ def precise_helper(text: str) -> str:
     return "\n".join(out)
 
 
-def emit_glsl(prog: Program, profile: str = "glsl450") -> GlslOutput:
-    return GlslEmitter(prog, profile).emit()
+def emit_glsl(prog: Program, profile: str = "glsl450", *, line_directives: bool = False,
+              comments: bool = False, instruction_text=None) -> GlslOutput:
+    """GLSL of a program in ``profile``.  ``line_directives``: ``#line`` so that compiler
+    messages name the assembly source line (:meth:`GlslEmitter.finish_lines`); ``comments``: each
+    instruction's text (``instruction_text(ins)``, else the IR form) in a comment before its GLSL.
+    With both off the text is the same as without them, byte for byte."""
+    return GlslEmitter(prog, profile, line_directives=line_directives, comments=comments,
+                       instruction_text=instruction_text).emit()

@@ -56,6 +56,7 @@ class InterfaceVar:
     interpolation: str | None = None
     array: int | None = None      # geometry inputs: per-vertex arrays ([])
     components: str = "xyzw"      # which storage components travel
+    block: str | None = None      # glsl330: the one-member interface block carrying a varying
 
 
 @dataclass

@@ -4,11 +4,16 @@ Schema (``"schema": "xlate-reflection/1"``; additions keep the version, changes 
 
 * ``stage``, ``dialect``, ``profile``, ``source``
 * ``inputs`` / ``outputs``: ``{name, binding, type, location | null, builtin, interpolation}``
-  ``binding`` is the original assembly binding (``vertex.attrib[3]``, ``result.color``).
+  ``binding`` is the original assembly binding (``vertex.attrib[3]``, ``result.color``).  In the
+  glsl330 profile varyings have no location but ``block``: the interface block that carries
+  them (``xl_varying5``, matched by name between stages; ``name`` is its instance name).
 * ``uniforms``: ``{name, type, array_size, elements: {index: binding}}`` plus, in the vulkan
   profile, ``block``/``set``/``binding``/``offset`` (std140: every vec4 element is 16 bytes).
+  ``location`` is null in glsl330 (no explicit uniform locations: look the name up).
 * ``textures``: ``{unit, name, target, type, binding, set?}``
 * ``buffers``: ``{name, binding_point, vec4_count, block, binding, set?}``
+  In glsl330 the shader declares no ``binding``: it is the texture unit to assign to the sampler
+  (``glUniform1i``) or the binding point of the block (``glUniformBlockBinding``).
 * ``geometry``: input/output primitive, max vertices (geometry programs)
 * ``cg_vars``: cgc ``#var`` lines (high-level parameter name -> resource), when present.
 """
@@ -40,7 +45,7 @@ def reflection(em) -> dict:
             if em.vulkan:
                 u["set"] = 0
         else:
-            u.update(location=offset)
+            u.update(location=offset if em.info.layouts else None)
         offset += max(n, 1)
         uniforms.append(u)
     out["uniforms"] = uniforms
@@ -64,6 +69,9 @@ def reflection(em) -> dict:
 
 
 def _var(v) -> dict:
-    return {"name": v.name, "binding": v.binding, "type": v.glsl_type, "location": v.location,
-            "builtin": v.builtin, "interpolation": (v.interpolation or "smooth").lower()
-            if v.direction == "in" and not v.builtin else None}
+    out = {"name": v.name, "binding": v.binding, "type": v.glsl_type, "location": v.location,
+           "builtin": v.builtin, "interpolation": (v.interpolation or "smooth").lower()
+           if v.direction == "in" and not v.builtin else None}
+    if v.block:
+        out["block"] = v.block
+    return out

@@ -71,6 +71,7 @@ _TARGET_NONE, _TARGET_SPV = 0, 1
 _TARGET_VULKAN_1_0, _TARGET_OPENGL_450 = 1 << 22, 450
 _TARGET_SPV_1_0 = 1 << 16
 _NO_PROFILE = 1 << 0
+_PROFILE_BITS = {"": _NO_PROFILE, "core": 1 << 1, "compatibility": 1 << 2, "es": 1 << 3}  # glslang_profile_t
 _MSG_SPV_RULES, _MSG_VULKAN_RULES = 1 << 3, 1 << 4
 # (client, client version, target language, messages) per mode.  "check" parses without
 # any client so that GLSL versions that can never become SPIR-V (330 core, 310 es with
@@ -173,8 +174,10 @@ class _Glslang:
         flavor = f"-{v.flavor.decode()}" if v.flavor else ""
         self.version = f"{v.major}.{v.minor}.{v.patch}{flavor}"
 
-    def run(self, source: str, stage: str, mode: str) -> bytes | None:
-        """Preprocess, parse and link; generate SPIR-V unless mode is "check"."""
+    def run(self, source: str, stage: str, mode: str, version: tuple[int, int] = (100, _NO_PROFILE)
+            ) -> bytes | None:
+        """Preprocess, parse and link; generate SPIR-V unless mode is "check".  ``version``:
+        glslang's default (version, profile), which the source's own #version overrides."""
         C, gl, sp = self.C, self.gl, self.sp
         if stage not in _STAGES:
             raise ValueError(f"unknown stage {stage!r}; expected one of {sorted(_STAGES)}")
@@ -186,7 +189,7 @@ class _Glslang:
         inp = self.Input(language=_SOURCE_GLSL, stage=_STAGES[stage], client=client,
                          client_version=client_version, target_language=target,
                          target_language_version=_TARGET_SPV_1_0, code=code,
-                         default_version=100, default_profile=_NO_PROFILE,
+                         default_version=version[0], default_profile=version[1],
                          messages=messages, resource=self.resource)
         shader = gl.glslang_shader_create(C.byref(inp))
         if not shader:
@@ -338,13 +341,29 @@ def compile_glsl(source: str, stage: str, *, target: str = "vulkan") -> bytes:
     return spirv
 
 
-def check_glsl(source: str, stage: str) -> None:
+_VERSION_LINE = re.compile(r"\s*#\s*version\s+(\d+)(?:[ \t]+(\w+))?[ \t]*(?:\n|$)")
+
+
+def check_glsl(source: str, stage: str, *, version: str | None = None) -> None:
     """Parse and link only, under plain GLSL rules for whatever #version the source declares.
 
     No client API is assumed, so Vulkan-only GLSL (``gl_VertexIndex``, push constants) is
-    rejected here; compile_glsl is the check for such sources."""
+    rejected here; compile_glsl is the check for such sources.  ``version`` (``"330 core"``,
+    ``"310 es"``): the #version the source must start with -- an ES version is checked under
+    the ES profile's rules, with its stage (a geometry shader needs GL_EXT_geometry_shader) --
+    and a source declaring another one raises ValueError rather than being judged by the
+    wrong rules."""
+    defaults = (100, _NO_PROFILE)
+    if version is not None:
+        number, _, profile = version.partition(" ")
+        m = _VERSION_LINE.match(source)
+        declared = (m.group(1), m.group(2) or "") if m else None
+        if declared != (number, profile):
+            found = " ".join(x for x in declared if x) if declared else "no #version line"
+            raise ValueError(f"expected GLSL '#version {version}', the source has {found!r}")
+        defaults = (int(number), _PROFILE_BITS[profile])
     with _GLSLANG_LOCK:
-        _glslang().run(source, stage, "check")
+        _glslang().run(source, stage, "check", defaults)
 
 
 def validate_spirv(binary: bytes, *, target: str = "vulkan") -> str | None:

@@ -4,7 +4,6 @@
   ``xlate sync``) and the translation of one file into its output payloads;
 * :mod:`xlate.batch.cache` - cache keys and records;
 * :mod:`xlate.batch.runner` - walking the sources, the process pool, progress, summary;
-* :mod:`xlate.batch.linemap` - which GLSL lines each source line became (for the HTML report);
 * :mod:`xlate.batch.report` - the JSON and HTML reports.
 
 Usage and file formats: ``docs/batch.md``.  Library use::

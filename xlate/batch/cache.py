@@ -2,7 +2,7 @@
 
 Key: SHA-256 over the input bytes and everything else the outputs depend on: the xlate version
 and a hash of the code and templates a translation runs (so an edited checkout does not serve
-stale outputs), the options (targets, profile, validation), the name the program is translated
+stale outputs), the options (targets, profile, validation, line directives and comments), the name the program is translated
 under (it appears in the GLSL header comment and in diagnostics) and the output folder.
 
 Record: ``<cache>/<key[:2]>/<key>.json``, written atomically after the outputs, holding the
@@ -60,10 +60,15 @@ def code_fingerprint(pkg: Path | None = None) -> str:
     return h.hexdigest()
 
 
-def options_prefix(fingerprint: str, targets, profile, validate: bool, outdir: str) -> bytes:
-    return json.dumps({"code": fingerprint, "targets": list(targets), "profile": profile,
-                       "validate": validate, "outdir": os.path.realpath(outdir),
-                       "record": RECORD_VERSION}, sort_keys=True).encode()
+def options_prefix(fingerprint: str, targets, profile, validate: bool, outdir: str,
+                   glsl_options: dict | None = None) -> bytes:
+    """``glsl_options``: the GLSL text options (line directives, comments) that are on; the
+    key of a run without them is what it was before they existed."""
+    options = {"code": fingerprint, "targets": list(targets), "profile": profile,
+               "validate": validate, "outdir": os.path.realpath(outdir), "record": RECORD_VERSION}
+    if glsl_options:
+        options["glsl"] = dict(sorted(glsl_options.items()))
+    return json.dumps(options, sort_keys=True).encode()
 
 
 def key_of(prefix: bytes, name: str, data: bytes) -> str:

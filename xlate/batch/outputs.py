@@ -57,12 +57,17 @@ class FileOutputs:
 
 
 def translate_outputs(text: str, filename: str, targets, profile: str | None = None,
-                      validate: bool = True, want_linemap: bool = False) -> FileOutputs:
+                      validate: bool = True, want_linemap: bool = False, *,
+                      line_directives: bool = False, comments: bool = False) -> FileOutputs:
     """Translate ``text`` to every target; raises :class:`xlate.XlateError` on errors.
 
     One parse, then one emission per distinct profile: with the defaults (GLSL in glsl450,
-    SPIR-V in vulkan) that is two, with ``profile`` given it is one."""
+    SPIR-V in vulkan) that is two, with ``profile`` given it is one.  ``line_directives`` and
+    ``comments`` shape the GLSL text (``xlate.translate``)."""
     from .. import api
+    for target in targets:
+        api.check_profile(target, profiles_for([target], profile)[target])
+    text_of = api.statement_text(text) if comments and isinstance(text, str) else None
     by_profile: dict[str, list[str]] = {}
     for target, prof in profiles_for(targets, profile).items():
         by_profile.setdefault(prof, []).append(target)
@@ -74,7 +79,9 @@ def translate_outputs(text: str, filename: str, targets, profile: str | None = N
         wanted = by_profile[prof]
         spirv = "spirv" in wanted
         result = api.translate_program(prog, target="spirv" if spirv else "glsl", profile=prof,
-                                       validate=validate or spirv, filename=filename)
+                                       validate=validate or spirv, filename=filename,
+                                       line_directives=line_directives, comments=comments,
+                                       instruction_text=text_of)
         shown = shown or result
         if "glsl" in wanted:
             payloads["glsl"] = result.glsl.encode()
@@ -86,8 +93,7 @@ def translate_outputs(text: str, filename: str, targets, profile: str | None = N
                       diagnostics=list(prog.diagnostics), glsl=shown.glsl,
                       glsl_profile=shown.profile)
     if want_linemap:
-        from .linemap import glsl_line_map
-        out.linemap = glsl_line_map(prog, shown.profile, shown.glsl)
+        out.linemap = shown.line_map      # the backend's own map (GlslOutput.line_map)
     return out
 
 

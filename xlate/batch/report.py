@@ -8,8 +8,8 @@ whatever ``-j``.
 HTML: one self-contained file (inline CSS and script, no external resources).  A table of
 every program with its status and diagnostics; a row opens the source beside the generated
 GLSL, where clicking a source line highlights the GLSL lines its instruction became and
-clicking a GLSL line highlights its source line (the map comes from
-:mod:`xlate.batch.linemap`).
+clicking a GLSL line highlights its source line (the map is the backend's own,
+``GlslOutput.line_map``, made while the GLSL is emitted).
 """
 from __future__ import annotations
 
@@ -51,6 +51,7 @@ def write_report(summary, path: str) -> None:
 
 # ---- HTML ------------------------------------------------------------------------------------------
 def html_report(summary) -> str:
+    from ..diagnostics import INTERNAL_CODES
     from .outputs import diagnostic_from_json
     doc = report_document(summary)
     data = []
@@ -62,7 +63,7 @@ def html_report(summary) -> str:
             text = text[:MAX_EMBEDDED_SOURCE] + "\n... (truncated)\n"
         rendered = []
         for d in f["diagnostics"]:
-            internal = d["code"].startswith("E7")
+            internal = d["code"] in INTERNAL_CODES
             rendered.append(diagnostic_from_json(d).render(None if internal else text))
         data.append({"src": text, "glsl": e.record.get("glsl", ""),
                      "profile": e.record.get("glsl_profile", ""),

@@ -122,7 +122,7 @@ def _translate_group(group: list[tuple]) -> list[dict]:
                   "stamps": {}, "diagnostics": []}
         try:
             res = translate_outputs(text, display, opts["targets"], opts["profile"],
-                                    opts["validate"], opts["linemap"])
+                                    opts["validate"], opts["linemap"], **opts["glsl_options"])
         except XlateError as e:
             record.update(status="error", diagnostics=[diagnostic_to_json(d) for d in e.diagnostics])
             res = None
@@ -196,14 +196,21 @@ def _worker_init(opts: dict, in_pool: bool = True) -> None:
 def run_batch(sources: list[str], outdir: str, *, jobs: int | None = None,
               targets=("glsl", "spirv", "reflect"), profile: str | None = None,
               validate: bool = True, use_cache: bool = True, linemap: bool = False,
+              line_directives: bool = False, comments: bool = False,
               on_result=None, progress=None) -> Summary:
     """Translate every program under ``sources`` into ``outdir``; returns a :class:`Summary`.
 
+    ``line_directives``/``comments``: options of the GLSL outputs (``xlate.translate``).
+
     ``on_result(entry)`` is called for every input in sorted order as soon as it and every
     input before it are done; ``progress(done, total, failed)`` whenever an input finishes.
-    Raises :class:`UsageError` for missing sources or an unusable output folder."""
-    from ..cli import remove_stale_temporaries
+    Raises :class:`UsageError` for missing sources, an unusable output folder, or SPIR-V asked of
+    a GLSL-only profile (glsl330, es310)."""
+    from ..cli import remove_stale_temporaries, spirv_profile_error
     start = time.perf_counter()
+    problem = spirv_profile_error(profile, targets)
+    if problem:                  # a GLSL-only profile asked for SPIR-V: before any work
+        raise UsageError(problem[len("xlate: "):])
     jobs = jobs or _cpu_count()
     if os.path.exists(outdir) and not os.path.isdir(outdir):
         raise UsageError(f"error[E8002]: cannot write to {outdir}: not a folder")
@@ -216,10 +223,14 @@ def run_batch(sources: list[str], outdir: str, *, jobs: int | None = None,
     tmp_dir = os.path.join(outdir, TMP_DIR)
     for folder in (tmp_dir, os.path.join(cache, TMP_DIR)):
         remove_stale_temporaries(folder)
-    prefix = C.options_prefix(C.code_fingerprint(), targets, profile, validate, outdir)
+    glsl_options = {k: True for k, on in (("line_directives", line_directives),
+                                          ("comments", comments)) if on}
+    prefix = C.options_prefix(C.code_fingerprint(), targets, profile, validate, outdir,
+                              glsl_options)
     out_real = os.path.join(os.path.realpath(outdir), "")
     opts = {"outdir": outdir, "tmp_dir": tmp_dir, "cache": cache, "targets": tuple(targets),
             "profile": profile, "validate": validate, "linemap": linemap, "no_cache": not use_cache,
+            "glsl_options": glsl_options,
             # inputs inside OUTDIR, which an output must never replace
             "inputs": {r for r in (os.path.realpath(e.path) for e in entries)
                        if r.startswith(out_real)}}
@@ -410,13 +421,21 @@ class Progress:
 
 def main(args) -> int:
     """The ``xlate batch`` command (arguments defined in xlate.cli)."""
-    from ..diagnostics import use_color
+    from ..diagnostics import INTERNAL_CODES, use_color
     report = args.report
     if report and not report.endswith((".html", ".htm", ".json")):
         print(f"xlate: error: --report {report}: the name must end in .html or .json",
               file=sys.stderr)
         return EXIT_USAGE
     err = sys.stderr
+    from ..cli import GLSL_ONLY_PROFILES, OUTPUT_TARGETS, spirv_profile_error
+    # the default targets of a GLSL-only profile leave SPIR-V out; asking for it is an error
+    targets = args.targets or (("glsl", "reflect") if args.profile in GLSL_ONLY_PROFILES
+                               else OUTPUT_TARGETS)
+    problem = spirv_profile_error(args.profile, targets)
+    if problem:
+        print(problem, file=err)
+        return EXIT_USAGE
     color = use_color(err)
     bar = Progress(err) if err.isatty() else None
 
@@ -427,16 +446,17 @@ def main(args) -> int:
         if bar:
             bar.clear()
         for d in entry.record["diagnostics"]:
-            internal = d["code"].startswith("E7")
+            internal = d["code"] in INTERNAL_CODES
             print(diagnostic_from_json(d).render(None if internal else text, color), file=err)
         if bar:
             bar.redraw()
 
     try:
-        summary = run_batch(args.sources, args.output, jobs=args.jobs, targets=args.targets,
+        summary = run_batch(args.sources, args.output, jobs=args.jobs, targets=targets,
                             profile=args.profile, validate=not args.no_validate,
                             use_cache=not args.no_cache, linemap=bool(report and not
                                                                      report.endswith(".json")),
+                            line_directives=args.line_directives, comments=args.comments,
                             on_result=on_result, progress=bar.update if bar else None)
     except UsageError as e:
         print(f"xlate: {e}", file=err)
@@ -456,7 +476,29 @@ def main(args) -> int:
         except OSError as e:
             print(f"xlate: error[E8002]: cannot write {report}: {e.strerror}", file=err)
             return EXIT_USAGE
+    if args.depfile:
+        outputs, inputs = dependencies(summary)
+        if outputs:              # no output, no rule: the depfile of the last run stays
+            from ..depfile import write_depfile
+            problem = write_depfile(args.depfile, outputs, inputs)
+            if problem:
+                print(f"xlate: error[E8002]: {problem}", file=err)
+                return EXIT_USAGE
     return summary.exit_code
+
+
+def dependencies(s: Summary) -> tuple[list[str], list[str]]:
+    """(outputs, inputs) of a run for its depfile: every output file of every program
+    (written now or kept from the cache), as OUTDIR/name, and every program it read -- those
+    with errors too, so that fixing one reruns the batch -- in the run's sorted order.  Files
+    that are not programs are not inputs."""
+    outputs, inputs = [], []
+    for e in s.entries:
+        if e.skipped or e.record is None:
+            continue
+        inputs.append(e.display)
+        outputs += [os.path.join(s.outdir, rel) for rel in e.record.get("outputs", ())]
+    return outputs, inputs
 
 
 def summary_line(s: Summary) -> str:
