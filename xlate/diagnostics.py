@@ -218,7 +218,8 @@ CODES: dict[str, tuple[str, str]] = {
     "E4004": ("loop control outside a loop",
               "BRK and CONT are only allowed inside REP blocks."),
     "E4005": ("nesting too deep",
-              "IF blocks may nest at most 48 deep and REP blocks at most 4 deep (per subroutine)."),
+              "IF blocks may nest at most 48 deep and REP blocks at most 4 deep (per subroutine); "
+              "TGSI blocks (IF/UIF, BGNLOOP, SWITCH together) at most 64 deep."),
     "E4006": ("loop without exit",
               "A REP without a count must contain a BRK at its own level or a RET."),
     "E4007": ("recursive subroutine",

@@ -1304,9 +1304,14 @@ class GlslEmitter:
         if name is None:
             base = re.sub(r"_+", "_", re.sub(r"[^A-Za-z0-9]", "_", label.replace("$", "S"))).strip("_")
             name = "sub_" + (base or "label")
-            while name in self.fn_names.values():
+            # the names taken so far, as a set (a program may have 10^5 subroutines)
+            used = self.__dict__.get("_fn_names_used")
+            if used is None:
+                used = self._fn_names_used = set(self.fn_names.values())
+            while name in used:
                 name += "x"
             self.fn_names[label] = name
+            used.add(name)
         return name if depth is None else f"{name}_d{depth}"
 
     # ---- program -------------------------------------------------------------------------------------

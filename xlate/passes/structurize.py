@@ -19,6 +19,7 @@ graphs structured with blocks/loops/gotos (Ramsey), irreducible ones as a dispat
 """
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 from dataclasses import replace
@@ -109,7 +110,7 @@ def structurize(prog: Program, allow_recursion: bool = False) -> Structured:
             label_fn[n] = names[0]
 
     def region(start: int) -> tuple[int, int]:
-        end = next(b for b in boundaries if b > start) if start < len(ins) else start
+        end = boundaries[bisect.bisect_right(boundaries, start)] if start < len(ins) else start
         return start, end
 
     functions: dict[str, Function] = {}
@@ -177,6 +178,11 @@ def structurize(prog: Program, allow_recursion: bool = False) -> Structured:
             functions[fn_name] = Function(fn_name, starts[prog.entry], main.body, main.start)
     st = Structured(prog, main, functions)
     st.order = call_order(st, allow_recursion)
+    if len(st.order) > MAX_SUBROUTINES:
+        # each becomes a GLSL function; glslang and spirv-val take time quadratic in their
+        # number (8,000: 8 s, 16,000: 34 s)
+        raise StructureError(f"{len(st.order)} called subroutines (at most {MAX_SUBROUTINES} "
+                             "GLSL functions)", None)
     return st
 
 
@@ -195,28 +201,38 @@ def calls_in(body: list):
 
 
 def call_order(st: Structured, allow_recursion: bool = False) -> list[str]:
-    """Reachable subroutines, callees before callers; raise on recursion unless allowed."""
+    """Reachable subroutines, callees before callers; raise on recursion unless allowed.
+    A depth-first walk with an explicit stack: call chains may be as long as the program."""
     order: list[str] = []
     state: dict[str, int] = {}     # 1 visiting, 2 done
+    path: list[str] = ["main"]     # the chain of calls being walked
+    stack: list = []               # (name, iterator over its calls)
 
-    def visit(name: str, path: list[str], via: Instruction | None):
+    def enter(name: str, via: Instruction | None) -> None:
         if state.get(name) == 2:
             return
         if state.get(name) == 1:
             if allow_recursion:
                 return
-            cycle = path[path.index(name):] + [name]
-            raise RecursionError_(cycle, via)
+            raise RecursionError_(path[path.index(name):] + [name], via)
         state[name] = 1
-        fn = st.functions[name]
-        for call in calls_in(fn.body):
-            visit(call.target, path + [name], call.ins)
-        state[name] = 2
-        order.append(name)
+        path.append(name)
+        stack.append((name, calls_in(st.functions[name].body)))
 
     for call in calls_in(st.main.body):
-        if call.target in st.functions:
-            visit(call.target, ["main"], call.ins)
+        if call.target not in st.functions:
+            continue
+        enter(call.target, call.ins)
+        while stack:
+            name, calls = stack[-1]
+            nxt = next(calls, None)
+            if nxt is None:
+                stack.pop()
+                path.pop()
+                state[name] = 2
+                order.append(name)
+            else:
+                enter(nxt.target, nxt.ins)
     return order
 
 
@@ -358,16 +374,14 @@ def _ends(i: Instruction) -> bool:
 
 
 def _call_depth(st: Structured) -> int:
+    """Deepest chain of nested calls (``st`` has no recursion: st.order lists callees before
+    their callers, so each depth is known when a caller needs it)."""
     memo: dict[str, int] = {}
 
     def depth(body) -> int:
-        best = 0
-        for call in calls_in(body):
-            if call.target not in memo:
-                memo[call.target] = 0
-                memo[call.target] = depth(st.functions[call.target].body)
-            best = max(best, 1 + memo[call.target])
-        return best
+        return max((1 + memo.get(call.target, 0) for call in calls_in(body)), default=0)
+    for name in st.order:
+        memo[name] = depth(st.functions[name].body)
     return depth(st.main.body)
 
 
@@ -670,6 +684,15 @@ class _Ramsey:
     def merge(self, k) -> bool:
         return self.fwd_in[k] >= 2
 
+    def depth(self) -> int:
+        """How deeply tree() nests (and recurses): per dominator-tree level one construct plus
+        one block per merge child; computed bottom-up without recursion."""
+        d: dict = {}
+        for x in reversed(self.order):           # dominator children come later in RPO
+            kids = self.children[x]
+            d[x] = 1 + sum(1 for c in kids if self.merge(c)) + max((d[c] for c in kids), default=0)
+        return d[self.entry]
+
     def new_id(self) -> int:
         self.ids += 1
         return self.ids
@@ -718,12 +741,21 @@ class _Ramsey:
         raise AssertionError(f"no enclosing {kind} for {node}")
 
 
+#: subroutines the per-function path turns into GLSL functions
+MAX_SUBROUTINES = 4096
+#: deepest structured nesting the general path produces (see _Ramsey.depth); deeper graphs take
+#: the dispatch loop, which is flat
+MAX_STRUCTURE_DEPTH = 160
+
+
 def structurize_general(prog: Program) -> Structured:
     """The general path (see the comment at the top of this section)."""
     limit = prog.max_exec_instructions or ITERATION_LIMIT
     try:
         entry, blocks = _Builder(prog).expand()
         r = _Ramsey(entry, blocks)
+        if r.depth() > MAX_STRUCTURE_DEPTH:
+            raise _TooBig     # too deeply nested for GLSL (and for the recursive passes)
         body = simplify(r.tree(entry, []))
         st = Structured(prog, Function("main", [], body, prog.entry))
         st.mode = "structured"

@@ -269,7 +269,8 @@ class FP1Builder(ARBfpBuilder):
     def source(self, opnd: Operand, optype: DataType, scalar: bool, ntc: bool) -> Source:
         if opnd.kind == "num":
             num = opnd.numbers[0]
-            v = float(num.text)
+            # the value as the operand will hold it (float32; hex spells raw bits, e.g. 0x0)
+            v = self.float_of(self.const_words([num], F)[0])
             if opnd.inner_neg if opnd.abs else opnd.neg:
                 v = -v
             self.log("const", None, [v], opnd.span)

@@ -1270,7 +1270,7 @@ class NV4Builder:
         ins = self.prog.instructions
         if not self.prog.labels:
             return
-        at_positions = sorted(set(self.prog.labels.values()))
+        at_positions = set(self.prog.labels.values())
         new: list[Instruction] = []
         shift = {}
         added = 0

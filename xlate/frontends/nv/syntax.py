@@ -149,14 +149,24 @@ class _Builder(lark.Transformer):
     def __init__(self):
         super().__init__(visit_tokens=False)
         self.file = "<input>"
+        # where the parsed text starts in the file (a statement parsed alone, see
+        # parse_statements): lines down, and columns right on its first line
+        self.line_offset = 0
+        self.col_offset = 0
 
     # helpers
+    def at(self, line: int, col: int, length: int) -> Span:
+        """The file span of a position in the parsed text."""
+        if line == 1:
+            col += self.col_offset
+        return Span(self.file, line + self.line_offset, col, length)
+
     def sp(self, tok: Token, length: int | None = None) -> Span:
-        return Span(self.file, tok.line, tok.column, length if length is not None else len(tok))
+        return self.at(tok.line, tok.column, length if length is not None else len(tok))
 
     def _span_from(self, first: Token, last_end: int | None = None) -> Span:
         length = (last_end - first.start_pos) if last_end is not None else len(first)
-        return Span(self.file, first.line, first.column, max(1, length))
+        return self.at(first.line, first.column, max(1, length))
 
     # statements
     def start(self, items):
@@ -170,7 +180,7 @@ class _Builder(lark.Transformer):
         """A dotted word: its parts with their own spans ("MOV.F" -> MOV, F)."""
         out, col = [], tok.column
         for part in str(tok).split("."):
-            out.append((part, Span(self.file, tok.line, col, max(1, len(part)))))
+            out.append((part, self.at(tok.line, col, max(1, len(part)))))
             col += len(part) + 1
         return out
 
@@ -292,7 +302,7 @@ class _Builder(lark.Transformer):
                 # the span of a signed constant starts at its sign ("-1" in "{-1, 0}"), so that a
                 # diagnostic such as "negative constant -1" points at the '-'
                 if sign is not None and sign.line == t.line:
-                    span = Span(self.file, sign.line, sign.column, t.end_pos - sign.start_pos)
+                    span = self.at(sign.line, sign.column, t.end_pos - sign.start_pos)
                 else:
                     span = self.sp(t)
                 out.append(Number(str(t), neg, span))
@@ -302,13 +312,13 @@ class _Builder(lark.Transformer):
     def constvec(self, items):
         nums = NumberList(self._signed_numbers([t for t in items if t.type in ("SIGN", "NUMBER")]))
         first, last = items[0], items[-1]
-        nums.span = (Span(self.file, first.line, first.column, last.end_pos - first.start_pos)
+        nums.span = (self.at(first.line, first.column, last.end_pos - first.start_pos)
                      if first.line == last.line else self.sp(first))
         return nums
 
     def swizzle(self, items):
         tok = items[0]                        # ".x" (a second member stays in: bad swizzle)
-        return (str(tok)[1:], Span(self.file, tok.line, tok.column + 1, max(1, len(tok) - 1)))
+        return (str(tok)[1:], self.at(tok.line, tok.column + 1, max(1, len(tok) - 1)))
 
     def cctest(self, items):
         tok = items[0]
@@ -325,7 +335,7 @@ class _Builder(lark.Transformer):
     def _split_members(self, tok: Token) -> list[tuple[str, Span]]:
         out, col = [], tok.column + 1
         for part in str(tok)[1:].split("."):
-            out.append((part, Span(self.file, tok.line, col, max(1, len(part)))))
+            out.append((part, self.at(tok.line, col, max(1, len(part)))))
             col += len(part) + 1
         return out
 
@@ -361,8 +371,9 @@ class _Builder(lark.Transformer):
         if sels:
             last = sels[-1].span
             # span runs to the end of the last selector (same line in practice)
-            length = (last.col + last.length) - word.column if last.line == word.line else len(name)
-            return Ref(name, sels, Span(self.file, word.line, word.column, max(length, len(name))))
+            length = (last.col + last.length) - name_span.col if last.line == name_span.line \
+                else len(name)
+            return Ref(name, sels, self.at(word.line, word.column, max(length, len(name))))
         return Ref(name, [], name_span)
 
     def ref_primary(self, items):
@@ -389,7 +400,7 @@ class _Builder(lark.Transformer):
         if len(items) == 2:
             sign, op = items
             op.neg = str(sign) == "-"
-            op.span = Span(self.file, sign.line, sign.column, op.span.length + 1)
+            op.span = self.at(sign.line, sign.column, op.span.length + 1)
             return op
         return items[0]
 
@@ -426,7 +437,10 @@ def _int_value(tok) -> int:
     try:
         return int(s)
     except ValueError:
-        return int(float(s))
+        v = float(s)
+        if v != v or v in (float("inf"), float("-inf")):
+            return 1 << 64          # "1e999": beyond every range (the caller reports it)
+        return int(v)
 
 
 _BUILDER = _Builder()
@@ -484,6 +498,7 @@ def parse_statements(body: str, sink: DiagnosticSink) -> tuple[list, set[str]]:
     ':') so that every syntax error of the file is reported.  Returns the statements that
     parsed and the names that failed declarations would have declared (so that their uses do
     not cascade into "undeclared name" errors)."""
+    _check_size(body, sink)
     parser = get_parser()
     _BUILDER.file = sink.file
     try:
@@ -492,26 +507,78 @@ def parse_statements(body: str, sink: DiagnosticSink) -> tuple[list, set[str]]:
         _report_syntax(err, body, sink)
     out: list = []
     lost: set[str] = set()
-    for start, stmt in _statements(body):
-        padded = _pad_to(body, start) + stmt
-        try:
-            out.extend(parser.parse(padded))
-        except lark.exceptions.UnexpectedInput as err:
-            _report_syntax(err, padded, sink, dedupe=True)
-            m = _DECL_NAMES.match(stmt)
-            if m:
-                lost.update(re.findall(r"[A-Za-z_$][A-Za-z0-9_$]*", m.group(1).split("=")[0]))
+    reported = {(d.span.line, d.span.col) for d in sink.items if d.span is not None}
+    # each statement is parsed alone and its positions shifted to the file's (linear time:
+    # the line and the start of the line are tracked incrementally, never re-counted)
+    line, line_start, prev = 1, 0, 0
+    try:
+        for start, stmt in _statements(body):
+            nl = body.count("\n", prev, start)
+            if nl:
+                line += nl
+                line_start = body.rfind("\n", prev, start) + 1
+            prev = start
+            shift = (line - 1, start - line_start)
+            _BUILDER.line_offset, _BUILDER.col_offset = shift
+            try:
+                out.extend(parser.parse(stmt))
+            except lark.exceptions.UnexpectedInput as err:
+                _report_syntax(err, stmt, sink, dedupe=True, shift=shift, reported=reported)
+                m = _DECL_NAMES.match(stmt)
+                if m:
+                    lost.update(re.findall(r"[A-Za-z_$][A-Za-z0-9_$]*", m.group(1).split("=")[0]))
+    finally:
+        _BUILDER.line_offset = _BUILDER.col_offset = 0
     return out, lost
+
+
+def _shift_span(span: Span, dline: int, dcol: int) -> Span:
+    """A span of a statement parsed alone, moved to where the statement starts in the file:
+    ``dline`` lines down; on the statement's first line also ``dcol`` columns right."""
+    return Span(span.file, span.line + dline, span.col + dcol if span.line == 1 else span.col,
+                span.length)
+
+
+#: statements (';'-terminated) of one program: twice the 65,536 instructions of the largest
+#: NVIDIA limit (MAX_PROGRAM_INSTRUCTIONS of NV_gpu_program4 hardware) leaves room for the
+#: declarations.  Checked before parsing, so a 10 MB program is rejected in linear time and
+#: without building a syntax tree for it.
+MAX_STATEMENTS = 131072
+#: characters of one name: names reach the generated GLSL, where glslang stops at 1024
+MAX_NAME = 256
+_LONG_NAME = re.compile(r"(?<![A-Za-z0-9_$])[A-Za-z_$][A-Za-z0-9_$]{%d,}" % MAX_NAME)
+#: decimal digits of one number (Python's int() refuses more than 4300; none is meaningful)
+MAX_DIGITS = 1000
+_LONG_NUMBER = re.compile(r"[0-9]{%d,}" % (MAX_DIGITS + 1))
+
+
+def _check_size(body: str, sink: DiagnosticSink) -> None:
+    """E1008 (raised at once) for a program over the statement or name limits."""
+    def where(pos: int, length: int) -> Span:
+        line = body.count("\n", 0, pos) + 1
+        return Span(sink.file, line, pos - (body.rfind("\n", 0, pos) + 1) + 1, length)
+    m = _LONG_NAME.search(body)
+    if m:
+        sink.error("E1008", f"a name of {len(m.group())} characters; the limit is "
+                   f"{MAX_NAME}", where(m.start(), 1))
+        sink.raise_if_errors()
+    m = _LONG_NUMBER.search(body)
+    if m:
+        sink.error("E1007", f"a number of {len(m.group())} digits; xlate reads numbers of at "
+                   f"most {MAX_DIGITS} digits", where(m.start(), 1))
+        sink.raise_if_errors()
+    if body.count(";") > MAX_STATEMENTS:
+        for k, m in enumerate(re.finditer(";", body)):
+            if k == MAX_STATEMENTS:
+                start = body.rfind(";", 0, m.start()) + 1
+                start += len(body[start:m.start()]) - len(body[start:m.start()].lstrip())
+                sink.error("E1008", f"more than {MAX_STATEMENTS} statements; xlate translates "
+                           f"programs of at most {MAX_STATEMENTS}", where(start, 1))
+                sink.raise_if_errors()
 
 
 _DECL_NAMES = re.compile(r"\s*(?:(?:INT|UINT|FLOAT|SHORT|LONG|FLAT|CENTROID|NOPERSPECTIVE)\s+)*"
                          r"(?:TEMP|PARAM|ATTRIB|OUTPUT|ALIAS|BUFFER4?|DEFINE|DECLARE)\s+(.*)", re.S)
-
-
-def _pad_to(body: str, start: int) -> str:
-    # keep line and column numbers: newlines as in the source, other characters as spaces
-    prefix = body[:start]
-    return re.sub(r"[^\n]", " ", prefix)
 
 
 def _statements(body: str):
@@ -523,17 +590,23 @@ def _statements(body: str):
         yield start, body[start:]
 
 
-def _report_syntax(err, text: str, sink: DiagnosticSink, dedupe: bool = False) -> None:
+def _report_syntax(err, text: str, sink: DiagnosticSink, dedupe: bool = False,
+                   shift: tuple[int, int] = (0, 0), reported: set | None = None) -> None:
+    """``text`` was parsed alone when ``shift`` (lines, columns) is given: positions are moved
+    by it.  ``reported``: positions of the diagnostics so far (dedupe in constant time)."""
     line, col = getattr(err, "line", 1), getattr(err, "column", 1)
     if line is None or line < 0:
         line, col = text.count("\n") + 1, 1
-    span = Span(sink.file, line, col)
+    span = _shift_span(Span(sink.file, line, col), *shift)
+    line, col = span.line, span.col
+    if reported is None:
+        reported = {(d.span.line, d.span.col) for d in sink.items if d.span is not None}
     # compare positions only: the first report may have widened the span to the token length
-    if dedupe and any(d.span is not None and (d.span.line, d.span.col) == (line, col)
-                      for d in sink.items):
+    if dedupe and (line, col) in reported:
         return
     if isinstance(err, lark.exceptions.UnexpectedCharacters):
         ch = text[err.pos_in_stream] if 0 <= err.pos_in_stream < len(text) else "?"
+        reported.add((span.line, span.col))
         sink.error("E1003", f"unexpected character {ch!r}", span)
         return
     tok = getattr(err, "token", None)
@@ -542,9 +615,9 @@ def _report_syntax(err, text: str, sink: DiagnosticSink, dedupe: bool = False) -
         msg = "unexpected end of program (missing ';'?)"
         # lark places $END at the last token's start; the ';' is missing right after its end
         end = len(text.rstrip())
-        span = Span(sink.file, text.count("\n", 0, end) + 1, end - (text.rfind("\n", 0, end) + 1) + 1)
-        if dedupe and any(d.span is not None and (d.span.line, d.span.col) == (span.line, span.col)
-                          for d in sink.items):
+        span = _shift_span(Span(sink.file, text.count("\n", 0, end) + 1,
+                                end - (text.rfind("\n", 0, end) + 1) + 1), *shift)
+        if dedupe and (span.line, span.col) in reported:
             return
     else:
         msg = f"unexpected {str(tok)!r}" if tok is not None else "syntax error"
@@ -553,7 +626,8 @@ def _report_syntax(err, text: str, sink: DiagnosticSink, dedupe: bool = False) -
     if nice and len(nice) <= 8:
         msg += "; expected " + ", ".join(nice)
     if tok is not None and tok.type != "$END":
-        span = Span(sink.file, tok.line, tok.column, max(1, len(str(tok))))
+        span = _shift_span(Span(sink.file, tok.line, tok.column, max(1, len(str(tok)))), *shift)
+    reported.add((span.line, span.col))
     sink.error("E1002", msg, span)
 
 

@@ -297,6 +297,10 @@ def detect_layout(data: bytes) -> str | None:
 # Reader
 # ---------------------------------------------------------------------------------------------
 
+#: tokens (declarations, immediates, instructions) of one stream, as for TGSI text
+MAX_TOKENS = 1 << 18
+
+
 class _Bad(Exception):
     """A token cannot be decoded; carries the word offset and the message."""
 
@@ -371,6 +375,20 @@ class _Reader:
 
     # -- body walk shared by both layouts -------------------------------------------------
     def body(self, start: int, end: int, modern: bool, shader: Shader) -> None:
+        # count the tokens first (sizes only): a stream over the limit is rejected before
+        # any of it is decoded (bounded work and memory)
+        pos, count = start, 0
+        while pos < end and count <= MAX_TOKENS:
+            word = self.w[pos]
+            size = (word >> 4) & (0x3FFF if modern and word & 0xF == 1 else 0xFF)
+            if size == 0:
+                break
+            pos += size
+            count += 1
+        if count > MAX_TOKENS:
+            self.err(pos, f"more than {MAX_TOKENS} tokens; xlate reads token streams of at "
+                          "most that many", "E1008")
+            return
         pos = start
         while pos < end:
             word = self.w[pos]

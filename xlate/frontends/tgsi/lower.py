@@ -48,6 +48,12 @@ _TARGETS = {"1D": "1D", "2D": "2D", "3D": "3D", "CUBE": "CUBE", "RECT": "RECT",
             "SHADOWCUBE": "SHADOWCUBE", "1D_ARRAY": "ARRAY1D", "2D_ARRAY": "ARRAY2D",
             "SHADOW1D_ARRAY": "SHADOWARRAY1D", "SHADOW2D_ARRAY": "SHADOWARRAY2D",
             "BUFFER": "BUFFER"}
+MAX_NESTING = 64              # IF/UIF, BGNLOOP, SWITCH blocks open at once (Mesa's tgsi_exec: 32)
+MAX_INSTRUCTIONS = 65536      # as the NV frontends (NV_gpu_program4 hardware limit)
+MAX_INDEX = 0xFFFF             # register indices and declaration ranges (16-bit token fields)
+MAX_VERTEX_ATTRIB = 15         # vertex.attrib[n] (16 generic attributes, as in the NV frontends)
+MAX_DRAW_BUFFER = 7            # result.color[n] (MAX_DRAW_BUFFERS 8, as in the NV frontends)
+MAX_VERTICES_OUT = 1024        # GS_MAX_OUTPUT_VERTICES (the NV4 VERTICES_OUT limit)
 _CC_RULES = {"GT": "GT", "EQ": "EQ", "LT": "LT", "UN": "NAN", "GE": "GE", "LE": "LE", "NE": "NE",
              "TR": "TR", "FL": "FL"}
 _GS_IN = {"POINTS", "LINES", "LINES_ADJACENCY", "TRIANGLES", "TRIANGLES_ADJACENCY"}
@@ -86,6 +92,9 @@ class Lowerer:
         self.stage: Stage | None = None
         self.cur: M.Instruction | None = None
         self.case_values: list[set[int]] = []      # CASE constants of each open SWITCH
+        self.tex_targets: dict[int, str] = {}       # sampler -> the target it is used with
+        self.geometry: Geometry | None = None
+        self.too_deep = False                        # E4005 reported
 
     # ---- diagnostics ---------------------------------------------------------------------------
     def span(self, node=None) -> Span:
@@ -113,8 +122,12 @@ class Lowerer:
                     self.err("E3008", f"unsupported opcode {ins.opcode}", ins)
             return None
         self.stage = stage
+        if len(sh.instructions) > MAX_INSTRUCTIONS:
+            self.err("E1008", f"{len(sh.instructions)} instructions; xlate translates TGSI "
+                     f"programs of at most {MAX_INSTRUCTIONS}", sh.instructions[MAX_INSTRUCTIONS])
+            return None
         try:
-            geometry = self.properties()
+            geometry = self.geometry = self.properties()
             self.scan_usage()
             self.declare()
             self.body()
@@ -173,6 +186,10 @@ class Lowerer:
         except ValueError:
             self.err("E6001", f"GS_MAX_OUTPUT_VERTICES {nverts.value} is not a number", nverts)
             return None
+        if not 1 <= n <= MAX_VERTICES_OUT:
+            self.err("E6001", f"GS_MAX_OUTPUT_VERTICES {nverts.value} is outside [1, "
+                     f"{MAX_VERTICES_OUT}]", nverts)
+            return None
         return Geometry(pin, _GS_OUT[pout], n)
 
     # ---- register usage ------------------------------------------------------------------------
@@ -223,6 +240,12 @@ class Lowerer:
     def declare(self) -> None:
         self.decl_of: dict[tuple[str, int | None, int], M.Declaration] = {}
         for d in self.sh.declarations:
+            if not 0 <= d.first <= d.last <= MAX_INDEX or not 0 <= (d.dim or 0) <= MAX_INDEX:
+                # token streams hold 16-bit ranges; text is held to the same (and a range is
+                # expanded element by element below: bounded work and memory)
+                self.err("E2006", f"DCL {d.file}[{d.first}..{d.last}]: register indices are "
+                         f"0..{MAX_INDEX}", d)
+                continue
             for i in range(d.first, d.last + 1):
                 self.decl_of[(d.file, d.dim, i)] = d
             if d.file == "SVIEW":
@@ -304,6 +327,14 @@ class Lowerer:
     def reg_ref(self, ref: M.RegRef, write: bool) -> tuple[str, Index | None, Index | None]:
         """(IR register, element index, vertex index) of a TGSI operand."""
         f = ref.file
+        # token streams carry signed 16-bit indices; only an indirect offset may be negative
+        if (ref.index < 0 and ref.indirect is None) or (ref.dim or 0) < 0:
+            self.reject("E2006", f"{f}[{ref.index if ref.indirect is None else ''}]"
+                        f"{'' if ref.dim is None else f'[{ref.dim}]'}: a register index cannot "
+                        "be negative")
+        if (ref.indirect is None and ref.index > MAX_INDEX) or (ref.dim or 0) > MAX_INDEX:
+            self.reject("E2006", f"{f}[{ref.index}]{'' if ref.dim is None else f'[{ref.dim}]'}: "
+                        f"register indices are 0..{MAX_INDEX}")
         if f == "TEMP":
             if "TEMP" in self.indirect:
                 return self.file_array("TEMP", RegKind.TEMP), self.index_of(ref), None
@@ -325,7 +356,11 @@ class Lowerer:
                 self.reject("E7001", "an indirect constant-buffer index (CONST[ADDR[..]][n]) is "
                             "not supported")
             b = ref.dim or 0
-            return ("CONST" if b == 0 else f"CONST{b}"), self.index_of(ref), None
+            name = "CONST" if b == 0 else f"CONST{b}"
+            if name not in self.regs:         # only relative references, nothing declared
+                self.reject("E2003", f"constant buffer {b} has no declared elements to address "
+                            "relatively (DCL CONST" + (f"[{b}]" if b else "") + "[first..last])")
+            return name, self.index_of(ref), None
         if f == "IN":
             if write:
                 self.reject("E3005", "inputs are read-only")
@@ -350,6 +385,10 @@ class Lowerer:
             if ref.indirect is not None:
                 self.reject("E7001", "indirect attribute index of a geometry input is not supported")
             name = f"IN{attr}"
+            nverts = self.geometry.input_vertices if self.geometry is not None else 6
+            if ref.dim_indirect is None and not 0 <= (ref.dim or 0) < nverts:
+                self.reject("E6003", f"vertex {ref.dim} does not exist: the input primitive has "
+                            f"{nverts} vertices")
             if name not in self.regs:
                 b = self.binding("IN", attr)
                 self.regs[name] = Register(name, RegKind.INPUT, DataType.NONE, None, (b,),
@@ -408,6 +447,9 @@ class Lowerer:
     def binding(self, file: str, index: int) -> Binding:
         d = self.decl_of.get((file, None, index))
         if file == "IN" and self.stage == Stage.VERTEX:
+            if not 0 <= index <= MAX_VERTEX_ATTRIB:
+                self.reject("E2006", f"IN[{index}]: vertex inputs are vertex.attrib[0.."
+                            f"{MAX_VERTEX_ATTRIB}]")
             return Binding("vertex.attrib", index)
         if d is None:
             self.reject("E2003", f"{file}[{index}] is not declared")
@@ -447,6 +489,9 @@ class Lowerer:
         else:
             if st == Stage.FRAGMENT:
                 if sem == "COLOR":
+                    if not 0 <= i <= MAX_DRAW_BUFFER:
+                        self.reject("E7001", f"COLOR[{i}] is beyond the fragment outputs "
+                                    f"(COLOR[0..{MAX_DRAW_BUFFER}], result.color[n])")
                     return Binding("result.color", i)
                 if sem == "POSITION":
                     return Binding("result.depth")
@@ -528,6 +573,12 @@ class Lowerer:
     def dst(self, d: M.Dst) -> Dest:
         if d.modulate != "1X":
             self.reject("E7001", f"the seed destination modulate {d.modulate} is not supported")
+        if not any(d.mask):
+            # token streams can say it (text cannot): nothing is written, no condition code
+            # is updated (only written components update it), so the instruction is a no-op
+            self.sink.warning("E3005", f"{self.cur.opcode} has an empty write mask and writes "
+                              "nothing; ignored", self.span())
+            raise _Reject
         reg, index, vertex = self.reg_ref(d.reg, write=True)
         if vertex is not None:
             self.reject("E3005", "a per-vertex input cannot be written")
@@ -638,7 +689,19 @@ class Lowerer:
         ignored, the structure comes from the opcodes (tgsi.md 1.9)."""
         ins = self.cur
         if op in ("IF", "UIF", "BGNLOOP", "SWITCH"):
+            if len(blocks) >= MAX_NESTING:
+                if not self.too_deep:     # once: the blocks inside would all repeat it
+                    self.err("E4005", f"{op} nested inside {MAX_NESTING} blocks; xlate "
+                             f"translates TGSI blocks (IF/UIF, BGNLOOP, SWITCH) nested at most "
+                             f"{MAX_NESTING} deep")
+                self.too_deep = True
+                blocks.append((op, ins))         # still matched by its END...
+                if op == "SWITCH":
+                    self.case_values.append(set())
+                raise _Reject
             blocks.append((op, ins))
+            if op == "SWITCH":       # the CASE values of this SWITCH (even if it is rejected)
+                self.case_values.append(set())
         elif op == "ELSE":
             if not blocks or blocks[-1][0] not in ("IF", "UIF"):
                 self.reject("E4003", "ELSE without IF")
@@ -649,6 +712,8 @@ class Lowerer:
             if not blocks or blocks[-1][0] not in want:
                 self.reject("E4003", f"{op} without {want[0]}")
             blocks.pop()
+            if op == "ENDSWITCH":
+                self.case_values.pop()
         elif op in ("CASE", "DEFAULT"):
             if not blocks or blocks[-1][0] != "SWITCH":
                 self.reject("E4003", f"{op} outside SWITCH")
@@ -850,8 +915,8 @@ def _breakc(lw: Lowerer, t: M.Instruction):
 
 
 def _switch(lw: Lowerer, t: M.Instruction):
+    # structure() keeps the CASE values of each open SWITCH (lw.case_values)
     lw.emit(Instruction("SWITCH", U, srcs=(lw.src(t.srcs[0], integer=True),)))
-    lw.case_values.append(set())
 
 
 def _case(lw: Lowerer, t: M.Instruction):
@@ -867,7 +932,6 @@ def _case(lw: Lowerer, t: M.Instruction):
 
 
 def _endswitch(lw: Lowerer, t: M.Instruction):
-    lw.case_values.pop()
     lw.emit(Instruction("ENDSWITCH"))
 
 
@@ -958,9 +1022,44 @@ def _tex(irop: str, nsrc_coord: int = 1, lod_zero: bool = False):
             srcs[0] = Source(k)
         if irop == "TXQ":
             dtype = S
+        elif target.startswith("SHADOW"):
+            dtype = F      # a depth comparison yields a float, whatever SVIEW's return type
+        offset = _check_tex(lw, irop, unit, target, _tex_offset(lw, t))
         lw.emit(Instruction(irop, dtype, lw.dst(t.dsts[0]), tuple(srcs), lw.sat(dtype != F),
-                            tex=TexRef(unit, target, _tex_offset(lw, t))))
+                            tex=TexRef(unit, target, offset)))
     return fn
+
+
+#: texel offset components a target uses (the rest are ignored: TGSI always carries three)
+_OFFSET_DIMS = {"1D": 1, "ARRAY1D": 1, "SHADOW1D": 1, "SHADOWARRAY1D": 1, "3D": 3, "CUBE": 0,
+                "SHADOWCUBE": 0, "BUFFER": 0}
+TEXEL_OFFSET_RANGE = (-8, 7)      # MIN/MAX_PROGRAM_TEXEL_OFFSET (GL minimum maximums)
+
+
+def _check_tex(lw: Lowerer, irop: str, unit: int, target: str,
+               offset: tuple[int, int, int]) -> tuple[int, int, int]:
+    """What the NV4 frontend checks too (GP4 2.X.4.4; nv4.py check_target/texel_offset): the
+    target suits the opcode, one target per sampler, offsets in range.  Returns the offset
+    with the components the target does not use zeroed."""
+    if target == "BUFFER" and irop not in ("TXF", "TXQ"):
+        lw.reject("E5001", f"the BUFFER target is only valid with TXF and TXQ, not {lw.cur.opcode}")
+    if irop == "TXF" and (target.startswith("SHADOW") or target == "CUBE"):
+        lw.reject("E5001", f"{lw.cur.opcode} cannot fetch from {target} textures")
+    if irop in ("TXB", "TXL", "TXP") and target in ("SHADOWCUBE", "SHADOWARRAY2D"):
+        lw.reject("E5001", f"{lw.cur.opcode} cannot be used with {target} (no coordinate left "
+                  "for the reference value; TGSI has TXB2/TXL2 for it)")
+    dims = _OFFSET_DIMS.get(target, 2)
+    if any(offset) and dims == 0:
+        lw.reject("E5003", f"texel offsets are not allowed with the {target} target")
+    lo, hi = TEXEL_OFFSET_RANGE
+    for v in offset[:dims]:
+        if not lo <= v <= hi:
+            lw.reject("E5003", f"texel offset {v} out of range [{lo}, {hi}]")
+    prev = lw.tex_targets.setdefault(unit, target)
+    if prev != target:
+        lw.reject("E5002", f"SAMP[{unit}] is used with target {target} and {prev}; one target "
+                  "per sampler")
+    return tuple(offset[:dims]) + (0,) * (3 - dims)
 
 
 _OPS = {

@@ -303,6 +303,11 @@ class _Parser:
                 if toks:
                     vals += toks
                     tline += [n] * len(toks)
+                    if len(vals) > MAX_TOKENS:
+                        # bounded memory: the rest is not lexed (run() reports E1008)
+                        self.too_large = n
+                        lines = lines[:n]
+                        break
         first.append(len(vals))
         vals.append("")                  # end of input
         vals.append("")
@@ -363,6 +368,14 @@ class _Parser:
     # -- driver --------------------------------------------------------------------------------
     def run(self) -> Shader | None:
         text = self.text
+        m = _LONG_NUMBER.search(text)
+        if m:              # Python's int() refuses more than 4300 digits; none is meaningful
+            line = text.count("\n", 0, m.start()) + 1
+            self.sink.error("E1007", f"a number of {len(m.group())} digits; xlate reads numbers "
+                            f"of at most {MAX_DIGITS} digits",
+                            Span(self.file, line, m.start() - (text.rfind("\n", 0, m.start()) + 1)
+                                 + 1, 1))
+            return None
         m = _HEADER_RE.match(text)
         if m:
             self.processor = m.group(1).upper()
@@ -370,7 +383,13 @@ class _Parser:
                 self.version = (int(m.group(2)), int(m.group(3)))
             # blank the header out, keeping line ends, so that columns stay right
             text = re.sub(r"[^\r\n]", " ", text[:m.end()]) + text[m.end():]
+        self.too_large = 0
         self._lex(text)
+        if self.too_large:
+            self.sink.error("E1008", f"more than {MAX_TOKENS} tokens (by line {self.too_large}); "
+                            "xlate reads TGSI programs of at most that many",
+                            Span(self.file, self.too_large, 1, 1))
+            return None
         vals = self.v
         n = self.n
         self.i = 0
@@ -1096,6 +1115,13 @@ for _a in range(4):
                 _SWIZZLES[_w] = _SWIZZLES[_w.upper()] = (_a, _b, _c, _d)
 #: mnemonic (and legacy spelling) -> opcode row
 _LOOKUP = {**_ops.OPCODES, **{old: _ops.OPCODES[new] for old, new in _ops.ALIASES.items()}}
+
+
+MAX_DIGITS = 1000
+#: tokens of one program (a 65,536-instruction program has about 600,000): checked while
+#: lexing, so that a 10 MB input is rejected with bounded memory
+MAX_TOKENS = 1 << 20
+_LONG_NUMBER = re.compile(r"[0-9]{%d,}" % (MAX_DIGITS + 1))
 
 
 def parse_text(text: str, sink: DiagnosticSink) -> Shader | None:
