@@ -95,3 +95,21 @@ def test_mutators_are_deterministic_and_bounded(fuzz):
     assert words is not None and len(words) % 4 == 0
     muts = {fuzz.mutate_words(words, random.Random(k)) for k in range(200)}
     assert len(muts) > 150
+
+
+@pytest.mark.parametrize("mode,kind,key", [("hang", "timeout", "timeout"),
+                                           ("die", "died", "exit 77")])
+def test_a_hanging_or_dying_input_is_recorded_and_the_campaign_goes_on(fuzz, tmp_path, mode,
+                                                                        kind, key):
+    # the driver's self-test hook: input #4 sleeps for an hour (or exits) inside its worker
+    args = Namespace(inputs=12, seed=7, start=0, jobs=2, frontend="nv", out=str(tmp_path),
+                     slow=float("inf"), hard_timeout=3.0, mem_mb=3072, progress=1e9, quiet=True,
+                     selftest=(mode, 4))
+    s = fuzz.campaign(args)
+    assert s["inputs"] == 12
+    assert s["failures_by_kind"] == {kind: 1}
+    assert list(s["distinct_failures"]) == [f"{kind}|{key}"]
+    saved = list(tmp_path.glob(f"failures/{kind}-*/input.bin"))
+    assert len(saved) == 1
+    data, meta = fuzz.make_input(7, 4, "nv")
+    assert saved[0].read_bytes() == (data if isinstance(data, bytes) else data.encode())

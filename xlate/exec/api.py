@@ -7,6 +7,7 @@ import numpy as np
 
 from ..ir.model import Program, RegKind, Stage
 from .bind import ExecError, bind, binding_keys
+from ..gcpause import paused
 from .machine import compile_program, run_chunk
 from .state import State
 from .texture import Texture, prepare
@@ -102,7 +103,8 @@ def execute(program: Program | str, inputs: dict | None = None, *, lanes: int | 
         raise ExecError(f"max_steps: must be a positive integer, got {max_steps!r}")
     tex = prepare(program, textures, sampling)
     total, storage = bind(program, inputs, params, lanes)
-    code, loop_depth = compile_program(program)
+    with paused():               # linear set-up time for large programs (xlate/gcpause.py)
+        code, loop_depth = compile_program(program)
     fragment = program.stage == Stage.FRAGMENT
     geometry = program.stage == Stage.GEOMETRY
     if fragment:

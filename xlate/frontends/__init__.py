@@ -1,30 +1,13 @@
 """Frontends: source text -> IR.  ``parse_program`` picks one from the header."""
 from __future__ import annotations
 
-import gc
-from contextlib import contextmanager
-
 from ..diagnostics import DiagnosticSink, Span, XlateError
+from ..gcpause import paused
 from ..ir.model import Program
 from .detect import NV4_HEADERS, describe_unknown, detect_header, is_tgsi_text, looks_binary
 
 MAX_SOURCE_BYTES = 16 * 1024 * 1024
 VERTEX_PROGRAM_HEADERS = ("!!VP1.0", "!!VP1.1", "!!VSP1.0", "!!VP2.0", "!!ARBvp1.0")
-
-
-@contextmanager
-def _gc_paused():
-    """The cyclic garbage collector off while a program is parsed: a parse allocates many
-    objects and few cycles, and the collector's passes over them made parsing superlinear
-    (4x the time for 2x a 100,000-statement program; linear without).  Cycles made meanwhile
-    are collected once it is back on."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def parse_program(text: str | bytes, filename: str = "<input>") -> Program:
@@ -33,7 +16,7 @@ def parse_program(text: str | bytes, filename: str = "<input>") -> Program:
     ``text`` may be bytes: a TGSI binary token stream (seed or Mesa layout) is decoded as such,
     anything else as text (UTF-8, else Latin-1).  Warnings of a successful parse are kept in
     ``program.diagnostics``."""
-    with _gc_paused():
+    with paused():               # linear time for large programs (xlate/gcpause.py)
         return _parse_program(text, filename)
 
 

@@ -405,6 +405,26 @@ class _TooBig(Exception):
     pass
 
 
+def _merge_chains(entry, blocks: dict) -> dict:
+    """Fold each block reached only by a plain goto from one predecessor into it: straight-line
+    code that labels split into blocks (cgc's fall-through labels) becomes one block again.  The
+    same program, with a dominator tree that is not one level deeper per label."""
+    preds: dict = {}
+    for b in blocks.values():
+        for t in b.succ():
+            preds[t] = preds.get(t, 0) + 1
+    for k in list(blocks):
+        b = blocks.get(k)
+        while b is not None and b.term and b.term[0] == "goto":
+            t = b.term[1]
+            if t == EXIT or t == k or t == entry or preds.get(t) != 1 or t not in blocks:
+                break
+            nxt = blocks.pop(t)
+            b.ops.extend(nxt.ops)
+            b.term = nxt.term
+    return blocks
+
+
 def _match_blocks(ins: list[Instruction]) -> dict[int, dict[str, int]]:
     """IF/ELSE/ENDIF and REP/ENDREP partners (the IR validator guarantees proper nesting)."""
     out: dict[int, dict[str, int]] = {}
@@ -753,7 +773,7 @@ def structurize_general(prog: Program) -> Structured:
     limit = prog.max_exec_instructions or ITERATION_LIMIT
     try:
         entry, blocks = _Builder(prog).expand()
-        r = _Ramsey(entry, blocks)
+        r = _Ramsey(entry, _merge_chains(entry, blocks))
         if r.depth() > MAX_STRUCTURE_DEPTH:
             raise _TooBig     # too deeply nested for GLSL (and for the recursive passes)
         body = simplify(r.tree(entry, []))

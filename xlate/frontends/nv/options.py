@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import struct
 
-from ...ir.model import (Binding, DataType, Dest, Instruction, Program, Register, RegKind, Sat,
-                         Source)
+from ...ir.model import (Binding, DataType, Dest, Index, Instruction, Program, Register, RegKind,
+                         Sat, Source)
 
 LOG2_E = 1.4426950408889634
 BODY_LABEL = "%program_body"
@@ -60,16 +60,29 @@ def writes_binding(prog: Program, path: str) -> Register | None:
     return None
 
 
+def _position_source(prog: Program) -> Source:
+    """vertex.position as the program already reads it: through its generic alias
+    vertex.attrib[0] when the program binds that (ARBVP Table X.2.1: the same attribute; a
+    second binding would give the shader two inputs at location 0), else vertex.position."""
+    for name, reg in prog.registers.items():
+        if reg.kind != RegKind.INPUT:
+            continue
+        for k, b in enumerate(reg.bindings):
+            if b is not None and b.path == "vertex.attrib" and b.index == 0:
+                return Source(name, Index(k) if reg.size is not None else None)
+    return Source(_binding_reg(prog, RegKind.INPUT, Binding("vertex.position")))
+
+
 def position_invariant(prog: Program) -> None:
     """Prepend result.position = mvp * vertex.position (the caller rejected programs that
     write result.position)."""
-    pos = _binding_reg(prog, RegKind.INPUT, Binding("vertex.position"))
+    pos = _position_source(prog)
     out = _binding_reg(prog, RegKind.OUTPUT, Binding("result.position"))
     new = []
     for row in range(4):
         m = _binding_reg(prog, RegKind.PARAM, Binding("state.matrix.mvp.row", None, row))
         mask = tuple(i == row for i in range(4))
-        new.append(Instruction("DP4", DataType.FLOAT, Dest(out, None, mask), (Source(m), Source(pos)),
+        new.append(Instruction("DP4", DataType.FLOAT, Dest(out, None, mask), (Source(m), pos),
                                text="(ARB_position_invariant)"))
     at = prog.entry
     prog.instructions[at:at] = new

@@ -544,6 +544,10 @@ def _shift_span(span: Span, dline: int, dcol: int) -> Span:
 #: declarations.  Checked before parsing, so a 10 MB program is rejected in linear time and
 #: without building a syntax tree for it.
 MAX_STATEMENTS = 131072
+#: tokens of one program (a statement of MAX_STATEMENTS has about 8): one statement may be a
+#: declaration with a very long list
+MAX_TOKENS = 1 << 20
+_TOKEN = re.compile(r"[A-Za-z0-9_$.]+|[^\sA-Za-z0-9_$.]")
 #: characters of one name: names reach the generated GLSL, where glslang stops at 1024
 MAX_NAME = 256
 _LONG_NAME = re.compile(r"(?<![A-Za-z0-9_$])[A-Za-z_$][A-Za-z0-9_$]{%d,}" % MAX_NAME)
@@ -553,7 +557,8 @@ _LONG_NUMBER = re.compile(r"[0-9]{%d,}" % (MAX_DIGITS + 1))
 
 
 def _check_size(body: str, sink: DiagnosticSink) -> None:
-    """E1008 (raised at once) for a program over the statement or name limits."""
+    """E1008 (E1007 for a number), raised at once, for a program over the name, number,
+    statement or token limits: checked on the text before parsing, in linear time."""
     def where(pos: int, length: int) -> Span:
         line = body.count("\n", 0, pos) + 1
         return Span(sink.file, line, pos - (body.rfind("\n", 0, pos) + 1) + 1, length)
@@ -574,6 +579,12 @@ def _check_size(body: str, sink: DiagnosticSink) -> None:
                 start += len(body[start:m.start()]) - len(body[start:m.start()].lstrip())
                 sink.error("E1008", f"more than {MAX_STATEMENTS} statements; xlate translates "
                            f"programs of at most {MAX_STATEMENTS}", where(start, 1))
+                sink.raise_if_errors()
+    if len(body) > MAX_TOKENS:         # only a long text can hold that many tokens
+        for k, m in enumerate(_TOKEN.finditer(body)):
+            if k == MAX_TOKENS:
+                sink.error("E1008", f"more than {MAX_TOKENS} tokens; xlate translates programs "
+                           f"of at most {MAX_TOKENS}", where(m.start(), 1))
                 sink.raise_if_errors()
 
 

@@ -50,6 +50,8 @@ _TARGETS = {"1D": "1D", "2D": "2D", "3D": "3D", "CUBE": "CUBE", "RECT": "RECT",
             "BUFFER": "BUFFER"}
 MAX_NESTING = 64              # IF/UIF, BGNLOOP, SWITCH blocks open at once (Mesa's tgsi_exec: 32)
 MAX_INSTRUCTIONS = 65536      # as the NV frontends (NV_gpu_program4 hardware limit)
+MAX_CONST_BUFFER = 15         # program.buffer[b] (as the NV frontends)
+MAX_SAMPLER = 31               # texture[n] units (E5004 in the NV frontends too)
 MAX_INDEX = 0xFFFF             # register indices and declaration ranges (16-bit token fields)
 MAX_VERTEX_ATTRIB = 15         # vertex.attrib[n] (16 generic attributes, as in the NV frontends)
 MAX_DRAW_BUFFER = 7            # result.color[n] (MAX_DRAW_BUFFERS 8, as in the NV frontends)
@@ -246,6 +248,10 @@ class Lowerer:
                 self.err("E2006", f"DCL {d.file}[{d.first}..{d.last}]: register indices are "
                          f"0..{MAX_INDEX}", d)
                 continue
+            if d.file == "CONST" and (d.dim or 0) > MAX_CONST_BUFFER:
+                self.err("E2006", f"DCL CONST[{d.dim}][..]: constant buffers are 0.."
+                         f"{MAX_CONST_BUFFER} (program.buffer[b])", d)
+                continue
             for i in range(d.first, d.last + 1):
                 self.decl_of[(d.file, d.dim, i)] = d
             if d.file == "SVIEW":
@@ -346,6 +352,9 @@ class Lowerer:
                 self.reject("E3005", "immediates are read-only")
             if ref.index >= len(self.sh.immediates) and ref.indirect is None:
                 self.reject("E2003", f"IMM[{ref.index}] is not declared")
+            if ref.indirect is not None and not self.sh.immediates:
+                self.reject("E2003", "IMM[...] is addressed relatively, but the program has no "
+                            "immediates")
             if "IMM" in self.indirect:
                 return "IMM", self.index_of(ref), None
             return f"IMM{ref.index}", None, None
@@ -356,6 +365,9 @@ class Lowerer:
                 self.reject("E7001", "an indirect constant-buffer index (CONST[ADDR[..]][n]) is "
                             "not supported")
             b = ref.dim or 0
+            if b > MAX_CONST_BUFFER:
+                self.reject("E2006", f"CONST[{b}][..]: constant buffers are 0..{MAX_CONST_BUFFER} "
+                            "(program.buffer[b])")
             name = "CONST" if b == 0 else f"CONST{b}"
             if name not in self.regs:         # only relative references, nothing declared
                 self.reject("E2003", f"constant buffer {b} has no declared elements to address "
@@ -717,6 +729,10 @@ class Lowerer:
         elif op in ("CASE", "DEFAULT"):
             if not blocks or blocks[-1][0] != "SWITCH":
                 self.reject("E4003", f"{op} outside SWITCH")
+            if op == "DEFAULT":
+                if "default" in self.case_values[-1]:
+                    self.reject("E3004", "DEFAULT appears twice in this SWITCH")
+                self.case_values[-1].add("default")
         elif op == "BRK":
             if not any(b[0] in ("BGNLOOP", "SWITCH") for b in blocks):
                 self.reject("E4004", "BRK outside a loop or switch")
@@ -979,6 +995,9 @@ def _sampler(lw: Lowerer, s: M.Src) -> int:
     if s.reg.file != "SAMP" or s.reg.indirect is not None:
         lw.reject("E7001", f"{lw.cur.opcode}: the sampler operand must be SAMP[n] (indirect "
                   "samplers are not supported)")
+    if not 0 <= s.reg.index <= MAX_SAMPLER:
+        lw.reject("E5004", f"SAMP[{s.reg.index}]: texture units are 0..{MAX_SAMPLER} (as "
+                  "texture[n] of the NV frontends)")
     return s.reg.index
 
 
