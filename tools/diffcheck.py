@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Run ``xlate verify`` over the NV_gpu_program4 corpus and print a table per dialect.
+"""Run ``xlate verify`` over the corpus (NV_gpu_program4 by default; TGSI or the pre-NV4
+families with ``--dialect``) and print a table per dialect folder.
 
     python tools/diffcheck.py                      # every NV4 program of ../shared/corpus
     python tools/diffcheck.py --sample 20 --seed 3 # a fixed deterministic sample per folder

@@ -165,7 +165,13 @@ def cmd_convert(args) -> int:
             _print_diagnostics(prog.diagnostics, text)
             from .frontends import parse_tgsi_shader
             from .frontends.tgsi.printer import print_shader
-            payload = print_shader(parse_tgsi_shader(text, name)).encode()
+            try:
+                payload = print_shader(parse_tgsi_shader(text, name)).encode()
+            except ValueError as e:
+                # a token stream the text form cannot spell (an empty write mask ...)
+                from .diagnostics import Diagnostic, Span
+                raise XlateError([Diagnostic("E7001", "error", f"{e}; no tgsi_dump text for "
+                                             "this program", Span(name, 1, 1))]) from None
         else:
             result = api.translate(text, filename=name, target=target, profile=args.profile,
                                    validate=not args.no_validate,

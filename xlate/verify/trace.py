@@ -798,9 +798,7 @@ def _refine(program, gen, runner, lanes, d, events, k_first: int) -> dict | None
     repeated instruction's value differs (gallop, then bisect over per-pass probes) and judge
     that pass; None when no pass differs (the probes changed the compilation)."""
     lane = d.lane if d.lane is not None else 0
-    repeated = _repeated(program)
-    if k_first not in repeated:
-        return None
+    repeated = _repeated(program)              # the caller checked k_first is in it
     rep = [i for i, (_, k, _) in enumerate(events) if k in repeated]
     names, exe, _ = _run_both(program, gen, runner, lanes, [(k_first, Source("xv_zero"),
                                                              "before", 0)])
