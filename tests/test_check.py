@@ -66,6 +66,8 @@ def test_check_reports_a_missing_toolchain(work):
             "    if name.startswith('cmeel-'): raise md.PackageNotFoundError(name)\n"
             "    return real(name)\n"
             "md.distribution = fake\n"
+            "from xlate.backends import spirv\n"   # and the sys.path fast path finds no library
+            "spirv._MARKER = dict.fromkeys(spirv._MARKER, 'no-such-library.so')\n"
             "from xlate.cli import main\n"
             "sys.exit(main(['check', 'good.fp']))\n")
     r = subprocess.run([sys.executable, "-c", code], cwd=work, capture_output=True, text=True,
@@ -131,3 +133,35 @@ def test_check_start_up_imports_nothing_heavy(work):
     assert "xlate.backends.glsl" in translating
     assert heavy(translating) == set()
     assert {"ctypes", "xlate.backends.spirv", "concurrent.futures"} & translating == set()
+
+
+def test_check_starts_glslang_before_loading_the_translator(work):
+    """glslang's built-in tables (~80 ms of C) are the longest part of `xlate check`; the
+    warm-up thread must start before the parser, the IR and the diagnostics are imported so
+    that the two overlap (ctypes releases the GIL).  `import xlate.cli` loads none of them."""
+    r = subprocess.run([sys.executable, "-X", "importtime", "-c",
+                        "import sys; from xlate.cli import main; sys.exit(main())",
+                        "check", "bright.fp"], cwd=work, capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert r.returncode == 0, r.stderr
+    order = [line.split("|")[-1].strip() for line in r.stderr.splitlines()
+             if line.startswith("import time:")]
+    first_of = {name: order.index(name) for name in
+                ("xlate.backends.spirv", "xlate.diagnostics", "xlate.ir.model", "lark")}
+    assert first_of["xlate.backends.spirv"] < min(first_of["xlate.diagnostics"],
+                                                  first_of["xlate.ir.model"], first_of["lark"])
+
+
+def test_import_xlate_is_lazy_but_complete():
+    code = ("import sys, xlate\n"
+            "assert 'xlate.api' not in sys.modules and 'xlate.diagnostics' not in sys.modules\n"
+            "names = [n for n in xlate.__all__ if n != '__version__']\n"
+            "print(sorted((n, getattr(xlate, n).__module__) for n in names))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == str(sorted([
+        ("Diagnostic", "xlate.diagnostics"), ("Span", "xlate.diagnostics"),
+        ("XlateError", "xlate.diagnostics"), ("Translation", "xlate.api"),
+        ("parse", "xlate.api"), ("translate", "xlate.api"), ("execute", "xlate.exec.api"),
+        ("verify", "xlate.verify")]))

@@ -196,6 +196,7 @@ def test_e7004_toolchain_missing(monkeypatch, tmp_path):
             raise md.PackageNotFoundError(name)
         return real(name)
     monkeypatch.setattr(md, "distribution", distribution)
+    monkeypatch.setattr(spirv, "_MARKER", dict.fromkeys(spirv._MARKER, "no-such-library.so"))
     monkeypatch.setattr(spirv, "_loaded", {})       # forget the libraries loaded so far
     with pytest.raises(XlateError) as info:
         api.translate(OK_FP, filename="t.fp")

