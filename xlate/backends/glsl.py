@@ -1399,15 +1399,18 @@ class GlslEmitter:
         line of the GLSL text in source string 0 (what compilers print with no directives).
         Comments, blank lines and lone braces (:data:`_FILLER`) take whatever number comes: no
         compiler message can be about them."""
-        lines, tags, filler = [], [], []
+        lines, tags = [], []
         for raw in text.split("\n"):
-            m = _TAG.search(raw)
-            line = _TAG.sub("", raw)
-            lines.append(line)
-            tags.append(int(m.group(1)) if m else 0)
-            filler.append(line.strip() in _FILLER or line.lstrip().startswith("//"))
+            if "\x00" in raw:          # most lines carry no tag: skip the regexes for them
+                m = _TAG.search(raw)
+                lines.append(_TAG.sub("", raw))
+                tags.append(int(m.group(1)) if m else 0)
+            else:
+                lines.append(raw)
+                tags.append(0)
         if not self.line_directives:
             return "\n".join(lines), tags
+        filler = [line.strip() in _FILLER or line.lstrip().startswith("//") for line in lines]
         out: list[str] = []
         out_map: list[int] = []
         state: tuple[int, int] | None = None       # (string, line) the next line gets as is
