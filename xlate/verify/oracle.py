@@ -36,7 +36,9 @@ Comparison: only the components the Cg type of each output has (a float2 TEXCOOR
 x and y).  cgc's GLSL is a different translation (``dot()``, ``inversesqrt``, its own
 constant folding), so values are compared with a relative tolerance (:data:`REL`) besides
 exact equality; the report counts exact and tolerant matches separately.  Inputs are the
-finite set (no NaN/Inf: cgc's GLSL and NV4 assembly legitimately differ there).
+finite set (no NaN/Inf: cgc's GLSL and NV4 assembly legitimately differ there), and float
+texels lie in [0, 1) as in the colour textures these programs sample (textures.UNORM_RANGE:
+outside it, pow() of a texel is undefined in GLSL and NaN in the assembly).
 """
 from __future__ import annotations
 
@@ -409,8 +411,8 @@ def _compare_pair(asm_path, glsl_path, stage: str, *, lanes: int, seed: int, run
     gen = generate(program, facts, lanes, seed, finite=True,
                    builtin_values=builtin_values_for(program.stage, lanes, xy))
     if facts.uses_textures:
-        from .textures import generate_textures, shadow_units
-        gen.textures = generate_textures(program, seed)
+        from .textures import UNORM_RANGE, generate_textures, shadow_units
+        gen.textures = generate_textures(program, seed, UNORM_RANGE)
         gen.shadow = shadow_units(program)
     # parameters and samplers through the two #var headers
     # a name may appear twice (a CgFX program parameter and the global it binds): keep the

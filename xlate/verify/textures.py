@@ -11,7 +11,7 @@ buffers) with a full mipmap chain where the target has mipmaps and a non-fetch i
 samples it (not for integer textures: llvmpipe picks a mip level by LOD even when the
 minification filter is NEAREST, a Mesa 22.3 bug); a filter drawn from NEAREST/LINEAR and the mipmapped filters (integer textures:
 NEAREST only; RECT: no mipmaps), wrap modes drawn per axis (RECT: CLAMP_TO_EDGE /
-CLAMP_TO_BORDER); texels uniform in [-1, 2) for float textures, [0, 1] for depth textures,
+CLAMP_TO_BORDER); texels uniform in [-1, 2) for float textures ([0, 1) for the oracle), [0, 1] for depth textures,
 random words for integer textures.
 """
 from __future__ import annotations
@@ -65,7 +65,19 @@ def texture_units(program: Program) -> dict[int, dict]:
     return units
 
 
-def generate_textures(program: Program, seed: int) -> dict[int, Texture]:
+#: float texels for verify: beyond [0, 1] on both sides, so that clamping, sign and range
+#: handling of the translation are exercised
+VERIFY_RANGE = (-1.0, 2.0)
+#: float texels for the cgc-GLSL oracle: what the 8-bit colour textures these programs sample
+#: hold.  Outside it the two translations may legitimately differ: a texel < 0 raised to a
+#: power is NaN in NV assembly (POW = EX2(y * LG2(x)), NV_gpu_program4 2.X.8.19) and undefined
+#: for GLSL's pow (GLSL 1.10 section 8.2), which llvmpipe evaluates differently.
+UNORM_RANGE = (0.0, 1.0)
+
+
+def generate_textures(program: Program, seed: int,
+                      texel_range: tuple[float, float] = VERIFY_RANGE) -> dict[int, Texture]:
+    lo, hi = texel_range
     rng = np.random.default_rng([seed, 0x7E47])
     out: dict[int, Texture] = {}
     for unit, u in sorted(texture_units(program).items()):
@@ -81,7 +93,7 @@ def generate_textures(program: Program, seed: int) -> dict[int, Texture]:
             if shadow:
                 lv = rng.random(shape).astype(np.float32)
             elif kind == "f":
-                lv = rng.uniform(-1, 2, shape).astype(np.float32)
+                lv = rng.uniform(lo, hi, shape).astype(np.float32)
             elif kind == "i":
                 lv = rng.integers(-(1 << 31), 1 << 31, shape, dtype=np.int64).astype(np.int32)
             else:
@@ -103,7 +115,7 @@ def generate_textures(program: Program, seed: int) -> dict[int, Texture]:
         else:
             wrap = tuple(str(rng.choice(WRAPS)) for _ in range(3))
         if kind == "f" or shadow:
-            border = tuple(float(x) for x in rng.uniform(-1, 2, 4).astype(np.float32))
+            border = tuple(float(x) for x in rng.uniform(lo, hi, 4).astype(np.float32))
         else:
             border = tuple(int(x) for x in rng.integers(-100, 100, 4))
             if kind == "u":
