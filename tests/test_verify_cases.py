@@ -15,7 +15,6 @@ import xlate
 from xlate.backends.glsl import emit_glsl
 from xlate.verify import compare as cmp
 from xlate.verify import core
-from xlate.verify import gl as glmod
 from xlate.verify.analysis import analyse
 from xlate.verify.glapi import GLUnavailable
 from xlate.verify.inputs import GeneratedInputs
@@ -26,11 +25,11 @@ _runners: dict = {}
 def runner_or_skip(backend: str = "gl"):
     if backend not in _runners:
         try:
-            _runners[backend] = glmod.Runner(backend)
+            _runners[backend] = core.make_runner(backend)
         except GLUnavailable as e:
             _runners[backend] = e
     if isinstance(_runners[backend], Exception):
-        pytest.skip(f"no OpenGL implementation ({backend}): {_runners[backend]}")
+        pytest.skip(f"no implementation ({backend}): {_runners[backend]}")
     return _runners[backend]
 
 
@@ -41,7 +40,7 @@ def run_both(text: str, inputs: dict, params: dict | None = None, textures=None,
     runner = runner_or_skip(backend)
     prog = xlate.parse(text)
     facts = analyse(prog, set(cmp.INEXACT))
-    out = emit_glsl(prog, "glsl450")
+    out = emit_glsl(prog, core.runner_profile(runner))
     lanes = len(next(iter(inputs.values())))
     gen = GeneratedInputs(lanes, inputs={k: np.ascontiguousarray(v).view(np.uint32)
                                          for k, v in inputs.items()},

@@ -50,7 +50,7 @@ def test_repeated_instructions_of_loops_backward_branches_and_subroutines():
     assert 0 not in trace._repeated(vp2)
 
 
-@pytest.mark.parametrize("backend", ["gl", "gl-spirv"])
+@pytest.mark.parametrize("backend", ["gl", "gl-spirv", "vulkan"])
 def test_probe_of_the_nth_pass_and_the_pass_count(backend):
     """The same per-pass probe on both sides: the value after pass n of a loop body, and the
     number of passes; no condition codes are used (the program's own stay untouched)."""

@@ -5,6 +5,7 @@ families with ``--dialect``) and print a table per dialect folder.
     python tools/diffcheck.py                      # every NV4 program of ../shared/corpus
     python tools/diffcheck.py --sample 20 --seed 3 # a fixed deterministic sample per folder
     python tools/diffcheck.py --json out.json --backend gl-spirv --jobs 2
+    python tools/diffcheck.py --backend vulkan --jobs 1  # the Vulkan SPIR-V on lavapipe
     python tools/diffcheck.py --dialect tgsi        # the TGSI programs that translate
     python tools/diffcheck.py --dialect older --lanes 256   # VP1/VP2, ARBvp/fp (+NV), FP1
 
@@ -203,9 +204,14 @@ def main(argv=None) -> int:
                         "pre-NV4 family (vp: VP1.x/VSP1.0/VP2.0; arbvp: ARBvp1.0 +NV2/NV3; "
                         "arbfp: ARBfp1.0 +NV/NV2; fp1: FP1.0; older: all four)")
     p.add_argument("--sample", type=int, default=None, help="programs per folder (fixed sample)")
+    p.add_argument("--match", action="append", default=[], metavar="TEXT",
+                   help="only the programs whose corpus path contains TEXT (repeatable: any "
+                        "of them), e.g. --match foonull+HaloMD")
     p.add_argument("--seed", type=int, default=1, help="seed of the sample and of the inputs")
     p.add_argument("--lanes", type=int, default=1024)
-    p.add_argument("--backend", default="gl", choices=["gl", "gl-spirv", "vulkan"])
+    p.add_argument("--backend", default="gl", choices=["gl", "gl-spirv", "vulkan"],
+                   help="gl (default), gl-spirv (GL_ARB_gl_spirv) or vulkan (lavapipe); not "
+                        "used by --oracle, which runs on GL")
     p.add_argument("--jobs", type=int, default=max(1, min(4, os.cpu_count() or 1)))
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per program")
     p.add_argument("--no-localize", action="store_true", help="skip first-instruction search")
@@ -220,6 +226,10 @@ def main(argv=None) -> int:
     if args.oracle:
         return oracle_main(args)
     files = sample(corpus_files(Path(args.corpus), DIALECTS[args.dialect]), args.sample, args.seed)
+    if args.match:
+        files = {folder: [f for f in lst if any(m in f.as_posix() for m in args.match)]
+                 for folder, lst in files.items()}
+        files = {folder: lst for folder, lst in files.items() if lst}
     if args.dialect != "nv4":
         # programs that do not translate (MANIFEST `error` files, damaged dumps, rejected
         # constructs) are counted per file by the corpus tests (test_corpus_tgsi.py,

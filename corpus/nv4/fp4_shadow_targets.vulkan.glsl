@@ -103,7 +103,7 @@ void xl_main()
     acc = (acc * s);
     {
         ivec4 xl_c19 = ivec4(0);
-        sz = ivec4(textureSize(texture5, xl_c19.x), 0, 0);
+        sz = ivec4(textureSize(texture5, 0), 0, 0);
     }
     t.xy = (vec4(sz)).xy;
     {

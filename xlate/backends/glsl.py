@@ -997,7 +997,9 @@ class GlslEmitter:
         if op == "TXQ":
             if target == "BUFFER":
                 return f"ivec4(textureSize({s}), 0, 0, 0)"
-            lod = "" if rect and not vk_rect else f", {c}.x"
+            # a rectangle texture has one level and TXQ on it ignores the LOD operand: the
+            # normalized 2D texture that stands for it in Vulkan is queried at level 0
+            lod = "" if rect and not vk_rect else ", 0" if rect else f", {c}.x"
             size = f"textureSize({s}{lod})"
             dims = {"1D": 1, "SHADOW1D": 1, "3D": 3, "ARRAY2D": 3, "SHADOWARRAY2D": 3}.get(target, 2)
             return f"ivec4({size}, {', '.join(['0'] * (4 - dims))})"
@@ -1005,7 +1007,8 @@ class GlslEmitter:
                  "ARRAY1D": f"{c}.xy", "ARRAY2D": f"{c}.xyz", "BUFFER": f"{c}.x"}[target]
         if target == "BUFFER":
             return f"texelFetch({s}, {coord})"
-        lod = "" if rect and not vk_rect else f", {c}.w"
+        # TXF on a rectangle texture has no LOD (GL's texelFetch(sampler2DRect, ...)): level 0
+        lod = "" if rect and not vk_rect else ", 0" if rect else f", {c}.w"
         if any(offset):
             return f"texelFetchOffset({s}, {coord}{lod or ', 0'}, {self.offset_literal(target, offset)})" \
                 if not rect or vk_rect else f"texelFetchOffset({s}, {coord}, {self.offset_literal(target, offset)})"

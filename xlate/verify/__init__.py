@@ -3,7 +3,8 @@
 For a program, :func:`verify` (``xlate verify FILE...``) generates inputs, runs the ORIGINAL
 program in the software executor (``xlate.exec``) and the translated GLSL (or the SPIR-V
 compiled from it) on OpenGL -- Mesa llvmpipe through a surfaceless EGL context on a machine
-without a GPU -- and compares every output.  When they disagree it names the first
+without a GPU -- or, with ``backend="vulkan"``, the vulkan-profile SPIR-V on Vulkan (Mesa
+lavapipe), and compares every output.  When they disagree it names the first
 instruction whose value differs and classifies the difference.
 
 Modules:
@@ -13,6 +14,7 @@ Modules:
 * ``textures`` random textures + sampler state, identical on both sides
 * ``glapi``    ctypes OpenGL over EGL (core and compatibility contexts)
 * ``gl``       the harness: transform feedback / render targets, GLSL interface edits
+* ``vulkan``   the same harness on Vulkan (``--backend vulkan``; the ``vulkan`` package)
 * ``compare``  comparison rules and tolerances
 * ``trace``    localization by probes, verdicts
 * ``core``     the pipeline for one program (:func:`verify_source`)

@@ -1,9 +1,10 @@
 """Verify many programs in worker processes, with a time limit per program.
 
-Used by ``tools/diffcheck.py`` (and its test).  Each worker holds one GL context and verifies
-the programs it takes from a queue; a program that does not finish within ``timeout``
-seconds (a translation looping forever on the implementation) is recorded as ``timeout``
-and the workers are restarted; a worker that dies (a driver crash) is replaced.
+Used by ``tools/diffcheck.py`` (and its test).  Each worker holds one runner (a GL context or
+a Vulkan device) and verifies the programs it takes from a queue; a program that does not
+finish within ``timeout`` seconds (a translation looping forever on the implementation) is
+recorded as ``timeout`` and the workers are restarted; a worker that dies (a driver crash) is
+replaced.
 """
 from __future__ import annotations
 
@@ -20,11 +21,10 @@ def _worker(conn, backend: str, lanes: int, seed: int, localize: bool) -> None:
     """Verify the paths the parent sends through ``conn``, one at a time."""
     os.environ.setdefault("EGL_PLATFORM", "surfaceless")
     sys.path.insert(0, str(ROOT))
-    from xlate.verify.core import verify_source
-    from xlate.verify.gl import Runner
+    from xlate.verify.core import make_runner, verify_source
     from xlate.verify.glapi import GLUnavailable
     try:
-        runner = Runner(backend)
+        runner = make_runner(backend)
     except GLUnavailable as e:
         conn.send(("unavailable", str(e)))
         return

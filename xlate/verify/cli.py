@@ -6,7 +6,8 @@ the same generated inputs, and compares the outputs (:mod:`xlate.verify`).
 Exit codes: 0 every program passed (or is unsupported: reported, not an error); 1 a
 mismatch, or a program with errors (diagnostics as ``xlate convert`` prints them); 2 usage
 (bad arguments, unreadable file, unwritable report); 3 no implementation available (no EGL /
-OpenGL 4.5, no GL_ARB_gl_spirv, the vulkan backend) or no glslang for ``gl-spirv``.
+OpenGL 4.5, no GL_ARB_gl_spirv; for ``vulkan`` no ``vulkan`` Python package, Vulkan loader,
+driver or device with transform feedback) or no glslang for ``gl-spirv``/``vulkan``.
 """
 from __future__ import annotations
 
@@ -89,9 +90,8 @@ def main(args) -> int:
     if args.lanes is not None and args.lanes > 1 << 20:
         print("xlate verify: error: --lanes must be at most 1048576", file=sys.stderr)
         return EXIT_USAGE
-    from .core import verify_source
+    from .core import make_runner, verify_source
     from .glapi import GLUnavailable
-    from .gl import Runner
     texts = []
     for path in args.files:
         try:
@@ -100,7 +100,7 @@ def main(args) -> int:
             print(f"xlate: error[E8001]: cannot read {path}: {e.strerror}", file=sys.stderr)
             return EXIT_USAGE
     try:
-        runner = Runner(args.backend)
+        runner = make_runner(args.backend)
     except GLUnavailable as e:
         print(f"xlate verify: error: no implementation available for backend "
               f"'{args.backend}': {e}", file=sys.stderr)

@@ -258,11 +258,28 @@ def run_gl(runner, program: Program, glsl: str, reflection: dict, gen: Generated
                       shadow=gen.shadow)
 
 
+def make_runner(backend: str = "gl", *, precise: bool = False):
+    """The runner of a backend: :class:`gl.Runner` for ``gl``/``gl-spirv``,
+    :class:`vulkan.Runner` for ``vulkan``.  Raises :class:`glapi.GLUnavailable` (for Vulkan its
+    subclass ``VulkanUnavailable``) when the implementation is missing."""
+    if backend == "vulkan":
+        from .vulkan import Runner as VulkanRunner
+        return VulkanRunner(backend, precise=precise)
+    from .gl import Runner
+    return Runner(backend, precise=precise)
+
+
+def runner_profile(runner) -> str:
+    """The GLSL profile a runner expects translations in (``glsl450`` for GL, ``vulkan``)."""
+    return getattr(runner, "profile", "glsl450")
+
+
 def verify_source(text: str, filename: str, *, lanes: int = 4096, seed: int = 1,
                   backend: str = "gl", runner=None, localize: bool = True,
                   max_reported: int = 50) -> ProgramReport:
-    """Verify one program text.  ``runner``: a :class:`gl.Runner` to reuse (else one is made;
-    :class:`glapi.GLUnavailable` propagates when no implementation exists)."""
+    """Verify one program text.  ``runner``: a runner to reuse (:func:`make_runner`; else one
+    is made for ``backend``; :class:`glapi.GLUnavailable` propagates when no implementation
+    exists)."""
     from .. import api
     t0 = time.perf_counter()
     rep = ProgramReport(file=filename, backend=backend, seed=seed)
@@ -350,8 +367,10 @@ def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: i
                                                      "draws triangles; gl_PointCoord is defined "
                                                      "for points only)")
             return
+    if runner is None:
+        runner = make_runner(backend)
     try:
-        out = emit_glsl(program, "glsl450")
+        out = emit_glsl(program, runner_profile(runner))
     except XlateError as e:
         rep.status = "unsupported"
         rep.reason = "translation: " + "; ".join(d.message for d in e.diagnostics)
@@ -361,8 +380,6 @@ def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: i
     if stage == Stage.FRAGMENT:
         lanes = (lanes + 3) // 4 * 4
     rep.lanes = lanes
-    if runner is None:
-        runner = glmod.Runner(backend)
     try:
         run = _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep)
     except glmod.GLError as e:

@@ -3,7 +3,8 @@
 Backends: ``gl`` compiles the generated GLSL with the driver; ``gl-spirv`` compiles the *same*
 GLSL text with glslang (``xlate.backends.spirv.compile_glsl(..., target="opengl")``) and loads
 the module through ``GL_ARB_gl_spirv``.  A program object cannot mix GLSL and SPIR-V shaders,
-so the harness's own helper shaders go the same way.
+so the harness's own helper shaders go the same way.  ``vulkan`` is :mod:`xlate.verify.vulkan`,
+which makes the same edits (the functions below) to the vulkan-profile translation.
 
 The harness edits the generated GLSL text -- only its *interface*, never the code in between
 -- so that every value can be read back exactly.  All edits are listed here:
@@ -252,21 +253,24 @@ def add_capture(src: str, reflection: dict, stage: str) -> tuple[str, list[_Slot
     return src, slots, strides
 
 
-def fragment_inputs(src: str) -> tuple[str, list[tuple[str, str, int]]]:
+def fragment_inputs(src: str, *, base: int = INPUT_TEXTURE_BASE,
+                    layout: str = "binding = {}") -> tuple[str, list[tuple[str, str, int]]]:
     """Replace every ``in`` declaration of a fragment shader by a texture-fed global.
 
-    Returns the new text and [(input name, GLSL type, texture unit)]."""
+    The k-th input is read from texture unit (GL) or descriptor binding (Vulkan) ``base - k``;
+    ``layout`` is the layout qualifier text with ``{}`` for that number.  Returns the new text
+    and [(input name, GLSL type, texture unit)]."""
     feeds = []
     decls = list(_IN_DECL.finditer(src))
     for k, m in enumerate(decls):
-        feeds.append((m.group(4), m.group(3), INPUT_TEXTURE_BASE - k))
+        feeds.append((m.group(4), m.group(3), base - k))
     out = src
     for (name, gtype, unit), m in zip(feeds, decls):
         sampler = {"vec4": "sampler2D", "ivec4": "isampler2D", "uvec4": "usampler2D"}.get(gtype)
         if sampler is None:
             raise GLError(f"fragment input {name} of type {gtype} cannot be fed")
-        out = out.replace(m.group(0), f"layout(binding = {unit}) uniform {sampler} xv_in{unit};\n"
-                          f"{gtype} {name};", 1)
+        out = out.replace(m.group(0), f"layout({layout.format(unit)}) uniform {sampler} "
+                          f"xv_in{unit};\n{gtype} {name};", 1)
     out = _at_main_start(out, [f"{name} = texelFetch(xv_in{unit}, ivec2(gl_FragCoord.xy), 0);"
                                for name, _, unit in feeds])
     return out, feeds
@@ -320,6 +324,130 @@ def strip_primitives(strip: list, kind: str) -> list[list]:
     return out
 
 
+INPUT_VERTICES = {"POINTS": 1, "LINES": 2, "LINES_ADJACENCY": 4, "TRIANGLES": 3,
+                  "TRIANGLES_ADJACENCY": 6}
+
+
+# ---- shared by the GL and Vulkan runners (xlate.verify.vulkan) ---------------------------------
+
+def emits_vertices(glsl: str) -> bool:
+    """Whether a translated geometry program can emit a vertex at all (a program without
+    captured outputs cannot begin transform feedback: such a program has nothing to capture)."""
+    return re.search(r"^\s+xl_emit\(\);", glsl, re.M) is not None
+
+
+def passthrough_vertex_shader(glsl: str,
+                              reflection: dict) -> tuple[str, list[tuple[int, str, bool]]]:
+    """The harness's vertex shader in front of a geometry program: attribute ``k`` feeds each
+    input location of the geometry shader (same qualifiers and type), or ``gl_Position`` /
+    ``gl_PointSize`` / ``gl_ClipDistance[n]``.  Returns the text and [(attribute location,
+    input name, integer)]."""
+    vs = ["#version 450 core"]
+    body = []
+    attribs = []
+    k = 0
+    for m in _IN_DECL.finditer(glsl):
+        loc, quals, gtype, name = int(m.group(1)), m.group(2), m.group(3), m.group(4)
+        quals = " ".join(q for q in quals.split() if q in ("flat", "noperspective", "centroid"))
+        vs.append(f"layout(location = {k}) in {gtype} xv_a{k};")
+        vs.append(f"layout(location = {loc}) {quals + ' ' if quals else ''}out {gtype} xv_v{loc};")
+        body.append(f"xv_v{loc} = xv_a{k};")
+        attribs.append((k, name, gtype != "vec4"))
+        k += 1
+    for inp in reflection["inputs"]:
+        if not inp["builtin"]:
+            continue
+        n = inp["name"]
+        if n == "gl_in[].gl_Position":
+            vs.append(f"layout(location = {k}) in vec4 xv_a{k};")
+            body.append(f"gl_Position = xv_a{k};")
+        elif n == "gl_in[].gl_PointSize":
+            vs.append(f"layout(location = {k}) in vec4 xv_a{k};")
+            body.append(f"gl_PointSize = xv_a{k}.x;")
+        elif n.startswith("gl_in[].gl_ClipDistance["):
+            vs.append(f"layout(location = {k}) in vec4 xv_a{k};")
+            body.append(f"{n[8:]} = xv_a{k}.x;")
+        else:
+            continue
+        attribs.append((k, n, False))
+        k += 1
+    if k > 16:
+        raise GLError("geometry program has more inputs than vertex attributes (16)")
+    vs.append("void main()\n{\n" + "".join(f"    {b}\n" for b in body) + "}\n")
+    return "\n".join(vs), attribs
+
+
+def split_capture(raw: list[np.ndarray], slots: list[_Slot], count: int) -> dict[str, np.ndarray]:
+    """Captured words per output from the transform feedback buffers ``raw`` ((count,
+    stride/4) words each): scalar outputs fill component x."""
+    out = {}
+    for s in slots:
+        data = raw[s.buffer][:count, s.offset // 4: s.offset // 4 + s.size // 4]
+        if s.size == 4:
+            full = np.zeros((count, 4), np.uint32)
+            full[:, 0] = data[:, 0]
+            data = full
+        out[s.name] = np.ascontiguousarray(data)
+    return out
+
+
+def group_primitives(got: dict[str, np.ndarray], slots: list[_Slot], written: int, per: int,
+                     lanes: int) -> list[list]:
+    """Captured geometry vertices -> per lane (``xv_prim``) the list of primitives, each a list
+    of ``per`` vertices {output name: (4,) words}."""
+    names = [s.name for s in slots if s.name != "xv_prim"]
+    prims: list[list] = [[] for _ in range(lanes)]
+    lane_of = got["xv_prim"][:, 0].view(np.int32)
+    for p in range(written):
+        verts = []
+        for v in range(per):
+            row = p * per + v
+            verts.append({n: got[n][row] for n in names})
+        lane = int(lane_of[p * per])
+        if 0 <= lane < lanes:
+            prims[lane].append(verts)
+    return prims
+
+
+def fragment_capture(images: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray,
+                     reflection: dict, src: str) -> Capture:
+    """A fragment capture from the read-back render targets ((H, W, 4) words each, ``xv_extra``
+    included): lane l is pixel (x[l], y[l])."""
+    lanes = len(x)
+    cap = Capture(glsl=src)
+    for name, img in images.items():
+        cap.outputs[name] = img[y, x]
+    ex = cap.outputs.pop("xv_extra")
+    cap.killed = ex[:, 1] == 0
+    if any(o["name"] == "gl_FragDepth" for o in reflection["outputs"]):
+        d = np.zeros((lanes, 4), np.uint32)
+        d[:, 2] = ex[:, 0]
+        cap.outputs["gl_FragDepth"] = d
+    return cap
+
+
+def texel_arrays(levels, shadow: bool) -> tuple[list[np.ndarray], str]:
+    """An :class:`xlate.exec.Texture`'s levels as the harness uploads them: RGBA (missing
+    components read as G=B=0, A=1, as the GL's R/RG/RGB formats) in float32/int32/uint32, or
+    the first component alone (float32) for a depth texture.  Also the kind: "f", "i", "u"
+    or "depth"."""
+    levels = [np.asarray(a) for a in levels]
+    kind = levels[0].dtype.kind
+    dt = np.float32 if shadow or kind == "f" else np.int32 if kind == "i" else np.uint32
+    out = []
+    for a in levels:
+        a = np.asarray(a).astype(dt)
+        if shadow:
+            out.append(np.ascontiguousarray(a[..., 0]))
+            continue
+        c = a.shape[-1]
+        if c < 4:
+            fill = np.array([0, 0, 0, 1], dt)[c:]
+            a = np.concatenate([a, np.broadcast_to(fill, a.shape[:-1] + (4 - c,))], -1)
+        out.append(np.ascontiguousarray(a))
+    return out, ("depth" if shadow else "f" if kind == "f" else "i" if kind == "i" else "u")
+
+
 PRIM_IN = {"POINTS": G.GL_POINTS, "LINES": G.GL_LINES, "LINES_ADJACENCY": G.GL_LINES_ADJACENCY,
            "TRIANGLES": G.GL_TRIANGLES, "TRIANGLES_ADJACENCY": G.GL_TRIANGLES_ADJACENCY}
 PRIM_OUT = {"POINTS": (G.GL_POINTS, 1), "LINE_STRIP": (G.GL_LINES, 2),
@@ -333,15 +461,18 @@ TEX_TARGETS = {"1D": G.GL_TEXTURE_1D, "2D": G.GL_TEXTURE_2D, "3D": G.GL_TEXTURE_
 # ---- the runner --------------------------------------------------------------------------------
 
 class Runner:
-    """One GL context, one backend (``gl`` or ``gl-spirv``)."""
+    """One GL context, one backend (``gl`` or ``gl-spirv``).  ``vulkan`` is
+    :class:`xlate.verify.vulkan.Runner`; :func:`xlate.verify.core.make_runner` picks either."""
+
+    profile = "glsl450"         # the GLSL profile :meth:`run` expects the translation in
 
     def __init__(self, backend: str = "gl", *, precise: bool = False):
         """``precise``: run every shader through :func:`make_precise` first -- for property
         tests that check semantics apart from the known missing-``precise`` problem."""
         self.precise = precise
         if backend == "vulkan":
-            raise GLUnavailable("backend 'vulkan' is not implemented yet: use --backend gl or "
-                                "gl-spirv (the SPIR-V module itself runs through GL_ARB_gl_spirv)")
+            raise ValueError("backend 'vulkan' runs on xlate.verify.vulkan.Runner "
+                             "(xlate.verify.core.make_runner picks the runner of a backend)")
         if backend not in ("gl", "gl-spirv"):
             raise ValueError(f"unknown backend {backend!r}")
         self.backend = backend
@@ -505,37 +636,22 @@ class Runner:
         name = gl.gen(gl.GenTextures)
         self._objects.append(("texture", name))
         gl.ActiveTexture(G.GL_TEXTURE0 + unit)
-        levels = [np.asarray(a) for a in tex.levels]
-        kind = levels[0].dtype.kind
-        if shadow:
-            ifmt, fmt, typ, dt = G.GL_DEPTH_COMPONENT32F, G.GL_DEPTH_COMPONENT, G.GL_FLOAT, np.float32
-        elif kind == "f":
-            ifmt, fmt, typ, dt = G.GL_RGBA32F, G.GL_RGBA, G.GL_FLOAT, np.float32
-        elif kind == "i":
-            ifmt, fmt, typ, dt = G.GL_RGBA32I, G.GL_RGBA_INTEGER, G.GL_INT, np.int32
-        else:
-            ifmt, fmt, typ, dt = G.GL_RGBA32UI, G.GL_RGBA_INTEGER, G.GL_UNSIGNED_INT, np.uint32
-
-        def pad(a):
-            a = np.asarray(a).astype(dt)
-            if shadow:
-                return np.ascontiguousarray(a[..., 0])
-            c = a.shape[-1]
-            if c < 4:
-                fill = np.array([0, 0, 0, 1], dt)[c:]
-                a = np.concatenate([a, np.broadcast_to(fill, a.shape[:-1] + (4 - c,))], -1)
-            return np.ascontiguousarray(a)
+        levels, kind = texel_arrays(tex.levels, shadow)
+        ifmt, fmt, typ = {
+            "depth": (G.GL_DEPTH_COMPONENT32F, G.GL_DEPTH_COMPONENT, G.GL_FLOAT),
+            "f": (G.GL_RGBA32F, G.GL_RGBA, G.GL_FLOAT),
+            "i": (G.GL_RGBA32I, G.GL_RGBA_INTEGER, G.GL_INT),
+            "u": (G.GL_RGBA32UI, G.GL_RGBA_INTEGER, G.GL_UNSIGNED_INT)}[kind]
 
         keep = []
         if target == "BUFFER":
-            data = pad(levels[0])
+            data = levels[0]
             buf = self._buffer(G.GL_TEXTURE_BUFFER, data.tobytes())
             gl.BindTexture(gt, name)
             gl.TexBuffer(gt, ifmt, buf)
             return
         gl.BindTexture(gt, name)
-        for lv, a in enumerate(levels):
-            d = pad(a)
+        for lv, d in enumerate(levels):
             keep.append(d)
             ptr = d.ctypes.data_as(C.c_void_p)
             if target == "1D":
@@ -556,7 +672,7 @@ class Runner:
             gl.TexParameteri(gt, G.GL_TEXTURE_WRAP_R, E[st["TEXTURE_WRAP_R"]])
         gl.TexParameteri(gt, G.GL_TEXTURE_WRAP_S, E[st["TEXTURE_WRAP_S"]])
         gl.TexParameteri(gt, G.GL_TEXTURE_WRAP_T, E[st["TEXTURE_WRAP_T"]])
-        if kind == "f" or shadow:
+        if kind in ("f", "depth"):
             gl.TexParameterfv(gt, G.GL_TEXTURE_BORDER_COLOR,
                               (C.c_float * 4)(*st["TEXTURE_BORDER_COLOR"]))
         elif kind == "i":
@@ -634,15 +750,7 @@ class Runner:
                  count: int) -> dict[str, np.ndarray]:
         raw = [np.frombuffer(self._read_buffer(G.GL_TRANSFORM_FEEDBACK_BUFFER, b, count * st),
                              np.uint32).reshape(count, st // 4) for b, st in zip(bufs, strides)]
-        out = {}
-        for s in slots:
-            data = raw[s.buffer][:, s.offset // 4: s.offset // 4 + s.size // 4]
-            if s.size == 4:
-                full = np.zeros((count, 4), np.uint32)
-                full[:, 0] = data[:, 0]
-                data = full
-            out[s.name] = np.ascontiguousarray(data)
-        return out
+        return split_capture(raw, slots, count)
 
     def _run_vertex(self, glsl, reflection, lanes, inputs, uniforms, buffers, textures):
         gl = self.gl
@@ -679,47 +787,14 @@ class Runner:
     def _run_geometry(self, glsl, reflection, lanes, inputs, uniforms, buffers, textures):
         gl = self.gl
         geo = reflection["geometry"]
-        nv = {"POINTS": 1, "LINES": 2, "LINES_ADJACENCY": 4, "TRIANGLES": 3,
-              "TRIANGLES_ADJACENCY": 6}[geo["input_primitive"]]
-        if not re.search(r"^\s+xl_emit\(\);", glsl, re.M):
+        nv = INPUT_VERTICES[geo["input_primitive"]]
+        if not emits_vertices(glsl):
             # the program never emits a vertex (and a program without captured outputs cannot
             # begin transform feedback): nothing to capture
             return Capture(primitives=[[] for _ in range(lanes)], glsl=glsl)
         src, slots, strides = add_capture(glsl, reflection, "geometry")
-        # pass-through vertex shader
-        vs = ["#version 450 core"]
-        body = []
-        attribs = []
-        k = 0
-        for m in _IN_DECL.finditer(glsl):
-            loc, quals, gtype, name = int(m.group(1)), m.group(2), m.group(3), m.group(4)
-            quals = " ".join(q for q in quals.split() if q in ("flat", "noperspective", "centroid"))
-            vs.append(f"layout(location = {k}) in {gtype} xv_a{k};")
-            vs.append(f"layout(location = {loc}) {quals + ' ' if quals else ''}out {gtype} xv_v{loc};")
-            body.append(f"xv_v{loc} = xv_a{k};")
-            attribs.append((k, name, gtype != "vec4"))
-            k += 1
-        for inp in reflection["inputs"]:
-            if not inp["builtin"]:
-                continue
-            n = inp["name"]
-            if n == "gl_in[].gl_Position":
-                vs.append(f"layout(location = {k}) in vec4 xv_a{k};")
-                body.append(f"gl_Position = xv_a{k};")
-            elif n == "gl_in[].gl_PointSize":
-                vs.append(f"layout(location = {k}) in vec4 xv_a{k};")
-                body.append(f"gl_PointSize = xv_a{k}.x;")
-            elif n.startswith("gl_in[].gl_ClipDistance["):
-                vs.append(f"layout(location = {k}) in vec4 xv_a{k};")
-                body.append(f"{n[8:]} = xv_a{k}.x;")
-            else:
-                continue
-            attribs.append((k, n, False))
-            k += 1
-        if k > 16:
-            raise GLError("geometry program has more inputs than vertex attributes (16)")
-        vs.append("void main()\n{\n" + "".join(f"    {b}\n" for b in body) + "}\n")
-        prog = self.program([(G.GL_VERTEX_SHADER, "\n".join(vs)), (G.GL_GEOMETRY_SHADER, src)])
+        vs, attribs = passthrough_vertex_shader(glsl, reflection)
+        prog = self.program([(G.GL_VERTEX_SHADER, vs), (G.GL_GEOMETRY_SHADER, src)])
         self._objects.append(("program", prog))
         self._dummy_fbo()
         self._vao()
@@ -751,18 +826,7 @@ class Runner:
         gl.check("geometry draw")
         count = written.value * per
         got = self._tf_read(bufs, strides, slots, count)
-        names = {s.name: s.name for s in slots if s.name != "xv_prim"}
-        prims: list[list] = [[] for _ in range(lanes)]
-        lane_of = got["xv_prim"][:, 0].view(np.int32)
-        for p in range(written.value):
-            verts = []
-            for v in range(per):
-                row = p * per + v
-                verts.append({names[s]: got[s][row] for s in names})
-            lane = int(lane_of[p * per])
-            if 0 <= lane < lanes:
-                prims[lane].append(verts)
-        return Capture(primitives=prims, glsl=src)
+        return Capture(primitives=group_primitives(got, slots, written.value, per, lanes), glsl=src)
 
     def _run_fragment(self, glsl, reflection, lanes, inputs, uniforms, buffers, textures):
         gl = self.gl
@@ -823,17 +887,11 @@ class Runner:
         gl.DrawArrays(G.GL_TRIANGLES, 0, 3)
         gl.check("fragment draw")
         gl.PixelStorei(G.GL_PACK_ALIGNMENT, 1)
-        cap = Capture(glsl=src)
+        images = {}
         for name, (tex, ext, typ) in texs.items():
             img = np.zeros((H, W, 4), np.uint32)
             gl.BindTexture(G.GL_TEXTURE_2D, tex)
             gl.GetTexImage(G.GL_TEXTURE_2D, 0, ext, typ, img.ctypes.data_as(C.c_void_p))
-            cap.outputs[name] = img[y, x]
+            images[name] = img
         gl.check("fragment read back")
-        ex = cap.outputs.pop("xv_extra")
-        cap.killed = ex[:, 1] == 0
-        if any(o["name"] == "gl_FragDepth" for o in reflection["outputs"]):
-            d = np.zeros((lanes, 4), np.uint32)
-            d[:, 2] = ex[:, 0]
-            cap.outputs["gl_FragDepth"] = d
-        return cap
+        return fragment_capture(images, x, y, reflection, src)
