@@ -78,6 +78,38 @@ def test_cgc_glsl_oracle_sample():
     assert all(r.compared > 0 for r in results if r.status != "unsupported")
 
 
+def test_oracle_struct_attribute_read_as_a_uniform():
+    """cgc's GLSL 1.10 has no struct attributes: a varying struct input (ATTR1 in the
+    assembly) becomes a uniform there.  The oracle gives the attribute one value for every
+    vertex and the uniform that value, so the pair compares like for like (it differed on
+    every vertex before)."""
+    corpus = shared_corpus_or_skip()
+    from xlate.verify.glapi import GLUnavailable, context
+    from xlate.verify.oracle import compare_pair
+    try:
+        context("core")
+        context("compat")
+    except GLUnavailable as e:
+        pytest.skip(f"no OpenGL implementation: {e}")
+    cg = Path(corpus) / "cg"
+    name = "scalefx__shaders__scalefx-pass4-hybrid.cg__main_vertex"
+    r = compare_pair(cg / "gp4vp" / f"{name}__noopt.vp", cg / "glslv" / f"{name}.vert",
+                     "vertex", lanes=64, seed=SEED)
+    assert (r.status, r.differing) == ("match", 0), r.examples
+
+
+def test_oracle_cause_classification():
+    from xlate.verify.oracle import PairResult, cause
+    def pr(**kw):
+        return PairResult("a", "g", "fragment", status="differ", **kw)
+    assert cause(pr(kill=3, large=5)) == "kill"
+    assert cause(pr(nonfinite=4)) == "nonfinite"
+    assert cause(pr(nonfinite=4, small=9)) == "nonfinite"
+    assert cause(pr(small=9)) == "precision"
+    assert cause(pr(small=9, large=1)) == "decision"
+    assert cause(pr(nonfinite=1, large=1, textures=True)) == "decision (textures)"
+
+
 def test_every_project_corpus_program_verifies():
     """The programs we wrote (corpus/): each passes `xlate verify` on GL -- equal, or every
     difference explained (each explanation names its spec passage or pinned defect) -- or is

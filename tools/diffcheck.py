@@ -25,6 +25,7 @@ available.
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import os
 import random
@@ -185,10 +186,14 @@ def oracle_main(args) -> int:
               f"{cnt['differ']:4d}  unsupported {cnt['unsupported']:4d}  error {cnt['error']:4d}"
               f"  | components {comps}: exact {exact}, within 2^-12 relative {tol}, "
               f"differing {comps - exact - tol}")
+    causes = collections.Counter(r.get("cause") or "?" for r in results if r["status"] == "differ")
+    if causes:
+        print("\ndiffering pairs by cause (xlate/verify/oracle.py cause()): "
+              + ", ".join(f"{c} {n}" for c, n in causes.most_common()))
     for r in results:
         if r["status"] in ("differ", "error", "unsupported"):
             print(f"  {r['status']:11s} {os.path.relpath(r['asm'], args.corpus)}: "
-                  f"{r.get('reason') or ''} max rel {r.get('max_rel', 0):.2g} "
+                  f"{r.get('cause') or r.get('reason') or ''} max rel {r.get('max_rel', 0):.2g} "
                   f"{'; '.join(r.get('examples', [])[:2])}")
     if args.json:
         with open(args.json, "w") as f:

@@ -124,9 +124,47 @@ class PairResult:
     differing: int = 0
     max_rel: float = 0.0             # largest relative difference among the differing values
     examples: list = field(default_factory=list)
+    # differing components by symptom (see cause()): one side non-finite, the other finite;
+    # a relative difference up to SMALL; larger
+    nonfinite: int = 0
+    small: int = 0
+    large: int = 0
+    kill: int = 0                    # lanes killed on one side only
+    textures: bool = False           # the program samples textures
+    cause: str = ""                  # differ only: cause()
 
     def to_json(self) -> dict:
         return dict(self.__dict__)
+
+
+#: a relative difference up to this is the arithmetic of two independent compilations (cgc's
+#: GLSL folds and orders operations its own way: dot() vs DP3, inversesqrt, x/y vs x*(1/y))
+SMALL = 2.0 ** -6
+
+
+def cause(r: PairResult) -> str:
+    """Why a pair differs, from the symptoms of its differing components (a classification of
+    the evidence, not a proof; diffcheck prints it with the counts):
+
+    * ``kill``: a fragment is discarded by one program only (a decision taken on values the two
+      compilations round differently);
+    * ``nonfinite``: values NaN/Inf on one side and finite on the other (any other difference
+      within SMALL): an
+      operation the NV assembly defines for these inputs (POW/LG2/RSQ/RCP of a negative or
+      zero, NV_gpu_program4 2.X.8) and GLSL leaves undefined (GLSL 1.10 section 8);
+    * ``precision``: every other difference is within SMALL relative -- rounding and operation
+      order of two compilations, amplified by a few operations past REL;
+    * ``decision``: some value differs by more: a comparison, a branch, a floor() or a texel
+      selection came out the other way on near-equal values (with ``textures``: the texture
+      coordinate or LOD straddled a texel or mip boundary).
+    """
+    if r.kill:
+        return "kill"
+    if r.nonfinite and not r.large:
+        return "nonfinite"
+    if not r.large:
+        return "precision"
+    return "decision (textures)" if r.textures else "decision"
 
 
 class CompatRunner(Runner):
@@ -439,6 +477,24 @@ def _compare_pair(asm_path, glsl_path, stage: str, *, lanes: int, seed: int, run
                 return res
             uniforms.append((gm.group(1), "sampler", np.array(int(am.group(1)))))
             continue
+        attr = re.fullmatch(r"ATTR(\d+)", av.resource.strip())
+        if attr and stage == "vertex" and re.fullmatch(r"[\w.]+(?:\[\d+\])?", gv.resource) \
+                and not gv.resource.startswith(("gl_", "ATTR")):
+            # a varying input of a struct: the assembly reads vertex attribute n, cgc's GLSL 1.10
+            # (which has no struct attributes) a uniform of the same name.  Both see the same
+            # values when the attribute holds one value for every vertex: lane 0's, which the
+            # uniform gets too.
+            key = f"vertex.attrib[{attr.group(1)}]"
+            if key not in gen.inputs:
+                continue
+            gen.inputs[key][:] = gen.inputs[key][0]
+            n = CG_TYPE_COMPS.get(gv.type)
+            if n is None or "x" in gv.type:
+                res.status, res.reason = "unsupported", f"attribute-uniform {name} ({gv.type})"
+                return res
+            kind = {1: "float", 2: "vec2", 3: "vec3", 4: "vec4"}[n]
+            uniforms.append((gv.resource, kind, np.array(gen.inputs[key][0:1], np.uint32)))
+            continue
         if gv.resource.startswith("$") or gv.semantic.startswith("$"):
             continue
         words = _param_sources(program, gen, av)
@@ -536,6 +592,7 @@ def _compare_pair(asm_path, glsl_path, stage: str, *, lanes: int, seed: int, run
     by_binding = {o["binding"]: o["name"] for o in out.reflection["outputs"]}
     active = np.ones(lanes, bool) if killed is None else ~(killed | cap.killed)
     if killed is not None and np.any(killed != cap.killed):
+        res.kill = int(np.sum(killed != cap.killed))
         res.differing += int(np.sum(killed != cap.killed))
         res.examples.append(f"kill differs on {int(np.sum(killed != cap.killed))} lanes")
     for resource, ncomp in out_types.items():
@@ -565,6 +622,11 @@ def _compare_pair(asm_path, glsl_path, stage: str, *, lanes: int, seed: int, run
                 with np.errstate(all="ignore"):
                     rel = np.abs(ef[bad].astype(np.float64) - gf[bad]) / np.maximum(
                         np.abs(ef[bad]), np.abs(gf[bad])).astype(np.float64)
+                one_nonfinite = np.isfinite(ef[bad]) != np.isfinite(gf[bad])
+                res.nonfinite += int(one_nonfinite.sum())
+                finite = np.isfinite(rel) & ~one_nonfinite
+                res.small += int((finite & (rel <= SMALL)).sum())
+                res.large += int(bad.size - one_nonfinite.sum() - (finite & (rel <= SMALL)).sum())
                 rel = rel[np.isfinite(rel)]
                 if rel.size:
                     res.max_rel = max(res.max_rel, float(rel.max()))
@@ -577,6 +639,8 @@ def _compare_pair(asm_path, glsl_path, stage: str, *, lanes: int, seed: int, run
         res.status, res.reason = "unsupported", "no output to compare"
     elif res.differing:
         res.status = "differ"
+        res.textures = bool(gen.textures)
+        res.cause = cause(res)
         if has_matrix and not transpose:
             res.reason = "has-matrix"
     return res
