@@ -184,7 +184,7 @@ CASES = [
     pytest.param('!!ARBfp1.0\nOPTION NV_fragment_program;\nTEMP d;\nSHORT TEMP h;\nPK2H h, fragment.color;\nUP2H d, h.x;\nRFL d, fragment.color, fragment.color;\nEND\n',
                  ['t.fp:5:6: error[E3005]: PK2H cannot write a 16-bit (SHORT) variable: the packed 32-bit word does not fit (FPO 3.11.5.32-35)',
                   't.fp:6:9: error[E3004]: UP2H cannot read a 16-bit (SHORT) variable: it unpacks a 32-bit word (FPO 3.11.5.43-46)',
-                  't.fp:7:5: error[E3005]: RFL cannot write the w component (its result has no w)'],
+                  "t.fp:7:5: warning[E3010]: RFL writes the w component, which its result does not define (FPO 3.11.5.36 / FP1 3.11.5.26: fails to load); accepted as NVIDIA's drivers did, w = 0.0"],
                  id='pack_unpack_rfl'),
     pytest.param('!!ARBfp1.0\nOPTION NV_fragment_program;\nSHORT OUTPUT a = result.color;\nLONG OUTPUT b = result.color;\nMOV a, fragment.color;\nMOV b, fragment.color;\nEND\n',
                  ["t.fp:6:5: error[E2008]: 'result.color[0]' is written through variables declared SHORT and LONG (FPO 3.11.3.4)"],

@@ -309,3 +309,125 @@ def test_translation_matches_executor_on_gl(name):
     except GLUnavailable as e:
         pytest.skip(f"no GL implementation: {e}")
     assert rep.status == "pass", (rep.reason, rep.localization[:1])
+
+
+def test_rfl_writing_w_is_accepted_with_w_zero():
+    # FPO 3.11.5.36 says such a program fails to load; NVIDIA's drivers loaded it (piglit
+    # size_specifier-68, fp-rfl): warning E3010, w = 0.0 in the executor and in the GLSL helper
+    src = NV + "RFL result.color, fragment.texcoord[0], fragment.texcoord[1];\nEND\n"
+    prog = xlate.parse(src)
+    assert [d.code for d in prog.diagnostics] == ["E3010"]
+    r = xlate.execute(prog, {"fragment.texcoord[0]": np.array([0, 0, 2, 7], np.float32),
+                             "fragment.texcoord[1]": np.array([1, 2, 3, 9], np.float32)})
+    assert r.float("result.color").tolist() == [[-1, -2, 3, 0]]
+    assert "vec4(s * a.xyz - b.xyz, 0.0)" in xlate.translate(src).glsl
+
+
+# ---- FP2 run-time nesting limits (3.11.X.7-9): the calling code's blocks count ------------------
+
+LOOPS_THROUGH_A_CALL = NV2 + """PARAM two = {2, 0, 0, 0};
+TEMP acc;
+MOV acc, 0;
+REP two;
+ REP two;
+  REP two;
+   CAL sub;
+  ENDREP;
+ ENDREP;
+ENDREP;
+MOV result.color, acc;
+RET;
+sub:
+ADD acc, acc, 1;
+MOV result.color, acc;
+REP two;
+ ADD acc, acc, 100;
+ MOV result.color, acc;
+ REP two;
+  ADD acc, acc, 10000;
+ ENDREP;
+ENDREP;
+RET;
+END
+"""
+
+
+def test_loop_nesting_through_a_call_terminates_at_run_time():
+    # every block passes the load-time limit (3 and 2 nested loops), but sub's inner REP runs
+    # with 4 loops active: "a REP instruction will cause the fragment program to terminate",
+    # and the fragment keeps the results written so far (3.11.4.X)
+    prog = xlate.parse(LOOPS_THROUGH_A_CALL)
+    assert prog.nesting_limits == (48, 4)
+    r = xlate.execute(prog, {}, lanes=1)
+    assert r.float("result.color").tolist() == [[101, 101, 101, 101]]
+    assert r.abnormal.tolist() == [True] and not r.steps_exceeded[0]
+    # the translation cannot count active blocks: refused, at the REP that terminates
+    with pytest.raises(xlate.XlateError) as err:
+        xlate.translate(LOOPS_THROUGH_A_CALL, filename="t.fp")
+    d = err.value.diagnostics[0]
+    assert (d.code, d.span.line) == ("E7001", 21) and "MAX_PROGRAM_LOOP_DEPTH_NV" in d.message
+    # one loop fewer around the call: nothing terminates, and it translates
+    ok = LOOPS_THROUGH_A_CALL.replace(" REP two;\n  ADD acc, acc, 10000;\n ENDREP;\n", "")
+    r = xlate.execute(xlate.parse(ok), {}, lanes=1)
+    assert r.float("result.color")[0, 0] == 8 * 201 and not r.abnormal[0]
+    xlate.translate(ok, target="spirv")
+
+
+def _nested_ifs(n: int, body: str) -> str:
+    return "IF TR.x;\n" * n + body + "ENDIF;\n" * n
+
+
+def test_if_nesting_through_a_call_terminates_at_run_time():
+    # 40 IF blocks around the CAL, 10 nested in the subroutine: the 9th IF of the subroutine
+    # runs with 48 active (MAX_PROGRAM_IF_DEPTH_NV) and terminates the program
+    src = (NV2 + "TEMP acc;\nMOV acc, 0;\n" + _nested_ifs(40, "CAL sub;\n") +
+           "MOV result.color, 1000;\nRET;\nsub:\n" +
+           "IF TR.x;\nADD acc, acc, 1;\nMOV result.color, acc;\n" * 10 +
+           "ENDIF;\n" * 10 + "RET;\nEND\n")
+    r = xlate.execute(xlate.parse(src), {}, lanes=1)
+    assert r.float("result.color")[0, 0] == 8 and r.abnormal.tolist() == [True]
+    with pytest.raises(xlate.XlateError) as err:
+        xlate.translate(src, filename="t.fp")
+    assert err.value.diagnostics[0].code == "E7001"
+    assert "MAX_PROGRAM_IF_DEPTH_NV" in err.value.diagnostics[0].message
+
+
+def test_blocks_left_by_brk_and_ret_no_longer_count():
+    # BRK leaves the IF it sits in, RET the IF blocks of its subroutine: 60 iterations that
+    # each leave an IF early never add up to the IF limit
+    src = NV2 + """PARAM many = {60, 0, 0, 0};
+TEMP acc;
+MOV acc, 0;
+REP many;
+  REP many;
+    IF TR.x;
+      ADD acc, acc, 1;
+      BRK;
+    ENDIF;
+  ENDREP;
+  CAL sub;
+ENDREP;
+MOV result.color, acc;
+RET;
+sub:
+IF TR.x;
+  ADD acc, acc, 100;
+  RET;
+ENDIF;
+RET;
+END
+"""
+    r = xlate.execute(xlate.parse(src), {}, lanes=1)
+    assert r.float("result.color")[0, 0] == 60 * 101 and not r.abnormal[0]
+    xlate.translate(src, target="spirv")
+
+
+def test_nv4_has_no_run_time_nesting_limit():
+    # GP4: the limits apply per subroutine at load time only
+    src = ("!!NVfp4.0\nTEMP acc;\nMOV acc, 0;\nREP 2;\nREP 2;\nREP 2;\nCAL sub;\nENDREP;\n"
+           "ENDREP;\nENDREP;\nMOV result.color, acc;\nRET;\nsub:\nREP 2;\nREP 2;\n"
+           "ADD acc, acc, 1;\nENDREP;\nENDREP;\nRET;\nEND\n")
+    prog = xlate.parse(src)
+    assert prog.nesting_limits is None
+    r = xlate.execute(prog, {}, lanes=1)
+    assert r.float("result.color")[0, 0] == 32 and not r.abnormal[0]

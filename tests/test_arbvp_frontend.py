@@ -273,3 +273,124 @@ def test_cond_test_on_cc1():
     prog = xlate.parse(AVP3_A)
     mov = [i for i in prog.instructions if i.dst is not None and i.dst.cond is not None]
     assert mov[0].dst.cond == CondTest("GT", 1, (0, 0, 0, 0))
+
+
+# ---- compatibility readings (warnings E2016, E2017, E3009) ------------------------------------
+
+HALO_LIKE = """!!ARBvp1.0
+TEMP r0;
+PARAM c[4] = { program.env[0..3] };
+PARAM c95 = {0.0, 0.0, 0.0, 1.0};
+{decls}
+MOV oT0, c95;
+DP4 oPos.x, v0, c[0];
+DP4 oPos.y, v0, c[1];
+DP4 oPos.z, v0, c[2];
+DP4 oPos.w, v0, c[3];
+MUL r0, v0, k;
+DP4 oT0.x, r0, c[0];
+MOV oD0, r0;
+MOV result.color.primary.w, k.x;     # the binding itself: the same storage as oD0
+END
+"""
+ALIASES = ("ALIAS oPos = result.position;\nALIAS oD0 = result.color.primary;\n"
+           "ALIAS oT0 = result.texcoord[0];\nALIAS v0 = vertex.attrib[0];\n"
+           "ALIAS k = program.local[7];")
+DECLS = ("OUTPUT oPos = result.position;\nOUTPUT oD0 = result.color.primary;\n"
+         "OUTPUT oT0 = result.texcoord[0];\nATTRIB v0 = vertex.attrib[0];\n"
+         "PARAM k = program.local[7];")
+
+
+def test_alias_of_a_binding_reads_as_the_declaration():
+    """ARBVP 2.14.3.6 wants an established name after ALIAS; foonull/HaloMD programs alias
+    bindings (NVIDIA's drivers took it).  Reading: the OUTPUT/ATTRIB/PARAM declaration with that
+    binding -- the same IR, the same GLSL, the same executed values, one warning E2016."""
+    aliased, declared = (HALO_LIKE.replace("{decls}", d) for d in (ALIASES, DECLS))
+    pa, pd = xlate.parse(aliased, filename="t.vp"), xlate.parse(declared, filename="t.vp")
+    validate(pa)
+    assert [d.code for d in pa.diagnostics] == ["E2016"] and not pd.diagnostics
+    warning = pa.diagnostics[0]
+    assert warning.span.line == 5 and "4 more ALIAS statements of a binding on lines 6, 7, 8, " \
+        "9" in warning.notes[1]
+    assert ir(aliased) == ir(declared)
+    assert {n: (r.kind, r.bindings) for n, r in pa.registers.items()} == \
+        {n: (r.kind, r.bindings) for n, r in pd.registers.items()}
+    assert xlate.translate(aliased).glsl == xlate.translate(declared).glsl
+    ins = {"vertex.attrib[0]": f(1, 2, 3, 1)}
+    prm = {"program.env": np.arange(16, dtype=np.float32).reshape(4, 4),
+           "program.local[7]": f(0.5, 2, 3, 4)}
+    ra, rd = (xlate.execute(p, ins, params=prm) for p in (pa, pd))
+    for out in ("result.position", "result.color", "result.texcoord[0]"):
+        assert ra.words(out).tolist() == rd.words(out).tolist(), out
+    assert ra.float("result.color").tolist() == [[0.5, 4, 9, 0.5]]
+
+
+def test_binding_alias_only_in_vertex_programs():
+    """ARBfp (3.11.3.5) and NV4 (GP4 2.X.3.8) keep the specified rule: no fragment or NV4
+    program of the corpus aliases a binding, so the compatibility reading is not extended."""
+    for src, where in (("!!ARBfp1.0\nALIAS c = result.color;\nMOV c, fragment.color;\nEND\n",
+                        "ARBFP 3.11.3.5"),
+                       ("!!NVfp4.0\nALIAS c = result.color;\nMOV c, fragment.color;\nEND\n",
+                        "GP4 2.X.3.8")):
+        with pytest.raises(xlate.XlateError) as err:
+            xlate.parse(src, filename="t.fp")
+        d = err.value.diagnostics[0]
+        assert (d.code, d.span.line, d.span.col) == ("E1002", 2, 18) and where in d.message
+
+
+def test_relative_offset_beyond_arb_range_reads_the_element():
+    # E2017: p[a.x + 70] with a.x = -68 reads p[2] (piglit vp-arl-constant-array-huge-...)
+    src = ("!!ARBvp1.0\nADDRESS a;\nPARAM p[] = { program.local[0..3] };\n"
+           "ARL a.x, vertex.attrib[1].x;\nMOV result.color, p[a.x + 70];\nEND")
+    prog = xlate.parse(src)
+    assert [d.code for d in prog.diagnostics] == ["E2017"]
+    r = xlate.execute(prog, {"vertex.attrib[1]": f(-68, 0, 0, 0)},
+                      params={"program.local": np.arange(16, dtype=np.float32).reshape(4, 4)})
+    assert r.float("result.color").tolist() == [[8, 9, 10, 11]]
+
+
+POPA_CC = """!!ARBvp1.0
+OPTION NV_vertex_program3;
+ADDRESS a0;
+TEMP r0;
+PARAM p[4] = { program.local[0..3] };
+ARL a0, vertex.attrib[1];
+MOVC r0, vertex.attrib[2];
+PUSHA a0;
+ARL a0, vertex.attrib[3];
+POPA a0 (EQ.wzyx);
+MOV result.color, p[a0.x];
+MOV result.texcoord[0], p[a0.y];
+MOV result.texcoord[1], p[a0.z];
+MOV result.texcoord[2], p[a0.w];
+END
+"""
+
+
+def test_popa_with_a_condition_code_mask_writes_conditionally():
+    """E3009 (VP3 revision 7: "some driver versions erroneously allowed conditional write masks
+    on POPA"): the pop always happens; only components whose CC test passes are written."""
+    prog = xlate.parse(POPA_CC)
+    assert [d.code for d in prog.diagnostics] == ["E3009"]
+    assert "POPA.S a0 (EQ.wzyx)" in ir(POPA_CC)
+    table = np.arange(16, dtype=np.float32).reshape(4, 4)
+    # pushed (0, 1, 2, 3), then a0 = (3, 3, 3, 3); CC from attrib[2] = (1, 0, 0, 5) read .wzyx:
+    # (GT, EQ, EQ, GT) -> y and z are popped, x and w keep 3
+    r = xlate.execute(prog, {"vertex.attrib[1]": f(0, 1, 2, 3), "vertex.attrib[2]": f(1, 0, 0, 5),
+                             "vertex.attrib[3]": f(3, 3, 3, 3)}, params={"program.local": table})
+    assert r.float("result.color").tolist() == [table[3].tolist()]
+    assert [r.float(f"result.texcoord[{i}]")[0].tolist() for i in range(3)] == \
+        [table[1].tolist(), table[2].tolist(), table[3].tolist()]
+    assert not r.steps_exceeded[0]
+
+
+def test_output_variable_and_direct_result_writes_share_one_register():
+    """OUTPUT o = result.color and a direct result.color write are one result: one IR register
+    (the executor used to keep two and report one of them, while the GLSL merged them)."""
+    src = ("!!ARBvp1.0\nOUTPUT o = result.color;\nOUTPUT o2 = result.color.primary;\n"
+           "MOV o, vertex.attrib[0];\nMOV result.color.w, vertex.attrib[1].x;\n"
+           "MOV o2.z, vertex.attrib[1].y;\nEND")
+    prog = xlate.parse(src)
+    assert [n for n, r in prog.registers.items() if r.kind == RegKind.OUTPUT] == ["o"]
+    r = xlate.execute(prog, {"vertex.attrib[0]": f(1, 2, 3, 4), "vertex.attrib[1]": f(9, 8, 0, 0)})
+    assert r.float("result.color").tolist() == [[1, 2, 8, 9]]

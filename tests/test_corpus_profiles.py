@@ -84,3 +84,51 @@ def test_every_corpus_program_translates_or_is_rejected_per_profile():
         ("es310", "E7001 rectangle textures"): 1,
         ("es310", "E7001 buffer textures"): 1,
     }
+
+
+# ---- the pre-NV4 dialects (issue 5's frontends) ----------------------------------------------
+OLDER_FOLDERS = ("collected/nvvp1.0", "collected/nvvp1.1", "collected/nvvsp1.0", "cg/vp20",
+                 "cg/vp30", "collected/arbvp", "collected/arbvp_nv2", "collected/arbvp_nv3",
+                 "cg/vp40", "cg/arbvp1", "collected/arbfp", "collected/arbfp_nv",
+                 "collected/arbfp_nv2", "cg/fp40", "cg/arbfp1", "collected/nvfp1.0", "cg/fp30")
+OLDER_STRIDE = 8       # every 8th program of each folder (all: about 8 minutes of CPU)
+
+
+def older_files():
+    if not SHARED_CORPUS.is_dir():
+        return []
+    out = []
+    for sub in OLDER_FOLDERS:
+        out += sorted(p for p in (SHARED_CORPUS / sub).rglob("*")
+                      if p.suffix in (".vp", ".fp") and p.is_file())[::OLDER_STRIDE]
+    return out
+
+
+OLDER_FILES = older_files()
+
+
+@pytest.mark.skipif(not OLDER_FILES, reason=f"../shared/corpus is not present ({SHARED_CORPUS})")
+def test_older_dialect_programs_translate_or_are_rejected_per_profile():
+    """The same contract for VP1.x/VSP1.0/VP2.0, ARBvp (+NV2/NV3), ARBfp (+NV/NV2) and FP1.0
+    (a fixed sample per folder): each program that parses translates under glsl330 and es310,
+    and glslang accepts it under that profile's own rules, or it is rejected with E7001."""
+    chunks = [OLDER_FILES[i::2] for i in range(2)]
+    context = multiprocessing.get_context("fork") if "fork" in \
+        multiprocessing.get_all_start_methods() else None
+    with ProcessPoolExecutor(2, mp_context=context) as pool:
+        outcomes = [o for part in pool.map(_outcomes, chunks) for o in part]
+    counts = collections.Counter((profile, what) for _, profile, what in outcomes)
+    unexpected = [f"{f} [{p}]: {w}" for f, p, w in outcomes
+                  if w not in ("ok", "not parsed") and not w.startswith("E7001 ")]
+    assert not unexpected, "\n".join(unexpected[:20])
+    assert (len(OLDER_FILES), dict(counts)) == OLDER_EXPECTED
+
+
+OLDER_EXPECTED = (600, {
+    ("-", "not parsed"): 30,
+    ("glsl330", "ok"): 570,
+    ("es310", "ok"): 565,
+    ("es310", "E7001 rectangle textures"): 3,
+    ("es310", "E7001 1D textures"): 1,
+    ("es310", "E7001 clip distances"): 1,
+})

@@ -62,6 +62,15 @@ TRIGGERS = {
                       "MOV result.color, vertex.attrib[0];\nEND\n"),
     "E2014": ("t.vp", "!!VP1.0\nADD R0, c[0], c[1];\nMOV o[HPOS], R0;\nEND\n"),
     "E2015": ("t.vp", "!!VP1.0\nMOV R0, v[0];\nEND\n"),
+    # warnings: programs the specifications reject but NVIDIA's drivers (or Mesa) loaded
+    "E2016": ("t.vp", "!!ARBvp1.0\nALIAS oPos = result.position;\nMOV oPos, vertex.position;\nEND\n"),
+    "E2017": ("t.vp", "!!ARBvp1.0\nADDRESS a;\nPARAM p[] = { program.local[0..3] };\n"
+                      "ARL a.x, vertex.position.x;\nMOV result.color, p[a.x + 100];\nEND\n"),
+    "E3009": ("t.vp", "!!ARBvp1.0\nOPTION NV_vertex_program3;\nADDRESS a;\nTEMP t;\n"
+                      "ARL a, vertex.position;\nMOVC t, vertex.normal;\nPUSHA a;\nPOPA a (EQ);\n"
+                      "END\n"),
+    "E3010": ("t.fp", "!!ARBfp1.0\nOPTION NV_fragment_program;\n"
+                      "RFL result.color, fragment.texcoord[0], fragment.texcoord[1];\nEND\n"),
     "E3001": ("t.fp", "!!NVfp4.0\nFOO result.color, fragment.color;\nEND\n"),
     "E3002": ("t.fp", "!!NVfp4.0\nRET.CC;\nEND\n"),
     "E3003": ("t.fp", "!!NVfp4.0\nTEMP a;\nADD a, a;\nEND\n"),
@@ -89,6 +98,9 @@ TRIGGERS = {
     "E7001": ("t.fp", "!!NVfp4.0\nTEMP a, b;\nTEX.S a, fragment.texcoord[0], texture[0], 2D;\n"
                       "TEX b, fragment.texcoord[0], texture[0], 2D;\nMOV result.color, b;\nEND\n"),
 }
+
+# codes raised as warnings (the program still translates); their explanation says so
+WARNINGS = {"E1005", "E2016", "E2017", "E3009", "E3010"}
 
 # Raised only when xlate itself or its environment fails; each simulated in test_internal.
 INTERNAL = {
@@ -145,8 +157,16 @@ def test_trigger(code):
     diags = diagnostics_of(name, text)
     assert code in [d.code for d in diags], [d.header() for d in diags]
     d = next(d for d in diags if d.code == code)
-    assert d.severity == ("warning" if code == "E1005" else "error")
+    assert d.severity == ("warning" if code in WARNINGS else "error")
     assert d.span is not None and d.span.file == name
+
+
+def test_warning_codes_translate_and_say_they_are_warnings():
+    for code in sorted(WARNINGS - {"E1005"}):
+        name, text = TRIGGERS[code]
+        result = api.translate(text, filename=name)          # no XlateError: a warning only
+        assert [d.code for d in result.diagnostics] == [code]
+        assert "(warning)" in CODES[code][0] and CODES[code][1].startswith("A warning, not an error")
 
 
 def test_retired_codes_are_raised_nowhere():

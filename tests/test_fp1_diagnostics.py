@@ -98,7 +98,7 @@ CASES = [
                   't.fp:3:6: error[E3005]: PK4B cannot write a 16-bit register (H0-H63, HC, o[COLH]): the packed 32-bit word does not fit (FP1 3.11.5.20-23)',
                   't.fp:4:7: error[E3005]: PK4UB cannot write a 16-bit register (H0-H63, HC, o[COLH]): the packed 32-bit word does not fit (FP1 3.11.5.20-23)',
                   't.fp:5:10: error[E3004]: UP2H cannot read a 16-bit register (H0-H63, HC, o[COLH]): it unpacks a 32-bit word (FP1 3.11.5.41-44)',
-                  't.fp:6:5: error[E3005]: RFL cannot write the w component (its result has no w)',
+                  "t.fp:6:5: warning[E3010]: RFL writes the w component, which its result does not define (FPO 3.11.5.36 / FP1 3.11.5.26: fails to load); accepted as NVIDIA's drivers did, w = 0.0",
                   't.fp:7:5: error[E3005]: the program writes both o[COLR] and o[COLH] (FP1 3.11.1.3)'],
                  id='pack_unpack_rfl'),
     pytest.param('!!FP1.0\nMOV R0.xg, R1;\nMOV R0, R1.xyzr;\nMOV R0, R1.xy;\nMOV R0 (NAN), R1;\nMOV o[COLR], R0;\nEND\n',

@@ -200,7 +200,8 @@ def test_geometry_max_output_vertices_out_of_range():
     src = ("GEOM\nPROPERTY GS_INPUT_PRIMITIVE TRIANGLES\nPROPERTY GS_OUTPUT_PRIMITIVE TRIANGLE_STRIP\n"
            "PROPERTY GS_MAX_OUTPUT_VERTICES 2147483648\nDCL OUT[0], POSITION\n  0: END\n")
     assert outcome(src) == [
-        ("error", "E6001", (4, 10), "GS_MAX_OUTPUT_VERTICES 2147483648 is outside [1, 1024]")]
+        ("error", "E6001", (4, 10), "GS_MAX_OUTPUT_VERTICES 2147483648 is outside [1, 256] "
+         "(gl_MaxGeometryOutputVertices, MAX_PROGRAM_OUTPUT_VERTICES_NV)")]
 
 
 # -------------------------------------------------------------------------------------------------
@@ -279,34 +280,185 @@ def test_nv4_integer_typed_shadow_lookup(op, dtype, target):
 
 
 # -------------------------------------------------------------------------------------------------
-# Open: GLSL backend (xlate/backends/glsl.py, owned by the backend work) - found by the fuzzer,
-# reported, not fixed here.  strict xfail: the test starts failing (XPASS) once they are fixed,
-# and the exact expectation then becomes the assertion.
+# Geometry output limits (xlate/ir/limits.py): NV_geometry_program4 2.14.6.4 and GLSL agree
 # -------------------------------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="backend/toolchain: VERTICES_OUT 257..1024 exceeds "
-                   "glslang's gl_MaxGeometryOutputVertices (256): E7001 or a raised limit")
-def test_nv4_vertices_out_above_glsl_minimum():
-    # fuzz seed 3 #13384 (TGSI GS_MAX_OUTPUT_VERTICES 553), seed 100 #220165 (NVgp4.0 1023)
-    src = ("!!NVgp4.0\nPRIMITIVE_IN POINTS;\nPRIMITIVE_OUT POINTS;\nVERTICES_OUT 553;\n"
-           "MOV.F result.position, vertex[0].position;\nEMIT;\nEND\n")
-    result = outcome(src)
-    diags = result[1] if result[0] == "ok" else result
-    assert [d[1] for d in diags if d[1] == "E7002"] == []
+def _gp4(nverts, extra=""):
+    return ("!!NVgp4.0\nPRIMITIVE_IN POINTS;\nPRIMITIVE_OUT POINTS;\nVERTICES_OUT %d;\n"
+            "MOV.F result.position, vertex[0].position;\n%sEMIT;\nEND\n" % (nverts, extra))
 
 
-@pytest.mark.xfail(strict=True, reason="backend: -0.0 (or a NaN) in a relatively addressed "
-                   "immediate array is written uintBitsToFloat(0x80000000u) inside a const "
-                   "initializer, which glslang does not accept as a constant expression")
+def _tgsi_gs(nverts, extra_dcl="", extra_ins=""):
+    return ("GEOM\nPROPERTY GS_INPUT_PRIMITIVE POINTS\nPROPERTY GS_OUTPUT_PRIMITIVE POINTS\n"
+            f"PROPERTY GS_MAX_OUTPUT_VERTICES {nverts}\nDCL IN[][0], POSITION\nDCL OUT[0], "
+            f"POSITION\n{extra_dcl}  0: MOV OUT[0], IN[0][0]\n{extra_ins}  1: EMIT\n  2: END\n")
+
+
+@pytest.mark.parametrize("nverts", [257, 553, 1023, 1024])
+def test_nv4_vertices_out_above_the_output_vertex_limit(nverts):
+    # fuzz seed 3 #13384 (TGSI GS_MAX_OUTPUT_VERTICES 553), seed 100 #220165 (NVgp4.0 1023):
+    # accepted up to 1024, then glslang refused "max_vertices" above gl_MaxGeometryOutputVertices
+    # (256; E7002).  The limit is now MAX_PROGRAM_OUTPUT_VERTICES_NV = 256, the spec's minimum
+    # and GLSL's: a load error naming it
+    assert outcome(_gp4(nverts)) == [
+        ("error", "E6001", (4, 14), "VERTICES_OUT must be an integer in [1, 256] "
+         "(MAX_PROGRAM_OUTPUT_VERTICES_NV, GEO4 2.14.6.4)")]
+    assert outcome(_tgsi_gs(nverts)) == [
+        ("error", "E6001", (4, 10), f"GS_MAX_OUTPUT_VERTICES {nverts} is outside [1, 256] "
+         "(gl_MaxGeometryOutputVertices, MAX_PROGRAM_OUTPUT_VERTICES_NV)")]
+
+
+@pytest.mark.parametrize("nverts", [1, 255, 256])
+def test_nv4_vertices_out_at_the_output_vertex_limit(nverts):
+    # 256 vertices of a 4-component position: 1024 components, both limits reached exactly
+    assert outcome(_gp4(nverts)) == ("ok", [])
+    assert outcome(_tgsi_gs(nverts)) == ("ok", [])
+    glsl = xlate.translate(_gp4(nverts), target="glsl", profile="glsl450").glsl
+    assert f"layout(points, max_vertices = {nverts}) out;" in glsl
+
+
+def test_total_output_components_boundary():
+    # GEO4 2.14.6.4: VERTICES_OUT x result components written <= 1024.  position (4) and
+    # texcoord[0].x (1): 204 x 5 = 1020 loads, 205 x 5 = 1025 does not
+    extra = "MOV.F result.texcoord[0].x, 1;\n"
+    assert outcome(_gp4(204, extra)) == ("ok", [])
+    assert outcome(_gp4(205, extra)) == [
+        ("error", "E6001", (4, 14), "VERTICES_OUT 205 times the 5 result components written is "
+         "1025, more than MAX_PROGRAM_TOTAL_OUTPUT_COMPONENTS_NV (1024, GEO4 2.14.6.4)")]
+    dcl, ins = "DCL OUT[1], GENERIC[0]\n", "  0: MOV OUT[1].x, IN[0][0]\n"
+    assert outcome(_tgsi_gs(204, dcl, ins)) == ("ok", [])
+    assert outcome(_tgsi_gs(205, dcl, ins)) == [
+        ("error", "E6001", (4, 10), "GS_MAX_OUTPUT_VERTICES 205 times the 5 output components "
+         "written is 1025, more than gl_MaxGeometryTotalOutputComponents (1024)")]
+
+
+def test_total_output_components_counting():
+    # NV_gpu_program4 2.X.3.5: only written components count; a variable and a direct use of the
+    # same binding share them; a relatively addressed result array counts all its bindings
+    from xlate.ir.limits import result_components
+    prog = xlate.parse(_gp4(1, "OUTPUT o = result.texcoord[1];\nMOV.F o.xy, 1;\n"
+                                  "MOV.F result.texcoord[1].yz, 2;\n").replace(
+        "MOV.F result.position", "MOV.F result.position.xyw"))
+    assert result_components(prog) == 3 + 3
+    prog = xlate.parse("!!NVgp4.0\nPRIMITIVE_IN POINTS;\nPRIMITIVE_OUT POINTS;\nVERTICES_OUT 1;\n"
+                       "OUTPUT arr[] = { result.texcoord[0..2] };\nINT TEMP i;\n"
+                       "MOV.F arr[i.x].x, 1;\nEMIT;\nEND\n")
+    assert result_components(prog) == 3
+
+
+# -------------------------------------------------------------------------------------------------
+# GLSL backend: literal tables read with a relative index (declare_globals, param_relative)
+# -------------------------------------------------------------------------------------------------
+
 def test_tgsi_negative_zero_immediate_read_relatively():
-    # fuzz seed 3 #10250 and seed 100 #86453 (token streams; 8 hits in 110,000 inputs)
+    # fuzz seed 3 #10250 and seed 100 #86453 (token streams; 8 hits in 110,000 inputs):
+    # -0.0 was written uintBitsToFloat(0x80000000u) inside a const array initializer, which
+    # glslang does not accept as a constant expression (E7002).  -0.0 is spelled -0.0 now
     src = ("VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nDCL ADDR[0]\n"
            "IMM[0] FLT32 {-0.0, 1.0, 1.0, 1.0}\nIMM[1] FLT32 {1.0, 0.0, 0.0, 1.0}\n"
            "  0: ARL ADDR[0].x, IN[0].xxxx\n  1: MOV OUT[0], IMM[ADDR[0].x+0]\n  2: END\n")
     assert outcome(src) == ("ok", [])
+    glsl = xlate.translate(src, target="glsl").glsl
+    assert "const vec4 xl_p_IMM[2] = vec4[2](vec4(-0.0, 1.0, 1.0, 1.0), vec4(1.0, 0.0, 0.0, 1.0));" \
+        in glsl
 
 
-# (found with the two above; fixed: xlate/cli.py turns the printer's refusal into E7001)
+_TABLES = {
+    # NaN (quiet, negative, with a payload), infinities and -0.0: a table of bits
+    "tgsi-special": ("VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nDCL OUT[1], GENERIC[0]\nDCL ADDR[0]\n"
+                     "IMM[0] FLT32 {-0.0, 0x7fc00000, 0x7f800000, 0xff800000}\n"
+                     "IMM[1] FLT32 {0xffc00000, 0x7fc12345, -0.0, 1.0}\n"
+                     "  0: ARL ADDR[0].x, IN[0].xxxx\n  1: MOV OUT[1], IMM[ADDR[0].x+0]\n"
+                     "  2: MOV OUT[0], IN[0]\n  3: END\n"),
+    "tgsi-int": ("VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nDCL OUT[1], GENERIC[0]\nDCL ADDR[0]\n"
+                 "IMM[0] INT32 {-1, 2, -2147483648, 4}\nIMM[1] INT32 {5, 6, 7, 8}\n"
+                 "  0: ARL ADDR[0].x, IN[0].xxxx\n  1: MOV OUT[1], IMM[ADDR[0].x+0]\n"
+                 "  2: MOV OUT[0], IN[0]\n  3: END\n"),
+    # 1e39 overflows to +inf (GP4 2.X.4.4 float constants); -0.0 in a table of float literals
+    "nv4": ("!!NVvp4.0\nPARAM arr[] = { {-0.0, 1e39, -1e39, 3}, {4, -0.0, 6, 7} };\n"
+            "PARAM neg[] = { {-0.0, 1, 2, 3}, {4, 5, -0.0, 7} };\n"
+            "INT PARAM iarr[] = { {-1, 2, -2147483648, 4}, {5, 6, 7, 8} };\nINT TEMP a;\n"
+            "FLR.S a.x, vertex.attrib[0].x;\nMOV result.texcoord[0], arr[a.x];\n"
+            "MOV result.texcoord[1], neg[a.x];\nMOV.S result.texcoord[2], iarr[a.x];\n"
+            "MOV result.position, vertex.attrib[0];\nEND\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_TABLES))
+@pytest.mark.parametrize("profile", ["glsl450", "glsl330", "es310", "vulkan"])
+def test_relatively_read_literal_tables_translate(name, profile):
+    # tables with integers, NaN or infinities (no GLSL literal: only uintBitsToFloat spells them,
+    # and glslang does not fold it in a const initializer) were E7002 in every profile
+    assert xlate.translate(_TABLES[name], target="spirv" if profile == "vulkan" else "glsl",
+                           profile=profile).glsl
+
+
+def test_relatively_read_literal_tables_glsl():
+    glsl = xlate.translate(_TABLES["nv4"], target="glsl").glsl
+    # a table of finite floats stays a const vec4 array, -0.0 spelled as such ...
+    assert "const vec4 xl_p_neg[2] = vec4[2](vec4(-0.0, 1.0, 2.0, 3.0), vec4(4.0, 5.0, -0.0, 7.0));" \
+        in glsl
+    # ... one with an infinity, or integers, is a const uvec4 array of the bits, read through
+    # uintBitsToFloat; integer reads take the bits directly (no float in between)
+    assert ("const uvec4 xl_p_arr[2] = uvec4[2](uvec4(0x80000000u, 0x7f800000u, 0xff800000u, "
+            "0x40400000u), uvec4(0x40800000u, 0x80000000u, 0x40c00000u, 0x40e00000u));") in glsl
+    assert "out_result_texcoord[0] = uintBitsToFloat(xl_p_arr[clamp(a.x, 0, 1)]);" in glsl
+    assert "out_result_texcoord[1] = xl_p_neg[clamp(a.x, 0, 1)];" in glsl
+    assert ("const uvec4 xl_p_iarr[2] = uvec4[2](uvec4(0xffffffffu, 2u, 0x80000000u, 4u), "
+            "uvec4(5u, 6u, 7u, 8u));") in glsl
+    assert "ivec4(xl_p_iarr[clamp(a.x, 0, 1)])" in glsl
+
+
+_gl_runners: dict = {}
+
+
+@pytest.mark.parametrize("backend", ["gl", "gl-spirv"])
+@pytest.mark.parametrize("name", sorted(_TABLES))
+def test_relatively_read_literal_tables_bit_exact_on_gl(name, backend):
+    """Executor and the translation on an OpenGL implementation (llvmpipe; skipped without
+    one) agree bit for bit on every element of every table, NaN payloads included."""
+    import numpy as np
+    from xlate.backends.glsl import emit_glsl
+    from xlate.verify import core
+    from xlate.verify import gl as glmod
+    from xlate.verify.glapi import GLUnavailable
+    from xlate.verify.inputs import GeneratedInputs
+    if backend not in _gl_runners:
+        try:
+            _gl_runners[backend] = glmod.Runner(backend)
+        except GLUnavailable as e:
+            _gl_runners[backend] = e
+    runner = _gl_runners[backend]
+    if isinstance(runner, Exception):
+        pytest.skip(f"no OpenGL implementation ({backend}): {runner}")
+    prog = xlate.parse(_TABLES[name])
+    out = emit_glsl(prog, "vulkan" if backend == "gl-spirv" else "glsl450")
+    binding = next(b.text() for r in prog.registers.values() if r.kind.name == "INPUT"
+                   for b in r.bindings if b is not None)
+    # indices 0, 1, then 2 and -1 (clamped to the table)
+    pos = np.array([[0, 0, 0, 1], [1, 0, 0, 1], [2, 0, 0, 1], [-1, 0, 0, 1]], np.float32)
+    gen = GeneratedInputs(4, inputs={binding: pos.view(np.uint32)}, params={})
+    res = core.run_executor(prog, gen, 4)
+    cap = core.run_gl(runner, prog, out.source, out.reflection, gen, 4)
+    compared = 0
+    for o in out.reflection["outputs"]:
+        if o["binding"] == "result.position":
+            continue
+        want = np.asarray(res.words(o["binding"]), np.uint32)
+        got = np.asarray(cap.outputs[o["name"]], np.uint32)
+        assert [[hex(w) for w in row] for row in got] == [[hex(w) for w in row] for row in want]
+        compared += 1
+    assert compared == (3 if name == "nv4" else 1)
+    # the special values really are in the tables
+    words = {int(w) for o in out.reflection["outputs"] if o["binding"] != "result.position"
+             for w in np.asarray(res.words(o["binding"])).ravel()}
+    assert 0x80000000 in words
+    if name == "tgsi-special":
+        assert {0x7fc00000, 0x7f800000, 0xff800000, 0xffc00000, 0x7fc12345} <= words
+
+
+# (found with the two fuzz cases above; fixed: xlate/cli.py turns the printer's refusal into
+# E7001)
 def test_cli_tgsi_text_of_an_inexpressible_token_stream(tmp_path, capsys):
     from xlate.cli import main
     # the empty-write-mask stream of test_empty_write_mask_in_a_token_stream

@@ -734,7 +734,7 @@ PRIMITIVE_OUT POINTS;
 VERTICES_OUT 0;
 END
 """,
-                 ['t.gp:4:14: error[E6001]: VERTICES_OUT must be an integer in [1, 1024]'],
+                 ['t.gp:4:14: error[E6001]: VERTICES_OUT must be an integer in [1, 256] (MAX_PROGRAM_OUTPUT_VERTICES_NV, GEO4 2.14.6.4)'],
                  id='vertices_out_zero'),
     # GEO4 2.14.6.4: the limit may not exceed MAX_PROGRAM_OUTPUT_VERTICES_NV
     pytest.param('t.gp', """!!NVgp4.0
@@ -743,7 +743,7 @@ PRIMITIVE_OUT POINTS;
 VERTICES_OUT 2000;
 END
 """,
-                 ['t.gp:4:14: error[E6001]: VERTICES_OUT must be an integer in [1, 1024]'],
+                 ['t.gp:4:14: error[E6001]: VERTICES_OUT must be an integer in [1, 256] (MAX_PROGRAM_OUTPUT_VERTICES_NV, GEO4 2.14.6.4)'],
                  id='vertices_out_over_limit'),
     # GEO4 2.X.2: <declSequence> precedes the statements
     pytest.param('t.gp', """!!NVgp4.0

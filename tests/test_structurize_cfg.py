@@ -324,3 +324,186 @@ def test_linearize_roundtrip_of_the_worked_example():
         st, want, got = run_both(prog, {"v[0]": np.array([0.5, 0.5, 0, 1], np.float32),
                                         "v[2]": np.array([0, 0, 1, 1], np.float32)}, params=p)
         same_outputs(want, got)
+
+
+# ---- depth: no recursion, bounded nesting, linear work -----------------------------------------
+# The general path builds its tree with an explicit stack (S._Ramsey.tree), simplifies it without
+# recursion, and gives the flat dispatch loop to graphs whose constructs would nest deeper than
+# S.MAX_STRUCTURE_DEPTH (which bounds the GLSL backend's recursion); the per-function path checks
+# the same bound.  Shapes, in ARBvp1.0 + NV_vertex_program3 (4,096 instructions) and VP2.0 (256):
+
+WEB_HEAD = ("!!ARBvp1.0\nOPTION NV_vertex_program3;\nPARAM c[4] = { program.env[0..3] };\n"
+            "TEMP R0, R1;\nMOV R0, vertex.position;\nMOVC R1.x, vertex.attrib[1].x;\n")
+WEB_TAIL = "MOV result.position, R0;\nEND\n"
+
+
+def chain(n: int) -> str:
+    """n conditional skips one after the other: the dominator tree is a chain n deep, the
+    structured form one level deep."""
+    return WEB_HEAD + "".join(f"L{i}: ADD R0, R0, c[{i % 4}];\nBRA L{i + 1} (GT.x);\n"
+                              "MUL R0, R0, c[1];\n" for i in range(n)) + f"L{n}: " + WEB_TAIL
+
+
+def nested_skips(n: int) -> str:
+    """BRA L0 .. BRA Ln-1 first, the labels after in reverse: n nested blocks."""
+    return WEB_HEAD + "".join(f"BRA L{i} (GT.x);\nADD R0, R0, c[{i % 4}];\n"
+                              for i in range(n)) + "".join(f"L{n - 1 - i}: MUL R0, R0, c[{i % 4}];\n" for i in range(n)) + WEB_TAIL
+
+
+def nested_loops(n: int) -> str:
+    """n loop headers, then the back branches innermost first: n nested loops (each branch
+    counts a register down, so every loop ends)."""
+    return (WEB_HEAD + "".join(f"L{i}: ADD R0, R0, c[{i % 4}];\n" for i in range(n)) +
+            "".join(f"ADDC R1.x, R1.x, -c[0].w;\nBRA L{n - 1 - i} (GT.x);\n" for i in range(n)) +
+            WEB_TAIL)
+
+
+nesting = S.nesting_depth
+
+
+def low_recursion_limit(slack: int = 60):
+    """A context in which Python code may nest at most ``slack`` frames deeper than here."""
+    import contextlib
+    import inspect
+    import sys
+
+    @contextlib.contextmanager
+    def ctx():
+        old = sys.getrecursionlimit()
+        sys.setrecursionlimit(len(inspect.stack(0)) + slack)
+        try:
+            yield
+        finally:
+            sys.setrecursionlimit(old)
+    return ctx()
+
+
+@pytest.mark.parametrize("src,mode,depth", [
+    (chain(1300), "structured", 1),
+    (nested_skips(80), "structured", 80),
+    (nested_skips(S.MAX_STRUCTURE_DEPTH), "structured", S.MAX_STRUCTURE_DEPTH),
+    (nested_skips(S.MAX_STRUCTURE_DEPTH + 1), "dispatch", None),
+    (nested_skips(1300), "dispatch", None),
+    (nested_loops(40), "structured", 80),
+    (nested_loops(S.MAX_STRUCTURE_DEPTH // 2), "structured", S.MAX_STRUCTURE_DEPTH),
+    (nested_loops(S.MAX_STRUCTURE_DEPTH // 2 + 1), "dispatch", None),
+    (nested_loops(1300), "dispatch", None),
+], ids=["chain-1300", "skips-80", "skips-160", "skips-161", "skips-1300", "loops-40",
+        "loops-80", "loops-81", "loops-1300"])
+def test_structuring_needs_no_recursion(src, mode, depth):
+    # Python may go only 60 frames deeper than the test: the recursive structuring needed
+    # about 3 per level (a RecursionError here; before that, these graphs took the dispatch
+    # loop from a dominator tree 160 deep: chain-1300, skips-160)
+    prog = xlate.parse(src)
+    with low_recursion_limit():
+        st = S.structurize(prog)
+    assert st.mode == mode
+    if depth is not None:
+        assert nesting(st.main.body) == depth <= S.MAX_STRUCTURE_DEPTH
+    assert outcome_ok(src)
+
+
+def outcome_ok(src: str) -> bool:
+    out = xlate.translate(src, target="spirv")
+    return out.spirv[:4] == b"\x03\x02\x23\x07" and not out.diagnostics
+
+
+@pytest.mark.parametrize("src", [chain(40), nested_skips(30), nested_loops(12)],
+                         ids=["chain", "skips", "loops"])
+def test_deep_shapes_keep_their_semantics(src):
+    prog = xlate.parse(src)
+    rng = np.random.default_rng(3)
+    ins = {"vertex.position": rng.standard_normal((32, 4)).astype(np.float32),
+           "vertex.attrib[1]": rng.choice(np.array([-1, 0, 1, 2, 5], np.float32), (32, 4))}
+    p = {"program.env": rng.standard_normal((4, 4)).astype(np.float32)}
+    p["program.env"][0, 3] = 1.0                     # the loops' count-down step
+    st, want, got = run_both(prog, ins, params=p)
+    assert st.mode == "structured"
+    assert not want.steps_exceeded.any()
+    same_outputs(want, got)
+
+
+def vp2_web(seed: int, backward: bool = True) -> str:
+    """A VP2.0 program of at most 256 instructions: 60 labels and 60 conditional branches to
+    random labels (forward, and with ``backward`` backward ones counting a register down:
+    mostly irreducible, the dispatch loop; forward only: structured)."""
+    rng = random.Random(seed)
+    out = ["!!VP2.0", "MOV o[HPOS], v[0];", "MOV R0, v[0];", "MOV R1, v[1];", "MOVC CC, v[2];"]
+    for i in range(60):
+        out += [f"L{i}:", f"ADD R0, R0, c[{i % 8}];"]
+        t = rng.randrange(61) if backward else rng.randrange(i + 1, 61)
+        if t <= i:
+            out += ["ADDC R1.x, R1.x, -c[9].x;", f"BRA L{t} (GT.x);"]
+        else:
+            rule = rng.choice(["GT", "LE", "NE", "EQ"])
+            out += ["MOVC CC, R0;", f"BRA L{t} ({rule}.{'xyzw'[i % 4]});"]
+    out += ["L60:", "MOV o[COL0], R0;", "END"]
+    return "\n".join(out) + "\n"
+
+
+@pytest.mark.parametrize("seed,backward", [(s, s % 2 == 0) for s in range(8)])
+def test_vp2_branch_webs(seed, backward):
+    src = vp2_web(seed, backward)
+    prog = xlate.parse(src)
+    assert len(prog.instructions) <= 256
+    assert S.structurize(prog).mode == ("dispatch" if backward else "structured")
+    from test_vp_frontend import params
+    rng = np.random.default_rng(seed)
+    p = params(32, **{f"c{k}": rng.standard_normal(4).tolist() for k in range(8)},
+               c9=[1, 0, 0, 0])
+    ins = {f"v[{k}]": rng.standard_normal((32, 4)).astype(np.float32) for k in range(3)}
+    ins["v[1]"][:, 0] = rng.integers(0, 4, 32)
+    with low_recursion_limit():
+        S.structurize(xlate.parse(src))
+    st, want, got = run_both(prog, ins, params=p)
+    same_outputs(want, got)
+    assert outcome_ok(src)
+
+
+def test_function_path_nesting_is_bounded():
+    # the frontends keep blocks at most 52 (NV4, FP2) or 64 (TGSI) deep; IR nested deeper than
+    # the bound any other way is refused before a recursive walk could meet it
+    prog = xlate.parse("!!NVfp4.0\nTEMP R0;\nMOV.F.CC R0, fragment.color;\nIF GT.x;\n"
+                       "MOV.F R0, 1;\nENDIF;\nMOV.F result.color, R0;\nEND\n")
+    head, if_, body, endif, *tail = prog.instructions
+    n = S.MAX_STRUCTURE_DEPTH + 1
+    prog.instructions = [head] + [if_] * n + [body] + [endif] * n + tail
+    with pytest.raises(S.StructureError, match=r"IF nested inside 160 blocks \(at most 160\)"):
+        S.structurize(prog)
+    from xlate.backends.glsl import emit_glsl
+    with pytest.raises(xlate.XlateError) as e:
+        emit_glsl(prog)
+    assert [(d.code, d.message) for d in e.value.diagnostics] == [
+        ("E7001", "IF nested inside 160 blocks (at most 160) cannot be expressed in the glsl450 "
+         "profile")]
+    prog.instructions = [head] + [if_] * (n - 1) + [body] + [endif] * (n - 1) + tail
+    assert S.structurize(prog).mode == "functions"
+
+
+def python_calls(fn) -> int:
+    """Python and builtin function calls (generator resumptions included) while ``fn`` runs: a
+    measure of work that does not depend on the machine."""
+    import sys
+    n = 0
+
+    def prof(frame, event, arg):
+        nonlocal n
+        if event in ("call", "c_call"):
+            n += 1
+    sys.setprofile(prof)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    return n
+
+
+@pytest.mark.parametrize("make,n", [(chain, 60), (nested_skips, 100), (nested_loops, 100)],
+                         ids=["chain", "skips", "loops"])
+def test_structuring_work_is_linear(make, n):
+    # 8x the program, at most 9x the work (the goal of tools/bench_scaling.py), in calls
+    small, big = xlate.parse(make(n)), xlate.parse(make(8 * n))
+    S.structurize(xlate.parse(make(n)))                  # warm caches
+    a = python_calls(lambda: S.structurize(small))
+    b = python_calls(lambda: S.structurize(big))
+    assert b <= 9 * a, b / a

@@ -70,6 +70,50 @@ CASES = {
     # VP1: <addrReg> ::= A0.x
     'rel_y_vp1': ('!!VP1.0\nARL A0.x, v[0].x;\nMOV o[HPOS], c[A0.y];\nEND',
         ["rel_y_vp1.vp:3:16: error[E2010]: invalid address component '.y' (VP1 relative addressing uses A0.x)"]),
+    # VP1 <relProgParamReg>: relative addressing only for c[] reads (audit: every "fails to
+    # load" rule of VP1 2.14.1.7 / VP11 / VP2 2.14.1.8 has a case in this table)
+    'rel_attrib': ('!!VP1.0\nARL A0.x, v[0].x;\nMOV o[HPOS], v[A0.x];\nEND',
+        ['rel_attrib.vp:3:16: error[E2010]: relative addressing exists only for program parameters c[...]; attribute registers take a number or a mnemonic']),
+    'rel_result': ('!!VP1.0\nARL A0.x, v[0].x;\nMOV o[HPOS], v[0];\nMOV o[A0.x], v[0];\nEND',
+        ['rel_result.vp:4:7: error[E2010]: relative addressing exists only for program parameters c[...]; result registers are written o[NAME]']),
+    # VP2 2.14.1.8: "more than once only if all such matches are identical" -- two relative
+    # references with different offsets (or one relative and one absolute) are two registers
+    'two_relative_params': ('!!VP1.0\nARL A0.x, v[0].x;\nADD o[HPOS], c[A0.x + 1], c[A0.x + 2];\nADD o[HPOS], c[A0.x + 1], c[1];\nMUL o[COL0], c[A0.x + 1], c[A0.x+1].x;\nEND',
+        ['two_relative_params.vp:3:27: error[E2014]: an instruction can read only one program parameter register (c[A0.x+1] and c[A0.x+2])',
+         'two_relative_params.vp:4:27: error[E2014]: an instruction can read only one program parameter register (c[A0.x+1] and c[1])']),
+    # "... refer to the same register": a number and its mnemonic are one attribute register
+    'same_attrib_two_spellings_ok': ('!!VP1.0\nADD o[HPOS], v[0], v[OPOS];\nMAD o[TEX0], v[TEX0], v[8].x, v[8];\nEND',
+        []),
+    # the address register is written only by ARL and read only as an index (VP1 <addrReg>)
+    'a0_read': ('!!VP1.0\nARL A0.x, v[0].x;\nMOV o[HPOS], A0.x;\nEND',
+        ['a0_read.vp:3:14: error[E3004]: address register A0 can only be used as an index (c[A0.x + n])']),
+    'a0_written_by_mov': ('!!VP1.0\nMOV o[HPOS], v[0];\nMOV A0.x, v[0].x;\nEND',
+        ['a0_written_by_mov.vp:3:5: error[E3005]: address register A0 is written only by ARL']),
+    # VP1 <ARL-instruction> ::= "ARL" <addrReg> "," <scalarSrcReg>
+    'arl_vector_source': ('!!VP1.0\nARL A0.x, v[0];\nMOV o[HPOS], v[0];\nEND',
+        ["arl_vector_source.vp:2:11: error[E3004]: a scalar operand needs a component selector (for example '.x')"]),
+    # VP1 <progParamNegOffset> 0..64
+    'rel_offset_neg_vp1': ('!!VP1.0\nARL A0.x, v[0].x;\nMOV o[HPOS], c[A0.x - 64];\nMOV o[COL0], c[A0.x - 65];\nEND',
+        ['rel_offset_neg_vp1.vp:4:16: error[E2006]: relative offset -65 out of range [-64, 63]']),
+    # VP11 2.14.B: position-invariant VP1.1 programs have at most 124 instructions
+    'pi_too_many': ('!!VP1.1\nOPTION NV_position_invariant;\n' + 'MOV o[COL0], v[0];\n' * 125 + 'END',
+        ['pi_too_many.vp:128:1: error[E1008]: 125 instructions; a VP1.1 program (position-invariant) may have at most 124']),
+    # VP1 2.14.4: a vertex state program has at most 128 instructions, and one c[] per instruction
+    'vsp_too_many': ('!!VSP1.0\n' + 'MOV c[0], v[0];\n' * 129 + 'END',
+        ['vsp_too_many.vp:131:1: error[E1008]: 129 instructions; a VSP1.0 vertex state program may have at most 128']),
+    'vsp_two_params': ('!!VSP1.0\nADD c[0], c[1], c[2];\nEND',
+        ['vsp_two_params.vp:2:17: error[E2014]: an instruction can read only one program parameter register (c[1] and c[2])']),
+    # VP11 2.14.A: DPH, RCC, SUB (like ABS) are VP1.1
+    'vp11_ops_in_vp10': ('!!VP1.0\nMOV o[HPOS], v[0];\nDPH R0, v[0], c[0];\nRCC R0, v[0].x;\nSUB R0, v[0], c[0];\nEND',
+        ["vp11_ops_in_vp10.vp:3:1: error[E3001]: opcode 'DPH' is not available in VP1.0 programs (it needs !!VP1.1)",
+         "vp11_ops_in_vp10.vp:4:1: error[E3001]: opcode 'RCC' is not available in VP1.0 programs (it needs !!VP1.1)",
+         "vp11_ops_in_vp10.vp:5:1: error[E3001]: opcode 'SUB' is not available in VP1.0 programs (it needs !!VP1.1)"]),
+    # VP1 <optionalMask> / <swizzleSuffix>: xyzw only (no rgba), ordered, 1 or 4 components
+    'rgba_vp1': ('!!VP1.0\nMOV o[HPOS].rgba, v[0];\nMOV o[COL0], v[0].rgba;\nMOV o[COL1].xx, v[0].xyz;\nEND',
+        ["rgba_vp1.vp:2:13: error[E1006]: invalid write mask '.rgba' (components x, y, z, w in order, no repeats)",
+         "rgba_vp1.vp:3:19: error[E1006]: invalid swizzle '.rgba' (components are x, y, z, w)",
+         "rgba_vp1.vp:4:13: error[E1006]: invalid write mask '.xx' (components x, y, z, w in order, no repeats)",
+         "rgba_vp1.vp:4:22: error[E1006]: swizzle '.xyz' must have 1 or 4 components"]),
     # VP2 2.14.1.8: labels are VP2 only
     'label_vp1': ('!!VP1.0\nstart:\nMOV o[HPOS], v[0];\nEND',
         ['label_vp1.vp:2:1: error[E1002]: labels are not allowed in VP1.0 programs (they need !!VP2.0)']),

@@ -16,6 +16,18 @@ Cases:
                  (the dominator-tree structurizer, or the dispatch loop past its depth limit)
   labels         labels without branches (fall-through markers; folded into one block)
   dispatch       an irreducible graph of labels and branches (the dispatch loop)
+  nested-skips   ARBvp1.0 + NV_vertex_program3: groups of BRAs to labels placed in reverse
+                 (blocks nested 20 deep), n groups one after the other
+  nested-loops   the same with backward branches: n nests of 4 loops, each nest skipped by a
+                 branch around it (else the code after a loop is structured inside the loop and
+                 every nest would add levels)
+  (Nesting deeper, not longer, grows the GLSL text quadratically by its indentation, up to
+  the structurizer's bound of 160 levels; tests/test_structurize_cfg.py counts the
+  structurizer's own work for deeper and deeper graphs.)
+
+Deep nesting that the frontends reject (E4005, one error at the first block past the limit):
+the time to the rejection, n and 8n nesting levels (nv4-deep-if, nv4-deep-rep, fp2-deep-loop,
+tgsi-deep-if).  The same goal; counting the open blocks at every IF made these quadratic.
 
 Then the largest inputs: a program at the NV statement limit (131,072), a TGSI program at the
 65,536-instruction limit, and 10 MB inputs (rejected before parsing), with their times.
@@ -103,11 +115,53 @@ def irreducible(n: int) -> str:
             "TEMP R0, R1;\nMOV R0, vertex.position;\n" + body + "MOV result.position, R0;\nEND\n")
 
 
+def nested_skips(n: int, depth: int = 20) -> str:
+    def group(g):
+        return "".join(f"BRA L{g}_{i} (GT.x);\nADD R0, R0, c[{i % 4}];\n"
+                       for i in range(depth)) + \
+            "".join(f"L{g}_{depth - 1 - i}: MUL R0, R0, c[{i % 4}];\n" for i in range(depth))
+    return ("!!ARBvp1.0\nOPTION NV_vertex_program3;\nPARAM c[4] = { program.env[0..3] };\n"
+            "TEMP R0;\nMOVC R0, vertex.position;\n" + "".join(group(g) for g in range(n)) +
+            "MOV result.position, R0;\nEND\n")
+
+
+def nested_loops(n: int, depth: int = 4) -> str:
+    def group(g):
+        return f"BRA E{g} (LT.y);\n" + \
+            "".join(f"L{g}_{i}: ADD R0, R0, c[{i % 4}];\n" for i in range(depth)) + \
+            "".join(f"ADDC R1.x, R1.x, -one.x;\nBRA L{g}_{depth - 1 - i} (GT.x);\n"
+                    for i in range(depth)) + f"E{g}:\n"
+    return ("!!ARBvp1.0\nOPTION NV_vertex_program3;\nPARAM c[4] = { program.env[0..3] };\n"
+            "PARAM one = { 1, 1, 1, 1 };\n"
+            "TEMP R0, R1;\nMOV R0, vertex.position;\nMOV R1, vertex.attrib[1];\n" +
+            "".join(group(g) for g in range(n)) + "MOV result.position, R0;\nEND\n")
+
+
+def deep(head: str, open_: str, inner: str, close: str, tail: str):
+    return lambda n: head + open_ * n + inner + close * n + tail
+
+
 # name -> (generator, n of the small program)
+REJECTED = {
+    "nv4-deep-if": (deep("!!NVfp4.0\nTEMP R0;\nMOV.F.CC R0, fragment.color;\n", "IF GT.x;\n",
+                         "MOV.F R0, 1;\n", "ENDIF;\n", "MOV.F result.color, R0;\nEND\n"), 1000),
+    "nv4-deep-rep": (deep("!!NVfp4.0\nTEMP R0;\nMOV.F R0, fragment.color;\n", "REP 2;\n",
+                          "ADD.F R0, R0, 1;\n", "ENDREP;\n", "MOV.F result.color, R0;\nEND\n"),
+                     1000),
+    "fp2-deep-loop": (deep("!!ARBfp1.0\nOPTION NV_fragment_program2;\nTEMP R0;\n"
+                           "MOV R0, fragment.color;\n", "LOOP {2, 0, 1};\n", "ADD R0, R0, 1;\n",
+                           "ENDLOOP;\n", "MOV result.color, R0;\nEND\n"), 1000),
+    "tgsi-deep-if": (deep("FRAG\nDCL IN[0], COLOR, COLOR\nDCL OUT[0], COLOR\nDCL TEMP[0]\n"
+                          "  MOV TEMP[0], IN[0]\n", "  IF TEMP[0].xxxx\n",
+                          "  ADD TEMP[0], TEMP[0], IN[0]\n", "  ENDIF\n",
+                          "  MOV OUT[0], TEMP[0]\n  END\n"), 1000),
+}
+
 CASES = {
     "nv4-alu": (nv4_alu, 40), "arbfp": (arbfp, 40), "tgsi": (tgsi, 40), "nv4-if": (nv4_if, 60),
     "nv4-calls": (nv4_calls, 300), "structurizer": (structurizer, 9), "labels": (labels, 300),
-    "dispatch": (irreducible, 40),
+    "dispatch": (irreducible, 40), "nested-skips": (nested_skips, 4),
+    "nested-loops": (nested_loops, 4),
 }
 
 
@@ -135,6 +189,18 @@ def run_exec(src: str, lanes: int = 256) -> None:
               for path in {b.path for r in prog.registers.values() if r.kind.name == "PARAM"
                            for b in r.bindings if b is not None}}
     xlate.execute(prog, inputs, lanes=lanes, params=params)
+
+
+def rejected(src: str) -> str:
+    """Translate an input xlate rejects; its diagnostic codes and how many."""
+    try:
+        xlate.translate(src, target="spirv")
+    except xlate.XlateError as e:
+        codes: dict[str, int] = {}
+        for d in e.diagnostics:
+            codes[d.code] = codes.get(d.code, 0) + 1
+        return " ".join(f"{k} x{v}" for k, v in sorted(codes.items()))
+    return "translated"
 
 
 def stages(src: str, repeat: int) -> dict[str, float]:
@@ -197,6 +263,17 @@ def main() -> int:
             line += f" {es * 1000:6.1f}ms {eb * 1000:6.1f}ms {eb / es:5.2f}x"
             worst["exec"] = max(worst["exec"], eb / es)
         print(line + f"  {mode}", flush=True)
+    print("\nrejected (E4005): time to the diagnostics")
+    for name, (gen, n) in REJECTED.items():
+        if args.case and name not in args.case:
+            continue
+        n = max(1, int(n * args.scale))
+        small, big = gen(n), gen(8 * n)
+        a = best(lambda: rejected(small), args.repeat)
+        b = best(lambda: rejected(big), args.repeat)
+        worst["parse"] = max(worst["parse"], b / a)
+        print(f"{name:13s} {n:5d} {8 * n:5d} {a * 1000:7.1f}ms {b * 1000:7.1f}ms {b / a:5.2f}x  "
+              f"{rejected(big)}", flush=True)
     print("worst ratios (goal <= 9x): " + ", ".join(f"{k} {v:.2f}x" for k, v in worst.items()))
     if args.no_largest:
         return 0

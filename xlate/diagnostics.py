@@ -223,7 +223,9 @@ CODES: dict[str, tuple[str, str]] = {
               "BRK and CONT are only allowed inside REP blocks."),
     "E4005": ("nesting too deep",
               "IF blocks may nest at most 48 deep and REP blocks at most 4 deep (per subroutine); "
-              "TGSI blocks (IF/UIF, BGNLOOP, SWITCH together) at most 64 deep."),
+              "TGSI blocks (IF/UIF, BGNLOOP, SWITCH together) at most 64 deep. Each limit is "
+              "reported once, at the first block beyond it: the blocks nested deeper still "
+              "exceed it too."),
     "E4006": ("loop without exit",
               "A REP without a count must contain a BRK at its own level or a RET."),
     "E4007": ("recursive subroutine",
@@ -239,8 +241,14 @@ CODES: dict[str, tuple[str, str]] = {
               "dimensions, and are not allowed on CUBE targets."),
     "E5004": ("texture unit out of range",
               "Texture unit numbers must be in [0, 31]."),
-    "E6001": ("missing geometry declaration",
-              "Geometry programs need exactly one PRIMITIVE_IN, one PRIMITIVE_OUT and one VERTICES_OUT."),
+    "E6001": ("missing or invalid geometry declaration",
+              "Geometry programs need exactly one PRIMITIVE_IN, one PRIMITIVE_OUT and one "
+              "VERTICES_OUT (TGSI: the GS_* properties), with valid values. The vertex limit is "
+              "at most 256 (MAX_PROGRAM_OUTPUT_VERTICES_NV), and the vertex limit times the "
+              "result components the program writes at most 1024 "
+              "(MAX_PROGRAM_TOTAL_OUTPUT_COMPONENTS_NV, GEO4 2.14.6.4): the minimums of the "
+              "specification, which GLSL guarantees too (gl_MaxGeometryOutputVertices, "
+              "gl_MaxGeometryTotalOutputComponents)."),
     "E6002": ("duplicate geometry declaration",
               "PRIMITIVE_IN, PRIMITIVE_OUT and VERTICES_OUT may appear only once each."),
     "E6003": ("invalid vertex index",
@@ -254,7 +262,11 @@ CODES: dict[str, tuple[str, str]] = {
               "distances; glsl330 and es310 have no texel offsets on 2D array shadow textures "
               "with an implicit level of detail. Another profile may express the program (README, "
               "Profiles): glsl450 expresses everything the others do. Frontends use the code too, "
-              "for what no profile maps (TGSI compute shaders, unmapped semantics)."),
+              "for what no profile maps (TGSI compute shaders, unmapped semantics). No profile "
+              "expresses an NV_fragment_program2 program that a chain of subroutine calls can "
+              "take past the run-time nesting limits (48 active IF blocks, 4 active loops, "
+              "callers' blocks included): the specification terminates the program there, "
+              "which `xlate run` does, and the translated shader would not."),
     "E7002": ("generated GLSL rejected by glslang",
               "The translated GLSL did not compile. This is a bug in xlate; please report it with the input."),
     "E7003": ("generated SPIR-V failed validation",
@@ -273,6 +285,44 @@ CODES: dict[str, tuple[str, str]] = {
     "E2015": ("required result missing or forbidden result written",
               "A vertex program must write o[HPOS] (unless it is position-invariant, when it must "
               "not); a vertex state program must write at least one program parameter c[n]."),
+    "E2016": ("ALIAS of a binding (warning)",
+              "A warning, not an error: an ARB vertex program writes `ALIAS name = <binding>` "
+              "(for example `ALIAS oPos = result.position;`). ARB_vertex_program section 2.14.3.6 "
+              "says the right-hand side of ALIAS must be an established variable name, so the "
+              "specification rejects the statement; NVIDIA's drivers accepted it, and shipped "
+              "programs rely on that (the HaloMD vertex programs). xlate accepts it for "
+              "compatibility and reads it as the declaration the binding calls for: `OUTPUT name "
+              "= result.*`, `ATTRIB name = vertex.*` or `PARAM name = program.*|state.*`, with "
+              "every check of that declaration. One warning per program, at the first such "
+              "ALIAS; a note lists the others. To silence it, write the declaration instead. "
+              "Fragment and NV_gpu_program4 programs keep the specified rule (error E1002)."),
+    "E2017": ("relative offset beyond ARB_vertex_program's range (warning)",
+              "A warning, not an error: a plain `!!ARBvp1.0` program indexes a PARAM array with "
+              "an address register and an offset outside [-64, 63] (`vals[A0.x + 109]`). The "
+              "ARB_vertex_program grammar limits <addrRegPosOffset> to 0..63 and "
+              "<addrRegNegOffset> to 0..64; the NV_vertex_program2 option grammar has no bound, "
+              "and Mesa accepts offsets up to MAX_PROGRAM_LOCAL_PARAMS (piglit's "
+              "vp-arl-constant-array-huge-relative-offset test relies on it). xlate accepts "
+              "offsets in [-4096, 4095]; beyond that it is error E2006. As for any relative "
+              "index, an element outside the array at run time is undefined."),
+    "E3009": ("POPA with a condition-code write mask (warning)",
+              "A warning, not an error: `POPA a0 (EQ.xxxx);` in an ARBvp1.0 program with OPTION "
+              "NV_vertex_program3. NV_vertex_program3 section 2.14.5.43 says such a program "
+              "fails to load, but its revision 7 notes that some driver versions erroneously "
+              "allowed conditional write masks on POPA, and programs written against those "
+              "drivers (piglit's astack-08 and astack-09) use them. xlate accepts the mask and "
+              "reads it like any conditional write: the entry is always popped, and only the "
+              "components whose condition-code test passes are written. A component write mask "
+              "other than .xyzw stays an error (E3005)."),
+    "E3010": ("RFL writes the w component (warning)",
+              "A warning, not an error: an RFL instruction (ARBfp1.0 with OPTION "
+              "NV_fragment_program or NV_fragment_program2, or FP1.0) has w enabled in its write "
+              "mask. The specifications (NV_fragment_program_option 3.11.5.36, "
+              "NV_fragment_program 3.11.5.26) say the program fails to load, because RFL does "
+              "not define w; NVIDIA's drivers loaded such programs, and Mesa's parsers never "
+              "checked it (piglit's size_specifier-68 and fp-rfl tests rely on it). xlate "
+              "accepts it and writes 0.0 to w, in the executor and in the generated code alike. "
+              "One warning per program."),
     "E3008": ("unsupported opcode",
               "The opcode is valid in its dialect but xlate does not translate it (TGSI doubles, "
               "64-bit integers, images, atomics, barriers, subgroups, and opcodes no Mesa driver "

@@ -50,6 +50,7 @@ from ..ir.model import (Binding, CCKind, CondTest, DataType, Index, Instruction,
                         Sat, Source, Stage)
 from ..ir.ops import OPCODES
 from ..passes.condcodes import tested_cc_registers
+from ..passes.nesting import runtime_nesting_overflow
 from ..passes.structurize import (If, Jump, Loop, Op, RecursionError_, Structured, Switch,
                                   structurize)
 from ..passes.structurize import (CountTest, Dispatch, Goto, Labeled, StructureError,
@@ -192,8 +193,15 @@ def _jinja_env():
 def float_literal(bits: int) -> str:
     """Shortest GLSL literal that reads back as exactly these float32 bits."""
     value = struct.unpack("<f", struct.pack("<I", bits))[0]
-    if not math.isfinite(value) or (value == 0.0 and bits & 0x80000000):
+    if not math.isfinite(value):
+        # GLSL has no NaN or infinity literal; the bit pattern is the only exact spelling (and,
+        # not being a constant expression for glslang, it cannot initialize a const: see
+        # literal_table_exact)
         return f"uintBitsToFloat(0x{bits:08x}u)"
+    if bits == 0x80000000:
+        # a constant expression (glslang and Mesa fold the negation of 0.0 to the -0.0 bits),
+        # so -0.0 may stay in a const array initializer
+        return "-0.0"
     for digits in range(6, 10):
         text = f"{value:.{digits}g}"
         if struct.unpack("<f", struct.pack("<f", float(text)))[0] == value:
@@ -230,6 +238,12 @@ def bitcast(expr: str, src: DataType, dst: DataType, scalar: bool = False) -> st
     if src == dst:
         return expr
     if src == DataType.FLOAT:
+        if expr.startswith("uintBitsToFloat(") and wrapped(expr[len("uintBitsToFloat"):]):
+            # bits read back as integers (a table of bits, param_relative) never pass through
+            # a float: GLSL leaves the value of uintBitsToFloat(NaN bits) unspecified
+            inner = expr[len("uintBitsToFloat("):-1]
+            ctor = SCALAR[dst] if scalar else VEC[dst]
+            return inner if dst == DataType.UINT else f"{ctor}({inner})"
         return f"{'floatBitsToInt' if dst == DataType.INT else 'floatBitsToUint'}({expr})"
     if dst == DataType.FLOAT:
         return f"{'intBitsToFloat' if src == DataType.INT else 'uintBitsToFloat'}({expr})"
@@ -631,6 +645,16 @@ class GlslEmitter:
         name, elem, _ = I.uniform_for(b)
         return name if elem is None and self.uniforms.get(name, 0) == 0 else f"{name}[{elem}]"
 
+    @staticmethod
+    def literal_table_exact(reg) -> bool:
+        """True when the literal table ``reg`` (a PARAM whose elements are all constant
+        vectors) can be a ``const vec4[]`` of float literals: float words, none NaN or
+        infinite.  Other tables (integer words, NaN, infinities) need uintBitsToFloat, which
+        glslang does not accept in a const initializer: they are stored as their bits."""
+        return reg.dtype in (DataType.NONE, DataType.FLOAT) and all(
+            math.isfinite(struct.unpack("<f", struct.pack("<I", w))[0])
+            for vec in reg.value for w in vec)
+
     def param_relative(self, reg, index: Index) -> str:
         binds = reg.bindings
         if all(b is not None and b.path in ("program.local", "program.env") and b.path == binds[0].path
@@ -644,7 +668,10 @@ class GlslEmitter:
         if arr is None:
             arr = "xl_p_" + self.name_of(reg.name)
             self.param_arrays[reg.name] = arr
-        return f"{arr}[{self.index_expr(index, reg.size)}]"
+        elem = f"{arr}[{self.index_expr(index, reg.size)}]"
+        if all(b is None for b in binds) and not self.literal_table_exact(reg):
+            return f"uintBitsToFloat({elem})"      # a table of bits (declare_globals)
+        return elem
 
     # ---- operands ----------------------------------------------------------------------------------
     def operand(self, src: Source, optype: DataType, scalar: bool) -> str:
@@ -786,6 +813,15 @@ class GlslEmitter:
             return ["EndPrimitive();"]
         srcs = [self.operand(s, operand_type(ins, i), info.inputs[i] == "s" if i < len(info.inputs) else False)
                 for i, s in enumerate(ins.srcs)]
+        if ins.op in RAW_OPERAND_OPS:
+            # UP*: the bits of the operand *after* its modifiers, which act in the operand type
+            # of the instruction (UP4B.F: -x flips the float sign bit, |x| clears it; .S: two's
+            # complement), as the executor loads it -- not an integer negation of the bits
+            for i, s in enumerate(ins.srcs):
+                t = info.operand_type(i, ins.dtype)
+                if t != DataType.UINT and (s.neg or s.abs or any(s.comp_neg)):
+                    scalar = i < len(info.inputs) and info.inputs[i] == "s"
+                    srcs[i] = bitcast(self.operand(s, t, scalar), t, DataType.UINT, scalar)
         rtype = result_type(ins)
         key = ins.op if ins.mul_mode != "HI" else "MUL.HI"
         tchar = TYPE_CHAR[ins.dtype]
@@ -1232,7 +1268,11 @@ class GlslEmitter:
         elif k == "popa":
             dst = s.ins.dst
             target = self.element(dst.reg, dst.index, None)
-            value = bitcast("xl_as[xl_sp]", DataType.INT, self.storage_type(dst.reg))
+            st = self.storage_type(dst.reg)
+            value = bitcast("xl_as[xl_sp]", DataType.INT, st)
+            if dst.cond is not None:
+                # a CC write mask (E3009): the pop always happens, the write is conditional
+                value = self.select(target, value, self.cc_test(dst.cond), st)
             out += [f"{inner}if (xl_sp == 0 || xl_rs[xl_sp - 1] >= 0) return;",
                     inner + "xl_sp--;", f"{inner}{target} = {value};"]
         return out
@@ -1319,6 +1359,17 @@ class GlslEmitter:
 
     # ---- program -------------------------------------------------------------------------------------
     def emit(self) -> GlslOutput:
+        over = runtime_nesting_overflow(self.prog)
+        if over is not None:
+            # FP2 3.11.X.7-9: the program terminates there at run time (the executor does);
+            # the structured shader has no nesting counters -- refuse rather than differ
+            ins, kind, active = over
+            limit = "MAX_PROGRAM_IF_DEPTH_NV" if kind == "IF" else "MAX_PROGRAM_LOOP_DEPTH_NV"
+            raise XlateError([Diagnostic(
+                "E7001", "error", f"run-time nesting limit ({ins.op} reached through subroutine "
+                f"calls with {active} {'IF' if kind == 'IF' else 'LOOP/REP'} blocks active, "
+                f"{limit}: NV_fragment_program2 3.11.X.7-9 terminates the program there) cannot "
+                f"be expressed in the {self.profile} profile", ins.span)])
         try:
             st = structurize(self.prog)
         except StructureError as e:
@@ -1570,7 +1621,15 @@ class GlslEmitter:
             reg = self.prog.registers[regname]
             elems = [self.param_element(reg, i) for i in range(reg.size)]
             if all(b is None for b in reg.bindings):      # literal table: a const array
-                globals_.append(f"const vec4 {arr}[{reg.size}] = vec4[{reg.size}]({', '.join(elems)});")
+                if self.literal_table_exact(reg):
+                    globals_.append(f"const vec4 {arr}[{reg.size}] = vec4[{reg.size}]"
+                                    f"({', '.join(elems)});")
+                else:
+                    # read as uintBitsToFloat(arr[i]) (param_relative): exact for every bit
+                    # pattern, and uint literals are constant expressions
+                    words = [vector_literal(v, DataType.UINT) for v in reg.value]
+                    globals_.append(f"const uvec4 {arr}[{reg.size}] = uvec4[{reg.size}]"
+                                    f"({', '.join(words)});")
                 continue
             globals_.append(f"vec4 {arr}[{reg.size}];")
             prologue += [f"{arr}[{i}] = {e};" for i, e in enumerate(elems)]

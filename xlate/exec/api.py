@@ -22,6 +22,15 @@ class ExecResult:
     ``primitives``: geometry programs: per lane a list of strips, each a list of vertices
     {output register name: (4,) uint32 words ((n, 4) for arrays)}; else None.
     ``steps_exceeded``: (lanes,) bool, lanes stopped by the ``max_steps`` watchdog.
+    ``abnormal``: (lanes,) bool, lanes whose program terminated abnormally as its specification
+    defines it: a CAL with MAX_PROGRAM_CALL_DEPTH_NV calls pending (VP2, the ARBvp options,
+    FP2), RET or POPA finding the wrong kind of call-stack entry, POPA on an empty or PUSHA on
+    a full stack (VP3), an IF/LOOP/REP past the run-time nesting limits (FP2), or the program's
+    own executed-instruction limit (``Program.max_exec_instructions``, 65536: VP2 2.14.2.3,
+    FP2 3.11.4.X) -- the last also sets ``steps_exceeded``.  The outputs of such a lane hold
+    the values written so far: VP2 and FP2 emit exactly those ("the final values of the ...
+    result registers"); the ARB vertex options call them undefined.  A RET with an empty call
+    stack is a *normal* end and is not recorded.
     """
 
     outputs: dict[str, np.ndarray]
@@ -29,6 +38,7 @@ class ExecResult:
     primitives: list | None
     steps_exceeded: np.ndarray
     aliases: dict[str, str] = field(default_factory=dict, repr=False)
+    abnormal: np.ndarray | None = None
 
     def _name(self, name: str) -> str:
         if name in self.outputs:
@@ -117,6 +127,11 @@ def execute(program: Program | str, inputs: dict | None = None, *, lanes: int | 
                for r in out_regs}
     killed = np.zeros(total, bool)
     exceeded = np.zeros(total, bool)
+    abnormal = np.zeros(total, bool)
+    # the watchdog stops a lane at min(max_steps, the program's own limit): only the program's
+    # limit is an abnormal termination of the program (a smaller max_steps is the caller's)
+    own_limit = program.max_exec_instructions is not None and \
+        int(max_steps) >= program.max_exec_instructions
     prims: list = []
     for start in range(0, total, int(chunk)):
         end = min(total, start + int(chunk))
@@ -127,6 +142,10 @@ def execute(program: Program | str, inputs: dict | None = None, *, lanes: int | 
             outputs[name][start:end] = value
         killed[start:end] = st.killed
         exceeded[start:end] = st.exceeded
+        if getattr(st, "abnormal", None) is not None:
+            abnormal[start:end] = st.abnormal
+        if own_limit:
+            abnormal[start:end] |= st.exceeded
         if geometry:
             prims.extend(st.primitives())
     return ExecResult(
@@ -135,4 +154,5 @@ def execute(program: Program | str, inputs: dict | None = None, *, lanes: int | 
         primitives=prims if geometry else None,
         steps_exceeded=exceeded,
         aliases=_output_aliases(program),
+        abnormal=abnormal,
     )

@@ -32,10 +32,12 @@ program (unknown name, wrong shape, missing texture ...), or an unwritable outpu
 integers), the first 32 lanes when there are more than 64; killed fragments and the lanes
 stopped by the step limit are listed.  ``-o OUT.npz``: one array per output, keyed by its
 binding (``result.color``) or register name -- float32 for float outputs, int32/uint32 for
-integer ones -- plus ``killed`` (fragment programs) and ``steps_exceeded``; geometry programs
-add the emitted vertices as ``vertices.<output>`` with ``vertices.lane``/``vertices.strip``.
+integer ones -- plus ``killed`` (fragment programs), ``steps_exceeded`` and ``abnormal`` (lanes
+whose program terminated abnormally, ``ExecResult.abnormal``); geometry programs add the
+emitted vertices as ``vertices.<output>`` with ``vertices.lane``/``vertices.strip``.
 ``-o OUT.json``: ``{"lanes", "stage", "outputs": {name: {"register", "type", "values",
-"words"}}, "killed", "steps_exceeded", "primitives"}`` with non-finite floats as strings.
+"words"}}, "killed", "steps_exceeded", "abnormal", "primitives"}`` with non-finite floats as
+strings.  Abnormally terminated lanes are listed after the tables.
 """
 from __future__ import annotations
 
@@ -347,11 +349,22 @@ def print_result(program, result, lanes: int, stream) -> None:
         listed = ", ".join(str(i) for i in k[:32]) + (" ..." if len(k) > 32 else "")
         print(f"killed: {len(k)} of {lanes} fragments" + (f" (lanes {listed})" if len(k) else ""),
               file=stream)
+    ab = np.flatnonzero(_abnormal(result))
+    if len(ab):
+        listed = ", ".join(str(i) for i in ab[:32]) + (" ..." if len(ab) > 32 else "")
+        print(f"terminated abnormally: {len(ab)} of {lanes} invocations (lanes {listed}); their "
+              "outputs hold the values written before", file=stream)
     ex = np.flatnonzero(result.steps_exceeded)
     if len(ex):
         listed = ", ".join(str(i) for i in ex[:32]) + (" ..." if len(ex) > 32 else "")
         print(f"xlate: warning: {len(ex)} lanes stopped by the step limit (lanes {listed})",
               file=sys.stderr)
+
+
+def _abnormal(result) -> np.ndarray:
+    if result.abnormal is None:
+        return np.zeros(len(result.steps_exceeded), bool)
+    return result.abnormal
 
 
 def print_primitives(program, result, shown: int, stream) -> None:
@@ -396,6 +409,7 @@ def save_result(path: str, program, result, lanes: int) -> bytes:
         if result.killed is not None:
             arrays["killed"] = result.killed
         arrays["steps_exceeded"] = result.steps_exceeded
+        arrays["abnormal"] = _abnormal(result)
         if result.primitives is not None:
             lane_ix, strip_ix, verts = [], [], {reg.name: [] for _, reg, _ in info}
             for lane, strips in enumerate(result.primitives):
@@ -428,6 +442,7 @@ def save_result(path: str, program, result, lanes: int) -> bytes:
     if result.killed is not None:
         doc["killed"] = result.killed.tolist()
     doc["steps_exceeded"] = result.steps_exceeded.tolist()
+    doc["abnormal"] = _abnormal(result).tolist()
     if result.primitives is not None:
         prims = []
         for strips in result.primitives:

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..ir.model import DataType, Program
 from .bind import ExecError
-from .operands import any_cond
+from .operands import any_cond, cond_mask
 
 DEAD = np.int32(np.iinfo(np.int32).max)
 
@@ -72,6 +72,7 @@ def link(program: Program) -> tuple[dict[int, dict[str, int]], int]:
                 raise ExecError(f"malformed program: ELSE at instruction {i} without IF")
             j = stack.pop()[1]
             jumps[j]["false"] = i + 1
+            jumps[j]["else"] = i              # the false part runs inside the block
             stack.append(("ELSE", i))
             jumps[i] = {}
         elif op == "ENDIF":
@@ -143,22 +144,52 @@ def link(program: Program) -> tuple[dict[int, dict[str, int]], int]:
 
 # ---- IF / ELSE / ENDIF ------------------------------------------------------------------------
 
+# Run-time nesting (FP2 3.11.X.7-9, Program.nesting_limits): ``st.if_depth`` counts the IF blocks
+# a lane is inside, those of its callers included; ``st.loop_depth`` already counts its active
+# REP blocks.  An IF with nesting_limits[0] IF blocks active, or a REP (FP2 LOOP/REP) with
+# nesting_limits[1] loops active, terminates the lane abnormally (its results are kept: "it will
+# emit a fragment whose attributes are taken from the final values").  A block left early --
+# BRK (back to the depth at the REP), RET (to the depth at the CAL) -- takes its IF blocks with
+# it.  Only tracked when the program has the limits.
+
+def _if_depth(st) -> np.ndarray:
+    d = getattr(st, "if_depth", None)
+    if d is None:
+        d = st.if_depth = np.zeros(st.lanes, np.int32)
+        st.loop_if = np.zeros_like(st.loop_count, dtype=np.int32)   # if_depth at each REP
+        st.call_if = np.zeros_like(st.call_ret)                      # if_depth at each CAL
+    return d
+
+
 @flow("IF")
 def op_if(x, st, lanes, cur):
     # GP4 IF: passes if any of the four swizzled CC tests passes; else continue after the
     # matching ELSE (if present) or ENDIF.
     take = any_cond(st, x.inst.cond, lanes)
-    st.pc[lanes] = np.where(take, cur + 1, x.jump["false"])
+    new = np.where(take, cur + 1, x.jump["false"]).astype(np.int32)
+    limits = st.program.nesting_limits
+    if limits is not None:
+        depth = _if_depth(st)
+        over = depth[lanes] >= limits[0]
+        _abnormal(st, lanes[over])
+        new[over] = DEAD
+        inside = ~over & (take | ("else" in x.jump))     # the true part, or the ELSE part
+        depth[lanes[inside]] += 1
+    st.pc[lanes] = new
 
 
 @flow("ELSE")
 def op_else(x, st, lanes, cur):
     # GP4 ELSE: reached from the true part -> continue after ENDIF
+    if st.program.nesting_limits is not None:
+        _if_depth(st)[lanes] -= 1
     st.pc[lanes] = x.jump["end"]
 
 
 @flow("ENDIF")
 def op_endif(x, st, lanes, cur):
+    if st.program.nesting_limits is not None:
+        _if_depth(st)[lanes] -= 1
     st.pc[lanes] = cur + 1                    # GP4 ENDIF: no other effect
 
 
@@ -178,18 +209,32 @@ def _rep_count(x, st, lanes) -> np.ndarray:
 
 @flow("REP")
 def op_rep(x, st, lanes, cur):
+    limits = st.program.nesting_limits
+    over = None
+    if limits is not None:
+        # FP2 3.11.X.8/9: "if (LOOP block nested too deeply) terminate" -- before the count
+        over = st.loop_depth[lanes] >= limits[1]
+        _abnormal(st, lanes[over])
     if x.loaders:
         count = np.broadcast_to(_rep_count(x, st, lanes), lanes.shape)
     else:
         count = np.full(lanes.shape, INFINITE)      # REP without count: until BRK/RET
     enter = count > 0                                 # GP4 REP: count <= 0 skips the block
+    if over is not None:
+        enter &= ~over
     ln = lanes[enter]
     d = st.loop_depth[ln]
     if len(d) and d.max() >= st.loop_count.shape[1]:
         raise RuntimeError("loop stack overflow (malformed program?)")
     st.loop_count[ln, d] = count[enter]
+    if limits is not None:
+        depth = _if_depth(st)
+        st.loop_if[ln, d] = depth[ln]
     st.loop_depth[ln] = d + 1
-    st.pc[lanes] = np.where(enter, cur + 1, x.jump["skip"])
+    new = np.where(enter, cur + 1, x.jump["skip"]).astype(np.int32)
+    if over is not None:
+        new[over] = DEAD
+    st.pc[lanes] = new
 
 
 @flow("ENDREP")
@@ -213,6 +258,9 @@ def op_brk(x, st, lanes, cur):
     if not x.jump.get("switch"):
         ln = lanes[take]
         st.loop_depth[ln] = np.maximum(st.loop_depth[ln] - 1, 0)
+        if st.program.nesting_limits is not None:
+            depth = _if_depth(st)
+            depth[ln] = st.loop_if[ln, st.loop_depth[ln]]            # IF blocks left with it
     st.pc[lanes] = np.where(take, x.jump["exit"], cur + 1)
 
 
@@ -242,6 +290,10 @@ def op_case(x, st, lanes, cur):
 def op_cont(x, st, lanes, cur):
     # GP4 CONT: if the (optional) test passes, continue at the innermost ENDREP
     take = any_cond(st, x.inst.cond, lanes)
+    if st.program.nesting_limits is not None:
+        ln = lanes[take]
+        depth = _if_depth(st)
+        depth[ln] = st.loop_if[ln, np.maximum(st.loop_depth[ln] - 1, 0)]
     st.pc[lanes] = np.where(take, x.jump["endrep"], cur + 1)
 
 
@@ -259,6 +311,9 @@ def op_cal(x, st, lanes, cur):
     ln, d = lanes[go], depth[go]
     st.call_ret[ln, d] = cur + 1
     st.call_loop[ln, d] = st.loop_depth[ln]
+    if st.program.nesting_limits is not None:
+        depth = _if_depth(st)
+        st.call_if[ln, d] = depth[ln]
     st.call_depth[ln] = d + 1
     new = np.where(go, x.jump["target"], cur + 1).astype(np.int32)
     if st.program.call_overflow == "terminate":
@@ -287,6 +342,9 @@ def op_ret(x, st, lanes, cur):
     new[bad] = DEAD
     _abnormal(st, lanes[bad])
     st.loop_depth[ln] = st.call_loop[ln, d]
+    if st.program.nesting_limits is not None:
+        depth = _if_depth(st)
+        depth[ln] = st.call_if[ln, d]              # RET leaves the subroutine's IF blocks
     st.call_depth[ln] = d
     st.pc[lanes] = new
 
@@ -341,15 +399,19 @@ def op_pusha(x, st, lanes, cur):
 
 @flow("POPA")
 def op_popa(x, st, lanes, cur):
-    # VP3 §2.14.5.43 POPA: pop an address vector into the destination (write mask .xyzw, no CC
-    # mask: load-time rules); an empty stack or a return address on top terminates abnormally.
+    # VP3 §2.14.5.43 POPA: pop an address vector into the destination (write mask .xyzw); an
+    # empty stack or a return address on top terminates abnormally.  A CC write mask (E3009,
+    # accepted as NVIDIA's drivers did) makes the write conditional; the pop happens anyway.
     depth = st.call_depth[lanes]
     d = np.maximum(depth - 1, 0)
     ok = (depth > 0) & (st.call_ret[lanes, d] == ADDRESS_ENTRY)
     ln, dd = lanes[ok], d[ok]
     if len(ln):
         reg = st.regs[x.inst.dst.reg]
-        reg[ln, 0, :] = _addr_stack(st)[ln, dd]
+        value = _addr_stack(st)[ln, dd]
+        if x.inst.dst.cond is not None:
+            value = np.where(cond_mask(st, x.inst.dst.cond, ln), value, reg[ln, 0, :])
+        reg[ln, 0, :] = value
         st.call_depth[ln] = dd
     _abnormal(st, lanes[~ok])
     st.pc[lanes] = np.where(ok, cur + 1, DEAD)

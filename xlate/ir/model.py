@@ -257,6 +257,11 @@ class Program:
     call_overflow: str = "ignore"     # a CAL with 4 returns pending: "ignore" (NV4, GP4 issue 38)
                                       # or "terminate" the program (VP2, ARB options, FP2)
     max_exec_instructions: int | None = None   # VP2/ARB+NV2/FP2: 65536 executed -> terminate
+    # FP2 3.11.X.7-9: (IF, loop) run-time nesting limits -- an IF executed with that many IF
+    # blocks active, or a LOOP/REP with that many LOOP/REP blocks active (blocks of the calling
+    # code included), terminates the program abnormally.  None: no run-time limit (NV4: per
+    # subroutine, checked at load time only).
+    nesting_limits: tuple[int, int] | None = None
 
     def reg(self, name: str) -> Register:
         return self.registers[name]

@@ -121,6 +121,11 @@ def structurize(prog: Program, allow_recursion: bool = False) -> Structured:
         cur = body
         while pos < end:
             i = ins[pos]
+            if len(stack) >= MAX_STRUCTURE_DEPTH and i.op in ("IF", "SWITCH", "REP"):
+                # the frontends' nesting limits (E4005) keep real programs far below; this
+                # bounds whoever walks the tree (GLSL backend) for any IR
+                raise StructureError(f"{i.op} nested inside {len(stack)} blocks (at most "
+                                     f"{MAX_STRUCTURE_DEPTH})", i)
             if i.op == "IF":
                 node = If(i.cond, [], [], i)
                 cur.append(node)
@@ -187,17 +192,21 @@ def structurize(prog: Program, allow_recursion: bool = False) -> Structured:
 
 
 def calls_in(body: list):
-    for node in body:
-        if isinstance(node, Jump) and node.kind == "call":
+    """The call Jumps in ``body``, in program order; an explicit stack of list iterators, not
+    one generator frame per nesting level."""
+    stack = [iter(body)]
+    while stack:
+        node = next(stack[-1], None)
+        if node is None:
+            stack.pop()
+        elif isinstance(node, Jump) and node.kind == "call":
             yield node
         elif isinstance(node, If):
-            yield from calls_in(node.then)
-            yield from calls_in(node.orelse)
+            stack.append(iter(node.then + node.orelse))
         elif isinstance(node, Loop):
-            yield from calls_in(node.body)
+            stack.append(iter(node.body))
         elif isinstance(node, Switch):
-            for case in node.cases:
-                yield from calls_in(case.body)
+            stack.append(iter([n for case in node.cases for n in case.body]))
 
 
 def call_order(st: Structured, allow_recursion: bool = False) -> list[str]:
@@ -704,54 +713,84 @@ class _Ramsey:
     def merge(self, k) -> bool:
         return self.fwd_in[k] >= 2
 
-    def depth(self) -> int:
-        """How deeply tree() nests (and recurses): per dominator-tree level one construct plus
-        one block per merge child; computed bottom-up without recursion."""
-        d: dict = {}
-        for x in reversed(self.order):           # dominator children come later in RPO
-            kids = self.children[x]
-            d[x] = 1 + sum(1 for c in kids if self.merge(c)) + max((d[c] for c in kids), default=0)
-        return d[self.entry]
-
     def new_id(self) -> int:
         self.ids += 1
         return self.ids
 
-    def tree(self, x, ctx: list) -> list:
-        merges = sorted((c for c in self.children[x] if self.merge(c)),
-                        key=lambda k: self.rpo[k], reverse=True)
-        if x in self.headers:
-            lid = self.new_id()
-            body = self.within(x, merges, ctx + [("loop", x, lid)])
-            return [Labeled("loop", lid, body, guard=True)]
-        return self.within(x, merges, ctx)
+    def tree(self, entry) -> list:
+        """The structured body of the graph from ``entry``.
 
-    def within(self, x, ys: list, ctx: list) -> list:
-        if ys:
-            y, rest = ys[0], ys[1:]
-            bid = self.new_id()
-            inner = self.within(x, rest, ctx + [("block", y, bid)])
-            return [Labeled("block", bid, inner)] + self.tree(y, ctx)
-        blk = self.blocks[x]
-        out = list(blk.ops)
-        term = blk.term
-        if term[0] == "exit":
-            out.append(Jump("return", None, None))
-        elif term[0] == "goto":
-            out += self.branch(x, term[1], ctx)
-        else:
-            _, cond, t, f, ins = term
-            out.append(If(cond, self.branch(x, t, ctx), self.branch(x, f, ctx), ins))
-        return out
+        Ramsey's three mutually recursive functions (tree: a dominator-tree node, wrapped in a
+        loop when it is a loop header; within: one block per merge child, innermost the node's
+        own code; branch: an edge as a Goto or the target's tree) run on an explicit stack of
+        tasks, so no graph reaches Python's recursion limit.  Each task appends to one output
+        list; a task's subtasks are pushed in reverse, so they run (and number their constructs)
+        in the order the recursive formulation would.  Every task knows how deeply its list is
+        nested; a construct nested deeper than twice MAX_STRUCTURE_DEPTH raises _TooBig (the
+        caller takes the flat dispatch loop), which bounds the work per node (ctx copies,
+        find)."""
+        body: list = []
+        tasks: list = [("tree", entry, [], body, 0)]
+        while tasks:
+            task = tasks.pop()
+            kind, x, ctx, out, level = task[0], task[1], task[2], task[3], task[4]
+            if kind == "tree":
+                merges = sorted((c for c in self.children[x] if self.merge(c)),
+                                key=lambda k: self.rpo[k], reverse=True)
+                if x in self.headers:
+                    self.check_depth(level + 1)
+                    lid = self.new_id()
+                    loop = Labeled("loop", lid, [], guard=True)
+                    out.append(loop)
+                    tasks.append(("within", x, ctx + [("loop", x, lid)], loop.body, level + 1,
+                                  merges))
+                else:
+                    tasks.append(("within", x, ctx, out, level, merges))
+            elif kind == "within":
+                ys = task[5]
+                if ys:
+                    y = ys[0]
+                    self.check_depth(level + 1)
+                    bid = self.new_id()
+                    block = Labeled("block", bid, [])
+                    out.append(block)
+                    # [block: the rest, inside] then y's tree after it, in this order
+                    tasks.append(("tree", y, ctx, out, level))
+                    tasks.append(("within", x, ctx + [("block", y, bid)], block.body, level + 1,
+                                  ys[1:]))
+                    continue
+                blk = self.blocks[x]
+                out.extend(blk.ops)
+                term = blk.term
+                if term[0] == "exit":
+                    out.append(Jump("return", None, None))
+                elif term[0] == "goto":
+                    tasks.append(("branch", x, ctx, out, level, term[1]))
+                else:
+                    _, cond, t, f, ins = term
+                    self.check_depth(level + 1)
+                    node = If(cond, [], [], ins)
+                    out.append(node)
+                    tasks.append(("branch", x, ctx, node.orelse, level + 1, f))
+                    tasks.append(("branch", x, ctx, node.then, level + 1, t))
+            else:                                    # branch from x to dst
+                dst = task[5]
+                if dst == EXIT:
+                    out.append(Jump("return", None, None))
+                elif self.rpo[dst] <= self.rpo[x]:
+                    out.append(Goto(self.find(ctx, "loop", dst)))
+                elif self.merge(dst):
+                    out.append(Goto(self.find(ctx, "block", dst)))
+                else:
+                    tasks.append(("tree", dst, ctx, out, level))
+        return body
 
-    def branch(self, src, dst, ctx: list) -> list:
-        if dst == EXIT:
-            return [Jump("return", None, None)]
-        if self.rpo[dst] <= self.rpo[src]:
-            return [Goto(self.find(ctx, "loop", dst))]
-        if self.merge(dst):
-            return [Goto(self.find(ctx, "block", dst))]
-        return self.tree(dst, ctx)
+    @staticmethod
+    def check_depth(level: int) -> None:
+        # before simplify() a level can be a block that it then removes (an if/else diamond's
+        # wrapper): twice the final bound, which structurize_general checks after simplify()
+        if level > 2 * MAX_STRUCTURE_DEPTH:
+            raise _TooBig
 
     @staticmethod
     def find(ctx: list, kind: str, node) -> int:
@@ -763,8 +802,10 @@ class _Ramsey:
 
 #: subroutines the per-function path turns into GLSL functions
 MAX_SUBROUTINES = 4096
-#: deepest structured nesting the general path produces (see _Ramsey.depth); deeper graphs take
-#: the dispatch loop, which is flat
+#: deepest nesting of constructs (loops, blocks, ifs) the general path produces; deeper graphs
+#: take the dispatch loop, which is flat.  Bounds the recursion of the GLSL backend (a few
+#: frames per level) and the size of what glslang is given to nest; the per-function path
+#: checks the same bound (its nesting comes from the frontends' limits: 52, TGSI 64)
 MAX_STRUCTURE_DEPTH = 160
 
 
@@ -774,9 +815,9 @@ def structurize_general(prog: Program) -> Structured:
     try:
         entry, blocks = _Builder(prog).expand()
         r = _Ramsey(entry, _merge_chains(entry, blocks))
-        if r.depth() > MAX_STRUCTURE_DEPTH:
-            raise _TooBig     # too deeply nested for GLSL (and for the recursive passes)
-        body = simplify(r.tree(entry, []))
+        body = simplify(r.tree(entry))
+        if nesting_depth(body) > MAX_STRUCTURE_DEPTH:
+            raise _TooBig     # the GLSL backend recurses once per level (a few frames each)
         st = Structured(prog, Function("main", [], body, prog.entry))
         st.mode = "structured"
         st.limit = limit
@@ -789,59 +830,83 @@ def structurize_general(prog: Program) -> Structured:
     return st
 
 
+def nesting_depth(nodes: list) -> int:
+    """How deeply Labeled and If constructs nest in ``nodes`` (0: none), without recursion."""
+    best, stack = 0, [(nodes, 0)]
+    while stack:
+        body, depth = stack.pop()
+        best = max(best, depth)
+        for node in body:
+            if isinstance(node, Labeled):
+                stack.append((node.body, depth + 1))
+            elif isinstance(node, If):
+                stack.append((node.then, depth + 1))
+                stack.append((node.orelse, depth + 1))
+    return best
+
+
+def _containers(nodes: list) -> list:
+    """Every Labeled and If in ``nodes``, parents before their descendants (preorder), found
+    without recursion."""
+    out = []
+    stack = [nodes]
+    while stack:
+        for node in stack.pop():
+            if isinstance(node, Labeled):
+                out.append(node)
+                stack.append(node.body)
+            elif isinstance(node, If):
+                out.append(node)
+                stack.append(node.orelse)
+                stack.append(node.then)
+    return out
+
+
 def simplify(nodes: list) -> list:
     """Readable output without changing the meaning: a Goto to a block in the block's tail
     position is dropped (falling off the end of a block leaves it), and a block no Goto
-    targets any more is replaced by its body (if/else diamonds lose their wrapper)."""
+    targets any more is replaced by its body (if/else diamonds lose their wrapper).
+    Iterative (the nesting is bounded, but nothing here needs the call stack): containers are
+    handled in reverse preorder, so each after everything inside it, as a post-order walk."""
     def strip_tail(body: list, target: int) -> None:
-        if not body:
-            return
-        last = body[-1]
-        if isinstance(last, Goto) and last.target == target:
-            body.pop()
-        elif isinstance(last, If):
-            strip_tail(last.then, target)
-            strip_tail(last.orelse, target)
-        elif isinstance(last, Labeled):
-            strip_tail(last.body, target)        # leaving it falls to our end too
-
-    def visit(body: list) -> None:
-        for node in body:
-            if isinstance(node, Labeled):
-                visit(node.body)
-                if node.kind == "block":
-                    strip_tail(node.body, node.id)
-            elif isinstance(node, If):
-                visit(node.then)
-                visit(node.orelse)
-
-    def targets(body: list, out: set) -> set:
-        for node in body:
-            if isinstance(node, Goto):
-                out.add(node.target)
-            elif isinstance(node, Labeled):
-                targets(node.body, out)
-            elif isinstance(node, If):
-                targets(node.then, out)
-                targets(node.orelse, out)
-        return out
+        lists = [body]
+        while lists:
+            b = lists.pop()
+            if not b:
+                continue
+            last = b[-1]
+            if isinstance(last, Goto) and last.target == target:
+                b.pop()
+            elif isinstance(last, If):
+                lists.append(last.orelse)
+                lists.append(last.then)
+            elif isinstance(last, Labeled):
+                lists.append(last.body)          # leaving it falls to our end too
 
     def flatten(body: list, used: set) -> list:
+        # one level: the blocks inside were flattened before (reverse preorder)
         out = []
         for node in body:
-            if isinstance(node, Labeled):
-                node.body = flatten(node.body, used)
-                if node.kind == "block" and node.id not in used:
-                    out.extend(node.body)
-                    continue
-            elif isinstance(node, If):
-                node.then = flatten(node.then, used)
-                node.orelse = flatten(node.orelse, used)
-            out.append(node)
+            if isinstance(node, Labeled) and node.kind == "block" and node.id not in used:
+                out.extend(node.body)
+            else:
+                out.append(node)
         return out
 
-    visit(nodes)
-    return flatten(nodes, targets(nodes, set()))
+    containers = _containers(nodes)
+    for node in reversed(containers):
+        if isinstance(node, Labeled) and node.kind == "block":
+            strip_tail(node.body, node.id)
+    used = {n.target for c in containers
+            for n in (c.body if isinstance(c, Labeled) else c.then + c.orelse)
+            if isinstance(n, Goto)} | {n.target for n in nodes if isinstance(n, Goto)}
+    for node in reversed(containers):
+        if isinstance(node, Labeled):
+            node.body = flatten(node.body, used)
+        else:
+            node.then = flatten(node.then, used)
+            node.orelse = flatten(node.orelse, used)
+    return flatten(nodes, used)
 
 
 # ---- the dispatch fallback -----------------------------------------------------------------------

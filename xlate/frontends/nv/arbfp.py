@@ -30,7 +30,9 @@ Dialect semantics made explicit in the IR (nv_dialects.md sections 9, 12):
 * ``fragment.facing`` and ``fragment.fogcoord`` read as (f, 0, 0, 1) (FP2 3.11.3.1, ARBFP Table
   X.1): a prologue copies x into a temporary whose y, z, w are the constants, and the
   instructions read the temporary (the GLSL interface fills other values there).
-* FP2 programs get ``Program.call_overflow = "terminate"`` and ``max_exec_instructions = 65536``.
+* FP2 programs get ``Program.call_overflow = "terminate"``, ``max_exec_instructions = 65536``
+  and ``nesting_limits = (48, 4)``: the static nesting limits are load errors (E4005), the
+  run-time ones (a subroutine called inside nested blocks) end the program (FP2 3.11.X.7-9).
 """
 from __future__ import annotations
 
@@ -88,6 +90,7 @@ class ARBfpBuilder(NV4Builder):
         self.var_size: dict[str, str | None] = {}   # OUTPUT variable name -> SHORT/LONG/None
         self.output_regs: dict[Binding, Register] = {}
         self.dest_half = False                # the destination being built is 16-bit
+        self.rfl_w_warned = False             # E3010 given (once per program)
 
     # ---- dialect hooks ---------------------------------------------------------------------
     def op_table(self) -> dict[str, str]:
@@ -137,6 +140,13 @@ class ARBfpBuilder(NV4Builder):
         if d.kind == "ALIAS":
             name, span, _ = d.names[0]
             target = d.target[0]
+            if d.init:
+                # ARBFP 3.11.3.5: "the right hand side must be an established variable name".
+                # Only ARBvp takes a binding there (E2016, for NVIDIA's HaloMD programs); no
+                # fragment program of the corpus does, so ARBfp keeps the specified rule.
+                self.err("E1002", "the right-hand side of ALIAS must be a declared name, not a "
+                         "binding or a component (ARBFP 3.11.3.5); declare it with ATTRIB, "
+                         "PARAM or OUTPUT", d.init[0].selectors[0].span)
             self.check_new_name(name, span)
             if self.lookup(target) is None:
                 if target in self.poisoned:
@@ -385,10 +395,17 @@ class ARBfpBuilder(NV4Builder):
             # ARBFP 3.11.5.22: RSQ computes 1/sqrt(|x|); a negation is irrelevant under |x|
             s = out.srcs[0]
             out.srcs = (Source(s.reg, s.index, s.vertex, s.swizzle, False, True, s.comp_neg),)
-        if base == "RFL" and out.dst.mask[3]:
-            # FPO 3.11.5.36 / FP1 3.11.5.26
-            self.err("E3005", "RFL cannot write the w component (its result has no w)",
-                     ins.operands[0].span)
+        if base == "RFL" and out.dst.mask[3] and not self.rfl_w_warned:
+            # FPO 3.11.5.36 / FP1 3.11.5.26: "fail to load if the w component of the result is
+            # enabled".  NVIDIA's drivers loaded such programs: piglit's asmparsertest
+            # size_specifier-68 (REQUIRE GL_NV_fragment_program_option: NVIDIA's parser) and
+            # its fp-rfl rendering test write RFL to a full mask and expect success, and Mesa's
+            # parsers never checked it.  Accepted with warning E3010; w gets the project's value
+            # for RFL's undefined w, 0.0 (executor and GLSL helper agree).
+            self.rfl_w_warned = True
+            self.sink.warning("E3010", "RFL writes the w component, which its result does not "
+                              "define (FPO 3.11.5.36 / FP1 3.11.5.26: fails to load); accepted as "
+                              "NVIDIA's drivers did, w = 0.0", ins.operands[0].span)
         if base in PACK_OPS and self.half_destination(out.dst):
             self.err("E3005", f"{base} cannot write {self.HALF_WHAT[0]}: the packed 32-bit word "
                      f"does not fit ({self.HALF_WHAT[1]})", ins.operands[0].span)
@@ -507,20 +524,21 @@ class ARBfpBuilder(NV4Builder):
                     self.err("E4003", "second ELSE for one IF", ins.span)
                 self.blocks[-1] = ("IF", "else", self.blocks[-1][2])
             else:
-                self.closing = self.blocks.pop()
+                self.closing = self.pop_block()
         elif name == "IF":
-            if sum(1 for b in self.blocks if b[0] == "IF") >= T.MAX_IF_DEPTH:
-                self.sink.error("E4005", f"IF nested inside {T.MAX_IF_DEPTH} IF blocks "
-                                "(MAX_PROGRAM_IF_DEPTH_NV)", ins.span)
-            self.blocks.append(("IF", "then", ins.span))
+            # counts kept by push_block/pop_block (nv4.py): O(1) checks, E4005 once per limit
+            if self.open_blocks.get("IF", 0) >= T.MAX_IF_DEPTH:
+                self.nesting_error("IF", f"IF nested inside {T.MAX_IF_DEPTH} IF blocks "
+                                   "(MAX_PROGRAM_IF_DEPTH_NV)", ins.span)
+            self.push_block(("IF", "then", ins.span))
         elif name in ("LOOP", "REP"):
-            if sum(1 for b in self.blocks if b[0] in ("LOOP", "REP")) >= T.MAX_LOOP_DEPTH:
-                self.sink.error("E4005", f"{name} nested inside {T.MAX_LOOP_DEPTH} LOOP/REP blocks "
-                                "(MAX_PROGRAM_LOOP_DEPTH_NV)", ins.span)
-            loops = sum(1 for b in self.blocks if b[0] == "LOOP")
-            depth = sum(1 for b in self.blocks if b[0] in ("LOOP", "REP"))
-            self.blocks.append((name, {"a0": f"%A0_{loops}" if name == "LOOP" else None,
-                                       "count": f"%loop_count{depth}"}, ins.span))
+            loops = self.open_blocks.get("LOOP", 0)
+            depth = loops + self.open_blocks.get("REP", 0)
+            if depth >= T.MAX_LOOP_DEPTH:
+                self.nesting_error("LOOP", f"{name} nested inside {T.MAX_LOOP_DEPTH} LOOP/REP "
+                                   "blocks (MAX_PROGRAM_LOOP_DEPTH_NV)", ins.span)
+            self.push_block((name, {"a0": f"%A0_{loops}" if name == "LOOP" else None,
+                                    "count": f"%loop_count{depth}"}, ins.span))
 
     def current_a0(self) -> str | None:
         for kind, state, _ in reversed(self.blocks):
@@ -585,7 +603,7 @@ class ARBfpBuilder(NV4Builder):
             out.srcs = (Source(count, swizzle=(0, 0, 0, 0)),)
             return
         if name == "BRK":
-            if not any(b[0] in ("LOOP", "REP") for b in self.blocks):
+            if not (self.open_blocks.get("LOOP") or self.open_blocks.get("REP")):
                 self.err("E4004", "BRK outside a LOOP or REP block", ins.span)
             self.expect_operands(ins, 1, "an optional condition-code test", at_least=0)
             if ins.operands:
@@ -863,6 +881,9 @@ class ARBfpBuilder(NV4Builder):
         if self.level >= 2:
             self.prog.call_overflow = "terminate"                       # FP2 3.11.X.2
             self.prog.max_exec_instructions = T.MAX_EXEC_INSTRUCTIONS    # FP2 3.11.4.X
+            # FP2 3.11.X.7-9: run-time IF/loop nesting, callers' blocks included (executor;
+            # the GLSL backend refuses the rare program a call chain can take there, E7001)
+            self.prog.nesting_limits = (T.MAX_IF_DEPTH, T.MAX_LOOP_DEPTH)
             self.make_fall_through_explicit()
         self.prog.entry = self.prog.labels.get("main", 0)
         self.input_prologue()

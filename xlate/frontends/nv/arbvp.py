@@ -20,7 +20,12 @@ Choices (documented here, tested in tests/test_arbvp_*.py):
   0-15 of which at most 4 per program (MAX_VERTEX_TEXTURE_IMAGE_UNITS_ARB of the GeForce 6,
   VP3 issues), MAX_VERTEX_UNITS_ARB = 4 (so ``vertex.weight``/``vertex.matrixindex`` take only
   [0]).  Temporaries, parameter bindings and address registers are not counted.  Relative
-  offsets are limited to [-64, 63] in every option set (ARBVP grammar; digest 12 item 34).
+  offsets: [-64, 63] in plain ARBvp1.0 (ARBVP grammar), accepted up to [-4096, 4095] with
+  warning E2017 (Mesa's MaxAddressOffset; digest 12 item 34); with the NV options, whose
+  grammar has no bound, [-4096, 4095] without a warning.
+* Compatibility readings (warnings, each with its own code): ``ALIAS name = <binding>``
+  (E2016, NVIDIA's drivers; ``binding_alias``), POPA with a condition-code write mask (E3009,
+  "some driver versions erroneously allowed" it, VP3 revision 7; ``vp.py``).
 * Conventional vertex attributes alias generic ones (ARBVP Table X.2.1): binding both of a pair
   is a load error (E2013); ``vertex.weight`` is carried as ``vertex.attrib[1]`` (the GLSL
   interface has no weight attribute; NVIDIA aliases them).  When a program reads
@@ -56,6 +61,8 @@ MAX_INSTRUCTIONS = 4096
 MAX_VERTEX_TEXTURE_UNITS = 4
 MAX_TEXTURE_UNIT = 15
 REL_OFFSET = (-64, 63)
+#: offsets beyond REL_OFFSET are accepted up to Mesa's MaxAddressOffset (E2017, see index())
+REL_OFFSET_MAX = (-4096, 4095)
 TARGETS = ("1D", "2D", "3D", "CUBE", "RECT")
 SHADOW_TARGETS = ("SHADOW1D", "SHADOW2D", "SHADOWRECT")
 
@@ -117,6 +124,8 @@ class ARBVPBuilder(LegacyVertexBuilder):
         self.rel_attrib = False                  # vertex.attrib[A0.x + n] used (VP3)
         self.rel_result = False                  # result.texcoord[A0.x + n] written (VP3)
         self.scalar_const_warned = False
+        self.binding_aliases: list[tuple[str, Span, str]] = []   # (name, binding span, kind)
+        self.output_regs: dict[Binding, str] = {}   # result binding -> its one register
 
     # ---- options -------------------------------------------------------------------------------
     @staticmethod
@@ -176,6 +185,8 @@ class ARBVPBuilder(LegacyVertexBuilder):
         if d.kind == "ALIAS":
             name, span, _ = d.names[0]
             target, tspan = d.target
+            if d.init:
+                return self.binding_alias(d, name, span)
             if target not in self.names and target not in self.aliases:
                 if target in self.poisoned:
                     raise _Skip
@@ -216,8 +227,72 @@ class ARBVPBuilder(LegacyVertexBuilder):
                 if item.name != "result":
                     self.err("E2004", "OUTPUT must be bound to a result (result.*)", item.span)
                 b = self.result_binding(item)
+                if self._rest:
+                    # "OUTPUT o = result.position.xy;": <resultBinding> has no write mask
+                    self.err("E2004", "unexpected selector after the result binding",
+                             self._rest[0].span)
                 reg = Register(name, RegKind.OUTPUT, DataType.NONE, None, (b,), span=span)
         self.declare(name, d.kind, reg)
+
+    def binding_alias(self, d: Decl, name: str, span: Span) -> None:
+        """``ALIAS oPos = result.position;``: an ALIAS whose right-hand side is a binding.
+
+        ARBVP 2.14.3.6 says "the right hand side must be an established variable name" (and
+        the grammar's <establishedName> is an <identifier>), so the specification rejects it.
+        NVIDIA's drivers accepted it, and a whole family of shipped programs relies on that
+        (foonull/HaloMD: every one of its 79 vertex programs opens with
+        ``ALIAS oPos = result.position; ALIAS oT0 = result.texcoord[0]; ...``).
+
+        Reading (documented, warning E2016): the statement declares ``name`` exactly as the
+        corresponding declaration would -- ``OUTPUT name = result.*``, ``ATTRIB name =
+        vertex.*``, ``PARAM name = program.*|state.*`` -- with every check of that declaration
+        (unknown binding, position-invariant result.position, attribute aliasing, a single
+        PARAM binding one vector, no write mask or swizzle after the binding).  An alias of a
+        component of a declared variable (``ALIAS a = r0.x``) is still an error: it has no
+        declaration to stand for."""
+        ref = d.init[0]
+        kinds = {"result": "OUTPUT", "vertex": "ATTRIB", "program": "PARAM", "state": "PARAM"}
+        kind = kinds.get(ref.name)
+        if kind is None or ref.name in self.names or ref.name in self.aliases:
+            if kind is None and ref.name not in self.names and ref.name not in self.aliases:
+                if ref.name in self.poisoned:
+                    raise _Skip
+                self.err("E2003", f"ALIAS of undeclared name '{ref.name}'", d.target[1])
+            self.err("E1002", "the right-hand side of ALIAS must be a declared name or a "
+                     "binding (vertex.*, result.*, program.*, state.*), not a component or an "
+                     "element of a variable (ARBVP 2.14.3.6)", ref.selectors[0].span)
+        self.check_new_name(name, span)
+        if kind == "OUTPUT":
+            b = self.result_binding(ref)
+            if self._rest:
+                self.err("E2004", "unexpected selector after the result binding",
+                         self._rest[0].span)
+            reg = Register(name, RegKind.OUTPUT, DataType.NONE, None, (b,), span=span)
+        elif kind == "ATTRIB":
+            b = self.attribute_binding(ref, decl=True)
+            reg = Register(name, RegKind.INPUT, DataType.NONE, None, (b,), span=span)
+        else:
+            binds, vals = self.param_item(ref, decl_single=True)
+            reg = Register(name, RegKind.PARAM, DataType.NONE, None, tuple(binds),
+                           (vals[0] or (0, 0, 0, 0),), span=span)
+        self.binding_aliases.append((name, ref.span, kind))
+        self.declare(name, kind, reg)
+
+    def warn_binding_aliases(self) -> None:
+        """One E2016 warning per program, at the first ALIAS of a binding, listing the rest."""
+        if not self.binding_aliases:
+            return
+        name, span, kind = self.binding_aliases[0]
+        more = self.binding_aliases[1:]
+        notes = ["accepted for compatibility with NVIDIA's drivers: each such ALIAS declares its "
+                 "name as the matching OUTPUT, ATTRIB or PARAM would"]
+        if more:
+            notes.append(f"{len(more)} more ALIAS statement{'s' if len(more) > 1 else ''} of a "
+                         "binding on line" + ("s " if len(more) > 1 else " ")
+                         + ", ".join(str(s.line) for _, s, _ in more))
+        self.sink.warning("E2016", f"ALIAS '{name}' names a binding, not a declared variable "
+                          f"(ARBVP 2.14.3.6 requires an established name); read as "
+                          f"'{kind} {name} = ...'", span, *notes)
 
     def check_new_name(self, name: str, span: Span) -> None:
         if name in self.reserved():
@@ -228,6 +303,15 @@ class ARBVPBuilder(LegacyVertexBuilder):
     def declare(self, name: str, kind: str, reg: Register) -> None:
         self.names[name] = reg.name
         self.name_kind[name] = kind
+        if kind == "OUTPUT":
+            # one register per result binding, however many names reach it: OUTPUT variables
+            # (and ALIASes of bindings) and direct result.* writes share storage, as the GLSL
+            # interface does -- otherwise the executor would keep two copies of one result
+            b = reg.bindings[0]
+            if b in self.output_regs:
+                self.names[name] = self.output_regs[b]
+                return
+            self.output_regs[b] = reg.name
         self.prog.registers[reg.name] = reg
 
     def lookup(self, name: str) -> tuple[str, str] | None:
@@ -374,7 +458,11 @@ class ARBVPBuilder(LegacyVertexBuilder):
 
     # ---- registers in instructions ----------------------------------------------------------------
     def implicit(self, b: Binding, kind: RegKind) -> str:
+        if kind == RegKind.OUTPUT and b in self.output_regs:
+            return self.output_regs[b]
         name = b.text()
+        if kind == RegKind.OUTPUT:
+            self.output_regs[b] = name
         if name not in self.prog.registers:
             self.prog.registers[name] = Register(name, kind, DataType.NONE, None, (b,),
                                                  implicit=True)
@@ -411,10 +499,20 @@ class ARBVPBuilder(LegacyVertexBuilder):
         if not self.feat.vector_arl and idx.comp != "x":
             self.err("E2010", f"'{idx.reg}.{idx.comp}': only the x component of an address register "
                      "exists without OPTION NV_vertex_program2", idx.span)
-        lo, hi = REL_OFFSET
+        lo, hi = REL_OFFSET_MAX
         if not lo <= idx.offset <= hi:
             self.err("E2006", f"relative offset {idx.offset:+d} out of range [{lo}, {hi}]",
                      idx.span)
+        lo, hi = REL_OFFSET
+        if not lo <= idx.offset <= hi and not self.feat.labels:
+            # ARBVP <addrRegPosOffset> "from 0 to 63" / <addrRegNegOffset> "from 0 to 64"; the
+            # NV_vertex_program2 option grammar drops the bound (<arrayMemRelOffset> ::= "+"
+            # <integer>), and Mesa accepts up to MaxAddressOffset (= MAX_PROGRAM_LOCAL_PARAMS,
+            # 4096) in every ARB program -- piglit's vp-arl-constant-array-huge-relative-offset
+            # relies on it.  Accepted with a warning (digest 12 item 34).
+            self.sink.warning("E2017", f"relative offset {idx.offset:+d} is outside ARB_vertex_"
+                              f"program's range [{lo}, {hi}]; accepted (as by Mesa and the "
+                              "NV_vertex_program2 option grammar)", idx.span)
         return Index(idx.offset, found[0], XYZW[idx.comp])
 
     def reference(self, ref: Ref, write: bool) -> tuple[str, Index | None, list]:
@@ -650,6 +748,7 @@ class ARBVPBuilder(LegacyVertexBuilder):
     # ---- end of program ---------------------------------------------------------------------------
     def finish(self) -> None:
         super().finish()
+        self.warn_binding_aliases()
         sink, prog = self.sink, self.prog
         pi = "ARB_position_invariant" in self.options
         limit = MAX_INSTRUCTIONS - (4 if pi else 0)

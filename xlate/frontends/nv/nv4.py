@@ -22,6 +22,7 @@ from ...diagnostics import DiagnosticSink, Span
 from ...ir.model import (Binding, CCKind, CondTest, DataType, Dest, Geometry, Index, Instruction,
                          Program, Register, RegKind, Sat, Source, Stage, TexRef, VarInfo)
 from ...ir.ops import CARRY_OPS, CC_RULES, LEGACY_OPCODES, OPCODES, TEX_TARGETS, TGSI_OPCODES
+from ...ir.limits import MAX_OUTPUT_VERTICES, MAX_TOTAL_OUTPUT_COMPONENTS, result_components
 from . import bindings as B
 from .syntax import (Decl, IndexConst, IndexRange, IndexRel, Instr, Label, Member, Number,
                      Operand, Ref, Subscript)
@@ -75,7 +76,7 @@ TARGET_DIMS = {"1D": 1, "2D": 2, "3D": 3, "CUBE": 3, "RECT": 2, "SHADOW1D": 1, "
                "SHADOWARRAY2D": 2, "BUFFER": 1}
 PRIMITIVES_IN = ("POINTS", "LINES", "LINES_ADJACENCY", "TRIANGLES", "TRIANGLES_ADJACENCY")
 PRIMITIVES_OUT = ("POINTS", "LINE_STRIP", "TRIANGLE_STRIP")
-MAX_VERTICES_OUT = 1024
+MAX_VERTICES_OUT = MAX_OUTPUT_VERTICES      # MAX_PROGRAM_OUTPUT_VERTICES_NV (ir/limits.py)
 PBO_WORDS = 4096          # words per parameter buffer when a BUFFER binds a whole buffer
 
 
@@ -108,6 +109,10 @@ class NV4Builder:
         self.tex_targets: dict[int, tuple[str, Span]] = {}
         self.label_spans: dict[str, Span] = {}
         self.blocks: list[tuple[str, object, Span]] = []   # open IF / REP blocks: (kind, state, span)
+        # how many blocks of each kind are open (push_block/pop_block keep it): the depth checks
+        # and BRK/CONT stay O(1) however deep the nesting (10,000 IFs were quadratic)
+        self.open_blocks: dict[str, int] = {}
+        self.too_deep: set[str] = set()    # nesting limits already reported (E4005 once each)
         self.calls: list[tuple[str, Span]] = []
         self.seen_statement = False
         self.seen_body = False          # an instruction, label or variable declaration was seen
@@ -158,6 +163,12 @@ class NV4Builder:
         if d.kind == "ALIAS":
             name, span, _ = d.names[0]
             target = d.target[0]
+            if d.init:
+                # GP4 <ALIAS_statement> ::= "ALIAS" <establishName> "=" <establishedName>: a
+                # name, never a binding (ARBvp's compatibility reading E2016 is not extended to
+                # the NV4 family, whose drivers never documented it)
+                self.err("E1002", "the right-hand side of ALIAS must be a declared name, not a "
+                         "binding or a component (GP4 2.X.3.8)", d.init[0].selectors[0].span)
             self.check_new_name(name, span)
             if self.lookup(target) is None:
                 self.err("E2003", f"ALIAS of undeclared name '{target}'", d.target[1])
@@ -225,9 +236,9 @@ class NV4Builder:
         if d.kind == "VERTICES_OUT":
             text = d.number.text
             if not re.fullmatch(r"[0-9]+", text) or not 0 < int(text) <= MAX_VERTICES_OUT:
-                self.err("E6001", f"VERTICES_OUT must be an integer in [1, {MAX_VERTICES_OUT}]",
-                         d.number.span)
-            self.geom[d.kind] = (int(text), d.span)
+                self.err("E6001", f"VERTICES_OUT must be an integer in [1, {MAX_VERTICES_OUT}] "
+                         "(MAX_PROGRAM_OUTPUT_VERTICES_NV, GEO4 2.14.6.4)", d.number.span)
+            self.geom[d.kind] = (int(text), d.number.span)
             return
         value, vspan = d.target
         allowed = PRIMITIVES_IN if d.kind == "PRIMITIVE_IN" else PRIMITIVES_OUT
@@ -825,15 +836,32 @@ class NV4Builder:
                     self.err("E4003", "second ELSE for one IF", ins.span)
                 self.blocks[-1] = ("IF", "else", self.blocks[-1][2])
             else:
-                self.blocks.pop()
+                self.pop_block()
         elif name == "IF":
-            if sum(1 for b in self.blocks if b[0] == "IF") >= MAX_IF_DEPTH:
-                self.sink.error("E4005", f"IF nested deeper than {MAX_IF_DEPTH}", ins.span)
-            self.blocks.append(("IF", "then", ins.span))
+            if self.open_blocks.get("IF", 0) >= MAX_IF_DEPTH:
+                self.nesting_error("IF", f"IF nested deeper than {MAX_IF_DEPTH}", ins.span)
+            self.push_block(("IF", "then", ins.span))
         elif name == "REP":
-            if sum(1 for b in self.blocks if b[0] == "REP") >= MAX_LOOP_DEPTH:
-                self.sink.error("E4005", f"REP nested deeper than {MAX_LOOP_DEPTH}", ins.span)
-            self.blocks.append(("REP", len(self.prog.instructions), ins.span))
+            if self.open_blocks.get("REP", 0) >= MAX_LOOP_DEPTH:
+                self.nesting_error("REP", f"REP nested deeper than {MAX_LOOP_DEPTH}", ins.span)
+            self.push_block(("REP", len(self.prog.instructions), ins.span))
+
+    def push_block(self, entry: tuple) -> None:
+        self.blocks.append(entry)
+        self.open_blocks[entry[0]] = self.open_blocks.get(entry[0], 0) + 1
+
+    def pop_block(self) -> tuple:
+        entry = self.blocks.pop()
+        self.open_blocks[entry[0]] -= 1
+        return entry
+
+    def nesting_error(self, limit: str, message: str, span: Span) -> None:
+        """E4005 at the first block beyond a nesting limit, once per limit: every block nested
+        deeper still exceeds it too (10,000 nested IFs made 9,952 errors)."""
+        if limit not in self.too_deep:
+            self.too_deep.add(limit)
+            self.sink.error("E4005", message, span, "blocks nested deeper still are not "
+                            "reported again")
 
     def flow(self, ins: Instr, info, out: Instruction, ntc: bool) -> None:
         name = info.name
@@ -851,7 +879,7 @@ class NV4Builder:
                 out.srcs = (self.source(ins.operands[0], out.dtype, scalar=False, ntc=ntc),)
             return
         if name in ("BRK", "CONT"):
-            if not any(b[0] == "REP" for b in self.blocks):
+            if not self.open_blocks.get("REP"):
                 self.err("E4004", f"{name} outside a REP block", ins.span)
             self.expect_operands(ins, 1, "an optional condition-code test", at_least=0)
             if ins.operands:
@@ -1225,6 +1253,13 @@ class NV4Builder:
                 self.prog.geometry = Geometry(self.geom["PRIMITIVE_IN"][0],
                                               self.geom["PRIMITIVE_OUT"][0],
                                               self.geom["VERTICES_OUT"][0])
+                nverts, nspan = self.geom["VERTICES_OUT"]
+                comps = result_components(self.prog)
+                if nverts * comps > MAX_TOTAL_OUTPUT_COMPONENTS:
+                    sink.error("E6001", f"VERTICES_OUT {nverts} times the {comps} result "
+                               f"components written is {nverts * comps}, more than "
+                               "MAX_PROGRAM_TOTAL_OUTPUT_COMPONENTS_NV "
+                               f"({MAX_TOTAL_OUTPUT_COMPONENTS}, GEO4 2.14.6.4)", nspan)
         self.check_endless_loops()
         self.prog.options = tuple(self.options)
         self.insert_subroutine_returns()

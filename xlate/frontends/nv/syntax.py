@@ -238,9 +238,15 @@ class _Builder(lark.Transformer):
         return Decl("TEMP", self.sp(kw), mods, names)
 
     def alias_decl(self, items):
-        kw, name, target = items
-        return Decl("ALIAS", self.sp(kw), [], [(str(name), self.sp(name), None)],
-                    target=(str(target), self.sp(target)))
+        # target: the right-hand side's first name; init: [the whole reference] when it has
+        # selectors ("result.texcoord[1]", "r0.x"), which only ARBvp accepts (E2016)
+        kw, name, ref = items
+        d = Decl("ALIAS", self.sp(kw), [], [(str(name), self.sp(name), None)],
+                 target=(ref.name, Span(ref.span.file, ref.span.line, ref.span.col,
+                                        len(ref.name))))
+        if ref.selectors:
+            d.init = [ref]
+        return d
 
     def address_decl(self, items):
         kw = items[0]

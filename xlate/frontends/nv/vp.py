@@ -460,10 +460,19 @@ class LegacyVertexBuilder:
         if dst.mask != FULL_MASK:
             self.err("E3005", "POPA writes the whole address register: no write mask",
                      opnd.ref.selectors[-1].span)
+        cond = None
         if dst.cond is not None and dst.cond.rule != "TR":
-            self.err("E3005", "POPA takes no condition-code mask (other than TR)",
-                     opnd.ccmask.span)
-        self.emit("POPA", Dest(dst.reg), dtype=S, span=ins.span)
+            # The same sentence forbids a CC mask, but revision 7 adds "some driver versions
+            # erroneously allowed conditional write masks on POPA" -- NVIDIA's, the only VP3
+            # implementation, and piglit's astack-08/09 (expected to load) rely on it.
+            # Accepted with warning E3009 and read like any conditional write: the entry is
+            # popped in any case, and only the components whose CC test passes are written.
+            self.sink.warning("E3009", "POPA with a condition-code write mask: VP3 2.14.5.43 "
+                              "says the program fails to load; accepted as NVIDIA's drivers did "
+                              "(the pop always happens, the write is conditional)",
+                              opnd.ccmask.span)
+            cond = dst.cond
+        self.emit("POPA", Dest(dst.reg, None, FULL_MASK, cond), dtype=S, span=ins.span)
 
     def swz(self, ins, base, sig, ccreg, sat) -> None:
         self.err("E3001", f"opcode 'SWZ' is not available in {self.dialect_name}s", ins.span)
@@ -670,6 +679,10 @@ class VPBuilder(LegacyVertexBuilder):
             return idx.value
         if isinstance(idx, IndexRel) and idx.comp is None and idx.offset == 0 and idx.reg in table:
             return table[idx.reg]
+        if isinstance(idx, IndexRel) and idx.comp is not None:
+            # VP1 <relProgParamReg> / VP2 <vp2-relProgParamReg>: only c[] is relatively addressed
+            self.err("E2010", f"relative addressing exists only for program parameters c[...]; "
+                     f"{what} registers take a number or a mnemonic", sub.span)
         names = ", ".join(table)
         self.err("E2006", f"invalid {what} register (expected a number or one of {names})",
                  sub.span)
@@ -776,6 +789,9 @@ class VPBuilder(LegacyVertexBuilder):
         if not sels or not isinstance(sels[0], Subscript):
             self.err("E3005", "result registers are written o[NAME]", ref.span)
         idx = sels[0].index
+        if isinstance(idx, IndexRel) and idx.comp is not None:
+            self.err("E2010", "relative addressing exists only for program parameters c[...]; "
+                     "result registers are written o[NAME]", sels[0].span)
         if not isinstance(idx, IndexRel) or idx.comp is not None or idx.offset or \
                 idx.reg not in table:
             extra = " (CLP0-CLP5 need !!VP2.0)" if isinstance(idx, IndexRel) and \

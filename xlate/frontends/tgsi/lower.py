@@ -37,6 +37,7 @@ import struct
 from ...diagnostics import DiagnosticSink, Span
 from ...ir.model import (Binding, CCKind, CondTest, DataType, Dest, Geometry, Index, Instruction,
                          Program, Register, RegKind, Sat, Source, Stage, TexRef)
+from ...ir.limits import MAX_OUTPUT_VERTICES, MAX_TOTAL_OUTPUT_COMPONENTS, result_components
 from . import model as M
 from .opcodes import OPCODES as TGSI_OPCODES
 
@@ -55,7 +56,7 @@ MAX_SAMPLER = 31               # texture[n] units (E5004 in the NV frontends too
 MAX_INDEX = 0xFFFF             # register indices and declaration ranges (16-bit token fields)
 MAX_VERTEX_ATTRIB = 15         # vertex.attrib[n] (16 generic attributes, as in the NV frontends)
 MAX_DRAW_BUFFER = 7            # result.color[n] (MAX_DRAW_BUFFERS 8, as in the NV frontends)
-MAX_VERTICES_OUT = 1024        # GS_MAX_OUTPUT_VERTICES (the NV4 VERTICES_OUT limit)
+MAX_VERTICES_OUT = MAX_OUTPUT_VERTICES   # GS_MAX_OUTPUT_VERTICES (as VERTICES_OUT, ir/limits.py)
 _CC_RULES = {"GT": "GT", "EQ": "EQ", "LT": "LT", "UN": "NAN", "GE": "GE", "LE": "LE", "NE": "NE",
              "TR": "TR", "FL": "FL"}
 _GS_IN = {"POINTS", "LINES", "LINES_ADJACENCY", "TRIANGLES", "TRIANGLES_ADJACENCY"}
@@ -96,6 +97,7 @@ class Lowerer:
         self.case_values: list[set[int]] = []      # CASE constants of each open SWITCH
         self.tex_targets: dict[int, str] = {}       # sampler -> the target it is used with
         self.geometry: Geometry | None = None
+        self.nverts_prop: M.Property | None = None   # PROPERTY GS_MAX_OUTPUT_VERTICES (spans)
         self.too_deep = False                        # E4005 reported
 
     # ---- diagnostics ---------------------------------------------------------------------------
@@ -139,6 +141,15 @@ class Lowerer:
             return None
         prog = Program(stage, "TGSI", self.regs, self.out, self.labels, entry=0,
                        geometry=geometry, source_name=self.file)
+        if geometry is not None:
+            # the second limit of ir/limits.py, as for NVgp4 VERTICES_OUT
+            comps = result_components(prog)
+            if geometry.vertices_out * comps > MAX_TOTAL_OUTPUT_COMPONENTS:
+                self.err("E6001", f"GS_MAX_OUTPUT_VERTICES {geometry.vertices_out} times the "
+                         f"{comps} output components written is {geometry.vertices_out * comps}"
+                         f", more than gl_MaxGeometryTotalOutputComponents "
+                         f"({MAX_TOTAL_OUTPUT_COMPONENTS})", self.nverts_prop)
+                return None
         return prog
 
     # ---- properties ------------------------------------------------------------------------------
@@ -190,8 +201,10 @@ class Lowerer:
             return None
         if not 1 <= n <= MAX_VERTICES_OUT:
             self.err("E6001", f"GS_MAX_OUTPUT_VERTICES {nverts.value} is outside [1, "
-                     f"{MAX_VERTICES_OUT}]", nverts)
+                     f"{MAX_VERTICES_OUT}] (gl_MaxGeometryOutputVertices, "
+                     "MAX_PROGRAM_OUTPUT_VERTICES_NV)", nverts)
             return None
+        self.nverts_prop = nverts
         return Geometry(pin, _GS_OUT[pout], n)
 
     # ---- register usage ------------------------------------------------------------------------
