@@ -635,3 +635,35 @@ def test_pbo_fields():
     assert [i.srcs[0].index for i in dp4] == [Index(0, "b", 0), Index(1, "b", 0), Index(2, "b", 0)]
     rnd = prog.instructions[0]
     assert (rnd.op, rnd.dtype, rnd.srcs[0].reg) == ("ROUND", DataType.INT, "vertex.attrib[6]")
+
+
+@pytest.mark.parametrize("text", [
+    # an OUTPUT variable and a direct write of its binding
+    "!!NVvp4.0\nOUTPUT o = result.color;\nMOV o, vertex.attrib[0];\n"
+    "MOV result.color.y, {5}.x;\nMOV result.position, vertex.attrib[0];\nEND\n",
+    # the direct write first, then the declaration
+    "!!NVvp4.0\nMOV result.color, vertex.attrib[0];\nOUTPUT o = result.color;\n"
+    "MOV o.y, {5}.x;\nMOV result.position, vertex.attrib[0];\nEND\n",
+    # two names for one result
+    "!!NVvp4.0\nOUTPUT a = result.color;\nOUTPUT b = result.color;\nMOV a, vertex.attrib[0];\n"
+    "MOV b.y, {5}.x;\nMOV result.position, vertex.attrib[0];\nEND\n",
+    # an element of an OUTPUT array and a direct write of its binding
+    "!!NVvp4.0\nOUTPUT c[] = { result.texcoord[0..3] };\n"
+    "MOV c[1], vertex.attrib[0];\nMOV result.texcoord[1].y, {5}.x;\n"
+    "MOV result.position, vertex.attrib[0];\nEND\n",
+])
+def test_one_storage_per_result_binding(text):
+    """NV_gpu_program4 2.X.3.5: result variables are names for the result bindings; every
+    name of a binding and its direct writes are one storage (the executor kept two copies and
+    reported the last register's, [0, 5, 0, 0])."""
+    import numpy as np
+    import xlate
+    prog = xlate.parse(text)
+    v = np.tile(np.array([1, 2, 3, 4], np.float32), (2, 1))
+    res = xlate.execute(prog, {"vertex.attrib[0]": v}, lanes=2)
+    binding = "result.texcoord[1]" if "texcoord" in text else "result.color"
+    value = res.float("c")[:, 1] if "texcoord" in text else res.float("result.color")
+    assert value.tolist() == [[1, 5, 3, 4]] * 2
+    holders = [r for r in prog.registers.values() if any(
+        b is not None and b.text() == binding for b in r.bindings)]
+    assert len(holders) == 1

@@ -105,6 +105,10 @@ class NV4Builder:
         self.prog = Program(self.stage, header[2:], source_name=sink.file)
         self.names: dict[str, Register] = {}
         self.aliases: dict[str, str] = {}
+        # result binding -> the register (and element) holding it: an OUTPUT variable and a
+        # direct "result.*" write of the same binding are one storage, as in the GLSL interface
+        # (two registers would leave the executor with two copies of one result)
+        self.output_at: dict[Binding, tuple[Register, int | None]] = {}
         self.consts: dict[tuple, str] = {}
         self.tex_targets: dict[int, tuple[str, Span]] = {}
         self.label_spans: dict[str, Span] = {}
@@ -289,6 +293,14 @@ class NV4Builder:
             self.err("E2001", f"'{name}' is already declared", span, *notes)
 
     def add_var(self, reg: Register) -> None:
+        if reg.kind == RegKind.OUTPUT:
+            held = self.output_at.get(reg.bindings[0]) if reg.size is None else None
+            if held is not None and held[1] is None and held[0].dtype == reg.dtype:
+                # a second name for a result already declared or written: the same register
+                self.names[reg.name] = held[0]
+                return
+            for k, b in enumerate(reg.bindings):
+                self.output_at.setdefault(b, (reg, k if reg.size is not None else None))
         self.names[reg.name] = reg
         self.prog.registers[reg.name] = reg
 
@@ -1141,6 +1153,12 @@ class NV4Builder:
                 v = self.vertex_number(res.vertex_index)
                 reg = self.implicit(b, kind, per_vertex=True)
                 return reg, None, Index(v), res.rest
+            if kind == RegKind.OUTPUT:
+                held = self.output_at.get(b)
+                if held is None:
+                    held = self.output_at[b] = (self.implicit(b, kind), None)
+                reg, k = held
+                return reg, (Index(k) if k is not None else None), None, res.rest
             return self.implicit(b, kind), None, None, res.rest
         if ref.name in self.poisoned:
             raise _Skip
