@@ -324,6 +324,47 @@ def test_internal_error_of_one_file_does_not_stop_the_batch(tmp_path, monkeypatc
     assert files["water.fp"]["status"] == "ok" and not files["water.fp"]["cached"]
 
 
+def test_pool_broken_between_waits_loses_no_group(monkeypatch):
+    """A worker can die after one wait() and before the next submit(); submit() then raises
+    BrokenProcessPool at once (CI on 2 cores hit this: the batch died with a traceback).
+    The groups in flight are re-run alone, the refused one goes to a fresh pool, and every
+    group is finished exactly once."""
+    import concurrent.futures
+    from concurrent.futures import Future
+    from concurrent.futures.process import BrokenProcessPool
+    from xlate.batch import runner
+
+    submits = []
+
+    class Pool:                       # a pool whose 3rd task breaks it and 4th submit is refused
+        def __init__(self, max_workers, **kw):
+            self.max_workers = max_workers
+
+        def submit(self, fn, arg):
+            submits.append(arg)
+            n = len(submits)
+            if n == 4:
+                raise BrokenProcessPool("a child process terminated abruptly")
+            fut = Future()
+            if n == 3:
+                fut.set_exception(BrokenProcessPool("a child process terminated abruptly"))
+            else:
+                fut.set_result(fn(arg))
+            return fut
+
+        def shutdown(self, wait=True, cancel_futures=False):
+            pass
+
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", Pool)
+    monkeypatch.setattr(runner, "_translate_group", lambda group: [f"done {g}" for g in group])
+    work = [[f"g{i}"] for i in range(6)]
+    finished = []
+    runner._run_pool(work, work, {}, 1, lambda group, records: finished.append((group, records)))
+    assert sorted(finished) == [([f"g{i}"], [f"done g{i}"]) for i in range(6)]
+    # g2 broke the pool: it ran again alone; g3 was refused and went to the next pool
+    assert submits == [["g0"], ["g1"], ["g2"], ["g3"], ["g2"], ["g3"], ["g4"], ["g5"]]
+
+
 def test_html_report_links_source_lines_to_glsl(tmp_path):
     src = tmp_path / "src"
     src.mkdir()

@@ -308,9 +308,20 @@ def _run_pool(work, payload, opts, jobs: int, finished) -> None:
         suspects: list[int] = []
         try:
             while queue or running:
+                broken = False
                 while queue and len(running) < 2 * jobs:
-                    i = queue.popleft()
-                    running[pool.submit(_translate_group, payload[i])] = i
+                    try:
+                        fut = pool.submit(_translate_group, payload[queue[0]])
+                    except BrokenProcessPool:
+                        # a worker died since the last wait (on 2 cores this race is real):
+                        # submit() refuses at once.  Everything in flight is a suspect; the
+                        # refused group is not, and goes to the fresh pool.
+                        broken = True
+                        break
+                    running[fut] = queue.popleft()
+                if broken:
+                    suspects += running.values()
+                    break
                 done, _ = wait(running, return_when=FIRST_COMPLETED)
                 for fut in done:
                     i = running.pop(fut)
