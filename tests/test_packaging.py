@@ -26,7 +26,8 @@ def test_wheel_contains_templates_and_grammar(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     for f in ("xlate/templates/glsl/program.j2", "xlate/templates/glsl/ops.txt",
               "xlate/templates/glsl/helpers.glsl", "xlate/templates/glsl/cctests.txt",
-              "xlate/frontends/nv/nv.lark", "xlate/py.typed"):
+              "xlate/frontends/nv/nv.lark", "xlate/py.typed",
+              "xlate/verify/generate/__init__.py", "xlate/verify/generate/tgsi.py"):
         assert f in names, f
     assert not any(n.startswith(("tests/", "corpus/", "tools/")) for n in names)
 

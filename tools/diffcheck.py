@@ -8,6 +8,9 @@ families with ``--dialect``) and print a table per dialect folder.
     python tools/diffcheck.py --backend vulkan --jobs 1  # the Vulkan SPIR-V on lavapipe
     python tools/diffcheck.py --dialect tgsi        # the TGSI programs that translate
     python tools/diffcheck.py --dialect older --lanes 256   # VP1/VP2, ARBvp/fp (+NV), FP1
+    python tools/diffcheck.py --generated vp2.0 --count 500 --lanes 256 --jobs 1
+                                                   # random valid programs of a dialect
+                                                   # (xlate.verify.generate; "all": every one)
 
 Folders: cg/gp4vp, cg/gp4fp, cg/gp4gp, collected/nvfp4, collected/nvgp4 (dialect = the
 program header).  Each program runs in a worker process with a time limit (a translation that
@@ -60,6 +63,30 @@ def corpus_files(corpus: Path = CORPUS, folders=FOLDERS) -> dict[str, list[Path]
         d = corpus / folder
         if d.is_dir():
             out[folder] = sorted(p for p in d.rglob("*") if p.suffix in EXTS and p.is_file())
+    return out
+
+
+def generated_files(dialects: str, count: int, seed: int, stage: str,
+                    outdir: str | None) -> dict[str, list[Path]]:
+    """``--generated``: write ``count`` random programs (seeds ``seed``..) of each dialect
+    (comma-separated, or ``all``) and stage into ``outdir`` (a temporary folder by default);
+    one table row per dialect and stage."""
+    import tempfile
+    sys.path.insert(0, str(ROOT / "tools"))
+    from gen_programs import write_programs
+    from xlate.verify.generate import DIALECTS as GEN
+    names = list(GEN) if dialects == "all" else [d for d in dialects.split(",") if d]
+    root = Path(outdir or tempfile.mkdtemp(prefix="xlate-generated-"))
+    out: dict[str, list[Path]] = {}
+    for name in names:
+        if name not in GEN:
+            raise SystemExit(f"diffcheck: unknown generator dialect {name!r} "
+                             f"(known: {', '.join(GEN)})")
+        for st in GEN[name].stages if stage == "all" else [stage]:
+            if st not in GEN[name].stages:
+                continue
+            label = name if len(GEN[name].stages) == 1 else f"{name} {st}"
+            out[f"generated/{label}"] = write_programs(str(root / name), name, count, seed, st)
     return out
 
 
@@ -125,8 +152,14 @@ def table(results: dict[str, list[dict]]) -> str:
     return "\n".join(out)
 
 
+def shown(path: str, corpus=CORPUS) -> str:
+    """A corpus file relative to the corpus; anything else (generated programs) as it is."""
+    rel = os.path.relpath(path, corpus)
+    return path if rel.startswith("..") else rel
+
+
 def describe(d: dict) -> str:
-    name = os.path.relpath(d["file"], CORPUS) if os.path.isabs(d["file"]) else d["file"]
+    name = shown(d["file"]) if os.path.isabs(d["file"]) else d["file"]
     s = f"{name}: {d['status']}"
     if d.get("reason"):
         s += f" ({d['reason']})"
@@ -224,18 +257,30 @@ def main(argv=None) -> int:
     p.add_argument("--quiet", action="store_true")
     p.add_argument("--list-explained", action="store_true",
                    help="list the programs under each explanation")
+    p.add_argument("--generated", metavar="DIALECTS",
+                   help="instead of the corpus: random valid programs of these generator "
+                        "dialects (comma-separated, or 'all'; tools/gen_programs.py --list)")
+    p.add_argument("--count", type=int, default=100, help="--generated: programs per dialect "
+                   "and stage (seeds --seed ..)")
+    p.add_argument("--stage", default="all", help="--generated: vertex, fragment, geometry or "
+                   "all (default)")
+    p.add_argument("--out", metavar="DIR", help="--generated: write the programs here (kept)")
     p.add_argument("--oracle", action="store_true",
                    help="instead: compare xlate's translation of cgc's NV4 assembly with cgc's "
                         "own GLSL for the same Cg entry point (xlate/verify/oracle.py)")
     args = p.parse_args(argv)
     if args.oracle:
         return oracle_main(args)
-    files = sample(corpus_files(Path(args.corpus), DIALECTS[args.dialect]), args.sample, args.seed)
+    if args.generated:
+        files = generated_files(args.generated, args.count, args.seed, args.stage, args.out)
+    else:
+        files = sample(corpus_files(Path(args.corpus), DIALECTS[args.dialect]), args.sample,
+                       args.seed)
     if args.match:
         files = {folder: [f for f in lst if any(m in f.as_posix() for m in args.match)]
                  for folder, lst in files.items()}
         files = {folder: lst for folder, lst in files.items() if lst}
-    if args.dialect != "nv4":
+    if args.dialect != "nv4" and not args.generated:
         # programs that do not translate (MANIFEST `error` files, damaged dumps, rejected
         # constructs) are counted per file by the corpus tests (test_corpus_tgsi.py,
         # test_vp_corpus.py ...); verify compares the ones that do
@@ -265,7 +310,7 @@ def main(argv=None) -> int:
         done[0] += 1
         if not args.quiet:
             print(f"[{done[0]}/{len(paths)}] {doc['status']:11s} "
-                  f"{os.path.relpath(doc['file'], args.corpus)}", file=sys.stderr, flush=True)
+                  f"{shown(doc['file'], args.corpus)}", file=sys.stderr, flush=True)
 
     try:
         docs = run_all(paths, backend=args.backend, lanes=args.lanes, seed=args.seed,
@@ -278,7 +323,8 @@ def main(argv=None) -> int:
     results: dict[str, list[dict]] = {}
     for path, folder in zip(paths, folder_of):
         results.setdefault(folder, []).append(by_file[path])
-    print(f"xlate verify over {len(paths)} {args.dialect.upper()} programs (backend {args.backend}, "
+    what = f"generated ({args.generated})" if args.generated else args.dialect.upper()
+    print(f"xlate verify over {len(paths)} {what} programs (backend {args.backend}, "
           f"{args.lanes} lanes, seed {args.seed}, {time.time() - t0:.0f} s)\n")
     print(table(results))
     print("\n(mismatched = explained + unexplained: programs whose outputs differed; explained ="
@@ -299,7 +345,7 @@ def main(argv=None) -> int:
             print(f"  {len(ds):5d}  {v}\n         spec: {spec}\n         tolerance: {tol}")
             if args.list_explained:
                 for d in ds:
-                    print(f"           {os.path.relpath(d['file'], args.corpus)}")
+                    print(f"           {shown(d['file'], args.corpus)}")
     if bad:
         print("\nnot passing:")
         for d in bad:

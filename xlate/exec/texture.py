@@ -27,7 +27,8 @@ Project choices where the specs leave the result undefined or implementation-dep
   contribute their current register values even when they did not execute the instruction.
 * rho = max(|(du/dx, dv/dx, dw/dx)|, |(du/dy, dv/dy, dw/dy)|) with exact Euclidean lengths
   (GL eq. 8.7-8.8, no approximation), lambda_base = log2(rho), all in float32.
-* cube maps: major axis ties go to Z, then X, then Y (as llvmpipe); cube partials (implicit
+* cube maps: major axis ties go to Z, then Y, then X (as llvmpipe: Z when |z| >= max(|x|,
+  |y|), else X only when |x| > |y|); cube partials (implicit
   or TXD) are projected onto the selected face by the chain rule,
   d(sc/|ma|) = (d sc * |ma| - sc * d|ma|) / ma^2 (GP4 TXD: "implementation-dependent").
 * total LOD bias clamp: MAX_TEXTURE_LOD_BIAS = 16 (llvmpipe's value).
@@ -528,11 +529,12 @@ def _lerp(a, b, w):
 
 def _cube_select(x, y, z):
     """GL 4.5 Table 8.19: the face (0..5 = +X -X +Y -Y +Z -Z) of each direction, by the
-    component of largest magnitude.  Ties: Z wins, then X (project choice, as llvmpipe); a
-    zero component counts as positive."""
+    component of largest magnitude.  Ties (GL leaves them to the implementation): Z wins, then
+    Y -- llvmpipe's lp_build_cube_lookup takes Z when |z| >= max(|x|, |y|), else X only when
+    |x| > |y| (measured: (1, 1, 0.5) samples +Y); a zero component counts as positive."""
     ax, ay, az = np.abs(x), np.abs(y), np.abs(z)
     zmaj = (az >= ax) & (az >= ay)
-    xmaj = ~zmaj & (ax >= ay)
+    xmaj = ~zmaj & (ax > ay)
     ymaj = ~zmaj & ~xmaj
     face = np.where(xmaj, np.where(x >= 0, 0, 1),
                     np.where(ymaj, np.where(y >= 0, 2, 3), np.where(z >= 0, 4, 5)))

@@ -19,14 +19,17 @@ Modules:
 * ``trace``    localization by probes, verdicts
 * ``core``     the pipeline for one program (:func:`verify_source`)
 * ``cli``      ``xlate verify``;  ``batch`` worker pool (tools/diffcheck.py)
-* ``generate`` random NV4 programs;  ``oracle`` cgc's own GLSL as an independent oracle
+* ``generate`` random valid programs of every dialect (a package, one module per family);
+               ``oracle`` cgc's own GLSL as an independent oracle
 
 Verdicts of a localized difference (``trace``): ``divergence`` / ``operands`` /
 ``interface`` / ``cc`` (a real disagreement to investigate), ``precise`` (vanishes when the
 GLSL is ``precise``: the implementation reassociated float math), and the implementation
 freedoms ``ftz`` (denormal flushing), ``nonfinite`` (NaN/Inf, which GLSL does not
 guarantee), ``range`` (sin/cos beyond 2^23), ``tolerance`` (approximate opcodes),
-``undefined`` (operands for which NV_gpu_program4 leaves the result undefined).  A program
+``undefined`` (operands for which NV_gpu_program4 leaves the result undefined), ``lod`` and
+``boundary`` (texture LOD and texel-edge freedoms), ``signedzero`` (an instruction that tells
+apart zeros whose sign GLSL lost upstream).  A program
 whose differences are all freedoms that vanish with finite inputs passes.
 """
 from __future__ import annotations

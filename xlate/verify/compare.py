@@ -38,6 +38,8 @@ INEXACT: dict[str, tuple[int, float]] = {
     "LG2": (8, 2.0 ** -17),
     "POW": (4096, 2.0 ** -20),
     "LIT": (4096, 2.0 ** -20),
+    # FP1's LIT (no clamp of the exponent): the same ApproxPower (FP1 3.11.5.13, 3.11.5.24)
+    "LITNC": (4096, 2.0 ** -20),
     "SIN": (16, 2.0 ** -20),
     "COS": (16, 2.0 ** -20),
     "SCS": (16, 2.0 ** -20),
@@ -68,7 +70,7 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
         "(RoughApprox2ToX/RoughApproxLog2 \"accurate to at least 11 bits\"), "
         "ARB_vertex_program issue 28",
         "INEXACT: per-opcode ulps/absolute error (EX2 8 ulp; LG2 8 ulp or 2^-17; POW/LIT "
-        "4096 ulp or 2^-20; SIN/COS/SCS 16 ulp or 2^-20; RSQ 2 ulp; NRM/RFL 4 ulp; EXP 4096 "
+        "(and FP1's LIT, IR LITNC) 4096 ulp or 2^-20; SIN/COS/SCS 16 ulp or 2^-20; RSQ 2 ulp; NRM/RFL 4 ulp; EXP 4096 "
         "ulp (2^-11 relative), LOG 4096 ulp or 2^-11; filtered "
         "TEX* 2^-7) on the approximate result, later amplification by exact opcodes accepted"),
     "range": (
@@ -106,6 +108,13 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
         "64-bit product -- a defect of the implementation, reduced to a strict-xfail test in "
         "tests/test_verify_cases.py and matched by trace.known_defect",
         "not compared: the instruction the reduced test covers, on the backend it fails on"),
+    "signedzero": (
+        "GLSL 4.50 §4.7.1 leaves operations on special values to the implementation (Mesa "
+        "folds 0 + x to x and x * 0 to +0, losing IEEE's sign of a zero); NV_vertex_program "
+        "2.14.1.11 itself defines 0*x = +0 for every x, where the executor's IEEE product "
+        "gives -0 (a documented divergence, frontends/nv/vp.py)",
+        "an instruction whose operands differ only in the sign of a zero and that tells the "
+        "zeros apart (VP1's total-order SGE/SLT, RCC/RCP/DIV of a zero): not compared"),
     "boundary": (
         "GL 4.5 §8.14.2 NEAREST: the texel chosen for a coordinate exactly on a texel edge "
         "depends on the implementation's rounding of u = s * width",

@@ -246,6 +246,7 @@ def add_capture(src: str, reflection: dict, stage: str) -> tuple[str, list[_Slot
     src = _insert_after_version(src, "\n".join(strides_decl + extra))
     if stage == "geometry":
         src = src.replace("EmitVertex();", "".join(c + " " for c in copies) + "EmitVertex();")
+        src = strip_room(src)
     else:
         src = _at_main_end(src, copies)
     for sl in slots:
@@ -329,6 +330,43 @@ INPUT_VERTICES = {"POINTS": 1, "LINES": 2, "LINES_ADJACENCY": 4, "TRIANGLES": 3,
 
 
 # ---- shared by the GL and Vulkan runners (xlate.verify.vulkan) ---------------------------------
+
+#: vertices of one primitive of each geometry output type
+PRIMITIVE_VERTICES = {"POINTS": 1, "LINE_STRIP": 2, "TRIANGLE_STRIP": 3}
+_GS_LAYOUT = re.compile(r"layout\((points|line_strip|triangle_strip), max_vertices = (\d+)\) out;")
+
+
+def completes_primitives(geometry: dict) -> bool:
+    """Whether a geometry program can complete one output primitive at all: not when it may
+    emit fewer vertices than a primitive has (``VERTICES_OUT 1`` with ``TRIANGLE_STRIP``, a
+    legal program that draws nothing -- GEO4 2.14.6.3, GL 4.5 11.3.4.1): the runners capture
+    nothing without drawing it."""
+    return geometry["max_vertices"] >= PRIMITIVE_VERTICES.get(geometry["output_primitive"], 1)
+
+
+def strip_room(src: str) -> str:
+    """Work around a heap overflow of Mesa's draw module (llvmpipe and lavapipe, Mesa 22.3):
+    it keeps one length per output strip in an array sized for the *complete* primitives that
+    ``max_vertices`` vertices make (``max_vertices - 2`` triangles of a strip), but every
+    ``EndPrimitive`` -- after too few vertices for a primitive too -- takes an entry, so
+    ``EmitVertex; EmitVertex; EndPrimitive; EmitVertex`` under ``max_vertices = 3`` writes past
+    the array and corrupts the process's heap (tests/test_verify_cases.py::
+    test_gs_more_strips_than_primitives).  Same semantics, room for a strip per vertex:
+    ``max_vertices`` grows by a primitive's vertices minus one, a counter keeps the emitted
+    vertices within the declared number (extra EMITs have no effect, as in the executor), and
+    ``EndPrimitive`` with no vertex since the last one (which ends nothing) is skipped."""
+    m = _GS_LAYOUT.search(src)
+    if m is None:
+        return src
+    n = int(m.group(2))
+    per = PRIMITIVE_VERTICES[m.group(1).upper()]
+    src = src.replace(m.group(0), f"layout({m.group(1)}, max_vertices = {n + per - 1}) out;\n"
+                      "int xv_emitted = 0;\nint xv_pending = 0;", 1)
+    src = src.replace("EmitVertex();", f"if (xv_emitted < {n}) {{ xv_emitted++; xv_pending++; "
+                      "EmitVertex(); }")
+    return src.replace("EndPrimitive();", "if (xv_pending > 0) { xv_pending = 0; "
+                       "EndPrimitive(); }")
+
 
 def emits_vertices(glsl: str) -> bool:
     """Whether a translated geometry program can emit a vertex at all (a program without
@@ -788,9 +826,9 @@ class Runner:
         gl = self.gl
         geo = reflection["geometry"]
         nv = INPUT_VERTICES[geo["input_primitive"]]
-        if not emits_vertices(glsl):
+        if not emits_vertices(glsl) or not completes_primitives(geo):
             # the program never emits a vertex (and a program without captured outputs cannot
-            # begin transform feedback): nothing to capture
+            # begin transform feedback), or never completes a primitive: nothing to capture
             return Capture(primitives=[[] for _ in range(lanes)], glsl=glsl)
         src, slots, strides = add_capture(glsl, reflection, "geometry")
         vs, attribs = passthrough_vertex_shader(glsl, reflection)

@@ -17,7 +17,8 @@ Verdicts:
 * ``divergence``: an instruction whose operands agree computes different results -- a bug in
   the executor or in the translation of that instruction;
 * ``ftz``: the first divergence involves a denormal operand (or a result so small that an
-  intermediate product was denormal): llvmpipe flushes denormals, the executor does not;
+  intermediate product was denormal, or a denormal intermediate of a dot product, RFL or
+  NRM): llvmpipe flushes denormals, the executor does not;
 * ``nonfinite``: the first divergence computes with NaN or Inf: GLSL does not require IEEE
   NaN/Inf behaviour, and Mesa folds for instance ``x * 0.0`` to ``0.0`` even for
   ``precise`` values (the executor follows IEEE: NaN);
@@ -31,6 +32,9 @@ Verdicts:
   llvmpipe's per-block LOD selection in every case;
 * ``boundary``: the first divergence is a NEAREST-filtered texture lookup whose coordinate
   lies exactly on a texel edge (llvmpipe's texel selection there depends on its code path);
+* ``signedzero``: the operands differ only in the sign of a zero, and the instruction tells
+  the zeros apart (VP1's total-order SGE/SLT, RCC/RCP/DIV of a zero): GLSL implementations
+  fold 0 + x -> x and x * 0 -> +0 (VP1 2.14.1.11 even defines 0*x = +0), the executor is IEEE;
 * ``range``: the first divergence is SIN/COS/SCS of an operand beyond 2^23 in magnitude,
   where llvmpipe's range reduction fails (GLSL sets no precision for sin/cos);
 * ``tolerance``: the first difference is an approximate opcode (:data:`compare.INEXACT`)
@@ -119,6 +123,12 @@ def instrument(program: Program, probes: list[tuple]) -> tuple[Program, list[str
     prog.registers = dict(program.registers)
     prog.instructions = list(program.instructions)
     prog.labels = dict(program.labels)
+    if prog.geometry is not None and prog.stage == Stage.GEOMETRY:
+        # probes are read from the last emitted vertex: capture points, so that every emitted
+        # vertex is seen on both sides (a strip that is not completed -- one vertex of a line
+        # strip, or a lane that stops early -- is dropped by transform feedback, and the
+        # implementation's probes would read as zeros where the executor's strip has them)
+        prog.geometry = replace(prog.geometry, output_primitive="POINTS")
     slots = _free_slots(program, len(probes))
     if len(slots) < len(probes):
         raise RuntimeError("no free output slots for probes")
@@ -162,7 +172,35 @@ def instrument(program: Program, probes: list[tuple]) -> tuple[Program, list[str
                 prog.labels[lab] = idx + n
         if prog.entry > at or (prog.entry == at and not before):
             prog.entry += n
+    if prog.stage == Stage.GEOMETRY and prog.geometry is not None:
+        _emit_at_exit(prog)
     return prog, names
+
+
+def _emit_at_exit(prog: Program) -> None:
+    """Geometry probes are read from the last emitted vertex: an EMIT before every RET of the
+    main routine makes that vertex the state at the end of the program on both sides, as for
+    the other stages (a lane that returns early would otherwise show, as "last execution",
+    the probes of its last real EMIT while the other side went on: tgsi geometry seed 204).
+    Output points (see :func:`instrument`) and room for the extra vertices keep every real
+    vertex; skipped when the room would exceed GL's output limits (256 vertices, 1024
+    components)."""
+    subs = sorted({prog.labels[i.label] for i in prog.instructions
+                   if i.op == "CAL" and i.label in prog.labels})
+    end = next((k for k in subs if k > prog.entry), len(prog.instructions))
+    rets = [k for k in range(prog.entry, end) if prog.instructions[k].op == "RET"]
+    outputs = sum(r.length for r in prog.registers.values() if r.kind == RegKind.OUTPUT)
+    total = prog.geometry.vertices_out + len(rets) + 1
+    if not rets or total > 256 or total * 4 * outputs > 1024:
+        return
+    prog.geometry = replace(prog.geometry, vertices_out=total)
+    for at in reversed(rets + ([end] if end == len(prog.instructions) else [])):
+        prog.instructions[at:at] = [Instruction("EMIT", text="EMIT  # probe")]
+        for lab, idx in list(prog.labels.items()):
+            if idx > at:
+                prog.labels[lab] = idx + 1
+        if prog.entry > at:
+            prog.entry += 1
 
 
 def _nth_execution(prog: Program, j: int, nth: int) -> list[Instruction]:
@@ -309,17 +347,18 @@ def _operand_ints(ins: Instruction, j: int, words) -> np.ndarray:
     return a
 
 
-def _derivatives_in_flow(program: Program) -> bool:
-    """Derivatives GLSL leaves undefined: taken (DDX/DDY or an implicit-LOD lookup) inside
-    IF/REP/SWITCH blocks, where the fragments of a quad may diverge, or after a KIL -- GLSL 4.50
-    §6.4: after a non-uniform ``discard`` "subsequent implicit or explicit derivatives are
-    undefined", while the assembly models (NV kill mask, tgsi_exec) keep killed fragments
-    running for their neighbours' derivatives."""
+def _undefined_derivatives(program: Program) -> set[int]:
+    """Instructions taking derivatives GLSL leaves undefined (DDX/DDY or an implicit-LOD
+    lookup): inside IF/REP/SWITCH blocks, where the fragments of a quad may diverge, or after a
+    KIL -- GLSL 4.50 §6.4: after a non-uniform ``discard`` "subsequent implicit or explicit
+    derivatives are undefined", while the assembly models (NV kill mask, tgsi_exec) keep killed
+    fragments running for their neighbours' derivatives."""
+    out: set[int] = set()
     if program.stage != Stage.FRAGMENT:
-        return False
+        return out
     depth = 0
     killed = False
-    for ins in program.instructions:
+    for k, ins in enumerate(program.instructions):
         if ins.op in ("IF", "REP", "SWITCH"):
             depth += 1
         elif ins.op in ("ENDIF", "ENDREP", "ENDSWITCH"):
@@ -328,8 +367,13 @@ def _derivatives_in_flow(program: Program) -> bool:
             killed = True
         elif (depth or killed) and (ins.op in ("DDX", "DDY") or
                                     (ins.tex is not None and ins.op in ("TEX", "TXB", "TXP"))):
-            return True
-    return False
+            out.add(k)
+    return out
+
+
+def _derivatives_in_flow(program: Program) -> bool:
+    """Whether the program takes derivatives GLSL leaves undefined (see above)."""
+    return bool(_undefined_derivatives(program))
 
 
 def _depends_on(program: Program, operands, ops) -> bool:
@@ -381,7 +425,27 @@ def _texel_boundary(ins: Instruction, raw: list, gen) -> bool:
     if ins.op == "TXP" and coord[3] != 0:
         coord = coord / coord[3]
     target = ins.tex.target.replace("SHADOW", "")
-    dims = {"1D": 1, "ARRAY1D": 1, "2D": 2, "RECT": 2, "ARRAY2D": 2, "3D": 3, "CUBE": 0}.get(target, 0)
+    if target == "CUBE":
+        # a direction on a face edge (two largest magnitudes equal: the face is the
+        # implementation's choice, GL 4.5 §8.13) or a face coordinate on a texel edge: with
+        # seamless filtering llvmpipe's NEAREST may take the texel across the face edge
+        from ..exec.texture import _cube_project, _cube_select
+        v = coord[:3].astype(np.float32)
+        if not np.all(np.isfinite(v)):
+            return False
+        mags = np.sort(np.abs(v))
+        if mags[2] == mags[1]:
+            return True
+        face = _cube_select(v[None, 0], v[None, 1], v[None, 2])
+        sc, tc, ma = _cube_project(v[None, :], face)
+        st = (np.array([sc[0], tc[0]], np.float64) / float(ma[0]) + 1.0) / 2.0
+        for lv in tex.levels:
+            n = np.asarray(lv).shape[-2]
+            u = st * n
+            if np.any(np.isfinite(u) & (u == np.floor(u))):
+                return True
+        return False
+    dims = {"1D": 1, "ARRAY1D": 1, "2D": 2, "RECT": 2, "ARRAY2D": 2, "3D": 3}.get(target, 0)
     for lv in tex.levels:
         shape = np.asarray(lv).shape[:-1]
         sizes = list(reversed(shape))[:dims] if target != "RECT" else [1] * dims
@@ -407,7 +471,8 @@ def _relative_uses(program: Program, ins: Instruction):
 
 def _pow_of_nonpositive(ins: Instruction, raw: list) -> bool:
     """POW (and LIT's power) of a base <= 0: exp2(b * log2(a)) goes through -Inf/NaN, which
-    GLSL leaves undefined (log2(x <= 0))."""
+    GLSL leaves undefined (log2(x <= 0)); also lookups whose coordinates become non-finite
+    (TXP with q = 0, a cube map lookup with a zero direction)."""
     if not raw:
         return False
     if ins.op == "POW":
@@ -415,9 +480,15 @@ def _pow_of_nonpositive(ins: Instruction, raw: list) -> bool:
         if ins.srcs[0].neg:
             v = -v
         return bool(v <= 0 or np.isnan(v))
-    if ins.op == "LIT":
+    if ins.op in ("LIT", "LITNC"):
         v = raw[0].view(np.float32)[ins.srcs[0].swizzle[1] % 4]
         return bool(v <= 0 or np.isnan(v))
+    if ins.op in ("TEX", "TXB", "TXL", "TXP", "TXD") and ins.tex is not None and \
+            ins.tex.target.replace("SHADOW", "") == "CUBE":
+        # a zero direction: the face coordinates sc/|ma| are 0/0 (GL 4.5 §8.13), NaN
+        v = _loaded(ins, 0, raw[0])[:3]
+        if np.all(v == 0):
+            return True
     if ins.op == "TXP":
         # the projected coordinates s/q, t/q, r/q: infinite or NaN for q = 0 (a finite
         # operand, a non-finite lookup: GL 4.5 §8.14.2 wraps coordinates with fract/clamp,
@@ -431,6 +502,42 @@ def _pow_of_nonpositive(ins: Instruction, raw: list) -> bool:
         with np.errstate(divide="ignore", invalid="ignore"):
             return bool(not np.all(np.isfinite((v[:3] / v[3]).astype(np.float32))))
     return False
+
+
+def _loaded(ins: Instruction, j: int, raw) -> np.ndarray:
+    """Operand ``j`` as the instruction reads it (swizzle with the 0/1 selectors, |x|, -x), as
+    float32, from the probed register words."""
+    src = ins.srcs[j]
+    w = np.asarray(raw, np.uint32).view(np.float32)
+    v = np.array([w[c] if c < 4 else np.float32(c == 5) for c in src.swizzle], np.float32)
+    if src.abs:
+        v = np.abs(v)
+    if src.neg:
+        v = -v
+    return np.where(np.array(src.comp_neg, bool), -v, v) if any(src.comp_neg) else v
+
+
+def _denormal_intermediate(ins: Instruction, raw: list) -> bool:
+    """An intermediate of a multi-step opcode that is denormal although operands and result are
+    not (llvmpipe flushes it: GP4 issue 18 allows that): a product of a dot product, RFL's
+    2*dot(a,b)/dot(a,a) or NRM's scale (tgsi vertex / NV4 vertex seed 1012: a huge axis makes
+    RFL's ratio 6.8e-41)."""
+    dots = {"DP2": 2, "DP2A": 2, "DP3": 3, "DP4": 4, "DPH": 3, "RFL": 3, "NRM": 3}
+    if ins.op not in dots or len(raw) < len(ins.srcs) or not raw:
+        return False
+    n = dots[ins.op]
+    with np.errstate(all="ignore"):
+        a = _loaded(ins, 0, raw[0])
+        b = _loaded(ins, 1, raw[1]) if ins.op != "NRM" and len(raw) > 1 else a
+        inter = [a[:n] * b[:n]]
+        if ins.op == "RFL":
+            nn = np.float32(np.sum(a[:3] * a[:3], dtype=np.float32))
+            t = np.float32(2) * np.float32(np.sum(a[:3] * b[:3], dtype=np.float32)) / nn
+            inter += [a[:3] * a[:3], np.array([t], np.float32)]
+        elif ins.op == "NRM":
+            nn = np.float32(np.sum(a[:3] * a[:3], dtype=np.float32))
+            inter.append(np.array([np.float32(1) / np.sqrt(nn)], np.float32))
+    return any(_is_denormal(np.asarray(v, np.float32).view(np.uint32)) for v in inter)
 
 
 def _undefined_case(ins: Instruction, raw: list, comps) -> bool:
@@ -466,41 +573,52 @@ def _is_denormal(words) -> bool:
 
 
 def execution_order(program: Program) -> list[int]:
-    """Instruction indices in (static) execution order: main from its entry, each subroutine's
-    body spliced in at its *last* CAL (probes hold the value of an instruction's last
-    execution); a subroutine runs from its label to the next label."""
+    """Instruction indices in (static) execution order: main from its entry, following the
+    control flow -- fall-through first, then the targets of conditional branches, an
+    unconditional branch continues at its target (labels are markers: VP2, ARB options and FP2
+    code falls through them, and a ``main:`` entry may come after the subroutines) -- and each
+    subroutine's body spliced in at its *last* CAL (probes hold the value of an instruction's
+    last execution); a called body ends at its unconditional RET.  Instructions never reached
+    come last, in program order."""
     n = len(program.instructions)
-    starts = sorted(set(program.labels.values()) | {program.entry})
+    labels = program.labels
 
-    def body(start: int) -> range:
-        later = [i for i in starts if i > start]
-        return range(start, later[0] if later else n)
+    def walk(start: int, depth: int, visit, seen: set[int]) -> None:
+        pending = [start]
+        while pending:
+            k = pending.pop()
+            while 0 <= k < n and k not in seen:
+                seen.add(k)
+                ins = program.instructions[k]
+                visit(k, ins, depth)
+                if ins.op == "BRA" and ins.label in labels:
+                    if ins.cond is None or ins.cond.rule == "TR":
+                        k = labels[ins.label]
+                        continue
+                    pending.append(labels[ins.label])
+                if ins.op == "RET" and (ins.cond is None or ins.cond.rule == "TR"):
+                    break
+                k += 1
 
     # pass 1: every CAL site, in walk order (subroutines expanded at every call)
     sites: dict[str, list[int]] = {}
 
-    def scan(rng, depth):
-        for k in rng:
-            ins = program.instructions[k]
-            if ins.op == "CAL" and ins.label in program.labels and depth < 8:
-                sites.setdefault(ins.label, []).append(k)
-                scan(body(program.labels[ins.label]), depth + 1)
+    def note(k, ins, depth):
+        if ins.op == "CAL" and ins.label in labels and depth < 8:
+            sites.setdefault(ins.label, []).append(k)
+            walk(labels[ins.label], depth + 1, note, set())
 
-    scan(body(program.entry), 0)
+    walk(program.entry, 0, note, set())
     last = {label: ks[-1] for label, ks in sites.items()}
     order: list[int] = []
     seen: set[int] = set()
 
-    def walk(rng, depth):
-        for k in rng:
-            if k not in seen:
-                seen.add(k)
-                order.append(k)
-            ins = program.instructions[k]
-            if ins.op == "CAL" and last.get(ins.label) == k and depth < 8:
-                walk(body(program.labels[ins.label]), depth + 1)
+    def add(k, ins, depth):
+        order.append(k)
+        if ins.op == "CAL" and last.get(ins.label) == k and depth < 8:
+            walk(labels[ins.label], depth + 1, add, seen)
 
-    walk(body(program.entry), 0)
+    walk(program.entry, 0, add, seen)
     order += [k for k in range(n) if k not in seen]
     return order
 
@@ -581,7 +699,7 @@ def localize(program: Program, facts, gen, diffs, *, runner, lanes: int, reflect
 
 def _scan(program: Program, gen, runner, lanes: int, cases) -> tuple[list, dict, dict]:
     """Probe the events of ``program`` (every event, or for long programs every stride-th
-    one and then the stretch before the first that differs on each case's lane; when no
+    one and then every event before the first that differs on each case's lane; when no
     coarse probe differs on a case's lane -- a divergence that appeared and vanished again
     between two coarse probes -- every event)."""
     events = _events(program)
@@ -596,13 +714,14 @@ def _scan(program: Program, gen, runner, lanes: int, cases) -> tuple[list, dict,
     fine: set[int] = set()
     for d in cases:
         lane = d.lane if d.lane is not None else 0
-        prev = -1
         for c in coarse:
             if _event_differs(program, events[c], exe_all[c][lane],
                               imp_all[c][lane] if imp_all[c] is not None else None):
-                fine |= set(range(prev + 1, c))
+                # every event before it: values may differ between two coarse probes and agree
+                # again at the next one (a denormal flushed by a compare, a loop left early on
+                # one side) -- the stretch just before the first differing probe is not enough
+                fine |= set(range(c))
                 break
-            prev = c
         else:
             # no coarse probe differs: the divergence appeared and vanished between two of
             # them (a register overwritten later, its value only carried on elsewhere) --
@@ -661,12 +780,20 @@ def _cond_verdict(program: Program, k: int, lane: int, events, exe_all,
     found = None
     loop_end = _enclosing_loop_end(program, k)
     pos_k = next((i for i, ev in enumerate(events) if ev[1] == k), len(events))
+    # subroutines called before the test: the execution order splices a subroutine's body at
+    # its *last* call, which may come after the test (vp2.0 seed 270: CAL S1; CAL S2 (LT) with
+    # S1's RCPC setting the flags, S1 placed after the second CAL S1)
+    called: set[int] = set()
+    for i, ev in enumerate(events[:pos_k]):
+        ins_i = program.instructions[ev[1]]
+        if ins_i.op == "CAL" and ins_i.label in program.labels:
+            called |= _routine_body(program, program.labels[ins_i.label])
     for e_idx, (kind, j, _) in enumerate(events):
         if e_idx not in exe_all:
             continue
         # earlier updates, and inside a loop also the later ones of the body (they feed the
         # next iteration; probes hold the last iteration's values)
-        if kind != "value" or (e_idx >= pos_k and not k <= j < loop_end):
+        if kind != "value" or (e_idx >= pos_k and not k <= j < loop_end and j not in called):
             continue
         ins = program.instructions[j]
         if ins.cc_update is None or ins.cc_update != cond.cc:
@@ -683,9 +810,34 @@ def _cond_verdict(program: Program, k: int, lane: int, events, exe_all,
             found = found or ("ftz", j)
         elif _nonfinite(e[comps]) or _nonfinite(g[comps]):
             found = found or ("nonfinite", j)
+        elif ins.op in cmp.INEXACT and _near_zero(ins.op, e[comps]):
+            # an approximate result within its tolerance of zero: its sign (LT/GT/EQ) may differ
+            # between compilations (arbvp-nv2 seed 46: COSC of about pi/2, then BRA (LT))
+            found = found or ("tolerance", j)
     if found is not None:
         return found[0], _ins_info(program, found[1])
     return "cc", (_ins_info(program, last) if last is not None else None)
+
+
+def _near_zero(op: str, words) -> bool:
+    """Some component within the absolute tolerance (compare.INEXACT) of ``op`` of zero."""
+    tol = max(cmp.INEXACT[op][1], F32_MIN_NORMAL)
+    f = np.asarray(words, np.uint32).view(np.float32).astype(np.float64)
+    return bool(np.any(np.abs(f) <= tol))
+
+
+def _routine_body(program: Program, start: int, depth: int = 0) -> set[int]:
+    """The instructions a call to ``start`` may run: from there to its unconditional RET
+    (branches ignored), with the subroutines it calls (a few levels deep)."""
+    out: set[int] = set()
+    for j in range(start, len(program.instructions)):
+        ins = program.instructions[j]
+        out.add(j)
+        if ins.op == "CAL" and ins.label in program.labels and depth < 4:
+            out |= _routine_body(program, program.labels[ins.label], depth + 1)
+        if ins.op == "RET" and (ins.cond is None or ins.cond.rule == "TR"):
+            break
+    return out
 
 
 def without_kills(program: Program) -> Program:
@@ -861,6 +1013,13 @@ def _judge(program, gen, runner, lanes, d, events, exe_all, imp_all, nth=None) -
             comps = [c for c in range(4) if ins.dst is None or ins.dst.cond is None
                      or ins.dst.mask[c]]
             if any(e[c] != g[c] for c in comps):
+                skipped = [i for i in range(e_idx) if i not in exe_all]
+                if skipped and nth is None:
+                    # a value the coarse scan skipped may have differed first (arbvp-nv2 seed
+                    # 46: a COS of a huge parameter, then a branch on its flags)
+                    _probe_events(program, gen, runner, lanes, events, set(skipped),
+                                  (exe_all, imp_all))
+                    return _judge(program, gen, runner, lanes, d, events, exe_all, imp_all)
                 # the condition-code updates feeding this test must have been probed
                 need = {i for i, ev in enumerate(events) if ev[0] == "value"
                         and program.instructions[ev[1]].cc_update is not None}
@@ -929,6 +1088,7 @@ def _judge(program, gen, runner, lanes, d, events, exe_all, imp_all, nth=None) -
     nonfinite_mismatch = False
     differing: list[tuple[str, np.ndarray]] = []      # float operands: register, components
     flushed_bits = False
+    zero_sign_only = False          # float operands equal but for the sign of a zero
     srcs = [(j, s) for j, s in enumerate(ins.srcs)]
     if srcs:
         probes = [(first, Source(s.reg, index=s.index, vertex=s.vertex), "before", nth)
@@ -950,6 +1110,10 @@ def _judge(program, gen, runner, lanes, d, events, exe_all, imp_all, nth=None) -
                             # pattern (a small integer) flushed to zero on one side
                             if np.array_equal(cmp.flush(e), cmp.flush(g)):
                                 flushed_bits = True
+                    elif np.all(cmp.float_equal(e, g)) and not np.array_equal(e, g):
+                        d_bits = np.asarray(e, np.uint32) ^ np.asarray(g, np.uint32)
+                        zeros = (np.asarray(e, np.uint32) & 0x7FFFFFFF) == 0
+                        zero_sign_only |= bool(np.any((d_bits == 0x80000000) & zeros))
                     elif not np.all(cmp.float_equal(e, g)):
                         operands_agree = False
                         differing.append((s.reg, np.flatnonzero(~cmp.float_equal(e, g))))
@@ -962,6 +1126,25 @@ def _judge(program, gen, runner, lanes, d, events, exe_all, imp_all, nth=None) -
                     nonfinite_operand |= _nonfinite(e)
         except Exception as exc:            # pragma: no cover - best effort
             ops["error"] = f"{type(exc).__name__}: {exc}"
+    cond = ins.dst.cond if ins.dst is not None else None
+    if cond is not None and cond.rule != "TR" and ins.dst.index is None:
+        # a conditional write keeps the old value of the components whose test fails: that
+        # value is an operand too (NV4 vertex seed 92: SSG (LE) kept an R4.x that an earlier,
+        # coarsely skipped SIN of a huge argument had made differ)
+        try:
+            names, exe, imp = _run_both(program, gen, runner, lanes,
+                                        [(first, Source(ins.dst.reg), "before", nth)])
+            e = exe[names[0]][lane]
+            g = imp[names[0]][lane] if imp[names[0]] is not None else None
+            ops[f"dst {ins.dst.reg} (kept where the test fails)"] = {
+                "executor": _fmt_vec(e), "implementation": _fmt_vec(g) if g is not None else None}
+            comps = [c for c in range(4) if ins.dst.mask[c]]
+            if g is not None and not np.all(cmp.float_equal(e[comps], g[comps])):
+                operands_agree = False
+                differing.append((ins.dst.reg, np.array(comps)[~cmp.float_equal(e[comps],
+                                                                                g[comps])]))
+        except Exception as exc:            # pragma: no cover - best effort
+            ops["dst error"] = f"{type(exc).__name__}: {exc}"
     # relative indices: an index out of the array is undefined (GP4 2.X.4.2); both sides clamp
     # (a project choice), but the index arithmetic may wrap differently
     out_of_range = False
@@ -981,11 +1164,18 @@ def _judge(program, gen, runner, lanes, d, events, exe_all, imp_all, nth=None) -
         except Exception as exc:            # pragma: no cover - best effort
             ops["index error"] = f"{type(exc).__name__}: {exc}"
     report["operands"] = ops
+    skipped = [i for i in range(e_first) if i not in exe_all]
+    if not operands_agree and skipped and nth is None:
+        # the operands differ, yet no earlier *probed* event did: the coarse scan of a long
+        # program (_scan) skipped the events where the values first diverged (they agreed
+        # again at the coarse probes in between) -- probe every earlier event and judge again
+        _probe_events(program, gen, runner, lanes, events, set(skipped), (exe_all, imp_all))
+        return _judge(program, gen, runner, lanes, d, events, exe_all, imp_all)
     e_res, g_res = exe_all[e_first][lane], imp_all[e_first][lane]
     comps = [c for c in range(4) if ins.dst.mask[c]]
     fres = _float_result(ins)
     big = any(_max_abs(v) > RANGE_LIMIT.get(ins.op, np.inf) for v in operand_values)
-    defect = known_defect(program, ins, getattr(runner, "backend", None), operands_agree)
+    defect = known_defect(program, ins, getattr(runner, "backend", None), operands_agree, first)
     if defect is not None:
         report["verdict"] = "implementation"
         report["detail"] = defect
@@ -997,7 +1187,7 @@ def _judge(program, gen, runner, lanes, d, events, exe_all, imp_all, nth=None) -
         report["verdict"] = "lod"
     elif big:
         report["verdict"] = "range"
-    elif denormal_operand or flushed_bits or \
+    elif denormal_operand or flushed_bits or _denormal_intermediate(ins, raw_operands) or \
             (fres and (_is_tiny(e_res[comps]) or _is_tiny(g_res[comps]))):
         report["verdict"] = "ftz"
     elif nonfinite_operand or (fres and (_nonfinite(e_res[comps]) or _nonfinite(g_res[comps]))) \
@@ -1006,6 +1196,19 @@ def _judge(program, gen, runner, lanes, d, events, exe_all, imp_all, nth=None) -
     elif approx is not None:
         report["verdict"] = "tolerance"
         report["approximate_first"] = _ins_info(program, approx)
+    elif operands_agree and zero_sign_only:
+        # the operands differ only in the sign of a zero, which an earlier instruction lost on
+        # one side (Mesa folds 0 + x -> x and x * 0 -> +0; VP1 2.14.1.11 makes 0*x = +0, which
+        # the executor does not emulate), and this instruction tells the zeros apart (VP1's
+        # total-order SGE/SLT, RCC/RCP/DIV of a zero)
+        report["verdict"] = "signedzero"
+    elif ins.op in ("DDX", "DDY") and first in _undefined_derivatives(program):
+        # the derivative itself, taken in non-uniform flow or after a KIL: its operand agrees
+        # on this fragment, its neighbour's (discarded, or on another path) need not
+        report["verdict"] = "lod"
+        report["detail"] = ("a derivative taken after a KIL or inside a block: GLSL 4.50 §6.4 "
+                            "leaves it undefined when the fragments of the quad diverge; the "
+                            "executor keeps discarded fragments running for their neighbours")
     elif not operands_agree and _derivatives_in_flow(program) and \
             _from_derivatives(program, differing):
         # an operand computed from derivatives GLSL leaves undefined (the lookup itself may
@@ -1036,6 +1239,12 @@ def _judge(program, gen, runner, lanes, d, events, exe_all, imp_all, nth=None) -
         report["detail"] = ("the operands are computed from derivatives in non-uniform "
                             "control flow (undefined in GLSL); they agree in the probed "
                             "compilation, not in the one that produced this result")
+    elif nth is None and k_repeated(program, first) and \
+            (refined := _refine(program, gen, runner, lanes, d, events, first)) is not None:
+        # operands agree on the *last* pass, the result does not: an earlier pass may have
+        # differed first and changed the flow (tgsi vertex seed 131: a loop left by a BRK on a
+        # denormal on one side, by its counter on the other)
+        return refined
     else:
         report["verdict"] = "divergence"
     return report
@@ -1048,8 +1257,52 @@ def _constant_source(program: Program, src: Source) -> bool:
     return reg is not None and reg.value is not None and not (src.index and src.index.relative)
 
 
+_OPEN = frozenset({"IF", "REP", "SWITCH"})
+_CLOSE = frozenset({"ENDIF", "ENDREP", "ENDSWITCH"})
+
+
+def _compile_time_sources(program: Program, k: int) -> list[bool]:
+    """Per source of instruction ``k``: whether the compiler knows its value -- a literal, or
+    a temporary that the main code before ``k`` set from literals only, outside blocks
+    (temporaries start as zero in the GLSL; a write inside an IF or loop makes the value
+    unknown).  Mesa propagates such copies and folds what reads them (tgsi vertex seeds 97 and
+    192: UMUL_HI of a TEMP set from an immediate).  Programs with branches, labels or calls
+    before ``k``, or ``k`` inside a block: literals only."""
+    ins_k = program.instructions[k]
+    known: dict[tuple[str, int], bool] = {}
+    depth = 0
+    simple = program.entry <= k
+    for i in range(program.entry, k if simple else program.entry):
+        ins = program.instructions[i]
+        if ins.op in ("BRA", "CAL") or program.labels_at(i):
+            simple = False
+            break
+        depth += ins.op in _OPEN
+        depth -= ins.op in _CLOSE
+        if ins.dst is None or not OPCODES[ins.op].writes:
+            continue
+        ok = depth == 0 and ins.dst.cond is None and ins.dst.index is None and all(
+            _source_known(program, s, known) for s in ins.srcs)
+        for c in range(4):
+            if ins.dst.mask[c]:
+                known[(ins.dst.reg, c)] = ok and known.get((ins.dst.reg, c), True) \
+                    if depth else ok
+    if not simple or depth:
+        return [_constant_source(program, s) for s in ins_k.srcs]
+    return [_source_known(program, s, known) for s in ins_k.srcs]
+
+
+def _source_known(program: Program, src: Source, known: dict) -> bool:
+    if _constant_source(program, src):
+        return True
+    reg = program.registers.get(src.reg)
+    if reg is None or reg.kind != RegKind.TEMP or src.index is not None:
+        return False
+    return all(known.get((src.reg, c), True) for c in src.swizzle if c < 4)
+
+
 def known_defect(program: Program, ins: Instruction, backend: str | None,
-                 operands_agree: bool = False) -> str | None:
+                 operands_agree: bool = False, k: int | None = None) -> str | None:
     """A departure of the implementation that a reduced test pins (tests/test_verify_cases.py,
     strict xfail until Mesa is fixed): the text naming it, else None.  ``operands_agree``: both
     sides gave the instruction the same operands on the lane judged."""
@@ -1061,7 +1314,8 @@ def known_defect(program: Program, ins: Instruction, backend: str | None,
                 "fragments when the LOD varies between them (GP4 TXQ is per fragment): "
                 "tests/test_verify_cases.py::test_texture_size_with_nonuniform_lod")
     if (backend == "gl" and ins.op == "MUL" and ins.mul_mode == "HI" and ins.srcs
-            and all(_constant_source(program, s) for s in ins.srcs)):
+            and all(_compile_time_sources(program, program.instructions.index(ins)
+                                          if k is None else k))):
         return ("Mesa's GLSL compiler folds umulExtended/imulExtended of constant operands "
                 "wrongly (the same GLSL through SPIR-V, or with one operand not constant, is "
                 "right): tests/test_verify_cases.py::test_mulhi_of_constants")

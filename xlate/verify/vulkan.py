@@ -50,8 +50,9 @@ import threading
 
 import numpy as np
 
-from .gl import (INPUT_VERTICES, Capture, _IN_DECL, add_capture, emits_vertices,
-                 fragment_capture, fragment_inputs, fragment_outputs, group_primitives,
+from .gl import (INPUT_VERTICES, Capture, _IN_DECL, add_capture, completes_primitives,
+                 emits_vertices, fragment_capture, fragment_inputs, fragment_outputs,
+                 group_primitives,
                  make_precise, passthrough_vertex_shader, quad_layout, split_capture,
                  texel_arrays)
 from .glapi import GLError, GLUnavailable
@@ -855,7 +856,8 @@ class Runner:
         vk = r.vk
         geo = reflection["geometry"]
         nv = INPUT_VERTICES[geo["input_primitive"]]
-        if not emits_vertices(glsl):
+        if not emits_vertices(glsl) or not completes_primitives(geo):
+            # nothing to capture (gl.completes_primitives)
             return Capture(primitives=[[] for _ in range(lanes)], glsl=glsl)
         src, slots, strides = add_capture(glsl, reflection, "geometry")
         vs_text, attribs = passthrough_vertex_shader(glsl, reflection)

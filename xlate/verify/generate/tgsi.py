@@ -1,0 +1,504 @@
+"""TGSI text programs: ``VERT``, ``FRAG`` and ``GEOM`` (tgsi.rst; tgsi.md 1, 2, 3, 6).
+
+What the programs exercise: declarations (``DCL IN``/``OUT`` with semantics and, in fragment
+shaders, interpolation modes; 1-D and 2-D ``CONST`` ranges and a second constant buffer;
+``TEMP`` ranges; ``ADDR``; ``SV`` system values; ``SAMP``/``SVIEW``), ``IMM`` immediates of
+the three 32-bit types (``FLT32`` sometimes in the raw-bits hex form), untyped registers read
+as float and as integers, float ALU and integer ALU (``UADD`` ... ``UMUL_HI``, divisions, shifts,
+set-on-compare, ``UCMP``, conversions), ``_SAT``, 4-letter swizzles, write masks, ``-``/``|x|``
+modifiers, relative addressing through ``ADDR[0]`` (written by ``ARL`` from a float or ``UARL``
+from an integer) into ``CONST``, ``IMM`` and the ``TEMP`` file, ``IF``/``UIF``/``ELSE``/
+``ENDIF``, ``BGNLOOP``/``ENDLOOP`` with ``BRK``/``CONT``, ``SWITCH``/``CASE``/``DEFAULT``,
+subroutines (``BGNSUB``/``ENDSUB`` after ``END``, ``CAL``, ``RET``), fragment ``KILL``/
+``KILL_IF``/``DDX``/``DDY``/``TEX``/``TXP``/``TXB``/``TXL``, and geometry ``EMIT``/``ENDPRIM``.
+
+Rules kept: the syntax MODERN Mesa prints (tgsi.md 1.7-1.8: numbered instructions, exactly four
+swizzle letters, ordered write masks, ``ADDR[0].x+N`` without spaces, ``CAL :N`` naming the
+``BGNSUB`` instruction index); temporaries, ``ADDR`` and outputs are written whole before use
+(undefined otherwise); loops are counted: each loop owns a reserved ``TEMP`` whose x is set
+before ``BGNLOOP`` and tested and decremented first thing in the body (so ``CONT`` cannot skip
+the decrement), and no other instruction writes it; subroutines call later subroutines only;
+geometry shaders emit at most ``GS_MAX_OUTPUT_VERTICES`` vertices, each after writing every
+output (results are undefined after ``EMIT``).
+"""
+from __future__ import annotations
+
+import random
+import struct
+
+from .common import Gen, XYZW, fconst
+
+FLOAT_OPS = {  # opcode -> operand count
+    "MOV": 1, "ADD": 2, "MUL": 2, "MAD": 3, "LRP": 3, "DP2": 2, "DP3": 2, "DP4": 2, "DST": 2,
+    "MIN": 2, "MAX": 2, "SLT": 2, "SGE": 2, "SEQ": 2, "SGT": 2, "SLE": 2, "SNE": 2, "CMP": 3,
+    "SSG": 1, "FRC": 1, "FLR": 1, "CEIL": 1, "TRUNC": 1, "ROUND": 1, "RCP": 1, "RSQ": 1,
+    "SQRT": 1, "EX2": 1, "LG2": 1, "POW": 2, "SIN": 1, "COS": 1, "EXP": 1, "LOG": 1, "LIT": 1,
+    "DIV": 2,
+}
+SCALAR_FLOAT = {"RCP", "RSQ", "SQRT", "EX2", "LG2", "POW", "SIN", "COS", "EXP", "LOG"}
+TRANSCENDENTAL = {"EX2", "LG2", "POW", "SIN", "COS", "EXP", "LOG", "LIT"}
+INT_OPS = {
+    "UADD": 2, "UMUL": 2, "UMAD": 3, "IDIV": 2, "UDIV": 2, "UMOD": 2, "MOD": 2, "IMAX": 2,
+    "IMIN": 2, "UMAX": 2, "UMIN": 2, "INEG": 1, "IABS": 1, "ISSG": 1, "NOT": 1, "AND": 2,
+    "OR": 2, "XOR": 2, "SHL": 2, "ISHR": 2, "USHR": 2, "ISLT": 2, "ISGE": 2, "USLT": 2,
+    "USGE": 2, "USEQ": 2, "USNE": 2, "UCMP": 3, "IMUL_HI": 2, "UMUL_HI": 2,
+}
+INT_DIV = {"IDIV", "UDIV", "UMOD", "MOD"}
+SHIFTS = {"SHL", "ISHR", "USHR"}
+FLOAT_TO_INT = {"F2I": 1, "F2U": 1, "FSLT": 2, "FSGE": 2, "FSEQ": 2, "FSNE": 2}
+INT_TO_FLOAT = {"I2F": 1, "U2F": 1}
+TEX_TARGETS = ("1D", "2D", "3D", "CUBE", "RECT")
+GS_IN = {"POINTS": 1, "LINES": 2, "TRIANGLES": 3, "LINES_ADJACENCY": 4, "TRIANGLES_ADJACENCY": 6}
+GS_OUT = ("POINTS", "LINE_STRIP", "TRIANGLE_STRIP")
+PROC = {"vertex": "VERT", "fragment": "FRAG", "geometry": "GEOM"}
+
+
+def _f32_hex(v: float) -> str:
+    return "0x%08x" % struct.unpack("<I", struct.pack("<f", v))[0]
+
+
+class TGSIGen(Gen):
+    def __init__(self, rng: random.Random, stage: str, size: int, avoid):
+        super().__init__(rng, size, avoid)
+        self.stage = stage
+        self.frag = stage == "fragment"
+        self.geom = stage == "geometry"
+        self.nftemp = rng.randint(2, 4)
+        self.nitemp = rng.randint(1, 3) if self.has("int") else 0
+        self.ftemps = list(range(self.nftemp))
+        self.itemps = list(range(self.nftemp, self.nftemp + self.nitemp))
+        self.ntemp = self.nftemp + self.nitemp        # loop counters follow
+        self.max_loops = 4
+        self.counters = list(range(self.ntemp, self.ntemp + self.max_loops))
+        self.nin = rng.randint(1, 3)
+        self.nconst = rng.choice([4, 8])
+        self.cbuf1 = self.chance(0.2)
+        self.addr = self.has("relative") and self.chance(0.6)
+        self.temp_indirect = self.addr and self.chance(0.3)
+        self.imm_indirect = self.addr and self.chance(0.2)
+        self.sv = None
+        self.imms: list[tuple[str, list]] = []
+        self.insts: list[tuple[int, str]] = []       # (nesting, text) in instruction order
+        self.loop_depth = 0
+        self.switch_depth = 0
+        self.routine = 0
+        self.nsubs = 0
+        self.sub_index: dict[int, int] = {}
+        self.cal_fixups: list[tuple[int, int]] = []   # (instruction index, sub number)
+        self.samplers: dict[int, str] = {}
+        self.emitted = 0
+        self.max_vertices = 0
+        self.outputs: list[str] = []
+        self.rel_ok = False          # ADDR[0] written yet
+
+    # ---- immediates --------------------------------------------------------------------------
+    def imm(self, kind: str, values: list) -> int:
+        self.imms.append((kind, values))
+        return len(self.imms) - 1
+
+    def imm_text(self, k: int) -> str:
+        kind, values = self.imms[k]
+        if kind == "FLT32":
+            if self.hex_floats:
+                vals = [_f32_hex(v) for v in values]
+            else:
+                vals = [repr(float(v)) for v in values]
+        else:
+            vals = [str(v) for v in values]
+        return f"IMM[{k}] {kind} {{{', '.join(vals)}}}"
+
+    # ---- operands ---------------------------------------------------------------------------
+    def swz4(self) -> str:
+        r = self.rng.random()
+        if r < 0.45:
+            return ""
+        if r < 0.7:
+            return "." + self.rng.choice(XYZW) * 4
+        return "." + "".join(self.rng.choice(XYZW) for _ in range(4))
+
+    def wmask(self) -> str:
+        if self.chance(0.45):
+            return ""
+        comps = [c for c in XYZW if self.chance(0.5)] or [self.rng.choice(XYZW)]
+        return "." + "".join(comps)
+
+    def const_ref(self) -> str:
+        rng = self.rng
+        if self.cbuf1 and self.chance(0.2):
+            return f"CONST[1][{rng.randrange(4)}]"
+        if self.addr and self.chance(0.3):
+            off = rng.randrange(self.nconst)
+            return f"CONST[ADDR[0].{rng.choice(XYZW)}{'+' + str(off) if off else ''}]"
+        if self.chance(0.3):
+            return f"CONST[0][{rng.randrange(self.nconst)}]"
+        return f"CONST[{rng.randrange(self.nconst)}]"
+
+    def in_ref(self) -> str:
+        i = self.rng.randrange(self.nin)
+        if self.geom:
+            return f"IN[{self.rng.randrange(self.nverts)}][{i}]"
+        return f"IN[{i}]"
+
+    def temp_ref(self, pool: list[int], write: bool = False) -> str:
+        # relative TEMP access reads only: a write could land on a loop counter (an index out
+        # of range is clamped into the file) and break the termination guarantee
+        if self.temp_indirect and self.rel_ok and not write and self.chance(0.15):
+            off = self.rng.randrange(self.ntemp)
+            return f"TEMP[ADDR[0].x{'+' + str(off) if off else ''}]"
+        return f"TEMP[{self.rng.choice(pool)}]"
+
+    def fsrc(self) -> str:
+        rng = self.rng
+        r = rng.random()
+        if r < 0.5:
+            base = self.temp_ref(self.ftemps)
+        elif r < 0.68:
+            base = self.in_ref()
+        elif r < 0.85:
+            base = self.const_ref()
+        elif self.imm_indirect and self.rel_ok and self.chance(0.3):
+            base = f"IMM[ADDR[0].x+{rng.randrange(len(self.float_imms))}]"
+        else:
+            base = f"IMM[{rng.choice(self.float_imms)}]"
+        text = base + self.swz4()
+        if self.chance(0.1):
+            text = f"|{text}|"
+        if self.chance(0.2):
+            text = "-" + text
+        return text
+
+    def isrc(self) -> str:
+        rng = self.rng
+        r = rng.random()
+        if r < 0.55 and self.itemps:
+            base = self.temp_ref(self.itemps)
+        elif r < 0.8:
+            base = f"IMM[{rng.choice(self.int_imms)}]"
+        elif r < 0.88 and self.sv is not None:
+            base = "SV[0]"
+        elif r < 0.95:
+            base = self.const_ref()
+        else:
+            base = self.in_ref()
+        text = base + self.swz4()
+        if self.chance(0.1):
+            text = "-" + text            # two's complement negation (tgsi.md 6.4 item 22)
+        return text
+
+    def fdst(self) -> str:
+        if self.chance(0.15) and self.outputs:
+            return self.rng.choice(self.outputs) + self.wmask()
+        return self.temp_ref(self.ftemps, write=True) + self.wmask()
+
+    def idst(self) -> str:
+        return self.temp_ref(self.itemps, write=True) + self.wmask()
+
+    # ---- emission ----------------------------------------------------------------------------
+    def ins(self, text: str, nest_after: int = 0, nest_before: int = 0) -> int:
+        """Append one instruction; returns its index (CAL labels name instruction indices)."""
+        self.depth += nest_before
+        self.insts.append((self.depth, text))
+        self.depth += nest_after
+        self.count += 1
+        return len(self.insts) - 1
+
+    # ---- statements --------------------------------------------------------------------------
+    def float_op(self) -> None:
+        rng = self.rng
+        ops = [o for o in FLOAT_OPS if self.has("transcendental") or o not in TRANSCENDENTAL]
+        op = rng.choice(ops)
+        srcs = [self.fsrc() for _ in range(FLOAT_OPS[op])]
+        sat = "_SAT" if self.chance(0.12) else ""
+        self.ins(f"{op}{sat} {self.fdst()}, {', '.join(srcs)}")
+
+    def int_op(self) -> None:
+        rng = self.rng
+        ops = [o for o in INT_OPS if (self.has("intdiv") or o not in INT_DIV)
+               and (self.has("shift") or o not in SHIFTS)]
+        op = rng.choice(ops)
+        srcs = [self.isrc() for _ in range(INT_OPS[op])]
+        if op.endswith("MUL_HI") and all(s.lstrip("-").startswith("IMM[") for s in srcs):
+            # not both operands immediates: Mesa 22.3's GLSL compiler folds the high product
+            # of constants wrongly -- pinned by tests/test_verify_cases.py::
+            # test_mulhi_of_constants; the localization names it only when its probe lands
+            srcs[0] = self.temp_ref(self.itemps) + self.swz4()
+        self.ins(f"{op} {self.idst()}, {', '.join(srcs)}")
+
+    def convert(self) -> None:
+        rng = self.rng
+        if self.chance(0.5):
+            op = rng.choice(list(FLOAT_TO_INT))
+            srcs = [self.fsrc() for _ in range(FLOAT_TO_INT[op])]
+            self.ins(f"{op} {self.idst()}, {', '.join(srcs)}")
+        else:
+            op = rng.choice(list(INT_TO_FLOAT))
+            self.ins(f"{op} {self.fdst()}, {self.isrc()}")
+
+    def address(self) -> None:
+        if self.chance(0.5) or not self.itemps:
+            self.ins(f"ARL ADDR[0]{self.wmask()}, {self.fsrc()}")
+        else:
+            self.ins(f"UARL ADDR[0]{self.wmask()}, {self.isrc()}")
+
+    def fragment_op(self) -> None:
+        rng = self.rng
+        r = rng.random()
+        if r < 0.3 and self.has("kill"):
+            if self.chance(0.2):
+                self.ins("KILL")
+            else:
+                self.ins(f"KILL_IF {self.fsrc()}")
+        elif r < 0.5 and self.has("derivative") and self.uniform_flow():
+            self.ins(f"{rng.choice(['DDX', 'DDY'])} {self.fdst()}, {self.fsrc()}")
+        elif self.has("tex"):
+            unit = rng.choice(sorted(self.samplers))
+            op = rng.choice(["TEX", "TEX", "TXP", "TXB", "TXL"])
+            if not self.uniform_flow() and op != "TXL":
+                op = "TXL"           # implicit derivatives are undefined in non-uniform flow
+            self.ins(f"{op} {self.fdst()}, {self.fsrc()}, SAMP[{unit}], {self.samplers[unit]}")
+        else:
+            self.float_op()
+
+    def uniform_flow(self) -> bool:
+        return self.depth == 0 and self.routine == 0
+
+    def cond_src(self) -> tuple[str, str]:
+        if self.itemps and self.chance(0.4):
+            return "UIF", self.isrc()
+        return "IF", self.fsrc()
+
+    def if_block(self) -> None:
+        rng = self.rng
+        op, src = self.cond_src()
+        self.ins(f"{op} {src} :0", nest_after=1)
+        self.body(rng.randint(1, 3))
+        if self.chance(0.5):
+            self.ins("ELSE :0", nest_before=-1, nest_after=1)
+            self.body(rng.randint(1, 3))
+        self.ins("ENDIF", nest_before=-1)
+
+    def loop(self) -> None:
+        rng = self.rng
+        c = self.counters.pop(0)
+        ci = self.loop_imm
+        if self.chance(0.6):
+            self.ins(f"MOV TEMP[{c}].x, IMM[{ci}].{rng.choice('yz') * 4}")
+        else:
+            # 3 at most, fewer (or none) depending on the inputs
+            self.ins(f"F2I TEMP[{c}].x, {self.fsrc()}")
+            self.ins(f"IMIN TEMP[{c}].x, TEMP[{c}].xxxx, IMM[{ci}].zzzz")
+        self.ins("BGNLOOP :0", nest_after=1)
+        self.ins(f"ISGE TEMP[{c}].y, IMM[{ci}].xxxx, TEMP[{c}].xxxx")
+        self.ins(f"UIF TEMP[{c}].yyyy :0", nest_after=1)
+        self.ins("BRK")
+        self.ins("ENDIF", nest_before=-1)
+        self.ins(f"UADD TEMP[{c}].x, TEMP[{c}].xxxx, IMM[{ci}].wwww")
+        self.loop_depth += 1
+        saved = self.switch_depth
+        self.switch_depth = 0
+        self.body(rng.randint(1, 4))
+        self.switch_depth = saved
+        self.loop_depth -= 1
+        self.ins("ENDLOOP :0", nest_before=-1)
+
+    def switch(self) -> None:
+        rng = self.rng
+        k = rng.choice(self.case_imms)
+        values = self.imms[k][1]
+        self.ins(f"SWITCH {self.isrc()}", nest_after=1)
+        self.switch_depth += 1
+        comps = rng.sample(range(4), rng.randint(1, 3))
+        seen = set()
+        for comp in comps:
+            if values[comp] in seen:
+                continue
+            seen.add(values[comp])
+            self.ins(f"CASE IMM[{k}].{XYZW[comp] * 4}")
+            self.body(rng.randint(0, 2))
+            if self.chance(0.8):
+                self.ins("BRK")
+        if self.chance(0.5):
+            self.ins("DEFAULT")
+            self.body(1)
+            self.ins("BRK")
+        self.switch_depth -= 1
+        self.ins("ENDSWITCH", nest_before=-1)
+
+    def statement(self) -> None:
+        rng = self.rng
+        r = rng.random()
+        flow = self.has("flow")
+        nest = self.depth < 5
+        if flow and r < 0.07 and nest:
+            self.if_block()
+        elif flow and r < 0.11 and nest and self.counters and self.loop_depth < 2:
+            self.loop()
+        elif flow and r < 0.13 and nest and self.itemps:
+            self.switch()
+        elif flow and r < 0.18 and (self.loop_depth or self.switch_depth):
+            op, src = self.cond_src()
+            jump = "BRK" if self.switch_depth or not self.loop_depth or self.chance(0.5) else "CONT"
+            self.ins(f"{op} {src} :0", nest_after=1)
+            self.ins(jump)
+            self.ins("ENDIF", nest_before=-1)
+        elif flow and r < 0.19 and self.routine < self.nsubs:
+            target = rng.randint(self.routine + 1, self.nsubs)
+            k = self.ins("CAL :?")
+            self.cal_fixups.append((k, target))
+        elif flow and r < 0.2:
+            op, src = self.cond_src()
+            self.ins(f"{op} {src} :0", nest_after=1)
+            self.ins("RET")
+            self.ins("ENDIF", nest_before=-1)
+        elif self.addr and r < 0.26:
+            self.address()
+        elif self.frag and r < 0.34:
+            self.fragment_op()
+        elif self.itemps and r < 0.40:
+            self.convert()
+        elif self.itemps and r < 0.55:
+            self.int_op()
+        else:
+            self.float_op()
+
+    def body(self, n: int) -> None:
+        for _ in range(n):
+            if self.count > 400:
+                return
+            self.statement()
+
+    # ---- program ---------------------------------------------------------------------------
+    def declarations(self) -> list[str]:
+        rng = self.rng
+        d = [PROC[self.stage]]
+        if self.geom:
+            prim = rng.choice(list(GS_IN))
+            self.nverts = GS_IN[prim]
+            self.out_prim = rng.choice(GS_OUT)
+            self.max_vertices = rng.randint(1, 6)
+            d += [f"PROPERTY GS_INPUT_PRIMITIVE {prim}",
+                  f"PROPERTY GS_OUTPUT_PRIMITIVE {self.out_prim}",
+                  f"PROPERTY GS_MAX_OUTPUT_VERTICES {self.max_vertices}"]
+        for i in range(self.nin):
+            if self.stage == "vertex":
+                d.append(f"DCL IN[{i}]")
+            elif self.geom:
+                sem = "POSITION" if i == 0 else f"GENERIC[{i}]"
+                d.append(f"DCL IN[][{i}], {sem}")
+            else:
+                sems = [f"GENERIC[{i}]", f"TEXCOORD[{i}]"] + ([f"COLOR[{i - 1}]"] if i <= 2 else [])
+                sem = rng.choice(sems) if i else "GENERIC[0]"
+                interp = rng.choice([", PERSPECTIVE", ", PERSPECTIVE", ", LINEAR", ", CONSTANT"])
+                d.append(f"DCL IN[{i}], {sem}{interp}")
+        if self.frag and self.chance(0.3):
+            d.append(f"DCL IN[{self.nin}], POSITION, LINEAR")
+            self.nin += 1
+        # outputs
+        if self.frag:
+            self.outputs = ["OUT[0]"]
+            d.append("DCL OUT[0], COLOR")
+            if self.chance(0.15):
+                d.append("DCL OUT[1], POSITION")
+                self.outputs.append("OUT[1]")      # depth: only z is meaningful
+        else:
+            d.append("DCL OUT[0], POSITION")
+            self.outputs = ["OUT[0]"]
+            for i in range(1, rng.randint(2, 4)):
+                sem = rng.choice([f"GENERIC[{i}]", "COLOR" if i == 1 else f"GENERIC[{i}]",
+                                  f"TEXCOORD[{i}]"])
+                d.append(f"DCL OUT[{i}], {sem}")
+                self.outputs.append(f"OUT[{i}]")
+        if self.stage == "vertex" and self.has("int") and self.chance(0.3):
+            d.append("DCL SV[0], VERTEXID")
+            self.sv = "VERTEXID"
+        if self.frag and self.has("tex"):
+            for u in range(rng.randint(1, 2)):
+                d.append(f"DCL SAMP[{u}]")
+                self.samplers[u] = rng.choice(TEX_TARGETS)
+                if self.chance(0.5):
+                    d.append(f"DCL SVIEW[{u}], {self.samplers[u]}, FLOAT")
+        d.append(f"DCL CONST[0..{self.nconst - 1}]" if self.chance(0.6)
+                 else f"DCL CONST[0][0..{self.nconst - 1}]")
+        if self.cbuf1:
+            d.append("DCL CONST[1][0..3]")
+        nloops = self.max_loops if self.has("flow") else 0
+        d.append(f"DCL TEMP[0..{self.ntemp + nloops - 1}]" + (", LOCAL" if self.chance(0.3) else ""))
+        if self.addr:
+            d.append("DCL ADDR[0]")
+        # immediates
+        self.hex_floats = self.chance(0.25)
+        self.float_imms = [self.imm("FLT32", [float(fconst(rng)) for _ in range(4)])
+                           for _ in range(rng.randint(1, 3))]
+        self.loop_imm = self.imm("INT32", [0, 1, rng.choice([2, 3]), -1])
+        self.int_imms = [self.loop_imm]
+        self.case_imms = []
+        if self.has("int"):
+            k = self.imm("INT32", [rng.choice([0, 1, 2, 3, -1, 5, 7, 16, 31, 255, -8])
+                                   for _ in range(4)])
+            self.int_imms.append(k)
+            self.case_imms.append(k)
+            u = self.imm("UINT32", [rng.choice([0, 1, 3, 8, 32, 0xFF, 0xFFFF, 0x80000000,
+                                                0xFFFFFFFF]) for _ in range(4)])
+            self.int_imms.append(u)
+            self.case_imms.append(u)
+        if self.geom:
+            self.stream_imm = self.loop_imm          # x = 0: vertex stream 0
+        d += [self.imm_text(k) for k in range(len(self.imms))]
+        return d
+
+    def prologue(self) -> None:
+        rng = self.rng
+        # define every temporary (TGSI does not), the address register and the outputs
+        for t in self.ftemps:
+            self.ins(f"MOV TEMP[{t}], {self.in_ref()}{self.swz4()}")
+        for t in self.itemps:
+            op = rng.choice(["F2I", "F2U", "MOV"])
+            src = self.in_ref() + self.swz4() if op != "MOV" else f"IMM[{rng.choice(self.int_imms)}]"
+            self.ins(f"{op} TEMP[{t}], {src}")
+        if self.has("flow"):
+            for c in self.counters:
+                self.ins(f"MOV TEMP[{c}], IMM[{self.loop_imm}].xxxx")
+        if self.addr:
+            self.ins(f"ARL ADDR[0], {self.fsrc()}")
+            self.rel_ok = True
+        for o in self.outputs:
+            self.ins(f"MOV {o}, TEMP[{rng.choice(self.ftemps)}]{self.swz4()}")
+
+    def emit_vertex(self) -> None:
+        for o in self.outputs:
+            self.ins(f"MOV {o}, {self.fsrc()}")
+        self.ins(f"EMIT IMM[{self.stream_imm}].xxxx")
+        self.emitted += 1
+
+    def program(self) -> str:
+        rng = self.rng
+        decl = self.declarations()
+        if self.has("flow"):
+            self.nsubs = rng.choice([0, 0, 1, 2])
+        self.prologue()
+        if self.geom:
+            per = max(1, self.size // self.max_vertices)
+            for v in range(self.max_vertices):
+                self.body(per)
+                self.emit_vertex()
+                if self.out_prim != "POINTS" and self.chance(0.15) and v < self.max_vertices - 1:
+                    self.ins(f"ENDPRIM IMM[{self.stream_imm}].xxxx")
+        else:
+            self.body(self.size)
+        self.ins("END")
+        for k in range(1, self.nsubs + 1):
+            self.routine = k
+            self.depth = 0
+            self.sub_index[k] = self.ins("BGNSUB", nest_after=1)
+            self.body(max(2, self.size // 3))
+            self.ins("RET")
+            self.ins("ENDSUB", nest_before=-1)
+        for k, target in self.cal_fixups:
+            depth, text = self.insts[k]
+            self.insts[k] = (depth, text.replace(":?", f":{self.sub_index[target]}"))
+        lines = [f"{k:3d}: {'  ' * depth}{text}" for k, (depth, text) in enumerate(self.insts)]
+        return "\n".join(decl + lines) + "\n"
+
+
+def generate(rng: random.Random, stage: str = "vertex", size: int = 12, avoid=frozenset()) -> str:
+    return TGSIGen(rng, stage, size, avoid).program()
