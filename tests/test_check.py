@@ -133,6 +133,18 @@ def test_check_start_up_imports_nothing_heavy(work):
     assert "xlate.backends.glsl" in translating
     assert heavy(translating) == set()
     assert {"ctypes", "xlate.backends.spirv", "concurrent.futures"} & translating == set()
+    # every statement of bright.fp is of a shape fastparse.py takes: lark is never imported
+    assert "lark" not in translating and "xlate.frontends.nv.larkparse" not in translating
+
+
+def test_check_loads_lark_for_a_statement_the_fast_path_refuses(work):
+    """A statement fastparse.py refuses (here an ALIAS declaration) is parsed by the lark
+    grammar, imported then."""
+    (work / "alias.fp").write_text(
+        "!!NVfp4.0\nTEMP t;\nALIAS u = t;\nMOV u, fragment.texcoord[0];\n"
+        "MOV result.color, u;\nEND\n")
+    mods = imported_modules(["check", "--no-validate", "alias.fp"], work)
+    assert "lark" in mods and "xlate.frontends.nv.larkparse" in mods
 
 
 def test_check_starts_glslang_before_loading_the_translator(work):
@@ -147,9 +159,9 @@ def test_check_starts_glslang_before_loading_the_translator(work):
     order = [line.split("|")[-1].strip() for line in r.stderr.splitlines()
              if line.startswith("import time:")]
     first_of = {name: order.index(name) for name in
-                ("xlate.backends.spirv", "xlate.diagnostics", "xlate.ir.model", "lark")}
+                ("xlate.backends.spirv", "xlate.diagnostics", "xlate.ir.model")}
     assert first_of["xlate.backends.spirv"] < min(first_of["xlate.diagnostics"],
-                                                  first_of["xlate.ir.model"], first_of["lark"])
+                                                  first_of["xlate.ir.model"])
 
 
 def test_import_xlate_is_lazy_but_complete():

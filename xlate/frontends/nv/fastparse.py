@@ -101,7 +101,7 @@ class _Tokens:
 
 
 def _split(t: _Tokens, text: str, pos: int) -> list[tuple[str, Span]]:
-    """A dotted word's parts with their spans, as syntax._Builder._split."""
+    """A dotted word's parts with their spans, as larkparse._Builder._split."""
     line, col = t.line_col(pos)
     out = []
     for part in text.split("."):
@@ -320,7 +320,7 @@ def _declaration(t: _Tokens, first: tuple[str, str, int]) -> Decl:
 
 
 def _binding_decl(t: _Tokens, kind: str, kw_span: Span, mods: list) -> Decl:
-    """``varmod* (PARAM|ATTRIB|OUTPUT) NAME array_size? "=" init`` as syntax._Builder._decl."""
+    """``varmod* (PARAM|ATTRIB|OUTPUT) NAME array_size? "=" init`` as larkparse._Builder._decl."""
     nkind, name, npos = t.take()
     if nkind != "word" or "." in name:
         raise _Refuse
