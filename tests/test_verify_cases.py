@@ -326,7 +326,10 @@ def _draw_gs_in_subprocess(n: int, workaround: bool) -> int:
                           ).returncode
 
 
-@pytest.mark.xfail(strict=True, reason=(
+# Not strict: the write past the array corrupts the heap, and whether glibc notices before the
+# child exits depends on the allocation pattern (a fresh clone with an empty Mesa shader cache
+# went through 20 draws clean in CI).  The workaround test below is the deterministic check.
+@pytest.mark.xfail(strict=False, reason=(
     "implementation: Mesa 22.3's draw module (llvmpipe; lavapipe shares it) keeps one length "
     "per output strip in an array sized for the complete primitives max_vertices vertices "
     "make (max_vertices - 2 for a triangle strip), but every EndPrimitive takes an entry: "
