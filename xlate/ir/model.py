@@ -24,13 +24,22 @@ from dataclasses import dataclass, field, replace
 from ..diagnostics import Span
 
 
-class Stage(enum.Enum):
+class _Enum(enum.Enum):
+    """An enum hashed by identity, as it compares (Enum's own ``__hash__`` is a Python-level
+    ``hash(self._name_)``, about 2 % of a translation: the IR keys dicts and sets by these).
+    Neither hash is stable across processes (str hashes are seeded), and no output depends on
+    set order (tests/test_determinism.py runs under several PYTHONHASHSEEDs)."""
+
+    __hash__ = object.__hash__
+
+
+class Stage(_Enum):
     VERTEX = "vertex"
     FRAGMENT = "fragment"
     GEOMETRY = "geometry"
 
 
-class RegKind(enum.Enum):
+class RegKind(_Enum):
     TEMP = "temp"
     INPUT = "input"        # attributes: vertex.*, fragment.*, primitive.*
     OUTPUT = "output"      # result.*
@@ -40,20 +49,20 @@ class RegKind(enum.Enum):
     CC = "cc"              # condition-code registers (cc0, cc1)
 
 
-class DataType(enum.Enum):
+class DataType(_Enum):
     FLOAT = "F"
     INT = "S"
     UINT = "U"
     NONE = "-"             # typeless: raw bits, read as the instruction's type
 
 
-class Sat(enum.Enum):
+class Sat(_Enum):
     NONE = ""
     SAT = "SAT"            # clamp to [0, 1]
     SSAT = "SSAT"          # clamp to [-1, 1]
 
 
-class CCKind(enum.Enum):
+class CCKind(_Enum):
     """How a condition-code update derives its flags (GP4 2.X.4.3)."""
 
     FLOAT = "float"        # SF = r<0 || NaN, ZF = r==0 || NaN, OF = CF = 0
