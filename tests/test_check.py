@@ -76,6 +76,30 @@ def test_check_reports_a_missing_toolchain(work):
     assert "error[E7004]" in r.stderr
 
 
+def test_console_script_quick_exit_loses_no_output(work):
+    """check and sync end with os._exit after flushing (xlate.cli.console_main): every
+    diagnostic of every file still reaches the pipe, and the exit code is the command's."""
+    names = []
+    for i in range(40):
+        (work / f"bad{i}.fp").write_text(BROKEN)
+        names.append(f"bad{i}.fp")
+    r = xlate(["check", "good.fp", *names], work)
+    assert r.returncode == 1
+    assert r.stderr.count("error[E2003]") == 40
+    assert r.stderr.rstrip().endswith("^")                  # the last caret line arrived whole
+    assert (xlate(["check", "good.fp"], work).returncode, r.stdout) == (0, "")
+    r = xlate(["sync", "good.fp"], work)
+    assert (r.returncode, r.stderr) == (1, "xlate: created good.frag (from good.fp)\n")
+    assert (work / "good.frag").read_text() == xlate(["convert", "good.fp"], work).stdout
+
+
+def test_main_in_process_returns_instead_of_exiting(work, monkeypatch):
+    from xlate.cli import main
+    monkeypatch.chdir(work)
+    assert main(["check", "good.fp"]) == 0
+    assert main(["check", "bad.fp"]) == 1
+
+
 def test_sync_creates_updates_and_then_passes(work):
     r = xlate(["sync", "bright.fp", "good.fp"], work)
     assert r.returncode == 1
@@ -177,3 +201,35 @@ def test_import_xlate_is_lazy_but_complete():
         ("XlateError", "xlate.diagnostics"), ("Translation", "xlate.api"),
         ("parse", "xlate.api"), ("translate", "xlate.api"), ("execute", "xlate.exec.api"),
         ("verify", "xlate.verify")]))
+
+
+@pytest.mark.parametrize("argv, target", [
+    (["a.fp"], "opengl"),
+    (["--profile", "glsl450", "a.fp"], "opengl"),
+    (["--profile=vulkan", "a.fp", "b.fp"], "vulkan"),
+    (["--profile", "es310", "a.fp"], None),          # checked without SPIR-V: no glslang tables
+    (["--no-validate", "a.fp"], None),
+    (["--profile", "vulkan"], None),                   # no file: argparse will refuse it
+])
+def test_console_script_guesses_the_warm_up_before_argparse(argv, target, monkeypatch):
+    from xlate import check
+    from xlate.backends import spirv
+    monkeypatch.setattr(spirv, "warm_up", lambda t: None)
+    monkeypatch.setattr(check, "_early", None)
+    check.start_early(argv)
+    assert (check._early[0] if check._early else None) == target
+
+
+def test_check_takes_over_the_early_warm_up_only_when_it_matches(work, monkeypatch):
+    from xlate import check
+    from xlate.backends import spirv
+    from xlate.cli import main
+    started = []
+    real = spirv.warm_up
+    monkeypatch.setattr(spirv, "warm_up", lambda t: (started.append(t), real(t)))
+    monkeypatch.chdir(work)
+    check.start_early(["good.fp"])
+    assert main(["check", "good.fp"]) == 0 and started == ["opengl"] and check._early is None
+    check.start_early(["good.fp"])                     # a wrong guess: check starts its own
+    assert main(["check", "--profile", "vulkan", "good.fp"]) == 0
+    assert started == ["opengl", "opengl", "vulkan"] and check._early is None
