@@ -93,6 +93,17 @@ def test_the_common_shapes_take_the_fast_path():
     assert len(out) == 21
 
 
+def test_blank_lines_and_trailing_whitespace_stay_on_the_fast_path():
+    # a line of blanks (a blanked header or comment) once made the per-line tokenizer's "bad"
+    # alternative take a space after backtracking, which sent the statement to lark
+    calls = []
+    body = "         \n \t \f\v\r\nMOV R0, R1;   \n    \nADD R0, R0, R1;\t\n  "
+    out = fastparse.parse_fast(body, "t.vp", lambda *a: calls.append(a) or [])
+    assert calls == [] and [n.opcode for n in out] == ["MOV", "ADD"]
+    assert [(n.span.line, n.span.col) for n in out] == [(3, 1), (5, 1)]
+    assert_same(body)
+
+
 def test_a_refused_run_goes_to_lark_with_its_position():
     calls = []
     body = "MOV R0, R1;\nMOV R0, c[A0.x + 0x1]; MOV R1, 2.x;\n  ADD R0, R0, R1;"

@@ -18,25 +18,28 @@ tests/test_fastparse.py checks the contract on the shared corpus and on generate
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 
 from ...diagnostics import Span
 from .syntax import (CCTestNode, Decl, IndexConst, IndexRange, IndexRel, Instr, Label, Member, Number,
                      NumberList, Operand, Ref, Subscript)
 
-# One token at a time, anchored.  Whitespace is lark's %ignore set exactly (not Python's \s).
-# "target" before "number" and "word" before "members", as lark's terminal priorities order
-# them; a number followed by anything that could continue it in lark's NUMBER ("1.", "1.x",
-# "0x1", "1e") is not a token here, so such a statement is refused rather than misread -- but
-# "0..3" is 0, "..", 3 in lark too.
-_TOKEN = re.compile(r"""
-    (?P<ws>[ \t\r\n\f\v]+)
-  | (?P<target>[123]D(?![A-Za-z0-9_$]))
+# The body is tokenized one line at a time (no token but whitespace holds a '\n'), each match
+# a token with the whitespace before it.  Whitespace is lark's %ignore set exactly (not
+# Python's \s).  "target" before "number" and "word" before "members", as lark's terminal
+# priorities order them; a number followed by anything that could continue it in lark's NUMBER
+# ("1.", "1.x", "0x1", "1e") is not a number token here (its statement is refused rather than
+# misread) -- but "0..3" is 0, "..", 3 in lark too.  No token but "end" holds a ';' or ':', so
+# every one of them ends a statement; "bad" is any other character but whitespace (which a
+# backtracking "bad" would otherwise take from a blank line's end), and refuses its statement.
+_TOKEN = re.compile(r"""[ \t\r\f\v]*(?:
+    (?P<target>[123]D(?![A-Za-z0-9_$]))
   | (?P<word>[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*)
   | (?P<members>(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+)
   | (?P<number>[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?(?![0-9A-Za-z_$])(?!\.(?!\.)))
   | (?P<punct>\.\.|[,|\[\](){}+\-=])
-""", re.X)
+  | (?P<end>[;:])
+  | (?P<bad>[^ \t\r\f\v])
+)""", re.X)
 
 # Words that are keywords where a statement starts (nv.lark's string terminals): a statement
 # beginning with one is a declaration, which lark parses.
@@ -51,117 +54,135 @@ class _Refuse(Exception):
     """This statement is not one of the fast shapes: lark parses it."""
 
 
-class _Tokens:
-    """The tokens of one statement: (kind, text, position in the body)."""
-
-    __slots__ = ("toks", "i", "pos", "file", "starts")
-
-    def __init__(self, body: str, start: int, end: int, file: str, starts: list[int]):
-        toks = []
-        pos = start
-        match = _TOKEN.match
-        while pos < end:
-            m = match(body, pos, end)
-            if m is None:
-                raise _Refuse
+def _tokenize(body: str) -> tuple[list[tuple], list[int], set[int]]:
+    """All tokens of ``body`` but whitespace, as (kind, text, position, line, column) -- lark's
+    line (1-based, counting '\n' only) and column (1-based) -- with the indices of the "end"
+    tokens, and the ordinals of the statements that hold a "bad" one."""
+    toks: list[tuple] = []
+    ends: list[int] = []
+    bad: set[int] = set()
+    append = toks.append
+    finditer = _TOKEN.finditer
+    offset = 0
+    for line, text in enumerate(body.split("\n"), 1):
+        n = len(text) + 1
+        # without its trailing blanks a line has no place where a match fails (every match
+        # ends at a token, "bad" takes any other character): finditer never rescans blanks
+        text = text.rstrip(" \t\r\f\v")
+        for m in finditer(text):
             kind = m.lastgroup
-            if kind != "ws":
-                toks.append((kind, m.group(), pos))
-            pos = m.end()
-        self.toks, self.i, self.file, self.starts = toks, 0, file, starts
+            col = m.start(kind)
+            if kind == "end":
+                ends.append(len(toks))
+            elif kind == "bad":
+                bad.add(len(ends))
+            append((kind, m.group(kind), offset + col, line, col + 1))
+        offset += n
+    return toks, ends, bad
 
-    def peek(self) -> tuple[str, str, int] | None:
-        return self.toks[self.i] if self.i < len(self.toks) else None
 
-    def take(self) -> tuple[str, str, int]:
-        if self.i >= len(self.toks):
+class _Tokens:
+    """A cursor over the tokens of one statement: ``toks[first:n]``."""
+
+    __slots__ = ("toks", "i", "n", "first", "file")
+
+    def __init__(self, toks: list[tuple], file: str):
+        self.toks, self.file = toks, file
+        self.i = self.n = self.first = 0
+
+    def peek(self) -> tuple | None:
+        return self.toks[self.i] if self.i < self.n else None
+
+    def take(self) -> tuple:
+        i = self.i
+        if i >= self.n:
             raise _Refuse
-        tok = self.toks[self.i]
-        self.i += 1
-        return tok
+        self.i = i + 1
+        return self.toks[i]
 
-    def expect(self, text: str) -> tuple[str, str, int]:
+    def expect(self, text: str) -> tuple:
         tok = self.take()
         if tok[1] != text or tok[0] != "punct":
             raise _Refuse
         return tok
 
     def at_punct(self, text: str) -> bool:
-        tok = self.peek()
-        return tok is not None and tok[0] == "punct" and tok[1] == text
+        i = self.i
+        if i >= self.n:
+            return False
+        tok = self.toks[i]
+        return tok[1] == text and tok[0] == "punct"
 
-    # positions: lark's line (1-based, '\n' only) and column (1-based)
-    def line_col(self, pos: int) -> tuple[int, int]:
-        line = bisect_right(self.starts, pos)
-        return line, pos - self.starts[line - 1] + 1
-
-    def span(self, pos: int, length: int) -> Span:
-        line, col = self.line_col(pos)
-        return Span(self.file, line, col, length)
+    def span(self, tok: tuple, length: int) -> Span:
+        """A span from ``tok``'s position, ``length`` characters."""
+        return Span(self.file, tok[3], tok[4], length)
 
 
-def _split(t: _Tokens, text: str, pos: int) -> list[tuple[str, Span]]:
+def _split(t: _Tokens, tok: tuple) -> list[tuple[str, Span]]:
     """A dotted word's parts with their spans, as larkparse._Builder._split."""
-    line, col = t.line_col(pos)
+    text, line, col, file = tok[1], tok[3], tok[4], t.file
+    if "." not in text:
+        return [(text, Span(file, line, col, len(text)))]
     out = []
     for part in text.split("."):
-        out.append((part, Span(t.file, line, col, max(1, len(part)))))
+        out.append((part, Span(file, line, col, max(1, len(part)))))
         col += len(part) + 1
     return out
 
 
-def _members(t: _Tokens, text: str, pos: int) -> list[Member]:
-    line, col = t.line_col(pos)
-    col += 1
+def _members(t: _Tokens, tok: tuple) -> list[Member]:
+    text, line, col, file = tok[1], tok[3], tok[4] + 1, t.file
     out = []
     for part in text[1:].split("."):
-        out.append(Member(part, Span(t.file, line, col, max(1, len(part)))))
+        out.append(Member(part, Span(file, line, col, max(1, len(part)))))
         col += len(part) + 1
     return out
 
 
 def _index(t: _Tokens):
-    kind, text, pos = t.take()
+    first = t.take()
+    kind, text = first[0], first[1]
     if kind == "number":
         if not text.isdigit():        # "1.5", "1e3": lark reads them through float(); rare
             raise _Refuse
         if t.at_punct(".."):
             t.take()
-            kind2, last, lpos = t.take()
-            if kind2 != "number" or not last.isdigit():
+            last = t.take()
+            if last[0] != "number" or not last[1].isdigit():
                 raise _Refuse
-            line, col = t.line_col(pos)
-            return IndexRange(int(text), int(last),
-                              Span(t.file, line, col, max(1, lpos + len(last) - pos)))
-        return IndexConst(int(text), t.span(pos, len(text)))
+            return IndexRange(int(text), int(last[1]),
+                              t.span(first, max(1, last[2] + len(last[1]) - first[2])))
+        return IndexConst(int(text), t.span(first, len(text)))
     if kind != "word":
         raise _Refuse
     name, _, comp = text.partition(".")
-    offset, end = 0, pos + len(text)
+    offset, end = 0, first[2] + len(text)
     nxt = t.peek()
     if nxt is not None and nxt[0] == "punct" and nxt[1] in "+-":
         t.take()
-        kind2, num, npos = t.take()
-        if kind2 != "number" or not num.isdigit():
+        num = t.take()
+        if num[0] != "number" or not num[1].isdigit():
             raise _Refuse
-        offset = -int(num) if nxt[1] == "-" else int(num)
-        end = npos + len(num)
-    line, col = t.line_col(pos)
-    return IndexRel(name, comp or None, offset, Span(t.file, line, col, max(1, end - pos)))
+        offset = -int(num[1]) if nxt[1] == "-" else int(num[1])
+        end = num[2] + len(num[1])
+    return IndexRel(name, comp or None, offset, t.span(first, max(1, end - first[2])))
 
 
-def _ref(t: _Tokens, text: str, pos: int) -> Ref:
-    (name, name_span), *parts = _split(t, text, pos)
-    sels: list = [Member(p, s) for p, s in parts]
-    while True:
-        nxt = t.peek()
-        if nxt is None:
-            break
+def _ref(t: _Tokens, tok: tuple) -> Ref:
+    text = tok[1]
+    if "." in text:
+        (name, name_span), *parts = _split(t, tok)
+        sels: list = [Member(p, s) for p, s in parts]
+    else:
+        name, name_span, sels = text, Span(t.file, tok[3], tok[4], len(text)), []
+    toks, n = t.toks, t.n
+    while t.i < n:
+        nxt = toks[t.i]
         if nxt[0] == "members":
-            t.take()
-            sels.extend(_members(t, nxt[1], nxt[2]))
-        elif nxt[0] == "punct" and nxt[1] == "[":
-            t.take()
+            t.i += 1
+            sels.extend(_members(t, nxt))
+        elif nxt[1] == "[" and nxt[0] == "punct":
+            t.i += 1
             idx = _index(t)
             t.expect("]")
             sels.append(Subscript(idx, idx.span))
@@ -177,20 +198,20 @@ def _ref(t: _Tokens, text: str, pos: int) -> Ref:
 
 def _signed_number(t: _Tokens) -> Number:
     """``SIGN? NUMBER``; the span starts at the sign when it is on the number's line."""
-    kind, text, pos = t.take()
-    neg, sign_pos = False, None
-    if kind == "punct" and text in "+-":
-        neg, sign_pos = text == "-", pos
-        kind, text, pos = t.take()
-    if kind != "number":
+    tok = t.take()
+    sign = None
+    if tok[0] == "punct" and tok[1] in "+-":
+        sign, tok = tok, t.take()
+    if tok[0] != "number":
         raise _Refuse
-    if sign_pos is not None and t.line_col(sign_pos)[0] == t.line_col(pos)[0]:
-        return Number(text, neg, t.span(sign_pos, pos + len(text) - sign_pos))
-    return Number(text, neg, t.span(pos, len(text)))
+    text = tok[1]
+    if sign is not None and sign[3] == tok[3]:
+        return Number(text, sign[1] == "-", t.span(sign, tok[2] + len(text) - sign[2]))
+    return Number(text, sign is not None and sign[1] == "-", t.span(tok, len(text)))
 
 
-def _constvec(t: _Tokens, open_pos: int) -> NumberList:
-    """``{ SIGN? NUMBER ("," SIGN? NUMBER)* }`` after its "{" (at ``open_pos``)."""
+def _constvec(t: _Tokens, open_tok: tuple) -> NumberList:
+    """``{ SIGN? NUMBER ("," SIGN? NUMBER)* }`` after its "{" (``open_tok``)."""
     nums = NumberList()
     while True:
         nums.append(_signed_number(t))
@@ -199,62 +220,61 @@ def _constvec(t: _Tokens, open_pos: int) -> NumberList:
             continue
         close = t.expect("}")
         break
-    first_line, col = t.line_col(open_pos)
-    nums.span = (Span(t.file, first_line, col, close[2] + 1 - open_pos)
-                 if t.line_col(close[2])[0] == first_line else t.span(open_pos, 1))
+    nums.span = (t.span(open_tok, close[2] + 1 - open_tok[2]) if close[3] == open_tok[3]
+                 else t.span(open_tok, 1))
     return nums
 
 
 def _primary(t: _Tokens) -> Operand:
-    kind, text, pos = t.take()
+    tok = t.take()
+    kind = tok[0]
     if kind == "word":
-        ref = _ref(t, text, pos)
+        ref = _ref(t, tok)
         op = Operand("ref", ref.span, ref=ref)
         if t.at_punct("("):
             t.take()
-            ckind, ctext, cpos = t.take()
-            if ckind != "word":
+            ctok = t.take()
+            if ctok[0] != "word":
                 raise _Refuse
             t.expect(")")
-            rule, _, swz = ctext.partition(".")
-            op.ccmask = CCTestNode(rule, swz or None, t.span(cpos, len(ctext)))
+            rule, _, swz = ctok[1].partition(".")
+            op.ccmask = CCTestNode(rule, swz or None, t.span(ctok, len(ctok[1])))
         return op
     if kind == "number":
-        op = Operand("num", t.span(pos, len(text)), numbers=[Number(text, False, t.span(pos, len(text)))])
-        nxt = t.peek()
-        if nxt is not None and nxt[0] == "members":     # unreachable: the number token refuses "."
-            raise _Refuse
-        return op
-    if kind == "punct" and text == "{":
-        nums = _constvec(t, pos)
+        text = tok[1]
+        return Operand("num", t.span(tok, len(text)),
+                       numbers=[Number(text, False, t.span(tok, len(text)))])
+    if kind == "punct" and tok[1] == "{":
+        nums = _constvec(t, tok)
         op = Operand("vec", nums.span, numbers=nums)
         nxt = t.peek()
         if nxt is not None and nxt[0] == "members":
             t.take()
-            mline, mcol = t.line_col(nxt[2])
-            op.swizzle = (nxt[1][1:], Span(t.file, mline, mcol + 1, max(1, len(nxt[1]) - 1)))
+            op.swizzle = (nxt[1][1:], Span(t.file, nxt[3], nxt[4] + 1, max(1, len(nxt[1]) - 1)))
         return op
     raise _Refuse
 
 
 def _operand(t: _Tokens) -> Operand:
-    kind, text, pos = t.peek() or ("", "", 0)
+    tok = t.peek() or ("", "", 0, 0, 0)
+    kind, text = tok[0], tok[1]
     if kind == "target":
         t.take()
-        return Operand("target", t.span(pos, len(text)), target=text)
+        return Operand("target", t.span(tok, len(text)), target=text)
     if kind == "punct" and text == "(":          # "RET (TR)": a condition as the operand
         t.take()
-        ckind, ctext, cpos = t.take()
-        if ckind != "word":                      # "(1, 2)": offsets, lark parses them
+        ctok = t.take()
+        if ctok[0] != "word":                    # "(1, 2)": offsets, lark parses them
             raise _Refuse
         t.expect(")")
-        rule, _, swz = ctext.partition(".")
-        cc = CCTestNode(rule, swz or None, t.span(cpos, len(ctext)))
+        rule, _, swz = ctok[1].partition(".")
+        cc = CCTestNode(rule, swz or None, t.span(ctok, len(ctok[1])))
         return Operand("cc", cc.span, cctest=cc)
     sign = None
     if kind == "punct" and text in "+-":
         sign = t.take()
-        kind, text, pos = t.peek() or ("", "", 0)
+        tok = t.peek() or ("", "", 0, 0, 0)
+        kind, text = tok[0], tok[1]
     if kind == "punct" and text == "|":
         t.take()
         inner = None
@@ -271,86 +291,89 @@ def _operand(t: _Tokens) -> Operand:
     op = _primary(t)
     if sign is not None:
         op.neg = sign[1] == "-"
-        op.span = t.span(sign[2], op.span.length + 1)
+        op.span = t.span(sign, op.span.length + 1)
     return op
 
 
-def _instruction(t: _Tokens, text: str, pos: int) -> Instr:
-    (opcode, span), *mods = _split(t, text, pos)
+def _instruction(t: _Tokens, tok: tuple) -> Instr:
+    (opcode, span), *mods = _split(t, tok)
     operands = []
-    if t.peek() is not None:
+    if t.i < t.n:
         while True:
             operands.append(_operand(t))
-            if t.peek() is None:
+            if t.i >= t.n:
                 break
             t.expect(",")
     return Instr(opcode, span, mods, operands)
 
 
-def _declaration(t: _Tokens, first: tuple[str, str, int]) -> Decl:
+def _declaration(t: _Tokens, first: tuple) -> Decl:
     mods = []
-    kind, text, pos = first
-    while text in VARMODS:
-        mods.append((text, t.span(pos, len(text))))
-        kind, text, pos = t.take()
+    tok = first
+    while tok[1] in VARMODS:
+        mods.append((tok[1], t.span(tok, len(tok[1]))))
+        tok = t.take()
+    kind, text = tok[0], tok[1]
     if kind != "word":
         raise _Refuse
     if text in ("PARAM", "ATTRIB", "OUTPUT"):
-        return _binding_decl(t, text, t.span(pos, len(text)), mods)
+        return _binding_decl(t, text, t.span(tok, len(text)), mods)
     if text != "TEMP":
         raise _Refuse
-    kw_span = t.span(pos, len(text))
+    kw_span = t.span(tok, len(text))
     names = []
     while True:
-        nkind, name, npos = t.take()
-        if nkind != "word" or "." in name:
+        ntok = t.take()
+        name = ntok[1]
+        if ntok[0] != "word" or "." in name:
             raise _Refuse
         size = None
         if t.at_punct("["):
             t.take()
-            skind, stext, _ = t.take()
-            if skind != "number" or not stext.isdigit():
+            stok = t.take()
+            if stok[0] != "number" or not stok[1].isdigit():
                 raise _Refuse
-            size = int(stext)
+            size = int(stok[1])
             t.expect("]")
-        names.append((name, t.span(npos, len(name)), size))
-        if t.peek() is None:
+        names.append((name, t.span(ntok, len(name)), size))
+        if t.i >= t.n:
             return Decl("TEMP", kw_span, mods, names)
         t.expect(",")
 
 
 def _binding_decl(t: _Tokens, kind: str, kw_span: Span, mods: list) -> Decl:
     """``varmod* (PARAM|ATTRIB|OUTPUT) NAME array_size? "=" init`` as larkparse._Builder._decl."""
-    nkind, name, npos = t.take()
-    if nkind != "word" or "." in name:
+    ntok = t.take()
+    name = ntok[1]
+    if ntok[0] != "word" or "." in name:
         raise _Refuse
-    d = Decl(kind, kw_span, mods, [(name, t.span(npos, len(name)), None)])
+    d = Decl(kind, kw_span, mods, [(name, t.span(ntok, len(name)), None)])
     if t.at_punct("["):
         t.take()
         d.array = True
         if not t.at_punct("]"):
-            skind, stext, _ = t.take()
-            if skind != "number" or not stext.isdigit():
+            stok = t.take()
+            if stok[0] != "number" or not stok[1].isdigit():
                 raise _Refuse
-            d.size = int(stext)
+            d.size = int(stok[1])
         t.expect("]")
     t.expect("=")
-    kind0, text0, pos0 = t.peek() or ("", "", 0)
-    if kind0 == "word":
+    tok = t.peek() or ("", "", 0, 0, 0)
+    if tok[0] == "word":
         t.take()
-        d.init = [_ref(t, text0, pos0)]
-    elif kind0 == "punct" and text0 == "{":
+        d.init = [_ref(t, tok)]
+    elif tok[0] == "punct" and tok[1] == "{":
         t.take()
         d.init_is_list = True
         d.init = items = []
         while True:
-            kind1, text1, pos1 = t.peek() or ("", "", 0)
-            if kind1 == "word":
+            item = t.peek() or ("", "", 0, 0, 0)
+            if item[0] == "word":
                 t.take()
-                items.append(_ref(t, text1, pos1))
-            elif kind1 == "punct" and text1 == "{":
+                items.append(_ref(t, item))
+            elif item[0] == "punct" and item[1] == "{":
                 t.take()
-                items.append(_constvec(t, pos1))
+                items.append(_constvec(t, item))
             else:
                 items.append(_signed_number(t))
             if t.at_punct(","):
@@ -365,18 +388,18 @@ def _binding_decl(t: _Tokens, kind: str, kw_span: Span, mods: list) -> Decl:
 
 def _statement(t: _Tokens, terminator: str):
     first = t.take()
-    kind, text, pos = first
+    kind, text = first[0], first[1]
     if kind != "word":
         raise _Refuse
     if terminator == ":":
-        if len(t.toks) != 1 or "." in text or text in KEYWORDS:
+        if t.n - t.first != 1 or "." in text or text in KEYWORDS:
             raise _Refuse
-        return Label(text, t.span(pos, len(text)))
+        return Label(text, t.span(first, len(text)))
     if text in KEYWORDS:
         if text in ("TEMP", "PARAM", "ATTRIB", "OUTPUT") or text in VARMODS:
             return _declaration(t, first)
         raise _Refuse
-    return _instruction(t, text, pos)
+    return _instruction(t, first)
 
 
 def parse_fast(body: str, file: str, parse_slow) -> list | None:
@@ -385,49 +408,46 @@ def parse_fast(body: str, file: str, parse_slow) -> list | None:
     on its first line, ``cols`` columns right).
     ``None`` when ``parse_slow`` fails or the body ends in an unterminated statement: the
     caller's whole-file path reports the errors."""
-    starts = [0]
-    find = body.find
-    k = find("\n")
-    while k >= 0:
-        starts.append(k + 1)
-        k = find("\n", k + 1)
+    toks, ends, bad = _tokenize(body)
+    t = _Tokens(toks, file)
     out: list = []
-    slow_from = None            # start of the current run of refused statements
-    start = 0
-    for m in _TERMINATOR.finditer(body):
-        end = m.start()
+    slow_from = None            # (position, line, column) where the current refused run starts
+    start = (0, 1, 0)           # where the statement starts: after the last terminator
+    first = 0                   # its first token
+    for ordinal, end in enumerate(ends):
+        term = toks[end]
         try:
-            t = _Tokens(body, start, end, file, starts)
-            if not t.toks:
-                raise _Refuse       # ";" alone: a syntax error, lark reports it
-            node = _statement(t, m.group())
-            if t.peek() is not None:
+            if first == end or ordinal in bad:
+                raise _Refuse       # ";" alone is lark's error; a stray character too
+            t.first = t.i = first
+            t.n = end
+            node = _statement(t, term[1])
+            if t.i != end:
                 raise _Refuse
         except _Refuse:
             if slow_from is None:
                 slow_from = start
         else:
             if slow_from is not None:
-                slow = _slow(parse_slow, body, slow_from, start, starts)
+                slow = _slow(parse_slow, body, slow_from, start[0])
                 if slow is None:
                     return None
                 out.extend(slow)
                 slow_from = None
             out.append(node)
-        start = m.end()
-    if body[start:].strip(" \t\r\n\f\v"):
+        start = (term[2] + 1, term[3], term[4])
+        first = end + 1
+    if first < len(toks):
         return None                 # text after the last ';': lark's error
     if slow_from is not None:
-        slow = _slow(parse_slow, body, slow_from, start, starts)
+        slow = _slow(parse_slow, body, slow_from, start[0])
         if slow is None:
             return None
         out.extend(slow)
     return out
 
 
-def _slow(parse_slow, body: str, start: int, end: int, starts: list[int]) -> list | None:
-    line = bisect_right(starts, start)
-    return parse_slow(body[start:end], line - 1, start - starts[line - 1])
-
-
-_TERMINATOR = re.compile(r"[;:]")
+def _slow(parse_slow, body: str, start: tuple[int, int, int], end: int) -> list | None:
+    """lark over ``body[start[0]:end]``; ``start`` is (position, line, 0-based column)."""
+    pos, line, col = start
+    return parse_slow(body[pos:end], line - 1, col)

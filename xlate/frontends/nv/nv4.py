@@ -66,6 +66,12 @@ _MOD_CATEGORY = {"F": "type", "U": "type", "S": "type", "CC": "cc", "CC0": "cc",
 _GLUED = re.compile(r"^(R|H)?(C0|C1|C)?(_SAT|_SSAT)?$")
 _TYPE_OF_MOD = {"F": DataType.FLOAT, "S": DataType.INT, "U": DataType.UINT}
 _SWZ = {c: i for i, c in enumerate("xyzw")} | {c: i for i, c in enumerate("rgba")}
+# Valid opcode spellings, swizzles and write masks already decoded (invalid ones are never
+# stored: they report their error every time).  Bounded by the valid spellings; shared by all
+# programs and threads (a dict item assignment is atomic; a race only decodes twice).
+_SPLIT_OPCODES: dict[tuple[Stage, str], tuple] = {}
+_SWIZZLES: dict[tuple[str, bool], tuple[int, int, int, int]] = {}
+_MASKS: dict[str, tuple[bool, bool, bool, bool]] = {}
 IDENTITY = (0, 1, 2, 3)
 FULL_MASK = (True, True, True, True)
 MAX_IF_DEPTH = 48
@@ -640,13 +646,18 @@ class NV4Builder:
 
     def split_opcode(self, ins: Instr):
         text = ins.opcode
+        known = _SPLIT_OPCODES.get((self.stage, text))
+        if known is not None:
+            return known
         ops = STAGE_OPS[self.stage]
         for cut in range(len(text), 0, -1):
             base = text[:cut]
             if base in ops:
                 m = _GLUED.match(text[cut:])
                 if m:
-                    return base, m.group(1), m.group(2), m.group(3)
+                    known = _SPLIT_OPCODES[self.stage, text] = (base, m.group(1), m.group(2),
+                                                                m.group(3))
+                    return known
         for cut in range(len(text), 0, -1):
             base, rest = text[:cut], text[cut:]
             if base in ops and re.fullmatch(r"(R|H|X|C0|C1|C|_SAT|_SSAT)+", rest):
@@ -1045,21 +1056,30 @@ class NV4Builder:
 
     # ---- operands ------------------------------------------------------------------------------------
     def swizzle(self, text: str, span: Span, vector: bool) -> tuple[int, int, int, int]:
+        known = _SWIZZLES.get((text, vector))
+        if known is not None:
+            return known
         if any(c not in _SWZ for c in text) or (set(text) & set("xyzw") and set(text) & set("rgba")):
             self.err("E1006", f"invalid swizzle '.{text}'", span)
         if len(text) == 1:
-            return (_SWZ[text],) * 4
+            known = _SWIZZLES[text, vector] = (_SWZ[text],) * 4
+            return known
         if len(text) != 4 or not vector:
             self.err("E1006", f"swizzle '.{text}' must have 1 or 4 components", span)
-        return tuple(_SWZ[c] for c in text)
+        known = _SWIZZLES[text, vector] = tuple(_SWZ[c] for c in text)
+        return known
 
     def mask(self, text: str, span: Span) -> tuple[bool, bool, bool, bool]:
+        known = _MASKS.get(text)
+        if known is not None:
+            return known
         letters = "xyzw" if set(text) <= set("xyzw") else "rgba"
         idx = [letters.find(c) for c in text]
         if -1 in idx or idx != sorted(set(idx)):
             self.err("E1006", f"invalid write mask '.{text}' (components in order, no repeats, no "
                      "mixing xyzw with rgba)", span)
-        return tuple(i in idx for i in range(4))
+        known = _MASKS[text] = tuple(i in idx for i in range(4))
+        return known
 
     def source(self, opnd: Operand, optype: DataType, scalar: bool, ntc: bool) -> Source:
         if opnd.kind in ("cc", "offsets", "target"):
