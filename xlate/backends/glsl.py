@@ -252,6 +252,9 @@ def bitcast(expr: str, src: DataType, dst: DataType, scalar: bool = False) -> st
 
 
 _ARITH = re.compile(r" [-+*/] ")      # a binary float operator of an ops.txt expression
+#: an expression that needs no parentheses under a unary minus or a swizzle: a name, an
+#: element, a member
+_PLAIN = re.compile(r"[\w.\[\]]+")
 _SWIZZLED = re.compile(r"(-?[A-Za-z_][\w]*(?:\[[^\[\]]*\])*)\.([xyzw]{4})")
 
 
@@ -692,7 +695,7 @@ class GlslEmitter:
         if src.abs and optype != DataType.UINT:
             expr = f"abs({expr})"
         if src.neg:
-            expr = f"-{expr}" if re.fullmatch(r"[\w.\[\]]+", expr) else f"-({expr})"
+            expr = f"-{expr}" if _PLAIN.fullmatch(expr) else f"-({expr})"
         return expr
 
     def const_operand(self, src: Source, reg, optype: DataType, scalar: bool) -> str:
@@ -886,7 +889,7 @@ class GlslEmitter:
                 t = self.fresh()
                 return ["{", f"    {self.precise}{VEC[rtype]} {t} = {expr};",
                         f"    {target}{m} = {bitcast(t, rtype, st)}{m};", "}"]
-            if m and not re.fullmatch(r"[\w.\[\]]+", value) and not wrapped(value):
+            if m and not _PLAIN.fullmatch(value) and not wrapped(value):
                 value = f"({value})"
             return [f"{target}{m} = {value}{m};"]
         t = self.fresh()

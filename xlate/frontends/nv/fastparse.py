@@ -31,15 +31,28 @@ from .syntax import (CCTestNode, Decl, IndexConst, IndexRange, IndexRel, Instr, 
 # misread) -- but "0..3" is 0, "..", 3 in lark too.  No token but "end" holds a ';' or ':', so
 # every one of them ends a statement; "bad" is any other character but whitespace (which a
 # backtracking "bad" would otherwise take from a blank line's end), and refuses its statement.
-_TOKEN = re.compile(r"""[ \t\r\f\v]*(?:
-    (?P<target>[123]D(?![A-Za-z0-9_$]))
-  | (?P<word>[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*)
-  | (?P<members>(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+)
-  | (?P<number>[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?(?![0-9A-Za-z_$])(?!\.(?!\.)))
-  | (?P<punct>\.\.|[,|\[\](){}+\-=])
-  | (?P<end>[;:])
-  | (?P<bad>[^ \t\r\f\v])
-)""", re.X)
+_TOKEN = re.compile(r"""([ \t\r\f\v]*)(?:(
+    [123]D(?![A-Za-z0-9_$])                                              # target
+  | [A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*              # word
+  | (?:\.[A-Za-z_$][A-Za-z0-9_$]*)+                                      # members
+  | [0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?(?![0-9A-Za-z_$])(?!\.(?!\.))  # number
+  | \.\.|[,|\[\](){}+\-=]                                                # punct
+  | [;:]                                                                 # end
+  )|([^ \t\r\f\v]))                                                      # bad
+""", re.X)
+# A token's kind from its first character (findall gives no group names; see _kind); "bad"
+# has a group of its own.
+_FIRST = dict.fromkeys("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$", "word") \
+    | dict.fromkeys(",|[](){}+-=", "punct") | dict.fromkeys(";:", "end") \
+    | dict.fromkeys("0123456789.", "")
+
+
+def _kind(tok: str) -> str:
+    """The kind of a token starting with a digit or a '.' (the bad ones are told apart)."""
+    if tok[0] == ".":
+        return "punct" if tok == ".." else "members"
+    return "target" if tok[-1] == "D" else "number"     # a number never ends in a letter
+
 
 # Words that are keywords where a statement starts (nv.lark's string terminals): a statement
 # beginning with one is a declaration, which lark parses.
@@ -62,21 +75,25 @@ def _tokenize(body: str) -> tuple[list[tuple], list[int], set[int]]:
     ends: list[int] = []
     bad: set[int] = set()
     append = toks.append
-    finditer = _TOKEN.finditer
+    findall = _TOKEN.findall
     offset = 0
     for line, text in enumerate(body.split("\n"), 1):
         n = len(text) + 1
         # without its trailing blanks a line has no place where a match fails (every match
-        # ends at a token, "bad" takes any other character): finditer never rescans blanks
-        text = text.rstrip(" \t\r\f\v")
-        for m in finditer(text):
-            kind = m.lastgroup
-            col = m.start(kind)
+        # ends at a token, "bad" takes any other character): findall never rescans blanks
+        col = 1
+        for blanks, tok, stray in findall(text.rstrip(" \t\r\f\v")):
+            col += len(blanks)
+            if stray:
+                kind, tok = "bad", stray
+            else:
+                kind = _FIRST[tok[0]] or _kind(tok)
             if kind == "end":
                 ends.append(len(toks))
             elif kind == "bad":
                 bad.add(len(ends))
-            append((kind, m.group(kind), offset + col, line, col + 1))
+            append((kind, tok, offset + col - 1, line, col))
+            col += len(tok)
         offset += n
     return toks, ends, bad
 

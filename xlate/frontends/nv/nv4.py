@@ -687,12 +687,14 @@ class NV4Builder:
             self.block_structure(base, ins)
         mods: dict[str, tuple[str, Span]] = {}
         spelled: dict[str, str] = {}      # how the modifier of each category was written
-        for cat, val in (("precision", glued_prec), ("cc", glued_cc), ("sat", glued_sat)):
-            if val:
-                mods[cat] = (val.lstrip("_").replace("C0", "CC0").replace("C1", "CC1") if cat != "precision" else val, ins.span)
-                spelled[cat] = f"suffix '{val}'"
-        if glued_cc == "C":
-            mods["cc"] = ("CC", ins.span)
+        if glued_prec or glued_cc or glued_sat:
+            for cat, val in (("precision", glued_prec), ("cc", glued_cc), ("sat", glued_sat)):
+                if val:
+                    mods[cat] = (val.lstrip("_").replace("C0", "CC0").replace("C1", "CC1")
+                                 if cat != "precision" else val, ins.span)
+                    spelled[cat] = f"suffix '{val}'"
+            if glued_cc == "C":
+                mods["cc"] = ("CC", ins.span)
         for mod, span in ins.mods:
             cat = _MOD_CATEGORY.get(mod)
             if cat is None:
@@ -745,9 +747,17 @@ class NV4Builder:
             out.precision = mods["precision"][0]
         if "mul" in mods:
             out.mul_mode = mods["mul"][0]
-        handler = {"flow": self.flow, "tex": self.tex, "kill": self.kill, "geom": self.geom_op}.get(
-            info.category, self.alu)
-        handler(ins, info, out, ntc)
+        category = info.category
+        if category == "flow":
+            self.flow(ins, info, out, ntc)
+        elif category == "tex":
+            self.tex(ins, info, out, ntc)
+        elif category == "kill":
+            self.kill(ins, info, out, ntc)
+        elif category == "geom":
+            self.geom_op(ins, info, out, ntc)
+        else:
+            self.alu(ins, info, out, ntc)
         if out.cc_update is not None:
             out.cc_kind = self.cc_kind(out, info)
         self.prog.instructions.append(out)
