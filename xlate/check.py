@@ -94,17 +94,15 @@ def start_early(argv: list[str]) -> None:
 def check_main(args) -> int:
     global _early
     target = _warm_target(args.profile, args.no_validate, bool(args.files))
-    early, _early = _early, None
-    warm = None
-    if target is not None:
-        warm = early[1] if early is not None and early[0] == target else _start_warm_up(target)
+    threads = [_early[1]] if _early is not None else []
+    if target is not None and (_early is None or _early[0] != target):
+        threads.append(_start_warm_up(target))
+    _early = None
     try:
         return _check(args)
     finally:
-        if early is not None:      # never exit while glslang runs in another thread
-            early[1].join()
-        if warm is not None:
-            warm.join()
+        for thread in threads:     # never exit while glslang runs in another thread
+            thread.join()
 
 
 def _check(args) -> int:

@@ -1460,9 +1460,10 @@ class GlslEmitter:
         for raw in text.split("\n"):
             if "\x00" in raw:          # most lines carry no tag: skip the regexes for them
                 start = raw.find("\x00")
-                if raw.find("\x00", start + 1) == len(raw) - 1 and raw[start + 1:-1].rstrip("c").isdigit():
+                number = raw[start + 1:-1].rstrip("c")
+                if raw.endswith("\x00") and number.isdigit():
                     lines.append(raw[:start])        # the usual case: one tag, at the end
-                    tags.append(int(raw[start + 1:-1].rstrip("c")))
+                    tags.append(int(number))
                     continue
                 m = _TAG.search(raw)
                 lines.append(_TAG.sub("", raw))

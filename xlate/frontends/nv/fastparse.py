@@ -186,17 +186,8 @@ def _index(t: _Tokens):
 
 
 def _ref(t: _Tokens, tok: tuple) -> Ref:
-    text, file, line, col = tok[1], t.file, tok[3], tok[4]
-    sels: list = []
-    if "." in text:             # as _split, Members made directly (parts of a word are never empty)
-        name, *parts = text.split(".")
-        name_span = Span(file, line, col, len(name))
-        col += len(name) + 1
-        for part in parts:
-            sels.append(Member(part, Span(file, line, col, len(part))))
-            col += len(part) + 1
-    else:
-        name, name_span = text, Span(file, line, col, len(text))
+    (name, name_span), *parts = _split(t, tok)
+    sels: list = [Member(p, s) for p, s in parts]
     toks, n = t.toks, t.n
     while t.i < n:
         nxt = toks[t.i]

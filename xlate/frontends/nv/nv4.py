@@ -687,14 +687,13 @@ class NV4Builder:
             self.block_structure(base, ins)
         mods: dict[str, tuple[str, Span]] = {}
         spelled: dict[str, str] = {}      # how the modifier of each category was written
-        if glued_prec or glued_cc or glued_sat:
-            for cat, val in (("precision", glued_prec), ("cc", glued_cc), ("sat", glued_sat)):
-                if val:
-                    mods[cat] = (val.lstrip("_").replace("C0", "CC0").replace("C1", "CC1")
-                                 if cat != "precision" else val, ins.span)
-                    spelled[cat] = f"suffix '{val}'"
-            if glued_cc == "C":
-                mods["cc"] = ("CC", ins.span)
+        for cat, val in (("precision", glued_prec), ("cc", glued_cc), ("sat", glued_sat)):
+            if val:
+                mods[cat] = (val.lstrip("_").replace("C0", "CC0").replace("C1", "CC1")
+                             if cat != "precision" else val, ins.span)
+                spelled[cat] = f"suffix '{val}'"
+        if glued_cc == "C":
+            mods["cc"] = ("CC", ins.span)
         for mod, span in ins.mods:
             cat = _MOD_CATEGORY.get(mod)
             if cat is None:
