@@ -26,7 +26,7 @@ END
 
 def xlate(args, cwd, **env):
     e = dict(os.environ, PYTHONPATH=str(ROOT), **env)
-    return subprocess.run([sys.executable, "-m", "xlate.cli", *args], cwd=cwd, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "xlate.console", *args], cwd=cwd, capture_output=True,
                           text=True, env=e)
 
 
@@ -212,24 +212,58 @@ def test_import_xlate_is_lazy_but_complete():
     (["--profile", "vulkan"], None),                   # no file: argparse will refuse it
 ])
 def test_console_script_guesses_the_warm_up_before_argparse(argv, target, monkeypatch):
-    from xlate import check
+    from xlate import warmup
     from xlate.backends import spirv
     monkeypatch.setattr(spirv, "warm_up", lambda t: None)
-    monkeypatch.setattr(check, "_early", None)
-    check.start_early(argv)
-    assert (check._early[0] if check._early else None) == target
+    monkeypatch.setattr(warmup, "_early", None)
+    warmup.start_early(argv)
+    assert (warmup._early[0] if warmup._early else None) == target
 
 
 def test_check_takes_over_the_early_warm_up_only_when_it_matches(work, monkeypatch):
-    from xlate import check
+    from xlate import warmup
     from xlate.backends import spirv
     from xlate.cli import main
     started = []
     real = spirv.warm_up
     monkeypatch.setattr(spirv, "warm_up", lambda t: (started.append(t), real(t)))
     monkeypatch.chdir(work)
-    check.start_early(["good.fp"])
-    assert main(["check", "good.fp"]) == 0 and started == ["opengl"] and check._early is None
-    check.start_early(["good.fp"])                     # a wrong guess: check starts its own
+    warmup.start_early(["good.fp"])
+    assert main(["check", "good.fp"]) == 0 and started == ["opengl"] and warmup._early is None
+    warmup.start_early(["good.fp"])                    # a wrong guess: check starts its own
     assert main(["check", "--profile", "vulkan", "good.fp"]) == 0
-    assert started == ["opengl", "opengl", "vulkan"] and check._early is None
+    assert started == ["opengl", "opengl", "vulkan"] and warmup._early is None
+
+
+def test_console_process_tuning_for_the_warm_up(monkeypatch):
+    """xlate.console tunes its own short-lived check process (xlate/warmup.py): a 0.5 ms GIL
+    switch interval, glibc malloc's top pad and trim threshold; and nothing when the C library
+    has no mallopt."""
+    import ctypes
+    from xlate import warmup
+    calls = []
+
+    class Libc:
+        def __init__(self, name, has_mallopt=True):
+            if has_mallopt:
+                self.mallopt = lambda *a: calls.append(a) or 1
+
+    monkeypatch.setattr(sys, "setswitchinterval", lambda s: calls.append(("switch", s)))
+    monkeypatch.setattr(ctypes, "CDLL", Libc)
+    warmup.tune_process()
+    assert calls == [("switch", 0.0005), (-2, 16 << 20), (-1, 256 << 20)]
+    calls.clear()
+    monkeypatch.setattr(ctypes, "CDLL", lambda name: Libc(name, has_mallopt=False))
+    warmup.tune_process()                                   # musl, macOS: only the interval
+    assert calls == [("switch", 0.0005)]
+
+
+def test_warm_up_never_raises_and_leaves_compiles_unchanged():
+    from xlate.backends import spirv
+    spirv.warm_up("no-such-target")                        # reported by the real compile
+    src = "#version 450 core\nlayout(location = 0) out vec4 c;\nvoid main() { c = vec4(0.5); }\n"
+    before = spirv.compile_glsl(src, "frag", target="opengl")
+    spirv.warm_up("opengl")
+    spirv.warm_up("vulkan")
+    assert spirv.compile_glsl(src, "frag", target="opengl") == before
+    assert spirv.validate_spirv(before, target="opengl") is None

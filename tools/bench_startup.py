@@ -12,7 +12,7 @@ Measured:
   check x10   xlate check FILE FILE ... (10x)   (what one more file costs in one invocation)
 
 ``xlate`` is the console script beside this interpreter when there is one (what pre-commit
-runs), else ``python -c "from xlate.cli import console_main; console_main()"``, which is what
+runs), else ``python -c "from xlate.console import main; main()"``, which is what
 that script does.
 Note ``PYTHONDONTWRITEBYTECODE``: with it set and an editable install, xlate's own modules are
 compiled from source on every run (a wheel install has .pyc files); ``--compile`` measures a
@@ -42,7 +42,7 @@ def xlate_command() -> list[str]:
         if first.startswith(b"#!") and Path(first[2:].decode().strip().split()[0]).resolve() == \
                 Path(sys.executable).resolve():
             return [str(script)]
-    return [sys.executable, "-c", "from xlate.cli import console_main; console_main()"]
+    return [sys.executable, "-c", "from xlate.console import main; main()"]
 
 
 def once(cmd: list[str], env: dict) -> float:

@@ -142,6 +142,7 @@ def compile_checked(glsl: str, prog: Program, profile: str, filename: str, spirv
         if profile not in SPIRV_PROFILES:
             sp.check_glsl(glsl, stage, version=PROFILE_INFO[profile].version)
             return None
+        sp.load_validator()                  # meanwhile, if a warm-up thread holds glslang
         words = sp.compile_glsl(glsl, stage, target=target)
     except sp.GlslCompileError as e:
         first = e.errors[0] if e.errors else (None, e.log.strip())

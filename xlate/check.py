@@ -47,57 +47,9 @@ def _worst(codes: set[str], failed: bool, unreadable: bool) -> int:
     return EXIT_ERRORS if failed else EXIT_OK
 
 
-def _warm_target(profile: str | None, no_validate: bool, has_files: bool) -> str | None:
-    """The client API whose glslang tables ``check`` will need; None when nothing will be
-    compiled as SPIR-V (--no-validate, glsl330/es310, no file)."""
-    target = {None: "opengl", "glsl450": "opengl", "vulkan": "vulkan"}.get(profile)
-    return None if no_validate or not has_files else target
-
-
-def _start_warm_up(target: str):
-    """glslang's first compile in a process builds its built-in tables (~60 ms of C for
-    #version 450, which declares the ray-tracing and mesh stages too; 26 ms for 440); a
-    background thread does it while this one reads, parses and emits (ctypes releases the
-    GIL), so start-up pays for the larger of the two, not the sum."""
-    import threading
-    from .backends import spirv
-    thread = threading.Thread(target=spirv.warm_up, args=(target,), name="xlate-glslang-warm-up",
-                              daemon=True)
-    thread.start()
-    return thread
-
-
-#: (target, thread) of a warm-up the console script started before parsing the arguments
-_early: tuple[str, object] | None = None
-
-
-def start_early(argv: list[str]) -> None:
-    """Called by the console script for ``xlate check ARGS`` before argparse is even built:
-    a rough scan of ``argv`` guesses the warm-up :func:`check_main` will need and starts it
-    ~3 ms sooner.  A wrong guess costs only speed: check_main starts the right one itself."""
-    global _early
-    profile, no_validate, has_files, it = None, False, False, iter(argv)
-    for arg in it:
-        if arg == "--no-validate":
-            no_validate = True
-        elif arg == "--profile":
-            profile = next(it, None)
-        elif arg.startswith("--profile="):
-            profile = arg.partition("=")[2]
-        elif not arg.startswith("-"):
-            has_files = True
-    target = _warm_target(profile, no_validate, has_files)
-    if target is not None:
-        _early = (target, _start_warm_up(target))
-
-
 def check_main(args) -> int:
-    global _early
-    target = _warm_target(args.profile, args.no_validate, bool(args.files))
-    threads = [_early[1]] if _early is not None else []
-    if target is not None and (_early is None or _early[0] != target):
-        threads.append(_start_warm_up(target))
-    _early = None
+    from . import warmup
+    threads = warmup.take(warmup.target_for(args.profile, args.no_validate, bool(args.files)))
     try:
         return _check(args)
     finally:

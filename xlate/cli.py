@@ -430,10 +430,8 @@ QUICK_EXIT_COMMANDS = frozenset({"check", "sync"})
 
 
 def console_main() -> None:
-    """The ``xlate`` console script: :func:`main` on ``sys.argv``, then the exit."""
-    if sys.argv[1:2] == ["check"]:        # glslang's tables start building before argparse
-        from .check import start_early
-        start_early(sys.argv[2:])
+    """:func:`main` on ``sys.argv``, then the exit: the body of the ``xlate`` console script
+    (:mod:`xlate.console`, which may start ``check``'s glslang warm-up first)."""
     code, command = _run(None)
     if command in QUICK_EXIT_COMMANDS:
         try:

