@@ -148,3 +148,34 @@ def test_output_is_deterministic():
     a = xlate.translate(VP, filename="x.vp", target="spirv")
     b = xlate.translate(VP, filename="x.vp", target="spirv")
     assert a.glsl == b.glsl and a.spirv == b.spirv
+
+
+def test_ir_values_keep_dataclass_behaviour_with_the_direct_init():
+    """Source, Dest, Index, CondTest, TexRef and Binding fill ``__dict__`` directly
+    (xlate/ir/model.py _direct_init) and are otherwise the frozen dataclasses they were."""
+    import dataclasses
+    import pickle
+
+    import pytest
+
+    from xlate.ir.model import Binding, CondTest, Dest, Index, Source, TexRef, _direct_init
+    src = Source("r0", Index(2, "a0", 1), swizzle=(1, 1, 1, 1), neg=True)
+    assert (src.reg, src.index, src.vertex, src.swizzle, src.neg, src.abs, src.comp_neg) == \
+        ("r0", Index(2, "a0", 1), None, (1, 1, 1, 1), True, False, (False,) * 4)
+    assert src == Source("r0", Index(2, "a0", 1), None, (1, 1, 1, 1), True)
+    assert hash(src) == hash(Source("r0", Index(2, "a0", 1), None, (1, 1, 1, 1), True))
+    assert dataclasses.replace(src, neg=False) == Source("r0", Index(2, "a0", 1), swizzle=(1,) * 4)
+    assert pickle.loads(pickle.dumps(src)) == src
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        src.reg = "r1"
+    with pytest.raises(TypeError):
+        Dest()                                             # reg is required
+    assert Dest("o").mask == (True,) * 4 and CondTest("GT").swizzle == (0, 1, 2, 3)
+    assert repr(TexRef(1, "2D")) == "TexRef(unit=1, target='2D', offset=(0, 0, 0))"
+    assert Binding("vertex.attrib", 3).text() == "vertex.attrib[3]"
+
+    @dataclasses.dataclass(frozen=True)
+    class WithFactory:
+        items: list = dataclasses.field(default_factory=list)
+    with pytest.raises(TypeError, match="needs the generated __init__"):
+        _direct_init(WithFactory)

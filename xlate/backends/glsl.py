@@ -255,6 +255,32 @@ _ARITH = re.compile(r" [-+*/] ")      # a binary float operator of an ops.txt ex
 #: an expression that needs no parentheses under a unary minus or a swizzle: a name, an
 #: element, a member
 _PLAIN = re.compile(r"[\w.\[\]]+")
+
+
+def _memo(fn):
+    """A dict-backed cache for a pure function of one hashable argument (lru_cache's wrapper
+    costs more than these small functions; their arguments take few values)."""
+    table: dict = {}
+
+    def cached(arg):
+        try:
+            return table[arg]
+        except KeyError:
+            value = table[arg] = fn(arg)
+            return value
+    return cached
+
+
+@_memo
+def swizzle_text(sel: tuple[int, ...]) -> str:
+    """``(1, 2, 0, 3)`` -> ``"yzxw"`` (plain selectors 0..3 only)."""
+    return "".join(COMP[c] for c in sel)
+
+
+@_memo
+def mask_text(mask: tuple[bool, bool, bool, bool]) -> str:
+    """The components a write mask enables: ``(True, False, True, False)`` -> ``"xz"``."""
+    return "".join(c for c, on in zip(COMP, mask) if on)
 _SWIZZLED = re.compile(r"(-?[A-Za-z_][\w]*(?:\[[^\[\]]*\])*)\.([xyzw]{4})")
 
 
@@ -686,12 +712,12 @@ class GlslEmitter:
         expr = self.element(src.reg, src.index, src.vertex)
         expr = bitcast(expr, self.storage_type(src.reg), optype)
         sel = src.swizzle
-        if any(c > 3 for c in sel) or any(src.comp_neg):
+        if max(sel) > 3 or True in src.comp_neg:
             return self.ext_swizzle(expr, src, optype)
         if scalar:
             expr = f"{expr}.{COMP[sel[0]]}"
-        elif tuple(sel) != (0, 1, 2, 3):
-            expr = f"{expr}.{''.join(COMP[c] for c in sel)}"
+        elif sel != (0, 1, 2, 3):
+            expr = f"{expr}.{swizzle_text(sel)}"
         if src.abs and optype != DataType.UINT:
             expr = f"abs({expr})"
         if src.neg:
@@ -858,7 +884,7 @@ class GlslEmitter:
         dst = ins.dst
         target = self.element(dst.reg, dst.index, None)
         st = self.storage_type(dst.reg)
-        comps = "".join(c for c, on in zip(COMP, dst.mask) if on)
+        comps = mask_text(dst.mask)
         expr = self.precision_step(ins, expr, rtype)
         value = bitcast(expr, rtype, st, scalar=True)
         if len(comps) == 1:
@@ -875,7 +901,7 @@ class GlslEmitter:
         target = self.element(dst.reg, dst.index, None)
         st = self.storage_type(dst.reg)
         full = all(dst.mask)
-        m = "" if full else "." + "".join(c for c, on in zip(COMP, dst.mask) if on)
+        m = "" if full else "." + mask_text(dst.mask)
         cc = ins.cc_update if ins.cc_update in self.cc_used else None
         if dst.cond is None and cc is None:
             value = bitcast(expr, rtype, st)
@@ -1095,8 +1121,11 @@ class GlslEmitter:
                          + " ".join(x.strip() for x in lines)]
             out = []
             for text in lines:
-                out += [part if "\x00" in part or not part.strip() else part + tag
-                        for part in text.split("\n")]
+                if "\n" in text:
+                    out += [part if "\x00" in part or not part.strip() else part + tag
+                            for part in text.split("\n")]
+                else:                          # the usual line: one statement of this node
+                    out.append(text if "\x00" in text or not text.strip() else text + tag)
         comment = None
         if self.comments and lines:
             text = self.comment_text(ins)

@@ -19,9 +19,34 @@ A frontend removes its dialect's quirks, so that every field here has one meanin
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field, replace
+from dataclasses import MISSING, dataclass, field, fields, replace
 
 from ..diagnostics import Span
+
+
+def _direct_init(cls):
+    """Give a frozen dataclass an ``__init__`` that fills the instance ``__dict__`` directly.
+
+    The generated one stores each field through ``object.__setattr__`` (a frozen class refuses
+    plain assignment): 2.6x as slow, and the frontends make several of these values per
+    instruction (~5 % of parsing).  Same signature and defaults (only plain defaults, no
+    ``__post_init__``: checked here); instances stay frozen -- assigning a field still raises
+    FrozenInstanceError -- and equality, hashing, ``replace`` and pickling are the dataclass's."""
+    fs = fields(cls)
+    if any(f.default_factory is not MISSING or not f.init for f in fs) \
+            or hasattr(cls, "__post_init__"):
+        raise TypeError(f"_direct_init: {cls.__name__} needs the generated __init__")
+    defaults = {f"_default_{f.name}": f.default for f in fs if f.default is not MISSING}
+    params = ", ".join(f.name if f.default is MISSING else f"{f.name}=_default_{f.name}"
+                       for f in fs)
+    body = "".join(f"    d[{f.name!r}] = {f.name}\n" for f in fs)
+    namespace: dict = {}
+    exec(f"def __init__(self, {params}):\n    d = self.__dict__\n{body}", defaults, namespace)
+    init = namespace["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__doc__ = cls.__init__.__doc__
+    cls.__init__ = init
+    return cls
 
 
 class _Enum(enum.Enum):
@@ -75,6 +100,7 @@ class CCKind(_Enum):
 COMPONENTS = "xyzw"
 
 
+@_direct_init
 @dataclass(frozen=True)
 class Binding:
     """Where a register element comes from, as the source program spelled it.
@@ -143,6 +169,7 @@ class Register:
         return 1 if self.size is None else self.size
 
 
+@_direct_init
 @dataclass(frozen=True)
 class Index:
     """An array index: ``offset`` plus, when relative, one component of an integer register."""
@@ -156,6 +183,7 @@ class Index:
         return self.reg is not None
 
 
+@_direct_init
 @dataclass(frozen=True)
 class CondTest:
     """A condition-code test ``RULE[n].swizzle``: per component, flags of ``cc`` tested by ``rule``."""
@@ -165,6 +193,7 @@ class CondTest:
     swizzle: tuple[int, int, int, int] = (0, 1, 2, 3)
 
 
+@_direct_init
 @dataclass(frozen=True)
 class Source:
     """An operand: element of a register, swizzled, then |abs|, then negated.
@@ -187,6 +216,7 @@ class Source:
         return len(set(self.swizzle)) == 1
 
 
+@_direct_init
 @dataclass(frozen=True)
 class Dest:
     reg: str
@@ -195,6 +225,7 @@ class Dest:
     cond: CondTest | None = None   # conditional write mask (evaluated on the CC *before* the op)
 
 
+@_direct_init
 @dataclass(frozen=True)
 class TexRef:
     unit: int
