@@ -46,8 +46,8 @@ from ...ir.ops import OPCODES
 from . import bindings as B
 from . import fp_tables as T
 from .nv4 import NV4Builder, _Skip
-from .syntax import (Decl, IndexConst, IndexRange, IndexRel, Instr, Label, Member, Operand,
-                     Ref, Subscript)
+from .syntax import (CCTestNode, Decl, IndexConst, IndexRange, IndexRel, Instr, Label, Member,
+                     Operand, Ref, Subscript)
 
 F = DataType.FLOAT
 S = DataType.INT
@@ -671,13 +671,8 @@ class ARBfpBuilder(NV4Builder):
                     self.sink.warning("E3007", f"'{ref.name}' is both a variable and a "
                                       "condition-code rule; it is read as a condition-code test "
                                       "here", ref.span)
-
-                class _Node:
-                    pass
-                node = _Node()
-                node.rule, node.span = ref.name, ref.span
-                node.swizzle = ref.selectors[0].name if ref.selectors else None
-                return self.cctest(node)
+                swz = ref.selectors[0].name if ref.selectors else None
+                return self.cctest(CCTestNode(ref.name, swz, ref.span))
         return None
 
     # ---- operands --------------------------------------------------------------------------------

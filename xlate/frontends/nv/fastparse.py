@@ -186,8 +186,16 @@ def _index(t: _Tokens):
 
 
 def _ref(t: _Tokens, tok: tuple) -> Ref:
-    (name, name_span), *parts = _split(t, tok)
-    sels: list = [Member(p, s) for p, s in parts]
+    text, line, col, file = tok[1], tok[3], tok[4], t.file
+    if "." in text:               # "R0.xyzw": the parts after the name are member selectors
+        name, *parts = text.split(".")
+        sels: list = []
+        c = col + len(name) + 1
+        for part in parts:
+            sels.append(Member(part, Span(file, line, c, max(1, len(part)))))
+            c += len(part) + 1
+    else:
+        name, sels = text, []
     toks, n = t.toks, t.n
     while t.i < n:
         nxt = toks[t.i]
@@ -202,11 +210,10 @@ def _ref(t: _Tokens, tok: tuple) -> Ref:
         else:
             break
     if not sels:
-        return Ref(name, [], name_span)
+        return Ref(name, [], Span(file, line, col, len(name)))
     last = sels[-1].span
-    length = (last.col + last.length) - name_span.col if last.line == name_span.line \
-        else len(name)
-    return Ref(name, sels, Span(t.file, name_span.line, name_span.col, max(length, len(name))))
+    length = (last.col + last.length) - col if last.line == line else len(name)
+    return Ref(name, sels, Span(file, line, col, max(length, len(name))))
 
 
 def _signed_number(t: _Tokens) -> Number:
@@ -309,7 +316,10 @@ def _operand(t: _Tokens) -> Operand:
 
 
 def _instruction(t: _Tokens, tok: tuple) -> Instr:
-    (opcode, span), *mods = _split(t, tok)
+    if "." in tok[1]:
+        (opcode, span), *mods = _split(t, tok)
+    else:
+        opcode, span, mods = tok[1], Span(t.file, tok[3], tok[4], len(tok[1])), []
     operands = []
     if t.i < t.n:
         while True:

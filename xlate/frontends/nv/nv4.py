@@ -24,8 +24,8 @@ from ...ir.model import (Binding, CCKind, CondTest, DataType, Dest, Geometry, In
 from ...ir.ops import CARRY_OPS, CC_RULES, LEGACY_OPCODES, OPCODES, TEX_TARGETS, TGSI_OPCODES
 from ...ir.limits import MAX_OUTPUT_VERTICES, MAX_TOTAL_OUTPUT_COMPONENTS, result_components
 from . import bindings as B
-from .syntax import (Decl, IndexConst, IndexRange, IndexRel, Instr, Label, Member, Number,
-                     Operand, Ref, Subscript)
+from .syntax import (CCTestNode, Decl, IndexConst, IndexRange, IndexRel, Instr, Label, Member,
+                     Number, Operand, Ref, Subscript)
 
 STAGE_OF_HEADER = {"!!NVvp4.0": Stage.VERTEX, "!!NVfp4.0": Stage.FRAGMENT, "!!NVgp4.0": Stage.GEOMETRY}
 
@@ -102,6 +102,12 @@ def parse_var_lines(text: str) -> list[VarInfo]:
         out.append(VarInfo(m.group(1), m.group(2).strip(), m.group(3).strip(), m.group(4).strip(),
                            m.group(5).strip(), m.group(6).strip() == "1"))
     return out
+
+
+def _glued_modifier(suffix: str) -> str:
+    """A glued condition-code or saturation suffix as its dotted modifier: "C0" -> "CC0",
+    "_SAT" -> "SAT"."""
+    return suffix.lstrip("_").replace("C0", "CC0").replace("C1", "CC1")
 
 
 class NV4Builder:
@@ -686,14 +692,16 @@ class NV4Builder:
         if info.category == "flow":
             self.block_structure(base, ins)
         mods: dict[str, tuple[str, Span]] = {}
-        spelled: dict[str, str] = {}      # how the modifier of each category was written
-        for cat, val in (("precision", glued_prec), ("cc", glued_cc), ("sat", glued_sat)):
-            if val:
-                mods[cat] = (val.lstrip("_").replace("C0", "CC0").replace("C1", "CC1")
-                             if cat != "precision" else val, ins.span)
-                spelled[cat] = f"suffix '{val}'"
-        if glued_cc == "C":
-            mods["cc"] = ("CC", ins.span)
+        glued: dict[str, str] = {}        # category -> suffix as written (for messages)
+        if glued_prec:
+            mods["precision"] = (glued_prec, ins.span)
+            glued["precision"] = glued_prec
+        if glued_cc:
+            mods["cc"] = ("CC" if glued_cc == "C" else _glued_modifier(glued_cc), ins.span)
+            glued["cc"] = glued_cc
+        if glued_sat:
+            mods["sat"] = (_glued_modifier(glued_sat), ins.span)
+            glued["sat"] = glued_sat
         for mod, span in ins.mods:
             cat = _MOD_CATEGORY.get(mod)
             if cat is None:
@@ -702,10 +710,12 @@ class NV4Builder:
             # suffixes are data type modifiers (Table X.15: both mean F), so MOVR.F is two
             first = "precision" if cat == "type" and "precision" in mods else cat
             if first in mods:
+                spelled = (f"suffix '{glued[first]}'" if first in glued
+                           else f"'.{mods[first][0]}'")
                 self.err("E3002", f"more than one {_CATEGORY_WORD[cat]} modifier "
-                         f"({spelled[first]} and '.{mod}')", span)
+                         f"({spelled} and '.{mod}')", span)
             mods[cat] = (mod, span)
-            spelled[cat] = f"'.{mod}'"
+            glued.pop(cat, None)
         dtype = info.default
         if "type" in mods:
             dtype = _TYPE_OF_MOD[mods["type"][0]]
@@ -1049,12 +1059,7 @@ class NV4Builder:
                     self.sink.warning("E3007", f"'{rule}' is both a variable and a condition-code "
                                       "rule; it is read as a condition-code test here", ref.span)
                 swz = ref.selectors[0].name if ref.selectors else None
-
-                class _Node:
-                    pass
-                node = _Node()
-                node.rule, node.swizzle, node.span = rule, swz, ref.span
-                return self.cctest(node)
+                return self.cctest(CCTestNode(rule, swz, ref.span))
         return None
 
     def require_cctest(self, opnd: Operand) -> CondTest:
