@@ -282,7 +282,7 @@ class _SpirvTools:
         self.PDiag, self.PText, self.Binary = C.POINTER(Diagnostic), C.POINTER(Text), Binary
         # libSPIRV.so (already RTLD_GLOBAL, see _Glslang) exports an older embedded SPIRV-Tools.
         # Loaded normally, this library's internal calls would bind to those older symbols and
-        # spvValidateBinary segfaults.  DEEPBIND makes it resolve to itself first; LOCAL keeps
+        # validation segfaults.  DEEPBIND makes it resolve to itself first; LOCAL keeps
         # its symbols from leaking into the global scope in turn.
         mode = getattr(os, "RTLD_DEEPBIND", 0) | C.RTLD_LOCAL
         self.lib = L = _open(C, os.path.join(libdir, "libSPIRV-Tools-shared.so"), mode,
