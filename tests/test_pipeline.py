@@ -179,3 +179,39 @@ def test_ir_values_keep_dataclass_behaviour_with_the_direct_init():
         items: list = dataclasses.field(default_factory=list)
     with pytest.raises(TypeError, match="needs the generated __init__"):
         _direct_init(WithFactory)
+
+
+def test_executor_operands_hold_no_closure_cells():
+    """The operand fetchers, loaders and writers take their settings as defaults (see the note
+    in xlate/exec/operands.py): no closure cells, which the garbage collector would have to
+    walk after every compile (tools/bench_scaling.py exec ratios)."""
+    from xlate.api import parse
+    from xlate.exec.operands import make_loader, make_writer
+    from xlate.ir.model import DataType
+    prog = parse("!!NVfp4.0\nTEMP R0[4];\nINT TEMP A;\nMOV.F R0[A.x + 1], -|fragment.color.yzxw|;"
+                 "\nMOV.F result.color, R0[1];\nEND\n")
+    ins = prog.instructions[0]
+    load = make_loader(prog, ins.srcs[0], DataType.FLOAT, False)
+    write = make_writer(prog, ins.dst)
+    assert load.__closure__ is None and write.__closure__ is None
+    assert load.__kwdefaults__["fetch"].__closure__ is None
+    assert load.__kwdefaults__["do_abs"] and load.__kwdefaults__["do_neg"]
+
+
+def test_glsl_emission_runs_with_the_collector_paused():
+    """emit_glsl pauses the cyclic collector itself (for every caller, not only translate)."""
+    import gc
+
+    from xlate.api import parse
+    from xlate.backends.glsl import emit_glsl
+    prog = parse("!!NVfp4.0\nMOV.F result.color, fragment.color;\nEND\n")
+    seen = []
+    import xlate.backends.glsl as glsl
+    real = glsl.GlslEmitter.emit
+    try:
+        glsl.GlslEmitter.emit = lambda self: (seen.append(gc.isenabled()), real(self))[1]
+        assert gc.isenabled()
+        out = emit_glsl(prog, "glsl450")
+    finally:
+        glsl.GlslEmitter.emit = real
+    assert seen == [False] and gc.isenabled() and "void main()" in out.source

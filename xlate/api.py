@@ -114,11 +114,9 @@ def translate_program(prog: Program, *, target: str = "glsl", profile: str | Non
     filename = prog.source_name if filename is None else filename
     if profile is None:
         profile = "vulkan" if target in ("spirv", "spirv-asm") else "glsl450"
-    from .backends.glsl import emit_glsl
-    from .gcpause import paused
-    with paused():               # linear time for large programs (xlate/gcpause.py)
-        out = emit_glsl(prog, profile, line_directives=line_directives, comments=comments,
-                        instruction_text=instruction_text)
+    from .backends.glsl import emit_glsl      # pauses the garbage collector itself
+    out = emit_glsl(prog, profile, line_directives=line_directives, comments=comments,
+                    instruction_text=instruction_text)
     result = Translation(prog, profile, glsl=out.source, reflection=out.reflection,
                          diagnostics=list(prog.diagnostics), line_map=list(out.line_map))
     if target in ("spirv", "spirv-asm") or validate:

@@ -1756,6 +1756,12 @@ def emit_glsl(prog: Program, profile: str = "glsl450", *, line_directives: bool 
     """GLSL of a program in ``profile``.  ``line_directives``: ``#line`` so that compiler
     messages name the assembly source line (:meth:`GlslEmitter.finish_lines`); ``comments``: each
     instruction's text (``instruction_text(ins)``, else the IR form) in a comment before its GLSL.
-    With both off the text is the same as without them, byte for byte."""
-    return GlslEmitter(prog, profile, line_directives=line_directives, comments=comments,
-                       instruction_text=instruction_text).emit()
+    With both off the text is the same as without them, byte for byte.
+
+    The cyclic garbage collector is paused meanwhile (xlate/gcpause.py), for every caller:
+    with it on, the structurizer's and emitter's many small objects made emission of a
+    program 8x longer take ~10x the time (tools/bench_scaling.py, nv4-calls)."""
+    from ..gcpause import paused
+    with paused():
+        return GlslEmitter(prog, profile, line_directives=line_directives, comments=comments,
+                           instruction_text=instruction_text).emit()
