@@ -151,8 +151,9 @@ def test_output_is_deterministic():
 
 
 def test_ir_values_keep_dataclass_behaviour_with_the_direct_init():
-    """Source, Dest, Index, CondTest, TexRef and Binding fill ``__dict__`` directly
-    (xlate/ir/model.py _direct_init) and are otherwise the frozen dataclasses they were."""
+    """Source, Dest, Index, CondTest, TexRef and Binding are slotted (no instance dict for the
+    garbage collector to walk) and store their fields through the slots directly
+    (xlate/ir/model.py _direct_init); otherwise they are the frozen dataclasses they were."""
     import dataclasses
     import pickle
 
@@ -166,6 +167,7 @@ def test_ir_values_keep_dataclass_behaviour_with_the_direct_init():
     assert hash(src) == hash(Source("r0", Index(2, "a0", 1), None, (1, 1, 1, 1), True))
     assert dataclasses.replace(src, neg=False) == Source("r0", Index(2, "a0", 1), swizzle=(1,) * 4)
     assert pickle.loads(pickle.dumps(src)) == src
+    assert not hasattr(src, "__dict__") and not hasattr(Dest("o"), "__dict__")
     with pytest.raises(dataclasses.FrozenInstanceError):
         src.reg = "r1"
     with pytest.raises(TypeError):

@@ -36,6 +36,7 @@ optional instruction comments; the tags are removed before the text is returned.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import struct
@@ -820,7 +821,7 @@ class GlslEmitter:
             return f"xl_ccsub({u(a)}, {u(b)})"
         # an ADD with one negated operand is a subtraction of the un-negated value, and a SUB of a
         # negated operand an addition (GP4 issue 23)
-        plain = [self.operand(s.__class__(**{**s.__dict__, "neg": False}), dtype, False)
+        plain = [self.operand(dataclasses.replace(s, neg=False), dtype, False)
                  for s in ins.srcs[:2]]
         if ins.op == "ADD":
             self.need("ccsub")
