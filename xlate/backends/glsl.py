@@ -36,11 +36,10 @@ optional instruction comments; the tags are removed before the text is returned.
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -256,6 +255,7 @@ _ARITH = re.compile(r" [-+*/] ")      # a binary float operator of an ops.txt ex
 #: an expression that needs no parentheses under a unary minus or a swizzle: a name, an
 #: element, a member
 _PLAIN = re.compile(r"[\w.\[\]]+")
+_SWIZZLED = re.compile(r"(-?[A-Za-z_][\w]*(?:\[[^\[\]]*\])*)\.([xyzw]{4})")
 
 
 def _memo(fn):
@@ -282,7 +282,6 @@ def swizzle_text(sel: tuple[int, ...]) -> str:
 def mask_text(mask: tuple[bool, bool, bool, bool]) -> str:
     """The components a write mask enables: ``(True, False, True, False)`` -> ``"xz"``."""
     return "".join(c for c, on in zip(COMP, mask) if on)
-_SWIZZLED = re.compile(r"(-?[A-Za-z_][\w]*(?:\[[^\[\]]*\])*)\.([xyzw]{4})")
 
 
 def wrapped(expr: str) -> bool:
@@ -821,7 +820,7 @@ class GlslEmitter:
             return f"xl_ccsub({u(a)}, {u(b)})"
         # an ADD with one negated operand is a subtraction of the un-negated value, and a SUB of a
         # negated operand an addition (GP4 issue 23)
-        plain = [self.operand(dataclasses.replace(s, neg=False), dtype, False)
+        plain = [self.operand(replace(s, neg=False), dtype, False)
                  for s in ins.srcs[:2]]
         if ins.op == "ADD":
             self.need("ccsub")
@@ -1122,11 +1121,10 @@ class GlslEmitter:
                          + " ".join(x.strip() for x in lines)]
             out = []
             for text in lines:
-                if "\n" in text:
-                    out += [part if "\x00" in part or not part.strip() else part + tag
-                            for part in text.split("\n")]
-                else:                          # the usual line: one statement of this node
-                    out.append(text if "\x00" in text or not text.strip() else text + tag)
+                # the usual line is one statement: split only the few that hold several
+                parts = text.split("\n") if "\n" in text else (text,)
+                out += [part if "\x00" in part or not part.strip() else part + tag
+                        for part in parts]
         comment = None
         if self.comments and lines:
             text = self.comment_text(ins)

@@ -147,13 +147,17 @@ def _split(t: _Tokens, tok: tuple) -> list[tuple[str, Span]]:
     return out
 
 
-def _members(t: _Tokens, tok: tuple) -> list[Member]:
-    text, line, col, file = tok[1], tok[3], tok[4] + 1, t.file
+def _member_list(parts: list[str], file: str, line: int, col: int) -> list[Member]:
+    """Member selectors for dot-separated ``parts``, the first at column ``col``."""
     out = []
-    for part in text[1:].split("."):
+    for part in parts:
         out.append(Member(part, Span(file, line, col, max(1, len(part)))))
         col += len(part) + 1
     return out
+
+
+def _members(t: _Tokens, tok: tuple) -> list[Member]:
+    return _member_list(tok[1][1:].split("."), t.file, tok[3], tok[4] + 1)
 
 
 def _index(t: _Tokens):
@@ -189,11 +193,7 @@ def _ref(t: _Tokens, tok: tuple) -> Ref:
     text, line, col, file = tok[1], tok[3], tok[4], t.file
     if "." in text:               # "R0.xyzw": the parts after the name are member selectors
         name, *parts = text.split(".")
-        sels: list = []
-        c = col + len(name) + 1
-        for part in parts:
-            sels.append(Member(part, Span(file, line, c, max(1, len(part)))))
-            c += len(part) + 1
+        sels: list = _member_list(parts, file, line, col + len(name) + 1)
     else:
         name, sels = text, []
     toks, n = t.toks, t.n

@@ -715,7 +715,7 @@ class NV4Builder:
                 self.err("E3002", f"more than one {_CATEGORY_WORD[cat]} modifier "
                          f"({spelled} and '.{mod}')", span)
             mods[cat] = (mod, span)
-            glued.pop(cat, None)
+            glued.pop(cat, None)          # the category is now spelled '.{mod}'
         dtype = info.default
         if "type" in mods:
             dtype = _TYPE_OF_MOD[mods["type"][0]]
