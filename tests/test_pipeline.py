@@ -200,6 +200,38 @@ def test_executor_operands_hold_no_closure_cells():
     assert load.__kwdefaults__["do_abs"] and load.__kwdefaults__["do_neg"]
 
 
+def test_executor_shares_loaders_and_writers_between_instructions():
+    """compile_program builds one loader per (operand, type, scalar) and one writer per
+    (destination, precision): repeated operands share them (a 3,200-instruction program held
+    ~8 MB of distinct closures); a different operand type or precision gets its own."""
+    from xlate.api import parse
+    from xlate.exec.machine import compile_program
+    prog = parse("!!NVfp4.0\nTEMP R0, R1;\nINT TEMP I;\nMOV.F R0, fragment.color;\n"
+                 "ADD.F R1, R0, R0;\nMUL.F R1, R0, R1;\nMOV.S I, R0;\n"
+                 "ADD.F R1, -R0, R1;\nMOV.F result.color, R1;\nEND\n")
+    code, _ = compile_program(prog)
+    mov, add, mul, movs, addn, out = code
+    assert add.loaders[0] is add.loaders[1] is mul.loaders[0]       # R0 read as float
+    assert movs.loaders[0] is not add.loaders[0]                   # R0 read as int
+    assert addn.loaders[0] is not add.loaders[0]                   # -R0
+    assert add.write is mul.write is addn.write                    # R1, full mask
+    assert mov.write is not add.write
+
+
+def test_fp16_precision_writer_is_not_shared_with_full_precision():
+    """An H-suffixed FP1 instruction writes through the fp16 conversion, an R-suffixed one to
+    the same destination does not: the writer cache keys on the precision too."""
+    import numpy as np
+
+    import xlate
+    src = ("!!FP1.0\nMOVR R0, f[COL0];\nMOVR R1, R0;\nMOVH R0, f[COL0];\n"
+           "ADDR o[COLR], R0, -R1;\nEND\n")
+    third = np.float32(1 / 3)
+    r = xlate.execute(src, {"f[COL0]": np.full((1, 4), third, np.float32)})
+    out = r.outputs[next(iter(r.outputs))][0].view(np.float32)
+    assert out[0] == np.float32(np.float16(third)) - third != 0
+
+
 def test_glsl_emission_runs_with_the_collector_paused():
     """emit_glsl pauses the cyclic collector itself (for every caller, not only translate)."""
     import gc

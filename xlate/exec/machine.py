@@ -30,6 +30,7 @@ from .texture import TEX
 #: lanes, cur))
 EXECUTORS: dict[str, Callable] = {**ALU, **TEX, **FLOW}
 
+_NO_JUMPS: dict[str, int] = {}     # shared, never written: flow.py only reads x.jump
 _SAT = {Sat.SAT: (0.0, 1.0), Sat.SSAT: (-1.0, 1.0)}
 
 
@@ -40,12 +41,12 @@ class Op:
                  "cc_reg", "cc_kind", "carry", "cond", "jump", "stage", "st", "idx", "cost")
 
     def __init__(self, index: int, inst: Instruction, info: OpInfo, program: Program,
-                 jump: dict[str, int] | None):
+                 jump: dict[str, int] | None, shared: dict | None = None):
         self.index = index
         self.inst = inst
         self.info = info
         self.stage = program.stage
-        self.jump = jump or {}
+        self.jump = jump or _NO_JUMPS
         self.st = None
         self.idx = None
         # Programs with an executed-instruction limit (VP2, ARB + NV options): instructions a
@@ -73,8 +74,15 @@ class Op:
             for name in (s.reg, s.index.reg if s.index else None, s.vertex.reg if s.vertex else None):
                 if name is not None and name not in program.registers:
                     raise ExecError(f"instruction {index} ({inst.op}): unknown register {name!r}")
-        self.loaders = [make_loader(program, s, info.operand_type(i, t), info.inputs[i] == "s")
-                        for i, s in enumerate(inst.srcs)]
+        shared = {} if shared is None else shared
+        loaders = []
+        for i, s in enumerate(inst.srcs):
+            key = (s, info.operand_type(i, t), info.inputs[i] == "s")
+            load = shared.get(key)
+            if load is None:
+                load = shared[key] = make_loader(program, s, *key[1:])
+            loaders.append(load)
+        self.loaders = tuple(loaders)
         self.cond = inst.dst.cond if inst.dst is not None else None
         self.sat = _SAT.get(inst.sat) if self.rt == DataType.FLOAT else None
         self.cc_reg = inst.cc_update
@@ -90,19 +98,30 @@ class Op:
                 if kind not in (RegKind.TEMP, RegKind.OUTPUT, RegKind.CC):
                     raise ExecError(f"instruction {index} ({inst.op}): cannot write "
                                     f"{kind.value} register {inst.dst.reg!r}")
-            self.write = make_writer(program, inst.dst)
+            key = (inst.dst, inst.precision)
+            write = shared.get(key)
+            if write is None:
+                write = shared[key] = make_writer(program, inst.dst, inst.precision)
+            self.write = write
         else:
             self.write = None
 
 
 def compile_program(program: Program) -> tuple[list[Op], int]:
     jumps, loop_depth = link(program)
+    # Operand loaders and destination writers are pure functions of what they are built from
+    # (Source + operand type + scalar; Dest + precision; the IR values compare by value), so
+    # instructions that read or write the same operand share one: shaders repeat operands
+    # (R0, c[0].x, ...), and a compiled program of 3,200 instructions held ~8 MB of distinct
+    # closures, enough to spill the CPU cache and make the compile and the run of a longer
+    # program slower per instruction (tools/bench_scaling.py exec ratios).
+    shared: dict = {}
     code = []
     for i, inst in enumerate(program.instructions):
         info = OPCODES.get(inst.op)
         if info is None or inst.op not in EXECUTORS:
             raise ExecError(f"instruction {i}: unknown opcode {inst.op!r}")
-        code.append(Op(i, inst, info, program, jumps.get(i)))
+        code.append(Op(i, inst, info, program, jumps.get(i), shared))
     return code, loop_depth
 
 

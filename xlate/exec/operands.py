@@ -193,10 +193,12 @@ def any_cond(st, cond, idx) -> np.ndarray:
     return cond_mask(st, cond, idx).any(axis=1)
 
 
-def make_writer(program: Program, dst: Dest | None) -> Callable:
-    """Destination update (GP4 §2.X.4.3; digest §4.3 steps 4-5): component c is written iff
-    the write mask enables it and (if present) the CC mask test passes; the CC register named by
-    the instruction is updated for exactly the written components.
+def make_writer(program: Program, dst: Dest | None, precision: str | None = None) -> Callable:
+    """Destination update (GP4 §2.X.4.3; digest §4.3 steps 3-5): the result is converted to
+    the instruction's ``precision`` (``Instruction.precision``: "FP16", "X"; others convert
+    nothing), then component c is written iff the write mask enables it and (if present) the CC
+    mask test passes; the CC register named by the instruction is updated for exactly the
+    written components.
 
     writer(st, idx, bits (k|1, 4) uint32, flags (k|1, 4) uint8 or None, cc_reg, cmask)
     """
@@ -210,7 +212,7 @@ def make_writer(program: Program, dst: Dest | None) -> Callable:
         comps = tuple(c for c in range(4) if dst.mask[c])
     full = comps == IDENTITY
     static = np.array([c in comps for c in range(4)])
-    convert = _PRECISION.get(_precision_of(program, dst))
+    convert = _PRECISION.get(precision)
 
     def write(st, idx, bits, flags, cc_reg, cmask, *, convert=convert, name=name, rel=rel,
               e_static=e_static, full=full, comps=comps, static=static):   # bound settings
@@ -295,17 +297,3 @@ def _to_fx12(v: np.ndarray) -> np.ndarray:
 
 _PRECISION = {"FP16": _to_fp16, "X": _to_fx12}
 
-
-def _precision_of(program: Program, dst: Dest | None) -> str | None:
-    """Precision of the instruction writing through ``dst`` (the writer is built from the
-    destination alone; every instruction has its own Dest object, so identity finds it).  The
-    lookup table is kept on the program and rebuilt when a destination is not in it."""
-    if dst is None:
-        return None
-    memo = program.__dict__.get("_dst_precision")
-    got = memo.get(id(dst)) if memo is not None else None
-    if got is None or got[0] is not dst:
-        memo = {id(i.dst): (i.dst, i.precision) for i in program.instructions if i.dst is not None}
-        program.__dict__["_dst_precision"] = memo
-        got = memo.get(id(dst))
-    return got[1] if got is not None and got[0] is dst else None
