@@ -144,6 +144,36 @@ END
     assert result.float("result.position").tolist() == [[4.0, 4.0, 4.0, 4.0]]
 
 
+def test_call_chain_deeper_than_the_limit_is_cut_at_the_limit():
+    """No recursion, but a chain of six nested calls: the CALs made with four calls pending
+    have no effect (GP4 issue 38, as for recursion), so the GLSL takes the per-depth copies;
+    only the copies some call reaches are emitted (s0 at depth 1 ... s3 at depth 4)."""
+    subs = "".join(f"s{i}: ADD t, t, 1;\nCAL s{i + 1};\nRET;\n" for i in range(6))
+    src = ("!!NVvp4.0\nTEMP t;\nMOV t, 0;\nCAL s0;\nMOV result.position, t;\nRET;\n" + subs
+           + "s6: RET;\nEND\n")
+    glsl = xlate.translate(src, filename="chain.vp").glsl
+    defined = sorted(line[5:-2] for line in glsl.splitlines()
+                     if line.startswith("void sub_") and line.endswith("()"))
+    assert defined == ["sub_s0_d1", "sub_s1_d2", "sub_s2_d3", "sub_s3_d4"]
+    assert "// CAL s4: call stack full, ignored (GP4 issue 38)" in glsl
+    from xlate.exec import execute
+    result = execute(xlate.parse(src), {}, lanes=1)
+    assert result.float("result.position").tolist() == [[4.0, 4.0, 4.0, 4.0]]
+
+
+def test_recursion_emits_only_the_copies_calls_reach():
+    """A subroutine first called at depth 2 has no depth-1 copy."""
+    src = ("!!NVvp4.0\nTEMP t;\nMOV t, 0;\nCAL a;\nMOV result.position, t;\nRET;\n"
+           "a:\nADD t, t, 1;\nCAL b;\nRET;\nb:\nADD t, t, 2;\nCAL a;\nRET;\nEND\n")
+    glsl = xlate.translate(src, filename="ab.vp").glsl
+    defined = sorted(line[5:-2] for line in glsl.splitlines()
+                     if line.startswith("void sub_") and line.endswith("()"))
+    assert defined == ["sub_a_d1", "sub_a_d3", "sub_b_d2", "sub_b_d4"]
+    from xlate.exec import execute
+    result = execute(xlate.parse(src), {}, lanes=1)
+    assert result.float("result.position").tolist() == [[6.0, 6.0, 6.0, 6.0]]
+
+
 def test_output_is_deterministic():
     a = xlate.translate(VP, filename="x.vp", target="spirv")
     b = xlate.translate(VP, filename="x.vp", target="spirv")

@@ -93,6 +93,21 @@ def test_integer_color1_keeps_color0_float():
     assert types.get("result.color") == "vec4" or types.get("result.color[0]") == "vec4", types
 
 
+def test_call_chain_deeper_than_the_call_stack():
+    """Fixed in the backend: a chain of six nested calls (no recursion).  The executor ignores
+    the CALs made with MAX_PROGRAM_CALL_DEPTH_NV (4) calls pending (GP4 issue 38); the shader
+    used to make all six (plain functions).  It now takes the per-depth copies, as for
+    recursion.  Found by tools/bench_scaling.py's call chain; xlate verify had passed it as
+    'nonfinite' (see test_verify_unit)."""
+    subs = "".join(f"s{i}: ADD.F R1, R1, 1;\nCAL s{i + 1};\nRET;\n" for i in range(6))
+    text = ("!!NVfp4.0\nTEMP R1;\nMOV.F R1, fragment.texcoord[0];\nCAL s0;\n"
+            "MOV.F result.color, R1;\nRET;\n" + subs + "s6: RET;\nEND\n")
+    z = np.zeros((4, 4), np.float32)
+    diffs, res, cap = run_both(text, {"fragment.texcoord[0]": z})
+    assert res.float("result.color").tolist() == [[4.0] * 4] * 4
+    assert diffs == []
+
+
 # ---- implementation side (Mesa 22.3 llvmpipe) ----------------------------------------------------
 
 @pytest.mark.xfail(strict=True, reason=(

@@ -46,15 +46,14 @@ from pathlib import Path
 
 from .. import __version__
 from ..diagnostics import Diagnostic, XlateError
-from ..ir.model import (Binding, CCKind, CondTest, DataType, Index, Instruction, Program, RegKind,
-                        Sat, Source, Stage)
+from ..ir.model import (MAX_CALL_DEPTH, Binding, CCKind, CondTest, DataType, Index, Instruction,
+                        Program, RegKind, Sat, Source, Stage)
 from ..ir.ops import OPCODES
 from ..passes.condcodes import tested_cc_registers
 from ..passes.nesting import runtime_nesting_overflow
 from ..passes.structurize import (If, Jump, Loop, Op, RecursionError_, Structured, Switch,
-                                  structurize)
-from ..passes.structurize import (CountTest, Dispatch, Goto, Labeled, StructureError,
-                                  MAX_CALL_DEPTH as CFG_CALL_DEPTH)
+                                  call_depth, calls_in, structurize)
+from ..passes.structurize import CountTest, Dispatch, Goto, Labeled, StructureError
 from ..passes.types import RAW_OPERAND_OPS, operand_type, register_types, result_type
 from . import interface as I
 
@@ -102,7 +101,6 @@ ES_MISSING_TARGETS = {"1D": "1D textures", "SHADOW1D": "1D textures", "ARRAY1D":
                       "SHADOWARRAY1D": "1D textures", "RECT": "rectangle textures",
                       "SHADOWRECT": "rectangle textures", "BUFFER": "buffer textures"}
 MAX_UNIFORM_LOCATIONS = 1024   # GL_MAX_UNIFORM_LOCATIONS minimum (GL 4.5 Table 23.53)
-MAX_CALL_DEPTH = 4        # MAX_PROGRAM_CALL_DEPTH_NV (GP4 minimum; the executor uses the same)
 VEC = {DataType.FLOAT: "vec4", DataType.INT: "ivec4", DataType.UINT: "uvec4"}
 SCALAR = {DataType.FLOAT: "float", DataType.INT: "int", DataType.UINT: "uint"}
 TYPE_CHAR = {DataType.FLOAT: "F", DataType.INT: "S", DataType.UINT: "U"}
@@ -325,6 +323,24 @@ class _Tex:
     target: str
     dtype: DataType
     name: str = ""
+
+
+
+def called_copies(st: Structured) -> set[tuple[str, int]]:
+    """(subroutine, call depth) pairs some call reaches when every subroutine has one copy per
+    depth: main calls at depth 1, a copy at depth d calls at d + 1, and a CAL made at
+    MAX_CALL_DEPTH has no effect (GP4 issue 38).  Only these copies are emitted."""
+    seen: set[tuple[str, int]] = set()
+    todo = [(call.target, 1) for call in calls_in(st.main.body)]
+    while todo:
+        key = todo.pop()
+        if key in seen:
+            continue
+        seen.add(key)
+        name, depth = key
+        if depth < MAX_CALL_DEPTH:
+            todo += [(call.target, depth + 1) for call in calls_in(st.functions[name].body)]
+    return seen
 
 
 class GlslEmitter:
@@ -1231,7 +1247,7 @@ class GlslEmitter:
         pad = "    " * depth
         self.cfg_vars.add("iter")
         out = [f"{pad}int xl_pc = {node.entry};", f"{pad}int xl_sp = 0;",
-               f"{pad}int xl_rs[{CFG_CALL_DEPTH}];", f"{pad}ivec4 xl_as[{CFG_CALL_DEPTH}];",
+               f"{pad}int xl_rs[{MAX_CALL_DEPTH}];", f"{pad}ivec4 xl_as[{MAX_CALL_DEPTH}];",
                pad + "for (;;)", pad + "{",
                f"{pad}    if (++xl_iter > {node.limit}) return;   // iteration guard",
                f"{pad}    switch (xl_pc)", pad + "    {"]
@@ -1273,7 +1289,7 @@ class GlslEmitter:
             cond = self.branch_cond(s.cond)
             full = "return;" if node.call_overflow == "terminate" else (
                 f"{{ xl_pc = {s.other}; break; }}" if s.other >= 0 else "return;")
-            lines = [f"if (xl_sp >= {CFG_CALL_DEPTH}) {full}",
+            lines = [f"if (xl_sp >= {MAX_CALL_DEPTH}) {full}",
                      f"xl_rs[xl_sp] = {s.other};", "xl_sp++;"] + (
                 [f"xl_pc = {s.target};", "break;"] if s.target >= 0 else ["return;"])
             if cond is None:
@@ -1293,7 +1309,7 @@ class GlslEmitter:
                     [inner + "    " + x for x in lines] + [inner + "}"] + goto(s.other)
         elif k == "pusha":
             src = self.operand(s.ins.srcs[0], DataType.INT, False)
-            out += [f"{inner}if (xl_sp >= {CFG_CALL_DEPTH}) return;",
+            out += [f"{inner}if (xl_sp >= {MAX_CALL_DEPTH}) return;",
                     f"{inner}xl_as[xl_sp] = {src};", f"{inner}xl_rs[xl_sp] = -1;",
                     inner + "xl_sp++;"]
         elif k == "popa":
@@ -1411,6 +1427,12 @@ class GlslEmitter:
             # beyond it has no effect (issue 38).  Emit one copy of each subroutine per depth.
             st = structurize(self.prog, allow_recursion=True)
             self.depth = 0
+        else:
+            if st.mode == "functions" and call_depth(st) > MAX_CALL_DEPTH:
+                # a chain of calls deeper than the limit: the CALs past it have no effect
+                # (the same reading as for recursion; the executor's, xlate/exec/flow.py), so
+                # plain functions, which would make every call, take the per-depth copies too
+                self.depth = 0
         if st.mode != "functions":
             # the general structurizer adds registers (%astackN, %rcN): type them too
             self.types = register_types(self.prog)
@@ -1426,8 +1448,11 @@ class GlslEmitter:
         prog = self.prog
         functions, prototypes = [], []
         depths = [None] if self.depth is None else range(MAX_CALL_DEPTH, 0, -1)
+        called = None if self.depth is None else called_copies(st)
         for depth in depths:
             for fname in st.order:
+                if called is not None and (fname, depth) not in called:
+                    continue                # no call reaches this copy
                 fn = st.functions[fname]
                 self.depth = depth
                 body = self.emit_body(fn.body, 1, False)

@@ -25,15 +25,15 @@ from typing import Callable
 
 import numpy as np
 
-from ..ir.model import DataType, Program
+from ..ir.model import MAX_CALL_DEPTH, DataType, Program
 from .bind import ExecError
 from .operands import any_cond, cond_mask
 
 DEAD = np.int32(np.iinfo(np.int32).max)
 
-#: MAX_PROGRAM_CALL_DEPTH_NV: a CAL made with this many calls pending is ignored (GP4 issue 38:
-#: "in the initial implementation ... such instructions will have no effect").
-MAX_CALL_DEPTH = 4
+# A CAL made with MAX_CALL_DEPTH calls pending is ignored (GP4 issue 38: "in the initial
+# implementation ... such instructions will have no effect") unless Program.call_overflow says
+# the dialect terminates the program.
 
 #: loop count of a REP without operand (loops until BRK/RET)
 INFINITE = np.int64(1) << np.int64(62)

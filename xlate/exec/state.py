@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ir.model import Program, RegKind, Stage
+from ..ir.model import MAX_CALL_DEPTH, Program, RegKind, Stage
 from .cc import CC_INIT
-from .flow import MAX_CALL_DEPTH
 
 
 class State:

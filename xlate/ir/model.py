@@ -281,6 +281,14 @@ class VarInfo:
     referenced: bool
 
 
+#: MAX_PROGRAM_CALL_DEPTH_NV, one value for every dialect and every part of xlate (frontends,
+#: executor, structurizer, GLSL backend): at most this many calls pending; a CAL made with this
+#: many pending overflows the call stack, and ``Program.call_overflow`` says what happens.  4 is
+#: the smallest limit the specs allow an implementation, so a program correct on every
+#: implementation stays within it.
+MAX_CALL_DEPTH = 4
+
+
 @dataclass
 class Program:
     """A whole program in linear form: instructions in source order, labels as markers."""

@@ -26,9 +26,7 @@ call depth), so it is linear in the program for all practical purposes.
 """
 from __future__ import annotations
 
-from ..ir.model import Instruction, Program
-
-MAX_CALL_DEPTH = 4
+from ..ir.model import MAX_CALL_DEPTH, Instruction, Program
 
 
 def runtime_nesting_overflow(prog: Program) -> tuple[Instruction, str, int] | None:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from dataclasses import replace
 
-from ..ir.model import (CCKind, CondTest, DataType, Dest, Instruction, Program, Register, RegKind,
+from ..ir.model import (MAX_CALL_DEPTH, CCKind, CondTest, DataType, Dest, Instruction, Program, Register, RegKind,
                         Source)
 from ..ir.ops import OPCODES
 
@@ -274,7 +274,6 @@ def call_order(st: Structured, allow_recursion: bool = False) -> list[str]:
 # output is unchanged.
 # =================================================================================================
 
-MAX_CALL_DEPTH = 4
 MAX_EXPANDED = 20000           # instructions after inlining; beyond that: dispatch
 ITERATION_LIMIT = 65536        # default guard (VP2 MAX_PROGRAM_EXEC_INSTRUCTIONS_NV)
 EXIT = "exit"                  # the end of the program as a branch target
@@ -370,7 +369,7 @@ def needs_general(prog: Program) -> bool:
             st = _structurize_functions(prog)
         except RecursionError_:
             return True
-        if _call_depth(st) > MAX_CALL_DEPTH:
+        if call_depth(st) > MAX_CALL_DEPTH:
             return True
         last = max(set(prog.labels.values()) | {prog.entry})
         if ins and last < len(ins) and last != prog.entry and not _ends(ins[-1]):
@@ -382,7 +381,7 @@ def _ends(i: Instruction) -> bool:
     return i.op in ("RET", "BRA") and i.cond is None
 
 
-def _call_depth(st: Structured) -> int:
+def call_depth(st: Structured) -> int:
     """Deepest chain of nested calls (``st`` has no recursion: st.order lists callees before
     their callers, so each depth is known when a caller needs it)."""
     memo: dict[str, int] = {}

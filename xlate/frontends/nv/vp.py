@@ -81,7 +81,6 @@ XYZW = {c: i for i, c in enumerate("xyzw")}
 #: name exactly (nv_dialects.md 6.5: LT = SF, EQ = ZF, GT = none, UN = SF|ZF)
 OLD_CC_RULES = ("EQ", "GE", "GT", "LE", "LT", "NE", "TR", "FL")
 ADDR_MIN, ADDR_MAX = -512, 511
-MAX_CALL_DEPTH = 4
 MAX_EXEC_INSTRUCTIONS = 65536
 _LABEL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 
