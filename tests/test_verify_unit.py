@@ -398,3 +398,17 @@ def test_lanes_reading_denormal_patterns_as_floats():
     gen.inputs["vertex.attrib[0]"][3, 1] = 7          # an integer pattern, read as float too
     assert _denormal_float_reads(prog, facts, gen, [3])
     assert not _denormal_float_reads(prog, facts, gen, [2])
+
+
+def test_unpinned_cases_pass_as_nonfinite_only_on_finite_run_evidence():
+    """The cases the probes cannot pin down pass as downstream of NaN/denormals only when the
+    finite-input re-run shows them (the program makes them itself): NaN seen with the edge
+    inputs, which put it in on purpose, is no evidence (a call chain the shader made past the
+    call-stack limit passed that way)."""
+    from xlate.verify.core import makes_own_nonfinite
+    assert not makes_own_nonfinite({"nonfinite"}, {"operands"})
+    assert not makes_own_nonfinite({"nonfinite", "operands"}, {"operands", "interface"})
+    assert makes_own_nonfinite({"nonfinite"}, {"nonfinite", "operands"})
+    assert makes_own_nonfinite({"operands"}, {"ftz", "interface"})
+    assert not makes_own_nonfinite({"divergence"}, {"nonfinite", "operands"})
+    assert not makes_own_nonfinite({"nonfinite"}, {"nonfinite", "divergence"})
