@@ -274,6 +274,28 @@ def test_deep_nesting_work_is_linear(shape):
     assert b <= 9 * a, b / a
 
 
+def test_rejected_program_is_freed_before_the_collector_resumes():
+    """The traceback of a frontend error kept the half-built program alive past the parse's
+    collector pause, and the collection the pause had deferred walked all of it (300k objects
+    for 8,000 nested loops; xlate/frontends/__init__.py).  The objects a rejected parse leaves
+    to the collector no longer grow with the program."""
+    import gc
+
+    def left(n: int) -> int:
+        gc.collect()
+        gc.disable()
+        try:
+            before = gc.get_count()[0]
+            with pytest.raises(XlateError) as e:
+                xlate.parse(nested(*FP2_LOOP, n))
+            assert [d.code for d in e.value.diagnostics] == ["E4005"]
+            return gc.get_count()[0] - before
+        finally:
+            gc.enable()
+    small = left(500)
+    assert left(4000) < small + 5000, (small, left(4000))
+
+
 def test_deep_nesting_inside_every_subroutine_translates():
     # GP4 2.X.5: the limits are per subroutine; 48 IFs inside 4 REPs in each of a chain of
     # 40 subroutines (call depth beyond 4 is GP4 issue 38: a CAL past it does nothing)

@@ -17,7 +17,16 @@ def parse_program(text: str | bytes, filename: str = "<input>") -> Program:
     anything else as text (UTF-8, else Latin-1).  Warnings of a successful parse are kept in
     ``program.diagnostics``."""
     with paused():               # linear time for large programs (xlate/gcpause.py)
-        return _parse_program(text, filename)
+        try:
+            return _parse_program(text, filename)
+        except XlateError as e:
+            # the traceback of an error raised deep in a frontend keeps the half-built program
+            # alive (its frames' locals), and the collection the pause deferred would walk all
+            # of it (300k objects for an 8,000-deep nest of loops rejected at depth 64).
+            # Without the traceback, reference counting frees the program before the collector
+            # is back on; the diagnostics are what the caller gets.
+            error = e.with_traceback(None)
+    raise error
 
 
 def _parse_program(text: str | bytes, filename: str) -> Program:
