@@ -325,11 +325,10 @@ class _Tex:
     name: str = ""
 
 
-
 def called_copies(st: Structured) -> set[tuple[str, int]]:
     """(subroutine, call depth) pairs some call reaches when every subroutine has one copy per
-    depth: main calls at depth 1, a copy at depth d calls at d + 1, and a CAL made at
-    MAX_CALL_DEPTH has no effect (GP4 issue 38).  Only these copies are emitted."""
+    depth: main calls the depth-1 copies, the copy at depth d calls those at d + 1, and a CAL in
+    a copy at MAX_CALL_DEPTH has no effect (GP4 issue 38).  Only these copies are emitted."""
     seen: set[tuple[str, int]] = set()
     todo = [(call.target, 1) for call in calls_in(st.main.body)]
     while todo:
