@@ -26,6 +26,23 @@ uvec4 xl_cc1 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
 
 vec4 xl_nrm(vec4 a) { return vec4(a.xyz * (1.0 / sqrt(a.x * a.x + a.y * a.y + a.z * a.z)), 0.0); }
 
+// m ? b : a per component with integer masks (GLSL 3.30's mix takes float types only).
+int xl_sel(int a, int b, bool m) { return m ? b : a; }
+ivec2 xl_sel(ivec2 a, ivec2 b, bvec2 m) { ivec2 k = -ivec2(m); return (a & ~k) | (b & k); }
+ivec3 xl_sel(ivec3 a, ivec3 b, bvec3 m) { ivec3 k = -ivec3(m); return (a & ~k) | (b & k); }
+ivec4 xl_sel(ivec4 a, ivec4 b, bvec4 m) { ivec4 k = -ivec4(m); return (a & ~k) | (b & k); }
+uint xl_sel(uint a, uint b, bool m) { return m ? b : a; }
+uvec2 xl_sel(uvec2 a, uvec2 b, bvec2 m) { uvec2 k = uvec2(m) * 0xffffffffu; return (a & ~k) | (b & k); }
+uvec3 xl_sel(uvec3 a, uvec3 b, bvec3 m) { uvec3 k = uvec3(m) * 0xffffffffu; return (a & ~k) | (b & k); }
+uvec4 xl_sel(uvec4 a, uvec4 b, bvec4 m) { uvec4 k = uvec4(m) * 0xffffffffu; return (a & ~k) | (b & k); }
+
+// Float to int conversions clamp to the representable range, NaN gives 0 (GP4 issue 41).
+ivec4 xl_f2i(vec4 x) {
+    ivec4 r = ivec4(clamp(x, -2147483648.0, 2147483520.0));
+    r = xl_sel(r, ivec4(0x7fffffff), greaterThanEqual(x, vec4(2147483648.0)));
+    return xl_sel(r, ivec4(0), isnan(x));
+}
+
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
 float xl_dp2(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y; }
 float xl_dp3(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
@@ -45,59 +62,11 @@ vec4 xl_lit(vec4 a) {
 
 vec4 xl_dst(vec4 a, vec4 b) { return vec4(1.0, a.y * b.y, a.z, b.w); }
 
-vec4 xl_rfl(vec4 a, vec4 b) {
-    float s = 2.0 * (a.x * b.x + a.y * b.y + a.z * b.z) / (a.x * a.x + a.y * a.y + a.z * a.z);
-    return vec4(s * a.xyz - b.xyz, 0.0);
-}
-
-// RCC: 1/a with the magnitude clamped to [2^-64, 2^64], sign kept (GP4 2.X.8.Z RCC).
-float xl_rcc(float a) {
-    float u = 1.0 / a;
-    float lo = uintBitsToFloat(0x1f800000u), hi = uintBitsToFloat(0x5f800000u);
-    if (isnan(u)) return u;
-    if (floatBitsToUint(u) < 0x80000000u) return u < lo ? lo : (u > hi ? hi : u);
-    return u > -lo ? -lo : (u < -hi ? -hi : u);
-}
-
 // Condition-code flags, one uint per component: SF = 1, ZF = 2, OF = 4, CF = 8 (GP4 2.X.4.3).
 // Float results: SF = r < 0 or NaN, ZF = r == 0 or NaN; OF and CF cleared.
 uvec4 xl_ccf(vec4 r) {
     uvec4 n = uvec4(isnan(r));
     return (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
-}
-
-bvec4 xl_ccLEG(uvec4 f)
-{
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual(((1u - s) | (1u - z)), uvec4(0u));
-}
-
-vec4 xl_frc(vec4 a) { return a - floor(a); }
-
-vec4 xl_ssg(vec4 a) { return mix(mix(vec4(0.0), vec4(-1.0), lessThan(a, vec4(0.0))), vec4(1.0), greaterThan(a, vec4(0.0))); }
-
-vec4 xl_x2d(vec4 a, vec4 b, vec4 c) {
-    vec2 r = vec2(a.x + b.x * c.x + b.y * c.y, a.y + b.x * c.z + b.y * c.w);
-    return r.xyxy;
-}
-
-vec4 xl_lrp(vec4 a, vec4 b, vec4 c) { return a * b + (vec4(1.0) - a) * c; }
-
-// m ? b : a per component with integer masks (GLSL 3.30's mix takes float types only).
-int xl_sel(int a, int b, bool m) { return m ? b : a; }
-ivec2 xl_sel(ivec2 a, ivec2 b, bvec2 m) { ivec2 k = -ivec2(m); return (a & ~k) | (b & k); }
-ivec3 xl_sel(ivec3 a, ivec3 b, bvec3 m) { ivec3 k = -ivec3(m); return (a & ~k) | (b & k); }
-ivec4 xl_sel(ivec4 a, ivec4 b, bvec4 m) { ivec4 k = -ivec4(m); return (a & ~k) | (b & k); }
-uint xl_sel(uint a, uint b, bool m) { return m ? b : a; }
-uvec2 xl_sel(uvec2 a, uvec2 b, bvec2 m) { uvec2 k = uvec2(m) * 0xffffffffu; return (a & ~k) | (b & k); }
-uvec3 xl_sel(uvec3 a, uvec3 b, bvec3 m) { uvec3 k = uvec3(m) * 0xffffffffu; return (a & ~k) | (b & k); }
-uvec4 xl_sel(uvec4 a, uvec4 b, bvec4 m) { uvec4 k = uvec4(m) * 0xffffffffu; return (a & ~k) | (b & k); }
-
-// Float to int conversions clamp to the representable range, NaN gives 0 (GP4 issue 41).
-ivec4 xl_f2i(vec4 x) {
-    ivec4 r = ivec4(clamp(x, -2147483648.0, 2147483520.0));
-    r = xl_sel(r, ivec4(0x7fffffff), greaterThanEqual(x, vec4(2147483648.0)));
-    return xl_sel(r, ivec4(0), isnan(x));
 }
 
 bvec4 xl_ccNE(uvec4 f)
@@ -112,66 +81,36 @@ bvec4 xl_ccNAN(uvec4 f)
     return notEqual((s & z), uvec4(0u));
 }
 
-void sub_light();
-void sub_wood();
-
-void sub_light()
+bvec4 xl_ccLEG(uvec4 f)
 {
-    H.xyz = (program_local[clamp(i.x, 0, 3)] + V).xyz;
-    H.xyz = (xl_nrm(H)).xyz;
-    t.x = xl_dp3(N, program_local[clamp(i.x, 0, 3)]);
-    t.y = xl_dp3(N, H);
-    t.w = program_local[8].x;
-    lit = xl_lit(t);
-    d.x = exp2(program_local[8].x * log2(t.y));
-    acc.xyz = (lit.yyyy * program_local[4 + clamp(i.x, 0, 3)] + acc).xyz;
-    acc.xyz = (acc + lit.zzzz).xyz;
-    acc.w = (acc.wwww + d.xxxx).w;
-    d = xl_dst(vec4(0.0, 4.0, 16.0, 0.0), vec4(0.0, 0.5, 0.0, 0.25));
-    t.z = (xl_dp3(d, program_local[4 + clamp(i.x, 0, 3)]) + program_local[4 + clamp(i.x, 0, 3)].w);
-    t.z = (1.0 / t.z);
-    acc.xyz = (acc * t.zzzz).xyz;
-    return;
+    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
+    return notEqual(((1u - s) | (1u - z)), uvec4(0u));
 }
 
-void sub_wood()
-{
-    w.xyz = (xl_rfl(N, V)).xyz;
-    w.w = (abs(w.zzzz)).w;
-    d.x = xl_dp2(in_fragment_texcoord[3], in_fragment_texcoord[3]);
-    d.y = xl_rcc(d.x);
-    d.z = (xl_dp2(in_fragment_texcoord[3], in_fragment_texcoord[3]) + vec4(0.25, 0.0, 0.0, 0.0).x);
-    {
-        vec4 xl_t1 = vec4(log2(d.z));
-        d.z = xl_t1.z;
-        xl_cc0.z = xl_ccf(xl_t1).z;
-    }
-    t.x = (d.xxxx * program_local[8].yyyy).x;
-    {
-        vec4 xl_t2 = (t.xxxx + d.zzzz);
-        bvec4 xl_m3 = xl_ccLEG(xl_cc0.zzzz);
-        t.x = mix(t.x, xl_t2.x, xl_m3.x);
-    }
-    t.y = sin(t.x);
-    t.z = cos(t.x);
-    t.xy = (vec4(cos(in_fragment_texcoord[3].z), sin(in_fragment_texcoord[3].z), 0.0, 0.0)).xy;
-    w.x = (xl_frc(t.xxxx)).x;
-    w.y = (ceil(t.yyyy)).y;
-    w.z = (trunc(t.zzzz)).z;
-    w.w = (roundEven(w.wwww)).w;
-    d.w = (xl_ssg(t.yyyy)).w;
-    d.xy = (xl_x2d(in_fragment_texcoord[3], t, vec4(1.0, 0.0, 0.0, 1.0))).xy;
-    lit.x = (vec4(equal(w.yyyy, w.zzzz))).x;
-    lit.y = (vec4(notEqual(w.yyyy, w.zzzz))).y;
-    lit.z = (vec4(greaterThan(t.yyyy, vec4(0.0)))).z;
-    lit.w = (vec4(lessThanEqual(t.zzzz, vec4(0.0)))).w;
-    H.x = (vec4(0.0)).x;
-    H.y = (vec4(1.0)).y;
-    H.z = xl_dp4(lit, vec4(0.1, 0.2, 0.3, 0.4));
-    acc.xyz = (xl_lrp(H.zzzz, acc, w)).xyz;
-    acc.xyz = (d.wwww * vec4(0.05) + acc).xyz;
-    return;
+vec4 xl_rfl(vec4 a, vec4 b) {
+    float s = 2.0 * (a.x * b.x + a.y * b.y + a.z * b.z) / (a.x * a.x + a.y * a.y + a.z * a.z);
+    return vec4(s * a.xyz - b.xyz, 0.0);
 }
+
+// RCC: 1/a with the magnitude clamped to [2^-64, 2^64], sign kept (GP4 2.X.8.Z RCC).
+float xl_rcc(float a) {
+    float u = 1.0 / a;
+    float lo = uintBitsToFloat(0x1f800000u), hi = uintBitsToFloat(0x5f800000u);
+    if (isnan(u)) return u;
+    if (floatBitsToUint(u) < 0x80000000u) return u < lo ? lo : (u > hi ? hi : u);
+    return u > -lo ? -lo : (u < -hi ? -hi : u);
+}
+
+vec4 xl_frc(vec4 a) { return a - floor(a); }
+
+vec4 xl_ssg(vec4 a) { return mix(mix(vec4(0.0), vec4(-1.0), lessThan(a, vec4(0.0))), vec4(1.0), greaterThan(a, vec4(0.0))); }
+
+vec4 xl_x2d(vec4 a, vec4 b, vec4 c) {
+    vec2 r = vec2(a.x + b.x * c.x + b.y * c.y, a.y + b.x * c.z + b.y * c.w);
+    return r.xyxy;
+}
+
+vec4 xl_lrp(vec4 a, vec4 b, vec4 c) { return a * b + (vec4(1.0) - a) * c; }
 
 void xl_main()
 {
@@ -179,21 +118,34 @@ void xl_main()
     V.xyz = (xl_nrm(in_fragment_texcoord[2])).xyz;
     acc = vec4(0.0);
     i.x = (ivec4(0)).x;
-    for (int xl_i4 = 0, xl_n5 = xl_f2i(vec4(floor(program_local[8].zzzz.x))).x; xl_i4 < xl_n5; ++xl_i4)
+    for (int xl_i1 = 0, xl_n2 = xl_f2i(vec4(floor(program_local[8].zzzz.x))).x; xl_i1 < xl_n2; ++xl_i1)
     {
-        sub_light();
+        H.xyz = (program_local[clamp(i.x, 0, 3)] + V).xyz;
+        H.xyz = (xl_nrm(H)).xyz;
+        t.x = xl_dp3(N, program_local[clamp(i.x, 0, 3)]);
+        t.y = xl_dp3(N, H);
+        t.w = program_local[8].x;
+        lit = xl_lit(t);
+        d.x = exp2(program_local[8].x * log2(t.y));
+        acc.xyz = (lit.yyyy * program_local[4 + clamp(i.x, 0, 3)] + acc).xyz;
+        acc.xyz = (acc + lit.zzzz).xyz;
+        acc.w = (acc.wwww + d.xxxx).w;
+        d = xl_dst(vec4(0.0, 4.0, 16.0, 0.0), vec4(0.0, 0.5, 0.0, 0.25));
+        t.z = (xl_dp3(d, program_local[4 + clamp(i.x, 0, 3)]) + program_local[4 + clamp(i.x, 0, 3)].w);
+        t.z = (1.0 / t.z);
+        acc.xyz = (acc * t.zzzz).xyz;
         i.x = (i.xxxx + ivec4(1)).x;
         {
-            vec4 xl_t6 = vec4(greaterThanEqual(acc.wwww, vec4(4.0)));
-            t.x = xl_t6.x;
-            xl_cc0.x = xl_ccf(xl_t6).x;
+            vec4 xl_t3 = vec4(greaterThanEqual(acc.wwww, vec4(4.0)));
+            t.x = xl_t3.x;
+            xl_cc0.x = xl_ccf(xl_t3).x;
         }
         if (any(xl_ccNE(xl_cc0.xxxx))) break;
     }
     {
-        vec4 xl_t7 = vec4((1.0 / sqrt(acc.w)));
-        t.y = xl_t7.y;
-        xl_cc1.y = xl_ccf(xl_t7).y;
+        vec4 xl_t4 = vec4((1.0 / sqrt(acc.w)));
+        t.y = xl_t4.y;
+        xl_cc1.y = xl_ccf(xl_t4).y;
     }
     if (any(xl_ccNAN(xl_cc1.yyyy)))
     {
@@ -201,7 +153,43 @@ void xl_main()
     }
     else
     {
-        if (any(xl_ccLEG(xl_cc1.yyyy))) sub_wood();
+        if (any(xl_ccLEG(xl_cc1.yyyy)))
+        {
+            w.xyz = (xl_rfl(N, V)).xyz;
+            w.w = (abs(w.zzzz)).w;
+            d.x = xl_dp2(in_fragment_texcoord[3], in_fragment_texcoord[3]);
+            d.y = xl_rcc(d.x);
+            d.z = (xl_dp2(in_fragment_texcoord[3], in_fragment_texcoord[3]) + vec4(0.25, 0.0, 0.0, 0.0).x);
+            {
+                vec4 xl_t5 = vec4(log2(d.z));
+                d.z = xl_t5.z;
+                xl_cc0.z = xl_ccf(xl_t5).z;
+            }
+            t.x = (d.xxxx * program_local[8].yyyy).x;
+            {
+                vec4 xl_t6 = (t.xxxx + d.zzzz);
+                bvec4 xl_m7 = xl_ccLEG(xl_cc0.zzzz);
+                t.x = mix(t.x, xl_t6.x, xl_m7.x);
+            }
+            t.y = sin(t.x);
+            t.z = cos(t.x);
+            t.xy = (vec4(cos(in_fragment_texcoord[3].z), sin(in_fragment_texcoord[3].z), 0.0, 0.0)).xy;
+            w.x = (xl_frc(t.xxxx)).x;
+            w.y = (ceil(t.yyyy)).y;
+            w.z = (trunc(t.zzzz)).z;
+            w.w = (roundEven(w.wwww)).w;
+            d.w = (xl_ssg(t.yyyy)).w;
+            d.xy = (xl_x2d(in_fragment_texcoord[3], t, vec4(1.0, 0.0, 0.0, 1.0))).xy;
+            lit.x = (vec4(equal(w.yyyy, w.zzzz))).x;
+            lit.y = (vec4(notEqual(w.yyyy, w.zzzz))).y;
+            lit.z = (vec4(greaterThan(t.yyyy, vec4(0.0)))).z;
+            lit.w = (vec4(lessThanEqual(t.zzzz, vec4(0.0)))).w;
+            H.x = (vec4(0.0)).x;
+            H.y = (vec4(1.0)).y;
+            H.z = xl_dp4(lit, vec4(0.1, 0.2, 0.3, 0.4));
+            acc.xyz = (xl_lrp(H.zzzz, acc, w)).xyz;
+            acc.xyz = (d.wwww * vec4(0.05) + acc).xyz;
+        }
     }
     out_result_color[0] = acc;
     return;

@@ -28,6 +28,14 @@ uvec4 xl_cc1 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
 
 vec4 xl_nrm(vec4 a) { precise vec4 xl_r = vec4(a.xyz * (1.0 / sqrt(a.x * a.x + a.y * a.y + a.z * a.z)), 0.0); return xl_r; }
 
+// Float to int conversions clamp to the representable range, NaN gives 0 (GP4 issue 41).
+ivec4 xl_f2i(vec4 x) {
+    precise ivec4 r = ivec4(clamp(x, -2147483648.0, 2147483520.0));
+    r = mix(r, ivec4(0x7fffffff), greaterThanEqual(x, vec4(2147483648.0)));
+    precise ivec4 xl_r = mix(r, ivec4(0), isnan(x));
+    return xl_r;
+}
+
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
 float xl_dp2(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y; return xl_r; }
 float xl_dp3(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z; return xl_r; }
@@ -48,6 +56,32 @@ vec4 xl_lit(vec4 a) {
 
 vec4 xl_dst(vec4 a, vec4 b) { precise vec4 xl_r = vec4(1.0, a.y * b.y, a.z, b.w); return xl_r; }
 
+// Condition-code flags, one uint per component: SF = 1, ZF = 2, OF = 4, CF = 8 (GP4 2.X.4.3).
+// Float results: SF = r < 0 or NaN, ZF = r == 0 or NaN; OF and CF cleared.
+uvec4 xl_ccf(vec4 r) {
+    precise uvec4 n = uvec4(isnan(r));
+    precise uvec4 xl_r = (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
+    return xl_r;
+}
+
+bvec4 xl_ccNE(uvec4 f)
+{
+    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
+    return notEqual((s | (1u - z)), uvec4(0u));
+}
+
+bvec4 xl_ccNAN(uvec4 f)
+{
+    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
+    return notEqual((s & z), uvec4(0u));
+}
+
+bvec4 xl_ccLEG(uvec4 f)
+{
+    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
+    return notEqual(((1u - s) | (1u - z)), uvec4(0u));
+}
+
 vec4 xl_rfl(vec4 a, vec4 b) {
     precise float s = 2.0 * (a.x * b.x + a.y * b.y + a.z * b.z) / (a.x * a.x + a.y * a.y + a.z * a.z);
     precise vec4 xl_r = vec4(s * a.xyz - b.xyz, 0.0);
@@ -64,20 +98,6 @@ float xl_rcc(float a) {
     return xl_r;
 }
 
-// Condition-code flags, one uint per component: SF = 1, ZF = 2, OF = 4, CF = 8 (GP4 2.X.4.3).
-// Float results: SF = r < 0 or NaN, ZF = r == 0 or NaN; OF and CF cleared.
-uvec4 xl_ccf(vec4 r) {
-    precise uvec4 n = uvec4(isnan(r));
-    precise uvec4 xl_r = (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
-    return xl_r;
-}
-
-bvec4 xl_ccLEG(uvec4 f)
-{
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual(((1u - s) | (1u - z)), uvec4(0u));
-}
-
 vec4 xl_frc(vec4 a) { precise vec4 xl_r = a - floor(a); return xl_r; }
 
 vec4 xl_ssg(vec4 a) { precise vec4 xl_r = mix(mix(vec4(0.0), vec4(-1.0), lessThan(a, vec4(0.0))), vec4(1.0), greaterThan(a, vec4(0.0))); return xl_r; }
@@ -90,129 +110,55 @@ vec4 xl_x2d(vec4 a, vec4 b, vec4 c) {
 
 vec4 xl_lrp(vec4 a, vec4 b, vec4 c) { precise vec4 xl_r = a * b + (vec4(1.0) - a) * c; return xl_r; }
 
-// Float to int conversions clamp to the representable range, NaN gives 0 (GP4 issue 41).
-ivec4 xl_f2i(vec4 x) {
-    precise ivec4 r = ivec4(clamp(x, -2147483648.0, 2147483520.0));
-    r = mix(r, ivec4(0x7fffffff), greaterThanEqual(x, vec4(2147483648.0)));
-    precise ivec4 xl_r = mix(r, ivec4(0), isnan(x));
-    return xl_r;
-}
-
-bvec4 xl_ccNE(uvec4 f)
-{
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual((s | (1u - z)), uvec4(0u));
-}
-
-bvec4 xl_ccNAN(uvec4 f)
-{
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual((s & z), uvec4(0u));
-}
-
-void sub_light();
-void sub_wood();
-
-void sub_light()
-{
-    {
-        precise vec4 xl_t1 = (program_local[clamp(i.x, 0, 3)] + V);
-        H.xyz = xl_t1.xyz;
-    }
-    H.xyz = (xl_nrm(H)).xyz;
-    t.x = xl_dp3(N, program_local[clamp(i.x, 0, 3)]);
-    t.y = xl_dp3(N, H);
-    t.w = program_local[8].x;
-    lit = xl_lit(t);
-    d.x = exp2(program_local[8].x * log2(t.y));
-    {
-        precise vec4 xl_t2 = (lit.yyyy * program_local[4 + clamp(i.x, 0, 3)] + acc);
-        acc.xyz = xl_t2.xyz;
-    }
-    {
-        precise vec4 xl_t3 = (acc + lit.zzzz);
-        acc.xyz = xl_t3.xyz;
-    }
-    {
-        precise vec4 xl_t4 = (acc.wwww + d.xxxx);
-        acc.w = xl_t4.w;
-    }
-    d = xl_dst(vec4(0.0, 4.0, 16.0, 0.0), vec4(0.0, 0.5, 0.0, 0.25));
-    t.z = (xl_dp3(d, program_local[4 + clamp(i.x, 0, 3)]) + program_local[4 + clamp(i.x, 0, 3)].w);
-    t.z = (1.0 / t.z);
-    {
-        precise vec4 xl_t5 = (acc * t.zzzz);
-        acc.xyz = xl_t5.xyz;
-    }
-    return;
-}
-
-void sub_wood()
-{
-    w.xyz = (xl_rfl(N, V)).xyz;
-    w.w = (abs(w.zzzz)).w;
-    d.x = xl_dp2(in_fragment_texcoord[3], in_fragment_texcoord[3]);
-    d.y = xl_rcc(d.x);
-    d.z = (xl_dp2(in_fragment_texcoord[3], in_fragment_texcoord[3]) + vec4(0.25, 0.0, 0.0, 0.0).x);
-    {
-        precise vec4 xl_t6 = vec4(log2(d.z));
-        d.z = xl_t6.z;
-        xl_cc0.z = xl_ccf(xl_t6).z;
-    }
-    {
-        precise vec4 xl_t7 = (d.xxxx * program_local[8].yyyy);
-        t.x = xl_t7.x;
-    }
-    {
-        precise vec4 xl_t8 = (t.xxxx + d.zzzz);
-        bvec4 xl_m9 = xl_ccLEG(xl_cc0.zzzz);
-        t.x = mix(t.x, xl_t8.x, xl_m9.x);
-    }
-    t.y = sin(t.x);
-    t.z = cos(t.x);
-    t.xy = (vec4(cos(in_fragment_texcoord[3].z), sin(in_fragment_texcoord[3].z), 0.0, 0.0)).xy;
-    w.x = (xl_frc(t.xxxx)).x;
-    w.y = (ceil(t.yyyy)).y;
-    w.z = (trunc(t.zzzz)).z;
-    w.w = (roundEven(w.wwww)).w;
-    d.w = (xl_ssg(t.yyyy)).w;
-    d.xy = (xl_x2d(in_fragment_texcoord[3], t, vec4(1.0, 0.0, 0.0, 1.0))).xy;
-    lit.x = (vec4(equal(w.yyyy, w.zzzz))).x;
-    lit.y = (vec4(notEqual(w.yyyy, w.zzzz))).y;
-    lit.z = (vec4(greaterThan(t.yyyy, vec4(0.0)))).z;
-    lit.w = (vec4(lessThanEqual(t.zzzz, vec4(0.0)))).w;
-    H.x = (vec4(0.0)).x;
-    H.y = (vec4(1.0)).y;
-    H.z = xl_dp4(lit, vec4(0.1, 0.2, 0.3, 0.4));
-    acc.xyz = (xl_lrp(H.zzzz, acc, w)).xyz;
-    {
-        precise vec4 xl_t10 = (d.wwww * vec4(0.05) + acc);
-        acc.xyz = xl_t10.xyz;
-    }
-    return;
-}
-
 void xl_main()
 {
     N.xyz = (xl_nrm(in_fragment_texcoord[1])).xyz;
     V.xyz = (xl_nrm(in_fragment_texcoord[2])).xyz;
     acc = vec4(0.0);
     i.x = (ivec4(0)).x;
-    for (int xl_i11 = 0, xl_n12 = xl_f2i(vec4(floor(program_local[8].zzzz.x))).x; xl_i11 < xl_n12; ++xl_i11)
+    for (int xl_i1 = 0, xl_n2 = xl_f2i(vec4(floor(program_local[8].zzzz.x))).x; xl_i1 < xl_n2; ++xl_i1)
     {
-        sub_light();
+        {
+            precise vec4 xl_t3 = (program_local[clamp(i.x, 0, 3)] + V);
+            H.xyz = xl_t3.xyz;
+        }
+        H.xyz = (xl_nrm(H)).xyz;
+        t.x = xl_dp3(N, program_local[clamp(i.x, 0, 3)]);
+        t.y = xl_dp3(N, H);
+        t.w = program_local[8].x;
+        lit = xl_lit(t);
+        d.x = exp2(program_local[8].x * log2(t.y));
+        {
+            precise vec4 xl_t4 = (lit.yyyy * program_local[4 + clamp(i.x, 0, 3)] + acc);
+            acc.xyz = xl_t4.xyz;
+        }
+        {
+            precise vec4 xl_t5 = (acc + lit.zzzz);
+            acc.xyz = xl_t5.xyz;
+        }
+        {
+            precise vec4 xl_t6 = (acc.wwww + d.xxxx);
+            acc.w = xl_t6.w;
+        }
+        d = xl_dst(vec4(0.0, 4.0, 16.0, 0.0), vec4(0.0, 0.5, 0.0, 0.25));
+        t.z = (xl_dp3(d, program_local[4 + clamp(i.x, 0, 3)]) + program_local[4 + clamp(i.x, 0, 3)].w);
+        t.z = (1.0 / t.z);
+        {
+            precise vec4 xl_t7 = (acc * t.zzzz);
+            acc.xyz = xl_t7.xyz;
+        }
         i.x = (i.xxxx + ivec4(1)).x;
         {
-            precise vec4 xl_t13 = vec4(greaterThanEqual(acc.wwww, vec4(4.0)));
-            t.x = xl_t13.x;
-            xl_cc0.x = xl_ccf(xl_t13).x;
+            precise vec4 xl_t8 = vec4(greaterThanEqual(acc.wwww, vec4(4.0)));
+            t.x = xl_t8.x;
+            xl_cc0.x = xl_ccf(xl_t8).x;
         }
         if (any(xl_ccNE(xl_cc0.xxxx))) break;
     }
     {
-        precise vec4 xl_t14 = vec4((1.0 / sqrt(acc.w)));
-        t.y = xl_t14.y;
-        xl_cc1.y = xl_ccf(xl_t14).y;
+        precise vec4 xl_t9 = vec4((1.0 / sqrt(acc.w)));
+        t.y = xl_t9.y;
+        xl_cc1.y = xl_ccf(xl_t9).y;
     }
     if (any(xl_ccNAN(xl_cc1.yyyy)))
     {
@@ -220,7 +166,49 @@ void xl_main()
     }
     else
     {
-        if (any(xl_ccLEG(xl_cc1.yyyy))) sub_wood();
+        if (any(xl_ccLEG(xl_cc1.yyyy)))
+        {
+            w.xyz = (xl_rfl(N, V)).xyz;
+            w.w = (abs(w.zzzz)).w;
+            d.x = xl_dp2(in_fragment_texcoord[3], in_fragment_texcoord[3]);
+            d.y = xl_rcc(d.x);
+            d.z = (xl_dp2(in_fragment_texcoord[3], in_fragment_texcoord[3]) + vec4(0.25, 0.0, 0.0, 0.0).x);
+            {
+                precise vec4 xl_t10 = vec4(log2(d.z));
+                d.z = xl_t10.z;
+                xl_cc0.z = xl_ccf(xl_t10).z;
+            }
+            {
+                precise vec4 xl_t11 = (d.xxxx * program_local[8].yyyy);
+                t.x = xl_t11.x;
+            }
+            {
+                precise vec4 xl_t12 = (t.xxxx + d.zzzz);
+                bvec4 xl_m13 = xl_ccLEG(xl_cc0.zzzz);
+                t.x = mix(t.x, xl_t12.x, xl_m13.x);
+            }
+            t.y = sin(t.x);
+            t.z = cos(t.x);
+            t.xy = (vec4(cos(in_fragment_texcoord[3].z), sin(in_fragment_texcoord[3].z), 0.0, 0.0)).xy;
+            w.x = (xl_frc(t.xxxx)).x;
+            w.y = (ceil(t.yyyy)).y;
+            w.z = (trunc(t.zzzz)).z;
+            w.w = (roundEven(w.wwww)).w;
+            d.w = (xl_ssg(t.yyyy)).w;
+            d.xy = (xl_x2d(in_fragment_texcoord[3], t, vec4(1.0, 0.0, 0.0, 1.0))).xy;
+            lit.x = (vec4(equal(w.yyyy, w.zzzz))).x;
+            lit.y = (vec4(notEqual(w.yyyy, w.zzzz))).y;
+            lit.z = (vec4(greaterThan(t.yyyy, vec4(0.0)))).z;
+            lit.w = (vec4(lessThanEqual(t.zzzz, vec4(0.0)))).w;
+            H.x = (vec4(0.0)).x;
+            H.y = (vec4(1.0)).y;
+            H.z = xl_dp4(lit, vec4(0.1, 0.2, 0.3, 0.4));
+            acc.xyz = (xl_lrp(H.zzzz, acc, w)).xyz;
+            {
+                precise vec4 xl_t14 = (d.wwww * vec4(0.05) + acc);
+                acc.xyz = xl_t14.xyz;
+            }
+        }
     }
     out_result_color[0] = acc;
     return;

@@ -41,7 +41,6 @@ bvec4 xl_ccLE(uvec4 f)
     return notEqual((s ^ (z | o)), uvec4(0u));
 }
 
-void sub_corner();
 void xl_emit();
 
 void xl_emit()
@@ -49,14 +48,6 @@ void xl_emit()
     gl_Position = out_result_position;
     result_texcoord_0 = out_result_texcoord[0];
     EmitVertex();
-}
-
-void sub_corner()
-{
-    out_result_position = (xl_p_corners[clamp(i.x, 0, 3)] * in_vertex_pointsize[0].xxxx + in_vertex_position[0]);
-    out_result_texcoord[0] = xl_p_corners[clamp(i.x, 0, 3)];
-    xl_emit();
-    return;
 }
 
 void xl_main()
@@ -76,7 +67,9 @@ void xl_main()
     i.x = (ivec4(0)).x;
     for (int xl_i3 = 0, xl_n4 = 4; xl_i3 < xl_n4; ++xl_i3)
     {
-        sub_corner();
+        out_result_position = (xl_p_corners[clamp(i.x, 0, 3)] * in_vertex_pointsize[0].xxxx + in_vertex_position[0]);
+        out_result_texcoord[0] = xl_p_corners[clamp(i.x, 0, 3)];
+        xl_emit();
         i.x = (i.xxxx + ivec4(1)).x;
     }
     return;

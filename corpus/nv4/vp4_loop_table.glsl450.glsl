@@ -20,11 +20,6 @@ precise highp vec4 acc = vec4(0);
 precise highp vec4 t = vec4(0);
 uvec4 xl_cc0 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
 
-// _SAT/_SSAT: "if (r < lo) r = lo; else if (r > hi) r = hi;" (GP4 2.X.4.3) - NaN passes through,
-// so clamp() (undefined for NaN) is not used.
-vec4 xl_sat(vec4 x) { precise vec4 xl_r = mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), vec4(0.0), lessThan(x, vec4(0.0))); return xl_r; }
-vec4 xl_ssat(vec4 x) { precise vec4 xl_r = mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), vec4(-1.0), lessThan(x, vec4(-1.0))); return xl_r; }
-
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
 float xl_dp2(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y; return xl_r; }
 float xl_dp3(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z; return xl_r; }
@@ -52,14 +47,10 @@ bvec4 xl_ccGT(uvec4 f)
     return notEqual((((1u - s) ^ o) & (1u - z)), uvec4(0u));
 }
 
-void sub_finish();
-
-void sub_finish()
-{
-    out_result_color = xl_sat(acc);
-    out_result_texcoord[0].x = (vec4(k.xxxx)).x;
-    return;
-}
+// _SAT/_SSAT: "if (r < lo) r = lo; else if (r > hi) r = hi;" (GP4 2.X.4.3) - NaN passes through,
+// so clamp() (undefined for NaN) is not used.
+vec4 xl_sat(vec4 x) { precise vec4 xl_r = mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), vec4(0.0), lessThan(x, vec4(0.0))); return xl_r; }
+vec4 xl_ssat(vec4 x) { precise vec4 xl_r = mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), vec4(-1.0), lessThan(x, vec4(-1.0))); return xl_r; }
 
 void xl_main()
 {
@@ -81,7 +72,8 @@ void xl_main()
         }
         if (any(xl_ccGT(xl_cc0.xxxx))) break;
     }
-    sub_finish();
+    out_result_color = xl_sat(acc);
+    out_result_texcoord[0].x = (vec4(k.xxxx)).x;
     return;
 }
 

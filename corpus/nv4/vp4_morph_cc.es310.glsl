@@ -44,9 +44,6 @@ xl_precise highp vec4 scratch[4] = vec4[4](vec4(0), vec4(0), vec4(0), vec4(0));
 uvec4 xl_cc0 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
 uvec4 xl_cc1 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
 
-ivec4 xl_sad(ivec4 a, ivec4 b, uvec4 c) { xl_precise ivec4 xl_r = ivec4(mix(uvec4(b - a), uvec4(a - b), greaterThan(a, b)) + c); return xl_r; }
-uvec4 xl_sad(uvec4 a, uvec4 b, uvec4 c) { xl_precise uvec4 xl_r = mix(b - a, a - b, greaterThan(a, b)) + c; return xl_r; }
-
 // MIN = a > b ? b : a, MAX = a > b ? a : b (GP4 pseudocode; NaN handling follows from it).
 vec4 xl_min(vec4 a, vec4 b) { xl_precise vec4 xl_r = mix(a, b, greaterThan(a, b)); return xl_r; }
 ivec4 xl_min(ivec4 a, ivec4 b) { xl_precise ivec4 xl_r = mix(a, b, greaterThan(a, b)); return xl_r; }
@@ -134,20 +131,8 @@ bvec4 xl_ccNSF(uvec4 f)
     return notEqual((1u - s), uvec4(0u));
 }
 
-void sub_encode();
-
-void sub_encode()
-{
-    d = (d | u);
-    d.xy = (d ^ uvec4(0x80000000u)).xy;
-    d.z = (~d.xxxx).z;
-    d.w = (xl_sad(u.xxxx, d.yyyy, uvec4(10u))).w;
-    lo = floatBitsToUint(acc);
-    lo.xy = (lo - d).xy;
-    out_result_attrib[6] = uintBitsToFloat(lo);
-    out_result_attrib[7] = uintBitsToFloat(d);
-    return;
-}
+ivec4 xl_sad(ivec4 a, ivec4 b, uvec4 c) { xl_precise ivec4 xl_r = ivec4(mix(uvec4(b - a), uvec4(a - b), greaterThan(a, b)) + c); return xl_r; }
+uvec4 xl_sad(uvec4 a, uvec4 b, uvec4 c) { xl_precise uvec4 xl_r = mix(b - a, a - b, greaterThan(a, b)) + c; return xl_r; }
 
 void xl_main()
 {
@@ -277,7 +262,14 @@ void xl_main()
         bvec4 xl_m40 = bvec4(false);
         scratch[2] = mix(scratch[2], xl_t39, xl_m40);
     }
-    sub_encode();
+    d = (d | u);
+    d.xy = (d ^ uvec4(0x80000000u)).xy;
+    d.z = (~d.xxxx).z;
+    d.w = (xl_sad(u.xxxx, d.yyyy, uvec4(10u))).w;
+    lo = floatBitsToUint(acc);
+    lo.xy = (lo - d).xy;
+    out_result_attrib[6] = uintBitsToFloat(lo);
+    out_result_attrib[7] = uintBitsToFloat(d);
     out_result_position = acc;
     out_result_texcoord[clamp(int(j.x), 0, 3)] = scratch[1];
     out_result_texcoord[3] = scratch[3];

@@ -43,9 +43,6 @@ uvec2 xl_sel(uvec2 a, uvec2 b, bvec2 m) { uvec2 k = uvec2(m) * 0xffffffffu; retu
 uvec3 xl_sel(uvec3 a, uvec3 b, bvec3 m) { uvec3 k = uvec3(m) * 0xffffffffu; return (a & ~k) | (b & k); }
 uvec4 xl_sel(uvec4 a, uvec4 b, bvec4 m) { uvec4 k = uvec4(m) * 0xffffffffu; return (a & ~k) | (b & k); }
 
-ivec4 xl_sad(ivec4 a, ivec4 b, uvec4 c) { return ivec4(xl_sel(uvec4(b - a), uvec4(a - b), greaterThan(a, b)) + c); }
-uvec4 xl_sad(uvec4 a, uvec4 b, uvec4 c) { return xl_sel(b - a, a - b, greaterThan(a, b)) + c; }
-
 // MIN = a > b ? b : a, MAX = a > b ? a : b (GP4 pseudocode; NaN handling follows from it).
 vec4 xl_min(vec4 a, vec4 b) { return mix(a, b, greaterThan(a, b)); }
 ivec4 xl_min(ivec4 a, ivec4 b) { return xl_sel(a, b, greaterThan(a, b)); }
@@ -131,20 +128,8 @@ bvec4 xl_ccNSF(uvec4 f)
     return notEqual((1u - s), uvec4(0u));
 }
 
-void sub_encode();
-
-void sub_encode()
-{
-    d = (d | u);
-    d.xy = (d ^ uvec4(0x80000000u)).xy;
-    d.z = (~d.xxxx).z;
-    d.w = (xl_sad(u.xxxx, d.yyyy, uvec4(10u))).w;
-    lo = floatBitsToUint(acc);
-    lo.xy = (lo - d).xy;
-    out_result_attrib[6] = uintBitsToFloat(lo);
-    out_result_attrib[7] = uintBitsToFloat(d);
-    return;
-}
+ivec4 xl_sad(ivec4 a, ivec4 b, uvec4 c) { return ivec4(xl_sel(uvec4(b - a), uvec4(a - b), greaterThan(a, b)) + c); }
+uvec4 xl_sad(uvec4 a, uvec4 b, uvec4 c) { return xl_sel(b - a, a - b, greaterThan(a, b)) + c; }
 
 void xl_main()
 {
@@ -271,7 +256,14 @@ void xl_main()
         bvec4 xl_m39 = bvec4(false);
         scratch[2] = mix(scratch[2], xl_t38, xl_m39);
     }
-    sub_encode();
+    d = (d | u);
+    d.xy = (d ^ uvec4(0x80000000u)).xy;
+    d.z = (~d.xxxx).z;
+    d.w = (xl_sad(u.xxxx, d.yyyy, uvec4(10u))).w;
+    lo = floatBitsToUint(acc);
+    lo.xy = (lo - d).xy;
+    out_result_attrib[6] = uintBitsToFloat(lo);
+    out_result_attrib[7] = uintBitsToFloat(d);
     out_result_position = acc;
     out_result_texcoord[clamp(int(j.x), 0, 3)] = scratch[1];
     out_result_texcoord[3] = scratch[3];

@@ -50,6 +50,7 @@ from ..ir.model import (MAX_CALL_DEPTH, Binding, CCKind, CondTest, DataType, Ind
                         Program, RegKind, Sat, Source, Stage)
 from ..ir.ops import OPCODES
 from ..passes.condcodes import tested_cc_registers
+from ..passes.inline import inline_single_calls
 from ..passes.nesting import runtime_nesting_overflow
 from ..passes.structurize import (If, Jump, Loop, Op, RecursionError_, Structured, Switch,
                                   call_depth, calls_in, structurize)
@@ -1432,6 +1433,10 @@ class GlslEmitter:
                 # (the same reading as for recursion; the executor's, xlate/exec/flow.py), so
                 # plain functions, which would make every call, take the per-depth copies too
                 self.depth = 0
+            elif st.mode == "functions":
+                # subroutines called from one place are spliced in there: glslang's time grows
+                # with the square of the number of functions (xlate/passes/inline.py)
+                inline_single_calls(st)
         if st.mode != "functions":
             # the general structurizer adds registers (%astackN, %rcN): type them too
             self.types = register_types(self.prog)
