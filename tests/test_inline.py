@@ -9,7 +9,7 @@ import xlate
 from xlate.ir.model import CondTest, Instruction
 from xlate.passes.inline import inline_single_calls
 from xlate.passes.structurize import (MAX_STRUCTURE_DEPTH, Function, If, Jump, Loop, Op,
-                                      Structured, structurize)
+                                      Structured, call_order, structurize)
 
 
 def glsl_functions(src: str) -> list[str]:
@@ -80,7 +80,7 @@ def _st(main: list, **functions: list) -> Structured:
     st = Structured(None, Function("main", [], main, 0))
     for name, body in functions.items():
         st.functions[name] = Function(name, [name], body, 0)
-    st.order = list(functions)
+    st.order = call_order(st)
     return st
 
 

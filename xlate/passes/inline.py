@@ -26,110 +26,94 @@ from .structurize import MAX_STRUCTURE_DEPTH, If, Jump, Loop, Op, Structured, Sw
 
 
 def inline_single_calls(st: Structured) -> list[str]:
-    """Splice every subroutine of ``st`` (mode "functions") that one call site calls into that
-    site, callees first; drop them from ``st.functions``/``st.order``.  Returns their names."""
-    sites: dict[str, int] = {}
-    for body in [st.main.body] + [st.functions[name].body for name in st.order]:
-        for node in _walk(body):
-            if isinstance(node, Jump) and node.kind == "call":
-                sites[node.target] = sites.get(node.target, 0) + 1
+    """Splice every subroutine of ``st`` (mode "functions", from structurize: ``st.call_sites``
+    counts the calls) that one call site calls into that site, callees first; drop them from
+    ``st.functions``/``st.order``.  Returns their names, callees first."""
+    sites = st.call_sites
     candidates: dict[str, tuple[list, int]] = {}     # name -> (body to splice, its nesting)
     inlined: set[str] = set()
     for name in st.order:                             # callees before their callers
         fn = st.functions[name]
         if fn.body is st.main.body:
             # the main program called as a subroutine (only by recursion, which takes the
-            # per-depth copies instead): its body is main's, walked twice above
+            # per-depth copies instead): its body is main's, expanded below
             continue
-        fn.body = _expand(fn.body, candidates, inlined)
+        if candidates:
+            fn.body = _expand(fn.body, candidates, inlined)
         if sites.get(name) == 1:
-            body = _splice_body(fn.body)
-            if body is not None:
-                candidates[name] = (body, _depth(body))
-    st.main.body = _expand(st.main.body, candidates, inlined)
+            splice = _splice_body(fn.body)
+            if splice is not None:
+                candidates[name] = splice
+    if candidates:
+        st.main.body = _expand(st.main.body, candidates, inlined)
+    if not inlined:
+        return []
+    names = [name for name in st.order if name in inlined]
     st.order = [name for name in st.order if name not in inlined]
-    for name in inlined:
-        del st.functions[name]
-    return sorted(inlined)
+    st.functions = {name: fn for name, fn in st.functions.items() if name not in inlined}
+    return names
 
 
-def _splice_body(body: list) -> list | None:
-    """``body`` without its trailing RETs when nothing else in it leaves it, else None."""
+def _splice_body(body: list) -> tuple[list, int] | None:
+    """``body`` without its trailing RETs, and how deeply blocks nest in it, when nothing else
+    in it leaves it; else None."""
     end = len(body)
-    while end and isinstance(body[end - 1], Jump) and body[end - 1].kind == "return":
+    while end and type(body[end - 1]) is Jump and body[end - 1].kind == "return":
         end -= 1                  # taken or not, the subroutine ends there
     body = body[:end]
-    stack = [(body, 0, 0)]        # (nodes, enclosing loops, enclosing switches)
+    deepest = 0
+    stack = [(body, 0, 0, 0)]     # (nodes, nesting, enclosing loops, enclosing switches)
     while stack:
-        nodes, loops, switches = stack.pop()
+        nodes, depth, loops, switches = stack.pop()
+        deepest = max(deepest, depth)
         for node in nodes:
-            if isinstance(node, Jump):
+            t = type(node)
+            if t is Op:
+                continue
+            if t is Jump:
                 if node.kind == "return" or (node.kind == "break" and not loops + switches) \
                         or (node.kind == "continue" and not loops):
                     return None
-            elif isinstance(node, If):
-                stack += [(node.then, loops, switches), (node.orelse, loops, switches)]
-            elif isinstance(node, Loop):
-                stack.append((node.body, loops + 1, switches))
-            elif isinstance(node, Switch):
-                stack += [(case.body, loops, switches + 1) for case in node.cases]
-            elif not isinstance(node, Op):
+            elif t is If:
+                stack += [(node.then, depth + 1, loops, switches),
+                          (node.orelse, depth + 1, loops, switches)]
+            elif t is Loop:
+                stack.append((node.body, depth + 1, loops + 1, switches))
+            elif t is Switch:
+                stack += [(case.body, depth + 1, loops, switches + 1) for case in node.cases]
+            else:
                 return None       # no other node in the per-function form; keep it a call
-    return body
+    return body, deepest
 
 
 def _expand(body: list, candidates: dict, inlined: set, depth: int = 0) -> list:
     """``body`` with each call of a candidate replaced by the candidate's body (inside an If
-    for a conditional call) where the nesting allows; the children are expanded in place."""
-    out = []
-    for node in body:
-        if isinstance(node, Jump) and node.kind == "call" and node.target in candidates:
-            inner, inner_depth = candidates[node.target]
-            always = node.cond is None or node.cond.rule == "TR"   # CAL s (TR): always taken
-            if depth + (0 if always else 1) + inner_depth <= MAX_STRUCTURE_DEPTH:
-                inlined.add(node.target)
-                if always:
-                    out += inner
-                else:
-                    out.append(If(node.cond, inner, [], node.ins))
-                continue
-        elif isinstance(node, If):
+    for a conditional call) where the nesting allows; the children are expanded in place.
+    A body with nothing to splice is returned as it is."""
+    out = None
+    for at, node in enumerate(body):
+        t = type(node)
+        if t is Jump:
+            if node.kind == "call" and node.target in candidates:
+                inner, inner_depth = candidates[node.target]
+                always = node.cond is None or node.cond.rule == "TR"   # CAL s (TR): taken
+                if depth + (0 if always else 1) + inner_depth <= MAX_STRUCTURE_DEPTH:
+                    inlined.add(node.target)
+                    if out is None:
+                        out = body[:at]
+                    if always:
+                        out += inner
+                    else:
+                        out.append(If(node.cond, inner, [], node.ins))
+                    continue
+        elif t is If:
             node.then = _expand(node.then, candidates, inlined, depth + 1)
             node.orelse = _expand(node.orelse, candidates, inlined, depth + 1)
-        elif isinstance(node, Loop):
+        elif t is Loop:
             node.body = _expand(node.body, candidates, inlined, depth + 1)
-        elif isinstance(node, Switch):
+        elif t is Switch:
             for case in node.cases:
                 case.body = _expand(case.body, candidates, inlined, depth + 1)
-        out.append(node)
-    return out
-
-
-def _walk(body: list):
-    """Every node of ``body``, children included, without recursion."""
-    stack = [body]
-    while stack:
-        for node in stack.pop():
-            yield node
-            if isinstance(node, If):
-                stack += [node.then, node.orelse]
-            elif isinstance(node, Loop):
-                stack.append(node.body)
-            elif isinstance(node, Switch):
-                stack += [case.body for case in node.cases]
-
-
-def _depth(body: list) -> int:
-    """How deeply If, Loop and Switch blocks nest in ``body`` (0: none)."""
-    best, stack = 0, [(body, 0)]
-    while stack:
-        nodes, depth = stack.pop()
-        best = max(best, depth)
-        for node in nodes:
-            if isinstance(node, If):
-                stack += [(node.then, depth + 1), (node.orelse, depth + 1)]
-            elif isinstance(node, Loop):
-                stack.append((node.body, depth + 1))
-            elif isinstance(node, Switch):
-                stack += [(case.body, depth + 1) for case in node.cases]
-    return best
+        if out is not None:
+            out.append(node)
+    return body if out is None else out

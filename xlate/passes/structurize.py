@@ -89,6 +89,7 @@ class Structured:
     order: list[str] = field(default_factory=list)                  # emission order (callees first)
     mode: str = "functions"      # functions | structured | dispatch (the general path's result)
     limit: int | None = None     # general path: iteration guard of emitted loops
+    call_sites: dict[str, int] = field(default_factory=dict)  # CALs of each subroutine (reachable)
 
 
 class RecursionError_(Exception):
@@ -211,7 +212,10 @@ def calls_in(body: list):
 
 def call_order(st: Structured, allow_recursion: bool = False) -> list[str]:
     """Reachable subroutines, callees before callers; raise on recursion unless allowed.
-    A depth-first walk with an explicit stack: call chains may be as long as the program."""
+    A depth-first walk with an explicit stack: call chains may be as long as the program.
+    Counts the call sites of each subroutine in main and the reachable subroutines on the way
+    (``st.call_sites``)."""
+    sites = st.call_sites = {}
     order: list[str] = []
     state: dict[str, int] = {}     # 1 visiting, 2 done
     path: list[str] = ["main"]     # the chain of calls being walked
@@ -229,6 +233,7 @@ def call_order(st: Structured, allow_recursion: bool = False) -> list[str]:
         stack.append((name, calls_in(st.functions[name].body)))
 
     for call in calls_in(st.main.body):
+        sites[call.target] = sites.get(call.target, 0) + 1
         if call.target not in st.functions:
             continue
         enter(call.target, call.ins)
@@ -241,6 +246,7 @@ def call_order(st: Structured, allow_recursion: bool = False) -> list[str]:
                 state[name] = 2
                 order.append(name)
             else:
+                sites[nxt.target] = sites.get(nxt.target, 0) + 1
                 enter(nxt.target, nxt.ins)
     return order
 
