@@ -14,11 +14,12 @@ call:
 * it is not the main program called as a subroutine (a CAL to the entry label);
 * the nesting it adds to the call site stays within MAX_STRUCTURE_DEPTH.
 
-A conditional CAL becomes an If on the same condition test (a CAL on TR is taken always).  Only the plain per-function form
-is inlined (every call made: no recursion, call chains within MAX_CALL_DEPTH): the per-depth
-copies of a recursive program (or of a chain past the limit) and the general path's forms are
-left as they are.  Calls inside an inlined body stay calls, and stay as deep: the chains of
-the plain form are within the limit, so no call in them depends on its depth.
+A conditional CAL becomes an If on the same condition test (a CAL on TR is always taken).
+Only the plain per-function form is inlined (every call made: no recursion, call chains within
+MAX_CALL_DEPTH): the per-depth copies of a recursive program (or of a chain past the limit) and
+the general path's forms are left as they are.  Calls inside an inlined body stay calls, and
+stay as deep: the chains of the plain form are within the limit, so no call in them depends on
+its depth.
 """
 from __future__ import annotations
 
