@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 
 from dataclasses import replace
 
-from ..ir.model import (MAX_CALL_DEPTH, CCKind, CondTest, DataType, Dest, Instruction, Program, Register, RegKind,
-                        Source)
+from ..ir.model import (MAX_CALL_DEPTH, CCKind, CondTest, DataType, Dest, Instruction, Program,
+                        Register, RegKind, Source)
 from ..ir.ops import OPCODES
 
 
