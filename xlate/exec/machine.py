@@ -12,6 +12,7 @@ general path, and the machine returns to the uniform path as soon as all lanes m
 """
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Callable
 
 import numpy as np
@@ -30,18 +31,19 @@ from .texture import TEX
 #: lanes, cur))
 EXECUTORS: dict[str, Callable] = {**ALU, **TEX, **FLOW}
 
-_NO_JUMPS: dict[str, int] = {}     # shared, never written: flow.py only reads x.jump
+_NO_JUMPS = MappingProxyType({})    # shared by the instructions without jumps: read-only
 _SAT = {Sat.SAT: (0.0, 1.0), Sat.SSAT: (-1.0, 1.0)}
 
 
 class Op:
-    """One compiled instruction."""
+    """One compiled instruction.  ``shared``: the operand loaders and destination writers
+    compiled so far, keyed by what they are built from (see compile_program)."""
 
     __slots__ = ("index", "inst", "info", "t", "rt", "fn", "loaders", "write", "kind", "sat",
                  "cc_reg", "cc_kind", "carry", "cond", "jump", "stage", "st", "idx", "cost")
 
     def __init__(self, index: int, inst: Instruction, info: OpInfo, program: Program,
-                 jump: dict[str, int] | None, shared: dict | None = None):
+                 jump: dict[str, int] | None, shared: dict):
         self.index = index
         self.inst = inst
         self.info = info
@@ -74,7 +76,6 @@ class Op:
             for name in (s.reg, s.index.reg if s.index else None, s.vertex.reg if s.vertex else None):
                 if name is not None and name not in program.registers:
                     raise ExecError(f"instruction {index} ({inst.op}): unknown register {name!r}")
-        shared = {} if shared is None else shared
         loaders = []
         for i, s in enumerate(inst.srcs):
             key = (s, info.operand_type(i, t), info.inputs[i] == "s")
