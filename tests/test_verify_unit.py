@@ -384,31 +384,3 @@ def test_cube_lookup_of_a_zero_direction_is_nonfinite():
     assert not _pow_of_nonpositive(ins, [w(0, 1, 0, 2)])
 
 
-def test_lanes_reading_denormal_patterns_as_floats():
-    from xlate.ir.model import Stage
-    from xlate.verify.core import _denormal_float_reads, builtin_values_for
-    prog = xlate.parse("!!NVvp4.0\nINT TEMP i;\nTEMP f;\nMOV.S i, vertex.attrib[0];\n"
-                       "ADD.F f, vertex.attrib[0], vertex.attrib[1];\nMOV.F result.position, f;\n"
-                       "I2F.S result.texcoord[0], i;\nEND\n")
-    facts = analyse(prog, set(cmp.INEXACT))
-    gen = generate(prog, facts, 8, 1, builtin_values=builtin_values_for(Stage.VERTEX, 8))
-    gen.inputs["vertex.attrib[0]"][:] = w(1.0, 2.0, 3.0, 4.0)
-    gen.inputs["vertex.attrib[1]"][:] = w(1.0, 2.0, 3.0, 4.0)
-    assert not _denormal_float_reads(prog, facts, gen, [3])
-    gen.inputs["vertex.attrib[0]"][3, 1] = 7          # an integer pattern, read as float too
-    assert _denormal_float_reads(prog, facts, gen, [3])
-    assert not _denormal_float_reads(prog, facts, gen, [2])
-
-
-def test_unpinned_cases_pass_as_nonfinite_only_on_finite_run_evidence():
-    """The cases the probes cannot pin down pass as downstream of NaN/denormals only when the
-    finite-input re-run shows them (the program makes them itself): NaN seen with the edge
-    inputs, which put it in on purpose, is no evidence (a call chain the shader made past the
-    call-stack limit passed that way)."""
-    from xlate.verify.core import makes_own_nonfinite
-    assert not makes_own_nonfinite({"nonfinite"}, {"operands"})
-    assert not makes_own_nonfinite({"nonfinite", "operands"}, {"operands", "interface"})
-    assert makes_own_nonfinite({"nonfinite"}, {"nonfinite", "operands"})
-    assert makes_own_nonfinite({"operands"}, {"ftz", "interface"})
-    assert not makes_own_nonfinite({"divergence"}, {"nonfinite", "operands"})
-    assert not makes_own_nonfinite({"nonfinite"}, {"nonfinite", "divergence"})

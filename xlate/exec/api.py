@@ -76,7 +76,7 @@ def _output_aliases(program: Program) -> dict[str, str]:
 def execute(program: Program | str, inputs: dict | None = None, *, lanes: int | None = None,
             params: dict | None = None, textures: dict[int, Texture] | None = None,
             chunk: int = 65536, max_steps: int = 1 << 16,
-            filename: str = "<input>", sampling: str = "spec") -> ExecResult:
+            filename: str = "<input>", sampling: str = "spec", hooks=None) -> ExecResult:
     """Run ``program`` on many invocations ("lanes") at once.
 
     ``program``: an IR :class:`~xlate.ir.model.Program` or program source text (parsed with
@@ -97,6 +97,11 @@ def execute(program: Program | str, inputs: dict | None = None, *, lanes: int | 
     them where Mesa llvmpipe does (LOD log2 approximation, no c = 0.5 switch-over), to compare
     mipmapped results with llvmpipe bit for bit (``xlate.exec.texture.prepare``).
 
+    ``hooks``: an object with ``instructions`` (indices) and ``__call__(op, state, idx, operands,
+    bits, cmask) -> bits``, called with the result of each of those ALU/texture instructions
+    before it is written (``state.base`` + ``idx``: the lanes; see ``machine.run_alu``); the
+    verifier's replay (``xlate.verify.replay``) uses it.
+
     Bad inputs raise :class:`ExecError` naming the offending input, parameter or texture unit.
     """
     if isinstance(program, (bytes, bytearray)):
@@ -114,7 +119,7 @@ def execute(program: Program | str, inputs: dict | None = None, *, lanes: int | 
     tex = prepare(program, textures, sampling)
     total, storage = bind(program, inputs, params, lanes)
     with paused():               # linear set-up time for large programs (xlate/gcpause.py)
-        code, loop_depth = compile_program(program)
+        code, loop_depth = compile_program(program, hooks)
     fragment = program.stage == Stage.FRAGMENT
     geometry = program.stage == Stage.GEOMETRY
     if fragment:
@@ -137,6 +142,7 @@ def execute(program: Program | str, inputs: dict | None = None, *, lanes: int | 
         end = min(total, start + int(chunk))
         regs = {name: (a if a.shape[0] == 1 else a[start:end]) for name, a in storage.items()}
         st = State(program, end - start, regs, tex, loop_depth)
+        st.base = start
         run_chunk(code, st, int(max_steps))
         for name, value in st.outputs().items():
             outputs[name][start:end] = value

@@ -40,7 +40,8 @@ class Op:
     compiled so far, keyed by what they are built from (see compile_program)."""
 
     __slots__ = ("index", "inst", "info", "t", "rt", "fn", "loaders", "write", "kind", "sat",
-                 "cc_reg", "cc_kind", "carry", "cond", "jump", "stage", "st", "idx", "cost")
+                 "cc_reg", "cc_kind", "carry", "cond", "jump", "stage", "st", "idx", "cost",
+                 "hook")
 
     def __init__(self, index: int, inst: Instruction, info: OpInfo, program: Program,
                  jump: dict[str, int] | None, shared: dict):
@@ -51,6 +52,7 @@ class Op:
         self.jump = jump or _NO_JUMPS
         self.st = None
         self.idx = None
+        self.hook = None
         # Programs with an executed-instruction limit (VP2, ARB + NV options): instructions a
         # frontend synthesized (``text`` "(...)": result initialisation, the VP2 address clamp
         # steps, position-invariant transforms) are not program instructions and do not count
@@ -108,7 +110,9 @@ class Op:
             self.write = None
 
 
-def compile_program(program: Program) -> tuple[list[Op], int]:
+def compile_program(program: Program, hooks=None) -> tuple[list[Op], int]:
+    """Compile every instruction.  ``hooks``: an optional :class:`ResultHook` (see
+    :func:`run_alu`) whose ``instructions`` name the ALU/texture instructions it sees."""
     jumps, loop_depth = link(program)
     # Operand loaders and destination writers are pure functions of what they are built from
     # (Source + operand type + scalar; Dest + precision; the IR values compare by value), so
@@ -123,6 +127,10 @@ def compile_program(program: Program) -> tuple[list[Op], int]:
         if info is None or inst.op not in EXECUTORS:
             raise ExecError(f"instruction {i}: unknown opcode {inst.op!r}")
         code.append(Op(i, inst, info, program, jumps.get(i), shared))
+    if hooks is not None:
+        for i in hooks.instructions:
+            if code[i].kind == "alu" and code[i].write is not None:
+                code[i].hook = hooks
     return code, loop_depth
 
 
@@ -148,8 +156,13 @@ def run_alu(x: Op, st: State, idx) -> None:
     if res.shape[1] != 4:
         res = np.broadcast_to(res, (res.shape[0], 4))  # scalar results replicate
     bits = res.view(U32)
-    flags = _flags(x, ops, res, bits) if x.cc_reg is not None else None
     cmask = cond_mask(st, x.cond, idx) if x.cond is not None else None
+    if x.hook is not None:
+        # a result hook (xlate.verify.replay) sees the result before it is written and may
+        # replace it; the flags are then computed from what it returns
+        bits = x.hook(x, st, idx, ops, bits, cmask)
+        res = bits.view(F32)
+    flags = _flags(x, ops, res, bits) if x.cc_reg is not None else None
     x.write(st, idx, bits, flags, x.cc_reg, cmask)
 
 

@@ -21,6 +21,7 @@ class State:
                  textures: dict, loop_depth: int):
         self.program = program
         self.lanes = lanes
+        self.base = 0                   # index of this chunk's first lane in the whole run
         self.all_lanes = np.arange(lanes)
         self.regs = dict(regs)
         for reg in program.registers.values():

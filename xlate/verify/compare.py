@@ -163,6 +163,17 @@ def float_equal(expected: np.ndarray, got: np.ndarray, ulps: int = 0,
     return same
 
 
+def same_words(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Bit-identical words, any two NaNs counting as equal (a NaN's payload is nobody's
+    contract).  The verifier's strict comparison: every other difference must be shown
+    permitted by :mod:`replay`."""
+    a = np.asarray(a, np.uint32)
+    b = np.asarray(b, np.uint32)
+    nan_a = ((a & 0x7F800000) == 0x7F800000) & ((a & 0x007FFFFF) != 0)
+    nan_b = ((b & 0x7F800000) == 0x7F800000) & ((b & 0x007FFFFF) != 0)
+    return (a == b) | (nan_a & nan_b)
+
+
 def within_exact(expected: np.ndarray, got: np.ndarray) -> np.ndarray:
     return float_equal(expected, got)
 
@@ -227,15 +238,19 @@ class OutputSpec:
 
 
 def compare_output(spec: OutputSpec, expected: np.ndarray, got: np.ndarray,
-                   active: np.ndarray) -> tuple[list[Difference], int]:
-    """Differences for one output over lanes where ``active``; also the count compared."""
+                   active: np.ndarray, strict: bool = False) -> tuple[list[Difference], int]:
+    """Differences for one output over lanes where ``active``; also the count compared.
+    ``strict``: every component, bit for bit (:func:`same_words`) -- the verifier's comparison;
+    otherwise the tolerance rules above (the oracle and reports that name a tolerance)."""
     diffs: list[Difference] = []
     compared = 0
     for c in spec.components:
-        if spec.undefined[c]:
+        if spec.undefined[c] and not strict:
             continue
         e, g = expected[:, c], got[:, c]
-        if spec.integer[c]:
+        if strict:
+            ok = same_words(e, g)
+        elif spec.integer[c]:
             ok = e == g
         else:
             ok = float_equal(e, g, *spec.tolerance[c])

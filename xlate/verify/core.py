@@ -243,11 +243,12 @@ def _replace_lanes(gen: GeneratedInputs, bad: np.ndarray, group: int) -> None:
     assert lanes == gen.lanes
 
 
-def run_executor(program: Program, gen: GeneratedInputs, lanes: int):
+def run_executor(program: Program, gen: GeneratedInputs, lanes: int, hooks=None):
     from ..exec import execute
     kw = {"sampling": "llvmpipe"} if gen.textures else {}
     return execute(program, inputs=dict(gen.inputs), params=gen.exec_params(program),
-                   lanes=lanes, textures=gen.textures or None, max_steps=MAX_STEPS, **kw)
+                   lanes=lanes, textures=gen.textures or None, max_steps=MAX_STEPS,
+                   hooks=hooks, **kw)
 
 
 def run_gl(runner, program: Program, glsl: str, reflection: dict, gen: GeneratedInputs,
@@ -336,27 +337,15 @@ def _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep, *, fini
             rep.status, rep.reason = "skipped", f"lanes exceed {MAX_STEPS} steps"
             return None
     cap = run_gl(runner, program, glsl, reflection, gen, lanes)
-    diffs, compared = compare_all(program, facts, reflection, res, cap, rep.notes)
+    diffs, compared = compare_all(program, facts, reflection, res, cap, rep.notes, strict=True)
     return _Run(gen, res, cap, diffs, compared)
 
 
-ALWAYS_OK = ("tolerance", "range", "undefined", "boundary", "implementation", "signedzero")
-EXPLAINED = ("ftz", "nonfinite", "lod") + ALWAYS_OK
-SUSPECT = ("divergence", "operands", "interface")
-
-
-def makes_own_nonfinite(edge: set, finite: set) -> bool:
-    """Whether the finite-input re-run shows the program making NaN/Inf or denormals itself
-    (pow of a negative base, 0/0 ...) -- then the cases the probes could not pin down
-    (``operands``, ``interface``) are taken as downstream of them.  ``edge``/``finite``: the
-    verdicts of the localized cases of the first run and of the finite-input re-run.
-
-    Only the finite run is evidence: the edge inputs put NaN, Inf and denormals in on purpose,
-    so ``nonfinite`` there says nothing about a difference that stays with finite inputs (a
-    shader making calls the executor ignores passed as 'nonfinite' that way)."""
-    unpinned = {"operands", "interface"}
-    return bool(finite & {"ftz", "nonfinite"}) and finite <= set(EXPLAINED) | unpinned and \
-        edge <= set(EXPLAINED) | unpinned
+#: verdicts of adopted departures that explain a difference (see :mod:`permits`)
+EXPLAINED = ("signedzero", "ftz", "nonfinite", "tolerance", "range", "undefined", "boundary",
+             "lod", "implementation")
+#: verdicts of differences nothing explains
+SUSPECT = ("divergence", "interface")
 
 
 def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: int, backend: str,
@@ -411,154 +400,71 @@ def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: i
     rep.status = "mismatch"
     _note_inputs(rep, run.gen, diffs)
     if not localize:
+        rep.reason = "outputs differ (localization off: nothing was explained)"
         return
-    _classify(program, facts, glsl, reflection, lanes, seed, runner, rep, run, max_reported)
+    _explain(program, facts, glsl, reflection, lanes, runner, rep, run, max_reported)
 
 
-def _localize(program, facts, lanes, runner, run, rep) -> list[dict]:
+def _explain(program, facts, glsl, reflection, lanes, runner, rep, run, max_reported):
+    """Replay the executor against the implementation's probed values (:mod:`replay`): pass
+    when the executor, adopting the implementation's value only where a rule of
+    :mod:`permits` shows the difference permitted, reproduces every output bit for bit;
+    otherwise mismatch, with the unexplained departures (instruction, lane, operands)."""
     from . import gl as glmod
-    from .trace import localize as loc
+    from .replay import replay
     try:
-        return loc(program, facts, run.gen, run.diffs, runner=runner, lanes=lanes)
+        out = replay(program, facts, reflection, run.gen, run.cap, runner, lanes,
+                     getattr(runner, "backend", None))
     except glmod.GLUnavailable:
         raise
-    except Exception as e:     # localization is best effort
-        rep.notes.append(f"localization failed: {type(e).__name__}: {e}")
-        return []
+    except glmod.GLError as e:
+        rep.reason = f"outputs differ; the probed translation failed: {e}"
+        return
+    hook = out.hook
+    adopted = sorted({v for (_, v) in hook.adopted})
+    rep.localization = [d.to_json(program) for d in hook.unexplained[:max_reported]]
+    rep.localization += [d.to_json(program) for d in hook.examples[:max_reported]]
+    n_adopted = sum(hook.adopted.values())
+    rep.notes.append(f"replay: {len(run.diffs)} differing components; the executor adopted "
+                     f"{n_adopted} permitted results ({', '.join(adopted) or 'none'}) at "
+                     f"{len({k for (k, _) in hook.adopted})} instructions; "
+                     f"{len(out.diffs)} differences left")
+    if not out.diffs:
+        rep.status = "pass"
+        rep.reason = ("differences explained: " + ", ".join(adopted) +
+                      " (shown: the executor, adopting those results, reproduces every output)")
+        return
+    rep.total_differences = len(out.diffs)
+    rep.differences = out.diffs[:max_reported]
+    rep.inputs_of = {}
+    _note_inputs(rep, run.gen, out.diffs)
+    bad_lanes = {d.lane for d in hook.unexplained}
+    silent = sorted({d.lane for d in out.diffs} - bad_lanes)
+    if silent:
+        rep.localization.append({"verdict": "interface", "lanes": silent[:20], "detail": (
+            "every probed value agreed on these lanes, the outputs do not: the difference "
+            "arises where results are written out, or in an execution the probes did not "
+            "capture")})
+    verdicts = sorted({x.get("verdict") for x in rep.localization
+                       if x.get("verdict") in SUSPECT})
+    first = hook.unexplained[0].to_json(program)["instruction"] if hook.unexplained else None
+    where = f" at {first['text']!r} (line {first['line']})" if first else ""
+    rep.reason = "localized: " + ", ".join(verdicts) + where
+    if _vanishes_with_precise(program, facts, glsl, reflection, lanes, runner, run):
+        rep.reason += ("; the differences vanish with 'precise' GLSL: the implementation "
+                       "reassociates or contracts float operations")
 
 
-def _relabel_precise(program, facts, glsl, reflection, lanes, runner, run, cases) -> bool:
-    """Re-run ``run``'s inputs with every GLSL variable ``precise``; localized cases whose
-    difference vanishes get verdict ``precise``.  True if every difference vanished."""
+def _vanishes_with_precise(program, facts, glsl, reflection, lanes, runner, run) -> bool:
+    """Whether the same inputs give no difference when every GLSL variable is ``precise``
+    (a hint for the report; it explains nothing)."""
     from . import gl as glmod
     try:
         cap = run_gl(runner, program, glmod.make_precise(glsl), reflection, run.gen, lanes)
-        d_p, _ = compare_all(program, facts, reflection, run.res, cap, [])
     except glmod.GLError:
         return False
-    left = {(d.output, d.lane, d.component) for d in d_p}
-    for x in cases:
-        if x.get("verdict") in EXPLAINED:
-            continue
-        comp = "xyzw".index(x["component"]) if "component" in x else None
-        if (x.get("output"), x.get("lane"), comp) not in left:
-            x["verdict"] = "precise"
-            x["detail"] = PRECISE_NOTE
-    return not d_p
-
-
-def _classify(program, facts, glsl, reflection, lanes, seed, runner, rep, run, max_reported):
-    """Name the first differing instructions (localization), then tell implementation
-    freedoms from translation problems.
-
-    Verdicts of the localized cases (one per output, three at most; see :mod:`trace`):
-    suspect ones (``divergence``, ``operands``, ``interface``, ``cc``) are re-checked with every
-    GLSL variable declared ``precise`` -- a case whose difference then vanishes becomes
-    ``precise`` (the implementation reassociated/contracted/folded what the executor rounds
-    one by one: the translation should use ``precise``).  Then:
-
-    * every verdict in :data:`ALWAYS_OK` (``tolerance``, ``range``, ``undefined``): pass;
-    * every verdict in :data:`EXPLAINED` (also ``ftz``, ``nonfinite``, ``lod``) -- or some
-      ``ftz``/``nonfinite`` beside cases the probes could not pin down (``operands``,
-      ``interface``): re-run with finite inputs (no NaN/Inf, no huge magnitudes, no integer
-      bit patterns read as floats) and localize again; pass when nothing differs there or only
-      explained verdicts remain;
-    * otherwise mismatch (reason ``precise`` when that is the only unexplained verdict).
-    """
-    from . import gl as glmod
-    rep.localization = _localize(program, facts, lanes, runner, run, rep)
-    if not rep.localization:
-        return
-    if {x.get("verdict") for x in rep.localization} - set(EXPLAINED):
-        _relabel_precise(program, facts, glsl, reflection, lanes, runner, run, rep.localization)
-    verdicts = {x.get("verdict") for x in rep.localization}
-    if verdicts <= set(ALWAYS_OK):
-        rep.status = "pass"
-        rep.reason = "differences explained: " + ", ".join(sorted(verdicts))
-        return
-    # cases the probes could not pin down ("operands", "interface") beside cases explained by
-    # NaN/Inf or denormals are usually the same freedom seen downstream: decide on finite inputs
-    edge_only = bool(verdicts & {"ftz", "nonfinite"}) and \
-        verdicts <= set(EXPLAINED) | {"operands", "interface"}
-    # the probes may not pin a case down when the flow depends on a denormal: each probed
-    # compilation may flush it or not (a loop left early on one side).  When the lanes that
-    # differ read denormal patterns as floats (integers drawn for a component the program
-    # also reads as integers), the finite re-run decides (tgsi vertex seed 131)
-    unpinned = {"divergence", "operands", "interface"}
-    denormal_reads = verdicts <= set(EXPLAINED) | unpinned and \
-        _denormal_float_reads(program, facts, run.gen, [x.get("lane") for x in rep.localization])
-    if verdicts <= set(EXPLAINED) or edge_only or denormal_reads:
-        try:
-            run_b = _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep,
-                             finite=True)
-        except glmod.GLError as e:
-            rep.reason = f"implementation error on the finite re-run: {e}"
-            return
-        if run_b is None:
-            return
-        rep.notes.append(f"{len(run.diffs)} differences with edge inputs; {len(run_b.diffs)} "
-                         "with finite inputs")
-        second = _localize(program, facts, lanes, runner, run_b, rep) if run_b.diffs else []
-        if {x.get("verdict") for x in second} - set(EXPLAINED):
-            _relabel_precise(program, facts, glsl, reflection, lanes, runner, run_b, second)
-        v2 = {x.get("verdict") for x in second}
-        rep.localization = [dict(x, run="finite inputs") for x in second] + \
-            [dict(x, run="edge inputs") for x in rep.localization]
-        if denormal_reads and not run_b.diffs:
-            for x in rep.localization:
-                if x.get("verdict") in unpinned:
-                    x["detail"] = (f"probed as '{x['verdict']}': " + x.get("detail", "")
-                                   + "; the lane reads denormal bit patterns as floats "
-                                   "(llvmpipe flushes them) and the difference vanishes on the "
-                                   "finite-input re-run").strip("; ")
-                    x["verdict"] = "ftz"
-            verdicts = {x.get("verdict") for x in rep.localization}
-        if not run_b.diffs or (second and v2 <= set(EXPLAINED)):
-            rep.status = "pass"
-            rep.reason = "differences explained: " + ", ".join(sorted(verdicts | v2))
-            return
-        unpinned = {"operands", "interface"}
-        if second and makes_own_nonfinite(verdicts, v2):
-            rep.status = "pass"
-            rep.reason = ("differences explained: " + ", ".join(sorted((verdicts | v2) - unpinned))
-                          + " (the program computes NaN/denormals itself; cases downstream of "
-                            "them could not be pinned down)")
-            return
-        rep.total_differences = len(run_b.diffs)
-        rep.differences = run_b.diffs[:max_reported]
-        rep.inputs_of = {}
-        _note_inputs(rep, run_b.gen, run_b.diffs)
-        verdicts = v2
-    unexplained = verdicts - set(EXPLAINED)
-    if unexplained == {"precise"}:
-        rep.reason = ("differences vanish with 'precise' GLSL: the implementation reassociates "
-                      "or contracts float operations (see localization)")
-    else:
-        rep.reason = "localized: " + ", ".join(sorted(verdicts))
-
-
-def _denormal_float_reads(program: Program, facts: Facts, gen: GeneratedInputs,
-                          lanes: list) -> bool:
-    """Whether one of ``lanes`` reads a denormal bit pattern as a float: an input or parameter
-    component the program reads as FLOAT holding a denormal (the input generator draws those
-    only as integers, for components also read as integers)."""
-    from .inputs import binding_elements
-    lanes = [ln for ln in lanes if isinstance(ln, int)]
-    for kind, values in ((RegKind.INPUT, gen.inputs), (RegKind.PARAM, gen.params)):
-        for key, elems in binding_elements(program, (kind,)).items():
-            words = values.get(key)
-            if words is None or key in gen.builtin:
-                continue
-            w = np.asarray(words, np.uint32)
-            rows = w if kind == RegKind.PARAM else w[[ln for ln in lanes if ln < len(w)]]
-            for c in range(4):
-                if not any(DataType.FLOAT in facts.read_types.get((name, c), ())
-                           for name, _ in elems):
-                    continue
-                col = np.asarray(rows)[..., c]
-                if np.any(((col & 0x7F800000) == 0) & ((col & 0x007FFFFF) != 0)):
-                    return True
-    return False
+    d, _ = compare_all(program, facts, reflection, run.res, cap, [], strict=True)
+    return not d
 
 
 def _note_inputs(rep: ProgramReport, gen: GeneratedInputs, diffs) -> None:
@@ -573,18 +479,13 @@ def _note_inputs(rep: ProgramReport, gen: GeneratedInputs, diffs) -> None:
             rep.inputs_of[lane] = describe_inputs(gen, lane)
 
 
-PRECISE_NOTE = ("the implementation reassociated, contracted (a*b+c -> fma) or folded "
-                "(x*0 -> 0) float operations the generated GLSL does not mark 'precise'; the "
-                "executor rounds every instruction separately, as NV_gpu_program4 issue 18 "
-                "specifies")
-
-
-def compare_all(program, facts, reflection, res, cap, notes: list):
-    """All differences between an executor result and a capture; also the count compared."""
+def compare_all(program, facts, reflection, res, cap, notes: list, strict: bool = False):
+    """All differences between an executor result and a capture; also the count compared.
+    ``strict``: bit for bit (the verifier), else with compare's tolerance rules."""
     stage = program.stage
     elems_of = output_elements(program)
     if stage == Stage.GEOMETRY:
-        return compare_geometry(program, facts, reflection, res, cap, elems_of)
+        return compare_geometry(program, facts, reflection, res, cap, elems_of, strict)
     diffs: list[cmp.Difference] = []
     lanes = next(iter(res.outputs.values())).shape[0] if res.outputs else 0
     active = np.ones(lanes, bool)
@@ -607,7 +508,7 @@ def compare_all(program, facts, reflection, res, cap, notes: list):
         if amb:
             notes.append(f"{o['binding']}: written through several aliasing registers; "
                          "the executor keeps them apart, the latest writer is compared")
-        d, n = cmp.compare_output(spec, exp, cap.outputs[o["name"]], active)
+        d, n = cmp.compare_output(spec, exp, cap.outputs[o["name"]], active, strict)
         diffs += d
         compared += n
     return diffs, compared
@@ -620,7 +521,7 @@ def _elements(elems_of: dict, binding: str):
     return None
 
 
-def compare_geometry(program, facts, reflection, res, cap, elems_of):
+def compare_geometry(program, facts, reflection, res, cap, elems_of, strict: bool = False):
     from .gl import strip_primitives
     kind = program.geometry.output_primitive
     diffs: list[cmp.Difference] = []
@@ -651,7 +552,7 @@ def compare_geometry(program, facts, reflection, res, cap, elems_of):
                     el = [(r, e) for r, e in elems if r in ve]
                     e_words, _ = executor_output(program, facts, outs_1, o["binding"], el)
                     d, n = cmp.compare_output(spec, e_words, np.asarray(vg[name])[None],
-                                              np.ones(1, bool))
+                                              np.ones(1, bool), strict)
                     for x in d:
                         x.lane = lane
                     diffs += d

@@ -1,0 +1,415 @@
+"""Which departures from the executor's result the specifications permit, one rule each.
+
+The replay (:mod:`replay`) runs the executor again and, at every instruction whose result the
+implementation computed differently, asks :func:`permitted` whether that very difference is a
+freedom the specifications leave (for the operands the executor holds at that point).  A
+permitted difference is *adopted* -- the executor continues with the implementation's value --
+and every other one is recorded as a translation (or executor) defect.  A program passes only
+when the executor, taking the implementation's value at exactly those permitted places and
+nowhere else, reproduces every output of the implementation bit for bit: the explanation is
+shown by that run, not assumed.
+
+Each rule decides per lane and per component; the first rule that permits a component names
+its verdict.  A rule either recomputes the instruction with the cause removed (flushed
+operands, a nudged texel coordinate, another level of detail) and accepts the implementation's
+value only when it equals that recomputation, or accepts any value where the specifications
+leave the result undefined.  The spec passage behind each rule is in its docstring and in
+:data:`xlate.verify.compare.EXPLANATIONS`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir.model import DataType, Stage
+from . import compare as cmp
+from .compare import same_words
+
+F32, U32 = np.float32, np.uint32
+SIGN = U32(0x80000000)
+
+#: opcodes whose result component c reads only component c of each operand (a NaN in another
+#: component cannot reach it)
+COMPONENTWISE = frozenset(
+    "ABS ADD AND CEIL CMP FLR FRC I2F LRP MAD MAX MIN MOV NOT OR ROUND SEQ SFL SGE SGT SLE SLT "
+    "SNE SSG STR SUB TRUNC XOR MINN MAXN SEQN SGEN SGTN SLEN SLTN SNEN SGET SLTT SSGN".split())
+
+#: components the specifications leave undefined (the executor and the GLSL write 0.0):
+#: XPD/NRM/RFL w (NV_gpu_program4 2.X.8.Z: "the w component of the result is undefined"),
+#: SCS z/w (NV_fragment_program 3.11.5.22)
+UNDEFINED_COMPONENTS = {"XPD": (3,), "NRM": (3,), "RFL": (3,), "SCS": (2, 3)}
+
+#: the magnitude beyond which SIN/COS/SCS carry no precision at all (llvmpipe's range reduction
+#: fails past 2^23; the specs' ApproxSine/ApproxCosine require nothing)
+RANGE_LIMIT = 2.0 ** 23
+
+_DOTS = {"DP2": 2, "DP2A": 2, "DP3": 3, "DP4": 4, "DPH": 3}
+
+
+def _nonfinite(w) -> np.ndarray:
+    return (np.asarray(w, U32) & 0x7F800000) == 0x7F800000
+
+
+def _denormal(w) -> np.ndarray:
+    w = np.asarray(w, U32)
+    return ((w & 0x7F800000) == 0) & ((w & 0x007FFFFF) != 0)
+
+
+class Site:
+    """One instruction's result on the lanes where it differs: what every rule reads.
+
+    ``op``: the executor's compiled instruction (:class:`xlate.exec.machine.Op`, whose ``fn``
+    recomputes the result); ``all_operands``: the operands as the instruction read them
+    (swizzled, negated; the executor's typed arrays) for its whole lane selection, ``rows``
+    the positions of the lanes judged here in it (``operands``: those rows);
+    ``exe``/``imp``: (n, 4) result words of the judged lanes."""
+
+    def __init__(self, op, all_operands, rows, exe, imp, backend: str | None):
+        self.op = op
+        self.ins = op.inst
+        self.all_operands = all_operands
+        self.operands = [np.asarray(o)[rows] if np.ndim(o) and np.shape(o)[0] > 1 else o
+                         for o in all_operands]
+        self.exe = exe
+        self.imp = imp
+        self.rows = rows
+        self.backend = backend
+
+    def float_operands(self) -> list[np.ndarray]:
+        """The float operands as (n, 4) uint32 words (scalars widened)."""
+        out = []
+        for i, o in enumerate(self.operands):
+            if self.op.info.operand_type(i, self.op.t) != DataType.FLOAT:
+                continue
+            w = np.asarray(o)
+            if w.dtype != np.float32:
+                continue
+            w = w.view(U32)
+            if w.ndim == 1:
+                w = w[:, None]
+            out.append(np.broadcast_to(w, (w.shape[0], 4)) if w.shape[1] == 1 else w)
+        return out
+
+    def feeding(self, per_lane: np.ndarray, per_comp: np.ndarray | None = None) -> np.ndarray:
+        """(n, 4) mask: a property of the operands reaches result component c -- per component
+        for componentwise opcodes, else any component of any operand."""
+        if per_comp is not None and self.ins.op in COMPONENTWISE:
+            return per_comp
+        return np.broadcast_to(per_lane[:, None], (len(per_lane), 4))
+
+    def recompute(self, all_operands) -> np.ndarray:
+        """The instruction's result words on the judged lanes for other operands (given for
+        the whole lane selection: implicit derivatives read the quad neighbours), saturation
+        and precision applied as the executor applies them."""
+        from ..exec.operands import _PRECISION, saturate
+        x = self.op
+        with np.errstate(all="ignore"):
+            res = x.fn(x, *all_operands)
+            if res.ndim == 1:
+                res = res[:, None]
+            if res.shape[0] > 1:
+                res = res[self.rows]
+            if x.sat is not None:
+                res = saturate(res, *x.sat)
+            res = np.broadcast_to(res, (res.shape[0], 4))
+            words = np.ascontiguousarray(res).view(U32)
+            conv = _PRECISION.get(self.ins.precision)
+            return conv(words) if conv is not None else words
+
+
+# ---- the rules --------------------------------------------------------------------------------
+# Each takes the Site and returns an (n, 4) bool mask of the components it permits.
+
+def rule_signedzero(s: Site) -> np.ndarray:
+    """Both results are zeros of different signs.  GLSL 4.50 §4.7.1 leaves operations on
+    special values to the implementation, and Mesa folds ``0 + x`` to ``x`` and ``x * 0`` to
+    ``+0``; NV_vertex_program 2.14.1.11 itself defines ``0 * x = +0``."""
+    return ((s.exe & 0x7FFFFFFF) == 0) & ((s.imp & 0x7FFFFFFF) == 0)
+
+
+def rule_ftz(s: Site) -> np.ndarray:
+    """Denormals flushed (NV_gpu_program4 issue 18: "Denorms ... may be flushed to zero,
+    preserving the sign bit"; GLSL 4.50 §4.7.1).  Shown by recomputation: the implementation's
+    value is the executor's result flushed, or the instruction recomputed with every denormal
+    operand flushed (and its result flushed), or -- for dot products and MAD -- with the
+    denormal intermediate products flushed."""
+    flushed = cmp.flush(s.exe)
+    ok = same_words(flushed, s.imp) & _denormal(s.exe)
+    fops = s.float_operands()
+    if any(_denormal(w).any() for w in fops):
+        ops = [_flush_operand(o) for o in s.all_operands]
+        r = s.recompute(ops)
+        ok |= same_words(r, s.imp) | same_words(cmp.flush(r), s.imp)
+    inter = _flushed_intermediates(s)
+    if inter is not None:
+        ok |= same_words(inter, s.imp) | same_words(cmp.flush(inter), s.imp)
+    return ok
+
+
+def _flush_operand(o):
+    a = np.asarray(o)
+    if a.dtype != np.float32:
+        return o
+    return cmp.flush(a.view(U32)).view(F32).reshape(a.shape)
+
+
+def _flushed_intermediates(s: Site) -> np.ndarray | None:
+    """DPn/DPH/DP2A/MAD recomputed with each product flushed when denormal (summed left to
+    right, as the executor does); None for other opcodes or when no product is denormal."""
+    op = s.ins.op
+    if op not in _DOTS and op != "MAD":
+        return None
+    if s.op.t != DataType.FLOAT or s.op.sat is not None:
+        return None
+    with np.errstate(all="ignore"):
+        a = np.asarray(s.operands[0], F32)
+        b = np.asarray(s.operands[1], F32)
+        prod = (a * b).astype(F32)
+        if not _denormal(prod.view(U32)).any():
+            return None
+        p = cmp.flush(prod.view(U32)).view(F32)
+        if op == "MAD":
+            r = (p + np.asarray(s.operands[2], F32)).astype(F32)
+        else:
+            n = _DOTS[op]
+            r = p[:, 0].copy()
+            for i in range(1, n):
+                r = (r + p[:, i]).astype(F32)
+            if op == "DPH":
+                r = (r + b[:, 3]).astype(F32)
+            elif op == "DP2A":
+                r = (r + np.asarray(s.operands[2], F32)[:, 0]).astype(F32)
+            r = np.broadcast_to(r[:, None], (len(r), 4))
+        return np.ascontiguousarray(r).view(U32)
+
+
+def rule_ftz_multistep(s: Site) -> np.ndarray:
+    """RFL and NRM with a denormal intermediate (RFL's ``2*dot(a,b)/dot(a,a)``, NRM's scale,
+    or a product of their dot products): GP4 issue 18 lets the implementation flush it, and
+    the flushed intermediate feeds every component -- any value of the result's x, y, z."""
+    if s.ins.op not in ("RFL", "NRM"):
+        return np.zeros(s.exe.shape, bool)
+    from .trace import _denormal_intermediate
+    lanes = np.zeros(len(s.exe), bool)
+    for r in range(len(s.exe)):
+        raw = [np.ascontiguousarray(np.broadcast_to(np.asarray(o)[r], (4,))).view(U32)
+               for o in s.operands]
+        # the operands as read already carry swizzle and negation: judge them plainly
+        plain = type(s.ins)(s.ins.op, s.ins.dtype, s.ins.dst,
+                            tuple(type(src)(src.reg) for src in s.ins.srcs))
+        lanes[r] = _denormal_intermediate(plain, raw)
+    return s.feeding(lanes)
+
+
+def rule_nonfinite(s: Site) -> np.ndarray:
+    """A NaN or infinity among the operands that reach the component, or a non-finite result:
+    GLSL 4.50 §4.7.1 -- NaNs need not be generated and operations on NaN/Inf need not follow
+    IEEE 754 (Mesa folds ``x * 0`` to 0 even for ``precise``).  Also POW/LIT of a base <= 0
+    (``exp2(y * log2(x))``: log2 of x <= 0 is undefined in GLSL §8.2), TXP with q = 0 and a
+    cube lookup of the zero direction (the coordinates become 0/0)."""
+    fops = s.float_operands()
+    n = len(s.exe)
+    lane = np.zeros(n, bool)
+    comp = np.zeros((n, 4), bool)
+    for w in fops:
+        bad = _nonfinite(w)
+        lane |= bad.any(axis=1)
+        comp |= bad
+    ok = s.feeding(lane, comp) | _nonfinite(s.exe)
+    with np.errstate(all="ignore"):
+        op = s.ins.op
+        if op == "POW":
+            base = np.asarray(s.operands[0], F32).reshape(n, -1)[:, 0]
+            ok = ok | ((base <= 0) | np.isnan(base))[:, None]
+        elif op in ("LIT", "LITNC"):
+            base = np.asarray(s.operands[0], F32)[:, 1]
+            ok = ok | ((base <= 0) | np.isnan(base))[:, None]
+        elif op == "TXP":
+            c = np.asarray(s.operands[0], F32)
+            q = c[:, 3:4]
+            ok = ok | ~np.isfinite(c[:, :3] / q).all(axis=1)[:, None]
+        if op in ("TEX", "TXB", "TXL", "TXP", "TXD") and s.ins.tex is not None and \
+                s.ins.tex.target.replace("SHADOW", "") == "CUBE":
+            c = np.asarray(s.operands[0], F32)
+            ok = ok | (c[:, :3] == 0).all(axis=1)[:, None]
+    return ok
+
+
+def rule_tolerance(s: Site) -> np.ndarray:
+    """An approximate opcode (``compare.INEXACT``: EX2, LG2, POW, SIN/COS/SCS, RSQ, LIT,
+    EXP/LOG, NRM/RFL, filtered TEX*) whose value is within that opcode's documented bound of
+    the executor's result for the same operands: NV_gpu_program4 2.X.8.Z's ApproxExp2,
+    ApproxLog2, ApproxSine ..., GLSL 4.50 §4.7.1's precision of exp2/log2/pow/inversesqrt,
+    NV_vertex_program2 EXP/LOG ("accurate to at least 11 bits")."""
+    tol = cmp.INEXACT.get(s.ins.op)
+    if tol is None:
+        return np.zeros(s.exe.shape, bool)
+    e, g = s.exe, s.imp
+    ok = cmp.float_equal(e, g, *tol) & ~_nonfinite(e) & ~_nonfinite(g)
+    if s.op.rt != DataType.FLOAT:
+        ok[:] = False
+    return ok
+
+
+def rule_range(s: Site) -> np.ndarray:
+    """SIN/COS/SCS of an operand beyond 2^23 in magnitude: the specs' ApproxSine/ApproxCosine
+    carry no precision requirement and GLSL 4.50 §8.1 none for sin/cos -- any value."""
+    if s.ins.op not in ("SIN", "COS", "SCS"):
+        return np.zeros(s.exe.shape, bool)
+    with np.errstate(all="ignore"):
+        x = np.asarray(s.operands[0], F32).reshape(len(s.exe), -1)[:, 0]
+        big = np.isfinite(x) & (np.abs(x.astype(np.float64)) > RANGE_LIMIT)
+    return np.broadcast_to(big[:, None], s.exe.shape)
+
+
+def rule_undefined(s: Site) -> np.ndarray:
+    """Results NV_gpu_program4 leaves undefined -- integer MOD of a negative dividend or by a
+    divisor <= 0, integer DIV by zero, shifts by a negative count or by 32 or more (2.X.8.Z) --
+    and the components XPD/NRM/RFL w and SCS z/w: any value."""
+    n = len(s.exe)
+    ok = np.zeros((n, 4), bool)
+    for c in UNDEFINED_COMPONENTS.get(s.ins.op, ()):
+        ok[:, c] = True
+    op = s.ins.op
+    if op in ("MOD", "DIV", "SHL", "SHR") and s.op.t in (DataType.INT, DataType.UINT):
+        a = np.asarray(s.operands[0]).astype(np.int64).reshape(n, -1)
+        b = np.asarray(s.operands[1]).astype(np.int64).reshape(n, -1)[:, 0]
+        if op == "MOD":
+            bad = (b[:, None] <= 0) | (a < 0)
+        elif op == "DIV":
+            bad = np.broadcast_to((b == 0)[:, None], (n, 4))
+        else:
+            bad = np.broadcast_to(((b < 0) | (b >= 32))[:, None], (n, 4))
+        ok |= np.broadcast_to(bad, (n, 4))
+    return ok
+
+
+def rule_boundary(s: Site) -> np.ndarray:
+    """A NEAREST-filtered lookup whose coordinate lies on a texel edge: GL 4.5 §8.14.2 selects
+    the texel by ``floor(u)`` of ``u = s * size``, and the implementation's rounding of that
+    product picks either neighbour.  Shown by recomputation with the coordinates moved by one
+    ulp down or up (each spatial component independently)."""
+    if s.ins.op not in ("TEX", "TXB", "TXL", "TXP", "TXD") or s.ins.tex is None:
+        return np.zeros(s.exe.shape, bool)
+    ok = np.zeros(s.exe.shape, bool)
+    c = np.asarray(s.all_operands[0], F32)
+    dims = 3 if s.ins.tex.target.replace("SHADOW", "") in ("3D", "CUBE") else 2
+    rest = list(s.all_operands[1:])
+    for nudge in _nudges(dims):
+        moved = c.copy()
+        for i, d in enumerate(nudge):
+            if d:
+                moved[:, i] = np.nextafter(c[:, i], F32(np.inf) if d > 0 else F32(-np.inf))
+        ok |= same_words(s.recompute([moved] + rest), s.imp)
+    return ok
+
+
+def _nudges(dims: int):
+    import itertools
+    for combo in itertools.product((-1, 0, 1), repeat=dims):
+        if any(combo):
+            yield combo
+
+
+#: levels of detail tried around the executor's: GL 4.5 §8.14.1 lets rho be approximated
+#: between max(|du|, |dv|) and |du| + |dv| (log2: within 1 level), and llvmpipe takes one
+#: LOD per 2x2 quad
+LOD_SPAN, LOD_STEP = 1.5, 1.0 / 64
+
+
+def rule_lod(s: Site) -> np.ndarray:
+    """An implicit-derivative lookup (TEX/TXB/TXP in a fragment program) on a texture where the
+    level of detail matters: GL 4.5 §8.14.1 lets implementations approximate rho (and the LOD
+    with it).  Shown by recomputation: the implementation's value is the same lookup at an
+    explicit level of detail within LOD_SPAN of the executor's (a grid of LOD_STEP), within
+    the filtering tolerance of compare.INEXACT["TEX"].  Derivatives GLSL leaves undefined
+    (DDX/DDY or implicit lookups in non-uniform control flow or after a KIL, GLSL 4.50 §6.4)
+    permit any value."""
+    n = len(s.exe)
+    if s.op.stage != Stage.FRAGMENT:
+        return np.zeros((n, 4), bool)
+    from .trace import _undefined_derivatives
+    if s.op.index in _undefined_derivatives(s.op.st.program):
+        return np.ones((n, 4), bool)
+    if s.ins.op not in ("TEX", "TXB", "TXP") or s.ins.tex is None:
+        return np.zeros((n, 4), bool)
+    from ..exec import texture as tx
+    P = s.op.st.textures.get(s.ins.tex.unit)
+    # TXL reads the LOD from w: targets whose w holds the depth reference cannot be re-run so
+    if P is None or tx.BASE_TARGET[s.ins.tex.target] == "RECT" or \
+            s.ins.tex.target in ("SHADOWCUBE", "SHADOWARRAY2D", "SHADOWARRAY1D"):
+        return np.zeros((n, 4), bool)
+    c = np.asarray(s.operands[0], F32).copy()
+    if s.ins.op == "TXP":
+        c = tx._project(c)
+    # the executor's own LOD is unknown here; the grid spans every level the texture has
+    top = float(getattr(P, "q", 0)) - float(getattr(P, "base", 0))
+    ok = np.zeros((n, 4), bool)
+    tol = cmp.INEXACT["TEX"]
+    for lam in np.arange(-LOD_SPAN, top + LOD_SPAN + LOD_STEP / 2, LOD_STEP, dtype=np.float64):
+        cc = c.copy()
+        cc[:, 3] = F32(lam)
+        with np.errstate(all="ignore"):
+            # an explicit LOD reads no neighbours: the judged lanes alone suffice
+            r = np.ascontiguousarray(np.broadcast_to(tx._texture(s.op, "TXL", cc), (n, 4)))
+        ok |= cmp.float_equal(r.view(U32), s.imp, *tol)
+    return ok
+
+
+def rule_implementation(s: Site) -> np.ndarray:
+    """A departure of the implementation reduced to a strict-xfail test
+    (:func:`trace.known_defect`).  llvmpipe's TXQ (``textureSize`` with a per-fragment LOD)
+    takes one LOD for a block of 8 fragments and returns 0 when a fragment of the block asks
+    for a level that does not exist: shown by recomputation, the implementation's value is
+    the size at the LOD of some fragment of the same aligned 8-lane block, or zero.  Mesa's
+    folding of ``umulExtended`` of constants: any value of that instruction on ``gl``."""
+    from .trace import known_defect
+    program = s.op.st.program
+    if known_defect(program, s.ins, s.backend, True, s.op.index) is None:
+        return np.zeros(s.exe.shape, bool)
+    if s.ins.op != "TXQ":
+        return np.ones(s.exe.shape, bool)
+    if s.op.idx is not None:            # block-mates outside the lane selection: not shown
+        return np.zeros(s.exe.shape, bool)
+    ok = np.all(s.imp == 0, axis=1, keepdims=True) & np.ones((1, 4), bool)
+    lod = np.asarray(s.all_operands[0])
+    block = (np.asarray(s.rows) // 8) * 8
+    for j in range(8):
+        mates = np.minimum(block + j, len(lod) - 1)
+        moved = lod.copy()
+        moved[s.rows] = lod[mates]
+        ok |= same_words(s.recompute([moved] + list(s.all_operands[1:])), s.imp)
+    return ok
+
+
+#: the rules in the order they are tried (the first that permits a component names it), and
+#: whether a rule speaks of float results only (an integer result's words are no float: the
+#: integer 8 is no denormal, INT_MIN no negative zero)
+RULES = (
+    ("signedzero", rule_signedzero, True),
+    ("ftz", rule_ftz, True),
+    ("ftz", rule_ftz_multistep, True),
+    ("nonfinite", rule_nonfinite, True),
+    ("tolerance", rule_tolerance, True),
+    ("range", rule_range, True),
+    ("undefined", rule_undefined, False),
+    ("boundary", rule_boundary, False),
+    ("lod", rule_lod, False),
+    ("implementation", rule_implementation, False),
+)
+
+
+def permitted(site: Site, differ: np.ndarray) -> np.ndarray:
+    """(n, 4) array of verdict names ('' where no rule permits the difference) for the
+    components in ``differ``."""
+    out = np.full(differ.shape, "", dtype=object)
+    todo = differ.copy()
+    float_result = site.op.rt == DataType.FLOAT
+    for name, rule, float_only in RULES:
+        if not todo.any():
+            break
+        if float_only and not float_result:
+            continue
+        ok = np.asarray(rule(site), bool) & todo
+        out[ok] = name
+        todo &= ~ok
+    return out

@@ -1,0 +1,261 @@
+"""Show why the implementation's outputs differ from the executor's, or find the defect.
+
+When a translated program's outputs differ from the executor's (compared bit for bit,
+:func:`compare.compare_output` with ``strict``), the verifier does not guess at a cause.  It
+
+1. probes the implementation: the value every writing instruction left in its destination
+   (``trace._probe_events``: the instrumented program, translated and run like the original;
+   a value per lane, of the instruction's last execution, plus the number of executions for
+   instructions that can run more than once -- and, when needed, the value of each of the
+   first :data:`PASS_LIMIT` executions);
+2. *replays* the executor on the same inputs with a result hook (``xlate.exec``'s ``hooks``):
+   at each execution of a probed instruction it compares its own result with the
+   implementation's.  Where they differ it asks :func:`permits.permitted` whether the
+   specifications leave that difference to the implementation, for the operands the executor
+   holds at that point.  A permitted difference is **adopted** (the executor continues with the
+   implementation's value and records the departure with its verdict); any other one is an
+   **unexplained departure**: the lane is a defect of the translation (or of the executor),
+   and the instruction, lane, components, operands and both results are reported;
+3. compares the replayed executor's outputs with the implementation's original outputs, bit for
+   bit.  The program passes only if they are identical on every lane and component: the
+   executor, taking the implementation's value at exactly the recorded places -- each one a
+   freedom the specifications grant, shown by its rule's recomputation -- reproduces the
+   implementation.  A difference left on a lane with no recorded departure is reported as
+   ``interface`` (every probed value agreed, the outputs do not).
+
+The final comparison is always with the implementation's unmodified translation, never with the
+probed compilations, so probes that compile differently can cost an explanation but never
+invent one.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..ir.model import Program, Stage
+from . import permits
+from .compare import same_words
+
+#: executions per instruction whose values are probed one by one (round two)
+PASS_LIMIT = 8
+
+
+@dataclass
+class ImplValues:
+    """The implementation's value of one instruction: ``last`` (lanes, 4) words after its last
+    execution, ``count`` (lanes,) executions (None: the instruction runs at most once), ``nth``
+    pass number (1-based) -> (lanes, 4)."""
+
+    last: np.ndarray
+    count: np.ndarray | None = None
+    nth: dict = field(default_factory=dict)
+
+
+@dataclass
+class Departure:
+    index: int
+    lane: int
+    passno: int
+    components: tuple
+    verdict: str                  # a rule of permits.RULES, or "" (unexplained)
+    executor: list
+    implementation: list
+    operands: list
+
+    def to_json(self, program: Program) -> dict:
+        from .trace import _ins_info
+        return {"instruction": _ins_info(program, self.index), "lane": self.lane,
+                "pass": self.passno, "components": "".join("xyzw"[c] for c in self.components),
+                "verdict": self.verdict or "divergence",
+                "executor": self.executor, "implementation": self.implementation,
+                "operands": self.operands}
+
+
+def _fmt(words) -> list[str]:
+    w = np.ascontiguousarray(np.asarray(words, np.uint32).reshape(-1))
+    f = w.view(np.float32)
+    return [f"{float(x)!r}/0x{int(y):08x}" for x, y in zip(f, w)]
+
+
+class ReplayHook:
+    """The executor's result hook: adopts permitted differences, records the rest."""
+
+    def __init__(self, program: Program, values: dict[int, ImplValues], lanes: int,
+                 backend: str | None):
+        self.program = program
+        self.values = values
+        self.instructions = sorted(values)
+        self.backend = backend
+        self.passes = {k: np.zeros(lanes, np.int64) for k in values}
+        self.bad = np.zeros(lanes, bool)            # lanes with an unexplained departure
+        self.unchecked = np.zeros(lanes, bool)      # lanes with an execution whose value is unknown
+        self.unexplained: list[Departure] = []
+        self.adopted: dict[tuple[int, str], int] = {}     # (instruction, verdict) -> components
+        self.examples: list[Departure] = []
+        self.adopted_lanes = np.zeros(lanes, bool)
+
+    def _impl(self, k: int, lanes: np.ndarray, p: np.ndarray):
+        iv = self.values[k]
+        n = len(lanes)
+        imp = np.zeros((n, 4), np.uint32)
+        known = np.zeros(n, bool)
+        if iv.count is None:
+            known[:] = p == 1
+            imp[:] = iv.last[lanes]
+        else:
+            last = p == iv.count[lanes]
+            known |= last
+            imp[last] = iv.last[lanes[last]]
+            for q, words in iv.nth.items():
+                m = (p == q) & ~known
+                known |= m
+                imp[m] = words[lanes[m]]
+        return known, imp
+
+    def __call__(self, x, st, idx, ops, bits, cmask):
+        k = x.index
+        sel = st.all_lanes if idx is None else np.asarray(idx)
+        lanes = st.base + sel
+        n = len(lanes)
+        p = self.passes[k][lanes] + 1
+        self.passes[k][lanes] = p
+        known, imp = self._impl(k, lanes, p)
+        live = ~self.bad[lanes]
+        self.unchecked[lanes[~known & live]] = True
+        known &= live
+        if not known.any():
+            return bits
+        exe = np.broadcast_to(bits, (n, 4))
+        from ..exec.operands import _PRECISION
+        conv = _PRECISION.get(x.inst.precision)
+        as_written = conv(np.ascontiguousarray(exe)) if conv is not None else exe
+        written = np.broadcast_to(np.array(x.inst.dst.mask, bool), (n, 4))
+        if cmask is not None:
+            written = written & np.broadcast_to(cmask, (n, 4))
+        differ = ~same_words(as_written, imp) & written & known[:, None]
+        if not differ.any():
+            return bits
+        rows = np.flatnonzero(differ.any(axis=1))
+        site = permits.Site(x, ops, rows, np.ascontiguousarray(as_written[rows]), imp[rows],
+                            self.backend)
+        verdicts = permits.permitted(site, differ[rows])
+        out = np.array(exe, np.uint32)
+        for r_i, r in enumerate(rows):
+            comps = tuple(int(c) for c in np.flatnonzero(differ[r]))
+            lane = int(lanes[r])
+            bad = tuple(c for c in comps if not verdicts[r_i, c])
+            if bad:
+                self.bad[lane] = True
+                self.unexplained.append(self._departure(x, site, r_i, lane, int(p[r]), bad, ""))
+                continue
+            for c in comps:
+                out[r, c] = imp[r, c]
+                key = (k, verdicts[r_i, c])
+                if key not in self.adopted:
+                    self.examples.append(self._departure(x, site, r_i, lane, int(p[r]), comps,
+                                                         verdicts[r_i, c]))
+                self.adopted[key] = self.adopted.get(key, 0) + 1
+            self.adopted_lanes[lane] = True
+        return out
+
+    def _departure(self, x, site, r_i, lane, passno, comps, verdict) -> Departure:
+        ops = []
+        for o in site.operands:
+            a = np.asarray(o)
+            row = a[r_i] if a.ndim and a.shape[0] > 1 else a.reshape(-1, a.shape[-1])[0]
+            ops.append(_fmt(np.ascontiguousarray(row).view(np.uint32)))
+        return Departure(x.index, lane, passno, comps, verdict, _fmt(site.exe[r_i]),
+                         _fmt(site.imp[r_i]), ops)
+
+
+@dataclass
+class ReplayResult:
+    """``diffs``: differences left between the replayed executor and the implementation;
+    ``hook``: its records; ``res``: the replayed executor's result."""
+
+    diffs: list
+    hook: ReplayHook
+    res: object
+    rounds: int
+
+
+def _value_events(program: Program) -> list[tuple]:
+    from .trace import _events
+    return [ev for ev in _events(program) if ev[0] == "value"]
+
+
+def _probe_program(program: Program) -> Program:
+    """The program the probes run: fragment programs without their KILs (a discarded
+    fragment writes no probe; the values its lane computed are still needed)."""
+    from .trace import without_kills
+    if program.stage == Stage.FRAGMENT and any(i.op == "KIL" for i in program.instructions):
+        return without_kills(program)
+    return program
+
+
+def probe_values(program: Program, gen, runner, lanes: int) -> dict[int, ImplValues]:
+    """The implementation's last value of every writing instruction, and the execution count
+    of those that may run more than once."""
+    from .trace import _probe_events, _repeated
+    events = _value_events(program)
+    probed = _probe_program(program)
+    _, imp = _probe_events(probed, gen, runner, lanes, events)
+    repeated = _repeated(program)
+    rep_idx = [i for i, ev in enumerate(events) if ev[1] in repeated]
+    counts = {}
+    if rep_idx:
+        _, counts = _probe_events(probed, gen, runner, lanes, events, rep_idx, nth=0)
+    values = {}
+    for i, (_, k, _) in enumerate(events):
+        if imp.get(i) is None:
+            continue
+        c = counts.get(i)
+        values[k] = ImplValues(np.asarray(imp[i], np.uint32),
+                               None if c is None else np.asarray(c, np.uint32).astype(np.int64)
+                               [:, 0])
+    return values
+
+
+def _probe_passes(program: Program, gen, runner, lanes: int, values: dict[int, ImplValues],
+                  upto: int) -> bool:
+    """Fill ``nth`` for passes 1..upto of the instructions that run more than once."""
+    from .trace import _probe_events
+    events = _value_events(program)
+    probed = _probe_program(program)
+    which = [i for i, ev in enumerate(events) if ev[1] in values
+             and values[ev[1]].count is not None]
+    added = False
+    for q in range(1, upto + 1):
+        todo = [i for i in which if q not in values[events[i][1]].nth]
+        if not todo:
+            continue
+        _, imp = _probe_events(probed, gen, runner, lanes, events, todo, nth=q)
+        for i in todo:
+            if imp.get(i) is not None:
+                values[events[i][1]].nth[q] = np.asarray(imp[i], np.uint32)
+                added = True
+    return added
+
+
+def replay(program: Program, facts, reflection, gen, cap, runner, lanes: int,
+           backend: str | None) -> ReplayResult:
+    """Explain the differences between the executor and the capture ``cap`` by replay (see the
+    module docstring); at most two rounds of probing."""
+    from .core import compare_all, run_executor
+    values = probe_values(program, gen, runner, lanes)
+    rounds = 1
+    while True:
+        hook = ReplayHook(program, values, lanes, backend)
+        res = run_executor(program, gen, lanes, hooks=hook)
+        diffs, _ = compare_all(program, facts, reflection, res, cap, [], strict=True)
+        left = {d.lane for d in diffs} - set(np.flatnonzero(hook.bad).tolist())
+        need = [ln for ln in left if ln < lanes and hook.unchecked[ln]]
+        if rounds >= 2 or not need:
+            return ReplayResult(diffs, hook, res, rounds)
+        upto = min(PASS_LIMIT, max(int(v.count.max()) for v in values.values()
+                                   if v.count is not None))
+        rounds += 1
+        if not _probe_passes(program, gen, runner, lanes, values, upto):
+            return ReplayResult(diffs, hook, res, rounds - 1)
+
