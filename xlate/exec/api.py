@@ -97,10 +97,11 @@ def execute(program: Program | str, inputs: dict | None = None, *, lanes: int | 
     them where Mesa llvmpipe does (LOD log2 approximation, no c = 0.5 switch-over), to compare
     mipmapped results with llvmpipe bit for bit (``xlate.exec.texture.prepare``).
 
-    ``hooks``: an object with ``instructions`` (indices) and ``__call__(op, state, idx, operands,
-    bits, cmask) -> bits``, called with the result of each of those ALU/texture instructions
-    before it is written (``state.base`` + ``idx``: the lanes; see ``machine.run_alu``); the
-    verifier's replay (``xlate.verify.replay``) uses it.
+    ``hooks``: an object with ``instructions`` (indices), ``__call__(op, state, idx, operands,
+    bits, cmask) -> (bits, cmask)``, called with the result of each of those ALU/texture
+    instructions before it is written (``state.base`` + ``idx``: the lanes; see
+    ``machine.run_alu``), and ``before_flow(op, state, lanes)``, called before each of those
+    flow instructions runs; the verifier's replay (``xlate.verify.replay``) uses it.
 
     Bad inputs raise :class:`ExecError` naming the offending input, parameter or texture unit.
     """

@@ -129,7 +129,7 @@ def compile_program(program: Program, hooks=None) -> tuple[list[Op], int]:
         code.append(Op(i, inst, info, program, jumps.get(i), shared))
     if hooks is not None:
         for i in hooks.instructions:
-            if code[i].kind == "alu" and code[i].write is not None:
+            if code[i].write is not None or code[i].kind == "flow":
                 code[i].hook = hooks
     return code, loop_depth
 
@@ -160,7 +160,7 @@ def run_alu(x: Op, st: State, idx) -> None:
     if x.hook is not None:
         # a result hook (xlate.verify.replay) sees the result before it is written and may
         # replace it; the flags are then computed from what it returns
-        bits = x.hook(x, st, idx, ops, bits, cmask)
+        bits, cmask = x.hook(x, st, idx, ops, bits, cmask)
         res = bits.view(F32)
     flags = _flags(x, ops, res, bits) if x.cc_reg is not None else None
     x.write(st, idx, bits, flags, x.cc_reg, cmask)
@@ -203,6 +203,8 @@ def run_chunk(code: list[Op], st: State, max_steps: int) -> None:
                 steps += pending
                 pending = 0
                 pc[:] = upc
+                if x.hook is not None:
+                    x.hook.before_flow(x, st, st.all_lanes)
                 x.fn(x, st, st.all_lanes, upc)
                 lo, hi = pc.min(), pc.max()
                 if lo == hi and lo != DEAD:
@@ -243,6 +245,8 @@ def run_chunk(code: list[Op], st: State, max_steps: int) -> None:
                 else:
                     pc += here
             else:
+                if x.hook is not None:
+                    x.hook.before_flow(x, st, sel)
                 x.fn(x, st, sel, cur)
                 if everyone:
                     lo, hi = pc.min(), pc.max()

@@ -67,8 +67,9 @@ class Site:
         self.op = op
         self.ins = op.inst
         self.all_operands = all_operands
-        self.operands = [np.asarray(o)[rows] if np.ndim(o) and np.shape(o)[0] > 1 else o
-                         for o in all_operands]
+        n = len(rows)
+        self.operands = [np.asarray(o)[rows] if np.shape(o)[0] > 1 else
+                         np.broadcast_to(o, (n,) + np.shape(o)[1:]) for o in all_operands]
         self.exe = exe
         self.imp = imp
         self.rows = rows
@@ -372,6 +373,8 @@ def rule_implementation(s: Site) -> np.ndarray:
         return np.zeros(s.exe.shape, bool)
     ok = np.all(s.imp == 0, axis=1, keepdims=True) & np.ones((1, 4), bool)
     lod = np.asarray(s.all_operands[0])
+    if lod.shape[0] == 1:               # one LOD for every lane: nothing to share
+        return ok
     block = (np.asarray(s.rows) // 8) * 8
     for j in range(8):
         mates = np.minimum(block + j, len(lod) - 1)

@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..ir.model import Program, Stage
+from ..ir.model import DataType, Program, Stage
 from . import permits
-from .compare import same_words
+from .compare import flush as cmp_flush, same_words
 
 #: executions per instruction whose values are probed one by one (round two)
 PASS_LIMIT = 8
@@ -82,12 +82,17 @@ class ReplayHook:
     """The executor's result hook: adopts permitted differences, records the rest."""
 
     def __init__(self, program: Program, values: dict[int, ImplValues], lanes: int,
-                 backend: str | None):
+                 backend: str | None, conds: dict[int, ImplValues] | None = None):
         self.program = program
         self.values = values
-        self.instructions = sorted(values)
+        self.conds = conds or {}
+        self.instructions = sorted(set(values) | set(self.conds))
+        # flags a CC update may have set instead of the executor's: those of the flushed value
+        # where the value written was denormal (GP4 issue 18: denormals may be flushed)
+        self.alt_flags = np.zeros((2, lanes, 4), np.uint8)
+        self.has_alt = np.zeros((2, lanes, 4), bool)
         self.backend = backend
-        self.passes = {k: np.zeros(lanes, np.int64) for k in values}
+        self.passes = {k: np.zeros(lanes, np.int64) for k in self.instructions}
         self.bad = np.zeros(lanes, bool)            # lanes with an unexplained departure
         self.unchecked = np.zeros(lanes, bool)      # lanes with an execution whose value is unknown
         self.unexplained: list[Departure] = []
@@ -95,8 +100,8 @@ class ReplayHook:
         self.examples: list[Departure] = []
         self.adopted_lanes = np.zeros(lanes, bool)
 
-    def _impl(self, k: int, lanes: np.ndarray, p: np.ndarray):
-        iv = self.values[k]
+    def _impl(self, k: int, lanes: np.ndarray, p: np.ndarray, table=None):
+        iv = (self.values if table is None else table)[k]
         n = len(lanes)
         imp = np.zeros((n, 4), np.uint32)
         known = np.zeros(n, bool)
@@ -105,6 +110,11 @@ class ReplayHook:
             imp[:] = iv.last[lanes]
         else:
             last = p == iv.count[lanes]
+            # the executor runs the instruction more often than the implementation did: the
+            # control flow has parted (found at the condition that decided it, or here)
+            ahead = p > iv.count[lanes]
+            for lane in lanes[ahead & ~self.bad[lanes]]:
+                self._flow_parted(k, int(lane), int(p[lanes == lane][0]))
             known |= last
             imp[last] = iv.last[lanes[last]]
             for q, words in iv.nth.items():
@@ -120,22 +130,32 @@ class ReplayHook:
         n = len(lanes)
         p = self.passes[k][lanes] + 1
         self.passes[k][lanes] = p
+        if cmask is not None and k in self.conds:
+            cmask = self._agree_on_test(x, st, sel, lanes, p, x.inst.dst.cond, cmask)
+        if k not in self.values:
+            return bits, cmask
         known, imp = self._impl(k, lanes, p)
         live = ~self.bad[lanes]
         self.unchecked[lanes[~known & live]] = True
         known &= live
-        if not known.any():
-            return bits
         exe = np.broadcast_to(bits, (n, 4))
-        from ..exec.operands import _PRECISION
-        conv = _PRECISION.get(x.inst.precision)
-        as_written = conv(np.ascontiguousarray(exe)) if conv is not None else exe
         written = np.broadcast_to(np.array(x.inst.dst.mask, bool), (n, 4))
         if cmask is not None:
             written = written & np.broadcast_to(cmask, (n, 4))
+        out = exe
+        if known.any():
+            out = self._adopt(x, ops, lanes, p, exe, imp, written, known)
+        if x.cc_reg is not None and x.rt == DataType.FLOAT:
+            self._note_alternatives(x.cc_reg, lanes, out, written)
+        return out, cmask
+
+    def _adopt(self, x, ops, lanes, p, exe, imp, written, known):
+        from ..exec.operands import _PRECISION
+        conv = _PRECISION.get(x.inst.precision)
+        as_written = conv(np.ascontiguousarray(exe)) if conv is not None else exe
         differ = ~same_words(as_written, imp) & written & known[:, None]
         if not differ.any():
-            return bits
+            return exe
         rows = np.flatnonzero(differ.any(axis=1))
         site = permits.Site(x, ops, rows, np.ascontiguousarray(as_written[rows]), imp[rows],
                             self.backend)
@@ -151,13 +171,83 @@ class ReplayHook:
                 continue
             for c in comps:
                 out[r, c] = imp[r, c]
-                key = (k, verdicts[r_i, c])
+                key = (x.index, verdicts[r_i, c])
                 if key not in self.adopted:
                     self.examples.append(self._departure(x, site, r_i, lane, int(p[r]), comps,
                                                          verdicts[r_i, c]))
                 self.adopted[key] = self.adopted.get(key, 0) + 1
             self.adopted_lanes[lane] = True
         return out
+
+    def _note_alternatives(self, cc: int, lanes, words, written) -> None:
+        from ..exec import cc as ccmod
+        w = np.ascontiguousarray(words, np.uint32)
+        den = permits._denormal(w) & written
+        self.has_alt[cc][lanes] = np.where(written, den, self.has_alt[cc][lanes])
+        if den.any():
+            alt = ccmod.flags_float(cmp_flush(w).view(np.float32))
+            self.alt_flags[cc][lanes] = np.where(den, alt, self.alt_flags[cc][lanes])
+
+    def before_flow(self, x, st, sel) -> None:
+        k = x.index
+        sel = np.asarray(sel)
+        lanes = st.base + sel
+        p = self.passes[k][lanes] + 1
+        self.passes[k][lanes] = p
+        cond = x.inst.cond
+        if cond is None or k not in self.conds:
+            return
+        from ..exec.operands import cond_mask
+        exe = cond_mask(st, cond, None if len(sel) == st.lanes else sel)
+        self._agree_on_test(x, st, sel, lanes, p, cond, exe)
+
+    def _agree_on_test(self, x, st, sel, lanes, p, cond, exe_pass):
+        """The implementation's outcome of a condition-code test against the executor's: where
+        they part and the tested flags were set from a denormal value, the flags of the
+        flushed value (GP4 issue 18) are adopted when they give the implementation's
+        outcome; any other parting is an unexplained departure (verdict ``cc``)."""
+        from ..exec import cc as ccmod
+        known, imp_words = self._impl(x.index, lanes, p, self.conds)
+        known &= ~self.bad[lanes]
+        imp_pass = imp_words == 0x3F800000
+        exe_pass = np.broadcast_to(exe_pass, imp_pass.shape)
+        differ = (exe_pass != imp_pass).any(axis=1) & known
+        if not differ.any():
+            return exe_pass
+        sw = list(cond.swizzle)
+        out = np.array(exe_pass)
+        for r in np.flatnonzero(differ):
+            lane = int(lanes[r])
+            loc = int(sel[r]) if len(sel) else lane - st.base
+            flags = st.cc[cond.cc][loc].copy()
+            alt = np.where(self.has_alt[cond.cc][lane], self.alt_flags[cond.cc][lane], flags)
+            if self.has_alt[cond.cc][lane][sw].any() and \
+                    np.array_equal(ccmod.test(cond.rule, alt[sw][None])[0], imp_pass[r]):
+                st.cc[cond.cc][loc] = alt
+                self.has_alt[cond.cc][lane] = False
+                out[r] = imp_pass[r]
+                key = (x.index, "ftz")
+                if key not in self.adopted:
+                    self.examples.append(Departure(
+                        x.index, lane, int(p[r]), tuple(range(4)), "ftz",
+                        [str(b) for b in exe_pass[r]], [str(b) for b in imp_pass[r]],
+                        [["the tested flags were set from a denormal value; the flags of the "
+                          "flushed value give the implementation's outcome"]]))
+                self.adopted[key] = self.adopted.get(key, 0) + 1
+                continue
+            self.bad[lane] = True
+            self.unexplained.append(Departure(
+                x.index, lane, int(p[r]), tuple(range(4)), "cc",
+                ["pass" if b else "fail" for b in exe_pass[r]],
+                ["pass" if b else "fail" for b in imp_pass[r]],
+                [[f"CC{cond.cc} flags {[int(f) for f in flags]}"]]))
+        return out
+
+    def _flow_parted(self, k: int, lane: int, passno: int) -> None:
+        self.bad[lane] = True
+        self.unexplained.append(Departure(
+            k, lane, passno, (), "flow", [f"runs it {passno} times or more"],
+            ["ran it fewer times"], []))
 
     def _departure(self, x, site, r_i, lane, passno, comps, verdict) -> Departure:
         ops = []
@@ -194,27 +284,76 @@ def _probe_program(program: Program) -> Program:
     return program
 
 
+def regions(program: Program) -> dict[int, int]:
+    """Instruction -> straight-line region: the stretches between flow instructions and labels,
+    whose instructions run equally often on a lane (one execution count probes a region)."""
+    from ..ir.ops import OPCODES
+    out = {}
+    region = 0
+    labelled = set(program.labels.values())
+    for k, ins in enumerate(program.instructions):
+        if k in labelled:
+            region += 1
+        out[k] = region
+        if OPCODES[ins.op].category in ("flow", "kill", "geom"):
+            region += 1
+    return out
+
+
+def _has_flow(program: Program) -> bool:
+    from ..ir.ops import OPCODES
+    return bool(program.labels) or any(OPCODES[i.op].category == "flow"
+                                       for i in program.instructions)
+
+
 def probe_values(program: Program, gen, runner, lanes: int) -> dict[int, ImplValues]:
-    """The implementation's last value of every writing instruction, and the execution count
-    of those that may run more than once."""
-    from .trace import _probe_events, _repeated
+    """The implementation's last value of every writing instruction, and -- in programs with
+    control flow -- how often each ran (one count per straight-line region): an instruction
+    the implementation did not run on a lane has no value there (its probe reads zero)."""
+    from .trace import _probe_events
     events = _value_events(program)
     probed = _probe_program(program)
     _, imp = _probe_events(probed, gen, runner, lanes, events)
-    repeated = _repeated(program)
-    rep_idx = [i for i, ev in enumerate(events) if ev[1] in repeated]
+    region_of = regions(program)
+    first_of: dict[int, int] = {}
+    if _has_flow(program):
+        for i, ev in enumerate(events):
+            first_of.setdefault(region_of[ev[1]], i)
     counts = {}
-    if rep_idx:
-        _, counts = _probe_events(probed, gen, runner, lanes, events, rep_idx, nth=0)
+    if first_of:
+        _, counts = _probe_events(probed, gen, runner, lanes, events,
+                                  sorted(first_of.values()), nth=0)
     values = {}
     for i, (_, k, _) in enumerate(events):
         if imp.get(i) is None:
             continue
-        c = counts.get(i)
-        values[k] = ImplValues(np.asarray(imp[i], np.uint32),
-                               None if c is None else np.asarray(c, np.uint32).astype(np.int64)
-                               [:, 0])
+        values[k] = ImplValues(np.asarray(imp[i], np.uint32), _count(counts, first_of,
+                                                                     region_of[k]))
     return values
+
+
+def _count(counts, first_of, region):
+    rep = first_of.get(region)
+    c = counts.get(rep) if rep is not None else None
+    return None if c is None else np.asarray(c, np.uint32).astype(np.int64)[:, 0]
+
+
+def probe_conditions(program: Program, gen, runner, lanes: int,
+                     values: dict[int, ImplValues]) -> dict[int, ImplValues]:
+    """The implementation's outcome of every condition-code test (1.0 per passing
+    component), with the execution counts of :func:`probe_values`."""
+    from .trace import _events, _probe_events
+    events = [ev for ev in _events(program) if ev[0] == "cond"]
+    if not events:
+        return {}
+    _, imp = _probe_events(_probe_program(program), gen, runner, lanes, events)
+    region_of = regions(program)
+    count_of = {region_of[k]: v.count for k, v in values.items()}
+    out = {}
+    for i, (_, k, _) in enumerate(events):
+        if imp.get(i) is not None:
+            out[k] = ImplValues(np.asarray(imp[i], np.uint32), count_of.get(region_of[k]))
+    return out
 
 
 def _probe_passes(program: Program, gen, runner, lanes: int, values: dict[int, ImplValues],
@@ -244,9 +383,10 @@ def replay(program: Program, facts, reflection, gen, cap, runner, lanes: int,
     module docstring); at most two rounds of probing."""
     from .core import compare_all, run_executor
     values = probe_values(program, gen, runner, lanes)
+    conds = probe_conditions(program, gen, runner, lanes, values)
     rounds = 1
     while True:
-        hook = ReplayHook(program, values, lanes, backend)
+        hook = ReplayHook(program, values, lanes, backend, conds)
         res = run_executor(program, gen, lanes, hooks=hook)
         diffs, _ = compare_all(program, facts, reflection, res, cap, [], strict=True)
         left = {d.lane for d in diffs} - set(np.flatnonzero(hook.bad).tolist())
