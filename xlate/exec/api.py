@@ -101,7 +101,8 @@ def execute(program: Program | str, inputs: dict | None = None, *, lanes: int | 
     bits, cmask) -> (bits, cmask)``, called with the result of each of those ALU/texture
     instructions before it is written (``state.base`` + ``idx``: the lanes; see
     ``machine.run_alu``), and ``before_flow(op, state, lanes)``, called before each of those
-    flow instructions runs; the verifier's replay (``xlate.verify.replay``) uses it.
+    flow instructions runs, and ``kill_decision(op, state, lanes, kill, operand) -> kill`` for a
+    KIL with an operand; the verifier's replay (``xlate.verify.replay``) uses it.
 
     Bad inputs raise :class:`ExecError` naming the offending input, parameter or texture unit.
     """

@@ -114,7 +114,10 @@ class Site:
             res = np.broadcast_to(res, (res.shape[0], 4))
             words = np.ascontiguousarray(res).view(U32)
             conv = _PRECISION.get(self.ins.precision)
-            return conv(words) if conv is not None else words
+            if conv is not None:
+                words = np.ascontiguousarray(conv(words))
+                words = words.view(U32) if words.dtype.itemsize == 4 else words.astype(U32)
+            return words
 
 
 # ---- the rules --------------------------------------------------------------------------------
@@ -134,16 +137,30 @@ def rule_ftz(s: Site) -> np.ndarray:
     operand flushed (and its result flushed), or -- for dot products and MAD -- with the
     denormal intermediate products flushed."""
     flushed = cmp.flush(s.exe)
-    ok = same_words(flushed, s.imp) & _denormal(s.exe)
-    fops = s.float_operands()
-    if any(_denormal(w).any() for w in fops):
-        ops = [_flush_operand(o) for o in s.all_operands]
+    ok = _same_or_zeros(flushed, s.imp) & _denormal(s.exe)
+    # every subset of the operands holding denormals, flushed: an implementation flushes where
+    # it computes (a compare) and may move the other operands' bits unchanged (a select)
+    holders = [i for i, o in enumerate(s.all_operands) if _holds_denormal(o)]
+    for mask in range(1, 1 << len(holders)):
+        chosen = {holders[j] for j in range(len(holders)) if mask >> j & 1}
+        ops = [_flush_operand(o) if i in chosen else o for i, o in enumerate(s.all_operands)]
         r = s.recompute(ops)
-        ok |= same_words(r, s.imp) | same_words(cmp.flush(r), s.imp)
+        ok |= _same_or_zeros(r, s.imp) | _same_or_zeros(cmp.flush(r), s.imp)
     inter = _flushed_intermediates(s)
     if inter is not None:
-        ok |= same_words(inter, s.imp) | same_words(cmp.flush(inter), s.imp)
+        ok |= _same_or_zeros(inter, s.imp) | _same_or_zeros(cmp.flush(inter), s.imp)
     return ok
+
+
+def _same_or_zeros(a, b) -> np.ndarray:
+    """Equal words, or two zeros of either sign (a flushed denormal keeps its sign in GP4's
+    words, not always in an implementation's)."""
+    return same_words(a, b) | (((a & 0x7FFFFFFF) == 0) & ((b & 0x7FFFFFFF) == 0))
+
+
+def _holds_denormal(o) -> bool:
+    a = np.asarray(o)
+    return a.dtype == np.float32 and bool(_denormal(np.ascontiguousarray(a).view(U32)).any())
 
 
 def _flush_operand(o):
@@ -218,12 +235,13 @@ def rule_nonfinite(s: Site) -> np.ndarray:
     ok = s.feeding(lane, comp) | _nonfinite(s.exe)
     with np.errstate(all="ignore"):
         op = s.ins.op
+        # a denormal base may be flushed first (GP4 issue 18), then it is a base <= 0
         if op == "POW":
             base = np.asarray(s.operands[0], F32).reshape(n, -1)[:, 0]
-            ok = ok | ((base <= 0) | np.isnan(base))[:, None]
+            ok = ok | ((base <= 0) | np.isnan(base) | _denormal(base.view(U32)))[:, None]
         elif op in ("LIT", "LITNC"):
-            base = np.asarray(s.operands[0], F32)[:, 1]
-            ok = ok | ((base <= 0) | np.isnan(base))[:, None]
+            base = np.ascontiguousarray(np.asarray(s.operands[0], F32)[:, 1])
+            ok = ok | ((base <= 0) | np.isnan(base) | _denormal(base.view(U32)))[:, None]
         elif op == "TXP":
             c = np.asarray(s.operands[0], F32)
             q = c[:, 3:4]
@@ -385,19 +403,20 @@ def rule_implementation(s: Site) -> np.ndarray:
 
 
 #: the rules in the order they are tried (the first that permits a component names it), and
-#: whether a rule speaks of float results only (an integer result's words are no float: the
-#: integer 8 is no denormal, INT_MIN no negative zero)
+#: what float values a rule speaks of: "result" (an integer result's words are no float: the
+#: integer 8 is no denormal, INT_MIN no negative zero), "any" (float operands or a float
+#: result: a float compare writing integer masks flushes its operands too), or None
 RULES = (
-    ("signedzero", rule_signedzero, True),
-    ("ftz", rule_ftz, True),
-    ("ftz", rule_ftz_multistep, True),
-    ("nonfinite", rule_nonfinite, True),
-    ("tolerance", rule_tolerance, True),
-    ("range", rule_range, True),
-    ("undefined", rule_undefined, False),
-    ("boundary", rule_boundary, False),
-    ("lod", rule_lod, False),
-    ("implementation", rule_implementation, False),
+    ("signedzero", rule_signedzero, "result"),
+    ("ftz", rule_ftz, "any"),
+    ("ftz", rule_ftz_multistep, "result"),
+    ("nonfinite", rule_nonfinite, "any"),
+    ("tolerance", rule_tolerance, "result"),
+    ("range", rule_range, "any"),
+    ("undefined", rule_undefined, None),
+    ("boundary", rule_boundary, None),
+    ("lod", rule_lod, None),
+    ("implementation", rule_implementation, None),
 )
 
 
@@ -406,11 +425,12 @@ def permitted(site: Site, differ: np.ndarray) -> np.ndarray:
     components in ``differ``."""
     out = np.full(differ.shape, "", dtype=object)
     todo = differ.copy()
-    float_result = site.op.rt == DataType.FLOAT
-    for name, rule, float_only in RULES:
+    has = {"result": site.op.rt == DataType.FLOAT, None: True}
+    has["any"] = has["result"] or bool(site.float_operands())
+    for name, rule, needs in RULES:
         if not todo.any():
             break
-        if float_only and not float_result:
+        if not has[needs]:
             continue
         ok = np.asarray(rule(site), bool) & todo
         out[ok] = name

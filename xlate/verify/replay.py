@@ -72,6 +72,12 @@ class Departure:
                 "operands": self.operands}
 
 
+def _words(a) -> np.ndarray:
+    """An array of results as uint32 words (float32 results viewed, not converted)."""
+    a = np.ascontiguousarray(a)
+    return a.view(np.uint32) if a.dtype.itemsize == 4 else a.astype(np.uint32)
+
+
 def _fmt(words) -> list[str]:
     w = np.ascontiguousarray(np.asarray(words, np.uint32).reshape(-1))
     f = w.view(np.float32)
@@ -82,11 +88,13 @@ class ReplayHook:
     """The executor's result hook: adopts permitted differences, records the rest."""
 
     def __init__(self, program: Program, values: dict[int, ImplValues], lanes: int,
-                 backend: str | None, conds: dict[int, ImplValues] | None = None):
+                 backend: str | None, conds: dict[int, ImplValues] | None = None,
+                 final: bool = True, impl_killed: np.ndarray | None = None):
         self.program = program
         self.values = values
         self.conds = conds or {}
-        self.instructions = sorted(set(values) | set(self.conds))
+        kils = {k for k, ins in enumerate(program.instructions) if ins.op == "KIL"}
+        self.instructions = sorted(set(values) | set(self.conds) | kils)
         # flags a CC update may have set instead of the executor's: those of the flushed value
         # where the value written was denormal (GP4 issue 18: denormals may be flushed)
         self.alt_flags = np.zeros((2, lanes, 4), np.uint8)
@@ -96,6 +104,11 @@ class ReplayHook:
         self.bad = np.zeros(lanes, bool)            # lanes with an unexplained departure
         self.unchecked = np.zeros(lanes, bool)      # lanes with an execution whose value is unknown
         self.unexplained: list[Departure] = []
+        # departures on lanes where an earlier execution went unchecked (a loop pass whose
+        # value was not probed): judged again once every pass is probed, unless ``final``
+        self.final = final
+        self.tentative: list[Departure] = []
+        self.impl_killed = impl_killed
         self.adopted: dict[tuple[int, str], int] = {}     # (instruction, verdict) -> components
         self.examples: list[Departure] = []
         self.adopted_lanes = np.zeros(lanes, bool)
@@ -153,6 +166,7 @@ class ReplayHook:
         from ..exec.operands import _PRECISION
         conv = _PRECISION.get(x.inst.precision)
         as_written = conv(np.ascontiguousarray(exe)) if conv is not None else exe
+        as_written = _words(as_written)
         differ = ~same_words(as_written, imp) & written & known[:, None]
         if not differ.any():
             return exe
@@ -166,8 +180,7 @@ class ReplayHook:
             lane = int(lanes[r])
             bad = tuple(c for c in comps if not verdicts[r_i, c])
             if bad:
-                self.bad[lane] = True
-                self.unexplained.append(self._departure(x, site, r_i, lane, int(p[r]), bad, ""))
+                self._unexplained(lane, self._departure(x, site, r_i, lane, int(p[r]), bad, ""))
                 continue
             for c in comps:
                 out[r, c] = imp[r, c]
@@ -235,17 +248,46 @@ class ReplayHook:
                           "flushed value give the implementation's outcome"]]))
                 self.adopted[key] = self.adopted.get(key, 0) + 1
                 continue
-            self.bad[lane] = True
-            self.unexplained.append(Departure(
+            self._unexplained(lane, Departure(
                 x.index, lane, int(p[r]), tuple(range(4)), "cc",
                 ["pass" if b else "fail" for b in exe_pass[r]],
                 ["pass" if b else "fail" for b in imp_pass[r]],
                 [[f"CC{cond.cc} flags {[int(f) for f in flags]}"]]))
         return out
 
-    def _flow_parted(self, k: int, lane: int, passno: int) -> None:
+    def kill_decision(self, x, st, sel, kill, operand):
+        """KIL of a float operand holding a denormal: the implementation may flush it
+        (GP4 issue 18), which can turn "< 0" false.  Where the flushed decision differs from
+        the executor's and agrees with whether the implementation kept the fragment in the
+        end, the executor takes it (a killed fragment stops: the decision is needed now)."""
+        if self.impl_killed is None or x.t != DataType.FLOAT:
+            return kill
+        a = np.ascontiguousarray(np.asarray(operand, np.float32))
+        alt = (cmp_flush(a.view(np.uint32)).view(np.float32) < 0).any(axis=1)
+        lanes = st.base + np.asarray(sel)
+        alt = np.broadcast_to(alt, kill.shape)
+        take = (alt != kill) & (alt == self.impl_killed[lanes]) & ~self.bad[lanes]
+        if not take.any():
+            return kill
+        for r in np.flatnonzero(take):
+            key = (x.index, "ftz")
+            if key not in self.adopted:
+                self.examples.append(Departure(
+                    x.index, int(lanes[r]), 1, tuple(range(4)), "ftz",
+                    ["kill" if kill[r] else "keep"], ["kill" if alt[r] else "keep"],
+                    [_fmt(a[r if a.shape[0] > 1 else 0].view(np.uint32))]))
+            self.adopted[key] = self.adopted.get(key, 0) + 1
+        return np.where(take, alt, kill)
+
+    def _unexplained(self, lane: int, dep: Departure) -> None:
         self.bad[lane] = True
-        self.unexplained.append(Departure(
+        if not self.final and self.unchecked[lane]:
+            self.tentative.append(dep)
+        else:
+            self.unexplained.append(dep)
+
+    def _flow_parted(self, k: int, lane: int, passno: int) -> None:
+        self._unexplained(lane, Departure(
             k, lane, passno, (), "flow", [f"runs it {passno} times or more"],
             ["ran it fewer times"], []))
 
@@ -384,18 +426,25 @@ def replay(program: Program, facts, reflection, gen, cap, runner, lanes: int,
     from .core import compare_all, run_executor
     values = probe_values(program, gen, runner, lanes)
     conds = probe_conditions(program, gen, runner, lanes, values)
-    rounds = 1
-    while True:
-        hook = ReplayHook(program, values, lanes, backend, conds)
-        res = run_executor(program, gen, lanes, hooks=hook)
-        diffs, _ = compare_all(program, facts, reflection, res, cap, [], strict=True)
-        left = {d.lane for d in diffs} - set(np.flatnonzero(hook.bad).tolist())
-        need = [ln for ln in left if ln < lanes and hook.unchecked[ln]]
-        if rounds >= 2 or not need:
-            return ReplayResult(diffs, hook, res, rounds)
-        upto = min(PASS_LIMIT, max(int(v.count.max()) for v in values.values()
-                                   if v.count is not None))
-        rounds += 1
-        if not _probe_passes(program, gen, runner, lanes, values, upto):
-            return ReplayResult(diffs, hook, res, rounds - 1)
-
+    # round one: the last pass of each instruction; round two (when a lane that still differs
+    # went through passes whose values were not probed): each of the first PASS_LIMIT passes
+    repeated = any(v.count is not None for v in values.values())
+    killed = getattr(cap, "killed", None)
+    hook = ReplayHook(program, values, lanes, backend, conds, final=not repeated,
+                      impl_killed=killed)
+    res = run_executor(program, gen, lanes, hooks=hook)
+    diffs, _ = compare_all(program, facts, reflection, res, cap, [], strict=True)
+    if hook.final:
+        return ReplayResult(diffs, hook, res, 1)
+    left = {d.lane for d in diffs} - {d.lane for d in hook.unexplained}
+    if not hook.tentative and not any(hook.unchecked[ln] for ln in left if ln < lanes):
+        hook.unexplained += hook.tentative
+        hook.tentative = []
+        return ReplayResult(diffs, hook, res, 1)
+    upto = min(PASS_LIMIT, max(int(v.count.max()) for v in values.values()
+                               if v.count is not None))
+    _probe_passes(program, gen, runner, lanes, values, upto)
+    hook = ReplayHook(program, values, lanes, backend, conds, final=True, impl_killed=killed)
+    res = run_executor(program, gen, lanes, hooks=hook)
+    diffs, _ = compare_all(program, facts, reflection, res, cap, [], strict=True)
+    return ReplayResult(diffs, hook, res, 2)
