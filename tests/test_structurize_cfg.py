@@ -14,6 +14,8 @@ import random
 import numpy as np
 import pytest
 
+from conftest import gl_runner
+
 import xlate
 from test_exec_helpers import build
 from xlate.ir.model import Program
@@ -123,17 +125,7 @@ def test_random_programs_translate_to_valid_spirv(seed):
 
 
 def _gl_runner():
-    try:
-        from xlate.verify import gl as glmod
-        from xlate.verify.glapi import GLUnavailable
-    except Exception as e:                      # pragma: no cover - verify not importable
-        pytest.skip(f"xlate.verify unavailable: {e}")
-    try:
-        return glmod.Runner("gl")
-    except GLUnavailable as e:
-        pytest.skip(f"no OpenGL implementation: {e}")
-    except Exception as e:                      # pragma: no cover - broken driver
-        pytest.skip(f"no OpenGL implementation: {type(e).__name__}: {e}")
+    return gl_runner("gl")
 
 
 @pytest.mark.parametrize("seed", SEEDS[::4])

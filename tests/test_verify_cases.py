@@ -11,26 +11,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from conftest import gl_runner
+
 import xlate
 from xlate.backends.glsl import emit_glsl
 from xlate.verify import compare as cmp
 from xlate.verify import core
 from xlate.verify.analysis import analyse
-from xlate.verify.glapi import GLUnavailable
 from xlate.verify.inputs import GeneratedInputs
-
-_runners: dict = {}
 
 
 def runner_or_skip(backend: str = "gl"):
-    if backend not in _runners:
-        try:
-            _runners[backend] = core.make_runner(backend)
-        except GLUnavailable as e:
-            _runners[backend] = e
-    if isinstance(_runners[backend], Exception):
-        pytest.skip(f"no implementation ({backend}): {_runners[backend]}")
-    return _runners[backend]
+    return gl_runner(backend)
 
 
 def run_both(text: str, inputs: dict, params: dict | None = None, textures=None,
@@ -191,8 +183,7 @@ void main()
 def _link_spirv_in_subprocess(decl: str) -> None:
     import subprocess
     import sys
-    runner_or_skip()
-    pytest.importorskip("xlate.backends.spirv")
+    runner_or_skip("gl-spirv")
     code = ("from xlate.verify import gl as G\nfrom xlate.verify import glapi as GA\n"
             f"src = {_PRECISE_VS.replace('DECL', decl)!r}\n"
             "G.Runner('gl-spirv').program([(GA.GL_VERTEX_SHADER, src)])\n")

@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import shared_corpus_or_skip
+
 import xlate
 from xlate.ir.model import Source
 from xlate.verify import trace
@@ -93,8 +95,7 @@ EXPLAINED_NV4 = [
                          + EXPLAINED_NV4)
 def test_corpus_differences_are_explained(name, verdict):
     path = CORPUS / name
-    if not path.exists():
-        pytest.skip(f"{path} not present (../shared/corpus absent)")
+    shared_corpus_or_skip(name)
     runner = runner_or_skip("gl")
     rep = verify_source(path.read_text(), str(path), lanes=256, seed=1, runner=runner)
     assert rep.status == "pass", (rep.status, rep.reason, rep.localization)
