@@ -120,3 +120,17 @@ def test_switch_values():
             assert conftest.required("XLATE_REQUIRE_TEST_SWITCH") is on, value
         finally:
             del os.environ["XLATE_REQUIRE_TEST_SWITCH"]
+
+
+@pytest.mark.parametrize("ci, derandomize", [("true", True), ("", False)])
+def test_hypothesis_profile_follows_ci(ci, derandomize):
+    """CI=true loads the derandomized "ci" profile (the same examples every run, no deadline);
+    otherwise "dev" (random examples, no deadline)."""
+    e = {k: v for k, v in os.environ.items() if k not in ("CI", "HYPOTHESIS_PROFILE")}
+    e.update(CI=ci, PYTHONPATH=os.pathsep.join([str(TESTS), str(TESTS.parent)]))
+    code = ("import conftest\nfrom hypothesis import settings\n"
+            "s = settings(max_examples=7)\n"
+            "print(settings.default.derandomize, s.derandomize, s.deadline, s.max_examples)")
+    out = subprocess.run([sys.executable, "-c", code], env=e, capture_output=True, text=True,
+                         timeout=120, check=True).stdout.split()
+    assert out == [str(derandomize), str(derandomize), "None", "7"]
