@@ -42,7 +42,7 @@ except ImportError:                             # pragma: no cover - hypothesis 
 if _hsettings is not None:
     _hsettings.register_profile("ci", derandomize=True, max_examples=50, deadline=None,
                                 print_blob=True)
-    _hsettings.register_profile("dev", deadline=None)
+    _hsettings.register_profile("dev", derandomize=False, deadline=None)
     _hsettings.load_profile(os.environ.get("HYPOTHESIS_PROFILE")
                             or ("ci" if os.environ.get("CI") else "dev"))
 

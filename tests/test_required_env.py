@@ -127,7 +127,9 @@ def test_hypothesis_profile_follows_ci(ci, derandomize):
     """CI=true loads the derandomized "ci" profile (the same examples every run, no deadline);
     otherwise "dev" (random examples, no deadline)."""
     e = {k: v for k, v in os.environ.items() if k not in ("CI", "HYPOTHESIS_PROFILE")}
-    e.update(CI=ci, PYTHONPATH=os.pathsep.join([str(TESTS), str(TESTS.parent)]))
+    if ci:
+        e["CI"] = ci
+    e.update(PYTHONPATH=os.pathsep.join([str(TESTS), str(TESTS.parent)]))
     code = ("import conftest\nfrom hypothesis import settings\n"
             "s = settings(max_examples=7)\n"
             "print(settings.default.derandomize, s.derandomize, s.deadline, s.max_examples)")
