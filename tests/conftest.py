@@ -131,3 +131,12 @@ def gl_context(*profiles: str):
         except GLUnavailable as e:
             no_gl(f"{profile} profile: {e}")
     return gl
+
+
+def mesa_version(runner) -> tuple[int, ...] | None:
+    """The Mesa version (22, 3, 6) behind a verify runner (from its GL_VERSION / Vulkan driver
+    description), or None when the implementation is not Mesa -- for xfails of a defect
+    observed with one version (test_verify_cases.mesa_defect)."""
+    import re
+    m = re.search(r"Mesa (\d+)\.(\d+)(?:\.(\d+))?", runner.describe())
+    return tuple(int(g) for g in m.groups() if g is not None) if m else None
