@@ -1,8 +1,19 @@
-"""Shared test configuration: where the shared corpus is, and environment for GL backends."""
+"""Shared test configuration: where the shared corpus is, environment for GL backends, the
+hypothesis profiles, and the one place each test that needs something outside the repository
+(an OpenGL or Vulkan implementation, ``../shared/corpus``) goes when that thing is missing.
+
+A plain clone skips those tests with the reason.  CI sets the switches below, which turn such a
+skip into a failure, so that a broken install cannot leave a green run that tested nothing:
+
+* ``XLATE_REQUIRE_GL=1``      -- an OpenGL implementation (Mesa llvmpipe via EGL) must exist;
+* ``XLATE_REQUIRE_VULKAN=1``  -- a Vulkan implementation (lavapipe + the loader) must exist;
+* ``XLATE_REQUIRE_CORPUS=1``  -- ``../shared/corpus`` must be present.
+"""
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -15,8 +26,117 @@ os.environ.setdefault("MESA_SHADER_CACHE_DIR", str(ROOT / ".cache" / "mesa"))
 os.environ.setdefault("EGL_PLATFORM", "surfaceless")
 os.environ.setdefault("XLATE_CACHE_DIR", str(ROOT / ".cache" / "xlate"))
 
+REQUIRE_GL, REQUIRE_VULKAN, REQUIRE_CORPUS = \
+    "XLATE_REQUIRE_GL", "XLATE_REQUIRE_VULKAN", "XLATE_REQUIRE_CORPUS"
 
-def shared_corpus_or_skip() -> Path:
-    if not SHARED_CORPUS.is_dir():
-        pytest.skip(f"shared corpus not present at {SHARED_CORPUS}")
-    return SHARED_CORPUS
+
+# ---- hypothesis profiles ---------------------------------------------------------------------
+# "ci" (loaded when CI is set, as CI services and .ci/run set it): the same examples on every
+# run (derandomize), a fixed count, no per-example deadline (a loaded 2-core runner is slow,
+# not wrong).  "dev" (the default): random examples, no deadline either.  Tests that pass their
+# own max_examples keep it; HYPOTHESIS_PROFILE picks another profile by name.
+try:
+    from hypothesis import settings as _hsettings
+except ImportError:                             # pragma: no cover - hypothesis is a test dep
+    _hsettings = None
+if _hsettings is not None:
+    _hsettings.register_profile("ci", derandomize=True, max_examples=50, deadline=None,
+                                print_blob=True)
+    _hsettings.register_profile("dev", derandomize=False, deadline=None)
+    _hsettings.load_profile(os.environ.get("HYPOTHESIS_PROFILE")
+                            or ("ci" if os.environ.get("CI") else "dev"))
+
+
+# ---- required environments -------------------------------------------------------------------
+def required(var: str) -> bool:
+    """Whether the environment switch ``var`` (one of the XLATE_REQUIRE_* above) is on."""
+    return os.environ.get(var, "").strip().lower() not in ("", "0", "false", "no")
+
+
+def missing(var: str, reason: str) -> NoReturn:
+    """Skip with ``reason`` -- or fail, when the switch ``var`` says this environment must have
+    what is missing."""
+    if required(var):
+        pytest.fail(f"{reason} [{var} is set: this environment must provide it]", pytrace=False)
+    pytest.skip(reason)
+
+
+def no_gl(reason) -> NoReturn:
+    missing(REQUIRE_GL, f"no OpenGL implementation: {reason}")
+
+
+def no_vulkan(reason) -> NoReturn:
+    missing(REQUIRE_VULKAN, f"no Vulkan implementation: {reason}")
+
+
+def no_corpus(reason) -> NoReturn:
+    missing(REQUIRE_CORPUS, f"shared corpus not present: {reason}")
+
+
+def shared_corpus_or_skip(sub: str = "") -> Path:
+    """``../shared/corpus`` (or the file/folder ``sub`` in it); skips (fails under
+    XLATE_REQUIRE_CORPUS) when absent."""
+    path = SHARED_CORPUS / sub if sub else SHARED_CORPUS
+    if not path.exists():
+        no_corpus(f"{path} (../shared is not part of a plain clone)")
+    return path
+
+
+def corpus_mark(sub: str = "") -> pytest.MarkDecorator:
+    """Mark: the test needs ``../shared/corpus`` (or ``sub`` in it); see shared_corpus_or_skip."""
+    return pytest.mark.needs_corpus(sub)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "needs_corpus(sub): needs ../shared/corpus[/sub]; skips "
+                            "without it, fails under XLATE_REQUIRE_CORPUS=1")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    for mark in item.iter_markers("needs_corpus"):
+        shared_corpus_or_skip(*mark.args)
+
+
+_runners: dict = {}
+
+
+def gl_runner(backend: str = "gl", *, precise: bool = False):
+    """The (cached) verify runner of ``backend`` ("gl", "gl-spirv" or "vulkan"); skips --
+    fails under XLATE_REQUIRE_GL / XLATE_REQUIRE_VULKAN -- when the implementation is missing
+    (``GLUnavailable``, for Vulkan its subclass).  Any other exception propagates: a broken
+    driver or harness is a failure, not a missing implementation."""
+    from xlate.verify import core
+    from xlate.verify.glapi import GLUnavailable
+    key = (backend, precise)
+    if key not in _runners:
+        try:
+            _runners[key] = core.make_runner(backend, precise=precise)
+        except GLUnavailable as e:
+            _runners[key] = e
+    r = _runners[key]
+    if isinstance(r, Exception):
+        (no_vulkan if backend == "vulkan" else no_gl)(f"backend {backend}: {r}")
+    return r
+
+
+def gl_context(*profiles: str):
+    """xlate.verify.glapi's context of each of ``profiles`` ("core", "compat"; default core);
+    returns the last.  Skips/fails like gl_runner."""
+    from xlate.verify.glapi import GLUnavailable, context
+    gl = None
+    for profile in profiles or ("core",):
+        try:
+            gl = context(profile)
+        except GLUnavailable as e:
+            no_gl(f"{profile} profile: {e}")
+    return gl
+
+
+def mesa_version(runner) -> tuple[int, ...] | None:
+    """The Mesa version (22, 3, 6) behind a verify runner (from its GL_VERSION / Vulkan driver
+    description), or None when the implementation is not Mesa -- for xfails of a defect
+    observed with one version (test_verify_cases.mesa_defect)."""
+    import re
+    m = re.search(r"Mesa (\d+)\.(\d+)(?:\.(\d+))?", runner.describe())
+    return tuple(int(g) for g in m.groups() if g is not None) if m else None

@@ -16,7 +16,7 @@ import csv
 
 import pytest
 
-from conftest import SHARED_CORPUS
+from conftest import SHARED_CORPUS, corpus_mark
 
 import xlate
 from xlate.diagnostics import XlateError
@@ -126,7 +126,7 @@ def corpus_files() -> list[tuple[str, str]]:
 
 FILES = corpus_files()
 CHUNKS = 8
-needs_corpus = pytest.mark.skipif(not SHARED_CORPUS.is_dir(), reason="../shared/corpus is not present")
+needs_corpus = corpus_mark()
 
 
 def expected_outcome(rel: str, manifest: str) -> str:

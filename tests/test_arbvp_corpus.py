@@ -18,7 +18,7 @@ from collections import Counter
 
 import pytest
 
-from conftest import SHARED_CORPUS
+from conftest import SHARED_CORPUS, corpus_mark
 
 import xlate
 from xlate.diagnostics import XlateError
@@ -69,7 +69,7 @@ def translate_both(rel: str) -> str | None:
 
 
 ROWS = manifest(("arbvp", "arbvp_nv2", "arbvp_nv3"), ("arbvp1", "vp40"))
-NO_CORPUS = pytest.mark.skipif(not SHARED_CORPUS.is_dir(), reason="../shared/corpus is not present")
+NO_CORPUS = corpus_mark()
 
 #: MANIFEST says ok, still rejected -- each a damaged text that no driver was ever given: (line,
 #: code) of the first error

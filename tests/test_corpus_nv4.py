@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import SHARED_CORPUS
+from conftest import SHARED_CORPUS, corpus_mark
 
 import xlate
 from xlate.diagnostics import XlateError
@@ -30,14 +30,14 @@ def nv4_files():
 FILES = nv4_files()
 
 
-@pytest.mark.skipif(not SHARED_CORPUS.is_dir(), reason="../shared/corpus is not present")
+@corpus_mark()
 def test_corpus_has_nv4_programs():
     heads = {f.read_text(errors="replace")[:9] for f in FILES}
     assert {"!!NVvp4.0", "!!NVfp4.0", "!!NVgp4.0"} <= heads
     assert len(FILES) > 1000
 
 
-@pytest.mark.skipif(not SHARED_CORPUS.is_dir(), reason="../shared/corpus is not present")
+@corpus_mark()
 @pytest.mark.parametrize("chunk", range(8))
 def test_nv4_corpus_translates_and_validates(chunk):
     failures = []
@@ -57,7 +57,7 @@ def test_nv4_corpus_translates_and_validates(chunk):
     assert not failures, "\n".join(failures[:20])
 
 
-@pytest.mark.skipif(not (SHARED_CORPUS / SPEC_ILLEGAL).is_file(), reason="spec example not present")
+@corpus_mark(SPEC_ILLEGAL)
 def test_pbo_spec_example_is_rejected_where_the_spec_says():
     text = (SHARED_CORPUS / SPEC_ILLEGAL).read_text()
     with pytest.raises(XlateError) as err:

@@ -21,7 +21,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
-from conftest import SHARED_CORPUS
+from conftest import SHARED_CORPUS, corpus_mark
 
 from xlate import api
 from xlate.diagnostics import XlateError
@@ -63,7 +63,7 @@ def _outcomes(paths) -> list[tuple[str, str, str]]:
     return out
 
 
-@pytest.mark.skipif(not FILES, reason=f"../shared/corpus is not present ({SHARED_CORPUS})")
+@corpus_mark()
 def test_every_corpus_program_translates_or_is_rejected_per_profile():
     chunks = [FILES[i::2] for i in range(2)]
     context = multiprocessing.get_context("fork") if "fork" in \
@@ -107,7 +107,7 @@ def older_files():
 OLDER_FILES = older_files()
 
 
-@pytest.mark.skipif(not OLDER_FILES, reason=f"../shared/corpus is not present ({SHARED_CORPUS})")
+@corpus_mark()
 def test_older_dialect_programs_translate_or_are_rejected_per_profile():
     """The same contract for VP1.x/VSP1.0/VP2.0, ARBvp (+NV2/NV3), ARBfp (+NV/NV2) and FP1.0
     (a fixed sample per folder): each program that parses translates under glsl330 and es310,

@@ -14,13 +14,15 @@ from pathlib import Path
 
 import pytest
 
+from conftest import corpus_mark
+
 from xlate import api
 from xlate.diagnostics import XlateError
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "collected" / "tgsi"
 FILES = sorted(CORPUS.rglob("*.tgsi")) if CORPUS.is_dir() else []
 
-pytestmark = pytest.mark.skipif(not FILES, reason=f"no TGSI corpus at {CORPUS}")
+pytestmark = corpus_mark("collected/tgsi")
 
 
 def _translate_all():

@@ -20,6 +20,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from conftest import REQUIRE_CORPUS, no_corpus, required
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "corpus"
 
@@ -65,6 +67,8 @@ def inputs(folder: Path) -> int:
                                                                              ".tgsi"))
             for p in progs[::max(1, len(progs) // 8)][:8]:
                 files.append((f"shared-{dialect.name}-{p.name}", p.read_bytes()))
+    elif required(REQUIRE_CORPUS):
+        no_corpus(f"{SHARED} (this test then covers the repository's programs only)")
     for dialect in sorted(fuzz_gen.DIALECTS):
         for k in range(3):
             text = fuzz_gen.generate(dialect, random.Random(f"det:{dialect}:{k}"), 12, wild=k == 2)

@@ -4,15 +4,10 @@ VP4-A, VP4-B, FP4-B, GP4-A, GP4-B)."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
-frontends = pytest.importorskip("xlate.frontends")
-from xlate.exec import execute  # noqa: E402
-from nv4_examples import VP4_A, VP4_B, FP4_B, GP4_A, GP4_B, PBO  # noqa: E402
-
-parse_program = getattr(frontends, "parse_program", None)
-if parse_program is None:  # pragma: no cover - older layout
-    parse_program = pytest.importorskip("xlate.frontends.nv").parse_program
+from xlate.exec import execute
+from xlate.frontends import parse_program
+from nv4_examples import VP4_A, VP4_B, FP4_B, GP4_A, GP4_B, PBO
 
 F32 = np.float32
 

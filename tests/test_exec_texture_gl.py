@@ -16,6 +16,8 @@ import os
 import numpy as np
 import pytest
 
+from conftest import gl_context, no_gl
+
 from xlate.exec import Texture, execute
 
 os.environ.setdefault("EGL_PLATFORM", "surfaceless")
@@ -249,12 +251,12 @@ class GLRunner:
 
 @pytest.fixture(scope="module")
 def gl():
-    pytest.importorskip("moderngl")
     try:
-        runner = GLRunner()
-    except Exception as e:  # no EGL / no llvmpipe here
-        pytest.skip(f"no GL context: {e}")
-    return runner
+        import moderngl  # noqa: F401
+    except ImportError as e:
+        no_gl(f"moderngl is not installed ({e})")
+    gl_context("core")      # skips (fails under XLATE_REQUIRE_GL) without EGL / llvmpipe
+    return GLRunner()       # anything failing here, with an implementation present, fails
 
 
 # ---- helpers ---------------------------------------------------------------------------------

@@ -12,6 +12,8 @@ import os
 from pathlib import Path
 
 import pytest
+
+from conftest import shared_corpus_or_skip
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -188,8 +190,7 @@ def corpus_bodies():
 
 
 def test_corpus_statements_parse_as_lark_parses_them(monkeypatch):
-    if not CORPUS.is_dir():
-        pytest.skip(f"shared corpus not found at {CORPUS}")
+    shared_corpus_or_skip()
     from xlate.frontends import parse_program
     bodies = []
     real = syntax.parse_statements

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import gl_runner
+
 import xlate
 from xlate import XlateError
 
@@ -409,9 +411,6 @@ def test_relatively_read_literal_tables_glsl():
     assert "ivec4(xl_p_iarr[clamp(a.x, 0, 1)])" in glsl
 
 
-_gl_runners: dict = {}
-
-
 @pytest.mark.parametrize("backend", ["gl", "gl-spirv"])
 @pytest.mark.parametrize("name", sorted(_TABLES))
 def test_relatively_read_literal_tables_bit_exact_on_gl(name, backend):
@@ -420,17 +419,8 @@ def test_relatively_read_literal_tables_bit_exact_on_gl(name, backend):
     import numpy as np
     from xlate.backends.glsl import emit_glsl
     from xlate.verify import core
-    from xlate.verify import gl as glmod
-    from xlate.verify.glapi import GLUnavailable
     from xlate.verify.inputs import GeneratedInputs
-    if backend not in _gl_runners:
-        try:
-            _gl_runners[backend] = glmod.Runner(backend)
-        except GLUnavailable as e:
-            _gl_runners[backend] = e
-    runner = _gl_runners[backend]
-    if isinstance(runner, Exception):
-        pytest.skip(f"no OpenGL implementation ({backend}): {runner}")
+    runner = gl_runner(backend)
     prog = xlate.parse(_TABLES[name])
     out = emit_glsl(prog, "vulkan" if backend == "gl-spirv" else "glsl450")
     binding = next(b.text() for r in prog.registers.values() if r.kind.name == "INPUT"

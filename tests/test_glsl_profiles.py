@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import gl_context, no_gl
+
 import xlate
 from xlate import api
 from xlate.backends.glsl import ES_PRECISE_HEADER, PROFILE_INFO, PROFILES, helper_library
@@ -407,13 +409,14 @@ def test_glsl330_helpers_match_the_executor_bit_for_bit():
     """The helpers replacing GLSL 4.x built-ins, run on llvmpipe over every fp16 value, the
     fp16 rounding boundaries and random words, against numpy (the executor's fp16 conversion)
     and the executor's packing and flag rules."""
-    np = pytest.importorskip("numpy")
-    moderngl = pytest.importorskip("moderngl")
-    os.environ.setdefault("EGL_PLATFORM", "surfaceless")
+    import numpy as np
     try:
-        ctx = moderngl.create_standalone_context(backend="egl", require=330)
-    except Exception as e:                      # no EGL / no Mesa: nothing to run on
-        pytest.skip(f"no OpenGL 3.3 context: {e}")
+        import moderngl
+    except ImportError as e:
+        no_gl(f"moderngl is not installed ({e})")
+    os.environ.setdefault("EGL_PLATFORM", "surfaceless")
+    gl_context("core")          # no EGL / no Mesa: skips (fails under XLATE_REQUIRE_GL)
+    ctx = moderngl.create_standalone_context(backend="egl", require=330)
     from xlate.exec.alu import op_pk2us, op_pk4ub, op_up2us, op_up4ub
     from xlate.ir.model import DataType
     vs = "#version 330 core\n" + _helpers(

@@ -14,6 +14,8 @@ import random
 import numpy as np
 import pytest
 
+from conftest import gl_runner
+
 import xlate
 from test_exec_helpers import build
 from xlate.ir.model import Program
@@ -89,9 +91,15 @@ def used_inputs(prog: Program, inputs: dict) -> dict:
 
 
 def run_both(prog: Program, inputs: dict, **kw):
+    """(structured form, executor on the original, executor on the linearized structured form).
+    Only the general path ("structured"/"dispatch") has a linear form; a program that takes the
+    per-function path is an error here -- comparing the original with itself would pass
+    whatever the structurizer did (test_functions_mode_tree_on_gl_agrees_with_the_executor
+    checks that path through its GLSL)."""
     inputs = used_inputs(prog, inputs)
     st = S.structurize(prog)
-    lin = S.linearize(st) if st.mode != "functions" else prog
+    assert st.mode != "functions", "per-function path: no linear form to compare"
+    lin = S.linearize(st)
     validate(lin)
     return st, xlate.execute(prog, inputs, **kw), xlate.execute(lin, inputs, **kw)
 
@@ -123,17 +131,7 @@ def test_random_programs_translate_to_valid_spirv(seed):
 
 
 def _gl_runner():
-    try:
-        from xlate.verify import gl as glmod
-        from xlate.verify.glapi import GLUnavailable
-    except Exception as e:                      # pragma: no cover - verify not importable
-        pytest.skip(f"xlate.verify unavailable: {e}")
-    try:
-        return glmod.Runner("gl")
-    except GLUnavailable as e:
-        pytest.skip(f"no OpenGL implementation: {e}")
-    except Exception as e:                      # pragma: no cover - broken driver
-        pytest.skip(f"no OpenGL implementation: {type(e).__name__}: {e}")
+    return gl_runner("gl")
 
 
 @pytest.mark.parametrize("seed", SEEDS[::4])
@@ -312,6 +310,25 @@ def test_nv4_programs_keep_the_per_function_tree():
            "RET;\nf:\nADD t, t, 1;\nRET;\nEND\n")
     st = S.structurize(xlate.parse(src))
     assert st.mode == "functions" and set(st.functions) == {"f"}
+
+
+def test_functions_mode_tree_on_gl_agrees_with_the_executor():
+    """The per-function path (subroutines become GLSL functions) has no linear form: its tree is
+    checked through the GLSL built from it, run on the implementation, against the executor's
+    result of the original program on the same inputs -- and against the values the program
+    computes (position + 1 + 2, through two nested calls and a conditional return)."""
+    from test_verify_cases import impl_words, run_both as run_on_gl
+    src = ("!!NVvp4.0\nTEMP t;\nmain:\nMOV t, vertex.position;\nCAL f;\n"
+           "MOV result.position, t;\nRET;\nf:\nADD t, t, 1;\nCAL g;\nRET;\n"
+           "g:\nMOV.CC t.x, t.x;\nRET (LT.x);\nADD t, t, 2;\nRET;\nEND\n")
+    assert S.structurize(xlate.parse(src)).mode == "functions"
+    pos = np.array([[0, 1, 2, 1], [-5, 0, 0, 1], [3, -1, 0, 0], [-1, 2, 2, 2]], np.float32)
+    want = pos + 1
+    want[want[:, 0] >= 0] += 2                      # g returns early where t.x < 0
+    diffs, res, cap = run_on_gl(src, {"vertex.position": pos})
+    assert res.float("result.position").tolist() == want.tolist()
+    assert impl_words(src, cap, "result.position").view(np.float32).tolist() == want.tolist()
+    assert diffs == [], [d.describe() for d in diffs]
 
 
 def test_linearize_roundtrip_of_the_worked_example():

@@ -20,6 +20,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from conftest import gl_runner
+
 import xlate
 
 
@@ -28,17 +30,7 @@ def f(*v):
 
 
 def _runner():
-    try:
-        from xlate.verify import gl as glmod
-        from xlate.verify.glapi import GLUnavailable
-    except Exception as e:                      # pragma: no cover - verify not importable
-        pytest.skip(f"xlate.verify unavailable: {e}")
-    try:
-        return glmod.Runner("gl")
-    except GLUnavailable as e:
-        pytest.skip(f"no OpenGL implementation: {e}")
-    except Exception as e:                      # pragma: no cover - broken driver
-        pytest.skip(f"no OpenGL implementation: {type(e).__name__}: {e}")
+    return gl_runner("gl")
 
 
 def on_gl(src: str, name: str) -> None:

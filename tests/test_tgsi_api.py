@@ -8,6 +8,8 @@ import sys
 
 import numpy as np
 
+from conftest import shared_corpus_or_skip
+
 from xlate import api, execute
 from xlate.diagnostics import DiagnosticSink, XlateError
 from xlate.frontends.tgsi import binary
@@ -95,7 +97,8 @@ def test_print_then_parse_gives_the_same_ir_for_the_corpus():
     corpus = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "collected" / "tgsi"
     files = sorted(corpus.rglob("*.tgsi")) if corpus.is_dir() else []
     if not files:
-        pytest.skip(f"no TGSI corpus at {corpus}")
+        shared_corpus_or_skip("collected/tgsi")
+        assert files, f"no TGSI programs under {corpus}"
     compared = 0
     for f in files:
         text = f.read_bytes().decode("utf-8", "replace")

@@ -7,6 +7,8 @@ import struct
 from pathlib import Path
 
 import pytest
+
+from conftest import shared_corpus_or_skip
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from xlate.diagnostics import DiagnosticSink
@@ -176,8 +178,7 @@ def test_inexpressible_fields_raise(inst, field):
 
 # ---- corpus round trip ----------------------------------------------------------------------
 def test_corpus_round_trip():
-    if not CORPUS.is_dir():
-        pytest.skip(f"TGSI corpus not present at {CORPUS}")
+    shared_corpus_or_skip("collected/tgsi")
     count = 0
     for path in sorted(p for p in CORPUS.rglob("*") if p.is_file()):
         text = path.read_text(errors="replace")

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import shared_corpus_or_skip
+
 from xlate.diagnostics import DiagnosticSink, Span
 from xlate.frontends.tgsi.model import (Declaration, Dst, Immediate, Indirect, Instruction,
                                         Property, RegRef, Shader, Src)
@@ -712,8 +714,7 @@ REJECTED = {
 
 
 def corpus_files() -> list[Path]:
-    if not CORPUS.is_dir():
-        pytest.skip(f"TGSI corpus not present at {CORPUS}")
+    shared_corpus_or_skip("collected/tgsi")
     return sorted(p for p in CORPUS.rglob("*") if p.is_file())
 
 
@@ -739,7 +740,6 @@ def test_corpus_parses_or_fails_with_diagnostics_only():
 
 def test_corpus_virgl_hex_immediates():
     path = CORPUS / "freedesktop+virglrenderer" / "large_shader.tgsi"
-    if not path.is_file():
-        pytest.skip("virgl corpus file not present")
+    shared_corpus_or_skip("collected/tgsi/freedesktop+virglrenderer/large_shader.tgsi")
     shader = ok(path.read_text())
     assert shader.immediates[0] == Immediate("FLT32", (0x40000000, 0xBF800000, 0, 0x3F7FFFFF))

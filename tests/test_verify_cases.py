@@ -2,35 +2,64 @@
 each reduced to a minimal program and inputs, with the side judged wrong (NV_gpu_program4
 §2.X.8 and the GL/GLSL specifications).
 
-Every case is ``xfail(strict=True)``: it fails today; when the side at fault is fixed the test
-passes, pytest reports the strict XPASS as a failure, and the marker must be removed.  Cases
-that need GL skip with the reason when no implementation is available.
+A defect of the implementation is a strict xfail *only on the Mesa version it was observed
+with* (:func:`mesa_defect`): there it fails today, and a fix makes the strict XPASS a failure so
+the marker goes; on another version the test asserts the specified behaviour outright.  Such a
+test asserts the implementation's output against the spec's values, never the executor's; the
+executor's values for the same program and inputs are asserted by a normal test beside it, so an
+executor regression cannot pass as the expected failure.  Cases that need GL skip with the
+reason when no implementation is available (fail under XLATE_REQUIRE_GL=1).
 """
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from conftest import gl_runner, mesa_version
+
 import xlate
 from xlate.backends.glsl import emit_glsl
 from xlate.verify import compare as cmp
 from xlate.verify import core
 from xlate.verify.analysis import analyse
-from xlate.verify.glapi import GLUnavailable
 from xlate.verify.inputs import GeneratedInputs
-
-_runners: dict = {}
 
 
 def runner_or_skip(backend: str = "gl"):
-    if backend not in _runners:
-        try:
-            _runners[backend] = core.make_runner(backend)
-        except GLUnavailable as e:
-            _runners[backend] = e
-    if isinstance(_runners[backend], Exception):
-        pytest.skip(f"no implementation ({backend}): {_runners[backend]}")
-    return _runners[backend]
+    return gl_runner(backend)
+
+
+def _inputs(inputs: dict, params: dict | None, textures) -> GeneratedInputs:
+    lanes = len(next(iter(inputs.values())))
+    gen = GeneratedInputs(lanes, inputs={k: np.ascontiguousarray(v).view(np.uint32)
+                                         for k, v in inputs.items()},
+                          params={k: np.asarray(v).view(np.uint32) for k, v in (params or {}).items()})
+    if textures:
+        gen.textures = textures
+    return gen
+
+
+def run_executor(text: str, inputs: dict, params: dict | None = None, textures=None):
+    """The executor alone on exactly these inputs (no GL needed)."""
+    gen = _inputs(inputs, params, textures)
+    return core.run_executor(xlate.parse(text), gen, gen.lanes)
+
+
+def impl_words(text: str, cap, binding: str) -> np.ndarray:
+    """The implementation's (lanes, 4) words of the output ``binding`` (a glsl450 capture)."""
+    refl = xlate.translate(text).reflection
+    name = next(o["name"] for o in refl["outputs"] if o["binding"] in (binding, binding + "[0]"))
+    return cap.outputs[name]
+
+
+def mesa_defect(request, observed: tuple[int, ...], reason: str, backend: str = "gl") -> None:
+    """Marks the running test a strict xfail when the implementation is the Mesa version
+    ``observed`` (a prefix: (22, 3) is any 22.3.x) the defect ``reason`` was seen on.  Elsewhere
+    the test runs unmarked and asserts the specified behaviour: a version with the same defect
+    then fails, and ``observed`` needs that version added (or the defect lives on)."""
+    v = mesa_version(runner_or_skip(backend))
+    if v is not None and v[:len(observed)] == observed:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
 
 
 def run_both(text: str, inputs: dict, params: dict | None = None, textures=None,
@@ -41,12 +70,8 @@ def run_both(text: str, inputs: dict, params: dict | None = None, textures=None,
     prog = xlate.parse(text)
     facts = analyse(prog, set(cmp.INEXACT))
     out = emit_glsl(prog, core.runner_profile(runner))
-    lanes = len(next(iter(inputs.values())))
-    gen = GeneratedInputs(lanes, inputs={k: np.ascontiguousarray(v).view(np.uint32)
-                                         for k, v in inputs.items()},
-                          params={k: np.asarray(v).view(np.uint32) for k, v in (params or {}).items()})
-    if textures:
-        gen.textures = textures
+    gen = _inputs(inputs, params, textures)
+    lanes = gen.lanes
     res = core.run_executor(prog, gen, lanes)
     cap = core.run_gl(runner, prog, out.source, out.reflection, gen, lanes)
     diffs, _ = core.compare_all(prog, facts, out.reflection, res, cap, [])
@@ -110,12 +135,7 @@ def test_call_chain_deeper_than_the_call_stack():
 
 # ---- implementation side (Mesa 22.3 llvmpipe) ----------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason=(
-    "implementation: llvmpipe's textureSize(sampler, lod) with a LOD that varies between "
-    "fragments uses one LOD for a whole 8-fragment block (textureSize of level 0 is 8, llvmpipe "
-    "returns 0 when another fragment of the block asks for a level that does not exist); the "
-    "executor's TXQ is per fragment, as GP4 TXQ specifies; corpus/nv4/fp4_texel_fetch_kill.fp"))
-def test_texture_size_with_nonuniform_lod():
+def _txq_case():
     from xlate.exec import Texture
     text = ("!!NVfp4.0\nFLAT INT ATTRIB lod = fragment.attrib[1];\nINT TEMP s;\n"
             "TXQ s, lod.x, texture[0], 2D;\nI2F result.color, s;\nEND\n")
@@ -123,26 +143,54 @@ def test_texture_size_with_nonuniform_lod():
     lod[:, 0] = [0, 0, 0, 0, 0, 1, 9, 0]
     levels = [np.zeros((n, n, 4), np.float32) for n in (8, 4, 2, 1)]
     tex = Texture(levels=levels, filter="NEAREST_MIPMAP_NEAREST")
-    diffs, res, cap = run_both(text, {"fragment.attrib[1]": lod}, textures={0: tex})
-    assert res.float("result.color")[0, 0] == 8.0
-    assert not diffs, [d.describe() for d in diffs]
+    # GP4 TXQ, per fragment: level 0 is 8x8, level 1 4x4 (lane 6 asks for level 9, which does
+    # not exist: undefined, not compared)
+    want = {0: 8, 1: 8, 2: 8, 3: 8, 4: 8, 5: 4, 7: 8}
+    return text, {"fragment.attrib[1]": lod}, {0: tex}, want
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "implementation: llvmpipe samples an integer texture with minification filter NEAREST "
-    "(no mipmapping) from the mip level its LOD selects instead of the base level (GL 4.5 "
-    "§8.14: with NEAREST/LINEAR the base level is used); the executor uses level 0"))
-def test_integer_texture_nearest_uses_base_level():
+def test_texture_size_with_nonuniform_lod_executor():
+    text, inputs, textures, want = _txq_case()
+    got = run_executor(text, inputs, textures=textures).float("result.color")
+    assert {k: tuple(got[k, :2]) for k in want} == {k: (v, v) for k, v in want.items()}
+
+
+def test_texture_size_with_nonuniform_lod(request):
+    mesa_defect(request, (22, 3), reason=(
+        "implementation: llvmpipe's textureSize(sampler, lod) with a LOD that varies between "
+        "fragments uses one LOD for a whole 8-fragment block (Mesa 22.3.6: lane 5, LOD 1, gets "
+        "level 0's size 8); GP4 TXQ is per fragment; corpus/nv4/fp4_texel_fetch_kill.fp"))
+    text, inputs, textures, want = _txq_case()
+    _, _, cap = run_both(text, inputs, textures=textures)
+    got = impl_words(text, cap, "result.color").view(np.float32)
+    assert {k: tuple(got[k, :2]) for k in want} == {k: (v, v) for k, v in want.items()}
+
+
+def _int_nearest_case():
     from xlate.exec import Texture
     text = "!!NVfp4.0\nINT TEMP t;\nTEX.S t, fragment.texcoord[0], texture[0], 2D;\n" \
            "I2F result.color, t;\nEND\n"
     tc = np.zeros((8, 4), np.float32)
     tc[:, 0] = [0, 5, 0, 5, 0, 0.01, 0, 0.01]            # large derivatives in quad 0
     levels = [np.full((n, n, 4), k + 1, np.int32) for k, n in enumerate((8, 4, 2, 1))]
-    tex = Texture(levels=levels, filter="NEAREST")
-    diffs, res, cap = run_both(text, {"fragment.texcoord[0]": tc}, textures={0: tex})
-    assert np.all(res.float("result.color")[:, 0] == 1.0)
-    assert not diffs, [d.describe() for d in diffs]
+    return text, {"fragment.texcoord[0]": tc}, {0: Texture(levels=levels, filter="NEAREST")}
+
+
+def test_integer_texture_nearest_uses_base_level_executor():
+    """GL 4.5 §8.14: with minification NEAREST (no mipmapping) the base level (all 1) is read."""
+    text, inputs, textures = _int_nearest_case()
+    assert run_executor(text, inputs, textures=textures).float("result.color").tolist() == \
+        [[1.0] * 4] * 8
+
+
+def test_integer_texture_nearest_uses_base_level(request):
+    mesa_defect(request, (22, 3), reason=(
+        "implementation: llvmpipe samples an integer texture with minification filter NEAREST "
+        "(no mipmapping) from the mip level its LOD selects instead of the base level (GL 4.5 "
+        "§8.14: with NEAREST/LINEAR the base level is used; Mesa 22.3.6 reads level 3 in quad 0)"))
+    text, inputs, textures = _int_nearest_case()
+    _, _, cap = run_both(text, inputs, textures=textures)
+    assert impl_words(text, cap, "result.color").view(np.float32).tolist() == [[1.0] * 4] * 8
 
 
 @pytest.mark.xfail(strict=True, reason=(
@@ -191,8 +239,7 @@ void main()
 def _link_spirv_in_subprocess(decl: str) -> None:
     import subprocess
     import sys
-    runner_or_skip()
-    pytest.importorskip("xlate.backends.spirv")
+    runner_or_skip("gl-spirv")
     code = ("from xlate.verify import gl as G\nfrom xlate.verify import glapi as GA\n"
             f"src = {_PRECISE_VS.replace('DECL', decl)!r}\n"
             "G.Runner('gl-spirv').program([(GA.GL_VERTEX_SHADER, src)])\n")
@@ -223,19 +270,30 @@ def test_ddx_ddy_are_fine_derivatives():
     assert not diffs, [d.describe() for d in diffs]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "implementation: Mesa 22.3's GLSL compiler constant-folds umulExtended/imulExtended of two "
-    "constant operands wrongly (0xffffffff*0xffffffff gives msb 9, 4*2^30 gives 0; GLSL 4.50 "
-    "§8.8: msb is the high 32 bits of the product); the same GLSL through SPIR-V is right, and "
-    "so is the GLSL path when one operand is not constant (test below).  verify's localization "
-    "names it verdict 'implementation' (trace.known_defect).  Corpus: vert-umul_hi/vert-imul_hi"))
-def test_mulhi_of_constants():
-    text = ("!!NVvp4.0\nUINT TEMP t;\n"
-            "MUL.U.HI t, {4, 0xffffffff, 0x80000000, 3}, {0x40000000, 0xffffffff, 2, 3};\n"
-            "MOV.U result.texcoord[0], t;\nMOV result.position, vertex.attrib[0];\nEND\n")
-    diffs, res, cap = run_both(text, {"vertex.attrib[0]": np.zeros((8, 4), np.float32)})
-    assert list(res.words("result.texcoord[0]")[0]) == [1, 0xfffffffe, 1, 0]
-    assert not diffs, [d.describe() for d in diffs]
+MULHI_CONSTANTS = ("!!NVvp4.0\nUINT TEMP t;\n"
+                   "MUL.U.HI t, {4, 0xffffffff, 0x80000000, 3}, {0x40000000, 0xffffffff, 2, 3};\n"
+                   "MOV.U result.texcoord[0], t;\nMOV result.position, vertex.attrib[0];\nEND\n")
+#: the high 32 bits of each 64-bit product (NV_gpu_program4 MUL.HI), computed here
+MULHI_WANT = [(a * b) >> 32 for a, b in zip((4, 0xffffffff, 0x80000000, 3),
+                                            (0x40000000, 0xffffffff, 2, 3))]
+
+
+def test_mulhi_of_constants_executor():
+    res = run_executor(MULHI_CONSTANTS, {"vertex.attrib[0]": np.zeros((8, 4), np.float32)})
+    assert MULHI_WANT == [1, 0xfffffffe, 1, 0]
+    assert res.words("result.texcoord[0]").tolist() == [MULHI_WANT] * 8
+
+
+def test_mulhi_of_constants(request):
+    mesa_defect(request, (22, 3), reason=(
+        "implementation: Mesa 22.3's GLSL compiler constant-folds umulExtended/imulExtended of "
+        "two constant operands wrongly (0xffffffff*0xffffffff gives msb 9, 4*2^30 gives 0; "
+        "GLSL 4.50 §8.8: msb is the high 32 bits of the product); the same GLSL through SPIR-V "
+        "is right, and so is the GLSL path when one operand is not constant (test below).  "
+        "verify's localization names it verdict 'implementation' (trace.known_defect).  "
+        "Corpus: vert-umul_hi/vert-imul_hi"))
+    _, _, cap = run_both(MULHI_CONSTANTS, {"vertex.attrib[0]": np.zeros((8, 4), np.float32)})
+    assert impl_words(MULHI_CONSTANTS, cap, "result.texcoord[0]").tolist() == [MULHI_WANT] * 8
 
 
 @pytest.mark.parametrize("backend", ["gl", "gl-spirv"])
@@ -341,19 +399,33 @@ def _draw_gs_in_subprocess(n: int, workaround: bool) -> int:
                           ).returncode
 
 
-# Not strict: the write past the array corrupts the heap, and whether glibc notices before the
-# child exits depends on the allocation pattern (a fresh clone with an empty Mesa shader cache
-# went through 20 draws clean in CI).  The workaround test below is the deterministic check.
-@pytest.mark.xfail(strict=False, reason=(
-    "implementation: Mesa 22.3's draw module (llvmpipe; lavapipe shares it) keeps one length "
-    "per output strip in an array sized for the complete primitives max_vertices vertices "
-    "make (max_vertices - 2 for a triangle strip), but every EndPrimitive takes an entry: "
-    "EmitVertex x2, EndPrimitive, EmitVertex under max_vertices = 3 writes past the array and "
-    "corrupts the heap (valgrind: invalid write in swrast_dri.so; the process aborts later).  "
-    "The verify harness works around it (gl.strip_room: test below); generator tgsi geometry "
-    "seeds 3 and 122 crashed campaigns"))
-def test_gs_more_strips_than_primitives():
-    assert _draw_gs_in_subprocess(3, workaround=False) == 0
+# The defect itself is not asserted: the write past the array corrupts the heap, and whether
+# glibc notices before the child exits depends on the allocation pattern (a fresh clone with an
+# empty Mesa shader cache went through 20 draws clean in CI), so a test of the crash could only
+# be a non-strict xfail, which cannot fail.  What is deterministic is asserted instead: the
+# harness's workaround (gl.strip_room) gives the shader room for a strip per vertex, and with it
+# the program verifies (next test).  The defect, for the record: Mesa 22.3's draw module
+# (llvmpipe; lavapipe shares it) keeps one length per output strip in an array sized for the
+# complete primitives max_vertices vertices make (max_vertices - 2 for a triangle strip), but
+# every EndPrimitive takes an entry: EmitVertex x2, EndPrimitive, EmitVertex under
+# max_vertices = 3 writes past the array (valgrind: invalid write in swrast_dri.so); generator
+# tgsi geometry seeds 3 and 122 crashed campaigns.
+def test_gs_strip_room_makes_room_for_a_strip_per_vertex():
+    import re
+    import xlate.verify.gl as G
+    glsl = xlate.translate(_STRIPS_GS.format(n=3)).glsl
+    assert re.search(r"max_vertices = 3\b", glsl)
+    room = G.strip_room(glsl)
+    assert re.search(r"max_vertices = 5\b", room)          # 3 + a triangle's vertices - 1
+    assert "EmitVertex();" in glsl and "EndPrimitive();" in glsl
+    assert room.count("if (xv_emitted < 3) { xv_emitted++; xv_pending++; EmitVertex(); }") == \
+        glsl.count("EmitVertex();")
+    assert room.count("if (xv_pending > 0) { xv_pending = 0; EndPrimitive(); }") == \
+        glsl.count("EndPrimitive();")
+    assert G.strip_room(xlate.translate(VP_PLAIN).glsl) == xlate.translate(VP_PLAIN).glsl
+
+
+VP_PLAIN = "!!NVvp4.0\nMOV result.position, vertex.attrib[0];\nEND\n"
 
 
 def test_gs_more_strips_than_primitives_workaround():

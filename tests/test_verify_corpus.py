@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, shared_corpus_or_skip
+from conftest import ROOT, gl_context, shared_corpus_or_skip
 
 SAMPLE = 4          # programs per folder
 SEED = 11
@@ -27,11 +27,7 @@ def _diffcheck():
 
 def test_diffcheck_sample():
     corpus = shared_corpus_or_skip()
-    from xlate.verify.glapi import GLUnavailable, context
-    try:
-        context("core")
-    except GLUnavailable as e:
-        pytest.skip(f"no OpenGL implementation: {e}")
+    gl_context("core")
     dc = _diffcheck()
     files = dc.sample(dc.corpus_files(Path(corpus)), SAMPLE, SEED)
     assert set(files) == set(dc.FOLDERS)
@@ -57,14 +53,9 @@ def test_diffcheck_sample():
 def test_cgc_glsl_oracle_sample():
     """cgc's own GLSL for the same entry point, beside xlate's translation of the assembly."""
     corpus = shared_corpus_or_skip()
-    from xlate.verify.glapi import GLUnavailable, context
     from xlate.verify.oracle import CompatRunner, compare_pair, pairs
     from xlate.verify.gl import Runner
-    try:
-        context("core")
-        context("compat")
-    except GLUnavailable as e:
-        pytest.skip(f"no OpenGL implementation: {e}")
+    gl_context("core", "compat")
     ps = pairs(Path(corpus))
     assert len(ps) > 1000
     vs = [p for p in ps if p[2] == "vertex"][::97][:3]
@@ -84,13 +75,8 @@ def test_oracle_struct_attribute_read_as_a_uniform():
     vertex and the uniform that value, so the pair compares like for like (it differed on
     every vertex before)."""
     corpus = shared_corpus_or_skip()
-    from xlate.verify.glapi import GLUnavailable, context
     from xlate.verify.oracle import compare_pair
-    try:
-        context("core")
-        context("compat")
-    except GLUnavailable as e:
-        pytest.skip(f"no OpenGL implementation: {e}")
+    gl_context("core", "compat")
     cg = Path(corpus) / "cg"
     name = "scalefx__shaders__scalefx-pass4-hybrid.cg__main_vertex"
     r = compare_pair(cg / "gp4vp" / f"{name}__noopt.vp", cg / "glslv" / f"{name}.vert",
@@ -117,11 +103,7 @@ def test_every_project_corpus_program_verifies():
     import json
     import subprocess
     import sys
-    from xlate.verify.glapi import GLUnavailable, context
-    try:
-        context("core")
-    except GLUnavailable as e:
-        pytest.skip(f"no OpenGL implementation: {e}")
+    gl_context("core")
     files = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "corpus").rglob("*")
                    if p.suffix in (".vp", ".fp", ".gp", ".tgsi"))
     assert len(files) >= 30

@@ -8,26 +8,16 @@ import json
 import numpy as np
 import pytest
 
+from conftest import gl_runner
+
 from xlate import cli
 from xlate.verify import gl as glmod
 from xlate.verify.core import verify_source
 from xlate.verify.glapi import GLUnavailable
 
-_runners: dict = {}
-
 
 def runner_or_skip(backend: str = "gl"):
-    if backend not in _runners:
-        try:
-            _runners[backend] = glmod.Runner(backend)
-        except GLUnavailable as e:
-            _runners[backend] = e
-        except Exception as e:                       # pragma: no cover - broken driver
-            _runners[backend] = GLUnavailable(f"{type(e).__name__}: {e}")
-    r = _runners[backend]
-    if isinstance(r, Exception):
-        pytest.skip(f"no implementation for backend {backend}: {r}")
-    return r
+    return gl_runner(backend)
 
 
 VP = """!!NVvp4.0

@@ -12,31 +12,20 @@ examples keeps the test well under a minute.
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from conftest import gl_runner
 
-from xlate.verify import gl as glmod  # noqa: E402
-from xlate.verify.core import verify_source  # noqa: E402
-from xlate.verify.generate import random_program  # noqa: E402
-from xlate.verify.glapi import GLUnavailable  # noqa: E402
+from xlate.verify.core import verify_source
+from xlate.verify.generate import random_program
 
 EXAMPLES = 24          # per stage
 LANES = 256
 
-_runner: list = []
-
 
 def runner_or_skip():
-    if not _runner:
-        try:
-            _runner.append(glmod.Runner("gl", precise=True))
-        except GLUnavailable as e:
-            _runner.append(e)
-    if isinstance(_runner[0], Exception):
-        pytest.skip(f"no OpenGL implementation: {_runner[0]}")
-    return _runner[0]
+    return gl_runner("gl", precise=True)
 
 
 def _check(stage: str, seed: int) -> None:

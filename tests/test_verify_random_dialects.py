@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import pytest
 
-from xlate.verify import gl as glmod
+from conftest import gl_runner
+
 from xlate.verify.core import verify_source
 from xlate.verify.generate import DIALECTS, generate
-from xlate.verify.glapi import GLUnavailable
 
 LANES = 256
 #: seeds per (dialect, stage): about 130 programs, ~25 s on llvmpipe (VSP1.0's 98-element
@@ -26,18 +26,9 @@ SEEDS = {"vsp1.0": 5, "tgsi": 8}
 DEFAULT_SEEDS = 10
 OPEN: dict[tuple[str, str, int], str] = {}
 
-_runner: list = []
-
 
 def runner_or_skip():
-    if not _runner:
-        try:
-            _runner.append(glmod.Runner("gl", precise=True))
-        except GLUnavailable as e:
-            _runner.append(e)
-    if isinstance(_runner[0], Exception):
-        pytest.skip(f"no OpenGL implementation: {_runner[0]}")
-    return _runner[0]
+    return gl_runner("gl", precise=True)
 
 
 def _cases():

@@ -21,23 +21,13 @@ from xlate.verify import core
 from xlate.verify import vulkan as vkmod
 from xlate.verify.glapi import GLUnavailable
 
-from conftest import ROOT
+from conftest import ROOT, gl_runner, no_vulkan
 from test_verify_cases import run_both
 from test_verify_gl import FP, GP, TEXFP, VP
 
-_runner: list = []
-
 
 def runner_or_skip():
-    if not _runner:
-        try:
-            _runner.append(vkmod.Runner())
-        except GLUnavailable as e:
-            _runner.append(e)
-    r = _runner[0]
-    if isinstance(r, Exception):
-        pytest.skip(f"no Vulkan implementation: {r}")
-    return r
+    return gl_runner("vulkan")
 
 
 def _run(text: str, lanes: int, inputs: dict, params: dict | None = None, textures=None,
@@ -456,7 +446,7 @@ def test_cli_exit_3_without_a_driver(tmp_path):
     try:
         import vulkan  # noqa: F401  (only whether it imports)
     except (ImportError, OSError) as e:
-        pytest.skip(f"no vulkan package / loader: {e}")
+        no_vulkan(f"no vulkan package / loader: {e}")
     f = _write(tmp_path, "a.vp", VP)
     env = dict(os.environ, VK_ICD_FILENAMES=str(tmp_path / "none.json"),
                VK_DRIVER_FILES=str(tmp_path / "none.json"))

@@ -12,7 +12,7 @@ from collections import Counter
 
 import pytest
 
-from conftest import SHARED_CORPUS
+from conftest import SHARED_CORPUS, corpus_mark
 
 import xlate
 from xlate.diagnostics import XlateError
@@ -63,7 +63,7 @@ def translate_both(rel: str) -> str | None:
 
 
 ROWS = manifest(("nvvp1.0", "nvvp1.1", "nvvsp1.0"), ("vp20", "vp30"))
-NO_CORPUS = pytest.mark.skipif(not SHARED_CORPUS.is_dir(), reason="../shared/corpus is not present")
+NO_CORPUS = corpus_mark()
 
 #: MANIFEST says ok, the specification says the program fails to load, and so did the drivers:
 #: (line, code).  Both are parser exercises (Mesa's tests/vptest1.c, a Ruby binding's test), not
