@@ -743,11 +743,12 @@ def set_state(runner: Runner, params: dict[str, np.ndarray]) -> None:
 
 
 def read_state(runner: Runner, stage: str, keys: list[str]) -> dict[str, np.ndarray]:
-    """The driver's words for state bindings, read by probe programs of ``stage`` (8 bindings
-    a probe).  :class:`HarnessLimit` naming a binding the driver refuses."""
+    """The driver's words for state bindings, read by probe programs of ``stage`` (7 or 8
+    bindings a probe).  :class:`HarnessLimit` naming a binding the driver refuses."""
     out: dict[str, np.ndarray] = {}
-    for k in range(0, len(keys), MAX_TARGETS):
-        group = keys[k:k + MAX_TARGETS]
+    per = MAX_TARGETS - 1 if stage == "vertex" else MAX_TARGETS   # a texcoord for the position
+    for k in range(0, len(keys), per):
+        group = keys[k:k + per]
         try:
             out.update(_probe(runner, stage, group))
         except Refused:
