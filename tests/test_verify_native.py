@@ -144,3 +144,17 @@ def test_header_targets():
     assert native.TARGETS["!!VP1.1"] == (native.GL_VERTEX_PROGRAM_ARB, "nv")
     assert native.TARGETS["!!FP1.0"][0] == native.GL_FRAGMENT_PROGRAM_NV
     assert native.TARGETS["!!NVgp4.0"][0] == native.GL_GEOMETRY_PROGRAM_NV
+
+
+def test_fog_blends_the_clamped_color():
+    """Found by the native backend (llvmpipe): ARBFP 3.11.4.5.1 applies fog to "the program's
+    final clamped color"; the executor blended the unclamped colour."""
+    from xlate.exec import execute
+    text = "!!ARBfp1.0\nOPTION ARB_fog_linear;\nMOV result.color, fragment.color;\nEND\n"
+    f32 = lambda *v: np.array(v, np.float32)                      # noqa: E731
+    res = execute(text, inputs={"fragment.color": f32(3, -1, 0.5, 7),
+                                "fragment.fogcoord": f32(0.5, 0, 0, 1)},
+                  params={"state.fog.params": f32(0, 0, 1, 1), "state.fog.color": f32(0, 0, 0, 0)},
+                  lanes=4)
+    out = next(iter(res.outputs.values()))[0].view(np.float32)
+    assert list(out) == [0.5, 0.0, 0.25, 1.0]
