@@ -252,9 +252,11 @@ def _verify_arguments(p) -> None:
     p.add_argument("files", nargs="+", metavar="FILE", help="programs to verify")
     p.add_argument("--lanes", type=int, default=4096, help="invocations per program")
     p.add_argument("--seed", type=int, default=1, help="seed of the generated inputs")
-    p.add_argument("--backend", choices=["gl", "gl-spirv", "vulkan"], default="gl",
+    p.add_argument("--backend", choices=["gl", "gl-spirv", "vulkan", "native"], default="gl",
                    help="gl: the GLSL on OpenGL (default); gl-spirv: glslang's SPIR-V through "
-                        "GL_ARB_gl_spirv; vulkan: the vulkan-profile SPIR-V on Vulkan (lavapipe)")
+                        "GL_ARB_gl_spirv; vulkan: the vulkan-profile SPIR-V on Vulkan (lavapipe); "
+                        "native: the original assembly program on the driver's own "
+                        "ARB/NV program interface (compatibility profile)")
     p.add_argument("--json", metavar="REPORT", help="write a JSON report")
 
 

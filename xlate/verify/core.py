@@ -261,8 +261,12 @@ def run_gl(runner, program: Program, glsl: str, reflection: dict, gen: Generated
 
 def make_runner(backend: str = "gl", *, precise: bool = False):
     """The runner of a backend: :class:`gl.Runner` for ``gl``/``gl-spirv``,
-    :class:`vulkan.Runner` for ``vulkan``.  Raises :class:`glapi.GLUnavailable` (for Vulkan its
+    :class:`vulkan.Runner` for ``vulkan``, :class:`native.Runner` for ``native`` (the original
+    assembly program on the driver's own interface).  Raises :class:`glapi.GLUnavailable` (for Vulkan its
     subclass ``VulkanUnavailable``) when the implementation is missing."""
+    if backend == "native":
+        from .native import Runner as NativeRunner
+        return NativeRunner(backend)
     if backend == "vulkan":
         from .vulkan import Runner as VulkanRunner
         return VulkanRunner(backend, precise=precise)
@@ -292,6 +296,14 @@ def verify_source(text: str, filename: str, *, lanes: int = 4096, seed: int = 1,
         rep.seconds = time.perf_counter() - t0
         return rep
     rep.stage, rep.dialect = program.stage.value, program.dialect
+    if backend == "native":         # the original text runs on the driver: no translation
+        from .native import verify_program
+        try:
+            verify_program(text, program, rep, lanes=lanes, seed=seed, runner=runner,
+                           max_reported=max_reported)
+        finally:
+            rep.seconds = time.perf_counter() - t0
+        return rep
     try:
         _verify_program(program, rep, lanes=lanes, seed=seed, backend=backend, runner=runner,
                         localize=localize, max_reported=max_reported)

@@ -58,7 +58,7 @@ import numpy as np
 from . import glapi as G
 from .glapi import GLError, GLUnavailable
 
-BACKENDS = ("gl", "gl-spirv", "vulkan")
+BACKENDS = ("gl", "gl-spirv", "vulkan", "native")
 BUFFER_COMPONENTS = 64          # GL_MAX_TRANSFORM_FEEDBACK_INTERLEAVED_COMPONENTS on llvmpipe
 MAX_XFB_BUFFERS = 4
 FRAG_WIDTH = 64

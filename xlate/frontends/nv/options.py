@@ -12,7 +12,9 @@ executor and every backend then agree without knowing the option exists.
   fog factor f of the fixed-function fog equations (OpenGL 2.1 §3.10, with
   ``state.fog.params`` = (density, start, end, 1/(end-start))) from ``fragment.fogcoord.x``,
   clamped to [0, 1], blends ``result.color.rgb = f * color.rgb + (1 - f) * fog.color.rgb``
-  after the program has run; alpha is unchanged.  The program body becomes a subroutine so
+  after the program has run, ``color`` being the program's colour clamped to [0, 1] (ARBFP
+  3.11.4.5.1: fog applies to "the program's final clamped color"; Mesa's native ARB
+  implementation clamps too, ``xlate verify --backend native``); alpha is the clamped alpha.  The program body becomes a subroutine so
   that every way of ending it (the end, or a RET in main) reaches the blend.
 """
 from __future__ import annotations
@@ -123,6 +125,8 @@ def fog(prog: Program, mode: str) -> None:
             add("MUL", fx, Source(f, swizzle=X), Source(f, swizzle=X))
         add("MUL", fx, Source(f, swizzle=X), Source(_const(prog, -LOG2_E), swizzle=X))
         add("EX2", fx, Source(f, swizzle=X), sat=Sat.SAT)
+    # ARBFP 3.11.4.5.1: "apply fog to the program's final clamped color"
+    add("MOV", Dest(COLOR_TEMP, None, (True, True, True, True)), Source(COLOR_TEMP), sat=Sat.SAT)
     add("LRP", Dest(color_out, None, (True, True, True, False)), Source(f, swizzle=X),
         Source(COLOR_TEMP), Source(fog_color))
     add("MOV", Dest(color_out, None, (False, False, False, True)), Source(COLOR_TEMP))

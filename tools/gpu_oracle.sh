@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Run `xlate verify --backend native` over the whole shared corpus on a machine with an
+# NVIDIA GPU (its driver loads every NV/ARB dialect through glProgramStringARB /
+# glLoadProgramNV), write one JSON report per dialect folder and print a summary:
+# programs run / passed / mismatched / unsupported, per dialect.
+#
+#   tools/gpu_oracle.sh [CORPUS (default ../shared/corpus)] [OUT (default gpu-oracle)] [LANES]
+#
+# Needs EGL with an OpenGL compatibility profile (NVIDIA: libEGL_nvidia; headless works:
+# EGL_PLATFORM=surfaceless or device).  Programs the driver refuses are reported
+# `unsupported: driver refuses the program: <its message>`.  On Mesa llvmpipe only the plain
+# ARB folders run (tools/native_oracle.py gives the same summary there).
+set -u
+HERE="$(cd "$(dirname "$0")" && pwd)"
+CORPUS="${1:-$HERE/../../shared/corpus}"
+OUT="${2:-gpu-oracle}"
+LANES="${3:-1024}"
+export EGL_PLATFORM="${EGL_PLATFORM:-surfaceless}"
+export PYTHONPATH="$HERE/..${PYTHONPATH:+:$PYTHONPATH}"
+mkdir -p "$OUT"
+FOLDERS=()
+for d in "$CORPUS"/collected/* "$CORPUS"/cg/*; do
+    [ -d "$d" ] || continue
+    case "$(basename "$d")" in
+        tgsi|glslf|glslg|glslv) continue ;;     # not assembly programs of a GL interface
+    esac
+    FOLDERS+=("$d")
+done
+if [ "${#FOLDERS[@]}" -eq 0 ]; then
+    echo "gpu_oracle: no corpus folders under $CORPUS" >&2
+    exit 2
+fi
+python3 "$HERE/native_oracle.py" --quiet --lanes "$LANES" --json "$OUT/native.json" "${FOLDERS[@]}" \
+    | tee "$OUT/summary.txt"
+echo "reports: $OUT/native.json, summary: $OUT/summary.txt"

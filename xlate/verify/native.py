@@ -1,0 +1,994 @@
+"""``xlate verify --backend native``: the ORIGINAL assembly program on the driver's own
+assembly interface, compared with the executor.
+
+Why: the ``gl``/``vulkan`` backends check the *translation*; both sides of that comparison
+read the specs through this project's eyes (the executor and the translator).  Here the
+driver's own implementation of ARB_vertex_program / ARB_fragment_program (Mesa: the
+compatibility profile; NVIDIA: every NV dialect) runs the program text, so a difference
+points at the executor's reading of a spec or at the driver.  There is no GLSL step, hence no
+localization (``trace`` instruments the IR and re-translates): a difference is reported per
+lane and component, with the lane's inputs.
+
+Loading (:func:`load_target`): the header picks the target -- ``!!ARBvp1.0``/``!!NVvp4.0``
+GL_VERTEX_PROGRAM_ARB, ``!!ARBfp1.0``/``!!NVfp4.0`` GL_FRAGMENT_PROGRAM_ARB, ``!!NVgp4.0``
+GL_GEOMETRY_PROGRAM_NV through ``glProgramStringARB``; ``!!VP1.x``/``!!VP2.0`` (and the state
+programs ``!!VSP1.0``) through ``glLoadProgramNV``, ``!!FP1.x`` GL_FRAGMENT_PROGRAM_NV.  The
+*original* text is loaded first: what the driver refuses is ``unsupported: <its
+GL_PROGRAM_ERROR_STRING_ARB>``, never a pass.  Programs the driver accepts but this harness
+cannot feed or capture (the NV register syntaxes ``v[..]``/``o[..]``, geometry and state
+programs) are ``unsupported`` naming the harness.
+
+Interface edits (text rewrites, only the interface, never the computation; all listed here):
+
+Vertex programs (GL_POINTS, one 1x1 point per lane at pixel (lane % 64, lane // 64) of
+RGBA32F render targets):
+  * ``result.position`` is renamed to a ``result.texcoord[k]`` the program does not write,
+    and ``MOV result.position, vertex.attrib[a];`` (a generic attribute the program does not
+    read, holding the lane's pixel centre) is inserted after the header and OPTION lines --
+    at the start, so an early ``RET`` cannot skip it and the program's own writes land in
+    the renamed output; ``OPTION ARB_position_invariant`` is removed (the position is then
+    the fixed-function transform, which is not the program's computation: not compared);
+  * a second pass, only for programs writing back-face colours or the point size, swaps
+    ``result.color[.back][.secondary]`` front <-> back and ``result.pointsize`` <->
+    ``result.fogcoord`` (points are front-facing and their size is not a varying);
+  * a pass-through fragment program of the harness (``OPTION ARB_draw_buffers``) copies
+    each captured varying (``fragment.texcoord[n]``, ``fragment.color.primary/secondary``,
+    ``fragment.fogcoord``) to its own RGBA32F attachment, 8 per draw.
+  A point's attributes are not interpolated (constant over the point, w = 1), and vertex,
+  fragment and read colour clamping are off (``glClampColor``), so the values arrive exact.
+
+Fragment programs (GL_POINTS of size 2, one per 2x2 quad of lanes, lanes 4k..4k+3 as
+``gl.quad_layout``):
+  * the inputs of the four lanes of a quad are made equal *in the generated inputs* (the
+    executor gets the same values): a point's attributes are constant, so they arrive
+    bit-exact (NaN and Inf too, which interpolation across a triangle would not keep), and
+    derivatives (DDX/DDY, implicit texture LOD) are zero on both sides -- per-pixel values
+    would need the program rewritten to fetch its inputs from textures (as ``gl`` does with
+    GLSL), which changes its texture indirections and units;
+  * -0.0 inputs become +0.0 (in the generated inputs): llvmpipe's point set-up computes
+    ``a0 + 0*x + 0*y``, which loses the sign of a zero;
+  * a pass-through vertex program of the harness feeds ``fragment.texcoord[n]``,
+    ``fragment.color``, ``fragment.fogcoord`` from generic attributes;
+  * ``result.depth`` is renamed to a free ``result.color[n]`` (``OPTION ARB_draw_buffers``
+    added if missing): the depth buffer would clamp it to [0, 1];
+  * a DEPTH_COMPONENT32F attachment (cleared to 1.0, depth test ALWAYS) tells killed
+    fragments (depth left at 1.0) from the others (the point's depth, 0.5);
+  * ``fragment.position`` is (x + 0.5, y + 0.5, 0.5, 1) (``core.builtin_values_for``;
+    integer centres / an upper-left origin with the ARB_fragment_coord_* options).
+
+Inputs the GL cannot pass whole get their constant components in the generated inputs too
+(ARBvp table X.2, ARBfp table X.1): ``vertex.normal`` (x,y,z,1), ``vertex.fogcoord`` and
+``fragment.fogcoord`` (f,0,0,1), ``vertex.color.secondary`` alpha 1 (glSecondaryColorPointer
+takes 3 components).
+
+Parameters: ``program.env``/``program.local`` are set with the generated words.  ``state.*``
+bindings are set from the generated values where the GL has a plain setter (matrices,
+light/material colours, fog), then *read back through the driver* with probe programs
+(``MOV result.texcoord[j], state...``) and those words replace the generated ones for the
+executor -- derived state (mvp, inverses, light products, fog.params.w) is the driver's own
+arithmetic, not the program's.  A binding the probe cannot load is ``unsupported``, named.
+"""
+from __future__ import annotations
+
+import ctypes as C
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import glapi as G
+from .gl import Capture, Runner as GLRunner, quad_layout
+from .glapi import GLError, GLUnavailable
+
+BACKEND = "native"
+WIDTH = 64
+MAX_TARGETS = 8
+
+GL_VERTEX_PROGRAM_ARB, GL_FRAGMENT_PROGRAM_ARB = 0x8620, 0x8804
+GL_FRAGMENT_PROGRAM_NV, GL_GEOMETRY_PROGRAM_NV = 0x8870, 0x8C26
+GL_VERTEX_STATE_PROGRAM_NV = 0x8621
+GL_PROGRAM_FORMAT_ASCII_ARB = 0x8875
+GL_PROGRAM_ERROR_STRING_ARB, GL_PROGRAM_ERROR_POSITION_ARB = 0x8874, 0x864B
+GL_DEPTH_TEST, GL_ALWAYS, GL_DEPTH_ATTACHMENT = 0x0B71, 0x0207, 0x8D00
+GL_DEPTH = 0x1801
+GL_MATRIX0_ARB = 0x88C0
+GL_FOG_DENSITY, GL_FOG_START, GL_FOG_END, GL_FOG_COLOR = 0x0B62, 0x0B63, 0x0B64, 0x0B66
+GL_LIGHT0 = 0x4000
+GL_AMBIENT, GL_DIFFUSE, GL_SPECULAR, GL_POSITION = 0x1200, 0x1201, 0x1202, 0x1203
+GL_EMISSION, GL_SHININESS = 0x1600, 0x1601
+GL_FRONT, GL_BACK = 0x0404, 0x0405
+GL_LIGHT_MODEL_AMBIENT = 0x0B53
+
+PROTOS = {
+    "glGenProgramsARB": (None, [G.i, G.PU]),
+    "glDeleteProgramsARB": (None, [G.i, G.PU]),
+    "glBindProgramARB": (None, [G.u, G.u]),
+    "glProgramStringARB": (None, [G.u, G.u, G.i, C.c_char_p]),
+    "glLoadProgramNV": (None, [G.u, G.u, G.i, C.c_char_p]),
+    "glProgramEnvParameter4fvARB": (None, [G.u, G.u, G.PF]),
+    "glProgramLocalParameter4fvARB": (None, [G.u, G.u, G.PF]),
+    "glVertexAttribPointerARB": (None, [G.u, G.i, G.u, C.c_ubyte, G.i, G.p]),
+    "glEnableVertexAttribArrayARB": (None, [G.u]),
+    "glDisableVertexAttribArrayARB": (None, [G.u]),
+    "glPointSize": (None, [G.f]),
+    "glDepthFunc": (None, [G.u]),
+    "glClearBufferfv": (None, [G.u, G.i, G.PF]),
+    "glFogf": (None, [G.u, G.f]),
+    "glFogfv": (None, [G.u, G.PF]),
+    "glLightfv": (None, [G.u, G.u, G.PF]),
+    "glMaterialfv": (None, [G.u, G.u, G.PF]),
+    "glLightModelfv": (None, [G.u, G.PF]),
+}
+G.PROTOS.update({k: v for k, v in PROTOS.items() if k not in G.PROTOS})
+
+
+class Refused(Exception):
+    """The driver refused a program text: ``message`` is its error string and position."""
+
+
+class HarnessLimit(Exception):
+    """The harness cannot feed or capture something the program uses (the reason)."""
+
+
+# ---- the program text: header, target, interface edits ------------------------------------------
+
+def header(text: str) -> str:
+    """The program's ``!!`` header (``!!ARBvp1.0``), or ""."""
+    m = re.match(r"\s*(!!\w+(?:\.\d+)?)", text)
+    return m.group(1) if m else ""
+
+
+#: header -> (target enum, loader): "arb" glProgramStringARB, "nv" glLoadProgramNV
+TARGETS = {
+    "!!ARBvp1.0": (GL_VERTEX_PROGRAM_ARB, "arb"), "!!ARBfp1.0": (GL_FRAGMENT_PROGRAM_ARB, "arb"),
+    "!!NVvp4.0": (GL_VERTEX_PROGRAM_ARB, "arb"), "!!NVfp4.0": (GL_FRAGMENT_PROGRAM_ARB, "arb"),
+    "!!NVgp4.0": (GL_GEOMETRY_PROGRAM_NV, "arb"),
+    "!!VP1.0": (GL_VERTEX_PROGRAM_ARB, "nv"), "!!VP1.1": (GL_VERTEX_PROGRAM_ARB, "nv"),
+    "!!VP2.0": (GL_VERTEX_PROGRAM_ARB, "nv"), "!!VSP1.0": (GL_VERTEX_STATE_PROGRAM_NV, "nv"),
+    "!!FP1.0": (GL_FRAGMENT_PROGRAM_NV, "nv"), "!!FP1.1": (GL_FRAGMENT_PROGRAM_NV, "nv"),
+}
+
+#: headers whose programs this harness can feed and capture (ARB register syntax)
+HARNESS_HEADERS = ("!!ARBvp1.0", "!!ARBfp1.0", "!!NVvp4.0", "!!NVfp4.0")
+
+
+def _blank_comments(text: str) -> str:
+    """The text with comments replaced by spaces (same offsets), for searching statements."""
+    return re.sub(r"#[^\n]*", lambda m: " " * len(m.group()), text)
+
+
+def _prologue_at(text: str) -> int:
+    """Offset after the header and the OPTION statements: where the harness's own first
+    instruction goes (before every instruction of the program)."""
+    blank = _blank_comments(text)
+    at = len(header(text)) + (len(text) - len(text.lstrip()))
+    for m in re.finditer(r"\bOPTION\s+\w+\s*;", blank):
+        at = m.end()
+    return at
+
+
+_RESULT = re.compile(r"\bresult\.(position|pointsize|fogcoord|depth|clip|texcoord|"
+                     r"color(?:\.(?:front|back))?(?:\.(?:primary|secondary))?)\b(\s*\[\s*\d+\s*\])?")
+
+
+def canonical_result(m: re.Match) -> str:
+    """The canonical binding text of a matched ``result.*`` spelling (as Binding.text())."""
+    name, idx = m.group(1), m.group(2)
+    if name.startswith("color"):
+        parts = name.split(".")[1:]
+        back = "back" in parts
+        sec = "secondary" in parts
+        out = "result.color" + (".back" if back else "") + (".secondary" if sec else "")
+        if idx and not back and not sec:
+            n = int(idx.strip()[1:-1])
+            return out if n == 0 else f"result.color[{n}]"
+        return out
+    if name in ("texcoord", "clip"):
+        n = int(idx.strip()[1:-1]) if idx else 0
+        return f"result.{name}[{n}]"
+    return f"result.{name}"
+
+
+def rename_results(text: str, mapping: dict[str, str]) -> str:
+    """Rename output bindings simultaneously (``mapping``: canonical text -> new text); the
+    components after the name (``.xyz``) are kept.  Output arrays (``[0..3]``) are refused."""
+    blank = _blank_comments(text)
+    if re.search(r"\bresult\.\w+\s*\[\s*\d+\s*\.\.", blank):
+        raise HarnessLimit("output arrays bound to ranges of result bindings")
+    out, last = [], 0
+    for m in _RESULT.finditer(blank):
+        new = mapping.get(canonical_result(m))
+        if new is None:
+            continue
+        out.append(text[last:m.start()])
+        out.append(new)
+        last = m.end()
+    out.append(text[last:])
+    return "".join(out)
+
+
+def drop_option(text: str, option: str) -> str:
+    """Remove ``OPTION <option>;`` (replaced by a comment, offsets of other lines kept)."""
+    return re.sub(rf"\bOPTION\s+{option}\s*;", f"# (harness) OPTION {option} removed", text)
+
+
+def add_option(text: str, option: str) -> str:
+    if re.search(rf"\bOPTION\s+{option}\b", _blank_comments(text)):
+        return text
+    at = len(header(text)) + (len(text) - len(text.lstrip()))
+    return text[:at] + f"\nOPTION {option};" + text[at:]
+
+
+def insert_prologue(text: str, lines: list[str]) -> str:
+    at = _prologue_at(text)
+    return text[:at] + "\n" + "\n".join(lines) + "\n" + text[at:]
+
+
+# ---- which GL inputs carry a binding --------------------------------------------------------------
+
+#: conventional vertex attribute path -> (kind, components the GL passes)
+CONVENTIONAL = {"vertex.position": ("position", 4), "vertex.normal": ("normal", 3),
+                "vertex.color": ("color", 4), "vertex.color.primary": ("color", 4),
+                "vertex.color.secondary": ("secondary", 3), "vertex.fogcoord": ("fogcoord", 1),
+                "vertex.texcoord": ("texcoord", 4)}
+#: conventional attribute -> generic index it may alias (ARBvp table X.2.1)
+ALIAS = {"position": 0, "normal": 2, "color": 3, "secondary": 4, "fogcoord": 5}
+
+#: fragment attribute path -> what the pass-through vertex program writes
+FRAGMENT_FEEDS = {"fragment.color": "result.color", "fragment.color.primary": "result.color",
+                  "fragment.color.secondary": "result.color.secondary",
+                  "fragment.fogcoord": "result.fogcoord", "fragment.texcoord": "result.texcoord"}
+
+#: vertex output -> (fragment input that reads it back, pass): pass 1 swaps the back colours
+#: and the point size into readable outputs
+CAPTURE = {"result.color": ("fragment.color.primary", 0),
+           "result.color.secondary": ("fragment.color.secondary", 0),
+           "result.fogcoord": ("fragment.fogcoord", 0),
+           "result.color.back": ("fragment.color.primary", 1),
+           "result.color.back.secondary": ("fragment.color.secondary", 1),
+           "result.pointsize": ("fragment.fogcoord", 1)}
+SWAP = {"result.color": "result.color.back", "result.color.back": "result.color",
+        "result.color.secondary": "result.color.back.secondary",
+        "result.color.back.secondary": "result.color.secondary",
+        "result.pointsize": "result.fogcoord", "result.fogcoord": "result.pointsize"}
+
+
+def _index_of(key: str) -> int:
+    m = re.search(r"\[(\d+)\]$", key)
+    return int(m.group(1)) if m else 0
+
+
+def _path_of(key: str) -> str:
+    return re.sub(r"\[\d+\]$", "", key)
+
+
+def conform_inputs(inputs: dict[str, np.ndarray]) -> None:
+    """Give the generated inputs the constant components the GL supplies (module docstring):
+    the executor then sees what the driver sees."""
+    one = np.float32(1.0).view(np.uint32)
+    for key, w in inputs.items():
+        path = _path_of(key)
+        if path == "vertex.normal":
+            w[..., 3] = one
+        elif path in ("vertex.fogcoord", "fragment.fogcoord"):
+            w[..., 1:3] = 0
+            w[..., 3] = one
+        elif path == "vertex.color.secondary":
+            w[..., 3] = one
+
+
+NEGATIVE_ZERO = np.uint32(0x80000000)
+
+
+def quad_constant(inputs: dict[str, np.ndarray], builtin: set[str]) -> None:
+    """Make every non-builtin fragment input equal across each 2x2 quad (lane 4k's values),
+    and -0.0 into +0.0: llvmpipe sets up a point's attribute as ``a0 + 0*x + 0*y``, which
+    turns -0.0 into +0.0 (measured: ``MUL`` of a -0.0 input by -2 gives -0.0)."""
+    for key, w in inputs.items():
+        if key in builtin:
+            continue
+        q = w.reshape(-1, 4, *w.shape[1:])
+        q[:] = q[:, :1]
+        w[w == NEGATIVE_ZERO] = 0
+
+
+# ---- the runner -----------------------------------------------------------------------------------
+
+@dataclass
+class _Target:
+    tex: int
+    loc: int
+
+
+class Runner(GLRunner):
+    """The driver's assembly-program interface on a compatibility context (backend
+    ``native``).  Reuses :class:`gl.Runner`'s resource bookkeeping and texture upload."""
+
+    profile = "native"
+
+    def __init__(self, backend: str = BACKEND, *, precise: bool = False):
+        if backend != BACKEND:
+            raise ValueError(f"native.Runner runs backend {BACKEND!r}, not {backend!r}")
+        self.backend = BACKEND
+        self.precise = False
+        self.gl = G.context("compat")
+        ext = self.gl.extensions
+        if not ({"GL_ARB_vertex_program", "GL_ARB_fragment_program", "GL_NV_vertex_program"}
+                & ext):
+            raise GLUnavailable(f"{self.gl.describe()} has no assembly program interface "
+                                "(GL_ARB_vertex_program / GL_ARB_fragment_program)")
+        self._objects: list[tuple] = []
+        self._programs: list[tuple[int, int]] = []
+        self._tex = ({}, set())
+
+    def describe(self) -> str:
+        return f"native on {self.gl.describe()}"
+
+    # ---- programs ---------------------------------------------------------------------------
+    def load(self, text: str, target: int | None = None, loader: str | None = None) -> int:
+        """Load a program text; returns its name, bound.  :class:`Refused` with the driver's
+        message when it does not accept the text."""
+        gl = self.gl
+        if target is None:
+            target, loader = TARGETS[header(text)]
+        while gl.GetError() != G.GL_NO_ERROR:
+            pass
+        name = gl.gen(gl.GenProgramsARB)
+        self._programs.append((target, name))
+        data = text.encode("latin-1", errors="replace")
+        if loader == "nv":
+            gl.LoadProgramNV(target, name, len(data), data)
+        else:
+            gl.BindProgramARB(target, name)
+            gl.ProgramStringARB(target, GL_PROGRAM_FORMAT_ASCII_ARB, len(data), data)
+        err = gl.GetError()
+        if err != G.GL_NO_ERROR:
+            pos = C.c_int()
+            gl.GetIntegerv(GL_PROGRAM_ERROR_POSITION_ARB, C.byref(pos))
+            msg = (gl.GetString(GL_PROGRAM_ERROR_STRING_ARB) or b"").decode(errors="replace")
+            line = text[:max(pos.value, 0)].count("\n") + 1 if pos.value >= 0 else None
+            where = f" (line {line})" if line else ""
+            raise Refused(f"{msg.strip() or 'no message'}{where} [GL error 0x{err:04x}]")
+        if loader == "nv":
+            gl.BindProgramARB(target, name)
+        return name
+
+    def _cleanup(self) -> None:
+        gl = self.gl
+        for target, name in self._programs:
+            gl.delete(gl.DeleteProgramsARB, name)
+        self._programs.clear()
+        for cap in (GL_VERTEX_PROGRAM_ARB, GL_FRAGMENT_PROGRAM_ARB, GL_DEPTH_TEST):
+            gl.Disable(cap)
+        for k in range(16):
+            gl.DisableVertexAttribArrayARB(k)
+        for arr in (G.GL_VERTEX_ARRAY, G.GL_NORMAL_ARRAY, G.GL_COLOR_ARRAY,
+                    G.GL_SECONDARY_COLOR_ARRAY, G.GL_FOG_COORD_ARRAY):
+            gl.DisableClientState(arr)
+        for k in range(8):
+            gl.ClientActiveTexture(G.GL_TEXTURE0 + k)
+            gl.DisableClientState(G.GL_TEXTURE_COORD_ARRAY)
+        gl.ClientActiveTexture(G.GL_TEXTURE0)
+        super()._cleanup()
+
+    def _params(self, target: int, params: dict[str, np.ndarray]) -> None:
+        """program.env / program.local words for the bound program of ``target``."""
+        gl = self.gl
+        for key, words in params.items():
+            path = _path_of(key)
+            if path not in ("program.env", "program.local"):
+                continue
+            w = np.ascontiguousarray(words, np.uint32).view(np.float32)
+            fn = gl.ProgramEnvParameter4fvARB if path == "program.env" \
+                else gl.ProgramLocalParameter4fvARB
+            fn(target, _index_of(key), w.ctypes.data_as(G.PF))
+        gl.check("program parameters")
+
+    def _setup(self, W: int, H: int, colors: int, depth: bool) -> list[_Target]:
+        """Framebuffer with ``colors`` RGBA32F attachments (+ depth), no clamping."""
+        gl = self.gl
+        for cap in (G.GL_CLAMP_VERTEX_COLOR, G.GL_CLAMP_FRAGMENT_COLOR, G.GL_CLAMP_READ_COLOR):
+            gl.ClampColor(cap, 0)
+        fbo = gl.gen(gl.GenFramebuffers)
+        self._objects.append(("fbo", fbo))
+        gl.BindFramebuffer(G.GL_FRAMEBUFFER, fbo)
+        out = []
+        for loc in range(colors):
+            tex = self._image(W, H, G.GL_RGBA32F, G.GL_RGBA)
+            gl.FramebufferTexture2D(G.GL_FRAMEBUFFER, G.GL_COLOR_ATTACHMENT0 + loc,
+                                    G.GL_TEXTURE_2D, tex, 0)
+            out.append(_Target(tex, loc))
+        if depth:
+            tex = self._image(W, H, G.GL_DEPTH_COMPONENT32F, G.GL_DEPTH_COMPONENT)
+            gl.FramebufferTexture2D(G.GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, G.GL_TEXTURE_2D,
+                                    tex, 0)
+            out.append(_Target(tex, -1))
+        gl.DrawBuffers(colors, (C.c_uint * colors)(*[G.GL_COLOR_ATTACHMENT0 + k
+                                                       for k in range(colors)]))
+        status = gl.CheckFramebufferStatus(G.GL_FRAMEBUFFER)
+        if status != G.GL_FRAMEBUFFER_COMPLETE:
+            raise GLError(f"framebuffer incomplete (0x{status:x})")
+        gl.Viewport(0, 0, W, H)
+        return out
+
+    def _image(self, W: int, H: int, fmt: int, ext: int) -> int:
+        gl = self.gl
+        tex = gl.gen(gl.GenTextures)
+        self._objects.append(("texture", tex))
+        gl.ActiveTexture(G.GL_TEXTURE0)
+        gl.BindTexture(G.GL_TEXTURE_2D, tex)
+        gl.TexImage2D(G.GL_TEXTURE_2D, 0, fmt, W, H, 0, ext, G.GL_FLOAT, None)
+        gl.TexParameteri(G.GL_TEXTURE_2D, G.GL_TEXTURE_MIN_FILTER, G.GL_NEAREST)
+        gl.TexParameteri(G.GL_TEXTURE_2D, G.GL_TEXTURE_MAG_FILTER, G.GL_NEAREST)
+        return tex
+
+    def _clear(self, targets: list[_Target]) -> None:
+        gl = self.gl
+        for t in targets:
+            if t.loc < 0:
+                gl.ClearBufferfv(GL_DEPTH, 0, (C.c_float * 1)(1.0))
+            else:
+                gl.ClearBufferfv(G.GL_COLOR, t.loc, (C.c_float * 4)(0, 0, 0, 0))
+
+    def _read(self, t: _Target, W: int, H: int) -> np.ndarray:
+        gl = self.gl
+        gl.PixelStorei(G.GL_PACK_ALIGNMENT, 1)
+        gl.ActiveTexture(G.GL_TEXTURE0)
+        gl.BindTexture(G.GL_TEXTURE_2D, t.tex)
+        if t.loc < 0:
+            img = np.zeros((H, W), np.float32)
+            gl.GetTexImage(G.GL_TEXTURE_2D, 0, G.GL_DEPTH_COMPONENT, G.GL_FLOAT,
+                           img.ctypes.data_as(C.c_void_p))
+        else:
+            img = np.zeros((H, W, 4), np.uint32)
+            gl.GetTexImage(G.GL_TEXTURE_2D, 0, G.GL_RGBA, G.GL_FLOAT,
+                           img.ctypes.data_as(C.c_void_p))
+        gl.check("read back")
+        return img
+
+    def _generic(self, index: int, words: np.ndarray) -> None:
+        gl = self.gl
+        w = np.ascontiguousarray(words, np.uint32).reshape(-1, 4)
+        buf = self._buffer(G.GL_ARRAY_BUFFER, w.tobytes())
+        gl.BindBuffer(G.GL_ARRAY_BUFFER, buf)
+        gl.VertexAttribPointerARB(index, 4, G.GL_FLOAT, 0, 16, None)
+        gl.EnableVertexAttribArrayARB(index)
+
+    def _conventional(self, kind: int | str, unit: int, words: np.ndarray) -> None:
+        gl = self.gl
+        w = np.ascontiguousarray(words, np.uint32).reshape(-1, 4)
+        buf = self._buffer(G.GL_ARRAY_BUFFER, w.tobytes())
+        gl.BindBuffer(G.GL_ARRAY_BUFFER, buf)
+        if kind == "position":
+            gl.VertexPointer(4, G.GL_FLOAT, 16, None)
+            gl.EnableClientState(G.GL_VERTEX_ARRAY)
+        elif kind == "normal":
+            gl.NormalPointer(G.GL_FLOAT, 16, None)
+            gl.EnableClientState(G.GL_NORMAL_ARRAY)
+        elif kind == "color":
+            gl.ColorPointer(4, G.GL_FLOAT, 16, None)
+            gl.EnableClientState(G.GL_COLOR_ARRAY)
+        elif kind == "secondary":
+            gl.SecondaryColorPointer(3, G.GL_FLOAT, 16, None)
+            gl.EnableClientState(G.GL_SECONDARY_COLOR_ARRAY)
+        elif kind == "fogcoord":
+            gl.FogCoordPointer(G.GL_FLOAT, 16, None)
+            gl.EnableClientState(G.GL_FOG_COORD_ARRAY)
+        else:
+            gl.ClientActiveTexture(G.GL_TEXTURE0 + unit)
+            gl.TexCoordPointer(4, G.GL_FLOAT, 16, None)
+            gl.EnableClientState(G.GL_TEXTURE_COORD_ARRAY)
+            gl.ClientActiveTexture(G.GL_TEXTURE0)
+
+    def _vertex_inputs(self, inputs: dict[str, np.ndarray]) -> set[int]:
+        """Feed a vertex program's attributes; returns the generic indices taken (read, or
+        aliased by a conventional attribute read)."""
+        taken = set()
+        for key, words in inputs.items():
+            path = _path_of(key)
+            if path == "vertex.attrib":
+                self._generic(_index_of(key), words)
+                taken.add(_index_of(key))
+                continue
+            conv = CONVENTIONAL.get(path)
+            if conv is None:
+                raise HarnessLimit(f"vertex input {key} (no GL array feeds it)")
+            kind = conv[0]
+            self._conventional(kind, _index_of(key), words)
+            taken.add(8 + _index_of(key) if kind == "texcoord" else ALIAS[kind])
+        return taken
+
+    # ---- vertex programs --------------------------------------------------------------------
+    def run_vertex(self, text: str, lanes: int, inputs: dict[str, np.ndarray],
+                   params: dict[str, np.ndarray], outputs: list[str]) -> dict[str, np.ndarray]:
+        """Run a vertex program text on ``lanes`` points; returns output binding -> (lanes, 4)
+        words for each of ``outputs`` the harness can capture."""
+        self.gl.use()
+        try:
+            return self._run_vertex(text, lanes, inputs, params, outputs)
+        finally:
+            self._cleanup()
+
+    def _run_vertex(self, text, lanes, inputs, params, outputs):
+        gl = self.gl
+        W, H = WIDTH, max(1, -(-lanes // WIDTH))
+        taken = self._vertex_inputs(inputs)
+        spare_attr = next((a for a in range(15, 0, -1) if a not in taken), None)
+        written_tc = {_index_of(o) for o in outputs if _path_of(o) == "result.texcoord"}
+        spare_tc = next((k for k in range(7, -1, -1) if k not in written_tc), None)
+        if spare_attr is None or spare_tc is None:
+            raise HarnessLimit("no free generic attribute / texture coordinate for the "
+                               "position")
+        lane = np.arange(lanes)
+        pos = np.zeros((lanes, 4), np.float32)
+        pos[:, 0] = (2 * (lane % W) + 1) / W - 1
+        pos[:, 1] = (2 * (lane // W) + 1) / H - 1
+        pos[:, 3] = 1
+        self._generic(spare_attr, pos.view(np.uint32))
+        invariant = re.search(r"\bOPTION\s+ARB_position_invariant\b", _blank_comments(text))
+        base = drop_option(text, "ARB_position_invariant") if invariant else text
+        plan = self._vertex_plan(outputs, spare_tc, bool(invariant))
+        targets = self._setup(W, H, MAX_TARGETS, False)
+        gl.Enable(GL_VERTEX_PROGRAM_ARB)
+        gl.Enable(GL_FRAGMENT_PROGRAM_ARB)
+        gl.PointSize(1.0)
+        got: dict[str, np.ndarray] = {}
+        for pas, reads in plan.items():
+            mapping = {"result.position": f"result.texcoord[{spare_tc}]"}
+            if pas == 1:
+                mapping.update(SWAP)
+            src = insert_prologue(rename_results(base, mapping),
+                                  [f"MOV result.position, vertex.attrib[{spare_attr}];"])
+            self.load(src, GL_VERTEX_PROGRAM_ARB, "arb")
+            self._params(GL_VERTEX_PROGRAM_ARB, params)
+            for k in range(0, len(reads), MAX_TARGETS):
+                group = reads[k:k + MAX_TARGETS]
+                fp = passthrough_fragment([frag for _, frag in group])
+                self.load(fp, GL_FRAGMENT_PROGRAM_ARB, "arb")
+                self._clear(targets)
+                gl.DrawArrays(G.GL_POINTS, 0, lanes)
+                gl.check("vertex draw")
+                for j, (out, _) in enumerate(group):
+                    got[out] = self._read(targets[j], W, H).reshape(-1, 4)[:lanes]
+        return got
+
+    @staticmethod
+    def _vertex_plan(outputs: list[str], spare_tc: int, invariant: bool) -> dict[int, list]:
+        """pass -> [(output binding, fragment input reading it)]."""
+        plan: dict[int, list] = {0: []}
+        for out in outputs:
+            path = _path_of(out)
+            if out == "result.position":
+                if not invariant:
+                    plan[0].append((out, f"fragment.texcoord[{spare_tc}]"))
+            elif path == "result.texcoord":
+                plan[0].append((out, f"fragment.texcoord[{_index_of(out)}]"))
+            elif out in CAPTURE:
+                frag, pas = CAPTURE[out]
+                plan.setdefault(pas, []).append((out, frag))
+        return plan
+
+    # ---- fragment programs ------------------------------------------------------------------
+    def run_fragment(self, text: str, lanes: int, inputs: dict[str, np.ndarray],
+                     params: dict[str, np.ndarray], outputs: list[str],
+                     textures=None, shadow=None) -> Capture:
+        """Run a fragment program text on ``lanes`` pixels (2x2 points, one per quad)."""
+        self.gl.use()
+        self._tex = (textures or {}, shadow or set())
+        try:
+            return self._run_fragment(text, lanes, inputs, params, outputs)
+        finally:
+            self._cleanup()
+
+    def _run_fragment(self, text, lanes, inputs, params, outputs):
+        gl = self.gl
+        x, y, W, H = quad_layout(lanes, WIDTH)
+        colors = sorted({_index_of(o) for o in outputs if _path_of(o) == "result.color"})
+        src = text
+        depth_loc = None
+        if "result.depth" in outputs:
+            depth_loc = next(k for k in range(MAX_TARGETS) if k not in colors)
+            src = add_option(rename_results(src, {"result.depth": f"result.color[{depth_loc}]"}),
+                             "ARB_draw_buffers")
+        n_colors = max(colors + [depth_loc if depth_loc is not None else -1]) + 1
+        targets = self._setup(W, H, max(n_colors, 1), True)
+        vp, feeds = passthrough_vertex(inputs)
+        quads = lanes // 4
+        pos = np.zeros((quads, 4), np.float32)
+        qx, qy = x[::4], y[::4]
+        pos[:, 0] = (qx + 1) * 2 / W - 1
+        pos[:, 1] = (qy + 1) * 2 / H - 1
+        pos[:, 3] = 1
+        self._generic(0, pos.view(np.uint32))
+        for index, key in feeds:
+            self._generic(index, np.asarray(inputs[key], np.uint32)[::4])
+        self._textures(*self._tex)
+        self.load(vp, GL_VERTEX_PROGRAM_ARB, "arb")
+        self.load(src, GL_FRAGMENT_PROGRAM_ARB, "arb")
+        self._params(GL_FRAGMENT_PROGRAM_ARB, params)
+        gl.Enable(GL_VERTEX_PROGRAM_ARB)
+        gl.Enable(GL_FRAGMENT_PROGRAM_ARB)
+        gl.Enable(GL_DEPTH_TEST)
+        gl.DepthFunc(GL_ALWAYS)
+        gl.PointSize(2.0)
+        self._clear(targets)
+        gl.DrawArrays(G.GL_POINTS, 0, quads)
+        gl.check("fragment draw")
+        cap = Capture(glsl=src)
+        for t in targets:
+            img = self._read(t, W, H)
+            if t.loc < 0:
+                cap.killed = img[y, x] == 1.0
+            elif t.loc == depth_loc:
+                d = np.zeros((lanes, 4), np.uint32)
+                d[:, 2] = img[y, x][:, 2]
+                cap.outputs["result.depth"] = d
+            elif t.loc in colors:
+                key = "result.color" if t.loc == 0 else f"result.color[{t.loc}]"
+                cap.outputs[key] = img[y, x]
+        return cap
+
+
+def passthrough_fragment(reads: list[str]) -> str:
+    """The harness's fragment program: each fragment input to its own colour attachment."""
+    lines = ["!!ARBfp1.0", "OPTION ARB_draw_buffers;"]
+    lines += [f"MOV result.color[{j}], {r};" for j, r in enumerate(reads)]
+    return "\n".join(lines + ["END", ""])
+
+
+def passthrough_vertex(inputs: dict[str, np.ndarray]) -> tuple[str, list[tuple[int, str]]]:
+    """The harness's vertex program in front of a fragment program: position from generic
+    attribute 0, each fragment input from its own generic attribute.  Returns the text and
+    [(attribute index, input key)]."""
+    lines = ["!!ARBvp1.0", "MOV result.position, vertex.attrib[0];"]
+    feeds = []
+    for key in sorted(inputs):
+        path = _path_of(key)
+        if path in ("fragment.position", "fragment.facing"):
+            continue
+        out = FRAGMENT_FEEDS.get(path)
+        if out is None:
+            raise HarnessLimit(f"fragment input {key} (no vertex output feeds it)")
+        if out == "result.texcoord":
+            out = f"result.texcoord[{_index_of(key)}]"
+        index = len(feeds) + 1
+        lines.append(f"MOV {out}, vertex.attrib[{index}];")
+        feeds.append((index, key))
+    return "\n".join(lines + ["END", ""]), feeds
+
+
+# ---- state.* parameters ---------------------------------------------------------------------------
+
+_MATRIX = re.compile(r"^state\.matrix\.(\w+)(?:\[(\d+)\])?(?:\.(inverse|transpose|invtrans))?"
+                     r"\.row\[(\d+)\]$")
+_MATRIX_MODE = {"modelview": G.GL_MODELVIEW, "projection": G.GL_PROJECTION,
+                "texture": G.GL_TEXTURE, "program": GL_MATRIX0_ARB}
+
+
+def _base_matrices(params: dict[str, np.ndarray]) -> dict[tuple[str, int], np.ndarray]:
+    """(matrix, index) -> 4x4 rows to load, from the generated rows of its plain or transposed
+    bindings (inverse forms are left to the driver: the probe reads what it computes).  A
+    program reading mvp but neither modelview[0] nor projection gets mvp as modelview."""
+    out: dict[tuple[str, int], np.ndarray] = {}
+    names = set()
+    for key, words in params.items():
+        m = _MATRIX.match(key)
+        if m is None:
+            continue
+        name, idx, mod, row = m.group(1), int(m.group(2) or 0), m.group(3), int(m.group(4))
+        names.add(name)
+        if mod in ("inverse", "invtrans"):
+            continue
+        mat = out.setdefault((name, idx), np.eye(4, dtype=np.float32))
+        v = np.asarray(words, np.uint32).view(np.float32)
+        if mod == "transpose":
+            mat[:, row] = v
+        else:
+            mat[row] = v
+    mvp = out.pop(("mvp", 0), None)
+    if mvp is not None and not names & {"modelview", "projection"}:
+        out[("modelview", 0)] = mvp
+    return out
+
+
+def _colour_state(gl, params: dict[str, np.ndarray]) -> None:
+    """Light, material, light-model and fog colours from the generated words (the GL refuses
+    some values -- negative fog density, shininess beyond 128: those keep their defaults)."""
+    for key, words in params.items():
+        v = (C.c_float * 4)(*np.asarray(words, np.uint32).view(np.float32).tolist())
+        m = re.match(r"^state\.light\[(\d+)\]\.(ambient|diffuse|specular)$", key)
+        if m:
+            gl.Lightfv(GL_LIGHT0 + int(m.group(1)), {"ambient": GL_AMBIENT, "diffuse": GL_DIFFUSE,
+                                                     "specular": GL_SPECULAR}[m.group(2)], v)
+            continue
+        m = re.match(r"^state\.material(?:\.(front|back))?\.(ambient|diffuse|specular|emission)$",
+                     key)
+        if m:
+            gl.Materialfv(GL_BACK if m.group(1) == "back" else GL_FRONT,
+                          {"ambient": GL_AMBIENT, "diffuse": GL_DIFFUSE, "specular": GL_SPECULAR,
+                           "emission": GL_EMISSION}[m.group(2)], v)
+        elif key == "state.lightmodel.ambient":
+            gl.LightModelfv(GL_LIGHT_MODEL_AMBIENT, v)
+        elif key == "state.fog.color":
+            gl.Fogfv(GL_FOG_COLOR, v)
+        elif key == "state.fog.params":
+            gl.Fogf(GL_FOG_DENSITY, v[0])
+            gl.Fogf(GL_FOG_START, v[1])
+            gl.Fogf(GL_FOG_END, v[2])
+    while gl.GetError() != G.GL_NO_ERROR:
+        pass
+
+
+def set_state(runner: Runner, params: dict[str, np.ndarray]) -> None:
+    """Put the generated state.* values into the GL where it has a plain setter."""
+    gl = runner.gl
+    gl.use()
+    for mode in (G.GL_MODELVIEW, G.GL_PROJECTION):
+        gl.MatrixMode(mode)
+        gl.LoadIdentity()
+    _colour_state(gl, params)            # light positions would be transformed: identity now
+    for (name, idx), rows in _base_matrices(params).items():
+        mode = _MATRIX_MODE.get(name)
+        if mode is None:
+            continue
+        if name == "texture":
+            gl.ActiveTexture(G.GL_TEXTURE0 + idx)
+        gl.MatrixMode(mode + idx if name == "program" else mode)
+        col_major = np.ascontiguousarray(rows.T, np.float32)
+        gl.LoadMatrixf(col_major.ctypes.data_as(C.c_void_p))
+    gl.ActiveTexture(G.GL_TEXTURE0)
+    gl.MatrixMode(G.GL_MODELVIEW)
+    while gl.GetError() != G.GL_NO_ERROR:
+        pass
+
+
+def read_state(runner: Runner, stage: str, keys: list[str]) -> dict[str, np.ndarray]:
+    """The driver's words for state bindings, read by probe programs of ``stage`` (7 or 8
+    bindings a probe).  :class:`HarnessLimit` naming a binding the driver refuses."""
+    out: dict[str, np.ndarray] = {}
+    per = MAX_TARGETS - 1 if stage == "vertex" else MAX_TARGETS   # a texcoord for the position
+    for k in range(0, len(keys), per):
+        group = keys[k:k + per]
+        try:
+            out.update(_probe(runner, stage, group))
+        except Refused:
+            for key in group:                    # find the binding it refuses
+                try:
+                    out.update(_probe(runner, stage, [key]))
+                except Refused as e:
+                    raise HarnessLimit(f"state binding {key}: the driver refuses a probe "
+                                       f"reading it ({e})") from None
+    return out
+
+
+def _probe(runner: Runner, stage: str, keys: list[str]) -> dict[str, np.ndarray]:
+    if stage == "vertex":
+        outs = [f"result.texcoord[{j}]" for j in range(len(keys))]
+        text = "\n".join(["!!ARBvp1.0"] + [f"MOV {o}, {key};" for o, key in zip(outs, keys)]
+                         + ["END", ""])
+        got = runner.run_vertex(text, 1, {}, {}, outs)
+        return {key: got[o][0].copy() for o, key in zip(outs, keys)}
+    outs = ["result.color" if j == 0 else f"result.color[{j}]" for j in range(len(keys))]
+    text = "\n".join(["!!ARBfp1.0", "OPTION ARB_draw_buffers;"]
+                     + [f"MOV result.color[{j}], {key};" for j, key in enumerate(keys)]
+                     + ["END", ""])
+    cap = runner.run_fragment(text, 4, {}, {}, outs)
+    return {key: cap.outputs[o][0].copy() for o, key in zip(outs, keys)}
+
+
+# ---- verifying one program ------------------------------------------------------------------------
+
+#: output binding -> the name core.compare_all knows its components by (scalar outputs)
+SCALAR_NAMES = {"result.depth": "gl_FragDepth", "result.pointsize": "gl_PointSize",
+                "result.fogcoord": "xv_fogcoord"}
+
+
+def output_keys(program) -> list[str]:
+    """Canonical text of every output binding of the program (one per bound element)."""
+    from ..ir.model import RegKind
+    keys = []
+    for reg in program.registers.values():
+        if reg.kind != RegKind.OUTPUT:
+            continue
+        for b in reg.bindings:
+            if b is not None:
+                k = b.text()
+                k = "result.color" if k == "result.color[0]" else k
+                k = "result.texcoord[0]" if k == "result.texcoord" else k
+                if k not in keys:
+                    keys.append(k)
+    return keys
+
+
+def reflection_for(keys: list[str]) -> dict:
+    """A reflection-like description of the outputs for :func:`core.compare_all`."""
+    outs = []
+    for k in keys:
+        name = SCALAR_NAMES.get(k, k)
+        outs.append({"name": name, "binding": k, "builtin": k in SCALAR_NAMES, "type": "vec4"})
+    return {"outputs": outs, "inputs": [], "uniforms": []}
+
+
+def _fragment_builtins(text: str, lanes: int):
+    """core.builtin_values_for, with the ARB_fragment_coord_* conventions of the program."""
+    from ..ir.model import Stage
+    from .core import builtin_values_for
+    x, y, W, H = quad_layout(lanes, WIDTH)
+    blank = _blank_comments(text)
+    xf, yf = x.astype(np.float32), y.astype(np.float32)
+    if re.search(r"\bARB_fragment_coord_origin_upper_left\b", blank):
+        yf = np.float32(H - 1) - yf
+    values = builtin_values_for(Stage.FRAGMENT, lanes, (xf, yf))
+    if not re.search(r"\bARB_fragment_coord_pixel_center_integer\b", blank):
+        return values
+
+    def integer_centres(key, n):
+        v = values(key, n)
+        if v is not None and key.split("[")[0] == "fragment.position":
+            f = v.view(np.float32).copy()
+            f[:, :2] -= np.float32(0.5)
+            return f.view(np.uint32)
+        return v
+    return integer_centres
+
+
+def _unwritten(program, keys) -> set[tuple[str, int]]:
+    """(output binding, component) no instruction writes: undefined on the driver."""
+    from .core import output_elements
+    elems = output_elements(program)
+    out = set()
+    for k in keys:
+        regs = {r for r, _ in elems.get(k, [])}
+        for c in range(4):
+            if not any(ins.dst is not None and ins.dst.reg in regs and ins.dst.mask[c]
+                       for ins in program.instructions):
+                out.add((k, c))
+    return out
+
+
+#: GL 2.1.1 (as ARB_vertex_program issue 22 and ARB_fragment_program issue 3 summarize it):
+#: "the individual results of floating-point operations must be accurate to about 1 part in
+#: 10^5" -- the ARB programs do not ask for IEEE rounding of each operation (llvmpipe fuses
+#: a*b+c in DP4/MAD), unlike the GLSL the other backends compare with ``precise``
+ARB_RELATIVE = 1e-5
+
+
+def within_precision(d) -> bool:
+    """A float difference between finite values within :data:`ARB_RELATIVE` of the larger."""
+    if d.kind != "value" or d.integer or d.expected is None or d.got is None:
+        return False
+    e, g = np.array([d.expected, d.got], np.uint32).view(np.float32).astype(np.float64)
+    if not (np.isfinite(e) and np.isfinite(g)):
+        return False
+    return abs(e - g) <= ARB_RELATIVE * max(abs(e), abs(g))
+
+
+@dataclass
+class _NativeRun:
+    gen: object
+    diffs: list
+    compared: int
+    precision: int = 0          # differences within the ARB precision requirement
+
+
+def _run_once(text, program, facts, lanes, seed, runner, rep, keys, *, finite=False):
+    """Generate inputs, run the executor and the driver, compare.  None when skipped."""
+    from ..ir.model import Stage
+    from . import core
+    from .inputs import generate
+    stage = program.stage
+    builtins = _fragment_builtins(text, lanes) if stage == Stage.FRAGMENT else \
+        core.builtin_values_for(stage, lanes)
+    gen = generate(program, facts, lanes, seed, finite=finite, builtin_values=builtins)
+    if facts.uses_textures:
+        from .textures import generate_textures, shadow_units
+        gen.textures = generate_textures(program, seed)
+        gen.shadow = shadow_units(program)
+    conform_inputs(gen.inputs)
+    if stage == Stage.FRAGMENT:
+        quad_constant(gen.inputs, gen.builtin)
+    state = [k for k in gen.params if k.startswith("state.")]
+    if state:
+        set_state(runner, gen.params)
+        gen.params.update(read_state(runner, stage.value, state))
+    res = core.run_executor(program, gen, lanes)
+    if res.steps_exceeded.any():
+        if res.steps_exceeded.all():
+            rep.status, rep.reason = "skipped", f"every lane exceeded {core.MAX_STEPS} steps"
+            return None
+        core._replace_lanes(gen, res.steps_exceeded, 4 if stage == Stage.FRAGMENT else 1)
+        res = core.run_executor(program, gen, lanes)
+        if res.steps_exceeded.any():
+            rep.status, rep.reason = "skipped", f"lanes exceed {core.MAX_STEPS} steps"
+            return None
+    inputs = {k: v for k, v in gen.inputs.items() if k not in gen.builtin}
+    if stage == Stage.VERTEX:
+        got = runner.run_vertex(text, lanes, inputs, gen.params, keys)
+        cap = Capture(outputs={SCALAR_NAMES.get(k, k): v for k, v in got.items()})
+    else:
+        cap = runner.run_fragment(text, lanes, inputs, gen.params, keys, gen.textures,
+                                  gen.shadow)
+        if "result.depth" in cap.outputs:
+            cap.outputs["gl_FragDepth"] = cap.outputs.pop("result.depth")
+    notes: list[str] = []
+    diffs, compared = core.compare_all(program, facts, reflection_for(keys), res, cap, notes)
+    for n in notes:
+        if n not in rep.notes:
+            rep.notes.append(n)
+    skip = _unwritten(program, keys)
+    diffs = [d for d in diffs if (d.output, d.component) not in skip]
+    real = [d for d in diffs if not within_precision(d)]
+    return _NativeRun(gen, real, compared, len(diffs) - len(real))
+
+
+def verify_program(text: str, program, rep, *, lanes: int, seed: int, runner=None,
+                   max_reported: int = 50) -> None:
+    """The native pipeline for one parsed program; fills ``rep`` (status, reason, differences).
+    Localization does not apply: differences are reported per lane and component."""
+    from ..ir.model import Stage
+    from . import compare as cmp
+    from .analysis import analyse
+    from .core import _note_inputs, textures_supported
+    hdr = header(text)
+    if hdr not in TARGETS:
+        rep.status, rep.reason = "unsupported", (f"native: no driver interface loads "
+                                                 f"{hdr or 'a program without a !! header'}")
+        return
+    if runner is None:
+        runner = Runner()
+    try:
+        runner.gl.use()
+        runner.load(text)
+    except Refused as e:
+        rep.status, rep.reason = "unsupported", f"driver refuses the program: {e}"
+        return
+    finally:
+        runner._cleanup()
+    stage = program.stage
+    if hdr not in HARNESS_HEADERS or stage not in (Stage.VERTEX, Stage.FRAGMENT):
+        rep.status, rep.reason = "unsupported", (f"native harness: {hdr} programs are loaded "
+                                                 "(the driver accepts this one) but not run")
+        return
+    facts = analyse(program, set(cmp.INEXACT))
+    if facts.uses_textures and not textures_supported():
+        rep.status, rep.reason = "unsupported", "textures (the executor cannot sample yet)"
+        return
+    if stage == Stage.FRAGMENT:
+        lanes = (lanes + 3) // 4 * 4
+    rep.lanes = lanes
+    keys = output_keys(program)
+    try:
+        run = _run_once(text, program, facts, lanes, seed, runner, rep, keys)
+    except HarnessLimit as e:
+        rep.status, rep.reason = "unsupported", f"native harness: {e}"
+        return
+    except Refused as e:
+        rep.status, rep.reason = "unsupported", (f"driver refuses the harness's interface edit "
+                                                 f"of the program: {e}")
+        return
+    except GLError as e:
+        rep.status, rep.reason = "mismatch", f"implementation error: {e}"
+        return
+    if run is None:
+        return
+    rep.compared = run.compared
+    rep.total_differences = len(run.diffs)
+    rep.differences = run.diffs[:max_reported]
+    if run.precision:
+        rep.notes.append(f"{run.precision} components differ within the ARB precision "
+                         "requirement (1 part in 10^5 of the larger value; GL 2.1.1)")
+    if not run.diffs:
+        rep.status = "pass"
+        if run.precision:
+            rep.reason = "differences within the ARB precision requirement only"
+        return
+    rep.status = "mismatch"
+    _note_inputs(rep, run.gen, run.diffs)
+    finite = _run_once(text, program, facts, lanes, seed, runner, rep, keys, finite=True)
+    n_finite = len(finite.diffs) if finite is not None else None
+    rep.reason = (f"{len(run.diffs)} differences with edge inputs (NaN, Inf, huge values), "
+                  f"{n_finite} with finite inputs; localization is not available for native "
+                  "runs (no translation to instrument)")
+    if finite is not None and finite.diffs:
+        rep.notes.append("first differences with finite inputs: " +
+                         "; ".join(d.describe() for d in finite.diffs[:3]))
