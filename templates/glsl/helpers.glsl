@@ -29,6 +29,29 @@ uvec4 xl_f2u(vec4 x) {
     return mix(r, uvec4(0u), isnan(x));
 }
 
+//@ idiv
+// Integer DIV/MOD (GP4 2.X.8.Z): the quotient truncates toward zero, the remainder takes the
+// dividend's sign (C); INT_MIN / -1 wraps.  GP4 leaves division by zero (and MOD of negative
+// operands) undefined -- project choice, as the executor (xlate/exec/alu.py): all bits set.
+// GLSL leaves "/" and "%" by zero and "%" of negative operands undefined too, and an
+// implementation really returns garbage there (llvmpipe), so these compute on magnitudes as
+// unsigned values; (q ^ s) - s negates q where s is all ones (no integer mix: GLSL 3.30 has it).
+ivec4 xl_div(ivec4 a, int b) {
+    uvec4 sa = uvec4(0u) - uvec4(lessThan(a, ivec4(0)));
+    uint bm = b < 0 ? 0u - uint(b) : uint(b);
+    uvec4 q = ((uvec4(a) ^ sa) - sa) / max(bm, 1u);
+    uvec4 sq = sa ^ uvec4(b < 0 ? 0xffffffffu : 0u);
+    return b == 0 ? ivec4(-1) : ivec4((q ^ sq) - sq);
+}
+uvec4 xl_div(uvec4 a, uint b) { return b == 0u ? uvec4(0xffffffffu) : a / b; }
+ivec4 xl_mod(ivec4 a, int b) {
+    uvec4 sa = uvec4(0u) - uvec4(lessThan(a, ivec4(0)));
+    uint bm = b < 0 ? 0u - uint(b) : uint(b);
+    uvec4 r = ((uvec4(a) ^ sa) - sa) % max(bm, 1u);
+    return b == 0 ? ivec4(-1) : ivec4((r ^ sa) - sa);
+}
+uvec4 xl_mod(uvec4 a, uint b) { return b == 0u ? uvec4(0xffffffffu) : a % b; }
+
 //@ cmp
 // CMP: a < 0 ? b : c per component (-0.0 and NaN select c).
 vec4 xl_cmp(vec4 a, vec4 b, vec4 c) { return mix(c, b, lessThan(a, vec4(0.0))); }

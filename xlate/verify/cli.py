@@ -38,6 +38,29 @@ def _read(path: str) -> tuple[str, str]:
         return data.decode("latin-1"), name
 
 
+def format_departure(loc: dict) -> list[str]:
+    """Lines for one localization entry: a departure of the replay (:mod:`replay`) -- the
+    instruction, lane, pass, components, verdict, both results and the executor's operands --
+    or a finding without an instruction (``interface``)."""
+    ins = loc.get("instruction")
+    verdict = loc.get("verdict")
+    if not ins:
+        lanes = loc.get("lanes")
+        where = f" lanes {', '.join(map(str, lanes))}" if lanes else ""
+        return [f"  [{verdict}]{where}: {loc.get('detail', '')}"]
+    line_no = f"line {ins['line']}: " if ins.get("line") else ""
+    comps = f".{loc['components']}" if loc.get("components") else ""
+    passno = f", pass {loc['pass']}" if loc.get("pass", 1) != 1 else ""
+    kind = "unexplained" if verdict in ("divergence", "cc", "flow") else "permitted"
+    out = [f"  lane {loc.get('lane')}{passno}: {kind} [{verdict}] at {line_no}{ins['text']}"
+           f"{comps}",
+           f"      executor       {', '.join(loc.get('executor', []))}",
+           f"      implementation {', '.join(loc.get('implementation', []))}"]
+    for j, v in enumerate(loc.get("operands") or []):
+        out.append(f"      operand {j}: {', '.join(v)}")
+    return out
+
+
 def format_report(rep, verbose: bool = True) -> list[str]:
     """Human-readable lines for one :class:`core.ProgramReport`."""
     head = {"pass": "PASS", "mismatch": "MISMATCH", "unsupported": "UNSUPPORTED",
@@ -55,22 +78,7 @@ def format_report(rep, verbose: bool = True) -> list[str]:
         for d in rep.differences[:5]:
             out.append(f"    {d.describe()}")
         for loc in rep.localization:
-            ins = loc.get("instruction")
-            where = f"{loc['output']}"
-            if "component" in loc:
-                where += f".{loc['component']}"
-            where += f" lane {loc['lane']}"
-            if ins:
-                line_no = f"line {ins['line']}: " if ins.get("line") else ""
-                out.append(f"  {where}: first differing instruction {line_no}{ins['text']}"
-                           f"  [{loc.get('verdict')}]")
-                out.append(f"      executor       {', '.join(loc.get('executor', []))}")
-                out.append(f"      implementation {', '.join(loc.get('implementation', []))}")
-                for name, v in (loc.get("operands") or {}).items():
-                    if isinstance(v, dict):
-                        out.append(f"      operand {name}: executor {', '.join(v['executor'])}")
-            else:
-                out.append(f"  {where}: [{loc.get('verdict')}] {loc.get('detail', '')}")
+            out += format_departure(loc)
         for lane, vals in list(rep.inputs_of.items())[:1]:
             out.append(f"  inputs of lane {lane}:")
             for k, v in vals.items():

@@ -1,6 +1,11 @@
 """Comparing executor results with what the implementation produced.
 
-Rules, per output component (documented contract of ``xlate verify``):
+``xlate verify`` compares **strictly** (:func:`same_words`: bit for bit, any two NaNs equal);
+every difference then has to be shown permitted by the replay (:mod:`replay`, rules in
+:mod:`permits`) or it is a mismatch.  The tolerance rules below are the *looser* comparison
+the cgc-GLSL oracle (:mod:`oracle`) still uses, and they define the per-opcode bounds
+(:data:`INEXACT`) the replay's ``tolerance`` rule applies at the approximate instruction
+itself.  Per output component:
 
 * **Integer results** (the component is written only by integer instructions, or its GLSL
   output is ``ivec4``/``uvec4``): the 32-bit words must be identical.
@@ -58,9 +63,9 @@ INEXACT: dict[str, tuple[int, float]] = {
     "TXP": (0, 2.0 ** -7),
 }
 
-#: Localization verdicts (:mod:`trace`) that explain a difference, each with the specification
-#: passage that permits it and the tolerance the comparison applies (the documented contract a
-#: program "passes, differences explained" under; ``tools/diffcheck.py`` prints both).  A
+#: Verdicts of the departures the replay (:mod:`replay`) adopts, each with the specification
+#: passage that permits it and how the rule in :mod:`permits` shows it (the documented contract
+#: a program "passes, differences explained" under; ``tools/diffcheck.py`` prints both).  A
 #: verdict not in this table is unexplained: a translation or executor bug until shown otherwise.
 EXPLANATIONS: dict[str, tuple[str, str]] = {
     "tolerance": (
@@ -69,56 +74,59 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
         "§4.7.1 precision of exp2/log2/pow/inversesqrt; NV_vertex_program2 EXP/LOG "
         "(RoughApprox2ToX/RoughApproxLog2 \"accurate to at least 11 bits\"), "
         "ARB_vertex_program issue 28",
-        "INEXACT: per-opcode ulps/absolute error (EX2 8 ulp; LG2 8 ulp or 2^-17; POW/LIT "
-        "(and FP1's LIT, IR LITNC) 4096 ulp or 2^-20; SIN/COS/SCS 16 ulp or 2^-20; RSQ 2 ulp; NRM/RFL 4 ulp; EXP 4096 "
-        "ulp (2^-11 relative), LOG 4096 ulp or 2^-11; filtered "
-        "TEX* 2^-7) on the approximate result, later amplification by exact opcodes accepted"),
+        "permits.rule_tolerance: the approximate instruction's value is within INEXACT's bound "
+        "(EX2 8 ulp; LG2 8 ulp or 2^-17; POW/LIT 4096 ulp or 2^-20; SIN/COS/SCS 16 ulp or "
+        "2^-20; RSQ 2 ulp; NRM/RFL 4 ulp; EXP 4096 ulp; LOG 4096 ulp or 2^-11; filtered TEX* "
+        "2^-7) of the executor's result for the same operands; adopted, and every later "
+        "instruction must then agree exactly"),
     "range": (
         "NV_gpu_program4 2.X.8.Z SIN/COS (ApproxSine/ApproxCosine: no precision is required); "
         "GLSL 4.50 §8.1 sin/cos carry no precision guarantee",
-        "SIN/COS/SCS of an operand with |x| > 2^23 (trace.RANGE_LIMIT): any result"),
+        "permits.rule_range: SIN/COS/SCS of an operand beyond 2^23 in magnitude: any value"),
     "ftz": (
         "NV_gpu_program4 issue 18: \"Denorms ... are supported, but may be flushed to zero, "
         "preserving the sign bit\"; GLSL 4.50 §4.7.1: a denormalized value may be flushed to 0",
-        "flush(): denormals flushed to signed zero on both sides; results computed from a "
-        "denormal operand (or an intermediate that was denormal) are not compared (differences "
-        "vanish on the finite-input re-run)"),
+        "permits.rule_ftz: the value equals the executor's result flushed, or the instruction "
+        "recomputed with (a subset of) its denormal operands flushed, or a dot product/MAD "
+        "with its denormal products flushed; condition codes and KIL decisions of a denormal "
+        "may take the flushed value's outcome (replay)"),
     "nonfinite": (
         "GLSL 4.50 §4.7.1: NaNs are not required to be generated, and operations on NaN or "
         "Inf need not follow IEEE 754 (Mesa folds x*0 -> 0 even for 'precise'); NV_gpu_program4 "
         "issue 18 describes the IEEE behaviour the executor follows",
-        "NaN equals NaN; results computed from NaN/Inf operands are not compared (differences "
-        "vanish on the finite-input re-run), nor those of an instruction whose finite operands "
-        "make a NaN/Inf intermediate (POW/LIT of a base <= 0; TXP with q = 0: infinite "
-        "texture coordinates)"),
+        "permits.rule_nonfinite: a NaN/Inf among the operand components that reach the result "
+        "component (per component for componentwise opcodes), a non-finite result, POW/LIT of "
+        "a base <= 0, TXP with q = 0, a cube lookup of the zero direction: any value"),
     "undefined": (
         "NV_gpu_program4 2.X.8.Z DIV/MOD (integer divisor <= 0 or negative dividend), "
-        "SHL/SHR (count < 0 or >= 32) and 2.X.4.2 relative addressing out of range: "
-        "\"the results are undefined\"",
-        "not compared: components computed from an undefined result"),
+        "SHL/SHR (count < 0 or >= 32); XPD/NRM/RFL w and SCS z/w: \"undefined\"",
+        "permits.rule_undefined: any value of those components"),
     "lod": (
         "GL 4.5 §8.14.1: equations 8.7-8.8 \"are often impractical to implement. "
         "Therefore, an implementation may approximate the ideal rho\" (and the LOD with it); "
         "GLSL 4.50 §8.14.1/§6.4: derivatives in non-uniform control flow, and after a "
         "non-uniform discard, are undefined",
-        "implicit-derivative texture lookups where the mip level chosen matters: not "
-        "compared beyond the TEX* 2^-7 filtering tolerance"),
+        "permits.rule_lod: the value is the same lookup at an explicit level of detail on a "
+        "1/64 grid around the texture's levels (within TEX's 2^-7); derivatives in "
+        "non-uniform flow or after a KIL: any value"),
     "implementation": (
-        "GLSL 4.50 §8.8 umulExtended/imulExtended: msb receives the high 32 bits of the "
-        "64-bit product -- a defect of the implementation, reduced to a strict-xfail test in "
-        "tests/test_verify_cases.py and matched by trace.known_defect",
-        "not compared: the instruction the reduced test covers, on the backend it fails on"),
+        "a defect of the implementation, reduced to a strict-xfail test in "
+        "tests/test_verify_cases.py and matched by trace.known_defect (llvmpipe's TXQ with a "
+        "varying LOD; Mesa folding umulExtended of constants)",
+        "permits.rule_implementation: TXQ: the size at the LOD of a fragment of the same "
+        "8-lane block, or 0, recomputed; mul-hi of constants on gl: any value"),
     "signedzero": (
         "GLSL 4.50 §4.7.1 leaves operations on special values to the implementation (Mesa "
         "folds 0 + x to x and x * 0 to +0, losing IEEE's sign of a zero); NV_vertex_program "
         "2.14.1.11 itself defines 0*x = +0 for every x, where the executor's IEEE product "
         "gives -0 (a documented divergence, frontends/nv/vp.py)",
-        "an instruction whose operands differ only in the sign of a zero and that tells the "
-        "zeros apart (VP1's total-order SGE/SLT, RCC/RCP/DIV of a zero): not compared"),
+        "permits.rule_signedzero: both results are zeros: the implementation's sign adopted, "
+        "so later instructions that tell the zeros apart (RCP, SGE) must agree with it"),
     "boundary": (
         "GL 4.5 §8.14.2 NEAREST: the texel chosen for a coordinate exactly on a texel edge "
         "depends on the implementation's rounding of u = s * width",
-        "NEAREST lookups whose coordinate lies on a texel edge: not compared"),
+        "permits.rule_boundary: the value equals the lookup recomputed with the coordinates "
+        "moved one ulp down or up"),
 }
 
 F32_MIN_NORMAL = np.float32(1.1754943508222875e-38)

@@ -1,0 +1,252 @@
+"""The verifier's explanations are shown by replay, never assumed (xlate/verify/replay.py,
+xlate/verify/permits.py).
+
+Unit tests ask the permission rules about one instruction's result with a chosen
+implementation value; the GL tests corrupt a translation that verifies cleanly in one small,
+live way (a literal 1 ulp off, an approximate opcode's argument scaled, one NaN lane, a wrong
+TXQ level) and require ``mismatch`` naming the instruction.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import xlate
+from xlate.exec import Texture, execute
+from xlate.verify import permits
+from xlate.verify.compare import same_words
+
+from conftest import gl_runner
+
+
+def f32(*v) -> np.ndarray:
+    return np.array(v, np.float32).view(np.uint32)
+
+
+class _Ask:
+    """Executor hook: at instruction ``k``, the verdicts permits.permitted gives to the
+    implementation value ``imp(exe)`` (exe: the executor's (n, 4) result words)."""
+
+    def __init__(self, k, imp):
+        self.instructions = [k]
+        self.imp = imp
+        self.verdicts = None
+        self.exe = None
+
+    def __call__(self, x, st, idx, ops, bits, cmask):
+        n = st.lanes if idx is None else len(idx)
+        exe = np.ascontiguousarray(np.broadcast_to(bits, (n, 4)))
+        imp = np.asarray(self.imp(exe.copy()), np.uint32)
+        differ = ~same_words(exe, imp) & np.array(x.inst.dst.mask, bool)
+        rows = np.arange(n)
+        site = permits.Site(x, ops, rows, exe, imp, "gl")
+        self.exe = exe
+        self.verdicts = permits.permitted(site, differ)
+        return bits, cmask
+
+    def before_flow(self, x, st, sel):
+        pass
+
+
+def ask(text: str, k: int, imp, inputs: dict, **kw):
+    prog = xlate.parse(text)
+    hook = _Ask(k, imp)
+    # plain lists are floats here (execute reads integer arrays as raw words)
+    inputs = {key: v if isinstance(v, np.ndarray) else np.array([v], np.float32)
+              for key, v in inputs.items()}
+    execute(prog, inputs=inputs, lanes=1, hooks=hook, **kw)
+    return hook.verdicts[0].tolist(), hook.exe[0]
+
+
+VP = "!!NVvp4.0\nTEMP t;\n{}\nMOV result.position, t;\nEND\n"
+
+
+def bump(words, ulps, comps=(0, 1, 2, 3)):
+    w = words.copy()
+    for c in comps:
+        w[:, c] = w[:, c] + ulps
+    return w
+
+
+def test_exact_opcode_one_ulp_off_is_not_permitted():
+    v, _ = ask(VP.format("MUL t, vertex.attrib[0], vertex.attrib[1];"), 0,
+               lambda e: bump(e, 1, (0,)), {"vertex.attrib[0]": [1.5, 2, 3, 4],
+                                             "vertex.attrib[1]": [3, 5, 7, 9]})
+    assert v == ["", "", "", ""]
+
+
+def test_approximate_opcode_within_its_bound_only():
+    inp = {"vertex.attrib[0]": [0.5, 0, 0, 0]}
+    v, _ = ask(VP.format("EX2 t, vertex.attrib[0].x;"), 0, lambda e: bump(e, 3), inp)
+    assert v == ["tolerance"] * 4
+    v, _ = ask(VP.format("EX2 t, vertex.attrib[0].x;"), 0, lambda e: bump(e, 100), inp)
+    assert v == [""] * 4                       # EX2's bound is 8 ulp (compare.INEXACT)
+
+
+def test_signed_zero():
+    v, exe = ask(VP.format("ADD t, vertex.attrib[0], -vertex.attrib[0];"), 0,
+                 lambda e: e | np.uint32(0x80000000), {"vertex.attrib[0]": [1, 2, 3, 4]})
+    assert exe.tolist() == [0, 0, 0, 0] and v == ["signedzero"] * 4
+
+
+def test_denormal_operand_flushed_is_recomputed_not_assumed():
+    den = float(np.array([5], np.uint32).view(np.float32)[0])
+    inp = {"vertex.attrib[0]": [den, den, 1, 1], "vertex.attrib[1]": [3, 3, 3, 3]}
+    text = VP.format("ADD t, vertex.attrib[0], vertex.attrib[1];")
+    # 3 + denormal rounds to 3 either way: nothing to permit; a flushed x in MUL is 0
+    v, _ = ask(VP.format("MUL t, vertex.attrib[0], vertex.attrib[1];"), 0,
+               lambda e: np.where(np.arange(4) < 2, 0, e), inp)
+    assert v == ["ftz", "ftz", "", ""]
+    # a value the flushed recomputation does not give is not permitted
+    v, _ = ask(VP.format("MUL t, vertex.attrib[0], vertex.attrib[1];"), 0,
+               lambda e: np.where(np.arange(4) < 2, f32(1, 1, 1, 1), e), inp)
+    assert v[:2] == ["", ""]
+    v, _ = ask(text, 0, lambda e: e, inp)
+    assert v == [""] * 4
+
+
+def test_dot_product_with_a_denormal_intermediate():
+    tiny = 1e-20                     # tiny * tiny: a denormal product, flushed by llvmpipe
+    inp = {"vertex.attrib[0]": [tiny, 1, 0, 0], "vertex.attrib[1]": [tiny * 1e-1, 1, 0, 0]}
+    v, exe = ask(VP.format("DP3 t, vertex.attrib[0], vertex.attrib[1];"), 0,
+                 lambda e: f32(1, 1, 1, 1)[None], inp)
+    assert exe.view(np.float32)[0] == np.float32(1.0)    # 1 + denormal rounds to 1 anyway
+    v, exe = ask(VP.format("DP3 t, vertex.attrib[0], vertex.attrib[1];"), 0,
+                 lambda e: f32(0, 0, 0, 0)[None],
+                 {"vertex.attrib[0]": [tiny, 0, 0, 0], "vertex.attrib[1]": [tiny * 1e-1, 0, 0, 0]})
+    assert v == ["ftz"] * 4
+
+
+def test_nonfinite_operand_reaches_only_its_component():
+    inp = {"vertex.attrib[0]": [np.nan, 1, 2, 3], "vertex.attrib[1]": [1, 1, 1, 1]}
+    v, _ = ask(VP.format("ADD t, vertex.attrib[0], vertex.attrib[1];"), 0,
+               lambda e: f32(7, 7, 7, 7)[None], inp)
+    assert v == ["nonfinite", "", "", ""]
+    # a dot product reads every component: the NaN reaches the whole (scalar) result
+    v, _ = ask(VP.format("DP4 t, vertex.attrib[0], vertex.attrib[1];"), 0,
+               lambda e: f32(7, 7, 7, 7)[None], inp)
+    assert v == ["nonfinite"] * 4
+
+
+def test_undefined_results():
+    v, _ = ask("!!NVvp4.0\nINT TEMP i;\nDIV.S i, vertex.attrib[0], vertex.attrib[1].x;\n"
+               "I2F result.position, i;\nEND\n", 0, lambda e: e + 1,
+               {"vertex.attrib[0]": np.array([[7, 7, 7, 7]], np.int32),
+                "vertex.attrib[1]": np.array([[0, 0, 0, 0]], np.int32)})
+    assert v == ["undefined"] * 4
+    v, _ = ask(VP.format("XPD t, vertex.attrib[0], vertex.attrib[1];"), 0,
+               lambda e: f32(0, 0, 0, 5)[None] | e * 0, {"vertex.attrib[0]": [1, 0, 0, 0],
+                                                         "vertex.attrib[1]": [0, 1, 0, 0]})
+    assert v == ["", "", "", "undefined"]
+
+
+def test_sine_range():
+    text = VP.format("SIN t, vertex.attrib[0].x;")
+    v, _ = ask(text, 0, lambda e: f32(1, 1, 1, 1)[None], {"vertex.attrib[0]": [1e9, 0, 0, 0]})
+    assert v == ["range"] * 4
+    v, _ = ask(text, 0, lambda e: f32(1, 1, 1, 1)[None], {"vertex.attrib[0]": [1.0, 0, 0, 0]})
+    assert v == [""] * 4
+
+
+def test_integer_results_are_no_floats():
+    """The integer 8 is no denormal and INT_MIN no negative zero."""
+    ints = {"vertex.attrib[0]": np.array([[8, 0, 0, 0]], np.int32),
+            "vertex.attrib[1]": np.array([[0, 0, 0, 0]], np.int32)}
+    text = "!!NVvp4.0\nINT TEMP i;\nADD.S i, vertex.attrib[0], vertex.attrib[1];\n" \
+           "I2F result.position, i;\nEND\n"
+    v, _ = ask(text, 0, lambda e: e * 0, ints)
+    assert v == ["", "", "", ""]
+    v, _ = ask(text, 0, lambda e: e | np.uint32(0x80000000), ints)
+    assert v[1:] == ["", "", ""]
+
+
+def test_strict_comparison():
+    a = f32(1.0, 0.0, np.nan, 2.0)
+    b = a.copy()
+    b[2] = 0x7FC00001                       # another NaN payload
+    assert same_words(a, b).all()
+    b[1] = 0x80000000                       # -0 is not +0 at an output
+    b[3] += 1                               # nor is 1 ulp
+    assert same_words(a, b).tolist() == [True, False, True, False]
+
+
+# ---- translations corrupted in one small, live way -------------------------------------------
+
+class Editing:
+    """A runner that edits every GLSL text it is given (the verifier's main run and every
+    probe compilation alike)."""
+
+    def __init__(self, inner, old: str, new: str):
+        self.inner, self.old, self.new = inner, old, new
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def run(self, stage, glsl, reflection, lanes, **kw):
+        return self.inner.run(stage, glsl.replace(self.old, self.new), reflection, lanes, **kw)
+
+
+PROGRAM = ("!!NVvp4.0\nTEMP t;\nMUL t, vertex.attrib[0], 1.5;\nEX2 t.y, vertex.attrib[1].x;\n"
+           "ADD result.texcoord[0], t, vertex.attrib[2];\nMOV result.position, "
+           "vertex.attrib[0];\nEND\n")
+
+
+def verify(text, runner, lanes=256):
+    from xlate.verify.core import verify_source
+    return verify_source(text, "t.vp", runner=runner, lanes=lanes)
+
+
+def unexplained(rep) -> set[str]:
+    return {x["instruction"]["op"] for x in rep.localization
+            if x.get("verdict") in ("divergence", "cc", "flow") and "instruction" in x}
+
+
+def test_clean_translation_passes_with_shown_explanations():
+    rep = verify(PROGRAM, gl_runner())
+    assert rep.status == "pass", rep.reason
+    if rep.total_differences:           # EX2 approximated: adopted, then every output agrees
+        assert rep.reason.startswith("differences explained: tolerance (shown"), rep.reason
+
+
+@pytest.mark.parametrize("old,new,op", [
+    ("vec4(1.5)", "vec4(1.50000012)", "MUL"),                           # 1 ulp
+    ("exp2(in_vertex_attrib[1].x)", "exp2(in_vertex_attrib[1].x * 1.01)", "EX2"),
+])
+def test_corrupted_translation_is_a_mismatch(old, new, op):
+    from xlate.backends.glsl import emit_glsl
+    assert old in emit_glsl(xlate.parse(PROGRAM)).source
+    rep = verify(PROGRAM, Editing(gl_runner(), old, new))
+    assert rep.status == "mismatch", rep.reason
+    assert op in unexplained(rep), rep.localization[:3]
+
+
+def test_one_nan_lane_is_a_mismatch():
+    """Lane 5 (finite inputs: checked) gets a NaN in one output component."""
+    from xlate.ir.model import Stage
+    from xlate.verify.analysis import analyse
+    from xlate.verify import compare as cmp
+    from xlate.verify.core import builtin_values_for
+    from xlate.verify.inputs import generate
+    prog = xlate.parse(PROGRAM)
+    gen = generate(prog, analyse(prog, set(cmp.INEXACT)), 256, 1,
+                   builtin_values=builtin_values_for(Stage.VERTEX, 256))
+    lane = next(ln for ln in range(256) if all(
+        np.isfinite(np.asarray(gen.inputs[f"vertex.attrib[{i}]"])[ln].view(np.float32)).all()
+        for i in range(3)))
+    stmt = "out_result_texcoord[0] = (t + in_vertex_attrib[2]);"
+    edit = stmt + f" if (gl_VertexID == {lane}) out_result_texcoord[0].z = " \
+                  "uintBitsToFloat(0x7fc00000u);"
+    rep = verify(PROGRAM, Editing(gl_runner(), stmt, edit))
+    assert rep.status == "mismatch", rep.reason
+    assert {(d.lane, d.component) for d in rep.differences} == {(lane, 2)}
+
+
+def test_wrong_texture_size_level_is_a_mismatch():
+    text = ("!!NVfp4.0\nFLAT INT ATTRIB lod = fragment.attrib[1];\nINT TEMP s;\n"
+            "TXQ s, lod.x, texture[0], 2D;\nI2F result.color, s;\nEND\n")
+    from xlate.backends.glsl import emit_glsl
+    old = "textureSize(texture0, xl_c1.x)"
+    assert old in emit_glsl(xlate.parse(text)).source
+    rep = verify(text, Editing(gl_runner(), old, "textureSize(texture0, 0)"))
+    assert rep.status == "mismatch", rep.reason
+    assert "TXQ" in unexplained(rep)
