@@ -447,3 +447,34 @@ def test_vp1_total_order_compare_of_a_zero_whose_sign_was_lost():
                              runner=core.make_runner("gl", precise=True))
     assert rep.status == "pass", rep.reason
     assert "signedzero" in {x.get("verdict") for x in rep.localization}, rep.localization
+
+
+RSQ_SAT = ("!!NVvp4.0\nTEMP r;\nRSQ.F.SAT r, vertex.attrib[1].x;\nMOV result.texcoord[0], r;\n"
+           "MOV result.position, vertex.attrib[0];\nEND\n")
+#: NV_fragment_program 3.11.5.19 (and GP4 RSQ): ApproxRSQRT(-0.0) = -INF, ApproxRSQRT(+0.0)
+#: = +INF; saturated: 0.0 and 1.0
+RSQ_SAT_IN = np.array([[-0.0, 0, 0, 0], [0.0, 0, 0, 0], [4.0, 0, 0, 0], [0.25, 0, 0, 0]],
+                      np.float32)
+RSQ_SAT_WANT = [0.0, 1.0, 0.5, 1.0]
+
+
+def test_saturated_rsq_of_negative_zero_executor():
+    res = run_executor(RSQ_SAT, {"vertex.attrib[1]": RSQ_SAT_IN,
+                                 "vertex.attrib[0]": np.zeros((4, 4), np.float32)})
+    assert res.float("result.texcoord[0]")[:, 0].tolist() == RSQ_SAT_WANT
+
+
+@pytest.mark.parametrize("backend", ["gl", "gl-spirv"])
+def test_saturated_rsq_of_negative_zero(request, backend):
+    """Found by the replay (random NV4 vertex seed 12): the old verifier had explained it."""
+    if backend == "gl":                 # the same GLSL through SPIR-V is right
+        mesa_defect(request, (22, 3), backend=backend, reason=(
+            "implementation: Mesa 22.3's GLSL compiler returns -INF for xl_sat(1.0 / "
+            "sqrt(-0.0)) -- a saturated value below 0 (it takes 1/sqrt(x) to be >= 0 and drops "
+            "the lower clamp); the specs' RSQ(-0.0) is -INF, saturated 0.0.  verify names it "
+            "verdict 'implementation' (trace.known_defect)"))
+    _, _, cap = run_both(RSQ_SAT, {"vertex.attrib[1]": RSQ_SAT_IN,
+                                   "vertex.attrib[0]": np.zeros((4, 4), np.float32)},
+                         backend=backend)
+    got = impl_words(RSQ_SAT, cap, "result.texcoord[0]").view(np.float32)[:, 0]
+    assert got.tolist() == RSQ_SAT_WANT

@@ -385,6 +385,12 @@ def rule_implementation(s: Site) -> np.ndarray:
     program = s.op.st.program
     if known_defect(program, s.ins, s.backend, True, s.op.index) is None:
         return np.zeros(s.exe.shape, bool)
+    if s.ins.op == "RSQ":
+        # the saturation dropped: the unsaturated result, where it is below zero
+        with np.errstate(all="ignore"):
+            raw = np.asarray(s.op.fn(s.op, *s.operands), np.float32).reshape(len(s.exe), -1)
+        raw = np.ascontiguousarray(np.broadcast_to(raw[:, :1], s.exe.shape))
+        return same_words(raw.view(U32), s.imp) & (raw < 0)
     if s.ins.op != "TXQ":
         return np.ones(s.exe.shape, bool)
     if s.op.idx is not None:            # block-mates outside the lane selection: not shown
