@@ -118,7 +118,7 @@ def shared_groups(seed: int) -> dict[str, object]:
 SOURCES = {"generated": generated_groups, "own": own_groups, "shared": shared_groups}
 
 
-# ---- workers --------------------------------------------------------------------------------------
+# ---- workers ------------------------------------------------------------------------------------
 
 _RUNNER = None
 
@@ -159,7 +159,7 @@ def run_group(group: str, programs, quota: int, opts: dict, pool, max_candidates
     return done
 
 
-# ---- report ---------------------------------------------------------------------------------------
+# ---- report --------------------------------------------------------------------------------------
 
 def fooled_lines(mutants: list[M.MutantResult]) -> list[str]:
     out = []
