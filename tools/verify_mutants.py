@@ -103,15 +103,19 @@ def shared_groups(seed: int) -> dict[str, object]:
             continue
         with open(manifest, newline="") as f:
             for row in csv.DictReader(f, delimiter="\t"):
-                if row.get("expected", "ok") != "ok":
+                if row.get("expected", "ok") != "ok" or \
+                        not row["file"].endswith(PROGRAM_EXTS):
                     continue
                 folder = row["file"].split("/")[0]
                 groups.setdefault(f"{part}/{folder}", []).append(row["file"])
+    def programs(part, files):
+        for f in files:
+            yield f"shared:{part}/{f}", _read(SHARED / part / f)
+
     out = {}
     for g, files in sorted(groups.items()):
         random.Random(f"{seed}:{g}").shuffle(files)
-        base = SHARED / g.split("/")[0]
-        out[g] = ((f"shared:{g.split('/')[0]}/{f}", _read(base / f)) for f in files)
+        out[g] = programs(g.split("/")[0], files)
     return out
 
 
