@@ -1,0 +1,266 @@
+#!/usr/bin/env python3
+"""Mutation testing of ``xlate verify``: make clean translations wrong, count what passes.
+
+    python tools/verify_mutants.py --source generated --programs 60 --mutants-per-program 4
+    python tools/verify_mutants.py --source shared --programs 80 --dialect arbfp,fp40
+    python tools/verify_mutants.py --source own --json /tmp/mutants-own.json
+
+For every program that verifies cleanly (status ``pass``, zero differences) the tool injects
+faults into the GLSL the verifier runs (``xlate/verify/mutants.py``: a wrapper runner edits
+every shader the verifier compiles, probes and re-runs included) and verifies each mutant.
+Outcomes: ``caught`` (mismatch), ``tolerated`` (pass, zero differences), ``explained``
+(pass, differences explained away), ``equivalent`` (bit-identical outputs on the verifier's
+inputs), ``rejected`` (the implementation refuses the mutant, or the verifier says
+unsupported/error/skipped), ``timeout``.  ``live`` = caught + tolerated + explained; the
+verifier is sound on the sample when tolerated + explained = 0.
+
+Sources: ``generated`` (``xlate.verify.generate``, every dialect and stage, seeds from
+``--seed``), ``own`` (the project's ``corpus/``), ``shared`` (``../shared/corpus``, the
+collected programs expected to be valid and cgc's output; groups are the corpus folders).
+``--programs`` is the number of clean programs, spread evenly over the groups.
+``--dialect`` keeps the groups whose name contains one of the comma-separated words.
+
+The full campaign (2,000+ live mutants over all dialects; hours on two cores), in the
+background::
+
+    nohup python tools/verify_mutants.py --source generated --programs 700 \\
+        --mutants-per-program 4 --jobs 2 --json /tmp/mutants-gen.json > /tmp/mutants-gen.txt &
+    nohup python tools/verify_mutants.py --source shared --programs 400 \\
+        --mutants-per-program 4 --jobs 2 --json /tmp/mutants-shared.json > /tmp/mutants-shared.txt &
+
+(the JSON is rewritten after every group, so a long run can be read while it goes on).
+Exit status: 0 when no live mutant fooled the verifier, 1 otherwise, 3 without OpenGL.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import multiprocessing
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from xlate.verify import mutants as M  # noqa: E402
+
+SHARED = ROOT.parent / "shared" / "corpus"
+PROGRAM_EXTS = (".vp", ".fp", ".gp", ".tgsi")
+
+
+# ---- program sources: group -> iterator of (name, text) -----------------------------------------
+
+def generated_groups(seed: int, size: int = 12) -> dict[str, object]:
+    from xlate.verify.generate import DIALECTS, generate
+
+    def programs(dialect, stage):
+        s = seed
+        while True:
+            yield f"gen:{dialect}-{stage}-{s}", generate(dialect, s, stage, size, frozenset())
+            s += 1
+
+    return {f"{d.name}/{st}" if len(d.stages) > 1 else d.name: programs(d.name, st)
+            for d in DIALECTS.values() for st in d.stages}
+
+
+def _read(path: Path) -> str:
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def _group_of(text: str, name: str) -> str:
+    from xlate import api
+    try:
+        p = api.parse(text, filename=name)
+    except Exception:
+        return "unparsed"
+    return f"{p.dialect}/{p.stage.value}"
+
+
+def own_groups(seed: int) -> dict[str, object]:
+    files = sorted(p for p in (ROOT / "corpus").rglob("*") if p.suffix in PROGRAM_EXTS)
+    groups: dict[str, list] = {}
+    for p in files:
+        text = _read(p)
+        groups.setdefault(_group_of(text, str(p)), []).append((str(p.relative_to(ROOT)), text))
+    return {g: iter(v) for g, v in sorted(groups.items()) if g != "unparsed"}
+
+
+def shared_groups(seed: int) -> dict[str, object]:
+    """Corpus folders -> a deterministic shuffle of their programs (valid ones only)."""
+    groups: dict[str, list] = {}
+    for part in ("collected", "cg"):
+        manifest = SHARED / part / "MANIFEST.tsv"
+        if not manifest.exists():
+            continue
+        with open(manifest, newline="") as f:
+            for row in csv.DictReader(f, delimiter="\t"):
+                if row.get("expected", "ok") != "ok" or \
+                        not row["file"].endswith(PROGRAM_EXTS):
+                    continue
+                folder = row["file"].split("/")[0]
+                groups.setdefault(f"{part}/{folder}", []).append(row["file"])
+    def programs(part, files):
+        for f in files:
+            yield f"shared:{part}/{f}", _read(SHARED / part / f)
+
+    out = {}
+    for g, files in sorted(groups.items()):
+        random.Random(f"{seed}:{g}").shuffle(files)
+        out[g] = programs(g.split("/")[0], files)
+    return out
+
+
+SOURCES = {"generated": generated_groups, "own": own_groups, "shared": shared_groups}
+
+
+# ---- workers ------------------------------------------------------------------------------------
+
+_RUNNER = None
+
+
+def _runner(backend: str):
+    global _RUNNER
+    if _RUNNER is None:
+        from xlate.verify.core import make_runner
+        _RUNNER = make_runner(backend)
+    return _RUNNER
+
+
+def _work(task) -> M.ProgramResult:
+    name, group, text, opts = task
+    try:
+        return M.mutate_program(text, name, group, _runner(opts["backend"]), **opts["kw"])
+    except Exception as e:                 # a harness failure must not end a long campaign
+        return M.ProgramResult(name, group, f"harness error: {type(e).__name__}: {e}"[:300])
+
+
+def run_group(group: str, programs, quota: int, opts: dict, pool, max_candidates: int):
+    """Clean programs of one group, up to ``quota`` of them, in a deterministic order."""
+    done, seen = [], 0
+    chunk = max(1, opts["jobs"]) * 2
+    while len(done) < quota and seen < max_candidates:
+        tasks = []
+        for name, text in programs:
+            tasks.append((name, group, text, opts))
+            if len(tasks) >= chunk:
+                break
+        if not tasks:
+            break
+        seen += len(tasks)
+        results = pool.map(_work, tasks) if pool else [_work(t) for t in tasks]
+        for r in results:
+            if r.status == "clean" and len(done) < quota:
+                done.append(r)
+    return done
+
+
+# ---- report --------------------------------------------------------------------------------------
+
+def fooled_lines(mutants: list[M.MutantResult]) -> list[str]:
+    out = []
+    for m in mutants:
+        if m.outcome in M.FOOLED:
+            out.append(f"{m.program} [{m.kind}] {m.outcome}: {m.before}  =>  {m.after}\n"
+                       f"    verifier: {m.status} ({m.differences} differences) {m.reason}")
+    return out
+
+
+def write_json(path: str, settings: dict, programs: list, skipped: dict) -> None:
+    mutants = [m for p in programs for m in p.mutants]
+    doc = {"settings": settings,
+           "by_group": M.tally(mutants, "group"), "by_kind": M.tally(mutants, "kind"),
+           "programs": [{"program": p.program, "group": p.group, "mutants": len(p.mutants)}
+                        for p in programs],
+           "groups_short_of_clean_programs": skipped,
+           "mutants": [m.to_json() for m in mutants]}
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(doc, f, indent=1)
+    os.replace(tmp, path)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--source", choices=list(SOURCES), default="generated")
+    p.add_argument("--programs", type=int, default=30, help="clean programs in all")
+    p.add_argument("--mutants-per-program", type=int, default=4,
+                   help="non-equivalent mutants wanted per program")
+    p.add_argument("--tries", type=int, default=8,
+                   help="sites tried per wanted mutant (most sites of random programs are dead)")
+    p.add_argument("--dialect", default="", help="comma-separated group name parts")
+    p.add_argument("--kinds", default=",".join(M.KINDS))
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--lanes", type=int, default=256)
+    p.add_argument("--backend", default="gl", choices=("gl", "gl-spirv"))
+    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds per mutant verify")
+    p.add_argument("--json", help="write the full report here")
+    p.add_argument("--quiet", action="store_true")
+    args = p.parse_args(argv)
+    kinds = tuple(k for k in args.kinds.split(",") if k)
+    unknown = set(kinds) - set(M.KINDS)
+    if unknown:
+        p.error(f"unknown kinds {sorted(unknown)}; known: {', '.join(M.KINDS)}")
+    groups = SOURCES[args.source](args.seed)
+    if args.dialect:
+        words = args.dialect.split(",")
+        groups = {g: v for g, v in groups.items() if any(w in g for w in words)}
+    if not groups:
+        p.error("no program group matches")
+    quota = math.ceil(args.programs / len(groups))
+    opts = {"backend": args.backend, "jobs": args.jobs,
+            "kw": {"per_program": args.mutants_per_program, "seed": args.seed,
+                   "lanes": args.lanes, "kinds": kinds, "timeout": args.timeout,
+                   "tries": args.tries}}
+    settings = {k: v for k, v in vars(args).items() if k != "json"}
+    from xlate.verify.glapi import GLUnavailable
+    if args.jobs <= 1:
+        try:
+            _runner(args.backend)
+        except GLUnavailable as e:
+            print(f"verify_mutants: no OpenGL implementation: {e}", file=sys.stderr)
+            return 3
+    pool = multiprocessing.get_context("fork").Pool(args.jobs) if args.jobs > 1 else None
+    programs, short = [], {}
+    t0 = time.time()
+    try:
+        for g, progs in groups.items():
+            got = run_group(g, progs, quota, opts, pool, max_candidates=quota * 6 + 6)
+            programs += got
+            if len(got) < quota:
+                short[g] = f"{len(got)} clean of {quota} wanted"
+            if not args.quiet:
+                n = sum(len(x.mutants) for x in got)
+                print(f"[{time.time() - t0:7.1f}s] {g}: {len(got)} programs, {n} mutants",
+                      file=sys.stderr, flush=True)
+            if args.json:
+                write_json(args.json, settings, programs, short)
+    finally:
+        if pool:
+            pool.close()
+    mutants = [m for x in programs for m in x.mutants]
+    print(M.format_table(M.tally(mutants, "group"), "group"))
+    print()
+    print(M.format_table(M.tally(mutants, "kind"), "kind"))
+    fooled = fooled_lines(mutants)
+    print(f"\n{len(fooled)} live mutants passed the verifier (explained away):")
+    for line in fooled:
+        print(line)
+    if short:
+        print("\ngroups short of clean programs: " +
+              "; ".join(f"{g} ({v})" for g, v in short.items()))
+    print(f"\n{len(programs)} programs, {len(mutants)} mutants, {time.time() - t0:.0f} s")
+    return 1 if fooled else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,590 @@
+"""Mutation testing of ``xlate verify``: a wrong translation must not pass.
+
+The verifier compares the executor (the ORIGINAL program) with the translated GLSL run on a
+real implementation.  When it explains differences away (implementation freedoms: ``ftz``,
+``nonfinite``, ``tolerance`` ...), a bug in the translation could pass unnoticed.  This module
+measures that: for a program that verifies cleanly (``pass``, zero differences) it makes the
+translation wrong in one small, live way and checks that the verifier says ``mismatch``.
+
+Only the verifier's public entry point is used (:func:`xlate.verify.core.verify_source` with a
+``runner``).  The fault is injected by :class:`MutatingRunner`, which wraps the real runner and
+edits every GLSL text it is asked to compile -- the main run, the instrumented probe shaders of
+the localization and the re-runs (finite inputs, ``precise``) -- so the program is mutated
+consistently wherever the verifier looks.  A mutation names its site by content (the
+statement's tokens, with the backend's numbered temporaries ``xl_t12`` and the ``precise`` /
+``highp`` qualifiers ignored, plus which occurrence of that statement), so it finds the same
+statement in probe shaders, whose temporaries are numbered differently; a shader without that
+statement is left alone.
+
+Outcome of one mutant (:class:`MutantResult`), decided apart from the verifier's verdicts:
+
+* ``rejected``: the implementation refuses the mutated GLSL (compile/link error), or the
+  verifier answers ``unsupported``/``error``/``skipped`` -- caught trivially, counted apart;
+* ``equivalent``: the mutated shader's outputs are bit-identical (NaN == NaN whatever the
+  payload) to the unmutated shader's on every lane for the verifier's own inputs (those of its
+  main run, recorded by :class:`RecordingRunner`), so no verifier could tell them apart on
+  these inputs;
+* otherwise the mutant is *live* and the verifier's status decides: ``caught`` (``mismatch``),
+  ``tolerated`` (``pass`` with zero differences: the comparison's tolerance absorbed it) or
+  ``explained`` (``pass`` after differences were explained away; the reason is kept).
+  ``tolerated`` + ``explained`` are the mutants that fooled the verifier ("explained away").
+"""
+from __future__ import annotations
+
+import math
+import random
+import re
+import signal
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+# ---- GLSL tokens -------------------------------------------------------------------------------
+
+_TOKEN = re.compile(r"""
+    \s+
+  | 0[xX][0-9a-fA-F]+[uU]?
+  | (?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?[fF]? | \d+[eE][+-]?\d+[fF]?
+  | \d+[uU]?
+  | [A-Za-z_]\w*
+  | <<=|>>=|<<|>>|<=|>=|==|!=|&&|\|\||\^\^|\+\+|--|[-+*/%&|^]=
+  | .""", re.X)
+_FLOAT = re.compile(r"(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+")
+_NUMBERED = re.compile(r"(xl_[a-z]+)\d+")          # the backend's fresh names: xl_t12, xl_m3
+_QUALIFIERS = ("precise", "highp")                  # make_precise adds them on re-runs
+_SWIZZLE = re.compile(r"[xyzw]{1,4}")
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
+def tokenize(line: str) -> list[str]:
+    return _TOKEN.findall(line)
+
+
+def significant(tokens: list[str]) -> list[int]:
+    """Indices of the tokens that identify a statement: no blanks, no qualifiers."""
+    return [i for i, t in enumerate(tokens) if not t.isspace() and t not in _QUALIFIERS]
+
+
+def statement_key(tokens: list[str]) -> tuple[str, ...]:
+    """The statement's identity across shaders: significant tokens, fresh names unnumbered."""
+    return tuple(_NUMBERED.sub(r"\1#", tokens[i]) for i in significant(tokens))
+
+
+# ---- where the program's code is ---------------------------------------------------------------
+
+_FUNCTION = re.compile(r"^void (xl_main|sub_\w+)\(\)$")
+
+
+def code_lines(glsl: str) -> list[int]:
+    """Line numbers of the program's statements: the bodies of ``xl_main`` and of the
+    subroutines (``sub_*``).  Not ``main`` (interface copies and the harness's capture edits),
+    not the helper library, not declarations, not the iteration guards of ``for (;;)``."""
+    lines = glsl.split("\n")
+    out = []
+    k = 0
+    while k < len(lines):
+        if _FUNCTION.match(lines[k]) and k + 1 < len(lines) and lines[k + 1] == "{":
+            k += 2
+            while k < len(lines) and lines[k] != "}":
+                if "xl_iter" not in lines[k] and lines[k].strip() not in ("", "{", "}"):
+                    out.append(k)
+                k += 1
+        k += 1
+    return out
+
+
+# ---- mutations ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Mutation:
+    """One edit of one statement.  ``edits``: (a, b, text) over the statement's significant
+    tokens -- replace tokens a..b-1 by ``text`` (a == b: insert before token a)."""
+
+    kind: str
+    key: tuple
+    occurrence: int
+    edits: tuple
+    before: str
+    after: str
+
+    def apply_line(self, line: str) -> str:
+        toks = tokenize(line)
+        sig = significant(toks)
+        for a, b, text in sorted(self.edits, key=lambda e: (e[0], e[1]), reverse=True):
+            if a < b:
+                toks[sig[a]:sig[b - 1] + 1] = [text]
+            elif a < len(sig):
+                toks[sig[a]:sig[a]] = [text]
+            else:
+                toks.append(text)
+        return "".join(toks)
+
+    def apply(self, glsl: str) -> str:
+        """``glsl`` with the mutated statement, or unchanged when it lacks that statement."""
+        lines = glsl.split("\n")
+        seen = 0
+        for k in code_lines(glsl):
+            if statement_key(tokenize(lines[k])) != self.key:
+                continue
+            if seen == self.occurrence:
+                lines[k] = self.apply_line(lines[k])
+                return "\n".join(lines)
+            seen += 1
+        return glsl
+
+    def describe(self) -> dict:
+        return {"kind": self.kind, "before": self.before, "after": self.after,
+                "occurrence": self.occurrence}
+
+
+def _close(S: list[str], k: int) -> int:
+    """Index of the ')' matching the '(' at ``k`` (len(S) when unbalanced)."""
+    depth = 0
+    for j in range(k, len(S)):
+        depth += S[j] == "("
+        depth -= S[j] == ")"
+        if depth == 0:
+            return j
+    return len(S)
+
+
+def _args(S: list[str], open_: int) -> list[tuple[int, int]]:
+    """Token ranges of the top-level arguments of the call whose '(' is at ``open_``."""
+    end = _close(S, open_)
+    out, start, depth = [], open_ + 1, 0
+    for j in range(open_ + 1, end):
+        depth += S[j] in "([{" and len(S[j]) == 1
+        depth -= S[j] in ")]}" and len(S[j]) == 1
+        if S[j] == "," and depth == 0:
+            out.append((start, j))
+            start = j + 1
+    out.append((start, end))
+    return out
+
+
+def _assignment(S: list[str]) -> int | None:
+    """Index of the top-level '=' of an assignment or initialised declaration."""
+    depth = 0
+    for j, t in enumerate(S):
+        depth += t in ("(", "[")
+        depth -= t in (")", "]")
+        if t == "=" and depth == 0:
+            return j
+    return None
+
+
+def _is_for(S) -> bool:
+    return bool(S) and S[0] == "for"
+
+
+def _operand_end(t: str) -> bool:
+    return t in (")", "]") or bool(_IDENT.fullmatch(t)) or t[0].isdigit() or t[0] == "."
+
+
+def _arith(S):
+    if _is_for(S):
+        return
+    swap = {"+": "-", "-": "+", "*": "/", "/": "*"}
+    for k, t in enumerate(S):
+        if t in swap and k > 0 and _operand_end(S[k - 1]):
+            yield ((k, k + 1, swap[t]),)
+
+
+def _float32_text(x: float) -> str:
+    """The shortest literal that reads back as the float32 ``x``."""
+    x = np.float32(x)
+    if 1e-4 <= abs(x) < 1e7:
+        t = np.format_float_positional(x, unique=True)
+        return t + "0" if t.endswith(".") else t
+    return np.format_float_scientific(x, unique=True)
+
+
+def _literal(S, subtle: bool):
+    if _is_for(S):
+        return
+    for k, t in enumerate(S):
+        if not _FLOAT.fullmatch(t):
+            continue
+        v = np.float32(float(t.rstrip("fF")))
+        if v == 0 or not math.isfinite(v):
+            continue
+        new = np.nextafter(v, np.float32(np.inf)) if subtle else v * np.float32(1.01)
+        yield ((k, k + 1, _float32_text(new)),)
+
+
+def _next_component(c: str) -> str:
+    return "xyzw"["xyzw".index(c) + 1 & 3]
+
+
+def _swizzle_edits(S, lo: int, hi: int):
+    """Each swizzle read in S[lo:hi] with one component moved to the next one."""
+    for k in range(max(lo, 1), hi):
+        if S[k - 1] == "." and _SWIZZLE.fullmatch(S[k]):
+            for p, c in enumerate(S[k]):
+                new = S[k][:p] + _next_component(c) + S[k][p + 1:]
+                yield ((k, k + 1, new),)
+
+
+def _swizzle(S):
+    if _is_for(S):
+        return
+    eq = _assignment(S)
+    yield from _swizzle_edits(S, 0 if eq is None else eq + 1, len(S))
+
+
+def _saturate(S):
+    for k, t in enumerate(S[:-1]):
+        if S[k + 1] != "(":
+            continue
+        if t in ("xl_sat", "xl_ssat"):
+            yield ((k, k + 1, ""),)
+        elif t == "clamp":
+            args = _args(S, k + 1)
+            if len(args) == 3 and [S[a:b] for a, b in args[1:]] == [["0.0"], ["1.0"]]:
+                yield ((k, k + 1, ""), (args[0][1], args[2][1], ""))
+
+
+def _cc(S):
+    for k, t in enumerate(S[:-1]):
+        if re.fullmatch(r"xl_cc[A-Z]+", t) and S[k + 1] == "(":
+            yield ((k, k, "not("), (_close(S, k + 1) + 1, _close(S, k + 1) + 1, ")"))
+
+
+_CMP = {"<": ">=", ">=": "<", ">": "<=", "<=": ">", "==": "!=", "!=": "==",
+        "lessThan": "greaterThanEqual", "greaterThanEqual": "lessThan",
+        "greaterThan": "lessThanEqual", "lessThanEqual": "greaterThan",
+        "equal": "notEqual", "notEqual": "equal"}
+
+
+def _compare(S):
+    if _is_for(S):
+        return
+    for k, t in enumerate(S):
+        if t in _CMP and (not _IDENT.fullmatch(t) or (k + 1 < len(S) and S[k + 1] == "(")):
+            yield ((k, k + 1, _CMP[t]),)
+
+
+def _loop(S):
+    """Counted loops (REP n, constant LOOP counts): ``for (int i = 0, n = N; i < n; ++i)``."""
+    if not _is_for(S) or len(S) < 7 or S[3:5] != [S[3], "="]:
+        return
+    if S[5] in ("0", "0u"):
+        yield ((5, 6, "1" + S[5][1:]),)                 # one iteration fewer
+    semis = [k for k, t in enumerate(S) if t == ";"]
+    if semis:
+        for k in range(semis[0], len(S)):
+            if S[k] == "<":
+                yield ((k, k + 1, "<="),)               # one iteration more
+                break
+
+
+def _texcoord(S):
+    for k, t in enumerate(S[:-1]):
+        if (t.startswith("texture") or t.startswith("texelFetch")) and S[k + 1] == "(":
+            args = _args(S, k + 1)
+            if len(args) >= 2:
+                yield from _swizzle_edits(S, *args[1])
+
+
+def _output(S):
+    """Drop an assignment to an output variable (``out_*``), or its last component."""
+    eq = _assignment(S)
+    if eq is None or not S[0].startswith("out_") or S[-1] != ";":
+        return
+    yield ((0, len(S), ";"),)
+    if S[eq - 2] == "." and _SWIZZLE.fullmatch(S[eq - 1]):
+        n = len(S[eq - 1])
+        if n >= 2:
+            yield ((eq - 1, eq, S[eq - 1][:-1]), (eq + 1, eq + 1, "("),
+                   (len(S) - 1, len(S) - 1, ")." + "xyzw"[:n - 1]))
+    elif S[eq - 1] == "]" or _IDENT.fullmatch(S[eq - 1]):
+        yield ((eq - 1, eq, S[eq - 1] + ".xyz"), (eq + 1, eq + 1, "("),
+               (len(S) - 1, len(S) - 1, ").xyz"))
+
+
+MUTATORS = {
+    "arith": _arith,
+    "literal": lambda S: _literal(S, False),
+    "literal-ulp": lambda S: _literal(S, True),
+    "swizzle": _swizzle,
+    "saturate": _saturate,
+    "cc": _cc,
+    "compare": _compare,
+    "loop": _loop,
+    "texcoord": _texcoord,
+    "output": _output,
+}
+KINDS = tuple(MUTATORS)
+
+
+def candidates(glsl: str, kinds=KINDS) -> dict[str, list[Mutation]]:
+    """Every mutation of the program's code, per kind."""
+    lines = glsl.split("\n")
+    seen: dict[tuple, int] = {}
+    out: dict[str, list[Mutation]] = {k: [] for k in kinds}
+    for n in code_lines(glsl):
+        toks = tokenize(lines[n])
+        key = statement_key(toks)
+        occ = seen.get(key, 0)
+        seen[key] = occ + 1
+        S = [toks[i] for i in significant(toks)]
+        for kind in kinds:
+            for edits in MUTATORS[kind](S):
+                m = Mutation(kind, key, occ, edits, lines[n].strip(), "")
+                after = m.apply_line(lines[n]).strip()
+                if after != m.before:
+                    out[kind].append(Mutation(kind, key, occ, edits, m.before, after))
+    return out
+
+
+def pick(cands: dict[str, list[Mutation]], k: int, rng: random.Random) -> list[Mutation]:
+    """``k`` mutations spread over the kinds present (round robin, random sites)."""
+    pools = {kind: rng.sample(v, len(v)) for kind, v in cands.items() if v}
+    order = sorted(pools)
+    rng.shuffle(order)
+    out = []
+    while len(out) < k and any(pools.values()):
+        for kind in order:
+            if pools[kind] and len(out) < k:
+                out.append(pools[kind].pop())
+    return out
+
+
+# ---- runners -----------------------------------------------------------------------------------
+
+class _Delegate:
+    """Everything but ``run`` goes to the wrapped runner (profile, backend, describe ...)."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
+class MutatingRunner(_Delegate):
+    """The real runner, but every shader it compiles carries ``mutation``."""
+
+    def __init__(self, inner, mutation: Mutation):
+        super().__init__(inner)
+        self.mutation = mutation
+        self.applied = 0            # shaders that contained the mutated statement
+
+    def run(self, stage, glsl, reflection, lanes, **kw):
+        mutated = self.mutation.apply(glsl)
+        self.applied += mutated != glsl
+        return self.inner.run(stage, mutated, reflection, lanes, **kw)
+
+
+class RecordingRunner(_Delegate):
+    """The real runner; keeps the first call (the verifier's main run) and its capture."""
+
+    def __init__(self, inner):
+        super().__init__(inner)
+        self.first = None
+
+    def run(self, stage, glsl, reflection, lanes, **kw):
+        cap = self.inner.run(stage, glsl, reflection, lanes, **kw)
+        if self.first is None:
+            self.first = (stage, glsl, reflection, lanes, kw, cap)
+        return cap
+
+
+# ---- comparing captures ------------------------------------------------------------------------
+
+_INT_TYPES = ("ivec4", "uvec4", "int", "uint", "ivec2", "uvec2", "ivec3", "uvec3")
+
+
+def _canon(words, integer: bool) -> np.ndarray:
+    w = np.asarray(words, np.uint32)
+    if integer:
+        return w
+    nan = ((w & 0x7F800000) == 0x7F800000) & ((w & 0x007FFFFF) != 0)
+    return np.where(nan, np.uint32(0x7FC00000), w)
+
+
+def captures_differ(reflection: dict, a, b) -> bool:
+    """Whether two captures of the same interface differ bitwise (NaN == NaN whatever the
+    payload; integer outputs compared raw), on lanes that neither run killed."""
+    integer = {o["name"]: o.get("type") in _INT_TYPES for o in reflection.get("outputs", [])}
+    if a.killed is not None or b.killed is not None:
+        if a.killed is None or b.killed is None or not np.array_equal(a.killed, b.killed):
+            return True
+    if a.primitives is not None or b.primitives is not None:
+        return _primitives_differ(integer, a.primitives or [], b.primitives or [])
+    if set(a.outputs) != set(b.outputs):
+        return True
+    keep = None if a.killed is None else ~np.asarray(a.killed, bool)
+    for name, wa in a.outputs.items():
+        ia, ib = _canon(wa, integer.get(name, False)), _canon(b.outputs[name],
+                                                              integer.get(name, False))
+        if keep is not None:
+            ia, ib = ia[keep], ib[keep]
+        if not np.array_equal(ia, ib):
+            return True
+    return False
+
+
+def _primitives_differ(integer, pa, pb) -> bool:
+    if len(pa) != len(pb):
+        return True
+    for la, lb in zip(pa, pb):
+        if len(la) != len(lb):
+            return True
+        for prim_a, prim_b in zip(la, lb):
+            if len(prim_a) != len(prim_b):
+                return True
+            for va, vb in zip(prim_a, prim_b):
+                if set(va) != set(vb):
+                    return True
+                for name in va:
+                    if not np.array_equal(_canon(va[name], integer.get(name, False)),
+                                          _canon(vb[name], integer.get(name, False))):
+                        return True
+    return False
+
+
+# ---- one program -------------------------------------------------------------------------------
+
+@dataclass
+class MutantResult:
+    program: str
+    group: str
+    kind: str
+    before: str
+    after: str
+    outcome: str                 # rejected equivalent caught tolerated explained timeout
+    status: str = ""             # the verifier's status (live mutants)
+    reason: str = ""             # the verifier's reason, or the compile error
+    verdicts: list = field(default_factory=list)
+    differences: int = 0
+    shaders_mutated: int = 0     # how many of the verifier's shaders carried the mutation
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class ProgramResult:
+    program: str
+    group: str
+    status: str                  # clean, or why the program was not used
+    mutants: list = field(default_factory=list)
+
+
+class _Timeout(Exception):
+    pass
+
+
+def _alarm(seconds: float):
+    """A SIGALRM deadline for one mutant (the verifier may localize for long)."""
+    def handler(signum, frame):
+        raise _Timeout()
+    if seconds and hasattr(signal, "SIGALRM"):
+        signal.signal(signal.SIGALRM, handler)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+
+
+def _disarm():
+    if hasattr(signal, "SIGALRM"):
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def classify(text: str, name: str, group: str, mutation: Mutation, runner, first, *,
+             lanes: int, seed: int, timeout: float = 0) -> MutantResult:
+    """Run one mutant on the verifier's inputs, then (when live) through the verifier."""
+    from .core import verify_source
+    from .glapi import GLError
+    stage, glsl, reflection, n, kw, cap0 = first
+    res = MutantResult(name, group, mutation.kind, mutation.before, mutation.after, "")
+    try:
+        cap = runner.run(stage, mutation.apply(glsl), reflection, n, **kw)
+    except GLError as e:
+        res.outcome, res.reason = "rejected", f"implementation error: {e}"[:300]
+        return res
+    if not captures_differ(reflection, cap0, cap):
+        res.outcome = "equivalent"
+        return res
+    mr = MutatingRunner(runner, mutation)
+    try:
+        _alarm(timeout)
+        rep = verify_source(text, name, lanes=lanes, seed=seed, runner=mr)
+    except _Timeout:
+        res.outcome, res.reason = "timeout", f"verifier ran past {timeout} s"
+        return res
+    finally:
+        _disarm()
+    res.status, res.reason = rep.status, rep.reason
+    res.verdicts = sorted({str(x.get("verdict")) for x in rep.localization})
+    res.differences, res.shaders_mutated = rep.total_differences, mr.applied
+    if rep.status == "mismatch":
+        res.outcome = "caught"
+    elif rep.status == "pass":
+        res.outcome = "tolerated" if rep.total_differences == 0 else "explained"
+    else:
+        res.outcome = "rejected"
+    return res
+
+
+def mutate_program(text: str, name: str, group: str, runner, *, per_program: int, seed: int,
+                   lanes: int = 256, kinds=KINDS, timeout: float = 0, tries: int = 4,
+                   mutations=None) -> ProgramResult:
+    """Verify ``text``; when it is clean, classify mutants until ``per_program`` of them are
+    not equivalent (live or rejected), trying at most ``tries * per_program`` sites.
+
+    Random programs carry much dead code, so most sites are equivalent: trying more sites
+    (cheap: one run each) gives more live mutants per second of verifier time.  The order of
+    the sites is deterministic in ``seed`` and ``name``.  ``mutations``: classify exactly these
+    instead (tests)."""
+    from .core import verify_source
+    rec = RecordingRunner(runner)
+    rep = verify_source(text, name, lanes=lanes, seed=seed, runner=rec)
+    if rep.status != "pass" or rep.total_differences or rec.first is None:
+        why = rep.status if rep.status != "pass" else "pass with differences explained"
+        return ProgramResult(name, group, f"not clean: {why} {rep.reason}".strip())
+    out = ProgramResult(name, group, "clean")
+    if mutations is None:
+        rng = random.Random(f"{seed}:{name}")
+        cands = candidates(rec.first[1], kinds)
+        mutations = pick(cands, sum(map(len, cands.values())), rng)[:tries * per_program]
+        wanted = per_program
+    else:
+        wanted = len(mutations)
+    found = 0
+    for m in mutations:
+        r = classify(text, name, group, m, runner, rec.first, lanes=lanes, seed=seed,
+                     timeout=timeout)
+        out.mutants.append(r)
+        found += r.outcome != "equivalent"
+        if found >= wanted:
+            break
+    return out
+
+
+# ---- summary -----------------------------------------------------------------------------------
+
+OUTCOMES = ("caught", "tolerated", "explained", "equivalent", "rejected", "timeout")
+FOOLED = ("tolerated", "explained")
+
+
+def tally(results: list[MutantResult], by: str) -> dict[str, dict[str, int]]:
+    """Counts per ``group`` or ``kind``: live (caught + fooled) and every outcome."""
+    table: dict[str, dict[str, int]] = {}
+    for r in results:
+        row = table.setdefault(getattr(r, by), dict.fromkeys(("live",) + OUTCOMES, 0))
+        row[r.outcome] += 1
+        row["live"] += r.outcome in ("caught",) + FOOLED
+    return dict(sorted(table.items()))
+
+
+def format_table(table: dict[str, dict[str, int]], title: str) -> str:
+    cols = ("live", "caught", "tolerated", "explained", "equivalent", "rejected", "timeout")
+    width = max([len(title)] + [len(k) for k in table])
+    lines = [f"{title:<{width}}  " + "  ".join(f"{c:>10}" for c in cols)]
+    total = dict.fromkeys(cols, 0)
+    for key, row in table.items():
+        lines.append(f"{key:<{width}}  " + "  ".join(f"{row[c]:>10}" for c in cols))
+        for c in cols:
+            total[c] += row[c]
+    lines.append(f"{'total':<{width}}  " + "  ".join(f"{total[c]:>10}" for c in cols))
+    return "\n".join(lines)
