@@ -149,7 +149,19 @@ def rule_ftz(s: Site) -> np.ndarray:
     inter = _flushed_intermediates(s)
     if inter is not None:
         ok |= _same_or_zeros(inter, s.imp) | _same_or_zeros(cmp.flush(inter), s.imp)
+    if holders and s.ins.op in _SELECTS:
+        # a select compares flushed values and may move the chosen operand's bits unflushed:
+        # with a denormal among the operands, either candidate, flushed or not
+        for j in _SELECTS[s.ins.op]:
+            w = np.ascontiguousarray(np.broadcast_to(np.asarray(s.operands[j]), s.exe.shape))
+            if w.dtype == np.float32:
+                w = w.view(U32)
+                ok |= _same_or_zeros(w, s.imp) | _same_or_zeros(cmp.flush(w), s.imp)
     return ok
+
+
+#: selecting opcodes -> the operands whose value they return
+_SELECTS = {"MIN": (0, 1), "MAX": (0, 1), "MINN": (0, 1), "MAXN": (0, 1), "CMP": (1, 2)}
 
 
 def _same_or_zeros(a, b) -> np.ndarray:
@@ -233,6 +245,10 @@ def rule_nonfinite(s: Site) -> np.ndarray:
         lane |= bad.any(axis=1)
         comp |= bad
     ok = s.feeding(lane, comp) | _nonfinite(s.exe)
+    if any(_holds_denormal(o) for o in s.all_operands):
+        # a denormal operand may be flushed first (GP4 issue 18), and on zero the result is
+        # non-finite (LG2 of a denormal: -INF), which GLSL need not produce
+        ok = ok | _nonfinite(s.recompute([_flush_operand(o) for o in s.all_operands]))
     with np.errstate(all="ignore"):
         op = s.ins.op
         # a denormal base may be flushed first (GP4 issue 18), then it is a base <= 0
