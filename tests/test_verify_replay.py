@@ -41,7 +41,7 @@ class _Ask:
         rows = np.arange(n)
         site = permits.Site(x, ops, rows, exe, imp, "gl")
         self.exe = exe
-        self.verdicts = permits.permitted(site, differ)
+        self.verdicts, self.free = permits.permitted(site, differ)
         return bits, cmask
 
     def before_flow(self, x, st, sel):

@@ -122,6 +122,13 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
         "gives -0 (a documented divergence, frontends/nv/vp.py)",
         "permits.rule_signedzero: both results are zeros: the implementation's sign adopted, "
         "so later instructions that tell the zeros apart (RCP, SGE) must agree with it"),
+    "downstream": (
+        "the specifications' freedoms above that permit any value (nonfinite, undefined, "
+        "range, derivatives in non-uniform flow): what is computed from such a value is "
+        "not constrained either",
+        "replay._split_downstream: the replay run again with every adoption repeated except "
+        "the free values, which keep the executor's own: the outputs (and departures) that "
+        "then change are computed from a free value; everything else must match exactly"),
     "boundary": (
         "GL 4.5 §8.14.2 NEAREST: the texel chosen for a coordinate exactly on a texel edge "
         "depends on the implementation's rounding of u = s * width",

@@ -355,7 +355,7 @@ def _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep, *, fini
 
 #: verdicts of adopted departures that explain a difference (see :mod:`permits`)
 EXPLAINED = ("signedzero", "ftz", "nonfinite", "tolerance", "range", "undefined", "boundary",
-             "lod", "implementation")
+             "lod", "implementation", "downstream")
 #: verdicts of differences nothing explains
 SUSPECT = ("divergence", "interface")
 
@@ -440,11 +440,15 @@ def _explain(program, facts, glsl, reflection, lanes, runner, rep, run, max_repo
     rep.notes.append(f"replay: {len(run.diffs)} differing components; the executor adopted "
                      f"{n_adopted} permitted results ({', '.join(adopted) or 'none'}) at "
                      f"{len({k for (k, _) in hook.adopted})} instructions; "
+                     f"{len(out.downstream)} differences computed from a value the specs "
+                     f"leave free (shown by a run with other values); "
                      f"{len(out.diffs)} differences left")
-    if not out.diffs:
+    if not out.diffs and not hook.unexplained:
         rep.status = "pass"
+        free = " and values computed from the free ones" if out.downstream else ""
         rep.reason = ("differences explained: " + ", ".join(adopted) +
-                      " (shown: the executor, adopting those results, reproduces every output)")
+                      f" (shown: the executor, adopting those results, reproduces every output"
+                      f"{free})")
         return
     rep.total_differences = len(out.diffs)
     rep.differences = out.diffs[:max_reported]

@@ -360,12 +360,8 @@ def rule_lod(s: Site) -> np.ndarray:
     (DDX/DDY or implicit lookups in non-uniform control flow or after a KIL, GLSL 4.50 §6.4)
     permit any value."""
     n = len(s.exe)
-    if s.op.stage != Stage.FRAGMENT:
-        return np.zeros((n, 4), bool)
-    from .trace import _undefined_derivatives
-    if s.op.index in _undefined_derivatives(s.op.st.program):
-        return np.ones((n, 4), bool)
-    if s.ins.op not in ("TEX", "TXB", "TXP") or s.ins.tex is None:
+    if s.op.stage != Stage.FRAGMENT or s.ins.op not in ("TEX", "TXB", "TXP") or \
+            s.ins.tex is None:
         return np.zeros((n, 4), bool)
     from ..exec import texture as tx
     P = s.op.st.textures.get(s.ins.tex.unit)
@@ -390,6 +386,24 @@ def rule_lod(s: Site) -> np.ndarray:
     return ok
 
 
+def rule_undefined_derivatives(s: Site) -> np.ndarray:
+    """DDX/DDY or an implicit-LOD lookup in non-uniform control flow or after a KIL: GLSL 4.50
+    §6.4 leaves those derivatives undefined (the assembly models keep killed fragments running
+    for their neighbours): any value."""
+    from .trace import _undefined_derivatives
+    hit = s.op.stage == Stage.FRAGMENT and s.op.index in _undefined_derivatives(s.op.st.program)
+    return np.full(s.exe.shape, hit)
+
+
+def rule_implementation_any(s: Site) -> np.ndarray:
+    """Mesa's folding of ``umulExtended``/``imulExtended`` of constants on ``gl``
+    (:func:`trace.known_defect`, pinned by a strict-xfail test): any value."""
+    from .trace import known_defect
+    hit = s.ins.op == "MUL" and known_defect(s.op.st.program, s.ins, s.backend, True,
+                                            s.op.index) is not None
+    return np.full(s.exe.shape, hit)
+
+
 def rule_implementation(s: Site) -> np.ndarray:
     """A departure of the implementation reduced to a strict-xfail test
     (:func:`trace.known_defect`).  llvmpipe's TXQ (``textureSize`` with a per-fragment LOD)
@@ -408,7 +422,7 @@ def rule_implementation(s: Site) -> np.ndarray:
         raw = np.ascontiguousarray(np.broadcast_to(raw[:, :1], s.exe.shape))
         return same_words(raw.view(U32), s.imp) & (raw < 0)
     if s.ins.op != "TXQ":
-        return np.ones(s.exe.shape, bool)
+        return np.zeros(s.exe.shape, bool)
     if s.op.idx is not None:            # block-mates outside the lane selection: not shown
         return np.zeros(s.exe.shape, bool)
     ok = np.all(s.imp == 0, axis=1, keepdims=True) & np.ones((1, 4), bool)
@@ -424,37 +438,44 @@ def rule_implementation(s: Site) -> np.ndarray:
     return ok
 
 
-#: the rules in the order they are tried (the first that permits a component names it), and
-#: what float values a rule speaks of: "result" (an integer result's words are no float: the
-#: integer 8 is no denormal, INT_MIN no negative zero), "any" (float operands or a float
-#: result: a float compare writing integer masks flushes its operands too), or None
+#: the rules in the order they are tried (the first that permits a component names it); what
+#: float values a rule speaks of: "result" (an integer result's words are no float: the integer
+#: 8 is no denormal, INT_MIN no negative zero), "any" (float operands or a float result: a
+#: float compare writing integer masks flushes its operands too), or None; and whether the
+#: value it permits is free (any value: the replay then shows which outputs depend on it by
+#: running again with another value, see replay.ReplayHook.perturb) or recomputed
 RULES = (
-    ("signedzero", rule_signedzero, "result"),
-    ("ftz", rule_ftz, "any"),
-    ("ftz", rule_ftz_multistep, "result"),
-    ("nonfinite", rule_nonfinite, "any"),
-    ("tolerance", rule_tolerance, "result"),
-    ("range", rule_range, "any"),
-    ("undefined", rule_undefined, None),
-    ("boundary", rule_boundary, None),
-    ("lod", rule_lod, None),
-    ("implementation", rule_implementation, None),
+    ("signedzero", rule_signedzero, "result", False),
+    ("ftz", rule_ftz, "any", False),
+    ("ftz", rule_ftz_multistep, "result", True),
+    ("nonfinite", rule_nonfinite, "any", True),
+    ("tolerance", rule_tolerance, "result", False),
+    ("range", rule_range, "any", True),
+    ("undefined", rule_undefined, None, True),
+    ("boundary", rule_boundary, None, False),
+    ("lod", rule_lod, None, False),
+    ("lod", rule_undefined_derivatives, None, True),
+    ("implementation", rule_implementation, None, False),
+    ("implementation", rule_implementation_any, None, True),
 )
 
 
-def permitted(site: Site, differ: np.ndarray) -> np.ndarray:
-    """(n, 4) array of verdict names ('' where no rule permits the difference) for the
-    components in ``differ``."""
+def permitted(site: Site, differ: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For the components in ``differ``: an (n, 4) array of verdict names ('' where no rule
+    permits the difference) and an (n, 4) bool array, True where the permitted value is free
+    (any value) rather than recomputed."""
     out = np.full(differ.shape, "", dtype=object)
+    free = np.zeros(differ.shape, bool)
     todo = differ.copy()
     has = {"result": site.op.rt == DataType.FLOAT, None: True}
     has["any"] = has["result"] or bool(site.float_operands())
-    for name, rule, needs in RULES:
+    for name, rule, needs, is_free in RULES:
         if not todo.any():
             break
         if not has[needs]:
             continue
         ok = np.asarray(rule(site), bool) & todo
         out[ok] = name
+        free |= ok & is_free
         todo &= ~ok
-    return out
+    return out, free

@@ -89,7 +89,8 @@ class ReplayHook:
 
     def __init__(self, program: Program, values: dict[int, ImplValues], lanes: int,
                  backend: str | None, conds: dict[int, ImplValues] | None = None,
-                 final: bool = True, impl_killed: np.ndarray | None = None):
+                 final: bool = True, impl_killed: np.ndarray | None = None,
+                 playback: "ReplayHook | None" = None):
         self.program = program
         self.values = values
         self.conds = conds or {}
@@ -109,6 +110,20 @@ class ReplayHook:
         self.final = final
         self.tentative: list[Departure] = []
         self.impl_killed = impl_killed
+        # every adoption, (instruction, lane, pass) -> (words, free components), so that a
+        # second run can repeat them all but the free ones (``playback``): the outputs that
+        # then change are the ones computed from a free value
+        self.record: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = {}
+        self.flag_record: dict[tuple[int, int, int], np.ndarray] = {}
+        self.kill_record: dict[tuple[int, int, int], bool] = {}
+        self.playback = playback
+        self.free_used = False
+        self.free_lanes = np.zeros(lanes, bool)   # lanes that adopted a free value
+        # departures on such lanes, adopted on trial: (instruction, lane, pass) -> (the
+        # executor's words there, the departure); the playback run keeps those whose result
+        # then changes (computed from the free value) in ``suspects_shown``
+        self.suspects: dict[tuple[int, int, int], tuple[np.ndarray, Departure]] = {}
+        self.suspects_shown: set = set()
         self.adopted: dict[tuple[int, str], int] = {}     # (instruction, verdict) -> components
         self.examples: list[Departure] = []
         self.adopted_lanes = np.zeros(lanes, bool)
@@ -143,6 +158,8 @@ class ReplayHook:
         n = len(lanes)
         p = self.passes[k][lanes] + 1
         self.passes[k][lanes] = p
+        if self.playback is not None:
+            return self._repeat(x, st, sel, lanes, p, bits, cmask)
         if cmask is not None and k in self.conds:
             cmask = self._agree_on_test(x, st, sel, lanes, p, x.inst.dst.cond, cmask)
         if k not in self.values:
@@ -162,6 +179,37 @@ class ReplayHook:
             self._note_alternatives(x.cc_reg, lanes, out, written)
         return out, cmask
 
+    def _repeat(self, x, st, sel, lanes, p, bits, cmask):
+        """Playback: the recorded flags and adoptions of the first run, the free values left
+        as the executor computes them."""
+        pb = self.playback
+        k = x.index
+        if cmask is not None and pb.flag_record:
+            from ..exec.operands import cond_mask
+            changed = False
+            for r, lane in enumerate(lanes):
+                f = pb.flag_record.get((k, int(lane), int(p[r])))
+                if f is not None:
+                    st.cc[x.inst.dst.cond.cc][int(sel[r])] = f
+                    changed = True
+            if changed:
+                cmask = cond_mask(st, x.inst.dst.cond, None if len(sel) == st.lanes else sel)
+        if not pb.record:
+            return bits, cmask
+        out = None
+        for r, lane in enumerate(lanes):
+            rec = pb.record.get((k, int(lane), int(p[r])))
+            if rec is None:
+                continue
+            if out is None:
+                out = np.array(np.broadcast_to(bits, (len(lanes), 4)), np.uint32)
+            key = (k, int(lane), int(p[r]))
+            if key in pb.suspects and not np.array_equal(out[r], pb.suspects[key][0]):
+                pb.suspects_shown.add(key)
+            words, free = rec
+            out[r] = np.where(free, out[r], words)
+        return (bits if out is None else out), cmask
+
     def _adopt(self, x, ops, lanes, p, exe, imp, written, known):
         from ..exec.operands import _PRECISION
         conv = _PRECISION.get(x.inst.precision)
@@ -173,15 +221,28 @@ class ReplayHook:
         rows = np.flatnonzero(differ.any(axis=1))
         site = permits.Site(x, ops, rows, np.ascontiguousarray(as_written[rows]), imp[rows],
                             self.backend)
-        verdicts = permits.permitted(site, differ[rows])
+        verdicts, free = permits.permitted(site, differ[rows])
         out = np.array(exe, np.uint32)
         for r_i, r in enumerate(rows):
             comps = tuple(int(c) for c in np.flatnonzero(differ[r]))
             lane = int(lanes[r])
             bad = tuple(c for c in comps if not verdicts[r_i, c])
+            if bad and self.free_lanes[lane]:
+                # the operands may come from a free value another compilation chose otherwise:
+                # adopted on trial, kept only if the playback shows the dependence
+                dep = self._departure(x, site, r_i, lane, int(p[r]), bad, "")
+                self.suspects[(x.index, lane, int(p[r]))] = (np.array(as_written[r]), dep)
+                # free in the playback: its dependence on the free value is what is asked
+                self.record[(x.index, lane, int(p[r]))] = (imp[r].copy(), differ[r].copy())
+                out[r] = np.where(differ[r], imp[r], out[r])
+                continue
             if bad:
                 self._unexplained(lane, self._departure(x, site, r_i, lane, int(p[r]), bad, ""))
                 continue
+            self.record[(x.index, lane, int(p[r]))] = (imp[r].copy(), free[r_i].copy())
+            if free[r_i].any():
+                self.free_used = True
+                self.free_lanes[lane] = True
             for c in comps:
                 out[r, c] = imp[r, c]
                 key = (x.index, verdicts[r_i, c])
@@ -208,6 +269,13 @@ class ReplayHook:
         p = self.passes[k][lanes] + 1
         self.passes[k][lanes] = p
         cond = x.inst.cond
+        if self.playback is not None:
+            if cond is not None:
+                for r, lane in enumerate(lanes):
+                    f = self.playback.flag_record.get((k, int(lane), int(p[r])))
+                    if f is not None:
+                        st.cc[cond.cc][int(sel[r])] = f
+            return
         if cond is None or k not in self.conds:
             return
         from ..exec.operands import cond_mask
@@ -237,6 +305,7 @@ class ReplayHook:
             if self.has_alt[cond.cc][lane][sw].any() and \
                     np.array_equal(ccmod.test(cond.rule, alt[sw][None])[0], imp_pass[r]):
                 st.cc[cond.cc][loc] = alt
+                self.flag_record[(x.index, lane, int(p[r]))] = alt.copy()
                 self.has_alt[cond.cc][lane] = False
                 out[r] = imp_pass[r]
                 key = (x.index, "ftz")
@@ -260,6 +329,10 @@ class ReplayHook:
         (GP4 issue 18), which can turn "< 0" false.  Where the flushed decision differs from
         the executor's and agrees with whether the implementation kept the fragment in the
         end, the executor takes it (a killed fragment stops: the decision is needed now)."""
+        if self.playback is not None:
+            lanes = st.base + np.asarray(sel)
+            rec = [self.playback.kill_record.get((x.index, int(ln), 1)) for ln in lanes]
+            return np.array([k if r is None else r for k, r in zip(kill, rec)], bool)
         if self.impl_killed is None or x.t != DataType.FLOAT:
             return kill
         a = np.ascontiguousarray(np.asarray(operand, np.float32))
@@ -270,6 +343,7 @@ class ReplayHook:
         if not take.any():
             return kill
         for r in np.flatnonzero(take):
+            self.kill_record[(x.index, int(lanes[r]), 1)] = bool(alt[r])
             key = (x.index, "ftz")
             if key not in self.adopted:
                 self.examples.append(Departure(
@@ -310,6 +384,7 @@ class ReplayResult:
     hook: ReplayHook
     res: object
     rounds: int
+    downstream: list = field(default_factory=list)   # differences computed from a free value
 
 
 def _value_events(program: Program) -> list[tuple]:
@@ -434,17 +509,58 @@ def replay(program: Program, facts, reflection, gen, cap, runner, lanes: int,
                       impl_killed=killed)
     res = run_executor(program, gen, lanes, hooks=hook)
     diffs, _ = compare_all(program, facts, reflection, res, cap, [], strict=True)
-    if hook.final:
-        return ReplayResult(diffs, hook, res, 1)
-    left = {d.lane for d in diffs} - {d.lane for d in hook.unexplained}
-    if not hook.tentative and not any(hook.unchecked[ln] for ln in left if ln < lanes):
-        hook.unexplained += hook.tentative
-        hook.tentative = []
-        return ReplayResult(diffs, hook, res, 1)
-    upto = min(PASS_LIMIT, max(int(v.count.max()) for v in values.values()
-                               if v.count is not None))
-    _probe_passes(program, gen, runner, lanes, values, upto)
-    hook = ReplayHook(program, values, lanes, backend, conds, final=True, impl_killed=killed)
-    res = run_executor(program, gen, lanes, hooks=hook)
-    diffs, _ = compare_all(program, facts, reflection, res, cap, [], strict=True)
-    return ReplayResult(diffs, hook, res, 2)
+    rounds = 1
+    if not hook.final:
+        left = {d.lane for d in diffs} - {d.lane for d in hook.unexplained}
+        if not hook.tentative and not any(hook.unchecked[ln] for ln in left if ln < lanes):
+            hook.unexplained += hook.tentative
+            hook.tentative = []
+        else:
+            upto = min(PASS_LIMIT, max(int(v.count.max()) for v in values.values()
+                                       if v.count is not None))
+            _probe_passes(program, gen, runner, lanes, values, upto)
+            hook = ReplayHook(program, values, lanes, backend, conds, final=True,
+                              impl_killed=killed)
+            res = run_executor(program, gen, lanes, hooks=hook)
+            diffs, _ = compare_all(program, facts, reflection, res, cap, [], strict=True)
+            rounds = 2
+    downstream = []
+    if (diffs or hook.suspects) and hook.free_used:
+        diffs, downstream = _split_downstream(program, facts, reflection, gen, lanes, hook, res,
+                                              diffs)
+    for key, (_, dep) in hook.suspects.items():
+        if key in hook.suspects_shown:
+            dep.verdict = "downstream"
+            hook.examples.append(dep)
+        else:
+            hook.unexplained.append(dep)
+    return ReplayResult(diffs, hook, res, rounds, downstream)
+
+
+def _split_downstream(program, facts, reflection, gen, lanes, hook, res, diffs):
+    """The differences left on components computed from a free value (a departure any value
+    of which the specs permit: NaN/Inf operands, undefined results ...): shown by running the
+    replay again with every adoption repeated except the free ones, which keep the executor's
+    own value -- the output components that then change depend on a free value; the rest must
+    match the implementation exactly.  Returns (still unexplained, downstream of free)."""
+    from .core import _elements, executor_output, output_elements, run_executor
+    again = ReplayHook(program, hook.values, lanes, hook.backend, hook.conds, playback=hook)
+    res_b = run_executor(program, gen, lanes, hooks=again)
+    if program.stage == Stage.GEOMETRY:         # emitted vertices: not split (all kept)
+        return diffs, []
+    moved: set = set()
+    elems_of = output_elements(program)
+    for o in reflection["outputs"]:
+        elems = _elements(elems_of, o["binding"])
+        if elems is None:
+            continue
+        a, _ = executor_output(program, facts, res.outputs, o["binding"], elems)
+        b, _ = executor_output(program, facts, res_b.outputs, o["binding"], elems)
+        for lane, c in zip(*np.nonzero(~same_words(a, b))):
+            moved.add((o["binding"], int(lane), int(c)))
+    if res.killed is not None:
+        for lane in np.flatnonzero(res.killed != res_b.killed):
+            moved.add(("kill", int(lane), None))
+    keep = [d for d in diffs if (d.output, d.lane, d.component) not in moved]
+    down = [d for d in diffs if (d.output, d.lane, d.component) in moved]
+    return keep, down
