@@ -114,9 +114,8 @@ class Site:
             res = np.broadcast_to(res, (res.shape[0], 4))
             words = np.ascontiguousarray(res).view(U32)
             conv = _PRECISION.get(self.ins.precision)
-            if conv is not None:
-                words = np.ascontiguousarray(conv(words))
-                words = words.view(U32) if words.dtype.itemsize == 4 else words.astype(U32)
+            if conv is not None:        # FP16/X: a conversion of the float values
+                words = np.ascontiguousarray(conv(words.view(F32)), F32).view(U32)
             return words
 
 

@@ -213,7 +213,9 @@ class ReplayHook:
     def _adopt(self, x, ops, lanes, p, exe, imp, written, known):
         from ..exec.operands import _PRECISION
         conv = _PRECISION.get(x.inst.precision)
-        as_written = conv(np.ascontiguousarray(exe)) if conv is not None else exe
+        # the precision step the writer applies (FP16/X: a conversion of float values)
+        as_written = exe if conv is None else \
+            conv(np.ascontiguousarray(exe, np.uint32).view(np.float32))
         as_written = _words(as_written)
         differ = ~same_words(as_written, imp) & written & known[:, None]
         if not differ.any():
