@@ -81,25 +81,32 @@ EXPLAINED = [
 ]
 
 
-# NV4 programs of cgc: an integer pattern moved with MOV.F (a denormal, flushed: GP4 issue
-# 18), TEX results in non-uniform flow feeding a comparison (GLSL 4.50 §8.14.1), a sin-hash
-# noise whose approximation error differs between the probed compilations.
+# NV4 programs of cgc, with the verdicts the replay shows (xlate/verify/replay.py): an integer
+# pattern moved with MOV.F no longer differs at all (the old verifier called it 'ftz'); a
+# sin-hash noise (approximations within their bound, SIN of huge arguments).
 EXPLAINED_NV4 = [
-    ("cg/gp4fp/crt__shaders__GTU-famicom__DAC.cg__main_fragment__noopt.fp", "ftz"),
-    ("cg/gp4fp/xbr__shaders__super-xbr__super-4xbr-3d-pass1.cg__main_fragment.fp", "lod"),
-    ("cg/gp4fp/borders__resources__color-grid.cg__main_fragment.fp", "tolerance"),
+    ("cg/gp4fp/crt__shaders__GTU-famicom__DAC.cg__main_fragment__noopt.fp", set()),
+    ("cg/gp4fp/borders__resources__color-grid.cg__main_fragment.fp", {"range", "tolerance"}),
+    pytest.param(
+        "cg/gp4fp/xbr__shaders__super-xbr__super-4xbr-3d-pass1.cg__main_fragment.fp", {"lod"},
+        marks=pytest.mark.xfail(strict=True, reason=(
+            "open: TEX in non-uniform flow (derivatives undefined, GLSL 4.50 §6.4) feeds a DP3; "
+            "its value agrees in the probed compilations and differs in the unprobed one, so no "
+            "free departure is adopted on the lane and the DP3 is reported 'divergence' -- the "
+            "replay does not yet perturb free-by-position values that happened to agree (the "
+            "old verifier passed it as 'lod' without showing it)"))),
 ]
 
 
-@pytest.mark.parametrize("name,verdict", [("collected/tgsi/" + n, v) for n, v in EXPLAINED]
+@pytest.mark.parametrize("name,verdicts", [("collected/tgsi/" + n, {v}) for n, v in EXPLAINED]
                          + EXPLAINED_NV4)
-def test_corpus_differences_are_explained(name, verdict):
+def test_corpus_differences_are_explained(name, verdicts):
     path = CORPUS / name
     shared_corpus_or_skip(name)
     runner = runner_or_skip("gl")
     rep = verify_source(path.read_text(), str(path), lanes=256, seed=1, runner=runner)
     assert rep.status == "pass", (rep.status, rep.reason, rep.localization)
-    assert {x["verdict"] for x in rep.localization} == {verdict}
+    assert {x["verdict"] for x in rep.localization} == verdicts
 
 
 def test_refine_finds_the_first_pass_that_differs():
@@ -116,5 +123,5 @@ def test_refine_finds_the_first_pass_that_differs():
     assert rep.localization, (f"no difference to localize on {runner.describe()}: it folds "
                               "mul-hi of constants correctly; pin another defect for this test")
     loc = rep.localization[0]
-    assert (loc["verdict"], loc["execution"], loc["instruction"]["line"]) == \
+    assert (loc["verdict"], loc["pass"], loc["instruction"]["line"]) == \
         ("implementation", 1, 5)
