@@ -146,7 +146,9 @@ def test_corpus_inventory():
     assert set(SPEC_REJECTS) <= listed and set(SPEC_ACCEPTS) <= listed
     assert set(COMPAT_WARNINGS) <= listed
     for rel, manifest in FILES:
-        if rel in SPEC_REJECTS or rel in COMPAT_WARNINGS:
+        # SPEC_REJECTS: the MANIFEST said "ok" when these were listed; it has since been
+        # corrected for some (CgUtil-7: "error"), which agrees with the rejection pinned here
+        if rel in COMPAT_WARNINGS:
             assert manifest == "ok", rel
         if rel in SPEC_ACCEPTS:
             assert manifest == "error", rel
