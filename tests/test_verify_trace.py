@@ -90,11 +90,12 @@ EXPLAINED_NV4 = [
     pytest.param(
         "cg/gp4fp/xbr__shaders__super-xbr__super-4xbr-3d-pass1.cg__main_fragment.fp", {"lod"},
         marks=pytest.mark.xfail(strict=True, reason=(
-            "open: TEX in non-uniform flow (derivatives undefined, GLSL 4.50 §6.4) feeds a DP3; "
-            "its value agrees in the probed compilations and differs in the unprobed one, so no "
-            "free departure is adopted on the lane and the DP3 is reported 'divergence' -- the "
-            "replay does not yet perturb free-by-position values that happened to agree (the "
-            "old verifier passed it as 'lod' without showing it)"))),
+            "open: TEXs in non-uniform flow (derivatives undefined, GLSL 4.50 §6.4) feed "
+            "DP3s compared for equality (SEQ) into an AND.U.CC HC whose flags decide an IF; "
+            "the TEX values agree in the probed compilations and differ in the unprobed one. "
+            "The playback moves them (free by position) but the equality stays false, so the "
+            "IF outcome's dependence on them is not shown and 7 lanes stay 'cc' (the old "
+            "verifier passed it as 'lod' without showing anything)"))),
 ]
 
 

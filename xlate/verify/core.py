@@ -357,7 +357,7 @@ def _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep, *, fini
 EXPLAINED = ("signedzero", "ftz", "nonfinite", "tolerance", "range", "undefined", "boundary",
              "lod", "implementation", "downstream")
 #: verdicts of differences nothing explains
-SUSPECT = ("divergence", "interface")
+SUSPECT = ("divergence", "cc", "flow", "interface")
 
 
 def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: int, backend: str,

@@ -72,6 +72,25 @@ class Departure:
                 "operands": self.operands}
 
 
+def _flags_for(cond, flags: np.ndarray, want: np.ndarray) -> np.ndarray | None:
+    """CC flags that make ``cond`` give the outcome ``want`` per component, changing only the
+    tested components of ``flags``; None if the swizzle asks one component for both."""
+    from ..exec import cc as ccmod
+    out = flags.copy()
+    chosen: dict[int, int] = {}
+    for c, src in enumerate(cond.swizzle):
+        ok = [f for f in range(16) if bool(ccmod.test(cond.rule, np.array([f], np.uint8))[0])
+              == bool(want[c])]
+        if not ok:
+            return None
+        if src in chosen and chosen[src] not in ok:
+            return None
+        chosen.setdefault(src, ok[0])
+    for src, f in chosen.items():
+        out[src] = f
+    return out
+
+
 def _words(a) -> np.ndarray:
     """An array of results as uint32 words (float32 results viewed, not converted)."""
     a = np.ascontiguousarray(a)
@@ -119,11 +138,16 @@ class ReplayHook:
         self.playback = playback
         self.free_used = False
         self.free_lanes = np.zeros(lanes, bool)   # lanes that adopted a free value
+        # instructions whose every value is free, whether or not the probed compilations
+        # happened to agree: derivatives GLSL leaves undefined (non-uniform flow, after a KIL)
+        from .trace import _undefined_derivatives
+        self.free_positions = _undefined_derivatives(program) & set(values)
         # departures on such lanes, adopted on trial: (instruction, lane, pass) -> (the
         # executor's words there, the departure); the playback run keeps those whose result
         # then changes (computed from the free value) in ``suspects_shown``
         self.suspects: dict[tuple[int, int, int], tuple[np.ndarray, Departure]] = {}
         self.suspects_shown: set = set()
+        self.free_flags: set = set()        # flag records of trial outcomes (free in playback)
         self.adopted: dict[tuple[int, str], int] = {}     # (instruction, verdict) -> components
         self.examples: list[Departure] = []
         self.adopted_lanes = np.zeros(lanes, bool)
@@ -160,6 +184,9 @@ class ReplayHook:
         self.passes[k][lanes] = p
         if self.playback is not None:
             return self._repeat(x, st, sel, lanes, p, bits, cmask)
+        if k in self.free_positions:
+            self.free_lanes[lanes] = True
+            self.free_used = True
         if cmask is not None and k in self.conds:
             cmask = self._agree_on_test(x, st, sel, lanes, p, x.inst.dst.cond, cmask)
         if k not in self.values:
@@ -179,17 +206,38 @@ class ReplayHook:
             self._note_alternatives(x.cc_reg, lanes, out, written)
         return out, cmask
 
+    def _check_outcomes(self, k, lanes, p, exe_pass) -> None:
+        """Playback: a trial outcome is shown to depend on a free value when the executor's
+        own outcome there changed."""
+        for r, lane in enumerate(lanes):
+            key = (k, int(lane), int(p[r]))
+            if key in self.free_flags and not np.array_equal(exe_pass[r],
+                                                             self.suspects[key][0]):
+                self.suspects_shown.add(key)
+
     def _repeat(self, x, st, sel, lanes, p, bits, cmask):
         """Playback: the recorded flags and adoptions of the first run, the free values left
         as the executor computes them."""
         pb = self.playback
         k = x.index
+        if k in pb.free_positions:
+            # another value for every lane, by an amount of its own per instruction (two free
+            # values moved alike would keep comparing equal): what depends on it then changes
+            moved = np.ascontiguousarray(np.broadcast_to(bits, (len(lanes), 4)), np.uint32)
+            if x.rt == DataType.FLOAT:
+                step = np.float32(1.0 + 0.0625 * (k % 61))
+                moved = (moved.view(np.float32) + step).view(np.uint32)
+            else:
+                moved = moved + np.uint32(1 + k % 61)
+            return moved, cmask
         if cmask is not None and pb.flag_record:
             from ..exec.operands import cond_mask
+            pb._check_outcomes(k, lanes, p, np.broadcast_to(cmask, (len(lanes), 4)))
             changed = False
             for r, lane in enumerate(lanes):
-                f = pb.flag_record.get((k, int(lane), int(p[r])))
-                if f is not None:
+                key = (k, int(lane), int(p[r]))
+                f = pb.flag_record.get(key)
+                if f is not None and key not in pb.free_flags:
                     st.cc[x.inst.dst.cond.cc][int(sel[r])] = f
                     changed = True
             if changed:
@@ -272,10 +320,15 @@ class ReplayHook:
         self.passes[k][lanes] = p
         cond = x.inst.cond
         if self.playback is not None:
-            if cond is not None:
+            pb = self.playback
+            if cond is not None and pb.flag_record:
+                from ..exec.operands import cond_mask
+                exe = cond_mask(st, cond, None if len(sel) == st.lanes else sel)
+                pb._check_outcomes(k, lanes, p, np.broadcast_to(exe, (len(lanes), 4)))
                 for r, lane in enumerate(lanes):
-                    f = self.playback.flag_record.get((k, int(lane), int(p[r])))
-                    if f is not None:
+                    key = (k, int(lane), int(p[r]))
+                    f = pb.flag_record.get(key)
+                    if f is not None and key not in pb.free_flags:
                         st.cc[cond.cc][int(sel[r])] = f
             return
         if cond is None or k not in self.conds:
@@ -319,11 +372,22 @@ class ReplayHook:
                           "flushed value give the implementation's outcome"]]))
                 self.adopted[key] = self.adopted.get(key, 0) + 1
                 continue
-            self._unexplained(lane, Departure(
+            dep = Departure(
                 x.index, lane, int(p[r]), tuple(range(4)), "cc",
                 ["pass" if b else "fail" for b in exe_pass[r]],
                 ["pass" if b else "fail" for b in imp_pass[r]],
-                [[f"CC{cond.cc} flags {[int(f) for f in flags]}"]]))
+                [[f"CC{cond.cc} flags {[int(f) for f in flags]}"]])
+            forced = _flags_for(cond, flags, imp_pass[r]) if self.free_lanes[lane] else None
+            if forced is not None:
+                # flags computed from a free value: take the implementation's outcome on
+                # trial; the playback shows whether the executor's outcome depends on it
+                st.cc[cond.cc][loc] = forced
+                self.flag_record[(x.index, lane, int(p[r]))] = forced.copy()
+                self.suspects[(x.index, lane, int(p[r]))] = (np.array(exe_pass[r]), dep)
+                self.free_flags.add((x.index, lane, int(p[r])))
+                out[r] = imp_pass[r]
+                continue
+            self._unexplained(lane, dep)
         return out
 
     def kill_decision(self, x, st, sel, kill, operand):
