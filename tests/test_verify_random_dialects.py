@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import pytest
 
+import verdict_pins
 from conftest import gl_runner
 
 from xlate.verify.core import verify_source
@@ -54,3 +55,4 @@ def test_random_program_agrees(dialect, stage, seed):
         f"{dialect} {stage} program from seed {seed} ({rep.status}: {rep.reason}):\n{text}\n"
         + "\n".join(d.describe() for d in rep.differences[:5])
         + f"\nlocalization: {rep.localization}")
+    verdict_pins.check(f"random-{dialect}-{stage}-{seed}", rep)

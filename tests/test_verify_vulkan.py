@@ -358,7 +358,7 @@ END
 
 
 def test_per_pass_search_names_the_pass(monkeypatch):
-    """trace's per-pass search through the Vulkan runner: a translation whose loop body goes
+    """The replay's per-pass probes through the Vulkan runner: a translation whose loop body goes
     wrong on its second pass only is localized to that instruction and pass."""
     runner = runner_or_skip()
     real = vkmod.Runner.run
@@ -373,7 +373,7 @@ def test_per_pass_search_names_the_pass(monkeypatch):
     rep = verify_source(LOOP_VP, "loop.vp", lanes=8, seed=1, runner=runner)
     assert rep.status == "mismatch"
     loc = rep.localization[0]
-    assert (loc["verdict"], loc.get("execution"), loc["instruction"]["op"]) == \
+    assert (loc["verdict"], loc.get("pass"), loc["instruction"]["op"]) == \
         ("divergence", 2, "ADD"), loc
 
 

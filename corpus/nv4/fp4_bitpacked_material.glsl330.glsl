@@ -51,6 +51,28 @@ ivec4 xl_mulhi(ivec4 a, ivec4 b) {
 }
 uvec4 xl_mulhi(uvec4 a, uvec4 b) { return xl_umulhi(a, b); }
 
+// Integer DIV/MOD (GP4 2.X.8.Z): the quotient truncates toward zero, the remainder takes the
+// dividend's sign (C); INT_MIN / -1 wraps.  GP4 leaves division by zero (and MOD of negative
+// operands) undefined -- project choice, as the executor (xlate/exec/alu.py): all bits set.
+// GLSL leaves "/" and "%" by zero and "%" of negative operands undefined too, and an
+// implementation really returns garbage there (llvmpipe), so these compute on magnitudes as
+// unsigned values; (q ^ s) - s negates q where s is all ones (no integer mix: GLSL 3.30 lacks it).
+ivec4 xl_div(ivec4 a, int b) {
+    uvec4 sa = uvec4(0u) - uvec4(lessThan(a, ivec4(0)));
+    uint bm = b < 0 ? 0u - uint(b) : uint(b);
+    uvec4 q = ((uvec4(a) ^ sa) - sa) / max(bm, 1u);
+    uvec4 sq = sa ^ uvec4(b < 0 ? 0xffffffffu : 0u);
+    return b == 0 ? ivec4(-1) : ivec4((q ^ sq) - sq);
+}
+uvec4 xl_div(uvec4 a, uint b) { return b == 0u ? uvec4(0xffffffffu) : a / b; }
+ivec4 xl_mod(ivec4 a, int b) {
+    uvec4 sa = uvec4(0u) - uvec4(lessThan(a, ivec4(0)));
+    uint bm = b < 0 ? 0u - uint(b) : uint(b);
+    uvec4 r = ((uvec4(a) ^ sa) - sa) % max(bm, 1u);
+    return b == 0 ? ivec4(-1) : ivec4((r ^ sa) - sa);
+}
+uvec4 xl_mod(uvec4 a, uint b) { return b == 0u ? uvec4(0xffffffffu) : a % b; }
+
 ivec4 xl_sad(ivec4 a, ivec4 b, uvec4 c) { return ivec4(xl_sel(uvec4(b - a), uvec4(a - b), greaterThan(a, b)) + c); }
 uvec4 xl_sad(uvec4 a, uvec4 b, uvec4 c) { return xl_sel(b - a, a - b, greaterThan(a, b)) + c; }
 
@@ -197,15 +219,15 @@ void xl_main()
 {
     m.xy = (xl_f2u(floor(in_fragment_position))).xy;
     m.xy = (m & uvec4(3u)).xy;
-    m.y = (m.yyyy << 2u).y;
+    m.y = (m.yyyy << (2u & 31u)).y;
     m.x = (m.xxxx | m.yyyy).x;
     h.x = (m.xxxx * uvec4(0x009e3779u)).x;
     h.x = (h.xxxx ^ uvec4(in_fragment_attrib[2]).wwww).x;
     h.y = (xl_mulhi(h.xxxx, uvec4(0x85ebca6bu))).y;
-    h.z = (h.yyyy >> 16u).z;
+    h.z = (h.yyyy >> (16u & 31u)).z;
     h.w = (~h.zzzz).w;
-    h.z = (h.zzzz / 3u).z;
-    h.w = (h.wwww % 17u).w;
+    h.z = (xl_div(h.zzzz, 3u)).z;
+    h.w = (xl_mod(h.wwww, 17u)).w;
     {
         uvec4 xl_t1 = xl_sad(h.xxxx, h.yyyy, uvec4(0u));
         uvec4 xl_f2 = xl_ccadd(xl_sad(h.xxxx, h.yyyy, uvec4(0u)), uvec4(0u));

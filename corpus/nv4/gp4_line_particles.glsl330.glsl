@@ -59,6 +59,28 @@ vec4 xl_max(vec4 a, vec4 b) { return mix(b, a, greaterThan(a, b)); }
 ivec4 xl_max(ivec4 a, ivec4 b) { return xl_sel(b, a, greaterThan(a, b)); }
 uvec4 xl_max(uvec4 a, uvec4 b) { return xl_sel(b, a, greaterThan(a, b)); }
 
+// Integer DIV/MOD (GP4 2.X.8.Z): the quotient truncates toward zero, the remainder takes the
+// dividend's sign (C); INT_MIN / -1 wraps.  GP4 leaves division by zero (and MOD of negative
+// operands) undefined -- project choice, as the executor (xlate/exec/alu.py): all bits set.
+// GLSL leaves "/" and "%" by zero and "%" of negative operands undefined too, and an
+// implementation really returns garbage there (llvmpipe), so these compute on magnitudes as
+// unsigned values; (q ^ s) - s negates q where s is all ones (no integer mix: GLSL 3.30 lacks it).
+ivec4 xl_div(ivec4 a, int b) {
+    uvec4 sa = uvec4(0u) - uvec4(lessThan(a, ivec4(0)));
+    uint bm = b < 0 ? 0u - uint(b) : uint(b);
+    uvec4 q = ((uvec4(a) ^ sa) - sa) / max(bm, 1u);
+    uvec4 sq = sa ^ uvec4(b < 0 ? 0xffffffffu : 0u);
+    return b == 0 ? ivec4(-1) : ivec4((q ^ sq) - sq);
+}
+uvec4 xl_div(uvec4 a, uint b) { return b == 0u ? uvec4(0xffffffffu) : a / b; }
+ivec4 xl_mod(ivec4 a, int b) {
+    uvec4 sa = uvec4(0u) - uvec4(lessThan(a, ivec4(0)));
+    uint bm = b < 0 ? 0u - uint(b) : uint(b);
+    uvec4 r = ((uvec4(a) ^ sa) - sa) % max(bm, 1u);
+    return b == 0 ? ivec4(-1) : ivec4((r ^ sa) - sa);
+}
+uvec4 xl_mod(uvec4 a, uint b) { return b == 0u ? uvec4(0xffffffffu) : a % b; }
+
 ivec4 xl_sad(ivec4 a, ivec4 b, uvec4 c) { return ivec4(xl_sel(uvec4(b - a), uvec4(a - b), greaterThan(a, b)) + c); }
 uvec4 xl_sad(uvec4 a, uvec4 b, uvec4 c) { return xl_sel(b - a, a - b, greaterThan(a, b)) + c; }
 
@@ -153,16 +175,16 @@ void xl_main()
         sz = ivec4(textureSize(texture0, xl_c1.x), 0, 0);
     }
     h.x = (uvec4(in_primitive_id).xxxx).x;
-    h.x = (h.xxxx << 8u).x;
+    h.x = (h.xxxx << (8u & 31u)).x;
     i.x = (uvec4(ivec4(0))).x;
     for (int xl_i2 = 0, xl_n3 = n.xxxx.x; xl_i2 < xl_n3; ++xl_i2)
     {
         h.y = (h.xxxx | i.xxxx).y;
         h.y = (h.yyyy ^ uvec4(0x5bd1e995u)).y;
-        h.z = (h.yyyy >> 13u).z;
+        h.z = (h.yyyy >> (13u & 31u)).z;
         h.y = (h.yyyy ^ h.zzzz).y;
         h.w = (~h.yyyy).w;
-        s.x = (h.yyyy % 1000u).x;
+        s.x = (xl_mod(h.yyyy, 1000u)).x;
         s.y = (xl_sad(h.yyyy, h.wwww, uvec4(7u))).y;
         t.xy = (vec4(s)).xy;
         t.x = (t.xxxx * vec4(0.001)).x;

@@ -34,6 +34,28 @@ vec4 n = vec4(0);
 uvec4 pk = uvec4(0);
 vec4 m = vec4(0);
 
+// Integer DIV/MOD (GP4 2.X.8.Z): the quotient truncates toward zero, the remainder takes the
+// dividend's sign (C); INT_MIN / -1 wraps.  GP4 leaves division by zero (and MOD of negative
+// operands) undefined -- project choice, as the executor (xlate/exec/alu.py): all bits set.
+// GLSL leaves "/" and "%" by zero and "%" of negative operands undefined too, and an
+// implementation really returns garbage there (llvmpipe), so these compute on magnitudes as
+// unsigned values; (q ^ s) - s negates q where s is all ones (no integer mix: GLSL 3.30 lacks it).
+ivec4 xl_div(ivec4 a, int b) {
+    uvec4 sa = uvec4(0u) - uvec4(lessThan(a, ivec4(0)));
+    uint bm = b < 0 ? 0u - uint(b) : uint(b);
+    uvec4 q = ((uvec4(a) ^ sa) - sa) / max(bm, 1u);
+    uvec4 sq = sa ^ uvec4(b < 0 ? 0xffffffffu : 0u);
+    return b == 0 ? ivec4(-1) : ivec4((q ^ sq) - sq);
+}
+uvec4 xl_div(uvec4 a, uint b) { return b == 0u ? uvec4(0xffffffffu) : a / b; }
+ivec4 xl_mod(ivec4 a, int b) {
+    uvec4 sa = uvec4(0u) - uvec4(lessThan(a, ivec4(0)));
+    uint bm = b < 0 ? 0u - uint(b) : uint(b);
+    uvec4 r = ((uvec4(a) ^ sa) - sa) % max(bm, 1u);
+    return b == 0 ? ivec4(-1) : ivec4((r ^ sa) - sa);
+}
+uvec4 xl_mod(uvec4 a, uint b) { return b == 0u ? uvec4(0xffffffffu) : a % b; }
+
 // fp16 bits of a float: round to nearest even, overflow to infinity, fp16 subnormals kept, a NaN
 // keeps its sign and top mantissa bits (and stays a NaN) -- numpy's float16 conversion
 // (npy_floatbits_to_halfbits), which the executor uses.
@@ -145,7 +167,7 @@ void xl_main()
         ivec4 xl_c8 = ivec4(0);
         size = ivec4(textureSize(texture1), 0, 0, 0);
     }
-    inst.x = (inst.xxxx % size.x).x;
+    inst.x = (xl_mod(inst.xxxx, size.x)).x;
     {
         ivec4 xl_c9 = inst;
         q = texelFetch(texture1, xl_c9.x);

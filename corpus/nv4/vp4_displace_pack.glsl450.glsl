@@ -33,6 +33,30 @@ precise highp vec4 n = vec4(0);
 precise highp uvec4 pk = uvec4(0);
 precise highp vec4 m = vec4(0);
 
+// Integer DIV/MOD (GP4 2.X.8.Z): the quotient truncates toward zero, the remainder takes the
+// dividend's sign (C); INT_MIN / -1 wraps.  GP4 leaves division by zero (and MOD of negative
+// operands) undefined -- project choice, as the executor (xlate/exec/alu.py): all bits set.
+// GLSL leaves "/" and "%" by zero and "%" of negative operands undefined too, and an
+// implementation really returns garbage there (llvmpipe), so these compute on magnitudes as
+// unsigned values; (q ^ s) - s negates q where s is all ones (no integer mix: GLSL 3.30 lacks it).
+ivec4 xl_div(ivec4 a, int b) {
+    precise uvec4 sa = uvec4(0u) - uvec4(lessThan(a, ivec4(0)));
+    precise uint bm = b < 0 ? 0u - uint(b) : uint(b);
+    precise uvec4 q = ((uvec4(a) ^ sa) - sa) / max(bm, 1u);
+    precise uvec4 sq = sa ^ uvec4(b < 0 ? 0xffffffffu : 0u);
+    precise ivec4 xl_r = b == 0 ? ivec4(-1) : ivec4((q ^ sq) - sq);
+    return xl_r;
+}
+uvec4 xl_div(uvec4 a, uint b) { precise uvec4 xl_r = b == 0u ? uvec4(0xffffffffu) : a / b; return xl_r; }
+ivec4 xl_mod(ivec4 a, int b) {
+    precise uvec4 sa = uvec4(0u) - uvec4(lessThan(a, ivec4(0)));
+    precise uint bm = b < 0 ? 0u - uint(b) : uint(b);
+    precise uvec4 r = ((uvec4(a) ^ sa) - sa) % max(bm, 1u);
+    precise ivec4 xl_r = b == 0 ? ivec4(-1) : ivec4((r ^ sa) - sa);
+    return xl_r;
+}
+uvec4 xl_mod(uvec4 a, uint b) { precise uvec4 xl_r = b == 0u ? uvec4(0xffffffffu) : a % b; return xl_r; }
+
 // PK4B: excess-128 bytes, round(127 * clamp(v, -128/127, 1) + 128), x in the low byte.
 uint xl_pk4b(vec4 a) {
     precise uvec4 b = uvec4(roundEven(clamp(a, -128.0 / 127.0, 1.0) * 127.0 + 128.0));
@@ -104,7 +128,7 @@ void xl_main()
         ivec4 xl_c12 = ivec4(0);
         size = ivec4(textureSize(texture1), 0, 0, 0);
     }
-    inst.x = (inst.xxxx % size.x).x;
+    inst.x = (xl_mod(inst.xxxx, size.x)).x;
     {
         ivec4 xl_c13 = inst;
         q = texelFetch(texture1, xl_c13.x);

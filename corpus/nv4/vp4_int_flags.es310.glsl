@@ -62,6 +62,30 @@ bvec4 xl_ccOF(uvec4 f)
     return notEqual(o, uvec4(0u));
 }
 
+// Integer DIV/MOD (GP4 2.X.8.Z): the quotient truncates toward zero, the remainder takes the
+// dividend's sign (C); INT_MIN / -1 wraps.  GP4 leaves division by zero (and MOD of negative
+// operands) undefined -- project choice, as the executor (xlate/exec/alu.py): all bits set.
+// GLSL leaves "/" and "%" by zero and "%" of negative operands undefined too, and an
+// implementation really returns garbage there (llvmpipe), so these compute on magnitudes as
+// unsigned values; (q ^ s) - s negates q where s is all ones (no integer mix: GLSL 3.30 lacks it).
+ivec4 xl_div(ivec4 a, int b) {
+    xl_precise uvec4 sa = uvec4(0u) - uvec4(lessThan(a, ivec4(0)));
+    xl_precise uint bm = b < 0 ? 0u - uint(b) : uint(b);
+    xl_precise uvec4 q = ((uvec4(a) ^ sa) - sa) / max(bm, 1u);
+    xl_precise uvec4 sq = sa ^ uvec4(b < 0 ? 0xffffffffu : 0u);
+    xl_precise ivec4 xl_r = b == 0 ? ivec4(-1) : ivec4((q ^ sq) - sq);
+    return xl_r;
+}
+uvec4 xl_div(uvec4 a, uint b) { xl_precise uvec4 xl_r = b == 0u ? uvec4(0xffffffffu) : a / b; return xl_r; }
+ivec4 xl_mod(ivec4 a, int b) {
+    xl_precise uvec4 sa = uvec4(0u) - uvec4(lessThan(a, ivec4(0)));
+    xl_precise uint bm = b < 0 ? 0u - uint(b) : uint(b);
+    xl_precise uvec4 r = ((uvec4(a) ^ sa) - sa) % max(bm, 1u);
+    xl_precise ivec4 xl_r = b == 0 ? ivec4(-1) : ivec4((r ^ sa) - sa);
+    return xl_r;
+}
+uvec4 xl_mod(uvec4 a, uint b) { xl_precise uvec4 xl_r = b == 0u ? uvec4(0xffffffffu) : a % b; return xl_r; }
+
 ivec4 xl_mulhi(ivec4 a, ivec4 b) { ivec4 hi, lo; imulExtended(a, b, hi, lo); xl_precise ivec4 xl_r = hi; return xl_r; }
 uvec4 xl_mulhi(uvec4 a, uvec4 b) { uvec4 hi, lo; umulExtended(a, b, hi, lo); xl_precise uvec4 xl_r = hi; return xl_r; }
 
@@ -95,17 +119,17 @@ void xl_main()
     }
     if (any(xl_ccOF(xl_cc0.yyyy)))
     {
-        q = (floatBitsToInt(program_local[1]) >> 1);
+        q = (floatBitsToInt(program_local[1]) >> (1 & 31));
     }
     else
     {
         q = ivec4(-1);
     }
-    q.z = (floatBitsToInt(program_local[1]).zzzz / floatBitsToInt(program_local[1]).w).z;
-    q.w = (floatBitsToInt(program_local[1]).zzzz % floatBitsToInt(program_local[1]).w).w;
+    q.z = (xl_div(floatBitsToInt(program_local[1]).zzzz, floatBitsToInt(program_local[1]).w)).z;
+    q.w = (xl_mod(floatBitsToInt(program_local[1]).zzzz, floatBitsToInt(program_local[1]).w)).w;
     hi = uvec4(0u);
     hi.x = (xl_mulhi(floatBitsToUint(program_local[0]).xxxx, floatBitsToUint(program_local[0]).xxxx)).x;
-    hi.y = (floatBitsToUint(program_local[0]).wwww << 4u).y;
+    hi.y = (floatBitsToUint(program_local[0]).wwww << (4u & 31u)).y;
     f = vec4(q);
     q.x = (xl_f2i(roundEven(vec4(2.5)))).x;
     q.y = (xl_f2i(trunc(vec4(-1.5)))).y;

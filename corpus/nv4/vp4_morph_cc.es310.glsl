@@ -152,7 +152,7 @@ void xl_main()
         j.x = (uvec4(i.xxxx)).x;
         i.x = (i.xxxx + ivec4(1)).x;
         {
-            uvec4 xl_t3 = (u.xxxx >> j.x);
+            uvec4 xl_t3 = (u.xxxx >> (j.x & 31u));
             d.y = xl_t3.y;
             xl_cc0.y = xl_cci(xl_t3).y;
         }

@@ -30,7 +30,7 @@ void xl_main()
     out_result_position.w = xl_dp4(state_matrix_mvp[3], in_vertex_position);
     t.x = in_vertex_id.x;
     t.y = in_vertex_instance.x;
-    t.y = (t.yyyy << 16).y;
+    t.y = (t.yyyy << (16 & 31)).y;
     t.x = (t.xxxx | t.yyyy).x;
     out_result_id.x = t.x;
     out_result_color = vec4(t);

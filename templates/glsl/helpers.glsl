@@ -35,7 +35,7 @@ uvec4 xl_f2u(vec4 x) {
 // operands) undefined -- project choice, as the executor (xlate/exec/alu.py): all bits set.
 // GLSL leaves "/" and "%" by zero and "%" of negative operands undefined too, and an
 // implementation really returns garbage there (llvmpipe), so these compute on magnitudes as
-// unsigned values; (q ^ s) - s negates q where s is all ones (no integer mix: GLSL 3.30 has it).
+// unsigned values; (q ^ s) - s negates q where s is all ones (no integer mix: GLSL 3.30 lacks it).
 ivec4 xl_div(ivec4 a, int b) {
     uvec4 sa = uvec4(0u) - uvec4(lessThan(a, ivec4(0)));
     uint bm = b < 0 ? 0u - uint(b) : uint(b);
