@@ -182,20 +182,32 @@ def _flush_operand(o):
 
 
 def _flushed_intermediates(s: Site) -> np.ndarray | None:
-    """DPn/DPH/DP2A/MAD recomputed with each product flushed when denormal (summed left to
-    right, as the executor does); None for other opcodes or when no product is denormal."""
+    """DPn/DPH/DP2A/MAD/LRP recomputed with each product flushed when denormal (summed in the
+    executor's order: dot products left to right, LRP as a*b + (1-a)*c); None for other
+    opcodes or when no product is denormal."""
     op = s.ins.op
-    if op not in _DOTS and op != "MAD":
+    if op not in _DOTS and op not in ("MAD", "LRP"):
         return None
-    if s.op.t != DataType.FLOAT or s.op.sat is not None:
+    if s.op.t != DataType.FLOAT or s.op.sat is not None and op != "LRP":
         return None
+    flush = lambda v: cmp.flush(np.ascontiguousarray(v, F32).view(U32)).view(F32)  # noqa: E731
     with np.errstate(all="ignore"):
         a = np.asarray(s.operands[0], F32)
         b = np.asarray(s.operands[1], F32)
         prod = (a * b).astype(F32)
+        if op == "LRP":
+            c = np.asarray(s.operands[2], F32)
+            other = ((F32(1) - a) * c).astype(F32)
+            if not (_denormal(prod.view(U32)).any() or _denormal(other.view(U32)).any()):
+                return None
+            r = (flush(prod) + flush(other)).astype(F32)
+            if s.op.sat is not None:
+                from ..exec.operands import saturate
+                r = saturate(r, *s.op.sat)
+            return np.ascontiguousarray(r, F32).view(U32)
         if not _denormal(prod.view(U32)).any():
             return None
-        p = cmp.flush(prod.view(U32)).view(F32)
+        p = flush(prod)
         if op == "MAD":
             r = (p + np.asarray(s.operands[2], F32)).astype(F32)
         else:

@@ -529,9 +529,23 @@ def probe_conditions(program: Program, gen, runner, lanes: int,
     events = [ev for ev in _events(program) if ev[0] == "cond"]
     if not events:
         return {}
-    _, imp = _probe_events(_probe_program(program), gen, runner, lanes, events)
+    probed = _probe_program(program)
+    _, imp = _probe_events(probed, gen, runner, lanes, events)
     region_of = regions(program)
     count_of = {region_of[k]: v.count for k, v in values.items()}
+    if _has_flow(program):
+        # a test alone in its region (a BRA right after a label) has no value event to lend
+        # it a count: its own
+        alone = {}
+        for i, ev in enumerate(events):
+            if count_of.get(region_of[ev[1]]) is None:
+                alone.setdefault(region_of[ev[1]], i)
+        if alone:
+            _, counts = _probe_events(probed, gen, runner, lanes, events,
+                                      sorted(alone.values()), nth=0)
+            for region, i in alone.items():
+                if counts.get(i) is not None:
+                    count_of[region] = np.asarray(counts[i], np.uint32).astype(np.int64)[:, 0]
     out = {}
     for i, (_, k, _) in enumerate(events):
         if imp.get(i) is not None:
