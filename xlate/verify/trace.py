@@ -26,7 +26,10 @@ from ..ir.model import (Binding, CondTest, DataType, Dest, Instruction, Program,
 from ..ir.ops import OPCODES
 from ..exec.texture import BASE_TARGET
 
-BATCH = {Stage.VERTEX: 8, Stage.FRAGMENT: 6, Stage.GEOMETRY: 4}
+BATCH = {Stage.VERTEX: 16, Stage.FRAGMENT: 6, Stage.GEOMETRY: 4}
+#: vec4 outputs a vertex shader may have (GL_MAX_VERTEX_OUTPUT_COMPONENTS 128 on llvmpipe), less
+#: room for the harness's copies of built-in outputs
+VERTEX_OUTPUT_ROOM = 28
 
 
 def _free_slots(program: Program, n: int) -> list[Binding]:
@@ -519,12 +522,25 @@ def _events(program: Program) -> list[tuple]:
     return out
 
 
+def probe_batch(program: Program) -> int:
+    """Probes per compilation: the stage's BATCH, or fewer when fewer output slots are free
+    (a VSP1.0 program writing many c[] outputs leaves part of result.attrib)."""
+    top = BATCH[program.stage]
+    if program.stage == Stage.VERTEX:
+        used = sum(r.length for r in program.registers.values() if r.kind == RegKind.OUTPUT)
+        top = max(1, min(top, VERTEX_OUTPUT_ROOM - used))
+    for n in range(top, 1, -1):
+        if len(_free_slots(program, n)) >= n:
+            return n
+    return 1
+
+
 def _probe_events(program, gen, runner, lanes, events, which=None,
                   into: tuple[dict, dict] | None = None,
                   nth: int | None = None) -> tuple[dict, dict]:
     """Probe the events with indices ``which`` (all by default) in batches (each event's
     ``nth`` execution when given, else its last)."""
-    batch = max(1, min(BATCH[program.stage], len(_free_slots(program, 16))))
+    batch = probe_batch(program)
     exe_all, imp_all = into if into is not None else ({}, {})
     todo = [(i, events[i]) for i in (range(len(events)) if which is None else sorted(which))
             if i not in exe_all]
