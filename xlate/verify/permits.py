@@ -148,6 +148,9 @@ def rule_ftz(s: Site) -> np.ndarray:
     inter = _flushed_intermediates(s)
     if inter is not None:
         ok |= _same_or_zeros(inter, s.imp) | _same_or_zeros(cmp.flush(inter), s.imp)
+    deriv = _flushed_derivative(s)
+    if deriv is not None:
+        ok |= _same_or_zeros(deriv, s.imp) | _same_or_zeros(cmp.flush(deriv), s.imp)
     if holders and s.ins.op in _SELECTS:
         # a select compares flushed values and may move the chosen operand's bits unflushed:
         # with a denormal among the operands, either candidate, flushed or not
@@ -179,6 +182,24 @@ def _flush_operand(o):
     if a.dtype != np.float32:
         return o
     return cmp.flush(a.view(U32)).view(F32).reshape(a.shape)
+
+
+def _flushed_derivative(s: Site) -> np.ndarray | None:
+    """DDX/DDY recomputed from the quad's values with denormals flushed (the executor's
+    derivative reads the neighbours from the registers, not from the operand passed)."""
+    if s.ins.op not in ("DDX", "DDY") or s.op.stage != Stage.FRAGMENT:
+        return None
+    from ..exec.alu import _partner_lanes
+    x = s.op
+    full = np.asarray(x.loaders[0](x.st, None), F32)
+    if full.shape[0] == 1 or not _denormal(np.ascontiguousarray(full).view(U32)).any():
+        return None
+    flat = cmp.flush(np.ascontiguousarray(full).view(U32)).view(F32)
+    lanes = x.st.all_lanes if x.idx is None else np.asarray(x.idx)
+    first, second = _partner_lanes(lanes, full.shape[0], s.ins.op[-1].lower())
+    with np.errstate(all="ignore"):
+        r = (flat[second] - flat[first]).astype(F32)[s.rows]
+    return np.ascontiguousarray(r).view(U32)
 
 
 def _flushed_intermediates(s: Site) -> np.ndarray | None:
