@@ -165,8 +165,11 @@ class ReplayHook:
             # the executor runs the instruction more often than the implementation did: the
             # control flow has parted (found at the condition that decided it, or here)
             ahead = p > iv.count[lanes]
-            for lane in lanes[ahead & ~self.bad[lanes]]:
-                self._flow_parted(k, int(lane), int(p[lanes == lane][0]))
+            # (geometry probes are read at the last EMIT: an instruction after it shows no
+            # count there, so the count proves nothing -- the outputs decide)
+            if self.program.stage != Stage.GEOMETRY:
+                for lane in lanes[ahead & ~self.bad[lanes]]:
+                    self._flow_parted(k, int(lane), int(p[lanes == lane][0]))
             known |= last
             imp[last] = iv.last[lanes[last]]
             for q, words in iv.nth.items():
