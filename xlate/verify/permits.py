@@ -209,7 +209,7 @@ def _flushed_intermediates(s: Site) -> np.ndarray | None:
     op = s.ins.op
     if op not in _DOTS and op not in ("MAD", "LRP"):
         return None
-    if s.op.t != DataType.FLOAT or s.op.sat is not None and op != "LRP":
+    if s.op.t != DataType.FLOAT:
         return None
     flush = lambda v: cmp.flush(np.ascontiguousarray(v, F32).view(U32)).view(F32)  # noqa: E731
     with np.errstate(all="ignore"):
@@ -221,11 +221,7 @@ def _flushed_intermediates(s: Site) -> np.ndarray | None:
             other = ((F32(1) - a) * c).astype(F32)
             if not (_denormal(prod.view(U32)).any() or _denormal(other.view(U32)).any()):
                 return None
-            r = (flush(prod) + flush(other)).astype(F32)
-            if s.op.sat is not None:
-                from ..exec.operands import saturate
-                r = saturate(r, *s.op.sat)
-            return np.ascontiguousarray(r, F32).view(U32)
+            return _saturated(s, (flush(prod) + flush(other)).astype(F32))
         if not _denormal(prod.view(U32)).any():
             return None
         p = flush(prod)
@@ -241,7 +237,15 @@ def _flushed_intermediates(s: Site) -> np.ndarray | None:
             elif op == "DP2A":
                 r = (r + np.asarray(s.operands[2], F32)[:, 0]).astype(F32)
             r = np.broadcast_to(r[:, None], (len(r), 4))
-        return np.ascontiguousarray(r).view(U32)
+        return _saturated(s, r)
+
+
+def _saturated(s: Site, r: np.ndarray) -> np.ndarray:
+    """Words of a recomputed float result after the instruction's saturation."""
+    if s.op.sat is not None:
+        from ..exec.operands import saturate
+        r = saturate(np.asarray(r, F32), *s.op.sat)
+    return np.ascontiguousarray(np.broadcast_to(r, (len(r), 4)), F32).view(U32)
 
 
 def rule_ftz_multistep(s: Site) -> np.ndarray:
