@@ -250,3 +250,24 @@ def test_wrong_texture_size_level_is_a_mismatch():
     rep = verify(text, Editing(gl_runner(), old, "textureSize(texture0, 0)"))
     assert rep.status == "mismatch", rep.reason
     assert "TXQ" in unexplained(rep)
+
+
+def test_moves_have_no_freedom():
+    """A MOV only moves bits: a -0.0 or a NaN moved stays one (a mutant that dropped an output
+    written by a MOV of -0.0 or NaN passed as 'signedzero'/'nonfinite')."""
+    text = VP.format("MOV t, -vertex.attrib[0];")
+    v, exe = ask(text, 0, lambda e: e & np.uint32(0x7FFFFFFF),
+                 {"vertex.attrib[0]": [0.0, 0.0, 0.0, 0.0]})
+    assert exe.tolist() == [0x80000000] * 4 and v == [""] * 4
+    v, _ = ask(text, 0, lambda e: e * 0, {"vertex.attrib[0]": [np.nan, np.inf, 1, 1]})
+    assert v[:2] == ["", ""]
+    # an operation on the same values keeps its freedoms
+    v, _ = ask(VP.format("ADD t, vertex.attrib[0], -vertex.attrib[0];"), 0,
+               lambda e: e | np.uint32(0x80000000), {"vertex.attrib[0]": [1, 2, 3, 4]})
+    assert v == ["signedzero"] * 4
+
+
+def test_lit_power_of_a_nonpositive_base_frees_z_only():
+    v, exe = ask(VP.format("LIT t, vertex.attrib[0];"), 0, lambda e: f32(9, 9, 9, 9)[None],
+                 {"vertex.attrib[0]": [1.0, -1.0, 0, 2.0]})
+    assert v == ["", "", "nonfinite", ""]

@@ -443,7 +443,15 @@ def _explain(program, facts, glsl, reflection, lanes, runner, rep, run, max_repo
                      f"{len(out.downstream)} differences computed from a value the specs "
                      f"leave free (shown by a run with other values); "
                      f"{len(out.diffs)} differences left")
-    if not out.diffs and not hook.unexplained:
+    # geometry probes are read at the last EMIT, where GLSL leaves outputs written before an
+    # EmitVertex() undefined: a departure seen there proves nothing, the outputs decide
+    unreliable = program.stage == Stage.GEOMETRY
+    if not out.diffs and (not hook.unexplained or unreliable):
+        if hook.unexplained:
+            rep.notes.append(f"{len(hook.unexplained)} departures seen through geometry probes "
+                             "(read at the last EMIT) are not counted: every output agrees")
+            rep.localization = [d for d in rep.localization
+                                if d.get("verdict") not in SUSPECT]
         rep.status = "pass"
         free = " and values computed from the free ones" if out.downstream else ""
         rep.reason = ("differences explained: " + ", ".join(adopted) +

@@ -122,11 +122,27 @@ class Site:
 # ---- the rules --------------------------------------------------------------------------------
 # Each takes the Site and returns an (n, 4) bool mask of the components it permits.
 
+#: opcodes that only move bits (negation and |x| act on the sign bit alone): an
+#: implementation has no freedom there -- a -0.0 or a NaN moved stays one
+MOVES = frozenset({"MOV", "SWZ"})
+
+
 def rule_signedzero(s: Site) -> np.ndarray:
     """Both results are zeros of different signs.  GLSL 4.50 §4.7.1 leaves operations on
     special values to the implementation, and Mesa folds ``0 + x`` to ``x`` and ``x * 0`` to
-    ``+0``; NV_vertex_program 2.14.1.11 itself defines ``0 * x = +0``."""
-    return ((s.exe & 0x7FFFFFFF) == 0) & ((s.imp & 0x7FFFFFFF) == 0)
+    ``+0``; NV_vertex_program 2.14.1.11 itself defines ``0 * x = +0``.  For moves
+    (:data:`MOVES`) only where the component is a constant the compiler folds (an immediate,
+    a constant register, SWZ's 0/1 selectors: Mesa turns ``-0.0`` into ``0.0``); a moved
+    register value keeps its sign."""
+    zeros = ((s.exe & 0x7FFFFFFF) == 0) & ((s.imp & 0x7FFFFFFF) == 0)
+    if s.ins.op not in MOVES:
+        return zeros
+    from .trace import _constant_source
+    src = s.ins.srcs[0]
+    if _constant_source(s.op.st.program, src):
+        return zeros
+    folded = np.array([c >= 4 for c in src.swizzle][:4] + [False] * (4 - len(src.swizzle)))
+    return zeros & folded
 
 
 def rule_ftz(s: Site) -> np.ndarray:
@@ -271,7 +287,10 @@ def rule_nonfinite(s: Site) -> np.ndarray:
     GLSL 4.50 §4.7.1 -- NaNs need not be generated and operations on NaN/Inf need not follow
     IEEE 754 (Mesa folds ``x * 0`` to 0 even for ``precise``).  Also POW/LIT of a base <= 0
     (``exp2(y * log2(x))``: log2 of x <= 0 is undefined in GLSL §8.2), TXP with q = 0 and a
-    cube lookup of the zero direction (the coordinates become 0/0)."""
+    cube lookup of the zero direction (the coordinates become 0/0).  Not for moves
+    (:data:`MOVES`): a NaN or infinity moved stays one (any NaN payload)."""
+    if s.ins.op in MOVES:
+        return np.zeros(s.exe.shape, bool)
     fops = s.float_operands()
     n = len(s.exe)
     lane = np.zeros(n, bool)
@@ -292,8 +311,11 @@ def rule_nonfinite(s: Site) -> np.ndarray:
             base = np.asarray(s.operands[0], F32).reshape(n, -1)[:, 0]
             ok = ok | ((base <= 0) | np.isnan(base) | _denormal(base.view(U32)))[:, None]
         elif op in ("LIT", "LITNC"):
+            # only z is the power; x, y and w do not involve it
             base = np.ascontiguousarray(np.asarray(s.operands[0], F32)[:, 1])
-            ok = ok | ((base <= 0) | np.isnan(base) | _denormal(base.view(U32)))[:, None]
+            bad = (base <= 0) | np.isnan(base) | _denormal(base.view(U32))
+            ok = ok.copy()
+            ok[:, 2] |= bad
         elif op == "TXP":
             c = np.asarray(s.operands[0], F32)
             q = c[:, 3:4]

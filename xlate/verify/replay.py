@@ -72,6 +72,16 @@ class Departure:
                 "operands": self.operands}
 
 
+def _moved(words: np.ndarray, k: int, is_float: bool) -> np.ndarray:
+    """Another value for a free result, by an amount of its own per instruction (two free
+    values moved alike would keep comparing equal): what depends on it then changes."""
+    words = np.ascontiguousarray(words, np.uint32)
+    with np.errstate(all="ignore"):
+        if is_float:
+            return (words.view(np.float32) + np.float32(1.0 + 0.0625 * (k % 61))).view(np.uint32)
+        return words + np.uint32(1 + k % 61)
+
+
 def _flags_for(cond, flags: np.ndarray, want: np.ndarray) -> np.ndarray | None:
     """CC flags that make ``cond`` give the outcome ``want`` per component, changing only the
     tested components of ``flags``; None if the swizzle asks one component for both."""
@@ -148,6 +158,10 @@ class ReplayHook:
         self.suspects: dict[tuple[int, int, int], tuple[np.ndarray, Departure]] = {}
         self.suspects_shown: set = set()
         self.free_flags: set = set()        # flag records of trial outcomes (free in playback)
+        # (instruction, lane, pass) -> components computed from NaN/Inf operands: any value is
+        # permitted there even where the probed compilation agreed (another may not): moved in
+        # the playback
+        self.free_values: dict[tuple[int, int, int], np.ndarray] = {}
         self.adopted: dict[tuple[int, str], int] = {}     # (instruction, verdict) -> components
         self.examples: list[Departure] = []
         self.adopted_lanes = np.zeros(lanes, bool)
@@ -205,6 +219,8 @@ class ReplayHook:
         out = exe
         if known.any():
             out = self._adopt(x, ops, lanes, p, exe, imp, written, known)
+        # after judging this instruction: its own free components make later ones suspects
+        self._note_free_operands(x, ops, lanes, p)
         if x.cc_reg is not None and x.rt == DataType.FLOAT:
             self._note_alternatives(x.cc_reg, lanes, out, written)
         return out, cmask
@@ -224,15 +240,8 @@ class ReplayHook:
         pb = self.playback
         k = x.index
         if k in pb.free_positions:
-            # another value for every lane, by an amount of its own per instruction (two free
-            # values moved alike would keep comparing equal): what depends on it then changes
             moved = np.ascontiguousarray(np.broadcast_to(bits, (len(lanes), 4)), np.uint32)
-            if x.rt == DataType.FLOAT:
-                step = np.float32(1.0 + 0.0625 * (k % 61))
-                moved = (moved.view(np.float32) + step).view(np.uint32)
-            else:
-                moved = moved + np.uint32(1 + k % 61)
-            return moved, cmask
+            return _moved(moved, k, x.rt == DataType.FLOAT), cmask
         if cmask is not None and pb.flag_record:
             from ..exec.operands import cond_mask
             pb._check_outcomes(k, lanes, p, np.broadcast_to(cmask, (len(lanes), 4)))
@@ -245,9 +254,16 @@ class ReplayHook:
                     changed = True
             if changed:
                 cmask = cond_mask(st, x.inst.dst.cond, None if len(sel) == st.lanes else sel)
-        if not pb.record:
-            return bits, cmask
         out = None
+        if pb.free_values:
+            for r, lane in enumerate(lanes):
+                free = pb.free_values.get((k, int(lane), int(p[r])))
+                if free is not None:
+                    if out is None:
+                        out = np.array(np.broadcast_to(bits, (len(lanes), 4)), np.uint32)
+                    out[r] = np.where(free, _moved(out[r], k, x.rt == DataType.FLOAT), out[r])
+        if not pb.record:
+            return (bits if out is None else out), cmask
         for r, lane in enumerate(lanes):
             rec = pb.record.get((k, int(lane), int(p[r])))
             if rec is None:
@@ -255,11 +271,43 @@ class ReplayHook:
             if out is None:
                 out = np.array(np.broadcast_to(bits, (len(lanes), 4)), np.uint32)
             key = (k, int(lane), int(p[r]))
-            if key in pb.suspects and not np.array_equal(out[r], pb.suspects[key][0]):
-                pb.suspects_shown.add(key)
+            if key in pb.suspects:
+                was, dep = pb.suspects[key]
+                comps = list(dep.components)
+                if not np.array_equal(out[r][comps], was[comps]):
+                    pb.suspects_shown.add(key)
             words, free = rec
             out[r] = np.where(free, out[r], words)
         return (bits if out is None else out), cmask
+
+    def _note_free_operands(self, x, ops, lanes, p) -> None:
+        """Components whose float operands hold a NaN or an infinity (per component for
+        componentwise opcodes; not for moves): their result is free (permits.rule_nonfinite)
+        whatever the probed compilation computed -- moved in the playback."""
+        if x.inst.op in permits.MOVES or x.inst.dst is None:
+            return
+        n = len(lanes)
+        lane_bad = np.zeros(n, bool)
+        comp_bad = np.zeros((n, 4), bool)
+        for o in ops:
+            a = np.asarray(o)
+            if a.dtype != np.float32:
+                continue
+            w = np.ascontiguousarray(a).view(np.uint32)
+            w = w.reshape(w.shape[0], -1)
+            hit = np.broadcast_to((w & 0x7F800000) == 0x7F800000, (n, w.shape[1]))
+            lane_bad |= hit.any(axis=1)
+            if hit.shape[1] == 4:
+                comp_bad |= hit
+        if not lane_bad.any():
+            return
+        free = comp_bad if x.inst.op in permits.COMPONENTWISE else \
+            np.broadcast_to(lane_bad[:, None], (n, 4))
+        free = free & np.array(x.inst.dst.mask, bool)
+        for r in np.flatnonzero(free.any(axis=1)):
+            self.free_values[(x.index, int(lanes[r]), int(p[r]))] = free[r].copy()
+            self.free_lanes[int(lanes[r])] = True
+        self.free_used = True
 
     def _adopt(self, x, ops, lanes, p, exe, imp, written, known):
         from ..exec.operands import _PRECISION

@@ -134,7 +134,8 @@ def instrument(program: Program, probes: list[tuple]) -> tuple[Program, list[str
 
 def _emit_at_exit(prog: Program) -> None:
     """Geometry probes are read from the last emitted vertex: an EMIT before every RET of the
-    main routine makes that vertex the state at the end of the program on both sides, as for
+    main routine, and at its end, makes that vertex the state at the end of the program on both
+    sides (instructions after the last real EMIT included), as for
     the other stages (a lane that returns early would otherwise show, as "last execution",
     the probes of its last real EMIT while the other side went on: tgsi geometry seed 204).
     Output points (see :func:`instrument`) and room for the extra vertices keep every real
@@ -146,7 +147,7 @@ def _emit_at_exit(prog: Program) -> None:
     rets = [k for k in range(prog.entry, end) if prog.instructions[k].op == "RET"]
     outputs = sum(r.length for r in prog.registers.values() if r.kind == RegKind.OUTPUT)
     total = prog.geometry.vertices_out + len(rets) + 1
-    if not rets or total > 256 or total * 4 * outputs > 1024:
+    if total > 256 or total * 4 * outputs > 1024:
         return
     prog.geometry = replace(prog.geometry, vertices_out=total)
     for at in reversed(rets + ([end] if end == len(prog.instructions) else [])):
