@@ -271,3 +271,17 @@ def test_lit_power_of_a_nonpositive_base_frees_z_only():
     v, exe = ask(VP.format("LIT t, vertex.attrib[0];"), 0, lambda e: f32(9, 9, 9, 9)[None],
                  {"vertex.attrib[0]": [1.0, -1.0, 0, 2.0]})
     assert v == ["", "", "nonfinite", ""]
+
+
+def test_shadow_lookup_w_has_no_filtering_tolerance():
+    """A depth comparison returns (r, r, r, 1): its w is exact (a mutant writing 1.0000001
+    there passed as 'tolerance')."""
+    levels = [np.full((4, 4, 1), 0.5, np.float32)]
+    text = ("!!NVfp4.0\nTEMP t;\nTEX t, fragment.texcoord[0], texture[0], SHADOW2D;\n"
+            "MOV result.color, t;\nEND\n")
+    prog = xlate.parse(text)
+    hook = _Ask(0, lambda e: e + np.uint32(1))
+    coords = np.tile(np.array([[0.3, 0.3, 0.25, 0]], np.float32), (4, 1))
+    execute(prog, inputs={"fragment.texcoord[0]": coords}, lanes=4, hooks=hook,
+            textures={0: Texture(levels=levels, filter="LINEAR")})
+    assert hook.verdicts[0].tolist() == ["tolerance"] * 3 + [""]

@@ -340,6 +340,8 @@ def rule_tolerance(s: Site) -> np.ndarray:
     ok = cmp.float_equal(e, g, *tol) & ~_nonfinite(e) & ~_nonfinite(g)
     if s.op.rt != DataType.FLOAT:
         ok[:] = False
+    if s.ins.tex is not None and "SHADOW" in s.ins.tex.target:
+        ok[:, 3] = False                # a depth comparison's w is 1.0 exactly, not filtered
     return ok
 
 
@@ -440,7 +442,10 @@ def rule_lod(s: Site) -> np.ndarray:
         with np.errstate(all="ignore"):
             # an explicit LOD reads no neighbours: the judged lanes alone suffice
             r = np.ascontiguousarray(np.broadcast_to(tx._texture(s.op, "TXL", cc), (n, 4)))
-        ok |= cmp.float_equal(r.view(U32), s.imp, *tol)
+        near = cmp.float_equal(r.view(U32), s.imp, *tol)
+        if "SHADOW" in s.ins.tex.target:     # w is 1.0 exactly, not filtered
+            near[:, 3] = same_words(r.view(U32)[:, 3], s.imp[:, 3])
+        ok |= near
     return ok
 
 
