@@ -478,3 +478,28 @@ def test_saturated_rsq_of_negative_zero(request, backend):
                          backend=backend)
     got = impl_words(RSQ_SAT, cap, "result.texcoord[0]").view(np.float32)[:, 0]
     assert got.tolist() == RSQ_SAT_WANT
+
+
+IDIV = ("!!NVvp4.0\nINT TEMP q, r, s;\nDIV.S q, vertex.attrib[0], vertex.attrib[1].x;\n"
+        "MOD.S r, vertex.attrib[0], vertex.attrib[1].x;\nSHL.S s, vertex.attrib[0], "
+        "vertex.attrib[1].y;\nMOV.S result.texcoord[0], q;\nMOV.S result.texcoord[1], r;\n"
+        "MOV.S result.texcoord[2], s;\nMOV result.position, vertex.attrib[2];\nEND\n")
+
+
+def test_integer_division_by_zero_and_shift_counts_on_gl():
+    """Found by the replay: GLSL leaves "/" and "%" by zero, "%" of negative operands and
+    shifts by 32 or more undefined, and llvmpipe returned compilation-dependent values there,
+    which the old verifier passed as 'undefined'.  The translation now computes the executor's
+    documented choices (all bits set; C truncation; count & 31) with defined GLSL."""
+    a = np.array([[7, -7, -2147483648, 5]] * 4, np.int32)
+    b = np.array([[0, 33, 0, 0], [-2, -1, 0, 0], [3, 32, 0, 0], [-2147483648, 1, 0, 0]],
+                 np.int32)
+    inputs = {"vertex.attrib[0]": a, "vertex.attrib[1]": b,
+              "vertex.attrib[2]": np.zeros((4, 4), np.float32)}
+    res = run_executor(IDIV, inputs)
+    assert res.int("result.texcoord[0]")[:, 0].tolist() == [-1, -3, 2, 0]
+    assert res.int("result.texcoord[1]")[:, 1].tolist() == [-1, -1, -1, -7]
+    assert res.int("result.texcoord[2]")[:, 0].tolist() == [14, -2147483648, 7, 14]
+    diffs, res, cap = run_both(IDIV, inputs)
+    for out in ("result.texcoord[0]", "result.texcoord[1]", "result.texcoord[2]"):
+        assert impl_words(IDIV, cap, out).tolist() == res.words(out).tolist(), out
