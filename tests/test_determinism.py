@@ -69,6 +69,14 @@ def inputs(folder: Path) -> int:
                 files.append((f"shared-{dialect.name}-{p.name}", p.read_bytes()))
     elif required(REQUIRE_CORPUS):
         no_corpus(f"{SHARED} (this test then covers the repository's programs only)")
+    # valid programs of every dialect (xlate.verify.generate, ours): enough programs even
+    # without ../shared
+    from xlate.verify.generate import DIALECTS, generate
+    for d in DIALECTS.values():
+        for st in d.stages:
+            for seed in (1, 2):
+                files.append((f"valid-{d.name}-{st}-{seed}.txt",
+                              generate(d.name, seed, st).encode()))
     for dialect in sorted(fuzz_gen.DIALECTS):
         for k in range(3):
             text = fuzz_gen.generate(dialect, random.Random(f"det:{dialect}:{k}"), 12, wild=k == 2)

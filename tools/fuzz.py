@@ -293,8 +293,15 @@ def make_input(seed: int, number: int, frontend: str) -> tuple[bytes | str, dict
     fe = FRONTENDS[number % 3] if frontend == "all" else frontend
     meta = {"seed": seed, "number": number, "frontend": fe}
     if fe == "tgsi-binary":
-        if rng.random() < 0.5 and corpus_files("tgsi-text"):
-            text = seed_text("tgsi-text", rng)
+        if rng.random() < 0.5:
+            if corpus_files("tgsi-text"):
+                text = seed_text("tgsi-text", rng)
+            else:
+                # no TGSI corpus (a clone without ../shared): valid programs of the
+                # differential generator (ours) stand in, so both paths stay exercised
+                from xlate.verify.generate import generate as valid_program
+                text = valid_program("tgsi", rng.randrange(1 << 20),
+                                     rng.choice(("vertex", "fragment", "geometry"))).encode()
             meta["method"] = "mut-binary"
         else:
             text = fuzz_gen.generate("tgsi", rng, rng.randint(1, 24)).encode()
