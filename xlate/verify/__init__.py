@@ -4,8 +4,9 @@ For a program, :func:`verify` (``xlate verify FILE...``) generates inputs, runs 
 program in the software executor (``xlate.exec``) and the translated GLSL (or the SPIR-V
 compiled from it) on OpenGL -- Mesa llvmpipe through a surfaceless EGL context on a machine
 without a GPU -- or, with ``backend="vulkan"``, the vulkan-profile SPIR-V on Vulkan (Mesa
-lavapipe), and compares every output.  When they disagree it names the first
-instruction whose value differs and classifies the difference.
+lavapipe), and compares every output bit for bit; with ``backend="native"`` it runs the
+original assembly on the driver's own interface instead.  When they disagree, the replay shows
+which differences the specifications permit, or names the instruction that departs.
 
 Modules:
 
@@ -15,22 +16,24 @@ Modules:
 * ``glapi``    ctypes OpenGL over EGL (core and compatibility contexts)
 * ``gl``       the harness: transform feedback / render targets, GLSL interface edits
 * ``vulkan``   the same harness on Vulkan (``--backend vulkan``; the ``vulkan`` package)
-* ``compare``  comparison rules and tolerances
-* ``trace``    localization by probes, verdicts
+* ``native``   the original program through ``glProgramStringARB`` (``--backend native``)
+* ``compare``  the strict comparison, the approximate opcodes' bounds, ``EXPLANATIONS``
+* ``trace``    probes: instrumenting a program so both sides show an instruction's value
+* ``replay``   the executor replayed against the implementation's probed values
+* ``permits``  one rule per freedom the specifications grant (the verdicts)
 * ``core``     the pipeline for one program (:func:`verify_source`)
 * ``cli``      ``xlate verify``;  ``batch`` worker pool (tools/diffcheck.py)
+* ``mutants``  faults injected into translations, to prove the verifier catches them
 * ``generate`` random valid programs of every dialect (a package, one module per family);
                ``oracle`` cgc's own GLSL as an independent oracle
 
-Verdicts of a localized difference (``trace``): ``divergence`` / ``operands`` /
-``interface`` / ``cc`` (a real disagreement to investigate), ``precise`` (vanishes when the
-GLSL is ``precise``: the implementation reassociated float math), and the implementation
-freedoms ``ftz`` (denormal flushing), ``nonfinite`` (NaN/Inf, which GLSL does not
-guarantee), ``range`` (sin/cos beyond 2^23), ``tolerance`` (approximate opcodes),
-``undefined`` (operands for which NV_gpu_program4 leaves the result undefined), ``lod`` and
-``boundary`` (texture LOD and texel-edge freedoms), ``signedzero`` (an instruction that tells
-apart zeros whose sign GLSL lost upstream).  A program
-whose differences are all freedoms that vanish with finite inputs passes.
+Verdicts (``permits``, spec passages in ``compare.EXPLANATIONS``): the freedoms ``tolerance``,
+``ftz``, ``signedzero``, ``nonfinite``, ``range``, ``undefined``, ``boundary``, ``lod``,
+``implementation`` and ``downstream`` (computed from a free value), each adopted only where
+its rule holds; and the unexplained ``divergence`` (a result differs), ``cc`` (a condition
+test's outcome), ``flow`` (the executor ran an instruction more often), ``interface`` (every
+probed value agreed, an output does not).  A program passes when the executor, adopting the
+permitted values, reproduces every output exactly.
 """
 from __future__ import annotations
 

@@ -3,8 +3,9 @@
 :func:`verify_source` is the whole pipeline for one file; :class:`ProgramReport` its result
 (also what ``xlate verify --json`` writes, one per file).
 
-Status values: ``pass``; ``mismatch`` (at least one difference beyond the tolerance rules of
-:mod:`compare`); ``unsupported`` (the translator or the harness cannot express the program,
+Status values: ``pass`` (outputs bit for bit equal, or every difference shown permitted by the
+replay, :mod:`replay`); ``mismatch`` (a difference the replay does not explain);
+``unsupported`` (the translator or the harness cannot express the program,
 or it uses something the executor cannot run yet -- the reason says which); ``error`` (the
 input does not parse: diagnostics as for ``xlate convert``); ``skipped`` (every input made
 the program run longer than the executor's step limit).
