@@ -322,7 +322,7 @@ class _Run:
     compared: int
 
 
-def _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep, *, finite=False):
+def _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep):
     """Generate inputs, run both sides, compare.  None when the program was skipped."""
     from . import gl as glmod
     stage = program.stage
@@ -330,7 +330,7 @@ def _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep, *, fini
     if stage == Stage.FRAGMENT:
         x, y, _, _ = glmod.quad_layout(lanes)
         frag_xy = (x.astype(np.float32), y.astype(np.float32))
-    gen = generate(program, facts, lanes, seed, finite=finite,
+    gen = generate(program, facts, lanes, seed,
                    builtin_values=builtin_values_for(stage, lanes, frag_xy))
     if facts.uses_textures:
         from .textures import generate_textures, shadow_units

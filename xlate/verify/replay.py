@@ -164,7 +164,6 @@ class ReplayHook:
         self.free_values: dict[tuple[int, int, int], np.ndarray] = {}
         self.adopted: dict[tuple[int, str], int] = {}     # (instruction, verdict) -> components
         self.examples: list[Departure] = []
-        self.adopted_lanes = np.zeros(lanes, bool)
 
     def _impl(self, k: int, lanes: np.ndarray, p: np.ndarray, table=None):
         iv = (self.values if table is None else table)[k]
@@ -295,7 +294,7 @@ class ReplayHook:
                 continue
             w = np.ascontiguousarray(a).view(np.uint32)
             w = w.reshape(w.shape[0], -1)
-            hit = np.broadcast_to((w & 0x7F800000) == 0x7F800000, (n, w.shape[1]))
+            hit = np.broadcast_to(permits._nonfinite(w), (n, w.shape[1]))
             lane_bad |= hit.any(axis=1)
             if hit.shape[1] == 4:
                 comp_bad |= hit
@@ -351,7 +350,6 @@ class ReplayHook:
                     self.examples.append(self._departure(x, site, r_i, lane, int(p[r]), comps,
                                                          verdicts[r_i, c]))
                 self.adopted[key] = self.adopted.get(key, 0) + 1
-            self.adopted_lanes[lane] = True
         return out
 
     def _note_alternatives(self, cc: int, lanes, words, written) -> None:

@@ -200,16 +200,6 @@ def _dest_source(ins: Instruction) -> Source:
     return Source(d.reg, index=d.index)
 
 
-def _writers(program: Program) -> list[int]:
-    out = []
-    for i, ins in enumerate(program.instructions):
-        if ins.dst is not None and OPCODES[ins.op].writes:
-            reg = program.registers.get(ins.dst.reg)
-            if reg is not None and reg.kind in (RegKind.TEMP, RegKind.OUTPUT):
-                out.append(i)
-    return out
-
-
 def _run_both(program: Program, gen, runner, lanes: int, probes):
     from ..backends.glsl import emit_glsl
     from .core import run_executor, run_gl, runner_profile
@@ -244,11 +234,6 @@ def _run_both(program: Program, gen, runner, lanes: int, probes):
             exe2[name], imp2[name] = e, g
         exe, imp = exe2, imp2
     return names, exe, imp
-
-
-def _fmt_vec(words: np.ndarray) -> list[str]:
-    f = np.asarray(words, np.uint32).view(np.float32)
-    return [f"{float(x)!r}/0x{int(w):08x}" for x, w in zip(f, np.asarray(words, np.uint32))]
 
 
 #: approximate opcodes whose implementation gives up beyond an operand magnitude
@@ -443,11 +428,6 @@ def _undefined_case(ins: Instruction, raw: list, comps) -> bool:
 def _nonfinite(words) -> bool:
     w = np.asarray(words, np.uint32)
     return bool(np.any((w & 0x7F800000) == 0x7F800000))
-
-
-def _float_result(ins: Instruction) -> bool:
-    from ..passes.types import result_type
-    return result_type(ins) == DataType.FLOAT
 
 
 def _is_denormal(words) -> bool:
@@ -667,11 +647,6 @@ def known_defect(program: Program, ins: Instruction, backend: str | None,
                 "wrongly (the same GLSL through SPIR-V, or with one operand not constant, is "
                 "right): tests/test_verify_cases.py::test_mulhi_of_constants")
     return None
-
-
-def _cond_text(c: CondTest) -> str:
-    swz = "".join("xyzw"[i] for i in c.swizzle)
-    return f"{c.rule}{c.cc if c.cc else ''}.{swz}"
 
 
 def _ins_info(program: Program, k: int) -> dict:
