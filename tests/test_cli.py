@@ -132,3 +132,18 @@ def test_garbage_inputs_never_traceback(tmp_path):
         assert r.returncode == 1, (data, r.stderr)
         assert "Traceback" not in r.stderr
         assert "error[E" in r.stderr
+
+
+@pytest.mark.parametrize("command", ["run", "verify"])
+def test_missing_numpy_is_a_one_line_hint(tmp_path, command):
+    """`pip install .` has no numpy: the executor and the verifier say what to install and
+    exit 3, no traceback (numpy blocked in a child process)."""
+    prog = tmp_path / "p.fp"
+    prog.write_text("!!NVfp4.0\nMOV result.color, fragment.texcoord[0];\nEND\n")
+    code = ("import sys; sys.modules['numpy'] = None\n"
+            "from xlate.cli import main\n"
+            f"sys.exit(main([{command!r}, {str(prog)!r}]))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 3, r.stderr
+    assert r.stderr == (f"xlate: error: '{command}' needs the Python package 'numpy' "
+                        "(python3 -m pip install numpy)\n")

@@ -402,6 +402,10 @@ def _run(argv: list[str] | None) -> tuple[int, str | None]:
     return _dispatch(parser, args), args.command
 
 
+#: packages outside the base install that a command may need -> what to install
+_OPTIONAL_MODULES = {"numpy": "numpy", "moderngl": "moderngl", "vulkan": "vulkan"}
+
+
 def _dispatch(parser: argparse.ArgumentParser, args) -> int:
     if args.command == "convert":
         return cmd_convert(args)
@@ -410,10 +414,15 @@ def _dispatch(parser: argparse.ArgumentParser, args) -> int:
         module, function = args._delegate.split(":")
         try:
             mod = importlib.import_module(module)
-        except ImportError as e:
-            print(f"xlate: error: '{args.command}' is unavailable: {e}", file=sys.stderr)
-            return EXIT_USAGE
-        return getattr(mod, function)(args)
+            return getattr(mod, function)(args)
+        except ModuleNotFoundError as e:
+            # the executor and the verifier need numpy (and their imports are lazy): one line
+            # with the install hint, exit 3 (unavailable), never a traceback
+            if e.name not in _OPTIONAL_MODULES:
+                raise
+            print(f"xlate: error: '{args.command}' needs the Python package '{e.name}' "
+                  f"(python3 -m pip install {_OPTIONAL_MODULES[e.name]})", file=sys.stderr)
+            return 3
     if args.command == "explain":
         if args.list or not args.code:
             return cmd_list_codes()
