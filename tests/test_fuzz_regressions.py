@@ -404,8 +404,8 @@ def test_relatively_read_literal_tables_glsl():
     # uintBitsToFloat; integer reads take the bits directly (no float in between)
     assert ("const uvec4 xl_p_arr[2] = uvec4[2](uvec4(0x80000000u, 0x7f800000u, 0xff800000u, "
             "0x40400000u), uvec4(0x40800000u, 0x80000000u, 0x40c00000u, 0x40e00000u));") in glsl
-    assert "out_result_texcoord[0] = uintBitsToFloat(xl_p_arr[clamp(a.x, 0, 1)]);" in glsl
-    assert "out_result_texcoord[1] = xl_p_neg[clamp(a.x, 0, 1)];" in glsl
+    assert "result_texcoord_0 = uintBitsToFloat(xl_p_arr[clamp(a.x, 0, 1)]);" in glsl
+    assert "result_texcoord_1 = xl_p_neg[clamp(a.x, 0, 1)];" in glsl
     assert ("const uvec4 xl_p_iarr[2] = uvec4[2](uvec4(0xffffffffu, 2u, 0x80000000u, 4u), "
             "uvec4(5u, 6u, 7u, 8u));") in glsl
     assert "ivec4(xl_p_iarr[clamp(a.x, 0, 1)])" in glsl

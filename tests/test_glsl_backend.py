@@ -86,7 +86,7 @@ END
 """).glsl
     body = glsl[glsl.index("ivec4 xl_t1"):]
     lines = [line.strip() for line in body.splitlines()[:4]]
-    assert lines == ["ivec4 xl_t1 = (i.xxxx - ivec4(1));",
+    assert lines == ["ivec4 xl_t1 = (i.xxxx - 1);",
                      "uvec4 xl_f2 = xl_ccsub(uvec4(i.xxxx), uvec4(ivec4(1)));",
                      "i.x = xl_t1.x;",
                      "xl_cc0.x = xl_f2.x;"]
@@ -230,16 +230,18 @@ END
 
 def test_computed_values_are_precise():
     g = xlate.translate(PRECISE_SRC).glsl
-    # registers and staged outputs: 'precise highp' (glslang needs the precision qualifier to
-    # keep a precise global global); the input staging is only copied into and stays plain
+    # registers: 'precise highp' (glslang needs the precision qualifier to keep a precise
+    # global global); outputs written in place: 'precise out', built-ins redeclared precise;
+    # inputs are read in place (no staging copies)
     assert "precise highp vec4 r = vec4(0);" in g
-    assert "precise highp vec4 out_result_texcoord[1] = vec4[1](vec4(0));" in g
-    assert "\nvec4 in_vertex_attrib[4];" in g
+    assert "layout(location = 5) precise out vec4 result_texcoord_0;\nprecise gl_Position;\n" in g
+    assert "in_vertex_attrib" not in g and "out_result" not in g
     # write temporaries and helper results
-    assert "precise vec4 xl_t1 = (r.xxxx + vec4(8.0));" in g
-    # a masked float computation too: glslang loses NoContraction through 'r.w = (a * b + c).w'
-    assert "precise vec4 xl_t4 = (in_vertex_attrib[1] * in_vertex_attrib[2] + r);\n" \
-           "        r.w = xl_t4.w;" in g
+    assert "precise vec4 xl_t1 = (r.xxxx + 8.0);" in g
+    # a masked float computation is narrowed to its mask, into the precise register: glslang
+    # loses NoContraction through 'r.w = (a * b + c).w', not through 'r.w = a.w * b.w + c.w'
+    # (test_precise_reaches_spirv_in_every_function checks the SPIR-V)
+    assert "\n    r.w = vertex_attrib_1.w * vertex_attrib_2.w + r.w;\n" in g
     assert "float xl_dp3(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z; " \
            "return xl_r; }" in g
     assert "vec4 xl_lrp(vec4 a, vec4 b, vec4 c) { precise vec4 xl_r = a * b + (vec4(1.0) - a) * c; " \

@@ -138,7 +138,7 @@ def test_fragment_samplers_blocks_and_integer_selects():
             "uniform sampler2D texture3;\n"
             "layout(std140) uniform XlateBuffer2\n{\n    uvec4 words[1024];\n} buffer2;\n") in g330
     # GLSL 3.30 has no integer mix: the conditional write of an integer register selects bits
-    assert "        t.y = xl_sel(t.y, floatBitsToUint(xl_t4).y, xl_m5.y);\n" in g330
+    assert "        t.y = xl_sel(t.y, floatBitsToUint(xl_t3).y, xl_m4.y);\n" in g330
     assert "uvec4 xl_sel(uvec4 a, uvec4 b, bvec4 m) { uvec4 k = uvec4(m) * 0xffffffffu;" in g330
     assert "    uvec4 borrow = uvec4(lessThan(a, b));\n" in g330     # ccsub@glsl330: no usubBorrow
     es = glsl(FP, "es310")
@@ -146,7 +146,7 @@ def test_fragment_samplers_blocks_and_integer_selects():
             "layout(location = 6) flat in ivec4 fragment_texcoord_1;\n") in es
     assert "layout(binding = 3) uniform highp sampler2D texture3;\n" in es
     assert "layout(std140, binding = 2) uniform XlateBuffer2\n" in es
-    assert "        t.y = mix(t.y, floatBitsToUint(xl_t4).y, xl_m5.y);\n" in es
+    assert "        t.y = mix(t.y, floatBitsToUint(xl_t3).y, xl_m4.y);\n" in es
     assert "usubBorrow(a, b, borrow)" in es and "xl_sel" not in es
 
 
@@ -209,10 +209,11 @@ def test_derivatives_are_dfdx_with_a_note():
     src = "!!NVfp4.0\nTEMP t;\nDDX t, fragment.texcoord[0];\nDDY result.color, t;\nEND\n"
     for profile, language in (("glsl330", "GLSL 3.30"), ("es310", "GLSL ES 3.10")):
         g = glsl(src, profile)
-        assert "t = dFdx(in_fragment_texcoord[0]);" in g and "dFdy(t)" in g
+        reads = "fragment_texcoord_0.v" if profile == "glsl330" else "fragment_texcoord_0"
+        assert f"t = dFdx({reads});" in g and "dFdy(t)" in g
         assert (f"// DDX/DDY use dFdx/dFdy: fine or coarse derivatives as the implementation "
                 f"chooses ({language} has no dFdxFine).\n") in g
-    assert "dFdxFine(in_fragment_texcoord[0])" in glsl(src, "glsl450")
+    assert "dFdxFine(fragment_texcoord_0)" in glsl(src, "glsl450")
 
 
 def test_glsl330_packing_goes_through_exact_helpers():
@@ -230,9 +231,9 @@ MOV.S result.texcoord[0], h;
 END
 """
     g = glsl(src, "glsl330")
-    for call in ("    pk.x = xl_pk2h(in_vertex_attrib[0].xy);\n",
-                 "    pk.y = xl_pk2us(in_vertex_attrib[0].xy);\n",
-                 "    pk.z = xl_pk4ub(in_vertex_attrib[0]);\n", "    f = xl_up2h(pk.x);\n",
+    for call in ("    pk.x = xl_pk2h(vertex_attrib_0.xy);\n",
+                 "    pk.y = xl_pk2us(vertex_attrib_0.xy);\n",
+                 "    pk.z = xl_pk4ub(vertex_attrib_0);\n", "    f = xl_up2h(pk.x);\n",
                  "    h = xl_mulhi(a, a);\n", "uint xl_f2h(float x) {", "uvec4 xl_umulhi(uvec4 a, uvec4 b) {"):
         assert call in g
     for builtin in ("packHalf2x16", "packUnorm", "unpackHalf2x16", "imulExtended", "umulExtended"):
@@ -295,7 +296,7 @@ def test_texel_offsets_on_2d_array_shadow_with_implicit_lod(profile):
     # outside fragment programs the level of detail is explicit (gradients of 0): expressible
     vert = src.replace("!!NVfp4.0", "!!NVvp4.0").replace("fragment.texcoord", "vertex.attrib") \
         .replace("result.color", "result.position")
-    assert "textureGradOffset(texture1, xl_c1, vec2(0.0), vec2(0.0), ivec2(1, -1))" in glsl(vert, profile)
+    assert "textureGradOffset(texture1, t, vec2(0.0), vec2(0.0), ivec2(1, -1))" in glsl(vert, profile)
 
 
 def test_e7001_is_printed_with_the_source_line(tmp_path, capsys):
@@ -533,45 +534,46 @@ def test_line_directives_and_comments_exact():
 {
     // MOV t, fragment.texcoord[0];
 #line 3 1
-    t = in_fragment_texcoord[0];
+    t = fragment_texcoord_0;
     // IF GT.x;
 #line 4 1
     if (any(xl_ccGT(xl_cc0.xxxx)))
     {
         // ADD t, t, 1;
 #line 5 1
-        t = (t + vec4(1.0));
+        t = t + 1.0;
     }
     // MUL result.color, t, t;
 #line 7 1
-    out_result_color[0] = (t * t);
+    result_color0 = t * t;
 }
 
-#line 38 0
+#line 36 0
 void main()
 {
-    in_fragment_texcoord[0] = fragment_texcoord_0;
+    result_color0 = vec4(0);
     xl_main();
-    result_color0 = out_result_color[0];
 }
 """
-    assert t.glsl.split("\n").index("void main()") == 38 - 1   # string 0: the text's own lines
+    assert t.glsl.split("\n").index("void main()") == 36 - 1   # string 0: the text's own lines
     only = xlate.translate(src, filename="t.fp", comments=True).glsl
     assert "    // IF GT.x;\n    if (any(xl_ccGT(xl_cc0.xxxx)))\n" in only and "#line" not in only
 
 
 def test_a_multi_line_instruction_is_one_line_under_line_directives():
-    src = "!!NVfp4.0\nTEMP t;\nTEX t, fragment.texcoord[0], texture[0], 2D;\nMOV result.color, t;\nEND\n"
+    src = "!!NVfp4.0\nTEMP t;\nTXP t, fragment.texcoord[0], texture[0], 2D;\nMOV result.color, t;\nEND\n"
     g = glsl(src, "glsl450", line_directives=True)
-    assert ("#line 3 1\n    { precise vec4 xl_c1 = in_fragment_texcoord[0]; "
-            "t = texture(texture0, xl_c1.xy); }\n    out_result_color[0] = t;\n") in g
+    assert ("#line 3 1\n    { precise vec4 xl_c1 = fragment_texcoord_0; "
+            "xl_c1 = vec4(xl_c1.xyz / xl_c1.w, xl_c1.w); t = texture(texture0, xl_c1.xy); }\n"
+            "    result_color0 = t;\n") in g
 
 
 def test_glslang_errors_name_the_assembly_line():
     """What the directives are for: an error in the GLSL of line 5 is reported at 1:5."""
     src = "!!NVfp4.0\nTEMP t;\nMOV t, fragment.texcoord[0];\n\nADD t, t, 1;\nMOV result.color, t;\nEND\n"
     g = glsl(src, "glsl330", line_directives=True, validate=False)
-    broken = g.replace("t = (t + vec4(1.0));", "t = (t + vec4(1.0)) + undeclared;")
+    broken = g.replace("t = t + 1.0;", "t = t + 1.0 + undeclared;")
+    assert broken != g
     with pytest.raises(GlslCompileError) as info:
         check_glsl(broken, "frag", version="330 core")
     assert "ERROR: 1:5: 'undeclared' : undeclared identifier" in info.value.log
@@ -588,7 +590,7 @@ def test_comments_are_sanitized_and_fall_back_to_the_ir():
     assert "    // MOV OUT[0], IN[0]\n" in glsl(tgsi, "glsl450", comments=True)
     data = binary.encode_modern(parse_text(tgsi, DiagnosticSink("t")))
     g = xlate.translate(data, comments=True).glsl       # a token stream has no text: the IR's
-    assert "    // MOV.F OUT0, IN0\n    out_result_color[0] = in_fragment_generic[0];\n" in g
+    assert "    // MOV.F OUT0, IN0\n    result_color0 = fragment_generic_0;\n" in g
     # a statement's text is what follows its position up to its ';'
     text_of = api.statement_text("!!NVfp4.0\nMOV a, b; ADD c, d, e;  # x\n")
 

@@ -87,7 +87,7 @@ MOV result.color, r;
 END
 """).glsl
     assert "uvec4 r = uvec4(0);" in glsl
-    assert "r = floatBitsToUint(in_fragment_texcoord[0]);" in glsl
+    assert "r = floatBitsToUint(fragment_texcoord_0);" in glsl
 
 
 def test_flag_rule_for_negated_add():

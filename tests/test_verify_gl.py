@@ -136,8 +136,9 @@ def test_mismatch_is_reported_and_localized(monkeypatch):
     real = glmod.Runner.run
 
     def corrupt(self, stage, glsl, *a, **k):      # the implementation adds 1 to an output
-        glsl = glsl.replace("result_texcoord_1 = out_result_texcoord[1];",
-                            "result_texcoord_1 = out_result_texcoord[1] + vec4(1.0);")
+        assert "    xl_main();\n" in glsl          # the corruption must not miss
+        glsl = glsl.replace("    xl_main();\n",
+                            "    xl_main();\n    result_texcoord_1 += vec4(1.0);\n")
         return real(self, stage, glsl, *a, **k)
 
     monkeypatch.setattr(glmod.Runner, "run", corrupt)
@@ -174,8 +175,10 @@ def test_cli_mismatch_exit_1(tmp_path, capsys, monkeypatch):
     real = glmod.Runner.run
 
     def corrupt(self, stage, glsl, *a, **k):
-        return real(self, stage, glsl.replace("gl_Position = out_result_position;",
-                                              "gl_Position = -out_result_position;"), *a, **k)
+        assert "    xl_main();\n" in glsl
+        return real(self, stage, glsl.replace("    xl_main();\n",
+                                              "    xl_main();\n    gl_Position = -gl_Position;\n"),
+                    *a, **k)
 
     monkeypatch.setattr(glmod.Runner, "run", corrupt)
     f = _write(tmp_path, "a.vp", VP)

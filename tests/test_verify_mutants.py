@@ -51,14 +51,14 @@ PROGRAMS = {"kinds.fp": ARBFP, "kinds.vp": NVVP4}
 
 # kind -> (program, the mutated statement after the mutation: a substring)
 KIND_SITES = {
-    "arith": ("kinds.fp", "r = (r / in_fragment_texcoord[1].yxzw);"),
+    "arith": ("kinds.fp", "r = r / fragment_texcoord_1.yxzw;"),
     "literal": ("kinds.fp", "vec4(0.505, 2.0, 3.0, 4.0)"),
     "literal-ulp": ("kinds.fp", "vec4(0.5, 2.0000002, 3.0, 4.0)"),
-    "swizzle": ("kinds.fp", "r = (r * in_fragment_texcoord[1].zxzw)"),
+    "swizzle": ("kinds.fp", "r = r * fragment_texcoord_1.zxzw;"),
     "saturate": ("kinds.fp", "r = ((r + t));"),
-    "compare": ("kinds.fp", "greaterThanEqual(r, in_fragment_texcoord[0])"),
-    "texcoord": ("kinds.fp", "texture(texture0, xl_c1.yy)"),
-    "output": ("kinds.fp", "out_result_color[0].xyz = (r).xyz;"),
+    "compare": ("kinds.fp", "greaterThanEqual(r, fragment_texcoord_0)"),
+    "texcoord": ("kinds.fp", "texture(texture0, fragment_texcoord_0.yy)"),
+    "output": ("kinds.fp", "result_color0.xyz = (r).xyz;"),
     "cc": ("kinds.vp", "not(xl_ccGT(xl_cc0.xxxx))"),
     "loop": ("kinds.vp", "xl_i4 <= xl_n5"),
 }

@@ -209,8 +209,8 @@ def test_clean_translation_passes_with_shown_explanations():
 
 
 @pytest.mark.parametrize("old,new,op", [
-    ("vec4(1.5)", "vec4(1.50000012)", "MUL"),                           # 1 ulp
-    ("exp2(in_vertex_attrib[1].x)", "exp2(in_vertex_attrib[1].x * 1.01)", "EX2"),
+    ("vertex_attrib_0 * 1.5;", "vertex_attrib_0 * 1.50000012;", "MUL"),          # 1 ulp
+    ("exp2(vertex_attrib_1.x)", "exp2(vertex_attrib_1.x * 1.01)", "EX2"),
 ])
 def test_corrupted_translation_is_a_mismatch(old, new, op):
     from xlate.backends.glsl import emit_glsl
@@ -233,8 +233,8 @@ def test_one_nan_lane_is_a_mismatch():
     lane = next(ln for ln in range(256) if all(
         np.isfinite(np.asarray(gen.inputs[f"vertex.attrib[{i}]"])[ln].view(np.float32)).all()
         for i in range(3)))
-    stmt = "out_result_texcoord[0] = (t + in_vertex_attrib[2]);"
-    edit = stmt + f" if (gl_VertexID == {lane}) out_result_texcoord[0].z = " \
+    stmt = "result_texcoord_0 = t + vertex_attrib_2;"
+    edit = stmt + f" if (gl_VertexID == {lane}) result_texcoord_0.z = " \
                   "uintBitsToFloat(0x7fc00000u);"
     rep = verify(PROGRAM, Editing(gl_runner(), stmt, edit))
     assert rep.status == "mismatch", rep.reason
@@ -245,7 +245,7 @@ def test_wrong_texture_size_level_is_a_mismatch():
     text = ("!!NVfp4.0\nFLAT INT ATTRIB lod = fragment.attrib[1];\nINT TEMP s;\n"
             "TXQ s, lod.x, texture[0], 2D;\nI2F result.color, s;\nEND\n")
     from xlate.backends.glsl import emit_glsl
-    old = "textureSize(texture0, xl_c1.x)"
+    old = "textureSize(texture0, fragment_attrib_1.x)"
     assert old in emit_glsl(xlate.parse(text)).source
     rep = verify(text, Editing(gl_runner(), old, "textureSize(texture0, 0)"))
     assert rep.status == "mismatch", rep.reason

@@ -333,8 +333,9 @@ def test_wrong_translation_is_a_localized_mismatch(monkeypatch):
     real = vkmod.Runner.run
 
     def corrupt(self, stage, glsl, *a, **k):      # the implementation adds 1 to an output
-        glsl = glsl.replace("result_texcoord_1 = out_result_texcoord[1];",
-                            "result_texcoord_1 = out_result_texcoord[1] + vec4(1.0);")
+        assert "    xl_main();\n" in glsl          # the corruption must not miss
+        glsl = glsl.replace("    xl_main();\n",
+                            "    xl_main();\n    result_texcoord_1 += vec4(1.0);\n")
         return real(self, stage, glsl, *a, **k)
 
     monkeypatch.setattr(vkmod.Runner, "run", corrupt)
@@ -362,7 +363,7 @@ def test_per_pass_search_names_the_pass(monkeypatch):
     wrong on its second pass only is localized to that instruction and pass."""
     runner = runner_or_skip()
     real = vkmod.Runner.run
-    body = "t = (t + vec4(1.5, 2.0, 3.0, 4.0));"
+    body = "t = t + vec4(1.5, 2.0, 3.0, 4.0);"
 
     def corrupt(self, stage, glsl, *a, **k):
         assert body in glsl
@@ -403,8 +404,10 @@ def test_cli_vulkan_pass_json_and_mismatch(tmp_path, capsys, monkeypatch):
     real = vkmod.Runner.run
 
     def corrupt(self, stage, glsl, *a, **k):
-        return real(self, stage, glsl.replace("gl_Position = out_result_position;",
-                                              "gl_Position = -out_result_position;"), *a, **k)
+        assert "    xl_main();\n" in glsl
+        return real(self, stage, glsl.replace("    xl_main();\n",
+                                              "    xl_main();\n    gl_Position = -gl_Position;\n"),
+                    *a, **k)
 
     monkeypatch.setattr(vkmod.Runner, "run", corrupt)
     rc = cli.main(["verify", f, "--backend", "vulkan", "--lanes", "64"])

@@ -9,9 +9,6 @@ layout(location = 0) out vec4 result_color0;
 
 uniform vec4 program_local[1];
 
-ivec4 in_fragment_attrib[4];
-vec4 in_fragment_position;
-vec4 out_result_color[1] = vec4[1](vec4(0));
 uvec4 m = uvec4(0);
 uvec4 h = uvec4(0);
 uvec4 w = uvec4(0);
@@ -217,37 +214,37 @@ uint xl_pk2h(vec2 a) { return xl_f2h(a.x) | (xl_f2h(a.y) << 16u); }
 
 void xl_main()
 {
-    m.xy = (xl_f2u(floor(in_fragment_position))).xy;
-    m.xy = (m & uvec4(3u)).xy;
-    m.y = (m.yyyy << (2u & 31u)).y;
-    m.x = (m.xxxx | m.yyyy).x;
-    h.x = (m.xxxx * uvec4(0x009e3779u)).x;
-    h.x = (h.xxxx ^ uvec4(in_fragment_attrib[2]).wwww).x;
-    h.y = (xl_mulhi(h.xxxx, uvec4(0x85ebca6bu))).y;
-    h.z = (h.yyyy >> (16u & 31u)).z;
-    h.w = (~h.zzzz).w;
-    h.z = (xl_div(h.zzzz, 3u)).z;
-    h.w = (xl_mod(h.wwww, 17u)).w;
+    m.xy = xl_f2u(floor(gl_FragCoord)).xy;
+    m.xy = m.xy & 3u;
+    m.y = m.y << (2u & 31u);
+    m.x = m.x | m.y;
+    h.x = m.x * 0x009e3779u;
+    h.x = h.x ^ uvec4(fragment_attrib_2.v).w;
+    h.y = xl_mulhi(h.xxxx, uvec4(0x85ebca6bu)).y;
+    h.z = h.y >> (16u & 31u);
+    h.w = ~h.z;
+    h.z = xl_div(h.zzzz, 3u).z;
+    h.w = xl_mod(h.wwww, 17u).w;
     {
         uvec4 xl_t1 = xl_sad(h.xxxx, h.yyyy, uvec4(0u));
         uvec4 xl_f2 = xl_ccadd(xl_sad(h.xxxx, h.yyyy, uvec4(0u)), uvec4(0u));
         m.z = xl_t1.z;
         xl_cc1.z = xl_f2.z;
     }
-    p.x = (in_fragment_attrib[3].xxxx * ivec4(-3)).x;
-    p.y = (xl_mulhi(in_fragment_attrib[3].xxxx, ivec4(1073741824))).y;
+    p.x = fragment_attrib_3.v.x * -3;
+    p.y = xl_mulhi(fragment_attrib_3.v.xxxx, ivec4(1073741824)).y;
     {
         ivec4 xl_t3 = (p.xxxx - p.yyyy);
         uvec4 xl_f4 = xl_ccsub(uvec4(p.xxxx), uvec4(p.yyyy));
         p.zw = xl_t3.zw;
         xl_cc1.zw = xl_f4.zw;
     }
-    c = xl_up4ub(uvec4(in_fragment_attrib[2]).x);
-    n.xy = (xl_up2us(uvec4(in_fragment_attrib[2]).y)).xy;
-    t.xy = (xl_up2h(uvec4(in_fragment_attrib[2]).z)).xy;
-    n.zw = (xl_up4b(uvec4(in_fragment_attrib[2]).z)).zw;
-    t.zw = (vec4(h.zzww)).zw;
-    t.z = (t.zzzz * program_local[0].yyyy + t.wwww).z;
+    c = xl_up4ub(uvec4(fragment_attrib_2.v).x);
+    n.xy = xl_up2us(uvec4(fragment_attrib_2.v).y).xy;
+    t.xy = xl_up2h(uvec4(fragment_attrib_2.v).z).xy;
+    n.zw = xl_up4b(uvec4(fragment_attrib_2.v).z).zw;
+    t.zw = vec4(h.zzww).zw;
+    t.z = t.z * program_local[0].y + t.w;
     {
         vec4 xl_t5 = vec4(0.0);
         bvec4 xl_m6 = xl_ccEQ(xl_cc1.zzzz);
@@ -320,14 +317,11 @@ void xl_main()
     w.z = xl_pk4ub(c);
     w.w = xl_pk2h(t.xy);
     c = uintBitsToFloat(w);
-    out_result_color[0] = c;
+    result_color0 = c;
 }
 
 void main()
 {
-    in_fragment_attrib[2] = fragment_attrib_2.v;
-    in_fragment_attrib[3] = fragment_attrib_3.v;
-    in_fragment_position = gl_FragCoord;
+    result_color0 = vec4(0);
     xl_main();
-    result_color0 = out_result_color[0];
 }

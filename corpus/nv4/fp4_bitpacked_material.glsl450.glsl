@@ -4,13 +4,10 @@
 
 layout(location = 15) flat in ivec4 fragment_attrib_2;
 layout(location = 16) flat in ivec4 fragment_attrib_3;
-layout(location = 0) out vec4 result_color0;
+layout(location = 0) precise out vec4 result_color0;
 
 layout(location = 0) uniform vec4 program_local[1];
 
-ivec4 in_fragment_attrib[4];
-vec4 in_fragment_position;
-precise highp vec4 out_result_color[1] = vec4[1](vec4(0));
 precise highp uvec4 m = uvec4(0);
 precise highp uvec4 h = uvec4(0);
 precise highp uvec4 w = uvec4(0);
@@ -150,104 +147,101 @@ uint xl_pk4b(vec4 a) {
 
 void xl_main()
 {
-    m.xy = (xl_f2u(floor(in_fragment_position))).xy;
-    m.xy = (m & uvec4(3u)).xy;
-    m.y = (m.yyyy << (2u & 31u)).y;
-    m.x = (m.xxxx | m.yyyy).x;
-    h.x = (m.xxxx * uvec4(0x009e3779u)).x;
-    h.x = (h.xxxx ^ uvec4(in_fragment_attrib[2]).wwww).x;
-    h.y = (xl_mulhi(h.xxxx, uvec4(0x85ebca6bu))).y;
-    h.z = (h.yyyy >> (16u & 31u)).z;
-    h.w = (~h.zzzz).w;
-    h.z = (xl_div(h.zzzz, 3u)).z;
-    h.w = (xl_mod(h.wwww, 17u)).w;
+    m.xy = xl_f2u(floor(gl_FragCoord)).xy;
+    m.xy = m.xy & 3u;
+    m.y = m.y << (2u & 31u);
+    m.x = m.x | m.y;
+    h.x = m.x * 0x009e3779u;
+    h.x = h.x ^ uvec4(fragment_attrib_2).w;
+    h.y = xl_mulhi(h.xxxx, uvec4(0x85ebca6bu)).y;
+    h.z = h.y >> (16u & 31u);
+    h.w = ~h.z;
+    h.z = xl_div(h.zzzz, 3u).z;
+    h.w = xl_mod(h.wwww, 17u).w;
     {
         uvec4 xl_t1 = xl_sad(h.xxxx, h.yyyy, uvec4(0u));
         uvec4 xl_f2 = xl_ccadd(xl_sad(h.xxxx, h.yyyy, uvec4(0u)), uvec4(0u));
         m.z = xl_t1.z;
         xl_cc1.z = xl_f2.z;
     }
-    p.x = (in_fragment_attrib[3].xxxx * ivec4(-3)).x;
-    p.y = (xl_mulhi(in_fragment_attrib[3].xxxx, ivec4(1073741824))).y;
+    p.x = fragment_attrib_3.x * -3;
+    p.y = xl_mulhi(fragment_attrib_3.xxxx, ivec4(1073741824)).y;
     {
         ivec4 xl_t3 = (p.xxxx - p.yyyy);
         uvec4 xl_f4 = xl_ccsub(uvec4(p.xxxx), uvec4(p.yyyy));
         p.zw = xl_t3.zw;
         xl_cc1.zw = xl_f4.zw;
     }
-    c = unpackUnorm4x8(uvec4(in_fragment_attrib[2]).x);
-    n.xy = (unpackUnorm2x16(uvec4(in_fragment_attrib[2]).y).xyxy).xy;
-    t.xy = (unpackHalf2x16(uvec4(in_fragment_attrib[2]).z).xyxy).xy;
-    n.zw = (xl_up4b(uvec4(in_fragment_attrib[2]).z)).zw;
-    t.zw = (vec4(h.zzww)).zw;
+    c = unpackUnorm4x8(uvec4(fragment_attrib_2).x);
+    n.xy = (unpackUnorm2x16(uvec4(fragment_attrib_2).y).xyxy).xy;
+    t.xy = (unpackHalf2x16(uvec4(fragment_attrib_2).z).xyxy).xy;
+    n.zw = xl_up4b(uvec4(fragment_attrib_2).z).zw;
+    t.zw = vec4(h.zzww).zw;
+    t.z = t.z * program_local[0].y + t.w;
     {
-        precise vec4 xl_t5 = (t.zzzz * program_local[0].yyyy + t.wwww);
-        t.z = xl_t5.z;
+        precise vec4 xl_t5 = vec4(0.0);
+        bvec4 xl_m6 = xl_ccEQ(xl_cc1.zzzz);
+        c.w = mix(c.w, xl_t5.w, xl_m6.w);
     }
     {
-        precise vec4 xl_t6 = vec4(0.0);
-        bvec4 xl_m7 = xl_ccEQ(xl_cc1.zzzz);
-        c.w = mix(c.w, xl_t6.w, xl_m7.w);
+        precise vec4 xl_t7 = t.zzzz;
+        bvec4 xl_m8 = xl_ccNE(xl_cc1.zzzz);
+        c.x = mix(c.x, xl_t7.x, xl_m8.x);
     }
     {
-        precise vec4 xl_t8 = t.zzzz;
-        bvec4 xl_m9 = xl_ccNE(xl_cc1.zzzz);
-        c.x = mix(c.x, xl_t8.x, xl_m9.x);
+        precise vec4 xl_t9 = t.xxxx;
+        bvec4 xl_m10 = xl_ccGT(xl_cc1.wwww);
+        c.y = mix(c.y, xl_t9.y, xl_m10.y);
     }
     {
-        precise vec4 xl_t10 = t.xxxx;
-        bvec4 xl_m11 = xl_ccGT(xl_cc1.wwww);
-        c.y = mix(c.y, xl_t10.y, xl_m11.y);
+        precise vec4 xl_t11 = t.yyyy;
+        bvec4 xl_m12 = xl_ccLE(xl_cc1.wwww);
+        c.y = mix(c.y, xl_t11.y, xl_m12.y);
     }
     {
-        precise vec4 xl_t12 = t.yyyy;
-        bvec4 xl_m13 = xl_ccLE(xl_cc1.wwww);
-        c.y = mix(c.y, xl_t12.y, xl_m13.y);
+        precise vec4 xl_t13 = n.zzzz;
+        bvec4 xl_m14 = xl_ccSF(xl_cc1.wwww);
+        c.z = mix(c.z, xl_t13.z, xl_m14.z);
     }
     {
-        precise vec4 xl_t14 = n.zzzz;
-        bvec4 xl_m15 = xl_ccSF(xl_cc1.wwww);
-        c.z = mix(c.z, xl_t14.z, xl_m15.z);
+        precise vec4 xl_t15 = n.wwww;
+        bvec4 xl_m16 = xl_ccNSF(xl_cc1.zzzz);
+        c.z = mix(c.z, xl_t15.z, xl_m16.z);
     }
     {
-        precise vec4 xl_t16 = n.wwww;
-        bvec4 xl_m17 = xl_ccNSF(xl_cc1.zzzz);
-        c.z = mix(c.z, xl_t16.z, xl_m17.z);
+        precise vec4 xl_t17 = n;
+        bvec4 xl_m18 = bvec4(true);
+        n = mix(n, xl_t17, xl_m18);
     }
     {
-        precise vec4 xl_t18 = n;
-        bvec4 xl_m19 = bvec4(true);
-        n = mix(n, xl_t18, xl_m19);
+        precise vec4 xl_t19 = vec4(0.0);
+        bvec4 xl_m20 = bvec4(false);
+        n = mix(n, xl_t19, xl_m20);
     }
     {
-        precise vec4 xl_t20 = vec4(0.0);
-        bvec4 xl_m21 = bvec4(false);
-        n = mix(n, xl_t20, xl_m21);
+        precise vec4 xl_t21 = (c - program_local[0].xxxx);
+        t = xl_t21;
+        xl_cc0 = xl_ccf(xl_t21);
     }
     {
-        precise vec4 xl_t22 = (c - program_local[0].xxxx);
-        t = xl_t22;
-        xl_cc0 = xl_ccf(xl_t22);
+        precise vec4 xl_t22 = vec4(0.0);
+        bvec4 xl_m23 = xl_ccLT(xl_cc0.wwww);
+        c.w = mix(c.w, xl_t22.w, xl_m23.w);
     }
     {
-        precise vec4 xl_t23 = vec4(0.0);
-        bvec4 xl_m24 = xl_ccLT(xl_cc0.wwww);
-        c.w = mix(c.w, xl_t23.w, xl_m24.w);
+        precise vec4 xl_t24 = vec4(1.0);
+        bvec4 xl_m25 = xl_ccGE(xl_cc0.wwww);
+        c.w = mix(c.w, xl_t24.w, xl_m25.w);
     }
     {
-        precise vec4 xl_t25 = vec4(1.0);
-        bvec4 xl_m26 = xl_ccGE(xl_cc0.wwww);
-        c.w = mix(c.w, xl_t25.w, xl_m26.w);
+        precise vec4 xl_t26 = vec4(0.0);
+        bvec4 xl_m27 = xl_ccLE(xl_cc0.xxxx);
+        t.x = mix(t.x, xl_t26.x, xl_m27.x);
     }
     {
-        precise vec4 xl_t27 = vec4(0.0);
-        bvec4 xl_m28 = xl_ccLE(xl_cc0.xxxx);
-        t.x = mix(t.x, xl_t27.x, xl_m28.x);
-    }
-    {
-        precise vec4 xl_t29 = vec4(1.0);
-        bvec4 xl_m30 = xl_ccNOF(xl_cc0.yyyy);
-        t.y = mix(t.y, xl_t29.y, xl_m30.y);
+        precise vec4 xl_t28 = vec4(1.0);
+        bvec4 xl_m29 = xl_ccNOF(xl_cc0.yyyy);
+        t.y = mix(t.y, xl_t28.y, xl_m29.y);
     }
     if (any(lessThan(t, vec4(0.0)))) discard;
     if (any(xl_ccLE(xl_cc1.zzzz))) discard;
@@ -256,14 +250,11 @@ void xl_main()
     w.z = packUnorm4x8(c);
     w.w = packHalf2x16(t.xy);
     c = uintBitsToFloat(w);
-    out_result_color[0] = c;
+    result_color0 = c;
 }
 
 void main()
 {
-    in_fragment_attrib[2] = fragment_attrib_2;
-    in_fragment_attrib[3] = fragment_attrib_3;
-    in_fragment_position = gl_FragCoord;
+    result_color0 = vec4(0);
     xl_main();
-    result_color0 = out_result_color[0];
 }

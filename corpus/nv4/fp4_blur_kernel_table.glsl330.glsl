@@ -9,8 +9,6 @@ layout(location = 0) out vec4 result_color0;
 uniform vec4 program_local[1];
 uniform sampler2D texture0;
 
-vec4 in_fragment_texcoord[1];
-vec4 out_result_color[1] = vec4[1](vec4(0));
 ivec4 i = ivec4(0);
 vec4 acc = vec4(0);
 vec4 o = vec4(0);
@@ -19,35 +17,25 @@ const vec4 xl_p_taps[5] = vec4[5](vec4(0.22702703), vec4(0.31621623), vec4(0.070
 
 void xl_main()
 {
+    acc = texture(texture0, fragment_texcoord_0.v.xy);
+    acc = acc * 0.22702703;
+    i.x = 1;
+    for (int xl_i1 = 0, xl_n2 = 2; xl_i1 < xl_n2; ++xl_i1)
     {
-        vec4 xl_c1 = in_fragment_texcoord[0];
-        acc = texture(texture0, xl_c1.xy);
+        o.xy = program_local[0].xy * xl_p_taps[clamp(clamp(i.x, -3, 3) + 2, 0, 4)].xx;
+        o.xy = fragment_texcoord_0.v.xy + o.xy;
+        c = texture(texture0, o.xy);
+        acc = c * xl_p_taps[clamp(i.x, 0, 4)].xxxx + acc;
+        o.xy = program_local[0].xy * -(xl_p_taps[clamp(clamp(i.x, -3, 3) + 2, 0, 4)].xx) + fragment_texcoord_0.v.xy;
+        c = texture(texture0, o.xy);
+        acc = c * xl_p_taps[clamp(i.x, 0, 4)].xxxx + acc;
+        i.x = i.x + 1;
     }
-    acc = (acc * vec4(0.22702703));
-    i.x = (ivec4(1)).x;
-    for (int xl_i2 = 0, xl_n3 = 2; xl_i2 < xl_n3; ++xl_i2)
-    {
-        o.xy = (program_local[0] * xl_p_taps[clamp(clamp(i.x, -3, 3) + 2, 0, 4)].xxxx).xy;
-        o.xy = (in_fragment_texcoord[0] + o).xy;
-        {
-            vec4 xl_c4 = o;
-            c = texture(texture0, xl_c4.xy);
-        }
-        acc = (c * xl_p_taps[clamp(i.x, 0, 4)].xxxx + acc);
-        o.xy = (program_local[0] * -(xl_p_taps[clamp(clamp(i.x, -3, 3) + 2, 0, 4)].xxxx) + in_fragment_texcoord[0]).xy;
-        {
-            vec4 xl_c5 = o;
-            c = texture(texture0, xl_c5.xy);
-        }
-        acc = (c * xl_p_taps[clamp(i.x, 0, 4)].xxxx + acc);
-        i.x = (i.xxxx + ivec4(1)).x;
-    }
-    out_result_color[0] = acc;
+    result_color0 = acc;
 }
 
 void main()
 {
-    in_fragment_texcoord[0] = fragment_texcoord_0.v;
+    result_color0 = vec4(0);
     xl_main();
-    result_color0 = out_result_color[0];
 }

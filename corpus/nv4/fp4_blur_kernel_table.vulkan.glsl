@@ -3,7 +3,7 @@
 // Interface mapping: see the reflection JSON (xlate convert --target reflect).
 
 layout(location = 5) in vec4 fragment_texcoord_0;
-layout(location = 0) out vec4 result_color0;
+layout(location = 0) precise out vec4 result_color0;
 
 layout(set = 0, binding = 0, std140) uniform XlateParameters
 {
@@ -11,8 +11,6 @@ layout(set = 0, binding = 0, std140) uniform XlateParameters
 };
 layout(set = 0, binding = 1) uniform sampler2D texture0;
 
-vec4 in_fragment_texcoord[1];
-precise highp vec4 out_result_color[1] = vec4[1](vec4(0));
 precise highp ivec4 i = ivec4(0);
 precise highp vec4 acc = vec4(0);
 precise highp vec4 o = vec4(0);
@@ -21,44 +19,25 @@ const vec4 xl_p_taps[5] = vec4[5](vec4(0.22702703), vec4(0.31621623), vec4(0.070
 
 void xl_main()
 {
+    acc = texture(texture0, fragment_texcoord_0.xy);
+    acc = acc * 0.22702703;
+    i.x = 1;
+    for (int xl_i1 = 0, xl_n2 = 2; xl_i1 < xl_n2; ++xl_i1)
     {
-        precise vec4 xl_c1 = in_fragment_texcoord[0];
-        acc = texture(texture0, xl_c1.xy);
+        o.xy = program_local[0].xy * xl_p_taps[clamp(clamp(i.x, -3, 3) + 2, 0, 4)].xx;
+        o.xy = fragment_texcoord_0.xy + o.xy;
+        c = texture(texture0, o.xy);
+        acc = c * xl_p_taps[clamp(i.x, 0, 4)].xxxx + acc;
+        o.xy = program_local[0].xy * -(xl_p_taps[clamp(clamp(i.x, -3, 3) + 2, 0, 4)].xx) + fragment_texcoord_0.xy;
+        c = texture(texture0, o.xy);
+        acc = c * xl_p_taps[clamp(i.x, 0, 4)].xxxx + acc;
+        i.x = i.x + 1;
     }
-    acc = (acc * vec4(0.22702703));
-    i.x = (ivec4(1)).x;
-    for (int xl_i2 = 0, xl_n3 = 2; xl_i2 < xl_n3; ++xl_i2)
-    {
-        {
-            precise vec4 xl_t4 = (program_local[0] * xl_p_taps[clamp(clamp(i.x, -3, 3) + 2, 0, 4)].xxxx);
-            o.xy = xl_t4.xy;
-        }
-        {
-            precise vec4 xl_t5 = (in_fragment_texcoord[0] + o);
-            o.xy = xl_t5.xy;
-        }
-        {
-            precise vec4 xl_c6 = o;
-            c = texture(texture0, xl_c6.xy);
-        }
-        acc = (c * xl_p_taps[clamp(i.x, 0, 4)].xxxx + acc);
-        {
-            precise vec4 xl_t7 = (program_local[0] * -(xl_p_taps[clamp(clamp(i.x, -3, 3) + 2, 0, 4)].xxxx) + in_fragment_texcoord[0]);
-            o.xy = xl_t7.xy;
-        }
-        {
-            precise vec4 xl_c8 = o;
-            c = texture(texture0, xl_c8.xy);
-        }
-        acc = (c * xl_p_taps[clamp(i.x, 0, 4)].xxxx + acc);
-        i.x = (i.xxxx + ivec4(1)).x;
-    }
-    out_result_color[0] = acc;
+    result_color0 = acc;
 }
 
 void main()
 {
-    in_fragment_texcoord[0] = fragment_texcoord_0;
+    result_color0 = vec4(0);
     xl_main();
-    result_color0 = out_result_color[0];
 }

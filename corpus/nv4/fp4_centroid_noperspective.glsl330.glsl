@@ -11,9 +11,6 @@ layout(location = 0) out vec4 result_color0;
 uniform vec4 program_local[1];
 uniform sampler2D texture0;
 
-vec4 in_fragment_texcoord[2];
-vec4 in_fragment_color;
-vec4 out_result_color[1] = vec4[1](vec4(0));
 vec4 c = vec4(0);
 vec4 t = vec4(0);
 
@@ -42,26 +39,20 @@ vec4 xl_ssat(vec4 x) { return mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), 
 
 void xl_main()
 {
-    {
-        vec4 xl_c1 = in_fragment_texcoord[1];
-        c = texture(texture0, xl_c1.xy);
-    }
-    t.x = (xl_min(in_fragment_texcoord[0].xxxx, in_fragment_texcoord[0].yyyy)).x;
-    t.y = (xl_min(in_fragment_texcoord[0].zzzz, in_fragment_texcoord[0].wwww)).y;
-    t.x = (xl_min(t.xxxx, t.yyyy)).x;
-    t.y = (1.0 / program_local[0].x);
-    t.x = (xl_sat((t.xxxx * t.yyyy))).x;
-    c = (c * in_fragment_color);
-    c.w = (c.wwww * t.xxxx).w;
-    c.xyz = (c * c.wwww).xyz;
-    out_result_color[0] = c;
+    c = texture(texture0, fragment_texcoord_1.v.xy);
+    t.x = xl_min(fragment_texcoord_0.v.xxxx, fragment_texcoord_0.v.yyyy).x;
+    t.y = xl_min(fragment_texcoord_0.v.zzzz, fragment_texcoord_0.v.wwww).y;
+    t.x = xl_min(t.xxxx, t.yyyy).x;
+    t.y = 1.0 / program_local[0].x;
+    t.x = xl_sat((t.xxxx * t.yyyy)).x;
+    c = c * fragment_color.v;
+    c.w = c.w * t.x;
+    c.xyz = c.xyz * c.www;
+    result_color0 = c;
 }
 
 void main()
 {
-    in_fragment_texcoord[0] = fragment_texcoord_0.v;
-    in_fragment_texcoord[1] = fragment_texcoord_1.v;
-    in_fragment_color = fragment_color.v;
+    result_color0 = vec4(0);
     xl_main();
-    result_color0 = out_result_color[0];
 }

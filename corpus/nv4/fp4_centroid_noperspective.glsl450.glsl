@@ -5,14 +5,11 @@
 layout(location = 5) noperspective centroid in vec4 fragment_texcoord_0;
 layout(location = 6) centroid in vec4 fragment_texcoord_1;
 layout(location = 0) flat in vec4 fragment_color;
-layout(location = 0) out vec4 result_color0;
+layout(location = 0) precise out vec4 result_color0;
 
 layout(location = 0) uniform vec4 program_local[1];
 layout(binding = 0) uniform sampler2D texture0;
 
-vec4 in_fragment_texcoord[2];
-vec4 in_fragment_color;
-precise highp vec4 out_result_color[1] = vec4[1](vec4(0));
 precise highp vec4 c = vec4(0);
 precise highp vec4 t = vec4(0);
 
@@ -31,35 +28,23 @@ vec4 xl_ssat(vec4 x) { precise vec4 xl_r = mix(mix(x, vec4(1.0), greaterThan(x, 
 
 void xl_main()
 {
+    c = texture(texture0, fragment_texcoord_1.xy);
+    t.x = xl_min(fragment_texcoord_0.xxxx, fragment_texcoord_0.yyyy).x;
+    t.y = xl_min(fragment_texcoord_0.zzzz, fragment_texcoord_0.wwww).y;
+    t.x = xl_min(t.xxxx, t.yyyy).x;
+    t.y = 1.0 / program_local[0].x;
     {
-        precise vec4 xl_c1 = in_fragment_texcoord[1];
-        c = texture(texture0, xl_c1.xy);
+        precise vec4 xl_t1 = xl_sat((t.xxxx * t.yyyy));
+        t.x = xl_t1.x;
     }
-    t.x = (xl_min(in_fragment_texcoord[0].xxxx, in_fragment_texcoord[0].yyyy)).x;
-    t.y = (xl_min(in_fragment_texcoord[0].zzzz, in_fragment_texcoord[0].wwww)).y;
-    t.x = (xl_min(t.xxxx, t.yyyy)).x;
-    t.y = (1.0 / program_local[0].x);
-    {
-        precise vec4 xl_t2 = xl_sat((t.xxxx * t.yyyy));
-        t.x = xl_t2.x;
-    }
-    c = (c * in_fragment_color);
-    {
-        precise vec4 xl_t3 = (c.wwww * t.xxxx);
-        c.w = xl_t3.w;
-    }
-    {
-        precise vec4 xl_t4 = (c * c.wwww);
-        c.xyz = xl_t4.xyz;
-    }
-    out_result_color[0] = c;
+    c = c * fragment_color;
+    c.w = c.w * t.x;
+    c.xyz = c.xyz * c.www;
+    result_color0 = c;
 }
 
 void main()
 {
-    in_fragment_texcoord[0] = fragment_texcoord_0;
-    in_fragment_texcoord[1] = fragment_texcoord_1;
-    in_fragment_color = fragment_color;
+    result_color0 = vec4(0);
     xl_main();
-    result_color0 = out_result_color[0];
 }

@@ -10,10 +10,10 @@ layout(location = 10) in vec4 fragment_texcoord_5;
 layout(location = 11) in vec4 fragment_texcoord_6;
 layout(location = 13) in vec4 fragment_attrib_0;
 layout(location = 4) in vec4 fragment_fogcoord;
-layout(location = 0) out vec4 result_color0;
-layout(location = 1) out vec4 result_color1;
-layout(location = 2) out vec4 result_color2;
-layout(location = 3) out vec4 result_color3;
+layout(location = 0) precise out vec4 result_color0;
+layout(location = 1) precise out vec4 result_color1;
+layout(location = 2) precise out vec4 result_color2;
+layout(location = 3) precise out vec4 result_color3;
 
 layout(set = 0, binding = 0, std140) uniform XlateParameters
 {
@@ -26,12 +26,8 @@ layout(set = 0, binding = 0, std140) uniform XlateParameters
 };
 
 vec4 in_fragment_texcoord[7];
-vec4 in_fragment_position;
-vec4 in_fragment_attrib[1];
-vec4 in_fragment_fogcoord;
 ivec4 in_primitive_id;
 vec4 in_fragment_clip[1];
-precise highp vec4 out_result_color[4] = vec4[4](vec4(0), vec4(0), vec4(0), vec4(0));
 precise highp ivec4 li = ivec4(0);
 precise highp ivec4 n = ivec4(0);
 precise highp vec4 c = vec4(0);
@@ -73,46 +69,31 @@ uvec4 xl_max(uvec4 a, uvec4 b) { precise uvec4 xl_r = mix(b, a, greaterThan(a, b
 void xl_main()
 {
     c = state_texenv_0_color;
-    n.x = (xl_f2i(floor(program_local[0].xxxx))).x;
-    li.x = (ivec4(0)).x;
+    n.x = xl_f2i(floor(program_local[0].xxxx)).x;
+    li.x = 0;
     for (int xl_i1 = 0, xl_n2 = n.xxxx.x; xl_i1 < xl_n2; ++xl_i1)
     {
-        c = (in_fragment_texcoord[4 + clamp(li.x, 0, 2)] * state_texenv_1_color + c);
-        li.x = (li.xxxx + ivec4(1)).x;
+        c = in_fragment_texcoord[4 + clamp(li.x, 0, 2)] * state_texenv_1_color + c;
+        li.x = li.x + 1;
     }
-    dx = dFdxFine(in_fragment_attrib[0]);
-    dy = dFdyFine(in_fragment_attrib[0]);
-    N.xyz = (vec4(cross(dx.xyz, dy.xyz), 0.0)).xyz;
-    N.xyz = (xl_nrm(N)).xyz;
+    dx = dFdxFine(fragment_attrib_0);
+    dy = dFdyFine(fragment_attrib_0);
+    N.xyz = vec4(cross(dx.xyz, dy.xyz), 0.0).xyz;
+    N.xyz = xl_nrm(N).xyz;
     t.x = xl_dp3(N, in_fragment_texcoord[1]);
-    N.xyz = (xl_cmp(t.xxxx, -N, N)).xyz;
-    {
-        precise vec4 xl_t3 = (N * vec4(0.5) + vec4(0.5));
-        out_result_color[1].xyz = xl_t3.xyz;
-    }
-    out_result_color[1].w = in_fragment_texcoord[3].z;
-    {
-        precise vec4 xl_t4 = (in_fragment_fogcoord.xxxx * state_fog_params.xxxx);
-        t.x = xl_t4.x;
-    }
-    {
-        precise vec4 xl_t5 = (t.xxxx * program_local[0].yyyy);
-        t.x = xl_t5.x;
-    }
+    N.xyz = xl_cmp(t.xxxx, -N, N).xyz;
+    result_color1.xyz = N.xyz * 0.5 + 0.5;
+    result_color1.w = in_fragment_texcoord[3].z;
+    t.x = fragment_fogcoord.x * state_fog_params.x;
+    t.x = t.x * program_local[0].y;
     t.x = exp2(-t.x);
-    out_result_color[0].xyz = (xl_lrp(t.xxxx, c, state_fog_color)).xyz;
-    out_result_color[0].w = c.w;
-    {
-        precise vec4 xl_t6 = (in_fragment_position.zzzz * state_depth_range.zzzz + state_depth_range.xxxx);
-        t.x = xl_t6.x;
-    }
-    out_result_color[2].x = t.x;
-    {
-        precise vec4 xl_t7 = (in_fragment_texcoord[2] * in_fragment_position.wwww);
-        out_result_color[2].yz = xl_t7.yz;
-    }
-    out_result_color[2].w = (vec4(in_primitive_id.xxxx)).w;
-    out_result_color[3] = xl_max(in_fragment_clip[0].xxxx, vec4(0.0));
+    result_color0.xyz = xl_lrp(t.xxxx, c, state_fog_color).xyz;
+    result_color0.w = c.w;
+    t.x = gl_FragCoord.z * state_depth_range.z + state_depth_range.x;
+    result_color2.x = t.x;
+    result_color2.yz = in_fragment_texcoord[2].yz * gl_FragCoord.ww;
+    result_color2.w = vec4(in_primitive_id.xxxx).w;
+    result_color3 = xl_max(in_fragment_clip[0].xxxx, vec4(0.0));
 }
 
 void main()
@@ -123,14 +104,11 @@ void main()
     in_fragment_texcoord[4] = fragment_texcoord_4;
     in_fragment_texcoord[5] = fragment_texcoord_5;
     in_fragment_texcoord[6] = fragment_texcoord_6;
-    in_fragment_position = gl_FragCoord;
-    in_fragment_attrib[0] = fragment_attrib_0;
-    in_fragment_fogcoord = fragment_fogcoord;
     in_primitive_id = ivec4(gl_PrimitiveID, 0, 0, 0);
     in_fragment_clip[0] = vec4(gl_ClipDistance[0], 0.0, 0.0, 0.0);
+    result_color0 = vec4(0);
+    result_color1 = vec4(0);
+    result_color2 = vec4(0);
+    result_color3 = vec4(0);
     xl_main();
-    result_color0 = out_result_color[0];
-    result_color1 = out_result_color[1];
-    result_color2 = out_result_color[2];
-    result_color3 = out_result_color[3];
 }

@@ -5,15 +5,13 @@
 layout(location = 6) in vec4 fragment_texcoord_1;
 layout(location = 7) in vec4 fragment_texcoord_2;
 layout(location = 8) in vec4 fragment_texcoord_3;
-layout(location = 0) out vec4 result_color0;
+layout(location = 0) precise out vec4 result_color0;
 
 layout(set = 0, binding = 0, std140) uniform XlateParameters
 {
     vec4 program_local[9];
 };
 
-vec4 in_fragment_texcoord[4];
-precise highp vec4 out_result_color[1] = vec4[1](vec4(0));
 precise highp ivec4 i = ivec4(0);
 precise highp vec4 N = vec4(0);
 precise highp vec4 V = vec4(0);
@@ -112,53 +110,38 @@ vec4 xl_lrp(vec4 a, vec4 b, vec4 c) { precise vec4 xl_r = a * b + (vec4(1.0) - a
 
 void xl_main()
 {
-    N.xyz = (xl_nrm(in_fragment_texcoord[1])).xyz;
-    V.xyz = (xl_nrm(in_fragment_texcoord[2])).xyz;
+    N.xyz = xl_nrm(fragment_texcoord_1).xyz;
+    V.xyz = xl_nrm(fragment_texcoord_2).xyz;
     acc = vec4(0.0);
-    i.x = (ivec4(0)).x;
+    i.x = 0;
     for (int xl_i1 = 0, xl_n2 = xl_f2i(vec4(floor(program_local[8].zzzz.x))).x; xl_i1 < xl_n2; ++xl_i1)
     {
-        {
-            precise vec4 xl_t3 = (program_local[clamp(i.x, 0, 3)] + V);
-            H.xyz = xl_t3.xyz;
-        }
-        H.xyz = (xl_nrm(H)).xyz;
+        H.xyz = program_local[clamp(i.x, 0, 3)].xyz + V.xyz;
+        H.xyz = xl_nrm(H).xyz;
         t.x = xl_dp3(N, program_local[clamp(i.x, 0, 3)]);
         t.y = xl_dp3(N, H);
         t.w = program_local[8].x;
         lit = xl_lit(t);
         d.x = exp2(program_local[8].x * log2(t.y));
-        {
-            precise vec4 xl_t4 = (lit.yyyy * program_local[4 + clamp(i.x, 0, 3)] + acc);
-            acc.xyz = xl_t4.xyz;
-        }
-        {
-            precise vec4 xl_t5 = (acc + lit.zzzz);
-            acc.xyz = xl_t5.xyz;
-        }
-        {
-            precise vec4 xl_t6 = (acc.wwww + d.xxxx);
-            acc.w = xl_t6.w;
-        }
+        acc.xyz = lit.yyy * program_local[4 + clamp(i.x, 0, 3)].xyz + acc.xyz;
+        acc.xyz = acc.xyz + lit.zzz;
+        acc.w = acc.w + d.x;
         d = xl_dst(vec4(0.0, 4.0, 16.0, 0.0), vec4(0.0, 0.5, 0.0, 0.25));
-        t.z = (xl_dp3(d, program_local[4 + clamp(i.x, 0, 3)]) + program_local[4 + clamp(i.x, 0, 3)].w);
-        t.z = (1.0 / t.z);
+        t.z = xl_dp3(d, program_local[4 + clamp(i.x, 0, 3)]) + program_local[4 + clamp(i.x, 0, 3)].w;
+        t.z = 1.0 / t.z;
+        acc.xyz = acc.xyz * t.zzz;
+        i.x = i.x + 1;
         {
-            precise vec4 xl_t7 = (acc * t.zzzz);
-            acc.xyz = xl_t7.xyz;
-        }
-        i.x = (i.xxxx + ivec4(1)).x;
-        {
-            precise vec4 xl_t8 = vec4(greaterThanEqual(acc.wwww, vec4(4.0)));
-            t.x = xl_t8.x;
-            xl_cc0.x = xl_ccf(xl_t8).x;
+            precise vec4 xl_t3 = vec4(greaterThanEqual(acc.wwww, vec4(4.0)));
+            t.x = xl_t3.x;
+            xl_cc0.x = xl_ccf(xl_t3).x;
         }
         if (any(xl_ccNE(xl_cc0.xxxx))) break;
     }
     {
-        precise vec4 xl_t9 = vec4((1.0 / sqrt(acc.w)));
-        t.y = xl_t9.y;
-        xl_cc1.y = xl_ccf(xl_t9).y;
+        precise vec4 xl_t4 = vec4((1.0 / sqrt(acc.w)));
+        t.y = xl_t4.y;
+        xl_cc1.y = xl_ccf(xl_t4).y;
     }
     if (any(xl_ccNAN(xl_cc1.yyyy)))
     {
@@ -168,57 +151,48 @@ void xl_main()
     {
         if (any(xl_ccLEG(xl_cc1.yyyy)))
         {
-            w.xyz = (xl_rfl(N, V)).xyz;
-            w.w = (abs(w.zzzz)).w;
-            d.x = xl_dp2(in_fragment_texcoord[3], in_fragment_texcoord[3]);
+            w.xyz = xl_rfl(N, V).xyz;
+            w.w = abs(w.z);
+            d.x = xl_dp2(fragment_texcoord_3, fragment_texcoord_3);
             d.y = xl_rcc(d.x);
-            d.z = (xl_dp2(in_fragment_texcoord[3], in_fragment_texcoord[3]) + vec4(0.25, 0.0, 0.0, 0.0).x);
+            d.z = xl_dp2(fragment_texcoord_3, fragment_texcoord_3) + vec4(0.25, 0.0, 0.0, 0.0).x;
             {
-                precise vec4 xl_t10 = vec4(log2(d.z));
-                d.z = xl_t10.z;
-                xl_cc0.z = xl_ccf(xl_t10).z;
+                precise vec4 xl_t5 = vec4(log2(d.z));
+                d.z = xl_t5.z;
+                xl_cc0.z = xl_ccf(xl_t5).z;
             }
+            t.x = d.x * program_local[8].y;
             {
-                precise vec4 xl_t11 = (d.xxxx * program_local[8].yyyy);
-                t.x = xl_t11.x;
-            }
-            {
-                precise vec4 xl_t12 = (t.xxxx + d.zzzz);
-                bvec4 xl_m13 = xl_ccLEG(xl_cc0.zzzz);
-                t.x = mix(t.x, xl_t12.x, xl_m13.x);
+                precise vec4 xl_t6 = (t.xxxx + d.zzzz);
+                bvec4 xl_m7 = xl_ccLEG(xl_cc0.zzzz);
+                t.x = mix(t.x, xl_t6.x, xl_m7.x);
             }
             t.y = sin(t.x);
             t.z = cos(t.x);
-            t.xy = (vec4(cos(in_fragment_texcoord[3].z), sin(in_fragment_texcoord[3].z), 0.0, 0.0)).xy;
-            w.x = (xl_frc(t.xxxx)).x;
-            w.y = (ceil(t.yyyy)).y;
-            w.z = (trunc(t.zzzz)).z;
-            w.w = (roundEven(w.wwww)).w;
-            d.w = (xl_ssg(t.yyyy)).w;
-            d.xy = (xl_x2d(in_fragment_texcoord[3], t, vec4(1.0, 0.0, 0.0, 1.0))).xy;
-            lit.x = (vec4(equal(w.yyyy, w.zzzz))).x;
-            lit.y = (vec4(notEqual(w.yyyy, w.zzzz))).y;
-            lit.z = (vec4(greaterThan(t.yyyy, vec4(0.0)))).z;
-            lit.w = (vec4(lessThanEqual(t.zzzz, vec4(0.0)))).w;
-            H.x = (vec4(0.0)).x;
-            H.y = (vec4(1.0)).y;
+            t.xy = vec4(cos(fragment_texcoord_3.z), sin(fragment_texcoord_3.z), 0.0, 0.0).xy;
+            w.x = xl_frc(t.xxxx).x;
+            w.y = ceil(t.y);
+            w.z = trunc(t.z);
+            w.w = roundEven(w.w);
+            d.w = xl_ssg(t.yyyy).w;
+            d.xy = xl_x2d(fragment_texcoord_3, t, vec4(1.0, 0.0, 0.0, 1.0)).xy;
+            lit.x = vec4(equal(w.yyyy, w.zzzz)).x;
+            lit.y = vec4(notEqual(w.yyyy, w.zzzz)).y;
+            lit.z = vec4(greaterThan(t.yyyy, vec4(0.0))).z;
+            lit.w = vec4(lessThanEqual(t.zzzz, vec4(0.0))).w;
+            H.x = vec4(0.0).x;
+            H.y = vec4(1.0).y;
             H.z = xl_dp4(lit, vec4(0.1, 0.2, 0.3, 0.4));
-            acc.xyz = (xl_lrp(H.zzzz, acc, w)).xyz;
-            {
-                precise vec4 xl_t14 = (d.wwww * vec4(0.05) + acc);
-                acc.xyz = xl_t14.xyz;
-            }
+            acc.xyz = xl_lrp(H.zzzz, acc, w).xyz;
+            acc.xyz = d.www * 0.05 + acc.xyz;
         }
     }
-    out_result_color[0] = acc;
+    result_color0 = acc;
     return;
 }
 
 void main()
 {
-    in_fragment_texcoord[1] = fragment_texcoord_1;
-    in_fragment_texcoord[2] = fragment_texcoord_2;
-    in_fragment_texcoord[3] = fragment_texcoord_3;
+    result_color0 = vec4(0);
     xl_main();
-    result_color0 = out_result_color[0];
 }

@@ -3,13 +3,11 @@
 // Interface mapping: see the reflection JSON (xlate convert --target reflect).
 
 layout(location = 5) in vec4 fragment_texcoord_0;
-layout(location = 0) out vec4 result_color0;
+layout(location = 0) precise out vec4 result_color0;
 
 layout(location = 0) uniform vec4 program_local[1];
 
-vec4 in_fragment_texcoord[1];
 vec4 in_fragment_facing;
-precise highp vec4 out_result_color[1] = vec4[1](vec4(0));
 precise highp vec4 out_result_depth = vec4(0);
 precise highp ivec4 i = ivec4(0);
 precise highp vec4 acc = vec4(0);
@@ -56,20 +54,20 @@ bvec4 xl_ccLT(uvec4 f)
 void xl_main()
 {
     acc = vec4(0.0);
-    i.x = (ivec4(0)).x;
+    i.x = 0;
     for (int xl_i1 = 0, xl_n2 = xl_f2i(vec4(floor(program_local[0].xxxx.x))).x; xl_i1 < xl_n2; ++xl_i1)
     {
-        i.x = (i.xxxx + ivec4(1)).x;
+        i.x = i.x + 1;
         {
-            ivec4 xl_t3 = (i.xxxx & ivec4(1));
+            ivec4 xl_t3 = (i.xxxx & 1);
             t.x = uvec4(xl_t3).x;
             xl_cc0.x = xl_cci(uvec4(xl_t3)).x;
         }
         if (any(xl_ccNE(xl_cc0.xxxx))) continue;
-        acc = (acc + in_fragment_texcoord[0]);
+        acc = acc + fragment_texcoord_0;
     }
     {
-        precise vec4 xl_t4 = (in_fragment_texcoord[0].zzzz / in_fragment_texcoord[0].w);
+        precise vec4 xl_t4 = (fragment_texcoord_0.zzzz / fragment_texcoord_0.w);
         t.x = floatBitsToUint(xl_t4).x;
         xl_cc0.x = xl_ccf(xl_t4).x;
     }
@@ -84,20 +82,16 @@ void xl_main()
     }
     if (any(xl_ccLT(xl_cc0.xxxx)))
     {
-        {
-            precise vec4 xl_t6 = (acc * vec4(0.5));
-            acc.xyz = xl_t6.xyz;
-        }
+        acc.xyz = acc.xyz * 0.5;
     }
-    out_result_color[0] = acc;
-    out_result_depth.z = in_fragment_texcoord[0].x;
+    result_color0 = acc;
+    out_result_depth.z = fragment_texcoord_0.x;
 }
 
 void main()
 {
-    in_fragment_texcoord[0] = fragment_texcoord_0;
     in_fragment_facing = vec4(gl_FrontFacing ? 1.0 : -1.0, 0.0, 0.0, 0.0);
+    result_color0 = vec4(0);
     xl_main();
-    result_color0 = out_result_color[0];
     gl_FragDepth = out_result_depth.z;
 }

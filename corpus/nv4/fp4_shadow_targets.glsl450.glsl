@@ -5,7 +5,7 @@
 layout(location = 5) in vec4 fragment_texcoord_0;
 layout(location = 6) in vec4 fragment_texcoord_1;
 layout(location = 7) in vec4 fragment_texcoord_2;
-layout(location = 0) out vec4 result_color0;
+layout(location = 0) precise out vec4 result_color0;
 
 layout(location = 0) uniform vec4 program_local[1];
 layout(binding = 0) uniform sampler2DShadow texture0;
@@ -15,8 +15,6 @@ layout(binding = 3) uniform sampler1DShadow texture3;
 layout(binding = 4) uniform sampler1DArrayShadow texture4;
 layout(binding = 5) uniform sampler2DRectShadow texture5;
 
-vec4 in_fragment_texcoord[3];
-precise highp vec4 out_result_color[1] = vec4[1](vec4(0));
 precise highp ivec4 sz = ivec4(0);
 precise highp vec4 s = vec4(0);
 precise highp vec4 t = vec4(0);
@@ -35,99 +33,81 @@ vec4 xl_lrp(vec4 a, vec4 b, vec4 c) { precise vec4 xl_r = a * b + (vec4(1.0) - a
 void xl_main()
 {
     {
-        precise vec4 xl_c1 = in_fragment_texcoord[0];
-        float xl_r2 = texture(texture0, xl_c1.xyz);
-        acc = vec4(xl_r2, xl_r2, xl_r2, 1.0);
+        float xl_r1 = texture(texture0, fragment_texcoord_0.xyz);
+        acc = vec4(xl_r1, xl_r1, xl_r1, 1.0);
     }
     {
-        precise vec4 xl_c3 = in_fragment_texcoord[0];
-        float xl_r4 = textureOffset(texture0, xl_c3.xyz, ivec2(1, 0));
+        float xl_r2 = textureOffset(texture0, fragment_texcoord_0.xyz, ivec2(1, 0));
+        s = vec4(xl_r2, xl_r2, xl_r2, 1.0);
+    }
+    acc = acc + s;
+    {
+        float xl_r3 = textureOffset(texture0, fragment_texcoord_0.xyz, ivec2(0, 1));
+        s = vec4(xl_r3, xl_r3, xl_r3, 1.0);
+    }
+    acc = acc + s;
+    {
+        float xl_r4 = textureOffset(texture0, fragment_texcoord_0.xyz, ivec2(-1, -1));
         s = vec4(xl_r4, xl_r4, xl_r4, 1.0);
     }
-    acc = (acc + s);
+    acc = acc + s;
+    acc = acc * program_local[0].wwww;
     {
-        precise vec4 xl_c5 = in_fragment_texcoord[0];
-        float xl_r6 = textureOffset(texture0, xl_c5.xyz, ivec2(0, 1));
+        precise vec4 xl_c5 = fragment_texcoord_0;
+        xl_c5 = vec4(xl_c5.xyz / xl_c5.w, xl_c5.w);
+        float xl_r6 = texture(texture0, xl_c5.xyz);
         s = vec4(xl_r6, xl_r6, xl_r6, 1.0);
-    }
-    acc = (acc + s);
-    {
-        precise vec4 xl_c7 = in_fragment_texcoord[0];
-        float xl_r8 = textureOffset(texture0, xl_c7.xyz, ivec2(-1, -1));
-        s = vec4(xl_r8, xl_r8, xl_r8, 1.0);
-    }
-    acc = (acc + s);
-    acc = (acc * program_local[0].wwww);
-    {
-        precise vec4 xl_c9 = in_fragment_texcoord[0];
-        xl_c9 = vec4(xl_c9.xyz / xl_c9.w, xl_c9.w);
-        float xl_r10 = texture(texture0, xl_c9.xyz);
-        s = vec4(xl_r10, xl_r10, xl_r10, 1.0);
     }
     acc = xl_min(acc, s);
     {
-        precise vec4 xl_c11 = in_fragment_texcoord[2];
-        float xl_r12 = textureOffset(texture1, xl_c11, ivec2(1, -1));
-        s = vec4(xl_r12, xl_r12, xl_r12, 1.0);
+        float xl_r7 = textureOffset(texture1, fragment_texcoord_2, ivec2(1, -1));
+        s = vec4(xl_r7, xl_r7, xl_r7, 1.0);
     }
-    acc = (acc * s);
-    t = in_fragment_texcoord[1];
-    s = dFdxFine(in_fragment_texcoord[1]);
-    t.xyz = (dFdyFine(in_fragment_texcoord[1])).xyz;
+    acc = acc * s;
+    t = fragment_texcoord_1;
+    s = dFdxFine(fragment_texcoord_1);
+    t.xyz = dFdyFine(fragment_texcoord_1.xyz);
     {
-        precise vec4 xl_c13 = in_fragment_texcoord[1];
-        float xl_r14 = textureGrad(texture2, xl_c13, (s).xyz, (t).xyz);
-        s = vec4(xl_r14, xl_r14, xl_r14, 1.0);
+        float xl_r8 = textureGrad(texture2, fragment_texcoord_1, (s).xyz, (t).xyz);
+        s = vec4(xl_r8, xl_r8, xl_r8, 1.0);
     }
-    acc = (acc * s);
-    t.xz = in_fragment_texcoord[0].xz;
+    acc = acc * s;
+    t.xz = fragment_texcoord_0.xz;
     t.w = program_local[0].x;
     {
-        precise vec4 xl_c15 = t;
-        float xl_r16 = textureOffset(texture3, vec3(xl_c15.x, 0.0, xl_c15.z), -2, xl_c15.w);
-        s = vec4(xl_r16, xl_r16, xl_r16, 1.0);
+        float xl_r9 = textureOffset(texture3, vec3(t.x, 0.0, t.z), -2, t.w);
+        s = vec4(xl_r9, xl_r9, xl_r9, 1.0);
     }
-    acc = (acc * s);
-    t.x = in_fragment_texcoord[0].x;
+    acc = acc * s;
+    t.x = fragment_texcoord_0.x;
     t.y = program_local[0].z;
-    t.z = in_fragment_texcoord[0].z;
+    t.z = fragment_texcoord_0.z;
     t.w = program_local[0].y;
     {
-        precise vec4 xl_c17 = t;
-        float xl_r18 = textureLod(texture4, xl_c17.xyz, xl_c17.w);
-        s = vec4(xl_r18, xl_r18, xl_r18, 1.0);
+        float xl_r10 = textureLod(texture4, t.xyz, t.w);
+        s = vec4(xl_r10, xl_r10, xl_r10, 1.0);
     }
-    acc = (acc * s);
+    acc = acc * s;
+    sz = ivec4(textureSize(texture5), 0, 0);
+    t.xy = vec4(sz).xy;
+    t.xy = fragment_texcoord_0.xy * t.xy;
+    t.zw = fragment_texcoord_0.zw;
     {
-        ivec4 xl_c19 = ivec4(0);
-        sz = ivec4(textureSize(texture5), 0, 0);
-    }
-    t.xy = (vec4(sz)).xy;
-    {
-        precise vec4 xl_t20 = (in_fragment_texcoord[0] * t);
-        t.xy = xl_t20.xy;
-    }
-    t.zw = in_fragment_texcoord[0].zw;
-    {
-        precise vec4 xl_c21 = t;
-        xl_c21 = vec4(xl_c21.xyz / xl_c21.w, xl_c21.w);
-        float xl_r22 = texture(texture5, xl_c21.xyz);
-        s = vec4(xl_r22, xl_r22, xl_r22, 1.0);
+        precise vec4 xl_c11 = t;
+        xl_c11 = vec4(xl_c11.xyz / xl_c11.w, xl_c11.w);
+        float xl_r12 = texture(texture5, xl_c11.xyz);
+        s = vec4(xl_r12, xl_r12, xl_r12, 1.0);
     }
     {
-        precise vec4 xl_c23 = t;
-        float xl_r24 = textureOffset(texture5, xl_c23.xyz, ivec2(2, -3));
-        t = vec4(xl_r24, xl_r24, xl_r24, 1.0);
+        float xl_r13 = textureOffset(texture5, t.xyz, ivec2(2, -3));
+        t = vec4(xl_r13, xl_r13, xl_r13, 1.0);
     }
     s = xl_lrp(vec4(0.5), s, t);
-    out_result_color[0] = (acc * s);
+    result_color0 = acc * s;
 }
 
 void main()
 {
-    in_fragment_texcoord[0] = fragment_texcoord_0;
-    in_fragment_texcoord[1] = fragment_texcoord_1;
-    in_fragment_texcoord[2] = fragment_texcoord_2;
+    result_color0 = vec4(0);
     xl_main();
-    result_color0 = out_result_color[0];
 }

@@ -9,8 +9,6 @@ layout(location = 0) out vec4 result_color0;
 
 uniform sampler2D texture0;
 
-vec4 in_fragment_texcoord[2];
-vec4 out_result_color[1] = vec4[1](vec4(0));
 vec4 n = vec4(0);
 vec4 t = vec4(0);
 vec4 l = vec4(0);
@@ -36,31 +34,26 @@ bvec4 xl_ccLT(uvec4 f)
 
 void xl_main()
 {
-    {
-        vec4 xl_c1 = in_fragment_texcoord[0];
-        n = texture(texture0, xl_c1.xy);
-    }
+    n = texture(texture0, fragment_texcoord_0.v.xy);
     n = vec4(n.w, n.y, 0.0, 0.0);
-    n.xy = (n * vec4(2.0) + vec4(-1.0)).xy;
+    n.xy = n.xy * 2.0 - 1.0;
     t.x = xl_dp2(n, n);
-    t.x = (vec4(1.0) + -t.xxxx).x;
-    t.x = (1.0 / sqrt(t.x));
-    n.z = (1.0 / t.x);
+    t.x = 1.0 - t.x;
+    t.x = 1.0 / sqrt(t.x);
+    n.z = 1.0 / t.x;
     {
-        vec4 xl_t2 = vec4(-in_fragment_texcoord[1].x, -in_fragment_texcoord[1].y, in_fragment_texcoord[1].z, 1.0);
-        l = xl_t2;
-        xl_cc1 = xl_ccf(xl_t2);
+        vec4 xl_t1 = vec4(-fragment_texcoord_1.v.x, -fragment_texcoord_1.v.y, fragment_texcoord_1.v.z, 1.0);
+        l = xl_t1;
+        xl_cc1 = xl_ccf(xl_t1);
     }
     if (any(xl_ccLT(xl_cc1.zzzz))) discard;
     t.x = xl_dp3(n, l);
     t = vec4(t.x, t.x, t.x, 1.0);
-    out_result_color[0] = t;
+    result_color0 = t;
 }
 
 void main()
 {
-    in_fragment_texcoord[0] = fragment_texcoord_0.v;
-    in_fragment_texcoord[1] = fragment_texcoord_1.v;
+    result_color0 = vec4(0);
     xl_main();
-    result_color0 = out_result_color[0];
 }

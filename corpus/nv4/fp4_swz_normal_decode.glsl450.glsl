@@ -4,12 +4,10 @@
 
 layout(location = 5) in vec4 fragment_texcoord_0;
 layout(location = 6) in vec4 fragment_texcoord_1;
-layout(location = 0) out vec4 result_color0;
+layout(location = 0) precise out vec4 result_color0;
 
 layout(binding = 0) uniform sampler2D texture0;
 
-vec4 in_fragment_texcoord[2];
-precise highp vec4 out_result_color[1] = vec4[1](vec4(0));
 precise highp vec4 n = vec4(0);
 precise highp vec4 t = vec4(0);
 precise highp vec4 l = vec4(0);
@@ -36,37 +34,26 @@ bvec4 xl_ccLT(uvec4 f)
 
 void xl_main()
 {
-    {
-        precise vec4 xl_c1 = in_fragment_texcoord[0];
-        n = texture(texture0, xl_c1.xy);
-    }
+    n = texture(texture0, fragment_texcoord_0.xy);
     n = vec4(n.w, n.y, 0.0, 0.0);
-    {
-        precise vec4 xl_t2 = (n * vec4(2.0) + vec4(-1.0));
-        n.xy = xl_t2.xy;
-    }
+    n.xy = n.xy * 2.0 - 1.0;
     t.x = xl_dp2(n, n);
+    t.x = 1.0 - t.x;
+    t.x = 1.0 / sqrt(t.x);
+    n.z = 1.0 / t.x;
     {
-        precise vec4 xl_t3 = (vec4(1.0) + -t.xxxx);
-        t.x = xl_t3.x;
-    }
-    t.x = (1.0 / sqrt(t.x));
-    n.z = (1.0 / t.x);
-    {
-        precise vec4 xl_t4 = vec4(-in_fragment_texcoord[1].x, -in_fragment_texcoord[1].y, in_fragment_texcoord[1].z, 1.0);
-        l = xl_t4;
-        xl_cc1 = xl_ccf(xl_t4);
+        precise vec4 xl_t1 = vec4(-fragment_texcoord_1.x, -fragment_texcoord_1.y, fragment_texcoord_1.z, 1.0);
+        l = xl_t1;
+        xl_cc1 = xl_ccf(xl_t1);
     }
     if (any(xl_ccLT(xl_cc1.zzzz))) discard;
     t.x = xl_dp3(n, l);
     t = vec4(t.x, t.x, t.x, 1.0);
-    out_result_color[0] = t;
+    result_color0 = t;
 }
 
 void main()
 {
-    in_fragment_texcoord[0] = fragment_texcoord_0;
-    in_fragment_texcoord[1] = fragment_texcoord_1;
+    result_color0 = vec4(0);
     xl_main();
-    result_color0 = out_result_color[0];
 }

@@ -4,7 +4,7 @@
 
 layout(location = 14) flat in ivec4 fragment_attrib_1;
 layout(location = 5) in vec4 fragment_texcoord_0;
-layout(location = 0) out vec4 result_color0;
+layout(location = 0) precise out vec4 result_color0;
 
 layout(set = 0, binding = 0, std140) uniform XlateParameters
 {
@@ -12,9 +12,6 @@ layout(set = 0, binding = 0, std140) uniform XlateParameters
 };
 layout(set = 0, binding = 1) uniform sampler2D texture0;
 
-ivec4 in_fragment_attrib[2];
-vec4 in_fragment_texcoord[1];
-precise highp vec4 out_result_color[1] = vec4[1](vec4(0));
 precise highp ivec4 size = ivec4(0);
 precise highp ivec4 coord = ivec4(0);
 precise highp vec4 c = vec4(0);
@@ -45,35 +42,24 @@ bvec4 xl_ccGT(uvec4 f)
 
 void xl_main()
 {
+    size = ivec4(textureSize(texture0, fragment_attrib_1.x), 0, 0);
+    t.xy = vec4(size).xy;
+    t.xy = fragment_texcoord_0.xy * t.xy;
+    coord.xy = xl_f2i(floor(t)).xy;
+    coord.z = 0;
+    coord.w = fragment_attrib_1.x;
+    c = texelFetch(texture0, coord.xy, coord.w);
     {
-        ivec4 xl_c1 = in_fragment_attrib[1].xxxx;
-        size = ivec4(textureSize(texture0, xl_c1.x), 0, 0);
-    }
-    t.xy = (vec4(size)).xy;
-    {
-        precise vec4 xl_t2 = (in_fragment_texcoord[0] * t);
-        t.xy = xl_t2.xy;
-    }
-    coord.xy = (xl_f2i(floor(t))).xy;
-    coord.z = (ivec4(0)).z;
-    coord.w = in_fragment_attrib[1].x;
-    {
-        ivec4 xl_c3 = coord;
-        c = texelFetch(texture0, xl_c3.xy, xl_c3.w);
-    }
-    {
-        precise vec4 xl_t4 = vec4(lessThan(c.wwww, program_local[0].xxxx));
-        t.x = xl_t4.x;
-        xl_cc0.x = xl_ccf(xl_t4).x;
+        precise vec4 xl_t1 = vec4(lessThan(c.wwww, program_local[0].xxxx));
+        t.x = xl_t1.x;
+        xl_cc0.x = xl_ccf(xl_t1).x;
     }
     if (any(xl_ccGT(xl_cc0.xxxx))) discard;
-    out_result_color[0] = c;
+    result_color0 = c;
 }
 
 void main()
 {
-    in_fragment_attrib[1] = fragment_attrib_1;
-    in_fragment_texcoord[0] = fragment_texcoord_0;
+    result_color0 = vec4(0);
     xl_main();
-    result_color0 = out_result_color[0];
 }

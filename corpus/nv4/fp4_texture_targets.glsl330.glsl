@@ -20,9 +20,6 @@ uniform sampler1DArray texture5;
 uniform isampler2DArray texture6;
 uniform usamplerBuffer texture7;
 
-vec4 in_fragment_texcoord[3];
-vec4 in_fragment_color_secondary;
-vec4 out_result_color[1] = vec4[1](vec4(0));
 ivec4 ic = ivec4(0);
 ivec4 sz = ivec4(0);
 uvec4 id = uvec4(0);
@@ -57,78 +54,47 @@ uvec4 xl_mod(uvec4 a, uint b) { return b == 0u ? uvec4(0xffffffffu) : a % b; }
 
 void xl_main()
 {
-    {
-        vec4 xl_c1 = in_fragment_texcoord[0];
-        c = textureOffset(texture0, xl_c1.x, 2);
-    }
-    t = in_fragment_texcoord[0];
+    c = textureOffset(texture0, fragment_texcoord_0.v.x, 2);
+    t = fragment_texcoord_0.v;
     t.w = program_local[0].x;
-    {
-        vec4 xl_c2 = t;
-        a = textureOffset(texture1, xl_c2.xy, ivec2(-1, 1), xl_c2.w);
-    }
-    c = (c * a);
-    t = in_fragment_texcoord[1];
+    a = textureOffset(texture1, t.xy, ivec2(-1, 1), t.w);
+    c = c * a;
+    t = fragment_texcoord_1.v;
     t.w = program_local[0].y;
-    {
-        vec4 xl_c3 = t;
-        a = textureLodOffset(texture2, xl_c3.xyz, xl_c3.w, ivec3(1, -2, 3));
-    }
-    c = (a * program_local[0].wwww + c);
-    g = dFdx(in_fragment_texcoord[2]);
-    t = dFdy(in_fragment_texcoord[2]);
-    {
-        vec4 xl_c4 = in_fragment_texcoord[2];
-        a = textureGrad(texture3, xl_c4.xyz, (g).xyz, (t).xyz);
-    }
+    a = textureLodOffset(texture2, t.xyz, t.w, ivec3(1, -2, 3));
+    c = a * program_local[0].wwww + c;
+    g = dFdx(fragment_texcoord_2.v);
+    t = dFdy(fragment_texcoord_2.v);
+    a = textureGrad(texture3, fragment_texcoord_2.v.xyz, (g).xyz, (t).xyz);
     c = xl_lrp(program_local[0].wwww, a, c);
     {
-        vec4 xl_c5 = in_fragment_texcoord[1];
-        xl_c5 = vec4(xl_c5.xyz / xl_c5.w, xl_c5.w);
-        a = textureOffset(texture4, xl_c5.xy, ivec2(3, 3));
+        vec4 xl_c1 = fragment_texcoord_1.v;
+        xl_c1 = vec4(xl_c1.xyz / xl_c1.w, xl_c1.w);
+        a = textureOffset(texture4, xl_c1.xy, ivec2(3, 3));
     }
-    c.xyz = (c * a).xyz;
-    t = in_fragment_texcoord[0];
+    c.xyz = c.xyz * a.xyz;
+    t = fragment_texcoord_0.v;
     t.y = program_local[0].z;
-    {
-        vec4 xl_c6 = t;
-        a = texture(texture5, xl_c6.xy);
-    }
-    c = (c + a);
-    t.xy = in_fragment_texcoord[1].xy;
+    a = texture(texture5, t.xy);
+    c = c + a;
+    t.xy = fragment_texcoord_1.v.xy;
     t.z = program_local[0].z;
-    {
-        vec4 xl_c7 = t;
-        ic = textureOffset(texture6, xl_c7.xyz, ivec2(0, -1));
-    }
-    {
-        ivec4 xl_c8 = ivec4(0);
-        sz = ivec4(textureSize(texture6, xl_c8.x), 0);
-    }
-    ic.x = (xl_mod(ic.xxxx, sz.z)).x;
-    ic.yzw = (ivec4(0)).yzw;
-    {
-        ivec4 xl_c9 = ic;
-        id = texelFetch(texture7, xl_c9.x);
-    }
-    {
-        ivec4 xl_c10 = ic;
-        a = texelFetchOffset(texture1, xl_c10.xy, xl_c10.w, ivec2(1, 1));
-    }
-    t.x = (vec4(sz.xxxx)).x;
-    a = (a * t.xxxx);
-    id.x = (id.xxxx & uvec4(255u)).x;
-    t.y = (vec4(id.xxxx)).y;
-    c = (a * t.yyyy + c);
-    out_result_color[0] = (c + in_fragment_color_secondary);
+    ic = textureOffset(texture6, t.xyz, ivec2(0, -1));
+    sz = ivec4(textureSize(texture6, ivec4(0).x), 0);
+    ic.x = xl_mod(ic.xxxx, sz.z).x;
+    ic.yzw = ivec3(0);
+    id = texelFetch(texture7, ic.x);
+    a = texelFetchOffset(texture1, ic.xy, ic.w, ivec2(1, 1));
+    t.x = vec4(sz.xxxx).x;
+    a = a * t.xxxx;
+    id.x = id.x & 255u;
+    t.y = vec4(id.xxxx).y;
+    c = a * t.yyyy + c;
+    result_color0 = c + fragment_color_secondary.v;
 }
 
 void main()
 {
-    in_fragment_texcoord[0] = fragment_texcoord_0.v;
-    in_fragment_texcoord[1] = fragment_texcoord_1.v;
-    in_fragment_texcoord[2] = fragment_texcoord_2.v;
-    in_fragment_color_secondary = fragment_color_secondary.v;
+    result_color0 = vec4(0);
     xl_main();
-    result_color0 = out_result_color[0];
 }

@@ -6,7 +6,7 @@ layout(location = 5) in vec4 fragment_texcoord_0;
 layout(location = 6) in vec4 fragment_texcoord_1;
 layout(location = 7) in vec4 fragment_texcoord_2;
 layout(location = 1) in vec4 fragment_color_secondary;
-layout(location = 0) out vec4 result_color0;
+layout(location = 0) precise out vec4 result_color0;
 
 layout(set = 0, binding = 0, std140) uniform XlateParameters
 {
@@ -21,9 +21,6 @@ layout(set = 0, binding = 6) uniform sampler1DArray texture5;
 layout(set = 0, binding = 7) uniform isampler2DArray texture6;
 layout(set = 0, binding = 8) uniform usamplerBuffer texture7;
 
-vec4 in_fragment_texcoord[3];
-vec4 in_fragment_color_secondary;
-precise highp vec4 out_result_color[1] = vec4[1](vec4(0));
 precise highp ivec4 ic = ivec4(0);
 precise highp ivec4 sz = ivec4(0);
 precise highp uvec4 id = uvec4(0);
@@ -60,81 +57,47 @@ uvec4 xl_mod(uvec4 a, uint b) { precise uvec4 xl_r = b == 0u ? uvec4(0xffffffffu
 
 void xl_main()
 {
-    {
-        precise vec4 xl_c1 = in_fragment_texcoord[0];
-        c = textureOffset(texture0, xl_c1.x, 2);
-    }
-    t = in_fragment_texcoord[0];
+    c = textureOffset(texture0, fragment_texcoord_0.x, 2);
+    t = fragment_texcoord_0;
     t.w = program_local[0].x;
-    {
-        precise vec4 xl_c2 = t;
-        a = textureOffset(texture1, xl_c2.xy, ivec2(-1, 1), xl_c2.w);
-    }
-    c = (c * a);
-    t = in_fragment_texcoord[1];
+    a = textureOffset(texture1, t.xy, ivec2(-1, 1), t.w);
+    c = c * a;
+    t = fragment_texcoord_1;
     t.w = program_local[0].y;
-    {
-        precise vec4 xl_c3 = t;
-        a = textureLodOffset(texture2, xl_c3.xyz, xl_c3.w, ivec3(1, -2, 3));
-    }
-    c = (a * program_local[0].wwww + c);
-    g = dFdxFine(in_fragment_texcoord[2]);
-    t = dFdyFine(in_fragment_texcoord[2]);
-    {
-        precise vec4 xl_c4 = in_fragment_texcoord[2];
-        a = textureGrad(texture3, xl_c4.xyz, (g).xyz, (t).xyz);
-    }
+    a = textureLodOffset(texture2, t.xyz, t.w, ivec3(1, -2, 3));
+    c = a * program_local[0].wwww + c;
+    g = dFdxFine(fragment_texcoord_2);
+    t = dFdyFine(fragment_texcoord_2);
+    a = textureGrad(texture3, fragment_texcoord_2.xyz, (g).xyz, (t).xyz);
     c = xl_lrp(program_local[0].wwww, a, c);
     {
-        precise vec4 xl_c5 = in_fragment_texcoord[1];
-        xl_c5 = vec4(xl_c5.xyz / xl_c5.w, xl_c5.w);
-        a = textureOffset(texture4, xl_c5.xy / vec2(textureSize(texture4, 0)), ivec2(3, 3));
+        precise vec4 xl_c1 = fragment_texcoord_1;
+        xl_c1 = vec4(xl_c1.xyz / xl_c1.w, xl_c1.w);
+        a = textureOffset(texture4, xl_c1.xy / vec2(textureSize(texture4, 0)), ivec2(3, 3));
     }
-    {
-        precise vec4 xl_t6 = (c * a);
-        c.xyz = xl_t6.xyz;
-    }
-    t = in_fragment_texcoord[0];
+    c.xyz = c.xyz * a.xyz;
+    t = fragment_texcoord_0;
     t.y = program_local[0].z;
-    {
-        precise vec4 xl_c7 = t;
-        a = texture(texture5, xl_c7.xy);
-    }
-    c = (c + a);
-    t.xy = in_fragment_texcoord[1].xy;
+    a = texture(texture5, t.xy);
+    c = c + a;
+    t.xy = fragment_texcoord_1.xy;
     t.z = program_local[0].z;
-    {
-        precise vec4 xl_c8 = t;
-        ic = textureOffset(texture6, xl_c8.xyz, ivec2(0, -1));
-    }
-    {
-        ivec4 xl_c9 = ivec4(0);
-        sz = ivec4(textureSize(texture6, xl_c9.x), 0);
-    }
-    ic.x = (xl_mod(ic.xxxx, sz.z)).x;
-    ic.yzw = (ivec4(0)).yzw;
-    {
-        ivec4 xl_c10 = ic;
-        id = texelFetch(texture7, xl_c10.x);
-    }
-    {
-        ivec4 xl_c11 = ic;
-        a = texelFetchOffset(texture1, xl_c11.xy, xl_c11.w, ivec2(1, 1));
-    }
-    t.x = (vec4(sz.xxxx)).x;
-    a = (a * t.xxxx);
-    id.x = (id.xxxx & uvec4(255u)).x;
-    t.y = (vec4(id.xxxx)).y;
-    c = (a * t.yyyy + c);
-    out_result_color[0] = (c + in_fragment_color_secondary);
+    ic = textureOffset(texture6, t.xyz, ivec2(0, -1));
+    sz = ivec4(textureSize(texture6, ivec4(0).x), 0);
+    ic.x = xl_mod(ic.xxxx, sz.z).x;
+    ic.yzw = ivec3(0);
+    id = texelFetch(texture7, ic.x);
+    a = texelFetchOffset(texture1, ic.xy, ic.w, ivec2(1, 1));
+    t.x = vec4(sz.xxxx).x;
+    a = a * t.xxxx;
+    id.x = id.x & 255u;
+    t.y = vec4(id.xxxx).y;
+    c = a * t.yyyy + c;
+    result_color0 = c + fragment_color_secondary;
 }
 
 void main()
 {
-    in_fragment_texcoord[0] = fragment_texcoord_0;
-    in_fragment_texcoord[1] = fragment_texcoord_1;
-    in_fragment_texcoord[2] = fragment_texcoord_2;
-    in_fragment_color_secondary = fragment_color_secondary;
+    result_color0 = vec4(0);
     xl_main();
-    result_color0 = out_result_color[0];
 }

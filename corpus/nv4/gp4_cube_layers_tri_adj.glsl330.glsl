@@ -72,33 +72,33 @@ void xl_emit()
 
 void xl_main()
 {
-    e1 = (in_vertex_position[2] - in_vertex_position[0]);
-    e2 = (in_vertex_position[4] - in_vertex_position[0]);
-    nrm.xyz = (vec4(cross(e1.xyz, e2.xyz), 0.0)).xyz;
-    v.x = (ivec4(1)).x;
-    k.x = (ivec4(0)).x;
+    e1 = in_vertex_position[2] - in_vertex_position[0];
+    e2 = in_vertex_position[4] - in_vertex_position[0];
+    nrm.xyz = vec4(cross(e1.xyz, e2.xyz), 0.0).xyz;
+    v.x = 1;
+    k.x = 0;
     for (int xl_i1 = 0, xl_n2 = 3; xl_i1 < xl_n2; ++xl_i1)
     {
-        t = (in_vertex_position[clamp(v.x, 0, 5)] - in_vertex_position[0]);
+        t = in_vertex_position[clamp(v.x, 0, 5)] - in_vertex_position[0];
         t.x = xl_dp3(t, nrm);
         sil[clamp(k.x, 0, 2)] = vec4(greaterThanEqual(t.xxxx, vec4(0.0)));
-        v.x = (v.xxxx + ivec4(2)).x;
-        k.x = (k.xxxx + ivec4(1)).x;
+        v.x = v.x + 2;
+        k.x = k.x + 1;
     }
-    f.x = (ivec4(0)).x;
-    k.x = (ivec4(0)).x;
+    f.x = 0;
+    k.x = 0;
     for (int xl_i3 = 0, xl_n4 = 6; xl_i3 < xl_n4; ++xl_i3)
     {
-        r.x = (f.xxxx * ivec4(4)).x;
-        f.x = (f.xxxx + ivec4(1)).x;
-        t.w = (vec4(f.xxxx)).w;
+        r.x = f.x * 4;
+        f.x = f.x + 1;
+        t.w = vec4(f.xxxx).w;
         {
             vec4 xl_t5 = vec4(xl_dp3(nrm, program_local[clamp(clamp(r.x, -3, 22) + 2, 0, 23)]));
             t.x = xl_t5.x;
             xl_cc0.x = xl_ccf(xl_t5).x;
         }
         if (any(xl_ccGE(xl_cc0.xxxx))) continue;
-        v.x = (ivec4(0)).x;
+        v.x = 0;
         for (int xl_i6 = 0, xl_n7 = 3; xl_i6 < xl_n7; ++xl_i6)
         {
             p.x = xl_dp4(program_local[clamp(r.x, 0, 23)], in_vertex_position[clamp(v.x, 0, 5)]);
@@ -109,10 +109,10 @@ void xl_main()
             out_result_texcoord[clamp(k.x, 0, 2)] = in_vertex_texcoord[clamp(v.x, 0, 5) * 2 + clamp(k.x, 0, 1)];
             out_result_texcoord[clamp(clamp(k.x, -2, 2) + 1, 0, 2)] = in_vertex_texcoord[clamp(v.x, 0, 5) * 2 + clamp(clamp(k.x, -2, 1) + 1, 0, 1)];
             out_result_texcoord[2] = sil[0];
-            out_result_layer.x = (f.xxxx - ivec4(1)).x;
+            out_result_layer.x = f.x - 1;
             out_result_primid.x = in_primitive_id.x;
             xl_emit();
-            v.x = (v.xxxx + ivec4(2)).x;
+            v.x = v.x + 2;
         }
         EndPrimitive();
         {

@@ -119,75 +119,66 @@ void xl_emit()
 
 void xl_main()
 {
-    e1 = (in_vertex_position[1] - in_vertex_position[0]);
-    e2 = (in_vertex_position[2] - in_vertex_position[0]);
-    N.xyz = (vec4(cross(e1.xyz, e2.xyz), 0.0)).xyz;
-    N.xyz = (xl_nrm(N)).xyz;
+    e1 = in_vertex_position[1] - in_vertex_position[0];
+    e2 = in_vertex_position[2] - in_vertex_position[0];
+    N.xyz = vec4(cross(e1.xyz, e2.xyz), 0.0).xyz;
+    N.xyz = xl_nrm(N).xyz;
     t.x = xl_dp3(N, state_light_0_position);
     t.y = xl_dp3(N, state_light_0_half);
     t.w = program_local[0].w;
     lit = xl_lit(t);
-    col = (lit.yyyy * state_light_0_diffuse);
+    col = lit.yyyy * state_light_0_diffuse;
     d.x = exp2(program_local[0].w * log2(abs(t.y)));
-    {
-        precise vec4 xl_t1 = (d.xxxx * state_light_0_specular + col);
-        col.xyz = xl_t1.xyz;
-    }
-    {
-        precise vec4 xl_t2 = (program_local[0].xxxx * program_local[0].yyyy);
-        t.z = xl_t2.z;
-    }
-    t.z = (xl_frc(t.zzzz)).z;
+    col.xyz = d.xxx * state_light_0_specular.xyz + col.xyz;
+    t.z = program_local[0].x * program_local[0].y;
+    t.z = xl_frc(t.zzzz).z;
     s.x = sin(t.z);
     s.y = cos(t.z);
-    s.zw = (vec4(cos(t.z), sin(t.z), 0.0, 0.0)).zw;
-    s.w = (xl_ssg(s.xxxx)).w;
+    s.zw = vec4(cos(t.z), sin(t.z), 0.0, 0.0).zw;
+    s.w = xl_ssg(s.xxxx).w;
     d.y = exp2(s.y);
     d.z = log2(d.y);
-    d.w = (1.0 / d.y);
+    d.w = 1.0 / d.y;
     d.x = xl_rcc(s.x);
     {
-        precise vec4 xl_t3 = xl_sat((d.wwww * program_local[0].zzzz));
-        off.w = xl_t3.w;
+        precise vec4 xl_t1 = xl_sat((d.wwww * program_local[0].zzzz));
+        off.w = xl_t1.w;
     }
-    {
-        precise vec4 xl_t4 = (N * off.wwww);
-        off.xyz = xl_t4.xyz;
-    }
+    off.xyz = N.xyz * off.www;
     c = xl_dst(vec4(0.0, 4.0, 16.0, 0.0), vec4(0.0, 0.5, 0.0, 0.25));
-    c.x = (xl_dp3(c, state_light_0_attenuation) + state_light_0_attenuation.w);
+    c.x = xl_dp3(c, state_light_0_attenuation) + state_light_0_attenuation.w;
     {
-        precise vec4 xl_t5 = (c.xxxx + vec4(-1.0));
-        c.y = xl_t5.y;
-        xl_cc1.y = xl_ccf(xl_t5).y;
+        precise vec4 xl_t2 = (c.xxxx + -1.0);
+        c.y = xl_t2.y;
+        xl_cc1.y = xl_ccf(xl_t2).y;
     }
     {
-        precise vec4 xl_t6 = vec4(0.5);
-        bvec4 xl_m7 = xl_ccGT(xl_cc1.yyyy);
-        col.w = mix(col.w, xl_t6.w, xl_m7.w);
+        precise vec4 xl_t3 = vec4(0.5);
+        bvec4 xl_m4 = xl_ccGT(xl_cc1.yyyy);
+        col.w = mix(col.w, xl_t3.w, xl_m4.w);
     }
-    e1.xyz = (xl_rfl(N, vec4(0.0, 0.0, 1.0, 0.0))).xyz;
-    e1.w = (xl_cmp(s.xxxx, s.yyyy, s.zzzz)).w;
+    e1.xyz = xl_rfl(N, vec4(0.0, 0.0, 1.0, 0.0)).xyz;
+    e1.w = xl_cmp(s.xxxx, s.yyyy, s.zzzz).w;
     e2.x = xl_dp2(e1, program_local[1]);
-    e2.y = (xl_dp2(e1, program_local[1].zwzw) + program_local[0].xxxx.x);
-    e2.zw = (xl_x2d(e1, program_local[1], vec4(1.0, 0.0, 0.0, 1.0))).zw;
-    t.x = (vec4(equal(s.xxxx, s.yyyy))).x;
-    t.y = (vec4(0.0)).y;
-    t.z = (vec4(greaterThan(s.xxxx, s.yyyy))).z;
-    t.w = (vec4(lessThanEqual(s.xxxx, s.yyyy))).w;
-    lit.w = (vec4(1.0)).w;
+    e2.y = xl_dp2(e1, program_local[1].zwzw) + program_local[0].xxxx.x;
+    e2.zw = xl_x2d(e1, program_local[1], vec4(1.0, 0.0, 0.0, 1.0)).zw;
+    t.x = vec4(equal(s.xxxx, s.yyyy)).x;
+    t.y = vec4(0.0).y;
+    t.z = vec4(greaterThan(s.xxxx, s.yyyy)).z;
+    t.w = vec4(lessThanEqual(s.xxxx, s.yyyy)).w;
+    lit.w = vec4(1.0).w;
     e2 = xl_ssat((t * lit.wwww + e2));
-    out_result_position = (in_vertex_position[0] + off);
+    out_result_position = in_vertex_position[0] + off;
     out_result_color = col;
     out_result_texcoord[0] = e2;
     out_result_texcoord[1] = in_vertex_texcoord[0][1];
     xl_emit();
-    out_result_position = (in_vertex_position[1] + off);
+    out_result_position = in_vertex_position[1] + off;
     out_result_color = col;
     out_result_texcoord[0] = e2;
     out_result_texcoord[1] = in_vertex_texcoord[1][1];
     xl_emit();
-    out_result_position = (in_vertex_position[2] + off);
+    out_result_position = in_vertex_position[2] + off;
     out_result_color = col;
     out_result_texcoord[0] = e2;
     out_result_texcoord[1] = in_vertex_texcoord[2][1];

@@ -105,26 +105,23 @@ void xl_emit()
 
 void xl_main()
 {
-    e0 = (in_vertex_position[1] - in_vertex_position[0]);
-    e1 = (in_vertex_position[2] - in_vertex_position[1]);
-    e2 = (in_vertex_position[3] - in_vertex_position[2]);
-    c.xyz = (vec4(cross(e0.xyz, e1.xyz), 0.0)).xyz;
-    n.xyz = (vec4(cross(e1.xyz, e2.xyz), 0.0)).xyz;
+    e0 = in_vertex_position[1] - in_vertex_position[0];
+    e1 = in_vertex_position[2] - in_vertex_position[1];
+    e2 = in_vertex_position[3] - in_vertex_position[2];
+    c.xyz = vec4(cross(e0.xyz, e1.xyz), 0.0).xyz;
+    n.xyz = vec4(cross(e1.xyz, e2.xyz), 0.0).xyz;
     {
         precise vec4 xl_t1 = (c.zzzz * n.zzzz);
         t.x = xl_t1.x;
         xl_cc1.x = xl_ccf(xl_t1).x;
     }
     len.x = xl_dp3(e1, e1);
-    len.y = (1.0 / sqrt(len.x));
+    len.y = 1.0 / sqrt(len.x);
+    len.z = 1.0 / len.y;
     {
-        precise vec4 xl_t2 = (vec4(1.0) / len.y);
-        len.z = xl_t2.z;
-    }
-    {
-        precise vec4 xl_t3 = vec4(lessThan(len.zzzz, program_local[0].yyyy));
-        t.y = xl_t3.y;
-        xl_cc0.y = xl_ccf(xl_t3).y;
+        precise vec4 xl_t2 = vec4(lessThan(len.zzzz, program_local[0].yyyy));
+        t.y = xl_t2.y;
+        xl_cc0.y = xl_ccf(xl_t2).y;
     }
     if (any(xl_ccNE(xl_cc0.yyyy))) return;
     out_result_position = in_vertex_position[1];
@@ -133,7 +130,7 @@ void xl_main()
     out_result_color_secondary = in_vertex_color_secondary[1];
     out_result_color_back_secondary = in_vertex_color_back_secondary[1];
     out_result_fogcoord.x = in_vertex_fogcoord[1].x;
-    out_result_pointsize.x = (xl_max(in_vertex_pointsize[1].xxxx, vec4(1.0))).x;
+    out_result_pointsize.x = xl_max(in_vertex_pointsize[1].xxxx, vec4(1.0)).x;
     out_result_clip[0].x = in_vertex_clip[1][0].x;
     out_result_texcoord[0] = in_vertex_texcoord[1][0];
     xl_emit();
@@ -143,33 +140,24 @@ void xl_main()
     out_result_color_secondary = in_vertex_color_secondary[2];
     out_result_color_back_secondary = in_vertex_color_back_secondary[2];
     out_result_fogcoord.x = in_vertex_fogcoord[2].x;
-    out_result_pointsize.x = (xl_max(in_vertex_pointsize[2].xxxx, vec4(1.0))).x;
+    out_result_pointsize.x = xl_max(in_vertex_pointsize[2].xxxx, vec4(1.0)).x;
     out_result_clip[0].x = in_vertex_clip[2][0].x;
     out_result_texcoord[0] = in_vertex_texcoord[2][0];
     xl_emit();
     if (any(xl_ccLT(xl_cc1.xxxx)))
     {
         EndPrimitive();
-        {
-            precise vec4 xl_t4 = (e1.yxzw * vec4(-1.0, 1.0, 0.0, 0.0));
-            n.xy = xl_t4.xy;
-        }
-        {
-            precise vec4 xl_t5 = (n * len.yyyy);
-            n.xy = xl_t5.xy;
-        }
-        t.z = (abs(t.xxxx)).z;
-        t.z = (xl_min(t.zzzz, vec4(1.0))).z;
-        {
-            precise vec4 xl_t6 = (n * t.zzzz);
-            n.xy = xl_t6.xy;
-        }
+        n.xy = e1.yx * vec2(-1.0, 1.0);
+        n.xy = n.xy * len.yy;
+        t.z = abs(t.x);
+        t.z = xl_min(t.zzzz, vec4(1.0)).z;
+        n.xy = n.xy * t.zz;
         m = xl_lrp(vec4(0.5), in_vertex_position[1], in_vertex_position[2]);
-        out_result_position = (n * -program_local[0].xxxx + m);
+        out_result_position = n * -program_local[0].xxxx + m;
         c = xl_lrp(program_local[0].zzzz, in_vertex_color[1], vec4(1.0, 0.0, 0.0, 1.0));
         out_result_color = c;
         xl_emit();
-        out_result_position = (n * program_local[0].xxxx + m);
+        out_result_position = n * program_local[0].xxxx + m;
         out_result_color = c;
         xl_emit();
     }

@@ -111,66 +111,42 @@ void xl_emit()
 
 void xl_main()
 {
-    n.x = (xl_f2i(ceil(program_local[0].xxxx))).x;
-    n.x = (xl_min(n.xxxx, ivec4(16))).x;
+    n.x = xl_f2i(ceil(program_local[0].xxxx)).x;
+    n.x = xl_min(n.xxxx, ivec4(16)).x;
+    sz = ivec4(textureSize(texture0, ivec4(0).x), 0, 0);
+    h.x = uvec4(in_primitive_id).x;
+    h.x = h.x << (8u & 31u);
+    i.x = uvec4(ivec4(0)).x;
+    for (int xl_i1 = 0, xl_n2 = n.xxxx.x; xl_i1 < xl_n2; ++xl_i1)
     {
-        ivec4 xl_c1 = ivec4(0);
-        sz = ivec4(textureSize(texture0, xl_c1.x), 0, 0);
-    }
-    h.x = (uvec4(in_primitive_id).xxxx).x;
-    h.x = (h.xxxx << (8u & 31u)).x;
-    i.x = (uvec4(ivec4(0))).x;
-    for (int xl_i2 = 0, xl_n3 = n.xxxx.x; xl_i2 < xl_n3; ++xl_i2)
-    {
-        h.y = (h.xxxx | i.xxxx).y;
-        h.y = (h.yyyy ^ uvec4(0x5bd1e995u)).y;
-        h.z = (h.yyyy >> (13u & 31u)).z;
-        h.y = (h.yyyy ^ h.zzzz).y;
-        h.w = (~h.yyyy).w;
-        s.x = (xl_mod(h.yyyy, 1000u)).x;
-        s.y = (xl_sad(h.yyyy, h.wwww, uvec4(7u))).y;
-        t.xy = (vec4(s)).xy;
-        {
-            precise vec4 xl_t4 = (t.xxxx * vec4(0.001));
-            t.x = xl_t4.x;
-        }
+        h.y = h.x | i.x;
+        h.y = h.y ^ 0x5bd1e995u;
+        h.z = h.y >> (13u & 31u);
+        h.y = h.y ^ h.z;
+        h.w = ~h.y;
+        s.x = xl_mod(h.yyyy, 1000u).x;
+        s.y = xl_sad(h.yyyy, h.wwww, uvec4(7u)).y;
+        t.xy = vec4(s).xy;
+        t.x = t.x * 0.001;
         q = xl_lrp(t.xxxx, in_vertex_position[1], in_vertex_position[0]);
-        {
-            precise vec4 xl_c5 = t;
-            c = textureGrad(texture1, xl_c5.x, 0.0, 0.0);
-        }
+        c = textureGrad(texture1, t.x, 0.0, 0.0);
         d = in_vertex_texcoord[0][0];
         d.w = program_local[0].z;
-        {
-            precise vec4 xl_c6 = d;
-            d = textureLodOffset(texture0, xl_c6.xy, xl_c6.w, ivec2(1, 1));
-        }
-        {
-            precise vec4 xl_c7 = in_vertex_texcoord[1][0];
-            pk = floatBitsToUint(textureGrad(texture0, xl_c7.xy, vec2(0.0), vec2(0.0)));
-        }
-        {
-            precise vec4 xl_c8 = in_vertex_texcoord[1][0];
-            t = textureGradOffset(texture0, xl_c8.xy, (vec4(0.125, 0.0, 0.0, 0.0)).xy, (vec4(0.0, 0.125, 0.0, 0.0)).xy, ivec2(-2, 0));
-        }
+        d = textureLodOffset(texture0, d.xy, d.w, ivec2(1, 1));
+        pk = floatBitsToUint(textureGrad(texture0, in_vertex_texcoord[1][0].xy, vec2(0.0), vec2(0.0)));
+        t = textureGradOffset(texture0, in_vertex_texcoord[1][0].xy, (vec4(0.125, 0.0, 0.0, 0.0)).xy, (vec4(0.0, 0.125, 0.0, 0.0)).xy, ivec2(-2, 0));
         c = xl_lrp(vec4(0.5), d, c);
         {
-            precise vec4 xl_c9 = in_vertex_texcoord[0][0];
-            xl_c9 = vec4(xl_c9.xyz / xl_c9.w, xl_c9.w);
-            d = textureGrad(texture2, xl_c9.xy / vec2(textureSize(texture2, 0)), vec2(0.0), vec2(0.0));
+            precise vec4 xl_c3 = in_vertex_texcoord[0][0];
+            xl_c3 = vec4(xl_c3.xyz / xl_c3.w, xl_c3.w);
+            d = textureGrad(texture2, xl_c3.xy / vec2(textureSize(texture2, 0)), vec2(0.0), vec2(0.0));
         }
-        tc.xyz = (xl_f2i(floor(q))).xyz;
-        tc.w = (xl_f2i(roundEven(program_local[0].zzzz))).w;
-        {
-            ivec4 xl_c10 = tc;
-            pk = floatBitsToUint(texelFetchOffset(texture3, xl_c10.xyz, xl_c10.w, ivec3(0, 1, -1)));
-        }
-        d = (d * uintBitsToFloat(pk));
-        t.z = (trunc(program_local[0].wwww)).z;
-        {
-            precise vec4 xl_t11 = (d * program_local[0].yyyy + q);
-            q.xy = xl_t11.xy;
-        }
+        tc.xyz = xl_f2i(floor(q)).xyz;
+        tc.w = xl_f2i(roundEven(program_local[0].zzzz)).w;
+        pk = floatBitsToUint(texelFetchOffset(texture3, tc.xyz, tc.w, ivec3(0, 1, -1)));
+        d = d * uintBitsToFloat(pk);
+        t.z = trunc(program_local[0].w);
+        q.xy = d.xy * program_local[0].yy + q.xy;
         pk.x = packUnorm4x8(c);
         pk.y = xl_pk4b(d);
         pk.z = packUnorm2x16(t.xy);
@@ -180,13 +156,13 @@ void xl_main()
         t.xy = (unpackUnorm2x16(pk.z).xyxy).xy;
         t.zw = (unpackHalf2x16(pk.w).xyxy).zw;
         {
-            uvec4 xl_t12 = (uvec4(notEqual(s.xxxx, uvec4(0u))) * 0xFFFFFFFFu);
-            s.w = xl_t12.w;
-            xl_cc0.w = xl_cci(xl_t12).w;
+            uvec4 xl_t4 = (uvec4(notEqual(s.xxxx, uvec4(0u))) * 0xFFFFFFFFu);
+            s.w = xl_t4.w;
+            xl_cc0.w = xl_cci(xl_t4).w;
         }
         if (any(xl_ccNE(xl_cc0.wwww)))
         {
-            out_result_color = (c * d + t);
+            out_result_color = c * d + t;
         }
         else
         {
@@ -195,7 +171,7 @@ void xl_main()
         out_result_position = q;
         out_result_pointsize.x = t.z;
         xl_emit();
-        i.x = (uvec4((ivec4(i).xxxx + ivec4(1)))).x;
+        i.x = uvec4((ivec4(i).xxxx + 1)).x;
     }
 }
 

@@ -67,7 +67,7 @@ void xl_emit()
 void xl_main()
 {
     {
-        ivec4 xl_t1 = (in_primitive_id.xxxx & ivec4(1));
+        ivec4 xl_t1 = (in_primitive_id.xxxx & 1);
         id.x = xl_t1.x;
         xl_cc0.x = xl_cci(uvec4(xl_t1)).x;
     }
@@ -78,13 +78,13 @@ void xl_main()
         xl_cc0.x = xl_ccf(xl_t2).x;
     }
     if (any(xl_ccLE(xl_cc0.xxxx))) return;
-    i.x = (ivec4(0)).x;
+    i.x = 0;
     for (int xl_i3 = 0, xl_n4 = 4; xl_i3 < xl_n4; ++xl_i3)
     {
-        out_result_position = (xl_p_corners[clamp(i.x, 0, 3)] * in_vertex_pointsize[0].xxxx + in_vertex_position[0]);
+        out_result_position = xl_p_corners[clamp(i.x, 0, 3)] * in_vertex_pointsize[0].xxxx + in_vertex_position[0];
         out_result_texcoord[0] = xl_p_corners[clamp(i.x, 0, 3)];
         xl_emit();
-        i.x = (i.xxxx + ivec4(1)).x;
+        i.x = i.x + 1;
     }
     return;
 }

@@ -35,22 +35,22 @@ void xl_emit()
 
 void xl_main()
 {
-    d = (in_vertex_position[1] - in_vertex_position[0]);
+    d = in_vertex_position[1] - in_vertex_position[0];
     n = vec4(-d.y, d.x, 0.0, 0.0);
     o.x = xl_dp2(n, n);
-    o.x = (1.0 / sqrt(o.x));
-    n = (n * o.xxxx);
-    n = (n * program_local[0].xxxx);
-    out_result_position = (in_vertex_position[0] + n);
+    o.x = 1.0 / sqrt(o.x);
+    n = n * o.xxxx;
+    n = n * program_local[0].xxxx;
+    out_result_position = in_vertex_position[0] + n;
     out_result_texcoord[0] = vec4(0.0, 0.0, 0.0, 1.0);
     xl_emit();
-    out_result_position = (in_vertex_position[0] - n);
+    out_result_position = in_vertex_position[0] - n;
     out_result_texcoord[0] = vec4(0.0, 1.0, 0.0, 1.0);
     xl_emit();
-    out_result_position = (in_vertex_position[1] + n);
+    out_result_position = in_vertex_position[1] + n;
     out_result_texcoord[0] = vec4(1.0, 0.0, 0.0, 1.0);
     xl_emit();
-    out_result_position = (in_vertex_position[1] - n);
+    out_result_position = in_vertex_position[1] - n;
     out_result_texcoord[0] = vec4(1.0, 1.0, 0.0, 1.0);
     xl_emit();
 }

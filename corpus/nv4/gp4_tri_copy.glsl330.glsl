@@ -28,22 +28,22 @@ void xl_emit()
 
 void xl_main()
 {
-    i.x = (ivec4(0)).x;
+    i.x = 0;
     for (int xl_i1 = 0, xl_n2 = 3; xl_i1 < xl_n2; ++xl_i1)
     {
         out_result_position = in_vertex_position[clamp(i.x, 0, 2)];
         out_result_color = in_vertex_color[clamp(i.x, 0, 2)];
         xl_emit();
-        i.x = (i.xxxx + ivec4(1)).x;
+        i.x = i.x + 1;
     }
     EndPrimitive();
-    i.x = (ivec4(2)).x;
+    i.x = 2;
     for (int xl_i3 = 0, xl_n4 = 3; xl_i3 < xl_n4; ++xl_i3)
     {
-        out_result_position = (in_vertex_position[clamp(i.x, 0, 2)] + program_local[0]);
+        out_result_position = in_vertex_position[clamp(i.x, 0, 2)] + program_local[0];
         out_result_color = vec4(1.0, 0.0, 0.0, 1.0);
         xl_emit();
-        i.x = (i.xxxx - ivec4(1)).x;
+        i.x = i.x - 1;
     }
 }
 

@@ -32,7 +32,7 @@ void xl_emit()
 
 void xl_main()
 {
-    i.x = (ivec4(0)).x;
+    i.x = 0;
     for (int xl_i1 = 0, xl_n2 = 3; xl_i1 < xl_n2; ++xl_i1)
     {
         out_result_position = in_vertex_position[clamp(i.x, 0, 2)];
@@ -41,7 +41,7 @@ void xl_main()
         out_result_primid.x = in_primitive_id.x;
         out_result_color = vec4(in_vertex_id[clamp(i.x, 0, 2)].xxxx);
         xl_emit();
-        i.x = (i.xxxx + ivec4(1)).x;
+        i.x = i.x + 1;
     }
     EndPrimitive();
 }

@@ -10,9 +10,6 @@ out xl_varying6 { vec4 v; } result_texcoord_1;
 out xl_varying7 { vec4 v; } result_texcoord_2;
 out xl_varying8 { vec4 v; } result_texcoord_3;
 
-vec4 in_vertex_position;
-vec4 in_vertex_attrib[2];
-vec4 out_result_position = vec4(0);
 vec4 out_result_texcoord[4] = vec4[4](vec4(0), vec4(0), vec4(0), vec4(0));
 ivec4 i = ivec4(0);
 vec4 t = vec4(0);
@@ -47,12 +44,12 @@ uvec4 xl_max(uvec4 a, uvec4 b) { return xl_sel(b, a, greaterThan(a, b)); }
 
 void xl_main()
 {
-    out_result_position = in_vertex_position;
-    i.x = (xl_f2i(floor(in_vertex_attrib[1].xxxx))).x;
-    i.x = (xl_min(i.xxxx, ivec4(2))).x;
-    i.x = (xl_max(i.xxxx, ivec4(0))).x;
+    gl_Position = vertex_position;
+    i.x = xl_f2i(floor(vertex_attrib_1.xxxx)).x;
+    i.x = xl_min(i.xxxx, ivec4(2)).x;
+    i.x = xl_max(i.xxxx, ivec4(0)).x;
     t = xl_p_bias[clamp(i.x, 0, 2)];
-    out_result_texcoord[0] = (t * in_vertex_attrib[1].yyyy);
+    out_result_texcoord[0] = t * vertex_attrib_1.yyyy;
     out_result_texcoord[1] = uintBitsToFloat(xl_p_edge[clamp(i.x, 0, 1)]);
     out_result_texcoord[2] = vec4(ivec4(xl_p_u_step[clamp(i.x, 0, 2)]));
     out_result_texcoord[3] = intBitsToFloat(ivec4(xl_p_u_step[clamp(i.x, 0, 2)]));
@@ -60,10 +57,7 @@ void xl_main()
 
 void main()
 {
-    in_vertex_position = vertex_position;
-    in_vertex_attrib[1] = vertex_attrib_1;
     xl_main();
-    gl_Position = out_result_position;
     result_texcoord_0.v = out_result_texcoord[0];
     result_texcoord_1.v = out_result_texcoord[1];
     result_texcoord_2.v = out_result_texcoord[2];

@@ -4,15 +4,12 @@
 
 layout(location = 0) in vec4 vertex_position;
 layout(location = 1) in vec4 vertex_attrib_1;
-layout(location = 5) out vec4 result_texcoord_0;
-layout(location = 6) out vec4 result_texcoord_1;
-layout(location = 7) out vec4 result_texcoord_2;
-layout(location = 8) out vec4 result_texcoord_3;
+precise gl_Position;
+layout(location = 5) precise out vec4 result_texcoord_0;
+layout(location = 6) precise out vec4 result_texcoord_1;
+layout(location = 7) precise out vec4 result_texcoord_2;
+layout(location = 8) precise out vec4 result_texcoord_3;
 
-vec4 in_vertex_position;
-vec4 in_vertex_attrib[2];
-precise highp vec4 out_result_position = vec4(0);
-precise highp vec4 out_result_texcoord[4] = vec4[4](vec4(0), vec4(0), vec4(0), vec4(0));
 precise highp ivec4 i = ivec4(0);
 precise highp vec4 t = vec4(0);
 const vec4 xl_p_bias[3] = vec4[3](vec4(-0.0, 0.25, 0.5, 1.0), vec4(0.125, -0.0, 0.75, 1.0), vec4(0.0, 0.0, -0.0, 1.0));
@@ -37,25 +34,18 @@ uvec4 xl_max(uvec4 a, uvec4 b) { precise uvec4 xl_r = mix(b, a, greaterThan(a, b
 
 void xl_main()
 {
-    out_result_position = in_vertex_position;
-    i.x = (xl_f2i(floor(in_vertex_attrib[1].xxxx))).x;
-    i.x = (xl_min(i.xxxx, ivec4(2))).x;
-    i.x = (xl_max(i.xxxx, ivec4(0))).x;
+    gl_Position = vertex_position;
+    i.x = xl_f2i(floor(vertex_attrib_1.xxxx)).x;
+    i.x = xl_min(i.xxxx, ivec4(2)).x;
+    i.x = xl_max(i.xxxx, ivec4(0)).x;
     t = xl_p_bias[clamp(i.x, 0, 2)];
-    out_result_texcoord[0] = (t * in_vertex_attrib[1].yyyy);
-    out_result_texcoord[1] = uintBitsToFloat(xl_p_edge[clamp(i.x, 0, 1)]);
-    out_result_texcoord[2] = vec4(ivec4(xl_p_u_step[clamp(i.x, 0, 2)]));
-    out_result_texcoord[3] = intBitsToFloat(ivec4(xl_p_u_step[clamp(i.x, 0, 2)]));
+    result_texcoord_0 = t * vertex_attrib_1.yyyy;
+    result_texcoord_1 = uintBitsToFloat(xl_p_edge[clamp(i.x, 0, 1)]);
+    result_texcoord_2 = vec4(ivec4(xl_p_u_step[clamp(i.x, 0, 2)]));
+    result_texcoord_3 = intBitsToFloat(ivec4(xl_p_u_step[clamp(i.x, 0, 2)]));
 }
 
 void main()
 {
-    in_vertex_position = vertex_position;
-    in_vertex_attrib[1] = vertex_attrib_1;
     xl_main();
-    gl_Position = out_result_position;
-    result_texcoord_0 = out_result_texcoord[0];
-    result_texcoord_1 = out_result_texcoord[1];
-    result_texcoord_2 = out_result_texcoord[2];
-    result_texcoord_3 = out_result_texcoord[3];
 }

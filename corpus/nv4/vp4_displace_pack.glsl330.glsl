@@ -16,13 +16,9 @@ uniform sampler2D texture0;
 uniform samplerBuffer texture1;
 uniform usampler2DArray texture2;
 
-vec4 in_vertex_texcoord[2];
-vec4 in_vertex_normal;
-vec4 in_vertex_position;
 ivec4 in_vertex_instance;
 vec4 out_result_color = vec4(0);
 vec4 out_result_attrib[5] = vec4[5](vec4(0), vec4(0), vec4(0), vec4(0), vec4(0));
-vec4 out_result_position = vec4(0);
 ivec4 size = ivec4(0);
 ivec4 tc = ivec4(0);
 ivec4 inst = ivec4(0);
@@ -124,87 +120,56 @@ float xl_dp4(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * 
 
 void xl_main()
 {
-    uv = (in_vertex_texcoord[0] * program_local[0].xxxx);
+    uv = vertex_texcoord_0 * program_local[0].xxxx;
     uv.w = program_local[0].z;
-    {
-        vec4 xl_c1 = uv;
-        h = textureLod(texture0, xl_c1.xy, xl_c1.w);
-    }
-    {
-        vec4 xl_c2 = uv;
-        q = textureLodOffset(texture0, xl_c2.xy, xl_c2.w, ivec2(1, 0));
-    }
-    {
-        vec4 xl_c3 = uv;
-        n = textureLodOffset(texture0, xl_c3.xy, xl_c3.w, ivec2(0, 1));
-    }
-    n.x = (q.xxxx - h.xxxx).x;
-    n.y = (n.yyyy - h.xxxx).y;
+    h = textureLod(texture0, uv.xy, uv.w);
+    q = textureLodOffset(texture0, uv.xy, uv.w, ivec2(1, 0));
+    n = textureLodOffset(texture0, uv.xy, uv.w, ivec2(0, 1));
+    n.x = q.x - h.x;
+    n.y = n.y - h.x;
     uv.w = program_local[0].w;
+    q = textureGradOffset(texture0, uv.xy, vec2(0.0), vec2(0.0), ivec2(-1, -1));
+    m = textureGrad(texture0, uv.xy, vec2(0.0), vec2(0.0));
+    m = textureGradOffset(texture0, uv.xy, (vec4(0.01, 0.0, 0.0, 0.0)).xy, (vec4(0.0, 0.01, 0.0, 0.0)).xy, ivec2(2, -3));
     {
-        vec4 xl_c4 = uv;
-        q = textureGradOffset(texture0, xl_c4.xy, vec2(0.0), vec2(0.0), ivec2(-1, -1));
+        vec4 xl_c1 = vertex_texcoord_1;
+        xl_c1 = vec4(xl_c1.xyz / xl_c1.w, xl_c1.w);
+        pk = floatBitsToUint(textureGrad(texture0, xl_c1.xy, vec2(0.0), vec2(0.0)));
     }
-    {
-        vec4 xl_c5 = uv;
-        m = textureGrad(texture0, xl_c5.xy, vec2(0.0), vec2(0.0));
-    }
-    {
-        vec4 xl_c6 = uv;
-        m = textureGradOffset(texture0, xl_c6.xy, (vec4(0.01, 0.0, 0.0, 0.0)).xy, (vec4(0.0, 0.01, 0.0, 0.0)).xy, ivec2(2, -3));
-    }
-    {
-        vec4 xl_c7 = in_vertex_texcoord[1];
-        xl_c7 = vec4(xl_c7.xyz / xl_c7.w, xl_c7.w);
-        pk = floatBitsToUint(textureGrad(texture0, xl_c7.xy, vec2(0.0), vec2(0.0)));
-    }
-    h.x = (h.xxxx + q.xxxx).x;
-    h.x = (h.xxxx * vec4(0.5) + m.wwww).x;
-    uv = (in_vertex_normal * h.xxxx + in_vertex_position);
-    uv.w = in_vertex_position.w;
+    h.x = h.x + q.x;
+    h.x = h.x * 0.5 + m.w;
+    uv = vertex_normal * h.xxxx + vertex_position;
+    uv.w = vertex_position.w;
     inst = in_vertex_instance.xxxx;
-    {
-        ivec4 xl_c8 = ivec4(0);
-        size = ivec4(textureSize(texture1), 0, 0, 0);
-    }
-    inst.x = (xl_mod(inst.xxxx, size.x)).x;
-    {
-        ivec4 xl_c9 = inst;
-        q = texelFetch(texture1, xl_c9.x);
-    }
-    uv.xyz = (uv + q).xyz;
+    size = ivec4(textureSize(texture1), 0, 0, 0);
+    inst.x = xl_mod(inst.xxxx, size.x).x;
+    q = texelFetch(texture1, inst.x);
+    uv.xyz = uv.xyz + q.xyz;
     tc = inst.xxxx;
-    tc.w = (ivec4(0)).w;
-    {
-        ivec4 xl_c10 = tc;
-        bits = texelFetch(texture2, xl_c10.xyz, xl_c10.w);
-    }
+    tc.w = 0;
+    bits = texelFetch(texture2, tc.xyz, tc.w);
     pk.x = xl_pk2h(n.xy);
     pk.y = xl_pk2us(m.xy);
     pk.z = xl_pk4b(n);
     pk.w = xl_pk4ub(m);
-    q.xy = (xl_up2h(pk.x)).xy;
-    q.zw = (xl_up2us(pk.y)).zw;
+    q.xy = xl_up2h(pk.x).xy;
+    q.zw = xl_up2us(pk.y).zw;
     m = xl_up4b(pk.z);
     n = xl_up4ub(bits.x);
-    m = (m * vec4(0.5) + n);
-    out_result_color = (m + q);
+    m = m * 0.5 + n;
+    out_result_color = m + q;
     out_result_attrib[4] = uintBitsToFloat(bits);
-    out_result_position.x = xl_dp4(state_matrix_mvp[0], uv);
-    out_result_position.y = xl_dp4(state_matrix_mvp[1], uv);
-    out_result_position.z = xl_dp4(state_matrix_mvp[2], uv);
-    out_result_position.w = xl_dp4(state_matrix_mvp[3], uv);
+    gl_Position.x = xl_dp4(state_matrix_mvp[0], uv);
+    gl_Position.y = xl_dp4(state_matrix_mvp[1], uv);
+    gl_Position.z = xl_dp4(state_matrix_mvp[2], uv);
+    gl_Position.w = xl_dp4(state_matrix_mvp[3], uv);
 }
 
 void main()
 {
-    in_vertex_texcoord[0] = vertex_texcoord_0;
-    in_vertex_texcoord[1] = vertex_texcoord_1;
-    in_vertex_normal = vertex_normal;
-    in_vertex_position = vertex_position;
     in_vertex_instance = ivec4(gl_InstanceID, 0, 0, 0);
+    gl_Position = vec4(0);
     xl_main();
     result_color.v = out_result_color;
     result_attrib_4.v = out_result_attrib[4];
-    gl_Position = out_result_position;
 }

@@ -6,8 +6,9 @@ layout(location = 8) in vec4 vertex_texcoord_0;
 layout(location = 9) in vec4 vertex_texcoord_1;
 layout(location = 2) in vec4 vertex_normal;
 layout(location = 0) in vec4 vertex_position;
-layout(location = 0) out vec4 result_color;
-layout(location = 17) out vec4 result_attrib_4;
+layout(location = 0) precise out vec4 result_color;
+layout(location = 17) precise out vec4 result_attrib_4;
+precise gl_Position;
 
 layout(set = 0, binding = 0, std140) uniform XlateParameters
 {
@@ -18,13 +19,7 @@ layout(set = 0, binding = 1) uniform sampler2D texture0;
 layout(set = 0, binding = 2) uniform samplerBuffer texture1;
 layout(set = 0, binding = 3) uniform usampler2DArray texture2;
 
-vec4 in_vertex_texcoord[2];
-vec4 in_vertex_normal;
-vec4 in_vertex_position;
 ivec4 in_vertex_instance;
-precise highp vec4 out_result_color = vec4(0);
-precise highp vec4 out_result_attrib[5] = vec4[5](vec4(0), vec4(0), vec4(0), vec4(0), vec4(0));
-precise highp vec4 out_result_position = vec4(0);
 precise highp ivec4 size = ivec4(0);
 precise highp ivec4 tc = ivec4(0);
 precise highp ivec4 inst = ivec4(0);
@@ -76,76 +71,34 @@ float xl_dp4(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z 
 
 void xl_main()
 {
-    uv = (in_vertex_texcoord[0] * program_local[0].xxxx);
+    uv = vertex_texcoord_0 * program_local[0].xxxx;
     uv.w = program_local[0].z;
-    {
-        precise vec4 xl_c1 = uv;
-        h = textureLod(texture0, xl_c1.xy, xl_c1.w);
-    }
-    {
-        precise vec4 xl_c2 = uv;
-        q = textureLodOffset(texture0, xl_c2.xy, xl_c2.w, ivec2(1, 0));
-    }
-    {
-        precise vec4 xl_c3 = uv;
-        n = textureLodOffset(texture0, xl_c3.xy, xl_c3.w, ivec2(0, 1));
-    }
-    {
-        precise vec4 xl_t4 = (q.xxxx - h.xxxx);
-        n.x = xl_t4.x;
-    }
-    {
-        precise vec4 xl_t5 = (n.yyyy - h.xxxx);
-        n.y = xl_t5.y;
-    }
+    h = textureLod(texture0, uv.xy, uv.w);
+    q = textureLodOffset(texture0, uv.xy, uv.w, ivec2(1, 0));
+    n = textureLodOffset(texture0, uv.xy, uv.w, ivec2(0, 1));
+    n.x = q.x - h.x;
+    n.y = n.y - h.x;
     uv.w = program_local[0].w;
+    q = textureGradOffset(texture0, uv.xy, vec2(0.0), vec2(0.0), ivec2(-1, -1));
+    m = textureGrad(texture0, uv.xy, vec2(0.0), vec2(0.0));
+    m = textureGradOffset(texture0, uv.xy, (vec4(0.01, 0.0, 0.0, 0.0)).xy, (vec4(0.0, 0.01, 0.0, 0.0)).xy, ivec2(2, -3));
     {
-        precise vec4 xl_c6 = uv;
-        q = textureGradOffset(texture0, xl_c6.xy, vec2(0.0), vec2(0.0), ivec2(-1, -1));
+        precise vec4 xl_c1 = vertex_texcoord_1;
+        xl_c1 = vec4(xl_c1.xyz / xl_c1.w, xl_c1.w);
+        pk = floatBitsToUint(textureGrad(texture0, xl_c1.xy, vec2(0.0), vec2(0.0)));
     }
-    {
-        precise vec4 xl_c7 = uv;
-        m = textureGrad(texture0, xl_c7.xy, vec2(0.0), vec2(0.0));
-    }
-    {
-        precise vec4 xl_c8 = uv;
-        m = textureGradOffset(texture0, xl_c8.xy, (vec4(0.01, 0.0, 0.0, 0.0)).xy, (vec4(0.0, 0.01, 0.0, 0.0)).xy, ivec2(2, -3));
-    }
-    {
-        precise vec4 xl_c9 = in_vertex_texcoord[1];
-        xl_c9 = vec4(xl_c9.xyz / xl_c9.w, xl_c9.w);
-        pk = floatBitsToUint(textureGrad(texture0, xl_c9.xy, vec2(0.0), vec2(0.0)));
-    }
-    {
-        precise vec4 xl_t10 = (h.xxxx + q.xxxx);
-        h.x = xl_t10.x;
-    }
-    {
-        precise vec4 xl_t11 = (h.xxxx * vec4(0.5) + m.wwww);
-        h.x = xl_t11.x;
-    }
-    uv = (in_vertex_normal * h.xxxx + in_vertex_position);
-    uv.w = in_vertex_position.w;
+    h.x = h.x + q.x;
+    h.x = h.x * 0.5 + m.w;
+    uv = vertex_normal * h.xxxx + vertex_position;
+    uv.w = vertex_position.w;
     inst = in_vertex_instance.xxxx;
-    {
-        ivec4 xl_c12 = ivec4(0);
-        size = ivec4(textureSize(texture1), 0, 0, 0);
-    }
-    inst.x = (xl_mod(inst.xxxx, size.x)).x;
-    {
-        ivec4 xl_c13 = inst;
-        q = texelFetch(texture1, xl_c13.x);
-    }
-    {
-        precise vec4 xl_t14 = (uv + q);
-        uv.xyz = xl_t14.xyz;
-    }
+    size = ivec4(textureSize(texture1), 0, 0, 0);
+    inst.x = xl_mod(inst.xxxx, size.x).x;
+    q = texelFetch(texture1, inst.x);
+    uv.xyz = uv.xyz + q.xyz;
     tc = inst.xxxx;
-    tc.w = (ivec4(0)).w;
-    {
-        ivec4 xl_c15 = tc;
-        bits = texelFetch(texture2, xl_c15.xyz, xl_c15.w);
-    }
+    tc.w = 0;
+    bits = texelFetch(texture2, tc.xyz, tc.w);
     pk.x = packHalf2x16(n.xy);
     pk.y = packUnorm2x16(m.xy);
     pk.z = xl_pk4b(n);
@@ -154,24 +107,20 @@ void xl_main()
     q.zw = (unpackUnorm2x16(pk.y).xyxy).zw;
     m = xl_up4b(pk.z);
     n = unpackUnorm4x8(bits.x);
-    m = (m * vec4(0.5) + n);
-    out_result_color = (m + q);
-    out_result_attrib[4] = uintBitsToFloat(bits);
-    out_result_position.x = xl_dp4(state_matrix_mvp[0], uv);
-    out_result_position.y = xl_dp4(state_matrix_mvp[1], uv);
-    out_result_position.z = xl_dp4(state_matrix_mvp[2], uv);
-    out_result_position.w = xl_dp4(state_matrix_mvp[3], uv);
+    m = m * 0.5 + n;
+    result_color = m + q;
+    result_attrib_4 = uintBitsToFloat(bits);
+    gl_Position.x = xl_dp4(state_matrix_mvp[0], uv);
+    gl_Position.y = xl_dp4(state_matrix_mvp[1], uv);
+    gl_Position.z = xl_dp4(state_matrix_mvp[2], uv);
+    gl_Position.w = xl_dp4(state_matrix_mvp[3], uv);
 }
 
 void main()
 {
-    in_vertex_texcoord[0] = vertex_texcoord_0;
-    in_vertex_texcoord[1] = vertex_texcoord_1;
-    in_vertex_normal = vertex_normal;
-    in_vertex_position = vertex_position;
     in_vertex_instance = ivec4(gl_InstanceIndex, 0, 0, 0);
+    result_color = vec4(0);
+    result_attrib_4 = vec4(0);
+    gl_Position = vec4(0);
     xl_main();
-    result_color = out_result_color;
-    result_attrib_4 = out_result_attrib[4];
-    gl_Position = out_result_position;
 }

@@ -4,11 +4,12 @@
 
 layout(location = 0) in vec4 vertex_position;
 layout(location = 2) in vec4 vertex_normal;
-layout(location = 7) out vec4 result_texcoord_2;
-layout(location = 0) out vec4 result_color;
-layout(location = 2) out vec4 result_color_back;
-layout(location = 1) out vec4 result_color_secondary;
-layout(location = 3) out vec4 result_color_back_secondary;
+precise gl_Position;
+layout(location = 7) precise out vec4 result_texcoord_2;
+layout(location = 0) precise out vec4 result_color;
+layout(location = 2) precise out vec4 result_color_back;
+layout(location = 1) precise out vec4 result_color_secondary;
+layout(location = 3) precise out vec4 result_color_back_secondary;
 
 layout(location = 0) uniform vec4 state_matrix_modelview0[4];
 layout(location = 4) uniform vec4 state_matrix_mvp[4];
@@ -34,14 +35,6 @@ layout(location = 29) uniform vec4 state_material_back_specular;
 layout(location = 30) uniform vec4 state_material_diffuse;
 layout(location = 31) uniform vec4 state_light_1_specular;
 
-vec4 in_vertex_position;
-vec4 in_vertex_normal;
-precise highp vec4 out_result_position = vec4(0);
-precise highp vec4 out_result_texcoord[3] = vec4[3](vec4(0), vec4(0), vec4(0));
-precise highp vec4 out_result_color = vec4(0);
-precise highp vec4 out_result_color_back = vec4(0);
-precise highp vec4 out_result_color_secondary = vec4(0);
-precise highp vec4 out_result_color_back_secondary = vec4(0);
 precise highp vec4 eye = vec4(0);
 precise highp vec4 N = vec4(0);
 precise highp vec4 L = vec4(0);
@@ -83,86 +76,58 @@ uvec4 xl_max(uvec4 a, uvec4 b) { precise uvec4 xl_r = mix(b, a, greaterThan(a, b
 
 void xl_main()
 {
-    out_result_position.x = xl_dp4(state_matrix_mvp[0], in_vertex_position);
-    out_result_position.y = xl_dp4(state_matrix_mvp[1], in_vertex_position);
-    out_result_position.z = xl_dp4(state_matrix_mvp[2], in_vertex_position);
-    out_result_position.w = xl_dp4(state_matrix_mvp[3], in_vertex_position);
-    eye.x = xl_dp4(state_matrix_modelview0[0], in_vertex_position);
-    eye.y = xl_dp4(state_matrix_modelview0[1], in_vertex_position);
-    eye.z = xl_dp4(state_matrix_modelview0[2], in_vertex_position);
-    eye.w = (xl_dp3(in_vertex_position, state_matrix_modelview0[3]) + state_matrix_modelview0[3].w);
-    N.x = xl_dp3(state_matrix_modelview0_invtrans[0], in_vertex_normal);
-    N.y = xl_dp3(state_matrix_modelview0_invtrans[1], in_vertex_normal);
-    N.z = xl_dp3(state_matrix_modelview0_invtrans[2], in_vertex_normal);
+    gl_Position.x = xl_dp4(state_matrix_mvp[0], vertex_position);
+    gl_Position.y = xl_dp4(state_matrix_mvp[1], vertex_position);
+    gl_Position.z = xl_dp4(state_matrix_mvp[2], vertex_position);
+    gl_Position.w = xl_dp4(state_matrix_mvp[3], vertex_position);
+    eye.x = xl_dp4(state_matrix_modelview0[0], vertex_position);
+    eye.y = xl_dp4(state_matrix_modelview0[1], vertex_position);
+    eye.z = xl_dp4(state_matrix_modelview0[2], vertex_position);
+    eye.w = xl_dp3(vertex_position, state_matrix_modelview0[3]) + state_matrix_modelview0[3].w;
+    N.x = xl_dp3(state_matrix_modelview0_invtrans[0], vertex_normal);
+    N.y = xl_dp3(state_matrix_modelview0_invtrans[1], vertex_normal);
+    N.z = xl_dp3(state_matrix_modelview0_invtrans[2], vertex_normal);
     t.x = xl_dp3(N, N);
-    t.x = (1.0 / sqrt(t.x));
-    {
-        precise vec4 xl_t1 = (N * t.xxxx);
-        N.xyz = xl_t1.xyz;
-    }
+    t.x = 1.0 / sqrt(t.x);
+    N.xyz = N.xyz * t.xxx;
     t.x = xl_dp3(N, state_light_0_position);
     t.y = xl_dp3(N, state_light_0_half);
     t.w = state_material_shininess.x;
     lit = xl_lit(t);
-    front = (lit.yyyy * state_lightprod_0_diffuse + state_lightprod_0_ambient);
-    spec = (lit.zzzz * state_lightprod_0_specular);
+    front = lit.yyyy * state_lightprod_0_diffuse + state_lightprod_0_ambient;
+    spec = lit.zzzz * state_lightprod_0_specular;
     lit = xl_lit(-t);
-    back = (lit.yyyy * state_lightprod_0_back_diffuse + state_lightprod_0_back_ambient);
-    L = (state_light_1_position - eye);
+    back = lit.yyyy * state_lightprod_0_back_diffuse + state_lightprod_0_back_ambient;
+    L = state_light_1_position - eye;
     d.y = xl_dp3(L, L);
-    d.w = (1.0 / sqrt(d.y));
-    {
-        precise vec4 xl_t2 = (L * d.wwww);
-        L.xyz = xl_t2.xyz;
-    }
-    {
-        precise vec4 xl_t3 = (d.yyyy * d.wwww);
-        d.z = xl_t3.z;
-    }
+    d.w = 1.0 / sqrt(d.y);
+    L.xyz = L.xyz * d.www;
+    d.z = d.y * d.w;
     att = xl_dst(d.yyyy, d.wwww);
     att.x = xl_dp3(att, state_light_1_attenuation);
-    att.x = (1.0 / att.x);
+    att.x = 1.0 / att.x;
     t.z = xl_dp3(-L, state_light_1_spot_direction);
-    t.z = (xl_max(t.zzzz, vec4(0.0))).z;
+    t.z = xl_max(t.zzzz, vec4(0.0)).z;
     t.z = exp2(state_material_emission.w * log2(t.z));
-    {
-        precise vec4 xl_t4 = (att.xxxx * t.zzzz);
-        att.x = xl_t4.x;
-    }
+    att.x = att.x * t.z;
     t.x = xl_dp3(N, L);
-    t.x = (xl_max(t.xxxx, vec4(0.0))).x;
-    {
-        precise vec4 xl_t5 = (t.xxxx * att.xxxx);
-        t.x = xl_t5.x;
-    }
-    {
-        precise vec4 xl_t6 = (t.xxxx * state_light_1_diffuse + front);
-        front.xyz = xl_t6.xyz;
-    }
-    t.xyz = (vec4(cross(N.xyz, L.xyz), 0.0)).xyz;
-    out_result_texcoord[2] = t;
-    front = (front + state_lightmodel_scenecolor);
-    back = (back + state_lightmodel_back_scenecolor);
-    front = (state_lightmodel_ambient * state_material_ambient + front);
-    out_result_color = xl_min(front, vec4(1.0));
-    out_result_color_back = back;
-    out_result_color_secondary = spec;
-    out_result_color_back_secondary = (spec * state_material_back_specular);
-    {
-        precise vec4 xl_t7 = (state_material_diffuse.wwww * vec4(0.5) + state_light_1_specular.wwww);
-        out_result_color_secondary.w = xl_t7.w;
-    }
+    t.x = xl_max(t.xxxx, vec4(0.0)).x;
+    t.x = t.x * att.x;
+    front.xyz = t.xxx * state_light_1_diffuse.xyz + front.xyz;
+    t.xyz = vec4(cross(N.xyz, L.xyz), 0.0).xyz;
+    result_texcoord_2 = t;
+    front = front + state_lightmodel_scenecolor;
+    back = back + state_lightmodel_back_scenecolor;
+    front = state_lightmodel_ambient * state_material_ambient + front;
+    result_color = xl_min(front, vec4(1.0));
+    result_color_back = back;
+    result_color_secondary = spec;
+    result_color_back_secondary = spec * state_material_back_specular;
+    result_color_secondary.w = state_material_diffuse.w * 0.5 + state_light_1_specular.w;
 }
 
 void main()
 {
-    in_vertex_position = vertex_position;
-    in_vertex_normal = vertex_normal;
+    gl_Position = vec4(0);
     xl_main();
-    gl_Position = out_result_position;
-    result_texcoord_2 = out_result_texcoord[2];
-    result_color = out_result_color;
-    result_color_back = out_result_color_back;
-    result_color_secondary = out_result_color_secondary;
-    result_color_back_secondary = out_result_color_back_secondary;
 }

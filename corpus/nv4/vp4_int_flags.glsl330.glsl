@@ -11,8 +11,6 @@ out xl_varying5 { vec4 v; } result_texcoord_0;
 
 uniform vec4 program_local[2];
 
-vec4 in_vertex_position;
-vec4 out_result_position = vec4(0);
 vec4 out_result_attrib[3] = vec4[3](vec4(0), vec4(0), vec4(0));
 vec4 out_result_texcoord[1] = vec4[1](vec4(0));
 uvec4 sum = uvec4(0);
@@ -104,7 +102,7 @@ ivec4 xl_f2i(vec4 x) {
 
 void xl_main()
 {
-    out_result_position = in_vertex_position;
+    gl_Position = vertex_position;
     {
         uvec4 xl_t1 = (floatBitsToUint(program_local[0]).xzzw + floatBitsToUint(program_local[0]).yzyw);
         uvec4 xl_f2 = xl_ccadd(floatBitsToUint(program_local[0]).xzzw, floatBitsToUint(program_local[0]).yzyw);
@@ -124,20 +122,20 @@ void xl_main()
     }
     if (any(xl_ccOF(xl_cc0.yyyy)))
     {
-        q = (floatBitsToInt(program_local[1]) >> (1 & 31));
+        q = floatBitsToInt(program_local[1]) >> (1 & 31);
     }
     else
     {
         q = ivec4(-1);
     }
-    q.z = (xl_div(floatBitsToInt(program_local[1]).zzzz, floatBitsToInt(program_local[1]).w)).z;
-    q.w = (xl_mod(floatBitsToInt(program_local[1]).zzzz, floatBitsToInt(program_local[1]).w)).w;
+    q.z = xl_div(floatBitsToInt(program_local[1]).zzzz, floatBitsToInt(program_local[1]).w).z;
+    q.w = xl_mod(floatBitsToInt(program_local[1]).zzzz, floatBitsToInt(program_local[1]).w).w;
     hi = uvec4(0u);
-    hi.x = (xl_mulhi(floatBitsToUint(program_local[0]).xxxx, floatBitsToUint(program_local[0]).xxxx)).x;
-    hi.y = (floatBitsToUint(program_local[0]).wwww << (4u & 31u)).y;
+    hi.x = xl_mulhi(floatBitsToUint(program_local[0]).xxxx, floatBitsToUint(program_local[0]).xxxx).x;
+    hi.y = floatBitsToUint(program_local[0]).w << (4u & 31u);
     f = vec4(q);
-    q.x = (xl_f2i(roundEven(vec4(2.5)))).x;
-    q.y = (xl_f2i(trunc(vec4(-1.5)))).y;
+    q.x = xl_f2i(roundEven(vec4(2.5))).x;
+    q.y = xl_f2i(trunc(vec4(-1.5))).y;
     out_result_attrib[0] = uintBitsToFloat(flags);
     out_result_attrib[1] = intBitsToFloat(q);
     out_result_attrib[2] = uintBitsToFloat(hi);
@@ -146,9 +144,7 @@ void xl_main()
 
 void main()
 {
-    in_vertex_position = vertex_position;
     xl_main();
-    gl_Position = out_result_position;
     result_attrib_0.v = out_result_attrib[0];
     result_attrib_1.v = out_result_attrib[1];
     result_attrib_2.v = out_result_attrib[2];

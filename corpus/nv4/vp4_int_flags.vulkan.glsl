@@ -3,20 +3,17 @@
 // Interface mapping: see the reflection JSON (xlate convert --target reflect).
 
 layout(location = 0) in vec4 vertex_position;
-layout(location = 13) out vec4 result_attrib_0;
-layout(location = 14) out vec4 result_attrib_1;
-layout(location = 15) out vec4 result_attrib_2;
-layout(location = 5) out vec4 result_texcoord_0;
+precise gl_Position;
+layout(location = 13) precise out vec4 result_attrib_0;
+layout(location = 14) precise out vec4 result_attrib_1;
+layout(location = 15) precise out vec4 result_attrib_2;
+layout(location = 5) precise out vec4 result_texcoord_0;
 
 layout(set = 0, binding = 0, std140) uniform XlateParameters
 {
     vec4 program_local[2];
 };
 
-vec4 in_vertex_position;
-precise highp vec4 out_result_position = vec4(0);
-precise highp vec4 out_result_attrib[3] = vec4[3](vec4(0), vec4(0), vec4(0));
-precise highp vec4 out_result_texcoord[1] = vec4[1](vec4(0));
 precise highp uvec4 sum = uvec4(0);
 precise highp uvec4 flags = uvec4(0);
 precise highp uvec4 hi = uvec4(0);
@@ -90,7 +87,7 @@ ivec4 xl_f2i(vec4 x) {
 
 void xl_main()
 {
-    out_result_position = in_vertex_position;
+    gl_Position = vertex_position;
     {
         uvec4 xl_t1 = (floatBitsToUint(program_local[0]).xzzw + floatBitsToUint(program_local[0]).yzyw);
         uvec4 xl_f2 = xl_ccadd(floatBitsToUint(program_local[0]).xzzw, floatBitsToUint(program_local[0]).yzyw);
@@ -110,33 +107,31 @@ void xl_main()
     }
     if (any(xl_ccOF(xl_cc0.yyyy)))
     {
-        q = (floatBitsToInt(program_local[1]) >> (1 & 31));
+        q = floatBitsToInt(program_local[1]) >> (1 & 31);
     }
     else
     {
         q = ivec4(-1);
     }
-    q.z = (xl_div(floatBitsToInt(program_local[1]).zzzz, floatBitsToInt(program_local[1]).w)).z;
-    q.w = (xl_mod(floatBitsToInt(program_local[1]).zzzz, floatBitsToInt(program_local[1]).w)).w;
+    q.z = xl_div(floatBitsToInt(program_local[1]).zzzz, floatBitsToInt(program_local[1]).w).z;
+    q.w = xl_mod(floatBitsToInt(program_local[1]).zzzz, floatBitsToInt(program_local[1]).w).w;
     hi = uvec4(0u);
-    hi.x = (xl_mulhi(floatBitsToUint(program_local[0]).xxxx, floatBitsToUint(program_local[0]).xxxx)).x;
-    hi.y = (floatBitsToUint(program_local[0]).wwww << (4u & 31u)).y;
+    hi.x = xl_mulhi(floatBitsToUint(program_local[0]).xxxx, floatBitsToUint(program_local[0]).xxxx).x;
+    hi.y = floatBitsToUint(program_local[0]).w << (4u & 31u);
     f = vec4(q);
-    q.x = (xl_f2i(roundEven(vec4(2.5)))).x;
-    q.y = (xl_f2i(trunc(vec4(-1.5)))).y;
-    out_result_attrib[0] = uintBitsToFloat(flags);
-    out_result_attrib[1] = intBitsToFloat(q);
-    out_result_attrib[2] = uintBitsToFloat(hi);
-    out_result_texcoord[0] = f;
+    q.x = xl_f2i(roundEven(vec4(2.5))).x;
+    q.y = xl_f2i(trunc(vec4(-1.5))).y;
+    result_attrib_0 = uintBitsToFloat(flags);
+    result_attrib_1 = intBitsToFloat(q);
+    result_attrib_2 = uintBitsToFloat(hi);
+    result_texcoord_0 = f;
 }
 
 void main()
 {
-    in_vertex_position = vertex_position;
+    result_attrib_0 = vec4(0);
+    result_attrib_1 = vec4(0);
+    result_attrib_2 = vec4(0);
+    result_texcoord_0 = vec4(0);
     xl_main();
-    gl_Position = out_result_position;
-    result_attrib_0 = out_result_attrib[0];
-    result_attrib_1 = out_result_attrib[1];
-    result_attrib_2 = out_result_attrib[2];
-    result_texcoord_0 = out_result_texcoord[0];
 }

@@ -3,8 +3,9 @@
 // Interface mapping: see the reflection JSON (xlate convert --target reflect).
 
 layout(location = 0) in vec4 vertex_position;
-layout(location = 0) out vec4 result_color;
-layout(location = 5) out vec4 result_texcoord_0;
+precise gl_Position;
+layout(location = 0) precise out vec4 result_color;
+layout(location = 5) precise out vec4 result_texcoord_0;
 
 layout(set = 0, binding = 0, std140) uniform XlateParameters
 {
@@ -12,11 +13,7 @@ layout(set = 0, binding = 0, std140) uniform XlateParameters
     vec4 program_local[9];
 };
 
-vec4 in_vertex_position;
 ivec4 in_vertex_id;
-precise highp vec4 out_result_position = vec4(0);
-precise highp vec4 out_result_color = vec4(0);
-precise highp vec4 out_result_texcoord[1] = vec4[1](vec4(0));
 precise highp ivec4 i = ivec4(0);
 precise highp ivec4 k = ivec4(0);
 precise highp vec4 acc = vec4(0);
@@ -57,17 +54,17 @@ vec4 xl_ssat(vec4 x) { precise vec4 xl_r = mix(mix(x, vec4(1.0), greaterThan(x, 
 
 void xl_main()
 {
-    out_result_position.x = xl_dp4(state_matrix_mvp[0], in_vertex_position);
-    out_result_position.y = xl_dp4(state_matrix_mvp[1], in_vertex_position);
-    out_result_position.z = xl_dp4(state_matrix_mvp[2], in_vertex_position);
-    out_result_position.w = xl_dp4(state_matrix_mvp[3], in_vertex_position);
+    gl_Position.x = xl_dp4(state_matrix_mvp[0], vertex_position);
+    gl_Position.y = xl_dp4(state_matrix_mvp[1], vertex_position);
+    gl_Position.z = xl_dp4(state_matrix_mvp[2], vertex_position);
+    gl_Position.w = xl_dp4(state_matrix_mvp[3], vertex_position);
     acc = vec4(0.0);
     k.x = in_vertex_id.x;
     for (int xl_i1 = 0, xl_n2 = xl_f2i(vec4(floor(program_local[8].yyyy.x))).x; xl_i1 < xl_n2; ++xl_i1)
     {
-        i.x = (k.xxxx & ivec4(7)).x;
-        acc = (acc + program_local[clamp(i.x, 0, 7)]);
-        k.x = (k.xxxx + ivec4(1)).x;
+        i.x = k.x & 7;
+        acc = acc + program_local[clamp(i.x, 0, 7)];
+        k.x = k.x + 1;
         {
             precise vec4 xl_t3 = vec4(greaterThan(acc.xxxx, program_local[8].xxxx));
             t.x = xl_t3.x;
@@ -75,17 +72,16 @@ void xl_main()
         }
         if (any(xl_ccGT(xl_cc0.xxxx))) break;
     }
-    out_result_color = xl_sat(acc);
-    out_result_texcoord[0].x = (vec4(k.xxxx)).x;
+    result_color = xl_sat(acc);
+    result_texcoord_0.x = vec4(k.xxxx).x;
     return;
 }
 
 void main()
 {
-    in_vertex_position = vertex_position;
     in_vertex_id = ivec4(gl_VertexIndex, 0, 0, 0);
+    gl_Position = vec4(0);
+    result_color = vec4(0);
+    result_texcoord_0 = vec4(0);
     xl_main();
-    gl_Position = out_result_position;
-    result_color = out_result_color;
-    result_texcoord_0 = out_result_texcoord[0];
 }

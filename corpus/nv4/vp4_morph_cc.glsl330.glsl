@@ -18,9 +18,7 @@ out xl_varying20 { vec4 v; } result_attrib_7;
 uniform vec4 program_env[4];
 
 vec4 in_vertex_attrib[12];
-vec4 in_vertex_position;
 vec4 out_result_texcoord[4] = vec4[4](vec4(0), vec4(0), vec4(0), vec4(0));
-vec4 out_result_position = vec4(0);
 vec4 out_result_attrib[8] = vec4[8](vec4(0), vec4(0), vec4(0), vec4(0), vec4(0), vec4(0), vec4(0), vec4(0));
 ivec4 t = ivec4(0);
 ivec4 i = ivec4(0);
@@ -133,10 +131,10 @@ uvec4 xl_sad(uvec4 a, uvec4 b, uvec4 c) { return xl_sel(b - a, a - b, greaterTha
 
 void xl_main()
 {
-    acc = in_vertex_position;
+    acc = vertex_position;
     u = floatBitsToUint(program_env[2]).xxxx;
-    i.x = (ivec4(0)).x;
-    t.x = (xl_min(floatBitsToInt(program_env[3]).xxxx, ivec4(4))).x;
+    i.x = 0;
+    t.x = xl_min(floatBitsToInt(program_env[3]).xxxx, ivec4(4)).x;
     for (;;)
     {
         {
@@ -146,21 +144,21 @@ void xl_main()
             xl_cc1.y = xl_f2.y;
         }
         if (any(xl_ccGE(xl_cc1.xxxx))) break;
-        j.x = (uvec4(i.xxxx)).x;
-        i.x = (i.xxxx + ivec4(1)).x;
+        j.x = uvec4(i.xxxx).x;
+        i.x = i.x + 1;
         {
             uvec4 xl_t3 = (u.xxxx >> (j.x & 31u));
             d.y = xl_t3.y;
             xl_cc0.y = xl_cci(xl_t3).y;
         }
         {
-            uvec4 xl_t4 = (d.yyyy & uvec4(1u));
+            uvec4 xl_t4 = (d.yyyy & 1u);
             d.y = xl_t4.y;
             xl_cc0.y = xl_cci(xl_t4).y;
         }
         scratch[clamp(int(j.x), 0, 3)] = vec4(0.0);
         if (any(xl_ccEQ(xl_cc0.yyyy))) continue;
-        acc.xyz = (in_vertex_attrib[8 + clamp(int(j.x), 0, 3)] * program_env[0].xxxx + acc).xyz;
+        acc.xyz = in_vertex_attrib[8 + clamp(int(j.x), 0, 3)].xyz * program_env[0].xxx + acc.xyz;
         scratch[clamp(int(j.x), 0, 3)] = in_vertex_attrib[8 + clamp(int(j.x), 0, 3)];
     }
     {
@@ -170,7 +168,7 @@ void xl_main()
         xl_cc0 = xl_f6;
     }
     {
-        uvec4 xl_t7 = (uvec4(3u) - u.xxxx);
+        uvec4 xl_t7 = (3u - u.xxxx);
         uvec4 xl_f8 = xl_ccsub(uvec4(3u), u.xxxx);
         u = xl_t7;
         xl_cc1 = xl_f8;
@@ -216,7 +214,7 @@ void xl_main()
         u.w = xl_sel(u.w, xl_t23.w, xl_m24.w);
     }
     {
-        ivec4 xl_t25 = (floatBitsToInt(program_env[3]).xxxy + ivec4(2147483647));
+        ivec4 xl_t25 = (floatBitsToInt(program_env[3]).xxxy + 2147483647);
         uvec4 xl_f26 = xl_ccadd(uvec4(floatBitsToInt(program_env[3]).xxxy), uvec4(ivec4(2147483647)));
         t.zw = xl_t25.zw;
         xl_cc1.zw = xl_f26.zw;
@@ -256,15 +254,15 @@ void xl_main()
         bvec4 xl_m39 = bvec4(false);
         scratch[2] = mix(scratch[2], xl_t38, xl_m39);
     }
-    d = (d | u);
-    d.xy = (d ^ uvec4(0x80000000u)).xy;
-    d.z = (~d.xxxx).z;
-    d.w = (xl_sad(u.xxxx, d.yyyy, uvec4(10u))).w;
+    d = d | u;
+    d.xy = d.xy ^ 0x80000000u;
+    d.z = ~d.x;
+    d.w = xl_sad(u.xxxx, d.yyyy, uvec4(10u)).w;
     lo = floatBitsToUint(acc);
-    lo.xy = (lo - d).xy;
+    lo.xy = lo.xy - d.xy;
     out_result_attrib[6] = uintBitsToFloat(lo);
     out_result_attrib[7] = uintBitsToFloat(d);
-    out_result_position = acc;
+    gl_Position = acc;
     out_result_texcoord[clamp(int(j.x), 0, 3)] = scratch[1];
     out_result_texcoord[3] = scratch[3];
     return;
@@ -276,13 +274,12 @@ void main()
     in_vertex_attrib[9] = vertex_attrib_9;
     in_vertex_attrib[10] = vertex_attrib_10;
     in_vertex_attrib[11] = vertex_attrib_11;
-    in_vertex_position = vertex_position;
+    gl_Position = vec4(0);
     xl_main();
     result_texcoord_0.v = out_result_texcoord[0];
     result_texcoord_1.v = out_result_texcoord[1];
     result_texcoord_2.v = out_result_texcoord[2];
     result_texcoord_3.v = out_result_texcoord[3];
-    gl_Position = out_result_position;
     result_attrib_6.v = out_result_attrib[6];
     result_attrib_7.v = out_result_attrib[7];
 }

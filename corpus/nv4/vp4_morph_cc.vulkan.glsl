@@ -11,8 +11,9 @@ layout(location = 5) out vec4 result_texcoord_0;
 layout(location = 6) out vec4 result_texcoord_1;
 layout(location = 7) out vec4 result_texcoord_2;
 layout(location = 8) out vec4 result_texcoord_3;
-layout(location = 19) out vec4 result_attrib_6;
-layout(location = 20) out vec4 result_attrib_7;
+precise gl_Position;
+layout(location = 19) precise out vec4 result_attrib_6;
+layout(location = 20) precise out vec4 result_attrib_7;
 
 layout(set = 0, binding = 0, std140) uniform XlateParameters
 {
@@ -20,10 +21,7 @@ layout(set = 0, binding = 0, std140) uniform XlateParameters
 };
 
 vec4 in_vertex_attrib[12];
-vec4 in_vertex_position;
 precise highp vec4 out_result_texcoord[4] = vec4[4](vec4(0), vec4(0), vec4(0), vec4(0));
-precise highp vec4 out_result_position = vec4(0);
-precise highp vec4 out_result_attrib[8] = vec4[8](vec4(0), vec4(0), vec4(0), vec4(0), vec4(0), vec4(0), vec4(0), vec4(0));
 precise highp ivec4 t = ivec4(0);
 precise highp ivec4 i = ivec4(0);
 precise highp uvec4 j = uvec4(0);
@@ -127,10 +125,10 @@ uvec4 xl_sad(uvec4 a, uvec4 b, uvec4 c) { precise uvec4 xl_r = mix(b - a, a - b,
 
 void xl_main()
 {
-    acc = in_vertex_position;
+    acc = vertex_position;
     u = floatBitsToUint(program_env[2]).xxxx;
-    i.x = (ivec4(0)).x;
-    t.x = (xl_min(floatBitsToInt(program_env[3]).xxxx, ivec4(4))).x;
+    i.x = 0;
+    t.x = xl_min(floatBitsToInt(program_env[3]).xxxx, ivec4(4)).x;
     for (;;)
     {
         {
@@ -140,128 +138,125 @@ void xl_main()
             xl_cc1.y = xl_f2.y;
         }
         if (any(xl_ccGE(xl_cc1.xxxx))) break;
-        j.x = (uvec4(i.xxxx)).x;
-        i.x = (i.xxxx + ivec4(1)).x;
+        j.x = uvec4(i.xxxx).x;
+        i.x = i.x + 1;
         {
             uvec4 xl_t3 = (u.xxxx >> (j.x & 31u));
             d.y = xl_t3.y;
             xl_cc0.y = xl_cci(xl_t3).y;
         }
         {
-            uvec4 xl_t4 = (d.yyyy & uvec4(1u));
+            uvec4 xl_t4 = (d.yyyy & 1u);
             d.y = xl_t4.y;
             xl_cc0.y = xl_cci(xl_t4).y;
         }
         scratch[clamp(int(j.x), 0, 3)] = vec4(0.0);
         if (any(xl_ccEQ(xl_cc0.yyyy))) continue;
-        {
-            precise vec4 xl_t5 = (in_vertex_attrib[8 + clamp(int(j.x), 0, 3)] * program_env[0].xxxx + acc);
-            acc.xyz = xl_t5.xyz;
-        }
+        acc.xyz = in_vertex_attrib[8 + clamp(int(j.x), 0, 3)].xyz * program_env[0].xxx + acc.xyz;
         scratch[clamp(int(j.x), 0, 3)] = in_vertex_attrib[8 + clamp(int(j.x), 0, 3)];
     }
     {
-        uvec4 xl_t6 = (u.xxxx - uvec4(16u, 256u, 0xffffffffu, 7u));
-        uvec4 xl_f7 = xl_ccsub(u.xxxx, uvec4(16u, 256u, 0xffffffffu, 7u));
-        d = xl_t6;
-        xl_cc0 = xl_f7;
+        uvec4 xl_t5 = (u.xxxx - uvec4(16u, 256u, 0xffffffffu, 7u));
+        uvec4 xl_f6 = xl_ccsub(u.xxxx, uvec4(16u, 256u, 0xffffffffu, 7u));
+        d = xl_t5;
+        xl_cc0 = xl_f6;
     }
     {
-        uvec4 xl_t8 = (uvec4(3u) - u.xxxx);
-        uvec4 xl_f9 = xl_ccsub(uvec4(3u), u.xxxx);
-        u = xl_t8;
-        xl_cc1 = xl_f9;
+        uvec4 xl_t7 = (3u - u.xxxx);
+        uvec4 xl_f8 = xl_ccsub(uvec4(3u), u.xxxx);
+        u = xl_t7;
+        xl_cc1 = xl_f8;
     }
     {
-        uvec4 xl_t10 = uvec4(1u);
-        bvec4 xl_m11 = xl_ccAB(xl_cc0.xxxx);
-        d = mix(d, xl_t10, xl_m11);
+        uvec4 xl_t9 = uvec4(1u);
+        bvec4 xl_m10 = xl_ccAB(xl_cc0.xxxx);
+        d = mix(d, xl_t9, xl_m10);
     }
     {
-        uvec4 xl_t12 = uvec4(2u);
-        bvec4 xl_m13 = xl_ccBLE(xl_cc0.yyyy);
-        d.y = mix(d.y, xl_t12.y, xl_m13.y);
+        uvec4 xl_t11 = uvec4(2u);
+        bvec4 xl_m12 = xl_ccBLE(xl_cc0.yyyy);
+        d.y = mix(d.y, xl_t11.y, xl_m12.y);
     }
     {
-        uvec4 xl_t14 = uvec4(3u);
-        bvec4 xl_m15 = xl_ccNCF(xl_cc0.zzzz);
-        d.z = mix(d.z, xl_t14.z, xl_m15.z);
+        uvec4 xl_t13 = uvec4(3u);
+        bvec4 xl_m14 = xl_ccNCF(xl_cc0.zzzz);
+        d.z = mix(d.z, xl_t13.z, xl_m14.z);
     }
     {
-        uvec4 xl_t16 = uvec4(4u);
-        bvec4 xl_m17 = xl_ccCF(xl_cc0.wwww);
-        d.w = mix(d.w, xl_t16.w, xl_m17.w);
+        uvec4 xl_t15 = uvec4(4u);
+        bvec4 xl_m16 = xl_ccCF(xl_cc0.wwww);
+        d.w = mix(d.w, xl_t15.w, xl_m16.w);
     }
     {
-        uvec4 xl_t18 = d;
-        bvec4 xl_m19 = xl_ccAB(xl_cc1);
-        u = mix(u, xl_t18, xl_m19);
+        uvec4 xl_t17 = d;
+        bvec4 xl_m18 = xl_ccAB(xl_cc1);
+        u = mix(u, xl_t17, xl_m18);
     }
     {
-        uvec4 xl_t20 = uvec4(0u);
-        bvec4 xl_m21 = xl_ccBLE(xl_cc1);
-        u = mix(u, xl_t20, xl_m21);
+        uvec4 xl_t19 = uvec4(0u);
+        bvec4 xl_m20 = xl_ccBLE(xl_cc1);
+        u = mix(u, xl_t19, xl_m20);
     }
     {
-        uvec4 xl_t22 = uvec4(43605u);
-        bvec4 xl_m23 = xl_ccCF(xl_cc1.xxxx);
-        u.z = mix(u.z, xl_t22.z, xl_m23.z);
+        uvec4 xl_t21 = uvec4(43605u);
+        bvec4 xl_m22 = xl_ccCF(xl_cc1.xxxx);
+        u.z = mix(u.z, xl_t21.z, xl_m22.z);
     }
     {
-        uvec4 xl_t24 = uvec4(21930u);
-        bvec4 xl_m25 = xl_ccNCF(xl_cc1.wwww);
-        u.w = mix(u.w, xl_t24.w, xl_m25.w);
+        uvec4 xl_t23 = uvec4(21930u);
+        bvec4 xl_m24 = xl_ccNCF(xl_cc1.wwww);
+        u.w = mix(u.w, xl_t23.w, xl_m24.w);
     }
     {
-        ivec4 xl_t26 = (floatBitsToInt(program_env[3]).xxxy + ivec4(2147483647));
-        uvec4 xl_f27 = xl_ccadd(uvec4(floatBitsToInt(program_env[3]).xxxy), uvec4(ivec4(2147483647)));
-        t.zw = xl_t26.zw;
-        xl_cc1.zw = xl_f27.zw;
+        ivec4 xl_t25 = (floatBitsToInt(program_env[3]).xxxy + 2147483647);
+        uvec4 xl_f26 = xl_ccadd(uvec4(floatBitsToInt(program_env[3]).xxxy), uvec4(ivec4(2147483647)));
+        t.zw = xl_t25.zw;
+        xl_cc1.zw = xl_f26.zw;
     }
     {
-        ivec4 xl_t28 = ivec4(-7);
-        bvec4 xl_m29 = xl_ccOF(xl_cc1.zzzz);
-        lo = mix(lo, uvec4(xl_t28), xl_m29);
+        ivec4 xl_t27 = ivec4(-7);
+        bvec4 xl_m28 = xl_ccOF(xl_cc1.zzzz);
+        lo = mix(lo, uvec4(xl_t27), xl_m28);
     }
     {
-        ivec4 xl_t30 = ivec4(-16);
-        bvec4 xl_m31 = xl_ccNOF(xl_cc1.wwww);
-        lo.w = mix(lo.w, uvec4(xl_t30).w, xl_m31.w);
+        ivec4 xl_t29 = ivec4(-16);
+        bvec4 xl_m30 = xl_ccNOF(xl_cc1.wwww);
+        lo.w = mix(lo.w, uvec4(xl_t29).w, xl_m30.w);
     }
     {
-        ivec4 xl_t32 = floatBitsToInt(program_env[3]);
-        t = xl_t32;
-        xl_cc0 = xl_cci(uvec4(xl_t32));
+        ivec4 xl_t31 = floatBitsToInt(program_env[3]);
+        t = xl_t31;
+        xl_cc0 = xl_cci(uvec4(xl_t31));
     }
     {
-        precise vec4 xl_t33 = vec4(-1.0);
-        bvec4 xl_m34 = xl_ccSF(xl_cc0.yyyy);
-        acc.w = mix(acc.w, xl_t33.w, xl_m34.w);
+        precise vec4 xl_t32 = vec4(-1.0);
+        bvec4 xl_m33 = xl_ccSF(xl_cc0.yyyy);
+        acc.w = mix(acc.w, xl_t32.w, xl_m33.w);
     }
     {
-        precise vec4 xl_t35 = vec4(1.0);
-        bvec4 xl_m36 = xl_ccNSF(xl_cc0.xxxx);
-        acc.w = mix(acc.w, xl_t35.w, xl_m36.w);
+        precise vec4 xl_t34 = vec4(1.0);
+        bvec4 xl_m35 = xl_ccNSF(xl_cc0.xxxx);
+        acc.w = mix(acc.w, xl_t34.w, xl_m35.w);
     }
     {
-        precise vec4 xl_t37 = acc;
-        bvec4 xl_m38 = bvec4(true);
-        scratch[3] = mix(scratch[3], xl_t37, xl_m38);
+        precise vec4 xl_t36 = acc;
+        bvec4 xl_m37 = bvec4(true);
+        scratch[3] = mix(scratch[3], xl_t36, xl_m37);
     }
     {
-        precise vec4 xl_t39 = acc;
-        bvec4 xl_m40 = bvec4(false);
-        scratch[2] = mix(scratch[2], xl_t39, xl_m40);
+        precise vec4 xl_t38 = acc;
+        bvec4 xl_m39 = bvec4(false);
+        scratch[2] = mix(scratch[2], xl_t38, xl_m39);
     }
-    d = (d | u);
-    d.xy = (d ^ uvec4(0x80000000u)).xy;
-    d.z = (~d.xxxx).z;
-    d.w = (xl_sad(u.xxxx, d.yyyy, uvec4(10u))).w;
+    d = d | u;
+    d.xy = d.xy ^ 0x80000000u;
+    d.z = ~d.x;
+    d.w = xl_sad(u.xxxx, d.yyyy, uvec4(10u)).w;
     lo = floatBitsToUint(acc);
-    lo.xy = (lo - d).xy;
-    out_result_attrib[6] = uintBitsToFloat(lo);
-    out_result_attrib[7] = uintBitsToFloat(d);
-    out_result_position = acc;
+    lo.xy = lo.xy - d.xy;
+    result_attrib_6 = uintBitsToFloat(lo);
+    result_attrib_7 = uintBitsToFloat(d);
+    gl_Position = acc;
     out_result_texcoord[clamp(int(j.x), 0, 3)] = scratch[1];
     out_result_texcoord[3] = scratch[3];
     return;
@@ -273,13 +268,12 @@ void main()
     in_vertex_attrib[9] = vertex_attrib_9;
     in_vertex_attrib[10] = vertex_attrib_10;
     in_vertex_attrib[11] = vertex_attrib_11;
-    in_vertex_position = vertex_position;
+    gl_Position = vec4(0);
+    result_attrib_6 = vec4(0);
+    result_attrib_7 = vec4(0);
     xl_main();
     result_texcoord_0 = out_result_texcoord[0];
     result_texcoord_1 = out_result_texcoord[1];
     result_texcoord_2 = out_result_texcoord[2];
     result_texcoord_3 = out_result_texcoord[3];
-    gl_Position = out_result_position;
-    result_attrib_6 = out_result_attrib[6];
-    result_attrib_7 = out_result_attrib[7];
 }

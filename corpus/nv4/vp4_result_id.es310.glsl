@@ -16,16 +16,14 @@ precision highp int;
 
 layout(location = 0) in vec4 vertex_position;
 layout(location = 29) flat out int result_id;
-layout(location = 0) out vec4 result_color;
+layout(location = 0) xl_precise out vec4 result_color;
 
 layout(location = 0) uniform vec4 state_matrix_mvp[4];
 
-vec4 in_vertex_position;
 ivec4 in_vertex_id;
 ivec4 in_vertex_instance;
 xl_precise highp ivec4 out_result_id = ivec4(0);
 xl_precise highp vec4 out_result_position = vec4(0);
-xl_precise highp vec4 out_result_color = vec4(0);
 xl_precise highp ivec4 t = ivec4(0);
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
@@ -35,25 +33,23 @@ float xl_dp4(vec4 a, vec4 b) { xl_precise float xl_r = a.x * b.x + a.y * b.y + a
 
 void xl_main()
 {
-    out_result_position.x = xl_dp4(state_matrix_mvp[0], in_vertex_position);
-    out_result_position.y = xl_dp4(state_matrix_mvp[1], in_vertex_position);
-    out_result_position.z = xl_dp4(state_matrix_mvp[2], in_vertex_position);
-    out_result_position.w = xl_dp4(state_matrix_mvp[3], in_vertex_position);
+    out_result_position.x = xl_dp4(state_matrix_mvp[0], vertex_position);
+    out_result_position.y = xl_dp4(state_matrix_mvp[1], vertex_position);
+    out_result_position.z = xl_dp4(state_matrix_mvp[2], vertex_position);
+    out_result_position.w = xl_dp4(state_matrix_mvp[3], vertex_position);
     t.x = in_vertex_id.x;
     t.y = in_vertex_instance.x;
-    t.y = (t.yyyy << (16 & 31)).y;
-    t.x = (t.xxxx | t.yyyy).x;
+    t.y = t.y << (16 & 31);
+    t.x = t.x | t.y;
     out_result_id.x = t.x;
-    out_result_color = vec4(t);
+    result_color = vec4(t);
 }
 
 void main()
 {
-    in_vertex_position = vertex_position;
     in_vertex_id = ivec4(gl_VertexID, 0, 0, 0);
     in_vertex_instance = ivec4(gl_InstanceID, 0, 0, 0);
     xl_main();
     result_id = out_result_id.x;
     gl_Position = out_result_position;
-    result_color = out_result_color;
 }

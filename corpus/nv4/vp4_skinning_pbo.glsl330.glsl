@@ -25,10 +25,6 @@ layout(std140) uniform XlateBuffer2
     uvec4 words[1];
 } buffer2;
 
-vec4 in_vertex_attrib[8];
-vec4 in_vertex_position;
-vec4 in_vertex_normal;
-vec4 out_result_position = vec4(0);
 vec4 out_result_texcoord[2] = vec4[2](vec4(0), vec4(0));
 vec4 out_result_color = vec4(0);
 ivec4 b = ivec4(0);
@@ -65,37 +61,33 @@ vec4 xl_nrm(vec4 a) { return vec4(a.xyz * (1.0 / sqrt(a.x * a.x + a.y * a.y + a.
 
 void xl_main()
 {
-    b.xy = (xl_f2i(roundEven(in_vertex_attrib[6]))).xy;
-    b.zw = (b.xxxy * ivec4(3)).zw;
-    p0.x = xl_dp4(uintBitsToFloat(buffer0.words[clamp(b.z, 0, 1023)]), in_vertex_position);
-    p0.y = xl_dp4(uintBitsToFloat(buffer0.words[clamp(clamp(b.z, -2, 1023) + 1, 0, 1023)]), in_vertex_position);
-    p0.z = xl_dp4(uintBitsToFloat(buffer0.words[clamp(clamp(b.z, -3, 1022) + 2, 0, 1023)]), in_vertex_position);
-    p1.x = xl_dp4(uintBitsToFloat(buffer0.words[clamp(b.w, 0, 1023)]), in_vertex_position);
-    p1.y = xl_dp4(uintBitsToFloat(buffer0.words[clamp(clamp(b.w, -2, 1023) + 1, 0, 1023)]), in_vertex_position);
-    p1.z = xl_dp4(uintBitsToFloat(buffer0.words[clamp(clamp(b.w, -3, 1022) + 2, 0, 1023)]), in_vertex_position);
-    w.x = (in_vertex_attrib[7].xxxx * uintBitsToFloat(uvec4(buffer1.words[(clamp(b.x, 0, 15)) >> 2][(clamp(b.x, 0, 15)) & 3]))).x;
-    w.x = (w.xxxx * uintBitsToFloat(uvec4(buffer2.words[(3 + 0) >> 2][(3 + 0) & 3])).xxxx).x;
-    p0.xyz = (xl_lrp(w.xxxx, p0, p1)).xyz;
-    p0.w = in_vertex_position.w;
-    out_result_position.x = xl_dp4(state_matrix_mvp[0], p0);
-    out_result_position.y = xl_dp4(state_matrix_mvp[1], p0);
-    out_result_position.z = xl_dp4(state_matrix_mvp[2], p0);
-    out_result_position.w = xl_dp4(state_matrix_mvp[3], p0);
-    n.x = xl_dp3(state_matrix_modelview0_invtrans[0], in_vertex_normal);
-    n.y = xl_dp3(state_matrix_modelview0_invtrans[1], in_vertex_normal);
-    n.z = xl_dp3(state_matrix_modelview0_invtrans[2], in_vertex_normal);
-    out_result_texcoord[1].xyz = (xl_nrm(n)).xyz;
+    b.xy = xl_f2i(roundEven(vertex_attrib_6)).xy;
+    b.zw = b.xy * 3;
+    p0.x = xl_dp4(uintBitsToFloat(buffer0.words[clamp(b.z, 0, 1023)]), vertex_position);
+    p0.y = xl_dp4(uintBitsToFloat(buffer0.words[clamp(clamp(b.z, -2, 1023) + 1, 0, 1023)]), vertex_position);
+    p0.z = xl_dp4(uintBitsToFloat(buffer0.words[clamp(clamp(b.z, -3, 1022) + 2, 0, 1023)]), vertex_position);
+    p1.x = xl_dp4(uintBitsToFloat(buffer0.words[clamp(b.w, 0, 1023)]), vertex_position);
+    p1.y = xl_dp4(uintBitsToFloat(buffer0.words[clamp(clamp(b.w, -2, 1023) + 1, 0, 1023)]), vertex_position);
+    p1.z = xl_dp4(uintBitsToFloat(buffer0.words[clamp(clamp(b.w, -3, 1022) + 2, 0, 1023)]), vertex_position);
+    w.x = vertex_attrib_7.x * uintBitsToFloat(uvec4(buffer1.words[(clamp(b.x, 0, 15)) >> 2][(clamp(b.x, 0, 15)) & 3])).x;
+    w.x = w.x * uintBitsToFloat(uvec4(buffer2.words[(3 + 0) >> 2][(3 + 0) & 3])).x;
+    p0.xyz = xl_lrp(w.xxxx, p0, p1).xyz;
+    p0.w = vertex_position.w;
+    gl_Position.x = xl_dp4(state_matrix_mvp[0], p0);
+    gl_Position.y = xl_dp4(state_matrix_mvp[1], p0);
+    gl_Position.z = xl_dp4(state_matrix_mvp[2], p0);
+    gl_Position.w = xl_dp4(state_matrix_mvp[3], p0);
+    n.x = xl_dp3(state_matrix_modelview0_invtrans[0], vertex_normal);
+    n.y = xl_dp3(state_matrix_modelview0_invtrans[1], vertex_normal);
+    n.z = xl_dp3(state_matrix_modelview0_invtrans[2], vertex_normal);
+    out_result_texcoord[1].xyz = xl_nrm(n).xyz;
     out_result_color = w.xxxx;
 }
 
 void main()
 {
-    in_vertex_attrib[6] = vertex_attrib_6;
-    in_vertex_attrib[7] = vertex_attrib_7;
-    in_vertex_position = vertex_position;
-    in_vertex_normal = vertex_normal;
+    gl_Position = vec4(0);
     xl_main();
-    gl_Position = out_result_position;
     result_texcoord_1.v = out_result_texcoord[1];
     result_color.v = out_result_color;
 }

@@ -4,8 +4,9 @@
 
 layout(location = 8) in vec4 vertex_texcoord_0;
 layout(location = 0) in vec4 vertex_position;
-layout(location = 5) out vec4 result_texcoord_0;
-layout(location = 0) out vec4 result_color;
+precise gl_Position;
+layout(location = 5) precise out vec4 result_texcoord_0;
+layout(location = 0) precise out vec4 result_color;
 
 layout(set = 0, binding = 0, std140) uniform XlateParameters
 {
@@ -14,11 +15,6 @@ layout(set = 0, binding = 0, std140) uniform XlateParameters
     vec4 program_local[1];
 };
 
-vec4 in_vertex_texcoord[1];
-vec4 in_vertex_position;
-precise highp vec4 out_result_position = vec4(0);
-precise highp vec4 out_result_texcoord[1] = vec4[1](vec4(0));
-precise highp vec4 out_result_color = vec4(0);
 precise highp vec4 corner = vec4(0);
 precise highp vec4 right = vec4(0);
 precise highp vec4 up = vec4(0);
@@ -37,27 +33,23 @@ vec4 xl_ssat(vec4 x) { precise vec4 xl_r = mix(mix(x, vec4(1.0), greaterThan(x, 
 
 void xl_main()
 {
-    corner = vec4(in_vertex_texcoord[0].x, in_vertex_texcoord[0].y, 0.0, 1.0);
+    corner = vec4(vertex_texcoord_0.x, vertex_texcoord_0.y, 0.0, 1.0);
     right = vec4(state_matrix_modelview0[0].x, state_matrix_modelview0[0].y, state_matrix_modelview0[0].z, 0.0);
     up = vec4(state_matrix_modelview0[1].x, state_matrix_modelview0[1].y, state_matrix_modelview0[1].z, 0.0);
-    t = (corner.xxxx * program_local[0].xxxx);
-    p = (right * t.xxxx + in_vertex_position);
-    t = (corner.yyyy * program_local[0].yyyy);
-    p = (up * t.xxxx + p);
-    out_result_position.x = xl_dp4(state_matrix_mvp[0], p);
-    out_result_position.y = xl_dp4(state_matrix_mvp[1], p);
-    out_result_position.z = xl_dp4(state_matrix_mvp[2], p);
-    out_result_position.w = xl_dp4(state_matrix_mvp[3], p);
-    out_result_texcoord[0] = xl_sat(vec4(corner.x, -corner.y, 1.0, 0.0));
-    out_result_color = xl_ssat(vec4(-t.w, t.z, 1.0, -0.0));
+    t = corner.xxxx * program_local[0].xxxx;
+    p = right * t.xxxx + vertex_position;
+    t = corner.yyyy * program_local[0].yyyy;
+    p = up * t.xxxx + p;
+    gl_Position.x = xl_dp4(state_matrix_mvp[0], p);
+    gl_Position.y = xl_dp4(state_matrix_mvp[1], p);
+    gl_Position.z = xl_dp4(state_matrix_mvp[2], p);
+    gl_Position.w = xl_dp4(state_matrix_mvp[3], p);
+    result_texcoord_0 = xl_sat(vec4(corner.x, -corner.y, 1.0, 0.0));
+    result_color = xl_ssat(vec4(-t.w, t.z, 1.0, -0.0));
 }
 
 void main()
 {
-    in_vertex_texcoord[0] = vertex_texcoord_0;
-    in_vertex_position = vertex_position;
+    gl_Position = vec4(0);
     xl_main();
-    gl_Position = out_result_position;
-    result_texcoord_0 = out_result_texcoord[0];
-    result_color = out_result_color;
 }

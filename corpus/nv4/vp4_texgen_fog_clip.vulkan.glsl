@@ -5,11 +5,12 @@
 layout(location = 0) in vec4 vertex_position;
 layout(location = 3) in vec4 vertex_color;
 layout(location = 10) in vec4 vertex_texcoord_2;
-layout(location = 5) out vec4 result_texcoord_0;
-layout(location = 6) out vec4 result_texcoord_1;
-layout(location = 8) out vec4 result_texcoord_3;
-layout(location = 9) out vec4 result_texcoord_4;
-layout(location = 4) out vec4 result_fogcoord;
+precise gl_Position;
+layout(location = 5) precise out vec4 result_texcoord_0;
+layout(location = 6) precise out vec4 result_texcoord_1;
+layout(location = 8) precise out vec4 result_texcoord_3;
+layout(location = 9) precise out vec4 result_texcoord_4;
+layout(location = 4) precise out vec4 result_fogcoord;
 
 layout(set = 0, binding = 0, std140) uniform XlateParameters
 {
@@ -34,13 +35,7 @@ layout(set = 0, binding = 0, std140) uniform XlateParameters
     vec4 state_point_size;
 };
 
-vec4 in_vertex_position;
-vec4 in_vertex_color;
-vec4 in_vertex_texcoord[3];
-precise highp vec4 out_result_position = vec4(0);
-precise highp vec4 out_result_texcoord[5] = vec4[5](vec4(0), vec4(0), vec4(0), vec4(0), vec4(0));
 precise highp vec4 out_result_clip[2] = vec4[2](vec4(0), vec4(0));
-precise highp vec4 out_result_fogcoord = vec4(0);
 precise highp vec4 out_result_pointsize = vec4(0);
 precise highp vec4 e = vec4(0);
 precise highp vec4 p = vec4(0);
@@ -64,80 +59,57 @@ uvec4 xl_max(uvec4 a, uvec4 b) { precise uvec4 xl_r = mix(b, a, greaterThan(a, b
 
 void xl_main()
 {
-    e.x = xl_dp4(state_matrix_modelview1[0], in_vertex_position);
-    e.y = xl_dp4(state_matrix_modelview1[1], in_vertex_position);
-    e.z = xl_dp4(state_matrix_modelview1[2], in_vertex_position);
-    e.w = xl_dp4(state_matrix_modelview1[3], in_vertex_position);
-    {
-        precise vec4 xl_t1 = (program_env[3] * in_vertex_color.wwww + e);
-        e.xy = xl_t1.xy;
-    }
-    p = (state_matrix_projection_transpose[0] * e.xxxx);
-    p = (state_matrix_projection_transpose[1] * e.yyyy + p);
-    p = (state_matrix_projection_transpose[2] * e.zzzz + p);
-    p = (state_matrix_projection_transpose[3] * e.wwww + p);
-    out_result_position = p;
-    out_result_texcoord[0].x = xl_dp4(state_texgen_0_eye_s, e);
-    out_result_texcoord[0].y = xl_dp4(state_texgen_0_eye_t, e);
-    out_result_texcoord[0].z = xl_dp4(state_texgen_0_eye_r, e);
-    out_result_texcoord[0].w = xl_dp4(state_texgen_0_eye_q, e);
-    t.x = xl_dp4(state_texgen_1_object_s, in_vertex_position);
-    t.y = xl_dp4(state_texgen_1_object_t, in_vertex_position);
-    t.z = xl_dp4(state_texgen_1_object_r, in_vertex_position);
-    t.w = xl_dp4(state_texgen_1_object_q, in_vertex_position);
-    out_result_texcoord[1].x = xl_dp4(state_matrix_texture1[0], t);
-    out_result_texcoord[1].y = xl_dp4(state_matrix_texture1[1], t);
-    out_result_texcoord[3].x = xl_dp4(state_matrix_program0[0], in_vertex_texcoord[2]);
-    out_result_texcoord[3].y = xl_dp4(state_matrix_program0[1], in_vertex_texcoord[2]);
-    out_result_texcoord[3].w = xl_dp4(state_matrix_projection_inverse[3], p);
+    e.x = xl_dp4(state_matrix_modelview1[0], vertex_position);
+    e.y = xl_dp4(state_matrix_modelview1[1], vertex_position);
+    e.z = xl_dp4(state_matrix_modelview1[2], vertex_position);
+    e.w = xl_dp4(state_matrix_modelview1[3], vertex_position);
+    e.xy = program_env[3].xy * vertex_color.ww + e.xy;
+    p = state_matrix_projection_transpose[0] * e.xxxx;
+    p = state_matrix_projection_transpose[1] * e.yyyy + p;
+    p = state_matrix_projection_transpose[2] * e.zzzz + p;
+    p = state_matrix_projection_transpose[3] * e.wwww + p;
+    gl_Position = p;
+    result_texcoord_0.x = xl_dp4(state_texgen_0_eye_s, e);
+    result_texcoord_0.y = xl_dp4(state_texgen_0_eye_t, e);
+    result_texcoord_0.z = xl_dp4(state_texgen_0_eye_r, e);
+    result_texcoord_0.w = xl_dp4(state_texgen_0_eye_q, e);
+    t.x = xl_dp4(state_texgen_1_object_s, vertex_position);
+    t.y = xl_dp4(state_texgen_1_object_t, vertex_position);
+    t.z = xl_dp4(state_texgen_1_object_r, vertex_position);
+    t.w = xl_dp4(state_texgen_1_object_q, vertex_position);
+    result_texcoord_1.x = xl_dp4(state_matrix_texture1[0], t);
+    result_texcoord_1.y = xl_dp4(state_matrix_texture1[1], t);
+    result_texcoord_3.x = xl_dp4(state_matrix_program0[0], vertex_texcoord_2);
+    result_texcoord_3.y = xl_dp4(state_matrix_program0[1], vertex_texcoord_2);
+    result_texcoord_3.w = xl_dp4(state_matrix_projection_inverse[3], p);
     out_result_clip[0].x = xl_dp4(state_clip_0_plane, e);
     out_result_clip[1].x = xl_dp4(state_clip_1_plane, e);
-    {
-        precise vec4 xl_t2 = (state_fog_params.xxxx * abs(e.zzzz));
-        f.x = xl_t2.x;
-    }
-    {
-        precise vec4 xl_t3 = (f.xxxx * f.xxxx);
-        f.x = xl_t3.x;
-    }
-    {
-        precise vec4 xl_t4 = (f.xxxx * vec4(-1.442695));
-        f.x = xl_t4.x;
-    }
+    f.x = state_fog_params.x * abs(e.z);
+    f.x = f.x * f.x;
+    f.x = f.x * -1.442695;
     f.y = exp2(f.x);
     f.z = log2(f.y);
-    f.w = (xl_ssg(e.zzzz)).w;
-    out_result_fogcoord.x = f.y;
-    out_result_texcoord[4] = f;
-    t.y = (abs(e.zzzz)).y;
-    {
-        precise vec4 xl_t5 = (t.yyyy * t.yyyy);
-        t.z = xl_t5.z;
-    }
-    t.x = (vec4(1.0)).x;
+    f.w = xl_ssg(e.zzzz).w;
+    result_fogcoord.x = f.y;
+    result_texcoord_4 = f;
+    t.y = abs(e.z);
+    t.z = t.y * t.y;
+    t.x = 1.0;
     t.x = xl_dp3(t, state_point_attenuation);
-    t.x = (1.0 / sqrt(t.x));
-    {
-        precise vec4 xl_t6 = (t.xxxx * state_point_size.xxxx);
-        t.x = xl_t6.x;
-    }
-    t.x = (xl_max(t.xxxx, vec4(1.0))).x;
-    out_result_pointsize.x = (xl_min(t.xxxx, vec4(64.0))).x;
+    t.x = 1.0 / sqrt(t.x);
+    t.x = t.x * state_point_size.x;
+    t.x = xl_max(t.xxxx, vec4(1.0)).x;
+    out_result_pointsize.x = xl_min(t.xxxx, vec4(64.0)).x;
 }
 
 void main()
 {
-    in_vertex_position = vertex_position;
-    in_vertex_color = vertex_color;
-    in_vertex_texcoord[2] = vertex_texcoord_2;
+    result_texcoord_0 = vec4(0);
+    result_texcoord_1 = vec4(0);
+    result_texcoord_3 = vec4(0);
+    result_fogcoord = vec4(0);
     xl_main();
-    gl_Position = out_result_position;
-    result_texcoord_0 = out_result_texcoord[0];
-    result_texcoord_1 = out_result_texcoord[1];
-    result_texcoord_3 = out_result_texcoord[3];
-    result_texcoord_4 = out_result_texcoord[4];
     gl_ClipDistance[0] = out_result_clip[0].x;
     gl_ClipDistance[1] = out_result_clip[1].x;
-    result_fogcoord = out_result_fogcoord;
     gl_PointSize = out_result_pointsize.x;
 }

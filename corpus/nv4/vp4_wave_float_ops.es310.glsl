@@ -16,17 +16,13 @@ precision highp int;
 
 layout(location = 0) in vec4 vertex_position;
 layout(location = 8) in vec4 vertex_texcoord_0;
-layout(location = 5) out vec4 result_texcoord_0;
-layout(location = 6) out vec4 result_texcoord_1;
-layout(location = 0) out vec4 result_color;
+layout(location = 5) xl_precise out vec4 result_texcoord_0;
+layout(location = 6) xl_precise out vec4 result_texcoord_1;
+layout(location = 0) xl_precise out vec4 result_color;
 
 layout(location = 0) uniform vec4 state_matrix_mvp[4];
 layout(location = 4) uniform vec4 program_local[2];
 
-vec4 in_vertex_position;
-vec4 in_vertex_texcoord[1];
-xl_precise highp vec4 out_result_texcoord[2] = vec4[2](vec4(0), vec4(0));
-xl_precise highp vec4 out_result_color = vec4(0);
 xl_precise highp vec4 out_result_position = vec4(0);
 xl_precise highp vec4 p = vec4(0);
 xl_precise highp vec4 w = vec4(0);
@@ -99,75 +95,63 @@ bvec4 xl_ccLT(uvec4 f)
 
 void xl_main()
 {
-    p = in_vertex_position;
+    p = vertex_position;
     w.x = xl_dp2(p.xzzz, vec4(0.8, 0.6, -0.6, 0.8));
-    w.y = (xl_dp2(p.xzzz, vec4(-0.6, 0.8, -0.6, 0.8)) + program_local[0].wwww.x);
-    w = (w * program_local[0].yyyy);
-    {
-        xl_precise vec4 xl_t1 = (w.xxxx + w.yyyy);
-        w.z = xl_t1.z;
-    }
+    w.y = xl_dp2(p.xzzz, vec4(-0.6, 0.8, -0.6, 0.8)) + program_local[0].wwww.x;
+    w = w * program_local[0].yyyy;
+    w.z = w.x + w.y;
     s.x = sin(w.x);
     c.x = cos(w.y);
-    n.xy = (vec4(cos(w.z), sin(w.z), 0.0, 0.0)).xy;
+    n.xy = vec4(cos(w.z), sin(w.z), 0.0, 0.0).xy;
+    p.y = s.x * program_local[0].x + p.y;
     {
-        xl_precise vec4 xl_t2 = (s.xxxx * program_local[0].xxxx + p.yyyy);
-        p.y = xl_t2.y;
+        xl_precise vec4 xl_t1 = xl_sat((c.xxxx * program_local[0].xxxx + 0.5));
+        flags.x = xl_t1.x;
+        xl_cc0.x = xl_ccf(xl_t1).x;
     }
     {
-        xl_precise vec4 xl_t3 = xl_sat((c.xxxx * program_local[0].xxxx + vec4(0.5)));
-        flags.x = xl_t3.x;
-        xl_cc0.x = xl_ccf(xl_t3).x;
+        xl_precise vec4 xl_t2 = xl_ssat((s.xxxx - c.xxxx));
+        n.z = xl_t2.z;
+        xl_cc1.z = xl_ccf(xl_t2).z;
     }
-    {
-        xl_precise vec4 xl_t4 = xl_ssat((s.xxxx - c.xxxx));
-        n.z = xl_t4.z;
-        xl_cc1.z = xl_ccf(xl_t4).z;
-    }
-    n.w = (xl_ssat(n.yyyy)).w;
-    {
-        xl_precise vec4 xl_t5 = (n.xxyy * vec4(-1.0, 0.0, 1.0, 0.0));
-        n.xz = xl_t5.xz;
-    }
-    uv.xyz = (xl_rfl(n, vec4(0.0, 1.0, 0.0, 0.0))).xyz;
-    uv = xl_x2d(in_vertex_texcoord[0], program_local[1], vec4(1.0, 0.0, 0.0, 1.0));
-    uv.zw = (xl_sat(xl_frc(w.xxyy))).zw;
-    s.y = (floor(w.zzzz)).y;
-    s.z = (ceil(w.zzzz)).z;
-    s.w = (trunc(-w.zzzz)).w;
-    c.y = (roundEven(w.zzzz)).y;
-    c.z = (xl_cmp(n.zzzz, vec4(-1.0), vec4(1.0))).z;
+    n.w = xl_ssat(n.yyyy).w;
+    n.xz = n.xy * vec2(-1.0, 1.0);
+    uv.xyz = xl_rfl(n, vec4(0.0, 1.0, 0.0, 0.0)).xyz;
+    uv = xl_x2d(vertex_texcoord_0, program_local[1], vec4(1.0, 0.0, 0.0, 1.0));
+    uv.zw = xl_sat(xl_frc(w.xxyy)).zw;
+    s.y = floor(w.z);
+    s.z = ceil(w.z);
+    s.w = trunc(-w.z);
+    c.y = roundEven(w.z);
+    c.z = xl_cmp(n.zzzz, vec4(-1.0), vec4(1.0)).z;
     c.w = xl_rcc(w.z);
+    uv.zw = uv.zw / program_local[0].y;
+    flags.y = vec4(equal(s.yyyy, s.zzzz)).y;
+    flags.z = vec4(notEqual(s.yyyy, s.zzzz)).z;
+    flags.w = vec4(greaterThanEqual(n.zzzz, vec4(0.0))).w;
     {
-        xl_precise vec4 xl_t6 = (uv / program_local[0].y);
-        uv.zw = xl_t6.zw;
-    }
-    flags.y = (vec4(equal(s.yyyy, s.zzzz))).y;
-    flags.z = (vec4(notEqual(s.yyyy, s.zzzz))).z;
-    flags.w = (vec4(greaterThanEqual(n.zzzz, vec4(0.0)))).w;
-    {
-        xl_precise vec4 xl_t7 = flags.yyyy;
-        n.w = xl_t7.w;
-        xl_cc0.w = xl_ccf(xl_t7).w;
+        xl_precise vec4 xl_t3 = flags.yyyy;
+        n.w = xl_t3.w;
+        xl_cc0.w = xl_ccf(xl_t3).w;
     }
     if (any(xl_ccNE(xl_cc0.wwww)))
     {
         w = vec4(lessThan(n, c));
-        w.w = (vec4(lessThanEqual(n.wwww, c.wwww))).w;
+        w.w = vec4(lessThanEqual(n.wwww, c.wwww)).w;
     }
     else
     {
         w = vec4(greaterThan(n, c));
-        w.w = (vec4(1.0)).w;
+        w.w = vec4(1.0).w;
     }
     {
-        xl_precise vec4 xl_t8 = vec4(0.0);
-        bvec4 xl_m9 = xl_ccLT(xl_cc1.zzzz);
-        w.z = mix(w.z, xl_t8.z, xl_m9.z);
+        xl_precise vec4 xl_t4 = vec4(0.0);
+        bvec4 xl_m5 = xl_ccLT(xl_cc1.zzzz);
+        w.z = mix(w.z, xl_t4.z, xl_m5.z);
     }
-    out_result_texcoord[0] = uv;
-    out_result_texcoord[1] = w;
-    out_result_color = flags;
+    result_texcoord_0 = uv;
+    result_texcoord_1 = w;
+    result_color = flags;
     out_result_position.x = xl_dp4(state_matrix_mvp[0], p);
     out_result_position.y = xl_dp4(state_matrix_mvp[1], p);
     out_result_position.z = xl_dp4(state_matrix_mvp[2], p);
@@ -176,11 +160,9 @@ void xl_main()
 
 void main()
 {
-    in_vertex_position = vertex_position;
-    in_vertex_texcoord[0] = vertex_texcoord_0;
+    result_texcoord_0 = vec4(0);
+    result_texcoord_1 = vec4(0);
+    result_color = vec4(0);
     xl_main();
-    result_texcoord_0 = out_result_texcoord[0];
-    result_texcoord_1 = out_result_texcoord[1];
-    result_color = out_result_color;
     gl_Position = out_result_position;
 }

@@ -12,11 +12,8 @@ out xl_varying0 { vec4 v; } result_color;
 uniform vec4 state_matrix_mvp[4];
 uniform vec4 program_local[2];
 
-vec4 in_vertex_position;
-vec4 in_vertex_texcoord[1];
 vec4 out_result_texcoord[2] = vec4[2](vec4(0), vec4(0));
 vec4 out_result_color = vec4(0);
-vec4 out_result_position = vec4(0);
 vec4 p = vec4(0);
 vec4 w = vec4(0);
 vec4 s = vec4(0);
@@ -94,17 +91,17 @@ bvec4 xl_ccLT(uvec4 f)
 
 void xl_main()
 {
-    p = in_vertex_position;
+    p = vertex_position;
     w.x = xl_dp2(p.xzzz, vec4(0.8, 0.6, -0.6, 0.8));
-    w.y = (xl_dp2(p.xzzz, vec4(-0.6, 0.8, -0.6, 0.8)) + program_local[0].wwww.x);
-    w = (w * program_local[0].yyyy);
-    w.z = (w.xxxx + w.yyyy).z;
+    w.y = xl_dp2(p.xzzz, vec4(-0.6, 0.8, -0.6, 0.8)) + program_local[0].wwww.x;
+    w = w * program_local[0].yyyy;
+    w.z = w.x + w.y;
     s.x = sin(w.x);
     c.x = cos(w.y);
-    n.xy = (vec4(cos(w.z), sin(w.z), 0.0, 0.0)).xy;
-    p.y = (s.xxxx * program_local[0].xxxx + p.yyyy).y;
+    n.xy = vec4(cos(w.z), sin(w.z), 0.0, 0.0).xy;
+    p.y = s.x * program_local[0].x + p.y;
     {
-        vec4 xl_t1 = xl_sat((c.xxxx * program_local[0].xxxx + vec4(0.5)));
+        vec4 xl_t1 = xl_sat((c.xxxx * program_local[0].xxxx + 0.5));
         flags.x = xl_t1.x;
         xl_cc0.x = xl_ccf(xl_t1).x;
     }
@@ -113,21 +110,21 @@ void xl_main()
         n.z = xl_t2.z;
         xl_cc1.z = xl_ccf(xl_t2).z;
     }
-    n.w = (xl_ssat(n.yyyy)).w;
-    n.xz = (n.xxyy * vec4(-1.0, 0.0, 1.0, 0.0)).xz;
-    uv.xyz = (xl_rfl(n, vec4(0.0, 1.0, 0.0, 0.0))).xyz;
-    uv = xl_x2d(in_vertex_texcoord[0], program_local[1], vec4(1.0, 0.0, 0.0, 1.0));
-    uv.zw = (xl_sat(xl_frc(w.xxyy))).zw;
-    s.y = (floor(w.zzzz)).y;
-    s.z = (ceil(w.zzzz)).z;
-    s.w = (trunc(-w.zzzz)).w;
-    c.y = (roundEven(w.zzzz)).y;
-    c.z = (xl_cmp(n.zzzz, vec4(-1.0), vec4(1.0))).z;
+    n.w = xl_ssat(n.yyyy).w;
+    n.xz = n.xy * vec2(-1.0, 1.0);
+    uv.xyz = xl_rfl(n, vec4(0.0, 1.0, 0.0, 0.0)).xyz;
+    uv = xl_x2d(vertex_texcoord_0, program_local[1], vec4(1.0, 0.0, 0.0, 1.0));
+    uv.zw = xl_sat(xl_frc(w.xxyy)).zw;
+    s.y = floor(w.z);
+    s.z = ceil(w.z);
+    s.w = trunc(-w.z);
+    c.y = roundEven(w.z);
+    c.z = xl_cmp(n.zzzz, vec4(-1.0), vec4(1.0)).z;
     c.w = xl_rcc(w.z);
-    uv.zw = (uv / program_local[0].y).zw;
-    flags.y = (vec4(equal(s.yyyy, s.zzzz))).y;
-    flags.z = (vec4(notEqual(s.yyyy, s.zzzz))).z;
-    flags.w = (vec4(greaterThanEqual(n.zzzz, vec4(0.0)))).w;
+    uv.zw = uv.zw / program_local[0].y;
+    flags.y = vec4(equal(s.yyyy, s.zzzz)).y;
+    flags.z = vec4(notEqual(s.yyyy, s.zzzz)).z;
+    flags.w = vec4(greaterThanEqual(n.zzzz, vec4(0.0))).w;
     {
         vec4 xl_t3 = flags.yyyy;
         n.w = xl_t3.w;
@@ -136,12 +133,12 @@ void xl_main()
     if (any(xl_ccNE(xl_cc0.wwww)))
     {
         w = vec4(lessThan(n, c));
-        w.w = (vec4(lessThanEqual(n.wwww, c.wwww))).w;
+        w.w = vec4(lessThanEqual(n.wwww, c.wwww)).w;
     }
     else
     {
         w = vec4(greaterThan(n, c));
-        w.w = (vec4(1.0)).w;
+        w.w = vec4(1.0).w;
     }
     {
         vec4 xl_t4 = vec4(0.0);
@@ -151,19 +148,17 @@ void xl_main()
     out_result_texcoord[0] = uv;
     out_result_texcoord[1] = w;
     out_result_color = flags;
-    out_result_position.x = xl_dp4(state_matrix_mvp[0], p);
-    out_result_position.y = xl_dp4(state_matrix_mvp[1], p);
-    out_result_position.z = xl_dp4(state_matrix_mvp[2], p);
-    out_result_position.w = xl_dp4(state_matrix_mvp[3], p);
+    gl_Position.x = xl_dp4(state_matrix_mvp[0], p);
+    gl_Position.y = xl_dp4(state_matrix_mvp[1], p);
+    gl_Position.z = xl_dp4(state_matrix_mvp[2], p);
+    gl_Position.w = xl_dp4(state_matrix_mvp[3], p);
 }
 
 void main()
 {
-    in_vertex_position = vertex_position;
-    in_vertex_texcoord[0] = vertex_texcoord_0;
+    gl_Position = vec4(0);
     xl_main();
     result_texcoord_0.v = out_result_texcoord[0];
     result_texcoord_1.v = out_result_texcoord[1];
     result_color.v = out_result_color;
-    gl_Position = out_result_position;
 }

@@ -48,7 +48,7 @@ from .. import __version__
 from ..diagnostics import Diagnostic, XlateError
 from ..ir.model import (MAX_CALL_DEPTH, Binding, CCKind, CondTest, DataType, Index, Instruction,
                         Program, RegKind, Sat, Source, Stage)
-from ..ir.ops import OPCODES
+from ..ir.ops import COMPONENTWISE, OPCODES
 from ..passes.condcodes import tested_cc_registers
 from ..passes.inline import inline_single_calls
 from ..passes.nesting import runtime_nesting_overflow
@@ -226,11 +226,20 @@ def literal(bits: int, dtype: DataType) -> str:
     return float_literal(bits) if dtype == DataType.FLOAT else int_literal(bits, dtype)
 
 
+def vec_type(dtype: DataType, n: int) -> str:
+    """``vec3``, ``ivec2``, ``uint``...: the GLSL type of ``n`` components of ``dtype``."""
+    return SCALAR[dtype] if n == 1 else f"{VEC[dtype][:-1]}{n}"
+
+
 def vector_literal(words, dtype: DataType) -> str:
+    """A literal of as many components as ``words`` (one word: a scalar literal)."""
     parts = [literal(w, dtype) for w in words]
+    if len(parts) == 1:
+        return parts[0]
+    ctor = vec_type(dtype, len(parts))
     if len(set(parts)) == 1:
-        return f"{VEC[dtype]}({parts[0]})"
-    return f"{VEC[dtype]}({', '.join(parts)})"
+        return f"{ctor}({parts[0]})"
+    return f"{ctor}({', '.join(parts)})"
 
 
 def bitcast(expr: str, src: DataType, dst: DataType, scalar: bool = False) -> str:
@@ -250,6 +259,9 @@ def bitcast(expr: str, src: DataType, dst: DataType, scalar: bool = False) -> st
     return f"{ctor}({expr})"
 
 
+#: an ops.txt expression that works on one size of vector only: a constructor, a helper
+#: function (declared for vec4), or a swizzle of its own
+_NOT_SIZE_GENERIC = re.compile(r"\b[iu]?vec\d|\bxl_|\.[xyzw]|\bpack|\bunpack")
 _ARITH = re.compile(r" [-+*/] ")      # a binary float operator of an ops.txt expression
 #: an expression that needs no parentheses under a unary minus or a swizzle: a name, an
 #: element, a member
@@ -281,6 +293,52 @@ def swizzle_text(sel: tuple[int, ...]) -> str:
 def mask_text(mask: tuple[bool, bool, bool, bool]) -> str:
     """The components a write mask enables: ``(True, False, True, False)`` -> ``"xz"``."""
     return "".join(c for c, on in zip(COMP, mask) if on)
+
+
+_DOUBLE_SWIZZLE = re.compile(r"((?<![\w.])[A-Za-z_]\w*(?:\[[^\[\]]*\])*)\.([xyzw]{1,4})\.([xyzw]{1,4})\b")
+
+
+def compose_swizzles(text: str) -> str:
+    """``R1.zwzw.xy`` -> ``R1.zw``: a swizzle of a swizzled name or element, as one swizzle."""
+    def one(m: re.Match) -> str:
+        inner = m.group(2)
+        if any(COMP.index(c) >= len(inner) for c in m.group(3)):
+            return m.group(0)
+        return f"{m.group(1)}.{''.join(inner[COMP.index(c)] for c in m.group(3))}"
+    return _DOUBLE_SWIZZLE.sub(one, text)
+
+
+_PLUS_NEGATED = re.compile(r" \+ -(?=[\w(])")
+#: a vector literal with one value for every component: ``vec2(0.5)``, ``ivec4(-3)``
+_LITERAL_SPLAT = re.compile(r"[iu]?vec[234]\((-?(?:\d+\.?\d*(?:e-?\d+)?|0x[0-9a-f]+)u?)\)")
+
+
+def right_side(expr: str) -> str:
+    """The right-hand side of an assignment as a person writes it: no parentheses around the
+    whole, ``a - b`` for ``a + -b`` (the same operation: IEEE 754 defines x - y as x + (-y), and
+    two's complement wraps alike; only a NaN's sign may differ, and NaN payloads are open)."""
+    if wrapped(expr):
+        expr = expr[1:-1]
+    return _PLUS_NEGATED.sub(" - ", expr)
+
+
+def splat_literals(srcs: list[str], template: str, vectors: list[bool]) -> list[str]:
+    """``R1.xy * vec2(0.5)`` -> ``R1.xy * 0.5``: in an expression of operators only (GLSL
+    applies a scalar to every component), a literal with one value for every component is
+    written as that scalar -- when another operand, not such a literal, is a vector
+    (``vectors[i]``), so that the result keeps its size."""
+    if re.search(r"\w\(", template):
+        return srcs
+    splat = [_LITERAL_SPLAT.fullmatch(x) for x in srcs]
+    if not any(v and m is None for v, m in zip(vectors, splat)):
+        return srcs
+    return [m.group(1) if m else x for m, x in zip(splat, srcs)]
+
+
+def called(expr: str) -> bool:
+    """True when the whole expression is one function call: ``texture(s, c)``."""
+    m = re.match(r"[A-Za-z_]\w*", expr)
+    return m is not None and wrapped(expr[m.end():])
 
 
 def wrapped(expr: str) -> bool:
@@ -382,6 +440,10 @@ class GlslEmitter:
         self.nverts = prog.geometry.input_vertices if prog.geometry else 0
         self.cfg_stack: list = []               # enclosing Labeled constructs (general path)
         self.cfg_vars: set[str] = set()         # xl_br / xl_iter globals used
+        self.used_temps: set[str] = set()       # TEMP registers the body reads or writes
+        self.direct_inputs: dict[tuple[str, int | None], str] = {}   # plan_direct_inputs
+        self.direct_outputs: dict[tuple[str, int | None], str] = {}  # plan_direct_outputs
+        self.zeroed_outputs: list[tuple[str, int | None]] = []
         self.cfg_limit = 65536
 
     # ---- naming --------------------------------------------------------------------------------
@@ -520,6 +582,7 @@ class GlslEmitter:
                 if self.varying_block(var):
                     expr = _member_access(expr, var.name)
                 self.input_vars.append((var, expr, b))
+        self.direct_inputs = self.plan_direct_inputs()
         for g in self.outputs.values():
             for idx in sorted(g.indices) if g.indexed else [None]:
                 b = Binding(g.path, idx)
@@ -536,6 +599,78 @@ class GlslEmitter:
             # geometry shaders, and gl_PrimitiveID in fragment shaders, are
             # GL_EXT_geometry_shader in OpenGL ES 3.1 (core only in ES 3.2)
             self.require("GL_EXT_geometry_shader")
+
+    @property
+    def direct_paths(self) -> set[str]:
+        return {path for path, _ in self.direct_inputs}
+
+    def plan_direct_inputs(self) -> dict[tuple[str, int | None], str]:
+        """Inputs read in place, with no staging copy: ``(path, index) -> expression``.
+
+        An input group is staged (copied into an ``in_*`` array at the start of ``main``) when
+        the program indexes it with a register (the array is what the index selects from), in
+        geometry programs (vertex-major arrays), or when an element's value is not the plain
+        interface variable of the staging type (a conversion, a built-in of another type).
+        Every other input is read where it is used: ``vertex_position``, not a copy of it."""
+        if self.stage == Stage.GEOMETRY:
+            return {}
+        regs = self.prog.registers
+        relative = {b.path for ins in self.prog.instructions for src in ins.srcs
+                    if regs[src.reg].kind == RegKind.INPUT and src.index is not None
+                    and src.index.relative for b in regs[src.reg].bindings}
+        direct: dict[tuple[str, int | None], str] = {}
+        staged: set[str] = set(relative)
+        for var, expr, b in self.input_vars:
+            g = self.inputs[b.path]
+            if (b.path in relative or not _PLAIN.fullmatch(expr)
+                    or var.glsl_type != ("ivec4" if g.integer else "vec4")):
+                staged.add(b.path)
+            direct[(b.path, b.index)] = expr
+        return {key: expr for key, expr in direct.items() if key[0] not in staged}
+
+    def plan_direct_outputs(self, st: Structured) -> None:
+        """Outputs written in place, with no staging copy: :attr:`direct_outputs` maps
+        ``(path, index)`` to the interface variable, and :attr:`zeroed_outputs` lists those that
+        ``main`` first sets to zero.
+
+        An output group is staged (an ``out_*`` global, copied out at the end of ``main``) in
+        geometry programs (EMIT copies it), when the program reads it or indexes it with a
+        register, or when its variable is not the plain variable of the staging type (a
+        conversion: ``gl_FragDepth = x.z``, integer bits).  A direct output starts at zero,
+        as staged ones do, unless the first thing ``main`` does to it, before any flow, is an
+        unconditional write of all four components."""
+        self.direct_outputs, self.zeroed_outputs = {}, []
+        if self.stage == Stage.GEOMETRY:
+            return
+        regs = self.prog.registers
+        staged = {b.path for ins in self.prog.instructions for src in ins.srcs
+                  if regs[src.reg].kind == RegKind.OUTPUT for b in regs[src.reg].bindings}
+        staged |= {b.path for ins in self.prog.instructions if ins.dst is not None
+                   and regs[ins.dst.reg].kind == RegKind.OUTPUT and ins.dst.index is not None
+                   and ins.dst.index.relative for b in regs[ins.dst.reg].bindings}
+        direct = {}
+        for var, assign, b in self.output_vars:
+            g = self.outputs[b.path]
+            m = re.fullmatch(r"([\w.\[\]]+) = \{x\};", assign)
+            # a built-in is redeclared 'precise gl_Position;' (GLSL 4.50 4.7.1), which the ES
+            # macro spelling (xl_precise, empty without gpu_shader5) cannot express
+            if (m is None or var.block or var.glsl_type != ("ivec4" if g.integer else "vec4")
+                    or (var.builtin and self.info.precise not in (None, "precise"))):
+                staged.add(b.path)
+            else:
+                direct[(b.path, b.index)] = m.group(1)
+        self.direct_outputs = {k: v for k, v in direct.items() if k[0] not in staged}
+        written = set()
+        for node in st.main.body:
+            ins = node.ins if isinstance(node, Op) else None
+            if ins is None or OPCODES[ins.op].category != "alu":
+                break
+            if (ins.dst is not None and ins.dst.cond is None and all(ins.dst.mask)
+                    and regs[ins.dst.reg].kind == RegKind.OUTPUT):
+                reg = regs[ins.dst.reg]
+                b = reg.bindings[ins.dst.index.offset if ins.dst.index is not None else 0]
+                written.add((b.path, b.index))
+        self.zeroed_outputs = [key for key in self.direct_outputs if key not in written]
 
     def check_interface(self, var: I.InterfaceVar, b: Binding, kind: RegKind) -> None:
         """E7001 for interface features the profile lacks; extensions the rest needs."""
@@ -623,12 +758,21 @@ class GlslEmitter:
         reg = self.prog.registers[regname]
         kind = reg.kind
         if kind == RegKind.TEMP:
+            self.used_temps.add(regname)
             name = self.name_of(regname)
             return name if index is None else f"{name}[{self.index_expr(index, reg.size)}]"
         if kind in (RegKind.INPUT, RegKind.OUTPUT):
             groups = self.inputs if kind == RegKind.INPUT else self.outputs
             b0 = reg.bindings[0]
             g = groups[b0.path]
+            if kind == RegKind.INPUT and b0.path in self.direct_paths:
+                b = b0 if index is None else reg.bindings[index.offset]
+                return self.direct_inputs[(b.path, b.index)]
+            if kind == RegKind.OUTPUT and self.direct_outputs:
+                b = b0 if index is None else reg.bindings[index.offset]
+                lvalue = self.direct_outputs.get((b.path, b.index))
+                if lvalue is not None:
+                    return lvalue
             vexpr = None
             if g.per_vertex:
                 v = vertex if vertex is not None else Index(b0.vertex or 0)
@@ -719,7 +863,16 @@ class GlslEmitter:
         return elem
 
     # ---- operands ----------------------------------------------------------------------------------
-    def operand(self, src: Source, optype: DataType, scalar: bool) -> str:
+    def operand(self, src: Source, optype: DataType, scalar: bool,
+                comps: tuple[int, ...] | None = None) -> str:
+        """The operand as a GLSL expression: a vector of ``optype``, its scalar component
+        (``scalar``), or only the components ``comps`` of its swizzle (an instruction narrowed
+        to its write mask: ``R0.zw = a.zw * b.xy`` for ``MUL R0.zw, a, b.xyxy``)."""
+        if comps is not None and len(comps) < 4:
+            src = replace(src, swizzle=tuple(src.swizzle[c] for c in comps),
+                          comp_neg=tuple(src.comp_neg[c] for c in comps))
+            if len(comps) == 1:
+                scalar = True
         reg = self.prog.registers[src.reg]
         if reg.kind == RegKind.CONST or (reg.kind == RegKind.PARAM and src.index is not None
                                          and not src.index.relative and reg.bindings[src.index.offset] is None) \
@@ -779,7 +932,9 @@ class GlslEmitter:
             if neg != src.neg:
                 p = f"-{p}"
             parts.append(p)
-        return f"{VEC[optype]}({', '.join(parts)})"
+        if len(parts) == 1:
+            return parts[0]
+        return f"{vec_type(optype, len(parts))}({', '.join(parts)})"
 
     # ---- condition codes -----------------------------------------------------------------------------
     def cc_test(self, cond: CondTest) -> str:
@@ -856,8 +1011,19 @@ class GlslEmitter:
             return ["xl_emit();"]
         if ins.op == "ENDPRIM":
             return ["EndPrimitive();"]
-        srcs = [self.operand(s, operand_type(ins, i), info.inputs[i] == "s" if i < len(info.inputs) else False)
+        comps = self.narrowed_components(ins)
+        srcs = [self.operand(s, operand_type(ins, i), info.inputs[i] == "s" if i < len(info.inputs) else False,
+                             None if i < len(info.inputs) and info.inputs[i] == "s" else comps)
                 for i, s in enumerate(ins.srcs)]
+        if comps is not None:
+            template, helpers = self.snippet(ins.op, TYPE_CHAR[ins.dtype])
+            for h in helpers:
+                self.need(h)
+            srcs = splat_literals(srcs, template, [len(comps) > 1 and kind != "s" for kind in info.inputs])
+            expr = template.format(a=srcs[0] if srcs else "", b=srcs[1] if len(srcs) > 1 else "",
+                                   c=srcs[2] if len(srcs) > 2 else "")
+            return [f"{self.element(ins.dst.reg, ins.dst.index, None)}.{mask_text(ins.dst.mask)} = "
+                    f"{right_side(expr)};"]
         if ins.op in RAW_OPERAND_OPS:
             # UP*: the bits of the operand *after* its modifiers, which act in the operand type
             # of the instruction (UP4B.F: -x flips the float sign bit, |x| clears it; .S: two's
@@ -885,8 +1051,9 @@ class GlslEmitter:
                 # and the 4.50 profiles compute fine ones
                 self.note(f"DDX/DDY use dFdx/dFdy: fine or coarse derivatives as the implementation "
                           f"chooses ({self.info.language} has no dFdxFine).")
-            expr = template.format(a=srcs[0] if srcs else "", b=srcs[1] if len(srcs) > 1 else "",
-                                   c=srcs[2] if len(srcs) > 2 else "")
+            shown = splat_literals(srcs, template, [kind != "s" for kind in info.inputs])
+            expr = template.format(a=shown[0] if shown else "", b=shown[1] if len(shown) > 1 else "",
+                                   c=shown[2] if len(shown) > 2 else "")
         scalar = info.output == "s" or ins.op in ("PK2H", "PK2US", "PK4B", "PK4UB")
         if scalar and ins.sat == Sat.NONE and ins.dst.cond is None and (
                 ins.cc_update is None or ins.cc_update not in self.cc_used):
@@ -894,6 +1061,34 @@ class GlslEmitter:
         if scalar:
             expr = f"{VEC[rtype]}({expr})"
         return self.write(ins, expr, rtype, srcs)
+
+    def narrowed_components(self, ins: Instruction) -> tuple[int, ...] | None:
+        """The write-mask components when ``ins`` is computed on them alone, else None.
+
+        A componentwise instruction (``ir.ops.COMPONENTWISE``) with a partial plain write mask
+        and an ops.txt expression made of operators and size-generic built-ins (no ``vec4``
+        constructor, no helper, no swizzle of its own) is written narrowed: ``R0.zw = a.zw *
+        b.xy + c.xy;``.  That is the computation of those components and no other, and the
+        destination is a ``precise`` variable, so glslang decorates its operations
+        NoContraction -- which it does not through a swizzle of an rvalue (``(a * b + c).zw``,
+        measured with glslang 13.1), the reason the unnarrowed form needs a temporary.  Writes
+        with a condition mask, a CC update, saturation, a precision conversion or a bitcast
+        into their register keep the general path (:meth:`write`)."""
+        dst = ins.dst
+        if (dst is None or all(dst.mask) or ins.op not in COMPONENTWISE or dst.cond is not None
+                or (ins.cc_update is not None and ins.cc_update in self.cc_used)
+                or ins.sat != Sat.NONE or ins.precision in ("FP16", "X")
+                or ins.op in RAW_OPERAND_OPS or OPCODES[ins.op].output != "v"
+                or ins.mul_mode == "HI"):
+            return None
+        if ins.op in ("DDX", "DDY") and (self.stage != Stage.FRAGMENT or not self.info.fine_derivatives):
+            return None            # the general path writes vec4(0.0), or notes coarse derivatives
+        entry = self.snippet(ins.op, TYPE_CHAR[ins.dtype])
+        if entry is None or _NOT_SIZE_GENERIC.search(entry[0]):
+            return None
+        if result_type(ins) != self.storage_type(dst.reg):
+            return None
+        return tuple(i for i, on in enumerate(dst.mask) if on)
 
     def write_scalar(self, ins: Instruction, expr: str, rtype: DataType) -> list[str]:
         """A replicated scalar into a plain write mask: ``r.xz = vec2(e);`` (no temporaries)."""
@@ -904,7 +1099,7 @@ class GlslEmitter:
         expr = self.precision_step(ins, expr, rtype)
         value = bitcast(expr, rtype, st, scalar=True)
         if len(comps) == 1:
-            return [f"{target}.{comps} = {value};"]
+            return [f"{target}.{comps} = {right_side(value)};"]
         ctor = (VEC[st][:-1] + str(len(comps))) if len(comps) < 4 else VEC[st]
         return [f"{target}{'' if len(comps) == 4 else '.' + comps} = {ctor}({value});"]
 
@@ -931,7 +1126,9 @@ class GlslEmitter:
                 t = self.fresh()
                 return ["{", f"    {self.precise}{VEC[rtype]} {t} = {expr};",
                         f"    {target}{m} = {bitcast(t, rtype, st)}{m};", "}"]
-            if m and not _PLAIN.fullmatch(value) and not wrapped(value):
+            if not m:
+                return [f"{target} = {right_side(value)};"]
+            if not _PLAIN.fullmatch(value) and not wrapped(value) and not called(value):
                 value = f"({value})"
             return [f"{target}{m} = {value}{m};"]
         t = self.fresh()
@@ -999,16 +1196,14 @@ class GlslEmitter:
         vk_rect = rect and self.vulkan
         lines: list[str] = []
         if op in ("TXF", "TXQ"):
-            c = self.operand(ins.srcs[0], DataType.INT, False)
-            cv = self.fresh("c")
-            lines.append(f"ivec4 {cv} = {c};")
-            expr = self.fetch_expr(op, target, s, cv, tex.offset, vk_rect)
-            rtype = result_type(ins)
-            return ["{"] + ["    " + x for x in lines + self.write(ins, expr, rtype, [])] + ["}"]
-        c = self.operand(ins.srcs[0], DataType.FLOAT, False)
-        cv = self.fresh("c")
-        lines.append(f"{self.precise}vec4 {cv} = {c};")
+            # the operand is pure: read in place, its swizzles composed (compose_swizzles)
+            cv = self.operand(ins.srcs[0], DataType.INT, False)
+            expr = compose_swizzles(self.fetch_expr(op, target, s, cv, tex.offset, vk_rect))
+            return self.write(ins, expr, result_type(ins), [])
+        cv = self.operand(ins.srcs[0], DataType.FLOAT, False)
         if op == "TXP":
+            c, cv = cv, self.fresh("c")
+            lines.append(f"{self.precise}vec4 {cv} = {c};")
             lines.append(f"{cv} = vec4({cv}.xyz / {cv}.w, {cv}.w);")
         coord = self.tex_coord(target, cv, s, vk_rect)
         off = self.offset_literal(target, tex.offset) if any(tex.offset) else None
@@ -1047,7 +1242,11 @@ class GlslEmitter:
                 # .S/.U on a depth comparison: GP4 2.X.4.4 "interpreted as ... integer according
                 # to the data type modifier" (undefined for a depth texture): its bits
                 call = f"floatBits{'ToInt' if rtype == DataType.INT else 'ToUint'}({call})"
-        return ["{"] + ["    " + x for x in lines + self.write(ins, call, rtype, [])] + ["}"]
+        lines = [compose_swizzles(x) for x in lines]
+        written = self.write(ins, compose_swizzles(call), rtype, [])
+        if not lines:
+            return written
+        return ["{"] + ["    " + x for x in lines + written] + ["}"]
 
     def tex_coord(self, target: str, c: str, s: str, vk_rect: bool) -> str:
         if vk_rect:
@@ -1450,6 +1649,7 @@ class GlslEmitter:
 
     def render(self, st: Structured) -> GlslOutput:
         prog = self.prog
+        self.plan_direct_outputs(st)
         functions, prototypes = [], []
         depths = [None] if self.depth is None else range(MAX_CALL_DEPTH, 0, -1)
         called = None if self.depth is None else called_copies(st)
@@ -1476,7 +1676,8 @@ class GlslEmitter:
                              + "    EmitVertex();\n}")
             prototypes.append("void xl_emit();")
         else:
-            epilogue += [self.output_store(var, assign, b) for var, assign, b in self.output_vars]
+            epilogue += [self.output_store(var, assign, b) for var, assign, b in self.output_vars
+                         if (b.path, b.index) not in self.direct_outputs]
         helpers = [helper_library()[h][0] for h in self.helpers]
         if self.info.precise:
             helpers = [precise_helper(h, self.info.precise) for h in helpers]
@@ -1591,14 +1792,18 @@ class GlslEmitter:
                 lines.append(f"in {var.block} {{ {interp}{var.glsl_type} v; }} {var.name}{arr};")
             else:
                 lines.append(f"layout(location = {var.location}) {interp}in {var.glsl_type} {var.name}{arr};")
-        for var, _, _ in self.output_vars:
+        for var, _, b in self.output_vars:
+            # an output written in place holds computed values: precise, like the registers
+            precise = self.precise if (b.path, b.index) in self.direct_outputs else ""
             if var.builtin:
+                if precise:
+                    lines.append(f"{precise}{var.name};")
                 continue
             flat = "flat " if var.glsl_type != "vec4" and self.stage != Stage.FRAGMENT else ""
             if var.block:
                 lines.append(f"out {var.block} {{ {flat}{var.glsl_type} v; }} {var.name};")
             else:
-                lines.append(f"layout(location = {var.location}) {flat}out {var.glsl_type} {var.name};")
+                lines.append(f"layout(location = {var.location}) {flat}{precise}out {var.glsl_type} {var.name};")
         return lines
 
     def declare_uniforms(self) -> list[str]:
@@ -1643,6 +1848,8 @@ class GlslEmitter:
     def declare_globals(self):
         globals_, prologue, epilogue = [], [], []
         for g in self.inputs.values():
+            if g.path in self.direct_paths:
+                continue
             t = "ivec4" if g.integer else "vec4"
             dims = (f"[{self.nverts}]" if g.per_vertex else "") + (f"[{g.size}]" if g.indexed else "")
             if g.per_vertex and g.indexed and not self.info.arrays_of_arrays:
@@ -1650,6 +1857,8 @@ class GlslEmitter:
             globals_.append(f"{t} {g.storage}{dims};")
         for var, expr, b in self.input_vars:
             g = self.inputs[b.path]
+            if g.path in self.direct_paths:
+                continue
             tgt_type = "ivec4" if g.integer else "vec4"
             verts = range(self.nverts) if g.per_vertex else [None]
             for v in verts:
@@ -1663,13 +1872,21 @@ class GlslEmitter:
                 else:
                     elem = g.storage + (f"[{v}]" if v is not None else "")
                 prologue.append(f"{elem} = {value};")
+        direct_paths = {path for path, _ in self.direct_outputs}
+        for key in self.zeroed_outputs:
+            t = "ivec4" if self.outputs[key[0]].integer else "vec4"
+            prologue.append(f"{self.direct_outputs[key]} = {t}(0);")
         for g in self.outputs.values():
+            if g.path in direct_paths:
+                continue
             t = "ivec4" if g.integer else "vec4"
             dims = f"[{g.size}]" if g.indexed else ""
             init = f" = {t}[{g.size}]({', '.join([t + '(0)'] * g.size)})" if g.indexed else f" = {t}(0)"
             globals_.append(f"{self.global_qualifier}{t} {g.storage}{dims}{init};")
         for name, reg in self.prog.registers.items():
-            if reg.kind == RegKind.TEMP:
+            # a TEMP no statement uses is not declared (cgc declares its dummy CC destinations
+            # RC and HC in every program)
+            if reg.kind == RegKind.TEMP and name in self.used_temps:
                 st = self.types.get(name, DataType.FLOAT)
                 t = VEC[st]
                 gname = self.name_of(name)

@@ -174,6 +174,14 @@ OPCODES: dict[str, OpInfo] = {row.name: row for row in _TABLE}
 CC_RULES = ("EQ", "NE", "LT", "LE", "GT", "GE", "TR", "FL", "NAN", "LEG", "CF", "NCF", "OF", "NOF",
             "AB", "BLE", "SF", "NSF")
 
+#: opcodes whose result component c reads only component c of each vector operand (a scalar
+#: operand, input kind ``s``, is one value for every component).  Used by the backends to narrow
+#: such an instruction to its write mask, and by the verifier to track which result components
+#: a property of the operands (a NaN, a denormal) can reach.
+COMPONENTWISE = frozenset("""ABS ADD AND CEIL CMP DDX DDY FLR FRC I2F MAD MAX MIN MOV MUL NOT OR
+ROUND SEQ SFL SGE SGT SLE SLT SNE SSG STR SUB SWZ TRUNC XOR LRP SAD DIV MOD SHL SHR MINN MAXN SEQN
+SGEN SGTN SLEN SLTN SNEN SGET SLTT SSGN""".split())
+
 #: opcodes whose integer form derives carry/overflow flags from an addition
 CARRY_OPS = frozenset({"ADD", "SUB", "MAD", "SAD"})
 

@@ -27,12 +27,9 @@ import struct
 from dataclasses import dataclass, field
 
 from ..ir.model import DataType, Instruction, Program, RegKind
-from ..ir.ops import OPCODES
+from ..ir.ops import COMPONENTWISE, OPCODES
 from ..passes.types import operand_type, result_type
 
-#: opcodes whose every result component depends on the same component of each vector operand
-COMPONENTWISE = frozenset("""ABS ADD AND CEIL CMP DDX DDY FLR FRC I2F MAD MAX MIN MOV MUL NOT OR
-ROUND SEQ SFL SGE SGT SLE SLT SNE SSG STR SUB SWZ TRUNC XOR LRP SAD DIV MOD SHL SHR""".split())
 #: dot products: components of each operand read
 DOT_READS = {"DP2": (2, 2), "DP3": (3, 3), "DP4": (4, 4), "DPH": (3, 4), "DP2A": (2, 2, 1)}
 #: result components the specs leave undefined

@@ -286,10 +286,24 @@ def _texcoord(S):
                 yield from _swizzle_edits(S, *args[1])
 
 
-def _output(S):
-    """Drop an assignment to an output variable (``out_*``), or its last component."""
+#: built-in outputs a translation writes in place
+_BUILTIN_OUTPUTS = frozenset({"gl_Position", "gl_PointSize", "gl_ClipDistance", "gl_FragDepth",
+                              "gl_Layer", "gl_PrimitiveID"})
+_OUT_DECL = re.compile(r"^(?:layout\([^)]*\) )?(?:\w+ )*out \w+ (\w+)(?:\[\d*\])?;", re.M)
+
+
+def output_names(glsl: str) -> frozenset[str]:
+    """The variables through which the translation's results leave the shader: the staged
+    outputs (``out_*``), the declared ``out`` variables an output is written to in place, and
+    the built-in outputs."""
+    return frozenset(_OUT_DECL.findall(glsl)) | _BUILTIN_OUTPUTS
+
+
+def _output(S, outputs: frozenset[str] = frozenset()):
+    """Drop an assignment to an output variable (``out_*`` or a direct output), or its last
+    component."""
     eq = _assignment(S)
-    if eq is None or not S[0].startswith("out_") or S[-1] != ";":
+    if eq is None or not (S[0].startswith("out_") or S[0] in outputs) or S[-1] != ";":
         return
     yield ((0, len(S), ";"),)
     if S[eq - 2] == "." and _SWIZZLE.fullmatch(S[eq - 1]):
@@ -322,6 +336,8 @@ def candidates(glsl: str, kinds=KINDS) -> dict[str, list[Mutation]]:
     lines = glsl.split("\n")
     seen: dict[tuple, int] = {}
     out: dict[str, list[Mutation]] = {k: [] for k in kinds}
+    outputs = output_names(glsl)
+    mutators = dict(MUTATORS, output=lambda S: _output(S, outputs))
     for n in code_lines(glsl):
         toks = tokenize(lines[n])
         key = statement_key(toks)
@@ -329,7 +345,7 @@ def candidates(glsl: str, kinds=KINDS) -> dict[str, list[Mutation]]:
         seen[key] = occ + 1
         S = [toks[i] for i in significant(toks)]
         for kind in kinds:
-            for edits in MUTATORS[kind](S):
+            for edits in mutators[kind](S):
                 m = Mutation(kind, key, occ, edits, lines[n].strip(), "")
                 after = m.apply_line(lines[n]).strip()
                 if after != m.before:

@@ -21,17 +21,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.model import DataType, Stage
+from ..ir.ops import COMPONENTWISE
 from . import compare as cmp
 from .compare import same_words
 
 F32, U32 = np.float32, np.uint32
 SIGN = U32(0x80000000)
 
-#: opcodes whose result component c reads only component c of each operand (a NaN in another
-#: component cannot reach it)
-COMPONENTWISE = frozenset(
-    "ABS ADD AND CEIL CMP FLR FRC I2F LRP MAD MAX MIN MOV NOT OR ROUND SEQ SFL SGE SGT SLE SLT "
-    "SNE SSG STR SUB TRUNC XOR MINN MAXN SEQN SGEN SGTN SLEN SLTN SNEN SGET SLTT SSGN".split())
 
 #: components the specifications leave undefined (the executor and the GLSL write 0.0):
 #: XPD/NRM/RFL w (NV_gpu_program4 2.X.8.Z: "the w component of the result is undefined"),

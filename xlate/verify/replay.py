@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..ir.model import DataType, Program, Stage
+from ..ir.ops import COMPONENTWISE
 from . import permits
 from .compare import flush as cmp_flush, same_words
 
@@ -300,7 +301,7 @@ class ReplayHook:
                 comp_bad |= hit
         if not lane_bad.any():
             return
-        free = comp_bad if x.inst.op in permits.COMPONENTWISE else \
+        free = comp_bad if x.inst.op in COMPONENTWISE else \
             np.broadcast_to(lane_bad[:, None], (n, 4))
         free = free & np.array(x.inst.dst.mask, bool)
         for r in np.flatnonzero(free.any(axis=1)):

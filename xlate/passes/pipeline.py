@@ -1,0 +1,165 @@
+"""The middle end as a list: the passes between the frontend's IR and a backend's printer.
+
+:func:`lower` runs :data:`PASSES` in order over one :class:`Lowering` (the program, the
+structured tree once there is one, and what later passes and the printers read: register
+types, tested condition-code registers, the call-depth reading).  After every pass the state is
+validated (:func:`check`) when asked -- ``lower(..., validate=True)``, which the tests use, or
+``XLATE_VALIDATE_PASSES=1`` in the environment -- so a pass that breaks an invariant is named
+at once instead of surfacing as wrong GLSL.  vkd3d-shader's ``vsir_program_transform`` is the
+model.  A backend receives the result and prints it; it does not run passes itself.
+
+A program a target cannot express is refused by the pass that finds out, with E7001 naming the
+construct and the profile (``XlateError``), never a partial result.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields, is_dataclass, replace
+from typing import Callable
+
+from ..diagnostics import Diagnostic, XlateError
+from ..ir.model import MAX_CALL_DEPTH, DataType, Instruction, Program
+from ..ir.validate import IRValidationError
+from ..ir.validate import validate as validate_ir
+from .condcodes import tested_cc_registers
+from .inline import inline_single_calls
+from .nesting import runtime_nesting_overflow
+from .structurize import (Op, RecursionError_, StructureError, Structured, call_depth,
+                          structurize)
+from .types import register_types
+
+
+@dataclass
+class Lowering:
+    """What the passes build, for the printers."""
+
+    program: Program
+    profile: str                                   # for the wording of refusals
+    structured: Structured | None = None
+    #: per-depth copies of the subroutines (recursion or calls deeper than MAX_CALL_DEPTH: a
+    #: CAL past the limit has no effect, GP4 issue 38); None = one function per subroutine
+    depth: int | None = None
+    types: dict[str, DataType] = field(default_factory=dict)
+    cc_used: set[int] = field(default_factory=set)
+    #: iteration guard of the loops the general structurizer emits (None: structured program)
+    loop_limit: int | None = None
+    done: list[str] = field(default_factory=list)  # names of the passes run so far
+
+
+def _refuse(message: str, profile: str, span) -> XlateError:
+    return XlateError([Diagnostic("E7001", "error",
+                                  f"{message} cannot be expressed in the {profile} profile", span)])
+
+
+# ---- the passes ----------------------------------------------------------------------------------
+
+def check_nesting(s: Lowering) -> None:
+    """FP2 3.11.X.7-9: a program whose IF/LOOP nesting, counted through subroutine calls,
+    passes the limit terminates there at run time (the executor does); a structured shader has
+    no nesting counters, so such a program is refused rather than translated differently."""
+    over = runtime_nesting_overflow(s.program)
+    if over is not None:
+        ins, kind, active = over
+        limit = "MAX_PROGRAM_IF_DEPTH_NV" if kind == "IF" else "MAX_PROGRAM_LOOP_DEPTH_NV"
+        raise _refuse(f"run-time nesting limit ({ins.op} reached through subroutine calls with "
+                      f"{active} {'IF' if kind == 'IF' else 'LOOP/REP'} blocks active, {limit}: "
+                      f"NV_fragment_program2 3.11.X.7-9 terminates the program there)",
+                      s.profile, ins.span)
+
+
+def structure(s: Lowering) -> None:
+    """Labels, branches and calls become if/loop/break/return and functions
+    (``structurize.py``); recursion -- which GLSL lacks, and GP4 allows up to the call-depth
+    limit -- becomes one copy of each subroutine per depth."""
+    try:
+        s.structured = structurize(s.program)
+    except StructureError as e:
+        raise _refuse(str(e), s.profile, e.ins.span if e.ins else None)
+    except RecursionError_:
+        s.structured = structurize(s.program, allow_recursion=True)
+        s.depth = 0
+        return
+    if s.structured.mode == "functions" and call_depth(s.structured) > MAX_CALL_DEPTH:
+        # a chain of calls deeper than the limit: the CALs past it have no effect (the same
+        # reading as for recursion; the executor's, xlate/exec/flow.py), so plain functions,
+        # which would make every call, take the per-depth copies too
+        s.depth = 0
+    if s.structured.mode != "functions":
+        s.loop_limit = s.structured.limit
+
+
+def inline(s: Lowering) -> None:
+    """Subroutines called from one place are spliced in there: glslang's time grows with the
+    square of the number of functions (``inline.py``)."""
+    if s.structured.mode == "functions" and s.depth is None:
+        inline_single_calls(s.structured)
+
+
+def decide_types(s: Lowering) -> None:
+    """Each register gets the GLSL type its uses call for (``types.py``); the general
+    structurizer's own registers (%astackN, %rcN) are typed too."""
+    s.types = register_types(s.program)
+
+
+def find_tested_condition_codes(s: Lowering) -> None:
+    """Condition-code registers some instruction tests: updates of the others are dead."""
+    s.cc_used = tested_cc_registers(s.program)
+
+
+#: the middle end, in order: (name, pass)
+PASSES: list[tuple[str, Callable[[Lowering], None]]] = [
+    ("nesting", check_nesting),
+    ("structurize", structure),
+    ("inline", inline),
+    ("types", decide_types),
+    ("condcodes", find_tested_condition_codes),
+]
+
+
+# ---- validation -----------------------------------------------------------------------------------
+
+def check(s: Lowering) -> None:
+    """The invariants after a pass: the program's IR validates, and so does the structured
+    tree's straight-line code -- the instructions of its ``Op`` nodes, the structurizer's own
+    (address-stack moves, loop counters) included, checked as one linear program over the same
+    registers.  Raises ``IRValidationError`` naming the pass."""
+    try:
+        validate_ir(s.program)
+        if s.structured is not None:
+            ops = list(_tree_instructions(s.structured))
+            validate_ir(replace(s.program, instructions=ops, labels={}, entry=0))
+    except IRValidationError as e:
+        raise IRValidationError(f"after pass {s.done[-1]!r}: {e}") from None
+
+
+def _tree_instructions(st: Structured):
+    """The instruction of every ``Op`` node of the tree (any depth, any node kind)."""
+    def walk(value):
+        if isinstance(value, Op):
+            yield value.ins
+        elif isinstance(value, list):
+            for v in value:
+                yield from walk(v)
+        elif is_dataclass(value) and not isinstance(value, Instruction):
+            for f in fields(value):
+                yield from walk(getattr(value, f.name))
+    yield from walk(st.main.body)
+    for fn in st.functions.values():
+        yield from walk(fn.body)
+
+
+def validating() -> bool:
+    return os.environ.get("XLATE_VALIDATE_PASSES", "") not in ("", "0")
+
+
+def lower(prog: Program, *, profile: str = "glsl450", validate: bool | None = None) -> Lowering:
+    """Run the middle end over ``prog`` (the IR is not changed by these passes today; the
+    tree and the facts are new objects)."""
+    s = Lowering(prog, profile)
+    validate = validating() if validate is None else validate
+    for name, run in PASSES:
+        run(s)
+        s.done.append(name)
+        if validate:
+            check(s)
+    return s
