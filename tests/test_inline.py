@@ -28,7 +28,7 @@ def test_a_subroutine_called_once_is_spliced_in():
     assert glsl_functions(src) == ["sub_twice"]
     glsl = xlate.translate(src).glsl
     body = glsl[glsl.index("void xl_main()"):]
-    assert body.index("R0 = (R0 + vec4(1.0));") < body.index("sub_twice();")
+    assert body.index("R0 = R0 + 1.0;") < body.index("sub_twice();")
 
 
 def test_a_conditional_call_becomes_an_if_and_tr_is_always_taken():
@@ -37,8 +37,8 @@ def test_a_conditional_call_becomes_an_if_and_tr_is_always_taken():
     assert glsl_functions(src) == []
     glsl = xlate.translate(src).glsl
     main = glsl[glsl.index("void xl_main()"):]
-    assert "if (any(xl_ccGT(xl_cc0.xxxx)))\n    {\n        R0 = (R0 + vec4(1.0));" in main
-    assert "\n    R0 = (R0 * vec4(2.0));" in main          # CAL b (TR): no if
+    assert "if (any(xl_ccGT(xl_cc0.xxxx)))\n    {\n        R0 = R0 + 1.0;" in main
+    assert "\n    R0 = R0 * 2.0;" in main          # CAL b (TR): no if
 
 
 @pytest.mark.parametrize("body", [

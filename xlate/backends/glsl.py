@@ -49,13 +49,10 @@ from ..diagnostics import Diagnostic, XlateError
 from ..ir.model import (MAX_CALL_DEPTH, Binding, CCKind, CondTest, DataType, Index, Instruction,
                         Program, RegKind, Sat, Source, Stage)
 from ..ir.ops import COMPONENTWISE, OPCODES
-from ..passes.condcodes import tested_cc_registers
-from ..passes.inline import inline_single_calls
-from ..passes.nesting import runtime_nesting_overflow
-from ..passes.structurize import (If, Jump, Loop, Op, RecursionError_, Structured, Switch,
-                                  call_depth, calls_in, structurize)
-from ..passes.structurize import CountTest, Dispatch, Goto, Labeled, StructureError
-from ..passes.types import RAW_OPERAND_OPS, operand_type, register_types, result_type
+from ..passes.pipeline import lower
+from ..passes.structurize import CountTest, Dispatch, Goto, Labeled
+from ..passes.structurize import If, Jump, Loop, Op, Structured, Switch, calls_in
+from ..passes.types import RAW_OPERAND_OPS, operand_type, result_type
 from . import interface as I
 
 PROFILES = ("glsl450", "vulkan", "glsl330", "es310")
@@ -418,8 +415,8 @@ class GlslEmitter:
         self.extensions: list[str] = []         # #extension ... : require, in order of need
         self.notes: list[str] = []              # header comment lines (profile readings)
         self.stage = prog.stage
-        self.types = register_types(prog)
-        self.cc_used = tested_cc_registers(prog)
+        self.types: dict = {}               # from the middle end (emit)
+        self.cc_used: set[int] = set()
         self.helpers: list[str] = []
         self.names: dict[str, str] = {}
         self.taken: set[str] = set()
@@ -1605,44 +1602,17 @@ class GlslEmitter:
 
     # ---- program -------------------------------------------------------------------------------------
     def emit(self) -> GlslOutput:
-        over = runtime_nesting_overflow(self.prog)
-        if over is not None:
-            # FP2 3.11.X.7-9: the program terminates there at run time (the executor does);
-            # the structured shader has no nesting counters -- refuse rather than differ
-            ins, kind, active = over
-            limit = "MAX_PROGRAM_IF_DEPTH_NV" if kind == "IF" else "MAX_PROGRAM_LOOP_DEPTH_NV"
-            raise XlateError([Diagnostic(
-                "E7001", "error", f"run-time nesting limit ({ins.op} reached through subroutine "
-                f"calls with {active} {'IF' if kind == 'IF' else 'LOOP/REP'} blocks active, "
-                f"{limit}: NV_fragment_program2 3.11.X.7-9 terminates the program there) cannot "
-                f"be expressed in the {self.profile} profile", ins.span)])
-        try:
-            st = structurize(self.prog)
-        except StructureError as e:
-            raise XlateError([Diagnostic("E7001", "error", f"{e} cannot be expressed in the "
-                                         f"{self.profile} profile", e.ins.span if e.ins else None)])
-        except RecursionError_:
-            # GLSL has no recursion; GP4 allows it up to the call-depth limit (4), and a CAL
-            # beyond it has no effect (issue 38).  Emit one copy of each subroutine per depth.
-            st = structurize(self.prog, allow_recursion=True)
-            self.depth = 0
-        else:
-            if st.mode == "functions" and call_depth(st) > MAX_CALL_DEPTH:
-                # a chain of calls deeper than the limit: the CALs past it have no effect
-                # (the same reading as for recursion; the executor's, xlate/exec/flow.py), so
-                # plain functions, which would make every call, take the per-depth copies too
-                self.depth = 0
-            elif st.mode == "functions":
-                # subroutines called from one place are spliced in there: glslang's time grows
-                # with the square of the number of functions (xlate/passes/inline.py)
-                inline_single_calls(st)
-        if st.mode != "functions":
-            # the general structurizer adds registers (%astackN, %rcN): type them too
-            self.types = register_types(self.prog)
-            self.cfg_limit = st.limit
+        """Lower the program (``passes/pipeline.py``: the middle end, validated after each pass
+        under tests and XLATE_VALIDATE_PASSES) and print the result."""
+        lowered = lower(self.prog, profile=self.profile)
+        self.depth = lowered.depth
+        self.types = lowered.types
+        self.cc_used = lowered.cc_used
+        if lowered.loop_limit is not None:
+            self.cfg_limit = lowered.loop_limit
         try:
             self.plan()
-            return self.render(st)
+            return self.render(lowered.structured)
         except _Unsupported as e:
             raise XlateError([Diagnostic("E7001", "error", f"{e} cannot be expressed in the "
                                          f"{self.profile} profile", e.span)])
