@@ -1,7 +1,6 @@
 """The library API: parse and translate, with the same diagnostics the CLI prints."""
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field
 
 from .diagnostics import Diagnostic, Span, XlateError
@@ -11,7 +10,6 @@ TARGETS = ("glsl", "spirv", "spirv-asm", "reflect", "ir")
 #: profiles whose GLSL can become SPIR-V: vulkan (Vulkan), glsl450 (OpenGL, GL_ARB_gl_spirv)
 SPIRV_PROFILES = ("vulkan", "glsl450")
 SPIRV_STAGE = {Stage.VERTEX: "vert", Stage.FRAGMENT: "frag", Stage.GEOMETRY: "geom"}
-_lock = threading.Lock()
 
 
 @dataclass
@@ -35,8 +33,7 @@ class Translation:
 def parse(source: str, *, filename: str = "<input>") -> Program:
     """Parse a program into the IR.  Raises XlateError with every diagnostic of the file."""
     from .frontends import parse_program
-    with _lock:   # the lark parser instance is shared; parsing itself is quick
-        return parse_program(source, filename)
+    return parse_program(source, filename)
 
 
 def translate(source: str, *, filename: str = "<input>", target: str = "glsl",

@@ -41,9 +41,9 @@ def code_fingerprint(pkg: Path | None = None) -> str:
     """Hash of the version and of every file a translation depends on (sources, grammar,
     templates): an edited checkout never serves outputs of the code before the edit.
     ``pkg``: the package folder (default: this xlate's)."""
-    import xlate
-    h = hashlib.sha256(f"xlate {xlate.__version__}".encode())
-    pkg = pkg or Path(xlate.__file__).resolve().parent
+    from .. import __version__
+    h = hashlib.sha256(f"xlate {__version__}".encode())
+    pkg = pkg or Path(__file__).resolve().parents[1]
     roots = [pkg]
     if (pkg.parent / "pyproject.toml").is_file():      # a checkout: templates/ beside the package
         roots.append(pkg.parent / "templates")

@@ -109,8 +109,8 @@ def execute(program: Program | str, inputs: dict | None = None, *, lanes: int | 
     if isinstance(program, (bytes, bytearray)):
         program = bytes(program).decode("utf-8", errors="replace")
     if isinstance(program, str):
-        from ..api import parse
-        program = parse(program, filename=filename)
+        from ..frontends import parse_program
+        program = parse_program(program, filename)
     if not isinstance(program, Program):
         raise ExecError(f"program: expected xlate.ir.model.Program or source text, got "
                         f"{type(program).__name__}")

@@ -1,6 +1,8 @@
 """Frontends: source text -> IR.  ``parse_program`` picks one from the header."""
 from __future__ import annotations
 
+import threading
+
 from ..diagnostics import DiagnosticSink, Span, XlateError
 from ..gcpause import paused
 from ..ir.model import Program
@@ -8,6 +10,8 @@ from .detect import NV4_HEADERS, describe_unknown, detect_header, is_tgsi_text, 
 
 MAX_SOURCE_BYTES = 16 * 1024 * 1024
 VERTEX_PROGRAM_HEADERS = ("!!VP1.0", "!!VP1.1", "!!VSP1.0", "!!VP2.0", "!!ARBvp1.0")
+#: the lark parser instances are shared between threads; parsing itself is quick
+_lock = threading.Lock()
 
 
 def parse_program(text: str | bytes, filename: str = "<input>") -> Program:
@@ -16,7 +20,7 @@ def parse_program(text: str | bytes, filename: str = "<input>") -> Program:
     ``text`` may be bytes: a TGSI binary token stream (seed or Mesa layout) is decoded as such,
     anything else as text (UTF-8, else Latin-1).  Warnings of a successful parse are kept in
     ``program.diagnostics``."""
-    with paused():               # linear time for large programs (xlate/gcpause.py)
+    with _lock, paused():        # linear time for large programs (xlate/gcpause.py)
         try:
             return _parse_program(text, filename)
         except XlateError as e:

@@ -286,11 +286,11 @@ def verify_source(text: str, filename: str, *, lanes: int = 4096, seed: int = 1,
     """Verify one program text.  ``runner``: a runner to reuse (:func:`make_runner`; else one
     is made for ``backend``; :class:`glapi.GLUnavailable` propagates when no implementation
     exists)."""
-    from .. import api
+    from ..frontends import parse_program
     t0 = time.perf_counter()
     rep = ProgramReport(file=filename, backend=backend, seed=seed)
     try:
-        program = api.parse(text, filename=filename)
+        program = parse_program(text, filename)
     except XlateError as e:
         rep.status, rep.reason = "error", "the program does not parse"
         rep.diagnostics = list(e.diagnostics)

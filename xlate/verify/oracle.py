@@ -413,9 +413,9 @@ def compare_pair(asm_path, glsl_path, stage: str, *, lanes: int = 256, seed: int
 
 def _compare_pair(asm_path, glsl_path, stage: str, *, lanes: int, seed: int, runner, compat,
                   transpose: bool) -> PairResult:
-    import xlate
     from ..backends.glsl import emit_glsl
     from ..diagnostics import XlateError
+    from ..frontends import parse_program
     from . import compare as cmp
     from .analysis import analyse
     from .core import builtin_values_for, run_gl, textures_supported
@@ -429,7 +429,7 @@ def _compare_pair(asm_path, glsl_path, stage: str, *, lanes: int, seed: int, run
     glsl = glsl[:code_start] + re.sub(r"\b(input|output|filter|sample|active|common)\b",
                                       r"xr_\1", glsl[code_start:])
     try:
-        program = xlate.parse(asm, filename=str(asm_path))
+        program = parse_program(asm, str(asm_path))
         out = emit_glsl(program, "glsl450")
     except XlateError as e:
         res.status, res.reason = "unsupported", "xlate: " + e.diagnostics[0].message

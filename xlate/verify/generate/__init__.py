@@ -105,10 +105,10 @@ def generate(dialect: str, seed: int, stage: str | None = None, size: int = 12,
         return random_program(seed, stage, size, avoid)
     text = _text(dialect, random.Random(f"{dialect}:{stage}:{seed}"), stage, size, avoid)
     if check:
-        from ... import api
         from ...diagnostics import XlateError
+        from ...frontends import parse_program
         try:
-            api.parse(text, filename=f"random-{dialect}-{seed}")
+            parse_program(text, f"random-{dialect}-{seed}")
         except XlateError as e:
             raise GeneratorError(f"{dialect} seed {seed} ({stage}) does not parse:\n"
                                  + "\n".join(str(x) for x in e.diagnostics) + "\n" + text) from e
@@ -130,14 +130,14 @@ def file_name(dialect: str, seed: int, stage: str) -> str:
 def random_program(seed: int, stage: str = "vertex", size: int = 12,
                    avoid: set[str] | frozenset = frozenset(), tries: int = 20) -> str:
     """A valid random NV_gpu_program4 program (reproducible from ``seed``)."""
-    from ... import api
     from ...diagnostics import XlateError
+    from ...frontends import parse_program
     last = None
     for attempt in range(tries):
         rng = random.Random(f"{seed}:{stage}:{attempt}")
         text = nv4.generate(rng, stage, size, set(avoid))
         try:
-            api.parse(text, filename=f"random-{seed}")
+            parse_program(text, f"random-{seed}")
             return text
         except XlateError as e:
             last = e
