@@ -388,7 +388,7 @@ def test_html_report_links_source_lines_to_glsl(tmp_path):
     links = {glsl_lines[i].strip(): src_lines[s - 1].strip() for i, s in enumerate(good["map"]) if s}
     assert links["y.x = xl_dp3(texel, vec4(0.2126, 0.7152, 0.0722, 0.0));"] == "DP3 y.x, texel, luma;"
     assert links["sum = vec4(0.0);"] == "MOV sum, 0;"
-    assert links["if (any(xl_ccGT(xl_cc0.xxxx)))"] == "IF GT.x;"
+    assert links["if (xl_cc0.x > 0.0)"] == "IF GT.x;"
     assert any(v.startswith("REP 5;") for v in links.values())
     # every source line of an instruction is linked; declarations produce no code lines
     linked = {s for s in good["map"] if s}

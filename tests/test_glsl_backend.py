@@ -64,12 +64,18 @@ END
 
 def test_conditional_write_is_an_exact_select():
     glsl = xlate.translate(CC_WRITE).glsl
-    assert "xl_cc0 = xl_ccf(xl_t1);" in glsl
-    assert "bvec4 xl_m3 = xl_ccGT(xl_cc0.zwzw);" in glsl
+    # float updates only: the CC registers hold the value, tests compare it (cctests_value.txt)
+    assert "xl_cc0 = xl_t1;" in glsl
+    assert "bvec4 xl_m3 = greaterThan(xl_cc0.zwzw, vec4(0.0));" in glsl
     assert "a.xy = mix(a.xy, xl_t2.xy, xl_m3.xy);" in glsl
-    assert "xl_cc1.x = xl_ccf(xl_t4).x;" in glsl
-    assert "if (any(xl_ccLT(xl_cc1.xxxx)))" in glsl
-    assert "uvec4 xl_cc0 = uvec4(2u);" in glsl       # EQ at start
+    assert "xl_cc1.x = xl_t4.x;" in glsl
+    assert "if (xl_cc1.x < 0.0)" in glsl
+    assert "vec4 xl_cc0 = vec4(0.0);" in glsl       # EQ at start
+    # an integer update of CC0 keeps the flag words for that register
+    mixed = xlate.translate(CC_WRITE.replace("TEMP a, b;", "TEMP a, b;\nINT TEMP i;\n"
+                                             "MOV.S.CC i, 1;")).glsl
+    assert "uvec4 xl_cc0 = uvec4(2u);" in mixed and " = xl_ccGT(xl_cc0.zwzw);" in mixed
+    assert "xl_cc0 = xl_ccf(xl_t2);" in mixed and "if (xl_cc1.x < 0.0)" in mixed
 
 
 def test_integer_flags_are_taken_before_an_aliasing_write():

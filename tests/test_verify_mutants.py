@@ -59,8 +59,8 @@ KIND_SITES = {
     "compare": ("kinds.fp", "greaterThanEqual(r, fragment_texcoord_0)"),
     "texcoord": ("kinds.fp", "texture(texture0, fragment_texcoord_0.yy)"),
     "output": ("kinds.fp", "result_color0.xyz = (r).xyz;"),
-    "cc": ("kinds.vp", "not(xl_ccGT(xl_cc0.xxxx))"),
-    "loop": ("kinds.vp", "xl_i4 <= xl_n5"),
+    "cc": ("kinds.vp", "if (!(xl_cc0.x > 0.0)) R0 = vertex_attrib_2;"),
+    "loop": ("kinds.vp", "xl_i2 <= xl_n3"),
 }
 
 # The fixed sample: generated programs (dialect, stage, seed) and programs of corpus/ that
@@ -108,12 +108,13 @@ def test_mutation_follows_renumbered_and_precise_statement():
     """Probe shaders number their temporaries differently and the 'precise' re-run qualifies
     declarations: the mutation must still find its statement (and only it)."""
     glsl = _glsl(NVVP4)
-    m = _site("cc")
-    probe = glsl.replace("xl_m3", "xl_m17").replace("xl_t2", "xl_t9") \
-                .replace("bvec4 xl_m17", "precise highp bvec4 xl_m17")
+    m = _site("loop")
+    probe = glsl.replace("xl_i2", "xl_i17").replace("xl_n3", "xl_n9") \
+                .replace("precise highp vec4 R0", "precise highp precise vec4 R0")
+    assert probe.count("xl_i17") == 3
     out = m.apply(probe)
-    assert out != probe and "not(xl_ccGT(xl_cc0.xxxx))" in out
-    assert out.count("not(") == 1
+    assert out != probe and "xl_i17 <= xl_n9" in out
+    assert out.count("<=") == probe.count("<=") + 1
 
 
 def test_mutation_leaves_other_shaders_alone():

@@ -15,7 +15,7 @@ precise highp ivec4 p = ivec4(0);
 precise highp vec4 c = vec4(0);
 precise highp vec4 n = vec4(0);
 precise highp vec4 t = vec4(0);
-uvec4 xl_cc0 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
+vec4 xl_cc0 = vec4(0.0);   // condition code 0: the value of its last update (flags from its sign), start EQ
 uvec4 xl_cc1 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
 
 uvec4 xl_f2u(vec4 x) {
@@ -112,32 +112,6 @@ bvec4 xl_ccNSF(uvec4 f)
     return notEqual((1u - s), uvec4(0u));
 }
 
-// Condition-code flags, one uint per component: SF = 1, ZF = 2, OF = 4, CF = 8 (GP4 2.X.4.3).
-// Float results: SF = r < 0 or NaN, ZF = r == 0 or NaN; OF and CF cleared.
-uvec4 xl_ccf(vec4 r) {
-    precise uvec4 n = uvec4(isnan(r));
-    precise uvec4 xl_r = (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
-    return xl_r;
-}
-
-bvec4 xl_ccLT(uvec4 f)
-{
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual(((s & (1u - z)) ^ o), uvec4(0u));
-}
-
-bvec4 xl_ccGE(uvec4 f)
-{
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual((1u - (s ^ o)), uvec4(0u));
-}
-
-bvec4 xl_ccNOF(uvec4 f)
-{
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual((1u - o), uvec4(0u));
-}
-
 // PK4B: excess-128 bytes, round(127 * clamp(v, -128/127, 1) + 128), x in the low byte.
 uint xl_pk4b(vec4 a) {
     precise uvec4 b = uvec4(roundEven(clamp(a, -128.0 / 127.0, 1.0) * 127.0 + 128.0));
@@ -221,28 +195,12 @@ void xl_main()
     {
         precise vec4 xl_t21 = (c - program_local[0].xxxx);
         t = xl_t21;
-        xl_cc0 = xl_ccf(xl_t21);
+        xl_cc0 = xl_t21;
     }
-    {
-        precise vec4 xl_t22 = vec4(0.0);
-        bvec4 xl_m23 = xl_ccLT(xl_cc0.wwww);
-        c.w = mix(c.w, xl_t22.w, xl_m23.w);
-    }
-    {
-        precise vec4 xl_t24 = vec4(1.0);
-        bvec4 xl_m25 = xl_ccGE(xl_cc0.wwww);
-        c.w = mix(c.w, xl_t24.w, xl_m25.w);
-    }
-    {
-        precise vec4 xl_t26 = vec4(0.0);
-        bvec4 xl_m27 = xl_ccLE(xl_cc0.xxxx);
-        t.x = mix(t.x, xl_t26.x, xl_m27.x);
-    }
-    {
-        precise vec4 xl_t28 = vec4(1.0);
-        bvec4 xl_m29 = xl_ccNOF(xl_cc0.yyyy);
-        t.y = mix(t.y, xl_t28.y, xl_m29.y);
-    }
+    if (xl_cc0.w < 0.0) c.w = 0.0;
+    if (xl_cc0.w >= 0.0) c.w = 1.0;
+    if (xl_cc0.x <= 0.0) t.x = 0.0;
+    if (true) t.y = 1.0;
     if (any(lessThan(t, vec4(0.0)))) discard;
     if (any(xl_ccLE(xl_cc1.zzzz))) discard;
     w.x = packUnorm2x16(n.xy);

@@ -21,8 +21,8 @@ precise highp vec4 lit = vec4(0);
 precise highp vec4 acc = vec4(0);
 precise highp vec4 w = vec4(0);
 precise highp vec4 d = vec4(0);
-uvec4 xl_cc0 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
-uvec4 xl_cc1 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
+vec4 xl_cc0 = vec4(0.0);   // condition code 0: the value of its last update (flags from its sign), start EQ
+vec4 xl_cc1 = vec4(0.0);   // condition code 1: the value of its last update (flags from its sign), start EQ
 
 vec4 xl_nrm(vec4 a) { precise vec4 xl_r = vec4(a.xyz * (1.0 / sqrt(a.x * a.x + a.y * a.y + a.z * a.z)), 0.0); return xl_r; }
 
@@ -53,32 +53,6 @@ vec4 xl_lit(vec4 a) {
 }
 
 vec4 xl_dst(vec4 a, vec4 b) { precise vec4 xl_r = vec4(1.0, a.y * b.y, a.z, b.w); return xl_r; }
-
-// Condition-code flags, one uint per component: SF = 1, ZF = 2, OF = 4, CF = 8 (GP4 2.X.4.3).
-// Float results: SF = r < 0 or NaN, ZF = r == 0 or NaN; OF and CF cleared.
-uvec4 xl_ccf(vec4 r) {
-    precise uvec4 n = uvec4(isnan(r));
-    precise uvec4 xl_r = (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
-    return xl_r;
-}
-
-bvec4 xl_ccNE(uvec4 f)
-{
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual((s | (1u - z)), uvec4(0u));
-}
-
-bvec4 xl_ccNAN(uvec4 f)
-{
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual((s & z), uvec4(0u));
-}
-
-bvec4 xl_ccLEG(uvec4 f)
-{
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual(((1u - s) | (1u - z)), uvec4(0u));
-}
 
 vec4 xl_rfl(vec4 a, vec4 b) {
     precise float s = 2.0 * (a.x * b.x + a.y * b.y + a.z * b.z) / (a.x * a.x + a.y * a.y + a.z * a.z);
@@ -134,22 +108,22 @@ void xl_main()
         {
             precise vec4 xl_t3 = vec4(greaterThanEqual(acc.wwww, vec4(4.0)));
             t.x = xl_t3.x;
-            xl_cc0.x = xl_ccf(xl_t3).x;
+            xl_cc0.x = xl_t3.x;
         }
-        if (any(xl_ccNE(xl_cc0.xxxx))) break;
+        if (xl_cc0.x != 0.0) break;
     }
     {
         precise vec4 xl_t4 = vec4((1.0 / sqrt(acc.w)));
         t.y = xl_t4.y;
-        xl_cc1.y = xl_ccf(xl_t4).y;
+        xl_cc1.y = xl_t4.y;
     }
-    if (any(xl_ccNAN(xl_cc1.yyyy)))
+    if (isnan(xl_cc1.y))
     {
         acc = vec4(0.5, 0.5, 0.5, 1.0);
     }
     else
     {
-        if (any(xl_ccLEG(xl_cc1.yyyy)))
+        if (!isnan(xl_cc1.y))
         {
             w.xyz = xl_rfl(N, V).xyz;
             w.w = abs(w.z);
@@ -159,14 +133,10 @@ void xl_main()
             {
                 precise vec4 xl_t5 = vec4(log2(d.z));
                 d.z = xl_t5.z;
-                xl_cc0.z = xl_ccf(xl_t5).z;
+                xl_cc0.z = xl_t5.z;
             }
             t.x = d.x * program_local[8].y;
-            {
-                precise vec4 xl_t6 = (t.xxxx + d.zzzz);
-                bvec4 xl_m7 = xl_ccLEG(xl_cc0.zzzz);
-                t.x = mix(t.x, xl_t6.x, xl_m7.x);
-            }
+            if (!isnan(xl_cc0.z)) t.x = t.x + d.z;
             t.y = sin(t.x);
             t.z = cos(t.x);
             t.xy = vec4(cos(fragment_texcoord_3.z), sin(fragment_texcoord_3.z), 0.0, 0.0).xy;

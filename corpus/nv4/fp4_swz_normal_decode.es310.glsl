@@ -23,26 +23,12 @@ layout(binding = 0) uniform highp sampler2D texture0;
 xl_precise highp vec4 n = vec4(0);
 xl_precise highp vec4 t = vec4(0);
 xl_precise highp vec4 l = vec4(0);
-uvec4 xl_cc1 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
+vec4 xl_cc1 = vec4(0.0);   // condition code 1: the value of its last update (flags from its sign), start EQ
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
 float xl_dp2(vec4 a, vec4 b) { xl_precise float xl_r = a.x * b.x + a.y * b.y; return xl_r; }
 float xl_dp3(vec4 a, vec4 b) { xl_precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z; return xl_r; }
 float xl_dp4(vec4 a, vec4 b) { xl_precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; return xl_r; }
-
-// Condition-code flags, one uint per component: SF = 1, ZF = 2, OF = 4, CF = 8 (GP4 2.X.4.3).
-// Float results: SF = r < 0 or NaN, ZF = r == 0 or NaN; OF and CF cleared.
-uvec4 xl_ccf(vec4 r) {
-    xl_precise uvec4 n = uvec4(isnan(r));
-    xl_precise uvec4 xl_r = (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
-    return xl_r;
-}
-
-bvec4 xl_ccLT(uvec4 f)
-{
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual(((s & (1u - z)) ^ o), uvec4(0u));
-}
 
 void xl_main()
 {
@@ -56,9 +42,9 @@ void xl_main()
     {
         xl_precise vec4 xl_t1 = vec4(-fragment_texcoord_1.x, -fragment_texcoord_1.y, fragment_texcoord_1.z, 1.0);
         l = xl_t1;
-        xl_cc1 = xl_ccf(xl_t1);
+        xl_cc1 = xl_t1;
     }
-    if (any(xl_ccLT(xl_cc1.zzzz))) discard;
+    if (xl_cc1.z < 0.0) discard;
     t.x = xl_dp3(n, l);
     t = vec4(t.x, t.x, t.x, 1.0);
     result_color0 = t;

@@ -25,7 +25,7 @@ xl_precise highp ivec4 size = ivec4(0);
 xl_precise highp ivec4 coord = ivec4(0);
 xl_precise highp vec4 c = vec4(0);
 xl_precise highp vec4 t = vec4(0);
-uvec4 xl_cc0 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
+vec4 xl_cc0 = vec4(0.0);   // condition code 0: the value of its last update (flags from its sign), start EQ
 
 // Float to int conversions clamp to the representable range, NaN gives 0 (GP4 issue 41).
 ivec4 xl_f2i(vec4 x) {
@@ -33,20 +33,6 @@ ivec4 xl_f2i(vec4 x) {
     r = mix(r, ivec4(0x7fffffff), greaterThanEqual(x, vec4(2147483648.0)));
     xl_precise ivec4 xl_r = mix(r, ivec4(0), isnan(x));
     return xl_r;
-}
-
-// Condition-code flags, one uint per component: SF = 1, ZF = 2, OF = 4, CF = 8 (GP4 2.X.4.3).
-// Float results: SF = r < 0 or NaN, ZF = r == 0 or NaN; OF and CF cleared.
-uvec4 xl_ccf(vec4 r) {
-    xl_precise uvec4 n = uvec4(isnan(r));
-    xl_precise uvec4 xl_r = (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
-    return xl_r;
-}
-
-bvec4 xl_ccGT(uvec4 f)
-{
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual((((1u - s) ^ o) & (1u - z)), uvec4(0u));
 }
 
 void xl_main()
@@ -61,9 +47,9 @@ void xl_main()
     {
         xl_precise vec4 xl_t1 = vec4(lessThan(c.wwww, program_local[0].xxxx));
         t.x = xl_t1.x;
-        xl_cc0.x = xl_ccf(xl_t1).x;
+        xl_cc0.x = xl_t1.x;
     }
-    if (any(xl_ccGT(xl_cc0.xxxx))) discard;
+    if (xl_cc0.x > 0.0) discard;
     result_color0 = c;
 }
 

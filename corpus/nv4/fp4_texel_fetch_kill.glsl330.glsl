@@ -14,7 +14,7 @@ ivec4 size = ivec4(0);
 ivec4 coord = ivec4(0);
 vec4 c = vec4(0);
 vec4 t = vec4(0);
-uvec4 xl_cc0 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
+vec4 xl_cc0 = vec4(0.0);   // condition code 0: the value of its last update (flags from its sign), start EQ
 
 // m ? b : a per component with integer masks (GLSL 3.30's mix takes float types only).
 int xl_sel(int a, int b, bool m) { return m ? b : a; }
@@ -33,19 +33,6 @@ ivec4 xl_f2i(vec4 x) {
     return xl_sel(r, ivec4(0), isnan(x));
 }
 
-// Condition-code flags, one uint per component: SF = 1, ZF = 2, OF = 4, CF = 8 (GP4 2.X.4.3).
-// Float results: SF = r < 0 or NaN, ZF = r == 0 or NaN; OF and CF cleared.
-uvec4 xl_ccf(vec4 r) {
-    uvec4 n = uvec4(isnan(r));
-    return (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
-}
-
-bvec4 xl_ccGT(uvec4 f)
-{
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual((((1u - s) ^ o) & (1u - z)), uvec4(0u));
-}
-
 void xl_main()
 {
     size = ivec4(textureSize(texture0, fragment_attrib_1.v.xxxx.x), 0, 0);
@@ -58,9 +45,9 @@ void xl_main()
     {
         vec4 xl_t1 = vec4(lessThan(c.wwww, program_local[0].xxxx));
         t.x = xl_t1.x;
-        xl_cc0.x = xl_ccf(xl_t1).x;
+        xl_cc0.x = xl_t1.x;
     }
-    if (any(xl_ccGT(xl_cc0.xxxx))) discard;
+    if (xl_cc0.x > 0.0) discard;
     result_color0 = c;
 }
 

@@ -43,32 +43,12 @@ xl_precise highp vec4 nrm = vec4(0);
 xl_precise highp vec4 t = vec4(0);
 xl_precise highp vec4 p = vec4(0);
 xl_precise highp vec4 sil[3] = vec4[3](vec4(0), vec4(0), vec4(0));
-uvec4 xl_cc0 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
+vec4 xl_cc0 = vec4(0.0);   // condition code 0: the value of its last update (flags from its sign), start EQ
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
 float xl_dp2(vec4 a, vec4 b) { xl_precise float xl_r = a.x * b.x + a.y * b.y; return xl_r; }
 float xl_dp3(vec4 a, vec4 b) { xl_precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z; return xl_r; }
 float xl_dp4(vec4 a, vec4 b) { xl_precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; return xl_r; }
-
-// Condition-code flags, one uint per component: SF = 1, ZF = 2, OF = 4, CF = 8 (GP4 2.X.4.3).
-// Float results: SF = r < 0 or NaN, ZF = r == 0 or NaN; OF and CF cleared.
-uvec4 xl_ccf(vec4 r) {
-    xl_precise uvec4 n = uvec4(isnan(r));
-    xl_precise uvec4 xl_r = (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
-    return xl_r;
-}
-
-bvec4 xl_ccGE(uvec4 f)
-{
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual((1u - (s ^ o)), uvec4(0u));
-}
-
-bvec4 xl_ccNE(uvec4 f)
-{
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual((s | (1u - z)), uvec4(0u));
-}
 
 void xl_emit();
 
@@ -108,9 +88,9 @@ void xl_main()
         {
             xl_precise vec4 xl_t5 = vec4(xl_dp3(nrm, program_local[clamp(clamp(r.x, -3, 22) + 2, 0, 23)]));
             t.x = xl_t5.x;
-            xl_cc0.x = xl_ccf(xl_t5).x;
+            xl_cc0.x = xl_t5.x;
         }
-        if (any(xl_ccGE(xl_cc0.xxxx))) continue;
+        if (xl_cc0.x >= 0.0) continue;
         v.x = 0;
         for (int xl_i6 = 0, xl_n7 = 3; xl_i6 < xl_n7; ++xl_i6)
         {
@@ -131,9 +111,9 @@ void xl_main()
         {
             xl_precise vec4 xl_t8 = vec4(greaterThanEqual(t.wwww, program_local[24].wwww));
             t.w = xl_t8.w;
-            xl_cc0.w = xl_ccf(xl_t8).w;
+            xl_cc0.w = xl_t8.w;
         }
-        if (any(xl_ccNE(xl_cc0.wwww))) break;
+        if (xl_cc0.w != 0.0) break;
     }
 }
 

@@ -32,7 +32,7 @@ precise highp vec4 lit = vec4(0);
 precise highp vec4 col = vec4(0);
 precise highp vec4 d = vec4(0);
 precise highp vec4 off = vec4(0);
-uvec4 xl_cc1 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
+vec4 xl_cc1 = vec4(0.0);   // condition code 1: the value of its last update (flags from its sign), start EQ
 
 vec4 xl_nrm(vec4 a) { precise vec4 xl_r = vec4(a.xyz * (1.0 / sqrt(a.x * a.x + a.y * a.y + a.z * a.z)), 0.0); return xl_r; }
 
@@ -74,20 +74,6 @@ vec4 xl_sat(vec4 x) { precise vec4 xl_r = mix(mix(x, vec4(1.0), greaterThan(x, v
 vec4 xl_ssat(vec4 x) { precise vec4 xl_r = mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), vec4(-1.0), lessThan(x, vec4(-1.0))); return xl_r; }
 
 vec4 xl_dst(vec4 a, vec4 b) { precise vec4 xl_r = vec4(1.0, a.y * b.y, a.z, b.w); return xl_r; }
-
-// Condition-code flags, one uint per component: SF = 1, ZF = 2, OF = 4, CF = 8 (GP4 2.X.4.3).
-// Float results: SF = r < 0 or NaN, ZF = r == 0 or NaN; OF and CF cleared.
-uvec4 xl_ccf(vec4 r) {
-    precise uvec4 n = uvec4(isnan(r));
-    precise uvec4 xl_r = (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
-    return xl_r;
-}
-
-bvec4 xl_ccGT(uvec4 f)
-{
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual((((1u - s) ^ o) & (1u - z)), uvec4(0u));
-}
 
 vec4 xl_rfl(vec4 a, vec4 b) {
     precise float s = 2.0 * (a.x * b.x + a.y * b.y + a.z * b.z) / (a.x * a.x + a.y * a.y + a.z * a.z);
@@ -150,13 +136,9 @@ void xl_main()
     {
         precise vec4 xl_t2 = (c.xxxx + -1.0);
         c.y = xl_t2.y;
-        xl_cc1.y = xl_ccf(xl_t2).y;
+        xl_cc1.y = xl_t2.y;
     }
-    {
-        precise vec4 xl_t3 = vec4(0.5);
-        bvec4 xl_m4 = xl_ccGT(xl_cc1.yyyy);
-        col.w = mix(col.w, xl_t3.w, xl_m4.w);
-    }
+    if (xl_cc1.y > 0.0) col.w = 0.5;
     e1.xyz = xl_rfl(N, vec4(0.0, 0.0, 1.0, 0.0)).xyz;
     e1.w = xl_cmp(s.xxxx, s.yyyy, s.zzzz).w;
     e2.x = xl_dp2(e1, program_local[1]);

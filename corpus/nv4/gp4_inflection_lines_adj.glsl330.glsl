@@ -47,26 +47,13 @@ vec4 n = vec4(0);
 vec4 t = vec4(0);
 vec4 len = vec4(0);
 vec4 m = vec4(0);
-uvec4 xl_cc0 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
-uvec4 xl_cc1 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
-
-// Condition-code flags, one uint per component: SF = 1, ZF = 2, OF = 4, CF = 8 (GP4 2.X.4.3).
-// Float results: SF = r < 0 or NaN, ZF = r == 0 or NaN; OF and CF cleared.
-uvec4 xl_ccf(vec4 r) {
-    uvec4 n = uvec4(isnan(r));
-    return (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
-}
+vec4 xl_cc0 = vec4(0.0);   // condition code 0: the value of its last update (flags from its sign), start EQ
+vec4 xl_cc1 = vec4(0.0);   // condition code 1: the value of its last update (flags from its sign), start EQ
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
 float xl_dp2(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y; }
 float xl_dp3(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
 float xl_dp4(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
-
-bvec4 xl_ccNE(uvec4 f)
-{
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual((s | (1u - z)), uvec4(0u));
-}
 
 // m ? b : a per component with integer masks (GLSL 3.30's mix takes float types only).
 int xl_sel(int a, int b, bool m) { return m ? b : a; }
@@ -85,12 +72,6 @@ uvec4 xl_min(uvec4 a, uvec4 b) { return xl_sel(a, b, greaterThan(a, b)); }
 vec4 xl_max(vec4 a, vec4 b) { return mix(b, a, greaterThan(a, b)); }
 ivec4 xl_max(ivec4 a, ivec4 b) { return xl_sel(b, a, greaterThan(a, b)); }
 uvec4 xl_max(uvec4 a, uvec4 b) { return xl_sel(b, a, greaterThan(a, b)); }
-
-bvec4 xl_ccLT(uvec4 f)
-{
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual(((s & (1u - z)) ^ o), uvec4(0u));
-}
 
 vec4 xl_lrp(vec4 a, vec4 b, vec4 c) { return a * b + (vec4(1.0) - a) * c; }
 
@@ -120,7 +101,7 @@ void xl_main()
     {
         vec4 xl_t1 = (c.zzzz * n.zzzz);
         t.x = xl_t1.x;
-        xl_cc1.x = xl_ccf(xl_t1).x;
+        xl_cc1.x = xl_t1.x;
     }
     len.x = xl_dp3(e1, e1);
     len.y = 1.0 / sqrt(len.x);
@@ -128,9 +109,9 @@ void xl_main()
     {
         vec4 xl_t2 = vec4(lessThan(len.zzzz, program_local[0].yyyy));
         t.y = xl_t2.y;
-        xl_cc0.y = xl_ccf(xl_t2).y;
+        xl_cc0.y = xl_t2.y;
     }
-    if (any(xl_ccNE(xl_cc0.yyyy))) return;
+    if (xl_cc0.y != 0.0) return;
     out_result_position = in_vertex_position[1];
     out_result_color = in_vertex_color[1];
     out_result_color_back = in_vertex_color_back[1];
@@ -151,7 +132,7 @@ void xl_main()
     out_result_clip[0].x = in_vertex_clip[2].x;
     out_result_texcoord[0] = in_vertex_texcoord[2];
     xl_emit();
-    if (any(xl_ccLT(xl_cc1.xxxx)))
+    if (xl_cc1.x < 0.0)
     {
         EndPrimitive();
         n.xy = e1.yx * vec2(-1.0, 1.0);

@@ -15,7 +15,7 @@ precise highp ivec4 i = ivec4(0);
 precise highp ivec4 k = ivec4(0);
 precise highp vec4 acc = vec4(0);
 precise highp vec4 t = vec4(0);
-uvec4 xl_cc0 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
+vec4 xl_cc0 = vec4(0.0);   // condition code 0: the value of its last update (flags from its sign), start EQ
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
 float xl_dp2(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y; return xl_r; }
@@ -28,20 +28,6 @@ ivec4 xl_f2i(vec4 x) {
     r = mix(r, ivec4(0x7fffffff), greaterThanEqual(x, vec4(2147483648.0)));
     precise ivec4 xl_r = mix(r, ivec4(0), isnan(x));
     return xl_r;
-}
-
-// Condition-code flags, one uint per component: SF = 1, ZF = 2, OF = 4, CF = 8 (GP4 2.X.4.3).
-// Float results: SF = r < 0 or NaN, ZF = r == 0 or NaN; OF and CF cleared.
-uvec4 xl_ccf(vec4 r) {
-    precise uvec4 n = uvec4(isnan(r));
-    precise uvec4 xl_r = (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
-    return xl_r;
-}
-
-bvec4 xl_ccGT(uvec4 f)
-{
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual((((1u - s) ^ o) & (1u - z)), uvec4(0u));
 }
 
 // _SAT/_SSAT: "if (r < lo) r = lo; else if (r > hi) r = hi;" (GP4 2.X.4.3) - NaN passes through,
@@ -65,9 +51,9 @@ void xl_main()
         {
             precise vec4 xl_t3 = vec4(greaterThan(acc.xxxx, program_local[8].xxxx));
             t.x = xl_t3.x;
-            xl_cc0.x = xl_ccf(xl_t3).x;
+            xl_cc0.x = xl_t3.x;
         }
-        if (any(xl_ccGT(xl_cc0.xxxx))) break;
+        if (xl_cc0.x > 0.0) break;
     }
     result_color = xl_sat(acc);
     result_texcoord_0.x = vec4(k.xxxx).x;

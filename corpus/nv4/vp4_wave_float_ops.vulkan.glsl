@@ -22,8 +22,8 @@ precise highp vec4 c = vec4(0);
 precise highp vec4 n = vec4(0);
 precise highp vec4 flags = vec4(0);
 precise highp vec4 uv = vec4(0);
-uvec4 xl_cc0 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
-uvec4 xl_cc1 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
+vec4 xl_cc0 = vec4(0.0);   // condition code 0: the value of its last update (flags from its sign), start EQ
+vec4 xl_cc1 = vec4(0.0);   // condition code 1: the value of its last update (flags from its sign), start EQ
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
 float xl_dp2(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y; return xl_r; }
@@ -34,14 +34,6 @@ float xl_dp4(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z 
 // so clamp() (undefined for NaN) is not used.
 vec4 xl_sat(vec4 x) { precise vec4 xl_r = mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), vec4(0.0), lessThan(x, vec4(0.0))); return xl_r; }
 vec4 xl_ssat(vec4 x) { precise vec4 xl_r = mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), vec4(-1.0), lessThan(x, vec4(-1.0))); return xl_r; }
-
-// Condition-code flags, one uint per component: SF = 1, ZF = 2, OF = 4, CF = 8 (GP4 2.X.4.3).
-// Float results: SF = r < 0 or NaN, ZF = r == 0 or NaN; OF and CF cleared.
-uvec4 xl_ccf(vec4 r) {
-    precise uvec4 n = uvec4(isnan(r));
-    precise uvec4 xl_r = (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
-    return xl_r;
-}
 
 vec4 xl_rfl(vec4 a, vec4 b) {
     precise float s = 2.0 * (a.x * b.x + a.y * b.y + a.z * b.z) / (a.x * a.x + a.y * a.y + a.z * a.z);
@@ -72,18 +64,6 @@ float xl_rcc(float a) {
     return xl_r;
 }
 
-bvec4 xl_ccNE(uvec4 f)
-{
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual((s | (1u - z)), uvec4(0u));
-}
-
-bvec4 xl_ccLT(uvec4 f)
-{
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual(((s & (1u - z)) ^ o), uvec4(0u));
-}
-
 void xl_main()
 {
     p = vertex_position;
@@ -98,12 +78,12 @@ void xl_main()
     {
         precise vec4 xl_t1 = xl_sat((c.xxxx * program_local[0].xxxx + 0.5));
         flags.x = xl_t1.x;
-        xl_cc0.x = xl_ccf(xl_t1).x;
+        xl_cc0.x = xl_t1.x;
     }
     {
         precise vec4 xl_t2 = xl_ssat((s.xxxx - c.xxxx));
         n.z = xl_t2.z;
-        xl_cc1.z = xl_ccf(xl_t2).z;
+        xl_cc1.z = xl_t2.z;
     }
     n.w = xl_ssat(n.yyyy).w;
     n.xz = n.xy * vec2(-1.0, 1.0);
@@ -123,9 +103,9 @@ void xl_main()
     {
         precise vec4 xl_t3 = flags.yyyy;
         n.w = xl_t3.w;
-        xl_cc0.w = xl_ccf(xl_t3).w;
+        xl_cc0.w = xl_t3.w;
     }
-    if (any(xl_ccNE(xl_cc0.wwww)))
+    if (xl_cc0.w != 0.0)
     {
         w = vec4(lessThan(n, c));
         w.w = vec4(lessThanEqual(n.wwww, c.wwww)).w;
@@ -137,7 +117,7 @@ void xl_main()
     }
     {
         precise vec4 xl_t4 = vec4(0.0);
-        bvec4 xl_m5 = xl_ccLT(xl_cc1.zzzz);
+        bvec4 xl_m5 = lessThan(xl_cc1.zzzz, vec4(0.0));
         w.z = mix(w.z, xl_t4.z, xl_m5.z);
     }
     result_texcoord_0 = uv;

@@ -168,6 +168,19 @@ def helper_library() -> dict[str, tuple[str, tuple[str, ...]]]:
 
 
 @lru_cache(maxsize=1)
+@lru_cache(maxsize=1)
+def cc_value_tests() -> dict[str, tuple[str, str]]:
+    """rule -> (scalar form, vector form) of a test of a register holding a float value
+    (``cctests_value.txt``)."""
+    out = {}
+    for line in (_template_dir() / "cctests_value.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            rule, rest = line.split(None, 1)
+            scalar, vector = rest.split(" | ", 1)
+            out[rule] = (scalar.strip(), vector.strip())
+    return out
+
+
 def cc_tests() -> dict[str, str]:
     out = {}
     for line in (_template_dir() / "cctests.txt").read_text().splitlines():
@@ -417,6 +430,7 @@ class GlslEmitter:
         self.stage = prog.stage
         self.types: dict = {}               # from the middle end (emit)
         self.cc_used: set[int] = set()
+        self.cc_values: set[int] = set()    # CC registers holding a float value (condcodes.py)
         self.helpers: list[str] = []
         self.names: dict[str, str] = {}
         self.taken: set[str] = set()
@@ -940,6 +954,10 @@ class GlslEmitter:
             return "bvec4(true)"
         if cond.rule == "FL":
             return "bvec4(false)"
+        swz = "".join(COMP[c] for c in cond.swizzle)
+        if cond.cc in self.cc_values:
+            reg = f"xl_cc{cond.cc}{'' if swz == 'xyzw' else '.' + swz}"
+            return cc_value_tests()[cond.rule][1].format(v=reg)
         helper = f"cc{cond.rule}"
         if helper not in helper_library():
             expr = cc_tests()[cond.rule]
@@ -947,7 +965,6 @@ class GlslEmitter:
                 f"bvec4 xl_cc{cond.rule}(uvec4 f)\n{{\n    uvec4 s = f & 1u, z = (f >> 1) & 1u, "
                 f"o = (f >> 2) & 1u, c = (f >> 3) & 1u;\n    return notEqual({expr}, uvec4(0u));\n}}\n", ())
         self.need(helper)
-        swz = "".join(COMP[c] for c in cond.swizzle)
         return f"xl_cc{cond.rule}(xl_cc{cond.cc}{'' if swz == 'xyzw' else '.' + swz})"
 
     def branch_cond(self, cond: CondTest | None) -> str | None:
@@ -958,9 +975,15 @@ class GlslEmitter:
             return None
         if cond.rule == "FL":
             return "false"
+        if cond.cc in self.cc_values and len(set(cond.swizzle)) == 1:
+            # one component tested: the comparison itself, 'if (xl_cc0.x > 0.0)'
+            reg = f"xl_cc{cond.cc}.{COMP[cond.swizzle[0]]}"
+            return cc_value_tests()[cond.rule][0].format(v=reg)
         return f"any({self.cc_test(cond)})"
 
     def cc_flags(self, ins: Instruction, t: str, rtype: DataType, srcs: list[str]) -> str:
+        if ins.cc_update in self.cc_values:
+            return t                # the register keeps the value itself (cctests_value.txt)
         kind = ins.cc_kind
         if kind == CCKind.FLOAT:
             self.need("ccf")
@@ -1019,8 +1042,13 @@ class GlslEmitter:
             srcs = splat_literals(srcs, template, [len(comps) > 1 and kind != "s" for kind in info.inputs])
             expr = template.format(a=srcs[0] if srcs else "", b=srcs[1] if len(srcs) > 1 else "",
                                    c=srcs[2] if len(srcs) > 2 else "")
-            return [f"{self.element(ins.dst.reg, ins.dst.index, None)}.{mask_text(ins.dst.mask)} = "
-                    f"{right_side(expr)};"]
+            m = "" if len(comps) == 4 else "." + mask_text(ins.dst.mask)
+            statement = f"{self.element(ins.dst.reg, ins.dst.index, None)}{m} = {right_side(expr)};"
+            cond = ins.dst.cond
+            if cond is None:
+                return [statement]
+            comp = cond.swizzle[comps[0]]          # the one component every write tests
+            return [f"if ({self.branch_cond(replace(cond, swizzle=(comp,) * 4))}) {statement}"]
         if ins.op in RAW_OPERAND_OPS:
             # UP*: the bits of the operand *after* its modifiers, which act in the operand type
             # of the instruction (UP4B.F: -x flips the float sign bit, |x| clears it; .S: two's
@@ -1068,11 +1096,19 @@ class GlslEmitter:
         b.xy + c.xy;``.  That is the computation of those components and no other, and the
         destination is a ``precise`` variable, so glslang decorates its operations
         NoContraction -- which it does not through a swizzle of an rvalue (``(a * b + c).zw``,
-        measured with glslang 13.1), the reason the unnarrowed form needs a temporary.  Writes
-        with a condition mask, a CC update, saturation, a precision conversion or a bitcast
-        into their register keep the general path (:meth:`write`)."""
+        measured with glslang 13.1), the reason the unnarrowed form needs a temporary.  A
+        condition mask that tests one component of a value-holding CC register (:meth:`cc_test`)
+        makes it ``if (xl_cc0.x != 0.0) R0.y = ...;`` (all four components may be written so).
+        Other condition masks, CC updates, saturation, a precision conversion or a bitcast into
+        the register keep the general path (:meth:`write`)."""
         dst = ins.dst
-        if (dst is None or all(dst.mask) or ins.op not in COMPONENTWISE or dst.cond is not None
+        if dst is None or ins.op not in COMPONENTWISE:
+            return None
+        conditional = dst.cond is not None and dst.cond.rule not in ("TR", "FL")
+        if conditional and not (dst.cond.cc in self.cc_values and len(
+                {dst.cond.swizzle[c] for c in range(4) if dst.mask[c]}) == 1):
+            return None
+        if ((all(dst.mask) and not conditional) or (dst.cond is not None and not conditional)
                 or (ins.cc_update is not None and ins.cc_update in self.cc_used)
                 or ins.sat != Sat.NONE or ins.precision in ("FP16", "X")
                 or ins.op in RAW_OPERAND_OPS or OPCODES[ins.op].output != "v"
@@ -1144,7 +1180,7 @@ class GlslEmitter:
                 name = self.fresh("f")
                 lines.append(f"uvec4 {name} = {flags};")
                 flags = name
-            elif m:
+            elif m and flags != t:
                 flags = f"({flags})" if not wrapped(flags) and not flags.endswith(")") else flags
         value = bitcast(t, rtype, st)
         if mask is None:
@@ -1153,10 +1189,11 @@ class GlslEmitter:
             lines.append(f"{target}{m} = {self.select(target + m, value + m, mask + m, st)};")
         if flags is not None:
             reg = f"xl_cc{cc}"
+            ftype = DataType.FLOAT if cc in self.cc_values else DataType.UINT
             if mask is None:
                 lines.append(f"{reg}{m} = {flags}{m};")
             else:
-                lines.append(f"{reg}{m} = {self.select(reg + m, flags + m, mask + m, DataType.UINT)};")
+                lines.append(f"{reg}{m} = {self.select(reg + m, flags + m, mask + m, ftype)};")
         return ["{"] + ["    " + line for line in lines] + ["}"]
 
     def precision_step(self, ins: Instruction, expr: str, rtype: DataType) -> str:
@@ -1608,6 +1645,7 @@ class GlslEmitter:
         self.depth = lowered.depth
         self.types = lowered.types
         self.cc_used = lowered.cc_used
+        self.cc_values = lowered.cc_values
         if lowered.loop_limit is not None:
             self.cfg_limit = lowered.loop_limit
         try:
@@ -1869,7 +1907,11 @@ class GlslEmitter:
         if "iter" in self.cfg_vars:
             globals_.append("int xl_iter = 0;    // loop iterations (guard)")
         for cc in sorted(self.cc_used):
-            globals_.append(f"uvec4 xl_cc{cc} = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ")
+            if cc in self.cc_values:
+                globals_.append(f"vec4 xl_cc{cc} = vec4(0.0);   // condition code {cc}: the value "
+                                "of its last update (flags from its sign), start EQ")
+            else:
+                globals_.append(f"uvec4 xl_cc{cc} = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ")
         for regname, arr in self.param_arrays.items():
             reg = self.prog.registers[regname]
             elems = [self.param_element(reg, i) for i in range(reg.size)]

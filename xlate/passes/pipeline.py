@@ -21,7 +21,7 @@ from ..diagnostics import Diagnostic, XlateError
 from ..ir.model import MAX_CALL_DEPTH, DataType, Instruction, Program
 from ..ir.validate import IRValidationError
 from ..ir.validate import validate as validate_ir
-from .condcodes import tested_cc_registers
+from .condcodes import tested_cc_registers, value_condition_codes
 from .inline import inline_single_calls
 from .nesting import runtime_nesting_overflow
 from .structurize import (Op, RecursionError_, StructureError, Structured, call_depth,
@@ -41,6 +41,8 @@ class Lowering:
     depth: int | None = None
     types: dict[str, DataType] = field(default_factory=dict)
     cc_used: set[int] = field(default_factory=set)
+    #: tested CC registers whose every update is a float one: they hold the value (condcodes.py)
+    cc_values: set[int] = field(default_factory=set)
     #: iteration guard of the loops the general structurizer emits (None: structured program)
     loop_limit: int | None = None
     done: list[str] = field(default_factory=list)  # names of the passes run so far
@@ -102,8 +104,11 @@ def decide_types(s: Lowering) -> None:
 
 
 def find_tested_condition_codes(s: Lowering) -> None:
-    """Condition-code registers some instruction tests: updates of the others are dead."""
+    """Condition-code registers some instruction tests: updates of the others are dead.  Those
+    whose every update is a float one are kept as the value, and tested by comparing it."""
     s.cc_used = tested_cc_registers(s.program)
+    s.cc_values = value_condition_codes(s.program, s.cc_used,
+                                        list(_tree_instructions(s.structured)))
 
 
 #: the middle end, in order: (name, pass)

@@ -244,10 +244,24 @@ def _saturate(S):
                 yield ((k, k + 1, ""), (args[0][1], args[2][1], ""))
 
 
+_CC_REGISTER = re.compile(r"xl_cc\d")
+
+
 def _cc(S):
-    for k, t in enumerate(S[:-1]):
-        if re.fullmatch(r"xl_cc[A-Z]+", t) and S[k + 1] == "(":
-            yield ((k, k, "not("), (_close(S, k + 1) + 1, _close(S, k + 1) + 1, ")"))
+    """Invert a condition-code test: a flag test ``xl_ccGT(...)``, or a test of a register that
+    holds the value (``if (xl_cc0.x > 0.0) ...``, ``bvec4 m = greaterThan(xl_cc0, ...)``)."""
+    helpers = [k for k, t in enumerate(S[:-1]) if re.fullmatch(r"xl_cc[A-Z]+", t) and S[k + 1] == "("]
+    for k in helpers:
+        yield ((k, k, "not("), (_close(S, k + 1) + 1, _close(S, k + 1) + 1, ")"))
+    if helpers:
+        return
+    if len(S) > 2 and S[0] == "if" and S[1] == "(":
+        end = _close(S, 1)
+        if any(_CC_REGISTER.match(t) for t in S[2:end]):
+            yield ((2, 2, "!("), (end, end, ")"))
+    elif len(S) > 3 and S[0] == "bvec4" and S[2] == "=" and S[-1] == ";" and any(
+            _CC_REGISTER.match(t) for t in S[3:]):
+        yield ((3, 3, "not("), (len(S) - 1, len(S) - 1, ")"))
 
 
 _CMP = {"<": ">=", ">=": "<", ">": "<=", "<=": ">", "==": "!=", "!=": "==",
