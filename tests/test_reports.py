@@ -259,3 +259,25 @@ def test_verify_report_without_pillow_is_a_one_line_hint(tmp_path):
     assert r.stderr == ("xlate verify: error: --report needs the Python package 'pillow' "
                         "(python3 -m pip install 'xlate[verify]')\n")
     assert not (tmp_path / "r.html").exists()
+
+
+def test_verify_report_of_a_geometry_program():
+    """Geometry lanes are input primitives: one lane plot per captured output."""
+    from conftest import gl_runner
+    from xlate.verify import report
+    from xlate.verify.core import verify_source
+    from xlate.verify.generate import generate
+    runner = gl_runner("gl")
+    text = generate("tgsi", 4, stage="geometry")
+    rep = verify_source(text, "geom.tgsi", lanes=64, runner=runner, keep_evidence=True)
+    assert rep.stage == "geometry" and rep.status == "pass", rep.reason
+    outputs = [o.binding for o in rep.evidence.outputs]
+    assert "result.position" in outputs
+    section = report.program_section(rep, text)
+    assert rep.evidence is None                     # drawn: the arrays are let go
+    assert [p["binding"] for p in section["plots"]] == outputs and section["images"] == []
+    for plot in section["plots"]:
+        assert _png(plot["plot"]).shape == (4, 256, 3)     # one row of 64 lanes, 2x2, x2
+    page = report.render([section], version="v", backend="gl", implementation="i", seed=1,
+                         lanes=64)
+    assert page.count('alt="lanes: ') == len(outputs)
