@@ -30,8 +30,13 @@ VIEWPORT = {"width": 1280, "height": 900}
 
 def chromium_path() -> str:
     """The Chromium binary, or a skip (a failure under XLATE_REQUIRE_BROWSER) with the reason."""
-    path = os.environ.get("XLATE_CHROMIUM") or shutil.which("chromium") \
-        or shutil.which("chromium-browser")
+    named = os.environ.get("XLATE_CHROMIUM")
+    if named:
+        if not (os.path.isfile(named) and os.access(named, os.X_OK)):
+            missing(REQUIRE_BROWSER, f"no browser: XLATE_CHROMIUM={named} is not an executable")
+        path = named
+    else:
+        path = shutil.which("chromium") or shutil.which("chromium-browser")
     if not path:
         missing(REQUIRE_BROWSER, "no browser: the 'chromium' package is not installed "
                                  "(apt-get install chromium)")

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 
 from browser import chromium_path, open_page
 from report_cases import BATCH_COUNTS, ROOT, run_batch_report, run_verify_report
@@ -114,3 +116,22 @@ def test_verify_report_in_a_browser(tmp_path, monkeypatch):
             == [6]
         assert p.errors == []
         _screenshot(p, tmp_path, "report-verify.png")
+
+
+def test_no_browser_skips_with_the_reason_or_fails_when_required(tmp_path):
+    """A child pytest run whose browser is missing: skipped with the reason, or -- under
+    XLATE_REQUIRE_BROWSER=1 -- failed."""
+    child = tmp_path / "test_child.py"
+    child.write_text("from browser import chromium_path\n\n"
+                     "def test_needs_a_browser():\n    chromium_path()\n")
+    env = dict(os.environ, XLATE_CHROMIUM=str(tmp_path / "no-chromium"),
+               PYTHONPATH=os.pathsep.join([str(ROOT / "tests"), str(ROOT)]))
+    env.pop("XLATE_REQUIRE_BROWSER", None)
+    args = [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", str(child)]
+    r = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert r.returncode == 0 and "1 skipped" in r.stdout, r.stdout
+    assert f"no browser: XLATE_CHROMIUM={tmp_path / 'no-chromium'} is not an executable" in r.stdout
+    r = subprocess.run(args, cwd=tmp_path, env=dict(env, XLATE_REQUIRE_BROWSER="1"),
+                       capture_output=True, text=True)
+    assert r.returncode == 1 and "1 failed" in r.stdout, r.stdout
+    assert "[XLATE_REQUIRE_BROWSER is set: this environment must provide it]" in r.stdout
