@@ -281,3 +281,23 @@ def test_verify_report_of_a_geometry_program():
     page = report.render([section], version="v", backend="gl", implementation="i", seed=1,
                          lanes=64)
     assert page.count('alt="lanes: ') == len(outputs)
+
+
+def test_pictures_of_many_lanes_show_the_first_ones():
+    """2^20 lanes would be a picture 16384 rows high: the first MAX_PICTURE_LANES are drawn,
+    and the page says so."""
+    from xlate.verify import images, report
+    from xlate.verify.core import ProgramReport
+    from xlate.verify.evidence import Evidence
+    lanes = 4 * images.MAX_PICTURE_LANES
+    out = _fragment_output(lanes)
+    ev = Evidence("fragment", lanes, "void main() {}", [out],
+                  (np.zeros(lanes, bool), np.zeros(lanes, bool)))
+    rep = ProgramReport("a.fp", stage="fragment", dialect="ARBfp1.0", status="pass",
+                        lanes=lanes, compared=4 * lanes, evidence=ev)
+    section = report.program_section(rep, "!!ARBfp1.0\nEND\n")
+    assert section["partial"] == f"the pictures show the first 16384 of {lanes} lanes"
+    assert _png(section["images"][0]["executor"]).shape == (1024, 256, 3)   # 64 x 256, x4
+    page = report.render([section], version="v", backend="gl", implementation="i", seed=1,
+                         lanes=lanes)
+    assert f"Note: the pictures show the first 16384 of {lanes} lanes." in page

@@ -38,6 +38,8 @@ from . import compare as cmp
 
 LANES_PER_ROW = 64
 TARGET_WIDTH = 256
+#: lanes drawn (a picture of 2^20 lanes would be 16384 rows of 64 pixels): the report says so
+MAX_PICTURE_LANES = 16384
 
 NAN = (255, 0, 255)
 KILLED = ((96, 96, 96), (150, 150, 150))            # the checker's two greys

@@ -56,6 +56,9 @@ def _departure(loc: dict) -> dict:
 
 
 def _source_lines(text: str, departures: list[dict]) -> list[dict]:
+    if "\0" in text:               # a TGSI token stream: nothing to list line by line
+        return [{"n": 1, "text": "(a binary program: no source lines to show)", "cls": "",
+                 "tags": [], "more": 0}]
     if len(text) > MAX_SOURCE:
         text = text[:MAX_SOURCE] + "\n... (truncated)"
     tags: dict[int, list[dict]] = {}
@@ -107,7 +110,7 @@ def program_section(rep, text: str) -> dict:
         "notes": list(rep.notes),
         "diagnostics": [d.render(text) for d in rep.diagnostics],
         "source": _source_lines(text, departures),
-        "images": [], "plots": [], "no_pictures": "", "glsl": "",
+        "images": [], "plots": [], "no_pictures": "", "partial": "", "glsl": "",
         "counts": {"differ": 0, "explained": 0, "unexplained": 0},
     }
     ev = rep.evidence
@@ -120,9 +123,16 @@ def program_section(rep, text: str) -> dict:
                     if (d.output, d.lane, d.component) not in unexplained)
     section["counts"] = {"differ": len(ev.differences), "explained": explained,
                          "unexplained": len(ev.differences) - explained}
+    drawn = min(ev.lanes, images.MAX_PICTURE_LANES)
+    if drawn < ev.lanes:
+        section["partial"] = f"the pictures show the first {drawn} of {ev.lanes} lanes"
     if ev.stage == "fragment":
+        killed = (ev.killed[0][:drawn], ev.killed[1][:drawn])
         for out in ev.outputs:
-            pic = images.fragment_images(out, ev.killed, ev.lanes, unexplained)
+            if drawn < ev.lanes:
+                out.executor, out.implementation = (out.executor[:drawn],
+                                                    out.implementation[:drawn])
+            pic = images.fragment_images(out, killed, drawn, unexplained)
             lo, hi = pic["range"]
             section["images"].append({
                 "binding": out.binding, "name": out.name,
@@ -133,7 +143,7 @@ def program_section(rep, text: str) -> dict:
                 "range": "" if (lo, hi) == (0.0, 1.0) else f"[{lo:.4g}, {hi:.4g}]"})
     else:
         for out in ev.outputs:
-            png, counts = images.lane_plot(out, ev.lanes, ev.differences, unexplained)
+            png, counts = images.lane_plot(out, drawn, ev.differences, unexplained)
             shown = counts["lanes"][:12]
             section["plots"].append({
                 "binding": out.binding, "name": out.name,
