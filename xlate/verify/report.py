@@ -30,12 +30,12 @@ import PIL  # noqa: F401  -- imported here so that a missing Pillow is known bef
 
 from . import compare as cmp
 from . import images
+from .core import SUSPECT
 
 STATUSES = ("mismatch", "error", "unsupported", "skipped", "pass")
 MAX_SOURCE = 256 * 1024         # characters of one program shown
 MAX_DIFFERENCES = 20
 SHOWN_DEPARTURES = 8            # in the open table; the rest behind a "more" switch
-UNEXPLAINED_VERDICTS = ("divergence", "cc", "flow", "interface")
 
 
 def _data_url(png: bytes) -> str:
@@ -46,7 +46,7 @@ def _departure(loc: dict) -> dict:
     """One localization entry (:mod:`replay`) as the template shows it."""
     ins = loc.get("instruction") or {}
     verdict = loc.get("verdict") or "divergence"
-    return {"verdict": verdict, "unexplained": verdict in UNEXPLAINED_VERDICTS,
+    return {"verdict": verdict, "unexplained": verdict in SUSPECT,
             "line": ins.get("line"), "text": ins.get("text", ""), "lane": loc.get("lane"),
             "pass": loc.get("pass", 1), "components": loc.get("components", ""),
             "executor": ", ".join(loc.get("executor") or []),
