@@ -49,6 +49,7 @@ def test_batch_report_in_a_browser(tmp_path):
             want = BATCH_COUNTS["programs"] if status == "all" else BATCH_COUNTS[status]
             assert p.visible_rows(rows) == want, status
             assert pg.inner_text("#shown") == f"{want} of {BATCH_COUNTS['programs']} shown"
+            assert pg.inner_text("#filters label.on") == f"{status} ({want})"   # drawn pressed
         pg.select_option("#dialect", "NVfp4.0")
         assert p.visible_rows(rows) == 2
         pg.fill("#q", "gbuffer")

@@ -8,6 +8,9 @@
 
   function filter() {
     var status = document.querySelector("input[name=status]:checked").value;
+    document.querySelectorAll("input[name=status]").forEach(function (r) {
+      r.parentNode.classList.toggle("on", r.checked);     // the chosen button, drawn pressed
+    });
     var text = q.value.toLowerCase(), visible = 0;
     rows.forEach(function (tr, i) {
       var ok = (status === "all" || tr.dataset.status === status) &&
