@@ -8,6 +8,8 @@ skip into a failure, so that a broken install cannot leave a green run that test
 * ``XLATE_REQUIRE_GL=1``      -- an OpenGL implementation (Mesa llvmpipe via EGL) must exist;
 * ``XLATE_REQUIRE_VULKAN=1``  -- a Vulkan implementation (lavapipe + the loader) must exist;
 * ``XLATE_REQUIRE_CORPUS=1``  -- ``../shared/corpus`` must be present.
+
+(``XLATE_REQUIRE_BROWSER=1``, for the HTML report tests' Chromium, lives in tests/browser.py.)
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 Every ``import`` in ``xlate/`` is read from the source (the AST, function-level imports
 included; ``if TYPE_CHECKING:`` blocks left out) and checked against the layer of its module:
 
-    0 diagnostics, gcpause, ir       1 frontends      2 passes      3 backends, exec
+    0 diagnostics, gcpause, ir, pages (shared helpers)       1 frontends      2 passes      3 backends, exec
     4 verify     5 batch, api, check, depfile, warmup     7 the command lines     8 console
 
 A module may import its own layer and those below; the package root only for ``__version__``.
@@ -17,7 +17,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "xlate"
 
-LAYERS = [("xlate.diagnostics", 0), ("xlate.gcpause", 0), ("xlate.ir", 0),
+LAYERS = [("xlate.diagnostics", 0), ("xlate.gcpause", 0), ("xlate.ir", 0), ("xlate.pages", 0),
           ("xlate.frontends", 1), ("xlate.passes", 2),
           ("xlate.backends", 3), ("xlate.exec.cli", 7), ("xlate.exec", 3),
           ("xlate.verify.cli", 7), ("xlate.verify", 4),
@@ -39,8 +39,8 @@ KNOWN_CYCLES = [
     # the grammar tables in syntax.py and the two parsers that use them
     ["xlate.frontends.nv.fastparse", "xlate.frontends.nv.larkparse", "xlate.frontends.nv.syntax"],
     # the verifier's run, its probes and its replay call each other
-    ["xlate.verify.core", "xlate.verify.native", "xlate.verify.permits", "xlate.verify.replay",
-     "xlate.verify.trace"],
+    ["xlate.verify.core", "xlate.verify.evidence", "xlate.verify.native", "xlate.verify.permits",
+     "xlate.verify.replay", "xlate.verify.trace"],
 ]
 
 

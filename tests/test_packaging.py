@@ -26,6 +26,9 @@ def test_wheel_contains_templates_and_grammar(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     for f in ("xlate/templates/glsl/program.j2", "xlate/templates/glsl/ops.txt",
               "xlate/templates/glsl/helpers.glsl", "xlate/templates/glsl/cctests.txt",
+              "xlate/templates/report/batch.html.j2", "xlate/templates/report/batch.js",
+              "xlate/templates/report/verify.html.j2", "xlate/templates/report/verify.js",
+              "xlate/templates/report/report.css",
               "xlate/frontends/nv/nv.lark", "xlate/py.typed",
               "xlate/verify/generate/__init__.py", "xlate/verify/generate/tgsi.py"):
         assert f in names, f
@@ -45,3 +48,22 @@ def test_unpacked_wheel_translates_without_the_checkout(wheel, tmp_path):
     where, head = r.stdout.splitlines()
     assert Path(where) == site / "xlate" / "templates" / "glsl"
     assert head == "#version 450 core"
+
+
+def test_unpacked_wheel_finds_the_report_templates(wheel, tmp_path):
+    """The HTML reports' templates (templates/report/) come with the wheel."""
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    code = ("import sys; sys.path.insert(0, sys.argv[1])\n"
+            "from xlate import pages\n"
+            "print(pages.template_dir())\n"
+            "print(pages.render('batch.html.j2', version='v', targets='glsl', profile='default', "
+            "outdir='out', counts=dict(programs=0, ok=0, warnings=0, errors=0, skipped=0), "
+            "statuses=(), grid=[], status_choices=[('all', 'all', 0)], dialects=[], stages=[], "
+            "rows=[], skipped=[], data=[]).splitlines()[0])")
+    r = subprocess.run([sys.executable, "-c", code, str(site)], capture_output=True, text=True,
+                       cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    where, head = r.stdout.splitlines()
+    assert Path(where) == site / "xlate" / "templates" / "report"
+    assert head == "<!DOCTYPE html>"

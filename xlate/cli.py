@@ -258,6 +258,9 @@ def _verify_arguments(p) -> None:
                         "native: the original assembly program on the driver's own "
                         "ARB/NV program interface (compatibility profile)")
     p.add_argument("--json", metavar="REPORT", help="write a JSON report")
+    p.add_argument("--report", metavar="FILE.html", help="write an HTML report: the outputs' "
+                   "images (fragment) or lane plots (vertex, geometry), the localized "
+                   "instructions and the evidence of every verdict")
 
 
 OUTPUT_TARGETS = ("glsl", "spirv", "reflect")

@@ -31,8 +31,8 @@ def cache_dir(outdir: str) -> str:
 
 
 # what a translation depends on: the package minus the executor, the verifier and the modules
-# that only drive or report a batch
-_FINGERPRINT_SKIP = ("exec" + os.sep, "verify" + os.sep, "check.py",
+# that only drive or report a batch (pages.py and templates/report/: the HTML reports)
+_FINGERPRINT_SKIP = ("exec" + os.sep, "verify" + os.sep, "check.py", "pages.py", "report" + os.sep,
                      os.path.join("batch", "runner.py"), os.path.join("batch", "report.py"),
                      os.path.join("batch", "cache.py"))
 

@@ -1,7 +1,10 @@
-"""``xlate verify FILE... [--lanes N] [--seed S] [--backend gl|gl-spirv|vulkan] [--json REPORT]``
+"""``xlate verify FILE... [--lanes N] [--seed S] [--backend gl|gl-spirv|vulkan] [--json REPORT]
+[--report FILE.html]``
 
 Runs every program in the software executor and, translated, on a real implementation, with
-the same generated inputs, and compares the outputs (:mod:`xlate.verify`).
+the same generated inputs, and compares the outputs (:mod:`xlate.verify`).  ``--report`` writes
+an HTML page with the outputs' images and the evidence of every verdict (:mod:`report`; needs
+Pillow: a one-line hint and exit 3 without it).
 
 Exit codes: 0 every program passed (or is unsupported: reported, not an error); 1 a
 mismatch, or a program with errors (diagnostics as ``xlate convert`` prints them); 2 usage
@@ -98,6 +101,21 @@ def main(args) -> int:
     if args.lanes is not None and args.lanes > 1 << 20:
         print("xlate verify: error: --lanes must be at most 1048576", file=sys.stderr)
         return EXIT_USAGE
+    report_page = getattr(args, "report", None)
+    html = None
+    if report_page:
+        problem = _report_problem(report_page)
+        if problem:
+            print(f"xlate verify: error: {problem}", file=sys.stderr)
+            return EXIT_USAGE
+        try:
+            from . import report as html
+        except ModuleNotFoundError as e:
+            if e.name != "PIL":
+                raise
+            print("xlate verify: error: --report needs the Python package 'pillow' "
+                  "(python3 -m pip install 'xlate[verify]')", file=sys.stderr)
+            return EXIT_UNAVAILABLE
     from .core import make_runner, verify_source
     from .glapi import GLUnavailable
     texts = []
@@ -113,16 +131,19 @@ def main(args) -> int:
         print(f"xlate verify: error: no implementation available for backend "
               f"'{args.backend}': {e}", file=sys.stderr)
         return EXIT_UNAVAILABLE
-    reports = []
+    reports, sections = [], []
     code = EXIT_OK
     for text, name in texts:
         try:
             rep = verify_source(text, name, lanes=args.lanes, seed=args.seed,
-                                backend=args.backend, runner=runner)
+                                backend=args.backend, runner=runner,
+                                keep_evidence=html is not None)
         except GLUnavailable as e:
             print(f"xlate verify: error: {e}", file=sys.stderr)
             return EXIT_UNAVAILABLE
         reports.append(rep)
+        if html is not None:         # drawn now: the outputs of one program at a time are kept
+            sections.append(html.program_section(rep, text))
         if rep.status == "error":
             _print_diagnostics(rep.diagnostics, text)
             code = max(code, EXIT_MISMATCH)
@@ -146,5 +167,32 @@ def main(args) -> int:
         except OSError as e:
             print(f"xlate: error[E8002]: cannot write {args.json}: {e.strerror}", file=sys.stderr)
             return EXIT_USAGE
+    if html is not None:
+        from .. import __version__
+        page = html.render(sections, version=__version__, backend=args.backend,
+                           implementation=runner.describe(), seed=args.seed, lanes=args.lanes)
+        try:
+            from ..cli import atomic_write
+            atomic_write(report_page, page.encode("utf-8"))
+        except OSError as e:
+            print(f"xlate: error[E8002]: cannot write {report_page}: {e.strerror}",
+                  file=sys.stderr)
+            return EXIT_USAGE
     sys.stdout.flush()
     return code
+
+
+def _report_problem(path: str) -> str | None:
+    """Why ``--report path`` cannot be written, checked before any work: the name must end in
+    .html (``--json`` writes JSON) and its folder must exist and be writable (none is made)."""
+    import os
+    if not path.endswith((".html", ".htm")):
+        return f"--report {path}: the name must end in .html (--json writes a JSON report)"
+    folder = os.path.dirname(path) or "."
+    if not os.path.isdir(folder):
+        return f"--report {path}: no folder {folder}"
+    if os.path.isdir(path):
+        return f"--report {path}: is a folder"
+    if not os.access(folder, os.W_OK):
+        return f"--report {path}: folder {folder} is not writable"
+    return None

@@ -46,6 +46,8 @@ class ProgramReport:
     diagnostics: list = field(default_factory=list)
     seconds: float = 0.0
     inputs_of: dict = field(default_factory=dict)        # lane -> {binding: values}
+    #: what ``xlate verify --report`` draws (evidence.Evidence), kept on request only
+    evidence: object = field(default=None, repr=False, compare=False)
 
     def to_json(self) -> dict:
         return {
@@ -282,10 +284,11 @@ def runner_profile(runner) -> str:
 
 def verify_source(text: str, filename: str, *, lanes: int = 4096, seed: int = 1,
                   backend: str = "gl", runner=None, localize: bool = True,
-                  max_reported: int = 50) -> ProgramReport:
+                  max_reported: int = 50, keep_evidence: bool = False) -> ProgramReport:
     """Verify one program text.  ``runner``: a runner to reuse (:func:`make_runner`; else one
     is made for ``backend``; :class:`glapi.GLUnavailable` propagates when no implementation
-    exists)."""
+    exists).  ``keep_evidence``: attach the outputs and differences an HTML report draws
+    (``rep.evidence``, :mod:`evidence`; not for the ``native`` backend)."""
     from ..frontends import parse_program
     t0 = time.perf_counter()
     rep = ProgramReport(file=filename, backend=backend, seed=seed)
@@ -307,7 +310,8 @@ def verify_source(text: str, filename: str, *, lanes: int = 4096, seed: int = 1,
         return rep
     try:
         _verify_program(program, rep, lanes=lanes, seed=seed, backend=backend, runner=runner,
-                        localize=localize, max_reported=max_reported)
+                        localize=localize, max_reported=max_reported,
+                        keep_evidence=keep_evidence)
     finally:
         rep.seconds = time.perf_counter() - t0
     return rep
@@ -362,7 +366,7 @@ SUSPECT = ("divergence", "cc", "flow", "interface")
 
 
 def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: int, backend: str,
-                    runner, localize: bool, max_reported: int) -> None:
+                    runner, localize: bool, max_reported: int, keep_evidence: bool = False) -> None:
     from ..backends.glsl import emit_glsl
     from . import gl as glmod
     stage = program.stage
@@ -403,6 +407,9 @@ def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: i
         return
     if run is None:
         return
+    if keep_evidence:
+        from .evidence import collect
+        rep.evidence = collect(program, facts, reflection, run, glsl, lanes)
     diffs = run.diffs
     rep.compared = run.compared
     rep.total_differences = len(diffs)
@@ -434,6 +441,8 @@ def _explain(program, facts, glsl, reflection, lanes, runner, rep, run, max_repo
         rep.reason = f"outputs differ; the probed translation failed: {e}"
         return
     hook = out.hook
+    if rep.evidence is not None:
+        rep.evidence.unexplained = list(out.diffs)
     adopted = sorted({v for (_, v) in hook.adopted})
     rep.localization = [d.to_json(program) for d in hook.unexplained[:max_reported]]
     rep.localization += [d.to_json(program) for d in hook.examples[:max_reported]]
