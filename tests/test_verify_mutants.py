@@ -60,7 +60,7 @@ KIND_SITES = {
     "texcoord": ("kinds.fp", "texture(texture0, fragment_texcoord_0.yy)"),
     "output": ("kinds.fp", "result_color0.xyz = (r).xyz;"),
     "cc": ("kinds.vp", "if (!(xl_cc0.x > 0.0)) R0 = vertex_attrib_2;"),
-    "loop": ("kinds.vp", "xl_i2 <= xl_n3"),
+    "loop": ("kinds.vp", "xl_i1 <= xl_n2"),
 }
 
 # The fixed sample: generated programs (dialect, stage, seed) and programs of corpus/ that
@@ -109,7 +109,7 @@ def test_mutation_follows_renumbered_and_precise_statement():
     declarations: the mutation must still find its statement (and only it)."""
     glsl = _glsl(NVVP4)
     m = _site("loop")
-    probe = glsl.replace("xl_i2", "xl_i17").replace("xl_n3", "xl_n9") \
+    probe = glsl.replace("xl_i1", "xl_i17").replace("xl_n2", "xl_n9") \
                 .replace("precise highp vec4 R0", "precise highp precise vec4 R0")
     assert probe.count("xl_i17") == 3
     out = m.apply(probe)

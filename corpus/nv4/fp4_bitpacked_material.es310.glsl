@@ -204,11 +204,8 @@ void xl_main()
         bvec4 xl_m20 = bvec4(false);
         n = mix(n, xl_t19, xl_m20);
     }
-    {
-        xl_precise vec4 xl_t21 = (c - program_local[0].xxxx);
-        t = xl_t21;
-        xl_cc0 = xl_t21;
-    }
+    t = c - program_local[0].xxxx;
+    xl_cc0 = t;
     if (xl_cc0.w < 0.0) c.w = 0.0;
     if (xl_cc0.w >= 0.0) c.w = 1.0;
     if (xl_cc0.x <= 0.0) t.x = 0.0;

@@ -39,11 +39,8 @@ void xl_main()
     t.x = 1.0 - t.x;
     t.x = 1.0 / sqrt(t.x);
     n.z = 1.0 / t.x;
-    {
-        xl_precise vec4 xl_t1 = vec4(-fragment_texcoord_1.x, -fragment_texcoord_1.y, fragment_texcoord_1.z, 1.0);
-        l = xl_t1;
-        xl_cc1 = xl_t1;
-    }
+    l = vec4(-fragment_texcoord_1.x, -fragment_texcoord_1.y, fragment_texcoord_1.z, 1.0);
+    xl_cc1 = l;
     if (xl_cc1.z < 0.0) discard;
     t.x = xl_dp3(n, l);
     t = vec4(t.x, t.x, t.x, 1.0);

@@ -136,11 +136,8 @@ void xl_main()
     off.xyz = N.xyz * off.www;
     c = xl_dst(vec4(0.0, 4.0, 16.0, 0.0), vec4(0.0, 0.5, 0.0, 0.25));
     c.x = xl_dp3(c, state_light_0_attenuation) + state_light_0_attenuation.w;
-    {
-        precise vec4 xl_t2 = (c.xxxx + -1.0);
-        c.y = xl_t2.y;
-        xl_cc1.y = xl_t2.y;
-    }
+    c.y = c.x - 1.0;
+    xl_cc1.y = c.y;
     if (xl_cc1.y > 0.0) col.w = 0.5;
     e1.xyz = xl_rfl(N, vec4(0.0, 0.0, 1.0, 0.0)).xyz;
     e1.w = xl_cmp(s.xxxx, s.yyyy, s.zzzz).w;

@@ -98,18 +98,15 @@ void xl_main()
     e2 = in_vertex_position[3] - in_vertex_position[2];
     c.xyz = vec4(cross(e0.xyz, e1.xyz), 0.0).xyz;
     n.xyz = vec4(cross(e1.xyz, e2.xyz), 0.0).xyz;
-    {
-        vec4 xl_t1 = (c.zzzz * n.zzzz);
-        t.x = xl_t1.x;
-        xl_cc1.x = xl_t1.x;
-    }
+    t.x = c.z * n.z;
+    xl_cc1.x = t.x;
     len.x = xl_dp3(e1, e1);
     len.y = 1.0 / sqrt(len.x);
     len.z = 1.0 / len.y;
     {
-        vec4 xl_t2 = vec4(lessThan(len.zzzz, program_local[0].yyyy));
-        t.y = xl_t2.y;
-        xl_cc0.y = xl_t2.y;
+        vec4 xl_t1 = vec4(lessThan(len.zzzz, program_local[0].yyyy));
+        t.y = xl_t1.y;
+        xl_cc0.y = xl_t1.y;
     }
     if (xl_cc0.y != 0.0) return;
     out_result_position = in_vertex_position[1];

@@ -100,11 +100,8 @@ void xl_main()
     flags.y = vec4(equal(s.yyyy, s.zzzz)).y;
     flags.z = vec4(notEqual(s.yyyy, s.zzzz)).z;
     flags.w = vec4(greaterThanEqual(n.zzzz, vec4(0.0))).w;
-    {
-        precise vec4 xl_t3 = flags.yyyy;
-        n.w = xl_t3.w;
-        xl_cc0.w = xl_t3.w;
-    }
+    n.w = flags.y;
+    xl_cc0.w = n.w;
     if (xl_cc0.w != 0.0)
     {
         w = vec4(lessThan(n, c));
@@ -116,9 +113,9 @@ void xl_main()
         w.w = vec4(1.0).w;
     }
     {
-        precise vec4 xl_t4 = vec4(0.0);
-        bvec4 xl_m5 = lessThan(xl_cc1.zzzz, vec4(0.0));
-        w.z = mix(w.z, xl_t4.z, xl_m5.z);
+        precise vec4 xl_t3 = vec4(0.0);
+        bvec4 xl_m4 = lessThan(xl_cc1.zzzz, vec4(0.0));
+        w.z = mix(w.z, xl_t3.z, xl_m4.z);
     }
     result_texcoord_0 = uv;
     result_texcoord_1 = w;

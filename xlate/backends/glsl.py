@@ -1043,8 +1043,12 @@ class GlslEmitter:
             expr = template.format(a=srcs[0] if srcs else "", b=srcs[1] if len(srcs) > 1 else "",
                                    c=srcs[2] if len(srcs) > 2 else "")
             m = "" if len(comps) == 4 else "." + mask_text(ins.dst.mask)
-            statement = f"{self.element(ins.dst.reg, ins.dst.index, None)}{m} = {right_side(expr)};"
+            target = self.element(ins.dst.reg, ins.dst.index, None)
+            statement = f"{target}{m} = {right_side(expr)};"
             cond = ins.dst.cond
+            if ins.cc_update is not None and ins.cc_update in self.cc_used:
+                # a value-holding CC register (cc_values) takes the value just written
+                return [statement, f"xl_cc{ins.cc_update}{m} = {target}{m};"]
             if cond is None:
                 return [statement]
             comp = cond.swizzle[comps[0]]          # the one component every write tests
@@ -1098,8 +1102,9 @@ class GlslEmitter:
         NoContraction -- which it does not through a swizzle of an rvalue (``(a * b + c).zw``,
         measured with glslang 13.1), the reason the unnarrowed form needs a temporary.  A
         condition mask that tests one component of a value-holding CC register (:meth:`cc_test`)
-        makes it ``if (xl_cc0.x != 0.0) R0.y = ...;`` (all four components may be written so).
-        Other condition masks, CC updates, saturation, a precision conversion or a bitcast into
+        makes it ``if (xl_cc0.x != 0.0) R0.y = ...;`` (all four components may be written so); an
+        update of such a register copies the written value (``xl_cc0.x = R0.x;``).  Other
+        condition masks, flag-word CC updates, saturation, a precision conversion or a bitcast into
         the register keep the general path (:meth:`write`)."""
         dst = ins.dst
         if dst is None or ins.op not in COMPONENTWISE:
@@ -1108,8 +1113,11 @@ class GlslEmitter:
         if conditional and not (dst.cond.cc in self.cc_values and len(
                 {dst.cond.swizzle[c] for c in range(4) if dst.mask[c]}) == 1):
             return None
-        if ((all(dst.mask) and not conditional) or (dst.cond is not None and not conditional)
-                or (ins.cc_update is not None and ins.cc_update in self.cc_used)
+        updates = ins.cc_update is not None and ins.cc_update in self.cc_used
+        if updates and (conditional or ins.cc_update not in self.cc_values):
+            return None                # flag words, or an update under a condition mask
+        if ((all(dst.mask) and not conditional and not updates)
+                or (dst.cond is not None and not conditional)
                 or ins.sat != Sat.NONE or ins.precision in ("FP16", "X")
                 or ins.op in RAW_OPERAND_OPS or OPCODES[ins.op].output != "v"
                 or ins.mul_mode == "HI"):
