@@ -258,6 +258,7 @@ def _verify_arguments(p) -> None:
                         "native: the original assembly program on the driver's own "
                         "ARB/NV program interface (compatibility profile)")
     p.add_argument("--json", metavar="REPORT", help="write a JSON report")
+    _cluster_argument(p)
 
 
 OUTPUT_TARGETS = ("glsl", "spirv", "reflect")
@@ -301,12 +302,20 @@ def _depfile_argument(p) -> None:
                    help="write a make rule 'outputs: inputs' to FILE (for make/ninja)")
 
 
+def _cluster_argument(p) -> None:
+    p.add_argument("--cluster", metavar="ADDRESS",
+                   help="run the work on a Dask cluster instead of local processes: "
+                   "tcp://HOST:PORT of a scheduler, or local[:N] to start N local workers "
+                   "(needs pip install 'xlate[cluster]'; docs/cluster.md)")
+
+
 def _batch_arguments(p) -> None:
     p.add_argument("sources", nargs="+", metavar="SRC", help="program files and folders (walked)")
     p.add_argument("-o", "--output", metavar="OUTDIR", required=True,
                    help="output folder; the source tree is mirrored under it")
     p.add_argument("-j", "--jobs", type=_positive, default=None, metavar="N",
                    help="worker processes (default: the number of CPUs)")
+    _cluster_argument(p)
     p.add_argument("--targets", type=_targets, default=None, metavar="LIST",
                    help="comma list of glsl, spirv, reflect (default: all three; glsl,reflect "
                    "with --profile glsl330 or es310)")

@@ -89,6 +89,26 @@ def format_report(rep, verbose: bool = True) -> list[str]:
     return out
 
 
+def _verify_on_cluster(address: str, texts: list[tuple[str, str]], args):
+    """``--cluster``: the reports of ``texts`` verified on the cluster, in input order as each
+    becomes available, with the implementation's description: ``(report, implementation)``.
+    A program whose verifier crashed is an ``error`` report with the reason."""
+    from .batch import verify_on_cluster
+    from .core import ProgramReport
+    items = [(name, text.encode("utf-8", "surrogateescape")) for text, name in texts]
+    pending: dict[int, tuple] = {}
+    nxt = 0
+    for idx, rep, implementation in verify_on_cluster(address, items, backend=args.backend,
+                                                      lanes=args.lanes, seed=args.seed):
+        if isinstance(rep, dict):               # timeout / crash of the verifier
+            rep = ProgramReport(file=rep["file"], status="error", backend=args.backend,
+                                seed=args.seed, reason=f"{rep['status']}: {rep['reason']}")
+        pending[idx] = (rep, implementation)
+        while nxt in pending:
+            yield pending.pop(nxt)
+            nxt += 1
+
+
 def main(args) -> int:
     import os
     os.environ.setdefault("EGL_PLATFORM", "surfaceless")
@@ -107,19 +127,31 @@ def main(args) -> int:
         except OSError as e:
             print(f"xlate: error[E8001]: cannot read {path}: {e.strerror}", file=sys.stderr)
             return EXIT_USAGE
-    try:
-        runner = make_runner(args.backend)
-    except GLUnavailable as e:
-        print(f"xlate verify: error: no implementation available for backend "
-              f"'{args.backend}': {e}", file=sys.stderr)
-        return EXIT_UNAVAILABLE
+    cluster = getattr(args, "cluster", None)
+    if cluster:
+        results = _verify_on_cluster(cluster, texts, args)
+        runner = None
+    else:
+        try:
+            runner = make_runner(args.backend)
+        except GLUnavailable as e:
+            print(f"xlate verify: error: no implementation available for backend "
+                  f"'{args.backend}': {e}", file=sys.stderr)
+            return EXIT_UNAVAILABLE
+        results = ((verify_source(text, name, lanes=args.lanes, seed=args.seed,
+                                  backend=args.backend, runner=runner), None)
+                   for text, name in texts)
     reports = []
+    implementation = None
     code = EXIT_OK
+    from ..cluster import ClusterUnavailable
     for text, name in texts:
         try:
-            rep = verify_source(text, name, lanes=args.lanes, seed=args.seed,
-                                backend=args.backend, runner=runner)
-        except GLUnavailable as e:
+            rep, implementation = next(results)
+        except ClusterUnavailable as e:
+            print(f"xlate verify: error: {e}", file=sys.stderr)
+            return EXIT_UNAVAILABLE
+        except (GLUnavailable, RuntimeError) as e:
             print(f"xlate verify: error: {e}", file=sys.stderr)
             return EXIT_UNAVAILABLE
         reports.append(rep)
@@ -138,7 +170,8 @@ def main(args) -> int:
     if args.json:
         from .. import __version__
         doc = {"tool": "xlate verify", "version": __version__, "backend": args.backend,
-               "implementation": runner.describe(), "seed": args.seed, "lanes": args.lanes,
+               "implementation": runner.describe() if runner else implementation,
+               "seed": args.seed, "lanes": args.lanes,
                "summary": counts, "programs": [r.to_json() for r in reports]}
         try:
             from ..cli import atomic_write
