@@ -302,8 +302,17 @@ def _depfile_argument(p) -> None:
                    help="write a make rule 'outputs: inputs' to FILE (for make/ninja)")
 
 
+def _cluster_address(text: str) -> str:
+    """``--cluster``: local, local:N (N >= 1), or a scheduler address (checked on connection)."""
+    n = text[len("local:"):] if text.startswith("local:") else "1"
+    if not text.strip() or not n.isdigit() or int(n) < 1:
+        raise argparse.ArgumentTypeError(f"invalid cluster address {text!r} (local, local:N or "
+                                         "tcp://HOST:PORT of a Dask scheduler)")
+    return text
+
+
 def _cluster_argument(p) -> None:
-    p.add_argument("--cluster", metavar="ADDRESS",
+    p.add_argument("--cluster", metavar="ADDRESS", type=_cluster_address,
                    help="run the work on a Dask cluster instead of local processes: "
                    "tcp://HOST:PORT of a scheduler, or local[:N] to start N local workers "
                    "(needs pip install 'xlate[cluster]'; docs/cluster.md)")
