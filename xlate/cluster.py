@@ -125,24 +125,41 @@ class Cluster:
     def imap(self, fn, items: list):
         """Call ``fn(item)`` on the workers for every item; yields ``(index, result)`` in this
         process as each finishes (completion order), with a :class:`TaskFailed` as the result
-        of a task that raised or lost its worker.  Leaving early (Ctrl-C, an exception, closing
-        the generator) cancels what has not finished."""
+        of a task that raised or lost its worker.  At most :meth:`window` tasks are in flight
+        (the scheduler holds their inputs: an archive of 100,000 programs is not sent at
+        once).  Leaving early (Ctrl-C, an exception, closing the generator) cancels what has
+        not finished."""
         from distributed import as_completed
-        futures = [self.client.submit(fn, item, pure=False) for item in items]
-        index = {f.key: i for i, f in enumerate(futures)}
-        finished = False
+        pending = iter(enumerate(items))
+        index: dict = {}
+        running = as_completed()
+
+        def submit_next() -> None:
+            for i, item in pending:
+                fut = self.client.submit(fn, item, pure=False)
+                index[fut.key] = (i, fut)
+                running.add(fut)
+                return
+
+        for _ in range(self.window()):
+            submit_next()
         try:
-            for fut in as_completed(futures):
+            for fut in running:
                 try:
                     result = fut.result()
                 except Exception as e:
                     result = TaskFailed(e)
+                i, _ = index.pop(fut.key)
                 fut.release()
-                yield index[fut.key], result
-            finished = True
+                submit_next()
+                yield i, result
         finally:
-            if not finished and self.client is not None:
-                self.client.cancel(futures)
+            if index and self.client is not None:
+                self.client.cancel([f for _, f in index.values()])
+
+    def window(self) -> int:
+        """Tasks in flight at a time: enough that no worker thread waits for the next one."""
+        return max(16, 4 * self.workers)
 
     def run(self, fn, items: list, on_done) -> None:
         """:meth:`imap` with a callback: ``on_done(index, result)`` for each item."""

@@ -187,9 +187,11 @@ def verify_on_cluster(address: str, items: list[tuple[str, bytes]], *, backend: 
     """Verify ``(name, bytes)`` items on the cluster at ``address``; yields ``(index, report,
     implementation)`` as each finishes: the report a :class:`core.ProgramReport`, or a dict
     with status ``timeout``/``crash`` where the verifier could not finish; the implementation
-    the worker's ``Runner.describe()`` (None when unknown).  Raises RuntimeError when the
-    workers have no implementation, and :class:`xlate.cluster.ClusterUnavailable`."""
+    the worker's ``Runner.describe()`` (None when unknown).  Raises :class:`glapi.GLUnavailable`
+    (a RuntimeError) when the workers have no implementation, and
+    :class:`xlate.cluster.ClusterUnavailable`."""
     from ..cluster import TaskFailed, connect
+    from .glapi import GLUnavailable
     task = partial(verify_remote, backend, lanes, seed, localize, timeout)
     with connect(address) as cluster:
         for idx, result in cluster.imap(task, items):
@@ -197,7 +199,7 @@ def verify_on_cluster(address: str, items: list[tuple[str, bytes]], *, backend: 
                 result = ("crash", f"the cluster task failed: {result}", None)
             kind, payload, implementation = result
             if kind == "unavailable":
-                raise RuntimeError(payload)
+                raise GLUnavailable(f"on a worker of {address}: {payload}")
             if kind in ("timeout", "crash"):
                 payload = {"file": items[idx][0], "status": kind, "reason": payload}
             yield idx, payload, implementation

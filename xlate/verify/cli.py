@@ -145,23 +145,23 @@ def main(args) -> int:
     implementation = None
     code = EXIT_OK
     from ..cluster import ClusterUnavailable
-    for text, name in texts:
-        try:
-            rep, implementation = next(results)
-        except ClusterUnavailable as e:
-            print(f"xlate verify: error: {e}", file=sys.stderr)
-            return EXIT_UNAVAILABLE
-        except (GLUnavailable, RuntimeError) as e:
-            print(f"xlate verify: error: {e}", file=sys.stderr)
-            return EXIT_UNAVAILABLE
-        reports.append(rep)
-        if rep.status == "error":
-            _print_diagnostics(rep.diagnostics, text)
-            code = max(code, EXIT_MISMATCH)
-        for line in format_report(rep):
-            print(line)
-        if rep.status == "mismatch":
-            code = max(code, EXIT_MISMATCH)
+    try:
+        for text, name in texts:
+            try:
+                rep, implementation = next(results)
+            except (GLUnavailable, ClusterUnavailable) as e:
+                print(f"xlate verify: error: {e}", file=sys.stderr)
+                return EXIT_UNAVAILABLE
+            reports.append(rep)
+            if rep.status == "error":
+                _print_diagnostics(rep.diagnostics, text)
+                code = max(code, EXIT_MISMATCH)
+            for line in format_report(rep):
+                print(line)
+            if rep.status == "mismatch":
+                code = max(code, EXIT_MISMATCH)
+    finally:
+        results.close()             # the cluster's connection (a local cluster: stopped)
     counts = {}
     for r in reports:
         counts[r.status] = counts.get(r.status, 0) + 1
