@@ -185,3 +185,15 @@ def test_a_scheduler_that_does_not_answer_exits_3(tmp_path, monkeypatch, capsys)
     assert not (tmp_path / "o" / "a.frag").exists()
     assert os.listdir(tmp_path / "o") in ([], [".xlate-cache"], [".xlate-cache", ".xlate-tmp"],
                                           [".xlate-tmp", ".xlate-cache"])
+
+
+def test_imap_keeps_a_window_and_reports_failed_tasks(cluster_address):
+    import operator
+    from xlate.cluster import TaskFailed, connect
+    with connect(cluster_address) as cluster:
+        assert cluster.workers == 2 and cluster.window() == 16
+        items = list(range(50)) + ["x"]                 # -"x" raises TypeError on the worker
+        got = dict(cluster.imap(operator.neg, items))
+    assert sorted(got) == list(range(51))
+    assert all(got[i] == -i for i in range(50))
+    assert isinstance(got[50], TaskFailed) and str(got[50]).startswith("TypeError: bad operand")
