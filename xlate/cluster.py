@@ -16,25 +16,40 @@ code would produce other outputs under the same cache key) and, for verification
 bytes and receives the outputs; only the client writes files.
 
 Why Dask and not Ray: measured with ``tools/bench_cluster.py`` (2 workers, 200 tasks, 64 KB
-results; a 2-core machine shared with other jobs, so absolute times vary from run to run, the
-ratios less):
+results -- about one program's GLSL + SPIR-V + reflection) on the 2-core development machine,
+shared with other jobs (load average 4 to 20), so absolute times vary from run to run; two
+runs, the second with a memory column::
 
-=============  ==========  ===========  ================  ===========
-engine         start-up    per task     task + 64 KB      memory
-=============  ==========  ===========  ================  ===========
-process pool   0.01 s      0.14 ms      0.54 ms           --
-dask           2.3 s       3.3 ms       7.8 ms            ~370 MB
-ray            12.5 s      1.9 ms       3.6 ms            ~1 GB
-=============  ==========  ===========  ================  ===========
+                start-up s  shutdown s   per task ms   ratio  +result ms   ratio  memory MB
+  process pool    0.01        0.00          0.14        1.0       0.54     1.0
+  dask            2.30        0.39          3.28       23.0       7.77    14.3
+  ray            12.52        1.51          1.86       13.1       3.58     6.6
 
-xlate's tasks take 10-50 ms (a translation) to 0.5 s (a verification), so the per-task cost
-of either engine is a few per cent of a task once translations travel in chunks of several
-programs (:func:`chunk_size`), while Ray's start-up is 10 s more on every run -- the whole of a
-small batch -- and its daemons (GCS, raylet, dashboard agent) take about three times Dask's
-memory on the machine that starts it.  Dask is also a pure-Python install with a plain TCP
-address, where Ray pins its own wheels per platform.  Neither engine can stop a task that runs
-forever (Ray's forced cancel kills the worker; Dask has none), so verification keeps its
-per-program time limit in a child process on the worker (:mod:`xlate.verify.batch`).
+  process pool    0.03        0.00          0.15        1.0       0.48     1.0        28
+  dask            2.49        0.64          9.37       63.1       5.01    10.5       147
+  ray             9.11        1.51          1.12        7.6       1.19     2.5       717
+
+xlate's tasks take 10-50 ms (a translation) to 0.5 s and more (a verification), so the per-task
+cost of either engine is a few per cent of the work once translations travel in chunks of
+several programs (:func:`chunk_size`), while Ray's start-up is 7-10 s more on every run -- the
+whole of a small batch -- and its daemons (GCS, raylet, workers) take about five times Dask's
+memory on the machine that starts them.  Dask is also a pure-Python install with a plain TCP
+address.  Neither engine can stop a task that runs forever (Ray's forced cancel kills the
+worker; Dask has none), so verification keeps its per-program time limit in a child process on
+the worker (:mod:`xlate.verify.batch`).
+
+Measured on the shared corpus (``../shared/corpus``), same machine and load, ``nice -n 10``,
+the local run first, then ``--cluster local:2`` (the same 2 cores: the figures show what the
+option costs, not what more machines gain)::
+
+  xlate batch ../shared/corpus -o OUT -q --report r.json [--cluster local:2]
+  local:   xlate batch: 6242 programs: 5983 ok (114 with warnings), 259 with errors;
+           1322 other files skipped; 6242 translated, 0 unchanged (cache); 704.01 s, 2 jobs
+  cluster: (the same counts) ... 598.32 s, 2 jobs on cluster local:2
+  wall 705 s local, 600 s cluster: ratio 0.85 (load average 18-20 during both runs);
+  17,949 output files byte-identical, the JSON reports equal but for seconds and jobs.
+
+VERIFY_FIGURES
 
 The engine is an optional extra: ``pip install 'xlate[cluster]'``; without it ``--cluster``
 prints :data:`INSTALL_HINT` and the command exits 3.
@@ -68,8 +83,10 @@ class TaskFailed:
 class Cluster:
     """A connection to a Dask scheduler, or a local Dask cluster this process started.
 
-    The one interface the commands use: :meth:`run` maps a function over items on the workers
-    and hands each result back to the caller as it arrives."""
+    The one interface the commands use: :meth:`imap` (and :meth:`run`, its callback form) maps
+    a function over items on the workers and hands each result back to the caller as it
+    arrives.  The local process pools of ``xlate batch`` and ``xlate.verify.batch`` stay the
+    default; this class is only imported for ``--cluster``."""
 
     def __init__(self, address: str):
         try:
@@ -78,6 +95,7 @@ class Cluster:
             raise ClusterUnavailable(INSTALL_HINT) from None
         self.address = address
         self._local = None
+        # Dask's INFO lines (scheduler started, worker registered) are not xlate's output
         logging.getLogger("distributed").setLevel(logging.ERROR)
         try:
             if address == "local" or address.startswith("local:"):
