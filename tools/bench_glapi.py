@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """PyOpenGL on EGL against xlate's own ctypes binding (``xlate/verify/glapi.py``).
 
+    pip install PyOpenGL      # not a dependency of xlate: only this measurement uses it
     EGL_PLATFORM=surfaceless nice -n 10 python tools/bench_glapi.py [--repeat 5]
 
 Each binding runs in fresh processes (start-up includes its imports), in one run:
@@ -390,6 +391,9 @@ def main(argv=None) -> int:
         res[k] = dict(run_child(k, "draw"), startup=statistics.median(starts),
                       **run_child(k, "arb"))
     base = res["glapi"]
+    if "error" in base:
+        print(f"bench_glapi: no OpenGL implementation: {base['error']}", file=sys.stderr)
+        return 3
     print(f"{CALLS} calls, {DRAWS} draws, start-up median of {args.repeat} processes; "
           "ratio = binding / glapi, same run")
     print(f"{'':18s}{'start-up s':>11s}{'ratio':>7s}{'per call us':>13s}{'ratio':>7s}"
