@@ -1,4 +1,4 @@
-"""Work beyond one machine: ``--cluster ADDRESS`` runs xlate's tasks on a Dask cluster.
+r"""Work beyond one machine: ``--cluster ADDRESS`` runs xlate's tasks on a Dask cluster.
 
 ``xlate batch``, ``xlate verify`` and ``tools/diffcheck.py`` run their work in a local
 process pool by default.  With ``--cluster ADDRESS`` the same tasks go to a distributed
