@@ -6,6 +6,7 @@ families with ``--dialect``) and print a table per dialect folder.
     python tools/diffcheck.py --sample 20 --seed 3 # a fixed deterministic sample per folder
     python tools/diffcheck.py --json out.json --backend gl-spirv --jobs 2
     python tools/diffcheck.py --backend vulkan --jobs 1  # the Vulkan SPIR-V on lavapipe
+    python tools/diffcheck.py --cluster tcp://HOST:8786   # on a Dask cluster (xlate.cluster)
     python tools/diffcheck.py --dialect tgsi        # the TGSI programs that translate
     python tools/diffcheck.py --dialect older --lanes 256   # VP1/VP2, ARBvp/fp (+NV), FP1
     python tools/diffcheck.py --generated vp2.0 --count 500 --lanes 256 --jobs 1
@@ -252,6 +253,9 @@ def main(argv=None) -> int:
                         "used by --oracle, which runs on GL")
     p.add_argument("--jobs", type=int, default=max(1, min(4, os.cpu_count() or 1)))
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per program")
+    p.add_argument("--cluster", metavar="ADDRESS",
+                   help="verify on a Dask cluster instead of --jobs local processes: "
+                   "tcp://HOST:PORT of a scheduler, or local[:N] (pip install 'xlate[cluster]')")
     p.add_argument("--no-localize", action="store_true", help="skip first-instruction search")
     p.add_argument("--json", metavar="OUT", help="write every program's report")
     p.add_argument("--quiet", action="store_true")
@@ -312,12 +316,16 @@ def main(argv=None) -> int:
             print(f"[{done[0]}/{len(paths)}] {doc['status']:11s} "
                   f"{shown(doc['file'], args.corpus)}", file=sys.stderr, flush=True)
 
+    from xlate.cluster import ClusterUnavailable
     try:
         docs = run_all(paths, backend=args.backend, lanes=args.lanes, seed=args.seed,
                        jobs=args.jobs, timeout=args.timeout, localize=not args.no_localize,
-                       progress=progress)
+                       progress=progress, cluster=args.cluster)
     except RuntimeError as e:
         print(f"diffcheck: no implementation available: {e}", file=sys.stderr)
+        return 3
+    except ClusterUnavailable as e:
+        print(f"diffcheck: {e}", file=sys.stderr)
         return 3
     by_file = {d["file"]: d for d in docs}
     results: dict[str, list[dict]] = {}

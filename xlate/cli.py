@@ -261,6 +261,7 @@ def _verify_arguments(p) -> None:
     p.add_argument("--report", metavar="FILE.html", help="write an HTML report: the outputs' "
                    "images (fragment) or lane plots (vertex, geometry), the localized "
                    "instructions and the evidence of every verdict")
+    _cluster_argument(p)
 
 
 OUTPUT_TARGETS = ("glsl", "spirv", "reflect")
@@ -304,12 +305,29 @@ def _depfile_argument(p) -> None:
                    help="write a make rule 'outputs: inputs' to FILE (for make/ninja)")
 
 
+def _cluster_address(text: str) -> str:
+    """``--cluster``: local, local:N (N >= 1), or a scheduler address (checked on connection)."""
+    n = text[len("local:"):] if text.startswith("local:") else "1"
+    if not text.strip() or not n.isdigit() or int(n) < 1:
+        raise argparse.ArgumentTypeError(f"invalid cluster address {text!r} (local, local:N or "
+                                         "tcp://HOST:PORT of a Dask scheduler)")
+    return text
+
+
+def _cluster_argument(p) -> None:
+    p.add_argument("--cluster", metavar="ADDRESS", type=_cluster_address,
+                   help="run the work on a Dask cluster instead of local processes: "
+                   "tcp://HOST:PORT of a scheduler, or local[:N] to start N local workers "
+                   "(needs pip install 'xlate[cluster]'; docs/cluster.md)")
+
+
 def _batch_arguments(p) -> None:
     p.add_argument("sources", nargs="+", metavar="SRC", help="program files and folders (walked)")
     p.add_argument("-o", "--output", metavar="OUTDIR", required=True,
                    help="output folder; the source tree is mirrored under it")
     p.add_argument("-j", "--jobs", type=_positive, default=None, metavar="N",
                    help="worker processes (default: the number of CPUs)")
+    _cluster_argument(p)
     p.add_argument("--targets", type=_targets, default=None, metavar="LIST",
                    help="comma list of glsl, spirv, reflect (default: all three; glsl,reflect "
                    "with --profile glsl330 or es310)")

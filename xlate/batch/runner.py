@@ -48,6 +48,7 @@ class Summary:
     jobs: int
     counts: dict = field(default_factory=dict)
     exit_code: int = EXIT_OK
+    cluster: str | None = None    # --cluster ADDRESS the translations ran on (jobs: its workers)
 
 
 # ---- discovering inputs ------------------------------------------------------------------------
@@ -107,72 +108,91 @@ def _translate_group(group: list[tuple]) -> list[dict]:
     """Translate inputs that share an output stem, in order; write outputs and cache records.
 
     ``group``: (display, rel, data, key) per input.  Returns one record per input."""
-    from ..cli import atomic_write, decode_source
+    taken: dict[str, str] = {}
+    return [_write_outputs(display, rel, key, *_translate(display, data, _OPTS), taken, _OPTS)
+            for display, rel, data, key in group]
+
+
+def _translate(display: str, data: bytes, opts: dict) -> tuple[dict, dict | None]:
+    """Translate one input, writing nothing: its record (status, stage, dialect, diagnostics;
+    no outputs yet) and its payload per target (None when it did not translate)."""
+    from ..cli import decode_source
     from ..diagnostics import Diagnostic, Span, XlateError
     from ..frontends.detect import detect_header
     from .outputs import translate_outputs
-    opts = _OPTS
+    text = decode_source(data)
+    header = detect_header(text)
+    record = {"source": display, "dialect": header[2:] if header else None, "outputs": [],
+              "stamps": {}, "diagnostics": []}
+    try:
+        res = translate_outputs(text, display, opts["targets"], opts["profile"],
+                                opts["validate"], opts["linemap"], **opts["glsl_options"])
+    except XlateError as e:
+        record.update(status="error", diagnostics=[diagnostic_to_json(d) for d in e.diagnostics])
+        return record, None
+    except Exception as e:   # a bug in xlate: report it, carry on with the next file
+        record.update(status="error", diagnostics=[diagnostic_to_json(Diagnostic(
+            "E7005", "error", f"internal error: {type(e).__name__}: {e}", Span(display, 1, 1)))])
+        return record, None
+    record.update(status="warning" if res.diagnostics else "ok", stage=res.stage,
+                  dialect=res.dialect, diagnostics=[diagnostic_to_json(d) for d in res.diagnostics])
+    if opts["linemap"]:
+        record.update(glsl=res.glsl, glsl_profile=res.glsl_profile, linemap=res.linemap)
+    return record, {t: res.payloads[t] for t in opts["targets"]}
+
+
+def _write_outputs(display: str, rel: str, key: str, record: dict, payloads: dict | None,
+                   taken: dict[str, str], opts: dict) -> dict:
+    """Write the outputs of one translated input (those of the same stem before it are in
+    ``taken``) and its cache record; returns the record, completed."""
+    from ..cli import atomic_write
+    from ..diagnostics import Diagnostic
     outdir, tmp = opts["outdir"], opts["tmp_dir"]
-    taken: dict[str, str] = {}
-    records = []
-    for display, rel, data, key in group:
-        text = decode_source(data)
-        header = detect_header(text)
-        record = {"source": display, "dialect": header[2:] if header else None, "outputs": [],
-                  "stamps": {}, "diagnostics": []}
-        try:
-            res = translate_outputs(text, display, opts["targets"], opts["profile"],
-                                    opts["validate"], opts["linemap"], **opts["glsl_options"])
-        except XlateError as e:
-            record.update(status="error", diagnostics=[diagnostic_to_json(d) for d in e.diagnostics])
-            res = None
-        except Exception as e:   # a bug in xlate: report it, carry on with the next file
-            record.update(status="error", diagnostics=[diagnostic_to_json(Diagnostic(
-                "E7005", "error", f"internal error: {type(e).__name__}: {e}", Span(display, 1, 1)))])
-            res = None
-        if res is not None:
-            record.update(status="warning" if res.diagnostics else "ok", stage=res.stage,
-                          dialect=res.dialect,
-                          diagnostics=[diagnostic_to_json(d) for d in res.diagnostics])
-            if opts["linemap"]:
-                record.update(glsl=res.glsl, glsl_profile=res.glsl_profile, linemap=res.linemap)
-            problems = []
-            for target in opts["targets"]:
-                payload = res.payloads[target]
-                out_rel = output_name(rel, res.stage, target)
-                path = os.path.join(outdir, out_rel)
-                if out_rel in taken:
-                    problems.append(f"output {out_rel} is already written from {taken[out_rel]}")
-                    continue
-                if os.path.realpath(path) in opts["inputs"]:
-                    problems.append(f"output {out_rel} would overwrite an input")
-                    continue
-                try:
-                    if _content(path) != payload:
-                        try:
-                            atomic_write(path, payload, tmp_dir=tmp)
-                        except OSError as e:
-                            if e.errno != errno.EXDEV:     # OUTDIR spans file systems
-                                raise
-                            atomic_write(path, payload)
-                    st = os.stat(path)
-                except OSError as e:
-                    problems.append(f"cannot write {path}: {e.strerror}")
-                    continue
-                taken[out_rel] = display
-                record["outputs"].append(out_rel)
-                record["stamps"][out_rel] = [st.st_size, st.st_mtime_ns]
-            if problems:
-                record["status"] = "error"
-                record["diagnostics"] += [diagnostic_to_json(Diagnostic("E8002", "error", p, None))
-                                          for p in problems]
-        if C.cacheable(record) and not opts["no_cache"]:
+    if payloads is not None:
+        problems = []
+        for target in opts["targets"]:
+            payload = payloads[target]
+            out_rel = output_name(rel, record["stage"], target)
+            path = os.path.join(outdir, out_rel)
+            if out_rel in taken:
+                problems.append(f"output {out_rel} is already written from {taken[out_rel]}")
+                continue
+            if os.path.realpath(path) in opts["inputs"]:
+                problems.append(f"output {out_rel} would overwrite an input")
+                continue
             try:
-                C.store_record(opts["cache"], key, record, os.path.join(opts["cache"], TMP_DIR))
-            except OSError:
-                pass              # a read-only cache only costs the next run time
-        records.append(record)
-    return records
+                if _content(path) != payload:
+                    try:
+                        atomic_write(path, payload, tmp_dir=tmp)
+                    except OSError as e:
+                        if e.errno != errno.EXDEV:     # OUTDIR spans file systems
+                            raise
+                        atomic_write(path, payload)
+                st = os.stat(path)
+            except OSError as e:
+                problems.append(f"cannot write {path}: {e.strerror}")
+                continue
+            taken[out_rel] = display
+            record["outputs"].append(out_rel)
+            record["stamps"][out_rel] = [st.st_size, st.st_mtime_ns]
+        if problems:
+            record["status"] = "error"
+            record["diagnostics"] += [diagnostic_to_json(Diagnostic("E8002", "error", p, None))
+                                      for p in problems]
+    if C.cacheable(record) and not opts["no_cache"]:
+        try:
+            C.store_record(opts["cache"], key, record, os.path.join(opts["cache"], TMP_DIR))
+        except OSError:
+            pass              # a read-only cache only costs the next run time
+    return record
+
+
+def translate_remote(opts: dict, groups: list[list[tuple]]) -> list[list[tuple]]:
+    """The task of ``--cluster`` (runs on a cluster worker): translate a chunk of groups,
+    ``(display, data)`` per input, writing nothing; returns ``(record, payloads)`` per input.
+    The client writes the outputs and the cache (:func:`_write_outputs`), so workers need
+    no access to its files."""
+    return [[_translate(display, data, opts) for display, data in group] for group in groups]
 
 
 def _content(path: str) -> bytes | None:
@@ -197,15 +217,18 @@ def run_batch(sources: list[str], outdir: str, *, jobs: int | None = None,
               targets=("glsl", "spirv", "reflect"), profile: str | None = None,
               validate: bool = True, use_cache: bool = True, linemap: bool = False,
               line_directives: bool = False, comments: bool = False,
-              on_result=None, progress=None) -> Summary:
+              on_result=None, progress=None, cluster: str | None = None) -> Summary:
     """Translate every program under ``sources`` into ``outdir``; returns a :class:`Summary`.
 
     ``line_directives``/``comments``: options of the GLSL outputs (``xlate.translate``).
 
     ``on_result(entry)`` is called for every input in sorted order as soon as it and every
     input before it are done; ``progress(done, total, failed)`` whenever an input finishes.
+    ``cluster``: translate on the Dask cluster at this address (:mod:`xlate.cluster`) instead
+    of local processes; outputs, cache and records are the same.
     Raises :class:`UsageError` for missing sources, an unusable output folder, or SPIR-V asked of
-    a GLSL-only profile (glsl330, es310)."""
+    a GLSL-only profile (glsl330, es310); :class:`xlate.cluster.ClusterUnavailable` when the
+    cluster is needed and cannot be used."""
     from ..cli import remove_stale_temporaries, spirv_profile_error
     start = time.perf_counter()
     problem = spirv_profile_error(profile, targets)
@@ -277,13 +300,16 @@ def run_batch(sources: list[str], outdir: str, *, jobs: int | None = None,
 
     finished([], [])
     payload = [[(m.display, m.rel, m.data, m.key) for m in members] for members in work]
-    if jobs == 1 or len(work) <= 1:
+    if cluster is not None:
+        jobs = _run_cluster(cluster, work, opts, finished) if work else jobs
+    elif jobs == 1 or len(work) <= 1:
         _worker_init(opts, in_pool=False)
         for members, group in zip(work, payload):
             finished(members, _translate_group(group))
     else:
         _run_pool(work, payload, opts, min(jobs, len(work)), finished)
-    summary = Summary(entries, time.perf_counter() - start, tuple(targets), profile, outdir, jobs)
+    summary = Summary(entries, time.perf_counter() - start, tuple(targets), profile, outdir, jobs,
+                      cluster=cluster)
     summary.counts = _counts(entries)
     summary.exit_code = _exit_code(entries)
     return summary
@@ -347,6 +373,36 @@ def _run_pool(work, payload, opts, jobs: int, finished) -> None:
             finally:
                 alone.shutdown(wait=True)
             finished(work[i], records)
+
+
+def _run_cluster(address: str, work, opts, finished) -> int:
+    """Translate the groups on the cluster at ``address``, several groups a task; write their
+    outputs and cache records here as they come back.  Returns the cluster's worker count."""
+    from ..cluster import TaskFailed, chunk_size, connect
+    from functools import partial
+    remote_opts = {k: opts[k] for k in ("targets", "profile", "validate", "linemap",
+                                        "glsl_options")}
+    with connect(address) as cluster:
+        workers = cluster.workers
+        size = chunk_size(len(work), workers)
+        chunks = [list(range(i, min(i + size, len(work)))) for i in range(0, len(work), size)]
+        items = [[[(m.display, m.data) for m in work[g]] for g in chunk] for chunk in chunks]
+
+        def done(i: int, result) -> None:
+            for n, g in enumerate(chunks[i]):
+                taken: dict[str, str] = {}
+                if isinstance(result, TaskFailed):
+                    records = [_error_record(m, "E7005", f"internal error: the cluster task "
+                                             f"translating this file failed: {result}")
+                               for m in work[g]]
+                else:
+                    records = [_write_outputs(m.display, m.rel, m.key, record, payloads, taken,
+                                              opts)
+                               for m, (record, payloads) in zip(work[g], result[n])]
+                finished(work[g], records)
+
+        cluster.run(partial(translate_remote, remote_opts), items, done)
+    return workers
 
 
 def _mp_context():
@@ -462,16 +518,23 @@ def main(args) -> int:
         if bar:
             bar.redraw()
 
+    from ..cluster import ClusterUnavailable
     try:
         summary = run_batch(args.sources, args.output, jobs=args.jobs, targets=targets,
                             profile=args.profile, validate=not args.no_validate,
                             use_cache=not args.no_cache, linemap=bool(report and not
                                                                      report.endswith(".json")),
                             line_directives=args.line_directives, comments=args.comments,
-                            on_result=on_result, progress=bar.update if bar else None)
+                            on_result=on_result, progress=bar.update if bar else None,
+                            cluster=getattr(args, "cluster", None))
     except UsageError as e:
         print(f"xlate: {e}", file=err)
         return EXIT_USAGE
+    except ClusterUnavailable as e:
+        if bar:
+            bar.clear()
+        print(f"xlate: error: {e}", file=err)
+        return EXIT_TOOLCHAIN         # 3: something the run needs is not available
     except KeyboardInterrupt:
         if bar:
             bar.clear()
@@ -518,4 +581,5 @@ def summary_line(s: Summary) -> str:
     return (f"xlate batch: {c['programs']} programs: {c['ok']} ok ({c['warnings']} with warnings), "
             f"{c['errors']} with errors; {c['skipped']} other files skipped; "
             f"{c['translated']} translated, {c['cached']} unchanged (cache); "
-            f"{s.seconds:.2f} s{rate}, {s.jobs} jobs")
+            f"{s.seconds:.2f} s{rate}, {s.jobs} jobs"
+            + (f" on cluster {s.cluster}" if s.cluster else ""))

@@ -1,10 +1,11 @@
 """``xlate verify FILE... [--lanes N] [--seed S] [--backend gl|gl-spirv|vulkan] [--json REPORT]
-[--report FILE.html]``
+[--report FILE.html] [--cluster ADDRESS]``
 
 Runs every program in the software executor and, translated, on a real implementation, with
 the same generated inputs, and compares the outputs (:mod:`xlate.verify`).  ``--report`` writes
 an HTML page with the outputs' images and the evidence of every verdict (:mod:`report`; needs
-Pillow: a one-line hint and exit 3 without it).
+Pillow: a one-line hint and exit 3 without it); on a cluster the outputs stay on the workers and
+the page has the verdicts without the images.
 
 Exit codes: 0 every program passed (or is unsupported: reported, not an error); 1 a
 mismatch, or a program with errors (diagnostics as ``xlate convert`` prints them); 2 usage
@@ -92,6 +93,26 @@ def format_report(rep, verbose: bool = True) -> list[str]:
     return out
 
 
+def _verify_on_cluster(address: str, texts: list[tuple[str, str]], args):
+    """``--cluster``: the reports of ``texts`` verified on the cluster, in input order as each
+    becomes available, with the implementation's description: ``(report, implementation)``.
+    A program whose verifier crashed is an ``error`` report with the reason."""
+    from .batch import verify_on_cluster
+    from .core import ProgramReport
+    items = [(name, text.encode("utf-8", "surrogateescape")) for text, name in texts]
+    pending: dict[int, tuple] = {}
+    nxt = 0
+    for idx, rep, implementation in verify_on_cluster(address, items, backend=args.backend,
+                                                      lanes=args.lanes, seed=args.seed):
+        if isinstance(rep, dict):               # timeout / crash of the verifier
+            rep = ProgramReport(file=rep["file"], status="error", backend=args.backend,
+                                seed=args.seed, reason=f"{rep['status']}: {rep['reason']}")
+        pending[idx] = (rep, implementation)
+        while nxt in pending:
+            yield pending.pop(nxt)
+            nxt += 1
+
+
 def main(args) -> int:
     import os
     os.environ.setdefault("EGL_PLATFORM", "surfaceless")
@@ -125,32 +146,44 @@ def main(args) -> int:
         except OSError as e:
             print(f"xlate: error[E8001]: cannot read {path}: {e.strerror}", file=sys.stderr)
             return EXIT_USAGE
-    try:
-        runner = make_runner(args.backend)
-    except GLUnavailable as e:
-        print(f"xlate verify: error: no implementation available for backend "
-              f"'{args.backend}': {e}", file=sys.stderr)
-        return EXIT_UNAVAILABLE
-    reports, sections = [], []
-    code = EXIT_OK
-    for text, name in texts:
+    cluster = getattr(args, "cluster", None)
+    if cluster:
+        results = _verify_on_cluster(cluster, texts, args)
+        runner = None
+    else:
         try:
-            rep = verify_source(text, name, lanes=args.lanes, seed=args.seed,
-                                backend=args.backend, runner=runner,
-                                keep_evidence=html is not None)
+            runner = make_runner(args.backend)
         except GLUnavailable as e:
-            print(f"xlate verify: error: {e}", file=sys.stderr)
+            print(f"xlate verify: error: no implementation available for backend "
+                  f"'{args.backend}': {e}", file=sys.stderr)
             return EXIT_UNAVAILABLE
-        reports.append(rep)
-        if html is not None:         # drawn now: the outputs of one program at a time are kept
-            sections.append(html.program_section(rep, text))
-        if rep.status == "error":
-            _print_diagnostics(rep.diagnostics, text)
-            code = max(code, EXIT_MISMATCH)
-        for line in format_report(rep):
-            print(line)
-        if rep.status == "mismatch":
-            code = max(code, EXIT_MISMATCH)
+        results = ((verify_source(text, name, lanes=args.lanes, seed=args.seed,
+                                  backend=args.backend, runner=runner,
+                                  keep_evidence=html is not None), None)
+                   for text, name in texts)
+    reports, sections = [], []
+    implementation = None
+    code = EXIT_OK
+    from ..cluster import ClusterUnavailable
+    try:
+        for text, name in texts:
+            try:
+                rep, implementation = next(results)
+            except (GLUnavailable, ClusterUnavailable) as e:
+                print(f"xlate verify: error: {e}", file=sys.stderr)
+                return EXIT_UNAVAILABLE
+            reports.append(rep)
+            if html is not None:     # drawn now: the outputs of one program at a time are kept
+                sections.append(html.program_section(rep, text))
+            if rep.status == "error":
+                _print_diagnostics(rep.diagnostics, text)
+                code = max(code, EXIT_MISMATCH)
+            for line in format_report(rep):
+                print(line)
+            if rep.status == "mismatch":
+                code = max(code, EXIT_MISMATCH)
+    finally:
+        results.close()             # the cluster's connection (a local cluster: stopped)
     counts = {}
     for r in reports:
         counts[r.status] = counts.get(r.status, 0) + 1
@@ -159,7 +192,8 @@ def main(args) -> int:
     if args.json:
         from .. import __version__
         doc = {"tool": "xlate verify", "version": __version__, "backend": args.backend,
-               "implementation": runner.describe(), "seed": args.seed, "lanes": args.lanes,
+               "implementation": runner.describe() if runner else implementation,
+               "seed": args.seed, "lanes": args.lanes,
                "summary": counts, "programs": [r.to_json() for r in reports]}
         try:
             from ..cli import atomic_write
@@ -170,7 +204,8 @@ def main(args) -> int:
     if html is not None:
         from .. import __version__
         page = html.render(sections, version=__version__, backend=args.backend,
-                           implementation=runner.describe(), seed=args.seed, lanes=args.lanes)
+                           implementation=runner.describe() if runner else implementation,
+                           seed=args.seed, lanes=args.lanes)
         try:
             from ..cli import atomic_write
             atomic_write(report_page, page.encode("utf-8"))

@@ -12,6 +12,34 @@ draw needs a framebuffer object (toolchain.md §2.2: on a surfaceless context wi
 draw silently writes nothing).  Failing to load EGL or create a context raises
 :class:`GLUnavailable` with the reason.
 
+Why not PyOpenGL (issue 21: "keep what serves better"): ``tools/bench_glapi.py`` runs both on
+the same surfaceless EGL display of Mesa 22.3.6 llvmpipe, each in fresh processes, and prints
+ratios measured in the same run (PyOpenGL 3.1.10, 2-core machine shared with other jobs, load
+average 17-18)::
+
+                     start-up s  ratio  per call us  ratio  per draw us  ratio
+  glapi                   0.376   1.00         2.34    1.0         24.0   1.00
+  pyopengl                1.124   2.99         5.22    2.2         76.0   3.17
+
+  coverage                 glapi                      PyOpenGL
+  GL_ARB_gl_spirv          loads and draws            loads and draws
+  glProgramStringARB       loads; a bad program:      the same, but the call raises GLError
+                           position + driver message  (error checking cannot be turned off)
+  verifier entry points    114/114                    114/114 wrapped; glLoadProgramNV "not
+                                                      available" (Mesa has no NV_vertex_program)
+
+Start-up is what every verification process pays (each worker of ``tools/diffcheck.py``, the
+child of each cluster worker); per draw, PyOpenGL's checking and argument conversion cost three
+times this binding's.  Both cover what the harness needs.  PyOpenGL on EGL also failed twice
+in the measurement: ``OpenGL.ERROR_CHECKING = False`` (its documented switch, set before the
+import) makes ``from OpenGL import EGL`` raise AttributeError, so every call pays a
+``glGetError``; and ``glGenVertexArrays(1)`` raises "Double wrapping of output parameter" once
+``OpenGL.GL.ARB.vertex_array_object`` is imported.  So this binding stays.  What PyOpenGL has
+that this binding lacks: the whole compatibility API already wrapped (here each new entry point
+is one line in :data:`PROTOS`; ``native.py`` adds its own) and an availability test per
+extension (``eglGetProcAddress`` returns a stub for any name, so callers check
+``GL.extensions``, as ``native.py`` does).
+
 Environment: ``EGL_PLATFORM=surfaceless`` is set if unset; ``MESA_SHADER_CACHE_DIR`` is left to
 the caller (the CLI and the tests point it at ``.cache/mesa``).
 """
@@ -313,6 +341,9 @@ class GL:
                 raise GLError(f"{full} is not available in this OpenGL implementation")
             fn = C.CFUNCTYPE(proto[0], *proto[1])(addr)
             fns[full] = fn
+        # later lookups find it in the instance and skip this method: a glGetError through
+        # here cost 4.8-5.2 us, from the instance 2.2-3.1 us (same process, loaded machine)
+        self.__dict__[name] = fn
         return fn
 
     def describe(self) -> str:
