@@ -218,6 +218,7 @@ class Lowerer:
         """Which files are addressed indirectly, which registers integer opcodes touch, whether
         outputs are read."""
         self.indirect: set[str] = set()
+        self.indirect_bases: dict[str, set[int]] = {}     # IN/OUT: base index of each indirect
         self.out_read = False
         self.max_index: dict[str, int] = {}
         self.int_touched: set[tuple[str, int]] = set()
@@ -225,6 +226,7 @@ class Lowerer:
             for ref, is_dst in self.operands(ins):
                 if ref.indirect is not None:
                     self.indirect.add(ref.file)
+                    self.indirect_bases.setdefault(ref.file, set()).add(ref.index)
                 elif ref.file not in ("SAMP", "SVIEW"):
                     self.max_index[ref.file] = max(self.max_index.get(ref.file, -1), ref.index)
                 if ref.file == "OUT" and not is_dst:
@@ -328,20 +330,77 @@ class Lowerer:
                     "(use ADDR or a TEMP register that is not itself indirectly addressed)")
 
     def file_array(self, file: str, kind: RegKind) -> str:
-        """One IR array for a whole indirectly addressed file (TEMP, OUT, IN)."""
+        """One TEMP array for a whole indirectly addressed file (TEMP, and the shadow of OUT
+        when the program reads its outputs); IN and OUT arrays are runs (``io_array``)."""
         name = file
         if name not in self.regs:
             last = max([i for (f, _, i) in self.decl_of if f == file] +
                        [self.max_index.get(file, -1)])
-            size = last + 1
-            if kind == RegKind.TEMP:
-                self.regs[name] = Register(name, kind, DataType.NONE, size)
-            else:
-                binds = tuple(self.binding(file, i) for i in range(size))
-                # one GLSL array, one interpolation qualifier: the first element's
-                self.regs[name] = Register(name, kind, DataType.NONE, size, binds,
-                                           interpolation=self.interp(file, 0))
+            self.regs[name] = Register(name, kind, DataType.NONE, last + 1)
         return name
+
+    def io_runs(self, file: str) -> list[tuple[int, int]]:
+        """The register ranges of IN or OUT that one relative operand may address: maximal runs
+        of consecutive registers whose bindings continue each other (same path, next index, same
+        interpolation).  An ``ARRAY(n)`` declaration is a run of its own, as Mesa keeps its
+        arrays apart; ``DCL OUT[0], POSITION`` then ``DCL OUT[1..2], GENERIC[0]`` are two runs,
+        so ``OUT[ADDR[0].x+1]`` addresses GENERIC[0..1] only."""
+        cache = self.__dict__.setdefault("_io_runs", {})
+        if file in cache:
+            return cache[file]
+        decls = {i: d for (f, dim, i), d in self.decl_of.items() if f == file and dim is None}
+        indices = set(decls)
+        if file == "IN" and self.stage == Stage.VERTEX:    # vertex.attrib[n]: no declaration needed
+            indices |= set(range(self.max_index.get(file, -1) + 1))
+        runs: list[tuple[int, int]] = []
+        prev = None
+        for i in sorted(indices):
+            d = decls.get(i)
+            # what the binding depends on: the semantic (its index advancing with the register)
+            # and the interpolation; vertex inputs are vertex.attrib[i] whatever is declared
+            if file == "IN" and self.stage == Stage.VERTEX:
+                key = ("attrib", i)
+            elif d is None:
+                key = None
+            else:
+                key = (d.semantic, d.semantic_index + (i - d.first), d.interpolate, d.location)
+            joins = runs and prev is not None and key is not None and prev[0] is not None \
+                and i == runs[-1][1] + 1 and key[0] == prev[0][0] and key[1] == prev[0][1] + 1 \
+                and key[2:] == prev[0][2:] \
+                and (d is prev[1] or not (getattr(d, "array_id", 0) or getattr(prev[1], "array_id", 0)))
+            if joins:
+                runs[-1] = (runs[-1][0], i)
+            else:
+                runs.append((i, i))
+            prev = (key, d)
+        cache[file] = runs
+        return runs
+
+    def io_array(self, ref: M.RegRef, kind: RegKind) -> tuple[str, Index] | None:
+        """(IR array, element index) when ``ref`` lies in a run of IN/OUT that some operand
+        addresses relatively; None for a register no relative operand can reach."""
+        bases = self.indirect_bases.get(ref.file)
+        if not bases:
+            return None
+        runs = self.io_runs(ref.file)
+        run = next((r for r in runs if r[0] <= ref.index <= r[1]), None)
+        if run is None:
+            if ref.indirect is not None:
+                self.reject("E2003", f"{ref.file}[{ref.index}], the base of a relative operand, "
+                            "is not declared")
+            return None
+        if not any(run[0] <= b <= run[1] for b in bases):
+            return None
+        first, last = run
+        name = f"{ref.file}{first}" if first == last else f"{ref.file}{first}_{last}"
+        if name not in self.regs:
+            binds = tuple(self.binding(ref.file, i) for i in range(first, last + 1))
+            self.regs[name] = Register(name, kind, DataType.NONE, last - first + 1, binds,
+                                       interpolation=self.interp(ref.file, first))
+        ind = ref.indirect
+        if ind is None:
+            return name, Index(ref.index - first)
+        return name, Index(ref.index - first, self.addr_reg(ind), ind.comp)
 
     def reg_ref(self, ref: M.RegRef, write: bool) -> tuple[str, Index | None, Index | None]:
         """(IR register, element index, vertex index) of a TGSI operand."""
@@ -395,8 +454,9 @@ class Lowerer:
                 if "OUT" in self.indirect:
                     return self.file_array("OUT", RegKind.TEMP), self.index_of(ref), None
                 return self.temp_like(f"OUT{ref.index}_v"), None, None
-            if "OUT" in self.indirect:
-                return self.file_array("OUT", RegKind.OUTPUT), self.index_of(ref), None
+            arr = self.io_array(ref, RegKind.OUTPUT)
+            if arr is not None:
+                return arr[0], arr[1], None
             return self.output_reg(ref.index), None, None
         if f == "SV":
             if write:
@@ -422,8 +482,9 @@ class Lowerer:
                 ind = ref.dim_indirect
                 return name, None, Index(ref.dim or 0, self.addr_reg(ind), ind.comp)
             return name, None, Index(ref.dim)
-        if "IN" in self.indirect:
-            return self.file_array("IN", RegKind.INPUT), self.index_of(ref), None
+        arr = self.io_array(ref, RegKind.INPUT)
+        if arr is not None:
+            return arr[0], arr[1], None
         name = f"IN{ref.index}"
         if name not in self.regs:
             b = self.binding("IN", ref.index)
@@ -478,15 +539,17 @@ class Lowerer:
             return Binding("vertex.attrib", index)
         if d is None:
             self.reject("E2003", f"{file}[{index}] is not declared")
-        return self._semantic_binding(file, d)
+        return self._semantic_binding(file, d, index)
 
-    def _semantic_binding(self, file: str, d: M.Declaration) -> Binding:
-        sem, i = _canonical_semantic(d.semantic), d.semantic_index
+    def _semantic_binding(self, file: str, d: M.Declaration, index: int) -> Binding:
+        # A ranged declaration names the semantic of its first register; the others follow it:
+        # DCL OUT[1..2], GENERIC[0] is GENERIC[0] and GENERIC[1] (Mesa's tgsi_scan adds
+        # reg - Range.First to Semantic.Index).
+        sem, i = _canonical_semantic(d.semantic), d.semantic_index + (index - d.first)
         if sem is None and not any(x.semantic for x in self.sh.declarations):
             # Seed-format streams carry no semantics at all (tgsi.md 4.9): the convention xlate
             # assumes is OUT[0] = POSITION and OUT[n] = GENERIC[n-1] in vertex/geometry
             # shaders, IN[n] = GENERIC[n] and OUT[n] = COLOR[n] in fragment shaders.
-            index = d.first
             if file == "OUT" and self.stage != Stage.FRAGMENT:
                 sem, i = ("POSITION", 0) if index == 0 else ("GENERIC", index - 1)
             elif file == "OUT":
@@ -542,7 +605,7 @@ class Lowerer:
             self.check_location_clash(sem, idx, d)
             return Binding(path, idx)
         what = f"{sem}[{i}]" if sem else "no semantic"
-        self.reject("E7001", f"{file}[{d.first}] with {what} has no interface mapping in a "
+        self.reject("E7001", f"{file}[{index}] with {what} has no interface mapping in a "
                     f"{self.sh.processor} shader")
 
     def check_location_clash(self, sem: str, idx: int, d: M.Declaration) -> None:
@@ -554,10 +617,12 @@ class Lowerer:
             if other.file != d.file or other.semantic not in ("GENERIC", "TEXCOORD") \
                     or other.semantic == sem:
                 continue
-            oloc = 5 + other.semantic_index if other.semantic == "GENERIC" else 31 - other.semantic_index
-            if oloc == loc:
-                self.reject("E7001", f"{sem}[{idx}] and {other.semantic}[{other.semantic_index}] "
-                            f"both map to varying location {loc}")
+            for k in range(other.last - other.first + 1):      # a range: consecutive indices
+                oidx = other.semantic_index + k
+                oloc = 5 + oidx if other.semantic == "GENERIC" else 31 - oidx
+                if oloc == loc:
+                    self.reject("E7001", f"{sem}[{idx}] and {other.semantic}[{oidx}] "
+                                f"both map to varying location {loc}")
 
     def interp(self, file: str, index: int) -> str | None:
         d = self.decl_of.get((file, None, index))
