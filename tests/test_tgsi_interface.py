@@ -101,3 +101,60 @@ def test_ranged_declarations_verify_on_gl(name, text):
     rep = verify_source(text, f"{name}.tgsi", lanes=256, seed=5, backend="gl", runner=runner)
     assert rep.status == "pass", (rep.reason, [d.describe() for d in rep.differences[:5]])
     assert rep.compared > 0
+
+
+def _fragcoord_program(origin: str, center: str = "HALF_INTEGER") -> str:
+    # the position itself and its derivative along y: the origin flips the sign of DDY
+    return f"""FRAG
+PROPERTY FS_COORD_ORIGIN {origin}
+PROPERTY FS_COORD_PIXEL_CENTER {center}
+DCL IN[0], POSITION, LINEAR
+DCL OUT[0], COLOR
+DCL OUT[1], COLOR[1]
+DDY OUT[1], IN[0]
+MOV OUT[0], IN[0]
+END
+"""
+
+
+def test_fs_coord_origin_upper_left_redeclares_gl_fragcoord():
+    upper = api.translate(_fragcoord_program("UPPER_LEFT"))
+    lower = api.translate(_fragcoord_program("LOWER_LEFT"))
+    assert upper.program.frag_coord_upper_left and not lower.program.frag_coord_upper_left
+    assert "layout(origin_upper_left) in vec4 gl_FragCoord;" in upper.glsl
+    assert "origin_upper_left" not in lower.glsl
+    assert "layout(origin_upper_left) in vec4 gl_FragCoord;" in api.translate(
+        _fragcoord_program("UPPER_LEFT"), profile="glsl330").glsl
+
+
+@pytest.mark.parametrize("profile,target", [("es310", "glsl"), ("vulkan", "spirv")])
+def test_fs_coord_origin_upper_left_is_refused_where_it_cannot_be_said(profile, target):
+    # ES 3.10 has no origin qualifier; Vulkan's gl_FragCoord has one origin (that the vulkan
+    # profile gives lower-left programs): y from the top would need the framebuffer height
+    with pytest.raises(XlateError) as e:
+        api.translate(_fragcoord_program("UPPER_LEFT"), filename="t.tgsi", profile=profile,
+                      target=target)
+    assert [d.header() for d in e.value.diagnostics] == [
+        f"t.tgsi:7:1: error[E7001]: a fragment position with its origin at the upper left "
+        f"(PROPERTY FS_COORD_ORIGIN UPPER_LEFT) cannot be expressed in the {profile} profile"]
+
+
+def test_harness_fragment_position_follows_the_origin():
+    from xlate.verify.core import builtin_values_for
+    xy = (np.array([0, 1], np.float32), np.array([0, 3], np.float32))
+    lower = builtin_values_for(api.parse(_fragcoord_program("LOWER_LEFT")).stage, 2, xy)
+    upper = builtin_values_for(api.parse(_fragcoord_program("UPPER_LEFT")).stage, 2, xy, 8)
+    assert lower("fragment.position", 2).view(np.float32)[:, 1].tolist() == [0.5, 3.5]
+    assert upper("fragment.position", 2).view(np.float32)[:, 1].tolist() == [7.5, 4.5]
+
+
+@pytest.mark.parametrize("backend", ["gl", "gl-spirv"])
+@pytest.mark.parametrize("origin,center", [("UPPER_LEFT", "HALF_INTEGER"),
+                                           ("UPPER_LEFT", "INTEGER"),
+                                           ("LOWER_LEFT", "INTEGER")])
+def test_fs_coord_properties_verify_on_gl(backend, origin, center):
+    runner = gl_runner(backend)
+    rep = verify_source(_fragcoord_program(origin, center), "fc.tgsi", lanes=256, seed=2,
+                        backend=backend, runner=runner)
+    assert rep.status == "pass", (rep.reason, [d.describe() for d in rep.differences[:5]])
+    assert rep.compared == 256 * 8

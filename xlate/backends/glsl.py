@@ -1469,7 +1469,7 @@ class GlslEmitter:
         globals_, prologue, epilogue = self.declare_globals()
         interface = self.declare_interface()
         uniforms = self.declare_uniforms()
-        layout_lines = self.geometry_layout()
+        layout_lines = self.geometry_layout() + self.fragcoord_layout()
         if self.stage == Stage.GEOMETRY:
             store = [self.output_store(var, assign, b) for var, assign, b in self.output_vars]
             functions.insert(0, "void xl_emit()\n{\n" + "".join(f"    {s}\n" for s in store)
@@ -1571,6 +1571,18 @@ class GlslEmitter:
         prim_out = {"POINTS": "points", "LINE_STRIP": "line_strip",
                     "TRIANGLE_STRIP": "triangle_strip"}[geo.output_primitive]
         return [f"layout({prim_in}) in;", f"layout({prim_out}, max_vertices = {geo.vertices_out}) out;"]
+
+    def fragcoord_layout(self) -> list[str]:
+        """gl_FragCoord redeclared with the origin the program asked for (TGSI FS_COORD_ORIGIN).
+        ES 3.10 has no such qualifier and Vulkan's gl_FragCoord has the one origin the vulkan
+        profile gives lower-left programs (xlate/verify/vulkan.py): refused there by name."""
+        if not self.prog.frag_coord_upper_left or "fragment.position" not in self.inputs:
+            return []
+        if self.info.es or self.vulkan:
+            raise _Unsupported("a fragment position with its origin at the upper left "
+                               "(PROPERTY FS_COORD_ORIGIN UPPER_LEFT)", None,
+                               self.binding_span(RegKind.INPUT, Binding("fragment.position")))
+        return ["layout(origin_upper_left) in vec4 gl_FragCoord;"]
 
     def declare_interface(self) -> list[str]:
         lines = []

@@ -140,7 +140,8 @@ class Lowerer:
         if self.sink.has_errors:
             return None
         prog = Program(stage, "TGSI", self.regs, self.out, self.labels, entry=0,
-                       geometry=geometry, source_name=self.file)
+                       geometry=geometry, source_name=self.file,
+                       frag_coord_upper_left=self.upper_left)
         if geometry is not None:
             # the second limit of ir/limits.py, as for NVgp4 VERTICES_OUT
             comps = result_components(prog)
@@ -165,8 +166,16 @@ class Lowerer:
             if p.name.upper() == "GS_INVOCATIONS" and v not in ("0", "1"):
                 self.err("E7001", f"PROPERTY GS_INVOCATIONS {p.value}: instanced geometry shaders "
                          "are not supported", p)
-        self.pixel_center_integer = props.get("FS_COORD_PIXEL_CENTER") is not None and \
-            props["FS_COORD_PIXEL_CENTER"].value.upper() in ("INTEGER", "1")
+        # FS_COORD_PIXEL_CENTER INTEGER is removed here, exactly, by a -0.5 shift of x and y (so
+        # it needs no layout(pixel_center_integer), which ES and Vulkan lack); the origin cannot
+        # be: y from the top is the framebuffer height minus y, so it travels in the IR
+        # (Program.frag_coord_upper_left) to the backends.  The text and token readers check
+        # the values (text.py, binary.py: the names tgsi_dump prints).
+        center = props.get("FS_COORD_PIXEL_CENTER")
+        origin = props.get("FS_COORD_ORIGIN")
+        self.pixel_center_integer = center is not None and center.value.upper() == "INTEGER"
+        self.upper_left = self.stage == Stage.FRAGMENT and origin is not None and \
+            origin.value.upper() == "UPPER_LEFT"
         if self.stage != Stage.GEOMETRY:
             return None
         prim_in = props.get("GS_INPUT_PRIMITIVE")
