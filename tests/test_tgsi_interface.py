@@ -158,3 +158,41 @@ def test_fs_coord_properties_verify_on_gl(backend, origin, center):
                         backend=backend, runner=runner)
     assert rep.status == "pass", (rep.reason, [d.describe() for d in rep.differences[:5]])
     assert rep.compared == 256 * 8
+
+
+SAMPLEID = """FRAG
+DCL SV[0], SAMPLEID
+DCL OUT[0], COLOR
+DCL TEMP[0]
+U2F TEMP[0], SV[0].xxxx
+MOV OUT[0], TEMP[0]
+END
+"""
+
+
+@pytest.mark.parametrize("profile,header", [
+    ("glsl330", "#version 330 core\n#extension GL_ARB_sample_shading : require\n"),
+    ("es310", "#version 310 es\n#extension GL_OES_sample_variables : require\n"),
+    ("glsl450", "#version 450 core\n//")])
+def test_sampleid_enables_the_extension_the_profile_needs(profile, header):
+    # before issue 20 glslang rejected the glsl330/es310 GLSL (E7002, the internal-error code)
+    t = api.translate(SAMPLEID, profile=profile)        # glslang compiles it
+    assert t.glsl.startswith(header)
+    assert "ivec4(gl_SampleID, 0, 0, 0)" in t.glsl
+
+
+def test_sampleid_glsl330_links_on_gl():
+    from conftest import gl_context, no_gl
+    try:
+        import moderngl
+    except ImportError as e:
+        no_gl(f"moderngl is not installed ({e})")
+    gl_context("core")
+    ctx = moderngl.create_standalone_context(backend="egl", require=330)
+    try:
+        fs = api.translate(SAMPLEID, profile="glsl330").glsl
+        vs = "#version 330 core\nvoid main() { gl_Position = vec4(0.0, 0.0, 0.0, 1.0); }\n"
+        prog = ctx.program(vertex_shader=vs, fragment_shader=fs)
+        assert prog is not None
+    finally:
+        ctx.release()

@@ -536,6 +536,9 @@ class GlslEmitter:
             # geometry shaders, and gl_PrimitiveID in fragment shaders, are
             # GL_EXT_geometry_shader in OpenGL ES 3.1 (core only in ES 3.2)
             self.require("GL_EXT_geometry_shader")
+        if "fragment.sampleid" in self.inputs and self.profile in ("glsl330", "es310"):
+            # gl_SampleID is core from GLSL 4.00 and ES 3.20; before, these extensions have it
+            self.require("GL_OES_sample_variables" if self.info.es else "GL_ARB_sample_shading")
 
     def check_interface(self, var: I.InterfaceVar, b: Binding, kind: RegKind) -> None:
         """E7001 for interface features the profile lacks; extensions the rest needs."""
