@@ -695,8 +695,6 @@ class Lowerer:
         if t is not None and t.cc_update is not None and ins.cc_update is None and ins.dst is not None:
             ins.cc_update = t.cc_update
             ins.cc_kind = CCKind.FLOAT if ins.dtype == F else CCKind.INT
-        if t is not None and t.precision in ("FLOAT16",):
-            ins.precision = "H"
         self.out.append(ins)
         return ins
 
@@ -760,7 +758,12 @@ class Lowerer:
                                "C": "not translated yet"}.get(tier, "not translated")
                         self.reject("E3008", f"unsupported opcode {op} ({why})")
                     self.check_operand_count(ins)
+                    if ins.cond is not None and op not in _HONOURS_COND and not ins.dsts:
+                        self.reject("E7001", f"{op} with a condition-code test (seed "
+                                    "CondFlowEnable) is not supported")
                     fn(self, ins)
+                    if ins.precision in _PRECISION and ins.dsts:
+                        self.convert_precision(ins)
             except _Reject:
                 continue
         if not end_seen:
@@ -868,6 +871,20 @@ class Lowerer:
         n = len(pro)
         self.out[:0] = pro
         self.labels = {k: v + n for k, v in self.labels.items()}
+
+    def convert_precision(self, t: M.Instruction) -> None:
+        """Seed INSTRUCTION_EXT_NV Precision FLOAT16 / FIXED12: the result is converted as
+        NV_fragment_program's H / X suffixes convert it (the seed's condition codes are that
+        extension's; tgsi.md 4.x): a MOV of the written components onto themselves with IR
+        precision FP16 / X, under the same condition, which also updates the condition code
+        from the converted value (FP1 3.11.4.4).  FLOAT32 (and DEFAULT) convert nothing."""
+        if t.opcode in _INT_RESULT:
+            self.reject("E7001", f"{t.opcode} with {t.precision} precision: integer results have "
+                        "no reduced-precision form")
+        d = t.dsts[0]
+        dest = self.dst(d)
+        self.emit(Instruction("MOV", F, dest, (Source(dest.reg, dest.index),),
+                              precision=_PRECISION[t.precision]))
 
     # ---- helpers for opcode functions ------------------------------------------------------------
     def is_int_src(self, s: M.Src) -> bool:
@@ -992,6 +1009,28 @@ def _if(lw: Lowerer, t: M.Instruction):
     s = lw.src(t.srcs[0], integer=t.opcode == "UIF")
     k = lw.scratch("if")
     x = (True, False, False, False)
+    if t.cond is not None:
+        # seed IF with a source and CondFlowEnable: taken where the CC test passes (any of the
+        # four swizzled components, as IF with the test alone) and src.x != 0.0.  Both as
+        # ~0/0 words: the test through a conditional write of ~0 into a zeroed scratch, ORed
+        # over its components, ANDed with FSNE src.x, 0.0 (NaN != 0.0; -0.0 is not), then the
+        # bit test of UIF.
+        g = lw.scratch("ifc")
+        zero, ones = lw.const((0, 0, 0, 0)), lw.const((0xFFFFFFFF,) * 4)
+        lw.emit(Instruction("MOV", U, Dest(g), (Source(zero),)))
+        lw.emit(Instruction("MOV", U, Dest(g, cond=lw.cond(t.cond)), (Source(ones),)))
+        lw.emit(Instruction("OR", U, Dest(g, mask=(True, True, False, False)),
+                            (Source(g), Source(g, swizzle=(2, 3, 2, 3)))))
+        lw.emit(Instruction("OR", U, Dest(g, mask=x), (Source(g), Source(g, swizzle=(1, 1, 1, 1)))))
+        if t.opcode == "UIF":
+            lw.emit(Instruction("AND", U, Dest(g, mask=x), (Source(g), s)))
+        else:
+            lw.emit(Instruction("FSNE", F, Dest(k, mask=x), (s, Source(zero))))
+            lw.emit(Instruction("AND", U, Dest(g, mask=x), (Source(g), Source(k))))
+        lw.emit(Instruction("MOV", U, Dest(k, mask=x), (Source(g),), cc_update=1,
+                            cc_kind=CCKind.INT))
+        lw.emit(Instruction("IF", cond=CondTest("NE", 1, (0, 0, 0, 0))))
+        return
     if t.opcode == "UIF":
         # UIF: src.x != 0 as bits (so -0.0 is true)
         lw.emit(Instruction("MOV", U, Dest(k, mask=x), (s,), cc_update=1, cc_kind=CCKind.INT))
@@ -1052,6 +1091,15 @@ def _kill(lw: Lowerer, t: M.Instruction):
     if t.opcode == "KILL":
         cond = lw.cond(t.cond) if t.cond is not None else CondTest("TR")
         lw.emit(Instruction("KIL", cond=cond))
+    elif t.cond is not None:
+        # seed KILL_IF with CondFlowEnable: component c takes part where the CC test of
+        # CondSwizzle[c] passes (the per-component reading of "executes only where the test
+        # passes", as for the writes of an ALU instruction): the gated components into a
+        # zeroed scratch, then KIL on it (0.0 never kills)
+        k = lw.scratch("kc")
+        lw.emit(Instruction("MOV", F, Dest(k), (Source(lw.const((0, 0, 0, 0))),)))
+        lw.emit(Instruction("MOV", F, Dest(k, cond=lw.cond(t.cond)), (lw.src(t.srcs[0]),)))
+        lw.emit(Instruction("KIL", F, srcs=(Source(k),)))
     else:
         lw.emit(Instruction("KIL", F, srcs=(lw.src(t.srcs[0]),)))
 
@@ -1228,6 +1276,13 @@ _OPS = {
     "TXD": _tex("TXD", 3), "TXF": _tex("TXF"), "TXQ": _tex("TXQ"),
     "TEX_LZ": _tex("TXL", lod_zero=True), "TXF_LZ": _tex("TXF", lod_zero=True),
 }
+
+
+#: opcodes without a destination whose function honours a seed CondFlowEnable test (those
+#: with a destination honour it through ``Lowerer.dst``); the rest refuse it (E7001)
+_HONOURS_COND = frozenset({"IF", "UIF", "KILL", "KILL_IF", "BRK", "CONT", "RET", "CAL"})
+#: seed precisions that convert the result (IR ``Instruction.precision``)
+_PRECISION = {"FLOAT16": "FP16", "FIXED12": "X"}
 
 
 def lower(shader: M.Shader, sink: DiagnosticSink) -> Program | None:
