@@ -69,6 +69,13 @@ _INT_SOURCE = _INT_RESULT - {"ARL", "ARR", "F2I", "F2U", "FSLT", "FSGE", "FSEQ",
     | {"I2F", "U2F", "UIF", "SWITCH", "UP2H", "TXF"}
 
 
+#: the RES file (tgsi.md 1.11): resources of Mesa's 2011-2015 text, the clover compute buffers
+#: and images and the resource operand of SAMPLE*; refused naming its era and modern spelling
+_OLD_RES = ("RES[n] is the resource file of Mesa 2011-2015 (clover compute, early SAMPLE*); "
+            "modern TGSI declares DCL BUFFER[n], DCL IMAGE[n], <target>, <format> or DCL "
+            "SVIEW[n], <target>, <type>; xlate reads the modern spelling only")
+
+
 def _canonical_semantic(name: str | None) -> str | None:
     """Mesa's text spells semantic 9 ``PRIM_ID`` (tgsi_strings.c), its enum ``PRIMID``."""
     return "PRIMID" if name == "PRIM_ID" else name
@@ -120,6 +127,9 @@ class Lowerer:
         if stage is None:
             self.err("E7001", f"TGSI {sh.processor} programs are not supported: xlate translates "
                      "vertex (VERT), fragment (FRAG) and geometry (GEOM) shaders", None)
+            for d in sh.declarations:
+                if d.file == "RES":
+                    self.err("E7001", _OLD_RES, d)
             # name every opcode that would block it too (issue 6 counts programs per opcode)
             for ins in sh.instructions:
                 if ins.opcode not in _OPS and ins.opcode not in ("END", "BGNSUB", "ENDSUB"):
@@ -271,6 +281,9 @@ class Lowerer:
                 # expanded element by element below: bounded work and memory)
                 self.err("E2006", f"DCL {d.file}[{d.first}..{d.last}]: register indices are "
                          f"0..{MAX_INDEX}", d)
+                continue
+            if d.file == "RES":
+                self.err("E7001", _OLD_RES, d)
                 continue
             if d.file == "CONST" and (d.dim or 0) > MAX_CONST_BUFFER:
                 self.err("E2006", f"DCL CONST[{d.dim}][..]: constant buffers are 0.."
@@ -471,6 +484,8 @@ class Lowerer:
             if write:
                 self.reject("E3005", "system values are read-only")
             return self.system_value(ref.index), None, None
+        if f == "RES":
+            self.reject("E7001", _OLD_RES)
         self.reject("E7001", f"register file {f} is not supported as an operand of {self.cur.opcode}")
 
     def input_ref(self, ref: M.RegRef):
