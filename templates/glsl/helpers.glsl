@@ -399,3 +399,55 @@ uint xl_pk4ub(vec4 a) {
 
 //@ up4ub
 vec4 xl_up4ub(uint w) { return vec4((uvec4(w) >> uvec4(0u, 8u, 16u, 24u)) & 0xffu) / 255.0; }
+
+//@ bitfield
+// TGSI IBFE/UBFE/BFI (tgsi.rst "Bitwise ISA"): the window [offset, offset + width) clipped at
+// bit 31, as the executor (xlate/exec/alu.py op_bfext/op_bfins); width 0 extracts 0 and
+// inserts nothing.  Shifts stay in [0, 31] (GLSL leaves 32 undefined).
+uvec4 xl_bfo(uvec4 o) { return min(o, uvec4(32u)); }
+uvec4 xl_bfw(uvec4 o, uvec4 b) { return min(b, uvec4(32u) - xl_bfo(o)); }
+ivec4 xl_ibfe(ivec4 v, uvec4 o, uvec4 b) {
+    uvec4 w = xl_bfw(o, b);
+    uvec4 s1 = uvec4(32u) - xl_bfo(o) - w;
+    ivec4 r = ivec4(uvec4(v) << (s1 & 31u)) >> ivec4((uvec4(32u) - w) & 31u);
+    return ivec4(uvec4(r) & (uvec4(0u) - uvec4(notEqual(w, uvec4(0u)))));
+}
+uvec4 xl_ubfe(uvec4 v, uvec4 o, uvec4 b) {
+    uvec4 w = xl_bfw(o, b);
+    uvec4 s1 = uvec4(32u) - xl_bfo(o) - w;
+    uvec4 r = (v << (s1 & 31u)) >> ((uvec4(32u) - w) & 31u);
+    return r & (uvec4(0u) - uvec4(notEqual(w, uvec4(0u))));
+}
+uvec4 xl_bfi(uvec4 base, uvec4 ins, uvec4 o, uvec4 b) {
+    uvec4 w = xl_bfw(o, b);
+    uvec4 oc = xl_bfo(o) & 31u;        // an offset of 32 has width 0: no bit is inserted
+    // ((1 << w) - 1) << o without a shift by 32: (~0 >> (32 - w)) for w > 0, 0 for w == 0
+    uvec4 ones = (uvec4(0xffffffffu) >> ((uvec4(32u) - w) & 31u)) & (uvec4(0u) - uvec4(notEqual(w, uvec4(0u))));
+    uvec4 mask = ones << oc;
+    return ((ins << oc) & mask) | (base & ~mask);
+}
+
+//@ bits330
+// GLSL 3.30 forms of bitfieldReverse, bitCount, findLSB, findMSB (GLSL 4.00), same results.
+uvec4 xl_brev(uvec4 v) {
+    v = ((v >> 1u) & 0x55555555u) | ((v & 0x55555555u) << 1u);
+    v = ((v >> 2u) & 0x33333333u) | ((v & 0x33333333u) << 2u);
+    v = ((v >> 4u) & 0x0f0f0f0fu) | ((v & 0x0f0f0f0fu) << 4u);
+    v = ((v >> 8u) & 0x00ff00ffu) | ((v & 0x00ff00ffu) << 8u);
+    return (v >> 16u) | (v << 16u);
+}
+uvec4 xl_popc(uvec4 v) {
+    v = v - ((v >> 1u) & 0x55555555u);
+    v = (v & 0x33333333u) + ((v >> 2u) & 0x33333333u);
+    v = (v + (v >> 4u)) & 0x0f0f0f0fu;
+    return (v * 0x01010101u) >> 24u;
+}
+ivec4 xl_lsb(uvec4 v) {
+    // the bits below the lowest set one, counted; 0 has 32 of them and gives -1
+    return ivec4(xl_popc((v & (~v + 1u)) - 1u)) - 33 * ivec4(equal(v, uvec4(0u)));
+}
+ivec4 xl_msb(uvec4 v) {
+    // smear the highest set bit down, count: index = popcount - 1 (-1 for 0)
+    v |= v >> 1u; v |= v >> 2u; v |= v >> 4u; v |= v >> 8u; v |= v >> 16u;
+    return ivec4(xl_popc(v)) - 1;
+}

@@ -889,7 +889,8 @@ class GlslEmitter:
                 self.note(f"DDX/DDY use dFdx/dFdy: fine or coarse derivatives as the implementation "
                           f"chooses ({self.info.language} has no dFdxFine).")
             expr = template.format(a=srcs[0] if srcs else "", b=srcs[1] if len(srcs) > 1 else "",
-                                   c=srcs[2] if len(srcs) > 2 else "")
+                                   c=srcs[2] if len(srcs) > 2 else "",
+                                   d=srcs[3] if len(srcs) > 3 else "")
         scalar = info.output == "s" or ins.op in ("PK2H", "PK2US", "PK4B", "PK4UB")
         if scalar and ins.sat == Sat.NONE and ins.dst.cond is None and (
                 ins.cc_update is None or ins.cc_update not in self.cc_used):

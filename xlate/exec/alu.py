@@ -776,3 +776,90 @@ def op_ucmp(x, a, b, c):
     # tgsi.rst UCMP: src0 != 0 ? src1 : src2, src0 tested as a 32-bit integer (so -0.0 =
     # 0x80000000 selects src1); src1/src2 are copied as bits.
     return np.where(a != 0, b, c)
+
+
+# ---- bitfield (issue 20; IR rows BFEXT..MSB; tgsi.rst "Bitwise ISA") --------------------------
+# Offsets and widths are unsigned; the window [offset, offset + width) is clipped at bit 31
+# (tgsi.rst leaves offset + width > 32 undefined; clipped, it is what Mesa's tgsi_exec and SM5
+# compute for offsets and widths below 32).  The GLSL helpers (helpers.glsl "bitfield") do the
+# same with shifts that stay in [0, 31].
+
+def _window(o, b):
+    oc = np.minimum(o.astype(np.int64), 32)
+    bc = np.minimum(b.astype(np.int64), 32 - oc)
+    return oc, bc
+
+
+@alu("BFEXT")
+def op_bfext(x, v, o, b):
+    # tgsi.rst IBFE/UBFE: (value << (32 - offset - bits)) >> (32 - bits), arithmetic for IBFE;
+    # bits == 0 gives 0
+    oc, bc = _window(o, b)
+    v, oc, bc = np.broadcast_arrays(v, oc, bc)
+    sh1 = np.where(bc > 0, 32 - oc - bc, 0).astype(np.uint64)
+    sh2 = np.where(bc > 0, 32 - bc, 0)
+    up = ((v.view(U32).astype(np.uint64) << sh1) & 0xFFFFFFFF).astype(U32)
+    if x.t == S:
+        r = up.view(I32) >> sh2.astype(I32)
+        return np.where(bc > 0, r, I32(0)).astype(I32)
+    r = up >> sh2.astype(U32)
+    return np.where(bc > 0, r, U32(0)).astype(U32)
+
+
+@alu("BFINS")
+def op_bfins(x, base, ins, o, b):
+    # tgsi.rst BFI: mask = ((1 << bits) - 1) << offset (all ones for bits 32, offset 0);
+    # ((insert << offset) & mask) | (base & ~mask)
+    oc, bc = _window(o, b)
+    mask = (((np.int64(1) << bc) - 1) << oc) & 0xFFFFFFFF
+    shifted = (ins.astype(np.int64) << oc) & 0xFFFFFFFF
+    r = (shifted & mask) | (base.astype(np.int64) & ~mask & 0xFFFFFFFF)
+    return r.astype(U32)
+
+
+_BIT_REVERSED_BYTE = np.array([int(f"{i:08b}"[::-1], 2) for i in range(256)], np.uint32)
+
+
+@alu("BREV")
+def op_brev(x, a):
+    # tgsi.rst BREV (SM5 BFREV): bit i of the result is bit 31 - i of the operand
+    a = a.view(U32)
+    r = np.zeros_like(a)
+    for k in range(4):
+        r |= _BIT_REVERSED_BYTE[(a >> U32(8 * k)) & U32(0xFF)] << U32(24 - 8 * k)
+    return r
+
+
+def _popcount(a):
+    a = a.view(U32).astype(np.uint64)
+    n = np.zeros(a.shape, np.uint64)
+    for k in range(32):
+        n += (a >> np.uint64(k)) & np.uint64(1)
+    return n.astype(U32)
+
+
+@alu("POPC")
+def op_popc(x, a):
+    # tgsi.rst POPC (SM5 COUNTBITS): the number of set bits
+    return _popcount(a)
+
+
+@alu("LSB")
+def op_lsb(x, a):
+    # tgsi.rst LSB (SM5 FIRSTBIT_LO): index of the lowest set bit, -1 if none
+    a = a.view(U32)
+    low = a & (~a + U32(1))                     # the lowest set bit alone
+    return np.where(a == 0, I32(-1), _popcount(low - U32(1)).astype(I32))
+
+
+@alu("MSB")
+def op_msb(x, a):
+    # tgsi.rst UMSB (SM5 FIRSTBIT_HI): index of the highest set bit, -1 if none; IMSB (SM5
+    # FIRSTBIT_SHI): of the highest bit that differs from the sign bit, -1 for 0 and -1
+    u = a.view(U32)
+    if x.t == S:
+        u = np.where(a.view(I32) < 0, ~u, u)
+    idx = np.full(u.shape, -1, I32)
+    for k in range(32):
+        idx = np.where((u >> U32(k)) & U32(1) != 0, I32(k), idx)
+    return idx

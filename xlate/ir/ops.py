@@ -213,6 +213,19 @@ _TGSI_ROWS = [
     _row("FSGE", "vu", "vf,vf", "", F, "alu", "float >=, ~0/0 (TGSI FSGE; NaN -> 0)"),
     _row("ISSG", "v", "v", "I", S, "alu", "integer set sign -1/0/1 (TGSI ISSG)"),
     _row("UCMP", "v", "vu,v,v", "FI", F, "alu", "a != 0 ? b : c, a tested as bits (TGSI UCMP)"),
+    # bitfield (issue 20; tgsi.rst IBFE..UMSB).  Offsets and widths are unsigned words; a window
+    # reaching past bit 31 (offset + width > 32, which tgsi.rst leaves undefined) is clipped at
+    # bit 31 -- Mesa's tgsi_exec / SM5 result for offsets and widths below 32.
+    _row("BFEXT", "v", "v,vu,vu", "I", S, "alu",
+         "bitfield extract (TGSI IBFE .S sign-extends, UBFE .U); width 0 gives 0"),
+    _row("BFINS", "vu", "vu,vu,vu,vu", "", DataType.UINT, "alu",
+         "bitfield insert: the low bits of b into a at offset c, width d (TGSI BFI)"),
+    _row("BREV", "vu", "vu", "", DataType.UINT, "alu", "bit reverse (TGSI BREV)"),
+    _row("POPC", "vu", "vu", "", DataType.UINT, "alu", "population count (TGSI POPC)"),
+    _row("LSB", "vs", "vu", "", DataType.UINT, "alu", "index of the lowest set bit, -1 for 0 (TGSI LSB)"),
+    _row("MSB", "vs", "v", "I", S, "alu",
+         "index of the highest set bit (.U) / highest non-sign bit (.S), -1 for 0 and (.S) -1 "
+         "(TGSI UMSB, IMSB)"),
     # SWITCH: selector .x as unsigned; CASE: an unsigned constant (srcs[0] names a CONST register,
     # component swizzle[0]); BRK leaves the innermost SWITCH or loop, CONT the innermost loop.
     _row("SWITCH", "-", "vu", "", DataType.UINT, "flow", "start of switch on the selector's x"),

@@ -64,7 +64,8 @@ _GS_OUT = {"POINTS": "POINTS", "LINE_STRIP": "LINE_STRIP", "TRIANGLE_STRIP": "TR
 _INT_RESULT = {"ARL", "ARR", "UARL", "F2I", "F2U", "UADD", "UMUL", "UMAD", "IMUL_HI", "UMUL_HI",
                "IDIV", "UDIV", "UMOD", "MOD", "IMAX", "IMIN", "UMAX", "UMIN", "INEG", "IABS", "ISSG",
                "NOT", "AND", "OR", "XOR", "SHL", "ISHR", "USHR", "ISLT", "ISGE", "USLT", "USGE",
-               "USEQ", "USNE", "FSLT", "FSGE", "FSEQ", "FSNE", "TXQ", "PK2H"}
+               "USEQ", "USNE", "FSLT", "FSGE", "FSEQ", "FSNE", "TXQ", "PK2H",
+               "IBFE", "UBFE", "BFI", "BREV", "POPC", "LSB", "IMSB", "UMSB"}
 _INT_SOURCE = _INT_RESULT - {"ARL", "ARR", "F2I", "F2U", "FSLT", "FSGE", "FSEQ", "FSNE", "PK2H"} \
     | {"I2F", "U2F", "UIF", "SWITCH", "UP2H", "TXF"}
 
@@ -1270,6 +1271,11 @@ _OPS = {
     "USEQ": _simple("SEQ", U, True, True), "USNE": _simple("SNE", U, True, True),
     "FSLT": _simple("FSLT", F, integer_result=True), "FSGE": _simple("FSGE", F, integer_result=True),
     "FSEQ": _simple("FSEQ", F, integer_result=True), "FSNE": _simple("FSNE", F, integer_result=True),
+    # bitfield (2.5): offsets and widths are unsigned words (IR BFEXT..MSB)
+    "IBFE": _simple("BFEXT", S, True, True), "UBFE": _simple("BFEXT", U, True, True),
+    "BFI": _simple("BFINS", U, True, True), "BREV": _simple("BREV", U, True, True),
+    "POPC": _simple("POPC", U, True, True), "LSB": _simple("LSB", U, True, True),
+    "IMSB": _simple("MSB", S, True, True), "UMSB": _simple("MSB", U, True, True),
     "UCMP": lambda lw, t: _simple("UCMP", U if all(lw.is_int_src(s) and not (s.neg or s.abs)
                                                    for s in t.srcs[1:]) else F)(lw, t),
     # control flow (2.6)
