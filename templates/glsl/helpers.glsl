@@ -451,3 +451,30 @@ ivec4 xl_msb(uvec4 v) {
     v |= v >> 1u; v |= v >> 2u; v |= v >> 4u; v |= v >> 8u; v |= v >> 16u;
     return ivec4(xl_popc(v)) - 1;
 }
+
+//@ fma
+// TGSI FMA: a * b + c rounded once (tgsi.rst: "no intermediate rounding step").  GLSL's fma() may
+// round twice (GLSL 4.50 8.3: its precision "can differ" from a*b + c; llvmpipe's does), so, as
+// the executor's op_fma: the float product is exact in double; the double sum s, rounded to
+// float, is right unless s lies exactly halfway between two floats while the exact sum does
+// not -- then the sign of s's own rounding error e (TwoSum) picks the side.
+float xl_fma1(float a, float b, float c) {
+    precise double p = double(a) * double(b);
+    precise double s = p + double(c);
+    precise double bb = s - p;
+    precise double e = (p - (s - bb)) + (double(c) - bb);
+    float r = float(s);
+    if (isnan(s) || isinf(s) || e == 0.0LF || isinf(r)) return r;
+    precise double r64 = double(r);
+    uint w = floatBitsToUint(r);
+    // the float next to r on s's side (r is finite)
+    uint next = (r == 0.0) ? (s > 0.0LF ? 1u : 0x80000001u)
+                           : (((s > r64) == (r > 0.0)) ? w + 1u : w - 1u);
+    float o = uintBitsToFloat(next);
+    precise double mid = (r64 + double(o)) * 0.5LF;
+    if (r64 != s && mid == s) r = (e > 0.0LF) ? max(r, o) : min(r, o);
+    return r;
+}
+vec4 xl_fma(vec4 a, vec4 b, vec4 c) {
+    return vec4(xl_fma1(a.x, b.x, c.x), xl_fma1(a.y, b.y, c.y), xl_fma1(a.z, b.z, c.z), xl_fma1(a.w, b.w, c.w));
+}

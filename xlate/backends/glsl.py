@@ -415,7 +415,8 @@ class GlslEmitter:
     def snippet(self, key: str, tchar: str):
         """ops.txt row of an opcode: the ``OP@<profile>`` row where the profile has one."""
         table = snippet_table()
-        return table.get((f"{key}@{self.profile}", tchar)) or table.get((key, tchar))
+        entry = table.get((f"{key}@{self.profile}", tchar)) or table.get((key, tchar))
+        return None if entry is not None and entry[0] == "-" else entry   # "-": no form here
 
     def select(self, a: str, b: str, mask: str, dtype: DataType) -> str:
         """Per-component ``mask ? b : a`` -- ``mix`` with a boolean vector, an exact select.
@@ -875,7 +876,7 @@ class GlslEmitter:
         tchar = TYPE_CHAR[ins.dtype]
         entry = self.snippet(key, tchar)
         if entry is None:
-            raise _Unsupported(f"{ins.op}.{ins.dtype.value} has no GLSL form", ins)
+            raise _Unsupported(f"the instruction {ins.op}.{ins.dtype.value}", ins)
         template, helpers = entry
         for h in helpers:
             self.need(h)

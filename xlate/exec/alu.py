@@ -863,3 +863,37 @@ def op_msb(x, a):
     for k in range(32):
         idx = np.where((u >> U32(k)) & U32(1) != 0, I32(k), idx)
     return idx
+
+
+# ---- FMA, LDEXP (issue 20; tgsi.rst) --------------------------------------------------------
+
+@alu("FMA")
+def op_fma(x, a, b, c):
+    # tgsi.rst FMA: a * b + c "with no intermediate rounding step".  The float32 product is
+    # exact in float64; the float64 sum s is rounded once more to float32, which is wrong only
+    # where s lies exactly halfway between two float32 values while the exact sum does not
+    # (double rounding): there the exact sum's side of the halfway point decides (its float64
+    # rounding error, from TwoSum, gives the side).
+    F64 = np.float64
+    p = a.astype(F64) * b.astype(F64)
+    c64 = c.astype(F64)
+    with np.errstate(all="ignore"):
+        s = p + c64
+        bb = s - p
+        err = (p - (s - bb)) + (c64 - bb)
+        r = s.astype(F32)
+        r64 = r.astype(F64)
+        toward = np.where(s > r64, F32(np.inf), F32(-np.inf))
+        other = np.nextafter(r, toward)
+        halfway = (r64 != s) & ((r64 + other.astype(F64)) * 0.5 == s) & np.isfinite(s) & (err != 0)
+        up = np.where(err > 0, np.maximum(r, other), np.minimum(r, other))
+    return np.where(halfway, up, r).astype(F32)
+
+
+@alu("LDEXP")
+def op_ldexp(x, a, e):
+    # tgsi.rst LDEXP: src0 * 2^src1, src1 an integer; exact scaling, rounded once (subnormal
+    # results round to nearest even; overflow gives +-INF)
+    with np.errstate(all="ignore"):
+        e = np.clip(e.astype(np.int64), -400, 400)       # beyond, every float32 is 0 or INF
+        return np.ldexp(a.astype(np.float64), e).astype(F32)

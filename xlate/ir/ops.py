@@ -216,6 +216,8 @@ _TGSI_ROWS = [
     # bitfield (issue 20; tgsi.rst IBFE..UMSB).  Offsets and widths are unsigned words; a window
     # reaching past bit 31 (offset + width > 32, which tgsi.rst leaves undefined) is clipped at
     # bit 31 -- Mesa's tgsi_exec / SM5 result for offsets and widths below 32.
+    _row("FMA", "v", "v,v,v", "F", F, "alu", "a * b + c rounded once (TGSI FMA)"),
+    _row("LDEXP", "v", "v,vs", "F", F, "alu", "a * 2^b, b a signed integer (TGSI LDEXP)"),
     _row("BFEXT", "v", "v,vu,vu", "I", S, "alu",
          "bitfield extract (TGSI IBFE .S sign-extends, UBFE .U); width 0 gives 0"),
     _row("BFINS", "vu", "vu,vu,vu,vu", "", DataType.UINT, "alu",

@@ -67,7 +67,7 @@ _INT_RESULT = {"ARL", "ARR", "UARL", "F2I", "F2U", "UADD", "UMUL", "UMAD", "IMUL
                "USEQ", "USNE", "FSLT", "FSGE", "FSEQ", "FSNE", "TXQ", "PK2H",
                "IBFE", "UBFE", "BFI", "BREV", "POPC", "LSB", "IMSB", "UMSB"}
 _INT_SOURCE = _INT_RESULT - {"ARL", "ARR", "F2I", "F2U", "FSLT", "FSGE", "FSEQ", "FSNE", "PK2H"} \
-    | {"I2F", "U2F", "UIF", "SWITCH", "UP2H", "TXF"}
+    | {"I2F", "U2F", "UIF", "SWITCH", "UP2H", "TXF", "LDEXP"}
 
 
 #: the RES file (tgsi.md 1.11): resources of Mesa's 2011-2015 text, the clover compute buffers
@@ -930,6 +930,13 @@ def _mov(lw: Lowerer, t: M.Instruction):
     lw.emit(Instruction("MOV", dtype, lw.dst(t.dsts[0]), (lw.src(s),), lw.sat()))
 
 
+def _ldexp(lw: Lowerer, t: M.Instruction):
+    # tgsi.rst LDEXP: src1 is an integer (no |x| on it)
+    a = lw.src(t.srcs[0])
+    e = lw.src(t.srcs[1], integer=True)
+    lw.emit(Instruction("LDEXP", F, lw.dst(t.dsts[0]), (a, e), lw.sat()))
+
+
 def _ineg(lw: Lowerer, t: M.Instruction):
     s = lw.src(t.srcs[0], integer=True)
     lw.emit(Instruction("MOV", S, lw.dst(t.dsts[0]), (dataclasses.replace(s, neg=not s.neg),)))
@@ -1271,6 +1278,9 @@ _OPS = {
     "USEQ": _simple("SEQ", U, True, True), "USNE": _simple("SNE", U, True, True),
     "FSLT": _simple("FSLT", F, integer_result=True), "FSGE": _simple("FSGE", F, integer_result=True),
     "FSEQ": _simple("FSEQ", F, integer_result=True), "FSNE": _simple("FSNE", F, integer_result=True),
+    "FMA": _simple("FMA", F), "LDEXP": _ldexp,
+    # DDX/DDY are fine derivatives in the IR already (one per row / column of the 2x2 quad)
+    "DDX_FINE": _deriv("DDX"), "DDY_FINE": _deriv("DDY"),
     # bitfield (2.5): offsets and widths are unsigned words (IR BFEXT..MSB)
     "IBFE": _simple("BFEXT", S, True, True), "UBFE": _simple("BFEXT", U, True, True),
     "BFI": _simple("BFINS", U, True, True), "BREV": _simple("BREV", U, True, True),
