@@ -478,3 +478,17 @@ float xl_fma1(float a, float b, float c) {
 vec4 xl_fma(vec4 a, vec4 b, vec4 c) {
     return vec4(xl_fma1(a.x, b.x, c.x), xl_fma1(a.y, b.y, c.y), xl_fma1(a.z, b.z, c.z), xl_fma1(a.w, b.w, c.w));
 }
+
+//@ snorm8
+// TGSI PK4B/UP4B: two's-complement snorm8 bytes, x in the low byte (the executor's
+// op_pk4snorm/op_up4snorm): round half to even, NaN packs as 0 (packSnorm4x8 leaves the
+// rounding to the implementation); unpacking gives max(byte / 127, -1).
+uint xl_pk4snorm(vec4 a) {
+    vec4 v = clamp(mix(a, vec4(0.0), isnan(a)), -1.0, 1.0);
+    uvec4 b = uvec4(ivec4(roundEven(v * 127.0))) & 0xffu;
+    return b.x | (b.y << 8u) | (b.z << 16u) | (b.w << 24u);
+}
+vec4 xl_up4snorm(uint u) {
+    ivec4 b = ivec4(uvec4(u) << uvec4(24u, 16u, 8u, 0u)) >> 24;
+    return max(vec4(b) / 127.0, vec4(-1.0));
+}

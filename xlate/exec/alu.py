@@ -897,3 +897,26 @@ def op_ldexp(x, a, e):
     with np.errstate(all="ignore"):
         e = np.clip(e.astype(np.int64), -400, 400)       # beyond, every float32 is 0 or INF
         return np.ldexp(a.astype(np.float64), e).astype(F32)
+
+
+# ---- TGSI snorm8 packing (issue 20; IR PK4SNORM/UP4SNORM) ---------------------------------------
+
+@alu("PK4SNORM")
+def op_pk4snorm(x, a):
+    # tgsi.rst PK4B: f32_to_snorm8 per component (Mesa: lroundeven(CLAMP(v, -1, 1) * 127)),
+    # two's complement bytes, x in the least significant byte; NaN packs as 0 (as PK4UB)
+    v = _clamp01_nan0(a, F32(-1), F32(1))
+    b = (np.rint(F32(127) * v).astype(np.int32) & 0xFF).astype(U32)
+    return _packed(x, b[:, 0] | (b[:, 1] << U32(8)) | (b[:, 2] << U32(16)) | (b[:, 3] << U32(24)))
+
+
+@alu("UP4SNORM")
+def op_up4snorm(x, a):
+    # TGSI UP4B ("TBD" in tgsi.rst): the inverse of PK4B, snorm8 -> float: max(byte / 127, -1)
+    w = _raw(a)
+    cols = []
+    for i in range(4):
+        byte = ((w >> U32(8 * i)) & U32(0xFF)).astype(np.int32)
+        signed = np.where(byte >= 128, byte - 256, byte).astype(F32)
+        cols.append(np.maximum(signed / F32(127), F32(-1)))
+    return _stack(*cols)

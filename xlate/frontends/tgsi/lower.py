@@ -64,10 +64,12 @@ _GS_OUT = {"POINTS": "POINTS", "LINE_STRIP": "LINE_STRIP", "TRIANGLE_STRIP": "TR
 _INT_RESULT = {"ARL", "ARR", "UARL", "F2I", "F2U", "UADD", "UMUL", "UMAD", "IMUL_HI", "UMUL_HI",
                "IDIV", "UDIV", "UMOD", "MOD", "IMAX", "IMIN", "UMAX", "UMIN", "INEG", "IABS", "ISSG",
                "NOT", "AND", "OR", "XOR", "SHL", "ISHR", "USHR", "ISLT", "ISGE", "USLT", "USGE",
-               "USEQ", "USNE", "FSLT", "FSGE", "FSEQ", "FSNE", "TXQ", "PK2H",
+               "USEQ", "USNE", "FSLT", "FSGE", "FSEQ", "FSNE", "TXQ", "PK2H", "PK2US", "PK4UB",
+               "PK4B",
                "IBFE", "UBFE", "BFI", "BREV", "POPC", "LSB", "IMSB", "UMSB"}
-_INT_SOURCE = _INT_RESULT - {"ARL", "ARR", "F2I", "F2U", "FSLT", "FSGE", "FSEQ", "FSNE", "PK2H"} \
-    | {"I2F", "U2F", "UIF", "SWITCH", "UP2H", "TXF", "LDEXP"}
+_INT_SOURCE = _INT_RESULT - {"ARL", "ARR", "F2I", "F2U", "FSLT", "FSGE", "FSEQ", "FSNE", "PK2H",
+                             "PK2US", "PK4UB", "PK4B"} \
+    | {"I2F", "U2F", "UIF", "SWITCH", "UP2H", "UP2US", "UP4UB", "UP4B", "TXF", "LDEXP"}
 
 
 #: the RES file (tgsi.md 1.11): resources of Mesa's 2011-2015 text, the clover compute buffers
@@ -1251,6 +1253,12 @@ _OPS = {
     "ABS": _simple("ABS", F), "RCC": _simple("RCC", F), "RFL": _simple("RFL", F),
     "X2D": _simple("X2D", F), "DIV": _per_channel("DIV", F),
     "PK2H": _simple("PK2H", F), "UP2H": _simple("UP2H", F),
+    # tgsi.rst PK2US/PK4UB: f32_to_unorm16/8 (NaN 0, clamped, rounded to nearest even: the IR's
+    # NV rows); UP2US/UP4UB are "TBD" there: read as their inverses (the IR's NV unpacks)
+    "PK2US": _simple("PK2US", F), "PK4UB": _simple("PK4UB", F),
+    "UP2US": _simple("UP2US", F), "UP4UB": _simple("UP4UB", F),
+    # PK4B: two's-complement snorm8 (tgsi.rst), not GP4's excess-128: its own IR rows, .U
+    "PK4B": _simple("PK4SNORM", U), "UP4B": _simple("UP4SNORM", U),
     "XPD": _with_constant_channels("XPD", {3: 1.0}),
     "SCS": _with_constant_channels("SCS", {2: 0.0, 3: 1.0}),
     "NRM": _with_constant_channels("NRM", {3: 1.0}), "NRM4": _nrm4,
