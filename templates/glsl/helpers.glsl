@@ -492,3 +492,9 @@ vec4 xl_up4snorm(uint u) {
     ivec4 b = ivec4(uvec4(u) << uvec4(24u, 16u, 8u, 0u)) >> 24;
     return max(vec4(b) / 127.0, vec4(-1.0));
 }
+
+//@ demoted
+// TGSI DEMOTE: a flag set where the invocation demoted itself to a helper; main() discards at
+// the end where it is set (the outputs are dropped, execution went on, so derivatives of the
+// other invocations of the quad stay defined); READ_HELPER reads it with gl_HelperInvocation.
+bool xl_demoted = false;

@@ -856,6 +856,9 @@ class GlslEmitter:
             return self.emit_tex(ins)
         if ins.op == "KIL":
             return self.emit_kil(ins)
+        if ins.op == "DEMOTE":
+            self.need("demoted")
+            return ["xl_demoted = true;"]
         if ins.op == "EMIT":
             return ["xl_emit();"]
         if ins.op == "ENDPRIM":
@@ -1481,6 +1484,8 @@ class GlslEmitter:
                              + "    EmitVertex();\n}")
             prototypes.append("void xl_emit();")
         else:
+            if "demoted" in self.helpers:
+                epilogue.append("if (xl_demoted) discard;")   # DEMOTE: outputs dropped
             epilogue += [self.output_store(var, assign, b) for var, assign, b in self.output_vars]
         helpers = [helper_library()[h][0] for h in self.helpers]
         if self.info.precise:

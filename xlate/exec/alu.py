@@ -920,3 +920,12 @@ def op_up4snorm(x, a):
         signed = np.where(byte >= 128, byte - 256, byte).astype(F32)
         cols.append(np.maximum(signed / F32(127), F32(-1)))
     return _stack(*cols)
+
+
+@alu("READHELPER")
+def op_readhelper(x):
+    # tgsi.rst READ_HELPER: ~0 where the invocation is a helper.  The executor runs no helper
+    # invocations of its own (every lane is a fragment), so: the lanes DEMOTE made helpers
+    lanes = x.st.all_lanes if x.idx is None else x.idx
+    helper = x.st.killed[lanes]
+    return np.where(helper, U32(0xFFFFFFFF), U32(0))[:, None].repeat(4, axis=1)

@@ -217,6 +217,10 @@ _TGSI_ROWS = [
     # reaching past bit 31 (offset + width > 32, which tgsi.rst leaves undefined) is clipped at
     # bit 31 -- Mesa's tgsi_exec / SM5 result for offsets and widths below 32.
     _row("FMA", "v", "v,v,v", "F", F, "alu", "a * b + c rounded once (TGSI FMA)"),
+    _row("DEMOTE", "-", "", "", F, "kill",
+         "demote to a helper invocation: outputs discarded, execution goes on (TGSI DEMOTE)"),
+    _row("READHELPER", "vu", "", "", DataType.UINT, "alu",
+         "~0 in a helper (or demoted) invocation, else 0 (TGSI READ_HELPER)"),
     # TGSI PK4B is two's-complement snorm8 (tgsi.rst f32_to_snorm8), not GP4's excess-128 PK4B;
     # UP4B is "TBD" there: read as its inverse.  Used with the .U type (the word as bits).
     _row("PK4SNORM", "s", "vf", "I", DataType.UINT, "alu",

@@ -65,7 +65,7 @@ _INT_RESULT = {"ARL", "ARR", "UARL", "F2I", "F2U", "UADD", "UMUL", "UMAD", "IMUL
                "IDIV", "UDIV", "UMOD", "MOD", "IMAX", "IMIN", "UMAX", "UMIN", "INEG", "IABS", "ISSG",
                "NOT", "AND", "OR", "XOR", "SHL", "ISHR", "USHR", "ISLT", "ISGE", "USLT", "USGE",
                "USEQ", "USNE", "FSLT", "FSGE", "FSEQ", "FSNE", "TXQ", "PK2H", "PK2US", "PK4UB",
-               "PK4B",
+               "PK4B", "READ_HELPER",
                "IBFE", "UBFE", "BFI", "BREV", "POPC", "LSB", "IMSB", "UMSB"}
 _INT_SOURCE = _INT_RESULT - {"ARL", "ARR", "F2I", "F2U", "FSLT", "FSGE", "FSEQ", "FSNE", "PK2H",
                              "PK2US", "PK4UB", "PK4B"} \
@@ -932,6 +932,18 @@ def _mov(lw: Lowerer, t: M.Instruction):
     lw.emit(Instruction("MOV", dtype, lw.dst(t.dsts[0]), (lw.src(s),), lw.sat()))
 
 
+def _demote(lw: Lowerer, t: M.Instruction):
+    if lw.stage != Stage.FRAGMENT:
+        lw.reject("E3004", f"{t.opcode} is a fragment-shader opcode")
+    lw.emit(Instruction("DEMOTE"))
+
+
+def _read_helper(lw: Lowerer, t: M.Instruction):
+    if lw.stage != Stage.FRAGMENT:
+        lw.reject("E3004", f"{t.opcode} is a fragment-shader opcode")
+    lw.emit(Instruction("READHELPER", U, lw.dst(t.dsts[0]), ()))
+
+
 def _ldexp(lw: Lowerer, t: M.Instruction):
     # tgsi.rst LDEXP: src1 is an integer (no |x| on it)
     a = lw.src(t.srcs[0])
@@ -1287,6 +1299,7 @@ _OPS = {
     "FSLT": _simple("FSLT", F, integer_result=True), "FSGE": _simple("FSGE", F, integer_result=True),
     "FSEQ": _simple("FSEQ", F, integer_result=True), "FSNE": _simple("FSNE", F, integer_result=True),
     "FMA": _simple("FMA", F), "LDEXP": _ldexp,
+    "DEMOTE": _demote, "READ_HELPER": _read_helper,
     # DDX/DDY are fine derivatives in the IR already (one per row / column of the 2x2 quad)
     "DDX_FINE": _deriv("DDX"), "DDY_FINE": _deriv("DDY"),
     # bitfield (2.5): offsets and widths are unsigned words (IR BFEXT..MSB)
