@@ -196,3 +196,15 @@ def test_sampleid_glsl330_links_on_gl():
         assert prog is not None
     finally:
         ctx.release()
+
+
+def test_relative_inputs_of_a_seed_stream_span_the_consecutive_generics():
+    # no semantics anywhere (the seed convention): IN[n] is GENERIC[n], so DCL IN[0] ... IN[2]
+    # declared one by one are one run, and IN[ADDR[0].x] reaches IN[2]
+    src = ("FRAG\nDCL IN[0]\nDCL IN[1]\nDCL IN[2]\nDCL OUT[0]\nDCL ADDR[0]\n"
+           "IMM[0] INT32 {2, 0, 0, 0}\n  0: UARL ADDR[0].x, IMM[0].xxxx\n"
+           "  1: MOV OUT[0], IN[ADDR[0].x]\n  2: END\n")
+    prog = api.parse(src)
+    ins = _inputs(3, ["fragment.generic[0]", "fragment.generic[1]", "fragment.generic[2]"])
+    r = execute(prog, ins)
+    assert np.array_equal(r.words("result.color[0]").view(np.float32), ins["fragment.generic[2]"])

@@ -387,6 +387,8 @@ class Lowerer:
                 key = ("attrib", i)
             elif d is None:
                 key = None
+            elif d.semantic is None and self.seed_convention:
+                key = self.seed_semantic(file, i) + (d.interpolate, d.location)
             else:
                 key = (d.semantic, d.semantic_index + (i - d.first), d.interpolate, d.location)
             joins = runs and prev is not None and key is not None and prev[0] is not None \
@@ -573,16 +575,8 @@ class Lowerer:
         # DCL OUT[1..2], GENERIC[0] is GENERIC[0] and GENERIC[1] (Mesa's tgsi_scan adds
         # reg - Range.First to Semantic.Index).
         sem, i = _canonical_semantic(d.semantic), d.semantic_index + (index - d.first)
-        if sem is None and not any(x.semantic for x in self.sh.declarations):
-            # Seed-format streams carry no semantics at all (tgsi.md 4.9): the convention xlate
-            # assumes is OUT[0] = POSITION and OUT[n] = GENERIC[n-1] in vertex/geometry
-            # shaders, IN[n] = GENERIC[n] and OUT[n] = COLOR[n] in fragment shaders.
-            if file == "OUT" and self.stage != Stage.FRAGMENT:
-                sem, i = ("POSITION", 0) if index == 0 else ("GENERIC", index - 1)
-            elif file == "OUT":
-                sem, i = "COLOR", index
-            else:
-                sem, i = "GENERIC", index
+        if sem is None and self.seed_convention:
+            sem, i = self.seed_semantic(file, index)
         st = self.stage
         if file == "IN":
             root = "fragment" if st == Stage.FRAGMENT else "vertex"
@@ -634,6 +628,20 @@ class Lowerer:
         what = f"{sem}[{i}]" if sem else "no semantic"
         self.reject("E7001", f"{file}[{index}] with {what} has no interface mapping in a "
                     f"{self.sh.processor} shader")
+
+    @property
+    def seed_convention(self) -> bool:
+        return not any(x.semantic for x in self.sh.declarations)
+
+    def seed_semantic(self, file: str, index: int) -> tuple[str, int]:
+        """Seed-format streams carry no semantics at all (tgsi.md 4.9): the convention xlate
+        assumes is OUT[0] = POSITION and OUT[n] = GENERIC[n-1] in vertex/geometry shaders,
+        IN[n] = GENERIC[n] and OUT[n] = COLOR[n] in fragment shaders."""
+        if file == "OUT" and self.stage != Stage.FRAGMENT:
+            return ("POSITION", 0) if index == 0 else ("GENERIC", index - 1)
+        if file == "OUT":
+            return "COLOR", index
+        return "GENERIC", index
 
     def check_location_clash(self, sem: str, idx: int, d: M.Declaration) -> None:
         """GENERIC[n] (location 5 + n) and TEXCOORD[m] (31 - m) meet when 5 + n == 31 - m."""
