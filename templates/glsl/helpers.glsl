@@ -479,6 +479,12 @@ vec4 xl_fma(vec4 a, vec4 b, vec4 c) {
     return vec4(xl_fma1(a.x, b.x, c.x), xl_fma1(a.y, b.y, c.y), xl_fma1(a.z, b.z, c.z), xl_fma1(a.w, b.w, c.w));
 }
 
+//@ fma@glsl330
+// FMA has no form in GLSL 3.30 (no doubles: ops.txt "-", E7001), so no helper either.
+
+//@ fma@es310
+// FMA has no form in GLSL ES 3.10 (no doubles: ops.txt "-", E7001), so no helper either.
+
 //@ snorm8
 // TGSI PK4B/UP4B: two's-complement snorm8 bytes, x in the low byte (the executor's
 // op_pk4snorm/op_up4snorm): round half to even, NaN packs as 0 (packSnorm4x8 leaves the

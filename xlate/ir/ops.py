@@ -223,9 +223,9 @@ _TGSI_ROWS = [
          "~0 in a helper (or demoted) invocation, else 0 (TGSI READ_HELPER)"),
     # TGSI PK4B is two's-complement snorm8 (tgsi.rst f32_to_snorm8), not GP4's excess-128 PK4B;
     # UP4B is "TBD" there: read as its inverse.  Used with the .U type (the word as bits).
-    _row("PK4SNORM", "s", "vf", "I", DataType.UINT, "alu",
+    _row("PK4SNORM", "s", "vf", "", DataType.UINT, "alu",
          "pack four snorm8: round-even(127 * clamp(v, -1, 1)), NaN 0, x low (TGSI PK4B)"),
-    _row("UP4SNORM", "vf", "s", "I", DataType.UINT, "alu",
+    _row("UP4SNORM", "vf", "s", "", DataType.UINT, "alu",
          "unpack four snorm8: max(byte / 127, -1), x from the low byte (TGSI UP4B)"),
     _row("LDEXP", "v", "v,vs", "F", F, "alu", "a * 2^b, b a signed integer (TGSI LDEXP)"),
     _row("BFEXT", "v", "v,vu,vu", "I", S, "alu",
