@@ -245,7 +245,7 @@ class _Builder:
                 inst.srcs = (self.source(rest, t),)
         elif op in ("PUSHA", "SWITCH", "CASE"):  # VP3 PUSHA; TGSI SWITCH selector, CASE constant
             inst.srcs = (self.source(rest, t),)
-        elif op in ("ELSE", "ENDIF", "ENDREP", "EMIT", "ENDPRIM", "DEFAULT", "ENDSWITCH"):
+        elif op in ("ELSE", "ENDIF", "ENDREP", "EMIT", "ENDPRIM", "DEFAULT", "ENDSWITCH", "DEMOTE"):
             pass
         else:
             args = _split_args(rest)

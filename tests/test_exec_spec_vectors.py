@@ -299,7 +299,7 @@ def test_every_opcode_has_a_spec_vector():
             f"{v.op}: the vector's code does not use the opcode"
 
 
-_IN = {"a": 0, "b": 1, "c": 2}
+_IN = {"a": 0, "b": 1, "c": 2, "d": 3}
 
 
 def _run(v: V):
@@ -419,6 +419,46 @@ TGSI_VECTORS = [
     V("ENDSWITCH", "TGSI tgsi.rst ENDSWITCH (CONT inside a switch continues the loop)",
       "MOV o, 0\nREP 2\nSWITCH.U R0.x\nCASE.U 0\nADD o, o, 1\nCONT\nENDSWITCH\nADD o, o, 10\nENDREP",
       {}, {"o": [2] * 4}),
+]
+# ---- TGSI opcode groups of issue 20 (IR rows FMA .. UP4SNORM) ------------------------------------
+A12 = 1 + 2.0 ** -12          # A12 * A12 = 1 + 2^-11 + 2^-24, halfway between two floats
+TGSI_VECTORS += [
+    V("FMA", "TGSI tgsi.rst FMA (rounded once: halfway product + tiny addend rounds up; the "
+      "cancellation keeps 2^-24)", "FMA o, a, b, c",
+      {"a": fl(A12, A12, A12, 2), "b": fl(A12, A12, A12, 3),
+       "c": fl(2.0 ** -80, -(2.0 ** -80), -(1 + 2.0 ** -11), 0.5)},
+      {"o": [1 + 2.0 ** -11 + 2.0 ** -23, 1 + 2.0 ** -11, 2.0 ** -24, 6.5]}),
+    V("LDEXP", "TGSI tgsi.rst LDEXP (exact scaling; underflow rounds, overflow is INF)",
+      "LDEXP o, a, b",
+      {"a": fl(1.5, 1.0, 1.0, 0.99999994), "b": ints(3, -149, 128, -126)},
+      {"o": [12.0, 2.0 ** -149, INF, 2.0 ** -126]}),
+    V("DEMOTE", "TGSI tgsi.rst DEMOTE (outputs discarded, execution goes on)",
+      "MOV o, 1\nDEMOTE\nMOV o, 2", {}, {"killed": [True], "o": [2, 2, 2, 2]},
+      stage="fragment"),
+    V("READHELPER", "TGSI tgsi.rst READ_HELPER (~0 once demoted)",
+      "READHELPER.U R0\nDEMOTE\nREADHELPER.U R1\nXOR.U o, R0, R1",
+      {}, {"o": [-1, -1, -1, -1]}, t="u", stage="fragment"),
+    V("BFEXT", "TGSI tgsi.rst IBFE (sign-extends; width 0 gives 0; a window past bit 31 is "
+      "clipped)", "BFEXT.S o, a, b, c",
+      {"a": ints(0xF0F08421, 0xF0F08421, 0xF0F08421, 0xF0F08421), "b": ints(4, 0, 28, 31),
+       "c": ints(8, 0, 8, 1)}, {"o": [0x42, 0, -1, -1]}, t="s"),
+    V("BFINS", "TGSI tgsi.rst BFI (bits 32 at offset 0 insert everything; width 0 nothing)",
+      "BFINS.U o, a, b, c, d",
+      {"a": ints(0x12345678, 0x12345678, 0x12345678, 0x12345678),
+       "b": ints(0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF), "c": ints(4, 0, 0, 28),
+       "d": ints(8, 0, 32, 8)}, {"o": [0x12345FF8, 0x12345678, 0xFFFFFFFF, 0xF2345678]}, t="u"),
+    V("BREV", "TGSI tgsi.rst BREV", "BREV.U o, a", {"a": ints(0, 1, 0x80000000, 0xF00)},
+      {"o": [0, 0x80000000, 1, 0x00F00000]}, t="u"),
+    V("POPC", "TGSI tgsi.rst POPC", "POPC.U o, a", {"a": ints(0, 0xFFFFFFFF, 1, 0xF00)},
+      {"o": [0, 32, 1, 4]}, t="u"),
+    V("LSB", "TGSI tgsi.rst LSB (-1 for 0)", "LSB.U o, a", {"a": ints(0, 0xFFFFFFFF, 0x80000000, 0xF00)},
+      {"o": [-1, 0, 31, 8]}, t="s"),
+    V("MSB", "TGSI tgsi.rst IMSB (-1 for 0 and -1; the highest bit unlike the sign)", "MSB.S o, a",
+      {"a": ints(0, -1, 1, -2147483648)}, {"o": [-1, -1, 0, 30]}, t="s"),
+    V("PK4SNORM", "TGSI tgsi.rst PK4B (two's-complement snorm8, ties to even, NaN 0)",
+      "PK4SNORM.U o, a", {"a": fl(-1, 1, 0.5 / 127, 1.5 / 127)}, {"o": [0x02007F81] * 4}, t="u"),
+    V("UP4SNORM", "TGSI tgsi.rst UP4B (the inverse of PK4B; -128 gives -1)", "UP4SNORM.U o, a.x",
+      {"a": ints(0x80817F00, 0, 0, 0)}, {"o": [0.0, 1.0, -1.0, -1.0]}),
 ]
 VECTORS = VECTORS + TGSI_VECTORS
 CITATION = re.compile(CITATION.pattern + r"|^TGSI tgsi\.rst [A-Z0-9_]+")

@@ -179,9 +179,9 @@ def _errors(src: str) -> list[str]:
 
 def test_unsupported_opcode_is_named():
     src = "FRAG\nDCL OUT[0], COLOR\nDCL TEMP[0]\n  0: FBFETCH TEMP[0], OUT[0]\n  1: END\n"
-    assert _errors(src) == ["t.tgsi:4:6: error[E3008]: unsupported opcode FBFETCH (doubles, "
-                            "64-bit integers, images, atomics, barriers and subgroups are not "
-                            "translated)"]
+    assert _errors(src) == ["t.tgsi:4:6: error[E3008]: unsupported opcode FBFETCH (not yet "
+                            "supported: doubles, 64-bit integers, resources, atomics, barriers "
+                            "and subgroups)"]
 
 
 def test_compute_program_names_its_opcodes():
@@ -261,3 +261,16 @@ def test_mutated_programs_and_streams_never_raise_a_traceback():
             assert any(d.is_error for d in e.diagnostics)
             outcomes["diagnostics"] += 1
     assert outcomes["program"] and outcomes["diagnostics"]
+
+
+def test_res_file_names_its_era_and_the_modern_spelling():
+    # the 2011-2015 RES file (clover compute buffers/images, early SAMPLE* resources): refused
+    # at the declaration and where it is used, naming the era and the modern files
+    msg = ("error[E7001]: RES[n] is the resource file of Mesa 2011-2015 (clover compute, early "
+           "SAMPLE*); modern TGSI declares DCL BUFFER[n], DCL IMAGE[n], <target>, <format> or "
+           "DCL SVIEW[n], <target>, <type>; xlate reads the modern spelling only")
+    src = ("FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL RES[0], 2D, FLOAT\n"
+           "DCL TEMP[0]\n  0: MOV TEMP[0], RES[0]\n  1: MOV OUT[0], IN[0]\n  2: END\n")
+    assert _errors(src) == [f"t.tgsi:4:5: {msg}", f"t.tgsi:6:6: {msg}"]
+    comp = "COMP\nDCL RES[0], BUFFER, RAW, WR\n  0: END\n"
+    assert f"t.tgsi:2:5: {msg}" in _errors(comp)

@@ -421,7 +421,25 @@ def test_instructions_after_end_are_allowed():
      ["t.tgsi:3:10: error[E3004]: a destination operand takes no negation or absolute value",
       "t.tgsi:4:27: error[E1002]: expected '|' closing the absolute value, found end of line"]),
     ("FRAG\nDCL TEMP[0]\n  0: MOV TEMP[0], TEMPX[0]\n  1: END\n",
-     ["t.tgsi:3:19: error[E3004]: unknown register file 'TEMPX'"]),
+     ["t.tgsi:3:19: error[E3004]: TEMPX is the register file of the Mesa 2011-2013 indexable "
+      "temporaries (DCL TEMPX[a][first..last]); modern TGSI declares DCL TEMP[first..last], "
+      "ARRAY(a) and addresses TEMP[ADDR[0].x+first](a); xlate reads the modern spelling only"]),
+    ("FRAG\nDCL TEMP[0]\n  0: LOAD TEMP[0], RGLOBAL, TEMP[0]\n  1: END\n",
+     ["t.tgsi:3:20: error[E3004]: RGLOBAL is a resource of the Mesa 2012-era compute syntax "
+      "(clover, before the 2015 MEMORY/BUFFER files); modern TGSI declares DCL MEMORY[n], GLOBAL "
+      "and addresses MEMORY[n]; xlate reads the modern spelling only"]),
+    ("FRAG\nDCL TEMP[0]\n  0: STORE RLOCAL.x, TEMP[0], TEMP[0]\n  1: END\n",
+     ["t.tgsi:3:12: error[E3004]: RLOCAL is a resource of the Mesa 2012-era compute syntax "
+      "(clover, before the 2015 MEMORY/BUFFER files); modern TGSI declares DCL MEMORY[n], SHARED "
+      "and addresses MEMORY[n]; xlate reads the modern spelling only"]),
+    ("FRAG\nDCL TEMP[0]\n  0: MFENCE RGLOBAL\n  1: END\n",
+     ["t.tgsi:3:6: error[E3001]: MFENCE is an opcode of the Mesa 2012-era compute syntax "
+      "(clover, before the 2015 MEMORY/BUFFER files); modern TGSI writes MEMBAR; xlate reads "
+      "the modern spelling only"]),
+    ("FRAG\nDCL TEMP[0]\n  0: MOV TEMP[0], IMMX[0][1]\n  1: END\n",
+     ["t.tgsi:3:19: error[E3004]: IMMX is the register file of the Mesa 2011-2013 immediate "
+      "arrays (IMMX[a][n]); modern TGSI declares IMM[n] and addresses IMM[ADDR[0].x+n]; xlate "
+      "reads the modern spelling only"]),
     ("FRAG\nDCL TEMP[0]\n  0: MOV TEMP[0], TEMP[0], \n  1: END\n",
      ["t.tgsi:3:27: error[E1002]: expected an operand, found end of line"]),
     ("FRAG\nDCL TEMP[0]\n  0: MOV TEMP[0], TEMP[x]\n  1: END\n",
@@ -483,7 +501,9 @@ def test_instructions_after_end_are_allowed():
      "FLOAT\nDCL IMAGE[0], 9D\nDCL IN[1], LINEAR, COLOR\nDCL IN[2], ARRAY(1), ARRAY(2)\n"
      "DCL TEMP[3..1]\nDCL TEMP[]\nDCL CONST[0..1][0]\nDCL OUT[0], STREAM(1, 2)\n"
      "DCL TEMP[4294967296]\nDCL [0]\nEND\n",
-     ["t.tgsi:2:5: error[E3004]: unknown register file 'TEMPX'",
+     ["t.tgsi:2:5: error[E3004]: TEMPX is the register file of the Mesa 2011-2013 indexable "
+      "temporaries (DCL TEMPX[a][first..last]); modern TGSI declares DCL TEMP[first..last], "
+      "ARRAY(a) and addresses TEMP[ADDR[0].x+first](a); xlate reads the modern spelling only",
       "t.tgsi:3:12: error[E1002]: unknown declaration attribute 'FOO'",
       "t.tgsi:4:17: error[E1002]: expected a return type (UNORM, SNORM, SINT, UINT, FLOAT) "
       "after the SVIEW target, found end of line",
@@ -697,14 +717,14 @@ REJECTED = {
     "austriancoder+etnaviv_compiler_tests/shadertoy-frag.tgsi": "E1002",
     "austriancoder+etnaviv_compiler_tests/webgl-water-38.tgsi": "E1002",
     "austriancoder+etnaviv_compiler_tests/webgl-water-40.tgsi": "E3001",
-    # 2011-era clover compute tests: register files RLOCAL/RGLOBAL/RINPUT that no longer exist
-    # (a bare name, so the operand list is empty), cpp directives (#define) in the source
-    "yuq+mesa-lima/compute-13.tgsi": "E3003",
+    # 2011-era clover compute tests: resources RLOCAL/RGLOBAL/RINPUT that no longer exist
+    # (E3004 naming the era and DCL MEMORY[n], ...), cpp directives (#define) in the source
+    "yuq+mesa-lima/compute-13.tgsi": "E3004",
     "yuq+mesa-lima/compute-14.tgsi": "E1003",
     "yuq+mesa-lima/compute-15.tgsi": "E1003",
-    "yuq+mesa-lima/compute-4.tgsi": "E3003",
-    "yuq+mesa-lima/compute-5.tgsi": "E3003",
-    "yuq+mesa-lima/compute-6.tgsi": "E3003",
+    "yuq+mesa-lima/compute-4.tgsi": "E3004",
+    "yuq+mesa-lima/compute-5.tgsi": "E3004",
+    "yuq+mesa-lima/compute-6.tgsi": "E3004",
     # TEMPX (indexable temporaries, removed from TGSI in 2013)
     "yuq+mesa-lima/frag-tempx.tgsi": "E3004",
     # printf templates: "%s" where the target goes

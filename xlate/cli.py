@@ -96,6 +96,11 @@ def _alive(pid: int) -> bool:
     return True
 
 
+#: convert targets that write TGSI itself (TGSI input only), and what each writes
+TGSI_TARGETS = {"tgsi": "tgsi_dump text", "tgsi-tokens": "token stream in Mesa's layout",
+                "tgsi-seed-tokens": "seed-layout token stream"}
+
+
 def decode_source(data: bytes) -> str | bytes:
     """Program text from file bytes: UTF-8, else Latin-1 (every byte sequence decodes).  A TGSI
     binary token stream is returned as the bytes themselves (the frontends take both)."""
@@ -158,20 +163,26 @@ def cmd_convert(args) -> int:
             prog = api.parse(text, filename=name)
             _print_diagnostics(prog.diagnostics, text)
             payload = print_program(prog).encode()
-        elif target == "tgsi":
-            # TGSI in (text or binary tokens), tgsi_dump-style text out: a disassembler for
-            # token streams and a normaliser for text (frontends/tgsi/printer.py)
+        elif target in TGSI_TARGETS:
+            # TGSI in (text or binary tokens), TGSI out: tgsi_dump-style text (a disassembler
+            # for token streams, a normaliser for text) or a token stream in Mesa's layout or
+            # the seed layout (an assembler); frontends/tgsi/printer.py and binary.py
             prog = api.parse(text, filename=name)       # checks the program translates
             _print_diagnostics(prog.diagnostics, text)
             from .frontends import parse_tgsi_shader
+            from .frontends.tgsi.binary import encode_modern, encode_seed
             from .frontends.tgsi.printer import print_shader
+            form = TGSI_TARGETS[target]
             try:
-                payload = print_shader(parse_tgsi_shader(text, name)).encode()
+                shader = parse_tgsi_shader(text, name)
+                payload = print_shader(shader).encode() if target == "tgsi" else \
+                    encode_modern(shader) if target == "tgsi-tokens" else encode_seed(shader)
             except ValueError as e:
-                # a token stream the text form cannot spell (an empty write mask ...)
+                # what the chosen form cannot spell (an empty write mask in text, properties in
+                # the seed layout, NV condition codes outside it ...)
                 from .diagnostics import Diagnostic, Span
-                raise XlateError([Diagnostic("E7001", "error", f"{e}; no tgsi_dump text for "
-                                             "this program", Span(name, 1, 1))]) from None
+                raise XlateError([Diagnostic("E7001", "error", f"{e}; no {form} for this "
+                                             "program", Span(name, 1, 1))]) from None
         else:
             result = api.translate(text, filename=name, target=target, profile=args.profile,
                                    validate=not args.no_validate,
@@ -197,8 +208,9 @@ def cmd_convert(args) -> int:
         return EXIT_ERRORS
     out = args.output
     if out in (None, "-"):
-        if target == "spirv" and sys.stdout.isatty():
-            print("xlate: error: refusing to write binary SPIR-V to a terminal; use -o FILE",
+        if target in ("spirv", "tgsi-tokens", "tgsi-seed-tokens") and sys.stdout.isatty():
+            what = "SPIR-V" if target == "spirv" else "TGSI tokens"
+            print(f"xlate: error: refusing to write binary {what} to a terminal; use -o FILE",
                   file=sys.stderr)
             return EXIT_USAGE
         sys.stdout.buffer.write(payload)
@@ -389,8 +401,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("file", metavar="FILE", help="input program, or - for standard input")
     c.add_argument("-o", "--output", metavar="OUT", help="output file (default: standard output)")
     c.add_argument("--target", default="glsl",
-                   choices=["glsl", "spirv", "spirv-asm", "reflect", "ir", "tgsi"],
-                   help="tgsi: TGSI input printed as tgsi_dump text (disassembles token streams)")
+                   choices=["glsl", "spirv", "spirv-asm", "reflect", "ir", *TGSI_TARGETS],
+                   help="tgsi: TGSI input printed as tgsi_dump text (disassembles token "
+                   "streams); tgsi-tokens / tgsi-seed-tokens: TGSI input written as a binary "
+                   "token stream in Mesa's layout / the seed (VERSION 1.1) layout")
     c.add_argument("--profile", choices=PROFILES, default=None,
                    help="GLSL profile (default glsl450; vulkan for SPIR-V targets; glsl330 and "
                    "es310 give GLSL only)")

@@ -349,9 +349,12 @@ CODES: dict[str, tuple[str, str]] = {
               "accepts it and writes 0.0 to w, in the executor and in the generated code alike. "
               "One warning per program."),
     "E3008": ("unsupported opcode",
-              "The opcode is valid in its dialect but xlate does not translate it (TGSI doubles, "
-              "64-bit integers, images, atomics, barriers, subgroups, and opcodes no Mesa driver "
-              "ever implemented). The message names the opcode; nothing is translated silently."),
+              "The opcode is valid in its dialect but xlate does not translate it. For TGSI the "
+              "message says 'not yet supported' for the opcodes of tgsi.rst still to come "
+              "(doubles, 64-bit integers, resources, atomics, barriers, subgroups, some texture "
+              "forms; tests/test_tgsi_opcode_coverage.py lists them) and names the reason for "
+              "the others (opcodes no Mesa driver ever implemented). The message names the "
+              "opcode; nothing is translated silently."),
     "E1009": ("malformed binary token stream",
               "A TGSI binary (seed VERSION 1.1 layout or Mesa's p_shader_tokens.h layout) is "
               "truncated, has a size field that does not match its tokens, or uses a token type, "

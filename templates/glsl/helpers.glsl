@@ -399,3 +399,108 @@ uint xl_pk4ub(vec4 a) {
 
 //@ up4ub
 vec4 xl_up4ub(uint w) { return vec4((uvec4(w) >> uvec4(0u, 8u, 16u, 24u)) & 0xffu) / 255.0; }
+
+//@ bitfield
+// TGSI IBFE/UBFE/BFI (tgsi.rst "Bitwise ISA"): the window [offset, offset + width) clipped at
+// bit 31, as the executor (xlate/exec/alu.py op_bfext/op_bfins); width 0 extracts 0 and
+// inserts nothing.  Shifts stay in [0, 31] (GLSL leaves 32 undefined).
+uvec4 xl_bfo(uvec4 o) { return min(o, uvec4(32u)); }
+uvec4 xl_bfw(uvec4 o, uvec4 b) { return min(b, uvec4(32u) - xl_bfo(o)); }
+ivec4 xl_ibfe(ivec4 v, uvec4 o, uvec4 b) {
+    uvec4 w = xl_bfw(o, b);
+    uvec4 s1 = uvec4(32u) - xl_bfo(o) - w;
+    ivec4 r = ivec4(uvec4(v) << (s1 & 31u)) >> ivec4((uvec4(32u) - w) & 31u);
+    return ivec4(uvec4(r) & (uvec4(0u) - uvec4(notEqual(w, uvec4(0u)))));
+}
+uvec4 xl_ubfe(uvec4 v, uvec4 o, uvec4 b) {
+    uvec4 w = xl_bfw(o, b);
+    uvec4 s1 = uvec4(32u) - xl_bfo(o) - w;
+    uvec4 r = (v << (s1 & 31u)) >> ((uvec4(32u) - w) & 31u);
+    return r & (uvec4(0u) - uvec4(notEqual(w, uvec4(0u))));
+}
+uvec4 xl_bfi(uvec4 base, uvec4 ins, uvec4 o, uvec4 b) {
+    uvec4 w = xl_bfw(o, b);
+    uvec4 oc = xl_bfo(o) & 31u;        // an offset of 32 has width 0: no bit is inserted
+    // ((1 << w) - 1) << o without a shift by 32: (~0 >> (32 - w)) for w > 0, 0 for w == 0
+    uvec4 ones = (uvec4(0xffffffffu) >> ((uvec4(32u) - w) & 31u)) & (uvec4(0u) - uvec4(notEqual(w, uvec4(0u))));
+    uvec4 mask = ones << oc;
+    return ((ins << oc) & mask) | (base & ~mask);
+}
+
+//@ bits330
+// GLSL 3.30 forms of bitfieldReverse, bitCount, findLSB, findMSB (GLSL 4.00), same results.
+uvec4 xl_brev(uvec4 v) {
+    v = ((v >> 1u) & 0x55555555u) | ((v & 0x55555555u) << 1u);
+    v = ((v >> 2u) & 0x33333333u) | ((v & 0x33333333u) << 2u);
+    v = ((v >> 4u) & 0x0f0f0f0fu) | ((v & 0x0f0f0f0fu) << 4u);
+    v = ((v >> 8u) & 0x00ff00ffu) | ((v & 0x00ff00ffu) << 8u);
+    return (v >> 16u) | (v << 16u);
+}
+uvec4 xl_popc(uvec4 v) {
+    v = v - ((v >> 1u) & 0x55555555u);
+    v = (v & 0x33333333u) + ((v >> 2u) & 0x33333333u);
+    v = (v + (v >> 4u)) & 0x0f0f0f0fu;
+    return (v * 0x01010101u) >> 24u;
+}
+ivec4 xl_lsb(uvec4 v) {
+    // the bits below the lowest set one, counted; 0 has 32 of them and gives -1
+    return ivec4(xl_popc((v & (~v + 1u)) - 1u)) - 33 * ivec4(equal(v, uvec4(0u)));
+}
+ivec4 xl_msb(uvec4 v) {
+    // smear the highest set bit down, count: index = popcount - 1 (-1 for 0)
+    v |= v >> 1u; v |= v >> 2u; v |= v >> 4u; v |= v >> 8u; v |= v >> 16u;
+    return ivec4(xl_popc(v)) - 1;
+}
+
+//@ fma
+// TGSI FMA: a * b + c rounded once (tgsi.rst: "no intermediate rounding step").  GLSL's fma() may
+// round twice (GLSL 4.50 8.3: its precision "can differ" from a*b + c; llvmpipe's does), so, as
+// the executor's op_fma: the float product is exact in double; the double sum s, rounded to
+// float, is right unless s lies exactly halfway between two floats while the exact sum does
+// not -- then the sign of s's own rounding error e (TwoSum) picks the side.
+float xl_fma1(float a, float b, float c) {
+    precise double p = double(a) * double(b);
+    precise double s = p + double(c);
+    precise double bb = s - p;
+    precise double e = (p - (s - bb)) + (double(c) - bb);
+    float r = float(s);
+    if (isnan(s) || isinf(s) || e == 0.0LF || isinf(r)) return r;
+    precise double r64 = double(r);
+    uint w = floatBitsToUint(r);
+    // the float next to r on s's side (r is finite)
+    uint next = (r == 0.0) ? (s > 0.0LF ? 1u : 0x80000001u)
+                           : (((s > r64) == (r > 0.0)) ? w + 1u : w - 1u);
+    float o = uintBitsToFloat(next);
+    precise double mid = (r64 + double(o)) * 0.5LF;
+    if (r64 != s && mid == s) r = (e > 0.0LF) ? max(r, o) : min(r, o);
+    return r;
+}
+vec4 xl_fma(vec4 a, vec4 b, vec4 c) {
+    return vec4(xl_fma1(a.x, b.x, c.x), xl_fma1(a.y, b.y, c.y), xl_fma1(a.z, b.z, c.z), xl_fma1(a.w, b.w, c.w));
+}
+
+//@ fma@glsl330
+// FMA has no form in GLSL 3.30 (no doubles: ops.txt "-", E7001), so no helper either.
+
+//@ fma@es310
+// FMA has no form in GLSL ES 3.10 (no doubles: ops.txt "-", E7001), so no helper either.
+
+//@ snorm8
+// TGSI PK4B/UP4B: two's-complement snorm8 bytes, x in the low byte (the executor's
+// op_pk4snorm/op_up4snorm): round half to even, NaN packs as 0 (packSnorm4x8 leaves the
+// rounding to the implementation); unpacking gives max(byte / 127, -1).
+uint xl_pk4snorm(vec4 a) {
+    vec4 v = clamp(mix(a, vec4(0.0), isnan(a)), -1.0, 1.0);
+    uvec4 b = uvec4(ivec4(roundEven(v * 127.0))) & 0xffu;
+    return b.x | (b.y << 8u) | (b.z << 16u) | (b.w << 24u);
+}
+vec4 xl_up4snorm(uint u) {
+    ivec4 b = ivec4(uvec4(u) << uvec4(24u, 16u, 8u, 0u)) >> 24;
+    return max(vec4(b) / 127.0, vec4(-1.0));
+}
+
+//@ demoted
+// TGSI DEMOTE: a flag set where the invocation demoted itself to a helper; main() discards at
+// the end where it is set (the outputs are dropped, execution went on, so derivatives of the
+// other invocations of the quad stay defined); READ_HELPER reads it with gl_HelperInvocation.
+bool xl_demoted = false;

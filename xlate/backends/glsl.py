@@ -488,7 +488,8 @@ class GlslEmitter:
     def snippet(self, key: str, tchar: str):
         """ops.txt row of an opcode: the ``OP@<profile>`` row where the profile has one."""
         table = snippet_table()
-        return table.get((f"{key}@{self.profile}", tchar)) or table.get((key, tchar))
+        entry = table.get((f"{key}@{self.profile}", tchar)) or table.get((key, tchar))
+        return None if entry is not None and entry[0] == "-" else entry   # "-": no form here
 
     def select(self, a: str, b: str, mask: str, dtype: DataType) -> str:
         """Per-component ``mask ? b : a`` -- ``mix`` with a boolean vector, an exact select.
@@ -610,6 +611,9 @@ class GlslEmitter:
             # geometry shaders, and gl_PrimitiveID in fragment shaders, are
             # GL_EXT_geometry_shader in OpenGL ES 3.1 (core only in ES 3.2)
             self.require("GL_EXT_geometry_shader")
+        if "fragment.sampleid" in self.inputs and self.profile in ("glsl330", "es310"):
+            # gl_SampleID is core from GLSL 4.00 and ES 3.20; before, these extensions have it
+            self.require("GL_OES_sample_variables" if self.info.es else "GL_ARB_sample_shading")
 
     @property
     def direct_paths(self) -> set[str]:
@@ -1027,6 +1031,9 @@ class GlslEmitter:
             return self.emit_tex(ins)
         if ins.op == "KIL":
             return self.emit_kil(ins)
+        if ins.op == "DEMOTE":
+            self.need("demoted")
+            return ["xl_demoted = true;"]
         if ins.op == "EMIT":
             return ["xl_emit();"]
         if ins.op == "ENDPRIM":
@@ -1041,7 +1048,8 @@ class GlslEmitter:
                 self.need(h)
             srcs = splat_literals(srcs, template, [len(comps) > 1 and kind != "s" for kind in info.inputs])
             expr = template.format(a=srcs[0] if srcs else "", b=srcs[1] if len(srcs) > 1 else "",
-                                   c=srcs[2] if len(srcs) > 2 else "")
+                                   c=srcs[2] if len(srcs) > 2 else "",
+                                   d=srcs[3] if len(srcs) > 3 else "")
             m = "" if len(comps) == 4 else "." + mask_text(ins.dst.mask)
             target = self.element(ins.dst.reg, ins.dst.index, None)
             statement = f"{target}{m} = {right_side(expr)};"
@@ -1067,7 +1075,7 @@ class GlslEmitter:
         tchar = TYPE_CHAR[ins.dtype]
         entry = self.snippet(key, tchar)
         if entry is None:
-            raise _Unsupported(f"{ins.op}.{ins.dtype.value} has no GLSL form", ins)
+            raise _Unsupported(f"the instruction {ins.op}.{ins.dtype.value}", ins)
         template, helpers = entry
         for h in helpers:
             self.need(h)
@@ -1082,7 +1090,8 @@ class GlslEmitter:
                           f"chooses ({self.info.language} has no dFdxFine).")
             shown = splat_literals(srcs, template, [kind != "s" for kind in info.inputs])
             expr = template.format(a=shown[0] if shown else "", b=shown[1] if len(shown) > 1 else "",
-                                   c=shown[2] if len(shown) > 2 else "")
+                                   c=shown[2] if len(shown) > 2 else "",
+                                   d=shown[3] if len(shown) > 3 else "")
         scalar = info.output == "s" or ins.op in ("PK2H", "PK2US", "PK4B", "PK4UB")
         if scalar and ins.sat == Sat.NONE and ins.dst.cond is None and (
                 ins.cc_update is None or ins.cc_update not in self.cc_used):
@@ -1685,13 +1694,15 @@ class GlslEmitter:
         globals_, prologue, epilogue = self.declare_globals()
         interface = self.declare_interface()
         uniforms = self.declare_uniforms()
-        layout_lines = self.geometry_layout()
+        layout_lines = self.geometry_layout() + self.fragcoord_layout()
         if self.stage == Stage.GEOMETRY:
             store = [self.output_store(var, assign, b) for var, assign, b in self.output_vars]
             functions.insert(0, "void xl_emit()\n{\n" + "".join(f"    {s}\n" for s in store)
                              + "    EmitVertex();\n}")
             prototypes.append("void xl_emit();")
         else:
+            if "demoted" in self.helpers:
+                epilogue.append("if (xl_demoted) discard;")   # DEMOTE: outputs dropped
             epilogue += [self.output_store(var, assign, b) for var, assign, b in self.output_vars
                          if (b.path, b.index) not in self.direct_outputs]
         helpers = [helper_library()[h][0] for h in self.helpers]
@@ -1788,6 +1799,18 @@ class GlslEmitter:
         prim_out = {"POINTS": "points", "LINE_STRIP": "line_strip",
                     "TRIANGLE_STRIP": "triangle_strip"}[geo.output_primitive]
         return [f"layout({prim_in}) in;", f"layout({prim_out}, max_vertices = {geo.vertices_out}) out;"]
+
+    def fragcoord_layout(self) -> list[str]:
+        """gl_FragCoord redeclared with the origin the program asked for (TGSI FS_COORD_ORIGIN).
+        ES 3.10 has no such qualifier and Vulkan's gl_FragCoord has the one origin the vulkan
+        profile gives lower-left programs (xlate/verify/vulkan.py): refused there by name."""
+        if not self.prog.frag_coord_upper_left or "fragment.position" not in self.inputs:
+            return []
+        if self.info.es or self.vulkan:
+            raise _Unsupported("a fragment position with its origin at the upper left "
+                               "(PROPERTY FS_COORD_ORIGIN UPPER_LEFT)", None,
+                               self.binding_span(RegKind.INPUT, Binding("fragment.position")))
+        return ["layout(origin_upper_left) in vec4 gl_FragCoord;"]
 
     def declare_interface(self) -> list[str]:
         lines = []

@@ -776,3 +776,156 @@ def op_ucmp(x, a, b, c):
     # tgsi.rst UCMP: src0 != 0 ? src1 : src2, src0 tested as a 32-bit integer (so -0.0 =
     # 0x80000000 selects src1); src1/src2 are copied as bits.
     return np.where(a != 0, b, c)
+
+
+# ---- bitfield (issue 20; IR rows BFEXT..MSB; tgsi.rst "Bitwise ISA") --------------------------
+# Offsets and widths are unsigned; the window [offset, offset + width) is clipped at bit 31
+# (tgsi.rst leaves offset + width > 32 undefined; clipped, it is what Mesa's tgsi_exec and SM5
+# compute for offsets and widths below 32).  The GLSL helpers (helpers.glsl "bitfield") do the
+# same with shifts that stay in [0, 31].
+
+def _window(o, b):
+    oc = np.minimum(o.astype(np.int64), 32)
+    bc = np.minimum(b.astype(np.int64), 32 - oc)
+    return oc, bc
+
+
+@alu("BFEXT")
+def op_bfext(x, v, o, b):
+    # tgsi.rst IBFE/UBFE: (value << (32 - offset - bits)) >> (32 - bits), arithmetic for IBFE;
+    # bits == 0 gives 0
+    oc, bc = _window(o, b)
+    v, oc, bc = np.broadcast_arrays(v, oc, bc)
+    sh1 = np.where(bc > 0, 32 - oc - bc, 0).astype(np.uint64)
+    sh2 = np.where(bc > 0, 32 - bc, 0)
+    up = ((v.view(U32).astype(np.uint64) << sh1) & 0xFFFFFFFF).astype(U32)
+    if x.t == S:
+        r = up.view(I32) >> sh2.astype(I32)
+        return np.where(bc > 0, r, I32(0)).astype(I32)
+    r = up >> sh2.astype(U32)
+    return np.where(bc > 0, r, U32(0)).astype(U32)
+
+
+@alu("BFINS")
+def op_bfins(x, base, ins, o, b):
+    # tgsi.rst BFI: mask = ((1 << bits) - 1) << offset (all ones for bits 32, offset 0);
+    # ((insert << offset) & mask) | (base & ~mask)
+    oc, bc = _window(o, b)
+    mask = (((np.int64(1) << bc) - 1) << oc) & 0xFFFFFFFF
+    shifted = (ins.astype(np.int64) << oc) & 0xFFFFFFFF
+    r = (shifted & mask) | (base.astype(np.int64) & ~mask & 0xFFFFFFFF)
+    return r.astype(U32)
+
+
+_BIT_REVERSED_BYTE = np.array([int(f"{i:08b}"[::-1], 2) for i in range(256)], np.uint32)
+
+
+@alu("BREV")
+def op_brev(x, a):
+    # tgsi.rst BREV (SM5 BFREV): bit i of the result is bit 31 - i of the operand
+    a = a.view(U32)
+    r = np.zeros_like(a)
+    for k in range(4):
+        r |= _BIT_REVERSED_BYTE[(a >> U32(8 * k)) & U32(0xFF)] << U32(24 - 8 * k)
+    return r
+
+
+def _popcount(a):
+    a = a.view(U32).astype(np.uint64)
+    n = np.zeros(a.shape, np.uint64)
+    for k in range(32):
+        n += (a >> np.uint64(k)) & np.uint64(1)
+    return n.astype(U32)
+
+
+@alu("POPC")
+def op_popc(x, a):
+    # tgsi.rst POPC (SM5 COUNTBITS): the number of set bits
+    return _popcount(a)
+
+
+@alu("LSB")
+def op_lsb(x, a):
+    # tgsi.rst LSB (SM5 FIRSTBIT_LO): index of the lowest set bit, -1 if none
+    a = a.view(U32)
+    low = a & (~a + U32(1))                     # the lowest set bit alone
+    return np.where(a == 0, I32(-1), _popcount(low - U32(1)).astype(I32))
+
+
+@alu("MSB")
+def op_msb(x, a):
+    # tgsi.rst UMSB (SM5 FIRSTBIT_HI): index of the highest set bit, -1 if none; IMSB (SM5
+    # FIRSTBIT_SHI): of the highest bit that differs from the sign bit, -1 for 0 and -1
+    u = a.view(U32)
+    if x.t == S:
+        u = np.where(a.view(I32) < 0, ~u, u)
+    idx = np.full(u.shape, -1, I32)
+    for k in range(32):
+        idx = np.where((u >> U32(k)) & U32(1) != 0, I32(k), idx)
+    return idx
+
+
+# ---- FMA, LDEXP (issue 20; tgsi.rst) --------------------------------------------------------
+
+@alu("FMA")
+def op_fma(x, a, b, c):
+    # tgsi.rst FMA: a * b + c "with no intermediate rounding step".  The float32 product is
+    # exact in float64; the float64 sum s is rounded once more to float32, which is wrong only
+    # where s lies exactly halfway between two float32 values while the exact sum does not
+    # (double rounding): there the exact sum's side of the halfway point decides (its float64
+    # rounding error, from TwoSum, gives the side).
+    F64 = np.float64
+    p = a.astype(F64) * b.astype(F64)
+    c64 = c.astype(F64)
+    with np.errstate(all="ignore"):
+        s = p + c64
+        bb = s - p
+        err = (p - (s - bb)) + (c64 - bb)
+        r = s.astype(F32)
+        r64 = r.astype(F64)
+        toward = np.where(s > r64, F32(np.inf), F32(-np.inf))
+        other = np.nextafter(r, toward)
+        halfway = (r64 != s) & ((r64 + other.astype(F64)) * 0.5 == s) & np.isfinite(s) & (err != 0)
+        up = np.where(err > 0, np.maximum(r, other), np.minimum(r, other))
+    return np.where(halfway, up, r).astype(F32)
+
+
+@alu("LDEXP")
+def op_ldexp(x, a, e):
+    # tgsi.rst LDEXP: src0 * 2^src1, src1 an integer; exact scaling, rounded once (subnormal
+    # results round to nearest even; overflow gives +-INF)
+    with np.errstate(all="ignore"):
+        e = np.clip(e.astype(np.int64), -400, 400)       # beyond, every float32 is 0 or INF
+        return np.ldexp(a.astype(np.float64), e).astype(F32)
+
+
+# ---- TGSI snorm8 packing (issue 20; IR PK4SNORM/UP4SNORM) ---------------------------------------
+
+@alu("PK4SNORM")
+def op_pk4snorm(x, a):
+    # tgsi.rst PK4B: f32_to_snorm8 per component (Mesa: lroundeven(CLAMP(v, -1, 1) * 127)),
+    # two's complement bytes, x in the least significant byte; NaN packs as 0 (as PK4UB)
+    v = _clamp01_nan0(a, F32(-1), F32(1))
+    b = (np.rint(F32(127) * v).astype(np.int32) & 0xFF).astype(U32)
+    return _packed(x, b[:, 0] | (b[:, 1] << U32(8)) | (b[:, 2] << U32(16)) | (b[:, 3] << U32(24)))
+
+
+@alu("UP4SNORM")
+def op_up4snorm(x, a):
+    # TGSI UP4B ("TBD" in tgsi.rst): the inverse of PK4B, snorm8 -> float: max(byte / 127, -1)
+    w = _raw(a)
+    cols = []
+    for i in range(4):
+        byte = ((w >> U32(8 * i)) & U32(0xFF)).astype(np.int32)
+        signed = np.where(byte >= 128, byte - 256, byte).astype(F32)
+        cols.append(np.maximum(signed / F32(127), F32(-1)))
+    return _stack(*cols)
+
+
+@alu("READHELPER")
+def op_readhelper(x):
+    # tgsi.rst READ_HELPER: ~0 where the invocation is a helper.  The executor runs no helper
+    # invocations of its own (every lane is a fragment), so: the lanes DEMOTE made helpers
+    lanes = x.st.all_lanes if x.idx is None else x.idx
+    helper = x.st.killed[lanes]
+    return np.where(helper, U32(0xFFFFFFFF), U32(0))[:, None].repeat(4, axis=1)

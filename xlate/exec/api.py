@@ -39,6 +39,8 @@ class ExecResult:
     steps_exceeded: np.ndarray
     aliases: dict[str, str] = field(default_factory=dict, repr=False)
     abnormal: np.ndarray | None = None
+    #: binding text of one element of an output array -> (register name, element)
+    element_aliases: dict[str, tuple[str, int]] = field(default_factory=dict, repr=False)
 
     def _name(self, name: str) -> str:
         if name in self.outputs:
@@ -48,7 +50,11 @@ class ExecResult:
         raise KeyError(f"no output {name!r}")
 
     def words(self, name: str) -> np.ndarray:
-        """Raw words of an output, by register name or binding text (``result.color``)."""
+        """Raw words of an output, by register name or binding text (``result.color``; an
+        element of an output array by its own binding, ``result.generic[1]``)."""
+        if name not in self.outputs and name not in self.aliases and name in self.element_aliases:
+            reg, k = self.element_aliases[name]
+            return self.outputs[reg][:, k]
         return self.outputs[self._name(name)]
 
     def float(self, name: str) -> np.ndarray:
@@ -70,6 +76,18 @@ def _output_aliases(program: Program) -> dict[str, str]:
                     aliases.setdefault(k, reg.name)
                 if b.index == 0 and b.index2 is None and b.vertex is None:
                     aliases.setdefault(b.path, reg.name)     # result.color = result.color[0]
+    return aliases
+
+
+def _element_aliases(program: Program) -> dict[str, tuple[str, int]]:
+    aliases: dict[str, tuple[str, int]] = {}
+    for reg in program.registers.values():
+        if reg.kind != RegKind.OUTPUT or reg.size is None:
+            continue
+        for k, b in enumerate(reg.bindings):
+            if b is not None and b.vertex is None:
+                for key in binding_keys(b):
+                    aliases.setdefault(key, (reg.name, k))
     return aliases
 
 
@@ -161,6 +179,6 @@ def execute(program: Program | str, inputs: dict | None = None, *, lanes: int | 
         killed=killed if fragment else None,
         primitives=prims if geometry else None,
         steps_exceeded=exceeded,
-        aliases=_output_aliases(program),
+        aliases=_output_aliases(program), element_aliases=_element_aliases(program),
         abnormal=abnormal,
     )

@@ -437,6 +437,14 @@ def op_kil(x, st, lanes, cur):
     st.pc[lanes] = np.where(kill, DEAD, cur + 1)
 
 
+@flow("DEMOTE")
+def op_demote(x, st, lanes, cur):
+    # tgsi.rst DEMOTE: the invocation becomes a helper -- its outputs are discarded (recorded
+    # as killed) but it keeps executing, so its neighbours' derivatives stay defined
+    st.killed[lanes] = True
+    st.pc[lanes] = cur + 1
+
+
 # ---- EMIT / ENDPRIM ---------------------------------------------------------------------------
 
 @flow("EMIT")

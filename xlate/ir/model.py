@@ -313,6 +313,9 @@ class Program:
     # code included), terminates the program abnormally.  None: no run-time limit (NV4: per
     # subroutine, checked at load time only).
     nesting_limits: tuple[int, int] | None = None
+    # TGSI PROPERTY FS_COORD_ORIGIN UPPER_LEFT: fragment.position's y counts from the top of the
+    # framebuffer (gl_FragCoord redeclared with layout(origin_upper_left)); False: GL's lower left
+    frag_coord_upper_left: bool = False
 
     def reg(self, name: str) -> Register:
         return self.registers[name]

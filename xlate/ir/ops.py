@@ -180,7 +180,7 @@ CC_RULES = ("EQ", "NE", "LT", "LE", "GT", "GE", "TR", "FL", "NAN", "LEG", "CF", 
 #: a property of the operands (a NaN, a denormal) can reach.
 COMPONENTWISE = frozenset("""ABS ADD AND CEIL CMP DDX DDY FLR FRC I2F MAD MAX MIN MOV MUL NOT OR
 ROUND SEQ SFL SGE SGT SLE SLT SNE SSG STR SUB SWZ TRUNC XOR LRP SAD DIV MOD SHL SHR MINN MAXN SEQN
-SGEN SGTN SLEN SLTN SNEN SGET SLTT SSGN""".split())
+SGEN SGTN SLEN SLTN SNEN SGET SLTT SSGN FMA LDEXP BFEXT BFINS BREV POPC LSB MSB""".split())
 
 #: opcodes whose integer form derives carry/overflow flags from an addition
 CARRY_OPS = frozenset({"ADD", "SUB", "MAD", "SAD"})
@@ -221,6 +221,31 @@ _TGSI_ROWS = [
     _row("FSGE", "vu", "vf,vf", "", F, "alu", "float >=, ~0/0 (TGSI FSGE; NaN -> 0)"),
     _row("ISSG", "v", "v", "I", S, "alu", "integer set sign -1/0/1 (TGSI ISSG)"),
     _row("UCMP", "v", "vu,v,v", "FI", F, "alu", "a != 0 ? b : c, a tested as bits (TGSI UCMP)"),
+    # bitfield (issue 20; tgsi.rst IBFE..UMSB).  Offsets and widths are unsigned words; a window
+    # reaching past bit 31 (offset + width > 32, which tgsi.rst leaves undefined) is clipped at
+    # bit 31 -- Mesa's tgsi_exec / SM5 result for offsets and widths below 32.
+    _row("FMA", "v", "v,v,v", "F", F, "alu", "a * b + c rounded once (TGSI FMA)"),
+    _row("DEMOTE", "-", "", "", F, "kill",
+         "demote to a helper invocation: outputs discarded, execution goes on (TGSI DEMOTE)"),
+    _row("READHELPER", "vu", "", "", DataType.UINT, "alu",
+         "~0 in a helper (or demoted) invocation, else 0 (TGSI READ_HELPER)"),
+    # TGSI PK4B is two's-complement snorm8 (tgsi.rst f32_to_snorm8), not GP4's excess-128 PK4B;
+    # UP4B is "TBD" there: read as its inverse.  Used with the .U type (the word as bits).
+    _row("PK4SNORM", "s", "vf", "", DataType.UINT, "alu",
+         "pack four snorm8: round-even(127 * clamp(v, -1, 1)), NaN 0, x low (TGSI PK4B)"),
+    _row("UP4SNORM", "vf", "s", "", DataType.UINT, "alu",
+         "unpack four snorm8: max(byte / 127, -1), x from the low byte (TGSI UP4B)"),
+    _row("LDEXP", "v", "v,vs", "F", F, "alu", "a * 2^b, b a signed integer (TGSI LDEXP)"),
+    _row("BFEXT", "v", "v,vu,vu", "I", S, "alu",
+         "bitfield extract (TGSI IBFE .S sign-extends, UBFE .U); width 0 gives 0"),
+    _row("BFINS", "vu", "vu,vu,vu,vu", "", DataType.UINT, "alu",
+         "bitfield insert: the low bits of b into a at offset c, width d (TGSI BFI)"),
+    _row("BREV", "vu", "vu", "", DataType.UINT, "alu", "bit reverse (TGSI BREV)"),
+    _row("POPC", "vu", "vu", "", DataType.UINT, "alu", "population count (TGSI POPC)"),
+    _row("LSB", "vs", "vu", "", DataType.UINT, "alu", "index of the lowest set bit, -1 for 0 (TGSI LSB)"),
+    _row("MSB", "vs", "v", "I", S, "alu",
+         "index of the highest set bit (.U) / highest non-sign bit (.S), -1 for 0 and (.S) -1 "
+         "(TGSI UMSB, IMSB)"),
     # SWITCH: selector .x as unsigned; CASE: an unsigned constant (srcs[0] names a CONST register,
     # component swizzle[0]); BRK leaves the innermost SWITCH or loop, CONT the innermost loop.
     _row("SWITCH", "-", "vu", "", DataType.UINT, "flow", "start of switch on the selector's x"),

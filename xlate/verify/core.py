@@ -80,8 +80,10 @@ def describe_inputs(gen: GeneratedInputs, lane: int) -> dict[str, list]:
     return out
 
 
-def builtin_values_for(stage: Stage, lanes: int, frag_xy=None):
-    """The harness's values for built-in inputs (see :mod:`gl`)."""
+def builtin_values_for(stage: Stage, lanes: int, frag_xy=None, upper_left_height=None):
+    """The harness's values for built-in inputs (see :mod:`gl`).  ``upper_left_height``: the
+    framebuffer height of a program whose fragment position counts y from the top
+    (``Program.frag_coord_upper_left``): y is then height - (row + 0.5)."""
 
     def values(key: str, n: int):
         path = key.split("[")[0]
@@ -96,7 +98,7 @@ def builtin_values_for(stage: Stage, lanes: int, frag_xy=None):
                 x, y = frag_xy
                 f = np.zeros((n, 4), np.float32)
                 f[:, 0] = x + 0.5
-                f[:, 1] = y + 0.5
+                f[:, 1] = y + 0.5 if upper_left_height is None else upper_left_height - (y + 0.5)
                 f[:, 2] = 0.5
                 f[:, 3] = 1.0
                 return f.view(np.uint32)
@@ -330,12 +332,13 @@ def _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep):
     """Generate inputs, run both sides, compare.  None when the program was skipped."""
     from . import gl as glmod
     stage = program.stage
-    frag_xy = None
+    frag_xy = height = None
     if stage == Stage.FRAGMENT:
-        x, y, _, _ = glmod.quad_layout(lanes)
+        x, y, _, h = glmod.quad_layout(lanes)
         frag_xy = (x.astype(np.float32), y.astype(np.float32))
+        height = h if program.frag_coord_upper_left else None
     gen = generate(program, facts, lanes, seed,
-                   builtin_values=builtin_values_for(stage, lanes, frag_xy))
+                   builtin_values=builtin_values_for(stage, lanes, frag_xy, height))
     if facts.uses_textures:
         from .textures import generate_textures, shadow_units
         gen.textures = generate_textures(program, seed)

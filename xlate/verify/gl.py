@@ -254,6 +254,9 @@ def add_capture(src: str, reflection: dict, stage: str) -> tuple[str, list[_Slot
     return src, slots, strides
 
 
+_UPPER_LEFT = re.compile(r"layout\(origin_upper_left\)\s+in\s+vec4\s+gl_FragCoord")
+
+
 def fragment_inputs(src: str, *, base: int = INPUT_TEXTURE_BASE,
                     layout: str = "binding = {}") -> tuple[str, list[tuple[str, str, int]]]:
     """Replace every ``in`` declaration of a fragment shader by a texture-fed global.
@@ -272,7 +275,14 @@ def fragment_inputs(src: str, *, base: int = INPUT_TEXTURE_BASE,
             raise GLError(f"fragment input {name} of type {gtype} cannot be fed")
         out = out.replace(m.group(0), f"layout({layout.format(unit)}) uniform {sampler} "
                           f"xv_in{unit};\n{gtype} {name};", 1)
-    out = _at_main_start(out, [f"{name} = texelFetch(xv_in{unit}, ivec2(gl_FragCoord.xy), 0);"
+    # a program that counts y from the top (layout(origin_upper_left), TGSI FS_COORD_ORIGIN)
+    # sees gl_FragCoord.y = H - row - 0.5: the harness fetches by the framebuffer row all the
+    # same, H being the height of the input textures (= the framebuffer's)
+    if _UPPER_LEFT.search(src):
+        coord = "ivec2(int(gl_FragCoord.x), textureSize(xv_in{0}, 0).y - 1 - int(gl_FragCoord.y))"
+    else:
+        coord = "ivec2(gl_FragCoord.xy)"
+    out = _at_main_start(out, [f"{name} = texelFetch(xv_in{unit}, {coord.format(unit)}, 0);"
                                for name, _, unit in feeds])
     return out, feeds
 

@@ -36,7 +36,7 @@ from . import opcodes as _ops
 from .model import Declaration, Dst, Immediate, Instruction, RegRef, Shader, Src
 from .text import SAMPLE_OPCODES, implicit_dim, parse_float32, parse_float64
 
-__all__ = ["print_shader", "format_float32", "format_float64"]
+__all__ = ["print_shader", "format_float32", "format_float64", "TextInexpressible"]
 
 _XYZW = "xyzw"
 _IDENTITY = (0, 1, 2, 3)
@@ -68,8 +68,13 @@ def format_float64(bits: int, hex_floats: bool = False) -> str:
     return "0x%016x" % bits
 
 
+class TextInexpressible(ValueError):
+    """A field of the model that tgsi_dump text has no spelling for.  The message names the
+    field and, for an instruction, its number and opcode (never a dump of the model)."""
+
+
 def _reject(what: str, obj) -> None:
-    raise ValueError(f"TGSI text cannot express {what} (in {obj!r})")
+    raise TextInexpressible(f"TGSI text cannot express {what}")
 
 
 def _indirect(ind, offset: int) -> str:
@@ -240,11 +245,11 @@ def _immediate(n: int, imm: Immediate, hex_floats: bool) -> str:
 
 def _instruction(inst: Instruction) -> str:
     if inst.precision is not None:
-        _reject("Instruction.precision", inst)
+        _reject(f"Instruction.precision ({inst.precision})", inst)
     if inst.cc_update is not None:
-        _reject("Instruction.cc_update", inst)
+        _reject("Instruction.cc_update (an NV condition-code update)", inst)
     if inst.cond is not None:
-        _reject("Instruction.cond", inst)
+        _reject("Instruction.cond (an NV condition-code test)", inst)
     if inst.saturate not in ("", "SAT"):
         _reject(f"Instruction.saturate {inst.saturate!r}", inst)
     text = inst.opcode
@@ -273,15 +278,22 @@ def print_shader(shader: Shader, *, hex_floats: bool = False) -> str:
     lines = [shader.processor]
     for prop in shader.properties:
         lines.append(f"PROPERTY {prop.name} {prop.value}")
-    for decl in shader.declarations:
-        lines.append(_declaration(decl, shader.processor))
+    for k, decl in enumerate(shader.declarations):
+        try:
+            lines.append(_declaration(decl, shader.processor))
+        except TextInexpressible as e:
+            raise TextInexpressible(f"{e} of declaration {k} (DCL {decl.file})") from None
     for n, imm in enumerate(shader.immediates):
         lines.append(_immediate(n, imm, hex_floats))
     level = 0
     for n, inst in enumerate(shader.instructions):
         if inst.opcode in _ops.INDENT_CLOSE and level:
             level -= 1
-        lines.append("%3u: %s%s" % (n, "  " * level, _instruction(inst)))
+        try:
+            text = _instruction(inst)
+        except TextInexpressible as e:
+            raise TextInexpressible(f"{e} of instruction {n} ({inst.opcode})") from None
+        lines.append("%3u: %s%s" % (n, "  " * level, text))
         if inst.opcode in _ops.INDENT_OPEN:
             level += 1
     return "\n".join(lines) + "\n"

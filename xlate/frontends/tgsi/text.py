@@ -107,6 +107,31 @@ LOCATIONS_PARSED = ("CENTER", "CENTROID", "SAMPLE")
 
 _TARGETS = frozenset(TEXTURE_TARGETS)
 _FILES = frozenset(FILES)
+
+# Spellings of older Mesa text that modern TGSI writes otherwise (tgsi.md 1.11): refused naming
+# their era and the modern spelling, not as unknown words.
+_ERA_2012_COMPUTE = "the Mesa 2012-era compute syntax (clover, before the 2015 MEMORY/BUFFER files)"
+_OLD_RESOURCES = {
+    "RGLOBAL": "DCL MEMORY[n], GLOBAL", "RLOCAL": "DCL MEMORY[n], SHARED",
+    "RPRIVATE": "DCL MEMORY[n], PRIVATE", "RINPUT": "DCL MEMORY[n], INPUT"}
+_OLD_FILES = {
+    "TEMPX": "the Mesa 2011-2013 indexable temporaries (DCL TEMPX[a][first..last]); modern TGSI "
+             "declares DCL TEMP[first..last], ARRAY(a) and addresses TEMP[ADDR[0].x+first](a)",
+    "IMMX": "the Mesa 2011-2013 immediate arrays (IMMX[a][n]); modern TGSI declares IMM[n] "
+            "and addresses IMM[ADDR[0].x+n]",
+}
+_OLD_OPCODES = {"MFENCE": "MEMBAR", "LFENCE": "MEMBAR", "SFENCE": "MEMBAR"}
+
+
+def _old_file_message(word: str) -> str | None:
+    w = word.upper()
+    if w in _OLD_FILES:
+        return f"{word} is the register file of {_OLD_FILES[w]}; xlate reads the modern spelling only"
+    if w in _OLD_RESOURCES:
+        return (f"{word} is a resource of {_ERA_2012_COMPUTE}; modern TGSI declares "
+                f"{_OLD_RESOURCES[w]} and addresses MEMORY[n]; xlate reads the modern "
+                "spelling only")
+    return None
 _INTERP = frozenset(INTERPOLATIONS)
 _RTYPES = frozenset(RETURN_TYPES)
 _SWZ = {"X": 0, "Y": 1, "Z": 2, "W": 3}
@@ -604,7 +629,7 @@ class _Parser:
             raise _Fail("E1002", f"expected a register file, found {_describe(v)}", fi)
         file = v.upper()
         if file not in _FILES:
-            raise _Fail("E3004", f"unknown register file '{v}'", fi)
+            raise _Fail("E3004", _old_file_message(v) or f"unknown register file '{v}'", fi)
         self.i += 1
         self.expect("[", "'['")
         proc = self.processor
@@ -853,7 +878,8 @@ class _Parser:
         fi = self.i
         file = vals[fi].upper()
         if file not in _FILES:
-            raise _Fail("E3004", f"unknown register file '{vals[fi]}'", fi)
+            raise _Fail("E3004", _old_file_message(vals[fi]) or
+                        f"unknown register file '{vals[fi]}'", fi)
         self.i = fi + 2
         index, ind, aid = self._bracket()
         if vals[self.i] == "[":
@@ -996,6 +1022,10 @@ class _Parser:
                 sat = True
             if base != word:
                 op = _LOOKUP.get(base)
+            if op is None and base in _OLD_OPCODES:
+                raise _Fail("E3001", f"{vals[oi]} is an opcode of {_ERA_2012_COMPUTE}; modern "
+                            f"TGSI writes {_OLD_OPCODES[base]}; xlate reads the modern spelling "
+                            "only", oi)
             if op is None:
                 raise _Fail("E3001", f"unknown opcode '{vals[oi]}'", oi)
         self.i = oi + 1
@@ -1009,6 +1039,7 @@ class _Parser:
         memory = ()
         count = 0
         sample_offsets = name in _SAMPLE_OFFSETS
+        self._refuse_old_resource(self.i)
         if nops and _operand_start_at(vals, self.i):
             while True:
                 ai = self.i
@@ -1026,6 +1057,7 @@ class _Parser:
                 if vals[self.i] != ",":
                     break
                 self.i += 1
+                self._refuse_old_resource(self.i)
                 if _operand_start_at(vals, self.i):
                     continue
                 # not an operand: a texture target, or memory qualifiers/target/format
@@ -1064,6 +1096,12 @@ class _Parser:
         self.insts.append(Instruction(name, tuple(dsts), tuple(srcs), "SAT" if sat else "",
                                       precise, label, texture, tuple(offsets), memory,
                                       span=self.span(oi)))
+
+    def _refuse_old_resource(self, i: int) -> None:
+        """An operand spelled as a 2012-era compute resource (``LOAD TEMP[0], RGLOBAL, ...``)."""
+        v = self.v[i]
+        if _isword(v) and v.upper() in _OLD_RESOURCES and not self.bol(i):
+            raise _Fail("E3004", _old_file_message(v), i)
 
     def _memory_extras(self) -> tuple[str, ...]:
         vals = self.v

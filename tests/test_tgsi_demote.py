@@ -1,0 +1,77 @@
+"""TGSI DEMOTE and READ_HELPER (issue 20): a demoted invocation's outputs are discarded but it
+keeps executing, so the derivatives its quad neighbours take still see its values (a KILL'd one
+stops); READ_HELPER is ~0 in it.  Executor, GLSL (a flag, discard at the end of main), and
+``xlate verify`` on llvmpipe."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import gl_runner
+
+from xlate import api, execute
+from xlate.diagnostics import XlateError
+from xlate.verify.core import verify_source
+
+# lanes whose x is not 0.0 demote; TEMP[0] is written after the demotion, and DDX reads it
+PROGRAM = """FRAG
+DCL IN[0], GENERIC[0], PERSPECTIVE
+DCL OUT[0], COLOR
+DCL OUT[1], COLOR[1]
+DCL TEMP[0..2]
+  0: IF IN[0].xxxx :2
+  1:   DEMOTE
+  2: ENDIF
+  3: READ_HELPER TEMP[1]
+  4: MOV TEMP[0], IN[0]
+  5: DDX TEMP[2], TEMP[0]
+  6: MOV OUT[0], TEMP[2]
+  7: MOV OUT[1], TEMP[1]
+  8: END
+"""
+
+
+def test_demoted_lanes_are_dropped_but_keep_executing():
+    # one quad: lanes 0 (x0,y0) and 1 (x1,y0) form a DDX pair; lane 1 demotes
+    a = np.float32([[0, 1, 0, 0], [5, 7, 0, 0], [0, 2, 0, 0], [0, 10, 0, 0]])
+    r = execute(api.parse(PROGRAM), {"fragment.generic[0]": a})
+    assert r.killed.tolist() == [False, True, False, False]
+    # lane 0's DDX sees lane 1's values, written after lane 1 demoted
+    assert r.float("result.color[0]")[0].tolist() == [5.0, 6.0, 0.0, 0.0]
+    assert r.words("result.color[1]")[0].tolist() == [0, 0, 0, 0]
+
+
+def test_read_helper_is_all_ones_in_a_demoted_lane():
+    from xlate.exec.alu import op_readhelper
+
+    class St:
+        killed = np.array([False, True, False])
+        all_lanes = np.arange(3)
+
+    class X:
+        st, idx = St, None
+    assert op_readhelper(X)[:, 0].tolist() == [0, 0xFFFFFFFF, 0]
+
+
+def test_glsl_sets_a_flag_and_discards_at_the_end():
+    glsl = api.translate(PROGRAM).glsl
+    assert "xl_demoted = true;" in glsl
+    assert "    xl_main();\n    if (xl_demoted) discard;\n" in glsl
+    assert "uvec4((gl_HelperInvocation || xl_demoted) ? 0xffffffffu : 0u)" in glsl
+
+
+def test_read_helper_has_no_glsl330_form():
+    with pytest.raises(XlateError) as e:
+        api.translate(PROGRAM, filename="t.tgsi", profile="glsl330")
+    assert [d.header() for d in e.value.diagnostics] == [
+        "t.tgsi:9:6: error[E7001]: the instruction READHELPER.U cannot be expressed in the "
+        "glsl330 profile"]
+
+
+@pytest.mark.parametrize("backend", ["gl", "gl-spirv"])
+def test_demote_verifies_on_gl(backend):
+    runner = gl_runner(backend)
+    rep = verify_source(PROGRAM, "demote.tgsi", lanes=1024, seed=6, backend=backend,
+                        runner=runner)
+    assert rep.status == "pass", (rep.reason, [d.describe() for d in rep.differences[:5]])
+    assert 0 < rep.compared < 1024 * 8          # the demoted lanes are not compared
