@@ -64,8 +64,8 @@ def test_ranged_declaration_advances_the_semantic_index():
     assert np.array_equal(r.words("result.generic[0]").view(np.float32), a)
     assert np.array_equal(r.words("result.generic[1]").view(np.float32), -a)
     glsl = api.translate(RANGED_SEMANTIC).glsl
-    assert "layout(location = 5) out vec4 result_generic_0;" in glsl
-    assert "layout(location = 6) out vec4 result_generic_1;" in glsl
+    assert "layout(location = 5) precise out vec4 result_generic_0;" in glsl      # written in place
+    assert "layout(location = 6) precise out vec4 result_generic_1;" in glsl
 
 
 def test_array_range_written_relatively_reaches_its_own_elements():
