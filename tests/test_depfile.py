@@ -39,6 +39,8 @@ def test_convert_writes_the_rule(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "my shaders").mkdir()
     shutil.copy(BRIGHT, tmp_path / "my shaders" / "bright $1.fp")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "deps").mkdir()
     assert main(["convert", "my shaders/bright $1.fp", "-o", "out/bright #1.frag",
                  "--depfile", "deps/bright.d"]) == 0
     assert (tmp_path / "deps" / "bright.d").read_text() == \

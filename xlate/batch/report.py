@@ -41,7 +41,7 @@ def report_document(summary) -> dict:
 
 
 def write_report(summary, path: str) -> None:
-    from ..cli import atomic_write
+    from ..fsio import atomic_write
     if path.endswith(".json"):
         data = json.dumps(report_document(summary), indent=2) + "\n"
     else:

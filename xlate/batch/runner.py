@@ -107,7 +107,7 @@ def _translate_group(group: list[tuple]) -> list[dict]:
     """Translate inputs that share an output stem, in order; write outputs and cache records.
 
     ``group``: (display, rel, data, key) per input.  Returns one record per input."""
-    from ..cli import atomic_write, decode_source
+    from ..fsio import atomic_write, decode_source
     from ..diagnostics import Diagnostic, Span, XlateError
     from ..frontends.detect import detect_header
     from .outputs import translate_outputs
@@ -150,11 +150,11 @@ def _translate_group(group: list[tuple]) -> list[dict]:
                 try:
                     if _content(path) != payload:
                         try:
-                            atomic_write(path, payload, tmp_dir=tmp)
+                            atomic_write(path, payload, tmp_dir=tmp, make_folders=True)
                         except OSError as e:
                             if e.errno != errno.EXDEV:     # OUTDIR spans file systems
                                 raise
-                            atomic_write(path, payload)
+                            atomic_write(path, payload, make_folders=True)
                     st = os.stat(path)
                 except OSError as e:
                     problems.append(f"cannot write {path}: {e.strerror}")
@@ -206,7 +206,8 @@ def run_batch(sources: list[str], outdir: str, *, jobs: int | None = None,
     input before it are done; ``progress(done, total, failed)`` whenever an input finishes.
     Raises :class:`UsageError` for missing sources, an unusable output folder, or SPIR-V asked of
     a GLSL-only profile (glsl330, es310)."""
-    from ..cli import remove_stale_temporaries, spirv_profile_error
+    from ..cli import spirv_profile_error
+    from ..fsio import remove_stale_temporaries
     start = time.perf_counter()
     problem = spirv_profile_error(profile, targets)
     if problem:                  # a GLSL-only profile asked for SPIR-V: before any work

@@ -461,22 +461,17 @@ def save_result(path: str, program, result, lanes: int) -> bytes:
 
 # ---- the command -----------------------------------------------------------------------------
 
-def _read_program(path: str) -> tuple[str, str]:
-    if path == "-":
-        data, name = sys.stdin.buffer.read(), "<stdin>"
-    else:
-        with open(path, "rb") as f:
-            data = f.read()
-        name = path
-    try:
-        return data.decode("utf-8"), name
-    except UnicodeDecodeError:
-        return data.decode("latin-1"), name
+def _read_program(path: str) -> tuple[str | bytes, str]:
+    """(source, name): text, or the bytes of a TGSI token stream (xlate.fsio.read_program)."""
+    from ..fsio import read_program
+    return read_program(path)
 
 
 def _diagnostics(diags, source) -> None:
     from ..diagnostics import use_color
     color = use_color(sys.stderr)
+    if not isinstance(source, str):
+        source = None                # a binary token stream has no lines to show
     for d in diags:
         print(d.render(source, color), file=sys.stderr)
 
@@ -487,11 +482,15 @@ def main(args) -> int:
     from ..diagnostics import XlateError
     from .api import execute
     from .bind import ExecError
+    from ..fsio import SourceTooLarge
     try:
         text, name = _read_program(args.file)
     except OSError as e:
         print(f"xlate: error[E8001]: cannot read {args.file}: {e.strerror}", file=sys.stderr)
         return EXIT_USAGE
+    except SourceTooLarge as e:
+        _diagnostics([e.diagnostic], None)
+        return EXIT_ERRORS
     from ..api import parse
     try:
         program = parse(text, filename=name)
@@ -524,7 +523,7 @@ def main(args) -> int:
     if out in (None, "-"):
         print_result(program, result, total, sys.stdout)
         return EXIT_OK
-    from ..cli import atomic_write
+    from ..fsio import atomic_write
     payload = save_result(out, program, result, total)
     try:
         atomic_write(out, payload)
