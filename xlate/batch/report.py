@@ -28,6 +28,8 @@ def report_document(summary) -> dict:
         if e.skipped:
             files.append({"source": e.display, "status": "skipped", "cached": False,
                           "dialect": None, "stage": None, "outputs": [], "diagnostics": []})
+            if e.skip_reason:            # not a regular file: what it is instead
+                files[-1]["reason"] = e.skip_reason
             continue
         r = e.record
         files.append({"source": e.display, "status": r["status"], "cached": e.cached,
