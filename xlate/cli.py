@@ -200,13 +200,21 @@ def cmd_list_codes() -> int:
 
 
 def _run_arguments(p) -> None:
-    p.add_argument("file", metavar="FILE", help="program to run")
-    p.add_argument("--inputs", metavar="FILE", help="inputs: .json or .npz, keyed by attribute "
-                   "binding (vertex.attrib[0]) or variable name")
-    p.add_argument("--params", metavar="FILE", help="program parameters (.json/.npz), keyed by "
-                   "binding (program.local[0], state.matrix.mvp.row[0]) or PARAM name")
-    p.add_argument("--textures", metavar="FILE", help="textures (.npz or .json), see the docs")
-    p.add_argument("--lanes", type=int, default=None, help="number of invocations")
+    p.add_argument("file", metavar="FILE", help="program to run, or - for standard input")
+    p.add_argument("--inputs", metavar="FILE|random", help="inputs: .json or .npz, keyed by "
+                   "attribute binding (vertex.attrib[0]) or variable name; 'random': drawn "
+                   "from --seed, with the parameters and textures not given")
+    p.add_argument("--params", metavar="FILE|random", help="program parameters (.json/.npz), "
+                   "keyed by binding (program.local[0], state.matrix.mvp.row[0]) or PARAM name")
+    p.add_argument("--textures", metavar="FILE|random", help="textures (.npz or .json), see "
+                   "docs/cli.md")
+    p.add_argument("--seed", type=int, default=1, help="seed of the values 'random' and "
+                   "--template draw (default 1)")
+    p.add_argument("--template", metavar="PREFIX", help="write PREFIX.inputs.json (and "
+                   "PREFIX.params.json, PREFIX.textures.json when the program has them) with "
+                   "every key the program needs, filled from --seed, then stop")
+    p.add_argument("--lanes", type=int, default=None, help="number of invocations (default: "
+                   "from the inputs; 4 with 'random' or --template)")
     p.add_argument("-o", "--output", metavar="OUT", help="write outputs (.npz or .json) instead of printing")
 
 
