@@ -8,6 +8,9 @@ skip into a failure, so that a broken install cannot leave a green run that test
 * ``XLATE_REQUIRE_GL=1``      -- an OpenGL implementation (Mesa llvmpipe via EGL) must exist;
 * ``XLATE_REQUIRE_VULKAN=1``  -- a Vulkan implementation (lavapipe + the loader) must exist;
 * ``XLATE_REQUIRE_CORPUS=1``  -- ``../shared/corpus`` must be present.
+
+``XLATE_SHARED`` moves or hides ``../shared`` for every test and tool
+(tools/shared_location.py): ``XLATE_SHARED=none`` runs the suite as a plain clone does.
 """
 from __future__ import annotations
 
@@ -18,7 +21,20 @@ from typing import NoReturn
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
+
+
+def _shared_location():
+    # tools/shared_location.py: the rule tests and tools share (XLATE_SHARED)
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("shared_location",
+                                                  ROOT / "tools" / "shared_location.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+SHARED_LOCATION = _shared_location()
+SHARED = SHARED_LOCATION.shared_dir(ROOT)       # ../shared, or where XLATE_SHARED says
 SHARED_CORPUS = SHARED / "corpus"
 
 # Mesa's shader cache and EGL platform for tests that run shaders (set before moderngl loads)
@@ -78,6 +94,8 @@ def shared_corpus_or_skip(sub: str = "") -> Path:
     XLATE_REQUIRE_CORPUS) when absent."""
     path = SHARED_CORPUS / sub if sub else SHARED_CORPUS
     if not path.exists():
+        if SHARED_LOCATION.hidden():
+            no_corpus(f"hidden by {SHARED_LOCATION.VARIABLE}={os.environ[SHARED_LOCATION.VARIABLE]!r}")
         no_corpus(f"{path} (../shared is not part of a plain clone)")
     return path
 

@@ -123,7 +123,7 @@ def open_regular(path: str):
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     try:
         fd = os.open(path, flags)
-    except OSError as e:
+    except OSError:
         reason = not_regular_reason(path)
         if reason is not None:
             return reason

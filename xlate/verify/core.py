@@ -345,7 +345,6 @@ class _Run:
 
 def _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep):
     """Generate inputs, run both sides, compare.  None when the program was skipped."""
-    from . import gl as glmod
     stage = program.stage
     frag_xy = None
     if stage == Stage.FRAGMENT:
