@@ -332,3 +332,23 @@ def test_a_missing_input_points_at_the_template(tmp_path, capsys):
         "xlate: error: missing texture[0] (2D) used by instruction 4 (TEX); "
         f"'xlate run {BRIGHT} --template PREFIX' writes every input, parameter and texture "
         "the program needs, '--inputs random' draws them\n")
+
+
+def test_readme_worked_example_of_run(tmp_path, monkeypatch, capsys):
+    """The README's `xlate run` example gives the output the README shows."""
+    import re
+    import shutil
+    readme = (ROOT / "README.md").read_text()
+    shown = re.search(r"\$ xlate run bright_pass.fp --inputs bp.inputs.json --params "
+                      r"bp.params.json --textures bp.textures.json\n(.*?)\$ xlate verify",
+                      readme, re.S).group(1)
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(BRIGHT, "bright_pass.fp")
+    assert main(["run", "bright_pass.fp", "--template", "bp"]) == 0
+    assert '"program.local[0]": [-0.7568616, -1.3125, 4.9999995, 0.21259998]' in \
+        Path("bp.params.json").read_text() and Path("bp.params.json").read_text() in readme
+    Path("bp.params.json").write_text('{"program.local[0]": [0.125, 0.0, 0.5, 2.0]}')
+    capsys.readouterr()
+    assert main(["run", "bright_pass.fp", "--inputs", "bp.inputs.json", "--params",
+                 "bp.params.json", "--textures", "bp.textures.json"]) == 0
+    assert capsys.readouterr().out == shown
