@@ -211,6 +211,9 @@ def test_batch_checks_report_and_depfile_before_the_work(tmp_path, capsys, optio
     assert capsys.readouterr().err == (f"xlate: error[E8002]: cannot write {missing}: folder "
                                        f"{missing.parent} does not exist\n")
     assert not missing.parent.exists()
+    # directly in OUTDIR, which the run creates: allowed
+    assert main(["batch", str(BRIGHT), "-o", str(out), "-q", option, str(out / "x.json")]) == 0
+    assert (out / "x.json").is_file()
 
 
 # ---- convert -----------------------------------------------------------------------------------

@@ -505,8 +505,12 @@ def main(args) -> int:
         print(problem, file=err)
         return EXIT_USAGE
     from ..fsio import output_folder_problem
+    outdir = os.path.abspath(args.output)
     for path in (report, args.depfile):
-        # a report or depfile that cannot be written is found before the work, not after it
+        # a report or depfile that cannot be written is found before the work, not after it;
+        # one directly in OUTDIR is fine: the run creates OUTDIR (or says why not) first
+        if path and os.path.dirname(os.path.abspath(path)) == outdir:
+            continue
         why = output_folder_problem(path) if path else None
         if why:
             print(f"xlate: error[E8002]: cannot write {path}: {why}", file=err)
