@@ -355,3 +355,11 @@ def test_readme_worked_example_of_run(tmp_path, monkeypatch, capsys):
     assert main(["run", "bright_pass.fp", "--inputs", "bp.inputs.json", "--params",
                  "bp.params.json", "--textures", "bp.textures.json"]) == 0
     assert capsys.readouterr().out == shown
+
+
+def test_verify_checks_its_json_destination_before_the_work(tmp_path, capsys):
+    dest = tmp_path / "nonexist2" / "r.json"
+    assert main(["verify", str(BRIGHT), "--json", str(dest)]) == 2
+    assert capsys.readouterr() == ("", f"xlate: error[E8002]: cannot write {dest}: folder "
+                                       f"{dest.parent} does not exist\n")
+    assert not dest.parent.exists()
