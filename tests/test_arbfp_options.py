@@ -186,3 +186,14 @@ def test_an_empty_vertex_program_fails_by_the_load_rules_not_the_grammar():
                                        "o[HPOS] (at least one component)")
     assert error("!!VSP1.0\nEND\n") == ("t.fp:2:1: error[E2015]: a vertex state program must "
                                         "write at least one program parameter c[n]")
+
+
+
+def test_empty_statement_sequences_of_the_other_dialects():
+    # ARBvp/ARBfp (<statementSequence> ::= ... | "") and NV_gpu_program4 (/* empty */) allow an
+    # empty program; FP1.0's <instructionSequence> needs a statement, and its load rule (write
+    # an output, FP1 3.11.1.3) refuses an empty program either way (E2015)
+    for header in ("!!ARBfp1.0", "!!ARBvp1.0", "!!NVfp4.0", "!!NVvp4.0"):
+        assert xlate.translate(f"{header}\nEND\n", filename="t.fp").glsl
+    assert error("!!FP1.0\nEND\n").startswith("t.fp:1:1: error[E2015]: the program writes no "
+                                              "output register")
