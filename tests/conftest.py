@@ -108,7 +108,7 @@ def corpus_mark(sub: str = "") -> pytest.MarkDecorator:
 # ---- markers: gl, corpus (applied here), slow (on the tests) ---------------------------------
 #: what a test calls when it needs an OpenGL/Vulkan implementation, or the shared corpus
 GL_NAMES = frozenset({"gl_runner", "gl_context", "runner_or_skip", "no_gl", "no_vulkan",
-                      "make_runner"})
+                      "make_runner", "verify_source"})
 CORPUS_NAMES = frozenset({"shared_corpus_or_skip", "no_corpus", "SHARED_CORPUS", "SHARED"})
 
 
@@ -117,6 +117,7 @@ def _needs(func, seen: set) -> set[str]:
     test modules' helpers it calls, transitively) refers to, and the module paths under
     ../shared it reads."""
     import types
+    func = getattr(getattr(func, "hypothesis", None), "inner_test", func)   # @given's test
     code = getattr(func, "__code__", None)
     if code is None or code in seen:
         return set()
