@@ -425,6 +425,7 @@ def test_progress_bar_on_a_terminal(tmp_path):
     assert text.rstrip().splitlines()[-1].lstrip("\r\x1b[K").startswith("xlate batch: 5 programs")
 
 
+@pytest.mark.slow
 def test_sigkill_leaves_complete_outputs_and_the_next_run_resumes(tmp_path):
     """Runs in subprocesses, which see the real code fingerprint: when the checkout is edited
     while the test runs (several developers at work), the resumed run rightly misses the

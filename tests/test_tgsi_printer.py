@@ -382,6 +382,7 @@ def shaders(draw):
     return Shader(processor, props, decls, imms, body + [Instruction("END")])
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(shaders(), st.booleans())
 def test_random_shaders_round_trip(shader, hex_floats):
