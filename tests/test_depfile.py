@@ -95,7 +95,8 @@ def test_batch_writes_every_output_and_every_program(tmp_path, monkeypatch, caps
     # only glsl: one output per program
     assert main(["batch", "src", "-o", "b2", "-j", "1", "-q", "--targets", "glsl",
                  "--profile", "glsl330", "--depfile", "b2.d"]) == 1
-    assert (tmp_path / "b2.d").read_text() == "b2/fx/bright\\ pass.frag: src/bad.fp src/fx/bright\\ pass.fp\n"
+    assert (tmp_path / "b2.d").read_text() == \
+        "b2/fx/bright\\ pass.glsl330.frag: src/bad.fp src/fx/bright\\ pass.fp\n"
 
 
 def test_batch_without_outputs_leaves_the_depfile_alone(tmp_path, monkeypatch):
