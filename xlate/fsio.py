@@ -1,8 +1,8 @@
 """File input and output shared by every command: bounded reading of program files, the
 regular-file test of tree walks, and atomic writes.
 
-Reading is bounded: at most the source limit plus one byte is read
-(:data:`xlate.frontends.MAX_SOURCE_BYTES`), so a character device (``/dev/zero``), a file that
+Reading is bounded: at most the source limit plus one byte is read (:data:`MAX_SOURCE_BYTES`,
+the limit the frontends enforce too), so a character device (``/dev/zero``), a file that
 grows while it is read or an endless pipe is answered with E1008 instead of filling memory.
 A file named by the user is opened whatever it is (``<(cmd)`` and ``/dev/stdin`` are pipes a
 user means); a tree walk takes regular files only (:func:`not_regular_reason`), because opening
@@ -18,6 +18,8 @@ import sys
 
 TMP_PREFIX = ".xlate-tmp-"      # temporary files: .xlate-tmp-<pid>-<random>
 STDIN = "-"
+#: the largest program input (E1008 beyond; xlate.frontends re-exports it)
+MAX_SOURCE_BYTES = 16 * 1024 * 1024
 
 
 class SourceTooLarge(Exception):
@@ -29,8 +31,10 @@ class SourceTooLarge(Exception):
 
 
 def source_limit() -> int:
-    from .frontends import MAX_SOURCE_BYTES
-    return MAX_SOURCE_BYTES
+    """The size limit in force (read at call time: tests lower it on xlate.frontends)."""
+    import sys as _sys
+    frontends = _sys.modules.get(__package__ + ".frontends")
+    return getattr(frontends, "MAX_SOURCE_BYTES", MAX_SOURCE_BYTES)
 
 
 def read_bounded(f, limit: int) -> bytes:
@@ -74,13 +78,19 @@ def read_program(path: str) -> tuple[str | bytes, str]:
 def decode_source(data: bytes) -> str | bytes:
     """Program text from file bytes: UTF-8, else Latin-1 (every byte sequence decodes).  A TGSI
     binary token stream is returned as the bytes themselves (the frontends take both)."""
-    from .frontends.detect import looks_binary
     if looks_binary(data):
         return data                  # binary: a TGSI token stream or nothing (frontends decide)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return data.decode("latin-1")
+
+
+def looks_binary(data: bytes) -> bool:
+    """Bytes that are no program text: a NUL among the first 16 bytes of something that is not
+    an NV/ARB program (those may carry a NUL after END, cut out of C sources).  Such input goes
+    to the TGSI token-stream decoder, which either reads it or says why not (E1009)."""
+    return b"\x00" in data[:16] and not data.startswith(b"!!")
 
 
 # ---- tree walks: regular files only ---------------------------------------------------------------

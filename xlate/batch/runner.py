@@ -98,7 +98,8 @@ def _read(entry: Entry):
     end: xlate.fsio) and takes what starts like a program of any dialect ``convert`` takes:
     an NV/ARB header, a TGSI processor name, or a TGSI token stream.  A file named on the
     command line is always read and translated; the frontend says what is wrong with it."""
-    from ..frontends.detect import detect_header, is_tgsi_text, looks_binary
+    from ..frontends.detect import detect_header, is_tgsi_text
+    from ..fsio import looks_binary
     from ..fsio import SourceTooLarge, open_regular, read_bounded, source_limit
     f = open_regular(entry.path)
     if isinstance(f, str):
@@ -521,7 +522,7 @@ def main(args) -> int:
     def on_result(entry: Entry) -> None:
         if args.quiet or entry.skipped or not entry.record["diagnostics"]:
             return
-        from ..frontends.detect import looks_binary
+        from ..fsio import looks_binary
         text = entry.data.decode("utf-8", "replace") if entry.data is not None \
             and not looks_binary(entry.data) else None
         if bar:

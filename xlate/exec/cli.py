@@ -468,10 +468,10 @@ def _read_program(path: str) -> tuple[str | bytes, str]:
 
 
 def _write_template(program, prefix: str, lanes: int, seed: int, name: str) -> int:
-    """``--template PREFIX``: the JSON files of :mod:`xlate.exec.starter`, and the command
+    """``--template PREFIX``: the JSON files of :mod:`xlate.verify.starter`, and the command
     that runs them."""
     from ..fsio import atomic_write
-    from .starter import template_payloads
+    from ..verify.starter import template_payloads
     files = template_payloads(program, prefix, lanes, seed)
     for path, payload in files.items():
         try:
@@ -517,7 +517,7 @@ def main(args) -> int:
         return EXIT_ERRORS
     _diagnostics(program.diagnostics, text)
     from ..fsio import output_folder_problem
-    from .starter import DEFAULT_LANES, RANDOM, draw
+    from ..verify.starter import DEFAULT_LANES, RANDOM, draw
     out = getattr(args, "output", None)
     if out not in (None, "-") and os.path.splitext(out)[1].lower() not in (".npz", ".json"):
         print(f"xlate: error: -o {out}: the output must be a .npz or .json file",

@@ -30,10 +30,10 @@ DEFAULT_LANES = 4          # one 2x2 quad: fragment derivatives have their neigh
 def draw(program: Program, lanes: int, seed: int):
     """(inputs, params, textures) for :func:`xlate.exec.execute`, drawn from ``seed``:
     inputs and parameters as raw uint32 words keyed by binding, textures by unit."""
-    from ..verify.analysis import analyse
-    from ..verify.core import builtin_values_for, fragment_xy, pixel_centre
-    from ..verify.inputs import generate
-    from ..verify.textures import generate_textures
+    from .analysis import analyse
+    from .core import builtin_values_for, fragment_xy, pixel_centre
+    from .inputs import generate
+    from .textures import generate_textures
     frag_xy = fragment_xy(program, lanes) if program.stage == Stage.FRAGMENT else None
     facts = analyse(program)
     gen = generate(program, facts, lanes, seed, finite=True,
@@ -61,7 +61,7 @@ def _values(words: np.ndarray, integer: bool):
 
 
 def _integer_key(program: Program, key: str, params: bool) -> bool:
-    from .bind import key_register, value_type
+    from ..exec.bind import key_register, value_type
     reg = key_register(program, key, params)
     return reg is not None and value_type(reg) != DataType.FLOAT
 
