@@ -10,6 +10,8 @@ skip into a failure, so that a broken install cannot leave a green run that test
 * ``XLATE_REQUIRE_CORPUS=1``  -- ``../shared/corpus`` must be present.
 
 (``XLATE_REQUIRE_BROWSER=1``, for the HTML report tests' Chromium, lives in tests/browser.py.)
+``XLATE_SHARED`` moves or hides ``../shared`` for every test and tool
+(tools/shared_location.py): ``XLATE_SHARED=none`` runs the suite as a plain clone does.
 """
 from __future__ import annotations
 
@@ -20,7 +22,20 @@ from typing import NoReturn
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
+
+
+def _shared_location():
+    # tools/shared_location.py: the rule tests and tools share (XLATE_SHARED)
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("shared_location",
+                                                  ROOT / "tools" / "shared_location.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+SHARED_LOCATION = _shared_location()
+SHARED = SHARED_LOCATION.shared_dir(ROOT)       # ../shared, or where XLATE_SHARED says
 SHARED_CORPUS = SHARED / "corpus"
 
 # Mesa's shader cache and EGL platform for tests that run shaders (set before moderngl loads)
@@ -80,6 +95,8 @@ def shared_corpus_or_skip(sub: str = "") -> Path:
     XLATE_REQUIRE_CORPUS) when absent."""
     path = SHARED_CORPUS / sub if sub else SHARED_CORPUS
     if not path.exists():
+        if SHARED_LOCATION.hidden():
+            no_corpus(f"hidden by {SHARED_LOCATION.VARIABLE}={os.environ[SHARED_LOCATION.VARIABLE]!r}")
         no_corpus(f"{path} (../shared is not part of a plain clone)")
     return path
 
@@ -89,9 +106,74 @@ def corpus_mark(sub: str = "") -> pytest.MarkDecorator:
     return pytest.mark.needs_corpus(sub)
 
 
-def pytest_configure(config):
-    config.addinivalue_line("markers", "needs_corpus(sub): needs ../shared/corpus[/sub]; skips "
-                            "without it, fails under XLATE_REQUIRE_CORPUS=1")
+# ---- markers: gl, corpus (applied here), slow (on the tests) ---------------------------------
+#: what a test calls when it needs an OpenGL/Vulkan implementation, or the shared corpus
+GL_NAMES = frozenset({"gl_runner", "gl_context", "runner_or_skip", "no_gl", "no_vulkan",
+                      "make_runner", "verify_source"})
+CORPUS_NAMES = frozenset({"shared_corpus_or_skip", "no_corpus", "SHARED_CORPUS", "SHARED"})
+
+
+def _needs(func, seen: set) -> set[str]:
+    """{"gl", "corpus"}: what ``func`` needs, from the names its code (nested functions and the
+    test modules' helpers it calls, transitively) refers to, and the module paths under
+    ../shared it reads."""
+    import types
+    func = getattr(getattr(func, "hypothesis", None), "inner_test", func)   # @given's test
+    code = getattr(func, "__code__", None)
+    if code is None or code in seen:
+        return set()
+    seen.add(code)
+    found: set[str] = set()
+    glb = getattr(func, "__globals__", {})
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        stack += [k for k in c.co_consts if isinstance(k, types.CodeType)]
+        for name in c.co_names:
+            if name in GL_NAMES:
+                found.add("gl")
+            elif name in CORPUS_NAMES:
+                found.add("corpus")
+            value = glb.get(name)
+            if isinstance(value, Path) and _under_shared(value):
+                found.add("corpus")
+            elif isinstance(value, types.FunctionType) and value.__module__ != __name__ and \
+                    value.__module__.split(".")[0].startswith(("test_", "verdict_", "nv4_")):
+                found |= _needs(value, seen)
+    return found
+
+
+def _under_shared(path: Path) -> bool:
+    try:
+        path.relative_to(SHARED)
+        return True
+    except ValueError:
+        return False
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark ``gl`` the tests that need an OpenGL/Vulkan implementation and ``corpus`` those
+    that read the shared corpus -- from the helpers they (and their fixtures) call, their
+    ``needs_corpus`` mark and their parameters -- so that ``-m "not gl and not corpus"`` is
+    the part of the suite that needs neither (README, the quick run)."""
+    for item in items:
+        funcs = [getattr(item, "function", None)]
+        info = getattr(item, "_fixtureinfo", None)
+        for name in getattr(item, "fixturenames", ()):
+            defs = info.name2fixturedefs.get(name) if info is not None else None
+            if defs:
+                funcs.append(defs[-1].func)
+        needs: set[str] = set()
+        for f in funcs:
+            if f is not None:
+                needs |= _needs(f, set())
+        if item.get_closest_marker("needs_corpus"):
+            needs.add("corpus")
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if any(isinstance(v, Path) and _under_shared(v) for v in params.values()):
+            needs.add("corpus")
+        for mark in sorted(needs):
+            item.add_marker(getattr(pytest.mark, mark))
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -26,17 +26,6 @@ PROFILES = ("arbfp1", "fp40", "fp30")
 
 #: MANIFEST "ok", rejected: file -> (code, line, why)
 SPEC_REJECTS = {
-    "collected/arbfp/Igalia+piglit/fp-arb-fragment-coord-conventions-integer-2.fp":
-        ("E2011", 2, "OPTION ARB_fragment_coord_pixel_center_integer belongs to "
-                     "ARB_fragment_coord_conventions, which xlate does not implement (ARBFP "
-                     "3.11.4.5: an unsupported option fails to load; translating it would silently "
-                     "change fragment.position).  NVIDIA and Mesa implement the extension, but it "
-                     "is outside the dialects of nv_dialects.md 1.1, and piglit's vpfp-generic "
-                     "itself requires GL_ARB_fragment_coord_conventions for these programs"),
-    "collected/arbfp/yuq+mesa-lima/position-frc-integer.fp":
-        ("E2011", 4, "as above (ARB_fragment_coord_pixel_center_integer)"),
-    "collected/arbfp/yuq+mesa-lima/position-upper-left.fp":
-        ("E2011", 4, "as above (ARB_fragment_coord_origin_upper_left)"),
     "collected/arbfp/yuq+mesa-lima/tri-inv.fp":
         ("E3001", 3, "INV is not an opcode of ARB_fragment_program (ARBFP Table X.5) nor of any "
                      "option or driver parser (Mesa's demo progs/fp/tri-inv.c)"),

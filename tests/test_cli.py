@@ -50,6 +50,13 @@ def test_convert_to_stdout_glsl(prog):
 
 def test_convert_stdin_and_output_file(tmp_path):
     out = tmp_path / "sub" / "mod.frag"
+    # the output's folder must exist (as for a compiler's -o): nothing is created on a typo
+    r = run(["convert", "-", "-o", str(out)], stdin=PROGRAM)
+    assert r.returncode == 2
+    assert r.stderr == (f"xlate: error[E8002]: cannot write {out}: folder {out.parent} "
+                        "does not exist\n")
+    assert not out.parent.exists()
+    out.parent.mkdir()
     r = run(["convert", "-", "-o", str(out)], stdin=PROGRAM)
     assert r.returncode == 0, r.stderr
     assert out.read_text().startswith("#version 450 core")

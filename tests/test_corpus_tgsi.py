@@ -13,16 +13,15 @@ opcodes, by the number of programs they block: STORE 20, LOAD 7, SAMPLE 2, FBFET
 from __future__ import annotations
 
 import collections
-from pathlib import Path
 
 import pytest
 
-from conftest import corpus_mark
+from conftest import SHARED_CORPUS, corpus_mark
 
 from xlate import api
 from xlate.diagnostics import XlateError
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "collected" / "tgsi"
+CORPUS = SHARED_CORPUS / "collected" / "tgsi"
 FILES = sorted(CORPUS.rglob("*.tgsi")) if CORPUS.is_dir() else []
 
 pytestmark = corpus_mark("collected/tgsi")

@@ -39,6 +39,8 @@ def test_convert_writes_the_rule(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "my shaders").mkdir()
     shutil.copy(BRIGHT, tmp_path / "my shaders" / "bright $1.fp")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "deps").mkdir()
     assert main(["convert", "my shaders/bright $1.fp", "-o", "out/bright #1.frag",
                  "--depfile", "deps/bright.d"]) == 0
     assert (tmp_path / "deps" / "bright.d").read_text() == \
@@ -93,7 +95,8 @@ def test_batch_writes_every_output_and_every_program(tmp_path, monkeypatch, caps
     # only glsl: one output per program
     assert main(["batch", "src", "-o", "b2", "-j", "1", "-q", "--targets", "glsl",
                  "--profile", "glsl330", "--depfile", "b2.d"]) == 1
-    assert (tmp_path / "b2.d").read_text() == "b2/fx/bright\\ pass.frag: src/bad.fp src/fx/bright\\ pass.fp\n"
+    assert (tmp_path / "b2.d").read_text() == \
+        "b2/fx/bright\\ pass.glsl330.frag: src/bad.fp src/fx/bright\\ pass.fp\n"
 
 
 def test_batch_without_outputs_leaves_the_depfile_alone(tmp_path, monkeypatch):

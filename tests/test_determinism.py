@@ -20,10 +20,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import REQUIRE_CORPUS, no_corpus, required
+from conftest import REQUIRE_CORPUS, SHARED_CORPUS, no_corpus, required
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "corpus"
+SHARED = SHARED_CORPUS
 
 CHILD = r"""
 import hashlib, sys

@@ -9,18 +9,17 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from pathlib import Path
 
 import pytest
 
-from conftest import shared_corpus_or_skip
+from conftest import SHARED_CORPUS, shared_corpus_or_skip
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from xlate.diagnostics import DiagnosticSink, XlateError
 from xlate.frontends.nv import fastparse, syntax
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+CORPUS = SHARED_CORPUS
 
 
 def canon(x):

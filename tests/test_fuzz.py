@@ -36,6 +36,7 @@ def fuzz():
     return module
 
 
+@pytest.mark.slow
 def test_campaign_every_frontend(fuzz, tmp_path):
     args = Namespace(inputs=3000, seed=2024, start=0, jobs=2, frontend="all", out=str(tmp_path),
                      slow=float("inf"), hard_timeout=60.0, mem_mb=3072, progress=1e9, quiet=True)

@@ -342,9 +342,10 @@ def test_batch_and_sync_with_a_glsl_only_profile(tmp_path, capsys):
     (src / "a.vp").write_text(VP)
     # the default targets of a GLSL-only profile leave SPIR-V out
     assert main(["batch", str(src), "-o", str(tmp_path / "out"), "-j", "1", "-q", "--profile", "es310"]) == 0
+    # outputs of a profile other than the default carry its name (issue 21)
     assert sorted(p.name for p in (tmp_path / "out").iterdir() if not p.name.startswith(".")) == [
-        "a.vert", "a.vert.reflect.json"]
-    assert (tmp_path / "out" / "a.vert").read_text() == glsl(VP, "es310").replace(
+        "a.es310.vert", "a.es310.vert.reflect.json"]
+    assert (tmp_path / "out" / "a.es310.vert").read_text() == glsl(VP, "es310").replace(
         "from t (", f"from {src / 'a.vp'} (")
     capsys.readouterr()
     assert main(["batch", str(src), "-o", str(tmp_path / "o2"), "--targets", "glsl,spirv",

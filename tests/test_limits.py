@@ -95,6 +95,7 @@ def test_token_stream_over_the_instruction_limit():
          "most 65536")]
 
 
+@pytest.mark.slow
 def test_token_stream_at_the_instruction_limit_translates():
     assert outcome(tgsi_stream(65536 - 2)) == ("ok", [])
 
@@ -148,6 +149,7 @@ def test_10mb_random_bytes():
     assert outcome(data) == [("error", "E1003", (1, 108), "NUL character in program text")]
 
 
+@pytest.mark.slow
 def test_10mb_random_text():
     rng = random.Random(1)
     text = "".join(rng.choice("abcXYZ012[]{};:.,-+ \n") for _ in range(10 * MB))
@@ -161,6 +163,7 @@ def test_10mb_random_text():
          "TGSI programs of at most that many")]
 
 
+@pytest.mark.slow
 def test_10mb_inputs_in_bounded_memory():
     """Peak Python memory (tracemalloc) of rejecting 10 MB inputs stays a small multiple of the
     input: no syntax tree of the whole program is built."""

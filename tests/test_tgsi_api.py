@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from conftest import shared_corpus_or_skip
+from conftest import SHARED_CORPUS, shared_corpus_or_skip
 
 from xlate import api, execute
 from xlate.diagnostics import DiagnosticSink, XlateError
@@ -92,9 +92,8 @@ def test_print_then_parse_gives_the_same_ir_for_the_corpus():
     # test_tgsi_printer.py): parse -> print -> parse -> lower gives the same IR, for every
     # corpus program that translates
     import pytest
-    from pathlib import Path
     from xlate.frontends.tgsi.printer import print_shader
-    corpus = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "collected" / "tgsi"
+    corpus = SHARED_CORPUS / "collected" / "tgsi"
     files = sorted(corpus.rglob("*.tgsi")) if corpus.is_dir() else []
     if not files:
         shared_corpus_or_skip("collected/tgsi")

@@ -623,6 +623,7 @@ seed_shaders = st.builds(
     st.lists(seed_instrs, max_size=6))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(seed_shaders, st.sampled_from(["h2007", "mesa2008"]), st.booleans())
 def test_seed_round_trip(shader, cc_table, use_mask):
@@ -752,6 +753,7 @@ def modern_shaders(draw):
     return shader, enum
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(modern_shaders())
 def test_modern_round_trip(shader_enum):
@@ -838,6 +840,7 @@ def test_fuzz_corrupted_valid_streams(data):
     decode_no_crash(data)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(seed_shaders, st.data())
 def test_fuzz_corrupted_random_seed_streams(shader, data):

@@ -120,7 +120,7 @@ END
 def test_fs_coord_origin_upper_left_redeclares_gl_fragcoord():
     upper = api.translate(_fragcoord_program("UPPER_LEFT"))
     lower = api.translate(_fragcoord_program("LOWER_LEFT"))
-    assert upper.program.frag_coord_upper_left and not lower.program.frag_coord_upper_left
+    assert upper.program.fragcoord_origin_upper_left and not lower.program.fragcoord_origin_upper_left
     assert "layout(origin_upper_left) in vec4 gl_FragCoord;" in upper.glsl
     assert "origin_upper_left" not in lower.glsl
     assert "layout(origin_upper_left) in vec4 gl_FragCoord;" in api.translate(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import shared_corpus_or_skip
+from conftest import SHARED_CORPUS, shared_corpus_or_skip
 
 from xlate import api, execute
 from xlate.diagnostics import XlateError
@@ -209,11 +209,10 @@ def test_mutated_programs_and_streams_never_raise_a_traceback():
     # streams: flipped bits) give a Program or XlateError -- lowering checks what a token stream
     # does not (operand counts, undeclared immediates, outputs without declarations)
     import random
-    from pathlib import Path
     from xlate.diagnostics import DiagnosticSink
     from xlate.frontends.tgsi import binary
     from xlate.frontends.tgsi.text import parse_text
-    corpus = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "collected" / "tgsi"
+    corpus = SHARED_CORPUS / "collected" / "tgsi"
     files = sorted(corpus.rglob("*.tgsi"))[::8] if corpus.is_dir() else []
     if not files:
         shared_corpus_or_skip("collected/tgsi")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import shared_corpus_or_skip
+from conftest import SHARED_CORPUS, shared_corpus_or_skip
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from xlate.diagnostics import DiagnosticSink
@@ -20,7 +20,7 @@ from xlate.frontends.tgsi.printer import format_float32, print_shader
 from xlate.frontends.tgsi.text import PROPERTIES, implicit_dim, parse_text
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus" / "collected" / "tgsi"
+CORPUS = SHARED_CORPUS / "collected" / "tgsi"
 
 
 def reparse(text: str) -> Shader:
@@ -382,6 +382,7 @@ def shaders(draw):
     return Shader(processor, props, decls, imms, body + [Instruction("END")])
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(shaders(), st.booleans())
 def test_random_shaders_round_trip(shader, hex_floats):

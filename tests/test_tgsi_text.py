@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import shared_corpus_or_skip
+from conftest import SHARED_CORPUS, shared_corpus_or_skip
 
 from xlate.diagnostics import DiagnosticSink, Span
 from xlate.frontends.tgsi.model import (Declaration, Dst, Immediate, Indirect, Instruction,
@@ -16,7 +16,7 @@ from xlate.frontends.tgsi.model import (Declaration, Dst, Immediate, Indirect, I
 from xlate.frontends.tgsi.text import parse_float32, parse_float64, parse_text
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus" / "collected" / "tgsi"
+CORPUS = SHARED_CORPUS / "collected" / "tgsi"
 
 
 def parse(src: str, name: str = "t.tgsi"):

@@ -3,12 +3,10 @@ may run more than once, and the verdicts of the TGSI corpus programs whose diffe
 explained by a specification passage or a pinned implementation defect."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-from conftest import shared_corpus_or_skip
+from conftest import SHARED_CORPUS, shared_corpus_or_skip
 
 import xlate
 from xlate.ir.model import Source
@@ -18,7 +16,7 @@ from xlate.verify.inputs import GeneratedInputs
 
 from test_verify_cases import runner_or_skip
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+CORPUS = SHARED_CORPUS
 
 LOOP_VP = """!!NVvp4.0
 INT TEMP i;

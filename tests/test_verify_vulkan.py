@@ -439,7 +439,7 @@ def test_cli_exit_3_without_vulkan(tmp_path, capsys, monkeypatch, missing):
     assert cli.main(["verify", f, "--backend", "vulkan"]) == 3
     err = capsys.readouterr().err
     assert "no implementation available for backend 'vulkan'" in err
-    assert ("pip install vulkan" if missing == "package" else "libvulkan1") in err
+    assert ("pip install 'xlate[vulkan]'" if missing == "package" else "libvulkan1") in err
     with pytest.raises(GLUnavailable):
         core.make_runner("vulkan")
 

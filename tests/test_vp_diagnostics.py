@@ -39,9 +39,10 @@ CASES = {
     # VP1 2.14.4: <dstReg> ::= <absProgParamReg>
     'vsp_rel_write': ('!!VSP1.0\nARL A0.x, v[0].x;\nMOV c[A0.x], v[0];\nEND',
         ['vsp_rel_write.vp:3:5: error[E3005]: a vertex state program writes program parameters with an absolute index: c[n]']),
-    # VP1 2.14.1.7: at least one instruction
+    # NV_vertex_program2 2.14.1.8 gives !!VSP1.0 an empty <programText>: the grammar accepts
+    # it, and the load rule of VP1 2.14.4 / VP2 2.14.1.8 (write a program parameter) refuses it
     'vsp_empty': ('!!VSP1.0\nEND',
-        ['vsp_empty.vp:2:1: error[E1002]: a VSP1.0 vertex state program needs at least one instruction']),
+        ['vsp_empty.vp:2:1: error[E2015]: a vertex state program must write at least one program parameter c[n]']),
     # VP1 2.14.4: must write a program parameter
     'vsp_nowrite': ('!!VSP1.0\nMOV R0, v[0];\nEND',
         ['vsp_nowrite.vp:3:1: error[E2015]: a vertex state program must write at least one program parameter c[n]']),

@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_startup import xlate_command  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+from shared_location import shared_dir  # noqa: E402  (XLATE_SHARED; tools/ is on sys.path)
 
 
 def run(cmd: list[str], env: dict) -> tuple[float, str, int]:
@@ -40,7 +41,7 @@ def run(cmd: list[str], env: dict) -> tuple[float, str, int]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--corpus", default=str(ROOT.parent / "shared" / "corpus"))
+    ap.add_argument("--corpus", default=str(shared_dir(ROOT) / "corpus"))
     ap.add_argument("-j", "--jobs", default="2")
     ap.add_argument("--keep", metavar="OUTDIR", help="output folder to use and keep")
     ap.add_argument("--no-snapshot", action="store_true",

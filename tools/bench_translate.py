@@ -29,7 +29,9 @@ from xlate.backends import spirv as sp  # noqa: E402
 from xlate.backends.glsl import emit_glsl  # noqa: E402
 from xlate.frontends import parse_program  # noqa: E402
 
-CORPUS = ROOT.parent / "shared" / "corpus"
+sys.path.insert(0, str(ROOT / "tools"))
+from shared_location import shared_dir  # noqa: E402  (XLATE_SHARED)
+CORPUS = shared_dir(ROOT) / "corpus"
 
 
 def corpus_files() -> list[Path]:

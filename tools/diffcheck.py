@@ -41,7 +41,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from xlate.verify.batch import run_all  # noqa: E402
-CORPUS = ROOT.parent / "shared" / "corpus"
+sys.path.insert(0, str(ROOT / "tools"))
+from shared_location import shared_dir  # noqa: E402  (XLATE_SHARED)
+CORPUS = shared_dir(ROOT) / "corpus"
 FOLDERS = ("cg/gp4vp", "cg/gp4fp", "cg/gp4gp", "collected/nvfp4", "collected/nvgp4")
 TGSI_FOLDERS = ("collected/tgsi",)      # --dialect tgsi (issue 6)
 #: --dialect for the pre-NV4 families (issue 5): collected programs and cgc's output per profile

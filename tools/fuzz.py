@@ -61,7 +61,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 
-SHARED_CORPUS = ROOT.parent / "shared" / "corpus"
+from shared_location import shared_dir  # noqa: E402  (XLATE_SHARED)
+SHARED_CORPUS = shared_dir(ROOT) / "corpus"
 FRONTENDS = ("nv", "tgsi-text", "tgsi-binary")
 INTERNAL_CODES = ("E7002", "E7003", "E7005")
 SPIRV_MAGIC = 0x07230203

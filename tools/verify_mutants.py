@@ -49,7 +49,9 @@ sys.path.insert(0, str(ROOT))
 
 from xlate.verify import mutants as M  # noqa: E402
 
-SHARED = ROOT.parent / "shared" / "corpus"
+sys.path.insert(0, str(ROOT / "tools"))
+from shared_location import shared_dir  # noqa: E402  (XLATE_SHARED)
+SHARED = shared_dir(ROOT) / "corpus"
 PROGRAM_EXTS = (".vp", ".fp", ".gp", ".tgsi")
 
 

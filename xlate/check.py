@@ -19,16 +19,22 @@ from __future__ import annotations
 import os
 import sys
 
-from .cli import EXIT_ERRORS, EXIT_OK, EXIT_TOOLCHAIN, EXIT_USAGE, decode_source
+from .cli import EXIT_ERRORS, EXIT_OK, EXIT_TOOLCHAIN, EXIT_USAGE
 
 
-def _read(path: str, err) -> str | None:
+def _read(path: str, err) -> tuple[str | bytes, str] | tuple[None, None]:
+    """(source, display name) of ``path`` (``-``: standard input), or (None, None) after
+    printing why it cannot be read.  A program over the size limit is an input error
+    (E1008, exit 1), returned as the empty text with the diagnostic printed."""
+    from .fsio import SourceTooLarge, read_program
     try:
-        with open(path, "rb") as f:
-            return decode_source(f.read())
+        return read_program(path)
     except OSError as e:
         print(f"xlate: error[E8001]: cannot read {path}: {e.strerror}", file=err)
-        return None
+    except SourceTooLarge as e:
+        _report([e.diagnostic], None, err)
+        return "", ""
+    return None, None
 
 
 def _report(diags, text: str, err) -> None:
@@ -36,7 +42,8 @@ def _report(diags, text: str, err) -> None:
     color = use_color(err)
     for d in diags:
         # internal errors point into generated GLSL, not the input
-        print(d.render(None if d.code in INTERNAL_CODES else text, color), file=err)
+        shown = None if d.code in INTERNAL_CODES or not isinstance(text, str) else text
+        print(d.render(shown, color), file=err)
 
 
 def _worst(codes: set[str], failed: bool, unreadable: bool) -> int:
@@ -64,12 +71,16 @@ def _check(args) -> int:
     failed = unreadable = False
     codes: set[str] = set()
     for path in args.files:
-        text = _read(path, err)
+        text, name = _read(path, err)
         if text is None:
             unreadable = True
             continue
+        if not name:                   # too large: reported
+            codes.add("E1008")
+            failed = True
+            continue
         try:
-            result = api.translate(text, filename=path, target="glsl", profile=args.profile,
+            result = api.translate(text, filename=name, target="glsl", profile=args.profile,
                                    validate=not args.no_validate)
         except XlateError as e:
             _report(e.diagnostics, text, err)
@@ -82,19 +93,30 @@ def _check(args) -> int:
 
 def sync_main(args) -> int:
     from .batch.outputs import output_name, translate_outputs
-    from .cli import atomic_write, spirv_profile_error
+    from .cli import spirv_profile_error
+    from .fsio import atomic_write
     from .diagnostics import XlateError
     err = sys.stderr
     problem = spirv_profile_error(args.profile, args.targets)
     if problem:
         print(problem, file=err)
         return EXIT_USAGE
+    if "-" in args.files:
+        # outputs are named after the program file and written beside it: standard input has
+        # neither (xlate convert - writes one translation to standard output)
+        print("xlate: error: sync cannot take '-' (standard input): its outputs are named after "
+              "the program file and written beside it; use 'xlate convert - -o FILE'", file=err)
+        return EXIT_USAGE
     failed = unreadable = stale = False
     codes: set[str] = set()
     for path in args.files:
-        text = _read(path, err)
+        text, name = _read(path, err)
         if text is None:
             unreadable = True
+            continue
+        if not name:
+            codes.add("E1008")
+            failed = True
             continue
         try:
             res = translate_outputs(text, path, args.targets, args.profile,

@@ -12,7 +12,6 @@ glslang; ``xlate check`` loads the parser and templates, and glslang only when i
 from __future__ import annotations
 
 import argparse
-import functools
 import os
 import sys
 
@@ -21,79 +20,9 @@ EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_TOOLCHAIN = 0, 1, 2, 3
 # two give GLSL only (no SPIR-V environment takes them; xlate.api.spirv_refusal says why)
 PROFILES = ("glsl450", "vulkan", "glsl330", "es310")
 GLSL_ONLY_PROFILES = ("glsl330", "es310")
-TMP_PREFIX = ".xlate-tmp-"      # temporary files: .xlate-tmp-<pid>-<random>
-
-
-def atomic_write(path: str, data: bytes, *, tmp_dir: str | None = None, fsync: bool = True) -> None:
-    """Write via a temporary file and rename it into place: readers never see a partial file.
-
-    The temporary file lives in ``tmp_dir`` (which must be on the same file system; ``xlate
-    batch`` keeps them out of the output tree) or else beside ``path``; its name carries the
-    writer's pid so that a later run can remove what a killed writer left
-    (:func:`remove_stale_temporaries`)."""
-    import tempfile
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    if tmp_dir is not None:
-        os.makedirs(tmp_dir, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f"{TMP_PREFIX}{os.getpid()}-", dir=tmp_dir or folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            # mkstemp creates 0600: give the file the mode it had, or what the umask allows
-            try:
-                mode = os.stat(path).st_mode & 0o7777
-            except OSError:
-                mode = 0o666 & ~_umask()
-            os.fchmod(f.fileno(), mode)
-            if fsync:
-                f.flush()
-                os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-@functools.lru_cache(maxsize=1)
-def _umask() -> int:
-    current = os.umask(0o22)      # reading the umask means setting it; put it back
-    os.umask(current)
-    return current
-
-
-def remove_stale_temporaries(folder: str) -> int:
-    """Delete the temporary files of :func:`atomic_write` in ``folder`` whose writer is gone."""
-    removed = 0
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return 0
-    for name in names:
-        if not name.startswith(TMP_PREFIX):
-            continue
-        pid = name[len(TMP_PREFIX):].split("-", 1)[0]
-        if pid.isdigit() and int(pid) != os.getpid() and _alive(int(pid)):
-            continue
-        try:
-            os.unlink(os.path.join(folder, name))
-            removed += 1
-        except OSError:
-            pass
-    return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:        # exists, owned by someone else
-        return True
-    return True
+# file reading and atomic writes live in xlate/fsio.py; these names stay importable from here
+from .fsio import (TMP_PREFIX, atomic_write, decode_source,  # noqa: E402,F401
+                   remove_stale_temporaries)
 
 
 #: convert targets that write TGSI itself (TGSI input only), and what each writes
@@ -101,27 +30,9 @@ TGSI_TARGETS = {"tgsi": "tgsi_dump text", "tgsi-tokens": "token stream in Mesa's
                 "tgsi-seed-tokens": "seed-layout token stream"}
 
 
-def decode_source(data: bytes) -> str | bytes:
-    """Program text from file bytes: UTF-8, else Latin-1 (every byte sequence decodes).  A TGSI
-    binary token stream is returned as the bytes themselves (the frontends take both)."""
-    from .frontends.detect import looks_binary
-    if looks_binary(data):
-        return data                  # binary: a TGSI token stream or nothing (frontends decide)
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode("latin-1")
-
-
-def _read_input(path: str) -> tuple[str, str]:
-    if path == "-":
-        data = sys.stdin.buffer.read()
-        name = "<stdin>"
-    else:
-        with open(path, "rb") as f:
-            data = f.read()
-        name = path
-    return decode_source(data), name
+def _read_input(path: str) -> tuple[str | bytes, str]:
+    from .fsio import read_program
+    return read_program(path)
 
 
 def _print_diagnostics(diags, source) -> None:
@@ -141,12 +52,60 @@ def spirv_profile_error(profile: str | None, targets) -> str | None:
     return None
 
 
+#: output file extensions -> the --target they mean (``-o water.frag.spv`` is SPIR-V)
+TARGET_OF_EXTENSION = {".spv": "spirv", ".spvasm": "spirv-asm", ".reflect.json": "reflect",
+                       ".ir": "ir", ".tgsi": "tgsi",
+                       **{f".{e}": "glsl" for e in ("glsl", "vert", "frag", "geom", "comp",
+                                                     "tesc", "tese")}}
+
+
+def target_of_output(path: str | None) -> str | None:
+    """The target an output name's extension means (:data:`TARGET_OF_EXTENSION`), or None."""
+    if path in (None, "-"):
+        return None
+    name = os.path.basename(path).lower()
+    for ext in sorted(TARGET_OF_EXTENSION, key=len, reverse=True):    # .reflect.json first
+        if name.endswith(ext) and len(name) > len(ext):
+            return TARGET_OF_EXTENSION[ext]
+    return None
+
+
+def _convert_target(args) -> tuple[str | None, str | None]:
+    """(target, usage problem): ``--target`` when given -- refused when ``-o``'s extension
+    means another (a .spv holding GLSL text is never what was asked); else the extension's
+    target; else glsl."""
+    implied = target_of_output(args.output)
+    if args.target is None:
+        return implied or "glsl", None
+    if implied is not None and implied != args.target:
+        return None, (f"xlate: error: -o {args.output} names a {implied} output but --target is "
+                      f"{args.target}; drop --target (the extension picks {implied}) or name the "
+                      f"output for {args.target}")
+    return args.target, None
+
+
 def cmd_convert(args) -> int:
     from .diagnostics import XlateError
-    problem = spirv_profile_error(args.profile, [args.target])
+    from .fsio import SourceTooLarge, output_folder_problem
+    if len(args.file) > 1:
+        print(f"xlate: error: convert translates one program ({len(args.file)} given); "
+              f"translate several with 'xlate batch {' '.join(args.file)} -o OUTDIR'",
+              file=sys.stderr)
+        return EXIT_USAGE
+    args.file = args.file[0]
+    args.target, problem = _convert_target(args)
+    if problem is None:
+        problem = spirv_profile_error(args.profile, [args.target])
     if problem is None and args.depfile and (args.output in (None, "-") or args.file == "-"):
         problem = ("xlate: error: --depfile needs an input file and an output file "
                    "(-o FILE): a make rule names both")
+    if problem is None:
+        # an unwritable destination is found before the work, not after it
+        for path in (args.output, args.depfile):
+            why = output_folder_problem(path) if path not in (None, "-") else None
+            if why:
+                problem = f"xlate: error[E8002]: cannot write {path}: {why}"
+                break
     if problem:
         print(problem, file=sys.stderr)
         return EXIT_USAGE
@@ -155,6 +114,9 @@ def cmd_convert(args) -> int:
     except OSError as e:
         print(f"xlate: error[E8001]: cannot read {args.file}: {e.strerror}", file=sys.stderr)
         return EXIT_USAGE
+    except SourceTooLarge as e:
+        _print_diagnostics([e.diagnostic], None)
+        return EXIT_ERRORS
     from . import api
     target = args.target
     try:
@@ -244,19 +206,27 @@ def cmd_explain(args) -> int:
 
 def cmd_list_codes() -> int:
     from .diagnostics import CODES
-    for code, (title, _) in CODES.items():
+    for code, (title, _) in sorted(CODES.items()):
         print(f"{code}  {title}")
     return EXIT_OK
 
 
 def _run_arguments(p) -> None:
-    p.add_argument("file", metavar="FILE", help="program to run")
-    p.add_argument("--inputs", metavar="FILE", help="inputs: .json or .npz, keyed by attribute "
-                   "binding (vertex.attrib[0]) or variable name")
-    p.add_argument("--params", metavar="FILE", help="program parameters (.json/.npz), keyed by "
-                   "binding (program.local[0], state.matrix.mvp.row[0]) or PARAM name")
-    p.add_argument("--textures", metavar="FILE", help="textures (.npz or .json), see the docs")
-    p.add_argument("--lanes", type=int, default=None, help="number of invocations")
+    p.add_argument("file", metavar="FILE", help="program to run, or - for standard input")
+    p.add_argument("--inputs", metavar="FILE|random", help="inputs: .json or .npz, keyed by "
+                   "attribute binding (vertex.attrib[0]) or variable name; 'random': drawn "
+                   "from --seed, with the parameters and textures not given")
+    p.add_argument("--params", metavar="FILE|random", help="program parameters (.json/.npz), "
+                   "keyed by binding (program.local[0], state.matrix.mvp.row[0]) or PARAM name")
+    p.add_argument("--textures", metavar="FILE|random", help="textures (.npz or .json), see "
+                   "docs/cli.md")
+    p.add_argument("--seed", type=int, default=1, help="seed of the values 'random' and "
+                   "--template draw (default 1)")
+    p.add_argument("--template", metavar="PREFIX", help="write PREFIX.inputs.json (and "
+                   "PREFIX.params.json, PREFIX.textures.json when the program has them) with "
+                   "every key the program needs, filled from --seed, then stop")
+    p.add_argument("--lanes", type=int, default=None, help="number of invocations (default: "
+                   "from the inputs; 4 with 'random' or --template)")
     p.add_argument("-o", "--output", metavar="OUT", help="write outputs (.npz or .json) instead of printing")
 
 
@@ -398,11 +368,15 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     c = sub.add_parser("convert", help="translate one program",
                        description="Translate one program to GLSL, SPIR-V, reflection JSON or IR text.")
-    c.add_argument("file", metavar="FILE", help="input program, or - for standard input")
-    c.add_argument("-o", "--output", metavar="OUT", help="output file (default: standard output)")
-    c.add_argument("--target", default="glsl",
+    # nargs="+": two files get the hint to use batch, not argparse's "unrecognized arguments"
+    c.add_argument("file", metavar="FILE", nargs="+", help="input program, or - for standard input")
+    c.add_argument("-o", "--output", metavar="OUT", help="output file (default: standard output); "
+                   "its folder must exist")
+    c.add_argument("--target", default=None,
                    choices=["glsl", "spirv", "spirv-asm", "reflect", "ir", *TGSI_TARGETS],
-                   help="tgsi: TGSI input printed as tgsi_dump text (disassembles token "
+                   help="default: from -o's extension (.spv spirv, .spvasm spirv-asm, "
+                   ".reflect.json reflect, .ir ir, .tgsi tgsi, .frag/.vert/.geom/.glsl ... glsl), "
+                   "else glsl; tgsi: TGSI input printed as tgsi_dump text (disassembles token "
                    "streams); tgsi-tokens / tgsi-seed-tokens: TGSI input written as a binary "
                    "token stream in Mesa's layout / the seed (VERSION 1.1) layout")
     c.add_argument("--profile", choices=PROFILES, default=None,
@@ -478,7 +452,15 @@ QUICK_EXIT_COMMANDS = frozenset({"check", "sync"})
 def console_main() -> None:
     """:func:`main` on ``sys.argv``, then the exit: the body of the ``xlate`` console script
     (:mod:`xlate.console`, which may start ``check``'s glslang warm-up first)."""
-    code, command = _run(None)
+    try:
+        code, command = _run(None)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # the reader went away (xlate explain --list | head -1): what it wanted it has; the
+        # rest of the output goes nowhere instead of into a traceback at exit
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os._exit(141)                 # 128 + SIGPIPE, what a shell reports for such a writer
     if command in QUICK_EXIT_COMMANDS:
         try:
             sys.stdout.flush()

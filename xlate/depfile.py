@@ -39,7 +39,7 @@ def make_rule(targets: list[str], prerequisites: list[str]) -> str:
 
 def write_depfile(path: str, targets: list[str], prerequisites: list[str]) -> str | None:
     """Write the rule to ``path`` atomically; the problem as a message, or None."""
-    from .cli import atomic_write
+    from .fsio import atomic_write
     try:
         data = make_rule(targets, prerequisites).encode("utf-8", "surrogateescape")
     except ValueError as e:

@@ -591,6 +591,8 @@ class GlslEmitter:
                 except I.NotExpressible as e:
                     raise _Unsupported(str(e), None)
                 self.check_interface(var, b, RegKind.INPUT)
+                if var.name == "gl_FragCoord":
+                    expr = self.fragcoord_expression(b)
                 if self.varying_block(var):
                     expr = _member_access(expr, var.name)
                 self.input_vars.append((var, expr, b))
@@ -686,6 +688,36 @@ class GlslEmitter:
                 b = reg.bindings[ins.dst.index.offset if ins.dst.index is not None else 0]
                 written.add((b.path, b.index))
         self.zeroed_outputs = [key for key in self.direct_outputs if key not in written]
+
+    def fragcoord_layout(self) -> str | None:
+        """The layout qualifiers of gl_FragCoord for GL_ARB_fragment_coord_conventions
+        (``OPTION ARB_fragment_coord_*``), where the profile has them (GLSL 1.50+ desktop:
+        glsl450, glsl330); None when the default conventions hold or a fix-up replaces them."""
+        prog = self.prog
+        if self.vulkan or self.info.es:
+            return None
+        quals = [q for q, on in (("origin_upper_left", prog.fragcoord_origin_upper_left),
+                                 ("pixel_center_integer", prog.fragcoord_pixel_center_integer))
+                 if on]
+        return ", ".join(quals) or None
+
+    def fragcoord_expression(self, b: Binding) -> str:
+        """gl_FragCoord in the program's conventions.  Vulkan has the upper-left origin only,
+        with half-integer centres (VUID-StandaloneSpirv-PixelCenterInteger-04654 forbids the
+        integer mode): integer centres are the coordinate minus 0.5; the lower-left origin of
+        the other programs is whatever the Vulkan viewport makes of y, as before.  GLSL ES
+        has neither qualifier: integer centres by the same fix-up; an upper-left origin needs
+        the framebuffer height, which a shader does not know -- E7001."""
+        prog = self.prog
+        if not (self.vulkan or self.info.es):
+            return "gl_FragCoord"
+        if self.info.es and prog.fragcoord_origin_upper_left:
+            raise _Unsupported("OPTION ARB_fragment_coord_origin_upper_left (GLSL ES has no "
+                               "origin_upper_left layout for gl_FragCoord)", None,
+                               self.binding_span(RegKind.INPUT, b))
+        if prog.fragcoord_pixel_center_integer:
+            return "(gl_FragCoord - vec4(0.5, 0.5, 0.0, 0.0))"
+        return "gl_FragCoord"
 
     def check_interface(self, var: I.InterfaceVar, b: Binding, kind: RegKind) -> None:
         """E7001 for interface features the profile lacks; extensions the rest needs."""
@@ -1694,7 +1726,7 @@ class GlslEmitter:
         globals_, prologue, epilogue = self.declare_globals()
         interface = self.declare_interface()
         uniforms = self.declare_uniforms()
-        layout_lines = self.geometry_layout() + self.fragcoord_layout()
+        layout_lines = self.geometry_layout()
         if self.stage == Stage.GEOMETRY:
             store = [self.output_store(var, assign, b) for var, assign, b in self.output_vars]
             functions.insert(0, "void xl_emit()\n{\n" + "".join(f"    {s}\n" for s in store)
@@ -1800,21 +1832,11 @@ class GlslEmitter:
                     "TRIANGLE_STRIP": "triangle_strip"}[geo.output_primitive]
         return [f"layout({prim_in}) in;", f"layout({prim_out}, max_vertices = {geo.vertices_out}) out;"]
 
-    def fragcoord_layout(self) -> list[str]:
-        """gl_FragCoord redeclared with the origin the program asked for (TGSI FS_COORD_ORIGIN).
-        ES 3.10 has no such qualifier and Vulkan's gl_FragCoord has the one origin the vulkan
-        profile gives lower-left programs (xlate/verify/vulkan.py): refused there by name."""
-        if not self.prog.frag_coord_upper_left or "fragment.position" not in self.inputs:
-            return []
-        if self.info.es or self.vulkan:
-            raise _Unsupported("a fragment position with its origin at the upper left "
-                               "(PROPERTY FS_COORD_ORIGIN UPPER_LEFT)", None,
-                               self.binding_span(RegKind.INPUT, Binding("fragment.position")))
-        return ["layout(origin_upper_left) in vec4 gl_FragCoord;"]
-
     def declare_interface(self) -> list[str]:
         lines = []
         for var, _, _ in self.input_vars:
+            if var.name == "gl_FragCoord" and self.fragcoord_layout():
+                lines.append(f"layout({self.fragcoord_layout()}) in vec4 gl_FragCoord;")
             if var.builtin:
                 continue
             interp = ""

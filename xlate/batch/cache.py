@@ -106,6 +106,6 @@ def cacheable(record: dict) -> bool:
 
 
 def store_record(cache: str, key: str, record: dict, tmp_dir: str) -> None:
-    from ..cli import atomic_write
+    from ..fsio import atomic_write
     atomic_write(record_path(cache, key), json.dumps(record, sort_keys=True).encode(),
-                 tmp_dir=tmp_dir, fsync=False)
+                 tmp_dir=tmp_dir, fsync=False, make_folders=True)

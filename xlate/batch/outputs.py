@@ -30,12 +30,16 @@ TARGET_SUFFIX = {"glsl": "", "spirv": ".spv", "reflect": ".reflect.json"}
 DEFAULT_PROFILE = {"glsl": "glsl450", "reflect": "glsl450", "spirv": "vulkan"}
 
 
-def output_name(source_name: str, stage: str, target: str) -> str:
+def output_name(source_name: str, stage: str, target: str, profile: str | None = None) -> str:
     """``water.fp`` (fragment) -> ``water.frag`` / ``water.frag.spv`` / ``water.frag.reflect.json``.
 
-    ``source_name`` may carry folders; they are kept."""
+    ``source_name`` may carry folders; they are kept.  An output made in another profile than
+    its target's default (``--profile``; DEFAULT_PROFILE) carries the profile before the stage
+    -- ``water.es310.frag``, ``water.vulkan.frag.reflect.json``, ``water.glsl450.frag.spv``
+    -- so that runs of two profiles into one folder keep both; the default names stay."""
     stem, _ext = os.path.splitext(source_name)
-    return f"{stem}.{STAGE_EXT[stage]}{TARGET_SUFFIX[target]}"
+    tag = f".{profile}" if profile and profile != DEFAULT_PROFILE[target] else ""
+    return f"{stem}{tag}.{STAGE_EXT[stage]}{TARGET_SUFFIX[target]}"
 
 
 def profiles_for(targets, profile: str | None) -> dict[str, str]:

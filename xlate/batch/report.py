@@ -32,6 +32,8 @@ def report_document(summary) -> dict:
         if e.skipped:
             files.append({"source": e.display, "status": "skipped", "cached": False,
                           "dialect": None, "stage": None, "outputs": [], "diagnostics": []})
+            if e.skip_reason:            # not a regular file: what it is instead
+                files[-1]["reason"] = e.skip_reason
             continue
         r = e.record
         files.append({"source": e.display, "status": r["status"], "cached": e.cached,
@@ -45,7 +47,7 @@ def report_document(summary) -> dict:
 
 
 def write_report(summary, path: str) -> None:
-    from ..cli import atomic_write
+    from ..fsio import atomic_write
     if path.endswith(".json"):
         data = json.dumps(report_document(summary), indent=2) + "\n"
     else:

@@ -35,7 +35,9 @@ class Entry:
     key: str | None = None
     record: dict | None = None    # result: see _translate_group
     cached: bool = False
-    skipped: bool = False         # not a shader program
+    skipped: bool = False         # not a shader program, or not a regular file
+    named: bool = False           # named on the command line: always taken
+    skip_reason: str | None = None    # why a skipped file was not read ("named pipe (FIFO)" ...)
 
 
 @dataclass
@@ -58,7 +60,7 @@ def discover(sources: list[str], outdir: str) -> list[Entry]:
     Folders whose name starts with '.' (.git, .xlate-cache, ...) and the output folder are not
     walked; a file named on the command line is always taken."""
     out_real = os.path.realpath(outdir)
-    found: list[tuple[str, str]] = []           # (path, display)
+    found: list[tuple[str, str, bool]] = []     # (path, display, named)
     for src in sources:
         if os.path.isdir(src):
             for folder, dirs, files in os.walk(src):
@@ -66,9 +68,9 @@ def discover(sources: list[str], outdir: str) -> list[Entry]:
                                  and os.path.realpath(os.path.join(folder, d)) != out_real)
                 for name in sorted(files):
                     path = os.path.join(folder, name)
-                    found.append((path, os.path.normpath(path)))
+                    found.append((path, os.path.normpath(path), False))
         elif os.path.isfile(src):
-            found.append((src, os.path.normpath(src)))
+            found.append((src, os.path.normpath(src), True))
         elif os.path.exists(src):
             raise UsageError(f"error[E8001]: cannot read {src}: not a regular file or folder")
         else:
@@ -77,27 +79,54 @@ def discover(sources: list[str], outdir: str) -> list[Entry]:
              for s in sources]
     base = os.path.commonpath(roots)
     seen, entries = set(), []
-    for path, display in found:
+    for path, display, named in found:
         real = os.path.realpath(path)
         if real in seen:
             continue
         seen.add(real)
         rel = os.path.relpath(os.path.join(os.path.realpath(os.path.dirname(path)),
                                            os.path.basename(path)), base)
-        entries.append(Entry(path, display, rel))
+        entries.append(Entry(path, display, rel, named=named))
     entries.sort(key=lambda e: e.rel)
     return entries
 
 
 def _read(entry: Entry):
-    """Read a file when it is a program; mark it skipped otherwise.  OSError propagates."""
-    from ..frontends.detect import detect_header
-    with open(entry.path, "rb") as f:
+    """Read a file when it is a program; mark it skipped otherwise.  OSError propagates;
+    :class:`xlate.fsio.SourceTooLarge` for a program over the size limit.
+
+    A tree walk reads regular files only (a FIFO would block the open, a device would never
+    end: xlate.fsio) and takes what starts like a program of any dialect ``convert`` takes:
+    an NV/ARB header, a TGSI processor name, or a TGSI token stream.  A file named on the
+    command line is always read and translated; the frontend says what is wrong with it."""
+    from ..frontends.detect import detect_header, is_tgsi_text
+    from ..fsio import looks_binary
+    from ..fsio import SourceTooLarge, open_regular, read_bounded, source_limit
+    f = open_regular(entry.path)
+    if isinstance(f, str):
+        entry.skipped, entry.skip_reason = True, f
+        return
+    limit = source_limit()
+    with f:
         head = f.read(HEAD_BYTES)
-        if detect_header(head.decode("utf-8", "replace")) is None:
+        binary = looks_binary(head)
+        if not entry.named and not binary:
+            text = head.decode("utf-8", "replace")
+            if detect_header(text) is None and not is_tgsi_text(text):
+                entry.skipped = True
+                return
+        data = head + read_bounded(f, limit - len(head))
+    if len(data) > limit:
+        from ..diagnostics import Diagnostic, Span
+        raise SourceTooLarge(Diagnostic("E1008", "error", f"input is more than {limit} bytes "
+                                        "(the limit); reading stopped there",
+                                        Span(entry.display, 1, 1)))
+    if binary and not entry.named:
+        from ..frontends.tgsi.binary import detect_layout
+        if detect_layout(data) is None:       # an image, an archive ...: not a token stream
             entry.skipped = True
             return
-        entry.data = head + f.read()
+    entry.data = data
 
 
 # ---- translating (runs in worker processes) ------------------------------------------------------
@@ -116,12 +145,12 @@ def _translate_group(group: list[tuple]) -> list[dict]:
 def _translate(display: str, data: bytes, opts: dict) -> tuple[dict, dict | None]:
     """Translate one input, writing nothing: its record (status, stage, dialect, diagnostics;
     no outputs yet) and its payload per target (None when it did not translate)."""
-    from ..cli import decode_source
     from ..diagnostics import Diagnostic, Span, XlateError
     from ..frontends.detect import detect_header
+    from ..fsio import decode_source
     from .outputs import translate_outputs
     text = decode_source(data)
-    header = detect_header(text)
+    header = detect_header(text) if isinstance(text, str) else None    # bytes: a token stream
     record = {"source": display, "dialect": header[2:] if header else None, "outputs": [],
               "stamps": {}, "diagnostics": []}
     try:
@@ -145,29 +174,39 @@ def _write_outputs(display: str, rel: str, key: str, record: dict, payloads: dic
                    taken: dict[str, str], opts: dict) -> dict:
     """Write the outputs of one translated input (those of the same stem before it are in
     ``taken``) and its cache record; returns the record, completed."""
-    from ..cli import atomic_write
-    from ..diagnostics import Diagnostic
+    from ..diagnostics import Diagnostic, Span
+    from ..fsio import atomic_write
     outdir, tmp = opts["outdir"], opts["tmp_dir"]
     if payloads is not None:
         problems = []
-        for target in opts["targets"]:
+        names = {t: output_name(rel, record["stage"], t, opts["profile"]) for t in opts["targets"]}
+        # outputs another input of this run already wrote (water.fp and water.fp.txt ->
+        # water.frag): this input loses them all, with one error naming both inputs, and
+        # writes nothing -- half of its outputs beside the other's would be a trap
+        clashes = [names[t] for t in opts["targets"] if names[t] in taken]
+        if clashes:
+            record.update(status="error", duplicate_of=taken[clashes[0]])
+            record["diagnostics"].append(diagnostic_to_json(Diagnostic(
+                "E8002", "error", f"{display} is not translated: its output"
+                f"{'s' if len(clashes) > 1 else ''} {', '.join(clashes)} "
+                f"{'are' if len(clashes) > 1 else 'is'} already written from "
+                f"{taken[clashes[0]]} (outputs are named after the file name without its "
+                "last extension; rename one of the two)", Span(display, 1, 1))))
+        for target in () if clashes else opts["targets"]:
             payload = payloads[target]
-            out_rel = output_name(rel, record["stage"], target)
+            out_rel = names[target]
             path = os.path.join(outdir, out_rel)
-            if out_rel in taken:
-                problems.append(f"output {out_rel} is already written from {taken[out_rel]}")
-                continue
             if os.path.realpath(path) in opts["inputs"]:
                 problems.append(f"output {out_rel} would overwrite an input")
                 continue
             try:
                 if _content(path) != payload:
                     try:
-                        atomic_write(path, payload, tmp_dir=tmp)
+                        atomic_write(path, payload, tmp_dir=tmp, make_folders=True)
                     except OSError as e:
                         if e.errno != errno.EXDEV:     # OUTDIR spans file systems
                             raise
-                        atomic_write(path, payload)
+                        atomic_write(path, payload, make_folders=True)
                 st = os.stat(path)
             except OSError as e:
                 problems.append(f"cannot write {path}: {e.strerror}")
@@ -229,7 +268,8 @@ def run_batch(sources: list[str], outdir: str, *, jobs: int | None = None,
     Raises :class:`UsageError` for missing sources, an unusable output folder, or SPIR-V asked of
     a GLSL-only profile (glsl330, es310); :class:`xlate.cluster.ClusterUnavailable` when the
     cluster is needed and cannot be used."""
-    from ..cli import remove_stale_temporaries, spirv_profile_error
+    from ..cli import spirv_profile_error
+    from ..fsio import remove_stale_temporaries
     start = time.perf_counter()
     problem = spirv_profile_error(profile, targets)
     if problem:                  # a GLSL-only profile asked for SPIR-V: before any work
@@ -260,11 +300,16 @@ def run_batch(sources: list[str], outdir: str, *, jobs: int | None = None,
 
     # read, detect, look up the cache; group the rest by output stem (same stem -> same job)
     groups: dict[str, list[Entry]] = {}
+    from ..fsio import SourceTooLarge
     for e in entries:
         try:
             _read(e)
         except OSError as err:
             e.record = _error_record(e, "E8001", f"cannot read {e.display}: {err.strerror}")
+            continue
+        except SourceTooLarge as err:
+            e.record = {"source": e.display, "status": "error", "outputs": [], "stamps": {},
+                        "diagnostics": [diagnostic_to_json(err.diagnostic)]}
             continue
         if e.skipped:
             continue
@@ -437,7 +482,19 @@ def _counts(entries: list[Entry]) -> dict:
             "warnings": sum(1 for e in programs if e.record["status"] == "warning"),
             "errors": sum(1 for e in programs if e.record["status"] == "error"),
             "cached": sum(1 for e in programs if e.cached),
-            "translated": sum(1 for e in programs if not e.cached)}
+            # an input that lost its outputs to another of the same name is not translated
+            "translated": sum(1 for e in programs if not e.cached
+                              and not e.record.get("duplicate_of")),
+            "not_regular": _reasons(entries)}
+
+
+def _reasons(entries: list[Entry]) -> dict[str, int]:
+    """Files a tree walk did not open, by what they are ({"named pipe (FIFO)": 1, ...})."""
+    out: dict[str, int] = {}
+    for e in entries:
+        if e.skip_reason:
+            out[e.skip_reason] = out.get(e.skip_reason, 0) + 1
+    return dict(sorted(out.items()))
 
 
 def _exit_code(entries: list[Entry]) -> int:
@@ -503,13 +560,26 @@ def main(args) -> int:
     if problem:
         print(problem, file=err)
         return EXIT_USAGE
+    from ..fsio import output_folder_problem
+    outdir = os.path.abspath(args.output)
+    for path in (report, args.depfile):
+        # a report or depfile that cannot be written is found before the work, not after it;
+        # one directly in OUTDIR is fine: the run creates OUTDIR (or says why not) first
+        if path and os.path.dirname(os.path.abspath(path)) == outdir:
+            continue
+        why = output_folder_problem(path) if path else None
+        if why:
+            print(f"xlate: error[E8002]: cannot write {path}: {why}", file=err)
+            return EXIT_USAGE
     color = use_color(err)
     bar = Progress(err) if err.isatty() else None
 
     def on_result(entry: Entry) -> None:
         if args.quiet or entry.skipped or not entry.record["diagnostics"]:
             return
-        text = entry.data.decode("utf-8", "replace") if entry.data is not None else None
+        from ..fsio import looks_binary
+        text = entry.data.decode("utf-8", "replace") if entry.data is not None \
+            and not looks_binary(entry.data) else None
         if bar:
             bar.clear()
         for d in entry.record["diagnostics"]:
@@ -578,8 +648,11 @@ def dependencies(s: Summary) -> tuple[list[str], list[str]]:
 def summary_line(s: Summary) -> str:
     c = s.counts
     rate = f", {c['translated'] / s.seconds:.1f} programs/s" if c["translated"] and s.seconds else ""
+    odd = c.get("not_regular") or {}
+    odd_text = (f" ({sum(odd.values())} not regular files: "
+                + ", ".join(f"{n} {what}" for what, n in odd.items()) + ")") if odd else ""
     return (f"xlate batch: {c['programs']} programs: {c['ok']} ok ({c['warnings']} with warnings), "
-            f"{c['errors']} with errors; {c['skipped']} other files skipped; "
+            f"{c['errors']} with errors; {c['skipped']} other files skipped{odd_text}; "
             f"{c['translated']} translated, {c['cached']} unchanged (cache); "
             f"{s.seconds:.2f} s{rate}, {s.jobs} jobs"
             + (f" on cluster {s.cluster}" if s.cluster else ""))

@@ -461,22 +461,35 @@ def save_result(path: str, program, result, lanes: int) -> bytes:
 
 # ---- the command -----------------------------------------------------------------------------
 
-def _read_program(path: str) -> tuple[str, str]:
-    if path == "-":
-        data, name = sys.stdin.buffer.read(), "<stdin>"
-    else:
-        with open(path, "rb") as f:
-            data = f.read()
-        name = path
-    try:
-        return data.decode("utf-8"), name
-    except UnicodeDecodeError:
-        return data.decode("latin-1"), name
+def _read_program(path: str) -> tuple[str | bytes, str]:
+    """(source, name): text, or the bytes of a TGSI token stream (xlate.fsio.read_program)."""
+    from ..fsio import read_program
+    return read_program(path)
+
+
+def _write_template(program, prefix: str, lanes: int, seed: int, name: str) -> int:
+    """``--template PREFIX``: the JSON files of :mod:`xlate.verify.starter`, and the command
+    that runs them."""
+    from ..fsio import atomic_write
+    from ..verify.starter import template_payloads
+    files = template_payloads(program, prefix, lanes, seed)
+    for path, payload in files.items():
+        try:
+            atomic_write(path, payload)
+        except OSError as e:
+            print(f"xlate: error[E8002]: cannot write {path}: {e.strerror}", file=sys.stderr)
+            return EXIT_USAGE
+    options = " ".join(f"--{path[len(prefix) + 1:-len('.json')]} {path}" for path in files)
+    print(f"xlate: wrote {', '.join(files)} ({lanes} lanes, seed {seed}); edit them, then run: "
+          f"xlate run {name} {options}", file=sys.stderr)
+    return EXIT_OK
 
 
 def _diagnostics(diags, source) -> None:
     from ..diagnostics import use_color
     color = use_color(sys.stderr)
+    if not isinstance(source, str):
+        source = None                # a binary token stream has no lines to show
     for d in diags:
         print(d.render(source, color), file=sys.stderr)
 
@@ -487,11 +500,15 @@ def main(args) -> int:
     from ..diagnostics import XlateError
     from .api import execute
     from .bind import ExecError
+    from ..fsio import SourceTooLarge
     try:
         text, name = _read_program(args.file)
     except OSError as e:
         print(f"xlate: error[E8001]: cannot read {args.file}: {e.strerror}", file=sys.stderr)
         return EXIT_USAGE
+    except SourceTooLarge as e:
+        _diagnostics([e.diagnostic], None)
+        return EXIT_ERRORS
     from ..api import parse
     try:
         program = parse(text, filename=name)
@@ -499,32 +516,58 @@ def main(args) -> int:
         _diagnostics(e.diagnostics, text)
         return EXIT_ERRORS
     _diagnostics(program.diagnostics, text)
+    from ..fsio import output_folder_problem
+    from ..verify.starter import DEFAULT_LANES, RANDOM, draw
     out = getattr(args, "output", None)
     if out not in (None, "-") and os.path.splitext(out)[1].lower() not in (".npz", ".json"):
         print(f"xlate: error: -o {out}: the output must be a .npz or .json file",
               file=sys.stderr)
         return EXIT_USAGE
-    try:
-        inputs = read_values(args.inputs, program, False) if args.inputs else {}
-        params = read_values(args.params, program, True) if args.params else {}
-        textures = read_textures(args.textures) if args.textures else {}
-    except InputFileError as e:
-        print(f"xlate: error: {e}", file=sys.stderr)
-        return EXIT_USAGE
     lanes = args.lanes
     if lanes is not None and lanes < 1:
         print(f"xlate: error: --lanes must be at least 1, got {lanes}", file=sys.stderr)
         return EXIT_USAGE
+    for path in (out if out != "-" else None, args.template and args.template + ".inputs.json"):
+        why = output_folder_problem(path) if path else None
+        if why:
+            print(f"xlate: error[E8002]: cannot write {path}: {why}", file=sys.stderr)
+            return EXIT_USAGE
+    seed = getattr(args, "seed", 1)
+    if args.template:
+        return _write_template(program, args.template, lanes or DEFAULT_LANES, seed, args.file)
+    # 'random' for the inputs draws the parameters and textures not given as well
+    random_inputs = args.inputs == RANDOM
+    random_params = args.params == RANDOM or (random_inputs and args.params is None)
+    random_textures = args.textures == RANDOM or (random_inputs and args.textures is None)
+    drawn = ({}, {}, {})
+    if random_inputs or random_params or random_textures:
+        drawn = draw(program, lanes or DEFAULT_LANES, seed)
+        if random_inputs:
+            lanes = lanes or DEFAULT_LANES
+    try:
+        inputs = drawn[0] if random_inputs else \
+            read_values(args.inputs, program, False) if args.inputs else {}
+        params = drawn[1] if random_params else \
+            read_values(args.params, program, True) if args.params else {}
+        textures = drawn[2] if random_textures else \
+            read_textures(args.textures) if args.textures else {}
+    except InputFileError as e:
+        print(f"xlate: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         result = execute(program, inputs, lanes=lanes, params=params, textures=textures)
     except ExecError as e:
-        print(f"xlate: error: {e}", file=sys.stderr)
+        hint = ""
+        if str(e).startswith("missing"):
+            hint = (f"; 'xlate run {args.file} --template PREFIX' writes every input, "
+                    "parameter and texture the program needs, '--inputs random' draws them")
+        print(f"xlate: error: {e}{hint}", file=sys.stderr)
         return EXIT_USAGE
     total = len(result.steps_exceeded)
     if out in (None, "-"):
         print_result(program, result, total, sys.stdout)
         return EXIT_OK
-    from ..cli import atomic_write
+    from ..fsio import atomic_write
     payload = save_result(out, program, result, total)
     try:
         atomic_write(out, payload)

@@ -4,11 +4,11 @@ from __future__ import annotations
 import threading
 
 from ..diagnostics import DiagnosticSink, Span, XlateError
+from ..fsio import MAX_SOURCE_BYTES  # one limit for reading and parsing (fsio's)
 from ..gcpause import paused
 from ..ir.model import Program
 from .detect import NV4_HEADERS, describe_unknown, detect_header, is_tgsi_text, looks_binary
 
-MAX_SOURCE_BYTES = 16 * 1024 * 1024
 VERTEX_PROGRAM_HEADERS = ("!!VP1.0", "!!VP1.1", "!!VSP1.0", "!!VP2.0", "!!ARBvp1.0")
 #: the lark parser instances are shared between threads; parsing itself is quick
 _lock = threading.Lock()

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import re
 
+from ..fsio import looks_binary  # noqa: F401  (defined with the file reading; used from here)
+
 # Longest first: "!!VP1.0" must not shadow "!!VP1.1"; "!!ARBvp1.0" before nothing shorter.
 HEADERS = ("!!NVvp4.0", "!!NVfp4.0", "!!NVgp4.0", "!!ARBvp1.0", "!!ARBfp1.0", "!!VSP1.0", "!!VP1.0",
            "!!VP1.1", "!!VP2.0", "!!FP1.0")
@@ -42,8 +44,3 @@ def is_tgsi_text(text: str) -> bool:
     return _TGSI_HEADER.match(body) is not None
 
 
-def looks_binary(data: bytes) -> bool:
-    """Bytes that are no program text: a NUL among the first 16 bytes of something that is not
-    an NV/ARB program (those may carry a NUL after END, cut out of C sources).  Such input goes
-    to the TGSI token-stream decoder, which either reads it or says why not (E1009)."""
-    return b"\x00" in data[:16] and not data.startswith(b"!!")

@@ -313,9 +313,13 @@ class Program:
     # code included), terminates the program abnormally.  None: no run-time limit (NV4: per
     # subroutine, checked at load time only).
     nesting_limits: tuple[int, int] | None = None
-    # TGSI PROPERTY FS_COORD_ORIGIN UPPER_LEFT: fragment.position's y counts from the top of the
-    # framebuffer (gl_FragCoord redeclared with layout(origin_upper_left)); False: GL's lower left
-    frag_coord_upper_left: bool = False
+    # GL_ARB_fragment_coord_conventions (ARBfp OPTIONs): the window coordinates the input
+    # fragment.position holds -- origin at the upper left (y grows downwards) and/or pixel
+    # centres on integers (x.0 instead of x.5).  The executor reads fragment.position as given
+    # (its caller supplies values in these conventions, as verify's harness does); the GLSL
+    # backend declares gl_FragCoord with the same layout.
+    fragcoord_origin_upper_left: bool = False
+    fragcoord_pixel_center_integer: bool = False
 
     def reg(self, name: str) -> Register:
         return self.registers[name]

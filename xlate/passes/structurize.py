@@ -1019,6 +1019,8 @@ def linearize(st: Structured) -> Program:
                    src.geometry, source_name=src.source_name)
     prog.call_overflow = src.call_overflow
     prog.max_exec_instructions = src.max_exec_instructions
+    prog.fragcoord_origin_upper_left = src.fragcoord_origin_upper_left
+    prog.fragcoord_pixel_center_integer = src.fragcoord_pixel_center_integer
     out = prog.instructions
     counter = [0]
 

@@ -24,22 +24,16 @@ EXIT_OK, EXIT_MISMATCH, EXIT_USAGE, EXIT_UNAVAILABLE = 0, 1, 2, 3
 def _print_diagnostics(diags, source) -> None:
     from ..diagnostics import use_color
     color = use_color(sys.stderr)
+    if not isinstance(source, str):
+        source = None                # a binary token stream has no lines to show
     for d in diags:
         print(d.render(source, color), file=sys.stderr)
 
 
-def _read(path: str) -> tuple[str, str]:
-    if path == "-":
-        data = sys.stdin.buffer.read()
-        name = "<stdin>"
-    else:
-        with open(path, "rb") as f:
-            data = f.read()
-        name = path
-    try:
-        return data.decode("utf-8"), name
-    except UnicodeDecodeError:
-        return data.decode("latin-1"), name
+def _read(path: str) -> tuple[str | bytes, str]:
+    """(source, name): text, or the bytes of a TGSI token stream (xlate.fsio.read_program)."""
+    from ..fsio import read_program
+    return read_program(path)
 
 
 def format_departure(loc: dict) -> list[str]:
@@ -139,6 +133,11 @@ def main(args) -> int:
             return EXIT_UNAVAILABLE
     from .core import make_runner, verify_source
     from .glapi import GLUnavailable
+    from ..fsio import SourceTooLarge, output_folder_problem
+    why = output_folder_problem(args.json) if args.json else None
+    if why:                          # before the work, not after it
+        print(f"xlate: error[E8002]: cannot write {args.json}: {why}", file=sys.stderr)
+        return EXIT_USAGE
     texts = []
     for path in args.files:
         try:
@@ -146,6 +145,9 @@ def main(args) -> int:
         except OSError as e:
             print(f"xlate: error[E8001]: cannot read {path}: {e.strerror}", file=sys.stderr)
             return EXIT_USAGE
+        except SourceTooLarge as e:
+            _print_diagnostics([e.diagnostic], None)
+            return EXIT_MISMATCH
     cluster = getattr(args, "cluster", None)
     if cluster:
         results = _verify_on_cluster(cluster, texts, args)
@@ -196,7 +198,7 @@ def main(args) -> int:
                "seed": args.seed, "lanes": args.lanes,
                "summary": counts, "programs": [r.to_json() for r in reports]}
         try:
-            from ..cli import atomic_write
+            from ..fsio import atomic_write
             atomic_write(args.json, (json.dumps(doc, indent=2) + "\n").encode())
         except OSError as e:
             print(f"xlate: error[E8002]: cannot write {args.json}: {e.strerror}", file=sys.stderr)

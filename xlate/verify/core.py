@@ -80,10 +80,29 @@ def describe_inputs(gen: GeneratedInputs, lane: int) -> dict[str, list]:
     return out
 
 
-def builtin_values_for(stage: Stage, lanes: int, frag_xy=None, upper_left_height=None):
-    """The harness's values for built-in inputs (see :mod:`gl`).  ``upper_left_height``: the
-    framebuffer height of a program whose fragment position counts y from the top
-    (``Program.frag_coord_upper_left``): y is then height - (row + 0.5)."""
+def fragment_xy(program: Program, lanes: int, *, origin_follows_program: bool = True):
+    """Window (x, y) of each lane's pixel (``gl.quad_layout``), as float32, in the program's
+    fragment coordinate conventions: ``OPTION ARB_fragment_coord_origin_upper_left`` counts y
+    from the top row (GL_ARB_fragment_coord_conventions: y' = height - y).  Vulkan's origin is
+    the upper left for every program, so its harness reads y as given
+    (``origin_follows_program=False``)."""
+    from .gl import quad_layout
+    x, y, _, height = quad_layout(lanes)
+    xf, yf = x.astype(np.float32), y.astype(np.float32)
+    if origin_follows_program and program.fragcoord_origin_upper_left:
+        yf = np.float32(height - 1) - yf
+    return xf, yf
+
+
+def pixel_centre(program: Program) -> float:
+    """Where a pixel's centre is: 0.5 (GL's default), 0.0 with ``OPTION
+    ARB_fragment_coord_pixel_center_integer``."""
+    return 0.0 if program.fragcoord_pixel_center_integer else 0.5
+
+
+def builtin_values_for(stage: Stage, lanes: int, frag_xy=None, centre: float = 0.5):
+    """The harness's values for built-in inputs (see :mod:`gl`); fragment.position is
+    ``frag_xy`` (:func:`fragment_xy`) plus ``centre`` (:func:`pixel_centre`)."""
 
     def values(key: str, n: int):
         path = key.split("[")[0]
@@ -97,8 +116,8 @@ def builtin_values_for(stage: Stage, lanes: int, frag_xy=None, upper_left_height
             if path == "fragment.position":
                 x, y = frag_xy
                 f = np.zeros((n, 4), np.float32)
-                f[:, 0] = x + 0.5
-                f[:, 1] = y + 0.5 if upper_left_height is None else upper_left_height - (y + 0.5)
+                f[:, 0] = x + np.float32(centre)
+                f[:, 1] = y + np.float32(centre)
                 f[:, 2] = 0.5
                 f[:, 3] = 1.0
                 return f.view(np.uint32)
@@ -330,15 +349,13 @@ class _Run:
 
 def _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep):
     """Generate inputs, run both sides, compare.  None when the program was skipped."""
-    from . import gl as glmod
     stage = program.stage
-    frag_xy = height = None
+    frag_xy = None
     if stage == Stage.FRAGMENT:
-        x, y, _, h = glmod.quad_layout(lanes)
-        frag_xy = (x.astype(np.float32), y.astype(np.float32))
-        height = h if program.frag_coord_upper_left else None
+        frag_xy = fragment_xy(program, lanes, origin_follows_program=rep.backend != "vulkan")
     gen = generate(program, facts, lanes, seed,
-                   builtin_values=builtin_values_for(stage, lanes, frag_xy, height))
+                   builtin_values=builtin_values_for(stage, lanes, frag_xy,
+                                                     pixel_centre(program)))
     if facts.uses_textures:
         from .textures import generate_textures, shadow_units
         gen.textures = generate_textures(program, seed)

@@ -254,7 +254,9 @@ def add_capture(src: str, reflection: dict, stage: str) -> tuple[str, list[_Slot
     return src, slots, strides
 
 
-_UPPER_LEFT = re.compile(r"layout\(origin_upper_left\)\s+in\s+vec4\s+gl_FragCoord")
+#: gl_FragCoord redeclared with its origin at the upper left (pixel_center_integer or not: the
+#: row is H - 1 - int(y) either way)
+_UPPER_LEFT = re.compile(r"layout\([^)]*origin_upper_left[^)]*\)\s+in\s+vec4\s+gl_FragCoord")
 
 
 def fragment_inputs(src: str, *, base: int = INPUT_TEXTURE_BASE,

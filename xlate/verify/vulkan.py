@@ -80,7 +80,7 @@ def _import_vulkan():
         import vulkan
     except ImportError as e:
         raise VulkanUnavailable(f"the Python package 'vulkan' is not installed ({e}); install "
-                                "it with: pip install vulkan (it is in xlate's [test] extra)") \
+                                "it with: python3 -m pip install 'xlate[vulkan]'") \
             from None
     except OSError:
         raise VulkanUnavailable("the Vulkan loader libvulkan.so.1 is not installed (Debian/"

@@ -505,9 +505,24 @@ class ARBfpBuilder(NV4Builder):
             return name
         if name in T.TARGETS:
             return name
+        if name in T.ARRAY_TARGETS:
+            if "MESA_texture_array" not in self.options:
+                self.err("E5001", f"the {name} target requires OPTION MESA_texture_array",
+                         opnd.span)
+            if name.startswith("ARRAYSHADOW") and "ARB_fragment_program_shadow" not in self.options:
+                self.err("E5001", f"the {name} target requires OPTION ARB_fragment_program_shadow "
+                         "(ARBFPS) besides MESA_texture_array", opnd.span)
+            return T.ARRAY_TARGETS[name]
+        if name in ("SHADOWARRAY1D", "SHADOWARRAY2D") and "MESA_texture_array" in self.options:
+            self.err("E5001", f"'{name}' is NV_gpu_program4's spelling; OPTION MESA_texture_array "
+                     f"names it ARRAYSHADOW{name[-2:]}", opnd.span)
+        arrays = "MESA_texture_array" in self.options
+        shadow = "ARB_fragment_program_shadow" in self.options
         self.err("E5001", "expected a texture target (1D, 2D, 3D, CUBE, RECT"
-                 + (", SHADOW1D, SHADOW2D, SHADOWRECT" if "ARB_fragment_program_shadow" in self.options
-                    else "") + ")", opnd.span)
+                 + (", SHADOW1D, SHADOW2D, SHADOWRECT" if shadow else "")
+                 + (", ARRAY1D, ARRAY2D" if arrays else "")
+                 + (", ARRAYSHADOW1D, ARRAYSHADOW2D" if arrays and shadow else "") + ")",
+                 opnd.span)
 
     # ---- flow control (NV_fragment_program2) -------------------------------------------------
     def block_structure(self, name: str, ins: Instr) -> None:
@@ -873,6 +888,10 @@ class ARBfpBuilder(NV4Builder):
                 sink.error("E4001", f"CAL to undefined label '{name}'", span)
         self.check_limits()
         self.prog.options = tuple(self.options)
+        self.prog.fragcoord_origin_upper_left = \
+            "ARB_fragment_coord_origin_upper_left" in self.options
+        self.prog.fragcoord_pixel_center_integer = \
+            "ARB_fragment_coord_pixel_center_integer" in self.options
         if self.level >= 2:
             self.prog.call_overflow = "terminate"                       # FP2 3.11.X.2
             self.prog.max_exec_instructions = T.MAX_EXEC_INSTRUCTIONS    # FP2 3.11.4.X

@@ -181,7 +181,15 @@ ARBFP_OPTIONS = frozenset({
     "ARB_fragment_program_shadow",                                        # ARBFPS
     "NV_fragment_program", "NV_fragment_program2",                        # FPO, FP2
     "ARB_draw_buffers", "ATI_draw_buffers",                               # result.color[n]
+    # GL_ARB_fragment_coord_conventions: the window coordinates fragment.position holds
+    "ARB_fragment_coord_origin_upper_left", "ARB_fragment_coord_pixel_center_integer",
+    "MESA_texture_array",        # ARRAY1D/ARRAY2D/ARRAYSHADOW1D/ARRAYSHADOW2D (Mesa's parser)
 })
+
+#: OPTION MESA_texture_array targets, spelled as Mesa's program_lexer.l spells them (the shadow
+#: ones need ARB_fragment_program_shadow too) -> the IR target (NV_gpu_program4's names)
+ARRAY_TARGETS = {"ARRAY1D": "ARRAY1D", "ARRAY2D": "ARRAY2D",
+                 "ARRAYSHADOW1D": "SHADOWARRAY1D", "ARRAYSHADOW2D": "SHADOWARRAY2D"}
 
 # ---- implementation limits (a program over them fails to load) --------------------------------
 # The specs give minimums (ARBFP 3.11.3.6, FP1 3.11.3, FP2 New Implementation Dependent State);

@@ -891,9 +891,13 @@ class VPBuilder(LegacyVertexBuilder):
         sink, prog = self.sink, self.prog
         end = self.end_span
         limit = (256 if self.vp2 else 128) - (4 if self.position_invariant else 0)
-        if self.ninstr == 0 and not sink.has_errors and not self.vp2:
-            # VP1 2.14.1.7: <instructionSequence> holds at least one instruction
-            sink.error("E1002", f"a {self.dialect_name} needs at least one instruction", end)
+        # No "at least one instruction" rule: NV_vertex_program's grammar wants one
+        # (<instructionSequence> ::= ... | <instructionLine>), but NV_vertex_program2 2.14.1.8
+        # replaces the grammar of !!VP1.0, !!VP1.1 and !!VSP1.0 as well as its own with
+        # <programText> ::= <programTextItem> <programText> | "", and xlate models an
+        # NV_vertex_program2 implementation (GeForce 6-8 class).  An empty program still fails
+        # to load by the rules below (no o[HPOS] written, no c[n] written), except a
+        # position-invariant one, which is complete without instructions.
         if self.ninstr > limit:
             sink.error("E1008", f"{self.ninstr} instructions; a {self.dialect_name}"
                        f"{' (position-invariant)' if self.position_invariant else ''} may have at "

@@ -154,7 +154,7 @@ class Lowerer:
             return None
         prog = Program(stage, "TGSI", self.regs, self.out, self.labels, entry=0,
                        geometry=geometry, source_name=self.file,
-                       frag_coord_upper_left=self.upper_left)
+                       fragcoord_origin_upper_left=self.upper_left)
         if geometry is not None:
             # the second limit of ir/limits.py, as for NVgp4 VERTICES_OUT
             comps = result_components(prog)
@@ -182,7 +182,7 @@ class Lowerer:
         # FS_COORD_PIXEL_CENTER INTEGER is removed here, exactly, by a -0.5 shift of x and y (so
         # it needs no layout(pixel_center_integer), which ES and Vulkan lack); the origin cannot
         # be: y from the top is the framebuffer height minus y, so it travels in the IR
-        # (Program.frag_coord_upper_left) to the backends.  The text and token readers check
+        # (Program.fragcoord_origin_upper_left) to the backends.  The text and token readers check
         # the values (text.py, binary.py: the names tgsi_dump prints).
         center = props.get("FS_COORD_PIXEL_CENTER")
         origin = props.get("FS_COORD_ORIGIN")
