@@ -88,8 +88,9 @@ def test_vulkan_has_no_integer_centres_and_subtracts_half_a_pixel():
 
 def test_es_refuses_the_upper_left_origin_and_fixes_integer_centres():
     assert error(UPPER_LEFT, target="glsl", profile="es310") == (
-        "t.fp:4:1: error[E7001]: OPTION ARB_fragment_coord_origin_upper_left (GLSL ES has no "
-        "origin_upper_left layout for gl_FragCoord) cannot be expressed in the es310 profile")
+        "t.fp:4:1: error[E7001]: a fragment position with its origin at the upper left (OPTION "
+        "ARB_fragment_coord_origin_upper_left; GLSL ES has no origin_upper_left layout for "
+        "gl_FragCoord) cannot be expressed in the es310 profile")
     assert "(gl_FragCoord - vec4(0.5, 0.5, 0.0, 0.0))" in glsl(INTEGER, "es310")
 
 

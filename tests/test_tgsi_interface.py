@@ -127,25 +127,31 @@ def test_fs_coord_origin_upper_left_redeclares_gl_fragcoord():
         _fragcoord_program("UPPER_LEFT"), profile="glsl330").glsl
 
 
-@pytest.mark.parametrize("profile,target", [("es310", "glsl"), ("vulkan", "spirv")])
-def test_fs_coord_origin_upper_left_is_refused_where_it_cannot_be_said(profile, target):
-    # ES 3.10 has no origin qualifier; Vulkan's gl_FragCoord has one origin (that the vulkan
-    # profile gives lower-left programs): y from the top would need the framebuffer height
+def test_fs_coord_origin_upper_left_is_refused_where_it_cannot_be_said():
+    # ES 3.10 has no origin qualifier: y from the top would need the framebuffer height
     with pytest.raises(XlateError) as e:
-        api.translate(_fragcoord_program("UPPER_LEFT"), filename="t.tgsi", profile=profile,
-                      target=target)
+        api.translate(_fragcoord_program("UPPER_LEFT"), filename="t.tgsi", profile="es310")
     assert [d.header() for d in e.value.diagnostics] == [
-        f"t.tgsi:7:1: error[E7001]: a fragment position with its origin at the upper left "
-        f"(PROPERTY FS_COORD_ORIGIN UPPER_LEFT) cannot be expressed in the {profile} profile"]
+        "t.tgsi:7:1: error[E7001]: a fragment position with its origin at the upper left "
+        "(PROPERTY FS_COORD_ORIGIN UPPER_LEFT; GLSL ES has no origin_upper_left layout for "
+        "gl_FragCoord) cannot be expressed in the es310 profile"]
+    # Vulkan's gl_FragCoord counts y from the top already (the reading the ARBfp option shares,
+    # tests/test_arbfp_options.py): translated as it is
+    vk = api.translate(_fragcoord_program("UPPER_LEFT"), profile="vulkan").glsl
+    assert "gl_FragCoord" in vk and "origin_upper_left" not in vk
 
 
 def test_harness_fragment_position_follows_the_origin():
-    from xlate.verify.core import builtin_values_for
-    xy = (np.array([0, 1], np.float32), np.array([0, 3], np.float32))
-    lower = builtin_values_for(api.parse(_fragcoord_program("LOWER_LEFT")).stage, 2, xy)
-    upper = builtin_values_for(api.parse(_fragcoord_program("UPPER_LEFT")).stage, 2, xy, 8)
-    assert lower("fragment.position", 2).view(np.float32)[:, 1].tolist() == [0.5, 3.5]
-    assert upper("fragment.position", 2).view(np.float32)[:, 1].tolist() == [7.5, 4.5]
+    from xlate.verify.core import builtin_values_for, fragment_xy
+    from xlate.verify.gl import quad_layout
+    _, y, _, h = quad_layout(16)
+    lower_prog, upper_prog = (api.parse(_fragcoord_program(o)) for o in ("LOWER_LEFT", "UPPER_LEFT"))
+    lower = builtin_values_for(lower_prog.stage, 16, fragment_xy(lower_prog, 16))
+    upper = builtin_values_for(upper_prog.stage, 16, fragment_xy(upper_prog, 16))
+    assert lower("fragment.position", 16).view(np.float32)[:, 1].tolist() == (y + 0.5).tolist()
+    # counted from the top row: H - (row + 0.5)
+    assert upper("fragment.position", 16).view(np.float32)[:, 1].tolist() == \
+        (h - (y + 0.5)).tolist()
 
 
 @pytest.mark.parametrize("backend", ["gl", "gl-spirv"])

@@ -28,7 +28,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-CG = ROOT.parent / "shared" / "corpus" / "cg"
+sys.path.insert(0, str(ROOT / "tools"))
+from shared_location import shared_dir  # noqa: E402  (XLATE_SHARED)
+
+CG = shared_dir(ROOT) / "corpus" / "cg"
 PROFILES = ("gp4fp", "gp4vp", "gp4gp", "fp40", "vp40", "fp30", "vp30", "arbfp1", "arbvp1", "vp20")
 GLSL_TWIN = {".fp": ("glslf", ".frag"), ".vp": ("glslv", ".vert"), ".gp": ("glslg", ".geom")}
 

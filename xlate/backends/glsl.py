@@ -712,8 +712,10 @@ class GlslEmitter:
         if not (self.vulkan or self.info.es):
             return "gl_FragCoord"
         if self.info.es and prog.fragcoord_origin_upper_left:
-            raise _Unsupported("OPTION ARB_fragment_coord_origin_upper_left (GLSL ES has no "
-                               "origin_upper_left layout for gl_FragCoord)", None,
+            asked = ("PROPERTY FS_COORD_ORIGIN UPPER_LEFT" if prog.dialect == "TGSI"
+                     else "OPTION ARB_fragment_coord_origin_upper_left")
+            raise _Unsupported(f"a fragment position with its origin at the upper left ({asked}; "
+                               "GLSL ES has no origin_upper_left layout for gl_FragCoord)", None,
                                self.binding_span(RegKind.INPUT, b))
         if prog.fragcoord_pixel_center_integer:
             return "(gl_FragCoord - vec4(0.5, 0.5, 0.0, 0.0))"
