@@ -501,6 +501,218 @@ def rule_implementation(s: Site) -> np.ndarray:
     return ok
 
 
+# ---- the driver's own assembly implementation (``verify --backend native``) ----------------------
+# The translation path compares ``precise`` GLSL, whose + and * are IEEE operations in the
+# order written; a driver running the ORIGINAL ARB program owes less (GL 2.1 §2.1.1).  These two
+# rules apply only to the native backend.
+
+#: GL 2.1 §2.1.1, quoted by ARB_fragment_program issue 3 and ARB_vertex_program issue 22: "the
+#: individual results of floating-point operations must be accurate to about 1 part in 10^5"
+GL_RELATIVE = 1e-5
+
+#: opcode -> result component -> the terms summed: ("p", i, ci, j, cj) the product of operand i
+#: component ci and operand j component cj, ("v", i, ci) operand i component ci (negation and
+#: swizzle are already in the operands as read)
+_TERMS = {
+    "MAD": [[("p", 0, c, 1, c), ("v", 2, c)] for c in range(4)],
+    "DP2": [[("p", 0, i, 1, i) for i in range(2)]] * 4,
+    "DP3": [[("p", 0, i, 1, i) for i in range(3)]] * 4,
+    "DP4": [[("p", 0, i, 1, i) for i in range(4)]] * 4,
+    "DPH": [[("p", 0, i, 1, i) for i in range(3)] + [("v", 1, 3)]] * 4,
+    "DP2A": [[("p", 0, 0, 1, 0), ("p", 0, 1, 1, 1), ("v", 2, 0)]] * 4,
+    "X2D": [[("v", 0, 0), ("p", 1, 0, 2, 0), ("p", 1, 1, 2, 1)],
+            [("v", 0, 1), ("p", 1, 0, 2, 2), ("p", 1, 1, 2, 3)]] * 2,
+}
+
+
+def fma32(a, b, c) -> np.ndarray:
+    """float32 a*b + c with one rounding (IEEE fusedMultiplyAdd), exactly: the product of two
+    float32 values is exact in float64; the float64 sum's own error (TwoSum) decides the one
+    case where rounding the float64 sum to float32 would round twice (a float32 midpoint)."""
+    a, b, c = (np.asarray(v, F32).astype(np.float64) for v in (a, b, c))
+    with np.errstate(all="ignore"):
+        p = a * b
+        s = p + c
+        bb = s - p
+        e = (p - (s - bb)) + (c - bb)            # s + e == p + c exactly
+        r = s.astype(F32)
+        r64 = r.astype(np.float64)
+        other = np.nextafter(r, np.where(s > r64, F32(np.inf), F32(-np.inf)).astype(F32))
+        tie = (r64 != s) & (s == (r64 + other.astype(np.float64)) / 2) & (e != 0) & \
+            np.isfinite(s)
+        # at a midpoint the exact value lies on the side of e
+        toward_other = np.sign(other.astype(np.float64) - s) == np.sign(e)
+        return np.where(tie & toward_other, other, r).astype(F32)
+
+
+def _term_value(t, ops, fused_into=None):
+    """A term's float32 value (a product rounded), or with ``fused_into`` (an accumulator)
+    the product fused with it: fma(p, q, acc)."""
+    if t[0] == "v":
+        v = ops[t[1]][:, t[2]]
+        return v if fused_into is None else (fused_into + v).astype(F32)
+    p, q = ops[t[1]][:, t[2]], ops[t[3]][:, t[4]]
+    if fused_into is None:
+        return (p * q).astype(F32)
+    return fma32(p, q, fused_into)
+
+
+def _sums(terms, ops):
+    """Every value of sum(terms) an implementation may compute by adding in another order,
+    each product rounded or fused into the addition (FMA), plus the two-by-two tree of four
+    terms: a list of float32 arrays."""
+    import itertools
+    out = []
+    n = len(terms)
+    for order in itertools.permutations(range(n)):
+        for fuse in range(1 << (n - 1)):
+            acc = _term_value(terms[order[0]], ops)
+            for step, i in enumerate(order[1:]):
+                t = terms[i]
+                if fuse >> step & 1 and t[0] == "p":
+                    acc = _term_value(t, ops, acc)
+                elif fuse >> step & 1:
+                    acc = None
+                    break
+                else:
+                    acc = (acc + _term_value(t, ops)).astype(F32)
+            if acc is not None:
+                out.append(acc)
+    if n == 4:
+        for (i, j), (k, m) in (((0, 1), (2, 3)), ((0, 2), (1, 3)), ((0, 3), (1, 2))):
+            left = (_term_value(terms[i], ops) + _term_value(terms[j], ops)).astype(F32)
+            right = (_term_value(terms[k], ops) + _term_value(terms[m], ops)).astype(F32)
+            out.append((left + right).astype(F32))
+    return out
+
+
+def _lrp_forms(a, b, c):
+    """LRP a*b + (1-a)*c as implementations evaluate it: the executor's form with either
+    product fused, and Mesa's lowering a*(b-c) + c (rounded or fused)."""
+    one = F32(1)
+    with np.errstate(all="ignore"):
+        d = (b - c).astype(F32)
+        other = ((one - a) * c).astype(F32)
+        return [(a * b).astype(F32) + other, fma32(a, b, other),
+                fma32((one - a).astype(F32), c, (a * b).astype(F32)),
+                ((a * d).astype(F32) + c).astype(F32), fma32(a, d, c)]
+
+
+def _xpd_forms(a, b):
+    """XPD's components p - q (products p = a.y*b.z, q = a.z*b.y for x ...), rounded or with
+    either product fused: fma(a.y, b.z, -q) or fma(-a.z, b.y, p)."""
+    out = []
+    idx = ((1, 2), (2, 0), (0, 1))
+    for variant in range(3):
+        cols = []
+        for i, j in idx:
+            p = (a[:, i] * b[:, j]).astype(F32)
+            q = (a[:, j] * b[:, i]).astype(F32)
+            if variant == 0:
+                cols.append((p - q).astype(F32))
+            elif variant == 1:
+                cols.append(fma32(a[:, i], b[:, j], -q))
+            else:
+                cols.append(fma32(-a[:, j], b[:, i], p))
+        out.append(np.stack(cols + [np.zeros_like(cols[0])], axis=1))
+    return out
+
+
+def rule_reassociated(s: Site) -> np.ndarray:
+    """Native backend only: a MAD, dot product (DP2/DP3/DP4/DPH/DP2A), X2D, LRP or XPD whose
+    value equals the same sum of products added in another order, with products rounded or
+    fused into the addition (FMA) -- shown by recomputing each candidate from the operands.
+    The ARB specs define DP4 as ``tmp0.x*tmp1.x + tmp0.y*tmp1.y + ...`` and ask of the result
+    only GL 2.1 §2.1.1's "about 1 part in 10^5" (ARB_vertex_program issue 22: "it is
+    difficult to spell out precision requirements for 'compound' operations such as DP4");
+    llvmpipe sums DP4 as ((w + z) + y) + x (Mesa 22.3, measured), an NVIDIA GPU fuses."""
+    n = len(s.exe)
+    ok = np.zeros((n, 4), bool)
+    op = s.ins.op
+    if s.backend != "native" or s.op.rt != DataType.FLOAT or \
+            (op not in _TERMS and op not in ("LRP", "XPD")):
+        return ok
+    ops = [np.ascontiguousarray(np.broadcast_to(np.asarray(o, F32).reshape(n, -1)
+                                                if np.ndim(o) > 1 else
+                                                np.asarray(o, F32).reshape(n, 1), (n, 4)))
+           for o in s.operands]
+    with np.errstate(all="ignore"):
+        if op == "LRP":
+            cands = [np.ascontiguousarray(r, F32) for r in _lrp_forms(*ops[:3])]
+        elif op == "XPD":
+            cands = _xpd_forms(ops[0], ops[1])
+        else:
+            cands = []
+            per_comp = _TERMS[op]
+            sums = [_sums(per_comp[c], ops) for c in range(4)]
+            for v in range(len(sums[0])):
+                cands.append(np.stack([sums[c][v] for c in range(4)], axis=1))
+    for r in cands:
+        ok |= _same_or_zeros(_saturated(s, np.asarray(r, F32)), s.imp)
+    return ok
+
+
+#: opcodes the GL precision rule covers: float arithmetic whose exact result the IEEE
+#: operations only round (selects, compares, moves and conversions have nothing to round;
+#: the approximate opcodes have their own bounds in compare.INEXACT)
+_ARITHMETIC = frozenset("ADD SUB MUL MAD DP2 DP2A DP3 DP4 DPH LRP XPD X2D DST RCP".split())
+
+
+def _magnitude(s: Site, ops) -> np.ndarray | None:
+    """(n, 4) float64: the sum of the magnitudes of what the opcode adds (its exact result
+    for one operation) -- the scale GL's "1 part in 10^5" is taken of."""
+    op = s.ins.op
+    a = ops[0] if ops else None
+    if op in ("ADD", "SUB"):
+        return np.abs(a + ops[1] if op == "ADD" else a - ops[1])
+    if op == "MUL":
+        return np.abs(a * ops[1])
+    if op == "RCP":
+        return np.abs(1.0 / a[:, :1]) * np.ones((1, 4))
+    if op == "DST":
+        return np.abs(a * ops[1])                # y = a.y*b.y; x/z/w are exact moves
+    if op == "LRP":
+        return np.abs(a * ops[1]) + np.abs((1 - a) * ops[2])
+    if op == "XPD":
+        m = np.zeros_like(a)
+        for c, (i, j) in enumerate(((1, 2), (2, 0), (0, 1))):
+            m[:, c] = np.abs(a[:, i] * ops[1][:, j]) + np.abs(a[:, j] * ops[1][:, i])
+        return m
+    terms = _TERMS.get(op)
+    if terms is None:
+        return None
+    m = np.zeros_like(a)
+    for c in range(4):
+        for t in terms[c]:
+            m[:, c] += np.abs(ops[t[1]][:, t[2]] * (ops[t[3]][:, t[4]] if t[0] == "p" else 1))
+    return m
+
+
+def rule_gl_precision(s: Site) -> np.ndarray:
+    """Native backend only: float arithmetic (:data:`_ARITHMETIC`) within GL 2.1 §2.1.1's
+    "about 1 part in 10^5" (ARB_fragment_program issue 3, ARB_vertex_program issue 22) of the
+    executor's result -- 1e-5 of the operation's exact value, or for compound operations
+    (MAD, dot products, LRP, XPD, X2D) of the sum of the magnitudes of the terms they add, the
+    bound each of its individual operations keeps; computed from the executor's operands.
+    Verdict ``tolerance``."""
+    n = len(s.exe)
+    if s.backend != "native" or s.op.rt != DataType.FLOAT or s.ins.op not in _ARITHMETIC:
+        return np.zeros((n, 4), bool)
+    ops = [np.broadcast_to(np.asarray(o, F32).astype(np.float64).reshape(n, -1), (n, 4))
+           if np.ndim(o) > 1 and np.shape(o)[-1] in (1, 4) else
+           np.broadcast_to(np.asarray(o, F32).astype(np.float64).reshape(n, 1), (n, 4))
+           for o in s.operands]
+    with np.errstate(all="ignore"):
+        m = _magnitude(s, ops)
+        if m is None:
+            return np.zeros((n, 4), bool)
+        e = np.ascontiguousarray(s.exe).view(F32).astype(np.float64)
+        g = np.ascontiguousarray(s.imp).view(F32).astype(np.float64)
+        ok = (np.abs(e - g) <= GL_RELATIVE * m) & np.isfinite(e) & np.isfinite(g) & \
+            np.isfinite(m)
+    return ok
+
+
 #: the rules in the order they are tried (the first that permits a component names it); what
 #: float values a rule speaks of: "result" (an integer result's words are no float: the integer
 #: 8 is no denormal, INT_MIN no negative zero), "any" (float operands or a float result: a
@@ -513,6 +725,8 @@ RULES = (
     ("ftz", rule_ftz_multistep, "result", True),
     ("nonfinite", rule_nonfinite, "any", True),
     ("tolerance", rule_tolerance, "result", False),
+    ("reassociated", rule_reassociated, "result", False),
+    ("tolerance", rule_gl_precision, "result", False),
     ("range", rule_range, "any", True),
     ("undefined", rule_undefined, None, True),
     ("boundary", rule_boundary, None, False),

@@ -538,11 +538,14 @@ def _has_flow(program: Program) -> bool:
                                        for i in program.instructions)
 
 
-def probe_values(program: Program, gen, runner, lanes: int) -> dict[int, ImplValues]:
+def probe_values(program: Program, gen, runner, lanes: int,
+                 probe=None) -> dict[int, ImplValues]:
     """The implementation's last value of every writing instruction, and -- in programs with
     control flow -- how often each ran (one count per straight-line region): an instruction
-    the implementation did not run on a lane has no value there (its probe reads zero)."""
-    from .trace import _probe_events
+    the implementation did not run on a lane has no value there (its probe reads zero).
+    ``probe``: how events are probed (:func:`trace._probe_events`'s signature; that function,
+    which instruments the IR and runs its translation, by default)."""
+    _probe_events = _prober(probe)
     events = _value_events(program)
     probed = _probe_program(program)
     _, imp = _probe_events(probed, gen, runner, lanes, events)
@@ -571,10 +574,11 @@ def _count(counts, first_of, region):
 
 
 def probe_conditions(program: Program, gen, runner, lanes: int,
-                     values: dict[int, ImplValues]) -> dict[int, ImplValues]:
+                     values: dict[int, ImplValues], probe=None) -> dict[int, ImplValues]:
     """The implementation's outcome of every condition-code test (1.0 per passing
     component), with the execution counts of :func:`probe_values`."""
-    from .trace import _events, _probe_events
+    from .trace import _events
+    _probe_events = _prober(probe)
     events = [ev for ev in _events(program) if ev[0] == "cond"]
     if not events:
         return {}
@@ -603,9 +607,9 @@ def probe_conditions(program: Program, gen, runner, lanes: int,
 
 
 def _probe_passes(program: Program, gen, runner, lanes: int, values: dict[int, ImplValues],
-                  upto: int) -> bool:
+                  upto: int, probe=None) -> bool:
     """Fill ``nth`` for passes 1..upto of the instructions that run more than once."""
-    from .trace import _probe_events
+    _probe_events = _prober(probe)
     events = _value_events(program)
     probed = _probe_program(program)
     which = [i for i, ev in enumerate(events) if ev[1] in values
@@ -623,13 +627,23 @@ def _probe_passes(program: Program, gen, runner, lanes: int, values: dict[int, I
     return added
 
 
+def _prober(probe):
+    if probe is not None:
+        return probe
+    from .trace import _probe_events
+    return _probe_events
+
+
 def replay(program: Program, facts, reflection, gen, cap, runner, lanes: int,
-           backend: str | None) -> ReplayResult:
+           backend: str | None, probe=None) -> ReplayResult:
     """Explain the differences between the executor and the capture ``cap`` by replay (see the
-    module docstring); at most two rounds of probing."""
+    module docstring); at most two rounds of probing.  ``probe``: how the implementation's
+    values are probed -- by default the instrumented IR's translation
+    (:func:`trace._probe_events`); the native backend passes one that instruments the original
+    assembly text (:class:`native.TextProbe`), with the same signature."""
     from .core import compare_all, run_executor
-    values = probe_values(program, gen, runner, lanes)
-    conds = probe_conditions(program, gen, runner, lanes, values)
+    values = probe_values(program, gen, runner, lanes, probe)
+    conds = probe_conditions(program, gen, runner, lanes, values, probe)
     # round one: the last pass of each instruction; round two (when a lane that still differs
     # went through passes whose values were not probed): each of the first PASS_LIMIT passes
     repeated = any(v.count is not None for v in values.values())
@@ -647,7 +661,7 @@ def replay(program: Program, facts, reflection, gen, cap, runner, lanes: int,
         else:
             upto = min(PASS_LIMIT, max(int(v.count.max()) for v in values.values()
                                        if v.count is not None))
-            _probe_passes(program, gen, runner, lanes, values, upto)
+            _probe_passes(program, gen, runner, lanes, values, upto, probe)
             hook = ReplayHook(program, values, lanes, backend, conds, final=True,
                               impl_killed=killed)
             res = run_executor(program, gen, lanes, hooks=hook)
