@@ -1,0 +1,170 @@
+"""Probes of the original ARB text (``native_probe``) and the native backend's sound verdicts:
+no output tolerance, a difference passes only where the replay shows a permitted cause
+(``permits.rule_reassociated``, ``permits.rule_gl_precision``).  GL tests skip only where no
+GL implementation exists."""
+from __future__ import annotations
+
+from fractions import Fraction
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from xlate.api import parse
+from xlate.verify import permits
+from xlate.verify.core import verify_source
+from xlate.verify.native_probe import (ProbeRefused, TextProbe, probe_slots,
+                                       zero_sign_unobservable)
+from xlate.ir.model import Stage
+
+from test_verify_native import runner_or_skip
+
+FP = """!!ARBfp1.0
+TEMP r;  # a comment; with a semicolon
+MUL r, fragment.texcoord[0], program.local[0];
+KIL r;
+DP4_SAT result.color.xy, r, fragment.texcoord[1];
+MOV result.color.zw, r;
+END
+"""
+
+
+def test_probe_text_temp_output_and_kil():
+    """A temporary is read back after its statement; a result binding (write-only) is written
+    through the harness temporary and copied to both; KIL is removed; draw buffers enabled."""
+    prog = parse(FP)
+    probe = TextProbe(FP, prog, ["result.color"])
+    assert probe.slots == [f"result.color[{n}]" for n in range(1, 8)]
+    text = probe.instrumented([(0, "result.color[1]"), (2, "result.color[2]")])
+    assert text == """!!ARBfp1.0
+OPTION ARB_draw_buffers;
+TEMP xv_probe_t;
+TEMP r;  # a comment; with a semicolon
+MUL r, fragment.texcoord[0], program.local[0];
+MOV result.color[1], r;
+# (probe) KIL removed
+DP4_SAT xv_probe_t.xy, r, fragment.texcoord[1];
+MOV result.color.xy, xv_probe_t;
+MOV result.color[2], xv_probe_t;
+MOV result.color.zw, r;
+END
+"""
+
+
+def test_probe_slots_leave_the_position_a_texture_coordinate():
+    slots, busy = probe_slots(Stage.VERTEX, ["result.position", "result.texcoord[0]",
+                                             "result.texcoord[7]", "result.color"])
+    assert busy == {0, 7}
+    # 1..6 free; the last free one (6) is left for the harness's position; colours written
+    assert slots == [f"result.texcoord[{n}]" for n in range(1, 6)]
+    slots, _ = probe_slots(Stage.VERTEX, ["result.position"])
+    assert slots[-2:] == ["result.color", "result.color.secondary"] and len(slots) == 9
+
+
+def test_probe_refuses_condition_codes_by_name():
+    text = ("!!ARBvp1.0\nOPTION NV_vertex_program2;\nTEMP r;\nMOVC r, vertex.position;\n"
+            "MOV result.position (GT.x), r;\nEND\n")
+    try:
+        prog = parse(text)
+    except Exception:
+        pytest.skip("xlate does not parse this NV option program")
+    with pytest.raises(ProbeRefused, match="condition codes"):
+        TextProbe(text, prog, ["result.position"])
+
+
+def test_zero_sign_unobservable_touches_only_zeros():
+    cap = np.array([[0, 0, 0x3F800000, 0]], np.uint32)
+    exe = np.array([[0x80000000, 0, 0x80000000, 0x3F800000]], np.uint32)
+    assert zero_sign_unobservable(cap, exe).tolist() == [[0x80000000, 0, 0x3F800000, 0]]
+
+
+def _exact_fma(a, b, c):
+    return np.float32(float(Fraction(float(a)) * Fraction(float(b)) + Fraction(float(c))))
+
+
+def test_fma32_rounds_once():
+    rng = np.random.default_rng(3)
+    a, b, c = (rng.standard_normal(4000).astype(np.float32) for _ in range(3))
+    want = np.array([_exact_fma(*v) for v in zip(a, b, c)], np.float32)
+    got = permits.fma32(a, b, c)
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+    # a sum on a float32 midpoint in float64 whose exact value lies above it: 1 + 2^-24 +
+    # 2^-60 must round up (rounding the float64 sum would round to even: 1.0)
+    a1 = np.float32(1 + 2.0 ** -12)
+    b1 = np.float32(1 + 2.0 ** -12)       # a*b = 1 + 2^-11 + 2^-24
+    c1 = np.float32(-(2.0 ** -11))
+    assert permits.fma32(a1, b1, c1) == _exact_fma(a1, b1, c1)
+
+
+def _site(backend, op="DP4"):
+    ins = SimpleNamespace(op=op)
+    return SimpleNamespace(backend=backend, ins=ins, op=SimpleNamespace(rt=permits.DataType.FLOAT),
+                           exe=np.zeros((1, 4), np.uint32), imp=np.zeros((1, 4), np.uint32),
+                           operands=[np.zeros((1, 4), np.float32)] * 2)
+
+
+def test_native_rules_do_not_apply_to_translations():
+    """The translation path compares precise GLSL: the two rules are the driver's ARB
+    freedoms only."""
+    for backend in ("gl", "gl-spirv", "vulkan", None):
+        assert not permits.rule_reassociated(_site(backend)).any()
+        assert not permits.rule_gl_precision(_site(backend)).any()
+
+
+DP = """!!ARBfp1.0
+DP4 result.color, fragment.texcoord[0], fragment.texcoord[1];
+END
+"""
+
+
+def test_dot_product_order_is_shown_by_recomputation():
+    """llvmpipe sums DP4 in another order than the executor: explained as reassociated (the
+    value is one of the recomputed orders), not by a tolerance at the outputs."""
+    r = runner_or_skip()
+    rep = verify_source(DP, "dp.fp", backend="native", runner=r, lanes=1024)
+    assert rep.status == "pass", rep.reason
+    if rep.reason:                   # an implementation summing in the executor's order: ""
+        assert rep.reason.startswith("differences explained: reassociated")
+
+
+@pytest.mark.parametrize("scale", [1 + 2.0 ** -20, 1 + 1e-3])
+def test_a_wrong_dot_product_is_caught_or_within_gl_precision(monkeypatch, scale):
+    """An executor whose DP4 is off by 2^-20 relative is within GL 2.1 §2.1.1's "about 1 part
+    in 10^5" (verdict tolerance, from the operands' magnitudes); off by 1e-3 it is a
+    divergence at the DP4, with the instruction and its operands."""
+    r = runner_or_skip()
+    from xlate.exec import machine
+    real = machine.EXECUTORS["DP4"]
+    monkeypatch.setitem(machine.EXECUTORS, "DP4",
+                        lambda x, a, b: (real(x, a, b) * np.float32(scale)).astype(np.float32))
+    rep = verify_source(DP, "dp.fp", backend="native", runner=r, lanes=256)
+    if scale < 1.0001:
+        assert rep.status == "pass" and "tolerance" in rep.reason, rep.reason
+    else:
+        assert rep.status == "mismatch"
+        assert rep.reason.startswith("localized: divergence at 'DP4")
+        assert rep.localization[0]["operands"]
+
+
+VP = """!!ARBvp1.0
+TEMP r, s;
+MOV result.position, vertex.position;
+MUL r, vertex.attrib[1], vertex.attrib[2];
+ADD s, r, vertex.attrib[3];
+SGE result.texcoord[0], s, r;
+MOV result.texcoord[1], -s;
+END
+"""
+
+
+def test_vertex_probes_localize_the_first_wrong_instruction(monkeypatch):
+    r = runner_or_skip()
+    rep = verify_source(VP, "v.vp", backend="native", runner=r, lanes=256)
+    assert rep.status == "pass", rep.reason
+    from xlate.exec import machine
+    real = machine.EXECUTORS["MUL"]
+    monkeypatch.setitem(machine.EXECUTORS, "MUL", lambda x, a, b: real(x, a, b) + np.float32(1))
+    rep = verify_source(VP, "v.vp", backend="native", runner=r, lanes=256)
+    assert rep.status == "mismatch"
+    assert rep.reason == "localized: divergence at 'MUL.F r, vertex.attrib[1], vertex.attrib[2]' " \
+                         "(line 4)"
