@@ -559,31 +559,37 @@ def _term_value(t, ops, fused_into=None):
 
 def _sums(terms, ops):
     """Every value of sum(terms) an implementation may compute by adding in another order,
-    each product rounded or fused into the addition (FMA), plus the two-by-two tree of four
-    terms: a list of float32 arrays."""
+    each product rounded or fused into the addition (FMA), plus the two-by-two trees of four
+    terms: float32 arrays, yielded lazily -- rounded orders first (what llvmpipe does), then
+    the fused ones."""
     import itertools
-    out = []
     n = len(terms)
+    rounded = [_term_value(t, ops) for t in terms]
     for order in itertools.permutations(range(n)):
-        for fuse in range(1 << (n - 1)):
-            acc = _term_value(terms[order[0]], ops)
-            for step, i in enumerate(order[1:]):
-                t = terms[i]
-                if fuse >> step & 1 and t[0] == "p":
-                    acc = _term_value(t, ops, acc)
-                elif fuse >> step & 1:
-                    acc = None
-                    break
-                else:
-                    acc = (acc + _term_value(t, ops)).astype(F32)
-            if acc is not None:
-                out.append(acc)
+        if n > 1 and order[0] > order[1]:
+            continue                    # a + b == b + a: the first two commute
+        acc = rounded[order[0]]
+        for i in order[1:]:
+            acc = (acc + rounded[i]).astype(F32)
+        yield acc
     if n == 4:
         for (i, j), (k, m) in (((0, 1), (2, 3)), ((0, 2), (1, 3)), ((0, 3), (1, 2))):
-            left = (_term_value(terms[i], ops) + _term_value(terms[j], ops)).astype(F32)
-            right = (_term_value(terms[k], ops) + _term_value(terms[m], ops)).astype(F32)
-            out.append((left + right).astype(F32))
-    return out
+            yield ((rounded[i] + rounded[j]).astype(F32) +
+                   (rounded[k] + rounded[m]).astype(F32)).astype(F32)
+    for order in itertools.permutations(range(n)):
+        for fuse in range(1, 1 << (n - 1)):
+            acc = rounded[order[0]]
+            for step, i in enumerate(order[1:]):
+                t = terms[i]
+                if fuse >> step & 1:
+                    if t[0] != "p":
+                        acc = None
+                        break
+                    acc = _term_value(t, ops, acc)
+                else:
+                    acc = (acc + rounded[i]).astype(F32)
+            if acc is not None:
+                yield acc
 
 
 def _lrp_forms(a, b, c):
@@ -638,24 +644,33 @@ def rule_reassociated(s: Site) -> np.ndarray:
            for o in s.operands]
     with np.errstate(all="ignore"):
         if op == "LRP":
-            cands = [np.ascontiguousarray(r, F32) for r in _lrp_forms(*ops[:3])]
+            cands = iter([np.ascontiguousarray(r, F32) for r in _lrp_forms(*ops[:3])])
         elif op == "XPD":
-            cands = _xpd_forms(ops[0], ops[1])
+            cands = iter(_xpd_forms(ops[0], ops[1]))
         else:
-            cands = []
-            per_comp = _TERMS[op]
-            sums = [_sums(per_comp[c], ops) for c in range(4)]
-            for v in range(len(sums[0])):
-                cands.append(np.stack([sums[c][v] for c in range(4)], axis=1))
-    # both sides must be such sums: the executor's value one of the candidates (its own
-    # order) -- a recomputation independent of the executor's arithmetic would otherwise
-    # bless an executor that computes something else
-    exe_ok = np.zeros((n, 4), bool)
-    for r in cands:
-        w = _saturated(s, np.asarray(r, F32))
-        ok |= _same_or_zeros(w, s.imp)
-        exe_ok |= _same_or_zeros(w, s.exe)
+            cands = _candidates(_TERMS[op], ops)
+        # both sides must be such sums: the executor's value one of the candidates (its own
+        # order) -- a recomputation independent of the executor's arithmetic would otherwise
+        # bless an executor that computes something else
+        exe_ok = np.zeros((n, 4), bool)
+        for r in cands:
+            w = _saturated(s, np.asarray(r, F32))
+            ok |= _same_or_zeros(w, s.imp)
+            exe_ok |= _same_or_zeros(w, s.exe)
+            if (ok & exe_ok).all():
+                break
     return ok & exe_ok
+
+
+def _candidates(per_comp, ops):
+    """(n, 4) candidate results of an opcode whose components are sums (:data:`_TERMS`): one
+    enumeration when every component sums the same terms (dot products), else per component."""
+    if all(t is per_comp[0] for t in per_comp):
+        for v in _sums(per_comp[0], ops):
+            yield np.broadcast_to(np.asarray(v, F32)[:, None], (len(v), 4))
+        return
+    for vs in zip(*[_sums(per_comp[c], ops) for c in range(4)]):
+        yield np.stack(vs, axis=1)
 
 
 #: opcodes the GL precision rule covers: float arithmetic whose exact result the IEEE
@@ -749,6 +764,69 @@ def rule_gl_precision_compare(s: Site) -> np.ndarray:
     return close & outcome
 
 
+#: operand -> the components an opcode reads of it, where not all four (and not per result
+#: component): dot products and XPD read xyz (DPH's second operand all four), DP2 xy
+_READS = {("DP3", 0): (0, 1, 2), ("DP3", 1): (0, 1, 2), ("DPH", 0): (0, 1, 2),
+          ("DP2", 0): (0, 1), ("DP2", 1): (0, 1), ("XPD", 0): (0, 1, 2), ("XPD", 1): (0, 1, 2)}
+_uninitialized_cache: dict[int, tuple] = {}
+
+
+def uninitialized_reads(program) -> dict[int, np.ndarray]:
+    """Instruction -> (4,) bool: the result components computed from a temporary's component
+    no earlier instruction (in execution order, ``trace.execution_order``) wrote.  Only for
+    programs whose text has no control flow (plain ARB: every statement runs once, in order)."""
+    hit = _uninitialized_cache.get(id(program))
+    if hit is not None and hit[0] is program:
+        return hit[1]
+    from ..ir.model import RegKind
+    from ..ir.ops import OPCODES
+    from .trace import execution_order
+    out: dict[int, np.ndarray] = {}
+    flow = any(i.span is not None and OPCODES[i.op].category == "flow"
+               for i in program.instructions)
+    if not flow:
+        written: dict[str, set] = {}
+        for k in execution_order(program):
+            ins = program.instructions[k]
+            free = np.zeros(4, bool)
+            for j, src in enumerate(ins.srcs):
+                reg = program.registers.get(src.reg)
+                if reg is None or reg.kind != RegKind.TEMP or src.index is not None:
+                    continue
+                have = written.get(src.reg, set())
+                sw = list(src.swizzle) + [src.swizzle[-1]] * (4 - len(src.swizzle))
+                if ins.op in COMPONENTWISE:
+                    free |= np.array([sw[c] < 4 and sw[c] not in have for c in range(4)])
+                else:
+                    used = _READS.get((ins.op, j), (0,) if len(src.swizzle) == 1 else (0, 1, 2, 3))
+                    if any(sw[c] < 4 and sw[c] not in have for c in used):
+                        free[:] = True
+            if free.any() and ins.dst is not None:
+                out[k] = free & np.array(ins.dst.mask, bool)
+            if ins.dst is not None:
+                written.setdefault(ins.dst.reg, set()).update(
+                    c for c in range(4) if ins.dst.mask[c])
+    _uninitialized_cache.clear()
+    _uninitialized_cache[id(program)] = (program, out)
+    return out
+
+
+def rule_uninitialized(s: Site) -> np.ndarray:
+    """Native backend only: result components computed from a temporary's component the
+    program never wrote before: ARB_vertex_program issue 16 ("it was decided to leave these
+    values uninitalized"; table X.? "temporary registers: undefined"), ARB_fragment_program
+    likewise -- the executor's 0.0 is one choice, the driver reads whatever the register holds:
+    any value (free: what depends on it is shown by the replay's playback).  Verdict
+    ``undefined``."""
+    n = len(s.exe)
+    if s.backend != "native":
+        return np.zeros((n, 4), bool)
+    free = uninitialized_reads(s.op.st.program).get(s.op.index)
+    if free is None:
+        return np.zeros((n, 4), bool)
+    return np.broadcast_to(free, (n, 4)).copy()
+
+
 #: the rules in the order they are tried (the first that permits a component names it); what
 #: float values a rule speaks of: "result" (an integer result's words are no float: the integer
 #: 8 is no denormal, INT_MIN no negative zero), "any" (float operands or a float result: a
@@ -766,6 +844,7 @@ RULES = (
     ("tolerance", rule_gl_precision_compare, "any", False),
     ("range", rule_range, "any", True),
     ("undefined", rule_undefined, None, True),
+    ("undefined", rule_uninitialized, None, True),
     ("boundary", rule_boundary, None, False),
     ("lod", rule_lod, None, False),
     ("lod", rule_undefined_derivatives, None, True),

@@ -78,7 +78,10 @@ def _moved(words: np.ndarray, k: int, is_float: bool) -> np.ndarray:
     words = np.ascontiguousarray(words, np.uint32)
     with np.errstate(all="ignore"):
         if is_float:
-            return (words.view(np.float32) + np.float32(1.0 + 0.0625 * (k % 61))).view(np.uint32)
+            moved = (words.view(np.float32) + np.float32(1.0 + 0.0625 * (k % 61))).view(np.uint32)
+            # a value too large for the step to change it (1e33 + 1.0 == 1e33): another
+            # mantissa bit instead, so that it does move
+            return np.where(moved == words, words ^ np.uint32(0x00200000 >> (k % 8)), moved)
         return words + np.uint32(1 + k % 61)
 
 
@@ -152,6 +155,11 @@ class ReplayHook:
         # happened to agree: derivatives GLSL leaves undefined (non-uniform flow, after a KIL)
         from .trace import _undefined_derivatives
         self.free_positions = _undefined_derivatives(program) & set(values)
+        if backend == "native":
+            # the driver's original program reading a temporary never written: a value of
+            # whatever the register held, which differs between compilations
+            # (permits.rule_uninitialized)
+            self.free_positions |= set(permits.uninitialized_reads(program)) & set(values)
         # departures on such lanes, adopted on trial: (instruction, lane, pass) -> (the
         # executor's words there, the departure); the playback run keeps those whose result
         # then changes (computed from the free value) in ``suspects_shown``
