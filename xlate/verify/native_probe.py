@@ -44,7 +44,7 @@ import re
 
 import numpy as np
 
-from ..ir.model import Program, RegKind, Stage
+from ..ir.model import DataType, Program, RegKind, Stage
 from ..ir.ops import OPCODES
 
 TEMP_NAME = "xv_probe_t"
@@ -141,6 +141,31 @@ def probe_slots(stage: Stage, keys: list[str]) -> tuple[list[str], set[int]]:
     return slots, busy
 
 
+def tail_writers(program: Program) -> dict[int, str]:
+    """Fragment instructions without a statement (a fog option's blend) that write an output
+    last, in execution order -> its binding: their value is the output itself, read from a run
+    of the text without KILs."""
+    if program.stage != Stage.FRAGMENT:
+        return {}
+    from .trace import execution_order
+    order = execution_order(program)
+    out = {}
+    for pos, k in enumerate(order):
+        ins = program.instructions[k]
+        reg = program.registers.get(ins.dst.reg) if ins.dst is not None else None
+        if ins.span is not None or reg is None or reg.kind != RegKind.OUTPUT or \
+                not reg.bindings or reg.bindings[0] is None:
+            continue
+        later = any(program.instructions[j].dst is not None and
+                    program.instructions[j].dst.reg == ins.dst.reg and
+                    any(a and b for a, b in zip(program.instructions[j].dst.mask, ins.dst.mask))
+                    for j in order[pos + 1:])
+        if not later:
+            key = reg.bindings[0].text()
+            out[k] = "result.color" if key == "result.color[0]" else key
+    return out
+
+
 class TextProbe:
     """A probe function for :func:`replay.replay` (``trace._probe_events``'s signature) that
     instruments the original text (module docstring) and runs it on ``runner`` (a
@@ -166,6 +191,8 @@ class TextProbe:
                                    f"{ins.span.line}) are not implemented")
         if not self.slots:
             raise ProbeRefused("the program writes every output a probe could use")
+        self.keys = keys
+        self.tail = tail_writers(program)
 
     # ---- the text ---------------------------------------------------------------------------
     def instrumented(self, probes: list[tuple[int, str]]) -> str:
@@ -200,7 +227,7 @@ class TextProbe:
         out = self.text
         for start, end, new in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
             out = out[:start] + new + out[end:]
-        if self.program.stage == Stage.FRAGMENT:
+        if self.program.stage == Stage.FRAGMENT and probes:
             out = add_option(out, "ARB_draw_buffers")
         return out
 
@@ -213,14 +240,20 @@ class TextProbe:
         if nth == 0:
             ones = np.ones((lanes, 4), np.uint32)
             return {}, {i: ones for i in todo}
-        values = []
+        values, tails = [], []
         for i in todo:
             kind, k, _ = events[i]
             if kind != "value":
                 raise ProbeRefused("native probes of condition-code tests are not implemented")
             ins = self.program.instructions[k]
+            reg = self.program.registers.get(ins.dst.reg) if ins.dst is not None else None
+            if reg is not None and reg.dtype in (DataType.INT, DataType.UINT) and \
+                    self.program.dialect.startswith("ARB"):
+                continue                # an ARB address register: no MOV reads it
             if ins.span is not None and ins.dst is not None:
                 values.append((i, k))
+            elif k in self.tail:
+                tails.append((i, k))
         inputs = {key: v for key, v in gen.inputs.items() if key not in gen.builtin}
         executor = None
         if self.program.stage == Stage.VERTEX:
@@ -243,4 +276,11 @@ class TextProbe:
                 imp[i] = np.asarray(got[slot], np.uint32)
                 if executor is not None and k in executor.values:
                     imp[i] = zero_sign_unobservable(imp[i], executor.values[k])
+        if tails:
+            keys = sorted({self.tail[k] for _, k in tails})
+            cap = runner.run_fragment(self.instrumented([]), lanes, inputs, gen.params, keys,
+                                      gen.textures, gen.shadow)
+            for i, k in tails:
+                if self.tail[k] in cap.outputs:
+                    imp[i] = np.asarray(cap.outputs[self.tail[k]], np.uint32)
         return {}, imp

@@ -79,14 +79,23 @@ def _fragment_builtins(text: str, lanes: int):
 
 
 def _unwritten(program, keys) -> set[tuple[str, int]]:
-    """(output binding, component) no instruction writes: undefined on the driver."""
+    """(output binding, component) no instruction writes: undefined on the driver (ARBvp
+    issue 16; ARBfp issue 7: "If a fragment program does not write a color value ... the final
+    fragment color is undefined" -- also when a fog option blends it: the blend the frontend
+    adds, instructions without a statement, writes ``result.color`` from the program's colour
+    register, which then counts only where a statement wrote it)."""
     from .core import output_elements
+    from ..frontends.nv.options import COLOR_TEMP
     elems = output_elements(program)
     out = set()
     for k in keys:
         regs = {r for r, _ in elems.get(k, [])}
+        fogged = k == "result.color" and COLOR_TEMP in program.registers
+        if fogged:
+            regs = {COLOR_TEMP}
         for c in range(4):
             if not any(ins.dst is not None and ins.dst.reg in regs and ins.dst.mask[c]
+                       and (ins.span is not None or not fogged)
                        for ins in program.instructions):
                 out.add((k, c))
     return out
@@ -231,6 +240,12 @@ def verify_program(text: str, program, rep, *, lanes: int, seed: int, runner=Non
         rep.status, rep.reason = "mismatch", f"implementation error: {e}"
         return
     if run is None:
+        return
+    undefined = _unwritten(program, keys)
+    if len(undefined) == 4 * len(keys):
+        rep.status, rep.reason = "skipped", ("nothing to compare: the program writes none of "
+                                             "its outputs (undefined: ARBvp issue 16, ARBfp "
+                                             "issue 7)")
         return
     rep.compared = run.compared
     rep.total_differences = len(run.diffs)

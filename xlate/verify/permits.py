@@ -827,6 +827,48 @@ def rule_uninitialized(s: Site) -> np.ndarray:
     return np.broadcast_to(free, (n, 4)).copy()
 
 
+def rule_fixed_function_nonfinite(s: Site) -> np.ndarray:
+    """Native backend only: an instruction the frontend made from an option's fixed-function
+    work (no statement: the ARB_fog_* blend, ARB_position_invariant's transform) with a NaN or
+    infinity reaching the component -- even a move: the driver's fixed-function clamp and
+    blend of a non-finite colour are not the program's instructions, and GL 2.1 §2.1.1 leaves
+    non-finite values given to the GL's own arithmetic unspecified.  Verdict ``nonfinite``."""
+    n = len(s.exe)
+    if s.backend != "native" or s.ins.span is not None:
+        return np.zeros((n, 4), bool)
+    lane = np.zeros(n, bool)
+    comp = np.zeros((n, 4), bool)
+    for w in s.float_operands():
+        bad = _nonfinite(w)
+        lane |= bad.any(axis=1)
+        comp |= bad
+    return s.feeding(lane, comp) | _nonfinite(s.exe)
+
+
+def rule_fog_factor(s: Site) -> np.ndarray:
+    """Native backend only: the blend of an ``ARB_fog_exp``/``ARB_fog_exp2`` option (an LRP
+    without a statement, whose factor f = 2^x the driver computes with its own EX2 inside its
+    fixed-function fog, which no probe can read) within the bound that f's error carries:
+    |Δf| <= 8 ulp(f) (EX2, compare.INEXACT) + 1e-5·f·|ln f| (x known to GL 2.1 §2.1.1's 1 part
+    in 10^5; d(2^x) = 2^x ln2 dx) + 2^-24, times |b - c|, plus 1e-5 of the blend's terms
+    (ARBfp 3.11.4.5.1, fog applied to the clamped colour).  Verdict ``tolerance``."""
+    n = len(s.exe)
+    prog = s.op.st.program
+    if s.backend != "native" or s.ins.span is not None or s.ins.op != "LRP" or \
+            not any(i.op == "EX2" and i.span is None for i in prog.instructions):
+        return np.zeros((n, 4), bool)
+    a, b, c = (np.broadcast_to(np.asarray(o, F32).reshape(n, -1), (n, 4)).astype(np.float64)
+               for o in s.operands[:3])
+    with np.errstate(all="ignore"):
+        f = np.abs(a)
+        ulp = np.spacing(np.asarray(f, F32)).astype(np.float64)
+        df = 8 * ulp + 1e-5 * f * np.abs(np.log(np.where(f > 0, f, 1.0))) + 2.0 ** -24
+        bound = df * np.abs(b - c) + GL_RELATIVE * (np.abs(a * b) + np.abs((1 - a) * c))
+        e = np.ascontiguousarray(s.exe).view(F32).astype(np.float64)
+        g = np.ascontiguousarray(s.imp).view(F32).astype(np.float64)
+        return (np.abs(e - g) <= bound) & np.isfinite(e) & np.isfinite(g)
+
+
 #: the rules in the order they are tried (the first that permits a component names it); what
 #: float values a rule speaks of: "result" (an integer result's words are no float: the integer
 #: 8 is no denormal, INT_MIN no negative zero), "any" (float operands or a float result: a
@@ -838,10 +880,12 @@ RULES = (
     ("ftz", rule_ftz, "any", False),
     ("ftz", rule_ftz_multistep, "result", True),
     ("nonfinite", rule_nonfinite, "any", True),
+    ("nonfinite", rule_fixed_function_nonfinite, "any", True),
     ("tolerance", rule_tolerance, "result", False),
     ("reassociated", rule_reassociated, "result", False),
     ("tolerance", rule_gl_precision, "result", False),
     ("tolerance", rule_gl_precision_compare, "any", False),
+    ("tolerance", rule_fog_factor, "result", False),
     ("range", rule_range, "any", True),
     ("undefined", rule_undefined, None, True),
     ("undefined", rule_uninitialized, None, True),

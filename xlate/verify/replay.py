@@ -155,11 +155,17 @@ class ReplayHook:
         # happened to agree: derivatives GLSL leaves undefined (non-uniform flow, after a KIL)
         from .trace import _undefined_derivatives
         self.free_positions = _undefined_derivatives(program) & set(values)
+        self.uninitialized: set[int] = set()
         if backend == "native":
             # the driver's original program reading a temporary never written: a value of
             # whatever the register held, which differs between compilations
-            # (permits.rule_uninitialized)
-            self.free_positions |= set(permits.uninitialized_reads(program)) & set(values)
+            # (permits.rule_uninitialized) -- free whether or not the instruction was probed
+            # (a fog option's blend of a colour the program never wrote has no statement)
+            self.uninitialized = set(permits.uninitialized_reads(program))
+            self.free_positions |= self.uninitialized
+            self.instructions = sorted(set(self.instructions) | self.uninitialized)
+            for k in self.uninitialized:
+                self.passes.setdefault(k, np.zeros(lanes, np.int64))
         # departures on such lanes, adopted on trial: (instruction, lane, pass) -> (the
         # executor's words there, the departure); the playback run keeps those whose result
         # then changes (computed from the free value) in ``suspects_shown``
@@ -211,6 +217,8 @@ class ReplayHook:
         if k in self.free_positions:
             self.free_lanes[lanes] = True
             self.free_used = True
+            if k in self.uninitialized:
+                self.adopted[(k, "undefined")] = self.adopted.get((k, "undefined"), 0) + n
         if cmask is not None and k in self.conds:
             cmask = self._agree_on_test(x, st, sel, lanes, p, x.inst.dst.cond, cmask)
         if k not in self.values:
