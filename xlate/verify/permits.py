@@ -869,6 +869,56 @@ def rule_fog_factor(s: Site) -> np.ndarray:
         return (np.abs(e - g) <= bound) & np.isfinite(e) & np.isfinite(g)
 
 
+def rule_relative_out_of_range(s: Site) -> np.ndarray:
+    """Native backend only: an operand read by relative addressing whose computed index lies
+    outside its array: ARB_vertex_program 2.14.1.? ("If the computed offset is negative or
+    exceeds the size of the array, the results of the access are undefined, but may not lead
+    to program or GL termination"; the executor clamps, a project choice) -- any value of the
+    result components that read it.  Verdict ``undefined``."""
+    n = len(s.exe)
+    out = np.zeros((n, 4), bool)
+    if s.backend != "native":
+        return out
+    from ..exec.operands import _read_index
+    prog = s.op.st.program
+    for src in s.ins.srcs:
+        if src.index is None or not src.index.relative:
+            continue
+        reg = prog.registers.get(src.reg)
+        if reg is None:
+            continue
+        v = np.asarray(_read_index(s.op.st, src.index, s.op.idx))
+        v = v[s.rows] if v.shape[0] > 1 else np.broadcast_to(v, (n,))
+        bad = (v < 0) | (v >= reg.length)
+        out |= bad[:, None]
+    return out
+
+
+def rule_rough_power(s: Site) -> np.ndarray:
+    """Native backend, ARB vertex programs: LIT's z is ``RoughApproxPower(y, w) =
+    RoughApproxExp2(w * RoughApproxLog2(y))`` (ARB_vertex_program 2.14.5.8, "may not be any
+    more accurate than the underlying EXP and LOG operations", each "accurate to at least 10
+    bits": |error| < 2^-11, relative for the exponential): the value within
+    2^(±|w|·2^-11)·(1 ± 2^-11) of the executor's, w clamped to ±(128 - 1/256) as the
+    executor clamps it; beyond FLT_MAX, infinity.  Verdict ``tolerance``."""
+    n = len(s.exe)
+    out = np.zeros((n, 4), bool)
+    if s.backend != "native" or s.ins.op != "LIT" or \
+            not str(getattr(s.op.st.program, "dialect", "")).startswith("ARBvp"):
+        return out
+    with np.errstate(all="ignore"):
+        w = np.asarray(s.operands[0], F32).reshape(n, -1)[:, -1].astype(np.float64)
+        w = np.clip(w, -(128 - 1 / 256), 128 - 1 / 256)
+        e = np.ascontiguousarray(s.exe[:, 2]).view(F32).astype(np.float64)
+        g = np.ascontiguousarray(s.imp[:, 2]).view(F32).astype(np.float64)
+        factor = 2.0 ** (np.abs(w) * 2.0 ** -11) * (1 + 2.0 ** -11)
+        hi, lo = np.abs(e) * factor, np.abs(e) / factor
+        ok = np.isfinite(e) & (((np.abs(g) <= hi) & (np.abs(g) >= lo) & (np.sign(g) == np.sign(e)))
+                               | (np.isinf(g) & (hi > np.finfo(F32).max) & (g > 0)))
+    out[:, 2] = ok
+    return out
+
+
 #: the rules in the order they are tried (the first that permits a component names it); what
 #: float values a rule speaks of: "result" (an integer result's words are no float: the integer
 #: 8 is no denormal, INT_MIN no negative zero), "any" (float operands or a float result: a
@@ -886,9 +936,11 @@ RULES = (
     ("tolerance", rule_gl_precision, "result", False),
     ("tolerance", rule_gl_precision_compare, "any", False),
     ("tolerance", rule_fog_factor, "result", False),
+    ("tolerance", rule_rough_power, "result", False),
     ("range", rule_range, "any", True),
     ("undefined", rule_undefined, None, True),
     ("undefined", rule_uninitialized, None, True),
+    ("undefined", rule_relative_out_of_range, None, True),
     ("boundary", rule_boundary, None, False),
     ("lod", rule_lod, None, False),
     ("lod", rule_undefined_derivatives, None, True),
