@@ -827,6 +827,17 @@ def rule_uninitialized(s: Site) -> np.ndarray:
     return np.broadcast_to(free, (n, 4)).copy()
 
 
+def rule_fixed_function_signedzero(s: Site) -> np.ndarray:
+    """Native backend only: both results are zeros, at an instruction made from an option's
+    fixed-function work (no statement; a move included): the driver's fixed-function clamp
+    of -0.0 (ARBfp 3.11.4.5.1's "clamped color") need not keep IEEE's sign of a zero, which
+    the GL's fixed-function arithmetic never promised (GL 2.1 §2.1.1).  Verdict
+    ``signedzero``."""
+    if s.backend != "native" or s.ins.span is not None:
+        return np.zeros(s.exe.shape, bool)
+    return ((s.exe & 0x7FFFFFFF) == 0) & ((s.imp & 0x7FFFFFFF) == 0)
+
+
 def rule_fixed_function_nonfinite(s: Site) -> np.ndarray:
     """Native backend only: an instruction the frontend made from an option's fixed-function
     work (no statement: the ARB_fog_* blend, ARB_position_invariant's transform) with a NaN or
@@ -845,24 +856,49 @@ def rule_fixed_function_nonfinite(s: Site) -> np.ndarray:
     return s.feeding(lane, comp) | _nonfinite(s.exe)
 
 
+def _register_component(s: Site, src) -> np.ndarray:
+    """(n,) float64: the executor's current value of a plain register operand's first swizzle
+    component on the judged lanes (a fog option's parameters and fog coordinate)."""
+    R = s.op.st.regs[src.reg][:, 0, src.swizzle[0]]
+    n = len(s.exe)
+    if R.shape[0] > 1:
+        R = R if s.op.idx is None else R[np.asarray(s.op.idx)]
+        R = R[s.rows]
+    return np.broadcast_to(np.ascontiguousarray(R, np.uint32).view(F32), (n,)).astype(np.float64)
+
+
 def rule_fog_factor(s: Site) -> np.ndarray:
-    """Native backend only: the blend of an ``ARB_fog_exp``/``ARB_fog_exp2`` option (an LRP
-    without a statement, whose factor f = 2^x the driver computes with its own EX2 inside its
-    fixed-function fog, which no probe can read) within the bound that f's error carries:
+    """Native backend only: the blend of an ``ARB_fog_*`` option (an LRP without a statement,
+    whose factor f the driver computes inside its fixed-function fog, which no probe can read)
+    within the bound that f's error carries, times |b - c|, plus 1e-5 of the blend's terms
+    (ARBfp 3.11.4.5.1, fog applied to the clamped colour).  exp/exp2 (f = 2^x by EX2):
     |Δf| <= 8 ulp(f) (EX2, compare.INEXACT) + 1e-5·f·|ln f| (x known to GL 2.1 §2.1.1's 1 part
-    in 10^5; d(2^x) = 2^x ln2 dx) + 2^-24, times |b - c|, plus 1e-5 of the blend's terms
-    (ARBfp 3.11.4.5.1, fog applied to the clamped colour).  Verdict ``tolerance``."""
+    in 10^5; d(2^x) = 2^x ln2 dx) + 2^-24; linear (f = (end - c)·scale): 1e-5·(|end| +
+    |c|)·|scale| + 1e-5·f + ulp(f), from the executor's fog parameters and coordinate.
+    Verdict ``tolerance``."""
     n = len(s.exe)
     prog = s.op.st.program
-    if s.backend != "native" or s.ins.span is not None or s.ins.op != "LRP" or \
-            not any(i.op == "EX2" and i.span is None for i in prog.instructions):
+    if s.backend != "native" or s.ins.span is not None or s.ins.op != "LRP":
+        return np.zeros((n, 4), bool)
+    exp = any(i.op == "EX2" and i.span is None for i in prog.instructions)
+    linear = None if exp else next((i for i in prog.instructions
+                                    if i.op == "SUB" and i.span is None), None)
+    if not exp and linear is None:
         return np.zeros((n, 4), bool)
     a, b, c = (np.broadcast_to(np.asarray(o, F32).reshape(n, -1), (n, 4)).astype(np.float64)
                for o in s.operands[:3])
     with np.errstate(all="ignore"):
         f = np.abs(a)
         ulp = np.spacing(np.asarray(f, F32)).astype(np.float64)
-        df = 8 * ulp + 1e-5 * f * np.abs(np.log(np.where(f > 0, f, 1.0))) + 2.0 ** -24
+        if exp:
+            df = 8 * ulp + 1e-5 * f * np.abs(np.log(np.where(f > 0, f, 1.0))) + 2.0 ** -24
+        else:
+            # linear: f = (end - c) * scale, each operation to 1 part in 10^5 of its terms
+            end, fogc = (_register_component(s, src) for src in linear.srcs)
+            scale = _register_component(s, next(i for i in prog.instructions if i.op == "MUL"
+                                                and i.span is None).srcs[1])
+            df = (1e-5 * (np.abs(end) + np.abs(fogc)) * np.abs(scale))[:, None] + \
+                1e-5 * f + ulp
         bound = df * np.abs(b - c) + GL_RELATIVE * (np.abs(a * b) + np.abs((1 - a) * c))
         e = np.ascontiguousarray(s.exe).view(F32).astype(np.float64)
         g = np.ascontiguousarray(s.imp).view(F32).astype(np.float64)
@@ -927,6 +963,7 @@ def rule_rough_power(s: Site) -> np.ndarray:
 #: running again with another value, see replay.ReplayHook.perturb) or recomputed
 RULES = (
     ("signedzero", rule_signedzero, "result", False),
+    ("signedzero", rule_fixed_function_signedzero, "result", False),
     ("ftz", rule_ftz, "any", False),
     ("ftz", rule_ftz_multistep, "result", True),
     ("nonfinite", rule_nonfinite, "any", True),
