@@ -141,28 +141,36 @@ def probe_slots(stage: Stage, keys: list[str]) -> tuple[list[str], set[int]]:
     return slots, busy
 
 
-def tail_writers(program: Program) -> dict[int, str]:
-    """Fragment instructions without a statement (a fog option's blend) that write an output
-    last, in execution order -> its binding: their value is the output itself, read from a run
-    of the text without KILs."""
-    if program.stage != Stage.FRAGMENT:
-        return {}
+#: outputs whose capture holds all four components (the scalar ones -- depth, point size,
+#: fog coordinate -- arrive as one component)
+_SCALAR = ("result.depth", "result.pointsize", "result.fogcoord")
+
+
+def final_writers(program: Program) -> dict[int, str]:
+    """Instructions that write an output last, in execution order -> its binding: their value
+    is the output itself.  Read from the ORIGINAL run's capture, not from a probed compilation:
+    Mesa reassociates and contracts a chain of ARB instructions (they are not exact) and the
+    probes' extra reads of intermediate values change what it does, so the last value is the
+    one the program really produced; the instructions before it are probed.  Statement-less
+    ones (a fog option's blend) have no other probe."""
     from .trace import execution_order
     order = execution_order(program)
     out = {}
     for pos, k in enumerate(order):
         ins = program.instructions[k]
         reg = program.registers.get(ins.dst.reg) if ins.dst is not None else None
-        if ins.span is not None or reg is None or reg.kind != RegKind.OUTPUT or \
-                not reg.bindings or reg.bindings[0] is None:
+        if reg is None or reg.kind != RegKind.OUTPUT or not reg.bindings or \
+                reg.bindings[0] is None or reg.size is not None:
             continue
         later = any(program.instructions[j].dst is not None and
                     program.instructions[j].dst.reg == ins.dst.reg and
                     any(a and b for a, b in zip(program.instructions[j].dst.mask, ins.dst.mask))
                     for j in order[pos + 1:])
-        if not later:
-            key = reg.bindings[0].text()
-            out[k] = "result.color" if key == "result.color[0]" else key
+        key = reg.bindings[0].text()
+        key = "result.color" if key == "result.color[0]" else key
+        key = "result.texcoord[0]" if key == "result.texcoord" else key
+        if not later and key not in _SCALAR:
+            out[k] = key
     return out
 
 
@@ -189,10 +197,9 @@ class TextProbe:
             if (cond is not None and cond.rule != "TR") or ins.cc_update is not None:
                 raise ProbeRefused(f"native probes of condition codes ({ins.op} at line "
                                    f"{ins.span.line}) are not implemented")
-        if not self.slots:
-            raise ProbeRefused("the program writes every output a probe could use")
         self.keys = keys
-        self.tail = tail_writers(program)
+        self.finals = final_writers(program)
+        self.cap = None         # the original run's capture (set by the caller)
 
     # ---- the text ---------------------------------------------------------------------------
     def instrumented(self, probes: list[tuple[int, str]]) -> str:
@@ -250,16 +257,19 @@ class TextProbe:
             if reg is not None and reg.dtype in (DataType.INT, DataType.UINT) and \
                     self.program.dialect.startswith("ARB"):
                 continue                # an ARB address register: no MOV reads it
-            if ins.span is not None and ins.dst is not None:
-                values.append((i, k))
-            elif k in self.tail:
+            if k in self.finals and self.cap is not None and \
+                    self.finals[k] in self.cap.outputs:
                 tails.append((i, k))
+            elif ins.span is not None and ins.dst is not None:
+                values.append((i, k))
         inputs = {key: v for key, v in gen.inputs.items() if key not in gen.builtin}
         executor = None
         if self.program.stage == Stage.VERTEX:
             from .core import run_executor
             executor = _Recorder(self.program, lanes)
             run_executor(self.program, gen, lanes, hooks=executor)
+        if values and not self.slots:
+            raise ProbeRefused("the program writes every output a probe could use")
         per = len(self.slots)
         for b in range(0, len(values), per):
             group = values[b:b + per]
@@ -277,10 +287,20 @@ class TextProbe:
                 if executor is not None and k in executor.values:
                     imp[i] = zero_sign_unobservable(imp[i], executor.values[k])
         if tails:
-            keys = sorted({self.tail[k] for _, k in tails})
-            cap = runner.run_fragment(self.instrumented([]), lanes, inputs, gen.params, keys,
-                                      gen.textures, gen.shadow)
+            killed = getattr(self.cap, "killed", None)
+            kil_less = None
+            if killed is not None and killed.any():
+                # lanes the original run killed wrote nothing: their values from a run of the
+                # text without KILs
+                keys = sorted({self.finals[k] for _, k in tails})
+                kil_less = runner.run_fragment(self.instrumented([]), lanes, inputs,
+                                               gen.params, keys, gen.textures, gen.shadow)
             for i, k in tails:
-                if self.tail[k] in cap.outputs:
-                    imp[i] = np.asarray(cap.outputs[self.tail[k]], np.uint32)
+                words = np.array(self.cap.outputs[self.finals[k]], np.uint32)
+                if kil_less is not None and self.finals[k] in kil_less.outputs:
+                    words[killed] = np.asarray(kil_less.outputs[self.finals[k]],
+                                               np.uint32)[killed]
+                if executor is not None and k in executor.values:
+                    words = zero_sign_unobservable(words, executor.values[k])
+                imp[i] = words
         return {}, imp

@@ -257,6 +257,7 @@ def verify_program(text: str, program, rep, *, lanes: int, seed: int, runner=Non
     _note_inputs(rep, run.gen, run.diffs)
     try:
         probe = TextProbe(text, program, keys)
+        probe.cap = run.cap
         _explain(program, facts, None, reflection_for(keys), lanes, runner, rep, run,
                  max_reported, probe=probe)
     except (ProbeRefused, HarnessLimit) as e:
