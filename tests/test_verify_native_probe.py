@@ -168,3 +168,61 @@ def test_vertex_probes_localize_the_first_wrong_instruction(monkeypatch):
     assert rep.status == "mismatch"
     assert rep.reason == "localized: divergence at 'MUL.F r, vertex.attrib[1], vertex.attrib[2]' " \
                          "(line 4)"
+
+
+def _mesa(r) -> bool:
+    return "Mesa" in r.gl.describe()
+
+
+@pytest.mark.xfail(strict=True, reason="Mesa defect: its ARB lexer takes '.w' of "
+                   "'vertex.weight' as a write mask (\"unexpected MASK1\"), although the ARBvp "
+                   "grammar has <vtxAttribItem> ::= \"weight\" <vtxOptWeightNum> "
+                   "(ARB_vertex_program section 2.14.3.1); OGRE's terrain programs hit it")
+def test_driver_accepts_vertex_weight():
+    r = runner_or_skip()
+    if not _mesa(r):
+        pytest.xfail("the defect is Mesa's; this driver is another")   # keeps strict honest
+    r.gl.use()
+    try:        # raises native.Refused on Mesa 22.3: the expected failure
+        r.load("!!ARBvp1.0\nATTRIB w = vertex.weight;\nMOV result.position, w;\nEND\n")
+    finally:
+        r._cleanup()
+
+
+def test_uninitialized_temporary_is_the_programs_own_undefined_behaviour():
+    """ARB_vertex_program issue 16 / table X: temporaries start undefined.  The driver's
+    garbage is a free value (verdict undefined), and the run that removes the read (R1
+    written first) passes without it."""
+    r = runner_or_skip()
+    text = "!!ARBfp1.0\nTEMP R0, R1;\nMOV R0, -R1;\nMOV result.color, R0;\nEND\n"
+    rep = verify_source(text, "u.fp", backend="native", runner=r, lanes=256)
+    assert rep.status == "pass", rep.reason
+    if rep.reason:
+        assert "undefined" in rep.reason
+    fixed = text.replace("MOV R0, -R1;", "MOV R1, fragment.color;\nMOV R0, -R1;")
+    rep = verify_source(fixed, "u.fp", backend="native", runner=r, lanes=256)
+    assert rep.status == "pass" and "undefined" not in rep.reason, rep.reason
+
+
+def test_relative_index_out_of_range_is_undefined():
+    """ARB_vertex_program: "If the computed offset is negative or exceeds the size of the
+    array, the results of the access are undefined" -- the executor's clamp is one choice."""
+    r = runner_or_skip()
+    text = ("!!ARBvp1.0\nPARAM a[2] = { program.env[0..1] };\nADDRESS A0;\n"
+            "ARL A0.x, vertex.position.w;\nMOV result.position, a[A0.x];\nEND\n")
+    rep = verify_source(text, "a.vp", backend="native", runner=r, lanes=256)
+    assert rep.status == "pass", rep.reason
+    assert "undefined" in rep.reason
+
+
+def test_fog_without_a_colour_write_is_not_compared():
+    """ARBfp issue 7: a program writing no colour leaves the final colour undefined, fog or
+    not (Mesa's blend of it returns garbage even where the factor makes the colour irrelevant;
+    with the colour written the same fog matches)."""
+    r = runner_or_skip()
+    rep = verify_source("!!ARBfp1.0\nOPTION ARB_fog_linear;\nEND\n", "f.fp", backend="native",
+                        runner=r, lanes=64)
+    assert rep.status == "skipped" and "ARBfp issue 7" in rep.reason
+    rep = verify_source("!!ARBfp1.0\nOPTION ARB_fog_exp2;\nMOV result.color, fragment.color;"
+                        "\nEND\n", "f.fp", backend="native", runner=r, lanes=256)
+    assert rep.status == "pass", rep.reason
