@@ -226,3 +226,19 @@ def test_fog_without_a_colour_write_is_not_compared():
     rep = verify_source("!!ARBfp1.0\nOPTION ARB_fog_exp2;\nMOV result.color, fragment.color;"
                         "\nEND\n", "f.fp", backend="native", runner=r, lanes=256)
     assert rep.status == "pass", rep.reason
+
+
+def test_sink_outputs_keeps_offsets_and_turns_output_declarations_into_temps():
+    from xlate.verify.native_probe import SINK_NAME, sink_outputs
+    text = ("!!ARBvp1.0\nOUTPUT oT = result.texcoord[3];  # result.texcoord[1] in a comment\n"
+            "MOV result.texcoord[1].xy, vertex.position;\nMOV oT, vertex.position;\n"
+            "MOV result.color.back.secondary, vertex.color;\n"
+            "MOV result.position, vertex.position;\nEND\n")
+    blank = text.replace("# result.texcoord[1] in a comment", " " * 33)
+    out = sink_outputs(text, blank)
+    assert len(out) == len(text)
+    assert out.splitlines()[1].startswith("TEMP oT;")
+    assert "# result.texcoord[1] in a comment" in out          # comments untouched
+    assert f"MOV {SINK_NAME}           .xy, vertex.position;" in out
+    assert f"MOV {SINK_NAME}" in out.splitlines()[4]
+    assert "MOV result.position, vertex.position;" in out

@@ -174,6 +174,31 @@ def final_writers(program: Program) -> dict[int, str]:
     return out
 
 
+SINK_NAME = "xv_probe_sink"
+_SUNK = re.compile(r"\bresult\.(?:texcoord(?:\s*\[\s*\d+\s*\])?|"
+                   r"color(?:\.(?:front|back))?(?:\.(?:primary|secondary))?)(?![\w\[])")
+_OUTPUT_DECL = re.compile(r"\bOUTPUT(\s+\w+\s*=\s*)(result\.[^;]*);")
+
+
+def sink_outputs(text: str, blank: str) -> str:
+    """The text with every texture-coordinate and colour output replaced by the harness
+    temporary :data:`SINK_NAME` (``OUTPUT`` declarations of them become ``TEMP``), padded with
+    blanks so that every offset stays valid."""
+    out = list(text)
+
+    def put(start, end, new):
+        out[start:end] = list(new.ljust(end - start))
+
+    for m in _OUTPUT_DECL.finditer(blank):
+        if _SUNK.fullmatch(m.group(2).strip()):
+            name = m.group(1).split("=")[0].strip()
+            put(m.start(), m.end(), f"TEMP {name};")
+    for m in _SUNK.finditer(blank):
+        if "".join(out[m.start():m.end()]) == text[m.start():m.end()]:   # not a declaration
+            put(m.start(), m.end(), SINK_NAME)
+    return "".join(out)
+
+
 class TextProbe:
     """A probe function for :func:`replay.replay` (``trace._probe_events``'s signature) that
     instruments the original text (module docstring) and runs it on ``runner`` (a
@@ -185,6 +210,16 @@ class TextProbe:
         self.blank = re.sub(r"#[^\n]*", lambda m: " " * len(m.group()), text)
         self.starts = _line_starts(text)
         self.slots, self.busy_tc = probe_slots(program.stage, keys)
+        # a vertex program writing (nearly) every texture coordinate: in probe runs its own
+        # coordinate and colour outputs go to a harness temporary (only the probes are read
+        # there; the outputs come from the original run)
+        self.base = self.text
+        self.sunk = program.stage == Stage.VERTEX and len(self.slots) < 3
+        if self.sunk:
+            self.base = sink_outputs(self.text, self.blank)
+            self.slots = [f"result.texcoord[{n}]" for n in range(7)] + \
+                ["result.color", "result.color.secondary"]
+            self.busy_tc = set()
         for k, ins in enumerate(program.instructions):
             if ins.span is None:
                 continue
@@ -211,15 +246,17 @@ class TextProbe:
         for k, slot in probes:
             ins = self.program.instructions[k]
             start, end = statement_extent(self.text, self.blank, self.starts, ins.span)
-            d0, d1, name, mask = destination(self.blank, start, end)
+            d0, d1, _, mask = destination(self.blank, start, end)
+            name = self.base[d0:d1].strip()
+            name = name[:-len(mask)].strip() if mask else name
             reg = self.program.registers.get(ins.dst.reg)
             # a declared temporary can be read back; anything else (a result binding, an
             # OUTPUT name, the register a fog option gives result.color) cannot
-            if reg is None or reg.kind != RegKind.TEMP or reg.implicit or \
-                    name.startswith("result."):
+            if (reg is None or reg.kind != RegKind.TEMP or reg.implicit or
+                    name.startswith("result.")) and name != SINK_NAME:
                 need_temp = True
                 edits.append((d0, d1, TEMP_NAME + mask))
-                edits.append((end, end, f"\nMOV {self.text[d0:d1]}, {TEMP_NAME};"
+                edits.append((end, end, f"\nMOV {self.base[d0:d1].strip()}, {TEMP_NAME};"
                                         f"\nMOV {slot}, {TEMP_NAME};"))
             else:
                 edits.append((end, end, f"\nMOV {slot}, {name};"))
@@ -231,7 +268,10 @@ class TextProbe:
         if need_temp:
             at = _prologue_at(self.text)
             edits.append((at, at, f"\nTEMP {TEMP_NAME};"))
-        out = self.text
+        if self.sunk:
+            at = _prologue_at(self.text)
+            edits.append((at, at, f"\nTEMP {SINK_NAME};"))
+        out = self.base
         for start, end, new in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
             out = out[:start] + new + out[end:]
         if self.program.stage == Stage.FRAGMENT and probes:
