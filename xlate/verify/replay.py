@@ -78,7 +78,9 @@ def _moved(words: np.ndarray, k: int, is_float: bool) -> np.ndarray:
     words = np.ascontiguousarray(words, np.uint32)
     with np.errstate(all="ignore"):
         if is_float:
-            moved = (words.view(np.float32) + np.float32(1.0 + 0.0625 * (k % 61))).view(np.uint32)
+            # (not 1.0: a free value is often 1.0 or 0.0, and -0.0 + 1.0 would meet it)
+            step = np.float32(1.0234375 + 0.0625 * (k % 61))
+            moved = (words.view(np.float32) + step).view(np.uint32)
             # a value too large for the step to change it (1e33 + 1.0 == 1e33): another
             # mantissa bit instead, so that it does move
             return np.where(moved == words, words ^ np.uint32(0x00200000 >> (k % 8)), moved)
