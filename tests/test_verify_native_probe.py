@@ -239,6 +239,6 @@ def test_sink_outputs_keeps_offsets_and_turns_output_declarations_into_temps():
     assert len(out) == len(text)
     assert out.splitlines()[1].startswith("TEMP oT;")
     assert "# result.texcoord[1] in a comment" in out          # comments untouched
-    assert f"MOV {SINK_NAME}     .xy, vertex.position;" in out       # 18 characters kept
+    assert f"MOV {SINK_NAME}           .xy, vertex.position;" in out   # 18 characters kept
     assert f"MOV {SINK_NAME}" in out.splitlines()[4]
     assert "MOV result.position, vertex.position;" in out

@@ -174,7 +174,8 @@ def final_writers(program: Program) -> dict[int, str]:
     return out
 
 
-SINK_NAME = "xv_probe_sink"
+#: no longer than the shortest binding it replaces (``result.color``): offsets stay valid
+SINK_NAME = "xv_sink"
 _SUNK = re.compile(r"\bresult\.(?:texcoord(?:\s*\[\s*\d+\s*\])?|"
                    r"color(?:\.(?:front|back))?(?:\.(?:primary|secondary))?)(?![\w\[])")
 _OUTPUT_DECL = re.compile(r"\bOUTPUT(\s+\w+\s*=\s*)(result\.[^;]*);")
@@ -187,6 +188,7 @@ def sink_outputs(text: str, blank: str) -> str:
     out = list(text)
 
     def put(start, end, new):
+        assert len(new) <= end - start, (new, start, end)
         out[start:end] = list(new.ljust(end - start))
 
     for m in _OUTPUT_DECL.finditer(blank):
