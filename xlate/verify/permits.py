@@ -677,6 +677,9 @@ def _candidates(per_comp, ops):
 #: operations only round (selects, compares, moves and conversions have nothing to round;
 #: the approximate opcodes have their own bounds in compare.INEXACT)
 _ARITHMETIC = frozenset("ADD SUB MUL MAD DP2 DP2A DP3 DP4 DPH LRP XPD X2D DST RCP".split())
+#: approximate opcodes: GL's 1 part in 10^5 of the result itself where that is looser than
+#: their compare.INEXACT bound (ARBvp's EX2/LG2/POW "Approx..." name no accuracy of their own)
+_APPROXIMATE = frozenset("EX2 LG2 POW RSQ SIN COS".split())
 
 
 def _magnitude(s: Site, ops) -> np.ndarray | None:
@@ -684,8 +687,11 @@ def _magnitude(s: Site, ops) -> np.ndarray | None:
     for one operation) -- the scale GL's "1 part in 10^5" is taken of."""
     op = s.ins.op
     a = ops[0] if ops else None
+    if op in _APPROXIMATE:
+        return np.abs(np.ascontiguousarray(s.exe).view(F32).astype(np.float64))
     if op in ("ADD", "SUB"):
-        return np.abs(a + ops[1] if op == "ADD" else a - ops[1])
+        # the operands are themselves results known to 1 part in 10^5: |a| + |b|
+        return np.abs(a) + np.abs(ops[1])
     if op == "MUL":
         return np.abs(a * ops[1])
     if op == "RCP":
@@ -712,12 +718,14 @@ def _magnitude(s: Site, ops) -> np.ndarray | None:
 def rule_gl_precision(s: Site) -> np.ndarray:
     """Native backend only: float arithmetic (:data:`_ARITHMETIC`) within GL 2.1 §2.1.1's
     "about 1 part in 10^5" (ARB_fragment_program issue 3, ARB_vertex_program issue 22) of the
-    executor's result -- 1e-5 of the operation's exact value, or for compound operations
-    (MAD, dot products, LRP, XPD, X2D) of the sum of the magnitudes of the terms they add, the
-    bound each of its individual operations keeps; computed from the executor's operands.
+    executor's result -- 1e-5 of the sum of the magnitudes of the terms the instruction adds
+    (ADD/SUB |a| + |b|: the operands are themselves results known to that precision; MUL |ab|;
+    MAD, dot products, LRP, XPD, X2D their products and addends; RCP |1/a|), computed from the
+    executor's operands.
     Verdict ``tolerance``."""
     n = len(s.exe)
-    if s.backend != "native" or s.op.rt != DataType.FLOAT or s.ins.op not in _ARITHMETIC:
+    if s.backend != "native" or s.op.rt != DataType.FLOAT or \
+            (s.ins.op not in _ARITHMETIC and s.ins.op not in _APPROXIMATE):
         return np.zeros((n, 4), bool)
     ops = [np.broadcast_to(np.asarray(o, F32).astype(np.float64).reshape(n, -1), (n, 4))
            if np.ndim(o) > 1 and np.shape(o)[-1] in (1, 4) else
@@ -827,13 +835,14 @@ def rule_uninitialized(s: Site) -> np.ndarray:
     return np.broadcast_to(free, (n, 4)).copy()
 
 
-def rule_fixed_function_signedzero(s: Site) -> np.ndarray:
-    """Native backend only: both results are zeros, at an instruction made from an option's
-    fixed-function work (no statement; a move included): the driver's fixed-function clamp
-    of -0.0 (ARBfp 3.11.4.5.1's "clamped color") need not keep IEEE's sign of a zero, which
-    the GL's fixed-function arithmetic never promised (GL 2.1 §2.1.1).  Verdict
-    ``signedzero``."""
-    if s.backend != "native" or s.ins.span is not None:
+def rule_native_signedzero(s: Site) -> np.ndarray:
+    """Native backend only: both results are zeros, at any instruction (a move, a negation,
+    the fixed-function clamp of an option's fog blend included): GL 2.1 §2.1.1's floating-point
+    model has no signed zero -- it asks for "about 1 part in 10^5" and lets 0 * x be 0 --
+    and the ARB specs define their operations on it (ARBvp issue 22); Mesa folds a negated
+    product of zero to +0.0.  (The translation path keeps the stricter rule_signedzero:
+    ``precise`` GLSL moves keep a zero's sign.)  Verdict ``signedzero``."""
+    if s.backend != "native":
         return np.zeros(s.exe.shape, bool)
     return ((s.exe & 0x7FFFFFFF) == 0) & ((s.imp & 0x7FFFFFFF) == 0)
 
@@ -963,7 +972,7 @@ def rule_rough_power(s: Site) -> np.ndarray:
 #: running again with another value, see replay.ReplayHook.perturb) or recomputed
 RULES = (
     ("signedzero", rule_signedzero, "result", False),
-    ("signedzero", rule_fixed_function_signedzero, "result", False),
+    ("signedzero", rule_native_signedzero, "result", False),
     ("ftz", rule_ftz, "any", False),
     ("ftz", rule_ftz_multistep, "result", True),
     ("nonfinite", rule_nonfinite, "any", True),
