@@ -242,3 +242,25 @@ def test_sink_outputs_keeps_offsets_and_turns_output_declarations_into_temps():
     assert f"MOV {SINK_NAME}           .xy, vertex.position;" in out   # 18 characters kept
     assert f"MOV {SINK_NAME}" in out.splitlines()[4]
     assert "MOV result.position, vertex.position;" in out
+
+
+def test_vertex_program_writing_every_texture_coordinate_is_captured():
+    """No coordinate is left for the harness's position: texcoord[7] is captured by a second
+    run that writes it to coordinate 0 (and sinks the program's own coordinate 0)."""
+    r = runner_or_skip()
+    body = "".join(f"ADD result.texcoord[{n}], vertex.attrib[1], {{{n}, 0, 0, 0}};\n"
+                   for n in range(8))
+    text = ("!!ARBvp1.0\nOUTPUT last = result.texcoord[7];\nMOV result.position, "
+            "vertex.position;\n" + body.replace("result.texcoord[7]", "last") + "END\n")
+    rep = verify_source(text, "t.vp", backend="native", runner=r, lanes=64)
+    assert rep.status == "pass", rep.reason
+    assert rep.compared == 64 * 4 * 9
+    # the second run's coordinate 7 is the program's (attribute + 7), not the position
+    from xlate.verify.native_verify import _run_vertex_outputs, output_keys
+    attr = np.tile(np.array([0.5, 1, 2, 3], np.float32), (4, 1))
+    r.gl.use()
+    got = _run_vertex_outputs(text, r, 4, {"vertex.attrib[1]": attr.view(np.uint32),
+                                           "vertex.position": np.zeros((4, 4), np.uint32)},
+                              {}, output_keys(parse(text)))
+    assert got["result.texcoord[7]"][0].view(np.float32).tolist() == [7.5, 1, 2, 3]
+    assert got["result.texcoord[0]"][0].view(np.float32).tolist() == [0.5, 1, 2, 3]

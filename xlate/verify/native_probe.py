@@ -181,24 +181,36 @@ _SUNK = re.compile(r"\bresult\.(?:texcoord(?:\s*\[\s*\d+\s*\])?|"
 _OUTPUT_DECL = re.compile(r"\bOUTPUT(\s+\w+\s*=\s*)(result\.[^;]*);")
 
 
-def sink_outputs(text: str, blank: str) -> str:
-    """The text with every texture-coordinate and colour output replaced by the harness
-    temporary :data:`SINK_NAME` (``OUTPUT`` declarations of them become ``TEMP``), padded with
-    blanks so that every offset stays valid."""
+def sink_outputs(text: str, blank: str, keys=None) -> str:
+    """The text with every texture-coordinate and colour output (those among ``keys``,
+    canonical binding texts, when given) replaced by the harness temporary
+    :data:`SINK_NAME` (``OUTPUT`` declarations of them become ``TEMP``), padded with blanks
+    so that every offset stays valid."""
+    from .native import _RESULT, canonical_result
     out = list(text)
+
+    def chosen(binding: str) -> bool:
+        m = _RESULT.match(binding.strip())
+        return keys is None or (m is not None and canonical_result(m) in keys)
 
     def put(start, end, new):
         assert len(new) <= end - start, (new, start, end)
         out[start:end] = list(new.ljust(end - start))
 
     for m in _OUTPUT_DECL.finditer(blank):
-        if _SUNK.fullmatch(m.group(2).strip()):
+        if _SUNK.fullmatch(m.group(2).strip()) and chosen(m.group(2)):
             name = m.group(1).split("=")[0].strip()
             put(m.start(), m.end(), f"TEMP {name};")
     for m in _SUNK.finditer(blank):
-        if "".join(out[m.start():m.end()]) == text[m.start():m.end()]:   # not a declaration
-            put(m.start(), m.end(), SINK_NAME)
+        if "".join(out[m.start():m.end()]) == text[m.start():m.end()] and chosen(m.group()):
+            put(m.start(), m.end(), SINK_NAME)       # (not inside a declaration replaced)
     return "".join(out)
+
+
+def declare_sink(text: str) -> str:
+    """``TEMP`` :data:`SINK_NAME` after the header and options."""
+    from .native import insert_prologue
+    return insert_prologue(text, [f"TEMP {SINK_NAME};"])
 
 
 class TextProbe:
