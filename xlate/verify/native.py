@@ -5,9 +5,11 @@ Why: the ``gl``/``vulkan`` backends check the *translation*; both sides of that 
 read the specs through this project's eyes (the executor and the translator).  Here the
 driver's own implementation of ARB_vertex_program / ARB_fragment_program (Mesa: the
 compatibility profile; NVIDIA: every NV dialect) runs the program text, so a difference
-points at the executor's reading of a spec or at the driver.  There is no GLSL step, hence no
-localization (``trace`` instruments the IR and re-translates): a difference is reported per
-lane and component, with the lane's inputs.
+points at the executor's reading of a spec or at the driver.  Outputs are compared bit for bit
+and every difference goes through the replay (:mod:`replay`, :mod:`permits`) as a
+translation's does, with the implementation's values probed from the instrumented original
+text (:mod:`native_probe`); the pipeline is :mod:`native_verify`.  This module is the driver
+interface: loading, the interface edits below, feeding and capturing.
 
 Loading (:func:`load_target`): the header picks the target -- ``!!ARBvp1.0``/``!!NVvp4.0``
 GL_VERTEX_PROGRAM_ARB, ``!!ARBfp1.0``/``!!NVfp4.0`` GL_FRAGMENT_PROGRAM_ARB, ``!!NVgp4.0``

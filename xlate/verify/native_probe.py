@@ -288,8 +288,9 @@ class TextProbe:
         out = self.base
         for start, end, new in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
             out = out[:start] + new + out[end:]
-        if self.program.stage == Stage.FRAGMENT and probes:
-            out = add_option(out, "ARB_draw_buffers")
+        if self.program.stage == Stage.FRAGMENT and probes and \
+                self.program.dialect.startswith("ARB"):
+            out = add_option(out, "ARB_draw_buffers")      # (NV_fragment_program4 has them)
         return out
 
     # ---- the replay's interface -------------------------------------------------------------
