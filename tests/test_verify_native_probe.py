@@ -264,3 +264,15 @@ def test_vertex_program_writing_every_texture_coordinate_is_captured():
                               {}, output_keys(parse(text)))
     assert got["result.texcoord[7]"][0].view(np.float32).tolist() == [7.5, 1, 2, 3]
     assert got["result.texcoord[0]"][0].view(np.float32).tolist() == [0.5, 1, 2, 3]
+
+
+def test_dropped_option_keeps_a_statement_on_its_line():
+    """Harness artefact found by the corpus run (mesa-lima vp-tri-invariant.vp): the removed
+    OPTION became a comment that swallowed the MOV after it on the same line."""
+    from xlate.verify import native
+    text = "!!ARBvp1.0\nOPTION ARB_position_invariant ;MOV  result.color, vertex.color;\nEND\n"
+    out = native.drop_option(text, "ARB_position_invariant")
+    assert out == text.replace("OPTION ARB_position_invariant ;", " " * 31)
+    r = runner_or_skip()
+    rep = verify_source(text, "i.vp", backend="native", runner=r, lanes=64)
+    assert rep.status == "pass", rep.reason

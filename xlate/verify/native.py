@@ -210,8 +210,9 @@ def rename_results(text: str, mapping: dict[str, str]) -> str:
 
 
 def drop_option(text: str, option: str) -> str:
-    """Remove ``OPTION <option>;`` (replaced by a comment, offsets of other lines kept)."""
-    return re.sub(rf"\bOPTION\s+{option}\s*;", f"# (harness) OPTION {option} removed", text)
+    """Remove ``OPTION <option>;`` (replaced by blanks: every offset kept, and a statement
+    after it on the same line stays a statement -- a comment would swallow it)."""
+    return re.sub(rf"\bOPTION\s+{option}\s*;", lambda m: " " * len(m.group()), text)
 
 
 def add_option(text: str, option: str) -> str:
