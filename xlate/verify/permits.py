@@ -945,11 +945,14 @@ def rule_rough_power(s: Site) -> np.ndarray:
     more accurate than the underlying EXP and LOG operations", each "accurate to at least 10
     bits": |error| < 2^-11, relative for the exponential): the value within
     2^(±|w|·2^-11)·(1 ± 2^-11) of the executor's, w clamped to ±(128 - 1/256) as the
-    executor clamps it; beyond FLT_MAX, infinity.  Verdict ``tolerance``."""
+    executor clamps it; beyond FLT_MAX, infinity.  ARB fragment programs too: ARBfp 3.11.5.13's
+    pseudo-code names the same RoughApproxPower, though its prose defines ApproxPower through
+    EX2/LG2 without a bound -- read as the vertex program's rough bound (the looser reading;
+    llvmpipe's LIT is 1.35e-3 off at w = 128, beyond 1 part in 10^5).  Verdict ``tolerance``."""
     n = len(s.exe)
     out = np.zeros((n, 4), bool)
     if s.backend != "native" or s.ins.op != "LIT" or \
-            not str(getattr(s.op.st.program, "dialect", "")).startswith("ARBvp"):
+            not str(getattr(s.op.st.program, "dialect", "")).startswith(("ARBvp", "ARBfp")):
         return out
     with np.errstate(all="ignore"):
         w = np.asarray(s.operands[0], F32).reshape(n, -1)[:, -1].astype(np.float64)
