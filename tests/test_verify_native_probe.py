@@ -276,3 +276,24 @@ def test_dropped_option_keeps_a_statement_on_its_line():
     r = runner_or_skip()
     rep = verify_source(text, "i.vp", backend="native", runner=r, lanes=64)
     assert rep.status == "pass", rep.reason
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "executor defect found by the native corpus run (mesa-lima exp-no-w.vp, log.vp), not yet "
+    "fixed: the executor (and xl_exp/xl_log) apply NV_vertex_program's special cases to every "
+    "dialect -- EXP y = 0 when 2^floor(t) underflows, LOG(0).y = 1 -- while ARBvp 2.14.5.9 "
+    "defines result.y = tmp - floor(tmp) and 2.14.5.14 result.y = tmp / 2^floor(log2(tmp)) "
+    "(0/0: NaN for tmp = 0) without exception; the fix needs a per-program rule shared by the "
+    "executor and the GLSL helpers"))
+def test_arbvp_exp_and_log_follow_the_arb_pseudocode():
+    from xlate.exec import execute
+    f32 = lambda *v: np.array(v, np.float32)                      # noqa: E731
+    res = execute("!!ARBvp1.0\nTEMP r;\nEXP r, vertex.attrib[1].x;\n"
+                  "MOV result.texcoord[0], r;\nLOG result.texcoord[1], vertex.attrib[1].y;\n"
+                  "END\n", inputs={"vertex.attrib[1]": f32(-942.0375, 0.0, 0, 0)})
+    words = lambda k: np.ascontiguousarray(res.outputs[k], np.uint32).reshape(-1, 4)[0]  # noqa
+    exp = words("result.texcoord[0]").view(np.float32)
+    log = words("result.texcoord[1]").view(np.float32)
+    assert exp[0] == 0 and log[0] == -np.inf            # what the executor gets right
+    assert exp[1] == np.float32(-942.0375) - np.float32(-943.0)
+    assert np.isnan(log[1])
