@@ -556,6 +556,14 @@ def _has_flow(program: Program) -> bool:
                                        for i in program.instructions)
 
 
+def _prober(probe):
+    """The probe function: ``probe`` or, by default, the IR probes of the translation."""
+    if probe is not None:
+        return probe
+    from .trace import _probe_events
+    return _probe_events
+
+
 def probe_values(program: Program, gen, runner, lanes: int,
                  probe=None) -> dict[int, ImplValues]:
     """The implementation's last value of every writing instruction, and -- in programs with
@@ -643,13 +651,6 @@ def _probe_passes(program: Program, gen, runner, lanes: int, values: dict[int, I
                 values[events[i][1]].nth[q] = np.asarray(imp[i], np.uint32)
                 added = True
     return added
-
-
-def _prober(probe):
-    if probe is not None:
-        return probe
-    from .trace import _probe_events
-    return _probe_events
 
 
 def replay(program: Program, facts, reflection, gen, cap, runner, lanes: int,
