@@ -159,11 +159,12 @@ class ReplayHook:
         self.free_positions = _undefined_derivatives(program) & set(values)
         self.uninitialized: set[int] = set()
         if backend == "native":
+            from .permits_native import uninitialized_reads
             # the driver's original program reading a temporary never written: a value of
             # whatever the register held, which differs between compilations
             # (permits.rule_uninitialized) -- free whether or not the instruction was probed
             # (a fog option's blend of a colour the program never wrote has no statement)
-            self.uninitialized = set(permits.uninitialized_reads(program))
+            self.uninitialized = set(uninitialized_reads(program))
             self.free_positions |= self.uninitialized
             self.instructions = sorted(set(self.instructions) | self.uninitialized)
             for k in self.uninitialized:
