@@ -98,7 +98,11 @@ def test_wrong_executor_gives_mismatch(monkeypatch):
     monkeypatch.setitem(machine.EXECUTORS, "ADD", lambda x, a, b: a - b)
     rep = verify_source(FP, "fp.fp", backend="native", runner=r, lanes=256)
     assert rep.status == "mismatch"
-    assert "localization is not available for native runs" in rep.reason
+    # the probes of the original text localize it: the ADD is the first departure, and no
+    # rule permits a subtraction's result in its place
+    assert rep.reason == "localized: divergence at 'ADD.F r.x, r.x, fragment.color.y' (line 4)"
+    first = rep.localization[0]
+    assert first["verdict"] == "divergence" and first["instruction"]["index"] == 1
     assert {d.output for d in rep.differences} == {"result.color"}
     assert rep.inputs_of                           # the inputs of differing lanes
 

@@ -10,9 +10,11 @@ NVIDIA driver every NV dialect loads (``tools/gpu_oracle.sh``).
 
 The corpus MANIFEST.tsv ``expected`` column (collected/) marks programs that must be
 rejected: those are counted apart (``rejected as expected`` when xlate reports an error).
-Prints, per folder: programs, passed, mismatched (split: differing only with edge inputs --
-NaN/Inf/huge -- or also with finite inputs), unsupported (grouped by reason), errors,
-skipped, and the mean seconds per program.  Exit 0 always (a report, not a gate).
+Prints, per folder: programs, passed (identical outputs), explained (the outputs differ and
+the replay shows every difference permitted: ``pass``, "differences explained"; counted per
+verdict -- a program can have several), unexplained (``mismatch``; grouped by the replay's
+verdict, or by why nothing was localized), unsupported (grouped by reason), errors, skipped,
+and the mean seconds per program.  Exit 0 always (a report, not a gate).
 """
 from __future__ import annotations
 
@@ -58,9 +60,26 @@ def reason_group(rep) -> str:
     return r[:60]
 
 
+def verdicts(rep, which) -> list[str]:
+    """The replay's verdicts in ``rep`` that are among ``which``, sorted."""
+    return sorted({x.get("verdict") for x in rep.localization if x.get("verdict") in which})
+
+
+def mismatch_group(rep) -> str:
+    from xlate.verify.core import SUSPECT
+    v = verdicts(rep, SUSPECT)
+    if v:
+        return "+".join(v)
+    return rep.reason.split(":", 1)[0] + (": " + rep.reason.split(":", 2)[1].strip()[:50]
+                                          if rep.reason.count(":") >= 2 else "")
+
+
 def summarize(folder: str, reports: list, expected: dict) -> dict:
+    from xlate.verify.core import EXPLAINED
     s = collections.Counter()
     unsupported = collections.Counter()
+    explained = collections.Counter()
+    unexplained = collections.Counter()
     for rep in reports:
         exp = expected.get(os.path.abspath(rep.file), "ok")
         if exp == "error":
@@ -68,13 +87,19 @@ def summarize(folder: str, reports: list, expected: dict) -> dict:
             s["rejected_as_expected" if rep.status in ("error", "unsupported")
               else "accepted_though_expected_error"] += 1
             continue
+        if rep.status == "pass" and rep.reason.startswith("differences explained"):
+            s["explained"] += 1
+            for v in verdicts(rep, EXPLAINED):
+                explained[v] += 1
+            continue
         s[rep.status] += 1
         if rep.status == "mismatch":
-            s["mismatch_finite" if "0 with finite" not in rep.reason else "mismatch_edge_only"] += 1
+            unexplained[mismatch_group(rep)] += 1
         if rep.status == "unsupported":
             unsupported[reason_group(rep)] += 1
     secs = [r.seconds for r in reports]
     return {"folder": folder, "programs": len(reports), "counts": dict(s),
+            "explained_verdicts": dict(explained), "unexplained_groups": dict(unexplained),
             "unsupported_reasons": dict(unsupported),
             "seconds_per_program": round(sum(secs) / max(len(secs), 1), 3)}
 
@@ -116,16 +141,19 @@ def main(argv=None) -> int:
         everything += [dict(r.to_json(), folder=folder,
                             expected=expected.get(os.path.abspath(r.file), "ok"))
                        for r in reports]
-    print("\nfolder                         programs  pass  mismatch(finite/edge-only)  "
-          "unsupported  error  expected-error  s/program")
+    print("\nfolder                         programs  pass  explained  unexplained  "
+          "unsupported  error  skipped  expected-error  s/program")
     for s in summaries:
         c = s["counts"]
         print(f"{s['folder'][-30:]:30} {s['programs']:8} {c.get('pass', 0):5}  "
-              f"{c.get('mismatch', 0):4} ({c.get('mismatch_finite', 0)}/"
-              f"{c.get('mismatch_edge_only', 0)})              {c.get('unsupported', 0):11}  "
-              f"{c.get('error', 0):5}  {c.get('expected_error', 0):14}  "
-              f"{s['seconds_per_program']:9}")
-        for why, n in sorted(s["unsupported_reasons"].items(), key=lambda x: -x[1]):
+              f"{c.get('explained', 0):9}  {c.get('mismatch', 0):11}  "
+              f"{c.get('unsupported', 0):11}  {c.get('error', 0):5}  {c.get('skipped', 0):7}  "
+              f"{c.get('expected_error', 0):14}  {s['seconds_per_program']:9}")
+        for v, n in sorted(s["explained_verdicts"].items(), key=lambda x: (-x[1], x[0])):
+            print(f"    explained   {n:4}  {v}")
+        for why, n in sorted(s["unexplained_groups"].items(), key=lambda x: (-x[1], x[0])):
+            print(f"    unexplained {n:4}  {why}")
+        for why, n in sorted(s["unsupported_reasons"].items(), key=lambda x: (-x[1], x[0])):
             print(f"    unsupported {n:4}  {why}")
     if args.json:
         with open(args.json, "w") as f:

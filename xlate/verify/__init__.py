@@ -16,7 +16,9 @@ Modules:
 * ``glapi``    ctypes OpenGL over EGL (core and compatibility contexts)
 * ``gl``       the harness: transform feedback / render targets, GLSL interface edits
 * ``vulkan``   the same harness on Vulkan (``--backend vulkan``; the ``vulkan`` package)
-* ``native``   the original program through ``glProgramStringARB`` (``--backend native``)
+* ``native``   the original program through ``glProgramStringARB`` (``--backend native``):
+               the driver interface; ``native_verify`` its pipeline, ``native_probe`` probes
+               of the original text for the replay
 * ``compare``  the strict comparison, the approximate opcodes' bounds, ``EXPLANATIONS``
 * ``trace``    probes: instrumenting a program so both sides show an instruction's value
 * ``replay``   the executor replayed against the implementation's probed values
@@ -29,7 +31,8 @@ Modules:
 
 Verdicts (``permits``, spec passages in ``compare.EXPLANATIONS``): the freedoms ``tolerance``,
 ``ftz``, ``signedzero``, ``nonfinite``, ``range``, ``undefined``, ``boundary``, ``lod``,
-``implementation`` and ``downstream`` (computed from a free value), each adopted only where
+``implementation``, ``reassociated`` (native only: a sum of products added in another order or
+fused) and ``downstream`` (computed from a free value), each adopted only where
 its rule holds; and the unexplained ``divergence`` (a result differs), ``cc`` (a condition
 test's outcome), ``flow`` (the executor ran an instruction more often), ``interface`` (every
 probed value agreed, an output does not).  A program passes when the executor, adopting the

@@ -78,7 +78,10 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
         "(EX2 8 ulp; LG2 8 ulp or 2^-17; POW/LIT 4096 ulp or 2^-20; SIN/COS/SCS 16 ulp or "
         "2^-20; RSQ 2 ulp; NRM/RFL 4 ulp; EXP 4096 ulp; LOG 4096 ulp or 2^-11; filtered TEX* "
         "2^-7) of the executor's result for the same operands; adopted, and every later "
-        "instruction must then agree exactly"),
+        "instruction must then agree exactly.  Native backend only, GL 2.1 §2.1.1's \"about 1 "
+        "part in 10^5\" for float arithmetic: permits.rule_gl_precision, within 1e-5 of the "
+        "sum of the magnitudes of the terms the instruction adds (its exact value for one "
+        "operation), from the executor's operands"),
     "range": (
         "NV_gpu_program4 2.X.8.Z SIN/COS (ApproxSine/ApproxCosine: no precision is required); "
         "GLSL 4.50 §8.1 sin/cos carry no precision guarantee",
@@ -134,6 +137,14 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
         "depends on the implementation's rounding of u = s * width",
         "permits.rule_boundary: the value equals the lookup recomputed with the coordinates "
         "moved one ulp down or up"),
+    "reassociated": (
+        "native backend (the driver's own ARB program): GL 2.1 §2.1.1 asks of floating-point "
+        "results only \"about 1 part in 10^5\" (ARB_fragment_program issue 3, "
+        "ARB_vertex_program issue 22: no order is required for compound operations such as "
+        "DP4)",
+        "permits.rule_reassociated: the value equals the instruction (MAD, DPn, DPH, DP2A, "
+        "X2D, LRP, XPD) recomputed with its products added in another order, each rounded or "
+        "fused into the addition (FMA)"),
 }
 
 F32_MIN_NORMAL = np.float32(1.1754943508222875e-38)

@@ -322,7 +322,7 @@ def verify_source(text: str, filename: str, *, lanes: int = 4096, seed: int = 1,
         return rep
     rep.stage, rep.dialect = program.stage.value, program.dialect
     if backend == "native":         # the original text runs on the driver: no translation
-        from .native import verify_program
+        from .native_verify import verify_program
         try:
             verify_program(text, program, rep, lanes=lanes, seed=seed, runner=runner,
                            max_reported=max_reported)
@@ -379,8 +379,8 @@ def _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep):
 
 
 #: verdicts of adopted departures that explain a difference (see :mod:`permits`)
-EXPLAINED = ("signedzero", "ftz", "nonfinite", "tolerance", "range", "undefined", "boundary",
-             "lod", "implementation", "downstream")
+EXPLAINED = ("signedzero", "ftz", "nonfinite", "tolerance", "reassociated", "range", "undefined",
+             "boundary", "lod", "implementation", "downstream")
 #: verdicts of differences nothing explains
 SUSPECT = ("divergence", "cc", "flow", "interface")
 
@@ -445,16 +445,19 @@ def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: i
     _explain(program, facts, glsl, reflection, lanes, runner, rep, run, max_reported)
 
 
-def _explain(program, facts, glsl, reflection, lanes, runner, rep, run, max_reported):
+def _explain(program, facts, glsl, reflection, lanes, runner, rep, run, max_reported,
+             probe=None):
     """Replay the executor against the implementation's probed values (:mod:`replay`): pass
     when the executor, adopting the implementation's value only where a rule of
     :mod:`permits` shows the difference permitted, reproduces every output bit for bit;
-    otherwise mismatch, with the unexplained departures (instruction, lane, operands)."""
+    otherwise mismatch, with the unexplained departures (instruction, lane, operands).
+    ``glsl`` None and ``probe`` given: the native backend (the original text is probed; there
+    is no GLSL to make precise)."""
     from . import gl as glmod
     from .replay import replay
     try:
         out = replay(program, facts, reflection, run.gen, run.cap, runner, lanes,
-                     getattr(runner, "backend", None))
+                     getattr(runner, "backend", None), probe=probe)
     except glmod.GLUnavailable:
         raise
     except glmod.GLError as e:
@@ -504,7 +507,8 @@ def _explain(program, facts, glsl, reflection, lanes, runner, rep, run, max_repo
     first = hook.unexplained[0].to_json(program)["instruction"] if hook.unexplained else None
     where = f" at {first['text']!r} (line {first['line']})" if first else ""
     rep.reason = "localized: " + ", ".join(verdicts) + where
-    if _vanishes_with_precise(program, facts, glsl, reflection, lanes, runner, run):
+    if glsl is not None and _vanishes_with_precise(program, facts, glsl, reflection, lanes,
+                                                   runner, run):
         rep.reason += ("; the differences vanish with 'precise' GLSL: the implementation "
                        "reassociates or contracts float operations")
 

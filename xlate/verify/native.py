@@ -5,9 +5,11 @@ Why: the ``gl``/``vulkan`` backends check the *translation*; both sides of that 
 read the specs through this project's eyes (the executor and the translator).  Here the
 driver's own implementation of ARB_vertex_program / ARB_fragment_program (Mesa: the
 compatibility profile; NVIDIA: every NV dialect) runs the program text, so a difference
-points at the executor's reading of a spec or at the driver.  There is no GLSL step, hence no
-localization (``trace`` instruments the IR and re-translates): a difference is reported per
-lane and component, with the lane's inputs.
+points at the executor's reading of a spec or at the driver.  Outputs are compared bit for bit
+and every difference goes through the replay (:mod:`replay`, :mod:`permits`) as a
+translation's does, with the implementation's values probed from the instrumented original
+text (:mod:`native_probe`); the pipeline is :mod:`native_verify`.  This module is the driver
+interface: loading, the interface edits below, feeding and capturing.
 
 Loading (:func:`load_target`): the header picks the target -- ``!!ARBvp1.0``/``!!NVvp4.0``
 GL_VERTEX_PROGRAM_ARB, ``!!ARBfp1.0``/``!!NVfp4.0`` GL_FRAGMENT_PROGRAM_ARB, ``!!NVgp4.0``
@@ -208,8 +210,9 @@ def rename_results(text: str, mapping: dict[str, str]) -> str:
 
 
 def drop_option(text: str, option: str) -> str:
-    """Remove ``OPTION <option>;`` (replaced by a comment, offsets of other lines kept)."""
-    return re.sub(rf"\bOPTION\s+{option}\s*;", f"# (harness) OPTION {option} removed", text)
+    """Remove ``OPTION <option>;`` (replaced by blanks: every offset kept, and a statement
+    after it on the same line stays a statement -- a comment would swallow it)."""
+    return re.sub(rf"\bOPTION\s+{option}\s*;", lambda m: " " * len(m.group()), text)
 
 
 def add_option(text: str, option: str) -> str:
@@ -500,21 +503,24 @@ class Runner(GLRunner):
 
     # ---- vertex programs --------------------------------------------------------------------
     def run_vertex(self, text: str, lanes: int, inputs: dict[str, np.ndarray],
-                   params: dict[str, np.ndarray], outputs: list[str]) -> dict[str, np.ndarray]:
+                   params: dict[str, np.ndarray], outputs: list[str],
+                   busy_tc=frozenset()) -> dict[str, np.ndarray]:
         """Run a vertex program text on ``lanes`` points; returns output binding -> (lanes, 4)
-        words for each of ``outputs`` the harness can capture."""
+        words for each of ``outputs`` the harness can capture.  ``busy_tc``: texture
+        coordinates the text writes besides ``outputs`` (not free for the position)."""
         self.gl.use()
         try:
-            return self._run_vertex(text, lanes, inputs, params, outputs)
+            return self._run_vertex(text, lanes, inputs, params, outputs, busy_tc)
         finally:
             self._cleanup()
 
-    def _run_vertex(self, text, lanes, inputs, params, outputs):
+    def _run_vertex(self, text, lanes, inputs, params, outputs, busy_tc=frozenset()):
         gl = self.gl
         W, H = WIDTH, max(1, -(-lanes // WIDTH))
         taken = self._vertex_inputs(inputs)
         spare_attr = next((a for a in range(15, 0, -1) if a not in taken), None)
         written_tc = {_index_of(o) for o in outputs if _path_of(o) == "result.texcoord"}
+        written_tc |= set(busy_tc)
         spare_tc = next((k for k in range(7, -1, -1) if k not in written_tc), None)
         if spare_attr is None or spare_tc is None:
             raise HarnessLimit("no free generic attribute / texture coordinate for the "
@@ -774,221 +780,3 @@ def _probe(runner: Runner, stage: str, keys: list[str]) -> dict[str, np.ndarray]
                      + ["END", ""])
     cap = runner.run_fragment(text, 4, {}, {}, outs)
     return {key: cap.outputs[o][0].copy() for o, key in zip(outs, keys)}
-
-
-# ---- verifying one program ------------------------------------------------------------------------
-
-#: output binding -> the name core.compare_all knows its components by (scalar outputs)
-SCALAR_NAMES = {"result.depth": "gl_FragDepth", "result.pointsize": "gl_PointSize",
-                "result.fogcoord": "xv_fogcoord"}
-
-
-def output_keys(program) -> list[str]:
-    """Canonical text of every output binding of the program (one per bound element)."""
-    from ..ir.model import RegKind
-    keys = []
-    for reg in program.registers.values():
-        if reg.kind != RegKind.OUTPUT:
-            continue
-        for b in reg.bindings:
-            if b is not None:
-                k = b.text()
-                k = "result.color" if k == "result.color[0]" else k
-                k = "result.texcoord[0]" if k == "result.texcoord" else k
-                if k not in keys:
-                    keys.append(k)
-    return keys
-
-
-def reflection_for(keys: list[str]) -> dict:
-    """A reflection-like description of the outputs for :func:`core.compare_all`."""
-    outs = []
-    for k in keys:
-        name = SCALAR_NAMES.get(k, k)
-        outs.append({"name": name, "binding": k, "builtin": k in SCALAR_NAMES, "type": "vec4"})
-    return {"outputs": outs, "inputs": [], "uniforms": []}
-
-
-def _fragment_builtins(text: str, lanes: int):
-    """core.builtin_values_for, with the ARB_fragment_coord_* conventions of the program."""
-    from ..ir.model import Stage
-    from .core import builtin_values_for
-    x, y, W, H = quad_layout(lanes, WIDTH)
-    blank = _blank_comments(text)
-    xf, yf = x.astype(np.float32), y.astype(np.float32)
-    if re.search(r"\bARB_fragment_coord_origin_upper_left\b", blank):
-        yf = np.float32(H - 1) - yf
-    values = builtin_values_for(Stage.FRAGMENT, lanes, (xf, yf))
-    if not re.search(r"\bARB_fragment_coord_pixel_center_integer\b", blank):
-        return values
-
-    def integer_centres(key, n):
-        v = values(key, n)
-        if v is not None and key.split("[")[0] == "fragment.position":
-            f = v.view(np.float32).copy()
-            f[:, :2] -= np.float32(0.5)
-            return f.view(np.uint32)
-        return v
-    return integer_centres
-
-
-def _unwritten(program, keys) -> set[tuple[str, int]]:
-    """(output binding, component) no instruction writes: undefined on the driver."""
-    from .core import output_elements
-    elems = output_elements(program)
-    out = set()
-    for k in keys:
-        regs = {r for r, _ in elems.get(k, [])}
-        for c in range(4):
-            if not any(ins.dst is not None and ins.dst.reg in regs and ins.dst.mask[c]
-                       for ins in program.instructions):
-                out.add((k, c))
-    return out
-
-
-#: GL 2.1.1 (as ARB_vertex_program issue 22 and ARB_fragment_program issue 3 summarize it):
-#: "the individual results of floating-point operations must be accurate to about 1 part in
-#: 10^5" -- the ARB programs do not ask for IEEE rounding of each operation (llvmpipe fuses
-#: a*b+c in DP4/MAD), unlike the GLSL the other backends compare with ``precise``
-ARB_RELATIVE = 1e-5
-
-
-def within_precision(d) -> bool:
-    """A float difference between finite values within :data:`ARB_RELATIVE` of the larger."""
-    if d.kind != "value" or d.integer or d.expected is None or d.got is None:
-        return False
-    e, g = np.array([d.expected, d.got], np.uint32).view(np.float32).astype(np.float64)
-    if not (np.isfinite(e) and np.isfinite(g)):
-        return False
-    return abs(e - g) <= ARB_RELATIVE * max(abs(e), abs(g))
-
-
-@dataclass
-class _NativeRun:
-    gen: object
-    diffs: list
-    compared: int
-    precision: int = 0          # differences within the ARB precision requirement
-
-
-def _run_once(text, program, facts, lanes, seed, runner, rep, keys, *, finite=False):
-    """Generate inputs, run the executor and the driver, compare.  None when skipped."""
-    from ..ir.model import Stage
-    from . import core
-    from .inputs import generate
-    stage = program.stage
-    builtins = _fragment_builtins(text, lanes) if stage == Stage.FRAGMENT else \
-        core.builtin_values_for(stage, lanes)
-    gen = generate(program, facts, lanes, seed, finite=finite, builtin_values=builtins)
-    if facts.uses_textures:
-        from .textures import generate_textures, shadow_units
-        gen.textures = generate_textures(program, seed)
-        gen.shadow = shadow_units(program)
-    conform_inputs(gen.inputs)
-    if stage == Stage.FRAGMENT:
-        quad_constant(gen.inputs, gen.builtin)
-    state = [k for k in gen.params if k.startswith("state.")]
-    if state:
-        set_state(runner, gen.params)
-        gen.params.update(read_state(runner, stage.value, state))
-    res = core.run_executor(program, gen, lanes)
-    if res.steps_exceeded.any():
-        if res.steps_exceeded.all():
-            rep.status, rep.reason = "skipped", f"every lane exceeded {core.MAX_STEPS} steps"
-            return None
-        core._replace_lanes(gen, res.steps_exceeded, 4 if stage == Stage.FRAGMENT else 1)
-        res = core.run_executor(program, gen, lanes)
-        if res.steps_exceeded.any():
-            rep.status, rep.reason = "skipped", f"lanes exceed {core.MAX_STEPS} steps"
-            return None
-    inputs = {k: v for k, v in gen.inputs.items() if k not in gen.builtin}
-    if stage == Stage.VERTEX:
-        got = runner.run_vertex(text, lanes, inputs, gen.params, keys)
-        cap = Capture(outputs={SCALAR_NAMES.get(k, k): v for k, v in got.items()})
-    else:
-        cap = runner.run_fragment(text, lanes, inputs, gen.params, keys, gen.textures,
-                                  gen.shadow)
-        if "result.depth" in cap.outputs:
-            cap.outputs["gl_FragDepth"] = cap.outputs.pop("result.depth")
-    notes: list[str] = []
-    diffs, compared = core.compare_all(program, facts, reflection_for(keys), res, cap, notes)
-    for n in notes:
-        if n not in rep.notes:
-            rep.notes.append(n)
-    skip = _unwritten(program, keys)
-    diffs = [d for d in diffs if (d.output, d.component) not in skip]
-    real = [d for d in diffs if not within_precision(d)]
-    return _NativeRun(gen, real, compared, len(diffs) - len(real))
-
-
-def verify_program(text: str, program, rep, *, lanes: int, seed: int, runner=None,
-                   max_reported: int = 50) -> None:
-    """The native pipeline for one parsed program; fills ``rep`` (status, reason, differences).
-    Localization does not apply: differences are reported per lane and component."""
-    from ..ir.model import Stage
-    from . import compare as cmp
-    from .analysis import analyse
-    from .core import _note_inputs, textures_supported
-    hdr = header(text)
-    if hdr not in TARGETS:
-        rep.status, rep.reason = "unsupported", (f"native: no driver interface loads "
-                                                 f"{hdr or 'a program without a !! header'}")
-        return
-    if runner is None:
-        runner = Runner()
-    try:
-        runner.gl.use()
-        runner.load(text)
-    except Refused as e:
-        rep.status, rep.reason = "unsupported", f"driver refuses the program: {e}"
-        return
-    finally:
-        runner._cleanup()
-    stage = program.stage
-    if hdr not in HARNESS_HEADERS or stage not in (Stage.VERTEX, Stage.FRAGMENT):
-        rep.status, rep.reason = "unsupported", (f"native harness: {hdr} programs are loaded "
-                                                 "(the driver accepts this one) but not run")
-        return
-    facts = analyse(program, set(cmp.INEXACT))
-    if facts.uses_textures and not textures_supported():
-        rep.status, rep.reason = "unsupported", "textures (the executor cannot sample yet)"
-        return
-    if stage == Stage.FRAGMENT:
-        lanes = (lanes + 3) // 4 * 4
-    rep.lanes = lanes
-    keys = output_keys(program)
-    try:
-        run = _run_once(text, program, facts, lanes, seed, runner, rep, keys)
-    except HarnessLimit as e:
-        rep.status, rep.reason = "unsupported", f"native harness: {e}"
-        return
-    except Refused as e:
-        rep.status, rep.reason = "unsupported", (f"driver refuses the harness's interface edit "
-                                                 f"of the program: {e}")
-        return
-    except GLError as e:
-        rep.status, rep.reason = "mismatch", f"implementation error: {e}"
-        return
-    if run is None:
-        return
-    rep.compared = run.compared
-    rep.total_differences = len(run.diffs)
-    rep.differences = run.diffs[:max_reported]
-    if run.precision:
-        rep.notes.append(f"{run.precision} components differ within the ARB precision "
-                         "requirement (1 part in 10^5 of the larger value; GL 2.1.1)")
-    if not run.diffs:
-        rep.status = "pass"
-        if run.precision:
-            rep.reason = "differences within the ARB precision requirement only"
-        return
-    rep.status = "mismatch"
-    _note_inputs(rep, run.gen, run.diffs)
-    finite = _run_once(text, program, facts, lanes, seed, runner, rep, keys, finite=True)
-    n_finite = len(finite.diffs) if finite is not None else None
-    rep.reason = (f"{len(run.diffs)} differences with edge inputs (NaN, Inf, huge values), "
-                  f"{n_finite} with finite inputs; localization is not available for native "
-                  "runs (no translation to instrument)")
-    if finite is not None and finite.diffs:
-        rep.notes.append("first differences with finite inputs: " +
-                         "; ".join(d.describe() for d in finite.diffs[:3]))

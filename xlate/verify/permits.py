@@ -506,6 +506,14 @@ def rule_implementation(s: Site) -> np.ndarray:
     return ok
 
 
+# ---- the native backend's rules (permits_native.py) ------------------------------------------
+# (imported here, below Site and the helpers they use: permits_native imports those)
+from .permits_native import (  # noqa: E402
+    rule_fixed_function_nonfinite, rule_fog_factor, rule_gl_precision,
+    rule_gl_precision_compare, rule_native_signedzero, rule_reassociated,
+    rule_relative_out_of_range, rule_rough_power, rule_uninitialized)
+
+
 #: the rules in the order they are tried (the first that permits a component names it); what
 #: float values a rule speaks of: "result" (an integer result's words are no float: the integer
 #: 8 is no denormal, INT_MIN no negative zero), "any" (float operands or a float result: a
@@ -514,12 +522,21 @@ def rule_implementation(s: Site) -> np.ndarray:
 #: running again with another value, see replay.ReplayHook.perturb) or recomputed
 RULES = (
     ("signedzero", rule_signedzero, "result", False),
+    ("signedzero", rule_native_signedzero, "result", False),
     ("ftz", rule_ftz, "any", False),
     ("ftz", rule_ftz_multistep, "result", True),
     ("nonfinite", rule_nonfinite, "any", True),
+    ("nonfinite", rule_fixed_function_nonfinite, "any", True),
     ("tolerance", rule_tolerance, "result", False),
+    ("reassociated", rule_reassociated, "result", False),
+    ("tolerance", rule_gl_precision, "result", False),
+    ("tolerance", rule_gl_precision_compare, "any", False),
+    ("tolerance", rule_fog_factor, "result", False),
+    ("tolerance", rule_rough_power, "result", False),
     ("range", rule_range, "any", True),
     ("undefined", rule_undefined, None, True),
+    ("undefined", rule_uninitialized, None, True),
+    ("undefined", rule_relative_out_of_range, None, True),
     ("boundary", rule_boundary, None, False),
     ("lod", rule_lod, None, False),
     ("lod", rule_undefined_derivatives, None, True),

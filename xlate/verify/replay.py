@@ -79,7 +79,12 @@ def _moved(words: np.ndarray, k: int, is_float: bool) -> np.ndarray:
     words = np.ascontiguousarray(words, np.uint32)
     with np.errstate(all="ignore"):
         if is_float:
-            return (words.view(np.float32) + np.float32(1.0 + 0.0625 * (k % 61))).view(np.uint32)
+            # (not 1.0: a free value is often 1.0 or 0.0, and -0.0 + 1.0 would meet it)
+            step = np.float32(1.0234375 + 0.0625 * (k % 61))
+            moved = (words.view(np.float32) + step).view(np.uint32)
+            # a value too large for the step to change it (1e33 + 1.0 == 1e33): another
+            # mantissa bit instead, so that it does move
+            return np.where(moved == words, words ^ np.uint32(0x00200000 >> (k % 8)), moved)
         return words + np.uint32(1 + k % 61)
 
 
@@ -153,6 +158,18 @@ class ReplayHook:
         # happened to agree: derivatives GLSL leaves undefined (non-uniform flow, after a KIL)
         from .trace import _undefined_derivatives
         self.free_positions = _undefined_derivatives(program) & set(values)
+        self.uninitialized: set[int] = set()
+        if backend == "native":
+            from .permits_native import uninitialized_reads
+            # the driver's original program reading a temporary never written: a value of
+            # whatever the register held, which differs between compilations
+            # (permits.rule_uninitialized) -- free whether or not the instruction was probed
+            # (a fog option's blend of a colour the program never wrote has no statement)
+            self.uninitialized = set(uninitialized_reads(program))
+            self.free_positions |= self.uninitialized
+            self.instructions = sorted(set(self.instructions) | self.uninitialized)
+            for k in self.uninitialized:
+                self.passes.setdefault(k, np.zeros(lanes, np.int64))
         # departures on such lanes, adopted on trial: (instruction, lane, pass) -> (the
         # executor's words there, the departure); the playback run keeps those whose result
         # then changes (computed from the free value) in ``suspects_shown``
@@ -204,6 +221,8 @@ class ReplayHook:
         if k in self.free_positions:
             self.free_lanes[lanes] = True
             self.free_used = True
+            if k in self.uninitialized:
+                self.adopted[(k, "undefined")] = self.adopted.get((k, "undefined"), 0) + n
         if cmask is not None and k in self.conds:
             cmask = self._agree_on_test(x, st, sel, lanes, p, x.inst.dst.cond, cmask)
         if k not in self.values:
@@ -539,11 +558,22 @@ def _has_flow(program: Program) -> bool:
                                        for i in program.instructions)
 
 
-def probe_values(program: Program, gen, runner, lanes: int) -> dict[int, ImplValues]:
+def _prober(probe):
+    """The probe function: ``probe`` or, by default, the IR probes of the translation."""
+    if probe is not None:
+        return probe
+    from .trace import _probe_events
+    return _probe_events
+
+
+def probe_values(program: Program, gen, runner, lanes: int,
+                 probe=None) -> dict[int, ImplValues]:
     """The implementation's last value of every writing instruction, and -- in programs with
     control flow -- how often each ran (one count per straight-line region): an instruction
-    the implementation did not run on a lane has no value there (its probe reads zero)."""
-    from .trace import _probe_events
+    the implementation did not run on a lane has no value there (its probe reads zero).
+    ``probe``: how events are probed (:func:`trace._probe_events`'s signature; that function,
+    which instruments the IR and runs its translation, by default)."""
+    _probe_events = _prober(probe)
     events = _value_events(program)
     probed = _probe_program(program)
     _, imp = _probe_events(probed, gen, runner, lanes, events)
@@ -572,10 +602,11 @@ def _count(counts, first_of, region):
 
 
 def probe_conditions(program: Program, gen, runner, lanes: int,
-                     values: dict[int, ImplValues]) -> dict[int, ImplValues]:
+                     values: dict[int, ImplValues], probe=None) -> dict[int, ImplValues]:
     """The implementation's outcome of every condition-code test (1.0 per passing
     component), with the execution counts of :func:`probe_values`."""
-    from .trace import _events, _probe_events
+    from .trace import _events
+    _probe_events = _prober(probe)
     events = [ev for ev in _events(program) if ev[0] == "cond"]
     if not events:
         return {}
@@ -604,9 +635,9 @@ def probe_conditions(program: Program, gen, runner, lanes: int,
 
 
 def _probe_passes(program: Program, gen, runner, lanes: int, values: dict[int, ImplValues],
-                  upto: int) -> bool:
+                  upto: int, probe=None) -> bool:
     """Fill ``nth`` for passes 1..upto of the instructions that run more than once."""
-    from .trace import _probe_events
+    _probe_events = _prober(probe)
     events = _value_events(program)
     probed = _probe_program(program)
     which = [i for i, ev in enumerate(events) if ev[1] in values
@@ -625,12 +656,15 @@ def _probe_passes(program: Program, gen, runner, lanes: int, values: dict[int, I
 
 
 def replay(program: Program, facts, reflection, gen, cap, runner, lanes: int,
-           backend: str | None) -> ReplayResult:
+           backend: str | None, probe=None) -> ReplayResult:
     """Explain the differences between the executor and the capture ``cap`` by replay (see the
-    module docstring); at most two rounds of probing."""
+    module docstring); at most two rounds of probing.  ``probe``: how the implementation's
+    values are probed -- by default the instrumented IR's translation
+    (:func:`trace._probe_events`); the native backend passes one that instruments the original
+    assembly text (:class:`native.TextProbe`), with the same signature."""
     from .core import compare_all, run_executor
-    values = probe_values(program, gen, runner, lanes)
-    conds = probe_conditions(program, gen, runner, lanes, values)
+    values = probe_values(program, gen, runner, lanes, probe)
+    conds = probe_conditions(program, gen, runner, lanes, values, probe)
     # round one: the last pass of each instruction; round two (when a lane that still differs
     # went through passes whose values were not probed): each of the first PASS_LIMIT passes
     repeated = any(v.count is not None for v in values.values())
@@ -648,7 +682,7 @@ def replay(program: Program, facts, reflection, gen, cap, runner, lanes: int,
         else:
             upto = min(PASS_LIMIT, max(int(v.count.max()) for v in values.values()
                                        if v.count is not None))
-            _probe_passes(program, gen, runner, lanes, values, upto)
+            _probe_passes(program, gen, runner, lanes, values, upto, probe)
             hook = ReplayHook(program, values, lanes, backend, conds, final=True,
                               impl_killed=killed)
             res = run_executor(program, gen, lanes, hooks=hook)

@@ -1,0 +1,361 @@
+"""Probes of the ORIGINAL assembly text: what each instruction wrote, read from the driver.
+
+The native backend (:mod:`native`) runs the program text the user gave, not a translation, so
+the translation path's probes (:func:`trace._probe_events`: instrument the IR, translate,
+run) do not apply: they would observe our own GLSL.  Here the *text* is instrumented instead,
+and the driver compiles it through the same assembly interface as the original:
+
+* after the statement of instruction ``k`` (its ``span``; plain ARB statements map one to one
+  onto IR instructions) a ``MOV <probe output>, <destination>;`` copies the register the
+  statement just wrote to an output the harness captures -- a bit copy (MOV does no
+  arithmetic on either side);
+* ARB result registers are write-only (ARBvp 2.14.3.4, ARBfp 3.11.3.4), so a statement whose
+  destination is a ``result.*`` binding (or an ``OUTPUT`` name) writes a harness temporary
+  instead, and two moves follow: the temporary to the original destination (same write mask)
+  and to the probe output;
+* probe outputs: fragment programs ``result.color[1..7]`` the program does not write
+  (``OPTION ARB_draw_buffers`` added), read from RGBA32F attachments; vertex programs the
+  ``result.texcoord[n]`` and primary/secondary colours the program does not write, captured
+  at known pixels like the program's own outputs (:meth:`native.Runner.run_vertex`), one
+  texture coordinate left for the position the harness moves;
+* fragment programs run without their ``KIL`` statements (a killed fragment writes no probe;
+  the values its lane computed are still needed -- as ``replay._probe_program`` does for the
+  IR).
+
+Plain ``!!ARBvp1.0``/``!!ARBfp1.0`` have no loops, branches or condition codes: every statement
+runs once per invocation, so the execution counts the replay asks for are 1 and the n-th pass
+is the only one.  Programs whose text has control flow or condition-code tests (the NV
+options and dialects an NVIDIA driver loads) are refused by :class:`TextProbe` with
+:class:`native.HarnessLimit` naming the case: their differences stay unexplained, never pass.
+
+A vertex program's values reach the harness through the rasterizer, whose attribute set-up
+(``a0 + 0*x + 0*y``) turns -0.0 into +0.0: the sign of a zero a vertex program writes cannot be
+observed.  Where the driver's captured word is +0.0 and the executor's is -0.0, the executor's
+word is taken (:func:`zero_sign_unobservable`) -- for the probes and for the outputs; this
+hides nothing else.
+
+Instructions the frontend adds without a statement (``ARB_position_invariant``'s DP4s, the
+``ARB_fog_*`` blend: fixed-function work the driver does its own way) have no text to probe;
+the replay takes the executor's value there, and the outputs decide.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..ir.model import DataType, Program, RegKind, Stage
+from ..ir.ops import OPCODES
+
+TEMP_NAME = "xv_probe_t"
+
+#: ``OPCODE[_SAT|.modifiers] destination`` at the start of a statement: the destination runs
+#: to the first comma (or the end of a source-less statement)
+_STATEMENT = re.compile(r"([A-Za-z0-9_.]+)\s+([^,;]+?)\s*(?=[,;])")
+_MASK = re.compile(r"\.(?:[xyzw]{1,4}|[rgba]{1,4})$")
+
+
+NEGATIVE_ZERO = np.uint32(0x80000000)
+
+
+def zero_sign_unobservable(captured: np.ndarray, executor: np.ndarray) -> np.ndarray:
+    """A vertex capture's words with the executor's -0.0 where the capture reads +0.0 (module
+    docstring: the rasterizer loses a zero's sign)."""
+    captured = np.asarray(captured, np.uint32)
+    executor = np.broadcast_to(np.asarray(executor, np.uint32), captured.shape)
+    return np.where((captured == 0) & (executor == NEGATIVE_ZERO), executor, captured)
+
+
+class _Recorder:
+    """An executor result hook that keeps each instruction's last result words per lane (the
+    executor's side of every probe, for :func:`zero_sign_unobservable`)."""
+
+    def __init__(self, program: Program, lanes: int):
+        self.instructions = [k for k, ins in enumerate(program.instructions)
+                             if ins.dst is not None and OPCODES[ins.op].writes]
+        self.lanes = lanes
+        self.values: dict[int, np.ndarray] = {}
+
+    def __call__(self, x, st, idx, ops, bits, cmask):
+        sel = st.all_lanes if idx is None else np.asarray(idx)
+        lanes = st.base + sel
+        words = np.ascontiguousarray(np.broadcast_to(bits, (len(lanes), 4)))
+        words = words.view(np.uint32) if words.dtype.itemsize == 4 else words.astype(np.uint32)
+        out = self.values.setdefault(x.index, np.zeros((self.lanes, 4), np.uint32))
+        out[lanes] = words
+        return bits, cmask
+
+    def before_flow(self, x, st, sel):
+        return None
+
+    def kill_decision(self, x, st, sel, kill, operand):
+        return kill
+
+
+class ProbeRefused(Exception):
+    """The text cannot be probed this way (the reason)."""
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    for m in re.finditer("\n", text):
+        starts.append(m.end())
+    return starts
+
+
+def statement_extent(text: str, blank: str, starts: list[int], span) -> tuple[int, int]:
+    """(start, end) offsets of the statement whose opcode is at ``span``; ``end`` is just after
+    its ``;`` (``blank``: the text with comments blanked, same offsets)."""
+    at = starts[span.line - 1] + span.col - 1
+    semi = blank.find(";", at)
+    if semi < 0:
+        raise ProbeRefused(f"no ';' ends the statement at line {span.line}")
+    return at, semi + 1
+
+
+def destination(blank: str, start: int, end: int) -> tuple[int, int, str, str]:
+    """(offset, end offset, register text without its write mask, write mask text) of the
+    statement's destination operand."""
+    m = _STATEMENT.match(blank, start, end)
+    if m is None:
+        raise ProbeRefused(f"no destination in {blank[start:end]!r}")
+    dst = m.group(2)
+    mask = _MASK.search(dst)
+    name = dst[:mask.start()] if mask else dst
+    return m.start(2), m.end(2), name.strip(), mask.group() if mask else ""
+
+
+def probe_slots(stage: Stage, keys: list[str]) -> tuple[list[str], set[int]]:
+    """Output bindings free for probes (the program writes none of them) and, for vertex
+    programs, the texture coordinates the program writes (the harness's position needs
+    another)."""
+    if stage == Stage.FRAGMENT:
+        return [f"result.color[{n}]" for n in range(1, 8) if f"result.color[{n}]" not in keys], \
+            set()
+    busy = {int(k[len("result.texcoord["):-1]) for k in keys
+            if k.startswith("result.texcoord[")}
+    free = [n for n in range(8) if n not in busy]
+    slots = [f"result.texcoord[{n}]" for n in free[:-1]]     # the last one: the position
+    if not any(k.startswith("result.color") for k in keys):
+        slots += ["result.color", "result.color.secondary"]
+    return slots, busy
+
+
+#: outputs whose capture holds all four components (the scalar ones -- depth, point size,
+#: fog coordinate -- arrive as one component)
+_SCALAR = ("result.depth", "result.pointsize", "result.fogcoord")
+
+
+def final_writers(program: Program) -> dict[int, str]:
+    """Instructions that write an output last, in execution order -> its binding: their value
+    is the output itself.  Read from the ORIGINAL run's capture, not from a probed compilation:
+    Mesa reassociates and contracts a chain of ARB instructions (they are not exact) and the
+    probes' extra reads of intermediate values change what it does, so the last value is the
+    one the program really produced; the instructions before it are probed.  Statement-less
+    ones (a fog option's blend) have no other probe."""
+    from .trace import execution_order
+    order = execution_order(program)
+    out = {}
+    for pos, k in enumerate(order):
+        ins = program.instructions[k]
+        reg = program.registers.get(ins.dst.reg) if ins.dst is not None else None
+        if reg is None or reg.kind != RegKind.OUTPUT or not reg.bindings or \
+                reg.bindings[0] is None or reg.size is not None:
+            continue
+        later = any(program.instructions[j].dst is not None and
+                    program.instructions[j].dst.reg == ins.dst.reg and
+                    any(a and b for a, b in zip(program.instructions[j].dst.mask, ins.dst.mask))
+                    for j in order[pos + 1:])
+        key = reg.bindings[0].text()
+        key = "result.color" if key == "result.color[0]" else key
+        key = "result.texcoord[0]" if key == "result.texcoord" else key
+        if not later and key not in _SCALAR:
+            out[k] = key
+    return out
+
+
+#: no longer than the shortest binding it replaces (``result.color``): offsets stay valid
+SINK_NAME = "xv_sink"
+_SUNK = re.compile(r"\bresult\.(?:texcoord(?:\s*\[\s*\d+\s*\])?|"
+                   r"color(?:\.(?:front|back))?(?:\.(?:primary|secondary))?)(?![\w\[])")
+_OUTPUT_DECL = re.compile(r"\bOUTPUT(\s+\w+\s*=\s*)(result\.[^;]*);")
+
+
+def sink_outputs(text: str, blank: str, keys=None) -> str:
+    """The text with every texture-coordinate and colour output (those among ``keys``,
+    canonical binding texts, when given) replaced by the harness temporary
+    :data:`SINK_NAME` (``OUTPUT`` declarations of them become ``TEMP``), padded with blanks
+    so that every offset stays valid."""
+    from .native import _RESULT, canonical_result
+    out = list(text)
+
+    def chosen(binding: str) -> bool:
+        m = _RESULT.match(binding.strip())
+        return keys is None or (m is not None and canonical_result(m) in keys)
+
+    def put(start, end, new):
+        assert len(new) <= end - start, (new, start, end)
+        out[start:end] = list(new.ljust(end - start))
+
+    for m in _OUTPUT_DECL.finditer(blank):
+        if _SUNK.fullmatch(m.group(2).strip()) and chosen(m.group(2)):
+            name = m.group(1).split("=")[0].strip()
+            put(m.start(), m.end(), f"TEMP {name};")
+    for m in _SUNK.finditer(blank):
+        if "".join(out[m.start():m.end()]) == text[m.start():m.end()] and chosen(m.group()):
+            put(m.start(), m.end(), SINK_NAME)       # (not inside a declaration replaced)
+    return "".join(out)
+
+
+def declare_sink(text: str) -> str:
+    """``TEMP`` :data:`SINK_NAME` after the header and options."""
+    from .native import insert_prologue
+    return insert_prologue(text, [f"TEMP {SINK_NAME};"])
+
+
+class TextProbe:
+    """A probe function for :func:`replay.replay` (``trace._probe_events``'s signature) that
+    instruments the original text (module docstring) and runs it on ``runner`` (a
+    :class:`native.Runner`)."""
+
+    def __init__(self, text: str, program: Program, keys: list[str]):
+        self.text = text
+        self.program = program
+        self.blank = re.sub(r"#[^\n]*", lambda m: " " * len(m.group()), text)
+        self.starts = _line_starts(text)
+        self.slots, self.busy_tc = probe_slots(program.stage, keys)
+        # a vertex program writing (nearly) every texture coordinate: in probe runs its own
+        # coordinate and colour outputs go to a harness temporary (only the probes are read
+        # there; the outputs come from the original run)
+        self.base = self.text
+        self.sunk = program.stage == Stage.VERTEX and len(self.slots) < 3
+        if self.sunk:
+            self.base = sink_outputs(self.text, self.blank)
+            self.slots = [f"result.texcoord[{n}]" for n in range(7)] + \
+                ["result.color", "result.color.secondary"]
+            self.busy_tc = set()
+        for k, ins in enumerate(program.instructions):
+            if ins.span is None:
+                continue
+            cat = OPCODES[ins.op].category
+            if cat == "flow":
+                raise ProbeRefused(f"native probes of programs with control flow ({ins.op} at "
+                                   f"line {ins.span.line}) are not implemented")
+            cond = ins.cond if ins.cond is not None else \
+                (ins.dst.cond if ins.dst is not None else None)
+            if (cond is not None and cond.rule != "TR") or ins.cc_update is not None:
+                raise ProbeRefused(f"native probes of condition codes ({ins.op} at line "
+                                   f"{ins.span.line}) are not implemented")
+        self.keys = keys
+        self.finals = final_writers(program)
+        self.cap = None         # the original run's capture (set by the caller)
+
+    # ---- the text ---------------------------------------------------------------------------
+    def instrumented(self, probes: list[tuple[int, str]]) -> str:
+        """The text with each (instruction, probe output) probe, and without KILs in fragment
+        programs."""
+        from .native import add_option, _prologue_at
+        edits: list[tuple[int, int, str]] = []          # (start, end, replacement)
+        need_temp = False
+        for k, slot in probes:
+            ins = self.program.instructions[k]
+            start, end = statement_extent(self.text, self.blank, self.starts, ins.span)
+            d0, d1, _, mask = destination(self.blank, start, end)
+            name = self.base[d0:d1].strip()
+            name = name[:-len(mask)].strip() if mask else name
+            reg = self.program.registers.get(ins.dst.reg)
+            # a declared temporary can be read back; anything else (a result binding, an
+            # OUTPUT name, the register a fog option gives result.color) cannot
+            if (reg is None or reg.kind != RegKind.TEMP or reg.implicit or
+                    name.startswith("result.")) and name != SINK_NAME:
+                need_temp = True
+                edits.append((d0, d1, TEMP_NAME + mask))
+                edits.append((end, end, f"\nMOV {self.base[d0:d1].strip()}, {TEMP_NAME};"
+                                        f"\nMOV {slot}, {TEMP_NAME};"))
+            else:
+                edits.append((end, end, f"\nMOV {slot}, {name};"))
+        if self.program.stage == Stage.FRAGMENT:
+            for ins in self.program.instructions:
+                if ins.op == "KIL" and ins.span is not None:
+                    start, end = statement_extent(self.text, self.blank, self.starts, ins.span)
+                    edits.append((start, end, "# (probe) KIL removed"))
+        if need_temp:
+            at = _prologue_at(self.text)
+            edits.append((at, at, f"\nTEMP {TEMP_NAME};"))
+        if self.sunk:
+            at = _prologue_at(self.text)
+            edits.append((at, at, f"\nTEMP {SINK_NAME};"))
+        out = self.base
+        for start, end, new in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
+            out = out[:start] + new + out[end:]
+        if self.program.stage == Stage.FRAGMENT and probes and \
+                self.program.dialect.startswith("ARB"):
+            out = add_option(out, "ARB_draw_buffers")      # (NV_fragment_program4 has them)
+        return out
+
+    # ---- the replay's interface -------------------------------------------------------------
+    def __call__(self, program, gen, runner, lanes, events, which=None, into=None, nth=None):
+        """The implementation's words of the events ``which`` (value events only; counts are 1
+        and every pass is the first: module docstring).  Returns ({}, {event index: words})."""
+        todo = list(range(len(events)) if which is None else sorted(which))
+        imp: dict[int, np.ndarray] = {}
+        if nth == 0:
+            ones = np.ones((lanes, 4), np.uint32)
+            return {}, {i: ones for i in todo}
+        values, tails = [], []
+        for i in todo:
+            kind, k, _ = events[i]
+            if kind != "value":
+                raise ProbeRefused("native probes of condition-code tests are not implemented")
+            ins = self.program.instructions[k]
+            reg = self.program.registers.get(ins.dst.reg) if ins.dst is not None else None
+            if reg is not None and reg.dtype in (DataType.INT, DataType.UINT) and \
+                    self.program.dialect.startswith("ARB"):
+                continue                # an ARB address register: no MOV reads it
+            if k in self.finals and self.cap is not None and \
+                    self.finals[k] in self.cap.outputs:
+                tails.append((i, k))
+            elif ins.span is not None and ins.dst is not None:
+                values.append((i, k))
+        inputs = {key: v for key, v in gen.inputs.items() if key not in gen.builtin}
+        executor = None
+        if self.program.stage == Stage.VERTEX:
+            from .core import run_executor
+            executor = _Recorder(self.program, lanes)
+            run_executor(self.program, gen, lanes, hooks=executor)
+        if values and not self.slots:
+            raise ProbeRefused("the program writes every output a probe could use")
+        per = len(self.slots)
+        for b in range(0, len(values), per):
+            group = values[b:b + per]
+            slots = self.slots[:len(group)]
+            text = self.instrumented([(k, slot) for (_, k), slot in zip(group, slots)])
+            if self.program.stage == Stage.FRAGMENT:
+                cap = runner.run_fragment(text, lanes, inputs, gen.params, slots,
+                                          gen.textures, gen.shadow)
+                got = cap.outputs
+            else:
+                got = runner.run_vertex(text, lanes, inputs, gen.params, slots,
+                                        busy_tc=self.busy_tc)
+            for (i, k), slot in zip(group, slots):
+                imp[i] = np.asarray(got[slot], np.uint32)
+                if executor is not None and k in executor.values:
+                    imp[i] = zero_sign_unobservable(imp[i], executor.values[k])
+        if tails:
+            killed = getattr(self.cap, "killed", None)
+            kil_less = None
+            if killed is not None and killed.any():
+                # lanes the original run killed wrote nothing: their values from a run of the
+                # text without KILs
+                keys = sorted({self.finals[k] for _, k in tails})
+                kil_less = runner.run_fragment(self.instrumented([]), lanes, inputs,
+                                               gen.params, keys, gen.textures, gen.shadow)
+            for i, k in tails:
+                words = np.array(self.cap.outputs[self.finals[k]], np.uint32)
+                if kil_less is not None and self.finals[k] in kil_less.outputs:
+                    words[killed] = np.asarray(kil_less.outputs[self.finals[k]],
+                                               np.uint32)[killed]
+                if executor is not None and k in executor.values:
+                    words = zero_sign_unobservable(words, executor.values[k])
+                imp[i] = words
+        return {}, imp

@@ -1,0 +1,478 @@
+"""Rules of :mod:`permits` for the native backend only (``xlate verify --backend native``):
+the freedoms of a driver running the ORIGINAL ARB program, which owes less than the
+``precise`` GLSL the translation path compares (GL 2.1 §2.1.1: results "accurate to about 1
+part in 10^5"; the ARB specs' undefined values).  Every rule returns nothing unless
+``Site.backend == "native"``; :data:`permits.RULES` lists them in their place.  The spec
+passage behind each is in its docstring and in :data:`compare.EXPLANATIONS`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir.model import DataType
+from .compare import same_words
+from .permits import COMPONENTWISE, Site, _nonfinite, _same_or_zeros, _saturated
+
+F32, U32 = np.float32, np.uint32
+
+
+
+#: GL 2.1 §2.1.1, quoted by ARB_fragment_program issue 3 and ARB_vertex_program issue 22: "the
+#: individual results of floating-point operations must be accurate to about 1 part in 10^5"
+GL_RELATIVE = 1e-5
+
+#: opcode -> result component -> the terms summed: ("p", i, ci, j, cj) the product of operand i
+#: component ci and operand j component cj, ("v", i, ci) operand i component ci (negation and
+#: swizzle are already in the operands as read)
+_TERMS = {
+    "MAD": [[("p", 0, c, 1, c), ("v", 2, c)] for c in range(4)],
+    "DP2": [[("p", 0, i, 1, i) for i in range(2)]] * 4,
+    "DP3": [[("p", 0, i, 1, i) for i in range(3)]] * 4,
+    "DP4": [[("p", 0, i, 1, i) for i in range(4)]] * 4,
+    "DPH": [[("p", 0, i, 1, i) for i in range(3)] + [("v", 1, 3)]] * 4,
+    "DP2A": [[("p", 0, 0, 1, 0), ("p", 0, 1, 1, 1), ("v", 2, 0)]] * 4,
+    "X2D": [[("v", 0, 0), ("p", 1, 0, 2, 0), ("p", 1, 1, 2, 1)],
+            [("v", 0, 1), ("p", 1, 0, 2, 2), ("p", 1, 1, 2, 3)]] * 2,
+}
+
+
+def fma32(a, b, c) -> np.ndarray:
+    """float32 a*b + c with one rounding (IEEE fusedMultiplyAdd), exactly: the product of two
+    float32 values is exact in float64; the float64 sum's own error (TwoSum) decides the one
+    case where rounding the float64 sum to float32 would round twice (a float32 midpoint)."""
+    a, b, c = (np.asarray(v, F32).astype(np.float64) for v in (a, b, c))
+    with np.errstate(all="ignore"):
+        p = a * b
+        s = p + c
+        bb = s - p
+        e = (p - (s - bb)) + (c - bb)            # s + e == p + c exactly
+        r = s.astype(F32)
+        r64 = r.astype(np.float64)
+        other = np.nextafter(r, np.where(s > r64, F32(np.inf), F32(-np.inf)).astype(F32))
+        tie = (r64 != s) & (s == (r64 + other.astype(np.float64)) / 2) & (e != 0) & \
+            np.isfinite(s)
+        # at a midpoint the exact value lies on the side of e
+        toward_other = np.sign(other.astype(np.float64) - s) == np.sign(e)
+        return np.where(tie & toward_other, other, r).astype(F32)
+
+
+def _term_value(t, ops, fused_into=None):
+    """A term's float32 value (a product rounded), or with ``fused_into`` (an accumulator)
+    the product fused with it: fma(p, q, acc)."""
+    if t[0] == "v":
+        v = ops[t[1]][:, t[2]]
+        return v if fused_into is None else (fused_into + v).astype(F32)
+    p, q = ops[t[1]][:, t[2]], ops[t[3]][:, t[4]]
+    if fused_into is None:
+        return (p * q).astype(F32)
+    return fma32(p, q, fused_into)
+
+
+def _sums(terms, ops):
+    """Every value of sum(terms) an implementation may compute by adding in another order,
+    each product rounded or fused into the addition (FMA), plus the two-by-two trees of four
+    terms: float32 arrays, yielded lazily -- rounded orders first (what llvmpipe does), then
+    the fused ones."""
+    import itertools
+    n = len(terms)
+    rounded = [_term_value(t, ops) for t in terms]
+    for order in itertools.permutations(range(n)):
+        if n > 1 and order[0] > order[1]:
+            continue                    # a + b == b + a: the first two commute
+        acc = rounded[order[0]]
+        for i in order[1:]:
+            acc = (acc + rounded[i]).astype(F32)
+        yield acc
+    if n == 4:
+        for (i, j), (k, m) in (((0, 1), (2, 3)), ((0, 2), (1, 3)), ((0, 3), (1, 2))):
+            yield ((rounded[i] + rounded[j]).astype(F32) +
+                   (rounded[k] + rounded[m]).astype(F32)).astype(F32)
+    for order in itertools.permutations(range(n)):
+        for fuse in range(1, 1 << (n - 1)):
+            acc = rounded[order[0]]
+            for step, i in enumerate(order[1:]):
+                t = terms[i]
+                if fuse >> step & 1:
+                    if t[0] != "p":
+                        acc = None
+                        break
+                    acc = _term_value(t, ops, acc)
+                else:
+                    acc = (acc + rounded[i]).astype(F32)
+            if acc is not None:
+                yield acc
+
+
+def _lrp_forms(a, b, c):
+    """LRP a*b + (1-a)*c as implementations evaluate it: the executor's form with either
+    product fused, and Mesa's lowering a*(b-c) + c (rounded or fused)."""
+    one = F32(1)
+    with np.errstate(all="ignore"):
+        d = (b - c).astype(F32)
+        other = ((one - a) * c).astype(F32)
+        return [(a * b).astype(F32) + other, fma32(a, b, other),
+                fma32((one - a).astype(F32), c, (a * b).astype(F32)),
+                ((a * d).astype(F32) + c).astype(F32), fma32(a, d, c)]
+
+
+def _xpd_forms(a, b):
+    """XPD's components p - q (products p = a.y*b.z, q = a.z*b.y for x ...), rounded or with
+    either product fused: fma(a.y, b.z, -q) or fma(-a.z, b.y, p)."""
+    out = []
+    idx = ((1, 2), (2, 0), (0, 1))
+    for variant in range(3):
+        cols = []
+        for i, j in idx:
+            p = (a[:, i] * b[:, j]).astype(F32)
+            q = (a[:, j] * b[:, i]).astype(F32)
+            if variant == 0:
+                cols.append((p - q).astype(F32))
+            elif variant == 1:
+                cols.append(fma32(a[:, i], b[:, j], -q))
+            else:
+                cols.append(fma32(-a[:, j], b[:, i], p))
+        out.append(np.stack(cols + [np.zeros_like(cols[0])], axis=1))
+    return out
+
+
+def rule_reassociated(s: Site) -> np.ndarray:
+    """Native backend only: a MAD, dot product (DP2/DP3/DP4/DPH/DP2A), X2D, LRP or XPD whose
+    value equals the same sum of products added in another order, with products rounded or
+    fused into the addition (FMA) -- shown by recomputing each candidate from the operands.
+    The ARB specs define DP4 as ``tmp0.x*tmp1.x + tmp0.y*tmp1.y + ...`` and ask of the result
+    only GL 2.1 §2.1.1's "about 1 part in 10^5" (ARB_vertex_program issue 22: "it is
+    difficult to spell out precision requirements for 'compound' operations such as DP4");
+    llvmpipe sums DP4 as ((w + z) + y) + x (Mesa 22.3, measured), an NVIDIA GPU fuses."""
+    n = len(s.exe)
+    ok = np.zeros((n, 4), bool)
+    op = s.ins.op
+    if s.backend != "native" or s.op.rt != DataType.FLOAT or \
+            (op not in _TERMS and op not in ("LRP", "XPD")):
+        return ok
+    ops = [np.ascontiguousarray(np.broadcast_to(np.asarray(o, F32).reshape(n, -1)
+                                                if np.ndim(o) > 1 else
+                                                np.asarray(o, F32).reshape(n, 1), (n, 4)))
+           for o in s.operands]
+    with np.errstate(all="ignore"):
+        if op == "LRP":
+            cands = iter([np.ascontiguousarray(r, F32) for r in _lrp_forms(*ops[:3])])
+        elif op == "XPD":
+            cands = iter(_xpd_forms(ops[0], ops[1]))
+        else:
+            cands = _candidates(_TERMS[op], ops)
+        # both sides must be such sums: the executor's value one of the candidates (its own
+        # order) -- a recomputation independent of the executor's arithmetic would otherwise
+        # bless an executor that computes something else
+        exe_ok = np.zeros((n, 4), bool)
+        for r in cands:
+            w = _saturated(s, np.asarray(r, F32))
+            ok |= _same_or_zeros(w, s.imp)
+            exe_ok |= _same_or_zeros(w, s.exe)
+            if (ok & exe_ok).all():
+                break
+    return ok & exe_ok
+
+
+def _candidates(per_comp, ops):
+    """(n, 4) candidate results of an opcode whose components are sums (:data:`_TERMS`): one
+    enumeration when every component sums the same terms (dot products), else per component."""
+    if all(t is per_comp[0] for t in per_comp):
+        for v in _sums(per_comp[0], ops):
+            yield np.broadcast_to(np.asarray(v, F32)[:, None], (len(v), 4))
+        return
+    for vs in zip(*[_sums(per_comp[c], ops) for c in range(4)]):
+        yield np.stack(vs, axis=1)
+
+
+#: opcodes the GL precision rule covers: float arithmetic whose exact result the IEEE
+#: operations only round (selects, compares, moves and conversions have nothing to round;
+#: the approximate opcodes have their own bounds in compare.INEXACT)
+_ARITHMETIC = frozenset("ADD SUB MUL MAD DP2 DP2A DP3 DP4 DPH LRP XPD X2D DST RCP".split())
+#: approximate opcodes: GL's 1 part in 10^5 of the result itself where that is looser than
+#: their compare.INEXACT bound (ARBvp's EX2/LG2/POW "Approx..." name no accuracy of their own)
+_APPROXIMATE = frozenset("EX2 LG2 POW RSQ SIN COS".split())
+
+
+def _magnitude(s: Site, ops) -> np.ndarray | None:
+    """(n, 4) float64: the sum of the magnitudes of what the opcode adds (its exact result
+    for one operation) -- the scale GL's "1 part in 10^5" is taken of."""
+    op = s.ins.op
+    a = ops[0] if ops else None
+    if op in _APPROXIMATE:
+        return np.abs(np.ascontiguousarray(s.exe).view(F32).astype(np.float64))
+    if op in ("ADD", "SUB"):
+        # the operands are themselves results known to 1 part in 10^5: |a| + |b|
+        return np.abs(a) + np.abs(ops[1])
+    if op == "MUL":
+        return np.abs(a * ops[1])
+    if op == "RCP":
+        return np.abs(1.0 / a[:, :1]) * np.ones((1, 4))
+    if op == "DST":
+        return np.abs(a * ops[1])                # y = a.y*b.y; x/z/w are exact moves
+    if op == "LRP":
+        return np.abs(a * ops[1]) + np.abs((1 - a) * ops[2])
+    if op == "XPD":
+        m = np.zeros_like(a)
+        for c, (i, j) in enumerate(((1, 2), (2, 0), (0, 1))):
+            m[:, c] = np.abs(a[:, i] * ops[1][:, j]) + np.abs(a[:, j] * ops[1][:, i])
+        return m
+    terms = _TERMS.get(op)
+    if terms is None:
+        return None
+    m = np.zeros_like(a)
+    for c in range(4):
+        for t in terms[c]:
+            m[:, c] += np.abs(ops[t[1]][:, t[2]] * (ops[t[3]][:, t[4]] if t[0] == "p" else 1))
+    return m
+
+
+def rule_gl_precision(s: Site) -> np.ndarray:
+    """Native backend only: float arithmetic (:data:`_ARITHMETIC`) within GL 2.1 §2.1.1's
+    "about 1 part in 10^5" (ARB_fragment_program issue 3, ARB_vertex_program issue 22) of the
+    executor's result -- 1e-5 of the sum of the magnitudes of the terms the instruction adds
+    (ADD/SUB |a| + |b|: the operands are themselves results known to that precision; MUL |ab|;
+    MAD, dot products, LRP, XPD, X2D their products and addends; RCP |1/a|), computed from the
+    executor's operands.
+    Verdict ``tolerance``."""
+    n = len(s.exe)
+    if s.backend != "native" or s.op.rt != DataType.FLOAT or \
+            (s.ins.op not in _ARITHMETIC and s.ins.op not in _APPROXIMATE):
+        return np.zeros((n, 4), bool)
+    ops = [np.broadcast_to(np.asarray(o, F32).astype(np.float64).reshape(n, -1), (n, 4))
+           if np.ndim(o) > 1 and np.shape(o)[-1] in (1, 4) else
+           np.broadcast_to(np.asarray(o, F32).astype(np.float64).reshape(n, 1), (n, 4))
+           for o in s.operands]
+    with np.errstate(all="ignore"):
+        m = _magnitude(s, ops)
+        if m is None:
+            return np.zeros((n, 4), bool)
+        e = np.ascontiguousarray(s.exe).view(F32).astype(np.float64)
+        g = np.ascontiguousarray(s.imp).view(F32).astype(np.float64)
+        ok = (np.abs(e - g) <= GL_RELATIVE * m) & np.isfinite(e) & np.isfinite(g) & \
+            np.isfinite(m)
+    return ok
+
+
+#: set-on-compare opcodes -> the test (the result is 1.0 or 0.0)
+_SET_COMPARES = frozenset("SGE SLT SEQ SNE SGT SLE".split())
+
+
+def rule_gl_precision_compare(s: Site) -> np.ndarray:
+    """Native backend only: a set-on-compare (SGE, SLT, SEQ, SNE, SGT, SLE) or MIN/MAX whose
+    two operand components are within GL 2.1 §2.1.1's "about 1 part in 10^5" of each other
+    (of the larger magnitude): the operands are themselves results known only to that
+    precision, so either outcome (1.0 or 0.0; either operand) is a correct one.  Seen on
+    llvmpipe: Mesa rewrites ``SGE(r + c, r)`` as ``c >= 0`` (inexact ARB arithmetic), which
+    differs where the rounded sum equals r.  Verdict ``tolerance``."""
+    n = len(s.exe)
+    op = s.ins.op
+    if s.backend != "native" or (op not in _SET_COMPARES and op not in ("MIN", "MAX")) or \
+            len(s.operands) < 2 or s.op.t != DataType.FLOAT:
+        return np.zeros((n, 4), bool)
+    a, b = (np.broadcast_to(np.asarray(o, F32).reshape(n, -1), (n, 4)).astype(np.float64)
+            for o in s.operands[:2])
+    with np.errstate(all="ignore"):
+        close = np.abs(a - b) <= GL_RELATIVE * np.maximum(np.abs(a), np.abs(b))
+        close |= a == b                         # equal infinities
+        g = np.ascontiguousarray(s.imp)
+        if op in _SET_COMPARES:
+            outcome = (g == 0x3F800000) | ((g & 0x7FFFFFFF) == 0)
+        else:
+            outcome = same_words(g, np.ascontiguousarray(a.astype(F32)).view(U32)) | \
+                same_words(g, np.ascontiguousarray(b.astype(F32)).view(U32))
+    return close & outcome
+
+
+#: operand -> the components an opcode reads of it, where not all four (and not per result
+#: component): dot products and XPD read xyz (DPH's second operand all four), DP2 xy
+_READS = {("DP3", 0): (0, 1, 2), ("DP3", 1): (0, 1, 2), ("DPH", 0): (0, 1, 2),
+          ("DP2", 0): (0, 1), ("DP2", 1): (0, 1), ("XPD", 0): (0, 1, 2), ("XPD", 1): (0, 1, 2)}
+_uninitialized_cache: dict[int, tuple] = {}
+
+
+def uninitialized_reads(program) -> dict[int, np.ndarray]:
+    """Instruction -> (4,) bool: the result components computed from a temporary's component
+    no earlier instruction (in execution order, ``trace.execution_order``) wrote.  Only for
+    programs whose text has no control flow (plain ARB: every statement runs once, in order)."""
+    hit = _uninitialized_cache.get(id(program))
+    if hit is not None and hit[0] is program:
+        return hit[1]
+    from ..ir.model import RegKind
+    from ..ir.ops import OPCODES
+    from .trace import execution_order
+    out: dict[int, np.ndarray] = {}
+    flow = any(i.span is not None and OPCODES[i.op].category == "flow"
+               for i in program.instructions)
+    if not flow:
+        written: dict[str, set] = {}
+        for k in execution_order(program):
+            ins = program.instructions[k]
+            free = np.zeros(4, bool)
+            for j, src in enumerate(ins.srcs):
+                reg = program.registers.get(src.reg)
+                if reg is None or reg.kind != RegKind.TEMP or src.index is not None:
+                    continue
+                have = written.get(src.reg, set())
+                sw = list(src.swizzle) + [src.swizzle[-1]] * (4 - len(src.swizzle))
+                if ins.op in COMPONENTWISE:
+                    free |= np.array([sw[c] < 4 and sw[c] not in have for c in range(4)])
+                else:
+                    used = _READS.get((ins.op, j), (0,) if len(src.swizzle) == 1 else (0, 1, 2, 3))
+                    if any(sw[c] < 4 and sw[c] not in have for c in used):
+                        free[:] = True
+            if free.any() and ins.dst is not None:
+                out[k] = free & np.array(ins.dst.mask, bool)
+            if ins.dst is not None:
+                written.setdefault(ins.dst.reg, set()).update(
+                    c for c in range(4) if ins.dst.mask[c])
+    _uninitialized_cache.clear()
+    _uninitialized_cache[id(program)] = (program, out)
+    return out
+
+
+def rule_uninitialized(s: Site) -> np.ndarray:
+    """Native backend only: result components computed from a temporary's component the
+    program never wrote before: ARB_vertex_program issue 16 ("it was decided to leave these
+    values uninitalized"; table X.? "temporary registers: undefined"), ARB_fragment_program
+    likewise -- the executor's 0.0 is one choice, the driver reads whatever the register holds:
+    any value (free: what depends on it is shown by the replay's playback).  Verdict
+    ``undefined``."""
+    n = len(s.exe)
+    if s.backend != "native":
+        return np.zeros((n, 4), bool)
+    free = uninitialized_reads(s.op.st.program).get(s.op.index)
+    if free is None:
+        return np.zeros((n, 4), bool)
+    return np.broadcast_to(free, (n, 4)).copy()
+
+
+def rule_native_signedzero(s: Site) -> np.ndarray:
+    """Native backend only: both results are zeros, at any instruction (a move, a negation,
+    the fixed-function clamp of an option's fog blend included): GL 2.1 §2.1.1's floating-point
+    model has no signed zero -- it asks for "about 1 part in 10^5" and lets 0 * x be 0 --
+    and the ARB specs define their operations on it (ARBvp issue 22); Mesa folds a negated
+    product of zero to +0.0.  (The translation path keeps the stricter rule_signedzero:
+    ``precise`` GLSL moves keep a zero's sign.)  Verdict ``signedzero``."""
+    if s.backend != "native":
+        return np.zeros(s.exe.shape, bool)
+    return ((s.exe & 0x7FFFFFFF) == 0) & ((s.imp & 0x7FFFFFFF) == 0)
+
+
+def rule_fixed_function_nonfinite(s: Site) -> np.ndarray:
+    """Native backend only: an instruction the frontend made from an option's fixed-function
+    work (no statement: the ARB_fog_* blend, ARB_position_invariant's transform) with a NaN or
+    infinity reaching the component -- even a move: the driver's fixed-function clamp and
+    blend of a non-finite colour are not the program's instructions, and GL 2.1 §2.1.1 leaves
+    non-finite values given to the GL's own arithmetic unspecified.  Verdict ``nonfinite``."""
+    n = len(s.exe)
+    if s.backend != "native" or s.ins.span is not None:
+        return np.zeros((n, 4), bool)
+    lane = np.zeros(n, bool)
+    comp = np.zeros((n, 4), bool)
+    for w in s.float_operands():
+        bad = _nonfinite(w)
+        lane |= bad.any(axis=1)
+        comp |= bad
+    return s.feeding(lane, comp) | _nonfinite(s.exe)
+
+
+def _register_component(s: Site, src) -> np.ndarray:
+    """(n,) float64: the executor's current value of a plain register operand's first swizzle
+    component on the judged lanes (a fog option's parameters and fog coordinate)."""
+    R = s.op.st.regs[src.reg][:, 0, src.swizzle[0]]
+    n = len(s.exe)
+    if R.shape[0] > 1:
+        R = R if s.op.idx is None else R[np.asarray(s.op.idx)]
+        R = R[s.rows]
+    return np.broadcast_to(np.ascontiguousarray(R, np.uint32).view(F32), (n,)).astype(np.float64)
+
+
+def rule_fog_factor(s: Site) -> np.ndarray:
+    """Native backend only: the blend of an ``ARB_fog_*`` option (an LRP without a statement,
+    whose factor f the driver computes inside its fixed-function fog, which no probe can read)
+    within the bound that f's error carries, times |b - c|, plus 1e-5 of the blend's terms
+    (ARBfp 3.11.4.5.1, fog applied to the clamped colour).  exp/exp2 (f = 2^x by EX2):
+    |Δf| <= 8 ulp(f) (EX2, compare.INEXACT) + 1e-5·f·|ln f| (x known to GL 2.1 §2.1.1's 1 part
+    in 10^5; d(2^x) = 2^x ln2 dx) + 2^-24; linear (f = (end - c)·scale): 1e-5·(|end| +
+    |c|)·|scale| + 1e-5·f + ulp(f), from the executor's fog parameters and coordinate.
+    Verdict ``tolerance``."""
+    n = len(s.exe)
+    prog = s.op.st.program
+    if s.backend != "native" or s.ins.span is not None or s.ins.op != "LRP":
+        return np.zeros((n, 4), bool)
+    exp = any(i.op == "EX2" and i.span is None for i in prog.instructions)
+    linear = None if exp else next((i for i in prog.instructions
+                                    if i.op == "SUB" and i.span is None), None)
+    if not exp and linear is None:
+        return np.zeros((n, 4), bool)
+    a, b, c = (np.broadcast_to(np.asarray(o, F32).reshape(n, -1), (n, 4)).astype(np.float64)
+               for o in s.operands[:3])
+    with np.errstate(all="ignore"):
+        f = np.abs(a)
+        ulp = np.spacing(np.asarray(f, F32)).astype(np.float64)
+        if exp:
+            df = 8 * ulp + 1e-5 * f * np.abs(np.log(np.where(f > 0, f, 1.0))) + 2.0 ** -24
+        else:
+            # linear: f = (end - c) * scale, each operation to 1 part in 10^5 of its terms
+            end, fogc = (_register_component(s, src) for src in linear.srcs)
+            scale = _register_component(s, next(i for i in prog.instructions if i.op == "MUL"
+                                                and i.span is None).srcs[1])
+            df = (1e-5 * (np.abs(end) + np.abs(fogc)) * np.abs(scale))[:, None] + \
+                1e-5 * f + ulp
+        bound = df * np.abs(b - c) + GL_RELATIVE * (np.abs(a * b) + np.abs((1 - a) * c))
+        e = np.ascontiguousarray(s.exe).view(F32).astype(np.float64)
+        g = np.ascontiguousarray(s.imp).view(F32).astype(np.float64)
+        return (np.abs(e - g) <= bound) & np.isfinite(e) & np.isfinite(g)
+
+
+def rule_relative_out_of_range(s: Site) -> np.ndarray:
+    """Native backend only: an operand read by relative addressing whose computed index lies
+    outside its array: ARB_vertex_program 2.14.1.? ("If the computed offset is negative or
+    exceeds the size of the array, the results of the access are undefined, but may not lead
+    to program or GL termination"; the executor clamps, a project choice) -- any value of the
+    result components that read it.  Verdict ``undefined``."""
+    n = len(s.exe)
+    out = np.zeros((n, 4), bool)
+    if s.backend != "native":
+        return out
+    from ..exec.operands import _read_index
+    prog = s.op.st.program
+    for src in s.ins.srcs:
+        if src.index is None or not src.index.relative:
+            continue
+        reg = prog.registers.get(src.reg)
+        if reg is None:
+            continue
+        v = np.asarray(_read_index(s.op.st, src.index, s.op.idx))
+        v = v[s.rows] if v.shape[0] > 1 else np.broadcast_to(v, (n,))
+        bad = (v < 0) | (v >= reg.length)
+        out |= bad[:, None]
+    return out
+
+
+def rule_rough_power(s: Site) -> np.ndarray:
+    """Native backend, ARB vertex programs: LIT's z is ``RoughApproxPower(y, w) =
+    RoughApproxExp2(w * RoughApproxLog2(y))`` (ARB_vertex_program 2.14.5.8, "may not be any
+    more accurate than the underlying EXP and LOG operations", each "accurate to at least 10
+    bits": |error| < 2^-11, relative for the exponential): the value within
+    2^(±|w|·2^-11)·(1 ± 2^-11) of the executor's, w clamped to ±(128 - 1/256) as the
+    executor clamps it; beyond FLT_MAX, infinity.  ARB fragment programs too: ARBfp 3.11.5.13's
+    pseudo-code names the same RoughApproxPower, though its prose defines ApproxPower through
+    EX2/LG2 without a bound -- read as the vertex program's rough bound (the looser reading;
+    llvmpipe's LIT is 1.35e-3 off at w = 128, beyond 1 part in 10^5).  Verdict ``tolerance``."""
+    n = len(s.exe)
+    out = np.zeros((n, 4), bool)
+    if s.backend != "native" or s.ins.op != "LIT" or \
+            not str(getattr(s.op.st.program, "dialect", "")).startswith(("ARBvp", "ARBfp")):
+        return out
+    with np.errstate(all="ignore"):
+        w = np.asarray(s.operands[0], F32).reshape(n, -1)[:, -1].astype(np.float64)
+        w = np.clip(w, -(128 - 1 / 256), 128 - 1 / 256)
+        e = np.ascontiguousarray(s.exe[:, 2]).view(F32).astype(np.float64)
+        g = np.ascontiguousarray(s.imp[:, 2]).view(F32).astype(np.float64)
+        factor = 2.0 ** (np.abs(w) * 2.0 ** -11) * (1 + 2.0 ** -11)
+        hi, lo = np.abs(e) * factor, np.abs(e) / factor
+        ok = np.isfinite(e) & (((np.abs(g) <= hi) & (np.abs(g) >= lo) & (np.sign(g) == np.sign(e)))
+                               | (np.isinf(g) & (hi > np.finfo(F32).max) & (g > 0)))
+    out[:, 2] = ok
+    return out
