@@ -14,21 +14,27 @@ inputs), ``rejected`` (the implementation refuses the mutant, or the verifier sa
 unsupported/error/skipped), ``timeout``.  ``live`` = caught + tolerated + explained; the
 verifier is sound on the sample when tolerated + explained = 0.
 
-Sources: ``generated`` (``xlate.verify.generate``, every dialect and stage, seeds from
-``--seed``), ``own`` (the project's ``corpus/``), ``shared`` (``../shared/corpus``, the
-collected programs expected to be valid and cgc's output; groups are the corpus folders).
-``--programs`` is the number of clean programs, spread evenly over the groups.
+Sources (``--source``, comma-separated or ``all``): ``generated`` (``xlate.verify.generate``,
+every dialect and stage, seeds from ``--seed``), ``own`` (the project's ``corpus/``),
+``shared`` (``../shared/corpus``, the collected programs expected to be valid and cgc's output;
+groups are the corpus folders).  Groups are named ``source:group``.  ``--programs`` is the
+number of clean programs, spread evenly over the groups, which are visited round robin (one
+program each per round) so that a run stopped by ``--deadline`` has covered all of them.
 ``--dialect`` keeps the groups whose name contains one of the comma-separated words.
+
+Only statements whose result may reach an output are mutated (``glsl_liveness``); the
+mutations the other statements would have had are equivalent by construction and only
+counted (``not run``).  The report has tables per dialect (the parsed program's), per group
+and per kind.
 
 The full campaign (2,000+ live mutants over all dialects; hours on two cores), in the
 background::
 
-    nohup python tools/verify_mutants.py --source generated --programs 700 \\
-        --mutants-per-program 4 --jobs 2 --json /tmp/mutants-gen.json > /tmp/mutants-gen.txt &
-    nohup python tools/verify_mutants.py --source shared --programs 400 \\
-        --mutants-per-program 4 --jobs 2 --json /tmp/mutants-shared.json > /tmp/mutants-shared.txt &
+    nohup nice -n 10 python tools/verify_mutants.py --source all --programs 900 \
+        --mutants-per-program 5 --jobs 3 --timeout 30 --deadline 4500 \
+        --json /tmp/mutants.json > /tmp/mutants.txt 2> /tmp/mutants.log &
 
-(the JSON is rewritten after every group, so a long run can be read while it goes on).
+(the JSON is rewritten after every program, so a long run can be read while it goes on).
 Exit status: 0 when no live mutant fooled the verifier, 1 otherwise, 3 without OpenGL.
 """
 from __future__ import annotations
