@@ -604,6 +604,11 @@ def mutate_program(text: str, name: str, group: str, runner, *, per_program: int
     if rep.status != "pass" or rep.total_differences or rec.first is None:
         why = rep.status if rep.status != "pass" else "pass with differences explained"
         return ProgramResult(name, group, f"not clean: {why} {rep.reason}".strip())
+    cap0 = rec.first[-1]
+    if cap0.primitives is not None and not any(len(p) for p in cap0.primitives):
+        # a geometry program that emits nothing on these inputs (an EMIT to another stream,
+        # a condition never met): every mutant would be equivalent
+        return ProgramResult(name, group, "not used: no primitive emitted on any lane")
     out = ProgramResult(name, group, "clean")
     if mutations is None:
         rng = random.Random(f"{seed}:{name}")
