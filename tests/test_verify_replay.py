@@ -384,3 +384,18 @@ def test_derivative_in_flow_is_free_at_that_instruction():
     execute(prog, inputs={"fragment.texcoord[0]": coords, "fragment.texcoord[1]": flow},
             lanes=4, hooks=hook)
     assert hook.verdicts.tolist() == [["lod"] * 4] * 3
+
+
+def test_unpack_reads_bits_not_a_nan():
+    """UP4UB reads its operand's bits (GP4: "the 32 least significant bits of the encoding"):
+    a NaN or denormal bit pattern there gives no freedom (a mutant that dropped the depth an
+    UP4UB wrote passed as 'nonfinite')."""
+    for bits in (0x7FC00000, 0x7F800000, 0x00000005):
+        word = np.array([bits, 0, 0, 0], np.uint32).view(np.float32)
+        v, exe = ask(VP.format("UP4UB t, vertex.attrib[0].x;"), 0, lambda e: e + np.uint32(1),
+                     {"vertex.attrib[0]": word})
+        assert v == [""] * 4, (hex(bits), v)
+    # an arithmetic opcode on the same NaN keeps its freedom
+    v, _ = ask(VP.format("ADD t, vertex.attrib[0].x, 1;"), 0, lambda e: f32(7, 7, 7, 7)[None],
+               {"vertex.attrib[0]": np.array([0x7FC00000, 0, 0, 0], np.uint32).view(np.float32)})
+    assert v == ["nonfinite"] * 4

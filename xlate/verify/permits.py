@@ -127,6 +127,11 @@ class Site:
 #: implementation has no freedom there -- a -0.0 or a NaN moved stays one
 MOVES = frozenset({"MOV", "SWZ"})
 
+#: opcodes that read their scalar operand's bits, not its value (GP4 UP2H/UP2US/UP4B/UP4UB:
+#: "the 32 least significant bits of the encoding"; GLSL floatBitsToUint is exact): a NaN or
+#: denormal bit pattern there is no operation on a NaN or a denormal -- no freedom
+BIT_READS = frozenset({"UP2H", "UP2US", "UP4B", "UP4UB"})
+
 
 def rule_signedzero(s: Site) -> np.ndarray:
     """Both results are zeros of different signs.  GLSL 4.50 §4.7.1 leaves operations on
@@ -154,6 +159,8 @@ def rule_ftz(s: Site) -> np.ndarray:
     denormal intermediate products flushed."""
     flushed = cmp.flush(s.exe)
     ok = _same_or_zeros(flushed, s.imp) & _denormal(s.exe)
+    if s.ins.op in BIT_READS:           # the operand's bits are no denormal value
+        return ok
     # every subset of the operands holding denormals, flushed: an implementation flushes where
     # it computes (a compare) and may move the other operands' bits unchanged (a select)
     holders = [i for i, o in enumerate(s.all_operands) if _holds_denormal(o)]
@@ -289,8 +296,10 @@ def rule_nonfinite(s: Site) -> np.ndarray:
     IEEE 754 (Mesa folds ``x * 0`` to 0 even for ``precise``).  Also POW/LIT of a base <= 0
     (``exp2(y * log2(x))``: log2 of x <= 0 is undefined in GLSL §8.2), TXP with q = 0 and a
     cube lookup of the zero direction (the coordinates become 0/0).  Not for moves
-    (:data:`MOVES`): a NaN or infinity moved stays one (any NaN payload)."""
-    if s.ins.op in MOVES:
+    (:data:`MOVES`): a NaN or infinity moved stays one (any NaN payload); not for the unpacks
+    (:data:`BIT_READS`), which read the operand's bits: a NaN bit pattern unpacked is no
+    operation on a NaN (a mutant dropping an output UP4UB wrote passed as 'nonfinite')."""
+    if s.ins.op in MOVES or s.ins.op in BIT_READS:
         return np.zeros(s.exe.shape, bool)
     fops = s.float_operands()
     n = len(s.exe)
