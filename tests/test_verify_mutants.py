@@ -225,11 +225,6 @@ FORMERLY_EXPLAINED = [
     ("gen:fp1.0-fragment-4", "swizzle",
      "precise vec4 xl_t2 = unpackUnorm4x8(floatBitsToUint(program_local[5]).x);",
      "precise vec4 xl_t2 = unpackUnorm4x8(floatBitsToUint(program_local[5]).y);"),
-    # RSQ of 0 is +INF: a finite value there is no other infinity or NaN
-    ("gen:vp1.0-vertex-6", "arith", "out_result_color_back = vec4((1.0 / sqrt(abs(R7.w))));",
-     "out_result_color_back = vec4((1.0 * sqrt(abs(R7.w))));"),
-    ("gen:vp1.0-vertex-6", "output", "out_result_color_back = vec4((1.0 / sqrt(abs(R7.w))));",
-     ";"),
 ]
 
 
