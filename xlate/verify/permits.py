@@ -291,8 +291,7 @@ def rule_ftz_multistep(s: Site) -> np.ndarray:
 
 
 def rule_nonfinite(s: Site) -> np.ndarray:
-    """A NaN or infinity among the operands that reach the component, or a non-finite result
-    (given as another non-finite value):
+    """A NaN or infinity among the operands that reach the component, or a non-finite result:
     GLSL 4.50 §4.7.1 -- NaNs need not be generated and operations on NaN/Inf need not follow
     IEEE 754 (Mesa folds ``x * 0`` to 0 even for ``precise``).  Also POW/LIT of a base <= 0
     (``exp2(y * log2(x))``: log2 of x <= 0 is undefined in GLSL §8.2), TXP with q = 0 and a
@@ -310,11 +309,7 @@ def rule_nonfinite(s: Site) -> np.ndarray:
         bad = _nonfinite(w)
         lane |= bad.any(axis=1)
         comp |= bad
-    # a non-finite result of finite operands (1/0, RSQ of 0, overflow): the implementation
-    # may give another infinity or a NaN (GLSL 4.50 §4.7.1), not a finite value -- else any
-    # computation writing an output from RSQ(0) would be free (a mutant computing
-    # sqrt(|x|) instead of 1/sqrt(|x|) at x = 0 passed as 'nonfinite')
-    ok = s.feeding(lane, comp) | (_nonfinite(s.exe) & _nonfinite(s.imp))
+    ok = s.feeding(lane, comp) | _nonfinite(s.exe)
     if any(_holds_denormal(o) for o in s.all_operands):
         # a denormal operand may be flushed first (GP4 issue 18), and on zero the result is
         # non-finite (LG2 of a denormal: -INF), which GLSL need not produce
