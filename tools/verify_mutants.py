@@ -191,7 +191,13 @@ def run_rounds(groups: list[Group], opts: dict, pool, deadline: float, on_result
         if not tasks:
             return
         results = pool.imap_unordered(_work, tasks) if pool else map(_work, tasks)
-        for r in results:
+        for _ in tasks:
+            try:
+                # at the deadline, stop waiting for programs still being mutated
+                r = results.next(timeout=max(1.0, deadline - time.time())) \
+                    if pool and deadline else next(results)
+            except multiprocessing.TimeoutError:
+                return
             g = by_name[r.group]
             if r.status == "clean" and len(g.done) < g.quota:
                 g.done.append(r)
