@@ -214,3 +214,27 @@ def test_every_live_mutant_caught(runner, name, i):
     m = ms[i]
     assert m.outcome == "caught", (f"{m.kind}: {m.before!r} -> {m.after!r}: verifier "
                                    f"{m.status} ({m.differences} differences) {m.reason}")
+
+
+
+# ---- mutants a verifier once explained away: each must stay caught --------------------------------
+
+#: (program, kind, the statement before, after): found by tools/verify_mutants.py
+FORMERLY_EXPLAINED = [
+    # an unpack reads its operand's bits: a NaN bit pattern there gave 'nonfinite' freedom
+    ("gen:fp1.0-fragment-4", "output", "out_result_depth.z = xl_t2.z;", ";"),
+    ("gen:fp1.0-fragment-4", "swizzle",
+     "precise vec4 xl_t2 = unpackUnorm4x8(floatBitsToUint(program_local[5]).x);",
+     "precise vec4 xl_t2 = unpackUnorm4x8(floatBitsToUint(program_local[5]).y);"),
+]
+
+
+@pytest.mark.parametrize("name,kind,before,after", FORMERLY_EXPLAINED,
+                         ids=[f"{n}:{k}" for n, k, _, _ in FORMERLY_EXPLAINED])
+def test_formerly_explained_away_is_caught(runner, name, kind, before, after):
+    text = _sample_text(name)
+    found = [m for m in M.candidates(_glsl(text), (kind,))[kind]
+             if m.before == before and m.after == after]
+    assert found, f"{name} no longer has the statement {before!r}"
+    [r] = _classify(runner, name, text, found[:1])
+    assert r.outcome == "caught", (r.outcome, r.status, r.reason)

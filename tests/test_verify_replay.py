@@ -41,7 +41,7 @@ class _Ask:
         rows = np.arange(n)
         site = permits.Site(x, ops, rows, exe, imp, "gl")
         self.exe = exe
-        self.verdicts, self.free = permits.permitted(site, differ)
+        self.verdicts = permits.permitted(site, differ)
         return bits, cmask
 
     def before_flow(self, x, st, sel):
@@ -285,3 +285,117 @@ def test_shadow_lookup_w_has_no_filtering_tolerance():
     execute(prog, inputs={"fragment.texcoord[0]": coords}, lanes=4, hooks=hook,
             textures={0: Texture(levels=levels, filter="LINEAR")})
     assert hook.verdicts[0].tolist() == ["tolerance"] * 3 + [""]
+
+
+# ---- a freedom to give any value is the instruction's own ----------------------------------------
+
+class _Record:
+    """Executor hook: every instruction's result words (straight-line programs: one pass)."""
+
+    def __init__(self, n):
+        self.instructions = list(range(n))
+        self.words = {}
+
+    def __call__(self, x, st, idx, ops, bits, cmask):
+        n = st.lanes if idx is None else len(idx)
+        self.words[x.index] = np.array(np.broadcast_to(bits, (n, 4)), np.uint32)
+        return bits, cmask
+
+    def before_flow(self, x, st, sel):
+        pass
+
+
+def _replay_against(text, inputs, change):
+    """The replay hook run against 'implementation values' that are the executor's own, edited
+    by ``change`` (instruction -> function of its words; the final MOV of NAN_CHAIN moves what
+    instruction 1 gives)."""
+    if 1 in change:
+        change = {**change, 2: change[1]}
+    from xlate.verify.replay import ImplValues, ReplayHook
+    prog = xlate.parse(text)
+    inputs = {k: np.array([v], np.float32) for k, v in inputs.items()}
+    rec = _Record(len(prog.instructions))
+    execute(prog, inputs=inputs, lanes=1, hooks=rec)
+    values = {k: ImplValues(change.get(k, lambda w: w)(w.copy())) for k, w in rec.words.items()}
+    hook = ReplayHook(prog, values, 1, "gl")
+    execute(prog, inputs=inputs, lanes=1, hooks=hook)
+    return hook
+
+
+NAN_CHAIN = ("!!NVvp4.0\nTEMP t, u;\nADD t, vertex.attrib[0], vertex.attrib[1];\n"
+             "ADD u, t, vertex.attrib[2];\nMOV result.position, u;\nEND\n")
+NAN_INPUTS = {"vertex.attrib[0]": [np.nan, 1, 2, 3], "vertex.attrib[1]": [1, 1, 1, 1],
+              "vertex.attrib[2]": [2, 2, 2, 2]}
+
+
+def test_value_computed_from_a_free_one_is_checked_exactly():
+    """ADD of a NaN may give any value (GLSL 4.50 §4.7.1); the ADD that reads it may not: it
+    must be the sum of the adopted value.  (The old replay adopted any departure on a lane
+    holding a free value 'on trial' and excused it as 'downstream'.)"""
+    seven = lambda w: np.where(np.arange(4) == 0, f32(7, 7, 7, 7), w)   # noqa: E731
+    hook = _replay_against(NAN_CHAIN, NAN_INPUTS, {0: seven, 1: lambda w: f32(9, 4, 5, 6)[None]})
+    assert hook.unexplained == [] and hook.adopted == {(0, "nonfinite"): 1}
+    hook = _replay_against(NAN_CHAIN, NAN_INPUTS, {0: seven, 1: lambda w: f32(10, 4, 5, 6)[None]})
+    assert [(d.index, d.components, d.verdict) for d in hook.unexplained] == [(1, (0,), "")]
+
+
+def test_free_value_the_probe_agreed_on_is_not_free_later():
+    """Where the implementation's ADD of a NaN agreed with the executor (NaN), the ADD of it is
+    again an operation on a NaN (free, in x alone); the components it does not reach are exact."""
+    hook = _replay_against(NAN_CHAIN, NAN_INPUTS, {1: lambda w: f32(9, 4, 5, 6)[None]})
+    assert hook.adopted == {(1, "nonfinite"): 1} and hook.unexplained == []
+    hook = _replay_against(NAN_CHAIN, NAN_INPUTS, {1: lambda w: f32(9, 5, 5, 6)[None]})
+    assert [(d.index, d.components) for d in hook.unexplained] == [(1, (1,))]
+
+
+FP_IF_TEX = ("!!NVfp4.0\nTEMP t, c;\nMOV.CC c, fragment.texcoord[1];\nIF GT.x;\n"
+             "TEX t, fragment.texcoord[0], texture[0], 2D;\nENDIF;\nMOV result.color, t;\nEND\n")
+
+
+def _lookup_in_flow(imp):
+    """The TEX in the IF (derivatives undefined: the quad's fragments may diverge), judged
+    against ``imp``; a 3-level texture whose levels are 0.25, 0.5 and 0.75."""
+    levels = [np.full((4 >> i, 4 >> i, 4), 0.25 * (i + 1), np.float32) for i in range(3)]
+    prog = xlate.parse(FP_IF_TEX)
+    hook = _Ask(2, imp)
+    coords = np.tile(np.array([[0.3, 0.3, 0, 1]], np.float32), (4, 1))
+    flow = np.array([[1, 0, 0, 0], [1, 0, 0, 0], [1, 0, 0, 0], [-1, 0, 0, 0]], np.float32)
+    execute(prog, inputs={"fragment.texcoord[0]": coords, "fragment.texcoord[1]": flow}, lanes=4,
+            hooks=hook, textures={0: Texture(levels=levels, filter="LINEAR_MIPMAP_LINEAR")})
+    return hook.verdicts
+
+
+def test_lookup_with_undefined_derivatives_is_a_lookup_at_some_lod():
+    """GLSL 4.50 §8.14.1 leaves the derivatives (so the LOD) undefined, not the lookup: a value
+    no level of detail gives is not permitted (the old rule permitted any value there)."""
+    v = _lookup_in_flow(lambda e: np.tile(f32(0.625, 0.625, 0.625, 0.625), (len(e), 1)))
+    assert v.tolist() == [["lod"] * 4] * 3        # between levels 1 and 2: LOD 1.5
+    v = _lookup_in_flow(lambda e: np.tile(f32(0.9, 0.9, 0.9, 0.9), (len(e), 1)))
+    assert v.tolist() == [[""] * 4] * 3           # above the coarsest level's 0.75: no LOD
+
+
+def test_derivative_in_flow_is_free_at_that_instruction():
+    text = ("!!NVfp4.0\nTEMP t, c;\nMOV.CC c, fragment.texcoord[1];\nIF GT.x;\n"
+            "DDX t, fragment.texcoord[0];\nENDIF;\nMOV result.color, t;\nEND\n")
+    prog = xlate.parse(text)
+    hook = _Ask(2, lambda e: e + np.uint32(12345))
+    flow = np.array([[1, 0, 0, 0], [1, 0, 0, 0], [1, 0, 0, 0], [-1, 0, 0, 0]], np.float32)
+    coords = np.arange(16, dtype=np.float32).reshape(4, 4)
+    execute(prog, inputs={"fragment.texcoord[0]": coords, "fragment.texcoord[1]": flow},
+            lanes=4, hooks=hook)
+    assert hook.verdicts.tolist() == [["lod"] * 4] * 3
+
+
+def test_unpack_reads_bits_not_a_nan():
+    """UP4UB reads its operand's bits (GP4: "the 32 least significant bits of the encoding"):
+    a NaN or denormal bit pattern there gives no freedom (a mutant that dropped the depth an
+    UP4UB wrote passed as 'nonfinite')."""
+    for bits in (0x7FC00000, 0x7F800000, 0x00000005):
+        word = np.array([bits, 0, 0, 0], np.uint32).view(np.float32)
+        v, exe = ask(VP.format("UP4UB t, vertex.attrib[0].x;"), 0, lambda e: e + np.uint32(1),
+                     {"vertex.attrib[0]": word})
+        assert v == [""] * 4, (hex(bits), v)
+    # an arithmetic opcode on the same NaN keeps its freedom
+    v, _ = ask(VP.format("ADD t, vertex.attrib[0].x, 1;"), 0, lambda e: f32(7, 7, 7, 7)[None],
+               {"vertex.attrib[0]": np.array([0x7FC00000, 0, 0, 0], np.uint32).view(np.float32)})
+    assert v == ["nonfinite"] * 4

@@ -88,12 +88,13 @@ EXPLAINED_NV4 = [
     pytest.param(
         "cg/gp4fp/xbr__shaders__super-xbr__super-4xbr-3d-pass1.cg__main_fragment.fp", {"lod"},
         marks=pytest.mark.xfail(strict=True, reason=(
-            "open: TEXs in non-uniform flow (derivatives undefined, GLSL 4.50 §6.4) feed "
+            "open: TEXs in non-uniform flow (derivatives undefined, GLSL 4.50 §8.14.1) feed "
             "DP3s compared for equality (SEQ) into an AND.U.CC HC whose flags decide an IF; "
             "the TEX values agree in the probed compilations and differ in the unprobed one. "
-            "The playback moves them (free by position) but the equality stays false, so the "
-            "IF outcome's dependence on them is not shown and 7 lanes stay 'cc' (the old "
-            "verifier passed it as 'lod' without showing anything)"))),
+            "A lookup with an undefined LOD is adopted where the probe shows it and everything "
+            "after it is checked exactly, so the main compilation's other choice is a "
+            "mismatch on 7 lanes (the first verifier passed it as 'lod' without showing "
+            "anything)"))),
 ]
 
 

@@ -14,21 +14,27 @@ inputs), ``rejected`` (the implementation refuses the mutant, or the verifier sa
 unsupported/error/skipped), ``timeout``.  ``live`` = caught + tolerated + explained; the
 verifier is sound on the sample when tolerated + explained = 0.
 
-Sources: ``generated`` (``xlate.verify.generate``, every dialect and stage, seeds from
-``--seed``), ``own`` (the project's ``corpus/``), ``shared`` (``../shared/corpus``, the
-collected programs expected to be valid and cgc's output; groups are the corpus folders).
-``--programs`` is the number of clean programs, spread evenly over the groups.
+Sources (``--source``, comma-separated or ``all``): ``generated`` (``xlate.verify.generate``,
+every dialect and stage, seeds from ``--seed``), ``own`` (the project's ``corpus/``),
+``shared`` (``../shared/corpus``, the collected programs expected to be valid and cgc's output;
+groups are the corpus folders).  Groups are named ``source:group``.  ``--programs`` is the
+number of clean programs, spread evenly over the groups, which are visited round robin (one
+program each per round) so that a run stopped by ``--deadline`` has covered all of them.
 ``--dialect`` keeps the groups whose name contains one of the comma-separated words.
+
+Only statements whose result may reach an output are mutated (``glsl_liveness``); the
+mutations the other statements would have had are equivalent by construction and only
+counted (``not run``).  The report has tables per dialect (the parsed program's), per group
+and per kind.
 
 The full campaign (2,000+ live mutants over all dialects; hours on two cores), in the
 background::
 
-    nohup python tools/verify_mutants.py --source generated --programs 700 \\
-        --mutants-per-program 4 --jobs 2 --json /tmp/mutants-gen.json > /tmp/mutants-gen.txt &
-    nohup python tools/verify_mutants.py --source shared --programs 400 \\
-        --mutants-per-program 4 --jobs 2 --json /tmp/mutants-shared.json > /tmp/mutants-shared.txt &
+    nohup nice -n 10 python tools/verify_mutants.py --source all --programs 900 \
+        --mutants-per-program 5 --jobs 3 --timeout 30 --deadline 4500 \
+        --json /tmp/mutants.json > /tmp/mutants.txt 2> /tmp/mutants.log &
 
-(the JSON is rewritten after every group, so a long run can be read while it goes on).
+(the JSON is rewritten after every program, so a long run can be read while it goes on).
 Exit status: 0 when no live mutant fooled the verifier, 1 otherwise, 3 without OpenGL.
 """
 from __future__ import annotations
@@ -145,24 +151,61 @@ def _work(task) -> M.ProgramResult:
         return M.ProgramResult(name, group, f"harness error: {type(e).__name__}: {e}"[:300])
 
 
-def run_group(group: str, programs, quota: int, opts: dict, pool, max_candidates: int):
-    """Clean programs of one group, up to ``quota`` of them, in a deterministic order."""
-    done, seen = [], 0
-    chunk = max(1, opts["jobs"]) * 2
-    while len(done) < quota and seen < max_candidates:
+class Group:
+    """One group's progress: its programs (an iterator), the clean ones done, how many tried."""
+
+    def __init__(self, name: str, programs, quota: int, max_candidates: int):
+        self.name, self.programs, self.quota = name, programs, quota
+        self.max_candidates = max_candidates
+        self.done: list = []
+        self.seen = 0
+        self.exhausted = False
+
+    @property
+    def open(self) -> bool:
+        return not self.exhausted and len(self.done) < self.quota and \
+            self.seen < self.max_candidates
+
+    def take(self, n: int) -> list:
+        """The next ``n`` programs at most (fewer where the group's clean quota is near)."""
+        n = min(n, self.quota - len(self.done), self.max_candidates - self.seen)
         tasks = []
-        for name, text in programs:
-            tasks.append((name, group, text, opts))
-            if len(tasks) >= chunk:
+        for name, text in self.programs:
+            tasks.append((name, self.name, text))
+            if len(tasks) >= n:
                 break
+        if len(tasks) < n:
+            self.exhausted = True
+        self.seen += len(tasks)
+        return tasks
+
+
+def run_rounds(groups: list[Group], opts: dict, pool, deadline: float, on_result) -> None:
+    """Clean programs of every group, one program per group per round (round robin, so a run
+    stopped at its deadline has covered every group evenly), each group in a deterministic
+    order.  ``on_result`` is called after every program (the JSON is rewritten there)."""
+    by_name = {g.name: g for g in groups}
+    while any(g.open for g in groups):
+        tasks = []
+        for g in groups:
+            if g.open:
+                tasks += [(name, group, text, opts) for name, group, text in g.take(1)]
         if not tasks:
-            break
-        seen += len(tasks)
-        results = pool.map(_work, tasks) if pool else [_work(t) for t in tasks]
-        for r in results:
-            if r.status == "clean" and len(done) < quota:
-                done.append(r)
-    return done
+            return
+        results = pool.imap_unordered(_work, tasks) if pool else map(_work, tasks)
+        for _ in tasks:
+            try:
+                # at the deadline, stop waiting for programs still being mutated
+                r = results.next(timeout=max(1.0, deadline - time.time())) \
+                    if pool and deadline else next(results)
+            except multiprocessing.TimeoutError:
+                return
+            g = by_name[r.group]
+            if r.status == "clean" and len(g.done) < g.quota:
+                g.done.append(r)
+            on_result()
+            if deadline and time.time() >= deadline:
+                return
 
 
 # ---- report --------------------------------------------------------------------------------------
@@ -178,10 +221,11 @@ def fooled_lines(mutants: list[M.MutantResult]) -> list[str]:
 
 def write_json(path: str, settings: dict, programs: list, skipped: dict) -> None:
     mutants = [m for p in programs for m in p.mutants]
-    doc = {"settings": settings,
+    doc = {"settings": settings, "by_dialect": M.tally(mutants, "dialect"),
            "by_group": M.tally(mutants, "group"), "by_kind": M.tally(mutants, "kind"),
-           "programs": [{"program": p.program, "group": p.group, "mutants": len(p.mutants)}
-                        for p in programs],
+           "dead_sites": sum(p.dead_sites for p in programs),
+           "programs": [{"program": p.program, "group": p.group, "mutants": len(p.mutants),
+                         "dead_sites": p.dead_sites} for p in programs],
            "groups_short_of_clean_programs": skipped,
            "mutants": [m.to_json() for m in mutants]}
     tmp = path + ".tmp"
@@ -192,12 +236,14 @@ def write_json(path: str, settings: dict, programs: list, skipped: dict) -> None
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--source", choices=list(SOURCES), default="generated")
+    p.add_argument("--source", default="generated",
+                   help=f"comma-separated: {', '.join(SOURCES)} (or 'all')")
     p.add_argument("--programs", type=int, default=30, help="clean programs in all")
     p.add_argument("--mutants-per-program", type=int, default=4,
                    help="non-equivalent mutants wanted per program")
     p.add_argument("--tries", type=int, default=8,
-                   help="sites tried per wanted mutant (most sites of random programs are dead)")
+                   help="live sites tried per wanted mutant (a live statement's mutant may "
+                        "still change no output bit on the verifier's inputs)")
     p.add_argument("--dialect", default="", help="comma-separated group name parts")
     p.add_argument("--kinds", default=",".join(M.KINDS))
     p.add_argument("--seed", type=int, default=1)
@@ -205,14 +251,24 @@ def main(argv=None) -> int:
     p.add_argument("--backend", default="gl", choices=("gl", "gl-spirv"))
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per mutant verify")
-    p.add_argument("--json", help="write the full report here")
+    p.add_argument("--deadline", type=float, default=0,
+                   help="seconds: stop after this long (the report covers the programs that "
+                        "finished)")
+    p.add_argument("--json", help="write the full report here (rewritten after every program)")
     p.add_argument("--quiet", action="store_true")
     args = p.parse_args(argv)
     kinds = tuple(k for k in args.kinds.split(",") if k)
     unknown = set(kinds) - set(M.KINDS)
     if unknown:
         p.error(f"unknown kinds {sorted(unknown)}; known: {', '.join(M.KINDS)}")
-    groups = SOURCES[args.source](args.seed)
+    sources = list(SOURCES) if args.source == "all" else args.source.split(",")
+    if set(sources) - set(SOURCES):
+        p.error(f"unknown sources {sorted(set(sources) - set(SOURCES))}; known: "
+                f"{', '.join(SOURCES)}")
+    groups = {}
+    for src in sources:
+        for g, v in SOURCES[src](args.seed).items():
+            groups[f"{src}:{g}"] = v
     if args.dialect:
         words = args.dialect.split(",")
         groups = {g: v for g, v in groups.items() if any(w in g for w in words)}
@@ -232,35 +288,51 @@ def main(argv=None) -> int:
             print(f"verify_mutants: no OpenGL implementation: {e}", file=sys.stderr)
             return 3
     pool = multiprocessing.get_context("fork").Pool(args.jobs) if args.jobs > 1 else None
-    programs, short = [], {}
+    state = [Group(g, progs, quota, quota * 6 + 6) for g, progs in groups.items()]
     t0 = time.time()
+
+    def programs():
+        return [r for g in state for r in g.done]
+
+    def short():
+        return {g.name: f"{len(g.done)} clean of {quota} wanted ({g.seen} tried)"
+                for g in state if len(g.done) < quota}
+
+    def on_result():
+        ms = [m for x in programs() for m in x.mutants]
+        live = sum(m.outcome in M.LIVE for m in ms)
+        if not args.quiet:
+            print(f"[{time.time() - t0:7.1f}s] {len(programs())} programs, {len(ms)} mutants, "
+                  f"{live} live, {sum(m.outcome in M.FOOLED for m in ms)} explained away",
+                  file=sys.stderr, flush=True)
+        if args.json:
+            write_json(args.json, settings, programs(), short())
+
     try:
-        for g, progs in groups.items():
-            got = run_group(g, progs, quota, opts, pool, max_candidates=quota * 6 + 6)
-            programs += got
-            if len(got) < quota:
-                short[g] = f"{len(got)} clean of {quota} wanted"
-            if not args.quiet:
-                n = sum(len(x.mutants) for x in got)
-                print(f"[{time.time() - t0:7.1f}s] {g}: {len(got)} programs, {n} mutants",
-                      file=sys.stderr, flush=True)
-            if args.json:
-                write_json(args.json, settings, programs, short)
+        run_rounds(state, opts, pool, t0 + args.deadline if args.deadline else 0, on_result)
     finally:
         if pool:
-            pool.close()
-    mutants = [m for x in programs for m in x.mutants]
+            pool.terminate()
+    done = programs()
+    if args.json:
+        write_json(args.json, settings, done, short())
+    mutants = [m for x in done for m in x.mutants]
+    print(M.format_table(M.tally(mutants, "dialect"), "dialect"))
+    print()
     print(M.format_table(M.tally(mutants, "group"), "group"))
     print()
     print(M.format_table(M.tally(mutants, "kind"), "kind"))
+    dead = sum(x.dead_sites for x in done)
+    print(f"\nnot run: {dead} mutations of statements whose result is never read "
+          "(equivalent by construction, glsl_liveness)")
     fooled = fooled_lines(mutants)
     print(f"\n{len(fooled)} live mutants passed the verifier (explained away):")
     for line in fooled:
         print(line)
-    if short:
+    if short():
         print("\ngroups short of clean programs: " +
-              "; ".join(f"{g} ({v})" for g, v in short.items()))
-    print(f"\n{len(programs)} programs, {len(mutants)} mutants, {time.time() - t0:.0f} s")
+              "; ".join(f"{g} ({v})" for g, v in short().items()))
+    print(f"\n{len(done)} programs, {len(mutants)} mutants, {time.time() - t0:.0f} s")
     return 1 if fooled else 0
 
 

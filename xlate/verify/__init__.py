@@ -31,9 +31,9 @@ Modules:
 
 Verdicts (``permits``, spec passages in ``compare.EXPLANATIONS``): the freedoms ``tolerance``,
 ``ftz``, ``signedzero``, ``nonfinite``, ``range``, ``undefined``, ``boundary``, ``lod``,
-``implementation``, ``reassociated`` (native only: a sum of products added in another order or
-fused) and ``downstream`` (computed from a free value), each adopted only where
-its rule holds; and the unexplained ``divergence`` (a result differs), ``cc`` (a condition
+``implementation`` and ``reassociated`` (native only: a sum of products added in another order
+or fused), each adopted only where its rule holds (a freedom to give any value is that
+instruction's own: what is computed from it is checked exactly); and the unexplained ``divergence`` (a result differs), ``cc`` (a condition
 test's outcome), ``flow`` (the executor ran an instruction more often), ``interface`` (every
 probed value agreed, an output does not).  A program passes when the executor, adopting the
 permitted values, reproduces every output exactly.

@@ -110,8 +110,9 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
         "GLSL 4.50 §8.14.1/§6.4: derivatives in non-uniform control flow, and after a "
         "non-uniform discard, are undefined",
         "permits.rule_lod: the value is the same lookup at an explicit level of detail on a "
-        "1/64 grid around the texture's levels (within TEX's 2^-7); derivatives in "
-        "non-uniform flow or after a KIL: any value"),
+        "1/64 grid around the texture's levels (within TEX's 2^-7), also for lookups whose "
+        "derivatives are undefined (the LOD is open, the lookup is at some LOD); DDX/DDY in "
+        "non-uniform flow or after a KIL: any value of that instruction, adopted"),
     "implementation": (
         "a defect of the implementation, reduced to a strict-xfail test in "
         "tests/test_verify_cases.py and matched by trace.known_defect (llvmpipe's TXQ with a "
@@ -125,13 +126,6 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
         "gives -0 (a documented divergence, frontends/nv/vp.py)",
         "permits.rule_signedzero: both results are zeros: the implementation's sign adopted, "
         "so later instructions that tell the zeros apart (RCP, SGE) must agree with it"),
-    "downstream": (
-        "the specifications' freedoms above that permit any value (nonfinite, undefined, "
-        "range, derivatives in non-uniform flow): what is computed from such a value is "
-        "not constrained either",
-        "replay._split_downstream: the replay run again with every adoption repeated except "
-        "the free values, which keep the executor's own: the outputs (and departures) that "
-        "then change are computed from a free value; everything else must match exactly"),
     "boundary": (
         "GL 4.5 §8.14.2 NEAREST: the texel chosen for a coordinate exactly on a texel edge "
         "depends on the implementation's rounding of u = s * width",

@@ -380,7 +380,7 @@ def _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep):
 
 #: verdicts of adopted departures that explain a difference (see :mod:`permits`)
 EXPLAINED = ("signedzero", "ftz", "nonfinite", "tolerance", "reassociated", "range", "undefined",
-             "boundary", "lod", "implementation", "downstream")
+             "boundary", "lod", "implementation")
 #: verdicts of differences nothing explains
 SUSPECT = ("divergence", "cc", "flow", "interface")
 
@@ -473,8 +473,6 @@ def _explain(program, facts, glsl, reflection, lanes, runner, rep, run, max_repo
     rep.notes.append(f"replay: {len(run.diffs)} differing components; the executor adopted "
                      f"{n_adopted} permitted results ({', '.join(adopted) or 'none'}) at "
                      f"{len({k for (k, _) in hook.adopted})} instructions; "
-                     f"{len(out.downstream)} differences computed from a value the specs "
-                     f"leave free (shown by a run with other values); "
                      f"{len(out.diffs)} differences left")
     # geometry probes are read at the last EMIT, where GLSL leaves outputs written before an
     # EmitVertex() undefined: a departure seen there proves nothing, the outputs decide
@@ -486,10 +484,8 @@ def _explain(program, facts, glsl, reflection, lanes, runner, rep, run, max_repo
             rep.localization = [d for d in rep.localization
                                 if d.get("verdict") not in SUSPECT]
         rep.status = "pass"
-        free = " and values computed from the free ones" if out.downstream else ""
         rep.reason = ("differences explained: " + ", ".join(adopted) +
-                      f" (shown: the executor, adopting those results, reproduces every output"
-                      f"{free})")
+                      " (shown: the executor, adopting those results, reproduces every output)")
         return
     rep.total_differences = len(out.diffs)
     rep.differences = out.diffs[:max_reported]

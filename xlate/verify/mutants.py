@@ -199,11 +199,41 @@ def _float32_text(x: float) -> str:
     return np.format_float_scientific(x, unique=True)
 
 
+#: GLSL functions that compute an approximate opcode (compare.INEXACT: RSQ, EX2, LG2, POW, LIT,
+#: SIN/COS/SCS, EXP/LOG, NRM, filtered lookups), and the helpers that wrap them
+_APPROXIMATE = frozenset({"sqrt", "inversesqrt", "exp2", "log2", "pow", "sin", "cos",
+                          "normalize", "xl_log", "xl_exp", "xl_lit", "xl_litnc", "xl_nrm",
+                          "xl_rfl"})
+
+
+def _within_approximation(S, k: int) -> bool:
+    """Whether the literal S[k] is an argument of an approximate function (inside its
+    parentheses, at any depth) or the numerator of RSQ's ``1.0 / sqrt(...)``: moved by one ulp
+    it moves the opcode's result by about one ulp times the function's condition number --
+    inside the opcode's documented bound (RSQ 2 ulp, LOG 2^-11 ...), a value a correct
+    translation may legally produce.  Such a literal-ulp mutant is not a wrong translation."""
+    if k + 2 < len(S) and S[k + 1] == "/" and S[k + 2] in ("sqrt", "inversesqrt"):
+        return True
+    depth = 0
+    for j in range(k - 1, -1, -1):
+        if S[j] == ")":
+            depth += 1
+        elif S[j] == "(":
+            if depth == 0:
+                if j > 0 and (S[j - 1] in _APPROXIMATE or S[j - 1].startswith("texture")):
+                    return True
+            else:
+                depth -= 1
+    return False
+
+
 def _literal(S, subtle: bool):
     if _is_for(S):
         return
     for k, t in enumerate(S):
         if not _FLOAT.fullmatch(t):
+            continue
+        if subtle and _within_approximation(S, k):
             continue
         v = np.float32(float(t.rstrip("fF")))
         if v == 0 or not math.isfinite(v):
@@ -345,8 +375,10 @@ MUTATORS = {
 KINDS = tuple(MUTATORS)
 
 
-def candidates(glsl: str, kinds=KINDS) -> dict[str, list[Mutation]]:
-    """Every mutation of the program's code, per kind."""
+def candidates(glsl: str, kinds=KINDS, live: set[int] | None = None
+               ) -> dict[str, list[Mutation]]:
+    """Every mutation of the program's code, per kind; only on the lines in ``live`` when
+    given (see :func:`live_candidates`)."""
     lines = glsl.split("\n")
     seen: dict[tuple, int] = {}
     out: dict[str, list[Mutation]] = {k: [] for k in kinds}
@@ -357,6 +389,8 @@ def candidates(glsl: str, kinds=KINDS) -> dict[str, list[Mutation]]:
         key = statement_key(toks)
         occ = seen.get(key, 0)
         seen[key] = occ + 1
+        if live is not None and n not in live:
+            continue
         S = [toks[i] for i in significant(toks)]
         for kind in kinds:
             for edits in mutators[kind](S):
@@ -365,6 +399,20 @@ def candidates(glsl: str, kinds=KINDS) -> dict[str, list[Mutation]]:
                 if after != m.before:
                     out[kind].append(Mutation(kind, key, occ, edits, m.before, after))
     return out
+
+
+def live_candidates(glsl: str, kinds=KINDS) -> tuple[dict[str, list[Mutation]], int]:
+    """The mutations of statements whose result may reach an output
+    (:func:`glsl_liveness.live_lines`), and how many mutations the other statements would
+    have had: those are equivalent by construction (the statement's result is never read) and
+    are not run."""
+    from .glsl_liveness import live_lines
+    live = live_lines(glsl)
+    cands = candidates(glsl, kinds, live)
+    if live is None:
+        return cands, 0
+    every = candidates(glsl, kinds)
+    return cands, sum(map(len, every.values())) - sum(map(len, cands.values()))
 
 
 def pick(cands: dict[str, list[Mutation]], k: int, rng: random.Random) -> list[Mutation]:
@@ -489,6 +537,8 @@ class MutantResult:
     verdicts: list = field(default_factory=list)
     differences: int = 0
     shaders_mutated: int = 0     # how many of the verifier's shaders carried the mutation
+    dialect: str = ""            # the program's dialect/stage
+    seconds: float = 0.0         # time to classify it (equivalence run + verifier)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -500,6 +550,7 @@ class ProgramResult:
     group: str
     status: str                  # clean, or why the program was not used
     mutants: list = field(default_factory=list)
+    dead_sites: int = 0          # mutations of statements whose result is never read (not run)
 
 
 class _Timeout(Exception):
@@ -523,6 +574,15 @@ def _disarm():
 def classify(text: str, name: str, group: str, mutation: Mutation, runner, first, *,
              lanes: int, seed: int, timeout: float = 0) -> MutantResult:
     """Run one mutant on the verifier's inputs, then (when live) through the verifier."""
+    import time
+    t0 = time.perf_counter()
+    res = _classify(text, name, group, mutation, runner, first, lanes=lanes, seed=seed,
+                    timeout=timeout)
+    res.seconds = round(time.perf_counter() - t0, 3)
+    return res
+
+
+def _classify(text, name, group, mutation, runner, first, *, lanes, seed, timeout):
     from .core import verify_source
     from .glapi import GLError
     stage, glsl, reflection, n, kw, cap0 = first
@@ -562,7 +622,9 @@ def mutate_program(text: str, name: str, group: str, runner, *, per_program: int
     """Verify ``text``; when it is clean, classify mutants until ``per_program`` of them are
     not equivalent (live or rejected), trying at most ``tries * per_program`` sites.
 
-    Random programs carry much dead code, so most sites are equivalent: trying more sites
+    Random programs carry much dead code: only statements whose result may reach an output
+    are mutated (:func:`live_candidates`; the others are counted in ``dead_sites``).  A live
+    statement's mutant may still be equivalent on the verifier's inputs; trying more sites
     (cheap: one run each) gives more live mutants per second of verifier time.  The order of
     the sites is deterministic in ``seed`` and ``name``.  ``mutations``: classify exactly these
     instead (tests)."""
@@ -572,18 +634,25 @@ def mutate_program(text: str, name: str, group: str, runner, *, per_program: int
     if rep.status != "pass" or rep.total_differences or rec.first is None:
         why = rep.status if rep.status != "pass" else "pass with differences explained"
         return ProgramResult(name, group, f"not clean: {why} {rep.reason}".strip())
+    cap0 = rec.first[-1]
+    if cap0.primitives is not None and not any(len(p) for p in cap0.primitives):
+        # a geometry program that emits nothing on these inputs (an EMIT to another stream,
+        # a condition never met): every mutant would be equivalent
+        return ProgramResult(name, group, "not used: no primitive emitted on any lane")
     out = ProgramResult(name, group, "clean")
     if mutations is None:
         rng = random.Random(f"{seed}:{name}")
-        cands = candidates(rec.first[1], kinds)
+        cands, out.dead_sites = live_candidates(rec.first[1], kinds)
         mutations = pick(cands, sum(map(len, cands.values())), rng)[:tries * per_program]
         wanted = per_program
     else:
         wanted = len(mutations)
     found = 0
+    dialect = _dialect_of(text, name)
     for m in mutations:
         r = classify(text, name, group, m, runner, rec.first, lanes=lanes, seed=seed,
                      timeout=timeout)
+        r.dialect = dialect
         out.mutants.append(r)
         found += r.outcome != "equivalent"
         if found >= wanted:
@@ -591,10 +660,17 @@ def mutate_program(text: str, name: str, group: str, runner, *, per_program: int
     return out
 
 
+def _dialect_of(text: str, name: str) -> str:
+    from .. import api
+    p = api.parse(text, filename=name)
+    return f"{p.dialect}/{p.stage.value}"
+
+
 # ---- summary -----------------------------------------------------------------------------------
 
 OUTCOMES = ("caught", "tolerated", "explained", "equivalent", "rejected", "timeout")
 FOOLED = ("tolerated", "explained")
+LIVE = ("caught",) + FOOLED
 
 
 def tally(results: list[MutantResult], by: str) -> dict[str, dict[str, int]]:

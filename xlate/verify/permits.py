@@ -13,7 +13,8 @@ Each rule decides per lane and per component; the first rule that permits a comp
 its verdict.  A rule either recomputes the instruction with the cause removed (flushed
 operands, a nudged texel coordinate, another level of detail) and accepts the implementation's
 value only when it equals that recomputation, or accepts any value where the specifications
-leave the result undefined.  The spec passage behind each rule is in its docstring and in
+leave *that instruction's* result undefined.  Either way the value is adopted and everything
+computed from it afterwards must match exactly (see :data:`RULES`).  The spec passage behind each rule is in its docstring and in
 :data:`xlate.verify.compare.EXPLANATIONS`.
 """
 from __future__ import annotations
@@ -122,6 +123,11 @@ class Site:
 #: implementation has no freedom there -- a -0.0 or a NaN moved stays one
 MOVES = frozenset({"MOV", "SWZ"})
 
+#: opcodes that read their scalar operand's bits, not its value (GP4 UP2H/UP2US/UP4B/UP4UB:
+#: "the 32 least significant bits of the encoding"; GLSL floatBitsToUint is exact): a NaN or
+#: denormal bit pattern there is no operation on a NaN or a denormal -- no freedom
+BIT_READS = frozenset({"UP2H", "UP2US", "UP4B", "UP4UB"})
+
 
 def rule_signedzero(s: Site) -> np.ndarray:
     """Both results are zeros of different signs.  GLSL 4.50 §4.7.1 leaves operations on
@@ -149,6 +155,8 @@ def rule_ftz(s: Site) -> np.ndarray:
     denormal intermediate products flushed."""
     flushed = cmp.flush(s.exe)
     ok = _same_or_zeros(flushed, s.imp) & _denormal(s.exe)
+    if s.ins.op in BIT_READS:           # the operand's bits are no denormal value
+        return ok
     # every subset of the operands holding denormals, flushed: an implementation flushes where
     # it computes (a compare) and may move the other operands' bits unchanged (a select)
     holders = [i for i, o in enumerate(s.all_operands) if _holds_denormal(o)]
@@ -293,8 +301,10 @@ def rule_nonfinite(s: Site) -> np.ndarray:
     IEEE 754 (Mesa folds ``x * 0`` to 0 even for ``precise``).  Also POW/LIT of a base <= 0
     (``exp2(y * log2(x))``: log2 of x <= 0 is undefined in GLSL §8.2), TXP with q = 0 and a
     cube lookup of the zero direction (the coordinates become 0/0).  Not for moves
-    (:data:`MOVES`): a NaN or infinity moved stays one (any NaN payload)."""
-    if s.ins.op in MOVES:
+    (:data:`MOVES`): a NaN or infinity moved stays one (any NaN payload); not for the unpacks
+    (:data:`BIT_READS`), which read the operand's bits: a NaN bit pattern unpacked is no
+    operation on a NaN (a mutant dropping an output UP4UB wrote passed as 'nonfinite')."""
+    if s.ins.op in MOVES or s.ins.op in BIT_READS:
         return np.zeros(s.exe.shape, bool)
     fops = s.float_operands()
     n = len(s.exe)
@@ -420,10 +430,11 @@ def rule_lod(s: Site) -> np.ndarray:
     """An implicit-derivative lookup (TEX/TXB/TXP in a fragment program) on a texture where the
     level of detail matters: GL 4.5 §8.14.1 lets implementations approximate rho (and the LOD
     with it).  Shown by recomputation: the implementation's value is the same lookup at an
-    explicit level of detail within LOD_SPAN of the executor's (a grid of LOD_STEP), within
-    the filtering tolerance of compare.INEXACT["TEX"].  Derivatives GLSL leaves undefined
-    (DDX/DDY or implicit lookups in non-uniform control flow or after a KIL, GLSL 4.50 §6.4)
-    permit any value."""
+    explicit level of detail on a grid of LOD_STEP spanning every level of the texture (and
+    LOD_SPAN beyond both ends, where the clamp to the level range decides), within the
+    filtering tolerance of compare.INEXACT["TEX"].  The same rule covers implicit lookups whose
+    derivatives GLSL leaves undefined (non-uniform flow, after a KIL: GLSL 4.50 §8.14.1): the
+    LOD is then open, the lookup is still a lookup at some LOD -- not any value."""
     n = len(s.exe)
     if s.op.stage != Stage.FRAGMENT or s.ins.op not in ("TEX", "TXB", "TXP") or \
             s.ins.tex is None:
@@ -455,9 +466,19 @@ def rule_lod(s: Site) -> np.ndarray:
 
 
 def rule_undefined_derivatives(s: Site) -> np.ndarray:
-    """DDX/DDY or an implicit-LOD lookup in non-uniform control flow or after a KIL: GLSL 4.50
-    §6.4 leaves those derivatives undefined (the assembly models keep killed fragments running
-    for their neighbours): any value."""
+    """DDX/DDY in non-uniform control flow or after a KIL: GLSL 4.50 §8.14.1 "derivatives are
+    undefined within non-uniform control flow" (and §6.4: after a non-uniform ``discard``
+    "subsequent implicit or explicit derivatives are undefined"; the assembly models keep
+    killed fragments running for their neighbours): any value *of this instruction's result*,
+    which the replay adopts -- everything computed from it is checked exactly.
+
+    Not for implicit-LOD lookups there: an undefined derivative only leaves the level of
+    detail open, and a lookup at an undefined LOD is still the filtered result at *some* LOD
+    in the texture's range (GL 4.5 §8.14: lambda is clamped to [TEXTURE_MIN_LOD,
+    TEXTURE_MAX_LOD] whatever rho is).  :func:`rule_lod` shows that by recomputation over every
+    level; a lookup it cannot re-run (RECT, shadow cube/array targets) is unexplained."""
+    if s.ins.op not in ("DDX", "DDY"):
+        return np.zeros(s.exe.shape, bool)
     from .trace import _undefined_derivatives
     hit = s.op.stage == Stage.FRAGMENT and s.op.index in _undefined_derivatives(s.op.st.program)
     return np.full(s.exe.shape, hit)
@@ -514,53 +535,55 @@ from .permits_native import (  # noqa: E402
     rule_relative_out_of_range, rule_rough_power, rule_uninitialized)
 
 
-#: the rules in the order they are tried (the first that permits a component names it); what
-#: float values a rule speaks of: "result" (an integer result's words are no float: the integer
-#: 8 is no denormal, INT_MIN no negative zero), "any" (float operands or a float result: a
-#: float compare writing integer masks flushes its operands too), or None; and whether the
-#: value it permits is free (any value: the replay then shows which outputs depend on it by
-#: running again with another value, see replay.ReplayHook.perturb) or recomputed
+#: the rules in the order they are tried (the first that permits a component names it), and
+#: what float values a rule speaks of: "result" (an integer result's words are no float: the
+#: integer 8 is no denormal, INT_MIN no negative zero), "any" (float operands or a float result:
+#: a float compare writing integer masks flushes its operands too), or None.  Some rules permit
+#: any value of the instruction's result (nonfinite, range, undefined, derivatives in
+#: non-uniform flow, the folding defect): that freedom is the instruction's own.  The replay
+#: adopts the implementation's value there and checks every later instruction exactly -- no
+#: spec passage leaves the *downstream* computation open: GLSL 4.50 §4.7.1 makes the result of
+#: an operation on NaN/Inf unspecified, not the operations that later read that result, and
+#: §8.14.1 makes the derivative undefined, not what is computed from it.  The native backend's
+#: rules (permits_native.py) return nothing for a translation.
 RULES = (
-    ("signedzero", rule_signedzero, "result", False),
-    ("signedzero", rule_native_signedzero, "result", False),
-    ("ftz", rule_ftz, "any", False),
-    ("ftz", rule_ftz_multistep, "result", True),
-    ("nonfinite", rule_nonfinite, "any", True),
-    ("nonfinite", rule_fixed_function_nonfinite, "any", True),
-    ("tolerance", rule_tolerance, "result", False),
-    ("reassociated", rule_reassociated, "result", False),
-    ("tolerance", rule_gl_precision, "result", False),
-    ("tolerance", rule_gl_precision_compare, "any", False),
-    ("tolerance", rule_fog_factor, "result", False),
-    ("tolerance", rule_rough_power, "result", False),
-    ("range", rule_range, "any", True),
-    ("undefined", rule_undefined, None, True),
-    ("undefined", rule_uninitialized, None, True),
-    ("undefined", rule_relative_out_of_range, None, True),
-    ("boundary", rule_boundary, None, False),
-    ("lod", rule_lod, None, False),
-    ("lod", rule_undefined_derivatives, None, True),
-    ("implementation", rule_implementation, None, False),
-    ("implementation", rule_implementation_any, None, True),
+    ("signedzero", rule_signedzero, "result"),
+    ("signedzero", rule_native_signedzero, "result"),
+    ("ftz", rule_ftz, "any"),
+    ("ftz", rule_ftz_multistep, "result"),
+    ("nonfinite", rule_nonfinite, "any"),
+    ("nonfinite", rule_fixed_function_nonfinite, "any"),
+    ("tolerance", rule_tolerance, "result"),
+    ("reassociated", rule_reassociated, "result"),
+    ("tolerance", rule_gl_precision, "result"),
+    ("tolerance", rule_gl_precision_compare, "any"),
+    ("tolerance", rule_fog_factor, "result"),
+    ("tolerance", rule_rough_power, "result"),
+    ("range", rule_range, "any"),
+    ("undefined", rule_undefined, None),
+    ("undefined", rule_uninitialized, None),
+    ("undefined", rule_relative_out_of_range, None),
+    ("boundary", rule_boundary, None),
+    ("lod", rule_lod, None),
+    ("lod", rule_undefined_derivatives, None),
+    ("implementation", rule_implementation, None),
+    ("implementation", rule_implementation_any, None),
 )
 
 
-def permitted(site: Site, differ: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def permitted(site: Site, differ: np.ndarray) -> np.ndarray:
     """For the components in ``differ``: an (n, 4) array of verdict names ('' where no rule
-    permits the difference) and an (n, 4) bool array, True where the permitted value is free
-    (any value) rather than recomputed."""
+    permits the difference)."""
     out = np.full(differ.shape, "", dtype=object)
-    free = np.zeros(differ.shape, bool)
     todo = differ.copy()
     has = {"result": site.op.rt == DataType.FLOAT, None: True}
     has["any"] = has["result"] or bool(site.float_operands())
-    for name, rule, needs, is_free in RULES:
+    for name, rule, needs in RULES:
         if not todo.any():
             break
         if not has[needs]:
             continue
         ok = np.asarray(rule(site), bool) & todo
         out[ok] = name
-        free |= ok & is_free
         todo &= ~ok
-    return out, free
+    return out

@@ -26,6 +26,14 @@ When a translated program's outputs differ from the executor's (compared bit for
 The final comparison is always with the implementation's unmodified translation, never with the
 probed compilations, so probes that compile differently can cost an explanation but never
 invent one.
+
+A rule that permits *any* value (an operation on NaN/Inf, an undefined result, derivatives in
+non-uniform flow) frees that instruction's result only: the executor adopts the probed value
+and every later instruction is held to it exactly, since no spec passage leaves the
+computations downstream of such a value open (GLSL 4.50 §4.7.1 leaves the result of the
+operation on a special value unspecified, not the operations that read it).  When the main
+compilation chose another value at such an instruction than the probed one, the outputs stay
+different and the verdict is ``mismatch``: a freedom can cost a pass, never buy one.
 """
 from __future__ import annotations
 
@@ -34,7 +42,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..ir.model import DataType, Program, Stage
-from ..ir.ops import COMPONENTWISE
 from . import permits
 from .compare import flush as cmp_flush, same_words
 
@@ -73,40 +80,6 @@ class Departure:
                 "operands": self.operands}
 
 
-def _moved(words: np.ndarray, k: int, is_float: bool) -> np.ndarray:
-    """Another value for a free result, by an amount of its own per instruction (two free
-    values moved alike would keep comparing equal): what depends on it then changes."""
-    words = np.ascontiguousarray(words, np.uint32)
-    with np.errstate(all="ignore"):
-        if is_float:
-            # (not 1.0: a free value is often 1.0 or 0.0, and -0.0 + 1.0 would meet it)
-            step = np.float32(1.0234375 + 0.0625 * (k % 61))
-            moved = (words.view(np.float32) + step).view(np.uint32)
-            # a value too large for the step to change it (1e33 + 1.0 == 1e33): another
-            # mantissa bit instead, so that it does move
-            return np.where(moved == words, words ^ np.uint32(0x00200000 >> (k % 8)), moved)
-        return words + np.uint32(1 + k % 61)
-
-
-def _flags_for(cond, flags: np.ndarray, want: np.ndarray) -> np.ndarray | None:
-    """CC flags that make ``cond`` give the outcome ``want`` per component, changing only the
-    tested components of ``flags``; None if the swizzle asks one component for both."""
-    from ..exec import cc as ccmod
-    out = flags.copy()
-    chosen: dict[int, int] = {}
-    for c, src in enumerate(cond.swizzle):
-        ok = [f for f in range(16) if bool(ccmod.test(cond.rule, np.array([f], np.uint8))[0])
-              == bool(want[c])]
-        if not ok:
-            return None
-        if src in chosen and chosen[src] not in ok:
-            return None
-        chosen.setdefault(src, ok[0])
-    for src, f in chosen.items():
-        out[src] = f
-    return out
-
-
 def _words(a) -> np.ndarray:
     """An array of results as uint32 words (float32 results viewed, not converted)."""
     a = np.ascontiguousarray(a)
@@ -124,8 +97,7 @@ class ReplayHook:
 
     def __init__(self, program: Program, values: dict[int, ImplValues], lanes: int,
                  backend: str | None, conds: dict[int, ImplValues] | None = None,
-                 final: bool = True, impl_killed: np.ndarray | None = None,
-                 playback: "ReplayHook | None" = None):
+                 final: bool = True, impl_killed: np.ndarray | None = None):
         self.program = program
         self.values = values
         self.conds = conds or {}
@@ -145,41 +117,6 @@ class ReplayHook:
         self.final = final
         self.tentative: list[Departure] = []
         self.impl_killed = impl_killed
-        # every adoption, (instruction, lane, pass) -> (words, free components), so that a
-        # second run can repeat them all but the free ones (``playback``): the outputs that
-        # then change are the ones computed from a free value
-        self.record: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = {}
-        self.flag_record: dict[tuple[int, int, int], np.ndarray] = {}
-        self.kill_record: dict[tuple[int, int, int], bool] = {}
-        self.playback = playback
-        self.free_used = False
-        self.free_lanes = np.zeros(lanes, bool)   # lanes that adopted a free value
-        # instructions whose every value is free, whether or not the probed compilations
-        # happened to agree: derivatives GLSL leaves undefined (non-uniform flow, after a KIL)
-        from .trace import _undefined_derivatives
-        self.free_positions = _undefined_derivatives(program) & set(values)
-        self.uninitialized: set[int] = set()
-        if backend == "native":
-            from .permits_native import uninitialized_reads
-            # the driver's original program reading a temporary never written: a value of
-            # whatever the register held, which differs between compilations
-            # (permits.rule_uninitialized) -- free whether or not the instruction was probed
-            # (a fog option's blend of a colour the program never wrote has no statement)
-            self.uninitialized = set(uninitialized_reads(program))
-            self.free_positions |= self.uninitialized
-            self.instructions = sorted(set(self.instructions) | self.uninitialized)
-            for k in self.uninitialized:
-                self.passes.setdefault(k, np.zeros(lanes, np.int64))
-        # departures on such lanes, adopted on trial: (instruction, lane, pass) -> (the
-        # executor's words there, the departure); the playback run keeps those whose result
-        # then changes (computed from the free value) in ``suspects_shown``
-        self.suspects: dict[tuple[int, int, int], tuple[np.ndarray, Departure]] = {}
-        self.suspects_shown: set = set()
-        self.free_flags: set = set()        # flag records of trial outcomes (free in playback)
-        # (instruction, lane, pass) -> components computed from NaN/Inf operands: any value is
-        # permitted there even where the probed compilation agreed (another may not): moved in
-        # the playback
-        self.free_values: dict[tuple[int, int, int], np.ndarray] = {}
         self.adopted: dict[tuple[int, str], int] = {}     # (instruction, verdict) -> components
         self.examples: list[Departure] = []
 
@@ -216,13 +153,6 @@ class ReplayHook:
         n = len(lanes)
         p = self.passes[k][lanes] + 1
         self.passes[k][lanes] = p
-        if self.playback is not None:
-            return self._repeat(x, st, sel, lanes, p, bits, cmask)
-        if k in self.free_positions:
-            self.free_lanes[lanes] = True
-            self.free_used = True
-            if k in self.uninitialized:
-                self.adopted[(k, "undefined")] = self.adopted.get((k, "undefined"), 0) + n
         if cmask is not None and k in self.conds:
             cmask = self._agree_on_test(x, st, sel, lanes, p, x.inst.dst.cond, cmask)
         if k not in self.values:
@@ -238,95 +168,9 @@ class ReplayHook:
         out = exe
         if known.any():
             out = self._adopt(x, ops, lanes, p, exe, imp, written, known)
-        # after judging this instruction: its own free components make later ones suspects
-        self._note_free_operands(x, ops, lanes, p)
         if x.cc_reg is not None and x.rt == DataType.FLOAT:
             self._note_alternatives(x.cc_reg, lanes, out, written)
         return out, cmask
-
-    def _check_outcomes(self, k, lanes, p, exe_pass) -> None:
-        """Playback: a trial outcome is shown to depend on a free value when the executor's
-        own outcome there changed."""
-        for r, lane in enumerate(lanes):
-            key = (k, int(lane), int(p[r]))
-            if key in self.free_flags and not np.array_equal(exe_pass[r],
-                                                             self.suspects[key][0]):
-                self.suspects_shown.add(key)
-
-    def _repeat(self, x, st, sel, lanes, p, bits, cmask):
-        """Playback: the recorded flags and adoptions of the first run, the free values left
-        as the executor computes them."""
-        pb = self.playback
-        k = x.index
-        if k in pb.free_positions:
-            moved = np.ascontiguousarray(np.broadcast_to(bits, (len(lanes), 4)), np.uint32)
-            return _moved(moved, k, x.rt == DataType.FLOAT), cmask
-        if cmask is not None and pb.flag_record:
-            from ..exec.operands import cond_mask
-            pb._check_outcomes(k, lanes, p, np.broadcast_to(cmask, (len(lanes), 4)))
-            changed = False
-            for r, lane in enumerate(lanes):
-                key = (k, int(lane), int(p[r]))
-                f = pb.flag_record.get(key)
-                if f is not None and key not in pb.free_flags:
-                    st.cc[x.inst.dst.cond.cc][int(sel[r])] = f
-                    changed = True
-            if changed:
-                cmask = cond_mask(st, x.inst.dst.cond, None if len(sel) == st.lanes else sel)
-        out = None
-        if pb.free_values:
-            for r, lane in enumerate(lanes):
-                free = pb.free_values.get((k, int(lane), int(p[r])))
-                if free is not None:
-                    if out is None:
-                        out = np.array(np.broadcast_to(bits, (len(lanes), 4)), np.uint32)
-                    out[r] = np.where(free, _moved(out[r], k, x.rt == DataType.FLOAT), out[r])
-        if not pb.record:
-            return (bits if out is None else out), cmask
-        for r, lane in enumerate(lanes):
-            rec = pb.record.get((k, int(lane), int(p[r])))
-            if rec is None:
-                continue
-            if out is None:
-                out = np.array(np.broadcast_to(bits, (len(lanes), 4)), np.uint32)
-            key = (k, int(lane), int(p[r]))
-            if key in pb.suspects:
-                was, dep = pb.suspects[key]
-                comps = list(dep.components)
-                if not np.array_equal(out[r][comps], was[comps]):
-                    pb.suspects_shown.add(key)
-            words, free = rec
-            out[r] = np.where(free, out[r], words)
-        return (bits if out is None else out), cmask
-
-    def _note_free_operands(self, x, ops, lanes, p) -> None:
-        """Components whose float operands hold a NaN or an infinity (per component for
-        componentwise opcodes; not for moves): their result is free (permits.rule_nonfinite)
-        whatever the probed compilation computed -- moved in the playback."""
-        if x.inst.op in permits.MOVES or x.inst.dst is None:
-            return
-        n = len(lanes)
-        lane_bad = np.zeros(n, bool)
-        comp_bad = np.zeros((n, 4), bool)
-        for o in ops:
-            a = np.asarray(o)
-            if a.dtype != np.float32:
-                continue
-            w = np.ascontiguousarray(a).view(np.uint32)
-            w = w.reshape(w.shape[0], -1)
-            hit = np.broadcast_to(permits._nonfinite(w), (n, w.shape[1]))
-            lane_bad |= hit.any(axis=1)
-            if hit.shape[1] == 4:
-                comp_bad |= hit
-        if not lane_bad.any():
-            return
-        free = comp_bad if x.inst.op in COMPONENTWISE else \
-            np.broadcast_to(lane_bad[:, None], (n, 4))
-        free = free & np.array(x.inst.dst.mask, bool)
-        for r in np.flatnonzero(free.any(axis=1)):
-            self.free_values[(x.index, int(lanes[r]), int(p[r]))] = free[r].copy()
-            self.free_lanes[int(lanes[r])] = True
-        self.free_used = True
 
     def _adopt(self, x, ops, lanes, p, exe, imp, written, known):
         from ..exec.operands import _PRECISION
@@ -341,28 +185,15 @@ class ReplayHook:
         rows = np.flatnonzero(differ.any(axis=1))
         site = permits.Site(x, ops, rows, np.ascontiguousarray(as_written[rows]), imp[rows],
                             self.backend)
-        verdicts, free = permits.permitted(site, differ[rows])
+        verdicts = permits.permitted(site, differ[rows])
         out = np.array(exe, np.uint32)
         for r_i, r in enumerate(rows):
             comps = tuple(int(c) for c in np.flatnonzero(differ[r]))
             lane = int(lanes[r])
             bad = tuple(c for c in comps if not verdicts[r_i, c])
-            if bad and self.free_lanes[lane]:
-                # the operands may come from a free value another compilation chose otherwise:
-                # adopted on trial, kept only if the playback shows the dependence
-                dep = self._departure(x, site, r_i, lane, int(p[r]), bad, "")
-                self.suspects[(x.index, lane, int(p[r]))] = (np.array(as_written[r]), dep)
-                # free in the playback: its dependence on the free value is what is asked
-                self.record[(x.index, lane, int(p[r]))] = (imp[r].copy(), differ[r].copy())
-                out[r] = np.where(differ[r], imp[r], out[r])
-                continue
             if bad:
                 self._unexplained(lane, self._departure(x, site, r_i, lane, int(p[r]), bad, ""))
                 continue
-            self.record[(x.index, lane, int(p[r]))] = (imp[r].copy(), free[r_i].copy())
-            if free[r_i].any():
-                self.free_used = True
-                self.free_lanes[lane] = True
             for c in comps:
                 out[r, c] = imp[r, c]
                 key = (x.index, verdicts[r_i, c])
@@ -388,18 +219,6 @@ class ReplayHook:
         p = self.passes[k][lanes] + 1
         self.passes[k][lanes] = p
         cond = x.inst.cond
-        if self.playback is not None:
-            pb = self.playback
-            if cond is not None and pb.flag_record:
-                from ..exec.operands import cond_mask
-                exe = cond_mask(st, cond, None if len(sel) == st.lanes else sel)
-                pb._check_outcomes(k, lanes, p, np.broadcast_to(exe, (len(lanes), 4)))
-                for r, lane in enumerate(lanes):
-                    key = (k, int(lane), int(p[r]))
-                    f = pb.flag_record.get(key)
-                    if f is not None and key not in pb.free_flags:
-                        st.cc[cond.cc][int(sel[r])] = f
-            return
         if cond is None or k not in self.conds:
             return
         from ..exec.operands import cond_mask
@@ -429,7 +248,6 @@ class ReplayHook:
             if self.has_alt[cond.cc][lane][sw].any() and \
                     np.array_equal(ccmod.test(cond.rule, alt[sw][None])[0], imp_pass[r]):
                 st.cc[cond.cc][loc] = alt
-                self.flag_record[(x.index, lane, int(p[r]))] = alt.copy()
                 self.has_alt[cond.cc][lane] = False
                 out[r] = imp_pass[r]
                 key = (x.index, "ftz")
@@ -446,16 +264,6 @@ class ReplayHook:
                 ["pass" if b else "fail" for b in exe_pass[r]],
                 ["pass" if b else "fail" for b in imp_pass[r]],
                 [[f"CC{cond.cc} flags {[int(f) for f in flags]}"]])
-            forced = _flags_for(cond, flags, imp_pass[r]) if self.free_lanes[lane] else None
-            if forced is not None:
-                # flags computed from a free value: take the implementation's outcome on
-                # trial; the playback shows whether the executor's outcome depends on it
-                st.cc[cond.cc][loc] = forced
-                self.flag_record[(x.index, lane, int(p[r]))] = forced.copy()
-                self.suspects[(x.index, lane, int(p[r]))] = (np.array(exe_pass[r]), dep)
-                self.free_flags.add((x.index, lane, int(p[r])))
-                out[r] = imp_pass[r]
-                continue
             self._unexplained(lane, dep)
         return out
 
@@ -464,10 +272,6 @@ class ReplayHook:
         (GP4 issue 18), which can turn "< 0" false.  Where the flushed decision differs from
         the executor's and agrees with whether the implementation kept the fragment in the
         end, the executor takes it (a killed fragment stops: the decision is needed now)."""
-        if self.playback is not None:
-            lanes = st.base + np.asarray(sel)
-            rec = [self.playback.kill_record.get((x.index, int(ln), 1)) for ln in lanes]
-            return np.array([k if r is None else r for k, r in zip(kill, rec)], bool)
         if self.impl_killed is None or x.t != DataType.FLOAT:
             return kill
         a = np.ascontiguousarray(np.asarray(operand, np.float32))
@@ -478,7 +282,6 @@ class ReplayHook:
         if not take.any():
             return kill
         for r in np.flatnonzero(take):
-            self.kill_record[(x.index, int(lanes[r]), 1)] = bool(alt[r])
             key = (x.index, "ftz")
             if key not in self.adopted:
                 self.examples.append(Departure(
@@ -519,7 +322,6 @@ class ReplayResult:
     hook: ReplayHook
     res: object
     rounds: int
-    downstream: list = field(default_factory=list)   # differences computed from a free value
 
 
 def _value_events(program: Program) -> list[tuple]:
@@ -688,43 +490,4 @@ def replay(program: Program, facts, reflection, gen, cap, runner, lanes: int,
             res = run_executor(program, gen, lanes, hooks=hook)
             diffs, _ = compare_all(program, facts, reflection, res, cap, [], strict=True)
             rounds = 2
-    downstream = []
-    if (diffs or hook.suspects) and hook.free_used:
-        diffs, downstream = _split_downstream(program, facts, reflection, gen, lanes, hook, res,
-                                              diffs)
-    for key, (_, dep) in hook.suspects.items():
-        if key in hook.suspects_shown:
-            dep.verdict = "downstream"
-            hook.examples.append(dep)
-        else:
-            hook.unexplained.append(dep)
-    return ReplayResult(diffs, hook, res, rounds, downstream)
-
-
-def _split_downstream(program, facts, reflection, gen, lanes, hook, res, diffs):
-    """The differences left on components computed from a free value (a departure any value
-    of which the specs permit: NaN/Inf operands, undefined results ...): shown by running the
-    replay again with every adoption repeated except the free ones, which keep the executor's
-    own value -- the output components that then change depend on a free value; the rest must
-    match the implementation exactly.  Returns (still unexplained, downstream of free)."""
-    from .core import _elements, executor_output, output_elements, run_executor
-    again = ReplayHook(program, hook.values, lanes, hook.backend, hook.conds, playback=hook)
-    res_b = run_executor(program, gen, lanes, hooks=again)
-    if program.stage == Stage.GEOMETRY:         # emitted vertices: not split (all kept)
-        return diffs, []
-    moved: set = set()
-    elems_of = output_elements(program)
-    for o in reflection["outputs"]:
-        elems = _elements(elems_of, o["binding"])
-        if elems is None:
-            continue
-        a, _ = executor_output(program, facts, res.outputs, o["binding"], elems)
-        b, _ = executor_output(program, facts, res_b.outputs, o["binding"], elems)
-        for lane, c in zip(*np.nonzero(~same_words(a, b))):
-            moved.add((o["binding"], int(lane), int(c)))
-    if res.killed is not None:
-        for lane in np.flatnonzero(res.killed != res_b.killed):
-            moved.add(("kill", int(lane), None))
-    keep = [d for d in diffs if (d.output, d.lane, d.component) not in moved]
-    down = [d for d in diffs if (d.output, d.lane, d.component) in moved]
-    return keep, down
+    return ReplayResult(diffs, hook, res, rounds)
