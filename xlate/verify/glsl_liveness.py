@@ -62,13 +62,9 @@ def _reads(S: list[str]) -> set:
 
 
 def _assignment(S: list[str]) -> int | None:
-    depth = 0
-    for j, t in enumerate(S):
-        depth += t in ("(", "[")
-        depth -= t in (")", "]")
-        if t == "=" and depth == 0:
-            return j
-    return None
+    """Index of the top-level '=' (the mutation harness's reading of a statement)."""
+    from .mutants import _assignment as top_level_assignment
+    return top_level_assignment(S)
 
 
 def _parse(lines: list[str], k: int) -> tuple[list, int]:
