@@ -85,8 +85,10 @@ def test_generated_program_dead_sites_are_equivalent_by_construction():
     lines = glsl.split("\n")
     live = live_lines(glsl)
     dead = [lines[k].strip() for k in M.code_lines(glsl) if k not in live]
-    assert "R0 = in_vertex_attrib[0].yzxw;" in dead       # R0 is written again before any read
-    assert "out_result_position = R5;" not in dead
+    assert "R0 = vertex_attrib_0.yzxw;" in dead           # R0 is written again before any read
+    assert "gl_Position = R5;" not in dead
+    # outputs written in place (declared 'out') are roots: what writes them is live
+    assert "result_texcoord_0 = R2;" not in dead and "result_texcoord_0 = R2;" in glsl
     cands, n_dead = M.live_candidates(glsl)
     assert n_dead > 0 and all(m.before not in dead for ms in cands.values() for m in ms)
 

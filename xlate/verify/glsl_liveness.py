@@ -14,8 +14,9 @@ calls dead is dead on every input):
 * values: a write of ``v.xz`` kills those components of ``v``; a write through an index
   (``a[i] = ...``) kills nothing; a read of ``v.yx`` reads those components, any other read
   (``v``, ``v[i]``, ``v`` passed to a function) all four;
-* roots: what ``main()`` and the interface read -- every ``out_*`` and ``gl_*`` variable and
-  every variable ``main()`` names -- at the end of ``xl_main``; a subroutine's end reads every variable.
+* roots: what ``main()`` and the interface read -- every ``out_*`` and ``gl_*`` variable, every
+  declared ``out`` variable (outputs written in place) and every variable ``main()`` names --
+  at the end of ``xl_main``; a subroutine's end reads every variable.
 
 Code the pass does not recognise (``switch``, ``do``, ``while``, ``else if`` on one line)
 makes every statement live.
@@ -211,7 +212,9 @@ def live_lines(glsl: str) -> set[int] | None:
                 eq = _assignment(item[2])
                 if eq is not None:
                     universe |= _reads(item[2][:eq])
-    names = {v for (v, _) in _reads(_tokens(_main_body(lines)))}
+    from .mutants import output_names
+    # outputs written in place (declared 'out', the backend's direct outputs) are roots too
+    names = {v for (v, _) in _reads(_tokens(_main_body(lines)))} | output_names(glsl)
     roots = {(v, c) for (v, c) in universe if v.startswith(("out_", "gl_")) or v in names}
     walk = _Walk(universe)
     for name, body in functions:
