@@ -661,8 +661,8 @@ def mutate_program(text: str, name: str, group: str, runner, *, per_program: int
 
 
 def _dialect_of(text: str, name: str) -> str:
-    from .. import api
-    p = api.parse(text, filename=name)
+    from ..frontends import parse_program
+    p = parse_program(text, name)
     return f"{p.dialect}/{p.stage.value}"
 
 
