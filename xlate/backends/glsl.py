@@ -453,6 +453,7 @@ class GlslEmitter:
         self.cfg_vars: set[str] = set()         # xl_br / xl_iter globals used
         self.used_temps: set[str] = set()       # TEMP registers the body reads or writes
         self.direct_inputs: dict[tuple[str, int | None], str] = {}   # plan_direct_inputs
+        self.direct_paths: set[str] = set()
         self.direct_outputs: dict[tuple[str, int | None], str] = {}  # plan_direct_outputs
         self.zeroed_outputs: list[tuple[str, int | None]] = []
         self.cfg_limit = 65536
@@ -597,6 +598,7 @@ class GlslEmitter:
                     expr = _member_access(expr, var.name)
                 self.input_vars.append((var, expr, b))
         self.direct_inputs = self.plan_direct_inputs()
+        self.direct_paths = {path for path, _ in self.direct_inputs}   # input paths read in place
         for g in self.outputs.values():
             for idx in sorted(g.indices) if g.indexed else [None]:
                 b = Binding(g.path, idx)
@@ -616,10 +618,6 @@ class GlslEmitter:
         if "fragment.sampleid" in self.inputs and self.profile in ("glsl330", "es310"):
             # gl_SampleID is core from GLSL 4.00 and ES 3.20; before, these extensions have it
             self.require("GL_OES_sample_variables" if self.info.es else "GL_ARB_sample_shading")
-
-    @property
-    def direct_paths(self) -> set[str]:
-        return {path for path, _ in self.direct_inputs}
 
     def plan_direct_inputs(self) -> dict[tuple[str, int | None], str]:
         """Inputs read in place, with no staging copy: ``(path, index) -> expression``.
