@@ -5,7 +5,7 @@ The rules are those of the OpenGL 4.5 core specification (§8.13 cube map face s
 §8.22 texture comparison) as the assembly side reaches them through NV_gpu_program4 (GP4)
 §2.X.4.4 (TextureSample, TexelFetch, ComputePartials, Tables X.17/X.18) and §2.X.8.Z
 TEX ... TXQ.  Wherever GLSL's mapping differs from the assembly text, the executor does what
-the GLSL backend (``xlate/backends/glsl.py`` ``emit_tex``/``tex_coord``/``fetch_expr``) makes a
+the GLSL backend (``xlate/backends/glsl/textures.py`` ``emit_tex``/``tex_coord``/``fetch_expr``) makes a
 GL implementation do, so that ``xlate verify`` can compare the two:
 
 * RECT/SHADOWRECT: TXL's LOD and TXB's bias are ignored (GLSL has no ``textureLod`` for

@@ -1,0 +1,303 @@
+"""One instruction -> GLSL statements: the expression from ``ops.txt``, the write (mask, saturate,
+precision, condition-code mask) and the condition-code update; CC tests of branches; KIL."""
+from __future__ import annotations
+
+
+from dataclasses import replace
+
+from ...ir.model import (CCKind, CondTest, DataType, Instruction, Sat, Stage)
+from ...ir.ops import COMPONENTWISE, OPCODES
+from ...passes.structurize import CountTest
+from ...passes.types import RAW_OPERAND_OPS, operand_type, result_type
+
+from .records import _Unsupported
+from .tables import cc_tests, cc_value_tests, helper_library
+from .text import COMP, TYPE_CHAR, VEC, _ARITH, _NOT_SIZE_GENERIC, _PLAIN, _SWIZZLED, bitcast, called, mask_text, right_side, splat_literals, wrapped
+
+
+class Instructions:
+    """Part of :class:`~xlate.backends.glsl.emitter.GlslEmitter` (mixed in)."""
+
+    # ---- condition codes -----------------------------------------------------------------------------
+    def cc_test(self, cond: CondTest) -> str:
+        """A bvec4: the test of each swizzled component (evaluated now)."""
+        if cond.rule == "TR":
+            return "bvec4(true)"
+        if cond.rule == "FL":
+            return "bvec4(false)"
+        swz = "".join(COMP[c] for c in cond.swizzle)
+        if cond.cc in self.cc_values:
+            reg = f"xl_cc{cond.cc}{'' if swz == 'xyzw' else '.' + swz}"
+            return cc_value_tests()[cond.rule][1].format(v=reg)
+        helper = f"cc{cond.rule}"
+        if helper not in helper_library():
+            expr = cc_tests()[cond.rule]
+            helper_library()[helper] = (
+                f"bvec4 xl_cc{cond.rule}(uvec4 f)\n{{\n    uvec4 s = f & 1u, z = (f >> 1) & 1u, "
+                f"o = (f >> 2) & 1u, c = (f >> 3) & 1u;\n    return notEqual({expr}, uvec4(0u));\n}}\n", ())
+        self.need(helper)
+        return f"xl_cc{cond.rule}(xl_cc{cond.cc}{'' if swz == 'xyzw' else '.' + swz})"
+
+    def branch_cond(self, cond: CondTest | None) -> str | None:
+        """A bool: any of the four swizzled tests passes (None = unconditional)."""
+        if isinstance(cond, CountTest):          # REP counter of the general structurizer
+            return f"{self.element(cond.reg, None, None)}.x > {'0u' if cond.unsigned else '0'}"
+        if cond is None or cond.rule == "TR":
+            return None
+        if cond.rule == "FL":
+            return "false"
+        if cond.cc in self.cc_values and len(set(cond.swizzle)) == 1:
+            # one component tested: the comparison itself, 'if (xl_cc0.x > 0.0)'
+            reg = f"xl_cc{cond.cc}.{COMP[cond.swizzle[0]]}"
+            return cc_value_tests()[cond.rule][0].format(v=reg)
+        return f"any({self.cc_test(cond)})"
+
+    def cc_flags(self, ins: Instruction, t: str, rtype: DataType, srcs: list[str]) -> str:
+        if ins.cc_update in self.cc_values:
+            return t                # the register keeps the value itself (cctests_value.txt)
+        kind = ins.cc_kind
+        if kind == CCKind.FLOAT:
+            self.need("ccf")
+            return f"xl_ccf({t})"
+        self.need("cci")
+        as_u = (lambda e: bitcast(e, rtype, DataType.UINT)) if rtype != DataType.UINT else (lambda e: e)
+        if kind in (CCKind.INT, CCKind.UNDEF_OFCF):
+            return f"xl_cci({as_u(t)})"
+        dtype = ins.dtype
+        u = (lambda e: f"uvec4({e})") if dtype == DataType.INT else (lambda e: e)
+        if ins.op == "MAD":
+            self.need("ccadd")
+            return f"xl_ccadd({u(f'{srcs[0]} * {srcs[1]}')}, {u(srcs[2])})"
+        if ins.op == "SAD":
+            self.need("ccadd")
+            self.need("sad")
+            zero = "uvec4(0u)"
+            return f"xl_ccadd({u(f'xl_sad({srcs[0]}, {srcs[1]}, {zero})')}, {srcs[2]})"
+        a, b = srcs[0], srcs[1]
+        if kind == CCKind.ADD and ins.op == "ADD":
+            self.need("ccadd")
+            return f"xl_ccadd({u(a)}, {u(b)})"
+        if kind == CCKind.SUB and ins.op == "SUB":
+            self.need("ccsub")
+            return f"xl_ccsub({u(a)}, {u(b)})"
+        # an ADD with one negated operand is a subtraction of the un-negated value, and a SUB of a
+        # negated operand an addition (GP4 issue 23)
+        plain = [self.operand(replace(s, neg=False), dtype, False)
+                 for s in ins.srcs[:2]]
+        if ins.op == "ADD":
+            self.need("ccsub")
+            minuend, sub = (a, plain[1]) if ins.srcs[1].neg else (b, plain[0])
+            return f"xl_ccsub({u(minuend)}, {u(sub)})"
+        self.need("ccadd")
+        return f"xl_ccadd({u(a)}, {u(plain[1])})"
+
+    # ---- instructions ------------------------------------------------------------------------------
+    def emit_ins(self, ins: Instruction) -> list[str]:
+        info = OPCODES[ins.op]
+        if info.category == "tex":
+            return self.emit_tex(ins)
+        if ins.op == "KIL":
+            return self.emit_kil(ins)
+        if ins.op == "DEMOTE":
+            self.need("demoted")
+            return ["xl_demoted = true;"]
+        if ins.op == "EMIT":
+            return ["xl_emit();"]
+        if ins.op == "ENDPRIM":
+            return ["EndPrimitive();"]
+        comps = self.narrowed_components(ins)
+        srcs = [self.operand(s, operand_type(ins, i), info.inputs[i] == "s" if i < len(info.inputs) else False,
+                             None if i < len(info.inputs) and info.inputs[i] == "s" else comps)
+                for i, s in enumerate(ins.srcs)]
+        if comps is not None:
+            template, helpers = self.snippet(ins.op, TYPE_CHAR[ins.dtype])
+            for h in helpers:
+                self.need(h)
+            srcs = splat_literals(srcs, template, [len(comps) > 1 and kind != "s" for kind in info.inputs])
+            expr = template.format(a=srcs[0] if srcs else "", b=srcs[1] if len(srcs) > 1 else "",
+                                   c=srcs[2] if len(srcs) > 2 else "",
+                                   d=srcs[3] if len(srcs) > 3 else "")
+            m = "" if len(comps) == 4 else "." + mask_text(ins.dst.mask)
+            target = self.element(ins.dst.reg, ins.dst.index, None)
+            statement = f"{target}{m} = {right_side(expr)};"
+            cond = ins.dst.cond
+            if ins.cc_update is not None and ins.cc_update in self.cc_used:
+                # a value-holding CC register (cc_values) takes the value just written
+                return [statement, f"xl_cc{ins.cc_update}{m} = {target}{m};"]
+            if cond is None:
+                return [statement]
+            comp = cond.swizzle[comps[0]]          # the one component every write tests
+            return [f"if ({self.branch_cond(replace(cond, swizzle=(comp,) * 4))}) {statement}"]
+        if ins.op in RAW_OPERAND_OPS:
+            # UP*: the bits of the operand *after* its modifiers, which act in the operand type
+            # of the instruction (UP4B.F: -x flips the float sign bit, |x| clears it; .S: two's
+            # complement), as the executor loads it -- not an integer negation of the bits
+            for i, s in enumerate(ins.srcs):
+                t = info.operand_type(i, ins.dtype)
+                if t != DataType.UINT and (s.neg or s.abs or any(s.comp_neg)):
+                    scalar = i < len(info.inputs) and info.inputs[i] == "s"
+                    srcs[i] = bitcast(self.operand(s, t, scalar), t, DataType.UINT, scalar)
+        rtype = result_type(ins)
+        key = ins.op if ins.mul_mode != "HI" else "MUL.HI"
+        tchar = TYPE_CHAR[ins.dtype]
+        entry = self.snippet(key, tchar)
+        if entry is None:
+            raise _Unsupported(f"the instruction {ins.op}.{ins.dtype.value}", ins)
+        template, helpers = entry
+        for h in helpers:
+            self.need(h)
+        if ins.op in ("DDX", "DDY") and self.stage != Stage.FRAGMENT:
+            expr = "vec4(0.0)"
+        else:
+            if ins.op in ("DDX", "DDY") and not self.info.fine_derivatives:
+                # dFdx/dFdy: fine or coarse as the implementation chooses; both are what the NV
+                # specs allow ("approximate partial derivatives", FP4 2.X.8.Z), the executor
+                # and the 4.50 profiles compute fine ones
+                self.note(f"DDX/DDY use dFdx/dFdy: fine or coarse derivatives as the implementation "
+                          f"chooses ({self.info.language} has no dFdxFine).")
+            shown = splat_literals(srcs, template, [kind != "s" for kind in info.inputs])
+            expr = template.format(a=shown[0] if shown else "", b=shown[1] if len(shown) > 1 else "",
+                                   c=shown[2] if len(shown) > 2 else "",
+                                   d=shown[3] if len(shown) > 3 else "")
+        scalar = info.output == "s" or ins.op in ("PK2H", "PK2US", "PK4B", "PK4UB")
+        if scalar and ins.sat == Sat.NONE and ins.dst.cond is None and (
+                ins.cc_update is None or ins.cc_update not in self.cc_used):
+            return self.write_scalar(ins, expr, rtype)
+        if scalar:
+            expr = f"{VEC[rtype]}({expr})"
+        return self.write(ins, expr, rtype, srcs)
+
+    def narrowed_components(self, ins: Instruction) -> tuple[int, ...] | None:
+        """The write-mask components when ``ins`` is computed on them alone, else None.
+
+        A componentwise instruction (``ir.ops.COMPONENTWISE``) with a partial plain write mask
+        and an ops.txt expression made of operators and size-generic built-ins (no ``vec4``
+        constructor, no helper, no swizzle of its own) is written narrowed: ``R0.zw = a.zw *
+        b.xy + c.xy;``.  That is the computation of those components and no other, and the
+        destination is a ``precise`` variable, so glslang decorates its operations
+        NoContraction -- which it does not through a swizzle of an rvalue (``(a * b + c).zw``,
+        measured with glslang 13.1), the reason the unnarrowed form needs a temporary.  A
+        condition mask that tests one component of a value-holding CC register (:meth:`cc_test`)
+        makes it ``if (xl_cc0.x != 0.0) R0.y = ...;`` (all four components may be written so); an
+        update of such a register copies the written value (``xl_cc0.x = R0.x;``).  Other
+        condition masks, flag-word CC updates, saturation, a precision conversion or a bitcast into
+        the register keep the general path (:meth:`write`)."""
+        dst = ins.dst
+        if dst is None or ins.op not in COMPONENTWISE:
+            return None
+        conditional = dst.cond is not None and dst.cond.rule not in ("TR", "FL")
+        if conditional and not (dst.cond.cc in self.cc_values and len(
+                {dst.cond.swizzle[c] for c in range(4) if dst.mask[c]}) == 1):
+            return None
+        updates = ins.cc_update is not None and ins.cc_update in self.cc_used
+        if updates and (conditional or ins.cc_update not in self.cc_values):
+            return None                # flag words, or an update under a condition mask
+        if ((all(dst.mask) and not conditional and not updates)
+                or (dst.cond is not None and not conditional)
+                or ins.sat != Sat.NONE or ins.precision in ("FP16", "X")
+                or ins.op in RAW_OPERAND_OPS or OPCODES[ins.op].output != "v"
+                or ins.mul_mode == "HI"):
+            return None
+        if ins.op in ("DDX", "DDY") and (self.stage != Stage.FRAGMENT or not self.info.fine_derivatives):
+            return None            # the general path writes vec4(0.0), or notes coarse derivatives
+        entry = self.snippet(ins.op, TYPE_CHAR[ins.dtype])
+        if entry is None or _NOT_SIZE_GENERIC.search(entry[0]):
+            return None
+        if result_type(ins) != self.storage_type(dst.reg):
+            return None
+        return tuple(i for i, on in enumerate(dst.mask) if on)
+
+    def write_scalar(self, ins: Instruction, expr: str, rtype: DataType) -> list[str]:
+        """A replicated scalar into a plain write mask: ``r.xz = vec2(e);`` (no temporaries)."""
+        dst = ins.dst
+        target = self.element(dst.reg, dst.index, None)
+        st = self.storage_type(dst.reg)
+        comps = mask_text(dst.mask)
+        expr = self.precision_step(ins, expr, rtype)
+        value = bitcast(expr, rtype, st, scalar=True)
+        if len(comps) == 1:
+            return [f"{target}.{comps} = {right_side(value)};"]
+        ctor = (VEC[st][:-1] + str(len(comps))) if len(comps) < 4 else VEC[st]
+        return [f"{target}{'' if len(comps) == 4 else '.' + comps} = {ctor}({value});"]
+
+    def write(self, ins: Instruction, expr: str, rtype: DataType, srcs: list[str]) -> list[str]:
+        dst = ins.dst
+        if ins.sat != Sat.NONE and rtype == DataType.FLOAT:
+            self.need("sat")
+            expr = f"xl_{'sat' if ins.sat == Sat.SAT else 'ssat'}({expr})"
+        expr = self.precision_step(ins, expr, rtype)
+        target = self.element(dst.reg, dst.index, None)
+        st = self.storage_type(dst.reg)
+        full = all(dst.mask)
+        m = "" if full else "." + mask_text(dst.mask)
+        cc = ins.cc_update if ins.cc_update in self.cc_used else None
+        if dst.cond is None and cc is None:
+            value = bitcast(expr, rtype, st)
+            swz = _SWIZZLED.fullmatch(value)
+            if m and swz:          # compose swizzle and mask: R1.yzxw then .xy -> R1.yz
+                return [f"{target}{m} = {swz.group(1)}.{''.join(swz.group(2)[COMP.index(c)] for c in m[1:])};"]
+            if m and rtype == DataType.FLOAT and _ARITH.search(expr) and self.info.precise:
+                # glslang does not carry NoContraction through a swizzle of an rvalue
+                # ('r.x = (a * b + c).x;' gets no decoration; measured with glslang 13.1), so
+                # a masked float computation goes through a precise temporary
+                t = self.fresh()
+                return ["{", f"    {self.precise}{VEC[rtype]} {t} = {expr};",
+                        f"    {target}{m} = {bitcast(t, rtype, st)}{m};", "}"]
+            if not m:
+                return [f"{target} = {right_side(value)};"]
+            if not _PLAIN.fullmatch(value) and not wrapped(value) and not called(value):
+                value = f"({value})"
+            return [f"{target}{m} = {value}{m};"]
+        t = self.fresh()
+        q = self.precise if rtype == DataType.FLOAT else ""      # integer arithmetic is exact
+        lines = [f"{q}{VEC[rtype]} {t} = {expr};"]
+        mask = None
+        if dst.cond is not None:
+            mask = self.fresh("m")
+            lines.append(f"bvec4 {mask} = {self.cc_test(dst.cond)};")
+        flags = None
+        if cc is not None:
+            flags = self.cc_flags(ins, t, rtype, srcs)
+            if ins.cc_kind in (CCKind.ADD, CCKind.SUB):
+                # carry/overflow flags read the operands again: take them before the
+                # destination (maybe one of the operands) is written (GP4 2.X.4.3)
+                name = self.fresh("f")
+                lines.append(f"uvec4 {name} = {flags};")
+                flags = name
+            elif m and flags != t:
+                flags = f"({flags})" if not wrapped(flags) and not flags.endswith(")") else flags
+        value = bitcast(t, rtype, st)
+        if mask is None:
+            lines.append(f"{target}{m} = {value}{m};")
+        else:
+            lines.append(f"{target}{m} = {self.select(target + m, value + m, mask + m, st)};")
+        if flags is not None:
+            reg = f"xl_cc{cc}"
+            ftype = DataType.FLOAT if cc in self.cc_values else DataType.UINT
+            if mask is None:
+                lines.append(f"{reg}{m} = {flags}{m};")
+            else:
+                lines.append(f"{reg}{m} = {self.select(reg + m, flags + m, mask + m, ftype)};")
+        return ["{"] + ["    " + line for line in lines] + ["}"]
+
+    def precision_step(self, ins: Instruction, expr: str, rtype: DataType) -> str:
+        """Result conversion after saturation (digest 4.3 step 3; FP1 3.11.4.4): precision
+        "FP16" rounds to fp16, "X" converts to fx12 (helpers fp16/fx12, as the executor's
+        operands.py).  The CC flags are computed from the converted value (digest 12 item 25):
+        callers build them from the expression returned here.  "R"/"H" convert nothing."""
+        helper = {"FP16": "fp16", "X": "fx12"}.get(ins.precision)
+        if helper is None or rtype != DataType.FLOAT:
+            return expr
+        self.need(helper)
+        return f"xl_{helper}({expr})"
+
+    def emit_kil(self, ins: Instruction) -> list[str]:
+        if ins.cond is not None:
+            cond = self.branch_cond(ins.cond)
+            return ["discard;"] if cond is None else [f"if ({cond}) discard;"]
+        if ins.dtype == DataType.UINT:
+            return ["// KIL.U never kills (unsigned values are never negative)"]
+        optype = ins.dtype
+        a = self.operand(ins.srcs[0], optype, False)
+        zero = "vec4(0.0)" if optype == DataType.FLOAT else "ivec4(0)"
+        return [f"if (any(lessThan({a}, {zero}))) discard;"]

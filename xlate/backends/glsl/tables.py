@@ -1,0 +1,126 @@
+"""The template tables the backend prints from: ``ops.txt`` (one expression per opcode and type),
+``helpers.glsl`` (helper functions, emitted only when used), the condition-code tests, the Jinja
+file layout; and :func:`precise_helper`, which makes a helper's values ``precise``."""
+from __future__ import annotations
+
+
+import re
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+
+
+
+
+def _template_dir() -> Path:
+    """templates/ of a checkout, or xlate/templates/ inside an installed wheel."""
+    installed = Path(str(resources.files("xlate"))) / "templates" / "glsl"
+    if installed.is_dir():
+        return installed
+    checkout = Path(__file__).resolve().parents[3] / "templates" / "glsl"
+    return checkout
+
+
+@lru_cache(maxsize=1)
+def snippet_table() -> dict[tuple[str, str], tuple[str, tuple[str, ...]]]:
+    """(opcode, type char) -> (expression, helpers) from ops.txt."""
+    table = {}
+    for line in (_template_dir() / "ops.txt").read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = re.split(r"\s{2,}", line.strip())
+        op, types, expr = parts[0], parts[1], parts[2]
+        helpers = tuple(parts[3].split()) if len(parts) > 3 else ()
+        for t in types:
+            table[(op, t)] = (expr, helpers)
+    return table
+
+
+@lru_cache(maxsize=1)
+def helper_library() -> dict[str, tuple[str, tuple[str, ...]]]:
+    """helper name -> (GLSL text, helpers it needs) from helpers.glsl."""
+    out = {}
+    text = (_template_dir() / "helpers.glsl").read_text()
+    for chunk in re.split(r"^//@ ", text, flags=re.M)[1:]:
+        head, _, body = chunk.partition("\n")
+        name, _, needs = head.partition("needs:")
+        out[name.strip()] = (body.strip() + "\n", tuple(needs.split()))
+    return out
+
+
+@lru_cache(maxsize=1)
+def cc_value_tests() -> dict[str, tuple[str, str]]:
+    """rule -> (scalar form, vector form) of a test of a register holding a float value
+    (``cctests_value.txt``)."""
+    out = {}
+    for line in (_template_dir() / "cctests_value.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            rule, rest = line.split(None, 1)
+            scalar, vector = rest.split(" | ", 1)
+            out[rule] = (scalar.strip(), vector.strip())
+    return out
+
+
+@lru_cache(maxsize=1)
+def cc_tests() -> dict[str, str]:
+    out = {}
+    for line in (_template_dir() / "cctests.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            rule, expr = line.split(None, 1)
+            out[rule] = expr.strip()
+    return out
+
+
+@lru_cache(maxsize=1)
+def _jinja_env():
+    import jinja2
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(_template_dir())),
+                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+                              trim_blocks=False, lstrip_blocks=False, autoescape=False)
+
+
+_HELPER_HEAD = re.compile(r"^(\w+) xl_\w+\(")
+
+
+_HELPER_LOCAL = re.compile(r"(^\s+|\{ )((?:float|vec[234]|ivec[234]|uvec[234]|int|uint) \w+ = )", re.M)
+
+
+_HELPER_BODY_RETURN = re.compile(r"^(.*\) \{ (?:[^{}]*; )?)return (?!xl_r;)([^;]+); \}$")  # f() { return e; }
+
+
+_HELPER_LINE_RETURN = re.compile(r"^(\s+)return (?!xl_r;)([^;]+);$")          #     return e;
+
+
+_HELPER_RETURN = re.compile(r"\breturn (?!xl_r;)([^;]+);")                     # if (c) return e;
+
+
+_PRECISE_TYPES = frozenset("float vec2 vec3 vec4 int ivec2 ivec3 ivec4 uint uvec2 uvec3 uvec4".split())
+
+
+def precise_helper(text: str, word: str = "precise") -> str:
+    """A helper function (helpers.glsl) with its locals and its returned value ``precise``.
+
+    ``precise`` on a variable governs only the operations of its own function (glslang marks
+    ``NoContraction`` function by function), so the value of each ``return`` goes through a
+    ``precise`` local: ``{ return a * b + c; }`` -> ``{ precise T xl_r = a * b + c; return
+    xl_r; }``, and initialized locals (``float s = ...``) get the qualifier too."""
+    out = []
+    rtype = None
+    for line in text.split("\n"):
+        m = _HELPER_HEAD.match(line)
+        if m:
+            rtype = m.group(1)
+        if line.lstrip().startswith("//") or rtype not in _PRECISE_TYPES:
+            out.append(line)
+            continue
+        line = _HELPER_LOCAL.sub(rf"\1{word} \2", line)
+        decl = f"{word} {rtype} xl_r = "
+        if (m := _HELPER_BODY_RETURN.match(line)):
+            line = f"{m.group(1)}{decl}{m.group(2)}; return xl_r; }}"
+        elif (m := _HELPER_LINE_RETURN.match(line)):
+            line = f"{m.group(1)}{decl}{m.group(2)};\n{m.group(1)}return xl_r;"
+        else:
+            line = _HELPER_RETURN.sub(lambda r: f"{{ {decl}{r.group(1)}; return xl_r; }}", line)
+        out.append(line)
+    return "\n".join(out)

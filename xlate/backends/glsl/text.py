@@ -1,0 +1,219 @@
+"""GLSL text of values: literals (exact, bit for bit), vector types, bitcasts, swizzles and masks,
+and the small rewrites that keep expressions readable (composed swizzles, ``a - b``, scalar
+literals in operator expressions)."""
+from __future__ import annotations
+
+
+import math
+import re
+import struct
+from functools import lru_cache
+
+from ...ir.model import DataType
+
+
+
+
+VEC = {DataType.FLOAT: "vec4", DataType.INT: "ivec4", DataType.UINT: "uvec4"}
+
+
+SCALAR = {DataType.FLOAT: "float", DataType.INT: "int", DataType.UINT: "uint"}
+
+
+TYPE_CHAR = {DataType.FLOAT: "F", DataType.INT: "S", DataType.UINT: "U"}
+
+
+COMP = "xyzw"
+
+
+@lru_cache(maxsize=8192)
+def float_literal(bits: int) -> str:
+    """Shortest GLSL literal that reads back as exactly these float32 bits."""
+    value = struct.unpack("<f", struct.pack("<I", bits))[0]
+    if not math.isfinite(value):
+        # GLSL has no NaN or infinity literal; the bit pattern is the only exact spelling (and,
+        # not being a constant expression for glslang, it cannot initialize a const: see
+        # literal_table_exact)
+        return f"uintBitsToFloat(0x{bits:08x}u)"
+    if bits == 0x80000000:
+        # a constant expression (glslang and Mesa fold the negation of 0.0 to the -0.0 bits),
+        # so -0.0 may stay in a const array initializer
+        return "-0.0"
+    for digits in range(6, 10):
+        text = f"{value:.{digits}g}"
+        if struct.unpack("<f", struct.pack("<f", float(text)))[0] == value:
+            break
+    if "e" in text:
+        mant, exp = text.split("e")
+        if "." not in mant:
+            mant += ".0"
+        return f"{mant}e{int(exp)}"
+    return text if "." in text else text + ".0"
+
+
+def int_literal(bits: int, dtype: DataType) -> str:
+    if dtype == DataType.UINT:
+        return f"{bits}u" if bits < 1 << 16 else f"0x{bits:08x}u"
+    value = bits - (1 << 32) if bits & 0x80000000 else bits
+    if value == -(1 << 31):
+        return "(-2147483647 - 1)"
+    return str(value)
+
+
+def literal(bits: int, dtype: DataType) -> str:
+    return float_literal(bits) if dtype == DataType.FLOAT else int_literal(bits, dtype)
+
+
+def vec_type(dtype: DataType, n: int) -> str:
+    """``vec3``, ``ivec2``, ``uint``...: the GLSL type of ``n`` components of ``dtype``."""
+    return SCALAR[dtype] if n == 1 else f"{VEC[dtype][:-1]}{n}"
+
+
+def vector_literal(words, dtype: DataType) -> str:
+    """A literal of as many components as ``words`` (one word: a scalar literal)."""
+    parts = [literal(w, dtype) for w in words]
+    if len(parts) == 1:
+        return parts[0]
+    ctor = vec_type(dtype, len(parts))
+    if len(set(parts)) == 1:
+        return f"{ctor}({parts[0]})"
+    return f"{ctor}({', '.join(parts)})"
+
+
+def bitcast(expr: str, src: DataType, dst: DataType, scalar: bool = False) -> str:
+    if src == dst:
+        return expr
+    if src == DataType.FLOAT:
+        if expr.startswith("uintBitsToFloat(") and wrapped(expr[len("uintBitsToFloat"):]):
+            # bits read back as integers (a table of bits, param_relative) never pass through
+            # a float: GLSL leaves the value of uintBitsToFloat(NaN bits) unspecified
+            inner = expr[len("uintBitsToFloat("):-1]
+            ctor = SCALAR[dst] if scalar else VEC[dst]
+            return inner if dst == DataType.UINT else f"{ctor}({inner})"
+        return f"{'floatBitsToInt' if dst == DataType.INT else 'floatBitsToUint'}({expr})"
+    if dst == DataType.FLOAT:
+        return f"{'intBitsToFloat' if src == DataType.INT else 'uintBitsToFloat'}({expr})"
+    ctor = SCALAR[dst] if scalar else VEC[dst]
+    return f"{ctor}({expr})"
+
+
+#: an ops.txt expression that works on one size of vector only: a constructor, a helper
+#: function (declared for vec4), or a swizzle of its own
+_NOT_SIZE_GENERIC = re.compile(r"\b[iu]?vec\d|\bxl_|\.[xyzw]|\bpack|\bunpack")
+
+
+_ARITH = re.compile(r" [-+*/] ")      # a binary float operator of an ops.txt expression
+
+
+#: an expression that needs no parentheses under a unary minus or a swizzle: a name, an
+#: element, a member
+_PLAIN = re.compile(r"[\w.\[\]]+")
+
+
+_SWIZZLED = re.compile(r"(-?[A-Za-z_][\w]*(?:\[[^\[\]]*\])*)\.([xyzw]{4})")
+
+
+def _memo(fn):
+    """A dict-backed cache for a pure function of one hashable argument (lru_cache's wrapper
+    costs more than these small functions; their arguments take few values)."""
+    table: dict = {}
+
+    def cached(arg):
+        try:
+            return table[arg]
+        except KeyError:
+            value = table[arg] = fn(arg)
+            return value
+    return cached
+
+
+@_memo
+def swizzle_text(sel: tuple[int, ...]) -> str:
+    """``(1, 2, 0, 3)`` -> ``"yzxw"`` (plain selectors 0..3 only)."""
+    return "".join(COMP[c] for c in sel)
+
+
+@_memo
+def mask_text(mask: tuple[bool, bool, bool, bool]) -> str:
+    """The components a write mask enables: ``(True, False, True, False)`` -> ``"xz"``."""
+    return "".join(c for c, on in zip(COMP, mask) if on)
+
+
+_DOUBLE_SWIZZLE = re.compile(r"((?<![\w.])[A-Za-z_]\w*(?:\[[^\[\]]*\])*)\.([xyzw]{1,4})\.([xyzw]{1,4})\b")
+
+
+def compose_swizzles(text: str) -> str:
+    """``R1.zwzw.xy`` -> ``R1.zw``: a swizzle of a swizzled name or element, as one swizzle."""
+    def one(m: re.Match) -> str:
+        inner = m.group(2)
+        if any(COMP.index(c) >= len(inner) for c in m.group(3)):
+            return m.group(0)
+        return f"{m.group(1)}.{''.join(inner[COMP.index(c)] for c in m.group(3))}"
+    return _DOUBLE_SWIZZLE.sub(one, text)
+
+
+_PLUS_NEGATED = re.compile(r" \+ -(?=[\w(])")
+
+
+#: a vector literal with one value for every component: ``vec2(0.5)``, ``ivec4(-3)``
+_LITERAL_SPLAT = re.compile(r"[iu]?vec[234]\((-?(?:\d+\.?\d*(?:e-?\d+)?|0x[0-9a-f]+)u?)\)")
+
+
+def right_side(expr: str) -> str:
+    """The right-hand side of an assignment as a person writes it: no parentheses around the
+    whole, ``a - b`` for ``a + -b`` (the same operation: IEEE 754 defines x - y as x + (-y), and
+    two's complement wraps alike; only a NaN's sign may differ, and NaN payloads are open)."""
+    if wrapped(expr):
+        expr = expr[1:-1]
+    return _PLUS_NEGATED.sub(" - ", expr)
+
+
+def splat_literals(srcs: list[str], template: str, vectors: list[bool]) -> list[str]:
+    """``R1.xy * vec2(0.5)`` -> ``R1.xy * 0.5``: in an expression of operators only (GLSL
+    applies a scalar to every component), a literal with one value for every component is
+    written as that scalar -- when another operand, not such a literal, is a vector
+    (``vectors[i]``), so that the result keeps its size."""
+    if re.search(r"\w\(", template):
+        return srcs
+    splat = [_LITERAL_SPLAT.fullmatch(x) for x in srcs]
+    if not any(v and m is None for v, m in zip(vectors, splat)):
+        return srcs
+    return [m.group(1) if m else x for m, x in zip(splat, srcs)]
+
+
+def called(expr: str) -> bool:
+    """True when the whole expression is one function call: ``texture(s, c)``."""
+    m = re.match(r"[A-Za-z_]\w*", expr)
+    return m is not None and wrapped(expr[m.end():])
+
+
+def wrapped(expr: str) -> bool:
+    """True when the whole expression is one parenthesized group: ``(a + b)``."""
+    if not expr.startswith("("):
+        return False
+    depth = 0
+    for i, ch in enumerate(expr):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0:
+            return i == len(expr) - 1
+    return False
+
+
+def negate_bits(bits: int, dtype: DataType) -> int:
+    return bits ^ 0x80000000 if dtype == DataType.FLOAT else (-bits) & 0xFFFFFFFF
+
+
+def abs_bits(bits: int, dtype: DataType) -> int:
+    if dtype == DataType.FLOAT:
+        return bits & 0x7FFFFFFF
+    if dtype == DataType.INT and bits & 0x80000000:
+        return (-bits) & 0xFFFFFFFF
+    return bits
+
+
+def _member_access(text: str, name: str) -> str:
+    """``fragment_texcoord_0`` -> ``fragment_texcoord_0.v`` (``vertex_id[{v}]`` ->
+    ``vertex_id[{v}].v``) in an interface expression or assignment: the variable became the
+    instance name of a one-member block (:meth:`GlslEmitter.varying_block`)."""
+    return re.sub(rf"\b{re.escape(name)}(\[\{{v\}}\])?(?![\w\[])", rf"{name}\1.v", text)

@@ -1,0 +1,138 @@
+"""Texture instructions: the lookup function, coordinates, offsets and gradients per target, and
+the sampler types."""
+from __future__ import annotations
+
+
+
+from ...ir.model import (DataType, Instruction, Stage)
+from ...passes.types import result_type
+
+from .records import _Tex, _Unsupported
+from .text import compose_swizzles
+
+
+class Textures:
+    """Part of :class:`~xlate.backends.glsl.emitter.GlslEmitter` (mixed in)."""
+
+    # ---- textures ------------------------------------------------------------------------------------
+    def emit_tex(self, ins: Instruction) -> list[str]:
+        tex = ins.tex
+        t = self.textures[tex.unit]
+        s = t.name
+        target = tex.target
+        op = ins.op
+        shadow = target.startswith("SHADOW")
+        rect = target in ("RECT", "SHADOWRECT")
+        vk_rect = rect and self.vulkan
+        lines: list[str] = []
+        if op in ("TXF", "TXQ"):
+            # the operand is pure: read in place, its swizzles composed (compose_swizzles)
+            cv = self.operand(ins.srcs[0], DataType.INT, False)
+            expr = compose_swizzles(self.fetch_expr(op, target, s, cv, tex.offset, vk_rect))
+            return self.write(ins, expr, result_type(ins), [])
+        cv = self.operand(ins.srcs[0], DataType.FLOAT, False)
+        if op == "TXP":
+            c, cv = cv, self.fresh("c")
+            lines.append(f"{self.precise}vec4 {cv} = {c};")
+            lines.append(f"{cv} = vec4({cv}.xyz / {cv}.w, {cv}.w);")
+        coord = self.tex_coord(target, cv, s, vk_rect)
+        off = self.offset_literal(target, tex.offset) if any(tex.offset) else None
+        fragment = self.stage == Stage.FRAGMENT
+        grads = None
+        if op == "TXD":
+            dx = self.operand(ins.srcs[1], DataType.FLOAT, False)
+            dy = self.operand(ins.srcs[2], DataType.FLOAT, False)
+            sel = self.grad_swizzle(target)
+            scale = f" / vec2(textureSize({s}, 0))" if vk_rect else ""
+            grads = (f"({dx}){sel}{scale}", f"({dy}){sel}{scale}")
+        elif not fragment and (op in ("TEX", "TXB", "TXP") or (op == "TXL" and rect and not vk_rect)):
+            # no implicit derivatives outside fragment shaders (GP4 2.X.4.4: partials are 0),
+            # and rectangle textures have no LOD parameter: sample the base level by gradient
+            zero = {".x": "0.0", ".xy": "vec2(0.0)", ".xyz": "vec3(0.0)"}[self.grad_swizzle(target)]
+            grads = (zero, zero)
+        if grads is not None:
+            call = f"textureGrad{'Offset' if off else ''}({s}, {coord}, {grads[0]}, {grads[1]}{', ' + off if off else ''})"
+        elif op == "TXL" and not rect:
+            call = f"textureLod{'Offset' if off else ''}({s}, {coord}, {cv}.w{', ' + off if off else ''})"
+        elif off and target == "SHADOWARRAY2D" and not self.info.array_shadow_offset:
+            # implicit derivatives with an offset: no such function before GLSL 4.30 (none in
+            # ES); textureGradOffset with dFdx/dFdy could select another level of detail
+            raise _Unsupported(f"texel offsets on 2D array shadow textures with implicit level of "
+                               f"detail (texture[{tex.unit}], {op})", ins)
+        elif op == "TXB" and not (rect and not vk_rect):   # rectangle textures have one level
+            call = f"texture{'Offset' if off else ''}({s}, {coord}{', ' + off if off else ''}, {cv}.w)"
+        else:
+            call = f"texture{'Offset' if off else ''}({s}, {coord}{', ' + off if off else ''})"
+        rtype = result_type(ins)
+        if shadow:
+            r = self.fresh("r")
+            lines.append(f"float {r} = {call};")
+            call = f"vec4({r}, {r}, {r}, 1.0)"
+            if rtype != DataType.FLOAT:
+                # .S/.U on a depth comparison: GP4 2.X.4.4 "interpreted as ... integer according
+                # to the data type modifier" (undefined for a depth texture): its bits
+                call = f"floatBits{'ToInt' if rtype == DataType.INT else 'ToUint'}({call})"
+        lines = [compose_swizzles(x) for x in lines]
+        written = self.write(ins, compose_swizzles(call), rtype, [])
+        if not lines:
+            return written
+        return ["{"] + ["    " + x for x in lines + written] + ["}"]
+
+    def tex_coord(self, target: str, c: str, s: str, vk_rect: bool) -> str:
+        if vk_rect:
+            if target == "RECT":
+                return f"{c}.xy / vec2(textureSize({s}, 0))"
+            return f"vec3({c}.xy / vec2(textureSize({s}, 0)), {c}.z)"
+        return {"1D": f"{c}.x", "2D": f"{c}.xy", "3D": f"{c}.xyz", "CUBE": f"{c}.xyz",
+                "RECT": f"{c}.xy", "SHADOW1D": f"vec3({c}.x, 0.0, {c}.z)", "SHADOW2D": f"{c}.xyz",
+                "SHADOWRECT": f"{c}.xyz", "ARRAY1D": f"{c}.xy", "ARRAY2D": f"{c}.xyz",
+                "SHADOWCUBE": c, "SHADOWARRAY1D": f"{c}.xyz", "SHADOWARRAY2D": c}[target]
+
+    @staticmethod
+    def grad_swizzle(target: str) -> str:
+        if target in ("1D", "ARRAY1D", "SHADOW1D", "SHADOWARRAY1D"):
+            return ".x"
+        if target in ("3D", "CUBE", "SHADOWCUBE"):
+            return ".xyz"
+        return ".xy"
+
+    def offset_literal(self, target: str, offset) -> str:
+        dims = {"1D": 1, "ARRAY1D": 1, "SHADOW1D": 1, "SHADOWARRAY1D": 1, "3D": 3}.get(target, 2)
+        if dims == 1:
+            return str(offset[0])
+        return f"ivec{dims}({', '.join(str(o) for o in offset[:dims])})"
+
+    def fetch_expr(self, op: str, target: str, s: str, c: str, offset, vk_rect: bool) -> str:
+        rect = target in ("RECT", "SHADOWRECT")
+        if op == "TXQ":
+            if target == "BUFFER":
+                return f"ivec4(textureSize({s}), 0, 0, 0)"
+            # a rectangle texture has one level and TXQ on it ignores the LOD operand: the
+            # normalized 2D texture that stands for it in Vulkan is queried at level 0
+            lod = "" if rect and not vk_rect else ", 0" if rect else f", {c}.x"
+            size = f"textureSize({s}{lod})"
+            dims = {"1D": 1, "SHADOW1D": 1, "3D": 3, "ARRAY2D": 3, "SHADOWARRAY2D": 3}.get(target, 2)
+            return f"ivec4({size}, {', '.join(['0'] * (4 - dims))})"
+        coord = {"1D": f"{c}.x", "2D": f"{c}.xy", "3D": f"{c}.xyz", "RECT": f"{c}.xy",
+                 "ARRAY1D": f"{c}.xy", "ARRAY2D": f"{c}.xyz", "BUFFER": f"{c}.x"}[target]
+        if target == "BUFFER":
+            return f"texelFetch({s}, {coord})"
+        # TXF on a rectangle texture has no LOD (GL's texelFetch(sampler2DRect, ...)): level 0
+        lod = "" if rect and not vk_rect else ", 0" if rect else f", {c}.w"
+        if any(offset):
+            return f"texelFetchOffset({s}, {coord}{lod or ', 0'}, {self.offset_literal(target, offset)})" \
+                if not rect or vk_rect else f"texelFetchOffset({s}, {coord}, {self.offset_literal(target, offset)})"
+        return f"texelFetch({s}, {coord}{lod})"
+
+    def sampler_type(self, t: _Tex) -> str:
+        base = {"1D": "sampler1D", "2D": "sampler2D", "3D": "sampler3D", "CUBE": "samplerCube",
+                "RECT": "sampler2DRect", "SHADOW1D": "sampler1DShadow", "SHADOW2D": "sampler2DShadow",
+                "SHADOWRECT": "sampler2DRectShadow", "ARRAY1D": "sampler1DArray",
+                "ARRAY2D": "sampler2DArray", "SHADOWCUBE": "samplerCubeShadow",
+                "SHADOWARRAY1D": "sampler1DArrayShadow", "SHADOWARRAY2D": "sampler2DArrayShadow",
+                "BUFFER": "samplerBuffer"}[t.target]
+        if self.vulkan:
+            base = base.replace("2DRect", "2D")   # Vulkan has no rectangle textures: normalized
+        if not t.target.startswith("SHADOW"):
+            base = {DataType.FLOAT: "", DataType.INT: "i", DataType.UINT: "u"}[t.dtype] + base
+        return base
