@@ -53,6 +53,8 @@ INEXACT: dict[str, tuple[int, float]] = {
     # 11 bits" (NV_vertex_program2 EXP/LOG, ARB_vertex_program issue 28: 2^-11 relative)
     "EXP": (4096, 0.0),
     "LOG": (4096, 2.0 ** -11),
+    "EXPA": (4096, 0.0),
+    "LOGA": (4096, 2.0 ** -11),
     "NRM": (4, 0.0),
     "RFL": (4, 0.0),
     # filtered texture lookups: llvmpipe weights bilinear/trilinear samples in 8-bit fixed point
