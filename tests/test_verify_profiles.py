@@ -29,12 +29,7 @@ PROGRAMS = sorted(p for folder in ("nv4", "examples") for p in (ROOT / "corpus" 
 HARNESS_LIMITS = ("fragment.clip inputs (harness)",)
 
 #: program -> why its glsl330 run is pinned open (strict: fails when it starts to pass)
-KNOWN = {
-    ("fp4_lighting_subroutines.fp", "glsl330"):
-        "found by this test, not yet explained: the run differs where the glsl450 run's "
-        "differences are explained (range, tolerance), and the replay of the glsl330 text "
-        "localizes an ADD of two zeros giving NaN, with and without precise",
-}
+KNOWN: dict[tuple[str, str], str] = {}
 
 
 def _params():

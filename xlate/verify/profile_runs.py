@@ -66,6 +66,8 @@ ES_EXTENSIONS = {"GL_EXT_geometry_shader": "", "GL_OES_geometry_shader": "",
                  "GL_OES_shader_multisample_interpolation": "",
                  "GL_EXT_clip_cull_distance": ""}
 
+_OUTPUT = re.compile(r"^(layout\(location = \d+\) (?:flat |noperspective |centroid |smooth )*)"
+                     r"(out (?:vec4|float|ivec4|uvec4|int|uint) \w+;)$", re.M)
 _EXTENSION = re.compile(r"^#extension (\w+) : (?:require|enable)$", re.M)
 # (qualifiers) in|out xl_varyingN { (member qualifiers) TYPE v; } NAME([])?;
 _VARYING_BLOCK = re.compile(r"^((?:\w+ )*)(in|out) xl_varying(\d+) \{ ((?:\w+ )*)(\w+) v; \} "
@@ -84,7 +86,9 @@ def harness_text(src: str, profile: str, reflection: dict, *, precise: bool = Fa
             return src
         # the helpers' locals and results through precise locals, as the glsl450 profile
         # writes them (the runner's make_precise then qualifies the globals and main's locals)
-        return precise_helper(src.replace("#version 330 core\n", "#version 450 core\n", 1))
+        src = precise_helper(src.replace("#version 330 core\n", "#version 450 core\n", 1))
+        # and the outputs written in place, as glsl450 declares them
+        return _OUTPUT.sub(r"\1precise \2", src)
     if profile == "es310":
         return _es310(src)
     return src
