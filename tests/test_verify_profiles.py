@@ -1,10 +1,10 @@
-"""The glsl330 and es310 translations run on an implementation (issue 17 §5).
+"""The glsl330, es310 and vulkan translations run on an implementation (issue 17 §5).
 
 Every program of the project's golden corpus (``corpus/nv4``, ``corpus/examples``) is verified
 in both profiles on llvmpipe through :mod:`xlate.verify.profile_runs` (the interface made
 explicit for the harness, the code untouched; glsl330 uniforms, samplers and blocks bound by
-name as its reflection says).  The golden test checks these translations byte for byte; this
-one checks what they compute.
+name as its reflection says), and in the vulkan profile on lavapipe.  The golden test checks
+these translations byte for byte; this one checks what they compute.
 
 The verdict rule, not a list of verdicts (what an implementation contracts varies by version):
   * ``pass`` (identical, or every difference shown permitted by the replay);
@@ -98,3 +98,15 @@ def test_es310_extensions_map_to_desktop_or_are_refused():
         "#define xl_precise precise\nprecision highp float;\nvoid main()\n{\n}\n")
     with pytest.raises(GLError, match="GL_EXT_made_up"):
         harness_text("#version 310 es\n#extension GL_EXT_made_up : require\n", "es310", {})
+
+
+@pytest.mark.parametrize("path", PROGRAMS, ids=[p.name for p in PROGRAMS])
+def test_vulkan_translation_runs_on_lavapipe(path):
+    """The vulkan-profile golden (the same text, byte for byte: test_golden.py) run on
+    Vulkan: pass, or a harness limit the GL runs share."""
+    rep = verify_source(path.read_text(), str(path.relative_to(ROOT)), lanes=256,
+                        runner=gl_runner("vulkan"))
+    if rep.status == "unsupported":
+        assert rep.reason in HARNESS_LIMITS, rep.reason
+        return
+    assert rep.status == "pass", rep.reason
