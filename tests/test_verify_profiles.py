@@ -110,3 +110,14 @@ def test_vulkan_translation_runs_on_lavapipe(path):
         assert rep.reason in HARNESS_LIMITS, rep.reason
         return
     assert rep.status == "pass", rep.reason
+
+
+def test_verify_command_takes_a_profile(capsys):
+    from xlate.cli import main
+    gl_runner("gl", profile="es310")
+    path = str(ROOT / "corpus" / "examples" / "bright_pass.fp")
+    assert main(["verify", "--profile", "glsl330", "--lanes", "64", path]) == 0
+    assert capsys.readouterr().out.startswith("PASS ")
+    assert main(["verify", "--profile", "es310", "--backend", "vulkan", path]) == 2
+    assert capsys.readouterr().err == ("xlate verify: error: --profile es310 runs on the local gl "
+                                       "backend only\n")

@@ -230,6 +230,10 @@ def _verify_arguments(p) -> None:
                         "GL_ARB_gl_spirv; vulkan: the vulkan-profile SPIR-V on Vulkan (lavapipe); "
                         "native: the original assembly program on the driver's own "
                         "ARB/NV program interface (compatibility profile)")
+    p.add_argument("--profile", choices=["glsl450", "glsl330", "es310"], default=None,
+                   help="the GLSL profile to translate into and run (backend gl; default "
+                        "glsl450): glsl330 and es310 run on the same OpenGL harness with their "
+                        "interface made explicit (docs/verify.md)")
     p.add_argument("--json", metavar="REPORT", help="write a JSON report")
     p.add_argument("--report", metavar="FILE.html", help="write an HTML report: the outputs' "
                    "images (fragment) or lane plots (vertex, geometry), the localized "
