@@ -1,6 +1,6 @@
 """The glsl330, es310 and vulkan translations run on an implementation (issue 17 §5).
 
-Every program of the project's golden corpus (``corpus/nv4``, ``corpus/examples``) is verified
+Every program of the project's golden corpus (``corpus/nv4``, ``dialects``, ``examples``) is verified
 in both profiles on llvmpipe through :mod:`xlate.verify.profile_runs` (the interface made
 explicit for the harness, the code untouched; glsl330 uniforms, samplers and blocks bound by
 name as its reflection says), and in the vulkan profile on lavapipe.  The golden test checks
@@ -24,8 +24,9 @@ from conftest import gl_runner
 from xlate.verify.core import verify_source
 
 ROOT = Path(__file__).resolve().parents[1]
-PROGRAMS = sorted(p for folder in ("nv4", "examples") for p in (ROOT / "corpus" / folder).iterdir()
-                  if p.suffix in (".vp", ".fp", ".gp"))
+PROGRAMS = sorted(p for folder in ("nv4", "dialects", "examples")
+                  for p in (ROOT / "corpus" / folder).iterdir()
+                  if p.suffix in (".vp", ".fp", ".gp", ".tgsi"))
 HARNESS_LIMITS = ("fragment.clip inputs (harness)",)
 
 #: program -> why its glsl330 run is pinned open (strict: fails when it starts to pass)
