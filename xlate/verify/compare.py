@@ -141,6 +141,13 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
         "permits.rule_reassociated: the value equals the instruction (MAD, DPn, DPH, DP2A, "
         "X2D, LRP, XPD) recomputed with its products added in another order, each rounded or "
         "fused into the addition (FMA)"),
+    "recompiled": (
+        "each freedom above is the implementation's choice per compilation: the probe "
+        "compilation and the main one may choose differently (llvmpipe flushes a denormal in "
+        "one and not the other)",
+        "replay.recompiled_lanes: on the lane the replay adopted a freedom, has no unexplained "
+        "departure, and reproduces the complete run of the one compilation that gave every "
+        "probed value (programs without flow, KIL or a second probe batch)"),
 }
 
 F32_MIN_NORMAL = np.float32(1.1754943508222875e-38)

@@ -386,7 +386,7 @@ def _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep):
 
 #: verdicts of adopted departures that explain a difference (see :mod:`permits`)
 EXPLAINED = ("signedzero", "ftz", "nonfinite", "tolerance", "reassociated", "range", "undefined",
-             "boundary", "lod", "implementation")
+             "boundary", "lod", "implementation", "recompiled")
 #: verdicts of differences nothing explains
 SUSPECT = ("divergence", "cc", "flow", "interface")
 
@@ -472,7 +472,7 @@ def _explain(program, facts, glsl, reflection, lanes, runner, rep, run, max_repo
     hook = out.hook
     if rep.evidence is not None:
         rep.evidence.unexplained = list(out.diffs)
-    adopted = sorted({v for (_, v) in hook.adopted})
+    adopted = sorted({v for (_, v) in hook.adopted} | ({"recompiled"} if out.recompiled else set()))
     rep.localization = [d.to_json(program) for d in hook.unexplained[:max_reported]]
     rep.localization += [d.to_json(program) for d in hook.examples[:max_reported]]
     n_adopted = sum(hook.adopted.values())
@@ -480,6 +480,10 @@ def _explain(program, facts, glsl, reflection, lanes, runner, rep, run, max_repo
                      f"{n_adopted} permitted results ({', '.join(adopted) or 'none'}) at "
                      f"{len({k for (k, _) in hook.adopted})} instructions; "
                      f"{len(out.diffs)} differences left")
+    if out.recompiled:
+        rep.notes.append(f"recompiled: on {len(out.recompiled)} lanes (first {out.recompiled[0]}) "
+                         "the main compilation chose otherwise at a freedom the replay adopted; "
+                         "the replay reproduces the probe compilation's complete run there")
     # geometry probes are read at the last EMIT, where GLSL leaves outputs written before an
     # EmitVertex() undefined: a departure seen there proves nothing, the outputs decide
     unreliable = program.stage == Stage.GEOMETRY
