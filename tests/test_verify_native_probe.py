@@ -189,14 +189,11 @@ def test_driver_accepts_vertex_weight():
         r._cleanup()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "open since a free value covers its own instruction only (replay.py): the garbage of an "
-    "uninitialized temporary differs between the probe compilation (adopted at the read) and "
-    "the original one (the output), which the replay cannot tie together without a run of its "
-    "own that moves the free value"))
 def test_uninitialized_temporary_is_the_programs_own_undefined_behaviour():
     """ARB_vertex_program issue 16 / table X: temporaries start undefined.  The driver's
-    garbage is a free value (verdict undefined), and the run that removes the read (R1
+    garbage is a free value (verdict undefined) that follows what is computed from it, the
+    main compilation's other garbage is tied by 'recompiled' (it was a strict xfail while a
+    free value covered its own instruction only), and the run that removes the read (R1
     written first) passes without it."""
     r = runner_or_skip()
     text = "!!ARBfp1.0\nTEMP R0, R1;\nMOV R0, -R1;\nMOV result.color, R0;\nEND\n"
@@ -340,3 +337,19 @@ def test_exp_and_log_special_cases_per_dialect(text, inp, out_exp, out_log, rows
                     continue            # z: the approximation, checked by the GL tests
                 g = got[key][c]
                 assert (np.isnan(g) if np.isnan(w) else g == w), (text[:8], t, key, c, g, w)
+
+
+def test_undefined_values_taint_what_is_computed_from_them():
+    """permits_native.uninitialized_reads: a component computed from an unwritten temporary
+    component is undefined too, and a write of defined values ends it (Mesa gives each read of
+    an undefined register its own value: piglit arbfptest1-4.fp)."""
+    from xlate.verify.permits_native import uninitialized_reads
+    prog = parse("!!ARBfp1.0\nTEMP R0, R1, R2;\nMOV R0.xy, R1;\nADD R2, R0, fragment.color;\n"
+                 "MOV R0, fragment.color;\nMUL R2.w, R0.x, R2.y;\nDP3 R1.x, R2, R2;\n"
+                 "MOV result.color, R1;\nEND\n")
+    got = {k: v.tolist() for k, v in uninitialized_reads(prog).items()}
+    assert got == {0: [True, True, False, False],         # MOV R0.xy, R1: unwritten R1
+                   1: [True, True, True, True],           # ADD R2: R0.xy undefined, R0.zw unwritten
+                   3: [False, False, False, True],        # MUL R2.w, R0.x (defined), R2.y (undefined)
+                   4: [True, False, False, False],        # DP3 reads R2.xyz: undefined
+                   5: [True, True, True, True]}           # R1.x undefined, R1.yzw unwritten
