@@ -402,7 +402,7 @@ def test_unpack_reads_bits_not_a_nan():
 
 
 def test_recompiled_lanes_need_a_freedom_no_departure_and_every_probe_run(monkeypatch):
-    """replay.recompiled_lanes: a lane whose main outputs differ is explained only when the
+    """replay.recompiled_lanes (native backend): a lane whose main outputs differ is explained only when the
     replay adopted a freedom there, found no unexplained departure, and reproduces the outputs
     of every probe compilation on it; programs with flow, KIL or probed tests never are."""
     from types import SimpleNamespace
@@ -415,6 +415,7 @@ def test_recompiled_lanes_need_a_freedom_no_departure_and_every_probe_run(monkey
     monkeypatch.setattr(core, "compare_all",
                         lambda p, f, refl, res, run, notes, strict: (per_run[run], 0))
     hook = SimpleNamespace(free_lanes=np.array([True, False, True, True, True]),
+                           free_sites=np.zeros(5, bool),
                            bad=np.array([False, False, False, False, True]))
     values = {0: R.ImplValues(np.zeros((5, 4), np.uint32))}
     main = [diff(n) for n in range(5)]

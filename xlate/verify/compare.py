@@ -145,9 +145,10 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
         "each freedom above is the implementation's choice per compilation: the probe "
         "compilation and the main one may choose differently (llvmpipe flushes a denormal in "
         "one and not the other)",
-        "replay.recompiled_lanes: on the lane the replay adopted a freedom, has no unexplained "
-        "departure, and reproduces the complete run of the one compilation that gave every "
-        "probed value (programs without flow, KIL or a second probe batch)"),
+        "replay.recompiled_lanes (native backend): the lane has a freedom (adopted, or a NaN, "
+        "infinite, denormal or undefined operand), no unexplained departure, and the replay "
+        "reproduces the complete run of every probe compilation (programs without flow or "
+        "KIL)"),
 }
 
 F32_MIN_NORMAL = np.float32(1.1754943508222875e-38)
