@@ -23,7 +23,7 @@ from xlate.verify.vulkan import VulkanUnavailable
 
 
 def _unavailable(exc):
-    def make_runner(backend="gl", *, precise=False):
+    def make_runner(backend="gl", *, precise=False, profile=None):
         raise exc
     return make_runner
 
