@@ -28,6 +28,7 @@ Choices (where cgc's header leaves it open):
 * a name that is a GLSL keyword, reserved word or built-in function (``main``, ``input``,
   ``texture``), or that could be a name the backend makes itself (``gl_``, ``xl_``, ``in_``,
   ``out_`` prefixes; ``texture0``; ``program_local`` ...) gets a ``_`` appended: ``main_``;
+  one starting with ``gl_``, which GLSL reserves whatever follows, gets ``cg_`` in front;
 * two names that spell the same identifier: the first (header order) keeps it, the next get
   ``_2``, ``_3`` ... (``IN.pos`` and ``IN_pos`` -> ``IN_pos``, ``IN_pos_2``).
 """
@@ -174,7 +175,9 @@ def interface_names(prog: Program) -> InterfaceNames:
 def _unique(ident: str, used: set[str]) -> str:
     if not ident:
         return ""
-    if not usable(ident):
+    if ident.startswith("gl_"):
+        ident = "cg_" + ident          # GLSL reserves the prefix (a suffix does not help)
+    elif not usable(ident):
         ident += "_"
     name, n = ident, 2
     while name in used:
