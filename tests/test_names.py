@@ -179,7 +179,8 @@ def test_identifier(name, ident):
 @pytest.mark.parametrize("ident, ok", [
     ("IN_input", True), ("input", False), ("main", False), ("texture", False), ("sampler2D", False),
     ("vec3", False), ("xl_cc0", False), ("in_color", False), ("texture0", False),
-    ("program_local", False), ("texCoord", True), ("decal", True)])
+    ("program_local", False), ("texCoord", True), ("decal", True), ("samplerCube", False),
+    ("texture2D", False), ("texture_size", True), ("imageBuffer", False), ("mat3x4", False)])
 def test_usable(ident, ok):
     assert usable(ident) is ok
 

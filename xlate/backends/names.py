@@ -69,8 +69,8 @@ EmitStreamVertex EndStreamPrimitive EmitVertex EndPrimitive barrier memoryBarrie
 groupMemoryBarrier subpassLoad atomicAdd atomicMin atomicMax atomicAnd atomicOr atomicXor
 atomicExchange atomicCompSwap imageLoad imageStore imageSize
 """.split())
-_TYPE_WORD = re.compile(r"[bdiu]?vec[234]|d?mat[234](x[234])?|[iu]?(sampler|image|texture)\w*"
-                        r"|[hf]vec[234]")
+_TYPE_WORD = re.compile(r"[bdiu]?vec[234]|d?mat[234](x[234])?|[hf]vec[234]"
+                        r"|[iu]?(sampler|image|texture)[0-9A-Z]\w*|subpassInput\w*")
 #: names the backends make themselves (interface defaults, staging, helpers, temporaries)
 _BACKEND_NAME = re.compile(r"(gl_|xl_|in_|out_|u_|sub_).*|(texture|buffer)\d+|XlateBuffer\d+"
                            r"|XlateParameters|(program|state|result|vertex|fragment|primitive)_.*")
