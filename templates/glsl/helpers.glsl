@@ -220,6 +220,34 @@ vec4 xl_log(float t) {
     return vec4(x, m, x + log2(m), 1.0);
 }
 
+//@ expa  needs: qnan
+// EXP without VP1's special cases (ARBVP 2.14.5.9, VP2 2.14.3.14, tgsi.rst): y = t - floor(t)
+// always (NaN for +-INF); z = 0 / +INF where 2^floor(t) underflows / overflows.  Mirrors
+// xlate/exec/alu.py op_expa.
+vec4 xl_expa(float t) {
+    float f = floor(t);
+    float x = f > 127.0 ? uintBitsToFloat(0x7f800000u)
+            : (f < -126.0 ? 0.0 : intBitsToFloat((int(f) + 127) << 23));
+    if (isnan(t)) return vec4(xl_qnan(), xl_qnan(), xl_qnan(), 1.0);
+    float y = isinf(t) ? xl_qnan() : t - f;
+    return vec4(x, y, (x == 0.0 || isinf(x)) ? x : x * exp2(y), 1.0);
+}
+
+//@ loga  needs: qnan
+// LOG without VP1's special cases (ARBVP 2.14.5.14, VP2 2.14.3.19, tgsi.rst): y = |t| /
+// 2^floor(log2 |t|), NaN for 0 (denormals count as 0) and INF.  Mirrors op_loga.
+vec4 xl_loga(float t) {
+    uint b = floatBitsToUint(t) & 0x7fffffffu;
+    uint e = b >> 23;
+    float inf = uintBitsToFloat(0x7f800000u);
+    if (b > 0x7f800000u) return vec4(xl_qnan(), xl_qnan(), xl_qnan(), 1.0);
+    if (e == 0u) return vec4(-inf, xl_qnan(), -inf, 1.0);
+    if (e == 255u) return vec4(inf, xl_qnan(), inf, 1.0);
+    float x = float(int(e) - 127);
+    float m = uintBitsToFloat((b & 0x7fffffu) | 0x3f800000u);
+    return vec4(x, m, x + log2(m), 1.0);
+}
+
 //@ litnc
 // FP1 LIT (NV_fragment_program 3.11.5.13): no exponent clamp, z = y^w with the POW rules
 // (0^0 = NaN, 0^(w>0) = 0, 0^(w<0) = +INF), gated on x > 0 after x, y are clamped at 0.

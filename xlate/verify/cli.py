@@ -209,7 +209,7 @@ def main(args) -> int:
                            implementation=runner.describe() if runner else implementation,
                            seed=args.seed, lanes=args.lanes)
         try:
-            from ..cli import atomic_write
+            from ..fsio import atomic_write
             atomic_write(report_page, page.encode("utf-8"))
         except OSError as e:
             print(f"xlate: error[E8002]: cannot write {report_page}: {e.strerror}",
