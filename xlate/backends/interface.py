@@ -103,8 +103,10 @@ def varying_location(suffix: str, index: int | None) -> int:
 
 
 def input_interface(stage: Stage, b: Binding, integer: bool, interp: str | None,
-                    vulkan: bool, nverts: int) -> tuple[InterfaceVar, str]:
-    """(interface variable, GLSL expression giving the vec4/ivec4 value; ``{v}`` = vertex)."""
+                    vulkan: bool, nverts: int, name: str | None = None) -> tuple[InterfaceVar, str]:
+    """(interface variable, GLSL expression giving the vec4/ivec4 value; ``{v}`` = vertex).
+    ``name``: the variable's name when the program named it (``backends/names.py``); built-ins
+    keep theirs."""
     path, idx = b.path, b.index
     if stage == Stage.VERTEX:
         if path == "vertex.id":
@@ -121,7 +123,7 @@ def input_interface(stage: Stage, b: Binding, integer: bool, interp: str | None,
             loc = idx
         else:
             raise NotExpressible(f"vertex binding '{b.text()}'")
-        name = sanitize(b.text())
+        name = name or sanitize(b.text())
         return InterfaceVar(name, b.text(), "in", "vec4", loc), name
     if stage == Stage.FRAGMENT:
         if path == "fragment.position":
@@ -144,7 +146,7 @@ def input_interface(stage: Stage, b: Binding, integer: bool, interp: str | None,
                     f"vec4(gl_ClipDistance[{idx}], 0.0, 0.0, 0.0)")
         suffix = path.split(".", 1)[1]
         loc = varying_location(suffix, idx)
-        name = sanitize(b.text())
+        name = name or sanitize(b.text())
         gtype = "ivec4" if integer else "vec4"
         if integer:
             interp = "FLAT"
@@ -163,25 +165,27 @@ def input_interface(stage: Stage, b: Binding, integer: bool, interp: str | None,
         return (InterfaceVar(f"gl_in[].gl_ClipDistance[{idx}]", b.text(), "in", "float", builtin=True),
                 f"vec4(gl_in[{{v}}].gl_ClipDistance[{idx}], 0.0, 0.0, 0.0)")
     if path == "vertex.id":
-        return (InterfaceVar("vertex_id", b.text(), "in", "int", ID_LOCATION, array=nverts),
-                "ivec4(vertex_id[{v}], 0, 0, 0)")
+        name = name or "vertex_id"
+        return (InterfaceVar(name, b.text(), "in", "int", ID_LOCATION, array=nverts),
+                f"ivec4({name}[{{v}}], 0, 0, 0)")
     suffix = path.split(".", 1)[1].replace("color.front", "color")
     loc = varying_location(suffix, idx)
-    name = sanitize(Binding(path, idx).text())
+    name = name or sanitize(Binding(path, idx).text())
     gtype = "ivec4" if integer else "vec4"     # matches the integer varying a vertex program writes
     return InterfaceVar(name, b.text(), "in", gtype, loc, array=nverts), name + "[{v}]"
 
 
-def output_interface(stage: Stage, b: Binding, integer: bool) -> tuple[InterfaceVar, str]:
+def output_interface(stage: Stage, b: Binding, integer: bool,
+                     name: str | None = None) -> tuple[InterfaceVar, str]:
     """(interface variable, assignment template; ``{x}`` = the staged value, already bitcast
     to the variable's base type).  ``integer``: this element (binding path and index) is
-    written through an integer register."""
+    written through an integer register; ``name``: as for :func:`input_interface`."""
     path, idx = b.path, b.index
     if stage == Stage.FRAGMENT:
         if path == "result.depth":
             return InterfaceVar("gl_FragDepth", b.text(), "out", "float", builtin=True,
                                 components="z"), "gl_FragDepth = {x}.z;"
-        name = f"result_color{idx}"
+        name = name or f"result_color{idx}"
         gtype = "ivec4" if integer else "vec4"
         return InterfaceVar(name, b.text(), "out", gtype, idx), f"{name} = {{x}};"
     if path == "result.position":
@@ -199,11 +203,12 @@ def output_interface(stage: Stage, b: Binding, integer: bool) -> tuple[Interface
         return (InterfaceVar("gl_Layer", b.text(), "out", "int", builtin=True, components="x"),
                 "gl_Layer = {x}.x;")
     if path == "result.id":
-        return (InterfaceVar("result_id", b.text(), "out", "int", ID_LOCATION, components="x"),
-                "result_id = {x}.x;")
+        name = name or "result_id"
+        return (InterfaceVar(name, b.text(), "out", "int", ID_LOCATION, components="x"),
+                f"{name} = {{x}}.x;")
     suffix = path.split(".", 1)[1]
     loc = varying_location(suffix, idx)
-    name = sanitize(b.text())
+    name = name or sanitize(b.text())
     # an integer varying carries its bits (declared 'flat out ivec4'), so a fragment program
     # reading it as a FLAT INT ATTRIB gets the integer, not a converted value
     gtype = "ivec4" if integer else "vec4"

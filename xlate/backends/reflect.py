@@ -16,6 +16,9 @@ Schema (``"schema": "xlate-reflection/1"``; additions keep the version, changes 
   (``glUniform1i``) or the binding point of the block (``glUniformBlockBinding``).
 * ``geometry``: input/output primitive, max vertices (geometry programs)
 * ``cg_vars``: cgc ``#var`` lines (high-level parameter name -> resource), when present.
+* ``cg_name`` on an input, output, uniform or texture: the Cg name it was given (the ``#var``
+  line that named it; ``name`` is the identifier made of it, ``backends/names.py``), when one
+  did.  Built-ins keep their GLSL names and carry the Cg name here.
 """
 from __future__ import annotations
 
@@ -31,8 +34,9 @@ def reflection(em) -> dict:
         "profile": em.profile,
         "source": prog.source_name,
     }
-    out["inputs"] = [_var(v) for v, _, _ in em.input_vars]
-    out["outputs"] = [_var(v) for v, _, _ in em.output_vars]
+    names = em.interface_names
+    out["inputs"] = [_var(v, names.source.get(names.input(b))) for v, _, b in em.input_vars]
+    out["outputs"] = [_var(v, names.source.get(names.output(b))) for v, _, b in em.output_vars]
     uniforms = []
     offset = 0
     for name, n in em.uniforms.items():
@@ -40,6 +44,8 @@ def reflection(em) -> dict:
         u = {"name": name, "type": "vec4", "array_size": n or None,
              "elements": {str(k) if k is not None else "0": v for k, v in sorted(
                  elems.items(), key=lambda kv: -1 if kv[0] is None else kv[0])}}
+        if name in names.source:
+            u["cg_name"] = names.source[name]
         if em.params_in_block:
             u.update(block="XlateParameters", binding=0 if em.vulkan else 16, offset=16 * offset)
             if em.vulkan:
@@ -51,7 +57,8 @@ def reflection(em) -> dict:
     out["uniforms"] = uniforms
     out["textures"] = [
         {"unit": t.unit, "name": t.name, "target": t.target, "type": em.sampler_type(t),
-         "binding": (1 + t.unit) if em.vulkan else t.unit, **({"set": 0} if em.vulkan else {})}
+         "binding": (1 + t.unit) if em.vulkan else t.unit, **({"set": 0} if em.vulkan else {}),
+         **({"cg_name": names.source[t.name]} if t.name in names.source else {})}
         for t in sorted(em.textures.values(), key=lambda t: t.unit)]
     out["buffers"] = [
         {"name": f"buffer{b}", "binding_point": b, "vec4_count": n, "block": f"XlateBuffer{b}",
@@ -68,10 +75,12 @@ def reflection(em) -> dict:
     return out
 
 
-def _var(v) -> dict:
+def _var(v, cg_name: str | None) -> dict:
     out = {"name": v.name, "binding": v.binding, "type": v.glsl_type, "location": v.location,
            "builtin": v.builtin, "interpolation": (v.interpolation or "smooth").lower()
            if v.direction == "in" and not v.builtin else None}
     if v.block:
         out["block"] = v.block
+    if cg_name is not None:
+        out["cg_name"] = cg_name
     return out

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ir.carry import Term, instruction_carry
 from ..ir.model import CCKind, DataType, Instruction
+from ..ir.ops import CARRY_OPS
 
 SF, ZF, OF, CF = 1, 2, 4, 8
 
@@ -53,76 +55,48 @@ def flags_sub(a: np.ndarray, b: np.ndarray, r: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------------------------
-# Carry/overflow for ADD, SUB, MAD, SAD (GP4 §2.X.4.3 last paragraphs; digest §6.2, §12.27)
-#
-# Every carry op computes r = A + B (mod 2^32) for two "addends" A and B:
-#   ADD x, y        A = x,      B = y
-#   SUB x, y        A = x,      B = -y
-#   MAD x, y, z     A = x*y,    B = z           (the final addition of product and z)
-#   SAD x, y, z     A = |x-y|,  B = z           (the final addition)
-# where x, y, z are the operands as loaded (after |abs| and negation).  An addend is
-# "negated" when the source modifiers negate it (for SUB the subtraction itself negates y, so
-# B counts as negated unless y carried a '-' as well; for MAD the product is negated when
-# exactly one of x, y is).
-#   cc_kind ADD:        flags of the unsigned/signed addition A + B.
-#   cc_kind SUB:        flags of the subtraction  minuend - subtrahend, where the subtrahend is
-#                       the un-negated value of the negated addend: if B is negated it is
-#                       A - (-B), else if A is negated B - (-A), else A - (-B).  For
-#                       "ADD a, -b" that is a - b with b the loaded value before the '-'
-#                       (two's complement negation is an involution, so -B is exactly it).
-#   cc_kind UNDEF_OFCF: -a + -b: OF/CF undefined; project choice: cleared (like INT).
+# Carry/overflow for ADD, SUB, MAD, SAD (GP4 2.X.4.3): the rule is ir/carry.py's, computed here
+# from the operands as loaded (a source read without its '-' is the loaded word negated back:
+# two's complement negation is exact).  UNDEF_OFCF (-a + -b): OF/CF undefined; project choice:
+# cleared (like INT).
 # --------------------------------------------------------------------------------------------
 
 
-def addends(inst: Instruction, ops: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, bool, bool]:
-    """(A, B, A negated, B negated) as uint32 arrays with result == A + B (see above)."""
-    u = [o.view(np.uint32) if o.dtype != np.uint32 else o for o in ops]
-    neg = [s.neg for s in inst.srcs]
-    name = inst.op
-    if name == "ADD":
-        return u[0], u[1], neg[0], neg[1]
-    if name == "SUB":
-        return u[0], np.negative(u[1]), neg[0], not neg[1]
-    if name == "MAD":
-        return u[0] * u[1], u[2], neg[0] != neg[1], neg[2]
-    if name == "SAD":
-        x, y = ops[0], ops[1]
-        d = np.abs(x.astype(np.int64) - y.astype(np.int64)).astype(np.uint32)
-        return d, u[2], False, neg[2]
-    raise ValueError(f"{name} has no carry flags")
+def _term(t: Term, inst: Instruction, ops: list[np.ndarray]) -> np.ndarray:
+    """The uint32 words of one term of the carry rule (ir/carry.py)."""
+    def plain(i: int) -> np.ndarray:
+        u = ops[i].view(np.uint32) if ops[i].dtype != np.uint32 else ops[i]
+        return np.negative(u) if inst.srcs[i].neg else u
+    if t.what == "src":
+        return plain(t.srcs[0])
+    if t.what == "mul":
+        return plain(t.srcs[0]) * plain(t.srcs[1])
+    if t.what == "sad":
+        x, y = ops[t.srcs[0]], ops[t.srcs[1]]
+        return np.abs(x.astype(np.int64) - y.astype(np.int64)).astype(np.uint32)
+    raise ValueError(f"carry term {t.what!r}")
 
 
 def carry_flags(inst: Instruction, kind: CCKind, ops: list[np.ndarray],
                 result: np.ndarray) -> np.ndarray:
-    a, b, neg_a, neg_b = addends(inst, ops)
+    form = instruction_carry(inst)
+    if form.kind != kind:
+        # the IR validator checks this too: a frontend's cc_kind is the rule's
+        raise ValueError(f"{inst.op}: flag rule {kind.value} is not the carry rule's "
+                         f"{form.kind.value} for these negations")
+    first, second = _term(form.first, inst, ops), _term(form.second, inst, ops)
     if kind == CCKind.ADD:
-        return flags_add(a, b, result)
-    # kind SUB: the subtrahend is the un-negated value of the negated addend
-    if neg_a and not neg_b:
-        m, s = b, np.negative(a)
-    else:
-        m, s = a, np.negative(b)
-    return flags_sub(m, s, result)
+        return flags_add(first, second, result)
+    return flags_sub(first, second, result)
 
 
 def default_kind(inst: Instruction, rtype: DataType) -> CCKind:
     """The flag rule when the frontend left ``cc_kind`` unset (same choice a frontend makes)."""
     if rtype == DataType.FLOAT:
         return CCKind.FLOAT
-    if inst.op not in ("ADD", "SUB", "MAD", "SAD"):
+    if inst.op not in CARRY_OPS:
         return CCKind.INT
-    negs = [s.neg for s in inst.srcs]
-    if inst.op == "SUB":
-        na, nb = negs[0], not negs[1]
-    elif inst.op == "MAD":
-        na, nb = negs[0] != negs[1], negs[2]
-    elif inst.op == "SAD":
-        na, nb = False, negs[2]
-    else:
-        na, nb = negs[0], negs[1]
-    if na and nb:
-        return CCKind.UNDEF_OFCF
-    return CCKind.SUB if (na or nb) else CCKind.ADD
+    return instruction_carry(inst).kind
 
 
 # --------------------------------------------------------------------------------------------

@@ -281,6 +281,27 @@ class VarInfo:
     referenced: bool
 
 
+@dataclass(frozen=True)
+class SourceName:
+    """A name the program's author gave one thing the program binds, as its compiler recorded
+    it (cgc's ``#var`` header): the frontend resolves the compiler's resource (``c[2]``,
+    ``TEX0``, ``texunit 0``) to the IR's terms, the backends make identifiers of it.
+
+    ``kind``: ``input`` / ``output`` (``binding`` is the interface element, ``path`` and
+    ``index`` only), ``param`` (``binding`` is the parameter element holding row ``row`` of a
+    value over ``rows`` registers: a ``float4x4`` is 4 rows) or ``texture`` (``unit``).
+    ``name`` is spelled as written (``IN.texture_size``, ``tx[0]``); ``referenced``: the
+    compiler said the program uses it (the one that wins when several names share a register)."""
+
+    kind: str
+    name: str
+    binding: Binding | None = None
+    unit: int | None = None
+    row: int = 0
+    rows: int = 1
+    referenced: bool = True
+
+
 #: MAX_PROGRAM_CALL_DEPTH_NV, one value for every dialect and every part of xlate (frontends,
 #: executor, structurizer, GLSL backend): at most this many calls pending; a CAL made with this
 #: many pending overflows the call stack, and ``Program.call_overflow`` says what happens.  4 is
@@ -302,6 +323,7 @@ class Program:
     options: tuple[str, ...] = ()
     geometry: Geometry | None = None
     vars: list[VarInfo] = field(default_factory=list)
+    source_names: list[SourceName] = field(default_factory=list)   # resolved from ``vars``
     source_name: str = "<input>"
     diagnostics: list = field(default_factory=list)        # warnings of a successful parse
     # Dialect limits made explicit (executor and backends read these, never the dialect name):

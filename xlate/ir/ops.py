@@ -48,6 +48,49 @@ class OpInfo:
     def result_type(self, dtype: DataType) -> DataType:
         return _FIXED_KIND.get(self.output, dtype)
 
+    # ---- the properties below read the tables at the end of this module -------------------
+    @property
+    def shape(self) -> str:
+        """Operand shapes, one letter per operand: ``v`` a vector (of any type), ``s`` a
+        scalar (one selected component) -- the frontends' signature tables and the random
+        program generators use these."""
+        return "".join("s" if k == "s" else "v" for k in self.inputs)
+
+    @property
+    def componentwise(self) -> bool:
+        return self.name in COMPONENTWISE
+
+    @property
+    def inexact(self) -> tuple[int, float] | None:
+        """(ulps, absolute) a result depending on this opcode may differ by (INEXACT)."""
+        return INEXACT.get(self.name)
+
+    @property
+    def undefined_components(self) -> tuple[int, ...]:
+        """Result components the specs leave undefined (XPD .w, SCS .zw ...)."""
+        return UNDEFINED_COMPONENTS.get(self.name, ())
+
+    @property
+    def reads(self) -> tuple[int, ...] | None:
+        """Components each vector operand is read in (dot products: DP3 reads x, y, z of both);
+        None: all four."""
+        return COMPONENTS_READ.get(self.name)
+
+    @property
+    def raw_operands(self) -> bool:
+        """The operand is read as its 32 bits whatever the instruction's type (UP2H ...)."""
+        return self.name in RAW_OPERAND_OPS
+
+    @property
+    def raw_result(self) -> bool:
+        """The result is a packed word whatever the instruction's type (PK2H ...)."""
+        return self.name in RAW_RESULT_OPS
+
+    @property
+    def carry(self) -> bool:
+        """An integer form sets OF/CF from an addition (ir/carry.py has the rule)."""
+        return self.name in CARRY_OPS
+
 
 F, S = DataType.FLOAT, DataType.INT
 _FIXED_KIND = {"vf": DataType.FLOAT, "vs": DataType.INT, "vu": DataType.UINT}
@@ -188,8 +231,58 @@ COMPONENTWISE = frozenset("""ABS ADD AND CEIL CMP DDX DDY FLR FRC I2F MAD MAX MI
 ROUND SEQ SFL SGE SGT SLE SLT SNE SSG STR SUB SWZ TRUNC XOR LRP SAD DIV MOD SHL SHR MINN MAXN SEQN
 SGEN SGTN SLEN SLTN SNEN SGET SLTT SSGN FMA LDEXP BFEXT BFINS BREV POPC LSB MSB""".split())
 
-#: opcodes whose integer form derives carry/overflow flags from an addition
+#: opcodes whose integer form derives carry/overflow flags from an addition (the rule, in the
+#: IR's terms, is ir/carry.py's)
 CARRY_OPS = frozenset({"ADD", "SUB", "MAD", "SAD"})
+
+#: results that are raw bit patterns whatever the instruction's type label (packing), and
+#: operands read as raw bit patterns (unpacking): passes/types.py types them as words
+RAW_RESULT_OPS = frozenset({"PK2H", "PK2US", "PK4B", "PK4UB"})
+RAW_OPERAND_OPS = frozenset({"UP2H", "UP2US", "UP4B", "UP4UB"})
+
+#: result components the specs leave undefined (GP4 2.X.8.Z XPD/NRM/RFL .w, SCS .zw): the
+#: verifier compares none of them, nor anything computed from them; generators never read them
+UNDEFINED_COMPONENTS = {"XPD": (3,), "NRM": (3,), "RFL": (3,), "SCS": (2, 3)}
+
+#: components each operand of a dot product reads (DPH: x, y, z of a, all of b; DP2A: x, y of a
+#: and b, x of c)
+COMPONENTS_READ = {"DP2": (2, 2), "DP3": (3, 3), "DP4": (4, 4), "DPH": (3, 4), "DP2A": (2, 2, 1)}
+
+#: approximate opcodes -> (ulps, absolute) accepted for results depending on them.  The specs
+#: name these approximations ("ApproxExp2", "ApproxLog2", "ApproxSine" ..., NV_vertex_program2
+#: EXP/LOG "accurate to at least 11 bits"); the bounds were measured on llvmpipe (LLVM 15, Mesa
+#: 22.3; verify/compare.py says how) and are what the verifier's tolerance rule allows.
+INEXACT: dict[str, tuple[int, float]] = {
+    "EX2": (8, 0.0),
+    "LG2": (8, 2.0 ** -17),
+    "POW": (4096, 2.0 ** -20),
+    "LIT": (4096, 2.0 ** -20),
+    # FP1's LIT (no clamp of the exponent): the same ApproxPower (FP1 3.11.5.13, 3.11.5.24)
+    "LITNC": (4096, 2.0 ** -20),
+    "SIN": (16, 2.0 ** -20),
+    "COS": (16, 2.0 ** -20),
+    "SCS": (16, 2.0 ** -20),
+    "RSQ": (2, 0.0),
+    # the partial-precision forms (VP1/VP2/ARBvp; z only, x/y are exact): "accurate to at least
+    # 11 bits" (NV_vertex_program2 EXP/LOG, ARB_vertex_program issue 28: 2^-11 relative)
+    "EXP": (4096, 0.0),
+    "LOG": (4096, 2.0 ** -11),
+    "EXPA": (4096, 0.0),
+    "LOGA": (4096, 2.0 ** -11),
+    "NRM": (4, 0.0),
+    "RFL": (4, 0.0),
+    # filtered texture lookups: llvmpipe weights bilinear/trilinear samples in 8-bit fixed point
+    "TEX": (0, 2.0 ** -7),
+    "TXB": (0, 2.0 ** -7),
+    "TXD": (0, 2.0 ** -7),
+    "TXL": (0, 2.0 ** -7),
+    "TXP": (0, 2.0 ** -7),
+}
+
+
+def shapes(names) -> dict[str, str]:
+    """``{opcode: operand shapes}`` of ``names`` in their order (signature tables, generators)."""
+    return {name: OPCODES[name].shape for name in names}
 
 TEX_TARGETS = ("1D", "2D", "3D", "CUBE", "RECT", "SHADOW1D", "SHADOW2D", "SHADOWRECT", "ARRAY1D",
                "ARRAY2D", "SHADOWCUBE", "SHADOWARRAY1D", "SHADOWARRAY2D", "BUFFER")

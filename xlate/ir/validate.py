@@ -2,8 +2,11 @@
 bug in xlate, never a user error, so it raises IRValidationError naming the instruction."""
 from __future__ import annotations
 
-from .model import DataType, Index, Program, RegKind
-from .ops import CC_RULES, OPCODES
+from .carry import instruction_carry
+from .model import CCKind, DataType, Index, Program, RegKind
+from .ops import CARRY_OPS, CC_RULES, OPCODES
+
+_CARRY_KINDS = (CCKind.ADD, CCKind.SUB, CCKind.UNDEF_OFCF)
 
 
 class IRValidationError(AssertionError):
@@ -69,6 +72,9 @@ def validate(prog: Program) -> None:
             bad(i, "texture reference mismatch")
         if ins.cc_update is not None and (ins.cc_kind is None or ins.cc_update not in (0, 1)):
             bad(i, "CC update without flag rule")
+        if ins.cc_kind in _CARRY_KINDS and (ins.op not in CARRY_OPS or ok and instruction_carry(ins).kind != ins.cc_kind):
+            # the carry/overflow rule is ir/carry.py's (negations turn adds into subtracts)
+            bad(i, f"flag rule {ins.cc_kind.value} is not the carry rule of {ins.op} with these negations")
         for cond in (ins.cond, ins.dst.cond if ins.dst else None):
             if cond is not None and (cond.rule not in CC_RULES or cond.cc not in (0, 1)):
                 bad(i, f"bad condition {cond}")

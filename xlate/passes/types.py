@@ -9,12 +9,7 @@ INT/UINT/FLOAT temporaries keep their declared type.
 from __future__ import annotations
 
 from ..ir.model import DataType, Instruction, Program, RegKind
-from ..ir.ops import OPCODES
-
-#: results that are raw bit patterns whatever the instruction's type label (packing)
-RAW_RESULT_OPS = frozenset({"PK2H", "PK2US", "PK4B", "PK4UB"})
-#: operands read as raw bit patterns (unpacking)
-RAW_OPERAND_OPS = frozenset({"UP2H", "UP2US", "UP4B", "UP4UB"})
+from ..ir.ops import OPCODES, RAW_OPERAND_OPS, RAW_RESULT_OPS   # noqa: F401 (re-exported)
 
 
 _OPERAND_MEMO: dict[tuple[str, DataType, int], DataType] = {}

@@ -27,15 +27,16 @@ import struct
 from dataclasses import dataclass, field
 
 from ..ir.model import DataType, Instruction, Program, RegKind
-from ..ir.ops import COMPONENTWISE, OPCODES
+from ..ir.ops import COMPONENTS_READ, COMPONENTWISE, OPCODES
+from ..ir.ops import UNDEFINED_COMPONENTS as OPS_UNDEFINED
 from ..passes.types import operand_type, result_type
 
 #: dot products: components of each operand read
-DOT_READS = {"DP2": (2, 2), "DP3": (3, 3), "DP4": (4, 4), "DPH": (3, 4), "DP2A": (2, 2, 1)}
+DOT_READS = COMPONENTS_READ          # the opcode table's (xlate/ir/ops.py)
 #: result components the specs leave undefined
-UNDEFINED_COMPONENTS = {"XPD": (3,), "NRM": (3,), "RFL": (3,), "SCS": (2, 3)}
+UNDEFINED_COMPONENTS = OPS_UNDEFINED
 #: texture opcodes (their results depend on the texture contents too)
-TEX_OPS = frozenset({"TEX", "TXB", "TXD", "TXF", "TXL", "TXP", "TXQ"})
+TEX_OPS = frozenset(name for name, info in OPCODES.items() if info.category == "tex")
 
 READ_KINDS = (RegKind.INPUT, RegKind.PARAM, RegKind.BUFFER)
 

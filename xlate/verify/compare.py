@@ -37,33 +37,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-#: opcode -> (ulps, absolute) accepted for results depending on it
-INEXACT: dict[str, tuple[int, float]] = {
-    "EX2": (8, 0.0),
-    "LG2": (8, 2.0 ** -17),
-    "POW": (4096, 2.0 ** -20),
-    "LIT": (4096, 2.0 ** -20),
-    # FP1's LIT (no clamp of the exponent): the same ApproxPower (FP1 3.11.5.13, 3.11.5.24)
-    "LITNC": (4096, 2.0 ** -20),
-    "SIN": (16, 2.0 ** -20),
-    "COS": (16, 2.0 ** -20),
-    "SCS": (16, 2.0 ** -20),
-    "RSQ": (2, 0.0),
-    # the partial-precision forms (VP1/VP2/ARBvp; z only, x/y are exact): "accurate to at least
-    # 11 bits" (NV_vertex_program2 EXP/LOG, ARB_vertex_program issue 28: 2^-11 relative)
-    "EXP": (4096, 0.0),
-    "LOG": (4096, 2.0 ** -11),
-    "EXPA": (4096, 0.0),
-    "LOGA": (4096, 2.0 ** -11),
-    "NRM": (4, 0.0),
-    "RFL": (4, 0.0),
-    # filtered texture lookups: llvmpipe weights bilinear/trilinear samples in 8-bit fixed point
-    "TEX": (0, 2.0 ** -7),
-    "TXB": (0, 2.0 ** -7),
-    "TXD": (0, 2.0 ** -7),
-    "TXL": (0, 2.0 ** -7),
-    "TXP": (0, 2.0 ** -7),
-}
+from ..ir.ops import INEXACT as OPS_INEXACT
+
+#: opcode -> (ulps, absolute) accepted for results depending on it: the opcode table's
+#: INEXACT (xlate/ir/ops.py), where each approximate opcode has its bound
+INEXACT = OPS_INEXACT
 
 #: Verdicts of the departures the replay (:mod:`replay`) adopts, each with the specification
 #: passage that permits it and how the rule in :mod:`permits` shows it (the documented contract

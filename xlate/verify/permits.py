@@ -23,6 +23,7 @@ import numpy as np
 
 from ..ir.model import DataType, Stage
 from ..ir.ops import COMPONENTWISE
+from ..ir.ops import UNDEFINED_COMPONENTS as OPS_UNDEFINED
 from . import compare as cmp
 from .compare import same_words
 
@@ -32,8 +33,8 @@ SIGN = U32(0x80000000)
 
 #: components the specifications leave undefined (the executor and the GLSL write 0.0):
 #: XPD/NRM/RFL w (NV_gpu_program4 2.X.8.Z: "the w component of the result is undefined"),
-#: SCS z/w (NV_fragment_program 3.11.5.22)
-UNDEFINED_COMPONENTS = {"XPD": (3,), "NRM": (3,), "RFL": (3,), "SCS": (2, 3)}
+#: SCS z/w (NV_fragment_program 3.11.5.22) -- the opcode table's (xlate/ir/ops.py)
+UNDEFINED_COMPONENTS = OPS_UNDEFINED
 
 #: the magnitude beyond which SIN/COS/SCS carry no precision at all (llvmpipe's range reduction
 #: fails past 2^23; the specs' ApproxSine/ApproxCosine require nothing)

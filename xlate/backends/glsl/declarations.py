@@ -40,7 +40,7 @@ class Declarations:
             elif reg.kind == RegKind.PARAM:
                 for b in reg.bindings:
                     if b is not None:
-                        name, elem, length = I.uniform_for(b)
+                        name, elem, length = self.uniform_of(b)
                         self.uniforms[name] = max(self.uniforms.get(name, 0), length)
                         self.uniform_bindings.setdefault(name, {})[elem] = b.text()
             elif reg.kind == RegKind.BUFFER:
@@ -64,7 +64,7 @@ class Declarations:
                     t.dtype = dtype
         for t in self.textures.values():
             t.dtype = t.dtype or DataType.FLOAT
-            t.name = f"texture{t.unit}"
+            t.name = self.interface_names.texture(t.unit) or f"texture{t.unit}"
         # interface variables: integer or not per element (binding path and index), so an
         # 'INT OUTPUT o = result.color[1]' leaves result.color[0] a float output
         int_elems = {(reg.kind, b.path, b.index) for reg in regs.values()
@@ -82,7 +82,7 @@ class Declarations:
                 interp = self.interp_of(b)
                 try:
                     var, expr = I.input_interface(self.stage, b, integer(RegKind.INPUT, b), interp,
-                                                  vulkan, self.nverts)
+                                                  vulkan, self.nverts, self.interface_names.input(b))
                 except I.NotExpressible as e:
                     raise _Unsupported(str(e), None)
                 self.check_interface(var, b, RegKind.INPUT)
@@ -97,7 +97,8 @@ class Declarations:
             for idx in sorted(g.indices) if g.indexed else [None]:
                 b = Binding(g.path, idx)
                 try:
-                    var, assign = I.output_interface(self.stage, b, integer(RegKind.OUTPUT, b))
+                    var, assign = I.output_interface(self.stage, b, integer(RegKind.OUTPUT, b),
+                                                     self.interface_names.output(b))
                 except I.NotExpressible as e:
                     raise _Unsupported(str(e), None)
                 self.check_interface(var, b, RegKind.OUTPUT)
@@ -112,6 +113,11 @@ class Declarations:
         if "fragment.sampleid" in self.inputs and self.profile in ("glsl330", "es310"):
             # gl_SampleID is core from GLSL 4.00 and ES 3.20; before, these extensions have it
             self.require("GL_OES_sample_variables" if self.info.es else "GL_ARB_sample_shading")
+
+    def uniform_of(self, b: Binding) -> tuple[str, int | None, int]:
+        """(uniform name, element, array length) of a parameter binding: its source name
+        (``backends/names.py``) where it has one, else the binding's own (``interface.py``)."""
+        return self.interface_names.uniform(b) or I.uniform_for(b)
 
     def plan_direct_inputs(self) -> dict[tuple[str, int | None], str]:
         """Inputs read in place, with no staging copy: ``(path, index) -> expression``.

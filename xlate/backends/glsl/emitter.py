@@ -11,6 +11,7 @@ from ...ir.model import (MAX_CALL_DEPTH, Binding, DataType, Program, Stage)
 from ...passes.pipeline import lower
 from ...passes.structurize import Structured
 from .. import interface as I
+from ..names import interface_names
 
 from .profiles import ES_PRECISE, ES_PRECISE_HEADER, GLSL_RESERVED, PRECISE_GLOBAL, PROFILES, PROFILE_INFO
 from .records import GlslOutput, _Tex, _Unsupported, called_copies
@@ -55,7 +56,10 @@ class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow):
         self.cc_values: set[int] = set()    # CC registers holding a float value (condcodes.py)
         self.helpers: list[str] = []
         self.names: dict[str, str] = {}
-        self.taken: set[str] = set()
+        # the names the program's author gave (cgc's #var header), shared with every backend;
+        # temporaries are named around them
+        self.interface_names = interface_names(prog)
+        self.taken: set[str] = self.interface_names.taken
         self.inputs: dict[str, I.Group] = {}
         self.outputs: dict[str, I.Group] = {}
         self.input_vars: list[tuple[I.InterfaceVar, str, Binding]] = []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ...ir.carry import instruction_carry
 from ...ir.model import (CCKind, CondTest, DataType, Instruction, Sat, Stage)
 from ...ir.ops import COMPONENTWISE, OPCODES
 from ...passes.structurize import CountTest
@@ -63,33 +64,28 @@ class Instructions:
         as_u = (lambda e: bitcast(e, rtype, DataType.UINT)) if rtype != DataType.UINT else (lambda e: e)
         if kind in (CCKind.INT, CCKind.UNDEF_OFCF):
             return f"xl_cci({as_u(t)})"
-        dtype = ins.dtype
-        u = (lambda e: f"uvec4({e})") if dtype == DataType.INT else (lambda e: e)
-        if ins.op == "MAD":
-            self.need("ccadd")
-            return f"xl_ccadd({u(f'{srcs[0]} * {srcs[1]}')}, {u(srcs[2])})"
-        if ins.op == "SAD":
-            self.need("ccadd")
-            self.need("sad")
-            zero = "uvec4(0u)"
-            return f"xl_ccadd({u(f'xl_sad({srcs[0]}, {srcs[1]}, {zero})')}, {srcs[2]})"
-        a, b = srcs[0], srcs[1]
-        if kind == CCKind.ADD and ins.op == "ADD":
-            self.need("ccadd")
-            return f"xl_ccadd({u(a)}, {u(b)})"
-        if kind == CCKind.SUB and ins.op == "SUB":
-            self.need("ccsub")
-            return f"xl_ccsub({u(a)}, {u(b)})"
-        # an ADD with one negated operand is a subtraction of the un-negated value, and a SUB of a
-        # negated operand an addition (GP4 issue 23)
-        plain = [self.operand(replace(s, neg=False), dtype, False)
-                 for s in ins.srcs[:2]]
-        if ins.op == "ADD":
-            self.need("ccsub")
-            minuend, sub = (a, plain[1]) if ins.srcs[1].neg else (b, plain[0])
-            return f"xl_ccsub({u(minuend)}, {u(sub)})"
-        self.need("ccadd")
-        return f"xl_ccadd({u(a)}, {u(plain[1])})"
+        # the carry/overflow rule of ir/carry.py: the flags of an add or a subtract of two
+        # terms, each over the sources read without their '-' (GP4 2.X.4.3, issue 23)
+        form = instruction_carry(ins)
+
+        def plain(i: int) -> str:
+            optype = operand_type(ins, i)
+            text = srcs[i] if not ins.srcs[i].neg else \
+                self.operand(replace(ins.srcs[i], neg=False), optype, False)
+            return f"uvec4({text})" if optype == DataType.INT else text
+
+        def term(t) -> str:
+            if t.what == "src":
+                return plain(t.srcs[0])
+            if t.what == "mul":
+                return f"{plain(t.srcs[0])} * {plain(t.srcs[1])}"
+            self.need("sad")                 # |a - b| of the operands as loaded
+            a, b = srcs[t.srcs[0]], srcs[t.srcs[1]]
+            sad = f"xl_sad({a}, {b}, uvec4(0u))"
+            return f"uvec4({sad})" if ins.dtype == DataType.INT else sad
+        helper = "ccadd" if form.kind == CCKind.ADD else "ccsub"
+        self.need(helper)
+        return f"xl_{helper}({term(form.first)}, {term(form.second)})"
 
     # ---- instructions ------------------------------------------------------------------------------
     def emit_ins(self, ins: Instruction) -> list[str]:

@@ -109,7 +109,7 @@ class Operands:
             return vector_literal(reg.value[i], DataType.FLOAT if reg.dtype == DataType.NONE else reg.dtype) \
                 if reg.dtype in (DataType.NONE, DataType.FLOAT) else \
                 bitcast(vector_literal(reg.value[i], reg.dtype), reg.dtype, DataType.FLOAT)
-        name, elem, _ = I.uniform_for(b)
+        name, elem, _ = self.uniform_of(b)
         return name if elem is None and self.uniforms.get(name, 0) == 0 else f"{name}[{elem}]"
 
     @staticmethod

@@ -4,6 +4,7 @@ from __future__ import annotations
 from ...diagnostics import DiagnosticSink
 from ...ir.model import Program
 from . import syntax
+from .cgnames import resolve_source_names
 from .nv4 import NV4Builder, parse_var_lines
 
 
@@ -18,8 +19,15 @@ def parse_nv4(text: str, header: str, sink: DiagnosticSink) -> Program:
     builder = NV4Builder(header, sink)
     builder.poisoned.update(lost_names)
     prog = builder.build(statements)
-    prog.vars = parse_var_lines(text)
+    named(prog, text)
     return prog
+
+
+def named(prog: Program, text: str) -> None:
+    """The cgc ``#var`` header of ``text``: kept as written (reflection) and resolved to the
+    bindings the program uses (the names the backends declare)."""
+    prog.vars = parse_var_lines(text)
+    prog.source_names = resolve_source_names(prog)
 
 
 def _drop_fp1_declarations(statements: list, sink: DiagnosticSink) -> list:
@@ -49,7 +57,7 @@ def parse_arbfp(text: str, header: str, sink: DiagnosticSink) -> Program:
     builder = ARBfpBuilder(header, sink)
     builder.poisoned.update(lost_names)
     prog = builder.build(statements)
-    prog.vars = parse_var_lines(text)
+    named(prog, text)
     return prog
 
 
@@ -60,7 +68,7 @@ def parse_fp1(text: str, header: str, sink: DiagnosticSink) -> Program:
     builder = FP1Builder(header, sink)
     builder.poisoned.update(lost_names)
     prog = builder.build(statements)
-    prog.vars = parse_var_lines(text)
+    named(prog, text)
     return prog
 
 
@@ -72,5 +80,5 @@ def parse_vertex_program(text: str, header: str, sink: DiagnosticSink) -> Progra
     else:
         from .vp import parse_vp
         prog = parse_vp(text, header, sink)
-    prog.vars = parse_var_lines(text)
+    named(prog, text)
     return prog

@@ -21,6 +21,7 @@ import struct
 from ...diagnostics import DiagnosticSink, Span
 from ...ir.model import (Binding, CCKind, CondTest, DataType, Dest, Geometry, Index, Instruction,
                          Program, Register, RegKind, Sat, Source, Stage, TexRef, VarInfo)
+from ...ir.carry import instruction_carry
 from ...ir.ops import CARRY_OPS, CC_RULES, LEGACY_OPCODES, OPCODES, TEX_TARGETS, TGSI_OPCODES
 from ...ir.limits import MAX_OUTPUT_VERTICES, MAX_TOTAL_OUTPUT_COMPONENTS, result_components
 from . import bindings as B
@@ -787,16 +788,8 @@ class NV4Builder:
         if rtype == DataType.FLOAT:
             return CCKind.FLOAT
         if out.op in CARRY_OPS:
-            if out.op in ("ADD", "SUB"):
-                a, b = out.srcs[0].neg, out.srcs[1].neg
-                negs = int(a) + int(b)
-                if out.op == "SUB":
-                    # a - b: flags of a subtraction; a - (-b) is an addition (GP4 issue 23)
-                    return CCKind.ADD if b and not a else (CCKind.UNDEF_OFCF if a and not b else CCKind.SUB)
-                if negs == 2:
-                    return CCKind.UNDEF_OFCF
-                return CCKind.SUB if negs == 1 else CCKind.ADD
-            return CCKind.ADD
+            # negations turn adds into subtracts and back (GP4 2.X.4.3): ir/carry.py
+            return instruction_carry(out).kind
         return CCKind.INT
 
     def expect_operands(self, ins: Instr, count: int, what: str, at_least: int | None = None):

@@ -75,6 +75,7 @@ from dataclasses import dataclass, field, replace
 from ...diagnostics import DiagnosticSink, Span
 from ...ir.model import (Binding, CCKind, CondTest, DataType, Dest, Index, Instruction, Program,
                          Register, RegKind, Sat, Source, Stage)
+from ...ir.ops import shapes
 from .syntax import IndexConst, IndexRel, Instr, Label, Member, Operand, Ref, Subscript
 
 F, S = DataType.FLOAT, DataType.INT
@@ -92,13 +93,10 @@ _LABEL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 #   V vector op, S scalar op, VV / VVV binary / ternary vector, SS binary scalar (POW),
 #   ARL / ARA address ops, BRA / CAL label + condition, RET condition, SWZ, TEX, PUSHA, POPA
 SIGNATURES = {
-    "ABS": "V", "FLR": "V", "FRC": "V", "LIT": "V", "MOV": "V", "SSG": "V",
-    "COS": "S", "EX2": "S", "EXP": "S", "LG2": "S", "LOG": "S", "RCC": "S", "RCP": "S",
-    "RSQ": "S", "SIN": "S",
-    "ADD": "VV", "DP3": "VV", "DP4": "VV", "DPH": "VV", "DST": "VV", "MAX": "VV", "MIN": "VV",
-    "MUL": "VV", "SEQ": "VV", "SFL": "VV", "SGE": "VV", "SGT": "VV", "SLE": "VV", "SLT": "VV",
-    "SNE": "VV", "STR": "VV", "SUB": "VV", "XPD": "VV",
-    "MAD": "VVV", "POW": "SS",
+    # the arithmetic mnemonics: the operand shapes of the opcode table's row of the same name
+    **{op: shape.upper() for op, shape in shapes("""
+        ABS FLR FRC LIT MOV SSG COS EX2 EXP LG2 LOG RCC RCP RSQ SIN ADD DP3 DP4 DPH DST MAX
+        MIN MUL SEQ SFL SGE SGT SLE SLT SNE STR SUB XPD MAD POW""".split()).items()},
     "ARL": "ARL", "ARR": "ARL", "ARA": "ARA",
     "BRA": "BRA", "CAL": "BRA", "RET": "RET",
     "SWZ": "SWZ", "TEX": "TEX", "TXB": "TEX", "TXL": "TEX", "TXP": "TEX",

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import random
 
+from ...ir.ops import UNDEFINED_COMPONENTS, shapes
 from .common import Gen, XYZW, fconst, mask, swz
 
 LEVELS = {"arbfp": 0, "arbfp-nv": 1, "arbfp-nv2": 2}
@@ -39,17 +40,13 @@ DIALECTS = LEVELS
 OPTION = {1: "NV_fragment_program", 2: "NV_fragment_program2"}
 
 #: opcode -> operand shapes (v vector, s scalar); result components that stay defined
-SHAPES = {
-    "ABS": "v", "FLR": "v", "FRC": "v", "LIT": "v", "MOV": "v", "DDX": "v", "DDY": "v",
-    "NRM": "v", "PK2H": "v", "PK2US": "v", "PK4B": "v", "PK4UB": "v",
-    "COS": "s", "EX2": "s", "LG2": "s", "RCP": "s", "RSQ": "s", "SIN": "s", "SCS": "s",
-    "UP2H": "s", "UP2US": "s", "UP4B": "s", "UP4UB": "s",
-    "ADD": "vv", "DP3": "vv", "DP4": "vv", "DPH": "vv", "DP2": "vv", "DST": "vv", "MAX": "vv",
-    "MIN": "vv", "MUL": "vv", "SEQ": "vv", "SFL": "vv", "SGE": "vv", "SGT": "vv", "SLE": "vv",
-    "SLT": "vv", "SNE": "vv", "STR": "vv", "SUB": "vv", "XPD": "vv", "RFL": "vv", "DIV": "vs",
-    "MAD": "vvv", "LRP": "vvv", "CMP": "vvv", "X2D": "vvv", "DP2A": "vvv", "POW": "ss",
-}
-DEFINED = {"XPD": "xyz", "NRM": "xyz", "RFL": "xyz", "SCS": "xy"}
+SHAPES = shapes("""
+    ABS FLR FRC LIT MOV DDX DDY NRM PK2H PK2US PK4B PK4UB COS EX2 LG2 RCP RSQ SIN SCS UP2H
+    UP2US UP4B UP4UB ADD DP3 DP4 DPH DP2 DST MAX MIN MUL SEQ SFL SGE SGT SLE SLT SNE STR SUB
+    XPD RFL DIV MAD LRP CMP X2D DP2A POW
+""".split())
+DEFINED = {op: "".join(c for i, c in enumerate(XYZW) if i not in undefined)
+           for op, undefined in UNDEFINED_COMPONENTS.items()}
 TRANSCENDENTAL = {"EX2", "LG2", "SIN", "COS", "SCS", "LIT", "POW"}
 DERIVATIVES = {"DDX", "DDY"}
 PACK = {"PK2H", "PK2US", "PK4B", "PK4UB", "UP2H", "UP2US", "UP4B", "UP4UB"}

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import random
 
+from ...ir.ops import shapes
 from .common import Gen, XYZW, fconst, mask, swz
 
 BASE_OPS = ("ABS", "ADD", "ARL", "DP3", "DP4", "DPH", "DST", "EX2", "EXP", "FLR", "FRC", "LG2",
@@ -37,15 +38,10 @@ BASE_OPS = ("ABS", "ADD", "ARL", "DP3", "DP4", "DPH", "DST", "EX2", "EXP", "FLR"
 NV2_OPS = BASE_OPS + ("ARA", "ARR", "COS", "RCC", "SEQ", "SFL", "SGT", "SIN", "SLE", "SNE",
                       "SSG", "STR")
 NV3_OPS = NV2_OPS + ("TEX", "TXB", "TXL", "TXP")
-SHAPES = {
-    "ABS": "v", "FLR": "v", "FRC": "v", "LIT": "v", "MOV": "v", "SSG": "v",
-    "COS": "s", "EX2": "s", "EXP": "s", "LG2": "s", "LOG": "s", "RCC": "s", "RCP": "s",
-    "RSQ": "s", "SIN": "s",
-    "ADD": "vv", "DP3": "vv", "DP4": "vv", "DPH": "vv", "DST": "vv", "MAX": "vv", "MIN": "vv",
-    "MUL": "vv", "SEQ": "vv", "SFL": "vv", "SGE": "vv", "SGT": "vv", "SLE": "vv", "SLT": "vv",
-    "SNE": "vv", "STR": "vv", "SUB": "vv", "XPD": "vv",
-    "MAD": "vvv", "POW": "ss",
-}
+SHAPES = shapes("""
+    ABS FLR FRC LIT MOV SSG COS EX2 EXP LG2 LOG RCC RCP RSQ SIN ADD DP3 DP4 DPH DST MAX MIN
+    MUL SEQ SFL SGE SGT SLE SLT SNE STR SUB XPD MAD POW
+""".split())
 TRANSCENDENTAL = {"EX2", "LG2", "SIN", "COS", "EXP", "LOG", "LIT", "POW"}
 CC_RULES = ("EQ", "GE", "GT", "LE", "LT", "NE", "TR", "FL")
 TARGETS = ("1D", "2D", "3D", "CUBE", "RECT")

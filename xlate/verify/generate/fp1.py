@@ -20,18 +20,14 @@ from __future__ import annotations
 
 import random
 
+from ...ir.ops import shapes
 from .common import Gen, XYZW, fconst, mask, swz
 
-SHAPES = {
-    "FLR": "v", "FRC": "v", "LIT": "v", "MOV": "v", "DDX": "v", "DDY": "v",
-    "PK2H": "v", "PK2US": "v", "PK4B": "v", "PK4UB": "v",
-    "COS": "s", "EX2": "s", "LG2": "s", "RCP": "s", "RSQ": "s", "SIN": "s",
-    "UP2H": "s", "UP2US": "s", "UP4B": "s", "UP4UB": "s",
-    "ADD": "vv", "DP3": "vv", "DP4": "vv", "DST": "vv", "MAX": "vv", "MIN": "vv", "MUL": "vv",
-    "SEQ": "vv", "SFL": "vv", "SGE": "vv", "SGT": "vv", "SLE": "vv", "SLT": "vv", "SNE": "vv",
-    "STR": "vv", "SUB": "vv", "RFL": "vv", "POW": "ss",
-    "MAD": "vvv", "LRP": "vvv", "X2D": "vvv",
-}
+SHAPES = shapes("""
+    FLR FRC LIT MOV DDX DDY PK2H PK2US PK4B PK4UB COS EX2 LG2 RCP RSQ SIN UP2H UP2US UP4B
+    UP4UB ADD DP3 DP4 DST MAX MIN MUL SEQ SFL SGE SGT SLE SLT SNE STR SUB RFL POW MAD LRP
+    X2D
+""".split())
 TRANSCENDENTAL = {"EX2", "LG2", "SIN", "COS", "LIT", "POW"}
 PACK = {"PK2H", "PK2US", "PK4B", "PK4UB", "UP2H", "UP2US", "UP4B", "UP4UB"}
 TEX = {"TEX", "TXP", "TXD"}

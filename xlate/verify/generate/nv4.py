@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import random
 
+from ...ir.ops import shapes
 from .common import fconst, mask, swz
 
 STAGES = ("vertex", "fragment")
@@ -27,24 +28,16 @@ NPARAMS = 8
 FLOAT_TESTS = ["EQ", "NE", "LT", "LE", "GT", "GE", "TR", "FL", "NAN", "LEG"]
 INT_TESTS = FLOAT_TESTS[:6] + ["SF", "NSF", "CF", "NCF", "OF", "NOF", "AB", "BLE"]
 
-# opcode -> (kind of operands, number of operands, result) ; kinds: v vector, s scalar
-FLOAT_OPS = {
-    "ADD": "vv", "SUB": "vv", "MUL": "vv", "MAD": "vvv", "MIN": "vv", "MAX": "vv",
-    "SLT": "vv", "SGE": "vv", "SEQ": "vv", "SNE": "vv", "SGT": "vv", "SLE": "vv",
-    "ABS": "v", "FLR": "v", "FRC": "v", "CEIL": "v", "TRUNC": "v", "ROUND": "v",
-    "CMP": "vvv", "DP3": "vv", "DP4": "vv", "DP2": "vv", "DPH": "vv", "DP2A": "vvv",
-    "LRP": "vvv", "RCP": "s", "RSQ": "s", "MOV": "v", "SSG": "v", "XPD": "vv", "DST": "vv",
-    "DIV": "vs", "RCC": "s", "X2D": "vvv", "NRM": "v", "RFL": "vv", "LIT": "v",
-    "EX2": "s", "LG2": "s", "POW": "ss", "SIN": "s", "COS": "s", "SCS": "s",
-    "SFL": "vv", "STR": "vv",
-}
+# opcode -> operand shapes (v vector, s scalar), from the opcode table
+FLOAT_OPS = shapes("""
+    ADD SUB MUL MAD MIN MAX SLT SGE SEQ SNE SGT SLE ABS FLR FRC CEIL TRUNC ROUND CMP DP3 DP4
+    DP2 DPH DP2A LRP RCP RSQ MOV SSG XPD DST DIV RCC X2D NRM RFL LIT EX2 LG2 POW SIN COS SCS
+    SFL STR
+""".split())
 TRANSCENDENTAL = {"EX2", "LG2", "POW", "SIN", "COS", "SCS", "LIT"}
-INT_OPS = {
-    "ADD": "vv", "SUB": "vv", "MUL": "vv", "MAD": "vvv", "MIN": "vv", "MAX": "vv",
-    "AND": "vv", "OR": "vv", "XOR": "vv", "NOT": "v", "ABS": "v", "MOV": "v",
-    "SLT": "vv", "SGE": "vv", "SEQ": "vv", "SNE": "vv", "SHL": "vs", "SHR": "vs",
-    "DIV": "vs", "MOD": "vs", "SAD": "vvv",
-}
+INT_OPS = shapes("""
+    ADD SUB MUL MAD MIN MAX AND OR XOR NOT ABS MOV SLT SGE SEQ SNE SHL SHR DIV MOD SAD
+""".split())
 CONVERT_TO_INT = ["FLR", "CEIL", "TRUNC", "ROUND"]
 
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import random
 
+from ...ir.ops import shapes
 from .common import Gen, XYZW, mask, swz
 
 VP10_OPS = ("MOV", "MUL", "ADD", "MAD", "RCP", "RSQ", "DP3", "DP4", "DST", "MIN", "MAX", "SLT",
@@ -43,15 +44,10 @@ VP20_OPS = VP11_OPS + ("ARA", "ARR", "COS", "EX2", "FLR", "FRC", "LG2", "SEQ", "
                        "SIN", "SLE", "SNE", "SSG", "STR")
 #: operand shapes (xlate.frontends.nv.vp.SIGNATURES, restated so that the generator does not
 #: follow a frontend change silently)
-SHAPES = {
-    "ABS": "v", "FLR": "v", "FRC": "v", "LIT": "v", "MOV": "v", "SSG": "v",
-    "COS": "s", "EX2": "s", "EXP": "s", "LG2": "s", "LOG": "s", "RCC": "s", "RCP": "s",
-    "RSQ": "s", "SIN": "s",
-    "ADD": "vv", "DP3": "vv", "DP4": "vv", "DPH": "vv", "DST": "vv", "MAX": "vv", "MIN": "vv",
-    "MUL": "vv", "SEQ": "vv", "SFL": "vv", "SGE": "vv", "SGT": "vv", "SLE": "vv", "SLT": "vv",
-    "SNE": "vv", "STR": "vv", "SUB": "vv",
-    "MAD": "vvv",
-}
+SHAPES = shapes("""
+    ABS FLR FRC LIT MOV SSG COS EX2 EXP LG2 LOG RCC RCP RSQ SIN ADD DP3 DP4 DPH DST MAX MIN
+    MUL SEQ SFL SGE SGT SLE SLT SNE STR SUB MAD
+""".split())
 TRANSCENDENTAL = {"EX2", "LG2", "SIN", "COS", "EXP", "LOG", "LIT"}
 CC_RULES = ("EQ", "GE", "GT", "LE", "LT", "NE", "TR", "FL")
 ATTRIB_NAMES = ["OPOS", "WGHT", "NRML", "COL0", "COL1", "FOGC"] + [f"TEX{i}" for i in range(8)]
