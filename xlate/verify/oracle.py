@@ -132,9 +132,48 @@ class PairResult:
     kill: int = 0                    # lanes killed on one side only
     textures: bool = False           # the program samples textures
     cause: str = ""                  # differ only: cause()
+    #: differ only, with ``explain``: the shown explanation (oracle_explain.Explanation.to_json)
+    explanation: dict | None = None
+    #: fragment: struct varyings cgc's GLSL declares as plain globals, written by the harness
+    #: ("_VOUT1._maskFade1 <- fragment.attrib[0]")
+    fed: list = field(default_factory=list)
+    #: what the comparison ran (PairRun), kept for the explanation; not reported
+    run: object = field(default=None, repr=False, compare=False)
 
     def to_json(self) -> dict:
-        return dict(self.__dict__)
+        d = dict(self.__dict__)
+        d.pop("run", None)
+        if d["explanation"] is None:
+            d.pop("explanation")
+        return d
+
+
+@dataclass
+class PairRun:
+    """What one comparison ran, for :mod:`oracle_explain`: the parsed assembly, its analysis,
+    the generated inputs, xlate's capture ``cap`` and cgc's outputs ``theirs`` (binding ->
+    (lanes, 4) words), cgc's kill mask (fragment; None for vertex), and the compared outputs:
+    (binding, xlate's output name, components)."""
+    program: object
+    facts: object
+    out: object
+    gen: object
+    lanes: int
+    cap: object
+    theirs: dict
+    killed: object
+    compared: list
+
+
+def near(mine: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """The oracle's match of two compilations' words (any shape): bit-equal floats, or within
+    :data:`REL` relative / :data:`ABS` absolute of each other (denormals flushed)."""
+    from . import compare as cmp
+    exact = cmp.float_equal(mine, other)
+    ef, gf = cmp.flush(mine).view(np.float32), cmp.flush(other).view(np.float32)
+    with np.errstate(all="ignore"):
+        return exact | (np.abs(ef.astype(np.float64) - gf) <=
+                        np.maximum(ABS, REL * np.maximum(np.abs(ef), np.abs(gf))))
 
 
 #: a relative difference up to this is the arithmetic of two independent compilations (cgc's
@@ -279,9 +318,10 @@ class CompatRunner(Runner):
             self._cleanup()
 
     def run_fragment(self, src: str, lanes: int, feeds: dict[str, np.ndarray],
-                     outputs: list[int], uniforms, textures):
+                     outputs: list[int], uniforms, textures, prologue: tuple = ()):
         """``feeds``: replacement global name -> (lanes, 4) words; ``outputs``: colour
-        attachment indices to read.  Returns ({attachment: words}, killed)."""
+        attachment indices to read; ``prologue``: statements run at the start of main(), after
+        the feeds are read.  Returns ({attachment: words}, killed)."""
         gl = self.gl
         self.use()
         x, y, W, H = quad_layout(lanes)
@@ -297,7 +337,8 @@ class CompatRunner(Runner):
             m = re.search(r"void main\(\)\s*\{", src)
             if m is None:
                 raise GLError("cgc GLSL without main()")
-            body = src[:m.end()] + "\n" + "\n".join(fetch) + "\n" + src[m.end():]
+            body = src[:m.end()] + "\n" + "\n".join(fetch + list(prologue)) + "\n" + \
+                src[m.end():]
             lines = body.split("\n")
             at = next(i for i, ln in enumerate(lines) if ln.startswith("#version")) + 1
             if "texture2DLod" in body or "texture2DProjLod" in body:
@@ -393,11 +434,16 @@ def _param_sources(program, gen, var: Var) -> np.ndarray | None:
 
 def compare_pair(asm_path, glsl_path, stage: str, *, lanes: int = 256, seed: int = 1,
                  runner: Runner | None = None, compat: CompatRunner | None = None,
-                 transpose: bool | None = None) -> PairResult:
+                 transpose: bool | None = None, explain: bool = False) -> PairResult:
     """Compare one pair.  Matrix parameters: cgc stores a float4x4 as 4 vec4 in both profiles,
     but for some programs (``mul(v, M)``) one profile's vectors are the other's transposed;
     with ``transpose=None`` a pair that differs is retried with the GLSL matrices transposed
-    and reported as matching if that makes them agree (``reason`` says so)."""
+    and reported as matching if that makes them agree (``reason`` says so).
+
+    ``explain``: a differing pair gets :func:`oracle_explain.explain` (per-instruction
+    localization on the assembly side and shown verdicts) in ``explanation``."""
+    runner = runner or Runner("gl")
+    compat = compat or CompatRunner()
     res = _compare_pair(asm_path, glsl_path, stage, lanes=lanes, seed=seed, runner=runner,
                         compat=compat, transpose=bool(transpose))
     if transpose is None and res.status == "differ" and res.reason == "has-matrix":
@@ -408,6 +454,9 @@ def compare_pair(asm_path, glsl_path, stage: str, *, lanes: int = 256, seed: int
             return res2
     if res.reason == "has-matrix":
         res.reason = ""
+    if explain and res.status == "differ" and res.run is not None:
+        from .oracle_explain import explain as explain_pair
+        res.explanation = explain_pair(res.run, runner).to_json()
     return res
 
 
@@ -562,6 +611,27 @@ def _compare_pair(asm_path, glsl_path, stage: str, *, lanes: int, seed: int, run
                     feeds["xv_Color"] = v
                 elif key == "fragment.color.secondary":
                     feeds["xv_SecondaryColor"] = v
+            prologue = []
+            for name, gv in gvars.items():
+                av = avars.get(name)
+                attr = re.fullmatch(r"ATTR(\d+)", av.resource.strip()) if av else None
+                if attr is None or not gv.referenced or not av.referenced or \
+                        not gv.semantic.startswith("$vin._") or \
+                        not re.fullmatch(r"[A-Za-z_]\w*(?:\.\w+)+", gv.resource):
+                    continue
+                # a varying member of a struct: GLSL 1.10 has no struct varyings, and cgc
+                # declares the struct a plain global nothing writes (its $vin semantic says it
+                # is the fragment input ATTRn): the harness writes the global at the start of
+                # main() from the values fragment.attrib[n] has in the assembly -- the
+                # application's varying, as gl_TexCoord[n] is fed
+                v = gen.inputs.get(f"fragment.attrib[{attr.group(1)}]")
+                n = CG_TYPE_COMPS.get(gv.type)
+                if v is None or n is None or "x" in gv.type:
+                    res.status, res.reason = "unsupported", f"varying {name} ({gv.type})"
+                    return res
+                feeds[f"xv_Attr{attr.group(1)}"] = v
+                prologue.append(f"{gv.resource} = xv_Attr{attr.group(1)}.{'xyzw'[:n]};")
+                res.fed.append(f"{gv.resource} <- fragment.attrib[{attr.group(1)}]")
             text = re.sub(r"gl_TexCoord\[(\d+)\]", r"xv_TexCoord\1", text)
             text = text.replace("gl_SecondaryColor", "xv_SecondaryColor").replace("gl_Color",
                                                                                     "xv_Color")
@@ -569,7 +639,8 @@ def _compare_pair(asm_path, glsl_path, stage: str, *, lanes: int, seed: int, run
                 if name not in feeds:
                     feeds[name] = np.zeros((lanes, 4), np.uint32)
             atts = sorted({int(a) for a in re.findall(r"gl_FragData\[(\d+)\]", text)}) or [0]
-            got, killed = compat.run_fragment(text, lanes, feeds, atts, uniforms, textures)
+            got, killed = compat.run_fragment(text, lanes, feeds, atts, uniforms, textures,
+                                              tuple(prologue))
             theirs = {("result.color" if a == 0 else f"result.color[{a}]"): v
                       for a, v in got.items()}
     except (GLError, StopIteration) as e:
@@ -590,6 +661,8 @@ def _compare_pair(asm_path, glsl_path, stage: str, *, lanes: int, seed: int, run
     for i in range(1, 8):
         resource_binding[f"COL{i}"] = f"result.color[{i}]"
     by_binding = {o["binding"]: o["name"] for o in out.reflection["outputs"]}
+    compared = []
+    res.run = PairRun(program, facts, out, gen, lanes, cap, theirs, killed, compared)
     active = np.ones(lanes, bool) if killed is None else ~(killed | cap.killed)
     if killed is not None and np.any(killed != cap.killed):
         res.kill = int(np.sum(killed != cap.killed))
@@ -606,6 +679,8 @@ def _compare_pair(asm_path, glsl_path, stage: str, *, lanes: int, seed: int, run
         if mine is None or other is None:
             continue
         comps = range(1 if b in ("result.pointsize", "result.fogcoord") else ncomp)
+        compared.append((b, by_binding.get(b) or by_binding.get(b + "[0]")
+                         or by_binding.get(b.replace("[0]", "")), tuple(comps)))
         for c in comps:
             e, g = mine[active, c], other[active, c]
             exact = cmp.float_equal(e, g)
