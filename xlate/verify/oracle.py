@@ -344,7 +344,9 @@ class CompatRunner(Runner):
             if "texture2DLod" in body or "texture2DProjLod" in body:
                 # cgc uses the lod lookups in fragment shaders (NVIDIA allows them in 1.10)
                 lines.insert(at, "#extension GL_ARB_shader_texture_lod : enable")
-            while at < len(lines) and lines[at].startswith("#extension"):
+            # after the shader's own #extension lines (blank lines may come between)
+            while at < len(lines) and (lines[at].startswith("#extension") or
+                                       not lines[at].strip()):
                 at += 1
             text = "\n".join(lines[:at] + decl + lines[at:])
             vs = "#version 110\nvoid main()\n{\n    gl_Position = gl_Vertex;\n}\n"
@@ -558,7 +560,8 @@ def _compare_pair(asm_path, glsl_path, stage: str, *, lanes: int, seed: int, run
         if n is None:
             res.status, res.reason = "unsupported", f"Cg type {gv.type}"
             return res
-        kind = {1: "float", 2: "vec2", 3: "vec3", 4: "vec4"}[n if "x" not in gv.type else 4]
+        # a floatRxC is R rows of vecC in both profiles (``uniform vec3 _RGB_to_YIQ[3]``)
+        kind = {1: "float", 2: "vec2", 3: "vec3", 4: "vec4"}[n]
         uname = gm.group(1) + (f"[{gm.group(2)}]" if gm.group(2) is not None else "")
         if "x" in gv.type:
             has_matrix = True
@@ -617,8 +620,15 @@ def _compare_pair(asm_path, glsl_path, stage: str, *, lanes: int, seed: int, run
                 attr = re.fullmatch(r"ATTR(\d+)", av.resource.strip()) if av else None
                 if attr is None or not gv.referenced or not av.referenced or \
                         not gv.semantic.startswith("$vin._") or \
-                        not re.fullmatch(r"[A-Za-z_]\w*(?:\.\w+)+", gv.resource):
+                        not re.fullmatch(r"[A-Za-z_]\w*(?:\.\w+)*", gv.resource):
                     continue
+                if "." not in gv.resource:
+                    # a user varying (cgc declares ``varying float _colorPhase1;``, which
+                    # nothing upstream writes here): a plain global the prologue sets
+                    text, n_decl = re.subn(rf"^varying\s+(\w+\s+{gv.resource}\s*;)", r"\1",
+                                           text, flags=re.M)
+                    if not n_decl:
+                        continue
                 # a varying member of a struct: GLSL 1.10 has no struct varyings, and cgc
                 # declares the struct a plain global nothing writes (its $vin semantic says it
                 # is the fragment input ATTRn): the harness writes the global at the start of
