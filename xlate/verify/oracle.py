@@ -655,6 +655,14 @@ def _compare_pair(asm_path, glsl_path, stage: str, *, lanes: int, seed: int, run
                       for a, v in got.items()}
     except (GLError, StopIteration) as e:
         res.status, res.reason = "error", f"cgc GLSL on GL: {e}"
+        m = re.search(r"error: `(\w+)' undeclared", str(e))
+        if m and re.search(rf"\b{m.group(1)}\b", glsl) and \
+                not re.search(rf"^\s*(?:uniform\s+)?\w+\s+{m.group(1)}\s*[;\[]", glsl, re.M):
+            # cgc's own defect, shown by the compiler: its GLSL reads a struct (samplers of a
+            # pass-input struct such as ``_ORIG._texture``) that it never declares
+            res.status = "cgc-defect"
+            res.reason = f"cgc's GLSL uses {m.group(1)} without declaring it (the GLSL " \
+                         f"compiler: `{m.group(1)}' undeclared)"
         return res
     # compare the outputs the assembly header declares
     out_types = {}

@@ -1,0 +1,487 @@
+"""Why a cgc oracle pair differs, shown by counterfactual runs of the assembly (issue 17 §4).
+
+:mod:`oracle` runs xlate's translation of cgc's NV4 assembly and cgc's own GLSL for the same
+Cg entry point on the same inputs.  cgc's GLSL has no instruction mapping to the assembly, so
+its values cannot be probed per instruction; the assembly can (our executor runs it, and
+``xlate verify``'s probes read every instruction's value on the implementation).  A difference
+between the two programs is split in two at the executor, which runs the assembly by the specs:
+
+1. **translation** -- xlate's translation against the executor, on the oracle's own inputs:
+   where they differ, ``verify``'s replay (:mod:`replay`, :mod:`permits`) judges it per
+   instruction, lane and component with its sound verdicts; a lane it cannot explain is a
+   translation (or executor) defect, reported with the instruction.
+2. **assembly vs cgc's GLSL** -- where the executor's output itself differs from cgc's, the
+   cause lies between the assembly and cgc's GLSL.  It is localized by *counterfactual
+   replays* of the executor: at one instruction ``k`` of the assembly, on the differing lanes
+   only, the executor's result is replaced by a value a named cause allows (below), and the
+   run goes on from there by the specs.  A lane is explained when the replay with those
+   replacements -- and no others -- reproduces every compared output component of cgc's GLSL
+   on that lane (within the oracle's tolerance, :func:`oracle.near`) and its kill status.
+   Replacements are accumulated greedily in execution order: one is kept for a lane only when
+   it lowers the number of that lane's differing components, and a final run with exactly the
+   kept replacements confirms each explained lane.  The localized instruction of a lane is its
+   first kept replacement.
+
+The causes (each a freedom the two compilations have, with the spec passage):
+
+* ``tie`` -- a decision on near-equal values: a comparison, a select, a rounding to an
+  integer, a texel or mip-level choice (``SLT``..``SNE``, ``CMP``, ``MIN``/``MAX``,
+  ``FLR``/``CEIL``/``TRUNC``/``ROUND``/``FRC``, ``TEX``..., ``KIL``), recomputed from its
+  float operands moved by at most the oracle's relative tolerance :data:`oracle.REL`
+  (2^-12) -- the rounding cgc's GLSL (another operation order, ``dot()``, folded constants,
+  GLSL 1.10 §4.1.4 leaves float precision to the implementation) may have given them.  The
+  recomputation is the executor's own instruction; only the operands move.
+* ``undefined-domain`` -- an operation whose result GLSL 1.10 §8.2 (and the Cg standard
+  library, which defines pow/log2/rsqrt alike) leaves undefined for the operands the lane has
+  there (``pow(x, y)`` with x < 0 or x = 0 and y <= 0, ``log2(x)`` and
+  ``inversesqrt(x)`` with x <= 0, division by zero: §5.9), where the assembly defines one
+  (NV_gpu_program4 2.X.8: POW/LG2/RSQ/RCP/DIV of such operands): cgc's GLSL may return any
+  value there, and cgc's two outputs do differ (its GLSL expands ``pow(x, 4.0)`` to
+  products where the assembly has ``POW``, defined as EX2(4 * LG2(x)), NaN for x < 0).  The
+  replacement is one of a fixed set (NaN, 0, +-Inf, the operation of |x|), tried at one site
+  or at every site of the operation at once; everything computed from it afterwards is held
+  to the specs.
+
+What no replacement explains is ``unexplained``: reported with the lane, its inputs, the
+output components that still differ, and the first instruction where a replacement lowered
+the difference (or the output's last writer when none did).  The pair's verdict is
+``match`` / ``explained`` (every differing lane explained; the verdicts and localized
+instructions listed) / ``unexplained``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..ir.model import DataType, RegKind
+from ..ir.ops import OPCODES
+from .oracle import REL, near
+
+F32, U32 = np.float32, np.uint32
+
+#: discrete decisions whose outcome may flip on near-equal operands (``tie``)
+DECISIONS = frozenset({"SLT", "SGE", "SGT", "SLE", "SEQ", "SNE", "SFL", "STR", "CMP", "MIN",
+                       "MAX", "FLR", "CEIL", "TRUNC", "ROUND", "FRC", "SSG", "I2F", "TEX",
+                       "TXB", "TXL", "TXP", "TXD", "MOD"})
+#: operations GLSL leaves undefined for some operands (``undefined-domain``)
+UNDEFINED_DOMAIN = frozenset({"POW", "LG2", "RSQ", "RCP", "DIV", "NRM", "LIT"})
+#: executor runs one pair's search may take (keeps the worst program bounded; deterministic)
+MAX_RUNS = 120
+
+VERDICTS = {
+    "tie": "a decision on operands within 2^-12 relative of each other (GLSL 1.10 §4.1.4: "
+           "float precision is the implementation's; two compilations round differently)",
+    "undefined-domain": "GLSL 1.10 §8.2/§5.9: pow(x<0), pow(0, y<=0), log2(x<=0), "
+                      "inversesqrt(x<=0), x/0 are undefined; the assembly defines them",
+}
+
+
+@dataclass
+class LaneExplanation:
+    lane: int
+    verdict: str                       # tie | glsl-undefined | translation:<v> | unexplained
+    instructions: list = field(default_factory=list)   # localized instructions (_ins_info)
+    detail: str = ""
+    inputs: dict | None = None
+
+
+@dataclass
+class Explanation:
+    status: str = "explained"          # explained | unexplained
+    lanes: int = 0                     # differing lanes
+    explained: int = 0
+    verdicts: dict = field(default_factory=dict)        # verdict -> lanes
+    examples: list = field(default_factory=list)        # LaneExplanation (first per verdict)
+    unexplained: list = field(default_factory=list)     # LaneExplanation (up to 4)
+    runs: int = 0
+
+    def to_json(self) -> dict:
+        return {"status": self.status, "lanes": self.lanes, "explained": self.explained,
+                "verdicts": dict(sorted(self.verdicts.items())), "runs": self.runs,
+                "examples": [e.__dict__ for e in self.examples],
+                "unexplained": [e.__dict__ for e in self.unexplained]}
+
+
+class Counterfactual:
+    """Executor result hook: at instruction k, on the lanes given, the result is replaced by
+    ``change(x, ops, bits, rows) -> bits`` (rows: positions of those lanes in the selection)."""
+
+    def __init__(self, changes: dict[int, list]):
+        self.changes = changes            # k -> [(lane mask (lanes,), change)]
+        self.instructions = sorted(changes)
+
+    def __call__(self, x, st, idx, ops, bits, cmask):
+        sel = st.all_lanes if idx is None else np.asarray(idx)
+        lanes = st.base + sel
+        out = None
+        for mask, change in self.changes.get(x.index, ()):
+            rows = np.flatnonzero(mask[lanes])
+            if rows.size == 0:
+                continue
+            if out is None:
+                out = np.array(np.broadcast_to(bits, (len(lanes), 4)), U32)
+            new = change(x, ops, out, rows)
+            if new is not None:
+                out[rows] = new
+        return (bits if out is None else out), cmask
+
+    def before_flow(self, x, st, sel):
+        pass
+
+    def kill_decision(self, x, st, sel, kill, operand):
+        return kill
+
+
+def _result(x, ops) -> np.ndarray:
+    """The instruction's result words for operands ``ops`` (as machine.run_alu computes them,
+    before the writer's precision step)."""
+    from ..exec.operands import saturate
+    with np.errstate(all="ignore"):
+        res = x.fn(x, *ops)
+        if res.ndim == 1:
+            res = res[:, None]
+        if x.sat is not None:
+            res = saturate(res, *x.sat)
+        res = np.broadcast_to(res, (res.shape[0], 4))
+        return np.ascontiguousarray(res).view(U32)
+
+
+def _float_operands(x) -> list[int]:
+    return [i for i in range(len(x.inst.srcs))
+            if x.info.operand_type(i, x.t) == DataType.FLOAT]
+
+
+def _tie_variants(x) -> list:
+    """Changes recomputing a decision with one float operand scaled by (1 +- REL) (for
+    texture lookups: the coordinate's components, each moved or not, both ways)."""
+    out = []
+    fl = _float_operands(x)
+    if x.inst.tex is not None:
+        fl = fl[:1]
+        patterns = [(a, b) for a in (-1, 0, 1) for b in (-1, 0, 1) if (a, b) != (0, 0)]
+    else:
+        patterns = None
+    for i in fl:
+        for sign in (-1.0, 1.0):
+            if patterns is None:
+                scales = [np.full(4, 1.0 + sign * REL)]
+            else:
+                scales = [np.array([1.0 + sign * REL * a, 1.0 + sign * REL * b, 1.0, 1.0])
+                          for a, b in patterns if sign > 0 or (a, b) == (1, 1)]
+            for sc in scales:
+                def change(x, ops, bits, rows, i=i, sc=sc):
+                    o = np.asarray(ops[i])
+                    if o.dtype != F32:
+                        return None
+                    moved = list(ops)
+                    with np.errstate(all="ignore"):
+                        moved[i] = (o.astype(np.float64) * (sc if o.ndim == 2 and
+                                                            o.shape[-1] == 4 else sc[0])
+                                    ).astype(F32)
+                    new = _result(x, moved)
+                    return (new[rows] if new.shape[0] > 1 else
+                            np.broadcast_to(new, (len(rows), 4)))
+                out.append(change)
+    return out
+
+
+def _undefined_variants(x) -> list:
+    """Changes giving the value cgc's GLSL may have returned where GLSL leaves the operation
+    undefined for the lane's operands (the other lanes keep the executor's value)."""
+    op = x.inst.op
+
+    def out_of_domain(ops):
+        with np.errstate(all="ignore"):
+            a = np.asarray(ops[0], np.float64)
+            if op == "POW":
+                b = np.asarray(ops[1], np.float64)
+                bad = (a < 0) | ((a == 0) & (b <= 0))
+            elif op in ("LG2", "RSQ"):
+                bad = a <= 0
+            elif op == "RCP":
+                bad = a == 0
+            elif op == "DIV":
+                bad = np.asarray(ops[1], np.float64) == 0
+            elif op == "NRM":
+                bad = np.sum(a[..., :3] ** 2, axis=-1, keepdims=True) == 0
+            else:                                   # LIT: pow(y, w) with y <= 0
+                bad = a[..., 1:2] <= 0
+            bad = np.asarray(bad)
+            if bad.ndim == 1:
+                bad = bad[:, None]
+            return np.broadcast_to(bad.any(axis=-1, keepdims=True), (bad.shape[0], 4))
+
+    def make(kind):
+        def change(x, ops, bits, rows):
+            if any(np.asarray(o).dtype != F32 for o in ops):
+                return None
+            bad = out_of_domain(ops)
+            bad = bad[rows] if bad.shape[0] > 1 else np.broadcast_to(bad, (len(rows), 4))
+            if not bad.any():
+                return None
+            if kind == "abs":
+                new = _result(x, [np.abs(o) for o in ops[:1]] + list(ops[1:]))
+                new = new[rows] if new.shape[0] > 1 else np.broadcast_to(new, (len(rows), 4))
+            else:
+                new = np.full((len(rows), 4), {"nan": 0x7FC00000, "zero": 0, "inf": 0x7F800000,
+                                                "-inf": 0xFF800000}[kind], U32)
+            return np.where(bad, new, bits[rows])
+        return change
+    return [make(k) for k in ("nan", "zero", "abs", "inf", "-inf")]
+
+
+def explain(run, runner=None) -> Explanation:
+    """Explain a differing pair from its :class:`oracle.PairRun` (see the module docstring)."""
+    from .core import executor_output, output_elements, run_executor, describe_inputs
+    from .trace import _ins_info, execution_order
+    program, gen, lanes = run.program, run.gen, run.lanes
+    elems = output_elements(program)
+    cgc_killed = run.killed
+    xl_killed = getattr(run.cap, "killed", None)
+
+    def outputs_of(res):
+        got = {}
+        for b, name, comps in run.compared:
+            el = elems.get(b) or elems.get(b + "[0]") or elems.get(b.replace("[0]", ""))
+            if el is None:
+                continue
+            got[b] = executor_output(program, run.facts, res.outputs, b, el)[0]
+        return got
+
+    def theirs(b):
+        return run.theirs.get(b) if b in run.theirs else run.theirs.get(b + "[0]")
+
+    def differing(words_of, killed, vs_cgc=True) -> np.ndarray:
+        """(lanes,) count of compared components that differ (kill status counts one)."""
+        n = np.zeros(lanes, np.int64)
+        live = np.ones(lanes, bool)
+        if cgc_killed is not None and killed is not None:
+            n += (cgc_killed != killed)
+            live = ~(cgc_killed | killed)
+        for b, name, comps in run.compared:
+            mine = words_of.get(b)
+            other = theirs(b)
+            if mine is None or other is None:
+                continue
+            for c in comps:
+                n += live & ~near(mine[:, c], other[:, c])
+        return n
+
+    ex = Explanation()
+    base = run_executor(program, gen, lanes)
+    ex.runs += 1
+    exe_out = outputs_of(base)
+    exe_killed = getattr(base, "killed", None)
+    xl_out = {b: run.cap.outputs[name] for b, name, _ in run.compared
+              if name in run.cap.outputs}
+    d_xl = differing(xl_out, xl_killed)
+    d_exe = differing(exe_out, exe_killed)
+    bad_lanes = np.flatnonzero(d_xl > 0)
+    ex.lanes = int(bad_lanes.size)
+    result: dict[int, LaneExplanation] = {}
+
+    # 1. lanes where the executor agrees with cgc: the translation departs from the executor
+    trans = [int(ln) for ln in bad_lanes if d_exe[ln] == 0]
+    if trans:
+        for ln, le in _judge_translation(run, runner, trans).items():
+            result[ln] = le
+
+    # 2. lanes where the assembly (executor) differs from cgc's GLSL: counterfactual search,
+    # run on those lanes only (whole quads of fragments: derivatives read the neighbours)
+    todo_full = np.zeros(lanes, bool)
+    todo_full[[int(ln) for ln in bad_lanes if d_exe[ln] > 0]] = True
+    if todo_full.any():
+        group = 4 if program.stage.value == "fragment" else 1
+        quads = np.unique(np.flatnonzero(todo_full) // group)
+        pick = (quads[:, None] * group + np.arange(group)[None, :]).reshape(-1)
+        full_lanes = lanes
+        gen, lanes, run = _subset(gen, run, pick, full_lanes)
+        cgc_killed = run.killed
+        d_exe = d_exe[pick]
+        todo = todo_full[pick]
+        order = execution_order(program)
+        kept: dict[int, list] = {}                # k -> [(mask, change)]
+        lane_changes: dict[int, list] = {}        # lane -> [(k, verdict)]
+        current = d_exe.copy()
+        first_help: dict[int, int] = {}
+        # a formula cgc's GLSL uses at every site alike (pow(x, 4.0) expanded to products
+        # where the assembly has POW): one replacement kind at every site of the operation
+        # at once, before the one-site search (a lane with four such POWs improves only
+        # when all four change)
+        sites = [k for k in order if program.instructions[k].op in UNDEFINED_DOMAIN
+                 and program.instructions[k].dst is not None]
+        if sites:
+            compiled = {k: _compiled(program, k) for k in sites}
+            for j in range(len(_undefined_variants(compiled[sites[0]]))):
+                if not todo.any():
+                    break
+                mask = todo.copy()
+                trial = {kk: list(v) for kk, v in kept.items()}
+                for k in sites:
+                    trial.setdefault(k, []).append((mask, _undefined_variants(compiled[k])[j]))
+                res = run_executor(program, gen, lanes, hooks=Counterfactual(trial))
+                ex.runs += 1
+                d = differing(outputs_of(res), getattr(res, "killed", None))
+                better = mask & (d < current)
+                if not better.any():
+                    continue
+                for k in sites:
+                    kept.setdefault(k, []).append((better, _undefined_variants(compiled[k])[j]))
+                for ln in np.flatnonzero(better):
+                    lane_changes.setdefault(int(ln), []).extend(
+                        (k, "undefined-domain") for k in sites)
+                    first_help.setdefault(int(ln), sites[0])
+                current = np.where(better, d, current)
+                todo &= current > 0
+        for k in order:
+            if not todo.any() or ex.runs >= MAX_RUNS:
+                break
+            ins = program.instructions[k]
+            info = OPCODES.get(ins.op)
+            if ins.dst is None or info is None or not info.writes:
+                continue
+            reg = program.registers.get(ins.dst.reg)
+            if reg is None or reg.kind not in (RegKind.TEMP, RegKind.OUTPUT):
+                continue
+            kinds = []
+            if ins.op in DECISIONS:
+                kinds.append("tie")
+            if ins.op in UNDEFINED_DOMAIN:
+                kinds.append("undefined-domain")
+            if not kinds:
+                continue
+            x = _compiled(program, k)
+            for verdict in kinds:
+                variants = _tie_variants(x) if verdict == "tie" else _undefined_variants(x)
+                for change in variants:
+                    if not todo.any() or ex.runs >= MAX_RUNS:
+                        break
+                    mask = todo.copy()
+                    trial = {kk: list(v) for kk, v in kept.items()}
+                    trial.setdefault(k, []).append((mask, change))
+                    res = run_executor(program, gen, lanes, hooks=Counterfactual(trial))
+                    ex.runs += 1
+                    d = differing(outputs_of(res), getattr(res, "killed", None))
+                    better = mask & (d < current)
+                    if not better.any():
+                        continue
+                    kept.setdefault(k, []).append((better, change))
+                    for ln in np.flatnonzero(better):
+                        lane_changes.setdefault(int(ln), []).append((k, verdict))
+                        first_help.setdefault(int(ln), k)
+                    current = np.where(better, d, current)
+                    todo &= current > 0
+        sub_out = outputs_of(run_executor(program, gen, lanes))
+        ex.runs += 1
+        # the confirming run: exactly the kept replacements
+        if kept:
+            res = run_executor(program, gen, lanes, hooks=Counterfactual(kept))
+            ex.runs += 1
+            final = differing(outputs_of(res), getattr(res, "killed", None))
+        else:
+            final = d_exe
+        for r_i, ln in enumerate(pick):
+            ln = int(ln)
+            if ln in result or not todo_full[ln]:
+                continue
+            chs = lane_changes.get(r_i, [])
+            if final[r_i] == 0 and chs:
+                verdicts = sorted({v for _, v in chs})
+                ks = list(dict.fromkeys(k for k, _ in chs))
+                result[ln] = LaneExplanation(
+                    ln, "+".join(verdicts), [_ins_info(program, k) for k in ks[:4]],
+                    f"{len(chs)} replacement(s); the replay reproduces cgc's outputs")
+            else:
+                k = first_help.get(r_i)
+                where = [_ins_info(program, k)] if k is not None else []
+                result[ln] = LaneExplanation(
+                    ln, "unexplained", where,
+                    _lane_values(run, sub_out, r_i, theirs),
+                    describe_inputs(gen, r_i))
+    for ln in sorted(result):
+        le = result[ln]
+        if le.verdict == "unexplained":
+            if len(ex.unexplained) < 4:
+                ex.unexplained.append(le)
+            continue
+        ex.explained += 1
+        if le.verdict not in ex.verdicts:
+            ex.examples.append(le)
+        ex.verdicts[le.verdict] = ex.verdicts.get(le.verdict, 0) + 1
+    ex.verdicts = {v: n for v, n in ex.verdicts.items()}
+    unexplained = sum(le.verdict == "unexplained" for le in result.values())
+    if unexplained:
+        ex.verdicts["unexplained"] = unexplained
+    ex.status = "unexplained" if unexplained else "explained"
+    return ex
+
+
+def _subset(gen, run, pick: np.ndarray, lanes: int):
+    """The generated inputs and the pair's cgc outputs on the lanes ``pick`` only."""
+    import copy
+    sub = copy.copy(gen)
+    sub.inputs = {k: (v[pick] if np.shape(v)[:1] == (lanes,) else v)
+                  for k, v in gen.inputs.items()}
+    sub.lanes = len(pick)
+    r = copy.copy(run)
+    r.theirs = {k: v[pick] for k, v in run.theirs.items()}
+    r.killed = None if run.killed is None else run.killed[pick]
+    r.lanes = len(pick)
+    return sub, len(pick), r
+
+
+def _lane_values(run, exe_out, ln, theirs) -> str:
+    parts = []
+    for b, name, comps in run.compared:
+        mine, other = exe_out.get(b), theirs(b)
+        if mine is None or other is None:
+            continue
+        for c in comps:
+            if not near(mine[ln:ln + 1, c], other[ln:ln + 1, c])[0]:
+                e = float(mine[ln:ln + 1, c].view(F32)[0])
+                g = float(other[ln:ln + 1, c].view(F32)[0])
+                parts.append(f"{b}.{'xyzw'[c]}: assembly {e!r}, cgc {g!r}")
+    return "; ".join(parts[:4])
+
+
+def _compiled(program, k):
+    from ..exec.machine import compile_program
+    code, _ = compile_program(program)
+    return code[k]
+
+
+def _judge_translation(run, runner, lanes_: list[int]) -> dict[int, LaneExplanation]:
+    """``verify``'s replay of xlate's translation against the executor, on the oracle's inputs:
+    the lanes it explains get ``translation:<verdicts>``, the others ``unexplained`` with the
+    departure's instruction."""
+    from .core import describe_inputs
+    from .replay import replay
+    from .trace import _ins_info
+    out = {}
+    try:
+        rr = replay(run.program, run.facts, run.out.reflection, run.gen, run.cap, runner,
+                    run.lanes, "gl")
+    except Exception as e:            # noqa: BLE001 -- reported, not hidden: the lane stays open
+        for ln in lanes_:
+            out[ln] = LaneExplanation(ln, "unexplained", [], f"replay failed: {e}",
+                                      describe_inputs(run.gen, ln))
+        return out
+    bad = {d.lane: d for d in rr.hook.unexplained}
+    left = {d.lane for d in rr.diffs}
+    verdicts = sorted({v for (_, v) in rr.hook.adopted})
+    for ln in lanes_:
+        if ln in bad:
+            dep = bad[ln]
+            out[ln] = LaneExplanation(ln, "unexplained", [_ins_info(run.program, dep.index)],
+                                      f"translation departs from the executor: "
+                                      f"{dep.executor} vs {dep.implementation}",
+                                      describe_inputs(run.gen, ln))
+        elif ln in left:
+            out[ln] = LaneExplanation(ln, "unexplained", [], "translation differs from the "
+                                      "executor with no departure found (interface)",
+                                      describe_inputs(run.gen, ln))
+        else:
+            out[ln] = LaneExplanation(ln, "translation:" + "+".join(verdicts or ["exact"]), [],
+                                      "verify's replay reproduces xlate's outputs")
+    return out
