@@ -1,0 +1,99 @@
+"""The cgc oracle's explanations (xlate/verify/oracle_explain.py, docs/cgc-oracle.md): a
+sample of pairs' outcomes pinned exactly -- verdict, explained lanes, localized instruction --
+on the inputs ``tools/diffcheck.py --oracle --lanes 256 --seed 1`` uses."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import gl_context, shared_corpus_or_skip
+
+LANES, SEED = 256, 1
+
+
+def _pair(stem: str, stage: str = "fragment", noopt: bool = False):
+    cg = Path(shared_corpus_or_skip()) / "cg"
+    asm = cg / ("gp4fp" if stage == "fragment" else "gp4vp") / \
+        f"{stem}{'__noopt' if noopt else ''}.{'fp' if stage == 'fragment' else 'vp'}"
+    glsl = cg / ("glslf" if stage == "fragment" else "glslv") / \
+        f"{stem}.{'frag' if stage == 'fragment' else 'vert'}"
+    return asm, glsl, stage
+
+
+def _compare(stem, **kw):
+    from xlate.verify.oracle import compare_pair
+    gl_context("core", "compat")
+    return compare_pair(*_pair(stem, **kw), lanes=LANES, seed=SEED, explain=True)
+
+
+def test_pow_expanded_by_cgc_is_shown_undefined_domain():
+    """cgc's GLSL computes pow(t, 4.0) as t*t*t*t; the assembly keeps POW = EX2(4 LG2(t)),
+    NaN for the negative t the inputs give.  Shown: the executor with |t| at every POW (the
+    lanes whose base is negative only) reproduces cgc's outputs on all 256 lanes."""
+    r = _compare("crt__shaders__phosphor-trails.cg__main_fragment")
+    assert (r.status, r.cause) == ("differ", "nonfinite")
+    e = r.explanation
+    assert (e["status"], e["lanes"], e["explained"]) == ("explained", 256, 256)
+    assert e["verdicts"] == {"undefined-domain": 256}
+    assert {i["op"] for i in e["examples"][0]["instructions"]} == {"POW"}
+
+
+def test_struct_varyings_are_fed_and_the_pair_matches():
+    """cgc declares the struct varying VOUT (ATTR0/ATTR1 in the assembly) as a plain global
+    that nothing writes; the harness writes it from fragment.attrib[n] and the pair matches
+    (it differed on every fragment before: the global read as zero)."""
+    r = _compare("crt__shaders__zfast_crt.cg__main_fragment")
+    assert (r.status, r.differing) == ("match", 0), r.examples
+    assert r.fed == ["_VOUT1._maskFade1 <- fragment.attrib[0]",
+                     "_VOUT1._invDims1 <- fragment.attrib[1]"]
+
+
+def test_matrix_rows_of_vec3():
+    """A float3x3 parameter is ``uniform vec3 _RGB_to_YIQ[3]`` in cgc's GLSL (set as vec4 it
+    was a GL error and the pair an error)."""
+    r = _compare("crt__shaders__phosphor-trails.cg__main_fragment")
+    assert (r.status, r.compared) == ("differ", LANES * 4)
+
+
+def test_undeclared_struct_is_a_cgc_defect():
+    r = _compare("hqx__shader-files__hq2x.cg__main_fragment")
+    assert r.status == "cgc-defect"
+    assert r.reason == ("cgc's GLSL uses _ORIG without declaring it (the GLSL compiler: "
+                        "`_ORIG' undeclared)")
+
+
+def test_tie_localized_at_a_floor():
+    """color-grid: one lane's difference is a FLR of a value within 2^-12 of an integer --
+    shown by the replay with the FLR's operand moved by that much; the other lanes stay
+    unexplained (pinned so that a change in either direction is seen)."""
+    r = _compare("borders__resources__color-grid.cg__main_fragment")
+    e = r.explanation
+    assert (e["status"], e["lanes"], e["explained"]) == ("unexplained", 51, 1)
+    assert e["verdicts"] == {"tie": 1, "unexplained": 50}
+    ex = e["examples"][0]
+    assert (ex["lane"], ex["verdict"], [i["op"] for i in ex["instructions"]]) == \
+        (22, "tie", ["FLR"])
+    u = e["unexplained"][0]
+    assert u["lane"] == 0 and u["inputs"] and "cgc" in u["detail"]
+
+
+def test_tie_changes_nothing_far_from_the_boundary():
+    """The ``tie`` replacement recomputes the instruction from operands moved by 2^-12
+    relative: a comparison of values further apart keeps its result (no freedom to invent),
+    one within it flips."""
+    from xlate import parse
+    from xlate.exec.machine import compile_program
+    from xlate.verify.oracle_explain import _tie_variants
+    prog = parse("!!NVfp4.0\nTEMP R0;\nSLT.F R0, fragment.texcoord[0], "
+                 "fragment.texcoord[1];\nMOV.F result.color, R0;\nEND\n", filename="t.fp")
+    code, _ = compile_program(prog)
+    x = code[0]
+    a = np.array([[1.0, 1.0, 1.0, 1.0]], np.float32)
+    b = np.array([[1.0 + 2.0 ** -14, 1.01, 0.999, 1.0 - 2.0 ** -14]], np.float32)
+    base = (a < b).astype(np.float32)
+    flips = set()
+    for change in _tie_variants(x):
+        new = np.asarray(change(x, [a, b], base.view(np.uint32), np.array([0]))).view(
+            np.float32)
+        flips |= {c for c in range(4) if new[0, c] != base[0, c]}
+    assert flips == {0, 3}
