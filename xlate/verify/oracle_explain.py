@@ -66,8 +66,12 @@ DECISIONS = frozenset({"SLT", "SGE", "SGT", "SLE", "SEQ", "SNE", "SFL", "STR", "
                        "TXB", "TXL", "TXP", "TXD", "MOD"})
 #: operations GLSL leaves undefined for some operands (``undefined-domain``)
 UNDEFINED_DOMAIN = frozenset({"POW", "LG2", "RSQ", "RCP", "DIV", "NRM", "LIT"})
-#: executor runs one pair's search may take (keeps the worst program bounded; deterministic)
+#: executor runs one pair's search may take (keeps the worst program bounded; deterministic):
+#: the replacement search, then the precision solve (one run per instruction, at most)
 MAX_RUNS = 120
+PRECISION_RUNS = 200
+#: the move of ``ill-conditioned``: 2^-20 relative, 8 units in the last place of a float
+ILL_CONDITIONED = 2.0 ** -20
 
 VERDICTS = {
     "tie": "a decision on operands within 2^-12 relative of each other (GLSL 1.10 §4.1.4: "
@@ -105,7 +109,8 @@ class Explanation:
 
 class Counterfactual:
     """Executor result hook: at instruction k, on the lanes given, the result is replaced by
-    ``change(x, ops, bits, rows) -> bits`` (rows: positions of those lanes in the selection)."""
+    ``change(x, ops, bits, rows, ids) -> bits`` (rows: positions of those lanes in the
+    selection, ids: their lane numbers)."""
 
     def __init__(self, changes: dict[int, list]):
         self.changes = changes            # k -> [(lane mask (lanes,), change)]
@@ -121,7 +126,7 @@ class Counterfactual:
                 continue
             if out is None:
                 out = np.array(np.broadcast_to(bits, (len(lanes), 4)), U32)
-            new = change(x, ops, out, rows)
+            new = change(x, ops, out, rows, lanes[rows])
             if new is not None:
                 out[rows] = new
         return (bits if out is None else out), cmask
@@ -170,7 +175,7 @@ def _tie_variants(x) -> list:
                 scales = [np.array([1.0 + sign * REL * a, 1.0 + sign * REL * b, 1.0, 1.0])
                           for a, b in patterns if sign > 0 or (a, b) == (1, 1)]
             for sc in scales:
-                def change(x, ops, bits, rows, i=i, sc=sc):
+                def change(x, ops, bits, rows, ids, i=i, sc=sc):
                     o = np.asarray(ops[i])
                     if o.dtype != F32:
                         return None
@@ -186,13 +191,27 @@ def _tie_variants(x) -> list:
     return out
 
 
-def _undefined_variants(x) -> list:
+def _undefined_variants(x, which: str = "undefined-domain") -> list:
     """Changes giving the value cgc's GLSL may have returned where GLSL leaves the operation
-    undefined for the lane's operands (the other lanes keep the executor's value)."""
+    undefined for the lane's operands (``undefined-domain``), or where the executor's result
+    overflowed to a non-finite value from finite operands (``overflow``); the other lanes and
+    components keep the executor's value."""
     op = x.inst.op
 
-    def out_of_domain(ops):
+    def out_of_domain(ops, bits):
         with np.errstate(all="ignore"):
+            if which == "overflow":
+                # a non-finite result from finite operands
+                fin = np.ones(np.shape(bits)[0], bool)
+                for o in ops:
+                    o = np.asarray(o)
+                    if o.dtype == F32:
+                        f = np.isfinite(o)
+                        f = f.reshape(f.shape[0], -1).all(axis=1) if f.ndim else \
+                            np.array([bool(f)])
+                        fin = fin & f if f.shape[0] == fin.shape[0] else fin & f[0]
+                w = np.asarray(bits, U32)
+                return ((w & 0x7F800000) == 0x7F800000) & fin[:, None]
             a = np.asarray(ops[0], np.float64)
             if op == "POW":
                 b = np.asarray(ops[1], np.float64)
@@ -213,14 +232,20 @@ def _undefined_variants(x) -> list:
             return np.broadcast_to(bad.any(axis=-1, keepdims=True), (bad.shape[0], 4))
 
     def make(kind):
-        def change(x, ops, bits, rows):
+        def change(x, ops, bits, rows, ids):
             if any(np.asarray(o).dtype != F32 for o in ops):
                 return None
-            bad = out_of_domain(ops)
+            full = np.asarray(bits)
+            bad = out_of_domain(ops, full if which == "overflow" else full[:, :1])
             bad = bad[rows] if bad.shape[0] > 1 else np.broadcast_to(bad, (len(rows), 4))
+            if which != "overflow":
+                bad = np.broadcast_to(bad.any(axis=1, keepdims=True), (len(rows), 4))
             if not bad.any():
                 return None
-            if kind == "abs":
+            if kind == "max":
+                w = np.asarray(bits[rows], U32)
+                new = np.where((w & 0x80000000) != 0, U32(0xFF7FFFFF), U32(0x7F7FFFFF))
+            elif kind == "abs":
                 new = _result(x, [np.abs(o) for o in ops[:1]] + list(ops[1:]))
                 new = new[rows] if new.shape[0] > 1 else np.broadcast_to(new, (len(rows), 4))
             else:
@@ -228,6 +253,8 @@ def _undefined_variants(x) -> list:
                                                 "-inf": 0xFF800000}[kind], U32)
             return np.where(bad, new, bits[rows])
         return change
+    if which == "overflow":
+        return [make(k) for k in ("max", "zero", "nan")]
     return [make(k) for k in ("nan", "zero", "abs", "inf", "-inf")]
 
 
@@ -305,37 +332,59 @@ def explain(run, runner=None) -> Explanation:
         lane_changes: dict[int, list] = {}        # lane -> [(k, verdict)]
         current = d_exe.copy()
         first_help: dict[int, int] = {}
+        state = {"todo": todo, "ill": {}}
+
+        def trial(extra: dict[int, list]):
+            merged = {k: list(v) for k, v in kept.items()}
+            for k, v in extra.items():
+                merged.setdefault(k, []).extend(v)
+            res = run_executor(program, gen, lanes, hooks=Counterfactual(merged))
+            ex.runs += 1
+            words = outputs_of(res)
+            return differing(words, getattr(res, "killed", None)), words
+
+        def keep(extra: dict[int, list], d: np.ndarray, verdict: str) -> None:
+            """Keep ``extra``'s replacements on the lanes where they lower the count."""
+            nonlocal current
+            better = state["todo"] & (d < current)
+            if not better.any():
+                return
+            for k, v in extra.items():
+                for mask, change in v:
+                    if (mask & better).any():
+                        kept.setdefault(k, []).append((mask & better, change))
+            for ln in np.flatnonzero(better):
+                for k, v in extra.items():
+                    if any(mask[ln] for mask, _ in v):
+                        lane_changes.setdefault(int(ln), []).append((k, verdict))
+                        first_help.setdefault(int(ln), k)
+            current = np.where(better, d, current)
+            state["todo"] = state["todo"] & (current > 0)
+
+        def budget(limit: int) -> bool:
+            return bool(state["todo"].any()) and ex.runs < limit
+
         # a formula cgc's GLSL uses at every site alike (pow(x, 4.0) expanded to products
-        # where the assembly has POW): one replacement kind at every site of the operation
-        # at once, before the one-site search (a lane with four such POWs improves only
-        # when all four change)
-        sites = [k for k in order if program.instructions[k].op in UNDEFINED_DOMAIN
-                 and program.instructions[k].dst is not None]
-        if sites:
+        # where the assembly has POW; an overflow to Inf it does not reach): one replacement
+        # kind at every site at once, before the one-site search (a lane with four such POWs
+        # improves only when all four change)
+        for verdict, ops_ in (("undefined-domain", UNDEFINED_DOMAIN), ("overflow", None)):
+            sites = [k for k in order if program.instructions[k].dst is not None
+                     and (ops_ is None or program.instructions[k].op in ops_)
+                     and _float_result(program, k)]
+            if not sites:
+                continue
             compiled = {k: _compiled(program, k) for k in sites}
-            for j in range(len(_undefined_variants(compiled[sites[0]]))):
-                if not todo.any():
+            variants = {k: _undefined_variants(compiled[k], verdict) for k in sites}
+            for j in range(len(variants[sites[0]])):
+                if not budget(MAX_RUNS):
                     break
-                mask = todo.copy()
-                trial = {kk: list(v) for kk, v in kept.items()}
-                for k in sites:
-                    trial.setdefault(k, []).append((mask, _undefined_variants(compiled[k])[j]))
-                res = run_executor(program, gen, lanes, hooks=Counterfactual(trial))
-                ex.runs += 1
-                d = differing(outputs_of(res), getattr(res, "killed", None))
-                better = mask & (d < current)
-                if not better.any():
-                    continue
-                for k in sites:
-                    kept.setdefault(k, []).append((better, _undefined_variants(compiled[k])[j]))
-                for ln in np.flatnonzero(better):
-                    lane_changes.setdefault(int(ln), []).extend(
-                        (k, "undefined-domain") for k in sites)
-                    first_help.setdefault(int(ln), sites[0])
-                current = np.where(better, d, current)
-                todo &= current > 0
+                extra = {k: [(state["todo"].copy(), variants[k][j])] for k in sites}
+                d, _ = trial(extra)
+                keep(extra, d, verdict)
+        # one site at a time, in execution order
         for k in order:
-            if not todo.any() or ex.runs >= MAX_RUNS:
+            if not budget(MAX_RUNS):
                 break
             ins = program.instructions[k]
             info = OPCODES.get(ins.op)
@@ -355,23 +404,17 @@ def explain(run, runner=None) -> Explanation:
             for verdict in kinds:
                 variants = _tie_variants(x) if verdict == "tie" else _undefined_variants(x)
                 for change in variants:
-                    if not todo.any() or ex.runs >= MAX_RUNS:
+                    if not budget(MAX_RUNS):
                         break
-                    mask = todo.copy()
-                    trial = {kk: list(v) for kk, v in kept.items()}
-                    trial.setdefault(k, []).append((mask, change))
-                    res = run_executor(program, gen, lanes, hooks=Counterfactual(trial))
-                    ex.runs += 1
-                    d = differing(outputs_of(res), getattr(res, "killed", None))
-                    better = mask & (d < current)
-                    if not better.any():
-                        continue
-                    kept.setdefault(k, []).append((better, change))
-                    for ln in np.flatnonzero(better):
-                        lane_changes.setdefault(int(ln), []).append((k, verdict))
-                        first_help.setdefault(int(ln), k)
-                    current = np.where(better, d, current)
-                    todo &= current > 0
+                    extra = {k: [(state["todo"].copy(), change)]}
+                    d, _ = trial(extra)
+                    keep(extra, d, verdict)
+        # precision: every float result moved by at most REL relative, the moves solved for
+        if budget(MAX_RUNS + PRECISION_RUNS):
+            _precision_pass(program, order, state, trial, keep, vec_of=lambda w: _vec(
+                w, run.compared), target=_vec({b: theirs(b) for b, _, _ in run.compared},
+                                              run.compared),
+                limit=MAX_RUNS + PRECISION_RUNS, ex=ex)
         sub_out = outputs_of(run_executor(program, gen, lanes))
         ex.runs += 1
         # the confirming run: exactly the kept replacements
@@ -392,6 +435,13 @@ def explain(run, runner=None) -> Explanation:
                 result[ln] = LaneExplanation(
                     ln, "+".join(verdicts), [_ins_info(program, k) for k in ks[:4]],
                     f"{len(chs)} replacement(s); the replay reproduces cgc's outputs")
+            elif r_i in state["ill"] and not chs:
+                k = state["ill"][r_i]
+                result[ln] = LaneExplanation(
+                    ln, "ill-conditioned", [_ins_info(program, k)],
+                    "a move of this result by 2^-20 relative moves every differing output "
+                    "component by more than its difference from cgc's",
+                    describe_inputs(gen, r_i))
             else:
                 k = first_help.get(r_i)
                 where = [_ins_info(program, k)] if k is not None else []
@@ -415,6 +465,101 @@ def explain(run, runner=None) -> Explanation:
         ex.verdicts["unexplained"] = unexplained
     ex.status = "unexplained" if unexplained else "explained"
     return ex
+
+
+def _float_result(program, k: int) -> bool:
+    ins = program.instructions[k]
+    reg = program.registers.get(ins.dst.reg) if ins.dst is not None else None
+    info = OPCODES.get(ins.op)
+    return reg is not None and reg.kind in (RegKind.TEMP, RegKind.OUTPUT) and \
+        info is not None and info.writes and ins.dtype in (DataType.FLOAT, DataType.NONE) \
+        and ins.op not in ("TXQ", "KIL")
+
+
+def _vec(words_of: dict, compared) -> np.ndarray:
+    """(lanes, m) float64 of every compared output component (denormals flushed)."""
+    from . import compare as cmp
+    cols = []
+    for b, _, comps in compared:
+        w = words_of.get(b)
+        if w is None:
+            continue
+        for c in comps:
+            cols.append(cmp.flush(np.ascontiguousarray(w[:, c])).view(F32).astype(np.float64))
+    return np.stack(cols, axis=1) if cols else np.zeros((0, 0))
+
+
+def _scaled(u: np.ndarray):
+    """A change multiplying a float result by (1 + u[lane])."""
+    def change(x, ops, bits, rows, ids):
+        if x.rt != DataType.FLOAT:
+            return None
+        f = np.ascontiguousarray(bits[rows], U32).view(F32).astype(np.float64)
+        with np.errstate(all="ignore"):
+            return (f * (1.0 + u[ids])[:, None]).astype(F32).view(U32)
+    return change
+
+
+def _precision_pass(program, order, state, trial, keep, vec_of, target, limit, ex) -> None:
+    """``precision``: the differences a lane still has are solved for as moves of the float
+    results of the instructions (each by a relative u_k, one per instruction and lane): a
+    finite-difference Jacobian of the compared outputs in each u_k, the least-norm solution of
+    J u = cgc - assembly, accepted when every |u_k| <= REL (a value the oracle itself could
+    not tell from the executor's), and shown by the run with exactly those moves (up to three
+    Newton steps on the same Jacobian)."""
+    sites = [k for k in order if _float_result(program, k)]
+    room = limit - ex.runs - 3
+    if room <= 0:
+        return
+    sites = sites[-room:]
+    lanes = state["todo"].shape[0]
+    _, base = trial({})
+    o0 = vec_of(base)
+    h = ILL_CONDITIONED       # small: ill-conditioned lanes leave the linear regime early
+    jac = np.zeros(o0.shape + (len(sites),))
+    mask = state["todo"].copy()
+    for j, k in enumerate(sites):
+        _, w = trial({k: [(mask, _scaled(np.full(lanes, h)))]})
+        with np.errstate(all="ignore"):
+            jac[:, :, j] = (vec_of(w) - o0) / h
+    moved = jac * h                              # each site's move of each output
+    u = np.zeros((lanes, len(sites)))
+    cur = o0
+    for _ in range(3):
+        ok = np.zeros(lanes, bool)
+        for ln in np.flatnonzero(state["todo"] & mask):
+            r = target[ln] - cur[ln]
+            a = jac[ln]
+            rows = np.isfinite(r) & np.all(np.isfinite(a), axis=1)
+            if not rows.any() or not np.all(np.isfinite(target[ln])):
+                continue
+            sol = np.linalg.lstsq(a[rows], r[rows], rcond=None)[0]
+            u[ln] += sol
+            ok[ln] = np.max(np.abs(u[ln])) <= REL
+        if not ok.any():
+            return
+        extra = {k: [(ok.copy(), _scaled(u[:, j].copy()))] for j, k in enumerate(sites)
+                 if np.any(u[ok, j] != 0)}
+        d, w = trial(extra)
+        keep(extra, d, "precision")
+        cur = vec_of(w)
+        if not state["todo"].any():
+            return
+    # ill-conditioned: a lane no solve reproduced, where a move of one result by 2^-20
+    # relative moves every differing output component by at least its difference from cgc
+    with np.errstate(all="ignore"):
+        gap = np.abs(target - o0)
+        differs = ~np.isclose(target, o0, rtol=REL, atol=0) & np.isfinite(o0) & \
+            np.isfinite(target)
+    for ln in np.flatnonzero(state["todo"] & mask):
+        cols = differs[ln]
+        if not cols.any() or not np.isfinite(o0[ln]).all():
+            continue
+        for j, k in enumerate(sites):
+            mv = np.abs(moved[ln, cols, j])
+            if np.all(np.isfinite(mv) & (mv >= gap[ln, cols])):
+                state["ill"][ln] = k
+                break
 
 
 def _subset(gen, run, pick: np.ndarray, lanes: int):
