@@ -62,19 +62,22 @@ def test_undeclared_struct_is_a_cgc_defect():
                         "`_ORIG' undeclared)")
 
 
-def test_tie_localized_at_a_floor():
-    """color-grid: one lane's difference is a FLR of a value within 2^-12 of an integer --
-    shown by the replay with the FLR's operand moved by that much; the other lanes stay
-    unexplained (pinned so that a change in either direction is seen)."""
+def test_color_grid_verdicts_pinned():
+    """color-grid: one lane's difference is a FLR of a value within 2^-12 of an integer (shown
+    by the replay with the FLR's operand moved by that much); one is reproduced by solved
+    moves (precision); most lanes go through a ``fract(sin(x) * 43758.5)`` hash and are
+    ill-conditioned; two stay unexplained.  Pinned so that a change either way is seen."""
     r = _compare("borders__resources__color-grid.cg__main_fragment")
     e = r.explanation
-    assert (e["status"], e["lanes"], e["explained"]) == ("unexplained", 51, 1)
-    assert e["verdicts"] == {"tie": 1, "unexplained": 50}
-    ex = e["examples"][0]
-    assert (ex["lane"], ex["verdict"], [i["op"] for i in ex["instructions"]]) == \
-        (22, "tie", ["FLR"])
+    assert (e["status"], e["lanes"], e["explained"]) == ("unexplained", 51, 49)
+    assert e["verdicts"] == {"ill-conditioned": 47, "precision": 1, "tie": 1,
+                             "unexplained": 2}
+    by = {x["verdict"]: x for x in e["examples"]}
+    assert (by["tie"]["lane"], [i["op"] for i in by["tie"]["instructions"]]) == (22, ["FLR"])
+    ill = by["ill-conditioned"]
+    assert len(ill["instructions"]) == 1 and ill["inputs"]
     u = e["unexplained"][0]
-    assert u["lane"] == 0 and u["inputs"] and "cgc" in u["detail"]
+    assert u["lane"] == 161 and u["inputs"] and "cgc" in u["detail"]
 
 
 def test_tie_changes_nothing_far_from_the_boundary():
@@ -93,7 +96,27 @@ def test_tie_changes_nothing_far_from_the_boundary():
     base = (a < b).astype(np.float32)
     flips = set()
     for change in _tie_variants(x):
-        new = np.asarray(change(x, [a, b], base.view(np.uint32), np.array([0]))).view(
+        new = np.asarray(change(x, [a, b], base.view(np.uint32), np.array([0]),
+                                np.array([0]))).view(
             np.float32)
         flips |= {c for c in range(4) if new[0, c] != base[0, c]}
     assert flips == {0, 3}
+
+
+def test_overflow_replaces_only_overflowing_results():
+    """``overflow`` frees a result that is non-finite although its operands are finite (EX2 of
+    200), and nothing else (EX2 of 1 keeps the executor's value; an Inf operand is not an
+    overflow)."""
+    from xlate import parse
+    from xlate.exec.machine import compile_program
+    from xlate.verify.oracle_explain import _result, _undefined_variants
+    prog = parse("!!NVfp4.0\nTEMP R0;\nEX2.F R0, fragment.texcoord[0].x;\n"
+                 "MOV.F result.color, R0;\nEND\n", filename="t.fp")
+    x = compile_program(prog)[0][0]
+    ops = [np.array([200.0, 1.0, np.inf], np.float32)]
+    bits = np.array(_result(x, ops), np.uint32)
+    rows, ids = np.arange(3), np.arange(3)
+    got = [np.asarray(ch(x, ops, bits, rows, ids)) for ch in _undefined_variants(x, "overflow")]
+    assert [g[0, 0] for g in got] == [0x7F7FFFFF, 0, 0x7FC00000]     # FLT_MAX, 0, NaN
+    for g in got:
+        assert np.array_equal(g[1:], bits[1:])         # finite result; Inf operand: kept

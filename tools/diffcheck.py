@@ -236,8 +236,15 @@ def oracle_main(args) -> int:
         for v, n in ((r.get("explanation") or {}).get("verdicts") or {}).items():
             verdicts[v] += n
     if verdicts:
-        print("\ndiffering lanes by shown verdict (xlate/verify/oracle_explain.py): "
-              + ", ".join(f"{v} {n}" for v, n in verdicts.most_common()))
+        from xlate.verify.oracle_explain import VERDICTS
+        print("\ndiffering lanes by shown verdict (xlate/verify/oracle_explain.py, "
+              "docs/cgc-oracle.md):")
+        for v, n in verdicts.most_common():
+            print(f"  {n:7d}  {v}: {VERDICTS.get(v.split('+')[0], '')}")
+        ill = sum("ill-conditioned" in ((r.get("explanation") or {}).get("verdicts") or {})
+                  and r["explanation"]["status"] == "explained" for r in results)
+        print(f"  ({ill} explained pairs rest partly on ill-conditioned lanes, which do not "
+              f"reproduce cgc's value)")
     for r in results:
         if r["status"] in ("differ", "error", "unsupported", "cgc-defect"):
             e = r.get("explanation") or {}

@@ -42,6 +42,14 @@ The causes (each a freedom the two compilations have, with the spec passage):
   or at every site of the operation at once; everything computed from it afterwards is held
   to the specs.
 
+* ``overflow`` -- a non-finite result from finite operands (OpenGL 1.4 §2.1.1, to which GLSL
+  1.10 §4.1.4 defers, leaves overflow unspecified): +-FLT_MAX, 0 or NaN there.
+* ``precision`` -- the remaining difference solved for as relative moves of the float
+  results, each at most REL, shown by the run with those moves (:func:`_precision_pass`).
+* ``ill-conditioned`` (counted apart: it does not reproduce cgc's value) -- a move of one
+  result by :data:`ILL_CONDITIONED` relative moves every differing output component by more
+  than its difference from cgc's: the output is not determined at float precision.
+
 What no replacement explains is ``unexplained``: reported with the lane, its inputs, the
 output components that still differ, and the first instruction where a replacement lowered
 the difference (or the output's last writer when none did).  The pair's verdict is
@@ -74,6 +82,12 @@ PRECISION_RUNS = 200
 ILL_CONDITIONED = 2.0 ** -20
 
 VERDICTS = {
+    "overflow": "OpenGL 1.4 §2.1.1 (GLSL 1.10 §4.1.4): what an overflowing operation returns is "
+                "not specified",
+    "precision": "each moved result within 2^-12 relative: two compilations' rounding "
+                 "(GLSL 1.10 §4.1.4), amplified",
+    "ill-conditioned": "an 8-ulp move of one result outweighs the difference: the output is "
+                       "not determined at float precision (does not reproduce cgc's value)",
     "tie": "a decision on operands within 2^-12 relative of each other (GLSL 1.10 §4.1.4: "
            "float precision is the implementation's; two compilations round differently)",
     "undefined-domain": "GLSL 1.10 §8.2/§5.9: pow(x<0), pow(0, y<=0), log2(x<=0), "
