@@ -205,12 +205,28 @@ def _tie_variants(x) -> list:
     return out
 
 
-def _undefined_variants(x, which: str = "undefined-domain") -> list:
+def _raw_loaders(x, program) -> dict:
+    """Loaders of the operands of ``x`` that carry |abs|, without it (operand index -> loader):
+    the value the Cg source passed to the GLSL function."""
+    from dataclasses import replace
+    from ..exec.operands import make_loader
+    if program is None:
+        return {}
+    out = {}
+    for i, src in enumerate(x.inst.srcs):
+        if src.abs:
+            out[i] = make_loader(program, replace(src, abs=False), x.info.operand_type(i, x.t),
+                                 x.info.inputs[i] == "s")
+    return out
+
+
+def _undefined_variants(x, which: str = "undefined-domain", program=None) -> list:
     """Changes giving the value cgc's GLSL may have returned where GLSL leaves the operation
     undefined for the lane's operands (``undefined-domain``), or where the executor's result
     overflowed to a non-finite value from finite operands (``overflow``); the other lanes and
     components keep the executor's value."""
     op = x.inst.op
+    raw_loaders = _raw_loaders(x, program) if which == "undefined-domain" else {}
 
     def out_of_domain(ops, bits):
         with np.errstate(all="ignore"):
@@ -250,7 +266,11 @@ def _undefined_variants(x, which: str = "undefined-domain") -> list:
             if any(np.asarray(o).dtype != F32 for o in ops):
                 return None
             full = np.asarray(bits)
-            bad = out_of_domain(ops, full if which == "overflow" else full[:, :1])
+            # the domain is the GLSL operation's: cgc writes pow(x, y) as POW |x|, y in the
+            # assembly -- the operand before the |...| decides
+            seen = [raw_loaders[i](x.st, x.idx) if i in raw_loaders else o
+                    for i, o in enumerate(ops)]
+            bad = out_of_domain(seen, full if which == "overflow" else full[:, :1])
             bad = bad[rows] if bad.shape[0] > 1 else np.broadcast_to(bad, (len(rows), 4))
             if which != "overflow":
                 bad = np.broadcast_to(bad.any(axis=1, keepdims=True), (len(rows), 4))
@@ -357,8 +377,10 @@ def explain(run, runner=None) -> Explanation:
             words = outputs_of(res)
             return differing(words, getattr(res, "killed", None)), words
 
-        def keep(extra: dict[int, list], d: np.ndarray, verdict: str) -> None:
-            """Keep ``extra``'s replacements on the lanes where they lower the count."""
+        def keep(extra: dict[int, list], d: np.ndarray, verdict: str,
+                 weight: dict | None = None) -> None:
+            """Keep ``extra``'s replacements on the lanes where they lower the count
+            (``weight``: site -> (lanes,) size of its move; a lane names its largest)."""
             nonlocal current
             better = state["todo"] & (d < current)
             if not better.any():
@@ -368,10 +390,13 @@ def explain(run, runner=None) -> Explanation:
                     if (mask & better).any():
                         kept.setdefault(k, []).append((mask & better, change))
             for ln in np.flatnonzero(better):
-                for k, v in extra.items():
-                    if any(mask[ln] for mask, _ in v):
-                        lane_changes.setdefault(int(ln), []).append((k, verdict))
-                        first_help.setdefault(int(ln), k)
+                ks = [k for k, v in extra.items() if any(mask[ln] for mask, _ in v)]
+                if weight is not None:
+                    ks = sorted((k for k in ks if weight[k][ln] > 0),
+                                key=lambda k: -weight[k][ln])[:4]
+                for k in ks:
+                    lane_changes.setdefault(int(ln), []).append((k, verdict))
+                    first_help.setdefault(int(ln), k)
             current = np.where(better, d, current)
             state["todo"] = state["todo"] & (current > 0)
 
@@ -389,7 +414,7 @@ def explain(run, runner=None) -> Explanation:
             if not sites:
                 continue
             compiled = {k: _compiled(program, k) for k in sites}
-            variants = {k: _undefined_variants(compiled[k], verdict) for k in sites}
+            variants = {k: _undefined_variants(compiled[k], verdict, program) for k in sites}
             for j in range(len(variants[sites[0]])):
                 if not budget(MAX_RUNS):
                     break
@@ -416,7 +441,8 @@ def explain(run, runner=None) -> Explanation:
                 continue
             x = _compiled(program, k)
             for verdict in kinds:
-                variants = _tie_variants(x) if verdict == "tie" else _undefined_variants(x)
+                variants = _tie_variants(x) if verdict == "tie" else \
+                    _undefined_variants(x, verdict, program)
                 for change in variants:
                     if not budget(MAX_RUNS):
                         break
@@ -555,7 +581,9 @@ def _precision_pass(program, order, state, trial, keep, vec_of, target, limit, e
         extra = {k: [(ok.copy(), _scaled(u[:, j].copy()))] for j, k in enumerate(sites)
                  if np.any(u[ok, j] != 0)}
         d, w = trial(extra)
-        keep(extra, d, "precision")
+        keep(extra, d, "precision",
+             {k: np.abs(u[:, j] * np.nan_to_num(np.abs(jac[:, :, j])).max(axis=1))
+              for j, k in enumerate(sites)})
         cur = vec_of(w)
         if not state["todo"].any():
             return
