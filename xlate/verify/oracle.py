@@ -56,9 +56,15 @@ from .glapi import GLError
 
 REL = 2.0 ** -12          # relative tolerance between the two translations
 ABS = 2.0 ** -16
-CG_TYPE_COMPS = {"float": 1, "float1": 1, "float2": 2, "float3": 3, "float4": 4,
-                 "half": 1, "half2": 2, "half3": 3, "half4": 4, "int": 1, "bool": 1,
-                 "float4x4": 4, "float3x3": 3, "float2x2": 2}
+CG_TYPE_COMPS = {"int": 1, "bool": 1}
+# Cg's float/half/fixed scalars, vectors and RxC matrices (R rows of C components: a
+# half4x4 parameter is four vec4 in both profiles)
+for _base in ("float", "half", "fixed"):
+    CG_TYPE_COMPS[_base] = 1
+    for _n in range(1, 5):
+        CG_TYPE_COMPS[f"{_base}{_n}"] = _n
+        for _m in range(1, 5):
+            CG_TYPE_COMPS[f"{_base}{_n}x{_m}"] = _m
 VERTEX_ALIASES = {"gl_Vertex": 0, "gl_Normal": 2, "gl_Color": 3, "gl_SecondaryColor": 4,
                   "gl_FogCoord": 5}
 OUTPUT_BUILTINS = {"result.position": "gl_Position", "result.color": "gl_FrontColor",
