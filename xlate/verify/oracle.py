@@ -736,6 +736,10 @@ def _compare_pair(asm_path, glsl_path, stage: str, *, lanes: int, seed: int, run
                 res.examples.append(f"{b}.{'xyzw'[c]}: xlate {float(ef[i])!r}, cgc {float(gf[i])!r}")
     if not res.compared:
         res.status, res.reason = "unsupported", "no output to compare"
+        if killed is not None and killed.all() and cap.killed.all():
+            # both programs discard every fragment on these inputs: they agree, but on
+            # nothing that tests their arithmetic -- not counted as a match
+            res.reason = "every fragment discarded by both programs (no output to compare)"
     elif res.differing:
         res.status = "differ"
         res.textures = bool(gen.textures)
