@@ -76,8 +76,8 @@ DECISIONS = frozenset({"SLT", "SGE", "SGT", "SLE", "SEQ", "SNE", "SFL", "STR", "
 UNDEFINED_DOMAIN = frozenset({"POW", "LG2", "RSQ", "RCP", "DIV", "NRM", "LIT"})
 #: executor runs one pair's search may take (keeps the worst program bounded; deterministic):
 #: the replacement search, then the precision solve (one run per instruction, at most)
-MAX_RUNS = 120
-PRECISION_RUNS = 200
+MAX_RUNS = 80
+PRECISION_RUNS = 120
 #: the move of ``ill-conditioned``: 2^-20 relative, 8 units in the last place of a float
 ILL_CONDITIONED = 2.0 ** -20
 
@@ -129,6 +129,7 @@ class Counterfactual:
     def __init__(self, changes: dict[int, list]):
         self.changes = changes            # k -> [(lane mask (lanes,), change)]
         self.instructions = sorted(changes)
+        self.touched: dict[int, set] = {}  # k -> lanes whose value a change altered
 
     def __call__(self, x, st, idx, ops, bits, cmask):
         sel = st.all_lanes if idx is None else np.asarray(idx)
@@ -142,6 +143,11 @@ class Counterfactual:
                 out = np.array(np.broadcast_to(bits, (len(lanes), 4)), U32)
             new = change(x, ops, out, rows, lanes[rows])
             if new is not None:
+                new = np.asarray(new, U32)
+                altered = (new != out[rows]).any(axis=1)
+                if altered.any():
+                    self.touched.setdefault(x.index, set()).update(
+                        int(v) for v in lanes[rows][altered])
                 out[rows] = new
         return (bits if out is None else out), cmask
 
@@ -372,9 +378,11 @@ def explain(run, runner=None) -> Explanation:
             merged = {k: list(v) for k, v in kept.items()}
             for k, v in extra.items():
                 merged.setdefault(k, []).extend(v)
-            res = run_executor(program, gen, lanes, hooks=Counterfactual(merged))
+            hook = Counterfactual(merged)
+            res = run_executor(program, gen, lanes, hooks=hook)
             ex.runs += 1
             words = outputs_of(res)
+            state["touched"] = hook.touched
             return differing(words, getattr(res, "killed", None)), words
 
         def keep(extra: dict[int, list], d: np.ndarray, verdict: str,
@@ -390,7 +398,9 @@ def explain(run, runner=None) -> Explanation:
                     if (mask & better).any():
                         kept.setdefault(k, []).append((mask & better, change))
             for ln in np.flatnonzero(better):
-                ks = [k for k, v in extra.items() if any(mask[ln] for mask, _ in v)]
+                touched = state.get("touched", {})
+                ks = [k for k, v in extra.items() if any(mask[ln] for mask, _ in v)
+                      and int(ln) in touched.get(k, ())]
                 if weight is not None:
                     ks = sorted((k for k in ks if weight[k][ln] > 0),
                                 key=lambda k: -weight[k][ln])[:4]
