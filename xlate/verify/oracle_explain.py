@@ -348,11 +348,20 @@ def explain(run, runner=None) -> Explanation:
     ex.lanes = int(bad_lanes.size)
     result: dict[int, LaneExplanation] = {}
 
-    # 1. lanes where the executor agrees with cgc: the translation departs from the executor
+    # 1. lanes where the executor agrees with cgc: the translation departs from the executor.
+    # Lanes where both differ from cgc and the translation also departs from the executor
+    # are judged here too: a departure verify cannot explain is the lane's verdict
+    d_xe = np.zeros(lanes, bool)
+    for b, name, comps in run.compared:
+        if b in xl_out and b in exe_out:
+            for c in comps:
+                d_xe |= ~near(xl_out[b][:, c], exe_out[b][:, c])
     trans = [int(ln) for ln in bad_lanes if d_exe[ln] == 0]
-    if trans:
-        for ln, le in _judge_translation(run, runner, trans).items():
-            result[ln] = le
+    both = [int(ln) for ln in bad_lanes if d_exe[ln] > 0 and d_xe[ln]]
+    if trans or both:
+        for ln, le in _judge_translation(run, runner, trans + both).items():
+            if ln in trans or le.verdict == "unexplained":
+                result[ln] = le
 
     # 2. lanes where the assembly (executor) differs from cgc's GLSL: counterfactual search,
     # run on those lanes only (whole quads of fragments: derivatives read the neighbours)
