@@ -73,7 +73,7 @@ DECISIONS = frozenset({"SLT", "SGE", "SGT", "SLE", "SEQ", "SNE", "SFL", "STR", "
                        "MAX", "FLR", "CEIL", "TRUNC", "ROUND", "FRC", "SSG", "I2F", "TEX",
                        "TXB", "TXL", "TXP", "TXD", "MOD"})
 #: operations GLSL leaves undefined for some operands (``undefined-domain``)
-UNDEFINED_DOMAIN = frozenset({"POW", "LG2", "RSQ", "RCP", "DIV", "NRM", "LIT"})
+UNDEFINED_DOMAIN = frozenset({"POW", "LG2", "RSQ", "RCP", "DIV", "NRM", "LIT", "MOD"})
 #: executor runs one pair's search may take (keeps the worst program bounded; deterministic):
 #: the replacement search, then the precision solve (one run per instruction, at most)
 MAX_RUNS = 80
@@ -226,6 +226,30 @@ def _raw_loaders(x, program) -> dict:
     return out
 
 
+def _int_mod_variant(floored: bool):
+    """Integer MOD of a negative operand or by a divisor <= 0 (GLSL 1.30 §5.9 / EXT_gpu_shader4:
+    ``%`` is undefined if either operand is negative; NV_gpu_program4 leaves MOD of negative
+    operands undefined too): the floored remainder (sign of the divisor) or, by zero, 0."""
+    def change(x, ops, bits, rows, ids):
+        a = np.asarray(ops[0]).astype(np.int64)
+        b = np.asarray(ops[1]).astype(np.int64)
+        if x.t == DataType.UINT:
+            return None
+        a, b = np.broadcast_arrays(a.reshape(a.shape[0], -1), b.reshape(b.shape[0], -1))
+        bad = (a < 0) | (b <= 0)
+        bnz = np.where(b == 0, 1, b)
+        r = np.mod(a, bnz) if floored else np.where(b == 0, 0, np.fmod(a, bnz))
+        r = (r & 0xFFFFFFFF).astype(U32)
+        r = np.broadcast_to(r, (r.shape[0], 4)) if r.shape[1] == 1 else r
+        bad = np.broadcast_to(bad, (bad.shape[0], 4)) if bad.shape[1] == 1 else bad
+        r = r[rows] if r.shape[0] > 1 else np.broadcast_to(r, (len(rows), 4))
+        bad = bad[rows] if bad.shape[0] > 1 else np.broadcast_to(bad, (len(rows), 4))
+        if not bad.any():
+            return None
+        return np.where(bad, r, bits[rows])
+    return change
+
+
 def _undefined_variants(x, which: str = "undefined-domain", program=None) -> list:
     """Changes giving the value cgc's GLSL may have returned where GLSL leaves the operation
     undefined for the lane's operands (``undefined-domain``), or where the executor's result
@@ -293,6 +317,9 @@ def _undefined_variants(x, which: str = "undefined-domain", program=None) -> lis
                                                 "-inf": 0xFF800000}[kind], U32)
             return np.where(bad, new, bits[rows])
         return change
+    if op == "MOD" and x.t in (DataType.INT, DataType.UINT):
+        return [_int_mod_variant(floored) for floored in (True, False)] \
+            if which == "undefined-domain" else []
     if which == "overflow":
         return [make(k) for k in ("max", "zero", "nan")]
     return [make(k) for k in ("nan", "zero", "abs", "inf", "-inf")]
@@ -429,15 +456,17 @@ def explain(run, runner=None) -> Explanation:
         for verdict, ops_ in (("undefined-domain", UNDEFINED_DOMAIN), ("overflow", None)):
             sites = [k for k in order if program.instructions[k].dst is not None
                      and (ops_ is None or program.instructions[k].op in ops_)
-                     and _float_result(program, k)]
+                     and (_float_result(program, k) or (ops_ is not None and program.
+                                                        instructions[k].op == "MOD"))]
             if not sites:
                 continue
             compiled = {k: _compiled(program, k) for k in sites}
             variants = {k: _undefined_variants(compiled[k], verdict, program) for k in sites}
-            for j in range(len(variants[sites[0]])):
+            for j in range(max(len(v) for v in variants.values())):
                 if not budget(MAX_RUNS):
                     break
-                extra = {k: [(state["todo"].copy(), variants[k][j])] for k in sites}
+                extra = {k: [(state["todo"].copy(), variants[k][j])] for k in sites
+                         if j < len(variants[k])}
                 d, _ = trial(extra)
                 keep(extra, d, verdict)
         # one site at a time, in execution order
