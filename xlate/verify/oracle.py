@@ -669,6 +669,14 @@ def _compare_pair(asm_path, glsl_path, stage: str, *, lanes: int, seed: int, run
             res.status = "cgc-defect"
             res.reason = f"cgc's GLSL uses {m.group(1)} without declaring it (the GLSL " \
                          f"compiler: `{m.group(1)}' undeclared)"
+        elif "sampler variables may only be declared as function parameters or uniform" \
+                in str(e) and re.search(r"^sampler\w*\s+\w+\s*;", glsl, re.M):
+            # cgc declares sampler temporaries as plain globals (``sampler2D _TMP70;``),
+            # which GLSL 1.10 §4.1.7 forbids ("samplers ... can only be declared as function
+            # parameters or uniforms")
+            res.status = "cgc-defect"
+            res.reason = "cgc's GLSL declares a sampler as a plain global (GLSL 1.10 " \
+                         "§4.1.7: samplers are uniforms or function parameters only)"
         return res
     # compare the outputs the assembly header declares
     out_types = {}
