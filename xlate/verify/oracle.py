@@ -238,6 +238,13 @@ class CompatRunner(Runner):
             d = np.ascontiguousarray(data)
             if kind == "sampler":
                 gl.Uniform1i(loc, int(np.asarray(data).ravel()[0]))
+            elif kind.startswith("int"):
+                # an int parameter: the assembly reads its words as a signed integer (I2F.S
+                # c[8].x), the GLSL an int uniform set from the same words
+                n = int(kind[3:] or 1)
+                fn = {1: gl.Uniform1iv, 2: gl.Uniform2iv, 3: gl.Uniform3iv, 4: gl.Uniform4iv}[n]
+                f = np.ascontiguousarray(d.reshape(-1, 4)[:, :n], np.uint32)
+                fn(loc, f.shape[0], f.ctypes.data_as(C.c_void_p))
             else:
                 n = {"float": 1, "vec2": 2, "vec3": 3, "vec4": 4}[kind]
                 fn = {1: gl.Uniform1fv, 2: gl.Uniform2fv, 3: gl.Uniform3fv, 4: gl.Uniform4fv}[n]
@@ -568,6 +575,8 @@ def _compare_pair(asm_path, glsl_path, stage: str, *, lanes: int, seed: int, run
             return res
         # a floatRxC is R rows of vecC in both profiles (``uniform vec3 _RGB_to_YIQ[3]``)
         kind = {1: "float", 2: "vec2", 3: "vec3", 4: "vec4"}[n]
+        if re.fullmatch(r"int[1-4]?", gv.type):
+            kind = f"int{n}"
         uname = gm.group(1) + (f"[{gm.group(2)}]" if gm.group(2) is not None else "")
         if "x" in gv.type:
             has_matrix = True
