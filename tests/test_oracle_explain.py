@@ -120,3 +120,25 @@ def test_overflow_replaces_only_overflowing_results():
     assert [g[0, 0] for g in got] == [0x7F7FFFFF, 0, 0x7FC00000]     # FLT_MAX, 0, NaN
     for g in got:
         assert np.array_equal(g[1:], bits[1:])         # finite result; Inf operand: kept
+
+
+@pytest.mark.parametrize("stem,stage,status,reason", [
+    # int parameters: an int uniform set from the words the assembly reads as integers
+    # (set with glUniform1fv it was a GL error)
+    ("pal__shaders__pal-r57shell.cg__main_fragment", "fragment", "match", ""),
+    # half4x4 parameters: four vec4 rows (were "unsupported: Cg type half4x4")
+    ("warp__shaders__dilation-ATi.cg__main_vertex", "vertex", "match", ""),
+    # `#extension` after a blank line: the harness's declarations go after it
+    ("misc__nes-color-decoder.cg__main_fragment", "fragment", "match", ""),
+    # cgc declares sampler temporaries as plain globals: GLSL rejects it
+    ("mudlord__shaders__waterpaint-mudlord.cg__main_fragment", "fragment", "cgc-defect",
+     "cgc's GLSL declares a sampler as a plain global (GLSL 1.10 §4.1.7: samplers are "
+     "uniforms or function parameters only)"),
+    # both programs discard every fragment on these inputs: nothing compared, not a match
+    ("crt__shaders__crt-royale__src__crt-royale-mask-resize-vertical.cg__main_fragment",
+     "fragment", "unsupported",
+     "every fragment discarded by both programs (no output to compare)"),
+])
+def test_harness_outcomes_pinned(stem, stage, status, reason):
+    r = _compare(stem, stage=stage)
+    assert (r.status, r.reason) == (status, reason), r.examples
