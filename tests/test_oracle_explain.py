@@ -142,3 +142,17 @@ def test_overflow_replaces_only_overflowing_results():
 def test_harness_outcomes_pinned(stem, stage, status, reason):
     r = _compare(stem, stage=stage)
     assert (r.status, r.reason) == (status, reason), r.examples
+
+
+def test_integer_constant_in_a_typeless_param_is_a_cgc_defect():
+    """lcd3x's noopt assembly reads ``PARAM c[1] = { { 4 } };`` -- the float 4.0 by
+    NV_gpu_program4 issue 7 -- with ADD.S and I2F.S (the integer 1082130432); cgc's GLSL divides
+    by 5.  The run where exactly those two reads take the integer 4 reproduces cgc on every
+    lane: a cgc defect, shown; the optimised assembly of the same entry point matches."""
+    r = _compare("handheld__shaders__lcd3x.cg__main_fragment", noopt=True)
+    e = r.explanation
+    assert (e["status"], e["explained"], e["verdicts"]) == \
+        ("explained", 256, {"cgc-int-constant": 256})
+    assert [i["text"] for i in e["examples"][0]["instructions"]] == \
+        ["ADD.S R2.x, R1.w, c[0]", "I2F.S R1.w, c[0].x"]
+    assert _compare("handheld__shaders__lcd3x.cg__main_fragment").status == "match"

@@ -82,6 +82,9 @@ PRECISION_RUNS = 120
 ILL_CONDITIONED = 2.0 ** -20
 
 VERDICTS = {
+    "cgc-int-constant": "cgc defect: an integer constant in a typeless PARAM is the float it "
+                        "spells (NV_gpu_program4 'Constant bindings', issue 7), read as an "
+                        "integer's bits; the run with the integer cgc meant reproduces its GLSL",
     "overflow": "OpenGL 1.4 §2.1.1 (GLSL 1.10 §4.1.4): what an overflowing operation returns is "
                 "not specified",
     "precision": "each moved result within 2^-12 relative: two compilations' rounding "
@@ -224,6 +227,47 @@ def _raw_loaders(x, program) -> dict:
             out[i] = make_loader(program, replace(src, abs=False), x.info.operand_type(i, x.t),
                                  x.info.inputs[i] == "s")
     return out
+
+
+def _int_constant_sites(program) -> dict[int, list[int]]:
+    """Instruction -> operand indices that read a typeless PARAM constant (a float by the
+    spec) as a signed or unsigned integer, where the float is integral and its bits are not
+    that integer."""
+    from ..exec.machine import compile_program
+    out: dict[int, list[int]] = {}
+    code = None
+    for k, ins in enumerate(program.instructions):
+        for i, src in enumerate(ins.srcs):
+            reg = program.registers.get(src.reg)
+            if reg is None or reg.value is None or reg.dtype != DataType.NONE or \
+                    reg.kind not in (RegKind.PARAM, RegKind.CONST):
+                continue
+            if code is None:
+                code = compile_program(program)[0]
+            x = code[k]
+            if x.info.operand_type(i, x.t) not in (DataType.INT, DataType.UINT):
+                continue
+            rows = reg.value if src.index is None or src.index.relative else \
+                [reg.value[min(src.index.offset, len(reg.value) - 1)]]
+            f = np.array(rows, U32).view(F32)
+            if np.all(np.isfinite(f)) and np.all(f == np.round(f)) and \
+                    np.any((f != 0) & (f.astype(np.int64) != np.array(rows, np.int64))):
+                out.setdefault(k, []).append(i)
+    return out
+
+
+def _int_constant_variant(operands: list[int]):
+    """The instruction recomputed with those operands' words read as the float they hold,
+    converted to the integer it is."""
+    def change(x, ops, bits, rows, ids):
+        moved = list(ops)
+        for i in operands:
+            o = np.ascontiguousarray(np.asarray(ops[i]))
+            w = o.view(U32) if o.dtype.itemsize == 4 else o.astype(U32)
+            moved[i] = w.view(F32).astype(np.int64).astype(o.dtype)
+        new = _result(x, moved)
+        return new[rows] if new.shape[0] > 1 else np.broadcast_to(new, (len(rows), 4))
+    return change
 
 
 def _int_mod_variant(floored: bool):
@@ -469,6 +513,16 @@ def explain(run, runner=None) -> Explanation:
                          if j < len(variants[k])}
                 d, _ = trial(extra)
                 keep(extra, d, verdict)
+        # cgc's integer constants in typeless PARAM declarations: NV_gpu_program4 (issue 7,
+        # "Constant bindings") makes ``PARAM c[1] = { {4} };`` the float 4.0, which an integer
+        # instruction (ADD.S R2.x, R1.w, c[0]) reads as the integer 0x40800000; cgc meant 4.
+        # Shown by the run where those reads take the integer cgc meant
+        sites = _int_constant_sites(program)
+        if sites and budget(MAX_RUNS):
+            extra = {k: [(state["todo"].copy(), _int_constant_variant(ops_))]
+                     for k, ops_ in sites.items()}
+            d, _ = trial(extra)
+            keep(extra, d, "cgc-int-constant")
         # one site at a time, in execution order
         for k in order:
             if not budget(MAX_RUNS):
