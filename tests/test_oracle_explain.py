@@ -156,3 +156,28 @@ def test_integer_constant_in_a_typeless_param_is_a_cgc_defect():
     assert [i["text"] for i in e["examples"][0]["instructions"]] == \
         ["ADD.S R2.x, R1.w, c[0]", "I2F.S R1.w, c[0].x"]
     assert _compare("handheld__shaders__lcd3x.cg__main_fragment").status == "match"
+
+
+def test_diffcheck_oracle_reports_the_shown_verdicts(capsys):
+    """``tools/diffcheck.py --oracle --match``: the table counts explained pairs, the verdicts
+    are printed with their rule, and the exit status is 0 only when nothing is unexplained."""
+    import importlib.util
+    corpus = shared_corpus_or_skip()
+    gl_context("core", "compat")
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("diffcheck", root / "tools" / "diffcheck.py")
+    dc = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(dc)
+    rc = dc.main(["--oracle", "--corpus", str(corpus), "--lanes", str(LANES), "--quiet",
+                  "--match", "gp4fp/crt__shaders__phosphor-trails.cg__main_fragment.fp",
+                  "--match", "gp4fp/handheld__shaders__lcd3x.cg__main_fragment__noopt.fp"])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    assert "fragment  pairs     2  match     0  differ    2 (explained    2, unexplained    0)" \
+        in out
+    assert "      256  cgc-int-constant: cgc defect" in out
+    assert "      256  undefined-domain: GLSL 1.10" in out
+    rc = dc.main(["--oracle", "--corpus", str(corpus), "--lanes", str(LANES), "--quiet",
+                  "--match", "gp4fp/crt__shaders__GTU-famicom__DAC.cg__main_fragment.fp"])
+    out = capsys.readouterr().out
+    assert rc == 1 and "unexplained    1" in out and "unexplained lane 105" in out, out

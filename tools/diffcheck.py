@@ -188,6 +188,8 @@ def oracle_main(args) -> int:
     from xlate.verify.gl import Runner
     from xlate.verify.oracle import CompatRunner, compare_pair, pairs
     ps = pairs(Path(args.corpus))
+    if args.match:
+        ps = [p for p in ps if any(m in p[0].as_posix() for m in args.match)]
     if args.sample is not None:
         rng = random.Random(f"{args.seed}:oracle")
         ps = sorted(rng.sample(ps, min(args.sample, len(ps))))
