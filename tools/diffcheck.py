@@ -188,6 +188,8 @@ def oracle_main(args) -> int:
     from xlate.verify.gl import Runner
     from xlate.verify.oracle import CompatRunner, compare_pair, pairs
     ps = pairs(Path(args.corpus))
+    if args.match:
+        ps = [p for p in ps if any(m in p[0].as_posix() for m in args.match)]
     if args.sample is not None:
         rng = random.Random(f"{args.seed}:oracle")
         ps = sorted(rng.sample(ps, min(args.sample, len(ps))))
@@ -201,7 +203,8 @@ def oracle_main(args) -> int:
     for k, (asm, glsl, stage) in enumerate(ps):
         try:
             r = compare_pair(asm, glsl, stage, lanes=min(args.lanes, 1024), seed=args.seed,
-                             runner=runner, compat=compat).to_json()
+                             runner=runner, compat=compat,
+                             explain=not args.no_explain).to_json()
         except Exception as e:                      # keep going; report it
             r = {"asm": str(asm), "glsl": str(glsl), "stage": stage, "status": "error",
                  "reason": f"{type(e).__name__}: {e}", "compared": 0, "exact": 0,
@@ -214,27 +217,56 @@ def oracle_main(args) -> int:
     for stage in ("vertex", "fragment", None):
         rs = [r for r in results if stage is None or r["stage"] == stage]
         cnt = {s: sum(r["status"] == s for r in rs) for s in ("match", "differ", "unsupported",
-                                                              "error")}
+                                                              "error", "cgc-defect")}
+        expl = sum(r["status"] == "differ" and (r.get("explanation") or {}).get("status")
+                   == "explained" for r in rs)
         comps = sum(r["compared"] for r in rs)
         exact = sum(r["exact"] for r in rs)
         tol = sum(r["tolerant"] for r in rs)
         print(f"{stage or 'total':9s} pairs {len(rs):5d}  match {cnt['match']:5d}  differ "
-              f"{cnt['differ']:4d}  unsupported {cnt['unsupported']:4d}  error {cnt['error']:4d}"
+              f"{cnt['differ']:4d} (explained {expl:4d}, unexplained {cnt['differ'] - expl:4d})"
+              f"  cgc-defect {cnt['cgc-defect']:3d}  unsupported {cnt['unsupported']:4d}  "
+              f"error {cnt['error']:4d}"
               f"  | components {comps}: exact {exact}, within 2^-12 relative {tol}, "
               f"differing {comps - exact - tol}")
     causes = collections.Counter(r.get("cause") or "?" for r in results if r["status"] == "differ")
     if causes:
         print("\ndiffering pairs by cause (xlate/verify/oracle.py cause()): "
               + ", ".join(f"{c} {n}" for c, n in causes.most_common()))
+    verdicts = collections.Counter()
     for r in results:
-        if r["status"] in ("differ", "error", "unsupported"):
-            print(f"  {r['status']:11s} {os.path.relpath(r['asm'], args.corpus)}: "
+        for v, n in ((r.get("explanation") or {}).get("verdicts") or {}).items():
+            verdicts[v] += n
+    if verdicts:
+        from xlate.verify.oracle_explain import VERDICTS
+        print("\ndiffering lanes by shown verdict (xlate/verify/oracle_explain.py, "
+              "docs/cgc-oracle.md):")
+        for v, n in verdicts.most_common():
+            print(f"  {n:7d}  {v}: {VERDICTS.get(v.split('+')[0], '')}")
+        ill = sum("ill-conditioned" in ((r.get("explanation") or {}).get("verdicts") or {})
+                  and r["explanation"]["status"] == "explained" for r in results)
+        print(f"  ({ill} explained pairs rest partly on ill-conditioned lanes, which do not "
+              f"reproduce cgc's value)")
+    for r in results:
+        if r["status"] in ("differ", "error", "unsupported", "cgc-defect"):
+            e = r.get("explanation") or {}
+            state = f"{r['status']}/{e['status']}" if e else r["status"]
+            print(f"  {state:20s} {os.path.relpath(r['asm'], args.corpus)}: "
                   f"{r.get('cause') or r.get('reason') or ''} max rel {r.get('max_rel', 0):.2g} "
                   f"{'; '.join(r.get('examples', [])[:2])}")
+            if e:
+                print(f"      lanes {e['lanes']}, explained {e['explained']}: "
+                      + ", ".join(f"{v} {n}" for v, n in e["verdicts"].items()))
+                for u in e["unexplained"][:1]:
+                    where = "; ".join(f"line {i.get('line')}: {i['text']}"
+                                      for i in u["instructions"][:1]) or "(no instruction)"
+                    print(f"      unexplained lane {u['lane']} at {where}: {u['detail']}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"oracle": results}, f, indent=1)
-    return 0
+    unexplained = sum(r["status"] == "differ" and (r.get("explanation") or {}).get("status")
+                      != "explained" for r in results)
+    return 1 if unexplained and not args.no_explain else 0
 
 
 def main(argv=None) -> int:
@@ -271,6 +303,9 @@ def main(argv=None) -> int:
     p.add_argument("--stage", default="all", help="--generated: vertex, fragment, geometry or "
                    "all (default)")
     p.add_argument("--out", metavar="DIR", help="--generated: write the programs here (kept)")
+    p.add_argument("--no-explain", action="store_true",
+                   help="--oracle: skip the counterfactual explanation of differing pairs "
+                        "(xlate/verify/oracle_explain.py)")
     p.add_argument("--oracle", action="store_true",
                    help="instead: compare xlate's translation of cgc's NV4 assembly with cgc's "
                         "own GLSL for the same Cg entry point (xlate/verify/oracle.py)")

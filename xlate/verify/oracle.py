@@ -56,9 +56,15 @@ from .glapi import GLError
 
 REL = 2.0 ** -12          # relative tolerance between the two translations
 ABS = 2.0 ** -16
-CG_TYPE_COMPS = {"float": 1, "float1": 1, "float2": 2, "float3": 3, "float4": 4,
-                 "half": 1, "half2": 2, "half3": 3, "half4": 4, "int": 1, "bool": 1,
-                 "float4x4": 4, "float3x3": 3, "float2x2": 2}
+CG_TYPE_COMPS = {"int": 1, "bool": 1}
+# Cg's float/half/fixed scalars, vectors and RxC matrices (R rows of C components: a
+# half4x4 parameter is four vec4 in both profiles)
+for _base in ("float", "half", "fixed"):
+    CG_TYPE_COMPS[_base] = 1
+    for _n in range(1, 5):
+        CG_TYPE_COMPS[f"{_base}{_n}"] = _n
+        for _m in range(1, 5):
+            CG_TYPE_COMPS[f"{_base}{_n}x{_m}"] = _m
 VERTEX_ALIASES = {"gl_Vertex": 0, "gl_Normal": 2, "gl_Color": 3, "gl_SecondaryColor": 4,
                   "gl_FogCoord": 5}
 OUTPUT_BUILTINS = {"result.position": "gl_Position", "result.color": "gl_FrontColor",
@@ -132,9 +138,48 @@ class PairResult:
     kill: int = 0                    # lanes killed on one side only
     textures: bool = False           # the program samples textures
     cause: str = ""                  # differ only: cause()
+    #: differ only, with ``explain``: the shown explanation (oracle_explain.Explanation.to_json)
+    explanation: dict | None = None
+    #: fragment: struct varyings cgc's GLSL declares as plain globals, written by the harness
+    #: ("_VOUT1._maskFade1 <- fragment.attrib[0]")
+    fed: list = field(default_factory=list)
+    #: what the comparison ran (PairRun), kept for the explanation; not reported
+    run: object = field(default=None, repr=False, compare=False)
 
     def to_json(self) -> dict:
-        return dict(self.__dict__)
+        d = dict(self.__dict__)
+        d.pop("run", None)
+        if d["explanation"] is None:
+            d.pop("explanation")
+        return d
+
+
+@dataclass
+class PairRun:
+    """What one comparison ran, for :mod:`oracle_explain`: the parsed assembly, its analysis,
+    the generated inputs, xlate's capture ``cap`` and cgc's outputs ``theirs`` (binding ->
+    (lanes, 4) words), cgc's kill mask (fragment; None for vertex), and the compared outputs:
+    (binding, xlate's output name, components)."""
+    program: object
+    facts: object
+    out: object
+    gen: object
+    lanes: int
+    cap: object
+    theirs: dict
+    killed: object
+    compared: list
+
+
+def near(mine: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """The oracle's match of two compilations' words (any shape): bit-equal floats, or within
+    :data:`REL` relative / :data:`ABS` absolute of each other (denormals flushed)."""
+    from . import compare as cmp
+    exact = cmp.float_equal(mine, other)
+    ef, gf = cmp.flush(mine).view(np.float32), cmp.flush(other).view(np.float32)
+    with np.errstate(all="ignore"):
+        return exact | (np.abs(ef.astype(np.float64) - gf) <=
+                        np.maximum(ABS, REL * np.maximum(np.abs(ef), np.abs(gf))))
 
 
 #: a relative difference up to this is the arithmetic of two independent compilations (cgc's
@@ -193,6 +238,13 @@ class CompatRunner(Runner):
             d = np.ascontiguousarray(data)
             if kind == "sampler":
                 gl.Uniform1i(loc, int(np.asarray(data).ravel()[0]))
+            elif kind.startswith("int"):
+                # an int parameter: the assembly reads its words as a signed integer (I2F.S
+                # c[8].x), the GLSL an int uniform set from the same words
+                n = int(kind[3:] or 1)
+                fn = {1: gl.Uniform1iv, 2: gl.Uniform2iv, 3: gl.Uniform3iv, 4: gl.Uniform4iv}[n]
+                f = np.ascontiguousarray(d.reshape(-1, 4)[:, :n], np.uint32)
+                fn(loc, f.shape[0], f.ctypes.data_as(C.c_void_p))
             else:
                 n = {"float": 1, "vec2": 2, "vec3": 3, "vec4": 4}[kind]
                 fn = {1: gl.Uniform1fv, 2: gl.Uniform2fv, 3: gl.Uniform3fv, 4: gl.Uniform4fv}[n]
@@ -279,9 +331,10 @@ class CompatRunner(Runner):
             self._cleanup()
 
     def run_fragment(self, src: str, lanes: int, feeds: dict[str, np.ndarray],
-                     outputs: list[int], uniforms, textures):
+                     outputs: list[int], uniforms, textures, prologue: tuple = ()):
         """``feeds``: replacement global name -> (lanes, 4) words; ``outputs``: colour
-        attachment indices to read.  Returns ({attachment: words}, killed)."""
+        attachment indices to read; ``prologue``: statements run at the start of main(), after
+        the feeds are read.  Returns ({attachment: words}, killed)."""
         gl = self.gl
         self.use()
         x, y, W, H = quad_layout(lanes)
@@ -297,13 +350,16 @@ class CompatRunner(Runner):
             m = re.search(r"void main\(\)\s*\{", src)
             if m is None:
                 raise GLError("cgc GLSL without main()")
-            body = src[:m.end()] + "\n" + "\n".join(fetch) + "\n" + src[m.end():]
+            body = src[:m.end()] + "\n" + "\n".join(fetch + list(prologue)) + "\n" + \
+                src[m.end():]
             lines = body.split("\n")
             at = next(i for i, ln in enumerate(lines) if ln.startswith("#version")) + 1
             if "texture2DLod" in body or "texture2DProjLod" in body:
                 # cgc uses the lod lookups in fragment shaders (NVIDIA allows them in 1.10)
                 lines.insert(at, "#extension GL_ARB_shader_texture_lod : enable")
-            while at < len(lines) and lines[at].startswith("#extension"):
+            # after the shader's own #extension lines (blank lines may come between)
+            while at < len(lines) and (lines[at].startswith("#extension") or
+                                       not lines[at].strip()):
                 at += 1
             text = "\n".join(lines[:at] + decl + lines[at:])
             vs = "#version 110\nvoid main()\n{\n    gl_Position = gl_Vertex;\n}\n"
@@ -393,11 +449,16 @@ def _param_sources(program, gen, var: Var) -> np.ndarray | None:
 
 def compare_pair(asm_path, glsl_path, stage: str, *, lanes: int = 256, seed: int = 1,
                  runner: Runner | None = None, compat: CompatRunner | None = None,
-                 transpose: bool | None = None) -> PairResult:
+                 transpose: bool | None = None, explain: bool = False) -> PairResult:
     """Compare one pair.  Matrix parameters: cgc stores a float4x4 as 4 vec4 in both profiles,
     but for some programs (``mul(v, M)``) one profile's vectors are the other's transposed;
     with ``transpose=None`` a pair that differs is retried with the GLSL matrices transposed
-    and reported as matching if that makes them agree (``reason`` says so)."""
+    and reported as matching if that makes them agree (``reason`` says so).
+
+    ``explain``: a differing pair gets :func:`oracle_explain.explain` (per-instruction
+    localization on the assembly side and shown verdicts) in ``explanation``."""
+    runner = runner or Runner("gl")
+    compat = compat or CompatRunner()
     res = _compare_pair(asm_path, glsl_path, stage, lanes=lanes, seed=seed, runner=runner,
                         compat=compat, transpose=bool(transpose))
     if transpose is None and res.status == "differ" and res.reason == "has-matrix":
@@ -408,6 +469,9 @@ def compare_pair(asm_path, glsl_path, stage: str, *, lanes: int = 256, seed: int
             return res2
     if res.reason == "has-matrix":
         res.reason = ""
+    if explain and res.status == "differ" and res.run is not None:
+        from .oracle_explain import explain as explain_pair
+        res.explanation = explain_pair(res.run, runner).to_json()
     return res
 
 
@@ -509,7 +573,10 @@ def _compare_pair(asm_path, glsl_path, stage: str, *, lanes: int, seed: int, run
         if n is None:
             res.status, res.reason = "unsupported", f"Cg type {gv.type}"
             return res
-        kind = {1: "float", 2: "vec2", 3: "vec3", 4: "vec4"}[n if "x" not in gv.type else 4]
+        # a floatRxC is R rows of vecC in both profiles (``uniform vec3 _RGB_to_YIQ[3]``)
+        kind = {1: "float", 2: "vec2", 3: "vec3", 4: "vec4"}[n]
+        if re.fullmatch(r"int[1-4]?", gv.type):
+            kind = f"int{n}"
         uname = gm.group(1) + (f"[{gm.group(2)}]" if gm.group(2) is not None else "")
         if "x" in gv.type:
             has_matrix = True
@@ -562,6 +629,34 @@ def _compare_pair(asm_path, glsl_path, stage: str, *, lanes: int, seed: int, run
                     feeds["xv_Color"] = v
                 elif key == "fragment.color.secondary":
                     feeds["xv_SecondaryColor"] = v
+            prologue = []
+            for name, gv in gvars.items():
+                av = avars.get(name)
+                attr = re.fullmatch(r"ATTR(\d+)", av.resource.strip()) if av else None
+                if attr is None or not gv.referenced or not av.referenced or \
+                        not gv.semantic.startswith("$vin._") or \
+                        not re.fullmatch(r"[A-Za-z_]\w*(?:\.\w+)*", gv.resource):
+                    continue
+                if "." not in gv.resource:
+                    # a user varying (cgc declares ``varying float _colorPhase1;``, which
+                    # nothing upstream writes here): a plain global the prologue sets
+                    text, n_decl = re.subn(rf"^varying\s+(\w+\s+{gv.resource}\s*;)", r"\1",
+                                           text, flags=re.M)
+                    if not n_decl:
+                        continue
+                # a varying member of a struct: GLSL 1.10 has no struct varyings, and cgc
+                # declares the struct a plain global nothing writes (its $vin semantic says it
+                # is the fragment input ATTRn): the harness writes the global at the start of
+                # main() from the values fragment.attrib[n] has in the assembly -- the
+                # application's varying, as gl_TexCoord[n] is fed
+                v = gen.inputs.get(f"fragment.attrib[{attr.group(1)}]")
+                n = CG_TYPE_COMPS.get(gv.type)
+                if v is None or n is None or "x" in gv.type:
+                    res.status, res.reason = "unsupported", f"varying {name} ({gv.type})"
+                    return res
+                feeds[f"xv_Attr{attr.group(1)}"] = v
+                prologue.append(f"{gv.resource} = xv_Attr{attr.group(1)}.{'xyzw'[:n]};")
+                res.fed.append(f"{gv.resource} <- fragment.attrib[{attr.group(1)}]")
             text = re.sub(r"gl_TexCoord\[(\d+)\]", r"xv_TexCoord\1", text)
             text = text.replace("gl_SecondaryColor", "xv_SecondaryColor").replace("gl_Color",
                                                                                     "xv_Color")
@@ -569,11 +664,28 @@ def _compare_pair(asm_path, glsl_path, stage: str, *, lanes: int, seed: int, run
                 if name not in feeds:
                     feeds[name] = np.zeros((lanes, 4), np.uint32)
             atts = sorted({int(a) for a in re.findall(r"gl_FragData\[(\d+)\]", text)}) or [0]
-            got, killed = compat.run_fragment(text, lanes, feeds, atts, uniforms, textures)
+            got, killed = compat.run_fragment(text, lanes, feeds, atts, uniforms, textures,
+                                              tuple(prologue))
             theirs = {("result.color" if a == 0 else f"result.color[{a}]"): v
                       for a, v in got.items()}
     except (GLError, StopIteration) as e:
         res.status, res.reason = "error", f"cgc GLSL on GL: {e}"
+        m = re.search(r"error: `(\w+)' undeclared", str(e))
+        if m and re.search(rf"\b{m.group(1)}\b", glsl) and \
+                not re.search(rf"^\s*(?:uniform\s+)?\w+\s+{m.group(1)}\s*[;\[]", glsl, re.M):
+            # cgc's own defect, shown by the compiler: its GLSL reads a struct (samplers of a
+            # pass-input struct such as ``_ORIG._texture``) that it never declares
+            res.status = "cgc-defect"
+            res.reason = f"cgc's GLSL uses {m.group(1)} without declaring it (the GLSL " \
+                         f"compiler: `{m.group(1)}' undeclared)"
+        elif "sampler variables may only be declared as function parameters or uniform" \
+                in str(e) and re.search(r"^sampler\w*\s+\w+\s*;", glsl, re.M):
+            # cgc declares sampler temporaries as plain globals (``sampler2D _TMP70;``),
+            # which GLSL 1.10 §4.1.7 forbids ("samplers ... can only be declared as function
+            # parameters or uniforms")
+            res.status = "cgc-defect"
+            res.reason = "cgc's GLSL declares a sampler as a plain global (GLSL 1.10 " \
+                         "§4.1.7: samplers are uniforms or function parameters only)"
         return res
     # compare the outputs the assembly header declares
     out_types = {}
@@ -590,6 +702,8 @@ def _compare_pair(asm_path, glsl_path, stage: str, *, lanes: int, seed: int, run
     for i in range(1, 8):
         resource_binding[f"COL{i}"] = f"result.color[{i}]"
     by_binding = {o["binding"]: o["name"] for o in out.reflection["outputs"]}
+    compared = []
+    res.run = PairRun(program, facts, out, gen, lanes, cap, theirs, killed, compared)
     active = np.ones(lanes, bool) if killed is None else ~(killed | cap.killed)
     if killed is not None and np.any(killed != cap.killed):
         res.kill = int(np.sum(killed != cap.killed))
@@ -606,6 +720,8 @@ def _compare_pair(asm_path, glsl_path, stage: str, *, lanes: int, seed: int, run
         if mine is None or other is None:
             continue
         comps = range(1 if b in ("result.pointsize", "result.fogcoord") else ncomp)
+        compared.append((b, by_binding.get(b) or by_binding.get(b + "[0]")
+                         or by_binding.get(b.replace("[0]", "")), tuple(comps)))
         for c in comps:
             e, g = mine[active, c], other[active, c]
             exact = cmp.float_equal(e, g)
@@ -637,6 +753,10 @@ def _compare_pair(asm_path, glsl_path, stage: str, *, lanes: int, seed: int, run
                 res.examples.append(f"{b}.{'xyzw'[c]}: xlate {float(ef[i])!r}, cgc {float(gf[i])!r}")
     if not res.compared:
         res.status, res.reason = "unsupported", "no output to compare"
+        if killed is not None and killed.all() and cap.killed.all():
+            # both programs discard every fragment on these inputs: they agree, but on
+            # nothing that tests their arithmetic -- not counted as a match
+            res.reason = "every fragment discarded by both programs (no output to compare)"
     elif res.differing:
         res.status = "differ"
         res.textures = bool(gen.textures)

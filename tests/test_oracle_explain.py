@@ -1,0 +1,183 @@
+"""The cgc oracle's explanations (xlate/verify/oracle_explain.py, docs/cgc-oracle.md): a
+sample of pairs' outcomes pinned exactly -- verdict, explained lanes, localized instruction --
+on the inputs ``tools/diffcheck.py --oracle --lanes 256 --seed 1`` uses."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import gl_context, shared_corpus_or_skip
+
+LANES, SEED = 256, 1
+
+
+def _pair(stem: str, stage: str = "fragment", noopt: bool = False):
+    cg = Path(shared_corpus_or_skip()) / "cg"
+    asm = cg / ("gp4fp" if stage == "fragment" else "gp4vp") / \
+        f"{stem}{'__noopt' if noopt else ''}.{'fp' if stage == 'fragment' else 'vp'}"
+    glsl = cg / ("glslf" if stage == "fragment" else "glslv") / \
+        f"{stem}.{'frag' if stage == 'fragment' else 'vert'}"
+    return asm, glsl, stage
+
+
+def _compare(stem, **kw):
+    from xlate.verify.oracle import compare_pair
+    gl_context("core", "compat")
+    return compare_pair(*_pair(stem, **kw), lanes=LANES, seed=SEED, explain=True)
+
+
+def test_pow_expanded_by_cgc_is_shown_undefined_domain():
+    """cgc's GLSL computes pow(t, 4.0) as t*t*t*t; the assembly keeps POW = EX2(4 LG2(t)),
+    NaN for the negative t the inputs give.  Shown: the executor with |t| at every POW (the
+    lanes whose base is negative only) reproduces cgc's outputs on all 256 lanes."""
+    r = _compare("crt__shaders__phosphor-trails.cg__main_fragment")
+    assert (r.status, r.cause) == ("differ", "nonfinite")
+    e = r.explanation
+    assert (e["status"], e["lanes"], e["explained"]) == ("explained", 256, 256)
+    assert e["verdicts"] == {"undefined-domain": 256}
+    assert {i["op"] for i in e["examples"][0]["instructions"]} == {"POW"}
+
+
+def test_struct_varyings_are_fed_and_the_pair_matches():
+    """cgc declares the struct varying VOUT (ATTR0/ATTR1 in the assembly) as a plain global
+    that nothing writes; the harness writes it from fragment.attrib[n] and the pair matches
+    (it differed on every fragment before: the global read as zero)."""
+    r = _compare("crt__shaders__zfast_crt.cg__main_fragment")
+    assert (r.status, r.differing) == ("match", 0), r.examples
+    assert r.fed == ["_VOUT1._maskFade1 <- fragment.attrib[0]",
+                     "_VOUT1._invDims1 <- fragment.attrib[1]"]
+
+
+def test_matrix_rows_of_vec3():
+    """A float3x3 parameter is ``uniform vec3 _RGB_to_YIQ[3]`` in cgc's GLSL (set as vec4 it
+    was a GL error and the pair an error)."""
+    r = _compare("crt__shaders__phosphor-trails.cg__main_fragment")
+    assert (r.status, r.compared) == ("differ", LANES * 4)
+
+
+def test_undeclared_struct_is_a_cgc_defect():
+    r = _compare("hqx__shader-files__hq2x.cg__main_fragment")
+    assert r.status == "cgc-defect"
+    assert r.reason == ("cgc's GLSL uses _ORIG without declaring it (the GLSL compiler: "
+                        "`_ORIG' undeclared)")
+
+
+def test_color_grid_verdicts_pinned():
+    """color-grid: one lane's difference is a FLR of a value within 2^-12 of an integer (shown
+    by the replay with the FLR's operand moved by that much); one is reproduced by solved
+    moves (precision); most lanes go through a ``fract(sin(x) * 43758.5)`` hash and are
+    ill-conditioned; two stay unexplained.  Pinned so that a change either way is seen."""
+    r = _compare("borders__resources__color-grid.cg__main_fragment")
+    e = r.explanation
+    assert (e["status"], e["lanes"], e["explained"]) == ("unexplained", 51, 49)
+    assert e["verdicts"] == {"ill-conditioned": 47, "precision": 1, "tie": 1,
+                             "unexplained": 2}
+    by = {x["verdict"]: x for x in e["examples"]}
+    assert (by["tie"]["lane"], [i["op"] for i in by["tie"]["instructions"]]) == (22, ["FLR"])
+    ill = by["ill-conditioned"]
+    assert len(ill["instructions"]) == 1 and ill["inputs"]
+    u = e["unexplained"][0]
+    assert u["lane"] == 161 and u["inputs"] and "cgc" in u["detail"]
+
+
+def test_tie_changes_nothing_far_from_the_boundary():
+    """The ``tie`` replacement recomputes the instruction from operands moved by 2^-12
+    relative: a comparison of values further apart keeps its result (no freedom to invent),
+    one within it flips."""
+    from xlate import parse
+    from xlate.exec.machine import compile_program
+    from xlate.verify.oracle_explain import _tie_variants
+    prog = parse("!!NVfp4.0\nTEMP R0;\nSLT.F R0, fragment.texcoord[0], "
+                 "fragment.texcoord[1];\nMOV.F result.color, R0;\nEND\n", filename="t.fp")
+    code, _ = compile_program(prog)
+    x = code[0]
+    a = np.array([[1.0, 1.0, 1.0, 1.0]], np.float32)
+    b = np.array([[1.0 + 2.0 ** -14, 1.01, 0.999, 1.0 - 2.0 ** -14]], np.float32)
+    base = (a < b).astype(np.float32)
+    flips = set()
+    for change in _tie_variants(x):
+        new = np.asarray(change(x, [a, b], base.view(np.uint32), np.array([0]),
+                                np.array([0]))).view(
+            np.float32)
+        flips |= {c for c in range(4) if new[0, c] != base[0, c]}
+    assert flips == {0, 3}
+
+
+def test_overflow_replaces_only_overflowing_results():
+    """``overflow`` frees a result that is non-finite although its operands are finite (EX2 of
+    200), and nothing else (EX2 of 1 keeps the executor's value; an Inf operand is not an
+    overflow)."""
+    from xlate import parse
+    from xlate.exec.machine import compile_program
+    from xlate.verify.oracle_explain import _result, _undefined_variants
+    prog = parse("!!NVfp4.0\nTEMP R0;\nEX2.F R0, fragment.texcoord[0].x;\n"
+                 "MOV.F result.color, R0;\nEND\n", filename="t.fp")
+    x = compile_program(prog)[0][0]
+    ops = [np.array([200.0, 1.0, np.inf], np.float32)]
+    bits = np.array(_result(x, ops), np.uint32)
+    rows, ids = np.arange(3), np.arange(3)
+    got = [np.asarray(ch(x, ops, bits, rows, ids)) for ch in _undefined_variants(x, "overflow")]
+    assert [g[0, 0] for g in got] == [0x7F7FFFFF, 0, 0x7FC00000]     # FLT_MAX, 0, NaN
+    for g in got:
+        assert np.array_equal(g[1:], bits[1:])         # finite result; Inf operand: kept
+
+
+@pytest.mark.parametrize("stem,stage,status,reason", [
+    # int parameters: an int uniform set from the words the assembly reads as integers
+    # (set with glUniform1fv it was a GL error)
+    ("pal__shaders__pal-r57shell.cg__main_fragment", "fragment", "match", ""),
+    # half4x4 parameters: four vec4 rows (were "unsupported: Cg type half4x4")
+    ("warp__shaders__dilation-ATi.cg__main_vertex", "vertex", "match", ""),
+    # `#extension` after a blank line: the harness's declarations go after it
+    ("misc__nes-color-decoder.cg__main_fragment", "fragment", "match", ""),
+    # cgc declares sampler temporaries as plain globals: GLSL rejects it
+    ("mudlord__shaders__waterpaint-mudlord.cg__main_fragment", "fragment", "cgc-defect",
+     "cgc's GLSL declares a sampler as a plain global (GLSL 1.10 §4.1.7: samplers are "
+     "uniforms or function parameters only)"),
+    # both programs discard every fragment on these inputs: nothing compared, not a match
+    ("crt__shaders__crt-royale__src__crt-royale-mask-resize-vertical.cg__main_fragment",
+     "fragment", "unsupported",
+     "every fragment discarded by both programs (no output to compare)"),
+])
+def test_harness_outcomes_pinned(stem, stage, status, reason):
+    r = _compare(stem, stage=stage)
+    assert (r.status, r.reason) == (status, reason), r.examples
+
+
+def test_integer_constant_in_a_typeless_param_is_a_cgc_defect():
+    """lcd3x's noopt assembly reads ``PARAM c[1] = { { 4 } };`` -- the float 4.0 by
+    NV_gpu_program4 issue 7 -- with ADD.S and I2F.S (the integer 1082130432); cgc's GLSL divides
+    by 5.  The run where exactly those two reads take the integer 4 reproduces cgc on every
+    lane: a cgc defect, shown; the optimised assembly of the same entry point matches."""
+    r = _compare("handheld__shaders__lcd3x.cg__main_fragment", noopt=True)
+    e = r.explanation
+    assert (e["status"], e["explained"], e["verdicts"]) == \
+        ("explained", 256, {"cgc-int-constant": 256})
+    assert [i["text"] for i in e["examples"][0]["instructions"]] == \
+        ["ADD.S R2.x, R1.w, c[0]", "I2F.S R1.w, c[0].x"]
+    assert _compare("handheld__shaders__lcd3x.cg__main_fragment").status == "match"
+
+
+def test_diffcheck_oracle_reports_the_shown_verdicts(capsys):
+    """``tools/diffcheck.py --oracle --match``: the table counts explained pairs, the verdicts
+    are printed with their rule, and the exit status is 0 only when nothing is unexplained."""
+    import importlib.util
+    corpus = shared_corpus_or_skip()
+    gl_context("core", "compat")
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("diffcheck", root / "tools" / "diffcheck.py")
+    dc = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(dc)
+    rc = dc.main(["--oracle", "--corpus", str(corpus), "--lanes", str(LANES), "--quiet",
+                  "--match", "gp4fp/crt__shaders__phosphor-trails.cg__main_fragment.fp",
+                  "--match", "gp4fp/handheld__shaders__lcd3x.cg__main_fragment__noopt.fp"])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    assert "fragment  pairs     2  match     0  differ    2 (explained    2, unexplained    0)" \
+        in out
+    assert "      256  cgc-int-constant: cgc defect" in out
+    assert "      256  undefined-domain: GLSL 1.10" in out
+    rc = dc.main(["--oracle", "--corpus", str(corpus), "--lanes", str(LANES), "--quiet",
+                  "--match", "gp4fp/crt__shaders__GTU-famicom__DAC.cg__main_fragment.fp"])
+    out = capsys.readouterr().out
+    assert rc == 1 and "unexplained    1" in out and "unexplained lane 105" in out, out
