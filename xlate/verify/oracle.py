@@ -53,9 +53,8 @@ import numpy as np
 from . import glapi as G
 from .gl import Runner, TextureData, quad_layout
 from .glapi import GLError
+from .oracle_match import ABS, REL  # the oracle's match, shared with oracle_explain
 
-REL = 2.0 ** -12          # relative tolerance between the two translations
-ABS = 2.0 ** -16
 CG_TYPE_COMPS = {"int": 1, "bool": 1}
 # Cg's float/half/fixed scalars, vectors and RxC matrices (R rows of C components: a
 # half4x4 parameter is four vec4 in both profiles)
@@ -171,15 +170,6 @@ class PairRun:
     compared: list
 
 
-def near(mine: np.ndarray, other: np.ndarray) -> np.ndarray:
-    """The oracle's match of two compilations' words (any shape): bit-equal floats, or within
-    :data:`REL` relative / :data:`ABS` absolute of each other (denormals flushed)."""
-    from . import compare as cmp
-    exact = cmp.float_equal(mine, other)
-    ef, gf = cmp.flush(mine).view(np.float32), cmp.flush(other).view(np.float32)
-    with np.errstate(all="ignore"):
-        return exact | (np.abs(ef.astype(np.float64) - gf) <=
-                        np.maximum(ABS, REL * np.maximum(np.abs(ef), np.abs(gf))))
 
 
 #: a relative difference up to this is the arithmetic of two independent compilations (cgc's

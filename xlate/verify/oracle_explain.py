@@ -16,7 +16,7 @@ between the two programs is split in two at the executor, which runs the assembl
    only, the executor's result is replaced by a value a named cause allows (below), and the
    run goes on from there by the specs.  A lane is explained when the replay with those
    replacements -- and no others -- reproduces every compared output component of cgc's GLSL
-   on that lane (within the oracle's tolerance, :func:`oracle.near`) and its kill status.
+   on that lane (within the oracle's tolerance, :func:`oracle_match.near`) and its kill status.
    Replacements are accumulated greedily in execution order: one is kept for a lane only when
    it lowers the number of that lane's differing components, and a final run with exactly the
    kept replacements confirms each explained lane.  The localized instruction of a lane is its
@@ -64,7 +64,7 @@ import numpy as np
 
 from ..ir.model import DataType, RegKind
 from ..ir.ops import OPCODES
-from .oracle import REL, near
+from .oracle_match import REL, near
 
 F32, U32 = np.float32, np.uint32
 
