@@ -20,6 +20,7 @@ from .operands import Operands
 from .instructions import Instructions
 from .textures import Textures
 from .control import ControlFlow
+from .expressions import Expressions, Plan, plan_temporaries
 
 
 # Line tags: emit_body appends "\x00<source line>\x00" ("\x00<line>c\x00" for an instruction
@@ -30,7 +31,7 @@ _TAG = re.compile("\x00(\\d+)(c?)\x00")
 _FILLER = frozenset(["", "{", "}", "else", "do", "} while (false);"])
 
 
-class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow):
+class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow, Expressions):
     """Prints one lowered program; the mixins are the parts (declarations, operands,
     instructions, textures, control flow), this class holds the state and the program."""
 
@@ -79,6 +80,14 @@ class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow):
         self.direct_outputs: dict[tuple[str, int | None], str] = {}  # plan_direct_outputs
         self.zeroed_outputs: list[tuple[str, int | None]] = []
         self.cfg_limit = 65536
+        # the temporaries policy's decisions and the printer's state for them (expressions.py)
+        self.temporaries = Plan()
+        self.values: dict[int, tuple] = {}          # id(instruction) -> (expression, ValueForm)
+        self.waiting: dict[int, list[str]] = {}     # id(instruction) -> its statements, unprinted
+        self.waiting_comments: dict[int, list[str]] = {}
+        self.consumed: list = []                    # values the instruction being printed took
+        self.needs_temporary = False                # ... and one of them is to be baked
+        self.narrowed: dict[int, tuple | None] = {}     # id(instruction) -> narrowed_components
 
     # ---- naming --------------------------------------------------------------------------------
     def name_of(self, reg: str) -> str:
@@ -167,6 +176,7 @@ class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow):
     def render(self, st: Structured) -> GlslOutput:
         prog = self.prog
         self.plan_direct_outputs(st)
+        self.temporaries = plan_temporaries(self, st)
         functions, prototypes = [], []
         depths = [None] if self.depth is None else range(MAX_CALL_DEPTH, 0, -1)
         called = None if self.depth is None else called_copies(st)
@@ -183,6 +193,9 @@ class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow):
         self.depth = None if self.depth is None else 0
         main_body = self.emit_body(st.main.body, 1, True)
         functions.append("void xl_main()\n{\n" + "\n".join(main_body) + ("\n" if main_body else "") + "}")
+        # a register whose every value was inlined is not named in any function: not declared
+        words = set(re.findall(r"\w+", "\n".join(functions)))
+        self.used_temps = {r for r in self.used_temps if self.name_of(r) in words}
         globals_, prologue, epilogue = self.declare_globals()
         interface = self.declare_interface()
         uniforms = self.declare_uniforms()

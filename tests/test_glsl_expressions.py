@@ -1,0 +1,175 @@
+"""The temporaries policy and the precedence-aware printer (xlate/backends/glsl/expressions.py):
+which values are inlined into their reader and which stay in their register, and where the
+printer puts parentheses.  Exactness of what is inlined (NoContraction in the SPIR-V) is
+checked at the end; the random and mutation campaigns (test_verify_random*.py,
+test_verify_mutants.py) check the results on llvmpipe."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import xlate
+from xlate.backends.glsl.expressions import (PRIMARY, UNARY, arithmetic_under_swizzle, fill,
+                                             place, precedence)
+
+
+def _main(src: str) -> list[str]:
+    """The statements of xl_main, stripped."""
+    g = xlate.translate(src).glsl
+    body = g[g.index("void xl_main()"):]
+    body = body[body.index("{") + 1:body.index("\n}")]
+    return [line.strip() for line in body.strip().splitlines()]
+
+
+# ---- precedence ----------------------------------------------------------------------------------
+
+def test_precedence_of_printed_expressions():
+    assert precedence("a * b + c") == 13
+    assert precedence("a * b") == 14
+    assert precedence("f(a + b)") == PRIMARY
+    assert precedence("(a + b)") == PRIMARY
+    assert precedence("R0.xy") == PRIMARY
+    assert precedence("-R0") == UNARY
+    assert precedence("-0.5") == PRIMARY          # a literal
+    assert precedence("a << (b & 31)") == 12
+    assert precedence("x[i + 1]") == PRIMARY
+
+
+def test_parentheses_only_where_needed():
+    assert fill("({a} * {b} + {c})", dict(a="x + y", b="-z", c="p * q")) == "((x + y) * -z + p * q)"
+    assert fill("({a} + {b})", dict(a="x + y", b="p * q")) == "(x + y + p * q)"
+    # the right operand of a non-associative operator keeps its group: float addition and
+    # subtraction do not associate
+    assert fill("({a} - {b})", dict(a="x - y", b="q + r")) == "(x - y - (q + r))"
+    assert fill("({a} + {b})", dict(a="x", b="q + r")) == "(x + (q + r))"
+    assert fill("(1.0 / {a})", dict(a="x * y")) == "(1.0 / (x * y))"
+    assert fill("xl_max({a}, {b})", dict(a="x * y", b="q + r")) == "xl_max(x * y, q + r)"
+    assert fill("(~{a})", dict(a="x | y")) == "(~(x | y))"
+    assert fill("(xl_dp3({a}, {b}) + {c}.x)", dict(a="p", b="q", c="r + s")) == \
+        "(xl_dp3(p, q) + (r + s).x)"
+    assert place("-x", UNARY, True) == "(-x)"          # never '--x'
+
+
+def test_arithmetic_under_a_swizzle_is_found():
+    assert arithmetic_under_swizzle("R0.xy = texture(s, a.xy * b.xy).xy;", ["a.xy * b.xy"])
+    assert arithmetic_under_swizzle("R0.x = (a * b + c).x;", ["a * b"])
+    assert not arithmetic_under_swizzle("R0.xy = texture(s, a.xy * b.xy);", ["a.xy * b.xy"])
+    assert not arithmetic_under_swizzle("R0.x = xl_dp3(a * b, c);", ["a * b"])
+    assert not arithmetic_under_swizzle("R0.xy = texture(s, R1.xy).xy;", ["texture(s, R1.xy)"])
+
+
+# ---- the policy -------------------------------------------------------------------------------------
+
+def test_a_value_read_once_is_inlined_with_its_precedence():
+    src = """!!NVfp4.0
+TEMP R0, R1;
+ADD R0, fragment.texcoord[0], fragment.texcoord[1];
+MUL R1, R0, fragment.texcoord[2];
+MOV result.color, R1;
+END
+"""
+    body = _main(src)
+    assert body == ["result_color0 = (fragment_texcoord_0 + fragment_texcoord_1) * fragment_texcoord_2;"]
+
+
+def test_a_value_read_twice_is_baked():
+    src = """!!NVfp4.0
+TEMP R0;
+ADD R0, fragment.texcoord[0], fragment.texcoord[1];
+MUL result.color, R0, R0;
+END
+"""
+    assert _main(src) == ["R0 = fragment_texcoord_0 + fragment_texcoord_1;",
+                          "result_color0 = R0 * R0;"]
+
+
+def test_a_value_read_again_later_is_baked():
+    src = """!!NVfp4.0
+TEMP R0, R1;
+ADD R0, fragment.texcoord[0], fragment.texcoord[1];
+MUL R1, R0, fragment.texcoord[2];
+ADD result.color, R1, R0;
+END
+"""
+    body = _main(src)
+    assert body[0] == "R0 = fragment_texcoord_0 + fragment_texcoord_1;"
+
+
+def test_a_value_read_across_control_flow_is_baked():
+    src = """!!NVfp4.0
+TEMP R0, R1;
+ADD R0, fragment.texcoord[0], fragment.texcoord[1];
+MOVC R1.x, fragment.texcoord[2].x;
+IF GT.x;
+MUL result.color, R0, 2.0;
+ENDIF;
+END
+"""
+    body = _main(src)
+    assert body[0] == "R0 = fragment_texcoord_0 + fragment_texcoord_1;"
+
+
+def test_an_intervening_write_to_what_it_reads_bakes_it():
+    src = """!!NVfp4.0
+TEMP R0, R1;
+MOV R1, fragment.texcoord[1];
+ADD R0.x, R1.x, fragment.texcoord[0].x;
+MOV R1.x, fragment.texcoord[2].x;
+MUL result.color, R0.x, R1;
+END
+"""
+    body = _main(src)
+    assert "R0.x = R1.x + fragment_texcoord_0.x;" in body
+
+
+def test_outputs_are_baked_and_chains_inline():
+    src = """!!NVfp4.0
+TEMP R0, R1;
+MUL R0.xy, fragment.texcoord[0], 0.5;
+ADD R1.xy, R0, fragment.texcoord[1];
+TEX result.color, R1, texture[0], 2D;
+END
+"""
+    body = _main(src)
+    # the coordinate is the inlined expression: narrowed to the components the lookup reads
+    assert body == ["result_color0 = texture(texture0, fragment_texcoord_0.xy * 0.5 + "
+                    "fragment_texcoord_1.xy);"]
+    assert "vec4 R0" not in xlate.translate(src).glsl       # no unused declaration
+
+
+def test_swizzled_arithmetic_is_baked_for_exactness():
+    src = """!!NVfp4.0
+TEMP R0, R1;
+MUL R0.xy, fragment.texcoord[0], 0.5;
+TEX R1.xyz, R0, texture[0], 2D;
+MOV result.color, R1;
+END
+"""
+    body = _main(src)
+    # texture(s, a * 0.5).xyz: the multiply would lose NoContraction under the swizzle
+    assert body[0] == "R0.xy = fragment_texcoord_0.xy * 0.5;"
+    assert body[1] == "R1.xyz = texture(texture0, R0.xy).xyz;"
+
+
+def test_inlined_arithmetic_keeps_no_contraction():
+    """Every float multiply and add of the vulkan SPIR-V of a program with inlined values
+    carries NoContraction (the operations of an expression assigned to a precise variable)."""
+    from xlate.backends.spirv import disassemble_spirv
+    src = """!!NVfp4.0
+TEMP R0, R1, R2;
+MUL R0, fragment.texcoord[0], fragment.texcoord[1];
+ADD R1, R0, fragment.texcoord[2];
+MAD R2.xy, R1, 3.0, fragment.texcoord[0];
+TEX R2, R2, texture[0], 2D;
+MUL R0.x, R2.y, fragment.texcoord[3].x;
+ADD result.color, R0.x, R2;
+END
+"""
+    r = xlate.translate(src, target="spirv")
+    dis = disassemble_spirv(r.spirv)
+    decorated = {ln.split()[1] for ln in dis.splitlines() if ln.endswith("NoContraction")}
+    arith = [ln.split()[0] for ln in dis.splitlines()
+             if re.search(r" = Op(FMul|FAdd|FSub|VectorTimesScalar) ", ln)]
+    assert len(arith) >= 4
+    assert set(arith) <= decorated, sorted(set(arith) - decorated)
