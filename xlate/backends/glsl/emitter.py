@@ -88,6 +88,8 @@ class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow, E
         self.consumed: list = []                    # values the instruction being printed took
         self.needs_temporary = False                # ... and one of them is to be baked
         self.narrowed: dict[int, tuple | None] = {}     # id(instruction) -> narrowed_components
+        self.splats: dict[str, str] = {}            # vecN(value) -> value (splat_literals)
+        self.snippets: dict[tuple[str, str], tuple | None] = {}     # snippet(), once per row
 
     # ---- naming --------------------------------------------------------------------------------
     def name_of(self, reg: str) -> str:
@@ -119,9 +121,14 @@ class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow, E
 
     def snippet(self, key: str, tchar: str):
         """ops.txt row of an opcode: the ``OP@<profile>`` row where the profile has one."""
-        table = snippet_table()
-        entry = table.get((f"{key}@{self.profile}", tchar)) or table.get((key, tchar))
-        return None if entry is not None and entry[0] == "-" else entry   # "-": no form here
+        try:
+            return self.snippets[key, tchar]
+        except KeyError:
+            table = snippet_table()
+            entry = table.get((f"{key}@{self.profile}", tchar)) or table.get((key, tchar))
+            entry = None if entry is not None and entry[0] == "-" else entry   # "-": no form here
+            self.snippets[key, tchar] = entry
+            return entry
 
     def select(self, a: str, b: str, mask: str, dtype: DataType) -> str:
         """Per-component ``mask ? b : a`` -- ``mix`` with a boolean vector, an exact select.

@@ -41,12 +41,12 @@ import re
 from dataclasses import dataclass, field
 
 from ...ir.model import DataType, Instruction, RegKind, Sat, Stage
-from ...ir.ops import COMPONENTWISE, OPCODES
+from ...ir.ops import OPCODES
 from ...passes.liveness import liveness
 from ...passes.structurize import If, Loop, Op, Structured
 from ...passes.types import RAW_OPERAND_OPS, result_type
 
-from .text import COMP, TYPE_CHAR, _NOT_SIZE_GENERIC
+from .text import COMP, TYPE_CHAR
 
 # ---- precedence ------------------------------------------------------------------------------------
 
@@ -276,16 +276,18 @@ def _plan_run(emitter, run: list[Instruction], live, storage: _Storage, plan: Pl
         kill = live.kills(d)
         if not kill & live.live_after(d):
             continue       # untracked, never read (dead), or written conditionally: as it is
-        form = emitter.value_form(d)
-        if form is None:
-            continue
         reads = 0
         for k, s in enumerate(d.srcs):
             taken = plan.taken.get((id(d), k))
             reads |= reads_of[id(taken)] if taken is not None else storage.source(s)
         reads_of[id(d)] = reads
-        reader = _only_reader(emitter, run, i, form, kill, reads, live, storage)
+        mask = d.dst.mask
+        reader = _only_reader(emitter, run, i, d.dst.reg, {c for c in range(4) if mask[c]},
+                              kill, reads, live, storage)
         if reader is None:
+            continue
+        form = emitter.value_form(d)
+        if form is None:
             continue
         u, k = reader
         arithmetic = emitter.value_arithmetic(d) or any(
@@ -306,12 +308,11 @@ def _plan_run(emitter, run: list[Instruction], live, storage: _Storage, plan: Pl
 REACH = 48
 
 
-def _only_reader(emitter, run, i, form: ValueForm, kill: int, reads: int, live, storage):
-    """(U, k): the one operand of a later instruction of the run that reads the value, if it
-    reads it whole-heartedly (only components the value has, in a form the printer can take)."""
+def _only_reader(emitter, run, i, reg: str, written: set, kill: int, reads: int, live, storage):
+    """(U, k): the one operand of a later instruction of the run that reads the value ``run[i]``
+    writes into the components ``written`` of ``reg``, if it reads it whole-heartedly (only
+    components the value has, in a form the printer can take)."""
     d = run[i]
-    reg = form.reg
-    written = set(form.comps)
     derivative = OPCODES[d.op].category == "tex" or d.op in ("DDX", "DDY")
     own = storage.writes(d)
     for u in run[i + 1:i + 1 + REACH]:
@@ -515,7 +516,11 @@ class Expressions:
         self.consumed.append(d)
         if form.scalar or len(form.comps) == 1:      # one value, replicated as read
             n = 1 if scalar else len(sel)
-            return text if n == 1 else f"{_vec(form, self.storage_type(form.reg), n)}({text})"
+            if n == 1:
+                return text
+            vector = f"{_vec(form, self.storage_type(form.reg), n)}({text})"
+            self.splats[vector] = text           # as a scalar in operator expressions
+            return vector
         pos = [form.comps.index(c) for c in sel]
         if scalar:
             pos = pos[:1]

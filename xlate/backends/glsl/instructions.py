@@ -115,12 +115,14 @@ class Instructions:
             template, helpers = self.snippet(ins.op, TYPE_CHAR[ins.dtype])
             for h in helpers:
                 self.need(h)
-            srcs = splat_literals(srcs, template, [len(comps) > 1 and kind != "s" for kind in info.inputs])
+            srcs = splat_literals(srcs, template, [len(comps) > 1 and kind != "s" for kind in info.inputs],
+                                  self.splats)
             expr = fill(template, dict(zip("abcd", srcs)))
             m = "" if len(comps) == 4 else "." + mask_text(ins.dst.mask)
-            self.keep_value(ins, right_side(expr))
+            rhs = right_side(expr)
+            self.keep_value(ins, rhs)
             target = self.element(ins.dst.reg, ins.dst.index, None)
-            statement = f"{target}{m} = {right_side(expr)};"
+            statement = f"{target}{m} = {rhs};"
             cond = ins.dst.cond
             if ins.cc_update is not None and ins.cc_update in self.cc_used:
                 # a value-holding CC register (cc_values) takes the value just written
@@ -156,7 +158,7 @@ class Instructions:
                 # and the 4.50 profiles compute fine ones
                 self.note(f"DDX/DDY use dFdx/dFdy: fine or coarse derivatives as the implementation "
                           f"chooses ({self.info.language} has no dFdxFine).")
-            shown = splat_literals(srcs, template, [kind != "s" for kind in info.inputs])
+            shown = splat_literals(srcs, template, [kind != "s" for kind in info.inputs], self.splats)
             expr = fill(template, dict(zip("abcd", shown)))
         scalar = info.output == "s" or ins.op in ("PK2H", "PK2US", "PK4B", "PK4UB")
         if scalar and ins.sat == Sat.NONE and ins.dst.cond is None and (
@@ -222,9 +224,10 @@ class Instructions:
         comps = mask_text(dst.mask)
         expr = self.precision_step(ins, expr, rtype)
         value = bitcast(expr, rtype, st, scalar=True)
-        self.keep_value(ins, right_side(value))
+        rhs = right_side(value)
+        self.keep_value(ins, rhs)
         if len(comps) == 1:
-            return [f"{target}.{comps} = {right_side(value)};"]
+            return [f"{target}.{comps} = {rhs};"]
         ctor = (VEC[st][:-1] + str(len(comps))) if len(comps) < 4 else VEC[st]
         return [f"{target}{'' if len(comps) == 4 else '.' + comps} = {ctor}({value});"]
 
@@ -255,8 +258,9 @@ class Instructions:
                 return ["{", f"    {self.precise}{VEC[rtype]} {t} = {expr};",
                         f"    {target}{m} = {bitcast(t, rtype, st)}{m};", "}"]
             if not m:
-                self.keep_value(ins, right_side(value))
-                return [f"{target} = {right_side(value)};"]
+                rhs = right_side(value)
+                self.keep_value(ins, rhs)
+                return [f"{target} = {rhs};"]
             if not _PLAIN.fullmatch(value) and not wrapped(value) and not called(value):
                 value = f"({value})"
             self.keep_value(ins, f"{value}{m}")

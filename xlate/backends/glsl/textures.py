@@ -8,6 +8,7 @@ from ...ir.model import (DataType, Instruction, Stage)
 from ...passes.types import result_type
 
 from .records import _Tex, _Unsupported
+from .expressions import PRIMARY, place
 from .text import compose_swizzles
 
 
@@ -50,7 +51,7 @@ class Textures:
             dy = self.operand(ins.srcs[2], DataType.FLOAT, False, read=(ins, 2))
             sel = self.grad_swizzle(target)
             scale = f" / vec2(textureSize({s}, 0))" if vk_rect else ""
-            grads = (f"({dx}){sel}{scale}", f"({dy}){sel}{scale}")
+            grads = (f"{place(dx, PRIMARY)}{sel}{scale}", f"{place(dy, PRIMARY)}{sel}{scale}")
         elif not fragment and (op in ("TEX", "TXB", "TXP") or (op == "TXL" and rect and not vk_rect)):
             # no implicit derivatives outside fragment shaders (GP4 2.X.4.4: partials are 0),
             # and rectangle textures have no LOD parameter: sample the base level by gradient
