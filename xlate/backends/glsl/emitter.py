@@ -201,8 +201,11 @@ class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow, E
         main_body = self.emit_body(st.main.body, 1, True)
         functions.append("void xl_main()\n{\n" + "\n".join(main_body) + ("\n" if main_body else "") + "}")
         # a register whose every value was inlined is not named in any function: not declared
-        words = set(re.findall(r"\w+", "\n".join(functions)))
-        self.used_temps = {r for r in self.used_temps if self.name_of(r) in words}
+        held = {form.reg for form in self.temporaries.forms.values()} & self.used_temps
+        if held:
+            text = "\n".join(functions)
+            self.used_temps -= {r for r in held
+                                if not re.search(rf"\b{re.escape(self.name_of(r))}\b", text)}
         globals_, prologue, epilogue = self.declare_globals()
         interface = self.declare_interface()
         uniforms = self.declare_uniforms()

@@ -272,30 +272,50 @@ class _Storage:
 def _plan_run(emitter, run: list[Instruction], live, storage: _Storage, plan: Plan) -> None:
     arith: dict[int, bool] = {}         # id(D) -> its inlined expression holds arithmetic
     reads_of: dict[int, int] = {}       # id(D) -> storage bits its expression reads
+    # per instruction of the run: tracked components read, storage written, a boundary for
+    # values of lookups and derivatives (-1: one for every value)
+    reads = [live.reads(u) for u in run]
+    writes = [storage.writes(u) for u in run]
+    kills = [live.kills(u) for u in run]
+    after = [live.live_after(u) for u in run]
+    fence = [-1 if u.op in ("EMIT", "ENDPRIM") else 1 if u.op in ("KIL", "DEMOTE") else 0
+             for u in run]
+    n = len(run)
     for i, d in enumerate(run):
-        kill = live.kills(d)
-        if not kill & live.live_after(d):
+        kill = kills[i]
+        if not kill & after[i]:
             continue       # untracked, never read (dead), or written conditionally: as it is
-        reads = 0
+        expr_reads = 0
         for k, s in enumerate(d.srcs):
             taken = plan.taken.get((id(d), k))
-            reads |= reads_of[id(taken)] if taken is not None else storage.source(s)
-        reads_of[id(d)] = reads
-        mask = d.dst.mask
-        reader = _only_reader(emitter, run, i, d.dst.reg, {c for c in range(4) if mask[c]},
-                              kill, reads, live, storage)
-        if reader is None:
+            expr_reads |= reads_of[id(taken)] if taken is not None else storage.source(s)
+        reads_of[id(d)] = expr_reads
+        # the first later instruction that reads one of the written components
+        derivative = OPCODES[d.op].category == "tex" or d.op in ("DDX", "DDY")
+        own = writes[i]
+        j = i + 1
+        end = min(n, i + 1 + REACH)
+        while j < end and not reads[j] & kill:
+            if fence[j] and (fence[j] < 0 or derivative):
+                break
+            if writes[j] & (expr_reads | own):
+                break          # what it reads changes first, or it is overwritten unread
+            j += 1
+        if j == end or not reads[j] & kill:
+            continue
+        u = run[j]
+        k = _one_operand(emitter, u, d.dst.reg, d.dst.mask)
+        if k is None:
             continue
         form = emitter.value_form(d)
         if form is None:
             continue
-        u, k = reader
         arithmetic = emitter.value_arithmetic(d) or any(
             arith.get(id(t), False) for t in plan.readers.get(id(d), ()))
         arith[id(d)] = arithmetic
         if arithmetic and not emitter.takes_arithmetic(u, k):
             continue                              # it would sit under a swizzle: see Exactness
-        if kill & live.live_after(u) & ~live.kills(u):
+        if kill & after[j] & ~kills[j]:
             continue                              # read again later: baked
         plan.inlined[id(d)] = (u, k)
         plan.readers.setdefault(id(u), []).append(d)
@@ -308,33 +328,22 @@ def _plan_run(emitter, run: list[Instruction], live, storage: _Storage, plan: Pl
 REACH = 48
 
 
-def _only_reader(emitter, run, i, reg: str, written: set, kill: int, reads: int, live, storage):
-    """(U, k): the one operand of a later instruction of the run that reads the value ``run[i]``
-    writes into the components ``written`` of ``reg``, if it reads it whole-heartedly (only
-    components the value has, in a form the printer can take)."""
-    d = run[i]
-    derivative = OPCODES[d.op].category == "tex" or d.op in ("DDX", "DDY")
-    own = storage.writes(d)
-    for u in run[i + 1:i + 1 + REACH]:
-        if live.reads(u) & kill:
-            hits = [k for k, s in enumerate(u.srcs) if s.reg == reg
-                    and written.intersection(s.swizzle)]
-            if len(hits) != 1 or any(x is not None and x.reg == reg for s in u.srcs
-                                     for x in (s.index, s.vertex)):
-                return None                        # read twice, or as an index
-            if u.dst is not None and u.dst.index is not None and u.dst.index.reg == reg:
-                return None
-            k = hits[0]
-            comps = emitter.printed_components(u, k)
-            if comps is None or not written.issuperset(comps):
-                return None
-            return u, k
-        if u.op in ("EMIT", "ENDPRIM") or (derivative and u.op in ("KIL", "DEMOTE")):
-            return None
-        w = storage.writes(u)
-        if w & reads or w & own:
-            return None             # what it reads changes first, or it is overwritten unread
-    return None
+def _one_operand(emitter, u: Instruction, reg: str, mask) -> int | None:
+    """The operand of ``u`` that takes the value written into the components ``mask`` of
+    ``reg``, if it is the only reader of them in ``u`` and reads them whole-heartedly (only
+    components the value has, in a form the printer can take); else None."""
+    written = {c for c in range(4) if mask[c]}
+    hits = [k for k, s in enumerate(u.srcs) if s.reg == reg and written.intersection(s.swizzle)]
+    if len(hits) != 1 or any(x is not None and x.reg == reg for s in u.srcs
+                             for x in (s.index, s.vertex)):
+        return None                        # read twice, or as an index
+    if u.dst is not None and u.dst.index is not None and u.dst.index.reg == reg:
+        return None
+    k = hits[0]
+    comps = emitter.printed_components(u, k)
+    if comps is None or not written.issuperset(comps):
+        return None
+    return k
 
 
 class Expressions:

@@ -168,6 +168,10 @@ def right_side(expr: str) -> str:
     return _PLUS_NEGATED.sub(" - ", expr)
 
 
+_CALLS = re.compile(r"\w\(")
+_NAME = re.compile(r"[A-Za-z_]\w*")
+
+
 def splat_literals(srcs: list[str], template: str, vectors: list[bool],
                    splats: dict[str, str] | None = None) -> list[str]:
     """``R1.xy * vec2(0.5)`` -> ``R1.xy * 0.5``: in an expression of operators only (GLSL
@@ -175,7 +179,7 @@ def splat_literals(srcs: list[str], template: str, vectors: list[bool],
     written as that scalar -- when another operand, not such a literal, is a vector
     (``vectors[i]``), so that the result keeps its size.  ``splats``: other replicated values
     and their scalar (an inlined scalar, ``vec2(1.0 / x)`` -> ``1.0 / x``)."""
-    if re.search(r"\w\(", template):
+    if _CALLS.search(template):
         return srcs
     scalars = []
     for x in srcs:
@@ -188,7 +192,7 @@ def splat_literals(srcs: list[str], template: str, vectors: list[bool],
 
 def called(expr: str) -> bool:
     """True when the whole expression is one function call: ``texture(s, c)``."""
-    m = re.match(r"[A-Za-z_]\w*", expr)
+    m = _NAME.match(expr)
     return m is not None and wrapped(expr[m.end():])
 
 
