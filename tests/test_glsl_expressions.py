@@ -173,3 +173,24 @@ END
              if re.search(r" = Op(FMul|FAdd|FSub|VectorTimesScalar) ", ln)]
     assert len(arith) >= 4
     assert set(arith) <= decorated, sorted(set(arith) - decorated)
+
+
+def _undecorated_arithmetic(spirv: bytes) -> list[str]:
+    from xlate.backends.spirv import disassemble_spirv
+    dis = disassemble_spirv(spirv)
+    decorated = {ln.split()[1] for ln in dis.splitlines() if ln.endswith("NoContraction")}
+    return [ln.strip() for ln in dis.splitlines()
+            if re.search(r" = Op(FMul|FAdd|FSub|VectorTimesScalar|MatrixTimesVector|Dot) ", ln)
+            and ln.split()[0] not in decorated]
+
+
+@pytest.mark.parametrize("path", sorted(
+    p.name for p in (__import__("pathlib").Path(__file__).parents[1] / "corpus" / "nv4").iterdir()
+    if p.suffix in (".vp", ".fp", ".gp")))
+def test_every_float_operation_of_our_corpus_is_no_contraction(path):
+    """The inlined expressions of the NV4 corpus keep every float multiply and add of the
+    vulkan SPIR-V NoContraction: nothing inlined landed under a swizzle of an rvalue."""
+    from pathlib import Path
+    src = (Path(__file__).parents[1] / "corpus" / "nv4" / path).read_text()
+    r = xlate.translate(src, filename=path, target="spirv")
+    assert _undecorated_arithmetic(r.spirv) == []
