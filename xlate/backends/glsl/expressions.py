@@ -278,8 +278,7 @@ def _plan_run(emitter, run: list[Instruction], live, storage: _Storage, plan: Pl
     writes = [storage.writes(u) for u in run]
     kills = [live.kills(u) for u in run]
     after = [live.live_after(u) for u in run]
-    fence = [-1 if u.op in ("EMIT", "ENDPRIM") else 1 if u.op in ("KIL", "DEMOTE") else 0
-             for u in run]
+    fence = [_FENCE.get(u.op, 0) for u in run]
     n = len(run)
     for i, d in enumerate(run):
         kill = kills[i]
@@ -323,6 +322,8 @@ def _plan_run(emitter, run: list[Instruction], live, storage: _Storage, plan: Pl
         plan.forms[id(d)] = form
 
 
+_FENCE = {"EMIT": -1, "ENDPRIM": -1, "KIL": 1, "DEMOTE": 1}
+
 #: how far (in instructions) a value may travel to its reader: a person does not inline across
 #: more either, and it keeps the policy linear in the length of a run
 REACH = 48
@@ -333,10 +334,15 @@ def _one_operand(emitter, u: Instruction, reg: str, mask) -> int | None:
     ``reg``, if it is the only reader of them in ``u`` and reads them whole-heartedly (only
     components the value has, in a form the printer can take); else None."""
     written = {c for c in range(4) if mask[c]}
-    hits = [k for k, s in enumerate(u.srcs) if s.reg == reg and written.intersection(s.swizzle)]
-    if len(hits) != 1 or any(x is not None and x.reg == reg for s in u.srcs
-                             for x in (s.index, s.vertex)):
-        return None                        # read twice, or as an index
+    hits = []
+    for k, s in enumerate(u.srcs):
+        if s.reg == reg and written.intersection(s.swizzle):
+            hits.append(k)
+        if (s.index is not None and s.index.reg == reg) or \
+                (s.vertex is not None and s.vertex.reg == reg):
+            return None                    # read as an index
+    if len(hits) != 1:
+        return None                        # read twice
     if u.dst is not None and u.dst.index is not None and u.dst.index.reg == reg:
         return None
     k = hits[0]
@@ -479,6 +485,9 @@ class Expressions:
         self.consumed = []
         self.needs_temporary = False
         lines = self.emit_ins(ins)
+        readers = self.temporaries.readers.get(id(ins))
+        if readers is None and id(ins) not in self.values:
+            return [], lines            # the usual case: it takes no value and keeps its own
         if self.consumed:
             texts = [self.values[id(d)][0] for d in self.consumed]
             if self.needs_temporary or arithmetic_under_swizzle("\n".join(lines), texts):
@@ -490,14 +499,14 @@ class Expressions:
         before: list[str] = []          # values baked here after all (their own statements)
         notes: list[str] = []           # with comments: the instructions inlined here
         taken = {id(d) for d in self.consumed}
-        for d in self.temporaries.readers.get(id(ins), ()):
+        for d in readers or ():
             waiting = self.waiting.pop(id(d), None)
             self.values.pop(id(d), None)
             if id(d) not in taken and waiting is not None:
                 before += waiting
             elif id(d) in taken:
                 notes += self.waiting_comments.pop(id(d), [])
-        if len(taken) < len(self.temporaries.readers.get(id(ins), ())):
+        if readers is not None and len(taken) < len(readers):
             # a value it was to take is in its register after all: then this instruction is
             # printed where it stands, as the policy moved it on the understanding that it
             # read what those values read, not their registers
