@@ -16,20 +16,25 @@ of these hold; otherwise it is *baked*: stored in its register, as every value w
   extended swizzle selectors);
 * after that reader the written components are dead (``passes/liveness.py``) or overwritten by
   the reader itself;
-* nothing between the two writes a register the expression reads (the inlined values it holds
-  included), nor is there a KIL/DEMOTE or EMIT in between (a texture lookup or derivative moved
-  past a discard would run in non-uniform control flow; EMIT reads outputs, nothing else, but
-  keeping it a boundary keeps the per-vertex code in order).
+* nothing between the two writes a component the expression reads (the inlined values it holds
+  included), there is no EMIT/ENDPRIM in between, and no KIL/DEMOTE for a texture lookup or a
+  derivative (moved past a discard it would run in non-uniform control flow);
+* the reader is at most :data:`REACH` instructions later (a person does not inline further, and
+  it keeps the policy linear).
 
 **Exactness.**  Every register is ``precise``, and glslang marks NoContraction on every operation
 whose result flows into a precise variable -- through operators, constructors and function
 arguments, but *not* through a swizzle of an rvalue (``(a * b + c).x``: measured with glslang
-13.1, and the reason the narrowed writes exist).  So the printer checks each statement that took an
-inlined expression with arithmetic in it (:func:`arithmetic_under_swizzle`); where one landed
-under a swizzle of an rvalue, those values are baked after all: their own statements are printed
-before the reader, which is the same program (the reader is the first to read them, and nothing in
-between writes what they read).  NaN-pinning helpers and the condition-code lowering are
-untouched: an inlined expression is the very text its statement would have assigned.
+13.1, and the reason the narrowed writes exist).  So a value with arithmetic is inlined only
+into an operand printed where no swizzle of an rvalue is above it
+(:meth:`Expressions.takes_arithmetic`), and the printer checks each statement that took one
+(:func:`arithmetic_under_swizzle`, and a masked write that would need a precise temporary): where
+one landed under such a swizzle anyway, those values are baked after all -- their own statements
+printed before the reader, the same program (the reader is the first to read them, nothing in
+between writes what they read) -- and the reader itself is then printed where it stands, since
+the policy moved it on the understanding that it read their expressions.  NaN-pinning helpers
+and the condition-code lowering are untouched: an inlined expression is the very text its
+statement would have assigned.  tests/test_glsl_expressions.py checks the SPIR-V of our corpus.
 
 **Precedence** (:func:`place`): an inlined expression is parenthesized only where the operator
 around it binds tighter (GLSL 4.50 §5.1), or as tightly on the right of a non-associative
