@@ -194,3 +194,54 @@ def test_every_float_operation_of_our_corpus_is_no_contraction(path):
     src = (Path(__file__).parents[1] / "corpus" / "nv4" / path).read_text()
     r = xlate.translate(src, filename=path, target="spirv")
     assert _undecorated_arithmetic(r.spirv) == []
+
+
+def test_a_value_read_in_a_loop_or_a_subroutine_is_baked():
+    loop = """!!NVfp4.0
+TEMP R0, R1;
+MOV R1, 0;
+ADD R0, fragment.texcoord[0], fragment.texcoord[1];
+REP 3;
+ADD R1, R1, R0;
+ENDREP;
+MOV result.color, R1;
+END
+"""
+    assert "R0 = fragment_texcoord_0 + fragment_texcoord_1;" in _main(loop)
+    call = """!!NVfp4.0
+TEMP R0, R1;
+ADD R0, fragment.texcoord[0], fragment.texcoord[1];
+CAL f;
+CAL f;
+MOV result.color, R1;
+RET;
+f:
+MUL R1, R0, 2.0;
+RET;
+END
+"""
+    g = xlate.translate(call).glsl
+    assert "R0 = fragment_texcoord_0 + fragment_texcoord_1;" in g
+
+
+def test_liveness_of_plain_temporaries():
+    from xlate.api import parse
+    from xlate.passes.pipeline import lower
+    from xlate.passes.liveness import liveness
+    src = """!!NVfp4.0
+TEMP R0, R1;
+MOV R0.xy, fragment.texcoord[0];
+MOV R1, R0.x;
+MOV R0.x, 1;
+MOV result.color, R0;
+END
+"""
+    prog = parse(src)
+    live = liveness(lower(prog).structured)
+    ins = prog.instructions
+    names = lambda bits: sorted((r, c) for r in live.tracked for c in range(4) if bits & live.bit(r, c))
+    # the last MOV reads every component of R0 (z and w still hold their zero)
+    assert names(live.live_after(ins[0])) == [("R0", 0), ("R0", 1), ("R0", 2), ("R0", 3)]
+    # R0.x is overwritten before that read: only y, z, w are live after the first read of x
+    assert names(live.live_after(ins[1])) == [("R0", 1), ("R0", 2), ("R0", 3)]
+    assert names(live.live_after(ins[3])) == []
