@@ -185,17 +185,17 @@ def pytest_runtest_setup(item):
 _runners: dict = {}
 
 
-def gl_runner(backend: str = "gl", *, precise: bool = False):
+def gl_runner(backend: str = "gl", *, precise: bool = False, profile: str | None = None):
     """The (cached) verify runner of ``backend`` ("gl", "gl-spirv" or "vulkan"); skips --
     fails under XLATE_REQUIRE_GL / XLATE_REQUIRE_VULKAN -- when the implementation is missing
     (``GLUnavailable``, for Vulkan its subclass).  Any other exception propagates: a broken
     driver or harness is a failure, not a missing implementation."""
     from xlate.verify import core
     from xlate.verify.glapi import GLUnavailable
-    key = (backend, precise)
+    key = (backend, precise, profile)
     if key not in _runners:
         try:
-            _runners[key] = core.make_runner(backend, precise=precise)
+            _runners[key] = core.make_runner(backend, precise=precise, profile=profile)
         except GLUnavailable as e:
             _runners[key] = e
     r = _runners[key]

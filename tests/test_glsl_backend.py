@@ -382,3 +382,13 @@ END
     assert "layout(location = 13) in vec4 vertex_attrib_0[];" in g
     assert "layout(location = 14) flat out ivec4 result_attrib_1;" in g
     assert "layout(location = 13) out vec4 result_attrib_0;" in g
+
+
+@pytest.mark.parametrize("word", ["packed", "sampler2D", "mat3x2", "iimage2DArray", "dvec3"])
+def test_temporaries_named_like_glsl_keywords_are_renamed(word):
+    """GLSL 4.50 §3.6 / ES 3.10 §3.7 keywords and reserved words (found: a TEMP named
+    'packed' in corpus/dialects/arbfp_nv_pack.fp, which Mesa refused)."""
+    import xlate
+    text = f"!!ARBfp1.0\nTEMP {word};\nMOV {word}, fragment.color;\nMOV result.color, {word};\nEND\n"
+    glsl = xlate.translate(text, filename="k.fp", target="glsl").glsl
+    assert f"vec4 u_{word} = vec4(0);" in glsl and f" {word} " not in glsl

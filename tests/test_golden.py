@@ -1,4 +1,5 @@
-"""Golden translations of our own NV4 corpus (``corpus/nv4``).
+"""Golden translations of our own corpus (``corpus/nv4``, and ``corpus/dialects``: every other
+dialect).
 
 For every program: the GLSL of every profile and the reflection JSON equal the files beside it
 byte for byte, every golden GLSL compiles with glslang (OpenGL rules for ``glsl450``, Vulkan
@@ -85,7 +86,24 @@ def _short_diff(old: bytes, new: bytes, name: str, limit: int = 60) -> str:
 
 def test_corpus_is_not_empty():
     stages = {s.suffix for s in SOURCES}
-    assert stages == {".vp", ".fp", ".gp"}, f"corpus/nv4 lacks programs of a type: {stages}"
+    assert stages == {".vp", ".fp", ".gp", ".tgsi"}, f"the corpus lacks programs of a type: {stages}"
+
+
+def test_every_dialect_has_goldens():
+    """One golden program or more per dialect xlate reads (issue 18: goldens for every dialect,
+    not only NV4): the header, and the options an ARB program turns on."""
+    import re
+    seen = set()
+    for src in SOURCES:
+        text = src.read_text(encoding="utf-8")
+        head = text.split(None, 1)[0]
+        options = re.findall(r"^OPTION (NV_\w+);", text, re.M)
+        seen.add(head + "".join(f"+{o}" for o in options if o.startswith("NV_")))
+    assert seen >= {"!!VP1.0", "!!VP1.1", "!!VSP1.0", "!!VP2.0", "!!ARBvp1.0",
+                    "!!ARBvp1.0+NV_vertex_program2", "!!ARBvp1.0+NV_vertex_program3",
+                    "!!ARBfp1.0", "!!ARBfp1.0+NV_fragment_program",
+                    "!!ARBfp1.0+NV_fragment_program2", "!!FP1.0", "!!NVvp4.0", "!!NVfp4.0",
+                    "!!NVgp4.0", "VERT", "FRAG"}, sorted(seen)
 
 
 def test_known_bug_entries_name_existing_programs():
@@ -94,7 +112,7 @@ def test_known_bug_entries_name_existing_programs():
 
 
 def test_no_orphan_goldens():
-    stray = goldens.orphans(goldens.CORPUS, SOURCES)
+    stray = goldens.orphans(goldens.CORPORA, SOURCES)
     assert not stray, (f"golden files without a program: {[p.name for p in stray]}; "
                        "run `python tools/update_goldens.py` to remove them")
 
@@ -135,7 +153,7 @@ def test_golden_of_a_glsl_only_profile_compiles(src: Path, profile: str):
     if not path.exists():
         assert goldens.rejection_path(src, profile).exists(), f"{path.name} is missing; {UPDATE_HINT}"
         pytest.skip(f"{profile} cannot express {src.name} (its golden is the rejection)")
-    stage = goldens.STAGE_OF_EXT[src.suffix]
+    stage = goldens.stage_of(src)
     text = path.read_text(encoding="utf-8")
     variants = [text]
     if profile == "es310":
@@ -154,7 +172,7 @@ def test_golden_of_a_glsl_only_profile_compiles(src: Path, profile: str):
 def test_golden_compiles_and_validates(src: Path, profile: str):
     path = goldens.golden_paths(src)[profile]
     assert path.exists(), f"{path.name} is missing; {UPDATE_HINT}"
-    stage = goldens.STAGE_OF_EXT[src.suffix]
+    stage = goldens.stage_of(src)
     target = "vulkan" if profile == "vulkan" else "opengl"
     text = path.read_text(encoding="utf-8")
     try:

@@ -22,13 +22,11 @@ LAYERS = [("xlate.diagnostics", 0), ("xlate.gcpause", 0), ("xlate.ir", 0), ("xla
           ("xlate.backends", 3), ("xlate.exec.cli", 7), ("xlate.exec", 3),
           ("xlate.verify.cli", 7), ("xlate.verify", 4),
           ("xlate.batch", 5), ("xlate.api", 5), ("xlate.check", 5), ("xlate.depfile", 5),
-          ("xlate.warmup", 5), ("xlate.cluster", 5), ("xlate.cli", 7), ("xlate.console", 8),
+          ("xlate.warmup", 5), ("xlate.cluster", 5), ("xlate.usage", 5), ("xlate.cli", 7), ("xlate.console", 8),
           ("xlate.__main__", 8)]
 
-#: upward imports known today (importer, imported): the exit codes and the profile checks
-#: (spirv_profile_error, the profile table) still live in cli.py (issue 18: a module of their own)
+#: upward imports known today (importer, imported)
 KNOWN_UPWARD = {
-    ("xlate.batch.runner", "xlate.cli"), ("xlate.check", "xlate.cli"),
     # the verifier's batch mode runs on the cluster engine, which fingerprints the code with
     # batch.cache.code_fingerprint (a shared helper living in batch/)
     ("xlate.verify.batch", "xlate.cluster"),

@@ -244,7 +244,7 @@ def test_expansion_limit_falls_back_to_dispatch(monkeypatch):
            "b:\nCAL c;\nCAL c;\nRET;\nc:\nADD R0, R0, v[1];\nMOV o[COL0], R0;\nRET;\nEND\n")
     prog = xlate.parse(src)
     assert S.structurize(prog).mode == "structured"
-    monkeypatch.setattr(S, "MAX_EXPANDED", 30)
+    monkeypatch.setattr(S.cfg, "MAX_EXPANDED", 30)     # read by the graph builder
     st, want, got = run_both(prog, {"v[0]": np.zeros(4, np.float32),
                                     "v[1]": np.ones(4, np.float32)})
     assert st.mode == "dispatch"
@@ -262,7 +262,7 @@ def test_pusha_popa_in_the_dispatch_loop(monkeypatch):
     ins = {"vertex.attrib[1]": np.array([[5, 6, 7, 8]], np.float32),
            "vertex.attrib[2]": np.array([[1, 2, 3, 4]], np.float32)}
     for limit in (S.MAX_EXPANDED, 3):
-        monkeypatch.setattr(S, "MAX_EXPANDED", limit)
+        monkeypatch.setattr(S.cfg, "MAX_EXPANDED", limit)   # read by the graph builder
         st, want, got = run_both(prog, ins)
         same_outputs(want, got)
         assert want.float("result.color").tolist() == [[6, 6, 6, 6]]

@@ -189,14 +189,11 @@ def test_driver_accepts_vertex_weight():
         r._cleanup()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "open since a free value covers its own instruction only (replay.py): the garbage of an "
-    "uninitialized temporary differs between the probe compilation (adopted at the read) and "
-    "the original one (the output), which the replay cannot tie together without a run of its "
-    "own that moves the free value"))
 def test_uninitialized_temporary_is_the_programs_own_undefined_behaviour():
     """ARB_vertex_program issue 16 / table X: temporaries start undefined.  The driver's
-    garbage is a free value (verdict undefined), and the run that removes the read (R1
+    garbage is a free value (verdict undefined) that follows what is computed from it, the
+    main compilation's other garbage is tied by 'recompiled' (it was a strict xfail while a
+    free value covered its own instruction only), and the run that removes the read (R1
     written first) passes without it."""
     r = runner_or_skip()
     text = "!!ARBfp1.0\nTEMP R0, R1;\nMOV R0, -R1;\nMOV result.color, R0;\nEND\n"
@@ -283,13 +280,6 @@ def test_dropped_option_keeps_a_statement_on_its_line():
     assert rep.status == "pass", rep.reason
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "executor defect found by the native corpus run (mesa-lima exp-no-w.vp, log.vp), not yet "
-    "fixed: the executor (and xl_exp/xl_log) apply NV_vertex_program's special cases to every "
-    "dialect -- EXP y = 0 when 2^floor(t) underflows, LOG(0).y = 1 -- while ARBvp 2.14.5.9 "
-    "defines result.y = tmp - floor(tmp) and 2.14.5.14 result.y = tmp / 2^floor(log2(tmp)) "
-    "(0/0: NaN for tmp = 0) without exception; the fix needs a per-program rule shared by the "
-    "executor and the GLSL helpers"))
 def test_arbvp_exp_and_log_follow_the_arb_pseudocode():
     from xlate.exec import execute
     f32 = lambda *v: np.array(v, np.float32)                      # noqa: E731
@@ -299,6 +289,67 @@ def test_arbvp_exp_and_log_follow_the_arb_pseudocode():
     words = lambda k: np.ascontiguousarray(res.outputs[k], np.uint32).reshape(-1, 4)[0]  # noqa
     exp = words("result.texcoord[0]").view(np.float32)
     log = words("result.texcoord[1]").view(np.float32)
-    assert exp[0] == 0 and log[0] == -np.inf            # what the executor gets right
+    assert exp[0] == 0 and log[0] == -np.inf
     assert exp[1] == np.float32(-942.0375) - np.float32(-943.0)
     assert np.isnan(log[1])
+
+
+# Found by the native corpus run (mesa-lima exp-no-w.vp, log.vp): the executor applied VP1's
+# special cases (2.14.1.10.15-16) to every dialect.  VP1 keeps them (IR EXP/LOG); ARBvp, VP2 and
+# TGSI follow their pseudo-code (IR EXPA/LOGA).  Each row: program, t, expected EXP and LOG.
+_INF, _NAN = np.inf, np.nan
+EXP_LOG_CASES = [
+    # VP1: EXP underflow/overflow -> y = 0; LOG(0) = LOG(INF) -> y = 1
+    ("!!VP1.0\nMOV o[HPOS], v[0];\nEXP o[TEX0], v[1].x;\nLOG o[TEX1], v[1].y;\nEND\n", "v[1]", "o[TEX0]", "o[TEX1]",
+     [(-200.5, (0, 0, 0, 1), 0.0, (-_INF, 1, -_INF, 1)),
+      (_INF, (_INF, 0, _INF, 1), _INF, (_INF, 1, _INF, 1)),
+      (-_INF, (0, 0, 0, 1), -_INF, (_INF, 1, _INF, 1)),
+      (2.5, (4, 0.5, None, 1), 8.0, (3, 1, 3, 1))]),
+    # VP2: the pseudo-code (2.14.3.14/19)
+    ("!!VP2.0\nMOV o[HPOS], v[0];\nEXP o[TEX0], v[1].x;\nLOG o[TEX1], v[1].y;\nEND\n", "v[1]", "o[TEX0]", "o[TEX1]",
+     [(-200.5, (0, 0.5, 0, 1), 0.0, (-_INF, _NAN, -_INF, 1)),
+      (_INF, (_INF, _NAN, _INF, 1), _INF, (_INF, _NAN, _INF, 1)),
+      (-_INF, (0, _NAN, 0, 1), -_INF, (_INF, _NAN, _INF, 1)),
+      (2.5, (4, 0.5, None, 1), 8.0, (3, 1, 3, 1))]),
+    # TGSI (tgsi.rst EXP/LOG)
+    ("VERT\nDCL IN[0]\nDCL OUT[0], GENERIC[0]\nDCL OUT[1], GENERIC[1]\n"
+     "  0: EXP OUT[0], IN[0].xxxx\n  1: LOG OUT[1], IN[0].yyyy\n  2: END\n",
+     "vertex.attrib[0]", "OUT0", "OUT1",
+     [(-200.5, (0, 0.5, 0, 1), 0.0, (-_INF, _NAN, -_INF, 1)),
+      (_INF, (_INF, _NAN, _INF, 1), -_INF, (_INF, _NAN, _INF, 1))]),
+]
+
+
+@pytest.mark.parametrize("text,inp,out_exp,out_log,rows", EXP_LOG_CASES,
+                         ids=["vp1", "vp2", "tgsi"])
+def test_exp_and_log_special_cases_per_dialect(text, inp, out_exp, out_log, rows):
+    from xlate.exec import execute
+    for t, want_exp, l_in, want_log in rows:
+        inputs = {inp: np.array([t, l_in, 0, 0], np.float32)}
+        if text.startswith("!!"):
+            inputs["v[0]"] = np.zeros(4, np.float32)
+        res = execute(text, inputs=inputs)
+        got = {k: np.ascontiguousarray(res.outputs[k], np.uint32).reshape(-1, 4)[0].view(np.float32)
+               for k in (out_exp, out_log)}
+        for key, want in ((out_exp, want_exp), (out_log, want_log)):
+            for c, w in enumerate(want):
+                if w is None:
+                    continue            # z: the approximation, checked by the GL tests
+                g = got[key][c]
+                assert (np.isnan(g) if np.isnan(w) else g == w), (text[:8], t, key, c, g, w)
+
+
+def test_undefined_values_taint_what_is_computed_from_them():
+    """permits_native.uninitialized_reads: a component computed from an unwritten temporary
+    component is undefined too, and a write of defined values ends it (Mesa gives each read of
+    an undefined register its own value: piglit arbfptest1-4.fp)."""
+    from xlate.verify.permits_native import uninitialized_reads
+    prog = parse("!!ARBfp1.0\nTEMP R0, R1, R2;\nMOV R0.xy, R1;\nADD R2, R0, fragment.color;\n"
+                 "MOV R0, fragment.color;\nMUL R2.w, R0.x, R2.y;\nDP3 R1.x, R2, R2;\n"
+                 "MOV result.color, R1;\nEND\n")
+    got = {k: v.tolist() for k, v in uninitialized_reads(prog).items()}
+    assert got == {0: [True, True, False, False],         # MOV R0.xy, R1: unwritten R1
+                   1: [True, True, True, True],           # ADD R2: R0.xy undefined, R0.zw unwritten
+                   3: [False, False, False, True],        # MUL R2.w, R0.x (defined), R2.y (undefined)
+                   4: [True, False, False, False],        # DP3 reads R2.xyz: undefined
+                   5: [True, True, True, True]}           # R1.x undefined, R1.yzw unwritten

@@ -399,3 +399,33 @@ def test_unpack_reads_bits_not_a_nan():
     v, _ = ask(VP.format("ADD t, vertex.attrib[0].x, 1;"), 0, lambda e: f32(7, 7, 7, 7)[None],
                {"vertex.attrib[0]": np.array([0x7FC00000, 0, 0, 0], np.uint32).view(np.float32)})
     assert v == ["nonfinite"] * 4
+
+
+def test_recompiled_lanes_need_a_freedom_no_departure_and_every_probe_run(monkeypatch):
+    """replay.recompiled_lanes (native backend): a lane whose main outputs differ is explained only when the
+    replay adopted a freedom there, found no unexplained departure, and reproduces the outputs
+    of every probe compilation on it; programs with flow, KIL or probed tests never are."""
+    from types import SimpleNamespace
+    import xlate
+    from xlate.verify import core, replay as R
+    prog = xlate.parse("!!ARBfp1.0\nTEMP a;\nMUL a, fragment.color, 2;\n"
+                       "MOV result.color, a;\nEND\n")
+    diff = lambda lane: SimpleNamespace(lane=lane)                       # noqa: E731
+    per_run = {"run1": [diff(2)], "run2": [diff(3)]}
+    monkeypatch.setattr(core, "compare_all",
+                        lambda p, f, refl, res, run, notes, strict: (per_run[run], 0))
+    hook = SimpleNamespace(free_lanes=np.array([True, False, True, True, True]),
+                           free_sites=np.zeros(5, bool),
+                           bad=np.array([False, False, False, False, True]))
+    values = {0: R.ImplValues(np.zeros((5, 4), np.uint32))}
+    main = [diff(n) for n in range(5)]
+    # lane 0: tied; 1: no freedom; 2, 3: a probe run differs; 4: an unexplained departure
+    assert R.recompiled_lanes(prog, None, None, main, hook, None, ["run1", "run2"], values,
+                              {}, 5) == [0]
+    assert R.recompiled_lanes(prog, None, None, main, hook, None, [], values, {}, 5) == []
+    assert R.recompiled_lanes(prog, None, None, main, hook, None, ["run1"], values,
+                              {1: values[0]}, 5) == []
+    counted = {0: R.ImplValues(np.zeros((5, 4), np.uint32), count=np.ones(5, np.int64))}
+    assert R.recompiled_lanes(prog, None, None, main, hook, None, ["run1"], counted, {}, 5) == []
+    kil = xlate.parse("!!ARBfp1.0\nKIL fragment.color;\nMOV result.color, 1;\nEND\n")
+    assert R.recompiled_lanes(kil, None, None, main, hook, None, ["run1"], values, {}, 5) == []

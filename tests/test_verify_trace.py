@@ -60,7 +60,7 @@ def test_probe_of_the_nth_pass_and_the_pass_count(backend):
     gen = GeneratedInputs(4, inputs={"vertex.attrib[0]": np.zeros((4, 4), np.uint32)})
     probes = [(add, trace._dest_source(prog.instructions[add]), "after", n) for n in (1, 3, 5, 6)]
     probes.append((add, Source("xv_zero"), "before", 0))
-    names, exe, imp = trace._run_both(prog, gen, runner, 4, probes)
+    names, exe, imp, _ = trace._run_both(prog, gen, runner, 4, probes)
     want = [np.float32([1.5, 2, 3, 4]) * n for n in (1, 3, 5)] + [np.zeros(4, np.float32)]
     for name, w in zip(names, want):
         assert np.array_equal(exe[name][0].view(np.float32), w), name

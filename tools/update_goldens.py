@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
-"""Regenerate (or check) the golden translations of our own NV4 corpus.
+"""Regenerate (or check) the golden translations of our own corpus.
 
-For every ``corpus/nv4/<name>.vp|.fp|.gp`` this writes, beside the program:
+The corpus folders are ``corpus/nv4`` (the NV_gpu_program4 family) and ``corpus/dialects``
+(one program or more for every other dialect xlate reads: VP1.0/1.1, VSP1.0, VP2.0, ARBvp1.0
+with and without the NV_vertex_program2/3 options, ARBfp1.0 with and without the
+NV_fragment_program/2 options, FP1.0 and TGSI text).  For every
+``corpus/<folder>/<name>.vp|.fp|.gp|.tgsi`` this writes, beside the program:
 
 * ``<name>.glsl450.glsl`` - ``xlate.translate(..., target="glsl", profile="glsl450")``
 * ``<name>.vulkan.glsl``  - the same with ``profile="vulkan"``
@@ -37,8 +41,9 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT / "corpus" / "nv4"
-SOURCE_EXTS = (".vp", ".fp", ".gp")
+CORPORA = (ROOT / "corpus" / "nv4", ROOT / "corpus" / "dialects")
+CORPUS = CORPORA[0]             # the NV4 folder (kept for callers that name it)
+SOURCE_EXTS = (".vp", ".fp", ".gp", ".tgsi")
 PROFILES = ("glsl450", "vulkan", "glsl330", "es310")
 #: profiles whose golden may be a rejection (E7001: the program needs a feature they lack)
 REJECTABLE = ("glsl330", "es310")
@@ -46,11 +51,23 @@ GOLDEN_SUFFIXES = (tuple(f".{p}.glsl" for p in PROFILES) + tuple(f".{p}.rejected
                    + (".reflect.json",))
 #: program extension -> glslang stage name
 STAGE_OF_EXT = {".vp": "vert", ".fp": "frag", ".gp": "geom"}
+#: TGSI text header -> glslang stage name
+STAGE_OF_TGSI = {"VERT": "vert", "FRAG": "frag", "GEOM": "geom"}
 
 
-def sources(corpus: Path = CORPUS) -> list[Path]:
-    """The corpus programs, sorted by file name."""
-    return sorted(p for p in corpus.iterdir() if p.is_file() and p.suffix in SOURCE_EXTS)
+def stage_of(src: Path) -> str:
+    """The glslang stage name of a corpus program (TGSI: from its processor header)."""
+    if src.suffix == ".tgsi":
+        return STAGE_OF_TGSI[src.read_text(encoding="utf-8").split(None, 1)[0]]
+    return STAGE_OF_EXT[src.suffix]
+
+
+def sources(corpora: tuple[Path, ...] = CORPORA) -> list[Path]:
+    """The corpus programs, sorted by folder and file name."""
+    if isinstance(corpora, Path):
+        corpora = (corpora,)
+    return sorted(p for corpus in corpora for p in corpus.iterdir()
+                  if p.is_file() and p.suffix in SOURCE_EXTS)
 
 
 def golden_paths(src: Path) -> dict[str, Path]:
@@ -128,11 +145,14 @@ def atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
-def orphans(corpus: Path, srcs: list[Path]) -> list[Path]:
+def orphans(corpora, srcs: list[Path]) -> list[Path]:
     """Golden-looking files whose program no longer exists."""
+    if isinstance(corpora, Path):
+        corpora = (corpora,)
     expected = {p for s in srcs for p in golden_paths(s).values()}
     expected |= {rejection_path(s, p) for s in srcs for p in REJECTABLE}
-    found = [p for p in corpus.iterdir() if p.is_file() and p.name.endswith(GOLDEN_SUFFIXES)]
+    found = [p for corpus in corpora for p in corpus.iterdir()
+             if p.is_file() and p.name.endswith(GOLDEN_SUFFIXES)]
     return sorted(p for p in found if p not in expected)
 
 
@@ -198,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 path.unlink()
                 print(f"removed {relative_name(path)} (the profile's golden is now the other kind)")
-    for path in orphans(CORPUS, srcs):
+    for path in orphans(CORPORA, srcs):
         if args.check:
             stale.append(f"{relative_name(path)} (orphan: no program)")
         else:

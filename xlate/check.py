@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .cli import EXIT_ERRORS, EXIT_OK, EXIT_TOOLCHAIN, EXIT_USAGE
+from .usage import EXIT_ERRORS, EXIT_OK, EXIT_TOOLCHAIN, EXIT_USAGE
 
 
 def _read(path: str, err) -> tuple[str | bytes, str] | tuple[None, None]:
@@ -93,7 +93,7 @@ def _check(args) -> int:
 
 def sync_main(args) -> int:
     from .batch.outputs import output_name, translate_outputs
-    from .cli import spirv_profile_error
+    from .usage import spirv_profile_error
     from .fsio import atomic_write
     from .diagnostics import XlateError
     err = sys.stderr

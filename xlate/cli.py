@@ -15,11 +15,10 @@ import argparse
 import os
 import sys
 
-EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_TOOLCHAIN = 0, 1, 2, 3
-# the GLSL profiles (xlate.backends.glsl.PROFILES, not imported: start-up stays light); the last
-# two give GLSL only (no SPIR-V environment takes them; xlate.api.spirv_refusal says why)
-PROFILES = ("glsl450", "vulkan", "glsl330", "es310")
-GLSL_ONLY_PROFILES = ("glsl330", "es310")
+# exit codes, profiles, output targets and the profile check: xlate/usage.py (shared with the
+# commands' engines, which must not import the command line)
+from .usage import (EXIT_ERRORS, EXIT_OK, EXIT_TOOLCHAIN, EXIT_USAGE,  # noqa: F401
+                    GLSL_ONLY_PROFILES, OUTPUT_TARGETS, PROFILES, spirv_profile_error)
 # file reading and atomic writes live in xlate/fsio.py; these names stay importable from here
 from .fsio import (TMP_PREFIX, atomic_write, decode_source,  # noqa: E402,F401
                    remove_stale_temporaries)
@@ -42,14 +41,6 @@ def _print_diagnostics(diags, source) -> None:
         source = None                # a binary token stream has no lines to show
     for d in diags:
         print(d.render(source, color), file=sys.stderr)
-
-
-def spirv_profile_error(profile: str | None, targets) -> str | None:
-    """The usage error of asking a GLSL-only profile for SPIR-V, or None."""
-    if profile in GLSL_ONLY_PROFILES and any(t in ("spirv", "spirv-asm") for t in targets):
-        from .api import spirv_refusal
-        return f"xlate: error: {spirv_refusal(profile)}"
-    return None
 
 
 #: output file extensions -> the --target they mean (``-o water.frag.spv`` is SPIR-V)
@@ -239,14 +230,15 @@ def _verify_arguments(p) -> None:
                         "GL_ARB_gl_spirv; vulkan: the vulkan-profile SPIR-V on Vulkan (lavapipe); "
                         "native: the original assembly program on the driver's own "
                         "ARB/NV program interface (compatibility profile)")
+    p.add_argument("--profile", choices=["glsl450", "glsl330", "es310"], default=None,
+                   help="the GLSL profile to translate into and run (backend gl; default "
+                        "glsl450): glsl330 and es310 run on the same OpenGL harness with their "
+                        "interface made explicit (docs/verify.md)")
     p.add_argument("--json", metavar="REPORT", help="write a JSON report")
     p.add_argument("--report", metavar="FILE.html", help="write an HTML report: the outputs' "
                    "images (fragment) or lane plots (vertex, geometry), the localized "
                    "instructions and the evidence of every verdict")
     _cluster_argument(p)
-
-
-OUTPUT_TARGETS = ("glsl", "spirv", "reflect")
 
 
 def _targets(text: str) -> tuple[str, ...]:

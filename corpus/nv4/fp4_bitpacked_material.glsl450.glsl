@@ -112,9 +112,11 @@ bvec4 xl_ccNSF(uvec4 f)
     return notEqual((1u - s), uvec4(0u));
 }
 
-// PK4B: excess-128 bytes, round(127 * clamp(v, -128/127, 1) + 128), x in the low byte.
+// PK4B: excess-128 bytes, round(127 * clamp(v, -128/127, 1) + 128), x in the low byte; NaN
+// packs as 0 (executor op_pk4b): clamp of NaN is undefined in GLSL, and llvmpipe gave different
+// bytes in two compilations of one program (corpus/dialects/arbfp_nv_pack.fp).
 uint xl_pk4b(vec4 a) {
-    precise uvec4 b = uvec4(roundEven(clamp(a, -128.0 / 127.0, 1.0) * 127.0 + 128.0));
+    precise uvec4 b = uvec4(roundEven(clamp(mix(a, vec4(0.0), isnan(a)), -128.0 / 127.0, 1.0) * 127.0 + 128.0));
     precise uint xl_r = b.x | (b.y << 8) | (b.z << 16) | (b.w << 24);
     return xl_r;
 }

@@ -81,9 +81,11 @@ uvec4 xl_sad(uvec4 a, uvec4 b, uvec4 c) { precise uvec4 xl_r = mix(b - a, a - b,
 
 vec4 xl_lrp(vec4 a, vec4 b, vec4 c) { precise vec4 xl_r = a * b + (vec4(1.0) - a) * c; return xl_r; }
 
-// PK4B: excess-128 bytes, round(127 * clamp(v, -128/127, 1) + 128), x in the low byte.
+// PK4B: excess-128 bytes, round(127 * clamp(v, -128/127, 1) + 128), x in the low byte; NaN
+// packs as 0 (executor op_pk4b): clamp of NaN is undefined in GLSL, and llvmpipe gave different
+// bytes in two compilations of one program (corpus/dialects/arbfp_nv_pack.fp).
 uint xl_pk4b(vec4 a) {
-    precise uvec4 b = uvec4(roundEven(clamp(a, -128.0 / 127.0, 1.0) * 127.0 + 128.0));
+    precise uvec4 b = uvec4(roundEven(clamp(mix(a, vec4(0.0), isnan(a)), -128.0 / 127.0, 1.0) * 127.0 + 128.0));
     precise uint xl_r = b.x | (b.y << 8) | (b.z << 16) | (b.w << 24);
     return xl_r;
 }

@@ -103,9 +103,11 @@ uvec4 xl_mulhi(uvec4 a, uvec4 b) { uvec4 hi, lo; umulExtended(a, b, hi, lo); ret
 vec4 xl_nrm(vec4 a) { return vec4(a.xyz * (1.0 / sqrt(a.x * a.x + a.y * a.y + a.z * a.z)), 0.0); }
 
 //@ pk4b
-// PK4B: excess-128 bytes, round(127 * clamp(v, -128/127, 1) + 128), x in the low byte.
+// PK4B: excess-128 bytes, round(127 * clamp(v, -128/127, 1) + 128), x in the low byte; NaN
+// packs as 0 (executor op_pk4b): clamp of NaN is undefined in GLSL, and llvmpipe gave different
+// bytes in two compilations of one program (corpus/dialects/arbfp_nv_pack.fp).
 uint xl_pk4b(vec4 a) {
-    uvec4 b = uvec4(roundEven(clamp(a, -128.0 / 127.0, 1.0) * 127.0 + 128.0));
+    uvec4 b = uvec4(roundEven(clamp(mix(a, vec4(0.0), isnan(a)), -128.0 / 127.0, 1.0) * 127.0 + 128.0));
     return b.x | (b.y << 8) | (b.z << 16) | (b.w << 24);
 }
 
@@ -215,6 +217,34 @@ vec4 xl_log(float t) {
     if (b > 0x7f800000u) return vec4(xl_qnan(), xl_qnan(), xl_qnan(), 1.0);
     if (e == 0u) return vec4(-inf, 1.0, -inf, 1.0);
     if (e == 255u) return vec4(inf, 1.0, inf, 1.0);
+    float x = float(int(e) - 127);
+    float m = uintBitsToFloat((b & 0x7fffffu) | 0x3f800000u);
+    return vec4(x, m, x + log2(m), 1.0);
+}
+
+//@ expa  needs: qnan
+// EXP without VP1's special cases (ARBVP 2.14.5.9, VP2 2.14.3.14, tgsi.rst): y = t - floor(t)
+// always (NaN for +-INF); z = 0 / +INF where 2^floor(t) underflows / overflows.  Mirrors
+// xlate/exec/alu.py op_expa.
+vec4 xl_expa(float t) {
+    float f = floor(t);
+    float x = f > 127.0 ? uintBitsToFloat(0x7f800000u)
+            : (f < -126.0 ? 0.0 : intBitsToFloat((int(f) + 127) << 23));
+    if (isnan(t)) return vec4(xl_qnan(), xl_qnan(), xl_qnan(), 1.0);
+    float y = isinf(t) ? xl_qnan() : t - f;
+    return vec4(x, y, (x == 0.0 || isinf(x)) ? x : x * exp2(y), 1.0);
+}
+
+//@ loga  needs: qnan
+// LOG without VP1's special cases (ARBVP 2.14.5.14, VP2 2.14.3.19, tgsi.rst): y = |t| /
+// 2^floor(log2 |t|), NaN for 0 (denormals count as 0) and INF.  Mirrors op_loga.
+vec4 xl_loga(float t) {
+    uint b = floatBitsToUint(t) & 0x7fffffffu;
+    uint e = b >> 23;
+    float inf = uintBitsToFloat(0x7f800000u);
+    if (b > 0x7f800000u) return vec4(xl_qnan(), xl_qnan(), xl_qnan(), 1.0);
+    if (e == 0u) return vec4(-inf, xl_qnan(), -inf, 1.0);
+    if (e == 255u) return vec4(inf, xl_qnan(), inf, 1.0);
     float x = float(int(e) - 127);
     float m = uintBitsToFloat((b & 0x7fffffu) | 0x3f800000u);
     return vec4(x, m, x + log2(m), 1.0);

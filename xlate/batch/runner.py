@@ -12,7 +12,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from ..cli import EXIT_ERRORS, EXIT_OK, EXIT_TOOLCHAIN, EXIT_USAGE
+from ..usage import EXIT_ERRORS, EXIT_OK, EXIT_TOOLCHAIN, EXIT_USAGE
 from . import cache as C
 from .outputs import diagnostic_from_json, diagnostic_to_json, output_name
 
@@ -268,7 +268,7 @@ def run_batch(sources: list[str], outdir: str, *, jobs: int | None = None,
     Raises :class:`UsageError` for missing sources, an unusable output folder, or SPIR-V asked of
     a GLSL-only profile (glsl330, es310); :class:`xlate.cluster.ClusterUnavailable` when the
     cluster is needed and cannot be used."""
-    from ..cli import spirv_profile_error
+    from ..usage import spirv_profile_error
     from ..fsio import remove_stale_temporaries
     start = time.perf_counter()
     problem = spirv_profile_error(profile, targets)
@@ -552,7 +552,7 @@ def main(args) -> int:
               file=sys.stderr)
         return EXIT_USAGE
     err = sys.stderr
-    from ..cli import GLSL_ONLY_PROFILES, OUTPUT_TARGETS, spirv_profile_error
+    from ..usage import GLSL_ONLY_PROFILES, OUTPUT_TARGETS, spirv_profile_error
     # the default targets of a GLSL-only profile leave SPIR-V out; asking for it is an error
     targets = args.targets or (("glsl", "reflect") if args.profile in GLSL_ONLY_PROFILES
                                else OUTPUT_TARGETS)

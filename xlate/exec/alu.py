@@ -711,6 +711,37 @@ def op_log(x, a):
     return _stack(rx, ry, rz, np.ones_like(rx)).astype(F32)
 
 
+@alu("EXPA")
+def op_expa(x, a):
+    # ARBVP 2.14.5.9, VP2 2.14.3.14, tgsi.rst EXP -- the pseudo-code with no exception:
+    #   x = 2^floor(t), y = t - floor(t), z = RoughApprox2ToX(t), w = 1.
+    # So y is NaN for t = +-INF (INF - INF), x = 2^floor(t) as in op_exp (exact, +INF above 127,
+    # 0 below -126: denormals flushed), and z follows 2^t: 0 for an underflowing x, +INF for an
+    # overflowing one (VP2 special cases: RoughApprox2ToX(-INF) = +0, (+INF) = +INF), x * 2^y
+    # otherwise (as op_exp: 2^floor(t) * 2^fraction, exact scaling of an accurate 2^fraction).
+    t = a[:, 0]
+    f = np.floor(t)
+    px = _pow2_exact(f)
+    y = (t - f).astype(F32)
+    with np.errstate(invalid="ignore"):
+        z = np.where(px == 0, F32(0), np.where(np.isinf(px), px, px * np.exp2(y))).astype(F32)
+    z = np.where(np.isnan(t), _QNAN, z)
+    return _stack(px, y, z, np.ones_like(px)).astype(F32)
+
+
+@alu("LOGA")
+def op_loga(x, a):
+    # ARBVP 2.14.5.14, VP2 2.14.3.19, tgsi.rst LOG -- the pseudo-code with no exception, of
+    # tmp = |t|: x = floor(log2(tmp)), y = tmp / 2^floor(log2(tmp)), z = RoughApproxLog2(tmp).
+    # For tmp = 0 (denormals flushed, as op_log): x = z = -INF and y = 0 / 2^-INF = 0 / 0 = NaN;
+    # for tmp = INF: x = z = +INF and y = INF / INF = NaN; NaN gives NaN.  Otherwise as op_log.
+    r = op_log(x, a)
+    t = np.abs(a[:, 0])
+    special = (((t.view(U32) >> U32(23)) & U32(0xFF)) == 0) | np.isinf(t)
+    r[:, 1] = np.where(special, _QNAN, r[:, 1])
+    return r
+
+
 # ---- FP1 LIT (issue 5 fragment dialects; IR opcode LITNC, xlate.ir.ops) --------------------
 
 @alu("LITNC")

@@ -161,8 +161,14 @@ _TABLE = [
     _row("SGET", "v", "v,v", "FC", F, "alu", "set on greater or equal, total order (VP1)"),
     _row("SLTT", "v", "v,v", "FC", F, "alu", "set on less, total order -NaN < -INF < -0 < +0 (VP1)"),
     _row("SSGN", "v", "v", "FCSH", F, "alu", "set sign, NaN -> NaN (VP2)"),
-    _row("EXP", "v", "s", "FCSH", F, "alu", "(2^floor(a), a - floor(a), 2^a, 1) (VP1, VP2, ARBvp)"),
-    _row("LOG", "v", "s", "FCSH", F, "alu", "(exponent, mantissa, log2 |a|, 1) of |a| (VP1, VP2, ARBvp)"),
+    # EXP/LOG with VP1's special cases (2.14.1.10.15-16: an underflowing or infinite 2^floor
+    # gives y = 0, LOG(0) and LOG(INF) give y = 1); EXPA/LOGA are the pseudo-code of ARBvp
+    # 2.14.5.9/14, VP2 2.14.3.14/19 and tgsi.rst with no exception (t - floor(t) is NaN for an
+    # infinite t, |t| / 2^floor(log2 |t|) is NaN for 0 and INF).
+    _row("EXP", "v", "s", "FCSH", F, "alu", "(2^floor(a), a - floor(a), 2^a, 1), VP1 special cases"),
+    _row("LOG", "v", "s", "FCSH", F, "alu", "(exponent, mantissa, log2 |a|, 1) of |a|, VP1 special cases"),
+    _row("EXPA", "v", "s", "FCSH", F, "alu", "(2^floor(a), a - floor(a), 2^a, 1) (VP2, ARBvp, TGSI)"),
+    _row("LOGA", "v", "s", "FCSH", F, "alu", "(exponent, mantissa, log2 |a|, 1) of |a| (VP2, ARBvp, TGSI)"),
     _row("BRA", "-", "", "", F, "flow", "branch to a label if the condition passes (unstructured)"),
     _row("PUSHA", "-", "vs", "", S, "flow", "push an address vector on the call stack (VP3)"),
     _row("POPA", "vs", "", "", S, "flow", "pop an address vector off the call stack (VP3)"),
@@ -197,7 +203,7 @@ def op(name: str) -> OpInfo:
 #: NV_gpu_program4 frontends must not accept them as mnemonics (GP4 issue 2 removed ARL, ARR,
 #: ARA, BRA, EXP, LOG, PUSHA, POPA; the N-suffixed and total-order set-ons are IR-only names).
 LEGACY_OPCODES = frozenset({"MINN", "MAXN", "SEQN", "SGEN", "SGTN", "SLEN", "SLTN", "SNEN", "SGET",
-                            "SLTT", "SSGN", "EXP", "LOG", "BRA", "PUSHA", "POPA"})
+                            "SLTT", "SSGN", "EXP", "LOG", "EXPA", "LOGA", "BRA", "PUSHA", "POPA"})
 
 
 # ---- FP1 LIT (issue 5, fragment dialects; frontends/nv/fp1.py) ---------------------------------

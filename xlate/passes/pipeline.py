@@ -71,7 +71,7 @@ def check_nesting(s: Lowering) -> None:
 
 def structure(s: Lowering) -> None:
     """Labels, branches and calls become if/loop/break/return and functions
-    (``structurize.py``); recursion -- which GLSL lacks, and GP4 allows up to the call-depth
+    (``structurize/``); recursion -- which GLSL lacks, and GP4 allows up to the call-depth
     limit -- becomes one copy of each subroutine per depth."""
     try:
         s.structured = structurize(s.program)

@@ -149,12 +149,17 @@ def main(args) -> int:
             _print_diagnostics([e.diagnostic], None)
             return EXIT_MISMATCH
     cluster = getattr(args, "cluster", None)
+    profile = getattr(args, "profile", None)
+    if profile not in (None, "glsl450") and (args.backend != "gl" or cluster):
+        print(f"xlate verify: error: --profile {profile} runs on the local gl backend only",
+              file=sys.stderr)
+        return EXIT_USAGE
     if cluster:
         results = _verify_on_cluster(cluster, texts, args)
         runner = None
     else:
         try:
-            runner = make_runner(args.backend)
+            runner = make_runner(args.backend, profile=profile)
         except GLUnavailable as e:
             print(f"xlate verify: error: no implementation available for backend "
                   f"'{args.backend}': {e}", file=sys.stderr)
@@ -209,7 +214,7 @@ def main(args) -> int:
                            implementation=runner.describe() if runner else implementation,
                            seed=args.seed, lanes=args.lanes)
         try:
-            from ..cli import atomic_write
+            from ..fsio import atomic_write
             atomic_write(report_page, page.encode("utf-8"))
         except OSError as e:
             print(f"xlate: error[E8002]: cannot write {report_page}: {e.strerror}",

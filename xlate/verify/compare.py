@@ -53,6 +53,8 @@ INEXACT: dict[str, tuple[int, float]] = {
     # 11 bits" (NV_vertex_program2 EXP/LOG, ARB_vertex_program issue 28: 2^-11 relative)
     "EXP": (4096, 0.0),
     "LOG": (4096, 2.0 ** -11),
+    "EXPA": (4096, 0.0),
+    "LOGA": (4096, 2.0 ** -11),
     "NRM": (4, 0.0),
     "RFL": (4, 0.0),
     # filtered texture lookups: llvmpipe weights bilinear/trilinear samples in 8-bit fixed point
@@ -139,6 +141,14 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
         "permits.rule_reassociated: the value equals the instruction (MAD, DPn, DPH, DP2A, "
         "X2D, LRP, XPD) recomputed with its products added in another order, each rounded or "
         "fused into the addition (FMA)"),
+    "recompiled": (
+        "each freedom above is the implementation's choice per compilation: the probe "
+        "compilation and the main one may choose differently (llvmpipe flushes a denormal in "
+        "one and not the other)",
+        "replay.recompiled_lanes (native backend): the lane has a freedom (adopted, or a NaN, "
+        "infinite, denormal or undefined operand), no unexplained departure, and the replay "
+        "reproduces the complete run of every probe compilation (programs without flow or "
+        "KIL)"),
 }
 
 F32_MIN_NORMAL = np.float32(1.1754943508222875e-38)

@@ -235,7 +235,9 @@ def gl_interface(reflection: dict, gen: GeneratedInputs, lanes: int):
             if v is not None:
                 words[int(idx)] = v
         if "location" in u:
-            uniforms.append((u["location"], words))
+            # glsl330 declares no locations (null): the runner looks the name up, as the
+            # reflection tells an engine to
+            uniforms.append((u["name"] if u["location"] is None else u["location"], words))
         else:                       # parameters in a uniform block (std140: vec4 = 16 bytes)
             blk = buffers.get(u["binding"], np.zeros(0, np.uint32))
             end = u["offset"] // 4 + n * 4
@@ -283,11 +285,15 @@ def run_gl(runner, program: Program, glsl: str, reflection: dict, gen: Generated
                       shadow=gen.shadow)
 
 
-def make_runner(backend: str = "gl", *, precise: bool = False):
+def make_runner(backend: str = "gl", *, precise: bool = False, profile: str | None = None):
     """The runner of a backend: :class:`gl.Runner` for ``gl``/``gl-spirv``,
     :class:`vulkan.Runner` for ``vulkan``, :class:`native.Runner` for ``native`` (the original
     assembly program on the driver's own interface).  Raises :class:`glapi.GLUnavailable` (for Vulkan its
-    subclass ``VulkanUnavailable``) when the implementation is missing."""
+    subclass ``VulkanUnavailable``) when the implementation is missing.  ``profile``: the GLSL
+    profile the translation is made in -- ``glsl450`` (default), ``glsl330`` or ``es310`` on
+    the GL backends (:mod:`profile_runs`); ``vulkan`` and ``native`` have their own."""
+    if profile not in (None, "glsl450") and backend not in ("gl", "gl-spirv"):
+        raise ValueError(f"profile {profile!r} runs on the gl and gl-spirv backends only")
     if backend == "native":
         from .native import Runner as NativeRunner
         return NativeRunner(backend)
@@ -295,7 +301,7 @@ def make_runner(backend: str = "gl", *, precise: bool = False):
         from .vulkan import Runner as VulkanRunner
         return VulkanRunner(backend, precise=precise)
     from .gl import Runner
-    return Runner(backend, precise=precise)
+    return Runner(backend, precise=precise, profile=profile or "glsl450")
 
 
 def runner_profile(runner) -> str:
@@ -380,7 +386,7 @@ def _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep):
 
 #: verdicts of adopted departures that explain a difference (see :mod:`permits`)
 EXPLAINED = ("signedzero", "ftz", "nonfinite", "tolerance", "reassociated", "range", "undefined",
-             "boundary", "lod", "implementation")
+             "boundary", "lod", "implementation", "recompiled")
 #: verdicts of differences nothing explains
 SUSPECT = ("divergence", "cc", "flow", "interface")
 
@@ -466,7 +472,7 @@ def _explain(program, facts, glsl, reflection, lanes, runner, rep, run, max_repo
     hook = out.hook
     if rep.evidence is not None:
         rep.evidence.unexplained = list(out.diffs)
-    adopted = sorted({v for (_, v) in hook.adopted})
+    adopted = sorted({v for (_, v) in hook.adopted} | ({"recompiled"} if out.recompiled else set()))
     rep.localization = [d.to_json(program) for d in hook.unexplained[:max_reported]]
     rep.localization += [d.to_json(program) for d in hook.examples[:max_reported]]
     n_adopted = sum(hook.adopted.values())
@@ -474,6 +480,10 @@ def _explain(program, facts, glsl, reflection, lanes, runner, rep, run, max_repo
                      f"{n_adopted} permitted results ({', '.join(adopted) or 'none'}) at "
                      f"{len({k for (k, _) in hook.adopted})} instructions; "
                      f"{len(out.diffs)} differences left")
+    if out.recompiled:
+        rep.notes.append(f"recompiled: on {len(out.recompiled)} lanes (first {out.recompiled[0]}) "
+                         "the main compilation chose otherwise at a freedom the replay adopted; "
+                         "the replay reproduces the probe compilation's complete run there")
     # geometry probes are read at the last EMIT, where GLSL leaves outputs written before an
     # EmitVertex() undefined: a departure seen there proves nothing, the outputs decide
     unreliable = program.stage == Stage.GEOMETRY

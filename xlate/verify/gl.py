@@ -516,9 +516,16 @@ class Runner:
 
     profile = "glsl450"         # the GLSL profile :meth:`run` expects the translation in
 
-    def __init__(self, backend: str = "gl", *, precise: bool = False):
+    def __init__(self, backend: str = "gl", *, precise: bool = False, profile: str = "glsl450"):
         """``precise``: run every shader through :func:`make_precise` first -- for property
-        tests that check semantics apart from the known missing-``precise`` problem."""
+        tests that check semantics apart from the known missing-``precise`` problem.
+        ``profile``: the profile of the translations :meth:`run` gets (``glsl330`` and
+        ``es310`` through :func:`xlate.verify.profile_runs.harness_text`)."""
+        from .profile_runs import ADAPTED_PROFILES
+        if profile != "glsl450" and profile not in ADAPTED_PROFILES:
+            raise ValueError(f"the GL runner takes glsl450, {', '.join(ADAPTED_PROFILES)} "
+                             f"translations, not {profile!r}")
+        self.profile = profile
         self.precise = precise
         if backend == "vulkan":
             raise ValueError("backend 'vulkan' runs on xlate.verify.vulkan.Runner "
@@ -615,15 +622,36 @@ class Runner:
             gl.fbo = fbo
         gl.BindFramebuffer(G.GL_FRAMEBUFFER, gl.fbo)
 
-    def _set_uniforms(self, prog: int, uniforms: list[tuple[int, np.ndarray]]) -> None:
+    def _set_uniforms(self, prog: int, uniforms: list[tuple[int | str, np.ndarray]]) -> None:
+        """Uniform values by location, or by name where the profile declares no locations
+        (glsl330: the reflection's ``location`` is null)."""
         gl = self.gl
         gl.check("before setting uniforms")
         for loc, words in uniforms:
+            if isinstance(loc, str):
+                loc = gl.GetUniformLocation(prog, loc.encode())
             w = np.ascontiguousarray(words, np.uint32).reshape(-1, 4)
             gl.ProgramUniform4fv(prog, loc, w.shape[0], w.ctypes.data_as(C.c_void_p))
             # a uniform the driver found unused has no location: GL_INVALID_OPERATION, harmless
             while gl.GetError() != G.GL_NO_ERROR:
                 pass
+
+    def _bind_by_name(self, prog: int, reflection: dict) -> None:
+        """glsl330 declares no ``binding``: the reflection's binding is the texture unit to
+        give each sampler (glUniform1i) and the binding point of each uniform block
+        (glUniformBlockBinding) -- done here as an engine must."""
+        if self.profile != "glsl330":
+            return
+        gl = self.gl
+        for t in reflection.get("textures", []):
+            loc = gl.GetUniformLocation(prog, t["name"].encode())
+            if loc >= 0:
+                gl.ProgramUniform1i(prog, loc, t["binding"])
+        for b in reflection.get("buffers", []):
+            index = gl.GetUniformBlockIndex(prog, b["block"].encode())
+            if index != 0xFFFFFFFF:             # GL_INVALID_INDEX: the block is unused
+                gl.UniformBlockBinding(prog, index, b["binding"])
+        gl.check("binding samplers and blocks by name")
 
     def _set_buffers(self, buffers: dict[int, np.ndarray]) -> None:
         for binding, words in buffers.items():
@@ -779,6 +807,9 @@ class Runner:
         through SHADOW targets (depth textures with comparison).
         """
         self._tex = (textures or {}, shadow or set())
+        if self.profile != "glsl450":
+            from .profile_runs import harness_text
+            glsl = harness_text(glsl, self.profile, reflection, precise=self.precise)
         if self.precise:
             glsl = make_precise(glsl)
         self.gl.use()
@@ -817,6 +848,7 @@ class Runner:
             words = inputs[inp["name"]]
             self._attrib(inp["location"], words, inp["type"] != "vec4")
         self._set_uniforms(prog, uniforms)
+        self._bind_by_name(prog, reflection)
         self._set_buffers(buffers)
         self._textures(*self._tex)
         bufs = []
@@ -852,6 +884,7 @@ class Runner:
             words = np.asarray(inputs[name], np.uint32).reshape(lanes * nv, 4)
             self._attrib(loc, words, integer)
         self._set_uniforms(prog, uniforms)
+        self._bind_by_name(prog, reflection)
         self._set_buffers(buffers)
         self._textures(*self._tex)
         mode, per = PRIM_OUT[geo["output_primitive"]]
@@ -915,6 +948,7 @@ class Runner:
             self._texture(TextureData(unit, "2D", [img], None if gtype == "vec4" else
                                       ("i" if gtype == "ivec4" else "u")))
         self._set_uniforms(prog, uniforms)
+        self._bind_by_name(prog, reflection)
         self._set_buffers(buffers)
         self._textures(*self._tex)
         draw = [G.GL_NONE] * 8

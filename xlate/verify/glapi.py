@@ -94,6 +94,8 @@ PROTOS = {
     "glBindAttribLocation": (None, [u, u, C.c_char_p]),
     "glTransformFeedbackVaryings": (None, [u, i, C.POINTER(C.c_char_p), u]),
     "glGetUniformLocation": (i, [u, C.c_char_p]),
+    "glGetUniformBlockIndex": (u, [u, C.c_char_p]),
+    "glUniformBlockBinding": (None, [u, u, u]),
     "glGetAttribLocation": (i, [u, C.c_char_p]),
     "glProgramUniform4fv": (None, [u, i, i, p]),
     "glProgramUniform4iv": (None, [u, i, i, p]),

@@ -294,9 +294,13 @@ class TextProbe:
         return out
 
     # ---- the replay's interface -------------------------------------------------------------
-    def __call__(self, program, gen, runner, lanes, events, which=None, into=None, nth=None):
+    def __call__(self, program, gen, runner, lanes, events, which=None, into=None, nth=None,
+                 runs: list | None = None):
         """The implementation's words of the events ``which`` (value events only; counts are 1
-        and every pass is the first: module docstring).  Returns ({}, {event index: words})."""
+        and every pass is the first: module docstring).  Returns ({}, {event index: words}).
+        ``runs`` (:func:`replay.recompiled_lanes`): when every value fits one compilation, that
+        compilation also gives the program's outputs -- recorded in ``runs`` -- and the values
+        of the instructions that write outputs last, so that one run gives everything."""
         todo = list(range(len(events)) if which is None else sorted(which))
         imp: dict[int, np.ndarray] = {}
         if nth == 0:
@@ -326,17 +330,30 @@ class TextProbe:
         if values and not self.slots:
             raise ProbeRefused("the program writes every output a probe could use")
         per = len(self.slots)
-        for b in range(0, len(values), per):
+        # (not with KIL -- the probe runs have none -- nor with instructions the frontend added,
+        # such as a fog option's: the driver applies fog after the program, and the probe
+        # text's ARB_draw_buffers changes which colours it fogs)
+        whole = runs is not None and not self.sunk and \
+            not any(ins.op == "KIL" or ins.span is None for ins in self.program.instructions)
+        run_outputs = None
+        for b in range(0, max(len(values), 1 if whole else 0), per):
             group = values[b:b + per]
             slots = self.slots[:len(group)]
             text = self.instrumented([(k, slot) for (_, k), slot in zip(group, slots)])
+            wanted = slots + ([key for key in self.keys if key not in slots] if whole else [])
             if self.program.stage == Stage.FRAGMENT:
-                cap = runner.run_fragment(text, lanes, inputs, gen.params, slots,
+                cap = runner.run_fragment(text, lanes, inputs, gen.params, wanted,
                                           gen.textures, gen.shadow)
                 got = cap.outputs
             else:
-                got = runner.run_vertex(text, lanes, inputs, gen.params, slots,
+                got = runner.run_vertex(text, lanes, inputs, gen.params, wanted,
                                         busy_tc=self.busy_tc)
+            if whole:
+                from .gl import Capture
+                outputs = {key: got[key] for key in self.keys if key in got}
+                runs.append(Capture(outputs=outputs, killed=np.zeros(lanes, bool)))
+                if run_outputs is None:
+                    run_outputs = outputs   # the instructions writing outputs last: from here
             for (i, k), slot in zip(group, slots):
                 imp[i] = np.asarray(got[slot], np.uint32)
                 if executor is not None and k in executor.values:
@@ -351,7 +368,9 @@ class TextProbe:
                 kil_less = runner.run_fragment(self.instrumented([]), lanes, inputs,
                                                gen.params, keys, gen.textures, gen.shadow)
             for i, k in tails:
-                words = np.array(self.cap.outputs[self.finals[k]], np.uint32)
+                source = run_outputs if run_outputs is not None and \
+                    self.finals[k] in run_outputs else self.cap.outputs
+                words = np.array(source[self.finals[k]], np.uint32)
                 if kil_less is not None and self.finals[k] in kil_less.outputs:
                     words[killed] = np.asarray(kil_less.outputs[self.finals[k]],
                                                np.uint32)[killed]

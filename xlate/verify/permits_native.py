@@ -292,8 +292,17 @@ _uninitialized_cache: dict[int, tuple] = {}
 
 def uninitialized_reads(program) -> dict[int, np.ndarray]:
     """Instruction -> (4,) bool: the result components computed from a temporary's component
-    no earlier instruction (in execution order, ``trace.execution_order``) wrote.  Only for
-    programs whose text has no control flow (plain ARB: every statement runs once, in order)."""
+    no earlier instruction (in execution order, ``trace.execution_order``) wrote -- or from a
+    component computed so.  Only for programs whose text has no control flow (plain ARB: every
+    statement runs once, in order).
+
+    What is computed from an undefined value is undefined too.  The specs give temporaries an
+    "undefined" initial value (ARBvp Table X.? and issue 16, ARBfp Table X.8) and do not say
+    that it stays one value between reads; Mesa's compiler gives each read its own (LLVM
+    ``undef``), measured on piglit's arbfptest1-4.fp (``MOV R0, R1; MOV R0, -R1;`` gives colour
+    components that no single value of R1 explains).  So the freedom follows the value: a
+    component is free when it reads a component no instruction wrote or one computed from
+    such a component, and a write of defined values ends it."""
     hit = _uninitialized_cache.get(id(program))
     if hit is not None and hit[0] is program:
         return hit[1]
@@ -305,6 +314,7 @@ def uninitialized_reads(program) -> dict[int, np.ndarray]:
                for i in program.instructions)
     if not flow:
         written: dict[str, set] = {}
+        undefined: dict[str, set] = {}          # components holding a value computed from one
         for k in execution_order(program):
             ins = program.instructions[k]
             free = np.zeros(4, bool)
@@ -312,7 +322,7 @@ def uninitialized_reads(program) -> dict[int, np.ndarray]:
                 reg = program.registers.get(src.reg)
                 if reg is None or reg.kind != RegKind.TEMP or src.index is not None:
                     continue
-                have = written.get(src.reg, set())
+                have = written.get(src.reg, set()) - undefined.get(src.reg, set())
                 sw = list(src.swizzle) + [src.swizzle[-1]] * (4 - len(src.swizzle))
                 if ins.op in COMPONENTWISE:
                     free |= np.array([sw[c] < 4 and sw[c] not in have for c in range(4)])
@@ -323,8 +333,11 @@ def uninitialized_reads(program) -> dict[int, np.ndarray]:
             if free.any() and ins.dst is not None:
                 out[k] = free & np.array(ins.dst.mask, bool)
             if ins.dst is not None:
-                written.setdefault(ins.dst.reg, set()).update(
-                    c for c in range(4) if ins.dst.mask[c])
+                mask = [c for c in range(4) if ins.dst.mask[c]]
+                written.setdefault(ins.dst.reg, set()).update(mask)
+                bad = undefined.setdefault(ins.dst.reg, set())
+                bad.difference_update(mask)
+                bad.update(c for c in mask if free[c])
     _uninitialized_cache.clear()
     _uninitialized_cache[id(program)] = (program, out)
     return out

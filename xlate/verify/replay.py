@@ -119,6 +119,11 @@ class ReplayHook:
         self.impl_killed = impl_killed
         self.adopted: dict[tuple[int, str], int] = {}     # (instruction, verdict) -> components
         self.examples: list[Departure] = []
+        self.free_lanes = np.zeros(lanes, bool)     # lanes where a permitted result was adopted
+        # lanes where an instruction had a choice that is any value's (a NaN, infinite or
+        # denormal float operand; the native backend's undefined temporaries) whether or not
+        # the probe compilation took it (:func:`recompiled_lanes`)
+        self.free_sites = np.zeros(lanes, bool)
 
     def _impl(self, k: int, lanes: np.ndarray, p: np.ndarray, table=None):
         iv = (self.values if table is None else table)[k]
@@ -161,6 +166,8 @@ class ReplayHook:
         live = ~self.bad[lanes]
         self.unchecked[lanes[~known & live]] = True
         known &= live
+        if known.any():
+            self._note_free_sites(x, ops, lanes, np.flatnonzero(known))
         exe = np.broadcast_to(bits, (n, 4))
         written = np.broadcast_to(np.array(x.inst.dst.mask, bool), (n, 4))
         if cmask is not None:
@@ -194,6 +201,7 @@ class ReplayHook:
             if bad:
                 self._unexplained(lane, self._departure(x, site, r_i, lane, int(p[r]), bad, ""))
                 continue
+            self.free_lanes[lane] = True
             for c in comps:
                 out[r, c] = imp[r, c]
                 key = (x.index, verdicts[r_i, c])
@@ -202,6 +210,20 @@ class ReplayHook:
                                                          verdicts[r_i, c]))
                 self.adopted[key] = self.adopted.get(key, 0) + 1
         return out
+
+    def _note_free_sites(self, x, ops, lanes, rows) -> None:
+        if x.inst.op in permits.MOVES or x.inst.op in permits.BIT_READS:
+            return              # a NaN moved or unpacked stays what it is: no choice
+        if self.backend == "native":
+            from .permits_native import uninitialized_reads
+            if uninitialized_reads(self.program).get(x.index) is not None:
+                self.free_sites[lanes[rows]] = True
+                return
+        none = np.zeros((len(rows), 4), np.uint32)
+        site = permits.Site(x, ops, rows, none, none, self.backend)
+        for w in site.float_operands():
+            special = (permits._nonfinite(w) | permits._denormal(w)).any(axis=1)
+            self.free_sites[lanes[rows[special]]] = True
 
     def _note_alternatives(self, cc: int, lanes, words, written) -> None:
         from ..exec import cc as ccmod
@@ -249,6 +271,7 @@ class ReplayHook:
                     np.array_equal(ccmod.test(cond.rule, alt[sw][None])[0], imp_pass[r]):
                 st.cc[cond.cc][loc] = alt
                 self.has_alt[cond.cc][lane] = False
+                self.free_lanes[lane] = True
                 out[r] = imp_pass[r]
                 key = (x.index, "ftz")
                 if key not in self.adopted:
@@ -282,6 +305,7 @@ class ReplayHook:
         if not take.any():
             return kill
         for r in np.flatnonzero(take):
+            self.free_lanes[int(lanes[r])] = True
             key = (x.index, "ftz")
             if key not in self.adopted:
                 self.examples.append(Departure(
@@ -316,12 +340,14 @@ class ReplayHook:
 @dataclass
 class ReplayResult:
     """``diffs``: differences left between the replayed executor and the implementation;
-    ``hook``: its records; ``res``: the replayed executor's result."""
+    ``hook``: its records; ``res``: the replayed executor's result; ``recompiled``: lanes
+    explained by :func:`recompiled_lanes`."""
 
     diffs: list
     hook: ReplayHook
     res: object
     rounds: int
+    recompiled: list = field(default_factory=list)
 
 
 def _value_events(program: Program) -> list[tuple]:
@@ -369,16 +395,17 @@ def _prober(probe):
 
 
 def probe_values(program: Program, gen, runner, lanes: int,
-                 probe=None) -> dict[int, ImplValues]:
+                 probe=None, runs: list | None = None) -> dict[int, ImplValues]:
     """The implementation's last value of every writing instruction, and -- in programs with
     control flow -- how often each ran (one count per straight-line region): an instruction
     the implementation did not run on a lane has no value there (its probe reads zero).
     ``probe``: how events are probed (:func:`trace._probe_events`'s signature; that function,
-    which instruments the IR and runs its translation, by default)."""
+    which instruments the IR and runs its translation, by default).  ``runs``: receives the
+    capture of each compilation that probed the values (:func:`recompiled_lanes`)."""
     _probe_events = _prober(probe)
     events = _value_events(program)
     probed = _probe_program(program)
-    _, imp = _probe_events(probed, gen, runner, lanes, events)
+    _, imp = _probe_events(probed, gen, runner, lanes, events, runs=runs)
     region_of = regions(program)
     first_of: dict[int, int] = {}
     if _has_flow(program):
@@ -465,7 +492,8 @@ def replay(program: Program, facts, reflection, gen, cap, runner, lanes: int,
     (:func:`trace._probe_events`); the native backend passes one that instruments the original
     assembly text (:class:`native.TextProbe`), with the same signature."""
     from .core import compare_all, run_executor
-    values = probe_values(program, gen, runner, lanes, probe)
+    runs: list = []
+    values = probe_values(program, gen, runner, lanes, probe, runs=runs)
     conds = probe_conditions(program, gen, runner, lanes, values, probe)
     # round one: the last pass of each instruction; round two (when a lane that still differs
     # went through passes whose values were not probed): each of the first PASS_LIMIT passes
@@ -490,4 +518,55 @@ def replay(program: Program, facts, reflection, gen, cap, runner, lanes: int,
             res = run_executor(program, gen, lanes, hooks=hook)
             diffs, _ = compare_all(program, facts, reflection, res, cap, [], strict=True)
             rounds = 2
-    return ReplayResult(diffs, hook, res, rounds)
+    tied = recompiled_lanes(program, facts, reflection, diffs, hook, res, runs, values, conds,
+                            lanes) if diffs and backend == "native" else []
+    if tied:
+        diffs = [d for d in diffs if d.lane not in set(tied)]
+    return ReplayResult(diffs, hook, res, rounds, tied)
+
+
+def recompiled_lanes(program: Program, facts, reflection, diffs, hook: ReplayHook, res, runs,
+                     values, conds, lanes: int) -> list[int]:
+    """Lanes whose remaining difference is another compilation's choice at a freedom (verdict
+    ``recompiled``).
+
+    A freedom the replay adopted (a flushed denormal, the value of an operation on NaN, an
+    uninitialized temporary's garbage) is the probe compilation's choice; the main compilation
+    may choose otherwise -- llvmpipe does, measured: the same program flushes a denormal in one
+    compilation and not in the other, and a NaN compare's result follows the code generated
+    around it -- and then the outputs differ although each compilation is a valid run.  Such a
+    lane is explained when the replay reproduces, bit for bit on every output, the complete run
+    of the compilation it took its values from: the probe compilation is the program itself
+    plus probe outputs, so every defect is in it and shows in the replay.
+
+    Native backend only (:func:`replay` asks for no other): there the probe text is the
+    original program's text with moves appended, so the program's own statements are the same
+    in every compilation.  A translation's probe shaders are other GLSL (outputs staged,
+    registers kept for the probes): a defect in code that only the main shader has -- an output
+    written in place -- would show in the main run alone, and this rule would excuse it on a
+    lane with a free site (found by tests/test_verify_replay.py: a NaN injected in the main
+    shader's output statement passed).
+    The lane must have a freedom -- one the replay adopted, or an instruction whose choice is
+    any value's (a NaN, infinite or denormal float operand; an undefined temporary), which the
+    main compilation may have taken where the probe compilation did not (llvmpipe's SGE of a
+    NaN gives 1.0 in one compilation and 0.0 in another: mesa-lima sge2.fp) -- and no
+    unexplained departure.
+
+    When the values came from several compilations (probe batches), the replay must reproduce
+    the complete run of every one of them on the lane: they then agree with each other there,
+    and the replay is a valid run whichever compilation gave a value.  Only for programs
+    without control flow (no execution counts, no probed condition tests) and without KIL (the
+    probe runs have none), and not geometry programs (whose probes are read at the last
+    EMIT)."""
+    if not runs or conds or program.stage == Stage.GEOMETRY or \
+            any(v.count is not None for v in values.values()) or \
+            any(i.op == "KIL" for i in program.instructions):
+        return []
+    from .core import compare_all
+    differ: set[int] = set()
+    for run in runs:
+        other, _ = compare_all(program, facts, reflection, res, run, [], strict=True)
+        differ |= {d.lane for d in other}
+    return sorted({d.lane for d in diffs if d.lane < lanes and d.lane not in differ
+                   and (hook.free_lanes[d.lane] or hook.free_sites[d.lane])
+                   and not hook.bad[d.lane]})

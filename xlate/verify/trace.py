@@ -233,7 +233,7 @@ def _run_both(program: Program, gen, runner, lanes: int, probes):
                     g[lane] = prims[-1][-1][gname]
             exe2[name], imp2[name] = e, g
         exe, imp = exe2, imp2
-    return names, exe, imp
+    return names, exe, imp, cap
 
 
 #: approximate opcodes whose implementation gives up beyond an operand magnitude
@@ -518,9 +518,10 @@ def probe_batch(program: Program) -> int:
 
 def _probe_events(program, gen, runner, lanes, events, which=None,
                   into: tuple[dict, dict] | None = None,
-                  nth: int | None = None) -> tuple[dict, dict]:
+                  nth: int | None = None, runs: list | None = None) -> tuple[dict, dict]:
     """Probe the events with indices ``which`` (all by default) in batches (each event's
-    ``nth`` execution when given, else its last)."""
+    ``nth`` execution when given, else its last).  ``runs``: a list that receives the capture
+    of every probe compilation (its outputs: the program's own and the probes')."""
     batch = probe_batch(program)
     exe_all, imp_all = into if into is not None else ({}, {})
     todo = [(i, events[i]) for i in (range(len(events)) if which is None else sorted(which))
@@ -529,7 +530,9 @@ def _probe_events(program, gen, runner, lanes, events, which=None,
         group = todo[start:start + batch]
         probes = [(k, what, "before" if kind == "cond" else "after", nth)
                   for _, (kind, k, what) in group]
-        names, exe, imp = _run_both(program, gen, runner, lanes, probes)
+        names, exe, imp, cap = _run_both(program, gen, runner, lanes, probes)
+        if runs is not None:
+            runs.append(cap)
         for (e_idx, _), name in zip(group, names):
             exe_all[e_idx] = exe[name]
             imp_all[e_idx] = imp[name]

@@ -73,7 +73,18 @@ namespace using main texture textureLod textureGrad texelFetch textureSize sampl
 ceil trunc round fract mod min max clamp mix step smoothstep sqrt inversesqrt exp exp2 log log2 pow sin
 cos tan dot cross normalize length distance reflect refract any all not equal lessThan greaterThan
 isnan isinf dFdx dFdy fwidth EmitVertex EndPrimitive
-""".split())
+packed row_major column_major std140 std430 shared lowp flat highp superp
+""".split()) | frozenset(
+    # the type keywords of GLSL 4.50 §3.6 and GLSL ES 3.10 §3.7 (an assembly TEMP may be called
+    # "packed" or "sampler2D": found by corpus/dialects/arbfp_nv_pack.fp, which names a TEMP
+    # "packed", a reserved word of both)
+    [f"{p}mat{c}x{r}" for p in ("", "d") for c in "234" for r in "234"]
+    + [f"{p}{kind}{dim}" for p in ("", "i", "u") for kind in ("sampler", "image")
+       for dim in ("1D", "2D", "3D", "Cube", "2DRect", "1DArray", "2DArray", "CubeArray",
+                   "Buffer", "2DMS", "2DMSArray")]
+    + [f"sampler{d}Shadow" for d in ("1D", "2D", "Cube", "2DRect", "1DArray", "2DArray",
+                                      "CubeArray")]
+    + ["sampler3DRect", "samplerExternalOES", "sampler", "samplerShadow"])
 
 
 # Qualifier of global variables that receive computed values.  ``highp`` (no effect in desktop

@@ -48,7 +48,11 @@ Numerics made explicit (nv_dialects.md 5, 9, 12; one IR opcode = one meaning):
 * SGE/SLT: VP1 compares in a total order (-0 < +0, -NaN < -INF, +NaN > +INF; 2.14.1.11) ->
   SGET/SLTT.  VP2 set-on instructions return NaN for NaN operands (2.14.3.29-36) ->
   SEQN/SGEN/SGTN/SLEN/SLTN/SNEN; SSG(NaN) = NaN (2.14.3.37) -> SSGN.
-* EXP/LOG: the 4-component forms (IR EXP/LOG); LIT: the IR LIT (w clamped to +-(128 - 1/256),
+* EXP/LOG: the 4-component forms; VP1/VP1.1/VSP with VP1's special cases (2.14.1.10.15-16: y = 0
+  when 2^floor(t) underflows or overflows, LOG(0) = LOG(INF) = (.., 1, .., 1)) -> IR EXP/LOG;
+  VP2 and ARBvp follow their pseudo-code with no exception (VP2 2.14.3.14/19, ARBVP
+  2.14.5.9/14: y = t - floor(t), NaN for an infinite t; y = |t| / 2^floor(log2 |t|), NaN for 0
+  and INF) -> IR EXPA/LOGA.  LIT: the IR LIT (w clamped to +-(128 - 1/256),
   0^0 = 1; VP1 2.14.1.10.17, VP2 2.14.3.18, digest 5.6).
 * Address registers: ARL -> ``FLR.S`` (VP1: scalar into ``.x``; VP2: vector, masked), ARR ->
   ``ROUND.S``, ARA -> ``ADD.S A, A.xyxy, A.zwzw``; CC updates of these use CCKind.INT (VP2O:
@@ -334,6 +338,10 @@ class LegacyVertexBuilder:
                 return "MIN", [srcs[1], srcs[0]]
             if base in ("SGE", "SLT"):   # total order (VP1 2.14.1.11)
                 return {"SGE": "SGET", "SLT": "SLTT"}[base], srcs
+        if base in ("EXP", "LOG") and n in ("vp2", "arb"):
+            # VP2 2.14.3.14/19 and ARBVP 2.14.5.9/14 give the pseudo-code without VP1's special
+            # cases (module docstring)
+            return base + "A", srcs
         if n == "vp2":
             if base in ("MIN", "MAX", "SEQ", "SGE", "SGT", "SLE", "SLT", "SNE"):
                 return base + "N", srcs

@@ -1269,7 +1269,8 @@ _OPS = {
     "ROUND": _simple("ROUND", F), "RCP": _simple("RCP", F), "RSQ": _simple("RSQ", F),
     "SQRT": _simple("SQRT", F), "EX2": _simple("EX2", F), "LG2": _simple("LG2", F),
     "POW": _simple("POW", F), "SIN": _simple("SIN", F), "COS": _simple("COS", F),
-    "EXP": _simple("EXP", F), "LOG": _simple("LOG", F), "LIT": _simple("LIT", F),
+    "EXP": _simple("EXPA", F), "LOG": _simple("LOGA", F), "LIT": _simple("LIT", F),
+    # EXP/LOG: tgsi.rst's formulas have no special cases (IR EXPA/LOGA, not VP1's EXP/LOG)
     "ABS": _simple("ABS", F), "RCC": _simple("RCC", F), "RFL": _simple("RFL", F),
     "X2D": _simple("X2D", F), "DIV": _per_channel("DIV", F),
     "PK2H": _simple("PK2H", F), "UP2H": _simple("UP2H", F),
