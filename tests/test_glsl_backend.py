@@ -389,6 +389,7 @@ def test_temporaries_named_like_glsl_keywords_are_renamed(word):
     """GLSL 4.50 §3.6 / ES 3.10 §3.7 keywords and reserved words (found: a TEMP named
     'packed' in corpus/dialects/arbfp_nv_pack.fp, which Mesa refused)."""
     import xlate
-    text = f"!!ARBfp1.0\nTEMP {word};\nMOV {word}, fragment.color;\nMOV result.color, {word};\nEND\n"
+    # (read twice, so that the register stays: a value read once is inlined, expressions.py)
+    text = f"!!ARBfp1.0\nTEMP {word};\nMOV {word}, fragment.color;\nMUL result.color, {word}, {word};\nEND\n"
     glsl = xlate.translate(text, filename="k.fp", target="glsl").glsl
     assert f"vec4 u_{word} = vec4(0);" in glsl and f" {word} " not in glsl

@@ -210,7 +210,8 @@ def test_derivatives_are_dfdx_with_a_note():
     for profile, language in (("glsl330", "GLSL 3.30"), ("es310", "GLSL ES 3.10")):
         g = glsl(src, profile)
         reads = "fragment_texcoord_0.v" if profile == "glsl330" else "fragment_texcoord_0"
-        assert f"t = dFdx({reads});" in g and "dFdy(t)" in g
+        # (t is read once: the DDX is inlined into the DDY, expressions.py)
+        assert f"result_color0 = dFdy(dFdx({reads}));" in g
         assert (f"// DDX/DDY use dFdx/dFdy: fine or coarse derivatives as the implementation "
                 f"chooses ({language} has no dFdxFine).\n") in g
     assert "dFdxFine(fragment_texcoord_0)" in glsl(src, "glsl450")
@@ -571,9 +572,11 @@ def test_a_multi_line_instruction_is_one_line_under_line_directives():
 
 def test_glslang_errors_name_the_assembly_line():
     """What the directives are for: an error in the GLSL of line 5 is reported at 1:5."""
-    src = "!!NVfp4.0\nTEMP t;\nMOV t, fragment.texcoord[0];\n\nADD t, t, 1;\nMOV result.color, t;\nEND\n"
+    # (t is read twice after the ADD, so the ADD keeps its statement; the MOV before it is
+    # inlined there: expressions.py)
+    src = "!!NVfp4.0\nTEMP t;\nMOV t, fragment.texcoord[0];\n\nADD t, t, 1;\nMUL result.color, t, t;\nEND\n"
     g = glsl(src, "glsl330", line_directives=True, validate=False)
-    broken = g.replace("t = t + 1.0;", "t = t + 1.0 + undeclared;")
+    broken = g.replace("t = fragment_texcoord_0.v + 1.0;", "t = fragment_texcoord_0.v + 1.0 + undeclared;")
     assert broken != g
     with pytest.raises(GlslCompileError) as info:
         check_glsl(broken, "frag", version="330 core")
@@ -618,4 +621,5 @@ def test_convert_options_on_the_command_line(tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stdout == xlate.translate(BRIGHT, filename=str(prog), profile="es310",
                                        line_directives=True, comments=True).glsl
-    assert "    // DP3 y.x, texel, luma;\n#line 17 1\n" in r.stdout
+    # the DP3 is inlined into the SUB: its comment comes with the SUB's statement
+    assert "    // DP3 y.x, texel, luma;\n        // SUB.CC y.x, y.x, setup.z;\n#line 18 1\n" in r.stdout

@@ -51,14 +51,20 @@ PROGRAMS = {"kinds.fp": ARBFP, "kinds.vp": NVVP4}
 
 # kind -> (program, the mutated statement after the mutation: a substring)
 KIND_SITES = {
-    "arith": ("kinds.fp", "r = r / fragment_texcoord_1.yxzw;"),
+    # (the translation inlines the first ADD into the MUL, the SLT, ADD_SAT and TEX into the
+    # last ADD: backends/glsl/expressions.py)
+    "arith": ("kinds.fp", "r = (fragment_texcoord_0 + vec4(0.5, 2.0, 3.0, 4.0)) / "
+              "fragment_texcoord_1.yxzw;"),
     "literal": ("kinds.fp", "vec4(0.505, 2.0, 3.0, 4.0)"),
     "literal-ulp": ("kinds.fp", "vec4(0.5, 2.0000002, 3.0, 4.0)"),
-    "swizzle": ("kinds.fp", "r = r * fragment_texcoord_1.zxzw;"),
-    "saturate": ("kinds.fp", "r = ((r + t));"),
+    "swizzle": ("kinds.fp", "r = (fragment_texcoord_0 + vec4(0.5, 2.0, 3.0, 4.0)) * "
+                "fragment_texcoord_1.zxzw;"),
+    "saturate": ("kinds.fp", "result_color0 = ((r + vec4(lessThan(r, fragment_texcoord_0)))) + "
+                 "texture(texture0, fragment_texcoord_0.xy);"),
     "compare": ("kinds.fp", "greaterThanEqual(r, fragment_texcoord_0)"),
     "texcoord": ("kinds.fp", "texture(texture0, fragment_texcoord_0.yy)"),
-    "output": ("kinds.fp", "result_color0.xyz = (r).xyz;"),
+    "output": ("kinds.fp", "result_color0.xyz = (xl_sat((r + vec4(lessThan(r, "
+               "fragment_texcoord_0)))) + texture(texture0, fragment_texcoord_0.xy)).xyz;"),
     "cc": ("kinds.vp", "if (!(xl_cc0.x > 0.0)) R0 = vertex_attrib_2;"),
     "loop": ("kinds.vp", "xl_i1 <= xl_n2"),
 }

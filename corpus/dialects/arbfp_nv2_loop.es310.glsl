@@ -60,8 +60,7 @@ void xl_main()
     u__loop_count0.x = xl_min(vec4(4.0), vec4(255.0)).x;
     for (int xl_i1 = 0, xl_n2 = xl_f2i(vec4(floor(u__loop_count0.xxxx.x))).x; xl_i1 < xl_n2; ++xl_i1)
     {
-        tap = texture(texture0, coord.xy);
-        tap.x = tap.x - program_local[0].y;
+        tap.x = texture(texture0, coord.xy).x - program_local[0].y;
         xl_cc0.x = tap.x;
         if (xl_cc0.x > 0.0)
         {

@@ -12,12 +12,9 @@ uniform vec4 program_local[1];
 uniform sampler2D texture0;
 uniform sampler2D texture1;
 
-vec4 uv = vec4(0);
-vec4 height = vec4(0);
 vec4 view = vec4(0);
 vec4 light = vec4(0);
 vec4 base = vec4(0);
-vec4 n = vec4(0);
 vec4 d = vec4(0);
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
@@ -49,27 +46,19 @@ uvec4 xl_cmp(uvec4 a, uvec4 b, uvec4 c) { return c; }
 
 void xl_main()
 {
-    height = texture(texture1, fragment_texcoord_0.v.xy);
-    height.x = height.w * program_local[0].x + program_local[0].y;
-    view.w = xl_dp3(fragment_texcoord_1.v, fragment_texcoord_1.v);
-    view.w = 1.0 / sqrt(abs(view.w));
+    view.w = 1.0 / sqrt(abs(xl_dp3(fragment_texcoord_1.v, fragment_texcoord_1.v)));
     view.xyz = fragment_texcoord_1.v.xyz * view.www;
-    uv.xy = view.xy * height.xx + fragment_texcoord_0.v.xy;
     {
         vec4 xl_c1 = fragment_texcoord_0.v;
         xl_c1 = vec4(xl_c1.xyz / xl_c1.w, xl_c1.w);
         base = texture(texture0, xl_c1.xy);
     }
-    n = texture(texture0, uv.xy);
-    base = xl_lrp(vec4(0.5), base, n);
-    light.w = xl_dp3(fragment_texcoord_2.v, fragment_texcoord_2.v);
-    light.w = 1.0 / sqrt(abs(light.w));
+    base = xl_lrp(vec4(0.5), base, texture(texture0, view.xy * (texture(texture1, fragment_texcoord_0.v.xy).w * program_local[0].x + program_local[0].y) + fragment_texcoord_0.v.xy));
+    light.w = 1.0 / sqrt(abs(xl_dp3(fragment_texcoord_2.v, fragment_texcoord_2.v)));
     light.xyz = fragment_texcoord_2.v.xyz * light.www;
     d.x = xl_sat(vec4(xl_dp3(light, view))).x;
-    d.y = xl_cmp(-d.xxxx, d.xxxx, vec4(0.25)).y;
-    d.z = base.w - program_local[0].z;
-    if (any(lessThan(d.zzzz, vec4(0.0)))) discard;
-    result_color0.xyz = base.xyz * d.yyy;
+    if (any(lessThan(vec4(base.w - program_local[0].z), vec4(0.0)))) discard;
+    result_color0.xyz = base.xyz * xl_cmp(-d.xxxx, d.xxxx, vec4(0.25)).y;
     result_color0.w = base.w;
 }
 

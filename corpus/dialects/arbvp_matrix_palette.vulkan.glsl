@@ -58,8 +58,7 @@ void xl_main()
     gl_Position.w = xl_dp4(state_matrix_mvp[3], skinned);
     result_texcoord_0.x = xl_dp3(skinned, program_local[0]) + program_local[0].w;
     t = xl_frc(skinned);
-    p = floor(skinned);
-    result_texcoord_1.xyz = vec4(cross(t.xyz, p.xyz), 0.0).xyz;
+    result_texcoord_1.xyz = vec4(cross(t.xyz, floor(skinned).xyz), 0.0).xyz;
     t.x = exp2(vertex_attrib_1.y * log2(vertex_attrib_1.x));
     t.y = exp2(vertex_attrib_1.x);
     t.z = log2(vertex_attrib_1.y);

@@ -26,7 +26,6 @@ layout(binding = 0) uniform highp sampler2D texture0;
 xl_precise highp vec4 out_result_position = vec4(0);
 xl_precise highp vec4 h = vec4(0);
 xl_precise highp vec4 p = vec4(0);
-xl_precise highp vec4 c = vec4(0);
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
 float xl_dp2(vec4 a, vec4 b) { xl_precise float xl_r = a.x * b.x + a.y * b.y; return xl_r; }
@@ -47,8 +46,7 @@ void xl_main()
     out_result_position.y = xl_dp4(state_matrix_mvp[1], p);
     out_result_position.z = xl_dp4(state_matrix_mvp[2], p);
     out_result_position.w = xl_dp4(state_matrix_mvp[3], p);
-    c = xl_sat((h * program_local[0].xxxx));
-    result_color = c;
+    result_color = xl_sat((h * program_local[0].xxxx));
     return;
 }
 

@@ -15,7 +15,6 @@ uniform sampler2D texture0;
 vec4 out_result_color = vec4(0);
 vec4 h = vec4(0);
 vec4 p = vec4(0);
-vec4 c = vec4(0);
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
 float xl_dp2(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y; }
@@ -36,8 +35,7 @@ void xl_main()
     gl_Position.y = xl_dp4(state_matrix_mvp[1], p);
     gl_Position.z = xl_dp4(state_matrix_mvp[2], p);
     gl_Position.w = xl_dp4(state_matrix_mvp[3], p);
-    c = xl_sat((h * program_local[0].xxxx));
-    out_result_color = c;
+    out_result_color = xl_sat((h * program_local[0].xxxx));
     return;
 }
 

@@ -17,7 +17,6 @@ layout(set = 0, binding = 1) uniform sampler2D texture0;
 
 precise highp vec4 h = vec4(0);
 precise highp vec4 p = vec4(0);
-precise highp vec4 c = vec4(0);
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
 float xl_dp2(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y; return xl_r; }
@@ -38,8 +37,7 @@ void xl_main()
     gl_Position.y = xl_dp4(state_matrix_mvp[1], p);
     gl_Position.z = xl_dp4(state_matrix_mvp[2], p);
     gl_Position.w = xl_dp4(state_matrix_mvp[3], p);
-    c = xl_sat((h * program_local[0].xxxx));
-    result_color = c;
+    result_color = xl_sat((h * program_local[0].xxxx));
     return;
 }
 

@@ -25,7 +25,6 @@ xl_precise highp vec4 R0 = vec4(0);
 xl_precise highp vec4 R1 = vec4(0);
 xl_precise highp vec4 H0 = vec4(0);
 xl_precise highp vec4 R2 = vec4(0);
-xl_precise highp vec4 R3 = vec4(0);
 vec4 xl_cc0 = vec4(0.0);   // condition code 0: the value of its last update (flags from its sign), start EQ
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
@@ -60,9 +59,7 @@ vec4 xl_litnc(vec4 a) {
 
 void xl_main()
 {
-    R0.x = xl_dp3(fragment_texcoord_0, fragment_texcoord_0);
-    R0.x = 1.0 / sqrt(R0.x);
-    R0.xyz = fragment_texcoord_0.xyz * R0.xxx;
+    R0.xyz = fragment_texcoord_0.xyz * (1.0 / sqrt(xl_dp3(fragment_texcoord_0, fragment_texcoord_0)));
     R1.x = xl_dp3(R0, fragment_texcoord_1);
     {
         xl_precise vec4 xl_t1 = xl_fp16(vec4(greaterThan(R1.xxxx, vec4(0.5))));
@@ -72,11 +69,8 @@ void xl_main()
     R2 = vec4(0.4, 0.4, 0.4, 1.0);
     if (xl_cc0.x != 0.0) R2 = vec4(1.0);
     R1.y = xl_sat(vec4(xl_dp3(R0, fragment_texcoord_2))).y;
-    R1.z = 1.0 - R1.y;
-    R1.w = exp2(4.0 * log2(R1.z));
-    R2.xyz = program_local[0].xyz * R1.www + R2.xyz;
-    R3 = xl_litnc(R1.xyyy);
-    R2.w = R2.w * R3.x;
+    R2.xyz = program_local[0].xyz * exp2(4.0 * log2(1.0 - R1.y)) + R2.xyz;
+    R2.w = R2.w * xl_litnc(R1.xyyy).x;
     result_color0 = R2;
 }
 

@@ -10,7 +10,6 @@ layout(location = 0) out vec4 result_color0;
 uniform vec4 program_local[2];
 uniform sampler2D texture0;
 
-vec4 TEMP0 = vec4(0);
 vec4 TEMP1 = vec4(0);
 uvec4 TEMP2 = uvec4(0);
 uvec4 u__if = uvec4(0);
@@ -34,8 +33,7 @@ vec4 xl_ssat(vec4 x) { return mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), 
 
 void xl_main()
 {
-    TEMP0 = texture(texture0, fragment_generic_0.v.xy);
-    TEMP1 = xl_lrp(program_local[0].xxxx, TEMP0, fragment_color.v);
+    TEMP1 = xl_lrp(program_local[0].xxxx, texture(texture0, fragment_generic_0.v.xy), fragment_color.v);
     TEMP2.x = (uvec4(lessThan(TEMP1.wwww, program_local[1].xxxx)) * 0xFFFFFFFFu).x;
     {
         uvec4 xl_t1 = TEMP2.xxxx;

@@ -12,7 +12,6 @@ layout(set = 0, binding = 0, std140) uniform XlateParameters
 };
 layout(set = 0, binding = 1) uniform sampler2D texture0;
 
-precise highp vec4 TEMP0 = vec4(0);
 precise highp vec4 TEMP1 = vec4(0);
 precise highp uvec4 TEMP2 = uvec4(0);
 precise highp uvec4 u__if = uvec4(0);
@@ -36,8 +35,7 @@ vec4 xl_ssat(vec4 x) { precise vec4 xl_r = mix(mix(x, vec4(1.0), greaterThan(x, 
 
 void xl_main()
 {
-    TEMP0 = texture(texture0, fragment_generic_0.xy);
-    TEMP1 = xl_lrp(program_local[0].xxxx, TEMP0, fragment_color);
+    TEMP1 = xl_lrp(program_local[0].xxxx, texture(texture0, fragment_generic_0.xy), fragment_color);
     TEMP2.x = (uvec4(lessThan(TEMP1.wwww, program_local[1].xxxx)) * 0xFFFFFFFFu).x;
     {
         uvec4 xl_t1 = TEMP2.xxxx;

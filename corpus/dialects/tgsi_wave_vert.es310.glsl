@@ -21,7 +21,6 @@ layout(location = 5) xl_precise out vec4 result_generic_0;
 layout(location = 0) uniform vec4 program_local[5];
 
 xl_precise highp vec4 out_result_position = vec4(0);
-xl_precise highp vec4 TEMP0 = vec4(0);
 xl_precise highp vec4 TEMP1 = vec4(0);
 xl_precise highp uvec4 TEMP2 = uvec4(0);
 xl_precise highp ivec4 ADDR0 = ivec4(0);
@@ -41,18 +40,14 @@ ivec4 xl_f2i(vec4 x) {
 
 void xl_main()
 {
-    TEMP0.x = vertex_attrib_0.x * 6.2831855;
-    TEMP0.x = TEMP0.x + program_local[4].x;
-    TEMP0.y = sin(TEMP0.x);
     TEMP1 = vertex_attrib_0 * vec4(1.0, 1.0, 1.0, 0.0) + vertex_attrib_0.wwww;
-    TEMP1.y = TEMP0.y * 0.5 + TEMP1.y;
+    TEMP1.y = sin(vertex_attrib_0.x * 6.2831855 + program_local[4].x) * 0.5 + TEMP1.y;
     out_result_position.x = xl_dp4(program_local[0], TEMP1);
     out_result_position.y = xl_dp4(program_local[1], TEMP1);
     out_result_position.z = xl_dp4(program_local[2], TEMP1);
     out_result_position.w = xl_dp4(program_local[3], TEMP1);
     TEMP2.x = uvec4(xl_f2i(trunc(vertex_attrib_1.xxxx))).x;
-    TEMP2.x = TEMP2.x & 3u;
-    ADDR0.x = ivec4(TEMP2).x;
+    ADDR0.x = int(TEMP2.x & 3u);
     result_generic_0 = program_local[clamp(ADDR0.x, 0, 4)];
     return;
 }

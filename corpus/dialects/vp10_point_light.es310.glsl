@@ -30,15 +30,11 @@ xl_precise highp vec4 R0 = vec4(0);
 xl_precise highp vec4 R1 = vec4(0);
 xl_precise highp vec4 R2 = vec4(0);
 xl_precise highp vec4 R3 = vec4(0);
-xl_precise highp vec4 R4 = vec4(0);
 xl_precise highp vec4 R5 = vec4(0);
 xl_precise highp vec4 R6 = vec4(0);
 xl_precise highp vec4 R7 = vec4(0);
 xl_precise highp ivec4 A0 = ivec4(0);
-xl_precise highp vec4 R9 = vec4(0);
 xl_precise highp vec4 R8 = vec4(0);
-xl_precise highp vec4 R10 = vec4(0);
-xl_precise highp vec4 R11 = vec4(0);
 vec4 xl_p_c[98];
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
@@ -130,38 +126,26 @@ void xl_main()
     R1.x = xl_dp3(program_env[4], vertex_attrib_2);
     R1.y = xl_dp3(program_env[5], vertex_attrib_2);
     R1.z = xl_dp3(program_env[6], vertex_attrib_2);
-    R1.w = xl_dp3(R1, R1);
-    R1.w = 1.0 / sqrt(abs(R1.w));
+    R1.w = 1.0 / sqrt(abs(xl_dp3(R1, R1)));
     R1.xyz = R1.xyz * R1.www;
     R2 = program_env[8] - R0;
     R2.w = xl_dp3(R2, R2);
     R3.w = 1.0 / sqrt(abs(R2.w));
     R2.xyz = R2.xyz * R3.www;
-    R4 = xl_dst(R2.wwww, R3.wwww);
-    R4.w = xl_dp3(R4, program_env[11]);
-    R4.w = 1.0 / R4.w;
     R5.x = xl_dp3(R1, R2);
     R6 = R2 + program_env[10].xxzx;
-    R6.w = xl_dp3(R6, R6);
-    R6.w = 1.0 / sqrt(abs(R6.w));
+    R6.w = 1.0 / sqrt(abs(xl_dp3(R6, R6)));
     R6.xyz = R6.xyz * R6.www;
     R5.y = xl_dp3(R1, R6);
     R5.w = program_env[11].w;
-    R7 = xl_lit(R5);
-    R7 = R7 * R4.wwww;
+    R7 = xl_lit(R5) * (1.0 / xl_dp3(xl_dst(R2.wwww, R3.wwww), program_env[11]));
     A0.x = xl_f2i(floor(vertex_attrib_8.wwww)).x;
-    R9 = xl_p_c[clamp(clamp(A0.x, -14, 85) + 13, 0, 97)];
-    R8 = R7.yyyy * program_env[9] + R9;
+    R8 = R7.yyyy * program_env[9] + xl_p_c[clamp(clamp(A0.x, -14, 85) + 13, 0, 97)];
     result_color.xyz = R7.zzz * program_env[10].yyy + R8.xyz;
     result_color.w = vertex_attrib_3.w;
-    R10 = xl_min(program_env[10].zzzz, vertex_attrib_8);
-    result_texcoord_0 = xl_max(R10, -program_env[10].zzzz);
-    R11 = vec4(greaterThanEqual(xl_tkey(vertex_attrib_8), xl_tkey(program_env[10].xxxx)));
-    R3 = vec4(lessThan(xl_tkey(vertex_attrib_8), xl_tkey(program_env[10].xxxx)));
-    result_texcoord_1 = R11 - R3;
-    R5 = xl_exp(vertex_attrib_8.x);
-    R6 = xl_log(vertex_attrib_8.y);
-    result_texcoord_2 = R5 + R6;
+    result_texcoord_0 = xl_max(xl_min(program_env[10].zzzz, vertex_attrib_8), -program_env[10].zzzz);
+    result_texcoord_1 = vec4(greaterThanEqual(xl_tkey(vertex_attrib_8), xl_tkey(program_env[10].xxxx))) - vec4(lessThan(xl_tkey(vertex_attrib_8), xl_tkey(program_env[10].xxxx)));
+    result_texcoord_2 = xl_exp(vertex_attrib_8.x) + xl_log(vertex_attrib_8.y);
 }
 
 void main()

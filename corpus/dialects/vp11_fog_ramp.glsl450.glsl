@@ -12,8 +12,6 @@ layout(location = 0) precise out vec4 result_color;
 layout(location = 0) uniform vec4 program_env[6];
 
 precise highp vec4 R0 = vec4(0);
-precise highp vec4 R1 = vec4(0);
-precise highp vec4 R2 = vec4(0);
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
 float xl_dp2(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y; return xl_r; }
@@ -41,12 +39,8 @@ void xl_main()
     R0.z = xl_dp4(program_env[2], vertex_attrib_0);
     R0.w = xl_dp3(vertex_attrib_0, program_env[3]) + program_env[3].w;
     gl_Position = R0;
-    R1.x = abs(R0.z);
-    R1.y = R1.x - program_env[4].x;
-    R1.z = R1.y * program_env[4].y;
-    result_fogcoord.x = program_env[4].w - R1.z;
-    R2.x = xl_rcc(R0.w);
-    result_texcoord_0.xy = R0.xy * R2.xx;
+    result_fogcoord.x = program_env[4].w - (abs(R0.z) - program_env[4].x) * program_env[4].y;
+    result_texcoord_0.xy = R0.xy * xl_rcc(R0.w);
     result_texcoord_0.z = xl_dp3(vertex_attrib_0, program_env[5]) + program_env[5].w;
     result_texcoord_0.w = program_env[4].w;
     result_color = vertex_attrib_3;

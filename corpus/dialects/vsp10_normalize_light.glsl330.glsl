@@ -26,14 +26,11 @@ void xl_main()
     c[22] = program_env[21];
     c[23] = program_env[22];
     c[24] = program_env[23];
-    R0.w = xl_dp3(vertex_attrib_0, vertex_attrib_0);
-    R0.w = 1.0 / sqrt(abs(R0.w));
-    R0.xyz = vertex_attrib_0.xyz * R0.www;
+    R0.xyz = vertex_attrib_0.xyz * (1.0 / sqrt(abs(xl_dp3(vertex_attrib_0, vertex_attrib_0))));
     R0.w = vertex_attrib_0.w;
     c[22] = R0;
     R1 = R0 + vertex_attrib_0.wwzw;
-    R1.w = xl_dp3(R1, R1);
-    R1.w = 1.0 / sqrt(abs(R1.w));
+    R1.w = 1.0 / sqrt(abs(xl_dp3(R1, R1)));
     c[23].xyz = R1.xyz * R1.www;
     c[24] = R0 * c[21];
     out_result_attrib[0] = c[22];

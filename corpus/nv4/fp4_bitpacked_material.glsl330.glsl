@@ -191,12 +191,8 @@ uint xl_pk2h(vec2 a) { return xl_f2h(a.x) | (xl_f2h(a.y) << 16u); }
 
 void xl_main()
 {
-    m.xy = xl_f2u(floor(gl_FragCoord)).xy;
-    m.xy = m.xy & 3u;
-    m.y = m.y << (2u & 31u);
-    m.x = m.x | m.y;
-    h.x = m.x * 0x009e3779u;
-    h.x = h.x ^ uvec4(fragment_attrib_2.v).w;
+    m.xy = xl_f2u(floor(gl_FragCoord)).xy & 3u;
+    h.x = (m.x | m.y << (2u & 31u)) * 0x009e3779u ^ uvec4(fragment_attrib_2.v).w;
     h.y = xl_mulhi(h.xxxx, uvec4(0x85ebca6bu)).y;
     h.z = h.y >> (16u & 31u);
     h.w = ~h.z;

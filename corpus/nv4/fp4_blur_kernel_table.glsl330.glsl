@@ -17,18 +17,13 @@ const vec4 xl_p_taps[5] = vec4[5](vec4(0.22702703), vec4(0.31621623), vec4(0.070
 
 void xl_main()
 {
-    acc = texture(texture0, fragment_texcoord_0.v.xy);
-    acc = acc * 0.22702703;
+    acc = texture(texture0, fragment_texcoord_0.v.xy) * 0.22702703;
     i.x = 1;
     for (int xl_i1 = 0, xl_n2 = 2; xl_i1 < xl_n2; ++xl_i1)
     {
-        o.xy = program_local[0].xy * xl_p_taps[clamp(clamp(i.x, -3, 3) + 2, 0, 4)].xx;
-        o.xy = fragment_texcoord_0.v.xy + o.xy;
-        c = texture(texture0, o.xy);
-        acc = c * xl_p_taps[clamp(i.x, 0, 4)].xxxx + acc;
         o.xy = program_local[0].xy * -(xl_p_taps[clamp(clamp(i.x, -3, 3) + 2, 0, 4)].xx) + fragment_texcoord_0.v.xy;
         c = texture(texture0, o.xy);
-        acc = c * xl_p_taps[clamp(i.x, 0, 4)].xxxx + acc;
+        acc = c * xl_p_taps[clamp(i.x, 0, 4)].xxxx + (texture(texture0, fragment_texcoord_0.v.xy + program_local[0].xy * xl_p_taps[clamp(clamp(i.x, -3, 3) + 2, 0, 4)].xx) * xl_p_taps[clamp(i.x, 0, 4)].xxxx + acc);
         i.x = i.x + 1;
     }
     result_color0 = acc;

@@ -39,14 +39,9 @@ vec4 xl_ssat(vec4 x) { return mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), 
 
 void xl_main()
 {
-    c = texture(texture0, fragment_texcoord_1.v.xy);
-    t.x = xl_min(fragment_texcoord_0.v.xxxx, fragment_texcoord_0.v.yyyy).x;
-    t.y = xl_min(fragment_texcoord_0.v.zzzz, fragment_texcoord_0.v.wwww).y;
-    t.x = xl_min(t.xxxx, t.yyyy).x;
     t.y = 1.0 / program_local[0].x;
-    t.x = xl_sat((t.xxxx * t.yyyy)).x;
-    c = c * fragment_color.v;
-    c.w = c.w * t.x;
+    c = texture(texture0, fragment_texcoord_1.v.xy) * fragment_color.v;
+    c.w = c.w * xl_sat((xl_min(vec4(xl_min(fragment_texcoord_0.v.xxxx, fragment_texcoord_0.v.yyyy).x), vec4(xl_min(fragment_texcoord_0.v.zzzz, fragment_texcoord_0.v.wwww).y)).x * t.yyyy)).x;
     c.xyz = c.xyz * c.www;
     result_color0 = c;
 }

@@ -28,16 +28,12 @@ vec4 xl_ssat(vec4 x) { precise vec4 xl_r = mix(mix(x, vec4(1.0), greaterThan(x, 
 
 void xl_main()
 {
-    c = texture(texture0, fragment_texcoord_1.xy);
-    t.x = xl_min(fragment_texcoord_0.xxxx, fragment_texcoord_0.yyyy).x;
-    t.y = xl_min(fragment_texcoord_0.zzzz, fragment_texcoord_0.wwww).y;
-    t.x = xl_min(t.xxxx, t.yyyy).x;
     t.y = 1.0 / program_local[0].x;
     {
-        precise vec4 xl_t1 = xl_sat((t.xxxx * t.yyyy));
+        precise vec4 xl_t1 = xl_sat((xl_min(vec4(xl_min(fragment_texcoord_0.xxxx, fragment_texcoord_0.yyyy).x), vec4(xl_min(fragment_texcoord_0.zzzz, fragment_texcoord_0.wwww).y)).x * t.yyyy));
         t.x = xl_t1.x;
     }
-    c = c * fragment_color;
+    c = texture(texture0, fragment_texcoord_1.xy) * fragment_color;
     c.w = c.w * t.x;
     c.xyz = c.xyz * c.www;
     result_color0 = c;

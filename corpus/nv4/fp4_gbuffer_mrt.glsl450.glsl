@@ -28,8 +28,6 @@ vec4 in_fragment_clip[1];
 precise highp ivec4 li = ivec4(0);
 precise highp ivec4 n = ivec4(0);
 precise highp vec4 c = vec4(0);
-precise highp vec4 dx = vec4(0);
-precise highp vec4 dy = vec4(0);
 precise highp vec4 N = vec4(0);
 precise highp vec4 t = vec4(0);
 
@@ -73,21 +71,14 @@ void xl_main()
         c = in_fragment_texcoord[4 + clamp(li.x, 0, 2)] * state_texenv_1_color + c;
         li.x = li.x + 1;
     }
-    dx = dFdxFine(fragment_attrib_0);
-    dy = dFdyFine(fragment_attrib_0);
-    N.xyz = vec4(cross(dx.xyz, dy.xyz), 0.0).xyz;
+    N.xyz = vec4(cross(dFdxFine(fragment_attrib_0).xyz, dFdyFine(fragment_attrib_0).xyz), 0.0).xyz;
     N.xyz = xl_nrm(N).xyz;
-    t.x = xl_dp3(N, in_fragment_texcoord[1]);
-    N.xyz = xl_cmp(t.xxxx, -N, N).xyz;
-    result_color1.xyz = N.xyz * 0.5 + 0.5;
+    result_color1.xyz = xl_cmp(vec4(xl_dp3(N, in_fragment_texcoord[1])), -N, N).xyz * 0.5 + 0.5;
     result_color1.w = in_fragment_texcoord[3].z;
-    t.x = fragment_fogcoord.x * state_fog_params.x;
-    t.x = t.x * program_local[0].y;
-    t.x = exp2(-t.x);
+    t.x = exp2(-(fragment_fogcoord.x * state_fog_params.x * program_local[0].y));
     result_color0.xyz = xl_lrp(t.xxxx, c, state_fog_color).xyz;
     result_color0.w = c.w;
-    t.x = gl_FragCoord.z * state_depth_range.z + state_depth_range.x;
-    result_color2.x = t.x;
+    result_color2.x = gl_FragCoord.z * state_depth_range.z + state_depth_range.x;
     result_color2.yz = in_fragment_texcoord[2].yz * gl_FragCoord.ww;
     result_color2.w = vec4(in_primitive_id.xxxx).w;
     result_color3 = xl_max(in_fragment_clip[0].xxxx, vec4(0.0));

@@ -105,13 +105,10 @@ void xl_main()
         t.y = xl_dp3(N, H);
         t.w = program_local[8].x;
         lit = xl_lit(t);
-        d.x = exp2(program_local[8].x * log2(t.y));
-        acc.xyz = lit.yyy * program_local[4 + clamp(i.x, 0, 3)].xyz + acc.xyz;
-        acc.xyz = acc.xyz + lit.zzz;
-        acc.w = acc.w + d.x;
+        acc.xyz = lit.yyy * program_local[4 + clamp(i.x, 0, 3)].xyz + acc.xyz + lit.zzz;
+        acc.w = acc.w + exp2(program_local[8].x * log2(t.y));
         d = xl_dst(vec4(0.0, 4.0, 16.0, 0.0), vec4(0.0, 0.5, 0.0, 0.25));
-        t.z = xl_dp3(d, program_local[4 + clamp(i.x, 0, 3)]) + program_local[4 + clamp(i.x, 0, 3)].w;
-        t.z = 1.0 / t.z;
+        t.z = 1.0 / (xl_dp3(d, program_local[4 + clamp(i.x, 0, 3)]) + program_local[4 + clamp(i.x, 0, 3)].w);
         acc.xyz = acc.xyz * t.zzz;
         i.x = i.x + 1;
         {
@@ -134,13 +131,10 @@ void xl_main()
     {
         if (!isnan(xl_cc1.y))
         {
-            w.xyz = xl_rfl(N, V).xyz;
-            w.w = abs(w.z);
             d.x = xl_dp2(fragment_texcoord_3, fragment_texcoord_3);
             d.y = xl_rcc(d.x);
-            d.z = xl_dp2(fragment_texcoord_3, fragment_texcoord_3) + vec4(0.25, 0.0, 0.0, 0.0).x;
             {
-                xl_precise vec4 xl_t5 = vec4(log2(d.z));
+                xl_precise vec4 xl_t5 = vec4(log2(xl_dp2(fragment_texcoord_3, fragment_texcoord_3) + vec4(0.25, 0.0, 0.0, 0.0).x));
                 d.z = xl_t5.z;
                 xl_cc0.z = xl_t5.z;
             }
@@ -152,8 +146,7 @@ void xl_main()
             w.x = xl_frc(t.xxxx).x;
             w.y = ceil(t.y);
             w.z = trunc(t.z);
-            w.w = roundEven(w.w);
-            d.w = xl_ssg(t.yyyy).w;
+            w.w = roundEven(abs(xl_rfl(N, V).z));
             d.xy = xl_x2d(fragment_texcoord_3, t, vec4(1.0, 0.0, 0.0, 1.0)).xy;
             lit.x = vec4(equal(w.yyyy, w.zzzz)).x;
             lit.y = vec4(notEqual(w.yyyy, w.zzzz)).y;
@@ -161,9 +154,7 @@ void xl_main()
             lit.w = vec4(lessThanEqual(t.zzzz, vec4(0.0))).w;
             H.x = vec4(0.0).x;
             H.y = vec4(1.0).y;
-            H.z = xl_dp4(lit, vec4(0.1, 0.2, 0.3, 0.4));
-            acc.xyz = xl_lrp(H.zzzz, acc, w).xyz;
-            acc.xyz = d.www * 0.05 + acc.xyz;
+            acc.xyz = xl_ssg(t.yyyy).w * 0.05 + xl_lrp(vec4(xl_dp4(lit, vec4(0.1, 0.2, 0.3, 0.4))), acc, w).xyz;
         }
     }
     result_color0 = acc;

@@ -50,8 +50,7 @@ void xl_main()
         float xl_r4 = textureOffset(texture0, fragment_texcoord_0.xyz, ivec2(-1, -1));
         s = vec4(xl_r4, xl_r4, xl_r4, 1.0);
     }
-    acc = acc + s;
-    acc = acc * program_local[0].wwww;
+    acc = (acc + s) * program_local[0].wwww;
     {
         precise vec4 xl_c5 = fragment_texcoord_0;
         xl_c5 = vec4(xl_c5.xyz / xl_c5.w, xl_c5.w);
@@ -65,10 +64,9 @@ void xl_main()
     }
     acc = acc * s;
     t = fragment_texcoord_1;
-    s = dFdxFine(fragment_texcoord_1);
     t.xyz = dFdyFine(fragment_texcoord_1.xyz);
     {
-        float xl_r8 = textureGrad(texture2, fragment_texcoord_1, (s).xyz, (t).xyz);
+        float xl_r8 = textureGrad(texture2, fragment_texcoord_1, dFdxFine(fragment_texcoord_1).xyz, t.xyz);
         s = vec4(xl_r8, xl_r8, xl_r8, 1.0);
     }
     acc = acc * s;
@@ -89,8 +87,7 @@ void xl_main()
     }
     acc = acc * s;
     sz = ivec4(textureSize(texture5), 0, 0);
-    t.xy = vec4(sz).xy;
-    t.xy = fragment_texcoord_0.xy * t.xy;
+    t.xy = fragment_texcoord_0.xy * vec4(sz).xy;
     t.zw = fragment_texcoord_0.zw;
     {
         precise vec4 xl_c11 = t;
@@ -102,8 +99,7 @@ void xl_main()
         float xl_r13 = textureOffset(texture5, t.xyz, ivec2(2, -3));
         t = vec4(xl_r13, xl_r13, xl_r13, 1.0);
     }
-    s = xl_lrp(vec4(0.5), s, t);
-    result_color0 = acc * s;
+    result_color0 = acc * xl_lrp(vec4(0.5), s, t);
 }
 
 void main()

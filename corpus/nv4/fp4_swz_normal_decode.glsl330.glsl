@@ -24,16 +24,12 @@ void xl_main()
     n = texture(texture0, fragment_texcoord_0.v.xy);
     n = vec4(n.w, n.y, 0.0, 0.0);
     n.xy = n.xy * 2.0 - 1.0;
-    t.x = xl_dp2(n, n);
-    t.x = 1.0 - t.x;
-    t.x = 1.0 / sqrt(t.x);
-    n.z = 1.0 / t.x;
+    n.z = 1.0 / (1.0 / sqrt(1.0 - xl_dp2(n, n)));
     l = vec4(-fragment_texcoord_1.v.x, -fragment_texcoord_1.v.y, fragment_texcoord_1.v.z, 1.0);
     xl_cc1 = l;
     if (xl_cc1.z < 0.0) discard;
     t.x = xl_dp3(n, l);
-    t = vec4(t.x, t.x, t.x, 1.0);
-    result_color0 = t;
+    result_color0 = vec4(t.x, t.x, t.x, 1.0);
 }
 
 void main()

@@ -22,11 +22,9 @@ uniform usamplerBuffer texture7;
 
 ivec4 ic = ivec4(0);
 ivec4 sz = ivec4(0);
-uvec4 id = uvec4(0);
 vec4 c = vec4(0);
 vec4 t = vec4(0);
 vec4 a = vec4(0);
-vec4 g = vec4(0);
 
 vec4 xl_lrp(vec4 a, vec4 b, vec4 c) { return a * b + (vec4(1.0) - a) * c; }
 
@@ -54,19 +52,13 @@ uvec4 xl_mod(uvec4 a, uint b) { return b == 0u ? uvec4(0xffffffffu) : a % b; }
 
 void xl_main()
 {
-    c = textureOffset(texture0, fragment_texcoord_0.v.x, 2);
     t = fragment_texcoord_0.v;
     t.w = program_local[0].x;
-    a = textureOffset(texture1, t.xy, ivec2(-1, 1), t.w);
-    c = c * a;
+    c = textureOffset(texture0, fragment_texcoord_0.v.x, 2) * textureOffset(texture1, t.xy, ivec2(-1, 1), t.w);
     t = fragment_texcoord_1.v;
     t.w = program_local[0].y;
-    a = textureLodOffset(texture2, t.xyz, t.w, ivec3(1, -2, 3));
-    c = a * program_local[0].wwww + c;
-    g = dFdx(fragment_texcoord_2.v);
-    t = dFdy(fragment_texcoord_2.v);
-    a = textureGrad(texture3, fragment_texcoord_2.v.xyz, (g).xyz, (t).xyz);
-    c = xl_lrp(program_local[0].wwww, a, c);
+    c = textureLodOffset(texture2, t.xyz, t.w, ivec3(1, -2, 3)) * program_local[0].wwww + c;
+    c = xl_lrp(program_local[0].wwww, textureGrad(texture3, fragment_texcoord_2.v.xyz, dFdx(fragment_texcoord_2.v).xyz, dFdy(fragment_texcoord_2.v).xyz), c);
     {
         vec4 xl_c1 = fragment_texcoord_1.v;
         xl_c1 = vec4(xl_c1.xyz / xl_c1.w, xl_c1.w);
@@ -75,22 +67,13 @@ void xl_main()
     c.xyz = c.xyz * a.xyz;
     t = fragment_texcoord_0.v;
     t.y = program_local[0].z;
-    a = texture(texture5, t.xy);
-    c = c + a;
+    c = c + texture(texture5, t.xy);
     t.xy = fragment_texcoord_1.v.xy;
     t.z = program_local[0].z;
-    ic = textureOffset(texture6, t.xyz, ivec2(0, -1));
     sz = ivec4(textureSize(texture6, ivec4(0).x), 0);
-    ic.x = xl_mod(ic.xxxx, sz.z).x;
+    ic.x = xl_mod(textureOffset(texture6, t.xyz, ivec2(0, -1)).xxxx, sz.z).x;
     ic.yzw = ivec3(0);
-    id = texelFetch(texture7, ic.x);
-    a = texelFetchOffset(texture1, ic.xy, ic.w, ivec2(1, 1));
-    t.x = vec4(sz.xxxx).x;
-    a = a * t.xxxx;
-    id.x = id.x & 255u;
-    t.y = vec4(id.xxxx).y;
-    c = a * t.yyyy + c;
-    result_color0 = c + fragment_color_secondary.v;
+    result_color0 = texelFetchOffset(texture1, ic.xy, ic.w, ivec2(1, 1)) * vec4(sz.xxxx).x * vec4(uvec4(texelFetch(texture7, ic.x).x & 255u)).y + c + fragment_color_secondary.v;
 }
 
 void main()

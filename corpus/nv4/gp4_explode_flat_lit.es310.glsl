@@ -41,7 +41,6 @@ xl_precise highp vec4 N = vec4(0);
 xl_precise highp vec4 c = vec4(0);
 xl_precise highp vec4 t = vec4(0);
 xl_precise highp vec4 s = vec4(0);
-xl_precise highp vec4 lit = vec4(0);
 xl_precise highp vec4 col = vec4(0);
 xl_precise highp vec4 d = vec4(0);
 xl_precise highp vec4 off = vec4(0);
@@ -125,10 +124,8 @@ void xl_main()
     t.x = xl_dp3(N, state_light_0_position);
     t.y = xl_dp3(N, state_light_0_half);
     t.w = program_local[0].w;
-    lit = xl_lit(t);
-    col = lit.yyyy * state_light_0_diffuse;
-    d.x = exp2(program_local[0].w * log2(abs(t.y)));
-    col.xyz = d.xxx * state_light_0_specular.xyz + col.xyz;
+    col = xl_lit(t).yyyy * state_light_0_diffuse;
+    col.xyz = exp2(program_local[0].w * log2(abs(t.y))) * state_light_0_specular.xyz + col.xyz;
     t.z = program_local[0].x * program_local[0].y;
     t.z = xl_frc(t.zzzz).z;
     s.x = sin(t.z);
@@ -144,9 +141,7 @@ void xl_main()
         off.w = xl_t1.w;
     }
     off.xyz = N.xyz * off.www;
-    c = xl_dst(vec4(0.0, 4.0, 16.0, 0.0), vec4(0.0, 0.5, 0.0, 0.25));
-    c.x = xl_dp3(c, state_light_0_attenuation) + state_light_0_attenuation.w;
-    c.y = c.x - 1.0;
+    c.y = xl_dp3(xl_dst(vec4(0.0, 4.0, 16.0, 0.0), vec4(0.0, 0.5, 0.0, 0.25)), state_light_0_attenuation) + state_light_0_attenuation.w - 1.0;
     xl_cc1.y = c.y;
     if (xl_cc1.y > 0.0) col.w = 0.5;
     e1.xyz = xl_rfl(N, vec4(0.0, 0.0, 1.0, 0.0)).xyz;
@@ -158,8 +153,7 @@ void xl_main()
     t.y = vec4(0.0).y;
     t.z = vec4(greaterThan(s.xxxx, s.yyyy)).z;
     t.w = vec4(lessThanEqual(s.xxxx, s.yyyy)).w;
-    lit.w = vec4(1.0).w;
-    e2 = xl_ssat((t * lit.wwww + e2));
+    e2 = xl_ssat((t * vec4(1.0).w + e2));
     out_result_position = in_vertex_position[0] + off;
     out_result_color = col;
     out_result_texcoord[0] = e2;

@@ -88,12 +88,10 @@ void xl_main()
     e0 = in_vertex_position[1] - in_vertex_position[0];
     e1 = in_vertex_position[2] - in_vertex_position[1];
     e2 = in_vertex_position[3] - in_vertex_position[2];
-    c.xyz = vec4(cross(e0.xyz, e1.xyz), 0.0).xyz;
     n.xyz = vec4(cross(e1.xyz, e2.xyz), 0.0).xyz;
-    t.x = c.z * n.z;
+    t.x = vec4(cross(e0.xyz, e1.xyz), 0.0).z * n.z;
     xl_cc1.x = t.x;
-    len.x = xl_dp3(e1, e1);
-    len.y = 1.0 / sqrt(len.x);
+    len.y = 1.0 / sqrt(xl_dp3(e1, e1));
     len.z = 1.0 / len.y;
     {
         precise vec4 xl_t1 = vec4(lessThan(len.zzzz, program_local[0].yyyy));
@@ -124,11 +122,7 @@ void xl_main()
     if (xl_cc1.x < 0.0)
     {
         EndPrimitive();
-        n.xy = e1.yx * vec2(-1.0, 1.0);
-        n.xy = n.xy * len.yy;
-        t.z = abs(t.x);
-        t.z = xl_min(t.zzzz, vec4(1.0)).z;
-        n.xy = n.xy * t.zz;
+        n.xy = e1.yx * vec2(-1.0, 1.0) * len.yy * xl_min(vec4(abs(t.x)), vec4(1.0)).z;
         m = xl_lrp(vec4(0.5), in_vertex_position[1], in_vertex_position[2]);
         out_result_position = n * -program_local[0].xxxx + m;
         c = xl_lrp(program_local[0].zzzz, in_vertex_color[1], vec4(1.0, 0.0, 0.0, 1.0));

@@ -113,16 +113,13 @@ void xl_emit()
 
 void xl_main()
 {
-    n.x = xl_f2i(ceil(program_local[0].xxxx)).x;
-    n.x = xl_min(n.xxxx, ivec4(16)).x;
+    n.x = xl_min(ivec4(xl_f2i(ceil(program_local[0].xxxx)).x), ivec4(16)).x;
     sz = ivec4(textureSize(texture0, ivec4(0).x), 0, 0);
-    h.x = uvec4(in_primitive_id).x;
-    h.x = h.x << (8u & 31u);
+    h.x = uvec4(in_primitive_id).x << (8u & 31u);
     i.x = uvec4(ivec4(0)).x;
     for (int xl_i1 = 0, xl_n2 = n.xxxx.x; xl_i1 < xl_n2; ++xl_i1)
     {
-        h.y = h.x | i.x;
-        h.y = h.y ^ 0x5bd1e995u;
+        h.y = (h.x | i.x) ^ 0x5bd1e995u;
         h.z = h.y >> (13u & 31u);
         h.y = h.y ^ h.z;
         h.w = ~h.y;
@@ -134,10 +131,9 @@ void xl_main()
         c = textureGrad(texture1, t.x, 0.0, 0.0);
         d = in_vertex_texcoord[0][0];
         d.w = program_local[0].z;
-        d = textureLodOffset(texture0, d.xy, d.w, ivec2(1, 1));
         pk = floatBitsToUint(textureGrad(texture0, in_vertex_texcoord[1][0].xy, vec2(0.0), vec2(0.0)));
-        t = textureGradOffset(texture0, in_vertex_texcoord[1][0].xy, (vec4(0.125, 0.0, 0.0, 0.0)).xy, (vec4(0.0, 0.125, 0.0, 0.0)).xy, ivec2(-2, 0));
-        c = xl_lrp(vec4(0.5), d, c);
+        t = textureGradOffset(texture0, in_vertex_texcoord[1][0].xy, vec4(0.125, 0.0, 0.0, 0.0).xy, vec4(0.0, 0.125, 0.0, 0.0).xy, ivec2(-2, 0));
+        c = xl_lrp(vec4(0.5), textureLodOffset(texture0, d.xy, d.w, ivec2(1, 1)), c);
         {
             precise vec4 xl_c3 = in_vertex_texcoord[0][0];
             xl_c3 = vec4(xl_c3.xyz / xl_c3.w, xl_c3.w);

@@ -27,7 +27,6 @@ xl_precise highp vec4 out_result_position = vec4(0);
 xl_precise highp vec4 out_result_texcoord[1] = vec4[1](vec4(0));
 xl_precise highp vec4 d = vec4(0);
 xl_precise highp vec4 n = vec4(0);
-xl_precise highp vec4 o = vec4(0);
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
 float xl_dp2(vec4 a, vec4 b) { xl_precise float xl_r = a.x * b.x + a.y * b.y; return xl_r; }
@@ -47,10 +46,7 @@ void xl_main()
 {
     d = in_vertex_position[1] - in_vertex_position[0];
     n = vec4(-d.y, d.x, 0.0, 0.0);
-    o.x = xl_dp2(n, n);
-    o.x = 1.0 / sqrt(o.x);
-    n = n * o.xxxx;
-    n = n * program_local[0].xxxx;
+    n = n * (1.0 / sqrt(xl_dp2(n, n))) * program_local[0].xxxx;
     out_result_position = in_vertex_position[0] + n;
     out_result_texcoord[0] = vec4(0.0, 0.0, 0.0, 1.0);
     xl_emit();

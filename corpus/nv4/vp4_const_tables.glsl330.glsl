@@ -12,7 +12,6 @@ out xl_varying8 { vec4 v; } result_texcoord_3;
 
 vec4 out_result_texcoord[4] = vec4[4](vec4(0), vec4(0), vec4(0), vec4(0));
 ivec4 i = ivec4(0);
-vec4 t = vec4(0);
 const vec4 xl_p_bias[3] = vec4[3](vec4(-0.0, 0.25, 0.5, 1.0), vec4(0.125, -0.0, 0.75, 1.0), vec4(0.0, 0.0, -0.0, 1.0));
 const uvec4 xl_p_edge[2] = uvec4[2](uvec4(0x7f800000u, 0xff800000u, 0u, 0x3f800000u), uvec4(0x80000000u, 0x40000000u, 0x40800000u, 0x41000000u));
 const uvec4 xl_p_u_step[3] = uvec4[3](uvec4(1u, 0xffffffffu, 0u, 0x7fffffffu), uvec4(0x80000000u, 3u, 0xfffffffdu, 7u), uvec4(0u));
@@ -45,11 +44,8 @@ uvec4 xl_max(uvec4 a, uvec4 b) { return xl_sel(b, a, greaterThan(a, b)); }
 void xl_main()
 {
     gl_Position = vertex_position;
-    i.x = xl_f2i(floor(vertex_attrib_1.xxxx)).x;
-    i.x = xl_min(i.xxxx, ivec4(2)).x;
-    i.x = xl_max(i.xxxx, ivec4(0)).x;
-    t = xl_p_bias[clamp(i.x, 0, 2)];
-    out_result_texcoord[0] = t * vertex_attrib_1.yyyy;
+    i.x = xl_max(ivec4(xl_min(ivec4(xl_f2i(floor(vertex_attrib_1.xxxx)).x), ivec4(2)).x), ivec4(0)).x;
+    out_result_texcoord[0] = xl_p_bias[clamp(i.x, 0, 2)] * vertex_attrib_1.yyyy;
     out_result_texcoord[1] = uintBitsToFloat(xl_p_edge[clamp(i.x, 0, 1)]);
     out_result_texcoord[2] = vec4(ivec4(xl_p_u_step[clamp(i.x, 0, 2)]));
     out_result_texcoord[3] = intBitsToFloat(ivec4(xl_p_u_step[clamp(i.x, 0, 2)]));

@@ -11,7 +11,6 @@ layout(location = 7) precise out vec4 result_texcoord_2;
 layout(location = 8) precise out vec4 result_texcoord_3;
 
 precise highp ivec4 i = ivec4(0);
-precise highp vec4 t = vec4(0);
 const vec4 xl_p_bias[3] = vec4[3](vec4(-0.0, 0.25, 0.5, 1.0), vec4(0.125, -0.0, 0.75, 1.0), vec4(0.0, 0.0, -0.0, 1.0));
 const uvec4 xl_p_edge[2] = uvec4[2](uvec4(0x7f800000u, 0xff800000u, 0u, 0x3f800000u), uvec4(0x80000000u, 0x40000000u, 0x40800000u, 0x41000000u));
 const uvec4 xl_p_u_step[3] = uvec4[3](uvec4(1u, 0xffffffffu, 0u, 0x7fffffffu), uvec4(0x80000000u, 3u, 0xfffffffdu, 7u), uvec4(0u));
@@ -35,11 +34,8 @@ uvec4 xl_max(uvec4 a, uvec4 b) { precise uvec4 xl_r = mix(b, a, greaterThan(a, b
 void xl_main()
 {
     gl_Position = vertex_position;
-    i.x = xl_f2i(floor(vertex_attrib_1.xxxx)).x;
-    i.x = xl_min(i.xxxx, ivec4(2)).x;
-    i.x = xl_max(i.xxxx, ivec4(0)).x;
-    t = xl_p_bias[clamp(i.x, 0, 2)];
-    result_texcoord_0 = t * vertex_attrib_1.yyyy;
+    i.x = xl_max(ivec4(xl_min(ivec4(xl_f2i(floor(vertex_attrib_1.xxxx)).x), ivec4(2)).x), ivec4(0)).x;
+    result_texcoord_0 = xl_p_bias[clamp(i.x, 0, 2)] * vertex_attrib_1.yyyy;
     result_texcoord_1 = uintBitsToFloat(xl_p_edge[clamp(i.x, 0, 1)]);
     result_texcoord_2 = vec4(ivec4(xl_p_u_step[clamp(i.x, 0, 2)]));
     result_texcoord_3 = intBitsToFloat(ivec4(xl_p_u_step[clamp(i.x, 0, 2)]));

@@ -76,28 +76,23 @@ void xl_main()
     uv = vertex_texcoord_0 * program_local[0].xxxx;
     uv.w = program_local[0].z;
     h = textureLod(texture0, uv.xy, uv.w);
-    q = textureLodOffset(texture0, uv.xy, uv.w, ivec2(1, 0));
     n = textureLodOffset(texture0, uv.xy, uv.w, ivec2(0, 1));
-    n.x = q.x - h.x;
+    n.x = textureLodOffset(texture0, uv.xy, uv.w, ivec2(1, 0)).x - h.x;
     n.y = n.y - h.x;
     uv.w = program_local[0].w;
-    q = textureGradOffset(texture0, uv.xy, vec2(0.0), vec2(0.0), ivec2(-1, -1));
     m = textureGrad(texture0, uv.xy, vec2(0.0), vec2(0.0));
-    m = textureGradOffset(texture0, uv.xy, (vec4(0.01, 0.0, 0.0, 0.0)).xy, (vec4(0.0, 0.01, 0.0, 0.0)).xy, ivec2(2, -3));
+    m = textureGradOffset(texture0, uv.xy, vec4(0.01, 0.0, 0.0, 0.0).xy, vec4(0.0, 0.01, 0.0, 0.0).xy, ivec2(2, -3));
     {
         precise vec4 xl_c1 = vertex_texcoord_1;
         xl_c1 = vec4(xl_c1.xyz / xl_c1.w, xl_c1.w);
         pk = floatBitsToUint(textureGrad(texture0, xl_c1.xy, vec2(0.0), vec2(0.0)));
     }
-    h.x = h.x + q.x;
-    h.x = h.x * 0.5 + m.w;
-    uv = vertex_normal * h.xxxx + vertex_position;
+    uv = vertex_normal * ((h.x + textureGradOffset(texture0, uv.xy, vec2(0.0), vec2(0.0), ivec2(-1, -1)).x) * 0.5 + m.w) + vertex_position;
     uv.w = vertex_position.w;
     inst = in_vertex_instance.xxxx;
     size = ivec4(textureSize(texture1), 0, 0, 0);
     inst.x = xl_mod(inst.xxxx, size.x).x;
-    q = texelFetch(texture1, inst.x);
-    uv.xyz = uv.xyz + q.xyz;
+    uv.xyz = uv.xyz + texelFetch(texture1, inst.x).xyz;
     tc = inst.xxxx;
     tc.w = 0;
     bits = texelFetch(texture2, tc.xyz, tc.w);
@@ -109,8 +104,7 @@ void xl_main()
     q.zw = (unpackUnorm2x16(pk.y).xyxy).zw;
     m = xl_up4b(pk.z);
     n = unpackUnorm4x8(bits.x);
-    m = m * 0.5 + n;
-    result_color = m + q;
+    result_color = m * 0.5 + n + q;
     result_attrib_4 = uintBitsToFloat(bits);
     gl_Position.x = xl_dp4(state_matrix_mvp[0], uv);
     gl_Position.y = xl_dp4(state_matrix_mvp[1], uv);

@@ -248,8 +248,7 @@ void xl_main()
         bvec4 xl_m39 = bvec4(false);
         scratch[2] = mix(scratch[2], xl_t38, xl_m39);
     }
-    d = d | u;
-    d.xy = d.xy ^ 0x80000000u;
+    d.xy = (d | u).xy ^ 0x80000000u;
     d.z = ~d.x;
     d.w = xl_sad(u.xxxx, d.yyyy, uvec4(10u)).w;
     lo = floatBitsToUint(acc);

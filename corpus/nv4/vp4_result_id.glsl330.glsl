@@ -26,10 +26,8 @@ void xl_main()
     gl_Position.y = xl_dp4(state_matrix_mvp[1], vertex_position);
     gl_Position.z = xl_dp4(state_matrix_mvp[2], vertex_position);
     gl_Position.w = xl_dp4(state_matrix_mvp[3], vertex_position);
-    t.x = in_vertex_id.x;
-    t.y = in_vertex_instance.x;
-    t.y = t.y << (16 & 31);
-    t.x = t.x | t.y;
+    t.y = in_vertex_instance.x << (16 & 31);
+    t.x = in_vertex_id.x | t.y;
     out_result_id.x = t.x;
     out_result_color = vec4(t);
 }

@@ -15,8 +15,6 @@ uniform vec4 program_local[1];
 vec4 out_result_texcoord[1] = vec4[1](vec4(0));
 vec4 out_result_color = vec4(0);
 vec4 corner = vec4(0);
-vec4 right = vec4(0);
-vec4 up = vec4(0);
 vec4 p = vec4(0);
 vec4 t = vec4(0);
 
@@ -33,12 +31,10 @@ vec4 xl_ssat(vec4 x) { return mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), 
 void xl_main()
 {
     corner = vec4(vertex_texcoord_0.x, vertex_texcoord_0.y, 0.0, 1.0);
-    right = vec4(state_matrix_modelview0[0].x, state_matrix_modelview0[0].y, state_matrix_modelview0[0].z, 0.0);
-    up = vec4(state_matrix_modelview0[1].x, state_matrix_modelview0[1].y, state_matrix_modelview0[1].z, 0.0);
     t = corner.xxxx * program_local[0].xxxx;
-    p = right * t.xxxx + vertex_position;
+    p = vec4(state_matrix_modelview0[0].x, state_matrix_modelview0[0].y, state_matrix_modelview0[0].z, 0.0) * t.xxxx + vertex_position;
     t = corner.yyyy * program_local[0].yyyy;
-    p = up * t.xxxx + p;
+    p = vec4(state_matrix_modelview0[1].x, state_matrix_modelview0[1].y, state_matrix_modelview0[1].z, 0.0) * t.xxxx + p;
     gl_Position.x = xl_dp4(state_matrix_mvp[0], p);
     gl_Position.y = xl_dp4(state_matrix_mvp[1], p);
     gl_Position.z = xl_dp4(state_matrix_mvp[2], p);

@@ -64,10 +64,7 @@ void xl_main()
     e.z = xl_dp4(state_matrix_modelview1[2], vertex_position);
     e.w = xl_dp4(state_matrix_modelview1[3], vertex_position);
     e.xy = program_env[3].xy * vertex_color.ww + e.xy;
-    p = state_matrix_projection_transpose[0] * e.xxxx;
-    p = state_matrix_projection_transpose[1] * e.yyyy + p;
-    p = state_matrix_projection_transpose[2] * e.zzzz + p;
-    p = state_matrix_projection_transpose[3] * e.wwww + p;
+    p = state_matrix_projection_transpose[3] * e.wwww + (state_matrix_projection_transpose[2] * e.zzzz + (state_matrix_projection_transpose[1] * e.yyyy + state_matrix_projection_transpose[0] * e.xxxx));
     gl_Position = p;
     result_texcoord_0.x = xl_dp4(state_texgen_0_eye_s, e);
     result_texcoord_0.y = xl_dp4(state_texgen_0_eye_t, e);
@@ -85,8 +82,7 @@ void xl_main()
     out_result_clip[0].x = xl_dp4(state_clip_0_plane, e);
     out_result_clip[1].x = xl_dp4(state_clip_1_plane, e);
     f.x = state_fog_params.x * abs(e.z);
-    f.x = f.x * f.x;
-    f.x = f.x * -1.442695;
+    f.x = f.x * f.x * -1.442695;
     f.y = exp2(f.x);
     f.z = log2(f.y);
     f.w = xl_ssg(e.zzzz).w;
@@ -95,11 +91,8 @@ void xl_main()
     t.y = abs(e.z);
     t.z = t.y * t.y;
     t.x = 1.0;
-    t.x = xl_dp3(t, state_point_attenuation);
-    t.x = 1.0 / sqrt(t.x);
-    t.x = t.x * state_point_size.x;
-    t.x = xl_max(t.xxxx, vec4(1.0)).x;
-    out_result_pointsize.x = xl_min(t.xxxx, vec4(64.0)).x;
+    t.x = 1.0 / sqrt(xl_dp3(t, state_point_attenuation)) * state_point_size.x;
+    out_result_pointsize.x = xl_min(vec4(xl_max(t.xxxx, vec4(1.0)).x), vec4(64.0)).x;
 }
 
 void main()

@@ -86,14 +86,13 @@ void xl_main()
     n.xz = n.xy * vec2(-1.0, 1.0);
     uv.xyz = xl_rfl(n, vec4(0.0, 1.0, 0.0, 0.0)).xyz;
     uv = xl_x2d(vertex_texcoord_0, program_local[1], vec4(1.0, 0.0, 0.0, 1.0));
-    uv.zw = xl_sat(xl_frc(w.xxyy)).zw;
     s.y = floor(w.z);
     s.z = ceil(w.z);
     s.w = trunc(-w.z);
     c.y = roundEven(w.z);
     c.z = xl_cmp(n.zzzz, vec4(-1.0), vec4(1.0)).z;
     c.w = xl_rcc(w.z);
-    uv.zw = uv.zw / program_local[0].y;
+    uv.zw = xl_sat(xl_frc(w.xxyy)).zw / program_local[0].y;
     flags.y = vec4(equal(s.yyyy, s.zzzz)).y;
     flags.z = vec4(notEqual(s.yyyy, s.zzzz)).z;
     flags.w = vec4(greaterThanEqual(n.zzzz, vec4(0.0))).w;

@@ -137,6 +137,9 @@ def check(s: Lowering) -> None:
         raise IRValidationError(f"after pass {s.done[-1]!r}: {e}") from None
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}     # node class -> its field names (walk)
+
+
 def _tree_instructions(st: Structured):
     """The instruction of every ``Op`` node of the tree (any depth, any node kind)."""
     def walk(value):
@@ -144,10 +147,18 @@ def _tree_instructions(st: Structured):
             yield value.ins
         elif isinstance(value, list):
             for v in value:
-                yield from walk(v)
+                if isinstance(v, Op):         # the usual element: no generator for it
+                    yield v.ins
+                else:
+                    yield from walk(v)
         elif is_dataclass(value) and not isinstance(value, Instruction):
-            for f in fields(value):
-                yield from walk(getattr(value, f.name))
+            names = _FIELD_NAMES.get(type(value))
+            if names is None:
+                names = _FIELD_NAMES[type(value)] = tuple(f.name for f in fields(value))
+            for name in names:
+                v = getattr(value, name)
+                if isinstance(v, (list, Op)) or is_dataclass(v):
+                    yield from walk(v)
     yield from walk(st.main.body)
     for fn in st.functions.values():
         yield from walk(fn.body)

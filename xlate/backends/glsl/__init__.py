@@ -34,9 +34,16 @@ Line map: every emitted line is tagged with the source line of the IR node it ca
 (:data:`_TAG`), which gives :attr:`GlslOutput.line_map`, the optional ``#line`` directives and the
 optional instruction comments; the tags are removed before the text is returned.
 
+Expressions: a value read once, by the next instructions of the same straight-line run, is
+printed inside its reader instead of being stored (``R0 = (a + b) * c;`` for an ADD and a MUL);
+``expressions.py`` holds the one policy that decides (values read twice, across control flow, or
+held in outputs stay in their registers), the precedence-aware placement, and the check that keeps
+inlined arithmetic out from under swizzles of rvalues (where glslang drops NoContraction).
+
 Modules of this package: ``profiles`` (the profile table), ``tables`` (ops.txt, helpers.glsl, the
-CC tests), ``text`` (literals, swizzles, bitcasts), ``emitter`` (state, naming, the file layout)
-and its parts ``declarations``, ``operands``, ``instructions``, ``textures``, ``control``.
+CC tests), ``text`` (literals, swizzles, bitcasts), ``expressions`` (the temporaries policy and
+precedence), ``emitter`` (state, naming, the file layout) and its parts ``declarations``,
+``operands``, ``instructions``, ``textures``, ``control``.
 """
 from .emitter import GlslEmitter, emit_glsl
 from .profiles import (ES_MISSING_TARGETS, ES_PRECISE, ES_PRECISE_HEADER, MAX_UNIFORM_LOCATIONS,

@@ -24,6 +24,11 @@ class ControlFlow:
         pad = "    " * depth
         previous = None
         for node in nodes:
+            if isinstance(node, Op):
+                before, lines = self.print_op(node.ins, pad)
+                lines, previous = self.tag_lines(node, [pad + x for x in lines], pad, previous)
+                out += before + lines
+                continue
             lines, previous = self.tag_lines(node, self.emit_node(node, depth, in_main), pad, previous)
             out += lines
         return out

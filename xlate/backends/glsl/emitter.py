@@ -21,6 +21,7 @@ from .operands import Operands
 from .instructions import Instructions
 from .textures import Textures
 from .control import ControlFlow
+from .expressions import Expressions, Plan, plan_temporaries
 
 
 # Line tags: emit_body appends "\x00<source line>\x00" ("\x00<line>c\x00" for an instruction
@@ -31,7 +32,7 @@ _TAG = re.compile("\x00(\\d+)(c?)\x00")
 _FILLER = frozenset(["", "{", "}", "else", "do", "} while (false);"])
 
 
-class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow):
+class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow, Expressions):
     """Prints one lowered program; the mixins are the parts (declarations, operands,
     instructions, textures, control flow), this class holds the state and the program."""
 
@@ -83,6 +84,16 @@ class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow):
         self.direct_outputs: dict[tuple[str, int | None], str] = {}  # plan_direct_outputs
         self.zeroed_outputs: list[tuple[str, int | None]] = []
         self.cfg_limit = 65536
+        # the temporaries policy's decisions and the printer's state for them (expressions.py)
+        self.temporaries = Plan()
+        self.values: dict[int, tuple] = {}          # id(instruction) -> (expression, ValueForm)
+        self.waiting: dict[int, list[str]] = {}     # id(instruction) -> its statements, unprinted
+        self.waiting_comments: dict[int, list[str]] = {}
+        self.consumed: list = []                    # values the instruction being printed took
+        self.needs_temporary = False                # ... and one of them is to be baked
+        self.narrowed: dict[int, tuple | None] = {}     # id(instruction) -> narrowed_components
+        self.splats: dict[str, str] = {}            # vecN(value) -> value (splat_literals)
+        self.snippets: dict[tuple[str, str], tuple | None] = {}     # snippet(), once per row
 
     # ---- naming --------------------------------------------------------------------------------
     def name_of(self, reg: str) -> str:
@@ -114,9 +125,14 @@ class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow):
 
     def snippet(self, key: str, tchar: str):
         """ops.txt row of an opcode: the ``OP@<profile>`` row where the profile has one."""
-        table = snippet_table()
-        entry = table.get((f"{key}@{self.profile}", tchar)) or table.get((key, tchar))
-        return None if entry is not None and entry[0] == "-" else entry   # "-": no form here
+        try:
+            return self.snippets[key, tchar]
+        except KeyError:
+            table = snippet_table()
+            entry = table.get((f"{key}@{self.profile}", tchar)) or table.get((key, tchar))
+            entry = None if entry is not None and entry[0] == "-" else entry   # "-": no form here
+            self.snippets[key, tchar] = entry
+            return entry
 
     def select(self, a: str, b: str, mask: str, dtype: DataType) -> str:
         """Per-component ``mask ? b : a`` -- ``mix`` with a boolean vector, an exact select.
@@ -171,6 +187,7 @@ class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow):
     def render(self, st: Structured) -> GlslOutput:
         prog = self.prog
         self.plan_direct_outputs(st)
+        self.temporaries = plan_temporaries(self, st)
         functions, prototypes = [], []
         depths = [None] if self.depth is None else range(MAX_CALL_DEPTH, 0, -1)
         called = None if self.depth is None else called_copies(st)
@@ -187,6 +204,12 @@ class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow):
         self.depth = None if self.depth is None else 0
         main_body = self.emit_body(st.main.body, 1, True)
         functions.append("void xl_main()\n{\n" + "\n".join(main_body) + ("\n" if main_body else "") + "}")
+        # a register whose every value was inlined is not named in any function: not declared
+        held = {form.reg for form in self.temporaries.forms.values()} & self.used_temps
+        if held:
+            text = "\n".join(functions)
+            self.used_temps -= {r for r in held
+                                if not re.search(rf"\b{re.escape(self.name_of(r))}\b", text)}
         globals_, prologue, epilogue = self.declare_globals()
         interface = self.declare_interface()
         uniforms = self.declare_uniforms()

@@ -13,6 +13,7 @@ from ...passes.types import RAW_OPERAND_OPS, operand_type, result_type
 
 from .records import _Unsupported
 from .tables import cc_tests, cc_value_tests, helper_library
+from .expressions import fill
 from .text import COMP, TYPE_CHAR, VEC, _ARITH, _NOT_SIZE_GENERIC, _PLAIN, _SWIZZLED, bitcast, called, mask_text, right_side, splat_literals, wrapped
 
 
@@ -103,19 +104,21 @@ class Instructions:
             return ["EndPrimitive();"]
         comps = self.narrowed_components(ins)
         srcs = [self.operand(s, operand_type(ins, i), info.inputs[i] == "s" if i < len(info.inputs) else False,
-                             None if i < len(info.inputs) and info.inputs[i] == "s" else comps)
+                             None if i < len(info.inputs) and info.inputs[i] == "s" else comps,
+                             read=(ins, i))
                 for i, s in enumerate(ins.srcs)]
         if comps is not None:
             template, helpers = self.snippet(ins.op, TYPE_CHAR[ins.dtype])
             for h in helpers:
                 self.need(h)
-            srcs = splat_literals(srcs, template, [len(comps) > 1 and kind != "s" for kind in info.inputs])
-            expr = template.format(a=srcs[0] if srcs else "", b=srcs[1] if len(srcs) > 1 else "",
-                                   c=srcs[2] if len(srcs) > 2 else "",
-                                   d=srcs[3] if len(srcs) > 3 else "")
+            srcs = splat_literals(srcs, template, [len(comps) > 1 and kind != "s" for kind in info.inputs],
+                                  self.splats)
+            expr = fill(template, dict(zip("abcd", srcs)))
             m = "" if len(comps) == 4 else "." + mask_text(ins.dst.mask)
+            rhs = right_side(expr)
+            self.keep_value(ins, rhs)
             target = self.element(ins.dst.reg, ins.dst.index, None)
-            statement = f"{target}{m} = {right_side(expr)};"
+            statement = f"{target}{m} = {rhs};"
             cond = ins.dst.cond
             if ins.cc_update is not None and ins.cc_update in self.cc_used:
                 # a value-holding CC register (cc_values) takes the value just written
@@ -151,10 +154,8 @@ class Instructions:
                 # and the 4.50 profiles compute fine ones
                 self.note(f"DDX/DDY use dFdx/dFdy: fine or coarse derivatives as the implementation "
                           f"chooses ({self.info.language} has no dFdxFine).")
-            shown = splat_literals(srcs, template, [kind != "s" for kind in info.inputs])
-            expr = template.format(a=shown[0] if shown else "", b=shown[1] if len(shown) > 1 else "",
-                                   c=shown[2] if len(shown) > 2 else "",
-                                   d=shown[3] if len(shown) > 3 else "")
+            shown = splat_literals(srcs, template, [kind != "s" for kind in info.inputs], self.splats)
+            expr = fill(template, dict(zip("abcd", shown)))
         scalar = info.output == "s" or ins.op in ("PK2H", "PK2US", "PK4B", "PK4UB")
         if scalar and ins.sat == Sat.NONE and ins.dst.cond is None and (
                 ins.cc_update is None or ins.cc_update not in self.cc_used):
@@ -164,6 +165,14 @@ class Instructions:
         return self.write(ins, expr, rtype, srcs)
 
     def narrowed_components(self, ins: Instruction) -> tuple[int, ...] | None:
+        """:meth:`narrowing` of ``ins``, computed once (the policy asks too)."""
+        try:
+            return self.narrowed[id(ins)]
+        except KeyError:
+            comps = self.narrowed[id(ins)] = self.narrowing(ins)
+            return comps
+
+    def narrowing(self, ins: Instruction) -> tuple[int, ...] | None:
         """The write-mask components when ``ins`` is computed on them alone, else None.
 
         A componentwise instruction (``ir.ops.COMPONENTWISE``) with a partial plain write mask
@@ -211,8 +220,10 @@ class Instructions:
         comps = mask_text(dst.mask)
         expr = self.precision_step(ins, expr, rtype)
         value = bitcast(expr, rtype, st, scalar=True)
+        rhs = right_side(value)
+        self.keep_value(ins, rhs)
         if len(comps) == 1:
-            return [f"{target}.{comps} = {right_side(value)};"]
+            return [f"{target}.{comps} = {rhs};"]
         ctor = (VEC[st][:-1] + str(len(comps))) if len(comps) < 4 else VEC[st]
         return [f"{target}{'' if len(comps) == 4 else '.' + comps} = {ctor}({value});"]
 
@@ -231,8 +242,11 @@ class Instructions:
             value = bitcast(expr, rtype, st)
             swz = _SWIZZLED.fullmatch(value)
             if m and swz:          # compose swizzle and mask: R1.yzxw then .xy -> R1.yz
-                return [f"{target}{m} = {swz.group(1)}.{''.join(swz.group(2)[COMP.index(c)] for c in m[1:])};"]
-            if m and rtype == DataType.FLOAT and _ARITH.search(expr) and self.info.precise:
+                value = f"{swz.group(1)}.{''.join(swz.group(2)[COMP.index(c)] for c in m[1:])}"
+                self.keep_value(ins, value)
+                return [f"{target}{m} = {value};"]
+            if m and rtype == DataType.FLOAT and _ARITH.search(expr) and self.info.precise \
+                    and not self.inlined_arithmetic():
                 # glslang does not carry NoContraction through a swizzle of an rvalue
                 # ('r.x = (a * b + c).x;' gets no decoration; measured with glslang 13.1), so
                 # a masked float computation goes through a precise temporary
@@ -240,9 +254,12 @@ class Instructions:
                 return ["{", f"    {self.precise}{VEC[rtype]} {t} = {expr};",
                         f"    {target}{m} = {bitcast(t, rtype, st)}{m};", "}"]
             if not m:
-                return [f"{target} = {right_side(value)};"]
+                rhs = right_side(value)
+                self.keep_value(ins, rhs)
+                return [f"{target} = {rhs};"]
             if not _PLAIN.fullmatch(value) and not wrapped(value) and not called(value):
                 value = f"({value})"
+            self.keep_value(ins, f"{value}{m}")
             return [f"{target}{m} = {value}{m};"]
         t = self.fresh()
         q = self.precise if rtype == DataType.FLOAT else ""      # integer arithmetic is exact
@@ -294,6 +311,6 @@ class Instructions:
         if ins.dtype == DataType.UINT:
             return ["// KIL.U never kills (unsigned values are never negative)"]
         optype = ins.dtype
-        a = self.operand(ins.srcs[0], optype, False)
+        a = self.operand(ins.srcs[0], optype, False, read=(ins, 0))
         zero = "vec4(0.0)" if optype == DataType.FLOAT else "ivec4(0)"
         return [f"if (any(lessThan({a}, {zero}))) discard;"]

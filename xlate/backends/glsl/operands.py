@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import math
 import struct
-from dataclasses import replace
 
 from ...ir.model import (DataType, Index, RegKind, Source)
 from .. import interface as I
 
 from .records import _Unsupported
+from .expressions import UNARY, place
 from .text import COMP, _PLAIN, abs_bits, bitcast, literal, negate_bits, swizzle_text, vec_type, vector_literal
 
 
@@ -142,15 +142,27 @@ class Operands:
 
     # ---- operands ----------------------------------------------------------------------------------
     def operand(self, src: Source, optype: DataType, scalar: bool,
-                comps: tuple[int, ...] | None = None) -> str:
+                comps: tuple[int, ...] | None = None, read=None) -> str:
         """The operand as a GLSL expression: a vector of ``optype``, its scalar component
         (``scalar``), or only the components ``comps`` of its swizzle (an instruction narrowed
-        to its write mask: ``R0.zw = a.zw * b.xy`` for ``MUL R0.zw, a, b.xyxy``)."""
+        to its write mask: ``R0.zw = a.zw * b.xy`` for ``MUL R0.zw, a, b.xyxy``).  ``read``:
+        (instruction, operand index), for an operand that may take an inlined value
+        (``expressions.py``)."""
         if comps is not None and len(comps) < 4:
-            src = replace(src, swizzle=tuple(src.swizzle[c] for c in comps),
-                          comp_neg=tuple(src.comp_neg[c] for c in comps))
+            sw, cn = src.swizzle, src.comp_neg      # (a new Source: replace() is 4x as slow)
+            src = Source(src.reg, src.index, src.vertex, tuple(sw[c] for c in comps), src.neg,
+                         src.abs, tuple(cn[c] for c in comps))
             if len(comps) == 1:
                 scalar = True
+        if read is not None and self.values:
+            value = self.inlined_operand(read, src.swizzle[:1] if scalar else src.swizzle, scalar)
+            if value is not None:
+                expr = bitcast(value, self.storage_type(src.reg), optype, scalar)
+                if src.abs and optype != DataType.UINT:
+                    expr = f"abs({expr})"
+                if src.neg:
+                    expr = "-" + place(expr, UNARY, True)
+                return expr
         reg = self.prog.registers[src.reg]
         if reg.kind == RegKind.CONST or (reg.kind == RegKind.PARAM and src.index is not None
                                          and not src.index.relative and reg.bindings[src.index.offset] is None) \

@@ -168,28 +168,37 @@ def right_side(expr: str) -> str:
     return _PLUS_NEGATED.sub(" - ", expr)
 
 
-def splat_literals(srcs: list[str], template: str, vectors: list[bool]) -> list[str]:
+_CALLS = re.compile(r"\w\(")
+_NAME = re.compile(r"[A-Za-z_]\w*")
+
+
+def splat_literals(srcs: list[str], template: str, vectors: list[bool],
+                   splats: dict[str, str] | None = None) -> list[str]:
     """``R1.xy * vec2(0.5)`` -> ``R1.xy * 0.5``: in an expression of operators only (GLSL
     applies a scalar to every component), a literal with one value for every component is
     written as that scalar -- when another operand, not such a literal, is a vector
-    (``vectors[i]``), so that the result keeps its size."""
-    if re.search(r"\w\(", template):
+    (``vectors[i]``), so that the result keeps its size.  ``splats``: other replicated values
+    and their scalar (an inlined scalar, ``vec2(1.0 / x)`` -> ``1.0 / x``)."""
+    if _CALLS.search(template):
         return srcs
-    splat = [_LITERAL_SPLAT.fullmatch(x) for x in srcs]
-    if not any(v and m is None for v, m in zip(vectors, splat)):
+    scalars = []
+    for x in srcs:
+        m = _LITERAL_SPLAT.fullmatch(x)
+        scalars.append(m.group(1) if m else splats.get(x) if splats else None)
+    if not any(v and sc is None for v, sc in zip(vectors, scalars)):
         return srcs
-    return [m.group(1) if m else x for m, x in zip(splat, srcs)]
+    return [x if sc is None else sc for sc, x in zip(scalars, srcs)]
 
 
 def called(expr: str) -> bool:
     """True when the whole expression is one function call: ``texture(s, c)``."""
-    m = re.match(r"[A-Za-z_]\w*", expr)
+    m = _NAME.match(expr)
     return m is not None and wrapped(expr[m.end():])
 
 
 def wrapped(expr: str) -> bool:
     """True when the whole expression is one parenthesized group: ``(a + b)``."""
-    if not expr.startswith("("):
+    if not expr.startswith("(") or not expr.endswith(")"):
         return False
     depth = 0
     for i, ch in enumerate(expr):

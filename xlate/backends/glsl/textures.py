@@ -8,6 +8,7 @@ from ...ir.model import (DataType, Instruction, Stage)
 from ...passes.types import result_type
 
 from .records import _Tex, _Unsupported
+from .expressions import PRIMARY, place
 from .text import compose_swizzles
 
 
@@ -30,21 +31,27 @@ class Textures:
             cv = self.operand(ins.srcs[0], DataType.INT, False)
             expr = compose_swizzles(self.fetch_expr(op, target, s, cv, tex.offset, vk_rect))
             return self.write(ins, expr, result_type(ins), [])
-        cv = self.operand(ins.srcs[0], DataType.FLOAT, False)
+        narrowed = self.coord_components(ins)
+        if narrowed is not None:
+            # the coordinate components alone, read once: 'texture(s, R0.xy)', or the
+            # expression inlined there ('texture(s, a.xy * b.xy)')
+            cv = self.operand(ins.srcs[0], DataType.FLOAT, False, narrowed, read=(ins, 0))
+        else:
+            cv = self.operand(ins.srcs[0], DataType.FLOAT, False)
         if op == "TXP":
             c, cv = cv, self.fresh("c")
             lines.append(f"{self.precise}vec4 {cv} = {c};")
             lines.append(f"{cv} = vec4({cv}.xyz / {cv}.w, {cv}.w);")
-        coord = self.tex_coord(target, cv, s, vk_rect)
+        coord = cv if narrowed is not None else self.tex_coord(target, cv, s, vk_rect)
         off = self.offset_literal(target, tex.offset) if any(tex.offset) else None
         fragment = self.stage == Stage.FRAGMENT
         grads = None
         if op == "TXD":
-            dx = self.operand(ins.srcs[1], DataType.FLOAT, False)
-            dy = self.operand(ins.srcs[2], DataType.FLOAT, False)
+            dx = self.operand(ins.srcs[1], DataType.FLOAT, False, read=(ins, 1))
+            dy = self.operand(ins.srcs[2], DataType.FLOAT, False, read=(ins, 2))
             sel = self.grad_swizzle(target)
             scale = f" / vec2(textureSize({s}, 0))" if vk_rect else ""
-            grads = (f"({dx}){sel}{scale}", f"({dy}){sel}{scale}")
+            grads = (f"{place(dx, PRIMARY)}{sel}{scale}", f"{place(dy, PRIMARY)}{sel}{scale}")
         elif not fragment and (op in ("TEX", "TXB", "TXP") or (op == "TXL" and rect and not vk_rect)):
             # no implicit derivatives outside fragment shaders (GP4 2.X.4.4: partials are 0),
             # and rectangle textures have no LOD parameter: sample the base level by gradient

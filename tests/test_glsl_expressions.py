@@ -1,0 +1,247 @@
+"""The temporaries policy and the precedence-aware printer (xlate/backends/glsl/expressions.py):
+which values are inlined into their reader and which stay in their register, and where the
+printer puts parentheses.  Exactness of what is inlined (NoContraction in the SPIR-V) is
+checked at the end; the random and mutation campaigns (test_verify_random*.py,
+test_verify_mutants.py) check the results on llvmpipe."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import xlate
+from xlate.backends.glsl.expressions import (PRIMARY, UNARY, arithmetic_under_swizzle, fill,
+                                             place, precedence)
+
+
+def _main(src: str) -> list[str]:
+    """The statements of xl_main, stripped."""
+    g = xlate.translate(src).glsl
+    body = g[g.index("void xl_main()"):]
+    body = body[body.index("{") + 1:body.index("\n}")]
+    return [line.strip() for line in body.strip().splitlines()]
+
+
+# ---- precedence ----------------------------------------------------------------------------------
+
+def test_precedence_of_printed_expressions():
+    assert precedence("a * b + c") == 13
+    assert precedence("a * b") == 14
+    assert precedence("f(a + b)") == PRIMARY
+    assert precedence("(a + b)") == PRIMARY
+    assert precedence("R0.xy") == PRIMARY
+    assert precedence("-R0") == UNARY
+    assert precedence("-0.5") == PRIMARY          # a literal
+    assert precedence("a << (b & 31)") == 12
+    assert precedence("x[i + 1]") == PRIMARY
+
+
+def test_parentheses_only_where_needed():
+    assert fill("({a} * {b} + {c})", dict(a="x + y", b="-z", c="p * q")) == "((x + y) * -z + p * q)"
+    assert fill("({a} + {b})", dict(a="x + y", b="p * q")) == "(x + y + p * q)"
+    # the right operand of a non-associative operator keeps its group: float addition and
+    # subtraction do not associate
+    assert fill("({a} - {b})", dict(a="x - y", b="q + r")) == "(x - y - (q + r))"
+    assert fill("({a} + {b})", dict(a="x", b="q + r")) == "(x + (q + r))"
+    assert fill("(1.0 / {a})", dict(a="x * y")) == "(1.0 / (x * y))"
+    assert fill("xl_max({a}, {b})", dict(a="x * y", b="q + r")) == "xl_max(x * y, q + r)"
+    assert fill("(~{a})", dict(a="x | y")) == "(~(x | y))"
+    assert fill("(xl_dp3({a}, {b}) + {c}.x)", dict(a="p", b="q", c="r + s")) == \
+        "(xl_dp3(p, q) + (r + s).x)"
+    assert place("-x", UNARY, True) == "(-x)"          # never '--x'
+
+
+def test_arithmetic_under_a_swizzle_is_found():
+    assert arithmetic_under_swizzle("R0.xy = texture(s, a.xy * b.xy).xy;", ["a.xy * b.xy"])
+    assert arithmetic_under_swizzle("R0.x = (a * b + c).x;", ["a * b"])
+    assert not arithmetic_under_swizzle("R0.xy = texture(s, a.xy * b.xy);", ["a.xy * b.xy"])
+    assert not arithmetic_under_swizzle("R0.x = xl_dp3(a * b, c);", ["a * b"])
+    assert not arithmetic_under_swizzle("R0.xy = texture(s, R1.xy).xy;", ["texture(s, R1.xy)"])
+
+
+# ---- the policy -------------------------------------------------------------------------------------
+
+def test_a_value_read_once_is_inlined_with_its_precedence():
+    src = """!!NVfp4.0
+TEMP R0, R1;
+ADD R0, fragment.texcoord[0], fragment.texcoord[1];
+MUL R1, R0, fragment.texcoord[2];
+MOV result.color, R1;
+END
+"""
+    body = _main(src)
+    assert body == ["result_color0 = (fragment_texcoord_0 + fragment_texcoord_1) * fragment_texcoord_2;"]
+
+
+def test_a_value_read_twice_is_baked():
+    src = """!!NVfp4.0
+TEMP R0;
+ADD R0, fragment.texcoord[0], fragment.texcoord[1];
+MUL result.color, R0, R0;
+END
+"""
+    assert _main(src) == ["R0 = fragment_texcoord_0 + fragment_texcoord_1;",
+                          "result_color0 = R0 * R0;"]
+
+
+def test_a_value_read_again_later_is_baked():
+    src = """!!NVfp4.0
+TEMP R0, R1;
+ADD R0, fragment.texcoord[0], fragment.texcoord[1];
+MUL R1, R0, fragment.texcoord[2];
+ADD result.color, R1, R0;
+END
+"""
+    body = _main(src)
+    assert body[0] == "R0 = fragment_texcoord_0 + fragment_texcoord_1;"
+
+
+def test_a_value_read_across_control_flow_is_baked():
+    src = """!!NVfp4.0
+TEMP R0, R1;
+ADD R0, fragment.texcoord[0], fragment.texcoord[1];
+MOVC R1.x, fragment.texcoord[2].x;
+IF GT.x;
+MUL result.color, R0, 2.0;
+ENDIF;
+END
+"""
+    body = _main(src)
+    assert body[0] == "R0 = fragment_texcoord_0 + fragment_texcoord_1;"
+
+
+def test_an_intervening_write_to_what_it_reads_bakes_it():
+    src = """!!NVfp4.0
+TEMP R0, R1;
+MOV R1, fragment.texcoord[1];
+ADD R0.x, R1.x, fragment.texcoord[0].x;
+MOV R1.x, fragment.texcoord[2].x;
+MUL result.color, R0.x, R1;
+END
+"""
+    body = _main(src)
+    assert "R0.x = R1.x + fragment_texcoord_0.x;" in body
+
+
+def test_outputs_are_baked_and_chains_inline():
+    src = """!!NVfp4.0
+TEMP R0, R1;
+MUL R0.xy, fragment.texcoord[0], 0.5;
+ADD R1.xy, R0, fragment.texcoord[1];
+TEX result.color, R1, texture[0], 2D;
+END
+"""
+    body = _main(src)
+    # the coordinate is the inlined expression: narrowed to the components the lookup reads
+    assert body == ["result_color0 = texture(texture0, fragment_texcoord_0.xy * 0.5 + "
+                    "fragment_texcoord_1.xy);"]
+    assert "vec4 R0" not in xlate.translate(src).glsl       # no unused declaration
+
+
+def test_swizzled_arithmetic_is_baked_for_exactness():
+    src = """!!NVfp4.0
+TEMP R0, R1;
+MUL R0.xy, fragment.texcoord[0], 0.5;
+TEX R1.xyz, R0, texture[0], 2D;
+MOV result.color, R1;
+END
+"""
+    body = _main(src)
+    # texture(s, a * 0.5).xyz: the multiply would lose NoContraction under the swizzle
+    assert body[0] == "R0.xy = fragment_texcoord_0.xy * 0.5;"
+    assert body[1] == "R1.xyz = texture(texture0, R0.xy).xyz;"
+
+
+def test_inlined_arithmetic_keeps_no_contraction():
+    """Every float multiply and add of the vulkan SPIR-V of a program with inlined values
+    carries NoContraction (the operations of an expression assigned to a precise variable)."""
+    from xlate.backends.spirv import disassemble_spirv
+    src = """!!NVfp4.0
+TEMP R0, R1, R2;
+MUL R0, fragment.texcoord[0], fragment.texcoord[1];
+ADD R1, R0, fragment.texcoord[2];
+MAD R2.xy, R1, 3.0, fragment.texcoord[0];
+TEX R2, R2, texture[0], 2D;
+MUL R0.x, R2.y, fragment.texcoord[3].x;
+ADD result.color, R0.x, R2;
+END
+"""
+    r = xlate.translate(src, target="spirv")
+    dis = disassemble_spirv(r.spirv)
+    decorated = {ln.split()[1] for ln in dis.splitlines() if ln.endswith("NoContraction")}
+    arith = [ln.split()[0] for ln in dis.splitlines()
+             if re.search(r" = Op(FMul|FAdd|FSub|VectorTimesScalar) ", ln)]
+    assert len(arith) >= 4
+    assert set(arith) <= decorated, sorted(set(arith) - decorated)
+
+
+def _undecorated_arithmetic(spirv: bytes) -> list[str]:
+    from xlate.backends.spirv import disassemble_spirv
+    dis = disassemble_spirv(spirv)
+    decorated = {ln.split()[1] for ln in dis.splitlines() if ln.endswith("NoContraction")}
+    return [ln.strip() for ln in dis.splitlines()
+            if re.search(r" = Op(FMul|FAdd|FSub|VectorTimesScalar|MatrixTimesVector|Dot) ", ln)
+            and ln.split()[0] not in decorated]
+
+
+@pytest.mark.parametrize("path", sorted(
+    p.name for p in (__import__("pathlib").Path(__file__).parents[1] / "corpus" / "nv4").iterdir()
+    if p.suffix in (".vp", ".fp", ".gp")))
+def test_every_float_operation_of_our_corpus_is_no_contraction(path):
+    """The inlined expressions of the NV4 corpus keep every float multiply and add of the
+    vulkan SPIR-V NoContraction: nothing inlined landed under a swizzle of an rvalue."""
+    from pathlib import Path
+    src = (Path(__file__).parents[1] / "corpus" / "nv4" / path).read_text()
+    r = xlate.translate(src, filename=path, target="spirv")
+    assert _undecorated_arithmetic(r.spirv) == []
+
+
+def test_a_value_read_in_a_loop_or_a_subroutine_is_baked():
+    loop = """!!NVfp4.0
+TEMP R0, R1;
+MOV R1, 0;
+ADD R0, fragment.texcoord[0], fragment.texcoord[1];
+REP 3;
+ADD R1, R1, R0;
+ENDREP;
+MOV result.color, R1;
+END
+"""
+    assert "R0 = fragment_texcoord_0 + fragment_texcoord_1;" in _main(loop)
+    call = """!!NVfp4.0
+TEMP R0, R1;
+ADD R0, fragment.texcoord[0], fragment.texcoord[1];
+CAL f;
+CAL f;
+MOV result.color, R1;
+RET;
+f:
+MUL R1, R0, 2.0;
+RET;
+END
+"""
+    g = xlate.translate(call).glsl
+    assert "R0 = fragment_texcoord_0 + fragment_texcoord_1;" in g
+
+
+def test_liveness_of_plain_temporaries():
+    from xlate.api import parse
+    from xlate.passes.pipeline import lower
+    from xlate.passes.liveness import liveness
+    src = """!!NVfp4.0
+TEMP R0, R1;
+MOV R0.xy, fragment.texcoord[0];
+MOV R1, R0.x;
+MOV R0.x, 1;
+MOV result.color, R0;
+END
+"""
+    prog = parse(src)
+    live = liveness(lower(prog).structured)
+    ins = prog.instructions
+    names = lambda bits: sorted((r, c) for r in live.tracked for c in range(4) if bits & live.bit(r, c))
+    # the last MOV reads every component of R0 (z and w still hold their zero)
+    assert names(live.live_after(ins[0])) == [("R0", 0), ("R0", 1), ("R0", 2), ("R0", 3)]
+    # R0.x is overwritten before that read: only y, z, w are live after the first read of x
+    assert names(live.live_after(ins[1])) == [("R0", 1), ("R0", 2), ("R0", 3)]
+    assert names(live.live_after(ins[3])) == []

@@ -1,0 +1,562 @@
+"""Expressions instead of one statement per instruction: the temporaries policy and the
+precedence-aware placement of one expression inside another.
+
+**The policy** (:func:`plan_temporaries`, the one place that decides; naga's
+``Expression::bake_ref_count`` is the model).  The value an instruction computes is *inlined* --
+printed as an expression inside the one instruction that reads it, and never stored -- when all
+of these hold; otherwise it is *baked*: stored in its register, as every value was before.
+
+* it is held in a plain temporary (one vec4 TEMP: no output, nothing observable, no array that
+  relative addressing could reach), written without a condition mask and without a condition-
+  code update anything tests, in the register's own type, by an instruction the printer writes
+  as one assignment of one expression (:meth:`Expressions.value_form`);
+* exactly one operand of one later instruction of the same straight-line run reads it (no
+  control flow in between; a value read twice, or read across a branch, a loop or a call, is
+  baked), reads only components the value has, and is printed from the register as it is (no
+  extended swizzle selectors);
+* after that reader the written components are dead (``passes/liveness.py``) or overwritten by
+  the reader itself;
+* nothing between the two writes a component the expression reads (the inlined values it holds
+  included), there is no EMIT/ENDPRIM in between, and no KIL/DEMOTE for a texture lookup or a
+  derivative (moved past a discard it would run in non-uniform control flow);
+* the reader is at most :data:`REACH` instructions later (a person does not inline further, and
+  it keeps the policy linear).
+
+**Exactness.**  Every register is ``precise``, and glslang marks NoContraction on every operation
+whose result flows into a precise variable -- through operators, constructors and function
+arguments, but *not* through a swizzle of an rvalue (``(a * b + c).x``: measured with glslang
+13.1, and the reason the narrowed writes exist).  So a value with arithmetic is inlined only
+into an operand printed where no swizzle of an rvalue is above it
+(:meth:`Expressions.takes_arithmetic`), and the printer checks each statement that took one
+(:func:`arithmetic_under_swizzle`, and a masked write that would need a precise temporary): where
+one landed under such a swizzle anyway, those values are baked after all -- their own statements
+printed before the reader, the same program (the reader is the first to read them, nothing in
+between writes what they read) -- and the reader itself is then printed where it stands, since
+the policy moved it on the understanding that it read their expressions.  NaN-pinning helpers
+and the condition-code lowering are untouched: an inlined expression is the very text its
+statement would have assigned.  tests/test_glsl_expressions.py checks the SPIR-V of our corpus.
+
+**Precedence** (:func:`place`): an inlined expression is parenthesized only where the operator
+around it binds tighter (GLSL 4.50 §5.1), or as tightly on the right of a non-associative
+operator (``a - (b + c)``; float addition does not associate).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ...ir.model import DataType, Instruction, RegKind, Sat, Stage
+from ...ir.ops import OPCODES
+from ...passes.liveness import liveness
+from ...passes.structurize import If, Loop, Op, Structured
+from ...passes.types import RAW_OPERAND_OPS, result_type
+
+from .text import COMP, TYPE_CHAR
+
+# ---- precedence ------------------------------------------------------------------------------------
+
+PRIMARY = 17           # names, literals, calls, constructors, subscripts, swizzles
+UNARY = 15             # -x, ~x, !x
+#: binary operators of GLSL 4.50 §5.1 (higher binds tighter)
+BINARY = {"*": 14, "/": 14, "%": 14, "+": 13, "-": 13, "<<": 12, ">>": 12,
+          "<": 11, ">": 11, "<=": 11, ">=": 11, "==": 10, "!=": 10, "&": 9, "^": 8, "|": 7,
+          "&&": 6, "^^": 5, "||": 4, "?": 3, ":": 3}
+_TOKEN = re.compile(r"[()\[\]]|(?<= )(?:<<|>>|<=|>=|==|!=|&&|\^\^|\|\||[-+*/%<>&^|?:])(?= )")
+
+
+def precedence(text: str) -> int:
+    """Precedence of the operator that binds ``text`` last (PRIMARY for a name, call, literal...).
+    Binary operators are recognised by the spaces the printer puts around them."""
+    depth = 0
+    low = PRIMARY
+    for m in _TOKEN.finditer(text):
+        tok = m.group(0)
+        if tok in "([":
+            depth += 1
+        elif tok in ")]":
+            depth -= 1
+        elif depth == 0:
+            low = min(low, BINARY[tok])
+    if low == PRIMARY and text[:1] in "-~!" and not _NUMBER.fullmatch(text):
+        return UNARY
+    return low
+
+
+_NUMBER = re.compile(r"-?\d[\w.]*")
+
+
+def _neighbour(template: str, start: int, end: int) -> tuple[str, str]:
+    """The operator text just left of ``template[start:end]`` and just right of it."""
+    left = template[:start].rstrip()
+    right = template[end:].lstrip()
+    lm = re.search(r"(<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%<>&^|?:~!(\[,])$", left)
+    rm = re.match(r"(<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%<>&^|?:)\],.])", right)
+    return (lm.group(1) if lm else ""), (rm.group(1) if rm else "")
+
+
+def slot_needs(template: str, start: int, end: int) -> tuple[int, bool]:
+    """(precedence an expression needs at ``template[start:end]`` to go without parentheses,
+    whether it may not start with '-')."""
+    left, right = _neighbour(template, start, end)
+    need = 0
+    if right == ".":
+        return PRIMARY, False                      # a swizzle of it
+    if right in BINARY:
+        need = BINARY[right]                       # its left operand (left-associative)
+    unary_left = left in ("~", "!") or (left == "-" and _unary_minus(template, start))
+    if unary_left:
+        return max(need, UNARY), True
+    if left in BINARY:
+        need = max(need, BINARY[left] + 1)         # its right operand: tighter, a - (b + c)
+    return need, False
+
+
+def _unary_minus(template: str, start: int) -> bool:
+    before = template[:start].rstrip()[:-1].rstrip()
+    return before == "" or before[-1] in "(,=" or before.endswith(("*", "/", "+", "-"))
+
+
+def place(text: str, need: int, no_minus: bool = False) -> str:
+    """``text`` where an expression of precedence ``need`` is wanted: parenthesized if its own
+    operator binds more loosely (or it starts with '-' after a unary minus: never '--')."""
+    if no_minus and text.startswith("-"):
+        return f"({text})"
+    if need <= UNARY and " " not in text:
+        return text                # a name, literal, swizzle or unary: binds tightly enough
+    if need and precedence(text) < need:
+        return f"({text})"
+    return text
+
+
+_SLOTS: dict[str, tuple] = {}
+
+
+def _slots(template: str) -> tuple:
+    """The template cut at its ``{a}``..``{d}`` slots: (text before, slot letter, need,
+    no_minus) per slot, and the text after the last (cached: ops.txt has ~100 templates)."""
+    parts = []
+    pos = 0
+    for m in re.finditer(r"\{(\w)\}", template):
+        parts.append((template[pos:m.start()], m.group(1)) + slot_needs(template, m.start(), m.end()))
+        pos = m.end()
+    return tuple(parts), template[pos:]
+
+
+def fill(template: str, values: dict[str, str]) -> str:
+    """``template.format(**values)`` with each value parenthesized only where its slot needs it."""
+    cut = _SLOTS.get(template)
+    if cut is None:
+        cut = _SLOTS[template] = _slots(template)
+    out = []
+    for before, letter, need, no_minus in cut[0]:
+        out.append(before)
+        out.append(place(values.get(letter, ""), need, no_minus))
+    out.append(cut[1])
+    return "".join(out)
+
+
+_SWIZZLE_AFTER = re.compile(r"\)\.[xyzw]{1,4}\b")
+_ARITHMETIC = re.compile(r" [-+*/] ")
+
+
+def arithmetic_under_swizzle(statement: str, inlined: list[str]) -> bool:
+    """True when one of the ``inlined`` expressions that holds arithmetic sits inside a
+    parenthesized group or call that is then swizzled (``texture(s, a * b).xy``,
+    ``(a * b + c).x``): glslang would not mark those operations NoContraction."""
+    texts = [t for t in inlined if _ARITHMETIC.search(t)]
+    if not texts:
+        return False
+    for m in _SWIZZLE_AFTER.finditer(statement):
+        depth = 0
+        i = m.start()
+        while i >= 0:
+            depth += {")": 1, "(": -1}.get(statement[i], 0)
+            if depth == 0:
+                break
+            i -= 1
+        group = statement[i:m.start() + 1]
+        if any(t in group for t in texts):
+            return True
+    return False
+
+
+# ---- the policy --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ValueForm:
+    """How the printer writes an instruction's value: the components of its register it sets,
+    and whether it is one scalar replicated into all of them."""
+    reg: str
+    comps: tuple[int, ...]
+    scalar: bool
+
+
+@dataclass
+class Plan:
+    """The policy's decisions: ``inlined[id(D)]`` is the (reader, operand index) that prints
+    the value of instruction D; ``readers[id(U)]`` the instructions whose values U takes."""
+    inlined: dict[int, tuple[Instruction, int]] = field(default_factory=dict)
+    readers: dict[int, list[Instruction]] = field(default_factory=dict)
+    taken: dict[tuple[int, int], Instruction] = field(default_factory=dict)   # (id(U), k) -> D
+    forms: dict[int, ValueForm] = field(default_factory=dict)                  # id(D) -> form
+
+
+def plan_temporaries(emitter, st: Structured) -> Plan:
+    """Decide, for every instruction of the tree, whether its value is inlined or baked (the
+    rules are in the module docstring)."""
+    plan = Plan()
+    live = liveness(st)
+    storage = _Storage(emitter.prog)
+    for body in _bodies(st):
+        run: list[Instruction] = []
+        for node in body + [None]:
+            if isinstance(node, Op):
+                run.append(node.ins)
+                continue
+            if len(run) > 1:
+                _plan_run(emitter, run, live, storage, plan)
+            run = []
+    return plan
+
+
+def _bodies(st: Structured):
+    """Every list of nodes of the tree (the straight-line runs are found in these)."""
+    todo = [st.main.body] + [fn.body for fn in st.functions.values()]
+    while todo:
+        nodes = todo.pop()
+        yield nodes
+        for n in nodes:
+            if isinstance(n, If):
+                todo += [n.then, n.orelse]
+            elif isinstance(n, Loop):
+                todo.append(n.body)
+
+
+class _Storage:
+    """Bits for (storage, component) of every register, for the "nothing in between writes what
+    it reads" rule: output registers bound to one result (an OUTPUT variable and the result it
+    names) share their bits; an indexed write sets every bit of its register."""
+
+    def __init__(self, prog):
+        self.base: dict[str, int] = {}
+        shared: dict = {}
+        for name, reg in prog.registers.items():
+            key = name
+            if reg.kind == RegKind.OUTPUT and reg.bindings and reg.bindings[0] is not None:
+                key = ("output", reg.bindings[0].path)
+            if key not in shared:
+                shared[key] = 4 * len(shared)
+            self.base[name] = shared[key]
+        self._writes: dict[int, int] = {}
+
+    def source(self, src) -> int:
+        base = self.base[src.reg]
+        out = 0
+        for c in src.swizzle:
+            if c < 4:
+                out |= 1 << (base + c)
+        for idx in (src.index, src.vertex):
+            if idx is not None and idx.reg is not None:
+                out |= 1 << (self.base[idx.reg] + idx.comp)
+        return out
+
+    def writes(self, ins: Instruction) -> int:
+        out = self._writes.get(id(ins))
+        if out is None:
+            d = ins.dst
+            if d is None:
+                out = 0
+            else:
+                m = (15 if d.index is not None
+                     else d.mask[0] | d.mask[1] << 1 | d.mask[2] << 2 | d.mask[3] << 3)
+                out = m << self.base[d.reg]
+            self._writes[id(ins)] = out
+        return out
+
+
+def _plan_run(emitter, run: list[Instruction], live, storage: _Storage, plan: Plan) -> None:
+    arith: dict[int, bool] = {}         # id(D) -> its inlined expression holds arithmetic
+    reads_of: dict[int, int] = {}       # id(D) -> storage bits its expression reads
+    # per instruction of the run: tracked components read, storage written, a boundary for
+    # values of lookups and derivatives (-1: one for every value)
+    reads = [live.reads(u) for u in run]
+    writes = [storage.writes(u) for u in run]
+    kills = [live.kills(u) for u in run]
+    after = [live.live_after(u) for u in run]
+    fence = [_FENCE.get(u.op, 0) for u in run]
+    n = len(run)
+    for i, d in enumerate(run):
+        kill = kills[i]
+        if not kill & after[i]:
+            continue       # untracked, never read (dead), or written conditionally: as it is
+        expr_reads = 0
+        for k, s in enumerate(d.srcs):
+            taken = plan.taken.get((id(d), k))
+            expr_reads |= reads_of[id(taken)] if taken is not None else storage.source(s)
+        reads_of[id(d)] = expr_reads
+        # the first later instruction that reads one of the written components
+        derivative = OPCODES[d.op].category == "tex" or d.op in ("DDX", "DDY")
+        own = writes[i]
+        j = i + 1
+        end = min(n, i + 1 + REACH)
+        while j < end and not reads[j] & kill:
+            if fence[j] and (fence[j] < 0 or derivative):
+                break
+            if writes[j] & (expr_reads | own):
+                break          # what it reads changes first, or it is overwritten unread
+            j += 1
+        if j == end or not reads[j] & kill:
+            continue
+        u = run[j]
+        k = _one_operand(emitter, u, d.dst.reg, d.dst.mask)
+        if k is None:
+            continue
+        form = emitter.value_form(d)
+        if form is None:
+            continue
+        arithmetic = emitter.value_arithmetic(d) or any(
+            arith.get(id(t), False) for t in plan.readers.get(id(d), ()))
+        arith[id(d)] = arithmetic
+        if arithmetic and not emitter.takes_arithmetic(u, k):
+            continue                              # it would sit under a swizzle: see Exactness
+        if kill & after[j] & ~kills[j]:
+            continue                              # read again later: baked
+        plan.inlined[id(d)] = (u, k)
+        plan.readers.setdefault(id(u), []).append(d)
+        plan.taken[(id(u), k)] = d
+        plan.forms[id(d)] = form
+
+
+_FENCE = {"EMIT": -1, "ENDPRIM": -1, "KIL": 1, "DEMOTE": 1}
+
+#: how far (in instructions) a value may travel to its reader: a person does not inline across
+#: more either, and it keeps the policy linear in the length of a run
+REACH = 48
+
+
+def _one_operand(emitter, u: Instruction, reg: str, mask) -> int | None:
+    """The operand of ``u`` that takes the value written into the components ``mask`` of
+    ``reg``, if it is the only reader of them in ``u`` and reads them whole-heartedly (only
+    components the value has, in a form the printer can take); else None."""
+    written = {c for c in range(4) if mask[c]}
+    hits = []
+    for k, s in enumerate(u.srcs):
+        if s.reg == reg and written.intersection(s.swizzle):
+            hits.append(k)
+        if (s.index is not None and s.index.reg == reg) or \
+                (s.vertex is not None and s.vertex.reg == reg):
+            return None                    # read as an index
+    if len(hits) != 1:
+        return None                        # read twice
+    if u.dst is not None and u.dst.index is not None and u.dst.index.reg == reg:
+        return None
+    k = hits[0]
+    comps = emitter.printed_components(u, k)
+    if comps is None or not written.issuperset(comps):
+        return None
+    return k
+
+
+class Expressions:
+    """Part of :class:`~xlate.backends.glsl.emitter.GlslEmitter` (mixed in): the print forms the
+    policy asks about."""
+
+    def value_form(self, ins: Instruction) -> ValueForm | None:
+        """The value ``ins`` stores, when the printer writes it as one expression assigned to a
+        plain register (see :class:`ValueForm`); None for every other form."""
+        dst = ins.dst
+        if dst is None or dst.index is not None or (dst.cond is not None and dst.cond.rule != "TR"):
+            return None
+        reg = self.prog.registers[dst.reg]
+        if reg.kind != RegKind.TEMP or reg.size is not None:
+            return None
+        if ins.cc_update is not None and ins.cc_update in self.cc_used:
+            return None
+        if ins.op in RAW_OPERAND_OPS or ins.mul_mode == "HI":
+            return None
+        rtype = result_type(ins)
+        if rtype != self.storage_type(dst.reg):
+            return None
+        info = OPCODES[ins.op]
+        comps = tuple(c for c in range(4) if dst.mask[c])
+        if info.category == "tex":
+            if ins.op not in ("TEX", "TXL", "TXB", "TXD", "TXF") or ins.tex.target.startswith("SHADOW"):
+                return None
+            return ValueForm(dst.reg, comps, False)
+        if ins.op in ("KIL", "DEMOTE", "EMIT", "ENDPRIM") or info.category == "flow":
+            return None
+        if ins.op in ("DDX", "DDY") and self.stage != Stage.FRAGMENT:
+            return None
+        if self.snippet(ins.op, TYPE_CHAR[ins.dtype]) is None:
+            return None
+        scalar = info.output == "s" or ins.op in ("PK2H", "PK2US", "PK4B", "PK4UB")
+        # write_scalar's form, else an expression of the written components (write(): one
+        # assignment of 'value.mask'; where write() needs a temporary instead, it keeps no
+        # value and the instruction is printed where it stands)
+        return ValueForm(dst.reg, comps, scalar and ins.sat == Sat.NONE)
+
+    def value_arithmetic(self, ins: Instruction) -> bool:
+        """Whether the expression of ``ins`` itself (its inlined operands aside) has binary
+        arithmetic, the operations NoContraction is about."""
+        if OPCODES[ins.op].category == "tex":
+            return False
+        key = ins.op if ins.mul_mode != "HI" else "MUL.HI"
+        entry = self.snippet(key, TYPE_CHAR[ins.dtype])
+        return entry is None or bool(_ARITHMETIC.search(entry[0])) or ins.sat != Sat.NONE \
+            or ins.precision in ("FP16", "X")
+
+    def takes_arithmetic(self, ins: Instruction, k: int) -> bool:
+        """Whether operand ``k`` of ``ins`` is printed where arithmetic keeps NoContraction:
+        not under a swizzle of an rvalue (the result's write-mask swizzle, or the template's own
+        ``{c}.x``), and not into a masked write that needs a precise temporary."""
+        dst = ins.dst
+        if ins.op == "KIL":
+            return True
+        full = dst is not None and all(dst.mask)
+        if OPCODES[ins.op].category == "tex":
+            return full and k == 0
+        key = ins.op if ins.mul_mode != "HI" else "MUL.HI"
+        entry = self.snippet(key, TYPE_CHAR[ins.dtype])
+        if entry is None or ("{" + "abcd"[k] + "}.") in entry[0]:
+            return False
+        info = OPCODES[ins.op]
+        scalar = info.output == "s" or ins.op in ("PK2H", "PK2US", "PK4B", "PK4UB")
+        if scalar:
+            return ins.sat == Sat.NONE and (dst is None or dst.cond is None)
+        return full or self.narrowed_components(ins) is not None
+
+    def printed_components(self, ins: Instruction, k: int) -> tuple[int, ...] | None:
+        """The register components operand ``k`` of ``ins`` is printed as reading, in order
+        (None: a form that cannot take an inlined value)."""
+        s = ins.srcs[k]
+        if any(c > 3 for c in s.swizzle) or True in s.comp_neg:
+            return None
+        if ins.cc_update is not None and ins.cc_update in self.cc_used \
+                and ins.cc_update not in self.cc_values:
+            return None            # flag words read the operands a second time (cc_flags)
+        info = OPCODES[ins.op]
+        if info.category == "tex":
+            if k != 0:                 # TXD's derivatives, read once each
+                return tuple(s.swizzle) if ins.op == "TXD" else None
+            comps = self.coord_components(ins)  # other coordinates are read more than once
+            return None if comps is None else tuple(s.swizzle[c] for c in comps)
+        if ins.op in ("KIL",):
+            return tuple(s.swizzle)
+        if ins.op in RAW_OPERAND_OPS:
+            return None                # the operand is loaded a second time (its bits)
+        key = ins.op if ins.mul_mode != "HI" else "MUL.HI"
+        entry = self.snippet(key, TYPE_CHAR[ins.dtype])
+        if entry is None or entry[0].count("{" + "abcd"[k] + "}") != 1:
+            return None                # printed twice (DPH's {b}): the value is baked
+        scalar_in = k < len(info.inputs) and info.inputs[k] == "s"
+        if scalar_in:
+            return (s.swizzle[0],)
+        comps = self.narrowed_components(ins)
+        if comps is not None:
+            return tuple(s.swizzle[c] for c in comps)
+        return tuple(s.swizzle)
+
+    def coord_components(self, ins: Instruction) -> tuple[int, ...] | None:
+        """The coordinate components a lookup reads, when it reads a prefix of them and nothing
+        else of that operand (TEX/TXD of the plain targets): the coordinate is then printed
+        narrowed, ``texture(s, R0.xy)``, and can be an inlined expression."""
+        if ins.op not in ("TEX", "TXD"):
+            return None
+        if self.vulkan and ins.tex.target == "RECT":
+            return None
+        n = {"1D": 1, "2D": 2, "3D": 3, "CUBE": 3, "RECT": 2, "ARRAY1D": 2, "ARRAY2D": 3}.get(
+            ins.tex.target)
+        return None if n is None else tuple(range(n))
+
+    def inlined_arithmetic(self) -> bool:
+        """True when an inlined value with arithmetic is part of the instruction being printed
+        (then a masked write bakes it rather than go through a precise temporary)."""
+        if any(_ARITHMETIC.search(self.values[id(d)][0]) for d in self.consumed if id(d) in self.values):
+            self.needs_temporary = True
+            return True
+        return False
+
+    def keep_value(self, ins: Instruction, text: str) -> None:
+        """The printer's note of the expression ``ins`` assigns, when the policy inlines it."""
+        form = self.temporaries.forms.get(id(ins))
+        if form is not None:
+            self.values[id(ins)] = (text, form)
+
+    def print_op(self, ins: Instruction, pad: str) -> tuple[list[str], list[str]]:
+        """The statements of one instruction: (statements of values baked here after all, already
+        tagged with their own lines; the instruction's own lines).  An instruction whose value
+        is inlined prints nothing here: its text waits in ``values`` for its reader, and its
+        statements in ``waiting`` in case the reader cannot take it (:func:`arithmetic_under_swizzle`)."""
+        self.consumed = []
+        self.needs_temporary = False
+        lines = self.emit_ins(ins)
+        readers = self.temporaries.readers.get(id(ins))
+        if readers is None and id(ins) not in self.values:
+            return [], lines            # the usual case: it takes no value and keeps its own
+        if self.consumed:
+            texts = [self.values[id(d)][0] for d in self.consumed]
+            if self.needs_temporary or arithmetic_under_swizzle("\n".join(lines), texts):
+                for d in self.consumed:
+                    if _ARITHMETIC.search(self.values[id(d)][0]):
+                        del self.values[id(d)]
+                self.consumed = []
+                lines = self.emit_ins(ins)
+        before: list[str] = []          # values baked here after all (their own statements)
+        notes: list[str] = []           # with comments: the instructions inlined here
+        taken = {id(d) for d in self.consumed}
+        for d in readers or ():
+            waiting = self.waiting.pop(id(d), None)
+            self.values.pop(id(d), None)
+            if id(d) not in taken and waiting is not None:
+                before += waiting
+            elif id(d) in taken:
+                notes += self.waiting_comments.pop(id(d), [])
+        if readers is not None and len(taken) < len(readers):
+            # a value it was to take is in its register after all: then this instruction is
+            # printed where it stands, as the policy moved it on the understanding that it
+            # read what those values read, not their registers
+            self.values.pop(id(ins), None)
+        if id(ins) in self.values:
+            from ...passes.structurize import Op
+            self.waiting[id(ins)] = self.tag_lines(Op(ins), [pad + x for x in lines], pad)[0]
+            if self.comments:
+                self.waiting_comments[id(ins)] = notes + [
+                    x for x in self.waiting[id(ins)] if x.lstrip().startswith("//")]
+            return before, []
+        return before + notes, lines
+
+    def inlined_operand(self, read, sel: tuple[int, ...], scalar: bool) -> str | None:
+        """The text of an operand that takes an inlined value (``read`` = (instruction, operand
+        index)), selecting the register components ``sel``; None when it is read from the
+        register."""
+        d = self.temporaries.taken.get((id(read[0]), read[1]))
+        if d is None:
+            return None
+        value = self.values.get(id(d))
+        if value is None:
+            return None
+        text, form = value
+        self.consumed.append(d)
+        if form.scalar or len(form.comps) == 1:      # one value, replicated as read
+            n = 1 if scalar else len(sel)
+            if n == 1:
+                return text
+            vector = f"{_vec(form, self.storage_type(form.reg), n)}({text})"
+            self.splats[vector] = text           # as a scalar in operator expressions
+            return vector
+        pos = [form.comps.index(c) for c in sel]
+        if scalar:
+            pos = pos[:1]
+        if pos == list(range(len(form.comps))):
+            return text
+        inner = _TRAILING_SWIZZLE.fullmatch(text)
+        if inner and precedence(inner.group(1)) == PRIMARY:   # texture(s, c).xyz then .x: one swizzle, texture(s, c).x
+            return f"{inner.group(1)}.{''.join(inner.group(2)[p] for p in pos)}"
+        return f"{place(text, PRIMARY)}.{''.join(COMP[p] for p in pos)}"
+
+
+_TRAILING_SWIZZLE = re.compile(r"(.*\))\.([xyzw]{1,4})")
+
+
+def _vec(form: ValueForm, dtype: DataType, n: int) -> str:
+    return {DataType.FLOAT: "vec", DataType.INT: "ivec", DataType.UINT: "uvec"}[dtype] + str(n)
