@@ -242,6 +242,10 @@ def _verify_arguments(p) -> None:
                         "GL_ARB_gl_spirv; vulkan: the vulkan-profile SPIR-V on Vulkan (lavapipe); "
                         "native: the original assembly program on the driver's own "
                         "ARB/NV program interface (compatibility profile)")
+    p.add_argument("--via", choices=["auto", "direct", "glsl"], default="auto",
+                   help="backends gl-spirv and vulkan: which SPIR-V runs -- auto (default: "
+                   "xlate's own SPIR-V where the direct path covers the program, else glslang's "
+                   "compile of the GLSL), direct (only xlate's own), glsl (glslang's)")
     p.add_argument("--json", metavar="REPORT", help="write a JSON report")
     p.add_argument("--report", metavar="FILE.html", help="write an HTML report: the outputs' "
                    "images (fragment) or lane plots (vertex, geometry), the localized "

@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...ir.model import Program, Stage
-from .emitter import COVERED_OPCODES, DirectEmitter, NotCovered
+from .emitter import COVERED_OPCODES, DirectEmitter, Instrumentation, NotCovered
 
-__all__ = ["DirectOutput", "NotCovered", "emit_spirv", "COVERED_OPCODES"]
+__all__ = ["DirectOutput", "Instrumentation", "NotCovered", "emit_spirv", "COVERED_OPCODES"]
 
 
 @dataclass
@@ -23,11 +23,13 @@ class DirectOutput:
     reflection: dict
 
 
-def emit_spirv(prog: Program, profile: str = "vulkan", *, source_text: str | None = None) -> DirectOutput:
+def emit_spirv(prog: Program, profile: str = "vulkan", *, source_text: str | None = None,
+               instrumentation: Instrumentation | None = None) -> DirectOutput:
     """SPIR-V of ``prog`` for ``profile`` (``vulkan`` or ``glsl450``).  ``source_text``: the
     assembly text to embed (``OpSource``) with an ``OpLine`` per instruction; None: neither.
     Raises NotCovered (not emitted by this path) or XlateError (E7001: no profile expresses it,
-    the same refusal the GLSL path gives)."""
+    the same refusal the GLSL path gives).  ``instrumentation``: a test harness's additions
+    (xlate.verify; :class:`Instrumentation`)."""
     from ...diagnostics import Diagnostic, XlateError
     from ...gcpause import paused
     from ...passes.pipeline import lower
@@ -58,5 +60,6 @@ def emit_spirv(prog: Program, profile: str = "vulkan", *, source_text: str | Non
         plan.declare_uniforms()            # decides whether parameters live in a block
         if plan.buffers:
             raise NotCovered("parameter buffers (NV_parameter_buffer_object)")
-        words = DirectEmitter(prog, plan, lowered, source_text=source_text).emit()
+        words = DirectEmitter(prog, plan, lowered, source_text=source_text,
+                              instrumentation=instrumentation).emit()
         return DirectOutput(words, reflection(plan))

@@ -25,7 +25,7 @@ decides whether to fall back to the glslang path.
 from __future__ import annotations
 
 import struct
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from ...ir.model import Binding, CondTest, DataType, Index, Instruction, Program, RegKind, Sat, Source, Stage
 from ...ir.ops import OPCODES
@@ -46,6 +46,27 @@ class NotCovered(Exception):
         self.span = span if span is not None else (ins.span if ins is not None else None)
 
 
+@dataclass
+class Instrumentation:
+    """What a test harness (xlate.verify) adds to the program's own shader, as the GLSL
+    harness edits the GLSL text (verify/gl.py ``add_capture``, ``fragment_inputs``,
+    ``fragment_outputs``): the same variables, locations and bindings, so the harness around
+    it is unchanged.
+
+    ``capture``: vertex outputs captured by transform feedback, reflection output name (or
+    built-in name, copied into an extra output at a free location) -> (xfb buffer, offset),
+    with ``strides`` per buffer.  ``feeds``: fragment input name -> the binding (Vulkan) or
+    texture unit (OpenGL) of a 2D texture read with texelFetch at the fragment's pixel instead
+    of the interpolated input (rows counted from the top when ``feed_upper_left``).
+    ``extra_output``: location of ``vec4(gl_FragDepth or 0.0, 1.0, 0.0, 0.0)``."""
+
+    capture: dict[str, tuple[int, int]] = field(default_factory=dict)
+    strides: list[int] = field(default_factory=list)
+    feeds: dict[str, int] = field(default_factory=dict)
+    feed_upper_left: bool = False
+    extra_output: int | None = None
+
+
 class _Reg:
     __slots__ = ("var", "kind", "size", "ptr_elem")
 
@@ -56,7 +77,8 @@ class _Reg:
 class DirectEmitter:
     """One program, one environment (``vulkan`` or ``glsl450`` = OpenGL SPIR-V)."""
 
-    def __init__(self, prog: Program, plan, lowered, *, source_text: str | None = None):
+    def __init__(self, prog: Program, plan, lowered, *, source_text: str | None = None,
+                 instrumentation: Instrumentation | None = None):
         self.prog = prog
         self.plan = plan                  # the GLSL backend's planned interface (GlslEmitter)
         self.lowered = lowered
@@ -76,6 +98,9 @@ class DirectEmitter:
         self.interface: list[int] = []
         self.source_text = source_text
         self.file_id = 0
+        self.instr = instrumentation or Instrumentation()
+        self.builtin_inputs: dict[str, int] = {}
+        self.depth_value: int | None = None
 
     # ---- small instruction helpers ----------------------------------------------------------------
     def put(self, op: str, *operands: int) -> None:
@@ -275,8 +300,10 @@ class DirectEmitter:
 
     def input_value(self, var, b: Binding) -> tuple[int, str]:
         name, f4 = var.name, self.t("f")
+        if name in self.instr.feeds:
+            return self.fed_input(var)
         if name == "gl_FragCoord":
-            v = self.val("Load", f4, self.interface_var("Input", f4, var, "FragCoord"))
+            v = self.val("Load", f4, self.frag_coord())
             if self.vulkan and self.prog.fragcoord_pixel_center_integer:
                 half = self.m.composite(f4, (self.c("f", 0.5, 1),) * 2 + (self.c("f", 0.0, 1),) * 2)
                 v = self.fval("FSub", f4, v, half)
@@ -314,8 +341,51 @@ class DirectEmitter:
             self.m.decorate(v, "Centroid")
         return self.val("Load", self.t(kind), v), kind
 
+    def frag_coord(self) -> int:
+        v = self.builtin_inputs.get("FragCoord")
+        if v is None:
+            v = self.m.variable(self.m.pointer("Input", self.t("f")), "Input")
+            self.m.decorate(v, "BuiltIn", BUILTIN["FragCoord"])
+            self.interface.append(v)
+            self.builtin_inputs["FragCoord"] = v
+        return v
+
+    def fed_input(self, var) -> tuple[int, str]:
+        """The harness's texel fetch replacing an input (:class:`Instrumentation`)."""
+        m = self.m
+        kind = {"vec4": "f", "ivec4": "i", "uvec4": "u"}.get(var.glsl_type)
+        if kind is None:
+            raise NotCovered(f"a fed fragment input of type {var.glsl_type}")
+        img = m._type(("img", 1, 0, 0, kind), "TypeImage", m.scalar(kind), 1, 0, 0, 0, 1, 0)
+        simg = m._type(("simg", img), "TypeSampledImage", img)
+        tex = m.variable(m.pointer("UniformConstant", simg), "UniformConstant")
+        m.decorate(tex, "DescriptorSet", 0)
+        m.decorate(tex, "Binding", self.instr.feeds[var.name])
+        image = self.val("Image", img, self.val("Load", simg, tex))
+        fc = self.val("Load", self.t("f"), self.frag_coord())
+        i2 = self.t("i", 2)
+        xy = self.val("ConvertFToS", i2, self.shuffle(fc, fc, (0, 1), "f"))
+        if self.instr.feed_upper_left:
+            m.capability("ImageQuery")
+            h = self.x(self.val("ImageQuerySizeLod", i2, image, self.c("i", 0, 1)), 1, "i")
+            y = self.val("ISub", self.t("i", 1), self.val("ISub", self.t("i", 1), h, self.c("i", 1, 1)),
+                         self.x(xy, 1, "i"))
+            xy = self.vec("i", [self.x(xy, 0, "i"), y])
+        return self.val("ImageFetch", self.t(kind), image, xy, 0x2, self.c("i", 0, 1)), kind
+
+    def capture(self, var: int, name: str) -> None:
+        """Transform feedback decorations of a captured output (:class:`Instrumentation`)."""
+        buf, offset = self.instr.capture[name]
+        self.m.capability("TransformFeedback")
+        self.m.decorate(var, "XfbBuffer", buf)
+        self.m.decorate(var, "XfbStride", self.instr.strides[buf])
+        self.m.decorate(var, "Offset", offset)
+
     def epilogue(self) -> None:
         plan = self.plan
+        used_locations = {v.location for v, _, _ in plan.output_vars if not v.builtin}
+        if self.prog.stage == Stage.VERTEX and self.instr.capture:
+            self.m.put("modes", "ExecutionMode", 0, 11)    # Xfb; the id is patched in emit()
         for var, assign, b in plan.output_vars:
             g = plan.outputs[b.path]
             skind = "i" if g.integer else "f"
@@ -327,11 +397,17 @@ class DirectEmitter:
             scalars = {"gl_PointSize": ("PointSize", 0), "gl_FragDepth": ("FragDepth", 2)}
             if name == "gl_Position":
                 out = self.interface_var("Output", self.t("f"), var, "Position")
-                self.put("Store", out, self.bitcast(value, skind, "f"))
+                stored = self.bitcast(value, skind, "f")
+                self.put("Store", out, stored)
+                self.capture_builtin(name, stored, 4, used_locations)
             elif name in scalars:
                 builtin, comp = scalars[name]
                 out = self.interface_var("Output", self.t("f", 1), var, builtin)
-                self.put("Store", out, self.x(self.bitcast(value, skind, "f"), comp))
+                stored = self.x(self.bitcast(value, skind, "f"), comp)
+                self.put("Store", out, stored)
+                if name == "gl_FragDepth":
+                    self.depth_value = stored
+                self.capture_builtin(name, stored, 1, used_locations)
             elif var.builtin:
                 raise NotCovered(f"the output built-in {name} ({b.text()})")
             else:
@@ -341,7 +417,31 @@ class DirectEmitter:
                 out = self.interface_var("Output", self.t(kind), var)
                 if kind != "f" and self.prog.stage != Stage.FRAGMENT:
                     self.m.decorate(out, "Flat")
+                if name in self.instr.capture:
+                    self.capture(out, name)
                 self.put("Store", out, self.bitcast(value, skind, kind))
+        if self.instr.extra_output is not None:
+            f1 = self.t("f", 1)
+            depth = self.depth_value if self.depth_value is not None else self.c("f", 0.0, 1)
+            extra = self.m.variable(self.m.pointer("Output", self.t("f")), "Output")
+            self.m.decorate(extra, "Location", self.instr.extra_output)
+            self.interface.append(extra)
+            z = self.c("f", 0.0, 1)
+            self.put("Store", extra, self.vec("f", [depth, self.c("f", 1.0, 1), z, z]))
+            del f1
+
+    def capture_builtin(self, name: str, value: int, n: int, used: set) -> None:
+        """A captured built-in is copied into an extra output at a free location, as the
+        GLSL harness does (Mesa ignores xfb_offset on gl_PerVertex members)."""
+        if name not in self.instr.capture:
+            return
+        loc = next(i for i in range(64) if i not in used)
+        used.add(loc)
+        out = self.m.variable(self.m.pointer("Output", self.t("f", n)), "Output")
+        self.m.decorate(out, "Location", loc)
+        self.interface.append(out)
+        self.capture(out, name)
+        self.put("Store", out, value)
 
     # ---- register elements ------------------------------------------------------------------------
     def storage_kind(self, regname: str) -> str:
@@ -840,6 +940,9 @@ class DirectEmitter:
             self.val("FunctionCall", m.void(), xl_main)
             self.epilogue()
         self.function(main, main_body)
+        modes = m.sec["modes"]
+        if modes[:3] == [(3 << 16) | 16, 0, 11]:
+            modes[1] = main                                          # Xfb of main
         model = {Stage.VERTEX: 0, Stage.FRAGMENT: 4}[self.prog.stage]
         m.put("entry", "EntryPoint", model, main, *string_words("main"), *self.interface)
         if self.prog.stage == Stage.FRAGMENT:

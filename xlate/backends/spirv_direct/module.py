@@ -46,13 +46,13 @@ GLSL = dict(RoundEven=2, Trunc=3, FAbs=4, SAbs=5, Floor=8, Ceil=9, Sin=13, Cos=1
 STORAGE = dict(UniformConstant=0, Input=1, Uniform=2, Output=3, Private=6, Function=7)
 DECORATION = dict(Block=2, ArrayStride=6, BuiltIn=11, NoContraction=42, Flat=14,
                   NoPerspective=13, Centroid=16, Location=30, Binding=33, DescriptorSet=34,
-                  Offset=35)
+                  Offset=35, XfbBuffer=36, XfbStride=37)
 BUILTIN = dict(Position=0, PointSize=1, ClipDistance=3, VertexId=5, InstanceId=6,
                PrimitiveId=7, FragCoord=15, PointCoord=16, FrontFacing=17, SampleId=18,
                FragDepth=22, VertexIndex=42, InstanceIndex=43)
 CAPABILITY = dict(Shader=1, Geometry=2, SampledRect=37, Sampled1D=43, SampledBuffer=46,
                   ImageQuery=50, SampleRateShading=35,
-                  DerivativeControl=51)
+                  DerivativeControl=51, TransformFeedback=53)
 #: SPIR-V 1.0 (Vulkan 1.0 and OpenGL 4.5 both take it)
 VERSION = 0x00010000
 #: generator magic: 0 (no registered tool id); the high half is the vendor, low the version
