@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 
 from ...ir.model import Binding, CondTest, DataType, Index, Instruction, Program, RegKind, Sat, Source, Stage
 from ...ir.ops import OPCODES
-from ...passes.structurize import If, Jump, Loop, Op, Structured
+from ...passes.structurize import If, Jump, Loop, Op, Structured, Switch
 from ...passes.types import RAW_OPERAND_OPS, operand_type, result_type
 from .module import BUILTIN, GLSL, Module, string_words
 
@@ -87,7 +87,8 @@ class DirectEmitter:
         self.body: list[int] = []         # the current function's words
         self.fn_vars: list[int] = []      # its OpVariables (first block)
         self.open = False                 # the current block has no terminator yet
-        self.loops: list[tuple[int, int]] = []   # (merge, continue) of the enclosing loops
+        #: enclosing loops and switches: (merge, continue target; None for a switch)
+        self.loops: list[tuple[int, int | None]] = []
         self.regs: dict[str, _Reg] = {}
         self.staging: dict[tuple[str, str], _Reg] = {}
         self.param_vars: dict[str, tuple[int, int | None, int]] = {}  # name -> (var, member, n)
@@ -100,6 +101,8 @@ class DirectEmitter:
         self.file_id = 0
         self.instr = instrumentation or Instrumentation()
         self.builtin_inputs: dict[str, int] = {}
+        self._types: dict[tuple, int] = {}     # (kind, n) -> type id
+        self._consts: dict[tuple, int] = {}    # (kind, value, n) -> constant id
         self.depth_value: int | None = None
 
     # ---- small instruction helpers ----------------------------------------------------------------
@@ -128,10 +131,18 @@ class DirectEmitter:
         return self.val("ExtInst", rtype, self.m.glsl_ext, GLSL[name], *operands)
 
     def t(self, kind: str, n: int = 4) -> int:
-        return self.m.vec(kind, n)
+        key = (kind, n)
+        t = self._types.get(key)
+        if t is None:
+            t = self._types[key] = self.m.vec(kind, n)
+        return t
 
     def c(self, kind: str, value, n: int = 4) -> int:
-        return self.m.splat_const(kind, value, n)
+        key = (kind, value, n)
+        c = self._consts.get(key)
+        if c is None:
+            c = self._consts[key] = self.m.splat_const(kind, value, n)
+        return c
 
     def cbits(self, kind: str, bits: int, n: int = 4) -> int:
         c = self.m.const_bits(kind, bits & 0xFFFFFFFF)
@@ -201,7 +212,13 @@ class DirectEmitter:
                 kind = K[self.lowered.types.get(name, DataType.FLOAT)]
                 self.regs[name] = self.private(kind, reg.size)
         for cc in sorted(self.lowered.cc_used):
-            self.cc[cc] = self.private("f", None).var
+            if cc in self.lowered.cc_values:
+                self.cc[cc] = self.private("f", None).var     # the value; 0.0 tests EQ
+            else:
+                # flag words SF=1 ZF=2 OF=4 CF=8 per component, starting EQ (ZF)
+                u4 = self.t("u")
+                self.cc[cc] = self.m.variable(self.m.pointer("Private", u4), "Private",
+                                              self.cbits("u", 2))
         for g in plan.inputs.values():
             if g.per_vertex:
                 raise NotCovered("geometry program inputs")
@@ -212,6 +229,7 @@ class DirectEmitter:
                                                          g.size if g.indexed else None)
         self.declare_uniforms()
         self.declare_textures()
+        self.declare_buffers()
 
     def private(self, kind: str, size: int | None) -> _Reg:
         t = self.t(kind)
@@ -251,6 +269,40 @@ class DirectEmitter:
             loc += max(n, 1)
             self.param_vars[name] = (var, None, n)
         self.uniform_storage = "UniformConstant"
+
+    def declare_buffers(self) -> None:
+        """NV_parameter_buffer_object buffers: ``uniform XlateBuffer<b> { uvec4 words[n]; }``
+        (std140) at the GLSL path's bindings: 40 + b in Vulkan, b in OpenGL."""
+        m = self.m
+        self.buffer_vars: dict[int, int] = {}
+        for b, n in sorted(self.plan.buffers.items()):
+            arr = m.array(self.t("u"), n, 16)
+            st = m._type(("buffer", arr), "TypeStruct", arr)
+            if ("buffer-decorated", st) not in m.cache:
+                m.cache[("buffer-decorated", st)] = st
+                m.decorate(st, "Block")
+                m.put("annotations", "MemberDecorate", st, 0, 35, 0)     # Offset 0
+            var = m.variable(m.pointer("Uniform", st), "Uniform")
+            m.decorate(var, "DescriptorSet", 0)
+            m.decorate(var, "Binding", (40 + b) if self.vulkan else b)
+            self.buffer_vars[b] = var
+
+    def buffer_element(self, reg, index: Index | None) -> int:
+        """A BUFFER4 element (a uvec4), or a BUFFER word splatted to a uvec4."""
+        b = reg.bindings[0]
+        var = self.buffer_vars[b.index]
+        it = self.t("i", 1)
+        pos = self.c("i", 0, 1) if index is None else (
+            self.index_value(index, reg.size) if index.relative else self.c("i", index.offset, 1))
+        elem = self.val("IAdd", it, pos, self.c("i", b.index2, 1)) if b.index2 else pos
+        zero = self.c("i", 0, 1)
+        if reg.buffer_vec4:
+            ptr = self.val("AccessChain", self.m.pointer("Uniform", self.t("u")), var, zero, elem)
+            return self.val("Load", self.t("u"), ptr)
+        vec = self.val("ShiftRightArithmetic", it, elem, self.c("i", 2, 1))
+        comp = self.val("BitwiseAnd", it, elem, self.c("i", 3, 1))
+        ptr = self.val("AccessChain", self.m.pointer("Uniform", self.t("u", 1)), var, zero, vec, comp)
+        return self.splat(self.val("Load", self.t("u", 1), ptr), "u")
 
     def declare_textures(self) -> None:
         m = self.m
@@ -454,7 +506,7 @@ class DirectEmitter:
         if reg.kind == RegKind.CONST:
             return K.get(reg.dtype, "u")
         if reg.kind == RegKind.BUFFER:
-            raise NotCovered(f"parameter buffers ('{regname}')")
+            return "u"
         return "f"
 
     def index_value(self, idx: Index, size: int) -> int:
@@ -505,7 +557,7 @@ class DirectEmitter:
         if reg.kind == RegKind.PARAM:
             return self.param_element(reg, index)
         if reg.kind == RegKind.BUFFER:
-            raise NotCovered(f"parameter buffers ('{regname}')")
+            return self.buffer_element(reg, index)
         ptr, kind = self.element_ptr(regname, index)
         return self.val("Load", self.t(kind), ptr)
 
@@ -614,6 +666,8 @@ class DirectEmitter:
             return self.c("b", cond.rule in ("TR", "NCF", "NOF", "BLE"), n)
         if cond.cc not in self.cc:
             raise NotCovered(f"condition code {cond.cc} test before any update")
+        if cond.cc not in self.lowered.cc_values:
+            return self.flag_test(cond, n)
         f4 = self.t("f")
         v = self.val("Load", f4, self.cc[cond.cc])
         if n == 1:
@@ -629,6 +683,65 @@ class DirectEmitter:
         if rule == "LEG":
             return self.val("LogicalNot", self.t("b", n), self.isnan(v, n))
         raise NotCovered(f"condition-code rule {rule}")
+
+    def flag_test(self, cond: CondTest, n: int) -> int:
+        """A test of GP4 Table X.16 on flag words (templates/glsl/cctests.txt, with booleans:
+        ``1u - x`` is NOT, ``^`` is OpLogicalNotEqual)."""
+        u = self.val("Load", self.t("u"), self.cc[cond.cc])
+        u = self.x(u, cond.swizzle[0], "u") if n == 1 else (
+            u if cond.swizzle == (0, 1, 2, 3) else self.shuffle(u, u, cond.swizzle, "u"))
+        bt = self.t("b", n)
+
+        def flag(bit):
+            return self.val("INotEqual", bt, self.val("BitwiseAnd", self.t("u", n), u,
+                                                      self.c("u", bit, n)), self.c("u", 0, n))
+
+        def no(b):
+            return self.val("LogicalNot", bt, b)
+
+        def a(x, y):
+            return self.val("LogicalAnd", bt, x, y)
+
+        def o_(x, y):
+            return self.val("LogicalOr", bt, x, y)
+
+        def xor(x, y):
+            return self.val("LogicalNotEqual", bt, x, y)
+        rule = cond.rule
+        s = flag(1) if rule in ("EQ", "NE", "GE", "GT", "LE", "LT", "NAN", "LEG", "SF", "NSF") else None
+        z = flag(2) if rule in ("EQ", "NE", "GT", "LE", "LT", "NAN", "LEG", "AB", "BLE") else None
+        o = flag(4) if rule in ("GE", "GT", "LE", "LT", "OF", "NOF") else None
+        c = flag(8) if rule in ("CF", "NCF", "AB", "BLE") else None
+        table = {"EQ": lambda: a(no(s), z), "NE": lambda: o_(s, no(z)),
+                 "GE": lambda: no(xor(s, o)), "GT": lambda: a(xor(no(s), o), no(z)),
+                 "LE": lambda: xor(s, o_(z, o)), "LT": lambda: xor(a(s, no(z)), o),
+                 "NAN": lambda: a(s, z), "LEG": lambda: o_(no(s), no(z)), "CF": lambda: c,
+                 "NCF": lambda: no(c), "OF": lambda: o, "NOF": lambda: no(o),
+                 "AB": lambda: a(c, no(z)), "BLE": lambda: o_(no(c), z), "SF": lambda: s,
+                 "NSF": lambda: no(s)}
+        if rule not in table:
+            raise NotCovered(f"condition-code rule {rule}")
+        return table[rule]()
+
+    def flag_words(self, ins: Instruction, value: int, rkind: str) -> int:
+        """The flags of an update (GP4 2.X.4.3; helpers ccf/cci): a uvec4."""
+        from ...ir.model import CCKind
+        u4 = self.t("u")
+        kind = ins.cc_kind
+        if kind == CCKind.FLOAT:
+            nan = self.isnan(value)
+            sf = self.bor(self.cmp("FOrdLessThan", value, self.c("f", 0.0)), nan)
+            zf = self.bor(self.cmp("FOrdEqual", value, self.c("f", 0.0)), nan)
+        elif kind in (CCKind.INT, CCKind.UNDEF_OFCF):
+            bits = self.bitcast(value, rkind, "u")
+            sf = self.cmp("INotEqual", self.val("ShiftRightLogical", u4, bits, self.c("u", 31)),
+                          self.c("u", 0))
+            zf = self.cmp("IEqual", bits, self.c("u", 0))
+        else:
+            raise NotCovered(f"integer carry/overflow condition codes ({ins.op}.CC)", ins)
+        zero = self.c("u", 0)
+        return self.val("BitwiseOr", u4, self.sel(sf, self.c("u", 1), zero, "u"),
+                        self.sel(zf, self.c("u", 2), zero, "u"))
 
     def branch_cond(self, cond) -> int | None:
         """A bool id: any of the swizzled tests passes; None = unconditional."""
@@ -651,13 +764,23 @@ class DirectEmitter:
             return self.emit_tex(ins)
         if info.category != "alu":
             raise NotCovered(f"the instruction {ins.op}", ins)
-        if ins.op in RAW_OPERAND_OPS or ins.mul_mode is not None:
-            raise NotCovered(f"the instruction {ins.op}{'.' + ins.mul_mode if ins.mul_mode else ''}", ins)
-        fn = _ALU.get((ins.op, K[ins.dtype]))
+        if ins.mul_mode is not None and not (ins.mul_mode == "HI" and K[ins.dtype] in _MULHI):
+            raise NotCovered(f"the instruction {ins.op}.{ins.mul_mode}", ins)
+        fn = _MULHI[K[ins.dtype]] if ins.mul_mode == "HI" else _ALU.get((ins.op, K[ins.dtype]))
         if fn is None:
             raise NotCovered(f"the instruction {ins.op}.{ins.dtype.value}", ins)
-        srcs = [self.operand(s, operand_type(ins, i), info.inputs[i] == "s")
-                for i, s in enumerate(ins.srcs)]
+        srcs = []
+        for i, s in enumerate(ins.srcs):
+            scalar = info.inputs[i] == "s"
+            t = info.operand_type(i, ins.dtype)
+            if ins.op in RAW_OPERAND_OPS and t != DataType.UINT and (
+                    s.neg or s.abs or any(s.comp_neg)):
+                # UP*: the bits of the operand after its modifiers, which act in the
+                # instruction's type (UP4B.F: -x flips the sign bit), as the executor loads it
+                v = self.operand(s, t, scalar)
+                srcs.append(self.bitcast(v, K[t], "u", 1 if scalar else 4))
+            else:
+                srcs.append(self.operand(s, operand_type(ins, i), scalar))
         rkind = K[result_type(ins)]
         if ins.op in ("DDX", "DDY") and self.prog.stage != Stage.FRAGMENT:
             value = self.c("f", 0.0)
@@ -679,6 +802,10 @@ class DirectEmitter:
         if rkind == "f" and ins.precision in ("FP16", "X"):
             value = self.precision_step(value, ins.precision)
         mask = self.cc_test(dst.cond) if dst.cond is not None else None
+        flags = None
+        cc = ins.cc_update
+        if cc is not None and cc in self.lowered.cc_used and cc not in self.lowered.cc_values:
+            flags = self.flag_words(ins, value, rkind)     # before the destination is written
         ptr, skind = self.element_ptr(dst.reg, dst.index)
         new = self.bitcast(value, rkind, skind)
         full = all(dst.mask)
@@ -692,12 +819,15 @@ class DirectEmitter:
         self.put("Store", ptr, new)
         cc = ins.cc_update
         if cc is not None and cc in self.lowered.cc_used:
-            if rkind != "f":
-                raise NotCovered("integer condition-code updates", ins)
-            old = self.val("Load", f4, self.cc[cc])
-            upd = value if mask is None else self.sel(mask, value, old, "f")
+            if cc in self.lowered.cc_values:
+                ck, upd = "f", value            # the register keeps the value (float updates)
+            else:
+                ck, upd = "u", flags
+            old = self.val("Load", self.t(ck), self.cc[cc])
+            if mask is not None:
+                upd = self.sel(mask, upd, old, ck)
             if not full:
-                upd = self.shuffle(old, upd, [4 + i if on else i for i, on in enumerate(dst.mask)], "f")
+                upd = self.shuffle(old, upd, [4 + i if on else i for i, on in enumerate(dst.mask)], ck)
             self.put("Store", self.cc[cc], upd)
 
     def precision_step(self, v: int, precision: str) -> int:
@@ -786,6 +916,10 @@ class DirectEmitter:
             gn = 3 if target in ("3D", "CUBE") else 1 if n == 1 else 2
             zero = self.c("f", 0.0, gn)
             mask, operands, explicit = 0x4, [zero, zero], True
+        if not fragment and not explicit and mask == 0:
+            # no implicit level of detail outside fragment shaders: the base level, as glslang
+            # makes of GLSL's texture() there
+            mask, operands, explicit = 0x2, [self.c("f", 0.0, 1)], True
         if any(tex.offset):
             dims = 1 if n == 1 else 3 if target == "3D" else 2
             off = self.m.const_bits("i", tex.offset[0]) if dims == 1 else self.m.composite(
@@ -837,6 +971,8 @@ class DirectEmitter:
             self.emit_loop(node)
         elif isinstance(node, Jump):
             self.emit_jump(node)
+        elif isinstance(node, Switch):
+            self.emit_switch(node)
         else:
             raise NotCovered(f"the control-flow construct {type(node).__name__}",
                              getattr(node, "ins", None))
@@ -880,6 +1016,32 @@ class DirectEmitter:
         self.branch(header)
         self.label(merge)
 
+    def emit_switch(self, node: Switch) -> None:
+        """TGSI SWITCH: OpSwitch on the unsigned selector; a case that does not end in a
+        break falls through to the next, as GLSL's (and TGSI's) cases do."""
+        sel = self.operand(node.selector, DataType.UINT, True)
+        merge = self.m.id()
+        labels = [self.m.id() for _ in node.cases]
+        default = next((lab for lab, case in zip(labels, node.cases) if case.default), merge)
+        targets = []
+        seen = set()
+        for lab, case in zip(labels, node.cases):
+            for v in case.values:
+                if v not in seen:              # a repeated value: its first case takes it
+                    seen.add(v)
+                    targets += [v & 0xFFFFFFFF, lab]
+        self.put("SelectionMerge", merge, 0)
+        self.put("Switch", sel, default, *targets)
+        self.open = False
+        self.loops.append((merge, None))
+        for i, (lab, case) in enumerate(zip(labels, node.cases)):
+            self.label(lab)
+            self.emit_body(case.body)
+            if self.open:
+                self.branch(labels[i + 1] if i + 1 < len(labels) else merge)
+        self.loops.pop()
+        self.label(merge)
+
     def emit_jump(self, node: Jump) -> None:
         kind = node.kind
         if kind == "call":
@@ -893,9 +1055,12 @@ class DirectEmitter:
             def act():
                 self.terminate("Return")
         elif kind in ("break", "continue"):
-            if not self.loops:
+            if kind == "break":
+                target = self.loops[-1][0] if self.loops else None
+            else:
+                target = next((c for _, c in reversed(self.loops) if c is not None), None)
+            if target is None:
                 raise NotCovered(f"{kind} outside a loop", node.ins)
-            target = self.loops[-1][0 if kind == "break" else 1]
 
             def act():
                 self.branch(target)
@@ -1269,6 +1434,106 @@ _ALU = {
     ("SGET", "f"): _tset("SGreaterThanEqual"), ("SLTT", "f"): _tset("SLessThan"),
     ("MINNUM", "f"): _minmaxnum("FOrdLessThan"), ("MAXNUM", "f"): _minmaxnum("FOrdGreaterThan"),
 }
+def _pk(name, n):
+    def f(e, a):
+        v = e.shuffle(a, a, (0, 1), "f") if n == 2 else a
+        return e.ext(name, e.t("u", 1), v)
+    return f
+
+
+def _up(name, n):
+    def f(e, a):
+        v = e.ext(name, e.t("f", n), a)
+        return e.shuffle(v, v, (0, 1, 0, 1), "f") if n == 2 else v
+    return f
+
+
+def _pk4b(e, a):
+    """PK4B: excess-128 bytes, roundEven(127 * clamp(v, -128/127, 1) + 128), x low."""
+    f4, u4, u1 = e.t("f"), e.t("u"), e.t("u", 1)
+    cl = e.ext("FClamp", f4, a, e.c("f", -128.0 / 127.0), e.c("f", 1.0))
+    v = e.fval("FAdd", f4, e.fval("FMul", f4, cl, e.c("f", 127.0)), e.c("f", 128.0))
+    b = e.val("ConvertFToU", u4, e.ext("RoundEven", f4, v))
+    r = e.x(b, 0, "u")
+    for i in (1, 2, 3):
+        r = e.val("BitwiseOr", u1, r, e.val("ShiftLeftLogical", u1, e.x(b, i, "u"), e.c("u", 8 * i, 1)))
+    return r
+
+
+def _up4b(e, u):
+    f4, u4 = e.t("f"), e.t("u")
+    shifts = e.m.vconst_bits("u", (0, 8, 16, 24))
+    bytes_ = e.val("BitwiseAnd", u4, e.val("ShiftRightLogical", u4, e.splat(u, "u"), shifts),
+                   e.c("u", 0xFF))
+    f = e.fval("FSub", f4, e.val("ConvertUToF", f4, bytes_), e.c("f", 128.0))
+    return e.fval("FDiv", f4, f, e.c("f", 127.0))
+
+
+for _k in ("f", "i", "u"):
+    _ALU.update({("PK2H", _k): _pk("PackHalf2x16", 2), ("PK2US", _k): _pk("PackUnorm2x16", 2),
+                 ("PK4UB", _k): _pk("PackUnorm4x8", 4), ("PK4B", _k): _pk4b,
+                 ("UP2H", _k): _up("UnpackHalf2x16", 2), ("UP2US", _k): _up("UnpackUnorm2x16", 2),
+                 ("UP4UB", _k): _up("UnpackUnorm4x8", 4), ("UP4B", _k): _up4b})
+
+def _fset(op):
+    return lambda e, a, b: e.sel(e.cmp(op, a, b), e.cbits("u", 0xFFFFFFFF), e.c("u", 0), "u")
+
+
+def _idiv(mod):
+    """xl_div / xl_mod (helpers.glsl "idiv"): magnitudes divided as unsigned values, the
+    quotient truncated toward zero, the remainder with the dividend's sign; by zero: all bits
+    set (the project's reading of what GP4 leaves undefined)."""
+    def signed(e, a, b):
+        u4, u1, i4 = e.t("u"), e.t("u", 1), e.t("i")
+        zero_u = e.c("u", 0)
+        sa = e.val("ISub", u4, zero_u, e.sel(e.cmp("SLessThan", a, e.c("i", 0)), e.c("u", 1),
+                                              zero_u, "u"))
+        au = e.val("ISub", u4, e.val("BitwiseXor", u4, e.bitcast(a, "i", "u"), sa), sa)
+        bneg = e.cmp("SLessThan", b, e.c("i", 0, 1), 1)
+        bu = e.bitcast(b, "i", "u", 1)
+        bm = e.sel(bneg, e.val("ISub", u1, e.c("u", 0, 1), bu), bu, "u", 1)
+        d = e.splat(e.ext("UMax", u1, bm, e.c("u", 1, 1)), "u")
+        if mod:
+            r = e.val("UMod", u4, au, d)
+            res = e.val("ISub", u4, e.val("BitwiseXor", u4, r, sa), sa)
+        else:
+            q = e.val("UDiv", u4, au, d)
+            sq = e.val("BitwiseXor", u4, sa, e.splat(e.sel(bneg, e.cbits("u", 0xFFFFFFFF, 1),
+                                                           e.c("u", 0, 1), "u", 1), "u"))
+            res = e.val("ISub", u4, e.val("BitwiseXor", u4, q, sq), sq)
+        bz = e.splat(e.cmp("IEqual", b, e.c("i", 0, 1), 1), "b")
+        return e.sel(bz, e.c("i", -1), e.bitcast(res, "u", "i"), "i")
+
+    def unsigned(e, a, b):
+        u4, u1 = e.t("u"), e.t("u", 1)
+        d = e.splat(e.ext("UMax", u1, b, e.c("u", 1, 1)), "u")
+        r = e.val("UMod" if mod else "UDiv", u4, a, d)
+        bz = e.splat(e.cmp("IEqual", b, e.c("u", 0, 1), 1), "b")
+        return e.sel(bz, e.cbits("u", 0xFFFFFFFF), r, "u")
+    return signed, unsigned
+
+
+def _mulhi(kind):
+    def f(e, a, b):
+        t4 = e.t(kind)
+        st = e.m._type(("struct2", t4), "TypeStruct", t4, t4)
+        r = e.val("SMulExtended" if kind == "i" else "UMulExtended", st, a, b)
+        return e.val("CompositeExtract", t4, r, 1)
+    return f
+
+
+_ALU.update({
+    ("FSEQ", "f"): _fset("FOrdEqual"), ("FSNE", "f"): _fset("FUnordNotEqual"),
+    ("FSLT", "f"): _fset("FOrdLessThan"), ("FSGE", "f"): _fset("FOrdGreaterThanEqual"),
+    ("ISSG", "i"): lambda e, a: e.ext("SSign", e.t("i"), a),
+    ("ISSG", "u"): lambda e, a: e.sel(e.cmp("INotEqual", a, e.c("u", 0)), e.c("u", 1), e.c("u", 0), "u"),
+    ("DIV", "i"): _idiv(False)[0], ("DIV", "u"): _idiv(False)[1],
+    ("MOD", "i"): _idiv(True)[0], ("MOD", "u"): _idiv(True)[1],
+})
+for _k in ("f", "i", "u"):
+    _ALU[("UCMP", _k)] = lambda e, a, b, c, _k=_k: e.sel(e.cmp("INotEqual", a, e.c("u", 0)), b, c, _k)
+_MULHI = {"i": _mulhi("i"), "u": _mulhi("u")}
+
 for _k in ("i", "u"):
     _ALU.update({
         ("ADD", _k): _ib("IAdd", _k), ("SUB", _k): _ib("ISub", _k), ("MUL", _k): _ib("IMul", _k),

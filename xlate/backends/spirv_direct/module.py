@@ -27,8 +27,8 @@ OP = dict(
     ImageFetch=95, ImageQuerySizeLod=103, ImageQuerySize=104,
     ConvertFToU=109, ConvertFToS=110, ConvertSToF=111, ConvertUToF=112, Bitcast=124,
     SNegate=126, FNegate=127, IAdd=128, FAdd=129, ISub=130, FSub=131, IMul=132, FMul=133,
-    FDiv=136, Any=154, All=155, IsNan=156, IsInf=157, LogicalOr=166, LogicalAnd=167,
-    LogicalNot=168, Select=169, IEqual=170, INotEqual=171, UGreaterThan=172,
+    FDiv=136, UDiv=134, UMod=137, UMulExtended=151, SMulExtended=152, Switch=251, Any=154, All=155, IsNan=156, IsInf=157, LogicalOr=166, LogicalAnd=167,
+    LogicalNot=168, LogicalEqual=164, LogicalNotEqual=165, Select=169, IEqual=170, INotEqual=171, UGreaterThan=172,
     SGreaterThan=173, UGreaterThanEqual=174, SGreaterThanEqual=175, ULessThan=176,
     SLessThan=177, ULessThanEqual=178, SLessThanEqual=179, FOrdEqual=180, FOrdNotEqual=182,
     FUnordNotEqual=183, FOrdLessThan=184, FUnordLessThan=185, FOrdGreaterThan=186,
@@ -38,9 +38,10 @@ OP = dict(
     Label=248, Branch=249, BranchConditional=250, Kill=252, Return=253)
 
 #: GLSL.std.450 extended instructions used
-GLSL = dict(RoundEven=2, Trunc=3, FAbs=4, SAbs=5, Floor=8, Ceil=9, Sin=13, Cos=14, Exp2=29,
-            Log2=30, Sqrt=31, FMin=37, FMax=40, SClamp=45, FClamp=43, PackHalf2x16=58,
-            UnpackHalf2x16=62)
+GLSL = dict(RoundEven=2, Trunc=3, FAbs=4, SAbs=5, SSign=7, Floor=8, Ceil=9, Sin=13, Cos=14, Exp2=29,
+            Log2=30, Sqrt=31, FMin=37, FMax=40, SClamp=45, UMax=41, FClamp=43, PackUnorm4x8=55,
+            PackUnorm2x16=57, PackHalf2x16=58, UnpackUnorm2x16=61, UnpackHalf2x16=62,
+            UnpackUnorm4x8=64)
 
 # enumerants
 STORAGE = dict(UniformConstant=0, Input=1, Uniform=2, Output=3, Private=6, Function=7)
