@@ -738,10 +738,64 @@ class DirectEmitter:
                           self.c("u", 0))
             zf = self.cmp("IEqual", bits, self.c("u", 0))
         else:
-            raise NotCovered(f"integer carry/overflow condition codes ({ins.op}.CC)", ins)
+            return self.carry_flags(ins)
         zero = self.c("u", 0)
         return self.val("BitwiseOr", u4, self.sel(sf, self.c("u", 1), zero, "u"),
                         self.sel(zf, self.c("u", 2), zero, "u"))
+
+    def cci(self, r: int) -> int:
+        u4 = self.t("u")
+        zf = self.sel(self.cmp("IEqual", r, self.c("u", 0)), self.c("u", 2), self.c("u", 0), "u")
+        return self.val("BitwiseOr", u4, self.val("ShiftRightLogical", u4, r, self.c("u", 31)), zf)
+
+    def ccadd(self, a: int, b: int) -> int:
+        """Integer addition flags: OF signed overflow, CF carry out (helpers ccadd)."""
+        u4 = self.t("u")
+        st = self.m._type(("struct2", u4), "TypeStruct", u4, u4)
+        rc = self.val("IAddCarry", st, a, b)
+        r, carry = self.val("CompositeExtract", u4, rc, 0), self.val("CompositeExtract", u4, rc, 1)
+        x = self.val("BitwiseAnd", u4, self.val("BitwiseXor", u4, a, r), self.val("BitwiseXor", u4, b, r))
+        of = self.val("ShiftLeftLogical", u4, self.val("ShiftRightLogical", u4, x, self.c("u", 31)),
+                      self.c("u", 2))
+        cf = self.val("ShiftLeftLogical", u4, carry, self.c("u", 3))
+        return self.val("BitwiseOr", u4, self.val("BitwiseOr", u4, self.cci(r), of), cf)
+
+    def ccsub(self, a: int, b: int) -> int:
+        """Integer subtraction flags: OF signed overflow, CF = no borrow (helpers ccsub)."""
+        u4 = self.t("u")
+        st = self.m._type(("struct2", u4), "TypeStruct", u4, u4)
+        rb = self.val("ISubBorrow", st, a, b)
+        r, borrow = self.val("CompositeExtract", u4, rb, 0), self.val("CompositeExtract", u4, rb, 1)
+        x = self.val("BitwiseAnd", u4, self.val("BitwiseXor", u4, a, b), self.val("BitwiseXor", u4, a, r))
+        of = self.val("ShiftLeftLogical", u4, self.val("ShiftRightLogical", u4, x, self.c("u", 31)),
+                      self.c("u", 2))
+        cf = self.val("ShiftLeftLogical", u4, self.val("ISub", u4, self.c("u", 1), borrow),
+                      self.c("u", 3))
+        return self.val("BitwiseOr", u4, self.val("BitwiseOr", u4, self.cci(r), of), cf)
+
+    def carry_flags(self, ins: Instruction) -> int:
+        """CCKind ADD/SUB (GlslEmitter.cc_flags): the operands read again, as unsigned words."""
+        from ...ir.model import CCKind
+        k = K[ins.dtype]
+        if k == "f":
+            raise NotCovered(f"carry flags of a float {ins.op}", ins)
+        srcs = self._srcs
+        u = (lambda v: self.bitcast(v, k, "u"))
+        kind = ins.cc_kind
+        if ins.op == "MAD":
+            return self.ccadd(u(self.val("IMul", self.t(k), srcs[0], srcs[1])), u(srcs[2]))
+        if ins.op == "SAD":
+            return self.ccadd(u(_sad(k)(self, srcs[0], srcs[1], self.c("u", 0))), srcs[2])
+        a, b = srcs[0], srcs[1]
+        if kind == CCKind.ADD and ins.op == "ADD":
+            return self.ccadd(u(a), u(b))
+        if kind == CCKind.SUB and ins.op == "SUB":
+            return self.ccsub(u(a), u(b))
+        plain = [self.operand(replace(s, neg=False), ins.dtype, False) for s in ins.srcs[:2]]
+        if ins.op == "ADD":
+            minuend, sub = (a, plain[1]) if ins.srcs[1].neg else (b, plain[0])
+            return self.ccsub(u(minuend), u(sub))
+        return self.ccadd(u(a), u(plain[1]))
 
     def branch_cond(self, cond) -> int | None:
         """A bool id: any of the swizzled tests passes; None = unconditional."""
@@ -782,6 +836,7 @@ class DirectEmitter:
             else:
                 srcs.append(self.operand(s, operand_type(ins, i), scalar))
         rkind = K[result_type(ins)]
+        self._srcs = srcs
         if ins.op in ("DDX", "DDY") and self.prog.stage != Stage.FRAGMENT:
             value = self.c("f", 0.0)
         else:
@@ -1522,7 +1577,18 @@ def _mulhi(kind):
     return f
 
 
+def _sad(kind):
+    """|a - b| + c, the difference taken as unsigned words (helpers sad)."""
+    def f(e, a, b, c):
+        t4, u4 = e.t(kind), e.t("u")
+        gt = e.cmp("SGreaterThan" if kind == "i" else "UGreaterThan", a, b)
+        d = e.sel(gt, e.val("ISub", t4, a, b), e.val("ISub", t4, b, a), kind)
+        return e.val("IAdd", u4, e.bitcast(d, kind, "u"), c)
+    return f
+
+
 _ALU.update({
+    ("SAD", "i"): _sad("i"), ("SAD", "u"): _sad("u"),
     ("FSEQ", "f"): _fset("FOrdEqual"), ("FSNE", "f"): _fset("FUnordNotEqual"),
     ("FSLT", "f"): _fset("FOrdLessThan"), ("FSGE", "f"): _fset("FOrdGreaterThanEqual"),
     ("ISSG", "i"): lambda e, a: e.ext("SSign", e.t("i"), a),

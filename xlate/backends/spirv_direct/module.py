@@ -27,7 +27,7 @@ OP = dict(
     ImageFetch=95, ImageQuerySizeLod=103, ImageQuerySize=104,
     ConvertFToU=109, ConvertFToS=110, ConvertSToF=111, ConvertUToF=112, Bitcast=124,
     SNegate=126, FNegate=127, IAdd=128, FAdd=129, ISub=130, FSub=131, IMul=132, FMul=133,
-    FDiv=136, UDiv=134, UMod=137, UMulExtended=151, SMulExtended=152, Switch=251, Any=154, All=155, IsNan=156, IsInf=157, LogicalOr=166, LogicalAnd=167,
+    FDiv=136, UDiv=134, UMod=137, UMulExtended=151, IAddCarry=149, ISubBorrow=150, SMulExtended=152, Switch=251, Any=154, All=155, IsNan=156, IsInf=157, LogicalOr=166, LogicalAnd=167,
     LogicalNot=168, LogicalEqual=164, LogicalNotEqual=165, Select=169, IEqual=170, INotEqual=171, UGreaterThan=172,
     SGreaterThan=173, UGreaterThanEqual=174, SGreaterThanEqual=175, ULessThan=176,
     SLessThan=177, ULessThanEqual=178, SLessThanEqual=179, FOrdEqual=180, FOrdNotEqual=182,
