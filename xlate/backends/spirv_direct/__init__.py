@@ -47,9 +47,9 @@ def emit_spirv(prog: Program, profile: str = "vulkan", *, source_text: str | Non
         lowered = lower(prog, profile=profile)
         t1 = time.perf_counter()
         st = lowered.structured
-        if st.mode != "functions":
-            raise NotCovered(f"unstructured control flow (the {st.mode} form of the general "
-                             "structurizer: BRA, PUSHA/POPA or labels reached by falling through)")
+        if st.mode == "dispatch":
+            raise NotCovered("irreducible control flow (the dispatch loop of the general "
+                             "structurizer)")
         if lowered.depth is not None:
             raise NotCovered("recursive subroutines or calls deeper than the call-stack limit")
         plan = GlslEmitter(prog, profile)

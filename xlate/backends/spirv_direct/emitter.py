@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 
 from ...ir.model import Binding, CondTest, DataType, Index, Instruction, Program, RegKind, Sat, Source, Stage
 from ...ir.ops import OPCODES
-from ...passes.structurize import If, Jump, Loop, Op, Structured, Switch
+from ...passes.structurize import CountTest, Goto, If, Jump, Labeled, Loop, Op, Structured, Switch
 from ...passes.types import RAW_OPERAND_OPS, operand_type, result_type
 from .module import BUILTIN, GLSL, Module, string_words
 
@@ -101,6 +101,8 @@ class DirectEmitter:
         self.file_id = 0
         self.instr = instrumentation or Instrumentation()
         self.builtin_inputs: dict[str, int] = {}
+        self.cfg_stack: list = []                 # enclosing Labeled: (node, merge, continue)
+        self.cfg_vars: dict[str, int] = {}        # xl_br / xl_iter
         self._types: dict[tuple, int] = {}     # (kind, n) -> type id
         self._consts: dict[tuple, int] = {}    # (kind, value, n) -> constant id
         self.depth_value: int | None = None
@@ -460,6 +462,12 @@ class DirectEmitter:
                 if name == "gl_FragDepth":
                     self.depth_value = stored
                 self.capture_builtin(name, stored, 1, used_locations)
+            elif name.startswith("gl_ClipDistance["):
+                stored = self.x(self.bitcast(value, skind, "f"), 0)
+                ptr = self.val("AccessChain", self.m.pointer("Output", self.t("f", 1)),
+                               self.clip_distances(), self.c("i", b.index, 1))
+                self.put("Store", ptr, stored)
+                self.capture_builtin(name, stored, 1, used_locations)
             elif var.builtin:
                 raise NotCovered(f"the output built-in {name} ({b.text()})")
             else:
@@ -481,6 +489,20 @@ class DirectEmitter:
             z = self.c("f", 0.0, 1)
             self.put("Store", extra, self.vec("f", [depth, self.c("f", 1.0, 1), z, z]))
             del f1
+
+    def clip_distances(self) -> int:
+        """gl_ClipDistance[n]: one Output array, sized by the largest element written."""
+        v = self.builtin_inputs.get("ClipDistance")
+        if v is None:
+            n = 1 + max(b.index for var, _, b in self.plan.output_vars
+                        if var.name.startswith("gl_ClipDistance["))
+            self.m.capability("ClipDistance")
+            arr = self.m.array(self.t("f", 1), n)
+            v = self.m.variable(self.m.pointer("Output", arr), "Output")
+            self.m.decorate(v, "BuiltIn", BUILTIN["ClipDistance"])
+            self.interface.append(v)
+            self.builtin_inputs["ClipDistance"] = v
+        return v
 
     def capture_builtin(self, name: str, value: int, n: int, used: set) -> None:
         """A captured built-in is copied into an extra output at a free location, as the
@@ -801,8 +823,15 @@ class DirectEmitter:
         """A bool id: any of the swizzled tests passes; None = unconditional."""
         if cond is None or (isinstance(cond, CondTest) and cond.rule == "TR"):
             return None
+        if isinstance(cond, CountTest):           # REP counter of the general structurizer
+            kind = self.storage_kind(cond.reg)
+            x = self.x(self.load_element(cond.reg, None), 0, kind)
+            if kind == "f":
+                raise NotCovered("a float loop counter")
+            return self.cmp("UGreaterThan" if kind == "u" else "SGreaterThan", x,
+                            self.c(kind, 0, 1), 1)
         if not isinstance(cond, CondTest):
-            raise NotCovered("counter tests of the general structurizer")
+            raise NotCovered(f"the condition {type(cond).__name__}")
         if len(set(cond.swizzle)) == 1:
             return self.cc_test(cond, 1)
         return self.val("Any", self.t("b", 1), self.cc_test(cond))
@@ -1028,6 +1057,10 @@ class DirectEmitter:
             self.emit_jump(node)
         elif isinstance(node, Switch):
             self.emit_switch(node)
+        elif isinstance(node, Labeled):
+            self.emit_labeled(node)
+        elif isinstance(node, Goto):
+            self.emit_goto(node)
         else:
             raise NotCovered(f"the control-flow construct {type(node).__name__}",
                              getattr(node, "ins", None))
@@ -1070,6 +1103,75 @@ class DirectEmitter:
             self.put("Store", counter, self.val("IAdd", ct, i, self.c(kind, 1, 1)))
         self.branch(header)
         self.label(merge)
+
+    # ---- the general structurizer's constructs (GlslEmitter.emit_cfg_node) ------------------------
+    def cfg_var(self, name: str) -> int:
+        v = self.cfg_vars.get(name)
+        if v is None:
+            it = self.t("i", 1)
+            v = self.cfg_vars[name] = self.m.variable(self.m.pointer("Private", it), "Private",
+                                                      self.c("i", 0, 1))
+        return v
+
+    def emit_labeled(self, node: Labeled) -> None:
+        """A block or loop that Gotos leave: a SPIR-V loop construct either way.  Falling off
+        its end leaves it; a Goto to a block branches to its merge, to a loop to its continue
+        target; a Goto further out sets ``xl_br`` and leaves, and each construct it passes
+        re-dispatches after itself (break on, or finish when it is the target)."""
+        if self.loops:
+            raise NotCovered("a labeled construct inside a REP loop or SWITCH")
+        header, body, cont, merge = (self.m.id() for _ in range(4))
+        self.branch(header)
+        self.label(header)
+        self.put("LoopMerge", merge, cont, 0)
+        self.branch(body)
+        self.label(body)
+        if node.kind == "loop" and node.guard:
+            it = self.t("i", 1)
+            var = self.cfg_var("iter")
+            n = self.val("IAdd", it, self.val("Load", it, var), self.c("i", 1, 1))
+            self.put("Store", var, n)
+            limit = self.c("i", self.lowered.loop_limit or 65536, 1)
+            self.conditional(self.cmp("SGreaterThan", n, limit, 1), lambda: self.terminate("Return"))
+        self.cfg_stack.append((node, merge, cont))
+        self.emit_body(node.body)
+        self.cfg_stack.pop()
+        if self.open:
+            self.branch(merge)
+        self.label(cont)
+        self.branch(header)
+        self.label(merge)
+        from ..glsl import _escaping
+        escaping = _escaping(node)
+        if not escaping:
+            return
+        if not self.cfg_stack:
+            raise NotCovered("a Goto out of the outermost labeled construct")
+        parent, pmerge, pcont = self.cfg_stack[-1]
+        it = self.t("i", 1)
+        br = self.val("Load", it, self.cfg_var("br"))
+        pending = self.cmp("INotEqual", br, self.c("i", 0, 1), 1)
+
+        def redispatch():
+            if parent.id in escaping:
+                def arrive():
+                    self.put("Store", self.cfg_var("br"), self.c("i", 0, 1))
+                    self.branch(pmerge if parent.kind == "block" else pcont)
+                self.conditional(self.cmp("IEqual", br, self.c("i", parent.id, 1), 1), arrive)
+                if escaping - {parent.id}:
+                    self.branch(pmerge)
+            else:
+                self.branch(pmerge)
+        self.conditional(pending, redispatch)
+
+    def emit_goto(self, node: Goto) -> None:
+        k = next(j for j, (c, _, _) in enumerate(reversed(self.cfg_stack)) if c.id == node.target)
+        target, merge, cont = self.cfg_stack[-1 - k]
+        if k == 0:
+            self.branch(merge if target.kind == "block" else cont)
+            return
+        self.put("Store", self.cfg_var("br"), self.c("i", node.target, 1))
+        self.branch(self.cfg_stack[-1][1])
 
     def emit_switch(self, node: Switch) -> None:
         """TGSI SWITCH: OpSwitch on the unsigned selector; a case that does not end in a

@@ -51,7 +51,7 @@ DECORATION = dict(Block=2, ArrayStride=6, BuiltIn=11, NoContraction=42, Flat=14,
 BUILTIN = dict(Position=0, PointSize=1, ClipDistance=3, VertexId=5, InstanceId=6,
                PrimitiveId=7, FragCoord=15, PointCoord=16, FrontFacing=17, SampleId=18,
                FragDepth=22, VertexIndex=42, InstanceIndex=43)
-CAPABILITY = dict(Shader=1, Geometry=2, SampledRect=37, Sampled1D=43, SampledBuffer=46,
+CAPABILITY = dict(Shader=1, Geometry=2, ClipDistance=32, SampledRect=37, Sampled1D=43, SampledBuffer=46,
                   ImageQuery=50, SampleRateShading=35,
                   DerivativeControl=51, TransformFeedback=53)
 #: SPIR-V 1.0 (Vulkan 1.0 and OpenGL 4.5 both take it)
