@@ -160,7 +160,9 @@ def translate_direct(prog: Program, profile: str, filename: str,
     try:
         out = emit_spirv(prog, profile, source_text=source_text)
     except NotCovered as e:
-        return Diagnostic("E7006", "error", f"direct SPIR-V does not cover {e} yet", e.span)
+        # a program-wide construct (geometry programs, ...) points at the program's start
+        return Diagnostic("E7006", "error", f"direct SPIR-V does not cover {e} yet",
+                          e.span or Span(filename, 1, 1))
     target = "vulkan" if profile == "vulkan" else "opengl"
     span = Span(filename, 1, 1)
     try:

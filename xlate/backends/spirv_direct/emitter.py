@@ -167,13 +167,19 @@ class DirectEmitter:
         return self.val("Select", self.t(kind, n), cond, a, b)
 
     def cmp(self, op: str, a: int, b: int, n: int = 4) -> int:
+        """A comparison; float ones are decorated NoContraction too: Mesa's NIR takes an
+        operation without it as one whose NaN behaviour may be ignored (``~`` rules fold
+        ``a != a`` to false), and the NaN semantics are what these comparisons are for --
+        glslang decorates the comparisons inside a ``precise`` expression the same way."""
+        if op.startswith("F"):
+            return self.fval(op, self.t("b", n), a, b)
         return self.val(op, self.t("b", n), a, b)
 
     def bor(self, a: int, b: int, n: int = 4) -> int:
         return self.val("LogicalOr", self.t("b", n), a, b)
 
     def isnan(self, a: int, n: int = 4) -> int:
-        return self.val("IsNan", self.t("b", n), a)
+        return self.fval("IsNan", self.t("b", n), a)     # NoContraction: see cmp
 
     def derivative(self, op: str, v: int) -> int:
         self.m.capability("DerivativeControl")
@@ -919,11 +925,16 @@ class DirectEmitter:
     def precision_step(self, v: int, precision: str) -> int:
         f4, f2, u1 = self.t("f"), self.t("f", 2), self.t("u", 1)
         if precision == "FP16":
-            halves = []
-            for sel in ((0, 1), (2, 3)):
-                pair = self.shuffle(v, v, sel, "f")
-                halves.append(self.ext("UnpackHalf2x16", f2, self.ext("PackHalf2x16", u1, pair)))
-            return self.shuffle(halves[0], halves[1], (0, 1, 2, 3), "f")
+            # each component through the low half of a pack/unpack pair: with Mesa 22.3's
+            # lavapipe the high half of unpackHalf2x16(packHalf2x16(v)) came back 0 on
+            # generated programs whose v was constant (random arbfp-nv seed 101, arbfp-nv2
+            # seed 116: the GLSL path's xl_fp16, which packs pairs, fails the first)
+            zero = self.c("f", 0.0, 1)
+            parts = []
+            for i in range(4):
+                pair = self.vec("f", [self.x(v, i), zero])
+                parts.append(self.x(self.ext("UnpackHalf2x16", f2, self.ext("PackHalf2x16", u1, pair)), 0))
+            return self.vec("f", parts)
         scale = self.c("f", 1024.0)
         clamped = self.ext("FClamp", f4, v, self.c("f", -2.0), self.c("f", 2047.0 / 1024.0))
         r = self.fval("FDiv", f4, self.ext("RoundEven", f4, self.fval("FMul", f4, clamped, scale)),
