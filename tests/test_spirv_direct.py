@@ -5,6 +5,7 @@ unordered compares), and what it does not cover is E7006 -- an error with ``via=
 note and glslang's SPIR-V with ``via="auto"``."""
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -201,6 +202,20 @@ def test_value_condition_codes_are_comparisons():
     text = _dis(NVFP4)
     assert "OpFUnordNotEqual" in text          # NE.x of the CC value
     assert "OpLoopMerge" in text and "OpSelectionMerge" in text
+
+
+def test_carry_flags_are_tested_not_constant():
+    """CF/OF/AB/BLE read the flag words of an integer register (a value-holding float register
+    has them constant): MOV.U flags (CF), 1 after ADD.U.CC selects on the carry bit."""
+    src = ("!!NVvp4.0\nUINT PARAM u = program.local[0];\nUINT TEMP sum, flags;\n"
+           "MOV result.position, vertex.position;\nADD.U.CC sum, u.xzzw, u.yzyw;\n"
+           "MOV.U flags, 0;\nMOV.U flags (CF), 1;\nMOV.U result.attrib[0], flags;\nEND\n")
+    text = _dis(src)
+    assert "OpIAddCarry" in text
+    assert "OpConstantFalse" not in text and "OpConstantTrue" not in text
+    uint = re.search(r"(%\d+) = OpTypeInt 32 0", text).group(1)
+    assert re.search(rf"= OpConstant {uint} 8$", text, re.M)         # CF, bit 3 of the flags
+    assert "OpBitwiseAnd" in text and "OpINotEqual" in text
 
 
 def test_source_and_lines_when_asked():
