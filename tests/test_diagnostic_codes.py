@@ -121,6 +121,13 @@ IO = {
     "E8002": "an output that cannot be written",
 }
 
+# code -> (file name, program): raised by a SPIR-V translation through the direct path alone
+# (``via="direct"``; with the default ``via="auto"`` the same finding is a note)
+DIRECT = {
+    "E7006": ("g.gp", "!!NVgp4.0\nPRIMITIVE_IN TRIANGLES;\nPRIMITIVE_OUT TRIANGLE_STRIP;\n"
+                      "VERTICES_OUT 1;\nMOV.F result.position, vertex[0].position;\nEMIT;\nEND\n"),
+}
+
 # No code path raises these any more; they stay registered because codes are never reused.
 RETIRED = {
     # recursive subroutines: GLSL has no recursion, and xlate used to reject them; since
@@ -130,7 +137,7 @@ RETIRED = {
 
 
 def test_every_code_is_covered_and_explained():
-    tables = [set(TRIGGERS), set(INTERNAL), set(LIMITS), set(IO), set(RETIRED)]
+    tables = [set(TRIGGERS), set(INTERNAL), set(LIMITS), set(IO), set(RETIRED), set(DIRECT)]
     assert set().union(*tables) == set(CODES), "add the new code to one of the tables"
     assert sum(len(t) for t in tables) == len(CODES), "a code is listed twice"
     for code, (title, text) in CODES.items():
@@ -159,6 +166,18 @@ def test_trigger(code):
     d = next(d for d in diags if d.code == code)
     assert d.severity == ("warning" if code in WARNINGS else "error")
     assert d.span is not None and d.span.file == name
+
+
+@pytest.mark.parametrize("code", sorted(DIRECT))
+def test_direct_spirv_trigger(code):
+    name, text = DIRECT[code]
+    with pytest.raises(XlateError) as e:
+        api.translate(text, filename=name, target="spirv", via="direct")
+    [d] = e.value.diagnostics
+    assert (d.code, d.severity) == (code, "error")
+    assert d.span is not None and d.span.file == name
+    auto = api.translate(text, filename=name, target="spirv", via="auto")
+    assert [(d.code, d.severity) for d in auto.diagnostics] == [(code, "note")]
 
 
 def test_warning_codes_translate_and_say_they_are_warnings():

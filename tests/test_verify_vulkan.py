@@ -339,7 +339,8 @@ def test_wrong_translation_is_a_localized_mismatch(monkeypatch):
         return real(self, stage, glsl, *a, **k)
 
     monkeypatch.setattr(vkmod.Runner, "run", corrupt)
-    rep = verify_source(VP, "vp.txt", lanes=64, seed=1, runner=runner)
+    # the corruption is made in the GLSL: glslang's module runs (not the direct SPIR-V)
+    rep = verify_source(VP, "vp.txt", lanes=64, seed=1, runner=runner, via="glsl")
     assert rep.status == "mismatch"
     assert any(d.output == "result.texcoord[1]" for d in rep.differences)
     assert rep.localization and rep.localization[0]["verdict"] == "interface"
@@ -371,7 +372,7 @@ def test_per_pass_search_names_the_pass(monkeypatch):
         return real(self, stage, glsl, *a, **k)
 
     monkeypatch.setattr(vkmod.Runner, "run", corrupt)
-    rep = verify_source(LOOP_VP, "loop.vp", lanes=8, seed=1, runner=runner)
+    rep = verify_source(LOOP_VP, "loop.vp", lanes=8, seed=1, runner=runner, via="glsl")
     assert rep.status == "mismatch"
     loc = rep.localization[0]
     assert (loc["verdict"], loc.get("pass"), loc["instruction"]["op"]) == \
@@ -410,7 +411,7 @@ def test_cli_vulkan_pass_json_and_mismatch(tmp_path, capsys, monkeypatch):
                     *a, **k)
 
     monkeypatch.setattr(vkmod.Runner, "run", corrupt)
-    rc = cli.main(["verify", f, "--backend", "vulkan", "--lanes", "64"])
+    rc = cli.main(["verify", f, "--backend", "vulkan", "--lanes", "64", "--via", "glsl"])
     out = capsys.readouterr().out
     assert rc == 1 and "MISMATCH" in out and "result.position" in out
 

@@ -1,12 +1,16 @@
 """The library API: parse and translate, with the same diagnostics the CLI prints."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .diagnostics import Diagnostic, Span, XlateError
 from .ir.model import Program, Stage
 
 TARGETS = ("glsl", "spirv", "spirv-asm", "reflect", "ir")
+#: how a SPIR-V target is made: "glsl" (glslang compiles the GLSL translation), "direct" (xlate
+#: writes the SPIR-V itself, backends/spirv_direct; E7006 for a construct it does not cover),
+#: "auto" (direct, and glslang's for a program direct does not cover, with note E7006)
+VIA = ("glsl", "direct", "auto")
 #: profiles whose GLSL can become SPIR-V: vulkan (Vulkan), glsl450 (OpenGL, GL_ARB_gl_spirv)
 SPIRV_PROFILES = ("vulkan", "glsl450")
 SPIRV_STAGE = {Stage.VERTEX: "vert", Stage.FRAGMENT: "frag", Stage.GEOMETRY: "geom"}
@@ -24,6 +28,9 @@ class Translation:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     #: source line of each line of ``glsl`` (``line_map[i]`` for line ``i + 1``; 0: none)
     line_map: list[int] = field(default_factory=list)
+    #: how ``spirv`` was made: "direct" (xlate's own SPIR-V backend), "glsl" (glslang's compile
+    #: of ``glsl``), None (no SPIR-V)
+    spirv_via: str | None = None
 
     @property
     def stage(self) -> str:
@@ -38,7 +45,7 @@ def parse(source: str, *, filename: str = "<input>") -> Program:
 
 def translate(source: str, *, filename: str = "<input>", target: str = "glsl",
               profile: str | None = None, validate: bool = True, line_directives: bool = False,
-              comments: bool = False) -> Translation:
+              comments: bool = False, via: str = "glsl", spirv_source: bool = False) -> Translation:
     """Translate one program.
 
     ``target``: ``glsl`` (GLSL text), ``spirv`` (SPIR-V, validated), ``spirv-asm``, ``reflect``
@@ -49,6 +56,9 @@ def translate(source: str, *, filename: str = "<input>", target: str = "glsl",
     directives naming the source line of each instruction's GLSL (source string 1 = the
     program; 0 = the GLSL text itself); ``comments``: each instruction's source text in a
     comment before its GLSL.  Both off: the same bytes as without them.
+    ``via`` (SPIR-V targets): :data:`VIA`; the direct path fills ``spirv`` and ``reflection``
+    (the same JSON as the GLSL path's) and leaves ``glsl`` None.  ``spirv_source``: the direct
+    path embeds the assembly text (``OpSource``) and an ``OpLine`` per instruction.
     """
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r} (expected one of {', '.join(TARGETS)})")
@@ -57,7 +67,9 @@ def translate(source: str, *, filename: str = "<input>", target: str = "glsl",
     return translate_program(parse(source, filename=filename), target=target, profile=profile,
                              validate=validate, filename=filename,
                              line_directives=line_directives, comments=comments,
-                             instruction_text=text_of)
+                             instruction_text=text_of, via=via,
+                             source_text=source if spirv_source and isinstance(source, str)
+                             else None)
 
 
 def check_profile(target: str, profile: str | None) -> None:
@@ -101,7 +113,8 @@ def statement_text(source: str):
 def translate_program(prog: Program, *, target: str = "glsl", profile: str | None = None,
                       validate: bool = True, filename: str | None = None,
                       line_directives: bool = False, comments: bool = False,
-                      instruction_text=None) -> Translation:
+                      instruction_text=None, via: str = "glsl",
+                      source_text: str | None = None) -> Translation:
     """:func:`translate` for a program already parsed; one parse can serve several profiles
     (``xlate batch`` emits glsl450 GLSL and vulkan SPIR-V from one parse).
     ``instruction_text(ins)``: the comment text of an instruction (default: its IR form)."""
@@ -109,8 +122,20 @@ def translate_program(prog: Program, *, target: str = "glsl", profile: str | Non
         raise ValueError(f"unknown target {target!r} (expected one of {', '.join(TARGETS)})")
     check_profile(target, profile)
     filename = prog.source_name if filename is None else filename
+    if via not in VIA:
+        raise ValueError(f"unknown via {via!r} (expected one of {', '.join(VIA)})")
     if profile is None:
         profile = "vulkan" if target in ("spirv", "spirv-asm") else "glsl450"
+    fallback = None
+    if target in ("spirv", "spirv-asm") and via != "glsl":
+        direct = translate_direct(prog, profile, filename, source_text)
+        if not isinstance(direct, Diagnostic):
+            return direct
+        if via == "direct":
+            raise XlateError([direct])
+        fallback = replace(direct, severity="note",
+                           message=direct.message + "; this SPIR-V is glslang's compile of the "
+                           "GLSL translation")
     from .backends.glsl import emit_glsl      # pauses the garbage collector itself
     out = emit_glsl(prog, profile, line_directives=line_directives, comments=comments,
                     instruction_text=instruction_text)
@@ -119,7 +144,36 @@ def translate_program(prog: Program, *, target: str = "glsl", profile: str | Non
     if target in ("spirv", "spirv-asm") or validate:
         result.spirv = compile_checked(out.source, prog, profile, filename,
                                        spirv=target in ("spirv", "spirv-asm") or profile == "vulkan")
+        result.spirv_via = "glsl" if result.spirv is not None else None
+    if fallback is not None:
+        result.diagnostics.append(fallback)
     return result
+
+
+def translate_direct(prog: Program, profile: str, filename: str,
+                     source_text: str | None = None) -> Translation | Diagnostic:
+    """SPIR-V by the direct path (backends/spirv_direct), validated by spirv-val alone; the
+    E7006 diagnostic (an error; the caller decides) when the program uses a construct that
+    path does not cover.  An invalid module is an xlate bug (E7003), never returned."""
+    from .backends import spirv as sp
+    from .backends.spirv_direct import NotCovered, emit_spirv
+    try:
+        out = emit_spirv(prog, profile, source_text=source_text)
+    except NotCovered as e:
+        # a program-wide construct (geometry programs, ...) points at the program's start
+        return Diagnostic("E7006", "error", f"direct SPIR-V does not cover {e} yet",
+                          e.span or Span(filename, 1, 1))
+    target = "vulkan" if profile == "vulkan" else "opengl"
+    span = Span(filename, 1, 1)
+    try:
+        problem = sp.validate_spirv(out.spirv, target=target)
+    except sp.ToolchainUnavailable as e:
+        raise XlateError([Diagnostic("E7004", "error", str(e), span)]) from None
+    if problem:
+        raise XlateError([Diagnostic("E7003", "error", f"SPIR-V validation failed (direct "
+                                     f"path): {problem}", span)])
+    return Translation(prog, profile, spirv=out.spirv, reflection=out.reflection,
+                       diagnostics=list(prog.diagnostics), spirv_via="direct")
 
 
 def compile_checked(glsl: str, prog: Program, profile: str, filename: str, spirv: bool) -> bytes | None:

@@ -56,7 +56,8 @@ def _worst(codes: set[str], failed: bool, unreadable: bool) -> int:
 
 def check_main(args) -> int:
     from . import warmup
-    threads = warmup.take(warmup.target_for(args.profile, args.no_validate, bool(args.files)))
+    threads = warmup.take(warmup.target_for(args.profile, args.no_validate, bool(args.files),
+                                            args.targets))
     try:
         return _check(args)
     finally:
@@ -68,6 +69,11 @@ def _check(args) -> int:
     from . import api
     from .diagnostics import XlateError
     err = sys.stderr
+    from .cli import spirv_profile_error
+    problem = spirv_profile_error(args.profile, args.targets)
+    if problem:
+        print(problem, file=err)
+        return EXIT_USAGE
     failed = unreadable = False
     codes: set[str] = set()
     for path in args.files:
@@ -80,14 +86,24 @@ def _check(args) -> int:
             failed = True
             continue
         try:
-            result = api.translate(text, filename=name, target="glsl", profile=args.profile,
-                                   validate=not args.no_validate)
+            diags = []
+            if "glsl" in args.targets or "reflect" in args.targets:
+                diags = api.translate(text, filename=name, target="glsl", profile=args.profile,
+                                      validate=not args.no_validate).diagnostics
+            if "spirv" in args.targets:
+                # the direct path, validated by spirv-val alone (no glslang start-up); a program
+                # it does not cover is checked through glslang, quietly: the hook prints
+                # nothing for a clean file
+                result = api.translate(text, filename=name, target="spirv",
+                                       profile=args.profile if args.profile == "glsl450" else "vulkan",
+                                       via="auto")
+                diags = diags or [d for d in result.diagnostics if d.code != "E7006"]
         except XlateError as e:
             _report(e.diagnostics, text, err)
             codes.update(d.code for d in e.diagnostics)
             failed = True
             continue
-        _report(result.diagnostics, text, err)
+        _report(diags, text, err)
     return _worst(codes, failed, unreadable)
 
 

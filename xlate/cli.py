@@ -137,9 +137,12 @@ def cmd_convert(args) -> int:
                 raise XlateError([Diagnostic("E7001", "error", f"{e}; no {form} for this "
                                              "program", Span(name, 1, 1))]) from None
         else:
+            spirv = target in ("spirv", "spirv-asm")
             result = api.translate(text, filename=name, target=target, profile=args.profile,
                                    validate=not args.no_validate,
-                                   line_directives=args.line_directives, comments=args.comments)
+                                   line_directives=args.line_directives, comments=args.comments,
+                                   via=args.via if spirv else "glsl",
+                                   spirv_source=args.spirv_source and spirv)
             _print_diagnostics(result.diagnostics, text)
             if target == "glsl":
                 payload = result.glsl.encode()
@@ -233,7 +236,11 @@ def _verify_arguments(p) -> None:
     p.add_argument("--profile", choices=["glsl450", "glsl330", "es310"], default=None,
                    help="the GLSL profile to translate into and run (backend gl; default "
                         "glsl450): glsl330 and es310 run on the same OpenGL harness with their "
-                        "interface made explicit (docs/verify.md)")
+                        "interface made explicit (docs/cli.md)")
+    p.add_argument("--via", choices=["auto", "direct", "glsl"], default="auto",
+                   help="backends gl-spirv and vulkan: which SPIR-V runs -- auto (default: "
+                   "xlate's own SPIR-V where the direct path covers the program, else glslang's "
+                   "compile of the GLSL), direct (only xlate's own), glsl (glslang's)")
     p.add_argument("--json", metavar="REPORT", help="write a JSON report")
     p.add_argument("--report", metavar="FILE.html", help="write an HTML report: the outputs' "
                    "images (fragment) or lane plots (vertex, geometry), the localized "
@@ -320,6 +327,9 @@ def _batch_arguments(p) -> None:
 def _check_arguments(p) -> None:
     p.add_argument("files", nargs="+", metavar="FILE", help="programs to check")
     _profile_argument(p, "GLSL profile to translate to (default glsl450)")
+    p.add_argument("--targets", type=_targets, default=("glsl",), metavar="LIST",
+                   help="comma list of glsl, spirv, reflect (default: glsl); spirv checks the "
+                   "direct SPIR-V with spirv-val only (vulkan, or glsl450 = OpenGL SPIR-V)")
     p.add_argument("--no-validate", action="store_true",
                    help="parse and translate only; do not compile the GLSL with glslang")
 
@@ -376,6 +386,13 @@ def build_parser() -> argparse.ArgumentParser:
                    "es310 give GLSL only)")
     c.add_argument("--no-validate", action="store_true",
                    help="do not compile the generated GLSL with glslang")
+    c.add_argument("--via", choices=["auto", "direct", "glsl"], default="auto",
+                   help="how SPIR-V targets are made: auto (default: xlate's own SPIR-V, and "
+                   "glslang's compile of the GLSL for a program it does not cover, with note "
+                   "E7006), direct (only xlate's own: E7006 is an error), glsl (glslang's)")
+    c.add_argument("--spirv-source", action="store_true",
+                   help="direct SPIR-V: embed the assembly text (OpSource) and an OpLine per "
+                   "instruction, for SPIR-V debuggers and RenderDoc")
     _glsl_option_arguments(c)
     _depfile_argument(c)
     for name, target, help_text, add_arguments in _DELEGATED:

@@ -19,11 +19,13 @@ import sys
 _early: tuple[str, object] | None = None
 
 
-def target_for(profile: str | None, no_validate: bool, has_files: bool) -> str | None:
+def target_for(profile: str | None, no_validate: bool, has_files: bool,
+               targets=("glsl",)) -> str | None:
     """The client API whose glslang tables ``check`` will need; None when nothing will be
-    compiled as SPIR-V (--no-validate, glsl330/es310, no file)."""
+    compiled as SPIR-V (--no-validate, glsl330/es310, no file, ``--targets spirv``: the direct
+    SPIR-V path validates with spirv-val alone)."""
     target = {None: "opengl", "glsl450": "opengl", "vulkan": "vulkan"}.get(profile)
-    return None if no_validate or not has_files else target
+    return None if no_validate or not has_files or "glsl" not in targets else target
 
 
 def start(target: str):
@@ -41,16 +43,21 @@ def start_early(argv: list[str]) -> None:
     for, by a rough scan of the arguments, and start it now.  A wrong guess costs only speed."""
     global _early
     profile, no_validate, has_files, it = None, False, False, iter(argv)
+    targets = ("glsl",)
     for arg in it:
         if arg == "--no-validate":
             no_validate = True
+        elif arg == "--targets":
+            targets = tuple((next(it, None) or "").split(","))
+        elif arg.startswith("--targets="):
+            targets = tuple(arg.partition("=")[2].split(","))
         elif arg == "--profile":
             profile = next(it, None)
         elif arg.startswith("--profile="):
             profile = arg.partition("=")[2]
         elif not arg.startswith("-"):
             has_files = True
-    target = target_for(profile, no_validate, has_files)
+    target = target_for(profile, no_validate, has_files, targets)
     if target is not None:
         _early = (target, start(target))
 

@@ -82,17 +82,28 @@ def translate_outputs(text: str, filename: str, targets, profile: str | None = N
     for prof in sorted(by_profile, key=lambda p: (p != (profile or DEFAULT_PROFILE["glsl"]), p)):
         wanted = by_profile[prof]
         spirv = "spirv" in wanted
-        result = api.translate_program(prog, target="spirv" if spirv else "glsl", profile=prof,
-                                       validate=validate or spirv, filename=filename,
-                                       line_directives=line_directives, comments=comments,
-                                       instruction_text=text_of)
+        result = None
+        if spirv:
+            # the SPIR-V `xlate convert --target spirv` writes: the direct path's, glslang's for
+            # a program it does not cover (the note E7006 is convert's to print, not a batch
+            # diagnostic: the output is the same either way)
+            result = api.translate_program(prog, target="spirv", profile=prof, via="auto",
+                                           filename=filename)
+            result.diagnostics = [d for d in result.diagnostics if d.code != "E7006"]
+            payloads["spirv"] = result.spirv
+        if "glsl" in wanted or result is None or (result.glsl is None and shown is None):
+            # the GLSL for the GLSL target, or for the reports (which show the GLSL of the first
+            # profile; not compiled again when only SPIR-V was asked for)
+            result = api.translate_program(prog, target="glsl", profile=prof,
+                                           validate=validate and ("glsl" in wanted or not spirv),
+                                           filename=filename,
+                                           line_directives=line_directives, comments=comments,
+                                           instruction_text=text_of)
         shown = shown or result
         if "glsl" in wanted:
             payloads["glsl"] = result.glsl.encode()
         if "reflect" in wanted:
             payloads["reflect"] = reflection_json(result.reflection)
-        if spirv:
-            payloads["spirv"] = result.spirv
     out = FileOutputs(stage=shown.stage, dialect=prog.dialect, payloads=payloads,
                       diagnostics=list(prog.diagnostics), glsl=shown.glsl,
                       glsl_profile=shown.profile)

@@ -166,7 +166,8 @@ def main(args) -> int:
             return EXIT_UNAVAILABLE
         results = ((verify_source(text, name, lanes=args.lanes, seed=args.seed,
                                   backend=args.backend, runner=runner,
-                                  keep_evidence=html is not None), None)
+                                  keep_evidence=html is not None,
+                                  via=getattr(args, "via", "auto")), None)
                    for text, name in texts)
     reports, sections = [], []
     implementation = None

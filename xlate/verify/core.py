@@ -278,11 +278,59 @@ def run_executor(program: Program, gen: GeneratedInputs, lanes: int, hooks=None)
 
 
 def run_gl(runner, program: Program, glsl: str, reflection: dict, gen: GeneratedInputs,
-           lanes: int):
+           lanes: int, direct=None):
+    """``direct``: the direct SPIR-V path's module maker (:func:`direct_module`), which the
+    runner runs instead of glslang's compile of ``glsl``."""
     inputs, uniforms, buffers = gl_interface(reflection, gen, lanes)
+    kw = {"direct": direct} if direct is not None else {}
     return runner.run(program.stage.value, glsl, reflection, lanes, inputs=inputs,
                       uniforms=uniforms, buffers=buffers, textures=gen.textures,
-                      shadow=gen.shadow)
+                      shadow=gen.shadow, **kw)
+
+
+def direct_module(program: Program, profile: str):
+    """A maker of the direct SPIR-V path's module of ``program`` with a harness's
+    instrumentation (``Instrumentation -> bytes``, each module validated by spirv-val), or the
+    reason the direct path does not cover the program (a str)."""
+    from ..backends import spirv as sp
+    from ..backends.spirv_direct import NotCovered, emit_spirv
+    from . import gl as glmod
+    try:
+        emit_spirv(program, profile)
+    except NotCovered as e:
+        return str(e)
+    except XlateError as e:
+        return "; ".join(d.message for d in e.diagnostics)
+    env = "vulkan" if profile == "vulkan" else "opengl"
+
+    def make(instrumentation) -> bytes:
+        words = emit_spirv(program, profile, instrumentation=instrumentation).spirv
+        problem = sp.validate_spirv(words, target=env)
+        if problem:
+            raise glmod.GLError(f"the direct SPIR-V with the harness's additions is invalid: "
+                                f"{problem}")
+        return words
+    return make
+
+
+def _diff_key(d) -> tuple:
+    return (d.output, d.lane, d.component, d.kind)
+
+
+def _diff_words(diffs) -> dict:
+    return {_diff_key(d): d.got for d in diffs}
+
+
+def same_capture(a, b) -> bool:
+    """Whether two runs produced the same bits (outputs, kills, geometry primitives)."""
+    if a.outputs.keys() != b.outputs.keys():
+        return False
+    if any(not np.array_equal(a.outputs[k], b.outputs[k]) for k in a.outputs):
+        return False
+    if (a.killed is None) != (b.killed is None) or (
+            a.killed is not None and not np.array_equal(a.killed, b.killed)):
+        return False
+    return a.primitives == b.primitives
 
 
 def make_runner(backend: str = "gl", *, precise: bool = False, profile: str | None = None):
@@ -311,11 +359,15 @@ def runner_profile(runner) -> str:
 
 def verify_source(text: str, filename: str, *, lanes: int = 4096, seed: int = 1,
                   backend: str = "gl", runner=None, localize: bool = True,
-                  max_reported: int = 50, keep_evidence: bool = False) -> ProgramReport:
+                  max_reported: int = 50, keep_evidence: bool = False,
+                  via: str = "auto") -> ProgramReport:
     """Verify one program text.  ``runner``: a runner to reuse (:func:`make_runner`; else one
     is made for ``backend``; :class:`glapi.GLUnavailable` propagates when no implementation
     exists).  ``keep_evidence``: attach the outputs and differences an HTML report draws
-    (``rep.evidence``, :mod:`evidence`; not for the ``native`` backend)."""
+    (``rep.evidence``, :mod:`evidence`; not for the ``native`` backend).  ``via`` (backends
+    ``vulkan`` and ``gl-spirv``): which SPIR-V runs -- ``auto`` the direct path's where it
+    covers the program, else glslang's; ``direct`` the direct path's only (a program it does
+    not cover is ``unsupported``); ``glsl`` glslang's compile of the GLSL translation."""
     from ..frontends import parse_program
     t0 = time.perf_counter()
     rep = ProgramReport(file=filename, backend=backend, seed=seed)
@@ -338,7 +390,7 @@ def verify_source(text: str, filename: str, *, lanes: int = 4096, seed: int = 1,
     try:
         _verify_program(program, rep, lanes=lanes, seed=seed, backend=backend, runner=runner,
                         localize=localize, max_reported=max_reported,
-                        keep_evidence=keep_evidence)
+                        keep_evidence=keep_evidence, via=via)
     finally:
         rep.seconds = time.perf_counter() - t0
     return rep
@@ -353,7 +405,7 @@ class _Run:
     compared: int
 
 
-def _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep):
+def _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep, direct=None):
     """Generate inputs, run both sides, compare.  None when the program was skipped."""
     stage = program.stage
     frag_xy = None
@@ -379,7 +431,7 @@ def _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep):
         if res.steps_exceeded.any():
             rep.status, rep.reason = "skipped", f"lanes exceed {MAX_STEPS} steps"
             return None
-    cap = run_gl(runner, program, glsl, reflection, gen, lanes)
+    cap = run_gl(runner, program, glsl, reflection, gen, lanes, direct)
     diffs, compared = compare_all(program, facts, reflection, res, cap, rep.notes, strict=True)
     return _Run(gen, res, cap, diffs, compared)
 
@@ -392,7 +444,8 @@ SUSPECT = ("divergence", "cc", "flow", "interface")
 
 
 def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: int, backend: str,
-                    runner, localize: bool, max_reported: int, keep_evidence: bool = False) -> None:
+                    runner, localize: bool, max_reported: int, keep_evidence: bool = False,
+                    via: str = "auto") -> None:
     from ..backends.glsl import emit_glsl
     from . import gl as glmod
     stage = program.stage
@@ -426,8 +479,55 @@ def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: i
     if stage == Stage.FRAGMENT:
         lanes = (lanes + 3) // 4 * 4
     rep.lanes = lanes
+    direct = None
+    if backend in ("vulkan", "gl-spirv") and via != "glsl":
+        direct = direct_module(program, runner_profile(runner))
+        if isinstance(direct, str):
+            if via == "direct":
+                rep.status, rep.reason = "unsupported", f"direct SPIR-V does not cover {direct}"
+                return
+            rep.notes.append(f"direct SPIR-V does not cover {direct}: glslang's SPIR-V ran")
+            direct = None
+        else:
+            rep.notes.append("ran the direct SPIR-V path's module (xlate's own SPIR-V)")
     try:
-        run = _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep)
+        run = _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep, direct)
+        if run is not None and run.diffs and direct is not None:
+            # the two translations check each other.  The replay reads its probes from the
+            # GLSL translation, so it explains glslang's module's outputs; the direct module's
+            # are explained by it where they have the same bits, and elsewhere must equal the
+            # executor's, or differ within the documented tolerances (compare's rules) --
+            # never by a freedom only glslang's compilation was shown to take
+            other = _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep)
+            if other is not None and not same_capture(run.cap, other.cap):
+                # where the direct module departs from the executor otherwise than glslang's
+                # does, only the documented tolerances (compare's rules: the ULP bounds of
+                # inexact operations) may cover it -- nothing replays the direct module
+                own = _diff_words(other.diffs)
+                apart = [d for d in run.diffs if own.get(_diff_key(d), object()) != d.got]
+                loose, _ = compare_all(program, facts, reflection, run.res, run.cap, [],
+                                       strict=False)
+                beyond = {_diff_key(d) for d in loose} & {_diff_key(d) for d in apart}
+                if beyond:
+                    rep.status = "mismatch"
+                    rep.reason = ("the direct SPIR-V departs from the executor where glslang's "
+                                  f"SPIR-V does not, beyond the tolerances ({len(beyond)} "
+                                  "components)")
+                    rep.total_differences = len(run.diffs)
+                    rep.differences = [d for d in run.diffs if _diff_key(d) in beyond][:max_reported]
+                    return
+                words = sum(int(np.count_nonzero(run.cap.outputs[k] != other.cap.outputs[k]))
+                            for k in run.cap.outputs if k in other.cap.outputs)
+                rep.notes.append(f"the direct SPIR-V's outputs differ from glslang's SPIR-V's in "
+                                 f"{words} words; it departs from the executor otherwise than "
+                                 f"glslang's in {len(apart)} components, each within the "
+                                 "documented tolerance; the rest is explained through the GLSL "
+                                 "translation")
+            else:
+                rep.notes.append("the direct SPIR-V's outputs are bit-identical to glslang's "
+                                 "SPIR-V's on these inputs: differences explained through the "
+                                 "GLSL translation")
+            run = other if other is not None else run
     except glmod.GLError as e:
         rep.status, rep.reason = "mismatch", f"implementation error: {e}"
         return

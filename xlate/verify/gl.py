@@ -305,6 +305,23 @@ def fragment_outputs(src: str, reflection: dict) -> tuple[str, list[tuple[str, s
     return src, outs, extra
 
 
+def program_stage(direct, src: str, *, capture=(), strides=(), feeds=(), extra=None,
+                  glsl: str = "") -> str | bytes:
+    """The program's own shader of a harness run: the edited GLSL ``src``, or -- ``direct``
+    given, a callable :class:`xlate.backends.spirv_direct.Instrumentation` -> SPIR-V bytes --
+    the direct SPIR-V path's module with the same edits made in SPIR-V (the capture ``slots``
+    and ``strides`` of :func:`add_capture`, the ``feeds`` and ``extra`` output location of
+    :func:`fragment_inputs` / :func:`fragment_outputs`)."""
+    if direct is None:
+        return src
+    from ..backends.spirv_direct import Instrumentation
+    return direct(Instrumentation(capture={s.name: (s.buffer, s.offset) for s in capture},
+                                  strides=list(strides),
+                                  feeds={name: unit for name, _, unit in feeds},
+                                  feed_upper_left=bool(_UPPER_LEFT.search(glsl)),
+                                  extra_output=extra))
+
+
 def quad_layout(lanes: int, width: int = FRAG_WIDTH) -> tuple[np.ndarray, np.ndarray, int, int]:
     """Pixel (x, y) of every lane: lanes 4k..4k+3 are the 2x2 quad k (x0y0, x1y0, x0y1, x1y1)."""
     lane = np.arange(lanes)
@@ -515,6 +532,7 @@ class Runner:
     :class:`xlate.verify.vulkan.Runner`; :func:`xlate.verify.core.make_runner` picks either."""
 
     profile = "glsl450"         # the GLSL profile :meth:`run` expects the translation in
+    _direct = None              # run(direct=...): the direct SPIR-V path's module maker
 
     def __init__(self, backend: str = "gl", *, precise: bool = False, profile: str = "glsl450"):
         """``precise``: run every shader through :func:`make_precise` first -- for property
@@ -542,8 +560,12 @@ class Runner:
         return f"{self.backend} on {self.gl.describe()}"
 
     # ---- programs --------------------------------------------------------------------------
-    def shader(self, kind: int, src: str) -> int:
+    def shader(self, kind: int, src: str | bytes) -> int:
         gl = self.gl
+        if isinstance(src, bytes):          # SPIR-V made elsewhere (the direct path)
+            if self.backend != "gl-spirv":
+                raise ValueError("SPIR-V modules run on the gl-spirv backend only")
+            return gl.load_spirv(kind, src)
         if self.backend == "gl":
             return gl.compile_glsl(kind, src)
         from ..backends import spirv as sp
@@ -797,8 +819,11 @@ class Runner:
     def run(self, stage: str, glsl: str, reflection: dict, lanes: int, *,
             inputs: dict[str, np.ndarray], uniforms: list[tuple[int, np.ndarray]],
             buffers: dict[int, np.ndarray] | None = None, textures: dict | None = None,
-            shadow: set[int] | None = None) -> Capture:
+            shadow: set[int] | None = None, direct=None) -> Capture:
         """Run ``glsl`` (the translation) on ``lanes`` invocations.
+
+        ``direct``: run the direct SPIR-V path's module of the program instead of glslang's
+        compile of ``glsl`` (gl-spirv backend; :func:`program_stage`).
 
         ``inputs``: reflection input name -> words, (lanes, 4) ((lanes, V, 4) for geometry
         inputs); built-ins the harness provides need no entry.  ``uniforms``: (location,
@@ -810,6 +835,7 @@ class Runner:
         if self.profile != "glsl450":
             from .profile_runs import harness_text
             glsl = harness_text(glsl, self.profile, reflection, precise=self.precise)
+        self._direct = direct
         if self.precise:
             glsl = make_precise(glsl)
         self.gl.use()
@@ -838,7 +864,8 @@ class Runner:
         src, slots, strides = add_capture(glsl, reflection, "vertex")
         if not slots:                  # no outputs: nothing to capture (and no TF possible)
             return Capture(glsl=src)
-        prog = self.program([(G.GL_VERTEX_SHADER, src)])
+        prog = self.program([(G.GL_VERTEX_SHADER, program_stage(self._direct, src, capture=slots,
+                                                                strides=strides))])
         self._objects.append(("program", prog))
         self._dummy_fbo()
         self._vao()
@@ -918,7 +945,8 @@ class Runner:
         x, y, W, H = quad_layout(lanes)
         vs = ("#version 450 core\nvoid main()\n{\n    vec2 p = vec2(float((gl_VertexID & 1) * 4 - 1), "
               "float((gl_VertexID >> 1) * 4 - 1));\n    gl_Position = vec4(p, 0.0, 1.0);\n}\n")
-        prog = self.program([(G.GL_VERTEX_SHADER, vs), (G.GL_FRAGMENT_SHADER, src)])
+        fs = program_stage(self._direct, src, feeds=feeds, extra=extra, glsl=glsl)
+        prog = self.program([(G.GL_VERTEX_SHADER, vs), (G.GL_FRAGMENT_SHADER, fs)])
         self._objects.append(("program", prog))
         self._vao()
         # render targets

@@ -50,7 +50,7 @@ import threading
 
 import numpy as np
 
-from .gl import (INPUT_VERTICES, Capture, _IN_DECL, add_capture, completes_primitives,
+from .gl import (INPUT_VERTICES, program_stage, Capture, _IN_DECL, add_capture, completes_primitives,
                  emits_vertices, fragment_capture, fragment_inputs, fragment_outputs,
                  group_primitives,
                  make_precise, passthrough_vertex_shader, quad_layout, split_capture,
@@ -572,11 +572,12 @@ class _Run:
         return layout, ds
 
     # ---- pipeline --------------------------------------------------------------------------
-    def shader(self, src: str, stage: str):
+    def shader(self, src: str | bytes, stage: str):
+        """A shader module of GLSL text (compiled by glslang) or of SPIR-V bytes as given."""
         vk = self.vk
         from ..backends import spirv as sp
         try:
-            words = sp.compile_glsl(src, stage, target="vulkan")
+            words = src if isinstance(src, bytes) else sp.compile_glsl(src, stage, target="vulkan")
         except sp.ToolchainUnavailable as e:
             raise VulkanUnavailable(str(e)) from None
         except sp.GlslCompileError as e:
@@ -732,7 +733,7 @@ class Runner:
     def run(self, stage: str, glsl: str, reflection: dict, lanes: int, *,
             inputs: dict[str, np.ndarray], uniforms: list[tuple[int, np.ndarray]],
             buffers: dict[int, np.ndarray] | None = None, textures: dict | None = None,
-            shadow: set[int] | None = None) -> Capture:
+            shadow: set[int] | None = None, direct=None) -> Capture:
         """As :meth:`gl.Runner.run`, for a translation in the ``vulkan`` profile: ``buffers``
         are the uniform blocks by descriptor binding (the parameter block at 0, program
         buffers at 40 + b); ``uniforms`` (loose uniforms, which Vulkan GLSL has not) must be
@@ -742,6 +743,7 @@ class Runner:
                               "emit the translation in the vulkan profile")
         if self.precise:
             glsl = make_precise(glsl)
+        self._direct = direct
         if stage not in ("vertex", "fragment", "geometry"):
             raise ValueError(stage)
         vk = self.dev.vk
@@ -756,6 +758,8 @@ class Runner:
             finally:
                 if r is not None:
                     r.close()
+
+    _direct = None
 
     # ---- shared -----------------------------------------------------------------------------
     def _resources(self, r: _Run, reflection: dict, buffers, textures, shadow) -> None:
@@ -839,7 +843,7 @@ class Runner:
             return Capture(glsl=src)
         self._resources(r, reflection, buffers, textures, shadow)
         layout, ds = r.descriptors()
-        vs = r.shader(src, "vert")
+        vs = r.shader(program_stage(self._direct, src, capture=slots, strides=strides), "vert")
         attribs, words = [], []
         for inp in reflection["inputs"]:
             if inp["builtin"]:
@@ -911,7 +915,7 @@ class Runner:
             r.texture(binding, "2D", [img], kind, None)
         layout, ds = r.descriptors()
         vs = r.shader(vs_text, "vert")
-        fs = r.shader(src, "frag")
+        fs = r.shader(program_stage(self._direct, src, feeds=feeds, extra=extra, glsl=glsl), "frag")
         targets = list(outs) + [("xv_extra", "vec4", extra)]
         formats: list[int | None] = [None] * (max(loc for _, _, loc in targets) + 1)
         images, views = {}, []

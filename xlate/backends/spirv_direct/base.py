@@ -1,0 +1,48 @@
+"""What every part of the direct SPIR-V emitter shares: the E7006 exception, the harness's
+instrumentation, a register's variable, the data type letters."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ...ir.model import DataType, Instruction
+
+#: IR data type -> the emitter's kind letter (f float, i signed, u unsigned; b bool)
+K = {DataType.FLOAT: "f", DataType.INT: "i", DataType.UINT: "u"}
+QNAN = 0x7FC00000          # the executor's canonical NaN
+INF = 0x7F800000
+
+
+class NotCovered(Exception):
+    """A construct the direct SPIR-V path does not emit (yet): E7006."""
+
+    def __init__(self, message: str, ins: Instruction | None = None, span=None):
+        super().__init__(message)
+        self.span = span if span is not None else (ins.span if ins is not None else None)
+
+
+@dataclass
+class Instrumentation:
+    """What a test harness (xlate.verify) adds to the program's own shader, as the GLSL
+    harness edits the GLSL text (verify/gl.py ``add_capture``, ``fragment_inputs``,
+    ``fragment_outputs``): the same variables, locations and bindings, so the harness around
+    it is unchanged.
+
+    ``capture``: vertex outputs captured by transform feedback, reflection output name (or
+    built-in name, copied into an extra output at a free location) -> (xfb buffer, offset),
+    with ``strides`` per buffer.  ``feeds``: fragment input name -> the binding (Vulkan) or
+    texture unit (OpenGL) of a 2D texture read with texelFetch at the fragment's pixel instead
+    of the interpolated input (rows counted from the top when ``feed_upper_left``).
+    ``extra_output``: location of ``vec4(gl_FragDepth or 0.0, 1.0, 0.0, 0.0)``."""
+
+    capture: dict[str, tuple[int, int]] = field(default_factory=dict)
+    strides: list[int] = field(default_factory=list)
+    feeds: dict[str, int] = field(default_factory=dict)
+    feed_upper_left: bool = False
+    extra_output: int | None = None
+
+
+class _Reg:
+    __slots__ = ("var", "kind", "size", "ptr_elem")
+
+    def __init__(self, var, kind, size, ptr_elem):
+        self.var, self.kind, self.size, self.ptr_elem = var, kind, size, ptr_elem
