@@ -34,11 +34,10 @@ def test_arbfp_declarations_and_uses():
                  "layout(location = 1) uniform vec4 weights[3];",     # w[0..2]: one array
                  "layout(location = 4) uniform vec4 main_;",          # 'main' is taken
                  "layout(binding = 0) uniform sampler2D decal;",      # the referenced alias
-                 "    R0.xy = VOUT_texCoord.xy * IN_texture_size.xy;",
-                 "    R1 = texture(decal, R0.xy);",
-                 "    R0 = R1 * weights[0];",
-                 "    R0 = R0 * main_.xxxx;",
-                 "    main_fragment = R0 * 0.5;"]:
+                 # (values read once are written where they are read: backends/glsl/expressions.py)
+                 "    R1 = texture(decal, VOUT_texCoord.xy * IN_texture_size.xy);",
+                 "    main_fragment = (R1 * weights[2] + (R1 * weights[1] + R1 * weights[0]))"
+                 " * main_.xxxx * 0.5;"]:
         assert line in lines, line
     text = "\n".join(lines)
     for old in ("program_local", "texture0", "fragment_texcoord_0", "result_color0", "s0"):
@@ -103,7 +102,7 @@ def test_fp1_declared_names_and_builtin_function_name():
     for line in ["layout(location = 0) uniform vec4 IN_texture_size;",
                  "layout(location = 1) uniform vec4 IN_video_size;",   # declared, unreferenced
                  "layout(binding = 0) uniform sampler2D texture_;",    # 'texture' is a function
-                 "    R0 = texture(texture_, R0.xy);"]:
+                 "    main_fragment = texture(texture_, VOUT_texCoord.xy * IN_texture_size.xy);"]:
         assert line in lines, line
 
 
@@ -114,9 +113,11 @@ def test_collisions_temporaries_and_gl_prefix():
                  "layout(location = 1) uniform vec4 IN_pos_2;",    # IN_pos spells the same
                  "layout(location = 2) uniform vec4 R0;",          # the Cg name keeps its spelling
                  "layout(location = 3) uniform vec4 cg_gl_Color;",  # gl_ is reserved
-                 "precise highp vec4 R0_ = vec4(0);",              # the temporary moves aside
-                 "    R0_ = R0_ * R0 + cg_gl_Color;"]:
+                 # the temporary R0 (moved aside as R0_) is read once: written where it is read
+                 "    main_fragment = (VOUT_tint * IN_pos_2 + VOUT_texCoord * IN_pos) * R0"
+                 " + cg_gl_Color;"]:
         assert line in lines, line
+    assert not any(line.endswith(" R0 = vec4(0);") for line in lines)
     names = [u["cg_name"] for u in _reflect("fp4_named.fp")["uniforms"]]
     assert names == ["IN.pos", "IN_pos", "R0", "gl_Color"]
 

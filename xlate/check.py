@@ -69,7 +69,7 @@ def _check(args) -> int:
     from . import api
     from .diagnostics import XlateError
     err = sys.stderr
-    from .cli import spirv_profile_error
+    from .usage import spirv_profile_error
     problem = spirv_profile_error(args.profile, args.targets)
     if problem:
         print(problem, file=err)

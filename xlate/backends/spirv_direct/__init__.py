@@ -36,7 +36,8 @@ def emit_spirv(prog: Program, profile: str = "vulkan", *, source_text: str | Non
     from ...diagnostics import Diagnostic, XlateError
     from ...gcpause import paused
     from ...passes.pipeline import lower
-    from ..glsl import GlslEmitter, _Unsupported
+    from ..glsl import GlslEmitter
+    from ..glsl.records import _Unsupported
     from ..reflect import reflection
     if profile not in ("vulkan", "glsl450"):
         raise ValueError(f"no SPIR-V for profile {profile!r}")

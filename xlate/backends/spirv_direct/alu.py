@@ -202,7 +202,10 @@ def _rcc(e, a):
     return e.sel(e.isnan(u, 1), u, r, "f", 1)
 
 
-def _exp(e, t):
+def _exp(e, t, pseudocode: bool = False):
+    """EXP with VP1's special cases, or (``pseudocode``: IR EXPA, ARBvp/VP2/TGSI) without: y is
+    t - floor(t) always (NaN for an infinite t) and z follows x where it is 0 or INF
+    (templates/glsl/helpers.glsl xl_exp / xl_expa; executor op_exp / op_expa)."""
     f1 = e.t("f", 1)
     f = e.ext("Floor", f1, t)
     inf, q, one, z = e.cbits("f", INF, 1), e.cbits("f", QNAN, 1), e.c("f", 1.0, 1), e.c("f", 0.0, 1)
@@ -213,13 +216,19 @@ def _exp(e, t):
               e.sel(e.cmp("FOrdLessThan", f, e.c("f", -126.0, 1), 1), z, e.bitcast(bits, "i", "f", 1),
                     "f", 1), "f", 1)
     special = e.bor(e.cmp("FOrdEqual", x, z, 1), e.val("IsInf", e.t("b", 1), x), 1)
-    y = e.sel(special, z, e.fval("FSub", f1, t, f), "f", 1)
-    w = e.fval("FMul", f1, x, e.ext("Exp2", f1, y))
+    if pseudocode:
+        y = e.sel(e.val("IsInf", e.t("b", 1), t), q, e.fval("FSub", f1, t, f), "f", 1)
+        w = e.sel(special, x, e.fval("FMul", f1, x, e.ext("Exp2", f1, y)), "f", 1)
+    else:
+        y = e.sel(special, z, e.fval("FSub", f1, t, f), "f", 1)
+        w = e.fval("FMul", f1, x, e.ext("Exp2", f1, y))
     nan = e.isnan(t, 1)
     return e.vec("f", [e.sel(nan, q, x, "f", 1), e.sel(nan, q, y, "f", 1), e.sel(nan, q, w, "f", 1), one])
 
 
-def _log(e, t):
+def _log(e, t, pseudocode: bool = False):
+    """LOG with VP1's special cases (y = 1 for 0 and INF), or (``pseudocode``: IR LOGA) y NaN
+    there (xl_log / xl_loga; op_log / op_loga)."""
     f1, u1 = e.t("f", 1), e.t("u", 1)
     b = e.val("BitwiseAnd", u1, e.bitcast(t, "f", "u", 1), e.cbits("u", 0x7FFFFFFF, 1))
     ex = e.val("ShiftRightLogical", u1, b, e.c("u", 23, 1))
@@ -239,7 +248,8 @@ def _log(e, t):
         r = e.sel(e255, inf_case, normal, "f", 1)
         r = e.sel(e0, zero_case, r, "f", 1)
         return e.sel(nan, q, r, "f", 1)
-    return e.vec("f", [pick(x, ninf, inf), pick(m, one, one), pick(z, ninf, inf), one])
+    special_y = q if pseudocode else one
+    return e.vec("f", [pick(x, ninf, inf), pick(m, special_y, special_y), pick(z, ninf, inf), one])
 
 
 def _minmaxnum(gt):
@@ -305,6 +315,8 @@ ALU = {
     ("RSQ", "f"): lambda e, a: e.fval("FDiv", e.t("f", 1), e.c("f", 1.0, 1),
                                       e.ext("Sqrt", e.t("f", 1), a)),
     ("RCC", "f"): _rcc, ("EXP", "f"): _exp, ("LOG", "f"): _log,
+    ("EXPA", "f"): lambda e, t: _exp(e, t, pseudocode=True),
+    ("LOGA", "f"): lambda e, t: _log(e, t, pseudocode=True),
     ("SEQ", "f"): _setf("FOrdEqual"), ("SNE", "f"): _setf("FUnordNotEqual"),
     ("SGE", "f"): _setf("FOrdGreaterThanEqual"), ("SGT", "f"): _setf("FOrdGreaterThan"),
     ("SLE", "f"): _setf("FOrdLessThanEqual"), ("SLT", "f"): _setf("FOrdLessThan"),

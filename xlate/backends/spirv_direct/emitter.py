@@ -304,8 +304,9 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin):
         b = reg.bindings[i]
         if b is None:
             return self.m.vconst_bits("f", reg.value[i])
-        from ..interface import uniform_for
-        name, elem, _ = uniform_for(b)
+        # the GLSL plan's name (a Cg source name where the program has one), so that the
+        # uniform matches the reflection both paths share
+        name, elem, _ = self.plan.uniform_of(b)
         n = self.plan.uniforms.get(name, 0)
         return self.uniform_load(name, None if elem is None and n == 0 else self.c("i", elem, 1))
 
@@ -360,7 +361,7 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin):
         return self.val("SNegate", self.t(kind, n), v)
 
     def const_operand(self, src: Source, reg, optype: DataType, scalar: bool) -> int:
-        from ..glsl import abs_bits, negate_bits
+        from ..glsl.text import abs_bits, negate_bits
         if reg.kind == RegKind.CONST:
             words = reg.value[0]
         else:

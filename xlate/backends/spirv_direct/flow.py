@@ -126,7 +126,7 @@ class FlowMixin:
         self.label(cont)
         self.branch(header)
         self.label(merge)
-        from ..glsl import _escaping
+        from ..glsl.records import _escaping
         escaping = _escaping(node)
         if not escaping:
             return
