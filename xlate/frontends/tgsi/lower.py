@@ -13,7 +13,9 @@ tests/test_tgsi_lower.py):
   anywhere in the program (flow-insensitive), else ``MOV.F``; with a modifier or ``_SAT`` it is
   float (tgsi.md 2.1: MOV's modifiers are float sign-bit operations).
 * ``IF src`` is true where ``src.x != 0.0`` as a float (so -0.0 is false, NaN true): lowered to
-  ``MOV.CC1`` into a scratch register (the float flag rule: NE = SF or not ZF) and ``IF NE1.x``.  ``UIF`` tests the bits (``MOV.U.CC1``).
+  ``MOV.CC1`` into a scratch register (the float flag rule: NE = SF or not ZF) and ``IF NE1.x``.
+  ``UIF`` tests the bits (``MOV.U.CC1``).  A seed stream that uses CC1 itself gets CC0 instead
+  (``Lowerer.flag_cc``); one using both is refused (E7001).
 * TGSI ``MIN``/``MAX`` are ``fminf``/``fmaxf`` (the non-NaN operand): IR ``MINNUM``/``MAXNUM``.
 * Componentwise integer ``IDIV UDIV MOD UMOD SHL ISHR USHR`` and float ``DIV`` are split per
   written channel onto the IR's vector-by-scalar opcodes; division by zero follows the IR
@@ -259,6 +261,17 @@ class Lowerer:
             if ins.opcode in _INT_SOURCE:
                 for s in ins.srcs:
                     self.int_touched.add((s.reg.file, s.reg.index))
+        # condition-code registers the program itself uses (seed streams only): the lowering of
+        # IF/UIF/BREAKC with a source tests it through the other one (flag_cc)
+        self.cc_used: set[int] = set()
+        for ins in self.sh.instructions:
+            named = ([ins.cc_update] if ins.cc_update is not None else []) + [
+                c.index for c in [ins.cond] + [d.cond for d in ins.dsts] if c is not None]
+            for i in named:
+                if i > 1 and i not in self.cc_used:
+                    self.err("E7001", f"condition-code register CC{i}: the seed token format "
+                             "has 16 but xlate's IR has two, CC0 and CC1 (NV_gpu_program4)", ins)
+                self.cc_used.add(i)
         for imm_i, imm in enumerate(self.sh.immediates):
             if imm.type in ("UINT32", "INT32"):
                 self.int_touched.add(("IMM", imm_i))
@@ -913,6 +926,17 @@ class Lowerer:
     def scratch(self, tag: str = "t") -> str:
         return self.temp_like(f"%{tag}")
 
+    def flag_cc(self) -> int:
+        """The condition-code register a source test (IF/UIF/BREAKC src) may clobber: one the
+        program never names (CC1 unless the seed stream uses it).  The IR has two; a program
+        using both leaves none, which is refused rather than clobbering the program's flags."""
+        free = [i for i in (1, 0) if i not in self.cc_used]
+        if not free:
+            self.reject("E7001", f"{self.cur.opcode} with a source register in a program that uses "
+                        "both condition-code registers CC0 and CC1: the IR has no third one to "
+                        "test the source with")
+        return free[0]
+
     def overlaps(self, d: M.Dst, srcs) -> bool:
         for s in srcs:
             if s.reg.file == d.reg.file and (s.reg.index == d.reg.index or s.reg.indirect is not None
@@ -1046,6 +1070,7 @@ def _if(lw: Lowerer, t: M.Instruction):
         lw.emit(Instruction("IF", cond=lw.cond(t.cond)))
         return
     s = lw.src(t.srcs[0], integer=t.opcode == "UIF")
+    cc = lw.flag_cc()
     k = lw.scratch("if")
     x = (True, False, False, False)
     if t.cond is not None:
@@ -1066,18 +1091,18 @@ def _if(lw: Lowerer, t: M.Instruction):
         else:
             lw.emit(Instruction("FSNE", F, Dest(k, mask=x), (s, Source(zero))))
             lw.emit(Instruction("AND", U, Dest(g, mask=x), (Source(g), Source(k))))
-        lw.emit(Instruction("MOV", U, Dest(k, mask=x), (Source(g),), cc_update=1,
+        lw.emit(Instruction("MOV", U, Dest(k, mask=x), (Source(g),), cc_update=cc,
                             cc_kind=CCKind.INT))
-        lw.emit(Instruction("IF", cond=CondTest("NE", 1, (0, 0, 0, 0))))
+        lw.emit(Instruction("IF", cond=CondTest("NE", cc, (0, 0, 0, 0))))
         return
     if t.opcode == "UIF":
         # UIF: src.x != 0 as bits (so -0.0 is true)
-        lw.emit(Instruction("MOV", U, Dest(k, mask=x), (s,), cc_update=1, cc_kind=CCKind.INT))
+        lw.emit(Instruction("MOV", U, Dest(k, mask=x), (s,), cc_update=cc, cc_kind=CCKind.INT))
     else:
         # IF: src.x != 0.0 as a float (-0.0 false, NaN true).  The float flag rule sets SF for
         # NaN and ZF for +-0 and NaN (GP4 2.X.4.3), and NE = SF or not ZF: exactly that.
-        lw.emit(Instruction("MOV", F, Dest(k, mask=x), (s,), cc_update=1, cc_kind=CCKind.FLOAT))
-    lw.emit(Instruction("IF", cond=CondTest("NE", 1, (0, 0, 0, 0))))
+        lw.emit(Instruction("MOV", F, Dest(k, mask=x), (s,), cc_update=cc, cc_kind=CCKind.FLOAT))
+    lw.emit(Instruction("IF", cond=CondTest("NE", cc, (0, 0, 0, 0))))
 
 
 def _plain(irop: str):
@@ -1090,9 +1115,10 @@ def _plain(irop: str):
 def _breakc(lw: Lowerer, t: M.Instruction):
     s = lw.src(t.srcs[0], integer=True)
     k = lw.scratch("if")
-    lw.emit(Instruction("MOV", U, Dest(k, mask=(True, False, False, False)), (s,), cc_update=1,
+    cc = lw.flag_cc()
+    lw.emit(Instruction("MOV", U, Dest(k, mask=(True, False, False, False)), (s,), cc_update=cc,
                         cc_kind=CCKind.INT))
-    lw.emit(Instruction("BRK", cond=CondTest("NE", 1, (0, 0, 0, 0))))
+    lw.emit(Instruction("BRK", cond=CondTest("NE", cc, (0, 0, 0, 0))))
 
 
 def _switch(lw: Lowerer, t: M.Instruction):
