@@ -38,23 +38,18 @@ import struct
 
 from ...diagnostics import DiagnosticSink, Span
 from ...ir.model import (Binding, CCKind, CondTest, DataType, Dest, Geometry, Index, Instruction,
-                         Program, Register, RegKind, Sat, Source, Stage, TexRef)
+                         Program, Register, RegKind, Sat, Source, Stage)
 from ...ir.limits import MAX_OUTPUT_VERTICES, MAX_TOTAL_OUTPUT_COMPONENTS, result_components
 from . import model as M
 from .opcodes import OPCODES as TGSI_OPCODES
+from .textures import TEXTURE_OPS
 
 F, S, U = DataType.FLOAT, DataType.INT, DataType.UINT
 ONE = 0x3F800000
 _STAGES = {"VERT": Stage.VERTEX, "FRAG": Stage.FRAGMENT, "GEOM": Stage.GEOMETRY}
-_TARGETS = {"1D": "1D", "2D": "2D", "3D": "3D", "CUBE": "CUBE", "RECT": "RECT",
-            "SHADOW1D": "SHADOW1D", "SHADOW2D": "SHADOW2D", "SHADOWRECT": "SHADOWRECT",
-            "SHADOWCUBE": "SHADOWCUBE", "1D_ARRAY": "ARRAY1D", "2D_ARRAY": "ARRAY2D",
-            "SHADOW1D_ARRAY": "SHADOWARRAY1D", "SHADOW2D_ARRAY": "SHADOWARRAY2D",
-            "BUFFER": "BUFFER"}
 MAX_NESTING = 64              # IF/UIF, BGNLOOP, SWITCH blocks open at once (Mesa's tgsi_exec: 32)
 MAX_INSTRUCTIONS = 65536      # as the NV frontends (NV_gpu_program4 hardware limit)
 MAX_CONST_BUFFER = 15         # program.buffer[b] (as the NV frontends)
-MAX_SAMPLER = 31               # texture[n] units (E5004 in the NV frontends too)
 MAX_INDEX = 0xFFFF             # register indices and declaration ranges (16-bit token fields)
 MAX_VERTEX_ATTRIB = 15         # vertex.attrib[n] (16 generic attributes, as in the NV frontends)
 MAX_DRAW_BUFFER = 7            # result.color[n] (MAX_DRAW_BUFFERS 8, as in the NV frontends)
@@ -1191,96 +1186,6 @@ def _emit_geom(irop: str):
     return fn
 
 
-def _sampler(lw: Lowerer, s: M.Src) -> int:
-    if s.reg.file != "SAMP" or s.reg.indirect is not None:
-        lw.reject("E7001", f"{lw.cur.opcode}: the sampler operand must be SAMP[n] (indirect "
-                  "samplers are not supported)")
-    if not 0 <= s.reg.index <= MAX_SAMPLER:
-        lw.reject("E5004", f"SAMP[{s.reg.index}]: texture units are 0..{MAX_SAMPLER} (as "
-                  "texture[n] of the NV frontends)")
-    return s.reg.index
-
-
-def _tex_target(lw: Lowerer, t: M.Instruction) -> str:
-    target = _TARGETS.get(t.texture or "")
-    if target is None:
-        lw.reject("E7001", f"texture target {t.texture} is not supported")
-    return target
-
-
-def _tex_offset(lw: Lowerer, t: M.Instruction) -> tuple[int, int, int]:
-    if not t.tex_offsets:
-        return (0, 0, 0)
-    if len(t.tex_offsets) > 1:
-        lw.reject("E7001", "more than one texel offset operand")
-    o = t.tex_offsets[0]
-    if o.reg.file != "IMM" or o.reg.indirect is not None:
-        lw.reject("E5003", "texel offsets must be immediates")
-    words = lw.imm_words(o.reg.index)
-    vals = []
-    for c in range(3):
-        w = words[o.swizzle[c]]
-        vals.append(w - (1 << 32) if w & 0x80000000 else w)
-    return tuple(vals)
-
-
-def _tex(irop: str, nsrc_coord: int = 1, lod_zero: bool = False):
-    """TEX/TXP/TXB/TXL/TXD/TXF/TXQ and the LOD-zero forms: coordinate operands, then SAMP."""
-    def fn(lw: Lowerer, t: M.Instruction):
-        unit = _sampler(lw, t.srcs[nsrc_coord])
-        target = _tex_target(lw, t)
-        dtype = lw.sview_type.get(unit, F)
-        integer_coord = irop in ("TXF", "TXQ")
-        srcs = [lw.src(s, integer_coord) for s in t.srcs[:nsrc_coord]]
-        if lod_zero:
-            # TEX_LZ / TXF_LZ: the same with LOD 0 in w
-            k = lw.scratch("lz")
-            lw.emit(Instruction("MOV", U, Dest(k), (srcs[0],)))
-            lw.emit(Instruction("MOV", U, Dest(k, mask=(False, False, False, True)),
-                                (Source(lw.const((0, 0, 0, 0))),)))
-            srcs[0] = Source(k)
-        if irop == "TXQ":
-            dtype = S
-        elif target.startswith("SHADOW"):
-            dtype = F      # a depth comparison yields a float, whatever SVIEW's return type
-        offset = _check_tex(lw, irop, unit, target, _tex_offset(lw, t))
-        lw.emit(Instruction(irop, dtype, lw.dst(t.dsts[0]), tuple(srcs), lw.sat(dtype != F),
-                            tex=TexRef(unit, target, offset)))
-    return fn
-
-
-#: texel offset components a target uses (the rest are ignored: TGSI always carries three)
-_OFFSET_DIMS = {"1D": 1, "ARRAY1D": 1, "SHADOW1D": 1, "SHADOWARRAY1D": 1, "3D": 3, "CUBE": 0,
-                "SHADOWCUBE": 0, "BUFFER": 0}
-TEXEL_OFFSET_RANGE = (-8, 7)      # MIN/MAX_PROGRAM_TEXEL_OFFSET (GL minimum maximums)
-
-
-def _check_tex(lw: Lowerer, irop: str, unit: int, target: str,
-               offset: tuple[int, int, int]) -> tuple[int, int, int]:
-    """What the NV4 frontend checks too (GP4 2.X.4.4; nv4.py check_target/texel_offset): the
-    target suits the opcode, one target per sampler, offsets in range.  Returns the offset
-    with the components the target does not use zeroed."""
-    if target == "BUFFER" and irop not in ("TXF", "TXQ"):
-        lw.reject("E5001", f"the BUFFER target is only valid with TXF and TXQ, not {lw.cur.opcode}")
-    if irop == "TXF" and (target.startswith("SHADOW") or target == "CUBE"):
-        lw.reject("E5001", f"{lw.cur.opcode} cannot fetch from {target} textures")
-    if irop in ("TXB", "TXL", "TXP") and target in ("SHADOWCUBE", "SHADOWARRAY2D"):
-        lw.reject("E5001", f"{lw.cur.opcode} cannot be used with {target} (no coordinate left "
-                  "for the reference value; TGSI has TXB2/TXL2 for it)")
-    dims = _OFFSET_DIMS.get(target, 2)
-    if any(offset) and dims == 0:
-        lw.reject("E5003", f"texel offsets are not allowed with the {target} target")
-    lo, hi = TEXEL_OFFSET_RANGE
-    for v in offset[:dims]:
-        if not lo <= v <= hi:
-            lw.reject("E5003", f"texel offset {v} out of range [{lo}, {hi}]")
-    prev = lw.tex_targets.setdefault(unit, target)
-    if prev != target:
-        lw.reject("E5002", f"SAMP[{unit}] is used with target {target} and {prev}; one target "
-                  "per sampler")
-    return tuple(offset[:dims]) + (0,) * (3 - dims)
-
-
 _OPS = {
     # float arithmetic (tgsi.md 2.2)
     "MOV": _mov, "ADD": _simple("ADD", F), "SUB": _simple("SUB", F), "MUL": _simple("MUL", F),
@@ -1352,9 +1257,7 @@ _OPS = {
     "KILL": _kill, "KILL_IF": _kill,
     "EMIT": _emit_geom("EMIT"), "ENDPRIM": _emit_geom("ENDPRIM"),
     # textures (2.7)
-    "TEX": _tex("TEX"), "TXP": _tex("TXP"), "TXB": _tex("TXB"), "TXL": _tex("TXL"),
-    "TXD": _tex("TXD", 3), "TXF": _tex("TXF"), "TXQ": _tex("TXQ"),
-    "TEX_LZ": _tex("TXL", lod_zero=True), "TXF_LZ": _tex("TXF", lod_zero=True),
+    **TEXTURE_OPS,
 }
 
 

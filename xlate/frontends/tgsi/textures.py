@@ -1,0 +1,119 @@
+"""TGSI texture opcodes -> IR texture instructions (tgsi.rst "Texture Sampling"): the classic
+forms (TEX TXP TXB TXL TXD TXF TXQ TEX_LZ TXF_LZ, the texture unit named by ``SAMP[n]`` and the
+target by the instruction) and the sampler-view forms of the SAMPLE family (the target and the
+return type from ``DCL SVIEW[n]``).  Each maps onto the IR's texture opcodes, its operands
+gathered into the coordinate vector the IR opcode reads (GP4 Table X.17)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ...ir.model import DataType, Dest, Instruction, Source, TexRef
+from . import model as M
+
+if TYPE_CHECKING:
+    from .lower import Lowerer
+
+F, S, U = DataType.FLOAT, DataType.INT, DataType.UINT
+MAX_SAMPLER = 31               # texture[n] units (E5004 in the NV frontends too)
+_TARGETS = {"1D": "1D", "2D": "2D", "3D": "3D", "CUBE": "CUBE", "RECT": "RECT",
+            "SHADOW1D": "SHADOW1D", "SHADOW2D": "SHADOW2D", "SHADOWRECT": "SHADOWRECT",
+            "SHADOWCUBE": "SHADOWCUBE", "1D_ARRAY": "ARRAY1D", "2D_ARRAY": "ARRAY2D",
+            "SHADOW1D_ARRAY": "SHADOWARRAY1D", "SHADOW2D_ARRAY": "SHADOWARRAY2D",
+            "BUFFER": "BUFFER"}
+
+def _sampler(lw: "Lowerer", s: M.Src) -> int:
+    if s.reg.file != "SAMP" or s.reg.indirect is not None:
+        lw.reject("E7001", f"{lw.cur.opcode}: the sampler operand must be SAMP[n] (indirect "
+                  "samplers are not supported)")
+    if not 0 <= s.reg.index <= MAX_SAMPLER:
+        lw.reject("E5004", f"SAMP[{s.reg.index}]: texture units are 0..{MAX_SAMPLER} (as "
+                  "texture[n] of the NV frontends)")
+    return s.reg.index
+
+
+def _tex_target(lw: "Lowerer", t: M.Instruction) -> str:
+    target = _TARGETS.get(t.texture or "")
+    if target is None:
+        lw.reject("E7001", f"texture target {t.texture} is not supported")
+    return target
+
+
+def _tex_offset(lw: "Lowerer", t: M.Instruction) -> tuple[int, int, int]:
+    if not t.tex_offsets:
+        return (0, 0, 0)
+    if len(t.tex_offsets) > 1:
+        lw.reject("E7001", "more than one texel offset operand")
+    o = t.tex_offsets[0]
+    if o.reg.file != "IMM" or o.reg.indirect is not None:
+        lw.reject("E5003", "texel offsets must be immediates")
+    words = lw.imm_words(o.reg.index)
+    vals = []
+    for c in range(3):
+        w = words[o.swizzle[c]]
+        vals.append(w - (1 << 32) if w & 0x80000000 else w)
+    return tuple(vals)
+
+
+def _tex(irop: str, nsrc_coord: int = 1, lod_zero: bool = False):
+    """TEX/TXP/TXB/TXL/TXD/TXF/TXQ and the LOD-zero forms: coordinate operands, then SAMP."""
+    def fn(lw: "Lowerer", t: M.Instruction):
+        unit = _sampler(lw, t.srcs[nsrc_coord])
+        target = _tex_target(lw, t)
+        dtype = lw.sview_type.get(unit, F)
+        integer_coord = irop in ("TXF", "TXQ")
+        srcs = [lw.src(s, integer_coord) for s in t.srcs[:nsrc_coord]]
+        if lod_zero:
+            # TEX_LZ / TXF_LZ: the same with LOD 0 in w
+            k = lw.scratch("lz")
+            lw.emit(Instruction("MOV", U, Dest(k), (srcs[0],)))
+            lw.emit(Instruction("MOV", U, Dest(k, mask=(False, False, False, True)),
+                                (Source(lw.const((0, 0, 0, 0))),)))
+            srcs[0] = Source(k)
+        if irop == "TXQ":
+            dtype = S
+        elif target.startswith("SHADOW"):
+            dtype = F      # a depth comparison yields a float, whatever SVIEW's return type
+        offset = _check_tex(lw, irop, unit, target, _tex_offset(lw, t))
+        lw.emit(Instruction(irop, dtype, lw.dst(t.dsts[0]), tuple(srcs), lw.sat(dtype != F),
+                            tex=TexRef(unit, target, offset)))
+    return fn
+
+
+#: texel offset components a target uses (the rest are ignored: TGSI always carries three)
+_OFFSET_DIMS = {"1D": 1, "ARRAY1D": 1, "SHADOW1D": 1, "SHADOWARRAY1D": 1, "3D": 3, "CUBE": 0,
+                "SHADOWCUBE": 0, "BUFFER": 0}
+TEXEL_OFFSET_RANGE = (-8, 7)      # MIN/MAX_PROGRAM_TEXEL_OFFSET (GL minimum maximums)
+
+
+def _check_tex(lw: "Lowerer", irop: str, unit: int, target: str,
+               offset: tuple[int, int, int]) -> tuple[int, int, int]:
+    """What the NV4 frontend checks too (GP4 2.X.4.4; nv4.py check_target/texel_offset): the
+    target suits the opcode, one target per sampler, offsets in range.  Returns the offset
+    with the components the target does not use zeroed."""
+    if target == "BUFFER" and irop not in ("TXF", "TXQ"):
+        lw.reject("E5001", f"the BUFFER target is only valid with TXF and TXQ, not {lw.cur.opcode}")
+    if irop == "TXF" and (target.startswith("SHADOW") or target == "CUBE"):
+        lw.reject("E5001", f"{lw.cur.opcode} cannot fetch from {target} textures")
+    if irop in ("TXB", "TXL", "TXP") and target in ("SHADOWCUBE", "SHADOWARRAY2D"):
+        lw.reject("E5001", f"{lw.cur.opcode} cannot be used with {target} (no coordinate left "
+                  "for the reference value; TGSI has TXB2/TXL2 for it)")
+    dims = _OFFSET_DIMS.get(target, 2)
+    if any(offset) and dims == 0:
+        lw.reject("E5003", f"texel offsets are not allowed with the {target} target")
+    lo, hi = TEXEL_OFFSET_RANGE
+    for v in offset[:dims]:
+        if not lo <= v <= hi:
+            lw.reject("E5003", f"texel offset {v} out of range [{lo}, {hi}]")
+    prev = lw.tex_targets.setdefault(unit, target)
+    if prev != target:
+        lw.reject("E5002", f"SAMP[{unit}] is used with target {target} and {prev}; one target "
+                  "per sampler")
+    return tuple(offset[:dims]) + (0,) * (3 - dims)
+
+
+
+TEXTURE_OPS = {
+    "TEX": _tex("TEX"), "TXP": _tex("TXP"), "TXB": _tex("TXB"), "TXL": _tex("TXL"),
+    "TXD": _tex("TXD", 3), "TXF": _tex("TXF"), "TXQ": _tex("TXQ"),
+    "TEX_LZ": _tex("TXL", lod_zero=True), "TXF_LZ": _tex("TXF", lod_zero=True),
+}
