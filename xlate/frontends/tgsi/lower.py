@@ -42,7 +42,7 @@ from ...ir.model import (Binding, CCKind, CondTest, DataType, Dest, Geometry, In
 from ...ir.limits import MAX_OUTPUT_VERTICES, MAX_TOTAL_OUTPUT_COMPONENTS, result_components
 from . import model as M
 from .opcodes import OPCODES as TGSI_OPCODES
-from .textures import TEXTURE_OPS
+from .textures import SAMPLE_OPS, TEXTURE_OPS
 
 F, S, U = DataType.FLOAT, DataType.INT, DataType.UINT
 ONE = 0x3F800000
@@ -1257,7 +1257,7 @@ _OPS = {
     "KILL": _kill, "KILL_IF": _kill,
     "EMIT": _emit_geom("EMIT"), "ENDPRIM": _emit_geom("ENDPRIM"),
     # textures (2.7)
-    **TEXTURE_OPS,
+    **TEXTURE_OPS, **SAMPLE_OPS,
 }
 
 

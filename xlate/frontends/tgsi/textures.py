@@ -5,6 +5,7 @@ return type from ``DCL SVIEW[n]``).  Each maps onto the IR's texture opcodes, it
 gathered into the coordinate vector the IR opcode reads (GP4 Table X.17)."""
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 from ...ir.model import DataType, Dest, Instruction, Source, TexRef
@@ -116,4 +117,126 @@ TEXTURE_OPS = {
     "TEX": _tex("TEX"), "TXP": _tex("TXP"), "TXB": _tex("TXB"), "TXL": _tex("TXL"),
     "TXD": _tex("TXD", 3), "TXF": _tex("TXF"), "TXQ": _tex("TXQ"),
     "TEX_LZ": _tex("TXL", lod_zero=True), "TXF_LZ": _tex("TXF", lod_zero=True),
+}
+
+
+# ---- the sampler-view forms (SAMPLE*, SVIEWINFO) ------------------------------------------------
+#: the depth-comparison target of a sampler view's target for SAMPLE_C / SAMPLE_C_LZ, and the
+#: coordinate component the reference goes in (GP4 Table X.17: the one after the coordinates)
+_COMPARE = {"1D": ("SHADOW1D", 2), "2D": ("SHADOW2D", 2), "RECT": ("SHADOWRECT", 2),
+            "ARRAY1D": ("SHADOWARRAY1D", 2), "CUBE": ("SHADOWCUBE", 3),
+            "ARRAY2D": ("SHADOWARRAY2D", 3)}
+
+
+def _sview(lw: "Lowerer", s: M.Src) -> tuple[int, str]:
+    """The texture unit and IR target of a ``SVIEW[n]`` operand (its declaration's target)."""
+    op = lw.cur.opcode
+    if s.reg.file != "SVIEW" or s.reg.indirect is not None:
+        lw.reject("E7001", f"{op}: the sampler-view operand must be SVIEW[n] (indirect sampler "
+                  "views are not supported)")
+    n = s.reg.index
+    if not 0 <= n <= MAX_SAMPLER:
+        lw.reject("E5004", f"SVIEW[{n}]: texture units are 0..{MAX_SAMPLER}")
+    d = lw.decl_of.get(("SVIEW", None, n))
+    if d is None:
+        lw.reject("E2003", f"SVIEW[{n}] is not declared ({op} takes its target from the "
+                  "declaration)")
+    target = _TARGETS.get(d.target or "")
+    if target is None:
+        lw.reject("E7001", f"SVIEW[{n}] has target {d.target}, which is not supported")
+    return n, target
+
+
+def _scalar(src: Source) -> Source:
+    """The first component of an operand, replicated (the ``.x`` of a lod, bias or reference
+    operand: tgsi_exec reads channel X of its swizzle)."""
+    x = src.swizzle[0]
+    return dataclasses.replace(src, swizzle=(x, x, x, x))
+
+
+def _sample(kind: str):
+    """SAMPLE (``""``), SAMPLE_B, SAMPLE_L, SAMPLE_D, SAMPLE_C, SAMPLE_C_LZ, SAMPLE_I.
+
+    ``SAMPLE dst, address, SVIEW[v], SAMP[s], extra...``: the IR binds a texture and its
+    sampler state as one unit, so ``s`` must equal ``v`` (Mesa's state trackers pair them so).
+    The sampler view's swizzle applies to the result, as tgsi_exec's ``exec_sample`` stores
+    ``r[swizzle]``."""
+    def fn(lw: "Lowerer", t: M.Instruction):
+        op = t.opcode
+        view = t.srcs[1]
+        unit, target = _sview(lw, view)
+        if kind != "I":
+            samp = _sampler(lw, t.srcs[2])
+            if samp != unit:
+                lw.reject("E7001", f"{op} pairs SVIEW[{unit}] with SAMP[{samp}]: xlate binds a "
+                          "sampler view with the sampler of the same index (texture unit n)")
+        coord = lw.src(t.srcs[0], integer=kind == "I")
+        extra = [lw.src(s) for s in t.srcs[3:]]
+        irop, srcs = {"": "TEX", "B": "TXB", "L": "TXL", "D": "TXD", "C": "TEX",
+                      "C_LZ": "TXL", "I": "TXF"}[kind], [coord]
+        if kind == "D":
+            srcs += extra
+        elif kind in ("B", "L", "C", "C_LZ"):
+            k = lw.scratch("sc")
+            lw.emit(Instruction("MOV", F, Dest(k), (coord,)))
+            if kind in ("C", "C_LZ"):
+                if target not in _COMPARE:
+                    lw.reject("E5001", f"{op} cannot compare against a {target} sampler view")
+                target, ref_at = _COMPARE[target]
+                if kind == "C_LZ" and ref_at == 3:
+                    lw.reject("E7001", f"{op} on a {target[6:]} sampler view: the IR's "
+                              "explicit-LOD lookup has no coordinate left for both the reference "
+                              "and the level (GLSL has no textureLod for this sampler type)")
+                mask = tuple(c == ref_at for c in range(4))
+                lw.emit(Instruction("MOV", F, Dest(k, mask=mask), (_scalar(extra[0]),)))
+            if kind != "C":
+                w = (False, False, False, True)
+                lod = Source(lw.const((0, 0, 0, 0))) if kind == "C_LZ" else _scalar(extra[0])
+                lw.emit(Instruction("MOV", F, Dest(k, mask=w), (lod,)))
+            srcs = [Source(k)]
+        dtype = F if target.startswith("SHADOW") else lw.sview_type.get(unit, F)
+        offset = _check_tex(lw, irop, unit, target, _tex_offset(lw, t))
+        ins = Instruction(irop, dtype, None, tuple(srcs), lw.sat(dtype != F),
+                          tex=TexRef(unit, target, offset))
+        _store_swizzled(lw, t, ins, view.swizzle)
+    return fn
+
+
+def _store_swizzled(lw: "Lowerer", t: M.Instruction, ins: Instruction, swizzle) -> None:
+    """Emit ``ins`` into the destination, its result swizzled by the sampler view's swizzle."""
+    if tuple(swizzle) == (0, 1, 2, 3):
+        ins.dst = lw.dst(t.dsts[0])
+        lw.emit(ins)
+        return
+    r = lw.scratch("sv")
+    sat = ins.sat
+    ins.dst, ins.sat = Dest(r), type(sat).NONE
+    lw.emit(ins)
+    mov_type = F if ins.dtype == F else U        # a bit copy of integer results
+    lw.emit(Instruction("MOV", mov_type, lw.dst(t.dsts[0]), (Source(r, swizzle=tuple(swizzle)),),
+                        sat))
+
+
+def _sviewinfo(lw: "Lowerer", t: M.Instruction):
+    """SVIEWINFO dst, mip_level, SVIEW[n]: (width, height, depth or layers) of the level as TXQ
+    gives them, and in w the number of mipmap levels (IR TXQLEVELS; tgsi.rst: correct even where
+    the level is out of range, the size then 0)."""
+    unit, target = _sview(lw, t.srcs[1])
+    lod = lw.src(t.srcs[0], integer=True)
+    offset = _check_tex(lw, "TXQ", unit, target, (0, 0, 0))
+    d = lw.dst(t.dsts[0])
+    size_mask = tuple(m for m in d.mask[:3]) + (False,)
+    if any(size_mask):
+        lw.emit(Instruction("TXQ", S, Dest(d.reg, d.index, size_mask, d.cond), (_scalar(lod),),
+                            tex=TexRef(unit, target, offset)))
+    if d.mask[3]:
+        lw.emit(Instruction("TXQLEVELS", S, Dest(d.reg, d.index, (False, False, False, True),
+                                                 d.cond), (_scalar(lod),),
+                            tex=TexRef(unit, target, offset)))
+
+
+SAMPLE_OPS = {
+    "SAMPLE": _sample(""), "SAMPLE_B": _sample("B"), "SAMPLE_L": _sample("L"),
+    "SAMPLE_D": _sample("D"), "SAMPLE_C": _sample("C"), "SAMPLE_C_LZ": _sample("C_LZ"),
+    "SAMPLE_I": _sample("I"),
 }
