@@ -133,6 +133,9 @@ _TABLE = [
     _row("TXL", "v", "vf", "FICS", F, "tex", "texture sample with explicit LOD"),
     _row("TXP", "v", "vf", "FICS", F, "tex", "projective texture sample"),
     _row("TXQ", "vs", "vs", "", S, "tex", "texture size query"),
+    _row("TXG", "v", "vf", "FICS", F, "tex", "texture gather: one component of the four texels "
+         "of the bilinear footprint (TexRef.component)"),
+    _row("TXQLEVELS", "vs", "vs", "", S, "tex", "number of mipmap levels (replicated)"),
     # fragment kill, geometry emission
     _row("KIL", "-", "v", "FIH", F, "kill", "kill fragment if any component < 0 (or CC test)"),
     _row("EMIT", "-", "", "", F, "geom", "emit a vertex"),

@@ -35,7 +35,7 @@ DOT_READS = {"DP2": (2, 2), "DP3": (3, 3), "DP4": (4, 4), "DPH": (3, 4), "DP2A":
 #: result components the specs leave undefined
 UNDEFINED_COMPONENTS = {"XPD": (3,), "NRM": (3,), "RFL": (3,), "SCS": (2, 3)}
 #: texture opcodes (their results depend on the texture contents too)
-TEX_OPS = frozenset({"TEX", "TXB", "TXD", "TXF", "TXL", "TXP", "TXQ"})
+TEX_OPS = frozenset({"TEX", "TXB", "TXD", "TXF", "TXL", "TXP", "TXQ", "TXG", "TXQLEVELS"})
 
 READ_KINDS = (RegKind.INPUT, RegKind.PARAM, RegKind.BUFFER)
 

@@ -6,6 +6,7 @@ gathered into the coordinate vector the IR opcode reads (GP4 Table X.17)."""
 from __future__ import annotations
 
 import dataclasses
+import struct
 from typing import TYPE_CHECKING
 
 from ...ir.model import DataType, Dest, Instruction, Source, TexRef
@@ -235,7 +236,63 @@ def _sviewinfo(lw: "Lowerer", t: M.Instruction):
                             tex=TexRef(unit, target, offset)))
 
 
+#: the targets texture gather reads (ARB_texture_gather; tgsi.rst TG4, GATHER4)
+_GATHER_TARGETS = frozenset({"2D", "ARRAY2D", "CUBE", "RECT", "SHADOW2D", "SHADOWARRAY2D",
+                             "SHADOWCUBE", "SHADOWRECT"})
+
+
+def _gather_component(lw: "Lowerer", s: M.Src) -> int:
+    """TG4's component operand: an immediate 0..3 (GLSL's textureGather takes a constant), as
+    an integer word or the float tgsi_dump prints for an FLT32 immediate."""
+    if s.reg.file == "IMM" and s.reg.indirect is None and not (s.neg or s.abs):
+        w = lw.imm_words(s.reg.index)[s.swizzle[0]]
+        for c in range(4):
+            if w in (c, struct.unpack("<I", struct.pack("<f", c))[0]):
+                return c
+    lw.reject("E7001", f"{lw.cur.opcode}: the component operand must be an immediate 0..3 "
+              "(GLSL's textureGather takes a constant component)")
+
+
+def _gather_checked(lw: "Lowerer", unit: int, target: str, t: M.Instruction, component: int,
+                    coord: Source, dtype: DataType) -> Instruction:
+    if target not in _GATHER_TARGETS:
+        lw.reject("E5001", f"{t.opcode} cannot gather from {target} textures (2D, 2D array, cube "
+                  "and rectangle textures only)")
+    offset = _check_tex(lw, "TXG", unit, target, _tex_offset(lw, t))
+    if target.startswith("SHADOW"):
+        dtype = F
+    return Instruction("TXG", dtype, None, (coord,), lw.sat(dtype != F),
+                       tex=TexRef(unit, target, offset, component))
+
+
+def _tg4(lw: "Lowerer", t: M.Instruction):
+    """TG4 dst, coord, component, SAMP[n] (target in the instruction); a shadow target takes
+    the reference from the coordinate as TEX does and ignores the component."""
+    unit = _sampler(lw, t.srcs[2])
+    target = _tex_target(lw, t)
+    comp = 0 if target.startswith("SHADOW") else _gather_component(lw, t.srcs[1])
+    ins = _gather_checked(lw, unit, target, t, comp, lw.src(t.srcs[0]),
+                          lw.sview_type.get(unit, F))
+    ins.dst = lw.dst(t.dsts[0])
+    lw.emit(ins)
+
+
+def _gather4(lw: "Lowerer", t: M.Instruction):
+    """GATHER4 dst, address, SVIEW[v], SAMP[v]: the red components (D3D10 gather4), the
+    view's swizzle applied to the result as for SAMPLE."""
+    view = t.srcs[1]
+    unit, target = _sview(lw, view)
+    samp = _sampler(lw, t.srcs[2])
+    if samp != unit:
+        lw.reject("E7001", f"{t.opcode} pairs SVIEW[{unit}] with SAMP[{samp}]: xlate binds a "
+                  "sampler view with the sampler of the same index (texture unit n)")
+    ins = _gather_checked(lw, unit, target, t, 0, lw.src(t.srcs[0]),
+                          lw.sview_type.get(unit, F))
+    _store_swizzled(lw, t, ins, view.swizzle)
+
+
 SAMPLE_OPS = {
+    "TG4": _tg4, "GATHER4": _gather4, "SVIEWINFO": _sviewinfo,
     "SAMPLE": _sample(""), "SAMPLE_B": _sample("B"), "SAMPLE_L": _sample("L"),
     "SAMPLE_D": _sample("D"), "SAMPLE_C": _sample("C"), "SAMPLE_C_LZ": _sample("C_LZ"),
     "SAMPLE_I": _sample("I"),
