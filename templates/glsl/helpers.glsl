@@ -504,3 +504,113 @@ vec4 xl_up4snorm(uint u) {
 // the end where it is set (the outputs are dropped, execution went on, so derivatives of the
 // other invocations of the quad stay defined); READ_HELPER reads it with gl_HelperInvocation.
 bool xl_demoted = false;
+
+//@ doubles
+// TGSI doubles on words (the executor's xlate/exec/doubles.py, whose docstring gives the
+// readings): a double in xy and one in zw, low word first.
+double xl_d0(uvec4 w) { return packDouble2x32(w.xy); }
+double xl_d1(uvec4 w) { return packDouble2x32(w.zw); }
+uvec4 xl_dw(double a, double b) { return uvec4(unpackDouble2x32(a), unpackDouble2x32(b)); }
+uvec4 xl_ds(bool a, bool b) { return uvec4(a ? 0xffffffffu : 0u, 0u, b ? 0xffffffffu : 0u, 0u); }
+double xl_dmin1(double a, double b) { return (isnan(b) || a <= b) && !isnan(a) ? a : b; }
+double xl_dmax1(double a, double b) { return (isnan(b) || a >= b) && !isnan(a) ? a : b; }
+double xl_dssg1(double a) { return a > 0.0LF ? 1.0LF : (a < 0.0LF ? -1.0LF : 0.0LF); }
+// frexp on the words: GLSL's frexp leaves INF and NaN undefined, and an implementation that
+// reads denormals as 0 (llvmpipe) returns them unchanged; (mantissa words, exponent)
+uvec3 xl_frexp1(uvec2 w) {
+    uint e = (w.y >> 20) & 0x7ffu;
+    uint fhi = w.y & 0xfffffu;
+    if (e == 0x7ffu || (e == 0u && fhi == 0u && w.x == 0u)) return uvec3(w, 0u);
+    if (e != 0u) return uvec3(w.x, (w.y & 0x800fffffu) | 0x3fe00000u, uint(int(e) - 1022));
+    // a denormal m * 2^-1074: its highest set bit p moves to bit 52 (the implicit one)
+    int p = fhi != 0u ? findMSB(fhi) + 32 : findMSB(w.x);
+    int sh = 52 - p;
+    uint hi = sh >= 32 ? w.x << uint(sh - 32) : (fhi << uint(sh)) | (w.x >> uint(32 - sh));
+    uint lo = sh >= 32 ? 0u : w.x << uint(sh);
+    return uvec3(lo, (w.y & 0x80000000u) | 0x3fe00000u | (hi & 0xfffffu), uint(p - 1073));
+}
+int xl_d2i1(double a) {
+    double t = trunc(a);
+    return isnan(t) ? 0 : int(clamp(t, -2147483648.0LF, 2147483647.0LF));
+}
+uint xl_d2u1(double a) {
+    double t = trunc(a);
+    return isnan(t) ? 0u : uint(clamp(t, 0.0LF, 4294967295.0LF));
+}
+uvec4 xl_dadd(uvec4 a, uvec4 b) { return xl_dw(xl_d0(a) + xl_d0(b), xl_d1(a) + xl_d1(b)); }
+uvec4 xl_dmul(uvec4 a, uvec4 b) { return xl_dw(xl_d0(a) * xl_d0(b), xl_d1(a) * xl_d1(b)); }
+uvec4 xl_dmad(uvec4 a, uvec4 b, uvec4 c) {
+    // two roundings: the products are not contracted into fma (precise)
+    precise double p0 = xl_d0(a) * xl_d0(b);
+    precise double p1 = xl_d1(a) * xl_d1(b);
+    precise double s0 = p0 + xl_d0(c);
+    precise double s1 = p1 + xl_d1(c);
+    return xl_dw(s0, s1);
+}
+uvec4 xl_dmin(uvec4 a, uvec4 b) { return xl_dw(xl_dmin1(xl_d0(a), xl_d0(b)), xl_dmin1(xl_d1(a), xl_d1(b))); }
+uvec4 xl_dmax(uvec4 a, uvec4 b) { return xl_dw(xl_dmax1(xl_d0(a), xl_d0(b)), xl_dmax1(xl_d1(a), xl_d1(b))); }
+uvec4 xl_dseq(uvec4 a, uvec4 b) { return xl_ds(xl_d0(a) == xl_d0(b), xl_d1(a) == xl_d1(b)); }
+uvec4 xl_dsne(uvec4 a, uvec4 b) { return xl_ds(xl_d0(a) != xl_d0(b), xl_d1(a) != xl_d1(b)); }
+uvec4 xl_dslt(uvec4 a, uvec4 b) { return xl_ds(xl_d0(a) < xl_d0(b), xl_d1(a) < xl_d1(b)); }
+uvec4 xl_dsge(uvec4 a, uvec4 b) { return xl_ds(xl_d0(a) >= xl_d0(b), xl_d1(a) >= xl_d1(b)); }
+// a * 2^e by exact powers of two (llvmpipe's double ldexp adds to the exponent field: ldexp(0, 3)
+// gave 4.0): the remainder first, then steps of 2^-1022 (or 2^1023), so that a result below the
+// normal range is rounded once
+double xl_pow2(int k) { return packDouble2x32(uvec2(0u, uint(k + 1023) << 20u)); }
+double xl_dldexp1(double a, int e) {
+    e = clamp(e, -2200, 2200);
+    int step = e < 0 ? -1022 : 1023;
+    int n = e / step;
+    precise double r = a * xl_pow2(e - n * step);
+    for (int i = 0; i < n; i++) r = r * xl_pow2(step);
+    return r;
+}
+// DDIV DRCP DSQRT DRSQ on operands brought to [1, 4) by exact powers of two, the result scaled
+// back: llvmpipe's double division and square root (float approximations refined) lose the
+// range (sqrt of 2^1021 gave INF); within it they round as IEEE does
+int xl_dexp(double a) { return int((unpackDouble2x32(a).y >> 20u) & 0x7ffu) - 1023; }
+bool xl_dnormal(double a) { uint e = (unpackDouble2x32(a).y >> 20u) & 0x7ffu; return e != 0u && e != 0x7ffu; }
+double xl_ddiv1(double a, double b) {
+    if (!xl_dnormal(a) || !xl_dnormal(b)) return a / b;
+    int ea = xl_dexp(a), eb = xl_dexp(b);
+    precise double q = xl_dldexp1(a, -ea) / xl_dldexp1(b, -eb);
+    return xl_dldexp1(q, ea - eb);
+}
+double xl_dsqrt1(double a) {
+    if (!xl_dnormal(a) || a < 0.0LF) return sqrt(a);
+    int k = xl_dexp(a) >> 1;
+    return xl_dldexp1(sqrt(xl_dldexp1(a, -2 * k)), k);
+}
+double xl_drsq1(double a) {
+    if (!xl_dnormal(a) || a < 0.0LF) return 1.0LF / sqrt(a);
+    int k = xl_dexp(a) >> 1;
+    precise double r = 1.0LF / sqrt(xl_dldexp1(a, -2 * k));
+    return xl_dldexp1(r, -k);
+}
+uvec4 xl_ddiv(uvec4 a, uvec4 b) { return xl_dw(xl_ddiv1(xl_d0(a), xl_d0(b)), xl_ddiv1(xl_d1(a), xl_d1(b))); }
+uvec4 xl_drcp(uvec4 a) { return xl_dw(xl_ddiv1(1.0LF, xl_d0(a)), xl_ddiv1(1.0LF, xl_d1(a))); }
+uvec4 xl_dsqrt(uvec4 a) { return xl_dw(xl_dsqrt1(xl_d0(a)), xl_dsqrt1(xl_d1(a))); }
+uvec4 xl_drsq(uvec4 a) { return xl_dw(xl_drsq1(xl_d0(a)), xl_drsq1(xl_d1(a))); }
+uvec4 xl_dldexp(uvec4 a, uvec4 b) {
+    return xl_dw(xl_dldexp1(xl_d0(a), int(b.x)), xl_dldexp1(xl_d1(a), int(b.z)));
+}
+uvec4 xl_dfrac(uvec4 a) { return xl_dw(xl_d0(a) - floor(xl_d0(a)), xl_d1(a) - floor(xl_d1(a))); }
+uvec4 xl_dtrunc(uvec4 a) { return xl_dw(trunc(xl_d0(a)), trunc(xl_d1(a))); }
+uvec4 xl_dceil(uvec4 a) { return xl_dw(ceil(xl_d0(a)), ceil(xl_d1(a))); }
+uvec4 xl_dflr(uvec4 a) { return xl_dw(floor(xl_d0(a)), floor(xl_d1(a))); }
+uvec4 xl_dround(uvec4 a) { return xl_dw(roundEven(xl_d0(a)), roundEven(xl_d1(a))); }
+uvec4 xl_dssg(uvec4 a) { return xl_dw(xl_dssg1(xl_d0(a)), xl_dssg1(xl_d1(a))); }
+uvec4 xl_dfrexpm(uvec4 a) { return uvec4(xl_frexp1(a.xy).xy, xl_frexp1(a.zw).xy); }
+uvec4 xl_dfrexpe(uvec4 a) { return uvec4(xl_frexp1(a.xy).zz, xl_frexp1(a.zw).zz); }
+uvec4 xl_f2d(vec4 a) { return xl_dw(double(a.x), double(a.y)); }
+uvec4 xl_i2d(uvec4 a) { return xl_dw(double(int(a.x)), double(int(a.y))); }
+uvec4 xl_u2d(uvec4 a) { return xl_dw(double(a.x), double(a.y)); }
+uvec4 xl_d2f(uvec4 a) { return uvec4(floatBitsToUint(float(xl_d0(a))), floatBitsToUint(float(xl_d1(a))), 0u, 0u); }
+uvec4 xl_d2i(uvec4 a) { return uvec4(uint(xl_d2i1(xl_d0(a))), uint(xl_d2i1(xl_d1(a))), 0u, 0u); }
+uvec4 xl_d2u(uvec4 a) { return uvec4(xl_d2u1(xl_d0(a)), xl_d2u1(xl_d1(a)), 0u, 0u); }
+
+//@ doubles@glsl330
+// The doubles have no form in GLSL 3.30 (ops.txt "-", E7001), so no helpers either.
+
+//@ doubles@es310
+// The doubles have no form in GLSL ES 3.10 (ops.txt "-", E7001), so no helpers either.

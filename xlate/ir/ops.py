@@ -255,6 +255,30 @@ _TGSI_ROWS = [
     _row("CASE", "-", "vu", "", DataType.UINT, "flow", "case label (constant)"),
     _row("DEFAULT", "-", "", "", F, "flow", "default label"),
     _row("ENDSWITCH", "-", "", "", F, "flow", "end of switch"),
+    # doubles (issue 20; tgsi.rst "Double ISA"): words in, words out (.U), a double in xy and one
+    # in zw, low word first; semantics and the readings chosen in xlate/exec/doubles.py
+    *[_row(n, "vu", "vu,vu", "", DataType.UINT, "alu", d) for n, d in (
+        ("DADD", "double add"), ("DMUL", "double multiply"), ("DDIV", "double divide"),
+        ("DMIN", "double minimum (the non-NaN operand)"),
+        ("DMAX", "double maximum (the non-NaN operand)"),
+        ("DSEQ", "double a == b: ~0/0 in x (xy) and z (zw)"),
+        ("DSNE", "double a != b: ~0/0 in x and z"), ("DSLT", "double a < b: ~0/0 in x and z"),
+        ("DSGE", "double a >= b: ~0/0 in x and z"),
+        ("DLDEXP", "double a * 2^b (b.x for xy, b.z for zw, signed)"))],
+    _row("DMAD", "vu", "vu,vu,vu", "", DataType.UINT, "alu", "double a * b + c, two roundings"),
+    # F2D reads floats (so the verifier sees its denormal operands as such)
+    _row("F2D", "vu", "vf", "", DataType.UINT, "alu", "float x, y -> doubles xy, zw"),
+    *[_row(n, "vu", "vu", "", DataType.UINT, "alu", d) for n, d in (
+        ("DFRAC", "double a - floor(a)"), ("DTRUNC", "double truncate"), ("DCEIL", "double ceil"),
+        ("DFLR", "double floor"), ("DROUND", "double round half to even"),
+        ("DSSG", "double sign: 1.0, -1.0 or 0.0 (NaN 0.0)"), ("DRCP", "double 1 / a"),
+        ("DSQRT", "double square root"), ("DRSQ", "double 1 / sqrt(a), two roundings"),
+        ("DFREXPM", "double mantissa of frexp, in [0.5, 1)"),
+        ("DFREXPE", "frexp's exponent of each double, in x y (xy) and z w (zw)"),
+        ("I2D", "int x, y -> doubles xy, zw"), ("U2D", "uint x, y -> doubles xy, zw"),
+        ("D2F", "doubles xy, zw -> float x, y (z, w 0)"),
+        ("D2I", "doubles -> int x, y: truncated, clamped, NaN 0 (z, w 0)"),
+        ("D2U", "doubles -> uint x, y: truncated, clamped, NaN 0 (z, w 0)"))],
 ]
 _TABLE.extend(_TGSI_ROWS)
 OPCODES.update({row.name: row for row in _TGSI_ROWS})

@@ -42,6 +42,7 @@ from ...ir.model import (Binding, CCKind, CondTest, DataType, Dest, Geometry, In
 from ...ir.limits import MAX_OUTPUT_VERTICES, MAX_TOTAL_OUTPUT_COMPONENTS, result_components
 from . import model as M
 from .opcodes import OPCODES as TGSI_OPCODES
+from .doubles import DOUBLE_OPS, INT_RESULT as _DOUBLE_INT_RESULT, INT_SOURCE as _DOUBLE_INT_SOURCE
 from .textures import SAMPLE_OPS, TEXTURE_OPS
 
 F, S, U = DataType.FLOAT, DataType.INT, DataType.UINT
@@ -66,7 +67,9 @@ _INT_RESULT = {"ARL", "ARR", "UARL", "F2I", "F2U", "UADD", "UMUL", "UMAD", "IMUL
                "IBFE", "UBFE", "BFI", "BREV", "POPC", "LSB", "IMSB", "UMSB"}
 _INT_SOURCE = _INT_RESULT - {"ARL", "ARR", "F2I", "F2U", "FSLT", "FSGE", "FSEQ", "FSNE", "PK2H",
                              "PK2US", "PK4UB", "PK4B"} \
-    | {"I2F", "U2F", "UIF", "SWITCH", "UP2H", "UP2US", "UP4UB", "UP4B", "TXF", "LDEXP"}
+    | {"I2F", "U2F", "UIF", "SWITCH", "UP2H", "UP2US", "UP4UB", "UP4B", "TXF", "LDEXP"} \
+    | _DOUBLE_INT_SOURCE
+_INT_RESULT |= _DOUBLE_INT_RESULT
 
 
 #: the RES file (tgsi.md 1.11): resources of Mesa's 2011-2015 text, the clover compute buffers
@@ -1257,7 +1260,7 @@ _OPS = {
     "KILL": _kill, "KILL_IF": _kill,
     "EMIT": _emit_geom("EMIT"), "ENDPRIM": _emit_geom("ENDPRIM"),
     # textures (2.7)
-    **TEXTURE_OPS, **SAMPLE_OPS,
+    **TEXTURE_OPS, **SAMPLE_OPS, **DOUBLE_OPS,
 }
 
 
