@@ -67,6 +67,17 @@ def test_dmad_rounds_twice():
     assert run("DMAD TEMP[0], IMM[0], IMM[1], IMM[2]", im) == words(0.0, 0.0)
 
 
+def test_dfma_rounds_once():
+    # the same operands: the exact -2^-60; and a * b - round(a * b) is the product's rounding
+    # error, exactly (with 0.1 * 3.0 = 0.30000000000000004 it is -2^-56 * 0.1 rounded ...)
+    im = [f64(1 + 2.0 ** -30, 0.1), f64(1 - 2.0 ** -30, 3.0), f64(-1.0, -(0.1 * 3.0))]
+    from fractions import Fraction
+    err = float(Fraction(0.1) * 3 - Fraction(0.1 * 3.0))
+    assert run("DFMA TEMP[0], IMM[0], IMM[1], IMM[2]", im) == words(-(2.0 ** -60), err)
+    big = [f64(1e300, -1e300), f64(1e10, 1e10), f64(0.0, 0.0)]
+    assert run("DFMA TEMP[0], IMM[0], IMM[1], IMM[2]", big) == words(INF, -INF)
+
+
 def test_comparisons_write_x_and_z():
     im = [f64(1.0, NAN), f64(2.0, NAN)]
     t = 0xFFFFFFFF
@@ -141,7 +152,20 @@ def test_saturate_is_refused():
         ("E7001", "DADD_SAT: saturating a double result is not supported")]
 
 
-VERIFY = {"arith": """FRAG
+VERIFY = {"fma": """FRAG
+DCL IN[0], GENERIC[0], PERSPECTIVE
+DCL IN[1], GENERIC[1], PERSPECTIVE
+DCL OUT[0], COLOR
+DCL TEMP[0..3]
+  0: F2D TEMP[0], IN[0]
+  1: F2D TEMP[1], IN[1]
+  2: F2D TEMP[2], IN[0].zwxy
+  3: DMUL TEMP[3], TEMP[0], TEMP[1]
+  4: DFMA TEMP[2], TEMP[0], TEMP[1], -TEMP[3]
+  5: DFMA TEMP[1], IN[0], IN[1], TEMP[2]
+  6: XOR OUT[0], TEMP[2], TEMP[1]
+  7: END
+""", "arith": """FRAG
 DCL IN[0], GENERIC[0], PERSPECTIVE
 DCL IN[1], GENERIC[1], PERSPECTIVE
 DCL OUT[0], COLOR

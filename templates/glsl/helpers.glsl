@@ -547,6 +547,7 @@ uvec4 xl_dmad(uvec4 a, uvec4 b, uvec4 c) {
     precise double s1 = p1 + xl_d1(c);
     return xl_dw(s0, s1);
 }
+uvec4 xl_dfma(uvec4 a, uvec4 b, uvec4 c) { return xl_dw(fma(xl_d0(a), xl_d0(b), xl_d0(c)), fma(xl_d1(a), xl_d1(b), xl_d1(c))); }
 uvec4 xl_dmin(uvec4 a, uvec4 b) { return xl_dw(xl_dmin1(xl_d0(a), xl_d0(b)), xl_dmin1(xl_d1(a), xl_d1(b))); }
 uvec4 xl_dmax(uvec4 a, uvec4 b) { return xl_dw(xl_dmax1(xl_d0(a), xl_d0(b)), xl_dmax1(xl_d1(a), xl_d1(b))); }
 uvec4 xl_dseq(uvec4 a, uvec4 b) { return xl_ds(xl_d0(a) == xl_d0(b), xl_d1(a) == xl_d1(b)); }

@@ -13,13 +13,17 @@ tests/test_tgsi_doubles.py):
 * DSSG of NaN: 0.0 (tgsi.rst's formula: neither > 0 nor < 0).
 * D2I/D2U: truncation, clamped to the integer range, NaN 0 (as F2I/F2U, GP4 issue 41).
 * DROUND: half to even (as ROUND).
-* DMAD: two roundings (a * b, then + c); DSEQ..DSGE write ~0/0 into x and z, 0 into y and w.
+* DMAD: two roundings (a * b, then + c); DFMA one (exact, then rounded; the GLSL is fma(),
+  which llvmpipe fuses -- GLSL 4.50 8.3 does not promise it); DSEQ..DSGE write ~0/0 into x and z, 0 into y and w.
 * DFRACEXP: the mantissa in [0.5, 1) (DFREXPM) and the exponent (DFREXPE, in x y for the first
   double and z w for the second, as tgsi_exec stores it); 0 gives (0, 0); INF and NaN give
   themselves and exponent 0; denormals their exact decomposition (the GLSL helper works on the
   bits, so an implementation that reads denormals as 0 computes it too).
 """
 from __future__ import annotations
+
+import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -79,6 +83,30 @@ alu("DRSQ")(_unary(lambda a: 1.0 / np.sqrt(a)))
 def op_dmad(x, a, b, c):
     with np.errstate(all="ignore"):
         return _w(_d(a) * _d(b) + _d(c))
+
+
+@alu("DFMA")
+def op_dfma(x, a, b, c):
+    # tgsi.rst DFMA: a * b + c "with no intermediate rounding step": the exact value (Python
+    # fractions; float() of a Fraction rounds correctly), INF/NaN operands as IEEE's fma
+    da, db, dc = np.broadcast_arrays(_d(a), _d(b), _d(c))
+    with np.errstate(all="ignore"):
+        out = da * db + dc                        # right wherever an operand is not finite
+    fin = np.isfinite(da) & np.isfinite(db) & np.isfinite(dc)
+    for i, j in zip(*np.nonzero(fin)):
+        exact = Fraction(float(da[i, j])) * Fraction(float(db[i, j])) + Fraction(float(dc[i, j]))
+        try:
+            v = float(exact)
+        except OverflowError:
+            v = math.inf if exact > 0 else -math.inf
+        if v == 0.0 and exact == 0:
+            # an exact zero sum: +0 unless both the product and c are -0 (IEEE 754 6.3)
+            prod_neg = (math.copysign(1, da[i, j]) * math.copysign(1, db[i, j])) < 0
+            v = -0.0 if prod_neg and math.copysign(1, dc[i, j]) < 0 else 0.0
+        elif v == 0.0:
+            v = 0.0 if exact > 0 else -0.0
+        out[i, j] = v
+    return _w(out)
 
 
 def _compare(fn):

@@ -266,6 +266,7 @@ _TGSI_ROWS = [
         ("DSGE", "double a >= b: ~0/0 in x and z"),
         ("DLDEXP", "double a * 2^b (b.x for xy, b.z for zw, signed)"))],
     _row("DMAD", "vu", "vu,vu,vu", "", DataType.UINT, "alu", "double a * b + c, two roundings"),
+    _row("DFMA", "vu", "vu,vu,vu", "", DataType.UINT, "alu", "double a * b + c, one rounding"),
     # F2D reads floats (so the verifier sees its denormal operands as such)
     _row("F2D", "vu", "vf", "", DataType.UINT, "alu", "float x, y -> doubles xy, zw"),
     *[_row(n, "vu", "vu", "", DataType.UINT, "alu", d) for n, d in (

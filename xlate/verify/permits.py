@@ -195,7 +195,7 @@ def rule_ftz(s: Site) -> np.ndarray:
 
 #: the word-typed double opcodes (xlate/exec/doubles.py): a double in xy and one in zw
 DOUBLE_OPS = frozenset({"DADD", "DMUL", "DDIV", "DMIN", "DMAX", "DSEQ", "DSNE", "DSLT", "DSGE",
-                        "DLDEXP", "DMAD", "DFRAC", "DTRUNC", "DCEIL", "DFLR", "DROUND", "DSSG",
+                        "DLDEXP", "DMAD", "DFMA", "DFRAC", "DTRUNC", "DCEIL", "DFLR", "DROUND", "DSSG",
                         "DRCP", "DSQRT", "DRSQ", "DFREXPM", "DFREXPE", "D2F", "D2I", "D2U"})
 
 

@@ -21,7 +21,7 @@ _MAGNITUDE = (0xFFFFFFFF, 0x7FFFFFFF, 0xFFFFFFFF, 0x7FFFFFFF)
 
 #: TGSI mnemonic -> IR opcode, for the opcodes whose every operand is a double
 _SAME = {n: n for n in ("DADD", "DMUL", "DDIV", "DMIN", "DMAX", "DSEQ", "DSNE", "DSLT", "DSGE",
-                        "DMAD", "DFRAC", "DTRUNC", "DCEIL", "DFLR", "DROUND", "DSSG", "DRCP",
+                        "DMAD", "DFMA", "DFRAC", "DTRUNC", "DCEIL", "DFLR", "DROUND", "DSSG", "DRCP",
                         "DSQRT", "DRSQ", "D2F", "D2I", "D2U")}
 #: results that are doubles or words (registers the doubles pass through are bit copies)
 INT_RESULT = frozenset(_SAME) - {"D2F"} | {"DABS", "DNEG", "DLDEXP", "DFRACEXP", "F2D", "I2D",
