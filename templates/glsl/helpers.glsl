@@ -615,3 +615,87 @@ uvec4 xl_d2u(uvec4 a) { return uvec4(xl_d2u1(xl_d0(a)), xl_d2u1(xl_d1(a)), 0u, 0
 
 //@ doubles@es310
 // The doubles have no form in GLSL ES 3.10 (ops.txt "-", E7001), so no helpers either.
+
+//@ int64  needs: doubles
+// TGSI 64-bit integers on words (the executor's xlate/exec/doubles.py gives the readings): one
+// in xy and one in zw, low word first, computed as GL_ARB_gpu_shader_int64's uint64_t/int64_t.
+uint64_t xl_q0(uvec4 w) { return packUint2x32(w.xy); }
+uint64_t xl_q1(uvec4 w) { return packUint2x32(w.zw); }
+uvec4 xl_qw(uint64_t a, uint64_t b) { return uvec4(unpackUint2x32(a), unpackUint2x32(b)); }
+uvec4 xl_qs(bool a, bool b) { return uvec4(a ? 0xffffffffu : 0u, 0u, b ? 0xffffffffu : 0u, 0u); }
+bool xl_qneg(uint64_t a) { return int64_t(a) < 0l; }
+uint64_t xl_qidiv(uint64_t a, uint64_t b) {
+    if (b == 0ul) return 0xfffffffffffffffful;
+    uint64_t ma = xl_qneg(a) ? 0ul - a : a, mb = xl_qneg(b) ? 0ul - b : b;
+    uint64_t q = ma / mb;
+    return xl_qneg(a) != xl_qneg(b) ? 0ul - q : q;
+}
+uint64_t xl_qimod(uint64_t a, uint64_t b) {
+    if (b == 0ul) return 0xfffffffffffffffful;
+    uint64_t ma = xl_qneg(a) ? 0ul - a : a, mb = xl_qneg(b) ? 0ul - b : b;
+    uint64_t r = ma % mb;
+    return xl_qneg(a) ? 0ul - r : r;
+}
+uint64_t xl_qudiv(uint64_t a, uint64_t b) { return b == 0ul ? 0xfffffffffffffffful : a / b; }
+uint64_t xl_qumod(uint64_t a, uint64_t b) { return b == 0ul ? 0xfffffffffffffffful : a % b; }
+// the integer magnitude of a finite double of at least 2^52, from its bits (llvmpipe's SPIR-V
+// path converted such doubles to int64 with the low bits wrong)
+uint64_t xl_qbits(double t) {
+    uvec2 w = unpackDouble2x32(t);
+    uint64_t m = packUint2x32(uvec2(w.x, (w.y & 0xfffffu) | 0x100000u));
+    return m << uint(int((w.y >> 20u) & 0x7ffu) - 1075);
+}
+uint64_t xl_qfromd(double t, bool signed_) {
+    t = trunc(t);
+    if (isnan(t)) return 0ul;
+    if (signed_) {
+        if (t >= 9223372036854775808.0LF) return 0x7ffffffffffffffful;
+        if (t < -9223372036854775808.0LF) return 0x8000000000000000ul;
+    } else {
+        if (t >= 18446744073709551616.0LF) return 0xfffffffffffffffful;
+        if (t < 0.0LF) return 0ul;
+    }
+    if (abs(t) >= 4503599627370496.0LF) {
+        uint64_t m = xl_qbits(t);
+        return t < 0.0LF ? 0ul - m : m;
+    }
+    return signed_ ? uint64_t(int64_t(t)) : uint64_t(t);
+}
+uvec4 xl_u64add(uvec4 a, uvec4 b) { return xl_qw(xl_q0(a) + xl_q0(b), xl_q1(a) + xl_q1(b)); }
+uvec4 xl_u64mul(uvec4 a, uvec4 b) { return xl_qw(xl_q0(a) * xl_q0(b), xl_q1(a) * xl_q1(b)); }
+uvec4 xl_u64min(uvec4 a, uvec4 b) { return xl_qw(min(xl_q0(a), xl_q0(b)), min(xl_q1(a), xl_q1(b))); }
+uvec4 xl_u64max(uvec4 a, uvec4 b) { return xl_qw(max(xl_q0(a), xl_q0(b)), max(xl_q1(a), xl_q1(b))); }
+uvec4 xl_i64min(uvec4 a, uvec4 b) { return xl_qw(uint64_t(min(int64_t(xl_q0(a)), int64_t(xl_q0(b)))), uint64_t(min(int64_t(xl_q1(a)), int64_t(xl_q1(b))))); }
+uvec4 xl_i64max(uvec4 a, uvec4 b) { return xl_qw(uint64_t(max(int64_t(xl_q0(a)), int64_t(xl_q0(b)))), uint64_t(max(int64_t(xl_q1(a)), int64_t(xl_q1(b))))); }
+uvec4 xl_u64seq(uvec4 a, uvec4 b) { return xl_qs(xl_q0(a) == xl_q0(b), xl_q1(a) == xl_q1(b)); }
+uvec4 xl_u64sne(uvec4 a, uvec4 b) { return xl_qs(xl_q0(a) != xl_q0(b), xl_q1(a) != xl_q1(b)); }
+uvec4 xl_u64slt(uvec4 a, uvec4 b) { return xl_qs(xl_q0(a) < xl_q0(b), xl_q1(a) < xl_q1(b)); }
+uvec4 xl_u64sge(uvec4 a, uvec4 b) { return xl_qs(xl_q0(a) >= xl_q0(b), xl_q1(a) >= xl_q1(b)); }
+uvec4 xl_i64slt(uvec4 a, uvec4 b) { return xl_qs(int64_t(xl_q0(a)) < int64_t(xl_q0(b)), int64_t(xl_q1(a)) < int64_t(xl_q1(b))); }
+uvec4 xl_i64sge(uvec4 a, uvec4 b) { return xl_qs(int64_t(xl_q0(a)) >= int64_t(xl_q0(b)), int64_t(xl_q1(a)) >= int64_t(xl_q1(b))); }
+uvec4 xl_u64shl(uvec4 a, uvec4 b) { return xl_qw(xl_q0(a) << (b.x & 63u), xl_q1(a) << (b.y & 63u)); }
+uvec4 xl_u64shr(uvec4 a, uvec4 b) { return xl_qw(xl_q0(a) >> (b.x & 63u), xl_q1(a) >> (b.y & 63u)); }
+uvec4 xl_i64shr(uvec4 a, uvec4 b) { return xl_qw(uint64_t(int64_t(xl_q0(a)) >> (b.x & 63u)), uint64_t(int64_t(xl_q1(a)) >> (b.y & 63u))); }
+uvec4 xl_u64div(uvec4 a, uvec4 b) { return xl_qw(xl_qudiv(xl_q0(a), xl_q0(b)), xl_qudiv(xl_q1(a), xl_q1(b))); }
+uvec4 xl_u64mod(uvec4 a, uvec4 b) { return xl_qw(xl_qumod(xl_q0(a), xl_q0(b)), xl_qumod(xl_q1(a), xl_q1(b))); }
+uvec4 xl_i64div(uvec4 a, uvec4 b) { return xl_qw(xl_qidiv(xl_q0(a), xl_q0(b)), xl_qidiv(xl_q1(a), xl_q1(b))); }
+uvec4 xl_i64mod(uvec4 a, uvec4 b) { return xl_qw(xl_qimod(xl_q0(a), xl_q0(b)), xl_qimod(xl_q1(a), xl_q1(b))); }
+uvec4 xl_i64abs(uvec4 a) { return xl_qw(xl_qneg(xl_q0(a)) ? 0ul - xl_q0(a) : xl_q0(a), xl_qneg(xl_q1(a)) ? 0ul - xl_q1(a) : xl_q1(a)); }
+uvec4 xl_i64neg(uvec4 a) { return xl_qw(0ul - xl_q0(a), 0ul - xl_q1(a)); }
+uvec4 xl_i64ssg(uvec4 a) { return xl_qw(uint64_t(sign(int64_t(xl_q0(a)))), uint64_t(sign(int64_t(xl_q1(a))))); }
+uvec4 xl_f2u64(vec4 a) { return xl_qw(xl_qfromd(double(a.x), false), xl_qfromd(double(a.y), false)); }
+uvec4 xl_f2i64(vec4 a) { return xl_qw(xl_qfromd(double(a.x), true), xl_qfromd(double(a.y), true)); }
+uvec4 xl_d2u64(uvec4 a) { return xl_qw(xl_qfromd(xl_d0(a), false), xl_qfromd(xl_d1(a), false)); }
+uvec4 xl_d2i64(uvec4 a) { return xl_qw(xl_qfromd(xl_d0(a), true), xl_qfromd(xl_d1(a), true)); }
+uvec4 xl_u2i64(uvec4 a) { return xl_qw(uint64_t(a.x), uint64_t(a.y)); }
+uvec4 xl_i2i64(uvec4 a) { return xl_qw(uint64_t(int64_t(int(a.x))), uint64_t(int64_t(int(a.y)))); }
+uvec4 xl_u642f(uvec4 a) { return uvec4(floatBitsToUint(float(xl_q0(a))), floatBitsToUint(float(xl_q1(a))), 0u, 0u); }
+uvec4 xl_i642f(uvec4 a) { return uvec4(floatBitsToUint(float(int64_t(xl_q0(a)))), floatBitsToUint(float(int64_t(xl_q1(a)))), 0u, 0u); }
+uvec4 xl_u642d(uvec4 a) { return xl_dw(double(xl_q0(a)), double(xl_q1(a))); }
+uvec4 xl_i642d(uvec4 a) { return xl_dw(double(int64_t(xl_q0(a))), double(int64_t(xl_q1(a)))); }
+
+//@ int64@glsl330
+// The 64-bit integers have no form in GLSL 3.30 (ops.txt "-", E7001), so no helpers either.
+
+//@ int64@es310
+// The 64-bit integers have no form in GLSL ES 3.10 (ops.txt "-", E7001), so no helpers either.

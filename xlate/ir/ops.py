@@ -267,6 +267,35 @@ _TGSI_ROWS = [
         ("DLDEXP", "double a * 2^b (b.x for xy, b.z for zw, signed)"))],
     _row("DMAD", "vu", "vu,vu,vu", "", DataType.UINT, "alu", "double a * b + c, two roundings"),
     _row("DFMA", "vu", "vu,vu,vu", "", DataType.UINT, "alu", "double a * b + c, one rounding"),
+    # 64-bit integers (issue 20; tgsi.rst "64-bit Integer ISA"): words as the doubles, one in xy
+    # and one in zw; semantics and readings in xlate/exec/doubles.py
+    *[_row(n, "vu", "vu,vu", "", DataType.UINT, "alu", d) for n, d in (
+        ("U64ADD", "64-bit add"), ("U64MUL", "64-bit multiply (low 64 bits)"),
+        ("U64MIN", "64-bit unsigned minimum"), ("U64MAX", "64-bit unsigned maximum"),
+        ("I64MIN", "64-bit signed minimum"), ("I64MAX", "64-bit signed maximum"),
+        ("U64SEQ", "64-bit a == b: ~0/0 in x and z"), ("U64SNE", "64-bit a != b: ~0/0 in x, z"),
+        ("U64SLT", "64-bit unsigned a < b: ~0/0 in x, z"),
+        ("U64SGE", "64-bit unsigned a >= b: ~0/0 in x, z"),
+        ("I64SLT", "64-bit signed a < b: ~0/0 in x, z"),
+        ("I64SGE", "64-bit signed a >= b: ~0/0 in x, z"),
+        ("U64SHL", "64-bit shift left by b.x / b.y & 63"),
+        ("U64SHR", "64-bit logical shift right by b.x / b.y & 63"),
+        ("I64SHR", "64-bit arithmetic shift right by b.x / b.y & 63"),
+        ("U64DIV", "64-bit unsigned quotient (/0: all bits)"),
+        ("U64MOD", "64-bit unsigned remainder (/0: all bits)"),
+        ("I64DIV", "64-bit signed quotient, truncated (/0: -1)"),
+        ("I64MOD", "64-bit signed remainder, the dividend's sign (/0: -1)"))],
+    *[_row(n, "vu", k, "", DataType.UINT, "alu", d) for n, k, d in (
+        ("I64ABS", "vu", "64-bit absolute value"), ("I64NEG", "vu", "64-bit negate"),
+        ("I64SSG", "vu", "64-bit sign: -1, 0, 1"),
+        ("F2U64", "vf", "float x, y -> uint64 xy, zw (truncated, clamped, NaN 0)"),
+        ("F2I64", "vf", "float x, y -> int64 xy, zw (truncated, clamped, NaN 0)"),
+        ("D2U64", "vu", "doubles -> uint64 (truncated, clamped, NaN 0)"),
+        ("D2I64", "vu", "doubles -> int64 (truncated, clamped, NaN 0)"),
+        ("U2I64", "vu", "uint x, y -> 64-bit xy, zw (zero extension)"),
+        ("I2I64", "vu", "int x, y -> 64-bit xy, zw (sign extension)"),
+        ("U642F", "vu", "uint64 -> float x, y (z, w 0)"), ("I642F", "vu", "int64 -> float x, y"),
+        ("U642D", "vu", "uint64 -> doubles"), ("I642D", "vu", "int64 -> doubles"))],
     # F2D reads floats (so the verifier sees its denormal operands as such)
     _row("F2D", "vu", "vf", "", DataType.UINT, "alu", "float x, y -> doubles xy, zw"),
     *[_row(n, "vu", "vu", "", DataType.UINT, "alu", d) for n, d in (

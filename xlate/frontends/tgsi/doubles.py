@@ -23,11 +23,16 @@ _MAGNITUDE = (0xFFFFFFFF, 0x7FFFFFFF, 0xFFFFFFFF, 0x7FFFFFFF)
 _SAME = {n: n for n in ("DADD", "DMUL", "DDIV", "DMIN", "DMAX", "DSEQ", "DSNE", "DSLT", "DSGE",
                         "DMAD", "DFMA", "DFRAC", "DTRUNC", "DCEIL", "DFLR", "DROUND", "DSSG", "DRCP",
                         "DSQRT", "DRSQ", "D2F", "D2I", "D2U")}
+#: the 64-bit integer opcodes (tgsi.rst "64-bit Integer ISA"): the same names in the IR
+INT64 = frozenset("""U64ADD U64MUL U64MIN U64MAX I64MIN I64MAX U64SEQ U64SNE U64SLT U64SGE I64SLT
+I64SGE U64SHL U64SHR I64SHR U64DIV U64MOD I64DIV I64MOD I64ABS I64NEG I64SSG F2U64 F2I64 D2U64
+D2I64 U2I64 I2I64 U642F I642F U642D I642D""".split())
 #: results that are doubles or words (registers the doubles pass through are bit copies)
 INT_RESULT = frozenset(_SAME) - {"D2F"} | {"DABS", "DNEG", "DLDEXP", "DFRACEXP", "F2D", "I2D",
-                                                  "U2D"}
+                                                  "U2D"} | (INT64 - {"U642F", "I642F"})
 #: operands read as words
-INT_SOURCE = frozenset(_SAME) | {"DABS", "DNEG", "DLDEXP", "DFRACEXP", "I2D", "U2D"}
+INT_SOURCE = frozenset(_SAME) | {"DABS", "DNEG", "DLDEXP", "DFRACEXP", "I2D", "U2D"} \
+    | (INT64 - {"F2U64", "F2I64"})
 
 
 def _dsrc(lw: "Lowerer", s: M.Src, n: int = 0) -> Source:
@@ -98,6 +103,23 @@ def _to_double(irop: str):
     return fn
 
 
-DOUBLE_OPS = {**{n: _same for n in _SAME}, "DABS": _dabs, "DNEG": _dneg, "DLDEXP": _dldexp,
+def _int64(lw: "Lowerer", t: M.Instruction):
+    """A 64-bit integer opcode: its IR opcode of the same name; the float operand of F2U64/F2I64
+    takes float modifiers, the 64-bit operands none (tgsi_exec would apply a double's sign
+    operations to them; Mesa negates through I64NEG)."""
+    _no_sat(lw, t)
+    srcs = []
+    for s in t.srcs:
+        if t.opcode in ("F2U64", "F2I64"):
+            srcs.append(lw.src(s))
+            continue
+        if s.neg or s.abs:
+            lw.reject("E7001", f"{t.opcode}: a source modifier on a 64-bit integer operand is not "
+                      "supported (negate with I64NEG, I64ABS)")
+        srcs.append(lw.src(s, integer=True))
+    lw.emit(Instruction(t.opcode, U, lw.dst(t.dsts[0]), tuple(srcs)))
+
+
+DOUBLE_OPS = {**{n: _int64 for n in INT64},**{n: _same for n in _SAME}, "DABS": _dabs, "DNEG": _dneg, "DLDEXP": _dldexp,
               "DFRACEXP": _dfracexp, "F2D": _to_double("F2D"), "I2D": _to_double("I2D"),
               "U2D": _to_double("U2D")}

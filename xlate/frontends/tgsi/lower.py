@@ -1271,7 +1271,7 @@ def _unsupported_why(op: str) -> str:
     tier = TGSI_OPCODES[op].tier if op in TGSI_OPCODES else "?"
     if tier == "X":
         return "no Mesa driver ever implemented it"
-    group = "doubles, 64-bit integers, resources, atomics, barriers and subgroups" \
+    group = "resources, atomics, barriers, subgroups, multisample and interpolation forms" \
         if tier == "R" else None
     return "not yet supported" + (f": {group}" if group else "")
 
