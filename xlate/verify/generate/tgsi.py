@@ -11,7 +11,7 @@ from an integer) into ``CONST``, ``IMM`` and the ``TEMP`` file, ``IF``/``UIF``/`
 ``ENDIF``, ``BGNLOOP``/``ENDLOOP`` with ``BRK``/``CONT``, ``SWITCH``/``CASE``/``DEFAULT``,
 subroutines (``BGNSUB``/``ENDSUB`` after ``END``, ``CAL``, ``RET``), fragment ``KILL``/
 ``KILL_IF``/``DDX``/``DDY``/``TEX``/``TXP``/``TXB``/``TXL``, the sampler-view forms
-``SAMPLE``/``SAMPLE_L``/``SAMPLE_B`` and ``TG4``, double-precision opcodes on the integer
+``SAMPLE``/``SAMPLE_L``/``SAMPLE_B`` and ``TG4``, double-precision and 64-bit integer opcodes on the integer
 temporaries (fragment programs only, so that the vertex and geometry programs of the pinned seeds
 stay as they were), and geometry ``EMIT``/``ENDPRIM``.
 
@@ -57,7 +57,14 @@ GATHER_TARGETS = ("2D", "CUBE", "RECT")
 DOUBLE_OPS = {"DADD": 2, "DMUL": 2, "DMAD": 3, "DMIN": 2, "DMAX": 2, "DSEQ": 2, "DSNE": 2,
               "DSLT": 2, "DSGE": 2, "DFRAC": 1, "DTRUNC": 1, "DCEIL": 1, "DFLR": 1, "DROUND": 1,
               "DSSG": 1, "DABS": 1, "DLDEXP": 2, "DFRACEXP": 1, "F2D": 1, "I2D": 1, "U2D": 1,
-              "D2F": 1, "D2I": 1, "D2U": 1}
+              "D2F": 1, "D2I": 1, "D2U": 1,
+              # 64-bit integers (no source modifiers: isrc's "-" is refused on them)
+              "U64ADD": 2, "U64MUL": 2, "U64MIN": 2, "I64MAX": 2, "U64SLT": 2, "I64SGE": 2,
+              "U64SEQ": 2, "U64SHL": 2, "I64SHR": 2, "U64DIV": 2, "I64MOD": 2, "I64ABS": 1,
+              "I64NEG": 1, "I64SSG": 1, "F2I64": 1, "I2I64": 1, "U2I64": 1, "I642F": 1,
+              "U642D": 1, "D2I64": 1}
+#: the 64-bit integer opcodes among them
+INT64_OPS = {o for o in DOUBLE_OPS if "64" in o}
 GS_IN = {"POINTS": 1, "LINES": 2, "TRIANGLES": 3, "LINES_ADJACENCY": 4, "TRIANGLES_ADJACENCY": 6}
 GS_OUT = ("POINTS", "LINE_STRIP", "TRIANGLE_STRIP")
 PROC = {"vertex": "VERT", "fragment": "FRAG", "geometry": "GEOM"}
@@ -290,8 +297,10 @@ class TGSIGen(Gen):
         in zw), or a conversion between doubles and floats / integers."""
         rng = self.rng
         op = rng.choice(sorted(DOUBLE_OPS))
-        if op == "F2D":
-            self.ins(f"F2D {self.idst()}, {self.fsrc()}")
+        if op in ("F2D", "F2I64"):
+            self.ins(f"{op} {self.idst()}, {self.fsrc()}")
+        elif op == "I642F":
+            self.ins(f"I642F {self.fdst()}, {self.isrc().lstrip('-')}")
         elif op == "D2F":
             self.ins(f"D2F {self.fdst()}, {self.isrc()}")
         elif op == "DFRACEXP":
@@ -302,6 +311,8 @@ class TGSIGen(Gen):
                 self.ins(f"DFRACEXP TEMP[{a}], TEMP[{b}], {self.isrc()}")
         else:
             srcs = [self.isrc() for _ in range(DOUBLE_OPS[op])]
+            if op in INT64_OPS:
+                srcs = [x.lstrip("-") for x in srcs]
             self.ins(f"{op} {self.idst()}, {', '.join(srcs)}")
 
     def uniform_flow(self) -> bool:
