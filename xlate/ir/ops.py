@@ -133,9 +133,6 @@ _TABLE = [
     _row("TXL", "v", "vf", "FICS", F, "tex", "texture sample with explicit LOD"),
     _row("TXP", "v", "vf", "FICS", F, "tex", "projective texture sample"),
     _row("TXQ", "vs", "vs", "", S, "tex", "texture size query"),
-    _row("TXG", "v", "vf", "FICS", F, "tex", "texture gather: one component of the four texels "
-         "of the bilinear footprint (TexRef.component)"),
-    _row("TXQLEVELS", "vs", "vs", "", S, "tex", "number of mipmap levels (replicated)"),
     # fragment kill, geometry emission
     _row("KIL", "-", "v", "FIH", F, "kill", "kill fragment if any component < 0 (or CC test)"),
     _row("EMIT", "-", "", "", F, "geom", "emit a vertex"),
@@ -255,6 +252,10 @@ _TGSI_ROWS = [
     _row("CASE", "-", "vu", "", DataType.UINT, "flow", "case label (constant)"),
     _row("DEFAULT", "-", "", "", F, "flow", "default label"),
     _row("ENDSWITCH", "-", "", "", F, "flow", "end of switch"),
+    # texture gather and the level count (issue 20; TGSI TG4/GATHER4, SVIEWINFO's w)
+    _row("TXG", "v", "vf", "FICS", F, "tex", "texture gather: one component of the four texels "
+         "of the bilinear footprint (TexRef.component)"),
+    _row("TXQLEVELS", "vs", "vs", "", S, "tex", "number of mipmap levels (replicated)"),
     # doubles (issue 20; tgsi.rst "Double ISA"): words in, words out (.U), a double in xy and one
     # in zw, low word first; semantics and the readings chosen in xlate/exec/doubles.py
     *[_row(n, "vu", "vu,vu", "", DataType.UINT, "alu", d) for n, d in (
