@@ -476,3 +476,114 @@ CITATION = re.compile(CITATION.pattern + r"|^TGSI tgsi\.rst [A-Z0-9_]+")
 @pytest.mark.parametrize("v", TGSI_VECTORS, ids=[f"{v.op}-tgsi-{i}" for i, v in enumerate(TGSI_VECTORS)])
 def test_tgsi_spec_vector(v: V):
     test_spec_vector(v)
+
+
+# ---- TGSI doubles, 64-bit integers, gather and the level count (issue 20) ------------------------
+# Words: a double / 64-bit integer in xy and one in zw, low word first (tgsi.rst "Double ISA",
+# "64-bit Integer ISA"); expected words computed with Python floats (IEEE doubles) and ints.
+def dw(*vals) -> list[int]:
+    return [x for v in vals for x in struct.unpack("<II", struct.pack("<d", v))]
+
+
+def qw(*vals) -> list[int]:
+    return [x for v in vals for x in ((v & 0xFFFFFFFF), (v >> 32) & 0xFFFFFFFF)]
+
+
+def _dvec(op, cite, n, args, expect, code=None):
+    names = "abc"[:n]
+    code = code or f"{op}.U o, {', '.join(names)}"
+    return V(op, "TGSI tgsi.rst " + op + " " + cite, code,
+             {k: ints(*a) for k, a in zip(names, args)}, {"o": expect}, t="u")
+
+
+_T, _F = 0xFFFFFFFF, 0
+_M = (1 << 64) - 1
+_SPEC64 = [
+    _dvec("DADD", "(IEEE double)", 2, [dw(0.1, 1.0), dw(0.2, -1.0)], dw(0.1 + 0.2, 0.0)),
+    _dvec("DMUL", "", 2, [dw(0.1, 3.0), dw(3.0, -0.5)], dw(0.1 * 3.0, -1.5)),
+    _dvec("DDIV", "", 2, [dw(1.0, 1.0), dw(3.0, 0.0)], dw(1 / 3.0, INF)),
+    _dvec("DMAD", "(two roundings)", 3, [dw(1 + 2.0 ** -30, 2.0), dw(1 - 2.0 ** -30, 3.0),
+                                         dw(-1.0, 1.0)], dw(0.0, 7.0)),
+    _dvec("DFMA", "(one rounding)", 3, [dw(1 + 2.0 ** -30, 2.0), dw(1 - 2.0 ** -30, 3.0),
+                                        dw(-1.0, 1.0)], dw(-(2.0 ** -60), 7.0)),
+    _dvec("DMIN", "(the non-NaN operand)", 2, [dw(NAN, 1.0), dw(2.0, -1.0)], dw(2.0, -1.0)),
+    _dvec("DMAX", "(the non-NaN operand)", 2, [dw(NAN, 1.0), dw(2.0, -1.0)], dw(2.0, 1.0)),
+    _dvec("DSEQ", "(~0/0 in x and z)", 2, [dw(1.0, NAN), dw(1.0, NAN)], [_T, 0, _F, 0]),
+    _dvec("DSNE", "", 2, [dw(1.0, NAN), dw(1.0, NAN)], [_F, 0, _T, 0]),
+    _dvec("DSLT", "", 2, [dw(1.0, 2.0), dw(2.0, 2.0)], [_T, 0, _F, 0]),
+    _dvec("DSGE", "", 2, [dw(1.0, 2.0), dw(2.0, 2.0)], [_F, 0, _T, 0]),
+    _dvec("DLDEXP", "(exponents src1.x, src1.z)", 2, [dw(1.5, 1.0), [3, 0, -1075 & _T, 0]],
+          dw(12.0, 0.0)),
+    _dvec("DFRAC", "", 1, [dw(2.25, -0.25)], dw(0.25, 0.75)),
+    _dvec("DTRUNC", "", 1, [dw(2.5, -2.5)], dw(2.0, -2.0)),
+    _dvec("DCEIL", "", 1, [dw(2.5, -2.5)], dw(3.0, -2.0)),
+    _dvec("DFLR", "", 1, [dw(2.5, -2.5)], dw(2.0, -3.0)),
+    _dvec("DROUND", "(half to even)", 1, [dw(2.5, -3.5)], dw(2.0, -4.0)),
+    _dvec("DSSG", "(NaN 0)", 1, [dw(-3.0, NAN)], dw(-1.0, 0.0)),
+    _dvec("DRCP", "", 1, [dw(4.0, -0.0)], dw(0.25, -INF)),
+    _dvec("DSQRT", "", 1, [dw(2.0, -0.0)], dw(math.sqrt(2.0), -0.0)),
+    _dvec("DRSQ", "(1 / sqrt, two roundings)", 1, [dw(3.0, 4.0)], dw(1 / math.sqrt(3.0), 0.5)),
+    _dvec("DFREXPM", "DFRACEXP (mantissa in [0.5, 1); INF itself)", 1, [dw(12.0, INF)],
+          dw(0.75, INF)),
+    _dvec("DFREXPE", "DFRACEXP (exponent per double, in x y and z w)", 1, [dw(12.0, 0.0)],
+          [4, 4, 0, 0]),
+    _dvec("I2D", "", 1, [[-5 & _T, 7, 0, 0]], dw(-5.0, 7.0)),
+    _dvec("U2D", "", 1, [[-5 & _T, 7, 0, 0]], dw(4294967291.0, 7.0)),
+    _dvec("D2F", "(round to nearest even; z, w 0)", 1, [dw(0.1, 1e300)], [w(0.1), w(INF), 0, 0]),
+    _dvec("D2I", "(truncated, clamped, NaN 0)", 1, [dw(-2.7, 1e10)], [-2 & _T, 0x7FFFFFFF, 0, 0]),
+    _dvec("D2U", "(truncated, clamped, NaN 0)", 1, [dw(-2.7, NAN)], [0, 0, 0, 0]),
+    V("F2D", "TGSI tgsi.rst F2D (src.x, src.y)", "F2D.U o, a", {"a": fl(1.5, -0.25, 9, 9)},
+      {"o": dw(1.5, -0.25)}, t="u"),
+    _dvec("U64ADD", "(modulo 2^64)", 2, [qw(_M, 5), qw(2, 7)], qw(1, 12)),
+    _dvec("U64MUL", "(low 64 bits)", 2, [qw(1 << 40, 3), qw(1 << 30, _M)], qw(0, (-3) & _M)),
+    _dvec("U64MIN", "", 2, [qw(_M, 1), qw(2, 7)], qw(2, 1)),
+    _dvec("U64MAX", "", 2, [qw(_M, 1), qw(2, 7)], qw(_M, 7)),
+    _dvec("I64MIN", "", 2, [qw(_M, 1), qw(2, 7)], qw(_M, 1)),
+    _dvec("I64MAX", "", 2, [qw(_M, 1), qw(2, 7)], qw(2, 7)),
+    _dvec("U64SEQ", "", 2, [qw(_M, 1), qw(_M, 7)], [_T, 0, _F, 0]),
+    _dvec("U64SNE", "", 2, [qw(_M, 1), qw(_M, 7)], [_F, 0, _T, 0]),
+    _dvec("U64SLT", "", 2, [qw(_M, 1), qw(2, 7)], [_F, 0, _T, 0]),
+    _dvec("U64SGE", "", 2, [qw(_M, 1), qw(2, 7)], [_T, 0, _F, 0]),
+    _dvec("I64SLT", "", 2, [qw(_M, 1), qw(2, 7)], [_T, 0, _T, 0]),
+    _dvec("I64SGE", "", 2, [qw(_M, 1), qw(2, 7)], [_F, 0, _F, 0]),
+    _dvec("U64SHL", "(count & 63; zw by src1.y)", 2, [qw(1, 1), [68, 1, 99, 99]], qw(16, 2)),
+    _dvec("U64SHR", "(count & 63; zw by src1.y)", 2, [qw(_M, _M), [60, 63, 0, 0]], qw(15, 1)),
+    _dvec("I64SHR", "(count & 63; zw by src1.y)", 2, [qw(_M, 1 << 62), [60, 61, 0, 0]],
+          qw(_M, 2)),
+    _dvec("U64DIV", "(by zero: all bits)", 2, [qw(7, 7), qw(2, 0)], qw(3, _M)),
+    _dvec("U64MOD", "(by zero: all bits)", 2, [qw(7, 7), qw(2, 0)], qw(1, _M)),
+    _dvec("I64DIV", "(toward zero; by zero -1)", 2, [qw((-7) & _M, 7), qw(2, 0)],
+          qw((-3) & _M, _M)),
+    _dvec("I64MOD", "(the dividend's sign; by zero -1)", 2, [qw((-7) & _M, 7), qw(2, 0)],
+          qw((-1) & _M, _M)),
+    _dvec("I64ABS", "", 1, [qw((-7) & _M, 1 << 63)], qw(7, 1 << 63)),
+    _dvec("I64NEG", "", 1, [qw(7, 0)], qw((-7) & _M, 0)),
+    _dvec("I64SSG", "", 1, [qw((-7) & _M, 0)], qw(_M, 0)),
+    V("F2U64", "TGSI tgsi.rst F2U64 (truncated, clamped, NaN 0)", "F2U64.U o, a",
+      {"a": fl(2.75, -1, 0, 0)}, {"o": qw(2, 0)}, t="u"),
+    V("F2I64", "TGSI tgsi.rst F2I64 (truncated, clamped, NaN 0)", "F2I64.U o, a",
+      {"a": fl(-2.75, 1e19, 0, 0)}, {"o": qw((-2) & _M, (1 << 63) - 1)}, t="u"),
+    _dvec("D2U64", "(truncated, clamped, NaN 0)", 1, [dw(2.0 ** 62 + 2048, NAN)],
+          qw(2 ** 62 + 2048, 0)),
+    _dvec("D2I64", "(truncated, clamped, NaN 0)", 1, [dw(-2.5, -1e30)], qw((-2) & _M, 1 << 63)),
+    _dvec("U2I64", "(zero extension)", 1, [[-5 & _T, 7, 0, 0]], qw(0xFFFFFFFB, 7)),
+    _dvec("I2I64", "(sign extension)", 1, [[-5 & _T, 7, 0, 0]], qw((-5) & _M, 7)),
+    _dvec("U642F", "(one rounding; z, w 0)", 1, [qw((1 << 62) + (1 << 38) + 1, 3)],
+          [w(2.0 ** 62 + 2.0 ** 39), w(3.0), 0, 0]),
+    _dvec("I642F", "(z, w 0)", 1, [qw((-3) & _M, 3)], [w(-3.0), w(3.0), 0, 0]),
+    _dvec("U642D", "", 1, [qw(_M, 3)], dw(2.0 ** 64, 3.0)),
+    _dvec("I642D", "", 1, [qw((-3) & _M, 1 << 60)], dw(-3.0, 2.0 ** 60)),
+    # gather (ARB_texture_gather order (i0,j1), (i1,j1), (i1,j0), (i0,j0); component 0 here)
+    V("TXG", "TGSI tgsi.rst TG4 (the bilinear footprint's texels, component 0)",
+      "TXG o, a, texture[0], 2D", {"a": fl(0.5, 0.5, 0, 0)}, {"o": [3, 4, 2, 1]},
+      textures={0: T2}),
+    V("TXQLEVELS", "TGSI tgsi.rst SVIEWINFO (the number of mipmap levels, in w)",
+      "TXQLEVELS o, a, texture[0], 2D", {"a": ints(0, 0, 0, 0)}, {"o": [3, 3, 3, 3]}, t="s",
+      textures={0: MIP}),
+]
+VECTORS = VECTORS + _SPEC64
+
+
+@pytest.mark.parametrize("v", _SPEC64, ids=[f"{v.op}-64-{i}" for i, v in enumerate(_SPEC64)])
+def test_tgsi_64bit_spec_vector(v: V):
+    test_spec_vector(v)

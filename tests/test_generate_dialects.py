@@ -68,7 +68,10 @@ FEATURES = {
              r"CONST\[1\]\[", r"TEMP\[ADDR", r"_SAT"],
 }
 STAGE_FEATURES = {
-    ("tgsi", "fragment"): [r"KILL_IF", r"\bTEX\b", r"\bDDX\b|\bDDY\b", r"PERSPECTIVE", r"CONSTANT"],
+    ("tgsi", "fragment"): [r"KILL_IF", r"\bTEX\b", r"\bDDX\b|\bDDY\b", r"PERSPECTIVE", r"CONSTANT",
+                           r"\bSAMPLE ", r"\bSAMPLE_L\b", r"\bSAMPLE_B\b", r"\bTG4\b",
+                           r"\bD(ADD|MUL|MAD)\b", r"\b[FIU]2D\b", r"\bD2[FIU]", r"\bDFRACEXP\b",
+                           r"\b[UI]64[A-Z]+\b"],
     ("tgsi", "geometry"): [r"EMIT IMM", r"ENDPRIM", r"IN\[\d\]\[\d\]", r"GS_MAX_OUTPUT_VERTICES"],
 }
 

@@ -314,8 +314,12 @@ def test_every_helper_compiles_precise():
     """Every helper of helpers.glsl, after precise_helper, compiles (glslang) and validates."""
     from xlate.backends.glsl import precise_helper
     from xlate.backends.spirv import compile_glsl, validate_spirv
+    from xlate.backends.glsl.emitter import HELPER_EXTENSIONS
     body = "\n".join(precise_helper(text) for text in _profile_helpers("glsl450"))
-    src = "#version 450\nlayout(location = 0) out vec4 o;\n" + body + "\nvoid main() { o = vec4(0.0); }\n"
+    # the extensions some helper sections require (the emitter adds them when it uses them)
+    exts = "".join(f"#extension {e} : require\n" for e in sorted(set(HELPER_EXTENSIONS.values())))
+    src = "#version 450\n" + exts + "layout(location = 0) out vec4 o;\n" + body + \
+        "\nvoid main() { o = vec4(0.0); }\n"
     assert validate_spirv(compile_glsl(src, "frag")) is None
 
 

@@ -203,7 +203,7 @@ def test_ir_values_keep_dataclass_behaviour_with_the_direct_init():
     with pytest.raises(TypeError):
         Dest()                                             # reg is required
     assert Dest("o").mask == (True,) * 4 and CondTest("GT").swizzle == (0, 1, 2, 3)
-    assert repr(TexRef(1, "2D")) == "TexRef(unit=1, target='2D', offset=(0, 0, 0))"
+    assert repr(TexRef(1, "2D")) == "TexRef(unit=1, target='2D', offset=(0, 0, 0), component=0)"
     assert Binding("vertex.attrib", 3).text() == "vertex.attrib[3]"
 
     @dataclasses.dataclass(frozen=True)

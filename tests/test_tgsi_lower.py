@@ -180,8 +180,8 @@ def _errors(src: str) -> list[str]:
 def test_unsupported_opcode_is_named():
     src = "FRAG\nDCL OUT[0], COLOR\nDCL TEMP[0]\n  0: FBFETCH TEMP[0], OUT[0]\n  1: END\n"
     assert _errors(src) == ["t.tgsi:4:6: error[E3008]: unsupported opcode FBFETCH (not yet "
-                            "supported: doubles, 64-bit integers, resources, atomics, barriers "
-                            "and subgroups)"]
+                            "supported: resources, atomics, barriers, subgroups, multisample and "
+                            "interpolation forms)"]
 
 
 def test_compute_program_names_its_opcodes():

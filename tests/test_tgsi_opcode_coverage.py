@@ -47,16 +47,10 @@ NAMES = committed_names()
 
 #: opcodes refused with E3008 "not yet supported": this list may only shrink
 NOT_YET_SUPPORTED = frozenset("""
-    TEX2 TXB2 TXL2 TXQS TG4
+    TEX2 TXB2 TXL2 TXQS
     LODQ CLOCK
     INTERP_CENTROID INTERP_SAMPLE INTERP_OFFSET
-    DABS DADD DSEQ DSNE DSLT DSGE DFRAC DTRUNC DCEIL DFLR DROUND DSSG DFRACEXP DLDEXP DMIN DMAX
-    DMUL DMAD DFMA DDIV DRCP DSQRT DRSQ F2D D2F I2D D2I U2D D2U
-    I64ABS I64NEG I64SSG U64ADD U64MUL U64SEQ U64SNE U64SLT U64SGE I64SLT I64SGE I64MIN U64MIN
-    I64MAX U64MAX U64SHL I64SHR U64SHR I64DIV U64DIV U64MOD I64MOD F2U64 F2I64 U2I64 I2I64
-    D2U64 D2I64 U642F I642F U642D I642D
-    SAMPLE SAMPLE_I SAMPLE_I_MS SAMPLE_B SAMPLE_C SAMPLE_C_LZ SAMPLE_D SAMPLE_L GATHER4
-    SVIEWINFO SAMPLE_POS SAMPLE_INFO LOD
+    SAMPLE_I_MS SAMPLE_POS SAMPLE_INFO LOD
     LOAD STORE RESQ FBFETCH IMG2HND SAMP2HND BARRIER MEMBAR
     ATOMUADD ATOMFADD ATOMXCHG ATOMCAS ATOMAND ATOMOR ATOMXOR ATOMUMIN ATOMUMAX ATOMIMIN
     ATOMIMAX ATOMINC_WRAP ATOMDEC_WRAP
@@ -102,8 +96,8 @@ SUB = "BGNSUB\nMOV TEMP[1], IN[1]\nRET\nENDSUB\n"
 TEX_TARGET = {"TEX2": "SHADOWCUBEARRAY", "TXB2": "CUBEARRAY", "TXL2": "CUBEARRAY",
               "TXF": "2D", "TXF_LZ": "2D", "TXQS": "2D_MSAA"}
 # the operand before SAMP of each texture opcode (beyond the coordinate)
-SAMPLE_OPS = {"SAMPLE": 1, "SAMPLE_I": 0, "SAMPLE_I_MS": 1, "SAMPLE_B": 1, "SAMPLE_C": 1,
-              "SAMPLE_C_LZ": 1, "SAMPLE_D": 2, "SAMPLE_L": 1, "GATHER4": 1}
+SAMPLE_OPS = {"SAMPLE": 0, "SAMPLE_I_MS": 1, "SAMPLE_B": 1, "SAMPLE_C": 1,
+              "SAMPLE_C_LZ": 1, "SAMPLE_D": 2, "SAMPLE_L": 1, "GATHER4": 0}
 MEMORY_FIRST = {"LOAD", "RESQ", "ATOMUADD", "ATOMFADD", "ATOMXCHG", "ATOMCAS", "ATOMAND",
                 "ATOMOR", "ATOMXOR", "ATOMUMIN", "ATOMUMAX", "ATOMIMIN", "ATOMIMAX",
                 "ATOMINC_WRAP", "ATOMDEC_WRAP"}
@@ -116,6 +110,8 @@ def _body(name: str) -> tuple[str, str]:
         return BLOCKS[BLOCK_OF.get(name, name)], "2D"
     target = TEX_TARGET.get(name, "2D")
     t = "TEMP[0]"
+    if name == "SAMPLE_I":                  # no sampler: an unfiltered fetch
+        return f"{name} {t}, IMM[1], SVIEW[0]", target
     if name in SAMPLE_OPS:
         extra = ", IN[1]" * SAMPLE_OPS[name]
         return f"{name} {t}, IN[0], SVIEW[0], SAMP[0]{extra}", target
@@ -138,6 +134,8 @@ def _body(name: str) -> tuple[str, str]:
         return f"{name} {t}, IN[0]", target
     if name == "MEMBAR":
         return "MEMBAR IMM[1].yyyy", target
+    if name == "TG4":                       # the component: a constant (textureGather's)
+        return f"{name} {t}, IN[0], IMM[1].yyyy, SAMP[0], {target}", target
     if op.tex:
         coords = ["IN[0]", "IN[1]", "IN[0]"][:op.nsrc - 1]
         if name == "TXQ":

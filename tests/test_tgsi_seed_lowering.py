@@ -5,6 +5,8 @@ precisions convert the result, opcodes that cannot honour a condition refuse it,
 dataclass.  Checked by running the lowered IR in the executor and the GLSL on llvmpipe."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -132,3 +134,46 @@ def test_cli_tgsi_text_of_a_stream_with_condition_codes_is_a_diagnostic(tmp_path
     assert err == (f"{path}:1:1: error[E7001]: TGSI text cannot express Instruction.cc_update "
                    "(an NV condition-code update) of instruction 0 (MOV); no tgsi_dump text for "
                    "this program\n")
+
+
+# CC1 set from IN[0] before an `IF src` and tested after its ENDIF: lowering the IF must not
+# take CC1 as its scratch (it used to: every lane then saw the IF's own flags, NE on IN.y)
+CC1_ACROSS_IF = [
+    Instruction("MOV", (Dst(R("TEMP", 1)),), (Src(R("IN", 0)),), cc_update=1),
+    Instruction("MOV", (Dst(R("TEMP", 0)),), (Src(R("IMM", 0), X4),)),
+    Instruction("IF", (), (Src(R("IN", 0), (1, 1, 1, 1)),), label=5),
+    Instruction("ADD", (Dst(R("TEMP", 0)),), (Src(R("TEMP", 0)), Src(R("IMM", 0), X4))),
+    Instruction("ENDIF"),
+    Instruction("MOV", (Dst(R("TEMP", 0), cond=CondCode("LT", X4, 1)),),
+                (Src(R("IMM", 0), (1, 1, 1, 1)),)),
+    Instruction("MOV", (Dst(R("OUT", 0)),), (Src(R("TEMP", 0)),))]
+
+
+def test_if_with_a_source_keeps_the_programs_cc1():
+    # x < 0 (CC1.x LT) gives 2.0 whatever IN.y; else 1.0, plus 1.0 where IN.y != 0.0
+    a = [[-1, 0, 0, 0], [-1, 3, 0, 0], [1, 0, 0, 0], [1, 3, 0, 0], [0, -0.0, 0, 0]]
+    r = run_frag(seed(CC1_ACROSS_IF, immediates=IMMS), a)
+    assert r.float("result.color[0]")[:, 0].tolist() == [2.0, 2.0, 1.0, 2.0, 1.0]
+
+
+def test_if_with_a_source_in_a_program_using_cc0_and_cc1_is_refused():
+    ins = CC1_ACROSS_IF[:-1] + [dataclasses.replace(CC1_ACROSS_IF[-1], cc_update=0)]
+    with pytest.raises(XlateError) as e:
+        api.parse(seed(ins, immediates=IMMS), filename="t.bin")
+    assert [d.message for d in e.value.diagnostics] == [
+        "IF with a source register in a program that uses both condition-code registers CC0 "
+        "and CC1: the IR has no third one to test the source with"]
+
+
+def test_condition_code_register_beyond_cc1_is_refused():
+    ins = [Instruction("MOV", (Dst(R("TEMP", 1)),), (Src(R("IN", 0)),), cc_update=2),
+           Instruction("MOV", (Dst(R("OUT", 0)),), (Src(R("IN", 0)),))]
+    with pytest.raises(XlateError) as e:
+        api.parse(seed(ins), filename="t.bin")
+    assert [(d.code, d.message) for d in e.value.diagnostics] == [
+        ("E7001", "condition-code register CC2: the seed token format has 16 but xlate's IR has "
+                  "two, CC0 and CC1 (NV_gpu_program4)")]
+
+
+def test_cc1_across_an_if_verifies_on_gl():
+    test_seed_conditions_verify_on_gl("cc1", CC1_ACROSS_IF, IMMS)

@@ -359,8 +359,8 @@ CODES: dict[str, tuple[str, str]] = {
     "E3008": ("unsupported opcode",
               "The opcode is valid in its dialect but xlate does not translate it. For TGSI the "
               "message says 'not yet supported' for the opcodes of tgsi.rst still to come "
-              "(doubles, 64-bit integers, resources, atomics, barriers, subgroups, some texture "
-              "forms; tests/test_tgsi_opcode_coverage.py lists them) and names the reason for "
+              "(resources, atomics, barriers, subgroups, the multisample and interpolation "
+              "forms, some texture forms; tests/test_tgsi_opcode_coverage.py lists them) and names the reason for "
               "the others (opcodes no Mesa driver ever implemented). The message names the "
               "opcode; nothing is translated silently."),
     "E1009": ("malformed binary token stream",

@@ -534,3 +534,198 @@ vec4 xl_up4snorm(uint u) {
 // the end where it is set (the outputs are dropped, execution went on, so derivatives of the
 // other invocations of the quad stay defined); READ_HELPER reads it with gl_HelperInvocation.
 bool xl_demoted = false;
+
+//@ doubles
+// TGSI doubles on words (the executor's xlate/exec/doubles.py, whose docstring gives the
+// readings): a double in xy and one in zw, low word first.
+double xl_d0(uvec4 w) { return packDouble2x32(w.xy); }
+double xl_d1(uvec4 w) { return packDouble2x32(w.zw); }
+uvec4 xl_dw(double a, double b) { return uvec4(unpackDouble2x32(a), unpackDouble2x32(b)); }
+uvec4 xl_ds(bool a, bool b) { return uvec4(a ? 0xffffffffu : 0u, 0u, b ? 0xffffffffu : 0u, 0u); }
+double xl_dmin1(double a, double b) { return (isnan(b) || a <= b) && !isnan(a) ? a : b; }
+double xl_dmax1(double a, double b) { return (isnan(b) || a >= b) && !isnan(a) ? a : b; }
+double xl_dssg1(double a) { return a > 0.0LF ? 1.0LF : (a < 0.0LF ? -1.0LF : 0.0LF); }
+// frexp on the words: GLSL's frexp leaves INF and NaN undefined, and an implementation that
+// reads denormals as 0 (llvmpipe) returns them unchanged; (mantissa words, exponent)
+uvec3 xl_frexp1(uvec2 w) {
+    uint e = (w.y >> 20) & 0x7ffu;
+    uint fhi = w.y & 0xfffffu;
+    if (e == 0x7ffu || (e == 0u && fhi == 0u && w.x == 0u)) return uvec3(w, 0u);
+    if (e != 0u) return uvec3(w.x, (w.y & 0x800fffffu) | 0x3fe00000u, uint(int(e) - 1022));
+    // a denormal m * 2^-1074: its highest set bit p moves to bit 52 (the implicit one)
+    int p = fhi != 0u ? findMSB(fhi) + 32 : findMSB(w.x);
+    int sh = 52 - p;
+    uint hi = sh >= 32 ? w.x << uint(sh - 32) : (fhi << uint(sh)) | (w.x >> uint(32 - sh));
+    uint lo = sh >= 32 ? 0u : w.x << uint(sh);
+    return uvec3(lo, (w.y & 0x80000000u) | 0x3fe00000u | (hi & 0xfffffu), uint(p - 1073));
+}
+int xl_d2i1(double a) {
+    double t = trunc(a);
+    return isnan(t) ? 0 : int(clamp(t, -2147483648.0LF, 2147483647.0LF));
+}
+uint xl_d2u1(double a) {
+    double t = trunc(a);
+    return isnan(t) ? 0u : uint(clamp(t, 0.0LF, 4294967295.0LF));
+}
+uvec4 xl_dadd(uvec4 a, uvec4 b) { return xl_dw(xl_d0(a) + xl_d0(b), xl_d1(a) + xl_d1(b)); }
+uvec4 xl_dmul(uvec4 a, uvec4 b) { return xl_dw(xl_d0(a) * xl_d0(b), xl_d1(a) * xl_d1(b)); }
+uvec4 xl_dmad(uvec4 a, uvec4 b, uvec4 c) {
+    // two roundings: the products are not contracted into fma (precise)
+    precise double p0 = xl_d0(a) * xl_d0(b);
+    precise double p1 = xl_d1(a) * xl_d1(b);
+    precise double s0 = p0 + xl_d0(c);
+    precise double s1 = p1 + xl_d1(c);
+    return xl_dw(s0, s1);
+}
+uvec4 xl_dfma(uvec4 a, uvec4 b, uvec4 c) { return xl_dw(fma(xl_d0(a), xl_d0(b), xl_d0(c)), fma(xl_d1(a), xl_d1(b), xl_d1(c))); }
+uvec4 xl_dmin(uvec4 a, uvec4 b) { return xl_dw(xl_dmin1(xl_d0(a), xl_d0(b)), xl_dmin1(xl_d1(a), xl_d1(b))); }
+uvec4 xl_dmax(uvec4 a, uvec4 b) { return xl_dw(xl_dmax1(xl_d0(a), xl_d0(b)), xl_dmax1(xl_d1(a), xl_d1(b))); }
+uvec4 xl_dseq(uvec4 a, uvec4 b) { return xl_ds(xl_d0(a) == xl_d0(b), xl_d1(a) == xl_d1(b)); }
+uvec4 xl_dsne(uvec4 a, uvec4 b) { return xl_ds(xl_d0(a) != xl_d0(b), xl_d1(a) != xl_d1(b)); }
+uvec4 xl_dslt(uvec4 a, uvec4 b) { return xl_ds(xl_d0(a) < xl_d0(b), xl_d1(a) < xl_d1(b)); }
+uvec4 xl_dsge(uvec4 a, uvec4 b) { return xl_ds(xl_d0(a) >= xl_d0(b), xl_d1(a) >= xl_d1(b)); }
+// a * 2^e by exact powers of two (llvmpipe's double ldexp adds to the exponent field: ldexp(0, 3)
+// gave 4.0): the remainder first, then steps of 2^-1022 (or 2^1023), so that a result below the
+// normal range is rounded once
+double xl_pow2(int k) { return packDouble2x32(uvec2(0u, uint(k + 1023) << 20u)); }
+double xl_dldexp1(double a, int e) {
+    e = clamp(e, -2200, 2200);
+    int step = e < 0 ? -1022 : 1023;
+    int n = e / step;
+    precise double r = a * xl_pow2(e - n * step);
+    for (int i = 0; i < n; i++) r = r * xl_pow2(step);
+    return r;
+}
+// DDIV DRCP DSQRT DRSQ on operands brought to [1, 4) by exact powers of two, the result scaled
+// back: llvmpipe's double division and square root (float approximations refined) lose the
+// range (sqrt of 2^1021 gave INF); within it they round as IEEE does
+int xl_dexp(double a) { return int((unpackDouble2x32(a).y >> 20u) & 0x7ffu) - 1023; }
+bool xl_dnormal(double a) { uint e = (unpackDouble2x32(a).y >> 20u) & 0x7ffu; return e != 0u && e != 0x7ffu; }
+double xl_ddiv1(double a, double b) {
+    if (!xl_dnormal(a) || !xl_dnormal(b)) return a / b;
+    int ea = xl_dexp(a), eb = xl_dexp(b);
+    precise double q = xl_dldexp1(a, -ea) / xl_dldexp1(b, -eb);
+    return xl_dldexp1(q, ea - eb);
+}
+double xl_dsqrt1(double a) {
+    if (!xl_dnormal(a) || a < 0.0LF) return sqrt(a);
+    int k = xl_dexp(a) >> 1;
+    return xl_dldexp1(sqrt(xl_dldexp1(a, -2 * k)), k);
+}
+double xl_drsq1(double a) {
+    if (!xl_dnormal(a) || a < 0.0LF) return 1.0LF / sqrt(a);
+    int k = xl_dexp(a) >> 1;
+    precise double r = 1.0LF / sqrt(xl_dldexp1(a, -2 * k));
+    return xl_dldexp1(r, -k);
+}
+uvec4 xl_ddiv(uvec4 a, uvec4 b) { return xl_dw(xl_ddiv1(xl_d0(a), xl_d0(b)), xl_ddiv1(xl_d1(a), xl_d1(b))); }
+uvec4 xl_drcp(uvec4 a) { return xl_dw(xl_ddiv1(1.0LF, xl_d0(a)), xl_ddiv1(1.0LF, xl_d1(a))); }
+uvec4 xl_dsqrt(uvec4 a) { return xl_dw(xl_dsqrt1(xl_d0(a)), xl_dsqrt1(xl_d1(a))); }
+uvec4 xl_drsq(uvec4 a) { return xl_dw(xl_drsq1(xl_d0(a)), xl_drsq1(xl_d1(a))); }
+uvec4 xl_dldexp(uvec4 a, uvec4 b) {
+    return xl_dw(xl_dldexp1(xl_d0(a), int(b.x)), xl_dldexp1(xl_d1(a), int(b.z)));
+}
+uvec4 xl_dfrac(uvec4 a) { return xl_dw(xl_d0(a) - floor(xl_d0(a)), xl_d1(a) - floor(xl_d1(a))); }
+uvec4 xl_dtrunc(uvec4 a) { return xl_dw(trunc(xl_d0(a)), trunc(xl_d1(a))); }
+uvec4 xl_dceil(uvec4 a) { return xl_dw(ceil(xl_d0(a)), ceil(xl_d1(a))); }
+uvec4 xl_dflr(uvec4 a) { return xl_dw(floor(xl_d0(a)), floor(xl_d1(a))); }
+uvec4 xl_dround(uvec4 a) { return xl_dw(roundEven(xl_d0(a)), roundEven(xl_d1(a))); }
+uvec4 xl_dssg(uvec4 a) { return xl_dw(xl_dssg1(xl_d0(a)), xl_dssg1(xl_d1(a))); }
+uvec4 xl_dfrexpm(uvec4 a) { return uvec4(xl_frexp1(a.xy).xy, xl_frexp1(a.zw).xy); }
+uvec4 xl_dfrexpe(uvec4 a) { return uvec4(xl_frexp1(a.xy).zz, xl_frexp1(a.zw).zz); }
+uvec4 xl_f2d(vec4 a) { return xl_dw(double(a.x), double(a.y)); }
+uvec4 xl_i2d(uvec4 a) { return xl_dw(double(int(a.x)), double(int(a.y))); }
+uvec4 xl_u2d(uvec4 a) { return xl_dw(double(a.x), double(a.y)); }
+uvec4 xl_d2f(uvec4 a) { return uvec4(floatBitsToUint(float(xl_d0(a))), floatBitsToUint(float(xl_d1(a))), 0u, 0u); }
+uvec4 xl_d2i(uvec4 a) { return uvec4(uint(xl_d2i1(xl_d0(a))), uint(xl_d2i1(xl_d1(a))), 0u, 0u); }
+uvec4 xl_d2u(uvec4 a) { return uvec4(xl_d2u1(xl_d0(a)), xl_d2u1(xl_d1(a)), 0u, 0u); }
+
+//@ doubles@glsl330
+// The doubles have no form in GLSL 3.30 (ops.txt "-", E7001), so no helpers either.
+
+//@ doubles@es310
+// The doubles have no form in GLSL ES 3.10 (ops.txt "-", E7001), so no helpers either.
+
+//@ int64  needs: doubles
+// TGSI 64-bit integers on words (the executor's xlate/exec/doubles.py gives the readings): one
+// in xy and one in zw, low word first, computed as GL_ARB_gpu_shader_int64's uint64_t/int64_t.
+uint64_t xl_q0(uvec4 w) { return packUint2x32(w.xy); }
+uint64_t xl_q1(uvec4 w) { return packUint2x32(w.zw); }
+uvec4 xl_qw(uint64_t a, uint64_t b) { return uvec4(unpackUint2x32(a), unpackUint2x32(b)); }
+uvec4 xl_qs(bool a, bool b) { return uvec4(a ? 0xffffffffu : 0u, 0u, b ? 0xffffffffu : 0u, 0u); }
+bool xl_qneg(uint64_t a) { return int64_t(a) < 0l; }
+uint64_t xl_qidiv(uint64_t a, uint64_t b) {
+    if (b == 0ul) return 0xfffffffffffffffful;
+    uint64_t ma = xl_qneg(a) ? 0ul - a : a, mb = xl_qneg(b) ? 0ul - b : b;
+    uint64_t q = ma / mb;
+    return xl_qneg(a) != xl_qneg(b) ? 0ul - q : q;
+}
+uint64_t xl_qimod(uint64_t a, uint64_t b) {
+    if (b == 0ul) return 0xfffffffffffffffful;
+    uint64_t ma = xl_qneg(a) ? 0ul - a : a, mb = xl_qneg(b) ? 0ul - b : b;
+    uint64_t r = ma % mb;
+    return xl_qneg(a) ? 0ul - r : r;
+}
+uint64_t xl_qudiv(uint64_t a, uint64_t b) { return b == 0ul ? 0xfffffffffffffffful : a / b; }
+uint64_t xl_qumod(uint64_t a, uint64_t b) { return b == 0ul ? 0xfffffffffffffffful : a % b; }
+// the integer magnitude of a finite double of at least 2^52, from its bits (llvmpipe's SPIR-V
+// path converted such doubles to int64 with the low bits wrong)
+uint64_t xl_qbits(double t) {
+    uvec2 w = unpackDouble2x32(t);
+    uint64_t m = packUint2x32(uvec2(w.x, (w.y & 0xfffffu) | 0x100000u));
+    return m << uint(int((w.y >> 20u) & 0x7ffu) - 1075);
+}
+uint64_t xl_qfromd(double t, bool signed_) {
+    t = trunc(t);
+    if (isnan(t)) return 0ul;
+    if (signed_) {
+        if (t >= 9223372036854775808.0LF) return 0x7ffffffffffffffful;
+        if (t < -9223372036854775808.0LF) return 0x8000000000000000ul;
+    } else {
+        if (t >= 18446744073709551616.0LF) return 0xfffffffffffffffful;
+        if (t < 0.0LF) return 0ul;
+    }
+    if (abs(t) >= 4503599627370496.0LF) {
+        uint64_t m = xl_qbits(t);
+        return t < 0.0LF ? 0ul - m : m;
+    }
+    return signed_ ? uint64_t(int64_t(t)) : uint64_t(t);
+}
+uvec4 xl_u64add(uvec4 a, uvec4 b) { return xl_qw(xl_q0(a) + xl_q0(b), xl_q1(a) + xl_q1(b)); }
+uvec4 xl_u64mul(uvec4 a, uvec4 b) { return xl_qw(xl_q0(a) * xl_q0(b), xl_q1(a) * xl_q1(b)); }
+uvec4 xl_u64min(uvec4 a, uvec4 b) { return xl_qw(min(xl_q0(a), xl_q0(b)), min(xl_q1(a), xl_q1(b))); }
+uvec4 xl_u64max(uvec4 a, uvec4 b) { return xl_qw(max(xl_q0(a), xl_q0(b)), max(xl_q1(a), xl_q1(b))); }
+uvec4 xl_i64min(uvec4 a, uvec4 b) { return xl_qw(uint64_t(min(int64_t(xl_q0(a)), int64_t(xl_q0(b)))), uint64_t(min(int64_t(xl_q1(a)), int64_t(xl_q1(b))))); }
+uvec4 xl_i64max(uvec4 a, uvec4 b) { return xl_qw(uint64_t(max(int64_t(xl_q0(a)), int64_t(xl_q0(b)))), uint64_t(max(int64_t(xl_q1(a)), int64_t(xl_q1(b))))); }
+uvec4 xl_u64seq(uvec4 a, uvec4 b) { return xl_qs(xl_q0(a) == xl_q0(b), xl_q1(a) == xl_q1(b)); }
+uvec4 xl_u64sne(uvec4 a, uvec4 b) { return xl_qs(xl_q0(a) != xl_q0(b), xl_q1(a) != xl_q1(b)); }
+uvec4 xl_u64slt(uvec4 a, uvec4 b) { return xl_qs(xl_q0(a) < xl_q0(b), xl_q1(a) < xl_q1(b)); }
+uvec4 xl_u64sge(uvec4 a, uvec4 b) { return xl_qs(xl_q0(a) >= xl_q0(b), xl_q1(a) >= xl_q1(b)); }
+uvec4 xl_i64slt(uvec4 a, uvec4 b) { return xl_qs(int64_t(xl_q0(a)) < int64_t(xl_q0(b)), int64_t(xl_q1(a)) < int64_t(xl_q1(b))); }
+uvec4 xl_i64sge(uvec4 a, uvec4 b) { return xl_qs(int64_t(xl_q0(a)) >= int64_t(xl_q0(b)), int64_t(xl_q1(a)) >= int64_t(xl_q1(b))); }
+uvec4 xl_u64shl(uvec4 a, uvec4 b) { return xl_qw(xl_q0(a) << (b.x & 63u), xl_q1(a) << (b.y & 63u)); }
+uvec4 xl_u64shr(uvec4 a, uvec4 b) { return xl_qw(xl_q0(a) >> (b.x & 63u), xl_q1(a) >> (b.y & 63u)); }
+uvec4 xl_i64shr(uvec4 a, uvec4 b) { return xl_qw(uint64_t(int64_t(xl_q0(a)) >> (b.x & 63u)), uint64_t(int64_t(xl_q1(a)) >> (b.y & 63u))); }
+uvec4 xl_u64div(uvec4 a, uvec4 b) { return xl_qw(xl_qudiv(xl_q0(a), xl_q0(b)), xl_qudiv(xl_q1(a), xl_q1(b))); }
+uvec4 xl_u64mod(uvec4 a, uvec4 b) { return xl_qw(xl_qumod(xl_q0(a), xl_q0(b)), xl_qumod(xl_q1(a), xl_q1(b))); }
+uvec4 xl_i64div(uvec4 a, uvec4 b) { return xl_qw(xl_qidiv(xl_q0(a), xl_q0(b)), xl_qidiv(xl_q1(a), xl_q1(b))); }
+uvec4 xl_i64mod(uvec4 a, uvec4 b) { return xl_qw(xl_qimod(xl_q0(a), xl_q0(b)), xl_qimod(xl_q1(a), xl_q1(b))); }
+uvec4 xl_i64abs(uvec4 a) { return xl_qw(xl_qneg(xl_q0(a)) ? 0ul - xl_q0(a) : xl_q0(a), xl_qneg(xl_q1(a)) ? 0ul - xl_q1(a) : xl_q1(a)); }
+uvec4 xl_i64neg(uvec4 a) { return xl_qw(0ul - xl_q0(a), 0ul - xl_q1(a)); }
+uvec4 xl_i64ssg(uvec4 a) { return xl_qw(uint64_t(sign(int64_t(xl_q0(a)))), uint64_t(sign(int64_t(xl_q1(a))))); }
+uvec4 xl_f2u64(vec4 a) { return xl_qw(xl_qfromd(double(a.x), false), xl_qfromd(double(a.y), false)); }
+uvec4 xl_f2i64(vec4 a) { return xl_qw(xl_qfromd(double(a.x), true), xl_qfromd(double(a.y), true)); }
+uvec4 xl_d2u64(uvec4 a) { return xl_qw(xl_qfromd(xl_d0(a), false), xl_qfromd(xl_d1(a), false)); }
+uvec4 xl_d2i64(uvec4 a) { return xl_qw(xl_qfromd(xl_d0(a), true), xl_qfromd(xl_d1(a), true)); }
+uvec4 xl_u2i64(uvec4 a) { return xl_qw(uint64_t(a.x), uint64_t(a.y)); }
+uvec4 xl_i2i64(uvec4 a) { return xl_qw(uint64_t(int64_t(int(a.x))), uint64_t(int64_t(int(a.y)))); }
+uvec4 xl_u642f(uvec4 a) { return uvec4(floatBitsToUint(float(xl_q0(a))), floatBitsToUint(float(xl_q1(a))), 0u, 0u); }
+uvec4 xl_i642f(uvec4 a) { return uvec4(floatBitsToUint(float(int64_t(xl_q0(a)))), floatBitsToUint(float(int64_t(xl_q1(a)))), 0u, 0u); }
+uvec4 xl_u642d(uvec4 a) { return xl_dw(double(xl_q0(a)), double(xl_q1(a))); }
+uvec4 xl_i642d(uvec4 a) { return xl_dw(double(int64_t(xl_q0(a))), double(int64_t(xl_q1(a)))); }
+
+//@ int64@glsl330
+// The 64-bit integers have no form in GLSL 3.30 (ops.txt "-", E7001), so no helpers either.
+
+//@ int64@es310
+// The 64-bit integers have no form in GLSL ES 3.10 (ops.txt "-", E7001), so no helpers either.

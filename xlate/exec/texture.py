@@ -433,7 +433,7 @@ def prepare(program: Program, textures, sampling: str = "spec") -> dict[int, _Pr
                             f"{i0} ({first.op})")
         tex = textures[unit]
         shadow = any(inst.tex.target.startswith("SHADOW") for _, inst in insts)
-        mip = any(inst.op not in ("TXF", "TXQ") for _, inst in insts)
+        mip = any(inst.op not in ("TXF", "TXQ", "TXQLEVELS") for _, inst in insts)
         prep = _Prepared(unit, tex, shadow, mip)
         if sampling == "llvmpipe":
             prep.llvmpipe = True
@@ -453,10 +453,13 @@ def prepare(program: Program, textures, sampling: str = "spec") -> dict[int, _Pr
             if (inst.op, t) in _LOAD_ERRORS or (t == "BUFFER" and inst.op not in ("TXF", "TXQ")):
                 raise ExecError(f"{where}: {inst.op} does not support the {t} target "
                                 f"(GP4 §2.X.8.Z {inst.op})")
+            if inst.op == "TXG" and BASE_TARGET[t] not in ("2D", "ARRAY2D", "CUBE", "RECT"):
+                raise ExecError(f"{where}: TXG gathers from 2D, 2D array, cube and rectangle "
+                                f"textures only (ARB_texture_gather)")
             if any(inst.tex.offset) and BASE_TARGET[t] in ("CUBE", "BUFFER") and inst.op != "TXQ":
                 raise ExecError(f"{where}: texel offsets are not supported for {t} "
                                 f"(GP4 §2.X.4.4)")
-            if inst.op == "TXQ":
+            if inst.op in ("TXQ", "TXQLEVELS"):
                 continue
             if t.startswith("SHADOW"):
                 if inst.dtype not in (DataType.FLOAT, DataType.NONE):
@@ -653,6 +656,16 @@ def _nearest(L: _Lookup, lv) -> np.ndarray:
 
 
 def _linear(L: _Lookup, lv) -> np.ndarray:
+    vals, wt = _footprint(L, lv)
+    # nested lerps: along u (pairs differing in i), then v, then w
+    for w in wt:
+        vals = [_lerp(vals[m], vals[m + 1], w) for m in range(0, len(vals), 2)]
+    return vals[0]
+
+
+def _footprint(L: _Lookup, lv) -> tuple[list, list]:
+    """The texels LINEAR filtering blends (compared, for a shadow lookup) and their weights:
+    corners (i0, j0), (i1, j0), (i0, j1), (i1, j1) (then the same at k1 for 3D)."""
     P = L.P
     lo, hi, wt = [], [], []
     for axis in range(L.dims):
@@ -689,13 +702,12 @@ def _linear(L: _Lookup, lv) -> np.ndarray:
         for n, corner in enumerate(cube_corner):
             if corner.any():
                 others = [vals[m] for m in range(4) if m != n]
-                avg = (others[0] + others[1] + others[2]) / F32(3)
+                # times 1/3 rather than divided by 3: llvmpipe's rounding (a gathered corner
+                # differed by one ulp with "/ 3" on llvmpipe; tests/test_tgsi_gather.py)
+                avg = (others[0] + others[1] + others[2]) * F32(1.0 / 3.0)
                 m = corner[:, None] if vals[n].ndim == 2 else corner
                 vals[n] = np.where(m, avg, vals[n])
-    # nested lerps: along u (pairs differing in i), then v, then w
-    for w in wt:
-        vals = [_lerp(vals[m], vals[m + 1], w) for m in range(0, len(vals), 2)]
-    return vals[0]
+    return vals, wt
 
 
 def _filter(L: _Lookup, lv, lin) -> np.ndarray:
@@ -976,5 +988,48 @@ def op_txq(x, c):
     return out.astype(I32)
 
 
+def op_txg(x, c):
+    """Texture gather (ARB_texture_gather; GLSL textureGather): the four texels of the LINEAR
+    footprint of the base level, whatever the filters, component ``tex.component`` of each
+    (a shadow lookup: each texel's comparison result), as (i0,j1), (i1,j1), (i1,j0), (i0,j0) in
+    x, y, z, w."""
+    P: _Prepared = x.st.textures[x.inst.tex.unit]
+    target = x.inst.tex.target
+    base = BASE_TARGET[target]
+    c = np.asarray(c, F32)
+    k = c.shape[0]
+    s, t, _r, layer, ref = _coords(target, c)
+    L = _Lookup()
+    L.P, L.rect, L.cube, L.ref, L.r = P, base == "RECT", base == "CUBE", ref, None
+    L.off = tuple(int(o) for o in x.inst.tex.offset) + (0, 0, 0)
+    L.dims = 2
+    if L.cube:
+        v = c[:, :3]
+        face = _cube_select(v[:, 0], v[:, 1], v[:, 2])
+        sc, tc, ma = _cube_project(v, face)
+        L.s = (sc / ma) * F32(0.5) + F32(0.5)
+        L.t = (tc / ma) * F32(0.5) + F32(0.5)
+        L.z = face.astype(np.int64)
+    else:
+        L.s, L.t = s, t
+        L.z = np.zeros(k, np.int64) if layer is None else \
+            np.clip(_ifloor(layer + F32(0.5)), 0, P.Z[P.base] - 1)
+    vals, _w = _footprint(L, np.full(k, P.base, np.int64))
+    if ref is None:
+        comp = x.inst.tex.component
+        vals = [v[:, comp] for v in vals]
+    out = np.stack([vals[2], vals[3], vals[1], vals[0]], axis=1)
+    return out.astype(P.data.dtype)
+
+
+def op_txqlevels(x, c):
+    """The number of mipmap levels the texture's view offers, base to max (GLSL
+    ``textureQueryLevels``) in every component; the operand is not read."""
+    P: _Prepared = x.st.textures[x.inst.tex.unit]
+    k = np.asarray(c).shape[0]
+    return np.full((k, 4), P.q - P.base + 1, I32)
+
+
 TEX: dict[str, Callable] = {"TEX": op_tex, "TXB": op_txb, "TXD": op_txd, "TXF": op_txf,
-                            "TXL": op_txl, "TXP": op_txp, "TXQ": op_txq}
+                            "TXL": op_txl, "TXP": op_txp, "TXQ": op_txq, "TXG": op_txg,
+                            "TXQLEVELS": op_txqlevels}

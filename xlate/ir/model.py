@@ -234,6 +234,7 @@ class TexRef:
     unit: int
     target: str                    # 1D 2D 3D CUBE RECT SHADOW1D ... ARRAY2D BUFFER
     offset: tuple[int, int, int] = (0, 0, 0)
+    component: int = 0             # TXG: the component gathered (0..3; a shadow gather compares)
 
 
 @dataclass(slots=True)

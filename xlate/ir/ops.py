@@ -351,6 +351,64 @@ _TGSI_ROWS = [
     _row("CASE", "-", "vu", "", DataType.UINT, "flow", "case label (constant)"),
     _row("DEFAULT", "-", "", "", F, "flow", "default label"),
     _row("ENDSWITCH", "-", "", "", F, "flow", "end of switch"),
+    # texture gather and the level count (issue 20; TGSI TG4/GATHER4, SVIEWINFO's w)
+    _row("TXG", "v", "vf", "FICS", F, "tex", "texture gather: one component of the four texels "
+         "of the bilinear footprint (TexRef.component)"),
+    _row("TXQLEVELS", "vs", "vs", "", S, "tex", "number of mipmap levels (replicated)"),
+    # doubles (issue 20; tgsi.rst "Double ISA"): words in, words out (.U), a double in xy and one
+    # in zw, low word first; semantics and the readings chosen in xlate/exec/doubles.py
+    *[_row(n, "vu", "vu,vu", "", DataType.UINT, "alu", d) for n, d in (
+        ("DADD", "double add"), ("DMUL", "double multiply"), ("DDIV", "double divide"),
+        ("DMIN", "double minimum (the non-NaN operand)"),
+        ("DMAX", "double maximum (the non-NaN operand)"),
+        ("DSEQ", "double a == b: ~0/0 in x (xy) and z (zw)"),
+        ("DSNE", "double a != b: ~0/0 in x and z"), ("DSLT", "double a < b: ~0/0 in x and z"),
+        ("DSGE", "double a >= b: ~0/0 in x and z"),
+        ("DLDEXP", "double a * 2^b (b.x for xy, b.z for zw, signed)"))],
+    _row("DMAD", "vu", "vu,vu,vu", "", DataType.UINT, "alu", "double a * b + c, two roundings"),
+    _row("DFMA", "vu", "vu,vu,vu", "", DataType.UINT, "alu", "double a * b + c, one rounding"),
+    # 64-bit integers (issue 20; tgsi.rst "64-bit Integer ISA"): words as the doubles, one in xy
+    # and one in zw; semantics and readings in xlate/exec/doubles.py
+    *[_row(n, "vu", "vu,vu", "", DataType.UINT, "alu", d) for n, d in (
+        ("U64ADD", "64-bit add"), ("U64MUL", "64-bit multiply (low 64 bits)"),
+        ("U64MIN", "64-bit unsigned minimum"), ("U64MAX", "64-bit unsigned maximum"),
+        ("I64MIN", "64-bit signed minimum"), ("I64MAX", "64-bit signed maximum"),
+        ("U64SEQ", "64-bit a == b: ~0/0 in x and z"), ("U64SNE", "64-bit a != b: ~0/0 in x, z"),
+        ("U64SLT", "64-bit unsigned a < b: ~0/0 in x, z"),
+        ("U64SGE", "64-bit unsigned a >= b: ~0/0 in x, z"),
+        ("I64SLT", "64-bit signed a < b: ~0/0 in x, z"),
+        ("I64SGE", "64-bit signed a >= b: ~0/0 in x, z"),
+        ("U64SHL", "64-bit shift left by b.x / b.y & 63"),
+        ("U64SHR", "64-bit logical shift right by b.x / b.y & 63"),
+        ("I64SHR", "64-bit arithmetic shift right by b.x / b.y & 63"),
+        ("U64DIV", "64-bit unsigned quotient (/0: all bits)"),
+        ("U64MOD", "64-bit unsigned remainder (/0: all bits)"),
+        ("I64DIV", "64-bit signed quotient, truncated (/0: -1)"),
+        ("I64MOD", "64-bit signed remainder, the dividend's sign (/0: -1)"))],
+    *[_row(n, "vu", k, "", DataType.UINT, "alu", d) for n, k, d in (
+        ("I64ABS", "vu", "64-bit absolute value"), ("I64NEG", "vu", "64-bit negate"),
+        ("I64SSG", "vu", "64-bit sign: -1, 0, 1"),
+        ("F2U64", "vf", "float x, y -> uint64 xy, zw (truncated, clamped, NaN 0)"),
+        ("F2I64", "vf", "float x, y -> int64 xy, zw (truncated, clamped, NaN 0)"),
+        ("D2U64", "vu", "doubles -> uint64 (truncated, clamped, NaN 0)"),
+        ("D2I64", "vu", "doubles -> int64 (truncated, clamped, NaN 0)"),
+        ("U2I64", "vu", "uint x, y -> 64-bit xy, zw (zero extension)"),
+        ("I2I64", "vu", "int x, y -> 64-bit xy, zw (sign extension)"),
+        ("U642F", "vu", "uint64 -> float x, y (z, w 0)"), ("I642F", "vu", "int64 -> float x, y"),
+        ("U642D", "vu", "uint64 -> doubles"), ("I642D", "vu", "int64 -> doubles"))],
+    # F2D reads floats (so the verifier sees its denormal operands as such)
+    _row("F2D", "vu", "vf", "", DataType.UINT, "alu", "float x, y -> doubles xy, zw"),
+    *[_row(n, "vu", "vu", "", DataType.UINT, "alu", d) for n, d in (
+        ("DFRAC", "double a - floor(a)"), ("DTRUNC", "double truncate"), ("DCEIL", "double ceil"),
+        ("DFLR", "double floor"), ("DROUND", "double round half to even"),
+        ("DSSG", "double sign: 1.0, -1.0 or 0.0 (NaN 0.0)"), ("DRCP", "double 1 / a"),
+        ("DSQRT", "double square root"), ("DRSQ", "double 1 / sqrt(a), two roundings"),
+        ("DFREXPM", "double mantissa of frexp, in [0.5, 1)"),
+        ("DFREXPE", "frexp's exponent of each double, in x y (xy) and z w (zw)"),
+        ("I2D", "int x, y -> doubles xy, zw"), ("U2D", "uint x, y -> doubles xy, zw"),
+        ("D2F", "doubles xy, zw -> float x, y (z, w 0)"),
+        ("D2I", "doubles -> int x, y: truncated, clamped, NaN 0 (z, w 0)"),
+        ("D2U", "doubles -> uint x, y: truncated, clamped, NaN 0 (z, w 0)"))],
 ]
 _TABLE.extend(_TGSI_ROWS)
 OPCODES.update({row.name: row for row in _TGSI_ROWS})

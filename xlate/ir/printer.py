@@ -101,6 +101,8 @@ def instruction_text(ins: Instruction, prog: Program) -> str:
         ops.append(ins.tex.target)
         if any(ins.tex.offset):
             ops.append("(" + ", ".join(str(o) for o in ins.tex.offset) + ")")
+        if ins.op == "TXG" and not ins.tex.target.startswith("SHADOW"):
+            ops.append("xyzw"[ins.tex.component])
     text = head + (" " + ", ".join(ops) if ops else "")
     if ins.cond is not None:
         text += f" ({cond_text(ins.cond)})"

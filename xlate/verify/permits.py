@@ -154,6 +154,8 @@ def rule_ftz(s: Site) -> np.ndarray:
     value is the executor's result flushed, or the instruction recomputed with every denormal
     operand flushed (and its result flushed), or -- for dot products and MAD -- with the
     denormal intermediate products flushed."""
+    if s.ins.op in DOUBLE_OPS:
+        return _ftz_doubles(s)
     flushed = cmp.flush(s.exe)
     ok = _same_or_zeros(flushed, s.imp) & _denormal(s.exe)
     if s.ins.op in BIT_READS:           # the operand's bits are no denormal value
@@ -189,6 +191,45 @@ def rule_ftz(s: Site) -> np.ndarray:
             if w.dtype == np.float32:
                 w = w.view(U32)
                 ok |= _same_or_zeros(w, s.imp) | _same_or_zeros(cmp.flush(w), s.imp)
+    return ok
+
+
+#: the word-typed double opcodes (xlate/exec/doubles.py): a double in xy and one in zw
+DOUBLE_OPS = frozenset({"DADD", "DMUL", "DDIV", "DMIN", "DMAX", "DSEQ", "DSNE", "DSLT", "DSGE",
+                        "DLDEXP", "DMAD", "DFMA", "DFRAC", "DTRUNC", "DCEIL", "DFLR", "DROUND", "DSSG",
+                        "DRCP", "DSQRT", "DRSQ", "DFREXPM", "DFREXPE", "D2F", "D2I", "D2U"})
+
+
+def _flush_doubles(words) -> np.ndarray:
+    """(k, 4) words holding two doubles: the denormal doubles flushed to zero (sign kept)."""
+    w = np.array(np.broadcast_to(np.asarray(words), np.shape(words)), copy=True).view(U32)
+    for hi in (1, 3):
+        exp = w[:, hi] & 0x7FF00000
+        mant = (w[:, hi] & 0x000FFFFF) | w[:, hi - 1]
+        den = (exp == 0) & (mant != 0)
+        w[:, hi - 1] = np.where(den, U32(0), w[:, hi - 1])
+        w[:, hi] = np.where(den, w[:, hi] & SIGN, w[:, hi])
+    return w
+
+
+def _ftz_doubles(s: Site) -> np.ndarray:
+    """A double operation on a CPU that flushes double denormals too (llvmpipe sets the x86
+    DAZ/FTZ modes, which act on doubles as on floats): recomputed with every double-denormal
+    operand flushed, its result flushed.  A double result is judged as a whole (both words);
+    the 32-bit results of the conversions and comparisons per component."""
+    op = s.ins.op
+    ops = [o if (op == "DLDEXP" and i == 1) else _flush_doubles(np.broadcast_to(
+        np.asarray(o), (len(np.asarray(o)), 4))) for i, o in enumerate(s.all_operands)]
+    r = s.recompute(ops)
+    if op in ("DSEQ", "DSNE", "DSLT", "DSGE", "DFREXPE", "D2I", "D2U"):
+        return _same_or_zeros(r, s.imp)
+    if op == "D2F":
+        return _same_or_zeros(r, s.imp) | _same_or_zeros(cmp.flush(r), s.imp)
+    ok = np.zeros(s.exe.shape, bool)
+    for cand in (r, _flush_doubles(r), _flush_doubles(s.exe)):
+        same = same_words(cand, s.imp) | (((cand & 0x7FFFFFFF) == 0) & ((s.imp & 0x7FFFFFFF) == 0))
+        pair = same[:, 0::2] & same[:, 1::2]
+        ok |= np.repeat(pair, 2, axis=1)
     return ok
 
 
@@ -307,6 +348,8 @@ def rule_nonfinite(s: Site) -> np.ndarray:
     operation on a NaN (a mutant dropping an output UP4UB wrote passed as 'nonfinite')."""
     if s.ins.op in MOVES or s.ins.op in BIT_READS:
         return np.zeros(s.exe.shape, bool)
+    if s.ins.op in DOUBLE_OPS:
+        return _nonfinite_doubles(s)
     fops = s.float_operands()
     n = len(s.exe)
     lane = np.zeros(n, bool)
@@ -341,6 +384,33 @@ def rule_nonfinite(s: Site) -> np.ndarray:
             c = np.asarray(s.operands[0], F32)
             ok = ok | (c[:, :3] == 0).all(axis=1)[:, None]
     return ok
+
+
+def _double_nonfinite(words) -> np.ndarray:
+    """(k, 4) words holding two doubles -> (k, 2): INF or NaN."""
+    w = np.asarray(words).view(U32)
+    return (w[:, 1::2] & 0x7FF00000) == 0x7FF00000
+
+
+def _nonfinite_doubles(s: Site) -> np.ndarray:
+    """rule_nonfinite for the double opcodes: a NaN or infinity among the doubles that reach a
+    result component (double p of each operand reaches double p of the result: words 2p, 2p+1,
+    or component p of D2F/D2I/D2U, component 2p of the comparisons), or a non-finite double
+    result -- any words there (a NaN's payload is the implementation's)."""
+    n = len(s.exe)
+    pair = np.zeros((n, 2), bool)
+    for i, o in enumerate(s.operands):
+        if s.ins.op == "DLDEXP" and i == 1:
+            continue                     # the exponents are integers
+        pair |= _double_nonfinite(np.broadcast_to(np.asarray(o), (n, 4)))
+    op = s.ins.op
+    if op in ("D2F", "D2I", "D2U"):
+        return np.stack([pair[:, 0], pair[:, 1], np.zeros(n, bool), np.zeros(n, bool)], axis=1)
+    if op in ("DSEQ", "DSNE", "DSLT", "DSGE"):
+        return np.stack([pair[:, 0], np.zeros(n, bool), pair[:, 1], np.zeros(n, bool)], axis=1)
+    if op != "DFREXPE":
+        pair = pair | _double_nonfinite(s.exe)
+    return np.repeat(pair, 2, axis=1)
 
 
 def rule_tolerance(s: Site) -> np.ndarray:
@@ -578,7 +648,8 @@ def permitted(site: Site, differ: np.ndarray) -> np.ndarray:
     out = np.full(differ.shape, "", dtype=object)
     todo = differ.copy()
     has = {"result": site.op.rt == DataType.FLOAT, None: True}
-    has["any"] = has["result"] or bool(site.float_operands())
+    # the double opcodes compute in floating point on words (.U): their denormals flush too
+    has["any"] = has["result"] or bool(site.float_operands()) or site.ins.op in DOUBLE_OPS
     for name, rule, needs in RULES:
         if not todo.any():
             break

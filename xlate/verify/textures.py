@@ -58,7 +58,7 @@ def texture_units(program: Program) -> dict[int, dict]:
             u["shadow"] = True
         if ins.op not in ("TXF", "TXQ"):
             u["mip"] = True
-        if ins.op != "TXQ" and not ins.tex.target.startswith("SHADOW"):
+        if ins.op not in ("TXQ", "TXQLEVELS") and not ins.tex.target.startswith("SHADOW"):
             u["kind"] = {DataType.INT: "i", DataType.UINT: "u"}.get(ins.dtype, "f")
     for u in units.values():
         u["kind"] = u["kind"] or "f"

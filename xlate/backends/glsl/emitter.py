@@ -30,6 +30,8 @@ from .expressions import Expressions, Plan, plan_temporaries
 _TAG = re.compile("\x00(\\d+)(c?)\x00")
 # lines no compiler message can be about: with #line directives their numbers do not matter
 _FILLER = frozenset(["", "{", "}", "else", "do", "} while (false);"])
+#: helper sections of helpers.glsl that need a GLSL extension (#extension ... : require)
+HELPER_EXTENSIONS = {"int64": "GL_ARB_gpu_shader_int64"}
 
 
 class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow, Expressions):
@@ -121,6 +123,8 @@ class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow, E
         text, needs = helper_library()[helper]
         for n in needs:
             self.need(n)
+        if helper in HELPER_EXTENSIONS:
+            self.require(HELPER_EXTENSIONS[helper])
         self.helpers.append(helper)
 
     def snippet(self, key: str, tchar: str):

@@ -25,6 +25,8 @@ class ProfileInfo:
     integer_mix: bool = True       # mix(ivec, ivec, bvec) (4.50, ES 3.10)
     fine_derivatives: bool = True  # dFdxFine / dFdyFine (4.50)
     array_shadow_offset: bool = True  # textureOffset(sampler2DArrayShadow, ...) (4.30; not in ES)
+    gather: bool = True            # textureGather[Offset] with a component or a reference (4.00, ES 3.10)
+    query_levels: bool = True      # textureQueryLevels (4.30; not in ES 3.10)
 
 
 # es310: 'precise' where the implementation has GL_EXT_gpu_shader5 or GL_OES_gpu_shader5 (the
@@ -46,9 +48,10 @@ PROFILE_INFO = {
     "vulkan": ProfileInfo("450", "GLSL 4.50 (Vulkan)"),
     "glsl330": ProfileInfo("330 core", "GLSL 3.30", precise=None, layouts=False,
                            varying_locations=False, arrays_of_arrays=False, integer_mix=False,
-                           fine_derivatives=False, array_shadow_offset=False),
+                           fine_derivatives=False, array_shadow_offset=False, gather=False,
+                           query_levels=False),
     "es310": ProfileInfo("310 es", "GLSL ES 3.10", es=True, precise=ES_PRECISE, fine_derivatives=False,
-                         array_shadow_offset=False),
+                         array_shadow_offset=False, query_levels=False),
 }
 
 

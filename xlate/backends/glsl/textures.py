@@ -31,6 +31,14 @@ class Textures:
             cv = self.operand(ins.srcs[0], DataType.INT, False)
             expr = compose_swizzles(self.fetch_expr(op, target, s, cv, tex.offset, vk_rect))
             return self.write(ins, expr, result_type(ins), [])
+        if op == "TXQLEVELS":
+            if not self.info.query_levels:
+                raise _Unsupported(f"the number of mipmap levels (texture[{tex.unit}]; "
+                                   f"textureQueryLevels: GLSL 4.30)", ins)
+            return self.write(ins, f"ivec4(textureQueryLevels({s}))", result_type(ins), [])
+        if op == "TXG":
+            cv = self.operand(ins.srcs[0], DataType.FLOAT, False)
+            return self.emit_gather(ins, cv, s, vk_rect)
         narrowed = self.coord_components(ins)
         if narrowed is not None:
             # the coordinate components alone, read once: 'texture(s, R0.xy)', or the
@@ -84,6 +92,29 @@ class Textures:
         if not lines:
             return written
         return ["{"] + ["    " + x for x in lines + written] + ["}"]
+
+    def emit_gather(self, ins: Instruction, cv: str, s: str, vk_rect: bool) -> list[str]:
+        """textureGather[Offset]: the component as a constant, or the depth reference of a
+        shadow sampler (which takes the coordinate without it)."""
+        tex = ins.tex
+        if not self.info.gather:
+            raise _Unsupported(f"texture gather (texture[{tex.unit}]; textureGather with a "
+                               f"component: GLSL 4.00)", ins)
+        target = tex.target
+        if target.startswith("SHADOW"):
+            coord, ref_at = {"SHADOW2D": (f"{cv}.xy", "z"), "SHADOWRECT": (f"{cv}.xy", "z"),
+                             "SHADOWARRAY2D": (f"{cv}.xyz", "w"),
+                             "SHADOWCUBE": (f"{cv}.xyz", "w")}[target]
+            if vk_rect:
+                coord = f"{coord} / vec2(textureSize({s}, 0))"
+            last = f"{cv}.{ref_at}"
+        else:
+            coord = self.tex_coord(target, cv, s, vk_rect)
+            last = str(tex.component)
+        off = self.offset_literal(target, tex.offset) if any(tex.offset) else None
+        call = (f"textureGatherOffset({s}, {coord}, {off}, {last})" if off
+                else f"textureGather({s}, {coord}, {last})")
+        return self.write(ins, compose_swizzles(call), result_type(ins), [])
 
     def tex_coord(self, target: str, c: str, s: str, vk_rect: bool) -> str:
         if vk_rect:

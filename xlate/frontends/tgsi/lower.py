@@ -13,7 +13,9 @@ tests/test_tgsi_lower.py):
   anywhere in the program (flow-insensitive), else ``MOV.F``; with a modifier or ``_SAT`` it is
   float (tgsi.md 2.1: MOV's modifiers are float sign-bit operations).
 * ``IF src`` is true where ``src.x != 0.0`` as a float (so -0.0 is false, NaN true): lowered to
-  ``MOV.CC1`` into a scratch register (the float flag rule: NE = SF or not ZF) and ``IF NE1.x``.  ``UIF`` tests the bits (``MOV.U.CC1``).
+  ``MOV.CC1`` into a scratch register (the float flag rule: NE = SF or not ZF) and ``IF NE1.x``.
+  ``UIF`` tests the bits (``MOV.U.CC1``).  A seed stream that uses CC1 itself gets CC0 instead
+  (``Lowerer.flag_cc``); one using both is refused (E7001).
 * TGSI ``MIN``/``MAX`` are ``fminf``/``fmaxf`` (the non-NaN operand): IR ``MINNUM``/``MAXNUM``.
 * Componentwise integer ``IDIV UDIV MOD UMOD SHL ISHR USHR`` and float ``DIV`` are split per
   written channel onto the IR's vector-by-scalar opcodes; division by zero follows the IR
@@ -36,23 +38,19 @@ import struct
 
 from ...diagnostics import DiagnosticSink, Span
 from ...ir.model import (Binding, CCKind, CondTest, DataType, Dest, Geometry, Index, Instruction,
-                         Program, Register, RegKind, Sat, Source, Stage, TexRef)
+                         Program, Register, RegKind, Sat, Source, Stage)
 from ...ir.limits import MAX_OUTPUT_VERTICES, MAX_TOTAL_OUTPUT_COMPONENTS, result_components
 from . import model as M
 from .opcodes import OPCODES as TGSI_OPCODES
+from .doubles import DOUBLE_OPS, INT_RESULT as _DOUBLE_INT_RESULT, INT_SOURCE as _DOUBLE_INT_SOURCE
+from .textures import SAMPLE_OPS, TEXTURE_OPS
 
 F, S, U = DataType.FLOAT, DataType.INT, DataType.UINT
 ONE = 0x3F800000
 _STAGES = {"VERT": Stage.VERTEX, "FRAG": Stage.FRAGMENT, "GEOM": Stage.GEOMETRY}
-_TARGETS = {"1D": "1D", "2D": "2D", "3D": "3D", "CUBE": "CUBE", "RECT": "RECT",
-            "SHADOW1D": "SHADOW1D", "SHADOW2D": "SHADOW2D", "SHADOWRECT": "SHADOWRECT",
-            "SHADOWCUBE": "SHADOWCUBE", "1D_ARRAY": "ARRAY1D", "2D_ARRAY": "ARRAY2D",
-            "SHADOW1D_ARRAY": "SHADOWARRAY1D", "SHADOW2D_ARRAY": "SHADOWARRAY2D",
-            "BUFFER": "BUFFER"}
 MAX_NESTING = 64              # IF/UIF, BGNLOOP, SWITCH blocks open at once (Mesa's tgsi_exec: 32)
 MAX_INSTRUCTIONS = 65536      # as the NV frontends (NV_gpu_program4 hardware limit)
 MAX_CONST_BUFFER = 15         # program.buffer[b] (as the NV frontends)
-MAX_SAMPLER = 31               # texture[n] units (E5004 in the NV frontends too)
 MAX_INDEX = 0xFFFF             # register indices and declaration ranges (16-bit token fields)
 MAX_VERTEX_ATTRIB = 15         # vertex.attrib[n] (16 generic attributes, as in the NV frontends)
 MAX_DRAW_BUFFER = 7            # result.color[n] (MAX_DRAW_BUFFERS 8, as in the NV frontends)
@@ -69,7 +67,9 @@ _INT_RESULT = {"ARL", "ARR", "UARL", "F2I", "F2U", "UADD", "UMUL", "UMAD", "IMUL
                "IBFE", "UBFE", "BFI", "BREV", "POPC", "LSB", "IMSB", "UMSB"}
 _INT_SOURCE = _INT_RESULT - {"ARL", "ARR", "F2I", "F2U", "FSLT", "FSGE", "FSEQ", "FSNE", "PK2H",
                              "PK2US", "PK4UB", "PK4B"} \
-    | {"I2F", "U2F", "UIF", "SWITCH", "UP2H", "UP2US", "UP4UB", "UP4B", "TXF", "LDEXP"}
+    | {"I2F", "U2F", "UIF", "SWITCH", "UP2H", "UP2US", "UP4UB", "UP4B", "TXF", "LDEXP"} \
+    | _DOUBLE_INT_SOURCE
+_INT_RESULT |= _DOUBLE_INT_RESULT
 
 
 #: the RES file (tgsi.md 1.11): resources of Mesa's 2011-2015 text, the clover compute buffers
@@ -259,6 +259,17 @@ class Lowerer:
             if ins.opcode in _INT_SOURCE:
                 for s in ins.srcs:
                     self.int_touched.add((s.reg.file, s.reg.index))
+        # condition-code registers the program itself uses (seed streams only): the lowering of
+        # IF/UIF/BREAKC with a source tests it through the other one (flag_cc)
+        self.cc_used: set[int] = set()
+        for ins in self.sh.instructions:
+            named = ([ins.cc_update] if ins.cc_update is not None else []) + [
+                c.index for c in [ins.cond] + [d.cond for d in ins.dsts] if c is not None]
+            for i in named:
+                if i > 1 and i not in self.cc_used:
+                    self.err("E7001", f"condition-code register CC{i}: the seed token format "
+                             "has 16 but xlate's IR has two, CC0 and CC1 (NV_gpu_program4)", ins)
+                self.cc_used.add(i)
         for imm_i, imm in enumerate(self.sh.immediates):
             if imm.type in ("UINT32", "INT32"):
                 self.int_touched.add(("IMM", imm_i))
@@ -913,6 +924,17 @@ class Lowerer:
     def scratch(self, tag: str = "t") -> str:
         return self.temp_like(f"%{tag}")
 
+    def flag_cc(self) -> int:
+        """The condition-code register a source test (IF/UIF/BREAKC src) may clobber: one the
+        program never names (CC1 unless the seed stream uses it).  The IR has two; a program
+        using both leaves none, which is refused rather than clobbering the program's flags."""
+        free = [i for i in (1, 0) if i not in self.cc_used]
+        if not free:
+            self.reject("E7001", f"{self.cur.opcode} with a source register in a program that uses "
+                        "both condition-code registers CC0 and CC1: the IR has no third one to "
+                        "test the source with")
+        return free[0]
+
     def overlaps(self, d: M.Dst, srcs) -> bool:
         for s in srcs:
             if s.reg.file == d.reg.file and (s.reg.index == d.reg.index or s.reg.indirect is not None
@@ -1046,6 +1068,7 @@ def _if(lw: Lowerer, t: M.Instruction):
         lw.emit(Instruction("IF", cond=lw.cond(t.cond)))
         return
     s = lw.src(t.srcs[0], integer=t.opcode == "UIF")
+    cc = lw.flag_cc()
     k = lw.scratch("if")
     x = (True, False, False, False)
     if t.cond is not None:
@@ -1066,18 +1089,18 @@ def _if(lw: Lowerer, t: M.Instruction):
         else:
             lw.emit(Instruction("FSNE", F, Dest(k, mask=x), (s, Source(zero))))
             lw.emit(Instruction("AND", U, Dest(g, mask=x), (Source(g), Source(k))))
-        lw.emit(Instruction("MOV", U, Dest(k, mask=x), (Source(g),), cc_update=1,
+        lw.emit(Instruction("MOV", U, Dest(k, mask=x), (Source(g),), cc_update=cc,
                             cc_kind=CCKind.INT))
-        lw.emit(Instruction("IF", cond=CondTest("NE", 1, (0, 0, 0, 0))))
+        lw.emit(Instruction("IF", cond=CondTest("NE", cc, (0, 0, 0, 0))))
         return
     if t.opcode == "UIF":
         # UIF: src.x != 0 as bits (so -0.0 is true)
-        lw.emit(Instruction("MOV", U, Dest(k, mask=x), (s,), cc_update=1, cc_kind=CCKind.INT))
+        lw.emit(Instruction("MOV", U, Dest(k, mask=x), (s,), cc_update=cc, cc_kind=CCKind.INT))
     else:
         # IF: src.x != 0.0 as a float (-0.0 false, NaN true).  The float flag rule sets SF for
         # NaN and ZF for +-0 and NaN (GP4 2.X.4.3), and NE = SF or not ZF: exactly that.
-        lw.emit(Instruction("MOV", F, Dest(k, mask=x), (s,), cc_update=1, cc_kind=CCKind.FLOAT))
-    lw.emit(Instruction("IF", cond=CondTest("NE", 1, (0, 0, 0, 0))))
+        lw.emit(Instruction("MOV", F, Dest(k, mask=x), (s,), cc_update=cc, cc_kind=CCKind.FLOAT))
+    lw.emit(Instruction("IF", cond=CondTest("NE", cc, (0, 0, 0, 0))))
 
 
 def _plain(irop: str):
@@ -1090,9 +1113,10 @@ def _plain(irop: str):
 def _breakc(lw: Lowerer, t: M.Instruction):
     s = lw.src(t.srcs[0], integer=True)
     k = lw.scratch("if")
-    lw.emit(Instruction("MOV", U, Dest(k, mask=(True, False, False, False)), (s,), cc_update=1,
+    cc = lw.flag_cc()
+    lw.emit(Instruction("MOV", U, Dest(k, mask=(True, False, False, False)), (s,), cc_update=cc,
                         cc_kind=CCKind.INT))
-    lw.emit(Instruction("BRK", cond=CondTest("NE", 1, (0, 0, 0, 0))))
+    lw.emit(Instruction("BRK", cond=CondTest("NE", cc, (0, 0, 0, 0))))
 
 
 def _switch(lw: Lowerer, t: M.Instruction):
@@ -1163,96 +1187,6 @@ def _emit_geom(irop: str):
             lw.copy_outputs()
         lw.emit(Instruction(irop))
     return fn
-
-
-def _sampler(lw: Lowerer, s: M.Src) -> int:
-    if s.reg.file != "SAMP" or s.reg.indirect is not None:
-        lw.reject("E7001", f"{lw.cur.opcode}: the sampler operand must be SAMP[n] (indirect "
-                  "samplers are not supported)")
-    if not 0 <= s.reg.index <= MAX_SAMPLER:
-        lw.reject("E5004", f"SAMP[{s.reg.index}]: texture units are 0..{MAX_SAMPLER} (as "
-                  "texture[n] of the NV frontends)")
-    return s.reg.index
-
-
-def _tex_target(lw: Lowerer, t: M.Instruction) -> str:
-    target = _TARGETS.get(t.texture or "")
-    if target is None:
-        lw.reject("E7001", f"texture target {t.texture} is not supported")
-    return target
-
-
-def _tex_offset(lw: Lowerer, t: M.Instruction) -> tuple[int, int, int]:
-    if not t.tex_offsets:
-        return (0, 0, 0)
-    if len(t.tex_offsets) > 1:
-        lw.reject("E7001", "more than one texel offset operand")
-    o = t.tex_offsets[0]
-    if o.reg.file != "IMM" or o.reg.indirect is not None:
-        lw.reject("E5003", "texel offsets must be immediates")
-    words = lw.imm_words(o.reg.index)
-    vals = []
-    for c in range(3):
-        w = words[o.swizzle[c]]
-        vals.append(w - (1 << 32) if w & 0x80000000 else w)
-    return tuple(vals)
-
-
-def _tex(irop: str, nsrc_coord: int = 1, lod_zero: bool = False):
-    """TEX/TXP/TXB/TXL/TXD/TXF/TXQ and the LOD-zero forms: coordinate operands, then SAMP."""
-    def fn(lw: Lowerer, t: M.Instruction):
-        unit = _sampler(lw, t.srcs[nsrc_coord])
-        target = _tex_target(lw, t)
-        dtype = lw.sview_type.get(unit, F)
-        integer_coord = irop in ("TXF", "TXQ")
-        srcs = [lw.src(s, integer_coord) for s in t.srcs[:nsrc_coord]]
-        if lod_zero:
-            # TEX_LZ / TXF_LZ: the same with LOD 0 in w
-            k = lw.scratch("lz")
-            lw.emit(Instruction("MOV", U, Dest(k), (srcs[0],)))
-            lw.emit(Instruction("MOV", U, Dest(k, mask=(False, False, False, True)),
-                                (Source(lw.const((0, 0, 0, 0))),)))
-            srcs[0] = Source(k)
-        if irop == "TXQ":
-            dtype = S
-        elif target.startswith("SHADOW"):
-            dtype = F      # a depth comparison yields a float, whatever SVIEW's return type
-        offset = _check_tex(lw, irop, unit, target, _tex_offset(lw, t))
-        lw.emit(Instruction(irop, dtype, lw.dst(t.dsts[0]), tuple(srcs), lw.sat(dtype != F),
-                            tex=TexRef(unit, target, offset)))
-    return fn
-
-
-#: texel offset components a target uses (the rest are ignored: TGSI always carries three)
-_OFFSET_DIMS = {"1D": 1, "ARRAY1D": 1, "SHADOW1D": 1, "SHADOWARRAY1D": 1, "3D": 3, "CUBE": 0,
-                "SHADOWCUBE": 0, "BUFFER": 0}
-TEXEL_OFFSET_RANGE = (-8, 7)      # MIN/MAX_PROGRAM_TEXEL_OFFSET (GL minimum maximums)
-
-
-def _check_tex(lw: Lowerer, irop: str, unit: int, target: str,
-               offset: tuple[int, int, int]) -> tuple[int, int, int]:
-    """What the NV4 frontend checks too (GP4 2.X.4.4; nv4.py check_target/texel_offset): the
-    target suits the opcode, one target per sampler, offsets in range.  Returns the offset
-    with the components the target does not use zeroed."""
-    if target == "BUFFER" and irop not in ("TXF", "TXQ"):
-        lw.reject("E5001", f"the BUFFER target is only valid with TXF and TXQ, not {lw.cur.opcode}")
-    if irop == "TXF" and (target.startswith("SHADOW") or target == "CUBE"):
-        lw.reject("E5001", f"{lw.cur.opcode} cannot fetch from {target} textures")
-    if irop in ("TXB", "TXL", "TXP") and target in ("SHADOWCUBE", "SHADOWARRAY2D"):
-        lw.reject("E5001", f"{lw.cur.opcode} cannot be used with {target} (no coordinate left "
-                  "for the reference value; TGSI has TXB2/TXL2 for it)")
-    dims = _OFFSET_DIMS.get(target, 2)
-    if any(offset) and dims == 0:
-        lw.reject("E5003", f"texel offsets are not allowed with the {target} target")
-    lo, hi = TEXEL_OFFSET_RANGE
-    for v in offset[:dims]:
-        if not lo <= v <= hi:
-            lw.reject("E5003", f"texel offset {v} out of range [{lo}, {hi}]")
-    prev = lw.tex_targets.setdefault(unit, target)
-    if prev != target:
-        lw.reject("E5002", f"SAMP[{unit}] is used with target {target} and {prev}; one target "
-                  "per sampler")
-    return tuple(offset[:dims]) + (0,) * (3 - dims)
 
 
 _OPS = {
@@ -1327,9 +1261,7 @@ _OPS = {
     "KILL": _kill, "KILL_IF": _kill,
     "EMIT": _emit_geom("EMIT"), "ENDPRIM": _emit_geom("ENDPRIM"),
     # textures (2.7)
-    "TEX": _tex("TEX"), "TXP": _tex("TXP"), "TXB": _tex("TXB"), "TXL": _tex("TXL"),
-    "TXD": _tex("TXD", 3), "TXF": _tex("TXF"), "TXQ": _tex("TXQ"),
-    "TEX_LZ": _tex("TXL", lod_zero=True), "TXF_LZ": _tex("TXF", lod_zero=True),
+    **TEXTURE_OPS, **SAMPLE_OPS, **DOUBLE_OPS,
 }
 
 
@@ -1340,7 +1272,7 @@ def _unsupported_why(op: str) -> str:
     tier = TGSI_OPCODES[op].tier if op in TGSI_OPCODES else "?"
     if tier == "X":
         return "no Mesa driver ever implemented it"
-    group = "doubles, 64-bit integers, resources, atomics, barriers and subgroups" \
+    group = "resources, atomics, barriers, subgroups, multisample and interpolation forms" \
         if tier == "R" else None
     return "not yet supported" + (f": {group}" if group else "")
 
