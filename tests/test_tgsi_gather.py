@@ -165,3 +165,14 @@ def test_verify_on_gl(backend):
                         runner=runner)
     assert rep.status == "pass", (rep.reason, [d.describe() for d in rep.differences[:5]])
     assert rep.compared > 0
+
+
+def test_direct_spirv_refuses_gathers_it_does_not_spell():
+    """The direct SPIR-V backend (issue 19) has no gather yet: E7006 naming it, never another
+    lookup (before the merge of both it printed TXG as a plain TEX: verify caught the values)."""
+    import xlate
+    with pytest.raises(xlate.XlateError) as e:
+        xlate.translate(prog("TG4 OUT[0], IN[0], IMM[0].xxxx, SAMP[0], 2D"), target="spirv",
+                        via="direct")
+    assert [(d.code, d.message) for d in e.value.diagnostics] == [
+        ("E7006", "direct SPIR-V does not cover the instruction TXG yet")]
