@@ -16,8 +16,10 @@ vec4 xl_cc0 = vec4(0.0);   // condition code 0: the value of its last update (fl
 // Result conversion to fp16 (IR precision "FP16": FP1 H suffix, H registers, o[COLH], HC; the
 // NV_fragment_program options' H suffix and SHORT variables): round to nearest even, overflow
 // to +-INF, fp16 denormals kept (FP1 3.11.4.1-2).  The executor uses numpy float16 (the same).
+// One component per pack: on lavapipe (Mesa 22.3) the pair form lost the high half of the
+// packed pair (random programs arbfp-nv seed 101, arbfp-nv2 seed 105 on Vulkan).
 float xl_fp16(float x) { precise float xl_r = unpackHalf2x16(packHalf2x16(vec2(x, 0.0))).x; return xl_r; }
-vec4 xl_fp16(vec4 x) { precise vec4 xl_r = vec4(unpackHalf2x16(packHalf2x16(x.xy)), unpackHalf2x16(packHalf2x16(x.zw))); return xl_r; }
+vec4 xl_fp16(vec4 x) { precise vec4 xl_r = vec4(xl_fp16(x.x), xl_fp16(x.y), xl_fp16(x.z), xl_fp16(x.w)); return xl_r; }
 
 // PK4B: excess-128 bytes, round(127 * clamp(v, -128/127, 1) + 128), x in the low byte; NaN
 // packs as 0 (executor op_pk4b): clamp of NaN is undefined in GLSL, and llvmpipe gave different

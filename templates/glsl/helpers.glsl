@@ -268,8 +268,10 @@ vec4 xl_litnc(vec4 a) {
 // Result conversion to fp16 (IR precision "FP16": FP1 H suffix, H registers, o[COLH], HC; the
 // NV_fragment_program options' H suffix and SHORT variables): round to nearest even, overflow
 // to +-INF, fp16 denormals kept (FP1 3.11.4.1-2).  The executor uses numpy float16 (the same).
+// One component per pack: on lavapipe (Mesa 22.3) the pair form lost the high half of the
+// packed pair (random programs arbfp-nv seed 101, arbfp-nv2 seed 105 on Vulkan).
 float xl_fp16(float x) { return unpackHalf2x16(packHalf2x16(vec2(x, 0.0))).x; }
-vec4 xl_fp16(vec4 x) { return vec4(unpackHalf2x16(packHalf2x16(x.xy)), unpackHalf2x16(packHalf2x16(x.zw))); }
+vec4 xl_fp16(vec4 x) { return vec4(xl_fp16(x.x), xl_fp16(x.y), xl_fp16(x.z), xl_fp16(x.w)); }
 
 //@ fx12
 // Result conversion to fx12 (IR precision "X"): NaN -> 0, clamp to [-2048/1024, 2047/1024],
