@@ -152,60 +152,89 @@ def _work(task) -> M.ProgramResult:
 
 
 class Group:
-    """One group's progress: its programs (an iterator), the clean ones done, how many tried."""
+    """One group's progress: its programs (an iterator), the clean ones done, how many tried,
+    how many are out at a worker."""
 
     def __init__(self, name: str, programs, quota: int, max_candidates: int):
         self.name, self.programs, self.quota = name, programs, quota
         self.max_candidates = max_candidates
         self.done: list = []
         self.seen = 0
+        self.pending = 0
         self.exhausted = False
 
     @property
     def open(self) -> bool:
-        return not self.exhausted and len(self.done) < self.quota and \
+        """More programs may be handed out: the clean quota is not met counting those out at
+        workers (each might be clean), and the group has candidates left."""
+        return not self.exhausted and len(self.done) + self.pending < self.quota and \
             self.seen < self.max_candidates
 
-    def take(self, n: int) -> list:
-        """The next ``n`` programs at most (fewer where the group's clean quota is near)."""
-        n = min(n, self.quota - len(self.done), self.max_candidates - self.seen)
-        tasks = []
+    @property
+    def finished(self) -> bool:
+        return not self.open and not self.pending
+
+    def take(self):
+        """The next program (name, group, text), or None when the group has none left."""
         for name, text in self.programs:
-            tasks.append((name, self.name, text))
-            if len(tasks) >= n:
-                break
-        if len(tasks) < n:
-            self.exhausted = True
-        self.seen += len(tasks)
-        return tasks
+            self.seen += 1
+            self.pending += 1
+            return name, self.name, text
+        self.exhausted = True
+        return None
 
 
-def run_rounds(groups: list[Group], opts: dict, pool, deadline: float, on_result) -> None:
-    """Clean programs of every group, one program per group per round (round robin, so a run
-    stopped at its deadline has covered every group evenly), each group in a deterministic
-    order.  ``on_result`` is called after every program (the JSON is rewritten there)."""
+def run_rounds(groups: list[Group], opts: dict, pool, deadline: float, on_result,
+               jobs: int = 1) -> None:
+    """Clean programs of every group, handed out round robin (one program per open group per
+    round, so a run stopped at its deadline has covered every group evenly), each group in a
+    deterministic order.  With a pool, ``jobs + 1`` programs are kept at the workers at all
+    times: a round's slowest program no longer leaves the other workers idle (a program that
+    is not clean frees its slot at once and the next group's program takes it).
+    ``on_result`` is called after every program (the JSON is rewritten there)."""
     by_name = {g.name: g for g in groups}
-    while any(g.open for g in groups):
-        tasks = []
-        for g in groups:
+    turn = [0]
+
+    def next_task():
+        for _ in range(len(groups)):
+            g = groups[turn[0] % len(groups)]
+            turn[0] += 1
             if g.open:
-                tasks += [(name, group, text, opts) for name, group, text in g.take(1)]
-        if not tasks:
-            return
-        results = pool.imap_unordered(_work, tasks) if pool else map(_work, tasks)
-        for _ in tasks:
-            try:
-                # at the deadline, stop waiting for programs still being mutated
-                r = results.next(timeout=max(1.0, deadline - time.time())) \
-                    if pool and deadline else next(results)
-            except multiprocessing.TimeoutError:
-                return
-            g = by_name[r.group]
-            if r.status == "clean" and len(g.done) < g.quota:
-                g.done.append(r)
-            on_result()
+                t = g.take()
+                if t is not None:
+                    return t + (opts,)
+        return None
+
+    def accept(r) -> None:
+        g = by_name[r.group]
+        g.pending -= 1
+        if r.status == "clean" and len(g.done) < g.quota:
+            g.done.append(r)
+        on_result()
+
+    if pool is None:
+        while (task := next_task()) is not None:
+            accept(_work(task))
             if deadline and time.time() >= deadline:
                 return
+        return
+    out: list = []
+    while True:
+        while len(out) < jobs + 1 and (task := next_task()) is not None:
+            out.append(pool.apply_async(_work, (task,)))
+        if not out:
+            return
+        ready = [a for a in out if a.ready()]
+        if not ready:
+            if deadline and time.time() >= deadline:
+                return            # at the deadline, stop waiting for programs still running
+            out[0].wait(0.2)
+            continue
+        for a in ready:
+            out.remove(a)
+            accept(a.get())
+        if deadline and time.time() >= deadline:
+            return
 
 
 # ---- report --------------------------------------------------------------------------------------
@@ -309,7 +338,8 @@ def main(argv=None) -> int:
             write_json(args.json, settings, programs(), short())
 
     try:
-        run_rounds(state, opts, pool, t0 + args.deadline if args.deadline else 0, on_result)
+        run_rounds(state, opts, pool, t0 + args.deadline if args.deadline else 0, on_result,
+                   args.jobs)
     finally:
         if pool:
             pool.terminate()

@@ -452,17 +452,30 @@ def rule_lod(s: Site) -> np.ndarray:
     top = float(getattr(P, "q", 0)) - float(getattr(P, "base", 0))
     ok = np.zeros((n, 4), bool)
     tol = cmp.INEXACT["TEX"]
-    for lam in np.arange(-LOD_SPAN, top + LOD_SPAN + LOD_STEP / 2, LOD_STEP, dtype=np.float64):
-        cc = c.copy()
-        cc[:, 3] = F32(lam)
+    grid = np.arange(-LOD_SPAN, top + LOD_SPAN + LOD_STEP / 2, LOD_STEP,
+                     dtype=np.float64).astype(F32)
+    # an explicit LOD reads no neighbours: the judged lanes alone suffice, and every (lane,
+    # LOD) pair is one independent lookup -- they are made in batches of LOD_BATCH levels,
+    # one executor call each (the same lookups one level at a time cost a call per level)
+    for g0 in range(0, len(grid), LOD_BATCH):
+        lams = grid[g0:g0 + LOD_BATCH]
+        cc = np.repeat(c[None], len(lams), axis=0)            # (levels, n, 4)
+        cc[:, :, 3] = lams[:, None]
         with np.errstate(all="ignore"):
-            # an explicit LOD reads no neighbours: the judged lanes alone suffice
-            r = np.ascontiguousarray(np.broadcast_to(tx._texture(s.op, "TXL", cc), (n, 4)))
-        near = cmp.float_equal(r.view(U32), s.imp, *tol)
+            r = tx._texture(s.op, "TXL", cc.reshape(-1, 4))
+        r = np.ascontiguousarray(np.broadcast_to(r, (len(lams) * n, 4))).view(U32)
+        imp = np.tile(s.imp, (len(lams), 1))
+        near = cmp.float_equal(r, imp, *tol)
         if "SHADOW" in s.ins.tex.target:     # w is 1.0 exactly, not filtered
-            near[:, 3] = same_words(r.view(U32)[:, 3], s.imp[:, 3])
-        ok |= near
+            near[:, 3] = same_words(r[:, 3], imp[:, 3])
+        ok |= near.reshape(len(lams), n, 4).any(axis=0)
+        if ok.all():
+            break
     return ok
+
+
+#: levels of detail looked up per executor call in :func:`rule_lod`
+LOD_BATCH = 64
 
 
 def rule_undefined_derivatives(s: Site) -> np.ndarray:
