@@ -147,6 +147,8 @@ def test_kind_makes_live_mutant(runner, kind):
     [r] = _classify(runner, prog, PROGRAMS[prog], [_site(kind)])
     assert r.outcome in LIVE, (r.outcome, r.reason)
     assert r.shaders_mutated >= 1       # the verifier ran the mutant, not the original
+    # the verifier's main run is the harness's equivalence run (same shader, same inputs)
+    assert r.main_run_reused
 
 
 def test_dead_statement_is_equivalent(runner):
@@ -238,3 +240,26 @@ def test_formerly_explained_away_is_caught(runner, name, kind, before, after):
     assert found, f"{name} no longer has the statement {before!r}"
     [r] = _classify(runner, name, text, found[:1])
     assert r.outcome == "caught", (r.outcome, r.status, r.reason)
+
+
+# ---- mutants inside an instruction's former "any value" freedom (issue 17 §1) --------------------
+
+#: RSQ of a zero (VP1.0 temporaries start at 0): the specs and GLSL's IEEE infinities fix +Inf.
+#: The old rule let a non-finite result be any value, so '1.0 / sqrt' -> '1.0 * sqrt' (0.0)
+#: passed as 'nonfinite' (the campaign's gen:vp1.0-vertex-6, where the RSQ wrote an output).
+RSQ_OF_ZERO = """!!VP1.0
+RSQ R1, R0.w;
+MOV o[COL0], R1;
+MOV o[HPOS], v[OPOS];
+END
+"""
+
+
+def test_reciprocal_of_zero_mutant_is_caught(runner):
+    glsl = _glsl(RSQ_OF_ZERO)
+    found = [m for m in M.candidates(glsl, ("arith",))["arith"]
+             if m.after == "R1 = vec4((1.0 * sqrt(abs(R0.w))));"]
+    assert found, glsl
+    [r] = _classify(runner, "rsq0.vp", RSQ_OF_ZERO, found[:1])
+    assert r.outcome == "caught", (r.outcome, r.status, r.reason)
+    assert "RSQ" in r.reason

@@ -399,3 +399,64 @@ def test_unpack_reads_bits_not_a_nan():
     v, _ = ask(VP.format("ADD t, vertex.attrib[0].x, 1;"), 0, lambda e: f32(7, 7, 7, 7)[None],
                {"vertex.attrib[0]": np.array([0x7FC00000, 0, 0, 0], np.uint32).view(np.float32)})
     assert v == ["nonfinite"] * 4
+
+
+# ---- the freedoms of one instruction are its contract's values, not any value (issue 17 §1) --
+
+def _nan_words(*comps) -> np.ndarray:
+    w = np.zeros(4, np.uint32)
+    for c in comps:
+        w[c] = 0x7FC00000
+    return w.view(np.float32)
+
+
+@pytest.mark.parametrize("op,operand,exe_inf", [("RSQ", 0.0, 0x7F800000),
+                                                ("RCP", 0.0, 0x7F800000),
+                                                ("RCP", -0.0, 0xFF800000)])
+def test_reciprocal_of_zero_is_its_infinity(op, operand, exe_inf):
+    """RSQ/RCP of an exact zero: the specs fix the infinity (NV_vertex_program 2.14.1.10.7,
+    NV_fragment_program ApproxReciprocal) and GLSL's 1/+-0 generates it (§4.7.1): a value of
+    the other sign or a finite one is no freedom (a mutant '1.0 / sqrt' -> '1.0 * sqrt' of a
+    zero passed as 'nonfinite' under the old rule, which let a non-finite result be anything)."""
+    inp = {"vertex.attrib[0]": np.array([operand, 0, 0, 0], np.float32)}
+    for imp in (f32(0, 0, 0, 0), f32(3.5, 3.5, 3.5, 3.5), f32(-np.inf, np.inf, 0, 0) ^
+                np.uint32(0)):
+        v, exe = ask(VP.format(f"{op} t, vertex.attrib[0].x;"), 0,
+                     lambda e, imp=imp: imp[None] if not (imp == e[0]).all() else e, inp)
+        assert exe.tolist() == [exe_inf] * 4
+        assert all(x == "" for x, i, e in zip(v, imp, exe) if i != e), (op, imp, v)
+
+
+def test_nonfinite_result_elsewhere_keeps_its_freedom():
+    """LG2(0) = -Inf by the specs, but GLSL 4.50 §8.2 leaves log2(0) undefined: any value."""
+    v, exe = ask(VP.format("LG2 t, vertex.attrib[0].x;"), 0, lambda e: f32(7, 7, 7, 7)[None],
+                 {"vertex.attrib[0]": [0.0, 0, 0, 0]})
+    assert exe.tolist() == [0xFF800000] * 4 and v == ["nonfinite"] * 4
+
+
+def test_compare_on_nan_gives_true_or_false_only():
+    """SNE on a NaN: the comparison's outcome is open (ordered or unordered), the values it
+    writes are not: 1.0 or 0.0 (a NaN operand let the old rule accept any value)."""
+    prog = VP.format("SNE t, vertex.attrib[0], vertex.attrib[1];")
+    inp = {"vertex.attrib[0]": _nan_words(0, 1), "vertex.attrib[1]": [0.0, 0, 0, 0]}
+    v, exe = ask(prog, 0, lambda e: f32(0.0, 0.5, 0, 0)[None], inp)
+    assert exe.tolist() == f32(1, 1, 0, 0).tolist()
+    assert v == ["nonfinite", "", "", ""]
+    # SFL reads no operand value: a NaN there gives nothing
+    v, _ = ask(VP.format("SFL t, vertex.attrib[0], vertex.attrib[1];"), 0,
+               lambda e: f32(1, 0, 0, 0)[None], inp)
+    assert v == ["", "", "", ""]
+
+
+def test_product_zero_has_plus_or_ieee_sign():
+    """A product of zero is +0 (NV_vertex_program 2.14.1.11, Mesa's folding) or carries the
+    IEEE sign (GLSL §4.7.1); 1 * +0 = -0 is neither (the old rule took any two zeros)."""
+    inp = {"vertex.attrib[0]": [1.0, 2.0, -3.0, 4.0], "vertex.attrib[1]": [0.0, 0.0, 0.0, -0.0]}
+    v, exe = ask(VP.format("MUL t, vertex.attrib[0], vertex.attrib[1];"), 0,
+                 lambda e: e ^ np.uint32(0x80000000), inp)
+    assert exe.tolist() == [0, 0, 0x80000000, 0x80000000]
+    assert v == ["", "", "signedzero", "signedzero"]
+    # a sum keeps the general rule (Mesa folds 0 + x to x)
+    v, _ = ask(VP.format("ADD t, vertex.attrib[0], -vertex.attrib[0];"), 0,
+               lambda e: e | np.uint32(0x80000000), {"vertex.attrib[0]": [1, 2, 3, 4]})
+    assert v == ["signedzero"] * 4

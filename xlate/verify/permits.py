@@ -128,6 +128,29 @@ MOVES = frozenset({"MOV", "SWZ"})
 #: denormal bit pattern there is no operation on a NaN or a denormal -- no freedom
 BIT_READS = frozenset({"UP2H", "UP2US", "UP4B", "UP4UB"})
 
+#: set-on compares of float operands: whatever a NaN or infinity among the operands does to
+#: the comparison, the instruction still writes its TRUE or FALSE value (GLSL 4.50 §4.7.1
+#: leaves the *outcome* of an operation on NaN open -- glslang emits ordered compares for
+#: ``<``/``==`` and unordered ones for ``!=``, Mesa may fold ``a != a`` to false -- not the
+#: values a compare writes: ``vec4(bvec4)`` is 1.0 or 0.0, GLSL §5.4.1).  The VP2 ``...N``
+#: forms also give NaN (their own result on a NaN operand, NV_vertex_program2 2.14.1.10).
+SET_ON = frozenset({"SEQ", "SGE", "SGT", "SLE", "SLT", "SNE", "SEQN", "SGEN", "SGTN", "SLEN",
+                    "SLTN", "SNEN", "SGET", "SLTT", "FSEQ", "FSNE", "FSLT", "FSGE"})
+#: set-on opcodes whose result reads no operand value: no freedom at all
+CONSTANT_SETS = frozenset({"SFL", "STR"})
+
+#: reciprocals with a pole at zero: on an exact +-0 operand the result is an infinity the specs
+#: fix (NV_vertex_program 2.14.1.10.7 "RSQ(0.0) gives [+Inf, +Inf, +Inf, +Inf]";
+#: NV_fragment_program 3.11.5 "ApproxReciprocal(+0.0) = +INF, ApproxReciprocal(-0.0) = -INF")
+#: and the translation's ``1.0 / x`` / ``1.0 / sqrt(x)`` generates it too: GLSL 4.50 §4.7.1
+#: "Positive and negative infinities and positive and negative zeros are generated as dictated
+#: by IEEE" (sqrt(+-0) = +-0, 1/+-0 = +-Inf; the table's 2.5 ulp bound for ``a / b`` speaks of
+#: the rounding of finite quotients, an infinity has none -- the reading chosen here; llvmpipe
+#: agrees, design/toolchain.md).  So a non-finite result there is no freedom: the
+#: implementation's value must be the executor's infinity (a mutant ``1.0 * sqrt(0)`` passed
+#: as 'nonfinite').
+ZERO_POLES = frozenset({"RCP", "RSQ"})
+
 
 def rule_signedzero(s: Site) -> np.ndarray:
     """Both results are zeros of different signs.  GLSL 4.50 §4.7.1 leaves operations on
@@ -137,6 +160,8 @@ def rule_signedzero(s: Site) -> np.ndarray:
     a constant register, SWZ's 0/1 selectors: Mesa turns ``-0.0`` into ``0.0``); a moved
     register value keeps its sign."""
     zeros = ((s.exe & 0x7FFFFFFF) == 0) & ((s.imp & 0x7FFFFFFF) == 0)
+    if s.ins.op in ("MUL", "DST") and s.op.t == DataType.FLOAT and s.op.sat is None:
+        return zeros & _product_zero_signs(s)
     if s.ins.op not in MOVES:
         return zeros
     from .trace import _constant_source
@@ -145,6 +170,31 @@ def rule_signedzero(s: Site) -> np.ndarray:
         return zeros
     folded = np.array([c >= 4 for c in src.swizzle][:4] + [False] * (4 - len(src.swizzle)))
     return zeros & folded
+
+
+def _product_zero_signs(s: Site) -> np.ndarray:
+    """(n, 4): the implementation's zero has a sign a product may have.  A product of zero is
+    +0 (NV_vertex_program 2.14.1.11: "(positive or negative) 0.0 times anything is (positive)
+    0.0"; Mesa folds ``x * 0`` to +0) or has the IEEE sign, the operands' signs exclusive-or'd
+    (GLSL 4.50 §4.7.1: "positive and negative zeros are generated as dictated by IEEE") --
+    never the other sign: ``1.0 * +0`` is no -0.  MUL's components and DST's y (``a.y * b.y``;
+    its x is 1.0; z and w, moves of operand components, keep the general rule).  Where an
+    operand holds a denormal either sign is a product's: GLSL may flush it "to 0" without
+    keeping its sign."""
+    fops = s.float_operands()
+    n = len(s.exe)
+    ok = np.zeros((n, 4), bool)
+    if len(fops) < 2:
+        return ok | True
+    a, b = (np.asarray(w, U32) for w in fops[:2])
+    ieee_sign = (a ^ b) & SIGN
+    sign = s.imp & SIGN
+    allowed = (sign == 0) | (sign == ieee_sign) | _denormal(a) | _denormal(b)
+    if s.ins.op == "MUL":
+        return allowed
+    ok[:, 1] = allowed[:, 1]
+    ok[:, 2:] = True            # moves of operand components: as for any opcode (not tightened)
+    return ok
 
 
 def rule_ftz(s: Site) -> np.ndarray:
@@ -304,7 +354,8 @@ def rule_nonfinite(s: Site) -> np.ndarray:
     (:data:`MOVES`): a NaN or infinity moved stays one (any NaN payload); not for the unpacks
     (:data:`BIT_READS`), which read the operand's bits: a NaN bit pattern unpacked is no
     operation on a NaN (a mutant dropping an output UP4UB wrote passed as 'nonfinite')."""
-    if s.ins.op in MOVES or s.ins.op in BIT_READS:
+    op = s.ins.op
+    if op in MOVES or op in BIT_READS or op in CONSTANT_SETS:
         return np.zeros(s.exe.shape, bool)
     fops = s.float_operands()
     n = len(s.exe)
@@ -314,13 +365,23 @@ def rule_nonfinite(s: Site) -> np.ndarray:
         bad = _nonfinite(w)
         lane |= bad.any(axis=1)
         comp |= bad
-    ok = s.feeding(lane, comp) | _nonfinite(s.exe)
-    if any(_holds_denormal(o) for o in s.all_operands):
+    ok = s.feeding(lane, comp)
+    if op in SET_ON:
+        # a compare on NaN/Inf: either outcome, nothing else (SET_ON)
+        return ok & _set_on_values(s)
+    # a non-finite *result* (from finite operands: an overflow, LG2(0)) -- an integer result's
+    # words are no float (the TRUE of an integer compare, 0xFFFFFFFF, is no NaN)
+    float_result = s.op.rt == DataType.FLOAT
+    if float_result:
+        ok = ok | (_nonfinite(s.exe) & ~_at_pole(s)[:, None])
+    if float_result and op not in ZERO_POLES and \
+            any(_holds_denormal(o) for o in s.all_operands):
         # a denormal operand may be flushed first (GP4 issue 18), and on zero the result is
-        # non-finite (LG2 of a denormal: -INF), which GLSL need not produce
+        # non-finite (LG2 of a denormal: -INF), which GLSL need not produce.  Not for the
+        # reciprocals: their flushed operand's infinity is fixed (ZERO_POLES), and rule_ftz
+        # accepts exactly that recomputation
         ok = ok | _nonfinite(s.recompute([_flush_operand(o) for o in s.all_operands]))
     with np.errstate(all="ignore"):
-        op = s.ins.op
         # a denormal base may be flushed first (GP4 issue 18), then it is a base <= 0
         if op == "POW":
             base = np.asarray(s.operands[0], F32).reshape(n, -1)[:, 0]
@@ -340,6 +401,36 @@ def rule_nonfinite(s: Site) -> np.ndarray:
             c = np.asarray(s.operands[0], F32)
             ok = ok | (c[:, :3] == 0).all(axis=1)[:, None]
     return ok
+
+
+def _set_on_values(s: Site) -> np.ndarray:
+    """(n, 4): the implementation's word is the compare's TRUE or FALSE value (after
+    saturation; a VP2 ``...N`` compare's NaN too)."""
+    from ..exec.alu import _true_false
+    tv, fv = _true_false(s.op, s.op.rt)
+    words = [np.asarray([v]).view(U32)[0] for v in (tv, fv)]
+    if s.op.sat is not None:
+        from ..exec.operands import saturate
+        words = [np.asarray(saturate(np.asarray([v]), *s.op.sat)).view(U32)[0]
+                 if s.op.rt == DataType.FLOAT else w for v, w in zip((tv, fv), words)]
+    ok = np.zeros(s.imp.shape, bool)
+    for w in words:
+        ok |= s.imp == w
+    if s.ins.op in ("SEQN", "SGEN", "SGTN", "SLEN", "SLTN", "SNEN"):
+        nan = ((s.imp & 0x7F800000) == 0x7F800000) & ((s.imp & 0x007FFFFF) != 0)
+        ok |= nan
+    return ok
+
+
+def _at_pole(s: Site) -> np.ndarray:
+    """(n,): lanes where a ZERO_POLES reciprocal reads an exact +-0 (its result is fixed)."""
+    n = len(s.exe)
+    if s.ins.op not in ZERO_POLES:
+        return np.zeros(n, bool)
+    fops = s.float_operands()
+    if not fops:
+        return np.zeros(n, bool)
+    return (np.asarray(fops[0], U32)[:, 0] & 0x7FFFFFFF) == 0
 
 
 def rule_tolerance(s: Site) -> np.ndarray:
