@@ -263,3 +263,36 @@ def test_reciprocal_of_zero_mutant_is_caught(runner):
     [r] = _classify(runner, "rsq0.vp", RSQ_OF_ZERO, found[:1])
     assert r.outcome == "caught", (r.outcome, r.status, r.reason)
     assert "RSQ" in r.reason
+
+
+# ---- the campaign tool's scheduling (no GL) ------------------------------------------------------
+
+def _fake_work(task):
+    """A stand-in for tools/verify_mutants._work: programs with an even number are clean."""
+    name, group, _text, _opts = task
+    return M.ProgramResult(name, group, "clean" if int(name[1:]) % 2 == 0 else "not clean")
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_campaign_rounds_fill_every_group_quota(monkeypatch, jobs):
+    """Round robin over the groups, each up to its clean quota; with workers, the programs out
+    at a worker count against the quota, so no group overshoots it, and a program that is not
+    clean hands its slot to the next one."""
+    import multiprocessing
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    import verify_mutants as VM
+    monkeypatch.setattr(VM, "_work", _fake_work)
+    groups = [VM.Group(g, iter([(f"{g}{i}", "") for i in range(10)]), 2, 9) for g in "ab"]
+    seen = []
+    pool = multiprocessing.get_context("fork").Pool(jobs) if jobs > 1 else None
+    try:
+        VM.run_rounds(groups, {}, pool, 0, lambda: seen.append(1), jobs)
+    finally:
+        if pool:
+            pool.terminate()
+    for g in groups:
+        assert sorted(r.program for r in g.done) == [f"{g.name}0", f"{g.name}2"]
+        assert g.pending == 0 and g.finished
+    assert len(seen) == sum(g.seen for g in groups)
