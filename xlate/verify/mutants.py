@@ -123,8 +123,12 @@ class Mutation:
         """``glsl`` with the mutated statement, or unchanged when it lacks that statement."""
         lines = glsl.split("\n")
         seen = 0
+        # every token of the key but the re-numbered names is a substring of a matching line:
+        # a cheap test that spares tokenizing the lines that cannot match
+        needles = [t for t in self.key if "#" not in t and not t.isspace()]
         for k in code_lines(glsl):
-            if statement_key(tokenize(lines[k])) != self.key:
+            if not all(t in lines[k] for t in needles) or \
+                    statement_key(tokenize(lines[k])) != self.key:
                 continue
             if seen == self.occurrence:
                 lines[k] = self.apply_line(lines[k])
