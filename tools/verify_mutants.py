@@ -30,11 +30,20 @@ and per kind.
 The full campaign (2,000+ live mutants over all dialects; hours on two cores), in the
 background::
 
-    nohup nice -n 10 python tools/verify_mutants.py --source all --programs 900 \
-        --mutants-per-program 5 --jobs 3 --timeout 30 --deadline 4500 \
+    nohup nice -n 15 python tools/verify_mutants.py --source all --programs 900 \
+        --mutants-per-program 5 --tries 8 --jobs 2 --timeout 25 --deadline 4800 \
         --json /tmp/mutants.json > /tmp/mutants.txt 2> /tmp/mutants.log &
 
 (the JSON is rewritten after every program, so a long run can be read while it goes on).
+
+Where the time goes, and what is reused (docs/verify_mutants_baseline.md has the figures):
+a program is checked for cleanness without localization (clean means no difference, so
+nothing to localize; a program that differs is dropped at once); the verifier's main run of
+a live mutant is the harness's equivalence run of the same shader on the same inputs
+(``MutatingRunner(known=...)``, checked argument by argument); statements the liveness pass
+proves dead are not run; ``jobs + 1`` programs are kept at the workers, so a slow program
+does not idle the others at the end of a round.  Everything else -- the probes, the replay,
+the permits -- is the verifier's own path, unchanged.
 Exit status: 0 when no live mutant fooled the verifier, 1 otherwise, 3 without OpenGL.
 """
 from __future__ import annotations
