@@ -262,8 +262,10 @@ def write_json(path: str, settings: dict, programs: list, skipped: dict) -> None
     doc = {"settings": settings, "by_dialect": M.tally(mutants, "dialect"),
            "by_group": M.tally(mutants, "group"), "by_kind": M.tally(mutants, "kind"),
            "dead_sites": sum(p.dead_sites for p in programs),
+           "skipped_slow": sum(p.skipped_slow for p in programs),
            "programs": [{"program": p.program, "group": p.group, "mutants": len(p.mutants),
-                         "dead_sites": p.dead_sites} for p in programs],
+                         "dead_sites": p.dead_sites, "skipped_slow": p.skipped_slow}
+                        for p in programs],
            "groups_short_of_clean_programs": skipped,
            "mutants": [m.to_json() for m in mutants]}
     tmp = path + ".tmp"
@@ -289,6 +291,9 @@ def main(argv=None) -> int:
     p.add_argument("--backend", default="gl", choices=("gl", "gl-spirv"))
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per mutant verify")
+    p.add_argument("--max-timeouts", type=int, default=0,
+                   help="stop mutating a program after this many of its mutants timed out "
+                        "(0: never; the report counts the mutants not run)")
     p.add_argument("--deadline", type=float, default=0,
                    help="seconds: stop after this long (the report covers the programs that "
                         "finished)")
@@ -316,7 +321,7 @@ def main(argv=None) -> int:
     opts = {"backend": args.backend, "jobs": args.jobs,
             "kw": {"per_program": args.mutants_per_program, "seed": args.seed,
                    "lanes": args.lanes, "kinds": kinds, "timeout": args.timeout,
-                   "tries": args.tries}}
+                   "tries": args.tries, "max_timeouts": args.max_timeouts}}
     settings = {k: v for k, v in vars(args).items() if k != "json"}
     from xlate.verify.glapi import GLUnavailable
     if args.jobs <= 1:
@@ -364,6 +369,10 @@ def main(argv=None) -> int:
     dead = sum(x.dead_sites for x in done)
     print(f"\nnot run: {dead} mutations of statements whose result is never read "
           "(equivalent by construction, glsl_liveness)")
+    slow = sum(x.skipped_slow for x in done)
+    if slow:
+        print(f"not run: {slow} wanted mutants of programs whose mutants timed out "
+              f"{args.max_timeouts} times (--max-timeouts)")
     fooled = fooled_lines(mutants)
     print(f"\n{len(fooled)} live mutants passed the verifier (explained away):")
     for line in fooled:

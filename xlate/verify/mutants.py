@@ -587,6 +587,7 @@ class ProgramResult:
     status: str                  # clean, or why the program was not used
     mutants: list = field(default_factory=list)
     dead_sites: int = 0          # mutations of statements whose result is never read (not run)
+    skipped_slow: int = 0        # wanted mutants not run after max_timeouts timeouts
 
 
 class _Timeout(Exception):
@@ -656,7 +657,7 @@ def _classify(text, name, group, mutation, runner, first, *, lanes, seed, timeou
 
 def mutate_program(text: str, name: str, group: str, runner, *, per_program: int, seed: int,
                    lanes: int = 256, kinds=KINDS, timeout: float = 0, tries: int = 4,
-                   mutations=None) -> ProgramResult:
+                   mutations=None, max_timeouts: int = 0) -> ProgramResult:
     """Verify ``text``; when it is clean, classify mutants until ``per_program`` of them are
     not equivalent (live or rejected), trying at most ``tries * per_program`` sites.
 
@@ -665,7 +666,10 @@ def mutate_program(text: str, name: str, group: str, runner, *, per_program: int
     statement's mutant may still be equivalent on the verifier's inputs; trying more sites
     (cheap: one run each) gives more live mutants per second of verifier time.  The order of
     the sites is deterministic in ``seed`` and ``name``.  ``mutations``: classify exactly these
-    instead (tests)."""
+    instead (tests).  ``max_timeouts`` (0: no limit): after that many mutants ran past
+    ``timeout``, the program's remaining mutations are not run (``skipped_slow`` counts them):
+    a program whose verification of a mutant outlasts the timeout mostly does so for every
+    mutant (long loops probed pass by pass), and a campaign's time is better spent elsewhere."""
     from .core import verify_source
     rec = RecordingRunner(runner)
     # clean means no difference at all, so localization (which only explains differences) is
@@ -687,14 +691,18 @@ def mutate_program(text: str, name: str, group: str, runner, *, per_program: int
         wanted = per_program
     else:
         wanted = len(mutations)
-    found = 0
+    found = timeouts = 0
     dialect = _dialect_of(text, name)
-    for m in mutations:
+    for i, m in enumerate(mutations):
+        if max_timeouts and timeouts >= max_timeouts:
+            out.skipped_slow = min(len(mutations) - i, wanted - found)
+            break
         r = classify(text, name, group, m, runner, rec.first, lanes=lanes, seed=seed,
                      timeout=timeout)
         r.dialect = dialect
         out.mutants.append(r)
         found += r.outcome != "equivalent"
+        timeouts += r.outcome == "timeout"
         if found >= wanted:
             break
     return out
