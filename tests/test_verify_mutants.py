@@ -296,3 +296,14 @@ def test_campaign_rounds_fill_every_group_quota(monkeypatch, jobs):
         assert sorted(r.program for r in g.done) == [f"{g.name}0", f"{g.name}2"]
         assert g.pending == 0 and g.finished
     assert len(seen) == sum(g.seen for g in groups)
+
+
+def test_max_timeouts_stops_a_slow_program(runner):
+    """After ``max_timeouts`` mutants ran past the timeout, the program's other wanted mutants
+    are not run and are counted apart (a verifier run cannot finish in a millisecond)."""
+    pr = M.mutate_program(ARBFP, "kinds.fp", "test", runner, per_program=3, seed=1, tries=4,
+                          timeout=0.001, max_timeouts=1)
+    assert pr.status == "clean"
+    outcomes = [m.outcome for m in pr.mutants]
+    assert outcomes.count("timeout") == 1 and outcomes[-1] == "timeout", outcomes
+    assert pr.skipped_slow == 3 - sum(o != "equivalent" for o in outcomes[:-1]) - 1
