@@ -446,17 +446,3 @@ def test_compare_on_nan_gives_true_or_false_only():
     v, _ = ask(VP.format("SFL t, vertex.attrib[0], vertex.attrib[1];"), 0,
                lambda e: f32(1, 0, 0, 0)[None], inp)
     assert v == ["", "", "", ""]
-
-
-def test_product_zero_has_plus_or_ieee_sign():
-    """A product of zero is +0 (NV_vertex_program 2.14.1.11, Mesa's folding) or carries the
-    IEEE sign (GLSL §4.7.1); 1 * +0 = -0 is neither (the old rule took any two zeros)."""
-    inp = {"vertex.attrib[0]": [1.0, 2.0, -3.0, 4.0], "vertex.attrib[1]": [0.0, 0.0, 0.0, -0.0]}
-    v, exe = ask(VP.format("MUL t, vertex.attrib[0], vertex.attrib[1];"), 0,
-                 lambda e: e ^ np.uint32(0x80000000), inp)
-    assert exe.tolist() == [0, 0, 0x80000000, 0x80000000]
-    assert v == ["", "", "signedzero", "signedzero"]
-    # a sum keeps the general rule (Mesa folds 0 + x to x)
-    v, _ = ask(VP.format("ADD t, vertex.attrib[0], -vertex.attrib[0];"), 0,
-               lambda e: e | np.uint32(0x80000000), {"vertex.attrib[0]": [1, 2, 3, 4]})
-    assert v == ["signedzero"] * 4

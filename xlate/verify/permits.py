@@ -158,10 +158,15 @@ def rule_signedzero(s: Site) -> np.ndarray:
     ``+0``; NV_vertex_program 2.14.1.11 itself defines ``0 * x = +0``.  For moves
     (:data:`MOVES`) only where the component is a constant the compiler folds (an immediate,
     a constant register, SWZ's 0/1 selectors: Mesa turns ``-0.0`` into ``0.0``); a moved
-    register value keeps its sign."""
+    register value keeps its sign.
+
+    Not narrowed for products to {+0, the IEEE sign}, though NV_vertex_program 2.14.1.11 and
+    GLSL 4.50 §4.7.1 ("zeros are generated as dictated by IEEE") would allow only those:
+    llvmpipe gives -0 where the executor's IEEE product is +0 (``MUL.F R1, -texcoord[1].xyww,
+    R0.ywxw`` with R0 = +0, every lane of random nv4 fragment seed 11163527 in
+    tests/test_verify_random.py), a correct translation, so the implementation's freedom is
+    taken to be the sign of any zero result (issue 17 §1)."""
     zeros = ((s.exe & 0x7FFFFFFF) == 0) & ((s.imp & 0x7FFFFFFF) == 0)
-    if s.ins.op in ("MUL", "DST") and s.op.t == DataType.FLOAT and s.op.sat is None:
-        return zeros & _product_zero_signs(s)
     if s.ins.op not in MOVES:
         return zeros
     from .trace import _constant_source
@@ -170,31 +175,6 @@ def rule_signedzero(s: Site) -> np.ndarray:
         return zeros
     folded = np.array([c >= 4 for c in src.swizzle][:4] + [False] * (4 - len(src.swizzle)))
     return zeros & folded
-
-
-def _product_zero_signs(s: Site) -> np.ndarray:
-    """(n, 4): the implementation's zero has a sign a product may have.  A product of zero is
-    +0 (NV_vertex_program 2.14.1.11: "(positive or negative) 0.0 times anything is (positive)
-    0.0"; Mesa folds ``x * 0`` to +0) or has the IEEE sign, the operands' signs exclusive-or'd
-    (GLSL 4.50 §4.7.1: "positive and negative zeros are generated as dictated by IEEE") --
-    never the other sign: ``1.0 * +0`` is no -0.  MUL's components and DST's y (``a.y * b.y``;
-    its x is 1.0; z and w, moves of operand components, keep the general rule).  Where an
-    operand holds a denormal either sign is a product's: GLSL may flush it "to 0" without
-    keeping its sign."""
-    fops = s.float_operands()
-    n = len(s.exe)
-    ok = np.zeros((n, 4), bool)
-    if len(fops) < 2:
-        return ok | True
-    a, b = (np.asarray(w, U32) for w in fops[:2])
-    ieee_sign = (a ^ b) & SIGN
-    sign = s.imp & SIGN
-    allowed = (sign == 0) | (sign == ieee_sign) | _denormal(a) | _denormal(b)
-    if s.ins.op == "MUL":
-        return allowed
-    ok[:, 1] = allowed[:, 1]
-    ok[:, 2:] = True            # moves of operand components: as for any opcode (not tightened)
-    return ok
 
 
 def rule_ftz(s: Site) -> np.ndarray:
