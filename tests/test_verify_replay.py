@@ -446,3 +446,20 @@ def test_compare_on_nan_gives_true_or_false_only():
     v, _ = ask(VP.format("SFL t, vertex.attrib[0], vertex.attrib[1];"), 0,
                lambda e: f32(1, 0, 0, 0)[None], inp)
     assert v == ["", "", "", ""]
+
+
+def test_integer_compare_true_is_no_nonfinite_float():
+    """TGSI FSEQ writes ~0 (0xFFFFFFFF) for true: an integer, though its bits read as a NaN.
+    The old rule took it for a non-finite *result* and let the implementation write anything
+    there; only a NaN or infinity among the float operands gives a compare freedom, and then
+    to ~0 or 0."""
+    from test_exec_helpers import build
+    prog = build("FSEQ o, a, b", stage="vertex",
+                 inputs={"a": "vertex.attrib[0]", "b": "vertex.attrib[1]"},
+                 outputs={"o": "result.color"})
+    hook = _Ask(0, lambda e: np.array([[5, 0xFFFFFFFF, 7, 0]], np.uint32))
+    execute(prog, {"a": np.array([[1, np.nan, 2, 2]], np.float32),
+                   "b": np.array([[1, 1, 3, 3]], np.float32)}, lanes=1, hooks=hook)
+    assert hook.exe[0].tolist() == [0xFFFFFFFF, 0, 0, 0]
+    # x: 1 == 1 is true, 5 is nothing; y: NaN == 1, ~0 is the other outcome; z: 2 == 3 false
+    assert hook.verdicts[0].tolist() == ["", "nonfinite", "", ""]
