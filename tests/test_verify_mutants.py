@@ -307,3 +307,24 @@ def test_max_timeouts_stops_a_slow_program(runner):
     outcomes = [m.outcome for m in pr.mutants]
     assert outcomes.count("timeout") == 1 and outcomes[-1] == "timeout", outcomes
     assert pr.skipped_slow == 3 - sum(o != "equivalent" for o in outcomes[:-1]) - 1
+
+
+#: RCP of an infinity (RSQ of a zero first): ApproxReciprocal(+INF) = +0.0.  The old rule let
+#: the operand's infinity excuse any value: '1.0 / R1.x' -> '1.0 * R1.x' passed as
+#: 'nonfinite' (the campaign's Celestia eclipse2_nv.fp, two mutants).
+RCP_OF_INF = """!!FP1.0
+RSQ R1.x, R0.x;
+RCP R1.x, R1.x;
+MOV o[COLR], R1;
+END
+"""
+
+
+def test_reciprocal_of_infinity_mutant_is_caught(runner):
+    glsl = _glsl(RCP_OF_INF)
+    found = [m for m in M.candidates(glsl, ("arith",))["arith"]
+             if "1.0 * R1.x" in m.after]
+    assert found, glsl
+    [r] = _classify(runner, "rcpinf.fp", RCP_OF_INF, found[:1])
+    assert r.outcome == "caught", (r.outcome, r.status, r.reason)
+    assert "RCP" in r.reason

@@ -463,3 +463,19 @@ def test_integer_compare_true_is_no_nonfinite_float():
     assert hook.exe[0].tolist() == [0xFFFFFFFF, 0, 0, 0]
     # x: 1 == 1 is true, 5 is nothing; y: NaN == 1, ~0 is the other outcome; z: 2 == 3 false
     assert hook.verdicts[0].tolist() == ["", "nonfinite", "", ""]
+
+
+@pytest.mark.parametrize("op", ["RCP", "RSQ"])
+def test_reciprocal_of_infinity_is_a_zero(op):
+    """RCP/RSQ of +Inf: NV_fragment_program ApproxReciprocal(+INF) = +0.0, NV_vertex_program
+    "RSQ(+Inf) ... give 0.0", IEEE 1/Inf = 0: an infinity or a finite value there is no
+    freedom (the operand's infinity let the old rule accept any value)."""
+    inp = {"vertex.attrib[0]": np.array([np.inf, 0, 0, 0], np.float32)}
+    for imp in (f32(np.inf, np.inf, np.inf, np.inf), f32(3, 3, 3, 3)):
+        v, exe = ask(VP.format(f"{op} t, vertex.attrib[0].x;"), 0,
+                     lambda e, imp=imp: imp[None], inp)
+        assert exe.tolist() == [0] * 4
+        assert v == [""] * 4, (op, imp, v)
+    v, _ = ask(VP.format(f"{op} t, vertex.attrib[0].x;"), 0,
+               lambda e: f32(-0.0, -0.0, -0.0, -0.0)[None], inp)
+    assert v == ["signedzero"] * 4

@@ -148,7 +148,10 @@ CONSTANT_SETS = frozenset({"SFL", "STR"})
 #: the rounding of finite quotients, an infinity has none -- the reading chosen here; llvmpipe
 #: agrees, design/toolchain.md).  So a non-finite result there is no freedom: the
 #: implementation's value must be the executor's infinity (a mutant ``1.0 * sqrt(0)`` passed
-#: as 'nonfinite').
+#: as 'nonfinite').  Likewise an infinite operand: ApproxReciprocal(+-INF) = +-0.0, "RSQ(+Inf)
+#: and RSQ(-Inf) give [0.0, 0.0, 0.0, 0.0]", and IEEE 1/+-Inf = +-0 -- a zero (of either sign,
+#: rule_signedzero), not any value (a mutant ``1.0 / x`` -> ``1.0 * x`` of RCP(RSQ(0)) passed
+#: as 'nonfinite': Celestia eclipse2_nv.fp, NV_fragment_program).
 ZERO_POLES = frozenset({"RCP", "RSQ"})
 
 
@@ -346,6 +349,9 @@ def rule_nonfinite(s: Site) -> np.ndarray:
         lane |= bad.any(axis=1)
         comp |= bad
     ok = s.feeding(lane, comp)
+    if op in ZERO_POLES:
+        # an infinite operand of a reciprocal gives its zero (ZERO_POLES): no freedom there
+        ok = ok & ~_infinite_operand(s)[:, None]
     if op in SET_ON:
         # a compare on NaN/Inf: either outcome, nothing else (SET_ON)
         return ok & _set_on_values(s)
@@ -400,6 +406,14 @@ def _set_on_values(s: Site) -> np.ndarray:
         nan = ((s.imp & 0x7F800000) == 0x7F800000) & ((s.imp & 0x007FFFFF) != 0)
         ok |= nan
     return ok
+
+
+def _infinite_operand(s: Site) -> np.ndarray:
+    """(n,): lanes where a ZERO_POLES reciprocal reads +-Inf (its result is a zero)."""
+    fops = s.float_operands()
+    if not fops:
+        return np.zeros(len(s.exe), bool)
+    return (np.asarray(fops[0], U32)[:, 0] & 0x7FFFFFFF) == 0x7F800000
 
 
 def _at_pole(s: Site) -> np.ndarray:
