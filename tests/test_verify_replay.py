@@ -479,3 +479,14 @@ def test_reciprocal_of_infinity_is_a_zero(op):
     v, _ = ask(VP.format(f"{op} t, vertex.attrib[0].x;"), 0,
                lambda e: f32(-0.0, -0.0, -0.0, -0.0)[None], inp)
     assert v == ["signedzero"] * 4
+
+
+def test_division_of_nonzero_by_zero_is_its_infinity():
+    """DIV.F of a finite non-zero by +-0 is the IEEE infinity (GP4 DIV, GLSL §4.7.1), no
+    freedom; 0/0 keeps its freedom (NaNs need not be generated).  The campaign's
+    gen:nv4-fragment-17 passed '/' -> '*' as 'nonfinite' under the old rule."""
+    inp = {"vertex.attrib[0]": [2.0, 0.0, -3.0, 0.0], "vertex.attrib[1]": [0.0, 0, 0, 0]}
+    v, exe = ask(VP.format("DIV.F t, vertex.attrib[0], vertex.attrib[1].x;"), 0,
+                 lambda e: f32(0, 0, 0, 0)[None], inp)
+    assert exe.tolist()[0] == 0x7F800000 and exe.tolist()[2] == 0xFF800000
+    assert v[0] == "" and v[2] == "" and v[1] == "nonfinite"

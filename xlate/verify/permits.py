@@ -359,7 +359,7 @@ def rule_nonfinite(s: Site) -> np.ndarray:
     # words are no float (the TRUE of an integer compare, 0xFFFFFFFF, is no NaN)
     float_result = s.op.rt == DataType.FLOAT
     if float_result:
-        ok = ok | (_nonfinite(s.exe) & ~_at_pole(s)[:, None])
+        ok = ok | (_nonfinite(s.exe) & ~_at_pole(s)[:, None] & ~_divided_by_zero(s))
     if float_result and op not in ZERO_POLES and \
             any(_holds_denormal(o) for o in s.all_operands):
         # a denormal operand may be flushed first (GP4 issue 18), and on zero the result is
@@ -414,6 +414,23 @@ def _infinite_operand(s: Site) -> np.ndarray:
     if not fops:
         return np.zeros(len(s.exe), bool)
     return (np.asarray(fops[0], U32)[:, 0] & 0x7FFFFFFF) == 0x7F800000
+
+
+def _divided_by_zero(s: Site) -> np.ndarray:
+    """(n, 4): float DIV of a finite non-zero dividend by an exact +-0: the quotient is the
+    IEEE infinity (GP4 DIV "a / b", IEEE; GLSL 4.50 §4.7.1 infinities "generated as dictated
+    by IEEE"), so its non-finite result is no freedom.  0/0 stays free: NaNs need not be
+    generated (llvmpipe gives 0.0 for the 0/0 of random nv4 fragment seed 691)."""
+    n = len(s.exe)
+    if s.ins.op != "DIV" or s.op.t != DataType.FLOAT:
+        return np.zeros((n, 4), bool)
+    fops = s.float_operands()
+    if len(fops) < 2:
+        return np.zeros((n, 4), bool)
+    a = np.asarray(fops[0], U32)
+    b = np.asarray(fops[1], U32)[:, :1]
+    finite_nonzero = ((a & 0x7FFFFFFF) != 0) & ~_nonfinite(a) & ~_denormal(a)
+    return finite_nonzero & ((b & 0x7FFFFFFF) == 0)
 
 
 def _at_pole(s: Site) -> np.ndarray:
