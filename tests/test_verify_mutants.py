@@ -228,6 +228,9 @@ FORMERLY_EXPLAINED = [
     ("gen:fp1.0-fragment-4", "swizzle",
      "precise vec4 xl_t1 = unpackUnorm4x8(floatBitsToUint(program_local[5]).x);",
      "precise vec4 xl_t1 = unpackUnorm4x8(floatBitsToUint(program_local[5]).y);"),
+    # DIV.F of a non-zero by a zero is the IEEE infinity: its non-finite result was 'any value'
+    ("gen:nv4-fragment-17", "arith", "R2.xyz = fragment_texcoord_2.xyz / R1.y;",
+     "R2.xyz = fragment_texcoord_2.xyz * R1.y;"),
 ]
 
 
