@@ -153,6 +153,8 @@ def test_kind_makes_live_mutant(runner, kind):
     [r] = _classify(runner, prog, PROGRAMS[prog], [_site(kind)])
     assert r.outcome in LIVE, (r.outcome, r.reason)
     assert r.shaders_mutated >= 1       # the verifier ran the mutant, not the original
+    # the verifier's main run is the harness's equivalence run (same shader, same inputs)
+    assert r.main_run_reused
 
 
 def test_dead_statement_is_equivalent(runner):
@@ -232,6 +234,9 @@ FORMERLY_EXPLAINED = [
     ("gen:fp1.0-fragment-4", "swizzle",
      "precise vec4 xl_t1 = unpackUnorm4x8(floatBitsToUint(program_local[5]).x);",
      "precise vec4 xl_t1 = unpackUnorm4x8(floatBitsToUint(program_local[5]).y);"),
+    # DIV.F of a non-zero by a zero is the IEEE infinity: its non-finite result was 'any value'
+    ("gen:nv4-fragment-17", "arith", "R2.xyz = fragment_texcoord_2.xyz / R1.y;",
+     "R2.xyz = fragment_texcoord_2.xyz * R1.y;"),
 ]
 
 
@@ -244,3 +249,91 @@ def test_formerly_explained_away_is_caught(runner, name, kind, before, after):
     assert found, f"{name} no longer has the statement {before!r}"
     [r] = _classify(runner, name, text, found[:1])
     assert r.outcome == "caught", (r.outcome, r.status, r.reason)
+
+
+# ---- mutants inside an instruction's former "any value" freedom (issue 17 §1) --------------------
+
+#: RSQ of a zero (VP1.0 temporaries start at 0): the specs and GLSL's IEEE infinities fix +Inf.
+#: The old rule let a non-finite result be any value, so '1.0 / sqrt' -> '1.0 * sqrt' (0.0)
+#: passed as 'nonfinite' (the campaign's gen:vp1.0-vertex-6, where the RSQ wrote an output).
+RSQ_OF_ZERO = """!!VP1.0
+RSQ R1, R0.w;
+MOV o[COL0], R1;
+MOV o[HPOS], v[OPOS];
+END
+"""
+
+
+def test_reciprocal_of_zero_mutant_is_caught(runner):
+    glsl = _glsl(RSQ_OF_ZERO)
+    found = [m for m in M.candidates(glsl, ("arith",))["arith"]
+             if m.after == "R1 = vec4((1.0 * sqrt(abs(R0.w))));"]
+    assert found, glsl
+    [r] = _classify(runner, "rsq0.vp", RSQ_OF_ZERO, found[:1])
+    assert r.outcome == "caught", (r.outcome, r.status, r.reason)
+    assert "RSQ" in r.reason
+
+
+# ---- the campaign tool's scheduling (no GL) ------------------------------------------------------
+
+def _fake_work(task):
+    """A stand-in for tools/verify_mutants._work: programs with an even number are clean."""
+    name, group, _text, _opts = task
+    return M.ProgramResult(name, group, "clean" if int(name[1:]) % 2 == 0 else "not clean")
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_campaign_rounds_fill_every_group_quota(monkeypatch, jobs):
+    """Round robin over the groups, each up to its clean quota; with workers, the programs out
+    at a worker count against the quota, so no group overshoots it, and a program that is not
+    clean hands its slot to the next one."""
+    import multiprocessing
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    import verify_mutants as VM
+    monkeypatch.setattr(VM, "_work", _fake_work)
+    groups = [VM.Group(g, iter([(f"{g}{i}", "") for i in range(10)]), 2, 9) for g in "ab"]
+    seen = []
+    pool = multiprocessing.get_context("fork").Pool(jobs) if jobs > 1 else None
+    try:
+        VM.run_rounds(groups, {}, pool, 0, lambda: seen.append(1), jobs)
+    finally:
+        if pool:
+            pool.terminate()
+    for g in groups:
+        assert sorted(r.program for r in g.done) == [f"{g.name}0", f"{g.name}2"]
+        assert g.pending == 0 and g.finished
+    assert len(seen) == sum(g.seen for g in groups)
+
+
+def test_max_timeouts_stops_a_slow_program(runner):
+    """After ``max_timeouts`` mutants ran past the timeout, the program's other wanted mutants
+    are not run and are counted apart (a verifier run cannot finish in a millisecond)."""
+    pr = M.mutate_program(ARBFP, "kinds.fp", "test", runner, per_program=3, seed=1, tries=4,
+                          timeout=0.001, max_timeouts=1)
+    assert pr.status == "clean"
+    outcomes = [m.outcome for m in pr.mutants]
+    assert outcomes.count("timeout") == 1 and outcomes[-1] == "timeout", outcomes
+    assert pr.skipped_slow == 3 - sum(o != "equivalent" for o in outcomes[:-1]) - 1
+
+
+#: RCP of an infinity (RSQ of a zero first): ApproxReciprocal(+INF) = +0.0.  The old rule let
+#: the operand's infinity excuse any value: '1.0 / R1.x' -> '1.0 * R1.x' passed as
+#: 'nonfinite' (the campaign's Celestia eclipse2_nv.fp, two mutants).
+RCP_OF_INF = """!!FP1.0
+RSQ R1.x, R0.x;
+RCP R1.x, R1.x;
+MOV o[COLR], R1;
+END
+"""
+
+
+def test_reciprocal_of_infinity_mutant_is_caught(runner):
+    glsl = _glsl(RCP_OF_INF)
+    found = [m for m in M.candidates(glsl, ("arith",))["arith"]
+             if "1.0 * R1.x" in m.after]
+    assert found, glsl
+    [r] = _classify(runner, "rcpinf.fp", RCP_OF_INF, found[:1])
+    assert r.outcome == "caught", (r.outcome, r.status, r.reason)
+    assert "RCP" in r.reason

@@ -429,3 +429,94 @@ def test_recompiled_lanes_need_a_freedom_no_departure_and_every_probe_run(monkey
     assert R.recompiled_lanes(prog, None, None, main, hook, None, ["run1"], counted, {}, 5) == []
     kil = xlate.parse("!!ARBfp1.0\nKIL fragment.color;\nMOV result.color, 1;\nEND\n")
     assert R.recompiled_lanes(kil, None, None, main, hook, None, ["run1"], values, {}, 5) == []
+
+
+# ---- the freedoms of one instruction are its contract's values, not any value (issue 17 §1) --
+
+def _nan_words(*comps) -> np.ndarray:
+    w = np.zeros(4, np.uint32)
+    for c in comps:
+        w[c] = 0x7FC00000
+    return w.view(np.float32)
+
+
+@pytest.mark.parametrize("op,operand,exe_inf", [("RSQ", 0.0, 0x7F800000),
+                                                ("RCP", 0.0, 0x7F800000),
+                                                ("RCP", -0.0, 0xFF800000)])
+def test_reciprocal_of_zero_is_its_infinity(op, operand, exe_inf):
+    """RSQ/RCP of an exact zero: the specs fix the infinity (NV_vertex_program 2.14.1.10.7,
+    NV_fragment_program ApproxReciprocal) and GLSL's 1/+-0 generates it (§4.7.1): a value of
+    the other sign or a finite one is no freedom (a mutant '1.0 / sqrt' -> '1.0 * sqrt' of a
+    zero passed as 'nonfinite' under the old rule, which let a non-finite result be anything)."""
+    inp = {"vertex.attrib[0]": np.array([operand, 0, 0, 0], np.float32)}
+    for imp in (f32(0, 0, 0, 0), f32(3.5, 3.5, 3.5, 3.5), f32(-np.inf, np.inf, 0, 0) ^
+                np.uint32(0)):
+        v, exe = ask(VP.format(f"{op} t, vertex.attrib[0].x;"), 0,
+                     lambda e, imp=imp: imp[None] if not (imp == e[0]).all() else e, inp)
+        assert exe.tolist() == [exe_inf] * 4
+        assert all(x == "" for x, i, e in zip(v, imp, exe) if i != e), (op, imp, v)
+
+
+def test_nonfinite_result_elsewhere_keeps_its_freedom():
+    """LG2(0) = -Inf by the specs, but GLSL 4.50 §8.2 leaves log2(0) undefined: any value."""
+    v, exe = ask(VP.format("LG2 t, vertex.attrib[0].x;"), 0, lambda e: f32(7, 7, 7, 7)[None],
+                 {"vertex.attrib[0]": [0.0, 0, 0, 0]})
+    assert exe.tolist() == [0xFF800000] * 4 and v == ["nonfinite"] * 4
+
+
+def test_compare_on_nan_gives_true_or_false_only():
+    """SNE on a NaN: the comparison's outcome is open (ordered or unordered), the values it
+    writes are not: 1.0 or 0.0 (a NaN operand let the old rule accept any value)."""
+    prog = VP.format("SNE t, vertex.attrib[0], vertex.attrib[1];")
+    inp = {"vertex.attrib[0]": _nan_words(0, 1), "vertex.attrib[1]": [0.0, 0, 0, 0]}
+    v, exe = ask(prog, 0, lambda e: f32(0.0, 0.5, 0, 0)[None], inp)
+    assert exe.tolist() == f32(1, 1, 0, 0).tolist()
+    assert v == ["nonfinite", "", "", ""]
+    # SFL reads no operand value: a NaN there gives nothing
+    v, _ = ask(VP.format("SFL t, vertex.attrib[0], vertex.attrib[1];"), 0,
+               lambda e: f32(1, 0, 0, 0)[None], inp)
+    assert v == ["", "", "", ""]
+
+
+def test_integer_compare_true_is_no_nonfinite_float():
+    """TGSI FSEQ writes ~0 (0xFFFFFFFF) for true: an integer, though its bits read as a NaN.
+    The old rule took it for a non-finite *result* and let the implementation write anything
+    there; only a NaN or infinity among the float operands gives a compare freedom, and then
+    to ~0 or 0."""
+    from test_exec_helpers import build
+    prog = build("FSEQ o, a, b", stage="vertex",
+                 inputs={"a": "vertex.attrib[0]", "b": "vertex.attrib[1]"},
+                 outputs={"o": "result.color"})
+    hook = _Ask(0, lambda e: np.array([[5, 0xFFFFFFFF, 7, 0]], np.uint32))
+    execute(prog, {"a": np.array([[1, np.nan, 2, 2]], np.float32),
+                   "b": np.array([[1, 1, 3, 3]], np.float32)}, lanes=1, hooks=hook)
+    assert hook.exe[0].tolist() == [0xFFFFFFFF, 0, 0, 0]
+    # x: 1 == 1 is true, 5 is nothing; y: NaN == 1, ~0 is the other outcome; z: 2 == 3 false
+    assert hook.verdicts[0].tolist() == ["", "nonfinite", "", ""]
+
+
+@pytest.mark.parametrize("op", ["RCP", "RSQ"])
+def test_reciprocal_of_infinity_is_a_zero(op):
+    """RCP/RSQ of +Inf: NV_fragment_program ApproxReciprocal(+INF) = +0.0, NV_vertex_program
+    "RSQ(+Inf) ... give 0.0", IEEE 1/Inf = 0: an infinity or a finite value there is no
+    freedom (the operand's infinity let the old rule accept any value)."""
+    inp = {"vertex.attrib[0]": np.array([np.inf, 0, 0, 0], np.float32)}
+    for imp in (f32(np.inf, np.inf, np.inf, np.inf), f32(3, 3, 3, 3)):
+        v, exe = ask(VP.format(f"{op} t, vertex.attrib[0].x;"), 0,
+                     lambda e, imp=imp: imp[None], inp)
+        assert exe.tolist() == [0] * 4
+        assert v == [""] * 4, (op, imp, v)
+    v, _ = ask(VP.format(f"{op} t, vertex.attrib[0].x;"), 0,
+               lambda e: f32(-0.0, -0.0, -0.0, -0.0)[None], inp)
+    assert v == ["signedzero"] * 4
+
+
+def test_division_of_nonzero_by_zero_is_its_infinity():
+    """DIV.F of a finite non-zero by +-0 is the IEEE infinity (GP4 DIV, GLSL §4.7.1), no
+    freedom; 0/0 keeps its freedom (NaNs need not be generated).  The campaign's
+    gen:nv4-fragment-17 passed '/' -> '*' as 'nonfinite' under the old rule."""
+    inp = {"vertex.attrib[0]": [2.0, 0.0, -3.0, 0.0], "vertex.attrib[1]": [0.0, 0, 0, 0]}
+    v, exe = ask(VP.format("DIV.F t, vertex.attrib[0], vertex.attrib[1].x;"), 0,
+                 lambda e: f32(0, 0, 0, 0)[None], inp)
+    assert exe.tolist()[0] == 0x7F800000 and exe.tolist()[2] == 0xFF800000
+    assert v[0] == "" and v[2] == "" and v[1] == "nonfinite"

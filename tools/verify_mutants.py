@@ -30,11 +30,20 @@ and per kind.
 The full campaign (2,000+ live mutants over all dialects; hours on two cores), in the
 background::
 
-    nohup nice -n 10 python tools/verify_mutants.py --source all --programs 900 \
-        --mutants-per-program 5 --jobs 3 --timeout 30 --deadline 4500 \
+    nohup nice -n 15 python tools/verify_mutants.py --source all --programs 900 \
+        --mutants-per-program 5 --tries 8 --jobs 2 --timeout 25 --deadline 4800 \
         --json /tmp/mutants.json > /tmp/mutants.txt 2> /tmp/mutants.log &
 
 (the JSON is rewritten after every program, so a long run can be read while it goes on).
+
+Where the time goes, and what is reused (docs/verify_mutants_baseline.md has the figures):
+a program is checked for cleanness without localization (clean means no difference, so
+nothing to localize; a program that differs is dropped at once); the verifier's main run of
+a live mutant is the harness's equivalence run of the same shader on the same inputs
+(``MutatingRunner(known=...)``, checked argument by argument); statements the liveness pass
+proves dead are not run; ``jobs + 1`` programs are kept at the workers, so a slow program
+does not idle the others at the end of a round.  Everything else -- the probes, the replay,
+the permits -- is the verifier's own path, unchanged.
 Exit status: 0 when no live mutant fooled the verifier, 1 otherwise, 3 without OpenGL.
 """
 from __future__ import annotations
@@ -152,60 +161,89 @@ def _work(task) -> M.ProgramResult:
 
 
 class Group:
-    """One group's progress: its programs (an iterator), the clean ones done, how many tried."""
+    """One group's progress: its programs (an iterator), the clean ones done, how many tried,
+    how many are out at a worker."""
 
     def __init__(self, name: str, programs, quota: int, max_candidates: int):
         self.name, self.programs, self.quota = name, programs, quota
         self.max_candidates = max_candidates
         self.done: list = []
         self.seen = 0
+        self.pending = 0
         self.exhausted = False
 
     @property
     def open(self) -> bool:
-        return not self.exhausted and len(self.done) < self.quota and \
+        """More programs may be handed out: the clean quota is not met counting those out at
+        workers (each might be clean), and the group has candidates left."""
+        return not self.exhausted and len(self.done) + self.pending < self.quota and \
             self.seen < self.max_candidates
 
-    def take(self, n: int) -> list:
-        """The next ``n`` programs at most (fewer where the group's clean quota is near)."""
-        n = min(n, self.quota - len(self.done), self.max_candidates - self.seen)
-        tasks = []
+    @property
+    def finished(self) -> bool:
+        return not self.open and not self.pending
+
+    def take(self):
+        """The next program (name, group, text), or None when the group has none left."""
         for name, text in self.programs:
-            tasks.append((name, self.name, text))
-            if len(tasks) >= n:
-                break
-        if len(tasks) < n:
-            self.exhausted = True
-        self.seen += len(tasks)
-        return tasks
+            self.seen += 1
+            self.pending += 1
+            return name, self.name, text
+        self.exhausted = True
+        return None
 
 
-def run_rounds(groups: list[Group], opts: dict, pool, deadline: float, on_result) -> None:
-    """Clean programs of every group, one program per group per round (round robin, so a run
-    stopped at its deadline has covered every group evenly), each group in a deterministic
-    order.  ``on_result`` is called after every program (the JSON is rewritten there)."""
+def run_rounds(groups: list[Group], opts: dict, pool, deadline: float, on_result,
+               jobs: int = 1) -> None:
+    """Clean programs of every group, handed out round robin (one program per open group per
+    round, so a run stopped at its deadline has covered every group evenly), each group in a
+    deterministic order.  With a pool, ``jobs + 1`` programs are kept at the workers at all
+    times: a round's slowest program no longer leaves the other workers idle (a program that
+    is not clean frees its slot at once and the next group's program takes it).
+    ``on_result`` is called after every program (the JSON is rewritten there)."""
     by_name = {g.name: g for g in groups}
-    while any(g.open for g in groups):
-        tasks = []
-        for g in groups:
+    turn = [0]
+
+    def next_task():
+        for _ in range(len(groups)):
+            g = groups[turn[0] % len(groups)]
+            turn[0] += 1
             if g.open:
-                tasks += [(name, group, text, opts) for name, group, text in g.take(1)]
-        if not tasks:
-            return
-        results = pool.imap_unordered(_work, tasks) if pool else map(_work, tasks)
-        for _ in tasks:
-            try:
-                # at the deadline, stop waiting for programs still being mutated
-                r = results.next(timeout=max(1.0, deadline - time.time())) \
-                    if pool and deadline else next(results)
-            except multiprocessing.TimeoutError:
-                return
-            g = by_name[r.group]
-            if r.status == "clean" and len(g.done) < g.quota:
-                g.done.append(r)
-            on_result()
+                t = g.take()
+                if t is not None:
+                    return t + (opts,)
+        return None
+
+    def accept(r) -> None:
+        g = by_name[r.group]
+        g.pending -= 1
+        if r.status == "clean" and len(g.done) < g.quota:
+            g.done.append(r)
+        on_result()
+
+    if pool is None:
+        while (task := next_task()) is not None:
+            accept(_work(task))
             if deadline and time.time() >= deadline:
                 return
+        return
+    out: list = []
+    while True:
+        while len(out) < jobs + 1 and (task := next_task()) is not None:
+            out.append(pool.apply_async(_work, (task,)))
+        if not out:
+            return
+        ready = [a for a in out if a.ready()]
+        if not ready:
+            if deadline and time.time() >= deadline:
+                return            # at the deadline, stop waiting for programs still running
+            out[0].wait(0.2)
+            continue
+        for a in ready:
+            out.remove(a)
+            accept(a.get())
+        if deadline and time.time() >= deadline:
+            return
 
 
 # ---- report --------------------------------------------------------------------------------------
@@ -224,8 +262,10 @@ def write_json(path: str, settings: dict, programs: list, skipped: dict) -> None
     doc = {"settings": settings, "by_dialect": M.tally(mutants, "dialect"),
            "by_group": M.tally(mutants, "group"), "by_kind": M.tally(mutants, "kind"),
            "dead_sites": sum(p.dead_sites for p in programs),
+           "skipped_slow": sum(p.skipped_slow for p in programs),
            "programs": [{"program": p.program, "group": p.group, "mutants": len(p.mutants),
-                         "dead_sites": p.dead_sites} for p in programs],
+                         "dead_sites": p.dead_sites, "skipped_slow": p.skipped_slow}
+                        for p in programs],
            "groups_short_of_clean_programs": skipped,
            "mutants": [m.to_json() for m in mutants]}
     tmp = path + ".tmp"
@@ -251,6 +291,9 @@ def main(argv=None) -> int:
     p.add_argument("--backend", default="gl", choices=("gl", "gl-spirv"))
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per mutant verify")
+    p.add_argument("--max-timeouts", type=int, default=0,
+                   help="stop mutating a program after this many of its mutants timed out "
+                        "(0: never; the report counts the mutants not run)")
     p.add_argument("--deadline", type=float, default=0,
                    help="seconds: stop after this long (the report covers the programs that "
                         "finished)")
@@ -278,7 +321,7 @@ def main(argv=None) -> int:
     opts = {"backend": args.backend, "jobs": args.jobs,
             "kw": {"per_program": args.mutants_per_program, "seed": args.seed,
                    "lanes": args.lanes, "kinds": kinds, "timeout": args.timeout,
-                   "tries": args.tries}}
+                   "tries": args.tries, "max_timeouts": args.max_timeouts}}
     settings = {k: v for k, v in vars(args).items() if k != "json"}
     from xlate.verify.glapi import GLUnavailable
     if args.jobs <= 1:
@@ -309,7 +352,8 @@ def main(argv=None) -> int:
             write_json(args.json, settings, programs(), short())
 
     try:
-        run_rounds(state, opts, pool, t0 + args.deadline if args.deadline else 0, on_result)
+        run_rounds(state, opts, pool, t0 + args.deadline if args.deadline else 0, on_result,
+                   args.jobs)
     finally:
         if pool:
             pool.terminate()
@@ -325,6 +369,10 @@ def main(argv=None) -> int:
     dead = sum(x.dead_sites for x in done)
     print(f"\nnot run: {dead} mutations of statements whose result is never read "
           "(equivalent by construction, glsl_liveness)")
+    slow = sum(x.skipped_slow for x in done)
+    if slow:
+        print(f"not run: {slow} wanted mutants of programs whose mutants timed out "
+              f"{args.max_timeouts} times (--max-timeouts)")
     fooled = fooled_lines(mutants)
     print(f"\n{len(fooled)} live mutants passed the verifier (explained away):")
     for line in fooled:

@@ -123,8 +123,12 @@ class Mutation:
         """``glsl`` with the mutated statement, or unchanged when it lacks that statement."""
         lines = glsl.split("\n")
         seen = 0
+        # every token of the key but the re-numbered names is a substring of a matching line:
+        # a cheap test that spares tokenizing the lines that cannot match
+        needles = [t for t in self.key if "#" not in t and not t.isspace()]
         for k in code_lines(glsl):
-            if statement_key(tokenize(lines[k])) != self.key:
+            if not all(t in lines[k] for t in needles) or \
+                    statement_key(tokenize(lines[k])) != self.key:
                 continue
             if seen == self.occurrence:
                 lines[k] = self.apply_line(lines[k])
@@ -441,17 +445,48 @@ class _Delegate:
 
 
 class MutatingRunner(_Delegate):
-    """The real runner, but every shader it compiles carries ``mutation``."""
+    """The real runner, but every shader it compiles carries ``mutation``.
 
-    def __init__(self, inner, mutation: Mutation):
+    ``known``: (stage, mutated GLSL, lanes, keyword arguments, capture) of a run the harness
+    already made -- the equivalence run of :func:`_classify`, on the inputs of the verifier's
+    main run.  A call with exactly those arguments (text, lanes and every input word equal)
+    gets that capture instead of compiling and drawing the same shader again: llvmpipe is
+    deterministic, so the verifier sees what a second draw would give, and every other call
+    (probes, re-runs on other inputs, ``precise``) runs on the implementation."""
+
+    def __init__(self, inner, mutation: Mutation, known=None):
         super().__init__(inner)
         self.mutation = mutation
         self.applied = 0            # shaders that contained the mutated statement
+        self.known = known
+        self.reused = 0             # calls answered from ``known``
 
     def run(self, stage, glsl, reflection, lanes, **kw):
         mutated = self.mutation.apply(glsl)
         self.applied += mutated != glsl
+        if self.known is not None:
+            k_stage, k_glsl, k_lanes, k_kw, k_cap = self.known
+            if (stage, mutated, lanes) == (k_stage, k_glsl, k_lanes) and _same(kw, k_kw):
+                self.reused += 1
+                return k_cap
         return self.inner.run(stage, mutated, reflection, lanes, **kw)
+
+
+def _same(a, b) -> bool:
+    """Deep equality of runner arguments (arrays bitwise, dataclasses field by field)."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        a, b = np.asarray(a), np.asarray(b)
+        return a.dtype == b.dtype and a.shape == b.shape and \
+            np.array_equal(a.view(np.uint8), b.view(np.uint8))
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if hasattr(a, "__dict__"):
+        return _same(vars(a), vars(b))
+    return a == b
 
 
 class RecordingRunner(_Delegate):
@@ -537,6 +572,7 @@ class MutantResult:
     verdicts: list = field(default_factory=list)
     differences: int = 0
     shaders_mutated: int = 0     # how many of the verifier's shaders carried the mutation
+    main_run_reused: bool = False  # the verifier's main run was the equivalence run's capture
     dialect: str = ""            # the program's dialect/stage
     seconds: float = 0.0         # time to classify it (equivalence run + verifier)
 
@@ -551,6 +587,7 @@ class ProgramResult:
     status: str                  # clean, or why the program was not used
     mutants: list = field(default_factory=list)
     dead_sites: int = 0          # mutations of statements whose result is never read (not run)
+    skipped_slow: int = 0        # wanted mutants not run after max_timeouts timeouts
 
 
 class _Timeout(Exception):
@@ -587,15 +624,16 @@ def _classify(text, name, group, mutation, runner, first, *, lanes, seed, timeou
     from .glapi import GLError
     stage, glsl, reflection, n, kw, cap0 = first
     res = MutantResult(name, group, mutation.kind, mutation.before, mutation.after, "")
+    mutated = mutation.apply(glsl)
     try:
-        cap = runner.run(stage, mutation.apply(glsl), reflection, n, **kw)
+        cap = runner.run(stage, mutated, reflection, n, **kw)
     except GLError as e:
         res.outcome, res.reason = "rejected", f"implementation error: {e}"[:300]
         return res
     if not captures_differ(reflection, cap0, cap):
         res.outcome = "equivalent"
         return res
-    mr = MutatingRunner(runner, mutation)
+    mr = MutatingRunner(runner, mutation, known=(stage, mutated, n, kw, cap))
     try:
         _alarm(timeout)
         rep = verify_source(text, name, lanes=lanes, seed=seed, runner=mr)
@@ -607,6 +645,7 @@ def _classify(text, name, group, mutation, runner, first, *, lanes, seed, timeou
     res.status, res.reason = rep.status, rep.reason
     res.verdicts = sorted({str(x.get("verdict")) for x in rep.localization})
     res.differences, res.shaders_mutated = rep.total_differences, mr.applied
+    res.main_run_reused = mr.reused > 0
     if rep.status == "mismatch":
         res.outcome = "caught"
     elif rep.status == "pass":
@@ -618,7 +657,7 @@ def _classify(text, name, group, mutation, runner, first, *, lanes, seed, timeou
 
 def mutate_program(text: str, name: str, group: str, runner, *, per_program: int, seed: int,
                    lanes: int = 256, kinds=KINDS, timeout: float = 0, tries: int = 4,
-                   mutations=None) -> ProgramResult:
+                   mutations=None, max_timeouts: int = 0) -> ProgramResult:
     """Verify ``text``; when it is clean, classify mutants until ``per_program`` of them are
     not equivalent (live or rejected), trying at most ``tries * per_program`` sites.
 
@@ -627,10 +666,15 @@ def mutate_program(text: str, name: str, group: str, runner, *, per_program: int
     statement's mutant may still be equivalent on the verifier's inputs; trying more sites
     (cheap: one run each) gives more live mutants per second of verifier time.  The order of
     the sites is deterministic in ``seed`` and ``name``.  ``mutations``: classify exactly these
-    instead (tests)."""
+    instead (tests).  ``max_timeouts`` (0: no limit): after that many mutants ran past
+    ``timeout``, the program's remaining mutations are not run (``skipped_slow`` counts them):
+    a program whose verification of a mutant outlasts the timeout mostly does so for every
+    mutant (long loops probed pass by pass), and a campaign's time is better spent elsewhere."""
     from .core import verify_source
     rec = RecordingRunner(runner)
-    rep = verify_source(text, name, lanes=lanes, seed=seed, runner=rec)
+    # clean means no difference at all, so localization (which only explains differences) is
+    # not needed to tell: a program that differs is dropped without being localized
+    rep = verify_source(text, name, lanes=lanes, seed=seed, runner=rec, localize=False)
     if rep.status != "pass" or rep.total_differences or rec.first is None:
         why = rep.status if rep.status != "pass" else "pass with differences explained"
         return ProgramResult(name, group, f"not clean: {why} {rep.reason}".strip())
@@ -647,14 +691,18 @@ def mutate_program(text: str, name: str, group: str, runner, *, per_program: int
         wanted = per_program
     else:
         wanted = len(mutations)
-    found = 0
+    found = timeouts = 0
     dialect = _dialect_of(text, name)
-    for m in mutations:
+    for i, m in enumerate(mutations):
+        if max_timeouts and timeouts >= max_timeouts:
+            out.skipped_slow = min(len(mutations) - i, wanted - found)
+            break
         r = classify(text, name, group, m, runner, rec.first, lanes=lanes, seed=seed,
                      timeout=timeout)
         r.dialect = dialect
         out.mutants.append(r)
         found += r.outcome != "equivalent"
+        timeouts += r.outcome == "timeout"
         if found >= wanted:
             break
     return out

@@ -129,6 +129,32 @@ MOVES = frozenset({"MOV", "SWZ"})
 #: denormal bit pattern there is no operation on a NaN or a denormal -- no freedom
 BIT_READS = frozenset({"UP2H", "UP2US", "UP4B", "UP4UB"})
 
+#: set-on compares of float operands: whatever a NaN or infinity among the operands does to
+#: the comparison, the instruction still writes its TRUE or FALSE value (GLSL 4.50 §4.7.1
+#: leaves the *outcome* of an operation on NaN open -- glslang emits ordered compares for
+#: ``<``/``==`` and unordered ones for ``!=``, Mesa may fold ``a != a`` to false -- not the
+#: values a compare writes: ``vec4(bvec4)`` is 1.0 or 0.0, GLSL §5.4.1).  The VP2 ``...N``
+#: forms also give NaN (their own result on a NaN operand, NV_vertex_program2 2.14.1.10).
+SET_ON = frozenset({"SEQ", "SGE", "SGT", "SLE", "SLT", "SNE", "SEQN", "SGEN", "SGTN", "SLEN",
+                    "SLTN", "SNEN", "SGET", "SLTT", "FSEQ", "FSNE", "FSLT", "FSGE"})
+#: set-on opcodes whose result reads no operand value: no freedom at all
+CONSTANT_SETS = frozenset({"SFL", "STR"})
+
+#: reciprocals with a pole at zero: on an exact +-0 operand the result is an infinity the specs
+#: fix (NV_vertex_program 2.14.1.10.7 "RSQ(0.0) gives [+Inf, +Inf, +Inf, +Inf]";
+#: NV_fragment_program 3.11.5 "ApproxReciprocal(+0.0) = +INF, ApproxReciprocal(-0.0) = -INF")
+#: and the translation's ``1.0 / x`` / ``1.0 / sqrt(x)`` generates it too: GLSL 4.50 §4.7.1
+#: "Positive and negative infinities and positive and negative zeros are generated as dictated
+#: by IEEE" (sqrt(+-0) = +-0, 1/+-0 = +-Inf; the table's 2.5 ulp bound for ``a / b`` speaks of
+#: the rounding of finite quotients, an infinity has none -- the reading chosen here; llvmpipe
+#: agrees, design/toolchain.md).  So a non-finite result there is no freedom: the
+#: implementation's value must be the executor's infinity (a mutant ``1.0 * sqrt(0)`` passed
+#: as 'nonfinite').  Likewise an infinite operand: ApproxReciprocal(+-INF) = +-0.0, "RSQ(+Inf)
+#: and RSQ(-Inf) give [0.0, 0.0, 0.0, 0.0]", and IEEE 1/+-Inf = +-0 -- a zero (of either sign,
+#: rule_signedzero), not any value (a mutant ``1.0 / x`` -> ``1.0 * x`` of RCP(RSQ(0)) passed
+#: as 'nonfinite': Celestia eclipse2_nv.fp, NV_fragment_program).
+ZERO_POLES = frozenset({"RCP", "RSQ"})
+
 
 def rule_signedzero(s: Site) -> np.ndarray:
     """Both results are zeros of different signs.  GLSL 4.50 §4.7.1 leaves operations on
@@ -136,7 +162,14 @@ def rule_signedzero(s: Site) -> np.ndarray:
     ``+0``; NV_vertex_program 2.14.1.11 itself defines ``0 * x = +0``.  For moves
     (:data:`MOVES`) only where the component is a constant the compiler folds (an immediate,
     a constant register, SWZ's 0/1 selectors: Mesa turns ``-0.0`` into ``0.0``); a moved
-    register value keeps its sign."""
+    register value keeps its sign.
+
+    Not narrowed for products to {+0, the IEEE sign}, though NV_vertex_program 2.14.1.11 and
+    GLSL 4.50 §4.7.1 ("zeros are generated as dictated by IEEE") would allow only those:
+    llvmpipe gives -0 where the executor's IEEE product is +0 (``MUL.F R1, -texcoord[1].xyww,
+    R0.ywxw`` with R0 = +0, every lane of random nv4 fragment seed 11163527 in
+    tests/test_verify_random.py), a correct translation, so the implementation's freedom is
+    taken to be the sign of any zero result (issue 17 §1)."""
     zeros = ((s.exe & 0x7FFFFFFF) == 0) & ((s.imp & 0x7FFFFFFF) == 0)
     if s.ins.op not in MOVES:
         return zeros
@@ -346,7 +379,8 @@ def rule_nonfinite(s: Site) -> np.ndarray:
     (:data:`MOVES`): a NaN or infinity moved stays one (any NaN payload); not for the unpacks
     (:data:`BIT_READS`), which read the operand's bits: a NaN bit pattern unpacked is no
     operation on a NaN (a mutant dropping an output UP4UB wrote passed as 'nonfinite')."""
-    if s.ins.op in MOVES or s.ins.op in BIT_READS:
+    op = s.ins.op
+    if op in MOVES or op in BIT_READS or op in CONSTANT_SETS:
         return np.zeros(s.exe.shape, bool)
     if s.ins.op in DOUBLE_OPS:
         return _nonfinite_doubles(s)
@@ -358,13 +392,26 @@ def rule_nonfinite(s: Site) -> np.ndarray:
         bad = _nonfinite(w)
         lane |= bad.any(axis=1)
         comp |= bad
-    ok = s.feeding(lane, comp) | _nonfinite(s.exe)
-    if any(_holds_denormal(o) for o in s.all_operands):
+    ok = s.feeding(lane, comp)
+    if op in ZERO_POLES:
+        # an infinite operand of a reciprocal gives its zero (ZERO_POLES): no freedom there
+        ok = ok & ~_infinite_operand(s)[:, None]
+    if op in SET_ON:
+        # a compare on NaN/Inf: either outcome, nothing else (SET_ON)
+        return ok & _set_on_values(s)
+    # a non-finite *result* (from finite operands: an overflow, LG2(0)) -- an integer result's
+    # words are no float (the TRUE of an integer compare, 0xFFFFFFFF, is no NaN)
+    float_result = s.op.rt == DataType.FLOAT
+    if float_result:
+        ok = ok | (_nonfinite(s.exe) & ~_at_pole(s)[:, None] & ~_divided_by_zero(s))
+    if float_result and op not in ZERO_POLES and \
+            any(_holds_denormal(o) for o in s.all_operands):
         # a denormal operand may be flushed first (GP4 issue 18), and on zero the result is
-        # non-finite (LG2 of a denormal: -INF), which GLSL need not produce
+        # non-finite (LG2 of a denormal: -INF), which GLSL need not produce.  Not for the
+        # reciprocals: their flushed operand's infinity is fixed (ZERO_POLES), and rule_ftz
+        # accepts exactly that recomputation
         ok = ok | _nonfinite(s.recompute([_flush_operand(o) for o in s.all_operands]))
     with np.errstate(all="ignore"):
-        op = s.ins.op
         # a denormal base may be flushed first (GP4 issue 18), then it is a base <= 0
         if op == "POW":
             base = np.asarray(s.operands[0], F32).reshape(n, -1)[:, 0]
@@ -411,6 +458,61 @@ def _nonfinite_doubles(s: Site) -> np.ndarray:
     if op != "DFREXPE":
         pair = pair | _double_nonfinite(s.exe)
     return np.repeat(pair, 2, axis=1)
+
+
+def _set_on_values(s: Site) -> np.ndarray:
+    """(n, 4): the implementation's word is the compare's TRUE or FALSE value (after
+    saturation; a VP2 ``...N`` compare's NaN too)."""
+    from ..exec.alu import _true_false
+    tv, fv = _true_false(s.op, s.op.rt)
+    words = [np.asarray([v]).view(U32)[0] for v in (tv, fv)]
+    if s.op.sat is not None:
+        from ..exec.operands import saturate
+        words = [np.asarray(saturate(np.asarray([v]), *s.op.sat)).view(U32)[0]
+                 if s.op.rt == DataType.FLOAT else w for v, w in zip((tv, fv), words)]
+    ok = np.zeros(s.imp.shape, bool)
+    for w in words:
+        ok |= s.imp == w
+    if s.ins.op in ("SEQN", "SGEN", "SGTN", "SLEN", "SLTN", "SNEN"):
+        nan = ((s.imp & 0x7F800000) == 0x7F800000) & ((s.imp & 0x007FFFFF) != 0)
+        ok |= nan
+    return ok
+
+
+def _infinite_operand(s: Site) -> np.ndarray:
+    """(n,): lanes where a ZERO_POLES reciprocal reads +-Inf (its result is a zero)."""
+    fops = s.float_operands()
+    if not fops:
+        return np.zeros(len(s.exe), bool)
+    return (np.asarray(fops[0], U32)[:, 0] & 0x7FFFFFFF) == 0x7F800000
+
+
+def _divided_by_zero(s: Site) -> np.ndarray:
+    """(n, 4): float DIV of a finite non-zero dividend by an exact +-0: the quotient is the
+    IEEE infinity (GP4 DIV "a / b", IEEE; GLSL 4.50 §4.7.1 infinities "generated as dictated
+    by IEEE"), so its non-finite result is no freedom.  0/0 stays free: NaNs need not be
+    generated (llvmpipe gives 0.0 for the 0/0 of random nv4 fragment seed 691)."""
+    n = len(s.exe)
+    if s.ins.op != "DIV" or s.op.t != DataType.FLOAT:
+        return np.zeros((n, 4), bool)
+    fops = s.float_operands()
+    if len(fops) < 2:
+        return np.zeros((n, 4), bool)
+    a = np.asarray(fops[0], U32)
+    b = np.asarray(fops[1], U32)[:, :1]
+    finite_nonzero = ((a & 0x7FFFFFFF) != 0) & ~_nonfinite(a) & ~_denormal(a)
+    return finite_nonzero & ((b & 0x7FFFFFFF) == 0)
+
+
+def _at_pole(s: Site) -> np.ndarray:
+    """(n,): lanes where a ZERO_POLES reciprocal reads an exact +-0 (its result is fixed)."""
+    n = len(s.exe)
+    if s.ins.op not in ZERO_POLES:
+        return np.zeros(n, bool)
+    fops = s.float_operands()
+    if not fops:
+        return np.zeros(n, bool)
+    return (np.asarray(fops[0], U32)[:, 0] & 0x7FFFFFFF) == 0
 
 
 def rule_tolerance(s: Site) -> np.ndarray:
@@ -523,17 +625,30 @@ def rule_lod(s: Site) -> np.ndarray:
     top = float(getattr(P, "q", 0)) - float(getattr(P, "base", 0))
     ok = np.zeros((n, 4), bool)
     tol = cmp.INEXACT["TEX"]
-    for lam in np.arange(-LOD_SPAN, top + LOD_SPAN + LOD_STEP / 2, LOD_STEP, dtype=np.float64):
-        cc = c.copy()
-        cc[:, 3] = F32(lam)
+    grid = np.arange(-LOD_SPAN, top + LOD_SPAN + LOD_STEP / 2, LOD_STEP,
+                     dtype=np.float64).astype(F32)
+    # an explicit LOD reads no neighbours: the judged lanes alone suffice, and every (lane,
+    # LOD) pair is one independent lookup -- they are made in batches of LOD_BATCH levels,
+    # one executor call each (the same lookups one level at a time cost a call per level)
+    for g0 in range(0, len(grid), LOD_BATCH):
+        lams = grid[g0:g0 + LOD_BATCH]
+        cc = np.repeat(c[None], len(lams), axis=0)            # (levels, n, 4)
+        cc[:, :, 3] = lams[:, None]
         with np.errstate(all="ignore"):
-            # an explicit LOD reads no neighbours: the judged lanes alone suffice
-            r = np.ascontiguousarray(np.broadcast_to(tx._texture(s.op, "TXL", cc), (n, 4)))
-        near = cmp.float_equal(r.view(U32), s.imp, *tol)
+            r = tx._texture(s.op, "TXL", cc.reshape(-1, 4))
+        r = np.ascontiguousarray(np.broadcast_to(r, (len(lams) * n, 4))).view(U32)
+        imp = np.tile(s.imp, (len(lams), 1))
+        near = cmp.float_equal(r, imp, *tol)
         if "SHADOW" in s.ins.tex.target:     # w is 1.0 exactly, not filtered
-            near[:, 3] = same_words(r.view(U32)[:, 3], s.imp[:, 3])
-        ok |= near
+            near[:, 3] = same_words(r[:, 3], imp[:, 3])
+        ok |= near.reshape(len(lams), n, 4).any(axis=0)
+        if ok.all():
+            break
     return ok
+
+
+#: levels of detail looked up per executor call in :func:`rule_lod`
+LOD_BATCH = 64
 
 
 def rule_undefined_derivatives(s: Site) -> np.ndarray:
