@@ -235,8 +235,8 @@ FORMERLY_EXPLAINED = [
      "precise vec4 xl_t1 = unpackUnorm4x8(floatBitsToUint(program_local[5]).x);",
      "precise vec4 xl_t1 = unpackUnorm4x8(floatBitsToUint(program_local[5]).y);"),
     # DIV.F of a non-zero by a zero is the IEEE infinity: its non-finite result was 'any value'
-    ("gen:nv4-fragment-17", "arith", "R2.xyz = fragment_texcoord_2.xyz / R1.y;",
-     "R2.xyz = fragment_texcoord_2.xyz * R1.y;"),
+    ("gen:nv4-fragment-17", "arith", "R2.xyz = fragment_texcoord_2.xyz / ceil(abs(R1)).y;",
+     "R2.xyz = fragment_texcoord_2.xyz * ceil(abs(R1)).y;"),
 ]
 
 
@@ -256,9 +256,12 @@ def test_formerly_explained_away_is_caught(runner, name, kind, before, after):
 #: RSQ of a zero (VP1.0 temporaries start at 0): the specs and GLSL's IEEE infinities fix +Inf.
 #: The old rule let a non-finite result be any value, so '1.0 / sqrt' -> '1.0 * sqrt' (0.0)
 #: passed as 'nonfinite' (the campaign's gen:vp1.0-vertex-6, where the RSQ wrote an output).
+#: R1 is read twice, so the RSQ keeps its own statement (a value read once is written where it is
+#: read: backends/glsl/expressions.py) and the mutant sits in the instruction's freedom.
 RSQ_OF_ZERO = """!!VP1.0
 RSQ R1, R0.w;
-MOV o[COL0], R1;
+ADD R2, R1, R1;
+MOV o[COL0], R2;
 MOV o[HPOS], v[OPOS];
 END
 """
@@ -320,11 +323,15 @@ def test_max_timeouts_stops_a_slow_program(runner):
 
 #: RCP of an infinity (RSQ of a zero first): ApproxReciprocal(+INF) = +0.0.  The old rule let
 #: the operand's infinity excuse any value: '1.0 / R1.x' -> '1.0 * R1.x' passed as
-#: 'nonfinite' (the campaign's Celestia eclipse2_nv.fp, two mutants).
+#: 'nonfinite' (the campaign's Celestia eclipse2_nv.fp, two mutants).  (Both values read twice:
+#: each keeps its statement.)
 RCP_OF_INF = """!!FP1.0
 RSQ R1.x, R0.x;
+ADD R3.x, R1.x, R1.x;
 RCP R1.x, R1.x;
-MOV o[COLR], R1;
+MUL R2, R1.x, R1.x;
+ADD R2.y, R2.y, R3.x;
+MOV o[COLR], R2;
 END
 """
 
