@@ -46,7 +46,7 @@ void xl_main()
     out_result_position.y = xl_dp4(state_matrix_mvp[1], p);
     out_result_position.z = xl_dp4(state_matrix_mvp[2], p);
     out_result_position.w = xl_dp4(state_matrix_mvp[3], p);
-    result_color = xl_sat((h * program_local[0].xxxx));
+    result_color = xl_sat(h * program_local[0].xxxx);
     return;
 }
 

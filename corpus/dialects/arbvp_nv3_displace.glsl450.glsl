@@ -34,7 +34,7 @@ void xl_main()
     gl_Position.y = xl_dp4(state_matrix_mvp[1], p);
     gl_Position.z = xl_dp4(state_matrix_mvp[2], p);
     gl_Position.w = xl_dp4(state_matrix_mvp[3], p);
-    result_color = xl_sat((h * program_local[0].xxxx));
+    result_color = xl_sat(h * program_local[0].xxxx);
     return;
 }
 

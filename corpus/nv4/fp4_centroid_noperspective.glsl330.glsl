@@ -41,7 +41,7 @@ void xl_main()
 {
     t.y = 1.0 / program_local[0].x;
     c = texture(texture0, fragment_texcoord_1.v.xy) * fragment_color.v;
-    c.w = c.w * xl_sat((xl_min(vec4(xl_min(fragment_texcoord_0.v.xxxx, fragment_texcoord_0.v.yyyy).x), vec4(xl_min(fragment_texcoord_0.v.zzzz, fragment_texcoord_0.v.wwww).y)).x * t.yyyy)).x;
+    c.w = c.w * xl_sat(xl_min(vec4(xl_min(fragment_texcoord_0.v.xxxx, fragment_texcoord_0.v.yyyy).x), vec4(xl_min(fragment_texcoord_0.v.zzzz, fragment_texcoord_0.v.wwww).y)).x * t.yyyy).x;
     c.xyz = c.xyz * c.www;
     result_color0 = c;
 }

@@ -30,7 +30,7 @@ void xl_main()
 {
     t.y = 1.0 / program_local[0].x;
     {
-        precise vec4 xl_t1 = xl_sat((xl_min(vec4(xl_min(fragment_texcoord_0.xxxx, fragment_texcoord_0.yyyy).x), vec4(xl_min(fragment_texcoord_0.zzzz, fragment_texcoord_0.wwww).y)).x * t.yyyy));
+        precise vec4 xl_t1 = xl_sat(xl_min(vec4(xl_min(fragment_texcoord_0.xxxx, fragment_texcoord_0.yyyy).x), vec4(xl_min(fragment_texcoord_0.zzzz, fragment_texcoord_0.wwww).y)).x * t.yyyy);
         t.x = xl_t1.x;
     }
     c = texture(texture0, fragment_texcoord_1.xy) * fragment_color;

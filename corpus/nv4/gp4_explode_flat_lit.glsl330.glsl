@@ -130,7 +130,7 @@ void xl_main()
     d.z = log2(d.y);
     d.w = 1.0 / d.y;
     d.x = xl_rcc(s.x);
-    off.w = xl_sat((d.wwww * program_local[0].zzzz)).w;
+    off.w = xl_sat(d.wwww * program_local[0].zzzz).w;
     off.xyz = N.xyz * off.www;
     c.y = xl_dp3(xl_dst(vec4(0.0, 4.0, 16.0, 0.0), vec4(0.0, 0.5, 0.0, 0.25)), state_light_0_attenuation) + state_light_0_attenuation.w - 1.0;
     xl_cc1.y = c.y;
@@ -144,7 +144,7 @@ void xl_main()
     t.y = vec4(0.0).y;
     t.z = vec4(greaterThan(s.xxxx, s.yyyy)).z;
     t.w = vec4(lessThanEqual(s.xxxx, s.yyyy)).w;
-    e2 = xl_ssat((t * vec4(1.0).w + e2));
+    e2 = xl_ssat(t * vec4(1.0).w + e2);
     out_result_position = in_vertex_position[0] + off;
     out_result_color = col;
     out_result_texcoord[0] = e2;

@@ -127,7 +127,7 @@ void xl_main()
     d.w = 1.0 / d.y;
     d.x = xl_rcc(s.x);
     {
-        precise vec4 xl_t1 = xl_sat((d.wwww * program_local[0].zzzz));
+        precise vec4 xl_t1 = xl_sat(d.wwww * program_local[0].zzzz);
         off.w = xl_t1.w;
     }
     off.xyz = N.xyz * off.www;
@@ -143,7 +143,7 @@ void xl_main()
     t.y = vec4(0.0).y;
     t.z = vec4(greaterThan(s.xxxx, s.yyyy)).z;
     t.w = vec4(lessThanEqual(s.xxxx, s.yyyy)).w;
-    e2 = xl_ssat((t * vec4(1.0).w + e2));
+    e2 = xl_ssat(t * vec4(1.0).w + e2);
     out_result_position = in_vertex_position[0] + off;
     out_result_color = col;
     out_result_texcoord[0] = e2;

@@ -76,12 +76,12 @@ void xl_main()
     n.xy = vec4(cos(w.z), sin(w.z), 0.0, 0.0).xy;
     p.y = s.x * program_local[0].x + p.y;
     {
-        precise vec4 xl_t1 = xl_sat((c.xxxx * program_local[0].xxxx + 0.5));
+        precise vec4 xl_t1 = xl_sat(c.xxxx * program_local[0].xxxx + 0.5);
         flags.x = xl_t1.x;
         xl_cc0.x = xl_t1.x;
     }
     {
-        precise vec4 xl_t2 = xl_ssat((s.xxxx - c.xxxx));
+        precise vec4 xl_t2 = xl_ssat(s.xxxx - c.xxxx);
         n.z = xl_t2.z;
         xl_cc1.z = xl_t2.z;
     }

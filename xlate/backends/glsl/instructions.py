@@ -231,7 +231,8 @@ class Instructions:
         dst = ins.dst
         if ins.sat != Sat.NONE and rtype == DataType.FLOAT:
             self.need("sat")
-            expr = f"xl_{'sat' if ins.sat == Sat.SAT else 'ssat'}({expr})"
+            inner = expr[1:-1] if wrapped(expr) else expr     # xl_sat(a * b), not xl_sat((a * b))
+            expr = f"xl_{'sat' if ins.sat == Sat.SAT else 'ssat'}({inner})"
         expr = self.precision_step(ins, expr, rtype)
         target = self.element(dst.reg, dst.index, None)
         st = self.storage_type(dst.reg)
