@@ -199,6 +199,7 @@ class Plan:
     readers: dict[int, list[Instruction]] = field(default_factory=dict)
     taken: dict[tuple[int, int], Instruction] = field(default_factory=dict)   # (id(U), k) -> D
     forms: dict[int, ValueForm] = field(default_factory=dict)                  # id(D) -> form
+    repeated: set[int] = field(default_factory=set)   # instructions the tree holds twice or more
 
 
 def plan_temporaries(emitter, st: Structured) -> Plan:
@@ -207,6 +208,15 @@ def plan_temporaries(emitter, st: Structured) -> Plan:
     plan = Plan()
     live = liveness(st)
     storage = _Storage(emitter.prog)
+    # an instruction object the tree holds in more than one place (the general structurizer's
+    # expansion of calls and branches repeats them) is printed more than once: the decisions,
+    # keyed by the object, would mix its places -- such values keep their statements
+    seen: set[int] = set()
+    for body in _bodies(st):
+        for node in body:
+            if isinstance(node, Op):
+                key = id(node.ins)
+                (plan.repeated if key in seen else seen).add(key)
     for body in _bodies(st):
         run: list[Instruction] = []
         for node in body + [None]:
@@ -287,8 +297,8 @@ def _plan_run(emitter, run: list[Instruction], live, storage: _Storage, plan: Pl
     n = len(run)
     for i, d in enumerate(run):
         kill = kills[i]
-        if not kill & after[i]:
-            continue       # untracked, never read (dead), or written conditionally: as it is
+        if not kill & after[i] or id(d) in plan.repeated:
+            continue       # untracked, never read (dead), written conditionally, or repeated
         expr_reads = 0
         for k, s in enumerate(d.srcs):
             taken = plan.taken.get((id(d), k))
@@ -308,6 +318,8 @@ def _plan_run(emitter, run: list[Instruction], live, storage: _Storage, plan: Pl
         if j == end or not reads[j] & kill:
             continue
         u = run[j]
+        if id(u) in plan.repeated:
+            continue
         k = _one_operand(emitter, u, d.dst.reg, d.dst.mask)
         if k is None:
             continue
