@@ -110,13 +110,19 @@ def op_dfma(x, a, b, c):
     return _w(out)
 
 
+def _pair_booleans(r) -> np.ndarray:
+    """(n, 2) truth values of two 64-bit compares -> (n, 4) words: ~0 or 0 in x and z (tgsi.rst:
+    a 64-bit compare writes a 32-bit boolean per pair)."""
+    out = np.zeros((r.shape[0], 4), U32)
+    out[:, 0] = np.where(r[:, 0], U32(0xFFFFFFFF), U32(0))
+    out[:, 2] = np.where(r[:, 1], U32(0xFFFFFFFF), U32(0))
+    return out
+
+
 def _compare(fn):
     def op(x, a, b):
         r = fn(_d(a), _d(b))
-        out = np.zeros((r.shape[0], 4), U32)
-        out[:, 0] = np.where(r[:, 0], U32(0xFFFFFFFF), U32(0))
-        out[:, 2] = np.where(r[:, 1], U32(0xFFFFFFFF), U32(0))
-        return out
+        return _pair_booleans(r)
     return op
 
 
@@ -221,10 +227,7 @@ def _qcompare(fn, signed: bool = False):
         if signed:
             qa, qb = qa.view(I64), qb.view(I64)
         r = fn(qa, qb)
-        out = np.zeros((r.shape[0], 4), U32)
-        out[:, 0] = np.where(r[:, 0], U32(0xFFFFFFFF), U32(0))
-        out[:, 2] = np.where(r[:, 1], U32(0xFFFFFFFF), U32(0))
-        return out
+        return _pair_booleans(r)
     return op
 
 

@@ -11,7 +11,7 @@ from .. import interface as I
 
 from .records import _Unsupported
 from .expressions import UNARY, place
-from .text import COMP, _PLAIN, abs_bits, bitcast, literal, negate_bits, swizzle_text, vec_type, vector_literal
+from .text import COMP, _PLAIN, bitcast, literal, literal_operand_bits, swizzle_text, vec_type, vector_literal
 
 
 class Operands:
@@ -194,21 +194,7 @@ class Operands:
             wtype = reg.dtype if reg.dtype != DataType.NONE else DataType.FLOAT
         if wtype != optype:        # typeless PARAM constants read with another type: raw bits
             wtype = optype
-        out = []
-        for c, neg in zip(src.swizzle, src.comp_neg):
-            if c == 4:
-                bits = 0
-            elif c == 5:
-                bits = 0x3F800000 if optype == DataType.FLOAT else 1
-            else:
-                bits = words[c]
-            if src.abs and optype != DataType.UINT:
-                bits = abs_bits(bits, optype)
-            if src.neg:
-                bits = negate_bits(bits, optype)
-            if neg:
-                bits = negate_bits(bits, optype)
-            out.append(bits)
+        out = literal_operand_bits(words, src, optype)
         if scalar:
             return literal(out[0], optype)
         return vector_literal(out, optype)

@@ -226,3 +226,20 @@ def _member_access(text: str, name: str) -> str:
     ``vertex_id[{v}].v``) in an interface expression or assignment: the variable became the
     instance name of a one-member block (:meth:`GlslEmitter.varying_block`)."""
     return re.sub(rf"\b{re.escape(name)}(\[\{{v\}}\])?(?![\w\[])", rf"{name}\1.v", text)
+
+
+def literal_operand_bits(words, src, optype: DataType) -> list[int]:
+    """The words a literal operand reads -- its swizzle (4: 0, 5: 1) with |abs| and negation
+    applied to the bits -- shared by the GLSL and the direct SPIR-V backends."""
+    out = []
+    for c, neg in zip(src.swizzle, src.comp_neg):
+        bits = 0 if c == 4 else (0x3F800000 if optype == DataType.FLOAT else 1) if c == 5 \
+            else words[c]
+        if src.abs and optype != DataType.UINT:
+            bits = abs_bits(bits, optype)
+        if src.neg:
+            bits = negate_bits(bits, optype)
+        if neg:
+            bits = negate_bits(bits, optype)
+        out.append(bits)
+    return out

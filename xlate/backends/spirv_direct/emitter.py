@@ -366,22 +366,12 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin):
         return self.val("SNegate", self.t(kind, n), v)
 
     def const_operand(self, src: Source, reg, optype: DataType, scalar: bool) -> int:
-        from ..glsl.text import abs_bits, negate_bits
+        from ..glsl.text import literal_operand_bits
         if reg.kind == RegKind.CONST:
             words = reg.value[0]
         else:
             words = reg.value[0 if src.index is None else src.index.offset]
-        out = []
-        for c, neg in zip(src.swizzle, src.comp_neg):
-            bits = 0 if c == 4 else (0x3F800000 if optype == DataType.FLOAT else 1) if c == 5 \
-                else words[c]
-            if src.abs and optype != DataType.UINT:
-                bits = abs_bits(bits, optype)
-            if src.neg:
-                bits = negate_bits(bits, optype)
-            if neg:
-                bits = negate_bits(bits, optype)
-            out.append(bits)
+        out = literal_operand_bits(words, src, optype)
         kind = K[optype]
         return self.m.const_bits(kind, out[0]) if scalar else self.m.vconst_bits(kind, out)
 
