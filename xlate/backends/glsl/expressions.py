@@ -287,6 +287,7 @@ class _Storage:
 def _plan_run(emitter, run: list[Instruction], live, storage: _Storage, plan: Plan) -> None:
     arith: dict[int, bool] = {}         # id(D) -> its inlined expression holds arithmetic
     reads_of: dict[int, int] = {}       # id(D) -> storage bits its expression reads
+    depth_of: dict[int, int] = {}       # id(D) -> how many values its expression nests
     # per instruction of the run: tracked components read, storage written, a boundary for
     # values of lookups and derivatives (-1: one for every value)
     reads = [live.reads(u) for u in run]
@@ -300,10 +301,16 @@ def _plan_run(emitter, run: list[Instruction], live, storage: _Storage, plan: Pl
         if not kill & after[i] or id(d) in plan.repeated:
             continue       # untracked, never read (dead), written conditionally, or repeated
         expr_reads = 0
+        nesting = 1
         for k, s in enumerate(d.srcs):
             taken = plan.taken.get((id(d), k))
             expr_reads |= reads_of[id(taken)] if taken is not None else storage.source(s)
+            if taken is not None:
+                nesting = max(nesting, depth_of.get(id(taken), 1) + 1)
         reads_of[id(d)] = expr_reads
+        depth_of[id(d)] = nesting
+        if nesting >= MAX_NESTING:
+            continue       # a chain of values each read once: a person names one now and then
         # the first later instruction that reads one of the written components
         derivative = OPCODES[d.op].category == "tex" or d.op in ("DDX", "DDY")
         own = writes[i]
@@ -344,6 +351,10 @@ _FENCE = {"EMIT": -1, "ENDPRIM": -1, "KIL": 1, "DEMOTE": 1}
 #: how far (in instructions) a value may travel to its reader: a person does not inline across
 #: more either, and it keeps the policy linear in the length of a run
 REACH = 48
+#: how many inlined values an expression may nest: a chain of instructions each reading the
+#: last one's value (ADD R0, R0, 1 repeated) would otherwise become one expression as deep as
+#: the program -- unreadable, and quadratic to print (tests/test_limits.py)
+MAX_NESTING = 6
 
 
 def _one_operand(emitter, u: Instruction, reg: str, mask) -> int | None:
