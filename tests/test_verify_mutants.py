@@ -59,12 +59,12 @@ KIND_SITES = {
     "literal-ulp": ("kinds.fp", "vec4(0.5, 2.0000002, 3.0, 4.0)"),
     "swizzle": ("kinds.fp", "r = (fragment_texcoord_0 + vec4(0.5, 2.0, 3.0, 4.0)) * "
                 "fragment_texcoord_1.zxzw;"),
-    "saturate": ("kinds.fp", "result_color0 = ((r + vec4(lessThan(r, fragment_texcoord_0)))) + "
+    "saturate": ("kinds.fp", "result_color0 = (r + vec4(lessThan(r, fragment_texcoord_0))) + "
                  "texture(texture0, fragment_texcoord_0.xy);"),
     "compare": ("kinds.fp", "greaterThanEqual(r, fragment_texcoord_0)"),
     "texcoord": ("kinds.fp", "texture(texture0, fragment_texcoord_0.yy)"),
-    "output": ("kinds.fp", "result_color0.xyz = (xl_sat((r + vec4(lessThan(r, "
-               "fragment_texcoord_0)))) + texture(texture0, fragment_texcoord_0.xy)).xyz;"),
+    "output": ("kinds.fp", "result_color0.xyz = (xl_sat(r + vec4(lessThan(r, "
+               "fragment_texcoord_0))) + texture(texture0, fragment_texcoord_0.xy)).xyz;"),
     "cc": ("kinds.vp", "if (!(xl_cc0.x > 0.0)) R0 = vertex_attrib_2;"),
     "loop": ("kinds.vp", "xl_i1 <= xl_n2"),
 }
