@@ -353,3 +353,74 @@ def test_undefined_values_taint_what_is_computed_from_them():
                    3: [False, False, False, True],        # MUL R2.w, R0.x (defined), R2.y (undefined)
                    4: [True, False, False, False],        # DP3 reads R2.xyz: undefined
                    5: [True, True, True, True]}           # R1.x undefined, R1.yzw unwritten
+
+
+def test_probes_pack_written_components_across_outputs():
+    """Each probe takes as many probe-output components as its instruction writes; a batch
+    (one compilation) holds four per output; a probe may straddle two outputs."""
+    from xlate.verify.native_probe import pack_probes
+    slots = ["result.color[1]", "result.color[2]"]
+    batches = pack_probes([("a", (0,)), ("b", (0, 1, 2, 3)), ("c", (1, 3)), ("d", (2,)),
+                           ("e", (0, 1))], slots)
+    assert batches == [
+        [("a", [("result.color[1]", (0,), (0,))]),
+         ("b", [("result.color[1]", (1, 2, 3), (0, 1, 2)), ("result.color[2]", (0,), (3,))]),
+         ("c", [("result.color[2]", (1, 2), (1, 3))]),
+         ("d", [("result.color[2]", (3,), (2,))])],
+        [("e", [("result.color[1]", (0, 1), (0, 1))])],
+    ]
+
+
+def test_packed_probe_text_moves_only_written_components():
+    from xlate.verify.native_probe import probe_moves, unpack_probe
+    assert probe_moves([("result.color[1]", (2, 3), (0, 3)), ("result.color[2]", (0,), (1,))],
+                       "r") == ("\nMOV result.color[1].zw, r.xxxw;"
+                                "\nMOV result.color[2].x, r.yyyy;")
+    got = {"result.color[1]": np.array([[1, 2, 3, 4]], np.uint32),
+           "result.color[2]": np.array([[5, 6, 7, 8]], np.uint32)}
+    words = unpack_probe(got, [("result.color[1]", (2, 3), (0, 3)),
+                               ("result.color[2]", (0,), (1,))], 1)
+    assert words.tolist() == [[3, 5, 0, 4]]
+
+
+MANY = "!!ARBfp1.0\nTEMP a, b;\n" + "".join(
+    f"ADD a.{c}, fragment.texcoord[0].{c}, program.local[{n}].{c};\n"
+    for n, c in enumerate("xyzwxyzwxy")) + "MUL result.color, a, fragment.texcoord[1];\nEND\n"
+
+
+def test_ten_scalar_probes_run_in_one_compilation():
+    """Ten single-component writes fit one compilation (7 outputs x 4 components), and the
+    words read back from the packed outputs are the driver's values of those components: ADD
+    is exact in both, so they equal the executor's bit for bit."""
+    from xlate.verify import compare as cmp, replay
+    from xlate.verify.analysis import analyse
+    from xlate.verify.native_verify import _run_once, output_keys
+    from xlate.verify.native_probe import _Recorder
+    from xlate.verify.core import ProgramReport, run_executor
+    prog = parse(MANY)
+    probe = TextProbe(MANY, prog, ["result.color"])
+    batches = pack_probes_for(probe, prog)
+    assert len(batches) == 1
+    text = probe.instrumented([(k, segs) for (_, k), segs in batches[0]])
+    assert text.count("\nMOV result.color[") == 10
+    runner = runner_or_skip()
+    facts = analyse(prog, set(cmp.INEXACT))
+    keys = output_keys(prog)
+    run = _run_once(MANY, prog, facts, 64, 3, runner, ProgramReport("t"), keys)
+    probe.cap = run.cap
+    runs: list = []
+    values = replay.probe_values(prog, run.gen, runner, 64, probe, runs=runs)
+    assert len(runs) == 1                   # one compilation gave every value and the outputs
+    rec = _Recorder(prog, 64)
+    run_executor(prog, run.gen, 64, hooks=rec)
+    for k in range(10):
+        c = "xyzw".index("xyzwxyzwxy"[k])
+        assert np.array_equal(values[k].last[:, c], rec.values[k][:, c]), k
+
+
+def pack_probes_for(probe, prog):
+    from xlate.verify.native_probe import pack_probes
+    wanted = [((k, k), tuple(c for c in range(4) if ins.dst.mask[c]))
+              for k, ins in enumerate(prog.instructions)
+              if ins.dst is not None and k not in probe.finals]
+    return pack_probes(wanted, probe.slots)

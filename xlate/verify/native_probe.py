@@ -213,6 +213,71 @@ def declare_sink(text: str) -> str:
     return insert_prologue(text, [f"TEMP {SINK_NAME};"])
 
 
+#: one move of a packed probe: (probe output, its components, the instruction's components
+#: they receive, in the same order)
+Segment = tuple[str, tuple[int, ...], tuple[int, ...]]
+
+_XYZW = "xyzw"
+
+
+def probe_moves(slot: str | list, name: str) -> str:
+    """The moves that copy register ``name`` to a probe output: the whole register to a
+    binding, or each packed :data:`Segment` (``MOV result.color[1].zw, r.xxxy;`` copies ``r.x``
+    to ``.z`` and ``r.y`` to ``.w``: a write mask names the output's components in order, the
+    swizzle gives each one its source component; the components the mask leaves out repeat a
+    chosen one)."""
+    if isinstance(slot, str):
+        return f"\nMOV {slot}, {name};"
+    out = []
+    for binding, to, frm in slot:
+        swizzle = [frm[0]] * 4
+        for t, f in zip(to, frm):
+            swizzle[t] = f
+        mask = "".join(_XYZW[t] for t in to)
+        out.append(f"\nMOV {binding}.{mask}, {name}.{''.join(_XYZW[c] for c in swizzle)};")
+    return "".join(out)
+
+
+def pack_probes(wanted: list[tuple[object, tuple[int, ...]]], slots: list[str]) \
+        -> list[list[tuple[object, list[Segment]]]]:
+    """Compilations (batches) of probes: each wanted (key, written components) gets as many
+    probe-output components as it writes, in order, across outputs where needed; a batch holds
+    as many as its outputs' components (4 each).  Packing by component instead of one whole
+    output per instruction (most instructions write one or two components) cuts the
+    compilations about threefold, and every value read in one compilation is one consistent
+    run of the driver -- the condition :func:`replay.recompiled_lanes` needs."""
+    capacity = 4 * len(slots)
+    batches: list[list[tuple[object, list[Segment]]]] = []
+    used = capacity
+    for key, comps in wanted:
+        comps = tuple(comps)
+        if not comps:
+            continue
+        if used + len(comps) > capacity:
+            batches.append([])
+            used = 0
+        segments: list[Segment] = []
+        left = list(comps)
+        while left:
+            slot, at = divmod(used, 4)
+            take = min(4 - at, len(left))
+            segments.append((slots[slot], tuple(range(at, at + take)), tuple(left[:take])))
+            left = left[take:]
+            used += take
+        batches[-1].append((key, segments))
+    return batches
+
+
+def unpack_probe(got: dict, segments: list[Segment], lanes: int) -> np.ndarray:
+    """An instruction's words (lanes, 4) from a packed capture; components it does not write
+    read zero (the replay compares written components only)."""
+    out = np.zeros((lanes, 4), np.uint32)
+    for binding, to, frm in segments:
+        words = np.asarray(got[binding], np.uint32)
+        out[:, list(frm)] = words[:, list(to)]
+    return out
+
+
 class TextProbe:
     """A probe function for :func:`replay.replay` (``trace._probe_events``'s signature) that
     instruments the original text (module docstring) and runs it on ``runner`` (a
@@ -251,9 +316,10 @@ class TextProbe:
         self.cap = None         # the original run's capture (set by the caller)
 
     # ---- the text ---------------------------------------------------------------------------
-    def instrumented(self, probes: list[tuple[int, str]]) -> str:
+    def instrumented(self, probes: list[tuple[int, str | list]]) -> str:
         """The text with each (instruction, probe output) probe, and without KILs in fragment
-        programs."""
+        programs.  A probe output is a binding (the whole register is copied to it) or a list
+        of :data:`Segment` tuples (:func:`pack_probes`: the written components only, packed)."""
         from .native import add_option, _prologue_at
         edits: list[tuple[int, int, str]] = []          # (start, end, replacement)
         need_temp = False
@@ -271,9 +337,9 @@ class TextProbe:
                 need_temp = True
                 edits.append((d0, d1, TEMP_NAME + mask))
                 edits.append((end, end, f"\nMOV {self.base[d0:d1].strip()}, {TEMP_NAME};"
-                                        f"\nMOV {slot}, {TEMP_NAME};"))
+                                        + probe_moves(slot, TEMP_NAME)))
             else:
-                edits.append((end, end, f"\nMOV {slot}, {name};"))
+                edits.append((end, end, probe_moves(slot, name)))
         if self.program.stage == Stage.FRAGMENT:
             for ins in self.program.instructions:
                 if ins.op == "KIL" and ins.span is not None:
@@ -329,17 +395,21 @@ class TextProbe:
             run_executor(self.program, gen, lanes, hooks=executor)
         if values and not self.slots:
             raise ProbeRefused("the program writes every output a probe could use")
-        per = len(self.slots)
+        batches = pack_probes([((i, k), tuple(c for c in range(4)
+                                              if self.program.instructions[k].dst.mask[c]))
+                               for i, k in values], self.slots)
         # (not with KIL -- the probe runs have none -- nor with instructions the frontend added,
         # such as a fog option's: the driver applies fog after the program, and the probe
         # text's ARB_draw_buffers changes which colours it fogs)
         whole = runs is not None and not self.sunk and \
             not any(ins.op == "KIL" or ins.span is None for ins in self.program.instructions)
         run_outputs = None
-        for b in range(0, max(len(values), 1 if whole else 0), per):
-            group = values[b:b + per]
-            slots = self.slots[:len(group)]
-            text = self.instrumented([(k, slot) for (_, k), slot in zip(group, slots)])
+        if whole and not batches:
+            batches = [[]]          # no value to probe: one run still gives the outputs
+        for group in batches:
+            slots = sorted({seg[0] for _, segments in group for seg in segments},
+                           key=self.slots.index)
+            text = self.instrumented([(k, segments) for (_, k), segments in group])
             wanted = slots + ([key for key in self.keys if key not in slots] if whole else [])
             if self.program.stage == Stage.FRAGMENT:
                 cap = runner.run_fragment(text, lanes, inputs, gen.params, wanted,
@@ -354,8 +424,8 @@ class TextProbe:
                 runs.append(Capture(outputs=outputs, killed=np.zeros(lanes, bool)))
                 if run_outputs is None:
                     run_outputs = outputs   # the instructions writing outputs last: from here
-            for (i, k), slot in zip(group, slots):
-                imp[i] = np.asarray(got[slot], np.uint32)
+            for (i, k), segments in group:
+                imp[i] = unpack_probe(got, segments, lanes)
                 if executor is not None and k in executor.values:
                     imp[i] = zero_sign_unobservable(imp[i], executor.values[k])
         if tails:
