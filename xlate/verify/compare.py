@@ -119,6 +119,14 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
         "permits.rule_reassociated: the value equals the instruction (MAD, DPn, DPH, DP2A, "
         "X2D, LRP, XPD) recomputed with its products added in another order, each rounded or "
         "fused into the addition (FMA)"),
+    "propagated": (
+        "native backend: GL 2.1 §2.1.1 \"about 1 part in 10^5\" for each operation, and no order "
+        "of evaluation required (ARB_vertex_program issue 22, ARB_fragment_program issue 3): a "
+        "compilation may fold instructions into one expression, so an instruction is computed "
+        "from operands that differ from the earlier instructions' values within their bounds",
+        "permits_native.rule_propagated: the driver's value within the spread of the "
+        "executor's (spread.py): this operation's 1e-5 of its terms plus each operand's spread "
+        "carried through the instruction, recomputed at the ends of the operand's interval"),
     "recompiled": (
         "each freedom above is the implementation's choice per compilation: the probe "
         "compilation and the main one may choose differently (llvmpipe flushes a denormal in "

@@ -72,6 +72,9 @@ class Site:
         self.imp = imp
         self.rows = rows
         self.backend = backend
+        #: native backend: (n, 4) how far a correct compilation's value may lie from the
+        #: executor's (:mod:`spread`); None elsewhere
+        self.spread = None
 
     def float_operands(self) -> list[np.ndarray]:
         """The float operands as (n, 4) uint32 words (scalars widened)."""
@@ -717,7 +720,7 @@ def rule_implementation(s: Site) -> np.ndarray:
 # (imported here, below Site and the helpers they use: permits_native imports those)
 from .permits_native import (  # noqa: E402
     rule_fixed_function_nonfinite, rule_fog_factor, rule_gl_precision,
-    rule_gl_precision_compare, rule_native_signedzero, rule_reassociated,
+    rule_gl_precision_compare, rule_native_signedzero, rule_propagated, rule_reassociated,
     rule_relative_out_of_range, rule_rough_power, rule_uninitialized)
 
 
@@ -743,6 +746,7 @@ RULES = (
     ("reassociated", rule_reassociated, "result"),
     ("tolerance", rule_gl_precision, "result"),
     ("tolerance", rule_gl_precision_compare, "any"),
+    ("propagated", rule_propagated, "result"),
     ("tolerance", rule_fog_factor, "result"),
     ("tolerance", rule_rough_power, "result"),
     ("range", rule_range, "any"),

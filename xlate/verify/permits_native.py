@@ -253,6 +253,23 @@ def rule_gl_precision(s: Site) -> np.ndarray:
     return ok
 
 
+def rule_propagated(s: Site) -> np.ndarray:
+    """Native backend only: the driver's value within the *spread* of the executor's
+    (:mod:`spread`): GL 2.1 §2.1.1's "about 1 part in 10^5" of this operation plus the bounds of
+    the instructions its operands come from, carried through this one -- a compilation that
+    folds instructions into one expression computes this one from operands that differ from the
+    earlier instructions' values within their bounds (ARB_vertex_program issue 22,
+    ARB_fragment_program issue 3: no order of evaluation is required).  Both values finite.
+    Verdict ``propagated``."""
+    n = len(s.exe)
+    if s.backend != "native" or s.spread is None:
+        return np.zeros((n, 4), bool)
+    with np.errstate(all="ignore"):
+        e = np.ascontiguousarray(s.exe).view(F32).astype(np.float64)
+        g = np.ascontiguousarray(s.imp).view(F32).astype(np.float64)
+        return (np.abs(e - g) <= s.spread) & np.isfinite(e) & np.isfinite(g) & (s.spread > 0)
+
+
 #: set-on-compare opcodes -> the test (the result is 1.0 or 0.0)
 _SET_COMPARES = frozenset("SGE SLT SEQ SNE SGT SLE".split())
 

@@ -103,6 +103,14 @@ class ReplayHook:
         self.conds = conds or {}
         kils = {k for k, ins in enumerate(program.instructions) if ins.op == "KIL"}
         self.instructions = sorted(set(values) | set(self.conds) | kils)
+        # the driver's own compilation (native): every value carries its spread, GL's
+        # precision propagated (:mod:`spread`), so the hook sees every writing instruction
+        self.spreads = None
+        if backend == "native":
+            from .spread import Spreads
+            self.spreads = Spreads(program, lanes)
+            self.instructions = sorted(set(self.instructions) | {
+                k for k, ins in enumerate(program.instructions) if ins.dst is not None})
         # flags a CC update may have set instead of the executor's: those of the flushed value
         # where the value written was denormal (GP4 issue 18: denormals may be flushed)
         self.alt_flags = np.zeros((2, lanes, 4), np.uint8)
@@ -160,7 +168,13 @@ class ReplayHook:
         self.passes[k][lanes] = p
         if cmask is not None and k in self.conds:
             cmask = self._agree_on_test(x, st, sel, lanes, p, x.inst.dst.cond, cmask)
+        spread = None
+        if self.spreads is not None and x.inst.dst is not None:
+            from .spread import result_spread
+            spread = result_spread(x, ops, lanes, self.spreads, np.broadcast_to(bits, (n, 4)))
         if k not in self.values:
+            if spread is not None:
+                self._write_spread(x, lanes, spread, cmask)
             return bits, cmask
         known, imp = self._impl(k, lanes, p)
         live = ~self.bad[lanes]
@@ -174,12 +188,24 @@ class ReplayHook:
             written = written & np.broadcast_to(cmask, (n, 4))
         out = exe
         if known.any():
-            out = self._adopt(x, ops, lanes, p, exe, imp, written, known)
+            out = self._adopt(x, ops, lanes, p, exe, imp, written, known, spread)
+        if spread is not None:
+            # an adopted value lies its departure further from the executor's
+            gap = np.abs(np.ascontiguousarray(out, np.uint32).view(np.float32).astype(np.float64)
+                         - np.ascontiguousarray(exe, np.uint32).view(np.float32)
+                         .astype(np.float64))
+            self._write_spread(x, lanes, spread + np.where(np.isfinite(gap), gap, 0.0), cmask)
         if x.cc_reg is not None and x.rt == DataType.FLOAT:
             self._note_alternatives(x.cc_reg, lanes, out, written)
         return out, cmask
 
-    def _adopt(self, x, ops, lanes, p, exe, imp, written, known):
+    def _write_spread(self, x, lanes, spread, cmask) -> None:
+        written = np.broadcast_to(np.array(x.inst.dst.mask, bool), spread.shape)
+        if cmask is not None:
+            written = written & np.broadcast_to(cmask, spread.shape)
+        self.spreads.write(x.inst, lanes, spread, written)
+
+    def _adopt(self, x, ops, lanes, p, exe, imp, written, known, spread=None):
         from ..exec.operands import _PRECISION
         conv = _PRECISION.get(x.inst.precision)
         # the precision step the writer applies (FP16/X: a conversion of float values)
@@ -192,6 +218,7 @@ class ReplayHook:
         rows = np.flatnonzero(differ.any(axis=1))
         site = permits.Site(x, ops, rows, np.ascontiguousarray(as_written[rows]), imp[rows],
                             self.backend)
+        site.spread = None if spread is None else spread[rows]
         verdicts = permits.permitted(site, differ[rows])
         out = np.array(exe, np.uint32)
         for r_i, r in enumerate(rows):

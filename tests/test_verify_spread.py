@@ -1,0 +1,110 @@
+"""The native backend's ``propagated`` verdict (``xlate/verify/spread.py``): GL's 1e-5 per
+operation, carried through the program.  The replay hook runs against 'driver values' that are
+the executor's own, edited; no GL implementation is needed."""
+from __future__ import annotations
+
+import numpy as np
+
+import xlate
+from xlate.exec import execute
+from xlate.verify.replay import ImplValues, ReplayHook
+
+F32 = np.float32
+
+# the cancellation of bicubic-normal.fp: R1.z = a + b nearly cancels, the MUL reads it
+CANCEL = ("!!ARBfp1.0\nTEMP r, s;\n"
+          "ADD r.z, fragment.texcoord[0].x, fragment.texcoord[0].y;\n"
+          "MUL s.y, r.z, 0.16666667;\n"
+          "MOV result.color, s;\nEND\n")
+INPUTS = {"fragment.texcoord[0]": [1.0002, -1.0001, 0.0, 0.0]}
+
+
+class _Record:
+    def __init__(self, n):
+        self.instructions = list(range(n))
+        self.words = {}
+
+    def __call__(self, x, st, idx, ops, bits, cmask):
+        n = st.lanes if idx is None else len(idx)
+        self.words[x.index] = np.array(np.broadcast_to(bits, (n, 4)), np.uint32)
+        return bits, cmask
+
+    def before_flow(self, x, st, sel):
+        pass
+
+    def kill_decision(self, x, st, sel, kill, operand):
+        return kill
+
+
+def _replay(text, inputs, change, backend="native"):
+    prog = xlate.parse(text)
+    inputs = {k: np.array([v], F32) for k, v in inputs.items()}
+    rec = _Record(len(prog.instructions))
+    execute(prog, inputs=inputs, lanes=1, hooks=rec)
+    values = {k: ImplValues(change.get(k, lambda w: w)(w.copy())) for k, w in rec.words.items()}
+    hook = ReplayHook(prog, values, 1, backend)
+    execute(prog, inputs=inputs, lanes=1, hooks=hook)
+    return hook, rec
+
+
+def _scaled(c, factor):
+    def change(w):
+        f = w.view(F32)
+        f[:, c] = f[:, c] * F32(factor)
+        return w
+    return change
+
+
+def test_spread_of_a_cancellation_reaches_the_reader():
+    """ADD's bound is 1e-5 of |a| + |b| (2.0003e-5 here, 200x its result 1e-4); the MUL that
+    reads it may differ by 1/6 of that: 1.5e-2 relative is permitted there, 'propagated'."""
+    hook, rec = _replay(CANCEL, INPUTS, {1: _scaled(1, 1.015)})
+    assert not hook.unexplained
+    assert ("propagated" in {v for (_, v) in hook.adopted})
+    # the spread recorded for s.y: the MUL's own 1e-5 of |r.z / 6|, plus r.z's spread / 6,
+    # plus the adopted value's distance from the executor's
+    rz = float(rec.words[0].view(F32)[0, 2])
+    sy = float(rec.words[1].view(F32)[0, 1])
+    s = hook.spreads.of["s"][0, 1]
+    own_add = 1e-5 * (abs(F32(1.0002)) + abs(F32(-1.0001)))
+    gap = abs(float(F32(sy) * F32(1.015)) - sy)
+    assert np.isclose(s, 1e-5 * abs(rz * F32(0.16666667)) + own_add * 0.16666667 + gap,
+                      rtol=1e-3)
+
+
+def test_beyond_the_propagated_spread_is_a_divergence():
+    """Twice the bound is not permitted: the MUL's departure stays unexplained."""
+    hook, _ = _replay(CANCEL, INPUTS, {1: _scaled(1, 1.5)})
+    assert [(d.index, d.verdict) for d in hook.unexplained] == [(1, "")]   # unexplained
+
+
+def test_no_spread_without_an_inexact_producer():
+    """An operand that is an exact move of an input carries no spread: a MUL 1e-4 off (ten
+    times its own bound) is a divergence."""
+    text = ("!!ARBfp1.0\nTEMP r, s;\nMOV r, fragment.texcoord[0];\n"
+            "MUL s, r, 0.5;\nMOV result.color, s;\nEND\n")
+    hook, _ = _replay(text, {"fragment.texcoord[0]": [1.0, 2.0, 3.0, 4.0]},
+                      {1: _scaled(0, 1.0001)})
+    assert [(d.index, d.verdict) for d in hook.unexplained] == [(1, "")]   # unexplained
+
+
+def test_a_compare_straddled_by_the_spread_takes_either_outcome():
+    """SGE of a value whose spread reaches across the other operand: the driver's other
+    outcome is permitted (the recomputation at the interval's end flips it)."""
+    text = ("!!ARBfp1.0\nTEMP r, s;\n"
+            "ADD r.x, fragment.texcoord[0].x, fragment.texcoord[0].y;\n"
+            "SGE s, r.x, 0.0001;\nMOV result.color, s;\nEND\n")
+    flip = {1: lambda w: np.where(w == 0x3F800000, 0, 0x3F800000).astype(np.uint32)}
+    hook, _ = _replay(text, INPUTS, flip)
+    assert not hook.unexplained and "propagated" in {v for (_, v) in hook.adopted}
+    # far from the threshold the same flip is a divergence
+    hook, _ = _replay(text.replace("0.0001", "0.5"), INPUTS, flip)
+    assert [(d.index, d.verdict) for d in hook.unexplained] == [(1, "")]   # unexplained
+
+
+def test_translations_never_get_the_spread():
+    """The GL path holds a translation to its own exactness: the same departure is unexplained
+    there (spread is native only)."""
+    hook, _ = _replay(CANCEL, INPUTS, {1: _scaled(1, 1.015)}, backend="gl")
+    assert hook.spreads is None
+    assert [(d.index, d.verdict) for d in hook.unexplained] == [(1, "")]   # unexplained

@@ -1,0 +1,133 @@
+"""How far a value of the driver's own compilation may lie from the executor's: GL's precision
+rule propagated through the program (native backend only; verdict ``propagated``).
+
+GL 2.1 §2.1.1 asks of each floating-point operation only "about 1 part in 10^5", and the ARB
+program specs (ARB_vertex_program issue 22, ARB_fragment_program issue 3) let a compiler order
+and combine the operations of a program as it likes.  :func:`permits_native.rule_gl_precision`
+applies the bound to one instruction, from its operands.  But a driver that folds two
+instructions into one expression (Mesa reassociates inexact ARB arithmetic: ``(a + b) + c`` as
+``a + (b + c)``, a constant product chain folded) computes the *second* instruction from an
+operand that differs from the first instruction's value within *its* bound -- and where the
+first one cancelled (``1.0002 - 1.0001``), that is a large relative change, which the second
+instruction's own bound does not cover.  Measured: cg ``bicubic-normal.fp`` (``MAD``, ``ADD``
+then ``MUL R2.y, R1.z, c[3].z`` 1.4e-4 apart relative, every operand within its own 1e-5), and
+crystalspace ``splatting_amb_l.vp`` (an ``EX2`` of a folded product, 20 ulps).
+
+So each value the replay computes carries a *spread*: an absolute bound, per lane and
+component, of how far a correct compilation's value of it may be from the replay's --
+
+    spread(result) = 1e-5 * magnitude(own terms)                   (GL §2.1.1, this operation)
+                   + sum over operands i of  max |f(.., o_i +- spread(o_i), ..) - f(..)|
+
+-- the operation's own bound (:func:`permits_native._magnitude`, zero for exact operations:
+moves, selects, compares, conversions) plus each operand's spread carried through the
+instruction by recomputing it at the ends of the operand's interval (the executor's own
+instruction, so a floor, a compare or a select that the interval straddles carries its jump:
+``SGE`` of operands closer than their spread is either 0 or 1).  For dot products and other
+opcodes that mix components each operand component is moved alone and the effects are added.
+Temporaries carry spreads; parameters, inputs and literals are exact (zero).  A non-finite
+spread counts as zero (no bound is claimed), and so does an adopted value's departure:
+the spread of an adopted value is its spread plus its distance from the executor's value.
+
+A departure is then ``propagated`` when both values are finite and ``|driver - executor| <=
+spread`` -- "everything downstream is explained by propagation of that bound" (issue 17 §1).
+The translation path never uses it: a translation is held to its own GLSL's exactness.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir.model import RegKind
+from ..ir.ops import COMPONENTWISE
+
+F32 = np.float32
+U32 = np.uint32
+
+
+def _as_lanes(o, n: int) -> np.ndarray:
+    """An operand as (n, 4) float32 (scalars and uniform rows broadcast)."""
+    a = np.asarray(o)
+    if a.ndim == 1:
+        a = a[:, None] if a.shape[0] == n and n > 1 else a[None, :]
+    return np.array(np.broadcast_to(a, (n, a.shape[1]) if a.shape[1] != 1 else (n, 1)))
+
+
+class Spreads:
+    """Per temporary register (element 0: temporaries are single vec4s in ARB): the (lanes, 4)
+    float64 spread of the value it holds."""
+
+    def __init__(self, program, lanes: int):
+        self.program = program
+        self.lanes = lanes
+        self.of: dict[str, np.ndarray] = {}
+
+    def operand(self, src, lanes: np.ndarray) -> np.ndarray:
+        """(n, 4) spread of an operand as the instruction reads it (swizzled; negation and
+        |x| keep it)."""
+        reg = self.program.registers.get(src.reg)
+        held = self.of.get(src.reg)
+        n = len(lanes)
+        if held is None or reg is None or reg.kind != RegKind.TEMP or src.index is not None:
+            return np.zeros((n, 4))
+        rows = held[lanes]
+        out = np.zeros((n, 4))
+        for c, s in enumerate(src.swizzle):
+            if s < 4:
+                out[:, c] = rows[:, s]
+        return out
+
+    def write(self, ins, lanes: np.ndarray, spread: np.ndarray, written: np.ndarray) -> None:
+        """Record the spread of the components ``written`` ((n, 4) bool) of the destination."""
+        reg = self.program.registers.get(ins.dst.reg)
+        if reg is None or reg.kind != RegKind.TEMP or ins.dst.index is not None:
+            return
+        held = self.of.setdefault(ins.dst.reg, np.zeros((self.lanes, 4)))
+        s = np.where(np.isfinite(spread), spread, 0.0)
+        held[lanes] = np.where(written, s, held[lanes])
+
+
+def result_spread(x, ops, lanes: np.ndarray, spreads: Spreads, exe: np.ndarray) -> np.ndarray:
+    """(n, 4) spread of instruction ``x``'s result on ``lanes`` (module docstring).  ``ops``: the
+    operands the executor read; ``exe``: its result words."""
+    from .permits import Site
+    from .permits_native import GL_RELATIVE, _APPROXIMATE, _ARITHMETIC, _magnitude
+    ins = x.inst
+    n = len(lanes)
+    rows = np.arange(n)
+    site = Site(x, ops, rows, exe, exe, "native")
+    out = np.zeros((n, 4))
+    with np.errstate(all="ignore"):
+        if ins.op in _ARITHMETIC or ins.op in _APPROXIMATE:
+            fops = [np.broadcast_to(np.asarray(o, F32).astype(np.float64).reshape(n, -1),
+                                    (n, 4))
+                    if np.ndim(o) > 1 and np.shape(o)[-1] in (1, 4) else
+                    np.broadcast_to(np.asarray(o, F32).astype(np.float64).reshape(n, 1), (n, 4))
+                    for o in site.operands]
+            m = _magnitude(site, fops)
+            if m is not None:
+                out += GL_RELATIVE * m
+        if len(ops) != len(ins.srcs):
+            return np.where(np.isfinite(out), out, 0.0)
+        base = np.ascontiguousarray(exe, U32).view(F32).astype(np.float64)
+        for i, src in enumerate(ins.srcs):
+            u = spreads.operand(src, lanes)
+            if not u.any() or np.asarray(ops[i]).dtype != F32:
+                continue
+            o = _as_lanes(ops[i], n)
+            if o.shape[1] == 1:
+                o = np.repeat(o, 4, axis=1)
+            groups = [range(4)] if ins.op in COMPONENTWISE else [[c] for c in range(4)]
+            for comps in groups:
+                comps = [c for c in comps if u[:, c].any()]
+                if not comps:
+                    continue
+                worst = np.zeros((n, 4))
+                for sign in (1.0, -1.0):
+                    moved = o.astype(np.float64)
+                    moved[:, comps] += sign * u[:, comps]
+                    trial = list(ops)
+                    trial[i] = moved.astype(F32)
+                    got = site.recompute(trial).view(F32).astype(np.float64)
+                    worst = np.maximum(worst, np.abs(got - base))
+                out += worst
+    return np.where(np.isfinite(out), out, 0.0)
