@@ -422,8 +422,13 @@ class TextProbe:
                 from .gl import Capture
                 outputs = {key: got[key] for key in self.keys if key in got}
                 runs.append(Capture(outputs=outputs, killed=np.zeros(lanes, bool)))
-                if run_outputs is None:
-                    run_outputs = outputs   # the instructions writing outputs last: from here
+                if len(batches) == 1:
+                    # one compilation gave every value: the instructions writing outputs last
+                    # from it too (replay.recompiled_lanes ties it to the main one); with
+                    # several, the values come from different compilations anyway and the
+                    # last writers are the main run's outputs, judged against the values
+                    # before them within GL's propagated precision (spread.py)
+                    run_outputs = outputs
             for (i, k), segments in group:
                 imp[i] = unpack_probe(got, segments, lanes)
                 if executor is not None and k in executor.values:
