@@ -95,10 +95,10 @@ def test_a_compare_straddled_by_the_spread_takes_either_outcome():
             "ADD r.x, fragment.texcoord[0].x, fragment.texcoord[0].y;\n"
             "SGE s, r.x, 0.0001;\nMOV result.color, s;\nEND\n")
     flip = {1: lambda w: np.where(w == 0x3F800000, 0, 0x3F800000).astype(np.uint32)}
-    hook, _ = _replay(text, INPUTS, flip)
+    hook, _ = _replay(text, INPUTS, {1: flip[1], 2: flip[1]})
     assert not hook.unexplained and "propagated" in {v for (_, v) in hook.adopted}
     # far from the threshold the same flip is a divergence
-    hook, _ = _replay(text.replace("0.0001", "0.5"), INPUTS, flip)
+    hook, _ = _replay(text.replace("0.0001", "0.5"), INPUTS, {1: flip[1], 2: flip[1]})
     assert [(d.index, d.verdict) for d in hook.unexplained] == [(1, "")]   # unexplained
 
 
@@ -108,3 +108,51 @@ def test_translations_never_get_the_spread():
     hook, _ = _replay(CANCEL, INPUTS, {1: _scaled(1, 1.015)}, backend="gl")
     assert hook.spreads is None
     assert [(d.index, d.verdict) for d in hook.unexplained] == [(1, "")]   # unexplained
+
+
+def test_a_flipped_compare_carries_no_spread_downstream():
+    """A decision within the spread takes one outcome or the other, not a range: after the
+    adopted flip, the MUL reading it is held to the flipped value exactly (half a flip off is
+    a divergence at the MUL)."""
+    text = ("!!ARBfp1.0\nTEMP r, s, t;\n"
+            "ADD r.x, fragment.texcoord[0].x, fragment.texcoord[0].y;\n"
+            "SGE s, r.x, 0.0001;\nMUL t, s, 1000.0;\nMOV result.color, t;\nEND\n")
+    flip = lambda w: np.where(w == 0x3F800000, 0, 0x3F800000).astype(np.uint32)  # noqa: E731
+
+    def flipped_mul(w):
+        f = w.view(F32)
+        f[:] = np.where(f == 0, F32(500.0), F32(500.0))     # neither 0 nor 1000
+        return w
+    hook, _ = _replay(text, INPUTS, {1: flip, 2: flipped_mul})
+    assert [(d.index, d.verdict) for d in hook.unexplained] == [(2, "")]
+    assert hook.spreads.of["s"][0].tolist() == [0.0, 0.0, 0.0, 0.0]
+
+
+def test_cmp_near_zero_selects_either_operand_and_nothing_else():
+    text = ("!!ARBfp1.0\nTEMP r, s;\n"
+            "ADD r.x, fragment.texcoord[0].x, fragment.texcoord[0].y;\n"
+            "CMP s, -r.x, 2.0, 3.0;\nMOV result.color, s;\nEND\n")
+
+    def other(value):
+        def change(w):
+            w[:] = np.full_like(w.view(F32), F32(value)).view(np.uint32)
+            return w
+        return change
+    near = {"fragment.texcoord[0]": [1.00001, -1.0, 0.0, 0.0]}    # r.x within 2e-5 of 0
+    hook, rec = _replay(text, near, {1: other(3.0), 2: other(3.0)})
+    assert float(rec.words[1].view(F32)[0, 0]) == 2.0        # the executor's choice
+    assert not hook.unexplained and "propagated" in {v for (_, v) in hook.adopted}
+    hook, _ = _replay(text, near, {1: other(2.5), 2: other(2.5)})
+    assert [(d.index, d.verdict) for d in hook.unexplained] == [(1, "")]
+
+
+def test_no_spread_claimed_across_a_pole():
+    """RCP of a value whose spread reaches across zero: the interval bounds nothing, no
+    spread is claimed (a driver value 10% off is a divergence)."""
+    text = ("!!ARBfp1.0\nTEMP r, s, t;\n"
+            "ADD r.x, fragment.texcoord[0].x, fragment.texcoord[0].y;\n"
+            "MUL s.x, r.x, 1e-6;\nRCP t, s.x;\nMOV result.color, t;\nEND\n")
+    hook, _ = _replay(text, {"fragment.texcoord[0]": [1.0, -0.99999994, 0.0, 0.0]},
+                      {2: _scaled(0, 1.1)})
+    assert hook.spreads.of["t"][0].tolist() == [0.0, 0.0, 0.0, 0.0]
+    assert [(d.index, d.verdict) for d in hook.unexplained] == [(2, "")]

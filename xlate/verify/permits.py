@@ -75,6 +75,8 @@ class Site:
         #: native backend: (n, 4) how far a correct compilation's value may lie from the
         #: executor's (:mod:`spread`); None elsewhere
         self.spread = None
+        #: native backend: (n, 4) spread of each operand as the instruction reads it
+        self.operand_spreads: list | None = None
 
     def float_operands(self) -> list[np.ndarray]:
         """The float operands as (n, 4) uint32 words (scalars widened)."""

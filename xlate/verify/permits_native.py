@@ -267,7 +267,35 @@ def rule_propagated(s: Site) -> np.ndarray:
     with np.errstate(all="ignore"):
         e = np.ascontiguousarray(s.exe).view(F32).astype(np.float64)
         g = np.ascontiguousarray(s.imp).view(F32).astype(np.float64)
-        return (np.abs(e - g) <= s.spread) & np.isfinite(e) & np.isfinite(g) & (s.spread > 0)
+        ok = (np.abs(e - g) <= s.spread) & np.isfinite(e) & np.isfinite(g) & (s.spread > 0)
+        return ok | _decided_within_spread(s)
+
+
+def _decided_within_spread(s: Site) -> np.ndarray:
+    """A decision whose operands lie within their spreads of its boundary takes either outcome
+    -- exactly one of the outcomes, not a value between: a set-on compare writes 1.0 or 0.0
+    (its operands within their spreads plus 1e-5 of each other); CMP writes its second or third
+    operand's value (its first within its spread of zero)."""
+    n = len(s.exe)
+    op = s.ins.op
+    out = np.zeros((n, 4), bool)
+    if s.operand_spreads is None or len(s.operands) < 2 or s.op.t != DataType.FLOAT:
+        return out
+    f = [np.broadcast_to(np.asarray(o, F32).reshape(n, -1), (n, 4)).astype(np.float64)
+         for o in s.operands]
+    u = s.operand_spreads
+    g = np.ascontiguousarray(s.imp)
+    if op in _SET_COMPARES:
+        close = np.abs(f[0] - f[1]) <= u[0] + u[1] + \
+            GL_RELATIVE * np.maximum(np.abs(f[0]), np.abs(f[1]))
+        outcome = (g == 0x3F800000) | ((g & 0x7FFFFFFF) == 0)
+        return close & outcome & np.isfinite(f[0]) & np.isfinite(f[1])
+    if op == "CMP" and len(f) == 3:
+        near = (np.abs(f[0]) <= u[0]) & np.isfinite(f[0])
+        pick = same_words(g, np.ascontiguousarray(f[1].astype(F32)).view(U32)) | \
+            same_words(g, np.ascontiguousarray(f[2].astype(F32)).view(U32))
+        return near & pick
+    return out
 
 
 #: set-on-compare opcodes -> the test (the result is 1.0 or 0.0)

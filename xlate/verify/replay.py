@@ -190,7 +190,11 @@ class ReplayHook:
         if known.any():
             out = self._adopt(x, ops, lanes, p, exe, imp, written, known, spread)
         if spread is not None:
+            from .spread import carries_adoption
             # an adopted value lies its departure further from the executor's
+            if not carries_adoption(x.inst.op):
+                self._write_spread(x, lanes, spread, cmask)
+                return out, cmask
             gap = np.abs(np.ascontiguousarray(out, np.uint32).view(np.float32).astype(np.float64)
                          - np.ascontiguousarray(exe, np.uint32).view(np.float32)
                          .astype(np.float64))
@@ -218,7 +222,10 @@ class ReplayHook:
         rows = np.flatnonzero(differ.any(axis=1))
         site = permits.Site(x, ops, rows, np.ascontiguousarray(as_written[rows]), imp[rows],
                             self.backend)
-        site.spread = None if spread is None else spread[rows]
+        if spread is not None:
+            site.spread = spread[rows]
+            site.operand_spreads = [self.spreads.operand(src, lanes[rows])
+                                    for src in x.inst.srcs]
         verdicts = permits.permitted(site, differ[rows])
         out = np.array(exe, np.uint32)
         for r_i, r in enumerate(rows):

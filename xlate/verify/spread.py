@@ -86,6 +86,23 @@ class Spreads:
         held[lanes] = np.where(written, s, held[lanes])
 
 
+#: opcodes whose result moves continuously with their operands: their spread is carried by
+#: recomputation at the ends of each operand's interval
+CONTINUOUS = frozenset("ABS ADD SUB MUL MAD FMA DP2 DP2A DP3 DP4 DPH DST EX2 LG2 LRP MAX MIN "
+                       "MOV SWZ POW RCP RSQ SIN COS XPD X2D NRM RFL DIV".split())
+#: opcodes with a pole or a boundary of their domain at an operand of zero
+POLES = frozenset("RCP RSQ LG2 POW DIV".split())
+#: selects: the spread of the operands they may pass on (the condition's decision is judged
+#: apart: :func:`permits_native.rule_propagated` lets a condition within its spread of the
+#: boundary choose either)
+SELECTS = {"CMP": (1, 2)}
+# Everything else -- compares, floor/round, FRC, LIT, EXP/LOG, lookups, integer work -- has a
+# discrete decision inside: an interval straddling it would be carried on as a range of values
+# no compilation produces (a select of 0 or 1e6 is not "anything between"), so those results
+# carry no spread (none is claimed: stricter, never looser); their decisions are judged by the
+# compare rules, and what follows from an adopted decision is held to it exactly.
+
+
 def result_spread(x, ops, lanes: np.ndarray, spreads: Spreads, exe: np.ndarray) -> np.ndarray:
     """(n, 4) spread of instruction ``x``'s result on ``lanes`` (module docstring).  ``ops``: the
     operands the executor read; ``exe``: its result words."""
@@ -93,9 +110,11 @@ def result_spread(x, ops, lanes: np.ndarray, spreads: Spreads, exe: np.ndarray) 
     from .permits_native import GL_RELATIVE, _APPROXIMATE, _ARITHMETIC, _magnitude
     ins = x.inst
     n = len(lanes)
+    out = np.zeros((n, 4))
+    if ins.op not in CONTINUOUS and ins.op not in SELECTS:
+        return out
     rows = np.arange(n)
     site = Site(x, ops, rows, exe, exe, "native")
-    out = np.zeros((n, 4))
     with np.errstate(all="ignore"):
         if ins.op in _ARITHMETIC or ins.op in _APPROXIMATE:
             fops = [np.broadcast_to(np.asarray(o, F32).astype(np.float64).reshape(n, -1),
@@ -109,7 +128,10 @@ def result_spread(x, ops, lanes: np.ndarray, spreads: Spreads, exe: np.ndarray) 
         if len(ops) != len(ins.srcs):
             return np.where(np.isfinite(out), out, 0.0)
         base = np.ascontiguousarray(exe, U32).view(F32).astype(np.float64)
+        unbounded = np.zeros((n, 4), bool)
         for i, src in enumerate(ins.srcs):
+            if ins.op in SELECTS and i not in SELECTS[ins.op]:
+                continue
             u = spreads.operand(src, lanes)
             if not u.any() or np.asarray(ops[i]).dtype != F32:
                 continue
@@ -128,6 +150,23 @@ def result_spread(x, ops, lanes: np.ndarray, spreads: Spreads, exe: np.ndarray) 
                     trial = list(ops)
                     trial[i] = moved.astype(F32)
                     got = site.recompute(trial).view(F32).astype(np.float64)
+                    unbounded |= ~np.isfinite(got)
                     worst = np.maximum(worst, np.abs(got - base))
+                if ins.op in POLES:
+                    # an operand interval reaching the pole (RCP of a value within its spread
+                    # of 0) bounds nothing: claim no spread there
+                    near = np.abs(o[:, comps].astype(np.float64)) <= u[:, comps]
+                    unbounded |= near.any(axis=1)[:, None] if ins.op not in COMPONENTWISE \
+                        else np.zeros((n, 4), bool)
+                    if ins.op in COMPONENTWISE:
+                        unbounded[:, comps] |= near
                 out += worst
+        out[unbounded] = 0.0
     return np.where(np.isfinite(out), out, 0.0)
+
+
+def carries_adoption(op: str) -> bool:
+    """Whether an adopted value of ``op`` widens its spread by its distance from the
+    executor's (continuous results: another compilation may lie anywhere near either); a
+    discrete result adopted is one of the outcomes, held to exactly."""
+    return op in CONTINUOUS or op in SELECTS
