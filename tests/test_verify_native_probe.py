@@ -424,3 +424,17 @@ def pack_probes_for(probe, prog):
               for k, ins in enumerate(prog.instructions)
               if ins.dst is not None and k not in probe.finals]
     return pack_probes(wanted, probe.slots)
+
+
+def test_components_that_stay_in_an_output_are_its_words():
+    """``MUL oCol, a, b; MAX oCol.w, ...``: the MUL is no last writer of the whole output, but
+    its x, y, z stay there -- read from the output like a last writer's (crystalspace
+    splatting_scattering.vp: the probed MUL and the main run's colour differed by 2 ulps)."""
+    from xlate.verify.native_probe import final_components, final_writers
+    text = ("!!ARBvp1.0\nTEMP e;\nOUTPUT oCol = result.color;\n"
+            "MUL e, vertex.position, program.local[0];\nMUL oCol, e, program.local[1];\n"
+            "MAX oCol.w, e.x, program.local[2].x;\nMOV result.position, vertex.position;\n"
+            "END\n")
+    prog = parse(text)
+    assert final_writers(prog) == {2: "result.color", 3: "result.position"}
+    assert final_components(prog) == {1: ("result.color", (0, 1, 2))}

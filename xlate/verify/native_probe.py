@@ -146,6 +146,37 @@ def probe_slots(stage: Stage, keys: list[str]) -> tuple[list[str], set[int]]:
 _SCALAR = ("result.depth", "result.pointsize", "result.fogcoord")
 
 
+def final_components(program: Program) -> dict[int, tuple[str, tuple[int, ...]]]:
+    """Instructions some of whose written components no later instruction overwrites ->
+    (output binding, those components), for those :func:`final_writers` leaves out because a
+    later one overwrites the rest (``MUL oCol0, e, l; MAX oCol0.w, ...``): the components that
+    stay are the output too."""
+    from .trace import execution_order
+    order = execution_order(program)
+    whole = final_writers(program)
+    out = {}
+    for pos, k in enumerate(order):
+        ins = program.instructions[k]
+        if k in whole:
+            continue
+        reg = program.registers.get(ins.dst.reg) if ins.dst is not None else None
+        if reg is None or reg.kind != RegKind.OUTPUT or not reg.bindings or \
+                reg.bindings[0] is None or reg.size is not None:
+            continue
+        left = list(ins.dst.mask)
+        for j in order[pos + 1:]:
+            later = program.instructions[j]
+            if later.dst is not None and later.dst.reg == ins.dst.reg:
+                left = [a and not b for a, b in zip(left, later.dst.mask)]
+        key = reg.bindings[0].text()
+        key = "result.color" if key == "result.color[0]" else key
+        key = "result.texcoord[0]" if key == "result.texcoord" else key
+        comps = tuple(c for c in range(4) if left[c])
+        if comps and key not in _SCALAR:
+            out[k] = (key, comps)
+    return out
+
+
 def final_writers(program: Program) -> dict[int, str]:
     """Instructions that write an output last, in execution order -> its binding: their value
     is the output itself.  Read from the ORIGINAL run's capture, not from a probed compilation:
@@ -313,6 +344,7 @@ class TextProbe:
                                    f"{ins.span.line}) are not implemented")
         self.keys = keys
         self.finals = final_writers(program)
+        self.partial_finals = final_components(program)
         self.cap = None         # the original run's capture (set by the caller)
 
     # ---- the text ---------------------------------------------------------------------------
@@ -433,6 +465,20 @@ class TextProbe:
                 imp[i] = unpack_probe(got, segments, lanes)
                 if executor is not None and k in executor.values:
                     imp[i] = zero_sign_unobservable(imp[i], executor.values[k])
+        for i, k in values:
+            # components that stay in an output: the output's words (as for the last writers)
+            if k not in self.partial_finals or i not in imp:
+                continue
+            key, comps = self.partial_finals[k]
+            source = run_outputs if run_outputs is not None and key in run_outputs else \
+                (self.cap.outputs if self.cap is not None else {})
+            if key in source and not (getattr(self.cap, "killed", None) is not None
+                                      and self.cap.killed.any()):
+                words = np.array(imp[i], np.uint32)
+                words[:, list(comps)] = np.asarray(source[key], np.uint32)[:, list(comps)]
+                if executor is not None and k in executor.values:
+                    words = zero_sign_unobservable(words, executor.values[k])
+                imp[i] = words
         if tails:
             killed = getattr(self.cap, "killed", None)
             kil_less = None
