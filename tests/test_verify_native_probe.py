@@ -438,3 +438,58 @@ def test_components_that_stay_in_an_output_are_its_words():
     prog = parse(text)
     assert final_writers(prog) == {2: "result.color", 3: "result.position"}
     assert final_components(prog) == {1: ("result.color", (0, 1, 2))}
+
+
+def test_fog_coordinate_last_writer_is_read_from_the_output():
+    """``DP4 result.fogcoord.x, ...`` writes a scalar output whose capture holds x: its value
+    is the output's, like any last writer's (spring dwgroundrefract.vp: computed from an
+    undefined temporary, the probed compilation and the main one gave different garbage)."""
+    from xlate.verify.native_probe import scalar_final_writers, _words_of
+    text = ("!!ARBvp1.0\nTEMP t;\nMUL t, vertex.position, 2.0;\n"
+            "DP4 result.fogcoord.x, t, program.local[0];\nMOV result.position, t;\n"
+            "DP4 result.fogcoord.x, t, program.local[1];\nEND\n")
+    prog = parse(text)
+    assert scalar_final_writers(prog) == {3: "result.fogcoord"}
+    words = np.zeros((1, 4), np.uint32)
+    assert _words_of({"xv_fogcoord": words}, "result.fogcoord") is words
+
+
+KIL_UNDEFINED = """!!ARBfp1.0
+TEMP t;
+MOV t.xy, fragment.texcoord[0];
+KIL t;
+MOV result.color, fragment.texcoord[1];
+END
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="Mesa defect: a fragment whose KIL operand has a "
+                   "negative component is kept when another component is undefined (never "
+                   "written; LLVM undef makes the whole OR poison), although "
+                   "ARB_fragment_program 3.11.6.4 discards it: 'if ((tmp.x < 0) || (tmp.y < 0) "
+                   "|| (tmp.z < 0) || (tmp.w < 0)) exit;' (dhewm3 heatHazeWithMask-2.fp)")
+def test_driver_kil_discards_with_undefined_components():
+    r = runner_or_skip()
+    if not _mesa(r):
+        pytest.xfail("the defect is Mesa's; this driver is another")   # keeps strict honest
+    r.gl.use()
+    cap = r.run_fragment(KIL_UNDEFINED, 4, {
+        "fragment.texcoord[0]": np.array([[-1.0, 1.0, 0, 0]] * 4, np.float32),
+        "fragment.texcoord[1]": np.array([[0.5, 0.5, 0.5, 0.5]] * 4, np.float32)},
+        {}, ["result.color"])
+    assert cap.killed.all()
+
+
+def test_kil_of_undefined_components_is_the_named_defect_and_nothing_more():
+    """The program verifies, with the verdict 'implementation' for exactly that defect; with
+    z and w written first the same program passes with no verdict at all; and a program whose
+    KIL reads only defined components gets no such verdict (its kills must agree)."""
+    r = runner_or_skip()
+    rep = verify_source(KIL_UNDEFINED, "k.fp", backend="native", runner=r, lanes=64, seed=3)
+    if not rep.total_differences:
+        pytest.skip("this driver discards as the spec says: nothing to explain")
+    assert rep.status == "pass", rep.reason
+    assert "implementation" in rep.reason
+    defined = KIL_UNDEFINED.replace("MOV t.xy,", "MOV t.zw, 1.0;\nMOV t.xy,")
+    rep = verify_source(defined, "k.fp", backend="native", runner=r, lanes=64, seed=3)
+    assert rep.status == "pass" and rep.total_differences == 0

@@ -156,3 +156,26 @@ def test_no_spread_claimed_across_a_pole():
                       {2: _scaled(0, 1.1)})
     assert hook.spreads.of["t"][0].tolist() == [0.0, 0.0, 0.0, 0.0]
     assert [(d.index, d.verdict) for d in hook.unexplained] == [(2, "")]
+
+
+def test_kil_within_the_spread_of_zero_takes_the_drivers_decision():
+    """KIL of a value within its spread of zero: the driver kept the fragment, the executor
+    would discard it -- the replay keeps it ('propagated'); a clearly negative value stays
+    discarded (the outputs then differ: a mismatch)."""
+    text = ("!!ARBfp1.0\nTEMP r;\n"
+            "ADD r, fragment.texcoord[0].x, fragment.texcoord[0].y;\n"
+            "KIL -r;\nMOV result.color, r;\nEND\n")
+
+    def run(inputs):
+        prog = xlate.parse(text)
+        ins = {k: np.array([v], F32) for k, v in inputs.items()}
+        rec = _Record(len(prog.instructions))
+        execute(prog, inputs=ins, lanes=1, hooks=rec)
+        values = {k: ImplValues(w) for k, w in rec.words.items()}
+        hook = ReplayHook(prog, values, 1, "native", impl_killed=np.array([False]))
+        res = execute(prog, inputs=ins, lanes=1, hooks=hook)
+        return hook, res
+    hook, res = run({"fragment.texcoord[0]": [1.00001, -1.0, 0.0, 0.0]})
+    assert not res.killed[0] and ("propagated" in {v for (_, v) in hook.adopted})
+    hook, res = run({"fragment.texcoord[0]": [1.5, -1.0, 0.0, 0.0]})
+    assert res.killed[0] and not hook.adopted

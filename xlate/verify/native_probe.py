@@ -177,6 +177,37 @@ def final_components(program: Program) -> dict[int, tuple[str, tuple[int, ...]]]
     return out
 
 
+def scalar_final_writers(program: Program) -> dict[int, str]:
+    """Vertex instructions that write ``result.fogcoord.x`` or ``result.pointsize.x`` last ->
+    the binding: those outputs' captures hold the value in their x (the other components
+    are not the program's), read like :func:`final_writers`'."""
+    from .trace import execution_order
+    if program.stage != Stage.VERTEX:
+        return {}
+    out = {}
+    for k in execution_order(program):
+        ins = program.instructions[k]
+        reg = program.registers.get(ins.dst.reg) if ins.dst is not None else None
+        if reg is None or reg.kind != RegKind.OUTPUT or not reg.bindings or \
+                reg.bindings[0] is None or reg.size is not None:
+            continue
+        key = reg.bindings[0].text()
+        if key in ("result.fogcoord", "result.pointsize"):
+            for j in [j for j, v in out.items() if v == key]:
+                del out[j]                  # a later write replaces it
+            if ins.dst.mask == (True, False, False, False):
+                out[k] = key
+    return out
+
+
+def _words_of(source: dict, key: str):
+    """An output's capture under its binding or the harness's name for a scalar output."""
+    from .native_verify import SCALAR_NAMES
+    if key in source:
+        return source[key]
+    return source.get(SCALAR_NAMES.get(key, key))
+
+
 def final_writers(program: Program) -> dict[int, str]:
     """Instructions that write an output last, in execution order -> its binding: their value
     is the output itself.  Read from the ORIGINAL run's capture, not from a probed compilation:
@@ -343,7 +374,7 @@ class TextProbe:
                 raise ProbeRefused(f"native probes of condition codes ({ins.op} at line "
                                    f"{ins.span.line}) are not implemented")
         self.keys = keys
-        self.finals = final_writers(program)
+        self.finals = {**final_writers(program), **scalar_final_writers(program)}
         self.partial_finals = final_components(program)
         self.cap = None         # the original run's capture (set by the caller)
 
@@ -415,7 +446,7 @@ class TextProbe:
                     self.program.dialect.startswith("ARB"):
                 continue                # an ARB address register: no MOV reads it
             if k in self.finals and self.cap is not None and \
-                    self.finals[k] in self.cap.outputs:
+                    _words_of(self.cap.outputs, self.finals[k]) is not None:
                 tails.append((i, k))
             elif ins.span is not None and ins.dst is not None:
                 values.append((i, k))
@@ -491,7 +522,7 @@ class TextProbe:
             for i, k in tails:
                 source = run_outputs if run_outputs is not None and \
                     self.finals[k] in run_outputs else self.cap.outputs
-                words = np.array(source[self.finals[k]], np.uint32)
+                words = np.array(_words_of(source, self.finals[k]), np.uint32)
                 if kil_less is not None and self.finals[k] in kil_less.outputs:
                     words[killed] = np.asarray(kil_less.outputs[self.finals[k]],
                                                np.uint32)[killed]

@@ -377,6 +377,8 @@ def uninitialized_reads(program) -> dict[int, np.ndarray]:
                         free[:] = True
             if free.any() and ins.dst is not None:
                 out[k] = free & np.array(ins.dst.mask, bool)
+            elif free.any() and ins.op == "KIL":
+                out[k] = free               # a decision read from an undefined component
             if ins.dst is not None:
                 mask = [c for c in range(4) if ins.dst.mask[c]]
                 written.setdefault(ins.dst.reg, set()).update(mask)

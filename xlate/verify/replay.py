@@ -336,6 +336,9 @@ class ReplayHook:
         lanes = st.base + np.asarray(sel)
         alt = np.broadcast_to(alt, kill.shape)
         take = (alt != kill) & (alt == self.impl_killed[lanes]) & ~self.bad[lanes]
+        if self.spreads is not None and x.inst.srcs:
+            kill = self._kill_within_spread(x, lanes, kill, a, take)
+            kill = self._kill_of_undefined(x, lanes, kill, a, take)
         if not take.any():
             return kill
         for r in np.flatnonzero(take):
@@ -348,6 +351,54 @@ class ReplayHook:
                     [_fmt(a[r if a.shape[0] > 1 else 0].view(np.uint32))]))
             self.adopted[key] = self.adopted.get(key, 0) + 1
         return np.where(take, alt, kill)
+
+    def _kill_within_spread(self, x, lanes, kill, a, taken) -> np.ndarray:
+        """Native: a KIL whose operand components lie within their spreads of zero
+        (:mod:`spread`) decides either way -- the driver's decision (whether it kept the
+        fragment in the end) is adopted there, verdict ``propagated``."""
+        n = len(lanes)
+        f = np.broadcast_to(a.reshape(a.shape[0], -1), (n, 4)).astype(np.float64) \
+            if a.shape[0] > 1 else np.broadcast_to(a.reshape(1, -1), (n, 4)).astype(np.float64)
+        u = self.spreads.operand(x.inst.srcs[0], lanes)
+        open_ = (np.abs(f) <= u) & (u > 0)
+        can_keep = ((f >= 0) | open_).all(axis=1)
+        can_kill = ((f < 0) | open_).any(axis=1)
+        want = self.impl_killed[lanes]
+        flip = (want != kill) & ~taken & ~self.bad[lanes] & np.where(want, can_kill, can_keep)
+        for r in np.flatnonzero(flip):
+            self.free_lanes[int(lanes[r])] = True
+            key = (x.index, "propagated")
+            if key not in self.adopted:
+                self.examples.append(Departure(
+                    x.index, int(lanes[r]), 1, tuple(range(4)), "propagated",
+                    ["kill" if kill[r] else "keep"], ["kill" if want[r] else "keep"],
+                    [_fmt(np.ascontiguousarray(f[r].astype(np.float32)).view(np.uint32))]))
+            self.adopted[key] = self.adopted.get(key, 0) + 1
+        return np.where(flip, want, kill)
+
+    def _kill_of_undefined(self, x, lanes, kill, a, taken) -> np.ndarray:
+        """Native: Mesa (llvmpipe, LLVM ``undef``) keeps a fragment whose KIL operand has a
+        negative defined component when another component is undefined (a temporary never
+        written) -- against ARB_fragment_program 3.11.6.4, whose test is an OR of the four
+        ``< 0``: a driver defect, reduced to the strict xfail
+        ``test_verify_native_probe.py::test_driver_kil_discards_with_undefined_components``.
+        Where the operand reads an undefined component, the executor kills and the driver kept
+        the fragment, the driver's keep is adopted, verdict ``implementation`` (a named
+        defect, as :func:`permits.rule_implementation`)."""
+        from .permits_native import uninitialized_reads
+        if uninitialized_reads(self.program).get(x.index) is None:
+            return kill
+        flip = kill & ~self.impl_killed[lanes] & ~taken & ~self.bad[lanes]
+        for r in np.flatnonzero(flip):
+            self.free_lanes[int(lanes[r])] = True
+            key = (x.index, "implementation")
+            if key not in self.adopted:
+                row = a[r] if a.shape[0] > 1 else a[0]
+                self.examples.append(Departure(
+                    x.index, int(lanes[r]), 1, tuple(range(4)), "implementation", ["kill"],
+                    ["keep"], [_fmt(np.ascontiguousarray(row, np.float32).view(np.uint32))]))
+            self.adopted[key] = self.adopted.get(key, 0) + 1
+        return np.where(flip, False, kill)
 
     def _unexplained(self, lane: int, dep: Departure) -> None:
         self.bad[lane] = True
