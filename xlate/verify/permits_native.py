@@ -17,23 +17,9 @@ F32, U32 = np.float32, np.uint32
 
 
 
-#: GL 2.1 §2.1.1, quoted by ARB_fragment_program issue 3 and ARB_vertex_program issue 22: "the
-#: individual results of floating-point operations must be accurate to about 1 part in 10^5"
-GL_RELATIVE = 1e-5
-
-#: opcode -> result component -> the terms summed: ("p", i, ci, j, cj) the product of operand i
-#: component ci and operand j component cj, ("v", i, ci) operand i component ci (negation and
-#: swizzle are already in the operands as read)
-_TERMS = {
-    "MAD": [[("p", 0, c, 1, c), ("v", 2, c)] for c in range(4)],
-    "DP2": [[("p", 0, i, 1, i) for i in range(2)]] * 4,
-    "DP3": [[("p", 0, i, 1, i) for i in range(3)]] * 4,
-    "DP4": [[("p", 0, i, 1, i) for i in range(4)]] * 4,
-    "DPH": [[("p", 0, i, 1, i) for i in range(3)] + [("v", 1, 3)]] * 4,
-    "DP2A": [[("p", 0, 0, 1, 0), ("p", 0, 1, 1, 1), ("v", 2, 0)]] * 4,
-    "X2D": [[("v", 0, 0), ("p", 1, 0, 2, 0), ("p", 1, 1, 2, 1)],
-            [("v", 0, 1), ("p", 1, 0, 2, 2), ("p", 1, 1, 2, 3)]] * 2,
-}
+from .gl_precision import (  # noqa: E402  (GL's precision rule, shared with spread.py)
+    APPROXIMATE as _APPROXIMATE, ARITHMETIC as _ARITHMETIC, GL_RELATIVE, TERMS as _TERMS,
+    magnitude)
 
 
 def fma32(a, b, c) -> np.ndarray:
@@ -184,48 +170,6 @@ def _candidates(per_comp, ops):
         yield np.stack(vs, axis=1)
 
 
-#: opcodes the GL precision rule covers: float arithmetic whose exact result the IEEE
-#: operations only round (selects, compares, moves and conversions have nothing to round;
-#: the approximate opcodes have their own bounds in compare.INEXACT)
-_ARITHMETIC = frozenset("ADD SUB MUL MAD DP2 DP2A DP3 DP4 DPH LRP XPD X2D DST RCP".split())
-#: approximate opcodes: GL's 1 part in 10^5 of the result itself where that is looser than
-#: their compare.INEXACT bound (ARBvp's EX2/LG2/POW "Approx..." name no accuracy of their own)
-_APPROXIMATE = frozenset("EX2 LG2 POW RSQ SIN COS".split())
-
-
-def _magnitude(s: Site, ops) -> np.ndarray | None:
-    """(n, 4) float64: the sum of the magnitudes of what the opcode adds (its exact result
-    for one operation) -- the scale GL's "1 part in 10^5" is taken of."""
-    op = s.ins.op
-    a = ops[0] if ops else None
-    if op in _APPROXIMATE:
-        return np.abs(np.ascontiguousarray(s.exe).view(F32).astype(np.float64))
-    if op in ("ADD", "SUB"):
-        # the operands are themselves results known to 1 part in 10^5: |a| + |b|
-        return np.abs(a) + np.abs(ops[1])
-    if op == "MUL":
-        return np.abs(a * ops[1])
-    if op == "RCP":
-        return np.abs(1.0 / a[:, :1]) * np.ones((1, 4))
-    if op == "DST":
-        return np.abs(a * ops[1])                # y = a.y*b.y; x/z/w are exact moves
-    if op == "LRP":
-        return np.abs(a * ops[1]) + np.abs((1 - a) * ops[2])
-    if op == "XPD":
-        m = np.zeros_like(a)
-        for c, (i, j) in enumerate(((1, 2), (2, 0), (0, 1))):
-            m[:, c] = np.abs(a[:, i] * ops[1][:, j]) + np.abs(a[:, j] * ops[1][:, i])
-        return m
-    terms = _TERMS.get(op)
-    if terms is None:
-        return None
-    m = np.zeros_like(a)
-    for c in range(4):
-        for t in terms[c]:
-            m[:, c] += np.abs(ops[t[1]][:, t[2]] * (ops[t[3]][:, t[4]] if t[0] == "p" else 1))
-    return m
-
-
 def rule_gl_precision(s: Site) -> np.ndarray:
     """Native backend only: float arithmetic (:data:`_ARITHMETIC`) within GL 2.1 §2.1.1's
     "about 1 part in 10^5" (ARB_fragment_program issue 3, ARB_vertex_program issue 22) of the
@@ -243,7 +187,7 @@ def rule_gl_precision(s: Site) -> np.ndarray:
            np.broadcast_to(np.asarray(o, F32).astype(np.float64).reshape(n, 1), (n, 4))
            for o in s.operands]
     with np.errstate(all="ignore"):
-        m = _magnitude(s, ops)
+        m = magnitude(s.ins.op, s.exe, ops)
         if m is None:
             return np.zeros((n, 4), bool)
         e = np.ascontiguousarray(s.exe).view(F32).astype(np.float64)

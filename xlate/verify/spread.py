@@ -39,9 +39,26 @@ import numpy as np
 
 from ..ir.model import RegKind
 from ..ir.ops import COMPONENTWISE
+from .gl_precision import APPROXIMATE, ARITHMETIC, GL_RELATIVE, magnitude
 
 F32 = np.float32
 U32 = np.uint32
+
+
+def _recompute(x, operands, n: int) -> np.ndarray:
+    """The executor's instruction on other operands: (n, 4) result words, saturation and
+    precision applied as the executor applies them (as ``permits.Site.recompute``)."""
+    from ..exec.operands import _PRECISION, saturate
+    res = x.fn(x, *operands)
+    if res.ndim == 1:
+        res = res[:, None]
+    if x.sat is not None:
+        res = saturate(res, *x.sat)
+    words = np.ascontiguousarray(np.broadcast_to(res, (n, 4))).view(U32)
+    conv = _PRECISION.get(x.inst.precision)
+    if conv is not None:
+        words = np.ascontiguousarray(conv(words.view(F32)), F32).view(U32)
+    return words
 
 
 def _as_lanes(o, n: int) -> np.ndarray:
@@ -106,23 +123,18 @@ SELECTS = {"CMP": (1, 2)}
 def result_spread(x, ops, lanes: np.ndarray, spreads: Spreads, exe: np.ndarray) -> np.ndarray:
     """(n, 4) spread of instruction ``x``'s result on ``lanes`` (module docstring).  ``ops``: the
     operands the executor read; ``exe``: its result words."""
-    from .permits import Site
-    from .permits_native import GL_RELATIVE, _APPROXIMATE, _ARITHMETIC, _magnitude
     ins = x.inst
     n = len(lanes)
     out = np.zeros((n, 4))
     if ins.op not in CONTINUOUS and ins.op not in SELECTS:
         return out
-    rows = np.arange(n)
-    site = Site(x, ops, rows, exe, exe, "native")
     with np.errstate(all="ignore"):
-        if ins.op in _ARITHMETIC or ins.op in _APPROXIMATE:
-            fops = [np.broadcast_to(np.asarray(o, F32).astype(np.float64).reshape(n, -1),
-                                    (n, 4))
-                    if np.ndim(o) > 1 and np.shape(o)[-1] in (1, 4) else
-                    np.broadcast_to(np.asarray(o, F32).astype(np.float64).reshape(n, 1), (n, 4))
-                    for o in site.operands]
-            m = _magnitude(site, fops)
+        if ins.op in ARITHMETIC or ins.op in APPROXIMATE:
+            fops = [np.broadcast_to(np.asarray(o, F32).astype(np.float64).reshape(-1, 4)
+                                    if np.shape(o)[-1] == 4 else
+                                    np.asarray(o, F32).astype(np.float64).reshape(-1, 1), (n, 4))
+                    for o in ops]
+            m = magnitude(ins.op, exe, fops)
             if m is not None:
                 out += GL_RELATIVE * m
         if len(ops) != len(ins.srcs):
@@ -149,7 +161,7 @@ def result_spread(x, ops, lanes: np.ndarray, spreads: Spreads, exe: np.ndarray) 
                     moved[:, comps] += sign * u[:, comps]
                     trial = list(ops)
                     trial[i] = moved.astype(F32)
-                    got = site.recompute(trial).view(F32).astype(np.float64)
+                    got = _recompute(x, trial, n).view(F32).astype(np.float64)
                     unbounded |= ~np.isfinite(got)
                     worst = np.maximum(worst, np.abs(got - base))
                 if ins.op in POLES:

@@ -12,7 +12,8 @@ from ...passes.structurize import Dispatch, Goto, Labeled
 from ...passes.structurize import If, Jump, Loop, Op, Switch
 
 from .records import _escaping
-from .text import bitcast, negate_bits
+from ..literals import negate_bits
+from .text import bitcast
 
 
 class ControlFlow:

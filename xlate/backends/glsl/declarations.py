@@ -11,7 +11,8 @@ from ...passes.structurize import Op, Structured
 from .. import interface as I
 
 from .profiles import ES_MISSING_TARGETS, MAX_UNIFORM_LOCATIONS
-from .records import _Tex, _Unsupported
+from ..refusal import Unsupported
+from .records import _Tex
 from .text import VEC, _PLAIN, _member_access, bitcast, vector_literal
 
 
@@ -54,11 +55,11 @@ class Declarations:
                 if t is None:
                     missing = ES_MISSING_TARGETS.get(ins.tex.target) if self.info.es else None
                     if missing:
-                        raise _Unsupported(f"{missing} (texture[{ins.tex.unit}], target "
+                        raise Unsupported(f"{missing} (texture[{ins.tex.unit}], target "
                                            f"{ins.tex.target})", ins)
                     self.textures[ins.tex.unit] = _Tex(ins.tex.unit, ins.tex.target, dtype)
                 elif dtype is not None and t.dtype is not None and t.dtype != dtype:
-                    raise _Unsupported(f"texture unit {ins.tex.unit} is read both as "
+                    raise Unsupported(f"texture unit {ins.tex.unit} is read both as "
                                        f"{t.dtype.name.lower()} and {dtype.name.lower()}", ins)
                 elif t.dtype is None:
                     t.dtype = dtype
@@ -84,7 +85,7 @@ class Declarations:
                     var, expr = I.input_interface(self.stage, b, integer(RegKind.INPUT, b), interp,
                                                   vulkan, self.nverts, self.interface_names.input(b))
                 except I.NotExpressible as e:
-                    raise _Unsupported(str(e), None)
+                    raise Unsupported(str(e), None)
                 self.check_interface(var, b, RegKind.INPUT)
                 if var.name == "gl_FragCoord":
                     expr = self.fragcoord_expression(b)
@@ -100,7 +101,7 @@ class Declarations:
                     var, assign = I.output_interface(self.stage, b, integer(RegKind.OUTPUT, b),
                                                      self.interface_names.output(b))
                 except I.NotExpressible as e:
-                    raise _Unsupported(str(e), None)
+                    raise Unsupported(str(e), None)
                 self.check_interface(var, b, RegKind.OUTPUT)
                 if self.varying_block(var):
                     assign = _member_access(assign, var.name)
@@ -212,7 +213,7 @@ class Declarations:
         if self.info.es and prog.fragcoord_origin_upper_left:
             asked = ("PROPERTY FS_COORD_ORIGIN UPPER_LEFT" if prog.dialect == "TGSI"
                      else "OPTION ARB_fragment_coord_origin_upper_left")
-            raise _Unsupported(f"a fragment position with its origin at the upper left ({asked}; "
+            raise Unsupported(f"a fragment position with its origin at the upper left ({asked}; "
                                "GLSL ES has no origin_upper_left layout for gl_FragCoord)", None,
                                self.binding_span(RegKind.INPUT, b))
         if prog.fragcoord_pixel_center_integer:
@@ -224,10 +225,10 @@ class Declarations:
         if not self.info.es:
             return
         if var.interpolation and "NOPERSPECTIVE" in var.interpolation:
-            raise _Unsupported(f"noperspective interpolation ({b.text()})", None,
+            raise Unsupported(f"noperspective interpolation ({b.text()})", None,
                                self.binding_span(kind, b, interpolation=True))
         if "gl_ClipDistance" in var.name:
-            raise _Unsupported(f"clip distances ({b.text()})", None, self.binding_span(kind, b))
+            raise Unsupported(f"clip distances ({b.text()})", None, self.binding_span(kind, b))
         if self.stage == Stage.GEOMETRY and "gl_PointSize" in var.name:
             self.require("GL_EXT_geometry_shader")
             self.require("GL_EXT_geometry_point_size")

@@ -14,7 +14,8 @@ from .. import interface as I
 from ..names import interface_names
 
 from .profiles import ES_PRECISE, ES_PRECISE_HEADER, GLSL_RESERVED, PRECISE_GLOBAL, PROFILES, PROFILE_INFO
-from .records import GlslOutput, _Tex, _Unsupported, called_copies
+from ..refusal import Unsupported
+from .records import GlslOutput, _Tex, called_copies
 from .tables import _jinja_env, helper_library, precise_helper, snippet_table
 from .declarations import Declarations
 from .operands import Operands
@@ -184,7 +185,7 @@ class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow, E
         try:
             self.plan()
             return self.render(lowered.structured)
-        except _Unsupported as e:
+        except Unsupported as e:
             raise XlateError([Diagnostic("E7001", "error", f"{e} cannot be expressed in the "
                                          f"{self.profile} profile", e.span)])
 

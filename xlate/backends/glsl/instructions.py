@@ -11,7 +11,7 @@ from ...ir.ops import COMPONENTWISE, OPCODES
 from ...passes.structurize import CountTest
 from ...passes.types import RAW_OPERAND_OPS, operand_type, result_type
 
-from .records import _Unsupported
+from ..refusal import Unsupported
 from .tables import cc_tests, cc_value_tests, helper_library
 from .expressions import fill
 from .text import COMP, TYPE_CHAR, VEC, _ARITH, _NOT_SIZE_GENERIC, _PLAIN, _SWIZZLED, bitcast, called, mask_text, right_side, splat_literals, wrapped
@@ -141,7 +141,7 @@ class Instructions:
         tchar = TYPE_CHAR[ins.dtype]
         entry = self.snippet(key, tchar)
         if entry is None:
-            raise _Unsupported(f"the instruction {ins.op}.{ins.dtype.value}", ins)
+            raise Unsupported(f"the instruction {ins.op}.{ins.dtype.value}", ins)
         template, helpers = entry
         for h in helpers:
             self.need(h)

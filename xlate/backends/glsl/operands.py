@@ -9,9 +9,10 @@ import struct
 from ...ir.model import (DataType, Index, RegKind, Source)
 from .. import interface as I
 
-from .records import _Unsupported
+from ..refusal import Unsupported
 from .expressions import UNARY, place
-from .text import COMP, _PLAIN, bitcast, literal, literal_operand_bits, swizzle_text, vec_type, vector_literal
+from ..literals import literal_operand_bits
+from .text import COMP, _PLAIN, bitcast, literal, swizzle_text, vec_type, vector_literal
 
 
 class Operands:
@@ -63,7 +64,7 @@ class Operands:
                 return self.staged_element(g, vexpr, str(reg.bindings[index.offset].index))
             idxs = [b.index for b in reg.bindings]
             if idxs != list(range(idxs[0], idxs[0] + len(idxs))):
-                raise _Unsupported(f"relative addressing of '{regname}', whose bindings are not "
+                raise Unsupported(f"relative addressing of '{regname}', whose bindings are not "
                                    "consecutive", None)
             inner = self.index_expr(index, reg.size)
             return self.staged_element(g, vexpr, f"{idxs[0]} + {inner}" if idxs[0] else inner)

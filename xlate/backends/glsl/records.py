@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ...ir.model import (MAX_CALL_DEPTH, DataType, Instruction, Stage)
+from ...ir.model import (MAX_CALL_DEPTH, DataType, Stage)
 from ...passes.structurize import Goto, Labeled
 from ...passes.structurize import If, Loop, Structured, Switch, calls_in
 
@@ -71,10 +71,3 @@ def _escaping(node: Labeled) -> set[int]:
     return targets - inner
 
 
-class _Unsupported(Exception):
-    """E7001; the message starts with the feature, then its details in parentheses."""
-
-    def __init__(self, message: str, ins: Instruction | None, span=None):
-        super().__init__(message)
-        self.ins = ins
-        self.span = span if span is not None else (ins.span if ins is not None else None)

@@ -7,7 +7,8 @@ from __future__ import annotations
 from ...ir.model import (DataType, Instruction, Stage)
 from ...passes.types import result_type
 
-from .records import _Tex, _Unsupported
+from ..refusal import Unsupported
+from .records import _Tex
 from .expressions import PRIMARY, place
 from .text import compose_swizzles
 
@@ -33,7 +34,7 @@ class Textures:
             return self.write(ins, expr, result_type(ins), [])
         if op == "TXQLEVELS":
             if not self.info.query_levels:
-                raise _Unsupported(f"the number of mipmap levels (texture[{tex.unit}]; "
+                raise Unsupported(f"the number of mipmap levels (texture[{tex.unit}]; "
                                    f"textureQueryLevels: GLSL 4.30)", ins)
             return self.write(ins, f"ivec4(textureQueryLevels({s}))", result_type(ins), [])
         if op == "TXG":
@@ -72,7 +73,7 @@ class Textures:
         elif off and target == "SHADOWARRAY2D" and not self.info.array_shadow_offset:
             # implicit derivatives with an offset: no such function before GLSL 4.30 (none in
             # ES); textureGradOffset with dFdx/dFdy could select another level of detail
-            raise _Unsupported(f"texel offsets on 2D array shadow textures with implicit level of "
+            raise Unsupported(f"texel offsets on 2D array shadow textures with implicit level of "
                                f"detail (texture[{tex.unit}], {op})", ins)
         elif op == "TXB" and not (rect and not vk_rect):   # rectangle textures have one level
             call = f"texture{'Offset' if off else ''}({s}, {coord}{', ' + off if off else ''}, {cv}.w)"
@@ -98,7 +99,7 @@ class Textures:
         shadow sampler (which takes the coordinate without it)."""
         tex = ins.tex
         if not self.info.gather:
-            raise _Unsupported(f"texture gather (texture[{tex.unit}]; textureGather with a "
+            raise Unsupported(f"texture gather (texture[{tex.unit}]; textureGather with a "
                                f"component: GLSL 4.00)", ins)
         target = tex.target
         if target.startswith("SHADOW"):

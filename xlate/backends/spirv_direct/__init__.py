@@ -37,7 +37,7 @@ def emit_spirv(prog: Program, profile: str = "vulkan", *, source_text: str | Non
     from ...gcpause import paused
     from ...passes.pipeline import lower
     from ..glsl import GlslEmitter
-    from ..glsl.records import _Unsupported
+    from ..refusal import Unsupported
     from ..reflect import reflection
     if profile not in ("vulkan", "glsl450"):
         raise ValueError(f"no SPIR-V for profile {profile!r}")
@@ -57,7 +57,7 @@ def emit_spirv(prog: Program, profile: str = "vulkan", *, source_text: str | Non
         plan.types, plan.cc_used, plan.cc_values = lowered.types, lowered.cc_used, lowered.cc_values
         try:
             plan.plan()
-        except _Unsupported as e:
+        except Unsupported as e:
             raise XlateError([Diagnostic("E7001", "error", f"{e} cannot be expressed in the "
                                          f"{profile} profile", e.span)]) from None
         plan.declare_uniforms()            # decides whether parameters live in a block

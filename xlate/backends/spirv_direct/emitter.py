@@ -366,7 +366,7 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin):
         return self.val("SNegate", self.t(kind, n), v)
 
     def const_operand(self, src: Source, reg, optype: DataType, scalar: bool) -> int:
-        from ..glsl.text import literal_operand_bits
+        from ..literals import literal_operand_bits
         if reg.kind == RegKind.CONST:
             words = reg.value[0]
         else:
