@@ -503,3 +503,15 @@ def test_integer_division_by_zero_and_shift_counts_on_gl():
     diffs, res, cap = run_both(IDIV, inputs)
     for out in ("result.texcoord[0]", "result.texcoord[1]", "result.texcoord[2]"):
         assert impl_words(IDIV, cap, out).tolist() == res.words(out).tolist(), out
+
+
+def test_mulhi_folding_defect_is_shown_by_the_spirv_run():
+    """The folding defect's 'any value' holds only when the same GLSL through SPIR-V (no
+    folding) reproduces the executor: the pinned program passes with that note; where Mesa
+    does not fold (this driver is fixed) nothing is adopted at all."""
+    from xlate.verify.core import verify_source
+    rep = verify_source(MULHI_CONSTANTS, "m.vp", backend="gl", lanes=64, runner=gl_runner("gl"))
+    assert rep.status == "pass", rep.reason
+    if "implementation" in rep.reason:
+        assert ("implementation: the same GLSL through SPIR-V (which Mesa does not fold) "
+                "reproduces every output of the executor") in rep.notes

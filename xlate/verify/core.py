@@ -278,11 +278,14 @@ def run_executor(program: Program, gen: GeneratedInputs, lanes: int, hooks=None)
 
 
 def run_gl(runner, program: Program, glsl: str, reflection: dict, gen: GeneratedInputs,
-           lanes: int, direct=None):
+           lanes: int, direct=None, through_spirv: bool = False):
     """``direct``: the direct SPIR-V path's module maker (:func:`direct_module`), which the
-    runner runs instead of glslang's compile of ``glsl``."""
+    runner runs instead of glslang's compile of ``glsl``.  ``through_spirv``: a ``gl`` runner
+    runs glslang's SPIR-V of ``glsl`` this once (a counterfactual of a compiler defect)."""
     inputs, uniforms, buffers = gl_interface(reflection, gen, lanes)
     kw = {"direct": direct} if direct is not None else {}
+    if through_spirv:
+        kw["through_spirv"] = True
     return runner.run(program.stage.value, glsl, reflection, lanes, inputs=inputs,
                       uniforms=uniforms, buffers=buffers, textures=gen.textures,
                       shadow=gen.shadow, **kw)
@@ -551,6 +554,41 @@ def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: i
     _explain(program, facts, glsl, reflection, lanes, runner, rep, run, max_reported)
 
 
+def _folding_defect_shown(program, facts, glsl, reflection, lanes, runner, rep, run,
+                          hook) -> bool:
+    """Mesa's folding of ``umulExtended`` of constants (:func:`trace.known_defect`) lets
+    ``permits.rule_implementation_any`` adopt any value at that instruction on ``gl``: assumed,
+    not shown, it would pass any wrong translation of it (a mutant reading ``.y`` for ``.x``
+    there passed).  The cause is removed by compiling the *same* GLSL through glslang's SPIR-V
+    (``GL_ARB_gl_spirv``), which Mesa does not fold: that run must reproduce the executor's
+    outputs exactly.  True when no such adoption was made or the run shows it; else the report
+    becomes a mismatch naming the run."""
+    from . import gl as glmod
+    defect = {k for (k, v) in hook.adopted if v == "implementation"
+              and program.instructions[k].op == "MUL"}
+    if not defect or glsl is None or getattr(runner, "backend", None) != "gl":
+        return True
+    try:
+        cap = run_gl(runner, program, glsl, reflection, run.gen, lanes, through_spirv=True)
+    except (glmod.GLUnavailable, glmod.GLError) as e:
+        rep.status, rep.reason = "mismatch", (
+            "outputs differ; the folding defect at MUL.HI is not shown: the run of the same "
+            f"GLSL through SPIR-V failed ({e})")
+        return False
+    diffs, _ = compare_all(program, facts, reflection, run.res, cap, [], strict=True)
+    if diffs:
+        rep.status, rep.reason = "mismatch", (
+            f"outputs differ; the folding defect at MUL.HI is not shown: the same GLSL "
+            f"through SPIR-V (no folding) still differs from the executor "
+            f"({len(diffs)} components, first: {diffs[0].describe()})")
+        rep.total_differences = len(diffs)
+        rep.differences = diffs[:50]
+        return False
+    rep.notes.append("implementation: the same GLSL through SPIR-V (which Mesa does not fold) "
+                     "reproduces every output of the executor")
+    return True
+
+
 def _explain(program, facts, glsl, reflection, lanes, runner, rep, run, max_reported,
              probe=None):
     """Replay the executor against the implementation's probed values (:mod:`replay`): pass
@@ -587,6 +625,10 @@ def _explain(program, facts, glsl, reflection, lanes, runner, rep, run, max_repo
     # geometry probes are read at the last EMIT, where GLSL leaves outputs written before an
     # EmitVertex() undefined: a departure seen there proves nothing, the outputs decide
     unreliable = program.stage == Stage.GEOMETRY
+    if not out.diffs and (not hook.unexplained or unreliable) and \
+            not _folding_defect_shown(program, facts, glsl, reflection, lanes, runner, rep, run,
+                                      hook):
+        return
     if not out.diffs and (not hook.unexplained or unreliable):
         if hook.unexplained:
             rep.notes.append(f"{len(hook.unexplained)} departures seen through geometry probes "

@@ -819,11 +819,14 @@ class Runner:
     def run(self, stage: str, glsl: str, reflection: dict, lanes: int, *,
             inputs: dict[str, np.ndarray], uniforms: list[tuple[int, np.ndarray]],
             buffers: dict[int, np.ndarray] | None = None, textures: dict | None = None,
-            shadow: set[int] | None = None, direct=None) -> Capture:
+            shadow: set[int] | None = None, direct=None, through_spirv: bool = False) -> Capture:
         """Run ``glsl`` (the translation) on ``lanes`` invocations.
 
         ``direct``: run the direct SPIR-V path's module of the program instead of glslang's
-        compile of ``glsl`` (gl-spirv backend; :func:`program_stage`).
+        compile of ``glsl`` (gl-spirv backend; :func:`program_stage`).  ``through_spirv``: on
+        the ``gl`` backend, compile ``glsl`` with glslang and load the SPIR-V this once (the
+        counterfactual of a defect of the driver's GLSL compiler; GLUnavailable without
+        ``GL_ARB_gl_spirv``).
 
         ``inputs``: reflection input name -> words, (lanes, 4) ((lanes, V, 4) for geometry
         inputs); built-ins the harness provides need no entry.  ``uniforms``: (location,
@@ -831,6 +834,16 @@ class Runner:
         :class:`xlate.exec.Texture` the translated shader samples; ``shadow``: the units sampled
         through SHADOW targets (depth textures with comparison).
         """
+        if through_spirv and self.backend == "gl":
+            if "GL_ARB_gl_spirv" not in self.gl.extensions:
+                raise GLUnavailable(f"{self.gl.describe()} has no GL_ARB_gl_spirv")
+            self.backend = "gl-spirv"
+            try:
+                return self.run(stage, glsl, reflection, lanes, inputs=inputs,
+                                uniforms=uniforms, buffers=buffers, textures=textures,
+                                shadow=shadow, direct=direct)
+            finally:
+                self.backend = "gl"
         self._tex = (textures or {}, shadow or set())
         if self.profile != "glsl450":
             from .profile_runs import harness_text
