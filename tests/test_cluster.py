@@ -197,3 +197,41 @@ def test_imap_keeps_a_window_and_reports_failed_tasks(cluster_address):
     assert sorted(got) == list(range(51))
     assert all(got[i] == -i for i in range(50))
     assert isinstance(got[50], TaskFailed) and str(got[50]).startswith("TypeError: bad operand")
+
+
+def test_ctrl_c_stops_verify_on_the_cluster_with_one_line(tmp_path):
+    """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) during ``xlate verify
+    --cluster local:2``: exit 130 with 'xlate: interrupted', no traceback from the client, the
+    workers or their verifying children (which ignore the signal and end with their pipe), and
+    nothing of the run left in its process group."""
+    import signal
+    import subprocess
+    import time
+    try:
+        import distributed  # noqa: F401
+    except ImportError as e:
+        missing(REQUIRE_CLUSTER, f"the cluster extra is not installed ({e})")
+    gl_runner("gl")
+    files = []
+    for k in range(40):
+        f = tmp_path / f"p{k:02d}.fp"
+        f.write_text(GOOD_FP.replace("local[0]", f"local[{k}]"))
+        files.append(str(f))
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    p = subprocess.Popen([sys.executable, "-m", "xlate", "verify", "--lanes", "64",
+                          "--cluster", "local:2"] + files, cwd=tmp_path, env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    first = p.stdout.readline()                 # the first program verified: work under way
+    assert first.startswith("PASS "), first
+    os.killpg(p.pid, signal.SIGINT)
+    out, err = p.communicate(timeout=180)
+    assert p.returncode == 130, (out[-500:], err[-2000:])
+    assert err.strip().splitlines()[-1] == "xlate: interrupted"
+    assert "Traceback" not in err and "Traceback" not in out, err[-3000:]
+    for _ in range(30):                         # the workers' children end with their pipes
+        left = subprocess.run(["pgrep", "-g", str(p.pid)], capture_output=True, text=True)
+        if not left.stdout.strip():
+            break
+        time.sleep(1)
+    assert not left.stdout.strip(), left.stdout

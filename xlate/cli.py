@@ -464,6 +464,12 @@ def console_main() -> None:
     try:
         code, command = _run(None)
         sys.stdout.flush()
+    except KeyboardInterrupt:
+        # Ctrl-C: a one-line message and the shell's code for it, not a traceback (what a
+        # command had written stays written; batch reports its own interruption the same way)
+        print("xlate: interrupted", file=sys.stderr)
+        sys.stdout.flush()
+        os._exit(130)
     except BrokenPipeError:
         # the reader went away (xlate explain --list | head -1): what it wanted it has; the
         # rest of the output goes nowhere instead of into a traceback at exit

@@ -71,8 +71,11 @@ prints :data:`INSTALL_HINT` and the command exits 3.
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import signal
+import threading
 
 INSTALL_HINT = "--cluster needs the optional extra: python3 -m pip install 'xlate[cluster]'"
 EXIT_UNAVAILABLE = 3
@@ -115,9 +118,10 @@ class Cluster:
         try:
             if address == "local" or address.startswith("local:"):
                 n = _local_workers(address)
-                self._local = distributed.LocalCluster(
-                    n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
-                    silence_logs=logging.CRITICAL)
+                with _workers_ignore_ctrl_c():
+                    self._local = distributed.LocalCluster(
+                        n_workers=n, threads_per_worker=1, processes=True,
+                        dashboard_address=None, silence_logs=logging.CRITICAL)
                 self.client = distributed.Client(self._local, timeout=CONNECT_TIMEOUT_S)
                 self.client.wait_for_workers(n, timeout=CONNECT_TIMEOUT_S * 3)
             else:
@@ -213,6 +217,23 @@ class Cluster:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+@contextlib.contextmanager
+def _workers_ignore_ctrl_c():
+    """Processes started inside ignore SIGINT (an ignored signal stays ignored across exec, and
+    Python installs its KeyboardInterrupt handler only over the default): Ctrl-C in a terminal
+    reaches the whole process group, and a local cluster's nanny and worker processes would
+    each print a traceback.  The client alone handles it -- it stops the run and closes the
+    cluster, which ends them."""
+    if threading.current_thread() is not threading.main_thread():
+        yield                       # (signal handlers belong to the main thread)
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
 
 
 def _local_workers(address: str) -> int:

@@ -235,9 +235,20 @@ def serve_child(backend: str) -> None:
     """Main of the child process a cluster worker starts (:class:`_Child`): make the runner,
     then verify ``(name, data, lanes, seed, localize)`` frames from standard input, answering
     on the original standard output (fd 1 then points at stderr: nothing else writes there)."""
+    import signal
+    # Ctrl-C reaches the whole process group: the client stops the run and the cluster, and
+    # this child ends when its pipe closes -- not with a KeyboardInterrupt of its own
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     inp = sys.stdin.buffer
+    try:
+        _serve(out, inp, backend)
+    except BrokenPipeError:
+        os._exit(0)             # the worker went away (the run was stopped): nothing to answer
+
+
+def _serve(out, inp, backend: str) -> None:
     os.environ.setdefault("EGL_PLATFORM", "surfaceless")
     from .core import make_runner, verify_source
     from .glapi import GLUnavailable
