@@ -10,7 +10,7 @@ from ...ir.ops import OPCODES
 from ...passes.structurize import Op, Structured
 from .. import interface as I
 
-from .profiles import ES_MISSING_TARGETS, MAX_UNIFORM_LOCATIONS
+from .profiles import ES_MISSING_TARGETS, MAX_UNIFORM_LOCATIONS, TARGET_EXTENSIONS
 from .records import _Tex, _Unsupported
 from .text import VEC, _PLAIN, _member_access, bitcast, vector_literal
 
@@ -57,6 +57,9 @@ class Declarations:
                         raise _Unsupported(f"{missing} (texture[{ins.tex.unit}], target "
                                            f"{ins.tex.target})", ins)
                     self.textures[ins.tex.unit] = _Tex(ins.tex.unit, ins.tex.target, dtype)
+                    ext = TARGET_EXTENSIONS.get((self.profile, ins.tex.target))
+                    if ext:
+                        self.require(ext)
                 elif dtype is not None and t.dtype is not None and t.dtype != dtype:
                     raise _Unsupported(f"texture unit {ins.tex.unit} is read both as "
                                        f"{t.dtype.name.lower()} and {dtype.name.lower()}", ins)
