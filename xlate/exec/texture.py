@@ -85,18 +85,26 @@ F32, I32, U32 = np.float32, np.int32, np.uint32
 BASE_TARGET = {"1D": "1D", "2D": "2D", "3D": "3D", "CUBE": "CUBE", "RECT": "RECT",
                "ARRAY1D": "ARRAY1D", "ARRAY2D": "ARRAY2D", "BUFFER": "BUFFER",
                "SHADOW1D": "1D", "SHADOW2D": "2D", "SHADOWRECT": "RECT", "SHADOWCUBE": "CUBE",
-               "SHADOWARRAY1D": "ARRAY1D", "SHADOWARRAY2D": "ARRAY2D"}
-TARGETS = ("1D", "2D", "3D", "CUBE", "RECT", "ARRAY1D", "ARRAY2D", "BUFFER")
+               "SHADOWARRAY1D": "ARRAY1D", "SHADOWARRAY2D": "ARRAY2D",
+               "ARRAYCUBE": "ARRAYCUBE", "SHADOWARRAYCUBE": "ARRAYCUBE", "2DMS": "2DMS",
+               "ARRAY2DMS": "ARRAY2DMS"}
+TARGETS = ("1D", "2D", "3D", "CUBE", "RECT", "ARRAY1D", "ARRAY2D", "BUFFER", "ARRAYCUBE", "2DMS",
+           "ARRAY2DMS")
+CUBES = ("CUBE", "ARRAYCUBE")
+MULTISAMPLE = ("2DMS", "ARRAY2DMS")
 
 #: the level array layout per texture target (texel components last)
 LEVEL_SHAPES = {"1D": "(w, C)", "BUFFER": "(w, C)", "2D": "(h, w, C)", "RECT": "(h, w, C)",
                 "ARRAY1D": "(layers, w, C)", "3D": "(d, h, w, C)",
-                "ARRAY2D": "(layers, h, w, C)", "CUBE": "(6, n, n, C) (faces +X -X +Y -Y +Z -Z)"}
+                "ARRAY2D": "(layers, h, w, C)", "CUBE": "(6, n, n, C) (faces +X -X +Y -Y +Z -Z)",
+                "ARRAYCUBE": "(6 * layers, n, n, C) (layer-face 6 l + f, GL's order)",
+                "2DMS": "(samples, h, w, C)", "ARRAY2DMS": "(layers, samples, h, w, C)"}
 _LEVEL_NDIM = {"1D": 1, "BUFFER": 1, "2D": 2, "RECT": 2, "ARRAY1D": 2, "3D": 3, "ARRAY2D": 3,
-               "CUBE": 3}
+               "CUBE": 3, "ARRAYCUBE": 3, "2DMS": 3, "ARRAY2DMS": 4}
 #: coordinate components that are texture coordinates proper (derivatives/gradients)
 _SPATIAL = {"1D": (0,), "ARRAY1D": (0,), "2D": (0, 1), "RECT": (0, 1), "ARRAY2D": (0, 1),
-            "3D": (0, 1, 2), "CUBE": (0, 1, 2), "BUFFER": (0,)}
+            "3D": (0, 1, 2), "CUBE": (0, 1, 2), "BUFFER": (0,), "ARRAYCUBE": (0, 1, 2),
+            "2DMS": (0, 1), "ARRAY2DMS": (0, 1)}
 
 MIN_FILTERS = {"NEAREST": (False, None), "LINEAR": (True, None),
                "NEAREST_MIPMAP_NEAREST": (False, "N"), "LINEAR_MIPMAP_NEAREST": (True, "N"),
@@ -132,6 +140,11 @@ class Texture:
     3D                        (d, h, w, C)
     ARRAY2D                   (layers, h, w, C)
     CUBE                      (6, n, n, C), faces +X -X +Y -Y +Z -Z (GL face order)
+    ARRAYCUBE                 (6 * layers, n, n, C), face f of layer l at 6 l + f (GL's
+                              layer-faces)
+    2DMS                      (samples, h, w, C): one level, sample s of texel (i, j) at
+                              [s, j, i]
+    ARRAY2DMS                 (layers, samples, h, w, C): one level
     ========================  =====================================================
 
     Row 0 of each image is t = 0 (GL's first row, the bottom).  Float dtypes are float formats
@@ -192,7 +205,9 @@ class Texture:
         gl_target = {"1D": "TEXTURE_1D", "2D": "TEXTURE_2D", "3D": "TEXTURE_3D",
                      "CUBE": "TEXTURE_CUBE_MAP", "RECT": "TEXTURE_RECTANGLE",
                      "ARRAY1D": "TEXTURE_1D_ARRAY", "ARRAY2D": "TEXTURE_2D_ARRAY",
-                     "BUFFER": "TEXTURE_BUFFER"}.get(target, target)
+                     "BUFFER": "TEXTURE_BUFFER", "ARRAYCUBE": "TEXTURE_CUBE_MAP_ARRAY",
+                     "2DMS": "TEXTURE_2D_MULTISAMPLE",
+                     "ARRAY2DMS": "TEXTURE_2D_MULTISAMPLE_ARRAY"}.get(target, target)
         min_f = _enum(self.filter, "filter", "?")
         mag_f = _enum(self.mag_filter, "mag_filter", "?") if self.mag_filter else \
             ("LINEAR" if min_f.startswith("LINEAR") else "NEAREST")
@@ -218,6 +233,7 @@ class _Prepared:
 
     def __init__(self, unit: int, tex: Texture, shadow: bool, mip_check: bool):
         self.unit = unit
+        self.samples = 1                 # multisample textures: samples per texel
         self.fast_log2 = False
         self.llvmpipe = False
         what = f"texture[{unit}]"
@@ -276,12 +292,21 @@ class _Prepared:
                 a = a[None]
             elif target == "ARRAY1D":
                 a = a[:, None]
-            elif target == "CUBE":
-                if a.shape[0] != 6 or a.shape[1] != a.shape[2]:
-                    raise ExecError(f"{what}: level {k} has shape {a.shape[:-1] + (C,)}; a CUBE "
-                                    f"level is {LEVEL_SHAPES['CUBE']} with square faces")
+            elif target in CUBES:
+                six = a.shape[0] == 6 if target == "CUBE" else a.shape[0] % 6 == 0
+                if not six or a.shape[1] != a.shape[2]:
+                    raise ExecError(f"{what}: level {k} has shape {a.shape[:-1] + (C,)}; a "
+                                    f"{target} level is {LEVEL_SHAPES[target]} with square faces")
+            elif target == "ARRAY2DMS":
+                # sample s of layer l at l * samples + s: the executor's (Z, H, W) form
+                self.samples = a.shape[1]
+                a = a.reshape((a.shape[0] * a.shape[1],) + a.shape[2:])
+            if target == "2DMS":
+                self.samples = a.shape[0]
             shapes.append(a.shape[:3])
             flat.append(np.ascontiguousarray(a).reshape(-1, 4))
+        if target in MULTISAMPLE and len(arrays) != 1:
+            raise ExecError(f"{what}: a multisample texture has one level, got {len(arrays)}")
         self.data = np.concatenate(flat) if len(flat) > 1 else flat[0]
         self.Z = np.array([s[0] for s in shapes], np.int64)
         self.H = np.array([s[1] for s in shapes], np.int64)
@@ -354,7 +379,7 @@ class _Prepared:
             self.max_lod = F32(tex.max_lod)
         except (TypeError, ValueError):
             raise ExecError(f"{what}: lod_bias/min_lod/max_lod must be numbers") from None
-        self.seamless = bool(tex.seamless) and target == "CUBE"
+        self.seamless = bool(tex.seamless) and target in CUBES
         self.size = (self.W[self.base], self.H[self.base],
                      self.Z[self.base] if target == "3D" else 1)
         if self.mip is not None and mip_check:
@@ -376,8 +401,8 @@ class _Prepared:
 def _size_text(target: str, zhw) -> str:
     z, h, w = zhw
     return {"1D": f"{w}", "ARRAY1D": f"{w} x {z} layers", "2D": f"{w}x{h}", "RECT": f"{w}x{h}",
-            "CUBE": f"{w}x{h}", "3D": f"{w}x{h}x{z}", "ARRAY2D": f"{w}x{h} x {z} layers"
-            }.get(target, f"{w}")
+            "CUBE": f"{w}x{h}", "3D": f"{w}x{h}x{z}", "ARRAY2D": f"{w}x{h} x {z} layers",
+            "ARRAYCUBE": f"{w}x{h} x {z} layer-faces"}.get(target, f"{w}")
 
 
 _LOAD_ERRORS = {
@@ -386,7 +411,17 @@ _LOAD_ERRORS = {
     ("TXF", "SHADOWCUBE"), ("TXF", "SHADOWARRAY1D"), ("TXF", "SHADOWARRAY2D"),
     ("TXB", "SHADOWCUBE"), ("TXB", "SHADOWARRAY2D"), ("TXL", "SHADOWCUBE"),
     ("TXL", "SHADOWARRAY2D"), ("TXP", "SHADOWCUBE"), ("TXP", "SHADOWARRAY2D"),
+    # tgsi.rst: a cube-array coordinate fills four components (TXB2/TXL2/TEX2 carry the rest)
+    *((op, t) for op in ("TXF", "TXB", "TXL", "TXP") for t in ("ARRAYCUBE", "SHADOWARRAYCUBE")),
+    ("TEX", "SHADOWARRAYCUBE"), ("TXD", "SHADOWARRAYCUBE"), ("TXB2", "SHADOWARRAYCUBE"),
+    ("TXL2", "SHADOWARRAYCUBE"),
 }
+#: the opcodes with a second operand and the targets each takes (tgsi.rst TEX2/TXB2/TXL2)
+_SECOND_OPERAND = {"TEX2": ("SHADOWARRAYCUBE",), "TXB2": ("ARRAYCUBE", "SHADOWCUBE"),
+                   "TXL2": ("ARRAYCUBE",)}
+#: what reads a multisample texture
+_MULTISAMPLE_OPS = ("TXF", "TXQ", "TXQS")
+_QUERIES = ("TXQ", "TXQLEVELS", "TXQS", "LODQ")
 
 
 SAMPLING_MODES = ("spec", "llvmpipe")
@@ -433,7 +468,7 @@ def prepare(program: Program, textures, sampling: str = "spec") -> dict[int, _Pr
                             f"{i0} ({first.op})")
         tex = textures[unit]
         shadow = any(inst.tex.target.startswith("SHADOW") for _, inst in insts)
-        mip = any(inst.op not in ("TXF", "TXQ", "TXQLEVELS") for _, inst in insts)
+        mip = any(inst.op not in ("TXF", "TXQ", "TXQLEVELS", "TXQS") for _, inst in insts)
         prep = _Prepared(unit, tex, shadow, mip)
         if sampling == "llvmpipe":
             prep.llvmpipe = True
@@ -453,13 +488,20 @@ def prepare(program: Program, textures, sampling: str = "spec") -> dict[int, _Pr
             if (inst.op, t) in _LOAD_ERRORS or (t == "BUFFER" and inst.op not in ("TXF", "TXQ")):
                 raise ExecError(f"{where}: {inst.op} does not support the {t} target "
                                 f"(GP4 §2.X.8.Z {inst.op})")
+            if BASE_TARGET[t] in MULTISAMPLE and inst.op not in _MULTISAMPLE_OPS:
+                raise ExecError(f"{where}: a multisample texture is read by texel fetches and "
+                                f"queries only (TXF, TXQ, TXQS)")
+            if inst.op in _SECOND_OPERAND and t not in _SECOND_OPERAND[inst.op]:
+                raise ExecError(f"{where}: {inst.op} takes {' or '.join(_SECOND_OPERAND[inst.op])} "
+                                f"targets only (tgsi.rst {inst.op})")
             if inst.op == "TXG" and BASE_TARGET[t] not in ("2D", "ARRAY2D", "CUBE", "RECT"):
                 raise ExecError(f"{where}: TXG gathers from 2D, 2D array, cube and rectangle "
                                 f"textures only (ARB_texture_gather)")
-            if any(inst.tex.offset) and BASE_TARGET[t] in ("CUBE", "BUFFER") and inst.op != "TXQ":
+            if any(inst.tex.offset) and BASE_TARGET[t] in ("CUBE", "BUFFER", "ARRAYCUBE", "2DMS",
+                                                          "ARRAY2DMS") and inst.op != "TXQ":
                 raise ExecError(f"{where}: texel offsets are not supported for {t} "
                                 f"(GP4 §2.X.4.4)")
-            if inst.op in ("TXQ", "TXQLEVELS"):
+            if inst.op in _QUERIES:
                 continue
             if t.startswith("SHADOW"):
                 if inst.dtype not in (DataType.FLOAT, DataType.NONE):
@@ -613,12 +655,12 @@ class _Lookup:
     """What one sampling instruction needs besides the level: coordinates (normalized, or texel
     units for RECT), layer/face, offsets, shadow reference."""
 
-    __slots__ = ("P", "dims", "rect", "cube", "s", "t", "r", "z", "off", "ref")
+    __slots__ = ("P", "dims", "rect", "cube", "s", "t", "r", "z", "off", "ref", "zb")
 
     def subset(self, m):
         o = _Lookup()
         o.P, o.dims, o.rect, o.cube, o.off = self.P, self.dims, self.rect, self.cube, self.off
-        for n in ("s", "t", "r", "z", "ref"):
+        for n in ("s", "t", "r", "z", "ref", "zb"):
             a = getattr(self, n)
             setattr(o, n, None if a is None else a[m])
         return o
@@ -691,7 +733,10 @@ def _footprint(L: _Lookup, lv) -> tuple[list, list]:
         j = (lo, hi)[b][1] if dims > 1 else np.zeros_like(i)
         z = (lo, hi)[c][2] if dims > 2 else L.z
         if L.cube and P.seamless:
-            z, i, j, corner = _cube_remap(L.z, i, j, P.W[lv])
+            # a cube array: the layer's first layer-face (zb) stays, the face may change
+            zb = 0 if L.zb is None else L.zb
+            z, i, j, corner = _cube_remap(L.z - zb, i, j, P.W[lv])
+            z = z + zb
             cube_corner.append(corner)
         tx = _fetch(P, lv, i, j, z)
         if L.ref is not None:
@@ -775,6 +820,9 @@ def _coords(target: str, c: np.ndarray):
         "SHADOWCUBE": (col(0), col(1), col(2), None, col(3)),
         "SHADOWARRAY1D": (col(0), None, None, col(1), col(2)),
         "SHADOWARRAY2D": (col(0), col(1), None, col(2), col(3)),
+        # the reference of a shadow cube array is TEX2's second operand
+        "ARRAYCUBE": (col(0), col(1), col(2), col(3), None),
+        "SHADOWARRAYCUBE": (col(0), col(1), col(2), col(3), None),
     }[target]
 
 
@@ -824,15 +872,21 @@ def _rho_log2(dx: np.ndarray, dy: np.ndarray, fast: bool) -> np.ndarray:
         return (lg * F32(0.5)).astype(F32)
 
 
-def _texture(x, op: str, c, gdx=None, gdy=None):
-    """TEX TXB TXL TXP TXD (GP4 §2.X.8.Z): TextureSample(coord, lambda, ddx, ddy, offset)."""
+def _texture(x, op: str, c, gdx=None, gdy=None, extra=None):
+    """TEX TXB TXL TXP TXD (GP4 §2.X.8.Z): TextureSample(coord, lambda, ddx, ddy, offset);
+    TEX2/TXB2/TXL2 (tgsi.rst) with the reference, bias or level in ``extra``'s x; LODQ: the
+    level of detail the lookup would use (:func:`op_lodq`)."""
     P: _Prepared = x.st.textures[x.inst.tex.unit]
     target = x.inst.tex.target
     base = BASE_TARGET[target]
     rect = base == "RECT"
-    cube = base == "CUBE"
+    cube = base in CUBES
     comps = _SPATIAL[base]
     c = np.asarray(c, F32)
+    second = None
+    if extra is not None:
+        second = np.asarray(extra, F32)[:, 0]
+        op = {"TEX2": "TEX", "TXB2": "TXB", "TXL2": "TXL"}[op]
     if op == "TXP":
         c = _project(c)
     explicit = None
@@ -842,18 +896,20 @@ def _texture(x, op: str, c, gdx=None, gdy=None):
         dy = np.asarray(gdy, F32)[:, list(comps)]
     elif op == "TXL" and not rect:
         dx = dy = None
-        explicit = c[:, 3]
+        explicit = c[:, 3] if second is None else second
     else:
         # GLSL: rectangle samplers have no LOD/bias argument -> implicit derivatives
         dx, dy = _implicit_partials(x, comps, op == "TXP")
         if op == "TXB" and not rect:
-            bias = c[:, 3]
-    k = max(a.shape[0] for a in (c, dx, dy) if a is not None)
+            bias = c[:, 3] if second is None else second
+    k = max(a.shape[0] for a in (c, dx, dy, second) if a is not None)
     c = np.broadcast_to(c, (k, 4))
     s, t, r, layer, ref = _coords(target, c)
+    if target == "SHADOWARRAYCUBE":
+        ref = np.broadcast_to(second, (k,))
 
     L = _Lookup()
-    L.P, L.rect, L.cube, L.ref = P, rect, cube, ref
+    L.P, L.rect, L.cube, L.ref, L.zb = P, rect, cube, ref, None
     L.off = tuple(int(o) for o in x.inst.tex.offset) + (0, 0, 0)
     L.r = None
     if cube:
@@ -863,6 +919,11 @@ def _texture(x, op: str, c, gdx=None, gdy=None):
         L.s = (sc / ma) * F32(0.5) + F32(0.5)
         L.t = (tc / ma) * F32(0.5) + F32(0.5)
         L.z = face.astype(np.int64)
+        if base == "ARRAYCUBE":
+            # GL §8.14.2 (cube map arrays as 2D arrays): layer = clamp(floor(q + 0.5), 0, d - 1)
+            nl = P.Z[P.base] // 6
+            L.zb = 6 * np.clip(_ifloor(layer + F32(0.5)), 0, nl - 1)
+            L.z = L.z + L.zb
         L.dims = 2
         if dx is not None:
             # partials of the direction, projected onto the face by the chain rule
@@ -901,6 +962,8 @@ def _texture(x, op: str, c, gdx=None, gdy=None):
     # [TEXTURE_MIN_LOD, TEXTURE_MAX_LOD]
     b = P.lod_bias if bias is None else P.lod_bias + bias
     b = np.clip(b, F32(-MAX_TEXTURE_LOD_BIAS), F32(MAX_TEXTURE_LOD_BIAS))
+    if op == "LODQ":
+        return _lod_query(P, np.broadcast_to((lam + b).astype(F32), (k,)))
     lam = np.clip(lam + b, P.min_lod, P.max_lod).astype(F32)
     lam = np.broadcast_to(lam, (k,))
     res = _sample(L, lam)
@@ -910,8 +973,48 @@ def _texture(x, op: str, c, gdx=None, gdy=None):
     return res
 
 
+def _lod_query(P: _Prepared, lam_prime: np.ndarray) -> np.ndarray:
+    """LODQ / textureQueryLod: (level accessed, lambda', 0, 0).
+
+    y = lambda' (GL 4.5 eq. 8.6: lambda_base plus the biases, before the TEXTURE_MIN_LOD /
+    TEXTURE_MAX_LOD clamp); x = the level the lookup reads relative to the base level: lambda'
+    clamped to [MIN_LOD, MAX_LOD], then 0 without mipmaps, rounded to the nearest level
+    (halves to even) for *_MIPMAP_NEAREST, and clamped to [0, q - base].  Neither tgsi.rst nor
+    GLSL 4.50 8.9.1 define the rounding: this is what Mesa llvmpipe computes
+    (gallivm lp_build_lod_selector / lp_build_sample_common with is_lodq: lp_build_round then
+    lp_build_clamp), the implementation ``xlate verify`` runs on."""
+    lam = np.clip(lam_prime, P.min_lod, P.max_lod).astype(F32)
+    span = F32(P.q - P.base)
+    if P.mip is None:
+        level = np.zeros_like(lam)
+    elif P.mip == "N":
+        level = np.clip(np.round(lam), F32(0), span)
+    else:
+        level = np.clip(lam, F32(0), span)
+    zero = np.zeros_like(lam)
+    return np.stack([level, lam_prime, zero, zero], axis=1).astype(F32)
+
+
 def op_tex(x, c):
     return _texture(x, "TEX", c)
+
+
+def op_tex2(x, c, extra):
+    return _texture(x, "TEX2", c, extra=extra)
+
+
+def op_txb2(x, c, extra):
+    return _texture(x, "TXB2", c, extra=extra)
+
+
+def op_txl2(x, c, extra):
+    return _texture(x, "TXL2", c, extra=extra)
+
+
+def op_lodq(x, c):
+    """LODQ (tgsi.rst) / textureQueryLod: :func:`_lod_query` of the lookup's level of detail,
+    computed as TEX computes it (implicit derivatives; zero outside fragment programs)."""
+    return _texture(x, "LODQ", c)
 
 
 def op_txb(x, c):
@@ -942,6 +1045,16 @@ def op_txf(x, c):
     i = c[:, 0] + off[0]
     j = zero
     z = zero
+    if target in MULTISAMPLE:
+        # tgsi.rst TXF: "if the texture is multisampled, the fourth component indicates the
+        # sample"; a sample or layer out of range reads 0 (as other out-of-range fetches)
+        nl = P.Z[0] // P.samples
+        sample = c[:, 3]
+        layer = c[:, 2] if target == "ARRAY2DMS" else zero
+        ok = (sample >= 0) & (sample < P.samples) & (layer >= 0) & (layer < nl)
+        z = np.where(ok, layer * P.samples + sample, -1)
+        lv = np.zeros(k, np.int64)
+        return _fetch(P, lv, i, c[:, 1], z, outside=np.zeros(4, P.dtype))
     if target in ("2D", "RECT", "ARRAY2D", "3D"):
         j = c[:, 1] + off[1]
     if target == "3D":
@@ -971,7 +1084,7 @@ def op_txq(x, c):
     base = BASE_TARGET[target]
     c = np.asarray(c).astype(np.int64)
     k = c.shape[0]
-    if base in ("RECT", "BUFFER"):
+    if base in ("RECT", "BUFFER") or base in MULTISAMPLE:
         lod = np.zeros(k, np.int64)
     else:
         lod = c[:, 0]
@@ -982,7 +1095,8 @@ def op_txq(x, c):
     zero = np.zeros(k, np.int64)
     cols = {"1D": (W, zero, zero), "BUFFER": (W, zero, zero), "2D": (W, H, zero),
             "RECT": (W, H, zero), "CUBE": (W, H, zero), "3D": (W, H, Z),
-            "ARRAY1D": (W, Z, zero), "ARRAY2D": (W, H, Z)}[base]
+            "ARRAY1D": (W, Z, zero), "ARRAY2D": (W, H, Z), "ARRAYCUBE": (W, H, Z // 6),
+            "2DMS": (W, H, zero), "ARRAY2DMS": (W, H, Z // P.samples)}[base]
     out = np.stack(list(cols) + [zero], axis=1)
     out = np.where(ok[:, None], out, 0)
     return out.astype(I32)
@@ -1000,7 +1114,7 @@ def op_txg(x, c):
     k = c.shape[0]
     s, t, _r, layer, ref = _coords(target, c)
     L = _Lookup()
-    L.P, L.rect, L.cube, L.ref, L.r = P, base == "RECT", base == "CUBE", ref, None
+    L.P, L.rect, L.cube, L.ref, L.r, L.zb = P, base == "RECT", base == "CUBE", ref, None, None
     L.off = tuple(int(o) for o in x.inst.tex.offset) + (0, 0, 0)
     L.dims = 2
     if L.cube:
@@ -1030,6 +1144,15 @@ def op_txqlevels(x, c):
     return np.full((k, 4), P.q - P.base + 1, I32)
 
 
+def op_txqs(x, c):
+    """TXQS (tgsi.rst): the samples per texel of a multisample texture, 1 of any other; in
+    every component (x is the one tgsi.rst defines)."""
+    P: _Prepared = x.st.textures[x.inst.tex.unit]
+    k = np.asarray(c).shape[0]
+    return np.full((k, 4), P.samples, I32)
+
+
 TEX: dict[str, Callable] = {"TEX": op_tex, "TXB": op_txb, "TXD": op_txd, "TXF": op_txf,
                             "TXL": op_txl, "TXP": op_txp, "TXQ": op_txq, "TXG": op_txg,
-                            "TXQLEVELS": op_txqlevels}
+                            "TXQLEVELS": op_txqlevels, "TEX2": op_tex2, "TXB2": op_txb2,
+                            "TXL2": op_txl2, "TXQS": op_txqs, "LODQ": op_lodq}

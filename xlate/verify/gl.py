@@ -758,7 +758,7 @@ class Runner:
                 gl.TexImage1D(gt, lv, ifmt, d.shape[0], 0, fmt, typ, ptr)
             elif target in ("2D", "RECT", "ARRAY1D"):
                 gl.TexImage2D(gt, lv, ifmt, d.shape[1], d.shape[0], 0, fmt, typ, ptr)
-            elif target in ("3D", "ARRAY2D"):
+            elif target in ("3D", "ARRAY2D", "ARRAYCUBE"):    # a cube array: 6 layer-faces a layer
                 gl.TexImage3D(gt, lv, ifmt, d.shape[2], d.shape[1], d.shape[0], 0, fmt, typ, ptr)
             else:
                 for face in range(6):
@@ -789,7 +789,7 @@ class Runner:
         gl.TexParameterf(gt, G.GL_TEXTURE_LOD_BIAS, st["TEXTURE_LOD_BIAS"])
         gl.TexParameterf(gt, G.GL_TEXTURE_MIN_LOD, st["TEXTURE_MIN_LOD"])
         gl.TexParameterf(gt, G.GL_TEXTURE_MAX_LOD, st["TEXTURE_MAX_LOD"])
-        if target == "CUBE":
+        if target in ("CUBE", "ARRAYCUBE"):
             (gl.Enable if st["TEXTURE_CUBE_MAP_SEAMLESS"] else gl.Disable)(
                 G.GL_TEXTURE_CUBE_MAP_SEAMLESS)
         gl.check(f"texture unit {unit} upload")

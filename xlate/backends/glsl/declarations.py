@@ -50,7 +50,7 @@ class Declarations:
         for ins in self.prog.instructions:
             if ins.tex is not None:
                 t = self.textures.get(ins.tex.unit)
-                dtype = ins.dtype if ins.op not in ("TXQ", "TXQLEVELS") else None
+                dtype = ins.dtype if ins.op not in ("TXQ", "TXQLEVELS", "TXQS", "LODQ") else None
                 if t is None:
                     missing = ES_MISSING_TARGETS.get(ins.tex.target) if self.info.es else None
                     if missing:
