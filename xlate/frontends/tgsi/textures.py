@@ -236,7 +236,7 @@ def _scalar(src: Source) -> Source:
     return dataclasses.replace(src, swizzle=(x, x, x, x))
 
 
-def _sample(kind: str):
+def _sample(form: str):
     """SAMPLE (``""``), SAMPLE_B, SAMPLE_L, SAMPLE_D, SAMPLE_C, SAMPLE_C_LZ, SAMPLE_I.
 
     ``SAMPLE dst, address, SVIEW[v], SAMP[s], extra...``: the IR binds a texture and its
@@ -244,6 +244,7 @@ def _sample(kind: str):
     The sampler view's swizzle applies to the result, as tgsi_exec's ``exec_sample`` stores
     ``r[swizzle]``."""
     def fn(lw: "Lowerer", t: M.Instruction):
+        kind = form
         op = t.opcode
         view = t.srcs[1]
         unit, target = _sview(lw, view)
