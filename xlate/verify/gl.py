@@ -744,6 +744,10 @@ class Runner:
             "u": (G.GL_RGBA32UI, G.GL_RGBA_INTEGER, G.GL_UNSIGNED_INT)}[kind]
 
         keep = []
+        if target in ("2DMS", "ARRAY2DMS"):     # rendered, not uploaded; no sampler state
+            from .gl_multisample import upload_multisample
+            upload_multisample(self, unit, name, target, levels[0], kind, (ifmt, fmt, typ))
+            return
         if target == "BUFFER":
             data = levels[0]
             buf = self._buffer(G.GL_TEXTURE_BUFFER, data.tobytes())

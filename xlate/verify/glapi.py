@@ -151,6 +151,10 @@ PROTOS = {
     "glDeleteFramebuffers": (None, [i, PU]),
     "glBindFramebuffer": (None, [u, u]),
     "glFramebufferTexture2D": (None, [u, u, u, u, i]),
+    "glFramebufferTextureLayer": (None, [u, u, u, i, i]),
+    "glTexStorage2DMultisample": (None, [u, i, u, i, i, C.c_ubyte]),
+    "glTexStorage3DMultisample": (None, [u, i, u, i, i, i, C.c_ubyte]),
+    "glIsEnabled": (C.c_ubyte, [u]),
     "glCheckFramebufferStatus": (u, [u]),
     "glDrawBuffers": (None, [i, PU]),
     "glReadBuffer": (None, [u]),
@@ -197,6 +201,8 @@ GL_TEXTURE_RECTANGLE, GL_TEXTURE_CUBE_MAP = 0x84F5, 0x8513
 GL_TEXTURE_CUBE_MAP_POSITIVE_X = 0x8515
 GL_TEXTURE_1D_ARRAY, GL_TEXTURE_2D_ARRAY = 0x8C18, 0x8C1A
 GL_TEXTURE_CUBE_MAP_ARRAY = 0x9009
+GL_FRAMEBUFFER_BINDING, GL_VERTEX_ARRAY_BINDING, GL_CURRENT_PROGRAM = 0x8CA6, 0x85B5, 0x8B8D
+GL_VIEWPORT = 0x0BA2
 GL_TEXTURE_2D_MULTISAMPLE, GL_TEXTURE_2D_MULTISAMPLE_ARRAY = 0x9100, 0x9102
 GL_TEXTURE_MIN_FILTER, GL_TEXTURE_MAG_FILTER = 0x2801, 0x2800
 GL_TEXTURE_WRAP_S, GL_TEXTURE_WRAP_T, GL_TEXTURE_WRAP_R = 0x2802, 0x2803, 0x8072
