@@ -101,15 +101,14 @@ class Textures:
         return ["{"] + ["    " + x for x in lines + written] + ["}"]
 
     def samples_expr(self, ins: Instruction, s: str) -> str:
-        """TXQS: textureSamples (GLSL 4.50; ARB_shader_texture_image_samples before) of a
-        multisample sampler; 1 for any other (tgsi.rst TXQS), which GLSL cannot ask."""
+        """TXQS: textureSamples (GLSL 4.50) of a multisample sampler; 1 for any other
+        (tgsi.rst TXQS), which GLSL has no query for.  glsl330 / es310: E7001 (glslang 13
+        knows no GL_ARB_shader_texture_image_samples; GLSL ES has no such query)."""
         if ins.tex.target not in MULTISAMPLE:
             return "ivec4(1)"
-        if self.info.es:
+        if not self.info.query_levels:         # GLSL 3.30, GLSL ES 3.10
             raise _Unsupported(f"the sample count of a multisample texture (texture"
-                               f"[{ins.tex.unit}]; textureSamples: GLSL 4.50, no GLSL ES)", ins)
-        if not self.info.query_levels:         # GLSL 3.30
-            self.require("GL_ARB_shader_texture_image_samples")
+                               f"[{ins.tex.unit}]; textureSamples: GLSL 4.50)", ins)
         return f"ivec4(textureSamples({s}))"
 
     def emit_lodq(self, ins: Instruction, s: str) -> list[str]:
@@ -117,7 +116,7 @@ class Textures:
         tex = ins.tex
         if not self.info.query_lod:
             raise _Unsupported(f"the level-of-detail query (texture[{tex.unit}]; "
-                               f"textureQueryLod: GLSL 4.00, no GLSL ES)", ins)
+                               f"textureQueryLod: GLSL 4.00)", ins)
         if self.stage != Stage.FRAGMENT:
             raise _Unsupported(f"the level-of-detail query outside a fragment program "
                                f"(texture[{tex.unit}]; GLSL has textureQueryLod in fragment "

@@ -26,6 +26,8 @@ _TARGETS = {"1D": "1D", "2D": "2D", "3D": "3D", "CUBE": "CUBE", "RECT": "RECT",
 #: multisample targets: texel fetches (the sample index in w) and size/sample queries only
 MULTISAMPLE = frozenset({"2DMS", "ARRAY2DMS"})
 CUBE_ARRAYS = frozenset({"ARRAYCUBE", "SHADOWARRAYCUBE"})
+#: the TGSI spelling of an IR target, for messages
+_TGSI_NAME = {ir: tgsi for tgsi, ir in _TARGETS.items()}
 
 def _sampler(lw: "Lowerer", s: M.Src) -> int:
     if s.reg.file != "SAMP" or s.reg.indirect is not None:
@@ -102,15 +104,18 @@ def _check_tex(lw: "Lowerer", irop: str, unit: int, target: str,
     target suits the opcode, one target per sampler, offsets in range.  Returns the offset
     with the components the target does not use zeroed."""
     op = lw.cur.opcode
+    name = _TGSI_NAME.get(target, target)
     if target in MULTISAMPLE and irop not in ("TXF", "TXQ", "TXQS"):
-        lw.reject("E5001", f"{op} cannot sample a multisample ({target}) texture: only texel "
+        lw.reject("E5001", f"{op} cannot sample a multisample ({name}) texture: only texel "
                   "fetches (TXF, SAMPLE_I_MS) and size/sample-count queries read one")
     if target in MULTISAMPLE and irop == "TXF" and any(offset):
         lw.reject("E5003", f"{op}: texel offsets are not allowed with multisample textures "
                   "(GLSL has no texelFetchOffset for them)")
     if target in CUBE_ARRAYS:
-        if irop in ("TXB", "TXL", "TXP", "TXF"):
-            lw.reject("E5001", f"{op} cannot be used with {target} (a cube-array coordinate "
+        if irop == "TXF":
+            lw.reject("E5001", f"{op} cannot fetch from {name} textures")
+        if irop in ("TXB", "TXL", "TXP"):
+            lw.reject("E5001", f"{op} cannot be used with {name} (a cube-array coordinate "
                       "fills all four components; TGSI has TXB2/TXL2 for the bias and the level)")
         if target == "SHADOWARRAYCUBE" and irop in ("TEX", "TXD", "TXB2", "TXL2"):
             reason = ("the reference value goes in TEX2's second operand" if irop == "TEX" else
@@ -119,14 +124,14 @@ def _check_tex(lw: "Lowerer", irop: str, unit: int, target: str,
             lw.reject("E5001" if irop == "TEX" else "E7001",
                       f"{op} on a shadow cube array: {reason}")
         if any(offset):
-            lw.reject("E5003", f"texel offsets are not allowed with the {target} target")
+            lw.reject("E5003", f"texel offsets are not allowed with the {name} target")
     if irop == "TEX2" and target != "SHADOWARRAYCUBE":
-        lw.reject("E5001", f"{op} is for shadow cube arrays only (tgsi.rst TEX2), not {target}")
+        lw.reject("E5001", f"{op} is for shadow cube arrays only (tgsi.rst TEX2), not {name}")
     if irop == "TXL2" and target != "ARRAYCUBE":
-        lw.reject("E5001", f"{op} is for cube arrays only (tgsi.rst TXL2), not {target}")
+        lw.reject("E5001", f"{op} is for cube arrays only (tgsi.rst TXL2), not {name}")
     if irop == "TXB2" and target not in ("ARRAYCUBE", "SHADOWCUBE"):
         lw.reject("E5001", f"{op} is for cube arrays and shadow cube maps only (tgsi.rst TXB2), "
-                  f"not {target}")
+                  f"not {name}")
     if target == "BUFFER" and irop not in ("TXF", "TXQ"):
         lw.reject("E5001", f"the BUFFER target is only valid with TXF and TXQ, not {lw.cur.opcode}")
     if irop == "TXF" and (target.startswith("SHADOW") or target == "CUBE"):
@@ -186,8 +191,9 @@ def _lodq(lw: "Lowerer", t: M.Instruction):
     unit = _sampler(lw, t.srcs[1])
     target = _tex_target(lw, t)
     if target not in _LODQ_TARGETS:
-        lw.reject("E5001", f"{t.opcode} cannot query the level of detail of a {target} texture "
-                  "(one level, or no filtering)")
+        lw.reject("E5001", f"{t.opcode} cannot query the level of detail of a "
+                  f"{_TGSI_NAME.get(target, target)} texture (GLSL's textureQueryLod takes no "
+                  "rectangle, buffer or multisample sampler)")
     _check_tex(lw, "LODQ", unit, target, _tex_offset(lw, t))
     lw.emit(Instruction("LODQ", F, lw.dst(t.dsts[0]), (lw.src(t.srcs[0]),), lw.sat(False),
                         tex=TexRef(unit, target)))
@@ -258,8 +264,8 @@ def _sample(form: str):
         irop, srcs = {"": "TEX", "B": "TXB", "L": "TXL", "D": "TXD", "C": "TEX",
                       "C_LZ": "TXL", "I": "TXF"}[kind], [coord]
         if kind == "I" and target in MULTISAMPLE:
-            lw.reject("E5001", f"{op} cannot fetch from a multisample sampler view ({target}): "
-                      "SAMPLE_I_MS names the sample")
+            lw.reject("E5001", f"{op} cannot fetch from a multisample sampler view "
+                      f"({_TGSI_NAME[target]}): SAMPLE_I_MS names the sample")
         if target == "ARRAYCUBE" and kind in ("B", "L", "C", "C_LZ"):
             # the coordinate fills all four components: the bias, level or reference goes in
             # a second operand (TXB2, TXL2, TEX2 -- as Mesa's state tracker emits them)
@@ -306,7 +312,7 @@ def _sample_i_ms(lw: "Lowerer", t: M.Instruction):
     unit, target = _sview(lw, view)
     if target not in MULTISAMPLE:
         lw.reject("E5001", f"{t.opcode} fetches from multisample sampler views only, not "
-                  f"{target} (SAMPLE_I reads the others)")
+                  f"{_TGSI_NAME.get(target, target)} (SAMPLE_I reads the others)")
     k = lw.scratch("ms")
     lw.emit(Instruction("MOV", U, Dest(k), (lw.src(t.srcs[0], integer=True),)))
     lw.emit(Instruction("MOV", U, Dest(k, mask=(False, False, False, True)),
