@@ -11,8 +11,8 @@ Readings chosen where tgsi.rst is silent (each also at the code):
   ``clamp(floor(w + 0.5), 0, layers - 1)`` (GL 4.5 §8.14.2, as for 2D arrays);
 * a multisample texture's input is one texel array per sample (``xlate.exec.Texture`` level
   ``(samples, h, w, C)``, ``(layers, samples, h, w, C)`` for arrays); ``xlate verify`` renders
-  those samples into the GL texture (``xlate/verify/gl_multisample.py``); a sample or layer
-  out of range reads 0;
+  those samples into the GL texture / Vulkan image (``xlate/verify/gl_multisample.py``,
+  ``vulkan_multisample.py``); a sample or layer out of range reads 0;
 * LODQ's x is llvmpipe's (lambda' clamped to [MIN_LOD, MAX_LOD], rounded to the nearest level
   for *_MIPMAP_NEAREST, clamped to the levels; 0 without mipmaps), its y lambda' before the
   MIN/MAX_LOD clamp; z and w are 0."""
@@ -347,9 +347,6 @@ IMM[0] FLT32 {    2.0000,    -1.0000,     3.0000,     0.5000}
 @pytest.mark.parametrize("name", sorted(VERIFIED))
 @pytest.mark.parametrize("backend", ["gl", "gl-spirv", "vulkan"])
 def test_verify(name, backend):
-    if backend == "vulkan" and name == "multisample":
-        pytest.skip("the Vulkan harness does not create multisample images yet (it has no "
-                    "rendering pass to fill their samples): tested on GL")
     runner = gl_runner(backend)
     rep = verify_source(VERIFIED[name], f"{name}.tgsi", lanes=1024, seed=1, backend=backend,
                         runner=runner)

@@ -460,6 +460,10 @@ class _Run:
             self.writes.append((binding, vk.VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,
                                 {"pTexelBufferView": [view]}))
             return
+        if target in ("2DMS", "ARRAY2DMS"):     # rendered, not copied
+            from .vulkan_multisample import multisample_texture
+            multisample_texture(self, binding, target, levels[0], kind)
+            return
         shape = levels[0].shape if kind == "depth" else levels[0].shape[:-1]
         flags = 0
         if target == "1D":
