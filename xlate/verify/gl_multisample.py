@@ -17,14 +17,17 @@ import numpy as np
 
 from . import glapi as G
 
-_FILL_VS = ("#version 450 core\nvoid main()\n{\n    vec2 p = vec2(float((gl_VertexID & 1) * 4 - 1), "
+_FILL_VS = ("#version 450 core\nvoid main()\n{\n"
+            "    vec2 p = vec2(float((gl_VertexID & 1) * 4 - 1), "
             "float((gl_VertexID >> 1) * 4 - 1));\n    gl_Position = vec4(p, 0.0, 1.0);\n}\n")
 
 
 def _fill_fs(prefix: str, unit: int) -> str:
     return (f"#version 450 core\nlayout(binding = {unit}) uniform {prefix}sampler2DArray src;\n"
-            f"layout(location = 0) uniform int first;\nlayout(location = 0) out {prefix}vec4 o;\nvoid main()\n{{\n"
-            f"    o = texelFetch(src, ivec3(ivec2(gl_FragCoord.xy), first + gl_SampleID), 0);\n}}\n")
+            f"layout(location = 0) uniform int first;\n"
+            f"layout(location = 0) out {prefix}vec4 o;\nvoid main()\n{{\n"
+            f"    o = texelFetch(src, ivec3(ivec2(gl_FragCoord.xy), first + gl_SampleID), 0);"
+            f"\n}}\n")
 
 
 def upload_multisample(runner, unit: int, name: int, target: str, level: np.ndarray,
