@@ -1,4 +1,4 @@
-"""TGSI binary token streams (xlate/frontends/tgsi/binary.py): the SEED document's worked
+"""TGSI binary token streams (xlate/frontends/tgsi/binary*.py): the SEED document's worked
 examples (tgsi.md 4.3), the encoded T2 program (tgsi.md 7.5, both layouts), the spec readings
 documented in binary.py, error reporting, and round-trip / fuzz properties."""
 from __future__ import annotations
