@@ -341,6 +341,21 @@ IMM[0] FLT32 {    2.0000,    -1.0000,     3.0000,     0.5000}
   7: END
 """,
     "lodq": LODQ,
+    # TXB2 on a shadow cube map: the reference in the coordinate's w, the bias (ignored outside
+    # fragment programs) in the second operand
+    "txb2-shadow-cube": """VERT
+DCL IN[0]
+DCL IN[1]
+DCL OUT[0], POSITION
+DCL OUT[1], GENERIC[0]
+DCL SAMP[0]
+DCL SVIEW[0], SHADOWCUBE, FLOAT
+DCL TEMP[0]
+  0: TXB2 TEMP[0], IN[0], IN[1], SAMP[0], SHADOWCUBE
+  1: MOV OUT[0], IN[0]
+  2: MOV OUT[1], TEMP[0]
+  3: END
+""",
 }
 
 
