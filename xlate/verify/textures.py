@@ -7,7 +7,7 @@ identical texels with identical sampler state.
 Per unit: the base target of the instructions using it (a SHADOW target makes it a depth
 texture with a random comparison function); the texel type of its instructions (.F float,
 .S int32, .U uint32); a small size (8 texels a side, 4 cube faces/array layers, 16 for
-buffers) with a full mipmap chain where the target has mipmaps and a non-fetch instruction
+buffers, cube arrays of 2 cubes, multisample textures of 4 samples a texel and one level) with a full mipmap chain where the target has mipmaps and a non-fetch instruction
 samples it (not for integer textures: llvmpipe picks a mip level by LOD even when the
 minification filter is NEAREST, a Mesa 22.3 bug); a filter drawn from NEAREST/LINEAR and the mipmapped filters (integer textures:
 NEAREST only; RECT: no mipmaps), wrap modes drawn per axis (RECT: CLAMP_TO_EDGE /
