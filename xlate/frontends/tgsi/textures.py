@@ -380,6 +380,9 @@ def _gather_component(lw: "Lowerer", s: M.Src) -> int:
 
 def _gather_checked(lw: "Lowerer", unit: int, target: str, t: M.Instruction, component: int,
                     coord: Source, dtype: DataType) -> Instruction:
+    if target in CUBE_ARRAYS:
+        lw.reject("E7001", f"{t.opcode} from a cube array ({_TGSI_NAME[target]}) is not "
+                  "supported (textureGather of a samplerCubeArray is not translated yet)")
     if target not in _GATHER_TARGETS:
         lw.reject("E5001", f"{t.opcode} cannot gather from {target} textures (2D, 2D array, cube "
                   "and rectangle textures only)")
