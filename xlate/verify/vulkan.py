@@ -462,7 +462,7 @@ class _Run:
             return
         if target in ("2DMS", "ARRAY2DMS"):     # rendered, not copied
             from .vulkan_multisample import multisample_texture
-            multisample_texture(self, binding, target, levels[0], kind)
+            multisample_texture(self, binding, target, levels[0], kind, fmt, VulkanError)
             return
         shape = levels[0].shape if kind == "depth" else levels[0].shape[:-1]
         flags = 0

@@ -23,11 +23,14 @@ def _fs(prefix: str) -> str:
             "\n}\n")
 
 
-def multisample_texture(r, binding: int, target: str, level: np.ndarray, kind: str) -> None:
+def multisample_texture(r, binding: int, target: str, level: np.ndarray, kind: str, fmt: int,
+                        error: type[Exception]) -> None:
     """Create, fill and bind at ``binding`` the multisample texture of ``level``
     (``(samples, h, w, 4)``, or ``(layers, samples, h, w, 4)`` for ARRAY2DMS) on the run
-    ``r`` (:class:`xlate.verify.vulkan._Run`)."""
-    from .vulkan import VulkanError, _formats
+    ``r`` (:class:`xlate.verify.vulkan._Run`) in the Vulkan format ``fmt``; ``error``: the
+    exception to raise (``vulkan.VulkanError``: passed in, as this module is imported by
+    ``vulkan.py``)."""
+    VulkanError = error
     vk, d, cb = r.vk, r.d, r.cb
     if kind == "depth":
         raise VulkanError("a multisample texture cannot be a depth (SHADOW) texture here")
@@ -38,7 +41,6 @@ def multisample_texture(r, binding: int, target: str, level: np.ndarray, kind: s
             4: vk.VK_SAMPLE_COUNT_4_BIT, 8: vk.VK_SAMPLE_COUNT_8_BIT}.get(samples)
     if bits is None:
         raise VulkanError(f"{samples} samples per texel: Vulkan takes 1, 2, 4 or 8 here")
-    fmt = _formats(vk)[kind]
     color = vk.VK_IMAGE_ASPECT_COLOR_BIT
 
     # the source: a one-sample 2D array, a layer per (layer, sample)
