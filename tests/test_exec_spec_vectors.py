@@ -56,6 +56,15 @@ T2 = Texture([np.array([[[1, 1, 1, 1], [2, 2, 2, 2]], [[3, 3, 3, 3], [4, 4, 4, 4
              "2D")                                          # texel (i, j) = 1 + i + 2 j
 MIP = Texture([np.full((4, 4, 4), 0, np.float32), np.full((2, 2, 4), 10, np.float32),
                np.full((1, 1, 4), 20, np.float32)], "2D", filter="NEAREST_MIPMAP_NEAREST")
+# cube array of two layers: layer-face 6 l + f holds 10 (6 l + f) on level 0, 1000 + 6 l + f on 1
+CUBE_ARRAY = Texture([np.repeat(np.arange(12, dtype=np.float32) * 10, 16).reshape(12, 2, 2, 4),
+                      np.repeat(np.arange(12, dtype=np.float32) + 1000, 4).reshape(12, 1, 1, 4)],
+                     "ARRAYCUBE", filter="NEAREST_MIPMAP_NEAREST")
+CUBE_ARRAY_DEPTH = Texture([np.full((12, 1, 1, 1), 0.5, np.float32)], "ARRAYCUBE")
+# 2x2 texels of 4 samples: sample s of texel (i, j) = 100 s + i + 2 j
+MS = Texture([(100 * np.arange(4)[:, None, None] + np.arange(2)[None, None, :]
+               + 2 * np.arange(2)[None, :, None]).astype(np.float32)[..., None]
+              * np.ones(4, np.float32)], "2DMS")
 QUAD = np.array([[0.1, 0.1, 0, 1], [0.35, 0.1, 0, 1], [0.1, 0.35, 0, 1], [0.35, 0.35, 0, 1]],
                 np.float32)                                 # d/dx = d/dy = 1 texel of 4x4
 
@@ -579,6 +588,38 @@ _SPEC64 = [
       textures={0: T2}),
     V("TXQLEVELS", "TGSI tgsi.rst SVIEWINFO (the number of mipmap levels, in w)",
       "TXQLEVELS o, a, texture[0], 2D", {"a": ints(0, 0, 0, 0)}, {"o": [3, 3, 3, 3]}, t="s",
+      textures={0: MIP}),
+    # cube arrays, multisample textures, the level-of-detail query (issue 20)
+    V("TXL2", "TGSI tgsi.rst TXL2 (the level in b.x; layer-face 6 l + f; -Z of layer 1)",
+      "TXL2 o, a, b, texture[0], ARRAYCUBE", {"a": fl(0, 0, -1, 1), "b": fl(1, 0, 0, 0)},
+      {"o": [1011] * 4}, textures={0: CUBE_ARRAY}),
+    V("TXL2", "TGSI tgsi.rst TXL2 (the layer clamped to the last: +Y of layer 1)",
+      "TXL2 o, a, b, texture[0], ARRAYCUBE", {"a": fl(0, 1, 0, 7), "b": fl(0, 0, 0, 0)},
+      {"o": [80] * 4}, textures={0: CUBE_ARRAY}),
+    V("TXB2", "TGSI tgsi.rst TXB2 (no implicit derivatives in a vertex program: the base level "
+      "whatever the bias; -X of layer 0)", "TXB2 o, a, b, texture[0], ARRAYCUBE",
+      {"a": fl(-1, 0, 0, 0.4), "b": fl(5, 0, 0, 0)}, {"o": [10] * 4}, textures={0: CUBE_ARRAY}),
+    V("TEX2", "TGSI tgsi.rst TEX2 (the reference in b.x: 0.25 <= 0.5 passes)",
+      "TEX2 o, a, b, texture[0], SHADOWARRAYCUBE", {"a": fl(1, 0, 0, 1), "b": fl(0.25, 0, 0, 0)},
+      {"o": [1, 1, 1, 1]}, textures={0: CUBE_ARRAY_DEPTH}),
+    V("TEX2", "TGSI tgsi.rst TEX2 (the reference in b.x: 0.75 <= 0.5 fails)",
+      "TEX2 o, a, b, texture[0], SHADOWARRAYCUBE", {"a": fl(1, 0, 0, 1), "b": fl(0.75, 0, 0, 0)},
+      {"o": [0, 0, 0, 1]}, textures={0: CUBE_ARRAY_DEPTH}),
+    V("TXQS", "TGSI tgsi.rst TXQS (the samples of a multisample texture)",
+      "TXQS o, a, texture[0], 2DMS", {"a": ints(0, 0, 0, 0)}, {"o": [4, 4, 4, 4]}, t="s",
+      textures={0: MS}),
+    V("TXQS", "TGSI tgsi.rst TXQS (1 for a texture that is not multisampled)",
+      "TXQS o, a, texture[0], 2D", {"a": ints(0, 0, 0, 0)}, {"o": [1, 1, 1, 1]}, t="s",
+      textures={0: MIP}),
+    V("TXF", "TGSI tgsi.rst TXF (multisampled: w is the sample; sample 2 of texel (1, 0))",
+      "TXF o, a, texture[0], 2DMS", {"a": ints(1, 0, 0, 2)}, {"o": [201] * 4}, textures={0: MS}),
+    V("TXF", "TGSI tgsi.rst TXF (a sample out of range reads 0)",
+      "TXF o, a, texture[0], 2DMS", {"a": ints(1, 0, 0, 4)}, {"o": [0] * 4}, textures={0: MS}),
+    V("LODQ", "TGSI tgsi.rst LODQ (GL 4.5 eq. 8.6: derivatives of 2 texels, lambda' = 1, "
+      "level 1)", "LODQ o, a, texture[0], 2D", {"a": QUAD * np.float32([2, 2, 1, 1])},
+      {"o": [[1, 1, 0, 0]] * 4}, stage="fragment", textures={0: MIP}),
+    V("LODQ", "TGSI tgsi.rst LODQ (no derivatives in a vertex program: lambda' = -inf, level 0)",
+      "LODQ o, a, texture[0], 2D", {"a": fl(0.5, 0.5, 0, 0)}, {"o": [0, -INF, 0, 0]},
       textures={0: MIP}),
 ]
 VECTORS = VECTORS + _SPEC64

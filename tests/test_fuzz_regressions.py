@@ -30,7 +30,7 @@ def outcome(src):
 
 
 # -------------------------------------------------------------------------------------------------
-# TGSI lowering (xlate/frontends/tgsi/lower.py)
+# TGSI lowering (xlate/frontends/tgsi/lower*.py)
 # -------------------------------------------------------------------------------------------------
 
 def test_rejected_switch_then_case_is_a_diagnostic_not_indexerror():

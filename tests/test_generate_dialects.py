@@ -71,7 +71,9 @@ STAGE_FEATURES = {
     ("tgsi", "fragment"): [r"KILL_IF", r"\bTEX\b", r"\bDDX\b|\bDDY\b", r"PERSPECTIVE", r"CONSTANT",
                            r"\bSAMPLE ", r"\bSAMPLE_L\b", r"\bSAMPLE_B\b", r"\bTG4\b",
                            r"\bD(ADD|MUL|MAD)\b", r"\b[FIU]2D\b", r"\bD2[FIU]", r"\bDFRACEXP\b",
-                           r"\b[UI]64[A-Z]+\b"],
+                           r"\b[UI]64[A-Z]+\b", r"\bLODQ\b", r"\bTXL2\b", r"\bSAMPLE_I_MS\b",
+                           r"\bTXQS\b", r"TXF .*, 2D_MSAA", r"TXF .*, 2D_ARRAY_MSAA",
+                           r"TXQ .*, (CUBEARRAY|2D_MSAA|2D_ARRAY_MSAA)"],
     ("tgsi", "geometry"): [r"EMIT IMM", r"ENDPRIM", r"IN\[\d\]\[\d\]", r"GS_MAX_OUTPUT_VERTICES"],
 }
 

@@ -1,4 +1,4 @@
-"""TGSI binary token streams (xlate/frontends/tgsi/binary.py): the SEED document's worked
+"""TGSI binary token streams (xlate/frontends/tgsi/binary*.py): the SEED document's worked
 examples (tgsi.md 4.3), the encoded T2 program (tgsi.md 7.5, both layouts), the spec readings
 documented in binary.py, error reporting, and round-trip / fuzz properties."""
 from __future__ import annotations
@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 
 from xlate.diagnostics import DiagnosticSink
 from xlate.frontends.tgsi import binary as B
+from xlate.frontends.tgsi import binary_tables as T
+from xlate.frontends.tgsi import binary_write as BW
 from xlate.frontends.tgsi.binary import decode, detect_layout, encode_modern, encode_seed
 from xlate.frontends.tgsi.model import (CC_TESTS, IMM_TYPES, INTERPOLATIONS, RETURN_TYPES,
                                         TEXTURE_TARGETS, CondCode, Declaration, Dst,
@@ -79,7 +81,7 @@ XYZW = (True, True, True, True)
 def test_seed_641_negated_swizzled_input():
     src = the_src(seed_instr_with_src([0x00039942]))
     assert src == Src(R("IN", 7), (0, 1, 1, 2), neg=True)
-    assert B._SeedWriter(B.SEED_OPCODES_2008, CC_TESTS, ()).src(src) == [0x00039942]
+    assert BW._SeedWriter(B.SEED_OPCODES_2008, CC_TESTS, ()).src(src) == [0x00039942]
 
 
 def test_seed_642_ext_swizzle_constants_and_component_negate():
@@ -88,19 +90,19 @@ def test_seed_642_ext_swizzle_constants_and_component_negate():
     assert src.swizzle == (4, 5, 0, 3)                   # 0, 1, x, w
     assert src.comp_neg == (False, True, False, True)     # 0, -1, x, -w
     assert src.ext_divide == 5 and not src.neg
-    assert B._SeedWriter(B.SEED_OPCODES_2008, CC_TESTS, ()).src(src) == [0x80060e44, 0x05a30540]
+    assert BW._SeedWriter(B.SEED_OPCODES_2008, CC_TESTS, ()).src(src) == [0x80060e44, 0x05a30540]
 
 
 def test_seed_643_abs_then_negate():
     src = the_src(seed_instr_with_src([0x80058e44, 0x00000181]))
     assert src == Src(R("TEMP", 11), abs=True, abs_neg=True)
-    assert B._SeedWriter(B.SEED_OPCODES_2008, CC_TESTS, ()).src(src) == [0x80058e44, 0x00000181]
+    assert BW._SeedWriter(B.SEED_OPCODES_2008, CC_TESTS, ()).src(src) == [0x80058e44, 0x00000181]
 
 
 def test_seed_644_indirect_constant():
     src = the_src(seed_instr_with_src([0x0008ae41, 0x00008e56]))
     assert src == Src(R("CONST", 17, indirect=Indirect("ADDR", 1, 1)))
-    assert B._SeedWriter(B.SEED_OPCODES_2008, CC_TESTS, ()).src(src) == [0x0008ae41, 0x00008e56]
+    assert BW._SeedWriter(B.SEED_OPCODES_2008, CC_TESTS, ()).src(src) == [0x0008ae41, 0x00008e56]
 
 
 def test_seed_645_dimension_order_register_token_is_first_bracket():
@@ -116,14 +118,14 @@ def test_seed_645_dimension_order_register_token_is_first_bracket():
     assert src.reg == R("CONST", 9, indirect=Indirect("TEMP", 5, 3), dim=2,
                         dim_indirect=Indirect("ADDR", 0, 0))
     assert src.swizzle == (0, 0, 0, 5)
-    assert B._SeedWriter(B.SEED_OPCODES_2008, CC_TESTS, ()).src(src) == words
+    assert BW._SeedWriter(B.SEED_OPCODES_2008, CC_TESTS, ()).src(src) == words
 
 
 def test_seed_651_dst_write_mask():
     shader = ok(seed_stream([2 | 3 << 4 | 1 << 12 | 1 << 22 | 1 << 24, 0x00000ca4, 0x00000e44]))
     dst = shader.instructions[0].dsts[0]
     assert dst == Dst(R("TEMP", 3), (False, True, False, True))
-    assert B._SeedWriter(B.SEED_OPCODES_2008, CC_TESTS, ()).dst(dst) == [0x00000ca4]
+    assert BW._SeedWriter(B.SEED_OPCODES_2008, CC_TESTS, ()).dst(dst) == [0x00000ca4]
 
 
 def test_seed_652_dst_condcode():
@@ -131,7 +133,7 @@ def test_seed_652_dst_condcode():
                              0x800000f4, 0x0001f410, 0x00000e44]))
     dst = shader.instructions[0].dsts[0]
     assert dst == Dst(R("TEMP", 0), XYZW, cond=CondCode("EQ", (0, 1, 3, 3), 1))
-    assert B._SeedWriter(B.SEED_OPCODES_2008, CC_TESTS, ()).dst(dst) == [0x800000f4, 0x0001f410]
+    assert BW._SeedWriter(B.SEED_OPCODES_2008, CC_TESTS, ()).dst(dst) == [0x800000f4, 0x0001f410]
 
 
 def test_seed_553_movc_ext_nv_default_cc_table():
@@ -318,7 +320,7 @@ def test_seed_swz_composes_with_plain_swizzle():
     assert src.swizzle == (2, 5, 3, 4)
     assert src.ext_divide == 1                # ExtDivide z through .wzyx = y
     # re-encoded with an identity plain swizzle, which decodes to the same model
-    again = B._SeedWriter(B.SEED_OPCODES_2008, CC_TESTS, ()).src(src)
+    again = BW._SeedWriter(B.SEED_OPCODES_2008, CC_TESTS, ()).src(src)
     assert the_src(seed_instr_with_src(again)) == src
 
 
@@ -348,7 +350,7 @@ def test_seed_opcode_numbers_2008():
     want = {"TEX": 52, "ADD": 8, "KILL_IF": 116, "KILL": 39, "SLT": 14, "IF": 74, "MUL": 7,
             "ELSE": 77, "LRP": 18, "ENDIF": 78, "MOV": 1, "END": 117, "BGNLOOP": 99,
             "ENDLOOP": 101, "DP2A": 21, "XPD": 31}
-    rev = B._reverse(B.SEED_OPCODES_2008)
+    rev = BW._reverse(B.SEED_OPCODES_2008)
     assert {k: rev[k] for k in want} == want
 
 
@@ -572,9 +574,9 @@ comp = st.integers(0, 3)
 swz4 = st.tuples(comp, comp, comp, comp)
 mask4 = st.tuples(st.booleans(), st.booleans(), st.booleans(), st.booleans())
 SEED_FILES = ("NULL", "CONST", "IN", "OUT", "TEMP", "SAMP", "ADDR", "IMM")
-SEED_OPS = sorted(B._reverse(B.SEED_OPCODES_2008))
-MODERN_OPS = sorted(B._reverse(B.MODERN_OPCODES))
-MODERN_FILES = B._MODERN_FILES
+SEED_OPS = sorted(BW._reverse(B.SEED_OPCODES_2008))
+MODERN_OPS = sorted(BW._reverse(B.MODERN_OPCODES))
+MODERN_FILES = T._MODERN_FILES
 
 
 def seed_indirect():
@@ -596,13 +598,13 @@ seed_srcs = st.builds(
     abs_neg=st.booleans(), comp_neg=mask4, complement=st.booleans(), bias=st.booleans(),
     scale2x=st.booleans(), ext_divide=st.integers(0, 5))
 seed_dsts = st.builds(Dst, seed_reg(), mask4, cond=st.none() | cond_codes,
-                      modulate=st.sampled_from(B._MODULATES))
+                      modulate=st.sampled_from(T._MODULATES))
 seed_instrs = st.builds(
     Instruction, st.sampled_from(SEED_OPS), st.lists(seed_dsts, max_size=2).map(tuple),
     st.lists(seed_srcs, max_size=4).map(tuple), saturate=st.sampled_from(("", "SAT", "SSAT")),
     label=st.none() | st.integers(0, (1 << 24) - 1),
-    texture=st.none() | st.sampled_from(B._SEED_TEXTURES),
-    precision=st.sampled_from(B._PRECISIONS), cc_update=st.none() | st.integers(0, 15),
+    texture=st.none() | st.sampled_from(T._SEED_TEXTURES),
+    precision=st.sampled_from(T._PRECISIONS), cc_update=st.none() | st.integers(0, 15),
     cond=st.none() | cond_codes)
 
 
@@ -611,7 +613,7 @@ def seed_decls(draw):
     first = draw(st.integers(0, 0xFFFF - 40))
     return Declaration(draw(st.sampled_from(SEED_FILES)), first,
                        first + draw(st.integers(0, 40)),
-                       interpolate=draw(st.none() | st.sampled_from(B._SEED_INTERP)))
+                       interpolate=draw(st.none() | st.sampled_from(T._SEED_INTERP)))
 
 
 words32 = st.integers(0, 0xFFFFFFFF)
@@ -673,7 +675,7 @@ formats = st.integers(1, 1023).map(lambda n: f"PIPE_FORMAT_{n}")
 
 @st.composite
 def memory_items(draw):
-    quals = [q for q in B._MEMQUALS if draw(st.booleans())]
+    quals = [q for q in T._MEMQUALS if draw(st.booleans())]
     tex = draw(st.none() | st.sampled_from(TEXTURE_TARGETS[1:]))
     fmt = draw(st.none() | formats)
     return tuple(quals + [x for x in (tex, fmt) if x])
@@ -709,9 +711,9 @@ def modern_decl(draw, processor):
     kw["dim"] = draw(st.none() | st.integers(0, 0xFFFF))
     kw["array_id"] = draw(st.integers(0, 1023))
     kw["local"], kw["invariant"], kw["atomic"] = draw(st.booleans()), draw(st.booleans()), draw(st.booleans())
-    kw["memory_type"] = draw(st.sampled_from(B._MEMTYPES))
+    kw["memory_type"] = draw(st.sampled_from(T._MEMTYPES))
     if draw(st.booleans()):
-        kw["semantic"] = draw(st.sampled_from(B.SEMANTICS))
+        kw["semantic"] = draw(st.sampled_from(T.SEMANTICS))
         kw["semantic_index"] = draw(st.integers(0, 0xFFFF))
         stream = draw(swz4)
         kw["stream"] = None if stream == (0, 0, 0, 0) else stream
@@ -730,8 +732,8 @@ def modern_decl(draw, processor):
 
 @st.composite
 def modern_property(draw, processors):
-    name = draw(st.sampled_from(B.PROPERTIES))
-    names = processors if name == "NEXT_SHADER" else B._PROPERTY_ENUMS.get(name)
+    name = draw(st.sampled_from(T.PROPERTIES))
+    names = processors if name == "NEXT_SHADER" else T._PROPERTY_ENUMS.get(name)
     if names is not None:
         return Property(name, draw(st.sampled_from(names)))
     return Property(name, str(draw(words32)))
@@ -739,15 +741,15 @@ def modern_property(draw, processors):
 
 @st.composite
 def modern_shaders(draw):
-    enum = draw(st.sampled_from(sorted(B._MODERN_PROCESSORS)))
-    procs = [p for p in B._MODERN_PROCESSORS[enum] if p in
+    enum = draw(st.sampled_from(sorted(T._MODERN_PROCESSORS)))
+    procs = [p for p in T._MODERN_PROCESSORS[enum] if p in
              ("VERT", "FRAG", "GEOM", "TESS_CTRL", "TESS_EVAL", "COMP")]
     proc = draw(st.sampled_from(procs))
     imms = draw(st.lists(st.builds(
         lambda t, w: Immediate(t, w[:len(w) - (len(w) % 2)] if IMM_TYPES.index(t) >= 3 else w),
         st.sampled_from(IMM_TYPES), st.lists(words32, min_size=2, max_size=4).map(tuple)),
         max_size=3))
-    shader = Shader(proc, draw(st.lists(modern_property(B._MODERN_PROCESSORS[enum]), max_size=3)),
+    shader = Shader(proc, draw(st.lists(modern_property(T._MODERN_PROCESSORS[enum]), max_size=3)),
                     draw(st.lists(modern_decl(proc), max_size=4)), imms,
                     draw(st.lists(modern_instr(), max_size=6)))
     return shader, enum

@@ -1,4 +1,4 @@
-"""TGSI -> IR lowering (xlate/frontends/tgsi/lower.py): the readings it documents, checked by
+"""TGSI -> IR lowering (xlate/frontends/tgsi/lower*.py): the readings it documents, checked by
 running the lowered IR in the executor, plus the interface mapping, diagnostics and the GLSL each
 program translates to (compiled by glslang and validated as SPIR-V by ``api.translate``)."""
 from __future__ import annotations

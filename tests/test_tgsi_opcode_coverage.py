@@ -47,10 +47,9 @@ NAMES = committed_names()
 
 #: opcodes refused with E3008 "not yet supported": this list may only shrink
 NOT_YET_SUPPORTED = frozenset("""
-    TEX2 TXB2 TXL2 TXQS
-    LODQ CLOCK
+    CLOCK
     INTERP_CENTROID INTERP_SAMPLE INTERP_OFFSET
-    SAMPLE_I_MS SAMPLE_POS SAMPLE_INFO LOD
+    SAMPLE_POS SAMPLE_INFO LOD
     LOAD STORE RESQ FBFETCH IMG2HND SAMP2HND BARRIER MEMBAR
     ATOMUADD ATOMFADD ATOMXCHG ATOMCAS ATOMAND ATOMOR ATOMXOR ATOMUMIN ATOMUMAX ATOMIMIN
     ATOMIMAX ATOMINC_WRAP ATOMDEC_WRAP
@@ -94,7 +93,7 @@ BLOCK_OF = {"ELSE": "IF", "ENDIF": "IF", "ENDLOOP": "BGNLOOP", "BRK": "BGNLOOP",
 SUB = "BGNSUB\nMOV TEMP[1], IN[1]\nRET\nENDSUB\n"
 
 TEX_TARGET = {"TEX2": "SHADOWCUBEARRAY", "TXB2": "CUBEARRAY", "TXL2": "CUBEARRAY",
-              "TXF": "2D", "TXF_LZ": "2D", "TXQS": "2D_MSAA"}
+              "TXF": "2D", "TXF_LZ": "2D", "TXQS": "2D_MSAA", "SAMPLE_I_MS": "2D_MSAA"}
 # the operand before SAMP of each texture opcode (beyond the coordinate)
 SAMPLE_OPS = {"SAMPLE": 0, "SAMPLE_I_MS": 1, "SAMPLE_B": 1, "SAMPLE_C": 1,
               "SAMPLE_C_LZ": 1, "SAMPLE_D": 2, "SAMPLE_L": 1, "GATHER4": 0}
@@ -112,6 +111,8 @@ def _body(name: str) -> tuple[str, str]:
     t = "TEMP[0]"
     if name == "SAMPLE_I":                  # no sampler: an unfiltered fetch
         return f"{name} {t}, IMM[1], SVIEW[0]", target
+    if name == "SAMPLE_I_MS":               # no sampler; the sample index last
+        return f"{name} {t}, IMM[1], SVIEW[0], IMM[1].yyyy", target
     if name in SAMPLE_OPS:
         extra = ", IN[1]" * SAMPLE_OPS[name]
         return f"{name} {t}, IN[0], SVIEW[0], SAMP[0]{extra}", target

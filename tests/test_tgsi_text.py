@@ -1,4 +1,4 @@
-"""TGSI text parser (xlate/frontends/tgsi/text.py): every declaration and operand form, the
+"""TGSI text parser (xlate/frontends/tgsi/text*.py): every declaration and operand form, the
 lenient forms (hex floats, CR/CRLF, short swizzles, virgl one-line programs, legacy spellings),
 every error path with its exact diagnostic, garbage resistance, and the collected corpus."""
 from __future__ import annotations

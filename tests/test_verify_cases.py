@@ -257,7 +257,7 @@ def test_ddx_ddy_are_fine_derivatives():
     pixel's own row, DDY along its own column.  The executor computes that (exec/alu.py
     _derivative) and the GLSL is dFdxFine/dFdyFine; a coarse derivative (one value per quad)
     would give the second row/column the first one's value.  Implicit texture LODs stay
-    per-quad (exec/texture.py), which derivatives of TEX do not expose."""
+    per-quad (exec/texture_ops.py), which derivatives of TEX do not expose."""
     text = ("!!NVfp4.0\nTEMP a, b;\nDDX a, fragment.texcoord[0];\nDDY b, fragment.texcoord[0];\n"
             "MOV result.color.x, a.x;\nMOV result.color.y, b.x;\nMOV result.color.zw, 0;\nEND\n")
     assert "dFdxFine(" in xlate.translate(text).glsl and "dFdyFine(" in xlate.translate(text).glsl

@@ -93,7 +93,7 @@ def varying_location(suffix: str, index: int | None) -> int:
         return TEXCOORD_BASE + (index or 0)
     if suffix == "attrib":
         return ATTRIB_BASE + index
-    # TGSI varyings (frontends/tgsi/lower.py): GENERIC[n] at 5 + n (n <= 26) and TEXCOORD[n] at
+    # TGSI varyings (frontends/tgsi/lower_registers.py): GENERIC[n] at 5 + n (n <= 26) and TEXCOORD[n] at
     # 31 - n, so the GENERIC indices Mesa's drivers use (up to ~25) fit GL's 32 locations.
     if suffix == "generic":
         return TGSI_GENERIC_BASE + index

@@ -232,7 +232,7 @@ class Dest:
 @dataclass(frozen=True, slots=True)
 class TexRef:
     unit: int
-    target: str                    # 1D 2D 3D CUBE RECT SHADOW1D ... ARRAY2D BUFFER
+    target: str                    # 1D 2D 3D CUBE RECT SHADOW1D ... ARRAY2D BUFFER ARRAYCUBE ... 2DMS
     offset: tuple[int, int, int] = (0, 0, 0)
     component: int = 0             # TXG: the component gathered (0..3; a shadow gather compares)
 

@@ -277,6 +277,9 @@ INEXACT: dict[str, tuple[int, float]] = {
     "TXD": (0, 2.0 ** -7),
     "TXL": (0, 2.0 ** -7),
     "TXP": (0, 2.0 ** -7),
+    "TEX2": (0, 2.0 ** -7),
+    "TXB2": (0, 2.0 ** -7),
+    "TXL2": (0, 2.0 ** -7),
 }
 
 
@@ -286,6 +289,9 @@ def shapes(names) -> dict[str, str]:
 
 TEX_TARGETS = ("1D", "2D", "3D", "CUBE", "RECT", "SHADOW1D", "SHADOW2D", "SHADOWRECT", "ARRAY1D",
                "ARRAY2D", "SHADOWCUBE", "SHADOWARRAY1D", "SHADOWARRAY2D", "BUFFER")
+#: targets only the TGSI frontend produces (issue 20): cube-map arrays, multisample 2D textures
+#: and arrays of them (the NV assembly dialects have no spelling for them)
+TGSI_TEX_TARGETS = ("ARRAYCUBE", "SHADOWARRAYCUBE", "2DMS", "ARRAY2DMS")
 
 
 def op(name: str) -> OpInfo:
@@ -355,6 +361,16 @@ _TGSI_ROWS = [
     _row("TXG", "v", "vf", "FICS", F, "tex", "texture gather: one component of the four texels "
          "of the bilinear footprint (TexRef.component)"),
     _row("TXQLEVELS", "vs", "vs", "", S, "tex", "number of mipmap levels (replicated)"),
+    # the forms with a second operand (issue 20; TGSI TEX2/TXB2/TXL2: a cube-array coordinate
+    # fills all four components), the sample count and the level-of-detail query
+    _row("TEX2", "v", "vf,vf", "FICS", F, "tex", "texture sample, the depth reference in b.x "
+         "(shadow cube arrays)"),
+    _row("TXB2", "v", "vf,vf", "FICS", F, "tex", "texture sample with the LOD bias in b.x"),
+    _row("TXL2", "v", "vf,vf", "FICS", F, "tex", "texture sample with the explicit LOD in b.x"),
+    _row("TXQS", "vs", "vs", "", S, "tex", "number of samples (replicated; 1 when the "
+         "texture is not multisampled)"),
+    _row("LODQ", "vf", "vf", "", F, "tex", "level-of-detail query: (level accessed, "
+         "lambda', 0, 0)"),
     # doubles (issue 20; tgsi.rst "Double ISA"): words in, words out (.U), a double in xy and one
     # in zw, low word first; semantics and the readings chosen in xlate/exec/doubles.py
     *[_row(n, "vu", "vu,vu", "", DataType.UINT, "alu", d) for n, d in (

@@ -112,7 +112,8 @@ def analyse(program: Program, inexact: frozenset[str] | set[str] = frozenset()) 
         facts.ops.add(ins.op)
         if ins.op in TEX_OPS:
             facts.uses_textures = True
-        if ins.op in ("DDX", "DDY") or (ins.op in ("TEX", "TXB", "TXP") and ins.tex is not None):
+        if ins.op in ("DDX", "DDY") or (ins.op in ("TEX", "TXB", "TXP", "TEX2", "TXB2", "LODQ")
+                                        and ins.tex is not None):
             facts.uses_derivatives = True
         for i, s in enumerate(ins.srcs):
             t = operand_type(ins, i)

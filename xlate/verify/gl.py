@@ -744,6 +744,10 @@ class Runner:
             "u": (G.GL_RGBA32UI, G.GL_RGBA_INTEGER, G.GL_UNSIGNED_INT)}[kind]
 
         keep = []
+        if target in ("2DMS", "ARRAY2DMS"):     # rendered, not uploaded; no sampler state
+            from .gl_multisample import upload_multisample
+            upload_multisample(self, unit, name, target, levels[0], kind, (ifmt, fmt, typ))
+            return
         if target == "BUFFER":
             data = levels[0]
             buf = self._buffer(G.GL_TEXTURE_BUFFER, data.tobytes())
@@ -758,7 +762,7 @@ class Runner:
                 gl.TexImage1D(gt, lv, ifmt, d.shape[0], 0, fmt, typ, ptr)
             elif target in ("2D", "RECT", "ARRAY1D"):
                 gl.TexImage2D(gt, lv, ifmt, d.shape[1], d.shape[0], 0, fmt, typ, ptr)
-            elif target in ("3D", "ARRAY2D"):
+            elif target in ("3D", "ARRAY2D", "ARRAYCUBE"):    # a cube array: 6 layer-faces a layer
                 gl.TexImage3D(gt, lv, ifmt, d.shape[2], d.shape[1], d.shape[0], 0, fmt, typ, ptr)
             else:
                 for face in range(6):
@@ -789,7 +793,7 @@ class Runner:
         gl.TexParameterf(gt, G.GL_TEXTURE_LOD_BIAS, st["TEXTURE_LOD_BIAS"])
         gl.TexParameterf(gt, G.GL_TEXTURE_MIN_LOD, st["TEXTURE_MIN_LOD"])
         gl.TexParameterf(gt, G.GL_TEXTURE_MAX_LOD, st["TEXTURE_MAX_LOD"])
-        if target == "CUBE":
+        if target in ("CUBE", "ARRAYCUBE"):
             (gl.Enable if st["TEXTURE_CUBE_MAP_SEAMLESS"] else gl.Disable)(
                 G.GL_TEXTURE_CUBE_MAP_SEAMLESS)
         gl.check(f"texture unit {unit} upload")

@@ -26,6 +26,8 @@ from ..ir.ops import COMPONENTWISE
 from ..ir.ops import UNDEFINED_COMPONENTS as OPS_UNDEFINED
 from . import compare as cmp
 from .compare import same_words
+#: the filtered lookups (TEX2/TXB2/TXL2: the cube-array forms of tgsi.rst)
+SAMPLING_OPS = ("TEX", "TXB", "TXL", "TXP", "TXD", "TEX2", "TXB2", "TXL2")
 
 F32, U32 = np.float32, np.uint32
 SIGN = U32(0x80000000)
@@ -431,8 +433,8 @@ def rule_nonfinite(s: Site) -> np.ndarray:
             c = np.asarray(s.operands[0], F32)
             q = c[:, 3:4]
             ok = ok | ~np.isfinite(c[:, :3] / q).all(axis=1)[:, None]
-        if op in ("TEX", "TXB", "TXL", "TXP", "TXD") and s.ins.tex is not None and \
-                s.ins.tex.target.replace("SHADOW", "") == "CUBE":
+        if op in SAMPLING_OPS and s.ins.tex is not None and \
+                s.ins.tex.target.replace("SHADOW", "") in ("CUBE", "ARRAYCUBE"):
             c = np.asarray(s.operands[0], F32)
             ok = ok | (c[:, :3] == 0).all(axis=1)[:, None]
     return ok
@@ -576,11 +578,11 @@ def rule_boundary(s: Site) -> np.ndarray:
     the texel by ``floor(u)`` of ``u = s * size``, and the implementation's rounding of that
     product picks either neighbour.  Shown by recomputation with the coordinates moved by one
     ulp down or up (each spatial component independently)."""
-    if s.ins.op not in ("TEX", "TXB", "TXL", "TXP", "TXD") or s.ins.tex is None:
+    if s.ins.op not in SAMPLING_OPS or s.ins.tex is None:
         return np.zeros(s.exe.shape, bool)
     ok = np.zeros(s.exe.shape, bool)
     c = np.asarray(s.all_operands[0], F32)
-    dims = 3 if s.ins.tex.target.replace("SHADOW", "") in ("3D", "CUBE") else 2
+    dims = 3 if s.ins.tex.target.replace("SHADOW", "") in ("3D", "CUBE", "ARRAYCUBE") else 2
     rest = list(s.all_operands[1:])
     for nudge in _nudges(dims):
         moved = c.copy()
@@ -614,15 +616,18 @@ def rule_lod(s: Site) -> np.ndarray:
     derivatives GLSL leaves undefined (non-uniform flow, after a KIL: GLSL 4.50 §8.14.1): the
     LOD is then open, the lookup is still a lookup at some LOD -- not any value."""
     n = len(s.exe)
-    if s.op.stage != Stage.FRAGMENT or s.ins.op not in ("TEX", "TXB", "TXP") or \
+    if s.op.stage != Stage.FRAGMENT or s.ins.op not in ("TEX", "TXB", "TXP", "TXB2") or \
             s.ins.tex is None:
         return np.zeros((n, 4), bool)
     from ..exec import texture as tx
     P = s.op.st.textures.get(s.ins.tex.unit)
     # TXL reads the LOD from w: targets whose w holds the depth reference cannot be re-run so
+    # (a cube array's w is its layer: re-run as TXL2, the LOD in the second operand)
     if P is None or tx.BASE_TARGET[s.ins.tex.target] == "RECT" or \
-            s.ins.tex.target in ("SHADOWCUBE", "SHADOWARRAY2D", "SHADOWARRAY1D"):
+            s.ins.tex.target in ("SHADOWCUBE", "SHADOWARRAY2D", "SHADOWARRAY1D",
+                                 "SHADOWARRAYCUBE"):
         return np.zeros((n, 4), bool)
+    cube_array = s.ins.tex.target == "ARRAYCUBE"
     c = np.asarray(s.operands[0], F32).copy()
     if s.ins.op == "TXP":
         c = tx._project(c)
@@ -638,9 +643,13 @@ def rule_lod(s: Site) -> np.ndarray:
     for g0 in range(0, len(grid), LOD_BATCH):
         lams = grid[g0:g0 + LOD_BATCH]
         cc = np.repeat(c[None], len(lams), axis=0)            # (levels, n, 4)
-        cc[:, :, 3] = lams[:, None]
         with np.errstate(all="ignore"):
-            r = tx._texture(s.op, "TXL", cc.reshape(-1, 4))
+            if cube_array:
+                ex = np.repeat(lams, n)[:, None] * np.ones((1, 4), F32)
+                r = tx._texture(s.op, "TXL2", cc.reshape(-1, 4), extra=ex)
+            else:
+                cc[:, :, 3] = lams[:, None]
+                r = tx._texture(s.op, "TXL", cc.reshape(-1, 4))
         r = np.ascontiguousarray(np.broadcast_to(r, (len(lams) * n, 4))).view(U32)
         imp = np.tile(s.imp, (len(lams), 1))
         near = cmp.float_equal(r, imp, *tol)

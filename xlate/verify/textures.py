@@ -7,7 +7,7 @@ identical texels with identical sampler state.
 Per unit: the base target of the instructions using it (a SHADOW target makes it a depth
 texture with a random comparison function); the texel type of its instructions (.F float,
 .S int32, .U uint32); a small size (8 texels a side, 4 cube faces/array layers, 16 for
-buffers) with a full mipmap chain where the target has mipmaps and a non-fetch instruction
+buffers, cube arrays of 2 cubes, multisample textures of 4 samples a texel and one level) with a full mipmap chain where the target has mipmaps and a non-fetch instruction
 samples it (not for integer textures: llvmpipe picks a mip level by LOD even when the
 minification filter is NEAREST, a Mesa 22.3 bug); a filter drawn from NEAREST/LINEAR and the mipmapped filters (integer textures:
 NEAREST only; RECT: no mipmaps), wrap modes drawn per axis (RECT: CLAMP_TO_EDGE /
@@ -23,7 +23,9 @@ from ..exec.texture import BASE_TARGET, Texture
 
 SIZE = 8
 LAYERS = 4
-MIPMAPPED = ("1D", "2D", "3D", "CUBE", "ARRAY1D", "ARRAY2D")
+CUBE_LAYERS = 2
+SAMPLES = 4           # multisample textures: llvmpipe's and lavapipe's 4x
+MIPMAPPED = ("1D", "2D", "3D", "CUBE", "ARRAY1D", "ARRAY2D", "ARRAYCUBE")
 FILTERS = ("NEAREST", "LINEAR", "NEAREST_MIPMAP_NEAREST", "LINEAR_MIPMAP_NEAREST",
            "NEAREST_MIPMAP_LINEAR", "LINEAR_MIPMAP_LINEAR")
 WRAPS = ("REPEAT", "CLAMP_TO_EDGE", "MIRRORED_REPEAT", "CLAMP_TO_BORDER")
@@ -43,6 +45,12 @@ def _level_shape(target: str, n: int) -> tuple[int, ...]:
         return (n, n, n)
     if target == "CUBE":
         return (6, n, n)
+    if target == "ARRAYCUBE":
+        return (6 * CUBE_LAYERS, n, n)
+    if target == "2DMS":
+        return (SAMPLES, n, n)
+    if target == "ARRAY2DMS":
+        return (LAYERS, SAMPLES, n, n)
     raise ValueError(target)
 
 
@@ -56,9 +64,10 @@ def texture_units(program: Program) -> dict[int, dict]:
                                             "kind": None, "shadow": False, "mip": False})
         if ins.tex.target.startswith("SHADOW"):
             u["shadow"] = True
-        if ins.op not in ("TXF", "TXQ"):
+        if ins.op not in ("TXF", "TXQ", "TXQS"):
             u["mip"] = True
-        if ins.op not in ("TXQ", "TXQLEVELS") and not ins.tex.target.startswith("SHADOW"):
+        if ins.op not in ("TXQ", "TXQLEVELS", "TXQS", "LODQ") and \
+                not ins.tex.target.startswith("SHADOW"):
             u["kind"] = {DataType.INT: "i", DataType.UINT: "u"}.get(ins.dtype, "f")
     for u in units.values():
         u["kind"] = u["kind"] or "f"

@@ -281,7 +281,8 @@ def _undefined_derivatives(program: Program) -> set[int]:
         elif ins.op == "KIL":
             killed = True
         elif (depth or killed) and (ins.op in ("DDX", "DDY") or
-                                    (ins.tex is not None and ins.op in ("TEX", "TXB", "TXP"))):
+                                    (ins.tex is not None and ins.op in ("TEX", "TXB", "TXP", "TEX2",
+                                                                         "TXB2", "LODQ"))):
             out.add(k)
     return out
 
@@ -290,7 +291,8 @@ def _texel_boundary(ins: Instruction, raw: list, gen) -> bool:
     """A NEAREST-filtered lookup whose coordinate lies exactly on a texel edge of some level:
     which texel is selected depends on the implementation's coordinate arithmetic (llvmpipe
     picks the lower texel in some paths, the upper one in others)."""
-    if ins.op not in ("TEX", "TXB", "TXP", "TXL", "TXD") or not raw or ins.tex is None:
+    if ins.op not in ("TEX", "TXB", "TXP", "TXL", "TXD", "TEX2", "TXB2", "TXL2") or not raw \
+            or ins.tex is None:
         return False
     tex = getattr(gen, "textures", {}).get(ins.tex.unit)
     if tex is None:
@@ -351,8 +353,8 @@ def _pow_of_nonpositive(ins: Instruction, raw: list) -> bool:
     if ins.op in ("LIT", "LITNC"):
         v = raw[0].view(np.float32)[ins.srcs[0].swizzle[1] % 4]
         return bool(v <= 0 or np.isnan(v))
-    if ins.op in ("TEX", "TXB", "TXL", "TXP", "TXD") and ins.tex is not None and \
-            ins.tex.target.replace("SHADOW", "") == "CUBE":
+    if ins.op in ("TEX", "TXB", "TXL", "TXP", "TXD", "TEX2", "TXB2", "TXL2", "LODQ") and \
+            ins.tex is not None and ins.tex.target.replace("SHADOW", "") in ("CUBE", "ARRAYCUBE"):
         # a zero direction: the face coordinates sc/|ma| are 0/0 (GL 4.5 §8.13), NaN
         v = _loaded(ins, 0, raw[0])[:3]
         if np.all(v == 0):

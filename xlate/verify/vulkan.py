@@ -460,6 +460,10 @@ class _Run:
             self.writes.append((binding, vk.VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,
                                 {"pTexelBufferView": [view]}))
             return
+        if target in ("2DMS", "ARRAY2DMS"):     # rendered, not copied
+            from .vulkan_multisample import multisample_texture
+            multisample_texture(self, binding, target, levels[0], kind, fmt, VulkanError)
+            return
         shape = levels[0].shape if kind == "depth" else levels[0].shape[:-1]
         flags = 0
         if target == "1D":
@@ -474,6 +478,9 @@ class _Run:
             itype, vtype, layers = vk.VK_IMAGE_TYPE_2D, vk.VK_IMAGE_VIEW_TYPE_2D_ARRAY, shape[0]
         elif target == "CUBE":
             itype, vtype, layers = vk.VK_IMAGE_TYPE_2D, vk.VK_IMAGE_VIEW_TYPE_CUBE, 6
+            flags = vk.VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT
+        elif target == "ARRAYCUBE":             # 6 layer-faces a cube, as the GL's
+            itype, vtype, layers = vk.VK_IMAGE_TYPE_2D, vk.VK_IMAGE_VIEW_TYPE_CUBE_ARRAY, shape[0]
             flags = vk.VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT
         else:
             raise VulkanError(f"texture target {target} has no Vulkan image type")
@@ -522,7 +529,7 @@ class _Run:
                   "TEXTURE_WRAP_R": "CLAMP_TO_EDGE", "TEXTURE_BORDER_COLOR": [0, 0, 0, 0],
                   "TEXTURE_MIN_LOD": 0.0, "TEXTURE_MAX_LOD": 0.0, "TEXTURE_LOD_BIAS": 0.0,
                   "TEXTURE_COMPARE_MODE": "NONE", "TEXTURE_COMPARE_FUNC": "LEQUAL"}
-        elif target == "CUBE" and not st.get("TEXTURE_CUBE_MAP_SEAMLESS", True):
+        elif target in ("CUBE", "ARRAYCUBE") and not st.get("TEXTURE_CUBE_MAP_SEAMLESS", True):
             raise VulkanError("cube maps without seamless filtering do not exist in Vulkan")
         info = _sampler_info(vk, st, kind, self.dev.custom_border)
         sampler = self.own(vk.vkDestroySampler, vk.vkCreateSampler(self.d, info, None))

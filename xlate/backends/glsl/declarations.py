@@ -10,8 +10,8 @@ from ...ir.ops import OPCODES
 from ...passes.structurize import Op, Structured
 from .. import interface as I
 
-from .profiles import ES_MISSING_TARGETS, MAX_UNIFORM_LOCATIONS
 from ..refusal import Unsupported
+from .profiles import ES_MISSING_TARGETS, MAX_UNIFORM_LOCATIONS, TARGET_EXTENSIONS
 from .records import _Tex
 from .text import VEC, _PLAIN, _member_access, bitcast, vector_literal
 
@@ -51,13 +51,16 @@ class Declarations:
         for ins in self.prog.instructions:
             if ins.tex is not None:
                 t = self.textures.get(ins.tex.unit)
-                dtype = ins.dtype if ins.op not in ("TXQ", "TXQLEVELS") else None
+                dtype = ins.dtype if ins.op not in ("TXQ", "TXQLEVELS", "TXQS", "LODQ") else None
                 if t is None:
                     missing = ES_MISSING_TARGETS.get(ins.tex.target) if self.info.es else None
                     if missing:
                         raise Unsupported(f"{missing} (texture[{ins.tex.unit}], target "
                                            f"{ins.tex.target})", ins)
                     self.textures[ins.tex.unit] = _Tex(ins.tex.unit, ins.tex.target, dtype)
+                    ext = TARGET_EXTENSIONS.get((self.profile, ins.tex.target))
+                    if ext:
+                        self.require(ext)
                 elif dtype is not None and t.dtype is not None and t.dtype != dtype:
                     raise Unsupported(f"texture unit {ins.tex.unit} is read both as "
                                        f"{t.dtype.name.lower()} and {dtype.name.lower()}", ins)

@@ -27,6 +27,7 @@ class ProfileInfo:
     array_shadow_offset: bool = True  # textureOffset(sampler2DArrayShadow, ...) (4.30; not in ES)
     gather: bool = True            # textureGather[Offset] with a component or a reference (4.00, ES 3.10)
     query_levels: bool = True      # textureQueryLevels (4.30; not in ES 3.10)
+    query_lod: bool = True         # textureQueryLod (4.00; not in ES)
 
 
 # es310: 'precise' where the implementation has GL_EXT_gpu_shader5 or GL_OES_gpu_shader5 (the
@@ -49,11 +50,24 @@ PROFILE_INFO = {
     "glsl330": ProfileInfo("330 core", "GLSL 3.30", precise=None, layouts=False,
                            varying_locations=False, arrays_of_arrays=False, integer_mix=False,
                            fine_derivatives=False, array_shadow_offset=False, gather=False,
-                           query_levels=False),
+                           query_levels=False, query_lod=False),
     "es310": ProfileInfo("310 es", "GLSL ES 3.10", es=True, precise=ES_PRECISE, fine_derivatives=False,
-                         array_shadow_offset=False, query_levels=False),
+                         array_shadow_offset=False, query_levels=False, query_lod=False),
 }
 
+
+#: multisample targets (texelFetch with a sample index, textureSize without a level)
+MULTISAMPLE = frozenset({"2DMS", "ARRAY2DMS"})
+
+#: the extension a profile's GLSL needs for a texture target it has no core sampler for
+#: (cube-map arrays: GLSL 4.00, ES 3.20; multisample 2D arrays: ES 3.20)
+TARGET_EXTENSIONS = {
+    ("glsl330", "ARRAYCUBE"): "GL_ARB_texture_cube_map_array",
+    ("glsl330", "SHADOWARRAYCUBE"): "GL_ARB_texture_cube_map_array",
+    ("es310", "ARRAYCUBE"): "GL_EXT_texture_cube_map_array",
+    ("es310", "SHADOWARRAYCUBE"): "GL_EXT_texture_cube_map_array",
+    ("es310", "ARRAY2DMS"): "GL_OES_texture_storage_multisample_2d_array",
+}
 
 #: es310: texture targets OpenGL ES 3.1 has no sampler for, by the feature named in E7001
 ES_MISSING_TARGETS = {"1D": "1D textures", "SHADOW1D": "1D textures", "ARRAY1D": "1D textures",

@@ -8,6 +8,7 @@ from ...ir.model import (DataType, Instruction, Stage)
 from ...passes.types import result_type
 
 from ..refusal import Unsupported
+from .profiles import MULTISAMPLE
 from .records import _Tex
 from .expressions import PRIMARY, place
 from .text import compose_swizzles
@@ -40,6 +41,12 @@ class Textures:
         if op == "TXG":
             cv = self.operand(ins.srcs[0], DataType.FLOAT, False)
             return self.emit_gather(ins, cv, s, vk_rect)
+        if op == "TXQS":
+            return self.write(ins, self.samples_expr(ins, s), result_type(ins), [])
+        if op == "LODQ":
+            return self.emit_lodq(ins, s)
+        if op in ("TEX2", "TXB2", "TXL2"):
+            return self.emit_second_operand(ins, s)
         narrowed = self.coord_components(ins)
         if narrowed is not None:
             # the coordinate components alone, read once: 'texture(s, R0.xy)', or the
@@ -94,6 +101,62 @@ class Textures:
             return written
         return ["{"] + ["    " + x for x in lines + written] + ["}"]
 
+    def samples_expr(self, ins: Instruction, s: str) -> str:
+        """TXQS: textureSamples (GLSL 4.50) of a multisample sampler; 1 for any other
+        (tgsi.rst TXQS), which GLSL has no query for.  glsl330 / es310: E7001 (glslang 13
+        knows no GL_ARB_shader_texture_image_samples; GLSL ES has no such query)."""
+        if ins.tex.target not in MULTISAMPLE:
+            return "ivec4(1)"
+        if not self.info.query_levels:         # GLSL 3.30, GLSL ES 3.10
+            raise Unsupported(f"the sample count of a multisample texture (texture"
+                               f"[{ins.tex.unit}]; textureSamples: GLSL 4.50)", ins)
+        return f"ivec4(textureSamples({s}))"
+
+    def emit_lodq(self, ins: Instruction, s: str) -> list[str]:
+        """LODQ: textureQueryLod (GLSL 4.00, fragment shaders only) in xy, 0 in zw."""
+        tex = ins.tex
+        if not self.info.query_lod:
+            raise Unsupported(f"the level-of-detail query (texture[{tex.unit}]; "
+                               f"textureQueryLod: GLSL 4.00)", ins)
+        if self.stage != Stage.FRAGMENT:
+            raise Unsupported(f"the level-of-detail query outside a fragment program "
+                               f"(texture[{tex.unit}]; GLSL has textureQueryLod in fragment "
+                               f"shaders only)", ins)
+        cv = self.operand(ins.srcs[0], DataType.FLOAT, False)
+        coord = f"{place(cv, PRIMARY)}{self.grad_swizzle(tex.target)}"
+        return self.write(ins, compose_swizzles(f"vec4(textureQueryLod({s}, {coord}), 0.0, 0.0)"),
+                          result_type(ins), [])
+
+    def emit_second_operand(self, ins: Instruction, s: str) -> list[str]:
+        """TEX2 (the depth reference of a shadow cube array), TXB2 (a bias) and TXL2 (a level)
+        in the second operand's x; the coordinate is the whole first operand."""
+        op, target = ins.op, ins.tex.target
+        cv = self.operand(ins.srcs[0], DataType.FLOAT, False)
+        extra = self.operand(ins.srcs[1], DataType.FLOAT, False, read=(ins, 1))
+        x = f"{place(extra, PRIMARY)}.x"
+        fragment = self.stage == Stage.FRAGMENT
+        if op == "TXL2":
+            call = f"textureLod({s}, {cv}, {x})"
+        elif op == "TEX2":
+            # outside fragment shaders texture() samples the base level (GLSL 4.50 8.9: the
+            # implicit level of detail is 0 there) -- samplerCubeArrayShadow has no textureGrad
+            call = f"texture({s}, {cv}, {x})"
+        elif fragment:
+            call = f"texture({s}, {cv}, {x})"
+        else:
+            # no implicit derivatives and no bias outside fragment shaders (as TXB there)
+            call = f"textureGrad({s}, {cv}, vec3(0.0), vec3(0.0))"
+        rtype = result_type(ins)
+        if target.startswith("SHADOW"):
+            r = self.fresh("r")
+            lines = [f"float {r} = {compose_swizzles(call)};"]
+            value = f"vec4({r}, {r}, {r}, 1.0)"
+            if rtype != DataType.FLOAT:
+                value = f"floatBits{'ToInt' if rtype == DataType.INT else 'ToUint'}({value})"
+            written = self.write(ins, value, rtype, [])
+            return ["{"] + ["    " + x for x in lines + written] + ["}"]
+        return self.write(ins, compose_swizzles(call), rtype, [])
+
     def emit_gather(self, ins: Instruction, cv: str, s: str, vk_rect: bool) -> list[str]:
         """textureGather[Offset]: the component as a constant, or the depth reference of a
         shadow sampler (which takes the coordinate without it)."""
@@ -125,13 +188,14 @@ class Textures:
         return {"1D": f"{c}.x", "2D": f"{c}.xy", "3D": f"{c}.xyz", "CUBE": f"{c}.xyz",
                 "RECT": f"{c}.xy", "SHADOW1D": f"vec3({c}.x, 0.0, {c}.z)", "SHADOW2D": f"{c}.xyz",
                 "SHADOWRECT": f"{c}.xyz", "ARRAY1D": f"{c}.xy", "ARRAY2D": f"{c}.xyz",
-                "SHADOWCUBE": c, "SHADOWARRAY1D": f"{c}.xyz", "SHADOWARRAY2D": c}[target]
+                "SHADOWCUBE": c, "SHADOWARRAY1D": f"{c}.xyz", "SHADOWARRAY2D": c,
+                "ARRAYCUBE": c}[target]
 
     @staticmethod
     def grad_swizzle(target: str) -> str:
         if target in ("1D", "ARRAY1D", "SHADOW1D", "SHADOWARRAY1D"):
             return ".x"
-        if target in ("3D", "CUBE", "SHADOWCUBE"):
+        if target in ("3D", "CUBE", "SHADOWCUBE", "ARRAYCUBE", "SHADOWARRAYCUBE"):
             return ".xyz"
         return ".xy"
 
@@ -150,12 +214,18 @@ class Textures:
             # normalized 2D texture that stands for it in Vulkan is queried at level 0
             lod = "" if rect and not vk_rect else ", 0" if rect else f", {c}.x"
             size = f"textureSize({s}{lod})"
-            dims = {"1D": 1, "SHADOW1D": 1, "3D": 3, "ARRAY2D": 3, "SHADOWARRAY2D": 3}.get(target, 2)
+            if target in MULTISAMPLE:
+                size = f"textureSize({s})"            # one level: no LOD operand
+            dims = {"1D": 1, "SHADOW1D": 1, "3D": 3, "ARRAY2D": 3, "SHADOWARRAY2D": 3,
+                    "ARRAYCUBE": 3, "SHADOWARRAYCUBE": 3, "ARRAY2DMS": 3}.get(target, 2)
             return f"ivec4({size}, {', '.join(['0'] * (4 - dims))})"
         coord = {"1D": f"{c}.x", "2D": f"{c}.xy", "3D": f"{c}.xyz", "RECT": f"{c}.xy",
-                 "ARRAY1D": f"{c}.xy", "ARRAY2D": f"{c}.xyz", "BUFFER": f"{c}.x"}[target]
+                 "ARRAY1D": f"{c}.xy", "ARRAY2D": f"{c}.xyz", "BUFFER": f"{c}.x",
+                 "2DMS": f"{c}.xy", "ARRAY2DMS": f"{c}.xyz"}[target]
         if target == "BUFFER":
             return f"texelFetch({s}, {coord})"
+        if target in MULTISAMPLE:
+            return f"texelFetch({s}, {coord}, {c}.w)"      # the sample index in w
         # TXF on a rectangle texture has no LOD (GL's texelFetch(sampler2DRect, ...)): level 0
         lod = "" if rect and not vk_rect else ", 0" if rect else f", {c}.w"
         if any(offset):
@@ -169,7 +239,9 @@ class Textures:
                 "SHADOWRECT": "sampler2DRectShadow", "ARRAY1D": "sampler1DArray",
                 "ARRAY2D": "sampler2DArray", "SHADOWCUBE": "samplerCubeShadow",
                 "SHADOWARRAY1D": "sampler1DArrayShadow", "SHADOWARRAY2D": "sampler2DArrayShadow",
-                "BUFFER": "samplerBuffer"}[t.target]
+                "BUFFER": "samplerBuffer", "ARRAYCUBE": "samplerCubeArray",
+                "SHADOWARRAYCUBE": "samplerCubeArrayShadow", "2DMS": "sampler2DMS",
+                "ARRAY2DMS": "sampler2DMSArray"}[t.target]
         if self.vulkan:
             base = base.replace("2DRect", "2D")   # Vulkan has no rectangle textures: normalized
         if not t.target.startswith("SHADOW"):

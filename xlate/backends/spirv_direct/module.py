@@ -24,7 +24,8 @@ OP = dict(
     AccessChain=65, Decorate=71, MemberDecorate=72, VectorShuffle=79, CompositeConstruct=80,
     CompositeExtract=81, CompositeInsert=82, Image=100, ImageSampleImplicitLod=87,
     ImageSampleExplicitLod=88, ImageSampleDrefImplicitLod=89, ImageSampleDrefExplicitLod=90,
-    ImageFetch=95, ImageQuerySizeLod=103, ImageQuerySize=104,
+    ImageFetch=95, ImageQuerySizeLod=103, ImageQuerySize=104, ImageQueryLod=105,
+    ImageQuerySamples=107,
     ConvertFToU=109, ConvertFToS=110, ConvertSToF=111, ConvertUToF=112, Bitcast=124,
     SNegate=126, FNegate=127, IAdd=128, FAdd=129, ISub=130, FSub=131, IMul=132, FMul=133,
     FDiv=136, UDiv=134, UMod=137, UMulExtended=151, IAddCarry=149, ISubBorrow=150, SMulExtended=152, Switch=251, Any=154, All=155, IsNan=156, IsInf=157, LogicalOr=166, LogicalAnd=167,
@@ -52,7 +53,7 @@ BUILTIN = dict(Position=0, PointSize=1, ClipDistance=3, VertexId=5, InstanceId=6
                PrimitiveId=7, FragCoord=15, PointCoord=16, FrontFacing=17, SampleId=18,
                FragDepth=22, VertexIndex=42, InstanceIndex=43)
 CAPABILITY = dict(Shader=1, Geometry=2, ClipDistance=32, SampledRect=37, Sampled1D=43, SampledBuffer=46,
-                  ImageQuery=50, SampleRateShading=35,
+                  ImageQuery=50, SampleRateShading=35, SampledCubeArray=45,
                   DerivativeControl=51, TransformFeedback=53)
 #: SPIR-V 1.0 (Vulkan 1.0 and OpenGL 4.5 both take it)
 VERSION = 0x00010000

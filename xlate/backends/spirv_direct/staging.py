@@ -154,7 +154,7 @@ class StagingMixin:
         kind = {"vec4": "f", "ivec4": "i", "uvec4": "u"}.get(var.glsl_type)
         if kind is None:
             raise NotCovered(f"a fed fragment input of type {var.glsl_type}")
-        img = m._type(("img", 1, 0, 0, kind), "TypeImage", m.scalar(kind), 1, 0, 0, 0, 1, 0)
+        img = m._type(("img", 1, 0, 0, kind, 0), "TypeImage", m.scalar(kind), 1, 0, 0, 0, 1, 0)
         simg = m._type(("simg", img), "TypeSampledImage", img)
         tex = m.variable(m.pointer("UniformConstant", simg), "UniformConstant")
         m.decorate(tex, "DescriptorSet", 0)

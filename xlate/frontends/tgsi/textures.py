@@ -21,7 +21,13 @@ _TARGETS = {"1D": "1D", "2D": "2D", "3D": "3D", "CUBE": "CUBE", "RECT": "RECT",
             "SHADOW1D": "SHADOW1D", "SHADOW2D": "SHADOW2D", "SHADOWRECT": "SHADOWRECT",
             "SHADOWCUBE": "SHADOWCUBE", "1D_ARRAY": "ARRAY1D", "2D_ARRAY": "ARRAY2D",
             "SHADOW1D_ARRAY": "SHADOWARRAY1D", "SHADOW2D_ARRAY": "SHADOWARRAY2D",
-            "BUFFER": "BUFFER"}
+            "BUFFER": "BUFFER", "CUBEARRAY": "ARRAYCUBE", "SHADOWCUBEARRAY": "SHADOWARRAYCUBE",
+            "2D_MSAA": "2DMS", "2D_ARRAY_MSAA": "ARRAY2DMS"}
+#: multisample targets: texel fetches (the sample index in w) and size/sample queries only
+MULTISAMPLE = frozenset({"2DMS", "ARRAY2DMS"})
+CUBE_ARRAYS = frozenset({"ARRAYCUBE", "SHADOWARRAYCUBE"})
+#: the TGSI spelling of an IR target, for messages
+_TGSI_NAME = {ir: tgsi for tgsi, ir in _TARGETS.items()}
 
 def _sampler(lw: "Lowerer", s: M.Src) -> int:
     if s.reg.file != "SAMP" or s.reg.indirect is not None:
@@ -56,15 +62,20 @@ def _tex_offset(lw: "Lowerer", t: M.Instruction) -> tuple[int, int, int]:
     return tuple(vals)
 
 
-def _tex(irop: str, nsrc_coord: int = 1, lod_zero: bool = False):
+def _tex(op: str, nsrc_coord: int = 1, lod_zero: bool = False):
     """TEX/TXP/TXB/TXL/TXD/TXF/TXQ and the LOD-zero forms: coordinate operands, then SAMP."""
     def fn(lw: "Lowerer", t: M.Instruction):
+        irop = op
         unit = _sampler(lw, t.srcs[nsrc_coord])
         target = _tex_target(lw, t)
         dtype = lw.sview_type.get(unit, F)
         integer_coord = irop in ("TXF", "TXQ")
         srcs = [lw.src(s, integer_coord) for s in t.srcs[:nsrc_coord]]
-        if lod_zero:
+        if lod_zero and target in CUBE_ARRAYS and irop == "TXL":
+            # a cube-array coordinate fills all four components: the level goes in TXL2's
+            # second operand (TEX_LZ on a shadow cube array: no GLSL function, refused below)
+            irop, srcs = "TXL2", srcs + [Source(lw.const((0, 0, 0, 0)))]
+        elif lod_zero:
             # TEX_LZ / TXF_LZ: the same with LOD 0 in w
             k = lw.scratch("lz")
             lw.emit(Instruction("MOV", U, Dest(k), (srcs[0],)))
@@ -83,7 +94,7 @@ def _tex(irop: str, nsrc_coord: int = 1, lod_zero: bool = False):
 
 #: texel offset components a target uses (the rest are ignored: TGSI always carries three)
 _OFFSET_DIMS = {"1D": 1, "ARRAY1D": 1, "SHADOW1D": 1, "SHADOWARRAY1D": 1, "3D": 3, "CUBE": 0,
-                "SHADOWCUBE": 0, "BUFFER": 0}
+                "SHADOWCUBE": 0, "BUFFER": 0, "ARRAYCUBE": 0, "SHADOWARRAYCUBE": 0}
 TEXEL_OFFSET_RANGE = (-8, 7)      # MIN/MAX_PROGRAM_TEXEL_OFFSET (GL minimum maximums)
 
 
@@ -92,6 +103,35 @@ def _check_tex(lw: "Lowerer", irop: str, unit: int, target: str,
     """What the NV4 frontend checks too (GP4 2.X.4.4; nv4.py check_target/texel_offset): the
     target suits the opcode, one target per sampler, offsets in range.  Returns the offset
     with the components the target does not use zeroed."""
+    op = lw.cur.opcode
+    name = _TGSI_NAME.get(target, target)
+    if target in MULTISAMPLE and irop not in ("TXF", "TXQ", "TXQS"):
+        lw.reject("E5001", f"{op} cannot sample a multisample ({name}) texture: only texel "
+                  "fetches (TXF, SAMPLE_I_MS) and size/sample-count queries read one")
+    if target in MULTISAMPLE and irop == "TXF" and any(offset):
+        lw.reject("E5003", f"{op}: texel offsets are not allowed with multisample textures "
+                  "(GLSL has no texelFetchOffset for them)")
+    if target in CUBE_ARRAYS:
+        if irop == "TXF":
+            lw.reject("E5001", f"{op} cannot fetch from {name} textures")
+        if irop in ("TXB", "TXL", "TXP"):
+            lw.reject("E5001", f"{op} cannot be used with {name} (a cube-array coordinate "
+                      "fills all four components; TGSI has TXB2/TXL2 for the bias and the level)")
+        if target == "SHADOWARRAYCUBE" and irop in ("TEX", "TXD", "TXB2", "TXL2"):
+            reason = ("the reference value goes in TEX2's second operand" if irop == "TEX" else
+                      "GLSL has no lookup of a samplerCubeArrayShadow with a bias, a level or "
+                      "gradients")
+            lw.reject("E5001" if irop == "TEX" else "E7001",
+                      f"{op} on a shadow cube array: {reason}")
+        if any(offset):
+            lw.reject("E5003", f"texel offsets are not allowed with the {name} target")
+    if irop == "TEX2" and target != "SHADOWARRAYCUBE":
+        lw.reject("E5001", f"{op} is for shadow cube arrays only (tgsi.rst TEX2), not {name}")
+    if irop == "TXL2" and target != "ARRAYCUBE":
+        lw.reject("E5001", f"{op} is for cube arrays only (tgsi.rst TXL2), not {name}")
+    if irop == "TXB2" and target not in ("ARRAYCUBE", "SHADOWCUBE"):
+        lw.reject("E5001", f"{op} is for cube arrays and shadow cube maps only (tgsi.rst TXB2), "
+                  f"not {name}")
     if target == "BUFFER" and irop not in ("TXF", "TXQ"):
         lw.reject("E5001", f"the BUFFER target is only valid with TXF and TXQ, not {lw.cur.opcode}")
     if irop == "TXF" and (target.startswith("SHADOW") or target == "CUBE"):
@@ -114,10 +154,57 @@ def _check_tex(lw: "Lowerer", irop: str, unit: int, target: str,
 
 
 
+def _scalar_operand(irop: str):
+    """TEX2 / TXB2 / TXL2 dst, coord, extra, SAMP[n] (tgsi.rst): the reference, bias or level
+    in extra.x (a shadow cube array's reference in extra.y: TXB2/TXL2 on one are refused, as
+    GLSL cannot express them)."""
+    def fn(lw: "Lowerer", t: M.Instruction):
+        unit = _sampler(lw, t.srcs[2])
+        target = _tex_target(lw, t)
+        dtype = F if target.startswith("SHADOW") else lw.sview_type.get(unit, F)
+        offset = _check_tex(lw, irop, unit, target, _tex_offset(lw, t))
+        srcs = (lw.src(t.srcs[0]), _scalar(lw.src(t.srcs[1])))
+        lw.emit(Instruction(irop, dtype, lw.dst(t.dsts[0]), srcs, lw.sat(dtype != F),
+                            tex=TexRef(unit, target, offset)))
+    return fn
+
+
+def _txqs(lw: "Lowerer", t: M.Instruction):
+    """TXQS dst, SAMP[n]: the sample count in x (tgsi.rst: an unsigned integer, 1 for a
+    texture that is not multisampled; the other components undefined -- the IR replicates)."""
+    unit = _sampler(lw, t.srcs[0])
+    target = _tex_target(lw, t)
+    _check_tex(lw, "TXQS", unit, target, (0, 0, 0))
+    lw.emit(Instruction("TXQS", S, lw.dst(t.dsts[0]), (Source(lw.const((0, 0, 0, 0))),),
+                        tex=TexRef(unit, target)))
+
+
+#: the targets textureQueryLod takes (GLSL 4.50 8.9.1: no rectangle, buffer or multisample ones)
+_LODQ_TARGETS = frozenset({"1D", "2D", "3D", "CUBE", "ARRAY1D", "ARRAY2D", "ARRAYCUBE",
+                           "SHADOW1D", "SHADOW2D", "SHADOWCUBE", "SHADOWARRAY1D",
+                           "SHADOWARRAY2D", "SHADOWARRAYCUBE"})
+
+
+def _lodq(lw: "Lowerer", t: M.Instruction):
+    """LODQ dst, coord, SAMP[n]: (level accessed, lambda') in xy (tgsi.rst LODQ; the executor's
+    op_lodq says how each is computed); z and w, undefined there, are 0 here."""
+    unit = _sampler(lw, t.srcs[1])
+    target = _tex_target(lw, t)
+    if target not in _LODQ_TARGETS:
+        lw.reject("E5001", f"{t.opcode} cannot query the level of detail of a "
+                  f"{_TGSI_NAME.get(target, target)} texture (GLSL's textureQueryLod takes no "
+                  "rectangle, buffer or multisample sampler)")
+    _check_tex(lw, "LODQ", unit, target, _tex_offset(lw, t))
+    lw.emit(Instruction("LODQ", F, lw.dst(t.dsts[0]), (lw.src(t.srcs[0]),), lw.sat(False),
+                        tex=TexRef(unit, target)))
+
+
 TEXTURE_OPS = {
     "TEX": _tex("TEX"), "TXP": _tex("TXP"), "TXB": _tex("TXB"), "TXL": _tex("TXL"),
     "TXD": _tex("TXD", 3), "TXF": _tex("TXF"), "TXQ": _tex("TXQ"),
     "TEX_LZ": _tex("TXL", lod_zero=True), "TXF_LZ": _tex("TXF", lod_zero=True),
+    "TEX2": _scalar_operand("TEX2"), "TXB2": _scalar_operand("TXB2"),
+    "TXL2": _scalar_operand("TXL2"), "TXQS": _txqs, "LODQ": _lodq,
 }
 
 
@@ -155,7 +242,7 @@ def _scalar(src: Source) -> Source:
     return dataclasses.replace(src, swizzle=(x, x, x, x))
 
 
-def _sample(kind: str):
+def _sample(form: str):
     """SAMPLE (``""``), SAMPLE_B, SAMPLE_L, SAMPLE_D, SAMPLE_C, SAMPLE_C_LZ, SAMPLE_I.
 
     ``SAMPLE dst, address, SVIEW[v], SAMP[s], extra...``: the IR binds a texture and its
@@ -163,6 +250,7 @@ def _sample(kind: str):
     The sampler view's swizzle applies to the result, as tgsi_exec's ``exec_sample`` stores
     ``r[swizzle]``."""
     def fn(lw: "Lowerer", t: M.Instruction):
+        kind = form
         op = t.opcode
         view = t.srcs[1]
         unit, target = _sview(lw, view)
@@ -175,6 +263,19 @@ def _sample(kind: str):
         extra = [lw.src(s) for s in t.srcs[3:]]
         irop, srcs = {"": "TEX", "B": "TXB", "L": "TXL", "D": "TXD", "C": "TEX",
                       "C_LZ": "TXL", "I": "TXF"}[kind], [coord]
+        if kind == "I" and target in MULTISAMPLE:
+            lw.reject("E5001", f"{op} cannot fetch from a multisample sampler view "
+                      f"({_TGSI_NAME[target]}): SAMPLE_I_MS names the sample")
+        if target == "ARRAYCUBE" and kind in ("B", "L", "C", "C_LZ"):
+            # the coordinate fills all four components: the bias, level or reference goes in
+            # a second operand (TXB2, TXL2, TEX2 -- as Mesa's state tracker emits them)
+            if kind == "C_LZ":
+                lw.reject("E7001", f"{op} on a cube-array sampler view: GLSL has no "
+                          "explicit-level lookup of a samplerCubeArrayShadow")
+            irop = {"B": "TXB2", "L": "TXL2", "C": "TEX2"}[kind]
+            target = "SHADOWARRAYCUBE" if kind == "C" else target
+            srcs = [coord, _scalar(extra[0])]
+            kind = "2"
         if kind == "D":
             srcs += extra
         elif kind in ("B", "L", "C", "C_LZ"):
@@ -201,6 +302,26 @@ def _sample(kind: str):
                           tex=TexRef(unit, target, offset))
         _store_swizzled(lw, t, ins, view.swizzle)
     return fn
+
+
+def _sample_i_ms(lw: "Lowerer", t: M.Instruction):
+    """SAMPLE_I_MS dst, address, SVIEW[v], sample: a texel fetch from a multisample view, the
+    sample index (sample.x) in the IR fetch's w (TXF on 2DMS/ARRAY2DMS: tgsi.rst TXF "the
+    fourth component indicates the sample")."""
+    view = t.srcs[1]
+    unit, target = _sview(lw, view)
+    if target not in MULTISAMPLE:
+        lw.reject("E5001", f"{t.opcode} fetches from multisample sampler views only, not "
+                  f"{_TGSI_NAME.get(target, target)} (SAMPLE_I reads the others)")
+    k = lw.scratch("ms")
+    lw.emit(Instruction("MOV", U, Dest(k), (lw.src(t.srcs[0], integer=True),)))
+    lw.emit(Instruction("MOV", U, Dest(k, mask=(False, False, False, True)),
+                        (_scalar(lw.src(t.srcs[2], integer=True)),)))
+    dtype = lw.sview_type.get(unit, F)
+    offset = _check_tex(lw, "TXF", unit, target, _tex_offset(lw, t))
+    ins = Instruction("TXF", dtype, None, (Source(k),), lw.sat(dtype != F),
+                      tex=TexRef(unit, target, offset))
+    _store_swizzled(lw, t, ins, view.swizzle)
 
 
 def _store_swizzled(lw: "Lowerer", t: M.Instruction, ins: Instruction, swizzle) -> None:
@@ -230,7 +351,11 @@ def _sviewinfo(lw: "Lowerer", t: M.Instruction):
     if any(size_mask):
         lw.emit(Instruction("TXQ", S, Dest(d.reg, d.index, size_mask, d.cond), (_scalar(lod),),
                             tex=TexRef(unit, target, offset)))
-    if d.mask[3]:
+    if d.mask[3] and target in MULTISAMPLE:
+        # one level (GLSL's textureQueryLevels takes no multisample sampler)
+        lw.emit(Instruction("MOV", U, Dest(d.reg, d.index, (False, False, False, True), d.cond),
+                            (Source(lw.const((1, 1, 1, 1))),)))
+    elif d.mask[3]:
         lw.emit(Instruction("TXQLEVELS", S, Dest(d.reg, d.index, (False, False, False, True),
                                                  d.cond), (_scalar(lod),),
                             tex=TexRef(unit, target, offset)))
@@ -255,6 +380,9 @@ def _gather_component(lw: "Lowerer", s: M.Src) -> int:
 
 def _gather_checked(lw: "Lowerer", unit: int, target: str, t: M.Instruction, component: int,
                     coord: Source, dtype: DataType) -> Instruction:
+    if target in CUBE_ARRAYS:
+        lw.reject("E7001", f"{t.opcode} from a cube array ({_TGSI_NAME[target]}) is not "
+                  "supported (textureGather of a samplerCubeArray is not translated yet)")
     if target not in _GATHER_TARGETS:
         lw.reject("E5001", f"{t.opcode} cannot gather from {target} textures (2D, 2D array, cube "
                   "and rectangle textures only)")
@@ -295,5 +423,5 @@ SAMPLE_OPS = {
     "TG4": _tg4, "GATHER4": _gather4, "SVIEWINFO": _sviewinfo,
     "SAMPLE": _sample(""), "SAMPLE_B": _sample("B"), "SAMPLE_L": _sample("L"),
     "SAMPLE_D": _sample("D"), "SAMPLE_C": _sample("C"), "SAMPLE_C_LZ": _sample("C_LZ"),
-    "SAMPLE_I": _sample("I"),
+    "SAMPLE_I": _sample("I"), "SAMPLE_I_MS": _sample_i_ms,
 }

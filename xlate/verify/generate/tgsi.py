@@ -11,7 +11,8 @@ from an integer) into ``CONST``, ``IMM`` and the ``TEMP`` file, ``IF``/``UIF``/`
 ``ENDIF``, ``BGNLOOP``/``ENDLOOP`` with ``BRK``/``CONT``, ``SWITCH``/``CASE``/``DEFAULT``,
 subroutines (``BGNSUB``/``ENDSUB`` after ``END``, ``CAL``, ``RET``), fragment ``KILL``/
 ``KILL_IF``/``DDX``/``DDY``/``TEX``/``TXP``/``TXB``/``TXL``, the sampler-view forms
-``SAMPLE``/``SAMPLE_L``/``SAMPLE_B`` and ``TG4``, double-precision and 64-bit integer opcodes on the integer
+``SAMPLE``/``SAMPLE_L``/``SAMPLE_B`` and ``TG4``, ``LODQ``, a cube-array or multisample third
+unit (``TXL2``, ``TXF``/``SAMPLE_I_MS`` with a sample index, ``TXQS``, ``TXQ``), double-precision and 64-bit integer opcodes on the integer
 temporaries (fragment programs only, so that the vertex and geometry programs of the pinned seeds
 stay as they were), and geometry ``EMIT``/``ENDPRIM``.
 
@@ -51,6 +52,13 @@ SHIFTS = {"SHL", "ISHR", "USHR"}
 FLOAT_TO_INT = {"F2I": 1, "F2U": 1, "FSLT": 2, "FSGE": 2, "FSEQ": 2, "FSNE": 2}
 INT_TO_FLOAT = {"I2F": 1, "U2F": 1}
 TEX_TARGETS = ("1D", "2D", "3D", "CUBE", "RECT")
+#: targets of issue 20, on a third sampler unit; drawn from a second random stream, so that the
+#: programs of the pinned seeds keep the instructions they had (new ones are added in between)
+EXTRA_TARGETS = ("CUBEARRAY", "2D_MSAA", "2D_ARRAY_MSAA")
+EXTRA_UNIT = 2
+#: targets whose level-of-detail query LODQ runs on (llvmpipe computes the LOD of cube maps by
+#: its own approximation, which the executor does not model: tests/test_tgsi_textures.py)
+LODQ_TARGETS = ("1D", "2D", "3D")
 GATHER_TARGETS = ("2D", "CUBE", "RECT")
 #: double opcodes (operand count) of fragment programs; DDIV, DRCP, DSQRT and DRSQ are left out:
 #: on llvmpipe they depart in a case not yet understood (tests/test_tgsi_doubles.py)
@@ -104,6 +112,9 @@ class TGSIGen(Gen):
         self.cal_fixups: list[tuple[int, int]] = []   # (instruction index, sub number)
         self.samplers: dict[int, str] = {}
         self.sviews: set[int] = set()
+        # the second stream (getstate does not draw from the first)
+        self.tex_rng = random.Random(str(rng.getstate()[1][:8]))
+        self.extra_target: str | None = None
         self.emitted = 0
         self.max_vertices = 0
         self.outputs: list[str] = []
@@ -289,8 +300,48 @@ class TGSIGen(Gen):
                 self.ins(f"TG4 {self.fdst()}, {self.fsrc()}, {comp}, SAMP[{unit}], {target}")
             else:
                 self.ins(f"{op} {self.fdst()}, {self.fsrc()}, SAMP[{unit}], {target}")
+            if self.tex_rng.random() < 0.5:
+                main, self.rng = self.rng, self.tex_rng
+                try:
+                    self.extra_tex_op()
+                finally:
+                    self.rng = main
         else:
             self.float_op()
+
+    def extra_tex_op(self) -> None:
+        """Issue 20's texture forms, drawn from the second stream: on the extra unit's cube
+        array TXL2 / TXQ, on its multisample texture TXF / SAMPLE_I_MS (the coordinate masked
+        into the 8x8 texels, 4 layers and 4 samples the harness creates) / TXQS / TXQ, and
+        LODQ on the first units' 1D/2D/3D textures."""
+        rng = self.rng
+        lodq = [u for u, t in self.samplers.items() if t in LODQ_TARGETS]
+        if lodq and self.uniform_flow() and (self.extra_target is None or self.chance(0.3)):
+            u = rng.choice(lodq)
+            self.ins(f"LODQ {self.fdst()}, {self.fsrc()}, SAMP[{u}], {self.samplers[u]}")
+            return
+        target, u = self.extra_target, EXTRA_UNIT
+        if target is None:
+            return
+        if target == "CUBEARRAY":
+            if self.chance(0.8):
+                self.ins(f"TXL2 {self.fdst()}, {self.fsrc()}, {self.fsrc()}, SAMP[{u}], {target}")
+            else:
+                self.ins(f"TXQ {self.fdst()}, IMM[{self.comp_imm}].xxxx, SAMP[{u}], {target}")
+            return
+        r = rng.random()
+        if r < 0.5 and self.itemps:
+            t = rng.choice(self.itemps)
+            self.ins(f"AND TEMP[{t}], {self.isrc()}, IMM[{self.ms_imm}]")
+            if self.chance(0.5):
+                self.ins(f"TXF {self.fdst()}, TEMP[{t}], SAMP[{u}], {target}")
+            else:
+                self.ins(f"SAMPLE_I_MS {self.fdst()}, TEMP[{t}], SVIEW[{u}], "
+                         f"TEMP[{t}].{rng.choice(XYZW) * 4}")
+        elif r < 0.8:
+            self.ins(f"TXQS {self.idst() if self.itemps else self.fdst()}, SAMP[{u}], {target}")
+        else:
+            self.ins(f"TXQ {self.fdst()}, IMM[{self.comp_imm}].xxxx, SAMP[{u}], {target}")
 
     def double_op(self) -> None:
         """A double-precision opcode on the integer temporaries (words: a double in xy and one
@@ -475,6 +526,10 @@ class TGSIGen(Gen):
                     d.append(f"DCL SVIEW[{u}], {self.samplers[u]}, FLOAT")
                     self.sviews.add(u)
             self.comp_imm = self.imm("UINT32", [0, 1, 2, 3])      # TG4's component
+            if self.tex_rng.random() < 0.5:
+                self.extra_target = self.tex_rng.choice(EXTRA_TARGETS)
+                d.append(f"DCL SAMP[{EXTRA_UNIT}]")
+                d.append(f"DCL SVIEW[{EXTRA_UNIT}], {self.extra_target}, FLOAT")
         d.append(f"DCL CONST[0..{self.nconst - 1}]" if self.chance(0.6)
                  else f"DCL CONST[0][0..{self.nconst - 1}]")
         if self.cbuf1:
@@ -501,6 +556,9 @@ class TGSIGen(Gen):
             self.case_imms.append(u)
         if self.geom:
             self.stream_imm = self.loop_imm          # x = 0: vertex stream 0
+        if self.extra_target in ("2D_MSAA", "2D_ARRAY_MSAA"):
+            # TXF / SAMPLE_I_MS coordinate masks (x, y < 8; layer, sample < 4)
+            self.ms_imm = self.imm("UINT32", [7, 7, 3, 3])
         d += [self.imm_text(k) for k in range(len(self.imms))]
         return d
 

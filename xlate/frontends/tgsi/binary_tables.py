@@ -1,0 +1,166 @@
+"""TGSI token streams: the opcode, file, target, semantic and property tables of the seed
+(2007-08 and 2008-03) and modern layouts, and the helpers both directions share (the layouts:
+``binary.py``'s docstring)."""
+from __future__ import annotations
+
+import struct
+from typing import Mapping, Sequence
+
+from .model import CC_TESTS, FILES
+from .opcodes import ALIASES
+
+# ---------------------------------------------------------------------------------------------
+# Tables
+# ---------------------------------------------------------------------------------------------
+
+_T2007 = (
+    "ARL MOV LIT RCP RSQ EXP LOG MUL ADD DP3 DP4 DST MIN MAX SLT SGE MAD SUB LERP CND CND0 "
+    "DOT2ADD INDEX NEGATE FRAC CLAMP FLOOR ROUND EXPBASE2 LOGBASE2 POWER CROSSPRODUCT "
+    "MULTIPLYMATRIX ABS RCC DPH COS DDX DDY KIL PK2H PK2US PK4B PK4UB RFL SEQ SFL SGT SIN SLE "
+    "SNE STR TEX TXD UP2H UP2US UP4B UP4UB X2D ARA ARR BRA CAL RET SSG CMP SCS TXB NRM DIV DP2 "
+    "TXL BRK IF LOOP REP ELSE ENDIF ENDLOOP ENDREP PUSHA POPA CEIL I2F NOT TRUNC SHL SHR AND OR "
+    "MOD XOR SAD TXF TXQ CONT EMIT ENDPRIM BGNLOOP2 BGNSUB ENDLOOP2 ENDSUB NOISE1 NOISE2 NOISE3 "
+    "NOISE4 NOP TEXBEM TEXBEML TEXREG2AR TEXM3X2PAD TEXM3X2TEX TEXM3X3PAD TEXM3X3TEX "
+    "TEXM3X3SPEC TEXM3X3VSPEC TEXREG2GB TEXREG2RGB TEXDP3TEX TEXDP3 TEXM3X3 TEXM3X2DEPTH "
+    "TEXDEPTH BEM M4X3 M3X4 M3X3 M3X2 NRM4 CALLNZ IFC BREAKC TXP")
+_T2008 = (
+    "ARL MOV LIT RCP RSQ EXP LOG MUL ADD DP3 DP4 DST MIN MAX SLT SGE MAD SUB LERP CND CND0 "
+    "DOT2ADD INDEX NEGATE FRAC CLAMP FLOOR ROUND EXPBASE2 LOGBASE2 POWER CROSSPRODUCT "
+    "MULTIPLYMATRIX ABS RCC DPH COS DDX DDY KILP PK2H PK2US PK4B PK4UB RFL SEQ SFL SGT SIN SLE "
+    "SNE STR TEX TXD TXP UP2H UP2US UP4B UP4UB X2D ARA ARR BRA CAL RET SSG CMP SCS TXB NRM DIV "
+    "DP2 TXL BRK IF LOOP REP ELSE ENDIF ENDLOOP ENDREP PUSHA POPA CEIL I2F NOT TRUNC SHL SHR AND "
+    "OR MOD XOR SAD TXF TXQ CONT EMIT ENDPRIM BGNLOOP2 BGNSUB ENDLOOP2 ENDSUB NOISE1 NOISE2 "
+    "NOISE3 NOISE4 NOP M4X3 M3X4 M3X3 M3X2 NRM4 CALLNZ IFC BREAKC KIL END")
+_TMODERN = (
+    "ARL MOV LIT RCP RSQ EXP LOG MUL ADD DP3 DP4 DST MIN MAX SLT SGE MAD TEX_LZ LRP FMA SQRT "
+    "LDEXP F2U64 F2I64 FRC TXF_LZ FLR ROUND EX2 LG2 POW DEMOTE U2I64 CLOCK I2I64 READ_HELPER COS "
+    "DDX DDY KILL PK2H PK2US PK4B PK4UB D2U64 SEQ D2I64 SGT SIN SLE SNE U642D TEX TXD TXP UP2H "
+    "UP2US UP4B UP4UB U642F I642F ARR I642D CAL RET SSG CMP - TXB FBFETCH DIV DP2 TXL BRK IF UIF "
+    "READ_INVOC ELSE ENDIF DDX_FINE DDY_FINE - - CEIL I2F NOT TRUNC SHL BALLOT AND OR MOD XOR - "
+    "TXF TXQ CONT EMIT ENDPRIM BGNLOOP BGNSUB ENDLOOP ENDSUB ATOMFADD TXQS RESQ READ_FIRST NOP "
+    "FSEQ FSGE FSLT FSNE MEMBAR - - - KILL_IF END DFMA F2I IDIV IMAX IMIN INEG ISGE ISHR ISLT "
+    "F2U U2F UADD UDIV UMAD UMAX UMIN UMOD UMUL USEQ USGE USHR USLT USNE SWITCH CASE DEFAULT "
+    "ENDSWITCH SAMPLE SAMPLE_I SAMPLE_I_MS SAMPLE_B SAMPLE_C SAMPLE_C_LZ SAMPLE_D SAMPLE_L "
+    "GATHER4 SVIEWINFO SAMPLE_POS SAMPLE_INFO UARL UCMP IABS ISSG LOAD STORE IMG2HND SAMP2HND - "
+    "BARRIER ATOMUADD ATOMXCHG ATOMCAS ATOMAND ATOMOR ATOMXOR ATOMUMIN ATOMUMAX ATOMIMIN "
+    "ATOMIMAX TEX2 TXB2 TXL2 IMUL_HI UMUL_HI TG4 LODQ IBFE UBFE BFI BREV POPC LSB IMSB UMSB "
+    "INTERP_CENTROID INTERP_SAMPLE INTERP_OFFSET F2D D2F DABS DNEG DADD DMUL DMAX DMIN DSLT "
+    "DSGE DSEQ DSNE DRCP DSQRT DMAD DFRAC DLDEXP - D2I I2D D2U U2D DRSQ DTRUNC DCEIL DFLR DROUND "
+    "DSSG VOTE_ANY VOTE_ALL VOTE_EQ U64SEQ U64SNE I64SLT U64SLT I64SGE U64SGE I64MIN U64MIN "
+    "I64MAX U64MAX I64ABS I64SSG I64NEG U64ADD U64MUL U64SHL I64SHR U64SHR I64DIV U64DIV I64MOD "
+    "U64MOD DDIV LOD ATOMINC_WRAP ATOMDEC_WRAP")
+
+
+def _table(spec: str, rename: Mapping[int, str] = {}) -> dict[int, str]:
+    out = {}
+    for n, name in enumerate(spec.split()):
+        if name != "-":
+            out[n] = rename.get(n, name)
+    return out
+
+
+# NV counted loops (LOOP/ENDLOOP, REP/ENDREP) have no model opcode; their ENDLOOP is not the
+# GLSL-style ENDLOOP (= ENDLOOP2 in these tables), so they get names that match nothing.
+_NV_LOOPS = {75: "LOOP(NV)", 76: "REP", 79: "ENDLOOP(NV)", 80: "ENDREP"}
+#: SEED numbering 2008-03 .. 2009-11 (tgsi.md 4.7), names as the table spells them
+SEED_OPCODES_2008: dict[int, str] = _table(_T2008, _NV_LOOPS)
+#: SEED numbering of H2007 (2007-08); 39 ``KIL`` is decoded by operand count (KILL / KILL_IF)
+SEED_OPCODES_2007: dict[int, str] = _table(
+    _T2007, {74: "LOOP(NV)", 75: "REP", 78: "ENDLOOP(NV)", 79: "ENDREP", 39: "KIL(2007)"})
+#: MODERN numbering (tgsi.md §2, p_shader_tokens.h)
+MODERN_OPCODES: dict[int, str] = _table(_TMODERN)
+assert len(_TMODERN.split()) == 252 and MODERN_OPCODES[251] == "ATOMDEC_WRAP"
+assert SEED_OPCODES_2008[117] == "END" and SEED_OPCODES_2008[54] == "TXP"
+
+#: any table may be used with either layout (Mesa 2009-11 .. 2010 wrote the modern layout
+#: with the 2008-03 numbers); the defaults are "2008-03" for SEED and "modern" for MODERN
+OPCODE_TABLES = {"2008-03": SEED_OPCODES_2008, "2007-08": SEED_OPCODES_2007,
+                 "modern": MODERN_OPCODES}
+
+_CC_TABLES = {"h2007": CC_TESTS, "mesa2008": ("GT", "EQ", "LT", "GE", "LE", "NE", "TR", "FL")}
+
+_SEED_PROCESSORS = ("FRAG", "VERT", "GEOM")
+_MODERN_PROCESSORS = {
+    "mesa2023": ("VERT", "TESS_CTRL", "TESS_EVAL", "GEOM", "FRAG", "COMP", "TASK", "MESH"),
+    "pipe2016": ("VERT", "FRAG", "GEOM", "TESS_CTRL", "TESS_EVAL", "COMP"),
+    "tgsi2008": ("FRAG", "VERT", "GEOM", "TESS_CTRL", "TESS_EVAL", "COMP"),
+}
+
+_SEED_FILES = FILES[:8]               # NULL CONST IN OUT TEMP SAMP ADDR IMM
+_MODERN_FILES = ("NULL", "CONST", "IN", "OUT", "TEMP", "SAMP", "ADDR", "IMM", "SV", "IMAGE",
+                 "SVIEW", "BUFFER", "MEMORY", "CONSTBUF", "HWATOMIC")
+_SEED_TEXTURES = ("UNKNOWN", "1D", "2D", "3D", "CUBE", "RECT", "SHADOW1D", "SHADOW2D",
+                  "SHADOWRECT")
+_SEED_INTERP = ("CONSTANT", "LINEAR", "PERSPECTIVE")
+_PRECISIONS = (None, "FLOAT32", "FLOAT16", "FIXED12")
+_MODULATES = ("1X", "2X", "4X", "8X", "HALF", "QUARTER", "EIGHTH")
+_SATURATE = ("", "SAT", "SSAT")
+_MEMTYPES = (None, "SHARED", "PRIVATE", "INPUT")            # 0 = GLOBAL, the default
+_MEMQUALS = ("COHERENT", "RESTRICT", "VOLATILE", "STREAM_CACHE_POLICY")
+
+SEMANTICS = (
+    "POSITION", "COLOR", "BCOLOR", "FOG", "PSIZE", "GENERIC", "NORMAL", "FACE", "EDGEFLAG",
+    "PRIM_ID", "INSTANCEID", "VERTEXID", "STENCIL", "CLIPDIST", "CLIPVERTEX", "GRID_SIZE",
+    "BLOCK_ID", "BLOCK_SIZE", "THREAD_ID", "TEXCOORD", "PCOORD", "VIEWPORT_INDEX", "LAYER",
+    "SAMPLEID", "SAMPLEPOS", "SAMPLEMASK", "INVOCATIONID", "VERTEXID_NOBASE", "BASEVERTEX",
+    "PATCH", "TESSCOORD", "TESSOUTER", "TESSINNER", "VERTICESIN", "HELPER_INVOCATION",
+    "BASEINSTANCE", "DRAWID", "WORK_DIM", "SUBGROUP_SIZE", "SUBGROUP_INVOCATION",
+    "SUBGROUP_EQ_MASK", "SUBGROUP_GE_MASK", "SUBGROUP_GT_MASK", "SUBGROUP_LE_MASK",
+    "SUBGROUP_LT_MASK", "CS_USER_DATA_AMD", "VIEWPORT_MASK", "VIEW_INDEX")
+
+PROPERTIES = (
+    "GS_INPUT_PRIMITIVE", "GS_OUTPUT_PRIMITIVE", "GS_MAX_OUTPUT_VERTICES", "FS_COORD_ORIGIN",
+    "FS_COORD_PIXEL_CENTER", "FS_COLOR0_WRITES_ALL_CBUFS", "FS_DEPTH_LAYOUT",
+    "VS_PROHIBIT_UCPS", "GS_INVOCATIONS", "VS_WINDOW_SPACE_POSITION", "TCS_VERTICES_OUT",
+    "TES_PRIM_MODE", "TES_SPACING", "TES_VERTEX_ORDER_CW", "TES_POINT_MODE",
+    "NUM_CLIPDIST_ENABLED", "NUM_CULLDIST_ENABLED", "FS_EARLY_DEPTH_STENCIL",
+    "FS_POST_DEPTH_COVERAGE", "NEXT_SHADER", "CS_FIXED_BLOCK_WIDTH", "CS_FIXED_BLOCK_HEIGHT",
+    "CS_FIXED_BLOCK_DEPTH", "LEGACY_MATH_RULES", "VS_BLIT_SGPRS_AMD",
+    "CS_USER_DATA_COMPONENTS_AMD", "LAYER_VIEWPORT_RELATIVE", "FS_BLEND_EQUATION_ADVANCED",
+    "SEPARABLE_PROGRAM", "NUM_VIEWS")
+PRIMITIVES = ("POINTS", "LINES", "LINE_LOOP", "LINE_STRIP", "TRIANGLES", "TRIANGLE_STRIP",
+              "TRIANGLE_FAN", "QUADS", "QUAD_STRIP", "POLYGON", "LINES_ADJACENCY",
+              "LINE_STRIP_ADJACENCY", "TRIANGLES_ADJACENCY", "TRIANGLE_STRIP_ADJACENCY",
+              "PATCHES")
+# properties whose value the dumper prints as a name (tgsi.md 1.3); NEXT_SHADER: processors
+_PROPERTY_ENUMS = {"GS_INPUT_PRIMITIVE": PRIMITIVES, "GS_OUTPUT_PRIMITIVE": PRIMITIVES,
+                   "FS_COORD_ORIGIN": ("UPPER_LEFT", "LOWER_LEFT"),
+                   "FS_COORD_PIXEL_CENTER": ("HALF_INTEGER", "INTEGER")}
+
+#: semantics that make a tessellation declaration per-patch (no implicit vertex dimension)
+_PATCH_SEMANTICS = frozenset({"PATCH", "TESSINNER", "TESSOUTER", "PRIM_ID"})
+
+_IDENTITY = (0, 1, 2, 3)
+
+
+def implicit_dim(processor: str, file: str, semantic: str | None) -> bool:
+    """Whether a declaration is per-vertex 2-D (``DCL IN[][0]``) without a Dimension token:
+    the rule of Mesa's dumper (tgsi.md 1.5).  The binary does not store it."""
+    if file == "IN":
+        if processor == "GEOM":
+            return True
+        return processor in ("TESS_CTRL", "TESS_EVAL") and semantic not in _PATCH_SEMANTICS
+    if file == "OUT":
+        return processor == "TESS_CTRL" and semantic not in _PATCH_SEMANTICS
+    return False
+
+
+def _s16(v: int) -> int:
+    v &= 0xFFFF
+    return v - 0x10000 if v & 0x8000 else v
+
+
+def _words(data: bytes) -> list[int] | None:
+    if len(data) % 4:
+        return None
+    return list(struct.unpack(f"<{len(data) // 4}I", data))
+
+
+def _pack(words: Sequence[int]) -> bytes:
+    return struct.pack(f"<{len(words)}I", *words)
+
+
+def _to_model_opcode(name: str) -> str:
+    return ALIASES.get(name, name)
+
+
