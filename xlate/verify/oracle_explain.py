@@ -270,10 +270,17 @@ def _int_constant_variant(operands: list[int]):
     return change
 
 
-def _int_mod_variant(floored: bool):
-    """Integer MOD of a negative operand or by a divisor <= 0 (GLSL 1.30 §5.9 / EXT_gpu_shader4:
-    ``%`` is undefined if either operand is negative; NV_gpu_program4 leaves MOD of negative
-    operands undefined too): the floored remainder (sign of the divisor) or, by zero, 0."""
+#: remainders an implementation may compute for ``%`` of a negative operand (undefined there):
+#: floored (the divisor's sign), truncated (C's; the dividend's sign), and the remainder of the
+#: operands' 32-bit words read as unsigned (llvmpipe on cgc's GLSL 1.10 + EXT_gpu_shader4:
+#: (-128) % 12 is 8, the remainder of 4294967168 by 12)
+INT_MOD_KINDS = ("floored", "truncated", "unsigned")
+
+
+def _int_mod_variant(kind: str):
+    """Integer MOD of a negative operand or by a divisor <= 0 (EXT_gpu_shader4 §5.9 / GLSL 1.30
+    §5.9: ``%`` is undefined if either operand is negative; NV_gpu_program4 leaves MOD of
+    negative operands undefined too): one of :data:`INT_MOD_KINDS`, or, by zero, 0."""
     def change(x, ops, bits, rows, ids):
         a = np.asarray(ops[0]).astype(np.int64)
         b = np.asarray(ops[1]).astype(np.int64)
@@ -282,7 +289,13 @@ def _int_mod_variant(floored: bool):
         a, b = np.broadcast_arrays(a.reshape(a.shape[0], -1), b.reshape(b.shape[0], -1))
         bad = (a < 0) | (b <= 0)
         bnz = np.where(b == 0, 1, b)
-        r = np.mod(a, bnz) if floored else np.where(b == 0, 0, np.fmod(a, bnz))
+        if kind == "floored":
+            r = np.mod(a, bnz)
+        elif kind == "truncated":
+            r = np.where(b == 0, 0, np.fmod(a, bnz))
+        else:
+            ua, ub = a & 0xFFFFFFFF, b & 0xFFFFFFFF
+            r = np.where(ub == 0, 0, ua % np.where(ub == 0, 1, ub))
         r = (r & 0xFFFFFFFF).astype(U32)
         r = np.broadcast_to(r, (r.shape[0], 4)) if r.shape[1] == 1 else r
         bad = np.broadcast_to(bad, (bad.shape[0], 4)) if bad.shape[1] == 1 else bad
@@ -362,7 +375,7 @@ def _undefined_variants(x, which: str = "undefined-domain", program=None) -> lis
             return np.where(bad, new, bits[rows])
         return change
     if op == "MOD" and x.t in (DataType.INT, DataType.UINT):
-        return [_int_mod_variant(floored) for floored in (True, False)] \
+        return [_int_mod_variant(kind) for kind in INT_MOD_KINDS] \
             if which == "undefined-domain" else []
     if which == "overflow":
         return [make(k) for k in ("max", "zero", "nan")]
