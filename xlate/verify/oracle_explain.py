@@ -73,7 +73,13 @@ DECISIONS = frozenset({"SLT", "SGE", "SGT", "SLE", "SEQ", "SNE", "SFL", "STR", "
                        "MAX", "FLR", "CEIL", "TRUNC", "ROUND", "FRC", "SSG", "I2F", "TEX",
                        "TXB", "TXL", "TXP", "TXD", "MOD"})
 #: operations GLSL leaves undefined for some operands (``undefined-domain``)
-UNDEFINED_DOMAIN = frozenset({"POW", "LG2", "RSQ", "RCP", "DIV", "NRM", "LIT", "MOD"})
+UNDEFINED_DOMAIN = frozenset({"POW", "LG2", "RSQ", "RCP", "DIV", "NRM", "LIT", "MOD", "FLR",
+                              "CEIL", "TRUNC", "ROUND"})
+#: selections whose NaN operand GLSL need not return (``nan-operand``)
+NAN_SELECTS = frozenset({"MIN", "MAX"})
+#: roundings that convert to an integer when their result type is .S/.U (``int(x)`` in cgc's
+#: GLSL): undefined there for a NaN or out-of-range operand (:func:`_conversion_variants`)
+CONVERSIONS = frozenset({"FLR", "CEIL", "TRUNC", "ROUND"})
 #: executor runs one pair's search may take (keeps the worst program bounded; deterministic):
 #: the replacement search, then the precision solve (one run per instruction, at most)
 MAX_RUNS = 80
@@ -85,6 +91,8 @@ VERDICTS = {
     "cgc-int-constant": "cgc defect: an integer constant in a typeless PARAM is the float it "
                         "spells (NV_gpu_program4 'Constant bindings', issue 7), read as an "
                         "integer's bits; the run with the integer cgc meant reproduces its GLSL",
+    "nan-operand": "GLSL 4.50 §4.7.1: an operation on a NaN need not return NaN; min()/max() "
+                   "of one NaN return the other operand (IEEE 754-2008 minNum/maxNum)",
     "overflow": "OpenGL 1.4 §2.1.1 (GLSL 1.10 §4.1.4): what an overflowing operation returns is "
                 "not specified",
     "precision": "each moved result within 2^-12 relative: two compilations' rounding "
@@ -307,12 +315,79 @@ def _int_mod_variant(kind: str):
     return change
 
 
+#: what an implementation's float-to-integer conversion may give where GLSL leaves it undefined:
+#: x86's "integer indefinite" 0x80000000 (cvttss2si, which llvmpipe's fptosi becomes), 0, and the
+#: saturated ends (NV_gpu_program4's clamp; the executor's NaN -> 0 is the project's choice)
+CONVERSION_VALUES = (0x80000000, 0, 0x7FFFFFFF, 0xFFFFFFFF)
+
+
+def _nan_select_variant():
+    """MIN/MAX with exactly one NaN operand component: the other operand's value (IEEE 754-2008
+    minNum/maxNum, which llvmpipe's min()/max() are), where NV_gpu_program4 2.X.8 gives the
+    NaN (``(a > b) ? b : a``).  GLSL 4.50 §4.7.1: "operations and built-in functions that
+    operate on a NaN are not required to return a NaN as the result" (GLSL 1.10 says nothing of
+    NaN).  Recomputed by the executor's own instruction with the NaN operand replaced by the
+    other; only those components change."""
+    def change(x, ops, bits, rows, ids):
+        if len(ops) != 2 or any(np.asarray(o).dtype != F32 for o in ops):
+            return None
+        a, b = (np.asarray(o) for o in ops)
+        a2, b2 = (o.reshape(o.shape[0], -1) if o.ndim else o.reshape(1, 1) for o in (a, b))
+        a2, b2 = np.broadcast_arrays(a2, b2)
+        one = np.isnan(a2) ^ np.isnan(b2)
+        if not one.any():
+            return None
+        new = _result(x, [np.where(np.isnan(a2), b2, a2), np.where(np.isnan(b2), a2, b2)])
+        one = np.broadcast_to(one, (one.shape[0], 4)) if one.shape[1] == 1 else one
+        one = one[rows] if one.shape[0] > 1 else np.broadcast_to(one, (len(rows), 4))
+        new = new[rows] if new.shape[0] > 1 else np.broadcast_to(new, (len(rows), 4))
+        return np.where(one, new, bits[rows])
+    return change
+
+
+def _conversion_variants() -> list:
+    """``int(x)`` / ``uint(x)`` of a NaN, of a value outside the integer's range, or (uint) of a
+    negative value: EXT_gpu_shader4 and GLSL 1.30 §5.4.1 define the conversion only as dropping
+    the fractional part -- an integer these values do not have -- and GLSL 1.30 §5.4.1 makes a
+    negative float to uint undefined; NV_gpu_program4 (FLR/CEIL/TRUNC/ROUND .S/.U, issue 41)
+    clamps, and leaves NaN to the implementation.  One of :data:`CONVERSION_VALUES` on exactly
+    those components; every other component keeps the executor's value."""
+    def make(value):
+        def change(x, ops, bits, rows, ids):
+            a = np.asarray(ops[0])
+            if a.dtype != F32:
+                return None
+            with np.errstate(all="ignore"):
+                r = {"FLR": np.floor, "CEIL": np.ceil, "TRUNC": np.trunc,
+                     "ROUND": np.rint}[x.inst.op](a.astype(np.float64))
+                lo, hi = (-(2.0 ** 31), 2.0 ** 31 - 1) if x.rt == DataType.INT else \
+                    (0.0, 2.0 ** 32 - 1)
+                bad = np.isnan(r) | (r < lo) | (r > hi)
+            bad = np.broadcast_to(bad.reshape(bad.shape[0], -1) if bad.ndim else
+                                  np.array([[bool(bad)]]), (bad.shape[0] if bad.ndim else 1, 4))
+            bad = bad[rows] if bad.shape[0] > 1 else np.broadcast_to(bad, (len(rows), 4))
+            if not bad.any():
+                return None
+            return np.where(bad, U32(value), bits[rows])
+        return change
+    return [make(v) for v in CONVERSION_VALUES]
+
+
+def _int_domain_site(program, k: int) -> bool:
+    """An integer-result instruction with an undefined domain: MOD, or a conversion to .S/.U."""
+    ins = program.instructions[k]
+    return ins.op == "MOD" or (ins.op in CONVERSIONS and ins.dtype in (DataType.INT,
+                                                                        DataType.UINT))
+
+
 def _undefined_variants(x, which: str = "undefined-domain", program=None) -> list:
     """Changes giving the value cgc's GLSL may have returned where GLSL leaves the operation
     undefined for the lane's operands (``undefined-domain``), or where the executor's result
     overflowed to a non-finite value from finite operands (``overflow``); the other lanes and
     components keep the executor's value."""
     op = x.inst.op
+    if which == "nan-operand":
+        return [_nan_select_variant()] if op in NAN_SELECTS and x.rt == DataType.FLOAT else []
     raw_loaders = _raw_loaders(x, program) if which == "undefined-domain" else {}
 
     def out_of_domain(ops, bits):
@@ -374,6 +449,9 @@ def _undefined_variants(x, which: str = "undefined-domain", program=None) -> lis
                                                 "-inf": 0xFF800000}[kind], U32)
             return np.where(bad, new, bits[rows])
         return change
+    if op in CONVERSIONS:
+        return _conversion_variants() if which == "undefined-domain" and \
+            x.rt in (DataType.INT, DataType.UINT) else []
     if op == "MOD" and x.t in (DataType.INT, DataType.UINT):
         return [_int_mod_variant(kind) for kind in INT_MOD_KINDS] \
             if which == "undefined-domain" else []
@@ -510,11 +588,12 @@ def explain(run, runner=None) -> Explanation:
         # where the assembly has POW; an overflow to Inf it does not reach): one replacement
         # kind at every site at once, before the one-site search (a lane with four such POWs
         # improves only when all four change)
-        for verdict, ops_ in (("undefined-domain", UNDEFINED_DOMAIN), ("overflow", None)):
+        for verdict, ops_ in (("undefined-domain", UNDEFINED_DOMAIN), ("overflow", None),
+                              ("nan-operand", NAN_SELECTS)):
             sites = [k for k in order if program.instructions[k].dst is not None
                      and (ops_ is None or program.instructions[k].op in ops_)
-                     and (_float_result(program, k) or (ops_ is not None and program.
-                                                        instructions[k].op == "MOD"))]
+                     and (_float_result(program, k) or (ops_ is not None and
+                                                        _int_domain_site(program, k)))]
             if not sites:
                 continue
             compiled = {k: _compiled(program, k) for k in sites}
@@ -526,6 +605,23 @@ def explain(run, runner=None) -> Explanation:
                          if j < len(variants[k])}
                 d, _ = trial(extra)
                 keep(extra, d, verdict)
+            # then each operation's sites alike, the others held to the specs (easymode-
+            # halation: every int() of a NaN gives 0x80000000, every pow() of a negative NaN,
+            # while its inversesqrt()s keep the assembly's value)
+            groups: dict[str, list[int]] = {}
+            for k in sites:
+                if variants[k]:
+                    groups.setdefault(program.instructions[k].op, []).append(k)
+            for op_, ks in sorted(groups.items()):
+                if len(groups) < 2:
+                    break
+                for j in range(max(len(variants[k]) for k in ks)):
+                    if not budget(MAX_RUNS):
+                        break
+                    extra = {k: [(state["todo"].copy(), variants[k][j])] for k in ks
+                             if j < len(variants[k])}
+                    d, _ = trial(extra)
+                    keep(extra, d, verdict)
         # cgc's integer constants in typeless PARAM declarations: NV_gpu_program4 (issue 7,
         # "Constant bindings") makes ``PARAM c[1] = { {4} };`` the float 4.0, which an integer
         # instruction (ADD.S R2.x, R1.w, c[0]) reads as the integer 0x40800000; cgc meant 4.
