@@ -461,7 +461,7 @@ def compare_pair(asm_path, glsl_path, stage: str, *, lanes: int = 256, seed: int
         res.reason = ""
     if explain and res.status == "differ" and res.run is not None:
         from .oracle_explain import explain as explain_pair
-        res.explanation = explain_pair(res.run, runner).to_json()
+        res.explanation = explain_pair(res.run, runner, compat).to_json()
     return res
 
 

@@ -64,6 +64,7 @@ import numpy as np
 
 from ..ir.model import DataType, RegKind
 from ..ir.ops import OPCODES
+from .oracle_builtin import BUILTINS, BuiltinEvaluator, implementation_variant
 from .oracle_match import REL, near
 
 F32, U32 = np.float32, np.uint32
@@ -91,6 +92,9 @@ VERDICTS = {
     "cgc-int-constant": "cgc defect: an integer constant in a typeless PARAM is the float it "
                         "spells (NV_gpu_program4 'Constant bindings', issue 7), read as an "
                         "integer's bits; the run with the integer cgc meant reproduces its GLSL",
+    "implementation": "GLSL 1.10 §8.1-8.2 give sin/cos/exp2/log2/pow/inversesqrt no "
+                      "precision (and leave some operands undefined): the value the "
+                      "implementation's own built-in returns for the same operands, measured",
     "nan-operand": "GLSL 4.50 §4.7.1: an operation on a NaN need not return NaN; min()/max() "
                    "of one NaN return the other operand (IEEE 754-2008 minNum/maxNum)",
     "overflow": "OpenGL 1.4 §2.1.1 (GLSL 1.10 §4.1.4): what an overflowing operation returns is "
@@ -460,8 +464,10 @@ def _undefined_variants(x, which: str = "undefined-domain", program=None) -> lis
     return [make(k) for k in ("nan", "zero", "abs", "inf", "-inf")]
 
 
-def explain(run, runner=None) -> Explanation:
-    """Explain a differing pair from its :class:`oracle.PairRun` (see the module docstring)."""
+def explain(run, runner=None, compat=None) -> Explanation:
+    """Explain a differing pair from its :class:`oracle.PairRun` (see the module docstring).
+    ``compat``: the :class:`oracle.CompatRunner` that ran cgc's GLSL; with it, the
+    ``implementation`` replacement measures the built-ins there (:mod:`oracle_builtin`)."""
     from .core import executor_output, output_elements, run_executor, describe_inputs
     from .trace import _ins_info, execution_order
     program, gen, lanes = run.program, run.gen, run.lanes
@@ -588,8 +594,19 @@ def explain(run, runner=None) -> Explanation:
         # where the assembly has POW; an overflow to Inf it does not reach): one replacement
         # kind at every site at once, before the one-site search (a lane with four such POWs
         # improves only when all four change)
-        for verdict, ops_ in (("undefined-domain", UNDEFINED_DOMAIN), ("overflow", None),
-                              ("nan-operand", NAN_SELECTS)):
+        # first the implementation's own built-ins at their sites (sin() of a hash argument,
+        # pow() of a negative: a measured value, see oracle_builtin)
+        evaluate = BuiltinEvaluator(compat) if compat is not None else None
+
+        def variants_of(x, verdict):
+            if verdict == "implementation":
+                return [implementation_variant(evaluate)] if x.inst.op in BUILTINS else []
+            return _undefined_variants(x, verdict, program)
+
+        passes = ((("implementation", frozenset(BUILTINS)),) if evaluate is not None else ()) \
+            + (("undefined-domain", UNDEFINED_DOMAIN), ("overflow", None),
+               ("nan-operand", NAN_SELECTS))
+        for verdict, ops_ in passes:
             sites = [k for k in order if program.instructions[k].dst is not None
                      and (ops_ is None or program.instructions[k].op in ops_)
                      and (_float_result(program, k) or (ops_ is not None and
@@ -597,7 +614,7 @@ def explain(run, runner=None) -> Explanation:
             if not sites:
                 continue
             compiled = {k: _compiled(program, k) for k in sites}
-            variants = {k: _undefined_variants(compiled[k], verdict, program) for k in sites}
+            variants = {k: variants_of(compiled[k], verdict) for k in sites}
             for j in range(max(len(v) for v in variants.values())):
                 if not budget(MAX_RUNS):
                     break
