@@ -85,6 +85,15 @@ CONVERSIONS = frozenset({"FLR", "CEIL", "TRUNC", "ROUND"})
 #: the replacement search, then the precision solve (one run per instruction, at most)
 MAX_RUNS = 80
 PRECISION_RUNS = 120
+#: ``rounding``: moves of a result by this many ulps, at the sites (at most ROUNDING_SITES) that
+#: move the open lanes' outputs most, then up to two ulps at two of the first ROUNDING_PAIR_SITES
+#: at once, within ROUNDING_RUNS more runs
+ROUNDING_ULPS = (1, -1, 2, -2)
+ROUNDING_SITES = 24
+ROUNDING_PAIR_SITES = 6
+ROUNDING_PAIR_ULPS = tuple(sorted(((a, b) for a in (1, -1, 2, -2) for b in (1, -1, 2, -2)),
+                                  key=lambda p: abs(p[0]) + abs(p[1])))
+ROUNDING_RUNS = 320
 #: the move of ``ill-conditioned``: 2^-20 relative, 8 units in the last place of a float
 ILL_CONDITIONED = 2.0 ** -20
 
@@ -103,6 +112,9 @@ VERDICTS = {
                  "(GLSL 1.10 §4.1.4), amplified",
     "ill-conditioned": "an 8-ulp move of one result outweighs the difference: the output is "
                        "not determined at float precision (does not reproduce cgc's value)",
+    "rounding": "one result moved by at most 2 ulps: the two compilations round one "
+                "operation differently (GLSL 1.10 §4.1.4; dot() and a*b+c of another order or "
+                "fused, GLSL 4.50 §4.7.1), amplified by what follows",
     "tie": "a decision on operands within 2^-12 relative of each other (GLSL 1.10 §4.1.4: "
            "float precision is the implementation's; two compilations round differently)",
     "undefined-domain": "GLSL 1.10 §8.2/§5.9: pow(x<0), pow(0, y<=0), log2(x<=0), "
@@ -682,7 +694,10 @@ def explain(run, runner=None, compat=None) -> Explanation:
             _precision_pass(program, order, state, trial, keep, vec_of=lambda w: _vec(
                 w, run.compared), target=_vec({b: theirs(b) for b, _, _ in run.compared},
                                               run.compared),
-                limit=MAX_RUNS + PRECISION_RUNS, ex=ex)
+                limit=MAX_RUNS + PRECISION_RUNS, ex=ex,
+                builtins={k: implementation_variant(evaluate) for k in order
+                          if program.instructions[k].op in BUILTINS and
+                          _float_result(program, k)} if evaluate is not None else {})
         sub_out = outputs_of(run_executor(program, gen, lanes))
         ex.runs += 1
         # the confirming run: exactly the kept replacements
@@ -768,7 +783,21 @@ def _scaled(u: np.ndarray):
     return change
 
 
-def _precision_pass(program, order, state, trial, keep, vec_of, target, limit, ex) -> None:
+def _ulps(n: int):
+    """A change moving a float result by ``n`` units in the last place (toward +-Inf; every
+    component; a non-finite value stays)."""
+    def change(x, ops, bits, rows, ids):
+        if x.rt != DataType.FLOAT:
+            return None
+        f = np.ascontiguousarray(bits[rows], U32).view(F32)
+        for _ in range(abs(n)):
+            f = np.nextafter(f, F32(np.inf if n > 0 else -np.inf)).astype(F32)
+        return f.view(U32)
+    return change
+
+
+def _precision_pass(program, order, state, trial, keep, vec_of, target, limit, ex,
+                    builtins=None) -> None:
     """``precision``: the differences a lane still has are solved for as moves of the float
     results of the instructions (each by a relative u_k, one per instruction and lane): a
     finite-difference Jacobian of the compared outputs in each u_k, the least-norm solution of
@@ -813,6 +842,37 @@ def _precision_pass(program, order, state, trial, keep, vec_of, target, limit, e
              {k: np.abs(u[:, j] * np.nan_to_num(np.abs(jac[:, :, j])).max(axis=1))
               for j, k in enumerate(sites)})
         cur = vec_of(w)
+        if not state["todo"].any():
+            return
+    # rounding: a lane no solve reproduced may be chaotic in one result (a hash's argument:
+    # fract(sin(x) * 43758.5) moves by 0.2 when x moves by one ulp), so moves of a few ulps
+    # at the sites that move its outputs most, one site at a time
+    open_ = np.flatnonzero(state["todo"] & mask)
+    if open_.size and ex.runs < limit + ROUNDING_RUNS:
+        size = np.nan_to_num(np.abs(moved[open_])).max(axis=1).max(axis=0)
+        top = [int(j) for j in np.argsort(-size, kind="stable")[:ROUNDING_SITES] if size[j] > 0]
+        for j in top:
+            for n in ROUNDING_ULPS:
+                if not (state["todo"] & mask).any() or ex.runs >= limit + ROUNDING_RUNS:
+                    break
+                extra = {sites[j]: [((state["todo"] & mask).copy(), _ulps(n))]}
+                d, _ = trial(extra)
+                keep(extra, d, "rounding")
+        # two sites at once, one ulp each, with the implementation's own built-ins
+        # (``builtins``: site -> change) at their sites: the hash's argument and the sin() of
+        # it both differ (noise-mudlord)
+        pairs_ = [(a, b) for i, a in enumerate(top[:ROUNDING_PAIR_SITES])
+                  for b in top[i + 1:ROUNDING_PAIR_SITES]]
+        for a, b in pairs_:
+            for na, nb in ROUNDING_PAIR_ULPS:
+                live = (state["todo"] & mask).copy()
+                if not live.any() or ex.runs >= limit + ROUNDING_RUNS:
+                    break
+                extra = {k: [(live, ch)] for k, ch in (builtins or {}).items()}
+                extra.setdefault(sites[a], []).append((live, _ulps(na)))
+                extra.setdefault(sites[b], []).append((live, _ulps(nb)))
+                d, _ = trial(extra)
+                keep(extra, d, "rounding")
         if not state["todo"].any():
             return
     # ill-conditioned: a lane no solve reproduced, where a move of one result by 2^-20
