@@ -575,11 +575,14 @@ def explain(run, runner=None, compat=None) -> Explanation:
             return differing(words, getattr(res, "killed", None)), words
 
         def keep(extra: dict[int, list], d: np.ndarray, verdict: str,
-                 weight: dict | None = None) -> None:
+                 weight: dict | None = None, whole: bool = False) -> None:
             """Keep ``extra``'s replacements on the lanes where they lower the count
-            (``weight``: site -> (lanes,) size of its move; a lane names its largest)."""
+            (``weight``: site -> (lanes,) size of its move; a lane names its largest;
+            ``whole``: only on the lanes they reproduce entirely)."""
             nonlocal current
             better = state["todo"] & (d < current)
+            if whole:
+                better &= d == 0
             if not better.any():
                 return
             for k, v in extra.items():
@@ -633,7 +636,9 @@ def explain(run, runner=None, compat=None) -> Explanation:
                 extra = {k: [(state["todo"].copy(), variants[k][j])] for k in sites
                          if j < len(variants[k])}
                 d, _ = trial(extra)
-                keep(extra, d, verdict)
+                # the measured built-ins change every lane a little: kept only where they
+                # reproduce cgc entirely, so that they do not stand in another cause's way
+                keep(extra, d, verdict, whole=verdict == "implementation")
             # then each operation's sites alike, the others held to the specs (easymode-
             # halation: every int() of a NaN gives 0x80000000, every pow() of a negative NaN,
             # while its inversesqrt()s keep the assembly's value)
@@ -650,7 +655,7 @@ def explain(run, runner=None, compat=None) -> Explanation:
                     extra = {k: [(state["todo"].copy(), variants[k][j])] for k in ks
                              if j < len(variants[k])}
                     d, _ = trial(extra)
-                    keep(extra, d, verdict)
+                    keep(extra, d, verdict, whole=verdict == "implementation")
         # cgc's integer constants in typeless PARAM declarations: NV_gpu_program4 (issue 7,
         # "Constant bindings") makes ``PARAM c[1] = { {4} };`` the float 4.0, which an integer
         # instruction (ADD.S R2.x, R1.w, c[0]) reads as the integer 0x40800000; cgc meant 4.
