@@ -117,6 +117,9 @@ VERDICTS = {
                 "fused, GLSL 4.50 §4.7.1), amplified by what follows",
     "tie": "a decision on operands within 2^-12 relative of each other (GLSL 1.10 §4.1.4: "
            "float precision is the implementation's; two compilations round differently)",
+    "uninitialised": "cgc defect: its GLSL reads a variable no path wrote (GLSL 1.10 §4.3: "
+                     "undefined); the same GLSL with the declarations given zero reproduces "
+                     "the lane",
     "undefined-domain": "GLSL 1.10 §8.2/§5.9: pow(x<0), pow(0, y<=0), log2(x<=0), "
                       "inversesqrt(x<=0), x/0 are undefined; the assembly defines them",
 }
@@ -476,10 +479,15 @@ def _undefined_variants(x, which: str = "undefined-domain", program=None) -> lis
     return [make(k) for k in ("nan", "zero", "abs", "inf", "-inf")]
 
 
-def explain(run, runner=None, compat=None) -> Explanation:
+def explain(run, runner=None, compat=None, twin=None) -> Explanation:
     """Explain a differing pair from its :class:`oracle.PairRun` (see the module docstring).
     ``compat``: the :class:`oracle.CompatRunner` that ran cgc's GLSL; with it, the
-    ``implementation`` replacement measures the built-ins there (:mod:`oracle_builtin`)."""
+    ``implementation`` replacement measures the built-ins there (:mod:`oracle_builtin`).
+    ``twin``: the PairRun of cgc's GLSL with its declarations initialised
+    (:mod:`oracle_uninit`): a differing lane it reproduces is ``uninitialised``; the others
+    are judged against its outputs."""
+    import copy
+    original = run
     from .core import executor_output, output_elements, run_executor, describe_inputs
     from .trace import _ins_info, execution_order
     program, gen, lanes = run.program, run.gen, run.lanes
@@ -527,6 +535,20 @@ def explain(run, runner=None, compat=None) -> Explanation:
     bad_lanes = np.flatnonzero(d_xl > 0)
     ex.lanes = int(bad_lanes.size)
     result: dict[int, LaneExplanation] = {}
+    if twin is not None:
+        # the lanes cgc's initialised twin reproduces read an undefined value in cgc's GLSL
+        run = copy.copy(original)
+        run.theirs, run.killed = twin.theirs, twin.killed
+        cgc_killed = run.killed
+        d_twin = differing(xl_out, xl_killed)
+        for ln in bad_lanes:
+            if d_twin[ln] == 0:
+                result[int(ln)] = LaneExplanation(
+                    int(ln), "uninitialised", [],
+                    "cgc's GLSL with its uninitialised declarations given zero reproduces "
+                    "xlate's outputs on this lane")
+        bad_lanes = np.array([ln for ln in bad_lanes if d_twin[ln] > 0], np.int64)
+        d_xl, d_exe = d_twin, differing(exe_out, exe_killed)
 
     # 1. lanes where the executor agrees with cgc: the translation departs from the executor.
     # Lanes where both differ from cgc and the translation also departs from the executor
