@@ -94,6 +94,8 @@ ROUNDING_PAIR_SITES = 6
 ROUNDING_PAIR_ULPS = tuple(sorted(((a, b) for a in (1, -1, 2, -2) for b in (1, -1, 2, -2)),
                                   key=lambda p: abs(p[0]) + abs(p[1])))
 ROUNDING_RUNS = 320
+#: ``ill-conditioned`` also needs the move parallel to the lane's difference (cosine)
+ILL_ALIGNED = 0.99
 #: the move of ``ill-conditioned``: 2^-20 relative, 8 units in the last place of a float
 ILL_CONDITIONED = 2.0 ** -20
 
@@ -823,6 +825,18 @@ def _ulps(n: int):
     return change
 
 
+def _parallel(move: np.ndarray, gap: np.ndarray) -> bool:
+    """The move of a lane's compared components (all of them, the agreeing ones too) points
+    along its difference from cgc (cosine >= ILL_ALIGNED, either sign): one result that the
+    output is chaotic in moves the components together, so a difference of one component
+    alone (the others agreeing), or of components in other proportions, is not its doing."""
+    ok = np.isfinite(move) & np.isfinite(gap)
+    if not ok.all():
+        return False
+    nm, ng = np.linalg.norm(move), np.linalg.norm(gap)
+    return bool(nm > 0 and ng > 0 and abs(float(move @ gap)) >= ILL_ALIGNED * nm * ng)
+
+
 def _precision_pass(program, order, state, trial, keep, vec_of, target, limit, ex,
                     builtins=None) -> None:
     """``precision``: the differences a lane still has are solved for as moves of the float
@@ -890,16 +904,21 @@ def _precision_pass(program, order, state, trial, keep, vec_of, target, limit, e
         # it both differ (noise-mudlord)
         pairs_ = [(a, b) for i, a in enumerate(top[:ROUNDING_PAIR_SITES])
                   for b in top[i + 1:ROUNDING_PAIR_SITES]]
-        for a, b in pairs_:
-            for na, nb in ROUNDING_PAIR_ULPS:
-                live = (state["todo"] & mask).copy()
-                if not live.any() or ex.runs >= limit + ROUNDING_RUNS:
-                    break
+        combos = []
+        if builtins:                  # the built-ins alone, and with one site moved
+            combos += [((), ())] + [((a,), (n,)) for a in top[:ROUNDING_PAIR_SITES]
+                                     for n in ROUNDING_ULPS]
+        combos += [((a, b), ns) for a, b in pairs_ for ns in ROUNDING_PAIR_ULPS]
+        for at, ns in combos:
+            live = (state["todo"] & mask).copy()
+            if not live.any() or ex.runs >= limit + ROUNDING_RUNS:
+                break
+            if at or builtins:
                 extra = {k: [(live, ch)] for k, ch in (builtins or {}).items()}
-                extra.setdefault(sites[a], []).append((live, _ulps(na)))
-                extra.setdefault(sites[b], []).append((live, _ulps(nb)))
+                for j, n in zip(at, ns):
+                    extra.setdefault(sites[j], []).append((live, _ulps(n)))
                 d, _ = trial(extra)
-                keep(extra, d, "rounding")
+                keep(extra, d, "rounding" if at else "implementation")
         if not state["todo"].any():
             return
     # ill-conditioned: a lane no solve reproduced, where a move of one result by 2^-20
@@ -914,9 +933,11 @@ def _precision_pass(program, order, state, trial, keep, vec_of, target, limit, e
             cols = differs[ln]
             if ln in state["ill"] or not cols.any() or not np.isfinite(o0[ln]).all():
                 continue
+            g = target[ln] - o0[ln]
             for j in order_:
                 mv = np.abs(moves[ln, cols, j])
-                if np.all(np.isfinite(mv) & (mv >= gap[ln, cols])):
+                if np.all(np.isfinite(mv) & (mv >= gap[ln, cols])) and \
+                        _parallel(moves[ln, :, j], g):
                     state["ill"][ln] = sites[j]
                     break
 
