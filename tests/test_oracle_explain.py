@@ -86,7 +86,7 @@ def test_tie_changes_nothing_far_from_the_boundary():
     one within it flips."""
     from xlate import parse
     from xlate.exec.machine import compile_program
-    from xlate.verify.oracle_explain import _tie_variants
+    from xlate.verify.oracle_causes import _tie_variants
     prog = parse("!!NVfp4.0\nTEMP R0;\nSLT.F R0, fragment.texcoord[0], "
                  "fragment.texcoord[1];\nMOV.F result.color, R0;\nEND\n", filename="t.fp")
     code, _ = compile_program(prog)
@@ -109,7 +109,7 @@ def test_overflow_replaces_only_overflowing_results():
     overflow)."""
     from xlate import parse
     from xlate.exec.machine import compile_program
-    from xlate.verify.oracle_explain import _result, _undefined_variants
+    from xlate.verify.oracle_causes import _result, _undefined_variants
     prog = parse("!!NVfp4.0\nTEMP R0;\nEX2.F R0, fragment.texcoord[0].x;\n"
                  "MOV.F result.color, R0;\nEND\n", filename="t.fp")
     x = compile_program(prog)[0][0]

@@ -47,7 +47,7 @@ def test_int_mod_unsigned_remainder_unit():
     operands are not negative keeps the executor's value."""
     from xlate import parse
     from xlate.exec.machine import compile_program
-    from xlate.verify.oracle_explain import INT_MOD_KINDS, _int_mod_variant
+    from xlate.verify.oracle_causes import INT_MOD_KINDS, _int_mod_variant
     prog = parse("!!NVfp4.0\nTEMP R0;\nMOD.S R0.x, fragment.texcoord[0].x, {12}.x;\n"
                  "MOV.F result.color, R0;\nEND\n", filename="t.fp")
     x = compile_program(prog)[0][0]
@@ -79,7 +79,7 @@ def test_conversion_of_nan_or_out_of_range_only():
     the executor's 2 in every variant."""
     from xlate import parse
     from xlate.exec.machine import compile_program
-    from xlate.verify.oracle_explain import CONVERSION_VALUES, _conversion_variants
+    from xlate.verify.oracle_causes import CONVERSION_VALUES, _conversion_variants
     prog = parse("!!NVfp4.0\nTEMP R0;\nTRUNC.S R0, fragment.texcoord[0];\n"
                  "I2F.S result.color, R0;\nEND\n", filename="t.fp")
     x = compile_program(prog)[0][0]
@@ -95,7 +95,7 @@ def test_conversion_of_nan_or_out_of_range_only():
 def test_nan_select_takes_the_other_operand_only_where_one_is_nan():
     from xlate import parse
     from xlate.exec.machine import compile_program
-    from xlate.verify.oracle_explain import _nan_select_variant
+    from xlate.verify.oracle_causes import _nan_select_variant
     prog = parse("!!NVfp4.0\nTEMP R0;\nMIN.F R0, fragment.texcoord[0], fragment.texcoord[1];\n"
                  "MOV.F result.color, R0;\nEND\n", filename="t.fp")
     x = compile_program(prog)[0][0]
@@ -150,7 +150,7 @@ def test_hash_is_reproduced_and_a_wrong_component_is_not(tmp_path):
 def test_ulps_move_by_units_in_the_last_place():
     from xlate import parse
     from xlate.exec.machine import compile_program
-    from xlate.verify.oracle_explain import _ulps
+    from xlate.verify.oracle_causes import _ulps
     prog = parse("!!NVfp4.0\nTEMP R0;\nADD.F R0, fragment.texcoord[0], fragment.texcoord[1];\n"
                  "MOV.F result.color, R0;\nEND\n", filename="t.fp")
     x = compile_program(prog)[0][0]
