@@ -188,3 +188,51 @@ def test_uninitialised_read_is_shown_by_the_initialised_twin(tmp_path):
     bad = _pair(tmp_path, UNINIT_ASM, _wrong(UNINIT_GLSL)).explanation
     assert bad["status"] == "unexplained"
     assert [u["lane"] for u in bad["unexplained"]] == [_lane_at_origin()]
+
+
+# ---- tools/diffcheck.py --oracle on a corpus of two pairs ------------------------------------
+
+def _diffcheck():
+    import importlib.util
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("diffcheck", root / "tools" / "diffcheck.py")
+    dc = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(dc)
+    return dc
+
+
+def _corpus(tmp_path, pairs: dict) -> str:
+    """A corpus folder with cg/MANIFEST.tsv naming ``pairs`` (entry -> (asm, glsl))."""
+    cg = tmp_path / "corpus" / "cg"
+    (cg / "gp4fp").mkdir(parents=True)
+    (cg / "glslf").mkdir()
+    rows = ["file\tprofile\tsource_path\tentry"]
+    for entry, (asm, glsl) in pairs.items():
+        (cg / "gp4fp" / f"{entry}.fp").write_text(ASM_HEAD + "OUTPUT result_color0 = "
+                                                  "result.color;\n" + asm + "END\n")
+        (cg / "glslf" / f"{entry}.frag").write_text(GLSL_HEAD + glsl)
+        rows += [f"gp4fp/{entry}.fp\tgp4fp\t{entry}.cg\tmain",
+                 f"glslf/{entry}.frag\tglslf\t{entry}.cg\tmain"]
+    (cg / "MANIFEST.tsv").write_text("\n".join(rows) + "\n")
+    return str(tmp_path / "corpus")
+
+
+def test_diffcheck_oracle_reports_the_shown_verdicts(tmp_path, capsys):
+    """``tools/diffcheck.py --oracle``: the table counts explained pairs, the verdicts are
+    printed with their rule, and the exit status is 1 while anything is unexplained."""
+    gl_context("core", "compat")
+    dc = _diffcheck()
+    corpus = _corpus(tmp_path, {"mod": (MOD_ASM, MOD_GLSL), "uninit": (UNINIT_ASM, UNINIT_GLSL)})
+    rc = dc.main(["--oracle", "--corpus", corpus, "--lanes", str(LANES), "--quiet"])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    assert "fragment  pairs     2  match     0  differ    2 (explained    2, unexplained    0)" \
+        in out
+    assert "  uninitialised: cgc defect: its GLSL reads a variable no path wrote" in out
+    assert "  undefined-domain: GLSL 1.10" in out
+    corpus = _corpus(tmp_path / "2", {"wrong": (UNINIT_ASM, _wrong(UNINIT_GLSL))})
+    rc = dc.main(["--oracle", "--corpus", corpus, "--lanes", str(LANES), "--quiet"])
+    out = capsys.readouterr().out
+    assert rc == 1 and "unexplained    1" in out, out
+    assert f"unexplained lane {_lane_at_origin()} " in out, out

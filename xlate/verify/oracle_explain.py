@@ -40,15 +40,24 @@ The causes (each a freedom the two compilations have, with the spec passage):
   products where the assembly has ``POW``, defined as EX2(4 * LG2(x)), NaN for x < 0).  The
   replacement is one of a fixed set (NaN, 0, +-Inf, the operation of |x|), tried at one site
   or at every site of the operation at once; everything computed from it afterwards is held
-  to the specs.
-
+  to the specs.  Also: integer ``%`` of a negative (floored, truncated or unsigned
+  remainder) and ``int(x)`` of a NaN or out-of-range x (:mod:`oracle_causes`).
+* ``implementation`` -- the value the implementation's own built-in (sin, cos, exp2, log2,
+  pow, inversesqrt: no precision in GLSL 1.10 §8) returns for the executor's operands,
+  measured on the context cgc's GLSL runs on (:mod:`oracle_builtin`).
+* ``nan-operand`` -- MIN/MAX of one NaN give the other operand (GLSL 4.50 §4.7.1).
 * ``overflow`` -- a non-finite result from finite operands (OpenGL 1.4 §2.1.1, to which GLSL
   1.10 §4.1.4 defers, leaves overflow unspecified): +-FLT_MAX, 0 or NaN there.
 * ``precision`` -- the remaining difference solved for as relative moves of the float
   results, each at most REL, shown by the run with those moves (:func:`_precision_pass`).
+* ``rounding`` -- moves of one or two results by 1-2 ulps (with the measured built-ins),
+  for outputs chaotic in them (a hash), shown by the run (:func:`_precision_pass`).
+* ``uninitialised`` (cgc defect) -- cgc's GLSL reads a variable no path wrote; its
+  initialised twin (:mod:`oracle_uninit`) reproduces the lane.
 * ``ill-conditioned`` (counted apart: it does not reproduce cgc's value) -- a move of one
   result by :data:`ILL_CONDITIONED` relative moves every differing output component by more
-  than its difference from cgc's: the output is not determined at float precision.
+  than its difference from cgc's, along the lane's difference (:func:`_parallel`): the output
+  is not determined at float precision.
 
 What no replacement explains is ``unexplained``: reported with the lane, its inputs, the
 output components that still differ, and the first instruction where a replacement lowered
@@ -103,8 +112,9 @@ VERDICTS = {
                 "not specified",
     "precision": "each moved result within 2^-12 relative: two compilations' rounding "
                  "(GLSL 1.10 §4.1.4), amplified",
-    "ill-conditioned": "an 8-ulp move of one result outweighs the difference: the output is "
-                       "not determined at float precision (does not reproduce cgc's value)",
+    "ill-conditioned": "an 8-ulp move of one result outweighs the difference, along it: the "
+                       "output is not determined at float precision (does not reproduce "
+                       "cgc's value)",
     "rounding": "one result moved by at most 2 ulps: the two compilations round one "
                 "operation differently (GLSL 1.10 §4.1.4; dot() and a*b+c of another order or "
                 "fused, GLSL 4.50 §4.7.1), amplified by what follows",
