@@ -400,7 +400,11 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
                      for k, ops_ in sites.items()}
             d, _ = trial(extra)
             keep(extra, d, "cgc-int-constant")
-        # one site at a time, in execution order
+        # one site at a time, in execution order; a decision only where an open lane's
+        # operands are near its boundary there (elsewhere the tie variants change nothing,
+        # and big programs ran out of budget on them before reaching the site that mattered)
+        near_sites = _near_tie_sites(program, gen, lanes, kept, state["todo"])
+        ex.runs += 1
         for k in order:
             if not budget(MAX_RUNS):
                 break
@@ -412,7 +416,7 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
             if reg is None or reg.kind not in (RegKind.TEMP, RegKind.OUTPUT):
                 continue
             kinds = []
-            if ins.op in DECISIONS:
+            if ins.op in DECISIONS and (k in near_sites or ins.op not in NEAR_TESTED):
                 kinds.append("tie")
             if ins.op in UNDEFINED_DOMAIN:
                 kinds.append("undefined-domain")
@@ -487,6 +491,61 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
         ex.verdicts["unexplained"] = unexplained
     ex.status = "unexplained" if unexplained else "explained"
     return ex
+
+
+#: decisions whose boundary :func:`_near_tie_sites` can test from the operands (others --
+#: lookups, MOD, I2F -- are always tried)
+NEAR_TESTED = frozenset({"SLT", "SGE", "SGT", "SLE", "SEQ", "SNE", "MIN", "MAX", "CMP", "SSG",
+                         "FLR", "CEIL", "TRUNC", "ROUND", "FRC"})
+
+
+class _NearTies(Counterfactual):
+    """The kept replacements, and a record of the decisions whose float operands are within
+    2 REL of their boundary on the lanes ``todo`` (a superset of what a tie variant, which
+    moves one operand by REL, can flip)."""
+
+    def __init__(self, changes, todo, sites):
+        super().__init__(changes)
+        self.instructions = sorted(set(changes) | set(sites))
+        self.todo, self.near = todo, set()
+
+    def __call__(self, x, st, idx, ops, bits, cmask):
+        out = super().__call__(x, st, idx, ops, bits, cmask)
+        op = x.inst.op
+        if op not in NEAR_TESTED or x.index in self.near or \
+                any(np.asarray(o).dtype != F32 for o in ops):
+            return out
+        sel = st.all_lanes if idx is None else np.asarray(idx)
+        rows = self.todo[st.base + sel]
+        if not rows.any():
+            return out
+        f = [np.asarray(o, np.float64) for o in ops]
+        f = [o.reshape(o.shape[0], -1) if o.ndim else o.reshape(1, 1) for o in f]
+        with np.errstate(all="ignore"):
+            if op in ("CMP", "SSG"):
+                hit = f[0] == 0
+            elif op in ("FLR", "CEIL", "TRUNC", "ROUND", "FRC"):
+                a = f[0]
+                whole = np.abs(a - np.rint(a)) <= 2 * REL * np.abs(a)
+                half = np.abs(a - np.floor(a) - 0.5) <= 2 * REL * np.abs(a)
+                hit = whole | (half if op == "ROUND" else False)
+            else:
+                a, b = np.broadcast_arrays(f[0], f[1])
+                hit = np.abs(a - b) <= 2 * REL * np.maximum(np.abs(a), np.abs(b))
+        hit = hit.any(axis=1)
+        if hit.shape[0] == rows.shape[0]:
+            hit = hit & rows
+        if hit.any():
+            self.near.add(x.index)
+        return out
+
+
+def _near_tie_sites(program, gen, lanes, kept, todo) -> set:
+    from .core import run_executor
+    sites = [k for k, ins in enumerate(program.instructions) if ins.op in NEAR_TESTED]
+    hook = _NearTies(kept, todo, sites)
+    run_executor(program, gen, lanes, hooks=hook)
+    return hook.near
 
 
 def _float_result(program, k: int) -> bool:
