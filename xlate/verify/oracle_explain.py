@@ -405,6 +405,16 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
         # and big programs ran out of budget on them before reaching the site that mattered)
         near_sites = _near_tie_sites(program, gen, lanes, kept, state["todo"])
         ex.runs += 1
+        # first every near decision at once (xBR's quantised flags: a lane whose output
+        # changes only when two comparisons flip together), kept where it reproduces a lane
+        tv = {k: _tie_variants(_compiled(program, k)) for k in sorted(near_sites)
+              if program.instructions[k].op in DECISIONS}
+        for j in range(max((len(v) for v in tv.values()), default=0)):
+            if not budget(MAX_RUNS):
+                break
+            extra = {k: [(state["todo"].copy(), v[j])] for k, v in tv.items() if j < len(v)}
+            d, _ = trial(extra)
+            keep(extra, d, "tie", whole=True)
         for k in order:
             if not budget(MAX_RUNS):
                 break
