@@ -54,6 +54,7 @@ from . import glapi as G
 from .gl import Runner, TextureData, quad_layout
 from .glapi import GLError
 from .oracle_match import ABS, REL  # the oracle's match, shared with oracle_explain
+from .oracle_uninit import initialised
 
 CG_TYPE_COMPS = {"int": 1, "bool": 1}
 # Cg's float/half/fixed scalars, vectors and RxC matrices (R rows of C components: a
@@ -461,12 +462,23 @@ def compare_pair(asm_path, glsl_path, stage: str, *, lanes: int = 256, seed: int
         res.reason = ""
     if explain and res.status == "differ" and res.run is not None:
         from .oracle_explain import explain as explain_pair
-        res.explanation = explain_pair(res.run, runner).to_json()
+        twin = None
+        if initialised(Path(glsl_path).read_text(encoding="latin-1"))[1]:
+            # cgc's GLSL declares variables without initialisers: its initialised twin
+            # (oracle_uninit) shows which lanes read an undefined value
+            twin = _compare_pair(asm_path, glsl_path, stage, lanes=lanes, seed=seed,
+                                 runner=runner, compat=compat,
+                                 transpose=bool(transpose),
+                                 rewrite=lambda text: initialised(text)[0])
+            if twin.run is None:
+                twin = None
+        res.explanation = explain_pair(res.run, runner, compat,
+                                       twin=twin.run if twin else None).to_json()
     return res
 
 
 def _compare_pair(asm_path, glsl_path, stage: str, *, lanes: int, seed: int, runner, compat,
-                  transpose: bool) -> PairResult:
+                  transpose: bool, rewrite=None) -> PairResult:
     from ..backends.glsl import emit_glsl
     from ..diagnostics import XlateError
     from ..frontends import parse_program
@@ -477,6 +489,8 @@ def _compare_pair(asm_path, glsl_path, stage: str, *, lanes: int, seed: int, run
     res = PairResult(str(asm_path), str(glsl_path), stage)
     asm = Path(asm_path).read_text(encoding="latin-1")
     glsl = Path(glsl_path).read_text(encoding="latin-1")
+    if rewrite is not None:                  # the initialised twin (oracle_uninit)
+        glsl = rewrite(glsl)
     # cgc names structs after GLSL reserved words (NVIDIA's compiler accepts them; Mesa
     # rejects 'input'/'output'): rename those identifiers
     code_start = glsl.find("#version")

@@ -40,15 +40,24 @@ The causes (each a freedom the two compilations have, with the spec passage):
   products where the assembly has ``POW``, defined as EX2(4 * LG2(x)), NaN for x < 0).  The
   replacement is one of a fixed set (NaN, 0, +-Inf, the operation of |x|), tried at one site
   or at every site of the operation at once; everything computed from it afterwards is held
-  to the specs.
-
+  to the specs.  Also: integer ``%`` of a negative (floored, truncated or unsigned
+  remainder) and ``int(x)`` of a NaN or out-of-range x (:mod:`oracle_causes`).
+* ``implementation`` -- the value the implementation's own built-in (sin, cos, exp2, log2,
+  pow, inversesqrt: no precision in GLSL 1.10 §8) returns for the executor's operands,
+  measured on the context cgc's GLSL runs on (:mod:`oracle_builtin`).
+* ``nan-operand`` -- MIN/MAX of one NaN give the other operand (GLSL 4.50 §4.7.1).
 * ``overflow`` -- a non-finite result from finite operands (OpenGL 1.4 §2.1.1, to which GLSL
   1.10 §4.1.4 defers, leaves overflow unspecified): +-FLT_MAX, 0 or NaN there.
 * ``precision`` -- the remaining difference solved for as relative moves of the float
   results, each at most REL, shown by the run with those moves (:func:`_precision_pass`).
+* ``rounding`` -- moves of one or two results by 1-2 ulps (with the measured built-ins),
+  for outputs chaotic in them (a hash), shown by the run (:func:`_precision_pass`).
+* ``uninitialised`` (cgc defect) -- cgc's GLSL reads a variable no path wrote; its
+  initialised twin (:mod:`oracle_uninit`) reproduces the lane.
 * ``ill-conditioned`` (counted apart: it does not reproduce cgc's value) -- a move of one
   result by :data:`ILL_CONDITIONED` relative moves every differing output component by more
-  than its difference from cgc's: the output is not determined at float precision.
+  than its difference from cgc's, along the lane's difference (:func:`_parallel`): the output
+  is not determined at float precision.
 
 What no replacement explains is ``unexplained``: reported with the lane, its inputs, the
 output components that still differ, and the first instruction where a replacement lowered
@@ -64,20 +73,29 @@ import numpy as np
 
 from ..ir.model import DataType, RegKind
 from ..ir.ops import OPCODES
+from .oracle_builtin import BUILTINS, BuiltinEvaluator, implementation_variant
+from .oracle_causes import (DECISIONS, NAN_SELECTS, UNDEFINED_DOMAIN, _int_constant_sites,
+                            _int_constant_variant, _int_domain_site, _scaled, _tie_variants,
+                            _ulps, _undefined_variants)
 from .oracle_match import REL, near
 
 F32, U32 = np.float32, np.uint32
 
-#: discrete decisions whose outcome may flip on near-equal operands (``tie``)
-DECISIONS = frozenset({"SLT", "SGE", "SGT", "SLE", "SEQ", "SNE", "SFL", "STR", "CMP", "MIN",
-                       "MAX", "FLR", "CEIL", "TRUNC", "ROUND", "FRC", "SSG", "I2F", "TEX",
-                       "TXB", "TXL", "TXP", "TXD", "MOD"})
-#: operations GLSL leaves undefined for some operands (``undefined-domain``)
-UNDEFINED_DOMAIN = frozenset({"POW", "LG2", "RSQ", "RCP", "DIV", "NRM", "LIT", "MOD"})
 #: executor runs one pair's search may take (keeps the worst program bounded; deterministic):
 #: the replacement search, then the precision solve (one run per instruction, at most)
 MAX_RUNS = 80
 PRECISION_RUNS = 120
+#: ``rounding``: moves of a result by this many ulps, at the sites (at most ROUNDING_SITES) that
+#: move the open lanes' outputs most, then up to two ulps at two of the first ROUNDING_PAIR_SITES
+#: at once, within ROUNDING_RUNS more runs
+ROUNDING_ULPS = (1, -1, 2, -2)
+ROUNDING_SITES = 24
+ROUNDING_PAIR_SITES = 6
+ROUNDING_PAIR_ULPS = tuple(sorted(((a, b) for a in (1, -1, 2, -2) for b in (1, -1, 2, -2)),
+                                  key=lambda p: abs(p[0]) + abs(p[1])))
+ROUNDING_RUNS = 320
+#: ``ill-conditioned`` also needs the move parallel to the lane's difference (cosine)
+ILL_ALIGNED = 0.99
 #: the move of ``ill-conditioned``: 2^-20 relative, 8 units in the last place of a float
 ILL_CONDITIONED = 2.0 ** -20
 
@@ -85,14 +103,26 @@ VERDICTS = {
     "cgc-int-constant": "cgc defect: an integer constant in a typeless PARAM is the float it "
                         "spells (NV_gpu_program4 'Constant bindings', issue 7), read as an "
                         "integer's bits; the run with the integer cgc meant reproduces its GLSL",
+    "implementation": "GLSL 1.10 §8.1-8.2 give sin/cos/exp2/log2/pow/inversesqrt no "
+                      "precision (and leave some operands undefined): the value the "
+                      "implementation's own built-in returns for the same operands, measured",
+    "nan-operand": "GLSL 4.50 §4.7.1: an operation on a NaN need not return NaN; min()/max() "
+                   "of one NaN return the other operand (IEEE 754-2008 minNum/maxNum)",
     "overflow": "OpenGL 1.4 §2.1.1 (GLSL 1.10 §4.1.4): what an overflowing operation returns is "
                 "not specified",
     "precision": "each moved result within 2^-12 relative: two compilations' rounding "
                  "(GLSL 1.10 §4.1.4), amplified",
-    "ill-conditioned": "an 8-ulp move of one result outweighs the difference: the output is "
-                       "not determined at float precision (does not reproduce cgc's value)",
+    "ill-conditioned": "an 8-ulp move of one result outweighs the difference, along it: the "
+                       "output is not determined at float precision (does not reproduce "
+                       "cgc's value)",
+    "rounding": "one result moved by at most 2 ulps: the two compilations round one "
+                "operation differently (GLSL 1.10 §4.1.4; dot() and a*b+c of another order or "
+                "fused, GLSL 4.50 §4.7.1), amplified by what follows",
     "tie": "a decision on operands within 2^-12 relative of each other (GLSL 1.10 §4.1.4: "
            "float precision is the implementation's; two compilations round differently)",
+    "uninitialised": "cgc defect: its GLSL reads a variable no path wrote (GLSL 1.10 §4.3: "
+                     "undefined); the same GLSL with the declarations given zero reproduces "
+                     "the lane",
     "undefined-domain": "GLSL 1.10 §8.2/§5.9: pow(x<0), pow(0, y<=0), log2(x<=0), "
                       "inversesqrt(x<=0), x/0 are undefined; the assembly defines them",
 }
@@ -161,216 +191,15 @@ class Counterfactual:
         return kill
 
 
-def _result(x, ops) -> np.ndarray:
-    """The instruction's result words for operands ``ops`` (as machine.run_alu computes them,
-    before the writer's precision step)."""
-    from ..exec.operands import saturate
-    with np.errstate(all="ignore"):
-        res = x.fn(x, *ops)
-        if res.ndim == 1:
-            res = res[:, None]
-        if x.sat is not None:
-            res = saturate(res, *x.sat)
-        res = np.broadcast_to(res, (res.shape[0], 4))
-        return np.ascontiguousarray(res).view(U32)
-
-
-def _float_operands(x) -> list[int]:
-    return [i for i in range(len(x.inst.srcs))
-            if x.info.operand_type(i, x.t) == DataType.FLOAT]
-
-
-def _tie_variants(x) -> list:
-    """Changes recomputing a decision with one float operand scaled by (1 +- REL) (for
-    texture lookups: the coordinate's components, each moved or not, both ways)."""
-    out = []
-    fl = _float_operands(x)
-    if x.inst.tex is not None:
-        fl = fl[:1]
-        patterns = [(a, b) for a in (-1, 0, 1) for b in (-1, 0, 1) if (a, b) != (0, 0)]
-    else:
-        patterns = None
-    for i in fl:
-        for sign in (-1.0, 1.0):
-            if patterns is None:
-                scales = [np.full(4, 1.0 + sign * REL)]
-            else:
-                scales = [np.array([1.0 + sign * REL * a, 1.0 + sign * REL * b, 1.0, 1.0])
-                          for a, b in patterns if sign > 0 or (a, b) == (1, 1)]
-            for sc in scales:
-                def change(x, ops, bits, rows, ids, i=i, sc=sc):
-                    o = np.asarray(ops[i])
-                    if o.dtype != F32:
-                        return None
-                    moved = list(ops)
-                    with np.errstate(all="ignore"):
-                        moved[i] = (o.astype(np.float64) * (sc if o.ndim == 2 and
-                                                            o.shape[-1] == 4 else sc[0])
-                                    ).astype(F32)
-                    new = _result(x, moved)
-                    return (new[rows] if new.shape[0] > 1 else
-                            np.broadcast_to(new, (len(rows), 4)))
-                out.append(change)
-    return out
-
-
-def _raw_loaders(x, program) -> dict:
-    """Loaders of the operands of ``x`` that carry |abs|, without it (operand index -> loader):
-    the value the Cg source passed to the GLSL function."""
-    from dataclasses import replace
-    from ..exec.operands import make_loader
-    if program is None:
-        return {}
-    out = {}
-    for i, src in enumerate(x.inst.srcs):
-        if src.abs:
-            out[i] = make_loader(program, replace(src, abs=False), x.info.operand_type(i, x.t),
-                                 x.info.inputs[i] == "s")
-    return out
-
-
-def _int_constant_sites(program) -> dict[int, list[int]]:
-    """Instruction -> operand indices that read a typeless PARAM constant (a float by the
-    spec) as a signed or unsigned integer, where the float is integral and its bits are not
-    that integer."""
-    from ..exec.machine import compile_program
-    out: dict[int, list[int]] = {}
-    code = None
-    for k, ins in enumerate(program.instructions):
-        for i, src in enumerate(ins.srcs):
-            reg = program.registers.get(src.reg)
-            if reg is None or reg.value is None or reg.dtype != DataType.NONE or \
-                    reg.kind not in (RegKind.PARAM, RegKind.CONST):
-                continue
-            if code is None:
-                code = compile_program(program)[0]
-            x = code[k]
-            if x.info.operand_type(i, x.t) not in (DataType.INT, DataType.UINT):
-                continue
-            rows = reg.value if src.index is None or src.index.relative else \
-                [reg.value[min(src.index.offset, len(reg.value) - 1)]]
-            f = np.array(rows, U32).view(F32)
-            if np.all(np.isfinite(f)) and np.all(f == np.round(f)) and \
-                    np.any((f != 0) & (f.astype(np.int64) != np.array(rows, np.int64))):
-                out.setdefault(k, []).append(i)
-    return out
-
-
-def _int_constant_variant(operands: list[int]):
-    """The instruction recomputed with those operands' words read as the float they hold,
-    converted to the integer it is."""
-    def change(x, ops, bits, rows, ids):
-        moved = list(ops)
-        for i in operands:
-            o = np.ascontiguousarray(np.asarray(ops[i]))
-            w = o.view(U32) if o.dtype.itemsize == 4 else o.astype(U32)
-            moved[i] = w.view(F32).astype(np.int64).astype(o.dtype)
-        new = _result(x, moved)
-        return new[rows] if new.shape[0] > 1 else np.broadcast_to(new, (len(rows), 4))
-    return change
-
-
-def _int_mod_variant(floored: bool):
-    """Integer MOD of a negative operand or by a divisor <= 0 (GLSL 1.30 §5.9 / EXT_gpu_shader4:
-    ``%`` is undefined if either operand is negative; NV_gpu_program4 leaves MOD of negative
-    operands undefined too): the floored remainder (sign of the divisor) or, by zero, 0."""
-    def change(x, ops, bits, rows, ids):
-        a = np.asarray(ops[0]).astype(np.int64)
-        b = np.asarray(ops[1]).astype(np.int64)
-        if x.t == DataType.UINT:
-            return None
-        a, b = np.broadcast_arrays(a.reshape(a.shape[0], -1), b.reshape(b.shape[0], -1))
-        bad = (a < 0) | (b <= 0)
-        bnz = np.where(b == 0, 1, b)
-        r = np.mod(a, bnz) if floored else np.where(b == 0, 0, np.fmod(a, bnz))
-        r = (r & 0xFFFFFFFF).astype(U32)
-        r = np.broadcast_to(r, (r.shape[0], 4)) if r.shape[1] == 1 else r
-        bad = np.broadcast_to(bad, (bad.shape[0], 4)) if bad.shape[1] == 1 else bad
-        r = r[rows] if r.shape[0] > 1 else np.broadcast_to(r, (len(rows), 4))
-        bad = bad[rows] if bad.shape[0] > 1 else np.broadcast_to(bad, (len(rows), 4))
-        if not bad.any():
-            return None
-        return np.where(bad, r, bits[rows])
-    return change
-
-
-def _undefined_variants(x, which: str = "undefined-domain", program=None) -> list:
-    """Changes giving the value cgc's GLSL may have returned where GLSL leaves the operation
-    undefined for the lane's operands (``undefined-domain``), or where the executor's result
-    overflowed to a non-finite value from finite operands (``overflow``); the other lanes and
-    components keep the executor's value."""
-    op = x.inst.op
-    raw_loaders = _raw_loaders(x, program) if which == "undefined-domain" else {}
-
-    def out_of_domain(ops, bits):
-        with np.errstate(all="ignore"):
-            if which == "overflow":
-                # a non-finite result from finite operands
-                fin = np.ones(np.shape(bits)[0], bool)
-                for o in ops:
-                    o = np.asarray(o)
-                    if o.dtype == F32:
-                        f = np.isfinite(o)
-                        f = f.reshape(f.shape[0], -1).all(axis=1) if f.ndim else \
-                            np.array([bool(f)])
-                        fin = fin & f if f.shape[0] == fin.shape[0] else fin & f[0]
-                w = np.asarray(bits, U32)
-                return ((w & 0x7F800000) == 0x7F800000) & fin[:, None]
-            a = np.asarray(ops[0], np.float64)
-            if op == "POW":
-                b = np.asarray(ops[1], np.float64)
-                bad = (a < 0) | ((a == 0) & (b <= 0))
-            elif op in ("LG2", "RSQ"):
-                bad = a <= 0
-            elif op == "RCP":
-                bad = a == 0
-            elif op == "DIV":
-                bad = np.asarray(ops[1], np.float64) == 0
-            elif op == "NRM":
-                bad = np.sum(a[..., :3] ** 2, axis=-1, keepdims=True) == 0
-            else:                                   # LIT: pow(y, w) with y <= 0
-                bad = a[..., 1:2] <= 0
-            bad = np.asarray(bad)
-            if bad.ndim == 1:
-                bad = bad[:, None]
-            return np.broadcast_to(bad.any(axis=-1, keepdims=True), (bad.shape[0], 4))
-
-    def make(kind):
-        def change(x, ops, bits, rows, ids):
-            if any(np.asarray(o).dtype != F32 for o in ops):
-                return None
-            full = np.asarray(bits)
-            # the domain is the GLSL operation's: cgc writes pow(x, y) as POW |x|, y in the
-            # assembly -- the operand before the |...| decides
-            seen = [raw_loaders[i](x.st, x.idx) if i in raw_loaders else o
-                    for i, o in enumerate(ops)]
-            bad = out_of_domain(seen, full if which == "overflow" else full[:, :1])
-            bad = bad[rows] if bad.shape[0] > 1 else np.broadcast_to(bad, (len(rows), 4))
-            if which != "overflow":
-                bad = np.broadcast_to(bad.any(axis=1, keepdims=True), (len(rows), 4))
-            if not bad.any():
-                return None
-            if kind == "max":
-                w = np.asarray(bits[rows], U32)
-                new = np.where((w & 0x80000000) != 0, U32(0xFF7FFFFF), U32(0x7F7FFFFF))
-            elif kind == "abs":
-                new = _result(x, [np.abs(o) for o in ops[:1]] + list(ops[1:]))
-                new = new[rows] if new.shape[0] > 1 else np.broadcast_to(new, (len(rows), 4))
-            else:
-                new = np.full((len(rows), 4), {"nan": 0x7FC00000, "zero": 0, "inf": 0x7F800000,
-                                                "-inf": 0xFF800000}[kind], U32)
-            return np.where(bad, new, bits[rows])
-        return change
-    if op == "MOD" and x.t in (DataType.INT, DataType.UINT):
-        return [_int_mod_variant(floored) for floored in (True, False)] \
-            if which == "undefined-domain" else []
-    if which == "overflow":
-        return [make(k) for k in ("max", "zero", "nan")]
-    return [make(k) for k in ("nan", "zero", "abs", "inf", "-inf")]
-
-
-def explain(run, runner=None) -> Explanation:
-    """Explain a differing pair from its :class:`oracle.PairRun` (see the module docstring)."""
+def explain(run, runner=None, compat=None, twin=None) -> Explanation:
+    """Explain a differing pair from its :class:`oracle.PairRun` (see the module docstring).
+    ``compat``: the :class:`oracle.CompatRunner` that ran cgc's GLSL; with it, the
+    ``implementation`` replacement measures the built-ins there (:mod:`oracle_builtin`).
+    ``twin``: the PairRun of cgc's GLSL with its declarations initialised
+    (:mod:`oracle_uninit`): a differing lane it reproduces is ``uninitialised``; the others
+    are judged against its outputs."""
+    import copy
+    original = run
     from .core import executor_output, output_elements, run_executor, describe_inputs
     from .trace import _ins_info, execution_order
     program, gen, lanes = run.program, run.gen, run.lanes
@@ -418,6 +247,20 @@ def explain(run, runner=None) -> Explanation:
     bad_lanes = np.flatnonzero(d_xl > 0)
     ex.lanes = int(bad_lanes.size)
     result: dict[int, LaneExplanation] = {}
+    if twin is not None:
+        # the lanes cgc's initialised twin reproduces read an undefined value in cgc's GLSL
+        run = copy.copy(original)
+        run.theirs, run.killed = twin.theirs, twin.killed
+        cgc_killed = run.killed
+        d_twin = differing(xl_out, xl_killed)
+        for ln in bad_lanes:
+            if d_twin[ln] == 0:
+                result[int(ln)] = LaneExplanation(
+                    int(ln), "uninitialised", [],
+                    "cgc's GLSL with its uninitialised declarations given zero reproduces "
+                    "xlate's outputs on this lane")
+        bad_lanes = np.array([ln for ln in bad_lanes if d_twin[ln] > 0], np.int64)
+        d_xl, d_exe = d_twin, differing(exe_out, exe_killed)
 
     # 1. lanes where the executor agrees with cgc: the translation departs from the executor.
     # Lanes where both differ from cgc and the translation also departs from the executor
@@ -466,11 +309,14 @@ def explain(run, runner=None) -> Explanation:
             return differing(words, getattr(res, "killed", None)), words
 
         def keep(extra: dict[int, list], d: np.ndarray, verdict: str,
-                 weight: dict | None = None) -> None:
+                 weight: dict | None = None, whole: bool = False) -> None:
             """Keep ``extra``'s replacements on the lanes where they lower the count
-            (``weight``: site -> (lanes,) size of its move; a lane names its largest)."""
+            (``weight``: site -> (lanes,) size of its move; a lane names its largest;
+            ``whole``: only on the lanes they reproduce entirely)."""
             nonlocal current
             better = state["todo"] & (d < current)
+            if whole:
+                better &= d == 0
             if not better.any():
                 return
             for k, v in extra.items():
@@ -497,22 +343,53 @@ def explain(run, runner=None) -> Explanation:
         # where the assembly has POW; an overflow to Inf it does not reach): one replacement
         # kind at every site at once, before the one-site search (a lane with four such POWs
         # improves only when all four change)
-        for verdict, ops_ in (("undefined-domain", UNDEFINED_DOMAIN), ("overflow", None)):
+        # first the implementation's own built-ins at their sites (sin() of a hash argument,
+        # pow() of a negative: a measured value, see oracle_builtin)
+        evaluate = BuiltinEvaluator(compat) if compat is not None else None
+
+        def variants_of(x, verdict):
+            if verdict == "implementation":
+                return [implementation_variant(evaluate)] if x.inst.op in BUILTINS else []
+            return _undefined_variants(x, verdict, program)
+
+        passes = ((("implementation", frozenset(BUILTINS)),) if evaluate is not None else ()) \
+            + (("undefined-domain", UNDEFINED_DOMAIN), ("overflow", None),
+               ("nan-operand", NAN_SELECTS))
+        for verdict, ops_ in passes:
             sites = [k for k in order if program.instructions[k].dst is not None
                      and (ops_ is None or program.instructions[k].op in ops_)
-                     and (_float_result(program, k) or (ops_ is not None and program.
-                                                        instructions[k].op == "MOD"))]
+                     and (_float_result(program, k) or (ops_ is not None and
+                                                        _int_domain_site(program, k)))]
             if not sites:
                 continue
             compiled = {k: _compiled(program, k) for k in sites}
-            variants = {k: _undefined_variants(compiled[k], verdict, program) for k in sites}
+            variants = {k: variants_of(compiled[k], verdict) for k in sites}
             for j in range(max(len(v) for v in variants.values())):
                 if not budget(MAX_RUNS):
                     break
                 extra = {k: [(state["todo"].copy(), variants[k][j])] for k in sites
                          if j < len(variants[k])}
                 d, _ = trial(extra)
-                keep(extra, d, verdict)
+                # the measured built-ins change every lane a little: kept only where they
+                # reproduce cgc entirely, so that they do not stand in another cause's way
+                keep(extra, d, verdict, whole=verdict == "implementation")
+            # then each operation's sites alike, the others held to the specs (easymode-
+            # halation: every int() of a NaN gives 0x80000000, every pow() of a negative NaN,
+            # while its inversesqrt()s keep the assembly's value)
+            groups: dict[str, list[int]] = {}
+            for k in sites:
+                if variants[k]:
+                    groups.setdefault(program.instructions[k].op, []).append(k)
+            for op_, ks in sorted(groups.items()):
+                if len(groups) < 2:
+                    break
+                for j in range(max(len(variants[k]) for k in ks)):
+                    if not budget(MAX_RUNS):
+                        break
+                    extra = {k: [(state["todo"].copy(), variants[k][j])] for k in ks
+                             if j < len(variants[k])}
+                    d, _ = trial(extra)
+                    keep(extra, d, verdict, whole=verdict == "implementation")
         # cgc's integer constants in typeless PARAM declarations: NV_gpu_program4 (issue 7,
         # "Constant bindings") makes ``PARAM c[1] = { {4} };`` the float 4.0, which an integer
         # instruction (ADD.S R2.x, R1.w, c[0]) reads as the integer 0x40800000; cgc meant 4.
@@ -523,7 +400,21 @@ def explain(run, runner=None) -> Explanation:
                      for k, ops_ in sites.items()}
             d, _ = trial(extra)
             keep(extra, d, "cgc-int-constant")
-        # one site at a time, in execution order
+        # one site at a time, in execution order; a decision only where an open lane's
+        # operands are near its boundary there (elsewhere the tie variants change nothing,
+        # and big programs ran out of budget on them before reaching the site that mattered)
+        near_sites = _near_tie_sites(program, gen, lanes, kept, state["todo"])
+        ex.runs += 1
+        # first every near decision at once (xBR's quantised flags: a lane whose output
+        # changes only when two comparisons flip together), kept where it reproduces a lane
+        tv = {k: _tie_variants(_compiled(program, k)) for k in sorted(near_sites)
+              if program.instructions[k].op in DECISIONS}
+        for j in range(max((len(v) for v in tv.values()), default=0)):
+            if not budget(MAX_RUNS):
+                break
+            extra = {k: [(state["todo"].copy(), v[j])] for k, v in tv.items() if j < len(v)}
+            d, _ = trial(extra)
+            keep(extra, d, "tie", whole=True)
         for k in order:
             if not budget(MAX_RUNS):
                 break
@@ -535,7 +426,7 @@ def explain(run, runner=None) -> Explanation:
             if reg is None or reg.kind not in (RegKind.TEMP, RegKind.OUTPUT):
                 continue
             kinds = []
-            if ins.op in DECISIONS:
+            if ins.op in DECISIONS and (k in near_sites or ins.op not in NEAR_TESTED):
                 kinds.append("tie")
             if ins.op in UNDEFINED_DOMAIN:
                 kinds.append("undefined-domain")
@@ -556,7 +447,10 @@ def explain(run, runner=None) -> Explanation:
             _precision_pass(program, order, state, trial, keep, vec_of=lambda w: _vec(
                 w, run.compared), target=_vec({b: theirs(b) for b, _, _ in run.compared},
                                               run.compared),
-                limit=MAX_RUNS + PRECISION_RUNS, ex=ex)
+                limit=MAX_RUNS + PRECISION_RUNS, ex=ex,
+                builtins={k: implementation_variant(evaluate) for k in order
+                          if program.instructions[k].op in BUILTINS and
+                          _float_result(program, k)} if evaluate is not None else {})
         sub_out = outputs_of(run_executor(program, gen, lanes))
         ex.runs += 1
         # the confirming run: exactly the kept replacements
@@ -609,6 +503,61 @@ def explain(run, runner=None) -> Explanation:
     return ex
 
 
+#: decisions whose boundary :func:`_near_tie_sites` can test from the operands (others --
+#: lookups, MOD, I2F -- are always tried)
+NEAR_TESTED = frozenset({"SLT", "SGE", "SGT", "SLE", "SEQ", "SNE", "MIN", "MAX", "CMP", "SSG",
+                         "FLR", "CEIL", "TRUNC", "ROUND", "FRC"})
+
+
+class _NearTies(Counterfactual):
+    """The kept replacements, and a record of the decisions whose float operands are within
+    2 REL of their boundary on the lanes ``todo`` (a superset of what a tie variant, which
+    moves one operand by REL, can flip)."""
+
+    def __init__(self, changes, todo, sites):
+        super().__init__(changes)
+        self.instructions = sorted(set(changes) | set(sites))
+        self.todo, self.near = todo, set()
+
+    def __call__(self, x, st, idx, ops, bits, cmask):
+        out = super().__call__(x, st, idx, ops, bits, cmask)
+        op = x.inst.op
+        if op not in NEAR_TESTED or x.index in self.near or \
+                any(np.asarray(o).dtype != F32 for o in ops):
+            return out
+        sel = st.all_lanes if idx is None else np.asarray(idx)
+        rows = self.todo[st.base + sel]
+        if not rows.any():
+            return out
+        f = [np.asarray(o, np.float64) for o in ops]
+        f = [o.reshape(o.shape[0], -1) if o.ndim else o.reshape(1, 1) for o in f]
+        with np.errstate(all="ignore"):
+            if op in ("CMP", "SSG"):
+                hit = f[0] == 0
+            elif op in ("FLR", "CEIL", "TRUNC", "ROUND", "FRC"):
+                a = f[0]
+                whole = np.abs(a - np.rint(a)) <= 2 * REL * np.abs(a)
+                half = np.abs(a - np.floor(a) - 0.5) <= 2 * REL * np.abs(a)
+                hit = whole | (half if op == "ROUND" else False)
+            else:
+                a, b = np.broadcast_arrays(f[0], f[1])
+                hit = np.abs(a - b) <= 2 * REL * np.maximum(np.abs(a), np.abs(b))
+        hit = hit.any(axis=1)
+        if hit.shape[0] == rows.shape[0]:
+            hit = hit & rows
+        if hit.any():
+            self.near.add(x.index)
+        return out
+
+
+def _near_tie_sites(program, gen, lanes, kept, todo) -> set:
+    from .core import run_executor
+    sites = [k for k, ins in enumerate(program.instructions) if ins.op in NEAR_TESTED]
+    hook = _NearTies(kept, todo, sites)
+    run_executor(program, gen, lanes, hooks=hook)
+    return hook.near
+
+
 def _float_result(program, k: int) -> bool:
     ins = program.instructions[k]
     reg = program.registers.get(ins.dst.reg) if ins.dst is not None else None
@@ -631,18 +580,20 @@ def _vec(words_of: dict, compared) -> np.ndarray:
     return np.stack(cols, axis=1) if cols else np.zeros((0, 0))
 
 
-def _scaled(u: np.ndarray):
-    """A change multiplying a float result by (1 + u[lane])."""
-    def change(x, ops, bits, rows, ids):
-        if x.rt != DataType.FLOAT:
-            return None
-        f = np.ascontiguousarray(bits[rows], U32).view(F32).astype(np.float64)
-        with np.errstate(all="ignore"):
-            return (f * (1.0 + u[ids])[:, None]).astype(F32).view(U32)
-    return change
+def _parallel(move: np.ndarray, gap: np.ndarray) -> bool:
+    """The move of a lane's compared components (all of them, the agreeing ones too) points
+    along its difference from cgc (cosine >= ILL_ALIGNED, either sign): one result that the
+    output is chaotic in moves the components together, so a difference of one component
+    alone (the others agreeing), or of components in other proportions, is not its doing."""
+    ok = np.isfinite(move) & np.isfinite(gap)
+    if not ok.all():
+        return False
+    nm, ng = np.linalg.norm(move), np.linalg.norm(gap)
+    return bool(nm > 0 and ng > 0 and abs(float(move @ gap)) >= ILL_ALIGNED * nm * ng)
 
 
-def _precision_pass(program, order, state, trial, keep, vec_of, target, limit, ex) -> None:
+def _precision_pass(program, order, state, trial, keep, vec_of, target, limit, ex,
+                    builtins=None) -> None:
     """``precision``: the differences a lane still has are solved for as moves of the float
     results of the instructions (each by a relative u_k, one per instruction and lane): a
     finite-difference Jacobian of the compared outputs in each u_k, the least-norm solution of
@@ -689,6 +640,42 @@ def _precision_pass(program, order, state, trial, keep, vec_of, target, limit, e
         cur = vec_of(w)
         if not state["todo"].any():
             return
+    # rounding: a lane no solve reproduced may be chaotic in one result (a hash's argument:
+    # fract(sin(x) * 43758.5) moves by 0.2 when x moves by one ulp), so moves of a few ulps
+    # at the sites that move its outputs most, one site at a time
+    open_ = np.flatnonzero(state["todo"] & mask)
+    if open_.size and ex.runs < limit + ROUNDING_RUNS:
+        size = np.nan_to_num(np.abs(moved[open_])).max(axis=1).max(axis=0)
+        top = [int(j) for j in np.argsort(-size, kind="stable")[:ROUNDING_SITES] if size[j] > 0]
+        for j in top:
+            for n in ROUNDING_ULPS:
+                if not (state["todo"] & mask).any() or ex.runs >= limit + ROUNDING_RUNS:
+                    break
+                extra = {sites[j]: [((state["todo"] & mask).copy(), _ulps(n))]}
+                d, _ = trial(extra)
+                keep(extra, d, "rounding")
+        # two sites at once, one ulp each, with the implementation's own built-ins
+        # (``builtins``: site -> change) at their sites: the hash's argument and the sin() of
+        # it both differ (noise-mudlord)
+        pairs_ = [(a, b) for i, a in enumerate(top[:ROUNDING_PAIR_SITES])
+                  for b in top[i + 1:ROUNDING_PAIR_SITES]]
+        combos = []
+        if builtins:                  # the built-ins alone, and with one site moved
+            combos += [((), ())] + [((a,), (n,)) for a in top[:ROUNDING_PAIR_SITES]
+                                     for n in ROUNDING_ULPS]
+        combos += [((a, b), ns) for a, b in pairs_ for ns in ROUNDING_PAIR_ULPS]
+        for at, ns in combos:
+            live = (state["todo"] & mask).copy()
+            if not live.any() or ex.runs >= limit + ROUNDING_RUNS:
+                break
+            if at or builtins:
+                extra = {k: [(live, ch)] for k, ch in (builtins or {}).items()}
+                for j, n in zip(at, ns):
+                    extra.setdefault(sites[j], []).append((live, _ulps(n)))
+                d, _ = trial(extra)
+                keep(extra, d, "rounding" if at else "implementation")
+        if not state["todo"].any():
+            return
     # ill-conditioned: a lane no solve reproduced, where a move of one result by 2^-20
     # relative moves every differing output component by at least its difference from cgc
     with np.errstate(all="ignore"):
@@ -701,9 +688,11 @@ def _precision_pass(program, order, state, trial, keep, vec_of, target, limit, e
             cols = differs[ln]
             if ln in state["ill"] or not cols.any() or not np.isfinite(o0[ln]).all():
                 continue
+            g = target[ln] - o0[ln]
             for j in order_:
                 mv = np.abs(moves[ln, cols, j])
-                if np.all(np.isfinite(mv) & (mv >= gap[ln, cols])):
+                if np.all(np.isfinite(mv) & (mv >= gap[ln, cols])) and \
+                        _parallel(moves[ln, :, j], g):
                     state["ill"][ln] = sites[j]
                     break
 
