@@ -95,13 +95,26 @@ def f32_bits(value: float) -> int:
     return struct.unpack("<I", struct.pack("<f", value))[0]
 
 
+_VAR_LINE = re.compile(r"^#var\s+(\S+)\s+([^:\n]*?)\s*:([^:\n]*):([^:\n]*):([^:\n]*):([^:\n]*)$",
+                       re.M)
+
+
 def parse_var_lines(text: str) -> list[VarInfo]:
     """cgc's ``#var type name : semantic : resource : param# : referenced`` comment lines."""
     out = []
-    for m in re.finditer(r"^#var\s+(\S+)\s+([^:\n]*?)\s*:([^:\n]*):([^:\n]*):([^:\n]*):([^:\n]*)$",
-                         text, re.M):
-        out.append(VarInfo(m.group(1), m.group(2).strip(), m.group(3).strip(), m.group(4).strip(),
-                           m.group(5).strip(), m.group(6).strip() == "1"))
+    # the pattern is tried only where a line starts with '#var' (finditer would try it at every
+    # position of the text); the same matches as finditer's, as they cannot overlap
+    end = 0
+    pos = text.find("#var")
+    while pos >= 0:
+        if pos >= end and (pos == 0 or text[pos - 1] == "\n"):
+            m = _VAR_LINE.match(text, pos)
+            if m is not None:
+                out.append(VarInfo(m.group(1), m.group(2).strip(), m.group(3).strip(),
+                                   m.group(4).strip(), m.group(5).strip(),
+                                   m.group(6).strip() == "1"))
+                end = m.end()
+        pos = text.find("#var", pos + 4)
     return out
 
 
