@@ -254,7 +254,7 @@ def _strip_capture(order: str, monkeypatch):
 
 def test_geometry_capture_exact(monkeypatch):
     """Each lane's emitted strips as independent triangles, odd triangle i of a strip as
-    (i+1, i, i+2) -- the order llvmpipe's GL records and gl.strip_primitives models."""
+    (i+1, i, i+2) -- the order llvmpipe's GL records and capture.strip_primitives models."""
     pos, xs, cap = _strip_capture("gl", monkeypatch)
     for lane, prims in enumerate(xs):
         b = 10.0 * lane

@@ -96,6 +96,7 @@ class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow, E
         self.narrowed: dict[int, tuple | None] = {}     # id(instruction) -> narrowed_components
         self.splats: dict[str, str] = {}            # vecN(value) -> value (splat_literals)
         self.snippets: dict[tuple[str, str], tuple | None] = {}     # snippet(), once per row
+        self.interpolations: dict[Binding, str] | None = None     # interp_of(), once
 
     # ---- naming --------------------------------------------------------------------------------
     def name_of(self, reg: str) -> str:
