@@ -134,7 +134,7 @@ class NV4Gen(_Base):
     def __init__(self, rng: random.Random, size: int, stage: str):
         super().__init__(rng, size)
         self.stage = stage
-        from xlate.frontends.nv.nv4 import STAGE_OPS
+        from xlate.frontends.nv.nv4_tables import STAGE_OPS
         from xlate.ir.model import Stage
         st = {"vp": Stage.VERTEX, "fp": Stage.FRAGMENT, "gp": Stage.GEOMETRY}[stage]
         self.ops = sorted(STAGE_OPS[st])

@@ -46,7 +46,6 @@ needs.  ``MESA_SHADER_CACHE_DIR`` applies to lavapipe too.
 """
 from __future__ import annotations
 
-
 import numpy as np
 
 from .capture import (INPUT_VERTICES, program_stage, Capture, _IN_DECL, add_capture,

@@ -45,7 +45,8 @@ from ...ir.model import (Binding, CCKind, CondTest, DataType, Dest, Index, Instr
 from ...ir.ops import OPCODES
 from . import bindings as B
 from . import fp_tables as T
-from .nv4 import NV4Builder, _Skip
+from .nv4 import NV4Builder
+from .nv4_tables import _Skip
 from .syntax import (CCTestNode, Decl, IndexConst, IndexRange, IndexRel, Instr, Label, Member,
                      Operand, Ref, Subscript)
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from ...ir.model import Binding, Program, RegKind, SourceName, Stage
+from ...ir.model import Binding, Program, RegKind, SourceName, Stage, VarInfo
 
 #: vertex attribute resources and the bindings that may carry them (the named one first, then
 #: the generic attribute it aliases: VP4 / ARB_vertex_program Table X.2)
@@ -163,4 +163,27 @@ def _candidates(stage: Stage, kind: str, res: str) -> list[tuple[str, int | None
         out.append((f"{head}.color.primary", None))
         if stage == Stage.GEOMETRY and kind == "input":
             out.append(("vertex.color.front", None))
+    return out
+
+
+_VAR_LINE = re.compile(r"^#var\s+(\S+)\s+([^:\n]*?)\s*:([^:\n]*):([^:\n]*):([^:\n]*):([^:\n]*)$",
+                       re.M)
+
+
+def parse_var_lines(text: str) -> list[VarInfo]:
+    """cgc's ``#var type name : semantic : resource : param# : referenced`` comment lines."""
+    out = []
+    # the pattern is tried only where a line starts with '#var' (finditer would try it at every
+    # position of the text); the same matches as finditer's, as they cannot overlap
+    end = 0
+    pos = text.find("#var")
+    while pos >= 0:
+        if pos >= end and (pos == 0 or text[pos - 1] == "\n"):
+            m = _VAR_LINE.match(text, pos)
+            if m is not None:
+                out.append(VarInfo(m.group(1), m.group(2).strip(), m.group(3).strip(),
+                                   m.group(4).strip(), m.group(5).strip(),
+                                   m.group(6).strip() == "1"))
+                end = m.end()
+        pos = text.find("#var", pos + 4)
     return out
