@@ -110,27 +110,11 @@ class ARBfpFlow:
         if name == "BRK":
             if not (self.open_blocks.get("LOOP") or self.open_blocks.get("REP")):
                 self.err("E4004", "BRK outside a LOOP or REP block", ins.span)
-            self.expect_operands(ins, 1, "an optional condition-code test", at_least=0)
-            if ins.operands:
-                out.cond = self.require_cctest(ins.operands[0])
-            return
+            return self.optional_condition(ins, out)
         if name == "RET":
-            self.expect_operands(ins, 1, "an optional condition-code test", at_least=0)
-            if ins.operands:
-                out.cond = self.require_cctest(ins.operands[0])
-            return
+            return self.optional_condition(ins, out)
         if name == "CAL":
-            self.expect_operands(ins, 2, "a label and an optional condition-code test", at_least=1)
-            target = ins.operands[0]
-            if target.kind != "ref" or target.ref.selectors or target.neg or target.abs:
-                self.err("E3004", "CAL needs a label name", target.span)
-            out.label = target.ref.name
-            self.calls.append((out.label, target.span))
-            if target.ccmask is not None:
-                out.cond = self.cctest(target.ccmask)
-            elif len(ins.operands) == 2:
-                out.cond = self.require_cctest(ins.operands[1])
-            return
+            return self.call(ins, out)        # the NV4 builder's (the same grammar)
         raise AssertionError(name)
 
     def component(self, v: Source, c: int) -> Source:

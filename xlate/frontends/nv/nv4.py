@@ -398,28 +398,31 @@ class NV4Builder(NV4Declarations, NV4Operands):
         if name in ("BRK", "CONT"):
             if not self.open_blocks.get("REP"):
                 self.err("E4004", f"{name} outside a REP block", ins.span)
-            self.expect_operands(ins, 1, "an optional condition-code test", at_least=0)
-            if ins.operands:
-                out.cond = self.require_cctest(ins.operands[0])
-            return
+            return self.optional_condition(ins, out)
         if name == "RET":
-            self.expect_operands(ins, 1, "an optional condition-code test", at_least=0)
-            if ins.operands:
-                out.cond = self.require_cctest(ins.operands[0])
-            return
+            return self.optional_condition(ins, out)
         if name == "CAL":
-            self.expect_operands(ins, 2, "a label and an optional condition-code test", at_least=1)
-            target = ins.operands[0]
-            if target.kind != "ref" or target.ref.selectors or target.neg or target.abs:
-                self.err("E3004", "CAL needs a label name", target.span)
-            out.label = target.ref.name
-            self.calls.append((out.label, target.span))
-            if target.ccmask is not None:
-                out.cond = self.cctest(target.ccmask)
-            elif len(ins.operands) == 2:
-                out.cond = self.require_cctest(ins.operands[1])
-            return
+            return self.call(ins, out)
         raise AssertionError(name)
+
+    def optional_condition(self, ins: Instr, out: Instruction) -> None:
+        """BRK, CONT, RET: no operand, or one condition-code test."""
+        self.expect_operands(ins, 1, "an optional condition-code test", at_least=0)
+        if ins.operands:
+            out.cond = self.require_cctest(ins.operands[0])
+
+    def call(self, ins: Instr, out: Instruction) -> None:
+        """CAL: a label, then a condition-code test either glued to it or as an operand."""
+        self.expect_operands(ins, 2, "a label and an optional condition-code test", at_least=1)
+        target = ins.operands[0]
+        if target.kind != "ref" or target.ref.selectors or target.neg or target.abs:
+            self.err("E3004", "CAL needs a label name", target.span)
+        out.label = target.ref.name
+        self.calls.append((out.label, target.span))
+        if target.ccmask is not None:
+            out.cond = self.cctest(target.ccmask)
+        elif len(ins.operands) == 2:
+            out.cond = self.require_cctest(ins.operands[1])
 
     def tex(self, ins: Instr, info, out: Instruction, ntc: bool) -> None:
         n_in = len(info.inputs)
