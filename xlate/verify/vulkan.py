@@ -36,9 +36,10 @@ NEAREST/LINEAR), ``CLAMP_TO_BORDER`` uses ``VK_EXT_custom_border_color``, SHADOW
 D32_SFLOAT images with comparison.  Rectangle textures are ordinary 2D images: the vulkan
 profile normalizes their coordinates.  Cube maps always filter seamlessly in Vulkan.
 
-Errors (:mod:`xlate.verify.vulkan_device`): :class:`VulkanUnavailable` (a :class:`glapi.GLUnavailable`: the CLI prints it and exits
-3) when the ``vulkan`` package, the loader (``libvulkan.so.1``), a driver (ICD) or a device with
-transform feedback and geometry shaders is missing; :class:`VulkanError` (a
+Errors (:mod:`xlate.verify.vulkan_device`): :class:`VulkanUnavailable` (a
+:class:`glapi.GLUnavailable`: the CLI prints it and exits 3) when the ``vulkan`` package, the
+loader (``libvulkan.so.1``), a driver (ICD) or a device with transform feedback and geometry
+shaders is missing; :class:`VulkanError` (a
 :class:`glapi.GLError`) when glslang rejects the instrumented shader or a Vulkan call fails.
 
 Device choice: a CPU device (lavapipe) first, else the first device with what the harness

@@ -290,11 +290,13 @@ def _plan_run(emitter, run: list[Instruction], live, storage: _Storage, plan: Pl
     depth_of: dict[int, int] = {}       # id(D) -> how many values its expression nests
     # per instruction of the run: tracked components read, storage written, a boundary for
     # values of lookups and derivatives (-1: one for every value)
-    live_reads, writes_of, kills_of, live_after = live.reads, storage.writes, live.kills, live.live_after
-    reads = [live_reads(u) for u in run]
-    writes = [writes_of(u) for u in run]
-    kills = [kills_of(u) for u in run]
-    after = [live_after(u) for u in run]
+    # the analysis's own tables where it met the instruction (every instruction of a run
+    # it follows), its functions otherwise
+    read_bits, killed, after_of, everything = live.read_bits, live.killed, live.after, live.everything
+    reads = [read_bits[id(u)] if id(u) in read_bits else live.reads(u) for u in run]
+    writes = [storage.writes(u) for u in run]
+    kills = [killed[id(u)] if id(u) in killed else live.kills(u) for u in run]
+    after = [after_of.get(id(u), everything) for u in run]
     fence = [_FENCE.get(u.op, 0) for u in run]
     repeated, taken_of = plan.repeated, plan.taken
     n = len(run)

@@ -12,7 +12,8 @@ from .fp_tables import F, MASK_X, MASK_Y, S, f32
 
 
 class ARBfpFlow:
-    """Part of :class:`~.arbfp.ARBfpBuilder` (mixed in, before the NV4 builder): flow instructions and labels."""
+    """Part of :class:`~.arbfp.ARBfpBuilder` (mixed in, before the NV4 builder): flow
+    instructions and labels."""
 
     # ---- flow control (NV_fragment_program2) -------------------------------------------------
     def block_structure(self, name: str, ins: Instr) -> None:
