@@ -19,6 +19,7 @@ import xlate
 from xlate import cli
 from xlate.verify import core
 from xlate.verify import vulkan as vkmod
+from xlate.verify import vulkan_device
 from xlate.verify.glapi import GLUnavailable
 
 from conftest import ROOT, gl_runner, no_vulkan
@@ -431,7 +432,7 @@ def test_cli_exit_3_without_vulkan(tmp_path, capsys, monkeypatch, missing):
     """No ``vulkan`` package / no loader: a clear message, exit code 3, no traceback."""
     for mod in [m for m in sys.modules if m == "vulkan" or m.startswith("vulkan.")]:
         monkeypatch.delitem(sys.modules, mod)
-    monkeypatch.setattr(vkmod, "_DEVICE", None)
+    monkeypatch.setattr(vulkan_device, "_DEVICE", None)
     if missing == "package":
         monkeypatch.setitem(sys.modules, "vulkan", None)         # import raises ImportError
     else:

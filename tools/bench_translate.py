@@ -65,6 +65,20 @@ def corpus_files(corpus: str = "nv4") -> list[Path]:
     return files
 
 
+def timed_sources(corpus: str, limit: int) -> list[tuple[str, str]]:
+    """(name, text) of the corpus's programs that parse (the first ``limit`` when given):
+    programs the spec rejects are not timed."""
+    sources = []
+    for f in corpus_files(corpus):
+        text = f.read_text(errors="replace")
+        try:
+            parse_program(text, f.name)
+        except Exception:
+            continue
+        sources.append((f.name, text))
+    return sources[:limit] if limit else sources
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--limit", type=int, default=0, help="use only the first N programs")
@@ -81,16 +95,7 @@ def main() -> int:
         return 2
     if args.old:
         return compare_trees(args)
-    sources = []
-    for f in corpus_files(args.corpus):
-        text = f.read_text(errors="replace")
-        try:
-            parse_program(text, f.name)
-        except Exception:
-            continue                      # programs the spec rejects are not timed
-        sources.append((f.name, text))
-    if args.limit:
-        sources = sources[: args.limit]
+    sources = timed_sources(args.corpus, args.limit)
     # warm up: grammar, templates, glslang built-in tables
     prog = parse_program(sources[0][1], sources[0][0])
     sp.compile_glsl(emit_glsl(prog, "vulkan").source, SPIRV_STAGE[prog.stage])
@@ -172,16 +177,7 @@ def old_tree(spec: str, tmp: Path) -> Path:
 
 def compare_trees(args) -> int:
     """Old tree against this one, program by program in the same run (see the docstring)."""
-    sources = []
-    for f in corpus_files(args.corpus):
-        text = f.read_text(errors="replace")
-        try:
-            parse_program(text, f.name)
-        except Exception:
-            continue                      # programs the spec rejects are not timed
-        sources.append((f.name, text))
-    if args.limit:
-        sources = sources[: args.limit]
+    sources = timed_sources(args.corpus, args.limit)
     targets = ["glsl"] + (["spirv"] if args.spirv else [])
     with tempfile.TemporaryDirectory(prefix="bench-translate-") as tmp:
         tmp = Path(tmp)

@@ -21,16 +21,7 @@ class ARBfpFlow:
         self.closing = None
         if name in ("ELSE", "ENDIF", "ENDLOOP", "ENDREP"):
             opener = {"ELSE": "IF", "ENDIF": "IF", "ENDLOOP": "LOOP", "ENDREP": "REP"}[name]
-            if not self.blocks or self.blocks[-1][0] != opener:
-                open_kind = self.blocks[-1][0] if self.blocks else None
-                extra = f" (the innermost open block is {open_kind})" if open_kind else ""
-                self.err("E4003", f"{name} without a matching {opener}{extra}", ins.span)
-            if name == "ELSE":
-                if self.blocks[-1][1] == "else":
-                    self.err("E4003", "second ELSE for one IF", ins.span)
-                self.blocks[-1] = ("IF", "else", self.blocks[-1][2])
-            else:
-                self.closing = self.pop_block()
+            self.closing = self.close_block(name, opener, ins)      # the NV4 builder's
         elif name == "IF":
             # counts kept by push_block/pop_block (nv4.py): O(1) checks, E4005 once per limit
             if self.open_blocks.get("IF", 0) >= T.MAX_IF_DEPTH:

@@ -343,17 +343,7 @@ class NV4Builder(NV4Declarations, NV4Operands):
         error does not drop the block, so that one bad IF or REP does not make its terminator
         report a second, spurious "without a matching" error."""
         if name in ("ELSE", "ENDIF", "ENDREP"):
-            opener = "IF" if name != "ENDREP" else "REP"
-            if not self.blocks or self.blocks[-1][0] != opener:
-                open_kind = self.blocks[-1][0] if self.blocks else None
-                extra = f" (the innermost open block is {open_kind})" if open_kind else ""
-                self.err("E4003", f"{name} without a matching {opener}{extra}", ins.span)
-            if name == "ELSE":
-                if self.blocks[-1][1] == "else":
-                    self.err("E4003", "second ELSE for one IF", ins.span)
-                self.blocks[-1] = ("IF", "else", self.blocks[-1][2])
-            else:
-                self.pop_block()
+            self.close_block(name, "IF" if name != "ENDREP" else "REP", ins)
         elif name == "IF":
             if self.open_blocks.get("IF", 0) >= MAX_IF_DEPTH:
                 self.nesting_error("IF", f"IF nested deeper than {MAX_IF_DEPTH}", ins.span)
@@ -362,6 +352,20 @@ class NV4Builder(NV4Declarations, NV4Operands):
             if self.open_blocks.get("REP", 0) >= MAX_LOOP_DEPTH:
                 self.nesting_error("REP", f"REP nested deeper than {MAX_LOOP_DEPTH}", ins.span)
             self.push_block(("REP", len(self.prog.instructions), ins.span))
+
+    def close_block(self, name: str, opener: str, ins: Instr) -> tuple | None:
+        """ELSE or a block's end (``name``), whose block ``opener`` must be the innermost open
+        one: ELSE turns it into its else part, an end closes it (the closed block returned)."""
+        if not self.blocks or self.blocks[-1][0] != opener:
+            open_kind = self.blocks[-1][0] if self.blocks else None
+            extra = f" (the innermost open block is {open_kind})" if open_kind else ""
+            self.err("E4003", f"{name} without a matching {opener}{extra}", ins.span)
+        if name == "ELSE":
+            if self.blocks[-1][1] == "else":
+                self.err("E4003", "second ELSE for one IF", ins.span)
+            self.blocks[-1] = ("IF", "else", self.blocks[-1][2])
+            return None
+        return self.pop_block()
 
     def push_block(self, entry: tuple) -> None:
         self.blocks.append(entry)
