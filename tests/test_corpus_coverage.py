@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 import xlate
-from xlate.frontends.nv.nv4 import STAGE_OPS
+from xlate.frontends.nv.nv4_tables import STAGE_OPS
 from xlate.ir.model import DataType, Program, RegKind, Sat, Stage
 from xlate.ir.ops import CC_RULES, OPCODES, TEX_TARGETS
 

@@ -38,12 +38,12 @@ def test_readers_take_the_tables_not_copies():
 
 
 def test_signature_and_generator_shapes_are_the_tables():
-    from xlate.frontends.nv import vp
+    from xlate.frontends.nv.legacy_vertex import SIGNATURES
     from xlate.verify.generate import arbfp, arbvp, fp1, nv4
     from xlate.verify.generate import vp as gvp
     for table in (nv4.FLOAT_OPS, nv4.INT_OPS, arbfp.SHAPES, arbvp.SHAPES, fp1.SHAPES, gvp.SHAPES):
         assert table == shapes(table)
-    arithmetic = {op: sig for op, sig in vp.SIGNATURES.items() if sig.isupper() and set(sig) <= {"V", "S"}}
+    arithmetic = {op: sig for op, sig in SIGNATURES.items() if sig.isupper() and set(sig) <= {"V", "S"}}
     assert len(arithmetic) == 35
     assert arithmetic == {op: shape.upper() for op, shape in shapes(arithmetic).items()}
     assert arbfp.DEFINED == {"XPD": "xyz", "NRM": "xyz", "RFL": "xyz", "SCS": "xy"}

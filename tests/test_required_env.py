@@ -19,7 +19,7 @@ import pytest
 import conftest
 from conftest import corpus_mark, gl_context, gl_runner, shared_corpus_or_skip
 from xlate.verify import core, glapi
-from xlate.verify.vulkan import VulkanUnavailable
+from xlate.verify.vulkan_device import VulkanUnavailable
 
 
 def _unavailable(exc):

@@ -119,7 +119,7 @@ def test_glsl330_bit_helpers_match_the_executor_on_gl():
         no_gl(f"moderngl is not installed ({e})")
     gl_context("core")
     from xlate.backends.glsl import helper_library
-    from xlate.exec.alu import op_bfext, op_bfins, op_brev, op_lsb, op_msb, op_popc
+    from xlate.exec.alu_dialects import op_bfext, op_bfins, op_brev, op_lsb, op_msb, op_popc
     from xlate.ir.model import DataType
     lib = helper_library()
     vs = ("#version 330 core\n" + lib["bitfield"][0] + lib["bits330"][0] + """

@@ -42,7 +42,7 @@ def test_demoted_lanes_are_dropped_but_keep_executing():
 
 
 def test_read_helper_is_all_ones_in_a_demoted_lane():
-    from xlate.exec.alu import op_readhelper
+    from xlate.exec.alu_dialects import op_readhelper
 
     class St:
         killed = np.array([False, True, False])

@@ -388,8 +388,9 @@ def _draw_gs_in_subprocess(n: int, workaround: bool) -> int:
     import subprocess
     import sys
     runner_or_skip()
-    code = ("import xlate.verify.gl as G\nfrom xlate.verify.core import verify_source\n"
-            + ("" if workaround else "G.strip_room = lambda src: src\n")
+    code = ("import xlate.verify.gl as G\nimport xlate.verify.capture as CAP\n"
+            "from xlate.verify.core import verify_source\n"
+            + ("" if workaround else "CAP.strip_room = lambda src: src\n")
             + f"text = {_STRIPS_GS.format(n=n)!r}\nr = G.Runner('gl')\n"
             "for _ in range(20):\n    assert verify_source(text, 'gs', lanes=64, runner=r)"
             ".status == 'pass'\n")
@@ -403,7 +404,7 @@ def _draw_gs_in_subprocess(n: int, workaround: bool) -> int:
 # glibc notices before the child exits depends on the allocation pattern (a fresh clone with an
 # empty Mesa shader cache went through 20 draws clean in CI), so a test of the crash could only
 # be a non-strict xfail, which cannot fail.  What is deterministic is asserted instead: the
-# harness's workaround (gl.strip_room) gives the shader room for a strip per vertex, and with it
+# harness's workaround (capture.strip_room) gives the shader room for a strip per vertex, and with it
 # the program verifies (next test).  The defect, for the record: Mesa 22.3's draw module
 # (llvmpipe; lavapipe shares it) keeps one length per output strip in an array sized for the
 # complete primitives max_vertices vertices make (max_vertices - 2 for a triangle strip), but
@@ -412,7 +413,7 @@ def _draw_gs_in_subprocess(n: int, workaround: bool) -> int:
 # tgsi geometry seeds 3 and 122 crashed campaigns.
 def test_gs_strip_room_makes_room_for_a_strip_per_vertex():
     import re
-    import xlate.verify.gl as G
+    import xlate.verify.capture as G
     glsl = xlate.translate(_STRIPS_GS.format(n=3)).glsl
     assert re.search(r"max_vertices = 3\b", glsl)
     room = G.strip_room(glsl)
@@ -429,7 +430,7 @@ VP_PLAIN = "!!NVvp4.0\nMOV result.position, vertex.attrib[0];\nEND\n"
 
 
 def test_gs_more_strips_than_primitives_workaround():
-    """gl.strip_room: room for a strip per vertex, the emitted vertices capped at the declared
+    """capture.strip_room: room for a strip per vertex, the emitted vertices capped at the declared
     number and empty EndPrimitives skipped -- the same captures, no heap corruption."""
     assert _draw_gs_in_subprocess(3, workaround=True) == 0
     assert _draw_gs_in_subprocess(1, workaround=True) == 0

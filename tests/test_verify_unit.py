@@ -10,8 +10,8 @@ from xlate.ir.model import DataType
 from xlate.verify import compare as cmp
 from xlate.verify.analysis import analyse
 from xlate.verify.generate import random_program
-from xlate.verify.gl import (add_capture, fragment_inputs, fragment_outputs, make_precise,
-                             quad_layout, strip_primitives)
+from xlate.verify.capture import (add_capture, fragment_inputs, fragment_outputs, make_precise,
+                                  quad_layout, strip_primitives)
 from xlate.verify.inputs import generate
 from xlate.verify.trace import _undefined_case, instrument
 
@@ -312,7 +312,7 @@ def test_cube_lookups_on_a_face_edge_are_boundaries():
 
 
 def test_strip_room_keeps_the_declared_vertex_count():
-    from xlate.verify.gl import strip_room
+    from xlate.verify.capture import strip_room
     src = ("layout(line_strip, max_vertices = 4) out;\nvoid xl_emit()\n{\n    EmitVertex();\n}\n"
            "void xl_main()\n{\n    xl_emit();\n    EndPrimitive();\n}\n")
     out = strip_room(src)

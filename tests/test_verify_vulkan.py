@@ -19,6 +19,7 @@ import xlate
 from xlate import cli
 from xlate.verify import core
 from xlate.verify import vulkan as vkmod
+from xlate.verify import vulkan_device
 from xlate.verify.glapi import GLUnavailable
 
 from conftest import ROOT, gl_runner, no_vulkan
@@ -254,7 +255,7 @@ def _strip_capture(order: str, monkeypatch):
 
 def test_geometry_capture_exact(monkeypatch):
     """Each lane's emitted strips as independent triangles, odd triangle i of a strip as
-    (i+1, i, i+2) -- the order llvmpipe's GL records and gl.strip_primitives models."""
+    (i+1, i, i+2) -- the order llvmpipe's GL records and capture.strip_primitives models."""
     pos, xs, cap = _strip_capture("gl", monkeypatch)
     for lane, prims in enumerate(xs):
         b = 10.0 * lane
@@ -431,7 +432,7 @@ def test_cli_exit_3_without_vulkan(tmp_path, capsys, monkeypatch, missing):
     """No ``vulkan`` package / no loader: a clear message, exit code 3, no traceback."""
     for mod in [m for m in sys.modules if m == "vulkan" or m.startswith("vulkan.")]:
         monkeypatch.delitem(sys.modules, mod)
-    monkeypatch.setattr(vkmod, "_DEVICE", None)
+    monkeypatch.setattr(vulkan_device, "_DEVICE", None)
     if missing == "package":
         monkeypatch.setitem(sys.modules, "vulkan", None)         # import raises ImportError
     else:

@@ -15,15 +15,28 @@ glslang alone on the same programs (goal <= 1.5x, aim < 1x), with where the time
 parse, passes (the middle end), emission (interface plan + SPIR-V words), spirv-val.
 ``--corpus arb`` times the ARB/NV1 corpus folders instead of NV4.
 
+With ``--old REV`` (a git revision of this repository, or the path of another checkout): the
+speed comparison an optimisation needs -- source -> GLSL (and with ``--spirv`` also end to end
+to validated SPIR-V) timed for the old tree and this one in the same run, each in a worker
+process of its own (a process imports one ``xlate``), program by program, taking turns which
+tree goes first, so a load change on a shared machine falls on both.  Prints programs/s for
+each and new/old.  A revision is unpacked with ``git archive`` into a temporary folder.
+
 Run:  python tools/bench_translate.py [--limit N] [--repeat R] [--direct] [--corpus nv4|arb]
+      python tools/bench_translate.py --old 18b3d1f [--limit N] [--repeat R] [--spirv]
 One process, one core (the other core idle is best).  The first glslang compile of a process
 builds glslang's built-in tables; a warm-up compile keeps it out of the figures.
 """
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import statistics
+import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from pathlib import Path
 
@@ -52,26 +65,37 @@ def corpus_files(corpus: str = "nv4") -> list[Path]:
     return files
 
 
+def timed_sources(corpus: str, limit: int) -> list[tuple[str, str]]:
+    """(name, text) of the corpus's programs that parse (the first ``limit`` when given):
+    programs the spec rejects are not timed."""
+    sources = []
+    for f in corpus_files(corpus):
+        text = f.read_text(errors="replace")
+        try:
+            parse_program(text, f.name)
+        except Exception:
+            continue
+        sources.append((f.name, text))
+    return sources[:limit] if limit else sources
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--limit", type=int, default=0, help="use only the first N programs")
     ap.add_argument("--repeat", type=int, default=3, help="best of R timings per program")
     ap.add_argument("--direct", action="store_true", help="also time the direct SPIR-V path")
     ap.add_argument("--corpus", choices=sorted(CORPORA), default="nv4")
+    ap.add_argument("--old", metavar="REV_OR_TREE",
+                    help="compare with this git revision (or checkout path), old vs new in one run")
+    ap.add_argument("--spirv", action="store_true",
+                    help="with --old: also compare end to end to validated SPIR-V")
     args = ap.parse_args()
     if not CORPUS.is_dir():
         print(f"shared corpus not found at {CORPUS}", file=sys.stderr)
         return 2
-    sources = []
-    for f in corpus_files(args.corpus):
-        text = f.read_text(errors="replace")
-        try:
-            parse_program(text, f.name)
-        except Exception:
-            continue                      # programs the spec rejects are not timed
-        sources.append((f.name, text))
-    if args.limit:
-        sources = sources[: args.limit]
+    if args.old:
+        return compare_trees(args)
+    sources = timed_sources(args.corpus, args.limit)
     # warm up: grammar, templates, glslang built-in tables
     prog = parse_program(sources[0][1], sources[0][0])
     sp.compile_glsl(emit_glsl(prog, "vulkan").source, SPIRV_STAGE[prog.stage])
@@ -109,6 +133,94 @@ def main() -> int:
           f"(median ratio {statistics.median(b / a for a, b in zip(glslang_alone, end_to_end)):.2f}x; goal <= 3x)")
     if args.direct:
         direct_figures(sources, glslang_alone, args.repeat)
+    return 0
+
+
+WORKER = r"""
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+from xlate.api import translate
+sources = json.load(open(sys.argv[2]))
+translate(sources[0][1], filename=sources[0][0], target="spirv")      # warm-up: glslang tables
+for line in sys.stdin:
+    i, target, repeat = line.split()
+    name, text = sources[int(i)]
+    kwargs = {"validate": False} if target == "glsl" else {}
+    best = float("inf")
+    try:
+        for _ in range(int(repeat)):
+            t0 = time.perf_counter()
+            translate(text, filename=name, target=target, **kwargs)
+            best = min(best, time.perf_counter() - t0)
+    except Exception:
+        best = float("nan")               # not translated by this tree: left out of both
+    print(best, flush=True)
+"""
+
+
+def old_tree(spec: str, tmp: Path) -> Path:
+    """The root of the old tree: ``spec`` itself when it is a folder, else the git revision
+    ``spec`` of this repository unpacked under ``tmp``."""
+    if Path(spec).is_dir():
+        return Path(spec).resolve()
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", spec],
+                             capture_output=True, check=True).stdout
+    dest = tmp / "old"
+    dest.mkdir()
+    with tempfile.TemporaryFile() as f:
+        f.write(archive)
+        f.seek(0)
+        with tarfile.open(fileobj=f) as tar:
+            tar.extractall(dest, filter="data")
+    return dest
+
+
+def compare_trees(args) -> int:
+    """Old tree against this one, program by program in the same run (see the docstring)."""
+    sources = timed_sources(args.corpus, args.limit)
+    targets = ["glsl"] + (["spirv"] if args.spirv else [])
+    with tempfile.TemporaryDirectory(prefix="bench-translate-") as tmp:
+        tmp = Path(tmp)
+        listing = tmp / "sources.json"
+        listing.write_text(json.dumps(sources))
+        roots = {"old": old_tree(args.old, tmp), "new": ROOT}
+        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+        workers = {which: subprocess.Popen([sys.executable, "-c", WORKER, str(root), str(listing)],
+                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                           text=True, cwd=str(root), env=env)
+                   for which, root in roots.items()}
+        times = {(which, t): [] for which in workers for t in targets}
+        try:
+            for i in range(len(sources)):
+                order = ("old", "new") if i % 2 == 0 else ("new", "old")
+                for target in targets:
+                    for which in order:
+                        w = workers[which]
+                        w.stdin.write(f"{i} {target} {args.repeat}\n")
+                        w.stdin.flush()
+                        line = w.stdout.readline()
+                        if not line:
+                            raise SystemExit(f"the {which} tree's worker died on {sources[i][0]}")
+                        times[which, target].append(float(line))
+        finally:
+            for w in workers.values():
+                w.stdin.close()
+                w.wait()
+    print(f"programs: {len(sources)} {args.corpus} programs from {CORPUS}; old = {args.old}, "
+          f"new = {ROOT}; best of {args.repeat} per program, trees taking turns")
+    for target in targets:
+        what = "source -> GLSL" if target == "glsl" else "source -> SPIR-V"
+        pairs = [(o, n) for o, n in zip(times["old", target], times["new", target])
+                 if o == o and n == n]        # NaN: a tree did not translate the program
+        n = len(pairs)
+        timed = {"old": [o for o, _ in pairs], "new": [n_ for _, n_ in pairs]}
+        rate = {which: n / sum(timed[which]) for which in timed}
+        med = {which: 1 / statistics.median(timed[which]) for which in timed}
+        if n < len(sources):
+            print(f"{what}: {len(sources) - n} programs not translated by a tree, left out")
+        print(f"{what:17s} old {rate['old']:7.1f} programs/s, new {rate['new']:7.1f} programs/s "
+              f"= {rate['new'] / rate['old']:.3f}x  (median program: old {med['old']:.1f}/s, "
+              f"new {med['new']:.1f}/s = {med['new'] / med['old']:.3f}x)")
     return 0
 
 

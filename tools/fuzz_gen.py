@@ -19,6 +19,7 @@ import random
 
 from xlate.frontends.nv import arbvp as _arbvp
 from xlate.frontends.nv import fp_tables as _fpt
+from xlate.frontends.nv import legacy_vertex as _legacy
 from xlate.frontends.nv import vp as _vp
 from xlate.frontends.tgsi import opcodes as _tgsi_ops
 from xlate.ir import ops as _irops
@@ -134,7 +135,7 @@ class NV4Gen(_Base):
     def __init__(self, rng: random.Random, size: int, stage: str):
         super().__init__(rng, size)
         self.stage = stage
-        from xlate.frontends.nv.nv4 import STAGE_OPS
+        from xlate.frontends.nv.nv4_tables import STAGE_OPS
         from xlate.ir.model import Stage
         st = {"vp": Stage.VERTEX, "fp": Stage.FRAGMENT, "gp": Stage.GEOMETRY}[stage]
         self.ops = sorted(STAGE_OPS[st])
@@ -411,7 +412,7 @@ class NV4Gen(_Base):
 # ---------------------------------------------------------------------------------------------
 _VP_RESULTS = ["HPOS", "COL0", "COL1", "BFC0", "BFC1", "FOGC", "PSIZ"] + [f"TEX{i}" for i in range(8)]
 _VP2_RESULTS = [f"CLP{i}" for i in range(6)]
-_OLD_CC = list(_vp.OLD_CC_RULES)
+_OLD_CC = list(_legacy.OLD_CC_RULES)
 
 
 class VPGen(_Base):
@@ -546,11 +547,11 @@ class VPGen(_Base):
 
     def suffix(self, op: str) -> str:
         s = ""
-        if op in _vp.NO_SUFFIX_OPS:
+        if op in _legacy.NO_SUFFIX_OPS:
             return s
         if self.vp2 and self.chance(0.2):
             s += "C" + (self.rng.choice(["0", "1"]) if self.nv3 and self.chance(0.3) else "")
-        if self.nv3 and op not in _vp.NO_SAT_OPS and self.chance(0.1):
+        if self.nv3 and op not in _legacy.NO_SAT_OPS and self.chance(0.1):
             s += "_SAT"
         if self.wild(0.02):
             s += self.rng.choice(["C", "_SAT", "C1", "X", "R"])
@@ -559,11 +560,11 @@ class VPGen(_Base):
     # ---- statements ------------------------------------------------------------------------
     def instruction(self) -> None:
         rng = self.rng
-        ops = [o for o in self.ops if _vp.SIGNATURES.get(o) not in ("BRA", "RET")]
+        ops = [o for o in self.ops if _legacy.SIGNATURES.get(o) not in ("BRA", "RET")]
         if self.wild(0.02):
-            ops = list(_vp.SIGNATURES)             # an opcode of another dialect, now and then
+            ops = list(_legacy.SIGNATURES)             # an opcode of another dialect, now and then
         op = rng.choice(ops)
-        sig = _vp.SIGNATURES[op]
+        sig = _legacy.SIGNATURES[op]
         s = self.suffix(op)
         self.cur_c = self.cur_v = None
         a = rng.choice(self.addr)

@@ -26,6 +26,7 @@ and the interface variables by bitcasts, never conversions.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ..ir.model import Binding, Stage
 
@@ -75,6 +76,7 @@ class Group:
         return max(self.indices) + 1 if self.indices else 1
 
 
+@lru_cache(maxsize=4096)      # binding paths recur in every program
 def sanitize(text: str) -> str:
     out = []
     for ch in text:

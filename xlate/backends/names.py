@@ -137,12 +137,13 @@ def interface_names(prog: Program) -> InterfaceNames:
         if entry.kind == "param" and entry.binding in relative:
             continue
         winners.setdefault(key, entry)
-    chosen = [e for e in prog.source_names if any(w is e for w in winners.values())]
+    won = {id(w) for w in winners.values()}
+    chosen = [e for e in prog.source_names if id(e) in won]
     # a uniform is one Cg name (a value over ``rows`` registers) or one Cg array of them
     groups: dict[str, list] = {}
     for e in chosen:
         base, element, thing = e.name, None, None
-        m = re.fullmatch(r"(.+)\[(\d+)\]", e.name) if e.kind == "param" else None
+        m = _ELEMENT.fullmatch(e.name) if e.kind == "param" else None
         if m:
             base, element = m.group(1), int(m.group(2))
         if e.kind != "param":     # one interface variable or sampler per name and thing
@@ -170,6 +171,9 @@ def interface_names(prog: Program) -> InterfaceNames:
                 at = (element or 0) * rows + e.row if length else None
                 out.uniforms[e.binding] = (ident, at, length)
     return out
+
+
+_ELEMENT = re.compile(r"(.+)\[(\d+)\]")
 
 
 def _unique(ident: str, used: set[str]) -> str:

@@ -21,6 +21,7 @@ from ..ir.model import CCKind, DataType, Instruction, Program, RegKind, Sat
 from ..ir.ops import CARRY_OPS, OPCODES, OpInfo
 from . import cc as ccmod
 from .alu import ALU
+from . import alu_dialects  # noqa: F401  (registers the other dialects' opcodes in ALU)
 from . import doubles  # noqa: F401  (registers the double-precision opcodes in ALU)
 from .bind import ExecError
 from .flow import DEAD, FLOW, link

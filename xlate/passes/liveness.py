@@ -36,7 +36,8 @@ class Liveness:
         self.bits = {name: 4 * i for i, name in enumerate(sorted(self.tracked))}
         self.everything = (1 << (4 * len(self.bits))) - 1
         self.after: dict[int, int] = {}
-        self._reads: dict[int, int] = {}
+        self.killed: dict[int, int] = {}      # id(ins) -> kills(ins), of the instructions analysed
+        self.read_bits: dict[int, int] = {}    # id(ins) -> reads(ins), computed once each
 
     def bit(self, reg: str, comp: int) -> int:
         base = self.bits.get(reg)
@@ -60,7 +61,7 @@ class Liveness:
         return out
 
     def reads(self, ins: Instruction) -> int:
-        out = self._reads.get(id(ins))
+        out = self.read_bits.get(id(ins))
         if out is None:
             out = 0
             for s in ins.srcs:
@@ -68,7 +69,7 @@ class Liveness:
             d = ins.dst
             if d is not None and d.index is not None and d.index.reg is not None:
                 out |= self.bit(d.index.reg, d.index.comp)
-            self._reads[id(ins)] = out
+            self.read_bits[id(ins)] = out
         return out
 
     def kills(self, ins: Instruction) -> int:
@@ -97,8 +98,10 @@ class Liveness:
     def node(self, node, live: int, loop_head: int | None, fn_end: int) -> int:
         if isinstance(node, Op):
             ins = node.ins
-            self.after[id(ins)] = live
-            return (live & ~self.kills(ins)) | self.reads(ins)
+            key = id(ins)
+            self.after[key] = live
+            kill = self.killed[key] = self.kills(ins)
+            return (live & ~kill) | self.reads(ins)
         if isinstance(node, If):
             then = self.body(node.then, live, loop_head, fn_end)
             orelse = self.body(node.orelse, live, loop_head, fn_end)

@@ -81,12 +81,12 @@ def describe_inputs(gen: GeneratedInputs, lane: int) -> dict[str, list]:
 
 
 def fragment_xy(program: Program, lanes: int, *, origin_follows_program: bool = True):
-    """Window (x, y) of each lane's pixel (``gl.quad_layout``), as float32, in the program's
+    """Window (x, y) of each lane's pixel (``capture.quad_layout``), as float32, in the program's
     fragment coordinate conventions: ``OPTION ARB_fragment_coord_origin_upper_left`` counts y
     from the top row (GL_ARB_fragment_coord_conventions: y' = height - y).  Vulkan's origin is
     the upper left for every program, so its harness reads y as given
     (``origin_follows_program=False``)."""
-    from .gl import quad_layout
+    from .capture import quad_layout
     x, y, _, height = quad_layout(lanes)
     xf, yf = x.astype(np.float32), y.astype(np.float32)
     if origin_follows_program and program.fragcoord_origin_upper_left:
@@ -728,7 +728,7 @@ def _elements(elems_of: dict, binding: str):
 
 
 def compare_geometry(program, facts, reflection, res, cap, elems_of, strict: bool = False):
-    from .gl import strip_primitives
+    from .capture import strip_primitives
     kind = program.geometry.output_primitive
     diffs: list[cmp.Difference] = []
     compared = 0

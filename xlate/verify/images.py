@@ -1,6 +1,6 @@
 """The pictures of ``xlate verify --report`` (PNG, written with Pillow).
 
-Fragment programs: a lane is a pixel (the harness's layout, :func:`gl.quad_layout`: lanes 4k..4k+3
+Fragment programs: a lane is a pixel (the harness's layout, :func:`capture.quad_layout`: lanes 4k..4k+3
 are the 2x2 quad k, quads row by row, 64 pixels wide), so each output gets three images of the
 same size:
 
@@ -138,7 +138,7 @@ def _colours(words: np.ndarray, components: tuple[int, ...], integer,
 
 def _place(values: np.ndarray, lanes: int) -> np.ndarray:
     """(lanes, 3) per-lane colours -> the (h, w, 3) image of the harness's pixel layout."""
-    from .gl import quad_layout
+    from .capture import quad_layout
     x, y, w, h = quad_layout(lanes)
     img = np.zeros((h, w, 3), np.uint8)
     img[y, x] = values
@@ -146,7 +146,7 @@ def _place(values: np.ndarray, lanes: int) -> np.ndarray:
 
 
 def _checker(lanes: int) -> np.ndarray:
-    from .gl import quad_layout
+    from .capture import quad_layout
     x, y, _, _ = quad_layout(lanes)
     return np.where(((x + y) % 2 == 0)[:, None], np.array(KILLED[0], np.uint8),
                     np.array(KILLED[1], np.uint8))

@@ -40,7 +40,7 @@ RGBA32F render targets):
   fragment and read colour clamping are off (``glClampColor``), so the values arrive exact.
 
 Fragment programs (GL_POINTS of size 2, one per 2x2 quad of lanes, lanes 4k..4k+3 as
-``gl.quad_layout``):
+``capture.quad_layout``):
   * the inputs of the four lanes of a quad are made equal *in the generated inputs* (the
     executor gets the same values): a point's attributes are constant, so they arrive
     bit-exact (NaN and Inf too, which interpolation across a triangle would not keep), and
@@ -79,7 +79,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import glapi as G
-from .gl import Capture, Runner as GLRunner, quad_layout
+from .gl import Runner as GLRunner
+from .capture import Capture, quad_layout
 from .glapi import GLError, GLUnavailable
 
 BACKEND = "native"

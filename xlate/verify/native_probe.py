@@ -482,7 +482,7 @@ class TextProbe:
                 got = runner.run_vertex(text, lanes, inputs, gen.params, wanted,
                                         busy_tc=self.busy_tc)
             if whole:
-                from .gl import Capture
+                from .capture import Capture
                 outputs = {key: got[key] for key in self.keys if key in got}
                 runs.append(Capture(outputs=outputs, killed=np.zeros(lanes, bool)))
                 if len(batches) == 1:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .gl import Capture, quad_layout
+from .capture import Capture, quad_layout
 from .glapi import GLError
 from .native import (HarnessLimit, Refused, Runner, TARGETS, HARNESS_HEADERS, WIDTH,
                      _blank_comments, conform_inputs, header, quad_constant, read_state,

@@ -51,7 +51,8 @@ from pathlib import Path
 import numpy as np
 
 from . import glapi as G
-from .gl import Runner, TextureData, quad_layout
+from .gl import Runner
+from .capture import TextureData, quad_layout
 from .glapi import GLError
 from .oracle_match import ABS, REL  # the oracle's match, shared with oracle_explain
 from .oracle_uninit import initialised

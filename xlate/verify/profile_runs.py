@@ -78,7 +78,7 @@ def harness_text(src: str, profile: str, reflection: dict, *, precise: bool = Fa
     """The translation in ``profile`` with the interface the harness reads (module docstring).
     Unchanged for ``glsl450`` and ``vulkan``.  ``precise``: the text is about to get
     ``precise`` qualifiers (the runner's counterfactual of contraction,
-    :func:`xlate.verify.gl.make_precise`), a GLSL 4.00 keyword: a glsl330 text is then compiled
+    :func:`xlate.verify.capture.make_precise`), a GLSL 4.00 keyword: a glsl330 text is then compiled
     as ``#version 450 core``, which changes nothing else it computes."""
     if profile == "glsl330":
         src = _glsl330(src, reflection)

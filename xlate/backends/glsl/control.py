@@ -24,11 +24,23 @@ class ControlFlow:
         out: list[str] = []
         pad = "    " * depth
         previous = None
+        plain = not self.comments and not self.line_directives
         for node in nodes:
             if isinstance(node, Op):
                 before, lines = self.print_op(node.ins, pad)
+                if before:
+                    out += before
+                span = node.ins.span
+                if plain and span is not None and span.line and len(lines) == 1 \
+                        and "\n" not in lines[0] and "\x00" not in lines[0]:
+                    # the usual statement: one line, tagged with its source line (tag_lines)
+                    if lines[0].strip():
+                        out.append(f"{pad}{lines[0]}\x00{span.line}\x00")
+                    else:
+                        out.append(pad + lines[0])
+                    continue
                 lines, previous = self.tag_lines(node, [pad + x for x in lines], pad, previous)
-                out += before + lines
+                out += lines
                 continue
             lines, previous = self.tag_lines(node, self.emit_node(node, depth, in_main), pad, previous)
             out += lines

@@ -135,8 +135,8 @@ class Declarations:
             return {}
         regs = self.prog.registers
         relative = {b.path for ins in self.prog.instructions for src in ins.srcs
-                    if regs[src.reg].kind == RegKind.INPUT and src.index is not None
-                    and src.index.relative for b in regs[src.reg].bindings}
+                    if src.index is not None and src.index.relative
+                    and regs[src.reg].kind == RegKind.INPUT for b in regs[src.reg].bindings}
         direct: dict[tuple[str, int | None], str] = {}
         staged: set[str] = set(relative)
         for var, expr, b in self.input_vars:
@@ -269,11 +269,15 @@ class Declarations:
         return None
 
     def interp_of(self, b: Binding) -> str | None:
-        for reg in self.prog.registers.values():
-            if reg.kind == RegKind.INPUT and reg.interpolation and b in [
-                    Binding(x.path, x.index) for x in reg.bindings]:
-                return reg.interpolation
-        return None
+        """The interpolation of the first input register bound to ``b`` that declares one."""
+        table = self.interpolations
+        if table is None:       # once per program (each input asked: was inputs x registers)
+            table = self.interpolations = {}
+            for reg in self.prog.registers.values():
+                if reg.kind == RegKind.INPUT and reg.interpolation:
+                    for x in reg.bindings:
+                        table.setdefault(Binding(x.path, x.index), reg.interpolation)
+        return table.get(b)
 
     # ---- storage expressions -----------------------------------------------------------------------
     def storage_type(self, regname: str) -> DataType:

@@ -35,6 +35,9 @@ _FILLER = frozenset(["", "{", "}", "else", "do", "} while (false);"])
 HELPER_EXTENSIONS = {"int64": "GL_ARB_gpu_shader_int64"}
 
 
+_WORD = re.compile(r"\w+")
+
+
 class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow, Expressions):
     """Prints one lowered program; the mixins are the parts (declarations, operands,
     instructions, textures, control flow), this class holds the state and the program."""
@@ -97,6 +100,7 @@ class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow, E
         self.narrowed: dict[int, tuple | None] = {}     # id(instruction) -> narrowed_components
         self.splats: dict[str, str] = {}            # vecN(value) -> value (splat_literals)
         self.snippets: dict[tuple[str, str], tuple | None] = {}     # snippet(), once per row
+        self.interpolations: dict[Binding, str] | None = None     # interp_of(), once
 
     # ---- naming --------------------------------------------------------------------------------
     def name_of(self, reg: str) -> str:
@@ -212,9 +216,9 @@ class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow, E
         # a register whose every value was inlined is not named in any function: not declared
         held = {form.reg for form in self.temporaries.forms.values()} & self.used_temps
         if held:
-            text = "\n".join(functions)
-            self.used_temps -= {r for r in held
-                                if not re.search(rf"\b{re.escape(self.name_of(r))}\b", text)}
+            # the words of the functions' text, once (a name is a whole word of it or absent)
+            words = set(_WORD.findall("\n".join(functions)))
+            self.used_temps -= {r for r in held if self.name_of(r) not in words}
         globals_, prologue, epilogue = self.declare_globals()
         interface = self.declare_interface()
         uniforms = self.declare_uniforms()

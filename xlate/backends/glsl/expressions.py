@@ -290,23 +290,29 @@ def _plan_run(emitter, run: list[Instruction], live, storage: _Storage, plan: Pl
     depth_of: dict[int, int] = {}       # id(D) -> how many values its expression nests
     # per instruction of the run: tracked components read, storage written, a boundary for
     # values of lookups and derivatives (-1: one for every value)
-    reads = [live.reads(u) for u in run]
+    # the analysis's own tables where it met the instruction (every instruction of a run
+    # it follows), its functions otherwise
+    read_bits, killed, after_of, everything = live.read_bits, live.killed, live.after, live.everything
+    reads = [read_bits[id(u)] if id(u) in read_bits else live.reads(u) for u in run]
     writes = [storage.writes(u) for u in run]
-    kills = [live.kills(u) for u in run]
-    after = [live.live_after(u) for u in run]
+    kills = [killed[id(u)] if id(u) in killed else live.kills(u) for u in run]
+    after = [after_of.get(id(u), everything) for u in run]
     fence = [_FENCE.get(u.op, 0) for u in run]
+    repeated, taken_of = plan.repeated, plan.taken
     n = len(run)
     for i, d in enumerate(run):
         kill = kills[i]
-        if not kill & after[i] or id(d) in plan.repeated:
+        if not kill & after[i] or id(d) in repeated:
             continue       # untracked, never read (dead), written conditionally, or repeated
         expr_reads = 0
         nesting = 1
         for k, s in enumerate(d.srcs):
-            taken = plan.taken.get((id(d), k))
-            expr_reads |= reads_of[id(taken)] if taken is not None else storage.source(s)
+            taken = taken_of.get((id(d), k)) if taken_of else None
             if taken is not None:
+                expr_reads |= reads_of[id(taken)]
                 nesting = max(nesting, depth_of.get(id(taken), 1) + 1)
+            else:
+                expr_reads |= storage.source(s)
         reads_of[id(d)] = expr_reads
         depth_of[id(d)] = nesting
         if nesting >= MAX_NESTING:
@@ -325,21 +331,22 @@ def _plan_run(emitter, run: list[Instruction], live, storage: _Storage, plan: Pl
         if j == end or not reads[j] & kill:
             continue
         u = run[j]
-        if id(u) in plan.repeated:
+        if id(u) in repeated:
+            continue
+        # the cheap tests first (each one alone keeps the value in its register)
+        if kill & after[j] & ~kills[j]:
+            continue                              # read again later: baked
+        form = emitter.value_form(d)
+        if form is None:
             continue
         k = _one_operand(emitter, u, d.dst.reg, d.dst.mask)
         if k is None:
-            continue
-        form = emitter.value_form(d)
-        if form is None:
             continue
         arithmetic = emitter.value_arithmetic(d) or any(
             arith.get(id(t), False) for t in plan.readers.get(id(d), ()))
         arith[id(d)] = arithmetic
         if arithmetic and not emitter.takes_arithmetic(u, k):
             continue                              # it would sit under a swizzle: see Exactness
-        if kill & after[j] & ~kills[j]:
-            continue                              # read again later: baked
         plan.inlined[id(d)] = (u, k)
         plan.readers.setdefault(id(u), []).append(d)
         plan.taken[(id(u), k)] = d
@@ -361,23 +368,23 @@ def _one_operand(emitter, u: Instruction, reg: str, mask) -> int | None:
     """The operand of ``u`` that takes the value written into the components ``mask`` of
     ``reg``, if it is the only reader of them in ``u`` and reads them whole-heartedly (only
     components the value has, in a form the printer can take); else None."""
-    written = {c for c in range(4) if mask[c]}
-    hits = []
+    hit = None
     for k, s in enumerate(u.srcs):
-        if s.reg == reg and written.intersection(s.swizzle):
-            hits.append(k)
+        if s.reg == reg and any(c < 4 and mask[c] for c in s.swizzle):
+            if hit is not None:
+                return None                # read twice
+            hit = k
         if (s.index is not None and s.index.reg == reg) or \
                 (s.vertex is not None and s.vertex.reg == reg):
             return None                    # read as an index
-    if len(hits) != 1:
-        return None                        # read twice
+    if hit is None:
+        return None
     if u.dst is not None and u.dst.index is not None and u.dst.index.reg == reg:
         return None
-    k = hits[0]
-    comps = emitter.printed_components(u, k)
-    if comps is None or not written.issuperset(comps):
+    comps = emitter.printed_components(u, hit)
+    if comps is None or not all(c < 4 and mask[c] for c in comps):
         return None
-    return k
+    return hit
 
 
 class Expressions:

@@ -103,9 +103,12 @@ class Instructions:
         if ins.op == "ENDPRIM":
             return ["EndPrimitive();"]
         comps = self.narrowed_components(ins)
-        srcs = [self.operand(s, operand_type(ins, i), info.inputs[i] == "s" if i < len(info.inputs) else False,
-                             None if i < len(info.inputs) and info.inputs[i] == "s" else comps,
-                             read=(ins, i))
+        scalar_in = _SCALAR_INPUTS.get(ins.op)
+        if scalar_in is None:
+            scalar_in = _SCALAR_INPUTS[ins.op] = tuple(kind == "s" for kind in info.inputs)
+        n_in = len(scalar_in)
+        srcs = [self.operand(s, operand_type(ins, i), i < n_in and scalar_in[i],
+                             None if i < n_in and scalar_in[i] else comps, read=(ins, i))
                 for i, s in enumerate(ins.srcs)]
         if comps is not None:
             template, helpers = self.snippet(ins.op, TYPE_CHAR[ins.dtype])
@@ -315,3 +318,7 @@ class Instructions:
         a = self.operand(ins.srcs[0], optype, False, read=(ins, 0))
         zero = "vec4(0.0)" if optype == DataType.FLOAT else "ivec4(0)"
         return [f"if (any(lessThan({a}, {zero}))) discard;"]
+
+
+#: opcode -> for each input, whether it is a scalar operand (OpInfo.inputs "s"), computed once
+_SCALAR_INPUTS: dict[str, tuple[bool, ...]] = {}

@@ -149,14 +149,15 @@ class Operands:
         to its write mask: ``R0.zw = a.zw * b.xy`` for ``MUL R0.zw, a, b.xyxy``).  ``read``:
         (instruction, operand index), for an operand that may take an inlined value
         (``expressions.py``)."""
-        if comps is not None and len(comps) < 4:
-            sw, cn = src.swizzle, src.comp_neg      # (a new Source: replace() is 4x as slow)
-            src = Source(src.reg, src.index, src.vertex, tuple(sw[c] for c in comps), src.neg,
-                         src.abs, tuple(cn[c] for c in comps))
+        sel, comp_neg = src.swizzle, src.comp_neg
+        narrowed = comps is not None and len(comps) < 4
+        if narrowed:
+            sel = tuple(sel[c] for c in comps)
+            comp_neg = tuple(comp_neg[c] for c in comps)
             if len(comps) == 1:
                 scalar = True
         if read is not None and self.values:
-            value = self.inlined_operand(read, src.swizzle[:1] if scalar else src.swizzle, scalar)
+            value = self.inlined_operand(read, sel[:1] if scalar else sel, scalar)
             if value is not None:
                 expr = bitcast(value, self.storage_type(src.reg), optype, scalar)
                 if src.abs and optype != DataType.UINT:
@@ -165,14 +166,18 @@ class Operands:
                     expr = "-" + place(expr, UNARY, True)
                 return expr
         reg = self.prog.registers[src.reg]
-        if reg.kind == RegKind.CONST or (reg.kind == RegKind.PARAM and src.index is not None
-                                         and not src.index.relative and reg.bindings[src.index.offset] is None) \
-                or (reg.kind == RegKind.PARAM and src.index is None and reg.bindings[0] is None):
+        kind = reg.kind
+        if kind == RegKind.CONST or (kind == RegKind.PARAM and (
+                reg.bindings[0] is None if src.index is None
+                else not src.index.relative and reg.bindings[src.index.offset] is None)):
+            if narrowed:         # the operand of the narrowed components (a new Source only here)
+                src = Source(src.reg, src.index, src.vertex, sel, src.neg, src.abs, comp_neg)
             return self.const_operand(src, reg, optype, scalar)
         expr = self.element(src.reg, src.index, src.vertex)
         expr = bitcast(expr, self.storage_type(src.reg), optype)
-        sel = src.swizzle
-        if max(sel) > 3 or True in src.comp_neg:
+        if max(sel) > 3 or True in comp_neg:
+            if narrowed:
+                src = Source(src.reg, src.index, src.vertex, sel, src.neg, src.abs, comp_neg)
             return self.ext_swizzle(expr, src, optype)
         if scalar:
             expr = f"{expr}.{COMP[sel[0]]}"

@@ -98,6 +98,7 @@ _HELPER_RETURN = re.compile(r"\breturn (?!xl_r;)([^;]+);")                     #
 _PRECISE_TYPES = frozenset("float vec2 vec3 vec4 int ivec2 ivec3 ivec4 uint uvec2 uvec3 uvec4".split())
 
 
+@lru_cache(maxsize=1024)      # a few dozen helpers x profiles; the same text every program
 def precise_helper(text: str, word: str = "precise") -> str:
     """A helper function (helpers.glsl) with its locals and its returned value ``precise``.
 

@@ -201,12 +201,17 @@ def wrapped(expr: str) -> bool:
     if not expr.startswith("(") or not expr.endswith(")"):
         return False
     depth = 0
-    for i, ch in enumerate(expr):
-        depth += ch == "("
-        depth -= ch == ")"
-        if depth == 0:
-            return i == len(expr) - 1
+    for m in _PARENTHESIS.finditer(expr):       # the parentheses only, not every character
+        if m.group() == "(":
+            depth += 1
+        else:
+            depth -= 1
+            if depth == 0:
+                return m.start() == len(expr) - 1
     return False
+
+
+_PARENTHESIS = re.compile(r"[()]")
 
 
 def _member_access(text: str, name: str) -> str:

@@ -23,7 +23,7 @@ class NotCovered(Exception):
 @dataclass
 class Instrumentation:
     """What a test harness (xlate.verify) adds to the program's own shader, as the GLSL
-    harness edits the GLSL text (verify/gl.py ``add_capture``, ``fragment_inputs``,
+    harness edits the GLSL text (verify/capture.py ``add_capture``, ``fragment_inputs``,
     ``fragment_outputs``): the same variables, locations and bindings, so the harness around
     it is unchanged.
 

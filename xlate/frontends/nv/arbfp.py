@@ -37,40 +37,22 @@ Dialect semantics made explicit in the IR (nv_dialects.md sections 9, 12):
 from __future__ import annotations
 
 import re
-import struct
 
 from ...diagnostics import DiagnosticSink, Span
-from ...ir.model import (Binding, CCKind, CondTest, DataType, Dest, Index, Instruction,
-                         Register, RegKind, Sat, Source, TexRef)
+from ...ir.model import (Binding, CCKind, DataType, Dest, Instruction, Register, RegKind, Sat,
+                         Source, TexRef)
 from ...ir.ops import OPCODES
 from . import bindings as B
 from . import fp_tables as T
-from .nv4 import NV4Builder, _Skip
-from .syntax import (CCTestNode, Decl, IndexConst, IndexRange, IndexRel, Instr, Label, Member,
-                     Operand, Ref, Subscript)
-
-F = DataType.FLOAT
-S = DataType.INT
-IDENTITY = (0, 1, 2, 3)
-FULL_MASK = (True, True, True, True)
-MASK_X = (True, False, False, False)
-MASK_Y = (False, True, False, False)
-_SUFFIXES = re.compile(r"^(R|H|X)?(C)?(_SAT|_SSAT)?$")
-_SWZ = {c: i for i, c in enumerate("xyzw")} | {c: i for i, c in enumerate("rgba")}
-#: the FP2 condition-code rules (FPO/FP2 <ccMaskRule>; FP1 the same)
-OLD_CC_RULES = ("EQ", "GE", "GT", "LE", "LT", "NE", "TR", "FL")
-PACK_OPS = frozenset({"PK2H", "PK2US", "PK4B", "PK4UB"})
-UNPACK_OPS = frozenset({"UP2H", "UP2US", "UP4B", "UP4UB"})
-TEX_OPS = frozenset({"TEX", "TXP", "TXB", "TXD", "TXL"})
-#: attributes whose unused components are constants in this dialect: binding -> (y, z, w)
-CONST_COMPONENTS = {"fragment.facing": (0.0, 0.0, 1.0), "fragment.fogcoord": (0.0, 0.0, 1.0)}
+from .nv4 import NV4Builder
+from .nv4_tables import _Skip
+from .syntax import Decl, IndexConst, Instr, Member, Operand, Ref, Subscript
+from .fp_tables import F, MASK_X, OLD_CC_RULES, PACK_OPS, TEX_OPS, UNPACK_OPS, _SUFFIXES, _SWZ, f32
+from .arbfp_flow import ARBfpFlow
+from .arbfp_operands import ARBfpOperands
 
 
-def f32(x: float) -> int:
-    return struct.unpack("<I", struct.pack("<f", x))[0]
-
-
-class ARBfpBuilder(NV4Builder):
+class ARBfpBuilder(ARBfpOperands, ARBfpFlow, NV4Builder):
     """Statement AST of an ``!!ARBfp1.0`` program -> IR (see the module docstring)."""
 
     #: spec short name for messages
@@ -524,359 +506,27 @@ class ARBfpBuilder(NV4Builder):
                  + (", ARRAYSHADOW1D, ARRAYSHADOW2D" if arrays and shadow else "") + ")",
                  opnd.span)
 
-    # ---- flow control (NV_fragment_program2) -------------------------------------------------
-    def block_structure(self, name: str, ins: Instr) -> None:
-        """FP2 3.11.4.X: IF/ELSE/ENDIF, LOOP/ENDLOOP, REP/ENDREP must nest; static depth limits."""
-        self.closing = None
-        if name in ("ELSE", "ENDIF", "ENDLOOP", "ENDREP"):
-            opener = {"ELSE": "IF", "ENDIF": "IF", "ENDLOOP": "LOOP", "ENDREP": "REP"}[name]
-            if not self.blocks or self.blocks[-1][0] != opener:
-                open_kind = self.blocks[-1][0] if self.blocks else None
-                extra = f" (the innermost open block is {open_kind})" if open_kind else ""
-                self.err("E4003", f"{name} without a matching {opener}{extra}", ins.span)
-            if name == "ELSE":
-                if self.blocks[-1][1] == "else":
-                    self.err("E4003", "second ELSE for one IF", ins.span)
-                self.blocks[-1] = ("IF", "else", self.blocks[-1][2])
-            else:
-                self.closing = self.pop_block()
-        elif name == "IF":
-            # counts kept by push_block/pop_block (nv4.py): O(1) checks, E4005 once per limit
-            if self.open_blocks.get("IF", 0) >= T.MAX_IF_DEPTH:
-                self.nesting_error("IF", f"IF nested inside {T.MAX_IF_DEPTH} IF blocks "
-                                   "(MAX_PROGRAM_IF_DEPTH_NV)", ins.span)
-            self.push_block(("IF", "then", ins.span))
-        elif name in ("LOOP", "REP"):
-            loops = self.open_blocks.get("LOOP", 0)
-            depth = loops + self.open_blocks.get("REP", 0)
-            if depth >= T.MAX_LOOP_DEPTH:
-                self.nesting_error("LOOP", f"{name} nested inside {T.MAX_LOOP_DEPTH} LOOP/REP "
-                                   "blocks (MAX_PROGRAM_LOOP_DEPTH_NV)", ins.span)
-            self.push_block((name, {"a0": f"%A0_{loops}" if name == "LOOP" else None,
-                                    "count": f"%loop_count{depth}"}, ins.span))
 
-    def current_a0(self) -> str | None:
-        for kind, state, _ in reversed(self.blocks):
-            if kind == "LOOP":
-                return state["a0"]
-        return None
 
-    def temp(self, name: str, dtype: DataType = DataType.NONE) -> str:
-        if name not in self.prog.registers:
-            self.prog.registers[name] = Register(name, RegKind.TEMP, dtype, implicit=True)
-        return name
 
-    def lowered(self, op: str, dtype: DataType, dst: Dest, srcs, ins: Instr, what: str) -> None:
-        self.prog.instructions.append(Instruction(op, dtype, dst, tuple(srcs), span=ins.span,
-                                                  text=f"({what})"))
 
-    def flow(self, ins: Instr, name: str, out: Instruction) -> None:
-        if name in ("ELSE", "ENDIF", "ENDREP", "ENDLOOP"):
-            self.expect_operands(ins, 0, "no operands")
-            if name == "ENDLOOP" and self.closing is not None:
-                # FP2 3.11.X.5: LoopIndex += LoopIncr (clamped >= 0, digest 12 item 31)
-                a0 = self.closing[1]["a0"]
-                ax = Source(a0, swizzle=(0, 0, 0, 0))
-                self.lowered("ADD", S, Dest(a0, None, MASK_X), [ax, Source(a0, swizzle=(1, 1, 1, 1))],
-                             ins, "ENDLOOP: A0.x += increment")
-                self.lowered("MAX", S, Dest(a0, None, MASK_X), [ax, self.int_const(0)], ins,
-                             "ENDLOOP: A0.x >= 0")
-            if name == "ENDLOOP":
-                out.op = "ENDREP"
-            return
-        if name == "IF":
-            self.expect_operands(ins, 1, "one condition-code test")
-            out.cond = self.require_cctest(ins.operands[0])
-            return
-        if name in ("LOOP", "REP"):
-            self.expect_operands(ins, 1, "one program parameter operand")
-            opnd = ins.operands[0]
-            v = self.source(opnd, F, scalar=False, ntc=False)
-            reg = self.prog.registers[v.reg]
-            if reg.kind not in (RegKind.PARAM, RegKind.CONST):
-                self.err("E3004", f"the {name} operand must be a program parameter (FP2 "
-                         "3.11.X.8/9), not a temporary or attribute", opnd.span)
-            state = self.blocks[-1][1] if self.blocks and self.blocks[-1][0] == name else None
-            if state is None:
-                raise _Skip
-            if name == "LOOP":
-                # FP2 3.11.X.8: LoopIndex = floor(v.y) (>= 0), LoopIncr = floor(v.z)
-                a0 = self.temp(state["a0"], S)
-                self.lowered("FLR", S, Dest(a0, None, MASK_X), [self.component(v, 1)], ins,
-                             "LOOP: A0.x = floor(y)")
-                self.lowered("MAX", S, Dest(a0, None, MASK_X),
-                             [Source(a0, swizzle=(0, 0, 0, 0)), self.int_const(0)], ins,
-                             "LOOP: A0.x >= 0")
-                self.lowered("FLR", S, Dest(a0, None, MASK_Y), [self.component(v, 2)], ins,
-                             "LOOP: increment = floor(z)")
-            # count = floor(min(x, 255)) (REP floors; MAX_PROGRAM_LOOP_COUNT_NV, digest 12 item 31)
-            count = self.temp(state["count"], F)
-            self.lowered("MIN", F, Dest(count, None, MASK_X),
-                         [self.component(v, 0), self.float_const(float(T.MAX_LOOP_COUNT))], ins,
-                         f"{name}: count clamped to {T.MAX_LOOP_COUNT}")
-            out.op = "REP"
-            out.srcs = (Source(count, swizzle=(0, 0, 0, 0)),)
-            return
-        if name == "BRK":
-            if not (self.open_blocks.get("LOOP") or self.open_blocks.get("REP")):
-                self.err("E4004", "BRK outside a LOOP or REP block", ins.span)
-            self.expect_operands(ins, 1, "an optional condition-code test", at_least=0)
-            if ins.operands:
-                out.cond = self.require_cctest(ins.operands[0])
-            return
-        if name == "RET":
-            self.expect_operands(ins, 1, "an optional condition-code test", at_least=0)
-            if ins.operands:
-                out.cond = self.require_cctest(ins.operands[0])
-            return
-        if name == "CAL":
-            self.expect_operands(ins, 2, "a label and an optional condition-code test", at_least=1)
-            target = ins.operands[0]
-            if target.kind != "ref" or target.ref.selectors or target.neg or target.abs:
-                self.err("E3004", "CAL needs a label name", target.span)
-            out.label = target.ref.name
-            self.calls.append((out.label, target.span))
-            if target.ccmask is not None:
-                out.cond = self.cctest(target.ccmask)
-            elif len(ins.operands) == 2:
-                out.cond = self.require_cctest(ins.operands[1])
-            return
-        raise AssertionError(name)
 
-    def component(self, v: Source, c: int) -> Source:
-        sel = v.swizzle[c]
-        return Source(v.reg, v.index, v.vertex, (sel,) * 4, v.neg, v.abs)
 
-    def int_const(self, value: int) -> Source:
-        return Source(self.const_register((value & 0xFFFFFFFF,) * 4, S), swizzle=(0, 0, 0, 0))
 
-    def float_const(self, value: float) -> Source:
-        return Source(self.const_register((f32(value),) * 4, F), swizzle=(0, 0, 0, 0))
 
-    def label(self, lab: Label) -> None:
-        if self.level < 2:
-            self.seen_statement = self.seen_body = True
-            self.err("E1002", f"labels ('{lab.name}:') require OPTION NV_fragment_program2",
-                     lab.span)
-        super().label(lab)
 
-    # ---- condition codes -----------------------------------------------------------------------
-    def cctest(self, node) -> CondTest:
-        if not self.has_cc():
-            self.err("E3007", "condition codes require OPTION NV_fragment_program", node.span)
-        if node.rule not in OLD_CC_RULES:
-            self.err("E3007", f"unknown condition-code rule '{node.rule}' (expected one of "
-                     f"{', '.join(OLD_CC_RULES)})", node.span)
-        swz = IDENTITY
-        if node.swizzle is not None:
-            swz = self.swizzle(node.swizzle, node.span, vector=True)
-        return CondTest(node.rule, 0, swz)
 
-    def as_cctest(self, opnd: Operand, only_cc: bool = False) -> CondTest | None:
-        """``NE.x`` or ``(NE.x)`` read as a condition-code test (rule names are not reserved:
-        where a variable of that name exists and an operand is legal too, the test wins and a
-        warning says so - digest 2.2)."""
-        if opnd.kind == "cc":
-            return self.cctest(opnd.cctest)
-        if opnd.kind == "ref" and not opnd.neg and not opnd.abs and opnd.ccmask is None:
-            ref = opnd.ref
-            if ref.name in OLD_CC_RULES and (
-                    not ref.selectors or (len(ref.selectors) == 1 and isinstance(ref.selectors[0], Member))):
-                if self.lookup(ref.name) is not None and not only_cc:
-                    self.sink.warning("E3007", f"'{ref.name}' is both a variable and a "
-                                      "condition-code rule; it is read as a condition-code test "
-                                      "here", ref.span)
-                swz = ref.selectors[0].name if ref.selectors else None
-                return self.cctest(CCTestNode(ref.name, swz, ref.span))
-        return None
 
-    # ---- operands --------------------------------------------------------------------------------
-    def scalar_constant_needs_selector(self) -> bool:
-        # ARBFP 3.11.2 <scalarSrcReg> ::= <optionalSign> <srcReg> <scalarSuffix>: base ARB
-        # requires "2.0.x"; FPO/FP2 <paramUseS> ::= <constantScalar> lift it (digest 12 item 10)
-        return self.level == 0
 
-    def source(self, opnd: Operand, optype: DataType, scalar: bool, ntc: bool) -> Source:
-        if opnd.kind in ("cc", "offsets", "target"):
-            self.err("E3004", "expected a register, binding or constant operand", opnd.span)
-        if opnd.abs and not self.has_abs():
-            self.err("E3004", "absolute value operands '|x|' require OPTION NV_fragment_program",
-                     opnd.span)
-        if opnd.kind == "num":
-            num = opnd.numbers[0]
-            swz = IDENTITY
-            if opnd.swizzle is not None:
-                swz = self.swizzle(opnd.swizzle[0], opnd.swizzle[1], vector=not scalar)
-            elif scalar and self.scalar_constant_needs_selector():
-                self.err("E3004", f"the scalar constant '{num.text}' used as a scalar operand needs "
-                         f"a component selector in ARB_fragment_program ('{num.text}.x'; ARBFP "
-                         "3.11.2 <scalarSrcReg>, lifted by OPTION NV_fragment_program)", opnd.span)
-            words = self.const_words([num] * 4, F)
-            return Source(self.const_register(words, F), swizzle=swz, neg=opnd.neg, abs=opnd.abs)
-        if opnd.kind == "vec":
-            words = self.const_words(opnd.numbers, F)
-            swz = IDENTITY
-            if opnd.swizzle is not None:
-                swz = self.swizzle(opnd.swizzle[0], opnd.swizzle[1], vector=not scalar)
-            elif scalar:
-                self.err("E3004", "a constant vector used as a scalar operand needs a component "
-                         "selector (for example '{1, 2}.x')", opnd.span)
-            return Source(self.const_register(words, F), swizzle=swz, neg=opnd.neg, abs=opnd.abs)
-        if opnd.ccmask is not None:
-            self.err("E3004", "a condition-code mask is only allowed on the destination",
-                     opnd.ccmask.span)
-        reg, index, vertex, rest = self.reference(opnd.ref, write=False)
-        swz = IDENTITY
-        if rest:
-            if len(rest) > 1 or not isinstance(rest[0], Member):
-                self.err("E3004", "unexpected selector", rest[-1].span)
-            swz = self.swizzle(rest[0].name, rest[0].span, vector=not scalar)
-        elif scalar:
-            self.err("E3004", f"scalar operand '{ref_text(opnd.ref)}' needs a component selector "
-                     "(for example '.x')", opnd.span)
-        name = self.fixed_input(reg)
-        return Source(name, index, vertex, swz, opnd.neg, opnd.abs)
 
-    def has_abs(self) -> bool:
-        return self.level >= 1
 
-    def fixed_input(self, reg: Register) -> str:
-        """Attributes with constant y, z, w are read through a temporary (module docstring)."""
-        if reg.kind != RegKind.INPUT or reg.size is not None:
-            return reg.name
-        b = reg.bindings[0]
-        consts = self.const_components(b)
-        if consts is None:
-            return reg.name
-        tmp = self.fixed_inputs.get(reg.name)
-        if tmp is None:
-            tmp = self.temp(f"%{b.path.split('.')[-1]}")
-            self.fixed_inputs[reg.name] = tmp
-        return tmp
 
-    def const_components(self, b: Binding):
-        return CONST_COMPONENTS.get(b.path)
 
-    def dest(self, opnd: Operand, rtype: DataType, ntc: bool) -> Dest:
-        if opnd.kind != "ref" or opnd.neg or opnd.abs:
-            self.err("E3005", "the destination must be a TEMP, an OUTPUT or a result binding "
-                     "without sign or absolute value", opnd.span)
-        ref = opnd.ref
-        self.dest_half = False
-        if ref.name == "CC" and self.cc_dummy_allowed() and self.lookup("CC") is None:
-            # "MOVC CC, R0;" (FP2 3.11.4.X example): a condition-code-only destination
-            reg = self.prog.registers.setdefault("CC", Register("CC", RegKind.TEMP, DataType.NONE,
-                                                                implicit=True))
-            index, rest = None, ref.selectors
-        else:
-            reg, index, _, rest = self.reference(ref, write=True)
-        self.dest_half = self.destination_is_half(ref, reg)
-        mask = FULL_MASK
-        if rest:
-            if len(rest) > 1 or not isinstance(rest[0], Member):
-                self.err("E3005", "unexpected selector on the destination", rest[-1].span)
-            mask = self.mask(rest[0].name, rest[0].span)
-        cond = None
-        if opnd.ccmask is not None:
-            if not self.has_cc():
-                self.err("E3005", "condition-code write masks require OPTION NV_fragment_program",
-                         opnd.ccmask.span)
-            cond = self.cctest(opnd.ccmask)
-        if reg.kind == RegKind.OUTPUT:
-            self.note_result_size(reg, ref.name, opnd.span)
-        return Dest(reg.name, index, mask, cond)
 
-    def cc_dummy_allowed(self) -> bool:
-        return self.has_cc()
 
-    def note_result_size(self, reg: Register, name: str, span: Span) -> None:
-        """FPO 3.11.3.4: writing one result through variables declared with different sizes
-        fails to load (a direct result.* use declares no size and is not compared)."""
-        size = self.var_size.get(name)
-        if size is None:
-            return
-        b = reg.bindings[0]
-        sizes = self.result_sizes.setdefault(b, {})
-        sizes.setdefault(size, span)
-        if len(sizes) > 1:
-            other = next(s for s in sizes if s != size)
-            self.sink.error("E2008", f"'{b.text()}' is written through variables declared "
-                            f"{other} and {size} (FPO 3.11.3.4)", span,
-                            f"{other} write at {sizes[other]}")
 
-    def reference(self, ref: Ref, write: bool):
-        reg = self.lookup(ref.name)
-        if reg is not None:
-            if write and reg.kind not in (RegKind.TEMP, RegKind.OUTPUT):
-                self.err("E3005", f"'{ref.name}' is {_A_KIND.get(reg.kind, 'a ' + reg.kind.value)} "
-                         "variable and cannot be written", ref.span)
-            if not write and reg.kind == RegKind.OUTPUT:
-                self.err("E3004", f"'{ref.name}' is an OUTPUT variable and cannot be read", ref.span)
-            return self.variable_use(reg, ref, write)
-        if ref.name in ("program", "state"):
-            if write:
-                self.err("E3005", "program parameters are read-only", ref.span)
-            root = T.ARBFP_PROGRAM if ref.name == "program" else T.ARBFP_STATE
-            res = self.resolve(ref, root, decl=False)
-            return self.implicit(res.bindings[0], RegKind.PARAM), None, None, res.rest
-        if ref.name in ("fragment", "result"):
-            if ref.name == "result" and not write:
-                self.err("E3004", "result bindings are write-only", ref.span)
-            if ref.name == "fragment" and write:
-                self.err("E3005", "fragment attributes are read-only", ref.span)
-            if ref.name == "fragment":
-                rel = self.relative_texcoord(ref)
-                if rel is not None:
-                    return rel
-            kind = RegKind.OUTPUT if ref.name == "result" else RegKind.INPUT
-            res = self.resolve_interface(ref, kind, decl=False)
-            return self.implicit(res.bindings[0], kind), None, None, res.rest
-        if ref.name in self.poisoned:
-            raise _Skip
-        if ref.name == "texture":
-            self.err("E3004", "a texture unit is not a value operand", ref.span)
-        if ref.name == "A0" and self.level >= 2:
-            self.err("E2010", "A0 can only be used as an index: fragment.texcoord[A0.x + n]",
-                     ref.span)
-        self.err("E2003", f"undeclared name '{ref.name}'",
-                 Span(ref.span.file, ref.span.line, ref.span.col, len(ref.name)))
 
-    def relative_texcoord(self, ref: Ref):
-        """FP2 3.11.3.1 ``fragment.texcoord[A0.x + n]`` -> an element of the texcoord array
-        register, indexed by the innermost LOOP's A0 register."""
-        sels = ref.selectors
-        if not (len(sels) >= 2 and isinstance(sels[0], Member) and sels[0].name == "texcoord"
-                and isinstance(sels[1], Subscript) and isinstance(sels[1].index, IndexRel)):
-            return None
-        idx = sels[1].index
-        if idx.reg != "A0" or self.level < 2:
-            self.err("E2010", "fragment attributes can only be indexed relatively by the loop "
-                     "index A0.x (fragment.texcoord[A0.x + n], OPTION NV_fragment_program2)",
-                     idx.span)
-        if idx.comp != "x":
-            self.err("E2010", "only A0.x exists (the loop index)", idx.span)
-        if not 0 <= idx.offset <= T.MAX_A0_OFFSET:
-            self.err("E2006", f"offset {idx.offset:+d} out of range: fragment.texcoord[A0.x + n] "
-                     f"takes n in [0, {T.MAX_A0_OFFSET}] (FP2 3.11.2)", idx.span)
-        a0 = self.current_a0()
-        if a0 is None:
-            self.err("E2010", "A0.x is only available inside a LOOP/ENDLOOP block (FP2 3.11.3.Y)",
-                     idx.span)
-        name = "fragment.texcoord[]"
-        reg = self.prog.registers.get(name)
-        if reg is None:
-            n = T.MAX_TEXTURE_COORDS
-            reg = Register(name, RegKind.INPUT, DataType.NONE, n,
-                           tuple(Binding("fragment.texcoord", i) for i in range(n)), implicit=True)
-            self.prog.registers[name] = reg
-        return reg, Index(idx.offset, a0, 0), None, sels[2:]
 
-    def index(self, sub: Subscript, size: int, name: str) -> Index:
-        idx = sub.index
-        if isinstance(idx, IndexRel):
-            self.err("E2010", f"'{name}' can only be indexed with a constant (ARBFP 3.11.3.2: "
-                     "program parameter arrays use absolute addressing)", sub.span)
-        return super().index(sub, size, name)
 
     # ---- end of program ------------------------------------------------------------------------
     def finish(self) -> None:
@@ -980,23 +630,3 @@ class ARBfpBuilder(NV4Builder):
         self.prog.labels = {k: (v + len(seq) if v > at else v) for k, v in self.prog.labels.items()}
 
 
-def ref_text(ref: Ref) -> str:
-    """A reference as the program spelled it (for messages)."""
-    out = ref.name
-    for sel in ref.selectors:
-        if isinstance(sel, Member):
-            out += "." + sel.name
-        else:
-            idx = sel.index
-            if isinstance(idx, IndexConst):
-                out += f"[{idx.value}]"
-            elif isinstance(idx, IndexRange):
-                out += f"[{idx.first}..{idx.last}]"
-            else:
-                off = f" + {idx.offset}" if idx.offset > 0 else (f" - {-idx.offset}" if idx.offset else "")
-                out += f"[{idx.reg}{'.' + idx.comp if idx.comp else ''}{off}]"
-    return out
-
-
-_A_KIND = {RegKind.INPUT: "an attribute", RegKind.PARAM: "a parameter",
-           RegKind.CONST: "a constant"}

@@ -1,7 +1,7 @@
 """ARB_vertex_program frontend: ``!!ARBvp1.0``, plain and with ``OPTION NV_vertex_program2`` /
 ``OPTION NV_vertex_program3`` (+ ``ARB_position_invariant``, ``ARB_fragment_program_shadow``).
 
-Built on :class:`xlate.frontends.nv.vp.LegacyVertexBuilder` (opcodes, suffixes, condition
+Built on :class:`xlate.frontends.nv.legacy_vertex.LegacyVertexBuilder` (opcodes, suffixes, condition
 codes, address registers, flow, numerics); this module adds the ARB declarations (ATTRIB,
 PARAM, TEMP, ADDRESS, OUTPUT, ALIAS; ARBVP 2.14.3), the ARB binding tables below, literal
 constants and the option-dependent grammar (nv_dialects.md 3.3, 3.4).
@@ -45,7 +45,7 @@ from ...ir.model import Binding, DataType, Dest, Index, Register, RegKind, Sourc
 from . import bindings as B
 from .syntax import (Decl, IndexConst, IndexRange, IndexRel, Instr, Member, Number, Operand, Ref,
                      Subscript)
-from .vp import F, IDENTITY, S, XYZW, Features, LegacyVertexBuilder, _Skip, f32_bits
+from .legacy_vertex import F, IDENTITY, S, XYZW, Features, LegacyVertexBuilder, _Skip, f32_bits
 
 ARBVP_OPS = frozenset("ABS ADD ARL DP3 DP4 DPH DST EX2 EXP FLR FRC LG2 LIT LOG MAD MAX MIN MOV MUL "
                       "POW RCP RSQ SGE SLT SUB SWZ XPD".split())

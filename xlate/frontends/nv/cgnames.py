@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from ...ir.model import Binding, Program, RegKind, SourceName, Stage
+from ...ir.model import Binding, Program, RegKind, SourceName, Stage, VarInfo
 
 #: vertex attribute resources and the bindings that may carry them (the named one first, then
 #: the generic attribute it aliases: VP4 / ARB_vertex_program Table X.2)
@@ -47,6 +47,20 @@ _ALIASED_ATTRIBUTE = {0: "vertex.position", 2: "vertex.normal", 3: "vertex.color
 #: varying resources (vertex/geometry outputs, fragment/geometry inputs) by their suffix path
 _VARYINGS = {"COL0": "color", "COL": "color", "COL1": "color.secondary", "BCOL0": "color.back",
              "BCOL1": "color.back.secondary", "FOGC": "fogcoord", "FOG": "fogcoord"}
+
+
+#: the resource and name patterns below, compiled once
+_TEXUNIT = re.compile(r"texunit\s+(\d+)")
+_PARAMETER = re.compile(r"c\[(\d+)\](?:\s*,\s*(\d+))?")
+_DECLARED_NAME = re.compile(r"[A-Za-z_]\w*\$\w+|[A-Za-z_]\w*")
+_VERTEX_ELEMENT = re.compile(r"\.__data\[\d+\]$")
+_VERTEX_INDICES = re.compile(r"(\[\d+\])+$")
+_ELEMENT_ZERO = re.compile(r"\[0\]$")
+_ATTR = re.compile(r"ATTR(\d+)")
+_TEXCOORD = re.compile(r"TEXCOORD(\d+)")
+_COLOR = re.compile(r"COL(\d*)")
+_TEX = re.compile(r"TEX(\d+)")
+_CLIP = re.compile(r"CLP(\d+)")
 
 
 def resolve_source_names(prog: Program) -> list[SourceName]:
@@ -72,15 +86,15 @@ def resolve_source_names(prog: Program) -> list[SourceName]:
 
 
 def _resolve(prog: Program, var, res: str, used: dict, units: set[int]) -> list[SourceName]:
-    m = re.fullmatch(r"texunit\s+(\d+)", res)
+    m = _TEXUNIT.fullmatch(res)
     if m:
         unit = int(m.group(1))
         return [SourceName("texture", var.name, unit=unit, referenced=var.referenced)] \
             if unit in units else []
-    m = re.fullmatch(r"c\[(\d+)\](?:\s*,\s*(\d+))?", res)
+    m = _PARAMETER.fullmatch(res)
     if m:
         return _params(prog, var, int(m.group(1)), int(m.group(2) or 1))
-    if re.fullmatch(r"[A-Za-z_]\w*\$\w+|[A-Za-z_]\w*", res) and res in prog.registers \
+    if _DECLARED_NAME.fullmatch(res) and res in prog.registers \
             and prog.registers[res].kind == RegKind.PARAM:
         # FP1: the resource is the DECLAREd name (IN$texture_size, erroredtable$3)
         reg = prog.registers[res]
@@ -93,7 +107,7 @@ def _resolve(prog: Program, var, res: str, used: dict, units: set[int]) -> list[
         kind, pool = "input", used[RegKind.INPUT]
     else:
         return []
-    name = re.sub(r"\.__data\[\d+\]$", "", var.name)    # a geometry input's per-vertex element
+    name = _VERTEX_ELEMENT.sub("", var.name)    # a geometry input's per-vertex element
     for path, index in _candidates(prog.stage, kind, res):
         if (path, index) in pool:
             return [SourceName(kind, name, Binding(path, index), referenced=var.referenced)]
@@ -118,10 +132,10 @@ def _params(prog: Program, var, first: int, rows: int) -> list[SourceName]:
 
 def _candidates(stage: Stage, kind: str, res: str) -> list[tuple[str, int | None]]:
     """The bindings cgc's resource ``res`` may be, by stage and direction."""
-    res = re.sub(r"(\[\d+\])+$", "", res) if stage == Stage.GEOMETRY and kind == "input" \
-        else re.sub(r"\[0\]$", "", res)        # HPOS[1][32] (vertex 1), COL0[0] (gp4fp)
+    res = _VERTEX_INDICES.sub("", res) if stage == Stage.GEOMETRY and kind == "input" \
+        else _ELEMENT_ZERO.sub("", res)        # HPOS[1][32] (vertex 1), COL0[0] (gp4fp)
     if stage == Stage.VERTEX and kind == "input":
-        m = re.fullmatch(r"ATTR(\d+)", res)
+        m = _ATTR.fullmatch(res)
         if m:
             n = int(m.group(1))
             out = [("vertex.attrib", n)]
@@ -130,12 +144,12 @@ def _candidates(stage: Stage, kind: str, res: str) -> list[tuple[str, int | None
             if 8 <= n < 16:
                 out.append(("vertex.texcoord", n - 8))
             return out
-        m = re.fullmatch(r"TEXCOORD(\d+)", res)
+        m = _TEXCOORD.fullmatch(res)
         if m:
             return [("vertex.texcoord", int(m.group(1))), ("vertex.attrib", 8 + int(m.group(1)))]
         return _VERTEX_ATTRIBUTES.get(res, [])
     if stage == Stage.FRAGMENT and kind == "output":
-        m = re.fullmatch(r"COL(\d*)", res)
+        m = _COLOR.fullmatch(res)
         if m:
             n = int(m.group(1) or 0)
             return [("result.color", n)] + ([("result.color", None)] if n == 0 else [])
@@ -144,13 +158,13 @@ def _candidates(stage: Stage, kind: str, res: str) -> list[tuple[str, int | None
     head = "result" if kind == "output" else "vertex" if stage == Stage.GEOMETRY else "fragment"
     if res == "HPOS" or res == "WPOS":
         return [(f"{head}.position", None)]
-    m = re.fullmatch(r"TEX(\d+)", res)
+    m = _TEX.fullmatch(res)
     if m:
         return [(f"{head}.texcoord", int(m.group(1)))]
-    m = re.fullmatch(r"ATTR(\d+)", res)
+    m = _ATTR.fullmatch(res)
     if m:
         return [(f"{head}.attrib", int(m.group(1)))]
-    m = re.fullmatch(r"CLP(\d+)", res)
+    m = _CLIP.fullmatch(res)
     if m:
         return [(f"{head}.clip", int(m.group(1)))]
     if res in ("PSIZ", "PSIZE"):
@@ -163,4 +177,27 @@ def _candidates(stage: Stage, kind: str, res: str) -> list[tuple[str, int | None
         out.append((f"{head}.color.primary", None))
         if stage == Stage.GEOMETRY and kind == "input":
             out.append(("vertex.color.front", None))
+    return out
+
+
+_VAR_LINE = re.compile(r"^#var\s+(\S+)\s+([^:\n]*?)\s*:([^:\n]*):([^:\n]*):([^:\n]*):([^:\n]*)$",
+                       re.M)
+
+
+def parse_var_lines(text: str) -> list[VarInfo]:
+    """cgc's ``#var type name : semantic : resource : param# : referenced`` comment lines."""
+    out = []
+    # the pattern is tried only where a line starts with '#var' (finditer would try it at every
+    # position of the text); the same matches as finditer's, as they cannot overlap
+    end = 0
+    pos = text.find("#var")
+    while pos >= 0:
+        if pos >= end and (pos == 0 or text[pos - 1] == "\n"):
+            m = _VAR_LINE.match(text, pos)
+            if m is not None:
+                out.append(VarInfo(m.group(1), m.group(2).strip(), m.group(3).strip(),
+                                   m.group(4).strip(), m.group(5).strip(),
+                                   m.group(6).strip() == "1"))
+                end = m.end()
+        pos = text.find("#var", pos + 4)
     return out

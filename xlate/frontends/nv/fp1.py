@@ -36,8 +36,9 @@ import re
 from ...diagnostics import DiagnosticSink, Span
 from ...ir.model import Binding, DataType, Instruction, Register, RegKind, Source, TexRef
 from . import fp_tables as T
-from .arbfp import IDENTITY, ARBfpBuilder, f32
-from .nv4 import _Skip
+from .arbfp import ARBfpBuilder
+from .fp_tables import IDENTITY, f32
+from .nv4_tables import _Skip
 from .syntax import Decl, IndexConst, IndexRel, Instr, Label, Member, Number, Operand, Ref, Subscript
 
 F = DataType.FLOAT

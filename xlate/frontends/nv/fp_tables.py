@@ -8,7 +8,12 @@ Sources: ARBFP 3.11.2 (grammar), Table X.1 (attributes), Tables X.2.1-X.2.7 (sta
 """
 from __future__ import annotations
 
+import re
+import struct
+
+from ...ir.model import DataType, RegKind
 from . import bindings as B
+from .syntax import IndexConst, IndexRange, Member, Ref
 
 # ---- opcodes and their suffixes --------------------------------------------------------------
 # Each table maps a mnemonic to the suffixes it takes: R, H, X (precision), C (condition-code
@@ -273,3 +278,48 @@ FP1_RESERVED = frozenset(
 
 TARGETS = ("1D", "2D", "3D", "CUBE", "RECT")
 SHADOW_TARGETS = ("SHADOW1D", "SHADOW2D", "SHADOWRECT")
+
+
+# ---- ARBfp's own (arbfp.py and its parts) --------------------------------------------------
+
+F = DataType.FLOAT
+S = DataType.INT
+IDENTITY = (0, 1, 2, 3)
+FULL_MASK = (True, True, True, True)
+MASK_X = (True, False, False, False)
+MASK_Y = (False, True, False, False)
+_SUFFIXES = re.compile(r"^(R|H|X)?(C)?(_SAT|_SSAT)?$")
+_SWZ = {c: i for i, c in enumerate("xyzw")} | {c: i for i, c in enumerate("rgba")}
+#: the FP2 condition-code rules (FPO/FP2 <ccMaskRule>; FP1 the same)
+OLD_CC_RULES = ("EQ", "GE", "GT", "LE", "LT", "NE", "TR", "FL")
+PACK_OPS = frozenset({"PK2H", "PK2US", "PK4B", "PK4UB"})
+UNPACK_OPS = frozenset({"UP2H", "UP2US", "UP4B", "UP4UB"})
+TEX_OPS = frozenset({"TEX", "TXP", "TXB", "TXD", "TXL"})
+#: attributes whose unused components are constants in this dialect: binding -> (y, z, w)
+CONST_COMPONENTS = {"fragment.facing": (0.0, 0.0, 1.0), "fragment.fogcoord": (0.0, 0.0, 1.0)}
+
+
+def f32(x: float) -> int:
+    return struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+def ref_text(ref: Ref) -> str:
+    """A reference as the program spelled it (for messages)."""
+    out = ref.name
+    for sel in ref.selectors:
+        if isinstance(sel, Member):
+            out += "." + sel.name
+        else:
+            idx = sel.index
+            if isinstance(idx, IndexConst):
+                out += f"[{idx.value}]"
+            elif isinstance(idx, IndexRange):
+                out += f"[{idx.first}..{idx.last}]"
+            else:
+                off = f" + {idx.offset}" if idx.offset > 0 else (f" - {-idx.offset}" if idx.offset else "")
+                out += f"[{idx.reg}{'.' + idx.comp if idx.comp else ''}{off}]"
+    return out
+
+
+_A_KIND = {RegKind.INPUT: "an attribute", RegKind.PARAM: "a parameter",
+           RegKind.CONST: "a constant"}

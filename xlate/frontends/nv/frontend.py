@@ -4,8 +4,8 @@ from __future__ import annotations
 from ...diagnostics import DiagnosticSink
 from ...ir.model import Program
 from . import syntax
-from .cgnames import resolve_source_names
-from .nv4 import NV4Builder, parse_var_lines
+from .cgnames import parse_var_lines, resolve_source_names
+from .nv4 import NV4Builder
 
 
 def parse_nv4(text: str, header: str, sink: DiagnosticSink) -> Program:

@@ -42,7 +42,7 @@ VP10_OPS = ("MOV", "MUL", "ADD", "MAD", "RCP", "RSQ", "DP3", "DP4", "DST", "MIN"
 VP11_OPS = VP10_OPS + ("ABS", "DPH", "RCC", "SUB")
 VP20_OPS = VP11_OPS + ("ARA", "ARR", "COS", "EX2", "FLR", "FRC", "LG2", "SEQ", "SFL", "SGT",
                        "SIN", "SLE", "SNE", "SSG", "STR")
-#: operand shapes (xlate.frontends.nv.vp.SIGNATURES, restated so that the generator does not
+#: operand shapes (xlate.frontends.nv.legacy_vertex.SIGNATURES, restated so that the generator does not
 #: follow a frontend change silently)
 SHAPES = shapes("""
     ABS FLR FRC LIT MOV SSG COS EX2 EXP LG2 LOG RCC RCP RSQ SIN ADD DP3 DP4 DPH DST MAX MIN
