@@ -25,6 +25,9 @@ Project choices where the specs leave the result undefined or implementation-dep
   d/dx = lane 4k+1 - lane 4k, d/dy = lane 4k+2 - lane 4k (as Mesa llvmpipe computes one LOD per
   quad); a partner past the last lane counts as the lane itself (derivative 0); neighbours
   contribute their current register values even when they did not execute the instruction.
+  (llvmpipe differentiates a cube map's direction with *fine* differences instead, an LOD
+  per pixel -- GLSL 4.50 §8.14.1 leaves coarse or fine to the implementation; ``xlate
+  verify`` shows that case by recomputing with ``_texture(..., fine=True)``.)
 * rho = max(|(du/dx, dv/dx, dw/dx)|, |(du/dy, dv/dy, dw/dy)|) with exact Euclidean lengths
   (GL eq. 8.7-8.8, no approximation), lambda_base = log2(rho), all in float32.
 * cube maps: major axis ties go to Z, then Y, then X (as llvmpipe: Z when |z| >= max(|x|,
