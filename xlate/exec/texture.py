@@ -25,6 +25,9 @@ Project choices where the specs leave the result undefined or implementation-dep
   d/dx = lane 4k+1 - lane 4k, d/dy = lane 4k+2 - lane 4k (as Mesa llvmpipe computes one LOD per
   quad); a partner past the last lane counts as the lane itself (derivative 0); neighbours
   contribute their current register values even when they did not execute the instruction.
+  (llvmpipe differentiates a cube map's direction with *fine* differences instead, an LOD
+  per pixel -- GLSL 4.50 §8.14.1 leaves coarse or fine to the implementation; ``xlate
+  verify`` shows that case by recomputing with ``_texture(..., fine=True)``.)
 * rho = max(|(du/dx, dv/dx, dw/dx)|, |(du/dy, dv/dy, dw/dy)|) with exact Euclidean lengths
   (GL eq. 8.7-8.8, no approximation), lambda_base = log2(rho), all in float32.
 * cube maps: major axis ties go to Z, then Y, then X (as llvmpipe: Z when |z| >= max(|x|,
@@ -74,10 +77,10 @@ from __future__ import annotations
 from .texture_objects import (BASE_TARGET, COMPARE_FUNCS, CUBES, LEVEL_SHAPES, MAG_FILTERS,
                               MAX_TEXTURE_LOD_BIAS, MIN_FILTERS, MULTISAMPLE, SAMPLING_MODES,
                               TARGETS, WRAPS, Texture, prepare)
-from .texture_ops import TEX, _lod_query, _project, _texture
+from .texture_ops import TEX, _implicit_partials, _lod_query, _project, _texture
 from .texture_sampling import _cube_project, _cube_remap, _cube_select
 
 __all__ = ["BASE_TARGET", "COMPARE_FUNCS", "CUBES", "LEVEL_SHAPES", "MAG_FILTERS",
            "MAX_TEXTURE_LOD_BIAS", "MIN_FILTERS", "MULTISAMPLE", "SAMPLING_MODES", "TARGETS",
            "TEX", "WRAPS", "Texture", "prepare", "_cube_project", "_cube_remap", "_cube_select",
-           "_lod_query", "_project", "_texture"]
+           "_implicit_partials", "_lod_query", "_project", "_texture"]

@@ -44,9 +44,14 @@ def _project(c: np.ndarray) -> np.ndarray:
     return out
 
 
-def _implicit_partials(x, comps, project: bool):
+def _implicit_partials(x, comps, project: bool, fine: bool = False):
     """GP4 ComputePartialsX/Y: fragment programs -- coarse quad differences (module docstring);
-    vertex/geometry programs -- zero.  Returns (dx, dy) of shape (k|1, len(comps))."""
+    vertex/geometry programs -- zero.  Returns (dx, dy) of shape (k|1, len(comps)).
+
+    ``fine``: each lane's own row and column pair of its quad instead (GLSL 4.50 §8.14.1
+    dFdxFine/dFdyFine; which of the two an implicit derivative is, is the implementation's
+    choice -- llvmpipe takes fine differences for cube maps, see
+    ``xlate.verify.permits.rule_fine_derivatives``)."""
     zero = np.zeros((1, len(comps)), F32)
     if x.stage != Stage.FRAGMENT:
         return zero, zero
@@ -59,11 +64,12 @@ def _implicit_partials(x, comps, project: bool):
     total = cols.shape[0]
     lanes = x.st.all_lanes if x.idx is None else x.idx
     q = lanes - (lanes & 3)
-    px = q + 1
-    py = q + 2
-    px = np.where(px >= total, q, px)
-    py = np.where(py >= total, q, py)
-    return cols[px] - cols[q], cols[py] - cols[q]
+    x0, y0 = (lanes - (lanes & 1), lanes - (lanes & 2)) if fine else (q, q)
+    px = x0 + 1
+    py = y0 + 2
+    px = np.where(px >= total, x0, px)
+    py = np.where(py >= total, y0, py)
+    return cols[px] - cols[x0], cols[py] - cols[y0]
 
 
 def _rho_log2(dx: np.ndarray, dy: np.ndarray, fast: bool) -> np.ndarray:
@@ -83,10 +89,11 @@ def _rho_log2(dx: np.ndarray, dy: np.ndarray, fast: bool) -> np.ndarray:
         return (lg * F32(0.5)).astype(F32)
 
 
-def _texture(x, op: str, c, gdx=None, gdy=None, extra=None):
+def _texture(x, op: str, c, gdx=None, gdy=None, extra=None, fine: bool = False):
     """TEX TXB TXL TXP TXD (GP4 §2.X.8.Z): TextureSample(coord, lambda, ddx, ddy, offset);
     TEX2/TXB2/TXL2 (tgsi.rst) with the reference, bias or level in ``extra``'s x; LODQ: the
-    level of detail the lookup would use (:func:`op_lodq`)."""
+    level of detail the lookup would use (:func:`op_lodq`).  ``fine``: implicit partials from
+    fine differences (:func:`_implicit_partials`)."""
     P: _Prepared = x.st.textures[x.inst.tex.unit]
     target = x.inst.tex.target
     base = BASE_TARGET[target]
@@ -110,7 +117,7 @@ def _texture(x, op: str, c, gdx=None, gdy=None, extra=None):
         explicit = c[:, 3] if second is None else second
     else:
         # GLSL: rectangle samplers have no LOD/bias argument -> implicit derivatives
-        dx, dy = _implicit_partials(x, comps, op == "TXP")
+        dx, dy = _implicit_partials(x, comps, op == "TXP", fine)
         if op == "TXB" and not rect:
             bias = c[:, 3] if second is None else second
     k = max(a.shape[0] for a in (c, dx, dy, second) if a is not None)

@@ -88,8 +88,12 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
         "GL 4.5 §8.14.1: equations 8.7-8.8 \"are often impractical to implement. "
         "Therefore, an implementation may approximate the ideal rho\" (and the LOD with it); "
         "GLSL 4.50 §8.14.1/§6.4: derivatives in non-uniform control flow, and after a "
-        "non-uniform discard, are undefined",
-        "permits.rule_lod: the value is the same lookup at an explicit level of detail on a "
+        "non-uniform discard, are undefined; GLSL 4.50 §8.14.1: dFdx/dFdy are coarse or fine "
+        "\"based on implementation choice\"",
+        "permits.rule_fine_derivatives: the value is the same lookup with fine derivatives "
+        "(each fragment's own row/column pair; llvmpipe's cube maps), within TEX's 2^-7; "
+        "permits.rule_lod: the value is the same lookup at one explicit level of detail for "
+        "every written component, on a "
         "1/64 grid around the texture's levels (within TEX's 2^-7), also for lookups whose "
         "derivatives are undefined (the LOD is open, the lookup is at some LOD); DDX/DDY in "
         "non-uniform flow or after a KIL: any value of that instruction, adopted"),
@@ -110,7 +114,8 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
         "GL 4.5 §8.14.2 NEAREST: the texel chosen for a coordinate exactly on a texel edge "
         "depends on the implementation's rounding of u = s * width",
         "permits.rule_boundary: the value equals the lookup recomputed with the coordinates "
-        "moved one ulp down or up"),
+        "moved one ulp down or up, within TEX's filtering tolerance (2^-7; llvmpipe fetches "
+        "a NEAREST texel through its linear filter where the SIMD group also minifies)"),
     "reassociated": (
         "native backend (the driver's own ARB program): GL 2.1 §2.1.1 asks of floating-point "
         "results only \"about 1 part in 10^5\" (ARB_fragment_program issue 3, "

@@ -79,6 +79,15 @@ class Site:
         self.spread = None
         #: native backend: (n, 4) spread of each operand as the instruction reads it
         self.operand_spreads: list | None = None
+        #: (n, 4) the components the instruction wrote (its write mask and condition), set by
+        #: the replay; None: the write mask alone
+        self.written: np.ndarray | None = None
+
+    def written_components(self) -> np.ndarray:
+        """(n, 4) bool: the components this instruction wrote on the judged lanes."""
+        if self.written is not None:
+            return np.asarray(self.written, bool)
+        return np.broadcast_to(np.array(self.ins.dst.mask, bool), self.exe.shape)
 
     def float_operands(self) -> list[np.ndarray]:
         """The float operands as (n, 4) uint32 words (scalars widened)."""
@@ -102,14 +111,15 @@ class Site:
             return per_comp
         return np.broadcast_to(per_lane[:, None], (len(per_lane), 4))
 
-    def recompute(self, all_operands) -> np.ndarray:
+    def recompute(self, all_operands, fn=None) -> np.ndarray:
         """The instruction's result words on the judged lanes for other operands (given for
         the whole lane selection: implicit derivatives read the quad neighbours), saturation
-        and precision applied as the executor applies them."""
+        and precision applied as the executor applies them.  ``fn``: another computation of
+        the result in place of the opcode's (called like it, ``fn(op, *operands)``)."""
         from ..exec.operands import _PRECISION, saturate
         x = self.op
         with np.errstate(all="ignore"):
-            res = x.fn(x, *all_operands)
+            res = (x.fn if fn is None else fn)(x, *all_operands)
             if res.ndim == 1:
                 res = res[:, None]
             if res.shape[0] > 1:
@@ -577,19 +587,40 @@ def rule_boundary(s: Site) -> np.ndarray:
     """A NEAREST-filtered lookup whose coordinate lies on a texel edge: GL 4.5 §8.14.2 selects
     the texel by ``floor(u)`` of ``u = s * size``, and the implementation's rounding of that
     product picks either neighbour.  Shown by recomputation with the coordinates moved by one
-    ulp down or up (each spatial component independently)."""
+    ulp down or up (each spatial component independently), within the filtering tolerance of
+    compare.INEXACT (TEX's 2^-7, as :func:`rule_tolerance` allows the unmoved lookup; a
+    shadow lookup's w exactly).
+
+    The tolerance is needed because llvmpipe does not always fetch a NEAREST texel as it is:
+    where some fragment of an 8-wide SIMD group is minified with a LINEAR filter and another
+    magnified with NEAREST (or the reverse), gallivm samples the whole group with the linear
+    filter and forces the NEAREST fragments' weights to 0 or 1 ("whatever texel had more
+    weight": ``fpart > 0.5``, lp_build_sample_image_linear's linear_mask).  That picks the
+    lower texel at u exactly on an edge (fpart = 0.5 of u - 0.5) -- the edge case here -- and
+    returns ``a + 1.0 * (b - a)``, which can be b's neighbour float (gb-palette.cg fp40:
+    ``TEX oCol.xyz, H0, texture[1], 2D`` with H0.x = 0.5 on an 8-texel texture, the texel's
+    value 1 ulp off in x, y and z; tests/test_verify_replay.py)."""
     if s.ins.op not in SAMPLING_OPS or s.ins.tex is None:
         return np.zeros(s.exe.shape, bool)
     ok = np.zeros(s.exe.shape, bool)
     c = np.asarray(s.all_operands[0], F32)
     dims = 3 if s.ins.tex.target.replace("SHADOW", "") in ("3D", "CUBE", "ARRAYCUBE") else 2
     rest = list(s.all_operands[1:])
+    tol = cmp.INEXACT.get(s.ins.op, cmp.INEXACT["TEX"])
+    shadow = "SHADOW" in s.ins.tex.target
+    filtered = s.op.rt == DataType.FLOAT        # integer texels are fetched, not filtered
     for nudge in _nudges(dims):
         moved = c.copy()
         for i, d in enumerate(nudge):
             if d:
                 moved[:, i] = np.nextafter(c[:, i], F32(np.inf) if d > 0 else F32(-np.inf))
-        ok |= same_words(s.recompute([moved] + rest), s.imp)
+        r = s.recompute([moved] + rest)
+        near = same_words(r, s.imp)
+        if filtered:
+            near |= cmp.float_equal(r, s.imp, *tol) & ~_nonfinite(r) & ~_nonfinite(s.imp)
+        if shadow:                      # w is 1.0 exactly, not filtered
+            near[:, 3] = same_words(r[:, 3], s.imp[:, 3])
+        ok |= near
     return ok
 
 
@@ -614,7 +645,12 @@ def rule_lod(s: Site) -> np.ndarray:
     LOD_SPAN beyond both ends, where the clamp to the level range decides), within the
     filtering tolerance of compare.INEXACT["TEX"].  The same rule covers implicit lookups whose
     derivatives GLSL leaves undefined (non-uniform flow, after a KIL: GLSL 4.50 §8.14.1): the
-    LOD is then open, the lookup is still a lookup at some LOD -- not any value."""
+    LOD is then open, the lookup is still a lookup at some LOD -- not any value.
+
+    One lookup has one level of detail (GL 4.5 §8.14: lambda is computed once per fragment
+    and selects the levels every component is filtered from): a lane is permitted only when
+    one grid LOD gives every component the instruction wrote, not each component at an LOD
+    of its own (which let a wrong value through: x from one level, y from another)."""
     n = len(s.exe)
     if s.op.stage != Stage.FRAGMENT or s.ins.op not in ("TEX", "TXB", "TXP", "TXB2") or \
             s.ins.tex is None:
@@ -633,7 +669,8 @@ def rule_lod(s: Site) -> np.ndarray:
         c = tx._project(c)
     # the executor's own LOD is unknown here; the grid spans every level the texture has
     top = float(getattr(P, "q", 0)) - float(getattr(P, "base", 0))
-    ok = np.zeros((n, 4), bool)
+    lane_ok = np.zeros(n, bool)
+    written = s.written_components()
     tol = cmp.INEXACT["TEX"]
     grid = np.arange(-LOD_SPAN, top + LOD_SPAN + LOD_STEP / 2, LOD_STEP,
                      dtype=np.float64).astype(F32)
@@ -655,14 +692,63 @@ def rule_lod(s: Site) -> np.ndarray:
         near = cmp.float_equal(r, imp, *tol)
         if "SHADOW" in s.ins.tex.target:     # w is 1.0 exactly, not filtered
             near[:, 3] = same_words(r[:, 3], imp[:, 3])
-        ok |= near.reshape(len(lams), n, 4).any(axis=0)
-        if ok.all():
+        # every written component at this one LOD (unwritten ones hold the old value)
+        at_one = (near.reshape(len(lams), n, 4) | ~written[None]).all(axis=2)
+        lane_ok |= at_one.any(axis=0)
+        if lane_ok.all():
             break
-    return ok
+    return np.broadcast_to(lane_ok[:, None], (n, 4)) & written
 
 
 #: levels of detail looked up per executor call in :func:`rule_lod`
 LOD_BATCH = 64
+
+
+def _implicit_lookup(s: Site) -> bool:
+    """The instruction is a lookup whose LOD comes from implicit derivatives (the executor's
+    :func:`xlate.exec.texture._implicit_partials`): TEX/TXB/TXP in a fragment program, and
+    TXL on a rectangle texture (GLSL has no LOD for it: ``texture()``)."""
+    if s.op.stage != Stage.FRAGMENT or s.ins.tex is None:
+        return False
+    from ..exec import texture as tx
+    if s.ins.op in ("TEX", "TXB", "TXP"):
+        return True
+    return s.ins.op == "TXL" and tx.BASE_TARGET.get(s.ins.tex.target) == "RECT"
+
+
+def rule_fine_derivatives(s: Site) -> np.ndarray:
+    """An implicit-derivative lookup whose implementation took *fine* differences where the
+    executor takes coarse ones.  GLSL 4.50 §8.14.1: "dFdx returns either dFdxCoarse or
+    dFdxFine ... The implementation may choose which calculation to perform" (fine: from the
+    fragment and its immediate neighbour; coarse: fewer unique locations, one per 2x2 quad),
+    and GL 4.5 §8.14.1 leaves rho -- so the derivatives a lookup's LOD is computed from -- to
+    the implementation ("an implementation may approximate the ideal rho").  The executor takes the quad's coarse differences
+    (xlate/exec/texture.py, one LOD per quad as llvmpipe has it for 2D/3D); Mesa llvmpipe
+    (gallivm ``lp_build_cube_lookup``, Mesa 22.3) differentiates a cube map's direction with
+    ``lp_build_ddx``/``lp_build_ddy``, which are fine (each pixel's row/column pair), and
+    projects them onto each pixel's own face: a cube lookup where the direction varies in
+    the quad gets an LOD per pixel (measured: 187 of 187 unclamped lanes of
+    ffox-otmc-57.tgsi at exactly that LOD, tests/test_verify_replay.py).
+
+    Shown by recomputation: the same lookup, the same coordinates, with fine derivatives
+    (:func:`xlate.exec.texture._texture` ``fine=True``), within the filtering tolerance of
+    compare.INEXACT["TEX"] (a shadow lookup's w exactly).  Any other value is not permitted."""
+    n = len(s.exe)
+    if not _implicit_lookup(s) or s.op.st.textures.get(s.ins.tex.unit) is None:
+        return np.zeros((n, 4), bool)
+    from ..exec import texture as tx
+    op = s.ins.op
+
+    def fine(x, c):
+        return tx._texture(x, op, c, fine=True)
+
+    r = s.recompute(s.all_operands, fn=fine)
+    ok = same_words(r, s.imp)
+    if s.op.rt == DataType.FLOAT:           # integer texels are fetched, not filtered
+        ok |= cmp.float_equal(r, s.imp, *cmp.INEXACT[op]) & ~_nonfinite(r) & ~_nonfinite(s.imp)
+    if "SHADOW" in s.ins.tex.target:         # w is 1.0 exactly, not filtered
+        ok[:, 3] = same_words(r[:, 3], s.imp[:, 3])
+    return ok
 
 
 def rule_undefined_derivatives(s: Site) -> np.ndarray:
@@ -765,6 +851,7 @@ RULES = (
     ("undefined", rule_uninitialized, None),
     ("undefined", rule_relative_out_of_range, None),
     ("boundary", rule_boundary, None),
+    ("lod", rule_fine_derivatives, None),
     ("lod", rule_lod, None),
     ("lod", rule_undefined_derivatives, None),
     ("implementation", rule_implementation, None),

@@ -222,6 +222,7 @@ class ReplayHook:
         rows = np.flatnonzero(differ.any(axis=1))
         site = permits.Site(x, ops, rows, np.ascontiguousarray(as_written[rows]), imp[rows],
                             self.backend)
+        site.written = written[rows]
         if spread is not None:
             site.spread = spread[rows]
             site.operand_spreads = [self.spreads.operand(src, lanes[rows])

@@ -1,0 +1,302 @@
+"""Texture lookups the implementation may compute otherwise than the executor, each shown by
+recomputation (xlate/verify/permits.py: rule_fine_derivatives, rule_lod, rule_boundary).
+
+Unit tests ask the rules about one lookup with a chosen implementation value: the freedom's
+value is permitted, a value beside it is not.  The GL tests pin what llvmpipe (Mesa 22.3) was
+measured to do -- fine derivatives for a cube map's implicit LOD; NEAREST texels of a SIMD
+group that also minifies with LINEAR fetched through the linear filter -- and check that the
+verifier explains exactly that, and still catches a translation corrupted in one small way.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import xlate
+from xlate.exec import Texture, execute
+from xlate.exec import texture as tx
+from xlate.verify import permits
+from xlate.verify.compare import INEXACT, same_words
+
+from conftest import gl_runner
+
+F32 = np.float32
+
+
+def f32(*v) -> np.ndarray:
+    return np.array(v, np.float32).view(np.uint32)
+
+
+class _Judge:
+    """Executor hook: at instruction ``k``, the Site of the executor's result with the
+    implementation value ``imp(exe)`` ((n, 4) words), and the verdicts of permits.permitted
+    (or of one ``rule``) for the components that differ and were written."""
+
+    def __init__(self, k, imp, rule=None):
+        self.instructions = [k]
+        self.imp, self.rule = imp, rule
+        self.verdicts = self.exe = None
+
+    def __call__(self, x, st, idx, ops, bits, cmask):
+        n = st.lanes if idx is None else len(idx)
+        exe = np.ascontiguousarray(np.broadcast_to(bits, (n, 4)))
+        imp = np.asarray(self.imp(exe.copy()), np.uint32)
+        written = np.broadcast_to(np.array(x.inst.dst.mask, bool), (n, 4))
+        differ = ~same_words(exe, imp) & written
+        site = permits.Site(x, ops, np.arange(n), exe, imp, "gl")
+        self.exe = exe
+        if self.rule is None:
+            self.verdicts = permits.permitted(site, differ)
+        else:
+            self.verdicts = np.asarray(self.rule(site), bool) & differ
+        return bits, cmask
+
+    def before_flow(self, x, st, sel):
+        pass
+
+
+def judge(text, k, imp, inputs, textures, lanes=4, rule=None):
+    hook = _Judge(k, imp, rule)
+    execute(xlate.parse(text), inputs=inputs, lanes=lanes, hooks=hook, textures=textures,
+            sampling="llvmpipe")
+    return hook
+
+
+def level_colours(shape, colours):
+    """A mip chain whose level i is ``colours[i]`` everywhere (the LOD is read off the value);
+    ``shape(n)``: a level's texel shape for size n."""
+    return [np.broadcast_to(np.array(c, F32), shape(8 >> i) + (4,)).copy()
+            for i, c in enumerate(colours)]
+
+
+# ---- fine derivatives: a cube map's implicit LOD per pixel ---------------------------------------
+
+CUBE_TEX = "!!NVfp4.0\nTEX result.color, fragment.texcoord[0], texture[0], CUBE;\nEND\n"
+#: one quad, every direction on the +Z face at z = 1 (face s = 0.5 x + 0.5, t = -0.5 y + 0.5):
+#: coarse differences (lane 1 - lane 0, lane 2 - lane 0) give every lane rho = 8 * 0.5 * 0.25
+#: = 1, LOD 0; lane 3's fine ones (lane 3 - lane 2, lane 3 - lane 1) give rho = 8 * 0.5 * 0.75
+#: = 3: llvmpipe's log2 of rho^2 = 9 = 0.5625 * 2^4 is (3 + 0.125) / 2 = LOD 1.5625
+CUBE_QUAD = np.array([[0, 0, 1, 0], [0.25, 0, 1, 0], [0, 0.25, 1, 0], [0.75, 0.25, 1, 0]], F32)
+CUBE_LEVELS = [(0.25, 0.25, 0.25, 0.25), (0.5, 0.5, 0.5, 0.5), (0.75, 0.75, 0.75, 0.75),
+               (1.0, 1.0, 1.0, 1.0)]
+
+
+def cube_texture():
+    return Texture(level_colours(lambda n: (6, n, n), CUBE_LEVELS), "CUBE",
+                   filter="LINEAR_MIPMAP_LINEAR", mag_filter="LINEAR")
+
+
+def _lane3(value):
+    def imp(e):
+        out = e.copy()
+        out[3] = f32(value, value, value, value)
+        return out
+    return imp
+
+
+def test_cube_lookup_with_fine_derivatives_is_its_lod():
+    """LOD 1.5625 between the levels 0.5 and 0.75: 0.640625 on lane 3 (GLSL 4.50 §8.14.1:
+    coarse or fine differences are the implementation's choice); the executor's coarse LOD 0
+    gives 0.25 there."""
+    inputs = {"fragment.texcoord[0]": CUBE_QUAD}
+    hook = judge(CUBE_TEX, 0, _lane3(0.640625), inputs, {0: cube_texture()},
+                 rule=permits.rule_fine_derivatives)
+    assert hook.exe[3].view(F32).tolist() == [0.25] * 4
+    assert hook.verdicts.tolist() == [[False] * 4] * 3 + [[True] * 4]
+    hook = judge(CUBE_TEX, 0, _lane3(0.640625), inputs, {0: cube_texture()})
+    assert hook.verdicts[3].tolist() == ["lod"] * 4
+
+
+@pytest.mark.parametrize("wrong", [0.625, 0.65625])
+def test_cube_lookup_at_another_lod_is_not_fine_derivatives(wrong):
+    """LOD 1.5 and 1.625: no fine (or coarse) derivative of this quad gives them."""
+    hook = judge(CUBE_TEX, 0, _lane3(wrong), {"fragment.texcoord[0]": CUBE_QUAD},
+                 {0: cube_texture()}, rule=permits.rule_fine_derivatives)
+    assert not hook.verdicts.any()
+
+
+def test_fine_partials_are_each_lanes_row_and_column():
+    """texture._implicit_partials(fine=True): lane 3's differences are lane 3 - lane 2 (x) and
+    lane 3 - lane 1 (y); the coarse ones are the quad's lane 1 - lane 0 and lane 2 - lane 0."""
+    captured = {}
+
+    class Grab:
+        instructions = [0]
+
+        def __call__(self, x, st, idx, ops, bits, cmask):
+            captured["coarse"] = tx._implicit_partials(x, (0, 1, 2), False)
+            captured["fine"] = tx._implicit_partials(x, (0, 1, 2), False, fine=True)
+            return bits, cmask
+
+        def before_flow(self, x, st, sel):
+            pass
+
+    execute(xlate.parse(CUBE_TEX), inputs={"fragment.texcoord[0]": CUBE_QUAD}, lanes=4,
+            hooks=Grab(), textures={0: cube_texture()})
+    cdx, cdy = captured["coarse"]
+    fdx, fdy = captured["fine"]
+    assert cdx.tolist() == [[0.25, 0, 0]] * 4 and cdy.tolist() == [[0, 0.25, 0]] * 4
+    assert fdx.tolist() == [[0.25, 0, 0], [0.25, 0, 0], [0.75, 0, 0], [0.75, 0, 0]]
+    assert fdy.tolist() == [[0, 0.25, 0], [0.5, 0.25, 0], [0, 0.25, 0], [0.5, 0.25, 0]]
+
+
+# ---- rule_lod: one LOD for the whole lookup -------------------------------------------------------
+
+TEX_2D = "!!NVfp4.0\nTEMP t;\nTEX t{mask}, fragment.texcoord[0], texture[0], 2D;\n" \
+         "MOV result.color, t;\nEND\n"
+#: x rises and y falls with the level: x = 0.25 is level 0's, y = 0.25 level 2's
+LOD_LEVELS = [(0.25, 0.75, 0, 1), (0.5, 0.5, 0, 1), (0.75, 0.25, 0, 1), (1.0, 0.0, 0, 1)]
+
+
+def _lod_judge(value, mask=""):
+    tex = Texture(level_colours(lambda n: (n, n), LOD_LEVELS), "2D",
+                  filter="LINEAR_MIPMAP_LINEAR", mag_filter="LINEAR")
+    # one coordinate on every lane: zero derivatives, the base level (0.25, 0.75, 0, 1)
+    coords = np.tile(np.array([[0.3, 0.3, 0, 1]], F32), (4, 1))
+    return judge(TEX_2D.format(mask=mask), 0, lambda e: np.tile(f32(*value), (len(e), 1)),
+                 {"fragment.texcoord[0]": coords}, {0: tex}, rule=permits.rule_lod)
+
+
+def test_lod_rule_takes_one_lod_for_every_component():
+    """(0.25, 0.25): x at LOD 0, y at LOD 2 -- each component at a LOD of its own, no lookup.
+    The old rule (any LOD per component) permitted y."""
+    hook = _lod_judge((0.25, 0.25, 0, 1))
+    assert hook.exe[0].view(F32).tolist() == [0.25, 0.75, 0, 1]
+    assert not hook.verdicts.any()
+    hook = _lod_judge((0.375, 0.625, 0, 1))             # LOD 0.5: both components
+    assert hook.verdicts.tolist() == [[True, True, False, False]] * 4
+
+
+def test_lod_rule_judges_the_written_components_only():
+    """TEX t.y: x is not the lookup's (the register's old value there), y = 0.25 is LOD 2."""
+    hook = _lod_judge((0.25, 0.25, 0, 1), mask=".y")
+    assert hook.verdicts.tolist() == [[False, True, False, False]] * 4
+
+
+# ---- rule_boundary: an edge texel through the linear filter -------------------------------------
+
+NEAREST_TEX = "!!NVfp4.0\nTEX result.color, fragment.texcoord[0], texture[0], 2D;\nEND\n"
+
+
+def _edge_texture():
+    """8x8, texel (i, j) = (i, j, i + 8 j, 1) / 8 at level 0 (neighbours 1/8 apart)."""
+    i, j = np.meshgrid(np.arange(8), np.arange(8))
+    lv0 = np.stack([i, j, i + 8 * j, np.full_like(i, 8)], -1).astype(F32) / F32(8)
+    levels = [lv0] + [np.full((8 >> k, 8 >> k, 4), -1, F32) for k in (1, 2, 3)]
+    return Texture(levels, "2D", filter="LINEAR_MIPMAP_LINEAR", mag_filter="NEAREST")
+
+
+@pytest.mark.parametrize("texel,ulps,verdicts", [
+    # the other neighbour of u = 4.0 (floor(4.0) = 4 exactly); y and w are the same texel's
+    (3, 0, ["boundary", "", "boundary", ""]),
+    # ... as llvmpipe's linear filter returns it, a + 1.0 * (b - a): 1 ulp off
+    (3, 1, ["boundary", "tolerance", "boundary", "tolerance"]),
+    # two texels away: no rounding of u reaches it
+    (2, 0, ["", "", "", ""]),
+])
+def test_edge_texel_within_the_filtering_tolerance(texel, ulps, verdicts):
+    coords = np.tile(np.array([[0.5, 0.3, 0, 1]], F32), (4, 1))   # u = 4.0, v = 2.4: row 2
+    want = np.array([texel, 2, texel + 16, 8], F32) / F32(8)
+    hook = judge(NEAREST_TEX, 0, lambda e: np.tile(want.view(np.uint32) + np.uint32(ulps),
+                                                   (len(e), 1)),
+                 {"fragment.texcoord[0]": coords}, {0: _edge_texture()})
+    assert hook.exe[0].view(F32).tolist() == [0.5, 0.25, 2.5, 1.0]     # texel (4, 2)
+    assert hook.verdicts[0].tolist() == verdicts
+
+
+# ---- on llvmpipe -------------------------------------------------------------------------------------
+
+#: etnaviv_compiler_tests' ffox-otmc-57.tgsi, a single implicit-LOD cube lookup
+CUBE_TGSI = ("FRAG\nDCL IN[0], GENERIC[0], LINEAR\nDCL OUT[0], COLOR\nDCL SAMP[0]\n"
+             "  0: TEX OUT[0], IN[0], SAMP[0], CUBE\n  1: END\n")
+
+
+def _runs(text, runner, lanes=256, seed=1, inputs=None, textures=None):
+    """The program's generated inputs (``inputs``/``textures``: replaced), the executor's
+    result and llvmpipe's capture of the translation."""
+    from xlate.backends.glsl import emit_glsl
+    from xlate.verify import compare as cmp
+    from xlate.verify import core
+    from xlate.verify.analysis import analyse
+    from xlate.verify.inputs import generate
+    from xlate.verify.textures import generate_textures
+    prog = xlate.parse(text)
+    out = emit_glsl(prog, core.runner_profile(runner))
+    gen = generate(prog, analyse(prog, set(cmp.INEXACT)), lanes, seed,
+                   builtin_values=core.builtin_values_for(prog.stage, lanes,
+                                                          core.fragment_xy(prog, lanes)))
+    gen.textures = textures or generate_textures(prog, seed)
+    gen.inputs.update(inputs or {})
+    res = core.run_executor(prog, gen, lanes)
+    cap = core.run_gl(runner, prog, out.source, out.reflection, gen, lanes)
+    return prog, gen, res, cap
+
+
+def test_llvmpipe_cube_lod_is_from_fine_derivatives(monkeypatch):
+    """The counterfactual behind rule_fine_derivatives: with the executor's coarse differences
+    replaced by fine ones, every lane of the cube lookup agrees with llvmpipe within TEX's
+    filtering tolerance; with the coarse ones, lanes do not (random directions per lane)."""
+    runner = gl_runner()
+    prog, gen, res, cap = _runs(CUBE_TGSI, runner)
+    imp = np.asarray(cap.outputs["result_color0"], np.uint32).reshape(-1, 4).view(F32)
+    coarse = np.asarray(res.outputs["OUT0"], np.uint32).reshape(-1, 4).view(F32)
+    from xlate.exec import texture_ops     # where the executor's lookups call _texture
+    original = texture_ops._texture
+    monkeypatch.setattr(texture_ops, "_texture",
+                        lambda x, op, c, gdx=None, gdy=None, extra=None, fine=False:
+                        original(x, op, c, gdx, gdy, extra, fine=True))
+    from xlate.verify import core
+    fine = np.asarray(core.run_executor(prog, gen, 256).outputs["OUT0"],
+                      np.uint32).reshape(-1, 4).view(F32)
+    tol = INEXACT["TEX"][1]
+    assert int((np.abs(fine - imp) > tol).any(axis=1).sum()) == 0
+    assert int((np.abs(coarse - imp) > tol).any(axis=1).sum()) > 50
+
+
+def test_cube_lookup_verifies_and_a_wrong_direction_does_not():
+    from xlate.backends.glsl import emit_glsl
+    from xlate.verify.core import verify_source
+    rep = verify_source(CUBE_TGSI, "cube.tgsi", runner=gl_runner(), lanes=256)
+    assert rep.status == "pass", rep.reason
+    assert "lod" in rep.reason
+    src = emit_glsl(xlate.parse(CUBE_TGSI)).source
+    old = "texture(texture0, fragment_generic_0.xyz)"
+    assert old in src, src
+    from test_verify_replay import Editing
+    rep = verify_source(CUBE_TGSI, "cube.tgsi", lanes=256, runner=Editing(
+        gl_runner(), old, "texture(texture0, fragment_generic_0.xzy)"))
+    assert rep.status == "mismatch", rep.reason
+    assert any(x.get("verdict") == "divergence" and x["instruction"]["op"] == "TEX"
+               for x in rep.localization if "instruction" in x)
+
+
+def test_llvmpipe_edge_texel_of_a_mixed_simd_group():
+    """Pins the driver behaviour rule_boundary's tolerance rests on.  Quads 0 and 1 share an
+    8-wide SIMD group: quad 0 is magnified (NEAREST) at u = 4.0 exactly, quad 1 minified
+    (LINEAR_MIPMAP_LINEAR).  gallivm samples the group with the linear filter and forces quad
+    0's weights to 0/1 (fpart > 0.5): texel 3, not floor(4.0) = 4, and the row through
+    ``a + 1.0 * (b - a)``.  Quads 2 and 3 are both magnified: the plain NEAREST path, texel 4
+    as the executor has it."""
+    runner = gl_runner()
+    coords = np.zeros((16, 4), F32)
+    coords[:, 0] = 0.5
+    coords[:, 1] = 0.3 + 0.001 * (np.arange(16) & 3)          # rows 2, tiny derivatives
+    coords[4:8, :2] = [[0.1, 0.1], [0.9, 0.1], [0.1, 0.9], [0.9, 0.9]]     # minified
+    coords[:, 3] = 1
+    tex = _edge_texture()
+    prog, gen, res, cap = _runs(NEAREST_TEX, runner, lanes=16,
+                                inputs={"fragment.texcoord[0]": coords.view(np.uint32)},
+                                textures={0: tex})
+    imp = np.asarray(cap.outputs["result_color0"], np.uint32).reshape(-1, 4)
+    exe = np.asarray(next(iter(res.outputs.values())), np.uint32).reshape(-1, 4)
+    texel4 = np.array([4, 2, 20, 8], F32) / F32(8)
+    texel3 = np.array([3, 2, 19, 8], F32) / F32(8)
+    assert (exe[0:4].view(F32) == texel4).all() and (exe[8:16].view(F32) == texel4).all()
+    assert (imp[8:16].view(F32) == texel4).all()                         # plain NEAREST
+    assert np.abs(imp[0:4].view(F32) - texel3).max() <= 2.0 ** -20       # the other neighbour
+    # and the verifier explains exactly that: the edge nudged, within the tolerance
+    hook = judge(NEAREST_TEX, 0, lambda e: imp[:len(e)].copy(),
+                 {"fragment.texcoord[0]": coords}, {0: tex}, lanes=16)
+    assert set(hook.verdicts[0:4, [0, 2]].ravel()) == {"boundary"}
+    differ = ~same_words(hook.exe, imp)
+    assert (hook.verdicts[differ] != "").all()
