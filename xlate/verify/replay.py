@@ -342,16 +342,22 @@ class ReplayHook:
             kill = self._kill_of_undefined(x, lanes, kill, a, take)
         if not take.any():
             return kill
-        for r in np.flatnonzero(take):
-            self.free_lanes[int(lanes[r])] = True
-            key = (x.index, "ftz")
-            if key not in self.adopted:
-                self.examples.append(Departure(
-                    x.index, int(lanes[r]), 1, tuple(range(4)), "ftz",
-                    ["kill" if kill[r] else "keep"], ["kill" if alt[r] else "keep"],
-                    [_fmt(a[r if a.shape[0] > 1 else 0].view(np.uint32))]))
-            self.adopted[key] = self.adopted.get(key, 0) + 1
+        self._adopt_kill(x, lanes, take, "ftz", kill, a)
         return np.where(take, alt, kill)
+
+    def _adopt_kill(self, x, lanes, rows, verdict: str, kill, operand) -> None:
+        """Record the implementation's kill decision adopted on ``rows`` (a mask of ``lanes``)
+        with ``verdict``; ``kill``: the executor's decisions; ``operand``: KIL's operand."""
+        for r in np.flatnonzero(rows):
+            self.free_lanes[int(lanes[r])] = True
+            key = (x.index, verdict)
+            if key not in self.adopted:
+                row = operand[r] if operand.shape[0] > 1 else operand[0]
+                self.examples.append(Departure(
+                    x.index, int(lanes[r]), 1, tuple(range(4)), verdict,
+                    ["kill" if kill[r] else "keep"], ["keep" if kill[r] else "kill"],
+                    [_fmt(np.ascontiguousarray(row, np.float32).view(np.uint32))]))
+            self.adopted[key] = self.adopted.get(key, 0) + 1
 
     def _kill_within_spread(self, x, lanes, kill, a, taken) -> np.ndarray:
         """Native: a KIL whose operand components lie within their spreads of zero
@@ -366,15 +372,7 @@ class ReplayHook:
         can_kill = ((f < 0) | open_).any(axis=1)
         want = self.impl_killed[lanes]
         flip = (want != kill) & ~taken & ~self.bad[lanes] & np.where(want, can_kill, can_keep)
-        for r in np.flatnonzero(flip):
-            self.free_lanes[int(lanes[r])] = True
-            key = (x.index, "propagated")
-            if key not in self.adopted:
-                self.examples.append(Departure(
-                    x.index, int(lanes[r]), 1, tuple(range(4)), "propagated",
-                    ["kill" if kill[r] else "keep"], ["kill" if want[r] else "keep"],
-                    [_fmt(np.ascontiguousarray(f[r].astype(np.float32)).view(np.uint32))]))
-            self.adopted[key] = self.adopted.get(key, 0) + 1
+        self._adopt_kill(x, lanes, flip, "propagated", kill, a)
         return np.where(flip, want, kill)
 
     def _kill_of_undefined(self, x, lanes, kill, a, taken) -> np.ndarray:
@@ -390,15 +388,7 @@ class ReplayHook:
         if uninitialized_reads(self.program).get(x.index) is None:
             return kill
         flip = kill & ~self.impl_killed[lanes] & ~taken & ~self.bad[lanes]
-        for r in np.flatnonzero(flip):
-            self.free_lanes[int(lanes[r])] = True
-            key = (x.index, "implementation")
-            if key not in self.adopted:
-                row = a[r] if a.shape[0] > 1 else a[0]
-                self.examples.append(Departure(
-                    x.index, int(lanes[r]), 1, tuple(range(4)), "implementation", ["kill"],
-                    ["keep"], [_fmt(np.ascontiguousarray(row, np.float32).view(np.uint32))]))
-            self.adopted[key] = self.adopted.get(key, 0) + 1
+        self._adopt_kill(x, lanes, flip, "implementation", kill, a)
         return np.where(flip, False, kill)
 
     def _unexplained(self, lane: int, dep: Departure) -> None:
