@@ -179,3 +179,52 @@ def test_kil_within_the_spread_of_zero_takes_the_drivers_decision():
     assert not res.killed[0] and ("propagated" in {v for (_, v) in hook.adopted})
     hook, res = run({"fragment.texcoord[0]": [1.5, -1.0, 0.0, 0.0]})
     assert res.killed[0] and not hook.adopted
+
+
+def _one_compilation(scale: float):
+    """A vertex program replayed against 'driver values' equal to the executor's (the one
+    probe compilation), and a main run whose last writer on lane 0 is the executor's value
+    times ``scale``: the remaining differences after :func:`replay.main_run_lanes`."""
+    from xlate.verify import compare as cmp
+    from xlate.verify.analysis import analyse
+    from xlate.verify.capture import Capture
+    from xlate.verify.core import builtin_values_for, compare_all, run_executor
+    from xlate.verify.inputs import generate
+    from xlate.verify.native_verify import output_keys, reflection_for
+    from xlate.verify.replay import main_run_lanes
+    text = ("!!ARBvp1.0\nTEMP t;\nMUL t, vertex.position, program.local[0];\n"
+            "ADD result.texcoord[0], t, program.local[1];\n"
+            "MOV result.position, vertex.position;\nEND\n")
+    prog = xlate.parse(text)
+    facts = analyse(prog, set(cmp.INEXACT))
+    lanes = 8
+    gen = generate(prog, facts, lanes, 3, builtin_values=builtin_values_for(prog.stage, lanes))
+    rec = _Record(len(prog.instructions))
+    run_executor(prog, gen, lanes, hooks=rec)
+    values = {k: ImplValues(w) for k, w in rec.words.items()}
+    keys = output_keys(prog)
+    reflection = reflection_for(keys)
+    main_words = rec.words[1].copy()
+    f = main_words.view(F32)
+    f[0, 0] = f[0, 0] * F32(scale)
+    outputs = {"result.texcoord[0]": main_words, "result.position": rec.words[2].copy()}
+    cap = Capture(outputs=outputs)
+    hook = ReplayHook(prog, values, lanes, "native")
+    res = run_executor(prog, gen, lanes, hooks=hook)
+    diffs, _ = compare_all(prog, facts, reflection, res, cap, [], strict=True)
+    assert [d.lane for d in diffs] == [0]            # the probe compilation's run differs
+    return main_run_lanes(prog, facts, reflection, gen, cap, lanes, values, {}, hook,
+                          {1: main_words}, diffs), hook
+
+
+def test_main_run_writers_explain_a_rounding_of_the_main_compilation():
+    """One probe compilation, a main run 1 ulp off at the last writer: replayed with the main
+    run's writer the lane is explained (GL's precision at the ADD), the probe compilation's
+    alone could not."""
+    left, hook = _one_compilation(1.0 + 2.0 ** -23)
+    assert left == [] and any(v == "tolerance" for (_, v) in hook.adopted)
+
+
+def test_main_run_writers_do_not_explain_a_wrong_output():
+    left, _ = _one_compilation(1.01)
+    assert [d.lane for d in left] == [0]

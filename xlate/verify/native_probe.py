@@ -432,6 +432,9 @@ class TextProbe:
         of the instructions that write outputs last, so that one run gives everything."""
         todo = list(range(len(events)) if which is None else sorted(which))
         imp: dict[int, np.ndarray] = {}
+        # where the outputs' writers were read from the one probe compilation: the main run's
+        # words of the same instructions (instruction -> words), for replay.main_run_lanes
+        self.main_finals: dict[int, np.ndarray] = {}
         if nth == 0:
             ones = np.ones((lanes, 4), np.uint32)
             return {}, {i: ones for i in todo}
@@ -505,11 +508,15 @@ class TextProbe:
                 (self.cap.outputs if self.cap is not None else {})
             if key in source and not (getattr(self.cap, "killed", None) is not None
                                       and self.cap.killed.any()):
-                words = np.array(imp[i], np.uint32)
-                words[:, list(comps)] = np.asarray(source[key], np.uint32)[:, list(comps)]
-                if executor is not None and k in executor.values:
-                    words = zero_sign_unobservable(words, executor.values[k])
-                imp[i] = words
+                probed = imp[i]
+                for dest, src in ((imp, source), (self.main_finals, self.cap.outputs)):
+                    if key not in src:
+                        continue
+                    words = np.array(probed, np.uint32)
+                    words[:, list(comps)] = np.asarray(src[key], np.uint32)[:, list(comps)]
+                    if executor is not None and k in executor.values:
+                        words = zero_sign_unobservable(words, executor.values[k])
+                    dest[i if dest is imp else k] = words
         if tails:
             killed = getattr(self.cap, "killed", None)
             kil_less = None
@@ -529,4 +536,11 @@ class TextProbe:
                 if executor is not None and k in executor.values:
                     words = zero_sign_unobservable(words, executor.values[k])
                 imp[i] = words
+                if source is not self.cap.outputs and (killed is None or not killed.any()):
+                    main = _words_of(self.cap.outputs, self.finals[k])
+                    if main is not None:
+                        words = np.array(main, np.uint32)
+                        if executor is not None and k in executor.values:
+                            words = zero_sign_unobservable(words, executor.values[k])
+                        self.main_finals[k] = words
         return {}, imp

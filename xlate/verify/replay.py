@@ -598,7 +598,42 @@ def replay(program: Program, facts, reflection, gen, cap, runner, lanes: int,
                             lanes) if diffs and backend == "native" else []
     if tied:
         diffs = [d for d in diffs if d.lane not in set(tied)]
+    main = getattr(probe, "main_finals", None)
+    if diffs and backend == "native" and main:
+        diffs = main_run_lanes(program, facts, reflection, gen, cap, lanes, values, conds,
+                               hook, main, diffs)
     return ReplayResult(diffs, hook, res, rounds, tied)
+
+
+def main_run_lanes(program: Program, facts, reflection, gen, cap, lanes: int, values, conds,
+                   hook: ReplayHook, main: dict, diffs: list) -> list:
+    """Native, one probe compilation: the lanes the first replay left different, replayed
+    again with the outputs' writers read from the *main* run (``main``: instruction -> words)
+    instead of the probe compilation's -- the two compilations round a chain differently where
+    no freedom of ``recompiled_lanes`` is involved (1 ulp at cg ``image-adjustment.vp``'s last
+    ADD).  Each writer's departure is then judged like any other (tolerance, propagated).  A
+    lane is explained when this replay alone reproduces every output of it (fragment programs:
+    every lane of its quad, whose derivatives it shares) with no unexplained departure; the
+    returned differences are the others.  Its adoptions are added to ``hook``'s records."""
+    from .core import compare_all, run_executor
+    table = dict(values)
+    for k, words in main.items():
+        if k in table:
+            table[k] = ImplValues(np.asarray(words, np.uint32), table[k].count, table[k].nth)
+    second = ReplayHook(program, table, lanes, "native", conds, final=True,
+                        impl_killed=getattr(cap, "killed", None))
+    res = run_executor(program, gen, lanes, hooks=second)
+    left, _ = compare_all(program, facts, reflection, res, cap, [], strict=True)
+    bad = {d.lane for d in left} | {int(ln) for ln in np.flatnonzero(second.bad)}
+    group = 4 if program.stage == Stage.FRAGMENT else 1
+    bad_groups = {ln // group for ln in bad}
+    ok = {d.lane for d in diffs if d.lane < lanes and d.lane // group not in bad_groups}
+    if not ok:
+        return diffs
+    for key, n in second.adopted.items():
+        hook.adopted[key] = hook.adopted.get(key, 0) + n
+    hook.examples += [e for e in second.examples if e.lane in ok][:8]
+    return [d for d in diffs if d.lane not in ok]
 
 
 def recompiled_lanes(program: Program, facts, reflection, diffs, hook: ReplayHook, res, runs,
