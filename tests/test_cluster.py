@@ -213,11 +213,13 @@ def test_ctrl_c_stops_verify_on_the_cluster_with_one_line(tmp_path):
         missing(REQUIRE_CLUSTER, f"the cluster extra is not installed ({e})")
     gl_runner("gl")
     files = []
-    for k in range(40):
-        f = tmp_path / f"p{k:02d}.fp"
+    for k in range(120):
+        f = tmp_path / f"p{k:03d}.fp"
         f.write_text(GOOD_FP.replace("local[0]", f"local[{k}]"))
         files.append(str(f))
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    # unbuffered: the first PASS line must arrive while the run is under way (a pipe is
+    # block-buffered, and the whole run's lines could come only at its end: CI saw rc 0)
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
     p = subprocess.Popen([sys.executable, "-m", "xlate", "verify", "--lanes", "64",
                           "--cluster", "local:2"] + files, cwd=tmp_path, env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
