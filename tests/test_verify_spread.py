@@ -228,3 +228,35 @@ def test_main_run_writers_explain_a_rounding_of_the_main_compilation():
 def test_main_run_writers_do_not_explain_a_wrong_output():
     left, _ = _one_compilation(1.01)
     assert [d.lane for d in left] == [0]
+
+
+FRC_TEXT = ("!!ARBfp1.0\nTEMP r, s;\n"
+            "MUL r.x, fragment.texcoord[0].x, fragment.texcoord[0].y;\n"
+            "FRC s, r.x;\nMOV result.color, s;\nEND\n")
+
+
+def _fraction(value):
+    def change(w):
+        w[:] = np.full_like(w.view(F32), F32(value)).view(np.uint32)
+        return w
+    return change
+
+
+def test_fraction_of_a_value_known_to_more_than_a_unit_is_any_fraction():
+    """FRC of a product whose GL bound (1e-5 of 4.4e9) is far over 1: every fraction is a
+    correct result (a hash such as FRC(SIN(x) * 43758.5), mudlord oldtv)."""
+    hook, _ = _replay(FRC_TEXT, {"fragment.texcoord[0]": [43758.5, 1e5, 0.0, 0.0]},
+                      {1: _fraction(0.123), 2: _fraction(0.123)})
+    assert not hook.unexplained and "propagated" in {v for (_, v) in hook.adopted}
+
+
+def test_fraction_of_a_value_known_well_is_held_to_it():
+    """The same FRC of 2.5 * 1.5 (bound 4e-5, no integer near): 0.1 off is a divergence;
+    and of a value straddling an integer within its bound, the other side (0.99999) too --
+    the outcomes are near 0 or near 1, a jump the spread does not carry."""
+    hook, _ = _replay(FRC_TEXT, {"fragment.texcoord[0]": [2.5, 1.5, 0.0, 0.0]},
+                      {1: _fraction(0.85), 2: _fraction(0.85)})
+    assert [(d.index, d.verdict) for d in hook.unexplained] == [(1, "")]
+    hook, _ = _replay(FRC_TEXT, {"fragment.texcoord[0]": [3.0, 1.0, 0.0, 0.0]},
+                      {1: _fraction(0.99999), 2: _fraction(0.99999)})
+    assert [(d.index, d.verdict) for d in hook.unexplained] == [(1, "")]

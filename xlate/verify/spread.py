@@ -113,7 +113,8 @@ POLES = frozenset("RCP RSQ LG2 POW DIV".split())
 #: apart: :func:`permits_native.rule_propagated` lets a condition within its spread of the
 #: boundary choose either)
 SELECTS = {"CMP": (1, 2)}
-# Everything else -- compares, floor/round, FRC, LIT, EXP/LOG, lookups, integer work -- has a
+# FRC has its own rule (:func:`_fraction_spread`).  Everything else -- compares, floor/round,
+# LIT, EXP/LOG, lookups, integer work -- has a
 # discrete decision inside: an interval straddling it would be carried on as a range of values
 # no compilation produces (a select of 0 or 1e6 is not "anything between"), so those results
 # carry no spread (none is claimed: stricter, never looser); their decisions are judged by the
@@ -126,6 +127,8 @@ def result_spread(x, ops, lanes: np.ndarray, spreads: Spreads, exe: np.ndarray) 
     ins = x.inst
     n = len(lanes)
     out = np.zeros((n, 4))
+    if ins.op == "FRC" and len(ops) == 1 and len(ins.srcs) == 1:
+        return _fraction_spread(ops[0], spreads.operand(ins.srcs[0], lanes), n)
     if ins.op not in CONTINUOUS and ins.op not in SELECTS:
         return out
     with np.errstate(all="ignore"):
@@ -175,6 +178,23 @@ def result_spread(x, ops, lanes: np.ndarray, spreads: Spreads, exe: np.ndarray) 
                 out += worst
         out[unbounded] = 0.0
     return np.where(np.isfinite(out), out, 0.0)
+
+
+def _fraction_spread(operand, u: np.ndarray, n: int) -> np.ndarray:
+    """FRC's spread: its operand's where the operand's interval holds no integer (FRC moves
+    with it there); 1 -- every value FRC can give, [0, 1) -- where the interval is a whole unit
+    long or more (a hash such as ``FRC(SIN(x) * 43758.5)``: a last-ulp difference of the SIN
+    moves the product by more than 1, and any fraction is a correct result); none claimed where
+    a shorter interval straddles an integer (the outcomes are then near 0 or near 1, not
+    between: a discrete jump, judged by nothing here)."""
+    x = _as_lanes(operand, n).astype(np.float64)
+    if x.shape[1] == 1:
+        x = np.repeat(x, 4, axis=1)
+    with np.errstate(all="ignore"):
+        whole = 2 * u >= 1.0
+        straddles = np.floor(x - u) != np.floor(x + u)
+        out = np.where(whole, 1.0, np.where(straddles, 0.0, u))
+    return np.where(np.isfinite(out) & np.isfinite(x), out, 0.0)
 
 
 def carries_adoption(op: str) -> bool:
