@@ -304,6 +304,9 @@ class _Record:
     def before_flow(self, x, st, sel):
         pass
 
+    def kill_decision(self, x, st, sel, kill, operand):
+        return kill
+
 
 def _replay_against(text, inputs, change):
     """The replay hook run against 'implementation values' that are the executor's own, edited

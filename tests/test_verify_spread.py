@@ -9,6 +9,8 @@ import xlate
 from xlate.exec import execute
 from xlate.verify.replay import ImplValues, ReplayHook
 
+from test_verify_replay import _Record
+
 F32 = np.float32
 
 # the cancellation of bicubic-normal.fp: R1.z = a + b nearly cancels, the MUL reads it
@@ -17,23 +19,6 @@ CANCEL = ("!!ARBfp1.0\nTEMP r, s;\n"
           "MUL s.y, r.z, 0.16666667;\n"
           "MOV result.color, s;\nEND\n")
 INPUTS = {"fragment.texcoord[0]": [1.0002, -1.0001, 0.0, 0.0]}
-
-
-class _Record:
-    def __init__(self, n):
-        self.instructions = list(range(n))
-        self.words = {}
-
-    def __call__(self, x, st, idx, ops, bits, cmask):
-        n = st.lanes if idx is None else len(idx)
-        self.words[x.index] = np.array(np.broadcast_to(bits, (n, 4)), np.uint32)
-        return bits, cmask
-
-    def before_flow(self, x, st, sel):
-        pass
-
-    def kill_decision(self, x, st, sel, kill, operand):
-        return kill
 
 
 def _replay(text, inputs, change, backend="native"):
@@ -45,6 +30,13 @@ def _replay(text, inputs, change, backend="native"):
     hook = ReplayHook(prog, values, 1, backend)
     execute(prog, inputs=inputs, lanes=1, hooks=hook)
     return hook, rec
+
+
+def _constant(value):
+    def change(w):
+        w[:] = np.full_like(w.view(F32), F32(value)).view(np.uint32)
+        return w
+    return change
 
 
 def _scaled(c, factor):
@@ -133,16 +125,11 @@ def test_cmp_near_zero_selects_either_operand_and_nothing_else():
             "ADD r.x, fragment.texcoord[0].x, fragment.texcoord[0].y;\n"
             "CMP s, -r.x, 2.0, 3.0;\nMOV result.color, s;\nEND\n")
 
-    def other(value):
-        def change(w):
-            w[:] = np.full_like(w.view(F32), F32(value)).view(np.uint32)
-            return w
-        return change
     near = {"fragment.texcoord[0]": [1.00001, -1.0, 0.0, 0.0]}    # r.x within 2e-5 of 0
-    hook, rec = _replay(text, near, {1: other(3.0), 2: other(3.0)})
+    hook, rec = _replay(text, near, {1: _constant(3.0), 2: _constant(3.0)})
     assert float(rec.words[1].view(F32)[0, 0]) == 2.0        # the executor's choice
     assert not hook.unexplained and "propagated" in {v for (_, v) in hook.adopted}
-    hook, _ = _replay(text, near, {1: other(2.5), 2: other(2.5)})
+    hook, _ = _replay(text, near, {1: _constant(2.5), 2: _constant(2.5)})
     assert [(d.index, d.verdict) for d in hook.unexplained] == [(1, "")]
 
 
@@ -235,18 +222,11 @@ FRC_TEXT = ("!!ARBfp1.0\nTEMP r, s;\n"
             "FRC s, r.x;\nMOV result.color, s;\nEND\n")
 
 
-def _fraction(value):
-    def change(w):
-        w[:] = np.full_like(w.view(F32), F32(value)).view(np.uint32)
-        return w
-    return change
-
-
-def test_fraction_of_a_value_known_to_more_than_a_unit_is_any_fraction():
+def test_fraction_of_a_value_known_to_more_than_a_unit_is_any_constant():
     """FRC of a product whose GL bound (1e-5 of 4.4e9) is far over 1: every fraction is a
     correct result (a hash such as FRC(SIN(x) * 43758.5), mudlord oldtv)."""
     hook, _ = _replay(FRC_TEXT, {"fragment.texcoord[0]": [43758.5, 1e5, 0.0, 0.0]},
-                      {1: _fraction(0.123), 2: _fraction(0.123)})
+                      {1: _constant(0.123), 2: _constant(0.123)})
     assert not hook.unexplained and "propagated" in {v for (_, v) in hook.adopted}
 
 
@@ -255,8 +235,8 @@ def test_fraction_of_a_value_known_well_is_held_to_it():
     and of a value straddling an integer within its bound, the other side (0.99999) too --
     the outcomes are near 0 or near 1, a jump the spread does not carry."""
     hook, _ = _replay(FRC_TEXT, {"fragment.texcoord[0]": [2.5, 1.5, 0.0, 0.0]},
-                      {1: _fraction(0.85), 2: _fraction(0.85)})
+                      {1: _constant(0.85), 2: _constant(0.85)})
     assert [(d.index, d.verdict) for d in hook.unexplained] == [(1, "")]
     hook, _ = _replay(FRC_TEXT, {"fragment.texcoord[0]": [3.0, 1.0, 0.0, 0.0]},
-                      {1: _fraction(0.99999), 2: _fraction(0.99999)})
+                      {1: _constant(0.99999), 2: _constant(0.99999)})
     assert [(d.index, d.verdict) for d in hook.unexplained] == [(1, "")]
