@@ -222,7 +222,7 @@ FRC_TEXT = ("!!ARBfp1.0\nTEMP r, s;\n"
             "FRC s, r.x;\nMOV result.color, s;\nEND\n")
 
 
-def test_fraction_of_a_value_known_to_more_than_a_unit_is_any_constant():
+def test_fraction_of_a_value_known_to_more_than_a_unit_is_any_fraction():
     """FRC of a product whose GL bound (1e-5 of 4.4e9) is far over 1: every fraction is a
     correct result (a hash such as FRC(SIN(x) * 43758.5), mudlord oldtv)."""
     hook, _ = _replay(FRC_TEXT, {"fragment.texcoord[0]": [43758.5, 1e5, 0.0, 0.0]},
