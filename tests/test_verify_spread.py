@@ -57,11 +57,14 @@ def test_spread_of_a_cancellation_reaches_the_reader():
     # plus the adopted value's distance from the executor's
     rz = float(rec.words[0].view(F32)[0, 2])
     sy = float(rec.words[1].view(F32)[0, 1])
-    s = hook.spreads.of["s"][0, 1]
+    below, above = hook.spreads.of["s"][0, 1]
     own_add = 1e-5 * (abs(F32(1.0002)) + abs(F32(-1.0001)))
-    gap = abs(float(F32(sy) * F32(1.015)) - sy)
-    assert np.isclose(s, 1e-5 * abs(rz * F32(0.16666667)) + own_add * 0.16666667 + gap,
-                      rtol=1e-3)
+    gap = float(F32(sy) * F32(1.015)) - sy
+    carried = 1e-5 * abs(rz * F32(0.16666667)) + own_add * 0.16666667
+    # the adopted value lies above the executor's when sy > 0: the interval around it reaches
+    # down to the executor's interval, not further up
+    assert np.isclose(below, carried + max(gap, 0.0), rtol=1e-3)
+    assert np.isclose(above, carried + max(-gap, 0.0), rtol=1e-3)
 
 
 def test_beyond_the_propagated_spread_is_a_divergence():
@@ -117,7 +120,7 @@ def test_a_flipped_compare_carries_no_spread_downstream():
         return w
     hook, _ = _replay(text, INPUTS, {1: flip, 2: flipped_mul})
     assert [(d.index, d.verdict) for d in hook.unexplained] == [(2, "")]
-    assert hook.spreads.of["s"][0].tolist() == [0.0, 0.0, 0.0, 0.0]
+    assert hook.spreads.of["s"][0].tolist() == [[0.0, 0.0]] * 4
 
 
 def test_cmp_near_zero_selects_either_operand_and_nothing_else():
@@ -141,7 +144,7 @@ def test_no_spread_claimed_across_a_pole():
             "MUL s.x, r.x, 1e-6;\nRCP t, s.x;\nMOV result.color, t;\nEND\n")
     hook, _ = _replay(text, {"fragment.texcoord[0]": [1.0, -0.99999994, 0.0, 0.0]},
                       {2: _scaled(0, 1.1)})
-    assert hook.spreads.of["t"][0].tolist() == [0.0, 0.0, 0.0, 0.0]
+    assert hook.spreads.of["t"][0].tolist() == [[0.0, 0.0]] * 4
     assert [(d.index, d.verdict) for d in hook.unexplained] == [(2, "")]
 
 
@@ -240,3 +243,63 @@ def test_fraction_of_a_value_known_well_is_held_to_it():
     hook, _ = _replay(FRC_TEXT, {"fragment.texcoord[0]": [3.0, 1.0, 0.0, 0.0]},
                       {1: _constant(0.99999), 2: _constant(0.99999)})
     assert [(d.index, d.verdict) for d in hook.unexplained] == [(1, "")]
+
+
+SQRT_IDIOM = ("!!ARBfp1.0\nTEMP r, s, t;\n"
+              "ADD r.x, fragment.texcoord[0].x, fragment.texcoord[0].y;\n"
+              "RSQ s.x, r.x;\nRCP t.x, s.x;\nMOV result.color, t;\nEND\n")
+#: r.x = 1e-6 (rounded), its spread 2e-5 (1e-5 of |a| + |b|) reaches zero
+NEAR_ZERO = {"fragment.texcoord[0]": [1.000001, -1.0, 0.0, 0.0]}
+
+
+def test_rsq_of_a_value_within_its_spread_of_zero_is_bounded_below_only():
+    """ARB RSQ reads |x|: an operand interval reaching zero takes RSQ up to +inf (and no
+    further down than RSQ of the interval's far end) -- a one-sided spread."""
+    hook, rec = _replay(SQRT_IDIOM, NEAR_ZERO, {})
+    assert not hook.unexplained
+    below, above = hook.spreads.of["s"][0, 0]
+    rx = float(rec.words[0].view(F32)[0, 0])
+    sx = float(rec.words[1].view(F32)[0, 0])
+    far = rx + 1e-5 * (abs(float(F32(1.000001))) + 1.0)
+    assert above == np.inf
+    assert np.isclose(below, sx - 1 / np.sqrt(far), rtol=1e-4)
+
+
+def test_rcp_after_rsq_near_zero_is_bounded_by_the_square_root():
+    """cg's sqrt idiom (crt-geom): RCP of that RSQ lies in (0, sqrt(far end)] -- a driver
+    value twice the executor's is 'propagated'; one past sqrt(far end) is a divergence."""
+    hook, rec = _replay(SQRT_IDIOM, NEAR_ZERO, {2: _scaled(0, 2.0)})
+    assert not hook.unexplained and "propagated" in {v for (_, v) in hook.adopted}
+    rx = float(rec.words[0].view(F32)[0, 0])
+    tx = float(rec.words[2].view(F32)[0, 0])
+    far = rx + 1e-5 * (abs(float(F32(1.000001))) + 1.0)
+    beyond = 1.01 * np.sqrt(far) / tx                  # 1% past the interval's end
+    hook, _ = _replay(SQRT_IDIOM, NEAR_ZERO, {2: _scaled(0, beyond)})
+    assert [(d.index, d.verdict) for d in hook.unexplained] == [(2, "")]
+    # without the spread reaching zero (r.x = 0.25, spread 2e-5) twice is a divergence too
+    hook, _ = _replay(SQRT_IDIOM, {"fragment.texcoord[0]": [1.25, -1.0, 0.0, 0.0]},
+                      {2: _scaled(0, 2.0)})
+    assert [(d.index, d.verdict) for d in hook.unexplained] == [(2, "")]
+
+
+def test_negation_swaps_the_sides_of_a_spread():
+    from xlate.ir.model import Source
+    from xlate.verify.spread import Spreads
+    prog = xlate.parse(SQRT_IDIOM)
+    spreads = Spreads(prog, 1)
+    spreads.of["r"] = np.array([[[1.0, np.inf]] * 4])
+    lanes = np.array([0])
+    assert spreads.operand(Source("r"), lanes)[0, 0].tolist() == [1.0, np.inf]
+    assert spreads.operand(Source("r", neg=True), lanes)[0, 0].tolist() == [np.inf, 1.0]
+    # |x| takes the wider side both ways: here infinite both ways, which claims nothing
+    assert spreads.operand(Source("r", abs=True), lanes)[0, 0].tolist() == [0.0, 0.0]
+
+
+def test_an_adopted_value_widens_the_spread_toward_the_executors_only():
+    """after_adoption: the interval around the adopted value reaches back to the executor's
+    interval, on that side alone (a flushed denormal: [0, d], not [-d, d])."""
+    from xlate.verify.spread import after_adoption
+    s = after_adoption(np.zeros((1, 1, 2)), np.array([[2.0 ** -128]]), np.array([[0.0]]))
+    assert s[0, 0].tolist() == [0.0, 2.0 ** -128]
+    s = after_adoption(np.full((1, 1, 2), 0.5), np.array([[1.0]]), np.array([[1.25]]))
+    assert s[0, 0].tolist() == [0.75, 0.5]

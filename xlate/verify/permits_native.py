@@ -17,6 +17,7 @@ F32, U32 = np.float32, np.uint32
 
 
 
+from .spread import BELOW, ABOVE, reaches, within as spread_within  # noqa: E402
 from .gl_precision import (  # noqa: E402  (GL's precision rule, shared with spread.py)
     APPROXIMATE as _APPROXIMATE, ARITHMETIC as _ARITHMETIC, GL_RELATIVE, TERMS as _TERMS,
     magnitude)
@@ -211,8 +212,7 @@ def rule_propagated(s: Site) -> np.ndarray:
     with np.errstate(all="ignore"):
         e = np.ascontiguousarray(s.exe).view(F32).astype(np.float64)
         g = np.ascontiguousarray(s.imp).view(F32).astype(np.float64)
-        ok = (np.abs(e - g) <= s.spread) & np.isfinite(e) & np.isfinite(g) & (s.spread > 0)
-        return ok | _decided_within_spread(s)
+        return spread_within(e, g, s.spread) | _decided_within_spread(s)
 
 
 def _decided_within_spread(s: Site) -> np.ndarray:
@@ -230,12 +230,15 @@ def _decided_within_spread(s: Site) -> np.ndarray:
     u = s.operand_spreads
     g = np.ascontiguousarray(s.imp)
     if op in _SET_COMPARES:
-        close = np.abs(f[0] - f[1]) <= u[0] + u[1] + \
-            GL_RELATIVE * np.maximum(np.abs(f[0]), np.abs(f[1]))
+        # the two operands' intervals (plus 1e-5 of the larger) overlap
+        slack = GL_RELATIVE * np.maximum(np.abs(f[0]), np.abs(f[1]))
+        with np.errstate(all="ignore"):
+            close = (f[0] - u[0][..., BELOW] <= f[1] + u[1][..., ABOVE] + slack) & \
+                (f[1] - u[1][..., BELOW] <= f[0] + u[0][..., ABOVE] + slack)
         outcome = (g == 0x3F800000) | ((g & 0x7FFFFFFF) == 0)
         return close & outcome & np.isfinite(f[0]) & np.isfinite(f[1])
     if op == "CMP" and len(f) == 3:
-        near = (np.abs(f[0]) <= u[0]) & np.isfinite(f[0])
+        near = reaches(f[0], u[0]) & np.isfinite(f[0])
         pick = same_words(g, np.ascontiguousarray(f[1].astype(F32)).view(U32)) | \
             same_words(g, np.ascontiguousarray(f[2].astype(F32)).view(U32))
         return near & pick

@@ -195,18 +195,19 @@ class ReplayHook:
             if not carries_adoption(x.inst.op):
                 self._write_spread(x, lanes, spread, cmask)
                 return out, cmask
-            gap = np.abs(np.ascontiguousarray(out, np.uint32).view(np.float32).astype(np.float64)
-                         - np.ascontiguousarray(exe, np.uint32).view(np.float32)
-                         .astype(np.float64))
-            self._write_spread(x, lanes, spread + np.where(np.isfinite(gap), gap, 0.0), cmask)
+            from .spread import after_adoption
+            self._write_spread(x, lanes, after_adoption(
+                spread, np.ascontiguousarray(exe, np.uint32).view(np.float32).astype(np.float64),
+                np.ascontiguousarray(out, np.uint32).view(np.float32).astype(np.float64)),
+                cmask)
         if x.cc_reg is not None and x.rt == DataType.FLOAT:
             self._note_alternatives(x.cc_reg, lanes, out, written)
         return out, cmask
 
     def _write_spread(self, x, lanes, spread, cmask) -> None:
-        written = np.broadcast_to(np.array(x.inst.dst.mask, bool), spread.shape)
+        written = np.broadcast_to(np.array(x.inst.dst.mask, bool), spread.shape[:2])
         if cmask is not None:
-            written = written & np.broadcast_to(cmask, spread.shape)
+            written = written & np.broadcast_to(cmask, spread.shape[:2])
         self.spreads.write(x.inst, lanes, spread, written)
 
     def _adopt(self, x, ops, lanes, p, exe, imp, written, known, spread=None):
@@ -366,8 +367,8 @@ class ReplayHook:
         n = len(lanes)
         f = np.broadcast_to(a.reshape(a.shape[0], -1), (n, 4)).astype(np.float64) \
             if a.shape[0] > 1 else np.broadcast_to(a.reshape(1, -1), (n, 4)).astype(np.float64)
-        u = self.spreads.operand(x.inst.srcs[0], lanes)
-        open_ = (np.abs(f) <= u) & (u > 0)
+        from .spread import reaches
+        open_ = reaches(f, self.spreads.operand(x.inst.srcs[0], lanes))
         can_keep = ((f >= 0) | open_).all(axis=1)
         can_kill = ((f < 0) | open_).any(axis=1)
         want = self.impl_killed[lanes]

@@ -29,9 +29,20 @@ Temporaries carry spreads; parameters, inputs and literals are exact (zero).  A 
 spread counts as zero (no bound is claimed), and so does an adopted value's departure:
 the spread of an adopted value is its spread plus its distance from the executor's value.
 
-A departure is then ``propagated`` when both values are finite and ``|driver - executor| <=
-spread`` -- "everything downstream is explained by propagation of that bound" (issue 17 §1).
-The translation path never uses it: a translation is held to its own GLSL's exactness.
+The spread is one-sided where the operation is (``SPREAD`` arrays are (n, 4, 2): how far below
+and how far above the replay's value a correct compilation's value may lie).  That matters at a
+pole: ``RSQ`` of an operand whose interval reaches zero is bounded below (by ``RSQ`` of the
+interval's far end) and unbounded above -- and the ``RCP`` that reads it (cg's ``sqrt`` idiom,
+``RSQ`` then ``RCP``: crt-geom's ``sqrt(1 - |x|)`` near 0) is bounded again, between 0 and the
+square root of the far end.  So an operand interval that holds a pole is recomputed at +0 and
+-0 too: the infinities come out on the side they belong to, and a side that is infinite stays
+infinite through the instructions that read it (``RCP`` of ``[a, inf)`` is ``(0, 1/a]``).  A
+result unbounded on *both* sides (``RCP`` of an interval across zero) claims nothing.
+
+A departure is then ``propagated`` when both values are finite and the driver's lies within
+``[executor - below, executor + above]`` -- "everything downstream is explained by propagation
+of that bound" (issue 17 §1).  The translation path never uses it: a translation is held to its
+own GLSL's exactness.
 """
 from __future__ import annotations
 
@@ -43,6 +54,51 @@ from .gl_precision import APPROXIMATE, ARITHMETIC, GL_RELATIVE, magnitude
 
 F32 = np.float32
 U32 = np.uint32
+#: the last axis of a spread: how far below, how far above
+BELOW, ABOVE = 0, 1
+
+
+def no_spread(n: int) -> np.ndarray:
+    """(n, 4, 2) zeros: no departure claimed."""
+    return np.zeros((n, 4, 2))
+
+
+def claimed(spread: np.ndarray) -> np.ndarray:
+    """(n, 4, 2) -> the spread with what bounds nothing removed: a NaN side, or both sides
+    infinite (anything at all), claims no spread."""
+    s = np.array(spread, np.float64)
+    void = np.isnan(s).any(axis=-1) | np.isinf(s).all(axis=-1)
+    s[void] = 0.0
+    return s
+
+
+def within(exe: np.ndarray, imp: np.ndarray, spread: np.ndarray) -> np.ndarray:
+    """(n, 4): the driver's value ``imp`` lies in the interval ``spread`` claims around the
+    executor's ``exe`` (float values), both finite and some spread claimed."""
+    with np.errstate(all="ignore"):
+        return (imp >= exe - spread[..., BELOW]) & (imp <= exe + spread[..., ABOVE]) & \
+            np.isfinite(exe) & np.isfinite(imp) & (spread > 0).any(axis=-1)
+
+
+def reaches(value: np.ndarray, spread: np.ndarray, point: float = 0.0) -> np.ndarray:
+    """(n, 4): ``point`` lies in the interval ``spread`` claims around ``value``, and some
+    spread is claimed (a decision at ``point`` may go either way)."""
+    with np.errstate(all="ignore"):
+        return (value - spread[..., BELOW] <= point) & (value + spread[..., ABOVE] >= point) & \
+            (spread > 0).any(axis=-1)
+
+
+def after_adoption(spread: np.ndarray, exe: np.ndarray, adopted: np.ndarray) -> np.ndarray:
+    """The spread around an adopted value: another compilation may lie anywhere near the
+    executor's value or near the adopted one -- the interval around the executor's, and the
+    same interval shifted to the adopted value (the hull, relative to the adopted value)."""
+    with np.errstate(all="ignore"):
+        gap = adopted - exe
+        gap = np.where(np.isfinite(gap), gap, 0.0)
+    out = np.array(spread, np.float64)
+    out[..., BELOW] += np.maximum(gap, 0.0)
+    out[..., ABOVE] += np.maximum(-gap, 0.0)
+    return out
 
 
 def _recompute(x, operands, n: int) -> np.ndarray:
@@ -70,8 +126,8 @@ def _as_lanes(o, n: int) -> np.ndarray:
 
 
 class Spreads:
-    """Per temporary register (element 0: temporaries are single vec4s in ARB): the (lanes, 4)
-    float64 spread of the value it holds."""
+    """Per temporary register (element 0: temporaries are single vec4s in ARB): the (lanes, 4, 2)
+    float64 spread (below, above) of the value it holds."""
 
     def __init__(self, program, lanes: int):
         self.program = program
@@ -79,28 +135,34 @@ class Spreads:
         self.of: dict[str, np.ndarray] = {}
 
     def operand(self, src, lanes: np.ndarray) -> np.ndarray:
-        """(n, 4) spread of an operand as the instruction reads it (swizzled; negation and
-        |x| keep it)."""
+        """(n, 4, 2) spread of an operand as the instruction reads it: swizzled; negation swaps
+        below and above; ``|x|`` moves no further than x does, either way (it may fold an
+        interval across zero onto one side, so it takes the wider side for both)."""
         reg = self.program.registers.get(src.reg)
         held = self.of.get(src.reg)
         n = len(lanes)
         if held is None or reg is None or reg.kind != RegKind.TEMP or src.index is not None:
-            return np.zeros((n, 4))
+            return no_spread(n)
         rows = held[lanes]
-        out = np.zeros((n, 4))
+        out = no_spread(n)
         for c, s in enumerate(src.swizzle):
             if s < 4:
                 out[:, c] = rows[:, s]
+        if src.abs:
+            wide = out.max(axis=-1)
+            out = claimed(np.stack([wide, wide], axis=-1))
+        flip = np.array([src.neg != neg for neg in src.comp_neg])
+        out[:, flip] = out[:, flip][..., ::-1]
         return out
 
     def write(self, ins, lanes: np.ndarray, spread: np.ndarray, written: np.ndarray) -> None:
-        """Record the spread of the components ``written`` ((n, 4) bool) of the destination."""
+        """Record the spread ((n, 4, 2)) of the components ``written`` ((n, 4) bool) of the
+        destination."""
         reg = self.program.registers.get(ins.dst.reg)
         if reg is None or reg.kind != RegKind.TEMP or ins.dst.index is not None:
             return
-        held = self.of.setdefault(ins.dst.reg, np.zeros((self.lanes, 4)))
-        s = np.where(np.isfinite(spread), spread, 0.0)
-        held[lanes] = np.where(written, s, held[lanes])
+        held = self.of.setdefault(ins.dst.reg, np.zeros((self.lanes, 4, 2)))
+        held[lanes] = np.where(written[..., None], claimed(spread), held[lanes])
 
 
 #: opcodes whose result moves continuously with their operands: their spread is carried by
@@ -122,11 +184,11 @@ SELECTS = {"CMP": (1, 2)}
 
 
 def result_spread(x, ops, lanes: np.ndarray, spreads: Spreads, exe: np.ndarray) -> np.ndarray:
-    """(n, 4) spread of instruction ``x``'s result on ``lanes`` (module docstring).  ``ops``: the
-    operands the executor read; ``exe``: its result words."""
+    """(n, 4, 2) spread of instruction ``x``'s result on ``lanes`` (module docstring).  ``ops``:
+    the operands the executor read; ``exe``: its result words."""
     ins = x.inst
     n = len(lanes)
-    out = np.zeros((n, 4))
+    out = no_spread(n)
     if ins.op == "FRC" and len(ops) == 1 and len(ins.srcs) == 1:
         return _fraction_spread(ops[0], spreads.operand(ins.srcs[0], lanes), n)
     if ins.op not in CONTINUOUS and ins.op not in SELECTS:
@@ -139,11 +201,10 @@ def result_spread(x, ops, lanes: np.ndarray, spreads: Spreads, exe: np.ndarray) 
                     for o in ops]
             m = magnitude(ins.op, exe, fops)
             if m is not None:
-                out += GL_RELATIVE * m
+                out += (GL_RELATIVE * m)[..., None]
         if len(ops) != len(ins.srcs):
-            return np.where(np.isfinite(out), out, 0.0)
+            return claimed(np.where(np.isfinite(out), out, 0.0))
         base = np.ascontiguousarray(exe, U32).view(F32).astype(np.float64)
-        unbounded = np.zeros((n, 4), bool)
         for i, src in enumerate(ins.srcs):
             if ins.op in SELECTS and i not in SELECTS[ins.op]:
                 continue
@@ -153,31 +214,52 @@ def result_spread(x, ops, lanes: np.ndarray, spreads: Spreads, exe: np.ndarray) 
             o = _as_lanes(ops[i], n)
             if o.shape[1] == 1:
                 o = np.repeat(o, 4, axis=1)
+            o = o.astype(np.float64)
             groups = [range(4)] if ins.op in COMPONENTWISE else [[c] for c in range(4)]
             for comps in groups:
                 comps = [c for c in comps if u[:, c].any()]
                 if not comps:
                     continue
-                worst = np.zeros((n, 4))
-                for sign in (1.0, -1.0):
-                    moved = o.astype(np.float64)
-                    moved[:, comps] += sign * u[:, comps]
+                lowest = np.zeros((n, 4))
+                highest = np.zeros((n, 4))
+                read_sign = 0 if not src.abs else (-1 if src.neg else 1)
+                for moved in _trial_operands(ins.op, o, u, comps, read_sign):
                     trial = list(ops)
                     trial[i] = moved.astype(F32)
                     got = _recompute(x, trial, n).view(F32).astype(np.float64)
-                    unbounded |= ~np.isfinite(got)
-                    worst = np.maximum(worst, np.abs(got - base))
-                if ins.op in POLES:
-                    # an operand interval reaching the pole (RCP of a value within its spread
-                    # of 0) bounds nothing: claim no spread there
-                    near = np.abs(o[:, comps].astype(np.float64)) <= u[:, comps]
-                    unbounded |= near.any(axis=1)[:, None] if ins.op not in COMPONENTWISE \
-                        else np.zeros((n, 4), bool)
-                    if ins.op in COMPONENTWISE:
-                        unbounded[:, comps] |= near
-                out += worst
-        out[unbounded] = 0.0
-    return np.where(np.isfinite(out), out, 0.0)
+                    delta = got - base
+                    lowest = np.minimum(lowest, np.where(np.isnan(delta), -np.inf, delta))
+                    highest = np.maximum(highest, np.where(np.isnan(delta), np.inf, delta))
+                out[..., BELOW] += -lowest
+                out[..., ABOVE] += highest
+        out[~np.isfinite(base)] = 0.0
+    return claimed(out)
+
+
+def _trial_operands(op: str, o: np.ndarray, u: np.ndarray, comps: list, read_sign: int = 0):
+    """The operand values an instruction is recomputed at: the ends of the interval of the
+    components ``comps`` (moved together), and -- for an opcode with a pole at zero, where the
+    interval holds zero inside -- +0 and -0 in place of those components (the pole's two
+    infinities, each on the side it lies).  ``read_sign``: +1 for an operand read as ``|x|``
+    (-1 for ``-|x|``), whose values never cross zero: its interval ends there (ARB ``RSQ``
+    reads ``|x|``, so ``RSQ`` of a value within its spread of zero reaches ``+inf`` only)."""
+    for side, sign in ((BELOW, -1.0), (ABOVE, 1.0)):
+        moved = o.copy()
+        moved[:, comps] += sign * u[:, comps, side]
+        if read_sign > 0:
+            moved = np.maximum(moved, 0.0)
+        elif read_sign < 0:
+            moved = np.minimum(moved, -0.0)
+        yield moved
+    if op in POLES:
+        lo = o[:, comps] - u[:, comps, BELOW]
+        hi = o[:, comps] + u[:, comps, ABOVE]
+        across = (lo < 0) & (hi > 0)
+        if across.any() and read_sign == 0:        # |x| ends at zero, reached above
+            for zero in (0.0, -0.0):
+                moved = o.copy()
+                moved[:, comps] = np.where(across, zero, o[:, comps])
+                yield moved
 
 
 def _fraction_spread(operand, u: np.ndarray, n: int) -> np.ndarray:
@@ -191,10 +273,11 @@ def _fraction_spread(operand, u: np.ndarray, n: int) -> np.ndarray:
     if x.shape[1] == 1:
         x = np.repeat(x, 4, axis=1)
     with np.errstate(all="ignore"):
-        whole = 2 * u >= 1.0
-        straddles = np.floor(x - u) != np.floor(x + u)
-        out = np.where(whole, 1.0, np.where(straddles, 0.0, u))
-    return np.where(np.isfinite(out) & np.isfinite(x), out, 0.0)
+        lo, hi = x - u[..., BELOW], x + u[..., ABOVE]
+        whole = hi - lo >= 1.0
+        straddles = np.floor(lo) != np.floor(hi)
+        out = np.where(whole[..., None], 1.0, np.where(straddles[..., None], 0.0, u))
+    return claimed(np.where(np.isfinite(out) & np.isfinite(x)[..., None], out, 0.0))
 
 
 def carries_adoption(op: str) -> bool:
