@@ -303,3 +303,35 @@ def test_an_adopted_value_widens_the_spread_toward_the_executors_only():
     assert s[0, 0].tolist() == [0.0, 2.0 ** -128]
     s = after_adoption(np.full((1, 1, 2), 0.5), np.array([[1.0]]), np.array([[1.25]]))
     assert s[0, 0].tolist() == [0.75, 0.5]
+
+
+def _x_set(value):
+    def change(w):
+        w.view(F32)[:, 0] = F32(value)
+        return w
+    return change
+
+
+def test_largest_finite_is_correct_where_an_exact_result_in_reach_is_near_it():
+    """xbr-lv2-small-details: RCP(FLT_MAX) = 2^-128 flushed by the driver (ftz, adopted), the
+    product by 0.5 and 2 kept, then RCP: the executor's RCP(0) = inf, the driver FLT_MAX (Mesa
+    folds rcp(rcp(x)) to x).  The operand's interval [0, 2^-128] reaches the exact result
+    2^128, within 1e-5 of FLT_MAX: 'propagated'.  Without a spread (an exact 0 operand) the
+    same FLT_MAX is a divergence."""
+    text = ("!!ARBfp1.0\nTEMP r, s, t;\nRCP r.x, fragment.texcoord[0].x;\n"
+            "MUL s.x, r.x, 0.5;\nMUL s.x, s.x, 2.0;\nRCP t.x, s.x;\n"
+            "MOV result.color, t;\nEND\n")
+    big = float(np.finfo(F32).max)
+    hook, rec = _replay(text, {"fragment.texcoord[0]": [big, 0.0, 0.0, 0.0]},
+                        {0: _constant(0.0), 1: _constant(0.0), 2: _constant(0.0),
+                         3: _constant(big), 4: _x_set(big)})
+    assert float(rec.words[0].view(F32)[0, 0]) == 2.0 ** -128
+    assert float(rec.words[3].view(F32)[0, 0]) == np.inf
+    assert not hook.unexplained
+    assert {v for (_, v) in hook.adopted} >= {"ftz", "propagated"}
+    # the same driver value from an exact zero: RCP(0) is +inf only
+    text0 = ("!!ARBfp1.0\nTEMP t;\nRCP t.x, fragment.texcoord[0].x;\n"
+             "MOV result.color, t;\nEND\n")
+    hook, _ = _replay(text0, {"fragment.texcoord[0]": [0.0, 0.0, 0.0, 0.0]},
+                      {0: _constant(big)})
+    assert [(d.index, d.verdict) for d in hook.unexplained] == [(0, "")]

@@ -212,7 +212,46 @@ def rule_propagated(s: Site) -> np.ndarray:
     with np.errstate(all="ignore"):
         e = np.ascontiguousarray(s.exe).view(F32).astype(np.float64)
         g = np.ascontiguousarray(s.imp).view(F32).astype(np.float64)
-        return spread_within(e, g, s.spread) | _decided_within_spread(s)
+        return spread_within(e, g, s.spread) | _decided_within_spread(s) | \
+            _largest_finite_within_spread(s)
+
+
+#: float64 forms of the scalar approximations whose float32 result overflows (their operands as
+#: read: ARB's |x| of RSQ is applied before)
+_EXACT64 = {"RCP": lambda a: 1.0 / a, "RSQ": lambda a: 1.0 / np.sqrt(a), "EX2": np.exp2}
+_FLT_MAX = float(np.finfo(F32).max)
+
+
+def _largest_finite_within_spread(s: Site) -> np.ndarray:
+    """A result too large for float32.  GL 2.1 §2.1.1 asks each operation for about 1 part in
+    10^5 of its exact result; a float32 holds magnitudes up to FLT_MAX.  Where the executor's
+    RCP/RSQ/EX2 overflowed to +-inf and the driver gave +-FLT_MAX, that is a correct result if
+    some exact (float64) result over the operand's interval (its spread, ends included) lies
+    within 1e-5 of FLT_MAX.  Measured: cg ``xbr-lv2-small-details`` -- the replay adopted the
+    driver's flush of ``RCP(FLT_MAX)`` = 2^-128 to 0, so ``RCP`` of ``R13.x * 0.5 * 2`` is
+    RCP(0) = inf in the executor; Mesa folds ``rcp(rcp(x) * 0.5 * 2)`` to ``x`` = FLT_MAX, the
+    exact result 2^128 of the unflushed operand to within 6e-8."""
+    n = len(s.exe)
+    out = np.zeros((n, 4), bool)
+    exact = _EXACT64.get(s.ins.op)
+    if exact is None or s.operand_spreads is None or len(s.operands) != 1:
+        return out
+    with np.errstate(all="ignore"):
+        e = np.ascontiguousarray(s.exe).view(F32).astype(np.float64)
+        g = np.ascontiguousarray(s.imp).view(F32).astype(np.float64)
+        cand = np.isinf(e) & (np.abs(g) == _FLT_MAX) & (np.sign(g) == np.sign(e))
+        if not cand.any():
+            return out
+        o = np.broadcast_to(np.asarray(s.operands[0], F32).reshape(n, -1), (n, 4)) \
+            .astype(np.float64)
+        u = s.operand_spreads[0]
+        # monotone on the interval (a pole can only be an end: across it the spread claims
+        # nothing), so the exact results lie between those at the ends
+        r = np.abs(np.stack([exact(o - u[..., BELOW]), exact(o), exact(o + u[..., ABOVE])]))
+        lowest, highest = np.nanmin(r, axis=0), np.nanmax(r, axis=0)
+        reach = (lowest <= _FLT_MAX / (1 - GL_RELATIVE)) & \
+            (highest >= _FLT_MAX / (1 + GL_RELATIVE))
+    return cand & reach
 
 
 def _decided_within_spread(s: Site) -> np.ndarray:
