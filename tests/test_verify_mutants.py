@@ -352,3 +352,72 @@ def test_reciprocal_of_infinity_mutant_is_caught(runner):
     [r] = _classify(runner, "rcpinf.fp", RCP_OF_INF, found[:1])
     assert r.outcome == "caught", (r.outcome, r.status, r.reason)
     assert "RCP" in r.reason
+
+
+# ---- mutants that are no wrong translation (permitted_mutant, the harness's own check) -----------
+
+#: R1.x is 1/x of an input: Inf on the lanes where the input's x is 0 (the generator's special
+#: values include zeros)
+RCP_OF_INPUT = """!!VP1.0
+RCP R1.x, v[3].x;
+MOV o[COL0], R1.x;
+MOV o[HPOS], v[OPOS];
+END
+"""
+
+
+def _nonfinite_case():
+    import numpy as np
+    from xlate.verify.capture import Capture
+    lanes = 64
+    bad = M.original_nonfinite_lanes(RCP_OF_INPUT, "t.vp", lanes, 1)
+    assert bad is not None and 0 < bad.sum() < lanes, "the generator gave no zero input"
+    col = np.arange(lanes * 4, dtype=np.uint32).reshape(lanes, 4)
+    cap0 = Capture(outputs={"result_color0": col.copy()})
+    return lanes, bad, cap0, col
+
+
+def test_nonfinite_lanes_are_where_the_original_program_makes_an_infinity():
+    """The hook notes exactly the lanes whose RCP operand is a zero (1/0 = Inf)."""
+    import numpy as np
+    from xlate.verify import compare as cmp
+    from xlate.verify.analysis import analyse
+    from xlate.verify.core import ProgramReport, main_run_inputs
+    prog = api.parse(RCP_OF_INPUT, filename="t.vp")
+    gen, _ = main_run_inputs(prog, analyse(prog, set(cmp.INEXACT)), 64, 1,
+                             ProgramReport("t.vp", backend="gl"))
+    x = np.asarray(gen.inputs["vertex.attrib[3]"], np.uint32).view(np.float32)[:, 0]
+    pos = np.asarray(gen.inputs["vertex.attrib[0]"], np.uint32).view(np.float32)
+    with np.errstate(divide="ignore"):
+        reciprocal_infinite = ~np.isfinite(np.float32(1) / x)
+    expected = reciprocal_infinite | ~np.isfinite(pos).all(axis=1)   # the MOVs copy them
+    assert reciprocal_infinite.any()
+    assert M.original_nonfinite_lanes(RCP_OF_INPUT, "t.vp", 64, 1).tolist() == expected.tolist()
+
+
+def test_a_pass_that_changes_only_nonfinite_lanes_is_counted_apart():
+    """A mutant differing from the unmutated translation only on lanes where the original
+    computes an Inf is 'nonfinite-only'; one more difference on a finite lane and it is not
+    (it stays 'explained': a fooled verifier)."""
+    from xlate.verify.capture import Capture
+    lanes, bad, cap0, col = _nonfinite_case()
+    m = M.Mutation("literal", (), 0, (), "a", "b")
+    refl = {"outputs": [{"name": "result_color0", "type": "vec4"}]}
+    only_bad = col.copy()
+    only_bad[bad, 0] += 1
+    why = M.permitted_mutant(RCP_OF_INPUT, "t.vp", m, refl, cap0,
+                             Capture(outputs={"result_color0": only_bad}), lanes, 1)
+    assert why is not None and why[0] == "nonfinite-only"
+    finite_too = only_bad.copy()
+    finite_too[int((~bad).nonzero()[0][0]), 1] += 1
+    assert M.permitted_mutant(RCP_OF_INPUT, "t.vp", m, refl, cap0,
+                              Capture(outputs={"result_color0": finite_too}), lanes, 1) is None
+
+
+def test_a_one_ulp_literal_is_within_gl_precision():
+    from xlate.verify.capture import Capture
+    lanes, _, cap0, col = _nonfinite_case()
+    m = M.Mutation("literal-ulp", (), 0, (), "2.0", "2.0000002")
+    why = M.permitted_mutant(RCP_OF_INPUT, "t.vp", m, {"outputs": []}, cap0,
+                             Capture(outputs={"result_color0": col + 1}), lanes, 1)
+    assert why[0] == "precision"

@@ -10,9 +10,12 @@ faults into the GLSL the verifier runs (``xlate/verify/mutants.py``: a wrapper r
 every shader the verifier compiles, probes and re-runs included) and verifies each mutant.
 Outcomes: ``caught`` (mismatch), ``tolerated`` (pass, zero differences), ``explained``
 (pass, differences explained away), ``equivalent`` (bit-identical outputs on the verifier's
-inputs), ``rejected`` (the implementation refuses the mutant, or the verifier says
-unsupported/error/skipped), ``timeout``.  ``live`` = caught + tolerated + explained; the
-verifier is sound on the sample when tolerated + explained = 0.
+inputs), ``precision`` / ``nonfinite-only`` (passed, and shown by the harness's own check to
+be no wrong translation: a literal one ulp off, within GL's precision; outputs identical on
+every lane where the original program stays finite -- ``mutants.permitted_mutant``; counted
+apart, listed with the reason), ``rejected`` (the implementation refuses the mutant, or the
+verifier says unsupported/error/skipped), ``timeout``.  ``live`` = caught + tolerated +
+explained; the verifier is sound on the sample when tolerated + explained = 0.
 
 Sources (``--source``, comma-separated or ``all``): ``generated`` (``xlate.verify.generate``,
 every dialect and stage, seeds from ``--seed``), ``own`` (the project's ``corpus/``),
@@ -377,6 +380,10 @@ def main(argv=None) -> int:
     print(f"\n{len(fooled)} live mutants passed the verifier (explained away):")
     for line in fooled:
         print(line)
+    permitted = [m for m in mutants if m.outcome in M.PERMITTED]
+    print(f"\n{len(permitted)} mutants passed and are no wrong translation (counted apart):")
+    for m in permitted:
+        print(f"{m.program} [{m.kind}] {m.outcome}: {m.before}  =>  {m.after}\n    {m.reason}")
     if short():
         print("\ngroups short of clean programs: " +
               "; ".join(f"{g} ({v})" for g, v in short().items()))

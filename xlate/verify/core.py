@@ -408,8 +408,10 @@ class _Run:
     compared: int
 
 
-def _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep, direct=None):
-    """Generate inputs, run both sides, compare.  None when the program was skipped."""
+def main_run_inputs(program, facts, lanes: int, seed: int, rep):
+    """The inputs of the main run (``rep.backend`` decides the fragment origin) and the
+    executor's result on them; lanes that ran into the step limit get other lanes' inputs.
+    None when the program is skipped (``rep.status`` says why)."""
     stage = program.stage
     frag_xy = None
     if stage == Stage.FRAGMENT:
@@ -434,6 +436,15 @@ def _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep, direct=
         if res.steps_exceeded.any():
             rep.status, rep.reason = "skipped", f"lanes exceed {MAX_STEPS} steps"
             return None
+    return gen, res
+
+
+def _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep, direct=None):
+    """Generate inputs, run both sides, compare.  None when the program was skipped."""
+    made = main_run_inputs(program, facts, lanes, seed, rep)
+    if made is None:
+        return None
+    gen, res = made
     cap = run_gl(runner, program, glsl, reflection, gen, lanes, direct)
     diffs, compared = compare_all(program, facts, reflection, res, cap, rep.notes, strict=True)
     return _Run(gen, res, cap, diffs, compared)

@@ -28,6 +28,21 @@ Outcome of one mutant (:class:`MutantResult`), decided apart from the verifier's
   ``tolerated`` (``pass`` with zero differences: the comparison's tolerance absorbed it) or
   ``explained`` (``pass`` after differences were explained away; the reason is kept).
   ``tolerated`` + ``explained`` are the mutants that fooled the verifier ("explained away").
+
+A mutant the verifier passes is then asked, by a check of the harness's own that uses none of
+the verifier's rules, whether it is a *wrong* translation at all (:func:`permitted_mutant`);
+if not, it is counted apart, with the reason, instead of as fooling the verifier:
+
+* ``precision``: a ``literal-ulp`` mutant -- a literal moved by one ulp (2^-24 relative at
+  most) is as correct a translation as the original: GL 2.1 §2.1.1 asks a floating-point value
+  for "about 1 part in 10^5", so a constant one ulp off is a correct representation of it.  The
+  verifier holds translations to bit-exactness where llvmpipe is exact (most such mutants are
+  caught); where the literal feeds an approximate operation it may pass one, rightly.
+* ``nonfinite-only``: the mutant's outputs are bit-identical to the unmutated translation's on
+  every lane where the ORIGINAL program computes only finite values (the executor, on the
+  verifier's own inputs, with a hook that notes any Inf/NaN result); it changes only lanes where
+  the program computes an infinity or NaN, and GLSL 4.50 §4.7.1 leaves operations on those
+  unspecified -- no translation's output there is more right than another's.
 """
 from __future__ import annotations
 
@@ -566,7 +581,7 @@ class MutantResult:
     kind: str
     before: str
     after: str
-    outcome: str                 # rejected equivalent caught tolerated explained timeout
+    outcome: str                 # one of OUTCOMES
     status: str = ""             # the verifier's status (live mutants)
     reason: str = ""             # the verifier's reason, or the compile error
     verdicts: list = field(default_factory=list)
@@ -650,9 +665,94 @@ def _classify(text, name, group, mutation, runner, first, *, lanes, seed, timeou
         res.outcome = "caught"
     elif rep.status == "pass":
         res.outcome = "tolerated" if rep.total_differences == 0 else "explained"
+        why = permitted_mutant(text, name, mutation, reflection, cap0, cap, lanes, seed,
+                               rep.backend or "gl")
+        if why is not None:
+            res.outcome, res.reason = why[0], f"{why[1]} (verifier: {rep.reason})"
     else:
         res.outcome = "rejected"
     return res
+
+
+def permitted_mutant(text, name, mutation: Mutation, reflection, cap0, cap, lanes: int,
+                     seed: int, backend: str = "gl"):
+    """(outcome, reason) when a mutant the verifier passed is no wrong translation (module
+    docstring: ``precision``, ``nonfinite-only``), shown by the harness's own check; else None.
+    ``cap0``/``cap``: the unmutated and the mutated translation's captures on the verifier's
+    main-run inputs."""
+    if mutation.kind == "literal-ulp":
+        return ("precision", "a literal one ulp off: within GL 2.1 §2.1.1's 1 part in 10^5, a "
+                "correct translation of the same constant")
+    if cap0.primitives is not None or cap.primitives is not None:
+        return None                  # geometry: lanes are not outputs; not classified
+    lanes_nonfinite = original_nonfinite_lanes(text, name, lanes, seed, backend)
+    if lanes_nonfinite is None or not lanes_nonfinite.any():
+        return None
+    finite = ~lanes_nonfinite
+    integer = {o["name"]: o.get("type") in _INT_TYPES for o in reflection.get("outputs", [])}
+    for cap_ in (cap0, cap):
+        if cap_.killed is not None and finite.shape != np.shape(cap_.killed):
+            return None
+    if cap0.killed is not None and \
+            not np.array_equal(np.asarray(cap0.killed)[finite], np.asarray(cap.killed)[finite]):
+        return None
+    if set(cap0.outputs) != set(cap.outputs):
+        return None
+    for out_name, words in cap0.outputs.items():
+        a = _canon(words, integer.get(out_name, False))
+        b = _canon(cap.outputs[out_name], integer.get(out_name, False))
+        if a.shape[0] != finite.shape[0] or not np.array_equal(a[finite], b[finite]):
+            return None
+    return ("nonfinite-only", f"identical on the {int(finite.sum())} lanes where the original "
+            f"program stays finite; differs only on {int(lanes_nonfinite.sum())} lanes where it "
+            "computes an Inf or NaN (GLSL 4.50 §4.7.1)")
+
+
+class _NonFiniteResults:
+    """Executor hook: the lanes on which some instruction writes an Inf or NaN float."""
+
+    def __init__(self, program, lanes: int):
+        self.instructions = list(range(len(program.instructions)))
+        self.lanes = np.zeros(lanes, bool)
+
+    def __call__(self, x, st, idx, ops, bits, cmask):
+        from ..ir.model import DataType
+        if x.rt == DataType.FLOAT and x.inst.dst is not None:
+            sel = st.all_lanes if idx is None else np.asarray(idx)
+            w = np.broadcast_to(np.asarray(bits, np.uint32).reshape(-1, np.shape(bits)[-1]
+                                                                  if np.ndim(bits) else 1),
+                                (len(sel), 4))
+            written = np.broadcast_to(np.array(x.inst.dst.mask, bool), w.shape)
+            if cmask is not None:
+                written = written & np.broadcast_to(cmask, w.shape)
+            bad = (((w & 0x7F800000) == 0x7F800000) & written).any(axis=1)
+            self.lanes[(st.base + sel)[bad]] = True
+        return bits, cmask
+
+    def before_flow(self, x, st, sel):
+        pass
+
+    def kill_decision(self, x, st, sel, kill, operand):
+        return kill
+
+
+def original_nonfinite_lanes(text: str, name: str, lanes: int, seed: int,
+                             backend: str = "gl") -> np.ndarray | None:
+    """(lanes,) bool: where the original program, run by the executor on the verifier's
+    main-run inputs, writes an Inf or NaN at some instruction.  None if it cannot be run."""
+    from . import compare as cmp
+    from .analysis import analyse
+    from .core import ProgramReport, main_run_inputs, run_executor
+    from ..frontends import parse_program
+    program = parse_program(text, name)
+    facts = analyse(program, set(cmp.INEXACT))
+    rep = ProgramReport(name, backend=backend)
+    made = main_run_inputs(program, facts, lanes, seed, rep)
+    if made is None:
+        return None
+    hook = _NonFiniteResults(program, lanes)
+    run_executor(program, made[0], lanes, hooks=hook)
+    return hook.lanes
 
 
 def mutate_program(text: str, name: str, group: str, runner, *, per_program: int, seed: int,
@@ -716,8 +816,11 @@ def _dialect_of(text: str, name: str) -> str:
 
 # ---- summary -----------------------------------------------------------------------------------
 
-OUTCOMES = ("caught", "tolerated", "explained", "equivalent", "rejected", "timeout")
+OUTCOMES = ("caught", "tolerated", "explained", "equivalent", "precision", "nonfinite-only",
+            "rejected", "timeout")
 FOOLED = ("tolerated", "explained")
+#: passed, and no wrong translation by the harness's own check (:func:`permitted_mutant`)
+PERMITTED = ("precision", "nonfinite-only")
 LIVE = ("caught",) + FOOLED
 
 
@@ -732,7 +835,8 @@ def tally(results: list[MutantResult], by: str) -> dict[str, dict[str, int]]:
 
 
 def format_table(table: dict[str, dict[str, int]], title: str) -> str:
-    cols = ("live", "caught", "tolerated", "explained", "equivalent", "rejected", "timeout")
+    cols = ("live", "caught", "tolerated", "explained", "equivalent", "precision",
+            "nonfinite-only", "rejected", "timeout")
     width = max([len(title)] + [len(k) for k in table])
     lines = [f"{title:<{width}}  " + "  ".join(f"{c:>10}" for c in cols)]
     total = dict.fromkeys(cols, 0)
