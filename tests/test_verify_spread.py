@@ -335,3 +335,21 @@ def test_largest_finite_is_correct_where_an_exact_result_in_reach_is_near_it():
     hook, _ = _replay(text0, {"fragment.texcoord[0]": [0.0, 0.0, 0.0, 0.0]},
                       {0: _constant(big)})
     assert [(d.index, d.verdict) for d in hook.unexplained] == [(0, "")]
+
+
+def test_min_of_tied_operands_moves_both_ways():
+    """MIN of two equal values, each known to its spread: moving one operand up alone leaves
+    the result, moving both does not (crt-easymode's MIN R0.xyz, R3, R0) -- so a finite
+    effect is carried both ways, and the driver's value a little above is 'propagated'."""
+    text = ("!!ARBfp1.0\nTEMP r, s, t;\n"
+            "ADD r.x, fragment.texcoord[0].x, fragment.texcoord[0].y;\n"
+            "ADD s.x, fragment.texcoord[0].x, fragment.texcoord[0].y;\n"
+            "MIN t.x, r.x, s.x;\nMOV result.color, t;\nEND\n")
+    inputs = {"fragment.texcoord[0]": [1.25, 1.0, 0.0, 0.0]}
+    hook, _ = _replay(text, inputs, {})
+    below, above = hook.spreads.of["t"][0, 0]
+    assert below == above > 0
+    hook, _ = _replay(text, inputs, {2: _scaled(0, 1.000001), 3: _scaled(0, 1.000001)})
+    assert not hook.unexplained and "propagated" in {v for (_, v) in hook.adopted}
+    hook, _ = _replay(text, inputs, {2: _scaled(0, 1.001), 3: _scaled(0, 1.001)})
+    assert [(d.index, d.verdict) for d in hook.unexplained] == [(2, "")]

@@ -230,8 +230,14 @@ def result_spread(x, ops, lanes: np.ndarray, spreads: Spreads, exe: np.ndarray) 
                     delta = got - base
                     lowest = np.minimum(lowest, np.where(np.isnan(delta), -np.inf, delta))
                     highest = np.maximum(highest, np.where(np.isnan(delta), np.inf, delta))
-                out[..., BELOW] += -lowest
-                out[..., ABOVE] += highest
+                # moving one operand at a time misses what moving several together does
+                # (MIN of two tied operands moves up only when both do): a finite effect is
+                # taken both ways; only an infinite one (a pole reached on one side) stays on
+                # its side
+                either = np.maximum(-lowest, highest)
+                finite = np.isfinite(either)
+                out[..., BELOW] += np.where(finite, either, -lowest)
+                out[..., ABOVE] += np.where(finite, either, highest)
         out[~np.isfinite(base)] = 0.0
     return claimed(out)
 
