@@ -344,6 +344,22 @@ IMM[0] FLT32 {    2.0000,    -1.0000,     3.0000,     0.5000}
   7: END
 """,
     "lodq": LODQ,
+    # implicit derivatives on a cube array: llvmpipe differentiates the direction with fine
+    # differences (an LOD per pixel), shown by recomputation (permits.rule_fine_derivatives;
+    # before, TXB2 and LODQ were not recomputed and mismatched)
+    "cube-array-implicit": """FRAG
+DCL IN[0], GENERIC[0], PERSPECTIVE
+DCL IN[1], GENERIC[1], PERSPECTIVE
+DCL OUT[0], COLOR
+DCL OUT[1], COLOR[1]
+DCL OUT[2], COLOR[2]
+DCL SAMP[0]
+DCL SVIEW[0], CUBEARRAY, FLOAT
+  0: TEX OUT[0], IN[0], SAMP[0], CUBEARRAY
+  1: TXB2 OUT[1], IN[0], IN[1], SAMP[0], CUBEARRAY
+  2: LODQ OUT[2], IN[0], SAMP[0], CUBEARRAY
+  3: END
+""",
     # TXB2 on a shadow cube map: the reference in the coordinate's w, the bias (ignored outside
     # fragment programs) in the second operand
     "txb2-shadow-cube": """VERT

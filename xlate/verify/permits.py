@@ -711,7 +711,7 @@ def _implicit_lookup(s: Site) -> bool:
     if s.op.stage != Stage.FRAGMENT or s.ins.tex is None:
         return False
     from ..exec import texture as tx
-    if s.ins.op in ("TEX", "TXB", "TXP"):
+    if s.ins.op in ("TEX", "TXB", "TXP", "TEX2", "TXB2", "LODQ"):
         return True
     return s.ins.op == "TXL" and tx.BASE_TARGET.get(s.ins.tex.target) == "RECT"
 
@@ -739,13 +739,14 @@ def rule_fine_derivatives(s: Site) -> np.ndarray:
     from ..exec import texture as tx
     op = s.ins.op
 
-    def fine(x, c):
-        return tx._texture(x, op, c, fine=True)
+    def fine(x, c, extra=None):
+        return tx._texture(x, op, c, extra=extra, fine=True)
 
     r = s.recompute(s.all_operands, fn=fine)
     ok = same_words(r, s.imp)
     if s.op.rt == DataType.FLOAT:           # integer texels are fetched, not filtered
-        ok |= cmp.float_equal(r, s.imp, *cmp.INEXACT[op]) & ~_nonfinite(r) & ~_nonfinite(s.imp)
+        bound = cmp.INEXACT.get(op, cmp.INEXACT["TEX"])
+        ok |= cmp.float_equal(r, s.imp, *bound) & ~_nonfinite(r) & ~_nonfinite(s.imp)
     if "SHADOW" in s.ins.tex.target:         # w is 1.0 exactly, not filtered
         ok[:, 3] = same_words(r[:, 3], s.imp[:, 3])
     return ok
