@@ -421,3 +421,24 @@ def test_a_one_ulp_literal_is_within_gl_precision():
     why = M.permitted_mutant(RCP_OF_INPUT, "t.vp", m, {"outputs": []}, cap0,
                              Capture(outputs={"result_color0": col + 1}), lanes, 1)
     assert why[0] == "precision"
+
+
+def test_a_pass_that_changes_only_the_sign_of_zeros_is_counted_apart():
+    """corpus/nv4/fp4_shadow_targets.fp, campaign seed 5: '* k.wwww' -> '* k.xwww' where the
+    shadow sum's x is always 0 on the verifier's inputs -- only the sign of the zero product
+    changes.  A non-zero change anywhere is not counted apart."""
+    import numpy as np
+    from xlate.verify.capture import Capture
+    refl = {"outputs": [{"name": "result_color0", "type": "vec4"}]}
+    words = np.zeros((8, 4), np.uint32)
+    words[:, 3] = 0x3F800000
+    negated = words.copy()
+    negated[:, 0] = 0x80000000
+    m = M.Mutation("swizzle", (), 0, (), "a", "b")
+    cap0 = Capture(outputs={"result_color0": words})
+    why = M.permitted_mutant("", "t.fp", m, refl, cap0,
+                             Capture(outputs={"result_color0": negated}), 8, 1)
+    assert why is not None and why[0] == "zero-sign-only"
+    other = negated.copy()
+    other[3, 1] = 0x3F800000
+    assert not M._equal_but_for_zero_signs(refl, cap0, Capture(outputs={"result_color0": other}))

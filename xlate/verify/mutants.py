@@ -38,6 +38,10 @@ if not, it is counted apart, with the reason, instead of as fooling the verifier
   for "about 1 part in 10^5", so a constant one ulp off is a correct representation of it.  The
   verifier holds translations to bit-exactness where llvmpipe is exact (most such mutants are
   caught); where the literal feeds an approximate operation it may pass one, rightly.
+* ``zero-sign-only``: the mutant's outputs equal the unmutated translation's on every lane once
+  -0.0 and +0.0 count as one value: GLSL 4.50 §4.7.1 leaves the sign of a zero result to the
+  implementation (``permits.rule_signedzero``), so no check held to that contract could tell them apart on these
+  inputs (a swizzle that moves a product's factor where the other factor is always 0);
 * ``nonfinite-only``: the mutant's outputs are bit-identical to the unmutated translation's on
   every lane where the ORIGINAL program computes only finite values (the executor, on the
   verifier's own inputs, with a hook that notes any Inf/NaN result); it changes only lanes where
@@ -685,6 +689,10 @@ def permitted_mutant(text, name, mutation: Mutation, reflection, cap0, cap, lane
                 "correct translation of the same constant")
     if cap0.primitives is not None or cap.primitives is not None:
         return None                  # geometry: lanes are not outputs; not classified
+    if _equal_but_for_zero_signs(reflection, cap0, cap):
+        return ("zero-sign-only", "identical on the verifier's inputs but for the sign of "
+                "zeros, which GLSL 4.50 §4.7.1 leaves to the implementation (permits."
+                "rule_signedzero): no check held to that contract could tell them apart on these inputs")
     lanes_nonfinite = original_nonfinite_lanes(text, name, lanes, seed, backend)
     if lanes_nonfinite is None or not lanes_nonfinite.any():
         return None
@@ -706,6 +714,29 @@ def permitted_mutant(text, name, mutation: Mutation, reflection, cap0, cap, lane
     return ("nonfinite-only", f"identical on the {int(finite.sum())} lanes where the original "
             f"program stays finite; differs only on {int(lanes_nonfinite.sum())} lanes where it "
             "computes an Inf or NaN (GLSL 4.50 §4.7.1)")
+
+
+def _equal_but_for_zero_signs(reflection, a, b) -> bool:
+    """Two captures equal once -0.0 and +0.0 are one value (float outputs; integer outputs
+    and kills compared as they are)."""
+    integer = {o["name"]: o.get("type") in _INT_TYPES for o in reflection.get("outputs", [])}
+    if (a.killed is None) != (b.killed is None) or (
+            a.killed is not None and not np.array_equal(a.killed, b.killed)):
+        return False
+    if set(a.outputs) != set(b.outputs):
+        return False
+    keep = None if a.killed is None else ~np.asarray(a.killed, bool)
+    for name, wa in a.outputs.items():
+        is_int = integer.get(name, False)
+        ia, ib = _canon(wa, is_int), _canon(b.outputs[name], is_int)
+        if not is_int:
+            ia = np.where((ia & 0x7FFFFFFF) == 0, np.uint32(0), ia)
+            ib = np.where((ib & 0x7FFFFFFF) == 0, np.uint32(0), ib)
+        if keep is not None:
+            ia, ib = ia[keep], ib[keep]
+        if not np.array_equal(ia, ib):
+            return False
+    return True
 
 
 class _NonFiniteResults:
@@ -816,11 +847,11 @@ def _dialect_of(text: str, name: str) -> str:
 
 # ---- summary -----------------------------------------------------------------------------------
 
-OUTCOMES = ("caught", "tolerated", "explained", "equivalent", "precision", "nonfinite-only",
-            "rejected", "timeout")
+OUTCOMES = ("caught", "tolerated", "explained", "equivalent", "precision", "zero-sign-only",
+            "nonfinite-only", "rejected", "timeout")
 FOOLED = ("tolerated", "explained")
 #: passed, and no wrong translation by the harness's own check (:func:`permitted_mutant`)
-PERMITTED = ("precision", "nonfinite-only")
+PERMITTED = ("precision", "zero-sign-only", "nonfinite-only")
 LIVE = ("caught",) + FOOLED
 
 
@@ -836,7 +867,7 @@ def tally(results: list[MutantResult], by: str) -> dict[str, dict[str, int]]:
 
 def format_table(table: dict[str, dict[str, int]], title: str) -> str:
     cols = ("live", "caught", "tolerated", "explained", "equivalent", "precision",
-            "nonfinite-only", "rejected", "timeout")
+            "zero-sign-only", "nonfinite-only", "rejected", "timeout")
     width = max([len(title)] + [len(k) for k in table])
     lines = [f"{title:<{width}}  " + "  ".join(f"{c:>10}" for c in cols)]
     total = dict.fromkeys(cols, 0)
