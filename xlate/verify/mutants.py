@@ -40,8 +40,8 @@ if not, it is counted apart, with the reason, instead of as fooling the verifier
   caught); where the literal feeds an approximate operation it may pass one, rightly.
 * ``zero-sign-only``: the mutant's outputs equal the unmutated translation's on every lane once
   -0.0 and +0.0 count as one value: GLSL 4.50 §4.7.1 leaves the sign of a zero result to the
-  implementation (``permits.rule_signedzero``), so no check held to that contract could tell them apart on these
-  inputs (a swizzle that moves a product's factor where the other factor is always 0);
+  implementation (``permits.rule_signedzero``), so no check held to that contract could tell
+  them apart on these inputs (a swizzle that moves a product's factor where the other factor is always 0);
 * ``nonfinite-only``: the mutant's outputs are bit-identical to the unmutated translation's on
   every lane where the ORIGINAL program computes only finite values (the executor, on the
   verifier's own inputs, with a hook that notes any Inf/NaN result); it changes only lanes where
@@ -692,7 +692,8 @@ def permitted_mutant(text, name, mutation: Mutation, reflection, cap0, cap, lane
     if _equal_but_for_zero_signs(reflection, cap0, cap):
         return ("zero-sign-only", "identical on the verifier's inputs but for the sign of "
                 "zeros, which GLSL 4.50 §4.7.1 leaves to the implementation (permits."
-                "rule_signedzero): no check held to that contract could tell them apart on these inputs")
+                "rule_signedzero): no check held to that contract could tell them apart on "
+                "these inputs")
     lanes_nonfinite = original_nonfinite_lanes(text, name, lanes, seed, backend)
     if lanes_nonfinite is None or not lanes_nonfinite.any():
         return None
