@@ -41,7 +41,8 @@ if not, it is counted apart, with the reason, instead of as fooling the verifier
 * ``zero-sign-only``: the mutant's outputs equal the unmutated translation's on every lane once
   -0.0 and +0.0 count as one value: GLSL 4.50 §4.7.1 leaves the sign of a zero result to the
   implementation (``permits.rule_signedzero``), so no check held to that contract could tell
-  them apart on these inputs (a swizzle that moves a product's factor where the other factor is always 0);
+  them apart on these inputs (a swizzle that moves a product's factor where the other factor
+  is always 0);
 * ``nonfinite-only``: the mutant's outputs are bit-identical to the unmutated translation's on
   every lane where the ORIGINAL program computes only finite values (the executor, on the
   verifier's own inputs, with a hook that notes any Inf/NaN result); it changes only lanes where
