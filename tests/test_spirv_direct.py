@@ -96,6 +96,13 @@ MOV.F result.position, vertex[0].position;
 EMIT;
 END
 """
+#: a construct the direct path refuses by name: TGSI FMA (E7006, at the instruction)
+FMA = """FRAG
+DCL IN[0], GENERIC[0], PERSPECTIVE
+DCL OUT[0], COLOR
+  0: FMA OUT[0], IN[0], IN[0], IN[0]
+  1: END
+"""
 
 PROGRAMS = {"arbvp": ARBVP, "arbfp": ARBFP, "nvfp4": NVFP4, "fp1": FP1, "vp1": VP1}
 
@@ -232,17 +239,38 @@ def test_source_and_lines_when_asked():
 
 def test_not_covered_is_E7006():
     assert "E7006" in CODES
-    with pytest.raises(NotCovered, match="geometry programs"):
-        emit_spirv(parse(GEOMETRY, filename="g.gp"), "vulkan")
+    with pytest.raises(NotCovered, match="the instruction FMA.F"):
+        emit_spirv(parse(FMA, filename="f.tgsi"), "vulkan")
     with pytest.raises(XlateError) as e:
-        xlate.translate(GEOMETRY, filename="g.gp", target="spirv", via="direct")
+        xlate.translate(FMA, filename="f.tgsi", target="spirv", via="direct")
     [d] = e.value.diagnostics
-    assert (d.code, d.severity) == ("E7006", "error")
-    assert d.message == "direct SPIR-V does not cover geometry programs yet"
-    auto = xlate.translate(GEOMETRY, filename="g.gp", target="spirv", via="auto")
-    assert auto.spirv_via == "glsl" and auto.spirv
-    [note] = [d for d in auto.diagnostics if d.code == "E7006"]
-    assert note.severity == "note" and "glslang's compile" in note.message
+    assert (d.code, d.severity, d.span.line, d.span.col) == ("E7006", "error", 4, 6)
+    assert d.message == "direct SPIR-V does not cover the instruction FMA.F yet"
+    for via in ("auto", None):                  # None: the library's default is auto
+        kw = {} if via is None else {"via": via}
+        auto = xlate.translate(FMA, filename="f.tgsi", target="spirv", **kw)
+        assert auto.spirv_via == "glsl" and auto.spirv and auto.glsl
+        [note] = [d for d in auto.diagnostics if d.code == "E7006"]
+        assert (note.severity, note.message) == (
+            "note", "direct SPIR-V does not cover the instruction FMA.F yet; this SPIR-V is "
+            "glslang's compile of the GLSL translation")
+        # the reason, for a caller that does not read diagnostics
+        assert auto.spirv_fallback_reason == "direct SPIR-V does not cover the instruction FMA.F yet"
+
+
+def test_library_default_is_the_direct_path():
+    """``translate(target="spirv")`` (and ``spirv-asm``) writes the SPIR-V itself where it
+    covers the program: no GLSL, no note, the same reflection as the glslang path's."""
+    for target in ("spirv", "spirv-asm"):
+        out = xlate.translate(ARBFP, filename="a.fp", target=target)
+        assert (out.spirv_via, out.glsl, out.spirv_fallback_reason) == ("direct", None, None)
+        assert not [d for d in out.diagnostics if d.code == "E7006"]
+        glslang = xlate.translate(ARBFP, filename="a.fp", target=target, via="glsl")
+        assert glslang.spirv_via == "glsl" and glslang.glsl
+        assert out.reflection == glslang.reflection
+        assert validate_spirv(out.spirv, target="vulkan") is None
+    # the GLSL target is untouched by via
+    assert xlate.translate(ARBFP, target="glsl").spirv_via is None
 
 
 def test_unknown_via_is_refused():
@@ -262,12 +290,12 @@ def test_cli_convert_via(tmp_path):
     assert direct.returncode == 0 and "Generator: Khronos; 0" in direct.stdout
     glslang = _cli("convert", "--target", "spirv-asm", "--via", "glsl", str(src))
     assert glslang.returncode == 0 and "Glslang" in glslang.stdout
-    geo = tmp_path / "g.gp"
-    geo.write_text(GEOMETRY)
+    fma = tmp_path / "f.tgsi"
+    fma.write_text(FMA)
     refused = _cli("convert", "--target", "spirv", "--via", "direct", "-o",
-                   str(tmp_path / "g.spv"), str(geo))
-    assert refused.returncode == 1 and "error[E7006]" in refused.stderr
-    fallback = _cli("convert", "--target", "spirv", "-o", str(tmp_path / "g.spv"), str(geo))
+                   str(tmp_path / "f.spv"), str(fma))
+    assert refused.returncode == 1 and "f.tgsi:4:6: error[E7006]" in refused.stderr
+    fallback = _cli("convert", "--target", "spirv", "-o", str(tmp_path / "f.spv"), str(fma))
     assert fallback.returncode == 0 and "note[E7006]" in fallback.stderr
 
 
@@ -312,8 +340,6 @@ def _generated(seeds: int):
     from xlate.verify.generate import DIALECTS
     for d in DIALECTS.values():
         for stage in d.stages:
-            if stage == "geometry":             # not covered yet (E7006)
-                continue
             for seed in range(seeds):
                 yield pytest.param(d.name, stage, seed, id=f"{d.name}-{stage}-{seed}")
 
