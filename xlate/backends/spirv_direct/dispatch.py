@@ -8,8 +8,12 @@ prints it (``GlslEmitter.emit_dispatch``): a loop around a switch over the basic
 * the loop: ``OpLoopMerge`` in its header, the iteration guard (``xl_iter``, shared with the
   labeled loops, ``return`` past the limit), then ``OpSelectionMerge`` + ``OpSwitch`` on
   ``xl_pc`` with one case per block and a default that returns;
-* a block's goto stores ``xl_pc`` and branches to the loop's continue target (SPIR-V's
-  ``continue`` out of the switch), a goto to the program's end returns; ``CAL`` pushes the
+* a block's goto stores ``xl_pc`` and leaves the switch by its merge block, which branches to
+  the loop's continue target -- glslang's shape of GLSL's ``break`` in a switch.  Branching to
+  the continue target straight from a case, also valid SPIR-V, made lavapipe (Mesa 22.3) lose
+  the program's output writes on the 323-block dispatch of ``nested_skips(161)``
+  (tests/test_structurize_cfg.py; every lane's position came back 0).  A goto to the
+  program's end returns; ``CAL`` pushes the
   return block (a full stack ends the program or skips the call as ``call_overflow`` says),
   ``RET`` pops it (an empty stack, or a PUSHA entry on top, ends the program).
 """
@@ -55,7 +59,7 @@ class DispatchMixin:
         self.put("SelectionMerge", smerge, 0)
         self.put("Switch", at, default, *targets)
         self.open = False
-        state = _State(pc, sp, rs, addr, cont, node)
+        state = _State(pc, sp, rs, addr, smerge, node)
         for blk in node.blocks:
             self.label(labels[blk.id])
             for s in blk.body:
@@ -69,7 +73,7 @@ class DispatchMixin:
                 raise NotCovered("a dispatch block without a terminator")
         self.label(default)
         self.terminate("Return")
-        self.label(smerge)                # every case leaves by the continue target or returns
+        self.label(smerge)                # a case's goto: on to the next iteration
         self.branch(cont)
         self.label(cont)
         self.branch(header)
@@ -80,7 +84,7 @@ class DispatchMixin:
             self.terminate("Return")
             return
         self.put("Store", st.pc, self.c("i", b, 1))
-        self.branch(st.cont)
+        self.branch(st.leave)
 
     def emit_dstmt(self, s, st: "_State") -> None:
         """One statement of a dispatch block (GlslEmitter.emit_dstmt)."""
@@ -126,7 +130,7 @@ class DispatchMixin:
                 self.conditional(self.cmp("SLessThan", r, self.c("i", 0, 1), 1),
                                  lambda: self.terminate("Return"))
                 self.put("Store", st.pc, r)
-                self.branch(st.cont)
+                self.branch(st.leave)
             self.unless_cond(s, st, ret)
         elif k == "pusha":
             value = self.operand(s.ins.srcs[0], DataType.INT, False)
@@ -169,7 +173,7 @@ class DispatchMixin:
 
 
 class _State:
-    __slots__ = ("pc", "sp", "rs", "addr", "cont", "node")
+    __slots__ = ("pc", "sp", "rs", "addr", "leave", "node")
 
-    def __init__(self, pc, sp, rs, addr, cont, node):
-        self.pc, self.sp, self.rs, self.addr, self.cont, self.node = pc, sp, rs, addr, cont, node
+    def __init__(self, pc, sp, rs, addr, leave, node):
+        self.pc, self.sp, self.rs, self.addr, self.leave, self.node = pc, sp, rs, addr, leave, node
