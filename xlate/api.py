@@ -59,8 +59,10 @@ def translate(source: str, *, filename: str = "<input>", target: str = "glsl",
     directives naming the source line of each instruction's GLSL (source string 1 = the
     program; 0 = the GLSL text itself); ``comments``: each instruction's source text in a
     comment before its GLSL.  Both off: the same bytes as without them.
-    ``via`` (SPIR-V targets): :data:`VIA`; the direct path fills ``spirv`` and ``reflection``
-    (the same JSON as the GLSL path's) and leaves ``glsl`` None.  ``spirv_source``: the direct
+    ``via`` (SPIR-V targets): :data:`VIA`, default ``auto`` (issue 19: the direct path is the
+    default); the direct path fills ``spirv`` and ``reflection`` (the same JSON as the GLSL
+    path's) and leaves ``glsl`` None; ``auto``'s fallback to glslang records the reason
+    (``spirv_fallback_reason``, and note E7006 in ``diagnostics``).  ``spirv_source``: the direct
     path embeds the assembly text (``OpSource``) and an ``OpLine`` per instruction.
     """
     if target not in TARGETS:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from ...ir.model import Index, Stage
 from .base import NotCovered, _Reg
+from .module import BUILTIN
 
 #: SPIR-V execution modes (unified grammar ``ExecutionMode``)
 _INPUT_MODE = {"POINTS": 19, "LINES": 20, "LINES_ADJACENCY": 21, "TRIANGLES": 22,
@@ -113,7 +114,6 @@ class GeometryMixin:
             t = self.m.array(elem, self.plan.nverts)
             v = self.m.variable(self.m.pointer("Input", t), "Input")
             if builtin:
-                from .module import BUILTIN
                 self.m.decorate(v, "BuiltIn", BUILTIN[builtin])
             else:
                 self.m.decorate(v, "Location", var.location)
@@ -133,7 +133,6 @@ class GeometryMixin:
         int, shared by the program's read and the harness's ``xv_prim``."""
         v = self.builtin_inputs.get("PrimitiveId")
         if v is None:
-            from .module import BUILTIN
             it = self.t("i", 1)
             v = self.m.variable(self.m.pointer("Input", it), "Input")
             self.m.decorate(v, "BuiltIn", BUILTIN["PrimitiveId"])
