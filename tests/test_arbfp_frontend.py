@@ -308,6 +308,6 @@ def test_everything_translates_to_spirv():
             "TXB b, a, texture[1], SHADOW2D;\nPK2H b.x, a;\nUP2H b, b.x;\nRFL b.xyz, a, b;\n"
             "X2D b, a, b, a;\nDIV b, b, a.x;\nNRM b.xyz, b;\nKIL LT.x;\nCAL f (GT.x);\n"
             "MOV_SSAT result.color, b;\nRET;\nf:\nMOV result.depth.z, h.x;\nRET;\nEND\n")
-    result = xlate.translate(text, filename="t.fp", target="spirv")
+    result = xlate.translate(text, filename="t.fp", target="spirv", via="glsl")
     assert result.spirv[:4] == b"\x03\x02\x23\x07"
     assert "xl_fx12(" in result.glsl and "xl_fp16(" in result.glsl

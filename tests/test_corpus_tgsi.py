@@ -35,7 +35,8 @@ def _translate_all():
     for f in FILES:
         text = f.read_bytes().decode("utf-8", "replace")
         try:
-            t = api.translate(text, filename=str(f), target="spirv", profile="vulkan")
+            t = api.translate(text, filename=str(f), target="spirv", profile="vulkan",
+                              via="glsl")     # the GLSL translation, compiled by glslang
             assert t.spirv and t.glsl
             api.translate_program(t.program, target="glsl", profile="glsl450")
             ok += 1

@@ -124,8 +124,9 @@ IO = {
 # code -> (file name, program): raised by a SPIR-V translation through the direct path alone
 # (``via="direct"``; with the default ``via="auto"`` the same finding is a note)
 DIRECT = {
-    "E7006": ("g.gp", "!!NVgp4.0\nPRIMITIVE_IN TRIANGLES;\nPRIMITIVE_OUT TRIANGLE_STRIP;\n"
-                      "VERTICES_OUT 1;\nMOV.F result.position, vertex[0].position;\nEMIT;\nEND\n"),
+    # TGSI FMA: an opcode the direct path does not emit yet
+    "E7006": ("f.tgsi", "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\n"
+                        "  0: FMA OUT[0], IN[0], IN[0], IN[0]\n  1: END\n"),
 }
 
 # No code path raises these any more; they stay registered because codes are never reused.
@@ -220,9 +221,14 @@ def test_e7003_spirv_validation_failure(monkeypatch):
     from xlate.backends import spirv
     monkeypatch.setattr(spirv, "validate_spirv", lambda words, target="vulkan": "simulated")
     with pytest.raises(XlateError) as info:
-        api.translate(OK_FP, filename="t.fp", target="spirv")
+        api.translate(OK_FP, filename="t.fp", target="spirv", via="glsl")
     assert [(d.code, d.message) for d in info.value.diagnostics] == [
         ("E7003", "SPIR-V validation failed: simulated")]
+    # the library's default: the direct path's module, validated by spirv-val alone
+    with pytest.raises(XlateError) as info:
+        api.translate(OK_FP, filename="t.fp", target="spirv")
+    assert [(d.code, d.message) for d in info.value.diagnostics] == [
+        ("E7003", "SPIR-V validation failed (direct path): simulated")]
 
 
 def test_e7004_toolchain_missing(monkeypatch, tmp_path):

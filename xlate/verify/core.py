@@ -333,7 +333,26 @@ def same_capture(a, b) -> bool:
     if (a.killed is None) != (b.killed is None) or (
             a.killed is not None and not np.array_equal(a.killed, b.killed)):
         return False
-    return a.primitives == b.primitives
+    return _same_primitives(a.primitives, b.primitives)
+
+
+def _same_primitives(a, b) -> bool:
+    """Geometry captures (per lane, the primitives, each a list of vertices {output name:
+    words}) with the same bits; ``==`` on them would compare NumPy arrays elementwise."""
+    if a is None or b is None:
+        return a is b
+    if len(a) != len(b):
+        return False
+    for lane_a, lane_b in zip(a, b):
+        if len(lane_a) != len(lane_b):
+            return False
+        for prim_a, prim_b in zip(lane_a, lane_b):
+            if len(prim_a) != len(prim_b):
+                return False
+            for va, vb in zip(prim_a, prim_b):
+                if va.keys() != vb.keys() or any(not np.array_equal(va[k], vb[k]) for k in va):
+                    return False
+    return True
 
 
 def make_runner(backend: str = "gl", *, precise: bool = False, profile: str | None = None):

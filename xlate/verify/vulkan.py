@@ -220,7 +220,8 @@ class Runner:
         self._resources(r, reflection, buffers, textures, shadow)
         layout, ds = r.descriptors()
         vs = r.shader(vs_text, "vert")
-        gs = r.shader(src, "geom")
+        gs = r.shader(program_stage(self._direct, src, capture=slots, strides=strides,
+                                    geometry=geo), "geom")
         fmts, words = [], []
         for loc, name, integer in attribs:
             fmts.append((loc, self._attrib_format(integer, types.get(name, "vec4"))))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...ir.model import Program, Stage
+from ...ir.model import Program
 from .emitter import COVERED_OPCODES, DirectEmitter, Instrumentation, NotCovered
 
 __all__ = ["DirectOutput", "Instrumentation", "NotCovered", "emit_spirv", "COVERED_OPCODES"]
@@ -42,17 +42,9 @@ def emit_spirv(prog: Program, profile: str = "vulkan", *, source_text: str | Non
     if profile not in ("vulkan", "glsl450"):
         raise ValueError(f"no SPIR-V for profile {profile!r}")
     with paused():
-        if prog.stage == Stage.GEOMETRY:
-            raise NotCovered("geometry programs")
         t0 = time.perf_counter()
         lowered = lower(prog, profile=profile)
         t1 = time.perf_counter()
-        st = lowered.structured
-        if st.mode == "dispatch":
-            raise NotCovered("irreducible control flow (the dispatch loop of the general "
-                             "structurizer)")
-        if lowered.depth is not None:
-            raise NotCovered("recursive subroutines or calls deeper than the call-stack limit")
         plan = GlslEmitter(prog, profile)
         plan.types, plan.cc_used, plan.cc_values = lowered.types, lowered.cc_used, lowered.cc_values
         try:

@@ -32,13 +32,20 @@ class Instrumentation:
     with ``strides`` per buffer.  ``feeds``: fragment input name -> the binding (Vulkan) or
     texture unit (OpenGL) of a 2D texture read with texelFetch at the fragment's pixel instead
     of the interpolated input (rows counted from the top when ``feed_upper_left``).
-    ``extra_output``: location of ``vec4(gl_FragDepth or 0.0, 1.0, 0.0, 0.0)``."""
+    ``extra_output``: location of ``vec4(gl_FragDepth or 0.0, 1.0, 0.0, 0.0)``.
+    Geometry programs (``add_capture`` and ``strip_room``): ``capture`` may name ``xv_prim``,
+    an extra flat int output receiving ``gl_PrimitiveIDIn`` with every vertex;
+    ``emit_limit``: at most that many ``EmitVertex`` (later EMITs do nothing) and an
+    ``EndPrimitive`` with no vertex since the last one skipped; ``max_vertices``: the
+    ``OutputVertices`` declared instead of the program's."""
 
     capture: dict[str, tuple[int, int]] = field(default_factory=dict)
     strides: list[int] = field(default_factory=list)
     feeds: dict[str, int] = field(default_factory=dict)
     feed_upper_left: bool = False
     extra_output: int | None = None
+    emit_limit: int | None = None
+    max_vertices: int | None = None
 
 
 class _Reg:

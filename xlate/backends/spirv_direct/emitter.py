@@ -26,13 +26,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ...ir.model import CondTest, DataType, Index, Instruction, Program, RegKind, Sat, Source, Stage
+from ...ir.model import (MAX_CALL_DEPTH, CondTest, DataType, Index, Instruction, Program,
+                         RegKind, Sat, Source, Stage)
 from ...ir.ops import OPCODES
 from ...passes.structurize import CountTest, Structured
 from ...passes.types import RAW_OPERAND_OPS, operand_type, result_type
 from .alu import ALU, MULHI, sad
 from .base import K, Instrumentation, NotCovered, _Reg
+from .dispatch import DispatchMixin
 from .flow import FlowMixin
+from .geometry import GEOMETRY_MODEL, GeometryMixin
 from .module import GLSL, OP as _OP, Module, string_words
 from .staging import StagingMixin
 from .textures import TextureMixin
@@ -49,7 +52,7 @@ TEX_COVERED = frozenset({"TEX", "TXB", "TXD", "TXF", "TXL", "TXP", "TXQ", "TEX2"
                          "TXQS", "LODQ"})
 
 
-class DirectEmitter(StagingMixin, TextureMixin, FlowMixin):
+class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, GeometryMixin):
     """One program, one environment (``vulkan`` or ``glsl450`` = OpenGL SPIR-V)."""
 
     def __init__(self, prog: Program, plan, lowered, *, source_text: str | None = None,
@@ -81,6 +84,11 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin):
         self._types: dict[tuple, int] = {}     # (kind, n) -> type id
         self._consts: dict[tuple, int] = {}    # (kind, value, n) -> constant id
         self.depth_value: int | None = None
+        self.emit_fn = 0                          # geometry: xl_emit
+        #: the call depth of the function being emitted when subroutines have one copy per
+        #: depth (recursion, or calls deeper than MAX_CALL_DEPTH: lowered.depth); else None
+        self.call_depth: int | None = None
+        self.extra_locations: set[int] = set()    # locations of the harness's extra outputs
 
     # ---- small instruction helpers ----------------------------------------------------------------
     def put(self, op: str, *operands: int) -> None:
@@ -203,10 +211,9 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin):
                 self.cc[cc] = self.m.variable(self.m.pointer("Private", u4), "Private",
                                               self.cbits("u", 2))
         for g in plan.inputs.values():
-            if g.per_vertex:
-                raise NotCovered("geometry program inputs")
-            self.staging[("in", g.path)] = self.private("i" if g.integer else "f",
-                                                        g.size if g.indexed else None)
+            make = self.private_vertices if g.per_vertex else self.private
+            self.staging[("in", g.path)] = make("i" if g.integer else "f",
+                                                g.size if g.indexed else None)
         for g in plan.outputs.values():
             self.staging[("out", g.path)] = self.private("i" if g.integer else "f",
                                                          g.size if g.indexed else None)
@@ -249,7 +256,10 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin):
             s = self.val("IAdd", it, s, self.c("i", off, 1))
         return self.ext("SClamp", it, s, self.c("i", 0, 1), self.c("i", size - 1, 1))
 
-    def element_ptr(self, regname: str, index: Index | None) -> tuple[int, str]:
+    def element_ptr(self, regname: str, index: Index | None,
+                    vertex: Index | None = None) -> tuple[int, str]:
+        """A pointer to the element and its storage kind; ``vertex``: a geometry input's
+        vertex number (the operand's ``vertex[...]``)."""
         reg = self.prog.registers[regname]
         if reg.kind == RegKind.TEMP:
             r = self.regs[regname]
@@ -257,7 +267,10 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin):
             side = "in" if reg.kind == RegKind.INPUT else "out"
             g = (self.plan.inputs if side == "in" else self.plan.outputs)[reg.bindings[0].path]
             r = self.staging[(side, g.path)]
+            chain = [self.vertex_chain(reg, vertex)] if g.per_vertex else []
             if not g.indexed:
+                if chain:
+                    return self.val("AccessChain", r.ptr_elem, r.var, *chain), r.kind
                 return r.var, r.kind
             if index is None or not index.relative:
                 b = reg.bindings[0 if index is None else index.offset]
@@ -270,7 +283,7 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin):
                 i = self.index_value(index, reg.size)
                 if idxs[0]:
                     i = self.val("IAdd", self.t("i", 1), i, self.c("i", idxs[0], 1))
-            return self.val("AccessChain", r.ptr_elem, r.var, i), r.kind
+            return self.val("AccessChain", r.ptr_elem, r.var, *chain, i), r.kind
         else:
             raise NotCovered(f"writing '{regname}' ({reg.kind.value})")
         if r.size is None:
@@ -278,13 +291,13 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin):
         i = self.index_value(index or Index(0), r.size)
         return self.val("AccessChain", r.ptr_elem, r.var, i), r.kind
 
-    def load_element(self, regname: str, index: Index | None) -> int:
+    def load_element(self, regname: str, index: Index | None, vertex: Index | None = None) -> int:
         reg = self.prog.registers[regname]
         if reg.kind == RegKind.PARAM:
             return self.param_element(reg, index)
         if reg.kind == RegKind.BUFFER:
             return self.buffer_element(reg, index)
-        ptr, kind = self.element_ptr(regname, index)
+        ptr, kind = self.element_ptr(regname, index, vertex)
         return self.val("Load", self.t(kind), ptr)
 
     def param_element(self, reg, index: Index | None) -> int:
@@ -341,7 +354,7 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin):
                 src.index is None or not src.index.relative)
                 and reg.bindings[0 if src.index is None else src.index.offset] is None):
             return self.const_operand(src, reg, optype, scalar)
-        v = self.load_element(src.reg, src.index)
+        v = self.load_element(src.reg, src.index, src.vertex)
         v = self.bitcast(v, self.storage_kind(src.reg), kind)
         if src.abs and kind != "u":
             v = self.ext("FAbs" if kind == "f" else "SAbs", self.t(kind), v)
@@ -545,6 +558,8 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin):
             if ins.op not in TEX_COVERED:
                 raise NotCovered(f"the instruction {ins.op}", ins)
             return self.emit_tex(ins)
+        if info.category == "geom" and self.prog.stage == Stage.GEOMETRY:
+            return self.emit_geometry_op(ins)
         if info.category != "alu":
             raise NotCovered(f"the instruction {ins.op}", ins)
         if ins.mul_mode is not None and not (ins.mul_mode == "HI" and K[ins.dtype] in MULHI):
@@ -665,26 +680,47 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin):
         st: Structured = self.lowered.structured
         m = self.m
         self.declare()
-        for name in st.order:
-            self.fn_ids[name] = m.id()
-        for name in st.order:
+        if self.lowered.depth is None:
+            copies = [(name, name, None) for name in st.order]
+        else:
+            # one copy of each subroutine per call depth that some call reaches, as the GLSL
+            # backend writes them (``sub_d1`` .. ``sub_d4``): main calls depth 1, depth d
+            # calls d + 1, a call at MAX_CALL_DEPTH does nothing
+            from ..glsl.records import called_copies
+            called = called_copies(st)
+            copies = [((name, d), name, d) for d in range(MAX_CALL_DEPTH, 0, -1)
+                      for name in st.order if (name, d) in called]
+        for key, _, _ in copies:
+            self.fn_ids[key] = m.id()
+        geometry = self.prog.stage == Stage.GEOMETRY
+        if geometry:
+            self.emit_fn = m.id()
+        for key, name, depth in copies:
             fn = st.functions[name]
-            self.function(self.fn_ids[name], lambda fn=fn: self.emit_body(fn.body))
+            self.call_depth = depth
+            self.function(self.fn_ids[key], lambda fn=fn: self.emit_body(fn.body))
         xl_main = m.id()
+        self.call_depth = None if self.lowered.depth is None else 0
         self.function(xl_main, lambda: self.emit_body(st.main.body))
+        if geometry:
+            self.function(self.emit_fn, self.emit_vertex_body)
         main = m.id()
 
         def main_body():
             self.prologue()
             self.fill_param_arrays()
             self.val("FunctionCall", m.void(), xl_main)
-            self.epilogue()
+            if not geometry:                  # a geometry program's outputs leave at EMIT
+                self.epilogue()
         self.function(main, main_body)
         modes = m.sec["modes"]
         if modes[:3] == [(3 << 16) | 16, 0, 11]:
             modes[1] = main                                          # Xfb of main
-        model = {Stage.VERTEX: 0, Stage.FRAGMENT: 4}[self.prog.stage]
+        model = {Stage.VERTEX: 0, Stage.FRAGMENT: 4, Stage.GEOMETRY: GEOMETRY_MODEL}[self.prog.stage]
         m.put("entry", "EntryPoint", model, main, *string_words("main"), *self.interface)
+        if geometry:
+            m.capability("Geometry")
+            self.geometry_modes(main)
         if self.prog.stage == Stage.FRAGMENT:
             upper = self.vulkan or self.prog.fragcoord_origin_upper_left
             m.put("modes", "ExecutionMode", main, 7 if upper else 8)   # OriginUpper/LowerLeft

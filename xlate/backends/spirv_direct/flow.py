@@ -2,8 +2,9 @@
 and the general structurizer's labeled blocks and loops (GlslEmitter.emit_cfg_node)."""
 from __future__ import annotations
 
-from ...ir.model import DataType
+from ...ir.model import MAX_CALL_DEPTH, DataType
 from ...passes.structurize import Goto, If, Jump, Labeled, Loop, Op, Switch
+from ...passes.structurize.cfg import Dispatch
 from .alu import f2i
 from .base import NotCovered
 from .module import OP as _OP
@@ -47,6 +48,8 @@ class FlowMixin:
             self.emit_labeled(node)
         elif isinstance(node, Goto):
             self.emit_goto(node)
+        elif isinstance(node, Dispatch):
+            self.emit_dispatch(node)
         else:
             raise NotCovered(f"the control-flow construct {type(node).__name__}",
                              getattr(node, "ins", None))
@@ -187,7 +190,12 @@ class FlowMixin:
     def emit_jump(self, node: Jump) -> None:
         kind = node.kind
         if kind == "call":
-            fid = self.fn_ids.get(node.target)
+            if self.call_depth is None:
+                fid = self.fn_ids.get(node.target)
+            elif self.call_depth >= MAX_CALL_DEPTH:
+                return           # the call stack is full: the CAL does nothing (GP4 issue 38)
+            else:
+                fid = self.fn_ids.get((node.target, self.call_depth + 1))
             if fid is None:
                 raise NotCovered(f"the call of '{node.target}'", node.ins)
 

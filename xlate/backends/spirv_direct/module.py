@@ -36,11 +36,12 @@ OP = dict(
     FOrdLessThanEqual=188, FOrdGreaterThanEqual=190, ShiftRightLogical=194,
     ShiftRightArithmetic=195, ShiftLeftLogical=196, BitwiseOr=197, BitwiseXor=198,
     BitwiseAnd=199, Not=200, DPdxFine=210, DPdyFine=211, LoopMerge=246, SelectionMerge=247,
+    EmitVertex=218, EndPrimitive=219,
     Label=248, Branch=249, BranchConditional=250, Kill=252, Return=253)
 
 #: GLSL.std.450 extended instructions used
 GLSL = dict(RoundEven=2, Trunc=3, FAbs=4, SAbs=5, SSign=7, Floor=8, Ceil=9, Sin=13, Cos=14, Exp2=29,
-            Log2=30, Sqrt=31, FMin=37, FMax=40, SClamp=45, UMax=41, FClamp=43, PackUnorm4x8=55,
+            Log2=30, Sqrt=31, FMin=37, FMax=40, SClamp=45, UMax=41, SMax=42, FClamp=43, PackUnorm4x8=55,
             PackUnorm2x16=57, PackHalf2x16=58, UnpackUnorm2x16=61, UnpackHalf2x16=62,
             UnpackUnorm4x8=64)
 
@@ -50,7 +51,7 @@ DECORATION = dict(Block=2, ArrayStride=6, BuiltIn=11, NoContraction=42, Flat=14,
                   NoPerspective=13, Centroid=16, Location=30, Binding=33, DescriptorSet=34,
                   Offset=35, XfbBuffer=36, XfbStride=37)
 BUILTIN = dict(Position=0, PointSize=1, ClipDistance=3, VertexId=5, InstanceId=6,
-               PrimitiveId=7, FragCoord=15, PointCoord=16, FrontFacing=17, SampleId=18,
+               PrimitiveId=7, Layer=9, FragCoord=15, PointCoord=16, FrontFacing=17, SampleId=18,
                FragDepth=22, VertexIndex=42, InstanceIndex=43)
 CAPABILITY = dict(Shader=1, Geometry=2, ClipDistance=32, SampledRect=37, Sampled1D=43, SampledBuffer=46,
                   ImageQuery=50, SampleRateShading=35, SampledCubeArray=45,

@@ -79,6 +79,9 @@ class StagingMixin:
         plan = self.plan
         for var, expr, b in plan.input_vars:
             g = plan.inputs[b.path]
+            if g.per_vertex:
+                self.stage_vertex_inputs(var, b, g)
+                continue
             skind = "i" if g.integer else "f"
             value, vkind = self.input_value(var, b)
             value = self.bitcast(value, vkind, skind)
@@ -112,6 +115,18 @@ class StagingMixin:
             s = self.sel(ff, self.c("f", 1.0, 1), self.c("f", -1.0, 1), "f", 1)
             z = self.c("f", 0.0, 1)
             return self.vec("f", [s, z, z, z]), "f"
+        if name in ("gl_PrimitiveIDIn", "gl_PrimitiveID"):
+            s = self.val("Load", self.t("i", 1), self.primitive_id_in())
+            z = self.c("i", 0, 1)
+            return self.vec("i", [s, z, z, z]), "i"
+        if name == "gl_SampleID":
+            # an integer fragment input: Flat (Vulkan 14.1.4); per-sample shading
+            self.m.capability("SampleRateShading")
+            it = self.t("i", 1)
+            v = self.interface_var("Input", it, var, "SampleId")
+            self.m.decorate(v, "Flat")
+            z = self.c("i", 0, 1)
+            return self.vec("i", [self.val("Load", it, v), z, z, z]), "i"
         ints = {"gl_VertexIndex": "VertexIndex", "gl_InstanceIndex": "InstanceIndex",
                 "gl_VertexID": "VertexId", "gl_InstanceID": "InstanceId"}
         if name in ints:
@@ -182,7 +197,8 @@ class StagingMixin:
     def epilogue(self) -> None:
         plan = self.plan
         used_locations = {v.location for v, _, _ in plan.output_vars if not v.builtin}
-        if self.prog.stage == Stage.VERTEX and self.instr.capture:
+        self.extra_locations = used_locations       # the harness's extra outputs add theirs
+        if self.prog.stage in (Stage.VERTEX, Stage.GEOMETRY) and self.instr.capture:
             self.m.put("modes", "ExecutionMode", 0, 11)    # Xfb; the id is patched in emit()
         for var, assign, b in plan.output_vars:
             g = plan.outputs[b.path]
@@ -206,6 +222,13 @@ class StagingMixin:
                 if name == "gl_FragDepth":
                     self.depth_value = stored
                 self.capture_builtin(name, stored, 1, used_locations)
+            elif name in ("gl_PrimitiveID", "gl_Layer"):
+                builtin = "PrimitiveId" if name == "gl_PrimitiveID" else "Layer"
+                self.m.capability("Geometry")
+                out = self.interface_var("Output", self.t("i", 1), var, builtin)
+                stored = self.x(self.bitcast(value, skind, "i"), 0, "i")
+                self.put("Store", out, stored)
+                self.capture_builtin(name, stored, 1, used_locations, "i")
             elif name.startswith("gl_ClipDistance["):
                 stored = self.x(self.bitcast(value, skind, "f"), 0)
                 ptr = self.val("AccessChain", self.m.pointer("Output", self.t("f", 1)),
@@ -246,15 +269,18 @@ class StagingMixin:
             self.builtin_inputs["ClipDistance"] = v
         return v
 
-    def capture_builtin(self, name: str, value: int, n: int, used: set) -> None:
+    def capture_builtin(self, name: str, value: int, n: int, used: set, kind: str = "f") -> None:
         """A captured built-in is copied into an extra output at a free location, as the
-        GLSL harness does (Mesa ignores xfb_offset on gl_PerVertex members)."""
+        GLSL harness does (Mesa ignores xfb_offset on gl_PerVertex members); an integer one
+        (``gl_Layer``, ``gl_PrimitiveID``) is a flat int."""
         if name not in self.instr.capture:
             return
         loc = next(i for i in range(64) if i not in used)
         used.add(loc)
-        out = self.m.variable(self.m.pointer("Output", self.t("f", n)), "Output")
+        out = self.m.variable(self.m.pointer("Output", self.t(kind, n)), "Output")
         self.m.decorate(out, "Location", loc)
+        if kind != "f":
+            self.m.decorate(out, "Flat")
         self.interface.append(out)
         self.capture(out, name)
         self.put("Store", out, value)
