@@ -351,11 +351,29 @@ def _shape(message: str) -> str:
 
 
 def check_one(data: bytes | str) -> dict:
-    """Run the invariant on one input; returns {"status": ok|diag|fail, ...}."""
+    """Run the invariant on one input; returns {"status": ok|diag|fail, ...}.  The library's
+    default SPIR-V path is xlate's own (direct, falling back to glslang where it does not cover
+    the program); where the direct path made the module, the input is translated again through
+    the GLSL and glslang, so both emitters are held to the invariant."""
+    out, via = _check_via(data, "auto")
+    if out["status"] == "ok" and via == "direct":
+        out, _ = _check_via(data, "glsl")
+        if out["status"] == "fail":
+            out["key"] = f"via glsl: {out['key']}"
+    return out
+
+
+def _check_via(data: bytes | str, via: str) -> tuple[dict, str | None]:
+    """The invariant through one SPIR-V path; (outcome, the path that made the module)."""
+    out = _check_path(data, via)
+    return out, out.pop("via", None)
+
+
+def _check_path(data: bytes | str, via: str) -> dict:
     import xlate
     from xlate.diagnostics import CODES
     try:
-        t = xlate.translate(data, filename="fuzz", target="spirv")
+        t = xlate.translate(data, filename="fuzz", target="spirv", via=via)
     except xlate.XlateError as e:
         problems = []
         errors = [d for d in e.diagnostics if d.severity == "error"]
@@ -393,7 +411,7 @@ def check_one(data: bytes | str) -> dict:
             struct.unpack("<I", spv[:4])[0] != SPIRV_MAGIC:
         return {"status": "fail", "kind": "crash", "key": "no valid SPIR-V returned",
                 "trace": f"spirv={spv[:32]!r}"}
-    return {"status": "ok"}
+    return {"status": "ok", "via": getattr(t, "spirv_via", None)}
 
 
 def timed_check(data, slow: float) -> dict:
