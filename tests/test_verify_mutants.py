@@ -442,3 +442,17 @@ def test_a_pass_that_changes_only_the_sign_of_zeros_is_counted_apart():
     other = negated.copy()
     other[3, 1] = 0x3F800000
     assert not M._equal_but_for_zero_signs(refl, cap0, Capture(outputs={"result_color0": other}))
+
+
+def test_campaign_seed_5_pass_is_a_zero_sign_change(runner):
+    """The one mutant of campaign seed 5 the verifier passed: on the verifier's inputs the
+    shadow sum's x is 0, so '* k.wwww' -> '* k.xwww' changes only a zero's sign.  The harness
+    shows it by comparing the two translations' outputs (docs/verify_mutants_baseline.md)."""
+    name = "corpus/nv4/fp4_shadow_targets.fp"
+    text = _sample_text(name)
+    found = [m for m in M.candidates(_glsl(text), ("swizzle",))["swizzle"]
+             if m.after == "acc = (acc + s) * program_local[0].xwww;"]
+    assert found, f"{name} no longer has the statement"
+    pr = M.mutate_program(text, name, "test", runner, per_program=1, seed=5, mutations=found)
+    assert [r.outcome for r in pr.mutants] == ["zero-sign-only"], \
+        [(r.outcome, r.reason) for r in pr.mutants]
