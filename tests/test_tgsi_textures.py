@@ -99,9 +99,9 @@ REFUSALS = [
     ("CUBEARRAY", "SAMPLE_C_LZ TEMP[0], IN[0], SVIEW[0], SAMP[0], IN[1].xxxx",
      ("E7001", "SAMPLE_C_LZ on a cube-array sampler view: GLSL has no explicit-level lookup of "
                "a samplerCubeArrayShadow")),
-    ("CUBEARRAY", "TG4 TEMP[0], IN[0], IMM[0].xxxx, SAMP[0], CUBEARRAY",
-     ("E7001", "TG4 from a cube array (CUBEARRAY) is not supported (textureGather of a "
-               "samplerCubeArray is not translated yet)")),
+    ("SHADOWCUBEARRAY", "TG4 TEMP[0], IN[0], IMM[0].xxxx, SAMP[0], SHADOWCUBEARRAY",
+     ("E7001", "TG4 from a shadow cube array (SHADOWCUBEARRAY): the depth reference has no "
+               "operand of its own in TG4")),
     ("RECT", "LODQ TEMP[0], IN[0], SAMP[0], RECT",
      ("E5001", "LODQ cannot query the level of detail of a RECT texture (GLSL's "
                "textureQueryLod takes no rectangle, buffer or multisample sampler)")),

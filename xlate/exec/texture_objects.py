@@ -424,9 +424,10 @@ def prepare(program: Program, textures, sampling: str = "spec") -> dict[int, _Pr
             if inst.op in _SECOND_OPERAND and t not in _SECOND_OPERAND[inst.op]:
                 raise ExecError(f"{where}: {inst.op} takes {' or '.join(_SECOND_OPERAND[inst.op])} "
                                 f"targets only (tgsi.rst {inst.op})")
-            if inst.op == "TXG" and BASE_TARGET[t] not in ("2D", "ARRAY2D", "CUBE", "RECT"):
-                raise ExecError(f"{where}: TXG gathers from 2D, 2D array, cube and rectangle "
-                                f"textures only (ARB_texture_gather)")
+            if inst.op == "TXG" and BASE_TARGET[t] not in ("2D", "ARRAY2D", "CUBE", "ARRAYCUBE",
+                                                          "RECT"):
+                raise ExecError(f"{where}: TXG gathers from 2D, 2D array, cube, cube array and "
+                                f"rectangle textures only (ARB_texture_gather, GLSL 4.00)")
             if any(inst.tex.offset) and BASE_TARGET[t] in ("CUBE", "BUFFER", "ARRAYCUBE", "2DMS",
                                                           "ARRAY2DMS") and inst.op != "TXQ":
                 raise ExecError(f"{where}: texel offsets are not supported for {t} "

@@ -332,7 +332,7 @@ def op_txg(x, c):
     k = c.shape[0]
     s, t, _r, layer, ref = _coords(target, c)
     L = _Lookup()
-    L.P, L.rect, L.cube, L.ref, L.r, L.zb = P, base == "RECT", base == "CUBE", ref, None, None
+    L.P, L.rect, L.cube, L.ref, L.r, L.zb = P, base == "RECT", base in CUBES, ref, None, None
     L.off = tuple(int(o) for o in x.inst.tex.offset) + (0, 0, 0)
     L.dims = 2
     if L.cube:
@@ -342,6 +342,11 @@ def op_txg(x, c):
         L.s = (sc / ma) * F32(0.5) + F32(0.5)
         L.t = (tc / ma) * F32(0.5) + F32(0.5)
         L.z = face.astype(np.int64)
+        if base == "ARRAYCUBE":
+            # the layer as a lookup takes it (GL §8.14.2), its six faces from 6 * layer
+            nl = P.Z[P.base] // 6
+            L.zb = 6 * np.clip(_ifloor(layer + F32(0.5)), 0, nl - 1)
+            L.z = L.z + L.zb
     else:
         L.s, L.t = s, t
         L.z = np.zeros(k, np.int64) if layer is None else \

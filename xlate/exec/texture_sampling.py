@@ -237,10 +237,12 @@ def _footprint(L: _Lookup, lv) -> tuple[list, list]:
         # GL §8.13.1: the missing corner texel = the average of the three available ones
         for n, corner in enumerate(cube_corner):
             if corner.any():
-                others = [vals[m] for m in range(4) if m != n]
-                # times 1/3 rather than divided by 3: llvmpipe's rounding (a gathered corner
-                # differed by one ulp with "/ 3" on llvmpipe; tests/test_tgsi_gather.py)
-                avg = (others[0] + others[1] + others[2]) * F32(1.0 / 3.0)
+                # llvmpipe's rounding, measured on gathered corners (tests/test_tgsi_gather.py):
+                # the other row's two texels summed first, then the one beside the missing
+                # texel in its own row, times 1/3 rather than divided by 3 -- corners
+                # (i0,j0)=0 (i1,j0)=1 (i0,j1)=2 (i1,j1)=3
+                pair, beside = ((2, 3), 1 - n) if n < 2 else ((0, 1), 5 - n)
+                avg = (vals[pair[0]] + vals[pair[1]] + vals[beside]) * F32(1.0 / 3.0)
                 m = corner[:, None] if vals[n].ndim == 2 else corner
                 vals[n] = np.where(m, avg, vals[n])
     return vals, wt

@@ -362,8 +362,8 @@ def _sviewinfo(lw: "Lowerer", t: M.Instruction):
 
 
 #: the targets texture gather reads (ARB_texture_gather; tgsi.rst TG4, GATHER4)
-_GATHER_TARGETS = frozenset({"2D", "ARRAY2D", "CUBE", "RECT", "SHADOW2D", "SHADOWARRAY2D",
-                             "SHADOWCUBE", "SHADOWRECT"})
+_GATHER_TARGETS = frozenset({"2D", "ARRAY2D", "CUBE", "ARRAYCUBE", "RECT", "SHADOW2D",
+                             "SHADOWARRAY2D", "SHADOWCUBE", "SHADOWRECT"})
 
 
 def _gather_component(lw: "Lowerer", s: M.Src) -> int:
@@ -380,12 +380,15 @@ def _gather_component(lw: "Lowerer", s: M.Src) -> int:
 
 def _gather_checked(lw: "Lowerer", unit: int, target: str, t: M.Instruction, component: int,
                     coord: Source, dtype: DataType) -> Instruction:
-    if target in CUBE_ARRAYS:
-        lw.reject("E7001", f"{t.opcode} from a cube array ({_TGSI_NAME[target]}) is not "
-                  "supported (textureGather of a samplerCubeArray is not translated yet)")
+    if target == "SHADOWARRAYCUBE":
+        # GLSL's textureGather(samplerCubeArrayShadow, vec4, float refZ) takes the reference
+        # apart from the four coordinates; TG4 has no operand to carry it (TEX2's second
+        # operand is where tgsi.rst puts a shadow cube array's reference)
+        lw.reject("E7001", f"{t.opcode} from a shadow cube array ({_TGSI_NAME[target]}): the "
+                  "depth reference has no operand of its own in TG4")
     if target not in _GATHER_TARGETS:
-        lw.reject("E5001", f"{t.opcode} cannot gather from {target} textures (2D, 2D array, cube "
-                  "and rectangle textures only)")
+        lw.reject("E5001", f"{t.opcode} cannot gather from {target} textures (2D, 2D array, cube, "
+                  "cube array and rectangle textures only)")
     offset = _check_tex(lw, "TXG", unit, target, _tex_offset(lw, t))
     if target.startswith("SHADOW"):
         dtype = F
