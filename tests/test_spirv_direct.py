@@ -356,7 +356,7 @@ def test_generated_programs_validate(dialect, stage, seed):
         try:
             out = emit_spirv(prog, profile)
         except NotCovered as e:
-            # the TGSI doubles and 64-bit integers (issue 20's generator), gathers
+            # the TGSI doubles and 64-bit integers (issue 20's generator)
             assert str(e).startswith(tuple(r[len("direct SPIR-V does not cover "):]
                                            for r in NOT_COVERED_YET)), e
             return
@@ -371,8 +371,7 @@ NOT_COVERED_YET = ("direct SPIR-V does not cover the instruction D",
                    "direct SPIR-V does not cover the instruction I64",
                    "direct SPIR-V does not cover the instruction F2D",
                    "direct SPIR-V does not cover the instruction I2D",
-                   "direct SPIR-V does not cover the instruction U2D",
-                   "direct SPIR-V does not cover the instruction TXG")
+                   "direct SPIR-V does not cover the instruction U2D")
 
 
 @pytest.mark.parametrize("backend,seeds", [("vulkan", 2), ("gl-spirv", 1)])
@@ -391,7 +390,7 @@ def test_generated_programs_verify_on_the_direct_module(backend, seeds):
                             runner=runner, backend=backend, via="direct")
         if rep.status == "unsupported":
             # what the direct path refuses by name (E7006): the TGSI double and 64-bit
-            # integer opcodes the generator emits since issue 20's merge, gathers
+            # integer opcodes the generator emits since issue 20's merge
             assert rep.reason.startswith(NOT_COVERED_YET), rep.reason
             continue
         assert any("direct SPIR-V path's module" in n for n in rep.notes)

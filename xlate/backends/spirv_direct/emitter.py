@@ -46,10 +46,10 @@ __all__ = ["DirectEmitter", "Instrumentation", "NotCovered", "COVERED_OPCODES"]
 COVERED_OPCODES = sorted({f"{op}.{k.upper()}" for op, k in ALU})
 
 
-#: the texture instructions emit_tex spells (others -- TXG gathers, TXQLEVELS -- are refused
-#: with E7006 until it does, never printed as another lookup)
+#: the texture instructions emit_tex spells (any other is refused with E7006, never printed
+#: as another lookup)
 TEX_COVERED = frozenset({"TEX", "TXB", "TXD", "TXF", "TXL", "TXP", "TXQ", "TEX2", "TXB2", "TXL2",
-                         "TXQS", "LODQ"})
+                         "TXQS", "LODQ", "TXG", "TXQLEVELS"})
 
 
 class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, GeometryMixin):

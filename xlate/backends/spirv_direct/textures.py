@@ -1,7 +1,7 @@
 """Textures of the direct SPIR-V path: the image types and variables, and the texture
 instructions as GlslEmitter.emit_tex spells them (coordinates, levels of detail, gradients,
 offsets), in the image instructions glslang makes of texture/textureLod/textureGrad/
-texelFetch/textureSize."""
+texelFetch/textureSize/textureGather/textureQueryLevels."""
 from __future__ import annotations
 
 from ...ir.model import DataType, Instruction, Stage
@@ -61,7 +61,16 @@ class TextureMixin:
             else:
                 self.write(ins, self.c("i", 1), rkind)          # tgsi.rst TXQS: 1
             return
+        if op == "TXQLEVELS":
+            # textureQueryLevels (GlslEmitter: 'ivec4(textureQueryLevels(s))')
+            self.m.capability("ImageQuery")
+            n = self.val("ImageQueryLevels", self.t("i", 1), self.val("Image", img, sampler))
+            self.write(ins, self.splat(n, "i"), rkind)
+            return
         cv = self.operand(ins.srcs[0], DataType.FLOAT, False)
+        if op == "TXG":
+            self.write(ins, self.gather(ins, sampler, img, cv, skind, rkind, vk_rect), rkind)
+            return
         fragment = self.prog.stage == Stage.FRAGMENT
         if op == "LODQ":
             if not fragment:
@@ -161,6 +170,35 @@ class TextureMixin:
         opname = "ImageSampleExplicitLod" if explicit else "ImageSampleImplicitLod"
         value = self.val(opname, self.t(skind), sampler, coord,
                          *([mask] + operands if mask else []))
+        return self.bitcast(value, skind, rkind)
+
+    def gather(self, ins, sampler, img, cv, skind, rkind, vk_rect) -> int:
+        """TXG as GlslEmitter.emit_gather spells it: textureGather[Offset] of a component
+        (OpImageGather), or of a shadow sampler with the depth reference (OpImageDrefGather:
+        each texel's comparison)."""
+        tex = ins.tex
+        target = tex.target
+        shadow = target.startswith("SHADOW")
+        if shadow:
+            n, ref = {"SHADOW2D": (2, 2), "SHADOWRECT": (2, 2), "SHADOWARRAY2D": (3, 3),
+                      "SHADOWCUBE": (3, 3)}[target]
+        else:
+            n, ref = {"2D": 2, "RECT": 2, "ARRAY2D": 3, "CUBE": 3, "ARRAYCUBE": 4}[target], None
+        coord = self.shuffle(cv, cv, tuple(range(n)), "f")
+        if vk_rect:
+            size = self.val("ConvertSToF", self.t("f", 2), self.val(
+                "ImageQuerySizeLod", self.t("i", 2), self.val("Image", img, sampler),
+                self.c("i", 0, 1)))
+            xy = self.fval("FDiv", self.t("f", 2), self.shuffle(cv, cv, (0, 1), "f"), size)
+            coord = xy if n == 2 else self.vec("f", [self.x(xy, 0, "f"), self.x(xy, 1, "f"),
+                                                    self.x(cv, 2)])
+        operands = [0x8, self.offset_const(target, tex.offset)] if any(tex.offset) else []
+        if shadow:
+            value = self.val("ImageDrefGather", self.t("f"), sampler, coord, self.x(cv, ref),
+                             *operands)
+            return self.bitcast(value, "f", rkind)
+        value = self.val("ImageGather", self.t(skind), sampler, coord,
+                         self.c("i", tex.component, 1), *operands)
         return self.bitcast(value, skind, rkind)
 
     def offset_const(self, target: str, offset) -> int:
