@@ -9,6 +9,7 @@ Measured:
   baseline    python -c "import lark, jinja2"   (what any parser+template tool pays)
   check       xlate check FILE                  (parse, translate, compile with glslang)
   no-validate xlate check --no-validate FILE    (parse and translate only)
+  check spirv xlate check --targets spirv FILE  (direct SPIR-V, spirv-val only: issue 19)
   check x10   xlate check FILE FILE ... (10x)   (what one more file costs in one invocation)
 
 ``xlate`` is the console script beside this interpreter when there is one (what pre-commit
@@ -85,6 +86,8 @@ def measure(args, env: dict) -> int:
         "baseline": [sys.executable, "-c", "import lark, jinja2"],
         "check": [*xl, "check", args.file],
         "no-validate": [*xl, "check", "--no-validate", args.file],
+        # issue 19: the direct SPIR-V validated by spirv-val alone (no glslang start-up)
+        "check spirv": [*xl, "check", "--targets", "spirv", args.file],
         "check x10": [*xl, "check", *[args.file] * 10],   # pre-commit passes many files at once
     }
     for _ in range(args.warmup):
@@ -106,6 +109,8 @@ def measure(args, env: dict) -> int:
               f"{min(values) * 1000:6.1f})  ratio {med / base:4.2f}x")
     print(f"goal: check / baseline <= 1.5x; got {statistics.median(times['check']) / base:.2f}x "
           f"(no-validate {statistics.median(times['no-validate']) / base:.2f}x)")
+    print(f"goal (issue 19): check --targets spirv / baseline <= 1.2x; got "
+          f"{statistics.median(times['check spirv']) / base:.2f}x")
     return 0
 
 
