@@ -321,6 +321,55 @@ def _undefined_variants(x, which: str = "undefined-domain", program=None) -> lis
     return [make(k) for k in ("nan", "zero", "abs", "inf", "-inf")]
 
 
+#: sums whose result may cancel: ``a - b`` of near-equal a and b (``rounding`` of an operand)
+CANCELLING = frozenset({"ADD", "SUB", "MAD", "DP2", "DP2A", "DP3", "DP4", "DPH"})
+#: a result cancels when it is within this much of its largest operand component (relative):
+#: 2^-20, eight units in the last place of that operand (exact zero included)
+CANCELLED = 2.0 ** -20
+
+
+def _cancels(x, ops, bits) -> np.ndarray:
+    """(n,) lanes where the float sum ``x`` cancelled: a written component whose result is
+    within CANCELLED of the largest nonzero float operand component (an exact 0 from a - b
+    with a == b among them)."""
+    n = np.shape(bits)[0]
+    if x.inst.op not in CANCELLING or x.rt != DataType.FLOAT or \
+            any(np.asarray(o).dtype != F32 for o in ops):
+        return np.zeros(n, bool)
+    with np.errstate(all="ignore"):
+        big = np.zeros(n)
+        for o in ops:
+            a = np.abs(np.asarray(o, np.float64).reshape(np.shape(o)[0] if np.ndim(o) else 1,
+                                                         -1))
+            a = np.where(np.isfinite(a), a, 0).max(axis=1)
+            big = np.maximum(big, np.broadcast_to(a, (n,)))
+        r = np.abs(np.ascontiguousarray(np.broadcast_to(bits, (n, 4)), U32).view(F32)
+                   .astype(np.float64))
+        written = np.broadcast_to(np.array(x.inst.dst.mask, bool), (n, 4))
+        hit = written & (r <= CANCELLED * big[:, None]) & (big[:, None] > 0)
+    return hit.any(axis=1)
+
+
+def _operand_ulps(i: int, n: int):
+    """A change recomputing the instruction (the executor's own) with float operand ``i``
+    moved by ``n`` units in the last place (its nonzero finite components): the operand as
+    another compilation rounded it (``rounding``), where the sum cancels -- ``a - b`` of
+    a == b is 0 in the executor and one ulp of a either way in cgc's GLSL."""
+    def change(x, ops, bits, rows, ids):
+        if i >= len(ops) or np.asarray(ops[i]).dtype != F32:
+            return None
+        o = np.asarray(ops[i], F32)
+        moved_o = o.copy()
+        for _ in range(abs(n)):
+            moved_o = np.nextafter(moved_o, F32(np.inf if n > 0 else -np.inf)).astype(F32)
+        keep = (o == 0) | ~np.isfinite(o)
+        moved = list(ops)
+        moved[i] = np.where(keep, o, moved_o).astype(F32)
+        new = _result(x, moved)
+        return (new[rows] if new.shape[0] > 1 else np.broadcast_to(new, (len(rows), 4)))
+    return change
+
+
 def _scaled(u: np.ndarray):
     """A change multiplying a float result by (1 + u[lane])."""
     def change(x, ops, bits, rows, ids):

@@ -74,9 +74,9 @@ import numpy as np
 from ..ir.model import DataType, RegKind
 from ..ir.ops import OPCODES
 from .oracle_builtin import BUILTINS, BuiltinEvaluator, implementation_variant
-from .oracle_causes import (DECISIONS, NAN_SELECTS, UNDEFINED_DOMAIN, _int_constant_sites,
-                            _int_constant_variant, _int_domain_site, _scaled, _tie_variants,
-                            _ulps, _undefined_variants)
+from .oracle_causes import (DECISIONS, NAN_SELECTS, UNDEFINED_DOMAIN, _cancels,
+                            _int_constant_sites, _int_constant_variant, _int_domain_site,
+                            _operand_ulps, _scaled, _tie_variants, _ulps, _undefined_variants)
 from .oracle_match import REL, near
 
 F32, U32 = np.float32, np.uint32
@@ -94,6 +94,10 @@ ROUNDING_PAIR_SITES = 6
 ROUNDING_PAIR_ULPS = tuple(sorted(((a, b) for a in (1, -1, 2, -2) for b in (1, -1, 2, -2)),
                                   key=lambda p: abs(p[0]) + abs(p[1])))
 ROUNDING_RUNS = 320
+#: runs the cancelled sums may take (:func:`_cancel_sites`), and the sites tried (first in
+#: execution order)
+CANCEL_RUNS = 64
+CANCEL_SITES = 12
 #: ``ill-conditioned`` also needs the move parallel to the lane's difference (cosine)
 ILL_ALIGNED = 0.99
 #: the move of ``ill-conditioned``: 2^-20 relative, 8 units in the last place of a float
@@ -442,12 +446,33 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
                     extra = {k: [(state["todo"].copy(), change)]}
                     d, _ = trial(extra)
                     keep(extra, d, verdict)
+        # rounding where a sum cancels: a - b of a == b is 0 in the executor and +-1 ulp of
+        # a in cgc's GLSL (another order of the same sum), and a decision on its sign flips
+        # (super-xbr's d_edge of a flat neighbourhood).  The sums that cancelled on an open
+        # lane (a recording run), each operand moved by 1-2 ulps: every such site at once,
+        # then one at a time; kept only on lanes a run reproduces entirely
+        cancel_start = ex.runs
+        if state["todo"].any():
+            sites = _cancel_sites(program, gen, lanes, kept, state["todo"])
+            ex.runs += 1
+            variants = [(i, n) for n in ROUNDING_ULPS for i in range(3)]
+            for group in ([sites] if len(sites) > 1 else []) + [[k] for k in sites]:
+                for i, n in variants:
+                    ks = [k for k in group if i < len(program.instructions[k].srcs)]
+                    if not state["todo"].any() or ex.runs >= cancel_start + CANCEL_RUNS:
+                        break
+                    if not ks:
+                        continue
+                    extra = {k: [(state["todo"].copy(), _operand_ulps(i, n))] for k in ks}
+                    d, _ = trial(extra)
+                    keep(extra, d, "rounding", whole=True)
+        cancel_used = ex.runs - cancel_start
         # precision: every float result moved by at most REL relative, the moves solved for
-        if budget(MAX_RUNS + PRECISION_RUNS):
+        if budget(MAX_RUNS + PRECISION_RUNS + cancel_used):
             _precision_pass(program, order, state, trial, keep, vec_of=lambda w: _vec(
                 w, run.compared), target=_vec({b: theirs(b) for b, _, _ in run.compared},
                                               run.compared),
-                limit=MAX_RUNS + PRECISION_RUNS, ex=ex,
+                limit=MAX_RUNS + PRECISION_RUNS + cancel_used, ex=ex,
                 builtins={k: implementation_variant(evaluate) for k in order
                           if program.instructions[k].op in BUILTINS and
                           _float_result(program, k)} if evaluate is not None else {})
@@ -556,6 +581,39 @@ def _near_tie_sites(program, gen, lanes, kept, todo) -> set:
     hook = _NearTies(kept, todo, sites)
     run_executor(program, gen, lanes, hooks=hook)
     return hook.near
+
+
+class _Cancellations(Counterfactual):
+    """The kept replacements, and a record of the sums (:data:`oracle_causes.CANCELLING`)
+    whose result cancelled on one of the lanes ``todo`` (:func:`oracle_causes._cancels`)."""
+
+    def __init__(self, changes, todo, sites):
+        super().__init__(changes)
+        self.instructions = sorted(set(changes) | set(sites))
+        self.todo, self.hits = todo, []
+
+    def __call__(self, x, st, idx, ops, bits, cmask):
+        out, cmask = super().__call__(x, st, idx, ops, bits, cmask)
+        if x.index in self.hits:
+            return out, cmask
+        sel = st.all_lanes if idx is None else np.asarray(idx)
+        rows = self.todo[st.base + sel]
+        if rows.any():
+            hit = _cancels(x, ops, out)
+            if hit.shape[0] == rows.shape[0] and (hit & rows).any():
+                self.hits.append(x.index)
+        return out, cmask
+
+
+def _cancel_sites(program, gen, lanes, kept, todo) -> list:
+    """The first CANCEL_SITES sums, in execution order, that cancel on an open lane."""
+    from .core import run_executor
+    from .oracle_causes import CANCELLING
+    sites = [k for k, ins in enumerate(program.instructions) if ins.op in CANCELLING
+             and ins.dst is not None]
+    hook = _Cancellations(kept, todo, sites)
+    run_executor(program, gen, lanes, hooks=hook)
+    return hook.hits[:CANCEL_SITES]
 
 
 def _float_result(program, k: int) -> bool:
