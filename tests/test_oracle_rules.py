@@ -290,3 +290,48 @@ def test_translation_replay_every_pass_does_not_explain_a_wrong_output(tmp_path)
     _, lanes, verdicts = _translation_verdicts(tmp_path, corrupt_lane=wrong)
     assert verdicts[wrong].verdict == "unexplained"
     assert {v.verdict for ln, v in verdicts.items() if ln != wrong} == {"translation:tolerance"}
+
+
+# ---- rounding where a sum cancels ------------------------------------------------------------
+
+#: a and b the same sum in the assembly (a - b = 0 exactly); cgc's GLSL associates them
+#: differently, so on some lanes a - b is an ulp below 0 and the flag is set
+CANCEL_ASM = ("TEMP R0, R1;\nADD.F R0.x, fragment.texcoord[0].x, fragment.texcoord[0].y;\n"
+              "ADD.F R0.x, R0.x, fragment.texcoord[0].z;\n"
+              "ADD.F R0.y, fragment.texcoord[0].x, fragment.texcoord[0].y;\n"
+              "ADD.F R0.y, R0.y, fragment.texcoord[0].z;\n"
+              "ADD.F R0.z, R0.x, -R0.y;\nSLT.F R1, R0.z, {0}.x;\nMOV.F result_color0, R1;\n")
+CANCEL_GLSL = ("void main()\n{\n    vec4 t = gl_TexCoord[0];\n"
+               "    float d = ((t.x + t.y) + t.z) - (t.x + (t.y + t.z));\n"
+               "    gl_FragColor = vec4(d < 0.0 ? 1.0 : 0.0);\n}\n")
+
+
+def test_cancels_only_where_the_sum_cancels():
+    from types import SimpleNamespace
+    from xlate.ir.model import DataType
+    from xlate.verify.oracle_causes import _cancels, _operand_ulps
+    x = SimpleNamespace(inst=SimpleNamespace(op="ADD", dst=SimpleNamespace(
+        mask=(True, False, False, False))), rt=DataType.FLOAT,
+        fn=lambda x, a, b: a + b, sat=None)
+    a = np.array([[1.0, 0, 0, 0], [1.0, 0, 0, 0], [3.0, 0, 0, 0]], np.float32)
+    b = np.array([[-1.0, 0, 0, 0], [-0.5, 0, 0, 0], [-3.0, 0, 0, 0]], np.float32)
+    bits = (a + b).view(np.uint32)
+    assert _cancels(x, [a, b], bits).tolist() == [True, False, True]
+    new = _operand_ulps(0, 1)(x, [a, b], bits, np.arange(3), np.arange(3)).view(np.float32)
+    # lanes 0 and 2: a moved by one ulp, the difference is that ulp; lane 1 untouched
+    assert new[:, 0].tolist() == [float(np.spacing(np.float32(1))), 0.5,
+                                  float(np.spacing(np.float32(3)))]
+
+
+def test_cancelled_sum_is_reproduced_and_a_wrong_component_is_not(tmp_path):
+    """The lane where cgc's a - b is below 0 is reproduced by a's one-ulp move at the ADD that
+    cancelled (``rounding``); no tie can do it (the SLT's operand is exactly 0).  The same
+    pair with one component of one lane made wrong: that lane stays unexplained."""
+    r = _pair(tmp_path, CANCEL_ASM, CANCEL_GLSL)
+    assert r.status == "differ"
+    e = r.explanation
+    assert e["status"] == "explained" and e["verdicts"] == {"rounding": e["lanes"]}, e
+    assert e["examples"][0]["instructions"][0]["text"] == "ADD.F R0.z, R0.x, -R0.y"
+    bad = _pair(tmp_path, CANCEL_ASM, _wrong(CANCEL_GLSL)).explanation
+    assert bad["status"] == "unexplained"
+    assert [u["lane"] for u in bad["unexplained"]] == [_lane_at_origin()]

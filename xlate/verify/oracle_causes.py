@@ -366,7 +366,10 @@ def _operand_ulps(i: int, n: int):
         moved = list(ops)
         moved[i] = np.where(keep, o, moved_o).astype(F32)
         new = _result(x, moved)
-        return (new[rows] if new.shape[0] > 1 else np.broadcast_to(new, (len(rows), 4)))
+        new = new[rows] if new.shape[0] > 1 else np.broadcast_to(new, (len(rows), 4))
+        # only the lanes where the sum cancelled: elsewhere the result stays the executor's
+        at = _cancels(x, ops, bits)[rows]
+        return np.where(at[:, None], new, np.asarray(bits, U32)[rows])
     return change
 
 
