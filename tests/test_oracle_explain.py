@@ -200,3 +200,30 @@ def test_hash_lanes_are_reproduced_not_ill_conditioned():
     assert (e["status"], e["lanes"], e["explained"]) == ("explained", 206, 206)
     assert e["verdicts"] == {"precision": 12, "rounding": 189, "tie": 2,
                              "translation:tolerance": 3}
+
+
+def test_round_tie_reached_past_the_lookups_and_a_greedy_step():
+    """2xbr-lv3-pass1: every differing lane is a tie (ROUND of exactly .5 and TRUNC of an exact
+    integer in its bit unpacking).  Lane 100 needs the ROUND at instruction 84, which the
+    one-site search did not reach within its budget (the texture lookups' variants came
+    first), and which does not reproduce the lane on top of a TRUNC tie kept before (it
+    lowered the count, then stood in the way): the near decisions still open are tried from
+    the lane's unchanged run."""
+    r = _compare("test__lab__xbr__2xbr-lv3-pass1.cg__main_fragment")
+    e = r.explanation
+    assert (e["status"], e["lanes"], e["explained"], e["verdicts"]) == \
+        ("explained", 86, 86, {"tie": 86})
+
+
+def test_cancelled_sum_flips_super_xbr_edge():
+    """super-xbr adaptive-pass0 noopt, lane 206: the two weighted sums of a flat neighbourhood
+    are equal in the executor (their difference is 0) and an ulp apart in cgc's GLSL, and the
+    edge decision on the sign flips; one operand of a cancelled ADD moved by one ulp
+    reproduces cgc's outputs (``rounding``)."""
+    r = _compare("xbr__shaders__super-xbr__super-xbr-adaptive-pass0.cg__main_fragment",
+                 noopt=True)
+    e = r.explanation
+    assert (e["status"], e["lanes"], e["explained"], e["verdicts"]) == \
+        ("explained", 1, 1, {"rounding": 1})
+    assert e["examples"][0]["lane"] == 206
+    assert all(i["op"] == "ADD" for i in e["examples"][0]["instructions"])

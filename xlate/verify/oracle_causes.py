@@ -373,6 +373,59 @@ def _operand_ulps(i: int, n: int):
     return change
 
 
+#: lookups whose level of detail comes from implicit derivatives (fragment programs)
+IMPLICIT_LOOKUPS = frozenset({"TEX", "TXB", "TXP"})
+
+
+def _lod_levels(program, k: int, textures) -> list:
+    """The explicit levels of detail ``lod`` tries at lookup ``k``: -1 (magnification), then
+    each level of its texture (none for targets an explicit LOD cannot re-run: rectangles,
+    cubes, shadow lookups)."""
+    ins = program.instructions[k]
+    if ins.op not in IMPLICIT_LOOKUPS or ins.tex is None or program.stage.value != "fragment":
+        return []
+    from ..exec.texture_objects import BASE_TARGET
+    if BASE_TARGET.get(ins.tex.target) not in ("1D", "2D", "3D") or \
+            "SHADOW" in ins.tex.target:
+        return []
+    tex = (textures or {}).get(ins.tex.unit)
+    levels = len(getattr(tex, "levels", None) or ()) or 1
+    return [-1.0] + [float(v) for v in range(levels)]
+
+
+def _undefined_lod_variant(level: float):
+    """``lod``: the lookup at the explicit level of detail ``level`` on the lanes whose
+    implicit derivatives are not finite in the executor (a quad neighbour's coordinate is NaN
+    or infinite: lambda = log2(rho) of a NaN, GL 4.5 §8.14.1 and GLSL 4.50 §4.7.1 -- and the
+    neighbour's coordinate came from an operation whose value cgc's GLSL need not share);
+    elsewhere the executor's lookup stays."""
+    def change(x, ops, bits, rows, ids):
+        from ..exec import texture_ops as tx
+        from ..exec.texture_objects import _SPATIAL, BASE_TARGET
+        if x.inst.op not in IMPLICIT_LOOKUPS or x.inst.tex is None or \
+                np.asarray(ops[0]).dtype != F32:
+            return None
+        base = BASE_TARGET.get(x.inst.tex.target)
+        if base not in ("1D", "2D", "3D") or x.st.textures.get(x.inst.tex.unit) is None:
+            return None
+        n = np.shape(bits)[0]
+        with np.errstate(all="ignore"):
+            dx, dy = tx._implicit_partials(x, _SPATIAL[base], x.inst.op == "TXP")
+            finite = np.isfinite(dx).all(axis=1) & np.isfinite(dy).all(axis=1)
+        at = ~np.broadcast_to(finite, (n,))[rows]
+        if not at.any():
+            return None
+        c = np.array(np.broadcast_to(np.asarray(ops[0], F32), (n, 4))[rows], F32)
+        with np.errstate(all="ignore"):
+            if x.inst.op == "TXP":
+                c = tx._project(c)
+            c[:, 3] = level
+            r = tx._texture(x, "TXL", c)
+        r = np.ascontiguousarray(np.broadcast_to(np.asarray(r, F32), (len(rows), 4))).view(U32)
+        return np.where(at[:, None], r, np.asarray(bits, U32)[rows])
+    return change
+
+
 def _scaled(u: np.ndarray):
     """A change multiplying a float result by (1 + u[lane])."""
     def change(x, ops, bits, rows, ids):

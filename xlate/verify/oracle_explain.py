@@ -76,7 +76,8 @@ from ..ir.ops import OPCODES
 from .oracle_builtin import BUILTINS, BuiltinEvaluator, implementation_variant
 from .oracle_causes import (DECISIONS, NAN_SELECTS, UNDEFINED_DOMAIN, _cancels,
                             _int_constant_sites, _int_constant_variant, _int_domain_site,
-                            _operand_ulps, _scaled, _tie_variants, _ulps, _undefined_variants)
+                            _lod_levels, _operand_ulps, _scaled, _tie_variants, _ulps,
+                            _undefined_lod_variant, _undefined_variants)
 from .oracle_match import REL, near
 
 F32, U32 = np.float32, np.uint32
@@ -97,6 +98,8 @@ ROUNDING_RUNS = 320
 #: runs the cancelled sums may take (:func:`_cancel_sites`), and the sites tried (first in
 #: execution order)
 CANCEL_RUNS = 64
+#: runs the near decisions the one-site search did not reach may take
+TIE_RUNS = 64
 CANCEL_SITES = 12
 #: ``ill-conditioned`` also needs the move parallel to the lane's difference (cosine)
 ILL_ALIGNED = 0.99
@@ -110,6 +113,9 @@ VERDICTS = {
     "implementation": "GLSL 1.10 §8.1-8.2 give sin/cos/exp2/log2/pow/inversesqrt no "
                       "precision (and leave some operands undefined): the value the "
                       "implementation's own built-in returns for the same operands, measured",
+    "lod": "GL 4.5 §8.14.1, GLSL 4.50 §4.7.1: a lookup whose implicit derivatives are not "
+           "finite (a quad neighbour's coordinate is NaN) has no defined level of detail; the "
+           "same lookup at an explicit level reproduces cgc",
     "nan-operand": "GLSL 4.50 §4.7.1: an operation on a NaN need not return NaN; min()/max() "
                    "of one NaN return the other operand (IEEE 754-2008 minNum/maxNum)",
     "overflow": "OpenGL 1.4 §2.1.1 (GLSL 1.10 §4.1.4): what an overflowing operation returns is "
@@ -301,8 +307,12 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
         first_help: dict[int, int] = {}
         state = {"todo": todo, "ill": {}}
 
-        def trial(extra: dict[int, list]):
+        def trial(extra: dict[int, list], fresh: np.ndarray | None = None):
+            """A run with the kept replacements and ``extra``'s (``fresh``: without the kept
+            replacements on these lanes)."""
             merged = {k: list(v) for k, v in kept.items()}
+            if fresh is not None:
+                merged = {k: [(m & ~fresh, ch) for m, ch in v] for k, v in merged.items()}
             for k, v in extra.items():
                 merged.setdefault(k, []).extend(v)
             hook = Counterfactual(merged)
@@ -313,12 +323,16 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
             return differing(words, getattr(res, "killed", None)), words
 
         def keep(extra: dict[int, list], d: np.ndarray, verdict: str,
-                 weight: dict | None = None, whole: bool = False) -> None:
+                 weight: dict | None = None, whole: bool = False,
+                 closer: np.ndarray | None = None) -> None:
             """Keep ``extra``'s replacements on the lanes where they lower the count
             (``weight``: site -> (lanes,) size of its move; a lane names its largest;
-            ``whole``: only on the lanes they reproduce entirely)."""
+            ``whole``: only on the lanes they reproduce entirely; ``closer``: also on these
+            lanes where the count stays)."""
             nonlocal current
             better = state["todo"] & (d < current)
+            if closer is not None:
+                better |= state["todo"] & closer & (d <= current)
             if whole:
                 better &= d == 0
             if not better.any():
@@ -339,6 +353,23 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
                     first_help.setdefault(int(ln), k)
             current = np.where(better, d, current)
             state["todo"] = state["todo"] & (current > 0)
+
+        def fresh_keep(extra: dict[int, list], d: np.ndarray, verdict: str) -> None:
+            """After a ``fresh`` trial: the lanes it reproduces entirely drop their earlier kept
+            replacements (a greedy step that lowered the count but led elsewhere: 2xbr-lv3-
+            pass1 lane 100, where a TRUNC tie kept first stood in the way of its ROUND's)
+            and keep ``extra``'s."""
+            won = state["todo"] & (d == 0)
+            if not won.any():
+                return
+            for k in list(kept):
+                kept[k] = [(m & ~won, ch) for m, ch in kept[k] if (m & ~won).any()]
+                if not kept[k]:
+                    del kept[k]
+            for ln in np.flatnonzero(won):
+                lane_changes.pop(int(ln), None)
+                first_help.pop(int(ln), None)
+            keep(extra, d, verdict, whole=True)
 
         def budget(limit: int) -> bool:
             return bool(state["todo"].any()) and ex.runs < limit
@@ -394,6 +425,27 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
                              if j < len(variants[k])}
                     d, _ = trial(extra)
                     keep(extra, d, verdict, whole=verdict == "implementation")
+        # lod: a lookup whose implicit derivatives are not finite in the executor (a quad
+        # neighbour's coordinate is NaN: crt-interlaced-halation-pass2 noopt lane 189, whose
+        # neighbour's curvature arithmetic is undefined) has no defined level of detail; the
+        # same lookup at each explicit level, at every such lookup at once.  Kept where the
+        # count of differing components falls, or stays and the lane comes 4x closer to cgc
+        # (the rest of the difference is then another cause's: the lane is explained only
+        # when the final run reproduces it entirely)
+        lod_levels = {k: _lod_levels(program, k, gen.textures) for k in order}
+        lod_levels = {k: v for k, v in lod_levels.items() if v}
+        if lod_levels and budget(MAX_RUNS):
+            target = _vec({b: theirs(b) for b, _, _ in run.compared}, run.compared)
+            _, w0 = trial({})
+            dist0 = _distance(_vec(w0, run.compared), target)
+            for lv in sorted({lv for v in lod_levels.values() for lv in v}):
+                if not budget(MAX_RUNS):
+                    break
+                extra = {k: [(state["todo"].copy(), _undefined_lod_variant(lv))]
+                         for k, v in lod_levels.items() if lv in v}
+                d, w = trial(extra)
+                keep(extra, d, "lod",
+                     closer=_distance(_vec(w, run.compared), target) * 4 < dist0)
         # cgc's integer constants in typeless PARAM declarations: NV_gpu_program4 (issue 7,
         # "Constant bindings") makes ``PARAM c[1] = { {4} };`` the float 4.0, which an integer
         # instruction (ADD.S R2.x, R1.w, c[0]) reads as the integer 0x40800000; cgc meant 4.
@@ -419,6 +471,7 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
             extra = {k: [(state["todo"].copy(), v[j])] for k, v in tv.items() if j < len(v)}
             d, _ = trial(extra)
             keep(extra, d, "tie", whole=True)
+        tried_ties: set = set()
         for k in order:
             if not budget(MAX_RUNS):
                 break
@@ -440,12 +493,37 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
             for verdict in kinds:
                 variants = _tie_variants(x) if verdict == "tie" else \
                     _undefined_variants(x, verdict, program)
-                for change in variants:
+                for j, change in enumerate(variants):
                     if not budget(MAX_RUNS):
                         break
                     extra = {k: [(state["todo"].copy(), change)]}
                     d, _ = trial(extra)
                     keep(extra, d, verdict)
+                    if verdict == "tie":
+                        tried_ties.add((k, j))
+        # the near decisions the loop above did not reach within MAX_RUNS (a program's texture
+        # lookups, always tried, take many variants each: 2xbr-lv3-pass1 spent the budget on
+        # them before its ROUND at exactly .5), one at a time with their own budget
+        # (near the boundary on a lane still open: a recording run with the kept replacements)
+        tie_start = ex.runs
+        near_open = set()
+        if state["todo"].any():
+            near_open = _near_tie_sites(program, gen, lanes, kept, state["todo"])
+            ex.runs += 1
+        for k in order:
+            if not state["todo"].any() or ex.runs >= tie_start + TIE_RUNS:
+                break
+            if k not in near_open or program.instructions[k].op not in DECISIONS:
+                continue
+            for j, change in enumerate(_tie_variants(_compiled(program, k))):
+                if (k, j) in tried_ties:
+                    continue
+                if not state["todo"].any() or ex.runs >= tie_start + TIE_RUNS:
+                    break
+                extra = {k: [(state["todo"].copy(), change)]}
+                d, _ = trial(extra, fresh=state["todo"])
+                fresh_keep(extra, d, "tie")
+        tie_used = ex.runs - tie_start
         # rounding where a sum cancels: a - b of a == b is 0 in the executor and +-1 ulp of
         # a in cgc's GLSL (another order of the same sum), and a decision on its sign flips
         # (super-xbr's d_edge of a flat neighbourhood).  The sums that cancelled on an open
@@ -464,15 +542,15 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
                     if not ks:
                         continue
                     extra = {k: [(state["todo"].copy(), _operand_ulps(i, n))] for k in ks}
-                    d, _ = trial(extra)
-                    keep(extra, d, "rounding", whole=True)
-        cancel_used = ex.runs - cancel_start
+                    d, _ = trial(extra, fresh=state["todo"])
+                    fresh_keep(extra, d, "rounding")
+        extra_runs = ex.runs - cancel_start + tie_used   # the two passes above
         # precision: every float result moved by at most REL relative, the moves solved for
-        if budget(MAX_RUNS + PRECISION_RUNS + cancel_used):
+        if budget(MAX_RUNS + PRECISION_RUNS + extra_runs):
             _precision_pass(program, order, state, trial, keep, vec_of=lambda w: _vec(
                 w, run.compared), target=_vec({b: theirs(b) for b, _, _ in run.compared},
                                               run.compared),
-                limit=MAX_RUNS + PRECISION_RUNS + cancel_used, ex=ex,
+                limit=MAX_RUNS + PRECISION_RUNS + extra_runs, ex=ex,
                 builtins={k: implementation_variant(evaluate) for k in order
                           if program.instructions[k].op in BUILTINS and
                           _float_result(program, k)} if evaluate is not None else {})
@@ -636,6 +714,17 @@ def _vec(words_of: dict, compared) -> np.ndarray:
         for c in comps:
             cols.append(cmp.flush(np.ascontiguousarray(w[:, c])).view(F32).astype(np.float64))
     return np.stack(cols, axis=1) if cols else np.zeros((0, 0))
+
+
+def _distance(mine: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """(lanes,) the largest relative difference of a lane's compared components (inf where one
+    side is not finite and the other is)."""
+    with np.errstate(all="ignore"):
+        rel = np.abs(mine - target) / np.maximum(np.maximum(np.abs(mine), np.abs(target)),
+                                                 2.0 ** -16)
+        same = (mine == target) | (np.isnan(mine) & np.isnan(target))
+        rel = np.where(same, 0.0, np.where(np.isnan(rel), np.inf, rel))
+    return rel.max(axis=1) if rel.size else np.zeros(mine.shape[0])
 
 
 def _parallel(move: np.ndarray, gap: np.ndarray) -> bool:
