@@ -227,3 +227,30 @@ def test_cancelled_sum_flips_super_xbr_edge():
         ("explained", 1, 1, {"rounding": 1})
     assert e["examples"][0]["lane"] == 206
     assert all(i["op"] == "ADD" for i in e["examples"][0]["instructions"])
+
+
+def test_lod_of_a_nan_quad_and_a_wrong_value_is_not_explained():
+    """crt-interlaced-halation-pass2 noopt, lane 189: a quad neighbour's coordinate is NaN in
+    the assembly, so the lane's lookups have no defined LOD; at an explicit level (the last:
+    the derivatives are huge) plus moves within 2^-12 the executor reproduces cgc
+    (``lod+precision``); the 196 others are the implementation's pow().  The same pair with
+    lane 189's cgc green moved by 1 %: that lane is not explained."""
+    from xlate.verify.gl import Runner
+    from xlate.verify.oracle import CompatRunner, compare_pair
+    from xlate.verify.oracle_explain import explain
+    stem = "crt__shaders__crt-interlaced-halation__crt-interlaced-halation-pass2" \
+           ".cg__main_fragment"
+    r = _compare(stem, noopt=True)
+    e = r.explanation
+    assert (e["status"], e["lanes"], e["explained"], e["verdicts"]) == \
+        ("explained", 197, 197, {"implementation": 196, "lod+precision": 1})
+    ex = next(x for x in e["examples"] if x["verdict"] == "lod+precision")
+    assert ex["lane"] == 189 and ex["instructions"][0]["op"] == "TEX"
+    runner, compat = Runner("gl"), CompatRunner()
+    r = compare_pair(*_pair(stem, noopt=True), lanes=LANES, seed=SEED, runner=runner,
+                     compat=compat)
+    words = r.run.theirs["result.color"]
+    words[189, 1] = np.float32(words[189, 1].view(np.float32) * 1.01).view(np.uint32)
+    bad = explain(r.run, runner, compat).to_json()
+    assert bad["status"] == "unexplained"
+    assert [u["lane"] for u in bad["unexplained"]] == [189]

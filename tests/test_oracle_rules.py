@@ -335,3 +335,67 @@ def test_cancelled_sum_is_reproduced_and_a_wrong_component_is_not(tmp_path):
     bad = _pair(tmp_path, CANCEL_ASM, _wrong(CANCEL_GLSL)).explanation
     assert bad["status"] == "unexplained"
     assert [u["lane"] for u in bad["unexplained"]] == [_lane_at_origin()]
+
+
+# ---- lod: lookups whose implicit derivatives are not finite --------------------------------
+
+#: a coordinate that is NaN where z < 0 (LG2 of a negative), varying by 2 texels per pixel
+LOD_ASM = ("TEMP R0, R1;\nADD.F R0.y, -|fragment.texcoord[0].z|, {-1}.x;\n"
+           "LG2.F R0.y, R0.y;\nCMP.F R0.x, fragment.texcoord[0].z, R0.y, {0}.x;\n"
+           "MUL.F R0.zw, fragment.position.xyxy, {0.25}.x;\nADD.F R0.xy, R0.zwzw, R0.x;\n"
+           "TEX.F R1, R0, texture[0], 2D;\n"
+           "CMP.F result_color0, fragment.texcoord[0].z, {0}.x, R1;\n")
+LOD_GLSL = ("uniform sampler2D _tex;\nvoid main()\n{\n"
+            "    vec4 t = texture2D(_tex, gl_FragCoord.xy * 0.25);\n"
+            "    gl_FragColor = gl_TexCoord[0].z < 0.0 ? vec4(0.0) : t;\n}\n")
+
+
+def test_lod_replaces_only_lookups_with_non_finite_derivatives(tmp_path):
+    """``lod`` re-runs a lookup at an explicit level only on the lanes whose quad holds a
+    non-finite coordinate (the executor's coarse derivatives: the quad's first three lanes);
+    every other lane keeps the executor's lookup."""
+    from dataclasses import replace
+    from xlate.verify.core import run_executor
+    from xlate.verify.oracle import compare_pair
+    from xlate.verify.oracle_causes import _lod_levels, _undefined_lod_variant
+    from xlate.verify.oracle_explain import Counterfactual
+    gl_context("core", "compat")
+    asm, glsl = tmp_path / "p.fp", tmp_path / "p.frag"
+    asm.write_text(ASM_HEAD + "#var sampler2D tex :  : texunit 0 : -1 : 1\n"
+                   "OUTPUT result_color0 = result.color;\n" + LOD_ASM + "END\n")
+    glsl.write_text(GLSL_HEAD.replace("\n\n#version", "\n//var sampler2D tex :  : _tex : -1 : 1"
+                                      "\n\n#version") + LOD_GLSL)
+    run = compare_pair(asm, glsl, "fragment", lanes=LANES, seed=SEED).run
+    p, gen = run.program, run.gen
+    # a mipmapped filter (the generated one may read the base level only)
+    gen.textures = {u: replace(t, filter="NEAREST_MIPMAP_NEAREST")
+                    for u, t in gen.textures.items()}
+    k = next(i for i, ins in enumerate(p.instructions) if ins.op == "TEX")
+    levels = _lod_levels(p, k, gen.textures)
+    assert levels[0] == -1.0 and len(levels) > 2
+    z = gen.inputs["fragment.texcoord[0]"][:, 2].view(np.float32)
+    quad = np.arange(LANES) // 4 * 4
+    nan_quad = (z[quad] < 0) | (z[quad + 1] < 0) | (z[quad + 2] < 0)
+    assert nan_quad.any() and not nan_quad.all()
+
+    def texel(hooks=None):
+        got = {}
+
+        class Grab(Counterfactual):
+            def __call__(self, x, st, idx, ops, bits, cmask):
+                out, cmask = super().__call__(x, st, idx, ops, bits, cmask)
+                if x.index == k:
+                    sel = st.all_lanes if idx is None else np.asarray(idx)
+                    got.setdefault("v", np.zeros((LANES, 4), np.uint32))[st.base + sel] = \
+                        np.broadcast_to(out, (len(sel), 4))
+                return out, cmask
+        h = Grab(hooks or {})
+        h.instructions = sorted(set(h.instructions) | {k})
+        run_executor(p, gen, LANES, hooks=h)
+        return got["v"]
+
+    base = texel()
+    moved = texel({k: [(np.ones(LANES, bool), _undefined_lod_variant(1.0))]})
+    changed = (moved != base).any(axis=1)
+    assert changed.any()
+    assert not (changed & ~nan_quad).any()

@@ -100,6 +100,8 @@ ROUNDING_RUNS = 320
 CANCEL_RUNS = 64
 #: runs the near decisions the one-site search did not reach may take
 TIE_RUNS = 64
+#: runs the ``lod`` levels may take
+LOD_RUNS = 16
 CANCEL_SITES = 12
 #: ``ill-conditioned`` also needs the move parallel to the lane's difference (cosine)
 ILL_ALIGNED = 0.99
@@ -425,27 +427,6 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
                              if j < len(variants[k])}
                     d, _ = trial(extra)
                     keep(extra, d, verdict, whole=verdict == "implementation")
-        # lod: a lookup whose implicit derivatives are not finite in the executor (a quad
-        # neighbour's coordinate is NaN: crt-interlaced-halation-pass2 noopt lane 189, whose
-        # neighbour's curvature arithmetic is undefined) has no defined level of detail; the
-        # same lookup at each explicit level, at every such lookup at once.  Kept where the
-        # count of differing components falls, or stays and the lane comes 4x closer to cgc
-        # (the rest of the difference is then another cause's: the lane is explained only
-        # when the final run reproduces it entirely)
-        lod_levels = {k: _lod_levels(program, k, gen.textures) for k in order}
-        lod_levels = {k: v for k, v in lod_levels.items() if v}
-        if lod_levels and budget(MAX_RUNS):
-            target = _vec({b: theirs(b) for b, _, _ in run.compared}, run.compared)
-            _, w0 = trial({})
-            dist0 = _distance(_vec(w0, run.compared), target)
-            for lv in sorted({lv for v in lod_levels.values() for lv in v}):
-                if not budget(MAX_RUNS):
-                    break
-                extra = {k: [(state["todo"].copy(), _undefined_lod_variant(lv))]
-                         for k, v in lod_levels.items() if lv in v}
-                d, w = trial(extra)
-                keep(extra, d, "lod",
-                     closer=_distance(_vec(w, run.compared), target) * 4 < dist0)
         # cgc's integer constants in typeless PARAM declarations: NV_gpu_program4 (issue 7,
         # "Constant bindings") makes ``PARAM c[1] = { {4} };`` the float 4.0, which an integer
         # instruction (ADD.S R2.x, R1.w, c[0]) reads as the integer 0x40800000; cgc meant 4.
@@ -524,6 +505,28 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
                 d, _ = trial(extra, fresh=state["todo"])
                 fresh_keep(extra, d, "tie")
         tie_used = ex.runs - tie_start
+        # lod: a lookup whose implicit derivatives are not finite in the executor (a quad
+        # neighbour's coordinate is NaN: crt-interlaced-halation-pass2 noopt lane 189, whose
+        # neighbour's curvature arithmetic is undefined) has no defined level of detail; the
+        # same lookup at each explicit level, at every such lookup at once.  Kept where the
+        # count of differing components falls, or stays and the lane comes 4x closer to cgc
+        # (the rest of the difference is then another cause's: the lane is explained only
+        # when the final run reproduces it entirely)
+        lod_levels = {k: _lod_levels(program, k, gen.textures) for k in order}
+        lod_levels = {k: v for k, v in lod_levels.items() if v}
+        lod_start = ex.runs
+        if lod_levels and state["todo"].any():
+            target = _vec({b: theirs(b) for b, _, _ in run.compared}, run.compared)
+            _, w0 = trial({})
+            dist0 = _distance(_vec(w0, run.compared), target)
+            for lv in sorted({lv for v in lod_levels.values() for lv in v}):
+                if not state["todo"].any() or ex.runs >= lod_start + LOD_RUNS:
+                    break
+                extra = {k: [(state["todo"].copy(), _undefined_lod_variant(lv))]
+                         for k, v in lod_levels.items() if lv in v}
+                d, w = trial(extra)
+                keep(extra, d, "lod",
+                     closer=_distance(_vec(w, run.compared), target) * 4 < dist0)
         # rounding where a sum cancels: a - b of a == b is 0 in the executor and +-1 ulp of
         # a in cgc's GLSL (another order of the same sum), and a decision on its sign flips
         # (super-xbr's d_edge of a flat neighbourhood).  The sums that cancelled on an open
@@ -544,7 +547,7 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
                     extra = {k: [(state["todo"].copy(), _operand_ulps(i, n))] for k in ks}
                     d, _ = trial(extra, fresh=state["todo"])
                     fresh_keep(extra, d, "rounding")
-        extra_runs = ex.runs - cancel_start + tie_used   # the two passes above
+        extra_runs = ex.runs - lod_start + tie_used   # the passes above
         # precision: every float result moved by at most REL relative, the moves solved for
         if budget(MAX_RUNS + PRECISION_RUNS + extra_runs):
             _precision_pass(program, order, state, trial, keep, vec_of=lambda w: _vec(
