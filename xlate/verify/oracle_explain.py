@@ -95,6 +95,8 @@ ROUNDING_PAIR_SITES = 6
 ROUNDING_PAIR_ULPS = tuple(sorted(((a, b) for a in (1, -1, 2, -2) for b in (1, -1, 2, -2)),
                                   key=lambda p: abs(p[0]) + abs(p[1])))
 ROUNDING_RUNS = 320
+#: runs of the one-site ulp moves tried again from the open lanes' unchanged runs
+FRESH_ROUNDING_RUNS = 96
 #: runs the cancelled sums may take (:func:`_cancel_sites`), and the sites tried (first in
 #: execution order)
 CANCEL_RUNS = 64
@@ -549,14 +551,34 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
                     fresh_keep(extra, d, "rounding")
         extra_runs = ex.runs - lod_start + tie_used   # the passes above
         # precision: every float result moved by at most REL relative, the moves solved for
+        builtins = {k: implementation_variant(evaluate) for k in order
+                    if program.instructions[k].op in BUILTINS and
+                    _float_result(program, k)} if evaluate is not None else {}
+        target = _vec({b: theirs(b) for b, _, _ in run.compared}, run.compared)
         if budget(MAX_RUNS + PRECISION_RUNS + extra_runs):
             _precision_pass(program, order, state, trial, keep, vec_of=lambda w: _vec(
-                w, run.compared), target=_vec({b: theirs(b) for b, _, _ in run.compared},
-                                              run.compared),
-                limit=MAX_RUNS + PRECISION_RUNS + extra_runs, ex=ex,
-                builtins={k: implementation_variant(evaluate) for k in order
-                          if program.instructions[k].op in BUILTINS and
-                          _float_result(program, k)} if evaluate is not None else {})
+                w, run.compared), target=target, limit=MAX_RUNS + PRECISION_RUNS + extra_runs,
+                ex=ex, builtins=builtins, fresh_keep=fresh_keep)
+        # the lanes the solve did not reproduce on top of replacements kept for them earlier
+        # (a step that lowered the count and led elsewhere: ntsc-3phase's MUL, water's RCP):
+        # the same solve once more from their unchanged run, with a budget of its own
+        stuck = state["todo"] & np.isin(np.arange(lanes), list(lane_changes))
+        if stuck.any():
+            others = state["todo"] & ~stuck
+            for k in list(kept):
+                kept[k] = [(m & ~stuck, ch) for m, ch in kept[k] if (m & ~stuck).any()]
+                if not kept[k]:
+                    del kept[k]
+            for ln in np.flatnonzero(stuck):
+                lane_changes.pop(int(ln), None)
+                first_help.pop(int(ln), None)
+                state["ill"].pop(int(ln), None)
+            current = np.where(stuck, d_exe, current)
+            state["todo"] = stuck.copy()
+            _precision_pass(program, order, state, trial, keep, vec_of=lambda w: _vec(
+                w, run.compared), target=target, limit=ex.runs + PRECISION_RUNS, ex=ex,
+                builtins=builtins, fresh_keep=fresh_keep)
+            state["todo"] = state["todo"] | others
         sub_out = outputs_of(run_executor(program, gen, lanes))
         ex.runs += 1
         # the confirming run: exactly the kept replacements
@@ -743,7 +765,7 @@ def _parallel(move: np.ndarray, gap: np.ndarray) -> bool:
 
 
 def _precision_pass(program, order, state, trial, keep, vec_of, target, limit, ex,
-                    builtins=None) -> None:
+                    builtins=None, fresh_keep=None) -> None:
     """``precision``: the differences a lane still has are solved for as moves of the float
     results of the instructions (each by a relative u_k, one per instruction and lane): a
     finite-difference Jacobian of the compared outputs in each u_k, the least-norm solution of
@@ -824,6 +846,19 @@ def _precision_pass(program, order, state, trial, keep, vec_of, target, limit, e
                     extra.setdefault(sites[j], []).append((live, _ulps(n)))
                 d, _ = trial(extra)
                 keep(extra, d, "rounding" if at else "implementation")
+        # the same one-site moves from the lanes' unchanged runs (``fresh_keep``): a partial
+        # solve kept above lowered the count and stood in the way (ntsc-3phase lanes 2 and
+        # 110: one ulp of y * 0.33333334 -- cgc's y / 3.0 -- reproduces them alone)
+        if fresh_keep is not None:
+            start = ex.runs
+            for j in top:
+                for n in ROUNDING_ULPS:
+                    live = (state["todo"] & mask).copy()
+                    if not live.any() or ex.runs >= start + FRESH_ROUNDING_RUNS:
+                        break
+                    extra = {sites[j]: [(live, _ulps(n))]}
+                    d, _ = trial(extra, fresh=live)
+                    fresh_keep(extra, d, "rounding")
         if not state["todo"].any():
             return
     # ill-conditioned: a lane no solve reproduced, where a move of one result by 2^-20
