@@ -252,7 +252,7 @@ def _translation_verdicts(tmp_path, corrupt_lane=None):
     from xlate.verify import core
     from xlate.verify.gl import Runner
     from xlate.verify.oracle import compare_pair
-    from xlate.verify.oracle_explain import _judge_translation
+    from xlate.verify.oracle_translation import judge_translation
     gl_context("core", "compat")
     asm, glsl = tmp_path / "p.fp", tmp_path / "p.frag"
     asm.write_text(ASM_HEAD + "OUTPUT result_color0 = result.color;\n" + PASSES_ASM + "END\n")
@@ -268,7 +268,7 @@ def _translation_verdicts(tmp_path, corrupt_lane=None):
                                core.run_executor(run.program, run.gen, run.lanes).outputs, b,
                                el.get(b) or el.get(b + "[0]"))[0]
     lanes = [int(ln) for ln in np.flatnonzero(exe[:, 0] != run.cap.outputs[name][:, 0])]
-    return exe, lanes, _judge_translation(run, Runner("gl"), lanes)
+    return exe, lanes, judge_translation(run, Runner("gl"), lanes)
 
 
 def test_translation_replay_probes_every_pass(tmp_path):
