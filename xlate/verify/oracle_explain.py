@@ -80,6 +80,7 @@ from .oracle_causes import (DECISIONS, NAN_SELECTS, UNDEFINED_DOMAIN, _cancels,
                             _undefined_lod_variant, _undefined_variants)
 from .oracle_match import REL, near
 from .oracle_solve import ROUNDING_ULPS, _distance, _float_result, _precision_pass, _vec
+from .oracle_translation import LaneExplanation, judge_translation
 
 F32, U32 = np.float32, np.uint32
 
@@ -125,15 +126,6 @@ VERDICTS = {
     "undefined-domain": "GLSL 1.10 §8.2/§5.9: pow(x<0), pow(0, y<=0), log2(x<=0), "
                       "inversesqrt(x<=0), x/0 are undefined; the assembly defines them",
 }
-
-
-@dataclass
-class LaneExplanation:
-    lane: int
-    verdict: str                       # tie | glsl-undefined | translation:<v> | unexplained
-    instructions: list = field(default_factory=list)   # localized instructions (_ins_info)
-    detail: str = ""
-    inputs: dict | None = None
 
 
 @dataclass
@@ -272,7 +264,6 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
     trans = [int(ln) for ln in bad_lanes if d_exe[ln] == 0]
     both = [int(ln) for ln in bad_lanes if d_exe[ln] > 0 and d_xe[ln]]
     if trans or both:
-        from .oracle_translation import judge_translation
         for ln, le in judge_translation(run, runner, trans + both).items():
             if ln in trans or le.verdict == "unexplained":
                 result[ln] = le

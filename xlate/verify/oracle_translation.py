@@ -4,7 +4,16 @@ judges each departure with its sound verdicts; a lane it cannot explain is a tra
 executor) defect, reported with the instruction."""
 from __future__ import annotations
 
-from .oracle_explain import LaneExplanation
+from dataclasses import dataclass, field
+
+
+@dataclass
+class LaneExplanation:
+    lane: int
+    verdict: str                       # tie | glsl-undefined | translation:<v> | unexplained
+    instructions: list = field(default_factory=list)   # localized instructions (_ins_info)
+    detail: str = ""
+    inputs: dict | None = None
 
 
 def judge_translation(run, runner, lanes_: list[int]) -> dict[int, LaneExplanation]:
