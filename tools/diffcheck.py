@@ -262,8 +262,8 @@ def oracle_main(args) -> int:
                                       for i in u["instructions"][:1]) or "(no instruction)"
                     print(f"      unexplained lane {u['lane']} at {where}: {u['detail']}")
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"oracle": results}, f, indent=1)
+        from xlate.fsio import atomic_write
+        atomic_write(args.json, (json.dumps({"oracle": results}, indent=1) + "\n").encode())
     unexplained = sum(r["status"] == "differ" and (r.get("explanation") or {}).get("status")
                       != "explained" for r in results)
     return 1 if unexplained and not args.no_explain else 0

@@ -321,6 +321,111 @@ def _undefined_variants(x, which: str = "undefined-domain", program=None) -> lis
     return [make(k) for k in ("nan", "zero", "abs", "inf", "-inf")]
 
 
+#: sums whose result may cancel: ``a - b`` of near-equal a and b (``rounding`` of an operand)
+CANCELLING = frozenset({"ADD", "SUB", "MAD", "DP2", "DP2A", "DP3", "DP4", "DPH"})
+#: a result cancels when it is within this much of its largest operand component (relative):
+#: 2^-20, eight units in the last place of that operand (exact zero included)
+CANCELLED = 2.0 ** -20
+
+
+def _cancels(x, ops, bits) -> np.ndarray:
+    """(n,) lanes where the float sum ``x`` cancelled: a written component whose result is
+    within CANCELLED of the largest nonzero float operand component (an exact 0 from a - b
+    with a == b among them)."""
+    n = np.shape(bits)[0]
+    if x.inst.op not in CANCELLING or x.rt != DataType.FLOAT or \
+            any(np.asarray(o).dtype != F32 for o in ops):
+        return np.zeros(n, bool)
+    with np.errstate(all="ignore"):
+        big = np.zeros(n)
+        for o in ops:
+            a = np.abs(np.asarray(o, np.float64).reshape(np.shape(o)[0] if np.ndim(o) else 1,
+                                                         -1))
+            a = np.where(np.isfinite(a), a, 0).max(axis=1)
+            big = np.maximum(big, np.broadcast_to(a, (n,)))
+        r = np.abs(np.ascontiguousarray(np.broadcast_to(bits, (n, 4)), U32).view(F32)
+                   .astype(np.float64))
+        written = np.broadcast_to(np.array(x.inst.dst.mask, bool), (n, 4))
+        hit = written & (r <= CANCELLED * big[:, None]) & (big[:, None] > 0)
+    return hit.any(axis=1)
+
+
+def _operand_ulps(i: int, n: int):
+    """A change recomputing the instruction (the executor's own) with float operand ``i``
+    moved by ``n`` units in the last place (its nonzero finite components): the operand as
+    another compilation rounded it (``rounding``), where the sum cancels -- ``a - b`` of
+    a == b is 0 in the executor and one ulp of a either way in cgc's GLSL."""
+    def change(x, ops, bits, rows, ids):
+        if i >= len(ops) or np.asarray(ops[i]).dtype != F32:
+            return None
+        o = np.asarray(ops[i], F32)
+        moved_o = o.copy()
+        for _ in range(abs(n)):
+            moved_o = np.nextafter(moved_o, F32(np.inf if n > 0 else -np.inf)).astype(F32)
+        keep = (o == 0) | ~np.isfinite(o)
+        moved = list(ops)
+        moved[i] = np.where(keep, o, moved_o).astype(F32)
+        new = _result(x, moved)
+        new = new[rows] if new.shape[0] > 1 else np.broadcast_to(new, (len(rows), 4))
+        # only the lanes where the sum cancelled: elsewhere the result stays the executor's
+        at = _cancels(x, ops, bits)[rows]
+        return np.where(at[:, None], new, np.asarray(bits, U32)[rows])
+    return change
+
+
+#: lookups whose level of detail comes from implicit derivatives (fragment programs)
+IMPLICIT_LOOKUPS = frozenset({"TEX", "TXB", "TXP"})
+
+
+def _lod_levels(program, k: int, textures) -> list:
+    """The explicit levels of detail ``lod`` tries at lookup ``k``: -1 (magnification), then
+    each level of its texture (none for targets an explicit LOD cannot re-run: rectangles,
+    cubes, shadow lookups)."""
+    ins = program.instructions[k]
+    if ins.op not in IMPLICIT_LOOKUPS or ins.tex is None or program.stage.value != "fragment":
+        return []
+    from ..exec.texture_objects import BASE_TARGET
+    if BASE_TARGET.get(ins.tex.target) not in ("1D", "2D", "3D") or \
+            "SHADOW" in ins.tex.target:
+        return []
+    tex = (textures or {}).get(ins.tex.unit)
+    levels = len(getattr(tex, "levels", None) or ()) or 1
+    return [-1.0] + [float(v) for v in range(levels)]
+
+
+def _undefined_lod_variant(level: float):
+    """``lod``: the lookup at the explicit level of detail ``level`` on the lanes whose
+    implicit derivatives are not finite in the executor (a quad neighbour's coordinate is NaN
+    or infinite: lambda = log2(rho) of a NaN, GL 4.5 §8.14.1 and GLSL 4.50 §4.7.1 -- and the
+    neighbour's coordinate came from an operation whose value cgc's GLSL need not share);
+    elsewhere the executor's lookup stays."""
+    def change(x, ops, bits, rows, ids):
+        from ..exec import texture_ops as tx
+        from ..exec.texture_objects import _SPATIAL, BASE_TARGET
+        if x.inst.op not in IMPLICIT_LOOKUPS or x.inst.tex is None or \
+                np.asarray(ops[0]).dtype != F32:
+            return None
+        base = BASE_TARGET.get(x.inst.tex.target)
+        if base not in ("1D", "2D", "3D") or x.st.textures.get(x.inst.tex.unit) is None:
+            return None
+        n = np.shape(bits)[0]
+        with np.errstate(all="ignore"):
+            dx, dy = tx._implicit_partials(x, _SPATIAL[base], x.inst.op == "TXP")
+            finite = np.isfinite(dx).all(axis=1) & np.isfinite(dy).all(axis=1)
+        at = ~np.broadcast_to(finite, (n,))[rows]
+        if not at.any():
+            return None
+        c = np.array(np.broadcast_to(np.asarray(ops[0], F32), (n, 4))[rows], F32)
+        with np.errstate(all="ignore"):
+            if x.inst.op == "TXP":
+                c = tx._project(c)
+            c[:, 3] = level
+            r = tx._texture(x, "TXL", c)
+        r = np.ascontiguousarray(np.broadcast_to(np.asarray(r, F32), (len(rows), 4))).view(U32)
+        return np.where(at[:, None], r, np.asarray(bits, U32)[rows])
+    return change
+
+
 def _scaled(u: np.ndarray):
     """A change multiplying a float result by (1 + u[lane])."""
     def change(x, ops, bits, rows, ids):

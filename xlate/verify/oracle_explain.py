@@ -71,13 +71,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..ir.model import DataType, RegKind
+from ..ir.model import RegKind
 from ..ir.ops import OPCODES
 from .oracle_builtin import BUILTINS, BuiltinEvaluator, implementation_variant
-from .oracle_causes import (DECISIONS, NAN_SELECTS, UNDEFINED_DOMAIN, _int_constant_sites,
-                            _int_constant_variant, _int_domain_site, _scaled, _tie_variants,
-                            _ulps, _undefined_variants)
+from .oracle_causes import (DECISIONS, NAN_SELECTS, UNDEFINED_DOMAIN, _cancels,
+                            _int_constant_sites, _int_constant_variant, _int_domain_site,
+                            _lod_levels, _operand_ulps, _tie_variants,
+                            _undefined_lod_variant, _undefined_variants)
 from .oracle_match import REL, near
+from .oracle_solve import ROUNDING_ULPS, _distance, _float_result, _precision_pass, _vec
+from .oracle_translation import LaneExplanation, judge_translation
 
 F32, U32 = np.float32, np.uint32
 
@@ -85,20 +88,14 @@ F32, U32 = np.float32, np.uint32
 #: the replacement search, then the precision solve (one run per instruction, at most)
 MAX_RUNS = 80
 PRECISION_RUNS = 120
-#: ``rounding``: moves of a result by this many ulps, at the sites (at most ROUNDING_SITES) that
-#: move the open lanes' outputs most, then up to two ulps at two of the first ROUNDING_PAIR_SITES
-#: at once, within ROUNDING_RUNS more runs
-ROUNDING_ULPS = (1, -1, 2, -2)
-ROUNDING_SITES = 24
-ROUNDING_PAIR_SITES = 6
-ROUNDING_PAIR_ULPS = tuple(sorted(((a, b) for a in (1, -1, 2, -2) for b in (1, -1, 2, -2)),
-                                  key=lambda p: abs(p[0]) + abs(p[1])))
-ROUNDING_RUNS = 320
-#: ``ill-conditioned`` also needs the move parallel to the lane's difference (cosine)
-ILL_ALIGNED = 0.99
-#: the move of ``ill-conditioned``: 2^-20 relative, 8 units in the last place of a float
-ILL_CONDITIONED = 2.0 ** -20
-
+#: runs the cancelled sums may take (:func:`_cancel_sites`), and the sites tried (first in
+#: execution order)
+CANCEL_RUNS = 64
+#: runs the near decisions the one-site search did not reach may take
+TIE_RUNS = 64
+#: runs the ``lod`` levels may take
+LOD_RUNS = 16
+CANCEL_SITES = 12
 VERDICTS = {
     "cgc-int-constant": "cgc defect: an integer constant in a typeless PARAM is the float it "
                         "spells (NV_gpu_program4 'Constant bindings', issue 7), read as an "
@@ -106,6 +103,9 @@ VERDICTS = {
     "implementation": "GLSL 1.10 §8.1-8.2 give sin/cos/exp2/log2/pow/inversesqrt no "
                       "precision (and leave some operands undefined): the value the "
                       "implementation's own built-in returns for the same operands, measured",
+    "lod": "GL 4.5 §8.14.1, GLSL 4.50 §4.7.1: a lookup whose implicit derivatives are not "
+           "finite (a quad neighbour's coordinate is NaN) has no defined level of detail; the "
+           "same lookup at an explicit level reproduces cgc",
     "nan-operand": "GLSL 4.50 §4.7.1: an operation on a NaN need not return NaN; min()/max() "
                    "of one NaN return the other operand (IEEE 754-2008 minNum/maxNum)",
     "overflow": "OpenGL 1.4 §2.1.1 (GLSL 1.10 §4.1.4): what an overflowing operation returns is "
@@ -126,15 +126,6 @@ VERDICTS = {
     "undefined-domain": "GLSL 1.10 §8.2/§5.9: pow(x<0), pow(0, y<=0), log2(x<=0), "
                       "inversesqrt(x<=0), x/0 are undefined; the assembly defines them",
 }
-
-
-@dataclass
-class LaneExplanation:
-    lane: int
-    verdict: str                       # tie | glsl-undefined | translation:<v> | unexplained
-    instructions: list = field(default_factory=list)   # localized instructions (_ins_info)
-    detail: str = ""
-    inputs: dict | None = None
 
 
 @dataclass
@@ -273,7 +264,7 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
     trans = [int(ln) for ln in bad_lanes if d_exe[ln] == 0]
     both = [int(ln) for ln in bad_lanes if d_exe[ln] > 0 and d_xe[ln]]
     if trans or both:
-        for ln, le in _judge_translation(run, runner, trans + both).items():
+        for ln, le in judge_translation(run, runner, trans + both).items():
             if ln in trans or le.verdict == "unexplained":
                 result[ln] = le
 
@@ -297,8 +288,12 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
         first_help: dict[int, int] = {}
         state = {"todo": todo, "ill": {}}
 
-        def trial(extra: dict[int, list]):
+        def trial(extra: dict[int, list], fresh: np.ndarray | None = None):
+            """A run with the kept replacements and ``extra``'s (``fresh``: without the kept
+            replacements on these lanes)."""
             merged = {k: list(v) for k, v in kept.items()}
+            if fresh is not None:
+                merged = {k: [(m & ~fresh, ch) for m, ch in v] for k, v in merged.items()}
             for k, v in extra.items():
                 merged.setdefault(k, []).extend(v)
             hook = Counterfactual(merged)
@@ -309,12 +304,16 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
             return differing(words, getattr(res, "killed", None)), words
 
         def keep(extra: dict[int, list], d: np.ndarray, verdict: str,
-                 weight: dict | None = None, whole: bool = False) -> None:
+                 weight: dict | None = None, whole: bool = False,
+                 closer: np.ndarray | None = None) -> None:
             """Keep ``extra``'s replacements on the lanes where they lower the count
             (``weight``: site -> (lanes,) size of its move; a lane names its largest;
-            ``whole``: only on the lanes they reproduce entirely)."""
+            ``whole``: only on the lanes they reproduce entirely; ``closer``: also on these
+            lanes where the count stays)."""
             nonlocal current
             better = state["todo"] & (d < current)
+            if closer is not None:
+                better |= state["todo"] & closer & (d <= current)
             if whole:
                 better &= d == 0
             if not better.any():
@@ -335,6 +334,23 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
                     first_help.setdefault(int(ln), k)
             current = np.where(better, d, current)
             state["todo"] = state["todo"] & (current > 0)
+
+        def fresh_keep(extra: dict[int, list], d: np.ndarray, verdict: str) -> None:
+            """After a ``fresh`` trial: the lanes it reproduces entirely drop their earlier kept
+            replacements (a greedy step that lowered the count but led elsewhere: 2xbr-lv3-
+            pass1 lane 100, where a TRUNC tie kept first stood in the way of its ROUND's)
+            and keep ``extra``'s."""
+            won = state["todo"] & (d == 0)
+            if not won.any():
+                return
+            for k in list(kept):
+                kept[k] = [(m & ~won, ch) for m, ch in kept[k] if (m & ~won).any()]
+                if not kept[k]:
+                    del kept[k]
+            for ln in np.flatnonzero(won):
+                lane_changes.pop(int(ln), None)
+                first_help.pop(int(ln), None)
+            keep(extra, d, verdict, whole=True)
 
         def budget(limit: int) -> bool:
             return bool(state["todo"].any()) and ex.runs < limit
@@ -415,6 +431,7 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
             extra = {k: [(state["todo"].copy(), v[j])] for k, v in tv.items() if j < len(v)}
             d, _ = trial(extra)
             keep(extra, d, "tie", whole=True)
+        tried_ties: set = set()
         for k in order:
             if not budget(MAX_RUNS):
                 break
@@ -436,21 +453,109 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
             for verdict in kinds:
                 variants = _tie_variants(x) if verdict == "tie" else \
                     _undefined_variants(x, verdict, program)
-                for change in variants:
+                for j, change in enumerate(variants):
                     if not budget(MAX_RUNS):
                         break
                     extra = {k: [(state["todo"].copy(), change)]}
                     d, _ = trial(extra)
                     keep(extra, d, verdict)
+                    if verdict == "tie":
+                        tried_ties.add((k, j))
+        # the near decisions the loop above did not reach within MAX_RUNS (a program's texture
+        # lookups, always tried, take many variants each: 2xbr-lv3-pass1 spent the budget on
+        # them before its ROUND at exactly .5), one at a time with their own budget
+        # (near the boundary on a lane still open: a recording run with the kept replacements)
+        tie_start = ex.runs
+        near_open = set()
+        if state["todo"].any():
+            near_open = _near_tie_sites(program, gen, lanes, kept, state["todo"])
+            ex.runs += 1
+        for k in order:
+            if not state["todo"].any() or ex.runs >= tie_start + TIE_RUNS:
+                break
+            if k not in near_open or program.instructions[k].op not in DECISIONS:
+                continue
+            for j, change in enumerate(_tie_variants(_compiled(program, k))):
+                if (k, j) in tried_ties:
+                    continue
+                if not state["todo"].any() or ex.runs >= tie_start + TIE_RUNS:
+                    break
+                extra = {k: [(state["todo"].copy(), change)]}
+                d, _ = trial(extra, fresh=state["todo"])
+                fresh_keep(extra, d, "tie")
+        tie_used = ex.runs - tie_start
+        # lod: a lookup whose implicit derivatives are not finite in the executor (a quad
+        # neighbour's coordinate is NaN: crt-interlaced-halation-pass2 noopt lane 189, whose
+        # neighbour's curvature arithmetic is undefined) has no defined level of detail; the
+        # same lookup at each explicit level, at every such lookup at once.  Kept where the
+        # count of differing components falls, or stays and the lane comes 4x closer to cgc
+        # (the rest of the difference is then another cause's: the lane is explained only
+        # when the final run reproduces it entirely)
+        lod_levels = {k: _lod_levels(program, k, gen.textures) for k in order}
+        lod_levels = {k: v for k, v in lod_levels.items() if v}
+        lod_start = ex.runs
+        if lod_levels and state["todo"].any():
+            target = _vec({b: theirs(b) for b, _, _ in run.compared}, run.compared)
+            _, w0 = trial({})
+            dist0 = _distance(_vec(w0, run.compared), target)
+            for lv in sorted({lv for v in lod_levels.values() for lv in v}):
+                if not state["todo"].any() or ex.runs >= lod_start + LOD_RUNS:
+                    break
+                extra = {k: [(state["todo"].copy(), _undefined_lod_variant(lv))]
+                         for k, v in lod_levels.items() if lv in v}
+                d, w = trial(extra)
+                keep(extra, d, "lod",
+                     closer=_distance(_vec(w, run.compared), target) * 4 < dist0)
+        # rounding where a sum cancels: a - b of a == b is 0 in the executor and +-1 ulp of
+        # a in cgc's GLSL (another order of the same sum), and a decision on its sign flips
+        # (super-xbr's d_edge of a flat neighbourhood).  The sums that cancelled on an open
+        # lane (a recording run), each operand moved by 1-2 ulps: every such site at once,
+        # then one at a time; kept only on lanes a run reproduces entirely
+        cancel_start = ex.runs
+        if state["todo"].any():
+            sites = _cancel_sites(program, gen, lanes, kept, state["todo"])
+            ex.runs += 1
+            variants = [(i, n) for n in ROUNDING_ULPS for i in range(3)]
+            for group in ([sites] if len(sites) > 1 else []) + [[k] for k in sites]:
+                for i, n in variants:
+                    ks = [k for k in group if i < len(program.instructions[k].srcs)]
+                    if not state["todo"].any() or ex.runs >= cancel_start + CANCEL_RUNS:
+                        break
+                    if not ks:
+                        continue
+                    extra = {k: [(state["todo"].copy(), _operand_ulps(i, n))] for k in ks}
+                    d, _ = trial(extra, fresh=state["todo"])
+                    fresh_keep(extra, d, "rounding")
+        extra_runs = ex.runs - lod_start + tie_used   # the passes above
         # precision: every float result moved by at most REL relative, the moves solved for
-        if budget(MAX_RUNS + PRECISION_RUNS):
+        builtins = {k: implementation_variant(evaluate) for k in order
+                    if program.instructions[k].op in BUILTINS and
+                    _float_result(program, k)} if evaluate is not None else {}
+        target = _vec({b: theirs(b) for b, _, _ in run.compared}, run.compared)
+        if budget(MAX_RUNS + PRECISION_RUNS + extra_runs):
             _precision_pass(program, order, state, trial, keep, vec_of=lambda w: _vec(
-                w, run.compared), target=_vec({b: theirs(b) for b, _, _ in run.compared},
-                                              run.compared),
-                limit=MAX_RUNS + PRECISION_RUNS, ex=ex,
-                builtins={k: implementation_variant(evaluate) for k in order
-                          if program.instructions[k].op in BUILTINS and
-                          _float_result(program, k)} if evaluate is not None else {})
+                w, run.compared), target=target, limit=MAX_RUNS + PRECISION_RUNS + extra_runs,
+                ex=ex, builtins=builtins, fresh_keep=fresh_keep)
+        # the lanes the solve did not reproduce on top of replacements kept for them earlier
+        # (a step that lowered the count and led elsewhere: ntsc-3phase's MUL, water's RCP):
+        # the same solve once more from their unchanged run, with a budget of its own
+        stuck = state["todo"] & np.isin(np.arange(lanes), list(lane_changes))
+        if stuck.any():
+            others = state["todo"] & ~stuck
+            for k in list(kept):
+                kept[k] = [(m & ~stuck, ch) for m, ch in kept[k] if (m & ~stuck).any()]
+                if not kept[k]:
+                    del kept[k]
+            for ln in np.flatnonzero(stuck):
+                lane_changes.pop(int(ln), None)
+                first_help.pop(int(ln), None)
+                state["ill"].pop(int(ln), None)
+            current = np.where(stuck, d_exe, current)
+            state["todo"] = stuck.copy()
+            _precision_pass(program, order, state, trial, keep, vec_of=lambda w: _vec(
+                w, run.compared), target=target, limit=ex.runs + PRECISION_RUNS, ex=ex,
+                builtins=builtins, fresh_keep=fresh_keep)
+            state["todo"] = state["todo"] | others
         sub_out = outputs_of(run_executor(program, gen, lanes))
         ex.runs += 1
         # the confirming run: exactly the kept replacements
@@ -558,158 +663,37 @@ def _near_tie_sites(program, gen, lanes, kept, todo) -> set:
     return hook.near
 
 
-def _float_result(program, k: int) -> bool:
-    ins = program.instructions[k]
-    reg = program.registers.get(ins.dst.reg) if ins.dst is not None else None
-    info = OPCODES.get(ins.op)
-    return reg is not None and reg.kind in (RegKind.TEMP, RegKind.OUTPUT) and \
-        info is not None and info.writes and ins.dtype in (DataType.FLOAT, DataType.NONE) \
-        and ins.op not in ("TXQ", "KIL")
+class _Cancellations(Counterfactual):
+    """The kept replacements, and a record of the sums (:data:`oracle_causes.CANCELLING`)
+    whose result cancelled on one of the lanes ``todo`` (:func:`oracle_causes._cancels`)."""
+
+    def __init__(self, changes, todo, sites):
+        super().__init__(changes)
+        self.instructions = sorted(set(changes) | set(sites))
+        self.todo, self.hits = todo, []
+
+    def __call__(self, x, st, idx, ops, bits, cmask):
+        out, cmask = super().__call__(x, st, idx, ops, bits, cmask)
+        if x.index in self.hits:
+            return out, cmask
+        sel = st.all_lanes if idx is None else np.asarray(idx)
+        rows = self.todo[st.base + sel]
+        if rows.any():
+            hit = _cancels(x, ops, out)
+            if hit.shape[0] == rows.shape[0] and (hit & rows).any():
+                self.hits.append(x.index)
+        return out, cmask
 
 
-def _vec(words_of: dict, compared) -> np.ndarray:
-    """(lanes, m) float64 of every compared output component (denormals flushed)."""
-    from . import compare as cmp
-    cols = []
-    for b, _, comps in compared:
-        w = words_of.get(b)
-        if w is None:
-            continue
-        for c in comps:
-            cols.append(cmp.flush(np.ascontiguousarray(w[:, c])).view(F32).astype(np.float64))
-    return np.stack(cols, axis=1) if cols else np.zeros((0, 0))
-
-
-def _parallel(move: np.ndarray, gap: np.ndarray) -> bool:
-    """The move of a lane's compared components (all of them, the agreeing ones too) points
-    along its difference from cgc (cosine >= ILL_ALIGNED, either sign): one result that the
-    output is chaotic in moves the components together, so a difference of one component
-    alone (the others agreeing), or of components in other proportions, is not its doing."""
-    ok = np.isfinite(move) & np.isfinite(gap)
-    if not ok.all():
-        return False
-    nm, ng = np.linalg.norm(move), np.linalg.norm(gap)
-    return bool(nm > 0 and ng > 0 and abs(float(move @ gap)) >= ILL_ALIGNED * nm * ng)
-
-
-def _precision_pass(program, order, state, trial, keep, vec_of, target, limit, ex,
-                    builtins=None) -> None:
-    """``precision``: the differences a lane still has are solved for as moves of the float
-    results of the instructions (each by a relative u_k, one per instruction and lane): a
-    finite-difference Jacobian of the compared outputs in each u_k, the least-norm solution of
-    J u = cgc - assembly, accepted when every |u_k| <= REL (a value the oracle itself could
-    not tell from the executor's), and shown by the run with exactly those moves (up to three
-    Newton steps on the same Jacobian)."""
-    sites = [k for k in order if _float_result(program, k)]
-    room = limit - ex.runs - 3
-    if room <= 0:
-        return
-    sites = sites[-room:]
-    lanes = state["todo"].shape[0]
-    _, base = trial({})
-    o0 = vec_of(base)
-    h = ILL_CONDITIONED       # small: ill-conditioned lanes leave the linear regime early
-    jac = np.zeros(o0.shape + (len(sites),))
-    mask = state["todo"].copy()
-    for j, k in enumerate(sites):
-        _, w = trial({k: [(mask, _scaled(np.full(lanes, h)))]})
-        with np.errstate(all="ignore"):
-            jac[:, :, j] = (vec_of(w) - o0) / h
-    moved = jac * h                              # each site's move of each output
-    u = np.zeros((lanes, len(sites)))
-    cur = o0
-    for _ in range(3):
-        ok = np.zeros(lanes, bool)
-        for ln in np.flatnonzero(state["todo"] & mask):
-            r = target[ln] - cur[ln]
-            a = jac[ln]
-            rows = np.isfinite(r) & np.all(np.isfinite(a), axis=1)
-            if not rows.any() or not np.all(np.isfinite(target[ln])):
-                continue
-            sol = np.linalg.lstsq(a[rows], r[rows], rcond=None)[0]
-            u[ln] += sol
-            ok[ln] = np.max(np.abs(u[ln])) <= REL
-        if not ok.any():
-            break
-        extra = {k: [(ok.copy(), _scaled(u[:, j].copy()))] for j, k in enumerate(sites)
-                 if np.any(u[ok, j] != 0)}
-        d, w = trial(extra)
-        keep(extra, d, "precision",
-             {k: np.abs(u[:, j] * np.nan_to_num(np.abs(jac[:, :, j])).max(axis=1))
-              for j, k in enumerate(sites)})
-        cur = vec_of(w)
-        if not state["todo"].any():
-            return
-    # rounding: a lane no solve reproduced may be chaotic in one result (a hash's argument:
-    # fract(sin(x) * 43758.5) moves by 0.2 when x moves by one ulp), so moves of a few ulps
-    # at the sites that move its outputs most, one site at a time
-    open_ = np.flatnonzero(state["todo"] & mask)
-    if open_.size and ex.runs < limit + ROUNDING_RUNS:
-        size = np.nan_to_num(np.abs(moved[open_])).max(axis=1).max(axis=0)
-        top = [int(j) for j in np.argsort(-size, kind="stable")[:ROUNDING_SITES] if size[j] > 0]
-        for j in top:
-            for n in ROUNDING_ULPS:
-                if not (state["todo"] & mask).any() or ex.runs >= limit + ROUNDING_RUNS:
-                    break
-                extra = {sites[j]: [((state["todo"] & mask).copy(), _ulps(n))]}
-                d, _ = trial(extra)
-                keep(extra, d, "rounding")
-        # two sites at once, one ulp each, with the implementation's own built-ins
-        # (``builtins``: site -> change) at their sites: the hash's argument and the sin() of
-        # it both differ (noise-mudlord)
-        pairs_ = [(a, b) for i, a in enumerate(top[:ROUNDING_PAIR_SITES])
-                  for b in top[i + 1:ROUNDING_PAIR_SITES]]
-        combos = []
-        if builtins:                  # the built-ins alone, and with one site moved
-            combos += [((), ())] + [((a,), (n,)) for a in top[:ROUNDING_PAIR_SITES]
-                                     for n in ROUNDING_ULPS]
-        combos += [((a, b), ns) for a, b in pairs_ for ns in ROUNDING_PAIR_ULPS]
-        for at, ns in combos:
-            live = (state["todo"] & mask).copy()
-            if not live.any() or ex.runs >= limit + ROUNDING_RUNS:
-                break
-            if at or builtins:
-                extra = {k: [(live, ch)] for k, ch in (builtins or {}).items()}
-                for j, n in zip(at, ns):
-                    extra.setdefault(sites[j], []).append((live, _ulps(n)))
-                d, _ = trial(extra)
-                keep(extra, d, "rounding" if at else "implementation")
-        if not state["todo"].any():
-            return
-    # ill-conditioned: a lane no solve reproduced, where a move of one result by 2^-20
-    # relative moves every differing output component by at least its difference from cgc
-    with np.errstate(all="ignore"):
-        gap = np.abs(target - o0)
-        differs = ~np.isclose(target, o0, rtol=REL, atol=0) & np.isfinite(o0) & \
-            np.isfinite(target)
-
-    def judge(moves, order_):
-        for ln in np.flatnonzero(state["todo"] & mask):
-            cols = differs[ln]
-            if ln in state["ill"] or not cols.any() or not np.isfinite(o0[ln]).all():
-                continue
-            g = target[ln] - o0[ln]
-            for j in order_:
-                mv = np.abs(moves[ln, cols, j])
-                if np.all(np.isfinite(mv) & (mv >= gap[ln, cols])) and \
-                        _parallel(moves[ln, :, j], g):
-                    state["ill"][ln] = sites[j]
-                    break
-
-    judge(moved, range(len(sites)))
-    # a chaotic output moves either way: the same move downwards, at the sites that moved
-    # the lanes still open the most (at most 16 more runs)
-    left = [ln for ln in np.flatnonzero(state["todo"] & mask) if ln not in state["ill"]]
-    if left and ex.runs < limit:
-        size = np.nan_to_num(np.abs(moved[left])).max(axis=1).max(axis=0)
-        top = [int(j) for j in np.argsort(-size)[:min(16, max(0, limit - ex.runs))]
-               if size[j] > 0]
-        down = np.full_like(moved, np.nan)
-        for j in top:
-            _, w = trial({sites[j]: [(mask, _scaled(np.full(lanes, -h)))]})
-            with np.errstate(all="ignore"):
-                down[:, :, j] = vec_of(w) - o0
-        judge(down, top)
+def _cancel_sites(program, gen, lanes, kept, todo) -> list:
+    """The first CANCEL_SITES sums, in execution order, that cancel on an open lane."""
+    from .core import run_executor
+    from .oracle_causes import CANCELLING
+    sites = [k for k, ins in enumerate(program.instructions) if ins.op in CANCELLING
+             and ins.dst is not None]
+    hook = _Cancellations(kept, todo, sites)
+    run_executor(program, gen, lanes, hooks=hook)
+    return hook.hits[:CANCEL_SITES]
 
 
 def _subset(gen, run, pick: np.ndarray, lanes: int):
@@ -744,39 +728,3 @@ def _compiled(program, k):
     from ..exec.machine import compile_program
     code, _ = compile_program(program)
     return code[k]
-
-
-def _judge_translation(run, runner, lanes_: list[int]) -> dict[int, LaneExplanation]:
-    """``verify``'s replay of xlate's translation against the executor, on the oracle's inputs:
-    the lanes it explains get ``translation:<verdicts>``, the others ``unexplained`` with the
-    departure's instruction."""
-    from .core import describe_inputs
-    from .replay import replay
-    from .trace import _ins_info
-    out = {}
-    try:
-        rr = replay(run.program, run.facts, run.out.reflection, run.gen, run.cap, runner,
-                    run.lanes, "gl")
-    except Exception as e:            # noqa: BLE001 -- reported, not hidden: the lane stays open
-        for ln in lanes_:
-            out[ln] = LaneExplanation(ln, "unexplained", [], f"replay failed: {e}",
-                                      describe_inputs(run.gen, ln))
-        return out
-    bad = {d.lane: d for d in rr.hook.unexplained}
-    left = {d.lane for d in rr.diffs}
-    verdicts = sorted({v for (_, v) in rr.hook.adopted})
-    for ln in lanes_:
-        if ln in bad:
-            dep = bad[ln]
-            out[ln] = LaneExplanation(ln, "unexplained", [_ins_info(run.program, dep.index)],
-                                      f"translation departs from the executor: "
-                                      f"{dep.executor} vs {dep.implementation}",
-                                      describe_inputs(run.gen, ln))
-        elif ln in left:
-            out[ln] = LaneExplanation(ln, "unexplained", [], "translation differs from the "
-                                      "executor with no departure found (interface)",
-                                      describe_inputs(run.gen, ln))
-        else:
-            out[ln] = LaneExplanation(ln, "translation:" + "+".join(verdicts or ["exact"]), [],
-                                      "verify's replay reproduces xlate's outputs")
-    return out
