@@ -333,12 +333,13 @@ def same_capture(a, b) -> bool:
     if (a.killed is None) != (b.killed is None) or (
             a.killed is not None and not np.array_equal(a.killed, b.killed)):
         return False
-    return _same_primitives(a.primitives, b.primitives)
+    return same_primitives(a.primitives, b.primitives)
 
 
-def _same_primitives(a, b) -> bool:
+def same_primitives(a, b, canon=None) -> bool:
     """Geometry captures (per lane, the primitives, each a list of vertices {output name:
-    words}) with the same bits; ``==`` on them would compare NumPy arrays elementwise."""
+    words}) with the same bits; ``==`` on them would compare NumPy arrays elementwise.
+    ``canon(name, words)``: what is compared of an output's words (default: the words)."""
     if a is None or b is None:
         return a is b
     if len(a) != len(b):
@@ -350,8 +351,13 @@ def _same_primitives(a, b) -> bool:
             if len(prim_a) != len(prim_b):
                 return False
             for va, vb in zip(prim_a, prim_b):
-                if va.keys() != vb.keys() or any(not np.array_equal(va[k], vb[k]) for k in va):
+                if va.keys() != vb.keys():
                     return False
+                for k in va:
+                    wa, wb = (va[k], vb[k]) if canon is None else (canon(k, va[k]),
+                                                                   canon(k, vb[k]))
+                    if not np.array_equal(wa, wb):
+                        return False
     return True
 
 

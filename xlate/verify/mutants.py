@@ -559,22 +559,9 @@ def captures_differ(reflection: dict, a, b) -> bool:
 
 
 def _primitives_differ(integer, pa, pb) -> bool:
-    if len(pa) != len(pb):
-        return True
-    for la, lb in zip(pa, pb):
-        if len(la) != len(lb):
-            return True
-        for prim_a, prim_b in zip(la, lb):
-            if len(prim_a) != len(prim_b):
-                return True
-            for va, vb in zip(prim_a, prim_b):
-                if set(va) != set(vb):
-                    return True
-                for name in va:
-                    if not np.array_equal(_canon(va[name], integer.get(name, False)),
-                                          _canon(vb[name], integer.get(name, False))):
-                        return True
-    return False
+    from .core import same_primitives
+    return not same_primitives(pa or [], pb or [],
+                               lambda name, w: _canon(w, integer.get(name, False)))
 
 
 # ---- one program -------------------------------------------------------------------------------

@@ -335,6 +335,17 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
             current = np.where(better, d, current)
             state["todo"] = state["todo"] & (current > 0)
 
+        def forget(lanes_mask: np.ndarray) -> None:
+            """Drop the kept replacements and the bookkeeping of the lanes in ``lanes_mask``
+            (they are solved again, or were reproduced from their unchanged run)."""
+            for k in list(kept):
+                kept[k] = [(m & ~lanes_mask, ch) for m, ch in kept[k] if (m & ~lanes_mask).any()]
+                if not kept[k]:
+                    del kept[k]
+            for ln in np.flatnonzero(lanes_mask):
+                lane_changes.pop(int(ln), None)
+                first_help.pop(int(ln), None)
+
         def fresh_keep(extra: dict[int, list], d: np.ndarray, verdict: str) -> None:
             """After a ``fresh`` trial: the lanes it reproduces entirely drop their earlier kept
             replacements (a greedy step that lowered the count but led elsewhere: 2xbr-lv3-
@@ -343,13 +354,7 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
             won = state["todo"] & (d == 0)
             if not won.any():
                 return
-            for k in list(kept):
-                kept[k] = [(m & ~won, ch) for m, ch in kept[k] if (m & ~won).any()]
-                if not kept[k]:
-                    del kept[k]
-            for ln in np.flatnonzero(won):
-                lane_changes.pop(int(ln), None)
-                first_help.pop(int(ln), None)
+            forget(won)
             keep(extra, d, verdict, whole=True)
 
         def budget(limit: int) -> bool:
@@ -542,13 +547,8 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
         stuck = state["todo"] & np.isin(np.arange(lanes), list(lane_changes))
         if stuck.any():
             others = state["todo"] & ~stuck
-            for k in list(kept):
-                kept[k] = [(m & ~stuck, ch) for m, ch in kept[k] if (m & ~stuck).any()]
-                if not kept[k]:
-                    del kept[k]
+            forget(stuck)
             for ln in np.flatnonzero(stuck):
-                lane_changes.pop(int(ln), None)
-                first_help.pop(int(ln), None)
                 state["ill"].pop(int(ln), None)
             current = np.where(stuck, d_exe, current)
             state["todo"] = stuck.copy()
