@@ -131,7 +131,10 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
         "from operands that differ from the earlier instructions' values within their bounds",
         "permits_native.rule_propagated: the driver's value within the spread of the "
         "executor's (spread.py): this operation's 1e-5 of its terms plus each operand's spread "
-        "carried through the instruction, recomputed at the ends of the operand's interval"),
+        "carried through the instruction, recomputed at the ends of the operand's interval (and "
+        "at +0/-0 where it holds a pole: a side may be unbounded, RSQ near 0 reaches +inf, the "
+        "RCP reading it is bounded again); FLT_MAX for an RCP/RSQ/EX2 that overflowed where an "
+        "exact result over the operand's interval lies within 1e-5 of it"),
     "recompiled": (
         "each freedom above is the implementation's choice per compilation: the probe "
         "compilation and the main one may choose differently (llvmpipe flushes a denormal in "
