@@ -89,6 +89,15 @@ def _rho_log2(dx: np.ndarray, dy: np.ndarray, fast: bool) -> np.ndarray:
         return (lg * F32(0.5)).astype(F32)
 
 
+def _cube_array_layer(L: _Lookup, P: _Prepared, layer) -> None:
+    """A cube-map array lookup's layer: GL §8.14.2 (cube map arrays as 2D arrays), layer =
+    clamp(floor(q + 0.5), 0, d - 1); its six faces start at 6 * layer (``L.z`` holds the
+    face)."""
+    nl = P.Z[P.base] // 6
+    L.zb = 6 * np.clip(_ifloor(layer + F32(0.5)), 0, nl - 1)
+    L.z = L.z + L.zb
+
+
 def _texture(x, op: str, c, gdx=None, gdy=None, extra=None, fine: bool = False):
     """TEX TXB TXL TXP TXD (GP4 §2.X.8.Z): TextureSample(coord, lambda, ddx, ddy, offset);
     TEX2/TXB2/TXL2 (tgsi.rst) with the reference, bias or level in ``extra``'s x; LODQ: the
@@ -138,10 +147,7 @@ def _texture(x, op: str, c, gdx=None, gdy=None, extra=None, fine: bool = False):
         L.t = (tc / ma) * F32(0.5) + F32(0.5)
         L.z = face.astype(np.int64)
         if base == "ARRAYCUBE":
-            # GL §8.14.2 (cube map arrays as 2D arrays): layer = clamp(floor(q + 0.5), 0, d - 1)
-            nl = P.Z[P.base] // 6
-            L.zb = 6 * np.clip(_ifloor(layer + F32(0.5)), 0, nl - 1)
-            L.z = L.z + L.zb
+            _cube_array_layer(L, P, layer)
         L.dims = 2
         if dx is not None:
             # partials of the direction, projected onto the face by the chain rule
@@ -343,10 +349,7 @@ def op_txg(x, c):
         L.t = (tc / ma) * F32(0.5) + F32(0.5)
         L.z = face.astype(np.int64)
         if base == "ARRAYCUBE":
-            # the layer as a lookup takes it (GL §8.14.2), its six faces from 6 * layer
-            nl = P.Z[P.base] // 6
-            L.zb = 6 * np.clip(_ifloor(layer + F32(0.5)), 0, nl - 1)
-            L.z = L.z + L.zb
+            _cube_array_layer(L, P, layer)
     else:
         L.s, L.t = s, t
         L.z = np.zeros(k, np.int64) if layer is None else \

@@ -536,21 +536,38 @@ def _canon(words, integer: bool) -> np.ndarray:
     return np.where(nan, np.uint32(0x7FC00000), w)
 
 
-def captures_differ(reflection: dict, a, b) -> bool:
+def captures_differ(reflection: dict, a, b, *, lanes=None, zero_signs: bool = False) -> bool:
     """Whether two captures of the same interface differ bitwise (NaN == NaN whatever the
-    payload; integer outputs compared raw), on lanes that neither run killed."""
+    payload; integer outputs compared raw), on lanes that neither run killed.  ``lanes``: a
+    (lanes,) bool mask, compare those lanes only (vertex/fragment captures); ``zero_signs``:
+    -0.0 and +0.0 of a float output are one value."""
     integer = {o["name"]: o.get("type") in _INT_TYPES for o in reflection.get("outputs", [])}
+
+    def rows(words):
+        w = np.asarray(words)
+        if lanes is None:
+            return w
+        return w[lanes] if w.shape[:1] == lanes.shape else None
+
     if a.killed is not None or b.killed is not None:
-        if a.killed is None or b.killed is None or not np.array_equal(a.killed, b.killed):
+        if a.killed is None or b.killed is None:
+            return True
+        ka, kb = rows(a.killed), rows(b.killed)
+        if ka is None or kb is None or not np.array_equal(ka, kb):
             return True
     if a.primitives is not None or b.primitives is not None:
         return _primitives_differ(integer, a.primitives or [], b.primitives or [])
     if set(a.outputs) != set(b.outputs):
         return True
-    keep = None if a.killed is None else ~np.asarray(a.killed, bool)
+    keep = None if a.killed is None else ~np.asarray(rows(a.killed), bool)
     for name, wa in a.outputs.items():
-        ia, ib = _canon(wa, integer.get(name, False)), _canon(b.outputs[name],
-                                                              integer.get(name, False))
+        is_int = integer.get(name, False)
+        ia, ib = rows(_canon(wa, is_int)), rows(_canon(b.outputs[name], is_int))
+        if ia is None or ib is None:
+            return True
+        if zero_signs and not is_int:
+            ia = np.where((ia & 0x7FFFFFFF) == 0, np.uint32(0), ia)
+            ib = np.where((ib & 0x7FFFFFFF) == 0, np.uint32(0), ib)
         if keep is not None:
             ia, ib = ia[keep], ib[keep]
         if not np.array_equal(ia, ib):
@@ -677,7 +694,7 @@ def permitted_mutant(text, name, mutation: Mutation, reflection, cap0, cap, lane
                 "correct translation of the same constant")
     if cap0.primitives is not None or cap.primitives is not None:
         return None                  # geometry: lanes are not outputs; not classified
-    if _equal_but_for_zero_signs(reflection, cap0, cap):
+    if not captures_differ(reflection, cap0, cap, zero_signs=True):
         return ("zero-sign-only", "identical on the verifier's inputs but for the sign of "
                 "zeros, which GLSL 4.50 §4.7.1 leaves to the implementation (permits."
                 "rule_signedzero): no check held to that contract could tell them apart on "
@@ -686,46 +703,11 @@ def permitted_mutant(text, name, mutation: Mutation, reflection, cap0, cap, lane
     if lanes_nonfinite is None or not lanes_nonfinite.any():
         return None
     finite = ~lanes_nonfinite
-    integer = {o["name"]: o.get("type") in _INT_TYPES for o in reflection.get("outputs", [])}
-    for cap_ in (cap0, cap):
-        if cap_.killed is not None and finite.shape != np.shape(cap_.killed):
-            return None
-    if cap0.killed is not None and \
-            not np.array_equal(np.asarray(cap0.killed)[finite], np.asarray(cap.killed)[finite]):
+    if captures_differ(reflection, cap0, cap, lanes=finite):
         return None
-    if set(cap0.outputs) != set(cap.outputs):
-        return None
-    for out_name, words in cap0.outputs.items():
-        a = _canon(words, integer.get(out_name, False))
-        b = _canon(cap.outputs[out_name], integer.get(out_name, False))
-        if a.shape[0] != finite.shape[0] or not np.array_equal(a[finite], b[finite]):
-            return None
     return ("nonfinite-only", f"identical on the {int(finite.sum())} lanes where the original "
             f"program stays finite; differs only on {int(lanes_nonfinite.sum())} lanes where it "
             "computes an Inf or NaN (GLSL 4.50 §4.7.1)")
-
-
-def _equal_but_for_zero_signs(reflection, a, b) -> bool:
-    """Two captures equal once -0.0 and +0.0 are one value (float outputs; integer outputs
-    and kills compared as they are)."""
-    integer = {o["name"]: o.get("type") in _INT_TYPES for o in reflection.get("outputs", [])}
-    if (a.killed is None) != (b.killed is None) or (
-            a.killed is not None and not np.array_equal(a.killed, b.killed)):
-        return False
-    if set(a.outputs) != set(b.outputs):
-        return False
-    keep = None if a.killed is None else ~np.asarray(a.killed, bool)
-    for name, wa in a.outputs.items():
-        is_int = integer.get(name, False)
-        ia, ib = _canon(wa, is_int), _canon(b.outputs[name], is_int)
-        if not is_int:
-            ia = np.where((ia & 0x7FFFFFFF) == 0, np.uint32(0), ia)
-            ib = np.where((ib & 0x7FFFFFFF) == 0, np.uint32(0), ib)
-        if keep is not None:
-            ia, ib = ia[keep], ib[keep]
-        if not np.array_equal(ia, ib):
-            return False
-    return True
 
 
 class _NonFiniteResults:

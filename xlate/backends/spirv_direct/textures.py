@@ -96,11 +96,7 @@ class TextureMixin:
         coord = self.x(cv, 0) if n == 1 else self.shuffle(cv, cv, tuple(range(n)), "f")
         size = None
         if vk_rect:
-            size = self.val("ConvertSToF", self.t("f", 2), self.val(
-                "ImageQuerySizeLod", self.t("i", 2), self.val("Image", img, sampler),
-                self.c("i", 0, 1)))
-            xy = self.fval("FDiv", self.t("f", 2), self.shuffle(cv, cv, (0, 1), "f"), size)
-            coord = xy
+            size, coord = self.rect_normalized(img, sampler, cv)
         dref = self.x(cv, ref) if shadow else None
         fragment = self.prog.stage == Stage.FRAGMENT
         gsel = _GRAD[target]
@@ -172,6 +168,14 @@ class TextureMixin:
                          *([mask] + operands if mask else []))
         return self.bitcast(value, skind, rkind)
 
+    def rect_normalized(self, img, sampler, cv) -> tuple[int, int]:
+        """(the base level's size as a float vec2, ``cv.xy`` divided by it): a rectangle
+        texture's texel coordinates on Vulkan, which has normalized 2D images only."""
+        size = self.val("ConvertSToF", self.t("f", 2), self.val(
+            "ImageQuerySizeLod", self.t("i", 2), self.val("Image", img, sampler),
+            self.c("i", 0, 1)))
+        return size, self.fval("FDiv", self.t("f", 2), self.shuffle(cv, cv, (0, 1), "f"), size)
+
     def gather(self, ins, sampler, img, cv, skind, rkind, vk_rect) -> int:
         """TXG as GlslEmitter.emit_gather spells it: textureGather[Offset] of a component
         (OpImageGather), or of a shadow sampler with the depth reference (OpImageDrefGather:
@@ -186,10 +190,7 @@ class TextureMixin:
             n, ref = {"2D": 2, "RECT": 2, "ARRAY2D": 3, "CUBE": 3, "ARRAYCUBE": 4}[target], None
         coord = self.shuffle(cv, cv, tuple(range(n)), "f")
         if vk_rect:
-            size = self.val("ConvertSToF", self.t("f", 2), self.val(
-                "ImageQuerySizeLod", self.t("i", 2), self.val("Image", img, sampler),
-                self.c("i", 0, 1)))
-            xy = self.fval("FDiv", self.t("f", 2), self.shuffle(cv, cv, (0, 1), "f"), size)
+            _, xy = self.rect_normalized(img, sampler, cv)
             coord = xy if n == 2 else self.vec("f", [self.x(xy, 0, "f"), self.x(xy, 1, "f"),
                                                     self.x(cv, 2)])
         operands = [0x8, self.offset_const(target, tex.offset)] if any(tex.offset) else []
