@@ -10,6 +10,12 @@
 #
 #   tools/gpu_oracle.sh [CORPUS (default ../shared/corpus)] [OUT (default gpu-oracle)] [LANES]
 #
+# Environment: JOBS (worker processes, default: the number of cores), TIMEOUT (seconds per
+# program, default 120).  Each report is appended to OUT/native.jsonl as it finishes, so a run
+# cut short still leaves its results: `tools/native_oracle.py --from-jsonl OUT/native.jsonl
+# FOLDER...` summarizes them.  The NV dialect folders go first (a plain ARB folder also runs
+# on llvmpipe).
+#
 # Needs EGL with an OpenGL compatibility profile (NVIDIA: libEGL_nvidia; headless works:
 # EGL_PLATFORM=surfaceless or device).  Programs the driver refuses are reported
 # `unsupported: driver refuses the program: <its message>`.  On Mesa llvmpipe only the plain
@@ -23,17 +29,23 @@ export EGL_PLATFORM="${EGL_PLATFORM:-surfaceless}"
 export PYTHONPATH="$HERE/..${PYTHONPATH:+:$PYTHONPATH}"
 mkdir -p "$OUT"
 FOLDERS=()
+ARB=()
 for d in "$CORPUS"/collected/* "$CORPUS"/cg/*; do
     [ -d "$d" ] || continue
     case "$(basename "$d")" in
         tgsi|glslf|glslg|glslv) continue ;;     # not assembly programs of a GL interface
+        arbfp|arbvp|arbfp1|arbvp1) ARB+=("$d") ;;
+        *) FOLDERS+=("$d") ;;
     esac
-    FOLDERS+=("$d")
 done
+FOLDERS+=("${ARB[@]}")
 if [ "${#FOLDERS[@]}" -eq 0 ]; then
     echo "gpu_oracle: no corpus folders under $CORPUS" >&2
     exit 2
 fi
-python3 "$HERE/native_oracle.py" --quiet --lanes "$LANES" --json "$OUT/native.json" "${FOLDERS[@]}" \
+rm -f "$OUT/native.jsonl"
+python3 "$HERE/native_oracle.py" --quiet --lanes "$LANES" --jobs "${JOBS:-$(nproc)}" \
+    --timeout "${TIMEOUT:-120}" --progress "$OUT/native.jsonl" --json "$OUT/native.json" \
+    "${FOLDERS[@]}" \
     | tee "$OUT/summary.txt"
-echo "reports: $OUT/native.json, summary: $OUT/summary.txt"
+echo "reports: $OUT/native.json ($OUT/native.jsonl line by line), summary: $OUT/summary.txt"

@@ -257,6 +257,7 @@ ENUMS = {
 }
 
 EGL_PLATFORM_SURFACELESS_MESA = 0x31DD
+EGL_PLATFORM_DEVICE_EXT = 0x313F
 EGL_OPENGL_API = 0x30A2
 EGL_CONTEXT_MAJOR_VERSION, EGL_CONTEXT_MINOR_VERSION = 0x3098, 0x30FB
 EGL_CONTEXT_OPENGL_PROFILE_MASK = 0x30FD
@@ -286,21 +287,50 @@ class _Egl:
         lib.eglGetDisplay.restype = p
         lib.eglGetDisplay.argtypes = [p]
         self.lib = lib
-        gpd = lib.eglGetProcAddress(b"eglGetPlatformDisplayEXT")
-        dpy = None
-        if gpd:
-            dpy = C.CFUNCTYPE(p, u, p, p)(gpd)(EGL_PLATFORM_SURFACELESS_MESA, None, None)
-        if not dpy:
-            dpy = lib.eglGetDisplay(None)
-        if not dpy:
-            raise GLUnavailable("eglGetPlatformDisplay(surfaceless) failed: no EGL display")
-        ma, mi = i(), i()
-        if not lib.eglInitialize(dpy, C.byref(ma), C.byref(mi)):
-            raise GLUnavailable(f"eglInitialize failed (EGL error 0x{lib.eglGetError():x}); is "
-                                "Mesa's EGL driver (libegl-mesa0) installed?")
+        dpy, tried = None, []
+        for name, candidate in self._displays(lib):
+            ma, mi = i(), i()
+            if candidate and lib.eglInitialize(candidate, C.byref(ma), C.byref(mi)):
+                dpy = candidate
+                break
+            tried.append(f"{name}: " + ("no display" if not candidate else
+                                        f"eglInitialize failed (EGL error 0x{lib.eglGetError():x})"))
+        if dpy is None:
+            raise GLUnavailable("no EGL display could be initialized (" + "; ".join(tried)
+                                + "); is Mesa's EGL driver (libegl-mesa0) installed?")
         if not lib.eglBindAPI(EGL_OPENGL_API):
             raise GLUnavailable("eglBindAPI(EGL_OPENGL_API) failed")
         self.dpy = dpy
+
+    @staticmethod
+    def _displays(lib):
+        """Candidate displays in the order tried: Mesa's surfaceless platform, then each EGL
+        device (EGL_EXT_platform_device: NVIDIA's headless driver, where the surfaceless
+        platform may be missing), then the default display.  ``EGL_PLATFORM=device`` puts
+        the devices first."""
+        gpd = lib.eglGetProcAddress(b"eglGetPlatformDisplayEXT")
+        get = C.CFUNCTYPE(p, u, p, p)(gpd) if gpd else None
+
+        def surfaceless():
+            if get:
+                yield "surfaceless", get(EGL_PLATFORM_SURFACELESS_MESA, None, None)
+
+        def devices():
+            qd = lib.eglGetProcAddress(b"eglQueryDevicesEXT")
+            if not (get and qd):
+                return
+            query = C.CFUNCTYPE(u, i, C.POINTER(p), PI)(qd)
+            found = (p * 16)()
+            n = i()
+            if query(16, found, C.byref(n)):
+                for k in range(n.value):
+                    yield f"device {k}", get(EGL_PLATFORM_DEVICE_EXT, found[k], None)
+
+        order = [devices, surfaceless] if os.environ.get("EGL_PLATFORM") == "device" \
+            else [surfaceless, devices]
+        for source in order:
+            yield from source()
+        yield "default", lib.eglGetDisplay(None)
 
     def create(self, profile: str):
         bit = EGL_CORE_BIT if profile == "core" else EGL_COMPAT_BIT
