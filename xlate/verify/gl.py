@@ -299,11 +299,16 @@ class Runner:
                                                  for v in st["TEXTURE_BORDER_COLOR"]]))
         gl.TexParameteri(gt, G.GL_TEXTURE_COMPARE_MODE, E[st["TEXTURE_COMPARE_MODE"]])
         gl.TexParameteri(gt, G.GL_TEXTURE_COMPARE_FUNC, E[st["TEXTURE_COMPARE_FUNC"]])
-        gl.TexParameteri(gt, G.GL_TEXTURE_BASE_LEVEL, st["TEXTURE_BASE_LEVEL"])
-        gl.TexParameteri(gt, G.GL_TEXTURE_MAX_LEVEL, st["TEXTURE_MAX_LEVEL"])
-        gl.TexParameterf(gt, G.GL_TEXTURE_LOD_BIAS, st["TEXTURE_LOD_BIAS"])
-        gl.TexParameterf(gt, G.GL_TEXTURE_MIN_LOD, st["TEXTURE_MIN_LOD"])
-        gl.TexParameterf(gt, G.GL_TEXTURE_MAX_LOD, st["TEXTURE_MAX_LOD"])
+        gl.check(f"texture unit {unit} image and filter state")
+        if target != "RECT":
+            # a rectangle texture has one level and no LOD (ARB_texture_rectangle): its LOD
+            # state is left at the defaults, which NVIDIA's driver insists on (a LOD
+            # parameter on it is GL_INVALID_OPERATION there; llvmpipe ignores it)
+            gl.TexParameteri(gt, G.GL_TEXTURE_BASE_LEVEL, st["TEXTURE_BASE_LEVEL"])
+            gl.TexParameteri(gt, G.GL_TEXTURE_MAX_LEVEL, st["TEXTURE_MAX_LEVEL"])
+            gl.TexParameterf(gt, G.GL_TEXTURE_LOD_BIAS, st["TEXTURE_LOD_BIAS"])
+            gl.TexParameterf(gt, G.GL_TEXTURE_MIN_LOD, st["TEXTURE_MIN_LOD"])
+            gl.TexParameterf(gt, G.GL_TEXTURE_MAX_LOD, st["TEXTURE_MAX_LOD"])
         if target in ("CUBE", "ARRAYCUBE"):
             (gl.Enable if st["TEXTURE_CUBE_MAP_SEAMLESS"] else gl.Disable)(
                 G.GL_TEXTURE_CUBE_MAP_SEAMLESS)

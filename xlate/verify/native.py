@@ -324,6 +324,11 @@ class Runner(GLRunner):
         self._objects: list[tuple] = []
         self._programs: list[tuple[int, int]] = []
         self._tex = ({}, set())
+        # the harness's capture programs declare their inputs FLAT where the driver has
+        # NV_fragment_program4: a varying's interpolation, even over a point, turns +-Inf into
+        # NaN on NVIDIA's driver (measured: a MOV of an Inf attribute reads back NaN), while a
+        # flat-shaded attribute is the provoking vertex's value, bit for bit
+        self.flat = "GL_NV_gpu_program4" in ext
 
     def describe(self) -> str:
         return f"native on {self.gl.describe()}"
@@ -505,11 +510,14 @@ class Runner(GLRunner):
     # ---- vertex programs --------------------------------------------------------------------
     def run_vertex(self, text: str, lanes: int, inputs: dict[str, np.ndarray],
                    params: dict[str, np.ndarray], outputs: list[str],
-                   busy_tc=frozenset()) -> dict[str, np.ndarray]:
+                   busy_tc=frozenset(), textures=None, shadow=None) -> dict[str, np.ndarray]:
         """Run a vertex program text on ``lanes`` points; returns output binding -> (lanes, 4)
         words for each of ``outputs`` the harness can capture.  ``busy_tc``: texture
-        coordinates the text writes besides ``outputs`` (not free for the position)."""
+        coordinates the text writes besides ``outputs`` (not free for the position).
+        ``textures``/``shadow``: as :meth:`run_fragment` (vertex texture fetches,
+        NV_vertex_program3 and NV_gpu_program4)."""
         self.gl.use()
+        self._tex = (textures or {}, shadow or set())
         try:
             return self._run_vertex(text, lanes, inputs, params, outputs, busy_tc)
         finally:
@@ -532,6 +540,7 @@ class Runner(GLRunner):
         pos[:, 1] = (2 * (lane // W) + 1) / H - 1
         pos[:, 3] = 1
         self._generic(spare_attr, pos.view(np.uint32))
+        self._textures(*self._tex)
         invariant = re.search(r"\bOPTION\s+ARB_position_invariant\b", _blank_comments(text))
         base = drop_option(text, "ARB_position_invariant") if invariant else text
         plan = self._vertex_plan(outputs, spare_tc, bool(invariant))
@@ -550,7 +559,7 @@ class Runner(GLRunner):
             self._params(GL_VERTEX_PROGRAM_ARB, params)
             for k in range(0, len(reads), MAX_TARGETS):
                 group = reads[k:k + MAX_TARGETS]
-                fp = passthrough_fragment([frag for _, frag in group])
+                fp = passthrough_fragment([frag for _, frag in group], self.flat)
                 self.load(fp, GL_FRAGMENT_PROGRAM_ARB, "arb")
                 self._clear(targets)
                 gl.DrawArrays(G.GL_POINTS, 0, lanes)
@@ -599,18 +608,8 @@ class Runner(GLRunner):
                              "ARB_draw_buffers")
         n_colors = max(colors + [depth_loc if depth_loc is not None else -1]) + 1
         targets = self._setup(W, H, max(n_colors, 1), True)
-        vp, feeds = passthrough_vertex(inputs)
-        quads = lanes // 4
-        pos = np.zeros((quads, 4), np.float32)
-        qx, qy = x[::4], y[::4]
-        pos[:, 0] = (qx + 1) * 2 / W - 1
-        pos[:, 1] = (qy + 1) * 2 / H - 1
-        pos[:, 3] = 1
-        self._generic(0, pos.view(np.uint32))
-        for index, key in feeds:
-            self._generic(index, np.asarray(inputs[key], np.uint32)[::4])
+        quads = self._feed_quads(inputs, lanes, x, y, W, H)
         self._textures(*self._tex)
-        self.load(vp, GL_VERTEX_PROGRAM_ARB, "arb")
         self.load(src, GL_FRAGMENT_PROGRAM_ARB, "arb")
         self._params(GL_FRAGMENT_PROGRAM_ARB, params)
         gl.Enable(GL_VERTEX_PROGRAM_ARB)
@@ -636,10 +635,73 @@ class Runner(GLRunner):
         return cap
 
 
-def passthrough_fragment(reads: list[str]) -> str:
-    """The harness's fragment program: each fragment input to its own colour attachment."""
-    lines = ["!!ARBfp1.0", "OPTION ARB_draw_buffers;"]
-    lines += [f"MOV result.color[{j}], {r};" for j, r in enumerate(reads)]
+    def _feed_quads(self, inputs, lanes, x, y, W, H) -> int:
+        """One point of size 2 per quad of lanes, its attributes from the quad's first lane,
+        through the harness's pass-through vertex program (loaded); returns the point count."""
+        vp, feeds = passthrough_vertex(inputs)
+        quads = lanes // 4
+        pos = np.zeros((quads, 4), np.float32)
+        qx, qy = x[::4], y[::4]
+        pos[:, 0] = (qx + 1) * 2 / W - 1
+        pos[:, 1] = (qy + 1) * 2 / H - 1
+        pos[:, 3] = 1
+        self._generic(0, pos.view(np.uint32))
+        for index, key in feeds:
+            self._generic(index, np.asarray(inputs[key], np.uint32)[::4])
+        self.load(vp, GL_VERTEX_PROGRAM_ARB, "arb")
+        return quads
+
+    def delivered_fragment_inputs(self, inputs: dict[str, np.ndarray],
+                                  lanes: int) -> dict[str, np.ndarray]:
+        """The words a fragment program receives for each of ``inputs`` (non-builtin, quad
+        constant), read back by a harness program that copies them to its attachments.
+
+        Why: the way from a vertex to a fragment -- rasterization and interpolation, even over
+        a point -- is the driver's, not the program's, and it does not carry every value:
+        NVIDIA's turns +-Inf into NaN (measured), llvmpipe's -0.0 into +0.0.  The executor is
+        given what the program under test is given, as the ``state.*`` read-back gives it the
+        driver's derived state (module docstring); a value the way does not carry is then not
+        tested on this driver, never compared against one the program never saw."""
+        keys = [k for k in sorted(inputs) if _path_of(k) in FRAGMENT_FEEDS]
+        if not keys:
+            return {}
+        self.gl.use()
+        gl = self.gl
+        x, y, W, H = quad_layout(lanes, WIDTH)
+        out: dict[str, np.ndarray] = {}
+        try:
+            targets = self._setup(W, H, min(len(keys), MAX_TARGETS), False)
+            quads = self._feed_quads(inputs, lanes, x, y, W, H)
+            gl.Enable(GL_VERTEX_PROGRAM_ARB)
+            gl.Enable(GL_FRAGMENT_PROGRAM_ARB)
+            gl.PointSize(2.0)
+            for k in range(0, len(keys), MAX_TARGETS):
+                group = keys[k:k + MAX_TARGETS]
+                self.load(passthrough_fragment(group), GL_FRAGMENT_PROGRAM_ARB, "arb")
+                self._clear(targets)
+                gl.DrawArrays(G.GL_POINTS, 0, quads)
+                gl.check("fragment input read-back")
+                for j, key in enumerate(group):
+                    got = self._read(targets[j], W, H)[y, x]
+                    shape = np.shape(inputs[key])
+                    got = got[:, 0] if len(shape) == 1 else got[:, :shape[1]]
+                    out[key] = np.ascontiguousarray(got, np.uint32)
+        finally:
+            self._cleanup()
+        return out
+
+
+def passthrough_fragment(reads: list[str], flat: bool = False) -> str:
+    """The harness's fragment program: each fragment input to its own colour attachment --
+    with ``flat``, an ``!!NVfp4.0`` program reading ``FLAT`` attributes (not interpolated:
+    exact for every value, Inf included; :class:`Runner`)."""
+    if not flat:
+        lines = ["!!ARBfp1.0", "OPTION ARB_draw_buffers;"]
+        lines += [f"MOV result.color[{j}], {r};" for j, r in enumerate(reads)]
+        return "\n".join(lines + ["END", ""])
+    lines = ["!!NVfp4.0", "OPTION ARB_draw_buffers;"]
+    lines += [f"FLAT ATTRIB xl_in{j} = {r};" for j, r in enumerate(reads)]
+    lines += [f"MOV result.color[{j}], xl_in{j};" for j in range(len(reads))]
     return "\n".join(lines + ["END", ""])
 
 

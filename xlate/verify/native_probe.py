@@ -417,9 +417,10 @@ class TextProbe:
         out = self.base
         for start, end, new in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
             out = out[:start] + new + out[end:]
-        if self.program.stage == Stage.FRAGMENT and probes and \
-                self.program.dialect.startswith("ARB"):
-            out = add_option(out, "ARB_draw_buffers")      # (NV_fragment_program4 has them)
+        if self.program.stage == Stage.FRAGMENT and probes:
+            # result.color[n] needs the option in NV_fragment_program4 too (its section
+            # 2.X.6.Y; NVIDIA's driver: "expected ','" at the "[")
+            out = add_option(out, "ARB_draw_buffers")
         return out
 
     # ---- the replay's interface -------------------------------------------------------------
@@ -483,7 +484,8 @@ class TextProbe:
                 got = cap.outputs
             else:
                 got = runner.run_vertex(text, lanes, inputs, gen.params, wanted,
-                                        busy_tc=self.busy_tc)
+                                        busy_tc=self.busy_tc, textures=gen.textures,
+                                        shadow=gen.shadow)
             if whole:
                 from .capture import Capture
                 outputs = {key: got[key] for key in self.keys if key in got}

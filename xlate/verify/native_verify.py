@@ -127,6 +127,8 @@ def _run_once(text, program, facts, lanes, seed, runner, rep, keys):
     conform_inputs(gen.inputs)
     if stage == Stage.FRAGMENT:
         quad_constant(gen.inputs, gen.builtin)
+        gen.inputs.update(runner.delivered_fragment_inputs(
+            {k: v for k, v in gen.inputs.items() if k not in gen.builtin}, lanes))
     state = [k for k in gen.params if k.startswith("state.")]
     if state:
         set_state(runner, gen.params)
@@ -143,7 +145,8 @@ def _run_once(text, program, facts, lanes, seed, runner, rep, keys):
             return None
     inputs = {k: v for k, v in gen.inputs.items() if k not in gen.builtin}
     if stage == Stage.VERTEX:
-        got = _run_vertex_outputs(text, runner, lanes, inputs, gen.params, keys)
+        got = _run_vertex_outputs(text, runner, lanes, inputs, gen.params, keys,
+                                  gen.textures, gen.shadow)
         cap = Capture(outputs={SCALAR_NAMES.get(k, k): v for k, v in got.items()})
         _zero_signs(program, facts, keys, res, cap)
     else:
@@ -161,7 +164,8 @@ def _run_once(text, program, facts, lanes, seed, runner, rep, keys):
     return _NativeRun(gen, res, cap, diffs, compared)
 
 
-def _run_vertex_outputs(text, runner, lanes, inputs, params, keys):
+def _run_vertex_outputs(text, runner, lanes, inputs, params, keys, textures=None,
+                        shadow=None):
     """The program's outputs.  A program writing all eight texture coordinates leaves none for
     the position the harness moves: then two runs -- one with ``result.texcoord[7]`` sunk into
     a harness temporary (the position takes its place), one with ``result.texcoord[0]`` sunk
@@ -170,14 +174,17 @@ def _run_vertex_outputs(text, runner, lanes, inputs, params, keys):
     from .native_probe import declare_sink, sink_outputs
     tcs = {k for k in keys if k.startswith("result.texcoord[")}
     if len(tcs) < 8:
-        return runner.run_vertex(text, lanes, inputs, params, keys)
+        return runner.run_vertex(text, lanes, inputs, params, keys, textures=textures,
+                                 shadow=shadow)
     blank = _blank_comments(text)
     last, first = "result.texcoord[7]", "result.texcoord[0]"
     got = runner.run_vertex(declare_sink(sink_outputs(text, blank, {last})), lanes, inputs,
-                            params, [k for k in keys if k != last])
+                            params, [k for k in keys if k != last], textures=textures,
+                            shadow=shadow)
     moved = sink_outputs(text, blank, {first})
     moved = declare_sink(rename_results(moved, {last: first}))
-    got[last] = runner.run_vertex(moved, lanes, inputs, params, [first])[first]
+    got[last] = runner.run_vertex(moved, lanes, inputs, params, [first], textures=textures,
+                                  shadow=shadow)[first]
     return got
 
 

@@ -819,7 +819,7 @@ def rule_implementation(s: Site) -> np.ndarray:
 from .permits_native import (  # noqa: E402
     rule_fixed_function_nonfinite, rule_fog_factor, rule_gl_precision,
     rule_gl_precision_compare, rule_native_signedzero, rule_propagated, rule_reassociated,
-    rule_relative_out_of_range, rule_rough_power, rule_uninitialized)
+    rule_relative_out_of_range, rule_rough_power, rule_saturated_nan, rule_uninitialized)
 
 
 #: the rules in the order they are tried (the first that permits a component names it), and
@@ -850,6 +850,7 @@ RULES = (
     ("range", rule_range, "any"),
     ("undefined", rule_undefined, None),
     ("undefined", rule_uninitialized, None),
+    ("undefined", rule_saturated_nan, None),
     ("undefined", rule_relative_out_of_range, None),
     ("boundary", rule_boundary, None),
     ("lod", rule_fine_derivatives, None),

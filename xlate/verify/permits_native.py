@@ -392,6 +392,30 @@ def rule_uninitialized(s: Site) -> np.ndarray:
     return np.broadcast_to(free, (n, 4)).copy()
 
 
+def rule_saturated_nan(s: Site) -> np.ndarray:
+    """Native backend only, plain ARB programs (no NV option): a saturated instruction
+    (``_SAT``) whose unsaturated result is NaN may give NaN or any value of the clamp's range.
+    ARB_fragment_program section 3.11.4.3 says only that "_SAT" clamps the result components
+    to [0,1]; NaN lies in no order, and the spec's one word on NaN (the MUL rules: "IEEE 'not a
+    number' and 'infinity' encodings may be exceptions") leaves operations on it open.  The
+    executor keeps the NaN (NV_fragment_program's UpdateDestination pseudocode: ``if (x < 0)
+    x = 0; else if (x > 1) x = 1;`` lets it through; xlate/exec/__init__.py); llvmpipe and
+    NVIDIA's driver give 0.0 (measured).  Programs with an NV option follow the NV pseudocode:
+    not covered.  Verdict ``undefined``."""
+    n = len(s.exe)
+    program = s.op.st.program
+    if s.backend != "native" or s.op.sat is None or not program.dialect.startswith("ARB") \
+            or getattr(program, "options", ()) and any(o.startswith("NV_")
+                                                        for o in program.options):
+        return np.zeros((n, 4), bool)
+    lo, hi = (np.float32(v) for v in s.op.sat)
+    exe = s.exe.view(np.float32)
+    imp = s.imp.view(np.float32)
+    with np.errstate(invalid="ignore"):
+        in_range = (imp >= lo) & (imp <= hi)
+    return np.isnan(exe) & (np.isnan(imp) | in_range)
+
+
 def rule_native_signedzero(s: Site) -> np.ndarray:
     """Native backend only: both results are zeros, at any instruction (a move, a negation,
     the fixed-function clamp of an option's fog blend included): GL 2.1 §2.1.1's floating-point
