@@ -61,14 +61,35 @@ def test_probe_slots_leave_the_position_a_texture_coordinate():
     assert slots[-2:] == ["result.color", "result.color.secondary"] and len(slots) == 9
 
 
-def test_probe_refuses_condition_codes_by_name():
+def test_probe_text_keeps_destination_conditions():
+    """A conditional write to a result binding goes through the harness temporary with its
+    condition, and the copy to the real destination carries the same condition (components
+    the write skipped keep their value); the probe MOVs update no condition code."""
     text = ("!!ARBvp1.0\nOPTION NV_vertex_program2;\nTEMP r;\nMOVC r, vertex.position;\n"
             "MOV result.position (GT.x), r;\nEND\n")
-    try:
-        prog = parse(text)
-    except Exception:
-        pytest.skip("xlate does not parse this NV option program")
-    with pytest.raises(ProbeRefused, match="condition codes"):
+    prog = parse(text)
+    probe = TextProbe(text, prog, ["result.position"])
+    got = probe.instrumented([(0, "result.texcoord[1]"), (1, "result.texcoord[2]")])
+    assert got == ("!!ARBvp1.0\nOPTION NV_vertex_program2;\nTEMP xv_probe_t;\nTEMP r;\n"
+                   "MOVC r, vertex.position;\nMOV result.texcoord[1], r;\n"
+                   "MOV xv_probe_t (GT.x), r;\nMOV result.position (GT.x), xv_probe_t;\n"
+                   "MOV result.texcoord[2], xv_probe_t;\nEND\n")
+
+
+def test_probe_refuses_conditional_result_write_that_updates_codes():
+    text = ("!!ARBvp1.0\nOPTION NV_vertex_program2;\nTEMP r;\nMOVC r, vertex.position;\n"
+            "MOVC result.position (GT.x), r;\nEND\n")
+    prog = parse(text)
+    probe = TextProbe(text, prog, ["result.position"])
+    with pytest.raises(ProbeRefused, match="conditional write that updates the condition"):
+        probe.instrumented([(1, "result.texcoord[1]")])
+
+
+def test_probe_refuses_control_flow_by_name():
+    text = ("!!ARBvp1.0\nOPTION NV_vertex_program2;\nTEMP r;\nMOVC r, vertex.position;\n"
+            "BRA skip (GT.x);\nMOV r, -r;\nskip:\nMOV result.position, r;\nEND\n")
+    prog = parse(text)
+    with pytest.raises(ProbeRefused, match="control flow"):
         TextProbe(text, prog, ["result.position"])
 
 

@@ -700,7 +700,10 @@ def passthrough_fragment(reads: list[str], flat: bool = False) -> str:
         lines += [f"MOV result.color[{j}], {r};" for j, r in enumerate(reads)]
         return "\n".join(lines + ["END", ""])
     lines = ["!!NVfp4.0", "OPTION ARB_draw_buffers;"]
-    lines += [f"FLAT ATTRIB xl_in{j} = {r};" for j, r in enumerate(reads)]
+    # (not the fog coordinate: a FLAT fragment.fogcoord reads 0.0 on NVIDIA's driver --
+    # measured: every captured fog coordinate and point size came back 0.0)
+    lines += [f"{'' if r == 'fragment.fogcoord' else 'FLAT '}ATTRIB xl_in{j} = {r};"
+              for j, r in enumerate(reads)]
     lines += [f"MOV result.color[{j}], xl_in{j};" for j in range(len(reads))]
     return "\n".join(lines + ["END", ""])
 

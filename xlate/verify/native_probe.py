@@ -113,16 +113,31 @@ def statement_extent(text: str, blank: str, starts: list[int], span) -> tuple[in
     return at, semi + 1
 
 
+#: a destination's condition, NV style: ``R0.xy (GT.x)``
+_DST_CONDITION = re.compile(r"\s*\([^()]*\)\s*$")
+
+
 def destination(blank: str, start: int, end: int) -> tuple[int, int, str, str]:
     """(offset, end offset, register text without its write mask, write mask text) of the
-    statement's destination operand."""
+    statement's destination operand (the offsets span its condition too, if any:
+    :func:`destination_condition`)."""
     m = _STATEMENT.match(blank, start, end)
     if m is None:
         raise ProbeRefused(f"no destination in {blank[start:end]!r}")
     dst = m.group(2)
+    cond = _DST_CONDITION.search(dst)
+    if cond:
+        dst = dst[:cond.start()]
     mask = _MASK.search(dst)
     name = dst[:mask.start()] if mask else dst
     return m.start(2), m.end(2), name.strip(), mask.group() if mask else ""
+
+
+def destination_condition(blank: str, start: int, end: int) -> str:
+    """The destination's condition text (`` (GT.x)``), or ""."""
+    m = _STATEMENT.match(blank, start, end)
+    cond = _DST_CONDITION.search(m.group(2)) if m else None
+    return " " + cond.group().strip() if cond else ""
 
 
 def probe_slots(stage: Stage, keys: list[str]) -> tuple[list[str], set[int]]:
@@ -368,11 +383,11 @@ class TextProbe:
             if cat == "flow":
                 raise ProbeRefused(f"native probes of programs with control flow ({ins.op} at "
                                    f"line {ins.span.line}) are not implemented")
-            cond = ins.cond if ins.cond is not None else \
-                (ins.dst.cond if ins.dst is not None else None)
-            if (cond is not None and cond.rule != "TR") or ins.cc_update is not None:
-                raise ProbeRefused(f"native probes of condition codes ({ins.op} at line "
-                                   f"{ins.span.line}) are not implemented")
+            # condition codes: a probe is a MOV without a condition-code update, so it
+            # changes no code, and it copies the register after the (conditional) write --
+            # the words the replay compares ("as written").  What cannot be probed is a
+            # condition-code *test* event (the replay asks for those only where the codes
+            # themselves differ: __call__ refuses then)
         self.keys = keys
         self.finals = {**final_writers(program), **scalar_final_writers(program)}
         self.partial_finals = final_components(program)
@@ -390,16 +405,23 @@ class TextProbe:
             ins = self.program.instructions[k]
             start, end = statement_extent(self.text, self.blank, self.starts, ins.span)
             d0, d1, _, mask = destination(self.blank, start, end)
-            name = self.base[d0:d1].strip()
+            cond = destination_condition(self.blank, start, end)
+            name = _DST_CONDITION.sub("", self.base[d0:d1]).strip()
             name = name[:-len(mask)].strip() if mask else name
             reg = self.program.registers.get(ins.dst.reg)
             # a declared temporary can be read back; anything else (a result binding, an
             # OUTPUT name, the register a fog option gives result.color) cannot
             if (reg is None or reg.kind != RegKind.TEMP or reg.implicit or
                     name.startswith("result.")) and name != SINK_NAME:
+                if cond and ins.cc_update is not None:
+                    # the copy to the real destination would test the updated codes
+                    raise ProbeRefused(f"native probes of a conditional write that updates "
+                                       f"the condition codes into {name} (line "
+                                       f"{ins.span.line}) are not implemented")
                 need_temp = True
-                edits.append((d0, d1, TEMP_NAME + mask))
-                edits.append((end, end, f"\nMOV {self.base[d0:d1].strip()}, {TEMP_NAME};"
+                edits.append((d0, d1, TEMP_NAME + mask + cond))
+                # the copy carries the condition: components the write skipped keep their value
+                edits.append((end, end, f"\nMOV {name}{mask}{cond}, {TEMP_NAME};"
                                         + probe_moves(slot, TEMP_NAME)))
             else:
                 edits.append((end, end, probe_moves(slot, name)))

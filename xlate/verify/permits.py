@@ -111,11 +111,12 @@ class Site:
             return per_comp
         return np.broadcast_to(per_lane[:, None], (len(per_lane), 4))
 
-    def recompute(self, all_operands, fn=None) -> np.ndarray:
+    def recompute(self, all_operands, fn=None, precision: bool = True) -> np.ndarray:
         """The instruction's result words on the judged lanes for other operands (given for
         the whole lane selection: implicit derivatives read the quad neighbours), saturation
         and precision applied as the executor applies them.  ``fn``: another computation of
-        the result in place of the opcode's (called like it, ``fn(op, *operands)``)."""
+        the result in place of the opcode's (called like it, ``fn(op, *operands)``).
+        ``precision=False``: without the instruction's FP16/X conversion."""
         from ..exec.operands import _PRECISION, saturate
         x = self.op
         with np.errstate(all="ignore"):
@@ -128,7 +129,7 @@ class Site:
                 res = saturate(res, *x.sat)
             res = np.broadcast_to(res, (res.shape[0], 4))
             words = np.ascontiguousarray(res).view(U32)
-            conv = _PRECISION.get(self.ins.precision)
+            conv = _PRECISION.get(self.ins.precision) if precision else None
             if conv is not None:        # FP16/X: a conversion of the float values
                 words = np.ascontiguousarray(conv(words.view(F32)), F32).view(U32)
             return words
@@ -819,7 +820,8 @@ def rule_implementation(s: Site) -> np.ndarray:
 from .permits_native import (  # noqa: E402
     rule_fixed_function_nonfinite, rule_fog_factor, rule_gl_precision,
     rule_gl_precision_compare, rule_native_signedzero, rule_propagated, rule_reassociated,
-    rule_relative_out_of_range, rule_rough_power, rule_saturated_nan, rule_uninitialized)
+    rule_minimum_precision, rule_relative_out_of_range, rule_rough_power,
+    rule_saturated_nan, rule_subtexel_weights, rule_uninitialized)
 
 
 #: the rules in the order they are tried (the first that permits a component names it), and
@@ -847,6 +849,8 @@ RULES = (
     ("propagated", rule_propagated, "result"),
     ("tolerance", rule_fog_factor, "result"),
     ("tolerance", rule_rough_power, "result"),
+    ("tolerance", rule_minimum_precision, "result"),
+    ("tolerance", rule_subtexel_weights, None),
     ("range", rule_range, "any"),
     ("undefined", rule_undefined, None),
     ("undefined", rule_uninitialized, None),

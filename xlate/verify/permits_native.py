@@ -11,7 +11,8 @@ import numpy as np
 
 from ..ir.model import DataType
 from .compare import same_words
-from .permits import COMPONENTWISE, Site, _nonfinite, _same_or_zeros, _saturated
+from .permits import (COMPONENTWISE, SAMPLING_OPS, Site, _nonfinite, _same_or_zeros,
+                      _saturated)
 
 F32, U32 = np.float32, np.uint32
 
@@ -414,6 +415,79 @@ def rule_saturated_nan(s: Site) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         in_range = (imp >= lo) & (imp <= hi)
     return np.isnan(exe) & (np.isnan(imp) | in_range)
+
+
+def rule_minimum_precision(s: Site) -> np.ndarray:
+    """Native backend only: an instruction with an fp16 or fx12 precision (``H``/``X``
+    suffixes, ``.FP16``) may be carried out at a higher precision: NV_fragment_program_option
+    section 3.11.4.X, "The 'R', 'H', and 'X' opcode precision modifiers ... specify the
+    *minimum* precision used to perform arithmetic operations" ("at no less than 16-bit
+    floating-point precision"), and NV_gpu_program4 issue (18): SHORT temporaries "may be, but
+    are not necessarily, stored as fp16".  Shown by recomputation: the implementation's value
+    is the fp32 result of the same operands, or lies between it and the executor's
+    lower-precision one (any precision in between).  NVIDIA's driver computes them at fp32
+    (measured).  Verdict ``tolerance``."""
+    from ..exec.operands import _PRECISION
+    n = len(s.exe)
+    if s.backend != "native" or _PRECISION.get(s.ins.precision) is None:
+        return np.zeros((n, 4), bool)
+    full = s.recompute(s.all_operands, precision=False)
+    exe, imp, r32 = (w.view(np.float32) for w in (s.exe, s.imp, full))
+    with np.errstate(invalid="ignore"):
+        between = (imp >= np.minimum(exe, r32)) & (imp <= np.maximum(exe, r32))
+    return (s.imp == full) | (between & np.isfinite(imp))
+
+
+#: sub-texel precision of a filtered lookup: the fraction of a texel the filter weights are
+#: resolved to (2^-8: Direct3D 10+'s requirement, which NVIDIA's and AMD's hardware meet --
+#: and no finer, measured on NVIDIA)
+SUBTEXEL = 1.0 / 256
+
+
+def rule_subtexel_weights(s: Site) -> np.ndarray:
+    """Native backend only: a LINEAR-filtered lookup (1D, 2D, rectangle and their arrays)
+    whose value lies within the values the same filter gives with each coordinate moved by up
+    to half a sub-texel step (:data:`SUBTEXEL`) either way.  GL 4.5 section 8.14.2 defines the
+    weights from frac(u - 0.5) but sets no precision for them; real texture units resolve a
+    coordinate to a fixed number of fraction bits before weighting (NVIDIA's: 8).  The
+    bilinear value is linear in each weight, so its extremes over that box lie at the box's
+    corners: the lookup is recomputed at every corner, and the implementation's value must
+    lie within their range, component by component (within 2^-20 of the larger end, the
+    rounding of the filter's own arithmetic).  A wrong texel, a wrong coordinate component or a wrong
+    level lies outside it.  Verdict ``tolerance``."""
+    import itertools
+    n = len(s.exe)
+    none = np.zeros((n, 4), bool)
+    if s.backend != "native" or s.ins.op not in SAMPLING_OPS or s.ins.tex is None \
+            or s.op.rt != DataType.FLOAT or "SHADOW" in s.ins.tex.target:
+        return none
+    from ..exec.texture_objects import BASE_TARGET
+    base = BASE_TARGET.get(s.ins.tex.target, s.ins.tex.target)
+    if base not in ("1D", "2D", "RECT", "ARRAY1D", "ARRAY2D"):
+        return none
+    P = s.op.st.textures.get(s.ins.tex.unit) if hasattr(s.op.st.textures, "get") else None
+    if P is None or not (P.mag_lin or P.min_lin):
+        return none
+    dims = 1 if base in ("1D", "ARRAY1D") else 2
+    c = np.asarray(s.all_operands[0], F32)
+    rest = list(s.all_operands[1:])
+    lo = np.full((n, 4), np.inf, np.float64)
+    hi = np.full((n, 4), -np.inf, np.float64)
+    # the step in the coordinate's own units: a texel of level 0 (normalized coordinates) or
+    # a texel (rectangles); at a smaller level the step is larger, so level 0's is the finest
+    sizes = (float(P.W[0]), float(P.H[0]))
+    for corner in itertools.product((-1, 1), repeat=dims):
+        moved = c.copy()
+        for i, d in enumerate(corner):
+            step = SUBTEXEL / 2 if base == "RECT" else SUBTEXEL / 2 / sizes[i]
+            moved[:, i] = c[:, i] + F32(d * step)
+        r = s.recompute([moved] + rest).view(np.float32).astype(np.float64)
+        lo = np.minimum(lo, r)
+        hi = np.maximum(hi, r)
+    imp = s.imp.view(np.float32).astype(np.float64)
+    slack = np.maximum(np.abs(lo), np.abs(hi)) * 2.0 ** -20
+    ok = (imp >= lo - slack) & (imp <= hi + slack)
+    return ok & np.isfinite(imp)
 
 
 def rule_native_signedzero(s: Site) -> np.ndarray:
