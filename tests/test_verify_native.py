@@ -162,3 +162,35 @@ def test_fog_blends_the_clamped_color():
                   lanes=4)
     out = next(iter(res.outputs.values()))[0].view(np.float32)
     assert list(out) == [0.5, 0.0, 0.25, 1.0]
+
+
+def test_passthrough_fragment_flat_reads_flat_attributes():
+    """On a driver with NV_fragment_program4 the capture program declares its inputs FLAT
+    (interpolation turns Inf into NaN on NVIDIA's), except the fog coordinate (a FLAT one
+    reads 0.0 there)."""
+    assert native.passthrough_fragment(["fragment.texcoord[2]", "fragment.fogcoord"],
+                                       flat=True) == (
+        "!!NVfp4.0\nOPTION ARB_draw_buffers;\n"
+        "FLAT ATTRIB xl_in0 = fragment.texcoord[2];\nATTRIB xl_in1 = fragment.fogcoord;\n"
+        "MOV result.color[0], xl_in0;\nMOV result.color[1], xl_in1;\nEND\n")
+    assert native.passthrough_fragment(["fragment.color.primary"]) == (
+        "!!ARBfp1.0\nOPTION ARB_draw_buffers;\nMOV result.color[0], fragment.color.primary;\n"
+        "END\n")
+
+
+def test_delivered_fragment_inputs_are_what_the_program_reads():
+    """The read-back gives the words a fragment program receives: finite values bit for bit,
+    one value per quad, the fog coordinate's constant components as the GL supplies them."""
+    r = runner_or_skip()
+    lanes = 16
+    tc = np.arange(lanes * 4, dtype=np.float32).reshape(lanes, 4) * np.float32(0.37) - 3
+    fog = np.zeros((lanes, 4), np.float32)
+    fog[:, 0] = np.linspace(-2, 2, lanes, dtype=np.float32)
+    inputs = {"fragment.texcoord[1]": tc.view(np.uint32).copy(),
+              "fragment.fogcoord": fog.view(np.uint32).copy()}
+    native.conform_inputs(inputs)
+    native.quad_constant(inputs, set())
+    got = r.delivered_fragment_inputs(inputs, lanes)
+    assert sorted(got) == sorted(inputs)
+    for key in inputs:
+        assert got[key].tolist() == inputs[key].tolist(), key

@@ -514,3 +514,72 @@ def test_kil_of_undefined_components_is_the_named_defect_and_nothing_more():
     defined = KIL_UNDEFINED.replace("MOV t.xy,", "MOV t.zw, 1.0;\nMOV t.xy,")
     rep = verify_source(defined, "k.fp", backend="native", runner=r, lanes=64, seed=3)
     assert rep.status == "pass" and rep.total_differences == 0
+
+
+# ---- native rules measured on NVIDIA's driver (permits_native) ---------------------------------
+
+def _f(*vals):
+    return np.array([vals], np.float32).view(np.uint32)
+
+
+def _native_site(exe, imp, *, sat=None, dialect="ARBfp1.0", options=(), precision=None,
+                 recompute=None, op="MOV", textures=None, tex=None):
+    program = SimpleNamespace(dialect=dialect, options=options)
+    return SimpleNamespace(
+        backend="native", exe=exe, imp=imp, all_operands=[exe.view(np.float32)],
+        ins=SimpleNamespace(op=op, precision=precision, tex=tex),
+        op=SimpleNamespace(sat=sat, rt=permits.DataType.FLOAT,
+                           st=SimpleNamespace(program=program, textures=textures or {})),
+        recompute=recompute)
+
+
+def test_saturated_nan_is_undefined_in_plain_arb_only():
+    """ARBfp's _SAT of a NaN: NaN or any value in [0, 1] (llvmpipe and NVIDIA give 0.0);
+    outside the range, or with an NV option (NV_fragment_program's pseudocode keeps the NaN),
+    not permitted."""
+    nan = float("nan")
+    exe, imp = _f(nan, nan, nan, 0.5), _f(0.0, 1.0, 2.0, 0.25)
+    got = permits_native.rule_saturated_nan(_native_site(exe, imp, sat=(0.0, 1.0)))
+    assert got.tolist() == [[True, True, False, False]]
+    nv = _native_site(exe, imp, sat=(0.0, 1.0), options=("NV_fragment_program2",))
+    assert not permits_native.rule_saturated_nan(nv).any()
+    assert not permits_native.rule_saturated_nan(_native_site(exe, imp, sat=None)).any()
+
+
+def test_minimum_precision_accepts_fp32_or_between_only():
+    """An fp16 instruction may be carried out at fp32 (NV_fragment_program_option 3.11.4.X:
+    a minimum precision): the fp32 recomputation, or a value between it and the fp16 one."""
+    fp16, fp32 = 1.0009765625, 1.0003
+    exe = _f(fp16, fp16, fp16, fp16)
+    imp = _f(fp32, 1.0006, 1.002, 0.999)
+
+    def recompute(ops, precision=True):
+        return _f(fp16 if precision else fp32, *([fp16 if precision else fp32] * 3))
+    site = _native_site(exe, imp, precision="FP16", recompute=recompute)
+    assert permits_native.rule_minimum_precision(site).tolist() == [[True, True, False, False]]
+    site.ins.precision = None
+    assert not permits_native.rule_minimum_precision(site).any()
+
+
+def test_subtexel_weights_bound_by_the_corner_lookups():
+    """A LINEAR 2D lookup may lie anywhere between the lookups at the corners of a half
+    sub-texel box around the coordinate -- and no further."""
+    P = SimpleNamespace(W=np.array([16]), H=np.array([16]), mag_lin=True, min_lin=True)
+    coord = np.array([[0.3, 0.6, 0.0, 1.0]], np.float32)
+
+    def recompute(ops, precision=True):
+        c = np.asarray(ops[0], np.float32)
+        v = (100 * c[:, 0] + 10 * c[:, 1]).astype(np.float32)      # linear in u and v
+        return np.stack([v, v, v, v], axis=1).view(np.uint32)
+    exact = recompute([coord])
+    step = permits_native.SUBTEXEL / 2 / 16
+    inside = _f(*[float(exact.view(np.float32)[0, 0]) + 100 * step * 0.9] * 4)
+    outside = _f(*[float(exact.view(np.float32)[0, 0]) + 110 * step * 1.5] * 4)
+    tex = SimpleNamespace(target="2D", unit=0)
+    for imp, want in ((inside, True), (outside, False)):
+        site = _native_site(exact, imp, op="TEX", textures={0: P}, tex=tex,
+                            recompute=recompute)
+        site.all_operands = [coord]
+        assert permits_native.rule_subtexel_weights(site).all() == want
+    site.backend = "gl"
+    assert not permits_native.rule_subtexel_weights(site).any()
