@@ -583,3 +583,22 @@ def test_subtexel_weights_bound_by_the_corner_lookups():
         assert permits_native.rule_subtexel_weights(site).all() == want
     site.backend = "gl"
     assert not permits_native.rule_subtexel_weights(site).any()
+
+
+def test_probe_text_condition_test_before_the_statement():
+    """A condition-code test event is probed before its statement: 0.0, then 1.0 in each
+    component whose test passes (trace's CondTest probe, in the original syntax)."""
+    text = ("!!ARBvp1.0\nOPTION NV_vertex_program2;\nTEMP r;\nMOVC r, vertex.position;\n"
+            "MOV result.position (GT.x), r;\nEND\n")
+    probe = TextProbe(text, parse(text), ["result.position"])
+    got = probe.instrumented([(1, "result.texcoord[1]", "cond")])
+    assert got == ("!!ARBvp1.0\nOPTION NV_vertex_program2;\nTEMP xv_probe_c;\nTEMP r;\n"
+                   "MOVC r, vertex.position;\nMOV xv_probe_c, {0, 0, 0, 0};\n"
+                   "MOV xv_probe_c (GT.x), {1, 1, 1, 1};\nMOV result.texcoord[1], xv_probe_c;\n"
+                   "MOV result.position (GT.x), r;\nEND\n")
+
+
+def test_probe_refuses_nv1_register_syntax():
+    text = "!!VP1.0\nMOV o[HPOS], v[0];\nEND\n"
+    with pytest.raises(ProbeRefused, match="register syntax"):
+        TextProbe(text, parse(text), ["result.position"])

@@ -37,7 +37,14 @@ RGBA32F render targets):
     each captured varying (``fragment.texcoord[n]``, ``fragment.color.primary/secondary``,
     ``fragment.fogcoord``) to its own RGBA32F attachment, 8 per draw.
   A point's attributes are not interpolated (constant over the point, w = 1), and vertex,
-  fragment and read colour clamping are off (``glClampColor``), so the values arrive exact.
+  fragment and read colour clamping are off (``glClampColor``), so the values arrive exact --
+  on llvmpipe; NVIDIA's interpolation turns +-Inf into NaN even over a point, so there the
+  pass-through program is an ``!!NVfp4.0`` one reading ``FLAT`` attributes (``Runner.flat``).
+  ``!!VP1.x``/``!!VP2.0`` texts get the same edits in their own syntax
+  (:func:`rename_nv1_results`: ``o[HPOS]`` -> ``o[TEXk]``, ``MOV o[HPOS], v[a];``,
+  ``OPTION NV_position_invariant`` removed); their ``v[n]`` are generic attribute n and their
+  ``c[n]`` program environment parameter n (NV_vertex_program and ARB_vertex_program share
+  both; measured on NVIDIA's driver).
 
 Fragment programs (GL_POINTS of size 2, one per 2x2 quad of lanes, lanes 4k..4k+3 as
 ``capture.quad_layout``):
@@ -56,7 +63,12 @@ Fragment programs (GL_POINTS of size 2, one per 2x2 quad of lanes, lanes 4k..4k+
   * a DEPTH_COMPONENT32F attachment (cleared to 1.0, depth test ALWAYS) tells killed
     fragments (depth left at 1.0) from the others (the point's depth, 0.5);
   * ``fragment.position`` is (x + 0.5, y + 0.5, 0.5, 1) (``core.builtin_values_for``;
-    integer centres / an upper-left origin with the ARB_fragment_coord_* options).
+    integer centres / an upper-left origin with the ARB_fragment_coord_* options);
+  * the inputs are then read back as the driver delivers them (``delivered_fragment_inputs``)
+    and the executor gets those words;
+  * ``!!FP1.0`` texts run on GL_FRAGMENT_PROGRAM_NV, their ``p[n]`` as local parameters, their
+    ``DECLARE``d names through glProgramNamedParameter4fvNV; one writing ``o[DEPR]`` is
+    ``unsupported`` (no second colour output to move the depth to).
 
 Inputs the GL cannot pass whole get their constant components in the generated inputs too
 (ARBvp table X.2, ARBfp table X.1): ``vertex.normal`` (x,y,z,1), ``vertex.fogcoord`` and
@@ -108,6 +120,7 @@ PROTOS = {
     "glBindProgramARB": (None, [G.u, G.u]),
     "glProgramStringARB": (None, [G.u, G.u, G.i, C.c_char_p]),
     "glLoadProgramNV": (None, [G.u, G.u, G.i, C.c_char_p]),
+    "glProgramNamedParameter4fvNV": (None, [G.u, G.i, C.c_char_p, G.PF]),
     "glProgramEnvParameter4fvARB": (None, [G.u, G.u, G.PF]),
     "glProgramLocalParameter4fvARB": (None, [G.u, G.u, G.PF]),
     "glVertexAttribPointerARB": (None, [G.u, G.i, G.u, C.c_ubyte, G.i, G.p]),
@@ -151,8 +164,11 @@ TARGETS = {
     "!!FP1.0": (GL_FRAGMENT_PROGRAM_NV, "nv"), "!!FP1.1": (GL_FRAGMENT_PROGRAM_NV, "nv"),
 }
 
-#: headers whose programs this harness can feed and capture (ARB register syntax)
-HARNESS_HEADERS = ("!!ARBvp1.0", "!!ARBfp1.0", "!!NVvp4.0", "!!NVfp4.0")
+#: the NV_vertex_program / NV_fragment_program register syntax (``v[3]``, ``o[HPOS]``,
+#: ``f[TEX0]``, ``o[COLR]``): the harness renames their ``o[..]`` registers instead
+NV1_HEADERS = ("!!VP1.0", "!!VP1.1", "!!VP2.0", "!!FP1.0")
+#: headers whose programs this harness can feed and capture
+HARNESS_HEADERS = ("!!ARBvp1.0", "!!ARBfp1.0", "!!NVvp4.0", "!!NVfp4.0") + NV1_HEADERS
 
 
 def _blank_comments(text: str) -> str:
@@ -206,6 +222,40 @@ def rename_results(text: str, mapping: dict[str, str]) -> str:
         out.append(text[last:m.start()])
         out.append(new)
         last = m.end()
+    out.append(text[last:])
+    return "".join(out)
+
+
+#: output binding (canonical text) -> NV_vertex_program output register (NV_vertex_program
+#: table X.3; texture coordinates: TEX0..TEX7)
+NV1_OUTPUTS = {"result.position": "HPOS", "result.color": "COL0",
+               "result.color.secondary": "COL1", "result.color.back": "BFC0",
+               "result.color.back.secondary": "BFC1", "result.fogcoord": "FOGC",
+               "result.pointsize": "PSIZ"}
+
+
+def _nv1_output(binding: str) -> str:
+    m = re.fullmatch(r"result\.texcoord\[(\d)\]", binding)
+    if m:
+        return f"TEX{m.group(1)}"
+    if binding not in NV1_OUTPUTS:
+        raise HarnessLimit(f"output {binding} has no NV_vertex_program register")
+    return NV1_OUTPUTS[binding]
+
+
+def rename_nv1_results(text: str, mapping: dict[str, str]) -> str:
+    """:func:`rename_results` for the NV_vertex_program syntax: ``o[HPOS]`` -> ``o[TEX7]``
+    and the like, simultaneously (``mapping`` in canonical ARB bindings, as for ARB texts)."""
+    pairs = {_nv1_output(a): _nv1_output(b) for a, b in mapping.items()}
+    blank = _blank_comments(text)
+    out, last = [], 0
+    for m in re.finditer(r"\bo\[\s*([A-Z0-9]+)\s*\]", blank):
+        new = pairs.get(m.group(1))
+        if new is None:
+            continue
+        out.append(text[last:m.start(1)])
+        out.append(new)
+        last = m.end(1)
     out.append(text[last:])
     return "".join(out)
 
@@ -329,6 +379,7 @@ class Runner(GLRunner):
         # NaN on NVIDIA's driver (measured: a MOV of an Inf attribute reads back NaN), while a
         # flat-shaded attribute is the provoking vertex's value, bit for bit
         self.flat = "GL_NV_gpu_program4" in ext
+        self.nv_fragment = "GL_NV_fragment_program" in ext
 
     def describe(self) -> str:
         return f"native on {self.gl.describe()}"
@@ -367,7 +418,8 @@ class Runner(GLRunner):
         for target, name in self._programs:
             gl.delete(gl.DeleteProgramsARB, name)
         self._programs.clear()
-        for cap in (GL_VERTEX_PROGRAM_ARB, GL_FRAGMENT_PROGRAM_ARB, GL_DEPTH_TEST):
+        for cap in (GL_VERTEX_PROGRAM_ARB, GL_FRAGMENT_PROGRAM_ARB, GL_DEPTH_TEST) + \
+                ((GL_FRAGMENT_PROGRAM_NV,) if self.nv_fragment else ()):
             gl.Disable(cap)
         for k in range(16):
             gl.DisableVertexAttribArrayARB(k)
@@ -380,10 +432,19 @@ class Runner(GLRunner):
         gl.ClientActiveTexture(G.GL_TEXTURE0)
         super()._cleanup()
 
-    def _params(self, target: int, params: dict[str, np.ndarray]) -> None:
-        """program.env / program.local words for the bound program of ``target``."""
+    def _params(self, target: int, params: dict[str, np.ndarray],
+                program: int | None = None) -> None:
+        """program.env / program.local words for the bound program of ``target``, and an
+        ``!!FP1.0`` program's ``DECLARE``d names (``program.named.N``:
+        glProgramNamedParameter4fvNV of ``program``)."""
         gl = self.gl
         for key, words in params.items():
+            if key.startswith("program.named.") and program is not None:
+                name = key[len("program.named."):].encode()
+                w = np.ascontiguousarray(np.asarray(words, np.uint32).reshape(-1)[:4]
+                                         ).view(np.float32)
+                gl.ProgramNamedParameter4fvNV(program, len(name), name, w.ctypes.data_as(G.PF))
+                continue
             path = _path_of(key)
             if path not in ("program.env", "program.local"):
                 continue
@@ -541,8 +602,13 @@ class Runner(GLRunner):
         pos[:, 3] = 1
         self._generic(spare_attr, pos.view(np.uint32))
         self._textures(*self._tex)
-        invariant = re.search(r"\bOPTION\s+ARB_position_invariant\b", _blank_comments(text))
-        base = drop_option(text, "ARB_position_invariant") if invariant else text
+        nv1 = header(text) in NV1_HEADERS
+        option = "NV_position_invariant" if nv1 else "ARB_position_invariant"
+        invariant = re.search(rf"\bOPTION\s+{option}\b", _blank_comments(text))
+        base = drop_option(text, option) if invariant else text
+        rename = rename_nv1_results if nv1 else rename_results
+        position = (f"MOV o[HPOS], v[{spare_attr}];" if nv1 else
+                    f"MOV result.position, vertex.attrib[{spare_attr}];")
         plan = self._vertex_plan(outputs, spare_tc, bool(invariant))
         targets = self._setup(W, H, MAX_TARGETS, False)
         gl.Enable(GL_VERTEX_PROGRAM_ARB)
@@ -553,8 +619,7 @@ class Runner(GLRunner):
             mapping = {"result.position": f"result.texcoord[{spare_tc}]"}
             if pas == 1:
                 mapping.update(SWAP)
-            src = insert_prologue(rename_results(base, mapping),
-                                  [f"MOV result.position, vertex.attrib[{spare_attr}];"])
+            src = insert_prologue(rename(base, mapping), [position])
             self.load(src, GL_VERTEX_PROGRAM_ARB, "arb")
             self._params(GL_VERTEX_PROGRAM_ARB, params)
             for k in range(0, len(reads), MAX_TARGETS):
@@ -602,6 +667,11 @@ class Runner(GLRunner):
         colors = sorted({_index_of(o) for o in outputs if _path_of(o) == "result.color"})
         src = text
         depth_loc = None
+        nv1 = header(text) in NV1_HEADERS
+        target = GL_FRAGMENT_PROGRAM_NV if nv1 else GL_FRAGMENT_PROGRAM_ARB
+        if nv1 and "result.depth" in outputs:
+            raise HarnessLimit("o[DEPR] of an !!FP1.0 program (one colour output: nowhere to "
+                               "move the depth to, and the depth buffer would clamp it)")
         if "result.depth" in outputs:
             depth_loc = next(k for k in range(MAX_TARGETS) if k not in colors)
             src = add_option(rename_results(src, {"result.depth": f"result.color[{depth_loc}]"}),
@@ -610,10 +680,10 @@ class Runner(GLRunner):
         targets = self._setup(W, H, max(n_colors, 1), True)
         quads = self._feed_quads(inputs, lanes, x, y, W, H)
         self._textures(*self._tex)
-        self.load(src, GL_FRAGMENT_PROGRAM_ARB, "arb")
-        self._params(GL_FRAGMENT_PROGRAM_ARB, params)
+        program = self.load(src, target, "arb")
+        self._params(target, params, program)
         gl.Enable(GL_VERTEX_PROGRAM_ARB)
-        gl.Enable(GL_FRAGMENT_PROGRAM_ARB)
+        gl.Enable(target)
         gl.Enable(GL_DEPTH_TEST)
         gl.DepthFunc(GL_ALWAYS)
         gl.PointSize(2.0)

@@ -48,6 +48,8 @@ from ..ir.model import DataType, Program, RegKind, Stage
 from ..ir.ops import OPCODES
 
 TEMP_NAME = "xv_probe_t"
+#: the harness temporary a condition-code test probe is built in
+COND_NAME = "xv_probe_c"
 
 #: ``OPCODE[_SAT|.modifiers] destination`` at the start of a statement: the destination runs
 #: to the first comma (or the end of a source-less statement)
@@ -361,6 +363,10 @@ class TextProbe:
     :class:`native.Runner`)."""
 
     def __init__(self, text: str, program: Program, keys: list[str]):
+        from .native import NV1_HEADERS, header
+        if header(text) in NV1_HEADERS:
+            raise ProbeRefused(f"native probes of {header(text)} texts (the NV_vertex_program/"
+                               "NV_fragment_program register syntax) are not implemented")
         self.text = text
         self.program = program
         self.blank = re.sub(r"#[^\n]*", lambda m: " " * len(m.group()), text)
@@ -400,10 +406,21 @@ class TextProbe:
         of :data:`Segment` tuples (:func:`pack_probes`: the written components only, packed)."""
         from .native import add_option, _prologue_at
         edits: list[tuple[int, int, str]] = []          # (start, end, replacement)
-        need_temp = False
-        for k, slot in probes:
+        need_temp = need_cond = False
+        for probe in probes:
+            k, slot = probe[:2]
             ins = self.program.instructions[k]
             start, end = statement_extent(self.text, self.blank, self.starts, ins.span)
+            if probe[2:] == ("cond",):
+                # before the statement: 0.0, then 1.0 where the statement's condition passes
+                cond = destination_condition(self.blank, start, end)
+                if not cond:
+                    raise ProbeRefused(f"no destination condition at line {ins.span.line}")
+                need_cond = True
+                edits.append((start, start, f"MOV {COND_NAME}, {{0, 0, 0, 0}};\n"
+                                            f"MOV {COND_NAME}{cond}, {{1, 1, 1, 1}};"
+                                            + probe_moves(slot, COND_NAME) + "\n"))
+                continue
             d0, d1, _, mask = destination(self.blank, start, end)
             cond = destination_condition(self.blank, start, end)
             name = _DST_CONDITION.sub("", self.base[d0:d1]).strip()
@@ -433,6 +450,9 @@ class TextProbe:
         if need_temp:
             at = _prologue_at(self.text)
             edits.append((at, at, f"\nTEMP {TEMP_NAME};"))
+        if need_cond:
+            at = _prologue_at(self.text)
+            edits.append((at, at, f"\nTEMP {COND_NAME};"))
         if self.sunk:
             at = _prologue_at(self.text)
             edits.append((at, at, f"\nTEMP {SINK_NAME};"))
@@ -448,8 +468,9 @@ class TextProbe:
     # ---- the replay's interface -------------------------------------------------------------
     def __call__(self, program, gen, runner, lanes, events, which=None, into=None, nth=None,
                  runs: list | None = None):
-        """The implementation's words of the events ``which`` (value events only; counts are 1
-        and every pass is the first: module docstring).  Returns ({}, {event index: words}).
+        """The implementation's words of the events ``which`` (value events, and the
+        condition-code tests of destinations: 1.0 per passing component; counts are 1 and
+        every pass is the first: module docstring).  Returns ({}, {event index: words}).
         ``runs`` (:func:`replay.recompiled_lanes`): when every value fits one compilation, that
         compilation also gives the program's outputs -- recorded in ``runs`` -- and the values
         of the instructions that write outputs last, so that one run gives everything."""
@@ -461,12 +482,20 @@ class TextProbe:
         if nth == 0:
             ones = np.ones((lanes, 4), np.uint32)
             return {}, {i: ones for i in todo}
-        values, tails = [], []
+        values, tails, conds = [], [], []
         for i in todo:
             kind, k, _ = events[i]
-            if kind != "value":
-                raise ProbeRefused("native probes of condition-code tests are not implemented")
             ins = self.program.instructions[k]
+            if kind == "cond":
+                # a destination's condition (``MOV r (GT.x), s``): read before the statement
+                # (trace._probe_program's CondTest probe: 1.0 in each passing component)
+                if ins.span is None or ins.dst is None or ins.dst.cond is None:
+                    raise ProbeRefused(f"native probes of the condition-code test of {ins.op} "
+                                       "(not a destination's condition) are not implemented")
+                conds.append((i, k))
+                continue
+            if kind != "value":
+                raise ProbeRefused(f"native probes of {kind} events are not implemented")
             reg = self.program.registers.get(ins.dst.reg) if ins.dst is not None else None
             if reg is not None and reg.dtype in (DataType.INT, DataType.UINT) and \
                     self.program.dialect.startswith("ARB"):
@@ -482,11 +511,13 @@ class TextProbe:
             from .core import run_executor
             executor = _Recorder(self.program, lanes)
             run_executor(self.program, gen, lanes, hooks=executor)
-        if values and not self.slots:
+        if (values or conds) and not self.slots:
             raise ProbeRefused("the program writes every output a probe could use")
         batches = pack_probes([((i, k), tuple(c for c in range(4)
                                               if self.program.instructions[k].dst.mask[c]))
-                               for i, k in values], self.slots)
+                               for i, k in values] +
+                              [((i, ("cond", k)), (0, 1, 2, 3)) for i, k in conds],
+                              self.slots)
         # (not with KIL -- the probe runs have none -- nor with instructions the frontend added,
         # such as a fog option's: the driver applies fog after the program, and the probe
         # text's ARB_draw_buffers changes which colours it fogs)
@@ -498,7 +529,8 @@ class TextProbe:
         for group in batches:
             slots = sorted({seg[0] for _, segments in group for seg in segments},
                            key=self.slots.index)
-            text = self.instrumented([(k, segments) for (_, k), segments in group])
+            text = self.instrumented([(k, segments) if not isinstance(k, tuple) else
+                                      (k[1], segments, "cond") for (_, k), segments in group])
             wanted = slots + ([key for key in self.keys if key not in slots] if whole else [])
             if self.program.stage == Stage.FRAGMENT:
                 cap = runner.run_fragment(text, lanes, inputs, gen.params, wanted,
@@ -521,6 +553,8 @@ class TextProbe:
                     run_outputs = outputs
             for (i, k), segments in group:
                 imp[i] = unpack_probe(got, segments, lanes)
+                if isinstance(k, tuple):
+                    continue                    # a condition's outcome: 0.0 / 1.0
                 if executor is not None and k in executor.values:
                     imp[i] = zero_sign_unobservable(imp[i], executor.values[k])
         for i, k in values:
