@@ -85,12 +85,12 @@ def test_probe_refuses_conditional_result_write_that_updates_codes():
         probe.instrumented([(1, "result.texcoord[1]")])
 
 
-def test_probe_refuses_control_flow_by_name():
-    text = ("!!ARBvp1.0\nOPTION NV_vertex_program2;\nTEMP r;\nMOVC r, vertex.position;\n"
-            "BRA skip (GT.x);\nMOV r, -r;\nskip:\nMOV result.position, r;\nEND\n")
-    prog = parse(text)
+def test_probe_refuses_nv_vertex_program2_flow_by_name():
+    """NV_vertex_program2 texts have no literal constants to count passes with."""
+    text = ("!!VP2.0\nMOVC R0, v[0];\nBRA skip (GT.x);\nMOV R0, -R0;\nskip:\n"
+            "MOV o[HPOS], R0;\nEND\n")
     with pytest.raises(ProbeRefused, match="control flow"):
-        TextProbe(text, prog, ["result.position"])
+        TextProbe(text, parse(text), ["result.position"])
 
 
 def test_zero_sign_unobservable_touches_only_zeros():
@@ -598,7 +598,58 @@ def test_probe_text_condition_test_before_the_statement():
                    "MOV result.position (GT.x), r;\nEND\n")
 
 
-def test_probe_refuses_nv1_register_syntax():
-    text = "!!VP1.0\nMOV o[HPOS], v[0];\nEND\n"
-    with pytest.raises(ProbeRefused, match="register syntax"):
-        TextProbe(text, parse(text), ["result.position"])
+def test_probe_text_nv_vertex_program_syntax():
+    """An NV_vertex_program text is probed in its own syntax: outputs spelled o[TEXn], a
+    result written through a temporary register the text never names (no declarations)."""
+    text = ("!!VP1.1\nMOV R0, v[3];\nDP4 o[HPOS].x, v[0], c[0];\nMOV o[COL0], R0;\n"
+            "MOV o[TEX0], v[8];\nEND\n")
+    probe = TextProbe(text, parse(text), ["result.position", "result.color",
+                                          "result.texcoord[0]"])
+    assert probe.temp == "R11" and probe.slots[0] == "result.texcoord[1]"
+    # (instructions 0-2: the frontend's (0,0,0,1) start of the results, no statement)
+    got = probe.instrumented([(3, "result.texcoord[1]"), (4, "result.texcoord[2]")])
+    assert got == ("!!VP1.1\nMOV R0, v[3];\nMOV o[TEX1], R0;\nDP4 R11.x, v[0], c[0];\n"
+                   "MOV o[HPOS].x, R11;\nMOV o[TEX2], R11;\nMOV o[COL0], R0;\n"
+                   "MOV o[TEX0], v[8];\nEND\n")
+
+
+def test_nv1_temporary_and_refusals():
+    from xlate.verify.native_probe import free_nv1_temporary
+    every = "!!VP1.0\n" + "".join(f"MOV R{n}, v[0];\n" for n in range(12)) + \
+        "MOV o[HPOS], R0;\nEND\n"
+    with pytest.raises(ProbeRefused, match="every temporary register"):
+        free_nv1_temporary(every, "!!VP1.0")
+    assert free_nv1_temporary(every, "!!VP2.0") == "R15"
+    fp = "!!FP1.0\nMOVR o[COLR], f[TEX0];\nEND\n"
+    with pytest.raises(ProbeRefused, match="one colour output"):
+        TextProbe(fp, parse(fp), ["result.color"])
+
+
+def test_probe_text_with_flow_counts_and_branch_conditions():
+    """With control flow: an IF's test is probed before it (its bare condition as a
+    destination condition), a value inside the branch after its statement (last execution),
+    and how often an instruction ran by a counter zeroed at the entry and copied out at each
+    increment; no instruction's value is taken from the outputs (finals off)."""
+    text = ("!!ARBfp1.0\nOPTION NV_fragment_program2;\nTEMP r;\nMOVC r, fragment.texcoord[0];\n"
+            "IF GT.x;\nMOV r, -r;\nENDIF;\nMOV result.color, r;\nEND\n")
+    probe = TextProbe(text, parse(text), ["result.color"])
+    assert probe.flow and probe.finals == {}
+    got = probe.instrumented([(1, "result.color[1]", "cond"),
+                              (2, [("result.color[2]", (0,), (0,))], "count", "after"),
+                              (2, "result.color[3]")])
+    assert got == ("!!ARBfp1.0\nOPTION ARB_draw_buffers;\nOPTION NV_fragment_program2;\n"
+                   "TEMP xv_cnt0;\nTEMP xv_probe_c;\nTEMP r;\nMOV xv_cnt0, {0, 0, 0, 0};\n"
+                   "MOVC r, fragment.texcoord[0];\nMOV xv_probe_c, {0, 0, 0, 0};\n"
+                   "MOV xv_probe_c (GT.x), {1, 1, 1, 1};\nMOV result.color[1], xv_probe_c;\n"
+                   "IF GT.x;\nMOV r, -r;\nMOV result.color[3], r;\n"
+                   "ADD xv_cnt0.x, xv_cnt0.x, {1, 0, 0, 0}.x;\n"
+                   "MOV result.color[2].x, xv_cnt0.xxxx;\nENDIF;\nMOV result.color, r;\nEND\n")
+
+
+def test_statement_condition_spellings():
+    from xlate.verify.native_probe import statement_condition
+    for stmt, op, want in (("MOV r (GT.x), s;", "MOV", " (GT.x)"), ("IF NE.x;", "IF", " (NE.x)"),
+                           ("BRA skip (LT.y);", "BRA", " (LT.y)"), ("RET (EQ);", "RET", " (EQ)"),
+                           ("KIL LT.xyzw;", "KIL", " (LT.xyzw)"), ("IF NE1;", "IF", " (NE1)"),
+                           ("MOV r, s;", "MOV", "")):
+        assert statement_condition(stmt, 0, len(stmt), op) == want, stmt

@@ -243,6 +243,11 @@ def _nv1_output(binding: str) -> str:
     return NV1_OUTPUTS[binding]
 
 
+def nv1_output_register(binding: str) -> str:
+    """``result.texcoord[3]`` -> ``o[TEX3]`` (NV_vertex_program's spelling of an output)."""
+    return f"o[{_nv1_output(binding)}]"
+
+
 def rename_nv1_results(text: str, mapping: dict[str, str]) -> str:
     """:func:`rename_results` for the NV_vertex_program syntax: ``o[HPOS]`` -> ``o[TEX7]``
     and the like, simultaneously (``mapping`` in canonical ARB bindings, as for ARB texts)."""

@@ -50,6 +50,8 @@ from ..ir.ops import OPCODES
 TEMP_NAME = "xv_probe_t"
 #: the harness temporary a condition-code test probe is built in
 COND_NAME = "xv_probe_c"
+#: counter temporaries of execution-count probes (xv_cnt0, xv_cnt1, ...)
+COUNT_NAME = "xv_cnt"
 
 #: ``OPCODE[_SAT|.modifiers] destination`` at the start of a statement: the destination runs
 #: to the first comma (or the end of a source-less statement)
@@ -140,6 +142,23 @@ def destination_condition(blank: str, start: int, end: int) -> str:
     m = _STATEMENT.match(blank, start, end)
     cond = _DST_CONDITION.search(m.group(2)) if m else None
     return " " + cond.group().strip() if cond else ""
+
+
+def statement_condition(blank: str, start: int, end: int, op: str) -> str:
+    """The condition-code test of a statement as a destination condition (`` (GT.x)``): a
+    destination's, a flow instruction's parenthesized one (``BRA l (GT.x);``, ``RET (EQ);``),
+    or the bare test of ``IF NE.x;`` / ``KIL LT.xyzw;``; "" when there is none."""
+    cond = destination_condition(blank, start, end)
+    if cond:
+        return cond
+    stmt = blank[start:end].rstrip().rstrip(";")
+    m = re.search(r"\(([^()]*)\)\s*$", stmt)
+    if m:
+        return f" ({m.group(1).strip()})"
+    m = re.match(r"\s*[A-Za-z0-9_.]+\s+([A-Z]{2}[01]?(?:\.[xyzw]{1,4})?)\s*$", stmt)
+    if m and op in ("IF", "KIL", "BRK", "CONT", "RET"):
+        return f" ({m.group(1)})"
+    return ""
 
 
 def probe_slots(stage: Stage, keys: list[str]) -> tuple[list[str], set[int]]:
@@ -292,6 +311,19 @@ def declare_sink(text: str) -> str:
     return insert_prologue(text, [f"TEMP {SINK_NAME};"])
 
 
+def free_nv1_temporary(text: str, hdr: str) -> str:
+    """A temporary register an NV_vertex_program text never names (``R11`` down to ``R0``;
+    ``!!VP2.0`` has R0-R15), for the harness: these texts declare nothing."""
+    from .native import _blank_comments
+    top = 16 if hdr == "!!VP2.0" else 12
+    used = {int(n) for n in re.findall(r"\bR(\d+)\b", _blank_comments(text))}
+    for n in range(top - 1, -1, -1):
+        if n not in used:
+            return f"R{n}"
+    raise ProbeRefused(f"the program uses every temporary register (R0-R{top - 1}): none "
+                       "left for the harness")
+
+
 #: one move of a packed probe: (probe output, its components, the instruction's components
 #: they receive, in the same order)
 Segment = tuple[str, tuple[int, ...], tuple[int, ...]]
@@ -299,16 +331,18 @@ Segment = tuple[str, tuple[int, ...], tuple[int, ...]]
 _XYZW = "xyzw"
 
 
-def probe_moves(slot: str | list, name: str) -> str:
+def probe_moves(slot: str | list, name: str, spell=None) -> str:
     """The moves that copy register ``name`` to a probe output: the whole register to a
     binding, or each packed :data:`Segment` (``MOV result.color[1].zw, r.xxxy;`` copies ``r.x``
     to ``.z`` and ``r.y`` to ``.w``: a write mask names the output's components in order, the
     swizzle gives each one its source component; the components the mask leaves out repeat a
     chosen one)."""
+    spell = spell or (lambda binding: binding)
     if isinstance(slot, str):
-        return f"\nMOV {slot}, {name};"
+        return f"\nMOV {spell(slot)}, {name};"
     out = []
     for binding, to, frm in slot:
+        binding = spell(binding)
         swizzle = [frm[0]] * 4
         for t, f in zip(to, frm):
             swizzle[t] = f
@@ -363,10 +397,18 @@ class TextProbe:
     :class:`native.Runner`)."""
 
     def __init__(self, text: str, program: Program, keys: list[str]):
-        from .native import NV1_HEADERS, header
-        if header(text) in NV1_HEADERS:
-            raise ProbeRefused(f"native probes of {header(text)} texts (the NV_vertex_program/"
-                               "NV_fragment_program register syntax) are not implemented")
+        from .native import NV1_HEADERS, header, nv1_output_register
+        self.nv1 = header(text) in NV1_HEADERS
+        #: how a probe output is spelled in the text, and the harness temporary: NV_vertex_
+        #: program texts name outputs o[TEXn] and declare nothing (a temporary the program
+        #: leaves unused serves)
+        self.spell = nv1_output_register if self.nv1 else None
+        self.temp = TEMP_NAME
+        if self.nv1:
+            if program.stage != Stage.VERTEX:
+                raise ProbeRefused(f"native probes of {header(text)} fragment programs (one "
+                                   "colour output: no output left for a probe)")
+            self.temp = free_nv1_temporary(text, header(text))
         self.text = text
         self.program = program
         self.blank = re.sub(r"#[^\n]*", lambda m: " " * len(m.group()), text)
@@ -377,6 +419,9 @@ class TextProbe:
         # there; the outputs come from the original run)
         self.base = self.text
         self.sunk = program.stage == Stage.VERTEX and len(self.slots) < 3
+        if self.sunk and self.nv1:
+            raise ProbeRefused("native probes of an NV_vertex_program text writing (nearly) "
+                               "every texture coordinate are not implemented")
         if self.sunk:
             self.base = sink_outputs(self.text, self.blank)
             self.slots = [f"result.texcoord[{n}]" for n in range(7)] + \
@@ -386,17 +431,28 @@ class TextProbe:
             if ins.span is None:
                 continue
             cat = OPCODES[ins.op].category
-            if cat == "flow":
-                raise ProbeRefused(f"native probes of programs with control flow ({ins.op} at "
-                                   f"line {ins.span.line}) are not implemented")
+            if cat == "flow" and self.nv1:
+                raise ProbeRefused(f"native probes of NV_vertex_program2 texts with control "
+                                   f"flow ({ins.op} at line {ins.span.line}: counting passes "
+                                   "needs literal constants) are not implemented")
             # condition codes: a probe is a MOV without a condition-code update, so it
             # changes no code, and it copies the register after the (conditional) write --
             # the words the replay compares ("as written").  What cannot be probed is a
             # condition-code *test* event (the replay asks for those only where the codes
             # themselves differ: __call__ refuses then)
         self.keys = keys
+        #: with control flow in the text a probe holds the value of its instruction's last
+        #: execution on the lane, and how often it ran is counted by a counter temporary
+        #: (nth == 0).  (Not the frontend's own: a fog option's blend wraps the body in a
+        #: CAL that runs once.)
+        self.flow = any(OPCODES[ins.op].category == "flow" and ins.span is not None
+                        for ins in program.instructions)
         self.finals = {**final_writers(program), **scalar_final_writers(program)}
         self.partial_finals = final_components(program)
+        if self.flow:
+            # the last writer in execution order is not the last writer on every lane (an
+            # IF's two branches, a subroutine): every instruction is probed instead
+            self.finals, self.partial_finals = {}, {}
         self.cap = None         # the original run's capture (set by the caller)
 
     # ---- the text ---------------------------------------------------------------------------
@@ -407,15 +463,31 @@ class TextProbe:
         from .native import add_option, _prologue_at
         edits: list[tuple[int, int, str]] = []          # (start, end, replacement)
         need_temp = need_cond = False
+        counters: list[str] = []
         for probe in probes:
             k, slot = probe[:2]
             ins = self.program.instructions[k]
             start, end = statement_extent(self.text, self.blank, self.starts, ins.span)
+            if probe[2:3] == ("count",):
+                # executions of the instruction on the lane: a counter temporary set to 0 at
+                # the entry, incremented just before (a condition event) or after (a value
+                # event) the statement, and copied to the probe output at each increment
+                name = f"{COUNT_NAME}{len(counters)}"
+                counters.append(name)
+                at = start if probe[3] == "before" else end
+                edits.append((at, at, ("" if probe[3] == "before" else "\n") +
+                              f"ADD {name}.x, {name}.x, {{1, 0, 0, 0}}.x;" +
+                              probe_moves(slot, name) + ("\n" if probe[3] == "before" else "")))
+                continue
             if probe[2:] == ("cond",):
                 # before the statement: 0.0, then 1.0 where the statement's condition passes
-                cond = destination_condition(self.blank, start, end)
+                if self.nv1:
+                    raise ProbeRefused("native probes of condition-code tests in NV_vertex_"
+                                       "program2 texts (no literal constants) are not "
+                                       "implemented")
+                cond = statement_condition(self.blank, start, end, ins.op)
                 if not cond:
-                    raise ProbeRefused(f"no destination condition at line {ins.span.line}")
+                    raise ProbeRefused(f"no condition-code test found at line {ins.span.line}")
                 need_cond = True
                 edits.append((start, start, f"MOV {COND_NAME}, {{0, 0, 0, 0}};\n"
                                             f"MOV {COND_NAME}{cond}, {{1, 1, 1, 1}};"
@@ -436,23 +508,36 @@ class TextProbe:
                                        f"the condition codes into {name} (line "
                                        f"{ins.span.line}) are not implemented")
                 need_temp = True
-                edits.append((d0, d1, TEMP_NAME + mask + cond))
+                edits.append((d0, d1, self.temp + mask + cond))
                 # the copy carries the condition: components the write skipped keep their value
-                edits.append((end, end, f"\nMOV {name}{mask}{cond}, {TEMP_NAME};"
-                                        + probe_moves(slot, TEMP_NAME)))
+                edits.append((end, end, f"\nMOV {name}{mask}{cond}, {self.temp};"
+                                        + probe_moves(slot, self.temp, self.spell)))
             else:
-                edits.append((end, end, probe_moves(slot, name)))
+                edits.append((end, end, probe_moves(slot, name, self.spell)))
         if self.program.stage == Stage.FRAGMENT:
             for ins in self.program.instructions:
                 if ins.op == "KIL" and ins.span is not None:
                     start, end = statement_extent(self.text, self.blank, self.starts, ins.span)
                     edits.append((start, end, "# (probe) KIL removed"))
-        if need_temp:
+        if need_temp and not self.nv1:
             at = _prologue_at(self.text)
             edits.append((at, at, f"\nTEMP {TEMP_NAME};"))
         if need_cond:
             at = _prologue_at(self.text)
             edits.append((at, at, f"\nTEMP {COND_NAME};"))
+        if counters:
+            at = _prologue_at(self.text)
+            edits.append((at, at, f"\nTEMP {', '.join(counters)};"))
+            # zeroed where execution starts: the first statement in execution order (a main
+            # label may follow the subroutines; a fog option's CAL wrapper has no statement)
+            from .trace import execution_order
+            entry = next((self.program.instructions[k] for k in
+                          execution_order(self.program)
+                          if self.program.instructions[k].span is not None), None)
+            if entry is None:
+                raise ProbeRefused("no statement to zero the counters before")
+            e0, _ = statement_extent(self.text, self.blank, self.starts, entry.span)
+            edits.append((e0, e0, "".join(f"MOV {n}, {{0, 0, 0, 0}};\n" for n in counters)))
         if self.sunk:
             at = _prologue_at(self.text)
             edits.append((at, at, f"\nTEMP {SINK_NAME};"))
@@ -463,6 +548,36 @@ class TextProbe:
             # result.color[n] needs the option in NV_fragment_program4 too (its section
             # 2.X.6.Y; NVIDIA's driver: "expected ','" at the "[")
             out = add_option(out, "ARB_draw_buffers")
+        return out
+
+    def _counts(self, gen, runner, lanes, events, todo) -> dict[int, np.ndarray]:
+        """How often each event's instruction ran on each lane (x, an integer word), by
+        counter probes (:meth:`instrumented`)."""
+        wanted = [((i, ("count", events[i][1], "before" if events[i][0] == "cond" else "after")),
+                   (0,)) for i in todo if self.program.instructions[events[i][1]].span is not None]
+        if wanted and not self.slots:
+            raise ProbeRefused("the program writes every output a probe could use")
+        inputs = {key: v for key, v in gen.inputs.items() if key not in gen.builtin}
+        out: dict[int, np.ndarray] = {}
+        for group in pack_probes(wanted, self.slots):
+            slots = sorted({seg[0] for _, segments in group for seg in segments},
+                           key=self.slots.index)
+            text = self.instrumented([(k[1], segments, "count", k[2])
+                                      for (_, k), segments in group])
+            if self.program.stage == Stage.FRAGMENT:
+                got = runner.run_fragment(text, lanes, inputs, gen.params, slots,
+                                          gen.textures, gen.shadow).outputs
+            else:
+                got = runner.run_vertex(text, lanes, inputs, gen.params, slots,
+                                        busy_tc=self.busy_tc, textures=gen.textures,
+                                        shadow=gen.shadow)
+            for (i, _), segments in group:
+                counted = unpack_probe(got, segments, lanes).view(np.float32)[:, :1]
+                words = np.zeros((lanes, 4), np.uint32)
+                with np.errstate(invalid="ignore"):
+                    words[:, 0] = np.where(np.isfinite(counted[:, 0]),
+                                           counted[:, 0], 0).astype(np.uint32)
+                out[i] = words
         return out
 
     # ---- the replay's interface -------------------------------------------------------------
@@ -480,8 +595,15 @@ class TextProbe:
         # words of the same instructions (instruction -> words), for replay.main_run_lanes
         self.main_finals: dict[int, np.ndarray] = {}
         if nth == 0:
-            ones = np.ones((lanes, 4), np.uint32)
-            return {}, {i: ones for i in todo}
+            if not self.flow:
+                ones = np.ones((lanes, 4), np.uint32)
+                return {}, {i: ones for i in todo}
+            return {}, self._counts(gen, runner, lanes, events, todo)
+        if nth is not None:
+            # the n-th pass of an instruction that ran more than once is not probed (that
+            # needs a pass counter compared in the text): no value -- the replay cannot adopt
+            # one there, so what differs on those lanes stays unexplained
+            return {}, {}
         values, tails, conds = [], [], []
         for i in todo:
             kind, k, _ = events[i]

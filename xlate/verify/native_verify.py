@@ -170,14 +170,28 @@ def _run_vertex_outputs(text, runner, lanes, inputs, params, keys, textures=None
     the position the harness moves: then two runs -- one with ``result.texcoord[7]`` sunk into
     a harness temporary (the position takes its place), one with ``result.texcoord[0]`` sunk
     and ``result.texcoord[7]`` written to coordinate 0 instead (:mod:`native_probe`)."""
-    from .native import rename_results
-    from .native_probe import declare_sink, sink_outputs
+    from .native import NV1_HEADERS, rename_nv1_results, rename_results
+    from .native_probe import declare_sink, free_nv1_temporary, sink_outputs
     tcs = {k for k in keys if k.startswith("result.texcoord[")}
     if len(tcs) < 8:
         return runner.run_vertex(text, lanes, inputs, params, keys, textures=textures,
                                  shadow=shadow)
-    blank = _blank_comments(text)
     last, first = "result.texcoord[7]", "result.texcoord[0]"
+    if header(text) in NV1_HEADERS:
+        # NV_vertex_program: the sink is a temporary the text never names (no declarations)
+        sink = free_nv1_temporary(text, header(text))
+
+        def sunk(t: str, which: str) -> str:
+            n = which[len("result.texcoord["):-1]
+            return re.sub(rf"\bo\[\s*TEX{n}\s*\]", sink, t)
+        got = runner.run_vertex(sunk(text, last), lanes, inputs, params,
+                                [k for k in keys if k != last], textures=textures,
+                                shadow=shadow)
+        moved = rename_nv1_results(sunk(text, first), {last: first})
+        got[last] = runner.run_vertex(moved, lanes, inputs, params, [first],
+                                      textures=textures, shadow=shadow)[first]
+        return got
+    blank = _blank_comments(text)
     got = runner.run_vertex(declare_sink(sink_outputs(text, blank, {last})), lanes, inputs,
                             params, [k for k in keys if k != last], textures=textures,
                             shadow=shadow)
