@@ -653,3 +653,12 @@ def test_statement_condition_spellings():
                            ("KIL LT.xyzw;", "KIL", " (LT.xyzw)"), ("IF NE1;", "IF", " (NE1)"),
                            ("MOV r, s;", "MOV", "")):
         assert statement_condition(stmt, 0, len(stmt), op) == want, stmt
+
+
+def test_sink_nv1_outputs_pads_before_the_register():
+    from xlate.verify.native_probe import sink_nv1_outputs
+    text = "!!VP1.0\nMOV o[TEX3].xy, v[8];\nMOV o[COL0], v[3];\nMOV o[HPOS], v[0];\nEND\n"
+    out = sink_nv1_outputs(text, text, "R10")
+    assert len(out) == len(text)
+    assert out == ("!!VP1.0\nMOV     R10.xy, v[8];\nMOV     R10, v[3];\nMOV o[HPOS], v[0];\n"
+                   "END\n")

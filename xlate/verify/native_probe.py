@@ -311,17 +311,32 @@ def declare_sink(text: str) -> str:
     return insert_prologue(text, [f"TEMP {SINK_NAME};"])
 
 
-def free_nv1_temporary(text: str, hdr: str) -> str:
-    """A temporary register an NV_vertex_program text never names (``R11`` down to ``R0``;
-    ``!!VP2.0`` has R0-R15), for the harness: these texts declare nothing."""
+def free_nv1_temporaries(text: str, hdr: str, count: int) -> list[str]:
+    """``count`` temporary registers an NV_vertex_program text never names (from ``R11``
+    down; ``!!VP2.0`` has R0-R15), for the harness: these texts declare nothing."""
     from .native import _blank_comments
     top = 16 if hdr == "!!VP2.0" else 12
     used = {int(n) for n in re.findall(r"\bR(\d+)\b", _blank_comments(text))}
-    for n in range(top - 1, -1, -1):
-        if n not in used:
-            return f"R{n}"
-    raise ProbeRefused(f"the program uses every temporary register (R0-R{top - 1}): none "
-                       "left for the harness")
+    free = [f"R{n}" for n in range(top - 1, -1, -1) if n not in used][:count]
+    if len(free) < count:
+        raise ProbeRefused(f"the program uses every temporary register (R0-R{top - 1}): "
+                           f"not {count} left for the harness")
+    return free
+
+
+def free_nv1_temporary(text: str, hdr: str) -> str:
+    return free_nv1_temporaries(text, hdr, 1)[0]
+
+
+def sink_nv1_outputs(text: str, blank: str, temp: str) -> str:
+    """:func:`sink_outputs` for NV_vertex_program texts: every texture-coordinate and colour
+    output register (``o[TEX3]``, ``o[COL0]``, ``o[BFC1]`` ...) replaced by the temporary
+    ``temp``, padded with blanks *before* it so that every offset stays valid."""
+    out = list(text)
+    for m in re.finditer(r"\bo\[\s*(?:TEX\d|COL[01]|BFC[01])\s*\]", blank):
+        new = temp.rjust(m.end() - m.start())
+        out[m.start():m.end()] = list(new)
+    return "".join(out)
 
 
 #: one move of a packed probe: (probe output, its components, the instruction's components
@@ -403,12 +418,12 @@ class TextProbe:
         #: program texts name outputs o[TEXn] and declare nothing (a temporary the program
         #: leaves unused serves)
         self.spell = nv1_output_register if self.nv1 else None
-        self.temp = TEMP_NAME
+        self.temp, self.sink = TEMP_NAME, SINK_NAME
         if self.nv1:
             if program.stage != Stage.VERTEX:
                 raise ProbeRefused(f"native probes of {header(text)} fragment programs (one "
                                    "colour output: no output left for a probe)")
-            self.temp = free_nv1_temporary(text, header(text))
+            self.temp, self.sink = free_nv1_temporaries(text, header(text), 2)
         self.text = text
         self.program = program
         self.blank = re.sub(r"#[^\n]*", lambda m: " " * len(m.group()), text)
@@ -419,11 +434,9 @@ class TextProbe:
         # there; the outputs come from the original run)
         self.base = self.text
         self.sunk = program.stage == Stage.VERTEX and len(self.slots) < 3
-        if self.sunk and self.nv1:
-            raise ProbeRefused("native probes of an NV_vertex_program text writing (nearly) "
-                               "every texture coordinate are not implemented")
         if self.sunk:
-            self.base = sink_outputs(self.text, self.blank)
+            self.base = sink_nv1_outputs(self.text, self.blank, self.sink) if self.nv1 else \
+                sink_outputs(self.text, self.blank)
             self.slots = [f"result.texcoord[{n}]" for n in range(7)] + \
                 ["result.color", "result.color.secondary"]
             self.busy_tc = set()
@@ -501,7 +514,7 @@ class TextProbe:
             # a declared temporary can be read back; anything else (a result binding, an
             # OUTPUT name, the register a fog option gives result.color) cannot
             if (reg is None or reg.kind != RegKind.TEMP or reg.implicit or
-                    name.startswith("result.")) and name != SINK_NAME:
+                    name.startswith("result.")) and name not in (SINK_NAME, self.sink):
                 if cond and ins.cc_update is not None:
                     # the copy to the real destination would test the updated codes
                     raise ProbeRefused(f"native probes of a conditional write that updates "
@@ -538,7 +551,7 @@ class TextProbe:
                 raise ProbeRefused("no statement to zero the counters before")
             e0, _ = statement_extent(self.text, self.blank, self.starts, entry.span)
             edits.append((e0, e0, "".join(f"MOV {n}, {{0, 0, 0, 0}};\n" for n in counters)))
-        if self.sunk:
+        if self.sunk and not self.nv1:
             at = _prologue_at(self.text)
             edits.append((at, at, f"\nTEMP {SINK_NAME};"))
         out = self.base
@@ -609,11 +622,12 @@ class TextProbe:
             kind, k, _ = events[i]
             ins = self.program.instructions[k]
             if kind == "cond":
-                # a destination's condition (``MOV r (GT.x), s``): read before the statement
-                # (trace._probe_program's CondTest probe: 1.0 in each passing component)
-                if ins.span is None or ins.dst is None or ins.dst.cond is None:
-                    raise ProbeRefused(f"native probes of the condition-code test of {ins.op} "
-                                       "(not a destination's condition) are not implemented")
+                # a destination's or a flow instruction's condition (``MOV r (GT.x), s``,
+                # ``IF NE.x``): read before the statement (trace._probe_program's CondTest
+                # probe: 1.0 in each passing component)
+                if ins.span is None:
+                    raise ProbeRefused(f"native probes of the condition-code test of a "
+                                       f"{ins.op} without a statement are not implemented")
                 conds.append((i, k))
                 continue
             if kind != "value":
