@@ -662,3 +662,18 @@ def test_sink_nv1_outputs_pads_before_the_register():
     assert len(out) == len(text)
     assert out == ("!!VP1.0\nMOV     R10.xy, v[8];\nMOV     R10, v[3];\nMOV o[HPOS], v[0];\n"
                    "END\n")
+
+
+def test_gl_precision_covers_a_divide_within_its_quotient_only():
+    """NV_gpu_program4 DIV need not be correctly rounded (NVIDIA's is 1 ulp off on 85 cg
+    gp4fp programs): GL's 1 part in 10^5 of |a / b|, no more."""
+    a = np.array([[0.9999, 754.195, 3.0, -2.0]], np.float32)
+    b = np.full((1, 1), -0.7568616, np.float32)
+    exe = (a / b).astype(np.float32)
+    imp = exe.view(np.uint32).copy()
+    imp[0, 0] -= 1                                   # 1 ulp
+    imp[0, 1] = np.float32(exe[0, 1] * (1 + 3e-5)).view(np.uint32)   # 3e-5: too far
+    site = SimpleNamespace(backend="native", ins=SimpleNamespace(op="DIV"),
+                           op=SimpleNamespace(rt=permits.DataType.FLOAT),
+                           exe=exe.view(np.uint32), imp=imp, operands=[a, b])
+    assert permits.rule_gl_precision(site).tolist() == [[True, False, True, True]]

@@ -30,7 +30,7 @@ TERMS = {
 #: opcodes the GL precision rule covers: float arithmetic whose exact result the IEEE
 #: operations only round (selects, compares, moves and conversions have nothing to round;
 #: the approximate opcodes have their own bounds in compare.INEXACT)
-ARITHMETIC = frozenset("ADD SUB MUL MAD DP2 DP2A DP3 DP4 DPH LRP XPD X2D DST RCP".split())
+ARITHMETIC = frozenset("ADD SUB MUL MAD DP2 DP2A DP3 DP4 DPH LRP XPD X2D DST RCP DIV".split())
 #: approximate opcodes: GL's 1 part in 10^5 of the result itself where that is looser than
 #: their compare.INEXACT bound (ARBvp's EX2/LG2/POW "Approx..." name no accuracy of their own)
 APPROXIMATE = frozenset("EX2 LG2 POW RSQ SIN COS".split())
@@ -49,6 +49,10 @@ def magnitude(op: str, exe: np.ndarray, ops) -> np.ndarray | None:
         return np.abs(a * ops[1])
     if op == "RCP":
         return np.abs(1.0 / a[:, :1]) * np.ones((1, 4))
+    if op == "DIV":
+        # NV_gpu_program4 2.X.8.Z: "not guaranteed to produce results identical to a RCP/MUL
+        # instruction sequence" -- nor to a correctly rounded quotient: |a / b|
+        return np.abs(a / ops[1])
     if op == "DST":
         return np.abs(a * ops[1])                # y = a.y*b.y; x/z/w are exact moves
     if op == "LRP":
