@@ -194,3 +194,14 @@ def test_delivered_fragment_inputs_are_what_the_program_reads():
     assert sorted(got) == sorted(inputs)
     for key in inputs:
         assert got[key].tolist() == inputs[key].tolist(), key
+
+
+def test_rename_results_leaves_output_ranges_it_does_not_touch():
+    """cg's NVvp4 output declares ``OUTPUT t[] = { result.texcoord[0..1] };``: renaming the
+    position into coordinate 7 leaves it; renaming into coordinate 1 is refused."""
+    text = ("!!NVvp4.0\nOUTPUT t[] = { result.texcoord[0..1] };\n"
+            "MOV.F result.position, vertex.attrib[0];\nEND\n")
+    got = native.rename_results(text, {"result.position": "result.texcoord[7]"})
+    assert got == text.replace("MOV.F result.position", "MOV.F result.texcoord[7]")
+    with pytest.raises(native.HarnessLimit, match="range"):
+        native.rename_results(text, {"result.position": "result.texcoord[1]"})

@@ -212,8 +212,15 @@ def rename_results(text: str, mapping: dict[str, str]) -> str:
     """Rename output bindings simultaneously (``mapping``: canonical text -> new text); the
     components after the name (``.xyz``) are kept.  Output arrays (``[0..3]``) are refused."""
     blank = _blank_comments(text)
-    if re.search(r"\bresult\.\w+\s*\[\s*\d+\s*\.\.", blank):
-        raise HarnessLimit("output arrays bound to ranges of result bindings")
+    touched = set(mapping) | set(mapping.values())
+    for m in re.finditer(r"\bresult\.(\w+)\s*\[\s*(\d+)\s*\.\.\s*(\d+)\s*\]", blank):
+        # an output array bound to a range (cg's NVvp4 ``OUTPUT t[] = { result.texcoord[0..1]
+        # };``) is left alone unless a renamed binding lies in it
+        family, lo, hi = m.group(1), int(m.group(2)), int(m.group(3))
+        if any(re.fullmatch(rf"result\.{family}\[(\d+)\]", b) and
+               lo <= int(b[b.index("[") + 1:-1]) <= hi for b in touched):
+            raise HarnessLimit("an output array bound to a range of result bindings holds "
+                               "one the harness renames")
     out, last = [], 0
     for m in _RESULT.finditer(blank):
         new = mapping.get(canonical_result(m))
