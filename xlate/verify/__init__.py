@@ -17,8 +17,9 @@ Modules:
 * ``gl``       the harness: transform feedback / render targets, GLSL interface edits
 * ``vulkan``   the same harness on Vulkan (``--backend vulkan``; the ``vulkan`` package)
 * ``native``   the original program through ``glProgramStringARB`` (``--backend native``):
-               the driver interface; ``native_verify`` its pipeline, ``native_probe`` probes
-               of the original text for the replay
+               the driver interface; ``native_text`` the harness's edits of the text,
+               ``native_verify`` its pipeline, ``native_probe`` probes of the original text
+               for the replay
 * ``compare``  the strict comparison, the approximate opcodes' bounds, ``EXPLANATIONS``
 * ``trace``    probes: instrumenting a program so both sides show an instruction's value
 * ``replay``   the executor replayed against the implementation's probed values

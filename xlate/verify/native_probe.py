@@ -26,7 +26,7 @@ Plain ``!!ARBvp1.0``/``!!ARBfp1.0`` have no loops, branches or condition codes: 
 runs once per invocation, so the execution counts the replay asks for are 1 and the n-th pass
 is the only one.  Programs whose text has control flow or condition-code tests (the NV
 options and dialects an NVIDIA driver loads) are refused by :class:`TextProbe` with
-:class:`native.HarnessLimit` naming the case: their differences stay unexplained, never pass.
+:class:`native_text.HarnessLimit` naming the case: their differences stay unexplained, never pass.
 
 A vertex program's values reach the harness through the rasterizer, whose attribute set-up
 (``a0 + 0*x + 0*y``) turns -0.0 into +0.0: the sign of a zero a vertex program writes cannot be
@@ -284,7 +284,7 @@ def sink_outputs(text: str, blank: str, keys=None) -> str:
     canonical binding texts, when given) replaced by the harness temporary
     :data:`SINK_NAME` (``OUTPUT`` declarations of them become ``TEMP``), padded with blanks
     so that every offset stays valid."""
-    from .native import _RESULT, canonical_result
+    from .native_text import _RESULT, canonical_result
     out = list(text)
 
     def chosen(binding: str) -> bool:
@@ -307,14 +307,14 @@ def sink_outputs(text: str, blank: str, keys=None) -> str:
 
 def declare_sink(text: str) -> str:
     """``TEMP`` :data:`SINK_NAME` after the header and options."""
-    from .native import insert_prologue
+    from .native_text import insert_prologue
     return insert_prologue(text, [f"TEMP {SINK_NAME};"])
 
 
 def free_nv1_temporaries(text: str, hdr: str, count: int) -> list[str]:
     """``count`` temporary registers an NV_vertex_program text never names (from ``R11``
     down; ``!!VP2.0`` has R0-R15), for the harness: these texts declare nothing."""
-    from .native import _blank_comments
+    from .native_text import _blank_comments
     top = 16 if hdr == "!!VP2.0" else 12
     used = {int(n) for n in re.findall(r"\bR(\d+)\b", _blank_comments(text))}
     free = [f"R{n}" for n in range(top - 1, -1, -1) if n not in used][:count]
@@ -412,7 +412,7 @@ class TextProbe:
     :class:`native.Runner`)."""
 
     def __init__(self, text: str, program: Program, keys: list[str]):
-        from .native import NV1_HEADERS, header, nv1_output_register
+        from .native_text import NV1_HEADERS, header, nv1_output_register
         self.nv1 = header(text) in NV1_HEADERS
         #: how a probe output is spelled in the text, and the harness temporary: NV_vertex_
         #: program texts name outputs o[TEXn] and declare nothing (a temporary the program
@@ -473,7 +473,7 @@ class TextProbe:
         """The text with each (instruction, probe output) probe, and without KILs in fragment
         programs.  A probe output is a binding (the whole register is copied to it) or a list
         of :data:`Segment` tuples (:func:`pack_probes`: the written components only, packed)."""
-        from .native import add_option, _prologue_at
+        from .native_text import add_option, _prologue_at
         edits: list[tuple[int, int, str]] = []          # (start, end, replacement)
         need_temp = need_cond = False
         counters: list[str] = []

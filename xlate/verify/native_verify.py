@@ -170,7 +170,7 @@ def _run_vertex_outputs(text, runner, lanes, inputs, params, keys, textures=None
     the position the harness moves: then two runs -- one with ``result.texcoord[7]`` sunk into
     a harness temporary (the position takes its place), one with ``result.texcoord[0]`` sunk
     and ``result.texcoord[7]`` written to coordinate 0 instead (:mod:`native_probe`)."""
-    from .native import NV1_HEADERS, rename_nv1_results, rename_results
+    from .native_text import NV1_HEADERS, rename_nv1_results, rename_results
     from .native_probe import declare_sink, free_nv1_temporary, sink_outputs
     tcs = {k for k in keys if k.startswith("result.texcoord[")}
     if len(tcs) < 8:
