@@ -192,6 +192,24 @@ def test_txqs_of_a_texture_that_is_not_multisampled_is_1():
 
 
 LODQ = prog("LODQ TEMP[0], IN[0], SAMP[0], 2D\nMOV OUT[0], TEMP[0]", "2D")
+#: tgsi.rst LOD: the sampler-view form of LODQ ("Same syntax as the SAMPLE opcode")
+LOD_SVIEW = prog("LOD TEMP[0], IN[0], SVIEW[0], SAMP[0]\nMOV OUT[0], TEMP[0]", "2D")
+
+
+def test_lod_is_lodq_with_the_sampler_view_operands():
+    """The same query as LODQ on the view's target, its swizzle not applied (LOD returns no
+    texel components); a rectangle view and a sampler of another index are refused."""
+    assert glsl_lines(LOD_SVIEW, "glsl450") == glsl_lines(LODQ, "glsl450")
+    swizzled = LOD_SVIEW.replace("LOD TEMP[0], IN[0], SVIEW[0]", "LOD TEMP[0], IN[0], SVIEW[0].wzyx")
+    assert glsl_lines(swizzled, "glsl450") == glsl_lines(LODQ, "glsl450")
+    assert errors(prog("LOD TEMP[0], IN[0], SVIEW[0], SAMP[0]\nMOV OUT[0], TEMP[0]", "RECT")) == [
+        ("E5001", "LOD cannot query the level of detail of a RECT sampler view (GLSL's "
+                  "textureQueryLod takes no rectangle, buffer or multisample sampler)")]
+    two = LOD_SVIEW.replace("DCL SAMP[0]\n", "DCL SAMP[0]\nDCL SAMP[1]\n").replace(
+        "SVIEW[0], SAMP[0]", "SVIEW[0], SAMP[1]")
+    assert errors(two) == [
+        ("E7001", "LOD pairs SVIEW[0] with SAMP[1]: xlate binds a sampler view with the sampler "
+                  "of the same index (texture unit n)")]
 
 
 def test_lodq_glsl_and_its_refusals():
@@ -302,6 +320,7 @@ def test_cube_array_layer_faces():
 # ---- xlate verify on llvmpipe / lavapipe ------------------------------------------------------
 VERIFIED = {
     "multisample": MULTISAMPLE,
+    "lod-sview": LOD_SVIEW,
     "cube-array-vertex": """VERT
 DCL IN[0]
 DCL IN[1]

@@ -422,8 +422,27 @@ def _gather4(lw: "Lowerer", t: M.Instruction):
     _store_swizzled(lw, t, ins, view.swizzle)
 
 
+def _lod_sview(lw: "Lowerer", t: M.Instruction):
+    """LOD dst, address, SVIEW[v], SAMP[s] (tgsi.rst "LOD - level of detail"): "Same syntax as
+    the SAMPLE opcode" and the result of LODQ -- x the level accessed, y lambda', z and w 0.
+    The sampler view's swizzle is not applied: it rearranges texel components, and LOD returns
+    none (tgsi.rst names the components of the result itself)."""
+    unit, target = _sview(lw, t.srcs[1])
+    samp = _sampler(lw, t.srcs[2])
+    if samp != unit:
+        lw.reject("E7001", f"{t.opcode} pairs SVIEW[{unit}] with SAMP[{samp}]: xlate binds a "
+                  "sampler view with the sampler of the same index (texture unit n)")
+    if target not in _LODQ_TARGETS:
+        lw.reject("E5001", f"{t.opcode} cannot query the level of detail of a "
+                  f"{_TGSI_NAME.get(target, target)} sampler view (GLSL's textureQueryLod takes "
+                  "no rectangle, buffer or multisample sampler)")
+    _check_tex(lw, "LODQ", unit, target, _tex_offset(lw, t))
+    lw.emit(Instruction("LODQ", F, lw.dst(t.dsts[0]), (lw.src(t.srcs[0]),), lw.sat(False),
+                        tex=TexRef(unit, target)))
+
+
 SAMPLE_OPS = {
-    "TG4": _tg4, "GATHER4": _gather4, "SVIEWINFO": _sviewinfo,
+    "TG4": _tg4, "GATHER4": _gather4, "SVIEWINFO": _sviewinfo, "LOD": _lod_sview,
     "SAMPLE": _sample(""), "SAMPLE_B": _sample("B"), "SAMPLE_L": _sample("L"),
     "SAMPLE_D": _sample("D"), "SAMPLE_C": _sample("C"), "SAMPLE_C_LZ": _sample("C_LZ"),
     "SAMPLE_I": _sample("I"), "SAMPLE_I_MS": _sample_i_ms,
