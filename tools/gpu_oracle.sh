@@ -4,9 +4,11 @@
 # glLoadProgramNV), write one JSON report and print a summary per dialect folder: programs
 # run / passed (identical) / explained (the replay shows every difference permitted; by
 # verdict) / unexplained (by verdict) / unsupported (by reason).  Differences are explained
-# with probes of the original text (xlate/verify/native_probe.py); programs whose text has
-# control flow or condition codes (NV dialects) cannot be probed yet: if their outputs
-# differ they are counted unexplained ("not localized"), never passed.
+# with probes of the original text (xlate/verify/native_probe.py); what those cannot probe
+# yet (an !!FP1.0 text: one colour output; an !!VP2.0 text with control flow; the n-th pass
+# of a repeated instruction) stays unexplained ("not localized"), never passed.  Geometry and
+# state programs are loaded (a refusal is reported) but not run.  docs/native-verify.md has
+# the figures of a run on an H200.
 #
 #   tools/gpu_oracle.sh [CORPUS (default ../shared/corpus)] [OUT (default gpu-oracle)] [LANES]
 #
