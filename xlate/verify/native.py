@@ -17,10 +17,11 @@ GL_GEOMETRY_PROGRAM_NV through ``glProgramStringARB``; ``!!VP1.x``/``!!VP2.0`` (
 programs ``!!VSP1.0``) through ``glLoadProgramNV``, ``!!FP1.x`` GL_FRAGMENT_PROGRAM_NV.  The
 *original* text is loaded first: what the driver refuses is ``unsupported: <its
 GL_PROGRAM_ERROR_STRING_ARB>``, never a pass.  Programs the driver accepts but this harness
-cannot feed or capture (the NV register syntaxes ``v[..]``/``o[..]``, geometry and state
-programs) are ``unsupported`` naming the harness.
+cannot feed or capture (geometry and state programs, an ``!!FP1.0`` depth output, NVfp4
+``fragment.attrib[n]`` inputs) are ``unsupported`` naming the harness.
 
-Interface edits (text rewrites, only the interface, never the computation; all listed here):
+Interface edits (text rewrites, only the interface, never the computation; all listed here,
+made by :mod:`native_text`):
 
 Vertex programs (GL_POINTS, one 1x1 point per lane at pixel (lane % 64, lane // 64) of
 RGBA32F render targets):
