@@ -111,12 +111,13 @@ class LegacyVertexBuilder:
     def _end_span(self) -> Span:
         """Where the END statement is: the position of errors found only after the whole
         program was read (missing HPOS write, instruction count...)."""
-        from .syntax import _END, blank_comments
+        from .syntax import blank_comments, find_end
         text = "\n".join(self.lines)
-        m = _END.search(blank_comments(text), 1)
-        pos = m.start() if m else len(text)
+        end = find_end(blank_comments(text), 1)
+        pos = end if end >= 0 else len(text)
         line = text.count("\n", 0, pos) + 1
-        return Span(self.sink.file, line, pos - (text.rfind("\n", 0, pos) + 1) + 1, 3 if m else 1)
+        return Span(self.sink.file, line, pos - (text.rfind("\n", 0, pos) + 1) + 1,
+                    3 if end >= 0 else 1)
 
     def err(self, code: str, msg: str, span: Span | None, *notes: str):
         self.sink.error(code, msg, span, *notes)
