@@ -47,6 +47,14 @@ NO_SAT_OPS = frozenset({"ARL", "ARR", "ARA"}) | NO_SUFFIX_OPS
 ADDRESS_OPS = frozenset({"ARL", "ARR", "ARA"})
 
 
+#: glued suffixes after a mnemonic: condition-code update, then saturation (2.5)
+_SUFFIXES = re.compile(r"(C0|C1|C)?(_SAT)?")
+#: the method handling an instruction of each signature other than the ALU ones
+_HANDLERS = {"BRA": "branch", "RET": "ret", "ARL": "address_load", "ARA": "address_add",
+             "SWZ": "swz", "TEX": "tex", "PUSHA": "pusha", "POPA": "popa"}
+#: source operands of each ALU signature
+_ALU_SOURCES = {"V": 1, "S": 1, "VV": 2, "VVV": 3, "SS": 2}
+
 class _Skip(Exception):
     """Abandon the current statement after a diagnostic was reported."""
 
@@ -157,12 +165,11 @@ class LegacyVertexBuilder:
         if ins.mods:
             self.err("E1002", f"'.{ins.mods[0][0]}': instruction modifiers are written as glued "
                      "suffixes in this dialect", ins.mods[0][1])
-        known = set(SIGNATURES)
         for cut in range(len(text), 0, -1):
             base, rest = text[:cut], text[cut:]
-            if base not in known:
+            if base not in SIGNATURES:
                 continue
-            m = re.fullmatch(r"(C0|C1|C)?(_SAT)?", rest)
+            m = _SUFFIXES.fullmatch(rest)
             if not m:
                 continue
             if base not in self.feat.ops:
@@ -204,10 +211,7 @@ class LegacyVertexBuilder:
         self.params_seen: dict = {}
         self.attribs_seen: dict = {}
         sig = SIGNATURES[base]
-        handler = {"BRA": self.branch, "RET": self.ret, "ARL": self.address_load,
-                   "ARA": self.address_add, "SWZ": self.swz, "TEX": self.tex,
-                   "PUSHA": self.pusha, "POPA": self.popa}.get(sig, self.alu)
-        handler(ins, base, sig, ccreg, sat)
+        getattr(self, _HANDLERS.get(sig, "alu"))(ins, base, sig, ccreg, sat)
 
     def all_of(self, thunks) -> list:
         """Run every operand check (so that each bad operand is reported), then give up on the
@@ -238,7 +242,7 @@ class LegacyVertexBuilder:
 
     # ---- ALU -------------------------------------------------------------------------------------
     def alu(self, ins: Instr, base: str, sig: str, ccreg, sat) -> None:
-        n_src = {"V": 1, "S": 1, "VV": 2, "VVV": 3, "SS": 2}[sig]
+        n_src = _ALU_SOURCES[sig]
         self.expect(ins, 1 + n_src, f"a destination and {n_src} source operand"
                     f"{'s' if n_src > 1 else ''}")
         dst, *srcs = self.all_of([lambda: self.dest(ins.operands[0])] + [
