@@ -89,9 +89,7 @@ class Module:
         return i
 
     def put(self, section: str, op: str, *operands: int) -> None:
-        words = self.sec[section]
-        words.append(((len(operands) + 1) << 16) | OP[op])
-        words.extend(operands)
+        self.sec[section].extend((((len(operands) + 1) << 16) | OP[op], *operands))
 
     def capability(self, name: str) -> None:
         cap = CAPABILITY[name]
