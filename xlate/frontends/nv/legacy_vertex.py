@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import struct
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from ...diagnostics import DiagnosticSink, Span
 from ...ir.model import (CCKind, CondTest, DataType, Dest, Instruction, Program, Register, RegKind,
@@ -22,6 +23,8 @@ F, S = DataType.FLOAT, DataType.INT
 IDENTITY = (0, 1, 2, 3)
 FULL_MASK = (True, True, True, True)
 XYZW = {c: i for i, c in enumerate("xyzw")}
+#: the valid write masks met so far, remembered (mask() checks each spelling once)
+_MASKS: dict[str, tuple[bool, bool, bool, bool]] = {}
 #: old-style condition-code rules (VP2 2.14.2.2); they map onto the GP4 flag tests of the same
 #: name exactly (nv_dialects.md 6.5: LT = SF, EQ = ZF, GT = none, UN = SF|ZF)
 OLD_CC_RULES = ("EQ", "GE", "GT", "LE", "LT", "NE", "TR", "FL")
@@ -96,8 +99,6 @@ class LegacyVertexBuilder:
         self.label_spans: dict[str, Span] = {}
         self.branches: list[tuple[str, Span]] = []
         self.consts: dict[tuple, str] = {}
-        self.lines = (sink.source or "").replace("\r\n", "\n").replace("\r", "\n").split("\n")
-        self.end_span = self._end_span()
         self.ninstr = 0              # instructions as the source counts them (limits)
         self.scratch = 0
 
@@ -116,11 +117,13 @@ class LegacyVertexBuilder:
         self.finish()
         return self.prog
 
-    def _end_span(self) -> Span:
+    @cached_property
+    def end_span(self) -> Span:
         """Where the END statement is: the position of errors found only after the whole
-        program was read (missing HPOS write, instruction count...)."""
+        program was read (missing HPOS write, instruction count...).  Found when first asked
+        (a pass over the whole text, which most ARBvp programs never need)."""
         from .syntax import blank_comments, find_end
-        text = "\n".join(self.lines)
+        text = (self.sink.source or "").replace("\r\n", "\n").replace("\r", "\n")
         end = find_end(blank_comments(text), 1)
         pos = end if end >= 0 else len(text)
         line = text.count("\n", 0, pos) + 1
@@ -443,11 +446,15 @@ class LegacyVertexBuilder:
         return tuple(XYZW[c] for c in text)
 
     def mask(self, text: str, span: Span) -> tuple[bool, bool, bool, bool]:
+        got = _MASKS.get(text)
+        if got is not None:
+            return got
         idx = [XYZW.get(c, -1) for c in text]
         if -1 in idx or idx != sorted(set(idx)) or not text:
             self.err("E1006", f"invalid write mask '.{text}' (components x, y, z, w in order, no "
                      "repeats)", span)
-        return tuple(i in idx for i in range(4))
+        got = _MASKS[text] = tuple(i in idx for i in range(4))     # 15 valid masks
+        return got
 
     def operand_sign(self, opnd: Operand) -> None:
         """'+' is a sign only from VP1.1 on (VP11 2.14.A); |x| needs VP2 or an NV option."""
