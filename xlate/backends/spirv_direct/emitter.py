@@ -31,6 +31,7 @@ from ...ir.model import (MAX_CALL_DEPTH, CondTest, DataType, Index, Instruction,
 from ...ir.ops import OPCODES
 from ...passes.structurize import CountTest, Structured
 from ...passes.types import RAW_OPERAND_OPS, operand_type, result_type
+from ..literals import literal_operand_bits
 from .alu import ALU, MULHI, sad
 from .base import K, Instrumentation, NotCovered, _Reg
 from .dispatch import DispatchMixin
@@ -398,7 +399,6 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
         return self.val("SNegate", self.t(kind, n), v)
 
     def const_operand(self, src: Source, reg, optype: DataType, scalar: bool) -> int:
-        from ..literals import literal_operand_bits
         if reg.kind == RegKind.CONST:
             words = reg.value[0]
         else:
@@ -631,8 +631,7 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
             if mask is not None:
                 new = self.sel(mask, new, old, skind)
             if not full:
-                new = self.shuffle(old, new, [4 + i if on else i for i, on in enumerate(dst.mask)],
-                                   skind)
+                new = self.shuffle(old, new, merge_selectors(dst.mask), skind)
         self.put("Store", ptr, new)
         cc = ins.cc_update
         if cc is not None and cc in self.lowered.cc_used:
@@ -644,7 +643,7 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
             if mask is not None:
                 upd = self.sel(mask, upd, old, ck)
             if not full:
-                upd = self.shuffle(old, upd, [4 + i if on else i for i, on in enumerate(dst.mask)], ck)
+                upd = self.shuffle(old, upd, merge_selectors(dst.mask), ck)
             self.put("Store", self.cc[cc], upd)
 
     def precision_step(self, v: int, precision: str) -> int:
@@ -752,6 +751,18 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
 
 _IDENTITY = (0, 1, 2, 3)
 _NO_NEG = (False, False, False, False)
+_MERGES: dict[tuple, tuple[int, ...]] = {}
+
+
+def merge_selectors(mask) -> tuple[int, ...]:
+    """OpVectorShuffle's selectors keeping the old value (0..3) where ``mask`` is off and
+    taking the new one (4..7) where it is on; remembered per mask."""
+    got = _MERGES.get(mask) if type(mask) is tuple else None
+    if got is None:
+        got = tuple(4 + i if on else i for i, on in enumerate(mask))
+        if type(mask) is tuple and len(_MERGES) < 64:
+            _MERGES[mask] = got
+    return got
 
 _CC_CMP = {"EQ": "FOrdEqual", "NE": "FUnordNotEqual", "LT": "FOrdLessThan",
            "LE": "FOrdLessThanEqual", "GT": "FOrdGreaterThan", "GE": "FOrdGreaterThanEqual",

@@ -175,7 +175,8 @@ class Module:
 
     def vconst_bits(self, kind: str, words) -> int:
         """A 4-vector (or n-vector) constant of raw words."""
-        parts = tuple(self.const_bits(kind, w & 0xFFFFFFFF) for w in words)
+        const_bits = self.const_bits
+        parts = tuple([const_bits(kind, w & 0xFFFFFFFF) for w in words])
         return self.composite(self.vec(kind, len(parts)), parts)
 
     def splat_const(self, kind: str, value, n: int = 4) -> int:
