@@ -192,11 +192,15 @@ def _index(t: _Tokens):
 
 def _ref(t: _Tokens, tok: tuple) -> Ref:
     text, line, col, file = tok[1], tok[3], tok[4], t.file
-    if "." in text:               # "R0.xyzw": the parts after the name are member selectors
-        name, *parts = text.split(".")
-        sels: list = _member_list(parts, file, line, col + len(name) + 1)
-    else:
+    dot = text.find(".")
+    if dot < 0:
         name, sels = text, []
+    else:                         # "R0.xyzw": the parts after the name are member selectors
+        name, rest = text[:dot], text[dot + 1:]
+        if "." in rest:
+            sels: list = _member_list(rest.split("."), file, line, col + dot + 1)
+        else:                     # one member, the common case (_member_list inlined)
+            sels = [Member(rest, Span(file, line, col + dot + 1, max(1, len(rest))))]
     toks, n = t.toks, t.n
     while t.i < n:
         nxt = toks[t.i]
@@ -246,21 +250,27 @@ def _constvec(t: _Tokens, open_tok: tuple) -> NumberList:
     return nums
 
 
+def _ref_operand(t: _Tokens, tok: tuple) -> Operand:
+    """A reference operand from its word ``tok`` (taken), with its condition mask if any."""
+    ref = _ref(t, tok)
+    op = Operand("ref", ref.span, False, False, False, ref)
+    i = t.i
+    if i < t.n and t.toks[i][1] == "(" and t.toks[i][0] == "punct":
+        t.i = i + 1
+        ctok = t.take()
+        if ctok[0] != "word":
+            raise _Refuse
+        t.expect(")")
+        rule, _, swz = ctok[1].partition(".")
+        op.ccmask = CCTestNode(rule, swz or None, t.span(ctok, len(ctok[1])))
+    return op
+
+
 def _primary(t: _Tokens) -> Operand:
     tok = t.take()
     kind = tok[0]
     if kind == "word":
-        ref = _ref(t, tok)
-        op = Operand("ref", ref.span, ref=ref)
-        if t.at_punct("("):
-            t.take()
-            ctok = t.take()
-            if ctok[0] != "word":
-                raise _Refuse
-            t.expect(")")
-            rule, _, swz = ctok[1].partition(".")
-            op.ccmask = CCTestNode(rule, swz or None, t.span(ctok, len(ctok[1])))
-        return op
+        return _ref_operand(t, tok)
     if kind == "number":
         text = tok[1]
         return Operand("num", t.span(tok, len(text)),
@@ -277,6 +287,12 @@ def _primary(t: _Tokens) -> Operand:
 
 
 def _operand(t: _Tokens) -> Operand:
+    i = t.i
+    if i < t.n:
+        tok = t.toks[i]
+        if tok[0] == "word":            # the common case: a plain reference
+            t.i = i + 1
+            return _ref_operand(t, tok)
     tok = t.peek() or ("", "", 0, 0, 0)
     kind, text = tok[0], tok[1]
     if kind == "target":
