@@ -23,8 +23,10 @@ F, S = DataType.FLOAT, DataType.INT
 IDENTITY = (0, 1, 2, 3)
 FULL_MASK = (True, True, True, True)
 XYZW = {c: i for i, c in enumerate("xyzw")}
-#: the valid write masks met so far, remembered (mask() checks each spelling once)
+#: the valid write masks and swizzles met so far, remembered (mask() and swizzle() check
+#: each spelling once)
 _MASKS: dict[str, tuple[bool, bool, bool, bool]] = {}
+_SWIZZLES: dict[tuple[str, bool], tuple[int, int, int, int]] = {}
 #: old-style condition-code rules (VP2 2.14.2.2); they map onto the GP4 flag tests of the same
 #: name exactly (nv_dialects.md 6.5: LT = SF, EQ = ZF, GT = none, UN = SF|ZF)
 OLD_CC_RULES = ("EQ", "GE", "GT", "LE", "LT", "NE", "TR", "FL")
@@ -246,8 +248,9 @@ class LegacyVertexBuilder:
     # ---- ALU -------------------------------------------------------------------------------------
     def alu(self, ins: Instr, base: str, sig: str, ccreg, sat) -> None:
         n_src = _ALU_SOURCES[sig]
-        self.expect(ins, 1 + n_src, f"a destination and {n_src} source operand"
-                    f"{'s' if n_src > 1 else ''}")
+        if len(ins.operands) != 1 + n_src:      # (the message is formatted only when needed)
+            self.expect(ins, 1 + n_src, f"a destination and {n_src} source operand"
+                        f"{'s' if n_src > 1 else ''}")
         dst, *srcs = self.all_of([lambda: self.dest(ins.operands[0])] + [
             (lambda o=o: self.source(o, scalar=sig in ("S", "SS"))) for o in ins.operands[1:]])
         op, srcs = self.numerics(base, srcs)
@@ -435,15 +438,20 @@ class LegacyVertexBuilder:
 
     # ---- operands --------------------------------------------------------------------------------
     def swizzle(self, text: str, span: Span, vector: bool) -> tuple[int, int, int, int]:
+        known = _SWIZZLES.get((text, vector))
+        if known is not None:
+            return known
         if any(c not in XYZW for c in text):
             self.err("E1006", f"invalid swizzle '.{text}' (components are x, y, z, w)", span)
         if len(text) == 1:
-            return (XYZW[text],) * 4
+            known = _SWIZZLES[text, vector] = (XYZW[text],) * 4
+            return known
         if len(text) != 4 or not vector:
             self.err("E1006", f"swizzle '.{text}' must have "
                      f"{'1 or 4 components' if vector else 'exactly 1 component (scalar operand)'}",
                      span)
-        return tuple(XYZW[c] for c in text)
+        known = _SWIZZLES[text, vector] = tuple(XYZW[c] for c in text)      # at most 2 x 260
+        return known
 
     def mask(self, text: str, span: Span) -> tuple[bool, bool, bool, bool]:
         got = _MASKS.get(text)
