@@ -144,8 +144,8 @@ def _nul_ends_fragment_program(text: str) -> bool:
     header = detect_header(text)
     if header not in ("!!ARBfp1.0", "!!FP1.0"):
         return False
-    from .nv.syntax import _END, blank_comments
-    return _END.search(blank_comments(text[:text.index("\x00")]), len(header)) is not None
+    from .nv.syntax import blank_comments, find_end
+    return find_end(blank_comments(text[:text.index("\x00")]), len(header)) >= 0
 
 
 __all__ = ["parse_program", "XlateError"]

@@ -43,20 +43,35 @@ def result_type(ins: Instruction) -> DataType:
 def register_types(prog: Program) -> dict[str, DataType]:
     """Storage type per TEMP register name."""
     uses: dict[str, set[DataType]] = {}
+    INT = DataType.INT
 
     def note(name: str, t: DataType):
-        uses.setdefault(name, set()).add(t)
+        seen = uses.get(name)
+        if seen is None:
+            uses[name] = {t}
+        else:
+            seen.add(t)
 
+    # operand_type/result_type inlined (their memos read directly): this loop visits every
+    # operand of the program
+    operand_memo, result_memo = _OPERAND_MEMO, _RESULT_MEMO
     for ins in prog.instructions:
+        op, dtype = ins.op, ins.dtype
         for i, src in enumerate(ins.srcs):
-            note(src.reg, operand_type(ins, i))
-            for idx in (src.index, src.vertex):
-                if idx is not None and idx.relative:
-                    note(idx.reg, DataType.INT)
-        if ins.dst is not None:
-            note(ins.dst.reg, result_type(ins))
-            if ins.dst.index is not None and ins.dst.index.relative:
-                note(ins.dst.index.reg, DataType.INT)
+            t = operand_memo.get((op, dtype, i))
+            note(src.reg, operand_type(ins, i) if t is None else t)
+            idx = src.index
+            if idx is not None and idx.reg is not None:
+                note(idx.reg, INT)
+            idx = src.vertex
+            if idx is not None and idx.reg is not None:
+                note(idx.reg, INT)
+        dst = ins.dst
+        if dst is not None:
+            t = result_memo.get((op, dtype))
+            note(dst.reg, result_type(ins) if t is None else t)
+            if dst.index is not None and dst.index.reg is not None:
+                note(dst.index.reg, INT)
     out: dict[str, DataType] = {}
     for name, reg in prog.registers.items():
         if reg.kind != RegKind.TEMP:

@@ -31,16 +31,21 @@ from ...ir.model import (MAX_CALL_DEPTH, CondTest, DataType, Index, Instruction,
 from ...ir.ops import OPCODES
 from ...passes.structurize import CountTest, Structured
 from ...passes.types import RAW_OPERAND_OPS, operand_type, result_type
+from ..literals import literal_operand_bits
 from .alu import ALU, MULHI, sad
 from .base import K, Instrumentation, NotCovered, _Reg
 from .dispatch import DispatchMixin
 from .flow import FlowMixin
 from .geometry import GEOMETRY_MODEL, GeometryMixin
-from .module import GLSL, OP as _OP, Module, string_words
+from .module import DECORATION, GLSL, OP as _OP, Module, string_words
 from .staging import StagingMixin
 from .textures import TextureMixin
 
 __all__ = ["DirectEmitter", "Instrumentation", "NotCovered", "COVERED_OPCODES"]
+
+#: fval's ``OpDecorate <id> NoContraction``: the first word and the decoration
+_DECORATE3 = (3 << 16) | _OP["Decorate"]
+_NO_CONTRACTION = DECORATION["NoContraction"]
 
 #: IR opcodes (with their data types) the direct path emits: for docs and the coverage test
 COVERED_OPCODES = sorted({f"{op}.{k.upper()}" for op, k in ALU})
@@ -91,22 +96,26 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
         self.extra_locations: set[int] = set()    # locations of the harness's extra outputs
 
     # ---- small instruction helpers ----------------------------------------------------------------
+    # put/val/fval write most of a module's words: one list extend each, the id taken from
+    # the module's counter in place (Module.id), the decoration appended to its section
+    # directly (Module.decorate) -- a third of the emission time was these calls
     def put(self, op: str, *operands: int) -> None:
-        self.body.append(((len(operands) + 1) << 16) | _OP[op])
-        self.body.extend(operands)
+        self.body.extend((((len(operands) + 1) << 16) | _OP[op], *operands))
 
     def val(self, op: str, rtype: int, *operands: int) -> int:
-        r = self.m.id()
-        self.body.append(((len(operands) + 3) << 16) | _OP[op])
-        self.body.append(rtype)
-        self.body.append(r)
-        self.body.extend(operands)
+        m = self.m
+        r = m.bound
+        m.bound = r + 1
+        self.body.extend((((len(operands) + 3) << 16) | _OP[op], rtype, r, *operands))
         return r
 
     def fval(self, op: str, rtype: int, *operands: int) -> int:
         """A float operation that must round on its own: decorated NoContraction."""
-        r = self.val(op, rtype, *operands)
-        self.m.decorate(r, "NoContraction")
+        m = self.m
+        r = m.bound
+        m.bound = r + 1
+        self.body.extend((((len(operands) + 3) << 16) | _OP[op], rtype, r, *operands))
+        m.sec["annotations"].extend((_DECORATE3, r, _NO_CONTRACTION))
         return r
 
     def ext(self, name: str, rtype: int, *operands: int) -> int:
@@ -292,13 +301,17 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
         return self.val("AccessChain", r.ptr_elem, r.var, i), r.kind
 
     def load_element(self, regname: str, index: Index | None, vertex: Index | None = None) -> int:
-        reg = self.prog.registers[regname]
-        if reg.kind == RegKind.PARAM:
-            return self.param_element(reg, index)
-        if reg.kind == RegKind.BUFFER:
-            return self.buffer_element(reg, index)
-        ptr, kind = self.element_ptr(regname, index, vertex)
-        return self.val("Load", self.t(kind), ptr)
+        return self.load_typed(self.prog.registers[regname], index, vertex)[0]
+
+    def load_typed(self, reg, index: Index | None, vertex: Index | None = None) -> tuple[int, str]:
+        """The element's value and its storage kind (:meth:`storage_kind`), in one lookup."""
+        rk = reg.kind
+        if rk == RegKind.PARAM:
+            return self.param_element(reg, index), "f"
+        if rk == RegKind.BUFFER:
+            return self.buffer_element(reg, index), "u"
+        ptr, kind = self.element_ptr(reg.name, index, vertex)
+        return self.val("Load", self.t(kind), ptr), kind
 
     def param_element(self, reg, index: Index | None) -> int:
         f4 = self.t("f")
@@ -350,28 +363,34 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
     def operand(self, src: Source, optype: DataType, scalar: bool) -> int:
         reg = self.prog.registers[src.reg]
         kind = K[optype]
-        if reg.kind == RegKind.CONST or (reg.kind == RegKind.PARAM and (
+        rk = reg.kind
+        if rk == RegKind.CONST or (rk == RegKind.PARAM and (
                 src.index is None or not src.index.relative)
                 and reg.bindings[0 if src.index is None else src.index.offset] is None):
             return self.const_operand(src, reg, optype, scalar)
-        v = self.load_element(src.reg, src.index, src.vertex)
-        v = self.bitcast(v, self.storage_kind(src.reg), kind)
+        v, skind = self.load_typed(reg, src.index, src.vertex)
+        if skind != kind:
+            v = self.val("Bitcast", self.t(kind), v)
         if src.abs and kind != "u":
             v = self.ext("FAbs" if kind == "f" else "SAbs", self.t(kind), v)
         sel = src.swizzle
-        if max(sel) > 3:
-            one = 0x3F800000 if kind == "f" else 1
-            ext = self.m.vconst_bits(kind, (0, one, 0, 0))
-            v = self.shuffle(v, ext, sel, kind)
-        elif sel != (0, 1, 2, 3):
-            v = self.shuffle(v, v, sel, kind)
-        negs = tuple(n != src.neg for n in src.comp_neg)
-        if any(negs):
-            neg = self.negate(v, kind)
-            v = neg if all(negs) else self.shuffle(v, neg, [4 + i if n else i
-                                                            for i, n in enumerate(negs)], kind)
+        if sel != _IDENTITY:
+            if max(sel) > 3:
+                one = 0x3F800000 if kind == "f" else 1
+                ext = self.m.vconst_bits(kind, (0, one, 0, 0))
+                v = self.shuffle(v, ext, sel, kind)
+            else:
+                v = self.shuffle(v, v, sel, kind)
+        neg = src.neg
+        comp_neg = src.comp_neg
+        if neg or comp_neg != _NO_NEG:
+            negs = tuple(n != neg for n in comp_neg)
+            if any(negs):
+                negated = self.negate(v, kind)
+                v = negated if all(negs) else self.shuffle(
+                    v, negated, [4 + i if n else i for i, n in enumerate(negs)], kind)
         if scalar:
-            v = self.x(v, 0, kind)
+            v = self.val("CompositeExtract", self.t(kind, 1), v, 0)
         return v
 
     def negate(self, v: int, kind: str, n: int = 4) -> int:
@@ -380,7 +399,6 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
         return self.val("SNegate", self.t(kind, n), v)
 
     def const_operand(self, src: Source, reg, optype: DataType, scalar: bool) -> int:
-        from ..literals import literal_operand_bits
         if reg.kind == RegKind.CONST:
             words = reg.value[0]
         else:
@@ -568,10 +586,11 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
         if fn is None:
             raise NotCovered(f"the instruction {ins.op}.{ins.dtype.value}", ins)
         srcs = []
+        raw = ins.op in RAW_OPERAND_OPS
+        inputs = info.inputs
         for i, s in enumerate(ins.srcs):
-            scalar = info.inputs[i] == "s"
-            t = info.operand_type(i, ins.dtype)
-            if ins.op in RAW_OPERAND_OPS and t != DataType.UINT and (
+            scalar = inputs[i] == "s"
+            if raw and (t := info.operand_type(i, ins.dtype)) != DataType.UINT and (
                     s.neg or s.abs or any(s.comp_neg)):
                 # UP*: the bits of the operand after its modifiers, which act in the
                 # instruction's type (UP4B.F: -x flips the sign bit), as the executor loads it
@@ -612,8 +631,7 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
             if mask is not None:
                 new = self.sel(mask, new, old, skind)
             if not full:
-                new = self.shuffle(old, new, [4 + i if on else i for i, on in enumerate(dst.mask)],
-                                   skind)
+                new = self.shuffle(old, new, merge_selectors(dst.mask), skind)
         self.put("Store", ptr, new)
         cc = ins.cc_update
         if cc is not None and cc in self.lowered.cc_used:
@@ -625,7 +643,7 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
             if mask is not None:
                 upd = self.sel(mask, upd, old, ck)
             if not full:
-                upd = self.shuffle(old, upd, [4 + i if on else i for i, on in enumerate(dst.mask)], ck)
+                upd = self.shuffle(old, upd, merge_selectors(dst.mask), ck)
             self.put("Store", self.cc[cc], upd)
 
     def precision_step(self, v: int, precision: str) -> int:
@@ -730,6 +748,21 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
                 m.put("modes", "ExecutionMode", main, 12)              # DepthReplacing
         return m.binary()
 
+
+_IDENTITY = (0, 1, 2, 3)
+_NO_NEG = (False, False, False, False)
+_MERGES: dict[tuple, tuple[int, ...]] = {}
+
+
+def merge_selectors(mask) -> tuple[int, ...]:
+    """OpVectorShuffle's selectors keeping the old value (0..3) where ``mask`` is off and
+    taking the new one (4..7) where it is on; remembered per mask."""
+    got = _MERGES.get(mask) if type(mask) is tuple else None
+    if got is None:
+        got = tuple(4 + i if on else i for i, on in enumerate(mask))
+        if type(mask) is tuple and len(_MERGES) < 64:
+            _MERGES[mask] = got
+    return got
 
 _CC_CMP = {"EQ": "FOrdEqual", "NE": "FUnordNotEqual", "LT": "FOrdLessThan",
            "LE": "FOrdLessThanEqual", "GT": "FOrdGreaterThan", "GE": "FOrdGreaterThanEqual",

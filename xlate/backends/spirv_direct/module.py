@@ -89,9 +89,7 @@ class Module:
         return i
 
     def put(self, section: str, op: str, *operands: int) -> None:
-        words = self.sec[section]
-        words.append(((len(operands) + 1) << 16) | OP[op])
-        words.extend(operands)
+        self.sec[section].extend((((len(operands) + 1) << 16) | OP[op], *operands))
 
     def capability(self, name: str) -> None:
         cap = CAPABILITY[name]
@@ -177,7 +175,8 @@ class Module:
 
     def vconst_bits(self, kind: str, words) -> int:
         """A 4-vector (or n-vector) constant of raw words."""
-        parts = tuple(self.const_bits(kind, w & 0xFFFFFFFF) for w in words)
+        const_bits = self.const_bits
+        parts = tuple([const_bits(kind, w & 0xFFFFFFFF) for w in words])
         return self.composite(self.vec(kind, len(parts)), parts)
 
     def splat_const(self, kind: str, value, n: int = 4) -> int:

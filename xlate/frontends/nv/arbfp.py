@@ -52,6 +52,10 @@ from .arbfp_flow import ARBfpFlow
 from .arbfp_operands import ARBfpOperands
 
 
+#: decompose's memo: id(table) -> (table, {text: result})
+_DECOMPOSED: dict[int, tuple[dict, dict]] = {}
+_DECOMPOSED_MAX = 4096
+
 class ARBfpBuilder(ARBfpOperands, ARBfpFlow, NV4Builder):
     """Statement AST of an ``!!ARBfp1.0`` program -> IR (see the module docstring)."""
 
@@ -215,14 +219,28 @@ class ARBfpBuilder(ARBfpOperands, ARBfpFlow, NV4Builder):
     @staticmethod
     def decompose(text: str, table: dict[str, str]):
         """Longest mnemonic of ``table`` that ``text`` starts with whose remainder is a suffix
-        sequence ``[R|H|X][C][_SAT|_SSAT]`` (digest 2.5); (base, prec, cc, sat) or None."""
+        sequence ``[R|H|X][C][_SAT|_SSAT]`` (digest 2.5); (base, prec, cc, sat) or None.
+        Remembered per table (one of the module-level opcode tables) and text: every
+        instruction and every declared name is decomposed, and they recur."""
+        entry = _DECOMPOSED.get(id(table))
+        if entry is None or entry[0] is not table:
+            entry = _DECOMPOSED[id(table)] = (table, {})
+        memo = entry[1]
+        got = memo.get(text, memo)
+        if got is not memo:
+            return got
+        got = None
         for cut in range(len(text), 0, -1):
             base = text[:cut]
             if base in table:
                 m = _SUFFIXES.match(text[cut:])
                 if m:
-                    return base, m.group(1), m.group(2), m.group(3)
-        return None
+                    got = base, m.group(1), m.group(2), m.group(3)
+                    break
+        if len(memo) >= _DECOMPOSED_MAX:        # names come from the input: bounded
+            memo.clear()
+        memo[text] = got
+        return got
 
     def param_item(self, item, ptype: DataType):
         if isinstance(item, Ref):

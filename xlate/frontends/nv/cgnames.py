@@ -55,7 +55,6 @@ _PARAMETER = re.compile(r"c\[(\d+)\](?:\s*,\s*(\d+))?")
 _DECLARED_NAME = re.compile(r"[A-Za-z_]\w*\$\w+|[A-Za-z_]\w*")
 _VERTEX_ELEMENT = re.compile(r"\.__data\[\d+\]$")
 _VERTEX_INDICES = re.compile(r"(\[\d+\])+$")
-_ELEMENT_ZERO = re.compile(r"\[0\]$")
 _ATTR = re.compile(r"ATTR(\d+)")
 _TEXCOORD = re.compile(r"TEXCOORD(\d+)")
 _COLOR = re.compile(r"COL(\d*)")
@@ -86,12 +85,13 @@ def resolve_source_names(prog: Program) -> list[SourceName]:
 
 
 def _resolve(prog: Program, var, res: str, used: dict, units: set[int]) -> list[SourceName]:
-    m = _TEXUNIT.fullmatch(res)
+    # (each regex only where the text can match it: a #var header has dozens of lines)
+    m = _TEXUNIT.fullmatch(res) if res.startswith("texunit") else None
     if m:
         unit = int(m.group(1))
         return [SourceName("texture", var.name, unit=unit, referenced=var.referenced)] \
             if unit in units else []
-    m = _PARAMETER.fullmatch(res)
+    m = _PARAMETER.fullmatch(res) if res.startswith("c[") else None
     if m:
         return _params(prog, var, int(m.group(1)), int(m.group(2) or 1))
     if _DECLARED_NAME.fullmatch(res) and res in prog.registers \
@@ -107,7 +107,9 @@ def _resolve(prog: Program, var, res: str, used: dict, units: set[int]) -> list[
         kind, pool = "input", used[RegKind.INPUT]
     else:
         return []
-    name = _VERTEX_ELEMENT.sub("", var.name)    # a geometry input's per-vertex element
+    name = var.name
+    if "__data[" in name:                          # a geometry input's per-vertex element
+        name = _VERTEX_ELEMENT.sub("", name)
     for path, index in _candidates(prog.stage, kind, res):
         if (path, index) in pool:
             return [SourceName(kind, name, Binding(path, index), referenced=var.referenced)]
@@ -132,8 +134,10 @@ def _params(prog: Program, var, first: int, rows: int) -> list[SourceName]:
 
 def _candidates(stage: Stage, kind: str, res: str) -> list[tuple[str, int | None]]:
     """The bindings cgc's resource ``res`` may be, by stage and direction."""
-    res = _VERTEX_INDICES.sub("", res) if stage == Stage.GEOMETRY and kind == "input" \
-        else _ELEMENT_ZERO.sub("", res)        # HPOS[1][32] (vertex 1), COL0[0] (gp4fp)
+    if stage == Stage.GEOMETRY and kind == "input":     # HPOS[1][32] (vertex 1)
+        res = _VERTEX_INDICES.sub("", res)
+    elif res.endswith("[0]"):                           # COL0[0] (gp4fp)
+        res = res[:-3]
     if stage == Stage.VERTEX and kind == "input":
         m = _ATTR.fullmatch(res)
         if m:

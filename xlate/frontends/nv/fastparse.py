@@ -25,19 +25,20 @@ from .syntax import (CCTestNode, Decl, IndexConst, IndexRange, IndexRel, Instr, 
 
 # The body is tokenized one line at a time (no token but whitespace holds a '\n'), each match
 # a token with the whitespace before it.  Whitespace is lark's %ignore set exactly (not
-# Python's \s).  "target" before "number" and "word" before "members", as lark's terminal
-# priorities order them; a number followed by anything that could continue it in lark's NUMBER
-# ("1.", "1.x", "0x1", "1e") is not a number token here (its statement is refused rather than
-# misread) -- but "0..3" is 0, "..", 3 in lark too.  No token but "end" holds a ';' or ':', so
-# every one of them ends a statement; "bad" is any other character but whitespace (which a
-# backtracking "bad" would otherwise take from a blank line's end), and refuses its statement.
+# Python's \s).  "target" before "number", as lark's terminal priorities order them (the other
+# alternatives start with characters no other one starts with: "word" first, the most common,
+# then the single characters, saves a fifth of the matching); a number followed by anything
+# that could continue it in lark's NUMBER ("1.", "1.x", "0x1", "1e") is not a number token here
+# (its statement is refused rather than misread) -- but "0..3" is 0, "..", 3 in lark too.  No
+# token but "end" holds a ';' or ':', so every one of them ends a statement; "bad" is any other
+# character but whitespace (which a backtracking "bad" would otherwise take from a blank
+# line's end), and refuses its statement.
 _TOKEN = re.compile(r"""([ \t\r\f\v]*)(?:(
-    [123]D(?![A-Za-z0-9_$])                                              # target
-  | [A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*              # word
+    [A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*              # word
+  | [,|\[\](){}+\-=;:]|\.\.                                              # punct, end
   | (?:\.[A-Za-z_$][A-Za-z0-9_$]*)+                                      # members
+  | [123]D(?![A-Za-z0-9_$])                                              # target
   | [0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?(?![0-9A-Za-z_$])(?!\.(?!\.))  # number
-  | \.\.|[,|\[\](){}+\-=]                                                # punct
-  | [;:]                                                                 # end
   )|([^ \t\r\f\v]))                                                      # bad
 """, re.X)
 # A token's kind from its first character (findall gives no group names; see _kind); "bad"
@@ -191,11 +192,15 @@ def _index(t: _Tokens):
 
 def _ref(t: _Tokens, tok: tuple) -> Ref:
     text, line, col, file = tok[1], tok[3], tok[4], t.file
-    if "." in text:               # "R0.xyzw": the parts after the name are member selectors
-        name, *parts = text.split(".")
-        sels: list = _member_list(parts, file, line, col + len(name) + 1)
-    else:
+    dot = text.find(".")
+    if dot < 0:
         name, sels = text, []
+    else:                         # "R0.xyzw": the parts after the name are member selectors
+        name, rest = text[:dot], text[dot + 1:]
+        if "." in rest:
+            sels: list = _member_list(rest.split("."), file, line, col + dot + 1)
+        else:                     # one member, the common case (_member_list inlined)
+            sels = [Member(rest, Span(file, line, col + dot + 1, max(1, len(rest))))]
     toks, n = t.toks, t.n
     while t.i < n:
         nxt = toks[t.i]
@@ -245,21 +250,27 @@ def _constvec(t: _Tokens, open_tok: tuple) -> NumberList:
     return nums
 
 
+def _ref_operand(t: _Tokens, tok: tuple) -> Operand:
+    """A reference operand from its word ``tok`` (taken), with its condition mask if any."""
+    ref = _ref(t, tok)
+    op = Operand("ref", ref.span, False, False, False, ref)
+    i = t.i
+    if i < t.n and t.toks[i][1] == "(" and t.toks[i][0] == "punct":
+        t.i = i + 1
+        ctok = t.take()
+        if ctok[0] != "word":
+            raise _Refuse
+        t.expect(")")
+        rule, _, swz = ctok[1].partition(".")
+        op.ccmask = CCTestNode(rule, swz or None, t.span(ctok, len(ctok[1])))
+    return op
+
+
 def _primary(t: _Tokens) -> Operand:
     tok = t.take()
     kind = tok[0]
     if kind == "word":
-        ref = _ref(t, tok)
-        op = Operand("ref", ref.span, ref=ref)
-        if t.at_punct("("):
-            t.take()
-            ctok = t.take()
-            if ctok[0] != "word":
-                raise _Refuse
-            t.expect(")")
-            rule, _, swz = ctok[1].partition(".")
-            op.ccmask = CCTestNode(rule, swz or None, t.span(ctok, len(ctok[1])))
-        return op
+        return _ref_operand(t, tok)
     if kind == "number":
         text = tok[1]
         return Operand("num", t.span(tok, len(text)),
@@ -276,6 +287,12 @@ def _primary(t: _Tokens) -> Operand:
 
 
 def _operand(t: _Tokens) -> Operand:
+    i = t.i
+    if i < t.n:
+        tok = t.toks[i]
+        if tok[0] == "word":            # the common case: a plain reference
+            t.i = i + 1
+            return _ref_operand(t, tok)
     tok = t.peek() or ("", "", 0, 0, 0)
     kind, text = tok[0], tok[1]
     if kind == "target":

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import struct
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from ...diagnostics import DiagnosticSink, Span
 from ...ir.model import (CCKind, CondTest, DataType, Dest, Instruction, Program, Register, RegKind,
@@ -22,6 +23,10 @@ F, S = DataType.FLOAT, DataType.INT
 IDENTITY = (0, 1, 2, 3)
 FULL_MASK = (True, True, True, True)
 XYZW = {c: i for i, c in enumerate("xyzw")}
+#: the valid write masks and swizzles met so far, remembered (mask() and swizzle() check
+#: each spelling once)
+_MASKS: dict[str, tuple[bool, bool, bool, bool]] = {}
+_SWIZZLES: dict[tuple[str, bool], tuple[int, int, int, int]] = {}
 #: old-style condition-code rules (VP2 2.14.2.2); they map onto the GP4 flag tests of the same
 #: name exactly (nv_dialects.md 6.5: LT = SF, EQ = ZF, GT = none, UN = SF|ZF)
 OLD_CC_RULES = ("EQ", "GE", "GT", "LE", "LT", "NE", "TR", "FL")
@@ -46,6 +51,14 @@ NO_SUFFIX_OPS = frozenset({"BRA", "CAL", "RET", "PUSHA", "POPA"})
 NO_SAT_OPS = frozenset({"ARL", "ARR", "ARA"}) | NO_SUFFIX_OPS
 ADDRESS_OPS = frozenset({"ARL", "ARR", "ARA"})
 
+
+#: glued suffixes after a mnemonic: condition-code update, then saturation (2.5)
+_SUFFIXES = re.compile(r"(C0|C1|C)?(_SAT)?")
+#: the method handling an instruction of each signature other than the ALU ones
+_HANDLERS = {"BRA": "branch", "RET": "ret", "ARL": "address_load", "ARA": "address_add",
+             "SWZ": "swz", "TEX": "tex", "PUSHA": "pusha", "POPA": "popa"}
+#: source operands of each ALU signature
+_ALU_SOURCES = {"V": 1, "S": 1, "VV": 2, "VVV": 3, "SS": 2}
 
 class _Skip(Exception):
     """Abandon the current statement after a diagnostic was reported."""
@@ -88,8 +101,6 @@ class LegacyVertexBuilder:
         self.label_spans: dict[str, Span] = {}
         self.branches: list[tuple[str, Span]] = []
         self.consts: dict[tuple, str] = {}
-        self.lines = (sink.source or "").replace("\r\n", "\n").replace("\r", "\n").split("\n")
-        self.end_span = self._end_span()
         self.ninstr = 0              # instructions as the source counts them (limits)
         self.scratch = 0
 
@@ -108,15 +119,18 @@ class LegacyVertexBuilder:
         self.finish()
         return self.prog
 
-    def _end_span(self) -> Span:
+    @cached_property
+    def end_span(self) -> Span:
         """Where the END statement is: the position of errors found only after the whole
-        program was read (missing HPOS write, instruction count...)."""
-        from .syntax import _END, blank_comments
-        text = "\n".join(self.lines)
-        m = _END.search(blank_comments(text), 1)
-        pos = m.start() if m else len(text)
+        program was read (missing HPOS write, instruction count...).  Found when first asked
+        (a pass over the whole text, which most ARBvp programs never need)."""
+        from .syntax import blank_comments, find_end
+        text = (self.sink.source or "").replace("\r\n", "\n").replace("\r", "\n")
+        end = find_end(blank_comments(text), 1)
+        pos = end if end >= 0 else len(text)
         line = text.count("\n", 0, pos) + 1
-        return Span(self.sink.file, line, pos - (text.rfind("\n", 0, pos) + 1) + 1, 3 if m else 1)
+        return Span(self.sink.file, line, pos - (text.rfind("\n", 0, pos) + 1) + 1,
+                    3 if end >= 0 else 1)
 
     def err(self, code: str, msg: str, span: Span | None, *notes: str):
         self.sink.error(code, msg, span, *notes)
@@ -156,12 +170,11 @@ class LegacyVertexBuilder:
         if ins.mods:
             self.err("E1002", f"'.{ins.mods[0][0]}': instruction modifiers are written as glued "
                      "suffixes in this dialect", ins.mods[0][1])
-        known = set(SIGNATURES)
         for cut in range(len(text), 0, -1):
             base, rest = text[:cut], text[cut:]
-            if base not in known:
+            if base not in SIGNATURES:
                 continue
-            m = re.fullmatch(r"(C0|C1|C)?(_SAT)?", rest)
+            m = _SUFFIXES.fullmatch(rest)
             if not m:
                 continue
             if base not in self.feat.ops:
@@ -203,10 +216,7 @@ class LegacyVertexBuilder:
         self.params_seen: dict = {}
         self.attribs_seen: dict = {}
         sig = SIGNATURES[base]
-        handler = {"BRA": self.branch, "RET": self.ret, "ARL": self.address_load,
-                   "ARA": self.address_add, "SWZ": self.swz, "TEX": self.tex,
-                   "PUSHA": self.pusha, "POPA": self.popa}.get(sig, self.alu)
-        handler(ins, base, sig, ccreg, sat)
+        getattr(self, _HANDLERS.get(sig, "alu"))(ins, base, sig, ccreg, sat)
 
     def all_of(self, thunks) -> list:
         """Run every operand check (so that each bad operand is reported), then give up on the
@@ -237,9 +247,10 @@ class LegacyVertexBuilder:
 
     # ---- ALU -------------------------------------------------------------------------------------
     def alu(self, ins: Instr, base: str, sig: str, ccreg, sat) -> None:
-        n_src = {"V": 1, "S": 1, "VV": 2, "VVV": 3, "SS": 2}[sig]
-        self.expect(ins, 1 + n_src, f"a destination and {n_src} source operand"
-                    f"{'s' if n_src > 1 else ''}")
+        n_src = _ALU_SOURCES[sig]
+        if len(ins.operands) != 1 + n_src:      # (the message is formatted only when needed)
+            self.expect(ins, 1 + n_src, f"a destination and {n_src} source operand"
+                        f"{'s' if n_src > 1 else ''}")
         dst, *srcs = self.all_of([lambda: self.dest(ins.operands[0])] + [
             (lambda o=o: self.source(o, scalar=sig in ("S", "SS"))) for o in ins.operands[1:]])
         op, srcs = self.numerics(base, srcs)
@@ -427,22 +438,31 @@ class LegacyVertexBuilder:
 
     # ---- operands --------------------------------------------------------------------------------
     def swizzle(self, text: str, span: Span, vector: bool) -> tuple[int, int, int, int]:
+        known = _SWIZZLES.get((text, vector))
+        if known is not None:
+            return known
         if any(c not in XYZW for c in text):
             self.err("E1006", f"invalid swizzle '.{text}' (components are x, y, z, w)", span)
         if len(text) == 1:
-            return (XYZW[text],) * 4
+            known = _SWIZZLES[text, vector] = (XYZW[text],) * 4
+            return known
         if len(text) != 4 or not vector:
             self.err("E1006", f"swizzle '.{text}' must have "
                      f"{'1 or 4 components' if vector else 'exactly 1 component (scalar operand)'}",
                      span)
-        return tuple(XYZW[c] for c in text)
+        known = _SWIZZLES[text, vector] = tuple(XYZW[c] for c in text)      # at most 2 x 260
+        return known
 
     def mask(self, text: str, span: Span) -> tuple[bool, bool, bool, bool]:
+        got = _MASKS.get(text)
+        if got is not None:
+            return got
         idx = [XYZW.get(c, -1) for c in text]
         if -1 in idx or idx != sorted(set(idx)) or not text:
             self.err("E1006", f"invalid write mask '.{text}' (components x, y, z, w in order, no "
                      "repeats)", span)
-        return tuple(i in idx for i in range(4))
+        got = _MASKS[text] = tuple(i in idx for i in range(4))     # 15 valid masks
+        return got
 
     def operand_sign(self, opnd: Operand) -> None:
         """'+' is a sign only from VP1.1 on (VP11 2.14.A); |x| needs VP2 or an NV option."""

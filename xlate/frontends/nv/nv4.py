@@ -291,7 +291,9 @@ class NV4Builder(NV4Declarations, NV4Operands):
                          f"selectors; found {len(ins.operands)} operands", ins.span)
             out.dst = self.dest(ins.operands[0], info.result_type(out.dtype), ntc)
             return self.swz(ins, info, out, ntc)
-        self.expect_operands(ins, 1 + n_in, f"a destination and {n_in} source operand{'s' if n_in != 1 else ''}")
+        if len(ins.operands) != 1 + n_in:       # (the message is formatted only when needed)
+            self.expect_operands(ins, 1 + n_in,
+                                 f"a destination and {n_in} source operand{'s' if n_in != 1 else ''}")
         out.dst = self.dest(ins.operands[0], info.result_type(out.dtype), ntc)
         srcs = []
         for i, opnd in enumerate(ins.operands[1:]):

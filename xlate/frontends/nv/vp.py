@@ -117,6 +117,8 @@ for _op in ("POW", "SWZ", "XPD", "TEX", "TXB", "TXL", "TXP", "PUSHA", "POPA"):
         DIALECTS[_h].missing_hint.setdefault(_op, " (it exists only in !!ARBvp1.0 programs)")
 
 
+_TEMP_NAME = re.compile(r"R([0-9]+)")
+
 class VPBuilder(LegacyVertexBuilder):
     dialect_name = "NV vertex program"
 
@@ -176,7 +178,7 @@ class VPBuilder(LegacyVertexBuilder):
         return name
 
     def temp(self, name: str, span: Span) -> str | None:
-        m = re.fullmatch(r"R([0-9]+)", name)
+        m = _TEMP_NAME.fullmatch(name)
         if not m or str(int(m.group(1))) != m.group(1):
             return None
         n = int(m.group(1))
