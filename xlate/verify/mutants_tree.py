@@ -176,8 +176,8 @@ def _literal_register(prog, src: Source):
     return None
 
 
-def _new_constant(reg: Register, words) -> Register:
-    return Register(name=_MUTANT_REG, kind=RegKind.CONST, dtype=reg.dtype,
+def _new_constant(dtype: DataType, words) -> Register:
+    return Register(name=_MUTANT_REG, kind=RegKind.CONST, dtype=dtype,
                     value=(tuple(int(w) & 0xFFFFFFFF for w in words),), implicit=True)
 
 
@@ -229,18 +229,20 @@ def _ins_edits(ins: Instruction, prog, kind: str):
             if lit is None:
                 continue
             reg, words = lit
-            for c in sorted({s for s in (src.swizzle[p] for p in _read_positions(ins, i))
-                             if s <= 3}):
+            comps = sorted({s for s in (src.swizzle[p] for p in _read_positions(ins, i))
+                            if s <= 3})
+            replicated = len(set(words)) == 1       # a scalar literal: one value, all changed
+            for c in comps[:1] if replicated else comps:
                 v = _float(words[c])
                 if v == 0 or not np.isfinite(v):
                     continue
                 new = np.nextafter(v, np.float32(np.inf)) if kind == "literal-ulp" \
                     else np.float32(v * np.float32(1.01))
-                w = list(words)
+                w = [_float_bits(new)] * 4 if replicated else list(words)
                 w[c] = _float_bits(new)
                 nsrc = replace(src, reg=_MUTANT_REG, index=None)
                 srcs = ins.srcs[:i] + (nsrc,) + ins.srcs[i + 1:]
-                yield ins.replace(srcs=srcs), _new_constant(reg, w)
+                yield ins.replace(srcs=srcs), _new_constant(DataType.FLOAT, w)
     elif kind == "swizzle":
         if ins.tex is not None:
             return
@@ -299,13 +301,14 @@ def _node_edits(node, prog, kind: str):
         if c > 3:
             return
         for step in (1, -1):
-            w = list(words)
             if node.ins.dtype == DataType.FLOAT:
-                w[c] = _float_bits(_float(words[c]) + step)
+                new = _float_bits(_float(words[c]) + step)
             else:
-                w[c] = (words[c] + step) & 0xFFFFFFFF
+                new = (words[c] + step) & 0xFFFFFFFF
+            w = [new] * 4 if len(set(words)) == 1 else list(words)
+            w[c] = new
             count = replace(node.count, reg=_MUTANT_REG, index=None)
-            yield replace(node, count=count), _new_constant(reg, w)
+            yield replace(node, count=count), _new_constant(node.ins.dtype, w)
 
 
 def _describe(node, prog, register) -> str:
@@ -313,11 +316,10 @@ def _describe(node, prog, register) -> str:
         return "(removed)"
     if register is not None:
         prog = replace(prog, registers={**prog.registers, register.name: register})
-    text = instruction_text(node.ins, prog)
-    if isinstance(node, Loop) and node.count is not None:
-        from ..ir.printer import source_text
-        text += f"  [count {source_text(node.count, prog)}]"
-    return text
+    ins = node.ins
+    if isinstance(node, Loop) and node.count is not None and len(ins.srcs) == 1:
+        ins = ins.replace(srcs=(node.count,))      # the REP's operand is the count
+    return instruction_text(ins, prog)
 
 
 def _read_registers(structured) -> set[str]:
