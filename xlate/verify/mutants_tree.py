@@ -207,7 +207,8 @@ def _ins_edits(ins: Instruction, prog, kind: str):
     kletter = {DataType.FLOAT: "f", DataType.INT: "i", DataType.UINT: "u"}.get(ins.dtype)
     if kind == "arith":
         new = _ARITH.get(ins.op)
-        if new is not None and (new, kletter) in ALU:
+        # MUL.HI/S24/U24 are other operations than a product: DIV has no such modes
+        if new is not None and (new, kletter) in ALU and ins.mul_mode is None:
             yield ins.replace(op=new), None
         if ins.op == "MAD" and len(ins.srcs) == 3:
             c = ins.srcs[2]
