@@ -16,6 +16,10 @@ statement's tokens, with the backend's numbered temporaries ``xl_t12`` and the `
 statement in probe shaders, whose temporaries are numbered differently; a shader without that
 statement is left alone.
 
+The direct SPIR-V path has no text to edit: its mutants are edits of the lowered tree it
+prints (:mod:`mutants_tree`, ``mutate_program(..., target="spirv-direct")``), classified here
+the same way.
+
 Outcome of one mutant (:class:`MutantResult`), decided apart from the verifier's verdicts:
 
 * ``rejected``: the implementation refuses the mutated GLSL (compile/link error), or the
