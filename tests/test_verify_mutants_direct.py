@@ -275,3 +275,32 @@ def test_inverted_cc_write_to_a_component_called_undefined_is_caught(runner):
                           target="spirv-direct")
     assert [r.outcome for r in pr.mutants] == ["caught"], \
         [(r.outcome, r.status, r.reason) for r in pr.mutants]
+
+
+# ---- the campaign tool ---------------------------------------------------------------------------
+
+def _tool():
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    import verify_mutants as VM
+    return VM
+
+
+def test_tool_refuses_the_direct_target_on_the_gl_backend(capsys):
+    with pytest.raises(SystemExit) as e:
+        _tool().main(["--target", "spirv-direct", "--backend", "gl"])
+    assert e.value.code == 2
+    assert "--target spirv-direct runs on --backend vulkan or gl-spirv" in capsys.readouterr().err
+
+
+def test_tool_runs_the_direct_target(runner, capsys):
+    """``--target spirv-direct`` on lavapipe: the per-kind table, every live mutant caught."""
+    code = _tool().main(["--target", "spirv-direct", "--source", "generated", "--dialect",
+                         "vp1.0", "--programs", "1", "--mutants-per-program", "2", "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    kind_table = out[out.index("\nkind "):]
+    total = kind_table.split("\ntotal")[1].split()
+    assert int(total[0]) == int(total[1]) >= 1          # live == caught
+    assert "0 live mutants passed the verifier" in out
