@@ -191,6 +191,18 @@ def test_kind_mutant_is_caught(runner, kind):
     assert r.main_run_reused            # its main run is the harness's equivalence run
 
 
+def test_equivalent_mutant_is_a_real_edit(runner):
+    """Dropping the clamp of a constant inside [0, 1] changes the module, not an output bit:
+    equivalent, and the module that ran carried the edit."""
+    text = NVVP4.replace("MOV.F result.color, R1;", "MOV.F.SAT R1, {0.5};\n"
+                         "MOV.F result.color, R1;")
+    cands, _ = T.program_candidates(api.parse(text, filename="t.vp"), "vulkan", ("saturate",))
+    [m] = cands["saturate"]
+    assert m.after == "MOV.F R1, {0.5, 0.0, 0.0, 1.0}"
+    [r] = _classify(runner, "t.vp", text, [m])
+    assert (r.outcome, r.shaders_mutated) == ("equivalent", 1)
+
+
 def test_gl_spirv_backend_catches_a_mutant():
     runner = gl_runner("gl-spirv")
     [r] = _classify(runner, "kinds.fp", NVFP4, [_site("compare")])

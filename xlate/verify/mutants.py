@@ -669,13 +669,16 @@ def _classify(text, name, group, mutation, runner, first, *, lanes, seed, timeou
     from .glapi import GLError
     stage, glsl, reflection, n, kw, cap0 = first
     res = MutantResult(name, group, mutation.kind, mutation.before, mutation.after, "")
+    equivalence_run = mutation.mutating_runner(runner)
     try:
-        cap = mutation.mutating_runner(runner).run(stage, glsl, reflection, n, **kw)
+        cap = equivalence_run.run(stage, glsl, reflection, n, **kw)
     except GLError as e:
         res.outcome, res.reason = "rejected", f"implementation error: {e}"[:300]
         return res
     if not captures_differ(reflection, cap0, cap):
         res.outcome = "equivalent"
+        # 1: the shader that ran carried the mutation (an equivalent mutant is a real edit)
+        res.shaders_mutated = equivalence_run.applied
         return res
     mr = mutation.mutating_runner(runner, known=(stage, glsl, n, kw, cap))
     try:
