@@ -20,7 +20,6 @@ from xlate import api
 from xlate.backends import spirv as sp
 from xlate.backends.spirv_direct import Instrumentation, emit_spirv
 from xlate.ir.printer import print_program
-from xlate.passes.pipeline import lower
 from xlate.passes.structurize import Op
 from xlate.verify import mutants as M
 from xlate.verify import mutants_tree as T
@@ -123,9 +122,11 @@ def test_edit_leaves_the_program_alone():
     """The executor runs the same Program object: no instruction or register may change."""
     prog = _program("kinds.fp")
     before = print_program(prog)
+    plain, _ = _emit(prog)
     for kind in ("literal", "swizzle", "output", "arith"):
         _emit(prog, _site(kind))
     assert print_program(prog) == before
+    assert _emit(prog)[0] == plain          # and the next lowering is the program's own
     assert T.KINDS and "xl_mutant" not in prog.registers
 
 

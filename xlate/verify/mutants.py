@@ -476,8 +476,8 @@ class MutatingRunner(_Delegate):
 
     ``known``: (stage, GLSL before the mutation, lanes, keyword arguments, capture) of a run
     the harness already made -- the equivalence run of :func:`_classify`, on the inputs of the
-    verifier's main run.  A call with exactly those arguments (text, lanes and every input word equal)
-    gets that capture instead of compiling and drawing the same shader again: llvmpipe is
+    verifier's main run.  A call with exactly those arguments (text, lanes and every input word
+    equal) gets that capture instead of compiling and drawing the same shader again: llvmpipe is
     deterministic, so the verifier sees what a second draw would give, and every other call
     (probes, re-runs on other inputs, ``precise``) runs on the implementation."""
 

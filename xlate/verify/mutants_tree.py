@@ -53,7 +53,7 @@ import numpy as np
 
 from ..backends.spirv_direct import NotCovered
 from ..diagnostics import XlateError
-from ..ir.model import CondTest, DataType, Dest, Instruction, Register, RegKind, Sat, Source
+from ..ir.model import CondTest, DataType, Instruction, Register, RegKind, Sat, Source
 from ..ir.ops import OPCODES
 from ..ir.printer import instruction_text
 from ..passes.structurize import If, Jump, Loop, Op
