@@ -63,6 +63,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from .mutants_common import Delegate, same_arguments
+
 # ---- GLSL tokens -------------------------------------------------------------------------------
 
 _TOKEN = re.compile(r"""
@@ -461,17 +463,8 @@ def pick(cands: dict[str, list[Mutation]], k: int, rng: random.Random) -> list[M
 
 # ---- runners -----------------------------------------------------------------------------------
 
-class _Delegate:
-    """Everything but ``run`` goes to the wrapped runner (profile, backend, describe ...)."""
 
-    def __init__(self, inner):
-        self.inner = inner
-
-    def __getattr__(self, name):
-        return getattr(self.inner, name)
-
-
-class MutatingRunner(_Delegate):
+class MutatingRunner(Delegate):
     """The real runner, but every shader it compiles carries ``mutation``.
 
     ``known``: (stage, GLSL before the mutation, lanes, keyword arguments, capture) of a run
@@ -493,30 +486,14 @@ class MutatingRunner(_Delegate):
         self.applied += mutated != glsl
         if self.known is not None:
             k_stage, k_glsl, k_lanes, k_kw, k_cap = self.known
-            if (stage, glsl, lanes) == (k_stage, k_glsl, k_lanes) and _same(kw, k_kw):
+            if (stage, glsl, lanes) == (k_stage, k_glsl, k_lanes) and \
+                    same_arguments(kw, k_kw):
                 self.reused += 1
                 return k_cap
         return self.inner.run(stage, mutated, reflection, lanes, **kw)
 
 
-def _same(a, b) -> bool:
-    """Deep equality of runner arguments (arrays bitwise, dataclasses field by field)."""
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        a, b = np.asarray(a), np.asarray(b)
-        return a.dtype == b.dtype and a.shape == b.shape and \
-            np.array_equal(a.view(np.uint8), b.view(np.uint8))
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, (list, tuple)):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    if hasattr(a, "__dict__"):
-        return _same(vars(a), vars(b))
-    return a == b
-
-
-class RecordingRunner(_Delegate):
+class RecordingRunner(Delegate):
     """The real runner; keeps the first call (the verifier's main run) and its capture."""
 
     def __init__(self, inner):

@@ -58,7 +58,7 @@ from ..ir.ops import OPCODES
 from ..ir.printer import instruction_text
 from ..passes.structurize import If, Jump, Loop, Op
 from .glapi import GLError
-from .mutants import _Delegate, _same
+from .mutants_common import Delegate, same_arguments
 
 KINDS = ("arith", "literal", "literal-ulp", "swizzle", "saturate", "cc", "compare", "loop",
          "texcoord", "output")
@@ -401,7 +401,7 @@ def program_candidates(program, profile: str, kinds=KINDS):
 
 # ---- the runner --------------------------------------------------------------------------------
 
-class TreeMutatingRunner(_Delegate):
+class TreeMutatingRunner(Delegate):
     """The real runner; every direct SPIR-V module it is asked to run (``direct=`` maker:
     :func:`xlate.verify.core.direct_module`) is emitted from the tree with ``mutation`` made.
     Runs of GLSL (glslang's SPIR-V, the probes' shaders) are the other translation: unchanged.
@@ -442,7 +442,7 @@ class TreeMutatingRunner(_Delegate):
             rest = {k: v for k, v in kw.items() if k != "direct"}
             k_rest = {k: v for k, v in k_kw.items() if k != "direct"}
             if (stage, glsl, lanes) == (k_stage, k_glsl, k_lanes) and "direct" in k_kw \
-                    and _same(rest, k_rest):
+                    and same_arguments(rest, k_rest):
                 self.reused += 1
                 self.applied += 1     # the capture is the mutated module's: it differed
                 return k_cap
