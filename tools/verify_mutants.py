@@ -47,7 +47,19 @@ a live mutant is the harness's equivalence run of the same shader on the same in
 proves dead are not run; ``jobs + 1`` programs are kept at the workers, so a slow program
 does not idle the others at the end of a round.  Everything else -- the probes, the replay,
 the permits -- is the verifier's own path, unchanged.
-Exit status: 0 when no live mutant fooled the verifier, 1 otherwise, 3 without OpenGL.
+The direct SPIR-V path (issue 19), ``--target spirv-direct``: the mutants are edits of the
+lowered tree the direct backend prints (``xlate/verify/mutants_tree.py``: the same kinds where
+the tree has them), made in every direct module the verifier has emitted, and the verifier
+runs ``--backend vulkan`` (lavapipe; the default for this target) or ``gl-spirv`` with
+``via="direct"``; a program the direct path does not cover is not clean.  A mutated module
+spirv-val refuses is ``rejected``::
+
+    nohup nice -n 10 python tools/verify_mutants.py --target spirv-direct --source all \
+        --programs 300 --mutants-per-program 4 --tries 12 --deadline 3000 \
+        --json /tmp/mutants-direct.json > /tmp/mutants-direct.txt 2> /tmp/mutants-direct.log &
+
+Exit status: 0 when no live mutant fooled the verifier, 1 otherwise, 3 without OpenGL (or
+Vulkan, for ``--backend vulkan``).
 """
 from __future__ import annotations
 
@@ -288,10 +300,14 @@ def main(argv=None) -> int:
                    help="live sites tried per wanted mutant (a live statement's mutant may "
                         "still change no output bit on the verifier's inputs)")
     p.add_argument("--dialect", default="", help="comma-separated group name parts")
-    p.add_argument("--kinds", default=",".join(M.KINDS))
+    p.add_argument("--target", default="glsl", choices=("glsl", "spirv-direct"),
+                   help="what is mutated: the GLSL translation, or the direct SPIR-V path's "
+                        "lowered tree")
+    p.add_argument("--kinds", default="", help="comma-separated (default: every kind)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--lanes", type=int, default=256)
-    p.add_argument("--backend", default="gl", choices=("gl", "gl-spirv"))
+    p.add_argument("--backend", choices=("gl", "gl-spirv", "vulkan"),
+                   help="default: gl for --target glsl, vulkan for --target spirv-direct")
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per mutant verify")
     p.add_argument("--max-timeouts", type=int, default=0,
@@ -303,10 +319,18 @@ def main(argv=None) -> int:
     p.add_argument("--json", help="write the full report here (rewritten after every program)")
     p.add_argument("--quiet", action="store_true")
     args = p.parse_args(argv)
-    kinds = tuple(k for k in args.kinds.split(",") if k)
-    unknown = set(kinds) - set(M.KINDS)
+    from xlate.verify import mutants_tree as T
+    all_kinds = M.KINDS if args.target == "glsl" else T.KINDS
+    kinds = tuple(k for k in args.kinds.split(",") if k) or all_kinds
+    unknown = set(kinds) - set(all_kinds)
     if unknown:
-        p.error(f"unknown kinds {sorted(unknown)}; known: {', '.join(M.KINDS)}")
+        p.error(f"unknown kinds {sorted(unknown)}; known: {', '.join(all_kinds)}")
+    if args.backend is None:
+        args.backend = "gl" if args.target == "glsl" else "vulkan"
+    if args.target == "spirv-direct" and args.backend not in ("vulkan", "gl-spirv"):
+        p.error("--target spirv-direct runs on --backend vulkan or gl-spirv")
+    if args.target == "glsl" and args.backend == "vulkan":
+        p.error("--target glsl runs on --backend gl or gl-spirv")
     sources = list(SOURCES) if args.source == "all" else args.source.split(",")
     if set(sources) - set(SOURCES):
         p.error(f"unknown sources {sorted(set(sources) - set(SOURCES))}; known: "
@@ -324,14 +348,16 @@ def main(argv=None) -> int:
     opts = {"backend": args.backend, "jobs": args.jobs,
             "kw": {"per_program": args.mutants_per_program, "seed": args.seed,
                    "lanes": args.lanes, "kinds": kinds, "timeout": args.timeout,
-                   "tries": args.tries, "max_timeouts": args.max_timeouts}}
+                   "tries": args.tries, "max_timeouts": args.max_timeouts,
+                   "target": args.target}}
     settings = {k: v for k, v in vars(args).items() if k != "json"}
     from xlate.verify.glapi import GLUnavailable
     if args.jobs <= 1:
         try:
             _runner(args.backend)
         except GLUnavailable as e:
-            print(f"verify_mutants: no OpenGL implementation: {e}", file=sys.stderr)
+            what = "Vulkan" if args.backend == "vulkan" else "OpenGL"
+            print(f"verify_mutants: no {what} implementation: {e}", file=sys.stderr)
             return 3
     pool = multiprocessing.get_context("fork").Pool(args.jobs) if args.jobs > 1 else None
     state = [Group(g, progs, quota, quota * 6 + 6) for g, progs in groups.items()]
@@ -370,8 +396,9 @@ def main(argv=None) -> int:
     print()
     print(M.format_table(M.tally(mutants, "kind"), "kind"))
     dead = sum(x.dead_sites for x in done)
+    how = "glsl_liveness" if args.target == "glsl" else "passes/liveness.py"
     print(f"\nnot run: {dead} mutations of statements whose result is never read "
-          "(equivalent by construction, glsl_liveness)")
+          f"(equivalent by construction, {how})")
     slow = sum(x.skipped_slow for x in done)
     if slow:
         print(f"not run: {slow} wanted mutants of programs whose mutants timed out "

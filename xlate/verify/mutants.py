@@ -16,6 +16,10 @@ statement's tokens, with the backend's numbered temporaries ``xl_t12`` and the `
 statement in probe shaders, whose temporaries are numbered differently; a shader without that
 statement is left alone.
 
+The direct SPIR-V path has no text to edit: its mutants are edits of the lowered tree it
+prints (:mod:`mutants_tree`, ``mutate_program(..., target="spirv-direct")``), classified here
+the same way.
+
 Outcome of one mutant (:class:`MutantResult`), decided apart from the verifier's verdicts:
 
 * ``rejected``: the implementation refuses the mutated GLSL (compile/link error), or the
@@ -58,6 +62,8 @@ import signal
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
+
+from .mutants_common import Delegate, same_arguments
 
 # ---- GLSL tokens -------------------------------------------------------------------------------
 
@@ -159,6 +165,9 @@ class Mutation:
     def describe(self) -> dict:
         return {"kind": self.kind, "before": self.before, "after": self.after,
                 "occurrence": self.occurrence}
+
+    def mutating_runner(self, inner, known=None):
+        return MutatingRunner(inner, self, known)
 
 
 def _close(S: list[str], k: int) -> int:
@@ -454,23 +463,14 @@ def pick(cands: dict[str, list[Mutation]], k: int, rng: random.Random) -> list[M
 
 # ---- runners -----------------------------------------------------------------------------------
 
-class _Delegate:
-    """Everything but ``run`` goes to the wrapped runner (profile, backend, describe ...)."""
 
-    def __init__(self, inner):
-        self.inner = inner
-
-    def __getattr__(self, name):
-        return getattr(self.inner, name)
-
-
-class MutatingRunner(_Delegate):
+class MutatingRunner(Delegate):
     """The real runner, but every shader it compiles carries ``mutation``.
 
-    ``known``: (stage, mutated GLSL, lanes, keyword arguments, capture) of a run the harness
-    already made -- the equivalence run of :func:`_classify`, on the inputs of the verifier's
-    main run.  A call with exactly those arguments (text, lanes and every input word equal)
-    gets that capture instead of compiling and drawing the same shader again: llvmpipe is
+    ``known``: (stage, GLSL before the mutation, lanes, keyword arguments, capture) of a run
+    the harness already made -- the equivalence run of :func:`_classify`, on the inputs of the
+    verifier's main run.  A call with exactly those arguments (text, lanes and every input word
+    equal) gets that capture instead of compiling and drawing the same shader again: llvmpipe is
     deterministic, so the verifier sees what a second draw would give, and every other call
     (probes, re-runs on other inputs, ``precise``) runs on the implementation."""
 
@@ -486,30 +486,14 @@ class MutatingRunner(_Delegate):
         self.applied += mutated != glsl
         if self.known is not None:
             k_stage, k_glsl, k_lanes, k_kw, k_cap = self.known
-            if (stage, mutated, lanes) == (k_stage, k_glsl, k_lanes) and _same(kw, k_kw):
+            if (stage, glsl, lanes) == (k_stage, k_glsl, k_lanes) and \
+                    same_arguments(kw, k_kw):
                 self.reused += 1
                 return k_cap
         return self.inner.run(stage, mutated, reflection, lanes, **kw)
 
 
-def _same(a, b) -> bool:
-    """Deep equality of runner arguments (arrays bitwise, dataclasses field by field)."""
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        a, b = np.asarray(a), np.asarray(b)
-        return a.dtype == b.dtype and a.shape == b.shape and \
-            np.array_equal(a.view(np.uint8), b.view(np.uint8))
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, (list, tuple)):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    if hasattr(a, "__dict__"):
-        return _same(vars(a), vars(b))
-    return a == b
-
-
-class RecordingRunner(_Delegate):
+class RecordingRunner(Delegate):
     """The real runner; keeps the first call (the verifier's main run) and its capture."""
 
     def __init__(self, inner):
@@ -632,35 +616,52 @@ def _disarm():
         signal.setitimer(signal.ITIMER_REAL, 0)
 
 
-def classify(text: str, name: str, group: str, mutation: Mutation, runner, first, *,
-             lanes: int, seed: int, timeout: float = 0) -> MutantResult:
-    """Run one mutant on the verifier's inputs, then (when live) through the verifier."""
+def classify(text: str, name: str, group: str, mutation, runner, first, *,
+             lanes: int, seed: int, timeout: float = 0, target: str = "glsl") -> MutantResult:
+    """Run one mutant on the verifier's inputs, then (when live) through the verifier.
+    ``mutation``: a GLSL :class:`Mutation`, or a :class:`mutants_tree.TreeMutation` of the
+    direct SPIR-V path (``target`` ``spirv-direct``); each makes its own mutating runner."""
     import time
     t0 = time.perf_counter()
     res = _classify(text, name, group, mutation, runner, first, lanes=lanes, seed=seed,
-                    timeout=timeout)
+                    timeout=timeout, target=target)
     res.seconds = round(time.perf_counter() - t0, 3)
     return res
 
 
-def _classify(text, name, group, mutation, runner, first, *, lanes, seed, timeout):
+def _verify_kw(runner, target: str) -> dict:
+    """verify_source's arguments for a target: the direct SPIR-V path runs on its runner's
+    backend (``vulkan`` or ``gl-spirv``) with ``via="direct"`` (never glslang's module in its
+    place)."""
+    if target == "glsl":
+        return {}
+    if target == "spirv-direct":
+        return {"backend": getattr(runner, "backend", "vulkan"), "via": "direct"}
+    raise ValueError(f"no mutation target {target!r}")
+
+
+def _classify(text, name, group, mutation, runner, first, *, lanes, seed, timeout,
+              target="glsl"):
     from .core import verify_source
     from .glapi import GLError
     stage, glsl, reflection, n, kw, cap0 = first
     res = MutantResult(name, group, mutation.kind, mutation.before, mutation.after, "")
-    mutated = mutation.apply(glsl)
+    equivalence_run = mutation.mutating_runner(runner)
     try:
-        cap = runner.run(stage, mutated, reflection, n, **kw)
+        cap = equivalence_run.run(stage, glsl, reflection, n, **kw)
     except GLError as e:
         res.outcome, res.reason = "rejected", f"implementation error: {e}"[:300]
         return res
     if not captures_differ(reflection, cap0, cap):
         res.outcome = "equivalent"
+        # 1: the shader that ran carried the mutation (an equivalent mutant is a real edit)
+        res.shaders_mutated = equivalence_run.applied
         return res
-    mr = MutatingRunner(runner, mutation, known=(stage, mutated, n, kw, cap))
+    mr = mutation.mutating_runner(runner, known=(stage, glsl, n, kw, cap))
     try:
         _alarm(timeout)
-        rep = verify_source(text, name, lanes=lanes, seed=seed, runner=mr)
+        rep = verify_source(text, name, lanes=lanes, seed=seed, runner=mr,
+                            **_verify_kw(runner, target))
     except _Timeout:
         res.outcome, res.reason = "timeout", f"verifier ran past {timeout} s"
         return res
@@ -758,8 +759,8 @@ def original_nonfinite_lanes(text: str, name: str, lanes: int, seed: int,
 
 
 def mutate_program(text: str, name: str, group: str, runner, *, per_program: int, seed: int,
-                   lanes: int = 256, kinds=KINDS, timeout: float = 0, tries: int = 4,
-                   mutations=None, max_timeouts: int = 0) -> ProgramResult:
+                   lanes: int = 256, kinds=None, timeout: float = 0, tries: int = 4,
+                   mutations=None, max_timeouts: int = 0, target: str = "glsl") -> ProgramResult:
     """Verify ``text``; when it is clean, classify mutants until ``per_program`` of them are
     not equivalent (live or rejected), trying at most ``tries * per_program`` sites.
 
@@ -771,12 +772,18 @@ def mutate_program(text: str, name: str, group: str, runner, *, per_program: int
     instead (tests).  ``max_timeouts`` (0: no limit): after that many mutants ran past
     ``timeout``, the program's remaining mutations are not run (``skipped_slow`` counts them):
     a program whose verification of a mutant outlasts the timeout mostly does so for every
-    mutant (long loops probed pass by pass), and a campaign's time is better spent elsewhere."""
+    mutant (long loops probed pass by pass), and a campaign's time is better spent elsewhere.
+
+    ``target``: ``glsl`` (mutants of the GLSL translation, this module) or ``spirv-direct``
+    (mutants of the direct SPIR-V path's lowered tree, :mod:`mutants_tree`; ``runner`` a
+    ``vulkan`` or ``gl-spirv`` one; a program the direct path does not cover is not clean).
+    ``kinds``: None for every kind of the target."""
     from .core import verify_source
     rec = RecordingRunner(runner)
     # clean means no difference at all, so localization (which only explains differences) is
     # not needed to tell: a program that differs is dropped without being localized
-    rep = verify_source(text, name, lanes=lanes, seed=seed, runner=rec, localize=False)
+    rep = verify_source(text, name, lanes=lanes, seed=seed, runner=rec, localize=False,
+                        **_verify_kw(runner, target))
     if rep.status != "pass" or rep.total_differences or rec.first is None:
         why = rep.status if rep.status != "pass" else "pass with differences explained"
         return ProgramResult(name, group, f"not clean: {why} {rep.reason}".strip())
@@ -786,9 +793,20 @@ def mutate_program(text: str, name: str, group: str, runner, *, per_program: int
         # a condition never met): every mutant would be equivalent
         return ProgramResult(name, group, "not used: no primitive emitted on any lane")
     out = ProgramResult(name, group, "clean")
+    if target == "spirv-direct" and "direct" not in rec.first[4]:
+        return ProgramResult(name, group, "not used: the main run was not the direct module")
     if mutations is None:
         rng = random.Random(f"{seed}:{name}")
-        cands, out.dead_sites = live_candidates(rec.first[1], kinds)
+        if target == "spirv-direct":
+            from . import mutants_tree as T
+            from .core import runner_profile
+            from ..frontends import parse_program
+            cands, out.dead_sites = T.program_candidates(
+                parse_program(text, name), runner_profile(runner),
+                T.KINDS if kinds is None else kinds)
+        else:
+            cands, out.dead_sites = live_candidates(rec.first[1],
+                                                    KINDS if kinds is None else kinds)
         mutations = pick(cands, sum(map(len, cands.values())), rng)[:tries * per_program]
         wanted = per_program
     else:
@@ -800,7 +818,7 @@ def mutate_program(text: str, name: str, group: str, runner, *, per_program: int
             out.skipped_slow = min(len(mutations) - i, wanted - found)
             break
         r = classify(text, name, group, m, runner, rec.first, lanes=lanes, seed=seed,
-                     timeout=timeout)
+                     timeout=timeout, target=target)
         r.dialect = dialect
         out.mutants.append(r)
         found += r.outcome != "equivalent"

@@ -44,6 +44,9 @@ def emit_spirv(prog: Program, profile: str = "vulkan", *, source_text: str | Non
     with paused():
         t0 = time.perf_counter()
         lowered = lower(prog, profile=profile)
+        if instrumentation is not None and instrumentation.tree_edit is not None:
+            instrumentation.tree_edit(lowered)     # the mutation harness: a wrong tree on purpose
+            prog = lowered.program
         t1 = time.perf_counter()
         plan = GlslEmitter(prog, profile)
         plan.types, plan.cc_used, plan.cc_values = lowered.types, lowered.cc_used, lowered.cc_values

@@ -3,6 +3,7 @@ instrumentation, a register's variable, the data type letters."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 from ...ir.model import DataType, Instruction
 
@@ -37,7 +38,11 @@ class Instrumentation:
     an extra flat int output receiving ``gl_PrimitiveIDIn`` with every vertex;
     ``emit_limit``: at most that many ``EmitVertex`` (later EMITs do nothing) and an
     ``EndPrimitive`` with no vertex since the last one skipped; ``max_vertices``: the
-    ``OutputVertices`` declared instead of the program's."""
+    ``OutputVertices`` declared instead of the program's.
+    ``tree_edit``: called with the middle end's :class:`~xlate.passes.pipeline.Lowering`
+    before anything is printed, to edit the tree (and, by replacing ``lowered.program`` with
+    an edited copy, the registers it reads): the mutation harness's hook
+    (``xlate/verify/mutants_tree.py``), which makes the module a deliberately wrong one."""
 
     capture: dict[str, tuple[int, int]] = field(default_factory=dict)
     strides: list[int] = field(default_factory=list)
@@ -46,6 +51,7 @@ class Instrumentation:
     extra_output: int | None = None
     emit_limit: int | None = None
     max_vertices: int | None = None
+    tree_edit: Callable[[object], None] | None = None
 
 
 class _Reg:
