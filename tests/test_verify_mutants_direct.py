@@ -22,6 +22,7 @@ from xlate.backends.spirv_direct import Instrumentation, emit_spirv
 from xlate.ir.printer import print_program
 from xlate.passes.structurize import Op
 from xlate.verify import mutants as M
+from xlate.verify.core import verify_source
 from xlate.verify import mutants_tree as T
 from xlate.verify.generate import generate
 
@@ -244,14 +245,14 @@ def test_sample_every_live_mutant_is_caught(runner):
     assert all(m.shaders_mutated >= 1 for m in live)
 
 
-# ---- what the direct path's verification passes today ------------------------------------------
+# ---- what the direct path's verification passed before it held the direct module exactly ------------------------------------------
 
 #: a literal 1 % off added to a lookup's result: the output moves by <= 0.005, which the direct
 #: path's cross-check (xlate/verify/core.py, ``_verify_program``: where the direct module
 #: departs from glslang's, compare's *loose* tolerance rules decide) accepts, because the
 #: component depends on a TEX and INEXACT["TEX"] allows 2^-7 absolute.  The GLSL path catches
-#: the same mutant (its differences must be replayed).  Found by this harness; a strict xfail
-#: until the verifier holds the direct module to more than the oracle's tolerances.
+#: the same mutant (its differences must be replayed).  Found by this harness; the direct
+#: module's own departures are now mismatches (core._verify_program).
 TEX_PLUS_LITERAL = """!!NVfp4.0
 TEMP t;
 TEX.F t, fragment.texcoord[0], texture[0], 2D;
@@ -260,8 +261,6 @@ END
 """
 
 
-@pytest.mark.xfail(strict=True, reason="the direct path's cross-check accepts departures within "
-                   "the loose TEX tolerance (2^-7 absolute): docs/verify_mutants_baseline.md")
 def test_small_literal_change_after_a_lookup_is_caught(runner):
     cands, _ = T.program_candidates(api.parse(TEX_PLUS_LITERAL, filename="t.fp"), "vulkan",
                                     ("literal",))
@@ -272,9 +271,6 @@ def test_small_literal_change_after_a_lookup_is_caught(runner):
         [(r.outcome, r.status, r.reason) for r in pr.mutants]
 
 
-@pytest.mark.xfail(strict=True, reason="the direct path's cross-check skips components the "
-                   "analysis calls undefined (compare_output, strict=False): any value passes "
-                   "there; docs/verify_mutants_baseline.md")
 def test_inverted_cc_write_to_a_component_called_undefined_is_caught(runner):
     """corpus/nv4/gp4_explode_flat_lit.gp: ``MOV col.w (GT1.y), 0.5`` -> ``(LE1.y)`` changes
     result.color.w on 768 vertices; the analysis marks result.color undefined (it is computed
@@ -317,3 +313,15 @@ def test_tool_runs_the_direct_target(runner, capsys):
     total = kind_table.split("\ntotal")[1].split()
     assert int(total[0]) == int(total[1]) >= 1          # live == caught
     assert "0 live mutants passed the verifier" in out
+
+
+def test_pk4b_of_a_nan_matches_the_executor_on_the_direct_path(runner):
+    """Held exactly, the direct module showed its own defect: PK4B of a NaN packed byte 0x00
+    (FClamp of a NaN is undefined; lavapipe's gave 0) where the executor packs 0.0 (0x80) and
+    glslang's module agrees.  Generated arbfp-nv2 fragment program, seed 8."""
+    from xlate.verify.generate import generate
+    text = generate("arbfp-nv2", 8, "fragment", 12, frozenset())
+    assert "PK4B result.color, r2;" in text
+    rep = verify_source(text, "g.fp", lanes=256, seed=1, backend="vulkan", runner=runner,
+                        via="direct")
+    assert rep.status == "pass", rep.reason

@@ -346,8 +346,12 @@ def _up(name, n):
 
 
 def _pk4b(e, a):
-    """PK4B: excess-128 bytes, roundEven(127 * clamp(v, -128/127, 1) + 128), x low."""
+    """PK4B: excess-128 bytes, roundEven(127 * clamp(v, -128/127, 1) + 128), x low.  A NaN
+    packs as 0.0 (byte 0x80; the executor's choice, xlate/exec/__init__.py): FClamp of a NaN is
+    undefined (GLSL.std.450), and lavapipe's gave byte 0x00 -- found by the tree-level
+    mutation harness's strict cross-check of the direct module."""
     f4, u4, u1 = e.t("f"), e.t("u"), e.t("u", 1)
+    a = e.sel(e.isnan(a), e.c("f", 0.0), a, "f")
     cl = e.ext("FClamp", f4, a, e.c("f", -128.0 / 127.0), e.c("f", 1.0))
     v = e.fval("FAdd", f4, e.fval("FMul", f4, cl, e.c("f", 127.0)), e.c("f", 128.0))
     b = e.val("ConvertFToU", u4, e.ext("RoundEven", f4, v))
