@@ -677,3 +677,23 @@ def test_gl_precision_covers_a_divide_within_its_quotient_only():
                            op=SimpleNamespace(rt=permits.DataType.FLOAT),
                            exe=exe.view(np.uint32), imp=imp, operands=[a, b])
     assert permits.rule_gl_precision(site).tolist() == [[True, False, True, True]]
+
+
+def test_texcoord_range_permits_texel_values_only_beyond_1e5_texels():
+    """GL 4.5 2.3.4.1: a texel coordinate u = s * size beyond 1e5 is known to more than a
+    texel: any texel or the border may be read -- a value within their range, per component;
+    nearer coordinates, or a value outside that range, are not permitted."""
+    P = SimpleNamespace(W=np.array([8]), H=np.array([8]), Z=np.array([1]), kind="f",
+                        data=np.array([[0.0, -1.0, 2.0, 1.0], [0.5, 1.0, 3.0, 1.0]]),
+                        border=np.array([0.25, 0.0, 2.5, 1.0]))
+    coord = np.array([[2e4, 0.5, 0, 1], [0.3, 0.5, 0, 1]], np.float32)      # 1.6e5 and 2.4 texels
+    exe = np.zeros((2, 4), np.float32)
+    imp = np.array([[0.4, 0.9, 5.0, 1.0], [0.4, 0.9, 2.5, 1.0]], np.float32)
+    site = SimpleNamespace(
+        ins=SimpleNamespace(op="TEX", tex=SimpleNamespace(target="2D", unit=0)),
+        op=SimpleNamespace(rt=permits.DataType.FLOAT, st=SimpleNamespace(textures={0: P})),
+        operands=[coord], exe=exe.view(np.uint32), imp=imp.view(np.uint32))
+    assert permits.rule_texcoord_range(site).tolist() == [[True, True, False, True],
+                                                          [False, False, False, False]]
+    site.ins.tex.target = "SHADOW2D"
+    assert not permits.rule_texcoord_range(site).any()

@@ -64,8 +64,12 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
         "operation), from the executor's operands"),
     "range": (
         "NV_gpu_program4 2.X.8.Z SIN/COS (ApproxSine/ApproxCosine: no precision is required); "
-        "GLSL 4.50 §8.1 sin/cos carry no precision guarantee",
-        "permits.rule_range: SIN/COS/SCS of an operand beyond 2^23 in magnitude: any value"),
+        "GLSL 4.50 §8.1 sin/cos carry no precision guarantee; GL 4.5 §2.3.4.1 \"about 1 part "
+        "in 10^5\" for the texel coordinate of a lookup",
+        "permits.rule_range: SIN/COS/SCS of an operand beyond 2^23 in magnitude: any value; "
+        "permits.rule_texcoord_range: a float lookup whose texel coordinate reaches 1e5 in a "
+        "spatial component (known only to more than a texel): a value within the range of the "
+        "texture's texels and border colour"),
     "ftz": (
         "NV_gpu_program4 issue 18: \"Denorms ... are supported, but may be flushed to zero, "
         "preserving the sign bit\"; GLSL 4.50 §4.7.1: a denormalized value may be flushed to 0",

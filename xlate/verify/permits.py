@@ -562,6 +562,57 @@ def rule_range(s: Site) -> np.ndarray:
     return np.broadcast_to(big[:, None], s.exe.shape)
 
 
+#: texels a filtered lookup's coordinate must stay under for its texel to be known: GL 4.5
+#: section 2.3.4.1 asks a floating-point operation for "about 1 part in 10^5", so the texel
+#: coordinate u = s * size of a larger coordinate is known only to more than one texel
+TEXEL_RANGE_LIMIT = 1.0e5
+#: lookups whose coordinate components are wrapped/filtered texel positions
+_RANGE_TARGETS = {"1D": (0,), "2D": (0, 1), "3D": (0, 1, 2), "RECT": (0, 1),
+                  "ARRAY1D": (0,), "ARRAY2D": (0, 1)}
+
+
+def rule_texcoord_range(s: Site) -> np.ndarray:
+    """A float lookup (TEX/TXB/TXL/TXD/TEX2/TXB2/TXL2 on a 1D, 2D, 3D, rectangle or array
+    target, not a shadow one) whose texel coordinate u = s * size (s itself for a rectangle)
+    reaches :data:`TEXEL_RANGE_LIMIT` in magnitude in a spatial component: GL 4.5 section
+    2.3.4.1's precision ("about 1 part in 10^5") leaves u uncertain by more than a texel, so
+    any texel of any level, or the border colour, may be read and filtered.  Shown by the
+    value: each component lies within the range of the texture's texels and border colour.
+    (The generator's inputs reach 1e38; llvmpipe wraps such coordinates through integer
+    conversions.)  Verdict ``range``."""
+    none = np.zeros(s.exe.shape, bool)
+    tex = s.ins.tex
+    if s.ins.op not in SAMPLING_OPS or tex is None or s.op.rt != DataType.FLOAT or \
+            "SHADOW" in tex.target or tex.target not in _RANGE_TARGETS:
+        return none
+    textures = getattr(s.op.st, "textures", None)
+    P = textures.get(tex.unit) if hasattr(textures, "get") else None
+    if P is None or getattr(P, "kind", "f") != "f":
+        return none
+    size = (1.0, 1.0, 1.0) if tex.target == "RECT" else \
+        (float(P.W[0]), float(P.H[0]), float(P.Z[0]))
+    c = np.asarray(s.operands[0], F32).astype(np.float64).reshape(len(s.exe), -1)
+    with np.errstate(all="ignore"):
+        far = np.zeros(len(s.exe), bool)
+        for i in _RANGE_TARGETS[tex.target]:
+            u = np.abs(c[:, i] * size[i])
+            far |= ~np.isfinite(u) | (u >= TEXEL_RANGE_LIMIT)
+    if not far.any():
+        return none
+    data = np.asarray(P.data, np.float64).reshape(-1, np.shape(P.data)[-1])
+    border = np.asarray(P.border, np.float64).reshape(-1)
+    ok = np.zeros(s.exe.shape, bool)
+    imp = np.ascontiguousarray(s.imp).view(F32).astype(np.float64)
+    for comp in range(min(4, data.shape[1])):
+        values = np.concatenate([data[:, comp], border[comp:comp + 1]])
+        values = values[np.isfinite(values)]
+        if not len(values):
+            continue
+        lo, hi = values.min(), values.max()
+        ok[:, comp] = far & (imp[:, comp] >= lo) & (imp[:, comp] <= hi)
+    return ok
+
+
 def rule_undefined(s: Site) -> np.ndarray:
     """Results NV_gpu_program4 leaves undefined -- integer MOD of a negative dividend or by a
     divisor <= 0, integer DIV by zero, shifts by a negative count or by 32 or more (2.X.8.Z) --
@@ -860,6 +911,8 @@ RULES = (
     ("lod", rule_fine_derivatives, None),
     ("lod", rule_lod, None),
     ("lod", rule_undefined_derivatives, None),
+    # (after the lod rules: a lookup they show at some level of detail keeps that verdict)
+    ("range", rule_texcoord_range, None),
     ("implementation", rule_implementation, None),
     ("implementation", rule_implementation_any, None),
 )
