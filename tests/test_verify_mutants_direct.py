@@ -40,18 +40,7 @@ MAD.F r, r, t, k.y;
 MOV.F result.color, r;
 END
 """
-NVVP4 = """!!NVvp4.0
-TEMP R0, R1;
-MOV.F R0, vertex.attrib[0];
-MOV.F.CC R1, vertex.attrib[1];
-MOV.F R0 (GT.x), vertex.attrib[2];
-REP.S 3;
-ADD.F R0, R0, vertex.attrib[1];
-ENDREP;
-MOV.F result.position, R0;
-MOV.F result.color, R1;
-END
-"""
+from test_verify_mutants import NVVP4  # noqa: E402  (the same vertex program)
 PROGRAMS = {"kinds.fp": NVFP4, "kinds.vp": NVVP4}
 
 # kind -> (program, the node before, the node after): IR printer text

@@ -188,11 +188,15 @@ _LODQ_TARGETS = frozenset({"1D", "2D", "3D", "CUBE", "ARRAY1D", "ARRAY2D", "ARRA
 def _lodq(lw: "Lowerer", t: M.Instruction):
     """LODQ dst, coord, SAMP[n]: (level accessed, lambda') in xy (tgsi.rst LODQ; the executor's
     op_lodq says how each is computed); z and w, undefined there, are 0 here."""
-    unit = _sampler(lw, t.srcs[1])
-    target = _tex_target(lw, t)
+    _emit_lodq(lw, t, _sampler(lw, t.srcs[1]), _tex_target(lw, t), "texture")
+
+
+def _emit_lodq(lw: "Lowerer", t: M.Instruction, unit: int, target: str, what: str) -> None:
+    """The IR LODQ of ``t``'s coordinate (its first source) on ``unit``, refused (E5001) for
+    the targets textureQueryLod does not take; ``what``: "texture" or "sampler view"."""
     if target not in _LODQ_TARGETS:
         lw.reject("E5001", f"{t.opcode} cannot query the level of detail of a "
-                  f"{_TGSI_NAME.get(target, target)} texture (GLSL's textureQueryLod takes no "
+                  f"{_TGSI_NAME.get(target, target)} {what} (GLSL's textureQueryLod takes no "
                   "rectangle, buffer or multisample sampler)")
     _check_tex(lw, "LODQ", unit, target, _tex_offset(lw, t))
     lw.emit(Instruction("LODQ", F, lw.dst(t.dsts[0]), (lw.src(t.srcs[0]),), lw.sat(False),
@@ -432,13 +436,7 @@ def _lod_sview(lw: "Lowerer", t: M.Instruction):
     if samp != unit:
         lw.reject("E7001", f"{t.opcode} pairs SVIEW[{unit}] with SAMP[{samp}]: xlate binds a "
                   "sampler view with the sampler of the same index (texture unit n)")
-    if target not in _LODQ_TARGETS:
-        lw.reject("E5001", f"{t.opcode} cannot query the level of detail of a "
-                  f"{_TGSI_NAME.get(target, target)} sampler view (GLSL's textureQueryLod takes "
-                  "no rectangle, buffer or multisample sampler)")
-    _check_tex(lw, "LODQ", unit, target, _tex_offset(lw, t))
-    lw.emit(Instruction("LODQ", F, lw.dst(t.dsts[0]), (lw.src(t.srcs[0]),), lw.sat(False),
-                        tex=TexRef(unit, target)))
+    _emit_lodq(lw, t, unit, target, "sampler view")
 
 
 SAMPLE_OPS = {
