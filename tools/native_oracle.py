@@ -173,8 +173,12 @@ def main(argv=None) -> int:
     paths = [p for folder in args.folders for p in files_of(folder)[:args.limit or None]]
     if args.from_jsonl:
         implementation = "(from " + args.from_jsonl + ")"
-        with open(args.from_jsonl) as f:
-            docs = [json.loads(line) for line in f if line.strip()]
+        try:
+            with open(args.from_jsonl) as f:
+                docs = [json.loads(line) for line in f if line.strip()]
+        except (OSError, ValueError) as e:
+            print(f"native_oracle: cannot read {args.from_jsonl}: {e}", file=sys.stderr)
+            return 2
     else:
         try:
             # one context here too: the implementation's name, and a clear message when

@@ -563,6 +563,14 @@ class TextProbe:
             out = add_option(out, "ARB_draw_buffers")
         return out
 
+    def _run(self, runner, text, lanes, inputs, gen, wanted) -> dict[str, np.ndarray]:
+        """A probe text on the driver: output binding -> words for ``wanted``."""
+        if self.program.stage == Stage.FRAGMENT:
+            return runner.run_fragment(text, lanes, inputs, gen.params, wanted, gen.textures,
+                                       gen.shadow).outputs
+        return runner.run_vertex(text, lanes, inputs, gen.params, wanted, busy_tc=self.busy_tc,
+                                 textures=gen.textures, shadow=gen.shadow)
+
     def _counts(self, gen, runner, lanes, events, todo) -> dict[int, np.ndarray]:
         """How often each event's instruction ran on each lane (x, an integer word), by
         counter probes (:meth:`instrumented`)."""
@@ -577,13 +585,7 @@ class TextProbe:
                            key=self.slots.index)
             text = self.instrumented([(k[1], segments, "count", k[2])
                                       for (_, k), segments in group])
-            if self.program.stage == Stage.FRAGMENT:
-                got = runner.run_fragment(text, lanes, inputs, gen.params, slots,
-                                          gen.textures, gen.shadow).outputs
-            else:
-                got = runner.run_vertex(text, lanes, inputs, gen.params, slots,
-                                        busy_tc=self.busy_tc, textures=gen.textures,
-                                        shadow=gen.shadow)
+            got = self._run(runner, text, lanes, inputs, gen, slots)
             for (i, _), segments in group:
                 counted = unpack_probe(got, segments, lanes).view(np.float32)[:, :1]
                 words = np.zeros((lanes, 4), np.uint32)
@@ -668,14 +670,7 @@ class TextProbe:
             text = self.instrumented([(k, segments) if not isinstance(k, tuple) else
                                       (k[1], segments, "cond") for (_, k), segments in group])
             wanted = slots + ([key for key in self.keys if key not in slots] if whole else [])
-            if self.program.stage == Stage.FRAGMENT:
-                cap = runner.run_fragment(text, lanes, inputs, gen.params, wanted,
-                                          gen.textures, gen.shadow)
-                got = cap.outputs
-            else:
-                got = runner.run_vertex(text, lanes, inputs, gen.params, wanted,
-                                        busy_tc=self.busy_tc, textures=gen.textures,
-                                        shadow=gen.shadow)
+            got = self._run(runner, text, lanes, inputs, gen, wanted)
             if whole:
                 from .capture import Capture
                 outputs = {key: got[key] for key in self.keys if key in got}
