@@ -184,12 +184,15 @@ def test_unsupported_opcode_is_named():
                             "interpolation forms)"]
 
 
-def test_compute_program_names_its_opcodes():
+def test_compute_program_without_a_block_size_is_refused():
+    # tgsi.rst CS_FIXED_BLOCK_*: unknown (0 or unset) means the size comes at dispatch: GLSL
+    # has no local_size for it (tests/test_tgsi_compute.py has the rest)
     src = "COMP\nDCL TEMP[0]\nBARRIER\nMOV TEMP[0], TEMP[0]\nEND\n"
     assert _errors(src) == [
-        "t.tgsi:1:1: error[E7001]: TGSI COMP programs are not supported: xlate translates vertex "
-        "(VERT), fragment (FRAG) and geometry (GEOM) shaders",
-        "t.tgsi:3:1: error[E3008]: unsupported opcode BARRIER"]
+        "t.tgsi:1:1: error[E7001]: a compute shader whose block size is not fixed (PROPERTY "
+        "CS_FIXED_BLOCK_WIDTH/HEIGHT/DEPTH missing or 0: the size is given at dispatch, "
+        "ARB_compute_variable_group_size) has no GLSL local_size to declare; add the three "
+        "properties"]
 
 
 def test_generic_and_texcoord_location_clash():

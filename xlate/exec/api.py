@@ -9,6 +9,7 @@ from ..ir.model import Program, RegKind, Stage
 from .bind import ExecError, bind, binding_keys
 from ..gcpause import paused
 from .machine import compile_program, run_chunk
+from .memory import Memory
 from .state import State
 from .texture import Texture, prepare
 
@@ -41,6 +42,10 @@ class ExecResult:
     abnormal: np.ndarray | None = None
     #: binding text of one element of an output array -> (register name, element)
     element_aliases: dict[str, tuple[str, int]] = field(default_factory=dict, repr=False)
+    #: programs with storage buffers: binding -> the buffer's words after the run (memory.py)
+    buffers: dict[int, np.ndarray] | None = None
+    #: an access fell outside its resource (its value is unspecified: memory.py)
+    out_of_range: bool = False
 
     def _name(self, name: str) -> str:
         if name in self.outputs:
@@ -94,7 +99,8 @@ def _element_aliases(program: Program) -> dict[str, tuple[str, int]]:
 def execute(program: Program | str, inputs: dict | None = None, *, lanes: int | None = None,
             params: dict | None = None, textures: dict[int, Texture] | None = None,
             chunk: int = 65536, max_steps: int = 1 << 16,
-            filename: str = "<input>", sampling: str = "spec", hooks=None) -> ExecResult:
+            filename: str = "<input>", sampling: str = "spec", hooks=None,
+            buffers: dict | None = None) -> ExecResult:
     """Run ``program`` on many invocations ("lanes") at once.
 
     ``program``: an IR :class:`~xlate.ir.model.Program` or program source text (parsed with
@@ -122,6 +128,11 @@ def execute(program: Program | str, inputs: dict | None = None, *, lanes: int | 
     flow instructions runs, and ``kill_decision(op, state, lanes, kill, operand) -> kill`` for a
     KIL with an operand; the verifier's replay (``xlate.verify.replay``) uses it.
 
+    ``buffers``: storage-buffer binding -> its initial words (32-bit arrays; a buffer not given
+    holds 1024 zero bytes); the words after the run are ``ExecResult.buffers``.  Chunks run in
+    lane order and share the buffers (``xlate.exec.memory``).  Compute programs run through
+    :func:`xlate.exec.compute.execute_compute` (a grid of workgroups).
+
     Bad inputs raise :class:`ExecError` naming the offending input, parameter or texture unit.
     """
     if isinstance(program, (bytes, bytearray)):
@@ -136,7 +147,11 @@ def execute(program: Program | str, inputs: dict | None = None, *, lanes: int | 
         raise ExecError(f"chunk: must be a positive integer, got {chunk!r}")
     if not isinstance(max_steps, (int, np.integer)) or max_steps < 1:
         raise ExecError(f"max_steps: must be a positive integer, got {max_steps!r}")
+    if program.stage == Stage.COMPUTE:
+        raise ExecError("a compute program runs as a dispatch of workgroups: "
+                        "xlate.exec.compute.execute_compute")
     tex = prepare(program, textures, sampling)
+    memory = Memory(program, buffers) if program.resources or buffers else None
     total, storage = bind(program, inputs, params, lanes)
     with paused():               # linear set-up time for large programs (xlate/gcpause.py)
         code, loop_depth = compile_program(program, hooks)
@@ -163,6 +178,7 @@ def execute(program: Program | str, inputs: dict | None = None, *, lanes: int | 
         regs = {name: (a if a.shape[0] == 1 else a[start:end]) for name, a in storage.items()}
         st = State(program, end - start, regs, tex, loop_depth)
         st.base = start
+        st.memory = memory
         run_chunk(code, st, int(max_steps))
         for name, value in st.outputs().items():
             outputs[name][start:end] = value
@@ -181,4 +197,6 @@ def execute(program: Program | str, inputs: dict | None = None, *, lanes: int | 
         steps_exceeded=exceeded,
         aliases=_output_aliases(program), element_aliases=_element_aliases(program),
         abnormal=abnormal,
+        buffers=memory.buffers() if memory is not None else None,
+        out_of_range=memory.out_of_range if memory is not None else False,
     )

@@ -28,10 +28,11 @@ from .flow import DEAD, FLOW, link
 from .operands import F32, U32, cond_mask, make_loader, make_writer, saturate
 from .state import State
 from .texture import TEX
+from .memory import MEM
 
 #: opcode -> executor function (ALU/texture: fn(x, *operands) -> result; flow: fn(x, st,
 #: lanes, cur))
-EXECUTORS: dict[str, Callable] = {**ALU, **TEX, **FLOW}
+EXECUTORS: dict[str, Callable] = {**ALU, **TEX, **FLOW, **MEM}
 
 _NO_JUMPS = MappingProxyType({})    # shared by the instructions without jumps: read-only
 _SAT = {Sat.SAT: (0.0, 1.0), Sat.SSAT: (-1.0, 1.0)}
@@ -69,7 +70,9 @@ class Op:
         self.t = t
         self.rt = info.result_type(t)
         self.fn = EXECUTORS[inst.op]
-        self.kind = "flow" if info.category in ("flow", "kill", "geom") else "alu"
+        # memory instructions run as flow ones (fn(x, st, lanes, cur)): they see the lanes in
+        # order and the workgroup's state (memory.py)
+        self.kind = "flow" if info.category in ("flow", "kill", "geom", "mem") else "alu"
         if len(inst.srcs) > len(info.inputs):
             raise ExecError(f"instruction {index} ({inst.op}): {len(inst.srcs)} operands, "
                             f"expected {len(info.inputs)}")
@@ -108,6 +111,8 @@ class Op:
             if write is None:
                 write = shared[key] = make_writer(program, inst.dst, inst.precision)
             self.write = write
+        elif info.category == "mem" and inst.dst is not None:
+            self.write = make_writer(program, inst.dst, None)
         else:
             self.write = None
 

@@ -50,6 +50,7 @@ class State:
         self.emitted = np.zeros(lanes, np.int32)
         self.strip = np.zeros(lanes, np.int32)
         self.records: list = []
+        self.memory = None              # memory.Memory: the run's resources (memory.py)
 
     def outputs(self) -> dict[str, np.ndarray]:
         out = {}

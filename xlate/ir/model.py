@@ -65,6 +65,7 @@ class Stage(_Enum):
     VERTEX = "vertex"
     FRAGMENT = "fragment"
     GEOMETRY = "geometry"
+    COMPUTE = "compute"
 
 
 class RegKind(_Enum):
@@ -237,6 +238,34 @@ class TexRef:
     component: int = 0             # TXG: the component gathered (0..3; a shadow gather compares)
 
 
+@_direct_init
+@dataclass(frozen=True, slots=True)
+class MemRef:
+    """The memory an instruction of category ``mem`` (``LOAD``/``STORE``/...) reaches: the
+    resource (``Program.resources[resource]``) and, for STORE, the 32-bit words written (its
+    write mask: word c of the address is written from component c).  Memory is not a register:
+    no pass sees it as one, so nothing moves a value across a store (backends bake every LOAD
+    where it stands)."""
+
+    resource: str                  # key of Program.resources ("BUFFER0", "MEMORY0")
+    mask: tuple[bool, bool, bool, bool] = (True, True, True, True)
+    flags: int = 0                 # MEMBAR: the tgsi.rst bitfield (1 buffers, 2 atomic, 4 images,
+                                   # 8 shared, 16 thread group)
+
+
+@dataclass(frozen=True)
+class Resource:
+    """A block of memory a program addresses in bytes: ``kind`` "buffer" (a shader storage
+    buffer bound at ``binding``) or "shared" (workgroup-shared memory of ``size`` bytes, one
+    copy per workgroup).  Addresses are byte offsets; word c of an access is at offset + 4c."""
+
+    name: str
+    kind: str                      # "buffer" | "shared"
+    binding: int
+    size: int | None = None        # bytes (shared); None: the bound buffer's size
+    span: Span | None = field(default=None, compare=False)
+
+
 @dataclass(slots=True)
 class Instruction:
     op: str
@@ -253,6 +282,7 @@ class Instruction:
     cond: CondTest | None = None            # IF/BRK/CONT/CAL/RET/KIL condition
     span: Span | None = None
     text: str = ""                          # the source statement, for comments and reports
+    mem: MemRef | None = None               # category "mem": the memory reached
 
     def replace(self, **kw) -> Instruction:
         return replace(self, **kw)
@@ -343,6 +373,10 @@ class Program:
     # backend declares gl_FragCoord with the same layout.
     fragcoord_origin_upper_left: bool = False
     fragcoord_pixel_center_integer: bool = False
+    # compute programs: the workgroup size (x, y, z) and the memory they address by byte
+    # offsets (storage buffers, shared memory), by name (MemRef.resource)
+    local_size: tuple[int, int, int] | None = None
+    resources: dict[str, Resource] = field(default_factory=dict)
 
     def reg(self, name: str) -> Register:
         return self.registers[name]

@@ -180,6 +180,12 @@ _TABLE = [
     _row("KIL", "-", "v", "FIH", F, "kill", "kill fragment if any component < 0 (or CC test)"),
     _row("EMIT", "-", "", "", F, "geom", "emit a vertex"),
     _row("ENDPRIM", "-", "", "", F, "geom", "end the output primitive"),
+    # memory (Instruction.mem names the resource; addresses are byte offsets, word c of an access
+    # at offset + 4c; the words move as raw bits)
+    _row("LOAD", "vu", "s", "", DataType.UINT, "mem", "load words from memory at a byte offset"),
+    _row("STORE", "-", "s,v", "", DataType.UINT, "mem", "store words to memory at a byte offset"),
+    _row("BARRIER", "-", "", "", F, "mem", "workgroup control barrier (and shared-memory ordering)"),
+    _row("MEMBAR", "-", "", "", F, "mem", "memory barrier (the kinds in Instruction.mem.flags)"),
     # structured control flow (conditions in Instruction.cond)
     _row("IF", "-", "", "", F, "flow", "start of if block"),
     _row("ELSE", "-", "", "", F, "flow", "else block"),

@@ -95,7 +95,13 @@ def instruction_text(ins: Instruction, prog: Program) -> str:
         ops.append(ins.label)
     if ins.dst is not None:
         ops.append(dest_text(ins.dst))
+    if ins.mem is not None and ins.mem.resource:
+        m = ins.mem
+        ops.append(m.resource + ("" if all(m.mask) else "." + "".join(
+            c for c, on in zip("xyzw", m.mask) if on)))
     ops.extend(source_text(s, prog) for s in ins.srcs)
+    if ins.mem is not None and ins.op == "MEMBAR":
+        ops.append(f"{ins.mem.flags:#x}")
     if ins.tex is not None:
         ops.append(f"texture[{ins.tex.unit}]")
         ops.append(ins.tex.target)
@@ -139,6 +145,11 @@ def print_program(prog: Program) -> str:
     if prog.geometry:
         g = prog.geometry
         lines.append(f"; geometry: {g.input_primitive} -> {g.output_primitive}, at most {g.vertices_out} vertices")
+    if prog.local_size:
+        lines.append("; workgroup: " + " x ".join(str(n) for n in prog.local_size))
+    for r in prog.resources.values():
+        lines.append(f"; {r.kind} {r.name}: binding {r.binding}"
+                     + (f", {r.size} bytes" if r.size is not None else ""))
     lines.append(f"; entry: {prog.entry}")
     for reg in prog.registers.values():
         if reg.kind != RegKind.CONST:

@@ -70,6 +70,8 @@ def validate(prog: Program) -> None:
             bad(i, f"{len(ins.srcs)} sources")
         if (info.category == "tex") != (ins.tex is not None):
             bad(i, "texture reference mismatch")
+        if ins.op in ("LOAD", "STORE") and (ins.mem is None or ins.mem.resource not in prog.resources):
+            bad(i, "memory access without a declared resource")
         if ins.cc_update is not None and (ins.cc_kind is None or ins.cc_update not in (0, 1)):
             bad(i, "CC update without flag rule")
         if ins.cc_kind in _CARRY_KINDS and (ins.op not in CARRY_OPS or ok and instruction_carry(ins).kind != ins.cc_kind):

@@ -41,6 +41,7 @@ from ...ir.model import (Binding, CCKind, CondTest, DataType, Dest, Geometry, In
 from .lower_common import (F, MAX_CONST_BUFFER, MAX_INDEX, MAX_INSTRUCTIONS, MAX_NESTING,
                            MAX_VERTICES_OUT, S, U, _CC_RULES, _GS_IN, _GS_OUT, _INT_RESULT,
                            _INT_SOURCE, _OLD_RES, _Reject, _STAGES, f32_bits)
+from .lower_memory import block_size, declare_memory
 from .lower_ops import _OPS, _unsupported_why
 from .lower_registers import _Registers
 from .opcodes import OPCODES as TGSI_OPCODES
@@ -83,7 +84,8 @@ class Lowerer(_Registers):
         stage = _STAGES.get(sh.processor)
         if stage is None:
             self.err("E7001", f"TGSI {sh.processor} programs are not supported: xlate translates "
-                     "vertex (VERT), fragment (FRAG) and geometry (GEOM) shaders", None)
+                     "vertex (VERT), fragment (FRAG), geometry (GEOM) and compute (COMP) "
+                     "shaders", None)
             for d in sh.declarations:
                 if d.file == "RES":
                     self.err("E7001", _OLD_RES, d)
@@ -97,10 +99,13 @@ class Lowerer(_Registers):
             self.err("E1008", f"{len(sh.instructions)} instructions; xlate translates TGSI "
                      f"programs of at most {MAX_INSTRUCTIONS}", sh.instructions[MAX_INSTRUCTIONS])
             return None
+        self.resources = {}
+        self.local_size = None
         try:
             geometry = self.geometry = self.properties()
             self.scan_usage()
             self.declare()
+            self.resources = declare_memory(self)
             self.body()
         except _Reject:              # outside an instruction (output copies, prologue)
             return None
@@ -108,7 +113,8 @@ class Lowerer(_Registers):
             return None
         prog = Program(stage, "TGSI", self.regs, self.out, self.labels, entry=0,
                        geometry=geometry, source_name=self.file,
-                       fragcoord_origin_upper_left=self.upper_left)
+                       fragcoord_origin_upper_left=self.upper_left,
+                       local_size=self.local_size, resources=self.resources)
         if geometry is not None:
             # the second limit of ir/limits.py, as for NVgp4 VERTICES_OUT
             comps = result_components(prog)
@@ -143,6 +149,9 @@ class Lowerer(_Registers):
         self.pixel_center_integer = center is not None and center.value.upper() == "INTEGER"
         self.upper_left = self.stage == Stage.FRAGMENT and origin is not None and \
             origin.value.upper() == "UPPER_LEFT"
+        if self.stage == Stage.COMPUTE:
+            self.local_size = block_size(self, props)
+            return None
         if self.stage != Stage.GEOMETRY:
             return None
         prim_in = props.get("GS_INPUT_PRIMITIVE")

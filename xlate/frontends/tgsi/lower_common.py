@@ -11,7 +11,8 @@ from .doubles import INT_RESULT as _DOUBLE_INT_RESULT, INT_SOURCE as _DOUBLE_INT
 
 F, S, U = DataType.FLOAT, DataType.INT, DataType.UINT
 ONE = 0x3F800000
-_STAGES = {"VERT": Stage.VERTEX, "FRAG": Stage.FRAGMENT, "GEOM": Stage.GEOMETRY}
+_STAGES = {"VERT": Stage.VERTEX, "FRAG": Stage.FRAGMENT, "GEOM": Stage.GEOMETRY,
+           "COMP": Stage.COMPUTE}
 MAX_NESTING = 64              # IF/UIF, BGNLOOP, SWITCH blocks open at once (Mesa's tgsi_exec: 32)
 MAX_INSTRUCTIONS = 65536      # as the NV frontends (NV_gpu_program4 hardware limit)
 MAX_CONST_BUFFER = 15         # program.buffer[b] (as the NV frontends)
@@ -34,6 +35,9 @@ _INT_SOURCE = _INT_RESULT - {"ARL", "ARR", "F2I", "F2U", "FSLT", "FSGE", "FSEQ",
     | {"I2F", "U2F", "UIF", "SWITCH", "UP2H", "UP2US", "UP4UB", "UP4B", "TXF", "LDEXP"} \
     | _DOUBLE_INT_SOURCE
 _INT_RESULT |= _DOUBLE_INT_RESULT
+# memory words (lower_memory.py): a LOAD's result and a STORE's address are integers
+_INT_RESULT |= {"LOAD"}
+_INT_SOURCE |= {"STORE"}
 
 
 #: the RES file (tgsi.md 1.11): resources of Mesa's 2011-2015 text, the clover compute buffers

@@ -6,6 +6,7 @@ from __future__ import annotations
 from . import model as M
 from ...ir.model import (Binding, DataType, Dest, Index, Instruction, RegKind, Register, Source,
                          Stage)
+from .lower_memory import COMPUTE_SYSTEM_VALUES
 from .lower_common import (F, MAX_CONST_BUFFER, MAX_DRAW_BUFFER, MAX_INDEX, MAX_VERTEX_ATTRIB,
                            _OLD_RES, _canonical_semantic)
 
@@ -217,6 +218,8 @@ class _Registers:
                 (Stage.FRAGMENT, "PRIMID"): "primitive.id", (Stage.GEOMETRY, "PRIMID"): "primitive.id",
                 (Stage.FRAGMENT, "FACE"): "fragment.facing",
                 (Stage.FRAGMENT, "SAMPLEID"): "fragment.sampleid"}.get((self.stage, sem))
+        if self.stage == Stage.COMPUTE:
+            path = COMPUTE_SYSTEM_VALUES.get(sem)
         if path is None:
             self.reject("E7001", f"system value SV[{index}]"
                         f"{', ' + sem if sem else ''} is not supported in a {self.sh.processor} shader")

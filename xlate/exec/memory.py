@@ -1,0 +1,156 @@
+"""Memory instructions of the executor: LOAD, STORE, BARRIER, MEMBAR (``Instruction.mem``).
+
+Memory is words: every resource of ``Program.resources`` is a flat uint32 array
+(:class:`Memory`), addressed by byte offsets -- component c of an access is the word at
+``(address >> 2) + c`` (the two low bits of a byte offset are ignored: tgsi.rst gives no
+unaligned access; the GLSL backend indexes ``words[address >> 2]`` the same way).
+
+Order (the rule the verifier relies on; ``verify/gl_compute.py`` checks a run against it):
+
+* Instructions run as the machine schedules them (machine.py): the smallest pc first, so every
+  invocation of a workgroup that has not yet reached an instruction runs up to it before any
+  runs past it.  Within one instruction the lanes act in lane order (``gl_LocalInvocationIndex``
+  order in a workgroup): for two STOREs of one instruction to one word, the higher lane's value
+  is the one left.
+* Workgroups run one after the other, in dispatch order (x fastest, then y, then z); shared
+  memory is one fresh, zero-filled copy per workgroup.
+* An access outside a resource reads 0 and writes nothing (tgsi.rst: "the result is
+  unspecified"; the verifier compares no value that depends on one -- see ``out_of_range``).
+* BARRIER: as the scheduler already brings every invocation to the instruction first, a
+  BARRIER only checks that the whole workgroup is there.  One reached by only some of the
+  invocations (under divergent control flow, or after others ended) is undefined (tgsi.rst:
+  "Results are unspecified if any of the remaining threads terminates or never reaches an
+  executed BARRIER instruction"; GLSL 4.60 8.16 allows barrier() only in uniform control flow)
+  and raises :class:`ExecError` naming the instruction.
+* MEMBAR orders nothing more: the executor is sequentially consistent.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from ..ir.model import Program
+from .bind import ExecError
+
+MEM: dict[str, Callable] = {}
+
+#: bytes a storage buffer holds when the caller binds none (the verifier's default)
+DEFAULT_BUFFER_BYTES = 1024
+
+
+def mem(*names: str):
+    def deco(fn):
+        for n in names:
+            MEM[n] = fn
+        return fn
+    return deco
+
+
+class Memory:
+    """The words of every resource of a run: ``words[name]`` (uint32, flat).  Storage buffers
+    live for the whole run; shared memory is replaced for each workgroup (:meth:`new_group`).
+    ``out_of_range``: set when an access fell outside its resource."""
+
+    def __init__(self, program: Program, buffers: dict | None):
+        self.program = program
+        self.words: dict[str, np.ndarray] = {}
+        self.out_of_range = False
+        buffers = dict(buffers or {})
+        for r in program.resources.values():
+            if r.kind != "buffer":
+                continue
+            data = buffers.pop(r.binding, None)
+            if data is None:
+                data = buffers.pop(r.name, None)
+            if data is None:
+                self.words[r.name] = np.zeros(DEFAULT_BUFFER_BYTES // 4, np.uint32)
+                continue
+            a = np.ascontiguousarray(np.asarray(data))
+            if a.dtype.itemsize != 4 or a.dtype.kind not in "fiu":
+                raise ExecError(f"buffer {r.binding}: expected 32-bit words (float32, int32 or "
+                                f"uint32), got {a.dtype}")
+            self.words[r.name] = a.reshape(-1).view(np.uint32).copy()
+        if buffers:
+            raise ExecError(f"buffers {sorted(map(str, buffers))}: the program declares no such "
+                            "BUFFER")
+        self.new_group()
+
+    def new_group(self) -> None:
+        for r in self.program.resources.values():
+            if r.kind == "shared":
+                self.words[r.name] = np.zeros(r.size // 4, np.uint32)
+
+    def buffers(self) -> dict[int, np.ndarray]:
+        return {r.binding: self.words[r.name].copy() for r in self.program.resources.values()
+                if r.kind == "buffer"}
+
+
+def _memory(st) -> Memory:
+    m = getattr(st, "memory", None)
+    if m is None:
+        m = st.memory = Memory(st.program, None)
+    return m
+
+
+def _word_index(addr: np.ndarray, n: int) -> np.ndarray:
+    """Word indices of the byte offsets ``addr`` (the first column), one per lane."""
+    a = np.ascontiguousarray(addr).view(np.uint32).reshape(addr.shape[0], -1)[:, 0]
+    return np.broadcast_to((a >> np.uint32(2)).astype(np.int64), (n,))
+
+
+@mem("LOAD")
+def op_load(x, st, lanes, cur):
+    m = _memory(st)
+    words = m.words[x.inst.mem.resource]
+    base = _word_index(x.loaders[0](st, lanes), len(lanes))
+    out = np.zeros((len(lanes), 4), np.uint32)
+    for c in range(4):
+        if not x.inst.dst.mask[c]:
+            continue
+        at = base + c
+        ok = at < len(words)
+        if not ok.all():
+            m.out_of_range = True
+        out[ok, c] = words[at[ok]]
+    x.write(st, lanes, out, None, None, None)
+    st.pc[lanes] = cur + 1
+
+
+@mem("STORE")
+def op_store(x, st, lanes, cur):
+    m = _memory(st)
+    words = m.words[x.inst.mem.resource]
+    base = _word_index(x.loaders[0](st, lanes), len(lanes))
+    value = np.ascontiguousarray(x.loaders[1](st, lanes)).view(np.uint32).reshape(len(lanes), -1)
+    value = np.broadcast_to(value, (len(lanes), 4))
+    for c in range(4):
+        if not x.inst.mem.mask[c]:
+            continue
+        at = base + c
+        ok = at < len(words)
+        if not ok.all():
+            m.out_of_range = True
+        at, v = at[ok], value[ok, c]
+        # lane order: of several lanes storing to one word, the last (highest) lane's value
+        # stays -- numpy leaves repeated indices of one assignment unordered, so keep the last
+        rev = at[::-1]
+        uniq, first_in_rev = np.unique(rev, return_index=True)
+        last = len(at) - 1 - first_in_rev
+        words[uniq] = v[last]
+    st.pc[lanes] = cur + 1
+
+
+@mem("BARRIER")
+def op_barrier(x, st, lanes, cur):
+    if len(lanes) != st.lanes:
+        raise ExecError(f"instruction {cur} (BARRIER) reached by {len(lanes)} of the {st.lanes} "
+                        f"invocations of workgroup {getattr(st, 'group', (0, 0, 0))}: the others "
+                        "took another path or ended -- undefined (tgsi.rst BARRIER; GLSL allows "
+                        "barrier() in uniform control flow only)")
+    st.pc[lanes] = cur + 1
+
+
+@mem("MEMBAR")
+def op_membar(x, st, lanes, cur):
+    st.pc[lanes] = cur + 1

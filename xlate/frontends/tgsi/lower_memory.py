@@ -1,0 +1,180 @@
+"""TGSI lowering of compute programs and memory: the COMP processor's properties and system
+values, the BUFFER and MEMORY (SHARED) declarations, LOAD/STORE on them, BARRIER and MEMBAR.
+
+Readings chosen (tgsi.rst, "Resource Access Opcodes", "Inter-thread synchronization opcodes",
+CS_FIXED_BLOCK_*; each has a test in tests/test_tgsi_compute.py):
+
+* Addresses are byte offsets (``address.x``; y, z, w are ignored for buffers): component c of a
+  LOAD's destination (of a STORE's source) is the 32-bit word at ``address.x + 4c``, as
+  tgsi_exec and every Mesa driver read them.  Only the written components (LOAD: the
+  destination's write mask; STORE: the resource's write mask ``BUFFER[0].xy``) are accessed.
+  A resource swizzle (``LOAD TEMP[0], BUFFER[0].yxzw, ...``) selects among those words.
+* ``PROPERTY CS_FIXED_BLOCK_WIDTH/HEIGHT/DEPTH`` give the workgroup size.  tgsi.rst: "If it is
+  unknown they should all be set to 0 or not set" -- a program whose block size is only known
+  at dispatch (ARB_compute_variable_group_size) has no GLSL ``local_size`` to declare and is
+  refused (E7001) rather than given a guessed size; all three must then be at least 1 (and
+  within GL's guaranteed 1024 x 1024 x 64, 1024 invocations).
+* ``SV THREAD_ID``, ``BLOCK_ID``, ``GRID_SIZE``, ``BLOCK_SIZE`` are unsigned (x, y, z) with
+  w = 0 (GLSL's uvec3 built-ins; tgsi.rst leaves w unsaid).  The bindings are
+  ``invocation.localid``, ``invocation.groupid``, ``invocation.numgroups``,
+  ``invocation.groupsize``.
+* ``DCL MEMORY[n], SHARED`` has no size in TGSI (Mesa passes it beside the shader, in
+  ``pipe_compute_state.static_shared_mem``): xlate gives the program's shared memories
+  together 32768 bytes, GL_MAX_COMPUTE_SHARED_MEMORY_SIZE's guaranteed minimum, split evenly
+  (16-byte multiples).  GLOBAL, PRIVATE and INPUT memory (OpenCL's) are refused (E7001).
+* ``BARRIER`` is a compute opcode (tgsi.rst: "For now they're only valid in compute
+  programs"; E3004 elsewhere).  ``MEMBAR`` takes an immediate bitfield; any stage.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import model as M
+from ...ir.model import Dest, MemRef, Resource, Source, Stage
+from ...ir.model import Instruction as IRInstruction
+from .lower_common import U
+
+if TYPE_CHECKING:
+    from .lower import Lowerer
+
+#: GL_MAX_COMPUTE_SHARED_MEMORY_SIZE's guaranteed minimum (GL 4.6 table 23.75)
+SHARED_MEMORY_BYTES = 32768
+#: GL_MAX_COMPUTE_WORK_GROUP_SIZE / _INVOCATIONS guaranteed minimums (GL 4.6 table 23.75)
+MAX_LOCAL_SIZE = (1024, 1024, 64)
+MAX_LOCAL_INVOCATIONS = 1024
+
+#: compute system values (tgsi.rst TGSI_SEMANTIC_*) -> binding paths
+COMPUTE_SYSTEM_VALUES = {"THREAD_ID": "invocation.localid", "BLOCK_ID": "invocation.groupid",
+                         "GRID_SIZE": "invocation.numgroups", "BLOCK_SIZE": "invocation.groupsize"}
+_BLOCK_PROPS = ("CS_FIXED_BLOCK_WIDTH", "CS_FIXED_BLOCK_HEIGHT", "CS_FIXED_BLOCK_DEPTH")
+
+
+def block_size(lw: Lowerer, props: dict) -> tuple[int, int, int] | None:
+    """The workgroup size of a COMP program from its CS_FIXED_BLOCK_* properties (E7001 when
+    unknown or out of GL's range)."""
+    found = [props.get(n) for n in _BLOCK_PROPS]
+    values = []
+    for name, p in zip(_BLOCK_PROPS, found):
+        if p is None:
+            values.append(0)
+            continue
+        try:
+            values.append(int(p.value, 0))
+        except ValueError:
+            lw.err("E7001", f"PROPERTY {name} {p.value} is not a number", p)
+            return None
+    where = next((p for p in found if p is not None), None)
+    if not any(values):
+        lw.err("E7001", "a compute shader whose block size is not fixed (PROPERTY "
+               "CS_FIXED_BLOCK_WIDTH/HEIGHT/DEPTH missing or 0: the size is given at dispatch, "
+               "ARB_compute_variable_group_size) has no GLSL local_size to declare; add the "
+               "three properties", where)
+        return None
+    if not all(values):
+        missing = [n for n, v in zip(_BLOCK_PROPS, values) if not v]
+        lw.err("E7001", f"{', '.join(missing)} missing or 0 while the block size is fixed: "
+               "tgsi.rst wants all three at least 1", where)
+        return None
+    if any(v > m for v, m in zip(values, MAX_LOCAL_SIZE)) or \
+            values[0] * values[1] * values[2] > MAX_LOCAL_INVOCATIONS:
+        lw.err("E7001", f"block size {values[0]} x {values[1]} x {values[2]} is beyond what GL "
+               f"guarantees ({MAX_LOCAL_SIZE[0]} x {MAX_LOCAL_SIZE[1]} x {MAX_LOCAL_SIZE[2]}, "
+               f"{MAX_LOCAL_INVOCATIONS} invocations)", where)
+        return None
+    return values[0], values[1], values[2]
+
+
+def declare_memory(lw: Lowerer) -> dict[str, Resource]:
+    """Program.resources from the BUFFER and MEMORY declarations."""
+    out: dict[str, Resource] = {}
+    shared = []
+    for d in lw.sh.declarations:
+        if d.file == "BUFFER":
+            for i in range(d.first, d.last + 1):
+                out[f"BUFFER{i}"] = Resource(f"BUFFER{i}", "buffer", i, span=d.span)
+        elif d.file == "MEMORY":
+            kind = (d.memory_type or "GLOBAL").upper()
+            if kind != "SHARED":
+                lw.err("E7001", f"DCL MEMORY[{d.first}], {kind}: {kind.lower()} memory is "
+                       "OpenCL's (clover); GLSL has shared memory only (MEMORY ..., SHARED)", d)
+                continue
+            if lw.stage != Stage.COMPUTE:
+                lw.err("E3004", f"DCL MEMORY[{d.first}], SHARED: shared memory belongs to "
+                       "compute shaders", d)
+                continue
+            shared += [(i, d) for i in range(d.first, d.last + 1)]
+    if shared:
+        each = SHARED_MEMORY_BYTES // len(shared) // 16 * 16
+        for i, d in shared:
+            out[f"MEMORY{i}"] = Resource(f"MEMORY{i}", "shared", i, each, span=d.span)
+    return out
+
+
+def _resource(lw: Lowerer, ref: M.RegRef, op: str) -> str:
+    if ref.file == "IMAGE":
+        lw.reject("E3008", f"unsupported opcode {op} (not yet supported: on an IMAGE)")
+    if ref.file not in ("BUFFER", "MEMORY"):
+        lw.reject("E3008", f"unsupported opcode {op} (not yet supported: on {ref.file})")
+    if ref.indirect is not None or ref.dim is not None:
+        lw.reject("E7001", f"{op} on {ref.file}[...] with an indirect index is not supported")
+    name = f"{ref.file}{ref.index}"
+    if name not in lw.resources:
+        lw.reject("E2003", f"{ref.file}[{ref.index}] is not declared")
+    return name
+
+
+def _address(lw: Lowerer, s: M.Src) -> Source:
+    return lw.src(s, integer=True)
+
+
+def _load(lw: Lowerer, t: M.Instruction):
+    res = t.srcs[0]
+    name = _resource(lw, res.reg, "LOAD")
+    if res.neg or res.abs or res.abs_neg or any(res.comp_neg):
+        lw.reject("E3004", "LOAD: the resource operand takes no modifiers")
+    addr = _address(lw, t.srcs[1])
+    dest = lw.dst(t.dsts[0])
+    swz = tuple(res.swizzle)
+    if swz == (0, 1, 2, 3):
+        lw.emit(IRInstruction("LOAD", U, dest, (addr,), mem=MemRef(name)))
+        return
+    # a resource swizzle: the words the written components select, then a swizzled copy
+    words = tuple(any(dest.mask[c] and swz[c] == w for c in range(4)) for w in range(4))
+    tmp = lw.scratch("ld")
+    lw.emit(IRInstruction("LOAD", U, _dest(tmp, words), (addr,), mem=MemRef(name)))
+    lw.emit(IRInstruction("MOV", U, dest, (Source(tmp, swizzle=swz),)))
+
+
+def _dest(reg: str, mask) -> Dest:
+    return Dest(reg, None, tuple(mask))
+
+
+def _store(lw: Lowerer, t: M.Instruction):
+    d = t.dsts[0]
+    name = _resource(lw, d.reg, "STORE")
+    if d.cond is not None or t.saturate:
+        lw.reject("E3004", "STORE takes no condition or saturation")
+    addr = _address(lw, t.srcs[0])
+    value = lw.src(t.srcs[1])
+    lw.emit(IRInstruction("STORE", U, None, (addr, value), mem=MemRef(name, tuple(d.mask))))
+
+
+def _barrier(lw: Lowerer, t: M.Instruction):
+    if lw.stage != Stage.COMPUTE:
+        lw.reject("E3004", "BARRIER synchronises the invocations of a compute workgroup: "
+                  f"tgsi.rst allows it in compute programs only, not in {lw.sh.processor}")
+    lw.emit(IRInstruction("BARRIER"))
+
+
+def _membar(lw: Lowerer, t: M.Instruction):
+    s = t.srcs[0]
+    if s.reg.file != "IMM" or s.reg.indirect is not None:
+        lw.reject("E3004", "MEMBAR takes an immediate bitfield (tgsi.rst)")
+    words = lw.imm_words(s.reg.index)
+    flags = words[s.swizzle[0]] if s.swizzle[0] < 4 else 0
+    if flags & ~0x1F:
+        lw.reject("E3004", f"MEMBAR {flags:#x}: tgsi.rst defines bits 0-4 only")
+    lw.emit(IRInstruction("MEMBAR", mem=MemRef("", flags=flags)))
+
+
+MEMORY_OPS = {"LOAD": _load, "STORE": _store, "BARRIER": _barrier, "MEMBAR": _membar}
