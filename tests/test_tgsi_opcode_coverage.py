@@ -49,7 +49,7 @@ NAMES = committed_names()
 NOT_YET_SUPPORTED = frozenset("""
     CLOCK
     INTERP_CENTROID INTERP_SAMPLE INTERP_OFFSET
-    LOAD STORE RESQ FBFETCH IMG2HND SAMP2HND BARRIER MEMBAR
+    RESQ FBFETCH IMG2HND SAMP2HND
     ATOMUADD ATOMFADD ATOMXCHG ATOMCAS ATOMAND ATOMOR ATOMXOR ATOMUMIN ATOMUMAX ATOMIMIN
     ATOMIMAX ATOMINC_WRAP ATOMDEC_WRAP
     VOTE_ANY VOTE_ALL VOTE_EQ BALLOT READ_FIRST READ_INVOC
@@ -156,7 +156,27 @@ def _body(name: str) -> tuple[str, str]:
     return f"{name} {', '.join(dsts + srcs)}".strip(), target
 
 
+COMP_BARRIER = """COMP
+PROPERTY CS_FIXED_BLOCK_WIDTH 4
+PROPERTY CS_FIXED_BLOCK_HEIGHT 1
+PROPERTY CS_FIXED_BLOCK_DEPTH 1
+DCL SV[0], THREAD_ID
+DCL BUFFER[0]
+DCL MEMORY[0], SHARED
+DCL TEMP[0]
+IMM[0] UINT32 {2, 0, 0, 0}
+  0: SHL TEMP[0].x, SV[0].xxxx, IMM[0].xxxx
+  1: STORE MEMORY[0].x, TEMP[0].xxxx, SV[0].xxxx
+  2: BARRIER
+  3: LOAD TEMP[0].y, MEMORY[0], IMM[0].yyyy
+  4: STORE BUFFER[0].x, TEMP[0].xxxx, TEMP[0].yyyy
+  5: END
+"""
+
+
 def program(name: str) -> str:
+    if name == "BARRIER":                  # a compute opcode (tgsi.rst)
+        return COMP_BARRIER
     if name in ("EMIT", "ENDPRIM"):
         return ("GEOM\nPROPERTY GS_INPUT_PRIMITIVE POINTS\nPROPERTY GS_OUTPUT_PRIMITIVE POINTS\n"
                 "PROPERTY GS_MAX_OUTPUT_VERTICES 2\nDCL IN[][0], POSITION\nDCL OUT[0], POSITION\n"
@@ -209,6 +229,13 @@ def test_opcode_translates_or_is_refused_by_name(name):
     # the executor runs it, on the inputs and textures xlate verify generates (what matters
     # here is that it runs; the values are checked by the tests of each opcode group)
     prog = glsl.program
+    if prog.stage.value == "compute":
+        from xlate.exec.compute import execute_compute
+        res = execute_compute(prog, (2, 1, 1))
+        # LOAD TEMP[0].y reads word 1 (component c is the word at address + 4c), which
+        # invocation 1 stored before the BARRIER: every invocation stores 1
+        assert not res.steps_exceeded.any() and res.buffers[0][:5].tolist() == [1, 1, 1, 1, 0]
+        return
     facts = analyse(prog, set(cmp.INEXACT))
     gen = generate(prog, facts, 8, 1, builtin_values=builtin_values_for(prog.stage, 8, (
         np.arange(8, dtype=np.float32) % 2, np.arange(8, dtype=np.float32) // 4)))

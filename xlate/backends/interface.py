@@ -110,6 +110,13 @@ def input_interface(stage: Stage, b: Binding, integer: bool, interp: str | None,
     ``name``: the variable's name when the program named it (``backends/names.py``); built-ins
     keep theirs."""
     path, idx = b.path, b.index
+    if stage == Stage.COMPUTE:
+        # the compute system values (frontends/tgsi/lower_memory.py): unsigned (x, y, z, 0)
+        builtin = COMPUTE_BUILTINS.get(path)
+        if builtin is None:
+            raise NotExpressible(f"compute binding '{b.text()}'")
+        return (InterfaceVar(builtin, b.text(), "in", "uvec3", builtin=True),
+                f"ivec4(uvec4({builtin}, 0u))")
     if stage == Stage.VERTEX:
         if path == "vertex.id":
             name = "gl_VertexIndex" if vulkan else "gl_VertexID"
@@ -219,6 +226,11 @@ def output_interface(stage: Stage, b: Binding, integer: bool,
 
 INTEGER_PATHS = {"vertex.id", "vertex.instance", "primitive.id", "result.primid", "result.layer",
                  "result.id", "fragment.sampleid"}
+COMPUTE_BUILTINS = {"invocation.localid": "gl_LocalInvocationID",
+                    "invocation.groupid": "gl_WorkGroupID",
+                    "invocation.numgroups": "gl_NumWorkGroups",
+                    "invocation.groupsize": "gl_WorkGroupSize"}
+INTEGER_PATHS |= set(COMPUTE_BUILTINS)
 
 
 def uniform_for(b: Binding) -> tuple[str, int | None, int]:

@@ -15,6 +15,10 @@ Schema (``"schema": "xlate-reflection/1"``; additions keep the version, changes 
   In glsl330 the shader declares no ``binding``: it is the texture unit to assign to the sampler
   (``glUniform1i``) or the binding point of the block (``glUniformBlockBinding``).
 * ``geometry``: input/output primitive, max vertices (geometry programs)
+* ``compute``: ``{local_size: [x, y, z]}`` (compute programs)
+* ``storage_buffers``: ``{resource, name, block, binding, set?}`` -- TGSI ``BUFFER[n]``, an
+  std430 block of 32-bit words (``uint words[]``) at ``binding`` (n; Vulkan 64 + n);
+  ``shared_memory``: ``{resource, name, bytes}`` (``MEMORY[n], SHARED``, backends/glsl/memory.py)
 * ``cg_vars``: cgc ``#var`` lines (high-level parameter name -> resource), when present.
 * ``cg_name`` on an input, output, uniform or texture: the Cg name it was given (the ``#var``
   line that named it; ``name`` is the identifier made of it, ``backends/names.py``), when one
@@ -68,6 +72,18 @@ def reflection(em) -> dict:
         g = prog.geometry
         out["geometry"] = {"input_primitive": g.input_primitive, "output_primitive": g.output_primitive,
                            "max_vertices": g.vertices_out}
+    if prog.local_size is not None:
+        out["compute"] = {"local_size": list(prog.local_size)}
+    if prog.resources:
+        res = prog.resources.values()
+        out["storage_buffers"] = [
+            {"resource": f"BUFFER[{r.binding}]", "name": f"xl_storage{r.binding}",
+             "block": f"XlateStorage{r.binding}", "binding": em.storage_binding(r.binding),
+             **({"set": 0} if em.vulkan else {})}
+            for r in sorted(res, key=lambda r: r.binding) if r.kind == "buffer"]
+        out["shared_memory"] = [
+            {"resource": f"MEMORY[{r.binding}]", "name": f"xl_shared{r.binding}", "bytes": r.size}
+            for r in sorted(res, key=lambda r: r.binding) if r.kind == "shared"]
     if prog.vars:
         out["cg_vars"] = [{"type": v.type, "name": v.name, "semantic": v.semantic,
                            "resource": v.resource, "parameter": v.param_index,

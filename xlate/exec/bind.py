@@ -410,7 +410,9 @@ def _element(reg, t: _Target, key: str, w: np.ndarray, lanes: int, V: int) -> np
 
 #: bindings whose values are integers whatever the register's declared type
 INTEGER_PATHS = frozenset({"vertex.id", "vertex.instance", "primitive.id", "result.primid",
-                           "result.layer", "result.id", "fragment.sampleid"})
+                           "result.layer", "result.id", "fragment.sampleid"}) | frozenset({
+    # compute system values (exec/compute.py)
+    "invocation.localid", "invocation.groupid", "invocation.numgroups", "invocation.groupsize"})
 
 
 def value_type(reg) -> DataType:

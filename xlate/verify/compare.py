@@ -221,6 +221,10 @@ class Difference:
     integer: bool = False
 
     def describe(self) -> str:
+        if self.kind == "memory":        # a word of a storage buffer (gl_compute.py): lane = word
+            return (f"{self.output} word {self.lane} (byte {4 * self.lane}): executor "
+                    f"{fmt_word(self.expected, self.integer)}, implementation "
+                    f"{fmt_word(self.got, self.integer)}")
         if self.kind != "value":
             return f"{self.output} lane {self.lane}: {self.detail}"
         c = "xyzw"[self.component]

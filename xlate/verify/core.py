@@ -415,6 +415,19 @@ def verify_source(text: str, filename: str, *, lanes: int = 4096, seed: int = 1,
         finally:
             rep.seconds = time.perf_counter() - t0
         return rep
+    if program.stage == Stage.COMPUTE:
+        # a dispatch compared through storage buffers (gl_compute.py), GL backend only for now
+        try:
+            if backend != "gl":
+                rep.status, rep.reason = "unsupported", f"compute programs are verified on " \
+                    f"the gl backend only, not {backend} (issue 20)"
+                return rep
+            from .gl_compute import verify_compute
+            verify_compute(program, rep, seed=seed, runner=runner or make_runner(backend),
+                           max_reported=max_reported)
+        finally:
+            rep.seconds = time.perf_counter() - t0
+        return rep
     try:
         _verify_program(program, rep, lanes=lanes, seed=seed, backend=backend, runner=runner,
                         localize=localize, max_reported=max_reported,

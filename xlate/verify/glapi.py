@@ -125,6 +125,8 @@ PROTOS = {
     "glVertexAttribPointer": (None, [u, i, u, C.c_ubyte, i, p]),
     "glVertexAttribIPointer": (None, [u, i, u, i, p]),
     "glDrawArrays": (None, [u, i, i]),
+    "glDispatchCompute": (None, [u, u, u]),
+    "glMemoryBarrier": (None, [u]),
     "glBeginTransformFeedback": (None, [u]),
     "glEndTransformFeedback": (None, []),
     "glGenQueries": (None, [i, PU]),
@@ -186,6 +188,8 @@ GL_VERTEX_SHADER, GL_FRAGMENT_SHADER, GL_GEOMETRY_SHADER = 0x8B31, 0x8B30, 0x8DD
 GL_COMPILE_STATUS, GL_LINK_STATUS, GL_INFO_LOG_LENGTH = 0x8B81, 0x8B82, 0x8B84
 GL_SHADER_BINARY_FORMAT_SPIR_V_ARB = 0x9551
 GL_ARRAY_BUFFER, GL_UNIFORM_BUFFER = 0x8892, 0x8A11
+GL_COMPUTE_SHADER, GL_SHADER_STORAGE_BUFFER = 0x91B9, 0x90D2
+GL_ALL_BARRIER_BITS = 0xFFFFFFFF
 GL_TRANSFORM_FEEDBACK_BUFFER = 0x8C8E
 GL_TEXTURE_BUFFER = 0x8C2A
 GL_STATIC_DRAW, GL_STREAM_READ, GL_DYNAMIC_COPY = 0x88E4, 0x88E1, 0x88EA

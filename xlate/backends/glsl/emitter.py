@@ -23,6 +23,7 @@ from .instructions import Instructions
 from .textures import Textures
 from .control import ControlFlow
 from .expressions import Expressions, Plan, plan_temporaries
+from .memory import Memory
 
 
 # Line tags: emit_body appends "\x00<source line>\x00" ("\x00<line>c\x00" for an instruction
@@ -38,7 +39,8 @@ HELPER_EXTENSIONS = {"int64": "GL_ARB_gpu_shader_int64"}
 _WORD = re.compile(r"\w+")
 
 
-class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow, Expressions):
+class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow, Expressions,
+                  Memory):
     """Prints one lowered program; the mixins are the parts (declarations, operands,
     instructions, textures, control flow), this class holds the state and the program."""
 
@@ -187,6 +189,7 @@ class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow, E
         if lowered.loop_limit is not None:
             self.cfg_limit = lowered.loop_limit
         try:
+            self.check_memory_profile()
             self.plan()
             return self.render(lowered.structured)
         except Unsupported as e:
@@ -222,7 +225,8 @@ class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow, E
         globals_, prologue, epilogue = self.declare_globals()
         interface = self.declare_interface()
         uniforms = self.declare_uniforms()
-        layout_lines = self.geometry_layout()
+        layout_lines = self.geometry_layout() + self.compute_layout()
+        globals_ = self.declare_memory() + globals_
         if self.stage == Stage.GEOMETRY:
             store = [self.output_store(var, assign, b) for var, assign, b in self.output_vars]
             functions.insert(0, "void xl_emit()\n{\n" + "".join(f"    {s}\n" for s in store)
@@ -236,6 +240,7 @@ class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow, E
         helpers = [helper_library()[h][0] for h in self.helpers]
         if self.info.precise:
             helpers = [precise_helper(h, self.info.precise) for h in helpers]
+        helpers += self.memory_functions()
         header = "\n".join([f"#version {self.info.version}"]
                            + [f"#extension {e} : require" for e in self.extensions])
         preamble = []

@@ -93,6 +93,8 @@ class Instructions:
         info = OPCODES[ins.op]
         if info.category == "tex":
             return self.emit_tex(ins)
+        if info.category == "mem":
+            return self.emit_mem(ins)
         if ins.op == "KIL":
             return self.emit_kil(ins)
         if ins.op == "DEMOTE":

@@ -697,6 +697,10 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
     def emit(self) -> bytes:
         st: Structured = self.lowered.structured
         m = self.m
+        if self.prog.stage == Stage.COMPUTE or self.prog.resources:
+            # issue 20: GLCompute, storage buffers and shared memory are not written here yet
+            raise NotCovered("compute shaders and storage/shared memory (TGSI COMP, BUFFER, "
+                             "MEMORY)")
         self.declare()
         if self.lowered.depth is None:
             copies = [(name, name, None) for name in st.order]
