@@ -144,7 +144,9 @@ def op_store(x, st, lanes, cur):
 @mem("BARRIER")
 def op_barrier(x, st, lanes, cur):
     if len(lanes) != st.lanes:
-        raise ExecError(f"instruction {cur} (BARRIER) reached by {len(lanes)} of the {st.lanes} "
+        sp = x.inst.span
+        where = f"BARRIER at {sp.file}:{sp.line}" if sp is not None else f"BARRIER ({cur})"
+        raise ExecError(f"{where} reached by {len(lanes)} of the {st.lanes} "
                         f"invocations of workgroup {getattr(st, 'group', (0, 0, 0))}: the others "
                         "took another path or ended -- undefined (tgsi.rst BARRIER; GLSL allows "
                         "barrier() in uniform control flow only)")

@@ -222,9 +222,11 @@ class Difference:
 
     def describe(self) -> str:
         if self.kind == "memory":        # a word of a storage buffer (gl_compute.py): lane = word
+            # untyped words: unsigned and float readings both
+            def word(w: int) -> str:
+                return f"{w} = {fmt_word(w, False)}"
             return (f"{self.output} word {self.lane} (byte {4 * self.lane}): executor "
-                    f"{fmt_word(self.expected, self.integer)}, implementation "
-                    f"{fmt_word(self.got, self.integer)}")
+                    f"{word(self.expected)}, implementation {word(self.got)}")
         if self.kind != "value":
             return f"{self.output} lane {self.lane}: {self.detail}"
         c = "xyzw"[self.component]

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 from . import model as M
 from ...ir.model import Dest, MemRef, Resource, Source, Stage
 from ...ir.model import Instruction as IRInstruction
-from .lower_common import U
+from .lower_common import U, _Reject
 
 if TYPE_CHECKING:
     from .lower import Lowerer
@@ -119,6 +119,8 @@ def _resource(lw: Lowerer, ref: M.RegRef, op: str) -> str:
         lw.reject("E7001", f"{op} on {ref.file}[...] with an indirect index is not supported")
     name = f"{ref.file}{ref.index}"
     if name not in lw.resources:
+        if (ref.file, None, ref.index) in lw.decl_of:
+            raise _Reject           # declared, and its declaration refused (reported there)
         lw.reject("E2003", f"{ref.file}[{ref.index}] is not declared")
     return name
 

@@ -1,0 +1,247 @@
+"""TGSI compute programs (COMP) and memory (BUFFER, MEMORY SHARED; LOAD/STORE/BARRIER/MEMBAR):
+the frontend's readings and refusals, the executor's dispatch with exact hand-computed values,
+the GLSL and reflection, and verification on llvmpipe (issue 20)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import gl_runner
+
+from xlate import api
+from xlate.diagnostics import XlateError
+from xlate.exec import ExecError, execute
+from xlate.exec.compute import execute_compute
+
+
+def comp(body: str, decls: str = "", size=(4, 1, 1)) -> str:
+    return ("COMP\n"
+            f"PROPERTY CS_FIXED_BLOCK_WIDTH {size[0]}\n"
+            f"PROPERTY CS_FIXED_BLOCK_HEIGHT {size[1]}\n"
+            f"PROPERTY CS_FIXED_BLOCK_DEPTH {size[2]}\n"
+            "DCL SV[0], THREAD_ID\nDCL SV[1], BLOCK_ID\n" + decls +
+            "DCL TEMP[0..3]\n"
+            "IMM[0] UINT32 {0, 1, 2, 4}\n" + body + "END\n")
+
+
+def errors(src: str) -> list[str]:
+    with pytest.raises(XlateError) as e:
+        api.parse(src, filename="t.tgsi")
+    return [d.header() for d in e.value.diagnostics if d.is_error]
+
+
+# ---- the frontend ------------------------------------------------------------------------------
+
+def test_block_size_and_system_values():
+    prog = api.parse(comp("STORE BUFFER[0].x, IMM[0].xxxx, SV[0].xxxx\n", "DCL BUFFER[0]\n",
+                          (8, 2, 1)))
+    assert prog.stage.value == "compute" and prog.local_size == (8, 2, 1)
+    paths = {r.name: r.bindings[0].path for r in prog.registers.values()
+             if r.kind.value == "input"}
+    assert paths == {"SV0": "invocation.localid"}
+    assert [(r.name, r.kind, r.binding) for r in prog.resources.values()] == \
+        [("BUFFER0", "buffer", 0)]
+
+
+def test_a_partly_given_block_size_is_refused():
+    src = "COMP\nPROPERTY CS_FIXED_BLOCK_WIDTH 8\nDCL TEMP[0]\nEND\n"
+    assert errors(src) == [
+        "t.tgsi:2:10: error[E7001]: CS_FIXED_BLOCK_HEIGHT, CS_FIXED_BLOCK_DEPTH missing or 0 while "
+        "the block size is fixed: tgsi.rst wants all three at least 1"]
+
+
+def test_a_block_size_beyond_gl_is_refused():
+    assert errors(comp("", size=(64, 32, 1))) == [
+        "t.tgsi:2:10: error[E7001]: block size 64 x 32 x 1 is beyond what GL guarantees "
+        "(1024 x 1024 x 64, 1024 invocations)"]
+
+
+def test_memory_refusals_name_the_case():
+    src = comp("LOAD TEMP[0].x, MEMORY[0], IMM[0].xxxx\nLOAD TEMP[1].x, IMAGE[0], IMM[0].xxxx\n"
+               "",
+               "DCL MEMORY[0], GLOBAL\nDCL IMAGE[0], 2D, PIPE_FORMAT_R32_UINT, WR\n")
+    assert errors(src) == [
+        "t.tgsi:7:5: error[E7001]: DCL MEMORY[0], GLOBAL: global memory is OpenCL's (clover); "
+        "GLSL has shared memory only (MEMORY ..., SHARED)",
+        "t.tgsi:12:1: error[E3008]: unsupported opcode LOAD (not yet supported: on an IMAGE)"]
+
+
+def test_barrier_and_shared_memory_belong_to_compute():
+    src = ("FRAG\nDCL OUT[0], COLOR\nDCL MEMORY[0], SHARED\nDCL TEMP[0]\n"
+           "BARRIER\nMOV OUT[0], TEMP[0]\nEND\n")
+    assert errors(src) == [
+        "t.tgsi:3:5: error[E3004]: DCL MEMORY[0], SHARED: shared memory belongs to compute shaders",
+        "t.tgsi:5:1: error[E3004]: BARRIER synchronises the invocations of a compute workgroup: "
+        "tgsi.rst allows it in compute programs only, not in FRAG"]
+
+
+# ---- the executor ------------------------------------------------------------------------------
+
+REDUCTION = comp(
+    # each invocation stores (thread + 1) * (block + 1) into shared word `thread`; after the
+    # barrier invocation 0 adds the four words up and stores the sum at word `block`
+    "UADD TEMP[0].x, SV[0].xxxx, IMM[0].yyyy\n"
+    "UADD TEMP[0].y, SV[1].xxxx, IMM[0].yyyy\n"
+    "UMUL TEMP[0].x, TEMP[0].xxxx, TEMP[0].yyyy\n"
+    "SHL TEMP[1].x, SV[0].xxxx, IMM[0].zzzz\n"
+    "STORE MEMORY[0].x, TEMP[1].xxxx, TEMP[0].xxxx\n"
+    "BARRIER\n"
+    "USEQ TEMP[2].x, SV[0].xxxx, IMM[0].xxxx\n"
+    "UIF TEMP[2].xxxx\n"
+    "  LOAD TEMP[3], MEMORY[0], IMM[0].xxxx\n"
+    "  UADD TEMP[3].x, TEMP[3].xxxx, TEMP[3].yyyy\n"
+    "  UADD TEMP[3].x, TEMP[3].xxxx, TEMP[3].zzzz\n"
+    "  UADD TEMP[3].x, TEMP[3].xxxx, TEMP[3].wwww\n"
+    "  SHL TEMP[1].x, SV[1].xxxx, IMM[0].zzzz\n"
+    "  STORE BUFFER[0].x, TEMP[1].xxxx, TEMP[3].xxxx\n"
+    "ENDIF\n",
+    "DCL BUFFER[0]\nDCL MEMORY[0], SHARED\n")
+
+
+def test_shared_memory_reduction_with_a_barrier():
+    res = execute_compute(api.parse(REDUCTION), (3, 1, 1))
+    # block b: (1 + 2 + 3 + 4) * (b + 1) = 10, 20, 30; the rest of the 1024 bytes stays 0
+    assert res.buffers[0][:4].tolist() == [10, 20, 30, 0]
+    assert not res.steps_exceeded.any() and not res.out_of_range
+
+
+def test_buffers_persist_and_inputs_are_read():
+    prog = api.parse(comp(
+        "SHL TEMP[1].x, SV[0].xxxx, IMM[0].zzzz\n"
+        "LOAD TEMP[0].xy, BUFFER[0], TEMP[1].xxxx\n"     # words t and t + 1
+        "UADD TEMP[0].x, TEMP[0].xxxx, TEMP[0].yyyy\n"
+        "STORE BUFFER[1].x, TEMP[1].xxxx, TEMP[0].xxxx\n", "DCL BUFFER[0]\nDCL BUFFER[1]\n"))
+    words = np.arange(100, 108, dtype=np.uint32)
+    res = execute_compute(prog, (1, 1, 1), buffers={0: words, 1: np.zeros(4, np.uint32)})
+    assert res.buffers[1].tolist() == [201, 203, 205, 207]
+    assert res.buffers[0].tolist() == words.tolist()
+
+
+def test_stores_to_one_word_keep_the_last_lane_and_out_of_range_is_zero():
+    prog = api.parse(comp(
+        "STORE BUFFER[0].x, IMM[0].xxxx, SV[0].xxxx\n"          # all four lanes: word 0
+        "LOAD TEMP[0].x, BUFFER[0], IMM[0].wwww\n"               # word 1: 7
+        "SHL TEMP[1].x, IMM[0].wwww, IMM[0].wwww\n"              # byte 64: outside 16 bytes
+        "LOAD TEMP[0].y, BUFFER[0], TEMP[1].xxxx\n"
+        "UADD TEMP[0].x, TEMP[0].xxxx, TEMP[0].yyyy\n"
+        "STORE BUFFER[0].x, IMM[0].zzzz, TEMP[0].xxxx\n"         # byte 2 -> word 0 (>> 2)
+        "STORE BUFFER[0].x, TEMP[1].xxxx, TEMP[0].xxxx\n", "DCL BUFFER[0]\n"))
+    res = execute_compute(prog, (1, 1, 1), buffers={0: np.array([9, 7, 0, 0], np.uint32)})
+    assert res.buffers[0].tolist() == [7, 7, 0, 0] and res.out_of_range
+
+
+def test_a_resource_swizzle_selects_the_words():
+    prog = api.parse(comp("LOAD TEMP[0].xy, BUFFER[0].wzyx, IMM[0].xxxx\n"
+                          "STORE BUFFER[1].xy, IMM[0].xxxx, TEMP[0]\n",
+                          "DCL BUFFER[0]\nDCL BUFFER[1]\n", (1, 1, 1)))
+    res = execute_compute(prog, buffers={0: np.array([1, 2, 3, 4], np.uint32),
+                                         1: np.zeros(2, np.uint32)})
+    assert res.buffers[1].tolist() == [4, 3]
+
+
+def test_a_barrier_under_divergent_flow_is_an_error():
+    prog = api.parse(comp("USEQ TEMP[0].x, SV[0].xxxx, IMM[0].xxxx\nUIF TEMP[0].xxxx\n"
+                          "BARRIER\nENDIF\n"))
+    with pytest.raises(ExecError, match=r"BARRIER at <input>:11 reached by 1 of the 4 "
+                       r"invocations of workgroup \(0, 0, 0\)"):
+        execute_compute(prog)
+
+
+def test_system_values_of_a_3d_dispatch():
+    prog = api.parse(
+        "COMP\nPROPERTY CS_FIXED_BLOCK_WIDTH 1\nPROPERTY CS_FIXED_BLOCK_HEIGHT 2\n"
+        "PROPERTY CS_FIXED_BLOCK_DEPTH 1\nDCL SV[0], THREAD_ID\nDCL SV[1], BLOCK_ID\n"
+        "DCL SV[2], GRID_SIZE\nDCL SV[3], BLOCK_SIZE\nDCL BUFFER[0]\nDCL TEMP[0..2]\n"
+        "IMM[0] UINT32 {2, 10, 100, 0}\n"
+        "UMAD TEMP[0].x, SV[1].yyyy, IMM[0].xxxx, SV[1].xxxx\n"   # group x + 2 * group y
+        "UMAD TEMP[0].x, TEMP[0].xxxx, IMM[0].xxxx, SV[0].yyyy\n"  # * 2 + thread y
+        "SHL TEMP[1].x, TEMP[0].xxxx, IMM[0].xxxx\n"
+        "UMAD TEMP[2].x, SV[2].yyyy, IMM[0].yyyy, SV[0].yyyy\n"    # grid y * 10 + thread y
+        "UMAD TEMP[2].x, SV[3].yyyy, IMM[0].zzzz, TEMP[2].xxxx\n"  # + block y * 100
+        "UMAD TEMP[2].x, SV[2].wwww, IMM[0].zzzz, TEMP[2].xxxx\n"  # + w (0) * 100
+        "STORE BUFFER[0].x, TEMP[1].xxxx, TEMP[2].xxxx\nEND\n")
+    res = execute_compute(prog, (2, 3, 1))
+    assert res.buffers[0][:13].tolist() == [230, 231] * 6 + [0]
+
+
+def test_buffers_in_a_fragment_program():
+    prog = api.parse("FRAG\nDCL IN[0], GENERIC[0], CONSTANT\nDCL OUT[0], COLOR\nDCL BUFFER[0]\n"
+                     "DCL TEMP[0]\nIMM[0] UINT32 {0, 0, 0, 0}\n"
+                     "F2U TEMP[0].x, IN[0].xxxx\nLOAD TEMP[0].x, BUFFER[0], TEMP[0].xxxx\n"
+                     "STORE BUFFER[0].x, IMM[0].xxxx, TEMP[0].xxxx\n"
+                     "U2F OUT[0], TEMP[0].xxxx\nEND\n")
+    res = execute(prog, {"fragment.generic[0]": np.array([[0, 0, 0, 0], [4, 0, 0, 0]],
+                                                          np.float32)},
+                  buffers={0: np.array([5, 6], np.uint32)})
+    assert res.float("result.color")[:, 0].tolist() == [5.0, 6.0]
+    assert res.buffers[0].tolist() == [6, 6]        # lane 1 stores last
+
+
+# ---- GLSL and reflection -----------------------------------------------------------------------
+
+def test_glsl_and_reflection_of_a_compute_program():
+    t = api.translate(REDUCTION, filename="r.tgsi")
+    assert "layout(local_size_x = 4, local_size_y = 1, local_size_z = 1) in;" in t.glsl
+    assert "layout(std430, binding = 0) buffer XlateStorage0 { uint words[]; } xl_storage0;" \
+        in t.glsl
+    assert "shared uint xl_shared0[8192];" in t.glsl
+    assert "    memoryBarrierShared();\n    barrier();\n" in t.glsl
+    r = t.reflection
+    assert r["stage"] == "compute" and r["compute"] == {"local_size": [4, 1, 1]}
+    assert r["storage_buffers"] == [{"resource": "BUFFER[0]", "name": "xl_storage0",
+                                     "block": "XlateStorage0", "binding": 0}]
+    assert r["shared_memory"] == [{"resource": "MEMORY[0]", "name": "xl_shared0",
+                                   "bytes": 32768}]
+    assert [i["name"] for i in r["inputs"]] == ["gl_LocalInvocationID", "gl_WorkGroupID"]
+    v = api.translate(REDUCTION, filename="r.tgsi", target="spirv", profile="vulkan")
+    assert v.reflection["storage_buffers"][0]["binding"] == 64 and v.spirv
+    assert v.spirv_via == "glsl" and "compute shaders" in v.spirv_fallback_reason
+
+
+def test_glsl330_refuses_compute():
+    with pytest.raises(XlateError) as e:
+        api.translate(REDUCTION, filename="r.tgsi", profile="glsl330")
+    assert [d.message for d in e.value.diagnostics] == [
+        "compute shaders (GLSL 4.30 / ES 3.10; glsl330 has neither) cannot be expressed in the "
+        "glsl330 profile"]
+
+
+def test_membar_fences():
+    t = api.translate(comp("MEMBAR IMM[0].wwww\nMEMBAR IMM[0].yyyy\n"))
+    assert "    memoryBarrierImage();\n    memoryBarrierBuffer();\n" in t.glsl
+
+
+# ---- verification on llvmpipe ------------------------------------------------------------------
+
+def _verify(text: str, name: str = "c.tgsi"):
+    from xlate.verify.core import verify_source
+    runner = gl_runner("gl")
+    return verify_source(text, name, runner=runner)
+
+
+def test_reduction_verifies_on_gl():
+    rep = _verify(REDUCTION)
+    assert (rep.status, rep.compared, rep.total_differences) == ("pass", 256, 0), rep.reason
+
+
+def test_a_store_to_a_wrong_offset_is_a_mismatch(monkeypatch):
+    from xlate import api as api_mod
+    real = api_mod.translate_program
+
+    def wrong(prog, **kw):
+        t = real(prog, **kw)
+        bad = t.glsl.replace("xl_store_BUFFER0((TEMP1.x >> 2u),", "xl_store_BUFFER0((TEMP1.x >> 2u) + 1u,")
+        assert bad != t.glsl
+        t.glsl = bad
+        return t
+    monkeypatch.setattr(api_mod, "translate_program", wrong)
+    rep = _verify(REDUCTION)
+    assert rep.status == "mismatch"
+    # blocks (x, y) = (0, 0), (1, 0), (0, 1), (1, 1) store 10, 20, 10, 20 at word x; the
+    # translation at x + 1: word 0 keeps its generated value, words 1 and 2 get 10 and 20
+    d = rep.differences
+    assert [(x.lane, x.expected) for x in d[:2]] == [(0, 10), (1, 20)]
+    assert [x.got for x in d[1:3]] == [10, 20] and d[2].lane == 2 and rep.total_differences == 3
+    assert d[1].describe() == ("BUFFER[0] word 1 (byte 4): executor 20 = 2.802596928649634e-44 "
+                               "(0x00000014), implementation 10 = 1.401298464324817e-44 "
+                               "(0x0000000a)")
