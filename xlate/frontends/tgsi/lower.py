@@ -389,6 +389,10 @@ class Lowerer(_Registers):
                     self.emit(Instruction("RET"))
                     end_seen = True
                 elif op == "BGNSUB":
+                    if k == 0:
+                        # read as the subroutine it opens, so its ENDSUB matches
+                        in_sub = end_seen = True
+                        self.reject("E4003", _ONLY_A_SUBROUTINE)
                     if not end_seen or in_sub:
                         self.reject("E4003", "BGNSUB must follow END, outside other subroutines")
                     self.labels[self.sub_at[k]] = len(self.out)
@@ -559,6 +563,12 @@ class Lowerer(_Registers):
                 return True
         return False
 
+
+#: a program that opens with BGNSUB (no main program before it)
+_ONLY_A_SUBROUTINE = (
+    "the program is only a subroutine (BGNSUB first, no main program ending in END): the Mesa "
+    "2012-era compute syntax (clover launched kernels at a subroutine's label); modern TGSI "
+    "puts the main program first and ends it with END, subroutines after it")
 
 #: opcodes without a destination whose function honours a seed CondFlowEnable test (those
 #: with a destination honour it through ``Lowerer.dst``); the rest refuse it (E7001)

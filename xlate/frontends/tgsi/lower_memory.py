@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 from . import model as M
 from ...ir.model import Dest, MemRef, Resource, Source, Stage
 from ...ir.model import Instruction as IRInstruction
-from .lower_common import U, _Reject
+from .lower_common import _OLD_RES, U, _Reject
 
 if TYPE_CHECKING:
     from .lower import Lowerer
@@ -52,6 +52,12 @@ _BLOCK_PROPS = ("CS_FIXED_BLOCK_WIDTH", "CS_FIXED_BLOCK_HEIGHT", "CS_FIXED_BLOCK
 def block_size(lw: Lowerer, props: dict) -> tuple[int, int, int] | None:
     """The workgroup size of a COMP program from its CS_FIXED_BLOCK_* properties (E7001 when
     unknown or out of GL's range)."""
+    sh = lw.sh
+    if any(d.file == "RES" for d in sh.declarations) or (
+            sh.instructions and sh.instructions[0].opcode == "BGNSUB"):
+        # the 2012-era compute syntax (RES files, subroutine kernels) had its block size given
+        # at launch; its own diagnostics name the era (lower.py, lower_registers.py)
+        return None
     found = [props.get(n) for n in _BLOCK_PROPS]
     values = []
     for name, p in zip(_BLOCK_PROPS, found):
@@ -113,6 +119,10 @@ def declare_memory(lw: Lowerer) -> dict[str, Resource]:
 def _resource(lw: Lowerer, ref: M.RegRef, op: str) -> str:
     if ref.file == "IMAGE":
         lw.reject("E3008", f"unsupported opcode {op} (not yet supported: on an IMAGE)")
+    if ref.file == "RES":
+        if any(d.file == "RES" for d in lw.sh.declarations):
+            raise _Reject           # the 2012-era resource: reported at its declaration
+        lw.reject("E7001", _OLD_RES)
     if ref.file not in ("BUFFER", "MEMORY"):
         lw.reject("E3008", f"unsupported opcode {op} (not yet supported: on {ref.file})")
     if ref.indirect is not None or ref.dim is not None:

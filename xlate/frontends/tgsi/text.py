@@ -73,6 +73,9 @@ __all__ = ["parse_text", "implicit_dim", "SAMPLE_OPCODES", "SEMANTICS", "PROPERT
            "MEMORY_QUALIFIERS", "PRIMITIVES", "float32_bits", "parse_float32", "parse_float64"]
 
 
+#: the message of a C preprocessor line in the text (the one error reported for such a source)
+_CPP_LINE = "'#' starts a C preprocessor line"
+
 class _Parser(_Declarations, _Operands):
     def __init__(self, text: str, sink: DiagnosticSink):
         self.text = text
@@ -229,6 +232,10 @@ class _Parser(_Declarations, _Operands):
                 else:
                     self.sink.error(err.code, err.message, self.span(j, err.length,
                                                                      err.col_offset))
+                if err.message.startswith(_CPP_LINE):
+                    # the rest is written in the source's macros: every line would be an error
+                    # of its own, none of them the cause
+                    return None
                 if j <= start:
                     j = start + 1
                 while not self.bol(j):
@@ -264,6 +271,11 @@ class _Parser(_Declarations, _Operands):
             if v[0] == "{" or v == "..":
                 raise _Fail("E1002", "expected a declaration, immediate, property or "
                             f"instruction, found {_describe(v)}", i, len(v) if v == ".." else 1)
+            if v == "#" and self.bol(i):
+                raise _Fail("E1003", _CPP_LINE + " (#define, #ifdef ...): "
+                            "the Mesa 2012-era compute tests (src/gallium/tests/trivial/"
+                            "compute.c) ran their TGSI through cpp first; xlate reads the "
+                            "preprocessed text (cpp -P)", i)
             raise _Fail("E1003", f"unexpected character {v!r}", i)
         word = v.upper()
         if word == "DCL":
