@@ -46,6 +46,8 @@ class ExecResult:
     buffers: dict[int, np.ndarray] | None = None
     #: an access fell outside its resource (its value is unspecified: memory.py)
     out_of_range: bool = False
+    #: programs with images: unit -> the texels after the run (images.py)
+    images: dict[int, np.ndarray] | None = None
 
     def _name(self, name: str) -> str:
         if name in self.outputs:
@@ -100,7 +102,7 @@ def execute(program: Program | str, inputs: dict | None = None, *, lanes: int | 
             params: dict | None = None, textures: dict[int, Texture] | None = None,
             chunk: int = 65536, max_steps: int = 1 << 16,
             filename: str = "<input>", sampling: str = "spec", hooks=None,
-            buffers: dict | None = None) -> ExecResult:
+            buffers: dict | None = None, images: dict | None = None) -> ExecResult:
     """Run ``program`` on many invocations ("lanes") at once.
 
     ``program``: an IR :class:`~xlate.ir.model.Program` or program source text (parsed with
@@ -129,7 +131,8 @@ def execute(program: Program | str, inputs: dict | None = None, *, lanes: int | 
     KIL with an operand; the verifier's replay (``xlate.verify.replay``) uses it.
 
     ``buffers``: storage-buffer binding -> its initial words (32-bit arrays; a buffer not given
-    holds 1024 zero bytes); the words after the run are ``ExecResult.buffers``.  Chunks run in
+    holds 1024 zero bytes); the words after the run are ``ExecResult.buffers``.  ``images``:
+    image unit -> its texels (``xlate.exec.images``), after the run ``ExecResult.images``.  Chunks run in
     lane order and share the buffers (``xlate.exec.memory``).  Compute programs run through
     :func:`xlate.exec.compute.execute_compute` (a grid of workgroups).
 
@@ -151,7 +154,8 @@ def execute(program: Program | str, inputs: dict | None = None, *, lanes: int | 
         raise ExecError("a compute program runs as a dispatch of workgroups: "
                         "xlate.exec.compute.execute_compute")
     tex = prepare(program, textures, sampling)
-    memory = Memory(program, buffers) if program.resources or buffers else None
+    memory = Memory(program, buffers, images) if program.resources or buffers or images \
+        else None
     total, storage = bind(program, inputs, params, lanes)
     with paused():               # linear set-up time for large programs (xlate/gcpause.py)
         code, loop_depth = compile_program(program, hooks)
@@ -198,5 +202,6 @@ def execute(program: Program | str, inputs: dict | None = None, *, lanes: int | 
         aliases=_output_aliases(program), element_aliases=_element_aliases(program),
         abnormal=abnormal,
         buffers=memory.buffers() if memory is not None else None,
+        images=memory.image_data() if memory is not None else None,
         out_of_range=memory.out_of_range if memory is not None else False,
     )

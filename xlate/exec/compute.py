@@ -36,6 +36,8 @@ class ComputeResult:
     buffers: dict[int, np.ndarray]
     steps_exceeded: np.ndarray
     out_of_range: bool = False
+    #: image unit -> its texels after the dispatch, (layers, height, width, 4) words (images.py)
+    images: dict[int, np.ndarray] | None = None
 
     def float(self, binding: int) -> np.ndarray:
         return self.buffers[binding].view(np.float32)
@@ -64,11 +66,13 @@ def invocation_ids(local_size, groups) -> dict[str, np.ndarray]:
 
 
 def execute_compute(program: Program, groups=(1, 1, 1), *, buffers: dict | None = None,
+                    images: dict | None = None,
                     params: dict | None = None, textures: dict | None = None,
                     max_steps: int = 1 << 16, sampling: str = "spec",
                     hooks=None) -> ComputeResult:
     """Run a compute program over a grid of ``groups`` (x, y, z) workgroups.  ``buffers``:
-    storage-buffer binding -> initial words; ``params``/``textures`` as for
+    storage-buffer binding -> initial words; ``images``: image unit -> initial texels
+    (``xlate.exec.images``); ``params``/``textures`` as for
     :func:`xlate.exec.execute`.  Raises :class:`ExecError` for bad arguments and for a BARRIER
     only part of a workgroup reaches (memory.py)."""
     if not isinstance(program, Program) or program.stage != Stage.COMPUTE:
@@ -96,7 +100,7 @@ def execute_compute(program: Program, groups=(1, 1, 1), *, buffers: dict | None 
     total, storage = bind(program, inputs, params, nl * ng)
     with paused():
         code, loop_depth = compile_program(program, hooks)
-    memory = Memory(program, buffers)
+    memory = Memory(program, buffers, images)
     exceeded = np.zeros(total, bool)
     for g in range(ng):
         start, end = g * nl, (g + 1) * nl
@@ -108,4 +112,4 @@ def execute_compute(program: Program, groups=(1, 1, 1), *, buffers: dict | None 
         st.memory = memory
         run_chunk(code, st, int(max_steps))
         exceeded[start:end] = st.exceeded
-    return ComputeResult(memory.buffers(), exceeded, memory.out_of_range)
+    return ComputeResult(memory.buffers(), exceeded, memory.out_of_range, memory.image_data())

@@ -30,8 +30,10 @@ from typing import Callable
 
 import numpy as np
 
+from ..ir.image_formats import image_format
 from ..ir.model import Program
 from .bind import ExecError
+from .images import new_image, store_words, texel_index
 
 MEM: dict[str, Callable] = {}
 
@@ -52,10 +54,18 @@ class Memory:
     live for the whole run; shared memory is replaced for each workgroup (:meth:`new_group`).
     ``out_of_range``: set when an access fell outside its resource."""
 
-    def __init__(self, program: Program, buffers: dict | None):
+    def __init__(self, program: Program, buffers: dict | None, images: dict | None = None):
         self.program = program
         self.words: dict[str, np.ndarray] = {}
+        self.images: dict[str, np.ndarray] = {}      # images.py: (layers, height, width, 4)
         self.out_of_range = False
+        images = dict(images or {})
+        for r in program.resources.values():
+            if r.kind == "image":
+                self.images[r.name] = new_image(r, images.pop(r.binding, None))
+        if images:
+            raise ExecError(f"images {sorted(map(str, images))}: the program declares no such "
+                            "IMAGE")
         buffers = dict(buffers or {})
         for r in program.resources.values():
             if r.kind != "buffer":
@@ -84,6 +94,10 @@ class Memory:
     def buffers(self) -> dict[int, np.ndarray]:
         return {r.binding: self.words[r.name].copy() for r in self.program.resources.values()
                 if r.kind == "buffer"}
+
+    def image_data(self) -> dict[int, np.ndarray]:
+        return {r.binding: self.images[r.name].copy() for r in self.program.resources.values()
+                if r.kind == "image"}
 
 
 def _memory(st) -> Memory:
@@ -138,6 +152,63 @@ def op_store(x, st, lanes, cur):
         uniq, first_in_rev = np.unique(rev, return_index=True)
         last = len(at) - 1 - first_in_rev
         words[uniq] = v[last]
+    st.pc[lanes] = cur + 1
+
+
+def _texels(x, st, lanes):
+    m = _memory(st)
+    r = st.program.resources[x.inst.mem.resource]
+    img = m.images[r.name]
+    coords = np.ascontiguousarray(x.loaders[0](st, lanes)).view(np.uint32)
+    coords = np.broadcast_to(coords.reshape(coords.shape[0], -1), (len(lanes), 4))
+    layer, y, xx, inside = texel_index(r, img.shape[:3], np.ascontiguousarray(coords))
+    if not inside.all():
+        m.out_of_range = True
+    return m, img, (layer, y, xx), inside
+
+
+@mem("IMGLOAD")
+def op_imgload(x, st, lanes, cur):
+    m, img, at, inside = _texels(x, st, lanes)
+    out = np.where(inside[:, None], img[at], np.uint32(0)).astype(np.uint32)
+    x.write(st, lanes, out, None, None, None)
+    st.pc[lanes] = cur + 1
+
+
+@mem("IMGSTORE")
+def op_imgstore(x, st, lanes, cur):
+    m, img, at, inside = _texels(x, st, lanes)
+    r = st.program.resources[x.inst.mem.resource]
+    value = np.ascontiguousarray(x.loaders[1](st, lanes)).view(np.uint32)
+    value = np.broadcast_to(value.reshape(value.shape[0], -1), (len(lanes), 4))
+    fmt = image_format(r.format)
+    texel = store_words(fmt, value) if fmt is not None else np.array(value, np.uint32)
+    flat = np.ravel_multi_index(at, img.shape[:3])[inside]
+    texel = texel[inside]
+    # lane order: the last lane storing to a texel wins (as for STORE)
+    uniq, first_in_rev = np.unique(flat[::-1], return_index=True)
+    last = len(flat) - 1 - first_in_rev
+    img.reshape(-1, 4)[uniq] = texel[last]
+    st.pc[lanes] = cur + 1
+
+
+@mem("RESQ")
+def op_resq(x, st, lanes, cur):
+    # tgsi.rst RESQ: a buffer's size in bytes in x; an image's width, height, layers (depth)
+    # in x, y, z and its samples in w (0: xlate's images are single-sample; GLSL's imageSize
+    # gives no sample count); components a target lacks are 0
+    m = _memory(st)
+    r = st.program.resources[x.inst.mem.resource]
+    out = np.zeros((len(lanes), 4), np.uint32)
+    if r.kind == "buffer":
+        out[:, 0] = 4 * len(m.words[r.name])
+    else:
+        layers, h, w = m.images[r.name].shape[:3]
+        dims = {"BUFFER": (w,), "1D": (w,), "2D": (w, h), "RECT": (w, h), "3D": (w, h, layers),
+                "CUBE": (w, h), "ARRAY1D": (w, layers), "ARRAY2D": (w, h, layers),
+                "ARRAYCUBE": (w, h, layers // 6)}[r.target]
+        out[:, :len(dims)] = dims
+    x.write(st, lanes, out, None, None, None)
     st.pc[lanes] = cur + 1
 
 

@@ -255,15 +255,20 @@ class MemRef:
 
 @dataclass(frozen=True)
 class Resource:
-    """A block of memory a program addresses in bytes: ``kind`` "buffer" (a shader storage
-    buffer bound at ``binding``) or "shared" (workgroup-shared memory of ``size`` bytes, one
-    copy per workgroup).  Addresses are byte offsets; word c of an access is at offset + 4c."""
+    """Memory a program reaches by address: ``kind`` "buffer" (a shader storage buffer bound at
+    ``binding``) or "shared" (workgroup-shared memory of ``size`` bytes, one copy per
+    workgroup), addressed by byte offsets (word c of an access at offset + 4c); or "image" (an
+    image unit ``binding`` of ``target`` -- 1D 2D 3D CUBE ARRAY1D ARRAY2D ARRAYCUBE BUFFER --
+    and texel ``format``, a PIPE_FORMAT name without the prefix or None when the program
+    only writes it and leaves the format to the bound image), addressed by texel coordinates."""
 
     name: str
-    kind: str                      # "buffer" | "shared"
+    kind: str                      # "buffer" | "shared" | "image"
     binding: int
     size: int | None = None        # bytes (shared); None: the bound buffer's size
     span: Span | None = field(default=None, compare=False)
+    target: str | None = None      # images: the IR texture target
+    format: str | None = None      # images: R8G8B8A8_UNORM ... (None: unformatted, write-only)
 
 
 @dataclass(slots=True)

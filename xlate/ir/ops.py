@@ -184,6 +184,9 @@ _TABLE = [
     # at offset + 4c; the words move as raw bits)
     _row("LOAD", "vu", "s", "", DataType.UINT, "mem", "load words from memory at a byte offset"),
     _row("STORE", "-", "s,v", "", DataType.UINT, "mem", "store words to memory at a byte offset"),
+    _row("RESQ", "vu", "", "", DataType.UINT, "mem", "resource size (buffer bytes; image w, h, d/layers)"),
+    _row("IMGLOAD", "vu", "vu", "", DataType.UINT, "mem", "load a texel's words from an image"),
+    _row("IMGSTORE", "-", "vu,v", "", DataType.UINT, "mem", "store words as a texel of an image"),
     _row("BARRIER", "-", "", "", F, "mem", "workgroup control barrier (and shared-memory ordering)"),
     _row("MEMBAR", "-", "", "", F, "mem", "memory barrier (the kinds in Instruction.mem.flags)"),
     # structured control flow (conditions in Instruction.cond)

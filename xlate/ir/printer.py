@@ -149,7 +149,8 @@ def print_program(prog: Program) -> str:
         lines.append("; workgroup: " + " x ".join(str(n) for n in prog.local_size))
     for r in prog.resources.values():
         lines.append(f"; {r.kind} {r.name}: binding {r.binding}"
-                     + (f", {r.size} bytes" if r.size is not None else ""))
+                     + (f", {r.size} bytes" if r.size is not None else "")
+                     + (f", {r.target}, {r.format or 'no format'}" if r.kind == "image" else ""))
     lines.append(f"; entry: {prog.entry}")
     for reg in prog.registers.values():
         if reg.kind != RegKind.CONST:

@@ -221,6 +221,10 @@ class Difference:
     integer: bool = False
 
     def describe(self) -> str:
+        if self.kind == "texel":         # a texel channel of an image (gl_compute.py)
+            return (f"{self.output}.{'xyzw'[self.component]}: executor "
+                    f"{self.expected} = {fmt_word(self.expected, False)}, implementation "
+                    f"{self.got} = {fmt_word(self.got, False)}")
         if self.kind == "memory":        # a word of a storage buffer (gl_compute.py): lane = word
             # untyped words: unsigned and float readings both
             def word(w: int) -> str:

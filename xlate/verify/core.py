@@ -424,7 +424,7 @@ def verify_source(text: str, filename: str, *, lanes: int = 4096, seed: int = 1,
                 return rep
             from .gl_compute import verify_compute
             verify_compute(program, rep, seed=seed, runner=runner or make_runner(backend),
-                           max_reported=max_reported)
+                           gl_interface=gl_interface, max_reported=max_reported)
         finally:
             rep.seconds = time.perf_counter() - t0
         return rep

@@ -21,9 +21,20 @@ What is compared and how:
   not detected yet; issue 20).
 * A BARRIER that only part of a workgroup reaches is undefined (exec/memory.py): the program is
   reported ``unsupported`` with the executor's reason.
+* Images: every texel of every image after the dispatch, exactly, read back as the shader
+  reads them (the executor's texel words, exec/images.py).  Each image has the executor's
+  default size (images.py ``DEFAULT_SHAPE``) and starts with generated texels (small integers
+  for integer formats, k/4 floats for float ones, k/255-style values for normalized ones: the
+  words the format holds, so the upload is exact).  An image declared without a format is an
+  RGBA32F image.  Buffer images are not run here yet (``unsupported``).  Channels of UNORM and
+  SNORM images are compared to 1 ulp (GL does not bound the rounding of c / (2^b - 1));
+  a value LOADed from such an image and carried into other results is compared exactly
+  (such a program can show a 1-ulp mismatch that is llvmpipe's conversion).
 * Programs that sample textures are not run here yet (``unsupported``, named).
 """
 from __future__ import annotations
+
+import ctypes as C
 
 import numpy as np
 
@@ -50,9 +61,104 @@ def generated_buffers(program: Program, seed: int) -> dict[int, np.ndarray]:
     return out
 
 
+#: GL internal formats of the image formats (ir/image_formats.py names)
+_GL_FORMATS = {
+    "R8_UNORM": 0x8229, "R8G8_UNORM": 0x822B, "R8G8B8A8_UNORM": 0x8058, "R16_UNORM": 0x822A,
+    "R16G16_UNORM": 0x822C, "R16G16B16A16_UNORM": 0x805B, "R8_SNORM": 0x8F94,
+    "R8G8_SNORM": 0x8F95, "R8G8B8A8_SNORM": 0x8F97, "R16_SNORM": 0x8F98,
+    "R16G16_SNORM": 0x8F99, "R16G16B16A16_SNORM": 0x8F9B, "R16_FLOAT": 0x822D,
+    "R16G16_FLOAT": 0x822F, "R16G16B16A16_FLOAT": 0x881A, "R32_FLOAT": 0x822E,
+    "R32G32_FLOAT": 0x8230, "R32G32B32A32_FLOAT": 0x8814, "R8_SINT": 0x8231,
+    "R8_UINT": 0x8232, "R16_SINT": 0x8233, "R16_UINT": 0x8234, "R32_SINT": 0x8235,
+    "R32_UINT": 0x8236, "R8G8_SINT": 0x8237, "R8G8_UINT": 0x8238, "R16G16_SINT": 0x8239,
+    "R16G16_UINT": 0x823A, "R32G32_SINT": 0x823B, "R32G32_UINT": 0x823C,
+    "R8G8B8A8_SINT": 0x8D8E, "R8G8B8A8_UINT": 0x8D7C, "R16G16B16A16_SINT": 0x8D88,
+    "R16G16B16A16_UINT": 0x8D76, "R32G32B32A32_SINT": 0x8D82, "R32G32B32A32_UINT": 0x8D70}
+_GL_TARGETS = {"1D": G.GL_TEXTURE_1D, "2D": G.GL_TEXTURE_2D, "RECT": G.GL_TEXTURE_RECTANGLE,
+               "3D": G.GL_TEXTURE_3D, "CUBE": G.GL_TEXTURE_CUBE_MAP,
+               "ARRAY1D": G.GL_TEXTURE_1D_ARRAY, "ARRAY2D": G.GL_TEXTURE_2D_ARRAY,
+               "ARRAYCUBE": G.GL_TEXTURE_CUBE_MAP_ARRAY}
+
+
+def generated_images(program: Program, seed: int) -> dict[int, np.ndarray]:
+    """Initial texels of every image: values its format holds exactly (module docstring)."""
+    from ..exec.images import image_shape, new_image
+    from ..ir.image_formats import image_format
+    rng = np.random.default_rng(seed * 104729 + 20)
+    out = {}
+    for r in sorted(program.resources.values(), key=lambda r: r.binding):
+        if r.kind != "image":
+            continue
+        shape = image_shape(r) + (4,)
+        fmt = image_format(r.format)
+        if fmt is not None and fmt.integer:
+            words = rng.integers(0, 64, shape).astype(np.uint32)
+        elif fmt is not None and fmt.kind in ("unorm", "snorm"):
+            lo = 0 if fmt.kind == "unorm" else -255
+            words = (rng.integers(lo, 256, shape).astype(np.float32) / np.float32(255)).view(
+                np.uint32)
+        else:
+            words = (rng.integers(-32, 33, shape).astype(np.float32) / np.float32(4)).view(
+                np.uint32)
+        out[r.binding] = new_image(r, words)      # as the format holds them
+    return out
+
+
+def _gl_image(runner, r, texels: np.ndarray, unit: int) -> tuple[int, int, int, int]:
+    """Create, fill and bind image ``r``; (texture, GL target, upload format, upload type)."""
+    from ..ir.image_formats import image_format
+    gl = runner.gl
+    fmt = image_format(r.format)
+    internal = _GL_FORMATS[fmt.name] if fmt is not None else G.GL_RGBA32F
+    kind = fmt.integer if fmt is not None else None
+    pformat = G.GL_RGBA_INTEGER if kind else G.GL_RGBA
+    ptype = {"uint": G.GL_UNSIGNED_INT, "sint": G.GL_INT}.get(kind, G.GL_FLOAT)
+    target = _GL_TARGETS[r.target]
+    tex = gl.gen(gl.GenTextures)
+    runner._objects.append(("texture", tex))
+    gl.BindTexture(target, tex)
+    gl.TexParameteri(target, G.GL_TEXTURE_MAX_LEVEL, 0)
+    layers, h, w = texels.shape[:3]
+    data = np.ascontiguousarray(texels)
+    ptr = data.ctypes.data_as(C.c_void_p)
+    if r.target == "1D":
+        gl.TexImage1D(target, 0, internal, w, 0, pformat, ptype, ptr)
+    elif r.target in ("2D", "RECT"):
+        gl.TexImage2D(target, 0, internal, w, h, 0, pformat, ptype, ptr)
+    elif r.target == "ARRAY1D":
+        gl.TexImage2D(target, 0, internal, w, layers, 0, pformat, ptype, ptr)
+    elif r.target == "CUBE":
+        for face in range(6):
+            gl.TexImage2D(G.GL_TEXTURE_CUBE_MAP_POSITIVE_X + face, 0, internal, w, h, 0,
+                          pformat, ptype, data[face].ctypes.data_as(C.c_void_p))
+    else:
+        gl.TexImage3D(target, 0, internal, w, h, layers, 0, pformat, ptype, ptr)
+    gl.check(f"creating image {r.binding}")
+    layered = 1 if r.target in ("3D", "CUBE", "ARRAY1D", "ARRAY2D", "ARRAYCUBE") else 0
+    gl.BindImageTexture(unit, tex, 0, layered, 0, G.GL_READ_WRITE, internal)
+    gl.check(f"binding image {r.binding}")
+    return tex, target, pformat, ptype
+
+
+def _read_image(runner, r, tex: int, target: int, pformat: int, ptype: int, shape) -> np.ndarray:
+    gl = runner.gl
+    gl.BindTexture(target, tex)
+    out = np.zeros(shape, np.uint32)
+    if r.target == "CUBE":
+        for face in range(6):
+            gl.GetTexImage(G.GL_TEXTURE_CUBE_MAP_POSITIVE_X + face, 0, pformat, ptype,
+                           out[face].ctypes.data_as(C.c_void_p))
+    else:
+        gl.GetTexImage(target, 0, pformat, ptype, out.ctypes.data_as(C.c_void_p))
+    gl.check(f"reading image {r.binding}")
+    return out
+
+
 def run_gl_compute(runner, glsl: str, reflection: dict, groups, buffers: dict[int, np.ndarray],
-                   uniforms, param_buffers) -> dict[int, np.ndarray]:
-    """Dispatch ``glsl`` on the GL runner's context; the storage buffers' words after it."""
+                   uniforms, param_buffers, program: Program | None = None,
+                   images: dict[int, np.ndarray] | None = None):
+    """Dispatch ``glsl`` on the GL runner's context: (storage buffers' words, images' texels)
+    after it."""
     gl = runner.gl
     gl.use()
     try:
@@ -69,12 +175,19 @@ def run_gl_compute(runner, glsl: str, reflection: dict, groups, buffers: dict[in
             gl.BindBufferBase(G.GL_SHADER_STORAGE_BUFFER, sb["binding"], buf)
             bound[binding] = (buf, words.nbytes)
         gl.check("binding the storage buffers")
+        textures = {}
+        for r in (program.resources.values() if program is not None else ()):
+            if r.kind == "image":
+                textures[r.binding] = (r,) + _gl_image(runner, r, images[r.binding], r.binding)
         gl.DispatchCompute(*groups)
         gl.MemoryBarrier(G.GL_ALL_BARRIER_BITS)
         gl.Finish()
         gl.check("dispatching the compute shader")
-        return {b: np.frombuffer(runner._read_buffer(G.GL_SHADER_STORAGE_BUFFER, buf, n),
-                                 np.uint32).copy() for b, (buf, n) in bound.items()}
+        words = {b: np.frombuffer(runner._read_buffer(G.GL_SHADER_STORAGE_BUFFER, buf, n),
+                                  np.uint32).copy() for b, (buf, n) in bound.items()}
+        texels = {b: _read_image(runner, r, tex, target, pf, pt, images[b].shape)
+                  for b, (r, tex, target, pf, pt) in textures.items()}
+        return words, texels
     finally:
         runner._cleanup()
 
@@ -86,14 +199,21 @@ def _same(a: int, b: int) -> bool:
     return bool(np.isnan(fa) and np.isnan(fb))
 
 
-def verify_compute(program: Program, rep, *, seed: int, runner, max_reported: int = 50,
-                   groups=GROUPS) -> None:
-    """Fill ``rep`` (:class:`core.ProgramReport`) with the verdict for a compute program."""
-    from .. import api
+def _ulps(a: int, b: int) -> int:
+    """Distance in units in the last place of two finite floats of the same sign."""
+    if (a ^ b) & 0x80000000:
+        return 1 << 31
+    return abs(a - b)
+
+
+def verify_compute(program: Program, rep, *, seed: int, runner, gl_interface,
+                   max_reported: int = 50, groups=GROUPS) -> None:
+    """Fill ``rep`` (:class:`core.ProgramReport`) with the verdict for a compute program.
+    ``gl_interface``: :func:`core.gl_interface` (passed in: core calls this module)."""
+    from ..backends.glsl import emit_glsl
     from ..diagnostics import XlateError
     from ..exec.compute import execute_compute
     from .analysis import analyse
-    from .core import gl_interface
     from .inputs import generate
     from . import compare as cmp
     rep.lanes = int(np.prod(program.local_size)) * int(np.prod(groups))
@@ -103,21 +223,26 @@ def verify_compute(program: Program, rep, *, seed: int, runner, max_reported: in
             "not verified yet"
         return
     try:
-        tr = api.translate_program(program, target="glsl", profile="glsl450")
+        tr = emit_glsl(program, "glsl450")
     except XlateError as e:
         rep.status, rep.reason = "error", "the program does not translate"
         rep.diagnostics = list(e.diagnostics)
         return
+    if any(r.kind == "image" and r.target == "BUFFER" for r in program.resources.values()):
+        rep.status, rep.reason = "unsupported", "buffer images are not verified yet"
+        return
     gen = generate(program, facts, 1, seed)
     buffers = generated_buffers(program, seed)
+    images = generated_images(program, seed)
     try:
-        res = execute_compute(program, groups, buffers=buffers, params=gen.exec_params(program))
+        res = execute_compute(program, groups, buffers=buffers, images=images,
+                              params=gen.exec_params(program))
     except ExecError as e:
         rep.status, rep.reason = "unsupported", f"the executor finds the program undefined: {e}"
         return
     _, uniforms, param_buffers = gl_interface(tr.reflection, gen, 1)
-    got = run_gl_compute(runner, tr.glsl, tr.reflection, groups, buffers, uniforms,
-                         param_buffers)
+    got, got_images = run_gl_compute(runner, tr.source, tr.reflection, groups, buffers,
+                                     uniforms, param_buffers, program, images)
     if res.out_of_range:
         rep.notes.append("some access fell outside its buffer: the executor reads 0 and drops "
                          "the write, as the translation's bounds checks do")
@@ -130,6 +255,25 @@ def verify_compute(program: Program, rep, *, seed: int, runner, max_reported: in
             if not _same(int(want[w]), int(have[w])):
                 diffs.append(Difference(f"BUFFER[{binding}]", w, None, int(want[w]),
                                         int(have[w]), kind="memory"))
+    from ..ir.image_formats import image_format
+    by_unit = {r.binding: r for r in program.resources.values() if r.kind == "image"}
+    for binding, want in sorted((res.images or {}).items()):
+        fmt = image_format(by_unit[binding].format)
+        # GL defines a normalized channel's value as c / (2^b - 1) without bounding the
+        # rounding of that division (GL 4.6 2.3.5.1); llvmpipe multiplies by the reciprocal,
+        # one ulp from the quotient for some c: the texels of UNORM/SNORM images agree to 1 ulp
+        ulps = 1 if fmt is not None and fmt.kind in ("unorm", "snorm") else 0
+        have = got_images[binding].reshape(-1, 4)
+        flat = want.reshape(-1, 4)
+        layers, h, w = want.shape[:3]
+        for t in range(len(flat)):
+            for c in range(4):
+                compared += 1
+                a, b = int(flat[t, c]), int(have[t, c])
+                if not _same(a, b) and not (ulps and c < fmt.channels and _ulps(a, b) <= ulps):
+                    z, y, x = t // (h * w), t // w % h, t % w
+                    diffs.append(Difference(f"IMAGE[{binding}] texel ({x}, {y}, {z})", t, c,
+                                            int(flat[t, c]), int(have[t, c]), kind="texel"))
     rep.compared = compared
     rep.total_differences = len(diffs)
     rep.differences = diffs[:max_reported]

@@ -126,6 +126,7 @@ PROTOS = {
     "glVertexAttribIPointer": (None, [u, i, u, i, p]),
     "glDrawArrays": (None, [u, i, i]),
     "glDispatchCompute": (None, [u, u, u]),
+    "glBindImageTexture": (None, [u, u, i, C.c_ubyte, i, u, u]),
     "glMemoryBarrier": (None, [u]),
     "glBeginTransformFeedback": (None, [u]),
     "glEndTransformFeedback": (None, []),
@@ -190,6 +191,7 @@ GL_SHADER_BINARY_FORMAT_SPIR_V_ARB = 0x9551
 GL_ARRAY_BUFFER, GL_UNIFORM_BUFFER = 0x8892, 0x8A11
 GL_COMPUTE_SHADER, GL_SHADER_STORAGE_BUFFER = 0x91B9, 0x90D2
 GL_ALL_BARRIER_BITS = 0xFFFFFFFF
+GL_READ_WRITE = 0x88BA
 GL_TRANSFORM_FEEDBACK_BUFFER = 0x8C8E
 GL_TEXTURE_BUFFER = 0x8C2A
 GL_STATIC_DRAW, GL_STREAM_READ, GL_DYNAMIC_COPY = 0x88E4, 0x88E1, 0x88EA

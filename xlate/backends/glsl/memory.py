@@ -19,12 +19,33 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ...ir.image_formats import image_format
 from ...ir.model import DataType, Instruction, Stage
 from ..refusal import Unsupported
 
 #: Vulkan bindings of storage buffers: after the parameter block (0), textures (1 + unit) and
-#: parameter buffers (40 + b)
+#: parameter buffers (40 + b); images after them
 VULKAN_STORAGE_BASE = 64
+VULKAN_IMAGE_BASE = 96
+
+#: image targets -> (GLSL type suffix, coordinate components, components imageSize returns)
+IMAGE_TYPES = {"BUFFER": ("Buffer", 1, 1), "1D": ("1D", 1, 1), "2D": ("2D", 2, 2),
+               "RECT": ("2DRect", 2, 2), "3D": ("3D", 3, 3), "CUBE": ("Cube", 3, 2),
+               "ARRAY1D": ("1DArray", 2, 2), "ARRAY2D": ("2DArray", 3, 3),
+               "ARRAYCUBE": ("CubeArray", 3, 3)}
+#: image formats OpenGL ES 3.1 has (GLSL ES 3.10 4.4.7)
+ES_IMAGE_FORMATS = frozenset({"R32G32B32A32_FLOAT", "R16G16B16A16_FLOAT", "R32_FLOAT",
+                              "R8G8B8A8_UNORM", "R8G8B8A8_SNORM", "R32G32B32A32_SINT",
+                              "R16G16B16A16_SINT", "R8G8B8A8_SINT", "R32_SINT",
+                              "R32G32B32A32_UINT", "R16G16B16A16_UINT", "R8G8B8A8_UINT",
+                              "R32_UINT"})
+
+
+def layout_qualifier(fmt) -> str:
+    """The GLSL image format qualifier of an :class:`~xlate.ir.image_formats.ImageFormat`."""
+    chans = {1: "r", 2: "rg", 4: "rgba"}[fmt.channels]
+    suffix = {"float": "f", "unorm": "", "snorm": "_snorm", "uint": "ui", "sint": "i"}[fmt.kind]
+    return f"{chans}{fmt.bits}{suffix}"
 
 _MEMBAR_FENCES = ((1, "memoryBarrierBuffer()"), (2, "memoryBarrierAtomicCounter()"),
                   (4, "memoryBarrierImage()"), (8, "memoryBarrierShared()"),
@@ -49,6 +70,74 @@ class Memory:
         return [f"layout(local_size_x = {size[0]}, local_size_y = {size[1]}, "
                 f"local_size_z = {size[2]}) in;"]
 
+    def image_var(self, r) -> str:
+        return f"xl_image{r.binding}"
+
+    def image_usage(self) -> dict[str, set[str]]:
+        used: dict[str, set[str]] = {}
+        for ins in self.prog.instructions:
+            if ins.op in ("IMGLOAD", "IMGSTORE"):
+                used.setdefault(ins.mem.resource, set()).add(ins.op)
+        return used
+
+    def declare_images(self) -> list[str]:
+        lines = []
+        usage = self.image_usage()
+        for r in self.prog.resources.values():
+            if r.kind != "image":
+                continue
+            fmt = image_format(r.format)
+            glsl_type, _, _ = IMAGE_TYPES[r.target]
+            if self.info.es and (r.target in ("BUFFER", "1D", "ARRAY1D", "RECT", "ARRAYCUBE")
+                                 or fmt is None or fmt.name not in ES_IMAGE_FORMATS):
+                what = f"format {r.format}" if fmt is not None and r.target not in (
+                    "BUFFER", "1D", "ARRAY1D", "RECT", "ARRAYCUBE") else (
+                    "an image without a format" if fmt is None else f"a {r.target} image")
+                raise Unsupported(f"{what} (IMAGE[{r.binding}])", r.span)
+            prefix = {"uint": "u", "sint": "i"}.get(fmt.kind, "") if fmt is not None else ""
+            parts = [f"set = 0, binding = {VULKAN_IMAGE_BASE + r.binding}" if self.vulkan
+                     else f"binding = {r.binding}"]
+            if fmt is not None:
+                parts.append(layout_qualifier(fmt))
+            ops = usage.get(r.name, set())
+            access = "readonly " if ops == {"IMGLOAD"} else "writeonly " \
+                if ops == {"IMGSTORE"} or fmt is None else ""
+            precision = "highp " if self.info.es else ""
+            lines.append(f"layout({', '.join(parts)}) uniform {access}{precision}{prefix}image"
+                         f"{glsl_type} {self.image_var(r)};")
+        return lines
+
+    def emit_image(self, ins: Instruction) -> list[str]:
+        r = self.prog.resources[ins.mem.resource]
+        fmt = image_format(r.format)
+        _, ncoord, _ = IMAGE_TYPES[r.target]
+        c = self.operand(ins.srcs[0], DataType.INT, False, None, read=(ins, 0))
+        coord = f"{c}.{'xyz'[:ncoord]}" if ncoord > 1 else f"{c}.x"
+        var = self.image_var(r)
+        kind = fmt.kind if fmt is not None else "float"
+        if ins.op == "IMGLOAD":
+            value = f"imageLoad({var}, {coord})"
+            value = f"floatBitsToUint({value})" if kind not in ("uint", "sint") else \
+                (f"uvec4({value})" if kind == "sint" else value)
+            return self.write(ins, value, DataType.UINT, [c])
+        v = self.operand(ins.srcs[1], DataType.UINT, False, None, read=(ins, 1))
+        v = f"uintBitsToFloat({v})" if kind not in ("uint", "sint") else \
+            (f"ivec4({v})" if kind == "sint" else v)
+        return [f"imageStore({var}, {coord}, {v});"]
+
+    def emit_resq(self, ins: Instruction) -> list[str]:
+        r = self.prog.resources[ins.mem.resource]
+        if r.kind == "buffer":
+            value = f"uvec4(uint({self.resource_var(r.name)}.length()) * 4u, 0u, 0u, 0u)"
+        else:
+            _, _, n = IMAGE_TYPES[r.target]
+            size = f"imageSize({self.image_var(r)})"
+            value = f"uvec4({size}, {', '.join(['0u'] * (4 - n))})" if n == 1 else \
+                f"uvec4(uvec{n}({size}), {', '.join(['0u'] * (4 - n))})"
+            if n == 1:
+                value = f"uvec4(uint({size}), 0u, 0u, 0u)"
+        return self.write(ins, value, DataType.UINT, [])
+
     def resource_var(self, name: str) -> str:
         r = self.prog.resources[name]
         return f"xl_storage{r.binding}.words" if r.kind == "buffer" else f"xl_shared{r.binding}"
@@ -57,8 +146,10 @@ class Memory:
         return VULKAN_STORAGE_BASE + binding if self.vulkan else binding
 
     def declare_memory(self) -> list[str]:
-        lines = []
+        lines = self.declare_images()
         for r in self.prog.resources.values():
+            if r.kind == "image":
+                continue
             if r.kind == "buffer":
                 where = f"set = 0, binding = {self.storage_binding(r.binding)}" if self.vulkan \
                     else f"binding = {r.binding}"
@@ -90,6 +181,10 @@ class Memory:
             return (["memoryBarrierShared();"] if shared else []) + ["barrier();"]
         if ins.op == "MEMBAR":
             return [f"{fn};" for bit, fn in _MEMBAR_FENCES if ins.mem.flags & bit]
+        if ins.op in ("IMGLOAD", "IMGSTORE"):
+            return self.emit_image(ins)
+        if ins.op == "RESQ":
+            return self.emit_resq(ins)
         res = ins.mem.resource
         addr = self.operand(ins.srcs[0], DataType.UINT, True, None, read=(ins, 0))
         index = f"({addr} >> 2u)"

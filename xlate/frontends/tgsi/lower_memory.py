@@ -30,6 +30,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import model as M
+from ...ir.image_formats import image_format
 from ...ir.model import Dest, MemRef, Resource, Source, Stage
 from ...ir.model import Instruction as IRInstruction
 from .lower_common import _OLD_RES, U, _Reject
@@ -98,6 +99,12 @@ def declare_memory(lw: Lowerer) -> dict[str, Resource]:
         if d.file == "BUFFER":
             for i in range(d.first, d.last + 1):
                 out[f"BUFFER{i}"] = Resource(f"BUFFER{i}", "buffer", i, span=d.span)
+        elif d.file == "IMAGE":
+            res = _declare_image(lw, d)
+            if res is not None:
+                for i in range(d.first, d.last + 1):
+                    out[f"IMAGE{i}"] = Resource(f"IMAGE{i}", "image", i, span=d.span,
+                                                target=res[0], format=res[1])
         elif d.file == "MEMORY":
             kind = (d.memory_type or "GLOBAL").upper()
             if kind != "SHARED":
@@ -116,14 +123,42 @@ def declare_memory(lw: Lowerer) -> dict[str, Resource]:
     return out
 
 
+#: image targets (TGSI spelling -> IR), and the coordinates each takes (tgsi.rst LOAD: "For 1D
+#: or 2D texture arrays, the array index is provided ... in address.y or address.z"; a cube's
+#: face, a cube array's layer * 6 + face, in z)
+IMAGE_TARGETS = {"BUFFER": ("BUFFER", 1), "1D": ("1D", 1), "2D": ("2D", 2), "3D": ("3D", 3),
+                 "CUBE": ("CUBE", 3), "1D_ARRAY": ("ARRAY1D", 2), "2D_ARRAY": ("ARRAY2D", 3),
+                 "CUBEARRAY": ("ARRAYCUBE", 3), "RECT": ("RECT", 2)}
+
+
+def _declare_image(lw: Lowerer, d: M.Declaration) -> tuple[str, str | None] | None:
+    t = IMAGE_TARGETS.get((d.target or "").upper())
+    if t is None:
+        lw.err("E7001", f"DCL IMAGE[{d.first}], {d.target}: multisample images are not "
+               "translated (xlate translates BUFFER, 1D, 2D, 3D, CUBE, RECT and array images)", d)
+        return None
+    fmt = None
+    if d.format is not None:
+        f = image_format(d.format)
+        if f is None:
+            lw.err("E7001", f"DCL IMAGE[{d.first}], {d.format}: no GLSL image layout "
+                   "qualifier names this format (R, RG or RGBA of 8/16/32-bit FLOAT, UNORM, "
+                   "SNORM, UINT, SINT are translated)", d)
+            return None
+        fmt = f.name
+    return t[0], fmt
+
+
+def coord_count(target: str) -> int:
+    return next(n for t, n in IMAGE_TARGETS.values() if t == target)
+
+
 def _resource(lw: Lowerer, ref: M.RegRef, op: str) -> str:
-    if ref.file == "IMAGE":
-        lw.reject("E3008", f"unsupported opcode {op} (not yet supported: on an IMAGE)")
     if ref.file == "RES":
         if any(d.file == "RES" for d in lw.sh.declarations):
             raise _Reject           # the 2012-era resource: reported at its declaration
         lw.reject("E7001", _OLD_RES)
-    if ref.file not in ("BUFFER", "MEMORY"):
+    if ref.file not in ("BUFFER", "MEMORY", "IMAGE"):
         lw.reject("E3008", f"unsupported opcode {op} (not yet supported: on {ref.file})")
     if ref.indirect is not None or ref.dim is not None:
         lw.reject("E7001", f"{op} on {ref.file}[...] with an indirect index is not supported")
@@ -139,21 +174,47 @@ def _address(lw: Lowerer, s: M.Src) -> Source:
     return lw.src(s, integer=True)
 
 
+def _image_check(lw: Lowerer, t: M.Instruction, name: str) -> None:
+    """The target and format an image instruction names agree with the declaration (Mesa's
+    text repeats them on each instruction); a read needs the format."""
+    r = lw.resources[name]
+    words = [w.upper() for w in t.memory]
+    targets = [w for w in words if w in IMAGE_TARGETS or w in ("2D_MSAA", "2D_ARRAY_MSAA")]
+    if targets and IMAGE_TARGETS.get(targets[0], (None,))[0] != r.target:
+        lw.reject("E5002", f"{t.opcode} names target {targets[0]}, IMAGE[{r.binding}] is "
+                  f"declared {_tgsi_target(r.target)}")
+    formats = [w for w in words if w.startswith("PIPE_FORMAT_")]
+    if formats and r.format is not None and formats[0][len("PIPE_FORMAT_"):] != r.format:
+        lw.reject("E3004", f"{t.opcode} names format {formats[0]}, IMAGE[{r.binding}] is "
+                  f"declared PIPE_FORMAT_{r.format}")
+    if t.opcode == "LOAD" and r.format is None:
+        lw.reject("E7001", f"LOAD from IMAGE[{r.binding}], declared without a format: a read "
+                  "needs the texel format (GLSL's layout qualifier; formatted loads of an "
+                  "unknown format are GL_EXT_shader_image_load_formatted)")
+
+
+def _tgsi_target(target: str) -> str:
+    return next(k for k, (t, _) in IMAGE_TARGETS.items() if t == target)
+
+
 def _load(lw: Lowerer, t: M.Instruction):
     res = t.srcs[0]
     name = _resource(lw, res.reg, "LOAD")
+    if res.reg.file == "IMAGE":
+        _image_check(lw, t, name)
     if res.neg or res.abs or res.abs_neg or any(res.comp_neg):
         lw.reject("E3004", "LOAD: the resource operand takes no modifiers")
     addr = _address(lw, t.srcs[1])
     dest = lw.dst(t.dsts[0])
     swz = tuple(res.swizzle)
+    op = "IMGLOAD" if res.reg.file == "IMAGE" else "LOAD"
     if swz == (0, 1, 2, 3):
-        lw.emit(IRInstruction("LOAD", U, dest, (addr,), mem=MemRef(name)))
+        lw.emit(IRInstruction(op, U, dest, (addr,), mem=MemRef(name)))
         return
     # a resource swizzle: the words the written components select, then a swizzled copy
     words = tuple(any(dest.mask[c] and swz[c] == w for c in range(4)) for w in range(4))
     tmp = lw.scratch("ld")
-    lw.emit(IRInstruction("LOAD", U, _dest(tmp, words), (addr,), mem=MemRef(name)))
+    lw.emit(IRInstruction(op, U, _dest(tmp, words), (addr,), mem=MemRef(name)))
     lw.emit(IRInstruction("MOV", U, dest, (Source(tmp, swizzle=swz),)))
 
 
@@ -168,7 +229,29 @@ def _store(lw: Lowerer, t: M.Instruction):
         lw.reject("E3004", "STORE takes no condition or saturation")
     addr = _address(lw, t.srcs[0])
     value = lw.src(t.srcs[1])
+    if d.reg.file == "IMAGE":
+        # a texel is written whole: imageStore has no write mask (tgsi_exec too stores all
+        # four channels); a partial mask is refused rather than dropped
+        _image_check(lw, t, name)
+        fmt = image_format(lw.resources[name].format)
+        channels = fmt.channels if fmt is not None else 4
+        if not all(d.mask[:channels]):
+            lw.reject("E7001", f"STORE to IMAGE[{d.reg.index}] with the write mask "
+                      f".{''.join(c for c, on in zip('xyzw', d.mask) if on)}: an image texel is "
+                      "written whole (imageStore has no mask): the mask must cover the "
+                      "format's channels")
+        lw.emit(IRInstruction("IMGSTORE", U, None, (addr, value), mem=MemRef(name)))
+        return
     lw.emit(IRInstruction("STORE", U, None, (addr, value), mem=MemRef(name, tuple(d.mask))))
+
+
+def _resq(lw: Lowerer, t: M.Instruction):
+    res = t.srcs[0]
+    name = _resource(lw, res.reg, "RESQ")
+    if lw.resources[name].kind == "shared":
+        lw.reject("E3004", "RESQ of shared memory: tgsi.rst defines it for buffers and images")
+    dest = lw.dst(t.dsts[0])
+    lw.emit(IRInstruction("RESQ", U, dest, (), mem=MemRef(name)))
 
 
 def _barrier(lw: Lowerer, t: M.Instruction):
@@ -189,4 +272,5 @@ def _membar(lw: Lowerer, t: M.Instruction):
     lw.emit(IRInstruction("MEMBAR", mem=MemRef("", flags=flags)))
 
 
-MEMORY_OPS = {"LOAD": _load, "STORE": _store, "BARRIER": _barrier, "MEMBAR": _membar}
+MEMORY_OPS = {"LOAD": _load, "STORE": _store, "RESQ": _resq, "BARRIER": _barrier,
+              "MEMBAR": _membar}
