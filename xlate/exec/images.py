@@ -30,8 +30,8 @@ from .bind import ExecError
 #: the size the executor (and the verifier) gives an image nobody supplied:
 #: (layers, height, width) per target
 DEFAULT_SHAPE = {"BUFFER": (1, 1, 64), "1D": (1, 1, 64), "2D": (1, 16, 16), "RECT": (1, 16, 16),
-                 "3D": (4, 8, 8), "CUBE": (6, 8, 8), "ARRAY1D": (4, 1, 64),
-                 "ARRAY2D": (4, 8, 8), "ARRAYCUBE": (12, 8, 8)}
+                 "3D": (4, 16, 16), "CUBE": (6, 8, 8), "ARRAY1D": (4, 1, 64),
+                 "ARRAY2D": (4, 16, 16), "ARRAYCUBE": (12, 8, 8)}
 
 
 def image_shape(r: Resource) -> tuple[int, int, int]:
