@@ -223,6 +223,71 @@ def test_image_loads_stores_and_size_with_format_conversions():
     assert res.buffers[0][:3].tolist() == [16, 16, 0]
 
 
+# ---- atomics -------------------------------------------------------------------------------------
+
+ATOMICS = comp(
+    # shared word 0 is set to 100 by invocation 0 (then a barrier); each invocation exchanges
+    # its id into it, and increments buffer word 0 with tgsi.rst's INC_WRAP at 5; the values
+    # returned go to buffer words 16 + 2 * (block * 4 + thread) and the next one
+    "USEQ TEMP[3].x, SV[0].xxxx, IMM[0].xxxx\nUIF TEMP[3].xxxx\n"
+    "  STORE MEMORY[0].x, IMM[0].xxxx, IMM[1].zzzz\nENDIF\nBARRIER\n"
+    "ATOMXCHG TEMP[0].x, MEMORY[0], IMM[0].xxxx, SV[0].xxxx\n"
+    "ATOMINC_WRAP TEMP[0].y, BUFFER[0], IMM[0].xxxx, IMM[1].yyyy\n"
+    "UMAD TEMP[2].x, SV[1].xxxx, IMM[0].wwww, SV[0].xxxx\n"
+    "SHL TEMP[2].x, TEMP[2].xxxx, IMM[1].wwww\nUADD TEMP[2].x, TEMP[2].xxxx, IMM[1].xxxx\n"
+    "STORE BUFFER[0].xy, TEMP[2].xxxx, TEMP[0]\n",
+    "DCL BUFFER[0]\nDCL MEMORY[0], SHARED\n").replace(
+    "IMM[0] UINT32 {0, 1, 2, 4}\n", "IMM[0] UINT32 {0, 1, 2, 4}\nIMM[1] UINT32 {64, 5, 100, 3}\n")
+
+
+def test_atomics_in_lane_order():
+    res = execute_compute(api.parse(ATOMICS), (2, 1, 1))
+    words = res.buffers[0]
+    # INC_WRAP as tgsi.rst writes it: returns old + 1 and stores it while <= 5, else 0:
+    # 0 -> 1, 1 -> 2, ..., 5 -> 6 stored as 0, then 0 -> 1, 1 -> 2: word 0 ends at 2
+    assert words[0] == 2
+    pairs = words[16:32].reshape(8, 2).tolist()
+    # XCHG in lane order within each workgroup: 100, then each predecessor's id
+    assert [p[0] for p in pairs] == [100, 0, 1, 2, 100, 0, 1, 2]
+    assert [p[1] for p in pairs] == [1, 2, 3, 4, 5, 6, 1, 2]
+    assert [a[:4] for a in res.atomics[:2]] == [(0, 0, "MEMORY0", 0), (1, 0, "MEMORY0", 0)]
+
+
+def test_every_atomic_opcode_against_its_rule():
+    from xlate.exec.atomics import RULES
+    ops = {"ATOMUADD": (7, 5, 12), "ATOMXCHG": (7, 5, 5), "ATOMAND": (6, 3, 2),
+           "ATOMOR": (6, 3, 7), "ATOMXOR": (6, 3, 5), "ATOMUMIN": (7, 0xFFFFFFFF, 7),
+           "ATOMUMAX": (7, 0xFFFFFFFF, 0xFFFFFFFF), "ATOMIMIN": (7, 0xFFFFFFFF, 0xFFFFFFFF),
+           "ATOMIMAX": (7, 0xFFFFFFFF, 7), "ATOMINC_WRAP": (7, 7, 0),
+           "ATOMDEC_WRAP": (7, 9, 6)}
+    for tgsi, (before, operand, after) in ops.items():
+        prog = api.parse(comp(f"{tgsi} TEMP[0].x, BUFFER[0], IMM[0].xxxx, IMM[1].xxxx\n"
+                              "STORE BUFFER[0].y, IMM[0].xxxx, TEMP[0].xxxx\n",
+                              "DCL BUFFER[0]\n", (1, 1, 1)).replace(
+            "IMM[0] UINT32 {0, 1, 2, 4}\n",
+            f"IMM[0] UINT32 {{0, 1, 2, 4}}\nIMM[1] UINT32 {{{operand}, 0, 0, 0}}\n"))
+        res = execute_compute(prog, buffers={0: np.array([before, 0], np.uint32)})
+        returned = before + 1 if tgsi == "ATOMINC_WRAP" else before
+        assert res.buffers[0].tolist() == [after, returned], tgsi
+    # CAS and the float add (the same rules the verifier's order search uses)
+    assert RULES["ATOMCAS"](3, 3, 9) == (3, 9) and RULES["ATOMCAS"](4, 3, 9) == (4, 4)
+    one, half = 0x3F800000, 0x3F000000
+    assert RULES["ATOMFADD"](one, half, 0) == (one, 0x3FC00000)
+
+
+def test_the_order_search():
+    from xlate.exec.atomics import find_order
+    adds = [("ATOMADD", 1, 0, r) for r in (2, 0, 1)]
+    assert find_order(0, adds) == ([1, 2, 0], 3)
+    assert find_order(0, [("ATOMADD", 1, 0, r) for r in (0, 0, 1)]) is None
+    # exchanges: the returned values chain from the initial word through each operand
+    xchg = [("ATOMXCHG", 1, 0, 9), ("ATOMXCHG", 2, 0, 3), ("ATOMXCHG", 3, 0, 1)]
+    assert find_order(9, xchg) == ([0, 2, 1], 2)
+    # many identical operations are one choice per state (AND of 0 returns 0 after the first)
+    ands = [("ATOMAND", 0, 0, 5)] + [("ATOMAND", 0, 0, 0)] * 500
+    assert find_order(5, ands)[1] == 0
+
+
 # ---- GLSL and reflection -----------------------------------------------------------------------
 
 def test_glsl_and_reflection_of_a_compute_program():
@@ -268,6 +333,33 @@ def _verify(text: str, name: str = "c.tgsi"):
 def test_images_verify_on_gl():
     rep = _verify(IMAGES, "images.tgsi")
     assert rep.status == "pass", (rep.reason, [d.describe() for d in rep.differences[:3]])
+
+
+def test_atomics_verify_on_gl():
+    rep = _verify(ATOMICS, "atomics.tgsi")
+    assert rep.status == "pass", (rep.reason, [d.describe() for d in rep.differences[:3]])
+    assert any(n.startswith("atomics: ") for n in rep.notes)
+
+
+def test_a_wrong_atomic_is_a_mismatch(monkeypatch):
+    # the exchange translated as an add: no order of the shared word's atomics returns what
+    # the implementation returned, and the log shows the other operation
+    import xlate.backends.glsl.memory as mem
+    monkeypatch.setitem(mem._NATIVE_ATOMICS, "ATOMXCHG", "Add")
+    rep = _verify(ATOMICS, "atomics.tgsi")
+    assert rep.status == "mismatch"
+    assert all(d.kind == "atomic" or d.kind == "memory" for d in rep.differences)
+    assert any("no order of its 4 atomics returns what the implementation returned" in
+               d.describe() for d in rep.differences)
+
+
+def test_reading_shared_memory_before_writing_it_is_not_compared():
+    rep = _verify(comp("LOAD TEMP[0].x, MEMORY[0], IMM[0].xxxx\n"
+                       "STORE BUFFER[0].x, IMM[0].xxxx, TEMP[0].xxxx\n",
+                       "DCL BUFFER[0]\nDCL MEMORY[0], SHARED\n"))
+    assert (rep.status, rep.reason) == ("unsupported", "the program reads shared memory its "
+                                        "workgroup has not written: GLSL leaves its contents "
+                                        "undefined (the executor reads 0)")
 
 
 def test_reduction_verifies_on_gl():

@@ -38,6 +38,11 @@ class ComputeResult:
     out_of_range: bool = False
     #: image unit -> its texels after the dispatch, (layers, height, width, 4) words (images.py)
     images: dict[int, np.ndarray] | None = None
+    #: every atomic performed (memory.Memory.atomic_log)
+    atomics: list | None = None
+    #: some invocation read shared memory its workgroup had not written (GLSL: undefined;
+    #: the executor reads 0)
+    uninitialized_shared: bool = False
 
     def float(self, binding: int) -> np.ndarray:
         return self.buffers[binding].view(np.float32)
@@ -66,13 +71,15 @@ def invocation_ids(local_size, groups) -> dict[str, np.ndarray]:
 
 
 def execute_compute(program: Program, groups=(1, 1, 1), *, buffers: dict | None = None,
-                    images: dict | None = None,
+                    images: dict | None = None, atomic_values: dict | None = None,
                     params: dict | None = None, textures: dict | None = None,
                     max_steps: int = 1 << 16, sampling: str = "spec",
                     hooks=None) -> ComputeResult:
     """Run a compute program over a grid of ``groups`` (x, y, z) workgroups.  ``buffers``:
     storage-buffer binding -> initial words; ``images``: image unit -> initial texels
-    (``xlate.exec.images``); ``params``/``textures`` as for
+    (``xlate.exec.images``); ``atomic_values``: (invocation, its n-th atomic) -> the word that
+    atomic returns instead of the rule's (the verifier's replay of another order; memory.py);
+    ``params``/``textures`` as for
     :func:`xlate.exec.execute`.  Raises :class:`ExecError` for bad arguments and for a BARRIER
     only part of a workgroup reaches (memory.py)."""
     if not isinstance(program, Program) or program.stage != Stage.COMPUTE:
@@ -101,6 +108,7 @@ def execute_compute(program: Program, groups=(1, 1, 1), *, buffers: dict | None 
     with paused():
         code, loop_depth = compile_program(program, hooks)
     memory = Memory(program, buffers, images)
+    memory.forced = atomic_values
     exceeded = np.zeros(total, bool)
     for g in range(ng):
         start, end = g * nl, (g + 1) * nl
@@ -112,4 +120,5 @@ def execute_compute(program: Program, groups=(1, 1, 1), *, buffers: dict | None 
         st.memory = memory
         run_chunk(code, st, int(max_steps))
         exceeded[start:end] = st.exceeded
-    return ComputeResult(memory.buffers(), exceeded, memory.out_of_range, memory.image_data())
+    return ComputeResult(memory.buffers(), exceeded, memory.out_of_range, memory.image_data(),
+                         memory.atomic_log, memory.uninitialized_shared)

@@ -23,6 +23,8 @@ Order (the rule the verifier relies on; ``verify/gl_compute.py`` checks a run ag
   executed BARRIER instruction"; GLSL 4.60 8.16 allows barrier() only in uniform control flow)
   and raises :class:`ExecError` naming the instruction.
 * MEMBAR orders nothing more: the executor is sequentially consistent.
+* Atomics (atomics.py has each rule) of one instruction act in lane order; every one is
+  logged (``Memory.atomic_log``) so the verifier can replay another order (``forced``).
 """
 from __future__ import annotations
 
@@ -33,6 +35,7 @@ import numpy as np
 from ..ir.image_formats import image_format
 from ..ir.model import Program
 from .bind import ExecError
+from .atomics import RULES
 from .images import new_image, store_words, texel_index
 
 MEM: dict[str, Callable] = {}
@@ -59,6 +62,19 @@ class Memory:
         self.words: dict[str, np.ndarray] = {}
         self.images: dict[str, np.ndarray] = {}      # images.py: (layers, height, width, 4)
         self.out_of_range = False
+        # atomics (atomics.py): every one performed, in order, as (invocation, its sequence
+        # number in that invocation, resource, location, opcode, a, b, returned, the word
+        # before it); ``forced``:
+        # (invocation, sequence number) -> the word to return instead (the verifier's replay
+        # of an implementation's order)
+        self.atomic_log: list[tuple] = []
+        self.atomic_seq: dict[int, int] = {}
+        self.forced: dict[tuple[int, int], int] | None = None
+        # shared memory starts undefined in GLSL (4.60 4.3.8: "shared variables ... cannot be
+        # initialized"): the executor zero-fills it, and records a read of a word the
+        # workgroup has not written (``uninitialized_shared``)
+        self.shared_written: dict[str, np.ndarray] = {}
+        self.uninitialized_shared = False
         images = dict(images or {})
         for r in program.resources.values():
             if r.kind == "image":
@@ -90,6 +106,18 @@ class Memory:
         for r in self.program.resources.values():
             if r.kind == "shared":
                 self.words[r.name] = np.zeros(r.size // 4, np.uint32)
+                self.shared_written[r.name] = np.zeros(r.size // 4, bool)
+
+    def read(self, name: str, at: np.ndarray) -> None:
+        """Note a read of words ``at`` (in range) of resource ``name``."""
+        w = self.shared_written.get(name)
+        if w is not None and not w[at].all():
+            self.uninitialized_shared = True
+
+    def wrote(self, name: str, at: np.ndarray) -> None:
+        w = self.shared_written.get(name)
+        if w is not None:
+            w[at] = True
 
     def buffers(self) -> dict[int, np.ndarray]:
         return {r.binding: self.words[r.name].copy() for r in self.program.resources.values()
@@ -126,6 +154,7 @@ def op_load(x, st, lanes, cur):
         ok = at < len(words)
         if not ok.all():
             m.out_of_range = True
+        m.read(x.inst.mem.resource, at[ok])
         out[ok, c] = words[at[ok]]
     x.write(st, lanes, out, None, None, None)
     st.pc[lanes] = cur + 1
@@ -152,6 +181,7 @@ def op_store(x, st, lanes, cur):
         uniq, first_in_rev = np.unique(rev, return_index=True)
         last = len(at) - 1 - first_in_rev
         words[uniq] = v[last]
+        m.wrote(x.inst.mem.resource, uniq)
     st.pc[lanes] = cur + 1
 
 
@@ -208,6 +238,60 @@ def op_resq(x, st, lanes, cur):
                 "CUBE": (w, h), "ARRAY1D": (w, layers), "ARRAY2D": (w, h, layers),
                 "ARRAYCUBE": (w, h, layers // 6)}[r.target]
         out[:, :len(dims)] = dims
+    x.write(st, lanes, out, None, None, None)
+    st.pc[lanes] = cur + 1
+
+
+NOWHERE = 0xFFFFFFFF        # the location logged for an atomic outside its resource
+
+
+@mem(*RULES)
+def op_atomic(x, st, lanes, cur):
+    m = _memory(st)
+    ins = x.inst
+    r = st.program.resources[ins.mem.resource]
+    n = len(lanes)
+    if r.kind == "image":
+        img = m.images[r.name]
+        coords = np.ascontiguousarray(x.loaders[0](st, lanes)).view(np.uint32)
+        coords = np.broadcast_to(coords.reshape(coords.shape[0], -1), (n, 4))
+        layer, y, xx, inside = texel_index(r, img.shape[:3], np.ascontiguousarray(coords))
+        loc = np.ravel_multi_index((layer, y, xx), img.shape[:3])
+        words_view = img.reshape(-1, 4)           # an atomic image holds one 32-bit channel
+        words = None
+    else:
+        words = m.words[r.name]
+        words_view = None
+        loc = _word_index(x.loaders[0](st, lanes), n)
+        inside = loc < len(words)
+    a = np.broadcast_to(np.ascontiguousarray(x.loaders[1](st, lanes)).view(np.uint32)
+                        .reshape(-1), (n,))
+    b = np.broadcast_to(np.ascontiguousarray(x.loaders[2](st, lanes)).view(np.uint32)
+                        .reshape(-1), (n,)) if len(x.loaders) > 2 else np.zeros(n, np.uint32)
+    rule = RULES[ins.op]
+    out = np.zeros((n, 4), np.uint32)
+    for j in range(n):                           # lane order (the module docstring)
+        inv = int(st.base + lanes[j])
+        seq = m.atomic_seq.get(inv, 0)
+        m.atomic_seq[inv] = seq + 1
+        if not inside[j]:
+            m.out_of_range = True
+            m.atomic_log.append((inv, seq, r.name, NOWHERE, ins.op, int(a[j]), int(b[j]), 0, 0))
+            continue
+        at = int(loc[j])
+        if words_view is None:
+            m.read(r.name, np.array([at]))
+            m.wrote(r.name, np.array([at]))
+        old = int(words_view[at, 0]) if words_view is not None else int(words[at])
+        ret, new = rule(old, int(a[j]), int(b[j]))
+        if m.forced is not None:
+            ret = m.forced.get((inv, seq), ret)
+        if words_view is not None:
+            words_view[at, 0] = new
+        else:
+            words[at] = new
+        out[j] = ret
+        m.atomic_log.append((inv, seq, r.name, at, ins.op, int(a[j]), int(b[j]), ret, old))
     x.write(st, lanes, out, None, None, None)
     st.pc[lanes] = cur + 1
 

@@ -187,6 +187,12 @@ _TABLE = [
     _row("RESQ", "vu", "", "", DataType.UINT, "mem", "resource size (buffer bytes; image w, h, d/layers)"),
     _row("IMGLOAD", "vu", "vu", "", DataType.UINT, "mem", "load a texel's words from an image"),
     _row("IMGSTORE", "-", "vu,v", "", DataType.UINT, "mem", "store words as a texel of an image"),
+    # atomics (exec/atomics.py has each one's rule): the address (byte offset in x, or image
+    # coordinates), the operand(s); the result is the value the rule returns, replicated
+    *[_row(f"ATOM{name}", "vu", "v,s,s" if name == "CAS" else "v,s", "", DataType.UINT, "mem",
+           f"atomic {name.lower()} (exec/atomics.py)")
+      for name in ("ADD", "FADD", "XCHG", "CAS", "AND", "OR", "XOR", "UMIN", "UMAX", "IMIN",
+                   "IMAX", "INCWRAP", "DECWRAP")],
     _row("BARRIER", "-", "", "", F, "mem", "workgroup control barrier (and shared-memory ordering)"),
     _row("MEMBAR", "-", "", "", F, "mem", "memory barrier (the kinds in Instruction.mem.flags)"),
     # structured control flow (conditions in Instruction.cond)

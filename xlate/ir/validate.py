@@ -70,7 +70,8 @@ def validate(prog: Program) -> None:
             bad(i, f"{len(ins.srcs)} sources")
         if (info.category == "tex") != (ins.tex is not None):
             bad(i, "texture reference mismatch")
-        if ins.op in ("LOAD", "STORE", "RESQ", "IMGLOAD", "IMGSTORE") and (ins.mem is None or ins.mem.resource not in prog.resources):
+        if (ins.op in ("LOAD", "STORE", "RESQ", "IMGLOAD", "IMGSTORE") or ins.op.startswith("ATOM")) \
+                and (ins.mem is None or ins.mem.resource not in prog.resources):
             bad(i, "memory access without a declared resource")
         if ins.cc_update is not None and (ins.cc_kind is None or ins.cc_update not in (0, 1)):
             bad(i, "CC update without flag rule")

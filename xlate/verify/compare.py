@@ -221,6 +221,8 @@ class Difference:
     integer: bool = False
 
     def describe(self) -> str:
+        if self.kind == "atomic":        # an atomic the order rule rejects (gl_compute.py)
+            return f"{self.output}: {self.detail}"
         if self.kind == "texel":         # a texel channel of an image (gl_compute.py)
             return (f"{self.output}.{'xyzw'[self.component]}: executor "
                     f"{self.expected} = {fmt_word(self.expected, False)}, implementation "

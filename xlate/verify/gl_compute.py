@@ -44,12 +44,15 @@ import numpy as np
 from ..exec.bind import ExecError
 from ..ir.model import Program
 from . import glapi as G
+from ..backends.glsl.memory import ATOMIC_LOG_BINDING, atomic_functions
 from .compare import Difference
 
 BUFFER_BYTES = 1024
 GROUPS = (2, 2, 1)
 #: input sets tried until one makes the program write (verify_compute)
 SEEDS = 16
+#: atomics the verifier's log holds (two uvec4 each)
+ATOMIC_CAPACITY = 1 << 16
 
 
 def small_parameters(gen, seed: int) -> None:
@@ -183,7 +186,8 @@ def _read_image(runner, r, tex: int, target: int, pformat: int, ptype: int, shap
 
 def run_gl_compute(runner, glsl: str, reflection: dict, groups, buffers: dict[int, np.ndarray],
                    uniforms, param_buffers, program: Program | None = None,
-                   images: dict[int, np.ndarray] | None = None, textures=None):
+                   images: dict[int, np.ndarray] | None = None, textures=None,
+                   atomic_capacity: int = 0):
     """Dispatch ``glsl`` on the GL runner's context: (storage buffers' words, images' texels)
     after it."""
     gl = runner.gl
@@ -204,6 +208,13 @@ def run_gl_compute(runner, glsl: str, reflection: dict, groups, buffers: dict[in
             gl.BindBufferBase(G.GL_SHADER_STORAGE_BUFFER, sb["binding"], buf)
             bound[binding] = (buf, words.nbytes)
         gl.check("binding the storage buffers")
+        log = None
+        if atomic_capacity:
+            head = np.array([0, atomic_capacity, 0, 0], np.uint32)
+            data = np.concatenate([head, np.zeros(8 * atomic_capacity, np.uint32)])
+            log = runner._buffer(G.GL_SHADER_STORAGE_BUFFER, data.tobytes())
+            gl.BindBufferBase(G.GL_SHADER_STORAGE_BUFFER, ATOMIC_LOG_BINDING, log)
+            bound["log"] = (log, data.nbytes)
         textures = {}
         for r in (program.resources.values() if program is not None else ()):
             if r.kind == "image":
@@ -214,6 +225,11 @@ def run_gl_compute(runner, glsl: str, reflection: dict, groups, buffers: dict[in
         gl.check("dispatching the compute shader")
         words = {b: np.frombuffer(runner._read_buffer(G.GL_SHADER_STORAGE_BUFFER, buf, n),
                                   np.uint32).copy() for b, (buf, n) in bound.items()}
+        if log is not None:
+            raw = words.pop("log")
+            count = int(raw[0])
+            entries = raw[4:].reshape(-1, 8)[:min(count, atomic_capacity)]
+            words["log"] = (count, entries)
         texels = {b: _read_image(runner, r, tex, target, pf, pt, images[b].shape)
                   for b, (r, tex, target, pf, pt) in textures.items()}
         return words, texels
@@ -226,6 +242,82 @@ def _same(a: int, b: int) -> bool:
         return True
     fa, fb = np.uint32(a).view(np.float32), np.uint32(b).view(np.float32)
     return bool(np.isnan(fa) and np.isnan(fb))
+
+
+def check_atomics(program: Program, performed: list, entries: np.ndarray, local_count: int):
+    """The rule of atomics whose order the spec leaves open (tgsi.rst: each is "performed
+    strictly before or after" any other access to its word), checked on what the
+    implementation did:
+
+    1. the same atomics ran: invocation n's k-th atomic is the same operation on the same word
+       with the same operands on both sides (the executor replays the run with each atomic
+       returning the implementation's value, so later addresses and operands follow the same
+       values);
+    2. per word, SOME order of its atomics returns to every invocation exactly what the
+       implementation returned (``exec.atomics.find_order``, starting from the word as the
+       first atomic found it); if none does, it is a mismatch;
+    3. the word that order leaves is what the final memory is compared with (buffers and
+       images; shared memory ends with its workgroup).
+
+    Returns (differences, {(resource, location): final word}, number of words checked)."""
+    from ..backends.glsl.memory import atomic_functions
+    from ..exec.atomics import find_order
+    from ..exec.memory import NOWHERE
+    functions = atomic_functions(program)
+    impl = {(int(e[0]), int(e[1])): e for e in entries}
+    diffs = []
+    by_word: dict[tuple, list] = {}
+    initial: dict[tuple, int] = {}
+    for inv, seq, name, loc, op, a, b, ret, old in performed:
+        e = impl.pop((inv, seq), None)
+        mine = (op, name, loc, a, b)
+        theirs = None if e is None else (functions[int(e[2])] + (int(e[3]), int(e[4]),
+                                                                 int(e[5])))
+        if theirs is not None and functions.index((op, name)) == int(e[2]):
+            theirs = (op, name, int(e[3]), int(e[4]), int(e[5]) if op == "ATOMCAS" else 0)
+            mine = (op, name, loc, a, b if op == "ATOMCAS" else 0)
+        if theirs != mine:
+            diffs.append(Difference(f"atomic {seq} of invocation {inv}", inv, None, None, None,
+                                    kind="atomic", detail=f"executor {_atomic_text(mine)}, "
+                                    f"implementation {_atomic_text(theirs)}"))
+            continue
+        if loc == NOWHERE:
+            continue
+        r = program.resources[name]
+        key = (name, loc, inv // local_count if r.kind == "shared" else None)
+        by_word.setdefault(key, []).append((op, a, b if op == "ATOMCAS" else 0, ret))
+        initial.setdefault(key, old)
+    for (inv, seq), e in sorted(impl.items()):
+        diffs.append(Difference(f"atomic {seq} of invocation {inv}", inv, None, None, None,
+                                kind="atomic", detail="the implementation ran it, the executor "
+                                f"did not ({_atomic_text(functions[int(e[2])] + (int(e[3]),))})"))
+    finals = {}
+    for key, ops in sorted(by_word.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2] or 0)):
+        name, loc, group = key
+        try:
+            found = find_order(initial[key], ops)
+        except RuntimeError as err:
+            diffs.append(Difference(f"{name} word {loc}", loc, None, None, None, kind="atomic",
+                                    detail=f"{len(ops)} atomics: {err}"))
+            continue
+        if found is None:
+            where = f"{name} location {loc}" + (f" of workgroup {group}" if group is not None
+                                                 else "")
+            diffs.append(Difference(where, loc, None, None, None, kind="atomic",
+                                    detail=f"no order of its {len(ops)} atomics returns what "
+                                    "the implementation returned to each invocation"))
+            continue
+        if group is None:
+            finals[(name, loc)] = found[1]
+    return diffs, finals, len(by_word)
+
+
+def _atomic_text(t) -> str:
+    if t is None:
+        return "none"
+    op, name, loc = t[:3]
+    rest = f", operands {', '.join(str(v) for v in t[3:])}" if len(t) > 3 else ""
+    return f"{op} on {name} location {loc}{rest}"
 
 
 def _ulps(a: int, b: int) -> int:
@@ -248,7 +340,16 @@ def verify_compute(program: Program, rep, *, seed: int, runner, gl_interface,
     rep.lanes = int(np.prod(program.local_size)) * int(np.prod(groups))
     facts = analyse(program, set(cmp.INEXACT))
     try:
-        tr = emit_glsl(program, "glsl450")
+        if atomic_functions(program):
+            # the translation plus the verifier's log of what each atomic returned
+            from ..backends.glsl import GlslEmitter
+            from ..gcpause import paused
+            em = GlslEmitter(program, "glsl450")
+            em.atomic_log = True
+            with paused():
+                tr = em.emit()
+        else:
+            tr = emit_glsl(program, "glsl450")
     except XlateError as e:
         rep.status, rep.reason = "error", "the program does not translate"
         rep.diagnostics = list(e.diagnostics)
@@ -287,6 +388,11 @@ def verify_compute(program: Program, rep, *, seed: int, runner, gl_interface,
                 any((res.images[u] != images[u]).any() for u in images):
             chosen = s
             break
+    if chosen is not None and res.uninitialized_shared:
+        rep.status, rep.reason = "unsupported", "the program reads shared memory its " \
+            "workgroup has not written: GLSL leaves its contents undefined (the executor " \
+            "reads 0)"
+        return
     if chosen is None:
         rep.status, rep.reason = "skipped", f"the program changed no buffer word and no " \
             f"texel under {SEEDS} generated input sets: nothing to compare"
@@ -295,16 +401,41 @@ def verify_compute(program: Program, rep, *, seed: int, runner, gl_interface,
         rep.notes.append(f"inputs of seed {chosen}: the first of seeds {seed}, {seed + 1000}, "
                          "... under which the program writes")
     _, uniforms, param_buffers = gl_interface(tr.reflection, gen, 1)
+    capacity = ATOMIC_CAPACITY if atomic_functions(program) else 0
     got, got_images = run_gl_compute(runner, tr.source, tr.reflection, groups, buffers,
                                      uniforms, param_buffers, program, images,
-                                     (gen.textures, gen.shadow))
+                                     (gen.textures, gen.shadow), capacity)
+    atomic_diffs: list = []
+    finals: dict = {}
+    if capacity:
+        count, entries = got.pop("log")
+        if count > capacity:
+            rep.status, rep.reason = "unsupported", f"{count} atomics ran, more than the " \
+                f"verifier logs ({capacity})"
+            return
+        # the executor again, each atomic returning what the implementation's returned
+        forced = {(int(e[0]), int(e[1])): int(e[6]) for e in entries}
+        res = execute_compute(program, groups, buffers=buffers, images=images,
+                              params=gen.exec_params(program), textures=gen.textures or None,
+                              atomic_values=forced,
+                              **({"sampling": "llvmpipe"} if gen.textures else {}))
+        atomic_diffs, finals, orders = check_atomics(program, res.atomics, entries,
+                                                     int(np.prod(program.local_size)))
+        if orders:
+            rep.notes.append(f"atomics: {orders} contended words, each with an order of its "
+                             "atomics that returns what the implementation returned")
     if res.out_of_range:
         rep.notes.append("some access fell outside its buffer: the executor reads 0 and drops "
                          "the write, as the translation's bounds checks do")
-    diffs = []
+    diffs = list(atomic_diffs)
     compared = 0
     for binding, want in sorted(res.buffers.items()):
         have = got[binding]
+        want = want.copy()
+        for (name, loc), word in finals.items():          # the order's word, not lane order's
+            r = program.resources[name]
+            if r.kind == "buffer" and r.binding == binding:
+                want[loc] = word
         for w in range(len(want)):
             compared += 1
             if not _same(int(want[w]), int(have[w])):
@@ -314,6 +445,11 @@ def verify_compute(program: Program, rep, *, seed: int, runner, gl_interface,
     by_unit = {r.binding: r for r in program.resources.values() if r.kind == "image"}
     for binding, want in sorted((res.images or {}).items()):
         fmt = image_format(by_unit[binding].format)
+        want = want.copy()
+        for (name, loc), word in finals.items():
+            r = program.resources[name]
+            if r.kind == "image" and r.binding == binding:
+                want.reshape(-1, 4)[loc, 0] = word
         # GL defines a normalized channel's value as c / (2^b - 1) without bounding the
         # rounding of that division (GL 4.6 2.3.5.1); llvmpipe multiplies by the reciprocal,
         # one ulp from the quotient for some c: the texels of UNORM/SNORM images agree to 1 ulp

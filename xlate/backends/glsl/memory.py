@@ -52,6 +52,31 @@ _MEMBAR_FENCES = ((1, "memoryBarrierBuffer()"), (2, "memoryBarrierAtomicCounter(
                   (16, "groupMemoryBarrier()"))
 
 
+#: atomics GLSL has a built-in for (the others are compare-and-swap loops over their rule,
+#: exec/atomics.py)
+_NATIVE_ATOMICS = {"ATOMADD": "Add", "ATOMAND": "And", "ATOMOR": "Or", "ATOMXOR": "Xor",
+                   "ATOMUMIN": "Min", "ATOMUMAX": "Max", "ATOMXCHG": "Exchange",
+                   "ATOMCAS": "CompSwap"}
+#: the new word of the loop-form atomics, from ``o`` (the old word) and ``a`` (uint)
+_LOOP_RULES = {
+    "ATOMFADD": "floatBitsToUint(uintBitsToFloat(o) + uintBitsToFloat(a))",
+    "ATOMIMIN": "uint(min(int(o), int(a)))",
+    "ATOMIMAX": "uint(max(int(o), int(a)))",
+    # tgsi.rst: the incremented word is returned (exec/atomics.py)
+    "ATOMINCWRAP": "(o + 1u <= a) ? o + 1u : 0u",
+    "ATOMDECWRAP": "(o > 0u && o < a) ? o - 1u : 0u",
+}
+#: the log entry size of the verifier's atomic log (uvec4s per atomic)
+ATOMIC_LOG_BINDING = 31
+
+
+def atomic_functions(prog) -> list[tuple[str, str]]:
+    """(opcode, resource) of every atomic function a program uses, in the order whose index
+    the verifier's log records (``atomic_log``)."""
+    return sorted({(ins.op, ins.mem.resource) for ins in prog.instructions
+                   if ins.op in _NATIVE_ATOMICS or ins.op in _LOOP_RULES})
+
+
 class Memory:
     """Part of :class:`~xlate.backends.glsl.emitter.GlslEmitter` (mixed in)."""
 
@@ -125,6 +150,26 @@ class Memory:
             (f"ivec4({v})" if kind == "sint" else v)
         return [f"imageStore({var}, {coord}, {v});"]
 
+    def emit_atomic(self, ins: Instruction) -> list[str]:
+        if not hasattr(self, "used_atomics"):
+            self.used_atomics = set()
+        res = ins.mem.resource
+        r = self.prog.resources[res]
+        self.used_atomics.add((ins.op, res))
+        if r.kind == "image":
+            _, n, _ = IMAGE_TYPES[r.target]
+            c = self.operand(ins.srcs[0], DataType.INT, False, None, read=(ins, 0))
+            where = f"{c}.{'xyz'[:n]}" if n > 1 else f"{c}.x"
+        else:
+            a = self.operand(ins.srcs[0], DataType.UINT, True, None, read=(ins, 0))
+            where = f"({a} >> 2u)"
+        args = [self.operand(s, DataType.UINT, True, None, read=(ins, k + 1))
+                for k, s in enumerate(ins.srcs[1:])]
+        call = f"xl_{ins.op.lower()}_{res}({', '.join([where] + args)})"
+        if ins.dst.cond is None and ins.cc_update is None:
+            return self.write_scalar(ins, call, DataType.UINT)
+        return self.write(ins, f"uvec4({call})", DataType.UINT, [])
+
     def emit_resq(self, ins: Instruction) -> list[str]:
         r = self.prog.resources[ins.mem.resource]
         if r.kind == "buffer":
@@ -146,7 +191,7 @@ class Memory:
         return VULKAN_STORAGE_BASE + binding if self.vulkan else binding
 
     def declare_memory(self) -> list[str]:
-        lines = self.declare_images()
+        lines = self.declare_images() + self.atomic_log_lines()
         for r in self.prog.resources.values():
             if r.kind == "image":
                 continue
@@ -159,9 +204,96 @@ class Memory:
                 lines.append(f"shared uint xl_shared{r.binding}[{r.size // 4}];")
         return lines
 
+    def atomic_function(self, op: str, res: str) -> str:
+        """The function of one atomic on one resource (returns the rule's returned word)."""
+        r = self.prog.resources[res]
+        name = f"xl_{op.lower()}_{res}"
+        cas = op == "ATOMCAS"
+        params = ", uint a, uint b" if cas else ", uint a"
+        if r.kind == "image":
+            _, n, _ = IMAGE_TYPES[r.target]
+            ctype = "int" if n == 1 else f"ivec{n}"
+            sint = r.format == "R32_SINT"
+            var = self.image_var(r)
+            head = f"uint {name}({ctype} c{params})\n{{\n"
+            conv = (lambda e: f"int({e})") if sint else (lambda e: e)
+            back = (lambda e: f"uint({e})") if sint else (lambda e: e)
+            if op in _NATIVE_ATOMICS:
+                args = f"{conv('a')}, {conv('b')}" if cas else conv("a")
+                native = f"imageAtomic{_NATIVE_ATOMICS[op]}({var}, c, {args})"
+                body = f"    uint r = {back(native)};\n"
+            else:
+                first = back(f"imageLoad({var}, c).x")
+                new_word = conv("(" + _LOOP_RULES[op] + ")")
+                swap = back(f"imageAtomicCompSwap({var}, c, {conv('o')}, {new_word})")
+                ret = "o + 1u" if op == "ATOMINCWRAP" else "o"
+                body = (f"    uint o = {first};\n"
+                        "    for (;;)\n    {\n"
+                        f"        uint seen = {swap};\n"
+                        "        if (seen == o)\n            break;\n        o = seen;\n    }\n"
+                        f"    uint r = {ret};\n")
+            loc = self.atomic_log_location(r) if getattr(self, "atomic_log", False) else None
+        else:
+            var = self.resource_var(res)
+            head = (f"uint {name}(uint i{params})\n{{\n"
+                    f"    if (i >= uint({var}.length()))\n        return "
+                    f"{self.logged('0u', op, res, '0xFFFFFFFFu')};\n")
+            if op in _NATIVE_ATOMICS:
+                args = "a, b" if cas else "a"
+                body = f"    uint r = atomic{_NATIVE_ATOMICS[op]}({var}[i], {args});\n"
+            else:
+                body = (f"    uint o = {var}[i];\n    for (;;)\n    {{\n"
+                        f"        uint seen = atomicCompSwap({var}[i], o, {_LOOP_RULES[op]});\n"
+                        "        if (seen == o)\n            break;\n        o = seen;\n    }\n"
+                        f"    uint r = {'o + 1u' if op == 'ATOMINCWRAP' else 'o'};\n")
+            loc = "i"
+        return head + body + f"    return {self.logged('r', op, res, loc)};\n}}"
+
+    def logged(self, value: str, op: str, res: str, loc: str | None) -> str:
+        """``value``, through the verifier's atomic log when the emitter keeps one."""
+        if not getattr(self, "atomic_log", False):
+            return value
+        fid = atomic_functions(self.prog).index((op, res))
+        b = "b" if op == "ATOMCAS" else "0u"
+        return f"xl_log_atomic({fid}u, {loc}, a, {b}, {value})"
+
+    def atomic_log_location(self, r) -> str:
+        _, n, _ = IMAGE_TYPES[r.target]
+        size = f"imageSize({self.image_var(r)})"
+        if n == 1:
+            return f"(c >= 0 && c < {size}) ? uint(c) : 0xFFFFFFFFu"
+        s = f"ivec{n}({size}{', 1' if n == 3 and r.target == 'CUBE' else ''})"
+        return (f"(all(greaterThanEqual(c, ivec{n}(0))) && all(lessThan(c, {s}))) ? "
+                + ("uint(c.x + c.y * " + s + ".x" + (" + c.z * " + s + ".x * " + s + ".y" if n == 3 else "") + ")")
+                + " : 0xFFFFFFFFu")
+
+    def atomic_log_lines(self) -> list[str]:
+        """The verifier's log (``atomic_log``): a storage buffer at binding 31 that each atomic
+        appends (invocation, its sequence number, function, location, a, b, returned) to."""
+        if not getattr(self, "atomic_log", False) or not atomic_functions(self.prog):
+            return []
+        return [f"layout(std430, binding = {ATOMIC_LOG_BINDING}) buffer XlateAtomicLog "
+                "{ uint count; uint capacity; uvec4 entries[]; } xl_atomic_log;",
+                "uint xl_atomic_seq = 0u;"]
+
+    def atomic_log_function(self) -> list[str]:
+        if not getattr(self, "atomic_log", False) or not atomic_functions(self.prog):
+            return []
+        inv = ("(gl_WorkGroupID.x + gl_NumWorkGroups.x * (gl_WorkGroupID.y + gl_NumWorkGroups.y"
+               " * gl_WorkGroupID.z)) * (gl_WorkGroupSize.x * gl_WorkGroupSize.y * "
+               "gl_WorkGroupSize.z) + gl_LocalInvocationIndex")
+        return ["uint xl_log_atomic(uint f, uint loc, uint a, uint b, uint r)\n{\n"
+                "    uint k = atomicAdd(xl_atomic_log.count, 1u);\n"
+                "    if (k < xl_atomic_log.capacity)\n    {\n"
+                f"        xl_atomic_log.entries[2u * k] = uvec4({inv}, xl_atomic_seq, f, loc);\n"
+                "        xl_atomic_log.entries[2u * k + 1u] = uvec4(a, b, r, 0u);\n    }\n"
+                "    xl_atomic_seq += 1u;\n    return r;\n}"]
+
     def memory_functions(self) -> list[str]:
         """The access functions of the resources the body uses (``used_memory``)."""
-        out = []
+        out = self.atomic_log_function()
+        for op, res in sorted(getattr(self, "used_atomics", ())):
+            out.append(self.atomic_function(op, res))
         for kind, res in sorted(getattr(self, "used_memory", ())):
             var = self.resource_var(res)
             length = f"uint({var}.length())"
@@ -185,6 +317,8 @@ class Memory:
             return self.emit_image(ins)
         if ins.op == "RESQ":
             return self.emit_resq(ins)
+        if ins.op in _NATIVE_ATOMICS or ins.op in _LOOP_RULES:
+            return self.emit_atomic(ins)
         res = ins.mem.resource
         addr = self.operand(ins.srcs[0], DataType.UINT, True, None, read=(ins, 0))
         index = f"({addr} >> 2u)"

@@ -36,8 +36,10 @@ _INT_SOURCE = _INT_RESULT - {"ARL", "ARR", "F2I", "F2U", "FSLT", "FSGE", "FSEQ",
     | _DOUBLE_INT_SOURCE
 _INT_RESULT |= _DOUBLE_INT_RESULT
 # memory words (lower_memory.py): a LOAD's result and a STORE's address are integers
-_INT_RESULT |= {"LOAD"}
-_INT_SOURCE |= {"STORE"}
+_INT_RESULT |= {"LOAD", "ATOMUADD", "ATOMXCHG", "ATOMCAS", "ATOMAND", "ATOMOR", "ATOMXOR",
+                "ATOMUMIN", "ATOMUMAX", "ATOMIMIN", "ATOMIMAX", "ATOMINC_WRAP", "ATOMDEC_WRAP"}
+_INT_SOURCE |= {"STORE", "ATOMUADD", "ATOMXCHG", "ATOMCAS", "ATOMAND", "ATOMOR", "ATOMXOR",
+                "ATOMUMIN", "ATOMUMAX", "ATOMIMIN", "ATOMIMAX", "ATOMINC_WRAP", "ATOMDEC_WRAP"}
 
 
 #: the RES file (tgsi.md 1.11): resources of Mesa's 2011-2015 text, the clover compute buffers

@@ -272,5 +272,31 @@ def _membar(lw: Lowerer, t: M.Instruction):
     lw.emit(IRInstruction("MEMBAR", mem=MemRef("", flags=flags)))
 
 
+#: TGSI atomics -> IR opcodes (their rules: exec/atomics.py)
+ATOMICS = {"ATOMUADD": "ATOMADD", "ATOMFADD": "ATOMFADD", "ATOMXCHG": "ATOMXCHG",
+           "ATOMCAS": "ATOMCAS", "ATOMAND": "ATOMAND", "ATOMOR": "ATOMOR", "ATOMXOR": "ATOMXOR",
+           "ATOMUMIN": "ATOMUMIN", "ATOMUMAX": "ATOMUMAX", "ATOMIMIN": "ATOMIMIN",
+           "ATOMIMAX": "ATOMIMAX", "ATOMINC_WRAP": "ATOMINCWRAP", "ATOMDEC_WRAP": "ATOMDECWRAP"}
+
+
+def _atomic(irop: str):
+    def fn(lw: Lowerer, t: M.Instruction):
+        res = t.srcs[0]
+        name = _resource(lw, res.reg, t.opcode)
+        r = lw.resources[name]
+        if r.kind == "image":
+            _image_check(lw, t, name)
+            if r.format not in ("R32_UINT", "R32_SINT"):
+                lw.reject("E3004", f"{t.opcode} on IMAGE[{r.binding}] of format "
+                          f"{r.format or '(none)'}: tgsi.rst allows atomics on 32-bit integer "
+                          "image formats only (R32_UINT, R32_SINT)")
+        addr = _address(lw, t.srcs[1])
+        operands = tuple(lw.src(s, integer=irop != "ATOMFADD") for s in t.srcs[2:])
+        lw.emit(IRInstruction(irop, U, lw.dst(t.dsts[0]), (addr,) + operands,
+                              mem=MemRef(name)))
+    return fn
+
+
 MEMORY_OPS = {"LOAD": _load, "STORE": _store, "RESQ": _resq, "BARRIER": _barrier,
-              "MEMBAR": _membar}
+              "MEMBAR": _membar,
+              **{tgsi: _atomic(ir) for tgsi, ir in ATOMICS.items()}}
