@@ -341,6 +341,25 @@ def test_atomics_verify_on_gl():
     assert any(n.startswith("atomics: ") for n in rep.notes)
 
 
+IMAGE_ATOMICS = comp(
+    "MOV TEMP[1], IMM[0].xxxx\n"
+    "ATOMUADD TEMP[0].x, IMAGE[0], TEMP[1], SV[0].xxxx, 2D, PIPE_FORMAT_R32_UINT\n"
+    "ATOMIMIN TEMP[0].y, IMAGE[1], IMM[0].yyyy, SV[0].xxxx, 2D_ARRAY, PIPE_FORMAT_R32_SINT\n"
+    "ATOMCAS TEMP[0].z, IMAGE[0], IMM[0].yxxx, IMM[0].xxxx, SV[0].xxxx, 2D, PIPE_FORMAT_R32_UINT\n"
+    "MOV TEMP[1].x, SV[0].xxxx\nADD TEMP[1].y, TEMP[1].yyyy, IMM[0].yyyy\n"
+    "STORE IMAGE[0], TEMP[1], TEMP[0], 2D, PIPE_FORMAT_R32_UINT\n",
+    "DCL IMAGE[0], 2D, PIPE_FORMAT_R32_UINT, WR\n"
+    "DCL IMAGE[1], 2D_ARRAY, PIPE_FORMAT_R32_SINT, WR\n")
+
+
+def test_image_atomics_translate_and_verify_on_gl():
+    t = api.translate(IMAGE_ATOMICS, filename="ia.tgsi", profile="es310")
+    assert "#extension GL_OES_shader_image_atomic : require" in t.glsl
+    assert "layout(binding = 0, r32ui) uniform highp uimage2D xl_image0;" in t.glsl
+    rep = _verify(IMAGE_ATOMICS, "ia.tgsi")
+    assert rep.status == "pass", (rep.reason, [d.describe() for d in rep.differences[:3]])
+
+
 def test_a_wrong_atomic_is_a_mismatch(monkeypatch):
     # the exchange translated as an add: no order of the shared word's atomics returns what
     # the implementation returned, and the log shows the other operation

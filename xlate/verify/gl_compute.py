@@ -402,9 +402,13 @@ def verify_compute(program: Program, rep, *, seed: int, runner, gl_interface,
                          "... under which the program writes")
     _, uniforms, param_buffers = gl_interface(tr.reflection, gen, 1)
     capacity = ATOMIC_CAPACITY if atomic_functions(program) else 0
-    got, got_images = run_gl_compute(runner, tr.source, tr.reflection, groups, buffers,
-                                     uniforms, param_buffers, program, images,
-                                     (gen.textures, gen.shadow), capacity)
+    try:
+        got, got_images = run_gl_compute(runner, tr.source, tr.reflection, groups, buffers,
+                                         uniforms, param_buffers, program, images,
+                                         (gen.textures, gen.shadow), capacity)
+    except G.GLError as e:        # the driver refused the translation: as core.py reports it
+        rep.status, rep.reason = "mismatch", f"implementation error: {e}"
+        return
     atomic_diffs: list = []
     finals: dict = {}
     if capacity:

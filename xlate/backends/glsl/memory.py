@@ -103,6 +103,8 @@ class Memory:
         for ins in self.prog.instructions:
             if ins.op in ("IMGLOAD", "IMGSTORE"):
                 used.setdefault(ins.mem.resource, set()).add(ins.op)
+            elif ins.op in _NATIVE_ATOMICS or ins.op in _LOOP_RULES:   # reads and writes
+                used.setdefault(ins.mem.resource, set()).update(("IMGLOAD", "IMGSTORE"))
         return used
 
     def declare_images(self) -> list[str]:
@@ -156,6 +158,8 @@ class Memory:
         res = ins.mem.resource
         r = self.prog.resources[res]
         self.used_atomics.add((ins.op, res))
+        if r.kind == "image" and self.info.es:
+            self.require("GL_OES_shader_image_atomic")     # ES 3.1: image atomics
         if r.kind == "image":
             _, n, _ = IMAGE_TYPES[r.target]
             c = self.operand(ins.srcs[0], DataType.INT, False, None, read=(ins, 0))
