@@ -418,9 +418,9 @@ def verify_source(text: str, filename: str, *, lanes: int = 4096, seed: int = 1,
     if program.stage == Stage.COMPUTE:
         # a dispatch compared through storage buffers (gl_compute.py), GL backend only for now
         try:
-            if backend != "gl":
+            if backend not in ("gl", "gl-spirv"):
                 rep.status, rep.reason = "unsupported", f"compute programs are verified on " \
-                    f"the gl backend only, not {backend} (issue 20)"
+                    f"the gl and gl-spirv backends, not {backend} (issue 20)"
                 return rep
             from .gl_compute import verify_compute
             verify_compute(program, rep, seed=seed, runner=runner or make_runner(backend),

@@ -81,7 +81,7 @@ class Runner:
             return gl.compile_glsl(kind, src)
         from ..backends import spirv as sp
         stage = {G.GL_VERTEX_SHADER: "vert", G.GL_FRAGMENT_SHADER: "frag",
-                 G.GL_GEOMETRY_SHADER: "geom"}[kind]
+                 G.GL_GEOMETRY_SHADER: "geom", G.GL_COMPUTE_SHADER: "comp"}[kind]
         try:
             words = sp.compile_glsl(src, stage, target="opengl")
         except sp.ToolchainUnavailable as e:

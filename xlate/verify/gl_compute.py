@@ -184,12 +184,13 @@ def _read_image(runner, r, tex: int, target: int, pformat: int, ptype: int, shap
     return out
 
 
-def run_gl_compute(runner, glsl: str, reflection: dict, groups, buffers: dict[int, np.ndarray],
+def run_gl_compute(runner, glsl: str | bytes, reflection: dict, groups,
+                   buffers: dict[int, np.ndarray],
                    uniforms, param_buffers, program: Program | None = None,
                    images: dict[int, np.ndarray] | None = None, textures=None,
                    atomic_capacity: int = 0):
-    """Dispatch ``glsl`` on the GL runner's context: (storage buffers' words, images' texels)
-    after it."""
+    """Dispatch ``glsl`` (or a SPIR-V module, on a gl-spirv runner) on the GL runner's
+    context: (storage buffers' words, images' texels) after it."""
     gl = runner.gl
     gl.use()
     try:
@@ -402,8 +403,17 @@ def verify_compute(program: Program, rep, *, seed: int, runner, gl_interface,
                          "... under which the program writes")
     _, uniforms, param_buffers = gl_interface(tr.reflection, gen, 1)
     capacity = ATOMIC_CAPACITY if atomic_functions(program) else 0
+    shader = tr.source
+    if getattr(runner, "backend", "gl") == "gl-spirv" and not capacity:
+        # the direct SPIR-V path's module where it covers the program, else glslang's
+        from ..backends.spirv_direct import NotCovered, emit_spirv
+        try:
+            shader = emit_spirv(program, "glsl450").spirv
+            rep.notes.append("the direct SPIR-V path's module ran")
+        except NotCovered as e:
+            rep.notes.append(f"glslang's SPIR-V ran (the direct path does not cover {e})")
     try:
-        got, got_images = run_gl_compute(runner, tr.source, tr.reflection, groups, buffers,
+        got, got_images = run_gl_compute(runner, shader, tr.reflection, groups, buffers,
                                          uniforms, param_buffers, program, images,
                                          (gen.textures, gen.shadow), capacity)
     except G.GLError as e:        # the driver refused the translation: as core.py reports it

@@ -38,6 +38,7 @@ from .dispatch import DispatchMixin
 from .flow import FlowMixin
 from .geometry import GEOMETRY_MODEL, GeometryMixin
 from .module import DECORATION, GLSL, OP as _OP, Module, string_words
+from .memory import MemoryMixin
 from .staging import StagingMixin
 from .textures import TextureMixin
 
@@ -57,7 +58,8 @@ TEX_COVERED = frozenset({"TEX", "TXB", "TXD", "TXF", "TXL", "TXP", "TXQ", "TEX2"
                          "TXQS", "LODQ", "TXG", "TXQLEVELS"})
 
 
-class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, GeometryMixin):
+class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, GeometryMixin,
+                    MemoryMixin):
     """One program, one environment (``vulkan`` or ``glsl450`` = OpenGL SPIR-V)."""
 
     def __init__(self, prog: Program, plan, lowered, *, source_text: str | None = None,
@@ -578,6 +580,8 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
             return self.emit_tex(ins)
         if info.category == "geom" and self.prog.stage == Stage.GEOMETRY:
             return self.emit_geometry_op(ins)
+        if info.category == "mem":
+            return self.emit_memory(ins)
         if info.category != "alu":
             raise NotCovered(f"the instruction {ins.op}", ins)
         if ins.mul_mode is not None and not (ins.mul_mode == "HI" and K[ins.dtype] in MULHI):
@@ -697,11 +701,10 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
     def emit(self) -> bytes:
         st: Structured = self.lowered.structured
         m = self.m
-        if self.prog.stage == Stage.COMPUTE or self.prog.resources:
-            # issue 20: GLCompute, storage buffers and shared memory are not written here yet
-            raise NotCovered("compute shaders and storage/shared memory (TGSI COMP, BUFFER, "
-                             "MEMORY)")
+        self.check_memory_covered()          # images and atomics: not yet (memory.py)
         self.declare()
+        if self.prog.resources:
+            self.declare_memory()
         if self.lowered.depth is None:
             copies = [(name, name, None) for name in st.order]
         else:
@@ -738,8 +741,11 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
         modes = m.sec["modes"]
         if modes[:3] == [(3 << 16) | 16, 0, 11]:
             modes[1] = main                                          # Xfb of main
-        model = {Stage.VERTEX: 0, Stage.FRAGMENT: 4, Stage.GEOMETRY: GEOMETRY_MODEL}[self.prog.stage]
+        model = {Stage.VERTEX: 0, Stage.FRAGMENT: 4, Stage.GEOMETRY: GEOMETRY_MODEL,
+                 Stage.COMPUTE: 5}[self.prog.stage]
         m.put("entry", "EntryPoint", model, main, *string_words("main"), *self.interface)
+        if self.prog.stage == Stage.COMPUTE:
+            self.compute_modes(main)
         if geometry:
             m.capability("Geometry")
             self.geometry_modes(main)

@@ -38,7 +38,9 @@ OP = dict(
     ShiftRightArithmetic=195, ShiftLeftLogical=196, BitwiseOr=197, BitwiseXor=198,
     BitwiseAnd=199, Not=200, DPdxFine=210, DPdyFine=211, LoopMerge=246, SelectionMerge=247,
     EmitVertex=218, EndPrimitive=219,
-    Label=248, Branch=249, BranchConditional=250, Kill=252, Return=253)
+    Label=248, Branch=249, BranchConditional=250, Kill=252, Return=253,
+    # compute and memory (memory.py)
+    TypeRuntimeArray=29, ArrayLength=68, ControlBarrier=224, MemoryBarrier=225)
 
 #: GLSL.std.450 extended instructions used
 GLSL = dict(RoundEven=2, Trunc=3, FAbs=4, SAbs=5, SSign=7, Floor=8, Ceil=9, Sin=13, Cos=14, Exp2=29,
@@ -47,7 +49,8 @@ GLSL = dict(RoundEven=2, Trunc=3, FAbs=4, SAbs=5, SSign=7, Floor=8, Ceil=9, Sin=
             UnpackUnorm4x8=64)
 
 # enumerants
-STORAGE = dict(UniformConstant=0, Input=1, Uniform=2, Output=3, Private=6, Function=7)
+STORAGE = dict(UniformConstant=0, Input=1, Uniform=2, Output=3, Workgroup=4, Private=6,
+               Function=7)
 DECORATION = dict(Block=2, ArrayStride=6, BuiltIn=11, NoContraction=42, Flat=14,
                   NoPerspective=13, Centroid=16, Location=30, Binding=33, DescriptorSet=34,
                   Offset=35, XfbBuffer=36, XfbStride=37)

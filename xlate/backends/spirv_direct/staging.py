@@ -103,6 +103,8 @@ class StagingMixin:
         name, f4 = var.name, self.t("f")
         if name in self.instr.feeds:
             return self.fed_input(var)
+        if self.prog.stage == Stage.COMPUTE:
+            return self.compute_input(var)          # memory.py
         if name == "gl_FragCoord":
             v = self.val("Load", f4, self.frag_coord())
             if self.vulkan and self.prog.fragcoord_pixel_center_integer:
