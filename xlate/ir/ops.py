@@ -180,21 +180,6 @@ _TABLE = [
     _row("KIL", "-", "v", "FIH", F, "kill", "kill fragment if any component < 0 (or CC test)"),
     _row("EMIT", "-", "", "", F, "geom", "emit a vertex"),
     _row("ENDPRIM", "-", "", "", F, "geom", "end the output primitive"),
-    # memory (Instruction.mem names the resource; addresses are byte offsets, word c of an access
-    # at offset + 4c; the words move as raw bits)
-    _row("LOAD", "vu", "s", "", DataType.UINT, "mem", "load words from memory at a byte offset"),
-    _row("STORE", "-", "s,v", "", DataType.UINT, "mem", "store words to memory at a byte offset"),
-    _row("RESQ", "vu", "", "", DataType.UINT, "mem", "resource size (buffer bytes; image w, h, d/layers)"),
-    _row("IMGLOAD", "vu", "vu", "", DataType.UINT, "mem", "load a texel's words from an image"),
-    _row("IMGSTORE", "-", "vu,v", "", DataType.UINT, "mem", "store words as a texel of an image"),
-    # atomics (exec/atomics.py has each one's rule): the address (byte offset in x, or image
-    # coordinates), the operand(s); the result is the value the rule returns, replicated
-    *[_row(f"ATOM{name}", "vu", "v,s,s" if name == "CAS" else "v,s", "", DataType.UINT, "mem",
-           f"atomic {name.lower()} (exec/atomics.py)")
-      for name in ("ADD", "FADD", "XCHG", "CAS", "AND", "OR", "XOR", "UMIN", "UMAX", "IMIN",
-                   "IMAX", "INCWRAP", "DECWRAP")],
-    _row("BARRIER", "-", "", "", F, "mem", "workgroup control barrier (and shared-memory ordering)"),
-    _row("MEMBAR", "-", "", "", F, "mem", "memory barrier (the kinds in Instruction.mem.flags)"),
     # structured control flow (conditions in Instruction.cond)
     _row("IF", "-", "", "", F, "flow", "start of if block"),
     _row("ELSE", "-", "", "", F, "flow", "else block"),
@@ -440,6 +425,24 @@ _TGSI_ROWS = [
         ("D2F", "doubles xy, zw -> float x, y (z, w 0)"),
         ("D2I", "doubles -> int x, y: truncated, clamped, NaN 0 (z, w 0)"),
         ("D2U", "doubles -> uint x, y: truncated, clamped, NaN 0 (z, w 0)"))],
+]
+# memory, synchronisation and atomics (issue 20: TGSI COMP, BUFFER, MEMORY, IMAGE)
+_TGSI_ROWS += [
+    # memory (Instruction.mem names the resource; addresses are byte offsets, word c of an access
+    # at offset + 4c; the words move as raw bits)
+    _row("LOAD", "vu", "s", "", DataType.UINT, "mem", "load words from memory at a byte offset"),
+    _row("STORE", "-", "s,v", "", DataType.UINT, "mem", "store words to memory at a byte offset"),
+    _row("RESQ", "vu", "", "", DataType.UINT, "mem", "resource size (buffer bytes; image w, h, d/layers)"),
+    _row("IMGLOAD", "vu", "vu", "", DataType.UINT, "mem", "load a texel's words from an image"),
+    _row("IMGSTORE", "-", "vu,v", "", DataType.UINT, "mem", "store words as a texel of an image"),
+    # atomics (exec/atomics.py has each one's rule): the address (byte offset in x, or image
+    # coordinates), the operand(s); the result is the value the rule returns, replicated
+    *[_row(f"ATOM{name}", "vu", "v,s,s" if name == "CAS" else "v,s", "", DataType.UINT, "mem",
+           f"atomic {name.lower()} (exec/atomics.py)")
+      for name in ("ADD", "FADD", "XCHG", "CAS", "AND", "OR", "XOR", "UMIN", "UMAX", "IMIN",
+                   "IMAX", "INCWRAP", "DECWRAP")],
+    _row("BARRIER", "-", "", "", F, "mem", "workgroup control barrier (and shared-memory ordering)"),
+    _row("MEMBAR", "-", "", "", F, "mem", "memory barrier (the kinds in Instruction.mem.flags)"),
 ]
 _TABLE.extend(_TGSI_ROWS)
 OPCODES.update({row.name: row for row in _TGSI_ROWS})

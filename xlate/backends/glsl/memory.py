@@ -120,7 +120,7 @@ class Memory:
                 what = f"format {r.format}" if fmt is not None and r.target not in (
                     "BUFFER", "1D", "ARRAY1D", "RECT", "ARRAYCUBE") else (
                     "an image without a format" if fmt is None else f"a {r.target} image")
-                raise Unsupported(f"{what} (IMAGE[{r.binding}])", r.span)
+                raise Unsupported(f"{what} (IMAGE[{r.binding}])", None, r.span)
             prefix = {"uint": "u", "sint": "i"}.get(fmt.kind, "") if fmt is not None else ""
             parts = [f"set = 0, binding = {VULKAN_IMAGE_BASE + r.binding}" if self.vulkan
                      else f"binding = {r.binding}"]
