@@ -206,6 +206,19 @@ IMAGES = comp(
     "IMM[2] FLT32 {255.0, 0.5, -1.0, 2.0}\n")
 
 
+def test_reflection_of_images():
+    r = api.translate(IMAGES, filename="i.tgsi", target="spirv", profile="vulkan").reflection
+    assert r["images"] == [
+        {"resource": "IMAGE[0]", "name": "xl_image0", "target": "2D", "format": "R8_UINT",
+         "access": "read", "binding": 96, "set": 0},
+        {"resource": "IMAGE[1]", "name": "xl_image1", "target": "2D",
+         "format": "R8G8B8A8_UNORM", "access": "write", "binding": 97, "set": 0},
+        {"resource": "IMAGE[2]", "name": "xl_image2", "target": "2D", "format": "R8_UINT",
+         "access": "write", "binding": 98, "set": 0}]
+    assert r["storage_buffers"] == [{"resource": "BUFFER[0]", "name": "xl_storage0",
+                                     "block": "XlateStorage0", "binding": 64, "set": 0}]
+
+
 def test_image_loads_stores_and_size_with_format_conversions():
     src = np.zeros((1, 16, 16, 4), np.uint32)
     src[0, 0, :4, 0] = [0, 10, 200, 255]

@@ -18,7 +18,9 @@ Schema (``"schema": "xlate-reflection/1"``; additions keep the version, changes 
 * ``compute``: ``{local_size: [x, y, z]}`` (compute programs)
 * ``storage_buffers``: ``{resource, name, block, binding, set?}`` -- TGSI ``BUFFER[n]``, an
   std430 block of 32-bit words (``uint words[]``) at ``binding`` (n; Vulkan 64 + n);
-  ``shared_memory``: ``{resource, name, bytes}`` (``MEMORY[n], SHARED``, backends/glsl/memory.py)
+  ``shared_memory``: ``{resource, name, bytes}`` (``MEMORY[n], SHARED``, backends/glsl/memory.py);
+  ``images``: ``{resource, name, target, format, access, binding, set?}`` (``IMAGE[n]``: image
+  unit n, Vulkan binding 96 + n; ``format`` null for a write-only image without one)
 * ``cg_vars``: cgc ``#var`` lines (high-level parameter name -> resource), when present.
 * ``cg_name`` on an input, output, uniform or texture: the Cg name it was given (the ``#var``
   line that named it; ``name`` is the identifier made of it, ``backends/names.py``), when one
@@ -84,6 +86,14 @@ def reflection(em) -> dict:
         out["shared_memory"] = [
             {"resource": f"MEMORY[{r.binding}]", "name": f"xl_shared{r.binding}", "bytes": r.size}
             for r in sorted(res, key=lambda r: r.binding) if r.kind == "shared"]
+        access = em.image_usage()
+        out["images"] = [
+            {"resource": f"IMAGE[{r.binding}]", "name": em.image_var(r), "target": r.target,
+             "format": r.format, "access": {frozenset({"IMGLOAD"}): "read",
+                                            frozenset({"IMGSTORE"}): "write"}.get(
+                 frozenset(access.get(r.name, ())), "read-write"),
+             "binding": em.image_binding(r.binding), **({"set": 0} if em.vulkan else {})}
+            for r in sorted(res, key=lambda r: r.binding) if r.kind == "image"]
     if prog.vars:
         out["cg_vars"] = [{"type": v.type, "name": v.name, "semantic": v.semantic,
                            "resource": v.resource, "parameter": v.param_index,

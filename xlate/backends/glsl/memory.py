@@ -98,6 +98,9 @@ class Memory:
     def image_var(self, r) -> str:
         return f"xl_image{r.binding}"
 
+    def image_binding(self, unit: int) -> int:
+        return VULKAN_IMAGE_BASE + unit if self.vulkan else unit
+
     def image_usage(self) -> dict[str, set[str]]:
         used: dict[str, set[str]] = {}
         for ins in self.prog.instructions:
@@ -122,7 +125,7 @@ class Memory:
                     "an image without a format" if fmt is None else f"a {r.target} image")
                 raise Unsupported(f"{what} (IMAGE[{r.binding}])", None, r.span)
             prefix = {"uint": "u", "sint": "i"}.get(fmt.kind, "") if fmt is not None else ""
-            parts = [f"set = 0, binding = {VULKAN_IMAGE_BASE + r.binding}" if self.vulkan
+            parts = [f"set = 0, binding = {self.image_binding(r.binding)}" if self.vulkan
                      else f"binding = {r.binding}"]
             if fmt is not None:
                 parts.append(layout_qualifier(fmt))
