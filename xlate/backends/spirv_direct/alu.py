@@ -593,3 +593,15 @@ ALU.update({
     ("FMA", "f"): _fma,
     ("PK4SNORM", "u"): _pk4snorm, ("UP4SNORM", "u"): _up4snorm,
 })
+
+
+def _readhelper(e):
+    """TGSI READ_HELPER: ~0 in a helper invocation -- one the implementation runs for
+    derivatives, or one DEMOTE made (helpers.glsl / ops.txt READHELPER)."""
+    bt = e.t("b", 1)
+    helper = e.bor(e.val("Load", bt, e.helper_invocation()), e.val("Load", bt, e.demoted_flag()), 1)
+    return e.splat(e.sel(helper, e.cbits("u", 0xFFFFFFFF, 1), e.c("u", 0, 1), "u", 1), "u")
+
+
+ALU[("READHELPER", "u")] = _readhelper
+

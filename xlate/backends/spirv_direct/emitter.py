@@ -94,6 +94,7 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
         #: depth (recursion, or calls deeper than MAX_CALL_DEPTH: lowered.depth); else None
         self.call_depth: int | None = None
         self.extra_locations: set[int] = set()    # locations of the harness's extra outputs
+        self.demoted: int | None = None           # TGSI DEMOTE's flag (demoted_flag)
 
     # ---- small instruction helpers ----------------------------------------------------------------
     # put/val/fval write most of a module's words: one list extend each, the id taken from
@@ -572,6 +573,9 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
         info = OPCODES[ins.op]
         if ins.op == "KIL":
             return self.emit_kil(ins)
+        if ins.op == "DEMOTE":
+            self.put("Store", self.demoted_flag(), self.m.const("b", True))
+            return
         if info.category == "tex":
             if ins.op not in TEX_COVERED:
                 raise NotCovered(f"the instruction {ins.op}", ins)
@@ -665,6 +669,25 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
                       scale)
         return self.sel(self.isnan(v), self.c("f", 0.0), r, "f")
 
+    def demoted_flag(self) -> int:
+        """The Private bool TGSI DEMOTE sets, as the GLSL path's ``xl_demoted`` (helpers.glsl
+        "demoted"): main ends with a kill where it is set -- the outputs are dropped, while
+        execution went on, so the derivatives of the quad's other invocations stay defined.
+        (OpDemoteToHelperInvocation needs SPIR-V 1.6 or an extension; this needs neither.)"""
+        if self.demoted is None:
+            bt = self.t("b", 1)
+            self.demoted = self.m.variable(self.m.pointer("Private", bt), "Private",
+                                           self.m.const("b", False))
+        return self.demoted
+
+    def helper_invocation(self) -> int:
+        """The HelperInvocation built-in (a bool input), declared once."""
+        v = self.builtin_inputs.get("HelperInvocation")
+        if v is None:
+            v = self.builtin_inputs["HelperInvocation"] = self.interface_var(
+                "Input", self.t("b", 1), None, "HelperInvocation")
+        return v
+
     def emit_kil(self, ins: Instruction) -> None:
         if ins.cond is not None:
             self.conditional(self.branch_cond(ins.cond), lambda: self.terminate("Kill"))
@@ -730,6 +753,9 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
             self.val("FunctionCall", m.void(), xl_main)
             if not geometry:                  # a geometry program's outputs leave at EMIT
                 self.epilogue()
+            if self.demoted is not None:      # DEMOTE: the outputs are dropped
+                self.conditional(self.val("Load", self.t("b", 1), self.demoted),
+                                 lambda: self.terminate("Kill"))
         self.function(main, main_body)
         modes = m.sec["modes"]
         if modes[:3] == [(3 << 16) | 16, 0, 11]:
