@@ -96,7 +96,9 @@ MOV.F result.position, vertex[0].position;
 EMIT;
 END
 """
-#: a construct the direct path refuses by name: a TGSI double (E7006, at the instruction)
+#: a program whose one instruction, a TGSI double, is made a construct the direct path refuses
+#: by name (E7006, at the instruction) by the ``uncovered_dadd`` fixture: every IR opcode has a
+#: direct template now, so the refusal and the fallback to glslang are exercised by removing one
 DOUBLE = """FRAG
 DCL IN[0], GENERIC[0], CONSTANT
 DCL OUT[0], COLOR
@@ -237,7 +239,13 @@ def test_source_and_lines_when_asked():
     assert "OpLine" in disassemble_spirv(out.spirv)
 
 
-def test_not_covered_is_E7006():
+@pytest.fixture
+def uncovered_dadd(monkeypatch):
+    from xlate.backends.spirv_direct import alu
+    monkeypatch.delitem(alu.ALU, ("DADD", "u"))
+
+
+def test_not_covered_is_E7006(uncovered_dadd):
     assert "E7006" in CODES
     with pytest.raises(NotCovered, match="the instruction DADD.U"):
         emit_spirv(parse(DOUBLE, filename="f.tgsi"), "vulkan")
@@ -290,13 +298,18 @@ def test_cli_convert_via(tmp_path):
     assert direct.returncode == 0 and "Generator: Khronos; 0" in direct.stdout
     glslang = _cli("convert", "--target", "spirv-asm", "--via", "glsl", str(src))
     assert glslang.returncode == 0 and "Glslang" in glslang.stdout
+
+
+def test_cli_convert_refuses_or_falls_back(tmp_path, capsys, uncovered_dadd):
+    """In-process (the fixture's template removal lives in this process)."""
+    from xlate.cli import main
     double = tmp_path / "f.tgsi"
     double.write_text(DOUBLE)
-    refused = _cli("convert", "--target", "spirv", "--via", "direct", "-o",
-                   str(tmp_path / "f.spv"), str(double))
-    assert refused.returncode == 1 and "f.tgsi:4:6: error[E7006]" in refused.stderr
-    fallback = _cli("convert", "--target", "spirv", "-o", str(tmp_path / "f.spv"), str(double))
-    assert fallback.returncode == 0 and "note[E7006]" in fallback.stderr
+    out = str(tmp_path / "f.spv")
+    assert main(["convert", "--target", "spirv", "--via", "direct", "-o", out, str(double)]) == 1
+    assert "f.tgsi:4:6: error[E7006]" in capsys.readouterr().err
+    assert main(["convert", "--target", "spirv", "-o", out, str(double)]) == 0
+    assert "note[E7006]" in capsys.readouterr().err
 
 
 def test_check_targets_spirv_loads_no_glslang(tmp_path):
@@ -353,25 +366,10 @@ def test_generated_programs_validate(dialect, stage, seed):
     text = generate(dialect, seed, stage)
     prog = parse(text, filename="g")
     for profile, env in (("vulkan", "vulkan"), ("glsl450", "opengl")):
-        try:
-            out = emit_spirv(prog, profile)
-        except NotCovered as e:
-            # the TGSI doubles and 64-bit integers (issue 20's generator)
-            assert str(e).startswith(tuple(r[len("direct SPIR-V does not cover "):]
-                                           for r in NOT_COVERED_YET)), e
-            return
+        out = emit_spirv(prog, profile)         # every generated construct is covered
         assert validate_spirv(out.spirv, target=env) is None, text
         glslang = xlate.translate(text, filename="g", target="spirv", profile=profile, via="glsl")
         assert out.reflection == glslang.reflection
-
-
-#: reasons a generated program may be unsupported on the direct path (refusals naming the case)
-NOT_COVERED_YET = ("direct SPIR-V does not cover the instruction D",
-                   "direct SPIR-V does not cover the instruction U64",
-                   "direct SPIR-V does not cover the instruction I64",
-                   "direct SPIR-V does not cover the instruction F2D",
-                   "direct SPIR-V does not cover the instruction I2D",
-                   "direct SPIR-V does not cover the instruction U2D")
 
 
 @pytest.mark.parametrize("backend,seeds", [("vulkan", 2), ("gl-spirv", 1)])
@@ -388,12 +386,7 @@ def test_generated_programs_verify_on_the_direct_module(backend, seeds):
         text = generate(dialect, seed, stage)
         rep = verify_source(text, f"g-{dialect}-{stage}-{seed}", lanes=256, seed=seed,
                             runner=runner, backend=backend, via="direct")
-        if rep.status == "unsupported":
-            # what the direct path refuses by name (E7006): the TGSI double and 64-bit
-            # integer opcodes the generator emits since issue 20's merge
-            assert rep.reason.startswith(NOT_COVERED_YET), rep.reason
-            continue
-        assert any("direct SPIR-V path's module" in n for n in rep.notes)
+        assert any("direct SPIR-V path's module" in n for n in rep.notes), (param, rep.reason)
         if rep.status != "pass":
             failures.append(f"{dialect} {stage} {seed}: {rep.status}: {rep.reason}")
     assert not failures, "\n".join(failures)

@@ -605,3 +605,6 @@ def _readhelper(e):
 
 ALU[("READHELPER", "u")] = _readhelper
 
+# the doubles and 64-bit integers (their own module: two values a register, 2-vector templates)
+from .wide import WIDE  # noqa: E402  (after ALU: its templates use the emitter only)
+ALU.update(WIDE)
