@@ -41,8 +41,10 @@ class Lowering:
     depth: int | None = None
     types: dict[str, DataType] = field(default_factory=dict)
     cc_used: set[int] = field(default_factory=set)
-    #: tested CC registers whose every update is a float one: they hold the value (condcodes.py)
-    cc_values: set[int] = field(default_factory=set)
+    #: tested CC registers that hold the value of their last update, with its type: FLOAT
+    #: (every update a float one) or INT (every update an integer one without carry);
+    #: condcodes.py
+    cc_values: dict[int, DataType] = field(default_factory=dict)
     #: iteration guard of the loops the general structurizer emits (None: structured program)
     loop_limit: int | None = None
     done: list[str] = field(default_factory=list)  # names of the passes run so far
@@ -105,7 +107,8 @@ def decide_types(s: Lowering) -> None:
 
 def find_tested_condition_codes(s: Lowering) -> None:
     """Condition-code registers some instruction tests: updates of the others are dead.  Those
-    whose every update is a float one are kept as the value, and tested by comparing it."""
+    whose flags are a function of the updated value (every update a float one, or every one an
+    integer one without carry) are kept as the value, and tested by comparing it."""
     s.cc_used = tested_cc_registers(s.program)
     s.cc_values = value_condition_codes(s.program, s.cc_used,
                                         list(_tree_instructions(s.structured)))

@@ -213,8 +213,9 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
                 kind = K[self.lowered.types.get(name, DataType.FLOAT)]
                 self.regs[name] = self.private(kind, reg.size)
         for cc in sorted(self.lowered.cc_used):
-            if cc in self.lowered.cc_values:
-                self.cc[cc] = self.private("f", None).var     # the value; 0.0 tests EQ
+            if cc in self.lowered.cc_values:      # the value (float or integer); 0 tests EQ
+                kind = "f" if self.lowered.cc_values[cc] == DataType.FLOAT else "i"
+                self.cc[cc] = self.private(kind, None).var
             else:
                 # flag words SF=1 ZF=2 OF=4 CF=8 per component, starting EQ (ZF)
                 u4 = self.t("u")
@@ -418,16 +419,21 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
         if cond.cc not in self.lowered.cc_values:
             return self.flag_test(cond, n)
         if cond.rule in ("CF", "OF", "AB", "NCF", "NOF", "BLE"):
-            # a register holding a float value: OF = CF = 0 (cctests_value.txt)
+            # a register holding a value: OF = CF = 0 (cctests_value.txt)
             return self.c("b", cond.rule in ("NCF", "NOF", "BLE"), n)
-        f4 = self.t("f")
-        v = self.val("Load", f4, self.cc[cond.cc])
+        kind = "f" if self.lowered.cc_values[cond.cc] == DataType.FLOAT else "i"
+        v = self.val("Load", self.t(kind), self.cc[cond.cc])
         if n == 1:
-            v = self.x(v, cond.swizzle[0])
+            v = self.x(v, cond.swizzle[0], kind)
         elif cond.swizzle != (0, 1, 2, 3):
-            v = self.shuffle(v, v, cond.swizzle, "f")
-        zero = self.c("f", 0.0, n)
+            v = self.shuffle(v, v, cond.swizzle, kind)
         rule = cond.rule
+        if kind == "i":
+            # an integer value: SF = bit 31, ZF = r == 0, never both (cctests_value.txt ".i")
+            if rule in ("NAN", "LEG"):
+                return self.c("b", rule == "LEG", n)
+            return self.cmp(_CC_ICMP[rule], v, self.c("i", 0, n), n)
+        zero = self.c("f", 0.0, n)
         if rule in _CC_CMP:
             return self.cmp(_CC_CMP[rule], v, zero, n)
         if rule == "NAN":
@@ -639,8 +645,9 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
         self.put("Store", ptr, new)
         cc = ins.cc_update
         if cc is not None and cc in self.lowered.cc_used:
-            if cc in self.lowered.cc_values:
-                ck, upd = "f", value            # the register keeps the value (float updates)
+            if cc in self.lowered.cc_values:    # the register keeps the value (its words)
+                ck = "f" if self.lowered.cc_values[cc] == DataType.FLOAT else "i"
+                upd = self.bitcast(value, rkind, ck)
             else:
                 ck, upd = "u", flags
             old = self.val("Load", self.t(ck), self.cc[cc])
@@ -790,6 +797,9 @@ def merge_selectors(mask) -> tuple[int, ...]:
             _MERGES[mask] = got
     return got
 
+_CC_ICMP = {"EQ": "IEqual", "NE": "INotEqual", "LT": "SLessThan", "LE": "SLessThanEqual",
+            "GT": "SGreaterThan", "GE": "SGreaterThanEqual", "SF": "SLessThan",
+            "NSF": "SGreaterThanEqual"}
 _CC_CMP = {"EQ": "FOrdEqual", "NE": "FUnordNotEqual", "LT": "FOrdLessThan",
            "LE": "FOrdLessThanEqual", "GT": "FOrdGreaterThan", "GE": "FOrdGreaterThanEqual",
            "SF": "FUnordLessThan", "NSF": "FOrdGreaterThanEqual"}
