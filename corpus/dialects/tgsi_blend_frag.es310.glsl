@@ -23,7 +23,6 @@ layout(binding = 0) uniform highp sampler2D texture0;
 
 xl_precise highp vec4 TEMP1 = vec4(0);
 xl_precise highp uvec4 u__if = uvec4(0);
-ivec4 xl_cc1 = ivec4(0);   // condition code 1: the integer value of its last update (flags from it), start EQ
 
 vec4 xl_lrp(vec4 a, vec4 b, vec4 c) { xl_precise vec4 xl_r = a * b + (vec4(1.0) - a) * c; return xl_r; }
 
@@ -36,8 +35,7 @@ void xl_main()
 {
     TEMP1 = xl_lrp(program_local[0].xxxx, texture(texture0, fragment_generic_0.xy), fragment_color);
     u__if.x = (uvec4(lessThan(TEMP1.wwww, program_local[1].xxxx)) * 0xFFFFFFFFu).x;
-    xl_cc1.x = ivec4(u__if).x;
-    if (xl_cc1.x != 0)
+    if (u__if.x != 0u)
     {
         discard;
     }

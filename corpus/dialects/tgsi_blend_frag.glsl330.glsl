@@ -12,7 +12,6 @@ uniform sampler2D texture0;
 
 vec4 TEMP1 = vec4(0);
 uvec4 u__if = uvec4(0);
-ivec4 xl_cc1 = ivec4(0);   // condition code 1: the integer value of its last update (flags from it), start EQ
 
 vec4 xl_lrp(vec4 a, vec4 b, vec4 c) { return a * b + (vec4(1.0) - a) * c; }
 
@@ -25,8 +24,7 @@ void xl_main()
 {
     TEMP1 = xl_lrp(program_local[0].xxxx, texture(texture0, fragment_generic_0.v.xy), fragment_color.v);
     u__if.x = (uvec4(lessThan(TEMP1.wwww, program_local[1].xxxx)) * 0xFFFFFFFFu).x;
-    xl_cc1.x = ivec4(u__if).x;
-    if (xl_cc1.x != 0)
+    if (u__if.x != 0u)
     {
         discard;
     }

@@ -32,7 +32,6 @@ vec4 c = vec4(0);
 vec4 d = vec4(0);
 vec4 q = vec4(0);
 uvec4 pk = uvec4(0);
-ivec4 xl_cc0 = ivec4(0);   // condition code 0: the integer value of its last update (flags from it), start EQ
 
 // m ? b : a per component with integer masks (GLSL 3.30's mix takes float types only).
 int xl_sel(int a, int b, bool m) { return m ? b : a; }
@@ -201,12 +200,8 @@ void xl_main()
         d = xl_up4b(pk.y);
         t.xy = xl_up2us(pk.z).xy;
         t.zw = xl_up2h(pk.w).zw;
-        {
-            uvec4 xl_t4 = (uvec4(notEqual(s.xxxx, uvec4(0u))) * 0xFFFFFFFFu);
-            s.w = xl_t4.w;
-            xl_cc0.w = ivec4(xl_t4).w;
-        }
-        if (xl_cc0.w != 0)
+        s.w = (uvec4(notEqual(s.xxxx, uvec4(0u))) * 0xFFFFFFFFu).w;
+        if (s.w != 0u)
         {
             out_result_color = c * d + t;
         }

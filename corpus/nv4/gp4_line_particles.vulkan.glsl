@@ -34,7 +34,6 @@ precise highp vec4 c = vec4(0);
 precise highp vec4 d = vec4(0);
 precise highp vec4 q = vec4(0);
 precise highp uvec4 pk = uvec4(0);
-ivec4 xl_cc0 = ivec4(0);   // condition code 0: the integer value of its last update (flags from it), start EQ
 
 // Float to int conversions clamp to the representable range, NaN gives 0 (GP4 issue 41).
 ivec4 xl_f2i(vec4 x) {
@@ -144,12 +143,8 @@ void xl_main()
         d = xl_up4b(pk.y);
         t.xy = (unpackUnorm2x16(pk.z).xyxy).xy;
         t.zw = (unpackHalf2x16(pk.w).xyxy).zw;
-        {
-            uvec4 xl_t4 = (uvec4(notEqual(s.xxxx, uvec4(0u))) * 0xFFFFFFFFu);
-            s.w = xl_t4.w;
-            xl_cc0.w = ivec4(xl_t4).w;
-        }
-        if (xl_cc0.w != 0)
+        s.w = (uvec4(notEqual(s.xxxx, uvec4(0u))) * 0xFFFFFFFFu).w;
+        if (s.w != 0u)
         {
             out_result_color = c * d + t;
         }

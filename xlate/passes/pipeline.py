@@ -21,7 +21,7 @@ from ..diagnostics import Diagnostic, XlateError
 from ..ir.model import MAX_CALL_DEPTH, DataType, Instruction, Program
 from ..ir.validate import IRValidationError
 from ..ir.validate import validate as validate_ir
-from .condcodes import tested_cc_registers, value_condition_codes
+from .condcodes import forward_value_tests, tested_cc_registers, value_condition_codes
 from .inline import inline_single_calls
 from .nesting import runtime_nesting_overflow
 from .structurize import (Op, RecursionError_, StructureError, Structured, call_depth,
@@ -114,6 +114,17 @@ def find_tested_condition_codes(s: Lowering) -> None:
                                         list(_tree_instructions(s.structured)))
 
 
+def forward_condition_codes(s: Lowering) -> None:
+    """A test of a value-holding register right after its update reads the register the update
+    wrote (``condcodes.forward_value_tests``: cgc's ``MOV.U.CC RC.x, R0; IF NE.x;`` becomes
+    ``if (RC.x != 0u)``); a CC register no test reads any more is dropped with its updates."""
+    if not s.cc_values or s.structured is None:
+        return
+    still = forward_value_tests(s.structured, s.program, s.cc_values)
+    s.cc_used = {cc for cc in s.cc_used if cc in still}
+    s.cc_values = {cc: t for cc, t in s.cc_values.items() if cc in still}
+
+
 #: the middle end, in order: (name, pass)
 PASSES: list[tuple[str, Callable[[Lowering], None]]] = [
     ("nesting", check_nesting),
@@ -121,6 +132,7 @@ PASSES: list[tuple[str, Callable[[Lowering], None]]] = [
     ("inline", inline),
     ("types", decide_types),
     ("condcodes", find_tested_condition_codes),
+    ("ccforward", forward_condition_codes),
 ]
 
 

@@ -290,9 +290,11 @@ def _node_edits(node, prog, kind: str):
             yield (None if ins is None else Op(ins)), reg
     elif isinstance(node, (If, Jump)) and kind == "cc" and node.cond is not None \
             and node.cond.rule in _INVERSE_RULE:
-        cond = _inverted(node.cond)
-        ins = node.ins.replace(cond=cond) if node.ins.cond is not None else node.ins
-        yield replace(node, cond=cond, ins=ins), None
+        # the node's test (a CondTest, or a ValueTest the condcodes pass forwarded to the
+        # written register) and the instruction's own CondTest, each inverted
+        ins = node.ins.replace(cond=_inverted(node.ins.cond)) if node.ins.cond is not None \
+            else node.ins
+        yield replace(node, cond=_inverted(node.cond), ins=ins), None
     elif isinstance(node, Loop) and kind == "loop" and node.count is not None:
         lit = _literal_register(prog, node.count)
         if lit is None:

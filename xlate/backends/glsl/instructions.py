@@ -8,6 +8,7 @@ from dataclasses import replace
 from ...ir.carry import instruction_carry
 from ...ir.model import (CCKind, CondTest, DataType, Instruction, Sat, Stage)
 from ...ir.ops import COMPONENTWISE, OPCODES
+from ...passes.condcodes import ValueTest
 from ...passes.structurize import CountTest
 from ...passes.types import RAW_OPERAND_OPS, operand_type, result_type
 
@@ -44,6 +45,8 @@ class Instructions:
         """A bool: any of the four swizzled tests passes (None = unconditional)."""
         if isinstance(cond, CountTest):          # REP counter of the general structurizer
             return f"{self.element(cond.reg, None, None)}.x > {'0u' if cond.unsigned else '0'}"
+        if isinstance(cond, ValueTest):          # a CC test read from the written register
+            return self.value_test(cond)
         if cond is None or cond.rule == "TR":
             return None
         if cond.rule == "FL":
@@ -53,6 +56,17 @@ class Instructions:
             reg = f"xl_cc{cond.cc}.{COMP[cond.swizzle[0]]}"
             return cc_value_tests()[self.value_rule(cond)][0].format(v=reg)
         return f"any({self.cc_test(cond)})"
+
+    def value_test(self, cond: ValueTest) -> str:
+        """``if (RC.x != 0u)``: the cctests_value.txt comparison of the register component, read
+        as the value's type (an unsigned register tested for zero stays unsigned)."""
+        st = self.storage_type(cond.reg)
+        elem = f"{self.element(cond.reg, None, None)}.{COMP[cond.comp]}"
+        if cond.dtype == DataType.INT and st == DataType.UINT and cond.rule in ("EQ", "NE"):
+            return f"{elem} {'==' if cond.rule == 'EQ' else '!='} 0u"
+        v = bitcast(elem, st, cond.dtype, scalar=True)
+        rule = cond.rule if cond.dtype == DataType.FLOAT else cond.rule + ".i"
+        return cc_value_tests()[rule][0].format(v=v)
 
     def value_rule(self, cond: CondTest) -> str:
         """The cctests_value.txt row of a test of a value-holding register: ``GT`` for a float

@@ -29,6 +29,7 @@ from dataclasses import replace
 from ...ir.model import (MAX_CALL_DEPTH, CondTest, DataType, Index, Instruction, Program,
                          RegKind, Sat, Source, Stage)
 from ...ir.ops import OPCODES
+from ...passes.condcodes import ValueTest
 from ...passes.structurize import CountTest, Structured
 from ...passes.types import RAW_OPERAND_OPS, operand_type, result_type
 from ..literals import literal_operand_bits
@@ -427,7 +428,12 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
             v = self.x(v, cond.swizzle[0], kind)
         elif cond.swizzle != (0, 1, 2, 3):
             v = self.shuffle(v, v, cond.swizzle, kind)
-        rule = cond.rule
+        return self.value_compare(v, kind, cond.rule, n)
+
+    def value_compare(self, v: int, kind: str, rule: str, n: int) -> int:
+        """The cctests_value.txt test ``rule`` of a value (``f`` float, ``i`` integer words)."""
+        if rule in ("CF", "OF", "AB", "NCF", "NOF", "BLE"):
+            return self.c("b", rule in ("NCF", "NOF", "BLE"), n)       # OF = CF = 0
         if kind == "i":
             # an integer value: SF = bit 31, ZF = r == 0, never both (cctests_value.txt ".i")
             if rule in ("NAN", "LEG"):
@@ -566,6 +572,12 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
                 raise NotCovered("a float loop counter")
             return self.cmp("UGreaterThan" if kind == "u" else "SGreaterThan", x,
                             self.c(kind, 0, 1), 1)
+        if isinstance(cond, ValueTest):           # a CC test read from the written register
+            kind = self.storage_kind(cond.reg)
+            want = "f" if cond.dtype == DataType.FLOAT else "i"
+            x = self.bitcast(self.x(self.load_element(cond.reg, None), cond.comp, kind),
+                             kind, want, 1)
+            return self.value_compare(x, want, cond.rule, 1)
         if not isinstance(cond, CondTest):
             raise NotCovered(f"the condition {type(cond).__name__}")
         if len(set(cond.swizzle)) == 1:
