@@ -27,7 +27,8 @@ END
 
 def test_the_passes_run_in_their_order():
     s = pipeline.lower(xlate.parse(CALLS), validate=True)
-    assert s.done == ["nesting", "structurize", "inline", "types", "condcodes", "ccforward"]
+    assert s.done == ["nesting", "structurize", "inline", "types", "condcodes", "ccforward",
+                      "deadstores"]
     assert [name for name, _ in pipeline.PASSES] == s.done
     # one caller: the inline pass spliced the subroutine into main
     assert s.structured.functions == {}
@@ -115,3 +116,38 @@ def test_a_test_is_not_forwarded_past_a_write_of_the_component_or_a_call():
     conds = _conds(nodes)
     assert type(conds[0]).__name__ == "ValueTest" and conds[1].cc == 0 and used == {0}
     assert isinstance(nodes[1], If)
+
+
+# ---- deadstores: output writes replaced before anything reads them ------------------------------
+
+def _main_ops(text: str) -> list[str]:
+    s = pipeline.lower(xlate.parse(text), validate=True)
+    return [f"{n.ins.op} {n.ins.dst.reg}" if isinstance(n, Op) and n.ins.dst is not None
+            else type(n).__name__ if not isinstance(n, Op) else n.ins.op
+            for n in s.structured.main.body]
+
+
+def test_vp1_result_defaults_go_where_the_program_writes_the_result_whole():
+    """NV_vertex_program 2.14.1.5: results start as (0,0,0,1) -- the frontend's moves stay only
+    for a result some component of which the program never writes."""
+    ops = _main_ops("!!VP1.0\nMOV o[HPOS], v[0];\nMOV o[TEX0].xy, v[8];\nEND\n")
+    assert ops == ["MOV o[TEX0]", "MOV o[HPOS]", "MOV o[TEX0]"]
+    glsl = xlate.translate("!!VP1.0\nMOV o[HPOS], v[0];\nMOV o[TEX0].xy, v[8];\nEND\n").glsl
+    body = glsl[glsl.index("void xl_main()"):]
+    assert "gl_Position = vec4(0.0, 0.0, 0.0, 1.0);" not in body
+    assert body.count("vec4(0.0, 0.0, 0.0, 1.0)") == 1           # TEX0's z, w stay defaults
+
+
+def test_a_store_stays_before_an_emit_a_call_or_a_conditional_return():
+    """A geometry program's EMIT sends the outputs; a subroutine or a return may see the first
+    value: the earlier write is not dead."""
+    gp = ("!!NVgp4.0\nPRIMITIVE_IN POINTS;\nPRIMITIVE_OUT POINTS;\nVERTICES_OUT 2;\n"
+          "MOV result.position, 1;\nEMIT;\nMOV result.position, 2;\nEMIT;\nEND\n")
+    assert _main_ops(gp).count("MOV result.position") == 2
+    # (two calls: the inline pass leaves the subroutine a function)
+    vp = ("!!NVvp4.0\nMOV result.position, 1;\nCAL f;\nMOV result.position, 2;\nCAL f;\n"
+          "RET;\nf:\nMOV result.color, 1;\nRET;\nEND\n")
+    assert _main_ops(vp).count("MOV result.position") == 2
+    vp2 = ("!!VP2.0\nMOV o[HPOS], v[0];\nMOVC R0, v[1];\nRET (LT.x);\nMOV o[HPOS], v[2];\nEND\n")
+    # the (0,0,0,1) default is replaced at once; v[0]'s value is what a return exposes
+    assert [op for op in _main_ops(vp2) if op == "MOV o[HPOS]"] == ["MOV o[HPOS]"] * 2

@@ -22,6 +22,7 @@ from ..ir.model import MAX_CALL_DEPTH, DataType, Instruction, Program
 from ..ir.validate import IRValidationError
 from ..ir.validate import validate as validate_ir
 from .condcodes import forward_value_tests, tested_cc_registers, value_condition_codes
+from .deadstores import drop_dead_output_stores
 from .inline import inline_single_calls
 from .nesting import runtime_nesting_overflow
 from .structurize import (Op, RecursionError_, StructureError, Structured, call_depth,
@@ -125,6 +126,14 @@ def forward_condition_codes(s: Lowering) -> None:
     s.cc_values = {cc: t for cc, t in s.cc_values.items() if cc in still}
 
 
+def drop_dead_stores(s: Lowering) -> None:
+    """Output writes that a later write replaces before anything reads them or the program can
+    end -- VP1/VP2's (0,0,0,1) initialisations of results the program writes whole
+    (``deadstores.py``)."""
+    if s.structured is not None:
+        drop_dead_output_stores(s.structured, s.cc_used)
+
+
 #: the middle end, in order: (name, pass)
 PASSES: list[tuple[str, Callable[[Lowering], None]]] = [
     ("nesting", check_nesting),
@@ -133,6 +142,7 @@ PASSES: list[tuple[str, Callable[[Lowering], None]]] = [
     ("types", decide_types),
     ("condcodes", find_tested_condition_codes),
     ("ccforward", forward_condition_codes),
+    ("deadstores", drop_dead_stores),
 ]
 
 
