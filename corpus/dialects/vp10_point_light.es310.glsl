@@ -111,11 +111,6 @@ vec4 xl_log(float t) {
 
 void xl_main()
 {
-    out_result_position = vec4(0.0, 0.0, 0.0, 1.0);
-    result_color = vec4(0.0, 0.0, 0.0, 1.0);
-    result_texcoord_0 = vec4(0.0, 0.0, 0.0, 1.0);
-    result_texcoord_1 = vec4(0.0, 0.0, 0.0, 1.0);
-    result_texcoord_2 = vec4(0.0, 0.0, 0.0, 1.0);
     out_result_position.x = xl_dp4(program_env[0], vertex_attrib_0);
     out_result_position.y = xl_dp4(program_env[1], vertex_attrib_0);
     out_result_position.z = xl_dp4(program_env[2], vertex_attrib_0);
@@ -150,6 +145,7 @@ void xl_main()
 
 void main()
 {
+    result_color = vec4(0);
     xl_p_c[0] = vec4(0.0);
     xl_p_c[1] = program_env[0];
     xl_p_c[2] = program_env[1];

@@ -106,11 +106,6 @@ vec4 xl_log(float t) {
 
 void xl_main()
 {
-    gl_Position = vec4(0.0, 0.0, 0.0, 1.0);
-    out_result_color = vec4(0.0, 0.0, 0.0, 1.0);
-    out_result_texcoord[0] = vec4(0.0, 0.0, 0.0, 1.0);
-    out_result_texcoord[1] = vec4(0.0, 0.0, 0.0, 1.0);
-    out_result_texcoord[2] = vec4(0.0, 0.0, 0.0, 1.0);
     gl_Position.x = xl_dp4(program_env[0], vertex_attrib_0);
     gl_Position.y = xl_dp4(program_env[1], vertex_attrib_0);
     gl_Position.z = xl_dp4(program_env[2], vertex_attrib_0);
@@ -145,6 +140,7 @@ void xl_main()
 
 void main()
 {
+    gl_Position = vec4(0);
     xl_p_c[0] = vec4(0.0);
     xl_p_c[1] = program_env[0];
     xl_p_c[2] = program_env[1];

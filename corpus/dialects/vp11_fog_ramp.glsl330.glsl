@@ -32,10 +32,7 @@ float xl_rcc(float a) {
 
 void xl_main()
 {
-    gl_Position = vec4(0.0, 0.0, 0.0, 1.0);
     out_result_fogcoord = vec4(0.0, 0.0, 0.0, 1.0);
-    out_result_texcoord[0] = vec4(0.0, 0.0, 0.0, 1.0);
-    out_result_color = vec4(0.0, 0.0, 0.0, 1.0);
     R0.x = xl_dp4(program_env[0], vertex_attrib_0);
     R0.y = xl_dp4(program_env[1], vertex_attrib_0);
     R0.z = xl_dp4(program_env[2], vertex_attrib_0);

@@ -30,10 +30,7 @@ float xl_rcc(float a) {
 
 void xl_main()
 {
-    gl_Position = vec4(0.0, 0.0, 0.0, 1.0);
     result_fogcoord = vec4(0.0, 0.0, 0.0, 1.0);
-    result_texcoord_0 = vec4(0.0, 0.0, 0.0, 1.0);
-    result_color = vec4(0.0, 0.0, 0.0, 1.0);
     R0.x = xl_dp4(program_env[0], vertex_attrib_0);
     R0.y = xl_dp4(program_env[1], vertex_attrib_0);
     R0.z = xl_dp4(program_env[2], vertex_attrib_0);
@@ -48,5 +45,6 @@ void xl_main()
 
 void main()
 {
+    result_texcoord_0 = vec4(0);
     xl_main();
 }
