@@ -628,3 +628,75 @@ VECTORS = VECTORS + _SPEC64
 @pytest.mark.parametrize("v", _SPEC64, ids=[f"{v.op}-64-{i}" for i, v in enumerate(_SPEC64)])
 def test_tgsi_64bit_spec_vector(v: V):
     test_spec_vector(v)
+
+
+# ---- memory, synchronisation and atomics (issue 20: TGSI COMP; xlate/exec/memory.py) ---------
+# A vector's code is the IR opcode on its first line, then the TGSI body of a compute program of
+# one invocation (these opcodes reach memory, which the IR assembler of test_exec_helpers does
+# not declare): BUFFER[0] holds MEM_WORDS (word 0 is 1.0 for ATOMFADD), the instruction runs,
+# and TEMP[0].x is stored at byte 8; "buffer" is the buffer's words after the dispatch.
+MEM_WORDS = [7, 5, 0, 0]
+MEM_HEAD = ("COMP\nPROPERTY CS_FIXED_BLOCK_WIDTH 1\nPROPERTY CS_FIXED_BLOCK_HEIGHT 1\n"
+            "PROPERTY CS_FIXED_BLOCK_DEPTH 1\nDCL BUFFER[0]\nDCL MEMORY[0], SHARED\n"
+            "DCL IMAGE[0], 2D, PIPE_FORMAT_R32_UINT, WR\nDCL TEMP[0..1]\n"
+            "IMM[0] UINT32 {0, 4, 8, 12}\nIMM[1] UINT32 {9, 7, 1, 0}\nIMM[2] FLT32 {0.5, 0, 0, 0}\n")
+MEM_TAIL = "STORE BUFFER[0].x, IMM[0].zzzz, TEMP[0].xxxx\nEND\n"
+TGSI_RST = "TGSI tgsi.rst "
+
+
+def _atom(ir: str, tgsi: str, after: int, returned: int, operands: str = "IMM[1].xxxx") -> V:
+    return V(ir, TGSI_RST + f"{tgsi} (old 7, operand 9: stores {after}, returns {returned})",
+             f"{ir}\n{tgsi} TEMP[0].x, BUFFER[0], IMM[0].xxxx, {operands}\n",
+             {}, {"buffer": [after, 5, returned, 0]}, t="u")
+
+
+MEMORY_VECTORS = [
+    V("LOAD", TGSI_RST + "LOAD (byte offset 4: word 1)", "LOAD\nLOAD TEMP[0].x, BUFFER[0], "
+      "IMM[0].yyyy\n", {}, {"buffer": [7, 5, 5, 0]}, t="u"),
+    V("STORE", TGSI_RST + "STORE (byte offset 12: word 3)", "STORE\nSTORE BUFFER[0].x, "
+      "IMM[0].wwww, IMM[1].xxxx\n", {}, {"buffer": [7, 5, 0, 9]}, t="u"),
+    V("RESQ", TGSI_RST + "RESQ (a buffer's size in bytes, in x)", "RESQ\nRESQ TEMP[0], BUFFER[0]\n",
+      {}, {"buffer": [7, 5, 16, 0]}, t="u"),
+    V("IMGSTORE", TGSI_RST + "STORE to an image (texel (1, 0), then loaded back)",
+      "IMGSTORE\nSTORE IMAGE[0], IMM[1].zwww, IMM[1].xxxx, 2D, PIPE_FORMAT_R32_UINT\n"
+      "LOAD TEMP[0], IMAGE[0], IMM[1].zwww, 2D, PIPE_FORMAT_R32_UINT\n", {},
+      {"buffer": [7, 5, 9, 0]}, t="u"),
+    V("IMGLOAD", TGSI_RST + "LOAD from an image (texel (1, 0), stored before)",
+      "IMGLOAD\nSTORE IMAGE[0], IMM[1].zwww, IMM[1].yyyy, 2D, PIPE_FORMAT_R32_UINT\n"
+      "LOAD TEMP[0], IMAGE[0], IMM[1].zwww, 2D, PIPE_FORMAT_R32_UINT\n", {},
+      {"buffer": [7, 5, 7, 0]}, t="u"),
+    V("BARRIER", TGSI_RST + "BARRIER (the shared word stored before it is read after it)",
+      "BARRIER\nSTORE MEMORY[0].x, IMM[0].xxxx, IMM[1].xxxx\nBARRIER\n"
+      "LOAD TEMP[0].x, MEMORY[0], IMM[0].xxxx\n", {}, {"buffer": [7, 5, 9, 0]}, t="u"),
+    V("MEMBAR", TGSI_RST + "MEMBAR (orders memory; changes no value)",
+      "MEMBAR\nMEMBAR IMM[1].xxxx\nLOAD TEMP[0].x, BUFFER[0], IMM[0].xxxx\n", {},
+      {"buffer": [7, 5, 7, 0]}, t="u"),
+    _atom("ATOMADD", "ATOMUADD", 16, 7), _atom("ATOMXCHG", "ATOMXCHG", 9, 7),
+    _atom("ATOMCAS", "ATOMCAS", 9, 7, "IMM[1].yyyy, IMM[1].xxxx"),
+    _atom("ATOMAND", "ATOMAND", 1, 7), _atom("ATOMOR", "ATOMOR", 15, 7),
+    _atom("ATOMXOR", "ATOMXOR", 14, 7), _atom("ATOMUMIN", "ATOMUMIN", 7, 7),
+    _atom("ATOMUMAX", "ATOMUMAX", 9, 7), _atom("ATOMIMIN", "ATOMIMIN", 7, 7),
+    _atom("ATOMIMAX", "ATOMIMAX", 9, 7),
+    # tgsi.rst's text: INC_WRAP returns old + 1 and stores it while <= src; DEC_WRAP stores
+    # old - 1 while 0 < old < src
+    _atom("ATOMINCWRAP", "ATOMINC_WRAP", 8, 8), _atom("ATOMDECWRAP", "ATOMDEC_WRAP", 6, 7),
+    V("ATOMFADD", TGSI_RST + "ATOMFADD (1.0 + 0.5: stores 1.5, returns 1.0)",
+      "ATOMFADD\nATOMFADD TEMP[0].x, BUFFER[0], IMM[0].xxxx, IMM[2].xxxx\n", {},
+      {"buffer": [w(1.5), 5, w(1.0), 0]}, t="u"),
+]
+VECTORS = VECTORS + MEMORY_VECTORS
+CITATION = re.compile(CITATION.pattern + r"|^TGSI tgsi\.rst ")
+
+
+@pytest.mark.parametrize("v", MEMORY_VECTORS,
+                         ids=[f"{v.op}-mem-{i}" for i, v in enumerate(MEMORY_VECTORS)])
+def test_memory_spec_vector(v: V):
+    from xlate import api
+    from xlate.exec.compute import execute_compute
+    body = v.code.split("\n", 1)[1]
+    prog = api.parse(MEM_HEAD + body + MEM_TAIL, filename=f"{v.op}.tgsi")
+    words = np.array(MEM_WORDS, np.uint32)
+    if v.op == "ATOMFADD":
+        words[0] = w(1.0)
+    res = execute_compute(prog, buffers={0: words})
+    assert res.buffers[0].tolist() == v.expect["buffer"]
