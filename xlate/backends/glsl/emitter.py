@@ -186,6 +186,7 @@ class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow, E
         self.cc_values = lowered.cc_values
         if lowered.loop_limit is not None:
             self.cfg_limit = lowered.loop_limit
+        self.liveness = lowered.liveness
         try:
             self.plan()
             return self.render(lowered.structured)
