@@ -28,7 +28,7 @@ def drop_dead_output_stores(st: Structured, cc_used: set[int]) -> int:
     body = st.main.body
     prog = st.program
     dead = [i for i, node in enumerate(body)
-            if isinstance(node, Op) and _candidate(node.ins, prog, cc_used)
+            if type(node) is Op and node.ins.op == "MOV" and _candidate(node.ins, prog, cc_used)
             and _overwritten(body, i, node.ins)]
     for i in reversed(dead):
         del body[i]
@@ -36,13 +36,12 @@ def drop_dead_output_stores(st: Structured, cc_used: set[int]) -> int:
 
 
 def _candidate(ins: Instruction, prog: Program, cc_used: set[int]) -> bool:
+    # (only moves: the frontends' initialisations; the caller checks the opcode)
     d = ins.dst
     if d is None or d.index is not None or (d.cond is not None and d.cond.rule != "TR"):
         return False
     if ins.cc_update is not None and ins.cc_update in cc_used:
         return False
-    if ins.op not in ("MOV",):
-        return False                          # the frontends' initialisations are moves
     reg = prog.registers.get(d.reg)
     return reg is not None and reg.kind == RegKind.OUTPUT and reg.size is None
 
@@ -114,7 +113,8 @@ def drop_unread_temporaries(st: Structured, cc_used: set[int]):
     reads everything).  Returns the liveness of the final tree, for the printers' temporaries
     policy."""
     from .liveness import liveness
-    repeated = _repeated_instructions(st)
+    # (only the general structurizer repeats instructions; the per-function tree holds each once)
+    repeated = _repeated_instructions(st) if st.mode != "functions" else set()
     for _ in range(MAX_ROUNDS):
         live = liveness(st)
         dead = set()

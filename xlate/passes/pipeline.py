@@ -113,8 +113,9 @@ def find_tested_condition_codes(s: Lowering) -> None:
     whose flags are a function of the updated value (every update a float one, or every one an
     integer one without carry) are kept as the value, and tested by comparing it."""
     s.cc_used = tested_cc_registers(s.program)
-    s.cc_values = value_condition_codes(s.program, s.cc_used,
-                                        list(_tree_instructions(s.structured)))
+    if s.cc_used:                   # (the tree's instructions are a walk: only when needed)
+        s.cc_values = value_condition_codes(s.program, s.cc_used,
+                                            list(_tree_instructions(s.structured)))
 
 
 def forward_condition_codes(s: Lowering) -> None:
