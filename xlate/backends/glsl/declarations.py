@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import re
 
-from ...ir.model import (Binding, DataType, RegKind, Stage)
+from ...ir.model import (Binding, DataType, PER_VERTEX_STAGES, RegKind, Stage, TESS_STAGES)
 from ...ir.ops import OPCODES
 from ...passes.structurize import Op, Structured
 from .. import interface as I
+from ..tess_interface import tess_layout
 
 from ..refusal import Unsupported
 from .profiles import ES_MISSING_TARGETS, MAX_UNIFORM_LOCATIONS, TARGET_EXTENSIONS
@@ -30,7 +31,7 @@ class Declarations:
                     g = groups.get(key)
                     if g is None:
                         prefix = "in_" if reg.kind == RegKind.INPUT else "out_"
-                        per_vertex = self.stage == Stage.GEOMETRY and reg.kind == RegKind.INPUT and key.startswith("vertex.")
+                        per_vertex = self.stage in PER_VERTEX_STAGES and reg.kind == RegKind.INPUT and key.startswith("vertex.")
                         g = I.Group(key, prefix + I.sanitize(key), b.index is not None, per_vertex,
                                     key in I.INTEGER_PATHS or reg.dtype in (DataType.INT, DataType.UINT))
                         groups[key] = g
@@ -114,6 +115,10 @@ class Declarations:
             # geometry shaders, and gl_PrimitiveID in fragment shaders, are
             # GL_EXT_geometry_shader in OpenGL ES 3.1 (core only in ES 3.2)
             self.require("GL_EXT_geometry_shader")
+        if self.stage in TESS_STAGES and self.profile in ("glsl330", "es310"):
+            # tessellation is core from GLSL 4.00 and ES 3.20
+            self.require("GL_EXT_tessellation_shader" if self.info.es else
+                         "GL_ARB_tessellation_shader")
         if "fragment.sampleid" in self.inputs and self.profile in ("glsl330", "es310"):
             # gl_SampleID is core from GLSL 4.00 and ES 3.20; before, these extensions have it
             self.require("GL_OES_sample_variables" if self.info.es else "GL_ARB_sample_shading")
@@ -131,7 +136,7 @@ class Declarations:
         geometry programs (vertex-major arrays), or when an element's value is not the plain
         interface variable of the staging type (a conversion, a built-in of another type).
         Every other input is read where it is used: ``vertex_position``, not a copy of it."""
-        if self.stage == Stage.GEOMETRY:
+        if self.stage in PER_VERTEX_STAGES:
             return {}
         regs = self.prog.registers
         relative = {b.path for ins in self.prog.instructions for src in ins.srcs
@@ -247,7 +252,8 @@ class Declarations:
         if (self.stage == Stage.VERTEX and var.direction == "in") or (
                 self.stage == Stage.FRAGMENT and var.direction == "out"):
             return False
-        var.block = f"xl_varying{var.location}"
+        # per-patch varyings have locations of their own (tess_interface.py): blocks of their own
+        var.block = f"xl_{'patch' if var.interpolation == 'PATCH' else 'varying'}{var.location}"
         var.location = None
         return True
 
@@ -310,6 +316,8 @@ class Declarations:
 
     def geometry_layout(self) -> list[str]:
         geo = self.prog.geometry
+        if self.stage in TESS_STAGES:
+            return tess_layout(self.prog)
         if geo is None:
             return []
         prim_in = {"POINTS": "points", "LINES": "lines", "LINES_ADJACENCY": "lines_adjacency",
@@ -327,7 +335,8 @@ class Declarations:
                 continue
             interp = ""
             if var.interpolation:
-                interp = {"FLAT": "flat ", "CENTROID": "centroid ", "NOPERSPECTIVE": "noperspective ",
+                interp = {"FLAT": "flat ", "PATCH": "patch ", "CENTROID": "centroid ",
+                          "NOPERSPECTIVE": "noperspective ",
                           "NOPERSPECTIVE CENTROID": "noperspective centroid ",
                           "CENTROID NOPERSPECTIVE": "noperspective centroid "}.get(var.interpolation, "")
             elif self.profile in ("glsl330", "es310") and var.glsl_type != "vec4":
@@ -335,7 +344,10 @@ class Declarations:
                 # 3.30 (4.3.4) and ES 3.10 want the interpolation of a varying to match in both
                 interp = "flat "
             arr = "[]" if var.array else ""
-            if var.block:
+            if var.block and interp == "patch ":
+                # 'patch' qualifies the block, not its member (GLSL 4.00 4.3.9)
+                lines.append(f"patch in {var.block} {{ {var.glsl_type} v; }} {var.name};")
+            elif var.block:
                 lines.append(f"in {var.block} {{ {interp}{var.glsl_type} v; }} {var.name}{arr};")
             else:
                 lines.append(f"layout(location = {var.location}) {interp}in {var.glsl_type} {var.name}{arr};")
