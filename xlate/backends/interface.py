@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ..ir.model import Binding, Stage, TESS_STAGES
+from ..ir.model import Binding, Stage
 
 VERTEX_ATTRIB_LOCATIONS = {"vertex.position": 0, "vertex.normal": 2, "vertex.color": 3,
                            "vertex.color.secondary": 4, "vertex.fogcoord": 5}
@@ -153,12 +153,7 @@ def input_interface(stage: Stage, b: Binding, integer: bool, interp: str | None,
         if integer:
             interp = "FLAT"
         return InterfaceVar(name, b.text(), "in", gtype, loc, interpolation=interp), name
-    if stage in TESS_STAGES:
-        from .tess_interface import tess_input_interface     # (it imports this module)
-        got = tess_input_interface(stage, b, integer, name)
-        if got is not None:
-            return got
-    # geometry (and tessellation): per-vertex arrays
+    # geometry (and tessellation: tess_interface.py first): per-vertex arrays
     if path == "primitive.id":
         return (InterfaceVar("gl_PrimitiveIDIn", b.text(), "in", "int", builtin=True),
                 "ivec4(gl_PrimitiveIDIn, 0, 0, 0)")

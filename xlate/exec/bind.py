@@ -409,7 +409,8 @@ def _element(reg, t: _Target, key: str, w: np.ndarray, lanes: int, V: int) -> np
 
 #: bindings whose values are integers whatever the register's declared type
 INTEGER_PATHS = frozenset({"vertex.id", "vertex.instance", "primitive.id", "result.primid",
-                           "result.layer", "result.id", "fragment.sampleid"})
+                           "result.layer", "result.id", "fragment.sampleid",
+                           "primitive.verticesin", "primitive.invocation"})
 
 
 def value_type(reg) -> DataType:

@@ -9,7 +9,7 @@ from ...ir.model import (Binding, DataType, PER_VERTEX_STAGES, RegKind, Stage, T
 from ...ir.ops import OPCODES
 from ...passes.structurize import Op, Structured
 from .. import interface as I
-from ..tess_interface import tess_layout
+from ..tess_interface import tess_input_interface, tess_layout
 
 from ..refusal import Unsupported
 from .profiles import ES_MISSING_TARGETS, MAX_UNIFORM_LOCATIONS, TARGET_EXTENSIONS
@@ -86,8 +86,12 @@ class Declarations:
                 b = Binding(g.path, idx)
                 interp = self.interp_of(b)
                 try:
-                    var, expr = I.input_interface(self.stage, b, integer(RegKind.INPUT, b), interp,
-                                                  vulkan, self.nverts, self.interface_names.input(b))
+                    got = tess_input_interface(self.stage, b, integer(RegKind.INPUT, b),
+                                               self.interface_names.input(b)) \
+                        if self.stage in TESS_STAGES else None
+                    var, expr = got or I.input_interface(
+                        self.stage, b, integer(RegKind.INPUT, b), interp, vulkan, self.nverts,
+                        self.interface_names.input(b))
                 except I.NotExpressible as e:
                     raise Unsupported(str(e), None)
                 self.check_interface(var, b, RegKind.INPUT)
