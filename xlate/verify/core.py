@@ -515,6 +515,16 @@ def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: i
         rep.diagnostics = list(e.diagnostics)
         return
     glsl, reflection = out.source, out.reflection
+    if stage == Stage.TESS_EVAL:               # lanes are the tessellator's vertices (gl_tess)
+        from .gl_tess import verify_tess_eval
+        try:
+            verify_tess_eval(program, rep, facts, glsl, reflection, runner, seed=seed,
+                             max_reported=max_reported)
+        except glmod.GLUnavailable as e:
+            rep.status, rep.reason = "unsupported", str(e)
+        except glmod.GLError as e:
+            rep.status, rep.reason = "mismatch", f"implementation error: {e}"
+        return
     if stage == Stage.FRAGMENT:
         lanes = (lanes + 3) // 4 * 4
     rep.lanes = lanes
