@@ -237,6 +237,9 @@ def verify_tess_eval(program: Program, rep, facts, glsl: str, reflection: dict, 
     from .inputs import generate
     from ..exec import execute
     assert program.stage == Stage.TESS_EVAL
+    if core.runner_profile(runner) != "glsl450":
+        raise G.GLUnavailable("tessellation programs are verified in the glsl450 profile only "
+                              "(the harness control shader is GLSL 4.50 with explicit locations)")
     V = program.tessellation.patch_vertices
     P = PATCHES
     gen = generate(program, facts, P, seed, builtin_values=builtin_values(program, V))
