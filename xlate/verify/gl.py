@@ -382,6 +382,10 @@ class Runner:
             if stage == "geometry":
                 return self._run_geometry(glsl, reflection, lanes, inputs, uniforms,
                                           buffers or {}, None)
+            if stage == "tess_evaluation":
+                from .gl_tess import run_lanes      # lanes: the vertices of a first run
+                return run_lanes(self, glsl, reflection, lanes, inputs, uniforms,
+                                 buffers or {}, textures, shadow)
             raise ValueError(stage)
         finally:
             self._cleanup()

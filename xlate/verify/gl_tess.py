@@ -21,6 +21,7 @@ without any, is a mismatch (the domain, levels or harness went wrong).
 from __future__ import annotations
 
 import ctypes as C
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -229,13 +230,54 @@ def expand_inputs(gen_inputs: dict[str, np.ndarray], prim: np.ndarray, coord: np
     return out
 
 
+@dataclass
+class TessLanes:
+    """The lanes of a tessellation run: captured vertex j is ``coord[j]`` of patch ``prim[j]``
+    (set on the runner by :func:`verify_tess_eval`; :func:`run_lanes` reads it)."""
+
+    patches: int
+    vertices: int
+    prim: np.ndarray
+    coord: np.ndarray
+
+
+def run_lanes(runner, glsl: str, reflection: dict, lanes: int, inputs, uniforms, buffers,
+              textures=None, shadow=None):
+    """``Runner.run`` of a TES on the lanes of the first run (``runner.tess_context``): the
+    patches are drawn again with each patch's inputs (those of its lanes), and each captured
+    vertex is found again by its patch and tess coordinate -- the order of a re-run, and of a
+    probed translation's run, is the implementation's as much as the first one's was.  A lane
+    whose vertex the re-run does not make is an error (the tessellator is deterministic for the
+    same levels, GL 4.5 11.2.2 "invariance")."""
+    from .capture import Capture
+    ctx: TessLanes = runner.tess_context
+    if lanes != len(ctx.prim):
+        raise G.GLError(f"tessellation re-run with {lanes} lanes, the first run had {len(ctx.prim)}")
+    _, first = np.unique(ctx.prim, return_index=True)
+    per_patch = {name: np.asarray(v)[first] for name, v in inputs.items()
+                 if np.asarray(v).shape[:1] == (lanes,)}
+    got, prim, coord = run_tess_eval(runner, glsl, reflection, ctx.patches, ctx.vertices,
+                                     per_patch, uniforms, buffers, textures, shadow)
+    where: dict[tuple, int] = {}
+    for j in range(len(prim) - 1, -1, -1):
+        where[(int(prim[j]), coord[j].tobytes())] = j
+    try:
+        idx = np.array([where[(int(p), c.tobytes())] for p, c in zip(ctx.prim, ctx.coord)],
+                       np.int64)
+    except KeyError:
+        raise G.GLError("the re-run's tessellator made other vertices than the first run's")
+    return Capture(outputs={k: v[idx] for k, v in got.items()}, glsl=glsl)
+
+
 def verify_tess_eval(program: Program, rep, facts, glsl: str, reflection: dict, runner, *,
                      seed: int, max_reported: int) -> None:
-    """``xlate verify`` of a TESS_EVAL program: fills ``rep`` (status, differences)."""
+    """``xlate verify`` of a TESS_EVAL program: fills ``rep`` (status, differences).  A first
+    run finds the tessellator's vertices; they are the lanes of the rest, which is the
+    verifier's usual run (:func:`xlate.verify.core._explain` included: its probes run through
+    :func:`run_lanes`)."""
+    from dataclasses import replace
     from . import core
-    from .capture import Capture
     from .inputs import generate
-    from ..exec import execute
     assert program.stage == Stage.TESS_EVAL
     if core.runner_profile(runner) != "glsl450":
         raise G.GLUnavailable("tessellation programs are verified in the glsl450 profile only "
@@ -243,8 +285,13 @@ def verify_tess_eval(program: Program, rep, facts, glsl: str, reflection: dict, 
     V = program.tessellation.patch_vertices
     P = PATCHES
     gen = generate(program, facts, P, seed, builtin_values=builtin_values(program, V))
+    if facts.uses_textures:
+        from .textures import generate_textures, shadow_units
+        gen.textures = generate_textures(program, seed)
+        gen.shadow = shadow_units(program)
     inputs, uniforms, buffers = core.gl_interface(reflection, gen, P)
-    got, prim, coord = run_tess_eval(runner, glsl, reflection, P, V, inputs, uniforms, buffers)
+    _, prim, coord = run_tess_eval(runner, glsl, reflection, P, V, inputs, uniforms, buffers,
+                                   gen.textures, gen.shadow)
     n = len(prim)
     rep.lanes = n
     if n == 0:
@@ -257,32 +304,28 @@ def verify_tess_eval(program: Program, rep, facts, glsl: str, reflection: dict, 
         rep.reason = (f"captured vertices name no drawn patch ({int(bad.sum())})" if bad.any()
                       else f"patches without any vertex: {missing[:8]}")
         return
-    kw = {"sampling": "llvmpipe"} if gen.textures else {}
-    res = execute(program, inputs=expand_inputs(gen.inputs, prim, coord, P),
-                  params=gen.exec_params(program), lanes=n, max_steps=core.MAX_STEPS, **kw)
-    if res.steps_exceeded.any():
-        rep.status, rep.reason = "skipped", f"lanes exceed {core.MAX_STEPS} steps"
-        return
-    rep.notes.append(f"{P} patches of {V} vertices, levels outer {OUTER} inner {INNER}: "
-                     f"{n} captured vertices compared one by one, matched by patch and "
-                     "gl_TessCoord")
-    diffs, compared = core.compare_all(program, facts, reflection, res, Capture(outputs=got),
-                                       rep.notes, strict=True)
-    # no replay localizes a tessellation run (its lanes are the tessellator's), so no freedom
-    # can be shown by a counterfactual: only what GLSL 4.50 4.7.1 itself leaves open passes --
-    # zeros of either sign (the sign of a zero result is the implementation's: a compiler may
-    # fold x + 0.0 to x) and NaNs of any payload (core._same_value_by_glsl); the rest mismatches
-    same = [d for d in diffs if core._same_value_by_glsl(d)]
-    if same:
-        diffs = [d for d in diffs if not core._same_value_by_glsl(d)]
-        rep.notes.append(f"{len(same)} components differ only in the sign of a zero or a NaN's "
-                         "payload (GLSL 4.50 4.7.1: the same value)")
-    rep.compared = compared
-    rep.total_differences = len(diffs)
-    rep.differences = diffs[:max_reported]
-    if diffs:
+    lanes_gen = replace(gen, lanes=n, inputs=expand_inputs(gen.inputs, prim, coord, P))
+    runner.tess_context = TessLanes(P, V, prim, coord)
+    try:
+        res = core.run_executor(program, lanes_gen, n)
+        if res.steps_exceeded.any():
+            rep.status, rep.reason = "skipped", f"lanes exceed {core.MAX_STEPS} steps"
+            return
+        rep.notes.append(f"{P} patches of {V} vertices, levels outer {OUTER} inner {INNER}: "
+                         f"{n} captured vertices compared one by one, matched by patch and "
+                         "gl_TessCoord")
+        cap = core.run_gl(runner, program, glsl, reflection, lanes_gen, n)
+        diffs, compared = core.compare_all(program, facts, reflection, res, cap, rep.notes,
+                                           strict=True)
+        rep.compared = compared
+        rep.total_differences = len(diffs)
+        rep.differences = diffs[:max_reported]
+        if not diffs:
+            rep.status = "pass"
+            return
         rep.status = "mismatch"
-        rep.reason = ("outputs differ (tessellation: each difference's lane is a captured "
-                      "vertex; no localization)")
-    else:
-        rep.status = "pass"
+        core._note_inputs(rep, lanes_gen, diffs)
+        core._explain(program, facts, glsl, reflection, n, runner, rep,
+                      core._Run(lanes_gen, res, cap, diffs, compared), max_reported)
+    finally:
+        runner.tess_context = None

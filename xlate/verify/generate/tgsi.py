@@ -75,7 +75,8 @@ DOUBLE_OPS = {"DADD": 2, "DMUL": 2, "DMAD": 3, "DMIN": 2, "DMAX": 2, "DSEQ": 2, 
 INT64_OPS = {o for o in DOUBLE_OPS if "64" in o}
 GS_IN = {"POINTS": 1, "LINES": 2, "TRIANGLES": 3, "LINES_ADJACENCY": 4, "TRIANGLES_ADJACENCY": 6}
 GS_OUT = ("POINTS", "LINE_STRIP", "TRIANGLE_STRIP")
-PROC = {"vertex": "VERT", "fragment": "FRAG", "geometry": "GEOM"}
+PROC = {"vertex": "VERT", "fragment": "FRAG", "geometry": "GEOM",
+        "tess_evaluation": "TESS_EVAL"}
 
 
 def _f32_hex(v: float) -> str:
@@ -88,6 +89,8 @@ class TGSIGen(Gen):
         self.stage = stage
         self.frag = stage == "fragment"
         self.geom = stage == "geometry"
+        self.tes = stage == "tess_evaluation"
+        self.patch_in = None          # TES: the IN index of PATCH[0], TESSOUTER, TESSINNER
         self.nftemp = rng.randint(2, 4)
         self.nitemp = rng.randint(1, 3) if self.has("int") else 0
         self.ftemps = list(range(self.nftemp))
@@ -164,7 +167,14 @@ class TGSIGen(Gen):
 
     def in_ref(self) -> str:
         i = self.rng.randrange(self.nin)
-        if self.geom:
+        if self.tes:
+            # per-vertex inputs of the patch, a per-patch input, the tess levels, gl_TessCoord
+            r = self.rng.random()
+            if r < 0.3:
+                return "SV[0]"
+            if r < 0.45:
+                return f"IN[{self.nin + self.rng.randrange(3)}]"
+        if self.geom or self.tes:
             return f"IN[{self.rng.randrange(self.nverts)}][{i}]"
         return f"IN[{i}]"
 
@@ -486,10 +496,16 @@ class TGSIGen(Gen):
             d += [f"PROPERTY GS_INPUT_PRIMITIVE {prim}",
                   f"PROPERTY GS_OUTPUT_PRIMITIVE {self.out_prim}",
                   f"PROPERTY GS_MAX_OUTPUT_VERTICES {self.max_vertices}"]
+        if self.tes:
+            self.nverts = rng.randint(1, 4)
+            d += [f"PROPERTY TES_PRIM_MODE {rng.choice([4, 7, 1])}",
+                  f"PROPERTY TES_SPACING {rng.randrange(3)}",
+                  f"PROPERTY TES_VERTEX_ORDER_CW {rng.randrange(2)}",
+                  f"PROPERTY TES_POINT_MODE {int(self.chance(0.2))}"]
         for i in range(self.nin):
             if self.stage == "vertex":
                 d.append(f"DCL IN[{i}]")
-            elif self.geom:
+            elif self.geom or self.tes:
                 sem = "POSITION" if i == 0 else f"GENERIC[{i}]"
                 d.append(f"DCL IN[][{i}], {sem}")
             else:
@@ -497,6 +513,9 @@ class TGSIGen(Gen):
                 sem = rng.choice(sems) if i else "GENERIC[0]"
                 interp = rng.choice([", PERSPECTIVE", ", PERSPECTIVE", ", LINEAR", ", CONSTANT"])
                 d.append(f"DCL IN[{i}], {sem}{interp}")
+        if self.tes:
+            d += [f"DCL IN[{self.nin}], PATCH[0]", f"DCL IN[{self.nin + 1}], TESSOUTER",
+                  f"DCL IN[{self.nin + 2}], TESSINNER", "DCL SV[0], TESSCOORD"]
         if self.frag and self.chance(0.3):
             d.append(f"DCL IN[{self.nin}], POSITION, LINEAR")
             self.nin += 1
