@@ -69,3 +69,46 @@ def tess_input_interface(stage: Stage, b: Binding, integer: bool, name: str | No
         gtype = "ivec4" if integer else "vec4"
         return (InterfaceVar(name, text, "in", gtype, idx, interpolation="PATCH"), name)
     return None
+
+
+#: per-patch outputs of a control shader: binding path -> (built-in or None, components)
+_PATCH_OUTPUTS = {"result.tessouter": ("gl_TessLevelOuter", 4),
+                  "result.tessinner": ("gl_TessLevelInner", 2)}
+
+
+def tcs_output_interface(b: Binding, integer: bool, vertices: int, name: str | None
+                         ) -> tuple[InterfaceVar, str]:
+    """(interface variable, assignment template) of a TESS_CTRL output.  Per-vertex outputs
+    are stored into the invocation's own vertex (``[gl_InvocationID]``); per-patch outputs
+    component by component, each only where this invocation wrote it (``{w}``: its
+    written-components register, frontends/tgsi/lower_tess.py) -- so an invocation that did
+    not write a level leaves the value another one wrote."""
+    path, idx = b.path, b.index
+    text = b.text()
+    if path in _PATCH_OUTPUTS:
+        builtin, n = _PATCH_OUTPUTS[path]
+        assign = " ".join(f"if ({{w}}.{c} != 0) {builtin}[{k}] = {{x}}.{c};"
+                          for k, c in enumerate("xyzw"[:n]))
+        return InterfaceVar(builtin, text, "out", "float", builtin=True,
+                            components="xyzw"[:n]), assign
+    if path == "result.patch":
+        name = name or sanitize(text)
+        gtype = "ivec4" if integer else "vec4"
+        assign = " ".join(f"if ({{w}}.{c} != 0) {name}.{c} = {{x}}.{c};" for c in "xyzw")
+        return InterfaceVar(name, text, "out", gtype, idx, interpolation="PATCH"), assign
+    if path == "result.position":
+        return (InterfaceVar("gl_out[].gl_Position", text, "out", "vec4", builtin=True),
+                "gl_out[gl_InvocationID].gl_Position = {x};")
+    if path == "result.pointsize":
+        return (InterfaceVar("gl_out[].gl_PointSize", text, "out", "float", builtin=True,
+                             components="x"), "gl_out[gl_InvocationID].gl_PointSize = {x}.x;")
+    from .interface import NotExpressible, varying_location
+    suffix = path.split(".", 1)[1]
+    try:
+        loc = varying_location(suffix, idx)
+    except KeyError:
+        raise NotExpressible(f"tessellation control output '{text}'") from None
+    name = name or sanitize(text)
+    gtype = "ivec4" if integer else "vec4"
+    return (InterfaceVar(name, text, "out", gtype, loc, array=vertices),
+            f"{name}[gl_InvocationID] = {{x}};")

@@ -289,8 +289,14 @@ class Tessellation:
     point_mode: bool = False
     vertices_out: int | None = None
     patch_vertices: int = 32
+    #: TCS: per-patch output binding text -> element of its written-components register
+    #: (``tcs.written[j]``; frontends/tgsi/lower_tess.py)
+    written: dict[str, int] = field(default_factory=dict)
 
 
+#: the binding path of a TESS_CTRL per-patch output's written-components register
+#: (Tessellation.written; frontends/tgsi/lower_tess.py)
+TCS_WRITTEN_PATH = "tcs.written"
 #: stages whose inputs are arrays over the vertices of a primitive or patch
 PER_VERTEX_STAGES = frozenset({Stage.GEOMETRY, Stage.TESS_CTRL, Stage.TESS_EVAL})
 TESS_STAGES = frozenset({Stage.TESS_CTRL, Stage.TESS_EVAL})

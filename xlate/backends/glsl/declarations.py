@@ -9,7 +9,8 @@ from ...ir.model import (Binding, DataType, PER_VERTEX_STAGES, RegKind, Stage, T
 from ...ir.ops import OPCODES
 from ...passes.structurize import Op, Structured
 from .. import interface as I
-from ..tess_interface import tess_input_interface, tess_layout
+from ..tess_interface import tcs_output_interface, tess_input_interface, tess_layout
+from ...ir.model import TCS_WRITTEN_PATH as WRITTEN_PATH
 
 from ..refusal import Unsupported
 from .profiles import ES_MISSING_TARGETS, MAX_UNIFORM_LOCATIONS, TARGET_EXTENSIONS
@@ -103,16 +104,25 @@ class Declarations:
         self.direct_inputs = self.plan_direct_inputs()
         self.direct_paths = {path for path, _ in self.direct_inputs}   # input paths read in place
         for g in self.outputs.values():
+            if g.path == WRITTEN_PATH:          # TESS_CTRL bookkeeping: staged, never output
+                continue
             for idx in sorted(g.indices) if g.indexed else [None]:
                 b = Binding(g.path, idx)
                 try:
-                    var, assign = I.output_interface(self.stage, b, integer(RegKind.OUTPUT, b),
-                                                     self.interface_names.output(b))
+                    if self.stage == Stage.TESS_CTRL:
+                        var, assign = tcs_output_interface(
+                            b, integer(RegKind.OUTPUT, b), self.prog.tessellation.vertices_out,
+                            self.interface_names.output(b))
+                    else:
+                        var, assign = I.output_interface(self.stage, b,
+                                                         integer(RegKind.OUTPUT, b),
+                                                         self.interface_names.output(b))
                 except I.NotExpressible as e:
                     raise Unsupported(str(e), None)
                 self.check_interface(var, b, RegKind.OUTPUT)
                 if self.varying_block(var):
-                    assign = _member_access(assign, var.name)
+                    assign = _member_access(assign, var.name).replace(
+                        f"{var.name}[gl_InvocationID] =", f"{var.name}[gl_InvocationID].v =")
                 self.output_vars.append((var, assign, b))
         if self.info.es and (self.stage == Stage.GEOMETRY or (
                 self.stage == Stage.FRAGMENT and "primitive.id" in self.inputs)):
@@ -168,7 +178,7 @@ class Declarations:
         as staged ones do, unless the first thing ``main`` does to it, before any flow, is an
         unconditional write of all four components."""
         self.direct_outputs, self.zeroed_outputs = {}, []
-        if self.stage == Stage.GEOMETRY:
+        if self.stage in (Stage.GEOMETRY, Stage.TESS_CTRL):
             return
         regs = self.prog.registers
         staged = {b.path for ins in self.prog.instructions for src in ins.srcs
@@ -316,6 +326,9 @@ class Declarations:
         st = DataType.INT if self.outputs[b.path].integer else DataType.FLOAT
         vt = DataType.INT if var.glsl_type in ("ivec4", "int") else \
             DataType.UINT if var.glsl_type in ("uvec4", "uint") else DataType.FLOAT
+        if "{w}" in assign:                   # TESS_CTRL per-patch: the written components
+            j = self.prog.tessellation.written[b.text()]
+            return assign.format(x=bitcast(x, st, vt), w=f"{self.outputs[WRITTEN_PATH].storage}[{j}]")
         return assign.format(x=bitcast(x, st, vt))
 
     def geometry_layout(self) -> list[str]:
@@ -362,11 +375,14 @@ class Declarations:
                 if precise:
                     lines.append(f"{precise}{var.name};")
                 continue
-            flat = "flat " if var.glsl_type != "vec4" and self.stage != Stage.FRAGMENT else ""
+            flat = "flat " if var.glsl_type != "vec4" and self.stage not in (
+                Stage.FRAGMENT, Stage.TESS_CTRL) else ""
+            patch = "patch " if var.interpolation == "PATCH" else ""     # TESS_CTRL outputs
+            arr = "[]" if var.array else ""
             if var.block:
-                lines.append(f"out {var.block} {{ {flat}{var.glsl_type} v; }} {var.name};")
+                lines.append(f"{patch}out {var.block} {{ {flat}{var.glsl_type} v; }} {var.name}{arr};")
             else:
-                lines.append(f"layout(location = {var.location}) {flat}{precise}out {var.glsl_type} {var.name};")
+                lines.append(f"layout(location = {var.location}) {flat}{precise}{patch}out {var.glsl_type} {var.name}{arr};")
         return lines
 
     def declare_uniforms(self) -> list[str]:

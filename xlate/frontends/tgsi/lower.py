@@ -44,7 +44,7 @@ from .lower_common import (F, MAX_CONST_BUFFER, MAX_INDEX, MAX_INSTRUCTIONS, MAX
                            _INT_SOURCE, _OLD_RES, _Reject, _STAGES, f32_bits)
 from .lower_ops import _OPS, _unsupported_why
 from .lower_registers import _Registers
-from .lower_tess import tess_properties
+from .lower_tess import tcs_mark_written, tess_properties
 from .opcodes import OPCODES as TGSI_OPCODES
 
 
@@ -86,8 +86,8 @@ class Lowerer(_Registers):
         stage = _STAGES.get(sh.processor)
         if stage is None:
             self.err("E7001", f"TGSI {sh.processor} programs are not supported: xlate translates "
-                     "vertex (VERT), fragment (FRAG), geometry (GEOM) and tessellation evaluation "
-                     "(TESS_EVAL) shaders", None)
+                     "vertex (VERT), fragment (FRAG), geometry (GEOM) and tessellation (TESS_CTRL, "
+                     "TESS_EVAL) shaders", None)
             for d in sh.declarations:
                 if d.file == "RES":
                     self.err("E7001", _OLD_RES, d)
@@ -336,6 +336,8 @@ class Lowerer(_Registers):
         cond = self.cond(d.cond) if d.cond is not None else None
         if cond is None and self.cur.cond is not None:
             cond = self.cond(self.cur.cond)      # seed CondFlowEnable on an ALU instruction
+        if self.stage == Stage.TESS_CTRL:
+            tcs_mark_written(self, reg, d, cond)
         return Dest(reg, index, tuple(d.mask), cond)
 
     def cond(self, c: M.CondCode) -> CondTest:

@@ -8,7 +8,8 @@ from ...ir.model import (Binding, DataType, Dest, Index, Instruction, PER_VERTEX
                          Register, Source, Stage, TESS_STAGES)
 from .lower_common import (F, MAX_CONST_BUFFER, MAX_DRAW_BUFFER, MAX_INDEX, MAX_VERTEX_ATTRIB,
                            _OLD_RES, _canonical_semantic)
-from .lower_tess import TESS_SYSTEM_VALUES, is_per_vertex, tess_binding
+from .lower_tess import (TESS_SYSTEM_VALUES, is_per_vertex, tcs_output_binding, tcs_output_ref,
+                         tess_binding)
 
 
 class _Registers:
@@ -156,6 +157,8 @@ class _Registers:
             if write:
                 self.reject("E3005", "inputs are read-only")
             return self.input_ref(ref)
+        if f == "OUT" and self.stage == Stage.TESS_CTRL:
+            return tcs_output_ref(self, ref, write)
         if f == "OUT":
             if self.out_read:
                 if "OUT" in self.indirect:
@@ -272,7 +275,8 @@ class _Registers:
             sem, i = self.seed_semantic(file, index)
         st = self.stage
         if st in TESS_STAGES:
-            b = tess_binding(self, file, d, sem, i)
+            b = tess_binding(self, file, d, sem, i) if file == "IN" or st == Stage.TESS_EVAL \
+                else tcs_output_binding(self, sem, i)
             if b is not None:
                 return b
         if file == "IN":

@@ -25,7 +25,7 @@ Readings chosen (tgsi.rst "Properties", "Semantics"; each has a test in tests/te
 from __future__ import annotations
 
 from . import model as M
-from ...ir.model import Binding, Stage, Tessellation
+from ...ir.model import TCS_WRITTEN_PATH, Binding, Stage, Tessellation
 
 #: gl_MaxPatchVertices' minimum (GL 4.5 Table 23.64): the patch size bound
 MAX_PATCH_VERTICES = 32
@@ -156,3 +156,126 @@ def tess_binding(lw, file: str, d: M.Declaration, sem: str | None, i: int) -> Bi
             return Binding("vertex.pointsize")
         return None
     return None
+
+
+# ---- TESS_CTRL outputs ---------------------------------------------------------------------------
+#
+# Readings chosen (tgsi.rst says nothing of them; GLSL 4.50 4.3.6 and Mesa's translation do):
+#
+# * A control-shader invocation writes only its own vertex of a per-vertex output: GLSL allows
+#   gl_out / per-vertex outputs to be indexed only by gl_InvocationID, and Mesa's TGSI writes
+#   them as OUT[ADDR[k].x][a] with ADDR[k].x loaded from the INVOCATIONID system value.  So a
+#   per-vertex output operand is accepted written 1-D (OUT[a]: the own vertex) or 2-D through an
+#   address register whose every write is UARL/MOV of INVOCATIONID.x (the same vertex); any
+#   other vertex index is refused (E7001), as it cannot be expressed.
+# * Reading what another invocation wrote (another vertex's output, or any per-patch output)
+#   is defined only after a BARRIER (GLSL 4.50 4.3.6, 8.16): refused (E7001); xlate translates
+#   control shaders whose invocations read only their own per-vertex outputs.
+# * Per-patch outputs (TESSOUTER, TESSINNER, PATCH[n]) are shared by the patch's invocations: a
+#   component takes the value of the invocation(s) that wrote it; never written it is undefined,
+#   and so is one written by several invocations with different values (GLSL 4.50 4.3.6).  The
+#   lowering keeps, per per-patch output, a written-components register (an OUTPUT bound to
+#   ``tcs.written[j]``, all ones where the program wrote the component, under the write's own
+#   condition): the GLSL epilogue stores only those components, and the executor's patch result
+#   (xlate.exec.tess) combines the invocations by them.
+# * TESSINNER has two levels (gl_TessLevelInner[0..1]): a write of its z or w is refused (E3005).
+
+WRITTEN_PATH = TCS_WRITTEN_PATH
+PER_PATCH_OUTPUT_PATHS = ("result.tessouter", "result.tessinner", "result.patch")
+
+
+def tcs_output_binding(lw, sem: str | None, i: int) -> Binding | None:
+    if sem == "TESSOUTER":
+        return Binding("result.tessouter")
+    if sem == "TESSINNER":
+        return Binding("result.tessinner")
+    if sem == "PATCH":
+        if not 0 <= i < MAX_PATCH_VARYINGS:
+            lw.reject("E7001", f"PATCH[{i}] is beyond the per-patch varyings (PATCH[0.."
+                      f"{MAX_PATCH_VARYINGS - 1}], gl_MaxTessPatchComponents)")
+        return Binding("result.patch", i)
+    return None
+
+
+def _invocation_registers(lw) -> set[tuple[str, int, int]]:
+    """(file, index, component) of the address/temporary components that only ever hold the
+    invocation id (every write is UARL/MOV of INVOCATIONID.x, unconditional)."""
+    cache = lw.__dict__.get("_invocation_regs")
+    if cache is not None:
+        return cache
+    inv = {d.first for d in lw.sh.declarations if d.file == "SV"
+           and (d.semantic or "").upper() == "INVOCATIONID"}
+    good: set[tuple[str, int, int]] = set()
+    bad: set[tuple[str, int, int]] = set()
+    for ins in lw.sh.instructions:
+        for d in ins.dsts:
+            if d.reg.file not in ("ADDR", "TEMP") or d.reg.indirect is not None:
+                continue
+            for c, on in enumerate(d.mask):
+                if not on:
+                    continue
+                key = (d.reg.file, d.reg.index, c)
+                s = ins.srcs[0] if ins.srcs else None
+                copies = (ins.opcode in ("UARL", "MOV") and len(ins.srcs) == 1 and s is not None
+                          and s.reg.file == "SV" and s.reg.index in inv
+                          and s.reg.indirect is None and s.swizzle[c] == 0 and not s.neg
+                          and not s.abs and ins.saturate == "" and d.cond is None
+                          and ins.cond is None)
+                (good if copies else bad).add(key)
+    lw._invocation_regs = good - bad
+    return lw._invocation_regs
+
+
+def _own_vertex(lw, ref: M.RegRef) -> bool:
+    if ref.dim is None and ref.dim_indirect is None:
+        return True
+    ind = ref.dim_indirect
+    return ind is not None and (ref.dim or 0) == 0 and \
+        (ind.file, ind.index, ind.comp) in _invocation_registers(lw)
+
+
+def tcs_output_ref(lw, ref: M.RegRef, write: bool) -> tuple[str, None, None]:
+    """The IR register of a TESS_CTRL output operand (the readings above)."""
+    if ref.indirect is not None:
+        lw.reject("E7001", "relative addressing of TESS_CTRL outputs (OUT[ADDR..]) is not "
+                  "supported")
+    a = ref.index
+    if not is_per_vertex(lw, "OUT", a):
+        if ref.dim is not None or ref.dim_indirect is not None:
+            lw.reject("E3004", f"OUT[{a}] is a per-patch output of a TESS_CTRL shader: it has "
+                      "no vertex index")
+        if not write:
+            lw.reject("E7001", f"reading the per-patch output OUT[{a}]: another invocation may "
+                      "write it, which only a BARRIER orders (not translated in TESS_CTRL shaders)")
+        return lw.output_reg(a), None, None
+    if not _own_vertex(lw, ref):
+        lw.reject("E7001", f"OUT[..][{a}] names a vertex that is not provably the invocation's "
+                  "own: a TESS_CTRL invocation writes only gl_out[gl_InvocationID], and reads "
+                  "of other vertices need a BARRIER (not translated); index it by an ADDR "
+                  "loaded from the INVOCATIONID system value")
+    if lw.out_read:
+        return lw.temp_like(f"OUT{a}_v"), None, None
+    return lw.output_reg(a), None, None
+
+
+def tcs_mark_written(lw, reg: str, d: M.Dst, cond) -> None:
+    """Before a write of a per-patch output: the written-components register of it."""
+    from ...ir.model import DataType, Dest, Instruction, RegKind, Register, Source
+    out = lw.regs.get(reg)
+    if out is None or out.kind != RegKind.OUTPUT or not out.bindings \
+            or out.bindings[0].path not in PER_PATCH_OUTPUT_PATHS:
+        return
+    if out.bindings[0].path == "result.tessinner" and (d.mask[2] or d.mask[3]):
+        lw.reject("E3005", f"OUT[{d.reg.index}] is TESSINNER: it has two levels "
+                  "(gl_TessLevelInner[0..1]), so z and w cannot be written")
+    flags = lw.tessellation.written if lw.tessellation is not None else {}
+    name = reg + "_w"
+    if name not in lw.regs:
+        j = flags.setdefault(out.bindings[0].text(), len(flags))
+        lw.regs[name] = Register(name, RegKind.OUTPUT, DataType.UINT, None,
+                                 (Binding(WRITTEN_PATH, j),))
+    ones = lw.const((0xFFFFFFFF,) * 4)
+    ins = Instruction("MOV", DataType.UINT, Dest(name, None, tuple(d.mask), cond),
+                      (Source(ones),))
+    ins.span = lw.span()
+    lw.out.append(ins)
