@@ -90,7 +90,7 @@ class TGSIGen(Gen):
         self.frag = stage == "fragment"
         self.geom = stage == "geometry"
         self.tes = stage == "tess_evaluation"
-        self.patch_in = None          # TES: the IN index of PATCH[0], TESSOUTER, TESSINNER
+        self.swz_limit = None         # TES: the components the next swizzle may select
         self.nftemp = rng.randint(2, 4)
         self.nitemp = rng.randint(1, 3) if self.has("int") else 0
         self.ftemps = list(range(self.nftemp))
@@ -141,6 +141,10 @@ class TGSIGen(Gen):
 
     # ---- operands ---------------------------------------------------------------------------
     def swz4(self) -> str:
+        limit, self.swz_limit = self.swz_limit, None
+        if limit is not None:
+            # TESSCOORD's w and TESSINNER's z, w are undefined (tgsi.rst): never read
+            return "." + "".join(self.rng.choice(XYZW[:limit]) for _ in range(4))
         r = self.rng.random()
         if r < 0.45:
             return ""
@@ -171,9 +175,12 @@ class TGSIGen(Gen):
             # per-vertex inputs of the patch, a per-patch input, the tess levels, gl_TessCoord
             r = self.rng.random()
             if r < 0.3:
+                self.swz_limit = 3
                 return "SV[0]"
             if r < 0.45:
-                return f"IN[{self.nin + self.rng.randrange(3)}]"
+                k = self.rng.randrange(3)
+                self.swz_limit = 2 if k == 2 else None
+                return f"IN[{self.nin + k}]"
         if self.geom or self.tes:
             return f"IN[{self.rng.randrange(self.nverts)}][{i}]"
         return f"IN[{i}]"
