@@ -515,11 +515,12 @@ def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: i
         rep.diagnostics = list(e.diagnostics)
         return
     glsl, reflection = out.source, out.reflection
-    if stage == Stage.TESS_EVAL:               # lanes are the tessellator's vertices (gl_tess)
-        from .gl_tess import verify_tess_eval
+    if stage in (Stage.TESS_EVAL, Stage.TESS_CTRL):     # gl_tess: lanes of their own
+        from .gl_tess import verify_tess_ctrl, verify_tess_eval
+        verify = verify_tess_eval if stage == Stage.TESS_EVAL else verify_tess_ctrl
         try:
-            verify_tess_eval(program, rep, facts, glsl, reflection, runner, seed=seed,
-                             max_reported=max_reported)
+            verify(program, rep, facts, glsl, reflection, runner, seed=seed,
+                   max_reported=max_reported)
         except glmod.GLUnavailable as e:
             rep.status, rep.reason = "unsupported", str(e)
         except glmod.GLError as e:

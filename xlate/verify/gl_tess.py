@@ -329,3 +329,202 @@ def verify_tess_eval(program: Program, rep, facts, glsl: str, reflection: dict, 
                       core._Run(lanes_gen, res, cap, diffs, compared), max_reported)
     finally:
         runner.tess_context = None
+
+
+# ---- tessellation control programs ---------------------------------------------------------------
+#
+# The TCS under test runs as translated, fed by the geometry harness's pass-through vertex shader
+# (capture.passthrough_vertex_shader); a harness TES (isolines, point mode) copies what the
+# patch's control invocations wrote -- every vertex's per-vertex outputs, the per-patch outputs
+# and the tess levels, as the TES reads them -- into a storage buffer indexed by the patch
+# (every TES invocation of a patch writes the same words), with a word saying the patch was
+# seen.  The tessellator discards an isoline patch whose outer level 0 or 1 is <= 0 or NaN (GL
+# 4.5 11.2.2): such a patch must be unseen, and the others seen; a patch whose deciding levels
+# the executor marks undefined is not compared.  Values are compared word for word where the
+# executor defines them (exec/tess.py), zeros of either sign and NaNs of any payload being the
+# same value (GLSL 4.50 4.7.1); no replay localizes a control-program run.
+
+CONTROL_PATCHES = 16
+RESULT_SSBO = 5
+
+
+def evaluation_harness(reflection: dict, n: int) -> tuple[str, list[tuple[str, str, int | None]]]:
+    """The harness TES for a TCS's outputs: (text, [(what, binding, vertex)] in the order of
+    the words after the 'seen' word)."""
+    decls, body, words = [], [], []
+
+    def store(expr: str, what: str, binding: str, v: int | None) -> None:
+        body.append(f"    xv_out[base + {1 + len(words)}] = {expr};")
+        words.append((what, binding, v))
+
+    def bits(t: str, e: str) -> str:
+        return {"vec4": f"floatBitsToUint({e})", "ivec4": f"uvec4({e})", "uvec4": e}[t]
+
+    for o in reflection["outputs"]:
+        name, t, b = o["name"], o["type"], o["binding"]
+        if name == "gl_out[].gl_Position":
+            for v in range(n):
+                store(f"floatBitsToUint(gl_in[{v}].gl_Position)", "vertex", b, v)
+        elif name == "gl_out[].gl_PointSize":
+            for v in range(n):
+                store(f"uvec4(floatBitsToUint(gl_in[{v}].gl_PointSize), 0u, 0u, 0u)", "vertex", b, v)
+        elif name == "gl_TessLevelOuter":
+            store("floatBitsToUint(vec4(gl_TessLevelOuter[0], gl_TessLevelOuter[1], "
+                  "gl_TessLevelOuter[2], gl_TessLevelOuter[3]))", "patch", b, None)
+        elif name == "gl_TessLevelInner":
+            store("floatBitsToUint(vec4(gl_TessLevelInner[0], gl_TessLevelInner[1], 0.0, 0.0))",
+                  "patch", b, None)
+        elif o.get("builtin"):
+            raise G.GLError(f"the tessellation harness cannot read {name}")
+        elif b.startswith("result.patch"):
+            decls.append(f"layout(location = {o['location']}) patch in {t} {name};")
+            store(bits(t, name), "patch", b, None)
+        else:
+            decls.append(f"layout(location = {o['location']}) in {t} {name}[];")
+            for v in range(n):
+                store(bits(t, f"{name}[{v}]"), "vertex", b, v)
+    text = "\n".join([
+        "#version 450 core",
+        "layout(isolines, equal_spacing, point_mode) in;",
+        f"layout(std430, binding = {RESULT_SSBO}) buffer XvOut {{ uvec4 xv_out[]; }};",
+        *decls,
+        "void main()",
+        "{",
+        f"    int base = gl_PrimitiveID * {1 + len(words)};",
+        "    xv_out[base] = uvec4(1u, 0u, 0u, 0u);",
+        *body,
+        "    gl_Position = vec4(0.0);",
+        "}", ""])
+    return text, words
+
+
+def run_tess_control_gl(runner, glsl: str, reflection: dict, patches: int, V: int, n: int,
+                        inputs: dict[str, np.ndarray], uniforms, buffers, textures=None,
+                        shadow=None) -> tuple[np.ndarray, dict]:
+    """Run the translated TCS on ``patches`` patches of ``V`` vertices (``inputs``: its input
+    names -> (patches, V, 4) words).  Returns (seen (patches,) bool, {(what, binding, vertex):
+    (patches, 4) words})."""
+    from .capture import passthrough_vertex_shader
+    if getattr(runner, "backend", None) != "gl":
+        raise G.GLUnavailable("tessellation programs are verified on the gl backend only")
+    gl = runner.gl
+    vs, attribs = passthrough_vertex_shader(glsl, reflection)
+    tes, words = evaluation_harness(reflection, n)
+    stride = 1 + len(words)
+    runner._tex = (textures or {}, shadow or set())
+    gl.use()
+    try:
+        prog = runner.program([(G.GL_VERTEX_SHADER, vs), (GL_TESS_CONTROL_SHADER, glsl),
+                               (GL_TESS_EVALUATION_SHADER, tes)])
+        runner._objects.append(("program", prog))
+        runner._dummy_fbo()
+        runner._vao()
+        for loc, name, integer in attribs:
+            runner._attrib(loc, np.asarray(inputs[name], np.uint32).reshape(patches * V, 4),
+                           integer)
+        out = runner._buffer(GL_SHADER_STORAGE_BUFFER,
+                             np.zeros(patches * stride * 4, np.uint32).tobytes())
+        gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, RESULT_SSBO, out)
+        runner._set_uniforms(prog, uniforms)
+        runner._bind_by_name(prog, reflection)
+        runner._set_buffers(buffers)
+        runner._textures(*runner._tex)
+        gl.UseProgram(prog)
+        gl.PatchParameteri(GL_PATCH_VERTICES, V)
+        gl.Enable(G.GL_RASTERIZER_DISCARD)
+        gl.DrawArrays(GL_PATCHES, 0, patches * V)
+        gl.Disable(G.GL_RASTERIZER_DISCARD)
+        gl.check("tessellation control draw")
+        raw = np.frombuffer(runner._read_buffer(GL_SHADER_STORAGE_BUFFER, out,
+                                                patches * stride * 16), np.uint32)
+    finally:
+        runner._cleanup()
+    raw = raw.reshape(patches, stride, 4)
+    return raw[:, 0, 0] == 1, {w: raw[:, 1 + k] for k, w in enumerate(words)}
+
+
+def _same_words(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Equal words, or two zeros of either sign, or two NaNs (float words)."""
+    a, b = np.asarray(a, np.uint32), np.asarray(b, np.uint32)
+    zero = ((a & 0x7FFFFFFF) == 0) & ((b & 0x7FFFFFFF) == 0)
+    nan = ((a & 0x7F800000) == 0x7F800000) & ((a & 0x7FFFFF) != 0) & \
+        ((b & 0x7F800000) == 0x7F800000) & ((b & 0x7FFFFF) != 0)
+    return (a == b) | zero | nan
+
+
+def verify_tess_ctrl(program: Program, rep, facts, glsl: str, reflection: dict, runner, *,
+                     seed: int, max_reported: int) -> None:
+    """``xlate verify`` of a TESS_CTRL program: fills ``rep``."""
+    from . import compare as cmp
+    from . import core
+    from .inputs import generate
+    from ..exec.tess import run_tess_control
+    assert program.stage == Stage.TESS_CTRL
+    if core.runner_profile(runner) != "glsl450":
+        raise G.GLUnavailable("tessellation programs are verified in the glsl450 profile only")
+    tess = program.tessellation
+    V, n, P = tess.patch_vertices, tess.vertices_out, CONTROL_PATCHES
+    gen = generate(program, facts, P, seed, builtin_values=builtin_values(program, V))
+    inputs, uniforms, buffers = core.gl_interface(reflection, gen, P)
+    seen, got = run_tess_control_gl(runner, glsl, reflection, P, V, n, inputs, uniforms,
+                                    buffers)
+    own = {k: v for k, v in gen.inputs.items()
+           if k.split("[")[0] not in ("primitive.invocation", "primitive.id",
+                                      "primitive.verticesin")}
+    res = run_tess_control(program, own, P, params=gen.exec_params(program), vertices_in=V,
+                           max_steps=core.MAX_STEPS)
+    if res.steps_exceeded.any():
+        rep.status, rep.reason = "skipped", f"invocations exceed {core.MAX_STEPS} steps"
+        return
+    rep.lanes = P * n
+    diffs = []
+    outer = res.patch.get("result.tessouter")
+    outer_ok = res.defined.get("result.tessouter")
+    compared = 0
+    for p in range(P):
+        if outer is None or not outer_ok[p, :2].all():
+            continue                            # the tessellator's decision is undefined
+        lv = outer[p, :2].view(np.float32)
+        expect_seen = bool(np.all(lv > 0))      # NaN compares false: discarded too
+        if seen[p] != expect_seen:
+            diffs.append(cmp.Difference("patch", p, None, None, None, kind="primitives",
+                                        detail=f"outer levels {lv.tolist()}: the executor "
+                                        f"expects the patch {'kept' if expect_seen else 'discarded'}"
+                                        f", the implementation {'kept' if seen[p] else 'discarded'} it"))
+            continue
+        if not seen[p]:
+            continue
+        for (what, binding, v), words in got.items():
+            if what == "vertex":
+                exp = res.vertices[binding][p, v]
+                ok = np.ones(4, bool)
+                if binding == "result.pointsize":
+                    ok = np.array([True, False, False, False])
+            else:
+                exp = res.patch[binding][p]
+                ok = res.defined[binding][p].copy()
+                if binding == "result.tessinner":
+                    ok[2:] = False
+            same = _same_words(exp, words[p])
+            compared += int(ok.sum())
+            for c in np.nonzero(ok & ~same)[0]:
+                name = binding if v is None else f"{binding} of vertex {v}"
+                diffs.append(cmp.Difference(name, p, int(c), int(exp[c]), int(words[p][c])))
+    rep.notes.append(f"{P} patches of {V} input vertices, {n} invocations each: "
+                     f"{int(seen.sum())} patches reached the harness evaluation shader")
+    if outer is None:
+        rep.status = "unsupported"
+        rep.reason = ("the program writes no TESSOUTER: the tessellator's levels are undefined, "
+                      "so nothing reaches the harness")
+        return
+    rep.compared = compared
+    rep.total_differences = len(diffs)
+    rep.differences = diffs[:max_reported]
+    if diffs:
+        rep.status = "mismatch"
+        rep.reason = "outputs differ (tessellation control: lanes are patches; no localization)"
+    elif compared == 0:
+        rep.status = "unsupported"
+        rep.reason = "no patch had defined outer levels: nothing compared"
+    else:
+        rep.status = "pass"
