@@ -287,7 +287,7 @@ def test_verify_catches_swapped_tess_coordinates():
     from xlate.verify import compare as cmp
     from xlate.verify.analysis import analyse
     from xlate.verify.core import ProgramReport
-    from xlate.verify.gl_tess import verify_tess_eval
+    from xlate.verify.tess_verify import verify_tess_eval
     runner = gl_runner("gl")
     prog = api.parse(TES)
     out = emit_glsl(prog)
@@ -506,7 +506,7 @@ def test_tcs_verify_catches_a_wrong_level():
     from xlate.verify import compare as cmp
     from xlate.verify.analysis import analyse
     from xlate.verify.core import ProgramReport
-    from xlate.verify.gl_tess import verify_tess_ctrl
+    from xlate.verify.tess_verify import verify_tess_ctrl
     prog = api.parse(TCS)
     out = emit_glsl(prog)
     wrong = out.source.replace("gl_TessLevelOuter[2] = out_result_tessouter.z",

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..ir.model import Binding, DataType, Program, RegKind, Source, Stage, input_vertices
+from ..ir.model import Binding, DataType, Program, RegKind, Source, input_vertices
 
 U32 = np.uint32
 

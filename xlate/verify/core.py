@@ -516,7 +516,7 @@ def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: i
         return
     glsl, reflection = out.source, out.reflection
     if stage in (Stage.TESS_EVAL, Stage.TESS_CTRL):     # gl_tess: lanes of their own
-        from .gl_tess import verify_tess_ctrl, verify_tess_eval
+        from .tess_verify import verify_tess_ctrl, verify_tess_eval
         verify = verify_tess_eval if stage == Stage.TESS_EVAL else verify_tess_ctrl
         try:
             verify(program, rep, facts, glsl, reflection, runner, seed=seed,
