@@ -517,3 +517,53 @@ def test_tcs_verify_catches_a_wrong_level():
                      gl_runner("gl"), seed=1, max_reported=5)
     assert rep.status == "mismatch"
     assert {(d.output, d.component) for d in rep.differences} == {("result.tessouter", 2)}
+
+
+# ---- command line and token streams --------------------------------------------------------------
+
+@pytest.mark.parametrize("which", ["tes", "tcs"])
+def test_round_trip_through_mesa_tokens(tmp_path, capsysbinary, which):
+    from xlate.cli import main
+    text = TES if which == "tes" else TCS
+    src = tmp_path / "p.tgsi"
+    src.write_text(text)
+    assert main(["convert", "--target", "tgsi", str(src), "-o", str(tmp_path / "dump")]) == 0
+    assert main(["convert", "--target", "tgsi-tokens", str(src), "-o", str(tmp_path / "p.bin")]) == 0
+    assert main(["convert", "--target", "tgsi", str(tmp_path / "p.bin"),
+                 "-o", str(tmp_path / "again")]) == 0
+    assert (tmp_path / "again").read_bytes() == (tmp_path / "dump").read_bytes()
+    # and the stream translates to the same GLSL as the text
+    assert main(["convert", str(tmp_path / "p.bin"), "-o", str(tmp_path / "bin.glsl")]) == 0
+    assert main(["convert", str(src), "-o", str(tmp_path / "text.glsl")]) == 0
+    strip = lambda p: p.read_text().split("\n", 2)[2]      # noqa: E731 (the source name differs)
+    assert strip(tmp_path / "bin.glsl") == strip(tmp_path / "text.glsl")
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_generated_tes_programs_round_trip_through_mesa_tokens(tmp_path, seed):
+    from xlate.cli import main
+    from xlate.verify.generate import generate
+    src = tmp_path / "p.tgsi"
+    src.write_text(generate("tgsi", seed, "tess_evaluation"))
+    assert main(["convert", "--target", "tgsi", str(src), "-o", str(tmp_path / "dump")]) == 0
+    assert main(["convert", "--target", "tgsi-tokens", str(src), "-o", str(tmp_path / "p.bin")]) == 0
+    assert main(["convert", "--target", "tgsi", str(tmp_path / "p.bin"),
+                 "-o", str(tmp_path / "again")]) == 0
+    assert (tmp_path / "again").read_bytes() == (tmp_path / "dump").read_bytes()
+
+
+def test_cli_verify_prints_a_verdict(tmp_path, capsys):
+    from xlate.cli import main
+    gl_runner("gl")                 # skips (fails under XLATE_REQUIRE_GL) without OpenGL
+    for name, text in (("tes.tgsi", TES), ("tcs.tgsi", TCS)):
+        (tmp_path / name).write_text(text)
+        assert main(["verify", str(tmp_path / name)]) == 0
+        out = capsys.readouterr().out
+        stage = "tess_evaluation" if name == "tes.tgsi" else "tess_control"
+        assert out.startswith(f"PASS {tmp_path / name} ({stage} program, "), out
+
+
+def test_vulkan_backend_reports_tessellation_unsupported():
+    rep = verify_source(TES, "tes.tgsi", runner=gl_runner("vulkan"), backend="vulkan")
+    assert rep.status == "unsupported"
+    assert rep.reason == "tessellation programs are verified on the gl backend only"

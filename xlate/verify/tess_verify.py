@@ -64,6 +64,8 @@ def verify_tess_eval(program: Program, rep, facts, glsl: str, reflection: dict, 
     from . import core
     from .inputs import generate
     assert program.stage == Stage.TESS_EVAL
+    if getattr(runner, "backend", None) != "gl":
+        raise G.GLUnavailable("tessellation programs are verified on the gl backend only")
     if core.runner_profile(runner) != "glsl450":
         raise G.GLUnavailable("tessellation programs are verified in the glsl450 profile only "
                               "(the harness control shader is GLSL 4.50 with explicit locations)")
@@ -133,6 +135,8 @@ def verify_tess_ctrl(program: Program, rep, facts, glsl: str, reflection: dict, 
     from .inputs import generate
     from ..exec.tess import run_tess_control
     assert program.stage == Stage.TESS_CTRL
+    if getattr(runner, "backend", None) != "gl":
+        raise G.GLUnavailable("tessellation programs are verified on the gl backend only")
     if core.runner_profile(runner) != "glsl450":
         raise G.GLUnavailable("tessellation programs are verified in the glsl450 profile only")
     tess = program.tessellation
