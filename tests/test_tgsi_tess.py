@@ -567,3 +567,14 @@ def test_vulkan_backend_reports_tessellation_unsupported():
     rep = verify_source(TES, "tes.tgsi", runner=gl_runner("vulkan"), backend="vulkan")
     assert rep.status == "unsupported"
     assert rep.reason == "tessellation programs are verified on the gl backend only"
+
+
+def test_narrowed_inlined_integer_operand_has_the_masks_size():
+    """Found by the TESS_EVAL generator (seed 21), a bug of every stage: an integer value
+    inlined into a masked UARL was bitcast with a 4-component constructor around its
+    2-component swizzle (glslang: 'not enough data provided for construction')."""
+    src = ("VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nDCL TEMP[0..3]\nDCL ADDR[0]\n"
+           "IMM[0] INT32 {31, 5, 1, -1}\n  0: F2U TEMP[3], IN[0]\n  1: OR TEMP[2], IMM[0], -TEMP[3]\n"
+           "  2: UARL ADDR[0].yw, TEMP[2]\n  3: MOV OUT[0], IN[0]\n  4: END\n")
+    glsl = api.translate(src).glsl        # compiled by glslang
+    assert "    ADDR0.yw = ivec2((uvec4(31u, 5u, 1u, 0xffffffffu) | -xl_f2u(trunc(vertex_attrib_0))).yw);\n" in glsl
