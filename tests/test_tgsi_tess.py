@@ -578,3 +578,11 @@ def test_narrowed_inlined_integer_operand_has_the_masks_size():
            "  2: UARL ADDR[0].yw, TEMP[2]\n  3: MOV OUT[0], IN[0]\n  4: END\n")
     glsl = api.translate(src).glsl        # compiled by glslang
     assert "    ADDR0.yw = ivec2((uvec4(31u, 5u, 1u, 0xffffffffu) | -xl_f2u(trunc(vertex_attrib_0))).yw);\n" in glsl
+
+
+def test_es310_point_size_needs_the_tessellation_point_size_extension():
+    src = ("TESS_EVAL\nPROPERTY TES_PRIM_MODE 7\nDCL IN[][0], PSIZE\nDCL OUT[0], POSITION\n"
+           "DCL OUT[1], PSIZE\n  0: MOV OUT[0], IN[0][0]\n  1: MOV OUT[1], IN[1][0]\n  2: END\n")
+    glsl = api.translate(src, profile="es310").glsl          # compiled by glslang
+    assert glsl.startswith("#version 310 es\n#extension GL_EXT_tessellation_shader : require\n"
+                           "#extension GL_EXT_tessellation_point_size : require\n")

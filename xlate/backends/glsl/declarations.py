@@ -254,6 +254,9 @@ class Declarations:
         if self.stage == Stage.GEOMETRY and "gl_PointSize" in var.name:
             self.require("GL_EXT_geometry_shader")
             self.require("GL_EXT_geometry_point_size")
+        if self.stage in TESS_STAGES and "gl_PointSize" in var.name:
+            self.require("GL_EXT_tessellation_shader")
+            self.require("GL_EXT_tessellation_point_size")
 
     def varying_block(self, var: I.InterfaceVar) -> bool:
         """GLSL 3.30 has ``layout(location)`` on vertex inputs and fragment outputs only, so
