@@ -487,18 +487,24 @@ def test_tcs_writing_another_vertex_is_refused():
 def test_tcs_verify_passes_on_gl():
     rep = verify_source(TCS, "tcs.tgsi", seed=2, runner=gl_runner("gl"))
     assert rep.status == "pass", (rep.reason, [d.describe() for d in rep.differences[:5]])
-    # 16 patches x 3 vertices x 4 components, and 4 + 2 levels per patch
-    assert rep.compared == 16 * (3 * 4 + 6)
+    # 16 patches x 3 invocations; per invocation GENERIC[0], the two level registers and their
+    # two written-components registers, 4 words each
+    assert rep.lanes == 48 and rep.compared == 48 * 5 * 4
 
 
-def test_tcs_verify_predicts_discarded_patches():
-    """Outer levels from the inputs: a patch whose level 0 or 1 is <= 0 or NaN is discarded."""
-    src = ("TESS_CTRL\nPROPERTY TCS_VERTICES_OUT 1\nDCL IN[][0], GENERIC[0]\n"
-           "DCL OUT[0], TESSOUTER\n  0: MOV OUT[0], IN[0][0]\n  1: END\n")
-    rep = verify_source(src, "tcs.tgsi", seed=4, runner=gl_runner("gl"))
+def test_tcs_verify_combines_writes_of_several_invocations():
+    """Each invocation writes its own component of PATCH[0] (x by 0, y by 1, z and w by 2,
+    as invocation-dependent values); a later write to w by invocation 0 disagrees, so w is
+    undefined and not compared."""
+    src = ("TESS_CTRL\nPROPERTY TCS_VERTICES_OUT 3\nDCL SV[0], INVOCATIONID\n"
+           "DCL OUT[0], PATCH[0]\nDCL OUT[1], TESSOUTER\nDCL TEMP[0..1]\n"
+           "IMM[0] UINT32 {0, 1, 2, 0}\nIMM[1] FLT32 {1.0, 2.0, 3.0, 4.0}\n"
+           "  0: USEQ TEMP[0], SV[0].xxxx, IMM[0]\n  1: I2F TEMP[1], SV[0].xxxx\n"
+           "  2: UIF TEMP[0].xxxx\n  3:   MOV OUT[0].xw, TEMP[1]\n  4:   MOV OUT[1], IMM[1]\n"
+           "  5: ENDIF\n  6: UIF TEMP[0].yyyy\n  7:   ADD OUT[0].y, TEMP[1], IMM[1]\n  8: ENDIF\n"
+           "  9: UIF TEMP[0].zzzz\n 10:   MOV OUT[0].zw, TEMP[1]\n 11: ENDIF\n 12: END\n")
+    rep = verify_source(src, "tcs.tgsi", seed=1, runner=gl_runner("gl"))
     assert rep.status == "pass", (rep.reason, [d.describe() for d in rep.differences[:5]])
-    seen = int(rep.notes[0].split(": ")[1].split()[0])
-    assert 0 < seen < 16
 
 
 def test_tcs_verify_catches_a_wrong_level():
@@ -514,9 +520,27 @@ def test_tcs_verify_catches_a_wrong_level():
     assert wrong != out.source
     rep = ProgramReport(file="tcs.tgsi")
     verify_tess_ctrl(prog, rep, analyse(prog, set(cmp.INEXACT)), wrong, out.reflection,
+                     gl_runner("gl"), seed=1, max_reported=100)
+    assert rep.status == "mismatch"
+    assert {(d.output, d.component) for d in rep.differences} == {("result.tessouter (patch)", 2)}
+    assert rep.total_differences == 16
+
+
+def test_tcs_verify_catches_a_wrong_vertex_output():
+    from xlate.backends.glsl import emit_glsl
+    from xlate.verify import compare as cmp
+    from xlate.verify.analysis import analyse
+    from xlate.verify.core import ProgramReport
+    from xlate.verify.tess_verify import verify_tess_ctrl
+    prog = api.parse(TCS)
+    out = emit_glsl(prog)
+    wrong = out.source.replace("+ in_vertex_generic[2][0];", "- in_vertex_generic[2][0];")
+    assert wrong != out.source
+    rep = ProgramReport(file="tcs.tgsi")
+    verify_tess_ctrl(prog, rep, analyse(prog, set(cmp.INEXACT)), wrong, out.reflection,
                      gl_runner("gl"), seed=1, max_reported=5)
     assert rep.status == "mismatch"
-    assert {(d.output, d.component) for d in rep.differences} == {("result.tessouter", 2)}
+    assert {d.output for d in rep.differences} == {"result.generic[0]"}
 
 
 # ---- command line and token streams --------------------------------------------------------------

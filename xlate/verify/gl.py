@@ -386,6 +386,10 @@ class Runner:
                 from .gl_tess import run_lanes      # lanes: the vertices of a first run
                 return run_lanes(self, glsl, reflection, lanes, inputs, uniforms,
                                  buffers or {}, textures, shadow)
+            if stage == "tess_control":
+                from .gl_tcs import run_tcs_lanes   # lanes: the patches' invocations
+                return run_tcs_lanes(self, glsl, reflection, lanes, inputs, uniforms,
+                                     buffers or {}, textures, shadow)
             raise ValueError(stage)
         finally:
             self._cleanup()

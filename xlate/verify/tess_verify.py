@@ -7,8 +7,7 @@ import numpy as np
 
 from ..ir.model import Program, Stage
 from . import glapi as G
-from .gl_tess import (CONTROL_PATCHES, INNER, OUTER, PATCHES, TessLanes, run_tess_control_gl,
-                      run_tess_eval)
+from .gl_tess import INNER, OUTER, PATCHES, TessLanes, run_tess_eval
 
 
 def builtin_values(program: Program, V: int):
@@ -31,11 +30,21 @@ def builtin_values(program: Program, V: int):
         if path == "primitive.verticesin":
             out[:, 0] = V
             return out
-        if path == "tess.coord":
+        if path in ("tess.coord", "primitive.invocation"):
             return out
         return None
 
     return values
+
+
+def scalar_point_sizes(gen) -> None:
+    """gl_PointSize carries one float: a generated ``vertex.pointsize`` input keeps its x
+    (its y..w are what the translation reads them as, 0: backends/interface.py)."""
+    for key, v in gen.inputs.items():
+        if key.split("[")[0] == "vertex.pointsize":
+            v = np.array(v, np.uint32)
+            v[..., 1:] = 0
+            gen.inputs[key] = v
 
 
 def expand_inputs(gen_inputs: dict[str, np.ndarray], prim: np.ndarray, coord: np.ndarray,
@@ -72,6 +81,7 @@ def verify_tess_eval(program: Program, rep, facts, glsl: str, reflection: dict, 
     V = program.tessellation.patch_vertices
     P = PATCHES
     gen = generate(program, facts, P, seed, builtin_values=builtin_values(program, V))
+    scalar_point_sizes(gen)
     if facts.uses_textures:
         from .textures import generate_textures, shadow_units
         gen.textures = generate_textures(program, seed)
@@ -127,81 +137,106 @@ def _same_words(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (a == b) | zero | nan
 
 
+def combination_differences(program: Program, cap, outputs: list[dict], patches: int,
+                            n: int) -> list:
+    """The per-patch outputs as the implementation combined its invocations' writes, against
+    the combination of its own invocations' values (exec/tess.py's rule: a component written
+    by no invocation, or by several with different values, is undefined and not compared).
+    A difference is the translation's store of per-patch outputs going wrong."""
+    from . import compare as cmp
+    written = program.tessellation.written
+    by_binding = {o["binding"]: o["name"] for o in outputs}
+    diffs = []
+    for binding, got in cap.patch.items():
+        j = written.get(binding)
+        if j is None:
+            continue
+        vals = cap.outputs[by_binding[binding]].reshape(patches, n, 4)
+        wrote = cap.outputs[f"xv_written{j}"].reshape(patches, n, 4) != 0
+        first = np.argmax(wrote, axis=1)
+        value = np.take_along_axis(vals, first[:, None, :], axis=1)[:, 0]
+        agree = np.all(~wrote | _same_words(vals, value[:, None, :]), axis=1)
+        defined = wrote.any(axis=1) & agree
+        if binding == "result.tessinner":
+            defined[:, 2:] = False
+        bad = defined & ~_same_words(value, got)
+        for p, c in zip(*np.nonzero(bad)):
+            diffs.append(cmp.Difference(f"{binding} (patch)", int(p), int(c), int(value[p, c]),
+                                        int(got[p, c]), detail="the invocations' writes, "
+                                        "combined, against what the patch holds"))
+    return diffs
+
+
 def verify_tess_ctrl(program: Program, rep, facts, glsl: str, reflection: dict, runner, *,
                      seed: int, max_reported: int) -> None:
-    """``xlate verify`` of a TESS_CTRL program: fills ``rep``."""
-    from . import compare as cmp
+    """``xlate verify`` of a TESS_CTRL program: the verifier's run over lanes that are the
+    patches' invocations (:mod:`gl_tcs`), replay included, plus the check of the per-patch
+    combination (:func:`combination_differences`)."""
+    from dataclasses import replace
     from . import core
+    from .gl_tcs import CONTROL_PATCHES, TcsLanes, lane_outputs
     from .inputs import generate
-    from ..exec.tess import run_tess_control
     assert program.stage == Stage.TESS_CTRL
     if getattr(runner, "backend", None) != "gl":
         raise G.GLUnavailable("tessellation programs are verified on the gl backend only")
     if core.runner_profile(runner) != "glsl450":
-        raise G.GLUnavailable("tessellation programs are verified in the glsl450 profile only")
+        raise G.GLUnavailable("tessellation programs are verified in the glsl450 profile only "
+                              "(the harness edits GLSL 4.50 with explicit locations)")
     tess = program.tessellation
     V, n, P = tess.patch_vertices, tess.vertices_out, CONTROL_PATCHES
+    lanes = P * n
     gen = generate(program, facts, P, seed, builtin_values=builtin_values(program, V))
-    inputs, uniforms, buffers = core.gl_interface(reflection, gen, P)
-    seen, got = run_tess_control_gl(runner, glsl, reflection, P, V, n, inputs, uniforms,
-                                    buffers)
-    own = {k: v for k, v in gen.inputs.items()
-           if k.split("[")[0] not in ("primitive.invocation", "primitive.id",
-                                      "primitive.verticesin")}
-    res = run_tess_control(program, own, P, params=gen.exec_params(program), vertices_in=V,
-                           max_steps=core.MAX_STEPS)
-    if res.steps_exceeded.any():
-        rep.status, rep.reason = "skipped", f"invocations exceed {core.MAX_STEPS} steps"
-        return
-    rep.lanes = P * n
-    diffs = []
-    outer = res.patch.get("result.tessouter")
-    outer_ok = res.defined.get("result.tessouter")
-    compared = 0
-    for p in range(P):
-        if outer is None or not outer_ok[p, :2].all():
-            continue                            # the tessellator's decision is undefined
-        lv = outer[p, :2].view(np.float32)
-        expect_seen = bool(np.all(lv > 0))      # NaN compares false: discarded too
-        if seen[p] != expect_seen:
-            diffs.append(cmp.Difference("patch", p, None, None, None, kind="primitives",
-                                        detail=f"outer levels {lv.tolist()}: the executor "
-                                        f"expects the patch {'kept' if expect_seen else 'discarded'}"
-                                        f", the implementation {'kept' if seen[p] else 'discarded'} it"))
-            continue
-        if not seen[p]:
-            continue
-        for (what, binding, v), words in got.items():
-            if what == "vertex":
-                exp = res.vertices[binding][p, v]
-                ok = np.ones(4, bool)
-                if binding == "result.pointsize":
-                    ok = np.array([True, False, False, False])
-            else:
-                exp = res.patch[binding][p]
-                ok = res.defined[binding][p].copy()
-                if binding == "result.tessinner":
-                    ok[2:] = False
-            same = _same_words(exp, words[p])
-            compared += int(ok.sum())
-            for c in np.nonzero(ok & ~same)[0]:
-                name = binding if v is None else f"{binding} of vertex {v}"
-                diffs.append(cmp.Difference(name, p, int(c), int(exp[c]), int(words[p][c])))
-    rep.notes.append(f"{P} patches of {V} input vertices, {n} invocations each: "
-                     f"{int(seen.sum())} patches reached the harness evaluation shader")
-    if outer is None:
-        rep.status = "unsupported"
-        rep.reason = ("the program writes no TESSOUTER: the tessellator's levels are undefined, "
-                      "so nothing reaches the harness")
-        return
-    rep.compared = compared
-    rep.total_differences = len(diffs)
-    rep.differences = diffs[:max_reported]
-    if diffs:
+    scalar_point_sizes(gen)
+    if facts.uses_textures:
+        from .textures import generate_textures, shadow_units
+        gen.textures = generate_textures(program, seed)
+        gen.shadow = shadow_units(program)
+    patch_of = np.repeat(np.arange(P), n)
+    inputs = {k: np.asarray(v)[patch_of] if np.asarray(v).shape[:1] == (P,) else v
+              for k, v in gen.inputs.items()}
+    specials = {"primitive.invocation": np.tile(np.arange(n), P), "primitive.id": patch_of,
+                "primitive.verticesin": np.full(lanes, V)}
+    builtin = set(gen.builtin)
+    for key in list(inputs):
+        path = key.split("[")[0]
+        if path in specials:
+            words = np.zeros((lanes, 4), np.uint32)
+            words[:, 0] = specials[path]
+            inputs[key] = words
+            builtin.add(key)
+    lanes_gen = replace(gen, lanes=lanes, inputs=inputs, builtin=builtin)
+    outputs = lane_outputs(reflection, tess.written)
+    lane_reflection = dict(reflection, outputs=outputs)
+    runner.tess_context = TcsLanes(P, V, n)
+    runner.tess_written = tess.written
+    try:
+        res = core.run_executor(program, lanes_gen, lanes)
+        if res.steps_exceeded.any():
+            rep.status, rep.reason = "skipped", f"invocations exceed {core.MAX_STEPS} steps"
+            return
+        rep.lanes = lanes
+        rep.notes.append(f"{P} patches of {V} input vertices, {n} invocations each: each "
+                         "invocation's outputs compared, then each patch's per-patch outputs "
+                         "against its invocations' writes")
+        cap = core.run_gl(runner, program, glsl, reflection, lanes_gen, lanes)
+        diffs, compared = core.compare_all(program, facts, lane_reflection, res, cap,
+                                           rep.notes, strict=True)
+        combined = combination_differences(program, cap, outputs, P, n)
+        rep.compared = compared
+        rep.total_differences = len(diffs) + len(combined)
+        rep.differences = (combined + diffs)[:max_reported]
+        if combined:
+            rep.status = "mismatch"
+            rep.reason = (f"{len(combined)} per-patch output components differ from the "
+                          "combination of the invocations' writes (the translation's store)")
+            return
+        if not diffs:
+            rep.status = "pass"
+            return
         rep.status = "mismatch"
-        rep.reason = "outputs differ (tessellation control: lanes are patches; no localization)"
-    elif compared == 0:
-        rep.status = "unsupported"
-        rep.reason = "no patch had defined outer levels: nothing compared"
-    else:
-        rep.status = "pass"
+        core._note_inputs(rep, lanes_gen, diffs)
+        core._explain(program, facts, glsl, lane_reflection, lanes, runner, rep,
+                      core._Run(lanes_gen, res, cap, diffs, compared), max_reported)
+    finally:
+        runner.tess_context = None
+        runner.tess_written = None
