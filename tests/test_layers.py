@@ -40,9 +40,6 @@ KNOWN_CYCLES = [
     ["xlate.verify.core", "xlate.verify.evidence", "xlate.verify.native_probe",
      "xlate.verify.native_verify", "xlate.verify.permits", "xlate.verify.permits_native",
      "xlate.verify.replay", "xlate.verify.tess_verify", "xlate.verify.trace"],
-    # the liveness pass reads statements with the mutation harness's tokenizer, the harness
-    # asks it which statements are live (to split: the GLSL statement reader on its own)
-    ["xlate.verify.glsl_liveness", "xlate.verify.mutants"],
 ]
 
 

@@ -27,7 +27,7 @@ END
 
 def test_the_passes_run_in_their_order():
     s = pipeline.lower(xlate.parse(CALLS), validate=True)
-    assert s.done == ["nesting", "structurize", "inline", "types", "condcodes"]
+    assert s.done == ["nesting", "structurize", "inline", "types", "condcodes", "ccforward"]
     assert [name for name, _ in pipeline.PASSES] == s.done
     # one caller: the inline pass spliced the subroutine into main
     assert s.structured.functions == {}
@@ -74,3 +74,44 @@ def test_a_structure_the_profile_cannot_express_is_refused_by_its_pass():
     assert d.message.startswith("run-time nesting limit (REP reached through subroutine calls "
                                 "with 4 LOOP/REP blocks active, MAX_PROGRAM_LOOP_DEPTH_NV")
     assert d.message.endswith("cannot be expressed in the glsl330 profile")
+
+
+# ---- ccforward: CC tests read from the register their update wrote ---------------------------
+
+def _forward(body: str):
+    """The lowering of an NVfp4 program: (main body's nodes, cc_used, cc_values)."""
+    s = pipeline.lower(xlate.parse("!!NVfp4.0\nTEMP t, u;\nINT TEMP i, j;\n" + body +
+                                   "MOV result.color, t;\nEND\n"), validate=True)
+    return s.structured.main.body, s.cc_used, s.cc_values
+
+
+def _conds(nodes):
+    from xlate.passes.structurize import If
+    return [n.cond for n in nodes if isinstance(n, If)]
+
+
+def test_a_test_after_its_update_reads_the_written_register():
+    """cgc's shape: the update, an instruction that writes elsewhere, the IF."""
+    from xlate.ir.model import DataType
+    from xlate.passes.condcodes import ValueTest
+    nodes, used, values = _forward("TRUNC.S.CC i.x, fragment.texcoord[0];\n"
+                                   "MOV t, fragment.texcoord[1];\nIF NE.x;\nMOV t, 1;\nENDIF;\n")
+    assert _conds(nodes) == [ValueTest("i", 0, "NE", DataType.INT)]
+    assert used == set() and values == {}          # CC0 needs no register any more
+    glsl = xlate.translate("!!NVfp4.0\nTEMP t;\nINT TEMP i;\nTRUNC.S.CC i.x, "
+                           "fragment.texcoord[0];\nIF NE.x;\nMOV t, 1;\nENDIF;\n"
+                           "MOV result.color, t;\nEND\n").glsl
+    assert "if (i.x != 0)" in glsl and "xl_cc" not in glsl
+
+
+def test_a_test_is_not_forwarded_past_a_write_of_the_component_or_a_call():
+    from xlate.passes.structurize import If
+    nodes, used, values = _forward("MOV.CC t.y, fragment.texcoord[0];\nMOV t.y, 2;\n"
+                                   "IF GT.y;\nMOV t, 1;\nENDIF;\n")
+    assert _conds(nodes)[0].cc == 0 and used == {0}      # t.y changed since the update
+    nodes, used, _ = _forward("MOV.CC t.y, fragment.texcoord[0];\nIF GT.y;\nMOV u, 1;\nENDIF;\n"
+                              "IF LT.y;\nMOV u, 2;\nENDIF;\n")
+    # the first test reads t.y; the second follows an IF, not its update: CC0 stays
+    conds = _conds(nodes)
+    assert type(conds[0]).__name__ == "ValueTest" and conds[1].cc == 0 and used == {0}
+    assert isinstance(nodes[1], If)

@@ -96,11 +96,13 @@ MOV.F result.position, vertex[0].position;
 EMIT;
 END
 """
-#: a construct the direct path refuses by name: TGSI FMA (E7006, at the instruction)
-FMA = """FRAG
-DCL IN[0], GENERIC[0], PERSPECTIVE
+#: a program whose one instruction, a TGSI double, is made a construct the direct path refuses
+#: by name (E7006, at the instruction) by the ``uncovered_dadd`` fixture: every IR opcode has a
+#: direct template now, so the refusal and the fallback to glslang are exercised by removing one
+DOUBLE = """FRAG
+DCL IN[0], GENERIC[0], CONSTANT
 DCL OUT[0], COLOR
-  0: FMA OUT[0], IN[0], IN[0], IN[0]
+  0: DADD OUT[0], IN[0], IN[0]
   1: END
 """
 
@@ -237,25 +239,31 @@ def test_source_and_lines_when_asked():
     assert "OpLine" in disassemble_spirv(out.spirv)
 
 
-def test_not_covered_is_E7006():
+@pytest.fixture
+def uncovered_dadd(monkeypatch):
+    from xlate.backends.spirv_direct import alu
+    monkeypatch.delitem(alu.ALU, ("DADD", "u"))
+
+
+def test_not_covered_is_E7006(uncovered_dadd):
     assert "E7006" in CODES
-    with pytest.raises(NotCovered, match="the instruction FMA.F"):
-        emit_spirv(parse(FMA, filename="f.tgsi"), "vulkan")
+    with pytest.raises(NotCovered, match="the instruction DADD.U"):
+        emit_spirv(parse(DOUBLE, filename="f.tgsi"), "vulkan")
     with pytest.raises(XlateError) as e:
-        xlate.translate(FMA, filename="f.tgsi", target="spirv", via="direct")
+        xlate.translate(DOUBLE, filename="f.tgsi", target="spirv", via="direct")
     [d] = e.value.diagnostics
     assert (d.code, d.severity, d.span.line, d.span.col) == ("E7006", "error", 4, 6)
-    assert d.message == "direct SPIR-V does not cover the instruction FMA.F yet"
+    assert d.message == "direct SPIR-V does not cover the instruction DADD.U yet"
     for via in ("auto", None):                  # None: the library's default is auto
         kw = {} if via is None else {"via": via}
-        auto = xlate.translate(FMA, filename="f.tgsi", target="spirv", **kw)
+        auto = xlate.translate(DOUBLE, filename="f.tgsi", target="spirv", **kw)
         assert auto.spirv_via == "glsl" and auto.spirv and auto.glsl
         [note] = [d for d in auto.diagnostics if d.code == "E7006"]
         assert (note.severity, note.message) == (
-            "note", "direct SPIR-V does not cover the instruction FMA.F yet; this SPIR-V is "
+            "note", "direct SPIR-V does not cover the instruction DADD.U yet; this SPIR-V is "
             "glslang's compile of the GLSL translation")
         # the reason, for a caller that does not read diagnostics
-        assert auto.spirv_fallback_reason == "direct SPIR-V does not cover the instruction FMA.F yet"
+        assert auto.spirv_fallback_reason == "direct SPIR-V does not cover the instruction DADD.U yet"
 
 
 def test_library_default_is_the_direct_path():
@@ -290,13 +298,18 @@ def test_cli_convert_via(tmp_path):
     assert direct.returncode == 0 and "Generator: Khronos; 0" in direct.stdout
     glslang = _cli("convert", "--target", "spirv-asm", "--via", "glsl", str(src))
     assert glslang.returncode == 0 and "Glslang" in glslang.stdout
-    fma = tmp_path / "f.tgsi"
-    fma.write_text(FMA)
-    refused = _cli("convert", "--target", "spirv", "--via", "direct", "-o",
-                   str(tmp_path / "f.spv"), str(fma))
-    assert refused.returncode == 1 and "f.tgsi:4:6: error[E7006]" in refused.stderr
-    fallback = _cli("convert", "--target", "spirv", "-o", str(tmp_path / "f.spv"), str(fma))
-    assert fallback.returncode == 0 and "note[E7006]" in fallback.stderr
+
+
+def test_cli_convert_refuses_or_falls_back(tmp_path, capsys, uncovered_dadd):
+    """In-process (the fixture's template removal lives in this process)."""
+    from xlate.cli import main
+    double = tmp_path / "f.tgsi"
+    double.write_text(DOUBLE)
+    out = str(tmp_path / "f.spv")
+    assert main(["convert", "--target", "spirv", "--via", "direct", "-o", out, str(double)]) == 1
+    assert "f.tgsi:4:6: error[E7006]" in capsys.readouterr().err
+    assert main(["convert", "--target", "spirv", "-o", out, str(double)]) == 0
+    assert "note[E7006]" in capsys.readouterr().err
 
 
 def test_check_targets_spirv_loads_no_glslang(tmp_path):
@@ -353,25 +366,10 @@ def test_generated_programs_validate(dialect, stage, seed):
     text = generate(dialect, seed, stage)
     prog = parse(text, filename="g")
     for profile, env in (("vulkan", "vulkan"), ("glsl450", "opengl")):
-        try:
-            out = emit_spirv(prog, profile)
-        except NotCovered as e:
-            # the TGSI doubles and 64-bit integers (issue 20's generator)
-            assert str(e).startswith(tuple(r[len("direct SPIR-V does not cover "):]
-                                           for r in NOT_COVERED_YET)), e
-            return
+        out = emit_spirv(prog, profile)         # every generated construct is covered
         assert validate_spirv(out.spirv, target=env) is None, text
         glslang = xlate.translate(text, filename="g", target="spirv", profile=profile, via="glsl")
         assert out.reflection == glslang.reflection
-
-
-#: reasons a generated program may be unsupported on the direct path (refusals naming the case)
-NOT_COVERED_YET = ("direct SPIR-V does not cover the instruction D",
-                   "direct SPIR-V does not cover the instruction U64",
-                   "direct SPIR-V does not cover the instruction I64",
-                   "direct SPIR-V does not cover the instruction F2D",
-                   "direct SPIR-V does not cover the instruction I2D",
-                   "direct SPIR-V does not cover the instruction U2D")
 
 
 @pytest.mark.parametrize("backend,seeds", [("vulkan", 2), ("gl-spirv", 1)])
@@ -388,12 +386,7 @@ def test_generated_programs_verify_on_the_direct_module(backend, seeds):
         text = generate(dialect, seed, stage)
         rep = verify_source(text, f"g-{dialect}-{stage}-{seed}", lanes=256, seed=seed,
                             runner=runner, backend=backend, via="direct")
-        if rep.status == "unsupported":
-            # what the direct path refuses by name (E7006): the TGSI double and 64-bit
-            # integer opcodes the generator emits since issue 20's merge
-            assert rep.reason.startswith(NOT_COVERED_YET), rep.reason
-            continue
-        assert any("direct SPIR-V path's module" in n for n in rep.notes)
+        assert any("direct SPIR-V path's module" in n for n in rep.notes), (param, rep.reason)
         if rep.status != "pass":
             failures.append(f"{dialect} {stage} {seed}: {rep.status}: {rep.reason}")
     assert not failures, "\n".join(failures)
@@ -558,3 +551,46 @@ def test_newly_covered_programs_verify_on_the_direct_module(backend):
         if rep.status != "pass" or not any("direct SPIR-V path's module" in n for n in rep.notes):
             failures.append(f"{name}: {rep.status}: {rep.reason} {rep.notes}")
     assert not failures, "\n".join(failures)
+
+
+# ---- TGSI bitfield, FMA, LDEXP, snorm8 (off the E7006 list) ---------------------------------------
+
+def test_tgsi_integer_and_rounding_ops_validate():
+    """The bitfield opcodes, FMA (doubles inside: the Float64 capability), LDEXP and the snorm8
+    packing have direct templates; their modules validate in both environments (they are
+    verified on lavapipe/llvmpipe in test_tgsi_bitfield/fma_ldexp/pack, backends gl-spirv and
+    vulkan)."""
+    from test_tgsi_bitfield import EDGES
+    from test_tgsi_fma_ldexp import ROUNDS
+    from test_tgsi_pack import PROGRAM as PACK
+    for name, text in (("edges", EDGES), ("rounds", ROUNDS), ("pack", PACK)):
+        prog = parse(text, filename=f"{name}.tgsi")
+        for profile, env in (("vulkan", "vulkan"), ("glsl450", "opengl")):
+            out = emit_spirv(prog, profile)
+            assert validate_spirv(out.spirv, target=env) is None, name
+    words = disassemble_spirv(emit_spirv(parse(ROUNDS, filename="r.tgsi"), "vulkan").spirv)
+    assert "OpCapability Float64" in words and "OpFConvert" in words
+
+
+def test_unclipped_bitfield_window_is_a_mismatch(monkeypatch):
+    """A direct template that extracts without clipping the window (an offset of 32 reads from
+    bit 0, as OpBitFieldUExtract's undefined case might) must not verify: the direct module
+    is held exactly to the executor."""
+    from conftest import gl_runner
+    from test_tgsi_bitfield import EDGES
+    from xlate.backends.spirv_direct import alu
+    from xlate.verify.core import verify_source
+
+    def unclipped(e, v, o, b):
+        u4 = e.t("u")
+        w = e.ext("UMin", u4, b, e.c("u", 32))
+        ones = e.val("ShiftRightLogical", u4, e.cbits("u", 0xFFFFFFFF),
+                     e.val("BitwiseAnd", u4, e.val("ISub", u4, e.c("u", 32), w), e.c("u", 31)))
+        ones = e.val("BitwiseAnd", u4, ones, alu._ones_where_nonzero(e, w))
+        down = e.val("ShiftRightLogical", u4, v, e.val("BitwiseAnd", u4, o, e.c("u", 31)))
+        return e.val("BitwiseAnd", u4, down, ones)
+    runner = gl_runner("vulkan")
+    monkeypatch.setitem(alu.ALU, ("BFEXT", "u"), unclipped)
+    rep = verify_source(EDGES, "bitfield.tgsi", lanes=256, seed=9, backend="vulkan",
+                        runner=runner, via="direct")
+    assert rep.status == "mismatch", rep.reason

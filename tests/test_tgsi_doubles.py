@@ -238,11 +238,29 @@ def test_tokens_round_trip():
             "result.color[0]").view(np.uint32)[0].tolist()
 
 
-@pytest.mark.parametrize("backend", ["gl", "gl-spirv"])
+@pytest.mark.parametrize("backend", ["gl", "gl-spirv", "vulkan"])
 @pytest.mark.parametrize("name", sorted(VERIFY))
 def test_verify_on_gl(backend, name):
     runner = gl_runner(backend)
     rep = verify_source(VERIFY[name], f"{name}.tgsi", lanes=4096, seed=1, backend=backend,
                         runner=runner)
     assert rep.status == "pass", (rep.reason, [d.describe() for d in rep.differences[:5]])
+    if backend != "gl":
+        # xlate's own SPIR-V (issue 19: spirv_direct/wide.py), exact against the executor
+        assert any("direct SPIR-V path's module" in n for n in rep.notes), rep.notes
     assert rep.compared > 0
+
+
+def test_wrong_direct_template_is_a_mismatch(monkeypatch):
+    """The direct module is held exactly to the executor: DFRAC spelled with trunc instead of
+    floor (wrong for negative operands) must not verify."""
+    from xlate.backends.spirv_direct import alu, wide
+    runner = gl_runner("vulkan")
+
+    def dfrac_by_trunc(e, a):
+        x = wide._d(e, a)
+        return wide._dw(e, e.fval("FSub", e.t("d", 2), x, e.ext("Trunc", e.t("d", 2), x)))
+    monkeypatch.setitem(alu.ALU, ("DFRAC", "u"), dfrac_by_trunc)
+    rep = verify_source(VERIFY["arith"], "arith.tgsi", lanes=1024, seed=1, backend="vulkan",
+                        runner=runner, via="direct")
+    assert rep.status == "mismatch", rep.reason

@@ -664,6 +664,15 @@ def test_sink_nv1_outputs_pads_before_the_register():
                    "END\n")
 
 
+def test_sink_nv1_outputs_sinks_only_the_named_registers():
+    """The 8-coordinate vertex path sinks one coordinate (native_verify._run_vertex_outputs)."""
+    from xlate.verify.native_probe import sink_nv1_outputs
+    text = "!!VP1.1\nMOV o[TEX7], v[8];\nMOV o[TEX0], v[3];\n# o[TEX7]\nEND\n"
+    blank = text.replace("# o[TEX7]", " " * 9)
+    out = sink_nv1_outputs(text, blank, "R3", {"TEX7"})
+    assert out == "!!VP1.1\nMOV      R3, v[8];\nMOV o[TEX0], v[3];\n# o[TEX7]\nEND\n"
+
+
 def test_gl_precision_covers_a_divide_within_its_quotient_only():
     """NV_gpu_program4 DIV need not be correctly rounded (NVIDIA's is 1 ulp off on 85 cg
     gp4fp programs): GL's 1 part in 10^5 of |a / b|, no more."""

@@ -28,7 +28,6 @@ xl_precise highp vec4 tap = vec4(0);
 xl_precise highp vec4 sum = vec4(0);
 xl_precise highp vec4 n = vec4(0);
 xl_precise highp vec4 u__loop_count0 = vec4(0);
-vec4 xl_cc0 = vec4(0.0);   // condition code 0: the value of its last update (flags from its sign), start EQ
 
 // MIN = a > b ? b : a, MAX = a > b ? a : b (GP4 pseudocode; NaN handling follows from it).
 vec4 xl_min(vec4 a, vec4 b) { xl_precise vec4 xl_r = mix(a, b, greaterThan(a, b)); return xl_r; }
@@ -61,8 +60,7 @@ void xl_main()
     for (int xl_i1 = 0, xl_n2 = xl_f2i(vec4(floor(u__loop_count0.xxxx.x))).x; xl_i1 < xl_n2; ++xl_i1)
     {
         tap.x = texture(texture0, coord.xy).x - program_local[0].y;
-        xl_cc0.x = tap.x;
-        if (xl_cc0.x > 0.0)
+        if (tap.x > 0.0)
         {
             sum.x = sum.x + 0.25;
         }

@@ -17,7 +17,6 @@ vec4 tap = vec4(0);
 vec4 sum = vec4(0);
 vec4 n = vec4(0);
 vec4 u__loop_count0 = vec4(0);
-vec4 xl_cc0 = vec4(0.0);   // condition code 0: the value of its last update (flags from its sign), start EQ
 
 // m ? b : a per component with integer masks (GLSL 3.30's mix takes float types only).
 int xl_sel(int a, int b, bool m) { return m ? b : a; }
@@ -59,8 +58,7 @@ void xl_main()
     for (int xl_i1 = 0, xl_n2 = xl_f2i(vec4(floor(u__loop_count0.xxxx.x))).x; xl_i1 < xl_n2; ++xl_i1)
     {
         tap.x = texture(texture0, coord.xy).x - program_local[0].y;
-        xl_cc0.x = tap.x;
-        if (xl_cc0.x > 0.0)
+        if (tap.x > 0.0)
         {
             sum.x = sum.x + 0.25;
         }

@@ -49,7 +49,7 @@ void xl_main()
         p.y = -program_local[0].z * age.y + p.y;
         n.x = n.x - 1.0;
         xl_cc0.x = n.x;
-        if (xl_cc0.x > 0.0)
+        if (n.x > 0.0)
         {
             continue;
         }

@@ -10,20 +10,9 @@ layout(location = 0) uniform vec4 program_local[2];
 layout(binding = 0) uniform sampler2D texture0;
 
 precise highp vec4 TEMP1 = vec4(0);
-precise highp uvec4 TEMP2 = uvec4(0);
 precise highp uvec4 u__if = uvec4(0);
-uvec4 xl_cc1 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
 
 vec4 xl_lrp(vec4 a, vec4 b, vec4 c) { precise vec4 xl_r = a * b + (vec4(1.0) - a) * c; return xl_r; }
-
-// Integer results: SF = bit 31, ZF = r == 0.
-uvec4 xl_cci(uvec4 r) { precise uvec4 xl_r = (r >> 31u) | (uvec4(equal(r, uvec4(0u))) << 1u); return xl_r; }
-
-bvec4 xl_ccNE(uvec4 f)
-{
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual((s | (1u - z)), uvec4(0u));
-}
 
 // _SAT/_SSAT: "if (r < lo) r = lo; else if (r > hi) r = hi;" (GP4 2.X.4.3) - NaN passes through,
 // so clamp() (undefined for NaN) is not used.
@@ -33,13 +22,8 @@ vec4 xl_ssat(vec4 x) { precise vec4 xl_r = mix(mix(x, vec4(1.0), greaterThan(x, 
 void xl_main()
 {
     TEMP1 = xl_lrp(program_local[0].xxxx, texture(texture0, fragment_generic_0.xy), fragment_color);
-    TEMP2.x = (uvec4(lessThan(TEMP1.wwww, program_local[1].xxxx)) * 0xFFFFFFFFu).x;
-    {
-        uvec4 xl_t1 = TEMP2.xxxx;
-        u__if.x = xl_t1.x;
-        xl_cc1.x = xl_cci(xl_t1).x;
-    }
-    if (any(xl_ccNE(xl_cc1.xxxx)))
+    u__if.x = (uvec4(lessThan(TEMP1.wwww, program_local[1].xxxx)) * 0xFFFFFFFFu).x;
+    if (u__if.x != 0u)
     {
         discard;
     }

@@ -88,7 +88,7 @@ void xl_main()
         R0 = R1 * R3.xxxx + R0;
         R4.x = R4.x - R5.x;
         xl_cc0.x = R4.x;
-        if (xl_cc0.x > 0.0)
+        if (R4.x > 0.0)
         {
             continue;
         }

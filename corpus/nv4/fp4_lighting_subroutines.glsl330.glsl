@@ -110,14 +110,14 @@ void xl_main()
             t.x = xl_t3.x;
             xl_cc0.x = xl_t3.x;
         }
-        if (xl_cc0.x != 0.0) break;
+        if (t.x != 0.0) break;
     }
     {
         vec4 xl_t4 = vec4((1.0 / sqrt(acc.w)));
         t.y = xl_t4.y;
         xl_cc1.y = xl_t4.y;
     }
-    if (isnan(xl_cc1.y))
+    if (isnan(t.y))
     {
         acc = vec4(0.5, 0.5, 0.5, 1.0);
     }

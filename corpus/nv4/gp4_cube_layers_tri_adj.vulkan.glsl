@@ -33,7 +33,6 @@ precise highp vec4 nrm = vec4(0);
 precise highp vec4 t = vec4(0);
 precise highp vec4 p = vec4(0);
 precise highp vec4 sil[3] = vec4[3](vec4(0), vec4(0), vec4(0));
-vec4 xl_cc0 = vec4(0.0);   // condition code 0: the value of its last update (flags from its sign), start EQ
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
 float xl_dp2(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y; return xl_r; }
@@ -75,14 +74,10 @@ void xl_main()
         r.x = f.x * 4;
         f.x = f.x + 1;
         t.w = vec4(f.xxxx).w;
-        {
-            precise vec4 xl_t5 = vec4(xl_dp3(nrm, program_local[clamp(clamp(r.x, -3, 22) + 2, 0, 23)]));
-            t.x = xl_t5.x;
-            xl_cc0.x = xl_t5.x;
-        }
-        if (xl_cc0.x >= 0.0) continue;
+        t.x = xl_dp3(nrm, program_local[clamp(clamp(r.x, -3, 22) + 2, 0, 23)]);
+        if (t.x >= 0.0) continue;
         v.x = 0;
-        for (int xl_i6 = 0, xl_n7 = 3; xl_i6 < xl_n7; ++xl_i6)
+        for (int xl_i5 = 0, xl_n6 = 3; xl_i5 < xl_n6; ++xl_i5)
         {
             p.x = xl_dp4(program_local[clamp(r.x, 0, 23)], in_vertex_position[clamp(v.x, 0, 5)]);
             p.y = xl_dp4(program_local[clamp(clamp(r.x, -2, 23) + 1, 0, 23)], in_vertex_position[clamp(v.x, 0, 5)]);
@@ -98,12 +93,8 @@ void xl_main()
             v.x = v.x + 2;
         }
         EndPrimitive();
-        {
-            precise vec4 xl_t8 = vec4(greaterThanEqual(t.wwww, program_local[24].wwww));
-            t.w = xl_t8.w;
-            xl_cc0.w = xl_t8.w;
-        }
-        if (xl_cc0.w != 0.0) break;
+        t.w = vec4(greaterThanEqual(t.wwww, program_local[24].wwww)).w;
+        if (t.w != 0.0) break;
     }
 }
 

@@ -46,7 +46,6 @@ precise highp vec4 n = vec4(0);
 precise highp vec4 t = vec4(0);
 precise highp vec4 len = vec4(0);
 precise highp vec4 m = vec4(0);
-vec4 xl_cc0 = vec4(0.0);   // condition code 0: the value of its last update (flags from its sign), start EQ
 vec4 xl_cc1 = vec4(0.0);   // condition code 1: the value of its last update (flags from its sign), start EQ
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
@@ -90,12 +89,8 @@ void xl_main()
     xl_cc1.x = t.x;
     len.y = 1.0 / sqrt(xl_dp3(e1, e1));
     len.z = 1.0 / len.y;
-    {
-        precise vec4 xl_t1 = vec4(lessThan(len.zzzz, program_local[0].yyyy));
-        t.y = xl_t1.y;
-        xl_cc0.y = xl_t1.y;
-    }
-    if (xl_cc0.y != 0.0) return;
+    t.y = vec4(lessThan(len.zzzz, program_local[0].yyyy)).y;
+    if (t.y != 0.0) return;
     out_result_position = in_vertex_position[1];
     out_result_color = in_vertex_color[1];
     out_result_color_back = in_vertex_color_back[1];

@@ -32,7 +32,6 @@ vec4 c = vec4(0);
 vec4 d = vec4(0);
 vec4 q = vec4(0);
 uvec4 pk = uvec4(0);
-uvec4 xl_cc0 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
 
 // m ? b : a per component with integer masks (GLSL 3.30's mix takes float types only).
 int xl_sel(int a, int b, bool m) { return m ? b : a; }
@@ -149,15 +148,6 @@ float xl_h2f(uint h) {
 
 vec4 xl_up2h(uint w) { return vec2(xl_h2f(w & 0xffffu), xl_h2f(w >> 16u)).xyxy; }
 
-// Integer results: SF = bit 31, ZF = r == 0.
-uvec4 xl_cci(uvec4 r) { return (r >> 31u) | (uvec4(equal(r, uvec4(0u))) << 1u); }
-
-bvec4 xl_ccNE(uvec4 f)
-{
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual((s | (1u - z)), uvec4(0u));
-}
-
 void xl_emit();
 
 void xl_emit()
@@ -210,12 +200,8 @@ void xl_main()
         d = xl_up4b(pk.y);
         t.xy = xl_up2us(pk.z).xy;
         t.zw = xl_up2h(pk.w).zw;
-        {
-            uvec4 xl_t4 = (uvec4(notEqual(s.xxxx, uvec4(0u))) * 0xFFFFFFFFu);
-            s.w = xl_t4.w;
-            xl_cc0.w = xl_cci(xl_t4).w;
-        }
-        if (any(xl_ccNE(xl_cc0.wwww)))
+        s.w = (uvec4(notEqual(s.xxxx, uvec4(0u))) * 0xFFFFFFFFu).w;
+        if (s.w != 0u)
         {
             out_result_color = c * d + t;
         }

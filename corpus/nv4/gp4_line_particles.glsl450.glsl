@@ -31,7 +31,6 @@ precise highp vec4 c = vec4(0);
 precise highp vec4 d = vec4(0);
 precise highp vec4 q = vec4(0);
 precise highp uvec4 pk = uvec4(0);
-uvec4 xl_cc0 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
 
 // Float to int conversions clamp to the representable range, NaN gives 0 (GP4 issue 41).
 ivec4 xl_f2i(vec4 x) {
@@ -89,15 +88,6 @@ uint xl_pk4b(vec4 a) {
 
 vec4 xl_up4b(uint u) { precise vec4 xl_r = (vec4((uvec4(u) >> uvec4(0u, 8u, 16u, 24u)) & 0xffu) - 128.0) / 127.0; return xl_r; }
 
-// Integer results: SF = bit 31, ZF = r == 0.
-uvec4 xl_cci(uvec4 r) { precise uvec4 xl_r = (r >> 31u) | (uvec4(equal(r, uvec4(0u))) << 1u); return xl_r; }
-
-bvec4 xl_ccNE(uvec4 f)
-{
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual((s | (1u - z)), uvec4(0u));
-}
-
 void xl_emit();
 
 void xl_emit()
@@ -150,12 +140,8 @@ void xl_main()
         d = xl_up4b(pk.y);
         t.xy = (unpackUnorm2x16(pk.z).xyxy).xy;
         t.zw = (unpackHalf2x16(pk.w).xyxy).zw;
-        {
-            uvec4 xl_t4 = (uvec4(notEqual(s.xxxx, uvec4(0u))) * 0xFFFFFFFFu);
-            s.w = xl_t4.w;
-            xl_cc0.w = xl_cci(xl_t4).w;
-        }
-        if (any(xl_ccNE(xl_cc0.wwww)))
+        s.w = (uvec4(notEqual(s.xxxx, uvec4(0u))) * 0xFFFFFFFFu).w;
+        if (s.w != 0u)
         {
             out_result_color = c * d + t;
         }

@@ -17,7 +17,6 @@ ivec4 i = ivec4(0);
 ivec4 k = ivec4(0);
 vec4 acc = vec4(0);
 vec4 t = vec4(0);
-vec4 xl_cc0 = vec4(0.0);   // condition code 0: the value of its last update (flags from its sign), start EQ
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
 float xl_dp2(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y; }
@@ -59,12 +58,8 @@ void xl_main()
         i.x = k.x & 7;
         acc = acc + program_local[clamp(i.x, 0, 7)];
         k.x = k.x + 1;
-        {
-            vec4 xl_t3 = vec4(greaterThan(acc.xxxx, program_local[8].xxxx));
-            t.x = xl_t3.x;
-            xl_cc0.x = xl_t3.x;
-        }
-        if (xl_cc0.x > 0.0) break;
+        t.x = vec4(greaterThan(acc.xxxx, program_local[8].xxxx)).x;
+        if (t.x > 0.0) break;
     }
     out_result_color = xl_sat(acc);
     out_result_texcoord[0].x = vec4(k.xxxx).x;

@@ -15,7 +15,6 @@ precise highp ivec4 i = ivec4(0);
 precise highp ivec4 k = ivec4(0);
 precise highp vec4 acc = vec4(0);
 precise highp vec4 t = vec4(0);
-vec4 xl_cc0 = vec4(0.0);   // condition code 0: the value of its last update (flags from its sign), start EQ
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
 float xl_dp2(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y; return xl_r; }
@@ -48,12 +47,8 @@ void xl_main()
         i.x = k.x & 7;
         acc = acc + program_local[clamp(i.x, 0, 7)];
         k.x = k.x + 1;
-        {
-            precise vec4 xl_t3 = vec4(greaterThan(acc.xxxx, program_local[8].xxxx));
-            t.x = xl_t3.x;
-            xl_cc0.x = xl_t3.x;
-        }
-        if (xl_cc0.x > 0.0) break;
+        t.x = vec4(greaterThan(acc.xxxx, program_local[8].xxxx)).x;
+        if (t.x > 0.0) break;
     }
     result_color = xl_sat(acc);
     result_texcoord_0.x = vec4(k.xxxx).x;

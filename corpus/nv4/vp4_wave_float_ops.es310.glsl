@@ -31,7 +31,6 @@ xl_precise highp vec4 c = vec4(0);
 xl_precise highp vec4 n = vec4(0);
 xl_precise highp vec4 flags = vec4(0);
 xl_precise highp vec4 uv = vec4(0);
-vec4 xl_cc0 = vec4(0.0);   // condition code 0: the value of its last update (flags from its sign), start EQ
 vec4 xl_cc1 = vec4(0.0);   // condition code 1: the value of its last update (flags from its sign), start EQ
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
@@ -87,7 +86,6 @@ void xl_main()
     {
         xl_precise vec4 xl_t1 = xl_sat(c.xxxx * program_local[0].xxxx + 0.5);
         flags.x = xl_t1.x;
-        xl_cc0.x = xl_t1.x;
     }
     {
         xl_precise vec4 xl_t2 = xl_ssat(s.xxxx - c.xxxx);
@@ -109,8 +107,7 @@ void xl_main()
     flags.z = vec4(notEqual(s.yyyy, s.zzzz)).z;
     flags.w = vec4(greaterThanEqual(n.zzzz, vec4(0.0))).w;
     n.w = flags.y;
-    xl_cc0.w = n.w;
-    if (xl_cc0.w != 0.0)
+    if (n.w != 0.0)
     {
         w = vec4(lessThan(n, c));
         w.w = vec4(lessThanEqual(n.wwww, c.wwww)).w;

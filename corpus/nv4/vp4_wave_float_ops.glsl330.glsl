@@ -21,7 +21,6 @@ vec4 c = vec4(0);
 vec4 n = vec4(0);
 vec4 flags = vec4(0);
 vec4 uv = vec4(0);
-vec4 xl_cc0 = vec4(0.0);   // condition code 0: the value of its last update (flags from its sign), start EQ
 vec4 xl_cc1 = vec4(0.0);   // condition code 1: the value of its last update (flags from its sign), start EQ
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
@@ -81,15 +80,11 @@ void xl_main()
     c.x = cos(w.y);
     n.xy = vec4(cos(w.z), sin(w.z), 0.0, 0.0).xy;
     p.y = s.x * program_local[0].x + p.y;
+    flags.x = xl_sat(c.xxxx * program_local[0].xxxx + 0.5).x;
     {
-        vec4 xl_t1 = xl_sat(c.xxxx * program_local[0].xxxx + 0.5);
-        flags.x = xl_t1.x;
-        xl_cc0.x = xl_t1.x;
-    }
-    {
-        vec4 xl_t2 = xl_ssat(s.xxxx - c.xxxx);
-        n.z = xl_t2.z;
-        xl_cc1.z = xl_t2.z;
+        vec4 xl_t1 = xl_ssat(s.xxxx - c.xxxx);
+        n.z = xl_t1.z;
+        xl_cc1.z = xl_t1.z;
     }
     n.w = xl_ssat(n.yyyy).w;
     n.xz = n.xy * vec2(-1.0, 1.0);
@@ -106,8 +101,7 @@ void xl_main()
     flags.z = vec4(notEqual(s.yyyy, s.zzzz)).z;
     flags.w = vec4(greaterThanEqual(n.zzzz, vec4(0.0))).w;
     n.w = flags.y;
-    xl_cc0.w = n.w;
-    if (xl_cc0.w != 0.0)
+    if (n.w != 0.0)
     {
         w = vec4(lessThan(n, c));
         w.w = vec4(lessThanEqual(n.wwww, c.wwww)).w;
@@ -118,9 +112,9 @@ void xl_main()
         w.w = vec4(1.0).w;
     }
     {
-        vec4 xl_t3 = vec4(0.0);
-        bvec4 xl_m4 = lessThan(xl_cc1.zzzz, vec4(0.0));
-        w.z = mix(w.z, xl_t3.z, xl_m4.z);
+        vec4 xl_t2 = vec4(0.0);
+        bvec4 xl_m3 = lessThan(xl_cc1.zzzz, vec4(0.0));
+        w.z = mix(w.z, xl_t2.z, xl_m3.z);
     }
     out_result_texcoord[0] = uv;
     out_result_texcoord[1] = w;

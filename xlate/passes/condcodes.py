@@ -4,15 +4,26 @@ The IR already says, per update, which flag rule applies (CCKind, chosen by the 
 pass finds which CC registers a program ever *tests*; updates of a register nobody tests are
 dead and the backend omits them (cgc sets CC on many instructions whose flags are never read).
 
-A register whose every update is a float one holds all it needs in the updated value itself:
-its flags are a function of the value (GP4 2.X.4.3), and every test of Table X.16 an IEEE
-comparison of it with zero (``templates/glsl/cctests_value.txt``).  The printers store the value
-for those (:func:`value_condition_codes`) and print ``if (R0.x > 0.0)`` where the flag form is
-``if (any(xl_ccGT(xl_cc0.xxxx)))``; integer and mixed registers keep the flag words.
+A register whose flags are a function of the updated value holds that value instead of flag
+words, and every test of Table X.16 becomes a comparison of it with zero
+(``templates/glsl/cctests_value.txt``; :func:`value_condition_codes`):
+
+* every update a float one: SF = r < 0 or NaN, ZF = r == 0 or NaN, OF = CF = 0 (GP4 2.X.4.3);
+  the tests are IEEE comparisons -- ``if (R0.x > 0.0)`` where the flag form is
+  ``if (any(xl_ccGT(xl_cc0.xxxx)))``;
+* every update an integer one without carry (``CCKind.INT``, and ``UNDEF_OFCF``, whose OF/CF
+  the project clears): SF = bit 31, ZF = r == 0, OF = CF = 0, so the tests are signed integer
+  comparisons of the result's words -- cgc's ``MOV.U.CC RC.x, R0; IF NE.x;`` prints
+  ``if (xl_cc0.x != 0)``.
+
+A register some update of which computes carry or overflow (ADD, SUB, MAD, SAD with integer
+types), or with updates of both kinds, keeps the flag words.
 """
 from __future__ import annotations
 
-from ..ir.model import CCKind, Instruction, Program
+from dataclasses import dataclass, fields, is_dataclass
+
+from ..ir.model import CCKind, CondTest, DataType, Instruction, Program, RegKind
 
 
 def tested_cc_registers(prog: Program) -> set[int]:
@@ -25,12 +36,135 @@ def tested_cc_registers(prog: Program) -> set[int]:
 
 
 def value_condition_codes(prog: Program, tested: set[int],
-                          extra: list[Instruction] | tuple = ()) -> set[int]:
-    """The tested CC registers every update of which is a float one (``CCKind.FLOAT``), among
-    the program's instructions and ``extra`` ones (the structurizer's own: its counter tests
-    update CC1 with integer flags)."""
-    value = set(tested)
+                          extra: list[Instruction] | tuple = ()) -> dict[int, DataType]:
+    """The tested CC registers that hold the value of their last update, with its type:
+    ``DataType.FLOAT`` where every update is a float one, ``DataType.INT`` where every update is
+    an integer one without carry or overflow -- among the program's instructions and ``extra``
+    ones (the structurizer's own: its counter tests update CC1 with integer flags)."""
+    kinds: dict[int, set[CCKind]] = {cc: set() for cc in tested}
     for ins in list(prog.instructions) + list(extra):
-        if ins.cc_update is not None and ins.cc_kind != CCKind.FLOAT:
-            value.discard(ins.cc_update)
-    return value
+        if ins.cc_update in kinds:
+            kinds[ins.cc_update].add(ins.cc_kind)
+    out: dict[int, DataType] = {}
+    for cc in sorted(tested):
+        if kinds[cc] <= {CCKind.FLOAT}:
+            out[cc] = DataType.FLOAT
+        elif kinds[cc] <= _VALUE_INT:
+            out[cc] = DataType.INT
+    return out
+
+
+#: integer updates whose flags are the value's: SF = bit 31, ZF = r == 0, OF = CF = 0
+_VALUE_INT = frozenset({CCKind.INT, CCKind.UNDEF_OFCF})
+
+
+# ---- tests forwarded to the register the update wrote -------------------------------------------
+
+@dataclass(frozen=True)
+class ValueTest:
+    """A condition-code test read from the register component its update just wrote: the test
+    ``rule`` of that component's value, a float or an integer (``dtype``, the register's
+    cc_values kind), compared with zero as ``cctests_value.txt`` says.  cgc's
+    ``MOV.U.CC RC.x, R0; IF NE.x;`` prints ``if (RC.x != 0u)``."""
+
+    reg: str
+    comp: int
+    rule: str
+    dtype: DataType
+
+
+def forward_value_tests(structured, prog: Program, cc_values: dict[int, DataType]) -> set[int]:
+    """Replace each ``If``/``Jump`` condition that tests one component of a value-holding
+    register shortly after the update that wrote it (in the same body, with only instructions
+    in between that neither update that CC register nor write the component) by a
+    :class:`ValueTest` of the written register: it still holds the value the CC register
+    would.  The update must write that component unconditionally, into a plain temporary (no
+    relative index, no array).  Returns the CC registers still tested anywhere (those not
+    returned need no register at all)."""
+    from .structurize import If, Jump, Op
+
+    def forwardable(before: list, cond) -> ValueTest | None:
+        """``before``: the nodes preceding the test in its body, nearest last."""
+        if not isinstance(cond, CondTest) or cond.cc not in cc_values or \
+                cond.rule in ("TR", "FL") or len(set(cond.swizzle)) != 1:
+            return None
+        k = cond.swizzle[0]
+        between = []
+        for node in reversed(before[-REACH:]):
+            if not isinstance(node, Op):
+                return None                     # a call, an if, a loop: it may write anything
+            if node.ins.cc_update == cond.cc:
+                break
+            between.append(node.ins)
+        else:
+            return None
+        dst = node.ins.dst
+        if dst is None or dst.index is not None or not dst.mask[k] or \
+                (dst.cond is not None and dst.cond.rule != "TR"):
+            return None
+        reg = prog.registers.get(dst.reg)
+        if reg is None or reg.kind != RegKind.TEMP or reg.size is not None:
+            return None
+        if any(i.dst is not None and i.dst.reg == dst.reg and i.dst.mask[k] for i in between):
+            return None                         # the written component changed since
+        return ValueTest(dst.reg, k, cond.rule, cc_values[cond.cc])
+
+    def body(nodes: list) -> None:
+        for i, node in enumerate(nodes):
+            if isinstance(node, (If, Jump)):
+                vt = forwardable(nodes[max(0, i - REACH):i], node.cond)
+                if vt is not None:
+                    node.cond = vt
+            for child in _child_bodies(node):
+                body(child)
+
+    body(structured.main.body)
+    for fn in structured.functions.values():
+        body(fn.body)
+    return _tested_in_tree(structured)
+
+
+#: how many instructions back a test looks for its update (cgc puts one or two in between)
+REACH = 8
+
+
+def _child_bodies(node):
+    """The node lists inside a node of the tree (if/else, loop bodies, cases, labeled blocks)."""
+    for name in ("then", "orelse", "body"):
+        v = getattr(node, name, None)
+        if isinstance(v, list):
+            yield v
+    for case in getattr(node, "cases", ()) or ():
+        yield case.body
+
+
+def _tested_in_tree(structured) -> set[int]:
+    """Every CC register some condition of the tree still tests: its nodes' ``cond`` (if, jump,
+    the general structurizer's gotos) and its instructions' (KIL, conditional writes)."""
+    from .structurize import Op
+    out: set[int] = set()
+
+    def note(cond) -> None:
+        if isinstance(cond, CondTest) and cond.rule not in ("TR", "FL"):
+            out.add(cond.cc)
+
+    def walk(value) -> None:
+        if isinstance(value, list):
+            for v in value:
+                walk(v)
+        elif isinstance(value, Op):
+            note(value.ins.cond)
+            if value.ins.dst is not None:
+                note(value.ins.dst.cond)
+        elif is_dataclass(value) and not isinstance(value, Instruction):
+            for f in fields(value):
+                v = getattr(value, f.name)
+                if f.name == "cond" or (isinstance(v, tuple) and f.name == "term"):
+                    for c in (v if isinstance(v, tuple) else (v,)):
+                        note(c)
+                elif isinstance(v, list) or is_dataclass(v):
+                    walk(v)
+    walk(structured.main.body)
+    for fn in structured.functions.values():
+        walk(fn.body)
+    return out

@@ -15,6 +15,7 @@ a subroutine everything is (the caller may read any of them).
 from __future__ import annotations
 
 from ..ir.model import Instruction, Program, RegKind, Source
+from .condcodes import ValueTest
 from .structurize import CountTest, If, Jump, Loop, Op, Structured
 
 
@@ -84,7 +85,11 @@ class Liveness:
         return (m[0] | m[1] << 1 | m[2] << 2 | m[3] << 3) << base
 
     def cond_reads(self, cond) -> int:
-        return self.bit(cond.reg, 0) if isinstance(cond, CountTest) else 0
+        if isinstance(cond, CountTest):
+            return self.bit(cond.reg, 0)
+        if isinstance(cond, ValueTest):          # a CC test forwarded to the written register
+            return self.bit(cond.reg, cond.comp)
+        return 0
 
     def function(self, body: list, is_main: bool) -> None:
         end = 0 if is_main else self.everything

@@ -21,7 +21,7 @@ from ..diagnostics import Diagnostic, XlateError
 from ..ir.model import MAX_CALL_DEPTH, DataType, Instruction, Program
 from ..ir.validate import IRValidationError
 from ..ir.validate import validate as validate_ir
-from .condcodes import tested_cc_registers, value_condition_codes
+from .condcodes import forward_value_tests, tested_cc_registers, value_condition_codes
 from .inline import inline_single_calls
 from .nesting import runtime_nesting_overflow
 from .structurize import (Op, RecursionError_, StructureError, Structured, call_depth,
@@ -41,8 +41,10 @@ class Lowering:
     depth: int | None = None
     types: dict[str, DataType] = field(default_factory=dict)
     cc_used: set[int] = field(default_factory=set)
-    #: tested CC registers whose every update is a float one: they hold the value (condcodes.py)
-    cc_values: set[int] = field(default_factory=set)
+    #: tested CC registers that hold the value of their last update, with its type: FLOAT
+    #: (every update a float one) or INT (every update an integer one without carry);
+    #: condcodes.py
+    cc_values: dict[int, DataType] = field(default_factory=dict)
     #: iteration guard of the loops the general structurizer emits (None: structured program)
     loop_limit: int | None = None
     done: list[str] = field(default_factory=list)  # names of the passes run so far
@@ -105,10 +107,22 @@ def decide_types(s: Lowering) -> None:
 
 def find_tested_condition_codes(s: Lowering) -> None:
     """Condition-code registers some instruction tests: updates of the others are dead.  Those
-    whose every update is a float one are kept as the value, and tested by comparing it."""
+    whose flags are a function of the updated value (every update a float one, or every one an
+    integer one without carry) are kept as the value, and tested by comparing it."""
     s.cc_used = tested_cc_registers(s.program)
     s.cc_values = value_condition_codes(s.program, s.cc_used,
                                         list(_tree_instructions(s.structured)))
+
+
+def forward_condition_codes(s: Lowering) -> None:
+    """A test of a value-holding register right after its update reads the register the update
+    wrote (``condcodes.forward_value_tests``: cgc's ``MOV.U.CC RC.x, R0; IF NE.x;`` becomes
+    ``if (RC.x != 0u)``); a CC register no test reads any more is dropped with its updates."""
+    if not s.cc_values or s.structured is None:
+        return
+    still = forward_value_tests(s.structured, s.program, s.cc_values)
+    s.cc_used = {cc for cc in s.cc_used if cc in still}
+    s.cc_values = {cc: t for cc, t in s.cc_values.items() if cc in still}
 
 
 #: the middle end, in order: (name, pass)
@@ -118,6 +132,7 @@ PASSES: list[tuple[str, Callable[[Lowering], None]]] = [
     ("inline", inline),
     ("types", decide_types),
     ("condcodes", find_tested_condition_codes),
+    ("ccforward", forward_condition_codes),
 ]
 
 

@@ -40,7 +40,7 @@ class _Unrecognised(Exception):
 
 
 def _tokens(line: str) -> list[str]:
-    from .mutants import tokenize
+    from .glsl_statements import tokenize
     return [t for t in tokenize(line) if not t.isspace() and t not in _QUALIFIERS]
 
 
@@ -64,7 +64,7 @@ def _reads(S: list[str]) -> set:
 
 def _assignment(S: list[str]) -> int | None:
     """Index of the top-level '=' (the mutation harness's reading of a statement)."""
-    from .mutants import _assignment as top_level_assignment
+    from .glsl_statements import top_level_assignment
     return top_level_assignment(S)
 
 
@@ -212,7 +212,7 @@ def live_lines(glsl: str) -> set[int] | None:
                 eq = _assignment(item[2])
                 if eq is not None:
                     universe |= _reads(item[2][:eq])
-    from .mutants import output_names
+    from .glsl_statements import output_names
     # outputs written in place (declared 'out', the backend's direct outputs) are roots too
     names = {v for (v, _) in _reads(_tokens(_main_body(lines)))} | output_names(glsl)
     roots = {(v, c) for (v, c) in universe if v.startswith(("out_", "gl_")) or v in names}

@@ -74,7 +74,7 @@ _INVERSE_RULE = {"EQ": "NE", "NE": "EQ", "LT": "GE", "GE": "LT", "GT": "LE", "LE
                  "TR": "FL", "FL": "TR", "NAN": "LEG", "LEG": "NAN", "CF": "NCF", "NCF": "CF",
                  "OF": "NOF", "NOF": "OF", "AB": "BLE", "BLE": "AB", "SF": "NSF", "NSF": "SF"}
 #: opcodes whose result is approximate (compare.INEXACT) or a filtered lookup: a literal one
-#: ulp off there is within the opcode's bound (mutants._within_approximation)
+#: ulp off there is within the opcode's bound (mutants_glsl._within_approximation)
 _APPROXIMATE = frozenset({"EX2", "LG2", "POW", "LIT", "LITNC", "SIN", "COS", "SCS", "RSQ", "EXP",
                           "LOG", "EXPA", "LOGA", "NRM", "RFL", "SQRT", "DIV", "RCP"})
 #: component-wise in name but reading other components than the written ones
@@ -290,9 +290,11 @@ def _node_edits(node, prog, kind: str):
             yield (None if ins is None else Op(ins)), reg
     elif isinstance(node, (If, Jump)) and kind == "cc" and node.cond is not None \
             and node.cond.rule in _INVERSE_RULE:
-        cond = _inverted(node.cond)
-        ins = node.ins.replace(cond=cond) if node.ins.cond is not None else node.ins
-        yield replace(node, cond=cond, ins=ins), None
+        # the node's test (a CondTest, or a ValueTest the condcodes pass forwarded to the
+        # written register) and the instruction's own CondTest, each inverted
+        ins = node.ins.replace(cond=_inverted(node.ins.cond)) if node.ins.cond is not None \
+            else node.ins
+        yield replace(node, cond=_inverted(node.cond), ins=ins), None
     elif isinstance(node, Loop) and kind == "loop" and node.count is not None:
         lit = _literal_register(prog, node.count)
         if lit is None:
@@ -408,7 +410,7 @@ class TreeMutatingRunner(Delegate):
 
     ``known``: (stage, GLSL, lanes, keyword arguments, capture) of the harness's equivalence
     run of this mutant; a call of the direct module with exactly those arguments gets that
-    capture (as :class:`mutants.MutatingRunner`)."""
+    capture (as :class:`mutants_glsl.MutatingRunner`)."""
 
     def __init__(self, inner, mutation: TreeMutation, known=None):
         super().__init__(inner)

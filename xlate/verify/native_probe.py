@@ -328,12 +328,15 @@ def free_nv1_temporary(text: str, hdr: str) -> str:
     return free_nv1_temporaries(text, hdr, 1)[0]
 
 
-def sink_nv1_outputs(text: str, blank: str, temp: str) -> str:
+def sink_nv1_outputs(text: str, blank: str, temp: str, registers=None) -> str:
     """:func:`sink_outputs` for NV_vertex_program texts: every texture-coordinate and colour
-    output register (``o[TEX3]``, ``o[COL0]``, ``o[BFC1]`` ...) replaced by the temporary
-    ``temp``, padded with blanks *before* it so that every offset stays valid."""
+    output register (``o[TEX3]``, ``o[COL0]``, ``o[BFC1]`` ...; only those named in
+    ``registers``, e.g. ``{"TEX7"}``, when given) replaced by the temporary ``temp``, padded
+    with blanks *before* it so that every offset stays valid."""
     out = list(text)
-    for m in re.finditer(r"\bo\[\s*(?:TEX\d|COL[01]|BFC[01])\s*\]", blank):
+    for m in re.finditer(r"\bo\[\s*(TEX\d|COL[01]|BFC[01])\s*\]", blank):
+        if registers is not None and m.group(1) not in registers:
+            continue
         new = temp.rjust(m.end() - m.start())
         out[m.start():m.end()] = list(new)
     return "".join(out)

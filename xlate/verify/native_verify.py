@@ -171,7 +171,7 @@ def _run_vertex_outputs(text, runner, lanes, inputs, params, keys, textures=None
     a harness temporary (the position takes its place), one with ``result.texcoord[0]`` sunk
     and ``result.texcoord[7]`` written to coordinate 0 instead (:mod:`native_probe`)."""
     from .native_text import NV1_HEADERS, rename_nv1_results, rename_results
-    from .native_probe import declare_sink, free_nv1_temporary, sink_outputs
+    from .native_probe import declare_sink, free_nv1_temporary, sink_nv1_outputs, sink_outputs
     tcs = {k for k in keys if k.startswith("result.texcoord[")}
     if len(tcs) < 8:
         return runner.run_vertex(text, lanes, inputs, params, keys, textures=textures,
@@ -183,7 +183,7 @@ def _run_vertex_outputs(text, runner, lanes, inputs, params, keys, textures=None
 
         def sunk(t: str, which: str) -> str:
             n = which[len("result.texcoord["):-1]
-            return re.sub(rf"\bo\[\s*TEX{n}\s*\]", sink, t)
+            return sink_nv1_outputs(t, _blank_comments(t), sink, {f"TEX{n}"})
         got = runner.run_vertex(sunk(text, last), lanes, inputs, params,
                                 [k for k in keys if k != last], textures=textures,
                                 shadow=shadow)

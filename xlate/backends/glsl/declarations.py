@@ -481,9 +481,12 @@ class Declarations:
         if "iter" in self.cfg_vars:
             globals_.append("int xl_iter = 0;    // loop iterations (guard)")
         for cc in sorted(self.cc_used):
-            if cc in self.cc_values:
+            if self.cc_values.get(cc) == DataType.FLOAT:
                 globals_.append(f"vec4 xl_cc{cc} = vec4(0.0);   // condition code {cc}: the value "
                                 "of its last update (flags from its sign), start EQ")
+            elif cc in self.cc_values:
+                globals_.append(f"ivec4 xl_cc{cc} = ivec4(0);   // condition code {cc}: the "
+                                "integer value of its last update (flags from it), start EQ")
             else:
                 globals_.append(f"uvec4 xl_cc{cc} = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ")
         for regname, arr in self.param_arrays.items():

@@ -8,6 +8,7 @@ from dataclasses import replace
 from ...ir.carry import instruction_carry
 from ...ir.model import (CCKind, CondTest, DataType, Instruction, Sat, Stage)
 from ...ir.ops import COMPONENTWISE, OPCODES
+from ...passes.condcodes import ValueTest
 from ...passes.structurize import CountTest
 from ...passes.types import RAW_OPERAND_OPS, operand_type, result_type
 
@@ -30,7 +31,7 @@ class Instructions:
         swz = "".join(COMP[c] for c in cond.swizzle)
         if cond.cc in self.cc_values:
             reg = f"xl_cc{cond.cc}{'' if swz == 'xyzw' else '.' + swz}"
-            return cc_value_tests()[cond.rule][1].format(v=reg)
+            return cc_value_tests()[self.value_rule(cond)][1].format(v=reg)
         helper = f"cc{cond.rule}"
         if helper not in helper_library():
             expr = cc_tests()[cond.rule]
@@ -44,6 +45,8 @@ class Instructions:
         """A bool: any of the four swizzled tests passes (None = unconditional)."""
         if isinstance(cond, CountTest):          # REP counter of the general structurizer
             return f"{self.element(cond.reg, None, None)}.x > {'0u' if cond.unsigned else '0'}"
+        if isinstance(cond, ValueTest):          # a CC test read from the written register
+            return self.value_test(cond)
         if cond is None or cond.rule == "TR":
             return None
         if cond.rule == "FL":
@@ -51,12 +54,31 @@ class Instructions:
         if cond.cc in self.cc_values and len(set(cond.swizzle)) == 1:
             # one component tested: the comparison itself, 'if (xl_cc0.x > 0.0)'
             reg = f"xl_cc{cond.cc}.{COMP[cond.swizzle[0]]}"
-            return cc_value_tests()[cond.rule][0].format(v=reg)
+            return cc_value_tests()[self.value_rule(cond)][0].format(v=reg)
         return f"any({self.cc_test(cond)})"
+
+    def value_test(self, cond: ValueTest) -> str:
+        """``if (RC.x != 0u)``: the cctests_value.txt comparison of the register component, read
+        as the value's type (an unsigned register tested for zero stays unsigned)."""
+        st = self.storage_type(cond.reg)
+        elem = f"{self.element(cond.reg, None, None)}.{COMP[cond.comp]}"
+        if cond.dtype == DataType.INT and st == DataType.UINT and cond.rule in ("EQ", "NE"):
+            return f"{elem} {'==' if cond.rule == 'EQ' else '!='} 0u"
+        v = bitcast(elem, st, cond.dtype, scalar=True)
+        rule = cond.rule if cond.dtype == DataType.FLOAT else cond.rule + ".i"
+        return cc_value_tests()[rule][0].format(v=v)
+
+    def value_rule(self, cond: CondTest) -> str:
+        """The cctests_value.txt row of a test of a value-holding register: ``GT`` for a float
+        value, ``GT.i`` for an integer one."""
+        return cond.rule if self.cc_values[cond.cc] == DataType.FLOAT else cond.rule + ".i"
 
     def cc_flags(self, ins: Instruction, t: str, rtype: DataType, srcs: list[str]) -> str:
         if ins.cc_update in self.cc_values:
-            return t                # the register keeps the value itself (cctests_value.txt)
+            # the register keeps the value itself (cctests_value.txt): a float, or an integer
+            # result's words as an ivec4
+            return t if self.cc_values[ins.cc_update] == DataType.FLOAT else \
+                bitcast(t, rtype, DataType.INT)
         kind = ins.cc_kind
         if kind == CCKind.FLOAT:
             self.need("ccf")
@@ -124,8 +146,12 @@ class Instructions:
             statement = f"{target}{m} = {rhs};"
             cond = ins.dst.cond
             if ins.cc_update is not None and ins.cc_update in self.cc_used:
-                # a value-holding CC register (cc_values) takes the value just written
-                return [statement, f"xl_cc{ins.cc_update}{m} = {target}{m};"]
+                # a value-holding CC register (cc_values) takes the value just written (an
+                # integer one its words: the whole register converted, then the mask)
+                value = target
+                if self.cc_values[ins.cc_update] == DataType.INT:
+                    value = bitcast(target, self.storage_type(ins.dst.reg), DataType.INT)
+                return [statement, f"xl_cc{ins.cc_update}{m} = {value}{m};"]
             if cond is None:
                 return [statement]
             comp = cond.swizzle[comps[0]]          # the one component every write tests
@@ -290,7 +316,7 @@ class Instructions:
             lines.append(f"{target}{m} = {self.select(target + m, value + m, mask + m, st)};")
         if flags is not None:
             reg = f"xl_cc{cc}"
-            ftype = DataType.FLOAT if cc in self.cc_values else DataType.UINT
+            ftype = self.cc_values.get(cc, DataType.UINT)
             if mask is None:
                 lines.append(f"{reg}{m} = {flags}{m};")
             else:

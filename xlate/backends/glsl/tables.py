@@ -51,8 +51,8 @@ def helper_library() -> dict[str, tuple[str, tuple[str, ...]]]:
 
 @lru_cache(maxsize=1)
 def cc_value_tests() -> dict[str, tuple[str, str]]:
-    """rule -> (scalar form, vector form) of a test of a register holding a float value
-    (``cctests_value.txt``)."""
+    """rule -> (scalar form, vector form) of a test of a register holding a float value, and
+    ``rule.i`` -> those of one holding an integer value (``cctests_value.txt``)."""
     out = {}
     for line in (_template_dir() / "cctests_value.txt").read_text().splitlines():
         if line.strip() and not line.startswith("#"):

@@ -462,3 +462,149 @@ for _k in ("i", "u"):
         ("SFL", _k): lambda e, a, b, _k=_k: e.c(_k, 0),
         ("STR", _k): lambda e, a, b, _k=_k: e.cbits(_k, 0xFFFFFFFF),
     })
+
+
+# ---- bitfield (TGSI IBFE/UBFE/BFI/BREV/POPC/LSB/IMSB/UMSB) ----------------------------------------
+# The window [offset, offset + bits) clipped at bit 31, as the executor (xlate/exec/alu_dialects.py
+# op_bfext/op_bfins) and helpers.glsl "bitfield": OpBitField*Extract/Insert leave an offset +
+# count past 32 undefined, so the shifts are spelled out, each kept in [0, 31] (SPIR-V leaves a
+# shift by the width undefined) and a width of 0 selected to 0 / no bit.
+
+def _bf_window(e, o, b):
+    """(offset clipped to 32, width clipped to 32 - offset), as uvec4s."""
+    u4 = e.t("u")
+    oc = e.ext("UMin", u4, o, e.c("u", 32))
+    return oc, e.ext("UMin", u4, b, e.val("ISub", u4, e.c("u", 32), oc))
+
+
+def _ones_where_nonzero(e, w):
+    return e.sel(e.cmp("INotEqual", w, e.c("u", 0)), e.cbits("u", 0xFFFFFFFF), e.c("u", 0), "u")
+
+
+def _below_31(e, v):
+    return e.val("BitwiseAnd", e.t("u"), v, e.c("u", 31))
+
+
+def _bfext(kind):
+    def f(e, v, o, b):
+        u4 = e.t("u")
+        oc, w = _bf_window(e, o, b)
+        up_shift = _below_31(e, e.val("ISub", u4, e.val("ISub", u4, e.c("u", 32), oc), w))
+        down_shift = _below_31(e, e.val("ISub", u4, e.c("u", 32), w))
+        up = e.val("ShiftLeftLogical", u4, e.bitcast(v, kind, "u"), up_shift)
+        if kind == "i":
+            down = e.bitcast(e.val("ShiftRightArithmetic", e.t("i"), e.bitcast(up, "u", "i"),
+                                   down_shift), "i", "u")
+        else:
+            down = e.val("ShiftRightLogical", u4, up, down_shift)
+        return e.bitcast(e.val("BitwiseAnd", u4, down, _ones_where_nonzero(e, w)), "u", kind)
+    return f
+
+
+def _bfins(e, base, ins, o, b):
+    u4 = e.t("u")
+    oc, w = _bf_window(e, o, b)
+    at = _below_31(e, oc)               # an offset of 32 has width 0: no bit is inserted
+    # ((1 << w) - 1) << offset without a shift by 32: (~0 >> (32 - w)) where w > 0, else 0
+    ones = e.val("BitwiseAnd", u4, e.val("ShiftRightLogical", u4, e.cbits("u", 0xFFFFFFFF),
+                                         _below_31(e, e.val("ISub", u4, e.c("u", 32), w))),
+                 _ones_where_nonzero(e, w))
+    mask = e.val("ShiftLeftLogical", u4, ones, at)
+    moved = e.val("BitwiseAnd", u4, e.val("ShiftLeftLogical", u4, ins, at), mask)
+    kept = e.val("BitwiseAnd", u4, base, e.val("Not", u4, mask))
+    return e.val("BitwiseOr", u4, moved, kept)
+
+
+ALU.update({
+    ("BFEXT", "i"): _bfext("i"), ("BFEXT", "u"): _bfext("u"), ("BFINS", "u"): _bfins,
+    ("BREV", "u"): lambda e, a: e.val("BitReverse", e.t("u"), a),
+    ("POPC", "u"): lambda e, a: e.val("BitCount", e.t("u"), a),
+    # GLSL.std.450 FindILsb/FindUMsb/FindSMsb give -1 where no bit is found, as tgsi.rst LSB and
+    # UMSB; FindSMsb: the highest bit that differs from the sign bit (IMSB, SM5 FIRSTBIT_SHI)
+    ("LSB", "u"): lambda e, a: e.ext("FindILsb", e.t("i"), a),
+    ("MSB", "u"): lambda e, a: e.ext("FindUMsb", e.t("i"), a),
+    ("MSB", "i"): lambda e, a: e.ext("FindSMsb", e.t("i"), a),
+})
+
+
+# ---- LDEXP, FMA, snorm8 packing (TGSI) ------------------------------------------------------------
+
+def _fma(e, a, b, c):
+    """tgsi.rst FMA, a * b + c rounded once, as the executor's op_fma and helpers.glsl ``xl_fma1``
+    (the same reading, componentwise): the float product is exact in double; the double sum s,
+    converted to float, is right unless s lies exactly halfway between two floats while the
+    exact sum does not -- then the sign of s's own rounding error (TwoSum) picks the side.
+    OpExtInst Fma would do, but GLSL.std.450 leaves its rounding to the implementation."""
+    d4, f4, u4, b4 = e.t("d"), e.t("f"), e.t("u"), e.t("b")
+    a64, b64, c64 = (e.val("FConvert", d4, v) for v in (a, b, c))
+    p = e.fval("FMul", d4, a64, b64)
+    s = e.fval("FAdd", d4, p, c64)
+    bb = e.fval("FSub", d4, s, p)
+    err = e.fval("FAdd", d4, e.fval("FSub", d4, p, e.fval("FSub", d4, s, bb)),
+                 e.fval("FSub", d4, c64, bb))
+    r = e.val("FConvert", f4, s)
+    r64 = e.val("FConvert", d4, r)
+    zero_d = e.c("d", 0.0)
+    w = e.bitcast(r, "f", "u")
+    # the float next to r on s's side (r finite): away from zero where s is, else toward it
+    away = e.val("LogicalEqual", b4, e.cmp("FOrdGreaterThan", s, r64),
+                 e.cmp("FOrdGreaterThan", r, e.c("f", 0.0)))
+    step = e.sel(away, e.val("IAdd", u4, w, e.c("u", 1)), e.val("ISub", u4, w, e.c("u", 1)), "u")
+    from_zero = e.sel(e.cmp("FOrdGreaterThan", s, zero_d), e.c("u", 1), e.c("u", 0x80000001), "u")
+    o = e.bitcast(e.sel(e.cmp("FOrdEqual", r, e.c("f", 0.0)), from_zero, step, "u"), "u", "f")
+    mid = e.fval("FMul", d4, e.fval("FAdd", d4, r64, e.val("FConvert", d4, o)), e.c("d", 0.5))
+    halfway = e.val("LogicalAnd", b4, e.cmp("FOrdNotEqual", r64, s), e.cmp("FOrdEqual", mid, s))
+    plain = e.bor(e.bor(e.isnan(s), e.val("IsInf", b4, s)),
+                  e.bor(e.cmp("FOrdEqual", err, zero_d), e.val("IsInf", b4, r)))
+    up = e.sel(e.cmp("FOrdGreaterThan", err, zero_d),
+               e.sel(e.cmp("FOrdGreaterThan", o, r), o, r, "f"),
+               e.sel(e.cmp("FOrdLessThan", o, r), o, r, "f"), "f")
+    fix = e.val("LogicalAnd", b4, e.val("LogicalNot", b4, plain), halfway)
+    return e.sel(fix, up, r, "f")
+
+
+def _pk4snorm(e, a):
+    """TGSI PK4B (IR PK4SNORM), as the executor's op_pk4snorm and helpers.glsl xl_pk4snorm:
+    roundEven(127 * clamp(v, -1, 1)) as two's-complement bytes, x low; a NaN packs as 0 (selected
+    before the clamp: FClamp of a NaN is undefined)."""
+    f4, u4, u1 = e.t("f"), e.t("u"), e.t("u", 1)
+    a = e.sel(e.isnan(a), e.c("f", 0.0), a, "f")
+    cl = e.ext("FClamp", f4, a, e.c("f", -1.0), e.c("f", 1.0))
+    n = e.val("ConvertFToS", e.t("i"), e.ext("RoundEven", f4, e.fval("FMul", f4, cl, e.c("f", 127.0))))
+    b = e.val("BitwiseAnd", u4, e.bitcast(n, "i", "u"), e.c("u", 0xFF))
+    r = e.x(b, 0, "u")
+    for i in (1, 2, 3):
+        r = e.val("BitwiseOr", u1, r, e.val("ShiftLeftLogical", u1, e.x(b, i, "u"), e.c("u", 8 * i, 1)))
+    return r
+
+
+def _up4snorm(e, u):
+    """TGSI UP4B (IR UP4SNORM): each byte sign-extended, max(byte / 127, -1)."""
+    f4 = e.t("f")
+    up = e.val("ShiftLeftLogical", e.t("u"), e.splat(u, "u"), e.m.vconst_bits("u", (24, 16, 8, 0)))
+    b = e.val("ShiftRightArithmetic", e.t("i"), e.bitcast(up, "u", "i"), e.c("u", 24))
+    f = e.fval("FDiv", f4, e.val("ConvertSToF", f4, b), e.c("f", 127.0))
+    return e.sel(e.cmp("FOrdLessThan", f, e.c("f", -1.0)), e.c("f", -1.0), f, "f")
+
+
+ALU.update({
+    # tgsi.rst LDEXP; the GLSL path's ldexp() (GLSL.std.450 Ldexp too, through glslang)
+    ("LDEXP", "f"): lambda e, a, b: e.ext("Ldexp", e.t("f"), a, b),
+    ("FMA", "f"): _fma,
+    ("PK4SNORM", "u"): _pk4snorm, ("UP4SNORM", "u"): _up4snorm,
+})
+
+
+def _readhelper(e):
+    """TGSI READ_HELPER: ~0 in a helper invocation -- one the implementation runs for
+    derivatives, or one DEMOTE made (helpers.glsl / ops.txt READHELPER)."""
+    bt = e.t("b", 1)
+    helper = e.bor(e.val("Load", bt, e.helper_invocation()), e.val("Load", bt, e.demoted_flag()), 1)
+    return e.splat(e.sel(helper, e.cbits("u", 0xFFFFFFFF, 1), e.c("u", 0, 1), "u", 1), "u")
+
+
+ALU[("READHELPER", "u")] = _readhelper
+
+# the doubles and 64-bit integers (their own module: two values a register, 2-vector templates)
+from .wide import WIDE  # noqa: E402  (after ALU: its templates use the emitter only)
+ALU.update(WIDE)

@@ -29,6 +29,7 @@ from dataclasses import replace
 from ...ir.model import (MAX_CALL_DEPTH, CondTest, DataType, Index, Instruction, Program,
                          RegKind, Sat, Source, Stage)
 from ...ir.ops import OPCODES
+from ...passes.condcodes import ValueTest
 from ...passes.structurize import CountTest, Structured
 from ...passes.types import RAW_OPERAND_OPS, operand_type, result_type
 from ..literals import literal_operand_bits
@@ -96,6 +97,7 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
         #: depth (recursion, or calls deeper than MAX_CALL_DEPTH: lowered.depth); else None
         self.call_depth: int | None = None
         self.extra_locations: set[int] = set()    # locations of the harness's extra outputs
+        self.demoted: int | None = None           # TGSI DEMOTE's flag (demoted_flag)
 
     # ---- small instruction helpers ----------------------------------------------------------------
     # put/val/fval write most of a module's words: one list extend each, the id taken from
@@ -214,8 +216,9 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
                 kind = K[self.lowered.types.get(name, DataType.FLOAT)]
                 self.regs[name] = self.private(kind, reg.size)
         for cc in sorted(self.lowered.cc_used):
-            if cc in self.lowered.cc_values:
-                self.cc[cc] = self.private("f", None).var     # the value; 0.0 tests EQ
+            if cc in self.lowered.cc_values:      # the value (float or integer); 0 tests EQ
+                kind = "f" if self.lowered.cc_values[cc] == DataType.FLOAT else "i"
+                self.cc[cc] = self.private(kind, None).var
             else:
                 # flag words SF=1 ZF=2 OF=4 CF=8 per component, starting EQ (ZF)
                 u4 = self.t("u")
@@ -419,16 +422,26 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
         if cond.cc not in self.lowered.cc_values:
             return self.flag_test(cond, n)
         if cond.rule in ("CF", "OF", "AB", "NCF", "NOF", "BLE"):
-            # a register holding a float value: OF = CF = 0 (cctests_value.txt)
+            # a register holding a value: OF = CF = 0 (cctests_value.txt)
             return self.c("b", cond.rule in ("NCF", "NOF", "BLE"), n)
-        f4 = self.t("f")
-        v = self.val("Load", f4, self.cc[cond.cc])
+        kind = "f" if self.lowered.cc_values[cond.cc] == DataType.FLOAT else "i"
+        v = self.val("Load", self.t(kind), self.cc[cond.cc])
         if n == 1:
-            v = self.x(v, cond.swizzle[0])
+            v = self.x(v, cond.swizzle[0], kind)
         elif cond.swizzle != (0, 1, 2, 3):
-            v = self.shuffle(v, v, cond.swizzle, "f")
+            v = self.shuffle(v, v, cond.swizzle, kind)
+        return self.value_compare(v, kind, cond.rule, n)
+
+    def value_compare(self, v: int, kind: str, rule: str, n: int) -> int:
+        """The cctests_value.txt test ``rule`` of a value (``f`` float, ``i`` integer words)."""
+        if rule in ("CF", "OF", "AB", "NCF", "NOF", "BLE"):
+            return self.c("b", rule in ("NCF", "NOF", "BLE"), n)       # OF = CF = 0
+        if kind == "i":
+            # an integer value: SF = bit 31, ZF = r == 0, never both (cctests_value.txt ".i")
+            if rule in ("NAN", "LEG"):
+                return self.c("b", rule == "LEG", n)
+            return self.cmp(_CC_ICMP[rule], v, self.c("i", 0, n), n)
         zero = self.c("f", 0.0, n)
-        rule = cond.rule
         if rule in _CC_CMP:
             return self.cmp(_CC_CMP[rule], v, zero, n)
         if rule == "NAN":
@@ -561,6 +574,12 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
                 raise NotCovered("a float loop counter")
             return self.cmp("UGreaterThan" if kind == "u" else "SGreaterThan", x,
                             self.c(kind, 0, 1), 1)
+        if isinstance(cond, ValueTest):           # a CC test read from the written register
+            kind = self.storage_kind(cond.reg)
+            want = "f" if cond.dtype == DataType.FLOAT else "i"
+            x = self.bitcast(self.x(self.load_element(cond.reg, None), cond.comp, kind),
+                             kind, want, 1)
+            return self.value_compare(x, want, cond.rule, 1)
         if not isinstance(cond, CondTest):
             raise NotCovered(f"the condition {type(cond).__name__}")
         if len(set(cond.swizzle)) == 1:
@@ -574,6 +593,9 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
         info = OPCODES[ins.op]
         if ins.op == "KIL":
             return self.emit_kil(ins)
+        if ins.op == "DEMOTE":
+            self.put("Store", self.demoted_flag(), self.m.const("b", True))
+            return
         if info.category == "tex":
             if ins.op not in TEX_COVERED:
                 raise NotCovered(f"the instruction {ins.op}", ins)
@@ -637,8 +659,9 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
         self.put("Store", ptr, new)
         cc = ins.cc_update
         if cc is not None and cc in self.lowered.cc_used:
-            if cc in self.lowered.cc_values:
-                ck, upd = "f", value            # the register keeps the value (float updates)
+            if cc in self.lowered.cc_values:    # the register keeps the value (its words)
+                ck = "f" if self.lowered.cc_values[cc] == DataType.FLOAT else "i"
+                upd = self.bitcast(value, rkind, ck)
             else:
                 ck, upd = "u", flags
             old = self.val("Load", self.t(ck), self.cc[cc])
@@ -666,6 +689,25 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
         r = self.fval("FDiv", f4, self.ext("RoundEven", f4, self.fval("FMul", f4, clamped, scale)),
                       scale)
         return self.sel(self.isnan(v), self.c("f", 0.0), r, "f")
+
+    def demoted_flag(self) -> int:
+        """The Private bool TGSI DEMOTE sets, as the GLSL path's ``xl_demoted`` (helpers.glsl
+        "demoted"): main ends with a kill where it is set -- the outputs are dropped, while
+        execution went on, so the derivatives of the quad's other invocations stay defined.
+        (OpDemoteToHelperInvocation needs SPIR-V 1.6 or an extension; this needs neither.)"""
+        if self.demoted is None:
+            bt = self.t("b", 1)
+            self.demoted = self.m.variable(self.m.pointer("Private", bt), "Private",
+                                           self.m.const("b", False))
+        return self.demoted
+
+    def helper_invocation(self) -> int:
+        """The HelperInvocation built-in (a bool input), declared once."""
+        v = self.builtin_inputs.get("HelperInvocation")
+        if v is None:
+            v = self.builtin_inputs["HelperInvocation"] = self.interface_var(
+                "Input", self.t("b", 1), None, "HelperInvocation")
+        return v
 
     def emit_kil(self, ins: Instruction) -> None:
         if ins.cond is not None:
@@ -736,6 +778,9 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
             self.val("FunctionCall", m.void(), xl_main)
             if not geometry:                  # a geometry program's outputs leave at EMIT
                 self.epilogue()
+            if self.demoted is not None:      # DEMOTE: the outputs are dropped
+                self.conditional(self.val("Load", self.t("b", 1), self.demoted),
+                                 lambda: self.terminate("Kill"))
         self.function(main, main_body)
         modes = m.sec["modes"]
         if modes[:3] == [(3 << 16) | 16, 0, 11]:
@@ -775,6 +820,9 @@ def merge_selectors(mask) -> tuple[int, ...]:
             _MERGES[mask] = got
     return got
 
+_CC_ICMP = {"EQ": "IEqual", "NE": "INotEqual", "LT": "SLessThan", "LE": "SLessThanEqual",
+            "GT": "SGreaterThan", "GE": "SGreaterThanEqual", "SF": "SLessThan",
+            "NSF": "SGreaterThanEqual"}
 _CC_CMP = {"EQ": "FOrdEqual", "NE": "FUnordNotEqual", "LT": "FOrdLessThan",
            "LE": "FOrdLessThanEqual", "GT": "FOrdGreaterThan", "GE": "FOrdGreaterThanEqual",
            "SF": "FUnordLessThan", "NSF": "FOrdGreaterThanEqual"}

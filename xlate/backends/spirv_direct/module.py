@@ -40,11 +40,15 @@ OP = dict(
     EmitVertex=218, EndPrimitive=219,
     Label=248, Branch=249, BranchConditional=250, Kill=252, Return=253)
 
+# the bitfield instructions and the float conversion (TGSI bitfield ops, FMA: issue 19's E7006 list)
+OP.update(FConvert=115, UConvert=113, SDiv=135, SConvert=114, BitReverse=204, BitCount=205)
+
 #: GLSL.std.450 extended instructions used
 GLSL = dict(RoundEven=2, Trunc=3, FAbs=4, SAbs=5, SSign=7, Floor=8, Ceil=9, Sin=13, Cos=14, Exp2=29,
             Log2=30, Sqrt=31, FMin=37, FMax=40, SClamp=45, UMax=41, SMax=42, FClamp=43, PackUnorm4x8=55,
             PackUnorm2x16=57, PackHalf2x16=58, UnpackUnorm2x16=61, UnpackHalf2x16=62,
             UnpackUnorm4x8=64)
+GLSL.update(UMin=38, SMin=39, Fma=50, Ldexp=53, FindILsb=73, FindSMsb=74, FindUMsb=75)
 
 # enumerants
 STORAGE = dict(UniformConstant=0, Input=1, Uniform=2, Output=3, Private=6, Function=7)
@@ -58,6 +62,8 @@ BUILTIN = dict(Position=0, PointSize=1, ClipDistance=3, VertexId=5, InstanceId=6
 CAPABILITY = dict(Shader=1, Geometry=2, Tessellation=3, ClipDistance=32, SampledRect=37, Sampled1D=43, SampledBuffer=46,
                   ImageQuery=50, SampleRateShading=35, SampledCubeArray=45,
                   DerivativeControl=51, TransformFeedback=53)
+CAPABILITY.update(Float64=10, Int64=11)
+BUILTIN.update(HelperInvocation=23)
 #: SPIR-V 1.0 (Vulkan 1.0 and OpenGL 4.5 both take it)
 VERSION = 0x00010000
 #: generator magic: 0 (no registered tool id); the high half is the vendor, low the version
@@ -117,11 +123,19 @@ class Module:
         return self._type(("bool",), "TypeBool")
 
     def scalar(self, kind: str) -> int:
-        """``f`` float, ``i`` signed int, ``u`` unsigned int, ``b`` bool (32-bit)."""
+        """``f`` float, ``i`` signed int, ``u`` unsigned int, ``b`` bool (32-bit); ``d`` a
+        64-bit float, ``q``/``l`` a 64-bit unsigned/signed int (TGSI's doubles and 64-bit
+        integers)."""
         if kind == "b":
             return self.bool()
         if kind == "f":
             return self._type(("f",), "TypeFloat", 32)
+        if kind == "d":
+            self.capability("Float64")
+            return self._type(("d",), "TypeFloat", 64)
+        if kind in ("q", "l"):                  # 64-bit unsigned / signed (the Int64 capability)
+            self.capability("Int64")
+            return self._type((kind,), "TypeInt", 64, 1 if kind == "l" else 0)
         return self._type((kind,), "TypeInt", 32, 1 if kind == "i" else 0)
 
     def vec(self, kind: str, n: int) -> int:
@@ -150,6 +164,13 @@ class Module:
         handled by :meth:`const_bits`."""
         if kind == "f":
             return self.const_bits("f", struct.unpack("<I", struct.pack("<f", value))[0])
+        if kind == "d":
+            lo, hi = struct.unpack("<II", struct.pack("<d", value))
+            return self._value(("cd", lo, hi), "Constant", self.scalar("d"), lo, hi)
+        if kind in ("q", "l"):
+            v = value & 0xFFFFFFFFFFFFFFFF
+            return self._value(("c64", kind, v), "Constant", self.scalar(kind), v & 0xFFFFFFFF,
+                               v >> 32)
         if kind == "b":
             return self._value(("cb", bool(value)), "ConstantTrue" if value else "ConstantFalse",
                                self.bool())
