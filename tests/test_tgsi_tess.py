@@ -349,29 +349,14 @@ precise highp vec4 out_result_tessinner = vec4(0);
 precise highp ivec4 ADDR0 = ivec4(0);
 precise highp uvec4 TEMP0 = uvec4(0);
 precise highp uvec4 u__if = uvec4(0);
-uvec4 xl_cc1 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
-
-// Integer results: SF = bit 31, ZF = r == 0.
-uvec4 xl_cci(uvec4 r) {{ precise uvec4 xl_r = (r >> 31u) | (uvec4(equal(r, uvec4(0u))) << 1u); return xl_r; }}
-
-bvec4 xl_ccNE(uvec4 f)
-{{
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual((s | (1u - z)), uvec4(0u));
-}}
 
 void xl_main()
 {{
     ADDR0.x = in_primitive_invocation.x;
     TEMP0 = floatBitsToUint((in_vertex_generic[0][0] + in_vertex_generic[1][0]));
     out_result_generic[0] = uintBitsToFloat(TEMP0) + in_vertex_generic[2][0];
-    TEMP0.x = (uvec4(equal(uvec4(in_primitive_invocation).xxxx, uvec4(0u))) * 0xFFFFFFFFu).x;
-    {{
-        uvec4 xl_t1 = TEMP0.xxxx;
-        u__if.x = xl_t1.x;
-        xl_cc1.x = xl_cci(xl_t1).x;
-    }}
-    if (any(xl_ccNE(xl_cc1.xxxx)))
+    u__if.x = (uvec4(equal(uvec4(in_primitive_invocation).xxxx, uvec4(0u))) * 0xFFFFFFFFu).x;
+    if (u__if.x != 0u)
     {{
         out_tcs_written[0] = ivec4(uvec4(0xffffffffu));
         out_result_tessouter = vec4(2.0, 3.0, 4.0, 1.0);
