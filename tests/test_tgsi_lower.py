@@ -188,7 +188,7 @@ def test_compute_program_names_its_opcodes():
     src = "COMP\nDCL TEMP[0]\nBARRIER\nMOV TEMP[0], TEMP[0]\nEND\n"
     assert _errors(src) == [
         "t.tgsi:1:1: error[E7001]: TGSI COMP programs are not supported: xlate translates vertex "
-        "(VERT), fragment (FRAG) and geometry (GEOM) shaders",
+        "(VERT), fragment (FRAG), geometry (GEOM) and tessellation (TESS_CTRL, TESS_EVAL) shaders",
         "t.tgsi:3:1: error[E3008]: unsupported opcode BARRIER"]
 
 

@@ -153,7 +153,7 @@ def input_interface(stage: Stage, b: Binding, integer: bool, interp: str | None,
         if integer:
             interp = "FLAT"
         return InterfaceVar(name, b.text(), "in", gtype, loc, interpolation=interp), name
-    # geometry: per-vertex arrays
+    # geometry (and tessellation: tess_interface.py first): per-vertex arrays
     if path == "primitive.id":
         return (InterfaceVar("gl_PrimitiveIDIn", b.text(), "in", "int", builtin=True),
                 "ivec4(gl_PrimitiveIDIn, 0, 0, 0)")
@@ -218,7 +218,7 @@ def output_interface(stage: Stage, b: Binding, integer: bool,
 
 
 INTEGER_PATHS = {"vertex.id", "vertex.instance", "primitive.id", "result.primid", "result.layer",
-                 "result.id", "fragment.sampleid"}
+                 "result.id", "fragment.sampleid", "primitive.verticesin", "primitive.invocation"}
 
 
 def uniform_for(b: Binding) -> tuple[str, int | None, int]:

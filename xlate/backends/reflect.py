@@ -15,6 +15,11 @@ Schema (``"schema": "xlate-reflection/1"``; additions keep the version, changes 
   In glsl330 the shader declares no ``binding``: it is the texture unit to assign to the sampler
   (``glUniform1i``) or the binding point of the block (``glUniformBlockBinding``).
 * ``geometry``: input/output primitive, max vertices (geometry programs)
+* ``tessellation`` (tessellation programs): ``patch_vertices`` (the input vertices the program
+  addresses; the engine's GL_PATCH_VERTICES must be at least this) and, for an evaluation
+  program, ``primitive`` (triangles | quads | isolines), ``spacing`` (equal |
+  fractional_odd | fractional_even), ``vertex_order`` (cw | ccw), ``point_mode``; for a control
+  program ``vertices_out``.  Per-patch varyings have ``interpolation`` "patch".
 * ``cg_vars``: cgc ``#var`` lines (high-level parameter name -> resource), when present.
 * ``cg_name`` on an input, output, uniform or texture: the Cg name it was given (the ``#var``
   line that named it; ``name`` is the identifier made of it, ``backends/names.py``), when one
@@ -68,6 +73,16 @@ def reflection(em) -> dict:
         g = prog.geometry
         out["geometry"] = {"input_primitive": g.input_primitive, "output_primitive": g.output_primitive,
                            "max_vertices": g.vertices_out}
+    if prog.tessellation:
+        t = prog.tessellation
+        tess: dict = {"patch_vertices": t.patch_vertices}
+        if t.primitive is not None:
+            tess.update(primitive="isolines" if t.primitive == "ISOLINES" else t.primitive.lower(),
+                        spacing=t.spacing.lower(), vertex_order="cw" if t.vertex_order_cw else "ccw",
+                        point_mode=t.point_mode)
+        if t.vertices_out is not None:
+            tess["vertices_out"] = t.vertices_out
+        out["tessellation"] = tess
     if prog.vars:
         out["cg_vars"] = [{"type": v.type, "name": v.name, "semantic": v.semantic,
                            "resource": v.resource, "parameter": v.param_index,

@@ -125,6 +125,7 @@ PROTOS = {
     "glVertexAttribPointer": (None, [u, i, u, C.c_ubyte, i, p]),
     "glVertexAttribIPointer": (None, [u, i, u, i, p]),
     "glDrawArrays": (None, [u, i, i]),
+    "glPatchParameteri": (None, [u, i]),
     "glBeginTransformFeedback": (None, [u]),
     "glEndTransformFeedback": (None, []),
     "glGenQueries": (None, [i, PU]),

@@ -38,6 +38,7 @@ from .base import K, Instrumentation, NotCovered, _Reg
 from .dispatch import DispatchMixin
 from .flow import FlowMixin
 from .geometry import GEOMETRY_MODEL, GeometryMixin
+from .tess import TESS_EVAL_MODEL, TessMixin
 from .module import DECORATION, GLSL, OP as _OP, Module, string_words
 from .staging import StagingMixin
 from .textures import TextureMixin
@@ -58,7 +59,8 @@ TEX_COVERED = frozenset({"TEX", "TXB", "TXD", "TXF", "TXL", "TXP", "TXQ", "TEX2"
                          "TXQS", "LODQ", "TXG", "TXQLEVELS"})
 
 
-class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, GeometryMixin):
+class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, GeometryMixin,
+                    TessMixin):
     """One program, one environment (``vulkan`` or ``glsl450`` = OpenGL SPIR-V)."""
 
     def __init__(self, prog: Program, plan, lowered, *, source_text: str | None = None,
@@ -739,6 +741,10 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
     def emit(self) -> bytes:
         st: Structured = self.lowered.structured
         m = self.m
+        if self.prog.stage == Stage.TESS_CTRL:
+            # its per-patch outputs leave component by component, by written-components flags
+            # (tess_interface.tcs_output_interface): glslang's path only, for now
+            raise NotCovered("tessellation control programs")
         self.declare()
         if self.lowered.depth is None:
             copies = [(name, name, None) for name in st.order]
@@ -779,11 +785,16 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
         modes = m.sec["modes"]
         if modes[:3] == [(3 << 16) | 16, 0, 11]:
             modes[1] = main                                          # Xfb of main
-        model = {Stage.VERTEX: 0, Stage.FRAGMENT: 4, Stage.GEOMETRY: GEOMETRY_MODEL}[self.prog.stage]
+        model = {Stage.VERTEX: 0, Stage.FRAGMENT: 4, Stage.GEOMETRY: GEOMETRY_MODEL,
+                 Stage.TESS_EVAL: TESS_EVAL_MODEL}.get(self.prog.stage)
+        if model is None:
+            raise NotCovered(f"{self.prog.stage.value} programs")
         m.put("entry", "EntryPoint", model, main, *string_words("main"), *self.interface)
         if geometry:
             m.capability("Geometry")
             self.geometry_modes(main)
+        if self.prog.stage == Stage.TESS_EVAL:
+            self.tess_modes(main)
         if self.prog.stage == Stage.FRAGMENT:
             upper = self.vulkan or self.prog.fragcoord_origin_upper_left
             m.put("modes", "ExecutionMode", main, 7 if upper else 8)   # OriginUpper/LowerLeft

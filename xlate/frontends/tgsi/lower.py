@@ -37,12 +37,14 @@ from . import model as M
 from ...diagnostics import DiagnosticSink, Span
 from ...ir.limits import MAX_TOTAL_OUTPUT_COMPONENTS, result_components
 from ...ir.model import (Binding, CCKind, CondTest, DataType, Dest, Geometry, Index, Instruction,
-                         Program, RegKind, Register, Sat, Source, Stage)
+                         Program, RegKind, Register, Sat, Source, Stage, TESS_STAGES,
+                         Tessellation)
 from .lower_common import (F, MAX_CONST_BUFFER, MAX_INDEX, MAX_INSTRUCTIONS, MAX_NESTING,
                            MAX_VERTICES_OUT, S, U, _CC_RULES, _GS_IN, _GS_OUT, _INT_RESULT,
                            _INT_SOURCE, _OLD_RES, _Reject, _STAGES, f32_bits)
 from .lower_ops import _OPS, _unsupported_why
 from .lower_registers import _Registers
+from .lower_tess import tcs_mark_written, tess_properties
 from .opcodes import OPCODES as TGSI_OPCODES
 
 
@@ -62,6 +64,7 @@ class Lowerer(_Registers):
         self.tex_targets: dict[int, str] = {}       # sampler -> the target it is used with
         self.geometry: Geometry | None = None
         self.nverts_prop: M.Property | None = None   # PROPERTY GS_MAX_OUTPUT_VERTICES (spans)
+        self.tessellation: Tessellation | None = None  # TESS_CTRL / TESS_EVAL (lower_tess.py)
         self.too_deep = False                        # E4005 reported
 
     # ---- diagnostics ---------------------------------------------------------------------------
@@ -83,7 +86,8 @@ class Lowerer(_Registers):
         stage = _STAGES.get(sh.processor)
         if stage is None:
             self.err("E7001", f"TGSI {sh.processor} programs are not supported: xlate translates "
-                     "vertex (VERT), fragment (FRAG) and geometry (GEOM) shaders", None)
+                     "vertex (VERT), fragment (FRAG), geometry (GEOM) and tessellation (TESS_CTRL, "
+                     "TESS_EVAL) shaders", None)
             for d in sh.declarations:
                 if d.file == "RES":
                     self.err("E7001", _OLD_RES, d)
@@ -107,7 +111,7 @@ class Lowerer(_Registers):
         if self.sink.has_errors:
             return None
         prog = Program(stage, "TGSI", self.regs, self.out, self.labels, entry=0,
-                       geometry=geometry, source_name=self.file,
+                       geometry=geometry, tessellation=self.tessellation, source_name=self.file,
                        fragcoord_origin_upper_left=self.upper_left)
         if geometry is not None:
             # the second limit of ir/limits.py, as for NVgp4 VERTICES_OUT
@@ -143,6 +147,9 @@ class Lowerer(_Registers):
         self.pixel_center_integer = center is not None and center.value.upper() == "INTEGER"
         self.upper_left = self.stage == Stage.FRAGMENT and origin is not None and \
             origin.value.upper() == "UPPER_LEFT"
+        if self.stage in TESS_STAGES:
+            self.tessellation = tess_properties(self, props)
+            return None
         if self.stage != Stage.GEOMETRY:
             return None
         prim_in = props.get("GS_INPUT_PRIMITIVE")
@@ -329,6 +336,8 @@ class Lowerer(_Registers):
         cond = self.cond(d.cond) if d.cond is not None else None
         if cond is None and self.cur.cond is not None:
             cond = self.cond(self.cur.cond)      # seed CondFlowEnable on an ALU instruction
+        if self.stage == Stage.TESS_CTRL:
+            tcs_mark_written(self, reg, d, cond)
         return Dest(reg, index, tuple(d.mask), cond)
 
     def cond(self, c: M.CondCode) -> CondTest:
