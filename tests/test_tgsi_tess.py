@@ -346,13 +346,11 @@ precise highp vec4 out_result_generic[1] = vec4[1](vec4(0));
 precise highp vec4 out_result_tessouter = vec4(0);
 precise highp ivec4 out_tcs_written[2] = ivec4[2](ivec4(0), ivec4(0));
 precise highp vec4 out_result_tessinner = vec4(0);
-precise highp ivec4 ADDR0 = ivec4(0);
 precise highp uvec4 TEMP0 = uvec4(0);
 precise highp uvec4 u__if = uvec4(0);
 
 void xl_main()
 {{
-    ADDR0.x = in_primitive_invocation.x;
     TEMP0 = floatBitsToUint((in_vertex_generic[0][0] + in_vertex_generic[1][0]));
     out_result_generic[0] = uintBitsToFloat(TEMP0) + in_vertex_generic[2][0];
     u__if.x = (uvec4(equal(uvec4(in_primitive_invocation).xxxx, uvec4(0u))) * 0xFFFFFFFFu).x;
@@ -582,9 +580,10 @@ def test_narrowed_inlined_integer_operand_has_the_masks_size():
     """Found by the TESS_EVAL generator (seed 21), a bug of every stage: an integer value
     inlined into a masked UARL was bitcast with a 4-component constructor around its
     2-component swizzle (glslang: 'not enough data provided for construction')."""
-    src = ("VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nDCL TEMP[0..3]\nDCL ADDR[0]\n"
+    # (ADDR[0].y is read, so the middle end's deadcode pass keeps the UARL)
+    src = ("VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nDCL CONST[0..3]\nDCL TEMP[0..3]\nDCL ADDR[0]\n"
            "IMM[0] INT32 {31, 5, 1, -1}\n  0: F2U TEMP[3], IN[0]\n  1: OR TEMP[2], IMM[0], -TEMP[3]\n"
-           "  2: UARL ADDR[0].yw, TEMP[2]\n  3: MOV OUT[0], IN[0]\n  4: END\n")
+           "  2: UARL ADDR[0].yw, TEMP[2]\n  3: ADD OUT[0], IN[0], CONST[ADDR[0].y]\n  4: END\n")
     glsl = api.translate(src).glsl        # compiled by glslang
     assert "    ADDR0.yw = ivec2((uvec4(31u, 5u, 1u, 0xffffffffu) | -xl_f2u(trunc(vertex_attrib_0))).yw);\n" in glsl
 
