@@ -273,9 +273,9 @@ def test_corpus_parses_something_of_each_type():
     assert all(stages.values()), f"no parsed program for some program type: {stages}"
 
 
-@pytest.mark.parametrize("stage", [s for s in Stage if s in STAGE_OPS],
-                         ids=lambda s: s.value)          # NV4 has no compute programs
+@pytest.mark.parametrize("stage", [s for s in Stage if s in STAGE_OPS], ids=lambda s: s.value)
 def test_every_opcode_of_the_program_type(stage: Stage):
+    # the NV4 family's program types (TGSI's tessellation stages have no NV4 programs)
     required = {f"{stage.value} {op}" for op in STAGE_OPS[stage]}
     seen = {f"{stage.value} {op}" for op in COVERAGE.opcodes[stage]}
     missing = _gaps("opcode", required - seen)

@@ -25,7 +25,7 @@ HEADERS = {"nv4": ("!!NVvp4.0", "!!NVfp4.0"), "vp1.0": ("!!VP1.0",), "vp1.1": ("
            "arbvp-nv3": ("!!ARBvp1.0\nOPTION NV_vertex_program3;",), "arbfp": ("!!ARBfp1.0",),
            "arbfp-nv": ("!!ARBfp1.0\nOPTION NV_fragment_program;",),
            "arbfp-nv2": ("!!ARBfp1.0\nOPTION NV_fragment_program2;",), "fp1.0": ("!!FP1.0",),
-           "tgsi": ("VERT", "FRAG", "GEOM")}
+           "tgsi": ("VERT", "FRAG", "GEOM", "TESS_EVAL", "TESS_CTRL")}
 
 #: (max instructions, max temporaries) each program stays within: the specs' minimum limits
 #: (VP1 128, VP2 256, ARBVP 128 / 12 temps, ARBFP 72 / 16 temps; FP1 1024)
@@ -75,6 +75,13 @@ STAGE_FEATURES = {
                            r"\bTXQS\b", r"TXF .*, 2D_MSAA", r"TXF .*, 2D_ARRAY_MSAA",
                            r"TXQ .*, (CUBEARRAY|2D_MSAA|2D_ARRAY_MSAA)"],
     ("tgsi", "geometry"): [r"EMIT IMM", r"ENDPRIM", r"IN\[\d\]\[\d\]", r"GS_MAX_OUTPUT_VERTICES"],
+    ("tgsi", "tess_evaluation"): [r"TES_PRIM_MODE 4", r"TES_PRIM_MODE 7", r"TES_PRIM_MODE 1",
+                                  r"TES_SPACING 0", r"TES_SPACING 1", r"TES_SPACING 2",
+                                  r"TES_VERTEX_ORDER_CW 1", r"TES_POINT_MODE 1",
+                                  r"IN\[\d\]\[\d\]", r"SV\[0\]\.[xyz]{4}", r"PATCH\[0\]"],
+    ("tgsi", "tess_control"): [r"TCS_VERTICES_OUT [1-4]", r"UARL ADDR\[1\]\.x, SV\[0\]",
+                               r"OUT\[ADDR\[1\]\.x\]\[\d\]", r"IN\[ADDR\[1\]\.x\]\[\d\]",
+                               r"IN\[\d\]\[\d\]", r"TESSOUTER", r"PATCH\[0\]"],
 }
 
 

@@ -226,8 +226,8 @@ END
 
 def test_liveness_of_plain_temporaries():
     from xlate.api import parse
-    from xlate.passes.pipeline import lower
     from xlate.passes.liveness import liveness
+    from xlate.passes.structurize import structurize
     src = """!!NVfp4.0
 TEMP R0, R1;
 MOV R0.xy, fragment.texcoord[0];
@@ -237,7 +237,8 @@ MOV result.color, R0;
 END
 """
     prog = parse(src)
-    live = liveness(lower(prog).structured)
+    # the structurizer's tree itself: the deadcode pass would remove the unread MOV R1
+    live = liveness(structurize(prog))
     ins = prog.instructions
     names = lambda bits: sorted((r, c) for r in live.tracked for c in range(4) if bits & live.bit(r, c))
     # the last MOV reads every component of R0 (z and w still hold their zero)

@@ -229,6 +229,7 @@ MOV result.position, f;
 TRUNC.S a, vertex.attrib[1];
 MUL.S.HI h, a, a;
 MOV.S result.texcoord[0], h;
+MOV result.texcoord[1], pk;
 END
 """
     g = glsl(src, "glsl330")

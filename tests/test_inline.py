@@ -37,7 +37,8 @@ def test_a_conditional_call_becomes_an_if_and_tr_is_always_taken():
     assert glsl_functions(src) == []
     glsl = xlate.translate(src).glsl
     main = glsl[glsl.index("void xl_main()"):]
-    assert "if (xl_cc0.x > 0.0)\n    {\n        R0 = R0 + 1.0;" in main
+    # (the test reads R1, the register its update wrote: passes/condcodes.py forward_value_tests)
+    assert "if (R1.x > 0.0)\n    {\n        R0 = R0 + 1.0;" in main
     # CAL b (TR): no if (its product, read once, is written where the output reads it)
     assert "\n    result_color0 = R0 * 2.0;" in main
 

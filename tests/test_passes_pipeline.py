@@ -28,7 +28,7 @@ END
 def test_the_passes_run_in_their_order():
     s = pipeline.lower(xlate.parse(CALLS), validate=True)
     assert s.done == ["nesting", "structurize", "inline", "types", "condcodes", "ccforward",
-                      "deadstores"]
+                      "deadstores", "deadcode"]
     assert [name for name, _ in pipeline.PASSES] == s.done
     # one caller: the inline pass spliced the subroutine into main
     assert s.structured.functions == {}

@@ -81,7 +81,7 @@ def test_batch_report_in_a_browser(tmp_path):
         pg.click('tr.details .pane:first-child .line[data-n="12"]')
         assert pg.eval_on_selector_all("tr.details .pane:last-child .line.hl",
                                        "ls => ls.map(l => l.textContent.trim())") \
-            == ["31    sum = vec4(0.0);"]
+            == ["30    sum = vec4(0.0);"]
         pg.click('tr.details .pane:first-child .line[data-n="13"]')
         assert p.errors == []
         _screenshot(p, tmp_path, "report-batch.png")

@@ -13,7 +13,8 @@ TARGETS = ("glsl", "spirv", "spirv-asm", "reflect", "ir")
 VIA = ("glsl", "direct", "auto")
 #: profiles whose GLSL can become SPIR-V: vulkan (Vulkan), glsl450 (OpenGL, GL_ARB_gl_spirv)
 SPIRV_PROFILES = ("vulkan", "glsl450")
-SPIRV_STAGE = {Stage.VERTEX: "vert", Stage.FRAGMENT: "frag", Stage.GEOMETRY: "geom"}
+SPIRV_STAGE = {Stage.VERTEX: "vert", Stage.FRAGMENT: "frag", Stage.GEOMETRY: "geom",
+               Stage.TESS_CTRL: "tesc", Stage.TESS_EVAL: "tese"}
 SPIRV_STAGE[Stage.COMPUTE] = "comp"
 
 

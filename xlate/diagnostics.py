@@ -273,7 +273,10 @@ CODES: dict[str, tuple[str, str]] = {
               "result components the program writes at most 1024 "
               "(MAX_PROGRAM_TOTAL_OUTPUT_COMPONENTS_NV, GEO4 2.14.6.4): the minimums of the "
               "specification, which GLSL guarantees too (gl_MaxGeometryOutputVertices, "
-              "gl_MaxGeometryTotalOutputComponents)."),
+              "gl_MaxGeometryTotalOutputComponents). TGSI tessellation programs need PROPERTY "
+              "TES_PRIM_MODE 4, 7 or 1 (TESS_EVAL: triangles, quads, isolines) or "
+              "TCS_VERTICES_OUT in [1, 32] (TESS_CTRL), and TES_SPACING 0..2, "
+              "TES_VERTEX_ORDER_CW and TES_POINT_MODE 0 or 1 where given."),
     "E6002": ("duplicate geometry declaration",
               "PRIMITIVE_IN, PRIMITIVE_OUT and VERTICES_OUT may appear only once each."),
     "E6003": ("invalid vertex index",

@@ -10,10 +10,11 @@ MOV b.xy (LT), -b;
 PK2H packed.x, a;
 UP2H h.xy, packed.x;
 PK4B packed.y, fragment.color;
-UP4B h, packed.y;
+UP4B h.zw, packed.y;
 SGT b.z, a.z, a.w;
 DDX a.x, a.x;
 DDY a.y, a.y;
+ADD b.w, a.x, a.y;
 MUL result.color, h, b;
 MOV result.color.w (EQ.w), a.w;
 END

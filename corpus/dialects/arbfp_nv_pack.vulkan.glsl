@@ -45,10 +45,9 @@ void xl_main()
     u_packed.x = packHalf2x16(a.xy);
     h.xy = xl_fp16(unpackHalf2x16(u_packed.x).xyxy).xy;
     u_packed.y = xl_pk4b(fragment_color);
-    h = xl_fp16(xl_up4b(u_packed.y));
+    h.zw = xl_fp16(xl_up4b(u_packed.y)).zw;
     b.z = vec4(greaterThan(a.zzzz, a.wwww)).z;
-    a.x = dFdxFine(a.x);
-    a.y = dFdyFine(a.y);
+    b.w = dFdxFine(a.x) + dFdyFine(a.y);
     result_color0 = h * b;
     if (xl_cc0.w == 0.0) result_color0.w = a.w;
 }

@@ -60,25 +60,9 @@ vec4 xl_rfl(vec4 a, vec4 b) {
     return xl_r;
 }
 
-// RCC: 1/a with the magnitude clamped to [2^-64, 2^64], sign kept (GP4 2.X.8.Z RCC).
-float xl_rcc(float a) {
-    precise float u = 1.0 / a;
-    precise float lo = uintBitsToFloat(0x1f800000u), hi = uintBitsToFloat(0x5f800000u);
-    if (isnan(u)) { precise float xl_r = u; return xl_r; }
-    if (floatBitsToUint(u) < 0x80000000u) { precise float xl_r = u < lo ? lo : (u > hi ? hi : u); return xl_r; }
-    precise float xl_r = u > -lo ? -lo : (u < -hi ? -hi : u);
-    return xl_r;
-}
-
 vec4 xl_frc(vec4 a) { precise vec4 xl_r = a - floor(a); return xl_r; }
 
 vec4 xl_ssg(vec4 a) { precise vec4 xl_r = mix(mix(vec4(0.0), vec4(-1.0), lessThan(a, vec4(0.0))), vec4(1.0), greaterThan(a, vec4(0.0))); return xl_r; }
-
-vec4 xl_x2d(vec4 a, vec4 b, vec4 c) {
-    precise vec2 r = vec2(a.x + b.x * c.x + b.y * c.y, a.y + b.x * c.z + b.y * c.w);
-    precise vec4 xl_r = r.xyxy;
-    return xl_r;
-}
 
 vec4 xl_lrp(vec4 a, vec4 b, vec4 c) { precise vec4 xl_r = a * b + (vec4(1.0) - a) * c; return xl_r; }
 
@@ -122,29 +106,23 @@ void xl_main()
     {
         if (!isnan(xl_cc1.y))
         {
-            d.x = xl_dp2(fragment_texcoord_3, fragment_texcoord_3);
-            d.y = xl_rcc(d.x);
             {
                 precise vec4 xl_t5 = vec4(log2(xl_dp2(fragment_texcoord_3, fragment_texcoord_3) + vec4(0.25, 0.0, 0.0, 0.0).x));
                 d.z = xl_t5.z;
                 xl_cc0.z = xl_t5.z;
             }
-            t.x = d.x * program_local[8].y;
+            t.x = xl_dp2(fragment_texcoord_3, fragment_texcoord_3) * program_local[8].y;
             if (!isnan(xl_cc0.z)) t.x = t.x + d.z;
-            t.y = sin(t.x);
             t.z = cos(t.x);
             t.xy = vec4(cos(fragment_texcoord_3.z), sin(fragment_texcoord_3.z), 0.0, 0.0).xy;
             w.x = xl_frc(t.xxxx).x;
             w.y = ceil(t.y);
             w.z = trunc(t.z);
             w.w = roundEven(abs(xl_rfl(N, V).z));
-            d.xy = xl_x2d(fragment_texcoord_3, t, vec4(1.0, 0.0, 0.0, 1.0)).xy;
             lit.x = vec4(equal(w.yyyy, w.zzzz)).x;
             lit.y = vec4(notEqual(w.yyyy, w.zzzz)).y;
             lit.z = vec4(greaterThan(t.yyyy, vec4(0.0))).z;
             lit.w = vec4(lessThanEqual(t.zzzz, vec4(0.0))).w;
-            H.x = vec4(0.0).x;
-            H.y = vec4(1.0).y;
             acc.xyz = xl_ssg(t.yyyy).w * 0.05 + xl_lrp(vec4(xl_dp4(lit, vec4(0.1, 0.2, 0.3, 0.4))), acc, w).xyz;
         }
     }

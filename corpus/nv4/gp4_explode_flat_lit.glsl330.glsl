@@ -55,17 +55,6 @@ vec4 xl_lit(vec4 a) {
 
 vec4 xl_frc(vec4 a) { return a - floor(a); }
 
-vec4 xl_ssg(vec4 a) { return mix(mix(vec4(0.0), vec4(-1.0), lessThan(a, vec4(0.0))), vec4(1.0), greaterThan(a, vec4(0.0))); }
-
-// RCC: 1/a with the magnitude clamped to [2^-64, 2^64], sign kept (GP4 2.X.8.Z RCC).
-float xl_rcc(float a) {
-    float u = 1.0 / a;
-    float lo = uintBitsToFloat(0x1f800000u), hi = uintBitsToFloat(0x5f800000u);
-    if (isnan(u)) return u;
-    if (floatBitsToUint(u) < 0x80000000u) return u < lo ? lo : (u > hi ? hi : u);
-    return u > -lo ? -lo : (u < -hi ? -hi : u);
-}
-
 // _SAT/_SSAT: "if (r < lo) r = lo; else if (r > hi) r = hi;" (GP4 2.X.4.3) - NaN passes through,
 // so clamp() (undefined for NaN) is not used.
 vec4 xl_sat(vec4 x) { return mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), vec4(0.0), lessThan(x, vec4(0.0))); }
@@ -124,19 +113,14 @@ void xl_main()
     t.z = xl_frc(t.zzzz).z;
     s.x = sin(t.z);
     s.y = cos(t.z);
-    s.zw = vec4(cos(t.z), sin(t.z), 0.0, 0.0).zw;
-    s.w = xl_ssg(s.xxxx).w;
-    d.y = exp2(s.y);
-    d.z = log2(d.y);
-    d.w = 1.0 / d.y;
-    d.x = xl_rcc(s.x);
+    d.w = 1.0 / exp2(s.y);
     off.w = xl_sat(d.wwww * program_local[0].zzzz).w;
     off.xyz = N.xyz * off.www;
     c.y = xl_dp3(xl_dst(vec4(0.0, 4.0, 16.0, 0.0), vec4(0.0, 0.5, 0.0, 0.25)), state_light_0_attenuation) + state_light_0_attenuation.w - 1.0;
     xl_cc1.y = c.y;
     if (xl_cc1.y > 0.0) col.w = 0.5;
     e1.xyz = xl_rfl(N, vec4(0.0, 0.0, 1.0, 0.0)).xyz;
-    e1.w = xl_cmp(s.xxxx, s.yyyy, s.zzzz).w;
+    e1.w = xl_cmp(s.xxxx, s.yyyy, vec4(cos(t.z), sin(t.z), 0.0, 0.0).zzzz).w;
     e2.x = xl_dp2(e1, program_local[1]);
     e2.y = xl_dp2(e1, program_local[1].zwzw) + program_local[0].xxxx.x;
     e2.zw = xl_x2d(e1, program_local[1], vec4(1.0, 0.0, 0.0, 1.0)).zw;

@@ -26,7 +26,6 @@ precise highp vec4 out_result_pointsize = vec4(0);
 precise highp uvec4 h = uvec4(0);
 precise highp uvec4 s = uvec4(0);
 precise highp ivec4 n = ivec4(0);
-precise highp ivec4 sz = ivec4(0);
 precise highp ivec4 tc = ivec4(0);
 precise highp uvec4 i = uvec4(0);
 precise highp vec4 t = vec4(0);
@@ -104,7 +103,6 @@ void xl_emit()
 void xl_main()
 {
     n.x = xl_min(ivec4(xl_f2i(ceil(program_local[0].xxxx)).x), ivec4(16)).x;
-    sz = ivec4(textureSize(texture0, ivec4(0).x), 0, 0);
     h.x = uvec4(in_primitive_id).x << (8u & 31u);
     i.x = uvec4(ivec4(0)).x;
     for (int xl_i1 = 0, xl_n2 = n.xxxx.x; xl_i1 < xl_n2; ++xl_i1)
@@ -121,7 +119,6 @@ void xl_main()
         c = textureGrad(texture1, t.x, 0.0, 0.0);
         d = in_vertex_texcoord[0][0];
         d.w = program_local[0].z;
-        pk = floatBitsToUint(textureGrad(texture0, in_vertex_texcoord[1][0].xy, vec2(0.0), vec2(0.0)));
         t = textureGradOffset(texture0, in_vertex_texcoord[1][0].xy, vec4(0.125, 0.0, 0.0, 0.0).xy, vec4(0.0, 0.125, 0.0, 0.0).xy, ivec2(-2, 0));
         c = xl_lrp(vec4(0.5), textureLodOffset(texture0, d.xy, d.w, ivec2(1, 1)), c);
         {

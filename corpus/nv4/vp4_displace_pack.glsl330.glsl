@@ -91,12 +91,6 @@ uint xl_pk4b(vec4 a) {
     return b.x | (b.y << 8) | (b.z << 16) | (b.w << 24);
 }
 
-// PK4UB: NaN packs as 0, clamp [0, 1], round(255 v) half to even, x in the low byte.
-uint xl_pk4ub(vec4 a) {
-    uvec4 b = uvec4(roundEven(clamp(mix(a, vec4(0.0), isnan(a)), 0.0, 1.0) * 255.0));
-    return b.x | (b.y << 8u) | (b.z << 16u) | (b.w << 24u);
-}
-
 // The float of fp16 bits (exact: every fp16 value is a float).
 float xl_h2f(uint h) {
     uint s = (h & 0x8000u) << 16u;
@@ -129,13 +123,7 @@ void xl_main()
     n.x = textureLodOffset(texture0, uv.xy, uv.w, ivec2(1, 0)).x - h.x;
     n.y = n.y - h.x;
     uv.w = program_local[0].w;
-    m = textureGrad(texture0, uv.xy, vec2(0.0), vec2(0.0));
     m = textureGradOffset(texture0, uv.xy, vec4(0.01, 0.0, 0.0, 0.0).xy, vec4(0.0, 0.01, 0.0, 0.0).xy, ivec2(2, -3));
-    {
-        vec4 xl_c1 = vertex_texcoord_1;
-        xl_c1 = vec4(xl_c1.xyz / xl_c1.w, xl_c1.w);
-        pk = floatBitsToUint(textureGrad(texture0, xl_c1.xy, vec2(0.0), vec2(0.0)));
-    }
     uv = vertex_normal * ((h.x + textureGradOffset(texture0, uv.xy, vec2(0.0), vec2(0.0), ivec2(-1, -1)).x) * 0.5 + m.w) + vertex_position;
     uv.w = vertex_position.w;
     inst = in_vertex_instance.xxxx;
@@ -148,7 +136,6 @@ void xl_main()
     pk.x = xl_pk2h(n.xy);
     pk.y = xl_pk2us(m.xy);
     pk.z = xl_pk4b(n);
-    pk.w = xl_pk4ub(m);
     q.xy = xl_up2h(pk.x).xy;
     q.zw = xl_up2us(pk.y).zw;
     m = xl_up4b(pk.z);

@@ -80,13 +80,7 @@ void xl_main()
     n.x = textureLodOffset(texture0, uv.xy, uv.w, ivec2(1, 0)).x - h.x;
     n.y = n.y - h.x;
     uv.w = program_local[0].w;
-    m = textureGrad(texture0, uv.xy, vec2(0.0), vec2(0.0));
     m = textureGradOffset(texture0, uv.xy, vec4(0.01, 0.0, 0.0, 0.0).xy, vec4(0.0, 0.01, 0.0, 0.0).xy, ivec2(2, -3));
-    {
-        precise vec4 xl_c1 = vertex_texcoord_1;
-        xl_c1 = vec4(xl_c1.xyz / xl_c1.w, xl_c1.w);
-        pk = floatBitsToUint(textureGrad(texture0, xl_c1.xy, vec2(0.0), vec2(0.0)));
-    }
     uv = vertex_normal * ((h.x + textureGradOffset(texture0, uv.xy, vec2(0.0), vec2(0.0), ivec2(-1, -1)).x) * 0.5 + m.w) + vertex_position;
     uv.w = vertex_position.w;
     inst = in_vertex_instance.xxxx;
@@ -99,7 +93,6 @@ void xl_main()
     pk.x = packHalf2x16(n.xy);
     pk.y = packUnorm2x16(m.xy);
     pk.z = xl_pk4b(n);
-    pk.w = packUnorm4x8(m);
     q.xy = (unpackHalf2x16(pk.x).xyxy).xy;
     q.zw = (unpackUnorm2x16(pk.y).xyxy).zw;
     m = xl_up4b(pk.z);

@@ -98,7 +98,6 @@ void xl_main()
     d.y = xl_dp3(L, L);
     d.w = 1.0 / sqrt(d.y);
     L.xyz = L.xyz * d.www;
-    d.z = d.y * d.w;
     front.xyz = xl_max(vec4(xl_dp3(N, L)), vec4(0.0)).x * (1.0 / xl_dp3(xl_dst(d.yyyy, d.wwww), state_light_1_attenuation) * exp2(state_material_emission.w * log2(xl_max(vec4(xl_dp3(-L, state_light_1_spot_direction)), vec4(0.0)).z))) * state_light_1_diffuse.xyz + front.xyz;
     t.xyz = vec4(cross(N.xyz, L.xyz), 0.0).xyz;
     result_texcoord_2 = t;

@@ -12,6 +12,7 @@ out xl_varying5 { vec4 v; } result_texcoord_0;
 out xl_varying6 { vec4 v; } result_texcoord_1;
 out xl_varying7 { vec4 v; } result_texcoord_2;
 out xl_varying8 { vec4 v; } result_texcoord_3;
+out xl_varying18 { vec4 v; } result_attrib_5;
 out xl_varying19 { vec4 v; } result_attrib_6;
 out xl_varying20 { vec4 v; } result_attrib_7;
 
@@ -229,6 +230,7 @@ void xl_main()
         bvec4 xl_m30 = xl_ccNOF(xl_cc1.wwww);
         lo.w = xl_sel(lo.w, uvec4(xl_t29).w, xl_m30.w);
     }
+    out_result_attrib[5] = intBitsToFloat(ivec4(lo));
     {
         ivec4 xl_t31 = floatBitsToInt(program_env[3]);
         t = xl_t31;
@@ -279,6 +281,7 @@ void main()
     result_texcoord_1.v = out_result_texcoord[1];
     result_texcoord_2.v = out_result_texcoord[2];
     result_texcoord_3.v = out_result_texcoord[3];
+    result_attrib_5.v = out_result_attrib[5];
     result_attrib_6.v = out_result_attrib[6];
     result_attrib_7.v = out_result_attrib[7];
 }

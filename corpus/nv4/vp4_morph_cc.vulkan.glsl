@@ -11,9 +11,10 @@ layout(location = 5) out vec4 result_texcoord_0;
 layout(location = 6) out vec4 result_texcoord_1;
 layout(location = 7) out vec4 result_texcoord_2;
 layout(location = 8) out vec4 result_texcoord_3;
-precise gl_Position;
+layout(location = 18) precise out vec4 result_attrib_5;
 layout(location = 19) precise out vec4 result_attrib_6;
 layout(location = 20) precise out vec4 result_attrib_7;
+precise gl_Position;
 
 layout(set = 0, binding = 0, std140) uniform XlateParameters
 {
@@ -223,6 +224,7 @@ void xl_main()
         bvec4 xl_m30 = xl_ccNOF(xl_cc1.wwww);
         lo.w = mix(lo.w, uvec4(xl_t29).w, xl_m30.w);
     }
+    result_attrib_5 = intBitsToFloat(ivec4(lo));
     {
         ivec4 xl_t31 = floatBitsToInt(program_env[3]);
         t = xl_t31;
@@ -267,9 +269,10 @@ void main()
     in_vertex_attrib[9] = vertex_attrib_9;
     in_vertex_attrib[10] = vertex_attrib_10;
     in_vertex_attrib[11] = vertex_attrib_11;
-    gl_Position = vec4(0);
+    result_attrib_5 = vec4(0);
     result_attrib_6 = vec4(0);
     result_attrib_7 = vec4(0);
+    gl_Position = vec4(0);
     xl_main();
     result_texcoord_0 = out_result_texcoord[0];
     result_texcoord_1 = out_result_texcoord[1];

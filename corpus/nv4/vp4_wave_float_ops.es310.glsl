@@ -43,12 +43,6 @@ float xl_dp4(vec4 a, vec4 b) { xl_precise float xl_r = a.x * b.x + a.y * b.y + a
 vec4 xl_sat(vec4 x) { xl_precise vec4 xl_r = mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), vec4(0.0), lessThan(x, vec4(0.0))); return xl_r; }
 vec4 xl_ssat(vec4 x) { xl_precise vec4 xl_r = mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), vec4(-1.0), lessThan(x, vec4(-1.0))); return xl_r; }
 
-vec4 xl_rfl(vec4 a, vec4 b) {
-    xl_precise float s = 2.0 * (a.x * b.x + a.y * b.y + a.z * b.z) / (a.x * a.x + a.y * a.y + a.z * a.z);
-    xl_precise vec4 xl_r = vec4(s * a.xyz - b.xyz, 0.0);
-    return xl_r;
-}
-
 vec4 xl_x2d(vec4 a, vec4 b, vec4 c) {
     xl_precise vec2 r = vec2(a.x + b.x * c.x + b.y * c.y, a.y + b.x * c.z + b.y * c.w);
     xl_precise vec4 xl_r = r.xyxy;
@@ -92,13 +86,10 @@ void xl_main()
         n.z = xl_t2.z;
         xl_cc1.z = xl_t2.z;
     }
-    n.w = xl_ssat(n.yyyy).w;
     n.xz = n.xy * vec2(-1.0, 1.0);
-    uv.xyz = xl_rfl(n, vec4(0.0, 1.0, 0.0, 0.0)).xyz;
     uv = xl_x2d(vertex_texcoord_0, program_local[1], vec4(1.0, 0.0, 0.0, 1.0));
     s.y = floor(w.z);
     s.z = ceil(w.z);
-    s.w = trunc(-w.z);
     c.y = roundEven(w.z);
     c.z = xl_cmp(n.zzzz, vec4(-1.0), vec4(1.0)).z;
     c.w = xl_rcc(w.z);

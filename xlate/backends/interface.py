@@ -160,7 +160,7 @@ def input_interface(stage: Stage, b: Binding, integer: bool, interp: str | None,
         if integer:
             interp = "FLAT"
         return InterfaceVar(name, b.text(), "in", gtype, loc, interpolation=interp), name
-    # geometry: per-vertex arrays
+    # geometry (and tessellation: tess_interface.py first): per-vertex arrays
     if path == "primitive.id":
         return (InterfaceVar("gl_PrimitiveIDIn", b.text(), "in", "int", builtin=True),
                 "ivec4(gl_PrimitiveIDIn, 0, 0, 0)")
@@ -225,7 +225,7 @@ def output_interface(stage: Stage, b: Binding, integer: bool,
 
 
 INTEGER_PATHS = {"vertex.id", "vertex.instance", "primitive.id", "result.primid", "result.layer",
-                 "result.id", "fragment.sampleid"}
+                 "result.id", "fragment.sampleid", "primitive.verticesin", "primitive.invocation"}
 COMPUTE_BUILTINS = {"invocation.localid": "gl_LocalInvocationID",
                     "invocation.groupid": "gl_WorkGroupID",
                     "invocation.numgroups": "gl_NumWorkGroups",

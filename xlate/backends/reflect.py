@@ -21,6 +21,11 @@ Schema (``"schema": "xlate-reflection/1"``; additions keep the version, changes 
   ``shared_memory``: ``{resource, name, bytes}`` (``MEMORY[n], SHARED``, backends/glsl/memory.py);
   ``images``: ``{resource, name, target, format, access, binding, set?}`` (``IMAGE[n]``: image
   unit n, Vulkan binding 96 + n; ``format`` null for a write-only image without one)
+* ``tessellation`` (tessellation programs): ``patch_vertices`` (the input vertices the program
+  addresses; the engine's GL_PATCH_VERTICES must be at least this) and, for an evaluation
+  program, ``primitive`` (triangles | quads | isolines), ``spacing`` (equal |
+  fractional_odd | fractional_even), ``vertex_order`` (cw | ccw), ``point_mode``; for a control
+  program ``vertices_out``.  Per-patch varyings have ``interpolation`` "patch".
 * ``cg_vars``: cgc ``#var`` lines (high-level parameter name -> resource), when present.
 * ``cg_name`` on an input, output, uniform or texture: the Cg name it was given (the ``#var``
   line that named it; ``name`` is the identifier made of it, ``backends/names.py``), when one
@@ -94,6 +99,16 @@ def reflection(em) -> dict:
                  frozenset(access.get(r.name, ())), "read-write"),
              "binding": em.image_binding(r.binding), **({"set": 0} if em.vulkan else {})}
             for r in sorted(res, key=lambda r: r.binding) if r.kind == "image"]
+    if prog.tessellation:
+        t = prog.tessellation
+        tess: dict = {"patch_vertices": t.patch_vertices}
+        if t.primitive is not None:
+            tess.update(primitive="isolines" if t.primitive == "ISOLINES" else t.primitive.lower(),
+                        spacing=t.spacing.lower(), vertex_order="cw" if t.vertex_order_cw else "ccw",
+                        point_mode=t.point_mode)
+        if t.vertices_out is not None:
+            tess["vertices_out"] = t.vertices_out
+        out["tessellation"] = tess
     if prog.vars:
         out["cg_vars"] = [{"type": v.type, "name": v.name, "semantic": v.semantic,
                            "resource": v.resource, "parameter": v.param_index,

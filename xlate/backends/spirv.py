@@ -65,7 +65,7 @@ def _parse_log(log: str) -> list[tuple[int | None, str]]:
 
 # Enum values from glslang_c_shader_types.h / libspirv.h as shipped in the pinned wheels;
 # cross-checked against the headers with a C compiler (offsetof/sizeof/enum printf).
-_STAGES = {"vert": 0, "geom": 3, "frag": 4, "comp": 5}  # glslang_stage_t
+_STAGES = {"vert": 0, "tesc": 1, "tese": 2, "geom": 3, "frag": 4, "comp": 5}  # glslang_stage_t
 _SOURCE_GLSL = 1
 _CLIENT_NONE, _CLIENT_VULKAN, _CLIENT_OPENGL = 0, 1, 2
 _TARGET_NONE, _TARGET_SPV = 0, 1

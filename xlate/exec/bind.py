@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..ir.model import Binding, DataType, Program, RegKind, Source, Stage
+from ..ir.model import Binding, DataType, Program, RegKind, Source, input_vertices
 
 U32 = np.uint32
 
@@ -233,8 +233,7 @@ def bind(program: Program, inputs: dict | None, params: dict | None,
     CONST).  Returns (lanes, {register name: uint32 array with leading dim 1 or lanes})."""
     inputs = dict(inputs or {})
     params = dict(params or {})
-    V = program.geometry.input_vertices if (program.geometry and program.stage == Stage.GEOMETRY) \
-        else 1
+    V = input_vertices(program) or 1
     used = used_registers(program)
 
     # key -> targets, separately for inputs and params
@@ -410,7 +409,8 @@ def _element(reg, t: _Target, key: str, w: np.ndarray, lanes: int, V: int) -> np
 
 #: bindings whose values are integers whatever the register's declared type
 INTEGER_PATHS = frozenset({"vertex.id", "vertex.instance", "primitive.id", "result.primid",
-                           "result.layer", "result.id", "fragment.sampleid"}) | frozenset({
+                           "result.layer", "result.id", "fragment.sampleid",
+                           "primitive.verticesin", "primitive.invocation"}) | frozenset({
     # compute system values (exec/compute.py)
     "invocation.localid", "invocation.groupid", "invocation.numgroups", "invocation.groupsize"})
 

@@ -65,6 +65,8 @@ class Stage(_Enum):
     VERTEX = "vertex"
     FRAGMENT = "fragment"
     GEOMETRY = "geometry"
+    TESS_CTRL = "tess_control"
+    TESS_EVAL = "tess_evaluation"
     COMPUTE = "compute"
 
 
@@ -306,6 +308,45 @@ class Geometry:
 
 
 @dataclass
+class Tessellation:
+    """What a tessellation program declares (TGSI's TCS_*/TES_* properties, tgsi.rst).
+
+    ``primitive`` (TES): the tessellator's domain, ``TRIANGLES``, ``QUADS`` or ``ISOLINES``
+    (TGSI's PIPE_PRIM_LINES means isolines); ``spacing``: ``EQUAL``, ``FRACTIONAL_ODD`` or
+    ``FRACTIONAL_EVEN``; ``vertex_order_cw`` and ``point_mode`` as GLSL's layout qualifiers.
+    ``vertices_out`` (TCS): the output patch size (``layout(vertices = N) out``).
+    ``patch_vertices``: how many vertices of the per-vertex inputs (and, in a TCS, outputs)
+    the program can address: the elements the executor binds and the backends stage."""
+
+    primitive: str | None = None
+    spacing: str = "EQUAL"
+    vertex_order_cw: bool = False
+    point_mode: bool = False
+    vertices_out: int | None = None
+    patch_vertices: int = 32
+    #: TCS: per-patch output binding text -> element of its written-components register
+    #: (``tcs.written[j]``; frontends/tgsi/lower_tess.py)
+    written: dict[str, int] = field(default_factory=dict)
+
+
+#: the binding path of a TESS_CTRL per-patch output's written-components register
+#: (Tessellation.written; frontends/tgsi/lower_tess.py)
+TCS_WRITTEN_PATH = "tcs.written"
+#: stages whose inputs are arrays over the vertices of a primitive or patch
+PER_VERTEX_STAGES = frozenset({Stage.GEOMETRY, Stage.TESS_CTRL, Stage.TESS_EVAL})
+TESS_STAGES = frozenset({Stage.TESS_CTRL, Stage.TESS_EVAL})
+
+
+def input_vertices(prog) -> int:
+    """The vertex count of a program's per-vertex inputs (0: it has none)."""
+    if prog.stage == Stage.GEOMETRY and prog.geometry is not None:
+        return prog.geometry.input_vertices
+    if prog.stage in TESS_STAGES and prog.tessellation is not None:
+        return prog.tessellation.patch_vertices
+    return 0
+
+
+@dataclass
 class VarInfo:
     """One ``#var`` line of a cgc header: how a high-level parameter was bound (reflection)."""
 
@@ -358,6 +399,7 @@ class Program:
     entry: int = 0                                 # where execution starts (after `main:`)
     options: tuple[str, ...] = ()
     geometry: Geometry | None = None
+    tessellation: Tessellation | None = None
     vars: list[VarInfo] = field(default_factory=list)
     source_names: list[SourceName] = field(default_factory=list)   # resolved from ``vars``
     source_name: str = "<input>"

@@ -28,7 +28,7 @@ def drop_dead_output_stores(st: Structured, cc_used: set[int]) -> int:
     body = st.main.body
     prog = st.program
     dead = [i for i, node in enumerate(body)
-            if isinstance(node, Op) and _candidate(node.ins, prog, cc_used)
+            if type(node) is Op and node.ins.op == "MOV" and _candidate(node.ins, prog, cc_used)
             and _overwritten(body, i, node.ins)]
     for i in reversed(dead):
         del body[i]
@@ -36,13 +36,12 @@ def drop_dead_output_stores(st: Structured, cc_used: set[int]) -> int:
 
 
 def _candidate(ins: Instruction, prog: Program, cc_used: set[int]) -> bool:
+    # (only moves: the frontends' initialisations; the caller checks the opcode)
     d = ins.dst
     if d is None or d.index is not None or (d.cond is not None and d.cond.rule != "TR"):
         return False
     if ins.cc_update is not None and ins.cc_update in cc_used:
         return False
-    if ins.op not in ("MOV",):
-        return False                          # the frontends' initialisations are moves
     reg = prog.registers.get(d.reg)
     return reg is not None and reg.kind == RegKind.OUTPUT and reg.size is None
 
@@ -96,3 +95,80 @@ def _harmless(node, reg: str) -> bool:
     if isinstance(node, Labeled):
         return _harmless(node.body, reg)
     return False
+
+
+# ---- temporaries nothing reads ---------------------------------------------------------------
+
+#: opcode categories whose only effect is the destination written
+_PURE = frozenset({"alu", "tex"})
+
+#: rounds of removal: a removed instruction may leave the one that fed it unread
+MAX_ROUNDS = 4
+
+
+def drop_unread_temporaries(st: Structured, cc_used: set[int]):
+    """Remove (in place) every instruction of the tree whose only effect is a write of plain
+    temporary components that nothing reads afterwards (``liveness.py``: a subroutine's
+    temporaries count as read at its end, a call or a construct the analysis does not follow
+    reads everything).  Returns the liveness of the final tree, for the printers' temporaries
+    policy."""
+    from .liveness import liveness
+    # (only the general structurizer repeats instructions; the per-function tree holds each once)
+    repeated = _repeated_instructions(st) if st.mode != "functions" else set()
+    for _ in range(MAX_ROUNDS):
+        live = liveness(st)
+        dead = set()
+        for body in _all_bodies(st):
+            for node in body:
+                if isinstance(node, Op) and id(node.ins) not in repeated and \
+                        _unread(node.ins, live, cc_used):
+                    dead.add(id(node))
+        if not dead:
+            return live
+        for body in _all_bodies(st):
+            body[:] = [n for n in body if id(n) not in dead]
+    return liveness(st)
+
+
+def _unread(ins: Instruction, live, cc_used: set[int]) -> bool:
+    d = ins.dst
+    if d is None or d.index is not None or d.reg not in live.tracked:
+        return False
+    if OPCODES[ins.op].category not in _PURE or (ins.cc_update is not None and
+                                                  ins.cc_update in cc_used):
+        return False
+    after = live.after.get(id(ins))
+    if after is None:
+        return False                          # not analysed: counted as read
+    written = 0
+    for c in range(4):
+        if d.mask[c]:
+            written |= live.bit(d.reg, c)
+    return not written & after
+
+
+def _all_bodies(st: Structured):
+    """Every node list of the tree (functions, if/else, loops, switch cases, labeled blocks)."""
+    todo = [st.main.body] + [fn.body for fn in st.functions.values()]
+    while todo:
+        nodes = todo.pop()
+        yield nodes
+        for n in nodes:
+            if isinstance(n, If):
+                todo += [n.then, n.orelse]
+            elif isinstance(n, (Loop, Labeled)):
+                todo.append(n.body)
+            elif isinstance(n, Switch):
+                todo += [c.body for c in n.cases]
+
+
+def _repeated_instructions(st: Structured) -> set[int]:
+    """Instructions the tree holds in more than one place (the general structurizer repeats
+    some): their liveness entries mix the places, so they are left alone."""
+    seen: set[int] = set()
+    again: set[int] = set()
+    for body in _all_bodies(st):
+        for n in body:
+            if isinstance(n, Op):
+                (again if id(n.ins) in seen else seen).add(id(n.ins))
+    return again

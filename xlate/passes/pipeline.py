@@ -22,7 +22,7 @@ from ..ir.model import MAX_CALL_DEPTH, DataType, Instruction, Program
 from ..ir.validate import IRValidationError
 from ..ir.validate import validate as validate_ir
 from .condcodes import forward_value_tests, tested_cc_registers, value_condition_codes
-from .deadstores import drop_dead_output_stores
+from .deadstores import drop_dead_output_stores, drop_unread_temporaries
 from .inline import inline_single_calls
 from .nesting import runtime_nesting_overflow
 from .structurize import (Op, RecursionError_, StructureError, Structured, call_depth,
@@ -46,6 +46,8 @@ class Lowering:
     #: (every update a float one) or INT (every update an integer one without carry);
     #: condcodes.py
     cc_values: dict[int, DataType] = field(default_factory=dict)
+    #: the liveness of the final tree (passes/liveness.py), for the temporaries policy
+    liveness: object | None = None
     #: iteration guard of the loops the general structurizer emits (None: structured program)
     loop_limit: int | None = None
     done: list[str] = field(default_factory=list)  # names of the passes run so far
@@ -111,8 +113,9 @@ def find_tested_condition_codes(s: Lowering) -> None:
     whose flags are a function of the updated value (every update a float one, or every one an
     integer one without carry) are kept as the value, and tested by comparing it."""
     s.cc_used = tested_cc_registers(s.program)
-    s.cc_values = value_condition_codes(s.program, s.cc_used,
-                                        list(_tree_instructions(s.structured)))
+    if s.cc_used:                   # (the tree's instructions are a walk: only when needed)
+        s.cc_values = value_condition_codes(s.program, s.cc_used,
+                                            list(_tree_instructions(s.structured)))
 
 
 def forward_condition_codes(s: Lowering) -> None:
@@ -134,6 +137,14 @@ def drop_dead_stores(s: Lowering) -> None:
         drop_dead_output_stores(s.structured, s.cc_used)
 
 
+def drop_dead_code(s: Lowering) -> None:
+    """Instructions whose only effect is a temporary nothing reads afterwards
+    (``deadstores.drop_unread_temporaries``); the liveness of the result is kept for the
+    printers' temporaries policy."""
+    if s.structured is not None:
+        s.liveness = drop_unread_temporaries(s.structured, s.cc_used)
+
+
 #: the middle end, in order: (name, pass)
 PASSES: list[tuple[str, Callable[[Lowering], None]]] = [
     ("nesting", check_nesting),
@@ -143,6 +154,7 @@ PASSES: list[tuple[str, Callable[[Lowering], None]]] = [
     ("condcodes", find_tested_condition_codes),
     ("ccforward", forward_condition_codes),
     ("deadstores", drop_dead_stores),
+    ("deadcode", drop_dead_code),
 ]
 
 

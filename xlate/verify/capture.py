@@ -221,6 +221,14 @@ def add_capture(src: str, reflection: dict, stage: str) -> tuple[str, list[_Slot
         extra_decls.append(f"layout(location = {loc}) flat out int xv_prim;")
         copies.append("xv_prim = gl_PrimitiveIDIn;")
         slots.append(_Slot("xv_prim", "int"))
+    if stage == "tess_evaluation":
+        # the patch and the tessellator's coordinate of each captured vertex (gl_tess.py)
+        for var, t, value in (("xv_prim", "int", "gl_PrimitiveID"),
+                              ("xv_tc", "vec4", "vec4(gl_TessCoord, 0.0)")):
+            flat = "flat " if t == "int" else ""
+            extra_decls.append(f"layout(location = {next(free)}) {flat}out {t} {var};")
+            copies.append(f"{var} = {value};")
+            slots.append(_Slot(var, t))
     strides = _assign_slots(slots)
     by_name = {s.name: s for s in slots}
 

@@ -534,6 +534,17 @@ def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: i
         rep.diagnostics = list(e.diagnostics)
         return
     glsl, reflection = out.source, out.reflection
+    if stage in (Stage.TESS_EVAL, Stage.TESS_CTRL):     # gl_tess: lanes of their own
+        from .tess_verify import verify_tess_ctrl, verify_tess_eval
+        verify = verify_tess_eval if stage == Stage.TESS_EVAL else verify_tess_ctrl
+        try:
+            verify(program, rep, facts, glsl, reflection, runner, seed=seed,
+                   max_reported=max_reported)
+        except glmod.GLUnavailable as e:
+            rep.status, rep.reason = "unsupported", str(e)
+        except glmod.GLError as e:
+            rep.status, rep.reason = "mismatch", f"implementation error: {e}"
+        return
     if stage == Stage.FRAGMENT:
         lanes = (lanes + 3) // 4 * 4
     rep.lanes = lanes

@@ -382,6 +382,14 @@ class Runner:
             if stage == "geometry":
                 return self._run_geometry(glsl, reflection, lanes, inputs, uniforms,
                                           buffers or {}, None)
+            if stage == "tess_evaluation":
+                from .gl_tess import run_lanes      # lanes: the vertices of a first run
+                return run_lanes(self, glsl, reflection, lanes, inputs, uniforms,
+                                 buffers or {}, textures, shadow)
+            if stage == "tess_control":
+                from .gl_tcs import run_tcs_lanes   # lanes: the patches' invocations
+                return run_tcs_lanes(self, glsl, reflection, lanes, inputs, uniforms,
+                                     buffers or {}, textures, shadow)
             raise ValueError(stage)
         finally:
             self._cleanup()

@@ -128,6 +128,7 @@ PROTOS = {
     "glDispatchCompute": (None, [u, u, u]),
     "glBindImageTexture": (None, [u, u, i, C.c_ubyte, i, u, u]),
     "glMemoryBarrier": (None, [u]),
+    "glPatchParameteri": (None, [u, i]),
     "glBeginTransformFeedback": (None, [u]),
     "glEndTransformFeedback": (None, []),
     "glGenQueries": (None, [i, PU]),

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..ir.model import Binding, DataType, Program, RegKind, Stage
+from ..ir.model import Binding, DataType, Program, RegKind, Stage, input_vertices
 from .analysis import Facts
 
 F32_MAX = np.float32(3.4028234663852886e38)
@@ -267,8 +267,7 @@ def generate(program: Program, facts: Facts, lanes: int, seed: int, *,
     int_consts = np.array(facts.int_constants, dtype=np.int64) if facts.int_constants else \
         np.zeros(0, np.int64)
     index_max = _max_array(program)
-    V = program.geometry.input_vertices if (program.geometry and program.stage == Stage.GEOMETRY) \
-        else 1
+    V = input_vertices(program) or 1
     regs = program.registers
 
     def merged(elems, c):

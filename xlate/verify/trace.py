@@ -26,7 +26,8 @@ from ..ir.model import (Binding, CondTest, DataType, Dest, Instruction, Program,
 from ..ir.ops import OPCODES
 from ..exec.texture import BASE_TARGET
 
-BATCH = {Stage.VERTEX: 16, Stage.FRAGMENT: 6, Stage.GEOMETRY: 4}
+BATCH = {Stage.VERTEX: 16, Stage.FRAGMENT: 6, Stage.GEOMETRY: 4, Stage.TESS_EVAL: 8,
+         Stage.TESS_CTRL: 8}
 #: vec4 outputs a vertex shader may have (GL_MAX_VERTEX_OUTPUT_COMPONENTS 128 on llvmpipe), less
 #: room for the harness's copies of built-in outputs
 VERTEX_OUTPUT_ROOM = 28

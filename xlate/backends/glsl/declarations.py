@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import re
 
-from ...ir.model import (Binding, DataType, RegKind, Stage)
+from ...ir.model import (Binding, DataType, PER_VERTEX_STAGES, RegKind, Stage, TESS_STAGES)
 from ...ir.ops import OPCODES
 from ...passes.structurize import Op, Structured
 from .. import interface as I
+from ..tess_interface import tcs_output_interface, tess_input_interface, tess_layout
+from ...ir.model import TCS_WRITTEN_PATH as WRITTEN_PATH
 
 from ..refusal import Unsupported
 from .profiles import ES_MISSING_TARGETS, MAX_UNIFORM_LOCATIONS, TARGET_EXTENSIONS
@@ -30,7 +32,7 @@ class Declarations:
                     g = groups.get(key)
                     if g is None:
                         prefix = "in_" if reg.kind == RegKind.INPUT else "out_"
-                        per_vertex = self.stage == Stage.GEOMETRY and reg.kind == RegKind.INPUT and key.startswith("vertex.")
+                        per_vertex = self.stage in PER_VERTEX_STAGES and reg.kind == RegKind.INPUT and key.startswith("vertex.")
                         g = I.Group(key, prefix + I.sanitize(key), b.index is not None, per_vertex,
                                     key in I.INTEGER_PATHS or reg.dtype in (DataType.INT, DataType.UINT))
                         groups[key] = g
@@ -85,8 +87,12 @@ class Declarations:
                 b = Binding(g.path, idx)
                 interp = self.interp_of(b)
                 try:
-                    var, expr = I.input_interface(self.stage, b, integer(RegKind.INPUT, b), interp,
-                                                  vulkan, self.nverts, self.interface_names.input(b))
+                    got = tess_input_interface(self.stage, b, integer(RegKind.INPUT, b),
+                                               self.interface_names.input(b)) \
+                        if self.stage in TESS_STAGES else None
+                    var, expr = got or I.input_interface(
+                        self.stage, b, integer(RegKind.INPUT, b), interp, vulkan, self.nverts,
+                        self.interface_names.input(b))
                 except I.NotExpressible as e:
                     raise Unsupported(str(e), None)
                 self.check_interface(var, b, RegKind.INPUT)
@@ -98,22 +104,35 @@ class Declarations:
         self.direct_inputs = self.plan_direct_inputs()
         self.direct_paths = {path for path, _ in self.direct_inputs}   # input paths read in place
         for g in self.outputs.values():
+            if g.path == WRITTEN_PATH:          # TESS_CTRL bookkeeping: staged, never output
+                continue
             for idx in sorted(g.indices) if g.indexed else [None]:
                 b = Binding(g.path, idx)
                 try:
-                    var, assign = I.output_interface(self.stage, b, integer(RegKind.OUTPUT, b),
-                                                     self.interface_names.output(b))
+                    if self.stage == Stage.TESS_CTRL:
+                        var, assign = tcs_output_interface(
+                            b, integer(RegKind.OUTPUT, b), self.prog.tessellation.vertices_out,
+                            self.interface_names.output(b))
+                    else:
+                        var, assign = I.output_interface(self.stage, b,
+                                                         integer(RegKind.OUTPUT, b),
+                                                         self.interface_names.output(b))
                 except I.NotExpressible as e:
                     raise Unsupported(str(e), None)
                 self.check_interface(var, b, RegKind.OUTPUT)
                 if self.varying_block(var):
-                    assign = _member_access(assign, var.name)
+                    assign = _member_access(assign, var.name).replace(
+                        f"{var.name}[gl_InvocationID] =", f"{var.name}[gl_InvocationID].v =")
                 self.output_vars.append((var, assign, b))
         if self.info.es and (self.stage == Stage.GEOMETRY or (
                 self.stage == Stage.FRAGMENT and "primitive.id" in self.inputs)):
             # geometry shaders, and gl_PrimitiveID in fragment shaders, are
             # GL_EXT_geometry_shader in OpenGL ES 3.1 (core only in ES 3.2)
             self.require("GL_EXT_geometry_shader")
+        if self.stage in TESS_STAGES and self.profile in ("glsl330", "es310"):
+            # tessellation is core from GLSL 4.00 and ES 3.20
+            self.require("GL_EXT_tessellation_shader" if self.info.es else
+                         "GL_ARB_tessellation_shader")
         if "fragment.sampleid" in self.inputs and self.profile in ("glsl330", "es310"):
             # gl_SampleID is core from GLSL 4.00 and ES 3.20; before, these extensions have it
             self.require("GL_OES_sample_variables" if self.info.es else "GL_ARB_sample_shading")
@@ -131,7 +150,7 @@ class Declarations:
         geometry programs (vertex-major arrays), or when an element's value is not the plain
         interface variable of the staging type (a conversion, a built-in of another type).
         Every other input is read where it is used: ``vertex_position``, not a copy of it."""
-        if self.stage == Stage.GEOMETRY:
+        if self.stage in PER_VERTEX_STAGES:
             return {}
         regs = self.prog.registers
         relative = {b.path for ins in self.prog.instructions for src in ins.srcs
@@ -159,7 +178,7 @@ class Declarations:
         as staged ones do, unless the first thing ``main`` does to it, before any flow, is an
         unconditional write of all four components."""
         self.direct_outputs, self.zeroed_outputs = {}, []
-        if self.stage == Stage.GEOMETRY:
+        if self.stage in (Stage.GEOMETRY, Stage.TESS_CTRL):
             return
         regs = self.prog.registers
         staged = {b.path for ins in self.prog.instructions for src in ins.srcs
@@ -235,6 +254,9 @@ class Declarations:
         if self.stage == Stage.GEOMETRY and "gl_PointSize" in var.name:
             self.require("GL_EXT_geometry_shader")
             self.require("GL_EXT_geometry_point_size")
+        if self.stage in TESS_STAGES and "gl_PointSize" in var.name:
+            self.require("GL_EXT_tessellation_shader")
+            self.require("GL_EXT_tessellation_point_size")
 
     def varying_block(self, var: I.InterfaceVar) -> bool:
         """GLSL 3.30 has ``layout(location)`` on vertex inputs and fragment outputs only, so
@@ -247,7 +269,8 @@ class Declarations:
         if (self.stage == Stage.VERTEX and var.direction == "in") or (
                 self.stage == Stage.FRAGMENT and var.direction == "out"):
             return False
-        var.block = f"xl_varying{var.location}"
+        # per-patch varyings have locations of their own (tess_interface.py): blocks of their own
+        var.block = f"xl_{'patch' if var.interpolation == 'PATCH' else 'varying'}{var.location}"
         var.location = None
         return True
 
@@ -306,10 +329,15 @@ class Declarations:
         st = DataType.INT if self.outputs[b.path].integer else DataType.FLOAT
         vt = DataType.INT if var.glsl_type in ("ivec4", "int") else \
             DataType.UINT if var.glsl_type in ("uvec4", "uint") else DataType.FLOAT
+        if "{w}" in assign:                   # TESS_CTRL per-patch: the written components
+            j = self.prog.tessellation.written[b.text()]
+            return assign.format(x=bitcast(x, st, vt), w=f"{self.outputs[WRITTEN_PATH].storage}[{j}]")
         return assign.format(x=bitcast(x, st, vt))
 
     def geometry_layout(self) -> list[str]:
         geo = self.prog.geometry
+        if self.stage in TESS_STAGES:
+            return tess_layout(self.prog)
         if geo is None:
             return []
         prim_in = {"POINTS": "points", "LINES": "lines", "LINES_ADJACENCY": "lines_adjacency",
@@ -327,7 +355,8 @@ class Declarations:
                 continue
             interp = ""
             if var.interpolation:
-                interp = {"FLAT": "flat ", "CENTROID": "centroid ", "NOPERSPECTIVE": "noperspective ",
+                interp = {"FLAT": "flat ", "PATCH": "patch ", "CENTROID": "centroid ",
+                          "NOPERSPECTIVE": "noperspective ",
                           "NOPERSPECTIVE CENTROID": "noperspective centroid ",
                           "CENTROID NOPERSPECTIVE": "noperspective centroid "}.get(var.interpolation, "")
             elif self.profile in ("glsl330", "es310") and var.glsl_type != "vec4":
@@ -335,7 +364,10 @@ class Declarations:
                 # 3.30 (4.3.4) and ES 3.10 want the interpolation of a varying to match in both
                 interp = "flat "
             arr = "[]" if var.array else ""
-            if var.block:
+            if var.block and interp == "patch ":
+                # 'patch' qualifies the block, not its member (GLSL 4.00 4.3.9)
+                lines.append(f"patch in {var.block} {{ {var.glsl_type} v; }} {var.name};")
+            elif var.block:
                 lines.append(f"in {var.block} {{ {interp}{var.glsl_type} v; }} {var.name}{arr};")
             else:
                 lines.append(f"layout(location = {var.location}) {interp}in {var.glsl_type} {var.name}{arr};")
@@ -346,11 +378,14 @@ class Declarations:
                 if precise:
                     lines.append(f"{precise}{var.name};")
                 continue
-            flat = "flat " if var.glsl_type != "vec4" and self.stage != Stage.FRAGMENT else ""
+            flat = "flat " if var.glsl_type != "vec4" and self.stage not in (
+                Stage.FRAGMENT, Stage.TESS_CTRL) else ""
+            patch = "patch " if var.interpolation == "PATCH" else ""     # TESS_CTRL outputs
+            arr = "[]" if var.array else ""
             if var.block:
-                lines.append(f"out {var.block} {{ {flat}{var.glsl_type} v; }} {var.name};")
+                lines.append(f"{patch}out {var.block} {{ {flat}{var.glsl_type} v; }} {var.name}{arr};")
             else:
-                lines.append(f"layout(location = {var.location}) {flat}{precise}out {var.glsl_type} {var.name};")
+                lines.append(f"layout(location = {var.location}) {flat}{precise}{patch}out {var.glsl_type} {var.name}{arr};")
         return lines
 
     def declare_uniforms(self) -> list[str]:

@@ -7,7 +7,7 @@ import re
 
 from ... import __version__
 from ...diagnostics import Diagnostic, XlateError
-from ...ir.model import (MAX_CALL_DEPTH, Binding, DataType, Program, Stage)
+from ...ir.model import (MAX_CALL_DEPTH, Binding, DataType, Program, Stage, input_vertices)
 from ...passes.pipeline import lower
 from ...passes.structurize import Structured
 from .. import interface as I
@@ -83,7 +83,7 @@ class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow, E
         self.depth: int | None = None           # call depth being emitted (recursive programs)
         self.fn_names: dict[str, str] = {}
         self.params_in_block = False
-        self.nverts = prog.geometry.input_vertices if prog.geometry else 0
+        self.nverts = input_vertices(prog)
         self.cfg_stack: list = []               # enclosing Labeled constructs (general path)
         self.cfg_vars: set[str] = set()         # xl_br / xl_iter globals used
         self.used_temps: set[str] = set()       # TEMP registers the body reads or writes
@@ -188,6 +188,7 @@ class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow, E
         self.cc_values = lowered.cc_values
         if lowered.loop_limit is not None:
             self.cfg_limit = lowered.loop_limit
+        self.liveness = lowered.liveness
         try:
             self.check_memory_profile()
             self.plan()

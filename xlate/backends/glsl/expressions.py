@@ -206,7 +206,7 @@ def plan_temporaries(emitter, st: Structured) -> Plan:
     """Decide, for every instruction of the tree, whether its value is inlined or baked (the
     rules are in the module docstring)."""
     plan = Plan()
-    live = liveness(st)
+    live = getattr(emitter, "liveness", None) or liveness(st)     # the deadcode pass's
     storage = _Storage(emitter.prog)
     # an instruction object the tree holds in more than one place (the general structurizer's
     # expansion of calls and branches repeats them) is printed more than once: the decisions,

@@ -159,7 +159,8 @@ class Operands:
         if read is not None and self.values:
             value = self.inlined_operand(read, sel[:1] if scalar else sel, scalar)
             if value is not None:
-                expr = bitcast(value, self.storage_type(src.reg), optype, scalar)
+                # a narrowed value has the write mask's components (ivec2(a.yw), not ivec4)
+                expr = bitcast(value, self.storage_type(src.reg), optype, scalar, len(sel))
                 if src.abs and optype != DataType.UINT:
                     expr = f"abs({expr})"
                 if src.neg:

@@ -80,7 +80,9 @@ def vector_literal(words, dtype: DataType) -> str:
     return f"{ctor}({', '.join(parts)})"
 
 
-def bitcast(expr: str, src: DataType, dst: DataType, scalar: bool = False) -> str:
+def bitcast(expr: str, src: DataType, dst: DataType, scalar: bool = False, size: int = 4) -> str:
+    """``expr`` (a ``size``-component vector, or a scalar) of type ``src`` with its bits read as
+    ``dst``."""
     if src == dst:
         return expr
     if src == DataType.FLOAT:
@@ -88,12 +90,12 @@ def bitcast(expr: str, src: DataType, dst: DataType, scalar: bool = False) -> st
             # bits read back as integers (a table of bits, param_relative) never pass through
             # a float: GLSL leaves the value of uintBitsToFloat(NaN bits) unspecified
             inner = expr[len("uintBitsToFloat("):-1]
-            ctor = SCALAR[dst] if scalar else VEC[dst]
+            ctor = SCALAR[dst] if scalar else VEC[dst][:-1] + str(size)
             return inner if dst == DataType.UINT else f"{ctor}({inner})"
         return f"{'floatBitsToInt' if dst == DataType.INT else 'floatBitsToUint'}({expr})"
     if dst == DataType.FLOAT:
         return f"{'intBitsToFloat' if src == DataType.INT else 'uintBitsToFloat'}({expr})"
-    ctor = SCALAR[dst] if scalar else VEC[dst]
+    ctor = SCALAR[dst] if scalar else VEC[dst][:-1] + str(size)
     return f"{ctor}({expr})"
 
 

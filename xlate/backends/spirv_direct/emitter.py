@@ -38,6 +38,7 @@ from .base import K, Instrumentation, NotCovered, _Reg
 from .dispatch import DispatchMixin
 from .flow import FlowMixin
 from .geometry import GEOMETRY_MODEL, GeometryMixin
+from .tess import TESS_EVAL_MODEL, TessMixin
 from .module import DECORATION, GLSL, OP as _OP, Module, string_words
 from .memory import MemoryMixin
 from .staging import StagingMixin
@@ -60,7 +61,7 @@ TEX_COVERED = frozenset({"TEX", "TXB", "TXD", "TXF", "TXL", "TXP", "TXQ", "TEX2"
 
 
 class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, GeometryMixin,
-                    MemoryMixin):
+                    MemoryMixin, TessMixin):
     """One program, one environment (``vulkan`` or ``glsl450`` = OpenGL SPIR-V)."""
 
     def __init__(self, prog: Program, plan, lowered, *, source_text: str | None = None,
@@ -744,6 +745,10 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
         st: Structured = self.lowered.structured
         m = self.m
         self.check_memory_covered()          # images and atomics: not yet (memory.py)
+        if self.prog.stage == Stage.TESS_CTRL:
+            # its per-patch outputs leave component by component, by written-components flags
+            # (tess_interface.tcs_output_interface): glslang's path only, for now
+            raise NotCovered("tessellation control programs")
         self.declare()
         if self.prog.resources:
             self.declare_memory()
@@ -787,13 +792,17 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
         if modes[:3] == [(3 << 16) | 16, 0, 11]:
             modes[1] = main                                          # Xfb of main
         model = {Stage.VERTEX: 0, Stage.FRAGMENT: 4, Stage.GEOMETRY: GEOMETRY_MODEL,
-                 Stage.COMPUTE: 5}[self.prog.stage]
+                 Stage.TESS_EVAL: TESS_EVAL_MODEL, Stage.COMPUTE: 5}.get(self.prog.stage)
+        if model is None:
+            raise NotCovered(f"{self.prog.stage.value} programs")
         m.put("entry", "EntryPoint", model, main, *string_words("main"), *self.interface)
         if self.prog.stage == Stage.COMPUTE:
             self.compute_modes(main)
         if geometry:
             m.capability("Geometry")
             self.geometry_modes(main)
+        if self.prog.stage == Stage.TESS_EVAL:
+            self.tess_modes(main)
         if self.prog.stage == Stage.FRAGMENT:
             upper = self.vulkan or self.prog.fragcoord_origin_upper_left
             m.put("modes", "ExecutionMode", main, 7 if upper else 8)   # OriginUpper/LowerLeft

@@ -26,7 +26,7 @@ arrays.
 """
 from __future__ import annotations
 
-from ...ir.model import Index, Stage
+from ...ir.model import Index, Stage, TESS_STAGES
 from .base import NotCovered, _Reg
 from .module import BUILTIN
 
@@ -136,7 +136,8 @@ class GeometryMixin:
             it = self.t("i", 1)
             v = self.m.variable(self.m.pointer("Input", it), "Input")
             self.m.decorate(v, "BuiltIn", BUILTIN["PrimitiveId"])
-            self.m.capability("Geometry")        # PrimitiveId's, in a fragment shader too
+            # PrimitiveId's capability, in a fragment shader too (Tessellation's in those stages)
+            self.m.capability("Tessellation" if self.prog.stage in TESS_STAGES else "Geometry")
             if self.prog.stage == Stage.FRAGMENT:
                 self.m.decorate(v, "Flat")       # an integer fragment input (Vulkan 14.1.4)
             self.interface.append(v)

@@ -57,11 +57,12 @@ STORAGE = dict(UniformConstant=0, Input=1, Uniform=2, Output=3, Workgroup=4, Pri
                Function=7)
 DECORATION = dict(Block=2, ArrayStride=6, BuiltIn=11, NoContraction=42, Flat=14,
                   NoPerspective=13, Centroid=16, Location=30, Binding=33, DescriptorSet=34,
-                  Offset=35, XfbBuffer=36, XfbStride=37)
+                  Offset=35, XfbBuffer=36, XfbStride=37, Patch=15)
 BUILTIN = dict(Position=0, PointSize=1, ClipDistance=3, VertexId=5, InstanceId=6,
                PrimitiveId=7, Layer=9, FragCoord=15, PointCoord=16, FrontFacing=17, SampleId=18,
-               FragDepth=22, VertexIndex=42, InstanceIndex=43)
-CAPABILITY = dict(Shader=1, Geometry=2, ClipDistance=32, SampledRect=37, Sampled1D=43, SampledBuffer=46,
+               FragDepth=22, VertexIndex=42, InstanceIndex=43, TessLevelOuter=11,
+               TessLevelInner=12, TessCoord=13, PatchVertices=14)
+CAPABILITY = dict(Shader=1, Geometry=2, Tessellation=3, ClipDistance=32, SampledRect=37, Sampled1D=43, SampledBuffer=46,
                   ImageQuery=50, SampleRateShading=35, SampledCubeArray=45,
                   DerivativeControl=51, TransformFeedback=53)
 CAPABILITY.update(Float64=10, Int64=11)

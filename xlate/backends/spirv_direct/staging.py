@@ -3,7 +3,7 @@ the start of ``main``, outputs copied out at its end, and the test harness's ins
 (transform feedback capture, fed fragment inputs, the extra output)."""
 from __future__ import annotations
 
-from ...ir.model import Binding, Index, Stage
+from ...ir.model import Binding, Index, Stage, TESS_STAGES
 from .base import NotCovered
 from .module import BUILTIN
 
@@ -105,6 +105,10 @@ class StagingMixin:
             return self.fed_input(var)
         if self.prog.stage == Stage.COMPUTE:
             return self.compute_input(var)          # memory.py
+        if self.prog.stage in TESS_STAGES:
+            got = self.tess_input_value(var, b)
+            if got is not None:
+                return got
         if name == "gl_FragCoord":
             v = self.val("Load", f4, self.frag_coord())
             if self.vulkan and self.prog.fragcoord_pixel_center_integer:

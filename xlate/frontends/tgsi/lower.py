@@ -37,13 +37,15 @@ from . import model as M
 from ...diagnostics import DiagnosticSink, Span
 from ...ir.limits import MAX_TOTAL_OUTPUT_COMPONENTS, result_components
 from ...ir.model import (Binding, CCKind, CondTest, DataType, Dest, Geometry, Index, Instruction,
-                         Program, RegKind, Register, Sat, Source, Stage)
+                         Program, RegKind, Register, Sat, Source, Stage, TESS_STAGES,
+                         Tessellation)
 from .lower_common import (F, MAX_CONST_BUFFER, MAX_INDEX, MAX_INSTRUCTIONS, MAX_NESTING,
                            MAX_VERTICES_OUT, S, U, _CC_RULES, _GS_IN, _GS_OUT, _INT_RESULT,
                            _INT_SOURCE, _OLD_RES, _Reject, _STAGES, f32_bits)
 from .lower_memory import block_size, declare_memory
 from .lower_ops import _OPS, _unsupported_why
 from .lower_registers import _Registers
+from .lower_tess import tcs_mark_written, tess_properties
 from .opcodes import OPCODES as TGSI_OPCODES
 
 
@@ -63,6 +65,7 @@ class Lowerer(_Registers):
         self.tex_targets: dict[int, str] = {}       # sampler -> the target it is used with
         self.geometry: Geometry | None = None
         self.nverts_prop: M.Property | None = None   # PROPERTY GS_MAX_OUTPUT_VERTICES (spans)
+        self.tessellation: Tessellation | None = None  # TESS_CTRL / TESS_EVAL (lower_tess.py)
         self.too_deep = False                        # E4005 reported
 
     # ---- diagnostics ---------------------------------------------------------------------------
@@ -84,8 +87,8 @@ class Lowerer(_Registers):
         stage = _STAGES.get(sh.processor)
         if stage is None:
             self.err("E7001", f"TGSI {sh.processor} programs are not supported: xlate translates "
-                     "vertex (VERT), fragment (FRAG), geometry (GEOM) and compute (COMP) "
-                     "shaders", None)
+                     "vertex (VERT), fragment (FRAG), geometry (GEOM), tessellation (TESS_CTRL, "
+                     "TESS_EVAL) and compute (COMP) shaders", None)
             for d in sh.declarations:
                 if d.file == "RES":
                     self.err("E7001", _OLD_RES, d)
@@ -112,7 +115,7 @@ class Lowerer(_Registers):
         if self.sink.has_errors:
             return None
         prog = Program(stage, "TGSI", self.regs, self.out, self.labels, entry=0,
-                       geometry=geometry, source_name=self.file,
+                       geometry=geometry, tessellation=self.tessellation, source_name=self.file,
                        fragcoord_origin_upper_left=self.upper_left,
                        local_size=self.local_size, resources=self.resources)
         if geometry is not None:
@@ -151,6 +154,9 @@ class Lowerer(_Registers):
             origin.value.upper() == "UPPER_LEFT"
         if self.stage == Stage.COMPUTE:
             self.local_size = block_size(self, props)
+            return None
+        if self.stage in TESS_STAGES:
+            self.tessellation = tess_properties(self, props)
             return None
         if self.stage != Stage.GEOMETRY:
             return None
@@ -338,6 +344,8 @@ class Lowerer(_Registers):
         cond = self.cond(d.cond) if d.cond is not None else None
         if cond is None and self.cur.cond is not None:
             cond = self.cond(self.cur.cond)      # seed CondFlowEnable on an ALU instruction
+        if self.stage == Stage.TESS_CTRL:
+            tcs_mark_written(self, reg, d, cond)
         return Dest(reg, index, tuple(d.mask), cond)
 
     def cond(self, c: M.CondCode) -> CondTest:

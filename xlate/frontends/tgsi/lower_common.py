@@ -12,6 +12,7 @@ from .doubles import INT_RESULT as _DOUBLE_INT_RESULT, INT_SOURCE as _DOUBLE_INT
 F, S, U = DataType.FLOAT, DataType.INT, DataType.UINT
 ONE = 0x3F800000
 _STAGES = {"VERT": Stage.VERTEX, "FRAG": Stage.FRAGMENT, "GEOM": Stage.GEOMETRY,
+           "TESS_EVAL": Stage.TESS_EVAL, "TESS_CTRL": Stage.TESS_CTRL,
            "COMP": Stage.COMPUTE}
 MAX_NESTING = 64              # IF/UIF, BGNLOOP, SWITCH blocks open at once (Mesa's tgsi_exec: 32)
 MAX_INSTRUCTIONS = 65536      # as the NV frontends (NV_gpu_program4 hardware limit)

@@ -4,11 +4,13 @@ of the lowerer in ``lower.py``."""
 from __future__ import annotations
 
 from . import model as M
-from ...ir.model import (Binding, DataType, Dest, Index, Instruction, RegKind, Register, Source,
-                         Stage)
+from ...ir.model import (Binding, DataType, Dest, Index, Instruction, PER_VERTEX_STAGES, RegKind,
+                         Register, Source, Stage, TESS_STAGES)
 from .lower_memory import COMPUTE_SYSTEM_VALUES
 from .lower_common import (F, MAX_CONST_BUFFER, MAX_DRAW_BUFFER, MAX_INDEX, MAX_VERTEX_ATTRIB,
                            _OLD_RES, _canonical_semantic)
+from .lower_tess import (TESS_SYSTEM_VALUES, is_per_vertex, tcs_output_binding, tcs_output_ref,
+                         tess_binding)
 
 
 class _Registers:
@@ -156,6 +158,8 @@ class _Registers:
             if write:
                 self.reject("E3005", "inputs are read-only")
             return self.input_ref(ref)
+        if f == "OUT" and self.stage == Stage.TESS_CTRL:
+            return tcs_output_ref(self, ref, write)
         if f == "OUT":
             if self.out_read:
                 if "OUT" in self.indirect:
@@ -174,15 +178,27 @@ class _Registers:
         self.reject("E7001", f"register file {f} is not supported as an operand of {self.cur.opcode}")
 
     def input_ref(self, ref: M.RegRef):
-        if self.stage == Stage.GEOMETRY and (ref.dim is not None or ref.dim_indirect is not None):
+        two_d = ref.dim is not None or ref.dim_indirect is not None
+        if self.stage in TESS_STAGES and two_d != is_per_vertex(self, "IN", ref.index):
+            if two_d:
+                self.reject("E3004", f"IN[{ref.index}] is a per-patch input of a "
+                            f"{self.sh.processor} shader: it has no vertex index")
+            self.reject("E3004", f"IN[{ref.index}] is a per-vertex input of a {self.sh.processor} "
+                        f"shader: name the vertex, IN[v][{ref.index}]")
+        if self.stage in PER_VERTEX_STAGES and two_d:
             attr = ref.index
             if ref.indirect is not None:
-                self.reject("E7001", "indirect attribute index of a geometry input is not supported")
+                self.reject("E7001", "indirect attribute index of a per-vertex input is not "
+                            "supported")
             name = f"IN{attr}"
-            nverts = self.geometry.input_vertices if self.geometry is not None else 6
+            if self.stage in TESS_STAGES:
+                nverts = self.tessellation.patch_vertices if self.tessellation else 32
+                what = f"a patch has at most {nverts} vertices (gl_MaxPatchVertices)"
+            else:
+                nverts = self.geometry.input_vertices if self.geometry is not None else 6
+                what = f"the input primitive has {nverts} vertices"
             if ref.dim_indirect is None and not 0 <= (ref.dim or 0) < nverts:
-                self.reject("E6003", f"vertex {ref.dim} does not exist: the input primitive has "
-                            f"{nverts} vertices")
+                self.reject("E6003", f"vertex {ref.dim} does not exist: {what}")
             if name not in self.regs:
                 b = self.binding("IN", attr)
                 self.regs[name] = Register(name, RegKind.INPUT, DataType.NONE, None, (b,),
@@ -217,7 +233,8 @@ class _Registers:
                 (Stage.FRAGMENT, "POSITION"): "fragment.position",
                 (Stage.FRAGMENT, "PRIMID"): "primitive.id", (Stage.GEOMETRY, "PRIMID"): "primitive.id",
                 (Stage.FRAGMENT, "FACE"): "fragment.facing",
-                (Stage.FRAGMENT, "SAMPLEID"): "fragment.sampleid"}.get((self.stage, sem))
+                (Stage.FRAGMENT, "SAMPLEID"): "fragment.sampleid",
+                **TESS_SYSTEM_VALUES}.get((self.stage, sem))
         if self.stage == Stage.COMPUTE:
             path = COMPUTE_SYSTEM_VALUES.get(sem)
         if path is None:
@@ -260,6 +277,11 @@ class _Registers:
         if sem is None and self.seed_convention:
             sem, i = self.seed_semantic(file, index)
         st = self.stage
+        if st in TESS_STAGES:
+            b = tess_binding(self, file, d, sem, i) if file == "IN" or st == Stage.TESS_EVAL \
+                else tcs_output_binding(self, sem, i)
+            if b is not None:
+                return b
         if file == "IN":
             root = "fragment" if st == Stage.FRAGMENT else "vertex"
             table = {"POSITION": (f"{root}.position", None), "FOG": (f"{root}.fogcoord", None),

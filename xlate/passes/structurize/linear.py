@@ -15,6 +15,7 @@ def linearize(st: Structured) -> Program:
     src = st.program
     prog = Program(src.stage, src.dialect, dict(src.registers), [], {}, 0, src.options,
                    src.geometry, source_name=src.source_name)
+    prog.tessellation = src.tessellation
     prog.call_overflow = src.call_overflow
     prog.max_exec_instructions = src.max_exec_instructions
     prog.fragcoord_origin_upper_left = src.fragcoord_origin_upper_left

@@ -65,7 +65,8 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
     Dialect("arbfp-nv", ("fragment",), ".fp", "!!ARBfp1.0 + OPTION NV_fragment_program"),
     Dialect("arbfp-nv2", ("fragment",), ".fp", "!!ARBfp1.0 + OPTION NV_fragment_program2"),
     Dialect("fp1.0", ("fragment",), ".fp", "!!FP1.0"),
-    Dialect("tgsi", ("vertex", "fragment", "geometry"), ".tgsi", "TGSI text VERT/FRAG/GEOM"),
+    Dialect("tgsi", ("vertex", "fragment", "geometry", "tess_evaluation", "tess_control"),
+            ".tgsi", "TGSI text VERT/FRAG/GEOM/TESS_EVAL/TESS_CTRL"),
 )}
 
 

@@ -75,7 +75,8 @@ DOUBLE_OPS = {"DADD": 2, "DMUL": 2, "DMAD": 3, "DMIN": 2, "DMAX": 2, "DSEQ": 2, 
 INT64_OPS = {o for o in DOUBLE_OPS if "64" in o}
 GS_IN = {"POINTS": 1, "LINES": 2, "TRIANGLES": 3, "LINES_ADJACENCY": 4, "TRIANGLES_ADJACENCY": 6}
 GS_OUT = ("POINTS", "LINE_STRIP", "TRIANGLE_STRIP")
-PROC = {"vertex": "VERT", "fragment": "FRAG", "geometry": "GEOM"}
+PROC = {"vertex": "VERT", "fragment": "FRAG", "geometry": "GEOM",
+        "tess_evaluation": "TESS_EVAL", "tess_control": "TESS_CTRL"}
 
 
 def _f32_hex(v: float) -> str:
@@ -88,6 +89,9 @@ class TGSIGen(Gen):
         self.stage = stage
         self.frag = stage == "fragment"
         self.geom = stage == "geometry"
+        self.tes = stage == "tess_evaluation"
+        self.tcs = stage == "tess_control"
+        self.swz_limit = None         # TES: the components the next swizzle may select
         self.nftemp = rng.randint(2, 4)
         self.nitemp = rng.randint(1, 3) if self.has("int") else 0
         self.ftemps = list(range(self.nftemp))
@@ -138,6 +142,10 @@ class TGSIGen(Gen):
 
     # ---- operands ---------------------------------------------------------------------------
     def swz4(self) -> str:
+        limit, self.swz_limit = self.swz_limit, None
+        if limit is not None:
+            # TESSCOORD's w and TESSINNER's z, w are undefined (tgsi.rst): never read
+            return "." + "".join(self.rng.choice(XYZW[:limit]) for _ in range(4))
         r = self.rng.random()
         if r < 0.45:
             return ""
@@ -164,7 +172,19 @@ class TGSIGen(Gen):
 
     def in_ref(self) -> str:
         i = self.rng.randrange(self.nin)
-        if self.geom:
+        if self.tes:
+            # per-vertex inputs of the patch, a per-patch input, the tess levels, gl_TessCoord
+            r = self.rng.random()
+            if r < 0.3:
+                self.swz_limit = 3
+                return "SV[0]"
+            if r < 0.45:
+                k = self.rng.randrange(3)
+                self.swz_limit = 2 if k == 2 else None
+                return f"IN[{self.nin + k}]"
+        if self.tcs and self.chance(0.25):
+            return f"IN[ADDR[1].x][{i}]"                 # the invocation's own input vertex
+        if self.geom or self.tes or self.tcs:
             return f"IN[{self.rng.randrange(self.nverts)}][{i}]"
         return f"IN[{i}]"
 
@@ -486,10 +506,20 @@ class TGSIGen(Gen):
             d += [f"PROPERTY GS_INPUT_PRIMITIVE {prim}",
                   f"PROPERTY GS_OUTPUT_PRIMITIVE {self.out_prim}",
                   f"PROPERTY GS_MAX_OUTPUT_VERTICES {self.max_vertices}"]
+        if self.tes:
+            self.nverts = rng.randint(1, 4)
+            d += [f"PROPERTY TES_PRIM_MODE {rng.choice([4, 7, 1])}",
+                  f"PROPERTY TES_SPACING {rng.randrange(3)}",
+                  f"PROPERTY TES_VERTEX_ORDER_CW {rng.randrange(2)}",
+                  f"PROPERTY TES_POINT_MODE {int(self.chance(0.2))}"]
+        if self.tcs:
+            self.nverts = rng.randint(1, 4)
+            self.vertices_out = rng.randint(1, 4)
+            d.append(f"PROPERTY TCS_VERTICES_OUT {self.vertices_out}")
         for i in range(self.nin):
             if self.stage == "vertex":
                 d.append(f"DCL IN[{i}]")
-            elif self.geom:
+            elif self.geom or self.tes or self.tcs:
                 sem = "POSITION" if i == 0 else f"GENERIC[{i}]"
                 d.append(f"DCL IN[][{i}], {sem}")
             else:
@@ -497,11 +527,26 @@ class TGSIGen(Gen):
                 sem = rng.choice(sems) if i else "GENERIC[0]"
                 interp = rng.choice([", PERSPECTIVE", ", PERSPECTIVE", ", LINEAR", ", CONSTANT"])
                 d.append(f"DCL IN[{i}], {sem}{interp}")
+        if self.tes:
+            d += [f"DCL IN[{self.nin}], PATCH[0]", f"DCL IN[{self.nin + 1}], TESSOUTER",
+                  f"DCL IN[{self.nin + 2}], TESSINNER", "DCL SV[0], TESSCOORD"]
         if self.frag and self.chance(0.3):
             d.append(f"DCL IN[{self.nin}], POSITION, LINEAR")
             self.nin += 1
         # outputs
-        if self.frag:
+        if self.tcs:
+            # per-vertex outputs written to the invocation's own vertex (ADDR[1].x holds
+            # INVOCATIONID), the outer levels and a per-patch varying (lower_tess.py)
+            n = rng.randint(1, 3)
+            for i in range(n):
+                sem = "POSITION" if i == 0 else f"GENERIC[{i}]"
+                d.append(f"DCL OUT[][{i}], {sem}")
+            d += [f"DCL OUT[{n}], TESSOUTER", f"DCL OUT[{n + 1}], PATCH[0]",
+                  "DCL SV[0], INVOCATIONID", "DCL ADDR[1]"]
+            self.outputs = [f"OUT[ADDR[1].x][{i}]" for i in range(n)] + [f"OUT[{n}]",
+                                                                         f"OUT[{n + 1}]"]
+            self.sv = "INVOCATIONID"
+        elif self.frag:
             self.outputs = ["OUT[0]"]
             d.append("DCL OUT[0], COLOR")
             if self.chance(0.15):
@@ -571,6 +616,8 @@ class TGSIGen(Gen):
             op = rng.choice(["F2I", "F2U", "MOV"])
             src = self.in_ref() + self.swz4() if op != "MOV" else f"IMM[{rng.choice(self.int_imms)}]"
             self.ins(f"{op} TEMP[{t}], {src}")
+        if self.tcs:
+            self.ins("UARL ADDR[1].x, SV[0].xxxx")
         if self.has("flow"):
             for c in self.counters:
                 self.ins(f"MOV TEMP[{c}], IMM[{self.loop_imm}].xxxx")
