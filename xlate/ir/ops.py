@@ -334,6 +334,16 @@ _TGSI_ROWS = [
          "demote to a helper invocation: outputs discarded, execution goes on (TGSI DEMOTE)"),
     _row("READHELPER", "vu", "", "", DataType.UINT, "alu",
          "~0 in a helper (or demoted) invocation, else 0 (TGSI READ_HELPER)"),
+    # TGSI INTERP_* (issue 20): operand a is a fragment INPUT register read with a swizzle and
+    # no modifier (the frontend moves modifiers onto a MOV after); its value at a point other
+    # than the pixel centre.  Single-sampled, the centroid and every sample are the centre
+    # (GL 4.5 14.6.x / GLSL 4.50 8.13.2); an offset point is the input's screen-space plane
+    # through the lane (xlate/exec/interp.py says how the executor knows the plane)
+    _row("INTERPCENTROID", "v", "v", "", F, "alu", "the input interpolated at the centroid"),
+    _row("INTERPSAMPLE", "v", "v,vs", "", F, "alu",
+         "the input interpolated at sample b.x (single-sampled: the pixel centre)"),
+    _row("INTERPOFFSET", "v", "v,vf", "", F, "alu",
+         "the input interpolated at the pixel centre + (b.x, b.y) pixels"),
     # TGSI PK4B is two's-complement snorm8 (tgsi.rst f32_to_snorm8), not GP4's excess-128 PK4B;
     # UP4B is "TBD" there: read as its inverse.  Used with the .U type (the word as bits).
     _row("PK4SNORM", "s", "vf", "", DataType.UINT, "alu",

@@ -36,6 +36,7 @@ from .alu import ALU, MULHI, sad
 from .base import K, Instrumentation, NotCovered, _Reg
 from .dispatch import DispatchMixin
 from .flow import FlowMixin
+from .fragment_ops import INTERP_OPS, interpolate
 from .geometry import GEOMETRY_MODEL, GeometryMixin
 from .module import DECORATION, GLSL, OP as _OP, Module, string_words
 from .staging import StagingMixin
@@ -84,6 +85,7 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
         self.file_id = 0
         self.instr = instrumentation or Instrumentation()
         self.builtin_inputs: dict[str, int] = {}
+        self.interp_inputs: dict[str, int] = {}      # binding text -> its Input variable
         self.cfg_stack: list = []                 # enclosing Labeled: (node, merge, continue)
         self.cfg_vars: dict[str, int] = {}        # xl_br / xl_iter
         self._types: dict[tuple, int] = {}     # (kind, n) -> type id
@@ -582,6 +584,8 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
             raise NotCovered(f"the instruction {ins.op}", ins)
         if ins.mul_mode is not None and not (ins.mul_mode == "HI" and K[ins.dtype] in MULHI):
             raise NotCovered(f"the instruction {ins.op}.{ins.mul_mode}", ins)
+        if ins.op in INTERP_OPS:
+            return self.write(ins, interpolate(self, ins), "f")
         fn = MULHI[K[ins.dtype]] if ins.mul_mode == "HI" else ALU.get((ins.op, K[ins.dtype]))
         if fn is None:
             raise NotCovered(f"the instruction {ins.op}.{ins.dtype.value}", ins)

@@ -144,7 +144,8 @@ class StagingMixin:
         kind = {"vec4": "f", "ivec4": "i"}.get(var.glsl_type)
         if kind is None:
             raise NotCovered(f"an input of type {var.glsl_type} ({b.text()})")
-        v = self.interface_var("Input", self.t(kind), var)
+        # made already where an INTERP_* reads it (fragment_ops.interpolant_var)
+        v = self.interp_inputs.get(b.text()) or self.interface_var("Input", self.t(kind), var)
         interp = var.interpolation or ""
         if "FLAT" in interp or (kind != "f" and self.prog.stage == Stage.FRAGMENT):
             self.m.decorate(v, "Flat")

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from . import model as M
 from ...ir.model import CCKind, CondTest, DataType, Dest, Instruction, Sat, Source, Stage
 from .doubles import DOUBLE_OPS
+from .lower_fragment import FRAGMENT_OPS
 from .lower_common import F, S, U, f32_bits
 from .opcodes import OPCODES as TGSI_OPCODES
 from .textures import SAMPLE_OPS, TEXTURE_OPS
@@ -336,6 +337,7 @@ _OPS = {
     "EMIT": _emit_geom("EMIT"), "ENDPRIM": _emit_geom("ENDPRIM"),
     # textures (2.7)
     **TEXTURE_OPS, **SAMPLE_OPS, **DOUBLE_OPS,
+    **FRAGMENT_OPS,
 }
 
 

@@ -1,0 +1,59 @@
+"""The direct SPIR-V forms of the fragment interpolation opcodes (IR INTERPCENTROID /
+INTERPSAMPLE / INTERPOFFSET, TGSI INTERP_*; issue 20): GLSL.std.450 InterpolateAtCentroid /
+InterpolateAtSample / InterpolateAtOffset (capability InterpolationFunction).  Their operand is
+a pointer to the Input variable itself (GLSL.std.450: "the interpolant must be a pointer to a
+variable of the Input storage class"), not the staged copy the rest of the program reads:
+:meth:`StagingMixin.input_value` records each varying's Input variable by binding.  The operand's
+swizzle is applied to the result (the frontend leaves no other modifier on it)."""
+from __future__ import annotations
+
+from ...ir.model import DataType, Instruction, RegKind
+from .base import NotCovered
+
+INTERP_OPS = frozenset({"INTERPCENTROID", "INTERPSAMPLE", "INTERPOFFSET"})
+_EXT = {"INTERPCENTROID": "InterpolateAtCentroid", "INTERPSAMPLE": "InterpolateAtSample",
+        "INTERPOFFSET": "InterpolateAtOffset"}
+_IDENTITY = (0, 1, 2, 3)
+
+
+def interpolate(e, ins: Instruction) -> int:
+    """The float vec4 ``ins`` computes (before its write)."""
+    s = ins.srcs[0]
+    reg = e.prog.registers[s.reg]
+    if reg.kind != RegKind.INPUT or s.neg or s.abs or any(s.comp_neg) or max(s.swizzle) > 3:
+        raise NotCovered(f"the instruction {ins.op} of an operand other than a swizzled input", ins)
+    if s.index is not None and s.index.relative:
+        raise NotCovered(f"the instruction {ins.op} of a relatively addressed input", ins)
+    b = reg.bindings[0 if s.index is None else s.index.offset]
+    var = interpolant_var(e, ins, b)
+    e.m.capability("InterpolationFunction")
+    f4 = e.t("f")
+    if ins.op == "INTERPCENTROID":
+        v = e.ext(_EXT[ins.op], f4, var)
+    elif ins.op == "INTERPSAMPLE":
+        v = e.ext(_EXT[ins.op], f4, var, e.operand(ins.srcs[1], DataType.INT, True))
+    else:
+        off = e.operand(ins.srcs[1], DataType.FLOAT, False)
+        v = e.ext(_EXT[ins.op], f4, var, e.shuffle(off, off, (0, 1), "f"))
+    if tuple(s.swizzle) != _IDENTITY:
+        v = e.shuffle(v, v, s.swizzle, "f")
+    return v
+
+
+
+def interpolant_var(e, ins: Instruction, b) -> int:
+    """The Input variable of the varying bound to ``b``, made now (before the prologue that
+    stages it in, which takes this one and decorates it)."""
+    key = b.text() if b is not None else None
+    v = e.interp_inputs.get(key)
+    if v is not None:
+        return v
+    for var, _, bb in e.plan.input_vars:
+        if bb.text() != key:
+            continue
+        if var.builtin or var.glsl_type != "vec4" or var.name in e.instr.feeds:
+            break
+        v = e.interp_inputs[key] = e.interface_var("Input", e.t("f"), var)
+        return v
+    raise NotCovered(f"the instruction {ins.op} of the input {key}, which is not a float "
+                     f"varying of the module (a built-in, or fed by the harness)", ins)

@@ -1,0 +1,68 @@
+"""TGSI lowering of the fragment-only interpolation opcodes (issue 20): INTERP_CENTROID,
+INTERP_SAMPLE and INTERP_OFFSET onto the IR's INTERPCENTROID / INTERPSAMPLE / INTERPOFFSET.
+
+tgsi.rst: "src0 is the input register (IN[x]) to interpolate" (a varying); INTERP_SAMPLE's
+src1.x is the sample index (an integer), INTERP_OFFSET's src1.xy the offset from the pixel
+centre in pixels (floats).  The IR rows take operand a as a plain (swizzled) INPUT register:
+a modifier on src0 (``-IN[0]``, ``|IN[0]|``) applies to the interpolated value, so it goes onto
+a MOV from a scratch register after the interpolation -- |x| of an interpolated value is not
+the interpolation of |x| (GLSL's interpolateAt* take the variable itself, no expression)."""
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+from . import model as M
+from ...ir.model import Dest, Instruction, RegKind, Source, Stage
+from .lower_common import F
+
+if TYPE_CHECKING:
+    from .lower import Lowerer
+
+#: fragment inputs that are not varyings: no value exists between pixel centres
+_NOT_VARYINGS = ("fragment.position", "fragment.facing", "fragment.sampleid", "primitive.id",
+                 "fragment.pointcoord")
+
+
+def _interp(irop: str):
+    def fn(lw: Lowerer, t: M.Instruction):
+        if lw.stage != Stage.FRAGMENT:
+            lw.reject("E3004", f"{t.opcode} is a fragment-shader opcode")
+        s0 = t.srcs[0]
+        if s0.reg.file != "IN":
+            lw.reject("E3004", f"{t.opcode} interpolates an input: src0 must be IN[n], not "
+                      f"{s0.reg.file}")
+        if s0.reg.indirect is not None:
+            lw.reject("E7001", f"{t.opcode} of an indirectly addressed input "
+                      f"(IN[ADDR[..]]) is not supported: GLSL's interpolateAt* takes an input "
+                      f"variable or an element of one")
+        a = lw.src(s0)
+        reg = lw.regs[a.reg]
+        builtin = [b for b in reg.bindings if b is not None and b.path in _NOT_VARYINGS]
+        if reg.kind != RegKind.INPUT or builtin:
+            what = builtin[0].text() if builtin else "not a varying"
+            lw.reject("E3004", f"{t.opcode} interpolates a varying: IN[{s0.reg.index}] is "
+                      f"{what}")
+        plain = dataclasses.replace(a, neg=False, abs=False, comp_neg=(False,) * 4)
+        srcs = (plain,)
+        if irop == "INTERPSAMPLE":
+            srcs += (lw.src(t.srcs[1], integer=True),)
+        elif irop == "INTERPOFFSET":
+            srcs += (lw.src(t.srcs[1]),)
+        dest = lw.dst(t.dsts[0])
+        modified = a.neg or a.abs or any(a.comp_neg)
+        if not modified:
+            lw.emit(Instruction(irop, F, dest, srcs, lw.sat()))
+            return
+        k = lw.scratch("ip")
+        lw.emit(Instruction(irop, F, Dest(k), srcs))
+        lw.emit(Instruction("MOV", F, dest, (Source(k, neg=a.neg, abs=a.abs,
+                                                   comp_neg=a.comp_neg),), lw.sat()))
+    return fn
+
+
+FRAGMENT_OPS = {
+    "INTERP_CENTROID": _interp("INTERPCENTROID"),
+    "INTERP_SAMPLE": _interp("INTERPSAMPLE"),
+    "INTERP_OFFSET": _interp("INTERPOFFSET"),
+}
