@@ -263,7 +263,7 @@ def _replace_lanes(gen: GeneratedInputs, bad: np.ndarray, group: int) -> None:
     for g in np.nonzero(g_bad)[0]:
         src = good[g % len(good)]
         for key, v in gen.inputs.items():
-            if key in gen.builtin:
+            if key in gen.builtin or key in gen.planes:     # functions of the position
                 continue
             v[g * group:(g + 1) * group] = v[src * group:(src + 1) * group]
     assert lanes == gen.lanes
@@ -284,6 +284,9 @@ def run_gl(runner, program: Program, glsl: str, reflection: dict, gen: Generated
     runs glslang's SPIR-V of ``glsl`` this once (a counterfactual of a compiler defect)."""
     inputs, uniforms, buffers = gl_interface(reflection, gen, lanes)
     kw = {"direct": direct} if direct is not None else {}
+    if gen.planes:
+        from .planes import plane_inputs
+        kw["planes"] = plane_inputs(reflection, gen.planes)
     if through_spirv:
         kw["through_spirv"] = True
     return runner.run(program.stage.value, glsl, reflection, lanes, inputs=inputs,
@@ -438,12 +441,15 @@ def main_run_inputs(program, facts, lanes: int, seed: int, rep):
     executor's result on them; lanes that ran into the step limit get other lanes' inputs.
     None when the program is skipped (``rep.status`` says why)."""
     stage = program.stage
-    frag_xy = None
+    frag_xy = plane_xy = None
     if stage == Stage.FRAGMENT:
+        from .capture import quad_layout
         frag_xy = fragment_xy(program, lanes, origin_follows_program=rep.backend != "vulkan")
+        plane_xy = quad_layout(lanes)[:2]
     gen = generate(program, facts, lanes, seed,
                    builtin_values=builtin_values_for(stage, lanes, frag_xy,
-                                                     pixel_centre(program)))
+                                                     pixel_centre(program)),
+                   plane_xy=plane_xy)
     if facts.uses_textures:
         from .textures import generate_textures, shadow_units
         gen.textures = generate_textures(program, seed)

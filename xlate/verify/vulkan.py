@@ -52,7 +52,8 @@ import numpy as np
 from .capture import (INPUT_VERTICES, program_stage, Capture, _IN_DECL, add_capture,
                       completes_primitives, emits_vertices, fragment_capture, fragment_inputs,
                       fragment_outputs, group_primitives, make_precise, passthrough_vertex_shader,
-                      quad_layout, split_capture, texel_arrays)
+                      plane_varyings, quad_layout, split_capture, texel_arrays)
+from .planes import vertex_shader as plane_vertex_shader
 from .vulkan_device import (FRAGMENT_DEPTH, INPUT_BINDING_BASE, VulkanError, _GTYPE_KIND, _LOCK,
                             _Run, _formats, device)
 
@@ -84,7 +85,7 @@ class Runner:
     def run(self, stage: str, glsl: str, reflection: dict, lanes: int, *,
             inputs: dict[str, np.ndarray], uniforms: list[tuple[int, np.ndarray]],
             buffers: dict[int, np.ndarray] | None = None, textures: dict | None = None,
-            shadow: set[int] | None = None, direct=None) -> Capture:
+            shadow: set[int] | None = None, direct=None, planes: dict | None = None) -> Capture:
         """As :meth:`gl.Runner.run`, for a translation in the ``vulkan`` profile: ``buffers``
         are the uniform blocks by descriptor binding (the parameter block at 0, program
         buffers at 40 + b); ``uniforms`` (loose uniforms, which Vulkan GLSL has not) must be
@@ -95,6 +96,7 @@ class Runner:
         if self.precise:
             glsl = make_precise(glsl)
         self._direct = direct
+        self._planes = planes or {}
         if stage not in ("vertex", "fragment", "geometry"):
             raise ValueError(stage)
         vk = self.dev.vk
@@ -111,6 +113,7 @@ class Runner:
                     r.close()
 
     _direct = None
+    _planes: dict = {}
 
     # ---- shared -----------------------------------------------------------------------------
     def _resources(self, r: _Run, reflection: dict, buffers, textures, shadow) -> None:
@@ -248,12 +251,13 @@ class Runner:
 
     def _fragment(self, r: _Run, glsl, reflection, lanes, inputs, buffers, textures, shadow):
         vk = r.vk
-        src, feeds = fragment_inputs(glsl, base=INPUT_BINDING_BASE, layout="set = 0, binding = {}")
+        src, feeds = fragment_inputs(glsl, base=INPUT_BINDING_BASE, layout="set = 0, binding = {}",
+                                     keep=self._planes)
         src, outs, extra = fragment_outputs(src, reflection)
         x, y, W, H = quad_layout(lanes)
-        vs_text = ("#version 450\nvoid main()\n{\n    vec2 p = vec2(float((gl_VertexIndex & 1) * 4"
-                   " - 1), float((gl_VertexIndex >> 1) * 4 - 1));\n    gl_Position = vec4(p, "
-                   f"{FRAGMENT_DEPTH!r}, 1.0);\n}}\n")
+        vs_text = plane_vertex_shader("#version 450", "gl_VertexIndex",
+                                      plane_varyings(src, self._planes), W, H,
+                                      repr(FRAGMENT_DEPTH))
         used = {b for b in buffers} | {t["binding"] for t in reflection.get("textures", [])}
         if feeds and min(unit for _, _, unit in feeds) <= max(used, default=-1):
             raise VulkanError("too many fragment inputs for the harness's descriptor bindings")
