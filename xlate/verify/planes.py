@@ -9,7 +9,8 @@ and the harness's vertex shader makes it a plane over the framebuffer:
 (GL: window coordinates, y up; Vulkan: y down -- ``capture.quad_layout``'s (x, y) index the
 framebuffer in both, so a lane at (x, y) has its centre at (x + 0.5, y + 0.5) either way).
 
-The coefficients are dyadic and small (a: quarters in [-8, 8], b and c: sixteenths in [-1, 1]),
+The coefficients are dyadic and small (a: quarters in [-8, 8] plus 2^-11, b and c: sixteenths
+in [-1, 1]),
 so every value the rasteriser and the executor compute -- at the three vertices of the harness's
 full-screen triangle ((0, 0), (2W, 0), (0, 2H)), at pixel centres, at centres plus offsets in
 sixteenths -- is exact in float32 whatever order the arithmetic takes; with w = 1 at every
@@ -50,7 +51,10 @@ def interpolated_bindings(program: Program) -> set[str]:
 def draw_plane(rng: np.random.Generator, constant: bool = False) -> np.ndarray:
     """(3, 4) float32: a, b, c of value = a + b X + c Y, per component (``constant``: b = c = 0,
     for a flat input, which is the provoking vertex's value all over the primitive)."""
-    a = rng.integers(-32, 33, 4) / 4.0
+    # + 2^-11: no value of the plane at a centre, or a centre plus an offset in sixteenths, is
+    # a multiple of 2^-8, so none is a texel boundary or centre of the harness's textures
+    # (inputs.py keeps texture coordinates off those: llvmpipe rounds there its own way)
+    a = rng.integers(-32, 33, 4) / 4.0 + 2.0 ** -11
     bc = rng.integers(-16, 17, (2, 4)) / 16.0
     if constant:
         bc[:] = 0.0
