@@ -1,5 +1,6 @@
 """The interpolation opcodes (IR INTERPCENTROID / INTERPSAMPLE / INTERPOFFSET, TGSI INTERP_*):
-a fragment input's value at a point other than the lane's pixel centre.
+a fragment input's value at a point other than the lane's pixel centre; and the shader clock
+(IR CLOCK, TGSI CLOCK: :func:`op_clock`).
 
 The executor's model (issue 20), from the specs:
 
@@ -69,3 +70,20 @@ def op_interp_offset(x, a, b):
             out = np.where(o == 0, out, out + slope * o)
     with np.errstate(all="ignore"):
         return out.astype(F32)
+
+
+@alu("CLOCK")
+def op_clock(x):
+    # tgsi.rst CLOCK: "monotonically increasing values", the implementation's.  The executor has
+    # no clock: it counts the lane's CLOCK reads (1, 2, ... -- increasing within the lane) in
+    # the low word, 0 in the others: a stand-in the verifier never compares (analysis.
+    # RUN_VARYING; ir/ops.py UNDEFINED_COMPONENTS)
+    st = x.st
+    reads = getattr(st, "clock_reads", None)
+    if reads is None:
+        reads = st.clock_reads = np.zeros(st.lanes, np.uint32)
+    lanes = st.all_lanes if x.idx is None else x.idx
+    reads[lanes] += np.uint32(1)
+    out = np.zeros((len(lanes), 4), np.uint32)
+    out[:, 0] = reads[lanes]
+    return out

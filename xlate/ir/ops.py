@@ -242,7 +242,8 @@ RAW_OPERAND_OPS = frozenset({"UP2H", "UP2US", "UP4B", "UP4UB"})
 
 #: result components the specs leave undefined (GP4 2.X.8.Z XPD/NRM/RFL .w, SCS .zw): the
 #: verifier compares none of them, nor anything computed from them; generators never read them
-UNDEFINED_COMPONENTS = {"XPD": (3,), "NRM": (3,), "RFL": (3,), "SCS": (2, 3)}
+UNDEFINED_COMPONENTS = {"XPD": (3,), "NRM": (3,), "RFL": (3,), "SCS": (2, 3),
+                        "CLOCK": (0, 1, 2, 3)}
 
 #: components each operand of a dot product reads (DPH: x, y, z of a, all of b; DP2A: x, y of a
 #: and b, x of c)
@@ -344,6 +345,12 @@ _TGSI_ROWS = [
          "the input interpolated at sample b.x (single-sampled: the pixel centre)"),
     _row("INTERPOFFSET", "v", "v,vf", "", F, "alu",
          "the input interpolated at the pixel centre + (b.x, b.y) pixels"),
+    # TGSI CLOCK (issue 20): "the current shader time", 64 bits in xy (low word first), zw not
+    # written by tgsi.rst's formula.  The value is the implementation's: every component is
+    # undefined (UNDEFINED_COMPONENTS), so the verifier compares nothing computed from it until
+    # its replay adopts the implementation's value (permits.rule_undefined)
+    _row("CLOCK", "vu", "", "", DataType.UINT, "alu",
+         "the shader clock: a monotonic 64-bit count, low word in x, high word in y"),
     # TGSI PK4B is two's-complement snorm8 (tgsi.rst f32_to_snorm8), not GP4's excess-128 PK4B;
     # UP4B is "TBD" there: read as its inverse.  Used with the .U type (the word as bits).
     _row("PK4SNORM", "s", "vf", "", DataType.UINT, "alu",

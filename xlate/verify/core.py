@@ -193,21 +193,25 @@ def output_spec(program: Program, facts: Facts, out: dict, elems) -> cmp.OutputS
     else:
         comps = (0, 1, 2, 3)
         gint = out["type"] in ("ivec4", "uvec4", "int", "uint")
-    integer, tol, undef = [], [], []
+    integer, tol, undef, varies = [], [], [], []
     for c in range(4):
         wt: set = set()
         ops: set = set()
         u = False
+        v: set = set()
         for reg, _ in elems:
             wt |= facts.writer_types.get((reg, c), set())
             ops |= facts.inexact_ops(reg, c)
             u = u or facts.undefined(reg, c)
+            v |= facts.varies(reg, c)
         # the words' type is the writers' (an ivec4 output written by float instructions
         # carries float bits, which llvmpipe may have flushed)
         integer.append(wt <= {DataType.INT, DataType.UINT} if wt else gint)
         tol.append(cmp.tolerance_for(ops))
         undef.append(u)
-    return cmp.OutputSpec(out["binding"], comps, tuple(integer), tol, tuple(undef))
+        varies.append(bool(v))
+    return cmp.OutputSpec(out["binding"], comps, tuple(integer), tol, tuple(undef),
+                          tuple(varies))
 
 
 # ---- the pipeline ------------------------------------------------------------------------------
@@ -587,6 +591,12 @@ def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: i
     rep.compared = run.compared
     rep.total_differences = len(diffs)
     rep.differences = diffs[:max_reported]
+    if facts.control_varies:
+        # no output is comparable (compare_all's note): the dependence shows it, nothing passes
+        rep.status = "skipped"
+        rep.reason = (f"every output depends on {', '.join(sorted(facts.control_varies))} "
+                      "through a condition: the implementation's value, different in every run")
+        return
     if not diffs:
         rep.status = "pass"
         return
@@ -750,8 +760,14 @@ def compare_all(program, facts, reflection, res, cap, notes: list, strict: bool 
     diffs: list[cmp.Difference] = []
     lanes = next(iter(res.outputs.values())).shape[0] if res.outputs else 0
     active = np.ones(lanes, bool)
+    if facts.control_varies:
+        notes.append(f"every output depends on {', '.join(sorted(facts.control_varies))} through "
+                     "a branch, loop or kill condition: the implementation's value, different "
+                     "in every run (tgsi.rst), so nothing is compared")
     if stage == Stage.FRAGMENT:
         ek, gk = res.killed, cap.killed
+        if facts.control_varies:
+            ek = gk = np.zeros_like(ek)      # who is killed depends on it too
         for lane in np.nonzero(ek != gk)[0]:
             diffs.append(cmp.Difference("kill", int(lane), None, None, None, kind="kill",
                                         detail=f"executor {'kills' if ek[lane] else 'keeps'}"
@@ -765,6 +781,12 @@ def compare_all(program, facts, reflection, res, cap, notes: list, strict: bool 
                          "not captured)")
             continue
         spec = output_spec(program, facts, o, elems)
+        skipped = [c for c in spec.components if spec.varies[c]]
+        if skipped and not facts.control_varies:
+            ops = sorted(set().union(*(facts.varies(reg, c) for reg, _ in elems for c in skipped)))
+            notes.append(f"{o['binding']}.{''.join('xyzw'[c] for c in skipped)} depends on "
+                         f"{', '.join(ops)}: the implementation's value, different in every run "
+                         "(tgsi.rst), not compared")
         exp, amb = executor_output(program, facts, res.outputs, o["binding"], elems)
         if amb:
             notes.append(f"{o['binding']}: written through several aliasing registers; "

@@ -415,6 +415,8 @@ class Expressions:
             return ValueForm(dst.reg, comps, False)
         if ins.op in ("KIL", "DEMOTE", "EMIT", "ENDPRIM") or info.category == "flow":
             return None
+        if ins.op == "CLOCK":
+            return None                # read where it stands: inlined, clock reads could reorder
         if ins.op in ("DDX", "DDY") and self.stage != Stage.FRAGMENT:
             return None
         if self.snippet(ins.op, TYPE_CHAR[ins.dtype]) is None:

@@ -43,3 +43,7 @@ def interpolant(emitter, ins: Instruction) -> tuple[str, str]:
         emitter.require(ES_INTERPOLATION_EXTENSION)
     swz = "".join(COMP[c] for c in s.swizzle)
     return var, "" if swz == "xyzw" else "." + swz
+
+
+#: the extension of clock2x32ARB (TGSI CLOCK)
+CLOCK_EXTENSION = "GL_ARB_shader_clock"

@@ -14,7 +14,7 @@ from ...passes.types import RAW_OPERAND_OPS, operand_type, result_type
 from ..refusal import Unsupported
 from .tables import cc_tests, cc_value_tests, helper_library
 from .expressions import fill
-from .fragment_ops import INTERP_OPS, interpolant
+from .fragment_ops import CLOCK_EXTENSION, INTERP_OPS, interpolant
 from .text import COMP, TYPE_CHAR, VEC, _ARITH, _NOT_SIZE_GENERIC, _PLAIN, _SWIZZLED, bitcast, called, mask_text, right_side, splat_literals, wrapped
 
 
@@ -114,6 +114,8 @@ class Instructions:
         suffix = ""
         if ins.op in INTERP_OPS:
             srcs[0], suffix = interpolant(self, ins)
+        elif ins.op == "CLOCK" and self.snippet("CLOCK", "U") is not None:
+            self.require(CLOCK_EXTENSION)
         if comps is not None:
             template, helpers = self.snippet(ins.op, TYPE_CHAR[ins.dtype])
             for h in helpers:

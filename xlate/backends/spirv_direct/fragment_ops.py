@@ -1,4 +1,6 @@
-"""The direct SPIR-V forms of the fragment interpolation opcodes (IR INTERPCENTROID /
+"""The direct SPIR-V forms of the shader clock (IR CLOCK, TGSI CLOCK: SPV_KHR_shader_clock's
+OpReadClockKHR, subgroup scope -- what glslang makes of clock2x32ARB) and of the fragment
+interpolation opcodes (IR INTERPCENTROID /
 INTERPSAMPLE / INTERPOFFSET, TGSI INTERP_*; issue 20): GLSL.std.450 InterpolateAtCentroid /
 InterpolateAtSample / InterpolateAtOffset (capability InterpolationFunction).  Their operand is
 a pointer to the Input variable itself (GLSL.std.450: "the interpolant must be a pointer to a
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 from ...ir.model import DataType, Instruction, RegKind
 from .base import NotCovered
+from .module import EXT_OP, string_words
 
 INTERP_OPS = frozenset({"INTERPCENTROID", "INTERPSAMPLE", "INTERPOFFSET"})
 _EXT = {"INTERPCENTROID": "InterpolateAtCentroid", "INTERPSAMPLE": "InterpolateAtSample",
@@ -57,3 +60,22 @@ def interpolant_var(e, ins: Instruction, b) -> int:
         return v
     raise NotCovered(f"the instruction {ins.op} of the input {key}, which is not a float "
                      f"varying of the module (a built-in, or fed by the harness)", ins)
+
+
+_SUBGROUP = 3          # SPIR-V Scope Subgroup
+
+
+def read_clock(e) -> int:
+    """uvec4(clock low, clock high, 0, 0)."""
+    m = e.m
+    if ("extension", "SPV_KHR_shader_clock") not in m.cache:
+        m.cache[("extension", "SPV_KHR_shader_clock")] = 1
+        name = string_words("SPV_KHR_shader_clock")
+        # OpExtension goes before every OpExtInstImport (SPIR-V 2.4)
+        m.sec["imports"][0:0] = [((len(name) + 1) << 16) | EXT_OP["Extension"], *name]
+    m.capability("ShaderClockKHR")
+    u2 = e.t("u", 2)
+    r = m.id()
+    e.body.extend(((4 << 16) | EXT_OP["ReadClockKHR"], u2, r, m.const_bits("u", _SUBGROUP)))
+    zero = e.c("u", 0, 1)
+    return e.vec("u", [e.x(r, 0, "u"), e.x(r, 1, "u"), zero, zero])

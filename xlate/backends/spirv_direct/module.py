@@ -46,6 +46,8 @@ GLSL = dict(RoundEven=2, Trunc=3, FAbs=4, SAbs=5, SSign=7, Floor=8, Ceil=9, Sin=
             PackUnorm2x16=57, PackHalf2x16=58, UnpackUnorm2x16=61, UnpackHalf2x16=62,
             UnpackUnorm4x8=64, InterpolateAtCentroid=76, InterpolateAtSample=77,
             InterpolateAtOffset=78)
+#: opcodes of SPIR-V extensions (OP is the core's)
+EXT_OP = dict(Extension=10, ReadClockKHR=5056)
 
 # enumerants
 STORAGE = dict(UniformConstant=0, Input=1, Uniform=2, Output=3, Private=6, Function=7)
@@ -58,7 +60,7 @@ BUILTIN = dict(Position=0, PointSize=1, ClipDistance=3, VertexId=5, InstanceId=6
 CAPABILITY = dict(Shader=1, Geometry=2, ClipDistance=32, SampledRect=37, Sampled1D=43, SampledBuffer=46,
                   ImageQuery=50, SampleRateShading=35, SampledCubeArray=45,
                   DerivativeControl=51, TransformFeedback=53,
-                  InterpolationFunction=52)
+                  InterpolationFunction=52, ShaderClockKHR=5055)
 #: SPIR-V 1.0 (Vulkan 1.0 and OpenGL 4.5 both take it)
 VERSION = 0x00010000
 #: generator magic: 0 (no registered tool id); the high half is the vendor, low the version

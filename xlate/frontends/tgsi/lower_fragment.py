@@ -1,5 +1,6 @@
 """TGSI lowering of the fragment-only interpolation opcodes (issue 20): INTERP_CENTROID,
-INTERP_SAMPLE and INTERP_OFFSET onto the IR's INTERPCENTROID / INTERPSAMPLE / INTERPOFFSET.
+INTERP_SAMPLE and INTERP_OFFSET onto the IR's INTERPCENTROID / INTERPSAMPLE / INTERPOFFSET;
+and CLOCK (IR CLOCK, any processor).
 
 tgsi.rst: "src0 is the input register (IN[x]) to interpolate" (a varying); INTERP_SAMPLE's
 src1.x is the sample index (an integer), INTERP_OFFSET's src1.xy the offset from the pixel
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from . import model as M
 from ...ir.model import Dest, Instruction, RegKind, Source, Stage
-from .lower_common import F
+from .lower_common import F, U
 
 if TYPE_CHECKING:
     from .lower import Lowerer
@@ -61,7 +62,13 @@ def _interp(irop: str):
     return fn
 
 
+def _clock(lw: Lowerer, t: M.Instruction):
+    # tgsi.rst CLOCK: dst.xy = clock(), a 64-bit value (low word first); any processor
+    lw.emit(Instruction("CLOCK", U, lw.dst(t.dsts[0]), ()))
+
+
 FRAGMENT_OPS = {
+    "CLOCK": _clock,
     "INTERP_CENTROID": _interp("INTERPCENTROID"),
     "INTERP_SAMPLE": _interp("INTERPSAMPLE"),
     "INTERP_OFFSET": _interp("INTERPOFFSET"),
