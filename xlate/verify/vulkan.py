@@ -54,6 +54,7 @@ from .capture import (INPUT_VERTICES, program_stage, Capture, _IN_DECL, add_capt
                       fragment_outputs, group_primitives, make_precise, passthrough_vertex_shader,
                       plane_varyings, quad_layout, split_capture, texel_arrays)
 from .planes import vertex_shader as plane_vertex_shader
+from .vulkan_fetch import framebuffer_inputs, load_attachment
 from .vulkan_device import (FRAGMENT_DEPTH, INPUT_BINDING_BASE, VulkanError, _GTYPE_KIND, _LOCK,
                             _Run, _formats, device)
 
@@ -269,27 +270,39 @@ class Runner:
             kind = _GTYPE_KIND[gtype]
             img = img.view({"f": np.float32, "i": np.int32, "u": np.uint32}[kind])
             r.texture(binding, "2D", [img], kind, None)
-        layout, ds = r.descriptors()
-        vs = r.shader(vs_text, "vert")
-        fs = r.shader(program_stage(self._direct, src, feeds=feeds, extra=extra, glsl=glsl), "frag")
         targets = list(outs) + [("xv_extra", "vec4", extra)]
         formats: list[int | None] = [None] * (max(loc for _, _, loc in targets) + 1)
         images, views = {}, []
         color = vk.VK_IMAGE_ASPECT_COLOR_BIT
+        # TGSI FBFETCH: the subpass inputs' attachments start with the generated values
+        fetched = framebuffer_inputs(reflection, inputs, lanes)
         for name, gtype, loc in targets:
             fmt = self.formats[_GTYPE_KIND[gtype]]
             formats[loc] = fmt
-            img = r.image(fmt, vk.VK_IMAGE_TYPE_2D, (W, H, 1), 1, 1,
-                          vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
-                          vk.VK_IMAGE_USAGE_TRANSFER_SRC_BIT)
+            usage = vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | vk.VK_IMAGE_USAGE_TRANSFER_SRC_BIT
+            if loc in fetched:
+                usage |= vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT | vk.VK_IMAGE_USAGE_INPUT_ATTACHMENT_BIT
+            img = r.image(fmt, vk.VK_IMAGE_TYPE_2D, (W, H, 1), 1, 1, usage)
             images[name] = (img, loc)
+        if set(fetched) - {loc for _, _, loc in targets}:
+            raise VulkanError("FBFETCH of a colour output the program does not write")
         # framebuffer attachments in location order (the render pass numbers them so)
+        view_of = {}
         for loc, fmt in enumerate(formats):
             if fmt is None:
                 continue
             img = next(i for i, lc in images.values() if lc == loc)
-            views.append(r.view(img, vk.VK_IMAGE_VIEW_TYPE_2D, fmt, color, 0, 1, 1))
-        rp, fb, n_colour = r.render_pass(formats, (W, H), views)
+            view_of[loc] = r.view(img, vk.VK_IMAGE_VIEW_TYPE_2D, fmt, color, 0, 1, 1)
+            views.append(view_of[loc])
+        for loc, (binding, words) in sorted(fetched.items()):
+            img = next(i for i, lc in images.values() if lc == loc)
+            texels = np.zeros((H, W, 4), np.uint32)
+            texels[y, x] = words
+            load_attachment(r, img, texels, binding, view_of[loc])
+        layout, ds = r.descriptors()
+        vs = r.shader(vs_text, "vert")
+        fs = r.shader(program_stage(self._direct, src, feeds=feeds, extra=extra, glsl=glsl), "frag")
+        rp, fb, n_colour = r.render_pass(formats, (W, H), views, loaded=set(fetched))
         pipe = r.pipeline([("vert", vs), ("frag", fs)], layout, rp, n_colour,
                           vk.VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, [], (W, H), discard=False)
         cb = r.cb

@@ -79,3 +79,26 @@ def read_clock(e) -> int:
     e.body.extend(((4 << 16) | EXT_OP["ReadClockKHR"], u2, r, m.const_bits("u", _SUBGROUP)))
     zero = e.c("u", 0, 1)
     return e.vec("u", [e.x(r, 0, "u"), e.x(r, 1, "u"), zero, zero])
+
+
+def subpass_input(e, var) -> tuple[int, str]:
+    """TGSI FBFETCH's input (interface.py ``fragment.framebuffer``, Vulkan): a SubpassData
+    image at the GLSL path's descriptor binding and input attachment index, read at the
+    fragment's own position (OpImageRead at (0, 0): coordinates are relative to it)."""
+    m = e.m
+    m.capability("InputAttachment")
+    img = m._type(("img", 6, 0, 0, "f", 2), "TypeImage", m.scalar("f"), 6, 0, 0, 0, 2, 0)
+    v = m.variable(m.pointer("UniformConstant", img), "UniformConstant")
+    m.decorate(v, "DescriptorSet", 0)
+    m.decorate(v, "Binding", var.location)
+    m.decorate(v, "InputAttachmentIndex", var.binding_index())
+    image = e.val("Load", img, v)
+    r = m.id()
+    at = tuple(e.c("i", k, 1) for k in _FETCH_AT)
+    e.body.extend(((5 << 16) | EXT_OP["ImageRead"], e.t("f"), r, image,
+                   m.composite(e.t("i", 2), at)))
+    return r, "f"
+
+
+#: the subpass input's coordinate: (0, 0) is the fragment's own pixel (a test moves it)
+_FETCH_AT = (0, 0)

@@ -47,11 +47,11 @@ GLSL = dict(RoundEven=2, Trunc=3, FAbs=4, SAbs=5, SSign=7, Floor=8, Ceil=9, Sin=
             UnpackUnorm4x8=64, InterpolateAtCentroid=76, InterpolateAtSample=77,
             InterpolateAtOffset=78)
 #: opcodes of SPIR-V extensions (OP is the core's)
-EXT_OP = dict(Extension=10, ReadClockKHR=5056)
+EXT_OP = dict(Extension=10, ReadClockKHR=5056, ImageRead=98)
 
 # enumerants
 STORAGE = dict(UniformConstant=0, Input=1, Uniform=2, Output=3, Private=6, Function=7)
-DECORATION = dict(Block=2, ArrayStride=6, BuiltIn=11, NoContraction=42, Flat=14,
+DECORATION = dict(InputAttachmentIndex=43, Block=2, ArrayStride=6, BuiltIn=11, NoContraction=42, Flat=14,
                   NoPerspective=13, Centroid=16, Location=30, Binding=33, DescriptorSet=34,
                   Offset=35, XfbBuffer=36, XfbStride=37)
 BUILTIN = dict(Position=0, PointSize=1, ClipDistance=3, VertexId=5, InstanceId=6,
@@ -60,7 +60,7 @@ BUILTIN = dict(Position=0, PointSize=1, ClipDistance=3, VertexId=5, InstanceId=6
 CAPABILITY = dict(Shader=1, Geometry=2, ClipDistance=32, SampledRect=37, Sampled1D=43, SampledBuffer=46,
                   ImageQuery=50, SampleRateShading=35, SampledCubeArray=45,
                   DerivativeControl=51, TransformFeedback=53,
-                  InterpolationFunction=52, ShaderClockKHR=5055)
+                  InterpolationFunction=52, ShaderClockKHR=5055, InputAttachment=40)
 #: SPIR-V 1.0 (Vulkan 1.0 and OpenGL 4.5 both take it)
 VERSION = 0x00010000
 #: generator magic: 0 (no registered tool id); the high half is the vendor, low the version

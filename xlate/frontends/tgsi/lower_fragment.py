@@ -1,6 +1,11 @@
 """TGSI lowering of the fragment-only interpolation opcodes (issue 20): INTERP_CENTROID,
 INTERP_SAMPLE and INTERP_OFFSET onto the IR's INTERPCENTROID / INTERPSAMPLE / INTERPOFFSET;
-and CLOCK (IR CLOCK, any processor).
+CLOCK (IR CLOCK, any processor); and FBFETCH -- a MOV from an implicit input register bound to
+``fragment.framebuffer[n]``, the colour the framebuffer held at the fragment's position before
+this invocation (tgsi.rst FBFETCH: "only valid on COLOR semantic outputs ... May return the
+same value from multiple calls"): an input like any other for the executor and the verifier's
+generator (the harness loads it into the render target before the draw); the backends express
+it as a subpass input (Vulkan) or refuse.
 
 tgsi.rst: "src0 is the input register (IN[x]) to interpolate" (a varying); INTERP_SAMPLE's
 src1.x is the sample index (an integer), INTERP_OFFSET's src1.xy the offset from the pixel
@@ -14,7 +19,7 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from . import model as M
-from ...ir.model import Dest, Instruction, RegKind, Source, Stage
+from ...ir.model import Binding, DataType, Dest, Instruction, RegKind, Register, Source, Stage
 from .lower_common import F, U
 
 if TYPE_CHECKING:
@@ -67,7 +72,29 @@ def _clock(lw: Lowerer, t: M.Instruction):
     lw.emit(Instruction("CLOCK", U, lw.dst(t.dsts[0]), ()))
 
 
+def _fbfetch(lw: Lowerer, t: M.Instruction):
+    if lw.stage != Stage.FRAGMENT:
+        lw.reject("E3004", f"{t.opcode} is a fragment-shader opcode")
+    s0 = t.srcs[0]
+    if s0.reg.file != "OUT" or s0.reg.indirect is not None:
+        lw.reject("E3004", f"{t.opcode} reads the framebuffer of a COLOR output: src0 must be "
+                  f"OUT[n], not {s0.reg.file}{'[ADDR..]' if s0.reg.indirect is not None else ''}")
+    b = lw.binding("OUT", s0.reg.index)          # the output's declaration, not a register
+    if b is None or b.path != "result.color":
+        lw.reject("E3004", f"{t.opcode} is only valid on COLOR outputs (tgsi.rst): OUT["
+                  f"{s0.reg.index}] is {b.text() if b is not None else 'not bound'}")
+    n = b.index or 0
+    fb = f"FB{n}"
+    if fb not in lw.regs:
+        lw.regs[fb] = Register(fb, RegKind.INPUT, DataType.NONE, None,
+                               (Binding("fragment.framebuffer", n),), implicit=True)
+    a = lw.src(dataclasses.replace(s0, reg=dataclasses.replace(s0.reg, file="IN", index=0)))
+    a = dataclasses.replace(a, reg=fb, index=None)
+    lw.emit(Instruction("MOV", F, lw.dst(t.dsts[0]), (a,), lw.sat()))
+
+
 FRAGMENT_OPS = {
+    "FBFETCH": _fbfetch,
     "CLOCK": _clock,
     "INTERP_CENTROID": _interp("INTERPCENTROID"),
     "INTERP_SAMPLE": _interp("INTERPSAMPLE"),
