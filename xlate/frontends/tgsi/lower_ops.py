@@ -341,6 +341,13 @@ _OPS = {
 }
 
 
+#: opcodes refused for good (issue 20), with the reason a modern target cannot express them
+_BINDLESS = ("a bindless handle (tgsi.rst: PIPE_CAP_BINDLESS_TEXTURE) is the driver's 64-bit "
+             "value, made and used only through GL_ARB_bindless_texture, which llvmpipe does not "
+             "have and Vulkan SPIR-V has no form of (descriptors are bound, not handles)")
+_REFUSED = {"IMG2HND": _BINDLESS, "SAMP2HND": _BINDLESS}
+
+
 def _unsupported_why(op: str) -> str:
     """Why an opcode without a lowering function is refused (E3008): "not yet supported" and
     its group for the opcodes of tgsi.rst xlate does not translate yet (the list
@@ -348,6 +355,8 @@ def _unsupported_why(op: str) -> str:
     tier = TGSI_OPCODES[op].tier if op in TGSI_OPCODES else "?"
     if tier == "X":
         return "no Mesa driver ever implemented it"
+    if op in _REFUSED:
+        return _REFUSED[op]
     group = "resources, atomics, barriers, subgroups, multisample and interpolation forms" \
         if tier == "R" else None
     return "not yet supported" + (f": {group}" if group else "")
