@@ -243,7 +243,7 @@ RAW_OPERAND_OPS = frozenset({"UP2H", "UP2US", "UP4B", "UP4UB"})
 #: result components the specs leave undefined (GP4 2.X.8.Z XPD/NRM/RFL .w, SCS .zw): the
 #: verifier compares none of them, nor anything computed from them; generators never read them
 UNDEFINED_COMPONENTS = {"XPD": (3,), "NRM": (3,), "RFL": (3,), "SCS": (2, 3),
-                        "CLOCK": (0, 1, 2, 3)}
+                        "CLOCK": (0, 1, 2, 3), "BALLOT": (2, 3)}
 
 #: components each operand of a dot product reads (DPH: x, y, z of a, all of b; DP2A: x, y of a
 #: and b, x of c)
@@ -351,6 +351,18 @@ _TGSI_ROWS = [
     # its replay adopts the implementation's value (permits.rule_undefined)
     _row("CLOCK", "vu", "", "", DataType.UINT, "alu",
          "the shader clock: a monotonic 64-bit count, low word in x, high word in y"),
+    # TGSI inter-lane opcodes (issue 20): over the active invocations of the lane's subgroup
+    # (xlate/exec/subgroup.py: the partition is the executor's input).  a.x is a boolean word
+    # (non-zero: set) for the votes and BALLOT; VOTEEQ compares a.x's words
+    _row("VOTEANY", "s", "s", "", DataType.UINT, "alu", "~0 if a.x is set in any active invocation"),
+    _row("VOTEALL", "s", "s", "", DataType.UINT, "alu", "~0 if a.x is set in every active invocation"),
+    _row("VOTEEQ", "s", "s", "", DataType.UINT, "alu", "~0 if a.x is the same in every active invocation"),
+    _row("BALLOT", "vu", "s", "", DataType.UINT, "alu",
+         "(low, high) words of the 64-bit mask of active invocations where a.x is set; z, w 0"),
+    _row("READFIRST", "v", "v", "", DataType.UINT, "alu",
+         "a of the first (lowest-numbered) active invocation"),
+    _row("READINVOC", "v", "v,s", "", DataType.UINT, "alu",
+         "a of invocation b.x (b.x the same in every active invocation)"),
     # TGSI PK4B is two's-complement snorm8 (tgsi.rst f32_to_snorm8), not GP4's excess-128 PK4B;
     # UP4B is "TBD" there: read as its inverse.  Used with the .U type (the word as bits).
     _row("PK4SNORM", "s", "vf", "", DataType.UINT, "alu",

@@ -21,6 +21,7 @@ from ..diagnostics import XlateError
 from ..ir.model import DataType, Program, RegKind, Stage
 from . import compare as cmp
 from .analysis import Facts, analyse
+from .subgroups import PartitionUnknown, probe_partition, uses_lane_ops, whole_rows
 from .inputs import GeneratedInputs, generate
 
 MAX_STEPS = 1 << 16
@@ -276,6 +277,8 @@ def _replace_lanes(gen: GeneratedInputs, bad: np.ndarray, group: int) -> None:
 def run_executor(program: Program, gen: GeneratedInputs, lanes: int, hooks=None):
     from ..exec import execute
     kw = {"sampling": "llvmpipe"} if gen.textures else {}
+    if gen.subgroups is not None:
+        kw["subgroups"] = gen.subgroups
     return execute(program, inputs=dict(gen.inputs), params=gen.exec_params(program),
                    lanes=lanes, textures=gen.textures or None, max_steps=MAX_STEPS,
                    hooks=hooks, **kw)
@@ -480,6 +483,18 @@ def _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep, direct=
     if made is None:
         return None
     gen, res = made
+    if uses_lane_ops(program):
+        # the inter-lane opcodes reduce over the implementation's subgroups: learn them from a
+        # probe run of the same draw, and re-run the executor on them (verify/subgroups.py)
+        try:
+            gen.subgroups = probe_partition(runner, runner_profile(runner), lanes)
+        except PartitionUnknown as e:
+            rep.status, rep.reason = "unsupported", f"subgroup partition: {e}"
+            return None
+        rep.notes.append(f"subgroups probed: {len(np.unique(gen.subgroups[:, 0]))} of up to "
+                         f"{int(gen.subgroups[:, 1].max()) + 1} invocations; the executor ran "
+                         "on that partition")
+        res = run_executor(program, gen, lanes)
     cap = run_gl(runner, program, glsl, reflection, gen, lanes, direct)
     diffs, compared = compare_all(program, facts, reflection, res, cap, rep.notes, strict=True)
     return _Run(gen, res, cap, diffs, compared)
@@ -515,6 +530,15 @@ def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: i
                                                      "draws triangles; gl_PointCoord is defined "
                                                      "for points only)")
             return
+    if uses_lane_ops(program) and (backend == "gl-spirv"
+                                   or getattr(runner, "backend", None) == "gl-spirv"):
+        # measured: Mesa 22.3.6's GL_ARB_gl_spirv (llvmpipe) dies with SIGSEGV loading a module
+        # with SPV_KHR_shader_ballot -- glslang's and the direct path's alike, the harness's
+        # probe too -- so these run on the gl (GLSL) and vulkan backends only
+        rep.status, rep.reason = "unsupported", (
+            "inter-lane opcodes on gl-spirv: Mesa's GL_ARB_gl_spirv crashes on "
+            "SPV_KHR_shader_ballot modules; the gl and vulkan backends verify them")
+        return
     if runner is None:
         runner = make_runner(backend)
     try:
@@ -527,6 +551,8 @@ def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: i
     glsl, reflection = out.source, out.reflection
     if stage == Stage.FRAGMENT:
         lanes = (lanes + 3) // 4 * 4
+        from .capture import FRAG_WIDTH
+        lanes = whole_rows(program, lanes, FRAG_WIDTH)
     rep.lanes = lanes
     direct = None
     if backend in ("vulkan", "gl-spirv") and via != "glsl":

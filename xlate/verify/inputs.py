@@ -88,6 +88,9 @@ class GeneratedInputs:
     #: inputs that are planes over the framebuffer (the varyings INTERP_* reads: planes.py):
     #: binding -> (3, 4) float32 coefficients a, b, c; ``inputs`` holds their centre values
     planes: dict[str, np.ndarray] = field(default_factory=dict)
+    #: the implementation's subgroup partition of the lanes (verify/subgroups.py), or None:
+    #: the executor's default
+    subgroups: np.ndarray | None = None
 
     def exec_params(self, program: Program) -> dict[str, np.ndarray]:
         """``params=`` for :func:`xlate.exec.execute`: bindings plus BUFFER registers."""

@@ -387,6 +387,9 @@ def _one_operand(emitter, u: Instruction, reg: str, mask) -> int | None:
     return hit
 
 
+_LANE_OPS = frozenset({"VOTEANY", "VOTEALL", "VOTEEQ", "BALLOT", "READFIRST", "READINVOC"})
+
+
 class Expressions:
     """Part of :class:`~xlate.backends.glsl.emitter.GlslEmitter` (mixed in): the print forms the
     policy asks about."""
@@ -415,8 +418,10 @@ class Expressions:
             return ValueForm(dst.reg, comps, False)
         if ins.op in ("KIL", "DEMOTE", "EMIT", "ENDPRIM") or info.category == "flow":
             return None
-        if ins.op == "CLOCK":
-            return None                # read where it stands: inlined, clock reads could reorder
+        if ins.op == "CLOCK" or ins.op in _LANE_OPS:
+            # read where it stands: inlined, clock reads could reorder, and an inter-lane
+            # operation could move under a condition (other active invocations)
+            return None
         if ins.op in ("DDX", "DDY") and self.stage != Stage.FRAGMENT:
             return None
         if self.snippet(ins.op, TYPE_CHAR[ins.dtype]) is None:

@@ -47,3 +47,11 @@ def interpolant(emitter, ins: Instruction) -> tuple[str, str]:
 
 #: the extension of clock2x32ARB (TGSI CLOCK)
 CLOCK_EXTENSION = "GL_ARB_shader_clock"
+
+#: the extensions of the inter-lane opcodes' GLSL (ops.txt)
+LANE_EXTENSIONS = {
+    "VOTEANY": ("GL_ARB_shader_group_vote",), "VOTEALL": ("GL_ARB_shader_group_vote",),
+    "VOTEEQ": ("GL_ARB_shader_group_vote", "GL_ARB_shader_ballot"),
+    "BALLOT": ("GL_ARB_shader_ballot", "GL_ARB_gpu_shader_int64"),
+    "READFIRST": ("GL_ARB_shader_ballot",), "READINVOC": ("GL_ARB_shader_ballot",),
+}

@@ -36,7 +36,7 @@ from .alu import ALU, MULHI, sad
 from .base import K, Instrumentation, NotCovered, _Reg
 from .dispatch import DispatchMixin
 from .flow import FlowMixin
-from .fragment_ops import INTERP_OPS, interpolate, read_clock
+from .fragment_ops import INTERP_OPS, LANE_OPS, interpolate, lane_op, read_clock
 from .geometry import GEOMETRY_MODEL, GeometryMixin
 from .module import DECORATION, GLSL, OP as _OP, Module, string_words
 from .staging import StagingMixin
@@ -588,6 +588,8 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
             return self.write(ins, interpolate(self, ins), "f")
         if ins.op == "CLOCK":
             return self.write(ins, read_clock(self), "u")
+        if ins.op in LANE_OPS:
+            return self.write(ins, lane_op(self, ins), "u")
         fn = MULHI[K[ins.dtype]] if ins.mul_mode == "HI" else ALU.get((ins.op, K[ins.dtype]))
         if fn is None:
             raise NotCovered(f"the instruction {ins.op}.{ins.dtype.value}", ins)

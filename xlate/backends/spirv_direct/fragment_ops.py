@@ -65,14 +65,24 @@ def interpolant_var(e, ins: Instruction, b) -> int:
 _SUBGROUP = 3          # SPIR-V Scope Subgroup
 
 
+def _extension(m, name: str) -> None:
+    if ("extension", name) not in m.cache:
+        m.cache[("extension", name)] = 1
+        words = string_words(name)
+        # OpExtension goes before every OpExtInstImport (SPIR-V 2.4)
+        m.sec["imports"][0:0] = [((len(words) + 1) << 16) | EXT_OP["Extension"], *words]
+
+
+def _ext_val(e, op: str, rtype: int, *operands: int) -> int:
+    r = e.m.id()
+    e.body.extend((((len(operands) + 3) << 16) | EXT_OP[op], rtype, r, *operands))
+    return r
+
+
 def read_clock(e) -> int:
     """uvec4(clock low, clock high, 0, 0)."""
     m = e.m
-    if ("extension", "SPV_KHR_shader_clock") not in m.cache:
-        m.cache[("extension", "SPV_KHR_shader_clock")] = 1
-        name = string_words("SPV_KHR_shader_clock")
-        # OpExtension goes before every OpExtInstImport (SPIR-V 2.4)
-        m.sec["imports"][0:0] = [((len(name) + 1) << 16) | EXT_OP["Extension"], *name]
+    _extension(m, "SPV_KHR_shader_clock")
     m.capability("ShaderClockKHR")
     u2 = e.t("u", 2)
     r = m.id()
@@ -102,3 +112,41 @@ def subpass_input(e, var) -> tuple[int, str]:
 
 #: the subpass input's coordinate: (0, 0) is the fragment's own pixel (a test moves it)
 _FETCH_AT = (0, 0)
+
+
+LANE_OPS = frozenset({"VOTEANY", "VOTEALL", "VOTEEQ", "BALLOT", "READFIRST", "READINVOC"})
+
+
+def lane_op(e, ins: Instruction) -> int:
+    """The inter-lane opcodes through SPV_KHR_subgroup_vote / SPV_KHR_shader_ballot (SPIR-V
+    1.0; what glslang makes of GL_ARB_shader_group_vote / GL_ARB_shader_ballot): the uvec4
+    ``ins`` writes."""
+    m, op = e.m, ins.op
+    u4, u1, b1 = e.t("u"), e.t("u", 1), e.t("b", 1)
+    ones, zero = e.c("u", 0xFFFFFFFF, 1), e.c("u", 0, 1)
+    if op in ("VOTEANY", "VOTEALL", "VOTEEQ", "BALLOT"):
+        a = e.operand(ins.srcs[0], DataType.UINT, True)
+        if op == "BALLOT":
+            _extension(m, "SPV_KHR_shader_ballot")
+            m.capability("SubgroupBallotKHR")
+            set_ = e.val("INotEqual", b1, a, zero)
+            mask = _ext_val(e, "SubgroupBallotKHR", u4, set_)
+            return e.vec("u", [e.x(mask, 0, "u"), e.x(mask, 1, "u"), zero, zero])
+        _extension(m, "SPV_KHR_subgroup_vote")
+        m.capability("SubgroupVoteKHR")
+        if op == "VOTEEQ":
+            _extension(m, "SPV_KHR_shader_ballot")
+            m.capability("SubgroupBallotKHR")
+            first = _ext_val(e, "SubgroupFirstInvocationKHR", u1, a)
+            vote = _ext_val(e, "SubgroupAllEqualKHR", b1, e.val("IEqual", b1, a, first))
+        else:
+            name = "SubgroupAnyKHR" if op == "VOTEANY" else "SubgroupAllKHR"
+            vote = _ext_val(e, name, b1, e.val("INotEqual", b1, a, zero))
+        return e.splat(e.sel(vote, ones, zero, "u", 1), "u")
+    _extension(m, "SPV_KHR_shader_ballot")
+    m.capability("SubgroupBallotKHR")
+    a = e.operand(ins.srcs[0], DataType.UINT, False)
+    if op == "READFIRST":
+        return _ext_val(e, "SubgroupFirstInvocationKHR", u4, a)
+    b = e.operand(ins.srcs[1], DataType.UINT, True)
+    return _ext_val(e, "SubgroupReadInvocationKHR", u4, a, b)

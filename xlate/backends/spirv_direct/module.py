@@ -47,7 +47,9 @@ GLSL = dict(RoundEven=2, Trunc=3, FAbs=4, SAbs=5, SSign=7, Floor=8, Ceil=9, Sin=
             UnpackUnorm4x8=64, InterpolateAtCentroid=76, InterpolateAtSample=77,
             InterpolateAtOffset=78)
 #: opcodes of SPIR-V extensions (OP is the core's)
-EXT_OP = dict(Extension=10, ReadClockKHR=5056, ImageRead=98)
+EXT_OP = dict(Extension=10, ReadClockKHR=5056, ImageRead=98, SubgroupBallotKHR=4421,
+              SubgroupFirstInvocationKHR=4422, SubgroupAllKHR=4428, SubgroupAnyKHR=4429,
+              SubgroupAllEqualKHR=4430, SubgroupReadInvocationKHR=4432)
 
 # enumerants
 STORAGE = dict(UniformConstant=0, Input=1, Uniform=2, Output=3, Private=6, Function=7)
@@ -60,7 +62,8 @@ BUILTIN = dict(Position=0, PointSize=1, ClipDistance=3, VertexId=5, InstanceId=6
 CAPABILITY = dict(Shader=1, Geometry=2, ClipDistance=32, SampledRect=37, Sampled1D=43, SampledBuffer=46,
                   ImageQuery=50, SampleRateShading=35, SampledCubeArray=45,
                   DerivativeControl=51, TransformFeedback=53,
-                  InterpolationFunction=52, ShaderClockKHR=5055, InputAttachment=40)
+                  InterpolationFunction=52, ShaderClockKHR=5055, InputAttachment=40,
+                  SubgroupBallotKHR=4423, SubgroupVoteKHR=4431)
 #: SPIR-V 1.0 (Vulkan 1.0 and OpenGL 4.5 both take it)
 VERSION = 0x00010000
 #: generator magic: 0 (no registered tool id); the high half is the vendor, low the version

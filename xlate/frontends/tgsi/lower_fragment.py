@@ -93,7 +93,19 @@ def _fbfetch(lw: Lowerer, t: M.Instruction):
     lw.emit(Instruction("MOV", F, lw.dst(t.dsts[0]), (a,), lw.sat()))
 
 
+def _lanes(irop: str, integer_value: bool):
+    """The inter-lane opcodes (tgsi.rst "Inter-lane opcodes"): any processor; the votes and
+    BALLOT read value.x as a boolean word, READ_FIRST/READ_INVOC copy words."""
+    def fn(lw: Lowerer, t: M.Instruction):
+        srcs = tuple(lw.src(s, integer=True) for s in t.srcs)
+        lw.emit(Instruction(irop, U, lw.dst(t.dsts[0]), srcs))
+    return fn
+
+
 FRAGMENT_OPS = {
+    "VOTE_ANY": _lanes("VOTEANY", True), "VOTE_ALL": _lanes("VOTEALL", True),
+    "VOTE_EQ": _lanes("VOTEEQ", True), "BALLOT": _lanes("BALLOT", True),
+    "READ_FIRST": _lanes("READFIRST", False), "READ_INVOC": _lanes("READINVOC", False),
     "FBFETCH": _fbfetch,
     "CLOCK": _clock,
     "INTERP_CENTROID": _interp("INTERPCENTROID"),
