@@ -41,9 +41,9 @@ def uses_lane_ops(program: Program) -> bool:
 
 def probe_text(profile: str) -> tuple[str, dict]:
     """(GLSL, reflection) of the probe shader in ``profile``."""
-    from .. import api
     from ..backends.glsl import emit_glsl
-    out = emit_glsl(api.parse(_PROBE_TGSI, filename="<subgroup probe>"), profile)
+    from ..frontends import parse_program
+    out = emit_glsl(parse_program(_PROBE_TGSI, "<subgroup probe>"), profile)
     src = out.source.replace("result_color0 = vec4(0.0);", _PROBE_BODY, 1)
     first, rest = src.split("\n", 1)
     src = f"{first}\n#extension GL_ARB_shader_ballot : require\n{rest}"
