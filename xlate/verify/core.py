@@ -530,6 +530,11 @@ def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: i
                                                      "draws triangles; gl_PointCoord is defined "
                                                      "for points only)")
             return
+    if uses_lane_ops(program) and stage != Stage.FRAGMENT:
+        rep.status, rep.reason = "unsupported", (
+            "inter-lane opcodes in a vertex or geometry program: the harness probes the "
+            "subgroups of its fragment draw only (verify/subgroups.py)")
+        return
     if uses_lane_ops(program) and (backend == "gl-spirv"
                                    or getattr(runner, "backend", None) == "gl-spirv"):
         # measured: Mesa 22.3.6's GL_ARB_gl_spirv (llvmpipe) dies with SIGSEGV loading a module

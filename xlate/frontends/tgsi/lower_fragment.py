@@ -97,7 +97,15 @@ def _lanes(irop: str, integer_value: bool):
     """The inter-lane opcodes (tgsi.rst "Inter-lane opcodes"): any processor; the votes and
     BALLOT read value.x as a boolean word, READ_FIRST/READ_INVOC copy words."""
     def fn(lw: Lowerer, t: M.Instruction):
-        srcs = tuple(lw.src(s, integer=True) for s in t.srcs)
+        s0 = t.srcs[0]
+        if not integer_value and (s0.neg or s0.abs or s0.abs_neg or any(s0.comp_neg)):
+            # the words copied are the operand's after its (float) modifiers: made first
+            k = lw.scratch("rl")
+            lw.emit(Instruction("MOV", F, Dest(k), (lw.src(s0),)))
+            first = Source(k)
+        else:
+            first = lw.src(s0, integer=True)
+        srcs = (first,) + tuple(lw.src(s, integer=True) for s in t.srcs[1:])
         lw.emit(Instruction(irop, U, lw.dst(t.dsts[0]), srcs))
     return fn
 
