@@ -491,7 +491,8 @@ def _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep, direct=
         except PartitionUnknown as e:
             rep.status, rep.reason = "unsupported", f"subgroup partition: {e}"
             return None
-        rep.notes.append(f"subgroups probed: {len(np.unique(gen.subgroups[:, 0]))} of up to "
+        groups = len(np.unique(gen.subgroups[:, 0]))
+        rep.notes.append(f"subgroups probed: {groups} subgroups of up to "
                          f"{int(gen.subgroups[:, 1].max()) + 1} invocations; the executor ran "
                          "on that partition")
         res = run_executor(program, gen, lanes)
