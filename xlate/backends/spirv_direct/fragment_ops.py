@@ -11,7 +11,18 @@ from __future__ import annotations
 
 from ...ir.model import DataType, Instruction, RegKind
 from .base import NotCovered
-from .module import EXT_OP, string_words
+from .module import CAPABILITY, DECORATION, GLSL, string_words
+
+# the enumerants of this module's instructions, added to module.py's tables (kept here, with
+# their only user)
+GLSL.update(InterpolateAtCentroid=76, InterpolateAtSample=77, InterpolateAtOffset=78)
+CAPABILITY.update(InterpolationFunction=52, InputAttachment=40, ShaderClockKHR=5055,
+                  SubgroupBallotKHR=4423, SubgroupVoteKHR=4431)
+DECORATION.update(InputAttachmentIndex=43)
+#: opcodes written here (module.OP has the ones the rest of the path writes)
+EXT_OP = dict(Extension=10, ImageRead=98, ReadClockKHR=5056, SubgroupBallotKHR=4421,
+              SubgroupFirstInvocationKHR=4422, SubgroupAllKHR=4428, SubgroupAnyKHR=4429,
+              SubgroupAllEqualKHR=4430, SubgroupReadInvocationKHR=4432)
 
 INTERP_OPS = frozenset({"INTERPCENTROID", "INTERPSAMPLE", "INTERPOFFSET"})
 _EXT = {"INTERPCENTROID": "InterpolateAtCentroid", "INTERPSAMPLE": "InterpolateAtSample",

@@ -44,16 +44,11 @@ OP = dict(
 GLSL = dict(RoundEven=2, Trunc=3, FAbs=4, SAbs=5, SSign=7, Floor=8, Ceil=9, Sin=13, Cos=14, Exp2=29,
             Log2=30, Sqrt=31, FMin=37, FMax=40, SClamp=45, UMax=41, SMax=42, FClamp=43, PackUnorm4x8=55,
             PackUnorm2x16=57, PackHalf2x16=58, UnpackUnorm2x16=61, UnpackHalf2x16=62,
-            UnpackUnorm4x8=64, InterpolateAtCentroid=76, InterpolateAtSample=77,
-            InterpolateAtOffset=78)
-#: opcodes of SPIR-V extensions (OP is the core's)
-EXT_OP = dict(Extension=10, ReadClockKHR=5056, ImageRead=98, SubgroupBallotKHR=4421,
-              SubgroupFirstInvocationKHR=4422, SubgroupAllKHR=4428, SubgroupAnyKHR=4429,
-              SubgroupAllEqualKHR=4430, SubgroupReadInvocationKHR=4432)
+            UnpackUnorm4x8=64)
 
 # enumerants
 STORAGE = dict(UniformConstant=0, Input=1, Uniform=2, Output=3, Private=6, Function=7)
-DECORATION = dict(InputAttachmentIndex=43, Block=2, ArrayStride=6, BuiltIn=11, NoContraction=42, Flat=14,
+DECORATION = dict(Block=2, ArrayStride=6, BuiltIn=11, NoContraction=42, Flat=14,
                   NoPerspective=13, Centroid=16, Location=30, Binding=33, DescriptorSet=34,
                   Offset=35, XfbBuffer=36, XfbStride=37)
 BUILTIN = dict(Position=0, PointSize=1, ClipDistance=3, VertexId=5, InstanceId=6,
@@ -61,9 +56,7 @@ BUILTIN = dict(Position=0, PointSize=1, ClipDistance=3, VertexId=5, InstanceId=6
                FragDepth=22, VertexIndex=42, InstanceIndex=43)
 CAPABILITY = dict(Shader=1, Geometry=2, ClipDistance=32, SampledRect=37, Sampled1D=43, SampledBuffer=46,
                   ImageQuery=50, SampleRateShading=35, SampledCubeArray=45,
-                  DerivativeControl=51, TransformFeedback=53,
-                  InterpolationFunction=52, ShaderClockKHR=5055, InputAttachment=40,
-                  SubgroupBallotKHR=4423, SubgroupVoteKHR=4431)
+                  DerivativeControl=51, TransformFeedback=53)
 #: SPIR-V 1.0 (Vulkan 1.0 and OpenGL 4.5 both take it)
 VERSION = 0x00010000
 #: generator magic: 0 (no registered tool id); the high half is the vendor, low the version
