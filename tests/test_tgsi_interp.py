@@ -198,3 +198,19 @@ def _expect_offset_mismatch(backend, via):
     assert [d.describe() for d in rep.differences[:1]] == [
         "result.color[0].x lane 0: executor -5.3974609375 (0xc0acb800), implementation -5.2568359375 "
         "(0xc0a83800)"]
+
+
+@pytest.mark.parametrize("op, wrong", [
+    ("INTERPCENTROID", "interpolateAtOffset({a}, vec2(0.25, 0.0))"),
+    ("INTERPSAMPLE", "interpolateAtOffset({a}, vec2(0.0, -0.25))"),
+])
+def test_a_wrong_centroid_or_sample_point_is_a_mismatch(monkeypatch, op, wrong):
+    # single-sampled, both are the pixel centre: any other point of the plane departs
+    from xlate.backends.glsl import emitter
+    table = dict(emitter.snippet_table())
+    table[(op, "F")] = (wrong, ())
+    monkeypatch.setattr(emitter, "snippet_table", lambda: table)
+    rep = verify_source(PROGRAM, "interp.tgsi", lanes=64, seed=3, backend="gl",
+                        runner=gl_runner("gl"))
+    assert rep.status == "mismatch", rep.reason
+    assert op in rep.reason

@@ -158,15 +158,21 @@ def test_the_default_partition_instead_of_the_probed_one_is_a_mismatch(monkeypat
     assert rep.status == "mismatch"
 
 
-def test_a_swapped_vote_is_a_mismatch(monkeypatch):
+@pytest.mark.parametrize("op, wrong", [
+    ("VOTEANY", "(allInvocationsARB({a} != 0u) ? 0xffffffffu : 0u)"),
+    ("VOTEEQ", "(allInvocationsEqualARB({a} == readInvocationARB({a}, 1u)) ? 0xffffffffu : 0u)"),
+    ("BALLOT", "uvec4(unpackUint2x32(ballotARB({a} != 0u)).yx, 0u, 0u)"),
+    ("READFIRST", "readInvocationARB({a}, 1u)"),
+    ("READINVOC", "readInvocationARB({a}, {b} + 1u)"),
+])
+def test_a_wrong_translation_is_a_mismatch(monkeypatch, op, wrong):
     from xlate.backends.glsl import emitter
     table = dict(emitter.snippet_table())
-    table[("VOTEANY", "U")] = table[("VOTEALL", "U")]
+    table[(op, "U")] = (wrong, ())
     monkeypatch.setattr(emitter, "snippet_table", lambda: table)
     rep = verify_source(PROGRAM, "lanes.tgsi", lanes=256, seed=3, backend="gl",
                         runner=gl_runner("gl"))
-    assert rep.status == "mismatch"
-    assert "VOTEANY" in rep.reason
+    assert rep.status == "mismatch", rep.reason
 
 
 def test_gl_spirv_is_refused_with_the_reason():
