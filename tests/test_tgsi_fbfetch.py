@@ -49,6 +49,15 @@ def test_ir_is_a_move_from_the_framebuffer_input():
     assert "OUT0_v" not in prog.registers          # naming the output does not read it
 
 
+def test_a_program_without_inputs_fetches_with_modifiers():
+    # (no IN declared: the fetch names only the output; the modifiers apply to the value read)
+    src = ("FRAG\nDCL OUT[0], COLOR[0]\nDCL TEMP[0]\nFBFETCH TEMP[0], -OUT[0].yxzw\n"
+           "MOV OUT[0], TEMP[0]\nEND\n")
+    r = execute(api.parse(src), {"fragment.framebuffer[0]": np.float32([[1, 2, 3, 4]])})
+    assert r.float("result.color[0]")[0].tolist() == [-2.0, -1.0, -3.0, -4.0]
+    assert "subpassLoad(xl_framebuffer0)" in api.translate(src, profile="vulkan").glsl
+
+
 def test_vulkan_glsl_reads_a_subpass_input():
     glsl = api.translate(PROGRAM, profile="vulkan").glsl
     assert ("layout(input_attachment_index = 1, set = 0, binding = 57) uniform subpassInput "

@@ -88,8 +88,12 @@ def _fbfetch(lw: Lowerer, t: M.Instruction):
     if fb not in lw.regs:
         lw.regs[fb] = Register(fb, RegKind.INPUT, DataType.NONE, None,
                                (Binding("fragment.framebuffer", n),), implicit=True)
-    a = lw.src(dataclasses.replace(s0, reg=dataclasses.replace(s0.reg, file="IN", index=0)))
-    a = dataclasses.replace(a, reg=fb, index=None)
+    if s0.complement or s0.bias or s0.scale2x or s0.ext_divide != 5:
+        lw.reject("E7001", f"{t.opcode} with the seed source modifiers complement/bias/"
+                  "scale-by-2/divide is not supported")
+    # the modifiers as Lowerer.src reads them (the seed negate vanishes under |x|)
+    a = Source(fb, None, None, tuple(s0.swizzle), s0.abs_neg if s0.abs else s0.neg != s0.abs_neg,
+               s0.abs, tuple(s0.comp_neg))
     lw.emit(Instruction("MOV", F, lw.dst(t.dsts[0]), (a,), lw.sat()))
 
 
