@@ -44,7 +44,8 @@ TRIGGERS = {
     "E1007": ("t.fp", "!!NVfp4.0\nTEMP a;\nMOV a, {1, 2, 3, 4, 5};\nEND\n"),
     # E1008 (size limit): see test_e1008_program_too_large
     "E1009": ("t.tgsib", b"\x00\x01\x02\x03garbage"),     # bytes: neither TGSI token layout
-    "E3008": ("t.tgsi", "FRAG\nDCL OUT[0], COLOR\nDCL TEMP[0]\nFBFETCH TEMP[0], OUT[0]\nEND\n"),
+    "E3008": ("t.tgsi", "FRAG\nDCL OUT[0], COLOR\nDCL SAMP[0]\nDCL TEMP[0]\nSAMP2HND TEMP[0], SAMP[0]\n"
+                        "END\n"),
     "E2001": ("t.vp", "!!NVvp4.0\nTEMP a, b, a;\nEND\n"),
     "E2002": ("t.vp", "!!NVvp4.0\nTEMP vertex;\nEND\n"),
     "E2003": ("t.fp", "!!NVfp4.0\nMOV result.color, b;\nEND\n"),

@@ -478,6 +478,35 @@ TGSI_VECTORS += [
     V("UP4SNORM", "TGSI tgsi.rst UP4B (the inverse of PK4B; -128 gives -1)", "UP4SNORM.U o, a.x",
       {"a": ints(0x80817F00, 0, 0, 0)}, {"o": [0.0, 1.0, -1.0, -1.0]}),
 ]
+# ---- fragment, clock and inter-lane opcodes of issue 20 (xlate/exec/interp.py, subgroup.py) ----
+# a plane over one quad: x rises 0.5 a pixel to the right, y 1 a pixel up
+PLANE = np.array([[1, 2, 0, 0], [1.5, 2, 0, 0], [1, 3, 0, 0], [1.5, 3, 0, 0]], np.float32)
+LANES4 = np.array([[0, 7, 1, 10], [0, 7, 0, 11], [5, 7, 1, 12], [0, 7, 1, 13]], np.uint32)
+TGSI_VECTORS += [
+    V("INTERPOFFSET", "TGSI tgsi.rst INTERP_OFFSET (the plane through the quad, at the centre + "
+      "(0.25, -0.5))", "INTERPOFFSET o, a, b", {"a": PLANE, "b": fl(0.25, -0.5, 0, 0)},
+      {"o": [[1.125, 1.5, 0, 0], [1.625, 1.5, 0, 0], [1.125, 2.5, 0, 0], [1.625, 2.5, 0, 0]]},
+      stage="fragment"),
+    V("INTERPCENTROID", "TGSI tgsi.rst INTERP_CENTROID (single-sampled: the pixel centre)",
+      "INTERPCENTROID o, a", {"a": PLANE}, {"o": PLANE.tolist()}, stage="fragment"),
+    V("INTERPSAMPLE", "TGSI tgsi.rst INTERP_SAMPLE (single-sampled: any sample is the centre)",
+      "INTERPSAMPLE o, a, b.x", {"a": PLANE, "b": ints(3, 0, 0, 0)}, {"o": PLANE.tolist()},
+      stage="fragment"),
+    V("CLOCK", "TGSI tgsi.rst CLOCK (the executor's stand-in: the lane's count of reads)",
+      "CLOCK.U R0\nCLOCK.U o", {}, {"o": [2, 0, 0, 0]}, t="u"),
+    V("VOTEANY", "TGSI tgsi.rst VOTE_ANY (one subgroup of the 4 lanes)", "VOTEANY.U o, a.x",
+      {"a": LANES4}, {"o": [[0xFFFFFFFF] * 4] * 4}, t="u"),
+    V("VOTEALL", "TGSI tgsi.rst VOTE_ALL", "VOTEALL.U o, a.x", {"a": LANES4}, {"o": [[0] * 4] * 4},
+      t="u"),
+    V("VOTEEQ", "TGSI tgsi.rst VOTE_EQ", "VOTEEQ.U o, a.y", {"a": LANES4},
+      {"o": [[0xFFFFFFFF] * 4] * 4}, t="u"),
+    V("BALLOT", "TGSI tgsi.rst BALLOT (bit i: invocation i; z, w 0)", "BALLOT.U o, a.z",
+      {"a": LANES4}, {"o": [[0b1101, 0, 0, 0]] * 4}, t="u"),
+    V("READFIRST", "TGSI tgsi.rst READ_FIRST", "READFIRST.U o, a", {"a": LANES4},
+      {"o": [LANES4[0].tolist()] * 4}, t="u"),
+    V("READINVOC", "TGSI tgsi.rst READ_INVOC (invocation 2 of the subgroup)", "READINVOC.U o, a, b.x",
+      {"a": LANES4, "b": ints(2, 0, 0, 0)}, {"o": [LANES4[2].tolist()] * 4}, t="u"),
+]
 VECTORS = VECTORS + TGSI_VECTORS
 CITATION = re.compile(CITATION.pattern + r"|^TGSI tgsi\.rst [A-Z0-9_]+")
 

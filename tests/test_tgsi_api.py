@@ -108,7 +108,7 @@ def test_print_then_parse_gives_the_same_ir_for_the_corpus():
         again = api.parse(print_shader(_shader(text)))
         assert print_program(again) == print_program(first), f
         compared += 1
-    assert compared == 440          # 427 + the 13 modern COMP programs (issue 20)
+    assert compared == 441          # 427 + the 13 modern COMP programs + FBFETCH's (issue 20)
 
 
 def test_cli_disassembles_a_token_stream(tmp_path):

@@ -378,7 +378,10 @@ IMAGE_ATOMICS = comp(
     "ATOMUADD TEMP[0].x, IMAGE[0], TEMP[1], SV[0].xxxx, 2D, PIPE_FORMAT_R32_UINT\n"
     "ATOMIMIN TEMP[0].y, IMAGE[1], IMM[0].yyyy, SV[0].xxxx, 2D_ARRAY, PIPE_FORMAT_R32_SINT\n"
     "ATOMCAS TEMP[0].z, IMAGE[0], IMM[0].yxxx, IMM[0].xxxx, SV[0].xxxx, 2D, PIPE_FORMAT_R32_UINT\n"
-    "MOV TEMP[1].x, SV[0].xxxx\nADD TEMP[1].y, TEMP[1].yyyy, IMM[0].yyyy\n"
+    # each invocation of the 2x2 grid stores its own texel, in the rows below the atomics'
+    # (a texel two workgroups stored to would hold whichever came last: a race)
+    "UMAD TEMP[1].x, SV[1].xxxx, IMM[0].wwww, SV[0].xxxx\n"
+    "UADD TEMP[1].y, SV[1].yyyy, IMM[0].yyyy\n"
     "STORE IMAGE[0], TEMP[1], TEMP[0], 2D, PIPE_FORMAT_R32_UINT\n",
     "DCL IMAGE[0], 2D, PIPE_FORMAT_R32_UINT, WR\n"
     "DCL IMAGE[1], 2D_ARRAY, PIPE_FORMAT_R32_SINT, WR\n")

@@ -40,6 +40,11 @@ ID_LOCATION = 29      # result.id (VP4) -> vertex[m].id (GEO4): a flat int varyi
 TGSI_GENERIC_BASE = 5  # TGSI GENERIC[n] (only TGSI programs use the *.generic paths)
 
 
+#: descriptor binding of the subpass input of colour attachment n (TGSI FBFETCH, Vulkan):
+#: FRAMEBUFFER_BINDING + n, clear of the parameter block (0), textures and buffers (40 + b)
+FRAMEBUFFER_BINDING = 56
+
+
 class NotExpressible(Exception):
     """A binding the target profile cannot express (reported as E7001)."""
 
@@ -58,6 +63,10 @@ class InterfaceVar:
     array: int | None = None      # geometry inputs: per-vertex arrays ([])
     components: str = "xyzw"      # which storage components travel
     block: str | None = None      # glsl330: the one-member interface block carrying a varying
+
+    def binding_index(self) -> int:
+        """The bracketed number of the binding text (``fragment.framebuffer[1]`` -> 1)."""
+        return int(self.binding.rsplit("[", 1)[1].rstrip("]")) if "[" in self.binding else 0
 
 
 @dataclass
@@ -150,6 +159,20 @@ def input_interface(stage: Stage, b: Binding, integer: bool, interp: str | None,
         if path == "fragment.sampleid":
             return (InterfaceVar("gl_SampleID", b.text(), "in", "int", builtin=True),
                     "ivec4(gl_SampleID, 0, 0, 0)")
+        if path == "fragment.framebuffer":
+            # TGSI FBFETCH: the colour attachment's value before this invocation.  Vulkan: a
+            # subpass input on the same attachment (input_attachment_index = the colour
+            # location, descriptor binding FRAMEBUFFER_BINDING + n).  OpenGL has it through
+            # GL_EXT_shader_framebuffer_fetch (llvmpipe has it), which glslang -- xlate's
+            # validator and the gl-spirv path -- does not implement: refused there
+            if not vulkan:
+                raise NotExpressible(
+                    f"framebuffer fetch ({b.text()}, TGSI FBFETCH: GL_EXT_shader_framebuffer_"
+                    f"fetch, which glslang does not implement; the vulkan profile has it as a "
+                    f"subpass input)")
+            name = f"xl_framebuffer{idx or 0}"
+            return (InterfaceVar(name, b.text(), "in", "subpassInput",
+                                 FRAMEBUFFER_BINDING + (idx or 0)), f"subpassLoad({name})")
         if path == "fragment.clip":
             return (InterfaceVar(f"gl_ClipDistance[{idx}]", b.text(), "in", "float", builtin=True),
                     f"vec4(gl_ClipDistance[{idx}], 0.0, 0.0, 0.0)")

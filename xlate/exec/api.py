@@ -98,11 +98,33 @@ def _element_aliases(program: Program) -> dict[str, tuple[str, int]]:
     return aliases
 
 
+def _partition(subgroups, total: int, chunk: int) -> np.ndarray:
+    """The subgroup partition of ``execute`` (see there), checked."""
+    from .subgroup import MAX_SUBGROUP_SIZE, default_partition
+    if subgroups is None:
+        return default_partition(total)
+    part = np.asarray(subgroups, np.int64)
+    if part.shape != (total, 2):
+        raise ExecError(f"subgroups: expected ({total}, 2) integers, got shape {part.shape}")
+    if ((part[:, 1] < 0) | (part[:, 1] >= MAX_SUBGROUP_SIZE)).any():
+        raise ExecError(f"subgroups: invocation numbers are 0..{MAX_SUBGROUP_SIZE - 1}")
+    chunk_of = np.arange(total) // chunk
+    first = {}
+    for g, c in zip(part[:, 0].tolist(), chunk_of.tolist()):
+        if first.setdefault(g, c) != c:
+            raise ExecError(f"subgroups: subgroup {g} spans two chunks of {chunk} lanes")
+    keys = part[:, 0] * MAX_SUBGROUP_SIZE + part[:, 1]
+    if len(np.unique(keys)) != total:
+        raise ExecError("subgroups: two lanes have the same subgroup and invocation number")
+    return part
+
+
 def execute(program: Program | str, inputs: dict | None = None, *, lanes: int | None = None,
             params: dict | None = None, textures: dict[int, Texture] | None = None,
             chunk: int = 65536, max_steps: int = 1 << 16,
             filename: str = "<input>", sampling: str = "spec", hooks=None,
-            buffers: dict | None = None, images: dict | None = None) -> ExecResult:
+            buffers: dict | None = None, images: dict | None = None,
+            subgroups=None) -> ExecResult:
     """Run ``program`` on many invocations ("lanes") at once.
 
     ``program``: an IR :class:`~xlate.ir.model.Program` or program source text (parsed with
@@ -135,6 +157,9 @@ def execute(program: Program | str, inputs: dict | None = None, *, lanes: int | 
     image unit -> its texels (``xlate.exec.images``), after the run ``ExecResult.images``.  Chunks run in
     lane order and share the buffers (``xlate.exec.memory``).  Compute programs run through
     :func:`xlate.exec.compute.execute_compute` (a grid of workgroups).
+    ``subgroups``: (lanes, 2) integers, each lane's subgroup number and invocation number in
+    it (< 64), the partition the inter-lane opcodes reduce over (``exec/subgroup.py``; default:
+    consecutive blocks of ``DEFAULT_SUBGROUP_SIZE`` lanes); a subgroup must lie within one chunk.
 
     Bad inputs raise :class:`ExecError` naming the offending input, parameter or texture unit.
     """
@@ -177,12 +202,14 @@ def execute(program: Program | str, inputs: dict | None = None, *, lanes: int | 
     own_limit = program.max_exec_instructions is not None and \
         int(max_steps) >= program.max_exec_instructions
     prims: list = []
+    part = _partition(subgroups, total, int(chunk))
     for start in range(0, total, int(chunk)):
         end = min(total, start + int(chunk))
         regs = {name: (a if a.shape[0] == 1 else a[start:end]) for name, a in storage.items()}
         st = State(program, end - start, regs, tex, loop_depth)
         st.base = start
         st.memory = memory
+        st.subgroups = part[start:end]
         run_chunk(code, st, int(max_steps))
         for name, value in st.outputs().items():
             outputs[name][start:end] = value

@@ -23,6 +23,8 @@ from . import cc as ccmod
 from .alu import ALU
 from . import alu_dialects  # noqa: F401  (registers the other dialects' opcodes in ALU)
 from . import doubles  # noqa: F401  (registers the double-precision opcodes in ALU)
+from . import interp  # noqa: F401  (registers the interpolation opcodes in ALU)
+from . import subgroup  # noqa: F401  (registers the inter-lane opcodes in ALU)
 from .bind import ExecError
 from .flow import DEAD, FLOW, link
 from .operands import F32, U32, cond_mask, make_loader, make_writer, saturate

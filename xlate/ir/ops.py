@@ -242,7 +242,8 @@ RAW_OPERAND_OPS = frozenset({"UP2H", "UP2US", "UP4B", "UP4UB"})
 
 #: result components the specs leave undefined (GP4 2.X.8.Z XPD/NRM/RFL .w, SCS .zw): the
 #: verifier compares none of them, nor anything computed from them; generators never read them
-UNDEFINED_COMPONENTS = {"XPD": (3,), "NRM": (3,), "RFL": (3,), "SCS": (2, 3)}
+UNDEFINED_COMPONENTS = {"XPD": (3,), "NRM": (3,), "RFL": (3,), "SCS": (2, 3),
+                        "CLOCK": (0, 1, 2, 3), "BALLOT": (2, 3)}
 
 #: components each operand of a dot product reads (DPH: x, y, z of a, all of b; DP2A: x, y of a
 #: and b, x of c)
@@ -334,6 +335,34 @@ _TGSI_ROWS = [
          "demote to a helper invocation: outputs discarded, execution goes on (TGSI DEMOTE)"),
     _row("READHELPER", "vu", "", "", DataType.UINT, "alu",
          "~0 in a helper (or demoted) invocation, else 0 (TGSI READ_HELPER)"),
+    # TGSI INTERP_* (issue 20): operand a is a fragment INPUT register read with a swizzle and
+    # no modifier (the frontend moves modifiers onto a MOV after); its value at a point other
+    # than the pixel centre.  Single-sampled, the centroid and every sample are the centre
+    # (GL 4.5 14.6.x / GLSL 4.50 8.13.2); an offset point is the input's screen-space plane
+    # through the lane (xlate/exec/interp.py says how the executor knows the plane)
+    _row("INTERPCENTROID", "v", "v", "", F, "alu", "the input interpolated at the centroid"),
+    _row("INTERPSAMPLE", "v", "v,vs", "", F, "alu",
+         "the input interpolated at sample b.x (single-sampled: the pixel centre)"),
+    _row("INTERPOFFSET", "v", "v,vf", "", F, "alu",
+         "the input interpolated at the pixel centre + (b.x, b.y) pixels"),
+    # TGSI CLOCK (issue 20): "the current shader time", 64 bits in xy (low word first), zw not
+    # written by tgsi.rst's formula.  The value is the implementation's: every component is
+    # undefined (UNDEFINED_COMPONENTS), so the verifier compares nothing computed from it until
+    # its replay adopts the implementation's value (permits.rule_undefined)
+    _row("CLOCK", "vu", "", "", DataType.UINT, "alu",
+         "the shader clock: a monotonic 64-bit count, low word in x, high word in y"),
+    # TGSI inter-lane opcodes (issue 20): over the active invocations of the lane's subgroup
+    # (xlate/exec/subgroup.py: the partition is the executor's input).  a.x is a boolean word
+    # (non-zero: set) for the votes and BALLOT; VOTEEQ compares a.x's words
+    _row("VOTEANY", "s", "s", "", DataType.UINT, "alu", "~0 if a.x is set in any active invocation"),
+    _row("VOTEALL", "s", "s", "", DataType.UINT, "alu", "~0 if a.x is set in every active invocation"),
+    _row("VOTEEQ", "s", "s", "", DataType.UINT, "alu", "~0 if a.x is the same in every active invocation"),
+    _row("BALLOT", "vu", "s", "", DataType.UINT, "alu",
+         "(low, high) words of the 64-bit mask of active invocations where a.x is set; z, w 0"),
+    _row("READFIRST", "v", "v", "", DataType.UINT, "alu",
+         "a of the first (lowest-numbered) active invocation"),
+    _row("READINVOC", "v", "v,s", "", DataType.UINT, "alu",
+         "a of invocation b.x (b.x the same in every active invocation)"),
     # TGSI PK4B is two's-complement snorm8 (tgsi.rst f32_to_snorm8), not GP4's excess-128 PK4B;
     # UP4B is "TBD" there: read as its inverse.  Used with the .U type (the word as bits).
     _row("PK4SNORM", "s", "vf", "", DataType.UINT, "alu",

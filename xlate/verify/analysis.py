@@ -35,6 +35,11 @@ from ..passes.types import operand_type, result_type
 DOT_READS = COMPONENTS_READ          # the opcode table's (xlate/ir/ops.py)
 #: result components the specs leave undefined
 UNDEFINED_COMPONENTS = OPS_UNDEFINED
+#: opcodes whose results are the implementation's and change from run to run (TGSI CLOCK, the
+#: shader time): the verifier's replay cannot adopt them from a probe run, so nothing that
+#: depends on them -- through data, or through a branch, loop or kill condition -- is compared
+#: (token ``("varies", op)``; :meth:`Facts.varies`)
+RUN_VARYING = frozenset({"CLOCK"})
 #: texture opcodes (their results depend on the texture contents too)
 TEX_OPS = frozenset(name for name, info in OPCODES.items() if info.category == "tex")
 
@@ -58,6 +63,13 @@ class Facts:
     uses_textures: bool = False
     uses_derivatives: bool = False
     ops: set[str] = field(default_factory=set)
+    #: RUN_VARYING opcodes a flow or kill condition depends on: every output depends on them
+    control_varies: set[str] = field(default_factory=set)
+
+    def varies(self, reg: str, comp: int) -> set[str]:
+        """The RUN_VARYING opcodes the component depends on (through data or control)."""
+        return {t[1] for t in self.output_deps(reg, comp) if t[0] == "varies"} \
+            | self.control_varies
 
     def output_deps(self, reg: str, comp: int) -> set:
         return self.deps.get((reg, comp), set())
@@ -176,6 +188,9 @@ def analyse(program: Program, inexact: frozenset[str] | set[str] = frozenset()) 
                     result[c].add(("op", ins.op))
             for c in UNDEFINED_COMPONENTS.get(ins.op, ()):
                 result[c].add(("undef",))
+            if ins.op in RUN_VARYING:
+                for c in range(4):
+                    result[c].add(("varies", ins.op))
             if ins.dst.cond is not None:
                 cond = ins.dst.cond
                 for c in range(4):
@@ -197,6 +212,20 @@ def analyse(program: Program, inexact: frozenset[str] | set[str] = frozenset()) 
                     if not result[c] <= cur:
                         cur |= result[c]
                         changed = True
+    # run-varying values that reach a condition (control dependence, flow-insensitive)
+    for ins in program.instructions:
+        info = OPCODES[ins.op]
+        if info.category not in ("flow", "kill") and ins.op != "REP":
+            continue
+        toks: set = set()
+        for s in ins.srcs:
+            for c in range(4):
+                if s.swizzle[c] < 4:
+                    toks |= get(s.reg, s.swizzle[c])
+        if ins.cond is not None:
+            for c in range(4):
+                toks |= cc_reads.get((ins.cond.cc, ins.cond.swizzle[c]), set())
+        facts.control_varies |= {t[1] for t in toks if t[0] == "varies"}
     # texture coordinates, LODs, gradients: inputs they depend on
     for ins in program.instructions:
         if ins.op in TEX_OPS:

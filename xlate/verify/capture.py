@@ -261,14 +261,16 @@ _UPPER_LEFT = re.compile(r"layout\([^)]*origin_upper_left[^)]*\)\s+in\s+vec4\s+g
 
 
 def fragment_inputs(src: str, *, base: int = INPUT_TEXTURE_BASE,
-                    layout: str = "binding = {}") -> tuple[str, list[tuple[str, str, int]]]:
+                    layout: str = "binding = {}",
+                    keep=()) -> tuple[str, list[tuple[str, str, int]]]:
     """Replace every ``in`` declaration of a fragment shader by a texture-fed global.
 
     The k-th input is read from texture unit (GL) or descriptor binding (Vulkan) ``base - k``;
     ``layout`` is the layout qualifier text with ``{}`` for that number.  Returns the new text
-    and [(input name, GLSL type, texture unit)]."""
+    and [(input name, GLSL type, texture unit)].  The inputs named in ``keep`` stay varyings
+    (planes the vertex shader makes: :func:`plane_varyings`)."""
     feeds = []
-    decls = list(_IN_DECL.finditer(src))
+    decls = [m for m in _IN_DECL.finditer(src) if m.group(4) not in keep]
     for k, m in enumerate(decls):
         feeds.append((m.group(4), m.group(3), base - k))
     out = src
@@ -288,6 +290,19 @@ def fragment_inputs(src: str, *, base: int = INPUT_TEXTURE_BASE,
     out = _at_main_start(out, [f"{name} = texelFetch(xv_in{unit}, {coord.format(unit)}, 0);"
                                for name, _, unit in feeds])
     return out, feeds
+
+
+def plane_varyings(src: str, planes: dict) -> list[tuple[int, np.ndarray]]:
+    """[(location, coefficients)] of the fragment inputs of ``src`` that ``planes`` (input
+    name -> (3, 4) coefficients, :mod:`xlate.verify.planes`) makes planes."""
+    out = []
+    for m in _IN_DECL.finditer(src):
+        if m.group(4) in planes:
+            if m.group(3) != "vec4" or m.group(5):
+                raise GLError(f"fragment input {m.group(4)} of type {m.group(3)}"
+                              f"{m.group(5) or ''} cannot be a plane")
+            out.append((int(m.group(1)), planes[m.group(4)]))
+    return out
 
 
 def fragment_outputs(src: str, reflection: dict) -> tuple[str, list[tuple[str, str, int]], int]:

@@ -21,6 +21,7 @@ from ..diagnostics import XlateError
 from ..ir.model import DataType, Program, RegKind, Stage
 from . import compare as cmp
 from .analysis import Facts, analyse
+from .subgroups import PartitionUnknown, probe_partition, uses_lane_ops, whole_rows
 from .inputs import GeneratedInputs, generate
 
 MAX_STEPS = 1 << 16
@@ -193,21 +194,25 @@ def output_spec(program: Program, facts: Facts, out: dict, elems) -> cmp.OutputS
     else:
         comps = (0, 1, 2, 3)
         gint = out["type"] in ("ivec4", "uvec4", "int", "uint")
-    integer, tol, undef = [], [], []
+    integer, tol, undef, varies = [], [], [], []
     for c in range(4):
         wt: set = set()
         ops: set = set()
         u = False
+        v: set = set()
         for reg, _ in elems:
             wt |= facts.writer_types.get((reg, c), set())
             ops |= facts.inexact_ops(reg, c)
             u = u or facts.undefined(reg, c)
+            v |= facts.varies(reg, c)
         # the words' type is the writers' (an ivec4 output written by float instructions
         # carries float bits, which llvmpipe may have flushed)
         integer.append(wt <= {DataType.INT, DataType.UINT} if wt else gint)
         tol.append(cmp.tolerance_for(ops))
         undef.append(u)
-    return cmp.OutputSpec(out["binding"], comps, tuple(integer), tol, tuple(undef))
+        varies.append(bool(v))
+    return cmp.OutputSpec(out["binding"], comps, tuple(integer), tol, tuple(undef),
+                          tuple(varies))
 
 
 # ---- the pipeline ------------------------------------------------------------------------------
@@ -263,7 +268,7 @@ def _replace_lanes(gen: GeneratedInputs, bad: np.ndarray, group: int) -> None:
     for g in np.nonzero(g_bad)[0]:
         src = good[g % len(good)]
         for key, v in gen.inputs.items():
-            if key in gen.builtin:
+            if key in gen.builtin or key in gen.planes:     # functions of the position
                 continue
             v[g * group:(g + 1) * group] = v[src * group:(src + 1) * group]
     assert lanes == gen.lanes
@@ -272,6 +277,8 @@ def _replace_lanes(gen: GeneratedInputs, bad: np.ndarray, group: int) -> None:
 def run_executor(program: Program, gen: GeneratedInputs, lanes: int, hooks=None):
     from ..exec import execute
     kw = {"sampling": "llvmpipe"} if gen.textures else {}
+    if gen.subgroups is not None:
+        kw["subgroups"] = gen.subgroups
     return execute(program, inputs=dict(gen.inputs), params=gen.exec_params(program),
                    lanes=lanes, textures=gen.textures or None, max_steps=MAX_STEPS,
                    hooks=hooks, **kw)
@@ -284,6 +291,9 @@ def run_gl(runner, program: Program, glsl: str, reflection: dict, gen: Generated
     runs glslang's SPIR-V of ``glsl`` this once (a counterfactual of a compiler defect)."""
     inputs, uniforms, buffers = gl_interface(reflection, gen, lanes)
     kw = {"direct": direct} if direct is not None else {}
+    if gen.planes:
+        from .planes import plane_inputs
+        kw["planes"] = plane_inputs(reflection, gen.planes)
     if through_spirv:
         kw["through_spirv"] = True
     return runner.run(program.stage.value, glsl, reflection, lanes, inputs=inputs,
@@ -457,12 +467,15 @@ def main_run_inputs(program, facts, lanes: int, seed: int, rep):
     executor's result on them; lanes that ran into the step limit get other lanes' inputs.
     None when the program is skipped (``rep.status`` says why)."""
     stage = program.stage
-    frag_xy = None
+    frag_xy = plane_xy = None
     if stage == Stage.FRAGMENT:
+        from .capture import quad_layout
         frag_xy = fragment_xy(program, lanes, origin_follows_program=rep.backend != "vulkan")
+        plane_xy = quad_layout(lanes)[:2]
     gen = generate(program, facts, lanes, seed,
                    builtin_values=builtin_values_for(stage, lanes, frag_xy,
-                                                     pixel_centre(program)))
+                                                     pixel_centre(program)),
+                   plane_xy=plane_xy)
     if facts.uses_textures:
         from .textures import generate_textures, shadow_units
         gen.textures = generate_textures(program, seed)
@@ -489,6 +502,19 @@ def _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep, direct=
     if made is None:
         return None
     gen, res = made
+    if uses_lane_ops(program):
+        # the inter-lane opcodes reduce over the implementation's subgroups: learn them from a
+        # probe run of the same draw, and re-run the executor on them (verify/subgroups.py)
+        try:
+            gen.subgroups = probe_partition(runner, runner_profile(runner), lanes)
+        except PartitionUnknown as e:
+            rep.status, rep.reason = "unsupported", f"subgroup partition: {e}"
+            return None
+        groups = len(np.unique(gen.subgroups[:, 0]))
+        rep.notes.append(f"subgroups probed: {groups} subgroups of up to "
+                         f"{int(gen.subgroups[:, 1].max()) + 1} invocations; the executor ran "
+                         "on that partition")
+        res = run_executor(program, gen, lanes)
     cap = run_gl(runner, program, glsl, reflection, gen, lanes, direct)
     diffs, compared = compare_all(program, facts, reflection, res, cap, rep.notes, strict=True)
     return _Run(gen, res, cap, diffs, compared)
@@ -524,6 +550,20 @@ def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: i
                                                      "draws triangles; gl_PointCoord is defined "
                                                      "for points only)")
             return
+    if uses_lane_ops(program) and stage != Stage.FRAGMENT:
+        rep.status, rep.reason = "unsupported", (
+            "inter-lane opcodes in a vertex or geometry program: the harness probes the "
+            "subgroups of its fragment draw only (verify/subgroups.py)")
+        return
+    if uses_lane_ops(program) and (backend == "gl-spirv"
+                                   or getattr(runner, "backend", None) == "gl-spirv"):
+        # measured: Mesa 22.3.6's GL_ARB_gl_spirv (llvmpipe) dies with SIGSEGV loading a module
+        # with SPV_KHR_shader_ballot -- glslang's and the direct path's alike, the harness's
+        # probe too -- so these run on the gl (GLSL) and vulkan backends only
+        rep.status, rep.reason = "unsupported", (
+            "inter-lane opcodes on gl-spirv: Mesa's GL_ARB_gl_spirv crashes on "
+            "SPV_KHR_shader_ballot modules; the gl and vulkan backends verify them")
+        return
     if runner is None:
         runner = make_runner(backend)
     try:
@@ -547,6 +587,8 @@ def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: i
         return
     if stage == Stage.FRAGMENT:
         lanes = (lanes + 3) // 4 * 4
+        from .capture import FRAG_WIDTH
+        lanes = whole_rows(program, lanes, FRAG_WIDTH)
     rep.lanes = lanes
     direct = None
     if backend in ("vulkan", "gl-spirv") and via != "glsl":
@@ -611,6 +653,12 @@ def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: i
     rep.compared = run.compared
     rep.total_differences = len(diffs)
     rep.differences = diffs[:max_reported]
+    if facts.control_varies:
+        # no output is comparable (compare_all's note): the dependence shows it, nothing passes
+        rep.status = "skipped"
+        rep.reason = (f"every output depends on {', '.join(sorted(facts.control_varies))} "
+                      "through a condition: the implementation's value, different in every run")
+        return
     if not diffs:
         rep.status = "pass"
         return
@@ -774,8 +822,14 @@ def compare_all(program, facts, reflection, res, cap, notes: list, strict: bool 
     diffs: list[cmp.Difference] = []
     lanes = next(iter(res.outputs.values())).shape[0] if res.outputs else 0
     active = np.ones(lanes, bool)
+    if facts.control_varies:
+        notes.append(f"every output depends on {', '.join(sorted(facts.control_varies))} through "
+                     "a branch, loop or kill condition: the implementation's value, different "
+                     "in every run (tgsi.rst), so nothing is compared")
     if stage == Stage.FRAGMENT:
         ek, gk = res.killed, cap.killed
+        if facts.control_varies:
+            ek = gk = np.zeros_like(ek)      # who is killed depends on it too
         for lane in np.nonzero(ek != gk)[0]:
             diffs.append(cmp.Difference("kill", int(lane), None, None, None, kind="kill",
                                         detail=f"executor {'kills' if ek[lane] else 'keeps'}"
@@ -789,6 +843,12 @@ def compare_all(program, facts, reflection, res, cap, notes: list, strict: bool 
                          "not captured)")
             continue
         spec = output_spec(program, facts, o, elems)
+        skipped = [c for c in spec.components if spec.varies[c]]
+        if skipped and not facts.control_varies:
+            ops = sorted(set().union(*(facts.varies(reg, c) for reg, _ in elems for c in skipped)))
+            notes.append(f"{o['binding']}.{''.join('xyzw'[c] for c in skipped)} depends on "
+                         f"{', '.join(ops)}: the implementation's value, different in every run "
+                         "(tgsi.rst), not compared")
         exp, amb = executor_output(program, facts, res.outputs, o["binding"], elems)
         if amb:
             notes.append(f"{o['binding']}: written through several aliasing registers; "

@@ -21,7 +21,8 @@ from .glapi import GLError, GLUnavailable
 from .capture import (Capture, INPUT_VERTICES, TextureData, _Slot, add_capture,
                       completes_primitives, emits_vertices, fragment_capture, fragment_inputs,
                       fragment_outputs, group_primitives, make_precise, passthrough_vertex_shader,
-                      program_stage, quad_layout, split_capture, texel_arrays)
+                      plane_varyings, program_stage, quad_layout, split_capture, texel_arrays)
+from .planes import vertex_shader as plane_vertex_shader
 
 BACKENDS = ("gl", "gl-spirv", "vulkan", "native")
 
@@ -339,7 +340,8 @@ class Runner:
     def run(self, stage: str, glsl: str, reflection: dict, lanes: int, *,
             inputs: dict[str, np.ndarray], uniforms: list[tuple[int, np.ndarray]],
             buffers: dict[int, np.ndarray] | None = None, textures: dict | None = None,
-            shadow: set[int] | None = None, direct=None, through_spirv: bool = False) -> Capture:
+            shadow: set[int] | None = None, direct=None, through_spirv: bool = False,
+            planes: dict | None = None) -> Capture:
         """Run ``glsl`` (the translation) on ``lanes`` invocations.
 
         ``direct``: run the direct SPIR-V path's module of the program instead of glslang's
@@ -352,7 +354,8 @@ class Runner:
         inputs); built-ins the harness provides need no entry.  ``uniforms``: (location,
         (n, 4) words).  ``buffers``: UBO binding -> words.  ``textures``: unit ->
         :class:`xlate.exec.Texture` the translated shader samples; ``shadow``: the units sampled
-        through SHADOW targets (depth textures with comparison).
+        through SHADOW targets (depth textures with comparison).  ``planes``: fragment input
+        name -> (3, 4) coefficients of the inputs that are planes (:mod:`xlate.verify.planes`).
         """
         if through_spirv and self.backend == "gl":
             if "GL_ARB_gl_spirv" not in self.gl.extensions:
@@ -361,10 +364,11 @@ class Runner:
             try:
                 return self.run(stage, glsl, reflection, lanes, inputs=inputs,
                                 uniforms=uniforms, buffers=buffers, textures=textures,
-                                shadow=shadow, direct=direct)
+                                shadow=shadow, direct=direct, planes=planes)
             finally:
                 self.backend = "gl"
         self._tex = (textures or {}, shadow or set())
+        self._planes = planes or {}
         if self.profile != "glsl450":
             from .profile_runs import harness_text
             glsl = harness_text(glsl, self.profile, reflection, precise=self.precise)
@@ -482,11 +486,11 @@ class Runner:
 
     def _run_fragment(self, glsl, reflection, lanes, inputs, uniforms, buffers, textures):
         gl = self.gl
-        src, feeds = fragment_inputs(glsl)
+        src, feeds = fragment_inputs(glsl, keep=self._planes)
         src, outs, extra = fragment_outputs(src, reflection)
         x, y, W, H = quad_layout(lanes)
-        vs = ("#version 450 core\nvoid main()\n{\n    vec2 p = vec2(float((gl_VertexID & 1) * 4 - 1), "
-              "float((gl_VertexID >> 1) * 4 - 1));\n    gl_Position = vec4(p, 0.0, 1.0);\n}\n")
+        vs = plane_vertex_shader("#version 450 core", "gl_VertexID",
+                                 plane_varyings(src, self._planes), W, H)
         fs = program_stage(self._direct, src, feeds=feeds, extra=extra, glsl=glsl)
         prog = self.program([(G.GL_VERTEX_SHADER, vs), (G.GL_FRAGMENT_SHADER, fs)])
         self._objects.append(("program", prog))

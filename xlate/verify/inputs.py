@@ -45,6 +45,7 @@ import numpy as np
 
 from ..ir.model import Binding, DataType, Program, RegKind, Stage, input_vertices
 from .analysis import Facts
+from .planes import draw_plane, interpolated_bindings, lane_values
 
 F32_MAX = np.float32(3.4028234663852886e38)
 F32_MIN_NORMAL = np.float32(1.1754943508222875e-38)
@@ -84,6 +85,12 @@ class GeneratedInputs:
     seed: int = 0
     textures: dict = field(default_factory=dict)          # unit -> xlate.exec.Texture
     shadow: set[int] = field(default_factory=set)         # units sampled with SHADOW targets
+    #: inputs that are planes over the framebuffer (the varyings INTERP_* reads: planes.py):
+    #: binding -> (3, 4) float32 coefficients a, b, c; ``inputs`` holds their centre values
+    planes: dict[str, np.ndarray] = field(default_factory=dict)
+    #: the implementation's subgroup partition of the lanes (verify/subgroups.py), or None:
+    #: the executor's default
+    subgroups: np.ndarray | None = None
 
     def exec_params(self, program: Program) -> dict[str, np.ndarray]:
         """``params=`` for :func:`xlate.exec.execute`: bindings plus BUFFER registers."""
@@ -252,13 +259,15 @@ def is_builtin_binding(path: str) -> bool:
 
 def generate(program: Program, facts: Facts, lanes: int, seed: int, *,
              denormals: bool = False, param_edges: bool = False, finite: bool = False,
-             builtin_values=None) -> GeneratedInputs:
+             builtin_values=None, plane_xy=None) -> GeneratedInputs:
     """Draw inputs for ``lanes`` invocations of ``program`` (reproducible from ``seed``).
 
     ``builtin_values(binding, lanes) -> (lanes, 4) words | None`` supplies the inputs the
     harness dictates (vertex ids, fragment positions ...); bindings it returns None for are
     generated like any attribute.  ``finite``: no NaN/Inf and magnitudes within 1e+-6 (the
     re-run that tells implementation freedoms around non-finite values from real bugs).
+    ``plane_xy``: the framebuffer (x, y) of each lane's pixel (``capture.quad_layout``): the
+    fragment inputs an interpolation opcode reads are then planes (:mod:`planes`).
     """
     rng = np.random.default_rng([seed, 0x5EED])
     gen = GeneratedInputs(lanes=lanes, seed=seed)
@@ -316,6 +325,7 @@ def generate(program: Program, facts: Facts, lanes: int, seed: int, *,
     if finite:
         consts = consts[np.abs(consts) <= 1e6]
 
+    interpolated = interpolated_bindings(program)
     for key, elems in binding_elements(program, (RegKind.INPUT,)).items():
         per_vertex = any(regs[n].per_vertex or regs[n].bindings[e].vertex is not None
                          for n, e in elems)
@@ -323,6 +333,12 @@ def generate(program: Program, facts: Facts, lanes: int, seed: int, *,
         if fixed is not None:
             gen.inputs[key] = np.asarray(fixed, np.uint32)
             gen.builtin.add(key)
+            continue
+        if key in interpolated and plane_xy is not None:
+            # a flat varying is the provoking vertex's value everywhere: a constant plane
+            flat = any(regs[n].interpolation == "FLAT" for n, _ in elems)
+            gen.planes[key] = draw_plane(rng, constant=flat)
+            gen.inputs[key] = lane_values(gen.planes[key], *plane_xy)
             continue
         shape = (lanes, V, 4) if per_vertex else (lanes, 4)
         w = np.zeros(shape, np.uint32)

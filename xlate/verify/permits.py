@@ -616,11 +616,17 @@ def rule_texcoord_range(s: Site) -> np.ndarray:
 def rule_undefined(s: Site) -> np.ndarray:
     """Results NV_gpu_program4 leaves undefined -- integer MOD of a negative dividend or by a
     divisor <= 0, integer DIV by zero, shifts by a negative count or by 32 or more (2.X.8.Z) --
-    and the components XPD/NRM/RFL w and SCS z/w: any value."""
+    the components XPD/NRM/RFL w and SCS z/w, and the lanes the executor recorded as undefined
+    (TGSI READ_INVOC: Site.undefined_rows): any value."""
     n = len(s.exe)
     ok = np.zeros((n, 4), bool)
     for c in UNDEFINED_COMPONENTS.get(s.ins.op, ()):
         ok[:, c] = True
+    # lanes whose result the executor found undefined (TGSI READ_INVOC of an inactive
+    # invocation or with an index that differs in the subgroup: exec/subgroup.py)
+    rows = getattr(s, "undefined_rows", None)
+    if rows is not None:
+        ok |= np.asarray(rows, bool)[:, None]
     op = s.ins.op
     if op in ("MOD", "DIV", "SHL", "SHR") and s.op.t in (DataType.INT, DataType.UINT):
         a = np.asarray(s.operands[0]).astype(np.int64).reshape(n, -1)

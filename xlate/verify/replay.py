@@ -188,6 +188,8 @@ class ReplayHook:
             written = written & np.broadcast_to(cmask, (n, 4))
         out = exe
         if known.any():
+            # results the executor found undefined on some lanes (exec/subgroup.py)
+            self._undefined = getattr(st, "undefined_lanes", {}).get(k)
             out = self._adopt(x, ops, lanes, p, exe, imp, written, known, spread)
         if spread is not None:
             from .spread import carries_adoption
@@ -224,6 +226,9 @@ class ReplayHook:
         site = permits.Site(x, ops, rows, np.ascontiguousarray(as_written[rows]), imp[rows],
                             self.backend)
         site.written = written[rows]
+        undefined = getattr(self, "_undefined", None)
+        if undefined is not None and len(undefined) == len(exe):
+            site.undefined_rows = np.asarray(undefined)[rows]
         if spread is not None:
             site.spread = spread[rows]
             site.operand_spreads = [self.spreads.operand(src, lanes[rows])

@@ -52,7 +52,9 @@ import numpy as np
 from .capture import (INPUT_VERTICES, program_stage, Capture, _IN_DECL, add_capture,
                       completes_primitives, emits_vertices, fragment_capture, fragment_inputs,
                       fragment_outputs, group_primitives, make_precise, passthrough_vertex_shader,
-                      quad_layout, split_capture, texel_arrays)
+                      plane_varyings, quad_layout, split_capture, texel_arrays)
+from .planes import vertex_shader as plane_vertex_shader
+from .vulkan_fetch import framebuffer_inputs, load_attachment
 from .vulkan_device import (FRAGMENT_DEPTH, INPUT_BINDING_BASE, VulkanError, _GTYPE_KIND, _LOCK,
                             _Run, _formats, device)
 
@@ -84,7 +86,7 @@ class Runner:
     def run(self, stage: str, glsl: str, reflection: dict, lanes: int, *,
             inputs: dict[str, np.ndarray], uniforms: list[tuple[int, np.ndarray]],
             buffers: dict[int, np.ndarray] | None = None, textures: dict | None = None,
-            shadow: set[int] | None = None, direct=None) -> Capture:
+            shadow: set[int] | None = None, direct=None, planes: dict | None = None) -> Capture:
         """As :meth:`gl.Runner.run`, for a translation in the ``vulkan`` profile: ``buffers``
         are the uniform blocks by descriptor binding (the parameter block at 0, program
         buffers at 40 + b); ``uniforms`` (loose uniforms, which Vulkan GLSL has not) must be
@@ -95,6 +97,7 @@ class Runner:
         if self.precise:
             glsl = make_precise(glsl)
         self._direct = direct
+        self._planes = planes or {}
         if stage not in ("vertex", "fragment", "geometry"):
             raise ValueError(stage)
         vk = self.dev.vk
@@ -111,6 +114,7 @@ class Runner:
                     r.close()
 
     _direct = None
+    _planes: dict = {}
 
     # ---- shared -----------------------------------------------------------------------------
     def _resources(self, r: _Run, reflection: dict, buffers, textures, shadow) -> None:
@@ -248,12 +252,13 @@ class Runner:
 
     def _fragment(self, r: _Run, glsl, reflection, lanes, inputs, buffers, textures, shadow):
         vk = r.vk
-        src, feeds = fragment_inputs(glsl, base=INPUT_BINDING_BASE, layout="set = 0, binding = {}")
+        src, feeds = fragment_inputs(glsl, base=INPUT_BINDING_BASE, layout="set = 0, binding = {}",
+                                     keep=self._planes)
         src, outs, extra = fragment_outputs(src, reflection)
         x, y, W, H = quad_layout(lanes)
-        vs_text = ("#version 450\nvoid main()\n{\n    vec2 p = vec2(float((gl_VertexIndex & 1) * 4"
-                   " - 1), float((gl_VertexIndex >> 1) * 4 - 1));\n    gl_Position = vec4(p, "
-                   f"{FRAGMENT_DEPTH!r}, 1.0);\n}}\n")
+        vs_text = plane_vertex_shader("#version 450", "gl_VertexIndex",
+                                      plane_varyings(src, self._planes), W, H,
+                                      repr(FRAGMENT_DEPTH))
         used = {b for b in buffers} | {t["binding"] for t in reflection.get("textures", [])}
         if feeds and min(unit for _, _, unit in feeds) <= max(used, default=-1):
             raise VulkanError("too many fragment inputs for the harness's descriptor bindings")
@@ -265,27 +270,39 @@ class Runner:
             kind = _GTYPE_KIND[gtype]
             img = img.view({"f": np.float32, "i": np.int32, "u": np.uint32}[kind])
             r.texture(binding, "2D", [img], kind, None)
-        layout, ds = r.descriptors()
-        vs = r.shader(vs_text, "vert")
-        fs = r.shader(program_stage(self._direct, src, feeds=feeds, extra=extra, glsl=glsl), "frag")
         targets = list(outs) + [("xv_extra", "vec4", extra)]
         formats: list[int | None] = [None] * (max(loc for _, _, loc in targets) + 1)
         images, views = {}, []
         color = vk.VK_IMAGE_ASPECT_COLOR_BIT
+        # TGSI FBFETCH: the subpass inputs' attachments start with the generated values
+        fetched = framebuffer_inputs(reflection, inputs, lanes)
         for name, gtype, loc in targets:
             fmt = self.formats[_GTYPE_KIND[gtype]]
             formats[loc] = fmt
-            img = r.image(fmt, vk.VK_IMAGE_TYPE_2D, (W, H, 1), 1, 1,
-                          vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
-                          vk.VK_IMAGE_USAGE_TRANSFER_SRC_BIT)
+            usage = vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | vk.VK_IMAGE_USAGE_TRANSFER_SRC_BIT
+            if loc in fetched:
+                usage |= vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT | vk.VK_IMAGE_USAGE_INPUT_ATTACHMENT_BIT
+            img = r.image(fmt, vk.VK_IMAGE_TYPE_2D, (W, H, 1), 1, 1, usage)
             images[name] = (img, loc)
+        if set(fetched) - {loc for _, _, loc in targets}:
+            raise VulkanError("FBFETCH of a colour output the program does not write")
         # framebuffer attachments in location order (the render pass numbers them so)
+        view_of = {}
         for loc, fmt in enumerate(formats):
             if fmt is None:
                 continue
             img = next(i for i, lc in images.values() if lc == loc)
-            views.append(r.view(img, vk.VK_IMAGE_VIEW_TYPE_2D, fmt, color, 0, 1, 1))
-        rp, fb, n_colour = r.render_pass(formats, (W, H), views)
+            view_of[loc] = r.view(img, vk.VK_IMAGE_VIEW_TYPE_2D, fmt, color, 0, 1, 1)
+            views.append(view_of[loc])
+        for loc, (binding, words) in sorted(fetched.items()):
+            img = next(i for i, lc in images.values() if lc == loc)
+            texels = np.zeros((H, W, 4), np.uint32)
+            texels[y, x] = words
+            load_attachment(r, img, texels, binding, view_of[loc])
+        layout, ds = r.descriptors()
+        vs = r.shader(vs_text, "vert")
+        fs = r.shader(program_stage(self._direct, src, feeds=feeds, extra=extra, glsl=glsl), "frag")
+        rp, fb, n_colour = r.render_pass(formats, (W, H), views, loaded=set(fetched))
         pipe = r.pipeline([("vert", vs), ("frag", fs)], layout, rp, n_colour,
                           vk.VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, [], (W, H), discard=False)
         cb = r.cb

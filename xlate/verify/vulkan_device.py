@@ -548,27 +548,40 @@ class _Run:
                 sType=vk.VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, codeSize=len(words),
                 pCode=words), None))
 
-    def render_pass(self, formats: list[int | None], size: tuple[int, int], images=()):
+    def render_pass(self, formats: list[int | None], size: tuple[int, int], images=(),
+                    loaded=frozenset()):
         """A render pass with colour attachments at locations ``formats`` (None: unused) and
-        its framebuffer; attachments are cleared to zero and left for a transfer read."""
+        its framebuffer; attachments are cleared to zero and left for a transfer read.  The
+        locations in ``loaded`` keep their contents (in the GENERAL layout) and are also the
+        subpass's input attachments of the same index (TGSI FBFETCH: ``vulkan_fetch``)."""
         vk = self.vk
         atts, refs = [], []
+        inputs = [vk.VkAttachmentReference(attachment=vk.VK_ATTACHMENT_UNUSED,
+                                           layout=vk.VK_IMAGE_LAYOUT_UNDEFINED)
+                  for _ in range(max(loaded, default=-1) + 1)]
         for loc, fmt in enumerate(formats):
             if fmt is None:
                 refs.append(vk.VkAttachmentReference(attachment=vk.VK_ATTACHMENT_UNUSED,
                                                      layout=vk.VK_IMAGE_LAYOUT_UNDEFINED))
                 continue
+            load = loc in loaded
+            general = vk.VK_IMAGE_LAYOUT_GENERAL
             refs.append(vk.VkAttachmentReference(
-                attachment=len(atts), layout=vk.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL))
+                attachment=len(atts),
+                layout=general if load else vk.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL))
+            if load:
+                inputs[loc] = vk.VkAttachmentReference(attachment=len(atts), layout=general)
             atts.append(vk.VkAttachmentDescription(
                 format=fmt, samples=vk.VK_SAMPLE_COUNT_1_BIT,
-                loadOp=vk.VK_ATTACHMENT_LOAD_OP_CLEAR, storeOp=vk.VK_ATTACHMENT_STORE_OP_STORE,
+                loadOp=vk.VK_ATTACHMENT_LOAD_OP_LOAD if load else vk.VK_ATTACHMENT_LOAD_OP_CLEAR,
+                storeOp=vk.VK_ATTACHMENT_STORE_OP_STORE,
                 stencilLoadOp=vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE,
                 stencilStoreOp=vk.VK_ATTACHMENT_STORE_OP_DONT_CARE,
-                initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED,
+                initialLayout=general if load else vk.VK_IMAGE_LAYOUT_UNDEFINED,
                 finalLayout=vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL))
         sub = vk.VkSubpassDescription(
             pipelineBindPoint=vk.VK_PIPELINE_BIND_POINT_GRAPHICS,
+            inputAttachmentCount=len(inputs), pInputAttachments=inputs or None,
             colorAttachmentCount=len(refs), pColorAttachments=refs or None)
         dep = vk.VkSubpassDependency(
             srcSubpass=0, dstSubpass=vk.VK_SUBPASS_EXTERNAL,

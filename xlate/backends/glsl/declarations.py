@@ -94,7 +94,7 @@ class Declarations:
                         self.stage, b, integer(RegKind.INPUT, b), interp, vulkan, self.nverts,
                         self.interface_names.input(b))
                 except I.NotExpressible as e:
-                    raise Unsupported(str(e), None)
+                    raise Unsupported(str(e), _first_reader(self.prog, b))
                 self.check_interface(var, b, RegKind.INPUT)
                 if var.name == "gl_FragCoord":
                     expr = self.fragcoord_expression(b)
@@ -353,6 +353,10 @@ class Declarations:
                 lines.append(f"layout({self.fragcoord_layout()}) in vec4 gl_FragCoord;")
             if var.builtin:
                 continue
+            if var.glsl_type == "subpassInput":       # TGSI FBFETCH (interface.py)
+                lines.append(f"layout(input_attachment_index = {var.binding_index()}, set = 0, "
+                             f"binding = {var.location}) uniform subpassInput {var.name};")
+                continue
             interp = ""
             if var.interpolation:
                 interp = {"FLAT": "flat ", "PATCH": "patch ", "CENTROID": "centroid ",
@@ -506,3 +510,15 @@ class Declarations:
             globals_.append(f"vec4 {arr}[{reg.size}];")
             prologue += [f"{arr}[{i}] = {e};" for i, e in enumerate(elems)]
         return globals_, prologue, epilogue
+
+
+def _first_reader(prog, b: Binding):
+    """The first instruction reading an input bound to ``b`` (where a refusal of the binding
+    points), or None."""
+    regs = prog.registers
+    for ins in prog.instructions:
+        for src in ins.srcs:
+            r = regs.get(src.reg)
+            if r is not None and r.kind == RegKind.INPUT and b in r.bindings:
+                return ins
+    return None

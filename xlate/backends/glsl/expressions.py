@@ -387,6 +387,9 @@ def _one_operand(emitter, u: Instruction, reg: str, mask) -> int | None:
     return hit
 
 
+_LANE_OPS = frozenset({"VOTEANY", "VOTEALL", "VOTEEQ", "BALLOT", "READFIRST", "READINVOC"})
+
+
 class Expressions:
     """Part of :class:`~xlate.backends.glsl.emitter.GlslEmitter` (mixed in): the print forms the
     policy asks about."""
@@ -414,6 +417,10 @@ class Expressions:
                 return None
             return ValueForm(dst.reg, comps, False)
         if ins.op in ("KIL", "DEMOTE", "EMIT", "ENDPRIM") or info.category == "flow":
+            return None
+        if ins.op == "CLOCK" or ins.op in _LANE_OPS:
+            # read where it stands: inlined, clock reads could reorder, and an inter-lane
+            # operation could move under a condition (other active invocations)
             return None
         if ins.op in ("DDX", "DDY") and self.stage != Stage.FRAGMENT:
             return None

@@ -15,6 +15,7 @@ from ...passes.types import RAW_OPERAND_OPS, operand_type, result_type
 from ..refusal import Unsupported
 from .tables import cc_tests, cc_value_tests, helper_library
 from .expressions import fill
+from .fragment_ops import CLOCK_EXTENSION, INTERP_OPS, LANE_EXTENSIONS, interpolant
 from .text import COMP, TYPE_CHAR, VEC, _ARITH, _NOT_SIZE_GENERIC, _PLAIN, _SWIZZLED, bitcast, called, mask_text, right_side, splat_literals, wrapped
 
 
@@ -134,6 +135,14 @@ class Instructions:
         srcs = [self.operand(s, operand_type(ins, i), i < n_in and scalar_in[i],
                              None if i < n_in and scalar_in[i] else comps, read=(ins, i))
                 for i, s in enumerate(ins.srcs)]
+        suffix = ""
+        if ins.op in INTERP_OPS:
+            srcs[0], suffix = interpolant(self, ins)
+        elif ins.op == "CLOCK" and self.snippet("CLOCK", "U") is not None:
+            self.require(CLOCK_EXTENSION)
+        elif ins.op in LANE_EXTENSIONS and self.snippet(ins.op, "U") is not None:
+            for ext in LANE_EXTENSIONS[ins.op]:
+                self.require(ext)
         if comps is not None:
             template, helpers = self.snippet(ins.op, TYPE_CHAR[ins.dtype])
             for h in helpers:
@@ -187,6 +196,7 @@ class Instructions:
                           f"chooses ({self.info.language} has no dFdxFine).")
             shown = splat_literals(srcs, template, [kind != "s" for kind in info.inputs], self.splats)
             expr = fill(template, dict(zip("abcd", shown)))
+            expr += suffix
         scalar = info.output == "s" or ins.op in ("PK2H", "PK2US", "PK4B", "PK4UB")
         if scalar and ins.sat == Sat.NONE and ins.dst.cond is None and (
                 ins.cc_update is None or ins.cc_update not in self.cc_used):

@@ -37,6 +37,7 @@ from .alu import ALU, MULHI, sad
 from .base import K, Instrumentation, NotCovered, _Reg
 from .dispatch import DispatchMixin
 from .flow import FlowMixin
+from .fragment_ops import INTERP_OPS, LANE_OPS, interpolate, lane_op, read_clock
 from .geometry import GEOMETRY_MODEL, GeometryMixin
 from .tess import TESS_EVAL_MODEL, TessMixin
 from .module import DECORATION, GLSL, OP as _OP, Module, string_words
@@ -88,6 +89,7 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
         self.file_id = 0
         self.instr = instrumentation or Instrumentation()
         self.builtin_inputs: dict[str, int] = {}
+        self.interp_inputs: dict[str, int] = {}      # binding text -> its Input variable
         self.cfg_stack: list = []                 # enclosing Labeled: (node, merge, continue)
         self.cfg_vars: dict[str, int] = {}        # xl_br / xl_iter
         self._types: dict[tuple, int] = {}     # (kind, n) -> type id
@@ -609,6 +611,12 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
             raise NotCovered(f"the instruction {ins.op}", ins)
         if ins.mul_mode is not None and not (ins.mul_mode == "HI" and K[ins.dtype] in MULHI):
             raise NotCovered(f"the instruction {ins.op}.{ins.mul_mode}", ins)
+        if ins.op in INTERP_OPS:
+            return self.write(ins, interpolate(self, ins), "f")
+        if ins.op == "CLOCK":
+            return self.write(ins, read_clock(self), "u")
+        if ins.op in LANE_OPS:
+            return self.write(ins, lane_op(self, ins), "u")
         fn = MULHI[K[ins.dtype]] if ins.mul_mode == "HI" else ALU.get((ins.op, K[ins.dtype]))
         if fn is None:
             raise NotCovered(f"the instruction {ins.op}.{ins.dtype.value}", ins)

@@ -145,12 +145,16 @@ class StagingMixin:
             pc = self.val("Load", f2, self.interface_var("Input", f2, var, "PointCoord"))
             return self.vec("f", [self.x(pc, 0), self.x(pc, 1), self.c("f", 0.0, 1),
                                   self.c("f", 1.0, 1)]), "f"
+        if var.glsl_type == "subpassInput":
+            from .fragment_ops import subpass_input
+            return subpass_input(self, var)
         if var.builtin:
             raise NotCovered(f"the input built-in {name} ({b.text()})")
         kind = {"vec4": "f", "ivec4": "i"}.get(var.glsl_type)
         if kind is None:
             raise NotCovered(f"an input of type {var.glsl_type} ({b.text()})")
-        v = self.interface_var("Input", self.t(kind), var)
+        # made already where an INTERP_* reads it (fragment_ops.interpolant_var)
+        v = self.interp_inputs.get(b.text()) or self.interface_var("Input", self.t(kind), var)
         interp = var.interpolation or ""
         if "FLAT" in interp or (kind != "f" and self.prog.stage == Stage.FRAGMENT):
             self.m.decorate(v, "Flat")

@@ -220,8 +220,8 @@ class Lowerer(_Registers):
                     self.indirect_bases.setdefault(ref.file, set()).add(ref.index)
                 elif ref.file not in ("SAMP", "SVIEW"):
                     self.max_index[ref.file] = max(self.max_index.get(ref.file, -1), ref.index)
-                if ref.file == "OUT" and not is_dst:
-                    self.out_read = True
+                if ref.file == "OUT" and not is_dst and ins.opcode != "FBFETCH":
+                    self.out_read = True            # (FBFETCH names the output, reads none)
             if ins.opcode in _INT_RESULT:
                 for d in ins.dsts:
                     self.int_touched.add((d.reg.file, d.reg.index))

@@ -29,7 +29,7 @@ _INT_RESULT = {"ARL", "ARR", "UARL", "F2I", "F2U", "UADD", "UMUL", "UMAD", "IMUL
                "IDIV", "UDIV", "UMOD", "MOD", "IMAX", "IMIN", "UMAX", "UMIN", "INEG", "IABS", "ISSG",
                "NOT", "AND", "OR", "XOR", "SHL", "ISHR", "USHR", "ISLT", "ISGE", "USLT", "USGE",
                "USEQ", "USNE", "FSLT", "FSGE", "FSEQ", "FSNE", "TXQ", "PK2H", "PK2US", "PK4UB",
-               "PK4B", "READ_HELPER",
+               "PK4B", "READ_HELPER", "CLOCK", "VOTE_ANY", "VOTE_ALL", "VOTE_EQ", "BALLOT",
                "IBFE", "UBFE", "BFI", "BREV", "POPC", "LSB", "IMSB", "UMSB"}
 _INT_SOURCE = _INT_RESULT - {"ARL", "ARR", "F2I", "F2U", "FSLT", "FSGE", "FSEQ", "FSNE", "PK2H",
                              "PK2US", "PK4UB", "PK4B"} \

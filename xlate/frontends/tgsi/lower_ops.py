@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from . import model as M
 from ...ir.model import CCKind, CondTest, DataType, Dest, Instruction, Sat, Source, Stage
 from .doubles import DOUBLE_OPS
+from .lower_fragment import FRAGMENT_OPS
 from .lower_common import F, S, U, f32_bits
 from .lower_memory import MEMORY_OPS
 from .opcodes import OPCODES as TGSI_OPCODES
@@ -339,7 +340,15 @@ _OPS = {
     **TEXTURE_OPS, **SAMPLE_OPS, **DOUBLE_OPS,
     # memory and synchronisation (lower_memory.py)
     **MEMORY_OPS,
+    **FRAGMENT_OPS,
 }
+
+
+#: opcodes refused for good (issue 20), with the reason a modern target cannot express them
+_BINDLESS = ("a bindless handle (tgsi.rst: PIPE_CAP_BINDLESS_TEXTURE) is the driver's 64-bit "
+             "value, made and used only through GL_ARB_bindless_texture, which llvmpipe does not "
+             "have and Vulkan SPIR-V has no form of (descriptors are bound, not handles)")
+_REFUSED = {"IMG2HND": _BINDLESS, "SAMP2HND": _BINDLESS}
 
 
 def _unsupported_why(op: str) -> str:
@@ -349,6 +358,8 @@ def _unsupported_why(op: str) -> str:
     tier = TGSI_OPCODES[op].tier if op in TGSI_OPCODES else "?"
     if tier == "X":
         return "no Mesa driver ever implemented it"
+    if op in _REFUSED:
+        return _REFUSED[op]
     group = "resources, atomics, barriers, subgroups, multisample and interpolation forms" \
         if tier == "R" else None
     return "not yet supported" + (f": {group}" if group else "")

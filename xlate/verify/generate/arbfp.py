@@ -46,7 +46,7 @@ SHAPES = shapes("""
     XPD RFL DIV MAD LRP CMP X2D DP2A POW
 """.split())
 DEFINED = {op: "".join(c for i, c in enumerate(XYZW) if i not in undefined)
-           for op, undefined in UNDEFINED_COMPONENTS.items()}
+           for op, undefined in UNDEFINED_COMPONENTS.items() if op in SHAPES}
 TRANSCENDENTAL = {"EX2", "LG2", "SIN", "COS", "SCS", "LIT", "POW"}
 DERIVATIVES = {"DDX", "DDY"}
 PACK = {"PK2H", "PK2US", "PK4B", "PK4UB", "UP2H", "UP2US", "UP4B", "UP4UB"}

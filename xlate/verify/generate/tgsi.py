@@ -10,7 +10,8 @@ modifiers, relative addressing through ``ADDR[0]`` (written by ``ARL`` from a fl
 from an integer) into ``CONST``, ``IMM`` and the ``TEMP`` file, ``IF``/``UIF``/``ELSE``/
 ``ENDIF``, ``BGNLOOP``/``ENDLOOP`` with ``BRK``/``CONT``, ``SWITCH``/``CASE``/``DEFAULT``,
 subroutines (``BGNSUB``/``ENDSUB`` after ``END``, ``CAL``, ``RET``), fragment ``KILL``/
-``KILL_IF``/``DDX``/``DDY``/``TEX``/``TXP``/``TXB``/``TXL``, the sampler-view forms
+``KILL_IF``/``DDX``/``DDY``/``INTERP_CENTROID``/``INTERP_SAMPLE``/``INTERP_OFFSET``/``VOTE_*``/
+``BALLOT``/``READ_FIRST``/``READ_INVOC``/``TEX``/``TXP``/``TXB``/``TXL``, the sampler-view forms
 ``SAMPLE``/``SAMPLE_L``/``SAMPLE_B`` and ``TG4``, ``LODQ``, a cube-array or multisample third
 unit (``TXL2``, ``TXF``/``SAMPLE_I_MS`` with a sample index, ``TXQS``, ``TXQ``), double-precision and 64-bit integer opcodes on the integer
 temporaries (fragment programs only, so that the vertex and geometry programs of the pinned seeds
@@ -119,6 +120,11 @@ class TGSIGen(Gen):
         # the second stream (getstate does not draw from the first)
         self.tex_rng = random.Random(str(rng.getstate()[1][:8]))
         self.extra_target: str | None = None
+        # a third stream for the interpolation opcodes (issue 20), for the same reason
+        self.interp_rng = random.Random(str(rng.getstate()[1][8:16]))
+        # and a fourth for the inter-lane opcodes (issue 20)
+        self.lane_rng = random.Random(str(rng.getstate()[1][16:24]))
+        self.varyings = 0            # fragment IN[0 .. varyings-1] are varyings (not POSITION)
         self.emitted = 0
         self.max_vertices = 0
         self.outputs: list[str] = []
@@ -289,7 +295,56 @@ class TGSIGen(Gen):
         else:
             self.ins(f"UARL ADDR[0]{self.wmask()}, {self.isrc()}")
 
+    def interp_op(self) -> None:
+        """INTERP_CENTROID / INTERP_SAMPLE / INTERP_OFFSET of a varying, drawn from the third
+        stream (the harness feeds the varyings they read as planes: xlate/verify/planes.py)."""
+        main, self.rng = self.rng, self.interp_rng
+        try:
+            rng = self.rng
+            neg = "-" if self.chance(0.2) else ""
+            src = f"{neg}IN[{rng.randrange(self.varyings)}]{self.swz4()}"
+            op = rng.choice(["INTERP_CENTROID", "INTERP_SAMPLE", "INTERP_OFFSET",
+                             "INTERP_OFFSET"])
+            if op == "INTERP_CENTROID":
+                self.ins(f"{op} {self.fdst()}, {src}")
+            elif op == "INTERP_SAMPLE":
+                c = rng.choice(XYZW)
+                self.ins(f"{op} {self.fdst()}, {src}, IMM[{self.sample_imm}].{c * 4}")
+            else:
+                self.ins(f"{op} {self.fdst()}, {src}, IMM[{self.offset_imm}].{self.swz4_letters()}")
+        finally:
+            self.rng = main
+
+    def swz4_letters(self) -> str:
+        return "".join(self.rng.choice(XYZW) for _ in range(4))
+
+    def lane_op(self) -> None:
+        """VOTE_ANY/VOTE_ALL/VOTE_EQ and BALLOT of an integer word into the integer
+        temporaries, READ_FIRST and READ_INVOC (an immediate invocation number, so uniform) of
+        a float operand; drawn from the fourth stream (verify learns the subgroups from a
+        probe: xlate/verify/subgroups.py)."""
+        main, self.rng = self.rng, self.lane_rng
+        try:
+            rng = self.rng
+            op = rng.choice(["VOTE_ANY", "VOTE_ALL", "VOTE_EQ", "BALLOT", "READ_FIRST",
+                             "READ_INVOC"])
+            if op.startswith("VOTE") or op == "BALLOT":
+                if not self.itemps:
+                    return
+                self.ins(f"{op} {self.idst()}, {self.isrc()}")
+            elif op == "READ_FIRST":
+                self.ins(f"{op} {self.fdst()}, {self.fsrc()}")
+            else:
+                c = rng.choice(XYZW)
+                self.ins(f"{op} {self.fdst()}, {self.fsrc()}, IMM[{self.sample_imm}].{c * 4}")
+        finally:
+            self.rng = main
+
     def fragment_op(self) -> None:
+        if self.has("interp") and self.varyings and self.interp_rng.random() < 0.15:
+            self.interp_op()
+        if self.has("lanes") and self.lane_rng.random() < 0.1:
+            self.lane_op()
         rng = self.rng
         r = rng.random()
         if r < 0.2 and self.has("kill"):
@@ -530,6 +585,7 @@ class TGSIGen(Gen):
         if self.tes:
             d += [f"DCL IN[{self.nin}], PATCH[0]", f"DCL IN[{self.nin + 1}], TESSOUTER",
                   f"DCL IN[{self.nin + 2}], TESSINNER", "DCL SV[0], TESSCOORD"]
+        self.varyings = self.nin
         if self.frag and self.chance(0.3):
             d.append(f"DCL IN[{self.nin}], POSITION, LINEAR")
             self.nin += 1
@@ -604,6 +660,15 @@ class TGSIGen(Gen):
         if self.extra_target in ("2D_MSAA", "2D_ARRAY_MSAA"):
             # TXF / SAMPLE_I_MS coordinate masks (x, y < 8; layer, sample < 4)
             self.ms_imm = self.imm("UINT32", [7, 7, 3, 3])
+        if self.frag and self.has("interp"):
+            # INTERP_OFFSET offsets: sixteenths of a pixel within [-0.5, 0.4375] (GLSL 4.50
+            # 8.13.2: coarser steps are implementation-defined, farther ones undefined);
+            # INTERP_SAMPLE sample numbers (single-sampled: any is the centre)
+            irng = self.interp_rng
+            self.offset_imm = self.imm("FLT32", [irng.randint(-8, 7) / 16 for _ in range(4)])
+            self.sample_imm = self.imm("INT32", [0, 1, 3, irng.randint(0, 15)])
+        elif self.frag:
+            self.sample_imm = self.imm("INT32", [0, 1, 3, 2])
         d += [self.imm_text(k) for k in range(len(self.imms))]
         return d
 
