@@ -74,15 +74,8 @@ def test_only_updates_without_carry_make_an_integer_value_register():
 def _int_program(rules: list[str]) -> str:
     """An integer CC update (no carry) from vertex.attrib[0]'s words, then each rule as in
     :func:`_program`."""
-    lines = ["!!NVvp4.0", "INT ATTRIB a = vertex.attrib[0];", "INT TEMP t;", "TEMP s, v, b;",
-             "MOV.S.CC t, a;"]
-    for k, rule in enumerate(rules):
-        lines += [f"MOV s, {{0, 0, 0, 0}};", f"MOV s.y ({rule}.x), 1;", f"MOV s.z ({rule}.z), 1;",
-                  f"MOV v, {{0, 0, 0, 0}};", f"MOV v ({rule}), {{1, 2, 3, 4}};",
-                  f"MOV b, {{0, 0, 0, 0}};", f"IF {rule}.y;", "MOV b.x, 1;", "ENDIF;",
-                  f"MOV result.texcoord[{3 * k}], s;", f"MOV result.texcoord[{3 * k + 1}], v;",
-                  f"MOV result.texcoord[{3 * k + 2}], b;"]
-    return "\n".join(lines + ["MOV result.position, vertex.attrib[1];", "END", ""])
+    return _rules_program(["!!NVvp4.0", "INT ATTRIB a = vertex.attrib[0];", "INT TEMP t;",
+                           "TEMP s, v, b;", "MOV.S.CC t, a;"], rules)
 
 
 @pytest.mark.parametrize("rules", [["EQ", "NE"], ["LT", "LE"], ["GT", "GE"], ["NAN", "LEG"],
@@ -124,7 +117,14 @@ def test_integer_value_tests_on_the_direct_module(backend):
 def _program(rules: list[str]) -> str:
     """A float CC update from vertex.attrib[0], then each rule as a one-component conditional
     write (the scalar form), as a four-component one (the vector form) and as an IF."""
-    lines = ["!!NVvp4.0", "TEMP t, s, v, b;", "MOV.CC t, vertex.attrib[0];"]
+    return _rules_program(["!!NVvp4.0", "TEMP t, s, v, b;", "MOV.CC t, vertex.attrib[0];"],
+                          rules)
+
+
+def _rules_program(head: list[str], rules: list[str]) -> str:
+    """``head`` (one CC update), then each rule as a one-component conditional write, a
+    four-component one and an IF, their results written to texture coordinates."""
+    lines = list(head)
     for k, rule in enumerate(rules):
         lines += [f"MOV s, {{0, 0, 0, 0}};", f"MOV s.y ({rule}.x), 1;", f"MOV s.z ({rule}.z), 1;",
                   f"MOV v, {{0, 0, 0, 0}};", f"MOV v ({rule}), {{1, 2, 3, 4}};",

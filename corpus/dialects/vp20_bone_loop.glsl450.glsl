@@ -60,6 +60,7 @@ void xl_main()
     result_color = vec4(0.0, 0.0, 0.0, 1.0);
     result_texcoord_0 = vec4(0.0, 0.0, 0.0, 1.0);
     R5 = xl_setn(greaterThanEqual(R0, R0), R0, R0);
+    R0 = program_env[4].xxxx;
     R3 = vertex_attrib_1;
     R6 = vertex_attrib_7;
     R4.x = R5.x + R5.y + R5.z;
@@ -69,14 +70,13 @@ void xl_main()
     R1.y = xl_dp4(program_env[clamp(clamp(A0.x, -10, 247) + 9, 0, 255)], vertex_attrib_0);
     R1.z = xl_dp4(program_env[clamp(clamp(A0.x, -11, 246) + 10, 0, 255)], vertex_attrib_0);
     R1.w = program_env[4].y;
-    R0 = R1 * R3.xxxx + program_env[4].xxxx;
+    R0 = R1 * R3.xxxx + R0;
     for (;;)
     {
         if (++xl_iter > 65536) return;   // iteration guard (MAX_PROGRAM_EXEC_INSTRUCTIONS)
         R3 = R3.yzwx;
         R6 = R6.yzwx;
-        u__addr = xl_f2i(floor(R6.xxxx));
-        u__addr = xl_min(u__addr, ivec4(511));
+        u__addr = xl_min(xl_f2i(floor(R6.xxxx)), ivec4(511));
         A0.x = xl_max(u__addr, ivec4(-512)).x;
         R1.x = xl_dp4(program_env[clamp(clamp(A0.x, -9, 248) + 8, 0, 255)], vertex_attrib_0);
         R1.y = xl_dp4(program_env[clamp(clamp(A0.x, -10, 247) + 9, 0, 255)], vertex_attrib_0);

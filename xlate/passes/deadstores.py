@@ -112,20 +112,20 @@ def drop_unread_temporaries(st: Structured, cc_used: set[int]):
     temporaries count as read at its end, a call or a construct the analysis does not follow
     reads everything).  Returns the liveness of the final tree, for the printers' temporaries
     policy."""
-    from .liveness import liveness
+    from .liveness import liveness, tree_bodies
     # (only the general structurizer repeats instructions; the per-function tree holds each once)
     repeated = _repeated_instructions(st) if st.mode != "functions" else set()
     for _ in range(MAX_ROUNDS):
         live = liveness(st)
         dead = set()
-        for body in _all_bodies(st):
+        for body in tree_bodies(st):
             for node in body:
                 if isinstance(node, Op) and id(node.ins) not in repeated and \
                         _unread(node.ins, live, cc_used):
                     dead.add(id(node))
         if not dead:
             return live
-        for body in _all_bodies(st):
+        for body in tree_bodies(st):
             body[:] = [n for n in body if id(n) not in dead]
     return liveness(st)
 
@@ -147,27 +147,13 @@ def _unread(ins: Instruction, live, cc_used: set[int]) -> bool:
     return not written & after
 
 
-def _all_bodies(st: Structured):
-    """Every node list of the tree (functions, if/else, loops, switch cases, labeled blocks)."""
-    todo = [st.main.body] + [fn.body for fn in st.functions.values()]
-    while todo:
-        nodes = todo.pop()
-        yield nodes
-        for n in nodes:
-            if isinstance(n, If):
-                todo += [n.then, n.orelse]
-            elif isinstance(n, (Loop, Labeled)):
-                todo.append(n.body)
-            elif isinstance(n, Switch):
-                todo += [c.body for c in n.cases]
-
-
 def _repeated_instructions(st: Structured) -> set[int]:
     """Instructions the tree holds in more than one place (the general structurizer repeats
     some): their liveness entries mix the places, so they are left alone."""
+    from .liveness import tree_bodies
     seen: set[int] = set()
     again: set[int] = set()
-    for body in _all_bodies(st):
+    for body in tree_bodies(st):
         for n in body:
             if isinstance(n, Op):
                 (again if id(n.ins) in seen else seen).add(id(n.ins))

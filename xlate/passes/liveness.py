@@ -159,3 +159,21 @@ def liveness(st: Structured) -> Liveness:
     for fn in st.functions.values():
         result.function(fn.body, False)
     return result
+
+
+def tree_bodies(st: Structured):
+    """Every node list of the tree: the functions', and those inside ifs, loops, switch cases
+    and the general structurizer's labeled blocks (the dispatch loop's blocks are not lists
+    of the tree)."""
+    from .structurize import Labeled, Switch
+    todo = [st.main.body] + [fn.body for fn in st.functions.values()]
+    while todo:
+        nodes = todo.pop()
+        yield nodes
+        for n in nodes:
+            if isinstance(n, If):
+                todo += [n.then, n.orelse]
+            elif isinstance(n, (Loop, Labeled)):
+                todo.append(n.body)
+            elif isinstance(n, Switch):
+                todo += [c.body for c in n.cases]

@@ -47,8 +47,8 @@ from dataclasses import dataclass, field
 
 from ...ir.model import DataType, Instruction, RegKind, Sat, Stage
 from ...ir.ops import OPCODES
-from ...passes.liveness import liveness
-from ...passes.structurize import If, Loop, Op, Structured
+from ...passes.liveness import liveness, tree_bodies
+from ...passes.structurize import Op, Structured
 from ...passes.types import RAW_OPERAND_OPS, result_type
 
 from .text import COMP, TYPE_CHAR
@@ -212,12 +212,12 @@ def plan_temporaries(emitter, st: Structured) -> Plan:
     # expansion of calls and branches repeats them) is printed more than once: the decisions,
     # keyed by the object, would mix its places -- such values keep their statements
     seen: set[int] = set()
-    for body in _bodies(st):
+    for body in tree_bodies(st):
         for node in body:
             if isinstance(node, Op):
                 key = id(node.ins)
                 (plan.repeated if key in seen else seen).add(key)
-    for body in _bodies(st):
+    for body in tree_bodies(st):
         run: list[Instruction] = []
         for node in body + [None]:
             if isinstance(node, Op):
@@ -227,19 +227,6 @@ def plan_temporaries(emitter, st: Structured) -> Plan:
                 _plan_run(emitter, run, live, storage, plan)
             run = []
     return plan
-
-
-def _bodies(st: Structured):
-    """Every list of nodes of the tree (the straight-line runs are found in these)."""
-    todo = [st.main.body] + [fn.body for fn in st.functions.values()]
-    while todo:
-        nodes = todo.pop()
-        yield nodes
-        for n in nodes:
-            if isinstance(n, If):
-                todo += [n.then, n.orelse]
-            elif isinstance(n, Loop):
-                todo.append(n.body)
 
 
 class _Storage:
