@@ -363,3 +363,21 @@ def test_verify_checks_its_json_destination_before_the_work(tmp_path, capsys):
     assert capsys.readouterr() == ("", f"xlate: error[E8002]: cannot write {dest}: folder "
                                        f"{dest.parent} does not exist\n")
     assert not dest.parent.exists()
+
+
+def test_an_output_that_is_a_pipe_is_written_not_replaced(tmp_path):
+    """``-o`` naming a FIFO (or /dev/null, /dev/stdout): the bytes go into it, and it stays
+    what it was -- an atomic rename onto it would have replaced it by a regular file (found
+    when ``xlate convert ... -o /dev/null`` run as root turned /dev/null into a file)."""
+    import stat
+    from xlate.fsio import atomic_write
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    atomic_write(str(fifo), b"#version 450\n")
+    reader.join(10)
+    assert got == [b"#version 450\n"]
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert [p.name for p in tmp_path.iterdir()] == ["out.fifo"]      # no temporary left

@@ -193,7 +193,18 @@ def atomic_write(path: str, data: bytes, *, tmp_dir: str | None = None, fsync: b
     writer's pid so that a later run can remove what a killed writer left
     (:func:`remove_stale_temporaries`).  The folder of ``path`` must exist unless
     ``make_folders`` (outputs mirrored under a batch's OUTDIR, the cache)."""
+    import stat
     import tempfile
+    try:
+        existing = os.stat(path).st_mode
+    except OSError:
+        existing = None
+    if existing is not None and not stat.S_ISREG(existing) and not stat.S_ISDIR(existing):
+        # a device or a pipe (``-o /dev/null``, ``-o /dev/stdout``, a FIFO): it is written to,
+        # never replaced -- renaming a file onto /dev/null would make it a regular file
+        with open(path, "wb") as f:
+            f.write(data)
+        return
     folder = os.path.dirname(os.path.abspath(path))
     if make_folders:
         os.makedirs(folder, exist_ok=True)
