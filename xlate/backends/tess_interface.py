@@ -42,28 +42,27 @@ def tess_layout(prog) -> list[str]:
     return [f"layout({', '.join(quals)}) in;"]
 
 
+#: a tessellation stage's built-in inputs: binding path -> (GLSL name, type, vec4/ivec4 form)
+_BUILTIN_INPUTS = {
+    "primitive.id": ("gl_PrimitiveID", "int", "ivec4(gl_PrimitiveID, 0, 0, 0)"),
+    "primitive.verticesin": ("gl_PatchVerticesIn", "int", "ivec4(gl_PatchVerticesIn, 0, 0, 0)"),
+    "primitive.invocation": ("gl_InvocationID", "int", "ivec4(gl_InvocationID, 0, 0, 0)"),
+    "tess.coord": ("gl_TessCoord", "vec3", "vec4(gl_TessCoord, 0.0)"),
+    "primitive.tessouter": ("gl_TessLevelOuter", "float", _OUTER),
+    "primitive.tessinner": ("gl_TessLevelInner", "float", _INNER),
+}
+
+
 def tess_input_interface(stage: Stage, b: Binding, integer: bool, name: str | None
                          ) -> tuple[InterfaceVar, str] | None:
     """(interface variable, vec4/ivec4 expression) of a tessellation stage's per-patch input or
     system value; None for a per-vertex input (the geometry rules apply)."""
     path, idx = b.path, b.index
     text = b.text()
-    if path == "primitive.id":
-        return (InterfaceVar("gl_PrimitiveID", text, "in", "int", builtin=True),
-                "ivec4(gl_PrimitiveID, 0, 0, 0)")
-    if path == "primitive.verticesin":
-        return (InterfaceVar("gl_PatchVerticesIn", text, "in", "int", builtin=True),
-                "ivec4(gl_PatchVerticesIn, 0, 0, 0)")
-    if path == "primitive.invocation":
-        return (InterfaceVar("gl_InvocationID", text, "in", "int", builtin=True),
-                "ivec4(gl_InvocationID, 0, 0, 0)")
-    if path == "tess.coord":
-        return (InterfaceVar("gl_TessCoord", text, "in", "vec3", builtin=True),
-                "vec4(gl_TessCoord, 0.0)")
-    if path == "primitive.tessouter":
-        return InterfaceVar("gl_TessLevelOuter", text, "in", "float", builtin=True), _OUTER
-    if path == "primitive.tessinner":
-        return InterfaceVar("gl_TessLevelInner", text, "in", "float", builtin=True), _INNER
+    builtin = _BUILTIN_INPUTS.get(path)
+    if builtin is not None:
+        gname, gtype, expr = builtin
+        return InterfaceVar(gname, text, "in", gtype, builtin=True), expr
     if path == "primitive.patch":
         name = name or sanitize(text)
         gtype = "ivec4" if integer else "vec4"
