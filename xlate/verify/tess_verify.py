@@ -117,13 +117,8 @@ def verify_tess_eval(program: Program, rep, facts, glsl: str, reflection: dict, 
         rep.compared = compared
         rep.total_differences = len(diffs)
         rep.differences = diffs[:max_reported]
-        if not diffs:
-            rep.status = "pass"
-            return
-        rep.status = "mismatch"
-        core._note_inputs(rep, lanes_gen, diffs)
-        core._explain(program, facts, glsl, reflection, n, runner, rep,
-                      core._Run(lanes_gen, res, cap, diffs, compared), max_reported)
+        _settle(rep, program, facts, glsl, reflection, n, runner,
+                core._Run(lanes_gen, res, cap, diffs, compared), max_reported)
     finally:
         runner.tess_context = None
 
@@ -230,13 +225,21 @@ def verify_tess_ctrl(program: Program, rep, facts, glsl: str, reflection: dict, 
             rep.reason = (f"{len(combined)} per-patch output components differ from the "
                           "combination of the invocations' writes (the translation's store)")
             return
-        if not diffs:
-            rep.status = "pass"
-            return
-        rep.status = "mismatch"
-        core._note_inputs(rep, lanes_gen, diffs)
-        core._explain(program, facts, glsl, lane_reflection, lanes, runner, rep,
-                      core._Run(lanes_gen, res, cap, diffs, compared), max_reported)
+        _settle(rep, program, facts, glsl, lane_reflection, lanes, runner,
+                core._Run(lanes_gen, res, cap, diffs, compared), max_reported)
     finally:
         runner.tess_context = None
         runner.tess_written = None
+
+
+def _settle(rep, program, facts, glsl, reflection, lanes, runner, run, max_reported) -> None:
+    """The verdict of a compared run: pass without differences, else a mismatch whose
+    differences the replay explains where a run shows the cause (``core._explain``)."""
+    from . import core              # (imported late: core imports this module)
+    if not run.diffs:
+        rep.status = "pass"
+        return
+    rep.status = "mismatch"
+    core._note_inputs(rep, run.gen, run.diffs)
+    core._explain(program, facts, glsl, reflection, lanes, runner, rep, run, max_reported)
+
