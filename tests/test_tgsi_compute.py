@@ -150,6 +150,70 @@ def test_a_resource_swizzle_selects_the_words():
     assert res.buffers[1].tolist() == [4, 3]
 
 
+#: lanes 0 and 1 return early from the subroutine, which the executor's smallest-pc-first
+#: scheduler places after main: they reach main's BARRIER while lanes 2 and 3 are still in the
+#: subroutine, storing.  The BARRIER is in uniform flow (every invocation reaches it), so the
+#: early lanes wait there; each lane then reads the next lane's shared word.
+EARLY_RETURN_BARRIER = comp(
+    "CAL :9\n"
+    "BARRIER\n"
+    "UADD TEMP[0].x, SV[0].xxxx, IMM[0].yyyy\n"
+    "AND TEMP[0].x, TEMP[0].xxxx, IMM[1].zzzz\n"
+    "UMUL TEMP[0].x, TEMP[0].xxxx, IMM[0].wwww\n"
+    "LOAD TEMP[3].x, MEMORY[0], TEMP[0].xxxx\n"
+    "UMUL TEMP[0].x, SV[0].xxxx, IMM[0].wwww\n"
+    "STORE BUFFER[0].x, TEMP[0].xxxx, TEMP[3].xxxx\n"
+    "END\n"
+    "BGNSUB\n"
+    "  UMUL TEMP[1].x, SV[0].xxxx, IMM[0].wwww\n"
+    "  USLT TEMP[2].x, SV[0].xxxx, IMM[0].zzzz\n"
+    "  UIF TEMP[2].xxxx\n"
+    "    STORE MEMORY[0].x, TEMP[1].xxxx, SV[0].xxxx\n"
+    "    RET\n"
+    "  ENDIF\n"
+    "  UADD TEMP[3].x, SV[0].xxxx, IMM[1].xxxx\n"
+    "  STORE MEMORY[0].x, TEMP[1].xxxx, TEMP[3].xxxx\n"
+    "  RET\n"
+    "ENDSUB\n",
+    "DCL BUFFER[0]\nDCL MEMORY[0], SHARED\n").replace(
+    "IMM[0] UINT32 {0, 1, 2, 4}\n", "IMM[0] UINT32 {0, 1, 2, 4}\nIMM[1] UINT32 {100, 0, 3, 0}\n")
+
+
+def test_lanes_back_early_from_a_subroutine_wait_at_the_barrier():
+    res = execute_compute(api.parse(EARLY_RETURN_BARRIER),
+                          buffers={0: np.zeros(4, np.uint32)})
+    # shared words [0, 1, 102, 103]: lane n reads word (n + 1) mod 4
+    assert res.buffers[0].tolist() == [1, 102, 103, 0]
+
+
+def test_a_barrier_after_an_early_return_verifies_on_gl():
+    rep = _verify(EARLY_RETURN_BARRIER, "early.tgsi")
+    assert rep.status == "pass", (rep.reason, [d.describe() for d in rep.differences[:3]])
+
+
+def test_two_barriers_at_once_are_an_error():
+    # lanes 0, 1 wait at the first BARRIER, lanes 2, 3 reach the second
+    prog = api.parse(comp("USLT TEMP[0].x, SV[0].xxxx, IMM[0].zzzz\nUIF TEMP[0].xxxx\n"
+                          "BARRIER\nELSE\nBARRIER\nENDIF\n"))
+    with pytest.raises(ExecError, match=r"BARRIER at <input>:11 reached by 2 of the 4 "
+                       r"invocations of workgroup \(0, 0, 0\): the others wait at another "
+                       r"BARRIER"):
+        execute_compute(prog)
+
+
+def test_a_stored_immediate_and_a_vector_atomic_operand():
+    # a uniform operand (an immediate) loads as one row for all lanes: STORE and the atomics
+    # broadcast it (generated compute programs crashed here with 8 lanes)
+    prog = api.parse(comp("SHL TEMP[0].x, SV[0].xxxx, IMM[0].wwww\n"     # 16 bytes a lane
+                          "STORE BUFFER[0].xy, TEMP[0].xxxx, IMM[0].wzyx\n"
+                          "ATOMUADD TEMP[1].x, BUFFER[1], IMM[0].xxxx, IMM[0]\n",
+                          "DCL BUFFER[0]\nDCL BUFFER[1]\n", (8, 1, 1)))
+    res = execute_compute(prog, buffers={0: np.zeros(32, np.uint32),
+                                         1: np.zeros(1, np.uint32)})
+    assert res.buffers[0].tolist() == [4, 2, 0, 0] * 8
+    assert res.buffers[1].tolist() == [0]       # eight adds of IMM[0].x = 0
+
+
 def test_a_barrier_under_divergent_flow_is_an_error():
     prog = api.parse(comp("USEQ TEMP[0].x, SV[0].xxxx, IMM[0].xxxx\nUIF TEMP[0].xxxx\n"
                           "BARRIER\nENDIF\n"))

@@ -36,6 +36,7 @@ from ..ir.image_formats import image_format
 from ..ir.model import Program
 from .bind import ExecError
 from .atomics import RULES
+from .flow import DEAD, PARKED
 from .images import new_image, store_words, texel_index
 
 MEM: dict[str, Callable] = {}
@@ -135,10 +136,23 @@ def _memory(st) -> Memory:
     return m
 
 
+def _vectors(value: np.ndarray, n: int) -> np.ndarray:
+    """An operand's words as (n, 4): a loader gives one row per lane, or one row for all
+    lanes (an immediate, a constant: found by generated compute programs, whose stored
+    immediates crashed here)."""
+    v = np.ascontiguousarray(value).view(np.uint32)
+    return np.broadcast_to(v.reshape(v.shape[0], -1), (n, 4))
+
+
+def _first_words(value: np.ndarray, n: int) -> np.ndarray:
+    """An operand's first component's word, one per lane (as :func:`_vectors`)."""
+    v = np.ascontiguousarray(value).view(np.uint32)
+    return np.broadcast_to(v.reshape(v.shape[0], -1)[:, 0], (n,))
+
+
 def _word_index(addr: np.ndarray, n: int) -> np.ndarray:
     """Word indices of the byte offsets ``addr`` (the first column), one per lane."""
-    a = np.ascontiguousarray(addr).view(np.uint32).reshape(addr.shape[0], -1)[:, 0]
-    return np.broadcast_to((a >> np.uint32(2)).astype(np.int64), (n,))
+    return (_first_words(addr, n) >> np.uint32(2)).astype(np.int64)
 
 
 @mem("LOAD")
@@ -165,8 +179,7 @@ def op_store(x, st, lanes, cur):
     m = _memory(st)
     words = m.words[x.inst.mem.resource]
     base = _word_index(x.loaders[0](st, lanes), len(lanes))
-    value = np.ascontiguousarray(x.loaders[1](st, lanes)).view(np.uint32).reshape(len(lanes), -1)
-    value = np.broadcast_to(value, (len(lanes), 4))
+    value = _vectors(x.loaders[1](st, lanes), len(lanes))
     for c in range(4):
         if not x.inst.mem.mask[c]:
             continue
@@ -189,8 +202,7 @@ def _texels(x, st, lanes):
     m = _memory(st)
     r = st.program.resources[x.inst.mem.resource]
     img = m.images[r.name]
-    coords = np.ascontiguousarray(x.loaders[0](st, lanes)).view(np.uint32)
-    coords = np.broadcast_to(coords.reshape(coords.shape[0], -1), (len(lanes), 4))
+    coords = _vectors(x.loaders[0](st, lanes), len(lanes))
     layer, y, xx, inside = texel_index(r, img.shape[:3], np.ascontiguousarray(coords))
     if not inside.all():
         m.out_of_range = True
@@ -209,8 +221,7 @@ def op_imgload(x, st, lanes, cur):
 def op_imgstore(x, st, lanes, cur):
     m, img, at, inside = _texels(x, st, lanes)
     r = st.program.resources[x.inst.mem.resource]
-    value = np.ascontiguousarray(x.loaders[1](st, lanes)).view(np.uint32)
-    value = np.broadcast_to(value.reshape(value.shape[0], -1), (len(lanes), 4))
+    value = _vectors(x.loaders[1](st, lanes), len(lanes))
     fmt = image_format(r.format)
     texel = store_words(fmt, value) if fmt is not None else np.array(value, np.uint32)
     flat = np.ravel_multi_index(at, img.shape[:3])[inside]
@@ -253,8 +264,7 @@ def op_atomic(x, st, lanes, cur):
     n = len(lanes)
     if r.kind == "image":
         img = m.images[r.name]
-        coords = np.ascontiguousarray(x.loaders[0](st, lanes)).view(np.uint32)
-        coords = np.broadcast_to(coords.reshape(coords.shape[0], -1), (n, 4))
+        coords = _vectors(x.loaders[0](st, lanes), n)
         layer, y, xx, inside = texel_index(r, img.shape[:3], np.ascontiguousarray(coords))
         loc = np.ravel_multi_index((layer, y, xx), img.shape[:3])
         words_view = img.reshape(-1, 4)           # an atomic image holds one 32-bit channel
@@ -264,10 +274,9 @@ def op_atomic(x, st, lanes, cur):
         words_view = None
         loc = _word_index(x.loaders[0](st, lanes), n)
         inside = loc < len(words)
-    a = np.broadcast_to(np.ascontiguousarray(x.loaders[1](st, lanes)).view(np.uint32)
-                        .reshape(-1), (n,))
-    b = np.broadcast_to(np.ascontiguousarray(x.loaders[2](st, lanes)).view(np.uint32)
-                        .reshape(-1), (n,)) if len(x.loaders) > 2 else np.zeros(n, np.uint32)
+    a = _first_words(x.loaders[1](st, lanes), n)
+    b = _first_words(x.loaders[2](st, lanes), n) if len(x.loaders) > 2 else \
+        np.zeros(n, np.uint32)
     rule = RULES[ins.op]
     out = np.zeros((n, 4), np.uint32)
     for j in range(n):                           # lane order (the module docstring)
@@ -298,14 +307,41 @@ def op_atomic(x, st, lanes, cur):
 
 @mem("BARRIER")
 def op_barrier(x, st, lanes, cur):
-    if len(lanes) != st.lanes:
-        sp = x.inst.span
-        where = f"BARRIER at {sp.file}:{sp.line}" if sp is not None else f"BARRIER ({cur})"
-        raise ExecError(f"{where} reached by {len(lanes)} of the {st.lanes} "
-                        f"invocations of workgroup {getattr(st, 'group', (0, 0, 0))}: the others "
-                        "took another path or ended -- undefined (tgsi.rst BARRIER; GLSL allows "
-                        "barrier() in uniform control flow only)")
-    st.pc[lanes] = cur + 1
+    """The lanes here pass once the whole workgroup is here.  Lanes that arrive while others
+    still run elsewhere (those that returned early from a subroutine placed after main, whose
+    instructions the smallest-pc-first scheduler runs later: found by generated compute
+    programs) wait, parked; the last to arrive releases them.  Invocations that end or wait at
+    another BARRIER instead leave it undefined."""
+    pc = st.pc
+    here = np.zeros(st.lanes, bool)
+    here[lanes] = True
+    arrived = here | (pc == PARKED)
+    waiting = getattr(st, "barrier", None)
+    if waiting is not None and waiting[0] != cur:
+        _undefined_barrier(waiting[1], st, int((pc == PARKED).sum()),
+                           "the others wait at another BARRIER")
+    if (~arrived & (pc != DEAD)).any():
+        pc[lanes] = PARKED
+        st.barrier = (cur, x)
+    elif arrived.all():
+        pc[arrived] = cur + 1
+        st.barrier = None
+    else:
+        _undefined_barrier(x, st, int(arrived.sum()), "the others took another path or ended")
+
+
+def barrier_never_completed(st) -> None:
+    """The scheduler found every live lane parked at a BARRIER the others did not reach."""
+    _undefined_barrier(st.barrier[1], st, int((st.pc == PARKED).sum()),
+                       "the others took another path or ended")
+
+
+def _undefined_barrier(x, st, arrived: int, why: str) -> None:
+    sp = x.inst.span
+    where = f"BARRIER at {sp.file}:{sp.line}" if sp is not None else "BARRIER"
+    raise ExecError(f"{where} reached by {arrived} of the {st.lanes} invocations of workgroup "
+                    f"{getattr(st, 'group', (0, 0, 0))}: {why} -- undefined (tgsi.rst BARRIER; "
+                    "GLSL allows barrier() in uniform control flow only)")
 
 
 @mem("MEMBAR")
