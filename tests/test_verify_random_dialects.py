@@ -33,6 +33,17 @@ OPEN: dict[tuple[str, str, int], str] = {
         "MAXNUM reading it departs on 40 lanes: mismatch.  A correct translation the sound "
         "rule cannot pass (a freedom can cost a pass, never buy one); the old replay passed "
         "it as 'downstream' by showing only that the outputs depend on the quotient"),
+    # compute programs are compared word for word (verify/gl_compute.py): the trace-localized
+    # verdicts (tolerance of inexact opcodes, signed zeros) are not applied to them yet
+    ("tgsi", "compute", 0): (
+        "not yet diagnosed: BUFFER[1] words 0-1 are 143.167 on the executor, 126.99999 on "
+        "llvmpipe, after EXP/LG2/LOG/POW/RCP/RSQ; compute verify has no localization"),
+    ("tgsi", "compute", 1): (
+        "1 ulp after EXP/LG2/POW/RCP (1.0 vs 0x3f7fffff): inexact opcodes, whose tolerance "
+        "verdict compute verify does not apply yet"),
+    ("tgsi", "compute", 3): (
+        "1 ulp after EXP/POW: inexact opcodes, whose tolerance verdict compute verify does not "
+        "apply yet"),
 }
 
 
