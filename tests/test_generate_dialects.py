@@ -89,7 +89,11 @@ STAGE_FEATURES = {
                           r"\bMEMBAR\b", r"ATOMCAS \S+, BUFFER\[2\], [^,]+, [^,]+, ",
                           r"ATOMFADD", r"ATOMINC_WRAP", r"ATOMDEC_WRAP", r"ATOMUADD",
                           r"ATOMXCHG", r"ATOMI(MIN|MAX)", r"ATOMU(MIN|MAX)",
-                          r"ATOM(AND|OR|XOR) .*IMM\[\d+\]\.([xyzw])\2{3}, "],
+                          r"ATOM(AND|OR|XOR) .*IMM\[\d+\]\.([xyzw])\2{3}, ",
+                          r"LOAD [^,]+, IMAGE\[0\], TEMP\[\d+\], 2D, PIPE_FORMAT_R32G32B32A32",
+                          r"STORE IMAGE\[1\], TEMP\[\d+\]\.xyxy, ", r"LOAD [^,]+, IMAGE\[1\]",
+                          r"ATOM\w+ [^,]+, IMAGE\[1\], TEMP\[\d+\], ",
+                          r"ATOM\w+ [^,]+, IMAGE\[1\], IMM\[\d+\]\.wzzz, "],
 }
 
 

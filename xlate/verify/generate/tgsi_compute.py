@@ -20,6 +20,11 @@ after the dispatch, xlate/verify/gl_compute.py, whose grid is 2 x 2 x 1 workgrou
   the invocation's global index picks (index mod 4), the rest a fixed one: all 32 invocations'
   atomics on one word can be more orders than the search tries (64 exchanges and adds on one
   word made it give up).
+* ``IMAGE[0]``: an RGBA32F 2D image of input texels (16 x 16, the executor's and the
+  verifier's size), never written: loads from any texel (coordinates masked to 0..15).
+* ``IMAGE[1]``: an R32UI 2D image.  Invocation n owns texel (n mod 16, n / 16) in rows 0-1,
+  which it stores (a whole texel) and loads; row 2's texels take atomics (all 13, the texel
+  mostly by invocation index) and nothing else, as ``BUFFER[2]``'s words.
 * ``MEMORY[0], SHARED``: 16 bytes per invocation of a workgroup.  An *exchange*, only where
   every invocation of the workgroup runs it (main's top level: the generator's uniform flow),
   stores a whole vector to the invocation's own slot, ``BARRIER``, loads the next
@@ -29,7 +34,7 @@ after the dispatch, xlate/verify/gl_compute.py, whose grid is 2 x 2 x 1 workgrou
 * Temporaries the random statements do not write: ``TEMP[S]`` (x: the invocation's result
   offset, y: x + 16, z: its shared slot, w: the next invocation's), ``TEMP[A]`` (z: address
   scratch, written just before the instruction that reads it; w: the invocation's atomic
-  word offset) and two float temporaries
+  word offset; x, y after the prologue: its texel of ``IMAGE[1]``) and two float temporaries
   loaded from the invocation's input words (what the other processors read from ``IN``).
 """
 from __future__ import annotations
@@ -48,6 +53,8 @@ ATOMICS = {"ATOMUADD": 1, "ATOMXCHG": 1, "ATOMCAS": 2, "ATOMAND": 1, "ATOMOR": 1
 #: bytes of BUFFER[1] each invocation owns; the mask keeping a BUFFER[0] load inside it
 SLOT_BYTES = 32
 LOAD_MASK = 1008
+INPUT_IMAGE = "PIPE_FORMAT_R32G32B32A32_FLOAT"
+OWN_IMAGE = "PIPE_FORMAT_R32_UINT"
 
 
 class TGSIComputeGen(TGSIGen):
@@ -69,7 +76,8 @@ class TGSIComputeGen(TGSIGen):
         return ["COMP", f"PROPERTY CS_FIXED_BLOCK_WIDTH {w}",
                 f"PROPERTY CS_FIXED_BLOCK_HEIGHT {h}", "PROPERTY CS_FIXED_BLOCK_DEPTH 1",
                 "DCL SV[0], THREAD_ID", "DCL SV[1], BLOCK_ID", "DCL SV[2], GRID_SIZE",
-                "DCL BUFFER[0]", "DCL BUFFER[1]", "DCL BUFFER[2]", "DCL MEMORY[0], SHARED"]
+                "DCL BUFFER[0]", "DCL BUFFER[1]", "DCL BUFFER[2]", "DCL MEMORY[0], SHARED",
+                f"DCL IMAGE[0], 2D, {INPUT_IMAGE}", f"DCL IMAGE[1], 2D, {OWN_IMAGE}, WR"]
 
     def stage_immediates(self) -> None:
         w, h = self.block
@@ -79,6 +87,8 @@ class TGSIComputeGen(TGSIGen):
         # 4 images, 8 shared memory), the atomic words' mask
         self.memory_imm = self.imm("UINT32", [LOAD_MASK, 1, 2, 12])
         self.atomic_imm = self.imm("UINT32", [0, 4, 8, 12])       # BUFFER[2]'s word offsets
+        # texel coordinates: the mask of 0..15, the row shift, row 2 of IMAGE[1]
+        self.texel_imm = self.imm("UINT32", [15, 4, 2, 3])
 
     # ---- operands -----------------------------------------------------------------------------
     def in_ref(self) -> str:
@@ -103,7 +113,9 @@ class TGSIComputeGen(TGSIGen):
                 f"SHL TEMP[{a}].w, TEMP[{a}].xxxx, IMM[{m}].zzzz",             # index * 4
                 f"AND TEMP[{a}].w, TEMP[{a}].wwww, IMM[{m}].wwww",             # mod 16 bytes
                 f"LOAD TEMP[{self.inputs[0]}], BUFFER[0], TEMP[{s}].xxxx",
-                f"LOAD TEMP[{self.inputs[1]}], BUFFER[0], TEMP[{s}].yyyy"):
+                f"LOAD TEMP[{self.inputs[1]}], BUFFER[0], TEMP[{s}].yyyy",
+                f"USHR TEMP[{a}].y, TEMP[{a}].xxxx, IMM[{self.texel_imm}].yyyy",
+                f"AND TEMP[{a}].x, TEMP[{a}].xxxx, IMM[{self.texel_imm}].xxxx"):
             self.ins(text)
         super().prologue()
 
@@ -123,6 +135,8 @@ class TGSIComputeGen(TGSIGen):
         return self.idst() if self.itemps and self.chance(0.6) else self.fdst()
 
     def memory_op(self) -> None:
+        if self.chance(0.3):
+            return self.image_op()
         rng = self.rng
         r = rng.random()
         if r < 0.25 and self.itemps:
@@ -151,6 +165,33 @@ class TGSIComputeGen(TGSIGen):
         value = self.fsrc if op == "ATOMFADD" else self.isrc
         operands = ", ".join(value() for _ in range(ATOMICS[op]))
         self.ins(f"{op} {self.int_dst_component()}, BUFFER[2], {word}, {operands}")
+
+
+    def image_op(self) -> None:
+        rng, a, t = self.rng, self.scratch, self.texel_imm
+        r = rng.random()
+        own = f"TEMP[{a}].xyxy"
+        if r < 0.3 and self.itemps:
+            c = rng.choice(self.itemps)
+            self.ins(f"AND TEMP[{c}].xy, {self.isrc()}, IMM[{t}].xxxx")
+            self.ins(f"LOAD {self.any_dst()}, IMAGE[0], TEMP[{c}], 2D, {INPUT_IMAGE}")
+        elif r < 0.5:
+            self.ins(f"STORE IMAGE[1], {own}, {self.any_src()}, 2D, {OWN_IMAGE}")
+        elif r < 0.65:
+            self.ins(f"LOAD {self.any_dst()}, IMAGE[1], {own}, 2D, {OWN_IMAGE}")
+        elif self.itemps:
+            op = rng.choice(sorted(ATOMICS))
+            if self.chance(0.75):           # the invocation's column of row 2
+                c = rng.choice(self.itemps)
+                self.ins(f"MOV TEMP[{c}].x, TEMP[{a}].xxxx")
+                self.ins(f"MOV TEMP[{c}].y, IMM[{t}].zzzz")
+                texel = f"TEMP[{c}]"
+            else:                           # (3, 2): every invocation's
+                texel = f"IMM[{t}].wzzz"
+            value = self.fsrc if op == "ATOMFADD" else self.isrc
+            operands = ", ".join(value() for _ in range(ATOMICS[op]))
+            self.ins(f"{op} {self.int_dst_component()}, IMAGE[1], {texel}, {operands}, 2D, "
+                     f"{OWN_IMAGE}")
 
 
 def generate(rng: random.Random, size: int = 12, avoid=frozenset()) -> str:
