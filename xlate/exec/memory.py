@@ -23,6 +23,10 @@ Order (the rule the verifier relies on; ``verify/gl_compute.py`` checks a run ag
   executed BARRIER instruction"; GLSL 4.60 8.16 allows barrier() only in uniform control flow)
   and raises :class:`ExecError` naming the instruction.
 * MEMBAR orders nothing more: the executor is sequentially consistent.
+* Data races (races.py): two invocations touching one location with no BARRIER of their
+  workgroup between, one of them storing, have an order the executor fixes and the
+  implementation need not take; the first is recorded (``Memory.races``,
+  ``ComputeResult.race``) so that the verifier does not compare such a run.
 * Atomics (atomics.py has each rule) of one instruction act in lane order; every one is
   logged (``Memory.atomic_log``) so the verifier can replay another order (``forced``).
 """
@@ -38,6 +42,7 @@ from .bind import ExecError
 from .atomics import RULES
 from .flow import DEAD, PARKED
 from .images import new_image, store_words, texel_index
+from .races import RaceTracker, sync_token
 
 MEM: dict[str, Callable] = {}
 
@@ -76,6 +81,10 @@ class Memory:
         # workgroup has not written (``uninitialized_shared``)
         self.shared_written: dict[str, np.ndarray] = {}
         self.uninitialized_shared = False
+        # data races (races.py): the workgroup running (dispatch order) and its BARRIERs passed
+        self.races = RaceTracker()
+        self.group = -1
+        self.epoch = 0
         images = dict(images or {})
         for r in program.resources.values():
             if r.kind == "image":
@@ -101,13 +110,25 @@ class Memory:
         if buffers:
             raise ExecError(f"buffers {sorted(map(str, buffers))}: the program declares no such "
                             "BUFFER")
+        for name, w in self.words.items():
+            self.races.reset(name, len(w))
+        for name, img in self.images.items():
+            self.races.reset(name, int(np.prod(img.shape[:3])))
         self.new_group()
 
     def new_group(self) -> None:
+        self.group += 1
+        self.epoch = 0
         for r in self.program.resources.values():
             if r.kind == "shared":
                 self.words[r.name] = np.zeros(r.size // 4, np.uint32)
                 self.shared_written[r.name] = np.zeros(r.size // 4, bool)
+                self.races.reset(r.name, r.size // 4)
+
+    def track(self, name: str, locs: np.ndarray, st, lanes, kind: str, values=None) -> None:
+        """Note accesses for the race check (races.py); ``lanes``: the accessing lanes."""
+        self.races.access(name, locs, st.base + np.asarray(lanes),
+                          sync_token(self.group, self.epoch), kind, values)
 
     def read(self, name: str, at: np.ndarray) -> None:
         """Note a read of words ``at`` (in range) of resource ``name``."""
@@ -169,6 +190,7 @@ def op_load(x, st, lanes, cur):
         if not ok.all():
             m.out_of_range = True
         m.read(x.inst.mem.resource, at[ok])
+        m.track(x.inst.mem.resource, at[ok], st, np.asarray(lanes)[ok], "load")
         out[ok, c] = words[at[ok]]
     x.write(st, lanes, out, None, None, None)
     st.pc[lanes] = cur + 1
@@ -188,6 +210,9 @@ def op_store(x, st, lanes, cur):
         if not ok.all():
             m.out_of_range = True
         at, v = at[ok], value[ok, c]
+        words4 = np.zeros((len(v), 4), np.uint32)
+        words4[:, 0] = v
+        m.track(x.inst.mem.resource, at, st, np.asarray(lanes)[ok], "store", words4)
         # lane order: of several lanes storing to one word, the last (highest) lane's value
         # stays -- numpy leaves repeated indices of one assignment unordered, so keep the last
         rev = at[::-1]
@@ -212,6 +237,8 @@ def _texels(x, st, lanes):
 @mem("IMGLOAD")
 def op_imgload(x, st, lanes, cur):
     m, img, at, inside = _texels(x, st, lanes)
+    m.track(x.inst.mem.resource, np.ravel_multi_index(at, img.shape[:3])[inside], st,
+            np.asarray(lanes)[inside], "load")
     out = np.where(inside[:, None], img[at], np.uint32(0)).astype(np.uint32)
     x.write(st, lanes, out, None, None, None)
     st.pc[lanes] = cur + 1
@@ -226,6 +253,7 @@ def op_imgstore(x, st, lanes, cur):
     texel = store_words(fmt, value) if fmt is not None else np.array(value, np.uint32)
     flat = np.ravel_multi_index(at, img.shape[:3])[inside]
     texel = texel[inside]
+    m.track(r.name, flat, st, np.asarray(lanes)[inside], "store", texel)
     # lane order: the last lane storing to a texel wins (as for STORE)
     uniq, first_in_rev = np.unique(flat[::-1], return_index=True)
     last = len(flat) - 1 - first_in_rev
@@ -288,6 +316,7 @@ def op_atomic(x, st, lanes, cur):
             m.atomic_log.append((inv, seq, r.name, NOWHERE, ins.op, int(a[j]), int(b[j]), 0, 0))
             continue
         at = int(loc[j])
+        m.track(r.name, np.array([at]), st, lanes[j:j + 1], "atomic")
         if words_view is None:
             m.read(r.name, np.array([at]))
             m.wrote(r.name, np.array([at]))
@@ -326,6 +355,7 @@ def op_barrier(x, st, lanes, cur):
     elif arrived.all():
         pc[arrived] = cur + 1
         st.barrier = None
+        _memory(st).epoch += 1          # accesses on either side are ordered (races.py)
     else:
         _undefined_barrier(x, st, int(arrived.sum()), "the others took another path or ended")
 
