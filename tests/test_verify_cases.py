@@ -18,6 +18,7 @@ import pytest
 from conftest import gl_runner, mesa_version
 
 import xlate
+from xlate.verify.mutants_common import Delegate
 from xlate.backends.glsl import emit_glsl
 from xlate.verify import compare as cmp
 from xlate.verify import core
@@ -448,6 +449,37 @@ def test_vp1_total_order_compare_of_a_zero_whose_sign_was_lost():
                              runner=core.make_runner("gl", precise=True))
     assert rep.status == "pass", rep.reason
     assert "signedzero" in {x.get("verdict") for x in rep.localization}, rep.localization
+
+
+ABS_OF_SQRT = ("VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nDCL OUT[1], GENERIC[0]\nDCL TEMP[0..1]\n"
+               "IMM[0] FLT32 {0.0, 1.0, 2.0, 4.0}\n"
+               "MUL TEMP[1], IN[0], IMM[0].xxxx\nSQRT TEMP[0], -TEMP[1]\nMOV OUT[0], IN[0]\n"
+               "MOV OUT[1], |TEMP[0]|\nEND\n")
+
+
+def test_abs_of_a_square_root_of_minus_zero():
+    """Explained by verify (verdict signedzero): Mesa folds |x| to x where its range analysis
+    proves x >= 0 (a square root), so |sqrt(-0.0)| is -0.0 on llvmpipe, +0.0 in IEEE (random
+    TGSI geometry seed 12).  The freedom is the zero's sign only: the same program with the
+    absolute value dropped and a negation instead (-sqrt(x) of x > 0 differs in sign on
+    nonzero lanes) stays a mismatch."""
+    runner_or_skip()
+    runner = core.make_runner("gl", precise=True)
+    rep = core.verify_source(ABS_OF_SQRT, "abs-sqrt", lanes=64, seed=3,
+                             runner=runner)
+    assert rep.status == "pass", rep.reason
+    assert "signedzero" in {x.get("verdict") for x in rep.localization}, rep.localization
+    wrong = ABS_OF_SQRT.replace("MUL TEMP[1], IN[0], IMM[0].xxxx",
+                                                 "MUL TEMP[1], -|IN[0]|, IMM[0].yyyy")
+    rep = core.verify_source(wrong, "abs-sqrt-nonzero", lanes=64, seed=3, runner=runner)
+    assert rep.status == "pass", rep.reason       # sqrt(|x|): nonzero on most lanes
+
+    class Negated(Delegate):                      # the translation's abs( printed as -(
+        def run(self, stage, glsl, reflection, lanes, **kw):
+            return self.inner.run(stage, glsl.replace("abs(", "-("), reflection, lanes, **kw)
+
+    rep = core.verify_source(wrong, "abs-sqrt-wrong", lanes=64, seed=3, runner=Negated(runner))
+    assert rep.status == "mismatch", rep.reason
 
 
 RSQ_SAT = ("!!NVvp4.0\nTEMP r;\nRSQ.F.SAT r, vertex.attrib[1].x;\nMOV result.texcoord[0], r;\n"
