@@ -482,6 +482,37 @@ def test_abs_of_a_square_root_of_minus_zero():
     assert rep.status == "mismatch", rep.reason
 
 
+#: an explicit-LOD lookup of a 1D texture whose coordinate the IMAX makes raw input words:
+#: tiny ones (7.6e-16, denormals, -0.0) and huge ones (-1.7e38)
+LOOKUP_OF_RAW_WORDS = ("FRAG\nDCL IN[0], GENERIC[0], LINEAR\nDCL OUT[0], COLOR\nDCL SAMP[0]\n"
+                       "DCL TEMP[0..6]\nIMM[0] INT32 {-8, 16, 2, 3}\n"
+                       "TXL TEMP[3], IN[0].wwww, SAMP[0], 1D\nIMAX TEMP[6], IMM[0], IN[0].xyxw\n"
+                       "MOV OUT[0], TEMP[3]\nEND\n")
+
+
+def test_lookups_at_an_edge_and_past_the_float_range():
+    """Explained by verify: llvmpipe fetches the border colour of a CLAMP_TO_BORDER texture
+    for s = 7.6e-16, where floor(s * 8) = 0 names texel 0 (``boundary``: an edge within
+    EDGE_REACH of the coordinate), and NaN for s = -1.7e38, whose s * 8 overflows (``range``:
+    texel arithmetic on an infinity).  A coordinate moved by a quarter stays a mismatch."""
+    runner_or_skip()
+    runner = core.make_runner("gl", precise=True)
+    rep = core.verify_source(LOOKUP_OF_RAW_WORDS, "edge", lanes=256, seed=7, runner=runner)
+    assert rep.status == "pass", rep.reason
+    verdicts = {x.get("verdict") for x in rep.localization}
+    assert {"boundary", "range"} <= verdicts, verdicts
+
+    class Moved(Delegate):                       # the lookup's coordinate off by a quarter
+        def run(self, stage, glsl, reflection, lanes, **kw):
+            glsl = glsl.replace("textureLod(texture0, fragment_generic_0.w,",
+                                "textureLod(texture0, fragment_generic_0.w + 0.25,")
+            return self.inner.run(stage, glsl, reflection, lanes, **kw)
+
+    rep = core.verify_source(LOOKUP_OF_RAW_WORDS, "edge-moved", lanes=256, seed=7,
+                             runner=Moved(runner))
+    assert rep.status == "mismatch", rep.reason
+
+
 RSQ_SAT = ("!!NVvp4.0\nTEMP r;\nRSQ.F.SAT r, vertex.attrib[1].x;\nMOV result.texcoord[0], r;\n"
            "MOV result.position, vertex.attrib[0];\nEND\n")
 #: NV_fragment_program 3.11.5.19 (and GP4 RSQ): ApproxRSQRT(-0.0) = -INF, ApproxRSQRT(+0.0)
