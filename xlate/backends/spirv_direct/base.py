@@ -42,7 +42,9 @@ class Instrumentation:
     ``tree_edit``: called with the middle end's :class:`~xlate.passes.pipeline.Lowering`
     before anything is printed, to edit the tree (and, by replacing ``lowered.program`` with
     an edited copy, the registers it reads): the mutation harness's hook
-    (``xlate/verify/mutants_tree.py``), which makes the module a deliberately wrong one."""
+    (``xlate/verify/mutants_tree.py``), which makes the module a deliberately wrong one.
+    ``atomic_log``: compute programs with atomics append what each atomic returned to the
+    verifier's log (verify/gl_compute.py; the GLSL emitter's ``atomic_log``)."""
 
     capture: dict[str, tuple[int, int]] = field(default_factory=dict)
     strides: list[int] = field(default_factory=list)
@@ -52,6 +54,7 @@ class Instrumentation:
     emit_limit: int | None = None
     max_vertices: int | None = None
     tree_edit: Callable[[object], None] | None = None
+    atomic_log: bool = False
 
 
 class _Reg:

@@ -42,6 +42,8 @@ from .geometry import GEOMETRY_MODEL, GeometryMixin
 from .tess import TESS_EVAL_MODEL, TessMixin
 from .module import DECORATION, GLSL, OP as _OP, Module, string_words
 from .memory import MemoryMixin
+from .images import ImageMixin
+from .atomics import AtomicMixin
 from .staging import StagingMixin
 from .textures import TextureMixin
 
@@ -62,7 +64,7 @@ TEX_COVERED = frozenset({"TEX", "TXB", "TXD", "TXF", "TXL", "TXP", "TXQ", "TEX2"
 
 
 class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, GeometryMixin,
-                    MemoryMixin, TessMixin):
+                    MemoryMixin, ImageMixin, AtomicMixin, TessMixin):
     """One program, one environment (``vulkan`` or ``glsl450`` = OpenGL SPIR-V)."""
 
     def __init__(self, prog: Program, plan, lowered, *, source_text: str | None = None,
@@ -752,7 +754,6 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
     def emit(self) -> bytes:
         st: Structured = self.lowered.structured
         m = self.m
-        self.check_memory_covered()          # images and atomics: not yet (memory.py)
         if self.prog.stage == Stage.TESS_CTRL:
             # its per-patch outputs leave component by component, by written-components flags
             # (tess_interface.tcs_output_interface): glslang's path only, for now
