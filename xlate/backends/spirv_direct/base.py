@@ -44,7 +44,10 @@ class Instrumentation:
     an edited copy, the registers it reads): the mutation harness's hook
     (``xlate/verify/mutants_tree.py``), which makes the module a deliberately wrong one.
     ``atomic_log``: compute programs with atomics append what each atomic returned to the
-    verifier's log (verify/gl_compute.py; the GLSL emitter's ``atomic_log``)."""
+    verifier's log (verify/gl_compute.py; the GLSL emitter's ``atomic_log``).
+    ``tcs_lanes``: control programs store every lane's outputs and each patch's per-patch
+    outputs into the verifier's buffer (verify/gl_tcs.py ``instrument``; that many lanes,
+    ``tcs_outputs`` the reflection's outputs)."""
 
     capture: dict[str, tuple[int, int]] = field(default_factory=dict)
     strides: list[int] = field(default_factory=list)
@@ -55,6 +58,8 @@ class Instrumentation:
     max_vertices: int | None = None
     tree_edit: Callable[[object], None] | None = None
     atomic_log: bool = False
+    tcs_lanes: int | None = None
+    tcs_outputs: list = field(default_factory=list)
 
 
 class _Reg:
