@@ -153,10 +153,9 @@ class TessMixin:
                                           patch=True)
                 v = self.bitcast(value, skind, kind)
                 for c in range(n):
-                    flag = self.cmp("INotEqual", self.x(w, c, "i"), self.c("i", 0, 1), 1)
-                    self.conditional(flag, lambda c=c, out=out, v=v, kind=kind, elem=elem: self.put(
-                        "Store", self.val("AccessChain", self.m.pointer("Output", elem), out,
-                                          self.c("i", c, 1)), self.x(v, c, kind)))
+                    self.conditional(self.written_flag(w, c), lambda c=c, out=out, v=v,
+                                     kind=kind, elem=elem: self.put(
+                        "Store", self.patch_component(out, elem, c), self.x(v, c, kind)))
                 continue
             inv = self.invocation_id()
             if name == "gl_out[].gl_Position":
@@ -178,6 +177,15 @@ class TessMixin:
                      stored)
         if self.instr.tcs_lanes is not None:
             self.tcs_harness()
+
+    def written_flag(self, w: int, c: int) -> int:
+        """Whether this invocation wrote component ``c`` of a per-patch output (``w``: its
+        written-components register, an ivec4; GLSL ``{w}.c != 0``)."""
+        return self.cmp("INotEqual", self.x(w, c, "i"), self.c("i", 0, 1), 1)
+
+    def patch_component(self, out: int, elem: int, c: int) -> int:
+        """A pointer to level / component ``c`` of the per-patch output variable ``out``."""
+        return self.val("AccessChain", self.m.pointer("Output", elem), out, self.c("i", c, 1))
 
     def tcs_harness(self) -> None:
         """verify/gl_tcs.py ``instrument`` in SPIR-V: ``xv_out[lane * k1 + k]`` = each lane
