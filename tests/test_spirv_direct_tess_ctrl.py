@@ -15,6 +15,7 @@ from xlate import api
 from xlate.backends.spirv import disassemble_spirv, validate_spirv
 from xlate.backends.spirv_direct import Instrumentation, emit_spirv
 from xlate.verify.core import verify_source
+from xlate.verify.gl_tcs import lane_outputs
 
 from test_tgsi_tess import TCS
 
@@ -63,8 +64,13 @@ def _modules(src: str) -> dict[str, str]:
     for profile, env in (("vulkan", "vulkan"), ("glsl450", "opengl")):
         plain = emit_spirv(prog, profile)
         assert validate_spirv(plain.spirv, target=env) is None, profile
+        outputs = plain.reflection["outputs"]
         harness = emit_spirv(prog, profile, instrumentation=Instrumentation(
-            tcs_lanes=64, tcs_outputs=plain.reflection["outputs"]))
+            tcs_lanes=64, tcs_lane_outputs=lane_outputs(plain.reflection,
+                                                         prog.tessellation.written),
+            tcs_patch_outputs=[o for o in outputs if o["binding"] in (
+                "result.tessouter", "result.tessinner") or o["binding"].startswith(
+                "result.patch")]))
         assert validate_spirv(harness.spirv, target=env) is None, profile
         t = api.translate(src, filename="tcs.tgsi", target="spirv", profile=profile)
         assert t.spirv_via == "direct" and t.spirv == plain.spirv

@@ -136,7 +136,10 @@ def run_tcs_lanes(runner, glsl: str, reflection: dict, lanes: int, inputs, unifo
         # the direct SPIR-V path's module with the same stores made in SPIR-V
         # (spirv_direct/tess.py ``tcs_harness``; the lane count a constant there)
         from ..backends.spirv_direct import Instrumentation
-        src = runner._direct(Instrumentation(tcs_lanes=lanes, tcs_outputs=reflection["outputs"]))
+        by_binding = {o["binding"]: o for o in reflection["outputs"]}
+        src = runner._direct(Instrumentation(
+            tcs_lanes=lanes, tcs_lane_outputs=outputs,
+            tcs_patch_outputs=[by_binding[b] for b, _ in patch]))
     vs, attribs = passthrough_vertex_shader(glsl, reflection)
     gl = runner.gl
     runner._tex = (textures or {}, shadow or set())

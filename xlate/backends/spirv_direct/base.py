@@ -46,8 +46,10 @@ class Instrumentation:
     ``atomic_log``: compute programs with atomics append what each atomic returned to the
     verifier's log (verify/gl_compute.py; the GLSL emitter's ``atomic_log``).
     ``tcs_lanes``: control programs store every lane's outputs and each patch's per-patch
-    outputs into the verifier's buffer (verify/gl_tcs.py ``instrument``; that many lanes,
-    ``tcs_outputs`` the reflection's outputs)."""
+    outputs into the verifier's buffer (verify/gl_tcs.py ``instrument``): that many lanes,
+    ``tcs_lane_outputs`` the outputs stored per lane (``gl_tcs.lane_outputs``: reflection-like
+    entries with ``name``, ``binding``, ``type``), ``tcs_patch_outputs`` the per-patch ones
+    (reflection entries)."""
 
     capture: dict[str, tuple[int, int]] = field(default_factory=dict)
     strides: list[int] = field(default_factory=list)
@@ -59,7 +61,8 @@ class Instrumentation:
     tree_edit: Callable[[object], None] | None = None
     atomic_log: bool = False
     tcs_lanes: int | None = None
-    tcs_outputs: list = field(default_factory=list)
+    tcs_lane_outputs: list = field(default_factory=list)
+    tcs_patch_outputs: list = field(default_factory=list)
 
 
 class _Reg:

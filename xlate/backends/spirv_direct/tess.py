@@ -193,7 +193,6 @@ class TessMixin:
         per-patch ones as its own register, then its written-components registers), then a
         barrier and, in invocation 0, ``xv_out[lanes * k1 + patch * k2 + k]`` = each per-patch
         output as the patch's invocations left it (its interface variable)."""
-        from ...verify.gl_tcs import lane_outputs
         m = self.m
         u4, it, f1 = self.t("u"), self.t("i", 1), self.t("f", 1)
         rta = m.id()
@@ -206,10 +205,8 @@ class TessMixin:
         buf = m.variable(m.pointer("Uniform", st), "Uniform")
         m.decorate(buf, "DescriptorSet", 0)
         m.decorate(buf, "Binding", _RESULT_BINDING)
-        refl_outputs = self.instr.tcs_outputs
-        tess = self.prog.tessellation
-        outputs = lane_outputs({"outputs": refl_outputs}, tess.written)
-        vo = tess.vertices_out
+        outputs = self.instr.tcs_lane_outputs
+        vo = self.prog.tessellation.vertices_out
         inv = self.invocation_id()
         prim = self.val("Load", it, self.primitive_id_in())
         k1 = len(outputs)
@@ -255,9 +252,7 @@ class TessMixin:
                 v = self.val("Load", self.t(kind), self.val(
                     "AccessChain", m.pointer("Output", self.t(kind)), out, inv))
                 store(at, words(v, kind))
-        patch = [o for o in refl_outputs
-                 if o["binding"] in ("result.tessouter", "result.tessinner")
-                 or o["binding"].startswith("result.patch")]
+        patch = self.instr.tcs_patch_outputs
         k2 = max(len(patch), 1)
         # barrier(): glslang's OpControlBarrier Workgroup Invocation None in a control shader
         self.put("ControlBarrier", self.c("u", 2, 1), self.c("u", 4, 1), self.c("u", 0, 1))
