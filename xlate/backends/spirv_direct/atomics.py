@@ -87,8 +87,9 @@ class AtomicMixin:
             self.conditional(inside, lambda: self.put(
                 "Store", result, self.atomic_op(ins.op, self._word_pointer(name, i), "u", a, b)))
             ret = self.val("Load", u, result)
-            loc = self.sel(inside, i, self.c("u", NOWHERE, 1), "u", 1)
-        if self.logging_atomics():
+            loc = self.sel(inside, i, self.c("u", NOWHERE, 1), "u", 1) \
+                if self.logging_atomics() else None
+        if loc is not None:
             self.log_atomic(ins, loc, a, b, ret)
         self.write(ins, self.splat(ret, "u"), "u")
 
