@@ -387,8 +387,8 @@ def test_glsl_and_reflection_of_a_compute_program():
 
 
 def test_direct_spirv_of_compute_and_memory():
-    # both environments, validated by spirv-val (the API's check); what the direct path does
-    # not write yet (images, atomics) is glslang's with the reason
+    # both environments, validated by spirv-val (the API's check); images and atomics too
+    # (tests/test_spirv_direct_memory.py has their details)
     from xlate.backends.spirv import disassemble_spirv as disassemble, validate_spirv
     for profile in ("vulkan", "glsl450"):
         t = api.translate(REDUCTION, filename="r.tgsi", target="spirv", profile=profile,
@@ -399,10 +399,10 @@ def test_direct_spirv_of_compute_and_memory():
         assert "OpEntryPoint GLCompute" in text and " LocalSize 4 1 1" in text
         assert "OpControlBarrier" in text and "OpMemoryBarrier" in text and "BufferBlock" in text
         assert "Workgroup" in text           # the shared array's storage class
-    t = api.translate(IMAGES, filename="i.tgsi", target="spirv", profile="vulkan")
-    assert t.spirv_via == "glsl" and "images (TGSI IMAGE)" in t.spirv_fallback_reason
-    t = api.translate(ATOMICS, filename="a.tgsi", target="spirv", profile="vulkan")
-    assert t.spirv_via == "glsl" and "atomics" in t.spirv_fallback_reason
+    for src in (IMAGES, ATOMICS, IMAGE_ATOMICS):
+        t = api.translate(src, filename="i.tgsi", target="spirv", profile="vulkan")
+        assert t.spirv_via == "direct" and t.spirv_fallback_reason is None
+        assert "OpAtomic" in disassemble(t.spirv) or "OpImageWrite" in disassemble(t.spirv)
 
 
 def test_glsl330_refuses_compute():

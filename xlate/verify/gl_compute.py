@@ -404,11 +404,13 @@ def verify_compute(program: Program, rep, *, seed: int, runner, gl_interface,
     _, uniforms, param_buffers = gl_interface(tr.reflection, gen, 1)
     capacity = ATOMIC_CAPACITY if atomic_functions(program) else 0
     shader = tr.source
-    if getattr(runner, "backend", "gl") == "gl-spirv" and not capacity:
-        # the direct SPIR-V path's module where it covers the program, else glslang's
-        from ..backends.spirv_direct import NotCovered, emit_spirv
+    if getattr(runner, "backend", "gl") == "gl-spirv":
+        # the direct SPIR-V path's module where it covers the program, else glslang's; with
+        # atomics, the direct module keeps the same log as the GLSL translation above
+        from ..backends.spirv_direct import Instrumentation, NotCovered, emit_spirv
         try:
-            shader = emit_spirv(program, "glsl450").spirv
+            shader = emit_spirv(program, "glsl450", instrumentation=Instrumentation(
+                atomic_log=bool(capacity))).spirv
             rep.notes.append("the direct SPIR-V path's module ran")
         except NotCovered as e:
             rep.notes.append(f"glslang's SPIR-V ran (the direct path does not cover {e})")

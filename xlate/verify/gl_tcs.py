@@ -71,9 +71,11 @@ def lane_outputs(reflection: dict, written: dict[str, int]) -> list[dict]:
 
 
 def instrument(glsl: str, outputs: list[dict], reflection: dict,
-               invocations: int) -> tuple[str, int, list]:
+               invocations: int, lanes: int | None = None) -> tuple[str, int, list]:
     """The TCS text with the harness's stores (module docstring): (text, words per lane,
-    [(binding, expression)] of the per-patch combination)."""
+    [(binding, expression)] of the per-patch combination).  ``lanes`` given: the lane count
+    is a constant of the text instead of the ``xv_lanes`` uniform (OpenGL SPIR-V, where a
+    loose uniform needs a location and the program's own take theirs)."""
     lane, patch = [], []
     for o in outputs:
         name, b, t = o["name"], o["binding"], o["type"]
@@ -103,7 +105,7 @@ def instrument(glsl: str, outputs: list[dict], reflection: dict,
     stores += [f"        xv_out[xv_patch + {k}] = {e};" for k, (_, e) in enumerate(patch)]
     stores += ["    }"]
     head = (f"layout(std430, binding = {RESULT_SSBO}) buffer XvOut {{ uvec4 xv_out[]; }};\n"
-            "uniform int xv_lanes;")
+            + ("uniform int xv_lanes;" if lanes is None else f"const int xv_lanes = {lanes};"))
     lines = glsl.split("\n")
     at = 1
     while at < len(lines) and lines[at].startswith("#extension"):
@@ -128,7 +130,16 @@ def run_tcs_lanes(runner, glsl: str, reflection: dict, lanes: int, inputs, unifo
     if lanes != P * N:
         raise G.GLError(f"tessellation control run with {lanes} lanes, expected {P * N}")
     outputs = lane_outputs(reflection, runner.tess_written)
-    src, k1, patch = instrument(glsl, outputs, reflection, N)
+    src, k1, patch = instrument(glsl, outputs, reflection, N,
+                                lanes if runner.backend == "gl-spirv" else None)
+    if runner._direct is not None:
+        # the direct SPIR-V path's module with the same stores made in SPIR-V
+        # (spirv_direct/tess.py ``tcs_harness``; the lane count a constant there)
+        from ..backends.spirv_direct import Instrumentation
+        by_binding = {o["binding"]: o for o in reflection["outputs"]}
+        src = runner._direct(Instrumentation(
+            tcs_lanes=lanes, tcs_lane_outputs=outputs,
+            tcs_patch_outputs=[by_binding[b] for b, _ in patch]))
     vs, attribs = passthrough_vertex_shader(glsl, reflection)
     gl = runner.gl
     runner._tex = (textures or {}, shadow or set())
@@ -165,6 +176,6 @@ def run_tcs_lanes(runner, glsl: str, reflection: dict, lanes: int, inputs, unifo
     per_lane = raw[:lanes * k1 * 4].reshape(lanes, k1, 4)
     per_patch = raw[lanes * k1 * 4:].reshape(P, k2, 4)
     cap = Capture(outputs={o["name"]: per_lane[:, k].copy() for k, o in enumerate(outputs)},
-                  glsl=src)
+                  glsl=src if isinstance(src, str) else glsl)
     cap.patch = {b: per_patch[:, k].copy() for k, (b, _) in enumerate(patch)}
     return cap
