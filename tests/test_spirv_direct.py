@@ -387,6 +387,11 @@ def test_generated_programs_verify_on_the_direct_module(backend, seeds):
             # evaluation programs are verified on the gl backend only (gl_tess); control
             # programs on gl and gl-spirv (gl_tcs)
             continue
+        if stage == "compute":
+            # compared word for word without localized verdicts yet: a correct 1-ulp EX2 is a
+            # mismatch (the strict xfails of test_verify_random_dialects.py); the direct
+            # module's compute programs are verified in test_spirv_direct_memory.py
+            continue
         text = generate(dialect, seed, stage)
         rep = verify_source(text, f"g-{dialect}-{stage}-{seed}", lanes=256, seed=seed,
                             runner=runner, backend=backend, via="direct")
