@@ -205,6 +205,7 @@ def test_image_targets_verify_through_gl_spirv(target):
 
 @pytest.mark.parametrize("fmt", ["R32G32B32A32_FLOAT", "R16G16B16A16_FLOAT", "R16G16_FLOAT",
                                  "R8G8_UNORM", "R16_UNORM", "R16G16_SNORM", "R8_SNORM",
+                                 "R8G8B8A8_SNORM",
                                  "R32G32B32A32_SINT", "R16G16_SINT", "R8_SINT", "R32_UINT",
                                  "R16G16B16A16_UINT", "R8G8_UINT", "R32G32_SINT"])
 def test_image_formats_verify_through_gl_spirv(fmt):

@@ -514,3 +514,15 @@ def test_a_store_to_a_wrong_offset_is_a_mismatch(monkeypatch):
     assert d[1].describe() == ("BUFFER[0] word 1 (byte 4): executor 20 = 2.802596928649634e-44 "
                                "(0x00000014), implementation 10 = 1.401298464324817e-44 "
                                "(0x0000000a)")
+
+
+def test_a_normalized_channel_has_no_negative_zero():
+    # a value rounding to 0 in an SNORM/UNORM channel reads back +0.0 (np.rint(-0.4) = -0.0
+    # was kept: an R8G8B8A8_SNORM image copy was a mismatch on llvmpipe)
+    from xlate.exec.images import store_words
+    from xlate.ir.image_formats import image_format
+    words = np.array([[-0.001, -0.0, 0.5, -1.0]], np.float32).view(np.uint32)
+    got = store_words(image_format("R8G8B8A8_SNORM"), words).view(np.float32)[0].tolist()
+    assert got == [0.0, 0.0, float(np.float32(64 / 127)), -1.0]
+    assert store_words(image_format("R8G8B8A8_SNORM"), words)[0, :2].tolist() == [0, 0]
+    assert store_words(image_format("R8G8B8A8_UNORM"), words)[0, :2].tolist() == [0, 0]
