@@ -526,3 +526,13 @@ def test_a_normalized_channel_has_no_negative_zero():
     assert got == [0.0, 0.0, float(np.float32(64 / 127)), -1.0]
     assert store_words(image_format("R8G8B8A8_SNORM"), words)[0, :2].tolist() == [0, 0]
     assert store_words(image_format("R8G8B8A8_UNORM"), words)[0, :2].tolist() == [0, 0]
+
+
+def test_a_rectangle_image_is_a_2d_image_in_vulkan():
+    # Vulkan 1.0 has no ImageRect capability: glslang's module for image2DRect failed
+    # validation (E7003); the same integer texel coordinates address a 2D image
+    src = comp("STORE IMAGE[0], SV[0], SV[0].xxxx, RECT, PIPE_FORMAT_R32_UINT\n",
+               "DCL IMAGE[0], RECT, PIPE_FORMAT_R32_UINT, WR\n")
+    t = api.translate(src, filename="rect.tgsi", target="spirv", profile="vulkan", via="glsl")
+    assert "uniform writeonly uimage2D xl_image0;" in t.glsl and t.spirv
+    assert "uimage2DRect" in api.translate(src, filename="rect.tgsi", profile="glsl450").glsl
