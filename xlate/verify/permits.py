@@ -111,13 +111,16 @@ class Site:
             return per_comp
         return np.broadcast_to(per_lane[:, None], (len(per_lane), 4))
 
-    def recompute(self, all_operands, fn=None, precision: bool = True) -> np.ndarray:
+    def recompute(self, all_operands, fn=None, precision: bool = True,
+                  saturate: bool = True) -> np.ndarray:
         """The instruction's result words on the judged lanes for other operands (given for
         the whole lane selection: implicit derivatives read the quad neighbours), saturation
         and precision applied as the executor applies them.  ``fn``: another computation of
         the result in place of the opcode's (called like it, ``fn(op, *operands)``).
-        ``precision=False``: without the instruction's FP16/X conversion."""
-        from ..exec.operands import _PRECISION, saturate
+        ``precision=False``: without the instruction's FP16/X conversion; ``saturate=False``:
+        without its saturation."""
+        from ..exec.operands import _PRECISION
+        from ..exec.operands import saturate as clamp
         x = self.op
         with np.errstate(all="ignore"):
             res = (x.fn if fn is None else fn)(x, *all_operands)
@@ -125,8 +128,8 @@ class Site:
                 res = res[:, None]
             if res.shape[0] > 1:
                 res = res[self.rows]
-            if x.sat is not None:
-                res = saturate(res, *x.sat)
+            if x.sat is not None and saturate:
+                res = clamp(res, *x.sat)
             res = np.broadcast_to(res, (res.shape[0], 4))
             words = np.ascontiguousarray(res).view(U32)
             conv = _PRECISION.get(self.ins.precision) if precision else None
@@ -219,6 +222,7 @@ def rule_ftz(s: Site) -> np.ndarray:
         ops = [_flush_operand(o) if i in chosen else o for i, o in enumerate(s.all_operands)]
         r = s.recompute(ops)
         ok |= _same_or_zeros(r, s.imp) | _same_or_zeros(cmp.flush(r), s.imp)
+    ok |= _saturation_moved_denormal(s, holders)
     inter = _flushed_intermediates(s)
     if inter is not None:
         ok |= _same_or_zeros(inter, s.imp) | _same_or_zeros(cmp.flush(inter), s.imp)
@@ -242,6 +246,27 @@ def rule_ftz(s: Site) -> np.ndarray:
             if w.dtype == np.float32:
                 w = w.view(U32)
                 ok |= _same_or_zeros(w, s.imp) | _same_or_zeros(cmp.flush(w), s.imp)
+    return ok
+
+
+def _saturation_moved_denormal(s: Site, holders: list[int]) -> np.ndarray:
+    """A saturated instruction whose unsaturated value is a denormal, written unclamped.  The
+    saturation is a select (GP4 2.X.4.3: "if (r < lo) r = lo; else if (r > hi) r = hi"; the
+    translation's ``xl_sat`` is ``mix(.., lessThan(x, 0.0))``): an implementation that flushes
+    denormals compares the flushed value -- +-0, inside every saturation range, so no bound is
+    chosen -- and moves the value's own bits, unflushed, as a select of MIN/MAX does
+    (:data:`_SELECTS`).  llvmpipe writes a saturated -3.8e-44 so (``DST_SAT`` of ``-|x|``
+    with a denormal x.w: tgsi tess_control seed 19).  Shown by recomputation: the
+    implementation's word is the instruction's unsaturated result (from the operands as read,
+    or with a subset of the denormal ones flushed), and that result is a denormal."""
+    ok = np.zeros(s.exe.shape, bool)
+    if s.op.sat is None or s.op.rt != DataType.FLOAT:
+        return ok
+    for mask in range(1 << len(holders)):
+        chosen = {holders[j] for j in range(len(holders)) if mask >> j & 1}
+        ops = [_flush_operand(o) if i in chosen else o for i, o in enumerate(s.all_operands)]
+        raw = s.recompute(ops, saturate=False)
+        ok |= same_words(raw, s.imp) & _denormal(raw)
     return ok
 
 

@@ -546,23 +546,29 @@ def probe_conditions(program: Program, gen, runner, lanes: int,
 
 
 def _probe_passes(program: Program, gen, runner, lanes: int, values: dict[int, ImplValues],
-                  upto: int, probe=None) -> bool:
-    """Fill ``nth`` for passes 1..upto of the instructions that run more than once."""
+                  upto: int, probe=None, conds: dict[int, ImplValues] | None = None) -> bool:
+    """Fill ``nth`` for passes 1..upto of the instructions that run more than once: their
+    values, and (``conds``) the outcomes of their condition-code tests -- a test inside a loop
+    is judged at every pass, as a value is (a TGSI ``IF`` of a denormal in a loop, flushed by
+    the implementation on its first pass: the executor must see that pass's outcome to take
+    the flushed value's branch, tgsi tess_evaluation seed 168)."""
+    from .trace import _events
     _probe_events = _prober(probe)
-    events = _value_events(program)
     probed = _probe_program(program)
-    which = [i for i, ev in enumerate(events) if ev[1] in values
-             and values[ev[1]].count is not None]
     added = False
-    for q in range(1, upto + 1):
-        todo = [i for i in which if q not in values[events[i][1]].nth]
-        if not todo:
-            continue
-        _, imp = _probe_events(probed, gen, runner, lanes, events, todo, nth=q)
-        for i in todo:
-            if imp.get(i) is not None:
-                values[events[i][1]].nth[q] = np.asarray(imp[i], np.uint32)
-                added = True
+    for kind, table in (("value", values), ("cond", conds or {})):
+        events = [ev for ev in _events(program) if ev[0] == kind]
+        which = [i for i, ev in enumerate(events) if ev[1] in table
+                 and table[ev[1]].count is not None]
+        for q in range(1, upto + 1):
+            todo = [i for i in which if q not in table[events[i][1]].nth]
+            if not todo:
+                continue
+            _, imp = _probe_events(probed, gen, runner, lanes, events, todo, nth=q)
+            for i in todo:
+                if imp.get(i) is not None:
+                    table[events[i][1]].nth[q] = np.asarray(imp[i], np.uint32)
+                    added = True
     return added
 
 
@@ -594,7 +600,7 @@ def replay(program: Program, facts, reflection, gen, cap, runner, lanes: int,
         else:
             upto = min(PASS_LIMIT, max(int(v.count.max()) for v in values.values()
                                        if v.count is not None))
-            _probe_passes(program, gen, runner, lanes, values, upto, probe)
+            _probe_passes(program, gen, runner, lanes, values, upto, probe, conds)
             hook = ReplayHook(program, values, lanes, backend, conds, final=True,
                               impl_killed=killed)
             res = run_executor(program, gen, lanes, hooks=hook)

@@ -1,0 +1,89 @@
+"""Float divisions by a literal zero become multiplications by the infinity of the same sign.
+
+A float ``DIV`` whose divisor is a literal +-0 (an immediate or a constant the program gives a
+value, not relatively addressed) is IEEE's ``a / +-0`` in every dialect that has it -- NV4's
+DIV.F ("a / b", GP4 2.X.8.Z), TGSI's DIV (tgsi.rst: ``dst.x = src0.x / src1.x``; tgsi_exec
+divides in C) -- which is, for *every* ``a``, the product ``a * +-Inf``: +-Inf for a finite
+non-zero ``a``, NaN for a zero or NaN one, +-Inf for an infinite one.
+
+The two spellings are not the same to a GLSL implementation.  GLSL 4.50 section 5.9 leaves
+"dividing by zero" to an unspecified value, and Mesa uses that freedom where it sees the zero:
+gallivm's ``lp_build_div`` returns ``undef`` for a constant +0.0 divisor, so llvmpipe gives
+0.0, or whatever the register held before (``x / 0.0`` through GLSL, glslang's SPIR-V and the
+direct SPIR-V alike; a divisor zero only at run time gives the IEEE infinity).  A
+multiplication by an infinity is defined (section 4.7.1: infinities are generated as IEEE
+dictates; ``*`` is correctly rounded), so the translation states what the program means.
+Found by the TGSI tess_evaluation generator (seed 186: ``DIV TEMP[0], TEMP[1].xyzx, IMM[0]``
+with ``IMM[0].x = 0``).
+
+The rewrite is of the lowered tree only (the IR, which the executor runs, keeps its DIV); the
+infinities are two implicit constant registers, as the structurizer adds its own constants.
+"""
+from __future__ import annotations
+
+from dataclasses import is_dataclass, replace
+
+from ..backends.literals import literal_operand_bits
+from ..ir.model import DataType, Instruction, Program, Register, RegKind, Source
+
+#: the constant registers holding +Inf and -Inf
+INFINITY = {0: "%kinf", 0x80000000: "%kninf"}
+
+
+def zero_divisor_sign(program: Program, ins: Instruction) -> int | None:
+    """The sign bit (0 or 0x80000000) of the literal zero ``ins`` divides by, or None when it
+    is no float DIV by a literal +-0."""
+    if ins.op != "DIV" or ins.dtype != DataType.FLOAT or len(ins.srcs) != 2:
+        return None
+    src = ins.srcs[1]
+    reg = program.registers.get(src.reg)
+    if reg is None or reg.value is None or (src.index is not None and src.index.relative):
+        return None
+    row = src.index.offset if src.index is not None else 0
+    if not 0 <= row < len(reg.value):
+        return None
+    bits = literal_operand_bits(reg.value[row], src, DataType.FLOAT)[0]
+    return bits & 0x80000000 if bits & 0x7FFFFFFF == 0 else None
+
+
+def _infinity(program: Program, sign: int) -> str:
+    name = INFINITY[sign]
+    if name not in program.registers:
+        words = ((0x7F800000 | sign,) * 4,)
+        program.registers[name] = Register(name, RegKind.CONST, DataType.FLOAT, None, (),
+                                           words, implicit=True)
+    return name
+
+
+def multiply_by_infinity(program: Program, ins: Instruction) -> Instruction | None:
+    """``ins`` as ``MUL.F a, +-Inf`` when it is a float DIV by a literal +-0, else None."""
+    sign = zero_divisor_sign(program, ins)
+    if sign is None:
+        return None
+    return replace(ins, op="MUL", srcs=(ins.srcs[0], Source(_infinity(program, sign))))
+
+
+def rewrite_zero_divisors(structured, program: Program) -> int:
+    """Rewrite every such DIV of the tree (any depth, every function) in place; the count."""
+    from .structurize import Op
+    done = 0
+
+    def walk(value):
+        nonlocal done
+        if isinstance(value, Op):
+            new = multiply_by_infinity(program, value.ins)
+            if new is not None:
+                value.ins = new
+                done += 1
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+        elif is_dataclass(value) and not isinstance(value, Instruction):
+            for name in value.__dataclass_fields__:
+                v = getattr(value, name)
+                if isinstance(v, (list, Op)) or is_dataclass(v):
+                    walk(v)
+    walk(structured.main.body)
+    for fn in structured.functions.values():
+        walk(fn.body)
+    return done
