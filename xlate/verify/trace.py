@@ -595,19 +595,27 @@ def _compile_time_sources(program: Program, k: int) -> list[bool]:
     a temporary that the main code before ``k`` set from literals only, outside blocks
     (temporaries start as zero in the GLSL; a write inside an IF or loop makes the value
     unknown).  Mesa propagates such copies and folds what reads them (tgsi vertex seeds 97 and
-    192: UMUL_HI of a TEMP set from an immediate).  Programs with branches, labels or calls
-    before ``k``, or ``k`` inside a block: literals only."""
+    192: UMUL_HI of a TEMP set from an immediate).  ``k`` inside a block (a loop body: tgsi
+    fragment seed 69, UMUL_HI in nested loops): the same, for register components that
+    nothing from the start of the outermost block around ``k`` to the end of the program
+    writes -- no pass of the loop, and no subroutine it calls, changes them.  Programs with
+    branches, labels or calls before that point: literals only."""
     ins_k = program.instructions[k]
     known: dict[tuple[str, int], bool] = {}
     depth = 0
+    outer = k                       # where the outermost block around k opens
     simple = program.entry <= k
     for i in range(program.entry, k if simple else program.entry):
         ins = program.instructions[i]
         if ins.op in ("BRA", "CAL") or program.labels_at(i):
             simple = False
             break
+        if depth == 0 and ins.op in _OPEN:
+            outer = i
         depth += ins.op in _OPEN
         depth -= ins.op in _CLOSE
+        if depth == 0:
+            outer = k
         if ins.dst is None or not OPCODES[ins.op].writes:
             continue
         ok = depth == 0 and ins.dst.cond is None and ins.dst.index is None and all(
@@ -616,8 +624,14 @@ def _compile_time_sources(program: Program, k: int) -> list[bool]:
             if ins.dst.mask[c]:
                 known[(ins.dst.reg, c)] = ok and known.get((ins.dst.reg, c), True) \
                     if depth else ok
-    if not simple or depth:
+    if not simple:
         return [_constant_source(program, s) for s in ins_k.srcs]
+    if depth:
+        for ins in program.instructions[outer:]:
+            if ins.dst is not None and OPCODES[ins.op].writes:
+                for c in range(4):
+                    if ins.dst.mask[c]:
+                        known[(ins.dst.reg, c)] = False
     return [_source_known(program, s, known) for s in ins_k.srcs]
 
 
