@@ -760,6 +760,7 @@ def rule_lod(s: Site) -> np.ndarray:
     # an explicit LOD reads no neighbours: the judged lanes alone suffice, and every (lane,
     # LOD) pair is one independent lookup -- they are made in batches of LOD_BATCH levels,
     # one executor call each (the same lookups one level at a time cost a call per level)
+    looked: list[np.ndarray] = []          # (levels, n, 4) words per batch, for _between_grid
     for g0 in range(0, len(grid), LOD_BATCH):
         lams = grid[g0:g0 + LOD_BATCH]
         cc = np.repeat(c[None], len(lams), axis=0)            # (levels, n, 4)
@@ -771,6 +772,7 @@ def rule_lod(s: Site) -> np.ndarray:
                 cc[:, :, 3] = lams[:, None]
                 r = tx._texture(s.op, "TXL", cc.reshape(-1, 4))
         r = np.ascontiguousarray(np.broadcast_to(r, (len(lams) * n, 4))).view(U32)
+        looked.append(r.reshape(len(lams), n, 4))
         imp = np.tile(s.imp, (len(lams), 1))
         near = cmp.float_equal(r, imp, *tol)
         if "SHADOW" in s.ins.tex.target:     # w is 1.0 exactly, not filtered
@@ -780,7 +782,42 @@ def rule_lod(s: Site) -> np.ndarray:
         lane_ok |= at_one.any(axis=0)
         if lane_ok.all():
             break
+    # (a LOD bias off the grid would put the level boundaries inside grid segments)
+    if not lane_ok.all() and getattr(P, "mip", None) == "L" and \
+            float(getattr(P, "lod_bias", 0.0)) / LOD_STEP % 1 == 0:
+        lane_ok |= _between_grid(np.concatenate(looked), s.imp, written, tol,
+                                 "SHADOW" in s.ins.tex.target)
     return np.broadcast_to(lane_ok[:, None], (n, 4)) & written
+
+
+def _between_grid(looked: np.ndarray, imp: np.ndarray, written: np.ndarray, tol,
+                  shadow: bool) -> np.ndarray:
+    """(n,) lanes whose value is a lookup at a level of detail between two neighbouring grid
+    points of :func:`rule_lod`, for a texture whose minification filter blends two levels
+    (``*_MIPMAP_LINEAR``).  GL 4.5 §8.14.3 (eq. 8.x): tau = (1 - frac(lambda)) tau_1 +
+    frac(lambda) tau_2 -- between two integer levels the lookup is linear in lambda, and every
+    point where it is not (the integers, the magnification switch at c, the ends of the level
+    range) is a grid point, so a grid segment is a straight piece: the lookup at lambda_i + t
+    LOD_STEP is ``r_i + t (r_{i+1} - r_i)``.  The grid's step alone misses such values by up
+    to LOD_STEP / 2 of a level's difference: llvmpipe's blend at lambda = 0.7451 lies 0.01 from
+    either grid point where two texels differ by 2 (cg crt-ddt.fp, a lookup in divergent flow:
+    undefined derivatives, so any LOD).  ``t`` is the least-squares fit over the written
+    components, and the value must lie within the filtering tolerance of that one lookup."""
+    r = np.ascontiguousarray(looked).view(F32).astype(np.float64)       # (levels, n, 4)
+    g = np.ascontiguousarray(imp).view(F32).astype(np.float64)          # (n, 4)
+    w = np.asarray(written, bool)
+    with np.errstate(all="ignore"):
+        a, d = r[:-1], r[1:] - r[:-1]
+        usable = w[None] & np.isfinite(a) & np.isfinite(d) & np.isfinite(g)[None]
+        num = np.where(usable, (g[None] - a) * d, 0.0).sum(axis=2)
+        den = np.where(usable, d * d, 0.0).sum(axis=2)
+        t = np.clip(np.where(den > 0, num / den, 0.0), 0.0, 1.0)
+        fit = (a + t[..., None] * d).astype(F32)
+    words = np.ascontiguousarray(fit).view(U32)
+    near = cmp.float_equal(words, np.broadcast_to(imp, words.shape), *tol)
+    if shadow:                          # w is 1.0 exactly, not filtered
+        near[..., 3] = same_words(words[..., 3], np.broadcast_to(imp[:, 3], words.shape[:2]))
+    return (near | ~w[None]).all(axis=2).any(axis=0)
 
 
 #: levels of detail looked up per executor call in :func:`rule_lod`

@@ -477,17 +477,21 @@ def _prober(probe):
 
 
 def probe_values(program: Program, gen, runner, lanes: int,
-                 probe=None, runs: list | None = None) -> dict[int, ImplValues]:
+                 probe=None, runs: list | None = None,
+                 log: list | None = None) -> dict[int, ImplValues]:
     """The implementation's last value of every writing instruction, and -- in programs with
     control flow -- how often each ran (one count per straight-line region): an instruction
     the implementation did not run on a lane has no value there (its probe reads zero).
     ``probe``: how events are probed (:func:`trace._probe_events`'s signature; that function,
     which instruments the IR and runs its translation, by default).  ``runs``: receives the
-    capture of each compilation that probed the values (:func:`recompiled_lanes`)."""
+    capture of each compilation that probed the values (:func:`recompiled_lanes`).  ``log``:
+    a list that receives, per probed value, the compilation it came from
+    (:func:`consistent_values`; the default probes only)."""
     _probe_events = _prober(probe)
     events = _value_events(program)
     probed = _probe_program(program)
-    _, imp = _probe_events(probed, gen, runner, lanes, events, runs=runs)
+    origins = _origins(probe, log)
+    _, imp = _probe_events(probed, gen, runner, lanes, events, runs=runs, **origins)
     region_of = regions(program)
     first_of: dict[int, int] = {}
     if _has_flow(program):
@@ -503,7 +507,21 @@ def probe_values(program: Program, gen, runner, lanes: int,
             continue
         values[k] = ImplValues(np.asarray(imp[i], np.uint32), _count(counts, first_of,
                                                                      region_of[k]))
+    _note_origins(log, origins, "value", events, None)
     return values
+
+
+def _origins(probe, log) -> dict:
+    """The ``origins=`` keyword for the default probe function when ``log`` is kept."""
+    return {"origins": {}} if log is not None and probe is None else {}
+
+
+def _note_origins(log, origins: dict, kind: str, events, nth) -> None:
+    """Append (kind, event index, instruction, nth, capture) for each event probed."""
+    if log is None or "origins" not in origins:
+        return
+    for i, cap in origins["origins"].items():
+        log.append((kind, i, events[i][1], nth, cap))
 
 
 def _count(counts, first_of, region):
@@ -513,7 +531,8 @@ def _count(counts, first_of, region):
 
 
 def probe_conditions(program: Program, gen, runner, lanes: int,
-                     values: dict[int, ImplValues], probe=None) -> dict[int, ImplValues]:
+                     values: dict[int, ImplValues], probe=None,
+                     log: list | None = None) -> dict[int, ImplValues]:
     """The implementation's outcome of every condition-code test (1.0 per passing
     component), with the execution counts of :func:`probe_values`."""
     from .trace import _events
@@ -522,7 +541,9 @@ def probe_conditions(program: Program, gen, runner, lanes: int,
     if not events:
         return {}
     probed = _probe_program(program)
-    _, imp = _probe_events(probed, gen, runner, lanes, events)
+    origins = _origins(probe, log)
+    _, imp = _probe_events(probed, gen, runner, lanes, events, **origins)
+    _note_origins(log, origins, "cond", events, None)
     region_of = regions(program)
     count_of = {region_of[k]: v.count for k, v in values.items()}
     if _has_flow(program):
@@ -546,7 +567,8 @@ def probe_conditions(program: Program, gen, runner, lanes: int,
 
 
 def _probe_passes(program: Program, gen, runner, lanes: int, values: dict[int, ImplValues],
-                  upto: int, probe=None, conds: dict[int, ImplValues] | None = None) -> bool:
+                  upto: int, probe=None, conds: dict[int, ImplValues] | None = None,
+                  log: list | None = None) -> bool:
     """Fill ``nth`` for passes 1..upto of the instructions that run more than once: their
     values, and (``conds``) the outcomes of their condition-code tests -- a test inside a loop
     is judged at every pass, as a value is (a TGSI ``IF`` of a denormal in a loop, flushed by
@@ -564,7 +586,9 @@ def _probe_passes(program: Program, gen, runner, lanes: int, values: dict[int, I
             todo = [i for i in which if q not in table[events[i][1]].nth]
             if not todo:
                 continue
-            _, imp = _probe_events(probed, gen, runner, lanes, events, todo, nth=q)
+            origins = _origins(probe, log)
+            _, imp = _probe_events(probed, gen, runner, lanes, events, todo, nth=q, **origins)
+            _note_origins(log, origins, kind, events, q)
             for i in todo:
                 if imp.get(i) is not None:
                     table[events[i][1]].nth[q] = np.asarray(imp[i], np.uint32)
@@ -581,8 +605,9 @@ def replay(program: Program, facts, reflection, gen, cap, runner, lanes: int,
     assembly text (:class:`native.TextProbe`), with the same signature."""
     from .core import compare_all, run_executor
     runs: list = []
-    values = probe_values(program, gen, runner, lanes, probe, runs=runs)
-    conds = probe_conditions(program, gen, runner, lanes, values, probe)
+    log: list = []
+    values = probe_values(program, gen, runner, lanes, probe, runs=runs, log=log)
+    conds = probe_conditions(program, gen, runner, lanes, values, probe, log=log)
     # round one: the last pass of each instruction; round two (when a lane that still differs
     # went through passes whose values were not probed): each of the first PASS_LIMIT passes
     repeated = any(v.count is not None for v in values.values())
@@ -600,12 +625,21 @@ def replay(program: Program, facts, reflection, gen, cap, runner, lanes: int,
         else:
             upto = min(PASS_LIMIT, max(int(v.count.max()) for v in values.values()
                                        if v.count is not None))
-            _probe_passes(program, gen, runner, lanes, values, upto, probe, conds)
+            _probe_passes(program, gen, runner, lanes, values, upto, probe, conds, log=log)
             hook = ReplayHook(program, values, lanes, backend, conds, final=True,
                               impl_killed=killed)
             res = run_executor(program, gen, lanes, hooks=hook)
             diffs, _ = compare_all(program, facts, reflection, res, cap, [], strict=True)
             rounds = 2
+    if (diffs or hook.unexplained) and log:
+        needed = {d.lane for d in diffs if d.lane < lanes} | \
+            {dep.lane for dep in hook.unexplained}
+        if consistent_values(program, gen, runner, lanes, cap, log, values, conds, needed):
+            hook = ReplayHook(program, values, lanes, backend, conds, final=True,
+                              impl_killed=killed)
+            res = run_executor(program, gen, lanes, hooks=hook)
+            diffs, _ = compare_all(program, facts, reflection, res, cap, [], strict=True)
+            rounds += 1
     tied = recompiled_lanes(program, facts, reflection, diffs, hook, res, runs, values, conds,
                             lanes) if diffs and backend == "native" else []
     if tied:
@@ -615,6 +649,98 @@ def replay(program: Program, facts, reflection, gen, cap, runner, lanes: int,
         diffs = main_run_lanes(program, facts, reflection, gen, cap, lanes, values, conds,
                                hook, main, diffs)
     return ReplayResult(diffs, hook, res, rounds, tied)
+
+
+#: single-probe compilations :func:`consistent_values` may spend on one program
+MAX_REPROBES = 48
+
+
+def _agreeing_lanes(main, cap) -> np.ndarray | None:
+    """(lanes,) bool: the lanes where the probe compilation ``cap`` computed the program's own
+    outputs bit for bit as the main compilation did (NaNs of any payload alike); None when its
+    outputs cannot be matched (an output missing, another shape)."""
+    agree = None
+    for name, words in main.outputs.items():
+        other = cap.outputs.get(name)
+        if other is None or np.shape(other) != np.shape(words):
+            return None
+        same = same_words(np.asarray(words, np.uint32), np.asarray(other, np.uint32))
+        same = same.reshape(same.shape[0], -1).all(axis=1)
+        agree = same if agree is None else agree & same
+    return agree
+
+
+def consistent_values(program: Program, gen, runner, lanes: int, main, log: list,
+                      values: dict[int, ImplValues], conds: dict[int, ImplValues],
+                      needed: set[int]) -> bool:
+    """Take each probed value, on the lanes still differing (``needed``), from a compilation
+    that ran the program as the main compilation did there.
+
+    A probe is an extra output and a move; the compilation around it is another one, and
+    where the program has a freedom whose choice follows the generated code -- a lookup whose
+    derivatives GLSL leaves undefined (non-uniform flow) takes its level of detail from
+    whatever the quad's inactive lanes hold -- two compilations may choose differently.  The
+    replay then mixes runs: a lookup's value from one compilation, a value computed from it
+    (an n-th pass of a subroutine) from another that looked up something else (cg
+    crt-ddt.fp: the lookup's batch of probes chose another LOD than the main compilation and
+    every other batch; POW of the second call then read a value its own run never had).  So
+    each value whose compilation's *own outputs* differ from the main compilation's on a needed
+    lane is probed again alone (one probe: the least perturbed compilation), and its words
+    are replaced on the lanes where that compilation agrees with the main one.  The values of
+    the instructions whose choice follows the code by nature (the lookups and derivatives in
+    :func:`trace._undefined_derivatives`) are probed again alone whatever their batch's
+    outputs say: equal outputs do not make equal choices (crt-ddt.fp lane 4: the batch's
+    lookup gave 0.615 where the lone probe and every later pass saw -0.165, and a clamp
+    made the outputs agree).  Values no agreeing compilation gives stay as they were.  This only chooses among the
+    implementation's own runs: every value is still judged by the rules, and the outputs are
+    still compared with the main compilation's -- it can cost nothing a single compilation
+    shows, and buy nothing none shows.  True when some value changed."""
+    if not needed or program.stage == Stage.GEOMETRY:
+        return False
+    from .trace import _events, _probe_events, _undefined_derivatives
+    chosen_by_code = _undefined_derivatives(program)
+    want = np.zeros(lanes, bool)
+    want[sorted(needed)] = True
+    killed = getattr(main, "killed", None)
+    if killed is not None:          # a fragment the main run discarded has no outputs to match
+        want &= ~np.asarray(killed, bool)[:lanes]
+    agree_of: dict[int, np.ndarray | None] = {}
+    todo = []
+    for kind, i, k, nth, cap in log:
+        if id(cap) not in agree_of:
+            agree_of[id(cap)] = _agreeing_lanes(main, cap)
+        agree = agree_of[id(cap)]
+        if agree is None:
+            continue
+        bad = want & ~agree[:lanes] if k not in chosen_by_code else want
+        if bad.any():
+            todo.append((kind, i, k, nth, bad))
+    if not todo or len(todo) > MAX_REPROBES:
+        return False
+    probed = _probe_program(program)
+    lists = {kind: [ev for ev in _events(program) if ev[0] == kind] for kind in ("value", "cond")}
+    changed = False
+    for kind, i, k, nth, bad in todo:
+        origins: dict = {}
+        _, imp = _probe_events(probed, gen, runner, lanes, lists[kind], [i], nth=nth,
+                               origins=origins, batch=1)
+        if imp.get(i) is None or i not in origins:
+            continue
+        agree = _agreeing_lanes(main, origins[i])
+        if agree is None:
+            continue
+        take = bad & agree[:lanes]
+        if not take.any():
+            continue
+        iv = (values if kind == "value" else conds).get(k)
+        if iv is None:
+            continue
+        target = iv.last if nth is None else iv.nth.get(nth)
+        if target is None:
+            continue
+        target[take] = np.asarray(imp[i], np.uint32)[take]
+        changed = True
+    return changed
 
 
 def main_run_lanes(program: Program, facts, reflection, gen, cap, lanes: int, values, conds,

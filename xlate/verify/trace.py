@@ -521,11 +521,15 @@ def probe_batch(program: Program) -> int:
 
 def _probe_events(program, gen, runner, lanes, events, which=None,
                   into: tuple[dict, dict] | None = None,
-                  nth: int | None = None, runs: list | None = None) -> tuple[dict, dict]:
+                  nth: int | None = None, runs: list | None = None,
+                  origins: dict | None = None, batch: int | None = None) -> tuple[dict, dict]:
     """Probe the events with indices ``which`` (all by default) in batches (each event's
     ``nth`` execution when given, else its last).  ``runs``: a list that receives the capture
-    of every probe compilation (its outputs: the program's own and the probes')."""
-    batch = probe_batch(program)
+    of every probe compilation (its outputs: the program's own and the probes').
+    ``origins``: a dict that receives, per event index, the capture of the compilation that
+    probed it (``replay.consistent_values``); ``batch``: probes per compilation (default
+    :func:`probe_batch`)."""
+    batch = batch or probe_batch(program)
     exe_all, imp_all = into if into is not None else ({}, {})
     todo = [(i, events[i]) for i in (range(len(events)) if which is None else sorted(which))
             if i not in exe_all]
@@ -539,6 +543,8 @@ def _probe_events(program, gen, runner, lanes, events, which=None,
         for (e_idx, _), name in zip(group, names):
             exe_all[e_idx] = exe[name]
             imp_all[e_idx] = imp[name]
+            if origins is not None:
+                origins[e_idx] = cap
     return exe_all, imp_all
 
 
