@@ -515,4 +515,5 @@ def test_mulhi_folding_defect_is_shown_by_the_spirv_run():
     assert rep.status == "pass", rep.reason
     if "implementation" in rep.reason:
         assert ("implementation: the same GLSL through SPIR-V (which Mesa does not fold) "
-                "reproduces every output of the executor") in rep.notes
+                "reproduces every output of the executor replayed with the executor's own "
+                "values at the folded instructions") in rep.notes

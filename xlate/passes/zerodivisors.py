@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import is_dataclass, replace
 
-from ..backends.literals import literal_operand_bits
+from ..ir.literals import literal_vector
 from ..ir.model import DataType, Instruction, Program, Register, RegKind, Source
 
 #: the constant registers holding +Inf and -Inf
@@ -32,17 +32,21 @@ INFINITY = {0: "%kinf", 0x80000000: "%kninf"}
 
 def zero_divisor_sign(program: Program, ins: Instruction) -> int | None:
     """The sign bit (0 or 0x80000000) of the literal zero ``ins`` divides by, or None when it
-    is no float DIV by a literal +-0."""
+    is no float DIV by a literal +-0.  (DIV's divisor is a scalar: the first component of its
+    swizzle, with |abs| and the negations applied to the float's sign bit.)"""
     if ins.op != "DIV" or ins.dtype != DataType.FLOAT or len(ins.srcs) != 2:
         return None
     src = ins.srcs[1]
-    reg = program.registers.get(src.reg)
-    if reg is None or reg.value is None or (src.index is not None and src.index.relative):
+    words = literal_vector(program, src)
+    if words is None:
         return None
-    row = src.index.offset if src.index is not None else 0
-    if not 0 <= row < len(reg.value):
-        return None
-    bits = literal_operand_bits(reg.value[row], src, DataType.FLOAT)[0]
+    c = src.swizzle[0]
+    bits = 0 if c == 4 else 0x3F800000 if c == 5 else words[c]
+    if src.abs:
+        bits &= 0x7FFFFFFF
+    for flip in (src.neg, src.comp_neg[0]):
+        if flip:
+            bits ^= 0x80000000
     return bits & 0x80000000 if bits & 0x7FFFFFFF == 0 else None
 
 

@@ -586,10 +586,12 @@ def _repeated(program: Program) -> set[int]:
 
 
 def _constant_source(program: Program, src: Source) -> bool:
-    """A source the GLSL backend writes as a literal (an immediate or a constant with a value,
-    not relatively addressed): the compiler sees it at compile time."""
-    reg = program.registers.get(src.reg)
-    return reg is not None and reg.value is not None and not (src.index and src.index.relative)
+    """A source the GLSL backend writes as a literal (an immediate, a constant, an element of
+    a PARAM table bound to no state; not relatively addressed): the compiler sees it at
+    compile time.  (A PARAM bound to ``program.local`` carries placeholder words in ``value``:
+    a uniform, not a literal.)"""
+    from ..ir.literals import literal_vector
+    return literal_vector(program, src) is not None
 
 
 _OPEN = frozenset({"IF", "REP", "SWITCH"})
