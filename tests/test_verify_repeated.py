@@ -13,7 +13,7 @@ import xlate
 from xlate.verify import core, replay as R, trace
 from xlate.verify.core import verify_source
 
-from test_verify_cases import runner_or_skip
+from test_verify_cases import runner_or_skip, with_inputs
 
 
 class Editing:
@@ -57,23 +57,6 @@ def test_a_wrong_second_pass_is_localized_to_that_pass(text, line):
     assert verify_source(text, "twice.vp", lanes=8, seed=1, runner=runner).status == "pass"
 
 
-def _with_inputs(monkeypatch, words: dict[str, list[int]]):
-    """verify's generated inputs with the given bindings (raw words, every lane) replaced."""
-    orig = core.generate
-
-    def generate(*a, **kw):
-        gen = orig(*a, **kw)
-        for key, w in words.items():
-            w = np.array(w, np.uint32)
-            if key in gen.inputs:
-                gen.inputs[key] = np.tile(w, (gen.lanes, 1))
-            else:
-                assert key in gen.params, (key, list(gen.params))
-                gen.params[key] = w
-        return gen
-    monkeypatch.setattr(core, "generate", generate)
-
-
 #: a float IF of a denormal constant inside a loop (tgsi tess_evaluation seed 168, reduced)
 IF_DENORMAL_IN_LOOP = """VERT
 DCL IN[0]
@@ -109,14 +92,14 @@ def test_condition_test_of_each_pass_is_judged(monkeypatch):
     probe holds pass 3's -- and then the flushed value's flags give that outcome (verdict
     ftz).  Before the tests were probed per pass this was an unexplained ISSG/MOV downstream."""
     runner = runner_or_skip("gl")
-    _with_inputs(monkeypatch, {"program.local[0]": [3, 0, 0, 0]})
+    with_inputs(monkeypatch, {"program.local[0]": [3, 0, 0, 0]})
     rep = verify_source(IF_DENORMAL_IN_LOOP, "if.tgsi", lanes=16, seed=1, runner=runner)
     assert rep.status == "pass", (rep.reason, rep.localization[:2])
     if rep.total_differences or rep.localization:      # an implementation that flushes
         first = rep.localization[0]
         assert (first["verdict"], first["instruction"]["op"], first["pass"]) == ("ftz", "IF", 1)
     # a normal tiny value is no denormal: both sides leave the loop at once, nothing differs
-    _with_inputs(monkeypatch, {"program.local[0]": [0x00800000, 0, 0, 0]})
+    with_inputs(monkeypatch, {"program.local[0]": [0x00800000, 0, 0, 0]})
     rep = verify_source(IF_DENORMAL_IN_LOOP, "if.tgsi", lanes=16, seed=1, runner=runner)
     assert rep.status == "pass" and not rep.localization, rep.reason
 
