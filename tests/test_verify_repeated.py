@@ -224,3 +224,20 @@ def test_values_are_taken_from_compilations_that_agree_with_the_main_one(monkeyp
     asked.clear()
     assert not R.consistent_values(prog, None, None, lanes, main, log, values, {}, set())
     assert asked == []
+
+
+def test_subroutine_called_twice_after_a_lookup_in_divergent_flow():
+    """cg crt-ddt.fp (NV4, -inline none): POW in a subroutine called three times, its second
+    call reading a TEX whose derivatives are undefined (inside an IF).  The batch of probes
+    around that TEX compiled it to another LOD than the main compilation and every other
+    batch did; the replay mixed the two runs and called pass 2 of the POW a divergence.  Taken
+    from compilations that agree with the main one, every value is explained by a shown rule
+    (seed 3, 256 lanes: the campaign's inputs)."""
+    from conftest import SHARED_CORPUS, shared_corpus_or_skip
+    name = "cg/gp4fp/test__lab__ddt__crt-ddt.cg__main_fragment__noopt.fp"
+    shared_corpus_or_skip(name)
+    runner = runner_or_skip("gl")
+    path = SHARED_CORPUS / name
+    rep = verify_source(path.read_text(), str(path), lanes=256, seed=3, runner=runner)
+    assert rep.status == "pass", (rep.reason, rep.localization[:2])
+    assert {x["verdict"] for x in rep.localization} <= {"boundary", "lod", "tolerance"}
