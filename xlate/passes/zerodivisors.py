@@ -6,15 +6,18 @@ DIV.F ("a / b", GP4 2.X.8.Z), TGSI's DIV (tgsi.rst: ``dst.x = src0.x / src1.x``;
 divides in C) -- which is, for *every* ``a``, the product ``a * +-Inf``: +-Inf for a finite
 non-zero ``a``, NaN for a zero or NaN one, +-Inf for an infinite one.
 
-The two spellings are not the same to a GLSL implementation.  GLSL 4.50 section 5.9 leaves
-"dividing by zero" to an unspecified value, and Mesa uses that freedom where it sees the zero:
-gallivm's ``lp_build_div`` returns ``undef`` for a constant +0.0 divisor, so llvmpipe gives
-0.0, or whatever the register held before (``x / 0.0`` through GLSL, glslang's SPIR-V and the
-direct SPIR-V alike; a divisor zero only at run time gives the IEEE infinity).  A
-multiplication by an infinity is defined (section 4.7.1: infinities are generated as IEEE
-dictates; ``*`` is correctly rounded), so the translation states what the program means.
-Found by the TGSI tess_evaluation generator (seed 186: ``DIV TEMP[0], TEMP[1].xyzx, IMM[0]``
-with ``IMM[0].x = 0``).
+The two spellings are not the same to a GLSL implementation.  GLSL 4.50 is read two ways
+for ``x / 0.0``: section 4.7.1 generates infinities "as dictated by IEEE" (the reading the
+verifier takes, ``verify/permits.py`` ZERO_POLES and ``_divided_by_zero``), section 5.9 says
+"dividing by zero ... results in an unspecified value".  Mesa does not give the infinity for a
+divisor it sees as the constant +0.0: measured on llvmpipe and lavapipe (Mesa 22.3), ``x /
+0.0`` is 0.0, or the destination's old value, through the GLSL path, glslang's SPIR-V and the
+direct SPIR-V alike, while the same division by a zero known only at run time, and by a
+constant -0.0, gives the infinity.  A multiplication by an infinity is defined under both
+readings (section 4.7.1: infinities as IEEE dictates; ``*`` is correctly rounded), so the
+translation states what the program means whichever reading an implementation takes.  Found
+by the TGSI tess_evaluation generator (seed 186: ``DIV TEMP[0], TEMP[1].xyzx, IMM[0]`` with
+``IMM[0].x = 0``); tests/test_zero_divisors.py.
 
 The rewrite is of the lowered tree only (the IR, which the executor runs, keeps its DIV); the
 infinities are two implicit constant registers, as the structurizer adds its own constants.
