@@ -230,7 +230,8 @@ def consistent_values(program: Program, gen, runner, lanes: int, main, log: list
     :func:`trace._undefined_derivatives`) are probed again alone whatever their batch's
     outputs say: equal outputs do not make equal choices (crt-ddt.fp lane 4: the batch's
     lookup gave 0.615 where the lone probe and every later pass saw -0.165, and a clamp
-    made the outputs agree).  Values no agreeing compilation gives stay as they were.  This only chooses among the
+    made the outputs agree).  Values no agreeing compilation gives stay as they were, and so do
+    the execution counts; more than :data:`MAX_REPROBES` values to probe again: none is.  This only chooses among the
     implementation's own runs: every value is still judged by the rules, and the outputs are
     still compared with the main compilation's -- it can cost nothing a single compilation
     shows, and buy nothing none shows.  True when some value changed."""
