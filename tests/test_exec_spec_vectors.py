@@ -86,6 +86,14 @@ VECTORS: list[V] = [
       {"a": fl(1, 2, 3, 4), "b": fl(2, 2, 2, 2), "c": fl(1, 1, 1, 1)}, {"o": [3, 5, 7, 9]}),
     V("DIV", GP4 + "DIV", "DIV o, a, b.x", {"a": fl(1, 2, -3, 0), "b": fl(2, 9, 9, 9)},
       {"o": [0.5, 1, -1.5, 0]}),
+    # "a / b" is IEEE's: by +-0 the signed infinity, 0/0 NaN (passes/zerodivisors.py prints
+    # a literal zero divisor as a product by that infinity)
+    V("DIV", GP4 + "DIV (by zero: IEEE)", "DIV o, a, b.x", {"a": fl(2, -3, 0, INF),
+                                                             "b": fl(0, 9, 9, 9)},
+      {"o": [INF, -INF, NAN, INF]}),
+    V("DIV", GP4 + "DIV (by -0: IEEE)", "DIV o, a, b.x", {"a": fl(2, -3, 0, -INF),
+                                                           "b": fl(-0.0, 9, 9, 9)},
+      {"o": [-INF, INF, NAN, INF]}),
     V("MOD", GP4 + "MOD", "MOD.S o, a, b.x", {"a": ints(7, -7, 9, 5), "b": ints(3, 0, 0, 0)},
       {"o": [1, -1, 0, 2]}, t="s"),
     V("SAD", GP4 + "SAD", "SAD.S o, a, b, c",

@@ -39,15 +39,16 @@ KNOWN_CYCLES = [
     # the verifier's run, its probes and its replay call each other
     ["xlate.verify.core", "xlate.verify.evidence", "xlate.verify.native_probe",
      "xlate.verify.native_verify", "xlate.verify.permits", "xlate.verify.permits_native",
-     "xlate.verify.replay", "xlate.verify.tess_verify", "xlate.verify.trace"],
+     "xlate.verify.permits_texture", "xlate.verify.probes", "xlate.verify.replay",
+     "xlate.verify.tess_verify",
+     "xlate.verify.trace"],
 ]
 
 
 #: cycles of module-level imports (Python loads them only in one order)
-KNOWN_MODULE_CYCLES = [
-    # permits_native's rules take their place in permits.RULES, between the translation's, and
-    # use permits' Site and helpers (to split: Site and the helpers into a module of their own)
-    ["xlate.verify.permits", "xlate.verify.permits_native"],
+KNOWN_MODULE_CYCLES: list = [
+    # (none: the rules' Site and shared helpers are permits_site.py, which permits,
+    # permits_texture and permits_native import)
 ]
 
 

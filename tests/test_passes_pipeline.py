@@ -27,8 +27,8 @@ END
 
 def test_the_passes_run_in_their_order():
     s = pipeline.lower(xlate.parse(CALLS), validate=True)
-    assert s.done == ["nesting", "structurize", "inline", "types", "condcodes", "ccforward",
-                      "deadstores", "deadcode"]
+    assert s.done == ["nesting", "structurize", "inline", "zerodivisors", "types", "condcodes",
+                      "ccforward", "deadstores", "deadcode"]
     assert [name for name, _ in pipeline.PASSES] == s.done
     # one caller: the inline pass spliced the subroutine into main
     assert s.structured.functions == {}

@@ -197,14 +197,16 @@ def test_verify_report_of_wrong_translations(tmp_path, monkeypatch):
     fp, vp, ok = sections
     assert 'data-status="mismatch"' in fp and 'data-status="mismatch"' in vp
     assert 'data-status="pass"' in ok
-    # the verdict, and the localized instruction highlighted in the source
-    # (the mutated MUL statement is spelled differently in the probe shaders that probe the
-    # ADD it inlines, so only some probe compilations carry the mutation: the replay first
-    # sees a wrong value at the last ADD, which reads the MUL's value)
-    assert "localized: divergence at &#39;ADD.F r, r, t&#39; (line 10)" in fp
-    assert re.search(r'<div class="line localized" data-n="10"><span class="ln">10</span>'
-                     r'ADD r, r, t;<span class="tag">&larr; divergence '
-                     r'lane \d+ \.\w+</span>', fp)
+    # the verdict, and the localized instruction highlighted in the source: the mutated MUL
+    # (its statement is spelled differently in the probe shaders that probe the ADD it
+    # inlines, so only some probe batches carry the mutation; the replay takes each value
+    # from a compilation whose outputs are the main one's -- replay.consistent_values -- and
+    # the MUL's own probe, compiled alone, carries it.  Before, the last ADD was named)
+    assert "localized: divergence at &#39;MUL.F r, r, fragment.texcoord[1].yxzw&#39; (line 6)" \
+        in fp
+    assert re.search(r'<div class="line localized" data-n="6"><span class="ln">6</span>'
+                     r'MUL r, r, fragment.texcoord\[1\].yxzw;<span class="tag">&larr; '
+                     r'divergence lane \d+ \.\w+</span>', fp)
     assert fp.count('class="line localized"') == 1
     assert re.search(r'<div class="line localized" data-n="5"><span class="ln">5</span>'
                      r'MOV.F R0 \(GT.x\), vertex.attrib\[2\];', vp)

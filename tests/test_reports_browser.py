@@ -113,9 +113,9 @@ def test_verify_report_in_a_browser(tmp_path, monkeypatch):
         assert p.visible_rows(sections) == 2
         pg.fill("#q", "")
         assert p.visible_rows(sections) == 3
-        # the localized line (test_reports.py: the last ADD, line 10)
+        # the localized line (test_reports.py: the mutated MUL, line 6)
         assert pg.eval_on_selector_all("#p0 .line.localized", "ls => ls.map(l => +l.dataset.n)") \
-            == [10]
+            == [6]
         assert p.errors == []
         _screenshot(p, tmp_path, "report-verify.png")
 

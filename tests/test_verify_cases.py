@@ -79,6 +79,24 @@ def run_both(text: str, inputs: dict, params: dict | None = None, textures=None,
     return diffs, res, cap
 
 
+def with_inputs(monkeypatch, words: dict[str, list[int]]):
+    """verify's generated inputs with the given bindings (raw words, every lane) replaced."""
+    orig = core.generate
+
+    def generate(*a, **kw):
+        gen = orig(*a, **kw)
+        for key, w in words.items():
+            w = np.array(w, np.uint32)
+            if key in gen.inputs:
+                gen.inputs[key] = np.tile(w, (gen.lanes, 1))
+            else:
+                assert key in gen.params, (key, list(gen.params))
+                gen.params[key] = w
+        return gen
+    monkeypatch.setattr(core, "generate", generate)
+
+
+
 # ---- translation side --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("backend", ["gl", "gl-spirv"])
@@ -578,4 +596,28 @@ def test_mulhi_folding_defect_is_shown_by_the_spirv_run():
     assert rep.status == "pass", rep.reason
     if "implementation" in rep.reason:
         assert ("implementation: the same GLSL through SPIR-V (which Mesa does not fold) "
-                "reproduces every output of the executor") in rep.notes
+                "reproduces every output of the executor replayed with the executor's own "
+                "values at the folded instructions") in rep.notes
+
+
+#: tgsi tess_control seed 19, reduced: DST_SAT of -|x| where x.w is a denormal
+DST_SAT_DENORMAL = """VERT
+DCL IN[0]
+DCL IN[1]
+DCL OUT[0], POSITION
+DCL OUT[1], GENERIC[1]
+  0: DST_SAT OUT[1].xyw, IN[1].wwww, -|IN[1]|
+  1: MOV OUT[0], IN[0]
+  2: END
+"""
+
+
+def test_saturated_denormal_written_unclamped_is_a_flush(monkeypatch):
+    """llvmpipe's saturation compares the flushed -0 (in range) and writes the denormal
+    itself; verify shows it (permits.rule_ftz: the unsaturated result is that denormal) where
+    it was an unexplained divergence; y (w * -|y|, flushed to -0) is a zero of the other sign."""
+    runner = runner_or_skip("gl")
+    with_inputs(monkeypatch, {"vertex.attrib[1]": [0x3F800000, 0x40000000, 0x3F000000, 0x1B]})
+    rep = core.verify_source(DST_SAT_DENORMAL, "dst.tgsi", lanes=16, seed=1, runner=runner)
+    assert rep.status == "pass", (rep.reason, rep.localization[:2])
+    assert {x["verdict"] for x in rep.localization} <= {"ftz", "signedzero"}

@@ -523,3 +523,62 @@ def test_division_of_nonzero_by_zero_is_its_infinity():
                  lambda e: f32(0, 0, 0, 0)[None], inp)
     assert exe.tolist()[0] == 0x7F800000 and exe.tolist()[2] == 0xFF800000
     assert v[0] == "" and v[2] == "" and v[1] == "nonfinite"
+
+
+def test_saturation_may_move_a_denormal_unclamped():
+    """DST.SAT of -|x| with a denormal x.w: an implementation that flushes compares -0 with the
+    saturation's bounds and writes the value's own bits (llvmpipe: tgsi tess_control seed 19,
+    ``xl_sat``'s ``lessThan`` flushed, ``mix`` moving the denormal) -- verdict ftz, shown by
+    the instruction's unsaturated result being that denormal.  Another word, or an unclamped
+    value that is no denormal, is not permitted."""
+    den = np.array([0x1B], np.uint32).view(np.float32)[0]
+    inp = {"vertex.attrib[0]": [1.0, 2.0, 0.5, den]}
+    text = VP.format("DST.SAT t, vertex.attrib[0].w, -|vertex.attrib[0]|;")
+    moved = lambda e: np.where(np.arange(4) == 3, np.uint32(0x8000001B), e)    # noqa: E731
+    v, exe = ask(text, 0, moved, inp)
+    assert exe[3] == 0 and v[3] == "ftz", (exe, v)
+    other = lambda e: np.where(np.arange(4) == 3, np.uint32(0x8000001C), e)    # noqa: E731
+    v, _ = ask(text, 0, other, inp)
+    assert v[3] == ""
+    # -0.5 saturated is 0: writing -0.5 is no flush of anything
+    v, exe = ask(VP.format("MOV.SAT t, -vertex.attrib[0];"), 0,
+                 lambda e: np.where(np.arange(4) == 2, f32(-0.5, -0.5, -0.5, -0.5), e), inp)
+    assert exe[2] == 0 and v[2] == ""
+    v, exe = ask(VP.format("MOV.SAT t, -vertex.attrib[0];"), 0,
+                 lambda e: np.where(np.arange(4) == 3, np.uint32(0x8000001B), e), inp)
+    assert v[3] == "ftz"
+
+
+def test_mip_linear_lookup_between_two_grid_levels_of_detail():
+    """rule_lod's grid steps LOD_STEP levels; between two grid points a *_MIPMAP_LINEAR lookup
+    is the straight blend of its two levels (GL 4.5 §8.14.3), so a value there is a lookup at
+    some LOD although no grid point gives it within the filter's tolerance (cg crt-ddt.fp: a
+    blend at LOD 0.7451 of texels 2 apart).  A blend of texels no LOD blends is not."""
+    from xlate.verify import permits as P
+    lv0 = np.zeros((4, 4, 4), np.float32)
+    lv0[..., :] = [-1.0, 2.0, 0.0, 1.0]
+    lv1 = np.zeros((2, 2, 4), np.float32)
+    lv1[..., :] = [1.0, -1.0, 2.0, 1.0]
+    lv2 = np.full((1, 1, 4), 7.0, np.float32)
+    tex = Texture(levels=[lv0, lv1, lv2], filter="NEAREST_MIPMAP_LINEAR", mag_filter="NEAREST")
+    f = np.float32(0.7451172)            # not on the 1/64 grid
+
+    def between(e):
+        blend = (1 - f) * lv0[0, 0] + f * lv1[0, 0]
+        return np.tile(blend.astype(np.float32).view(np.uint32), (len(e), 1))
+
+    def mixed(e):                        # level 0 with level 2: no LOD blends those
+        blend = (1 - f) * lv0[0, 0] + f * lv2[0, 0]
+        return np.tile(blend.astype(np.float32).view(np.uint32), (len(e), 1))
+    for imp, want in ((between, "lod"), (mixed, "")):
+        prog = xlate.parse(FP_IF_TEX)
+        hook = _Ask(2, imp)
+        coords = np.tile(np.array([[0.3, 0.3, 0, 1]], np.float32), (4, 1))
+        flow = np.array([[1, 0, 0, 0], [1, 0, 0, 0], [1, 0, 0, 0], [-1, 0, 0, 0]], np.float32)
+        execute(prog, inputs={"fragment.texcoord[0]": coords, "fragment.texcoord[1]": flow},
+                lanes=4, hooks=hook, textures={0: tex})
+        # (w is 1.0 on levels 0 and 1: the blend equals the executor's there, nothing to judge)
+        assert hook.verdicts.tolist() == [[want] * 3 + [""]] * 3, (want, hook.verdicts.tolist())
+    # the grid alone misses the blend (the case the segments are for)
+    grid_step_error = abs(float(f) - round(float(f) * 64) / 64) * 3.0
+    assert grid_step_error > 2.0 ** -7 and P.LOD_STEP == 1 / 64

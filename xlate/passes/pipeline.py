@@ -28,6 +28,7 @@ from .nesting import runtime_nesting_overflow
 from .structurize import (Op, RecursionError_, StructureError, Structured, call_depth,
                           structurize)
 from .types import register_types
+from .zerodivisors import rewrite_zero_divisors
 
 
 @dataclass
@@ -102,6 +103,14 @@ def inline(s: Lowering) -> None:
         inline_single_calls(s.structured)
 
 
+def zero_divisors(s: Lowering) -> None:
+    """A float DIV by a literal +-0 becomes a MUL by the infinity of that sign (the same IEEE
+    value for every dividend; GLSL leaves division by zero unspecified and Mesa folds a
+    constant one to undef: ``zerodivisors.py``)."""
+    if s.structured is not None:
+        rewrite_zero_divisors(s.structured, s.program)
+
+
 def decide_types(s: Lowering) -> None:
     """Each register gets the GLSL type its uses call for (``types.py``); the general
     structurizer's own registers (%astackN, %rcN) are typed too."""
@@ -150,6 +159,7 @@ PASSES: list[tuple[str, Callable[[Lowering], None]]] = [
     ("nesting", check_nesting),
     ("structurize", structure),
     ("inline", inline),
+    ("zerodivisors", zero_divisors),
     ("types", decide_types),
     ("condcodes", find_tested_condition_codes),
     ("ccforward", forward_condition_codes),

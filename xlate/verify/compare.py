@@ -75,8 +75,10 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
         "preserving the sign bit\"; GLSL 4.50 §4.7.1: a denormalized value may be flushed to 0",
         "permits.rule_ftz: the value equals the executor's result flushed, or the instruction "
         "recomputed with (a subset of) its denormal operands flushed, or a dot product/MAD "
-        "with its denormal products flushed; condition codes and KIL decisions of a denormal "
-        "may take the flushed value's outcome (replay)"),
+        "with its denormal products flushed, or -- a saturation compares the flushed value, "
+        "in range, and moves the value's bits -- the unsaturated result where it is a "
+        "denormal; condition codes and KIL decisions of a denormal may take the flushed "
+        "value's outcome (replay, each pass of a loop with that pass's outcome)"),
     "nonfinite": (
         "GLSL 4.50 §4.7.1: NaNs are not required to be generated, and operations on NaN or "
         "Inf need not follow IEEE 754 (Mesa folds x*0 -> 0 even for 'precise'); NV_gpu_program4 "
@@ -98,7 +100,9 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
         "(each fragment's own row/column pair; llvmpipe's cube maps), within TEX's 2^-7; "
         "permits.rule_lod: the value is the same lookup at one explicit level of detail for "
         "every written component, on a "
-        "1/64 grid around the texture's levels (within TEX's 2^-7), also for lookups whose "
+        "1/64 grid around the texture's levels (within TEX's 2^-7) or, for *_MIPMAP_LINEAR "
+        "filters, on the straight blend between two neighbouring grid points (GL 4.5 "
+        "§8.14.3: linear in lambda between levels), also for lookups whose "
         "derivatives are undefined (the LOD is open, the lookup is at some LOD); DDX/DDY in "
         "non-uniform flow or after a KIL: any value of that instruction, adopted"),
     "implementation": (

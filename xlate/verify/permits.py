@@ -22,117 +22,18 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.model import DataType, Stage
-from ..ir.ops import COMPONENTWISE
-from ..ir.ops import UNDEFINED_COMPONENTS as OPS_UNDEFINED
+from ..ir.ops import COMPONENTWISE  # noqa: F401  (re-exported)
 from . import compare as cmp
 from .compare import same_words
-#: the filtered lookups (TEX2/TXB2/TXL2: the cube-array forms of tgsi.rst)
-SAMPLING_OPS = ("TEX", "TXB", "TXL", "TXP", "TXD", "TEX2", "TXB2", "TXL2")
-
-F32, U32 = np.float32, np.uint32
-SIGN = U32(0x80000000)
-
-
-#: components the specifications leave undefined (the executor and the GLSL write 0.0):
-#: XPD/NRM/RFL w (NV_gpu_program4 2.X.8.Z: "the w component of the result is undefined"),
-#: SCS z/w (NV_fragment_program 3.11.5.22) -- the opcode table's (xlate/ir/ops.py)
-UNDEFINED_COMPONENTS = OPS_UNDEFINED
-
-#: the magnitude beyond which SIN/COS/SCS carry no precision at all (llvmpipe's range reduction
-#: fails past 2^23; the specs' ApproxSine/ApproxCosine require nothing)
-RANGE_LIMIT = 2.0 ** 23
-
-_DOTS = {"DP2": 2, "DP2A": 2, "DP3": 3, "DP4": 4, "DPH": 3}
-
-
-def _nonfinite(w) -> np.ndarray:
-    return (np.asarray(w, U32) & 0x7F800000) == 0x7F800000
-
-
-def _denormal(w) -> np.ndarray:
-    w = np.asarray(w, U32)
-    return ((w & 0x7F800000) == 0) & ((w & 0x007FFFFF) != 0)
-
-
-class Site:
-    """One instruction's result on the lanes where it differs: what every rule reads.
-
-    ``op``: the executor's compiled instruction (:class:`xlate.exec.machine.Op`, whose ``fn``
-    recomputes the result); ``all_operands``: the operands as the instruction read them
-    (swizzled, negated; the executor's typed arrays) for its whole lane selection, ``rows``
-    the positions of the lanes judged here in it (``operands``: those rows);
-    ``exe``/``imp``: (n, 4) result words of the judged lanes."""
-
-    def __init__(self, op, all_operands, rows, exe, imp, backend: str | None):
-        self.op = op
-        self.ins = op.inst
-        self.all_operands = all_operands
-        n = len(rows)
-        self.operands = [np.asarray(o)[rows] if np.shape(o)[0] > 1 else
-                         np.broadcast_to(o, (n,) + np.shape(o)[1:]) for o in all_operands]
-        self.exe = exe
-        self.imp = imp
-        self.rows = rows
-        self.backend = backend
-        #: native backend: (n, 4) how far a correct compilation's value may lie from the
-        #: executor's (:mod:`spread`); None elsewhere
-        self.spread = None
-        #: native backend: (n, 4) spread of each operand as the instruction reads it
-        self.operand_spreads: list | None = None
-        #: (n, 4) the components the instruction wrote (its write mask and condition), set by
-        #: the replay; None: the write mask alone
-        self.written: np.ndarray | None = None
-
-    def written_components(self) -> np.ndarray:
-        """(n, 4) bool: the components this instruction wrote on the judged lanes."""
-        if self.written is not None:
-            return np.asarray(self.written, bool)
-        return np.broadcast_to(np.array(self.ins.dst.mask, bool), self.exe.shape)
-
-    def float_operands(self) -> list[np.ndarray]:
-        """The float operands as (n, 4) uint32 words (scalars widened)."""
-        out = []
-        for i, o in enumerate(self.operands):
-            if self.op.info.operand_type(i, self.op.t) != DataType.FLOAT:
-                continue
-            w = np.asarray(o)
-            if w.dtype != np.float32:
-                continue
-            w = w.view(U32)
-            if w.ndim == 1:
-                w = w[:, None]
-            out.append(np.broadcast_to(w, (w.shape[0], 4)) if w.shape[1] == 1 else w)
-        return out
-
-    def feeding(self, per_lane: np.ndarray, per_comp: np.ndarray | None = None) -> np.ndarray:
-        """(n, 4) mask: a property of the operands reaches result component c -- per component
-        for componentwise opcodes, else any component of any operand."""
-        if per_comp is not None and self.ins.op in COMPONENTWISE:
-            return per_comp
-        return np.broadcast_to(per_lane[:, None], (len(per_lane), 4))
-
-    def recompute(self, all_operands, fn=None, precision: bool = True) -> np.ndarray:
-        """The instruction's result words on the judged lanes for other operands (given for
-        the whole lane selection: implicit derivatives read the quad neighbours), saturation
-        and precision applied as the executor applies them.  ``fn``: another computation of
-        the result in place of the opcode's (called like it, ``fn(op, *operands)``).
-        ``precision=False``: without the instruction's FP16/X conversion."""
-        from ..exec.operands import _PRECISION, saturate
-        x = self.op
-        with np.errstate(all="ignore"):
-            res = (x.fn if fn is None else fn)(x, *all_operands)
-            if res.ndim == 1:
-                res = res[:, None]
-            if res.shape[0] > 1:
-                res = res[self.rows]
-            if x.sat is not None:
-                res = saturate(res, *x.sat)
-            res = np.broadcast_to(res, (res.shape[0], 4))
-            words = np.ascontiguousarray(res).view(U32)
-            conv = _PRECISION.get(self.ins.precision) if precision else None
-            if conv is not None:        # FP16/X: a conversion of the float values
-                words = np.ascontiguousarray(conv(words.view(F32)), F32).view(U32)
-            return words
+# the site and the shared helpers (permits_site.py) and the texture rules (permits_texture.py),
+# re-exported: the replay and the tests name them through this module
+from .permits_site import (F32, RANGE_LIMIT, SAMPLING_OPS, SIGN, U32,  # noqa: F401
+                           UNDEFINED_COMPONENTS, _DOTS, Site, _denormal, _flush_operand,
+                           _holds_denormal, _nonfinite, _same_or_zeros, _saturated)
+from .permits_texture import (LOD_BATCH, LOD_SPAN, LOD_STEP, TEXEL_RANGE_LIMIT,  # noqa: F401
+                              _between_grid, _implicit_lookup, rule_boundary,
+                              rule_fine_derivatives, rule_lod, rule_texcoord_range,
+                              rule_undefined_derivatives)
 
 
 # ---- the rules --------------------------------------------------------------------------------
@@ -225,6 +126,7 @@ def rule_ftz(s: Site) -> np.ndarray:
         ops = [_flush_operand(o) if i in chosen else o for i, o in enumerate(s.all_operands)]
         r = s.recompute(ops)
         ok |= _same_or_zeros(r, s.imp) | _same_or_zeros(cmp.flush(r), s.imp)
+    ok |= _saturation_moved_denormal(s, holders)
     inter = _flushed_intermediates(s)
     if inter is not None:
         ok |= _same_or_zeros(inter, s.imp) | _same_or_zeros(cmp.flush(inter), s.imp)
@@ -248,6 +150,27 @@ def rule_ftz(s: Site) -> np.ndarray:
             if w.dtype == np.float32:
                 w = w.view(U32)
                 ok |= _same_or_zeros(w, s.imp) | _same_or_zeros(cmp.flush(w), s.imp)
+    return ok
+
+
+def _saturation_moved_denormal(s: Site, holders: list[int]) -> np.ndarray:
+    """A saturated instruction whose unsaturated value is a denormal, written unclamped.  The
+    saturation is a select (GP4 2.X.4.3: "if (r < lo) r = lo; else if (r > hi) r = hi"; the
+    translation's ``xl_sat`` is ``mix(.., lessThan(x, 0.0))``): an implementation that flushes
+    denormals compares the flushed value -- +-0, inside every saturation range, so no bound is
+    chosen -- and moves the value's own bits, unflushed, as a select of MIN/MAX does
+    (:data:`_SELECTS`).  llvmpipe writes a saturated -3.8e-44 so (``DST_SAT`` of ``-|x|``
+    with a denormal x.w: tgsi tess_control seed 19).  Shown by recomputation: the
+    implementation's word is the instruction's unsaturated result (from the operands as read,
+    or with a subset of the denormal ones flushed), and that result is a denormal."""
+    ok = np.zeros(s.exe.shape, bool)
+    if s.op.sat is None or s.op.rt != DataType.FLOAT:
+        return ok
+    for mask in range(1 << len(holders)):
+        chosen = {holders[j] for j in range(len(holders)) if mask >> j & 1}
+        ops = [_flush_operand(o) if i in chosen else o for i, o in enumerate(s.all_operands)]
+        raw = s.recompute(ops, saturate=False)
+        ok |= same_words(raw, s.imp) & _denormal(raw)
     return ok
 
 
@@ -292,24 +215,6 @@ def _ftz_doubles(s: Site) -> np.ndarray:
 
 #: selecting opcodes -> the operands whose value they return
 _SELECTS = {"MIN": (0, 1), "MAX": (0, 1), "MINN": (0, 1), "MAXN": (0, 1), "CMP": (1, 2)}
-
-
-def _same_or_zeros(a, b) -> np.ndarray:
-    """Equal words, or two zeros of either sign (a flushed denormal keeps its sign in GP4's
-    words, not always in an implementation's)."""
-    return same_words(a, b) | (((a & 0x7FFFFFFF) == 0) & ((b & 0x7FFFFFFF) == 0))
-
-
-def _holds_denormal(o) -> bool:
-    a = np.asarray(o)
-    return a.dtype == np.float32 and bool(_denormal(np.ascontiguousarray(a).view(U32)).any())
-
-
-def _flush_operand(o):
-    a = np.asarray(o)
-    if a.dtype != np.float32:
-        return o
-    return cmp.flush(a.view(U32)).view(F32).reshape(a.shape)
 
 
 def _flushed_derivative(s: Site) -> np.ndarray | None:
@@ -366,14 +271,6 @@ def _flushed_intermediates(s: Site) -> np.ndarray | None:
                 r = (r + np.asarray(s.operands[2], F32)[:, 0]).astype(F32)
             r = np.broadcast_to(r[:, None], (len(r), 4))
         return _saturated(s, r)
-
-
-def _saturated(s: Site, r: np.ndarray) -> np.ndarray:
-    """Words of a recomputed float result after the instruction's saturation."""
-    if s.op.sat is not None:
-        from ..exec.operands import saturate
-        r = saturate(np.asarray(r, F32), *s.op.sat)
-    return np.ascontiguousarray(np.broadcast_to(r, (len(r), 4)), F32).view(U32)
 
 
 def rule_ftz_multistep(s: Site) -> np.ndarray:
@@ -568,65 +465,6 @@ def rule_range(s: Site) -> np.ndarray:
     return np.broadcast_to(big[:, None], s.exe.shape)
 
 
-#: texels a filtered lookup's coordinate must stay under for its texel to be known: GL 4.5
-#: section 2.3.4.1 asks a floating-point operation for "about 1 part in 10^5", so the texel
-#: coordinate u = s * size of a larger coordinate is known only to more than one texel
-TEXEL_RANGE_LIMIT = 1.0e5
-#: lookups whose coordinate components are wrapped/filtered texel positions
-_RANGE_TARGETS = {"1D": (0,), "2D": (0, 1), "3D": (0, 1, 2), "RECT": (0, 1),
-                  "ARRAY1D": (0,), "ARRAY2D": (0, 1)}
-
-
-def rule_texcoord_range(s: Site) -> np.ndarray:
-    """A float lookup (TEX/TXB/TXL/TXD/TEX2/TXB2/TXL2 on a 1D, 2D, 3D, rectangle or array
-    target, not a shadow one) whose texel coordinate u = s * size (s itself for a rectangle)
-    reaches :data:`TEXEL_RANGE_LIMIT` in magnitude in a spatial component: GL 4.5 section
-    2.3.4.1's precision ("about 1 part in 10^5") leaves u uncertain by more than a texel, so
-    any texel of any level, or the border colour, may be read and filtered.  Shown by the
-    value: each component lies within the range of the texture's texels and border colour.
-    (The generator's inputs reach 1e38; llvmpipe wraps such coordinates through integer
-    conversions.)  Where u overflows the float range, any value.  Verdict ``range``."""
-    none = np.zeros(s.exe.shape, bool)
-    tex = s.ins.tex
-    if s.ins.op not in SAMPLING_OPS or tex is None or s.op.rt != DataType.FLOAT or \
-            "SHADOW" in tex.target or tex.target not in _RANGE_TARGETS:
-        return none
-    textures = getattr(s.op.st, "textures", None)
-    P = textures.get(tex.unit) if hasattr(textures, "get") else None
-    if P is None or getattr(P, "kind", "f") != "f":
-        return none
-    size = (1.0, 1.0, 1.0) if tex.target == "RECT" else \
-        (float(P.W[0]), float(P.H[0]), float(P.Z[0]))
-    c = np.asarray(s.operands[0], F32).astype(np.float64).reshape(len(s.exe), -1)
-    with np.errstate(all="ignore"):
-        far = np.zeros(len(s.exe), bool)
-        overflow = np.zeros(len(s.exe), bool)
-        for i in _RANGE_TARGETS[tex.target]:
-            u = np.abs(c[:, i] * size[i])
-            far |= ~np.isfinite(u) | (u >= TEXEL_RANGE_LIMIT)
-            # u past the float range: the implementation's texel arithmetic is on an
-            # infinity, which GL 4.5 2.3.4.1 leaves unspecified ("providing a value that is
-            # not a floating-point number ... is unspecified"): any value, NaN included
-            # (llvmpipe: NaN for s = -1.7e38 on an 8-texel texture, random TGSI fragment
-            # seed 9)
-            overflow |= u > np.finfo(np.float32).max
-    if not far.any():
-        return none
-    data = np.asarray(P.data, np.float64).reshape(-1, np.shape(P.data)[-1])
-    border = np.asarray(P.border, np.float64).reshape(-1)
-    ok = np.zeros(s.exe.shape, bool)
-    imp = np.ascontiguousarray(s.imp).view(F32).astype(np.float64)
-    for comp in range(min(4, data.shape[1])):
-        values = np.concatenate([data[:, comp], border[comp:comp + 1]])
-        values = values[np.isfinite(values)]
-        if not len(values):
-            continue
-        lo, hi = values.min(), values.max()
-        ok[:, comp] = far & (imp[:, comp] >= lo) & (imp[:, comp] <= hi)
-    ok |= overflow[:, None]
-    return ok
-
-
 def rule_undefined(s: Site) -> np.ndarray:
     """Results NV_gpu_program4 leaves undefined -- integer MOD of a negative dividend or by a
     divisor <= 0, integer DIV by zero, shifts by a negative count or by 32 or more (2.X.8.Z) --
@@ -653,218 +491,6 @@ def rule_undefined(s: Site) -> np.ndarray:
             bad = np.broadcast_to(((b < 0) | (b >= 32))[:, None], (n, 4))
         ok |= np.broadcast_to(bad, (n, 4))
     return ok
-
-
-def rule_boundary(s: Site) -> np.ndarray:
-    """A NEAREST-filtered lookup whose coordinate lies on a texel edge: GL 4.5 §8.14.2 selects
-    the texel by ``floor(u)`` of ``u = s * size``, and the implementation's rounding of that
-    product picks either neighbour.  Shown by recomputation with the coordinates moved by one
-    ulp down or up (each spatial component independently), or by EDGE_REACH of their magnitude
-    (an edge that near cannot be told apart by the implementation's arithmetic of the texel
-    position), within the filtering tolerance of
-    compare.INEXACT (TEX's 2^-7, as :func:`rule_tolerance` allows the unmoved lookup; a
-    shadow lookup's w exactly).
-
-    The tolerance is needed because llvmpipe does not always fetch a NEAREST texel as it is:
-    where some fragment of an 8-wide SIMD group is minified with a LINEAR filter and another
-    magnified with NEAREST (or the reverse), gallivm samples the whole group with the linear
-    filter and forces the NEAREST fragments' weights to 0 or 1 ("whatever texel had more
-    weight": ``fpart > 0.5``, lp_build_sample_image_linear's linear_mask).  That picks the
-    lower texel at u exactly on an edge (fpart = 0.5 of u - 0.5) -- the edge case here -- and
-    returns ``a + 1.0 * (b - a)``, which can be b's neighbour float (gb-palette.cg fp40:
-    ``TEX oCol.xyz, H0, texture[1], 2D`` with H0.x = 0.5 on an 8-texel texture, the texel's
-    value 1 ulp off in x, y and z; tests/test_verify_replay.py)."""
-    if s.ins.op not in SAMPLING_OPS or s.ins.tex is None:
-        return np.zeros(s.exe.shape, bool)
-    ok = np.zeros(s.exe.shape, bool)
-    c = np.asarray(s.all_operands[0], F32)
-    dims = 3 if s.ins.tex.target.replace("SHADOW", "") in ("3D", "CUBE", "ARRAYCUBE") else 2
-    rest = list(s.all_operands[1:])
-    tol = cmp.INEXACT.get(s.ins.op, cmp.INEXACT["TEX"])
-    shadow = "SHADOW" in s.ins.tex.target
-    filtered = s.op.rt == DataType.FLOAT        # integer texels are fetched, not filtered
-    # the moves: one ulp, and EDGE_REACH of the coordinate's magnitude (at least 1.0, the
-    # extent of a normalized texture) -- an edge closer than that to the coordinate is one the
-    # implementation's float arithmetic of s * size and the half-texel offsets cannot place
-    # the coordinate on a side of (llvmpipe fetched the border colour for s = 7.6e-16 on an
-    # 8-texel CLAMP_TO_BORDER texture, where floor(s * 8) = 0 selects texel 0: random TGSI
-    # fragment seed 9; GL 4.5 §2.3.4.1 allows "about 1 part in 10^5" for such arithmetic)
-    reach = np.maximum(np.abs(c), F32(1)) * F32(EDGE_REACH)
-    for far in (False, True):
-        for nudge in _nudges(dims):
-            moved = c.copy()
-            for i, d in enumerate(nudge):
-                if d and far:
-                    moved[:, i] = c[:, i] + F32(d) * reach[:, i]
-                elif d:
-                    moved[:, i] = np.nextafter(c[:, i], F32(np.inf) if d > 0 else F32(-np.inf))
-            ok |= _boundary_match(s, moved, rest, tol, filtered, shadow)
-    return ok
-
-
-#: how close (relative to the coordinate's magnitude, at least 1.0) a texel edge may be for
-#: either side to be taken: 2^-20, between float's resolution of those terms (2^-24) and the
-#: 1e-5 GL allows
-EDGE_REACH = 2.0 ** -20
-
-
-def _boundary_match(s: Site, moved, rest, tol, filtered: bool, shadow: bool) -> np.ndarray:
-    """The lanes and components where the lookup at ``moved`` gives the implementation's
-    value (within the filtering tolerance for float texels; a shadow lookup's w exactly)."""
-    r = s.recompute([moved] + rest)
-    near = same_words(r, s.imp)
-    if filtered:
-        near |= cmp.float_equal(r, s.imp, *tol) & ~_nonfinite(r) & ~_nonfinite(s.imp)
-    if shadow:                          # w is 1.0 exactly, not filtered
-        near[:, 3] = same_words(r[:, 3], s.imp[:, 3])
-    return near
-
-
-def _nudges(dims: int):
-    import itertools
-    for combo in itertools.product((-1, 0, 1), repeat=dims):
-        if any(combo):
-            yield combo
-
-
-#: levels of detail tried around the executor's: GL 4.5 §8.14.1 lets rho be approximated
-#: between max(|du|, |dv|) and |du| + |dv| (log2: within 1 level), and llvmpipe takes one
-#: LOD per 2x2 quad
-LOD_SPAN, LOD_STEP = 1.5, 1.0 / 64
-
-
-def rule_lod(s: Site) -> np.ndarray:
-    """An implicit-derivative lookup (TEX/TXB/TXP in a fragment program) on a texture where the
-    level of detail matters: GL 4.5 §8.14.1 lets implementations approximate rho (and the LOD
-    with it).  Shown by recomputation: the implementation's value is the same lookup at an
-    explicit level of detail on a grid of LOD_STEP spanning every level of the texture (and
-    LOD_SPAN beyond both ends, where the clamp to the level range decides), within the
-    filtering tolerance of compare.INEXACT["TEX"].  The same rule covers implicit lookups whose
-    derivatives GLSL leaves undefined (non-uniform flow, after a KIL: GLSL 4.50 §8.14.1): the
-    LOD is then open, the lookup is still a lookup at some LOD -- not any value.
-
-    One lookup has one level of detail (GL 4.5 §8.14: lambda is computed once per fragment
-    and selects the levels every component is filtered from): a lane is permitted only when
-    one grid LOD gives every component the instruction wrote, not each component at an LOD
-    of its own (which let a wrong value through: x from one level, y from another)."""
-    n = len(s.exe)
-    if s.op.stage != Stage.FRAGMENT or s.ins.op not in ("TEX", "TXB", "TXP", "TXB2") or \
-            s.ins.tex is None:
-        return np.zeros((n, 4), bool)
-    from ..exec import texture as tx
-    P = s.op.st.textures.get(s.ins.tex.unit)
-    # TXL reads the LOD from w: targets whose w holds the depth reference cannot be re-run so
-    # (a cube array's w is its layer: re-run as TXL2, the LOD in the second operand)
-    if P is None or tx.BASE_TARGET[s.ins.tex.target] == "RECT" or \
-            s.ins.tex.target in ("SHADOWCUBE", "SHADOWARRAY2D", "SHADOWARRAY1D",
-                                 "SHADOWARRAYCUBE"):
-        return np.zeros((n, 4), bool)
-    cube_array = s.ins.tex.target == "ARRAYCUBE"
-    c = np.asarray(s.operands[0], F32).copy()
-    if s.ins.op == "TXP":
-        c = tx._project(c)
-    # the executor's own LOD is unknown here; the grid spans every level the texture has
-    top = float(getattr(P, "q", 0)) - float(getattr(P, "base", 0))
-    lane_ok = np.zeros(n, bool)
-    written = s.written_components()
-    tol = cmp.INEXACT["TEX"]
-    grid = np.arange(-LOD_SPAN, top + LOD_SPAN + LOD_STEP / 2, LOD_STEP,
-                     dtype=np.float64).astype(F32)
-    # an explicit LOD reads no neighbours: the judged lanes alone suffice, and every (lane,
-    # LOD) pair is one independent lookup -- they are made in batches of LOD_BATCH levels,
-    # one executor call each (the same lookups one level at a time cost a call per level)
-    for g0 in range(0, len(grid), LOD_BATCH):
-        lams = grid[g0:g0 + LOD_BATCH]
-        cc = np.repeat(c[None], len(lams), axis=0)            # (levels, n, 4)
-        with np.errstate(all="ignore"):
-            if cube_array:
-                ex = np.repeat(lams, n)[:, None] * np.ones((1, 4), F32)
-                r = tx._texture(s.op, "TXL2", cc.reshape(-1, 4), extra=ex)
-            else:
-                cc[:, :, 3] = lams[:, None]
-                r = tx._texture(s.op, "TXL", cc.reshape(-1, 4))
-        r = np.ascontiguousarray(np.broadcast_to(r, (len(lams) * n, 4))).view(U32)
-        imp = np.tile(s.imp, (len(lams), 1))
-        near = cmp.float_equal(r, imp, *tol)
-        if "SHADOW" in s.ins.tex.target:     # w is 1.0 exactly, not filtered
-            near[:, 3] = same_words(r[:, 3], imp[:, 3])
-        # every written component at this one LOD (unwritten ones hold the old value)
-        at_one = (near.reshape(len(lams), n, 4) | ~written[None]).all(axis=2)
-        lane_ok |= at_one.any(axis=0)
-        if lane_ok.all():
-            break
-    return np.broadcast_to(lane_ok[:, None], (n, 4)) & written
-
-
-#: levels of detail looked up per executor call in :func:`rule_lod`
-LOD_BATCH = 64
-
-
-def _implicit_lookup(s: Site) -> bool:
-    """The instruction is a lookup whose LOD comes from implicit derivatives (the executor's
-    :func:`xlate.exec.texture._implicit_partials`): TEX/TXB/TXP in a fragment program, and
-    TXL on a rectangle texture (GLSL has no LOD for it: ``texture()``)."""
-    if s.op.stage != Stage.FRAGMENT or s.ins.tex is None:
-        return False
-    from ..exec import texture as tx
-    if s.ins.op in ("TEX", "TXB", "TXP", "TEX2", "TXB2", "LODQ"):
-        return True
-    return s.ins.op == "TXL" and tx.BASE_TARGET.get(s.ins.tex.target) == "RECT"
-
-
-def rule_fine_derivatives(s: Site) -> np.ndarray:
-    """An implicit-derivative lookup whose implementation took *fine* differences where the
-    executor takes coarse ones.  GLSL 4.50 §8.14.1: "dFdx returns either dFdxCoarse or
-    dFdxFine ... The implementation may choose which calculation to perform" (fine: from the
-    fragment and its immediate neighbour; coarse: fewer unique locations, one per 2x2 quad),
-    and GL 4.5 §8.14.1 leaves rho -- so the derivatives a lookup's LOD is computed from -- to
-    the implementation ("an implementation may approximate the ideal rho").  The executor takes the quad's coarse differences
-    (xlate/exec/texture.py, one LOD per quad as llvmpipe has it for 2D/3D); Mesa llvmpipe
-    (gallivm ``lp_build_cube_lookup``, Mesa 22.3) differentiates a cube map's direction with
-    ``lp_build_ddx``/``lp_build_ddy``, which are fine (each pixel's row/column pair), and
-    projects them onto each pixel's own face: a cube lookup where the direction varies in
-    the quad gets an LOD per pixel (measured: 187 of 187 unclamped lanes of
-    ffox-otmc-57.tgsi at exactly that LOD, tests/test_verify_replay.py).
-
-    Shown by recomputation: the same lookup, the same coordinates, with fine derivatives
-    (:func:`xlate.exec.texture._texture` ``fine=True``), within the filtering tolerance of
-    compare.INEXACT["TEX"] (a shadow lookup's w exactly).  Any other value is not permitted."""
-    n = len(s.exe)
-    if not _implicit_lookup(s) or s.op.st.textures.get(s.ins.tex.unit) is None:
-        return np.zeros((n, 4), bool)
-    from ..exec import texture as tx
-    op = s.ins.op
-
-    def fine(x, c, extra=None):
-        return tx._texture(x, op, c, extra=extra, fine=True)
-
-    r = s.recompute(s.all_operands, fn=fine)
-    ok = same_words(r, s.imp)
-    if s.op.rt == DataType.FLOAT:           # integer texels are fetched, not filtered
-        bound = cmp.INEXACT.get(op, cmp.INEXACT["TEX"])
-        ok |= cmp.float_equal(r, s.imp, *bound) & ~_nonfinite(r) & ~_nonfinite(s.imp)
-    if "SHADOW" in s.ins.tex.target:         # w is 1.0 exactly, not filtered
-        ok[:, 3] = same_words(r[:, 3], s.imp[:, 3])
-    return ok
-
-
-def rule_undefined_derivatives(s: Site) -> np.ndarray:
-    """DDX/DDY in non-uniform control flow or after a KIL: GLSL 4.50 §8.14.1 "derivatives are
-    undefined within non-uniform control flow" (and §6.4: after a non-uniform ``discard``
-    "subsequent implicit or explicit derivatives are undefined"; the assembly models keep
-    killed fragments running for their neighbours): any value *of this instruction's result*,
-    which the replay adopts -- everything computed from it is checked exactly.
-
-    Not for implicit-LOD lookups there: an undefined derivative only leaves the level of
-    detail open, and a lookup at an undefined LOD is still the filtered result at *some* LOD
-    in the texture's range (GL 4.5 §8.14: lambda is clamped to [TEXTURE_MIN_LOD,
-    TEXTURE_MAX_LOD] whatever rho is).  :func:`rule_lod` shows that by recomputation over every
-    level; a lookup it cannot re-run (RECT, shadow cube/array targets) is unexplained."""
-    if s.ins.op not in ("DDX", "DDY"):
-        return np.zeros(s.exe.shape, bool)
-    from .trace import _undefined_derivatives
-    hit = s.op.stage == Stage.FRAGMENT and s.op.index in _undefined_derivatives(s.op.st.program)
-    return np.full(s.exe.shape, hit)
 
 
 def rule_implementation_any(s: Site) -> np.ndarray:

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..ir.model import DataType
 from .compare import same_words
-from .permits import (COMPONENTWISE, SAMPLING_OPS, Site, _nonfinite, _same_or_zeros,
+from .permits_site import (COMPONENTWISE, SAMPLING_OPS, Site, _nonfinite, _same_or_zeros,
                       _saturated)
 
 F32, U32 = np.float32, np.uint32

@@ -44,20 +44,12 @@ import numpy as np
 from ..ir.model import DataType, Program, Stage
 from . import permits
 from .compare import flush as cmp_flush, same_words
+# (the probing half of the replay; its names are re-exported for the modules that use them)
+from .probes import (ImplValues, _probe_passes, consistent_values, probe_conditions,  # noqa: F401
+                     probe_values, regions)
 
 #: executions per instruction whose values are probed one by one (round two)
 PASS_LIMIT = 8
-
-
-@dataclass
-class ImplValues:
-    """The implementation's value of one instruction: ``last`` (lanes, 4) words after its last
-    execution, ``count`` (lanes,) executions (None: the instruction runs at most once), ``nth``
-    pass number (1-based) -> (lanes, 4)."""
-
-    last: np.ndarray
-    count: np.ndarray | None = None
-    nth: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -432,140 +424,6 @@ class ReplayResult:
     recompiled: list = field(default_factory=list)
 
 
-def _value_events(program: Program) -> list[tuple]:
-    from .trace import _events
-    return [ev for ev in _events(program) if ev[0] == "value"]
-
-
-def _probe_program(program: Program) -> Program:
-    """The program the probes run: fragment programs without their KILs (a discarded
-    fragment writes no probe; the values its lane computed are still needed)."""
-    from .trace import without_kills
-    if program.stage == Stage.FRAGMENT and any(i.op == "KIL" for i in program.instructions):
-        return without_kills(program)
-    return program
-
-
-def regions(program: Program) -> dict[int, int]:
-    """Instruction -> straight-line region: the stretches between flow instructions and labels,
-    whose instructions run equally often on a lane (one execution count probes a region)."""
-    from ..ir.ops import OPCODES
-    out = {}
-    region = 0
-    labelled = set(program.labels.values())
-    for k, ins in enumerate(program.instructions):
-        if k in labelled:
-            region += 1
-        out[k] = region
-        if OPCODES[ins.op].category in ("flow", "kill", "geom"):
-            region += 1
-    return out
-
-
-def _has_flow(program: Program) -> bool:
-    from ..ir.ops import OPCODES
-    return bool(program.labels) or any(OPCODES[i.op].category == "flow"
-                                       for i in program.instructions)
-
-
-def _prober(probe):
-    """The probe function: ``probe`` or, by default, the IR probes of the translation."""
-    if probe is not None:
-        return probe
-    from .trace import _probe_events
-    return _probe_events
-
-
-def probe_values(program: Program, gen, runner, lanes: int,
-                 probe=None, runs: list | None = None) -> dict[int, ImplValues]:
-    """The implementation's last value of every writing instruction, and -- in programs with
-    control flow -- how often each ran (one count per straight-line region): an instruction
-    the implementation did not run on a lane has no value there (its probe reads zero).
-    ``probe``: how events are probed (:func:`trace._probe_events`'s signature; that function,
-    which instruments the IR and runs its translation, by default).  ``runs``: receives the
-    capture of each compilation that probed the values (:func:`recompiled_lanes`)."""
-    _probe_events = _prober(probe)
-    events = _value_events(program)
-    probed = _probe_program(program)
-    _, imp = _probe_events(probed, gen, runner, lanes, events, runs=runs)
-    region_of = regions(program)
-    first_of: dict[int, int] = {}
-    if _has_flow(program):
-        for i, ev in enumerate(events):
-            first_of.setdefault(region_of[ev[1]], i)
-    counts = {}
-    if first_of:
-        _, counts = _probe_events(probed, gen, runner, lanes, events,
-                                  sorted(first_of.values()), nth=0)
-    values = {}
-    for i, (_, k, _) in enumerate(events):
-        if imp.get(i) is None:
-            continue
-        values[k] = ImplValues(np.asarray(imp[i], np.uint32), _count(counts, first_of,
-                                                                     region_of[k]))
-    return values
-
-
-def _count(counts, first_of, region):
-    rep = first_of.get(region)
-    c = counts.get(rep) if rep is not None else None
-    return None if c is None else np.asarray(c, np.uint32).astype(np.int64)[:, 0]
-
-
-def probe_conditions(program: Program, gen, runner, lanes: int,
-                     values: dict[int, ImplValues], probe=None) -> dict[int, ImplValues]:
-    """The implementation's outcome of every condition-code test (1.0 per passing
-    component), with the execution counts of :func:`probe_values`."""
-    from .trace import _events
-    _probe_events = _prober(probe)
-    events = [ev for ev in _events(program) if ev[0] == "cond"]
-    if not events:
-        return {}
-    probed = _probe_program(program)
-    _, imp = _probe_events(probed, gen, runner, lanes, events)
-    region_of = regions(program)
-    count_of = {region_of[k]: v.count for k, v in values.items()}
-    if _has_flow(program):
-        # a test alone in its region (a BRA right after a label) has no value event to lend
-        # it a count: its own
-        alone = {}
-        for i, ev in enumerate(events):
-            if count_of.get(region_of[ev[1]]) is None:
-                alone.setdefault(region_of[ev[1]], i)
-        if alone:
-            _, counts = _probe_events(probed, gen, runner, lanes, events,
-                                      sorted(alone.values()), nth=0)
-            for region, i in alone.items():
-                if counts.get(i) is not None:
-                    count_of[region] = np.asarray(counts[i], np.uint32).astype(np.int64)[:, 0]
-    out = {}
-    for i, (_, k, _) in enumerate(events):
-        if imp.get(i) is not None:
-            out[k] = ImplValues(np.asarray(imp[i], np.uint32), count_of.get(region_of[k]))
-    return out
-
-
-def _probe_passes(program: Program, gen, runner, lanes: int, values: dict[int, ImplValues],
-                  upto: int, probe=None) -> bool:
-    """Fill ``nth`` for passes 1..upto of the instructions that run more than once."""
-    _probe_events = _prober(probe)
-    events = _value_events(program)
-    probed = _probe_program(program)
-    which = [i for i, ev in enumerate(events) if ev[1] in values
-             and values[ev[1]].count is not None]
-    added = False
-    for q in range(1, upto + 1):
-        todo = [i for i in which if q not in values[events[i][1]].nth]
-        if not todo:
-            continue
-        _, imp = _probe_events(probed, gen, runner, lanes, events, todo, nth=q)
-        for i in todo:
-            if imp.get(i) is not None:
-                values[events[i][1]].nth[q] = np.asarray(imp[i], np.uint32)
-                added = True
-    return added
-
-
 def replay(program: Program, facts, reflection, gen, cap, runner, lanes: int,
            backend: str | None, probe=None) -> ReplayResult:
     """Explain the differences between the executor and the capture ``cap`` by replay (see the
@@ -575,8 +433,9 @@ def replay(program: Program, facts, reflection, gen, cap, runner, lanes: int,
     assembly text (:class:`native.TextProbe`), with the same signature."""
     from .core import compare_all, run_executor
     runs: list = []
-    values = probe_values(program, gen, runner, lanes, probe, runs=runs)
-    conds = probe_conditions(program, gen, runner, lanes, values, probe)
+    log: list = []
+    values = probe_values(program, gen, runner, lanes, probe, runs=runs, log=log)
+    conds = probe_conditions(program, gen, runner, lanes, values, probe, log=log)
     # round one: the last pass of each instruction; round two (when a lane that still differs
     # went through passes whose values were not probed): each of the first PASS_LIMIT passes
     repeated = any(v.count is not None for v in values.values())
@@ -594,12 +453,21 @@ def replay(program: Program, facts, reflection, gen, cap, runner, lanes: int,
         else:
             upto = min(PASS_LIMIT, max(int(v.count.max()) for v in values.values()
                                        if v.count is not None))
-            _probe_passes(program, gen, runner, lanes, values, upto, probe)
+            _probe_passes(program, gen, runner, lanes, values, upto, probe, conds, log=log)
             hook = ReplayHook(program, values, lanes, backend, conds, final=True,
                               impl_killed=killed)
             res = run_executor(program, gen, lanes, hooks=hook)
             diffs, _ = compare_all(program, facts, reflection, res, cap, [], strict=True)
             rounds = 2
+    if (diffs or hook.unexplained) and log:
+        needed = {d.lane for d in diffs if d.lane < lanes} | \
+            {dep.lane for dep in hook.unexplained}
+        if consistent_values(program, gen, runner, lanes, cap, log, values, conds, needed):
+            hook = ReplayHook(program, values, lanes, backend, conds, final=True,
+                              impl_killed=killed)
+            res = run_executor(program, gen, lanes, hooks=hook)
+            diffs, _ = compare_all(program, facts, reflection, res, cap, [], strict=True)
+            rounds += 1
     tied = recompiled_lanes(program, facts, reflection, diffs, hook, res, runs, values, conds,
                             lanes) if diffs and backend == "native" else []
     if tied:

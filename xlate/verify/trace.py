@@ -521,11 +521,15 @@ def probe_batch(program: Program) -> int:
 
 def _probe_events(program, gen, runner, lanes, events, which=None,
                   into: tuple[dict, dict] | None = None,
-                  nth: int | None = None, runs: list | None = None) -> tuple[dict, dict]:
+                  nth: int | None = None, runs: list | None = None,
+                  origins: dict | None = None, batch: int | None = None) -> tuple[dict, dict]:
     """Probe the events with indices ``which`` (all by default) in batches (each event's
     ``nth`` execution when given, else its last).  ``runs``: a list that receives the capture
-    of every probe compilation (its outputs: the program's own and the probes')."""
-    batch = probe_batch(program)
+    of every probe compilation (its outputs: the program's own and the probes').
+    ``origins``: a dict that receives, per event index, the capture of the compilation that
+    probed it (``replay.consistent_values``); ``batch``: probes per compilation (default
+    :func:`probe_batch`)."""
+    batch = batch or probe_batch(program)
     exe_all, imp_all = into if into is not None else ({}, {})
     todo = [(i, events[i]) for i in (range(len(events)) if which is None else sorted(which))
             if i not in exe_all]
@@ -539,6 +543,8 @@ def _probe_events(program, gen, runner, lanes, events, which=None,
         for (e_idx, _), name in zip(group, names):
             exe_all[e_idx] = exe[name]
             imp_all[e_idx] = imp[name]
+            if origins is not None:
+                origins[e_idx] = cap
     return exe_all, imp_all
 
 
@@ -580,10 +586,12 @@ def _repeated(program: Program) -> set[int]:
 
 
 def _constant_source(program: Program, src: Source) -> bool:
-    """A source the GLSL backend writes as a literal (an immediate or a constant with a value,
-    not relatively addressed): the compiler sees it at compile time."""
-    reg = program.registers.get(src.reg)
-    return reg is not None and reg.value is not None and not (src.index and src.index.relative)
+    """A source the GLSL backend writes as a literal (an immediate, a constant, an element of
+    a PARAM table bound to no state; not relatively addressed): the compiler sees it at
+    compile time.  (A PARAM bound to ``program.local`` carries placeholder words in ``value``:
+    a uniform, not a literal.)"""
+    from ..ir.literals import literal_vector
+    return literal_vector(program, src) is not None
 
 
 _OPEN = frozenset({"IF", "REP", "SWITCH"})
@@ -595,19 +603,27 @@ def _compile_time_sources(program: Program, k: int) -> list[bool]:
     a temporary that the main code before ``k`` set from literals only, outside blocks
     (temporaries start as zero in the GLSL; a write inside an IF or loop makes the value
     unknown).  Mesa propagates such copies and folds what reads them (tgsi vertex seeds 97 and
-    192: UMUL_HI of a TEMP set from an immediate).  Programs with branches, labels or calls
-    before ``k``, or ``k`` inside a block: literals only."""
+    192: UMUL_HI of a TEMP set from an immediate).  ``k`` inside a block (a loop body: tgsi
+    fragment seed 69, UMUL_HI in nested loops): the same, for register components that
+    nothing from the start of the outermost block around ``k`` to the end of the program
+    writes -- no pass of the loop, and no subroutine it calls, changes them.  Programs with
+    branches, labels or calls before that point: literals only."""
     ins_k = program.instructions[k]
     known: dict[tuple[str, int], bool] = {}
     depth = 0
+    outer = k                       # where the outermost block around k opens
     simple = program.entry <= k
     for i in range(program.entry, k if simple else program.entry):
         ins = program.instructions[i]
         if ins.op in ("BRA", "CAL") or program.labels_at(i):
             simple = False
             break
+        if depth == 0 and ins.op in _OPEN:
+            outer = i
         depth += ins.op in _OPEN
         depth -= ins.op in _CLOSE
+        if depth == 0:
+            outer = k
         if ins.dst is None or not OPCODES[ins.op].writes:
             continue
         ok = depth == 0 and ins.dst.cond is None and ins.dst.index is None and all(
@@ -616,8 +632,14 @@ def _compile_time_sources(program: Program, k: int) -> list[bool]:
             if ins.dst.mask[c]:
                 known[(ins.dst.reg, c)] = ok and known.get((ins.dst.reg, c), True) \
                     if depth else ok
-    if not simple or depth:
+    if not simple:
         return [_constant_source(program, s) for s in ins_k.srcs]
+    if depth:
+        for ins in program.instructions[outer:]:
+            if ins.dst is not None and OPCODES[ins.op].writes:
+                for c in range(4):
+                    if ins.dst.mask[c]:
+                        known[(ins.dst.reg, c)] = False
     return [_source_known(program, s, known) for s in ins_k.srcs]
 
 

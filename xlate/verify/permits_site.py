@@ -1,0 +1,149 @@
+"""What a permission rule judges (:class:`Site`: one instruction's execution on some lanes,
+the executor's and the implementation's results) and the helpers the rules of
+:mod:`permits`, :mod:`permits_texture` and :mod:`permits_native` share."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir.model import DataType
+from ..ir.ops import COMPONENTWISE
+from ..ir.ops import UNDEFINED_COMPONENTS as OPS_UNDEFINED
+from . import compare as cmp
+from .compare import same_words
+
+#: the filtered lookups (TEX2/TXB2/TXL2: the cube-array forms of tgsi.rst)
+SAMPLING_OPS = ("TEX", "TXB", "TXL", "TXP", "TXD", "TEX2", "TXB2", "TXL2")
+
+F32, U32 = np.float32, np.uint32
+SIGN = U32(0x80000000)
+
+
+#: components the specifications leave undefined (the executor and the GLSL write 0.0):
+#: XPD/NRM/RFL w (NV_gpu_program4 2.X.8.Z: "the w component of the result is undefined"),
+#: SCS z/w (NV_fragment_program 3.11.5.22) -- the opcode table's (xlate/ir/ops.py)
+UNDEFINED_COMPONENTS = OPS_UNDEFINED
+
+#: the magnitude beyond which SIN/COS/SCS carry no precision at all (llvmpipe's range reduction
+#: fails past 2^23; the specs' ApproxSine/ApproxCosine require nothing)
+RANGE_LIMIT = 2.0 ** 23
+
+_DOTS = {"DP2": 2, "DP2A": 2, "DP3": 3, "DP4": 4, "DPH": 3}
+
+
+def _nonfinite(w) -> np.ndarray:
+    return (np.asarray(w, U32) & 0x7F800000) == 0x7F800000
+
+
+def _denormal(w) -> np.ndarray:
+    w = np.asarray(w, U32)
+    return ((w & 0x7F800000) == 0) & ((w & 0x007FFFFF) != 0)
+
+
+class Site:
+    """One instruction's result on the lanes where it differs: what every rule reads.
+
+    ``op``: the executor's compiled instruction (:class:`xlate.exec.machine.Op`, whose ``fn``
+    recomputes the result); ``all_operands``: the operands as the instruction read them
+    (swizzled, negated; the executor's typed arrays) for its whole lane selection, ``rows``
+    the positions of the lanes judged here in it (``operands``: those rows);
+    ``exe``/``imp``: (n, 4) result words of the judged lanes."""
+
+    def __init__(self, op, all_operands, rows, exe, imp, backend: str | None):
+        self.op = op
+        self.ins = op.inst
+        self.all_operands = all_operands
+        n = len(rows)
+        self.operands = [np.asarray(o)[rows] if np.shape(o)[0] > 1 else
+                         np.broadcast_to(o, (n,) + np.shape(o)[1:]) for o in all_operands]
+        self.exe = exe
+        self.imp = imp
+        self.rows = rows
+        self.backend = backend
+        #: native backend: (n, 4) how far a correct compilation's value may lie from the
+        #: executor's (:mod:`spread`); None elsewhere
+        self.spread = None
+        #: native backend: (n, 4) spread of each operand as the instruction reads it
+        self.operand_spreads: list | None = None
+        #: (n, 4) the components the instruction wrote (its write mask and condition), set by
+        #: the replay; None: the write mask alone
+        self.written: np.ndarray | None = None
+
+    def written_components(self) -> np.ndarray:
+        """(n, 4) bool: the components this instruction wrote on the judged lanes."""
+        if self.written is not None:
+            return np.asarray(self.written, bool)
+        return np.broadcast_to(np.array(self.ins.dst.mask, bool), self.exe.shape)
+
+    def float_operands(self) -> list[np.ndarray]:
+        """The float operands as (n, 4) uint32 words (scalars widened)."""
+        out = []
+        for i, o in enumerate(self.operands):
+            if self.op.info.operand_type(i, self.op.t) != DataType.FLOAT:
+                continue
+            w = np.asarray(o)
+            if w.dtype != np.float32:
+                continue
+            w = w.view(U32)
+            if w.ndim == 1:
+                w = w[:, None]
+            out.append(np.broadcast_to(w, (w.shape[0], 4)) if w.shape[1] == 1 else w)
+        return out
+
+    def feeding(self, per_lane: np.ndarray, per_comp: np.ndarray | None = None) -> np.ndarray:
+        """(n, 4) mask: a property of the operands reaches result component c -- per component
+        for componentwise opcodes, else any component of any operand."""
+        if per_comp is not None and self.ins.op in COMPONENTWISE:
+            return per_comp
+        return np.broadcast_to(per_lane[:, None], (len(per_lane), 4))
+
+    def recompute(self, all_operands, fn=None, precision: bool = True,
+                  saturate: bool = True) -> np.ndarray:
+        """The instruction's result words on the judged lanes for other operands (given for
+        the whole lane selection: implicit derivatives read the quad neighbours), saturation
+        and precision applied as the executor applies them.  ``fn``: another computation of
+        the result in place of the opcode's (called like it, ``fn(op, *operands)``).
+        ``precision=False``: without the instruction's FP16/X conversion; ``saturate=False``:
+        without its saturation."""
+        from ..exec.operands import _PRECISION
+        from ..exec.operands import saturate as clamp
+        x = self.op
+        with np.errstate(all="ignore"):
+            res = (x.fn if fn is None else fn)(x, *all_operands)
+            if res.ndim == 1:
+                res = res[:, None]
+            if res.shape[0] > 1:
+                res = res[self.rows]
+            if x.sat is not None and saturate:
+                res = clamp(res, *x.sat)
+            res = np.broadcast_to(res, (res.shape[0], 4))
+            words = np.ascontiguousarray(res).view(U32)
+            conv = _PRECISION.get(self.ins.precision) if precision else None
+            if conv is not None:        # FP16/X: a conversion of the float values
+                words = np.ascontiguousarray(conv(words.view(F32)), F32).view(U32)
+            return words
+
+
+def _same_or_zeros(a, b) -> np.ndarray:
+    """Equal words, or two zeros of either sign (a flushed denormal keeps its sign in GP4's
+    words, not always in an implementation's)."""
+    return same_words(a, b) | (((a & 0x7FFFFFFF) == 0) & ((b & 0x7FFFFFFF) == 0))
+
+
+def _holds_denormal(o) -> bool:
+    a = np.asarray(o)
+    return a.dtype == np.float32 and bool(_denormal(np.ascontiguousarray(a).view(U32)).any())
+
+
+def _flush_operand(o):
+    a = np.asarray(o)
+    if a.dtype != np.float32:
+        return o
+    return cmp.flush(a.view(U32)).view(F32).reshape(a.shape)
+
+
+def _saturated(s: Site, r: np.ndarray) -> np.ndarray:
+    """Words of a recomputed float result after the instruction's saturation."""
+    if s.op.sat is not None:
+        from ..exec.operands import saturate
+        r = saturate(np.asarray(r, F32), *s.op.sat)
+    return np.ascontiguousarray(np.broadcast_to(r, (len(r), 4)), F32).view(U32)

@@ -1,0 +1,319 @@
+"""The permission rules of texture lookups (:mod:`permits` lists them in :data:`permits.RULES`):
+a lookup's level of detail, derivatives and texel coordinates, each shown by recomputing the
+lookup with the cause removed."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir.model import DataType, Stage
+from . import compare as cmp
+from .compare import same_words
+from .permits_site import F32, SAMPLING_OPS, U32, Site, _nonfinite
+
+
+#: texels a filtered lookup's coordinate must stay under for its texel to be known: GL 4.5
+#: section 2.3.4.1 asks a floating-point operation for "about 1 part in 10^5", so the texel
+#: coordinate u = s * size of a larger coordinate is known only to more than one texel
+TEXEL_RANGE_LIMIT = 1.0e5
+#: lookups whose coordinate components are wrapped/filtered texel positions
+_RANGE_TARGETS = {"1D": (0,), "2D": (0, 1), "3D": (0, 1, 2), "RECT": (0, 1),
+                  "ARRAY1D": (0,), "ARRAY2D": (0, 1)}
+
+
+def rule_texcoord_range(s: Site) -> np.ndarray:
+    """A float lookup (TEX/TXB/TXL/TXD/TEX2/TXB2/TXL2 on a 1D, 2D, 3D, rectangle or array
+    target, not a shadow one) whose texel coordinate u = s * size (s itself for a rectangle)
+    reaches :data:`TEXEL_RANGE_LIMIT` in magnitude in a spatial component: GL 4.5 section
+    2.3.4.1's precision ("about 1 part in 10^5") leaves u uncertain by more than a texel, so
+    any texel of any level, or the border colour, may be read and filtered.  Shown by the
+    value: each component lies within the range of the texture's texels and border colour.
+    (The generator's inputs reach 1e38; llvmpipe wraps such coordinates through integer
+    conversions.)  Where u overflows the float range, any value.  Verdict ``range``."""
+    none = np.zeros(s.exe.shape, bool)
+    tex = s.ins.tex
+    if s.ins.op not in SAMPLING_OPS or tex is None or s.op.rt != DataType.FLOAT or \
+            "SHADOW" in tex.target or tex.target not in _RANGE_TARGETS:
+        return none
+    textures = getattr(s.op.st, "textures", None)
+    P = textures.get(tex.unit) if hasattr(textures, "get") else None
+    if P is None or getattr(P, "kind", "f") != "f":
+        return none
+    size = (1.0, 1.0, 1.0) if tex.target == "RECT" else \
+        (float(P.W[0]), float(P.H[0]), float(P.Z[0]))
+    c = np.asarray(s.operands[0], F32).astype(np.float64).reshape(len(s.exe), -1)
+    with np.errstate(all="ignore"):
+        far = np.zeros(len(s.exe), bool)
+        overflow = np.zeros(len(s.exe), bool)
+        for i in _RANGE_TARGETS[tex.target]:
+            u = np.abs(c[:, i] * size[i])
+            far |= ~np.isfinite(u) | (u >= TEXEL_RANGE_LIMIT)
+            # u past the float range: the implementation's texel arithmetic is on an
+            # infinity, which GL 4.5 2.3.4.1 leaves unspecified ("providing a value that is
+            # not a floating-point number ... is unspecified"): any value, NaN included
+            # (llvmpipe: NaN for s = -1.7e38 on an 8-texel texture, random TGSI fragment
+            # seed 9)
+            overflow |= u > np.finfo(np.float32).max
+    if not far.any():
+        return none
+    data = np.asarray(P.data, np.float64).reshape(-1, np.shape(P.data)[-1])
+    border = np.asarray(P.border, np.float64).reshape(-1)
+    ok = np.zeros(s.exe.shape, bool)
+    imp = np.ascontiguousarray(s.imp).view(F32).astype(np.float64)
+    for comp in range(min(4, data.shape[1])):
+        values = np.concatenate([data[:, comp], border[comp:comp + 1]])
+        values = values[np.isfinite(values)]
+        if not len(values):
+            continue
+        lo, hi = values.min(), values.max()
+        ok[:, comp] = far & (imp[:, comp] >= lo) & (imp[:, comp] <= hi)
+    ok |= overflow[:, None]
+    return ok
+
+
+def rule_boundary(s: Site) -> np.ndarray:
+    """A NEAREST-filtered lookup whose coordinate lies on a texel edge: GL 4.5 §8.14.2 selects
+    the texel by ``floor(u)`` of ``u = s * size``, and the implementation's rounding of that
+    product picks either neighbour.  Shown by recomputation with the coordinates moved by one
+    ulp down or up (each spatial component independently), or by EDGE_REACH of their magnitude
+    (an edge that near cannot be told apart by the implementation's arithmetic of the texel
+    position), within the filtering tolerance of
+    compare.INEXACT (TEX's 2^-7, as :func:`rule_tolerance` allows the unmoved lookup; a
+    shadow lookup's w exactly).
+
+    The tolerance is needed because llvmpipe does not always fetch a NEAREST texel as it is:
+    where some fragment of an 8-wide SIMD group is minified with a LINEAR filter and another
+    magnified with NEAREST (or the reverse), gallivm samples the whole group with the linear
+    filter and forces the NEAREST fragments' weights to 0 or 1 ("whatever texel had more
+    weight": ``fpart > 0.5``, lp_build_sample_image_linear's linear_mask).  That picks the
+    lower texel at u exactly on an edge (fpart = 0.5 of u - 0.5) -- the edge case here -- and
+    returns ``a + 1.0 * (b - a)``, which can be b's neighbour float (gb-palette.cg fp40:
+    ``TEX oCol.xyz, H0, texture[1], 2D`` with H0.x = 0.5 on an 8-texel texture, the texel's
+    value 1 ulp off in x, y and z; tests/test_verify_replay.py)."""
+    if s.ins.op not in SAMPLING_OPS or s.ins.tex is None:
+        return np.zeros(s.exe.shape, bool)
+    ok = np.zeros(s.exe.shape, bool)
+    c = np.asarray(s.all_operands[0], F32)
+    dims = 3 if s.ins.tex.target.replace("SHADOW", "") in ("3D", "CUBE", "ARRAYCUBE") else 2
+    rest = list(s.all_operands[1:])
+    tol = cmp.INEXACT.get(s.ins.op, cmp.INEXACT["TEX"])
+    shadow = "SHADOW" in s.ins.tex.target
+    filtered = s.op.rt == DataType.FLOAT        # integer texels are fetched, not filtered
+    # the moves: one ulp, and EDGE_REACH of the coordinate's magnitude (at least 1.0, the
+    # extent of a normalized texture) -- an edge closer than that to the coordinate is one the
+    # implementation's float arithmetic of s * size and the half-texel offsets cannot place
+    # the coordinate on a side of (llvmpipe fetched the border colour for s = 7.6e-16 on an
+    # 8-texel CLAMP_TO_BORDER texture, where floor(s * 8) = 0 selects texel 0: random TGSI
+    # fragment seed 9; GL 4.5 §2.3.4.1 allows "about 1 part in 10^5" for such arithmetic)
+    reach = np.maximum(np.abs(c), F32(1)) * F32(EDGE_REACH)
+    for far in (False, True):
+        for nudge in _nudges(dims):
+            moved = c.copy()
+            for i, d in enumerate(nudge):
+                if d and far:
+                    moved[:, i] = c[:, i] + F32(d) * reach[:, i]
+                elif d:
+                    moved[:, i] = np.nextafter(c[:, i], F32(np.inf) if d > 0 else F32(-np.inf))
+            ok |= _boundary_match(s, moved, rest, tol, filtered, shadow)
+    return ok
+
+
+#: how close (relative to the coordinate's magnitude, at least 1.0) a texel edge may be for
+#: either side to be taken: 2^-20, between float's resolution of those terms (2^-24) and the
+#: 1e-5 GL allows
+EDGE_REACH = 2.0 ** -20
+
+
+def _boundary_match(s: Site, moved, rest, tol, filtered: bool, shadow: bool) -> np.ndarray:
+    """The lanes and components where the lookup at ``moved`` gives the implementation's
+    value (within the filtering tolerance for float texels; a shadow lookup's w exactly)."""
+    r = s.recompute([moved] + rest)
+    near = same_words(r, s.imp)
+    if filtered:
+        near |= cmp.float_equal(r, s.imp, *tol) & ~_nonfinite(r) & ~_nonfinite(s.imp)
+    if shadow:                          # w is 1.0 exactly, not filtered
+        near[:, 3] = same_words(r[:, 3], s.imp[:, 3])
+    return near
+
+
+def _nudges(dims: int):
+    import itertools
+    for combo in itertools.product((-1, 0, 1), repeat=dims):
+        if any(combo):
+            yield combo
+
+
+#: levels of detail tried around the executor's: GL 4.5 §8.14.1 lets rho be approximated
+#: between max(|du|, |dv|) and |du| + |dv| (log2: within 1 level), and llvmpipe takes one
+#: LOD per 2x2 quad
+LOD_SPAN, LOD_STEP = 1.5, 1.0 / 64
+
+
+def rule_lod(s: Site) -> np.ndarray:
+    """An implicit-derivative lookup (TEX/TXB/TXP in a fragment program) on a texture where the
+    level of detail matters: GL 4.5 §8.14.1 lets implementations approximate rho (and the LOD
+    with it).  Shown by recomputation: the implementation's value is the same lookup at an
+    explicit level of detail on a grid of LOD_STEP spanning every level of the texture (and
+    LOD_SPAN beyond both ends, where the clamp to the level range decides), within the
+    filtering tolerance of compare.INEXACT["TEX"].  The same rule covers implicit lookups whose
+    derivatives GLSL leaves undefined (non-uniform flow, after a KIL: GLSL 4.50 §8.14.1): the
+    LOD is then open, the lookup is still a lookup at some LOD -- not any value.
+
+    One lookup has one level of detail (GL 4.5 §8.14: lambda is computed once per fragment
+    and selects the levels every component is filtered from): a lane is permitted only when
+    one grid LOD gives every component the instruction wrote, not each component at an LOD
+    of its own (which let a wrong value through: x from one level, y from another)."""
+    n = len(s.exe)
+    if s.op.stage != Stage.FRAGMENT or s.ins.op not in ("TEX", "TXB", "TXP", "TXB2") or \
+            s.ins.tex is None:
+        return np.zeros((n, 4), bool)
+    from ..exec import texture as tx
+    P = s.op.st.textures.get(s.ins.tex.unit)
+    # TXL reads the LOD from w: targets whose w holds the depth reference cannot be re-run so
+    # (a cube array's w is its layer: re-run as TXL2, the LOD in the second operand)
+    if P is None or tx.BASE_TARGET[s.ins.tex.target] == "RECT" or \
+            s.ins.tex.target in ("SHADOWCUBE", "SHADOWARRAY2D", "SHADOWARRAY1D",
+                                 "SHADOWARRAYCUBE"):
+        return np.zeros((n, 4), bool)
+    cube_array = s.ins.tex.target == "ARRAYCUBE"
+    c = np.asarray(s.operands[0], F32).copy()
+    if s.ins.op == "TXP":
+        c = tx._project(c)
+    # the executor's own LOD is unknown here; the grid spans every level the texture has
+    top = float(getattr(P, "q", 0)) - float(getattr(P, "base", 0))
+    lane_ok = np.zeros(n, bool)
+    written = s.written_components()
+    tol = cmp.INEXACT["TEX"]
+    grid = np.arange(-LOD_SPAN, top + LOD_SPAN + LOD_STEP / 2, LOD_STEP,
+                     dtype=np.float64).astype(F32)
+    # an explicit LOD reads no neighbours: the judged lanes alone suffice, and every (lane,
+    # LOD) pair is one independent lookup -- they are made in batches of LOD_BATCH levels,
+    # one executor call each (the same lookups one level at a time cost a call per level)
+    looked: list[np.ndarray] = []          # (levels, n, 4) words per batch, for _between_grid
+    for g0 in range(0, len(grid), LOD_BATCH):
+        lams = grid[g0:g0 + LOD_BATCH]
+        cc = np.repeat(c[None], len(lams), axis=0)            # (levels, n, 4)
+        with np.errstate(all="ignore"):
+            if cube_array:
+                ex = np.repeat(lams, n)[:, None] * np.ones((1, 4), F32)
+                r = tx._texture(s.op, "TXL2", cc.reshape(-1, 4), extra=ex)
+            else:
+                cc[:, :, 3] = lams[:, None]
+                r = tx._texture(s.op, "TXL", cc.reshape(-1, 4))
+        r = np.ascontiguousarray(np.broadcast_to(r, (len(lams) * n, 4))).view(U32)
+        looked.append(r.reshape(len(lams), n, 4))
+        imp = np.tile(s.imp, (len(lams), 1))
+        near = cmp.float_equal(r, imp, *tol)
+        if "SHADOW" in s.ins.tex.target:     # w is 1.0 exactly, not filtered
+            near[:, 3] = same_words(r[:, 3], imp[:, 3])
+        # every written component at this one LOD (unwritten ones hold the old value)
+        at_one = (near.reshape(len(lams), n, 4) | ~written[None]).all(axis=2)
+        lane_ok |= at_one.any(axis=0)
+        if lane_ok.all():
+            break
+    # (a LOD bias off the grid would put the level boundaries inside grid segments)
+    if not lane_ok.all() and getattr(P, "mip", None) == "L" and \
+            float(getattr(P, "lod_bias", 0.0)) / LOD_STEP % 1 == 0:
+        lane_ok |= _between_grid(np.concatenate(looked), s.imp, written, tol,
+                                 "SHADOW" in s.ins.tex.target)
+    return np.broadcast_to(lane_ok[:, None], (n, 4)) & written
+
+
+def _between_grid(looked: np.ndarray, imp: np.ndarray, written: np.ndarray, tol,
+                  shadow: bool) -> np.ndarray:
+    """(n,) lanes whose value is a lookup at a level of detail between two neighbouring grid
+    points of :func:`rule_lod`, for a texture whose minification filter blends two levels
+    (``*_MIPMAP_LINEAR``).  GL 4.5 §8.14.3 (eq. 8.x): tau = (1 - frac(lambda)) tau_1 +
+    frac(lambda) tau_2 -- between two integer levels the lookup is linear in lambda, and every
+    point where it is not (the integers, the magnification switch at c, the ends of the level
+    range) is a grid point, so a grid segment is a straight piece: the lookup at lambda_i + t
+    LOD_STEP is ``r_i + t (r_{i+1} - r_i)``.  The grid's step alone misses such values by up
+    to LOD_STEP / 2 of a level's difference: llvmpipe's blend at lambda = 0.7451 lies 0.01 from
+    either grid point where two texels differ by 2 (cg crt-ddt.fp, a lookup in divergent flow:
+    undefined derivatives, so any LOD).  ``t`` is the least-squares fit over the written
+    components, and the value must lie within the filtering tolerance of that one lookup."""
+    r = np.ascontiguousarray(looked).view(F32).astype(np.float64)       # (levels, n, 4)
+    g = np.ascontiguousarray(imp).view(F32).astype(np.float64)          # (n, 4)
+    w = np.asarray(written, bool)
+    with np.errstate(all="ignore"):
+        a, d = r[:-1], r[1:] - r[:-1]
+        usable = w[None] & np.isfinite(a) & np.isfinite(d) & np.isfinite(g)[None]
+        num = np.where(usable, (g[None] - a) * d, 0.0).sum(axis=2)
+        den = np.where(usable, d * d, 0.0).sum(axis=2)
+        t = np.clip(np.where(den > 0, num / den, 0.0), 0.0, 1.0)
+        fit = (a + t[..., None] * d).astype(F32)
+    words = np.ascontiguousarray(fit).view(U32)
+    near = cmp.float_equal(words, np.broadcast_to(imp, words.shape), *tol)
+    if shadow:                          # w is 1.0 exactly, not filtered
+        near[..., 3] = same_words(words[..., 3], np.broadcast_to(imp[:, 3], words.shape[:2]))
+    return (near | ~w[None]).all(axis=2).any(axis=0)
+
+
+#: levels of detail looked up per executor call in :func:`rule_lod`
+LOD_BATCH = 64
+
+
+def _implicit_lookup(s: Site) -> bool:
+    """The instruction is a lookup whose LOD comes from implicit derivatives (the executor's
+    :func:`xlate.exec.texture._implicit_partials`): TEX/TXB/TXP in a fragment program, and
+    TXL on a rectangle texture (GLSL has no LOD for it: ``texture()``)."""
+    if s.op.stage != Stage.FRAGMENT or s.ins.tex is None:
+        return False
+    from ..exec import texture as tx
+    if s.ins.op in ("TEX", "TXB", "TXP", "TEX2", "TXB2", "LODQ"):
+        return True
+    return s.ins.op == "TXL" and tx.BASE_TARGET.get(s.ins.tex.target) == "RECT"
+
+
+def rule_fine_derivatives(s: Site) -> np.ndarray:
+    """An implicit-derivative lookup whose implementation took *fine* differences where the
+    executor takes coarse ones.  GLSL 4.50 §8.14.1: "dFdx returns either dFdxCoarse or
+    dFdxFine ... The implementation may choose which calculation to perform" (fine: from the
+    fragment and its immediate neighbour; coarse: fewer unique locations, one per 2x2 quad),
+    and GL 4.5 §8.14.1 leaves rho -- so the derivatives a lookup's LOD is computed from -- to
+    the implementation ("an implementation may approximate the ideal rho").  The executor takes the quad's coarse differences
+    (xlate/exec/texture.py, one LOD per quad as llvmpipe has it for 2D/3D); Mesa llvmpipe
+    (gallivm ``lp_build_cube_lookup``, Mesa 22.3) differentiates a cube map's direction with
+    ``lp_build_ddx``/``lp_build_ddy``, which are fine (each pixel's row/column pair), and
+    projects them onto each pixel's own face: a cube lookup where the direction varies in
+    the quad gets an LOD per pixel (measured: 187 of 187 unclamped lanes of
+    ffox-otmc-57.tgsi at exactly that LOD, tests/test_verify_replay.py).
+
+    Shown by recomputation: the same lookup, the same coordinates, with fine derivatives
+    (:func:`xlate.exec.texture._texture` ``fine=True``), within the filtering tolerance of
+    compare.INEXACT["TEX"] (a shadow lookup's w exactly).  Any other value is not permitted."""
+    n = len(s.exe)
+    if not _implicit_lookup(s) or s.op.st.textures.get(s.ins.tex.unit) is None:
+        return np.zeros((n, 4), bool)
+    from ..exec import texture as tx
+    op = s.ins.op
+
+    def fine(x, c, extra=None):
+        return tx._texture(x, op, c, extra=extra, fine=True)
+
+    r = s.recompute(s.all_operands, fn=fine)
+    ok = same_words(r, s.imp)
+    if s.op.rt == DataType.FLOAT:           # integer texels are fetched, not filtered
+        bound = cmp.INEXACT.get(op, cmp.INEXACT["TEX"])
+        ok |= cmp.float_equal(r, s.imp, *bound) & ~_nonfinite(r) & ~_nonfinite(s.imp)
+    if "SHADOW" in s.ins.tex.target:         # w is 1.0 exactly, not filtered
+        ok[:, 3] = same_words(r[:, 3], s.imp[:, 3])
+    return ok
+
+
+def rule_undefined_derivatives(s: Site) -> np.ndarray:
+    """DDX/DDY in non-uniform control flow or after a KIL: GLSL 4.50 §8.14.1 "derivatives are
+    undefined within non-uniform control flow" (and §6.4: after a non-uniform ``discard``
+    "subsequent implicit or explicit derivatives are undefined"; the assembly models keep
+    killed fragments running for their neighbours): any value *of this instruction's result*,
+    which the replay adopts -- everything computed from it is checked exactly.
+
+    Not for implicit-LOD lookups there: an undefined derivative only leaves the level of
+    detail open, and a lookup at an undefined LOD is still the filtered result at *some* LOD
+    in the texture's range (GL 4.5 §8.14: lambda is clamped to [TEXTURE_MIN_LOD,
+    TEXTURE_MAX_LOD] whatever rho is).  :func:`rule_lod` shows that by recomputation over every
+    level; a lookup it cannot re-run (RECT, shadow cube/array targets) is unexplained."""
+    if s.ins.op not in ("DDX", "DDY"):
+        return np.zeros(s.exe.shape, bool)
+    from .trace import _undefined_derivatives
+    hit = s.op.stage == Stage.FRAGMENT and s.op.index in _undefined_derivatives(s.op.st.program)
+    return np.full(s.exe.shape, hit)
