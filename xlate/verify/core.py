@@ -426,12 +426,9 @@ def verify_source(text: str, filename: str, *, lanes: int = 4096, seed: int = 1,
             rep.seconds = time.perf_counter() - t0
         return rep
     if program.stage == Stage.COMPUTE:
-        # a dispatch compared through storage buffers (gl_compute.py), GL backend only for now
+        # a dispatch compared through storage buffers (gl_compute.py; on vulkan the dispatch
+        # is vulkan_compute.py's)
         try:
-            if backend not in ("gl", "gl-spirv"):
-                rep.status, rep.reason = "unsupported", f"compute programs are verified on " \
-                    f"the gl and gl-spirv backends, not {backend} (issue 20)"
-                return rep
             from .gl_compute import verify_compute
             verify_compute(program, rep, seed=seed, runner=runner or make_runner(backend),
                            gl_interface=gl_interface, max_reported=max_reported)

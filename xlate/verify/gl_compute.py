@@ -340,17 +340,21 @@ def verify_compute(program: Program, rep, *, seed: int, runner, gl_interface,
     from . import compare as cmp
     rep.lanes = int(np.prod(program.local_size)) * int(np.prod(groups))
     facts = analyse(program, set(cmp.INEXACT))
+    backend = getattr(runner, "backend", "gl")
+    # the GL backends run the glsl450 translation (whatever profile a GL runner's draws
+    # adapt: compute needs GLSL 4.30), vulkan the vulkan profile's
+    profile = "vulkan" if backend == "vulkan" else "glsl450"
     try:
         if atomic_functions(program):
             # the translation plus the verifier's log of what each atomic returned
             from ..backends.glsl import GlslEmitter
             from ..gcpause import paused
-            em = GlslEmitter(program, "glsl450")
+            em = GlslEmitter(program, profile)
             em.atomic_log = True
             with paused():
                 tr = em.emit()
         else:
-            tr = emit_glsl(program, "glsl450")
+            tr = emit_glsl(program, profile)
     except XlateError as e:
         rep.status, rep.reason = "error", "the program does not translate"
         rep.diagnostics = list(e.diagnostics)
@@ -404,18 +408,29 @@ def verify_compute(program: Program, rep, *, seed: int, runner, gl_interface,
     _, uniforms, param_buffers = gl_interface(tr.reflection, gen, 1)
     capacity = ATOMIC_CAPACITY if atomic_functions(program) else 0
     shader = tr.source
-    if getattr(runner, "backend", "gl") == "gl-spirv" and not capacity:
-        # the direct SPIR-V path's module where it covers the program, else glslang's
+    if backend in ("gl-spirv", "vulkan") and not capacity:
+        # the direct SPIR-V path's module where it covers the program, else glslang's (the
+        # module xlate convert --target spirv writes); with atomics, the GLSL translation
+        # carries the verifier's log, so glslang compiles it
         from ..backends.spirv_direct import NotCovered, emit_spirv
         try:
-            shader = emit_spirv(program, "glsl450").spirv
+            shader = emit_spirv(program, profile).spirv
             rep.notes.append("the direct SPIR-V path's module ran")
         except NotCovered as e:
             rep.notes.append(f"glslang's SPIR-V ran (the direct path does not cover {e})")
+    elif backend in ("gl-spirv", "vulkan"):
+        rep.notes.append("glslang's SPIR-V ran (the translation with the verifier's log of "
+                         "atomics)")
     try:
-        got, got_images = run_gl_compute(runner, shader, tr.reflection, groups, buffers,
-                                         uniforms, param_buffers, program, images,
-                                         (gen.textures, gen.shadow), capacity)
+        if backend == "vulkan":
+            from .vulkan_compute import run_vulkan_compute
+            got, got_images = run_vulkan_compute(runner, shader, tr.reflection, groups,
+                                                 buffers, param_buffers, program, images,
+                                                 (gen.textures, gen.shadow), capacity)
+        else:
+            got, got_images = run_gl_compute(runner, shader, tr.reflection, groups, buffers,
+                                             uniforms, param_buffers, program, images,
+                                             (gen.textures, gen.shadow), capacity)
     except G.GLError as e:        # the driver refused the translation: as core.py reports it
         rep.status, rep.reason = "mismatch", f"implementation error: {e}"
         return

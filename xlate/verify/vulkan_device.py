@@ -302,10 +302,20 @@ class _Run:
         self.bindings: list = []              # VkDescriptorSetLayoutBinding
         self.keep: list = []                  # cffi objects the writes point to
         vk = self.vk
+        #: the shader stages that see the descriptors, and the pipeline stage that first reads
+        #: an uploaded texture: the graphics stages, or compute (:meth:`for_compute`)
+        self.shader_stages = vk.VK_SHADER_STAGE_ALL_GRAPHICS
+        self.reading_stage = vk.VK_PIPELINE_STAGE_ALL_GRAPHICS_BIT
         vk.vkResetCommandBuffer(self.cb, 0)
         vk.vkBeginCommandBuffer(self.cb, vk.VkCommandBufferBeginInfo(
             sType=vk.VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
             flags=vk.VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT))
+
+    def for_compute(self) -> "_Run":
+        """Make the descriptors (and texture uploads) of this run those of a compute dispatch."""
+        self.shader_stages = self.vk.VK_SHADER_STAGE_COMPUTE_BIT
+        self.reading_stage = self.vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT
+        return self
 
     def own(self, destroy, handle):
         self.objects.append((destroy, handle))
@@ -386,7 +396,7 @@ class _Run:
         vk = self.vk
         self.bindings.append(vk.VkDescriptorSetLayoutBinding(
             binding=binding, descriptorType=dtype, descriptorCount=1,
-            stageFlags=vk.VK_SHADER_STAGE_ALL_GRAPHICS))
+            stageFlags=self.shader_stages))
 
     def uniform_buffer(self, binding: int, words: np.ndarray) -> None:
         vk = self.vk
@@ -472,7 +482,7 @@ class _Run:
         self.barrier(img, aspect, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                      vk.VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, vk.VK_ACCESS_TRANSFER_WRITE_BIT,
                      vk.VK_ACCESS_SHADER_READ_BIT, vk.VK_PIPELINE_STAGE_TRANSFER_BIT,
-                     vk.VK_PIPELINE_STAGE_ALL_GRAPHICS_BIT, n, layers)
+                     self.reading_stage, n, layers)
         base = int(st["TEXTURE_BASE_LEVEL"]) if st else 0
         if not 0 <= base < n:
             raise VulkanError(f"base level {base} outside the {n} levels given")
