@@ -98,6 +98,12 @@ class Runner:
             glsl = make_precise(glsl)
         self._direct = direct
         self._planes = planes or {}
+        if stage == "tess_evaluation":
+            # lanes: the vertices of a first run (gl_tess.run_lanes draws and matches them;
+            # each draw is vulkan_tess's and takes the device lock itself)
+            from .gl_tess import run_lanes
+            return run_lanes(self, glsl, reflection, lanes, inputs, uniforms, buffers or {},
+                             textures, shadow)
         if stage not in ("vertex", "fragment", "geometry"):
             raise ValueError(stage)
         vk = self.dev.vk
@@ -138,7 +144,8 @@ class Runner:
         return buf
 
     def _capture(self, r: _Run, strides: list[int], shaders, attribs, vertex_words,
-                 topology: int, draw: int, capacity: int, layout, ds, provoking_last=False):
+                 topology: int, draw: int, capacity: int, layout, ds, provoking_last=False,
+                 patch_vertices: int = 0):
         """Draw ``draw`` vertices with transform feedback into ``len(strides)`` buffers of
         ``capacity`` vertices; ``attribs``: (location, format) of the vertex attributes, whose
         words are ``vertex_words``.  Returns the raw words per buffer, (capacity, stride / 4)
@@ -147,7 +154,7 @@ class Runner:
         dev = self.dev
         rp, fb, _ = r.render_pass([], (1, 1))
         pipe = r.pipeline(shaders, layout, rp, 0, topology, attribs, (1, 1), discard=True,
-                          provoking_last=provoking_last)
+                          provoking_last=provoking_last, patch_vertices=patch_vertices)
         vbufs = [self._attrib_buffer(r, w) for w in vertex_words]
         outs = [r.buffer(vk.VK_BUFFER_USAGE_TRANSFORM_FEEDBACK_BUFFER_BIT_EXT,
                          size=capacity * st) for st in strides]

@@ -171,12 +171,7 @@ def _dispatch(runner, r: _Run, shader, reflection, groups, buffers, param_buffer
     bound = {}
 
     def storage(binding: int, words: np.ndarray, key):
-        data = np.ascontiguousarray(words, np.uint32).tobytes()
-        buf, mapped = r.buffer(vk.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, data)
-        r._binding(binding, vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER)
-        r.writes.append((binding, vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, {"pBufferInfo": [
-            vk.VkDescriptorBufferInfo(buffer=buf, offset=0, range=len(data))]}))
-        bound[key] = (mapped, len(data))
+        bound[key] = (r.storage_buffer(binding, words), np.asarray(words).size * 4)
 
     for sb in reflection.get("storage_buffers", []):
         index = int(sb["resource"][len("BUFFER["):-1])

@@ -406,6 +406,17 @@ class _Run:
         info = vk.VkDescriptorBufferInfo(buffer=buf, offset=0, range=max(len(data), 16))
         self.writes.append((binding, vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, {"pBufferInfo": [info]}))
 
+    def storage_buffer(self, binding: int, words: np.ndarray):
+        """A storage buffer at ``binding`` holding ``words``; returns its mapping (read it
+        after a barrier to the host)."""
+        vk = self.vk
+        data = np.ascontiguousarray(words, np.uint32).tobytes()
+        buf, mapped = self.buffer(vk.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, data)
+        self._binding(binding, vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER)
+        info = vk.VkDescriptorBufferInfo(buffer=buf, offset=0, range=max(len(data), 16))
+        self.writes.append((binding, vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, {"pBufferInfo": [info]}))
+        return mapped
+
     def texture(self, binding: int, target: str, levels: list[np.ndarray], kind: str,
                 st: dict | None) -> None:
         """Upload ``levels`` (texel arrays as :func:`capture.texel_arrays` makes them) as a
@@ -613,13 +624,16 @@ class _Run:
 
     def pipeline(self, stages: list[tuple[str, object]], layout, rp, n_colour: int,
                  topology: int, attribs: list[tuple[int, int]], size: tuple[int, int],
-                 discard: bool, provoking_last: bool = False):
+                 discard: bool, provoking_last: bool = False, patch_vertices: int = 0):
         """A graphics pipeline; ``attribs``: (location, format) of vertex attributes, each
         from its own vertex buffer binding of 16-byte stride; ``provoking_last``: the
-        provoking-vertex mode LAST (``VK_EXT_provoking_vertex``)."""
+        provoking-vertex mode LAST (``VK_EXT_provoking_vertex``); ``patch_vertices``: the
+        control points of a patch (a pipeline with tessellation stages)."""
         vk = self.vk
         flag = {"vert": vk.VK_SHADER_STAGE_VERTEX_BIT, "geom": vk.VK_SHADER_STAGE_GEOMETRY_BIT,
-                "frag": vk.VK_SHADER_STAGE_FRAGMENT_BIT}
+                "frag": vk.VK_SHADER_STAGE_FRAGMENT_BIT,
+                "tesc": vk.VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT,
+                "tese": vk.VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT}
         st = [vk.VkPipelineShaderStageCreateInfo(
             sType=vk.VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, stage=flag[s],
             module=m, pName="main") for s, m in stages]
@@ -664,9 +678,15 @@ class _Run:
             sType=vk.VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
             attachmentCount=n_colour, pAttachments=[vk.VkPipelineColorBlendAttachmentState(
                 blendEnable=vk.VK_FALSE, colorWriteMask=0xF) for _ in range(n_colour)] or None)
+        tess = None
+        if patch_vertices:
+            tess = vk.VkPipelineTessellationStateCreateInfo(
+                sType=vk.VK_STRUCTURE_TYPE_PIPELINE_TESSELLATION_STATE_CREATE_INFO,
+                patchControlPoints=patch_vertices)
         info = vk.VkGraphicsPipelineCreateInfo(
             sType=vk.VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO, stageCount=len(st),
-            pStages=st, pVertexInputState=vin, pInputAssemblyState=ia, pViewportState=vp,
+            pStages=st, pVertexInputState=vin, pInputAssemblyState=ia,
+            pTessellationState=tess, pViewportState=vp,
             pRasterizationState=rs, pMultisampleState=ms, pColorBlendState=cbs, layout=layout,
             renderPass=rp, subpass=0)
         try:
