@@ -70,10 +70,12 @@ def lane_outputs(reflection: dict, written: dict[str, int]) -> list[dict]:
     return out
 
 
-def instrument(glsl: str, outputs: list[dict], reflection: dict,
-               invocations: int) -> tuple[str, int, list]:
+def instrument(glsl: str, outputs: list[dict], reflection: dict, invocations: int, *,
+               binding: int = RESULT_SSBO, lanes: int | None = None) -> tuple[str, int, list]:
     """The TCS text with the harness's stores (module docstring): (text, words per lane,
-    [(binding, expression)] of the per-patch combination)."""
+    [(binding, expression)] of the per-patch combination).  The result buffer is at
+    ``binding``; ``lanes`` given, the lane count is a constant of the text (Vulkan GLSL has no
+    loose uniforms), else the uniform ``xv_lanes``."""
     lane, patch = [], []
     for o in outputs:
         name, b, t = o["name"], o["binding"], o["type"]
@@ -102,8 +104,8 @@ def instrument(glsl: str, outputs: list[dict], reflection: dict,
     stores += ["    barrier();", "    if (gl_InvocationID == 0) {"]
     stores += [f"        xv_out[xv_patch + {k}] = {e};" for k, (_, e) in enumerate(patch)]
     stores += ["    }"]
-    head = (f"layout(std430, binding = {RESULT_SSBO}) buffer XvOut {{ uvec4 xv_out[]; }};\n"
-            "uniform int xv_lanes;")
+    head = (f"layout(std430, binding = {binding}) buffer XvOut {{ uvec4 xv_out[]; }};\n"
+            + ("uniform int xv_lanes;" if lanes is None else f"const int xv_lanes = {lanes};"))
     lines = glsl.split("\n")
     at = 1
     while at < len(lines) and lines[at].startswith("#extension"):
@@ -122,7 +124,7 @@ def run_tcs_lanes(runner, glsl: str, reflection: dict, lanes: int, inputs, unifo
                   textures=None, shadow=None):
     """``Runner.run`` of a TCS: a Capture of the per-lane outputs (:func:`lane_outputs`, by
     name), with ``patch``: binding -> (patches, 4) words of the per-patch combination."""
-    from .capture import Capture, passthrough_vertex_shader
+    from .capture import passthrough_vertex_shader
     ctx: TcsLanes = runner.tess_context
     P, V, N = ctx.patches, ctx.vertices, ctx.invocations
     if lanes != P * N:
@@ -162,8 +164,17 @@ def run_tcs_lanes(runner, glsl: str, reflection: dict, lanes: int, inputs, unifo
         raw = np.frombuffer(runner._read_buffer(GL_SHADER_STORAGE_BUFFER, out, size), np.uint32)
     finally:
         runner._cleanup()
+    return lanes_capture(raw, outputs, patch, src, lanes, P)
+
+
+def lanes_capture(raw: np.ndarray, outputs: list[dict], patch: list, src: str, lanes: int,
+                  patches: int):
+    """The Capture of the result buffer's words ``raw`` (:func:`instrument`'s layout): per-lane
+    outputs by name, ``patch``: binding -> (patches, 4) words of the per-patch combination."""
+    from .capture import Capture
+    k1, k2 = len(outputs), max(len(patch), 1)
     per_lane = raw[:lanes * k1 * 4].reshape(lanes, k1, 4)
-    per_patch = raw[lanes * k1 * 4:].reshape(P, k2, 4)
+    per_patch = raw[lanes * k1 * 4:lanes * k1 * 4 + patches * k2 * 4].reshape(patches, k2, 4)
     cap = Capture(outputs={o["name"]: per_lane[:, k].copy() for k, o in enumerate(outputs)},
                   glsl=src)
     cap.patch = {b: per_patch[:, k].copy() for k, (b, _) in enumerate(patch)}

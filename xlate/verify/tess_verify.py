@@ -174,9 +174,11 @@ def verify_tess_ctrl(program: Program, rep, facts, glsl: str, reflection: dict, 
     from .gl_tcs import CONTROL_PATCHES, TcsLanes, lane_outputs
     from .inputs import generate
     assert program.stage == Stage.TESS_CTRL
-    if getattr(runner, "backend", None) != "gl":
-        raise G.GLUnavailable("tessellation programs are verified on the gl backend only")
-    if core.runner_profile(runner) != "glsl450":
+    backend = getattr(runner, "backend", None)
+    if backend not in ("gl", "vulkan"):
+        raise G.GLUnavailable("tessellation control programs are verified on the gl and "
+                              "vulkan backends only")
+    if core.runner_profile(runner) != ("vulkan" if backend == "vulkan" else "glsl450"):
         raise G.GLUnavailable("tessellation programs are verified in the glsl450 profile only "
                               "(the harness edits GLSL 4.50 with explicit locations)")
     tess = program.tessellation

@@ -104,6 +104,11 @@ class Runner:
             from .gl_tess import run_lanes
             return run_lanes(self, glsl, reflection, lanes, inputs, uniforms, buffers or {},
                              textures, shadow)
+        if stage == "tess_control":
+            # lanes: the patches' invocations (vulkan_tess: gl_tcs's harness on Vulkan)
+            from .vulkan_tess import run_tcs_lanes_vulkan
+            return run_tcs_lanes_vulkan(self, glsl, reflection, lanes, inputs, buffers or {},
+                                        textures, shadow)
         if stage not in ("vertex", "fragment", "geometry"):
             raise ValueError(stage)
         vk = self.dev.vk
