@@ -1,7 +1,10 @@
-"""Verification of compute programs on OpenGL (Mesa llvmpipe): the translated compute shader is
-dispatched over a small grid with its storage buffers filled from generated words, the buffers
-are read back and compared word by word with the executor's dispatch of the original program
-(``xlate.exec.compute``) on the same words, parameters and grid.
+"""Verification of compute programs on OpenGL (Mesa llvmpipe) and Vulkan (lavapipe): the
+translated compute shader is dispatched over a small grid with its storage buffers filled from
+generated words, the buffers are read back and compared word by word with the executor's
+dispatch of the original program (``xlate.exec.compute``) on the same words, parameters and grid.
+:func:`verify_compute` chooses the inputs and gives the verdict for every backend; the dispatch
+is :func:`run_gl_compute` on the GL backends and :func:`xlate.verify.vulkan_compute.
+run_vulkan_compute` on ``vulkan`` (the vulkan profile's translation).
 
 What is compared and how:
 

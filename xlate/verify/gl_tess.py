@@ -1,5 +1,7 @@
 """Verifying tessellation evaluation programs on OpenGL (Mesa llvmpipe): transform feedback of
-the translated TES behind a harness vertex and control shader.
+the translated TES behind a harness vertex and control shader.  The same harness runs on Vulkan
+(:mod:`vulkan_tess`; :func:`run_tess_eval` hands a Vulkan runner's draw to it), and the matching
+of vertices below is this module's for both.
 
 The harness draws ``P`` patches of ``V`` vertices (V: the vertices the program addresses,
 ``Tessellation.patch_vertices``).  Its vertex shader does nothing; its tessellation control

@@ -29,6 +29,11 @@ How each stage runs (Vulkan 1.0 render passes, one command buffer per run):
   derivatives are taken along the same rows, so every lane sees the same values and
   neighbours as on GL.  The triangle is front-facing (``gl_FrontFacing`` true).
 
+* tessellation evaluation / control: :mod:`vulkan_tess` (the harnesses of :mod:`gl_tess` and
+  :mod:`gl_tcs` in a pipeline with tessellation stages);
+* compute: :mod:`vulkan_compute` (called by :func:`gl_compute.verify_compute`, not through
+  :meth:`Runner.run`: a dispatch has no lanes of outputs).
+
 Textures: each :class:`xlate.exec.Texture` becomes an optimally tiled image (a uniform texel
 buffer for BUFFER) with a sampler reproducing ``Texture.gl_state``: non-mipmapped minification
 filters sample the base level through ``maxLod = 0.25`` (the Vulkan spec's recipe for GL's
