@@ -71,7 +71,7 @@ def test_integer_and_half_texels_pack_exactly():
         [-2.25, 0.0, 0.0, 1.0]
 
 
-# ---- verify on lavapipe ----------------------------------------------------------------------------
+# ---- verify on lavapipe ----------------------------------------------------------------
 
 @pytest.mark.parametrize("name, text, compared, ran", [
     ("reduction", REDUCTION, 256, "the direct SPIR-V path's module ran"),
@@ -110,6 +110,30 @@ def test_textures_parameters_and_an_unformatted_image_pass_on_vulkan():
     assert rep.status == "pass", (rep.reason, [d.describe() for d in rep.differences[:3]])
     # 256 buffer words and 16 x 16 RGBA32F texels
     assert rep.compared == 256 + 16 * 16 * 4
+
+
+def _every_target() -> str:
+    """Each image target with a format of another kind: every invocation loads the texel at
+    (thread, block.x, block.y) and stores it at (block.x, thread, block.y)."""
+    images = [("1D", "R32G32B32A32_FLOAT"), ("3D", "R16G16_SNORM"), ("CUBE", "R8G8B8A8_UINT"),
+              ("2D_ARRAY", "R16_SINT"), ("1D_ARRAY", "R16G16B16A16_FLOAT"),
+              ("CUBEARRAY", "R8_UNORM"), ("RECT", "R32_UINT")]
+    body = ("MOV TEMP[0].x, SV[0].xxxx\nMOV TEMP[0].y, SV[1].xxxx\nMOV TEMP[0].z, SV[1].yyyy\n"
+            "MOV TEMP[0].w, IMM[0].xxxx\n")
+    decls = ""
+    for i, (target, fmt) in enumerate(images):
+        decls += f"DCL IMAGE[{i}], {target}, PIPE_FORMAT_{fmt}, WR\n"
+        body += (f"LOAD TEMP[1], IMAGE[{i}], TEMP[0], {target}, PIPE_FORMAT_{fmt}\n"
+                 f"STORE IMAGE[{i}], TEMP[0].yxzw, TEMP[1], {target}, PIPE_FORMAT_{fmt}\n")
+    return comp(body, decls)
+
+
+def test_every_image_target_and_format_kind_passes_on_vulkan():
+    rep = _verify(_every_target(), "targets.tgsi")
+    assert rep.status == "pass", (rep.reason, [d.describe() for d in rep.differences[:3]])
+    # every texel of the seven images (executor default sizes), 4 channels each
+    texels = 64 + 4 * 16 * 16 + 6 * 8 * 8 + 4 * 16 * 16 + 4 * 64 + 12 * 8 * 8 + 16 * 16
+    assert rep.compared == texels * 4 == 15104
 
 
 def test_the_gl_and_vulkan_verdicts_compare_the_same_words():
@@ -203,7 +227,7 @@ def test_cli_verify_a_compute_program_on_vulkan(tmp_path, capsys):
         [("compute", "vulkan", 256)]
 
 
-# ---- the shared corpus's compute shaders ------------------------------------------------------------
+# ---- the shared corpus's compute shaders ------------------------------------------------
 
 CORPUS_TGSI = SHARED_CORPUS / "collected" / "tgsi"
 #: the 13 modern compute shaders (test_corpus_tgsi.py; those of yuq+mesa-lima are 2012-era,
