@@ -78,9 +78,9 @@ def test_integer_and_half_texels_pack_exactly():
     ("images", IMAGES, 3328,
      "glslang's SPIR-V ran (the direct path does not cover images (TGSI IMAGE))"),
     ("atomics", ATOMICS, 256,
-     "glslang's SPIR-V ran (the translation with the verifier's log of atomics)"),
+     "glslang's SPIR-V ran (the verifier's log of atomics is made in the GLSL translation)"),
     ("image_atomics", IMAGE_ATOMICS, 5120,
-     "glslang's SPIR-V ran (the translation with the verifier's log of atomics)"),
+     "glslang's SPIR-V ran (the verifier's log of atomics is made in the GLSL translation)"),
 ])
 def test_compute_programs_pass_on_vulkan(name, text, compared, ran):
     rep = _verify(text, f"{name}.tgsi")
@@ -140,6 +140,20 @@ def test_the_gl_and_vulkan_verdicts_compare_the_same_words():
     gl = core.verify_source(TEXTURED, "textured.tgsi", runner=gl_runner("gl"))
     vk = _verify(TEXTURED, "textured.tgsi")
     assert (gl.status, gl.compared, gl.lanes) == (vk.status, vk.compared, vk.lanes)
+
+
+def test_via_picks_the_module_that_runs():
+    rep = _verify(REDUCTION, via="glsl")
+    assert (rep.status, rep.notes[0]) == ("pass", "glslang's SPIR-V ran (--via glsl)")
+    rep = _verify(REDUCTION, via="direct")
+    assert (rep.status, rep.notes[0]) == ("pass", "the direct SPIR-V path's module ran")
+    rep = _verify(IMAGES, via="direct")
+    assert (rep.status, rep.reason) == ("unsupported", "direct SPIR-V is not run: the direct "
+                                        "path does not cover images (TGSI IMAGE)")
+    rep = _verify(ATOMICS, via="direct")
+    assert (rep.status, rep.reason) == ("unsupported", "direct SPIR-V is not run: the "
+                                        "verifier's log of atomics is made in the GLSL "
+                                        "translation")
 
 
 def test_a_wrong_glsl_template_is_a_mismatch_on_vulkan(monkeypatch):

@@ -431,7 +431,7 @@ def verify_source(text: str, filename: str, *, lanes: int = 4096, seed: int = 1,
         try:
             from .gl_compute import verify_compute
             verify_compute(program, rep, seed=seed, runner=runner or make_runner(backend),
-                           gl_interface=gl_interface, max_reported=max_reported)
+                           gl_interface=gl_interface, max_reported=max_reported, via=via)
         finally:
             rep.seconds = time.perf_counter() - t0
         return rep

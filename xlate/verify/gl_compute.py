@@ -332,9 +332,12 @@ def _ulps(a: int, b: int) -> int:
 
 
 def verify_compute(program: Program, rep, *, seed: int, runner, gl_interface,
-                   max_reported: int = 50, groups=GROUPS) -> None:
+                   max_reported: int = 50, groups=GROUPS, via: str = "auto") -> None:
     """Fill ``rep`` (:class:`core.ProgramReport`) with the verdict for a compute program.
-    ``gl_interface``: :func:`core.gl_interface` (passed in: core calls this module)."""
+    ``gl_interface``: :func:`core.gl_interface` (passed in: core calls this module).  ``via``
+    (backends ``gl-spirv`` and ``vulkan``): as :func:`core.verify_source`'s -- which SPIR-V
+    runs: ``auto`` the direct path's where it covers the program, ``direct`` only it,
+    ``glsl`` glslang's."""
     from ..backends.glsl import emit_glsl
     from ..diagnostics import XlateError
     from ..exec.compute import execute_compute
@@ -411,19 +414,27 @@ def verify_compute(program: Program, rep, *, seed: int, runner, gl_interface,
     _, uniforms, param_buffers = gl_interface(tr.reflection, gen, 1)
     capacity = ATOMIC_CAPACITY if atomic_functions(program) else 0
     shader = tr.source
-    if backend in ("gl-spirv", "vulkan") and not capacity:
+    if backend in ("gl-spirv", "vulkan"):
         # the direct SPIR-V path's module where it covers the program, else glslang's (the
         # module xlate convert --target spirv writes); with atomics, the GLSL translation
         # carries the verifier's log, so glslang compiles it
-        from ..backends.spirv_direct import NotCovered, emit_spirv
-        try:
-            shader = emit_spirv(program, profile).spirv
-            rep.notes.append("the direct SPIR-V path's module ran")
-        except NotCovered as e:
-            rep.notes.append(f"glslang's SPIR-V ran (the direct path does not cover {e})")
-    elif backend in ("gl-spirv", "vulkan"):
-        rep.notes.append("glslang's SPIR-V ran (the translation with the verifier's log of "
-                         "atomics)")
+        why = None
+        if via == "glsl":
+            rep.notes.append("glslang's SPIR-V ran (--via glsl)")
+        elif capacity:
+            why = "the verifier's log of atomics is made in the GLSL translation"
+        else:
+            from ..backends.spirv_direct import NotCovered, emit_spirv
+            try:
+                shader = emit_spirv(program, profile).spirv
+                rep.notes.append("the direct SPIR-V path's module ran")
+            except NotCovered as e:
+                why = f"the direct path does not cover {e}"
+        if why is not None and via == "direct":
+            rep.status, rep.reason = "unsupported", f"direct SPIR-V is not run: {why}"
+            return
+        if why is not None:
+            rep.notes.append(f"glslang's SPIR-V ran ({why})")
     try:
         if backend == "vulkan":
             from .vulkan_compute import run_vulkan_compute
