@@ -136,6 +136,25 @@ def test_every_image_target_and_format_kind_passes_on_vulkan():
     assert rep.compared == texels * 4 == 15104
 
 
+MULTISAMPLE = comp(
+    # texel fetches from a 2D and a 2D-array multisample texture (rendered into the image by
+    # vulkan_multisample, read by the compute stage after its barrier)
+    "AND TEMP[0], SV[0].xxxx, IMM[0].zzzz\nMOV TEMP[0].w, SV[1].xxxx\n"
+    "TXF TEMP[1], TEMP[0], SAMP[0], 2D_MSAA\n"
+    "SAMPLE_I_MS TEMP[2], TEMP[0], SVIEW[1], TEMP[0].wwww\n"
+    "SHL TEMP[3].x, SV[0].xxxx, IMM[0].wwww\nSTORE BUFFER[0], TEMP[3].xxxx, TEMP[1]\n"
+    "UADD TEMP[3].x, TEMP[3].xxxx, IMM[1].xxxx\nSTORE BUFFER[0], TEMP[3].xxxx, TEMP[2]\n",
+    "DCL SAMP[0]\nDCL SAMP[1]\nDCL SVIEW[0], 2D_MSAA, FLOAT\nDCL SVIEW[1], 2D_ARRAY_MSAA, UINT\n"
+    "DCL BUFFER[0]\n").replace("IMM[0] UINT32 {0, 1, 2, 4}\n",
+                                "IMM[0] UINT32 {0, 1, 2, 4}\nIMM[1] UINT32 {128, 0, 0, 0}\n")
+
+
+def test_multisample_textures_pass_on_vulkan():
+    rep = _verify(MULTISAMPLE, "ms.tgsi")
+    assert (rep.status, rep.compared) == ("pass", 256), \
+        (rep.reason, [d.describe() for d in rep.differences[:3]])
+
+
 def test_the_gl_and_vulkan_verdicts_compare_the_same_words():
     gl = core.verify_source(TEXTURED, "textured.tgsi", runner=gl_runner("gl"))
     vk = _verify(TEXTURED, "textured.tgsi")
