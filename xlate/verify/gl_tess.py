@@ -1,6 +1,7 @@
 """Verifying tessellation evaluation programs on OpenGL (Mesa llvmpipe): transform feedback of
 the translated TES behind a harness vertex and control shader.  The same harness runs on Vulkan
-(:mod:`vulkan_tess`; :func:`run_tess_eval` hands a Vulkan runner's draw to it), and the matching
+(:mod:`vulkan_tess`; :func:`run_tess_eval` hands the draw to a runner that has its own,
+``draw_tess_eval``), and the matching
 of vertices below is this module's for both.
 
 The harness draws ``P`` patches of ``V`` vertices (V: the vertices the program addresses,
@@ -149,10 +150,9 @@ def run_tess_eval(runner, glsl: str, reflection: dict, patches: int, V: int,
     Returns (captured outputs by reflection name, patch of each captured vertex, its tess
     coordinate words (N, 4))."""
     from .capture import add_capture
-    if getattr(runner, "backend", None) == "vulkan":
-        from .vulkan_tess import run_tess_eval_vulkan
-        return run_tess_eval_vulkan(runner, glsl, reflection, patches, V, inputs, uniforms,
-                                    buffers, textures, shadow)
+    if hasattr(runner, "draw_tess_eval"):   # a runner with its own pipeline (vulkan_tess)
+        return runner.draw_tess_eval(glsl, reflection, patches, V, inputs, uniforms, buffers,
+                                     textures, shadow)
     if getattr(runner, "backend", None) != "gl":
         raise G.GLUnavailable("tessellation programs are verified on the gl and vulkan "
                               "backends only")

@@ -132,6 +132,14 @@ class Runner:
     _direct = None
     _planes: dict = {}
 
+    def draw_tess_eval(self, glsl: str, reflection: dict, patches: int, V: int, inputs,
+                       uniforms, buffers, textures=None, shadow=None):
+        """One draw of the tessellation evaluation harness (:func:`gl_tess.run_tess_eval`
+        calls it: the matching of its vertices is gl_tess's for both APIs)."""
+        from .vulkan_tess import run_tess_eval_vulkan
+        return run_tess_eval_vulkan(self, glsl, reflection, patches, V, inputs, uniforms,
+                                    buffers, textures, shadow)
+
     # ---- shared -----------------------------------------------------------------------------
     def _resources(self, r: _Run, reflection: dict, buffers, textures, shadow) -> None:
         for binding, words in sorted(buffers.items()):
