@@ -86,12 +86,7 @@ def test_the_modern_compute_programs_translate():
             continue
         text = f.read_bytes().decode("utf-8", "replace")
         t = api.translate(text, filename=f.name, target="spirv", profile="vulkan")
-        # validated SPIR-V: the direct path's for buffers and shared memory; glslang's
-        # compile of the GLSL where the direct path does not write images yet (it says so,
-        # E7006's reason)
-        direct = "IMAGE" not in text
-        assert t.spirv and t.spirv_via == ("direct" if direct else "glsl"), f.name
-        if not direct:
-            assert "images (TGSI IMAGE)" in t.spirv_fallback_reason
+        # validated SPIR-V of the direct path, images and atomics included
+        assert t.spirv and t.spirv_via == "direct", (f.name, t.spirv_fallback_reason)
         translated.append(f.name)
     assert len(translated) == 13 and "si_shaderlib_tgsi.tgsi" in translated

@@ -25,7 +25,7 @@ HEADERS = {"nv4": ("!!NVvp4.0", "!!NVfp4.0"), "vp1.0": ("!!VP1.0",), "vp1.1": ("
            "arbvp-nv3": ("!!ARBvp1.0\nOPTION NV_vertex_program3;",), "arbfp": ("!!ARBfp1.0",),
            "arbfp-nv": ("!!ARBfp1.0\nOPTION NV_fragment_program;",),
            "arbfp-nv2": ("!!ARBfp1.0\nOPTION NV_fragment_program2;",), "fp1.0": ("!!FP1.0",),
-           "tgsi": ("VERT", "FRAG", "GEOM", "TESS_EVAL", "TESS_CTRL")}
+           "tgsi": ("VERT", "FRAG", "GEOM", "TESS_EVAL", "TESS_CTRL", "COMP")}
 
 #: (max instructions, max temporaries) each program stays within: the specs' minimum limits
 #: (VP1 128, VP2 256, ARBVP 128 / 12 temps, ARBFP 72 / 16 temps; FP1 1024)
@@ -82,6 +82,18 @@ STAGE_FEATURES = {
     ("tgsi", "tess_control"): [r"TCS_VERTICES_OUT [1-4]", r"UARL ADDR\[1\]\.x, SV\[0\]",
                                r"OUT\[ADDR\[1\]\.x\]\[\d\]", r"IN\[ADDR\[1\]\.x\]\[\d\]",
                                r"IN\[\d\]\[\d\]", r"TESSOUTER", r"PATCH\[0\]"],
+    ("tgsi", "compute"): [r"CS_FIXED_BLOCK_WIDTH 8", r"CS_FIXED_BLOCK_HEIGHT 4", r"GRID_SIZE",
+                          r"LOAD [^,]+, BUFFER\[0\], TEMP\[\d+\]\.zzzz",
+                          r"STORE BUFFER\[1\]\.[xyzw]+, ", r"LOAD [^,]+, BUFFER\[1\]",
+                          r"STORE MEMORY\[0\], [^\n]*\n[^\n]*BARRIER\n[^\n]*LOAD [^,]+, MEMORY\[0\]",
+                          r"\bMEMBAR\b", r"ATOMCAS \S+, BUFFER\[2\], [^,]+, [^,]+, ",
+                          r"ATOMFADD", r"ATOMINC_WRAP", r"ATOMDEC_WRAP", r"ATOMUADD",
+                          r"ATOMXCHG", r"ATOMI(MIN|MAX)", r"ATOMU(MIN|MAX)",
+                          r"ATOM(AND|OR|XOR) .*IMM\[\d+\]\.([xyzw])\2{3}, ",
+                          r"LOAD [^,]+, IMAGE\[0\], TEMP\[\d+\], 2D, PIPE_FORMAT_R32G32B32A32",
+                          r"STORE IMAGE\[1\], TEMP\[\d+\]\.xyxy, ", r"LOAD [^,]+, IMAGE\[1\]",
+                          r"ATOM\w+ [^,]+, IMAGE\[1\], TEMP\[\d+\], ",
+                          r"ATOM\w+ [^,]+, IMAGE\[1\], IMM\[\d+\]\.wzzz, "],
 }
 
 

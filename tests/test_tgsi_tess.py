@@ -390,11 +390,13 @@ def test_tcs_profiles_compile(profile):
 
 
 @pytest.mark.parametrize("profile", ["vulkan", "glsl450"])
-def test_tcs_spirv_through_glslang(profile):
+def test_tcs_spirv_direct_and_through_glslang(profile):
     t = api.translate(TCS, target="spirv", profile=profile)
-    assert t.spirv_via == "glsl"
-    assert t.spirv_fallback_reason == "direct SPIR-V does not cover tessellation control programs yet"
+    assert t.spirv_via == "direct" and t.spirv_fallback_reason is None
     assert validate_spirv(t.spirv, target="vulkan" if profile == "vulkan" else "opengl") is None
+    g = api.translate(TCS, target="spirv", profile=profile, via="glsl")
+    assert g.spirv_via == "glsl" and g.reflection == t.reflection
+    assert validate_spirv(g.spirv, target="vulkan" if profile == "vulkan" else "opengl") is None
 
 
 def test_tcs_reflection():

@@ -18,6 +18,7 @@ import pytest
 from conftest import gl_runner, mesa_version
 
 import xlate
+from xlate.verify.mutants_common import Delegate
 from xlate.backends.glsl import emit_glsl
 from xlate.verify import compare as cmp
 from xlate.verify import core
@@ -448,6 +449,68 @@ def test_vp1_total_order_compare_of_a_zero_whose_sign_was_lost():
                              runner=core.make_runner("gl", precise=True))
     assert rep.status == "pass", rep.reason
     assert "signedzero" in {x.get("verdict") for x in rep.localization}, rep.localization
+
+
+ABS_OF_SQRT = ("VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nDCL OUT[1], GENERIC[0]\nDCL TEMP[0..1]\n"
+               "IMM[0] FLT32 {0.0, 1.0, 2.0, 4.0}\n"
+               "MUL TEMP[1], IN[0], IMM[0].xxxx\nSQRT TEMP[0], -TEMP[1]\nMOV OUT[0], IN[0]\n"
+               "MOV OUT[1], |TEMP[0]|\nEND\n")
+
+
+def test_abs_of_a_square_root_of_minus_zero():
+    """Explained by verify (verdict signedzero): Mesa folds |x| to x where its range analysis
+    proves x >= 0 (a square root), so |sqrt(-0.0)| is -0.0 on llvmpipe, +0.0 in IEEE (random
+    TGSI geometry seed 12).  The freedom is the zero's sign only: the same program with the
+    absolute value dropped and a negation instead (-sqrt(x) of x > 0 differs in sign on
+    nonzero lanes) stays a mismatch."""
+    runner_or_skip()
+    runner = core.make_runner("gl", precise=True)
+    rep = core.verify_source(ABS_OF_SQRT, "abs-sqrt", lanes=64, seed=3,
+                             runner=runner)
+    assert rep.status == "pass", rep.reason
+    assert "signedzero" in {x.get("verdict") for x in rep.localization}, rep.localization
+    wrong = ABS_OF_SQRT.replace("MUL TEMP[1], IN[0], IMM[0].xxxx",
+                                                 "MUL TEMP[1], -|IN[0]|, IMM[0].yyyy")
+    rep = core.verify_source(wrong, "abs-sqrt-nonzero", lanes=64, seed=3, runner=runner)
+    assert rep.status == "pass", rep.reason       # sqrt(|x|): nonzero on most lanes
+
+    class Negated(Delegate):                      # the translation's abs( printed as -(
+        def run(self, stage, glsl, reflection, lanes, **kw):
+            return self.inner.run(stage, glsl.replace("abs(", "-("), reflection, lanes, **kw)
+
+    rep = core.verify_source(wrong, "abs-sqrt-wrong", lanes=64, seed=3, runner=Negated(runner))
+    assert rep.status == "mismatch", rep.reason
+
+
+#: an explicit-LOD lookup of a 1D texture whose coordinate the IMAX makes raw input words:
+#: tiny ones (7.6e-16, denormals, -0.0) and huge ones (-1.7e38)
+LOOKUP_OF_RAW_WORDS = ("FRAG\nDCL IN[0], GENERIC[0], LINEAR\nDCL OUT[0], COLOR\nDCL SAMP[0]\n"
+                       "DCL TEMP[0..6]\nIMM[0] INT32 {-8, 16, 2, 3}\n"
+                       "TXL TEMP[3], IN[0].wwww, SAMP[0], 1D\nIMAX TEMP[6], IMM[0], IN[0].xyxw\n"
+                       "MOV OUT[0], TEMP[3]\nEND\n")
+
+
+def test_lookups_at_an_edge_and_past_the_float_range():
+    """Explained by verify: llvmpipe fetches the border colour of a CLAMP_TO_BORDER texture
+    for s = 7.6e-16, where floor(s * 8) = 0 names texel 0 (``boundary``: an edge within
+    EDGE_REACH of the coordinate), and NaN for s = -1.7e38, whose s * 8 overflows (``range``:
+    texel arithmetic on an infinity).  A coordinate moved by a quarter stays a mismatch."""
+    runner_or_skip()
+    runner = core.make_runner("gl", precise=True)
+    rep = core.verify_source(LOOKUP_OF_RAW_WORDS, "edge", lanes=256, seed=7, runner=runner)
+    assert rep.status == "pass", rep.reason
+    verdicts = {x.get("verdict") for x in rep.localization}
+    assert {"boundary", "range"} <= verdicts, verdicts
+
+    class Moved(Delegate):                       # the lookup's coordinate off by a quarter
+        def run(self, stage, glsl, reflection, lanes, **kw):
+            glsl = glsl.replace("textureLod(texture0, fragment_generic_0.w,",
+                                "textureLod(texture0, fragment_generic_0.w + 0.25,")
+            return self.inner.run(stage, glsl, reflection, lanes, **kw)
+
+    rep = core.verify_source(LOOKUP_OF_RAW_WORDS, "edge-moved", lanes=256, seed=7,
+                             runner=Moved(runner))
+    assert rep.status == "mismatch", rep.reason
 
 
 RSQ_SAT = ("!!NVvp4.0\nTEMP r;\nRSQ.F.SAT r, vertex.attrib[1].x;\nMOV result.texcoord[0], r;\n"

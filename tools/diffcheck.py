@@ -70,10 +70,10 @@ def corpus_files(corpus: Path = CORPUS, folders=FOLDERS) -> dict[str, list[Path]
 
 
 def generated_files(dialects: str, count: int, seed: int, stage: str,
-                    outdir: str | None) -> dict[str, list[Path]]:
+                    outdir: str | None, avoid=frozenset()) -> dict[str, list[Path]]:
     """``--generated``: write ``count`` random programs (seeds ``seed``..) of each dialect
-    (comma-separated, or ``all``) and stage into ``outdir`` (a temporary folder by default);
-    one table row per dialect and stage."""
+    (comma-separated, or ``all``) and stage into ``outdir`` (a temporary folder by default),
+    leaving out the generator features ``avoid``; one table row per dialect and stage."""
     import tempfile
     sys.path.insert(0, str(ROOT / "tools"))
     from gen_programs import write_programs
@@ -89,7 +89,8 @@ def generated_files(dialects: str, count: int, seed: int, stage: str,
             if st not in GEN[name].stages:
                 continue
             label = name if len(GEN[name].stages) == 1 else f"{name} {st}"
-            out[f"generated/{label}"] = write_programs(str(root / name), name, count, seed, st)
+            out[f"generated/{label}"] = write_programs(str(root / name), name, count, seed, st,
+                                                       avoid=avoid)
     return out
 
 
@@ -300,8 +301,10 @@ def main(argv=None) -> int:
                         "dialects (comma-separated, or 'all'; tools/gen_programs.py --list)")
     p.add_argument("--count", type=int, default=100, help="--generated: programs per dialect "
                    "and stage (seeds --seed ..)")
-    p.add_argument("--stage", default="all", help="--generated: vertex, fragment, geometry or "
-                   "all (default)")
+    p.add_argument("--stage", default="all", help="--generated: vertex, fragment, geometry, "
+                   "tess_evaluation, tess_control, compute (tgsi) or all (default)")
+    p.add_argument("--avoid", default="", help="--generated: comma-separated generator "
+                   "features to leave out (e.g. transcendental; xlate/verify/generate)")
     p.add_argument("--out", metavar="DIR", help="--generated: write the programs here (kept)")
     p.add_argument("--no-explain", action="store_true",
                    help="--oracle: skip the counterfactual explanation of differing pairs "
@@ -313,7 +316,8 @@ def main(argv=None) -> int:
     if args.oracle:
         return oracle_main(args)
     if args.generated:
-        files = generated_files(args.generated, args.count, args.seed, args.stage, args.out)
+        files = generated_files(args.generated, args.count, args.seed, args.stage, args.out,
+                                frozenset(a for a in args.avoid.split(",") if a))
     else:
         files = sample(corpus_files(Path(args.corpus), DIALECTS[args.dialect]), args.sample,
                        args.seed)

@@ -2,12 +2,14 @@
 """Write random valid programs of one dialect (xlate.verify.generate) to files.
 
     python tools/gen_programs.py OUTDIR --count 50 --seed 1 [--dialect nv4]
-        [--stage vertex|fragment|geometry|all] [--size 12] [--avoid shift,intdiv]
+        [--stage vertex|fragment|geometry|tess_evaluation|tess_control|compute|all]
+        [--size 12] [--avoid shift,intdiv]
     python tools/gen_programs.py --list          # the dialects and their stages
 
 Dialects: nv4 (default; !!NVvp4.0/!!NVfp4.0), vp1.0, vp1.1, vsp1.0, vp2.0, arbvp, arbvp-nv2,
 arbvp-nv3, arbfp, arbfp-nv, arbfp-nv2, fp1.0, tgsi.  ``--stage`` applies to the dialects with
-several stages (nv4: vertex/fragment, tgsi: vertex/fragment/geometry); ``all`` (or the older
+several stages (nv4: vertex/fragment, tgsi: vertex/fragment/geometry/tess_evaluation/
+tess_control/compute); ``all`` (or the older
 ``both``) writes every stage.  File names: ``<stage>-<seed>.vp/.fp`` for nv4 (as before),
 ``<dialect>-<seed>.<ext>`` or ``<dialect>-<stage>-<seed>.tgsi`` otherwise; the same seed always
 gives the same program.

@@ -43,6 +43,9 @@ class ComputeResult:
     #: some invocation read shared memory its workgroup had not written (GLSL: undefined;
     #: the executor reads 0)
     uninitialized_shared: bool = False
+    #: the first data race found (exec/races.py), or None: the results of a racy program
+    #: depend on an order the executor fixes and the implementation need not take
+    race: str | None = None
 
     def float(self, binding: int) -> np.ndarray:
         return self.buffers[binding].view(np.float32)
@@ -121,4 +124,4 @@ def execute_compute(program: Program, groups=(1, 1, 1), *, buffers: dict | None 
         run_chunk(code, st, int(max_steps))
         exceeded[start:end] = st.exceeded
     return ComputeResult(memory.buffers(), exceeded, memory.out_of_range, memory.image_data(),
-                         memory.atomic_log, memory.uninitialized_shared)
+                         memory.atomic_log, memory.uninitialized_shared, memory.races.race)

@@ -30,6 +30,9 @@ from .bind import ExecError
 from .operands import any_cond, cond_mask
 
 DEAD = np.int32(np.iinfo(np.int32).max)
+#: pc of a lane waiting at a compute BARRIER for the rest of its workgroup (memory.py): above
+#: every instruction, so the scheduler's smallest-pc-first runs the others up to it first
+PARKED = np.int32(DEAD - 1)
 
 # A CAL made with MAX_CALL_DEPTH calls pending is ignored (GP4 issue 38: "in the initial
 # implementation ... such instructions will have no effect") unless Program.call_overflow says

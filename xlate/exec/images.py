@@ -68,7 +68,9 @@ def store_words(fmt: ImageFormat, words: np.ndarray) -> np.ndarray:
         scale = float((1 << fmt.bits) - 1) if fmt.kind == "unorm" else float((1 << (fmt.bits - 1)) - 1)
         lo = 0.0 if fmt.kind == "unorm" else -1.0
         f = np.where(np.isnan(f), 0.0, np.clip(f, lo, 1.0))
-        k = np.rint(f * scale)
+        # + 0.0: an integer channel has no negative zero -- a value rounding to 0 reads back
+        # +0.0 (np.rint(-0.4) is -0.0; found by an R8G8B8A8_SNORM image copy on llvmpipe)
+        k = np.rint(f * scale) + 0.0
         back = (k / scale).astype(np.float32)
         if fmt.kind == "snorm":
             back = np.maximum(back, np.float32(-1.0))

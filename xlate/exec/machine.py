@@ -26,7 +26,7 @@ from . import doubles  # noqa: F401  (registers the double-precision opcodes in 
 from . import interp  # noqa: F401  (registers the interpolation opcodes in ALU)
 from . import subgroup  # noqa: F401  (registers the inter-lane opcodes in ALU)
 from .bind import ExecError
-from .flow import DEAD, FLOW, link
+from .flow import DEAD, FLOW, PARKED, link
 from .operands import F32, U32, cond_mask, make_loader, make_writer, saturate
 from .state import State
 from .texture import TEX
@@ -227,8 +227,11 @@ def run_chunk(code: list[Op], st: State, max_steps: int) -> None:
             cur = int(pc.min())
             if cur == DEAD:
                 break
+            if cur == PARKED:       # lanes wait at a BARRIER the rest of the group never reaches
+                from .memory import barrier_never_completed
+                barrier_never_completed(st)
             if cur >= n:                                    # ran past the last instruction
-                pc[(pc >= n) & (pc != DEAD)] = DEAD
+                pc[(pc >= n) & (pc < PARKED)] = DEAD
                 continue
             here = pc == cur
             if bound >= max_steps:                          # the step watchdog may fire

@@ -23,6 +23,10 @@ Order (the rule the verifier relies on; ``verify/gl_compute.py`` checks a run ag
   executed BARRIER instruction"; GLSL 4.60 8.16 allows barrier() only in uniform control flow)
   and raises :class:`ExecError` naming the instruction.
 * MEMBAR orders nothing more: the executor is sequentially consistent.
+* Data races (races.py): two invocations touching one location with no BARRIER of their
+  workgroup between, one of them storing, have an order the executor fixes and the
+  implementation need not take; the first is recorded (``Memory.races``,
+  ``ComputeResult.race``) so that the verifier does not compare such a run.
 * Atomics (atomics.py has each rule) of one instruction act in lane order; every one is
   logged (``Memory.atomic_log``) so the verifier can replay another order (``forced``).
 """
@@ -36,7 +40,9 @@ from ..ir.image_formats import image_format
 from ..ir.model import Program
 from .bind import ExecError
 from .atomics import RULES
+from .flow import DEAD, PARKED
 from .images import new_image, store_words, texel_index
+from .races import RaceTracker, sync_token
 
 MEM: dict[str, Callable] = {}
 
@@ -75,6 +81,10 @@ class Memory:
         # workgroup has not written (``uninitialized_shared``)
         self.shared_written: dict[str, np.ndarray] = {}
         self.uninitialized_shared = False
+        # data races (races.py): the workgroup running (dispatch order) and its BARRIERs passed
+        self.races = RaceTracker()
+        self.group = -1
+        self.epoch = 0
         images = dict(images or {})
         for r in program.resources.values():
             if r.kind == "image":
@@ -100,13 +110,25 @@ class Memory:
         if buffers:
             raise ExecError(f"buffers {sorted(map(str, buffers))}: the program declares no such "
                             "BUFFER")
+        for name, w in self.words.items():
+            self.races.reset(name, len(w))
+        for name, img in self.images.items():
+            self.races.reset(name, int(np.prod(img.shape[:3])))
         self.new_group()
 
     def new_group(self) -> None:
+        self.group += 1
+        self.epoch = 0
         for r in self.program.resources.values():
             if r.kind == "shared":
                 self.words[r.name] = np.zeros(r.size // 4, np.uint32)
                 self.shared_written[r.name] = np.zeros(r.size // 4, bool)
+                self.races.reset(r.name, r.size // 4)
+
+    def track(self, name: str, locs: np.ndarray, st, lanes, kind: str, values=None) -> None:
+        """Note accesses for the race check (races.py); ``lanes``: the accessing lanes."""
+        self.races.access(name, locs, st.base + np.asarray(lanes),
+                          sync_token(self.group, self.epoch), kind, values)
 
     def read(self, name: str, at: np.ndarray) -> None:
         """Note a read of words ``at`` (in range) of resource ``name``."""
@@ -135,10 +157,23 @@ def _memory(st) -> Memory:
     return m
 
 
+def _vectors(value: np.ndarray, n: int) -> np.ndarray:
+    """An operand's words as (n, 4): a loader gives one row per lane, or one row for all
+    lanes (an immediate, a constant: found by generated compute programs, whose stored
+    immediates crashed here)."""
+    v = np.ascontiguousarray(value).view(np.uint32)
+    return np.broadcast_to(v.reshape(v.shape[0], -1), (n, 4))
+
+
+def _first_words(value: np.ndarray, n: int) -> np.ndarray:
+    """An operand's first component's word, one per lane (as :func:`_vectors`)."""
+    v = np.ascontiguousarray(value).view(np.uint32)
+    return np.broadcast_to(v.reshape(v.shape[0], -1)[:, 0], (n,))
+
+
 def _word_index(addr: np.ndarray, n: int) -> np.ndarray:
     """Word indices of the byte offsets ``addr`` (the first column), one per lane."""
-    a = np.ascontiguousarray(addr).view(np.uint32).reshape(addr.shape[0], -1)[:, 0]
-    return np.broadcast_to((a >> np.uint32(2)).astype(np.int64), (n,))
+    return (_first_words(addr, n) >> np.uint32(2)).astype(np.int64)
 
 
 @mem("LOAD")
@@ -155,6 +190,7 @@ def op_load(x, st, lanes, cur):
         if not ok.all():
             m.out_of_range = True
         m.read(x.inst.mem.resource, at[ok])
+        m.track(x.inst.mem.resource, at[ok], st, np.asarray(lanes)[ok], "load")
         out[ok, c] = words[at[ok]]
     x.write(st, lanes, out, None, None, None)
     st.pc[lanes] = cur + 1
@@ -165,8 +201,7 @@ def op_store(x, st, lanes, cur):
     m = _memory(st)
     words = m.words[x.inst.mem.resource]
     base = _word_index(x.loaders[0](st, lanes), len(lanes))
-    value = np.ascontiguousarray(x.loaders[1](st, lanes)).view(np.uint32).reshape(len(lanes), -1)
-    value = np.broadcast_to(value, (len(lanes), 4))
+    value = _vectors(x.loaders[1](st, lanes), len(lanes))
     for c in range(4):
         if not x.inst.mem.mask[c]:
             continue
@@ -175,6 +210,9 @@ def op_store(x, st, lanes, cur):
         if not ok.all():
             m.out_of_range = True
         at, v = at[ok], value[ok, c]
+        words4 = np.zeros((len(v), 4), np.uint32)
+        words4[:, 0] = v
+        m.track(x.inst.mem.resource, at, st, np.asarray(lanes)[ok], "store", words4)
         # lane order: of several lanes storing to one word, the last (highest) lane's value
         # stays -- numpy leaves repeated indices of one assignment unordered, so keep the last
         rev = at[::-1]
@@ -189,8 +227,7 @@ def _texels(x, st, lanes):
     m = _memory(st)
     r = st.program.resources[x.inst.mem.resource]
     img = m.images[r.name]
-    coords = np.ascontiguousarray(x.loaders[0](st, lanes)).view(np.uint32)
-    coords = np.broadcast_to(coords.reshape(coords.shape[0], -1), (len(lanes), 4))
+    coords = _vectors(x.loaders[0](st, lanes), len(lanes))
     layer, y, xx, inside = texel_index(r, img.shape[:3], np.ascontiguousarray(coords))
     if not inside.all():
         m.out_of_range = True
@@ -200,6 +237,8 @@ def _texels(x, st, lanes):
 @mem("IMGLOAD")
 def op_imgload(x, st, lanes, cur):
     m, img, at, inside = _texels(x, st, lanes)
+    m.track(x.inst.mem.resource, np.ravel_multi_index(at, img.shape[:3])[inside], st,
+            np.asarray(lanes)[inside], "load")
     out = np.where(inside[:, None], img[at], np.uint32(0)).astype(np.uint32)
     x.write(st, lanes, out, None, None, None)
     st.pc[lanes] = cur + 1
@@ -209,12 +248,12 @@ def op_imgload(x, st, lanes, cur):
 def op_imgstore(x, st, lanes, cur):
     m, img, at, inside = _texels(x, st, lanes)
     r = st.program.resources[x.inst.mem.resource]
-    value = np.ascontiguousarray(x.loaders[1](st, lanes)).view(np.uint32)
-    value = np.broadcast_to(value.reshape(value.shape[0], -1), (len(lanes), 4))
+    value = _vectors(x.loaders[1](st, lanes), len(lanes))
     fmt = image_format(r.format)
     texel = store_words(fmt, value) if fmt is not None else np.array(value, np.uint32)
     flat = np.ravel_multi_index(at, img.shape[:3])[inside]
     texel = texel[inside]
+    m.track(r.name, flat, st, np.asarray(lanes)[inside], "store", texel)
     # lane order: the last lane storing to a texel wins (as for STORE)
     uniq, first_in_rev = np.unique(flat[::-1], return_index=True)
     last = len(flat) - 1 - first_in_rev
@@ -253,8 +292,7 @@ def op_atomic(x, st, lanes, cur):
     n = len(lanes)
     if r.kind == "image":
         img = m.images[r.name]
-        coords = np.ascontiguousarray(x.loaders[0](st, lanes)).view(np.uint32)
-        coords = np.broadcast_to(coords.reshape(coords.shape[0], -1), (n, 4))
+        coords = _vectors(x.loaders[0](st, lanes), n)
         layer, y, xx, inside = texel_index(r, img.shape[:3], np.ascontiguousarray(coords))
         loc = np.ravel_multi_index((layer, y, xx), img.shape[:3])
         words_view = img.reshape(-1, 4)           # an atomic image holds one 32-bit channel
@@ -264,10 +302,9 @@ def op_atomic(x, st, lanes, cur):
         words_view = None
         loc = _word_index(x.loaders[0](st, lanes), n)
         inside = loc < len(words)
-    a = np.broadcast_to(np.ascontiguousarray(x.loaders[1](st, lanes)).view(np.uint32)
-                        .reshape(-1), (n,))
-    b = np.broadcast_to(np.ascontiguousarray(x.loaders[2](st, lanes)).view(np.uint32)
-                        .reshape(-1), (n,)) if len(x.loaders) > 2 else np.zeros(n, np.uint32)
+    a = _first_words(x.loaders[1](st, lanes), n)
+    b = _first_words(x.loaders[2](st, lanes), n) if len(x.loaders) > 2 else \
+        np.zeros(n, np.uint32)
     rule = RULES[ins.op]
     out = np.zeros((n, 4), np.uint32)
     for j in range(n):                           # lane order (the module docstring)
@@ -279,6 +316,7 @@ def op_atomic(x, st, lanes, cur):
             m.atomic_log.append((inv, seq, r.name, NOWHERE, ins.op, int(a[j]), int(b[j]), 0, 0))
             continue
         at = int(loc[j])
+        m.track(r.name, np.array([at]), st, lanes[j:j + 1], "atomic")
         if words_view is None:
             m.read(r.name, np.array([at]))
             m.wrote(r.name, np.array([at]))
@@ -298,14 +336,42 @@ def op_atomic(x, st, lanes, cur):
 
 @mem("BARRIER")
 def op_barrier(x, st, lanes, cur):
-    if len(lanes) != st.lanes:
-        sp = x.inst.span
-        where = f"BARRIER at {sp.file}:{sp.line}" if sp is not None else f"BARRIER ({cur})"
-        raise ExecError(f"{where} reached by {len(lanes)} of the {st.lanes} "
-                        f"invocations of workgroup {getattr(st, 'group', (0, 0, 0))}: the others "
-                        "took another path or ended -- undefined (tgsi.rst BARRIER; GLSL allows "
-                        "barrier() in uniform control flow only)")
-    st.pc[lanes] = cur + 1
+    """The lanes here pass once the whole workgroup is here.  Lanes that arrive while others
+    still run elsewhere (those that returned early from a subroutine placed after main, whose
+    instructions the smallest-pc-first scheduler runs later: found by generated compute
+    programs) wait, parked; the last to arrive releases them.  Invocations that end or wait at
+    another BARRIER instead leave it undefined."""
+    pc = st.pc
+    here = np.zeros(st.lanes, bool)
+    here[lanes] = True
+    arrived = here | (pc == PARKED)
+    waiting = getattr(st, "barrier", None)
+    if waiting is not None and waiting[0] != cur:
+        _undefined_barrier(waiting[1], st, int((pc == PARKED).sum()),
+                           "the others wait at another BARRIER")
+    if (~arrived & (pc != DEAD)).any():
+        pc[lanes] = PARKED
+        st.barrier = (cur, x)
+    elif arrived.all():
+        pc[arrived] = cur + 1
+        st.barrier = None
+        _memory(st).epoch += 1          # accesses on either side are ordered (races.py)
+    else:
+        _undefined_barrier(x, st, int(arrived.sum()), "the others took another path or ended")
+
+
+def barrier_never_completed(st) -> None:
+    """The scheduler found every live lane parked at a BARRIER the others did not reach."""
+    _undefined_barrier(st.barrier[1], st, int((st.pc == PARKED).sum()),
+                       "the others took another path or ended")
+
+
+def _undefined_barrier(x, st, arrived: int, why: str) -> None:
+    sp = x.inst.span
+    where = f"BARRIER at {sp.file}:{sp.line}" if sp is not None else "BARRIER"
+    raise ExecError(f"{where} reached by {arrived} of the {st.lanes} invocations of workgroup "
+                    f"{getattr(st, 'group', (0, 0, 0))}: {why} -- undefined (tgsi.rst BARRIER; "
+                    "GLSL allows barrier() in uniform control flow only)")
 
 
 @mem("MEMBAR")

@@ -586,7 +586,8 @@ def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: i
                              "GLSL translation)")
         try:
             verify(program, rep, facts, glsl, reflection, runner, seed=seed,
-                   max_reported=max_reported)
+                   max_reported=max_reported,
+                   **({"via": via} if stage == Stage.TESS_CTRL else {}))
         except glmod.GLUnavailable as e:
             rep.status, rep.reason = "unsupported", str(e)
         except glmod.GLError as e:

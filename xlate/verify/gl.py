@@ -39,6 +39,9 @@ TEX_TARGETS = {"1D": G.GL_TEXTURE_1D, "2D": G.GL_TEXTURE_2D, "3D": G.GL_TEXTURE_
 
 # ---- the runner --------------------------------------------------------------------------------
 
+#: GL 4.0 shader kinds (gl_tess.py has them too; not in glapi's GL 3.3 table)
+_GL_TESS_CONTROL_SHADER, _GL_TESS_EVALUATION_SHADER = 0x8E88, 0x8E87
+
 class Runner:
     """One GL context, one backend (``gl`` or ``gl-spirv``).  ``vulkan`` is
     :class:`xlate.verify.vulkan.Runner`; :func:`xlate.verify.core.make_runner` picks either."""
@@ -82,7 +85,8 @@ class Runner:
             return gl.compile_glsl(kind, src)
         from ..backends import spirv as sp
         stage = {G.GL_VERTEX_SHADER: "vert", G.GL_FRAGMENT_SHADER: "frag",
-                 G.GL_GEOMETRY_SHADER: "geom", G.GL_COMPUTE_SHADER: "comp"}[kind]
+                 G.GL_GEOMETRY_SHADER: "geom", G.GL_COMPUTE_SHADER: "comp",
+                 _GL_TESS_CONTROL_SHADER: "tesc", _GL_TESS_EVALUATION_SHADER: "tese"}[kind]
         try:
             words = sp.compile_glsl(src, stage, target="opengl")
         except sp.ToolchainUnavailable as e:

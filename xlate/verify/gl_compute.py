@@ -416,25 +416,22 @@ def verify_compute(program: Program, rep, *, seed: int, runner, gl_interface,
     shader = tr.source
     if backend in ("gl-spirv", "vulkan"):
         # the direct SPIR-V path's module where it covers the program, else glslang's (the
-        # module xlate convert --target spirv writes); with atomics, the GLSL translation
-        # carries the verifier's log, so glslang compiles it
-        why = None
+        # module xlate convert --target spirv writes); with atomics, the direct module keeps
+        # the same log as the GLSL translation above
         if via == "glsl":
             rep.notes.append("glslang's SPIR-V ran (--via glsl)")
-        elif capacity:
-            why = "the verifier's log of atomics is made in the GLSL translation"
         else:
-            from ..backends.spirv_direct import NotCovered, emit_spirv
+            from ..backends.spirv_direct import Instrumentation, NotCovered, emit_spirv
             try:
-                shader = emit_spirv(program, profile).spirv
+                shader = emit_spirv(program, profile, instrumentation=Instrumentation(
+                    atomic_log=bool(capacity))).spirv
                 rep.notes.append("the direct SPIR-V path's module ran")
             except NotCovered as e:
-                why = f"the direct path does not cover {e}"
-        if why is not None and via == "direct":
-            rep.status, rep.reason = "unsupported", f"direct SPIR-V is not run: {why}"
-            return
-        if why is not None:
-            rep.notes.append(f"glslang's SPIR-V ran ({why})")
+                if via == "direct":
+                    rep.status, rep.reason = "unsupported", \
+                        f"direct SPIR-V does not cover {e}"
+                    return
+                rep.notes.append(f"glslang's SPIR-V ran (the direct path does not cover {e})")
     try:
         if backend == "vulkan":
             from .vulkan_compute import run_vulkan_compute

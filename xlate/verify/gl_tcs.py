@@ -70,12 +70,13 @@ def lane_outputs(reflection: dict, written: dict[str, int]) -> list[dict]:
     return out
 
 
-def instrument(glsl: str, outputs: list[dict], reflection: dict, invocations: int, *,
-               binding: int = RESULT_SSBO, lanes: int | None = None) -> tuple[str, int, list]:
+def instrument(glsl: str, outputs: list[dict], reflection: dict, invocations: int,
+               lanes: int | None = None, *, binding: int = RESULT_SSBO) -> tuple[str, int, list]:
     """The TCS text with the harness's stores (module docstring): (text, words per lane,
-    [(binding, expression)] of the per-patch combination).  The result buffer is at
-    ``binding``; ``lanes`` given, the lane count is a constant of the text (Vulkan GLSL has no
-    loose uniforms), else the uniform ``xv_lanes``."""
+    [(binding, expression)] of the per-patch combination).  ``lanes`` given: the lane count
+    is a constant of the text instead of the ``xv_lanes`` uniform (OpenGL SPIR-V, where a
+    loose uniform needs a location and the program's own take theirs; Vulkan GLSL, which has
+    no loose uniforms).  The result buffer is at ``binding``."""
     lane, patch = [], []
     for o in outputs:
         name, b, t = o["name"], o["binding"], o["type"]
@@ -130,7 +131,16 @@ def run_tcs_lanes(runner, glsl: str, reflection: dict, lanes: int, inputs, unifo
     if lanes != P * N:
         raise G.GLError(f"tessellation control run with {lanes} lanes, expected {P * N}")
     outputs = lane_outputs(reflection, runner.tess_written)
-    src, k1, patch = instrument(glsl, outputs, reflection, N)
+    src, k1, patch = instrument(glsl, outputs, reflection, N,
+                                lanes if runner.backend == "gl-spirv" else None)
+    if runner._direct is not None:
+        # the direct SPIR-V path's module with the same stores made in SPIR-V
+        # (spirv_direct/tess.py ``tcs_harness``; the lane count a constant there)
+        from ..backends.spirv_direct import Instrumentation
+        by_binding = {o["binding"]: o for o in reflection["outputs"]}
+        src = runner._direct(Instrumentation(
+            tcs_lanes=lanes, tcs_lane_outputs=outputs,
+            tcs_patch_outputs=[by_binding[b] for b, _ in patch]))
     vs, attribs = passthrough_vertex_shader(glsl, reflection)
     gl = runner.gl
     runner._tex = (textures or {}, shadow or set())
@@ -164,13 +174,14 @@ def run_tcs_lanes(runner, glsl: str, reflection: dict, lanes: int, inputs, unifo
         raw = np.frombuffer(runner._read_buffer(GL_SHADER_STORAGE_BUFFER, out, size), np.uint32)
     finally:
         runner._cleanup()
-    return lanes_capture(raw, outputs, patch, src, lanes, P)
+    return lanes_capture(raw, outputs, patch, src if isinstance(src, str) else glsl, lanes, P)
 
 
 def lanes_capture(raw: np.ndarray, outputs: list[dict], patch: list, src: str, lanes: int,
                   patches: int):
     """The Capture of the result buffer's words ``raw`` (:func:`instrument`'s layout): per-lane
-    outputs by name, ``patch``: binding -> (patches, 4) words of the per-patch combination."""
+    outputs by name, ``patch``: binding -> (patches, 4) words of the per-patch combination;
+    ``src``: the GLSL text that ran (the translation, where a SPIR-V module ran)."""
     from .capture import Capture
     k1, k2 = len(outputs), max(len(patch), 1)
     per_lane = raw[:lanes * k1 * 4].reshape(lanes, k1, 4)

@@ -193,6 +193,12 @@ def rule_signedzero(s: Site) -> np.ndarray:
         return zeros
     from .trace import _constant_source
     src = s.ins.srcs[0]
+    if src.abs:
+        # Mesa folds |x| to x where its range analysis proves x >= 0 -- a SQRT's result, which
+        # -0.0 satisfies -- so |sqrt(-0.0)| is -0.0 on llvmpipe where IEEE gives +0.0 (random
+        # TGSI geometry seed 12, MOV OUT[0], |TEMP[0]| after SQRT TEMP[0].y, -TEMP[1]):
+        # an operation on a zero's sign, as above
+        return zeros
     if _constant_source(s.op.st.program, src):
         return zeros
     folded = np.array([c >= 4 for c in src.swizzle][:4] + [False] * (4 - len(src.swizzle)))
@@ -579,7 +585,7 @@ def rule_texcoord_range(s: Site) -> np.ndarray:
     any texel of any level, or the border colour, may be read and filtered.  Shown by the
     value: each component lies within the range of the texture's texels and border colour.
     (The generator's inputs reach 1e38; llvmpipe wraps such coordinates through integer
-    conversions.)  Verdict ``range``."""
+    conversions.)  Where u overflows the float range, any value.  Verdict ``range``."""
     none = np.zeros(s.exe.shape, bool)
     tex = s.ins.tex
     if s.ins.op not in SAMPLING_OPS or tex is None or s.op.rt != DataType.FLOAT or \
@@ -594,9 +600,16 @@ def rule_texcoord_range(s: Site) -> np.ndarray:
     c = np.asarray(s.operands[0], F32).astype(np.float64).reshape(len(s.exe), -1)
     with np.errstate(all="ignore"):
         far = np.zeros(len(s.exe), bool)
+        overflow = np.zeros(len(s.exe), bool)
         for i in _RANGE_TARGETS[tex.target]:
             u = np.abs(c[:, i] * size[i])
             far |= ~np.isfinite(u) | (u >= TEXEL_RANGE_LIMIT)
+            # u past the float range: the implementation's texel arithmetic is on an
+            # infinity, which GL 4.5 2.3.4.1 leaves unspecified ("providing a value that is
+            # not a floating-point number ... is unspecified"): any value, NaN included
+            # (llvmpipe: NaN for s = -1.7e38 on an 8-texel texture, random TGSI fragment
+            # seed 9)
+            overflow |= u > np.finfo(np.float32).max
     if not far.any():
         return none
     data = np.asarray(P.data, np.float64).reshape(-1, np.shape(P.data)[-1])
@@ -610,6 +623,7 @@ def rule_texcoord_range(s: Site) -> np.ndarray:
             continue
         lo, hi = values.min(), values.max()
         ok[:, comp] = far & (imp[:, comp] >= lo) & (imp[:, comp] <= hi)
+    ok |= overflow[:, None]
     return ok
 
 
@@ -645,7 +659,9 @@ def rule_boundary(s: Site) -> np.ndarray:
     """A NEAREST-filtered lookup whose coordinate lies on a texel edge: GL 4.5 §8.14.2 selects
     the texel by ``floor(u)`` of ``u = s * size``, and the implementation's rounding of that
     product picks either neighbour.  Shown by recomputation with the coordinates moved by one
-    ulp down or up (each spatial component independently), within the filtering tolerance of
+    ulp down or up (each spatial component independently), or by EDGE_REACH of their magnitude
+    (an edge that near cannot be told apart by the implementation's arithmetic of the texel
+    position), within the filtering tolerance of
     compare.INEXACT (TEX's 2^-7, as :func:`rule_tolerance` allows the unmoved lookup; a
     shadow lookup's w exactly).
 
@@ -667,19 +683,41 @@ def rule_boundary(s: Site) -> np.ndarray:
     tol = cmp.INEXACT.get(s.ins.op, cmp.INEXACT["TEX"])
     shadow = "SHADOW" in s.ins.tex.target
     filtered = s.op.rt == DataType.FLOAT        # integer texels are fetched, not filtered
-    for nudge in _nudges(dims):
-        moved = c.copy()
-        for i, d in enumerate(nudge):
-            if d:
-                moved[:, i] = np.nextafter(c[:, i], F32(np.inf) if d > 0 else F32(-np.inf))
-        r = s.recompute([moved] + rest)
-        near = same_words(r, s.imp)
-        if filtered:
-            near |= cmp.float_equal(r, s.imp, *tol) & ~_nonfinite(r) & ~_nonfinite(s.imp)
-        if shadow:                      # w is 1.0 exactly, not filtered
-            near[:, 3] = same_words(r[:, 3], s.imp[:, 3])
-        ok |= near
+    # the moves: one ulp, and EDGE_REACH of the coordinate's magnitude (at least 1.0, the
+    # extent of a normalized texture) -- an edge closer than that to the coordinate is one the
+    # implementation's float arithmetic of s * size and the half-texel offsets cannot place
+    # the coordinate on a side of (llvmpipe fetched the border colour for s = 7.6e-16 on an
+    # 8-texel CLAMP_TO_BORDER texture, where floor(s * 8) = 0 selects texel 0: random TGSI
+    # fragment seed 9; GL 4.5 §2.3.4.1 allows "about 1 part in 10^5" for such arithmetic)
+    reach = np.maximum(np.abs(c), F32(1)) * F32(EDGE_REACH)
+    for far in (False, True):
+        for nudge in _nudges(dims):
+            moved = c.copy()
+            for i, d in enumerate(nudge):
+                if d and far:
+                    moved[:, i] = c[:, i] + F32(d) * reach[:, i]
+                elif d:
+                    moved[:, i] = np.nextafter(c[:, i], F32(np.inf) if d > 0 else F32(-np.inf))
+            ok |= _boundary_match(s, moved, rest, tol, filtered, shadow)
     return ok
+
+
+#: how close (relative to the coordinate's magnitude, at least 1.0) a texel edge may be for
+#: either side to be taken: 2^-20, between float's resolution of those terms (2^-24) and the
+#: 1e-5 GL allows
+EDGE_REACH = 2.0 ** -20
+
+
+def _boundary_match(s: Site, moved, rest, tol, filtered: bool, shadow: bool) -> np.ndarray:
+    """The lanes and components where the lookup at ``moved`` gives the implementation's
+    value (within the filtering tolerance for float texels; a shadow lookup's w exactly)."""
+    r = s.recompute([moved] + rest)
+    near = same_words(r, s.imp)
+    if filtered:
+        near |= cmp.float_equal(r, s.imp, *tol) & ~_nonfinite(r) & ~_nonfinite(s.imp)
+    if shadow:                          # w is 1.0 exactly, not filtered
+        near[:, 3] = same_words(r[:, 3], s.imp[:, 3])
+    return near
 
 
 def _nudges(dims: int):

@@ -165,22 +165,35 @@ def combination_differences(program: Program, cap, outputs: list[dict], patches:
 
 
 def verify_tess_ctrl(program: Program, rep, facts, glsl: str, reflection: dict, runner, *,
-                     seed: int, max_reported: int) -> None:
+                     seed: int, max_reported: int, via: str = "auto") -> None:
     """``xlate verify`` of a TESS_CTRL program: the verifier's run over lanes that are the
     patches' invocations (:mod:`gl_tcs`), replay included, plus the check of the per-patch
-    combination (:func:`combination_differences`)."""
+    combination (:func:`combination_differences`).  On the ``gl-spirv`` backend the direct
+    SPIR-V path's module runs (``via`` as core's: ``auto`` falls back to glslang's module of
+    ``glsl`` where the direct path does not cover the program, ``glsl`` always runs that)."""
     from dataclasses import replace
     from . import core
     from .gl_tcs import CONTROL_PATCHES, TcsLanes, lane_outputs
     from .inputs import generate
     assert program.stage == Stage.TESS_CTRL
     backend = getattr(runner, "backend", None)
-    if backend not in ("gl", "vulkan"):
-        raise G.GLUnavailable("tessellation control programs are verified on the gl and "
-                              "vulkan backends only")
+    if backend not in ("gl", "gl-spirv", "vulkan"):
+        raise G.GLUnavailable("tessellation control programs are verified on the gl, gl-spirv "
+                              "and vulkan backends only")
     if core.runner_profile(runner) != ("vulkan" if backend == "vulkan" else "glsl450"):
         raise G.GLUnavailable("tessellation programs are verified in the glsl450 profile only "
                               "(the harness edits GLSL 4.50 with explicit locations)")
+    direct = None
+    if backend == "gl-spirv" and via != "glsl":
+        direct = core.direct_module(program, "glsl450")
+        if isinstance(direct, str):
+            if via == "direct":
+                rep.status, rep.reason = "unsupported", f"direct SPIR-V does not cover {direct}"
+                return
+            rep.notes.append(f"direct SPIR-V does not cover {direct}: glslang's SPIR-V ran")
+            direct = None
+        else:
+            rep.notes.append("ran the direct SPIR-V path's module (xlate's own SPIR-V)")
     tess = program.tessellation
     V, n, P = tess.patch_vertices, tess.vertices_out, CONTROL_PATCHES
     lanes = P * n
@@ -217,10 +230,38 @@ def verify_tess_ctrl(program: Program, rep, facts, glsl: str, reflection: dict, 
         rep.notes.append(f"{P} patches of {V} input vertices, {n} invocations each: each "
                          "invocation's outputs compared, then each patch's per-patch outputs "
                          "against its invocations' writes")
-        cap = core.run_gl(runner, program, glsl, reflection, lanes_gen, lanes)
+        cap = core.run_gl(runner, program, glsl, reflection, lanes_gen, lanes, direct)
         diffs, compared = core.compare_all(program, facts, lane_reflection, res, cap,
                                            rep.notes, strict=True)
         combined = combination_differences(program, cap, outputs, P, n)
+        if (diffs or combined) and direct is not None:
+            # the two translations check each other, as core._verify_program does: the replay
+            # explains glslang's module (its probes are the GLSL translation's); the direct
+            # module's differences must be glslang's too, or the same value by GLSL 4.7.1
+            cap2 = core.run_gl(runner, program, glsl, reflection, lanes_gen, lanes)
+            diffs2, _ = core.compare_all(program, facts, lane_reflection, res, cap2, [],
+                                         strict=True)
+            combined2 = combination_differences(program, cap2, outputs, P, n)
+            own = core._diff_words(diffs2)
+            apart = [d for d in diffs if own.get(core._diff_key(d), object()) != d.got
+                     and not core._same_value_by_glsl(d)]
+            patch_apart = any(not np.array_equal(cap.patch[b], cap2.patch[b]) for b in cap.patch)
+            if apart or (combined and patch_apart):
+                rep.status = "mismatch"
+                rep.reason = ("the direct SPIR-V departs from the executor where glslang's "
+                              f"SPIR-V does not ({len(apart) + len(combined)} components; "
+                              "nothing replays the direct module)")
+                rep.total_differences = len(diffs) + len(combined)
+                rep.differences = (combined + apart)[:max_reported]
+                return
+            same = core.same_capture(cap, cap2) and not patch_apart
+            rep.notes.append("the direct SPIR-V's outputs are bit-identical to glslang's "
+                             "SPIR-V's on these inputs: differences explained through the GLSL "
+                             "translation" if same else "the direct SPIR-V's outputs differ "
+                             "from glslang's SPIR-V's only where both depart from the executor "
+                             "or by the sign of a zero / a NaN's payload: explained through "
+                             "the GLSL translation")
+            cap, diffs, combined = cap2, diffs2, combined2
         rep.compared = compared
         rep.total_differences = len(diffs) + len(combined)
         rep.differences = (combined + diffs)[:max_reported]

@@ -118,6 +118,11 @@ class Memory:
                 continue
             fmt = image_format(r.format)
             glsl_type, _, _ = IMAGE_TYPES[r.target]
+            if self.vulkan and r.target == "RECT":
+                # Vulkan has no rectangle images (glslang's module for image2DRect needs the
+                # ImageRect capability, which Vulkan 1.0 does not take: E7003): a 2D image,
+                # addressed by the same integer texel coordinates, as the direct path does
+                glsl_type = "2D"
             if self.info.es and (r.target in ("BUFFER", "1D", "ARRAY1D", "RECT", "ARRAYCUBE")
                                  or fmt is None or fmt.name not in ES_IMAGE_FORMATS):
                 what = f"format {r.format}" if fmt is not None and r.target not in (

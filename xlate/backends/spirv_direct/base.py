@@ -42,7 +42,14 @@ class Instrumentation:
     ``tree_edit``: called with the middle end's :class:`~xlate.passes.pipeline.Lowering`
     before anything is printed, to edit the tree (and, by replacing ``lowered.program`` with
     an edited copy, the registers it reads): the mutation harness's hook
-    (``xlate/verify/mutants_tree.py``), which makes the module a deliberately wrong one."""
+    (``xlate/verify/mutants_tree.py``), which makes the module a deliberately wrong one.
+    ``atomic_log``: compute programs with atomics append what each atomic returned to the
+    verifier's log (verify/gl_compute.py; the GLSL emitter's ``atomic_log``).
+    ``tcs_lanes``: control programs store every lane's outputs and each patch's per-patch
+    outputs into the verifier's buffer (verify/gl_tcs.py ``instrument``): that many lanes,
+    ``tcs_lane_outputs`` the outputs stored per lane (``gl_tcs.lane_outputs``: reflection-like
+    entries with ``name``, ``binding``, ``type``), ``tcs_patch_outputs`` the per-patch ones
+    (reflection entries)."""
 
     capture: dict[str, tuple[int, int]] = field(default_factory=dict)
     strides: list[int] = field(default_factory=list)
@@ -52,6 +59,10 @@ class Instrumentation:
     emit_limit: int | None = None
     max_vertices: int | None = None
     tree_edit: Callable[[object], None] | None = None
+    atomic_log: bool = False
+    tcs_lanes: int | None = None
+    tcs_lane_outputs: list = field(default_factory=list)
+    tcs_patch_outputs: list = field(default_factory=list)
 
 
 class _Reg:

@@ -39,9 +39,11 @@ from .dispatch import DispatchMixin
 from .flow import FlowMixin
 from .fragment_ops import INTERP_OPS, LANE_OPS, interpolate, lane_op, read_clock
 from .geometry import GEOMETRY_MODEL, GeometryMixin
-from .tess import TESS_EVAL_MODEL, TessMixin
+from .tess import TESS_CTRL_MODEL, TESS_EVAL_MODEL, TessMixin
 from .module import DECORATION, GLSL, OP as _OP, Module, string_words
 from .memory import MemoryMixin
+from .images import ImageMixin
+from .atomics import AtomicMixin
 from .staging import StagingMixin
 from .textures import TextureMixin
 
@@ -62,7 +64,7 @@ TEX_COVERED = frozenset({"TEX", "TXB", "TXD", "TXF", "TXL", "TXP", "TXQ", "TEX2"
 
 
 class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, GeometryMixin,
-                    MemoryMixin, TessMixin):
+                    MemoryMixin, ImageMixin, AtomicMixin, TessMixin):
     """One program, one environment (``vulkan`` or ``glsl450`` = OpenGL SPIR-V)."""
 
     def __init__(self, prog: Program, plan, lowered, *, source_text: str | None = None,
@@ -752,11 +754,6 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
     def emit(self) -> bytes:
         st: Structured = self.lowered.structured
         m = self.m
-        self.check_memory_covered()          # images and atomics: not yet (memory.py)
-        if self.prog.stage == Stage.TESS_CTRL:
-            # its per-patch outputs leave component by component, by written-components flags
-            # (tess_interface.tcs_output_interface): glslang's path only, for now
-            raise NotCovered("tessellation control programs")
         self.declare()
         if self.prog.resources:
             self.declare_memory()
@@ -790,7 +787,9 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
             self.prologue()
             self.fill_param_arrays()
             self.val("FunctionCall", m.void(), xl_main)
-            if not geometry:                  # a geometry program's outputs leave at EMIT
+            if self.prog.stage == Stage.TESS_CTRL:
+                self.tcs_epilogue()           # tess.py: per-vertex and per-patch outputs
+            elif not geometry:                # a geometry program's outputs leave at EMIT
                 self.epilogue()
             if self.demoted is not None:      # DEMOTE: the outputs are dropped
                 self.conditional(self.val("Load", self.t("b", 1), self.demoted),
@@ -800,7 +799,8 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
         if modes[:3] == [(3 << 16) | 16, 0, 11]:
             modes[1] = main                                          # Xfb of main
         model = {Stage.VERTEX: 0, Stage.FRAGMENT: 4, Stage.GEOMETRY: GEOMETRY_MODEL,
-                 Stage.TESS_EVAL: TESS_EVAL_MODEL, Stage.COMPUTE: 5}.get(self.prog.stage)
+                 Stage.TESS_EVAL: TESS_EVAL_MODEL, Stage.TESS_CTRL: TESS_CTRL_MODEL,
+                 Stage.COMPUTE: 5}.get(self.prog.stage)
         if model is None:
             raise NotCovered(f"{self.prog.stage.value} programs")
         m.put("entry", "EntryPoint", model, main, *string_words("main"), *self.interface)
@@ -809,7 +809,7 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
         if geometry:
             m.capability("Geometry")
             self.geometry_modes(main)
-        if self.prog.stage == Stage.TESS_EVAL:
+        if self.prog.stage in (Stage.TESS_EVAL, Stage.TESS_CTRL):
             self.tess_modes(main)
         if self.prog.stage == Stage.FRAGMENT:
             upper = self.vulkan or self.prog.fragcoord_origin_upper_left

@@ -15,7 +15,7 @@ memory"):
   WorkgroupMemory) when there is shared memory (``memoryBarrierShared()``); ``MEMBAR`` the
   barriers glslang writes for the GLSL fences its bits name.
 
-Images and atomics are not written here yet (NotCovered: the program's SPIR-V is glslang's).
+Images (TGSI ``IMAGE``) are written in images.py, atomics (``ATOM*``) in atomics.py.
 """
 from __future__ import annotations
 
@@ -24,7 +24,8 @@ from .base import NotCovered
 
 #: SPIR-V enumerants used here
 _GLCOMPUTE, _LOCAL_SIZE = 5, 17
-_BUILTINS = {"gl_LocalInvocationID": 27, "gl_WorkGroupID": 26, "gl_NumWorkGroups": 24}
+_BUILTINS = {"gl_LocalInvocationID": 27, "gl_WorkGroupID": 26, "gl_NumWorkGroups": 24,
+             "gl_LocalInvocationIndex": 29}
 _WORKGROUP, _DEVICE = 2, 1                      # scopes
 _ACQ_REL, _UNIFORM_MEM, _WORKGROUP_MEM, _IMAGE_MEM = 0x8, 0x40, 0x100, 0x800
 #: MEMBAR bits -> (scope, semantics), as glslang translates memoryBarrierBuffer(),
@@ -39,19 +40,15 @@ _VULKAN_STORAGE_BASE = 64
 class MemoryMixin:
     """Part of :class:`~xlate.backends.spirv_direct.emitter.DirectEmitter`."""
 
-    def check_memory_covered(self) -> None:
-        for r in self.prog.resources.values():
-            if r.kind == "image":
-                raise NotCovered("images (TGSI IMAGE)")
-        for ins in self.prog.instructions:
-            if ins.op.startswith("ATOM"):
-                raise NotCovered("atomics (TGSI ATOM*)", ins)
-
     def declare_memory(self) -> None:
         m = self.m
+        self.declare_images()
+        self.declare_atomic_log()
         self.memory_vars: dict[str, tuple[int, str, int | None]] = {}
         u = self.t("u", 1)
         for r in self.prog.resources.values():
+            if r.kind == "image":
+                continue
             if r.kind == "buffer":
                 key = ("runtime-array", u)
                 rta = m.cache.get(key)
@@ -84,12 +81,21 @@ class MemoryMixin:
             size = self.prog.local_size
             v = self.m.composite(u3, tuple(self.c("u", n, 1) for n in size))
         else:
-            ptr = self.m.variable(self.m.pointer("Input", u3), "Input")
-            self.m.decorate(ptr, "BuiltIn", _BUILTINS[var.name])
-            self.interface.append(ptr)
-            v = self.val("Load", u3, ptr)
+            v = self.compute_builtin(var.name)
         parts = [self.val("CompositeExtract", self.t("u", 1), v, k) for k in range(3)]
         return self.bitcast(self.vec("u", parts + [self.c("u", 0, 1)]), "u", "i"), "i"
+
+    def compute_builtin(self, name: str) -> int:
+        """The value of a compute built-in input (a uvec3; gl_LocalInvocationIndex a uint),
+        its variable declared once."""
+        t = self.t("u", 1 if name == "gl_LocalInvocationIndex" else 3)
+        key = "compute:" + name
+        ptr = self.builtin_inputs.get(key)
+        if ptr is None:
+            ptr = self.builtin_inputs[key] = self.m.variable(self.m.pointer("Input", t), "Input")
+            self.m.decorate(ptr, "BuiltIn", _BUILTINS[name])
+            self.interface.append(ptr)
+        return self.val("Load", t, ptr)
 
     def compute_modes(self, main: int) -> None:
         self.m.put("modes", "ExecutionMode", main, _LOCAL_SIZE, *self.prog.local_size)
@@ -123,7 +129,13 @@ class MemoryMixin:
                 if ins.mem.flags & bit:
                     self.put("MemoryBarrier", self.c("u", scope, 1), self.c("u", sem, 1))
             return
+        if ins.op.startswith("ATOM"):
+            return self.emit_atomic(ins)
+        if ins.op in ("IMGLOAD", "IMGSTORE"):
+            return self.emit_image(ins)
         name = ins.mem.resource
+        if ins.op == "RESQ" and self.prog.resources[name].kind == "image":
+            return self.emit_image_resq(ins)
         if ins.op == "RESQ":
             size = self.val("IMul", u, self._length(name), self.c("u", 4, 1))
             zero = self.c("u", 0, 1)

@@ -41,6 +41,11 @@ OP = dict(
     Label=248, Branch=249, BranchConditional=250, Kill=252, Return=253,
     # compute and memory (memory.py)
     TypeRuntimeArray=29, ArrayLength=68, ControlBarrier=224, MemoryBarrier=225)
+# images and atomics (images.py, atomics.py)
+OP.update(ImageRead=98, ImageWrite=99, ImageTexelPointer=60, AtomicLoad=227,
+          AtomicExchange=229, AtomicCompareExchange=230, AtomicIAdd=234, AtomicSMin=236,
+          AtomicUMin=237, AtomicSMax=238, AtomicUMax=239, AtomicAnd=240, AtomicOr=241,
+          AtomicXor=242)
 
 # the bitfield instructions and the float conversion (TGSI bitfield ops, FMA: issue 19's E7006 list)
 OP.update(FConvert=115, UConvert=113, SDiv=135, SConvert=114, BitReverse=204, BitCount=205)
@@ -54,10 +59,11 @@ GLSL.update(UMin=38, SMin=39, Fma=50, Ldexp=53, FindILsb=73, FindSMsb=74, FindUM
 
 # enumerants
 STORAGE = dict(UniformConstant=0, Input=1, Uniform=2, Output=3, Workgroup=4, Private=6,
-               Function=7)
+               Function=7, Image=11)
 DECORATION = dict(Block=2, ArrayStride=6, BuiltIn=11, NoContraction=42, Flat=14,
                   NoPerspective=13, Centroid=16, Location=30, Binding=33, DescriptorSet=34,
-                  Offset=35, XfbBuffer=36, XfbStride=37, Patch=15)
+                  Offset=35, XfbBuffer=36, XfbStride=37, Patch=15, NonWritable=24,
+                  NonReadable=25)
 BUILTIN = dict(Position=0, PointSize=1, ClipDistance=3, VertexId=5, InstanceId=6,
                PrimitiveId=7, Layer=9, FragCoord=15, PointCoord=16, FrontFacing=17, SampleId=18,
                FragDepth=22, VertexIndex=42, InstanceIndex=43, TessLevelOuter=11,
@@ -66,6 +72,9 @@ CAPABILITY = dict(Shader=1, Geometry=2, Tessellation=3, ClipDistance=32, Sampled
                   ImageQuery=50, SampleRateShading=35, SampledCubeArray=45,
                   DerivativeControl=51, TransformFeedback=53)
 CAPABILITY.update(Float64=10, Int64=11)
+CAPABILITY.update(ImageCubeArray=34, ImageRect=36, Image1D=44, ImageBuffer=47,
+                  StorageImageExtendedFormats=49, StorageImageReadWithoutFormat=55,
+                  StorageImageWriteWithoutFormat=56)
 BUILTIN.update(HelperInvocation=23)
 #: SPIR-V 1.0 (Vulkan 1.0 and OpenGL 4.5 both take it)
 VERSION = 0x00010000

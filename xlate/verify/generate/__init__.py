@@ -18,7 +18,7 @@ dialect        header / options                            module
 ``arbfp-nv``   ``!!ARBfp1.0`` + ``NV_fragment_program``    :mod:`.arbfp`
 ``arbfp-nv2``  ``!!ARBfp1.0`` + ``NV_fragment_program2``   :mod:`.arbfp`
 ``fp1.0``      ``!!FP1.0``                                 :mod:`.fp1`
-``tgsi``       TGSI text ``VERT`` / ``FRAG`` / ``GEOM``    :mod:`.tgsi`
+``tgsi``       TGSI text ``VERT`` ... ``COMP``             :mod:`.tgsi`, :mod:`.tgsi_compute`
 =============  ==========================================  =====================================
 
 :func:`generate` writes one program from ``(dialect, seed, stage)`` -- the same arguments always
@@ -41,7 +41,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from . import arbfp, arbvp, fp1, nv4, tgsi, vp
+from . import arbfp, arbvp, fp1, nv4, tgsi, tgsi_compute, vp
 
 
 @dataclass(frozen=True)
@@ -65,8 +65,9 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
     Dialect("arbfp-nv", ("fragment",), ".fp", "!!ARBfp1.0 + OPTION NV_fragment_program"),
     Dialect("arbfp-nv2", ("fragment",), ".fp", "!!ARBfp1.0 + OPTION NV_fragment_program2"),
     Dialect("fp1.0", ("fragment",), ".fp", "!!FP1.0"),
-    Dialect("tgsi", ("vertex", "fragment", "geometry", "tess_evaluation", "tess_control"),
-            ".tgsi", "TGSI text VERT/FRAG/GEOM/TESS_EVAL/TESS_CTRL"),
+    Dialect("tgsi", ("vertex", "fragment", "geometry", "tess_evaluation", "tess_control",
+                     "compute"),
+            ".tgsi", "TGSI text VERT/FRAG/GEOM/TESS_EVAL/TESS_CTRL/COMP"),
 )}
 
 
@@ -85,6 +86,8 @@ def _text(dialect: str, rng: random.Random, stage: str, size: int, avoid) -> str
         return arbfp.generate(rng, dialect, size, avoid)
     if dialect == "fp1.0":
         return fp1.generate(rng, size, avoid)
+    if dialect == "tgsi" and stage == "compute":
+        return tgsi_compute.generate(rng, size, avoid)
     if dialect == "tgsi":
         return tgsi.generate(rng, stage, size, avoid)
     raise ValueError(f"unknown dialect {dialect!r} (known: {', '.join(DIALECTS)})")

@@ -92,6 +92,7 @@ class TGSIGen(Gen):
         self.geom = stage == "geometry"
         self.tes = stage == "tess_evaluation"
         self.tcs = stage == "tess_control"
+        self.comp = False            # compute programs: tgsi_compute.TGSIComputeGen
         self.swz_limit = None         # TES: the components the next swizzle may select
         self.nftemp = rng.randint(2, 4)
         self.nitemp = rng.randint(1, 3) if self.has("int") else 0
@@ -527,7 +528,9 @@ class TGSIGen(Gen):
             target = rng.randint(self.routine + 1, self.nsubs)
             k = self.ins("CAL :?")
             self.cal_fixups.append((k, target))
-        elif flow and r < 0.2:
+        elif flow and r < 0.2 and not (self.comp and self.routine == 0):
+            # (a compute program's main does not return early: every invocation of a
+            # workgroup must reach its BARRIERs)
             op, src = self.cond_src()
             self.ins(f"{op} {src} :0", nest_after=1)
             self.ins("RET")
@@ -536,6 +539,8 @@ class TGSIGen(Gen):
             self.address()
         elif self.frag and r < 0.42:
             self.fragment_op()
+        elif self.comp and r < 0.42:
+            self.memory_op()
         elif self.itemps and r < 0.40:
             self.convert()
         elif self.itemps and r < 0.55:
@@ -550,7 +555,17 @@ class TGSIGen(Gen):
             self.statement()
 
     # ---- program ---------------------------------------------------------------------------
+    def memory_op(self) -> None:
+        raise NotImplementedError("memory opcodes are written by compute programs "
+                                  "(tgsi_compute.py)")
+
     def declarations(self) -> list[str]:
+        d = self.stage_declarations()
+        self.common_declarations(d)
+        return d
+
+    def stage_declarations(self) -> list[str]:
+        """The processor, its properties, inputs, outputs and system values."""
         rng = self.rng
         d = [PROC[self.stage]]
         if self.geom:
@@ -619,6 +634,11 @@ class TGSIGen(Gen):
         if self.stage == "vertex" and self.has("int") and self.chance(0.3):
             d.append("DCL SV[0], VERTEXID")
             self.sv = "VERTEXID"
+        return d
+
+    def common_declarations(self, d: list[str]) -> None:
+        """Samplers, constants, temporaries, the address register and the immediates."""
+        rng = self.rng
         if self.frag and self.has("tex"):
             for u in range(rng.randint(1, 2)):
                 d.append(f"DCL SAMP[{u}]")
@@ -669,8 +689,11 @@ class TGSIGen(Gen):
             self.sample_imm = self.imm("INT32", [0, 1, 3, irng.randint(0, 15)])
         elif self.frag:
             self.sample_imm = self.imm("INT32", [0, 1, 3, 2])
+        self.stage_immediates()
         d += [self.imm_text(k) for k in range(len(self.imms))]
-        return d
+
+    def stage_immediates(self) -> None:
+        """Immediates a processor's own statements use (compute: tgsi_compute.py)."""
 
     def prologue(self) -> None:
         rng = self.rng
@@ -691,6 +714,9 @@ class TGSIGen(Gen):
             self.rel_ok = True
         for o in self.outputs:
             self.ins(f"MOV {o}, TEMP[{rng.choice(self.ftemps)}]{self.swz4()}")
+
+    def epilogue(self) -> None:
+        """Instructions main ends with (compute programs store their results)."""
 
     def emit_vertex(self) -> None:
         for o in self.outputs:
@@ -713,6 +739,7 @@ class TGSIGen(Gen):
                     self.ins(f"ENDPRIM IMM[{self.stream_imm}].xxxx")
         else:
             self.body(self.size)
+        self.epilogue()
         self.ins("END")
         for k in range(1, self.nsubs + 1):
             self.routine = k
