@@ -73,17 +73,16 @@ def test_integer_and_half_texels_pack_exactly():
 
 # ---- verify on lavapipe ----------------------------------------------------------------
 
-@pytest.mark.parametrize("name, text, compared, ran", [
-    ("reduction", REDUCTION, 256, "the direct SPIR-V path's module ran"),
-    ("images", IMAGES, 3328,
-     "glslang's SPIR-V ran (the direct path does not cover images (TGSI IMAGE))"),
-    ("atomics", ATOMICS, 256,
-     "glslang's SPIR-V ran (the verifier's log of atomics is made in the GLSL translation)"),
-    ("image_atomics", IMAGE_ATOMICS, 5120,
-     "glslang's SPIR-V ran (the verifier's log of atomics is made in the GLSL translation)"),
-])
-def test_compute_programs_pass_on_vulkan(name, text, compared, ran):
-    rep = _verify(text, f"{name}.tgsi")
+@pytest.mark.parametrize("name, text, compared", [
+    ("reduction", REDUCTION, 256), ("images", IMAGES, 3328), ("atomics", ATOMICS, 256),
+    ("image_atomics", IMAGE_ATOMICS, 5120)])
+@pytest.mark.parametrize("via, ran", [
+    ("auto", "the direct SPIR-V path's module ran"),
+    ("glsl", "glslang's SPIR-V ran (--via glsl)")])
+def test_compute_programs_pass_on_vulkan(name, text, compared, via, ran):
+    # the direct module (with the verifier's log of atomics where the program has atomics)
+    # and glslang's compile of the GLSL translation
+    rep = _verify(text, f"{name}.tgsi", via=via)
     assert (rep.status, rep.compared, rep.total_differences) == ("pass", compared, 0), \
         (rep.reason, [d.describe() for d in rep.differences[:3]])
     assert rep.backend == "vulkan" and rep.notes[0] == ran
@@ -161,18 +160,18 @@ def test_the_gl_and_vulkan_verdicts_compare_the_same_words():
     assert (gl.status, gl.compared, gl.lanes) == (vk.status, vk.compared, vk.lanes)
 
 
-def test_via_picks_the_module_that_runs():
-    rep = _verify(REDUCTION, via="glsl")
-    assert (rep.status, rep.notes[0]) == ("pass", "glslang's SPIR-V ran (--via glsl)")
+def test_via_direct_reports_a_program_the_direct_path_does_not_cover(monkeypatch):
+    from xlate.backends import spirv_direct
+
+    def declined(prog, profile="vulkan", **kw):
+        raise spirv_direct.NotCovered("this test's case")
+    monkeypatch.setattr(spirv_direct, "emit_spirv", declined)
     rep = _verify(REDUCTION, via="direct")
-    assert (rep.status, rep.notes[0]) == ("pass", "the direct SPIR-V path's module ran")
-    rep = _verify(IMAGES, via="direct")
-    assert (rep.status, rep.reason) == ("unsupported", "direct SPIR-V is not run: the direct "
-                                        "path does not cover images (TGSI IMAGE)")
-    rep = _verify(ATOMICS, via="direct")
-    assert (rep.status, rep.reason) == ("unsupported", "direct SPIR-V is not run: the "
-                                        "verifier's log of atomics is made in the GLSL "
-                                        "translation")
+    assert (rep.status, rep.reason) == ("unsupported",
+                                        "direct SPIR-V does not cover this test's case")
+    rep = _verify(REDUCTION)
+    assert (rep.status, rep.notes[0]) == ("pass", "glslang's SPIR-V ran (the direct path does "
+                                          "not cover this test's case)")
 
 
 def test_a_wrong_glsl_template_is_a_mismatch_on_vulkan(monkeypatch):
@@ -203,18 +202,22 @@ def test_a_wrong_glsl_template_is_a_mismatch_on_vulkan(monkeypatch):
     assert [x.got for x in d[1:3]] == [10, 20] and d[2].lane == 2 and rep.total_differences == 3
 
 
-def _first_iadd_to_isub(words: np.ndarray) -> np.ndarray:
-    """The module with its first OpIAdd (opcode 128) made an OpISub (130): same operands and
-    type, still a valid module."""
+def _first_op_replaced(words: np.ndarray, op: int, by: int) -> np.ndarray:
+    """The module with its first instruction of opcode ``op`` given opcode ``by`` (one of the
+    same operands and type: still a valid module)."""
     out = words.copy()
     at = 5
     while at < len(out):
-        count, op = int(out[at]) >> 16, int(out[at]) & 0xFFFF
-        if op == 128:
-            out[at] = (count << 16) | 130
+        count, code = int(out[at]) >> 16, int(out[at]) & 0xFFFF
+        if code == op:
+            out[at] = (count << 16) | by
             return out
         at += count
-    raise AssertionError("no OpIAdd in the module")
+    raise AssertionError(f"no instruction of opcode {op} in the module")
+
+
+def _first_iadd_to_isub(words: np.ndarray) -> np.ndarray:
+    return _first_op_replaced(words, 128, 130)          # OpIAdd -> OpISub
 
 
 def test_a_mutated_direct_module_is_a_mismatch_on_vulkan(monkeypatch):
@@ -236,10 +239,28 @@ def test_a_mutated_direct_module_is_a_mismatch_on_vulkan(monkeypatch):
     assert all(d.kind == "memory" for d in rep.differences)
 
 
+def test_a_mutated_atomic_of_the_direct_module_is_a_mismatch_on_vulkan(monkeypatch):
+    from xlate.backends import spirv_direct
+    from xlate.backends.spirv import validate_spirv
+    real = spirv_direct.emit_spirv
+
+    def mutated(prog, profile="vulkan", **kw):
+        out = real(prog, profile, **kw)
+        # the shared word's OpAtomicExchange (229) made an OpAtomicIAdd (234)
+        words = _first_op_replaced(np.frombuffer(out.spirv, np.uint32), 229, 234)
+        assert validate_spirv(words.tobytes(), target="vulkan") is None
+        return dataclasses.replace(out, spirv=words.tobytes())
+    monkeypatch.setattr(spirv_direct, "emit_spirv", mutated)
+    rep = _verify(ATOMICS, "atomics.tgsi")
+    assert rep.status == "mismatch" and rep.notes[0] == "the direct SPIR-V path's module ran"
+    assert any("no order of its 4 atomics returns what the implementation returned" in
+               d.describe() for d in rep.differences)
+
+
 def test_a_wrong_atomic_is_a_mismatch_on_vulkan(monkeypatch):
     import xlate.backends.glsl.memory as mem
-    monkeypatch.setitem(mem._NATIVE_ATOMICS, "ATOMXCHG", "Add")
-    rep = _verify(ATOMICS, "atomics.tgsi")
+    monkeypatch.setitem(mem._NATIVE_ATOMICS, "ATOMXCHG", "Add")     # the GLSL's template
+    rep = _verify(ATOMICS, "atomics.tgsi", via="glsl")
     assert rep.status == "mismatch"
     assert any("no order of its 4 atomics returns what the implementation returned" in
                d.describe() for d in rep.differences)
