@@ -572,12 +572,6 @@ def test_cli_verify_prints_a_verdict(tmp_path, capsys):
         assert out.startswith(f"PASS {tmp_path / name} ({stage} program, "), out
 
 
-def test_vulkan_backend_reports_tessellation_unsupported():
-    rep = verify_source(TES, "tes.tgsi", runner=gl_runner("vulkan"), backend="vulkan")
-    assert rep.status == "unsupported"
-    assert rep.reason == "tessellation programs are verified on the gl backend only"
-
-
 def test_narrowed_inlined_integer_operand_has_the_masks_size():
     """Found by the TESS_EVAL generator (seed 21), a bug of every stage: an integer value
     inlined into a masked UARL was bitcast with a 4-component constructor around its

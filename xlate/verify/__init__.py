@@ -15,7 +15,10 @@ Modules:
 * ``textures`` random textures + sampler state, identical on both sides
 * ``glapi``    ctypes OpenGL over EGL (core and compatibility contexts)
 * ``gl``       the harness: transform feedback / render targets, GLSL interface edits
-* ``vulkan``   the same harness on Vulkan (``--backend vulkan``; the ``vulkan`` package)
+* ``vulkan``   the same harness on Vulkan (``--backend vulkan``; the ``vulkan`` package);
+               ``vulkan_compute`` its compute dispatch, ``vulkan_tess`` its tessellation
+               pipelines (``gl_compute``, ``gl_tess``, ``gl_tcs``: the GL ones, whose
+               verdicts both APIs share)
 * ``native``   the original program through ``glProgramStringARB`` (``--backend native``):
                the driver interface; ``native_text`` the harness's edits of the text,
                ``native_verify`` its pipeline, ``native_probe`` probes of the original text

@@ -426,15 +426,12 @@ def verify_source(text: str, filename: str, *, lanes: int = 4096, seed: int = 1,
             rep.seconds = time.perf_counter() - t0
         return rep
     if program.stage == Stage.COMPUTE:
-        # a dispatch compared through storage buffers (gl_compute.py), GL backend only for now
+        # a dispatch compared through storage buffers (gl_compute.py; on vulkan the dispatch
+        # is vulkan_compute.py's)
         try:
-            if backend not in ("gl", "gl-spirv"):
-                rep.status, rep.reason = "unsupported", f"compute programs are verified on " \
-                    f"the gl and gl-spirv backends, not {backend} (issue 20)"
-                return rep
             from .gl_compute import verify_compute
             verify_compute(program, rep, seed=seed, runner=runner or make_runner(backend),
-                           gl_interface=gl_interface, max_reported=max_reported)
+                           gl_interface=gl_interface, max_reported=max_reported, via=via)
         finally:
             rep.seconds = time.perf_counter() - t0
         return rep
@@ -577,6 +574,16 @@ def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: i
     if stage in (Stage.TESS_EVAL, Stage.TESS_CTRL):     # gl_tess: lanes of their own
         from .tess_verify import verify_tess_ctrl, verify_tess_eval
         verify = verify_tess_eval if stage == Stage.TESS_EVAL else verify_tess_ctrl
+        if backend == "vulkan":
+            # the harness edits the GLSL translation (capture, result stores): glslang's
+            # module of it runs, never the direct path's
+            if via == "direct":
+                rep.status, rep.reason = "unsupported", "the direct SPIR-V module of a " \
+                    "tessellation program is not run (the harness instruments the GLSL " \
+                    "translation, which glslang compiles)"
+                return
+            rep.notes.append("glslang's SPIR-V ran (the tessellation harness instruments the "
+                             "GLSL translation)")
         try:
             verify(program, rep, facts, glsl, reflection, runner, seed=seed,
                    max_reported=max_reported,

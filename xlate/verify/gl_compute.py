@@ -1,7 +1,10 @@
-"""Verification of compute programs on OpenGL (Mesa llvmpipe): the translated compute shader is
-dispatched over a small grid with its storage buffers filled from generated words, the buffers
-are read back and compared word by word with the executor's dispatch of the original program
-(``xlate.exec.compute``) on the same words, parameters and grid.
+"""Verification of compute programs on OpenGL (Mesa llvmpipe) and Vulkan (lavapipe): the
+translated compute shader is dispatched over a small grid with its storage buffers filled from
+generated words, the buffers are read back and compared word by word with the executor's
+dispatch of the original program (``xlate.exec.compute``) on the same words, parameters and grid.
+:func:`verify_compute` chooses the inputs and gives the verdict for every backend; the dispatch
+is :func:`run_gl_compute` on the GL backends and :func:`xlate.verify.vulkan_compute.
+run_vulkan_compute` on ``vulkan`` (the vulkan profile's translation).
 
 What is compared and how:
 
@@ -329,9 +332,12 @@ def _ulps(a: int, b: int) -> int:
 
 
 def verify_compute(program: Program, rep, *, seed: int, runner, gl_interface,
-                   max_reported: int = 50, groups=GROUPS) -> None:
+                   max_reported: int = 50, groups=GROUPS, via: str = "auto") -> None:
     """Fill ``rep`` (:class:`core.ProgramReport`) with the verdict for a compute program.
-    ``gl_interface``: :func:`core.gl_interface` (passed in: core calls this module)."""
+    ``gl_interface``: :func:`core.gl_interface` (passed in: core calls this module).  ``via``
+    (backends ``gl-spirv`` and ``vulkan``): as :func:`core.verify_source`'s -- which SPIR-V
+    runs: ``auto`` the direct path's where it covers the program, ``direct`` only it,
+    ``glsl`` glslang's."""
     from ..backends.glsl import emit_glsl
     from ..diagnostics import XlateError
     from ..exec.compute import execute_compute
@@ -340,17 +346,21 @@ def verify_compute(program: Program, rep, *, seed: int, runner, gl_interface,
     from . import compare as cmp
     rep.lanes = int(np.prod(program.local_size)) * int(np.prod(groups))
     facts = analyse(program, set(cmp.INEXACT))
+    backend = getattr(runner, "backend", "gl")
+    # the GL backends run the glsl450 translation (whatever profile a GL runner's draws
+    # adapt: compute needs GLSL 4.30), vulkan the vulkan profile's
+    profile = "vulkan" if backend == "vulkan" else "glsl450"
     try:
         if atomic_functions(program):
             # the translation plus the verifier's log of what each atomic returned
             from ..backends.glsl import GlslEmitter
             from ..gcpause import paused
-            em = GlslEmitter(program, "glsl450")
+            em = GlslEmitter(program, profile)
             em.atomic_log = True
             with paused():
                 tr = em.emit()
         else:
-            tr = emit_glsl(program, "glsl450")
+            tr = emit_glsl(program, profile)
     except XlateError as e:
         rep.status, rep.reason = "error", "the program does not translate"
         rep.diagnostics = list(e.diagnostics)
@@ -404,20 +414,34 @@ def verify_compute(program: Program, rep, *, seed: int, runner, gl_interface,
     _, uniforms, param_buffers = gl_interface(tr.reflection, gen, 1)
     capacity = ATOMIC_CAPACITY if atomic_functions(program) else 0
     shader = tr.source
-    if getattr(runner, "backend", "gl") == "gl-spirv":
-        # the direct SPIR-V path's module where it covers the program, else glslang's; with
-        # atomics, the direct module keeps the same log as the GLSL translation above
-        from ..backends.spirv_direct import Instrumentation, NotCovered, emit_spirv
-        try:
-            shader = emit_spirv(program, "glsl450", instrumentation=Instrumentation(
-                atomic_log=bool(capacity))).spirv
-            rep.notes.append("the direct SPIR-V path's module ran")
-        except NotCovered as e:
-            rep.notes.append(f"glslang's SPIR-V ran (the direct path does not cover {e})")
+    if backend in ("gl-spirv", "vulkan"):
+        # the direct SPIR-V path's module where it covers the program, else glslang's (the
+        # module xlate convert --target spirv writes); with atomics, the direct module keeps
+        # the same log as the GLSL translation above
+        if via == "glsl":
+            rep.notes.append("glslang's SPIR-V ran (--via glsl)")
+        else:
+            from ..backends.spirv_direct import Instrumentation, NotCovered, emit_spirv
+            try:
+                shader = emit_spirv(program, profile, instrumentation=Instrumentation(
+                    atomic_log=bool(capacity))).spirv
+                rep.notes.append("the direct SPIR-V path's module ran")
+            except NotCovered as e:
+                if via == "direct":
+                    rep.status, rep.reason = "unsupported", \
+                        f"direct SPIR-V does not cover {e}"
+                    return
+                rep.notes.append(f"glslang's SPIR-V ran (the direct path does not cover {e})")
     try:
-        got, got_images = run_gl_compute(runner, shader, tr.reflection, groups, buffers,
-                                         uniforms, param_buffers, program, images,
-                                         (gen.textures, gen.shadow), capacity)
+        if backend == "vulkan":
+            from .vulkan_compute import run_vulkan_compute
+            got, got_images = run_vulkan_compute(runner, shader, tr.reflection, groups,
+                                                 buffers, param_buffers, program, images,
+                                                 (gen.textures, gen.shadow), capacity)
+        else:
+            got, got_images = run_gl_compute(runner, shader, tr.reflection, groups, buffers,
+                                             uniforms, param_buffers, program, images,
+                                             (gen.textures, gen.shadow), capacity)
     except G.GLError as e:        # the driver refused the translation: as core.py reports it
         rep.status, rep.reason = "mismatch", f"implementation error: {e}"
         return

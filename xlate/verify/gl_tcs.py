@@ -70,12 +70,13 @@ def lane_outputs(reflection: dict, written: dict[str, int]) -> list[dict]:
     return out
 
 
-def instrument(glsl: str, outputs: list[dict], reflection: dict,
-               invocations: int, lanes: int | None = None) -> tuple[str, int, list]:
+def instrument(glsl: str, outputs: list[dict], reflection: dict, invocations: int,
+               lanes: int | None = None, *, binding: int = RESULT_SSBO) -> tuple[str, int, list]:
     """The TCS text with the harness's stores (module docstring): (text, words per lane,
     [(binding, expression)] of the per-patch combination).  ``lanes`` given: the lane count
     is a constant of the text instead of the ``xv_lanes`` uniform (OpenGL SPIR-V, where a
-    loose uniform needs a location and the program's own take theirs)."""
+    loose uniform needs a location and the program's own take theirs; Vulkan GLSL, which has
+    no loose uniforms).  The result buffer is at ``binding``."""
     lane, patch = [], []
     for o in outputs:
         name, b, t = o["name"], o["binding"], o["type"]
@@ -104,7 +105,7 @@ def instrument(glsl: str, outputs: list[dict], reflection: dict,
     stores += ["    barrier();", "    if (gl_InvocationID == 0) {"]
     stores += [f"        xv_out[xv_patch + {k}] = {e};" for k, (_, e) in enumerate(patch)]
     stores += ["    }"]
-    head = (f"layout(std430, binding = {RESULT_SSBO}) buffer XvOut {{ uvec4 xv_out[]; }};\n"
+    head = (f"layout(std430, binding = {binding}) buffer XvOut {{ uvec4 xv_out[]; }};\n"
             + ("uniform int xv_lanes;" if lanes is None else f"const int xv_lanes = {lanes};"))
     lines = glsl.split("\n")
     at = 1
@@ -124,7 +125,7 @@ def run_tcs_lanes(runner, glsl: str, reflection: dict, lanes: int, inputs, unifo
                   textures=None, shadow=None):
     """``Runner.run`` of a TCS: a Capture of the per-lane outputs (:func:`lane_outputs`, by
     name), with ``patch``: binding -> (patches, 4) words of the per-patch combination."""
-    from .capture import Capture, passthrough_vertex_shader
+    from .capture import passthrough_vertex_shader
     ctx: TcsLanes = runner.tess_context
     P, V, N = ctx.patches, ctx.vertices, ctx.invocations
     if lanes != P * N:
@@ -173,9 +174,19 @@ def run_tcs_lanes(runner, glsl: str, reflection: dict, lanes: int, inputs, unifo
         raw = np.frombuffer(runner._read_buffer(GL_SHADER_STORAGE_BUFFER, out, size), np.uint32)
     finally:
         runner._cleanup()
+    return lanes_capture(raw, outputs, patch, src if isinstance(src, str) else glsl, lanes, P)
+
+
+def lanes_capture(raw: np.ndarray, outputs: list[dict], patch: list, src: str, lanes: int,
+                  patches: int):
+    """The Capture of the result buffer's words ``raw`` (:func:`instrument`'s layout): per-lane
+    outputs by name, ``patch``: binding -> (patches, 4) words of the per-patch combination;
+    ``src``: the GLSL text that ran (the translation, where a SPIR-V module ran)."""
+    from .capture import Capture
+    k1, k2 = len(outputs), max(len(patch), 1)
     per_lane = raw[:lanes * k1 * 4].reshape(lanes, k1, 4)
-    per_patch = raw[lanes * k1 * 4:].reshape(P, k2, 4)
+    per_patch = raw[lanes * k1 * 4:lanes * k1 * 4 + patches * k2 * 4].reshape(patches, k2, 4)
     cap = Capture(outputs={o["name"]: per_lane[:, k].copy() for k, o in enumerate(outputs)},
-                  glsl=src if isinstance(src, str) else glsl)
+                  glsl=src)
     cap.patch = {b: per_patch[:, k].copy() for k, (b, _) in enumerate(patch)}
     return cap

@@ -1,5 +1,8 @@
 """Verifying tessellation evaluation programs on OpenGL (Mesa llvmpipe): transform feedback of
-the translated TES behind a harness vertex and control shader.
+the translated TES behind a harness vertex and control shader.  The same harness runs on Vulkan
+(:mod:`vulkan_tess`; :func:`run_tess_eval` hands the draw to a runner that has its own,
+``draw_tess_eval``), and the matching
+of vertices below is this module's for both.
 
 The harness draws ``P`` patches of ``V`` vertices (V: the vertices the program addresses,
 ``Tessellation.patch_vertices``).  Its vertex shader does nothing; its tessellation control
@@ -52,9 +55,11 @@ def _cast(gtype: str, expr: str) -> str:
             "uvec4": expr}[gtype]
 
 
-def control_shader(reflection: dict, V: int) -> tuple[str, list[str], list[str]]:
+def control_shader(reflection: dict, V: int, bindings: tuple[int, int] = (VERTEX_SSBO, PATCH_SSBO)
+                   ) -> tuple[str, list[str], list[str]]:
     """The harness TCS for a TES's inputs: (text, per-vertex input names, per-patch input
-    names), the names in the order of their words in the storage buffers."""
+    names), the names in the order of their words in the storage buffers (at ``bindings``:
+    per-vertex, per-patch; the Vulkan harness puts them above the translation's descriptors)."""
     per_vertex, per_patch = [], []
     decls, vertex_body, patch_body = [], [], []
     position = point_size = False
@@ -97,8 +102,8 @@ def control_shader(reflection: dict, V: int) -> tuple[str, list[str], list[str]]
         f"layout(vertices = {V}) out;",
         f"const int NV = {max(len(per_vertex), 1)};",
         f"const int NP = {max(len(per_patch), 1)};",
-        f"layout(std430, binding = {VERTEX_SSBO}) readonly buffer XvVertices {{ uvec4 xv_vert[]; }};",
-        f"layout(std430, binding = {PATCH_SSBO}) readonly buffer XvPatches {{ uvec4 xv_patch[]; }};",
+        f"layout(std430, binding = {bindings[0]}) readonly buffer XvVertices {{ uvec4 xv_vert[]; }};",
+        f"layout(std430, binding = {bindings[1]}) readonly buffer XvPatches {{ uvec4 xv_patch[]; }};",
         *decls,
         "void main()",
         "{",
@@ -114,6 +119,28 @@ def control_shader(reflection: dict, V: int) -> tuple[str, list[str], list[str]]
 
 
 VERTEX_SHADER = "#version 450 core\nvoid main()\n{\n    gl_Position = vec4(0.0);\n}\n"
+#: captured primitives per patch a run makes room for: far above what OUTER/INNER make
+ROOM_PER_PATCH = 256
+
+
+def captured_primitive(tess: dict) -> str:
+    """What transform feedback records of the TES's output: points, lines or triangles."""
+    if tess["point_mode"]:
+        return "points"
+    return "lines" if tess["primitive"] == "isolines" else "triangles"
+
+
+def harness_words(inputs: dict[str, np.ndarray], patches: int, V: int, per_vertex: list[str],
+                  per_patch: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The words of the harness's two storage buffers (:func:`control_shader`): per-vertex
+    (patches, V, NV, 4) and per-patch (patches, NP, 4)."""
+    vert = np.zeros((patches, V, max(len(per_vertex), 1), 4), np.uint32)
+    for k, name in enumerate(per_vertex):
+        vert[:, :, k] = np.asarray(inputs[name], np.uint32).reshape(patches, V, 4)
+    patch = np.zeros((patches, max(len(per_patch), 1), 4), np.uint32)
+    for k, name in enumerate(per_patch):
+        patch[:, k] = np.asarray(inputs[name], np.uint32).reshape(patches, 4)
+    return vert, patch
 
 
 def run_tess_eval(runner, glsl: str, reflection: dict, patches: int, V: int,
@@ -123,8 +150,12 @@ def run_tess_eval(runner, glsl: str, reflection: dict, patches: int, V: int,
     Returns (captured outputs by reflection name, patch of each captured vertex, its tess
     coordinate words (N, 4))."""
     from .capture import add_capture
+    if hasattr(runner, "draw_tess_eval"):   # a runner with its own pipeline (vulkan_tess)
+        return runner.draw_tess_eval(glsl, reflection, patches, V, inputs, uniforms, buffers,
+                                     textures, shadow)
     if getattr(runner, "backend", None) != "gl":
-        raise G.GLUnavailable("tessellation programs are verified on the gl backend only")
+        raise G.GLUnavailable("tessellation programs are verified on the gl and vulkan "
+                              "backends only")
     gl = runner.gl
     tess = reflection["tessellation"]
     tcs, per_vertex, per_patch = control_shader(reflection, V)
@@ -138,12 +169,7 @@ def run_tess_eval(runner, glsl: str, reflection: dict, patches: int, V: int,
         runner._objects.append(("program", prog))
         runner._dummy_fbo()
         runner._vao()
-        vert = np.zeros((patches, V, max(len(per_vertex), 1), 4), np.uint32)
-        for k, name in enumerate(per_vertex):
-            vert[:, :, k] = np.asarray(inputs[name], np.uint32).reshape(patches, V, 4)
-        patch = np.zeros((patches, max(len(per_patch), 1), 4), np.uint32)
-        for k, name in enumerate(per_patch):
-            patch[:, k] = np.asarray(inputs[name], np.uint32).reshape(patches, 4)
+        vert, patch = harness_words(inputs, patches, V, per_vertex, per_patch)
         for binding, words in ((VERTEX_SSBO, vert), (PATCH_SSBO, patch)):
             buf = runner._buffer(GL_SHADER_STORAGE_BUFFER, np.ascontiguousarray(words).tobytes())
             gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, binding, buf)
@@ -151,13 +177,9 @@ def run_tess_eval(runner, glsl: str, reflection: dict, patches: int, V: int,
         runner._bind_by_name(prog, reflection)
         runner._set_buffers(buffers)
         runner._textures(*runner._tex)
-        if tess["point_mode"]:
-            mode, per = G.GL_POINTS, 1
-        elif tess["primitive"] == "isolines":
-            mode, per = GL_LINES, 2
-        else:
-            mode, per = GL_TRIANGLES, 3
-        room = patches * 256 * per           # far above what OUTER/INNER make per patch
+        mode, per = {"points": (G.GL_POINTS, 1), "lines": (GL_LINES, 2),
+                     "triangles": (GL_TRIANGLES, 3)}[captured_primitive(tess)]
+        room = patches * ROOM_PER_PATCH * per
         bufs = []
         for b, st in enumerate(strides):
             buf = runner._buffer(G.GL_TRANSFORM_FEEDBACK_BUFFER, None, room * st)

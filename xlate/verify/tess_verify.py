@@ -73,9 +73,11 @@ def verify_tess_eval(program: Program, rep, facts, glsl: str, reflection: dict, 
     from . import core
     from .inputs import generate
     assert program.stage == Stage.TESS_EVAL
-    if getattr(runner, "backend", None) != "gl":
-        raise G.GLUnavailable("tessellation programs are verified on the gl backend only")
-    if core.runner_profile(runner) != "glsl450":
+    backend = getattr(runner, "backend", None)
+    if backend not in ("gl", "vulkan"):
+        raise G.GLUnavailable("tessellation evaluation programs are verified on the gl and "
+                              "vulkan backends only")
+    if core.runner_profile(runner) != ("vulkan" if backend == "vulkan" else "glsl450"):
         raise G.GLUnavailable("tessellation programs are verified in the glsl450 profile only "
                               "(the harness control shader is GLSL 4.50 with explicit locations)")
     V = program.tessellation.patch_vertices
@@ -175,10 +177,10 @@ def verify_tess_ctrl(program: Program, rep, facts, glsl: str, reflection: dict, 
     from .inputs import generate
     assert program.stage == Stage.TESS_CTRL
     backend = getattr(runner, "backend", None)
-    if backend not in ("gl", "gl-spirv"):
-        raise G.GLUnavailable("tessellation control programs are verified on the gl and "
-                              "gl-spirv backends only")
-    if core.runner_profile(runner) != "glsl450":
+    if backend not in ("gl", "gl-spirv", "vulkan"):
+        raise G.GLUnavailable("tessellation control programs are verified on the gl, gl-spirv "
+                              "and vulkan backends only")
+    if core.runner_profile(runner) != ("vulkan" if backend == "vulkan" else "glsl450"):
         raise G.GLUnavailable("tessellation programs are verified in the glsl450 profile only "
                               "(the harness edits GLSL 4.50 with explicit locations)")
     direct = None

@@ -29,6 +29,11 @@ How each stage runs (Vulkan 1.0 render passes, one command buffer per run):
   derivatives are taken along the same rows, so every lane sees the same values and
   neighbours as on GL.  The triangle is front-facing (``gl_FrontFacing`` true).
 
+* tessellation evaluation / control: :mod:`vulkan_tess` (the harnesses of :mod:`gl_tess` and
+  :mod:`gl_tcs` in a pipeline with tessellation stages);
+* compute: :mod:`vulkan_compute` (called by :func:`gl_compute.verify_compute`, not through
+  :meth:`Runner.run`: a dispatch has no lanes of outputs).
+
 Textures: each :class:`xlate.exec.Texture` becomes an optimally tiled image (a uniform texel
 buffer for BUFFER) with a sampler reproducing ``Texture.gl_state``: non-mipmapped minification
 filters sample the base level through ``maxLod = 0.25`` (the Vulkan spec's recipe for GL's
@@ -98,6 +103,17 @@ class Runner:
             glsl = make_precise(glsl)
         self._direct = direct
         self._planes = planes or {}
+        if stage == "tess_evaluation":
+            # lanes: the vertices of a first run (gl_tess.run_lanes draws and matches them;
+            # each draw is vulkan_tess's and takes the device lock itself)
+            from .gl_tess import run_lanes
+            return run_lanes(self, glsl, reflection, lanes, inputs, uniforms, buffers or {},
+                             textures, shadow)
+        if stage == "tess_control":
+            # lanes: the patches' invocations (vulkan_tess: gl_tcs's harness on Vulkan)
+            from .vulkan_tess import run_tcs_lanes_vulkan
+            return run_tcs_lanes_vulkan(self, glsl, reflection, lanes, inputs, buffers or {},
+                                        textures, shadow)
         if stage not in ("vertex", "fragment", "geometry"):
             raise ValueError(stage)
         vk = self.dev.vk
@@ -115,6 +131,14 @@ class Runner:
 
     _direct = None
     _planes: dict = {}
+
+    def draw_tess_eval(self, glsl: str, reflection: dict, patches: int, V: int, inputs,
+                       uniforms, buffers, textures=None, shadow=None):
+        """One draw of the tessellation evaluation harness (:func:`gl_tess.run_tess_eval`
+        calls it: the matching of its vertices is gl_tess's for both APIs)."""
+        from .vulkan_tess import run_tess_eval_vulkan
+        return run_tess_eval_vulkan(self, glsl, reflection, patches, V, inputs, uniforms,
+                                    buffers, textures, shadow)
 
     # ---- shared -----------------------------------------------------------------------------
     def _resources(self, r: _Run, reflection: dict, buffers, textures, shadow) -> None:
@@ -138,7 +162,8 @@ class Runner:
         return buf
 
     def _capture(self, r: _Run, strides: list[int], shaders, attribs, vertex_words,
-                 topology: int, draw: int, capacity: int, layout, ds, provoking_last=False):
+                 topology: int, draw: int, capacity: int, layout, ds, provoking_last=False,
+                 patch_vertices: int = 0):
         """Draw ``draw`` vertices with transform feedback into ``len(strides)`` buffers of
         ``capacity`` vertices; ``attribs``: (location, format) of the vertex attributes, whose
         words are ``vertex_words``.  Returns the raw words per buffer, (capacity, stride / 4)
@@ -147,7 +172,7 @@ class Runner:
         dev = self.dev
         rp, fb, _ = r.render_pass([], (1, 1))
         pipe = r.pipeline(shaders, layout, rp, 0, topology, attribs, (1, 1), discard=True,
-                          provoking_last=provoking_last)
+                          provoking_last=provoking_last, patch_vertices=patch_vertices)
         vbufs = [self._attrib_buffer(r, w) for w in vertex_words]
         outs = [r.buffer(vk.VK_BUFFER_USAGE_TRANSFORM_FEEDBACK_BUFFER_BIT_EXT,
                          size=capacity * st) for st in strides]

@@ -302,10 +302,20 @@ class _Run:
         self.bindings: list = []              # VkDescriptorSetLayoutBinding
         self.keep: list = []                  # cffi objects the writes point to
         vk = self.vk
+        #: the shader stages that see the descriptors, and the pipeline stage that first reads
+        #: an uploaded texture: the graphics stages, or compute (:meth:`for_compute`)
+        self.shader_stages = vk.VK_SHADER_STAGE_ALL_GRAPHICS
+        self.reading_stage = vk.VK_PIPELINE_STAGE_ALL_GRAPHICS_BIT
         vk.vkResetCommandBuffer(self.cb, 0)
         vk.vkBeginCommandBuffer(self.cb, vk.VkCommandBufferBeginInfo(
             sType=vk.VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
             flags=vk.VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT))
+
+    def for_compute(self) -> "_Run":
+        """Make the descriptors (and texture uploads) of this run those of a compute dispatch."""
+        self.shader_stages = self.vk.VK_SHADER_STAGE_COMPUTE_BIT
+        self.reading_stage = self.vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT
+        return self
 
     def own(self, destroy, handle):
         self.objects.append((destroy, handle))
@@ -386,7 +396,7 @@ class _Run:
         vk = self.vk
         self.bindings.append(vk.VkDescriptorSetLayoutBinding(
             binding=binding, descriptorType=dtype, descriptorCount=1,
-            stageFlags=vk.VK_SHADER_STAGE_ALL_GRAPHICS))
+            stageFlags=self.shader_stages))
 
     def uniform_buffer(self, binding: int, words: np.ndarray) -> None:
         vk = self.vk
@@ -395,6 +405,17 @@ class _Run:
         self._binding(binding, vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
         info = vk.VkDescriptorBufferInfo(buffer=buf, offset=0, range=max(len(data), 16))
         self.writes.append((binding, vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, {"pBufferInfo": [info]}))
+
+    def storage_buffer(self, binding: int, words: np.ndarray):
+        """A storage buffer at ``binding`` holding ``words``; returns its mapping (read it
+        after a barrier to the host)."""
+        vk = self.vk
+        data = np.ascontiguousarray(words, np.uint32).tobytes()
+        buf, mapped = self.buffer(vk.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, data)
+        self._binding(binding, vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER)
+        info = vk.VkDescriptorBufferInfo(buffer=buf, offset=0, range=max(len(data), 16))
+        self.writes.append((binding, vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, {"pBufferInfo": [info]}))
+        return mapped
 
     def texture(self, binding: int, target: str, levels: list[np.ndarray], kind: str,
                 st: dict | None) -> None:
@@ -472,7 +493,7 @@ class _Run:
         self.barrier(img, aspect, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                      vk.VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, vk.VK_ACCESS_TRANSFER_WRITE_BIT,
                      vk.VK_ACCESS_SHADER_READ_BIT, vk.VK_PIPELINE_STAGE_TRANSFER_BIT,
-                     vk.VK_PIPELINE_STAGE_ALL_GRAPHICS_BIT, n, layers)
+                     self.reading_stage, n, layers)
         base = int(st["TEXTURE_BASE_LEVEL"]) if st else 0
         if not 0 <= base < n:
             raise VulkanError(f"base level {base} outside the {n} levels given")
@@ -603,13 +624,16 @@ class _Run:
 
     def pipeline(self, stages: list[tuple[str, object]], layout, rp, n_colour: int,
                  topology: int, attribs: list[tuple[int, int]], size: tuple[int, int],
-                 discard: bool, provoking_last: bool = False):
+                 discard: bool, provoking_last: bool = False, patch_vertices: int = 0):
         """A graphics pipeline; ``attribs``: (location, format) of vertex attributes, each
         from its own vertex buffer binding of 16-byte stride; ``provoking_last``: the
-        provoking-vertex mode LAST (``VK_EXT_provoking_vertex``)."""
+        provoking-vertex mode LAST (``VK_EXT_provoking_vertex``); ``patch_vertices``: the
+        control points of a patch (a pipeline with tessellation stages)."""
         vk = self.vk
         flag = {"vert": vk.VK_SHADER_STAGE_VERTEX_BIT, "geom": vk.VK_SHADER_STAGE_GEOMETRY_BIT,
-                "frag": vk.VK_SHADER_STAGE_FRAGMENT_BIT}
+                "frag": vk.VK_SHADER_STAGE_FRAGMENT_BIT,
+                "tesc": vk.VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT,
+                "tese": vk.VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT}
         st = [vk.VkPipelineShaderStageCreateInfo(
             sType=vk.VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, stage=flag[s],
             module=m, pName="main") for s, m in stages]
@@ -654,9 +678,15 @@ class _Run:
             sType=vk.VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
             attachmentCount=n_colour, pAttachments=[vk.VkPipelineColorBlendAttachmentState(
                 blendEnable=vk.VK_FALSE, colorWriteMask=0xF) for _ in range(n_colour)] or None)
+        tess = None
+        if patch_vertices:
+            tess = vk.VkPipelineTessellationStateCreateInfo(
+                sType=vk.VK_STRUCTURE_TYPE_PIPELINE_TESSELLATION_STATE_CREATE_INFO,
+                patchControlPoints=patch_vertices)
         info = vk.VkGraphicsPipelineCreateInfo(
             sType=vk.VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO, stageCount=len(st),
-            pStages=st, pVertexInputState=vin, pInputAssemblyState=ia, pViewportState=vp,
+            pStages=st, pVertexInputState=vin, pInputAssemblyState=ia,
+            pTessellationState=tess, pViewportState=vp,
             pRasterizationState=rs, pMultisampleState=ms, pColorBlendState=cbs, layout=layout,
             renderPass=rp, subpass=0)
         try:

@@ -128,7 +128,7 @@ def multisample_texture(r, binding: int, target: str, level: np.ndarray, kind: s
     dep = vk.VkSubpassDependency(
         srcSubpass=0, dstSubpass=vk.VK_SUBPASS_EXTERNAL,
         srcStageMask=vk.VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
-        dstStageMask=vk.VK_PIPELINE_STAGE_ALL_GRAPHICS_BIT,
+        dstStageMask=r.reading_stage,
         srcAccessMask=vk.VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
         dstAccessMask=vk.VK_ACCESS_SHADER_READ_BIT)
     rp = r.own(vk.vkDestroyRenderPass, vk.vkCreateRenderPass(d, vk.VkRenderPassCreateInfo(

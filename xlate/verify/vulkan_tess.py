@@ -1,0 +1,150 @@
+"""The tessellation harnesses on Vulkan (Mesa lavapipe): ``xlate verify --backend vulkan`` of
+TESS_EVAL programs.  The harness is :mod:`gl_tess`'s, in a Vulkan pipeline: a vertex shader that
+does nothing, the harness control shader (its two storage buffers at descriptor bindings
+:data:`HARNESS_BINDINGS`, above every binding of the vulkan profile's translation), the
+translated TES with its outputs and ``gl_PrimitiveID`` / ``gl_TessCoord`` captured by
+``VK_EXT_transform_feedback`` (lavapipe exposes it, and it records the last pre-rasterization
+stage, here the TES), ``patchControlPoints`` = V, rasterizer discard.  The number of vertices
+written comes from the transform feedback counter buffer.  The captured vertices are matched
+to the executor by patch and tess coordinate, never by order, by the callers in
+:mod:`gl_tess` / :mod:`tess_verify` -- the same code for both APIs.
+
+The translation runs as glslang compiles its GLSL (the direct SPIR-V path does not write the
+capture's transform feedback decorations for tessellation stages).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .capture import add_capture
+from .gl_tess import (ROOM_PER_PATCH, VERTEX_SHADER, captured_primitive, control_shader,
+                      harness_words)
+from .vulkan_device import _LOCK, VulkanError, _Run
+
+#: descriptor bindings of the harness control shader's per-vertex and per-patch buffers (the
+#: translation's own: 0 parameters, 1 + unit textures, 40 + b constant buffers, 64 + b storage
+#: buffers, 96 + u images)
+HARNESS_BINDINGS = (120, 121)
+
+
+def run_tess_eval_vulkan(runner, glsl: str, reflection: dict, patches: int, V: int,
+                         inputs: dict[str, np.ndarray], uniforms, buffers, textures=None,
+                         shadow=None):
+    """:func:`gl_tess.run_tess_eval` on a :class:`vulkan.Runner`: (captured outputs by
+    reflection name, patch of each captured vertex, its tess coordinate words (N, 4))."""
+    if uniforms:
+        raise VulkanError("loose uniforms (the glsl450 profile's) cannot be set on Vulkan: "
+                          "emit the translation in the vulkan profile")
+    vk = runner.dev.vk
+    with _LOCK:
+        r = None
+        try:
+            r = _Run(runner.dev)
+            got = _draw(runner, r, glsl, reflection, patches, V, inputs, buffers or {},
+                        textures or {}, shadow or set())
+        except (vk.VkError, vk.VkException) as e:
+            raise VulkanError(f"Vulkan call failed: {type(e).__name__}") from None
+        finally:
+            if r is not None:
+                r.close()
+    prim = got.pop("xv_prim")[:, 0].astype(np.int64)
+    coord = got.pop("xv_tc")
+    return got, prim, coord
+
+
+def _draw(runner, r: _Run, glsl, reflection, patches, V, inputs, buffers, textures, shadow):
+    from .capture import split_capture
+    vk = r.vk
+    tcs, per_vertex, per_patch = control_shader(reflection, V, HARNESS_BINDINGS)
+    src, slots, strides = add_capture(glsl, reflection, "tess_evaluation")
+    runner._resources(r, reflection, buffers, textures, shadow)
+    vert, patch = harness_words(inputs, patches, V, per_vertex, per_patch)
+    r.storage_buffer(HARNESS_BINDINGS[0], vert)
+    r.storage_buffer(HARNESS_BINDINGS[1], patch)
+    layout, ds = r.descriptors()
+    shaders = [("vert", r.shader(VERTEX_SHADER, "vert")), ("tesc", r.shader(tcs, "tesc")),
+               ("tese", r.shader(src, "tese"))]
+    per = {"points": 1, "lines": 2, "triangles": 3}[captured_primitive(reflection["tessellation"])]
+    capacity = patches * ROOM_PER_PATCH * per
+    raw, count = runner._capture(r, strides, shaders, [], [], vk.VK_PRIMITIVE_TOPOLOGY_PATCH_LIST,
+                                 patches * V, capacity, layout, ds, patch_vertices=V)
+    return split_capture(raw, slots, count)
+
+
+# ---- tessellation control programs ------------------------------------------------------------
+
+#: descriptor binding of the control harness's result buffer (gl_tcs.instrument)
+RESULT_BINDING = 122
+
+
+def run_tcs_lanes_vulkan(runner, glsl: str, reflection: dict, lanes: int, inputs, buffers,
+                         textures=None, shadow=None):
+    """:func:`gl_tcs.run_tcs_lanes` on a :class:`vulkan.Runner`: the translated TCS behind
+    the pass-through vertex shader and in front of an empty evaluation shader, its per-lane
+    and per-patch stores (:func:`gl_tcs.instrument`) read back from a storage buffer."""
+    from .gl_tcs import TcsLanes, lane_outputs
+    ctx: TcsLanes = runner.tess_context
+    P, V, N = ctx.patches, ctx.vertices, ctx.invocations
+    if lanes != P * N:
+        raise VulkanError(f"tessellation control run with {lanes} lanes, expected {P * N}")
+    outputs = lane_outputs(reflection, runner.tess_written)
+    vk = runner.dev.vk
+    with _LOCK:
+        r = None
+        try:
+            r = _Run(runner.dev)
+            return _control_draw(runner, r, glsl, reflection, outputs, lanes, P, V, N, inputs,
+                                 buffers or {}, textures or {}, shadow or set())
+        except (vk.VkError, vk.VkException) as e:
+            raise VulkanError(f"Vulkan call failed: {type(e).__name__}") from None
+        finally:
+            if r is not None:
+                r.close()
+
+
+def _control_draw(runner, r: _Run, glsl, reflection, outputs, lanes, P, V, N, inputs, buffers,
+                  textures, shadow):
+    from .capture import _IN_DECL, passthrough_vertex_shader
+    from .gl_tcs import EMPTY_TES, instrument, lanes_capture
+    vk = r.vk
+    src, k1, patch = instrument(glsl, outputs, reflection, N, binding=RESULT_BINDING,
+                                lanes=lanes)
+    vs_text, attribs = passthrough_vertex_shader(glsl, reflection)
+    types = {m.group(4): m.group(3) for m in _IN_DECL.finditer(glsl)}
+    runner._resources(r, reflection, buffers, textures, shadow)
+    size_words = (lanes * k1 + P * max(len(patch), 1)) * 4
+    result = r.storage_buffer(RESULT_BINDING, np.zeros(size_words, np.uint32))
+    layout, ds = r.descriptors()
+    shaders = [("vert", r.shader(vs_text, "vert")), ("tesc", r.shader(src, "tesc")),
+               ("tese", r.shader(EMPTY_TES, "tese"))]
+    first = np.arange(P) * N                  # the first lane of each patch
+    fmts, vbufs = [], []
+    for loc, name, integer in attribs:
+        fmts.append((loc, runner._attrib_format(integer, types.get(name, "vec4"))))
+        words = np.asarray(inputs[name], np.uint32)[first].reshape(P * V, 4)
+        vbufs.append(runner._attrib_buffer(r, words))
+    rp, fb, _ = r.render_pass([], (1, 1))
+    pipe = r.pipeline(shaders, layout, rp, 0, vk.VK_PRIMITIVE_TOPOLOGY_PATCH_LIST, fmts, (1, 1),
+                      discard=True, patch_vertices=V)
+    cb = r.cb
+    vk.vkCmdBeginRenderPass(cb, vk.VkRenderPassBeginInfo(
+        sType=vk.VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO, renderPass=rp, framebuffer=fb,
+        renderArea=vk.VkRect2D(offset=vk.VkOffset2D(x=0, y=0),
+                               extent=vk.VkExtent2D(width=1, height=1))),
+        vk.VK_SUBPASS_CONTENTS_INLINE)
+    vk.vkCmdBindPipeline(cb, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, pipe)
+    if ds is not None:
+        vk.vkCmdBindDescriptorSets(cb, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, 1, [ds],
+                                   0, None)
+    if vbufs:
+        vk.vkCmdBindVertexBuffers(cb, 0, len(vbufs), vbufs, [0] * len(vbufs))
+    vk.vkCmdDraw(cb, P * V, 1, 0, 0)
+    vk.vkCmdEndRenderPass(cb)
+    vk.vkCmdPipelineBarrier(
+        cb, vk.VK_PIPELINE_STAGE_TESSELLATION_CONTROL_SHADER_BIT, vk.VK_PIPELINE_STAGE_HOST_BIT,
+        0, 1, [vk.VkMemoryBarrier(sType=vk.VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                                  srcAccessMask=vk.VK_ACCESS_SHADER_WRITE_BIT,
+                                  dstAccessMask=vk.VK_ACCESS_HOST_READ_BIT)], 0, None, 0, None)
+    r.submit()
+    raw = np.frombuffer(result, np.uint32, size_words).copy()
+    return lanes_capture(raw, outputs, patch, src, lanes, P)
