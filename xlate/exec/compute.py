@@ -46,6 +46,10 @@ class ComputeResult:
     #: the first data race found (exec/races.py), or None: the results of a racy program
     #: depend on an order the executor fixes and the implementation need not take
     race: str | None = None
+    #: resource name -> the invocation (dispatch order) that last stored to or atomically
+    #: changed each location (-1: none) -- words of buffers, texels of images (races.py): the
+    #: verifier's replay attributes a differing word to its writer
+    writers: dict | None = None
 
     def float(self, binding: int) -> np.ndarray:
         return self.buffers[binding].view(np.float32)
@@ -124,4 +128,6 @@ def execute_compute(program: Program, groups=(1, 1, 1), *, buffers: dict | None 
         run_chunk(code, st, int(max_steps))
         exceeded[start:end] = st.exceeded
     return ComputeResult(memory.buffers(), exceeded, memory.out_of_range, memory.image_data(),
-                         memory.atomic_log, memory.uninitialized_shared, memory.races.race)
+                         memory.atomic_log, memory.uninitialized_shared, memory.races.race,
+                         {r.name: memory.races.writer[r.name].copy()
+                          for r in program.resources.values() if r.kind != "shared"})

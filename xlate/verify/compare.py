@@ -210,6 +210,19 @@ def within_exact(expected: np.ndarray, got: np.ndarray) -> np.ndarray:
     return float_equal(expected, got)
 
 
+def diff_lanes(diffs, lanes: int) -> set[int]:
+    """The lanes (invocations) the differences ``diffs`` belong to, those below ``lanes``: a
+    difference's ``lane``, or for a word or texel of a compute dispatch (kinds ``memory`` and
+    ``texel``, whose ``lane`` is the location) the invocation that stored it last
+    (``invocation``; none when no invocation did)."""
+    out = set()
+    for d in diffs:
+        lane = d.invocation if d.kind in ("memory", "texel") else d.lane
+        if lane is not None and 0 <= lane < lanes:
+            out.add(int(lane))
+    return out
+
+
 @dataclass
 class Difference:
     """One disagreement."""
@@ -223,6 +236,9 @@ class Difference:
     detail: str = ""
     tolerance: tuple[int, float] = (0, 0.0)
     integer: bool = False
+    #: memory and texel differences of a compute dispatch (``lane`` is then the word or texel):
+    #: the invocation that last stored there on the executor's side, None when none did
+    invocation: int | None = None
 
     def describe(self) -> str:
         if self.kind == "atomic":        # an atomic the order rule rejects (gl_compute.py)
@@ -255,6 +271,8 @@ class Difference:
             d["got_bits"] = f"0x{self.got:08x}"
         if self.detail:
             d["detail"] = self.detail
+        if self.invocation is not None:
+            d["invocation"] = self.invocation
         if self.tolerance != (0, 0.0):
             d["tolerance"] = {"ulps": self.tolerance[0], "abs": self.tolerance[1]}
         return d

@@ -431,7 +431,8 @@ def verify_source(text: str, filename: str, *, lanes: int = 4096, seed: int = 1,
         try:
             from .gl_compute import verify_compute
             verify_compute(program, rep, seed=seed, runner=runner or make_runner(backend),
-                           gl_interface=gl_interface, max_reported=max_reported, via=via)
+                           gl_interface=gl_interface, max_reported=max_reported, via=via,
+                           localize=localize)
         finally:
             rep.seconds = time.perf_counter() - t0
         return rep
@@ -457,6 +458,38 @@ class _Run:
     cap: object
     diffs: list
     compared: int
+
+
+class DrawHarness:
+    """How the verifier's verdict tail (:func:`_explain`, :func:`replay.replay`) runs one
+    program on both sides: the executor (:meth:`execute`, with the replay's result hook), the
+    comparison of an executor result with a capture (:meth:`compare`), a run of the
+    implementation with another text of the translation (:meth:`run_impl`: the folding
+    counterfactual, the ``precise`` hint), the implementation's probes (``probe``: None, the IR
+    probes of :mod:`trace`) and what a lane's inputs were (:meth:`describe`).  This one is
+    every draw's (vertex, fragment, geometry, tessellation lanes); a compute dispatch has
+    :class:`compute_replay.ComputeHarness`, with the same methods."""
+
+    probe = None
+
+    def __init__(self, program: Program, facts, reflection: dict, runner):
+        self.program, self.facts, self.reflection, self.runner = (program, facts, reflection,
+                                                                  runner)
+
+    def execute(self, program: Program, gen: GeneratedInputs, lanes: int, hooks=None):
+        return run_executor(program, gen, lanes, hooks=hooks)
+
+    def compare(self, res, cap) -> list:
+        return compare_all(self.program, self.facts, self.reflection, res, cap, [],
+                           strict=True)[0]
+
+    def run_impl(self, glsl: str, gen: GeneratedInputs, lanes: int,
+                 through_spirv: bool = False):
+        return run_gl(self.runner, self.program, glsl, self.reflection, gen, lanes,
+                      through_spirv=through_spirv)
+
+    def describe(self, gen: GeneratedInputs, lane: int) -> dict | None:
+        return describe_inputs(gen, lane) if lane < gen.lanes else None
 
 
 def main_run_inputs(program, facts, lanes: int, seed: int, rep):
@@ -627,9 +660,7 @@ def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: i
                 # were accepted here before: the tree-level mutation harness passed 45 wrong
                 # direct modules through them -- a 1 % literal after a TEX, a write to a
                 # component the analysis calls undefined; docs/verify_mutants_baseline.md.)
-                own = _diff_words(other.diffs)
-                apart = [d for d in run.diffs if own.get(_diff_key(d), object()) != d.got
-                         and not _same_value_by_glsl(d)]
+                apart = direct_departures(run.diffs, other.diffs)
                 if apart:
                     rep.status = "mismatch"
                     rep.reason = ("the direct SPIR-V departs from the executor where glslang's "
@@ -678,10 +709,21 @@ def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: i
     _explain(program, facts, glsl, reflection, lanes, runner, rep, run, max_reported)
 
 
+def direct_departures(direct_diffs, glslang_diffs) -> list:
+    """The differences of the direct SPIR-V module's run that glslang's module's run (same
+    inputs) does not have with the same word -- unless the two words are the same value by
+    GLSL 4.50 4.7.1 (:func:`_same_value_by_glsl`).  Nothing replays the direct module, so no
+    freedom can be shown for these: each is a mismatch."""
+    own = _diff_words(glslang_diffs)
+    return [d for d in direct_diffs if own.get(_diff_key(d), object()) != d.got
+            and not _same_value_by_glsl(d)]
+
+
 def _same_value_by_glsl(d) -> bool:
     """A difference between two words GLSL 4.50 section 4.7.1 does not tell apart: two zeros
     of either sign, or two NaNs of any payload (float words only)."""
-    if d.kind != "value" or d.integer or d.expected is None or d.got is None:
+    if d.kind not in ("value", "memory", "texel") or d.integer or d.expected is None \
+            or d.got is None:
         return False
     a, b = int(d.expected), int(d.got)
     zero = (a & 0x7FFFFFFF) == 0 and (b & 0x7FFFFFFF) == 0
@@ -690,7 +732,7 @@ def _same_value_by_glsl(d) -> bool:
 
 
 def _folding_defect_shown(program, facts, glsl, reflection, lanes, runner, rep, run,
-                          hook) -> bool:
+                          hook, harness=None) -> bool:
     """Mesa's folding of ``umulExtended`` of constants (:func:`trace.known_defect`) lets
     ``permits.rule_implementation_any`` adopt any value at that instruction on ``gl``: assumed,
     not shown, it would pass any wrong translation of it (a mutant reading ``.y`` for ``.x``
@@ -708,8 +750,9 @@ def _folding_defect_shown(program, facts, glsl, reflection, lanes, runner, rep, 
               and program.instructions[k].op == "MUL"}
     if not defect or glsl is None or getattr(runner, "backend", None) != "gl":
         return True
+    harness = harness or DrawHarness(program, facts, reflection, runner)
     try:
-        cap = run_gl(runner, program, glsl, reflection, run.gen, lanes, through_spirv=True)
+        cap = harness.run_impl(glsl, run.gen, lanes, through_spirv=True)
     except (glmod.GLUnavailable, glmod.GLError) as e:
         rep.status, rep.reason = "mismatch", (
             "outputs differ; the folding defect at MUL.HI is not shown: the run of the same "
@@ -718,8 +761,8 @@ def _folding_defect_shown(program, facts, glsl, reflection, lanes, runner, rep, 
     values = {k: v for k, v in hook.values.items() if k not in defect}
     again = ReplayHook(program, values, lanes, getattr(runner, "backend", None), hook.conds,
                        final=True, impl_killed=getattr(run.cap, "killed", None))
-    res = run_executor(program, run.gen, lanes, hooks=again)
-    diffs, _ = compare_all(program, facts, reflection, res, cap, [], strict=True)
+    res = harness.execute(program, run.gen, lanes, hooks=again)
+    diffs = harness.compare(res, cap)
     if diffs:
         rep.status, rep.reason = "mismatch", (
             f"outputs differ; the folding defect at MUL.HI is not shown: the same GLSL "
@@ -735,18 +778,20 @@ def _folding_defect_shown(program, facts, glsl, reflection, lanes, runner, rep, 
 
 
 def _explain(program, facts, glsl, reflection, lanes, runner, rep, run, max_reported,
-             probe=None):
+             probe=None, harness=None):
     """Replay the executor against the implementation's probed values (:mod:`replay`): pass
     when the executor, adopting the implementation's value only where a rule of
     :mod:`permits` shows the difference permitted, reproduces every output bit for bit;
     otherwise mismatch, with the unexplained departures (instruction, lane, operands).
     ``glsl`` None and ``probe`` given: the native backend (the original text is probed; there
-    is no GLSL to make precise)."""
+    is no GLSL to make precise).  ``harness``: how both sides run and what is compared
+    (:class:`DrawHarness` by default; a compute dispatch passes its own)."""
     from . import gl as glmod
     from .replay import replay
+    harness = harness or DrawHarness(program, facts, reflection, runner)
     try:
         out = replay(program, facts, reflection, run.gen, run.cap, runner, lanes,
-                     getattr(runner, "backend", None), probe=probe)
+                     getattr(runner, "backend", None), probe=probe, harness=harness)
     except glmod.GLUnavailable:
         raise
     except glmod.GLError as e:
@@ -772,7 +817,7 @@ def _explain(program, facts, glsl, reflection, lanes, runner, rep, run, max_repo
     unreliable = program.stage == Stage.GEOMETRY
     if not out.diffs and (not hook.unexplained or unreliable) and \
             not _folding_defect_shown(program, facts, glsl, reflection, lanes, runner, rep, run,
-                                      hook):
+                                      hook, harness):
         return
     if not out.diffs and (not hook.unexplained or unreliable):
         if hook.unexplained:
@@ -787,9 +832,9 @@ def _explain(program, facts, glsl, reflection, lanes, runner, rep, run, max_repo
     rep.total_differences = len(out.diffs)
     rep.differences = out.diffs[:max_reported]
     rep.inputs_of = {}
-    _note_inputs(rep, run.gen, out.diffs)
+    _note_inputs(rep, run.gen, out.diffs, harness.describe)
     bad_lanes = {d.lane for d in hook.unexplained}
-    silent = sorted({d.lane for d in out.diffs} - bad_lanes)
+    silent = sorted(cmp.diff_lanes(out.diffs, lanes) - bad_lanes)
     if silent:
         rep.localization.append({"verdict": "interface", "lanes": silent[:20], "detail": (
             "every probed value agreed on these lanes, the outputs do not: the difference "
@@ -801,33 +846,39 @@ def _explain(program, facts, glsl, reflection, lanes, runner, rep, run, max_repo
     where = f" at {first['text']!r} (line {first['line']})" if first else ""
     rep.reason = "localized: " + ", ".join(verdicts) + where
     if glsl is not None and _vanishes_with_precise(program, facts, glsl, reflection, lanes,
-                                                   runner, run):
+                                                   runner, run, harness):
         rep.reason += ("; the differences vanish with 'precise' GLSL: the implementation "
                        "reassociates or contracts float operations")
 
 
-def _vanishes_with_precise(program, facts, glsl, reflection, lanes, runner, run) -> bool:
+def _vanishes_with_precise(program, facts, glsl, reflection, lanes, runner, run,
+                           harness=None) -> bool:
     """Whether the same inputs give no difference when every GLSL variable is ``precise``
     (a hint for the report; it explains nothing)."""
     from . import gl as glmod
+    harness = harness or DrawHarness(program, facts, reflection, runner)
     try:
-        cap = run_gl(runner, program, glmod.make_precise(glsl), reflection, run.gen, lanes)
+        cap = harness.run_impl(glmod.make_precise(glsl), run.gen, lanes)
     except glmod.GLError:
         return False
-    d, _ = compare_all(program, facts, reflection, run.res, cap, [], strict=True)
-    return not d
+    return not harness.compare(run.res, cap)
 
 
-def _note_inputs(rep: ProgramReport, gen: GeneratedInputs, diffs) -> None:
+def _note_inputs(rep: ProgramReport, gen: GeneratedInputs, diffs, describe=None) -> None:
+    """The inputs of the first three lanes with a difference (``describe(gen, lane)``: what a
+    lane's inputs were, :meth:`DrawHarness.describe` by default)."""
     lanes_seen: list[int] = []
-    for d in diffs:
-        if d.lane not in lanes_seen:
-            lanes_seen.append(d.lane)
+    for lane in (cmp.diff_lanes([d], 1 << 62) for d in diffs):
+        for ln in lane:
+            if ln not in lanes_seen:
+                lanes_seen.append(ln)
         if len(lanes_seen) >= 3:
             break
-    for lane in lanes_seen:
-        if lane < gen.lanes:
-            rep.inputs_of[lane] = describe_inputs(gen, lane)
+    for lane in lanes_seen[:3]:
+        info = describe(gen, lane) if describe is not None else (
+            describe_inputs(gen, lane) if lane < gen.lanes else None)
+        if info is not None:
+            rep.inputs_of[lane] = info
 
 
 def compare_all(program, facts, reflection, res, cap, notes: list, strict: bool = False):

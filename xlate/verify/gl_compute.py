@@ -332,35 +332,31 @@ def _ulps(a: int, b: int) -> int:
 
 
 def verify_compute(program: Program, rep, *, seed: int, runner, gl_interface,
-                   max_reported: int = 50, groups=GROUPS, via: str = "auto") -> None:
+                   max_reported: int = 50, groups=GROUPS, via: str = "auto",
+                   localize: bool = True) -> None:
     """Fill ``rep`` (:class:`core.ProgramReport`) with the verdict for a compute program.
     ``gl_interface``: :func:`core.gl_interface` (passed in: core calls this module).  ``via``
     (backends ``gl-spirv`` and ``vulkan``): as :func:`core.verify_source`'s -- which SPIR-V
     runs: ``auto`` the direct path's where it covers the program, ``direct`` only it,
-    ``glsl`` glslang's."""
-    from ..backends.glsl import emit_glsl
+    ``glsl`` glslang's.  Differences go to the verifier's verdict tail (``core._explain``
+    through :class:`compute_replay.ComputeHarness`): localized, and explained only where a
+    rule of :mod:`permits` shows them permitted."""
     from ..diagnostics import XlateError
     from ..exec.compute import execute_compute
     from .analysis import analyse
+    from .compute_replay import ComputeDispatch, ComputeHarness, compare_dispatch, translate
     from .inputs import generate
     from . import compare as cmp
-    rep.lanes = int(np.prod(program.local_size)) * int(np.prod(groups))
+    from . import core
+    rep.lanes = lanes = int(np.prod(program.local_size)) * int(np.prod(groups))
     facts = analyse(program, set(cmp.INEXACT))
     backend = getattr(runner, "backend", "gl")
     # the GL backends run the glsl450 translation (whatever profile a GL runner's draws
     # adapt: compute needs GLSL 4.30), vulkan the vulkan profile's
     profile = "vulkan" if backend == "vulkan" else "glsl450"
     try:
-        if atomic_functions(program):
-            # the translation plus the verifier's log of what each atomic returned
-            from ..backends.glsl import GlslEmitter
-            from ..gcpause import paused
-            em = GlslEmitter(program, profile)
-            em.atomic_log = True
-            with paused():
-                tr = em.emit()
-        else:
-            tr = emit_glsl(program, profile)
+        # the translation plus, with atomics, the verifier's log of what each atomic returned
+        tr = translate(program, profile)
     except XlateError as e:
         rep.status, rep.reason = "error", "the program does not translate"
         rep.diagnostics = list(e.diagnostics)
@@ -386,19 +382,27 @@ def verify_compute(program: Program, rep, *, seed: int, runner, gl_interface,
             gen.shadow = shadow_units(program)
         buffers = generated_buffers(program, s)
         images = generated_images(program, s)
+        exec_kw = dict(params=gen.exec_params(program), textures=gen.textures or None,
+                       **({"sampling": "llvmpipe"} if gen.textures else {}))
         try:
-            res = execute_compute(program, groups, buffers=buffers, images=images,
-                                  params=gen.exec_params(program),
-                                  textures=gen.textures or None,
-                                  **({"sampling": "llvmpipe"} if gen.textures else {}))
+            res = execute_compute(program, groups, buffers=buffers, images=images, **exec_kw)
         except ExecError as e:
             rep.status, rep.reason = "unsupported", \
                 f"the executor finds the program undefined: {e}"
             return
+        if res.steps_exceeded.any():
+            continue
         if any((res.buffers[b] != buffers[b]).any() for b in buffers) or \
                 any((res.images[u] != images[u]).any() for u in images):
             chosen = s
             break
+    if chosen is not None and res.race is not None:
+        # tgsi.rst orders the memory accesses of different invocations only through BARRIER
+        # (exec/races.py): the executor's order is one of several the program allows
+        rep.status, rep.reason = "unsupported", f"data race: {res.race} -- the result " \
+            "depends on an order of the invocations the program leaves open (exec/races.py); " \
+            "not compared"
+        return
     if chosen is not None and res.uninitialized_shared:
         rep.status, rep.reason = "unsupported", "the program reads shared memory its " \
             "workgroup has not written: GLSL leaves its contents undefined (the executor " \
@@ -406,14 +410,18 @@ def verify_compute(program: Program, rep, *, seed: int, runner, gl_interface,
         return
     if chosen is None:
         rep.status, rep.reason = "skipped", f"the program changed no buffer word and no " \
-            f"texel under {SEEDS} generated input sets: nothing to compare"
+            f"texel under {SEEDS} generated input sets (or ran past the executor's step " \
+            "limit): nothing to compare"
         return
     if chosen != seed:
         rep.notes.append(f"inputs of seed {chosen}: the first of seeds {seed}, {seed + 1000}, "
                          "... under which the program writes")
     _, uniforms, param_buffers = gl_interface(tr.reflection, gen, 1)
     capacity = ATOMIC_CAPACITY if atomic_functions(program) else 0
+    dispatch = ComputeDispatch(runner, groups, buffers, images, gen, uniforms, param_buffers,
+                               capacity)
     shader = tr.source
+    direct = False
     if backend in ("gl-spirv", "vulkan"):
         # the direct SPIR-V path's module where it covers the program, else glslang's (the
         # module xlate convert --target spirv writes); with atomics, the direct module keeps
@@ -425,6 +433,7 @@ def verify_compute(program: Program, rep, *, seed: int, runner, gl_interface,
             try:
                 shader = emit_spirv(program, profile, instrumentation=Instrumentation(
                     atomic_log=bool(capacity))).spirv
+                direct = True
                 rep.notes.append("the direct SPIR-V path's module ran")
             except NotCovered as e:
                 if via == "direct":
@@ -433,85 +442,72 @@ def verify_compute(program: Program, rep, *, seed: int, runner, gl_interface,
                     return
                 rep.notes.append(f"glslang's SPIR-V ran (the direct path does not cover {e})")
     try:
-        if backend == "vulkan":
-            from .vulkan_compute import run_vulkan_compute
-            got, got_images = run_vulkan_compute(runner, shader, tr.reflection, groups,
-                                                 buffers, param_buffers, program, images,
-                                                 (gen.textures, gen.shadow), capacity)
-        else:
-            got, got_images = run_gl_compute(runner, shader, tr.reflection, groups, buffers,
-                                             uniforms, param_buffers, program, images,
-                                             (gen.textures, gen.shadow), capacity)
+        cap = dispatch.run(shader, tr.reflection, program)
+        if cap.log is not None and cap.log[0] > capacity:
+            rep.status, rep.reason = "unsupported", f"{cap.log[0]} atomics ran, more than " \
+                f"the verifier logs ({capacity})"
+            return
+        harness = ComputeHarness(program, dispatch, tr.reflection, cap.log, exec_kw)
+        # with atomics: the executor again, each atomic returning what the implementation's
+        # returned (check_atomics judges that order)
+        res = harness.execute(program, gen, lanes)
+        diffs, compared, orders = compare_dispatch(program, res, cap,
+                                                   int(np.prod(program.local_size)))
+        if diffs and direct:
+            # the two translations check each other (as core._verify_program): the replay
+            # probes the GLSL translation, so it explains glslang's module's results; the
+            # direct module's must be the same words there, or the same value by GLSL 4.7.1
+            other = dispatch.run(tr.source, tr.reflection, program)
+            if other.log is not None:
+                harness = ComputeHarness(program, dispatch, tr.reflection, other.log, exec_kw)
+                res = harness.execute(program, gen, lanes)
+            diffs2, compared, orders = compare_dispatch(program, res, other,
+                                                        int(np.prod(program.local_size)))
+            apart = core.direct_departures(diffs, diffs2)
+            if apart:
+                rep.status = "mismatch"
+                rep.reason = ("the direct SPIR-V departs from the executor where glslang's "
+                              f"SPIR-V does not ({len(apart)} words; nothing replays the "
+                              "direct module)")
+                rep.total_differences = len(diffs)
+                rep.differences = apart[:max_reported]
+                return
+            rep.notes.append("the direct SPIR-V's results differ from the executor's only where "
+                             "glslang's SPIR-V's do (or by a zero's sign / a NaN's payload): "
+                             "explained through the GLSL translation")
+            cap, diffs = other, diffs2
     except G.GLError as e:        # the driver refused the translation: as core.py reports it
         rep.status, rep.reason = "mismatch", f"implementation error: {e}"
         return
-    atomic_diffs: list = []
-    finals: dict = {}
-    if capacity:
-        count, entries = got.pop("log")
-        if count > capacity:
-            rep.status, rep.reason = "unsupported", f"{count} atomics ran, more than the " \
-                f"verifier logs ({capacity})"
-            return
-        # the executor again, each atomic returning what the implementation's returned
-        forced = {(int(e[0]), int(e[1])): int(e[6]) for e in entries}
-        res = execute_compute(program, groups, buffers=buffers, images=images,
-                              params=gen.exec_params(program), textures=gen.textures or None,
-                              atomic_values=forced,
-                              **({"sampling": "llvmpipe"} if gen.textures else {}))
-        atomic_diffs, finals, orders = check_atomics(program, res.atomics, entries,
-                                                     int(np.prod(program.local_size)))
-        if orders:
-            rep.notes.append(f"atomics: {orders} contended words, each with an order of its "
-                             "atomics that returns what the implementation returned")
+    if orders:
+        rep.notes.append(f"atomics: {orders} contended words, each with an order of its "
+                         "atomics that returns what the implementation returned")
     if res.out_of_range:
         rep.notes.append("some access fell outside its buffer: the executor reads 0 and drops "
                          "the write, as the translation's bounds checks do")
-    diffs = list(atomic_diffs)
-    compared = 0
-    for binding, want in sorted(res.buffers.items()):
-        have = got[binding]
-        want = want.copy()
-        for (name, loc), word in finals.items():          # the order's word, not lane order's
-            r = program.resources[name]
-            if r.kind == "buffer" and r.binding == binding:
-                want[loc] = word
-        for w in range(len(want)):
-            compared += 1
-            if not _same(int(want[w]), int(have[w])):
-                diffs.append(Difference(f"BUFFER[{binding}]", w, None, int(want[w]),
-                                        int(have[w]), kind="memory"))
-    from ..ir.image_formats import image_format
-    by_unit = {r.binding: r for r in program.resources.values() if r.kind == "image"}
-    for binding, want in sorted((res.images or {}).items()):
-        fmt = image_format(by_unit[binding].format)
-        want = want.copy()
-        for (name, loc), word in finals.items():
-            r = program.resources[name]
-            if r.kind == "image" and r.binding == binding:
-                want.reshape(-1, 4)[loc, 0] = word
-        # GL defines a normalized channel's value as c / (2^b - 1) without bounding the
-        # rounding of that division (GL 4.6 2.3.5.1); llvmpipe multiplies by the reciprocal,
-        # one ulp from the quotient for some c: the texels of UNORM/SNORM images agree to 1 ulp
-        ulps = 1 if fmt is not None and fmt.kind in ("unorm", "snorm") else 0
-        have = got_images[binding].reshape(-1, 4)
-        flat = want.reshape(-1, 4)
-        layers, h, w = want.shape[:3]
-        for t in range(len(flat)):
-            for c in range(4):
-                compared += 1
-                a, b = int(flat[t, c]), int(have[t, c])
-                if not _same(a, b) and not (ulps and c < fmt.channels and _ulps(a, b) <= ulps):
-                    z, y, x = t // (h * w), t // w % h, t % w
-                    diffs.append(Difference(f"IMAGE[{binding}] texel ({x}, {y}, {z})", t, c,
-                                            int(flat[t, c]), int(have[t, c]), kind="texel"))
+    rep.notes.append(f"grid {groups[0]} x {groups[1]} x {groups[2]} workgroups of "
+                     + " x ".join(map(str, program.local_size)) + "; storage buffers compared "
+                     "word by word, images texel by texel")
     rep.compared = compared
     rep.total_differences = len(diffs)
     rep.differences = diffs[:max_reported]
-    rep.status = "mismatch" if diffs else "pass"
-    rep.notes.append(f"grid {groups[0]} x {groups[1]} x {groups[2]} workgroups of "
-                     + " x ".join(map(str, program.local_size)) + "; storage buffers compared "
-                     "word by word")
+    if not diffs:
+        rep.status = "pass"
+        return
+    rep.status = "mismatch"
+    if not localize:
+        rep.reason = "outputs differ (localization off: nothing was explained)"
+        return
+    core._note_inputs(rep, gen, diffs, harness.describe)
+    run = core._Run(gen, res, cap, diffs, compared)
+    try:
+        core._explain(program, facts, tr.source, tr.reflection, lanes, runner, rep, run,
+                      max_reported, harness=harness)
+    except G.GLError as e:
+        rep.reason = f"outputs differ; the probed translation failed: {e}"
+    if harness.probe.rejected:
+        rep.notes.append(f"{harness.probe.rejected} probe dispatches whose atomics returned "
+                         "otherwise than the main run's: their values were not used")
 
 
 __all__ = ["verify_compute", "run_gl_compute", "generated_buffers"]

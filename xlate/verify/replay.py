@@ -43,7 +43,7 @@ import numpy as np
 
 from ..ir.model import DataType, Program, Stage
 from . import permits
-from .compare import flush as cmp_flush, same_words
+from .compare import diff_lanes, flush as cmp_flush, same_words
 # (the probing half of the replay; its names are re-exported for the modules that use them)
 from .probes import (ImplValues, _probe_passes, consistent_values, probe_conditions,  # noqa: F401
                      probe_values, regions)
@@ -425,13 +425,24 @@ class ReplayResult:
 
 
 def replay(program: Program, facts, reflection, gen, cap, runner, lanes: int,
-           backend: str | None, probe=None) -> ReplayResult:
+           backend: str | None, probe=None, harness=None) -> ReplayResult:
     """Explain the differences between the executor and the capture ``cap`` by replay (see the
     module docstring); at most two rounds of probing.  ``probe``: how the implementation's
     values are probed -- by default the instrumented IR's translation
     (:func:`trace._probe_events`); the native backend passes one that instruments the original
-    assembly text (:class:`native.TextProbe`), with the same signature."""
-    from .core import compare_all, run_executor
+    assembly text (:class:`native.TextProbe`), with the same signature.  ``harness``: how the
+    executor runs and what is compared (:class:`core.DrawHarness` by default: the draw's
+    outputs; compute programs pass :class:`compute_replay.ComputeHarness`, whose outputs are
+    the memory after the dispatch and whose probes are its own)."""
+    from .core import DrawHarness
+    if harness is None:
+        harness = DrawHarness(program, facts, reflection, runner)
+    if probe is None:
+        probe = harness.probe
+    run_executor = harness.execute
+
+    def compare_all(program, facts, reflection, res, cap, notes, strict=True):
+        return harness.compare(res, cap), 0
     runs: list = []
     log: list = []
     values = probe_values(program, gen, runner, lanes, probe, runs=runs, log=log)
@@ -446,7 +457,7 @@ def replay(program: Program, facts, reflection, gen, cap, runner, lanes: int,
     diffs, _ = compare_all(program, facts, reflection, res, cap, [], strict=True)
     rounds = 1
     if not hook.final:
-        left = {d.lane for d in diffs} - {d.lane for d in hook.unexplained}
+        left = diff_lanes(diffs, lanes) - {d.lane for d in hook.unexplained}
         if not hook.tentative and not any(hook.unchecked[ln] for ln in left if ln < lanes):
             hook.unexplained += hook.tentative
             hook.tentative = []
@@ -460,8 +471,7 @@ def replay(program: Program, facts, reflection, gen, cap, runner, lanes: int,
             diffs, _ = compare_all(program, facts, reflection, res, cap, [], strict=True)
             rounds = 2
     if (diffs or hook.unexplained) and log:
-        needed = {d.lane for d in diffs if d.lane < lanes} | \
-            {dep.lane for dep in hook.unexplained}
+        needed = diff_lanes(diffs, lanes) | {dep.lane for dep in hook.unexplained}
         if consistent_values(program, gen, runner, lanes, cap, log, values, conds, needed):
             hook = ReplayHook(program, values, lanes, backend, conds, final=True,
                               impl_killed=killed)
