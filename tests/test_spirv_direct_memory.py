@@ -129,7 +129,8 @@ ATOMS = [("ATOMUADD", "TEMP[2].xxxx"), ("ATOMXCHG", "TEMP[2].xxxx"),
 def atomic_program(kind: str) -> str:
     """Every atomic k of ATOMS on its own word: word k of a buffer, of shared memory (set by
     invocation 0, then a barrier) or texel (k, 0) of an R32 image (UINT 2D, SINT 2D array);
-    each invocation stores the 13 returned words in BUFFER[1] at 16 * (block * 4 + thread) + k.
+    each invocation stores the 13 returned words in BUFFER[1] at 16 * (block * 4 + thread) + k,
+    block = x + 2 y (its own words in the 2 x 2 grid: no data race).
     Operands: TEMP[2] x = thread + 1, y = ~(1 << thread), z = thread - 2 (signed); IMM[1] the
     float 0.5 for FADD, 5 for INC_WRAP, 9 for DEC_WRAP."""
     decl, res, suffix = {
@@ -143,7 +144,8 @@ def atomic_program(kind: str) -> str:
         return f"IMM[{4 + k // 4}].{'xyzw'[k % 4]}", f"IMM[{8 + k // 4}].{'xyzw'[k % 4]}"
     body = ["UADD TEMP[2].x, SV[0].xxxx, IMM[0].yyyy", "SHL TEMP[2].y, IMM[0].yyyy, SV[0].xxxx",
             "NOT TEMP[2].y, TEMP[2].yyyy", "UADD TEMP[2].z, SV[0].xxxx, IMM[2].xxxx",
-            "UMAD TEMP[3].x, SV[1].xxxx, IMM[0].wwww, SV[0].xxxx",
+            "UMAD TEMP[3].x, SV[1].yyyy, IMM[0].zzzz, SV[1].xxxx",
+            "UMAD TEMP[3].x, TEMP[3].xxxx, IMM[0].wwww, SV[0].xxxx",
             "SHL TEMP[3].x, TEMP[3].xxxx, IMM[2].yyyy"]        # 64 bytes an invocation
     if kind == "shared":
         body += ["USEQ TEMP[1].x, SV[0].xxxx, IMM[0].xxxx", "UIF TEMP[1].xxxx"]

@@ -33,14 +33,6 @@ OPEN: dict[tuple[str, str, int], str] = {
         "MAXNUM reading it departs on 40 lanes: mismatch.  A correct translation the sound "
         "rule cannot pass (a freedom can cost a pass, never buy one); the old replay passed "
         "it as 'downstream' by showing only that the outputs depend on the quotient"),
-    # compute programs are compared word for word (verify/gl_compute.py): the trace-localized
-    # verdicts (tolerance of inexact opcodes, signed zeros) are not applied to them yet
-    ("tgsi", "compute", 1): (
-        "1 ulp (0x562965ce vs 0x562965cf) after EXP/LG2/POW: inexact opcodes, whose tolerance "
-        "verdict compute verify does not apply yet"),
-    ("tgsi", "compute", 7): (
-        "-0.0 on the executor, +0.0 on llvmpipe: the signed-zero verdict (permits."
-        "rule_signedzero) needs the localization compute verify does not have yet"),
 }
 
 

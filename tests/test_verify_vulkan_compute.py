@@ -112,19 +112,28 @@ def test_textures_parameters_and_an_unformatted_image_pass_on_vulkan():
 
 
 def _every_target() -> str:
-    """Each image target with a format of another kind: every invocation loads the texel at
-    (thread, block.x, block.y) and stores it at (block.x, thread, block.y)."""
+    """Each image target with a format of another kind: every invocation loads its own texel
+    -- (4 block.x + thread, block.y), or x = 16 block.y + 4 block.x + thread in the 1D
+    targets -- and stores it two rows further (1D: 32 texels further), where no invocation
+    loads: no two invocations touch one texel (no data race)."""
     images = [("1D", "R32G32B32A32_FLOAT"), ("3D", "R16G16_SNORM"), ("CUBE", "R8G8B8A8_UINT"),
               ("2D_ARRAY", "R16_SINT"), ("1D_ARRAY", "R16G16B16A16_FLOAT"),
               ("CUBEARRAY", "R8_UNORM"), ("RECT", "R32_UINT")]
-    body = ("MOV TEMP[0].x, SV[0].xxxx\nMOV TEMP[0].y, SV[1].xxxx\nMOV TEMP[0].z, SV[1].yyyy\n"
-            "MOV TEMP[0].w, IMM[0].xxxx\n")
+    body = ("UMAD TEMP[0].x, SV[1].xxxx, IMM[0].wwww, SV[0].xxxx\nMOV TEMP[0].y, SV[1].yyyy\n"
+            "MOV TEMP[0].zw, IMM[0].xxxx\nMOV TEMP[2], IMM[0].xxxx\n"
+            "UMAD TEMP[2].x, SV[1].yyyy, IMM[0].wwww, SV[1].xxxx\n"
+            "UMAD TEMP[2].x, TEMP[2].xxxx, IMM[0].wwww, SV[0].xxxx\n")
     decls = ""
     for i, (target, fmt) in enumerate(images):
         decls += f"DCL IMAGE[{i}], {target}, PIPE_FORMAT_{fmt}, WR\n"
-        body += (f"LOAD TEMP[1], IMAGE[{i}], TEMP[0], {target}, PIPE_FORMAT_{fmt}\n"
-                 f"STORE IMAGE[{i}], TEMP[0].yxzw, TEMP[1], {target}, PIPE_FORMAT_{fmt}\n")
-    return comp(body, decls)
+        if target.startswith("1D"):
+            at, to = "TEMP[2]", "MOV TEMP[3], TEMP[2]\nUADD TEMP[3].x, TEMP[2].xxxx, IMM[1].xxxx\n"
+        else:
+            at, to = "TEMP[0]", "MOV TEMP[3], TEMP[0]\nUADD TEMP[3].y, TEMP[0].yyyy, IMM[0].zzzz\n"
+        body += (f"LOAD TEMP[1], IMAGE[{i}], {at}, {target}, PIPE_FORMAT_{fmt}\n" + to +
+                 f"STORE IMAGE[{i}], TEMP[3], TEMP[1], {target}, PIPE_FORMAT_{fmt}\n")
+    return comp(body, decls).replace("IMM[0] UINT32 {0, 1, 2, 4}\n",
+                                     "IMM[0] UINT32 {0, 1, 2, 4}\nIMM[1] UINT32 {32, 0, 0, 0}\n")
 
 
 def test_every_image_target_and_format_kind_passes_on_vulkan():
@@ -141,11 +150,14 @@ MULTISAMPLE = comp(
     "AND TEMP[0], SV[0].xxxx, IMM[0].zzzz\nMOV TEMP[0].w, SV[1].xxxx\n"
     "TXF TEMP[1], TEMP[0], SAMP[0], 2D_MSAA\n"
     "SAMPLE_I_MS TEMP[2], TEMP[0], SVIEW[1], TEMP[0].wwww\n"
-    "SHL TEMP[3].x, SV[0].xxxx, IMM[0].wwww\nSTORE BUFFER[0], TEMP[3].xxxx, TEMP[1]\n"
+    # each invocation its own 16 bytes, (4 (x + 2 y) + thread) * 16, then 256 bytes on
+    "UMAD TEMP[3].x, SV[1].yyyy, IMM[0].zzzz, SV[1].xxxx\n"
+    "UMAD TEMP[3].x, TEMP[3].xxxx, IMM[0].wwww, SV[0].xxxx\n"
+    "SHL TEMP[3].x, TEMP[3].xxxx, IMM[0].wwww\nSTORE BUFFER[0], TEMP[3].xxxx, TEMP[1]\n"
     "UADD TEMP[3].x, TEMP[3].xxxx, IMM[1].xxxx\nSTORE BUFFER[0], TEMP[3].xxxx, TEMP[2]\n",
     "DCL SAMP[0]\nDCL SAMP[1]\nDCL SVIEW[0], 2D_MSAA, FLOAT\nDCL SVIEW[1], 2D_ARRAY_MSAA, UINT\n"
     "DCL BUFFER[0]\n").replace("IMM[0] UINT32 {0, 1, 2, 4}\n",
-                                "IMM[0] UINT32 {0, 1, 2, 4}\nIMM[1] UINT32 {128, 0, 0, 0}\n")
+                                "IMM[0] UINT32 {0, 1, 2, 4}\nIMM[1] UINT32 {256, 0, 0, 0}\n")
 
 
 def test_multisample_textures_pass_on_vulkan():

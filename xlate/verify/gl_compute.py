@@ -487,7 +487,7 @@ def verify_compute(program: Program, rep, *, seed: int, runner, gl_interface,
                          "the write, as the translation's bounds checks do")
     rep.notes.append(f"grid {groups[0]} x {groups[1]} x {groups[2]} workgroups of "
                      + " x ".join(map(str, program.local_size)) + "; storage buffers compared "
-                     "word by word, images texel by texel")
+                     "word by word")
     rep.compared = compared
     rep.total_differences = len(diffs)
     rep.differences = diffs[:max_reported]
