@@ -8,9 +8,16 @@ run_vulkan_compute` on ``vulkan`` (the vulkan profile's translation).
 
 What is compared and how:
 
-* Every word of every storage buffer after the dispatch, exactly (bit for bit; two NaNs of
-  any payload are the same value).  Shared memory is private to a workgroup and is seen only
-  through what the program stores.
+* Every word of every storage buffer after the dispatch, bit for bit (two NaNs of any payload
+  are the same value).  Shared memory is private to a workgroup and is seen only through what
+  the program stores.  A difference is then judged like any other stage's: the verifier's
+  verdict tail (``core._explain``, through :class:`compute_replay.ComputeHarness`) probes the
+  implementation's value of every instruction per invocation (stored into a harness buffer)
+  and replays the executor, adopting the implementation's value only where a rule of
+  :mod:`permits` shows the difference permitted (an approximate EX2/LG2/POW within its bound,
+  a zero of the other sign, an operation on a NaN ...); the program passes only when the
+  replayed executor reproduces every word and texel, else it is a mismatch localized at the
+  first unexplained instruction (invocation, operands, both results).
 * Inputs: each buffer holds ``BUFFER_BYTES`` bytes of generated words, each either a small
   integer (0..63: valid byte offsets and counts) or a float k/4 with |k| <= 32; parameters
   (CONST) are what ``xlate verify`` generates for any stage.
@@ -18,10 +25,11 @@ What is compared and how:
   buffer and each to have its own shared memory.
 * The executor's order (exec/memory.py) is one order the implementation may take.  Plain
   stores of several invocations to one word without a BARRIER between them (or from two
-  workgroups) race, and so does a load of a word another invocation stores unsynchronised: the
-  program leaves the result open, yet it is compared as if the executor's order were the only
-  one -- such a program can be reported a mismatch that is not a translation error (races are
-  not detected yet; issue 20).
+  workgroups), and a load of a word another invocation stores unsynchronised, race: the
+  program leaves the result open.  The executor finds the first race (exec/races.py,
+  ``ComputeResult.race``) and such a program is reported ``unsupported`` with it, not
+  compared.  Atomics do not race each other: their order is checked apart
+  (:func:`check_atomics`).
 * A BARRIER that only part of a workgroup reaches is undefined (exec/memory.py): the program is
   reported ``unsupported`` with the executor's reason.
 * Images: every texel of every image after the dispatch, exactly, read back as the shader
@@ -34,9 +42,8 @@ What is compared and how:
   a value LOADed from such an image and carried into other results is compared exactly
   (such a program can show a 1-ulp mismatch that is llvmpipe's conversion).
 * Textures: those ``xlate verify`` generates for any stage, sampled by the executor as llvmpipe
-  samples (``sampling="llvmpipe"``).  Sampled values are compared exactly here (the main
-  verifier's tolerances and their counterfactual checks are not applied to compute programs
-  yet): a filtered lookup that llvmpipe rounds otherwise shows as a mismatch.
+  samples (``sampling="llvmpipe"``); a filtered lookup llvmpipe rounds otherwise is judged by
+  the replay's texture rules, as in the other stages.
 """
 from __future__ import annotations
 
