@@ -54,11 +54,53 @@ PROBE_BINDING = ATOMIC_LOG_BINDING - 1
 @dataclass
 class ComputeCapture:
     """What a dispatch left: ``buffers`` binding -> words, ``images`` unit -> texels, ``log``:
-    (count, entries) of the atomic log or None."""
+    (count, entries) of the atomic log or None.  Read like a draw's capture where a caller
+    only compares captures (the mutation harness): ``outputs`` are the buffers and images by
+    resource name, nothing is killed, no primitive is emitted."""
 
     buffers: dict
     images: dict
     log: tuple | None = None
+    killed = None
+    primitives = None
+
+    @property
+    def outputs(self) -> dict:
+        out = {f"BUFFER[{b}]": w for b, w in self.buffers.items()}
+        out.update({f"IMAGE[{u}]": t for u, t in self.images.items()})
+        return out
+
+
+@dataclass
+class ComputeJob:
+    """What a runner's ``run("compute", ...)`` dispatches besides the shader: the grid, the
+    storage buffers' words by binding, the images' texels by unit, the program (its
+    resources) and the atomic log's capacity (0: none)."""
+
+    groups: tuple
+    buffers: dict
+    images: dict
+    program: Program
+    capacity: int = 0
+
+
+def run_job(runner, shader, reflection: dict, job: ComputeJob, uniforms, param_buffers,
+            textures, shadow) -> ComputeCapture:
+    """The dispatch behind ``Runner.run("compute", ...)`` of the gl and vulkan runners: the
+    storage buffers and images of ``job``, the parameters, the textures."""
+    tex = (textures or {}, shadow or set())
+    if getattr(runner, "backend", "gl") == "vulkan":
+        from .vulkan_compute import run_vulkan_compute
+        got, texels = run_vulkan_compute(runner, shader, reflection, job.groups, job.buffers,
+                                         param_buffers, job.program, job.images, tex,
+                                         job.capacity)
+    else:
+        from .gl_compute import run_gl_compute
+        got, texels = run_gl_compute(runner, shader, reflection, job.groups, job.buffers,
+                                     uniforms, param_buffers, job.program, job.images, tex,
+                                     job.capacity)
+    log = got.pop("log", None)
+    return ComputeCapture(got, texels, log)
 
 
 def translate(program: Program, profile: str):
@@ -89,34 +131,19 @@ class ComputeDispatch:
 
     def run(self, shader, reflection: dict, program: Program, extra: dict | None = None,
             through_spirv: bool = False) -> ComputeCapture:
-        """Dispatch ``shader`` (GLSL, or SPIR-V bytes on gl-spirv / vulkan); ``extra``: more
-        storage buffers (binding -> words: the probes'); ``through_spirv``: on ``gl``, compile
-        the GLSL with glslang and load the SPIR-V this once."""
-        from .gl_compute import run_gl_compute
-        buffers = {**self.buffers, **(extra or {})}
-        textures = (self.gen.textures, self.gen.shadow)
-        if self.backend == "vulkan":
-            from .vulkan_compute import run_vulkan_compute
-            got, texels = run_vulkan_compute(self.runner, shader, reflection, self.groups,
-                                             buffers, self.param_buffers, program, self.images,
-                                             textures, self.capacity)
-        else:
-            runner = self.runner
-            switched = through_spirv and runner.backend == "gl"
-            if switched:
-                from . import glapi as G
-                if "GL_ARB_gl_spirv" not in runner.gl.extensions:
-                    raise G.GLUnavailable(f"{runner.gl.describe()} has no GL_ARB_gl_spirv")
-                runner.backend = "gl-spirv"
-            try:
-                got, texels = run_gl_compute(runner, shader, reflection, self.groups, buffers,
-                                             self.uniforms, self.param_buffers, program,
-                                             self.images, textures, self.capacity)
-            finally:
-                if switched:
-                    runner.backend = "gl"
-        log = got.pop("log", None)
-        return ComputeCapture(got, texels, log)
+        """Dispatch ``shader`` (GLSL, or SPIR-V bytes on gl-spirv / vulkan) through the
+        runner's ``run("compute", ...)`` (:func:`run_job`; a wrapping runner -- the mutation
+        harness's -- sees it as any draw); ``extra``: more storage buffers (binding -> words:
+        the probes'); ``through_spirv``: on ``gl``, compile the GLSL with glslang and load the
+        SPIR-V this once."""
+        job = ComputeJob(tuple(self.groups), {**self.buffers, **(extra or {})}, self.images,
+                         program, self.capacity)
+        lanes = int(np.prod(program.local_size)) * int(np.prod(self.groups))
+        kw = {"through_spirv": True} if through_spirv else {}
+        return self.runner.run("compute", shader, reflection, lanes, inputs={},
+                               uniforms=self.uniforms, buffers=self.param_buffers,
+                               textures=self.gen.textures, shadow=self.gen.shadow,
+                               compute=job, **kw)
 
 
 def compare_dispatch(program: Program, res, cap: ComputeCapture, local_count: int):
@@ -364,5 +391,5 @@ class ComputeHarness:
                 "local_invocation": [str(i % lx), str(i // lx % ly), str(i // (lx * ly))]}
 
 
-__all__ = ["ComputeCapture", "ComputeDispatch", "ComputeHarness", "ComputeProbe",
+__all__ = ["ComputeCapture", "ComputeDispatch", "ComputeJob", "run_job", "ComputeHarness", "ComputeProbe",
            "compare_dispatch", "instrument", "translate"]

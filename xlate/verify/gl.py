@@ -345,7 +345,7 @@ class Runner:
             inputs: dict[str, np.ndarray], uniforms: list[tuple[int, np.ndarray]],
             buffers: dict[int, np.ndarray] | None = None, textures: dict | None = None,
             shadow: set[int] | None = None, direct=None, through_spirv: bool = False,
-            planes: dict | None = None) -> Capture:
+            planes: dict | None = None, compute=None) -> Capture:
         """Run ``glsl`` (the translation) on ``lanes`` invocations.
 
         ``direct``: run the direct SPIR-V path's module of the program instead of glslang's
@@ -360,6 +360,9 @@ class Runner:
         :class:`xlate.exec.Texture` the translated shader samples; ``shadow``: the units sampled
         through SHADOW targets (depth textures with comparison).  ``planes``: fragment input
         name -> (3, 4) coefficients of the inputs that are planes (:mod:`xlate.verify.planes`).
+        ``stage`` "compute": a dispatch of ``compute`` (:class:`compute_replay.ComputeJob`;
+        ``glsl`` may be SPIR-V bytes on gl-spirv), returning a
+        :class:`compute_replay.ComputeCapture`; ``buffers`` are the parameters' blocks.
         """
         if through_spirv and self.backend == "gl":
             if "GL_ARB_gl_spirv" not in self.gl.extensions:
@@ -368,9 +371,13 @@ class Runner:
             try:
                 return self.run(stage, glsl, reflection, lanes, inputs=inputs,
                                 uniforms=uniforms, buffers=buffers, textures=textures,
-                                shadow=shadow, direct=direct, planes=planes)
+                                shadow=shadow, direct=direct, planes=planes, compute=compute)
             finally:
                 self.backend = "gl"
+        if stage == "compute":          # (not made precise: compute runs its translation as is)
+            from .compute_replay import run_job
+            return run_job(self, glsl, reflection, compute, uniforms, buffers or {}, textures,
+                           shadow)
         self._tex = (textures or {}, shadow or set())
         self._planes = planes or {}
         if self.profile != "glsl450":

@@ -91,11 +91,16 @@ class Runner:
     def run(self, stage: str, glsl: str, reflection: dict, lanes: int, *,
             inputs: dict[str, np.ndarray], uniforms: list[tuple[int, np.ndarray]],
             buffers: dict[int, np.ndarray] | None = None, textures: dict | None = None,
-            shadow: set[int] | None = None, direct=None, planes: dict | None = None) -> Capture:
+            shadow: set[int] | None = None, direct=None, planes: dict | None = None,
+            compute=None) -> Capture:
         """As :meth:`gl.Runner.run`, for a translation in the ``vulkan`` profile: ``buffers``
         are the uniform blocks by descriptor binding (the parameter block at 0, program
         buffers at 40 + b); ``uniforms`` (loose uniforms, which Vulkan GLSL has not) must be
         empty; ``textures`` go to the bindings the reflection gives their units."""
+        if stage == "compute":          # a dispatch (compute_replay.ComputeJob), as on GL
+            from .compute_replay import run_job
+            return run_job(self, glsl, reflection, compute, uniforms, buffers or {}, textures,
+                           shadow)
         if uniforms:
             raise VulkanError("loose uniforms (the glsl450 profile's) cannot be set on Vulkan: "
                               "emit the translation in the vulkan profile")
