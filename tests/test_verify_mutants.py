@@ -474,3 +474,17 @@ def test_campaign_seed_5_pass_is_a_zero_sign_change(runner):
     pr = M.mutate_program(text, name, "test", runner, per_program=1, seed=5, mutations=found)
     assert [r.outcome for r in pr.mutants] == ["zero-sign-only"], \
         [(r.outcome, r.reason) for r in pr.mutants]
+
+
+def test_compute_programs_are_mutated_and_every_live_mutant_caught(runner):
+    """A compute dispatch goes through the runner's run("compute", ...): the harness records
+    its main run and mutates its translation like any draw's (before, no compute program was
+    ever clean: the dispatch bypassed the recording runner).  A generated TGSI compute program
+    whose memory the verifier compares bit for bit; every live mutant is a mismatch."""
+    text = generate("tgsi", 2, "compute")
+    pr = M.mutate_program(text, "c2.tgsi", "test", runner, per_program=4, seed=1, tries=8)
+    assert pr.status == "clean", pr.status
+    live = [r for r in pr.mutants if r.outcome in LIVE]
+    assert live and all(r.outcome == "caught" for r in live), \
+        [(r.kind, r.before, r.after, r.outcome, r.reason) for r in live]
+    assert all(r.dialect == "TGSI/compute" for r in pr.mutants)

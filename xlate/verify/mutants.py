@@ -324,7 +324,11 @@ def original_nonfinite_lanes(text: str, name: str, lanes: int, seed: int,
     from .analysis import analyse
     from .core import ProgramReport, main_run_inputs, run_executor
     from ..frontends import parse_program
+    from ..ir.model import Stage
     program = parse_program(text, name)
+    if program.stage == Stage.COMPUTE:
+        # a dispatch's captures are memory words, not lanes: no lane mask applies to them
+        return None
     facts = analyse(program, set(cmp.INEXACT))
     rep = ProgramReport(name, backend=backend)
     made = main_run_inputs(program, facts, lanes, seed, rep)
