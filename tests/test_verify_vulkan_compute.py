@@ -1,6 +1,6 @@
 """``xlate verify --backend vulkan`` of compute programs (issue 20): the translated module runs as
 a compute pipeline on lavapipe (xlate/verify/vulkan_compute.py) with the inputs, grid and
-verdict of the GL path (gl_compute.verify_compute).  Exact texel packing of every image format
+verdict of the GL path (compute_verify.verify_compute).  Exact texel packing of every image format
 kind, the test programs of test_tgsi_compute.py passing, wrong translations (a GLSL template,
 a word of the direct SPIR-V module, an atomic) reported as mismatches, the 13 modern compute
 shaders of ../shared/corpus, and the CLI.  Tests that run shaders skip with the reason when no

@@ -36,7 +36,6 @@ unexplained -- a freedom can cost a pass, never buy one).
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -44,63 +43,12 @@ from ..backends.glsl.memory import ATOMIC_LOG_BINDING, atomic_functions
 from ..ir.model import (Binding, CondTest, DataType, Dest, Instruction, MemRef, Program,
                         Register, RegKind, Resource, Source)
 from .compare import Difference
+from .gl_compute import ComputeCapture
 
 #: probes per compilation (one storage buffer holds them all; the limit keeps the shader small)
 PROBE_BATCH = 48
 #: the storage-buffer binding of the probes (below the atomic log's)
 PROBE_BINDING = ATOMIC_LOG_BINDING - 1
-
-
-@dataclass
-class ComputeCapture:
-    """What a dispatch left: ``buffers`` binding -> words, ``images`` unit -> texels, ``log``:
-    (count, entries) of the atomic log or None.  Read like a draw's capture where a caller
-    only compares captures (the mutation harness): ``outputs`` are the buffers and images by
-    resource name, nothing is killed, no primitive is emitted."""
-
-    buffers: dict
-    images: dict
-    log: tuple | None = None
-    killed = None
-    primitives = None
-
-    @property
-    def outputs(self) -> dict:
-        out = {f"BUFFER[{b}]": w for b, w in self.buffers.items()}
-        out.update({f"IMAGE[{u}]": t for u, t in self.images.items()})
-        return out
-
-
-@dataclass
-class ComputeJob:
-    """What a runner's ``run("compute", ...)`` dispatches besides the shader: the grid, the
-    storage buffers' words by binding, the images' texels by unit, the program (its
-    resources) and the atomic log's capacity (0: none)."""
-
-    groups: tuple
-    buffers: dict
-    images: dict
-    program: Program
-    capacity: int = 0
-
-
-def run_job(runner, shader, reflection: dict, job: ComputeJob, uniforms, param_buffers,
-            textures, shadow) -> ComputeCapture:
-    """The dispatch behind ``Runner.run("compute", ...)`` of the gl and vulkan runners: the
-    storage buffers and images of ``job``, the parameters, the textures."""
-    tex = (textures or {}, shadow or set())
-    if getattr(runner, "backend", "gl") == "vulkan":
-        from .vulkan_compute import run_vulkan_compute
-        got, texels = run_vulkan_compute(runner, shader, reflection, job.groups, job.buffers,
-                                         param_buffers, job.program, job.images, tex,
-                                         job.capacity)
-    else:
-        from .gl_compute import run_gl_compute
-        got, texels = run_gl_compute(runner, shader, reflection, job.groups, job.buffers,
-                                     uniforms, param_buffers, job.program, job.images, tex,
-                                     job.capacity)
-    log = got.pop("log", None)
-    return ComputeCapture(got, texels, log)
 
 
 def translate(program: Program, profile: str):
@@ -136,6 +84,7 @@ class ComputeDispatch:
         harness's -- sees it as any draw); ``extra``: more storage buffers (binding -> words:
         the probes'); ``through_spirv``: on ``gl``, compile the GLSL with glslang and load the
         SPIR-V this once."""
+        from .gl_compute import ComputeJob
         job = ComputeJob(tuple(self.groups), {**self.buffers, **(extra or {})}, self.images,
                          program, self.capacity)
         lanes = int(np.prod(program.local_size)) * int(np.prod(self.groups))
@@ -391,5 +340,5 @@ class ComputeHarness:
                 "local_invocation": [str(i % lx), str(i // lx % ly), str(i // (lx * ly))]}
 
 
-__all__ = ["ComputeCapture", "ComputeDispatch", "ComputeJob", "run_job", "ComputeHarness", "ComputeProbe",
+__all__ = ["ComputeDispatch", "ComputeHarness", "ComputeProbe",
            "compare_dispatch", "instrument", "translate"]

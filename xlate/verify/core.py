@@ -426,10 +426,9 @@ def verify_source(text: str, filename: str, *, lanes: int = 4096, seed: int = 1,
             rep.seconds = time.perf_counter() - t0
         return rep
     if program.stage == Stage.COMPUTE:
-        # a dispatch compared through storage buffers (gl_compute.py; on vulkan the dispatch
-        # is vulkan_compute.py's)
+        # a dispatch compared through storage buffers and images (compute_verify.py)
         try:
-            from .gl_compute import verify_compute
+            from .compute_verify import verify_compute
             verify_compute(program, rep, seed=seed, runner=runner or make_runner(backend),
                            gl_interface=gl_interface, max_reported=max_reported, via=via,
                            localize=localize)

@@ -360,9 +360,9 @@ class Runner:
         :class:`xlate.exec.Texture` the translated shader samples; ``shadow``: the units sampled
         through SHADOW targets (depth textures with comparison).  ``planes``: fragment input
         name -> (3, 4) coefficients of the inputs that are planes (:mod:`xlate.verify.planes`).
-        ``stage`` "compute": a dispatch of ``compute`` (:class:`compute_replay.ComputeJob`;
+        ``stage`` "compute": a dispatch of ``compute`` (:class:`gl_compute.ComputeJob`;
         ``glsl`` may be SPIR-V bytes on gl-spirv), returning a
-        :class:`compute_replay.ComputeCapture`; ``buffers`` are the parameters' blocks.
+        :class:`gl_compute.ComputeCapture`; ``buffers`` are the parameters' blocks.
         """
         if through_spirv and self.backend == "gl":
             if "GL_ARB_gl_spirv" not in self.gl.extensions:
@@ -375,7 +375,7 @@ class Runner:
             finally:
                 self.backend = "gl"
         if stage == "compute":          # (not made precise: compute runs its translation as is)
-            from .compute_replay import run_job
+            from .gl_compute import run_job
             return run_job(self, glsl, reflection, compute, uniforms, buffers or {}, textures,
                            shadow)
         self._tex = (textures or {}, shadow or set())

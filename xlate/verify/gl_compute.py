@@ -1,60 +1,20 @@
-"""Verification of compute programs on OpenGL (Mesa llvmpipe) and Vulkan (lavapipe): the
-translated compute shader is dispatched over a small grid with its storage buffers filled from
-generated words, the buffers are read back and compared word by word with the executor's
-dispatch of the original program (``xlate.exec.compute``) on the same words, parameters and grid.
-:func:`verify_compute` chooses the inputs and gives the verdict for every backend; the dispatch
-is :func:`run_gl_compute` on the GL backends and :func:`xlate.verify.vulkan_compute.
-run_vulkan_compute` on ``vulkan`` (the vulkan profile's translation).
-
-What is compared and how:
-
-* Every word of every storage buffer after the dispatch, bit for bit (two NaNs of any payload
-  are the same value).  Shared memory is private to a workgroup and is seen only through what
-  the program stores.  A difference is then judged like any other stage's: the verifier's
-  verdict tail (``core._explain``, through :class:`compute_replay.ComputeHarness`) probes the
-  implementation's value of every instruction per invocation (stored into a harness buffer)
-  and replays the executor, adopting the implementation's value only where a rule of
-  :mod:`permits` shows the difference permitted (an approximate EX2/LG2/POW within its bound,
-  a zero of the other sign, an operation on a NaN ...); the program passes only when the
-  replayed executor reproduces every word and texel, else it is a mismatch localized at the
-  first unexplained instruction (invocation, operands, both results).
-* Inputs: each buffer holds ``BUFFER_BYTES`` bytes of generated words, each either a small
-  integer (0..63: valid byte offsets and counts) or a float k/4 with |k| <= 32; parameters
-  (CONST) are what ``xlate verify`` generates for any stage.
-* The grid is ``GROUPS`` workgroups (2 x 2 x 1 by default): enough for two groups to share a
-  buffer and each to have its own shared memory.
-* The executor's order (exec/memory.py) is one order the implementation may take.  Plain
-  stores of several invocations to one word without a BARRIER between them (or from two
-  workgroups), and a load of a word another invocation stores unsynchronised, race: the
-  program leaves the result open.  The executor finds the first race (exec/races.py,
-  ``ComputeResult.race``) and such a program is reported ``unsupported`` with it, not
-  compared.  Atomics do not race each other: their order is checked apart
-  (:func:`check_atomics`).
-* A BARRIER that only part of a workgroup reaches is undefined (exec/memory.py): the program is
-  reported ``unsupported`` with the executor's reason.
-* Images: every texel of every image after the dispatch, exactly, read back as the shader
-  reads them (the executor's texel words, exec/images.py).  Each image has the executor's
-  default size (images.py ``DEFAULT_SHAPE``) and starts with generated texels (small integers
-  for integer formats, k/4 floats for float ones, k/255-style values for normalized ones: the
-  words the format holds, so the upload is exact).  An image declared without a format is an
-  RGBA32F image.  Buffer images are not run here yet (``unsupported``).  Channels of UNORM and
-  SNORM images are compared to 1 ulp (GL does not bound the rounding of c / (2^b - 1));
-  a value LOADed from such an image and carried into other results is compared exactly
-  (such a program can show a 1-ulp mismatch that is llvmpipe's conversion).
-* Textures: those ``xlate verify`` generates for any stage, sampled by the executor as llvmpipe
-  samples (``sampling="llvmpipe"``); a filtered lookup llvmpipe rounds otherwise is judged by
-  the replay's texture rules, as in the other stages.
+"""The dispatch half of compute verification (:mod:`compute_verify` gives the verdict): the
+inputs it generates (storage-buffer words, images' texels, small parameters), the GL dispatch
+(:func:`run_gl_compute`; :func:`xlate.verify.vulkan_compute.run_vulkan_compute` on ``vulkan``)
+behind the runners' ``run("compute", ...)`` (:func:`run_job`, :class:`ComputeJob`,
+:class:`ComputeCapture`), and the order rule of atomics checked on what the implementation did
+(:func:`check_atomics`).  :mod:`compute_verify`'s docstring says what is compared and how.
 """
 from __future__ import annotations
 
 import ctypes as C
+from dataclasses import dataclass
 
 import numpy as np
 
-from ..exec.bind import ExecError
 from ..ir.model import Program
 from . import glapi as G
-from ..backends.glsl.memory import ATOMIC_LOG_BINDING, atomic_functions
+from ..backends.glsl.memory import ATOMIC_LOG_BINDING
 from .compare import Difference
 
 BUFFER_BYTES = 1024
@@ -338,183 +298,56 @@ def _ulps(a: int, b: int) -> int:
     return abs(a - b)
 
 
-def verify_compute(program: Program, rep, *, seed: int, runner, gl_interface,
-                   max_reported: int = 50, groups=GROUPS, via: str = "auto",
-                   localize: bool = True) -> None:
-    """Fill ``rep`` (:class:`core.ProgramReport`) with the verdict for a compute program.
-    ``gl_interface``: :func:`core.gl_interface` (passed in: core calls this module).  ``via``
-    (backends ``gl-spirv`` and ``vulkan``): as :func:`core.verify_source`'s -- which SPIR-V
-    runs: ``auto`` the direct path's where it covers the program, ``direct`` only it,
-    ``glsl`` glslang's.  Differences go to the verifier's verdict tail (``core._explain``
-    through :class:`compute_replay.ComputeHarness`): localized, and explained only where a
-    rule of :mod:`permits` shows them permitted."""
-    from ..diagnostics import XlateError
-    from ..exec.compute import execute_compute
-    from .analysis import analyse
-    from .compute_replay import ComputeDispatch, ComputeHarness, compare_dispatch, translate
-    from .inputs import generate
-    from . import compare as cmp
-    from . import core
-    rep.lanes = lanes = int(np.prod(program.local_size)) * int(np.prod(groups))
-    facts = analyse(program, set(cmp.INEXACT))
-    backend = getattr(runner, "backend", "gl")
-    # the GL backends run the glsl450 translation (whatever profile a GL runner's draws
-    # adapt: compute needs GLSL 4.30), vulkan the vulkan profile's
-    profile = "vulkan" if backend == "vulkan" else "glsl450"
-    try:
-        # the translation plus, with atomics, the verifier's log of what each atomic returned
-        tr = translate(program, profile)
-    except XlateError as e:
-        rep.status, rep.reason = "error", "the program does not translate"
-        rep.diagnostics = list(e.diagnostics)
-        return
-    if any(r.kind == "image" and r.target == "BUFFER" for r in program.resources.values()):
-        rep.status, rep.reason = "unsupported", "buffer images are not verified yet"
-        return
-    # inputs under which the program writes something: generated parameters often put every
-    # access out of bounds (a random CONST offset), which would compare nothing but the
-    # inputs; up to SEEDS input sets are tried (every other one with small parameters,
-    # small_parameters), the first that changes memory is compared
-    chosen = None
-    for k in range(SEEDS):
-        s = seed + 1000 * k
-        gen = generate(program, facts, 1, s)
-        if k % 2:
-            small_parameters(gen, s)
-        if facts.uses_textures:
-            # the textures xlate verify makes for every stage; the executor samples as
-            # llvmpipe does (texture.prepare "llvmpipe"), as the main verifier runs it
-            from .textures import generate_textures, shadow_units
-            gen.textures = generate_textures(program, s)
-            gen.shadow = shadow_units(program)
-        buffers = generated_buffers(program, s)
-        images = generated_images(program, s)
-        exec_kw = dict(params=gen.exec_params(program), textures=gen.textures or None,
-                       **({"sampling": "llvmpipe"} if gen.textures else {}))
-        try:
-            res = execute_compute(program, groups, buffers=buffers, images=images, **exec_kw)
-        except ExecError as e:
-            rep.status, rep.reason = "unsupported", \
-                f"the executor finds the program undefined: {e}"
-            return
-        if res.steps_exceeded.any():
-            continue
-        if any((res.buffers[b] != buffers[b]).any() for b in buffers) or \
-                any((res.images[u] != images[u]).any() for u in images):
-            chosen = s
-            break
-    if chosen is not None and res.race is not None:
-        # tgsi.rst orders the memory accesses of different invocations only through BARRIER
-        # (exec/races.py): the executor's order is one of several the program allows
-        rep.status, rep.reason = "unsupported", f"data race: {res.race} -- the result " \
-            "depends on an order of the invocations the program leaves open (exec/races.py); " \
-            "not compared"
-        return
-    if chosen is not None and res.uninitialized_shared:
-        rep.status, rep.reason = "unsupported", "the program reads shared memory its " \
-            "workgroup has not written: GLSL leaves its contents undefined (the executor " \
-            "reads 0)"
-        return
-    if chosen is None:
-        rep.status, rep.reason = "skipped", f"the program changed no buffer word and no " \
-            f"texel under {SEEDS} generated input sets (or ran past the executor's step " \
-            "limit): nothing to compare"
-        return
-    if chosen != seed:
-        rep.notes.append(f"inputs of seed {chosen}: the first of seeds {seed}, {seed + 1000}, "
-                         "... under which the program writes")
-    _, uniforms, param_buffers = gl_interface(tr.reflection, gen, 1)
-    capacity = ATOMIC_CAPACITY if atomic_functions(program) else 0
-    dispatch = ComputeDispatch(runner, groups, buffers, images, gen, uniforms, param_buffers,
-                               capacity)
-    shader = tr.source
-    direct = False
-    if backend in ("gl-spirv", "vulkan"):
-        # the direct SPIR-V path's module where it covers the program, else glslang's (the
-        # module xlate convert --target spirv writes); with atomics, the direct module keeps
-        # the same log as the GLSL translation above
-        if via == "glsl":
-            rep.notes.append("glslang's SPIR-V ran (--via glsl)")
-        else:
-            from ..backends.spirv_direct import Instrumentation, NotCovered, emit_spirv
-            try:
-                shader = emit_spirv(program, profile, instrumentation=Instrumentation(
-                    atomic_log=bool(capacity))).spirv
-                direct = True
-                rep.notes.append("the direct SPIR-V path's module ran")
-            except NotCovered as e:
-                if via == "direct":
-                    rep.status, rep.reason = "unsupported", \
-                        f"direct SPIR-V does not cover {e}"
-                    return
-                rep.notes.append(f"glslang's SPIR-V ran (the direct path does not cover {e})")
-    try:
-        cap = dispatch.run(shader, tr.reflection, program)
-        if cap.log is not None and cap.log[0] > capacity:
-            rep.status, rep.reason = "unsupported", f"{cap.log[0]} atomics ran, more than " \
-                f"the verifier logs ({capacity})"
-            return
-        harness = ComputeHarness(program, dispatch, tr.reflection, cap.log, exec_kw)
-        # with atomics: the executor again, each atomic returning what the implementation's
-        # returned (check_atomics judges that order)
-        res = harness.execute(program, gen, lanes)
-        diffs, compared, orders = compare_dispatch(program, res, cap,
-                                                   int(np.prod(program.local_size)))
-        if diffs and direct:
-            # the two translations check each other (as core._verify_program): the replay
-            # probes the GLSL translation, so it explains glslang's module's results; the
-            # direct module's must be the same words there, or the same value by GLSL 4.7.1
-            other = dispatch.run(tr.source, tr.reflection, program)
-            if other.log is not None:
-                harness = ComputeHarness(program, dispatch, tr.reflection, other.log, exec_kw)
-                res = harness.execute(program, gen, lanes)
-            diffs2, compared, orders = compare_dispatch(program, res, other,
-                                                        int(np.prod(program.local_size)))
-            apart = core.direct_departures(diffs, diffs2)
-            if apart:
-                rep.status = "mismatch"
-                rep.reason = ("the direct SPIR-V departs from the executor where glslang's "
-                              f"SPIR-V does not ({len(apart)} words; nothing replays the "
-                              "direct module)")
-                rep.total_differences = len(diffs)
-                rep.differences = apart[:max_reported]
-                return
-            rep.notes.append("the direct SPIR-V's results differ from the executor's only where "
-                             "glslang's SPIR-V's do (or by a zero's sign / a NaN's payload): "
-                             "explained through the GLSL translation")
-            cap, diffs = other, diffs2
-    except G.GLError as e:        # the driver refused the translation: as core.py reports it
-        rep.status, rep.reason = "mismatch", f"implementation error: {e}"
-        return
-    if orders:
-        rep.notes.append(f"atomics: {orders} contended words, each with an order of its "
-                         "atomics that returns what the implementation returned")
-    if res.out_of_range:
-        rep.notes.append("some access fell outside its buffer: the executor reads 0 and drops "
-                         "the write, as the translation's bounds checks do")
-    rep.notes.append(f"grid {groups[0]} x {groups[1]} x {groups[2]} workgroups of "
-                     + " x ".join(map(str, program.local_size)) + "; storage buffers compared "
-                     "word by word")
-    rep.compared = compared
-    rep.total_differences = len(diffs)
-    rep.differences = diffs[:max_reported]
-    if not diffs:
-        rep.status = "pass"
-        return
-    rep.status = "mismatch"
-    if not localize:
-        rep.reason = "outputs differ (localization off: nothing was explained)"
-        return
-    core._note_inputs(rep, gen, diffs, harness.describe)
-    run = core._Run(gen, res, cap, diffs, compared)
-    try:
-        core._explain(program, facts, tr.source, tr.reflection, lanes, runner, rep, run,
-                      max_reported, harness=harness)
-    except G.GLError as e:
-        rep.reason = f"outputs differ; the probed translation failed: {e}"
-    if harness.probe.rejected:
-        rep.notes.append(f"{harness.probe.rejected} probe dispatches whose atomics returned "
-                         "otherwise than the main run's: their values were not used")
+@dataclass
+class ComputeCapture:
+    """What a dispatch left: ``buffers`` binding -> words, ``images`` unit -> texels, ``log``:
+    (count, entries) of the atomic log or None.  Read like a draw's capture where a caller
+    only compares captures (the mutation harness): ``outputs`` are the buffers and images by
+    resource name, nothing is killed, no primitive is emitted."""
+
+    buffers: dict
+    images: dict
+    log: tuple | None = None
+    killed = None
+    primitives = None
+
+    @property
+    def outputs(self) -> dict:
+        out = {f"BUFFER[{b}]": w for b, w in self.buffers.items()}
+        out.update({f"IMAGE[{u}]": t for u, t in self.images.items()})
+        return out
 
 
-__all__ = ["verify_compute", "run_gl_compute", "generated_buffers"]
+@dataclass
+class ComputeJob:
+    """What a runner's ``run("compute", ...)`` dispatches besides the shader: the grid, the
+    storage buffers' words by binding, the images' texels by unit, the program (its
+    resources) and the atomic log's capacity (0: none)."""
+
+    groups: tuple
+    buffers: dict
+    images: dict
+    program: Program
+    capacity: int = 0
+
+
+def run_job(runner, shader, reflection: dict, job: ComputeJob, uniforms, param_buffers,
+            textures, shadow) -> ComputeCapture:
+    """The dispatch behind ``Runner.run("compute", ...)`` of the gl and vulkan runners: the
+    storage buffers and images of ``job``, the parameters, the textures."""
+    tex = (textures or {}, shadow or set())
+    if getattr(runner, "backend", "gl") == "vulkan":
+        from .vulkan_compute import run_vulkan_compute
+        got, texels = run_vulkan_compute(runner, shader, reflection, job.groups, job.buffers,
+                                         param_buffers, job.program, job.images, tex,
+                                         job.capacity)
+    else:
+        got, texels = run_gl_compute(runner, shader, reflection, job.groups, job.buffers,
+                                     uniforms, param_buffers, job.program, job.images, tex,
+                                     job.capacity)
+    log = got.pop("log", None)
+    return ComputeCapture(got, texels, log)
+
+
+__all__ = ["ComputeCapture", "ComputeJob", "check_atomics", "generated_buffers",
+           "generated_images", "run_gl_compute", "run_job"]

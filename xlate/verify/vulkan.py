@@ -31,8 +31,9 @@ How each stage runs (Vulkan 1.0 render passes, one command buffer per run):
 
 * tessellation evaluation / control: :mod:`vulkan_tess` (the harnesses of :mod:`gl_tess` and
   :mod:`gl_tcs` in a pipeline with tessellation stages);
-* compute: :mod:`vulkan_compute` (called by :func:`gl_compute.verify_compute`, not through
-  :meth:`Runner.run`: a dispatch has no lanes of outputs).
+* compute: :mod:`vulkan_compute`, through :meth:`Runner.run` with stage ``compute``
+  (:func:`gl_compute.run_job`: a dispatch of a :class:`gl_compute.ComputeJob`, whose capture
+  is the memory after it -- :func:`compute_verify.verify_compute` gives the verdict).
 
 Textures: each :class:`xlate.exec.Texture` becomes an optimally tiled image (a uniform texel
 buffer for BUFFER) with a sampler reproducing ``Texture.gl_state``: non-mipmapped minification
@@ -97,8 +98,8 @@ class Runner:
         are the uniform blocks by descriptor binding (the parameter block at 0, program
         buffers at 40 + b); ``uniforms`` (loose uniforms, which Vulkan GLSL has not) must be
         empty; ``textures`` go to the bindings the reflection gives their units."""
-        if stage == "compute":          # a dispatch (compute_replay.ComputeJob), as on GL
-            from .compute_replay import run_job
+        if stage == "compute":          # a dispatch (gl_compute.ComputeJob), as on GL
+            from .gl_compute import run_job
             return run_job(self, glsl, reflection, compute, uniforms, buffers or {}, textures,
                            shadow)
         if uniforms:

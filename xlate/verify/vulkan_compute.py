@@ -1,5 +1,5 @@
 """Dispatch of a translated compute shader on Vulkan (Mesa lavapipe): ``xlate verify --backend
-vulkan`` of COMP programs.  :func:`xlate.verify.gl_compute.verify_compute` chooses the inputs,
+vulkan`` of COMP programs.  :func:`xlate.verify.compute_verify.verify_compute` chooses the inputs,
 the grid and the verdict for every backend; this module is the Vulkan half of its dispatch,
 the counterpart of :func:`gl_compute.run_gl_compute`, and returns the same things: the
 storage buffers' words and the images' texels after the dispatch.
