@@ -28,6 +28,9 @@ Modules:
 * ``replay``   the executor replayed against the implementation's probed values
 * ``permits``  one rule per freedom the specifications grant (the verdicts)
 * ``core``     the pipeline for one program (:func:`verify_source`)
+* ``compute_verify``  compute programs' verdict: a dispatch compared word by word and texel by
+               texel, differences judged by the same replay through ``compute_replay`` (probes
+               stored per invocation into a harness buffer); racy programs ``unsupported``
 * ``cli``      ``xlate verify``;  ``batch`` worker pool (tools/diffcheck.py)
 * ``mutants``  faults injected into translations, to prove the verifier catches them
 * ``generate`` random valid programs of every dialect (a package, one module per family);

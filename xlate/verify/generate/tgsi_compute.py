@@ -4,14 +4,14 @@ opcodes on a buffer, ``BARRIER`` and ``MEMBAR`` -- with ``THREAD_ID``, ``BLOCK_I
 ``GRID_SIZE``.
 
 The resources, and why a program stays verifiable (``xlate verify`` compares every buffer word
-after the dispatch, xlate/verify/gl_compute.py, whose grid is 2 x 2 x 1 workgroups):
+after the dispatch, xlate/verify/compute_verify.py, whose grid is 2 x 2 x 1 workgroups):
 
 * ``BUFFER[0]``: input words, never written: loads from any 16-byte-aligned offset in the
   buffer (``AND`` with 1008 keeps a four-word load inside its 1024 bytes).
 * ``BUFFER[1]``: results.  Each invocation owns 32 bytes at ``32 x`` its global index (the
   block holds at most 8 invocations, so the 32 of the grid fill the buffer exactly) and stores
   and loads only there: no two invocations touch one word, so no plain store races (the
-  verifier compares plain stores in the executor's order: gl_compute.py).  Main ends by
+  verifier does not compare a program with a data race: exec/races.py).  Main ends by
   storing a float and an integer temporary there, so every program writes.
 * ``BUFFER[2]``: four words the invocations update with atomics and never load or store
   plainly: the implementation's order is its own, and the verifier accepts what some order of
