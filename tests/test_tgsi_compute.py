@@ -420,6 +420,18 @@ def test_membar_fences():
     assert "    memoryBarrierImage();\n    memoryBarrierBuffer();\n" in t.glsl
 
 
+def test_membar_of_atomic_counters_in_the_vulkan_profile_is_a_buffer_fence():
+    # bit 2 (atomic buffers): memoryBarrierAtomicCounter() is not Vulkan GLSL -- glslang
+    # rejected the module; with bit 1 the buffer fence is written once
+    src = comp("MEMBAR IMM[0].zzzz\nMEMBAR IMM[1].xxxx\n").replace(
+        "IMM[0] UINT32 {0, 1, 2, 4}\n", "IMM[0] UINT32 {0, 1, 2, 4}\nIMM[1] UINT32 {3, 0, 0, 0}\n")
+    assert "memoryBarrierAtomicCounter();" in api.translate(src).glsl
+    t = api.translate(src, profile="vulkan", target="spirv", via="glsl")
+    assert "memoryBarrierAtomicCounter" not in t.glsl and t.spirv
+    body = t.glsl[t.glsl.index("void xl_main()"):]
+    assert body.count("memoryBarrierBuffer();") == 2
+
+
 # ---- verification on llvmpipe ------------------------------------------------------------------
 
 def _verify(text: str, name: str = "c.tgsi"):

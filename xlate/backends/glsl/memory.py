@@ -324,7 +324,17 @@ class Memory:
             shared = any(r.kind == "shared" for r in self.prog.resources.values())
             return (["memoryBarrierShared();"] if shared else []) + ["barrier();"]
         if ins.op == "MEMBAR":
-            return [f"{fn};" for bit, fn in _MEMBAR_FENCES if ins.mem.flags & bit]
+            fences = [fn for bit, fn in _MEMBAR_FENCES if ins.mem.flags & bit]
+            if self.vulkan:
+                # GL_KHR_vulkan_glsl removes atomic counters and memoryBarrierAtomicCounter()
+                # with them (glslang rejects it: found by verify --backend vulkan of random
+                # TGSI compute seed 15); the translation's atomics are storage-buffer and image
+                # atomics, which memoryBarrierBuffer() / memoryBarrierImage() order -- the
+                # direct SPIR-V path's fence for the bit is the buffer one too
+                fences = list(dict.fromkeys("memoryBarrierBuffer()" if f ==
+                                            "memoryBarrierAtomicCounter()" else f
+                                            for f in fences))
+            return [f"{fn};" for fn in fences]
         if ins.op in ("IMGLOAD", "IMGSTORE"):
             return self.emit_image(ins)
         if ins.op == "RESQ":
