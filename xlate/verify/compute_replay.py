@@ -5,8 +5,8 @@ workgroup by workgroup, ``gl_LocalInvocationIndex`` within one -- the executor's
 ``exec/compute.py``).
 
 * :class:`ComputeDispatch` runs one translation (GLSL, or a SPIR-V module on ``gl-spirv`` and
-  ``vulkan``) over the verifier's grid with the chosen inputs; :class:`ComputeCapture` is what
-  it read back.
+  ``vulkan``) over the verifier's grid with the chosen inputs, through the runner's
+  ``run("compute", ...)``; :class:`gl_compute.ComputeCapture` is what it read back.
 * :func:`compare_dispatch` compares an executor result with a capture: the atomics' order rule
   (``gl_compute.check_atomics``), then every word and texel.  A differing word or texel is
   attributed to the invocation that stored it last on the executor's side

@@ -867,10 +867,11 @@ def _note_inputs(rep: ProgramReport, gen: GeneratedInputs, diffs, describe=None)
     """The inputs of the first three lanes with a difference (``describe(gen, lane)``: what a
     lane's inputs were, :meth:`DrawHarness.describe` by default)."""
     lanes_seen: list[int] = []
-    for lane in (cmp.diff_lanes([d], 1 << 62) for d in diffs):
-        for ln in lane:
-            if ln not in lanes_seen:
-                lanes_seen.append(ln)
+    for d in diffs:
+        # the difference's lane (a dispatch's word or texel: the invocation that stored it)
+        for lane in cmp.diff_lanes([d], 1 << 62):
+            if lane not in lanes_seen:
+                lanes_seen.append(lane)
         if len(lanes_seen) >= 3:
             break
     for lane in lanes_seen[:3]:
