@@ -123,3 +123,23 @@ def test_a_data_race_is_unsupported_not_compared():
         "unsupported", "data race: BUFFER0 location 0: invocations 0 and 1 store different "
         "values with no BARRIER between -- the result depends on an order of the invocations "
         "the program leaves open (exec/races.py); not compared")
+
+
+def test_a_value_whose_execution_count_is_unknown_is_not_probed():
+    # a program with flow: each value is placed at a pass by its region's execution count; a
+    # probe function that has no counts (a compute dispatch rejected because its atomics ran
+    # otherwise) leaves those instructions unprobed, instead of comparing their first pass
+    # with the last pass's value (a false divergence inside a loop, seen on lavapipe)
+    from xlate.verify.probes import probe_values
+    prog = api.parse(APPROX.replace("MUL TEMP[2].z", "UIF TEMP[0].xxxx\nMUL TEMP[2].z").replace(
+        "ADD TEMP[2].w", "ENDIF\nADD TEMP[2].w"))
+
+    def probe(program, gen, runner, lanes, events, which=None, into=None, nth=None, **kw):
+        chosen = range(len(events)) if which is None else which
+        return {}, {i: (None if nth == 0 else np.full((lanes, 4), 7, np.uint32))
+                    for i in chosen}
+    values = probe_values(prog, None, None, 16, probe)
+    assert values == {}
+    with_counts = probe_values(prog, None, None, 16, lambda *a, nth=None, **kw: probe(
+        *a, nth=None if nth == 0 else nth, **kw))
+    assert {prog.instructions[k].op for k in with_counts} >= {"MUL", "EX2"}

@@ -71,7 +71,8 @@ def verify_compute(program: Program, rep, *, seed: int, runner, gl_interface,
     from ..diagnostics import XlateError
     from ..exec.compute import execute_compute
     from .analysis import analyse
-    from .compute_replay import ComputeDispatch, ComputeHarness, compare_dispatch, translate
+    from .compute_replay import (ATOMIC_TRIES, ComputeDispatch, ComputeHarness,
+                                 compare_dispatch, translate)
     from .inputs import generate
     from . import compare as cmp
     from . import core
@@ -234,7 +235,8 @@ def verify_compute(program: Program, rep, *, seed: int, runner, gl_interface,
         rep.reason = f"outputs differ; the probed translation failed: {e}"
     if harness.probe.rejected:
         rep.notes.append(f"{harness.probe.rejected} probe dispatches whose atomics returned "
-                         "otherwise than the main run's: their values were not used")
+                         "otherwise than the main run's: their values were not used (a probe "
+                         f"compilation is dispatched up to {ATOMIC_TRIES} times)")
 
 
 __all__ = ["verify_compute"]

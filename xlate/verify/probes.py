@@ -99,8 +99,13 @@ def probe_values(program: Program, gen, runner, lanes: int,
     for i, (_, k, _) in enumerate(events):
         if imp.get(i) is None:
             continue
-        values[k] = ImplValues(np.asarray(imp[i], np.uint32), _count(counts, first_of,
-                                                                     region_of[k]))
+        count = _count(counts, first_of, region_of[k])
+        if first_of and count is None:
+            # a program with flow whose count for this region is unknown (a compute probe
+            # dispatch whose atomics ran otherwise is not used: compute_replay): the last
+            # value cannot be placed at a pass, so the instruction stays unprobed
+            continue
+        values[k] = ImplValues(np.asarray(imp[i], np.uint32), count)
     _note_origins(log, origins, "value", events, None)
     return values
 
