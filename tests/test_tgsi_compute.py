@@ -305,12 +305,16 @@ def test_image_loads_stores_and_size_with_format_conversions():
 ATOMICS = comp(
     # shared word 0 is set to 100 by invocation 0 (then a barrier); each invocation exchanges
     # its id into it, and increments buffer word 0 with tgsi.rst's INC_WRAP at 5; the values
-    # returned go to buffer words 16 + 2 * (block * 4 + thread) and the next one
+    # returned go to buffer words 16 + 2 * (block * 4 + thread) and the next one, the block
+    # numbered across a grid two wide (x + 2 y: verify's 2 x 2 grid; with the x alone, the
+    # two rows of workgroups stored to the same words -- a race the executor's race check
+    # names, and lavapipe's order made verify flaky on it)
     "USEQ TEMP[3].x, SV[0].xxxx, IMM[0].xxxx\nUIF TEMP[3].xxxx\n"
     "  STORE MEMORY[0].x, IMM[0].xxxx, IMM[1].zzzz\nENDIF\nBARRIER\n"
     "ATOMXCHG TEMP[0].x, MEMORY[0], IMM[0].xxxx, SV[0].xxxx\n"
     "ATOMINC_WRAP TEMP[0].y, BUFFER[0], IMM[0].xxxx, IMM[1].yyyy\n"
-    "UMAD TEMP[2].x, SV[1].xxxx, IMM[0].wwww, SV[0].xxxx\n"
+    "UMAD TEMP[2].x, SV[1].yyyy, IMM[0].zzzz, SV[1].xxxx\n"
+    "UMAD TEMP[2].x, TEMP[2].xxxx, IMM[0].wwww, SV[0].xxxx\n"
     "SHL TEMP[2].x, TEMP[2].xxxx, IMM[1].wwww\nUADD TEMP[2].x, TEMP[2].xxxx, IMM[1].xxxx\n"
     "STORE BUFFER[0].xy, TEMP[2].xxxx, TEMP[0]\n",
     "DCL BUFFER[0]\nDCL MEMORY[0], SHARED\n").replace(
