@@ -94,3 +94,15 @@ def test_image_texels_race_like_words():
     assert race(store.format("IMM[0].xxxx"), decls) == (
         "IMAGE0 location 0: invocations 0 and 1 store different values with no BARRIER "
         "between")
+
+
+def test_the_compute_test_programs_are_race_free_on_verifys_grid():
+    # verify dispatches 2 x 2 x 1 workgroups (gl_compute.GROUPS): a racy test program's
+    # verdict depends on the implementation's order (ATOMICS numbered its blocks by x alone
+    # and was flaky on lavapipe until this check named the race)
+    from test_tgsi_compute import ATOMICS, EARLY_RETURN_BARRIER, IMAGE_ATOMICS, IMAGES, REDUCTION
+    from xlate.verify.gl_compute import GROUPS
+    for name, text in [("ATOMICS", ATOMICS), ("IMAGES", IMAGES), ("REDUCTION", REDUCTION),
+                       ("IMAGE_ATOMICS", IMAGE_ATOMICS),
+                       ("EARLY_RETURN_BARRIER", EARLY_RETURN_BARRIER)]:
+        assert execute_compute(api.parse(text), GROUPS).race is None, name

@@ -384,8 +384,9 @@ def test_generated_programs_verify_on_the_direct_module(backend, seeds):
     for param in _generated(seeds):
         dialect, stage, seed = param.values
         if stage == "tess_evaluation" or (stage == "tess_control" and backend == "vulkan"):
-            # evaluation programs are verified on the gl backend only (gl_tess); control
-            # programs on gl and gl-spirv (gl_tcs)
+            # the direct module of a tessellation program runs on gl-spirv for control programs
+            # only (gl_tcs); vulkan runs glslang's module of the instrumented GLSL
+            # (vulkan_tess), and the evaluation harness is GLSL (gl_tess)
             continue
         if stage == "compute":
             # compared word for word without localized verdicts yet: a correct 1-ulp EX2 is a

@@ -305,8 +305,10 @@ def test_image_loads_stores_and_size_with_format_conversions():
 ATOMICS = comp(
     # shared word 0 is set to 100 by invocation 0 (then a barrier); each invocation exchanges
     # its id into it, and increments buffer word 0 with tgsi.rst's INC_WRAP at 5; the values
-    # returned go to buffer words 16 + 2 * (block * 4 + thread) and the next one, block =
-    # x + 2 y (each invocation of a 2 x 2 grid its own words: no data race)
+    # returned go to buffer words 16 + 2 * (block * 4 + thread) and the next one, the block
+    # numbered across a grid two wide (x + 2 y: verify's 2 x 2 grid; with the x alone, the
+    # two rows of workgroups stored to the same words -- a race the executor's race check
+    # names, and lavapipe's order made verify flaky on it)
     "USEQ TEMP[3].x, SV[0].xxxx, IMM[0].xxxx\nUIF TEMP[3].xxxx\n"
     "  STORE MEMORY[0].x, IMM[0].xxxx, IMM[1].zzzz\nENDIF\nBARRIER\n"
     "ATOMXCHG TEMP[0].x, MEMORY[0], IMM[0].xxxx, SV[0].xxxx\n"

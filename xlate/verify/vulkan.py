@@ -184,18 +184,7 @@ class Runner:
                          size=capacity * st) for st in strides]
         counter_usage = vk.VK_BUFFER_USAGE_TRANSFORM_FEEDBACK_COUNTER_BUFFER_BIT_EXT
         counter, counter_map = r.buffer(counter_usage, size=16)
-        cb = r.cb
-        vk.vkCmdBeginRenderPass(cb, vk.VkRenderPassBeginInfo(
-            sType=vk.VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO, renderPass=rp, framebuffer=fb,
-            renderArea=vk.VkRect2D(offset=vk.VkOffset2D(x=0, y=0),
-                                   extent=vk.VkExtent2D(width=1, height=1))),
-            vk.VK_SUBPASS_CONTENTS_INLINE)
-        vk.vkCmdBindPipeline(cb, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, pipe)
-        if ds is not None:
-            vk.vkCmdBindDescriptorSets(cb, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, 1,
-                                       [ds], 0, None)
-        if vbufs:
-            vk.vkCmdBindVertexBuffers(cb, 0, len(vbufs), vbufs, [0] * len(vbufs))
+        cb = r.begin_draw(rp, fb, (1, 1), pipe, layout, ds, vbufs)
         n = len(outs)
         dev.bind_xfb(cb, 0, n, [b for b, _ in outs], [0] * n,
                      [capacity * st for st in strides])
@@ -336,18 +325,9 @@ class Runner:
         rp, fb, n_colour = r.render_pass(formats, (W, H), views, loaded=set(fetched))
         pipe = r.pipeline([("vert", vs), ("frag", fs)], layout, rp, n_colour,
                           vk.VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, [], (W, H), discard=False)
-        cb = r.cb
         clears = [vk.VkClearValue(color=vk.VkClearColorValue(uint32=[0, 0, 0, 0]))
                   for _ in views]
-        vk.vkCmdBeginRenderPass(cb, vk.VkRenderPassBeginInfo(
-            sType=vk.VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO, renderPass=rp, framebuffer=fb,
-            renderArea=vk.VkRect2D(offset=vk.VkOffset2D(x=0, y=0),
-                                   extent=vk.VkExtent2D(width=W, height=H)),
-            clearValueCount=len(clears), pClearValues=clears), vk.VK_SUBPASS_CONTENTS_INLINE)
-        vk.vkCmdBindPipeline(cb, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, pipe)
-        if ds is not None:
-            vk.vkCmdBindDescriptorSets(cb, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, 1,
-                                       [ds], 0, None)
+        cb = r.begin_draw(rp, fb, (W, H), pipe, layout, ds, clears=clears)
         vk.vkCmdDraw(cb, 3, 1, 0, 0)
         vk.vkCmdEndRenderPass(cb)
         reads = {}

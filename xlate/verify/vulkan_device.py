@@ -569,6 +569,25 @@ class _Run:
                 sType=vk.VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, codeSize=len(words),
                 pCode=words), None))
 
+    def begin_draw(self, rp, fb, size: tuple[int, int], pipe, layout, ds, vbufs=(),
+                   clears=None):
+        """Record the start of a draw: the render pass over ``size`` (cleared with ``clears``
+        where given), the graphics pipeline, its descriptor set (if any) and vertex buffers."""
+        vk, cb = self.vk, self.cb
+        vk.vkCmdBeginRenderPass(cb, vk.VkRenderPassBeginInfo(
+            sType=vk.VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO, renderPass=rp, framebuffer=fb,
+            renderArea=vk.VkRect2D(offset=vk.VkOffset2D(x=0, y=0),
+                                   extent=vk.VkExtent2D(width=size[0], height=size[1])),
+            clearValueCount=len(clears or ()), pClearValues=clears or None),
+            vk.VK_SUBPASS_CONTENTS_INLINE)
+        vk.vkCmdBindPipeline(cb, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, pipe)
+        if ds is not None:
+            vk.vkCmdBindDescriptorSets(cb, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, 1,
+                                       [ds], 0, None)
+        if vbufs:
+            vk.vkCmdBindVertexBuffers(cb, 0, len(vbufs), list(vbufs), [0] * len(vbufs))
+        return cb
+
     def render_pass(self, formats: list[int | None], size: tuple[int, int], images=(),
                     loaded=frozenset()):
         """A render pass with colour attachments at locations ``formats`` (None: unused) and

@@ -185,14 +185,7 @@ def multisample_texture(r, binding: int, target: str, level: np.ndarray, kind: s
         fb = r.own(vk.vkDestroyFramebuffer, vk.vkCreateFramebuffer(d, vk.VkFramebufferCreateInfo(
             sType=vk.VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO, renderPass=rp, attachmentCount=1,
             pAttachments=[view], width=w, height=h, layers=1), None))
-        vk.vkCmdBeginRenderPass(cb, vk.VkRenderPassBeginInfo(
-            sType=vk.VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO, renderPass=rp, framebuffer=fb,
-            renderArea=vk.VkRect2D(offset=vk.VkOffset2D(x=0, y=0),
-                                   extent=vk.VkExtent2D(width=w, height=h)),
-            clearValueCount=0, pClearValues=None), vk.VK_SUBPASS_CONTENTS_INLINE)
-        vk.vkCmdBindPipeline(cb, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, pipe)
-        vk.vkCmdBindDescriptorSets(cb, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, 1, [ds],
-                                   0, None)
+        r.begin_draw(rp, fb, (w, h), pipe, layout, ds)
         first = np.array([layer * samples], np.int32).tobytes()
         vk.vkCmdPushConstants(cb, layout, vk.VK_SHADER_STAGE_FRAGMENT_BIT, 0, 4,
                               r.vk.ffi.new("char[]", first))

@@ -126,18 +126,7 @@ def _control_draw(runner, r: _Run, glsl, reflection, outputs, lanes, P, V, N, in
     rp, fb, _ = r.render_pass([], (1, 1))
     pipe = r.pipeline(shaders, layout, rp, 0, vk.VK_PRIMITIVE_TOPOLOGY_PATCH_LIST, fmts, (1, 1),
                       discard=True, patch_vertices=V)
-    cb = r.cb
-    vk.vkCmdBeginRenderPass(cb, vk.VkRenderPassBeginInfo(
-        sType=vk.VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO, renderPass=rp, framebuffer=fb,
-        renderArea=vk.VkRect2D(offset=vk.VkOffset2D(x=0, y=0),
-                               extent=vk.VkExtent2D(width=1, height=1))),
-        vk.VK_SUBPASS_CONTENTS_INLINE)
-    vk.vkCmdBindPipeline(cb, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, pipe)
-    if ds is not None:
-        vk.vkCmdBindDescriptorSets(cb, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, 1, [ds],
-                                   0, None)
-    if vbufs:
-        vk.vkCmdBindVertexBuffers(cb, 0, len(vbufs), vbufs, [0] * len(vbufs))
+    cb = r.begin_draw(rp, fb, (1, 1), pipe, layout, ds, vbufs)
     vk.vkCmdDraw(cb, P * V, 1, 0, 0)
     vk.vkCmdEndRenderPass(cb)
     vk.vkCmdPipelineBarrier(

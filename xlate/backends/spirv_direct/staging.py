@@ -204,6 +204,16 @@ class StagingMixin:
         self.m.decorate(var, "XfbStride", self.instr.strides[buf])
         self.m.decorate(var, "Offset", offset)
 
+    def staged_output(self, b) -> tuple[int, str]:
+        """The value staged for output binding ``b`` at the end of the program, and its kind
+        ("i" for an integer output group, else "f")."""
+        g = self.plan.outputs[b.path]
+        skind = "i" if g.integer else "f"
+        st = self.staging[("out", g.path)]
+        ptr = st.var if not g.indexed else self.val(
+            "AccessChain", st.ptr_elem, st.var, self.c("i", b.index, 1))
+        return self.val("Load", self.t(skind), ptr), skind
+
     def epilogue(self) -> None:
         plan = self.plan
         used_locations = {v.location for v, _, _ in plan.output_vars if not v.builtin}
@@ -211,12 +221,7 @@ class StagingMixin:
         if self.prog.stage in (Stage.VERTEX, Stage.GEOMETRY) and self.instr.capture:
             self.m.put("modes", "ExecutionMode", 0, 11)    # Xfb; the id is patched in emit()
         for var, assign, b in plan.output_vars:
-            g = plan.outputs[b.path]
-            skind = "i" if g.integer else "f"
-            st = self.staging[("out", g.path)]
-            ptr = st.var if not g.indexed else self.val(
-                "AccessChain", st.ptr_elem, st.var, self.c("i", b.index, 1))
-            value = self.val("Load", self.t(skind), ptr)
+            value, skind = self.staged_output(b)
             name = var.name
             scalars = {"gl_PointSize": ("PointSize", 0), "gl_FragDepth": ("FragDepth", 2)}
             if name == "gl_Position":

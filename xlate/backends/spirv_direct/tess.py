@@ -130,12 +130,7 @@ class TessMixin:
         written = self.staging.get(("out", TCS_WRITTEN_PATH))
         self.tcs_values = {}                     # binding text -> the staged value (harness)
         for var, assign, b in plan.output_vars:
-            g = plan.outputs[b.path]
-            skind = "i" if g.integer else "f"
-            st = self.staging[("out", g.path)]
-            ptr = st.var if not g.indexed else self.val(
-                "AccessChain", st.ptr_elem, st.var, self.c("i", b.index, 1))
-            value = self.val("Load", self.t(skind), ptr)
+            value, skind = self.staged_output(b)
             self.tcs_values[b.text()] = (value, skind)
             name = var.name
             if "{w}" in assign:
