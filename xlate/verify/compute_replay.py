@@ -40,7 +40,7 @@ import copy
 import numpy as np
 
 from ..backends.glsl.memory import ATOMIC_LOG_BINDING, atomic_functions
-from ..ir.model import (Binding, CondTest, DataType, Dest, Instruction, MemRef, Program,
+from ..ir.model import (Binding, DataType, Dest, Instruction, MemRef, Program,
                         Register, RegKind, Resource, Source)
 from .compare import Difference
 from .gl_compute import ComputeCapture
@@ -180,7 +180,7 @@ def instrument(program: Program, probes: list[tuple], groups) -> tuple[Program, 
     ``probes`` as :func:`trace.instrument`'s: (position, Source | CondTest, "after" | "before"
     [, nth]).  Returns the program, the probes' scratch registers (in the order given) and the
     probe buffer's binding."""
-    from .trace import _nth_execution
+    from .trace import insert_at, insert_probes, probe_value
     prog = copy.copy(program)
     prog.registers = dict(program.registers)
     prog.instructions = list(program.instructions)
@@ -231,39 +231,16 @@ def instrument(program: Program, probes: list[tuple], groups) -> tuple[Program, 
         nth = probe[3] if len(probe) > 3 else None
         name = f"xv_probe{j}"
         prog.registers[name] = Register(name, RegKind.TEMP, DataType.NONE, implicit=True)
-        target = name if nth is None else f"xv_val{j}"
-        if isinstance(what, CondTest):
-            seq = [Instruction("MOV", DataType.FLOAT, Dest(target), (Source("xv_zero"),),
-                               text=f"MOV.F {target}, 0  # probe"),
-                   Instruction("MOV", DataType.FLOAT, Dest(target, cond=what),
-                               (Source("xv_one"),), text=f"MOV.F {target} (test), 1  # probe")]
-        else:
-            seq = [Instruction("MOV", DataType.FLOAT, Dest(target), (what,),
-                               text=f"MOV.F {target}  # probe")]
-        if nth is not None:
-            seq += _nth_execution(prog, j, nth)
+        seq = probe_value(prog, j, what, nth)
         offset = const(f"xv_off{j}", (16 * j,) * 4)
         seq += [ins("ADD", "xv_addr", X, s("xv_gid", 0), s(offset, 0)),
                 Instruction("STORE", U, None, (s("xv_addr", 0), Source(name)),
                             text="STORE  # probe", mem=MemRef("xv_probes"))]
         inserts.append((pos + 1 if where == "after" else pos, j, seq, where))
         names.append(name)
-    for at, j, seq, where in sorted(inserts, key=lambda t: (-t[0], -t[1])):
-        _insert(prog, at, seq, where == "before")
-    _insert(prog, prog.entry, prologue, True)
+    insert_probes(prog, inserts)
+    insert_at(prog, prog.entry, prologue, True)
     return prog, names, binding
-
-
-def _insert(prog: Program, at: int, seq: list, before: bool) -> None:
-    """Insert ``seq`` at ``at`` (labels and the entry at ``at`` stay on it when ``before``,
-    move past it otherwise: :func:`trace.instrument`'s rule)."""
-    n = len(seq)
-    prog.instructions[at:at] = seq
-    for lab, idx in list(prog.labels.items()):
-        if idx > at or (idx == at and not before):
-            prog.labels[lab] = idx + n
-    if prog.entry > at or (prog.entry == at and not before):
-        prog.entry += n
 
 
 class ComputeProbe:

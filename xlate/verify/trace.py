@@ -101,36 +101,51 @@ def instrument(program: Program, probes: list[tuple]) -> tuple[Program, list[str
         name = f"xv_probe{j}"
         prog.registers[name] = Register(
             name=name, kind=RegKind.OUTPUT, dtype=DataType.NONE, bindings=(b,), implicit=True)
-        # without ``nth`` the probe register itself takes the value; with it, a scratch
-        # register does and _nth_execution keeps it only on the nth pass
-        target = name if nth is None else f"xv_val{j}"
-        if isinstance(what, CondTest):
-            seq = [Instruction("MOV", DataType.FLOAT, Dest(target), (Source("xv_zero"),),
-                               text=f"MOV.F {target}, 0  # probe"),
-                   Instruction("MOV", DataType.FLOAT, Dest(target, cond=what),
-                               (Source("xv_one"),), text=f"MOV.F {target} (test), 1  # probe")]
-        else:
-            seq = [Instruction("MOV", DataType.FLOAT, Dest(target), (what,),
-                               text=f"MOV.F {target}  # probe")]
-        if nth is not None:
-            seq += _nth_execution(prog, j, nth)
-        inserts.append((pos + 1 if where == "after" else pos, j, seq, where))
+        inserts.append((pos + 1 if where == "after" else pos, j,
+                        probe_value(prog, j, what, nth), where))
         names.append(name)
-    # insert from the back so positions stay valid; labels/entry at the insertion point stay
-    # (a probe "before" k runs before k even when k is a branch target) or move on (a probe
-    # "after" k must not run when something jumps to k + 1)
-    for at, j, seq, where in sorted(inserts, key=lambda t: (-t[0], -t[1])):
-        n = len(seq)
-        prog.instructions[at:at] = seq
-        before = where == "before"
-        for lab, idx in list(prog.labels.items()):
-            if idx > at or (idx == at and not before):
-                prog.labels[lab] = idx + n
-        if prog.entry > at or (prog.entry == at and not before):
-            prog.entry += n
+    insert_probes(prog, inserts)
     if prog.stage == Stage.GEOMETRY and prog.geometry is not None:
         _emit_at_exit(prog)
     return prog, names
+
+
+def probe_value(prog: Program, j: int, what, nth: int | None) -> list[Instruction]:
+    """The instructions that put probe ``j``'s value (a :class:`Source`'s bits, or 1.0 in each
+    component whose :class:`CondTest` passes) into ``xv_probe{j}``.  With ``nth`` a scratch
+    register takes it and _nth_execution keeps it only on the nth pass."""
+    target = f"xv_probe{j}" if nth is None else f"xv_val{j}"
+    if isinstance(what, CondTest):
+        seq = [Instruction("MOV", DataType.FLOAT, Dest(target), (Source("xv_zero"),),
+                           text=f"MOV.F {target}, 0  # probe"),
+               Instruction("MOV", DataType.FLOAT, Dest(target, cond=what),
+                           (Source("xv_one"),), text=f"MOV.F {target} (test), 1  # probe")]
+    else:
+        seq = [Instruction("MOV", DataType.FLOAT, Dest(target), (what,),
+                           text=f"MOV.F {target}  # probe")]
+    if nth is not None:
+        seq += _nth_execution(prog, j, nth)
+    return seq
+
+
+def insert_probes(prog: Program, inserts: list[tuple]) -> None:
+    """Insert each (position, probe number, instructions, "after" | "before") into ``prog``,
+    from the back so positions stay valid: labels and the entry at the insertion point stay
+    (a probe "before" k runs before k even when k is a branch target) or move on (a probe
+    "after" k must not run when something jumps to k + 1)."""
+    for at, j, seq, where in sorted(inserts, key=lambda t: (-t[0], -t[1])):
+        insert_at(prog, at, seq, where == "before")
+
+
+def insert_at(prog: Program, at: int, seq: list, before: bool) -> None:
+    """Insert ``seq`` at ``at``; labels and the entry at ``at`` stay on it when ``before``."""
+    n = len(seq)
+    prog.instructions[at:at] = seq
+    for lab, idx in list(prog.labels.items()):
+        if idx > at or (idx == at and not before):
+            prog.labels[lab] = idx + n
+    if prog.entry > at or (prog.entry == at and not before):
+        prog.entry += n
 
 
 def _emit_at_exit(prog: Program) -> None:
