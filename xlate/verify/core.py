@@ -301,6 +301,21 @@ def run_gl(runner, program: Program, glsl: str, reflection: dict, gen: Generated
                       shadow=gen.shadow, **kw)
 
 
+def chosen_direct_module(program: Program, profile: str, via: str, rep):
+    """The direct module maker (:func:`direct_module`) the run uses, with the note saying so;
+    None where the path does not cover the program and glslang's module runs instead (noted);
+    False where ``via`` is "direct" and it does not cover it (``rep`` is then unsupported)."""
+    direct = direct_module(program, profile)
+    if not isinstance(direct, str):
+        rep.notes.append("ran the direct SPIR-V path's module (xlate's own SPIR-V)")
+        return direct
+    if via == "direct":
+        rep.status, rep.reason = "unsupported", f"direct SPIR-V does not cover {direct}"
+        return False
+    rep.notes.append(f"direct SPIR-V does not cover {direct}: glslang's SPIR-V ran")
+    return None
+
+
 def direct_module(program: Program, profile: str):
     """A maker of the direct SPIR-V path's module of ``program`` with a harness's
     instrumentation (``Instrumentation -> bytes``, each module validated by spirv-val), or the
@@ -632,15 +647,9 @@ def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: i
     rep.lanes = lanes
     direct = None
     if backend in ("vulkan", "gl-spirv") and via != "glsl":
-        direct = direct_module(program, runner_profile(runner))
-        if isinstance(direct, str):
-            if via == "direct":
-                rep.status, rep.reason = "unsupported", f"direct SPIR-V does not cover {direct}"
-                return
-            rep.notes.append(f"direct SPIR-V does not cover {direct}: glslang's SPIR-V ran")
-            direct = None
-        else:
-            rep.notes.append("ran the direct SPIR-V path's module (xlate's own SPIR-V)")
+        direct = chosen_direct_module(program, runner_profile(runner), via, rep)
+        if direct is False:
+            return
     try:
         run = _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep, direct)
         if run is not None and run.diffs and direct is not None:

@@ -185,15 +185,9 @@ def verify_tess_ctrl(program: Program, rep, facts, glsl: str, reflection: dict, 
                               "(the harness edits GLSL 4.50 with explicit locations)")
     direct = None
     if backend == "gl-spirv" and via != "glsl":
-        direct = core.direct_module(program, "glsl450")
-        if isinstance(direct, str):
-            if via == "direct":
-                rep.status, rep.reason = "unsupported", f"direct SPIR-V does not cover {direct}"
-                return
-            rep.notes.append(f"direct SPIR-V does not cover {direct}: glslang's SPIR-V ran")
-            direct = None
-        else:
-            rep.notes.append("ran the direct SPIR-V path's module (xlate's own SPIR-V)")
+        direct = core.chosen_direct_module(program, "glsl450", via, rep)
+        if direct is False:
+            return
     tess = program.tessellation
     V, n, P = tess.patch_vertices, tess.vertices_out, CONTROL_PATCHES
     lanes = P * n
