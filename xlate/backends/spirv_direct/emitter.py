@@ -49,6 +49,12 @@ from .textures import TextureMixin
 
 __all__ = ["DirectEmitter", "Instrumentation", "NotCovered", "COVERED_OPCODES"]
 
+#: the instructions that end a block (a merge instruction comes just before its branch):
+#: put() writes the pending stores before them
+_BLOCK_ENDS = frozenset({"SelectionMerge", "LoopMerge", "Branch", "BranchConditional", "Switch",
+                         "Return", "ReturnValue", "Kill", "Unreachable", "TerminateInvocation",
+                         "Label"})
+_STORE3 = (3 << 16) | _OP["Store"]
 #: fval's ``OpDecorate <id> NoContraction``: the first word and the decoration
 _DECORATE3 = (3 << 16) | _OP["Decorate"]
 _NO_CONTRACTION = DECORATION["NoContraction"]
@@ -103,13 +109,36 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
         self.call_depth: int | None = None
         self.extra_locations: set[int] = set()    # locations of the harness's extra outputs
         self.demoted: int | None = None           # TGSI DEMOTE's flag (demoted_flag)
+        #: the value each whole-register Private variable (a TEMP that is not an array, a
+        #: condition-code register) holds, as far as the current block knows: what the block
+        #: last stored or loaded there.  A read takes it instead of an OpLoad -- a third of
+        #: the loads of a typical module, which spirv-val and the driver would otherwise
+        #: parse and fold.  Forgotten at every label (a value is used only in the block that
+        #: made it, so it always dominates its uses) and after every call (the callee may
+        #: write any of them).
+        self.known: dict[int, int] = {}
+        self.whole_vars: set[int] = set()        # the variables ``known`` may hold
+        #: stores to those variables not yet written: a block stores each variable once, at
+        #: its end (put() writes them before the block's merge or terminator instruction,
+        #: call() before a call), however many instructions of the block wrote it -- the
+        #: write masks of assembly programs write a register a component at a time
+        self.pending: dict[int, int] = {}
 
     # ---- small instruction helpers ----------------------------------------------------------------
     # put/val/fval write most of a module's words: one list extend each, the id taken from
     # the module's counter in place (Module.id), the decoration appended to its section
     # directly (Module.decorate) -- a third of the emission time was these calls
     def put(self, op: str, *operands: int) -> None:
+        if self.pending and op in _BLOCK_ENDS:
+            self.store_pending()
         self.body.extend((((len(operands) + 1) << 16) | _OP[op], *operands))
+
+    def store_pending(self) -> None:
+        """Write the block's deferred stores (``pending``)."""
+        body = self.body
+        for var, value in self.pending.items():
+            body.extend((_STORE3, var, value))
+        self.pending.clear()
 
     def val(self, op: str, rtype: int, *operands: int) -> int:
         m = self.m
@@ -190,8 +219,26 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
         return v if src == dst else self.val("Bitcast", self.t(dst, n), v)
 
     def label(self, lab: int) -> None:
+        # (a block ends in a terminator, which wrote its pending stores: any left here would
+        # follow the terminator, and spirv-val rejects the module rather than lose them)
         self.put("Label", lab)
         self.open = True
+        self.known.clear()
+
+    def call(self, fid: int) -> None:
+        """OpFunctionCall of a void function of no parameters: the callee reads and writes
+        the registers, so the pending stores go first and what the block knew is forgotten."""
+        if self.pending:
+            self.store_pending()
+        self.val("FunctionCall", self.m.void(), fid)
+        self.known.clear()
+
+    def load_var(self, var: int, rtype: int) -> int:
+        """The value of a whole-register variable (see ``known``)."""
+        v = self.known.get(var)
+        if v is None:
+            v = self.known[var] = self.val("Load", rtype, var)
+        return v
 
     def branch(self, lab: int) -> None:
         self.put("Branch", lab)
@@ -236,6 +283,8 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
         for g in plan.outputs.values():
             self.staging[("out", g.path)] = self.private("i" if g.integer else "f",
                                                          g.size if g.indexed else None)
+        self.whole_vars = {r.var for r in self.regs.values() if r.size is None}
+        self.whole_vars.update(self.cc.values())
         self.declare_uniforms()
         self.declare_textures()
         self.declare_buffers()
@@ -320,6 +369,10 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
             return self.param_element(reg, index), "f"
         if rk == RegKind.BUFFER:
             return self.buffer_element(reg, index), "u"
+        if rk == RegKind.TEMP:
+            r = self.regs[reg.name]
+            if r.size is None:
+                return self.load_var(r.var, self.t(r.kind)), r.kind
         ptr, kind = self.element_ptr(reg.name, index, vertex)
         return self.val("Load", self.t(kind), ptr), kind
 
@@ -430,7 +483,7 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
             # a register holding a value: OF = CF = 0 (cctests_value.txt)
             return self.c("b", cond.rule in ("NCF", "NOF", "BLE"), n)
         kind = "f" if self.lowered.cc_values[cond.cc] == DataType.FLOAT else "i"
-        v = self.val("Load", self.t(kind), self.cc[cond.cc])
+        v = self.load_var(self.cc[cond.cc], self.t(kind))
         if n == 1:
             v = self.x(v, cond.swizzle[0], kind)
         elif cond.swizzle != (0, 1, 2, 3):
@@ -458,7 +511,7 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
     def flag_test(self, cond: CondTest, n: int) -> int:
         """A test of GP4 Table X.16 on flag words (templates/glsl/cctests.txt, with booleans:
         ``1u - x`` is NOT, ``^`` is OpLogicalNotEqual)."""
-        u = self.val("Load", self.t("u"), self.cc[cond.cc])
+        u = self.load_var(self.cc[cond.cc], self.t("u"))
         u = self.x(u, cond.swizzle[0], "u") if n == 1 else (
             u if cond.swizzle == (0, 1, 2, 3) else self.shuffle(u, u, cond.swizzle, "u"))
         bt = self.t("b", n)
@@ -663,13 +716,17 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
         ptr, skind = self.element_ptr(dst.reg, dst.index)
         new = self.bitcast(value, rkind, skind)
         full = all(dst.mask)
+        whole = ptr in self.whole_vars
         if mask is not None or not full:
-            old = self.val("Load", self.t(skind), ptr)
+            old = self.load_var(ptr, self.t(skind)) if whole else self.val("Load", self.t(skind), ptr)
             if mask is not None:
                 new = self.sel(mask, new, old, skind)
             if not full:
                 new = self.shuffle(old, new, merge_selectors(dst.mask), skind)
-        self.put("Store", ptr, new)
+        if whole:
+            self.known[ptr] = self.pending[ptr] = new
+        else:
+            self.put("Store", ptr, new)
         cc = ins.cc_update
         if cc is not None and cc in self.lowered.cc_used:
             if cc in self.lowered.cc_values:    # the register keeps the value (its words)
@@ -677,12 +734,13 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
                 upd = self.bitcast(value, rkind, ck)
             else:
                 ck, upd = "u", flags
-            old = self.val("Load", self.t(ck), self.cc[cc])
-            if mask is not None:
-                upd = self.sel(mask, upd, old, ck)
-            if not full:
-                upd = self.shuffle(old, upd, merge_selectors(dst.mask), ck)
-            self.put("Store", self.cc[cc], upd)
+            if mask is not None or not full:
+                old = self.load_var(self.cc[cc], self.t(ck))
+                if mask is not None:
+                    upd = self.sel(mask, upd, old, ck)
+                if not full:
+                    upd = self.shuffle(old, upd, merge_selectors(dst.mask), ck)
+            self.known[self.cc[cc]] = self.pending[self.cc[cc]] = upd
 
     def precision_step(self, v: int, precision: str) -> int:
         f4, f2, u1 = self.t("f"), self.t("f", 2), self.t("u", 1)
@@ -786,7 +844,7 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
         def main_body():
             self.prologue()
             self.fill_param_arrays()
-            self.val("FunctionCall", m.void(), xl_main)
+            self.call(xl_main)
             if self.prog.stage == Stage.TESS_CTRL:
                 self.tcs_epilogue()           # tess.py: per-vertex and per-patch outputs
             elif not geometry:                # a geometry program's outputs leave at EMIT

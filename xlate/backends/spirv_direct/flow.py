@@ -200,7 +200,7 @@ class FlowMixin:
                 raise NotCovered(f"the call of '{node.target}'", node.ins)
 
             def act():
-                self.val("FunctionCall", self.m.void(), fid)
+                self.call(fid)
         elif kind == "return":
             def act():
                 self.terminate("Return")

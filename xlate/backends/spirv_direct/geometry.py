@@ -147,7 +147,7 @@ class GeometryMixin:
     # ---- EMIT / ENDPRIM ------------------------------------------------------------------------
     def emit_geometry_op(self, ins) -> None:
         if ins.op == "EMIT":
-            self.val("FunctionCall", self.m.void(), self.emit_fn)
+            self.call(self.emit_fn)
             return
         if self.instr.emit_limit is None:
             self.put("EndPrimitive")
