@@ -451,9 +451,11 @@ def verify_source(text: str, filename: str, *, lanes: int = 4096, seed: int = 1,
             rep.seconds = time.perf_counter() - t0
         return rep
     if program.resources:
-        # buffers and images outside compute shaders: the draw harnesses bind none yet
-        rep.status, rep.reason = "unsupported", f"storage buffers and images in a " \
-            f"{program.stage.value} program are not verified yet (issue 20: compute only)"
+        # buffers and images (buffer images included) outside compute shaders: the draw
+        # harnesses of every backend bind none
+        rep.status, rep.reason = "unsupported", \
+            f"{resource_names(program)} in a {program.stage.value} program: the draw " \
+            "harnesses bind no storage buffers or images (compute programs verify them)"
         rep.seconds = time.perf_counter() - t0
         return rep
     try:
@@ -464,6 +466,18 @@ def verify_source(text: str, filename: str, *, lanes: int = 4096, seed: int = 1,
         rep.seconds = time.perf_counter() - t0
     return rep
 
+
+
+def resource_names(program) -> str:
+    """The program's storage buffers and images as TGSI names them, a buffer image as such:
+    ``IMAGE[0] (a buffer image), BUFFER[1]``."""
+    names = []
+    for r in sorted(program.resources.values(), key=lambda r: (r.kind, r.binding)):
+        if r.kind == "shared":
+            continue
+        name = f"{r.kind.upper()}[{r.binding}]"
+        names.append(name + (" (a buffer image)" if r.target == "BUFFER" else ""))
+    return ", ".join(names)
 
 @dataclass
 class _Run:
