@@ -122,6 +122,33 @@ def test_buffer_images_pass(backend, via, ran):
         "the implementation returned" in rep.notes
 
 
+def _negated_copy(fmt: str) -> str:
+    """Invocation n stores texel n of a buffer image of ``fmt`` negated (a uint format's
+    copied: a negative integer is out of its range, which GL leaves undefined) at texel
+    n + 32."""
+    negate = "" if fmt.endswith("_UINT") else \
+        "INEG TEMP[1], TEMP[1]\n" if fmt.endswith("_SINT") else "MOV TEMP[1], -TEMP[1]\n"
+    return comp("UMAD TEMP[0].x, SV[1].yyyy, IMM[0].zzzz, SV[1].xxxx\n"
+                "UMAD TEMP[0].x, TEMP[0].xxxx, IMM[0].wwww, SV[0].xxxx\n"
+                f"LOAD TEMP[1], IMAGE[0], TEMP[0].xxxx, BUFFER, PIPE_FORMAT_{fmt}\n" + negate +
+                "UADD TEMP[0].y, TEMP[0].xxxx, IMM[1].xxxx\n"
+                f"STORE IMAGE[0], TEMP[0].yyyy, TEMP[1], BUFFER, PIPE_FORMAT_{fmt}\n",
+                f"DCL IMAGE[0], BUFFER, PIPE_FORMAT_{fmt}, WR\n").replace(
+        "IMM[0] UINT32 {0, 1, 2, 4}\n", "IMM[0] UINT32 {0, 1, 2, 4}\nIMM[1] UINT32 {32, 0, 0, 0}\n")
+
+
+@pytest.mark.parametrize("backend", ["gl", "gl-spirv", "vulkan"])
+@pytest.mark.parametrize("fmt", ["R8G8B8A8_SNORM", "R16_SNORM", "R16G16B16A16_UNORM", "R8_UINT",
+                                 "R16G16_FLOAT", "R8G8_SINT"])
+def test_buffer_images_of_narrow_formats_pass(fmt, backend):
+    # SNORM: GL has no SNORM buffer texture, the buffer gets the UNORM format of its size and
+    # the image unit the SNORM one (gl_compute._gl_buffer_image); read as UNORM, the negated
+    # values would store as 0 (and the generated negative ones read positive)
+    rep = _verify(backend, _negated_copy(fmt))
+    assert (rep.status, rep.compared) == ("pass", 64 * 4), \
+        (rep.reason, [d.describe() for d in rep.differences[:3]])
+
+
 def _coordinate_one_off(monkeypatch):
     """The GLSL the verifier runs with IMAGE[0]'s store one texel further (n + 33).  The
     program has atomics, so that GLSL is compute_replay.translate's (with the atomic log)."""

@@ -154,7 +154,12 @@ def _gl_buffer_image(runner, r, fmt, internal: int, texels: np.ndarray, unit: in
     runner._objects.append(("texture", tex))
     gl.ActiveTexture(G.GL_TEXTURE0 + _SPARE_UNIT)
     gl.BindTexture(G.GL_TEXTURE_BUFFER, tex)
-    gl.TexBuffer(G.GL_TEXTURE_BUFFER, internal, buf)
+    # GL has no SNORM buffer textures (GL 4.6 table 8.16): the buffer is given the UNORM
+    # format of the same size, and the image unit the program's format -- the unit's format
+    # is how loads and stores read the bytes, and the two are compatible by size (8.26)
+    texture_format = _GL_FORMATS[fmt.name.replace("_SNORM", "_UNORM")] if fmt is not None \
+        else internal
+    gl.TexBuffer(G.GL_TEXTURE_BUFFER, texture_format, buf)
     gl.check(f"creating buffer image {r.binding}")
     gl.BindImageTexture(unit, tex, 0, 0, 0, G.GL_READ_WRITE, internal)
     gl.check(f"binding buffer image {r.binding}")
