@@ -28,7 +28,7 @@ import numpy as np
 
 from ..backends.glsl.memory import ATOMIC_LOG_BINDING
 from .image_bytes import pack_texels, unpack_texels
-from .vulkan_device import _LOCK, VulkanError, _Run
+from .vulkan_device import VulkanError, _Run, one_run
 
 #: (image type, view type, array layers from the texel array's first axis) per image target
 _IMAGE_TYPES = {"1D": ("1D", "1D"), "2D": ("2D", "2D"), "RECT": ("2D", "2D"),
@@ -116,18 +116,9 @@ def run_vulkan_compute(runner, shader: str | bytes, reflection: dict, groups,
     ``groups`` workgroups on the runner's device: (storage buffers' words by ``BUFFER``
     index, with ``"log"``: (count, entries) of the atomic log when ``atomic_capacity``;
     images' texels by unit), as :func:`gl_compute.run_gl_compute` returns them."""
-    vk = runner.dev.vk
-    with _LOCK:
-        r = None
-        try:
-            r = _Run(runner.dev).for_compute()
-            return _dispatch(runner, r, shader, reflection, groups, buffers, param_buffers,
-                             program, images or {}, textures, atomic_capacity)
-        except (vk.VkError, vk.VkException) as e:
-            raise VulkanError(f"Vulkan call failed: {type(e).__name__}") from None
-        finally:
-            if r is not None:
-                r.close()
+    with one_run(runner.dev, compute=True) as r:
+        return _dispatch(runner, r, shader, reflection, groups, buffers, param_buffers, program,
+                         images or {}, textures, atomic_capacity)
 
 
 def _dispatch(runner, r: _Run, shader, reflection, groups, buffers, param_buffers, program,
