@@ -635,20 +635,11 @@ def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: i
     if stage in (Stage.TESS_EVAL, Stage.TESS_CTRL):     # gl_tess: lanes of their own
         from .tess_verify import verify_tess_ctrl, verify_tess_eval
         verify = verify_tess_eval if stage == Stage.TESS_EVAL else verify_tess_ctrl
-        if backend == "vulkan":
-            # the harness edits the GLSL translation (capture, result stores): glslang's
-            # module of it runs, never the direct path's
-            if via == "direct":
-                rep.status, rep.reason = "unsupported", "the direct SPIR-V module of a " \
-                    "tessellation program is not run (the harness instruments the GLSL " \
-                    "translation, which glslang compiles)"
-                return
-            rep.notes.append("glslang's SPIR-V ran (the tessellation harness instruments the "
-                             "GLSL translation)")
         try:
+            # on gl-spirv and vulkan the direct module runs where it covers the program, with
+            # the harness's edits made in SPIR-V (tess_verify: core.chosen_direct_module)
             verify(program, rep, facts, glsl, reflection, runner, seed=seed,
-                   max_reported=max_reported,
-                   **({"via": via} if stage == Stage.TESS_CTRL else {}))
+                   max_reported=max_reported, via=via)
         except glmod.GLUnavailable as e:
             rep.status, rep.reason = "unsupported", str(e)
         except glmod.GLError as e:
