@@ -467,10 +467,9 @@ def verify_source(text: str, filename: str, *, lanes: int = 4096, seed: int = 1,
     return rep
 
 
-
 def resource_names(program) -> str:
     """The program's storage buffers and images as TGSI names them, a buffer image as such:
-    ``IMAGE[0] (a buffer image), BUFFER[1]``."""
+    ``BUFFER[1], IMAGE[0] (a buffer image)`` (by kind, then binding)."""
     names = []
     for r in sorted(program.resources.values(), key=lambda r: (r.kind, r.binding)):
         if r.kind == "shared":
@@ -478,6 +477,7 @@ def resource_names(program) -> str:
         name = f"{r.kind.upper()}[{r.binding}]"
         names.append(name + (" (a buffer image)" if r.target == "BUFFER" else ""))
     return ", ".join(names)
+
 
 @dataclass
 class _Run:
@@ -637,7 +637,7 @@ def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: i
         verify = verify_tess_eval if stage == Stage.TESS_EVAL else verify_tess_ctrl
         try:
             # on gl-spirv and vulkan the direct module runs where it covers the program, with
-            # the harness's edits made in SPIR-V (tess_verify: core.chosen_direct_module)
+            # the harness's edits made in SPIR-V (tess_verify.chosen_module)
             verify(program, rep, facts, glsl, reflection, runner, seed=seed,
                    max_reported=max_reported, via=via)
         except glmod.GLUnavailable as e:

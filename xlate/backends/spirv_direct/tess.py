@@ -32,8 +32,8 @@ InvocationId) as (id, 0, 0, 0), and write what the GLSL backend's epilogue write
 
 The verifier's harness (``Instrumentation.tcs_lanes``; verify/gl_tcs.py ``instrument``) is
 written here too: after the epilogue each invocation stores its lane's outputs into the
-storage buffer at ``Instrumentation.tcs_result_binding``, then (after ``OpControlBarrier``) invocation 0 stores the patch's
-per-patch outputs as its invocations left them.
+storage buffer at ``Instrumentation.tcs_result_binding``, then (after ``OpControlBarrier``)
+invocation 0 stores the patch's per-patch outputs as its invocations left them.
 """
 from __future__ import annotations
 
