@@ -451,9 +451,11 @@ def verify_source(text: str, filename: str, *, lanes: int = 4096, seed: int = 1,
             rep.seconds = time.perf_counter() - t0
         return rep
     if program.resources:
-        # buffers and images outside compute shaders: the draw harnesses bind none yet
-        rep.status, rep.reason = "unsupported", f"storage buffers and images in a " \
-            f"{program.stage.value} program are not verified yet (issue 20: compute only)"
+        # buffers and images (buffer images included) outside compute shaders: the draw
+        # harnesses of every backend bind none
+        rep.status, rep.reason = "unsupported", \
+            f"{resource_names(program)} in a {program.stage.value} program: the draw " \
+            "harnesses bind no storage buffers or images (compute programs verify them)"
         rep.seconds = time.perf_counter() - t0
         return rep
     try:
@@ -463,6 +465,18 @@ def verify_source(text: str, filename: str, *, lanes: int = 4096, seed: int = 1,
     finally:
         rep.seconds = time.perf_counter() - t0
     return rep
+
+
+def resource_names(program) -> str:
+    """The program's storage buffers and images as TGSI names them, a buffer image as such:
+    ``BUFFER[1], IMAGE[0] (a buffer image)`` (by kind, then binding)."""
+    names = []
+    for r in sorted(program.resources.values(), key=lambda r: (r.kind, r.binding)):
+        if r.kind == "shared":
+            continue
+        name = f"{r.kind.upper()}[{r.binding}]"
+        names.append(name + (" (a buffer image)" if r.target == "BUFFER" else ""))
+    return ", ".join(names)
 
 
 @dataclass
@@ -621,20 +635,11 @@ def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: i
     if stage in (Stage.TESS_EVAL, Stage.TESS_CTRL):     # gl_tess: lanes of their own
         from .tess_verify import verify_tess_ctrl, verify_tess_eval
         verify = verify_tess_eval if stage == Stage.TESS_EVAL else verify_tess_ctrl
-        if backend == "vulkan":
-            # the harness edits the GLSL translation (capture, result stores): glslang's
-            # module of it runs, never the direct path's
-            if via == "direct":
-                rep.status, rep.reason = "unsupported", "the direct SPIR-V module of a " \
-                    "tessellation program is not run (the harness instruments the GLSL " \
-                    "translation, which glslang compiles)"
-                return
-            rep.notes.append("glslang's SPIR-V ran (the tessellation harness instruments the "
-                             "GLSL translation)")
         try:
+            # on gl-spirv and vulkan the direct module runs where it covers the program, with
+            # the harness's edits made in SPIR-V (tess_verify.chosen_module)
             verify(program, rep, facts, glsl, reflection, runner, seed=seed,
-                   max_reported=max_reported,
-                   **({"via": via} if stage == Stage.TESS_CTRL else {}))
+                   max_reported=max_reported, via=via)
         except glmod.GLUnavailable as e:
             rep.status, rep.reason = "unsupported", str(e)
         except glmod.GLError as e:
