@@ -16,6 +16,8 @@ from ..ir.model import Program
 from . import glapi as G
 from ..backends.glsl.memory import ATOMIC_LOG_BINDING
 from .compare import Difference
+from .gl_multisample import multisample_image
+from ..exec.images import MULTISAMPLE_IMAGES
 
 BUFFER_BYTES = 1024
 GROUPS = (2, 2, 1)
@@ -109,6 +111,8 @@ def _gl_image(runner, r, texels: np.ndarray, unit: int):
     internal = _GL_FORMATS[fmt.name] if fmt is not None else G.GL_RGBA32F
     if r.target == "BUFFER":
         return _gl_buffer_image(runner, r, fmt, internal, texels, unit)
+    if r.target in MULTISAMPLE_IMAGES:
+        return multisample_image(runner, r, texels, _SPARE_UNIT, unit, internal)
     kind = fmt.integer if fmt is not None else None
     pformat = G.GL_RGBA_INTEGER if kind else G.GL_RGBA
     ptype = {"uint": G.GL_UNSIGNED_INT, "sint": G.GL_INT}.get(kind, G.GL_FLOAT)

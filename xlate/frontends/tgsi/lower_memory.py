@@ -125,17 +125,23 @@ def declare_memory(lw: Lowerer) -> dict[str, Resource]:
 
 #: image targets (TGSI spelling -> IR), and the coordinates each takes (tgsi.rst LOAD: "For 1D
 #: or 2D texture arrays, the array index is provided ... in address.y or address.z"; a cube's
-#: face, a cube array's layer * 6 + face, in z)
+#: face, a cube array's layer * 6 + face, in z).  A multisample image's sample index is in
+#: address.w: tgsi.rst says only "address.w is always ignored", which predates multisample
+#: images; Mesa's tgsi_to_nir (ttn_mem: "Set the sample argument ..." -- for
+#: GLSL_SAMPLER_DIM_MS images the sample is ``ttn_channel(b, src[addr_src_index], W)``) and
+#: glsl_to_tgsi, which wrote these programs, put it there; xlate reads it there (the
+#: coordinates counted here do not include it)
 IMAGE_TARGETS = {"BUFFER": ("BUFFER", 1), "1D": ("1D", 1), "2D": ("2D", 2), "3D": ("3D", 3),
                  "CUBE": ("CUBE", 3), "1D_ARRAY": ("ARRAY1D", 2), "2D_ARRAY": ("ARRAY2D", 3),
-                 "CUBEARRAY": ("ARRAYCUBE", 3), "RECT": ("RECT", 2)}
+                 "CUBEARRAY": ("ARRAYCUBE", 3), "RECT": ("RECT", 2),
+                 "2D_MSAA": ("2DMS", 2), "2D_ARRAY_MSAA": ("ARRAY2DMS", 3)}
 
 
 def _declare_image(lw: Lowerer, d: M.Declaration) -> tuple[str, str | None] | None:
     t = IMAGE_TARGETS.get((d.target or "").upper())
     if t is None:
-        lw.err("E7001", f"DCL IMAGE[{d.first}], {d.target}: multisample images are not "
-               "translated (xlate translates BUFFER, 1D, 2D, 3D, CUBE, RECT and array images)", d)
+        lw.err("E7001", f"DCL IMAGE[{d.first}], {d.target}: not an image target (BUFFER, 1D, "
+               "2D, 3D, CUBE, RECT, 1D_ARRAY, 2D_ARRAY, CUBEARRAY, 2D_MSAA, 2D_ARRAY_MSAA)", d)
         return None
     fmt = None
     if d.format is not None:
@@ -179,7 +185,7 @@ def _image_check(lw: Lowerer, t: M.Instruction, name: str) -> None:
     text repeats them on each instruction); a read needs the format."""
     r = lw.resources[name]
     words = [w.upper() for w in t.memory]
-    targets = [w for w in words if w in IMAGE_TARGETS or w in ("2D_MSAA", "2D_ARRAY_MSAA")]
+    targets = [w for w in words if w in IMAGE_TARGETS]
     if targets and IMAGE_TARGETS.get(targets[0], (None,))[0] != r.target:
         lw.reject("E5002", f"{t.opcode} names target {targets[0]}, IMAGE[{r.binding}] is "
                   f"declared {_tgsi_target(r.target)}")
