@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..ir.model import Program
+from ..ir.model import Program, storage_binding_of, storage_label
 from . import glapi as G
 from ..backends.glsl.memory import ATOMIC_LOG_BINDING
 from .compare import Difference
@@ -208,7 +208,7 @@ def run_gl_compute(runner, glsl: str | bytes, reflection: dict, groups,
             runner._textures(*textures)
         bound = {}
         for sb in reflection.get("storage_buffers", []):
-            binding = int(sb["resource"][len("BUFFER["):-1])
+            binding = storage_binding_of(sb["resource"])
             words = np.ascontiguousarray(buffers[binding], np.uint32)
             buf = runner._buffer(G.GL_SHADER_STORAGE_BUFFER, words.tobytes())
             gl.BindBufferBase(G.GL_SHADER_STORAGE_BUFFER, sb["binding"], buf)
@@ -347,7 +347,7 @@ class ComputeCapture:
 
     @property
     def outputs(self) -> dict:
-        out = {f"BUFFER[{b}]": w for b, w in self.buffers.items()}
+        out = {storage_label(b): w for b, w in self.buffers.items()}
         out.update({f"IMAGE[{u}]": t for u, t in self.images.items()})
         return out
 

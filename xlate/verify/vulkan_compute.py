@@ -32,6 +32,7 @@ import numpy as np
 
 from ..backends.glsl.memory import ATOMIC_LOG_BINDING
 from ..exec.images import MULTISAMPLE_IMAGES
+from ..ir.model import storage_binding_of
 from .image_bytes import pack_texels, unpack_texels
 from .gl_multisample import ImageLimit
 from .vulkan_device import VulkanError, _Run, one_run
@@ -168,7 +169,7 @@ def _dispatch(runner, r: _Run, shader, reflection, groups, buffers, param_buffer
         bound[key] = (r.storage_buffer(binding, words), np.asarray(words).size * 4)
 
     for sb in reflection.get("storage_buffers", []):
-        index = int(sb["resource"][len("BUFFER["):-1])
+        index = storage_binding_of(sb["resource"])
         storage(sb["binding"], buffers[index], index)
     if atomic_capacity:
         head = np.array([0, atomic_capacity, 0, 0], np.uint32)
