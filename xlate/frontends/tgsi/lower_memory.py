@@ -206,9 +206,6 @@ def _counter(lw: Lowerer, ref: M.RegRef, op: str) -> tuple[str, Source]:
     if ref.dim_indirect is not None:
         lw.reject("E7001", f"{op} on HWATOMIC[ADDR...][...]: the atomic buffer is chosen by "
                   "an immediate (tgsi.rst)")
-    declared = [d for d in lw.sh.declarations if d.file == "HWATOMIC" and (d.dim or 0) == b]
-    if not any(d.first <= ref.index <= d.last for d in declared):
-        lw.reject("E2003", f"HWATOMIC[{b}][{ref.index}] is not declared")
     name = f"HWATOMIC{b}"
     if ref.indirect is None:
         return name, Source(lw.const((4 * ref.index,) * 4))
