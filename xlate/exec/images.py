@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.image_formats import ImageFormat, image_format
-from ..ir.model import Resource
+from ..ir.model import MULTISAMPLE_TARGETS, Resource
 from .bind import ExecError
 
 #: the size the executor (and the verifier) gives an image nobody supplied:
@@ -35,11 +35,11 @@ DEFAULT_SHAPE = {"BUFFER": (1, 1, 64), "1D": (1, 1, 64), "2D": (1, 16, 16), "REC
                  "3D": (4, 16, 16), "CUBE": (6, 8, 8), "ARRAY1D": (4, 1, 64),
                  "ARRAY2D": (4, 16, 16), "ARRAYCUBE": (12, 8, 8),
                  "2DMS": (4, 8, 8), "ARRAY2DMS": (8, 8, 8)}
-#: the samples of a multisample image (4: every GL 4.x / Vulkan implementation with
-#: multisample storage images has them, GL_MAX_IMAGE_SAMPLES / sampledImage... >= 4 is
-#: checked by the verifier)
+#: the samples of a multisample image: 4, a count implementations with multisample storage
+#: images have (the verifier checks GL_MAX_IMAGE_SAMPLES, Vulkan's storageImageSampleCounts)
 IMAGE_SAMPLES = 4
-MULTISAMPLE_IMAGES = ("2DMS", "ARRAY2DMS")
+MULTISAMPLE_IMAGES = MULTISAMPLE_TARGETS
+
 
 def image_shape(r: Resource) -> tuple[int, int, int]:
     return DEFAULT_SHAPE[r.target]

@@ -273,6 +273,9 @@ class Resource:
     format: str | None = None      # images: R8G8B8A8_UNORM ... (None: unformatted, write-only)
 
 
+#: the multisample targets (textures and images): a sample index beside the coordinates
+MULTISAMPLE_TARGETS = ("2DMS", "ARRAY2DMS")
+
 #: TGSI's atomic counter buffer b (``DCL HWATOMIC[b][i]``) is the storage buffer at binding
 #: COUNTER_BINDING_BASE + b (BUFFER[n] take the bindings below it)
 COUNTER_BINDING_BASE = 16

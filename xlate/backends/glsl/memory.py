@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ...ir.image_formats import image_format
-from ...ir.model import DataType, Instruction, Stage
+from ...ir.model import MULTISAMPLE_TARGETS, DataType, Instruction, Stage
 from ..refusal import Unsupported
 
 #: Vulkan bindings of storage buffers: after the parameter block (0), textures (1 + unit) and
@@ -36,7 +36,7 @@ IMAGE_TYPES = {"BUFFER": ("Buffer", 1, 1), "1D": ("1D", 1, 1), "2D": ("2D", 2, 2
                "ARRAY2DMS": ("2DMSArray", 3, 3)}
 #: multisample images: every access also passes the sample index, the coordinates' w
 #: (frontends/tgsi/lower_memory.py IMAGE_TARGETS); RESQ's w is imageSamples()
-MULTISAMPLE = ("2DMS", "ARRAY2DMS")
+MULTISAMPLE = MULTISAMPLE_TARGETS
 #: image formats OpenGL ES 3.1 has (GLSL ES 3.10 4.4.7)
 ES_IMAGE_FORMATS = frozenset({"R32G32B32A32_FLOAT", "R16G16B16A16_FLOAT", "R32_FLOAT",
                               "R8G8B8A8_UNORM", "R8G8B8A8_SNORM", "R32G32B32A32_SINT",
