@@ -86,6 +86,10 @@ def test_the_executor_runs_counter_atomics_and_reads():
     ("STORE HWATOMIC[0][0].x, IMM[0].xxxx, IMM[0].yyyy\n", "DCL HWATOMIC[0][0]\n",
      "error[E3004]: STORE on an atomic counter (HWATOMIC): tgsi.rst gives counters the atomic "
      "opcodes, and Mesa LOAD (a counter read), only"),
+    ("ATOMUADD TEMP[2].x, HWATOMIC[0][0], IMM[0].xxxx, IMM[0].yyyy\n",
+     "DCL BUFFER[16]\nDCL HWATOMIC[0][0]\n",
+     "error[E7001]: DCL HWATOMIC[0][...] is the storage buffer at binding 16, which BUFFER[16] "
+     "takes too"),
     ("LOAD TEMP[2], CONSTBUF[0], IMM[0].xxxx\n", "DCL CONSTBUF[0]\n",
      "error[E3008]: unsupported opcode LOAD (not yet supported: on CONSTBUF, a constant buffer "
      "read by byte address -- nir_to_tgsi's LOAD for PIPE_CAP_LOAD_CONSTBUF -- not "

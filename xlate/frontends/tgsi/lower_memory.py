@@ -119,6 +119,11 @@ def declare_memory(lw: Lowerer) -> dict[str, Resource]:
                                                 target=res[0], format=res[1])
         elif d.file == "HWATOMIC":
             b = d.dim or 0
+            at = COUNTER_BINDING_BASE + b
+            if any(x.file == "BUFFER" and x.first <= at <= x.last for x in lw.sh.declarations):
+                lw.err("E7001", f"DCL HWATOMIC[{b}][...] is the storage buffer at binding {at}, "
+                       f"which BUFFER[{at}] takes too", d)
+                continue
             out[f"HWATOMIC{b}"] = Resource(f"HWATOMIC{b}", "buffer", COUNTER_BINDING_BASE + b,
                                            span=d.span)
         elif d.file == "MEMORY":
