@@ -250,3 +250,42 @@ def test_opcode_translates_or_is_refused_by_name(name):
         gen.textures = generate_textures(prog, 1)
     res = run_executor(prog, gen, 8)
     assert res.outputs and not res.steps_exceeded.any()
+
+
+# ---- declaration forms of the memory files ------------------------------------------------------
+
+#: every image target tgsi.rst's DCL IMAGE takes (the texture targets of "Texture targets"
+#: an image can have) and the atomic counter forms ("Hardware Atomic Register File"): each
+#: declares, is used by an atomic (an image: LOAD, which every target takes), translates to GLSL
+#: that glslang accepts and to both validated SPIR-V modules, and runs in the executor
+DECLARATION_FORMS = {
+    **{f"IMAGE {t}": (f"DCL IMAGE[0], {t}, PIPE_FORMAT_R32G32B32A32_UINT, WR\n",
+                      f"LOAD TEMP[0], IMAGE[0], IMM[0], {t}, PIPE_FORMAT_R32G32B32A32_UINT\n")
+       for t in ("BUFFER", "1D", "2D", "3D", "CUBE", "RECT", "1D_ARRAY", "2D_ARRAY", "CUBEARRAY",
+                 "2D_MSAA", "2D_ARRAY_MSAA")},
+    "HWATOMIC[b][i]": ("DCL HWATOMIC[1][2]\n",
+                       "ATOMUADD TEMP[0].x, HWATOMIC[1][2], IMM[0].xxxx, IMM[0].yyyy\n"),
+    "HWATOMIC[b][i..j], ARRAY(n)": (
+        "DCL HWATOMIC[0][1..3], ARRAY(1)\nDCL ADDR[0]\n",
+        "UARL ADDR[0].x, IMM[0].yyyy\n"
+        "ATOMUADD TEMP[0].x, HWATOMIC[0][ADDR[0].x+1], IMM[0].xxxx, IMM[0].yyyy\n"),
+}
+
+
+@pytest.mark.parametrize("form", sorted(DECLARATION_FORMS))
+def test_declaration_form_translates_and_runs(form):
+    from xlate.backends.spirv import validate_spirv
+    from xlate.backends.spirv_direct import emit_spirv
+    from xlate.exec.compute import execute_compute
+    decl, body = DECLARATION_FORMS[form]
+    src = ("COMP\nPROPERTY CS_FIXED_BLOCK_WIDTH 1\nPROPERTY CS_FIXED_BLOCK_HEIGHT 1\n"
+           "PROPERTY CS_FIXED_BLOCK_DEPTH 1\n" + decl + "DCL BUFFER[0]\nDCL TEMP[0]\n"
+           "IMM[0] UINT32 {0, 1, 0, 1}\n" + body + "STORE BUFFER[0], IMM[0].xxxx, TEMP[0]\nEND\n")
+    t = api.translate(src, filename="d.tgsi")                    # glslang-checked
+    for profile in ("vulkan", "glsl450"):
+        api.translate_program(t.program, target="spirv", profile=profile)
+        words = emit_spirv(t.program, profile).spirv
+        assert validate_spirv(words, target="vulkan" if profile == "vulkan" else "opengl") \
+            is None
+    res = execute_compute(t.program, (1, 1, 1))
+    assert not res.steps_exceeded.any()

@@ -17,7 +17,10 @@ Schema (``"schema": "xlate-reflection/1"``; additions keep the version, changes 
 * ``geometry``: input/output primitive, max vertices (geometry programs)
 * ``compute``: ``{local_size: [x, y, z]}`` (compute programs)
 * ``storage_buffers``: ``{resource, name, block, binding, set?}`` -- TGSI ``BUFFER[n]``, an
-  std430 block of 32-bit words (``uint words[]``) at ``binding`` (n; Vulkan 64 + n);
+  std430 block of 32-bit words (``uint words[]``) at ``binding`` (n; Vulkan 64 + n); an atomic
+  counter buffer (``HWATOMIC[b]``, counter i the word i) is one too, at binding 16 + b (Vulkan
+  80 + b), with ``atomic_counter_buffer: b`` -- no profile uses GLSL atomic counters (Vulkan
+  has none);
   ``shared_memory``: ``{resource, name, bytes}`` (``MEMORY[n], SHARED``, backends/glsl/memory.py);
   ``images``: ``{resource, name, target, format, access, binding, set?}`` (``IMAGE[n]``: image
   unit n, Vulkan binding 96 + n; ``format`` null for a write-only image without one)
@@ -32,6 +35,8 @@ Schema (``"schema": "xlate-reflection/1"``; additions keep the version, changes 
   did.  Built-ins keep their GLSL names and carry the Cg name here.
 """
 from __future__ import annotations
+
+from ..ir.model import COUNTER_BINDING_BASE, storage_label
 
 SCHEMA = "xlate-reflection/1"
 
@@ -84,8 +89,10 @@ def reflection(em) -> dict:
     if prog.resources:
         res = prog.resources.values()
         out["storage_buffers"] = [
-            {"resource": f"BUFFER[{r.binding}]", "name": f"xl_storage{r.binding}",
+            {"resource": storage_label(r.binding), "name": f"xl_storage{r.binding}",
              "block": f"XlateStorage{r.binding}", "binding": em.storage_binding(r.binding),
+             **({"atomic_counter_buffer": r.binding - COUNTER_BINDING_BASE}
+                if r.binding >= COUNTER_BINDING_BASE else {}),
              **({"set": 0} if em.vulkan else {})}
             for r in sorted(res, key=lambda r: r.binding) if r.kind == "buffer"]
         out["shared_memory"] = [

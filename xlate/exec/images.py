@@ -6,7 +6,9 @@ load returns: the float bits of a FLOAT/UNORM/SNORM channel, the integer of a UI
 and for channels the format lacks 0, 0, 0 and 1 (1.0 for non-integer formats) -- GL 4.6 8.26
 (image loads return the texel as a texture lookup would, "converted ... as in table 15.1").
 Layers: a 3D image's depth, an array's layers, a cube's six faces (a cube array's layer * 6 +
-face); 1D and buffer images have height 1.
+face); 1D and buffer images have height 1.  A multisample image (2DMS, ARRAY2DMS) has
+``IMAGE_SAMPLES`` samples a texel: sample s of layer l is layer ``l * IMAGE_SAMPLES + s``, its
+sample index read from the coordinates' w (lower_memory.IMAGE_TARGETS says why w).
 
 A store converts each channel to the format (GL 4.6 8.26 and 8.4.4.2): float formats round to
 the nearest representable value (16-bit: half-float, round to nearest even); UNORM clamps to
@@ -24,14 +26,19 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.image_formats import ImageFormat, image_format
-from ..ir.model import Resource
+from ..ir.model import MULTISAMPLE_TARGETS, Resource
 from .bind import ExecError
 
 #: the size the executor (and the verifier) gives an image nobody supplied:
 #: (layers, height, width) per target
 DEFAULT_SHAPE = {"BUFFER": (1, 1, 64), "1D": (1, 1, 64), "2D": (1, 16, 16), "RECT": (1, 16, 16),
                  "3D": (4, 16, 16), "CUBE": (6, 8, 8), "ARRAY1D": (4, 1, 64),
-                 "ARRAY2D": (4, 16, 16), "ARRAYCUBE": (12, 8, 8)}
+                 "ARRAY2D": (4, 16, 16), "ARRAYCUBE": (12, 8, 8),
+                 "2DMS": (4, 8, 8), "ARRAY2DMS": (8, 8, 8)}
+#: the samples of a multisample image: 4, a count implementations with multisample storage
+#: images have (the verifier checks GL_MAX_IMAGE_SAMPLES, Vulkan's storageImageSampleCounts)
+IMAGE_SAMPLES = 4
+MULTISAMPLE_IMAGES = MULTISAMPLE_TARGETS
 
 
 def image_shape(r: Resource) -> tuple[int, int, int]:
@@ -94,13 +101,21 @@ def texel_index(r: Resource, shape, coords: np.ndarray):
     zero = np.zeros(n, np.int64)
     t = r.target
     x = c[:, 0]
-    y = c[:, 1] if t in ("2D", "RECT", "3D", "CUBE", "ARRAY2D", "ARRAYCUBE") else zero
-    if t in ("3D", "CUBE", "ARRAY2D", "ARRAYCUBE"):
+    y = c[:, 1] if t in ("2D", "RECT", "3D", "CUBE", "ARRAY2D", "ARRAYCUBE", "2DMS",
+                         "ARRAY2DMS") else zero
+    if t in ("3D", "CUBE", "ARRAY2D", "ARRAYCUBE", "ARRAY2DMS"):
         layer = c[:, 2]
     elif t == "ARRAY1D":
         layer = c[:, 1]
     else:
         layer = zero
     layers, h, w = shape
-    inside = (x >= 0) & (x < w) & (y >= 0) & (y < h) & (layer >= 0) & (layer < layers)
+    if t in MULTISAMPLE_IMAGES:
+        sample = c[:, 3]
+        inside = (sample >= 0) & (sample < IMAGE_SAMPLES) & (layer >= 0) & \
+            (layer < layers // IMAGE_SAMPLES)
+        layer = layer * IMAGE_SAMPLES + sample
+    else:
+        inside = (layer >= 0) & (layer < layers)
+    inside &= (x >= 0) & (x < w) & (y >= 0) & (y < h)
     return np.where(inside, layer, 0), np.where(inside, y, 0), np.where(inside, x, 0), inside

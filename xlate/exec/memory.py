@@ -41,7 +41,7 @@ from ..ir.model import Program
 from .bind import ExecError
 from .atomics import RULES
 from .flow import DEAD, PARKED
-from .images import new_image, store_words, texel_index
+from .images import IMAGE_SAMPLES, MULTISAMPLE_IMAGES, new_image, store_words, texel_index
 from .races import RaceTracker, sync_token
 
 MEM: dict[str, Callable] = {}
@@ -264,8 +264,8 @@ def op_imgstore(x, st, lanes, cur):
 @mem("RESQ")
 def op_resq(x, st, lanes, cur):
     # tgsi.rst RESQ: a buffer's size in bytes in x; an image's width, height, layers (depth)
-    # in x, y, z and its samples in w (0: xlate's images are single-sample; GLSL's imageSize
-    # gives no sample count); components a target lacks are 0
+    # in x, y, z and "the number of samples for multi-sampled images" in w (0 for the others,
+    # whose GLSL has no imageSamples); components a target lacks are 0
     m = _memory(st)
     r = st.program.resources[x.inst.mem.resource]
     out = np.zeros((len(lanes), 4), np.uint32)
@@ -275,8 +275,11 @@ def op_resq(x, st, lanes, cur):
         layers, h, w = m.images[r.name].shape[:3]
         dims = {"BUFFER": (w,), "1D": (w,), "2D": (w, h), "RECT": (w, h), "3D": (w, h, layers),
                 "CUBE": (w, h), "ARRAY1D": (w, layers), "ARRAY2D": (w, h, layers),
-                "ARRAYCUBE": (w, h, layers // 6)}[r.target]
+                "ARRAYCUBE": (w, h, layers // 6), "2DMS": (w, h),
+                "ARRAY2DMS": (w, h, layers // IMAGE_SAMPLES)}[r.target]
         out[:, :len(dims)] = dims
+        if r.target in MULTISAMPLE_IMAGES:
+            out[:, 3] = IMAGE_SAMPLES
     x.write(st, lanes, out, None, None, None)
     st.pc[lanes] = cur + 1
 

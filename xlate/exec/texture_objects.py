@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..ir.model import DataType, Program
+from ..ir.model import MULTISAMPLE_TARGETS, DataType, Program
 from .bind import ExecError
 
 F32, I32, U32 = np.float32, np.int32, np.uint32
@@ -21,7 +21,7 @@ BASE_TARGET = {"1D": "1D", "2D": "2D", "3D": "3D", "CUBE": "CUBE", "RECT": "RECT
 TARGETS = ("1D", "2D", "3D", "CUBE", "RECT", "ARRAY1D", "ARRAY2D", "BUFFER", "ARRAYCUBE", "2DMS",
            "ARRAY2DMS")
 CUBES = ("CUBE", "ARRAYCUBE")
-MULTISAMPLE = ("2DMS", "ARRAY2DMS")
+MULTISAMPLE = MULTISAMPLE_TARGETS
 
 #: the level array layout per texture target (texel components last)
 LEVEL_SHAPES = {"1D": "(w, C)", "BUFFER": "(w, C)", "2D": "(h, w, C)", "RECT": "(h, w, C)",

@@ -273,6 +273,29 @@ class Resource:
     format: str | None = None      # images: R8G8B8A8_UNORM ... (None: unformatted, write-only)
 
 
+#: the multisample targets (textures and images): a sample index beside the coordinates
+MULTISAMPLE_TARGETS = ("2DMS", "ARRAY2DMS")
+
+#: TGSI's atomic counter buffer b (``DCL HWATOMIC[b][i]``) is the storage buffer at binding
+#: COUNTER_BINDING_BASE + b (BUFFER[n] take the bindings below it)
+COUNTER_BINDING_BASE = 16
+
+
+def storage_label(binding: int) -> str:
+    """The source's name of the storage buffer at IR ``binding``: ``BUFFER[n]`` or, for an
+    atomic counter buffer, ``HWATOMIC[b]``."""
+    if binding >= COUNTER_BINDING_BASE:
+        return f"HWATOMIC[{binding - COUNTER_BINDING_BASE}]"
+    return f"BUFFER[{binding}]"
+
+
+def storage_binding_of(label: str) -> int:
+    """The IR binding of a storage buffer named by :func:`storage_label`."""
+    file, rest = label.split("[", 1)
+    n = int(rest[:-1])
+    return n + COUNTER_BINDING_BASE if file == "HWATOMIC" else n
+
+
 @dataclass(slots=True)
 class Instruction:
     op: str

@@ -41,7 +41,7 @@ import numpy as np
 
 from ..backends.glsl.memory import ATOMIC_LOG_BINDING, atomic_functions
 from ..ir.model import (Binding, DataType, Dest, Instruction, MemRef, Program,
-                        Register, RegKind, Resource, Source)
+                        Register, RegKind, Resource, Source, storage_label)
 from .compare import Difference
 from .gl_compute import ComputeCapture
 
@@ -127,7 +127,7 @@ def compare_dispatch(program: Program, res, cap: ComputeCapture, local_count: in
         for w in np.flatnonzero(want != have[:len(want)]):
             if not _same(int(want[w]), int(have[w])):
                 inv = int(who[w]) if who is not None and who[w] >= 0 else None
-                diffs.append(Difference(f"BUFFER[{binding}]", int(w), None, int(want[w]),
+                diffs.append(Difference(storage_label(binding), int(w), None, int(want[w]),
                                         int(have[w]), kind="memory", invocation=inv))
     by_unit = {r.binding: r for r in program.resources.values() if r.kind == "image"}
     for binding, want in sorted((res.images or {}).items()):

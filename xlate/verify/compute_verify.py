@@ -56,6 +56,7 @@ from ..backends.glsl.memory import atomic_functions
 from ..exec.bind import ExecError
 from ..ir.model import Program
 from . import glapi as G
+from .gl_multisample import ImageLimit
 from .gl_compute import (ATOMIC_CAPACITY, GROUPS, SEEDS, generated_buffers, generated_images,
                          small_parameters)
 
@@ -203,6 +204,9 @@ def verify_compute(program: Program, rep, *, seed: int, runner, gl_interface,
                              "glslang's SPIR-V's do (or by a zero's sign / a NaN's payload): "
                              "explained through the GLSL translation")
             cap, diffs = other, diffs2
+    except ImageLimit as e:
+        rep.status, rep.reason = "unsupported", str(e)
+        return
     except G.GLError as e:        # the driver refused the translation: as core.py reports it
         rep.status, rep.reason = "mismatch", f"implementation error: {e}"
         return

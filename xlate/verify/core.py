@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..diagnostics import XlateError
-from ..ir.model import DataType, Program, RegKind, Stage
+from ..ir.model import DataType, Program, RegKind, Stage, storage_label
 from . import compare as cmp
 from .analysis import Facts, analyse
 from .mutants_common import Delegate
@@ -475,7 +475,8 @@ def resource_names(program) -> str:
     for r in sorted(program.resources.values(), key=lambda r: (r.kind, r.binding)):
         if r.kind == "shared":
             continue
-        name = f"{r.kind.upper()}[{r.binding}]"
+        name = storage_label(r.binding) if r.kind == "buffer" else \
+            f"{r.kind.upper()}[{r.binding}]"
         names.append(name + (" (a buffer image)" if r.target == "BUFFER" else ""))
     return ", ".join(names)
 

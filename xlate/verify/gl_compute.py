@@ -12,10 +12,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..ir.model import Program
+from ..ir.model import Program, storage_binding_of, storage_label
 from . import glapi as G
 from ..backends.glsl.memory import ATOMIC_LOG_BINDING
 from .compare import Difference
+from .gl_multisample import multisample_image
+from ..exec.images import MULTISAMPLE_IMAGES
 
 BUFFER_BYTES = 1024
 GROUPS = (2, 2, 1)
@@ -109,6 +111,8 @@ def _gl_image(runner, r, texels: np.ndarray, unit: int):
     internal = _GL_FORMATS[fmt.name] if fmt is not None else G.GL_RGBA32F
     if r.target == "BUFFER":
         return _gl_buffer_image(runner, r, fmt, internal, texels, unit)
+    if r.target in MULTISAMPLE_IMAGES:
+        return multisample_image(runner, r, texels, _SPARE_UNIT, unit, internal)
     kind = fmt.integer if fmt is not None else None
     pformat = G.GL_RGBA_INTEGER if kind else G.GL_RGBA
     ptype = {"uint": G.GL_UNSIGNED_INT, "sint": G.GL_INT}.get(kind, G.GL_FLOAT)
@@ -204,7 +208,7 @@ def run_gl_compute(runner, glsl: str | bytes, reflection: dict, groups,
             runner._textures(*textures)
         bound = {}
         for sb in reflection.get("storage_buffers", []):
-            binding = int(sb["resource"][len("BUFFER["):-1])
+            binding = storage_binding_of(sb["resource"])
             words = np.ascontiguousarray(buffers[binding], np.uint32)
             buf = runner._buffer(G.GL_SHADER_STORAGE_BUFFER, words.tobytes())
             gl.BindBufferBase(G.GL_SHADER_STORAGE_BUFFER, sb["binding"], buf)
@@ -343,7 +347,7 @@ class ComputeCapture:
 
     @property
     def outputs(self) -> dict:
-        out = {f"BUFFER[{b}]": w for b, w in self.buffers.items()}
+        out = {storage_label(b): w for b, w in self.buffers.items()}
         out.update({f"IMAGE[{u}]": t for u, t in self.images.items()})
         return out
 

@@ -108,3 +108,81 @@ def upload_multisample(runner, unit: int, name: int, target: str, level: np.ndar
         gl.Enable(G.GL_RASTERIZER_DISCARD)
     gl.BindTexture(G.GL_TEXTURE_2D_ARRAY, 0)
     gl.BindTexture(gt, name)
+
+
+#: GL_MAX_IMAGE_SAMPLES (GL 4.6 table 23.64: may be 0 -- multisample images are optional)
+GL_MAX_IMAGE_SAMPLES = 0x906D
+#: the storage-buffer binding the read-back dispatch writes (after the program's dispatch)
+_READ_BINDING = 0
+
+
+class ImageLimit(RuntimeError):
+    """The implementation lacks what an image needs (the verdict is ``unsupported``)."""
+
+
+def multisample_image(runner, r, texels: np.ndarray, unit: int, image_unit: int,
+                      internal: int):
+    """A multisample storage image (TGSI 2D_MSAA / 2D_ARRAY_MSAA; exec/images.py): a
+    multisample texture of ``internal`` format filled by :func:`upload_multisample` from the
+    executor's texels ``(layers * samples, h, w, 4)`` (the format's load words), bound at image
+    unit ``image_unit``; returns the function reading it back after the dispatch.  GL has no
+    read-back of a multisample texture either: a compute dispatch ``texelFetch``es each sample
+    (the format's value, as an image load returns it) into a storage buffer.  ImageLimit where
+    GL_MAX_IMAGE_SAMPLES is below the executor's sample count."""
+    from ..exec.images import IMAGE_SAMPLES
+    from ..ir.image_formats import image_format
+    gl = runner.gl
+    most = C.c_int()
+    gl.GetIntegerv(GL_MAX_IMAGE_SAMPLES, C.byref(most))
+    if most.value < IMAGE_SAMPLES:
+        raise ImageLimit(f"IMAGE[{r.binding}] is a {IMAGE_SAMPLES}-sample image: this GL's "
+                         f"GL_MAX_IMAGE_SAMPLES is {most.value}")
+    fmt = image_format(r.format)
+    kind = {"uint": "u", "sint": "i"}.get(fmt.integer if fmt is not None else None, "f")
+    pformat = G.GL_RGBA_INTEGER if kind != "f" else G.GL_RGBA
+    ptype = {"u": G.GL_UNSIGNED_INT, "i": G.GL_INT, "f": G.GL_FLOAT}[kind]
+    n, h, w = texels.shape[:3]
+    level = np.ascontiguousarray(texels).view({"u": np.uint32, "i": np.int32,
+                                              "f": np.float32}[kind])
+    level = level.reshape(n // IMAGE_SAMPLES, IMAGE_SAMPLES, h, w, 4)
+    target = "ARRAY2DMS" if r.target == "ARRAY2DMS" else "2DMS"
+    name = gl.gen(gl.GenTextures)
+    runner._objects.append(("texture", name))
+    upload_multisample(runner, unit, name, target, level if target == "ARRAY2DMS" else level[0],
+                       kind, (internal, pformat, ptype))
+    gl.BindImageTexture(image_unit, name, 0, int(target == "ARRAY2DMS"), 0, G.GL_READ_WRITE,
+                        internal)
+    gl.check(f"binding image {r.binding}")
+    return lambda: _read_multisample(runner, r, name, unit, kind, texels.shape)
+
+
+def _read_multisample(runner, r, name: int, unit: int, kind: str, shape) -> np.ndarray:
+    from ..exec.images import IMAGE_SAMPLES
+    gl = runner.gl
+    n, h, w = shape[:3]
+    array = r.target == "ARRAY2DMS"
+    prefix = {"f": "", "i": "i", "u": "u"}[kind]
+    words = {"f": "floatBitsToUint(t)", "i": "uvec4(t)", "u": "t"}[kind]
+    where = "ivec3(g.xy, g.z / S)" if array else "g.xy"
+    src = (f"#version 450 core\nlayout(local_size_x = 1) in;\nconst int S = {IMAGE_SAMPLES};\n"
+           f"layout(binding = {unit}) uniform {prefix}sampler2DMS{'Array' if array else ''} "
+           f"src;\nlayout(std430, binding = {_READ_BINDING}) buffer XlateTexels "
+           "{ uvec4 texels[]; };\nvoid main()\n{\n    ivec3 g = ivec3(gl_GlobalInvocationID);\n"
+           f"    {prefix}vec4 t = texelFetch(src, {where}, g.z % S);\n"
+           f"    texels[(g.z * {h} + g.y) * {w} + g.x] = {words};\n}}\n")
+    prog = runner.program([(G.GL_COMPUTE_SHADER, src)])
+    runner._objects.append(("program", prog))
+    size = int(np.prod(shape)) * 4
+    buf = runner._buffer(G.GL_SHADER_STORAGE_BUFFER, None, size)
+    gl.BindBufferBase(G.GL_SHADER_STORAGE_BUFFER, _READ_BINDING, buf)
+    gl.ActiveTexture(G.GL_TEXTURE0 + unit)
+    gl.BindTexture(G.GL_TEXTURE_2D_MULTISAMPLE_ARRAY if array else G.GL_TEXTURE_2D_MULTISAMPLE,
+                   name)
+    gl.UseProgram(prog)
+    gl.MemoryBarrier(G.GL_ALL_BARRIER_BITS)
+    gl.DispatchCompute(w, h, n)
+    gl.MemoryBarrier(G.GL_ALL_BARRIER_BITS)
+    gl.Finish()
+    gl.check(f"reading multisample image {r.binding}")
+    raw = runner._read_buffer(G.GL_SHADER_STORAGE_BUFFER, buf, size)
+    return np.frombuffer(raw, np.uint32).reshape(shape).copy()

@@ -20,15 +20,23 @@ them; the reflection and docs/cli.md say how an engine binds them):
 * buffer images (``DCL IMAGE[u], BUFFER``, ``imageBuffer`` at the same bindings): storage texel
   buffers, a host-visible buffer of the texels' bytes seen through a buffer view of the
   program's format, exactly as many texels as the executor's buffer image holds (``imageSize``
-  and RESQ count them), read back through the mapping after the compute-to-host barrier.
+  and RESQ count them), read back through the mapping after the compute-to-host barrier;
+* multisample images (``2D_MSAA``, ``2D_ARRAY_MSAA``): 4-sample storage images filled by
+  rendering each sample (:mod:`vulkan_multisample`, which Vulkan's copies cannot do) and read
+  back by a compute dispatch that loads every sample into a buffer; ``unsupported`` (naming
+  ``shaderStorageImageMultisample`` or ``storageImageSampleCounts``) where the device lacks them.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..backends.glsl.memory import ATOMIC_LOG_BINDING
+from ..exec.images import MULTISAMPLE_IMAGES
+from ..ir.model import storage_binding_of
 from .image_bytes import pack_texels, unpack_texels
+from .gl_multisample import ImageLimit
 from .vulkan_device import VulkanError, _Run, one_run
+from .vulkan_multisample import read_multisample
 
 #: (image type, view type, array layers from the texel array's first axis) per image target
 _IMAGE_TYPES = {"1D": ("1D", "1D"), "2D": ("2D", "2D"), "RECT": ("2D", "2D"),
@@ -108,6 +116,35 @@ def _storage_texel_buffer(r: _Run, res, texels: np.ndarray, binding: int):
     return fmt, mapped, len(data), texels.shape
 
 
+def _multisample_image(runner, r: _Run, res, texels: np.ndarray, binding: int):
+    """A 4-sample storage image holding ``texels`` ((layers * samples, h, w, 4), exec/images.py),
+    bound at ``binding``; returns what :func:`read_multisample` needs after the dispatch."""
+    from ..backends.glsl.memory import layout_qualifier
+    from ..exec.images import IMAGE_SAMPLES
+    from ..ir.image_formats import image_format
+    from .vulkan_multisample import multisample_texture
+    vk = r.vk
+    if not runner.dev.storage_image_multisample:
+        raise ImageLimit(f"IMAGE[{res.binding}] is a multisample image: this device has no "
+                         "shaderStorageImageMultisample")
+    if not runner.dev.storage_image_sample_counts & vk.VK_SAMPLE_COUNT_4_BIT:
+        raise ImageLimit(f"IMAGE[{res.binding}] is a {IMAGE_SAMPLES}-sample image: this "
+                         "device's storageImageSampleCounts lacks VK_SAMPLE_COUNT_4_BIT")
+    fmt = image_format(res.format)
+    kind = {"uint": "u", "sint": "i"}.get(fmt.integer if fmt is not None else None, "f")
+    src_fmt = {"u": vk.VK_FORMAT_R32G32B32A32_UINT, "i": vk.VK_FORMAT_R32G32B32A32_SINT,
+               "f": vk.VK_FORMAT_R32G32B32A32_SFLOAT}[kind]
+    n, h, w = texels.shape[:3]
+    level = np.ascontiguousarray(texels).reshape(n // IMAGE_SAMPLES, IMAGE_SAMPLES, h, w, 4)
+    array = res.target == "ARRAY2DMS"
+    _, view = multisample_texture(r, binding, "ARRAY2DMS" if array else "2DMS",
+                                  level if array else level[0], kind,
+                                  getattr(vk, vk_format_name(fmt)), VulkanError, storage=True,
+                                  src_fmt=src_fmt)
+    qualifier = layout_qualifier(fmt) if fmt is not None else "rgba32f"
+    return view, array, qualifier, kind, texels.shape
+
+
 def run_vulkan_compute(runner, shader: str | bytes, reflection: dict, groups,
                        buffers: dict[int, np.ndarray], param_buffers: dict[int, np.ndarray],
                        program, images: dict[int, np.ndarray] | None = None, textures=None,
@@ -132,7 +169,7 @@ def _dispatch(runner, r: _Run, shader, reflection, groups, buffers, param_buffer
         bound[key] = (r.storage_buffer(binding, words), np.asarray(words).size * 4)
 
     for sb in reflection.get("storage_buffers", []):
-        index = int(sb["resource"][len("BUFFER["):-1])
+        index = storage_binding_of(sb["resource"])
         storage(sb["binding"], buffers[index], index)
     if atomic_capacity:
         head = np.array([0, atomic_capacity, 0, 0], np.uint32)
@@ -141,6 +178,7 @@ def _dispatch(runner, r: _Run, shader, reflection, groups, buffers, param_buffer
     by_unit = {int(i["resource"][len("IMAGE["):-1]): i for i in reflection.get("images", [])}
     made = {}
     texel_buffers = {}
+    multisample = {}
     for res in (program.resources.values() if program is not None else ()):
         if res.kind == "image":
             binding = by_unit[res.binding]["binding"] if res.binding in by_unit \
@@ -148,6 +186,9 @@ def _dispatch(runner, r: _Run, shader, reflection, groups, buffers, param_buffer
             if res.target == "BUFFER":
                 texel_buffers[res.binding] = _storage_texel_buffer(r, res, images[res.binding],
                                                                    binding)
+            elif res.target in MULTISAMPLE_IMAGES:
+                multisample[res.binding] = _multisample_image(runner, r, res,
+                                                              images[res.binding], binding)
             else:
                 made[res.binding] = _storage_image(r, res, images[res.binding], binding)
     layout, ds = r.descriptors()
@@ -159,6 +200,8 @@ def _dispatch(runner, r: _Run, shader, reflection, groups, buffers, param_buffer
         vk.vkCmdBindDescriptorSets(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, [ds], 0,
                                    None)
     vk.vkCmdDispatch(cb, *groups)
+    sample_reads = {u: (read_multisample(r, *m, VulkanError), m[-1])
+                    for u, m in multisample.items()}
     reads = {}
     if made:
         vk.vkCmdPipelineBarrier(
@@ -186,6 +229,8 @@ def _dispatch(runner, r: _Run, shader, reflection, groups, buffers, param_buffer
     reads.update(texel_buffers)
     texels = {u: unpack_texels(fmt, bytes(m[0:n]), shape)
               for u, (fmt, m, n, shape) in sorted(reads.items())}
+    texels.update({u: np.frombuffer(m, np.uint32, n // 4).reshape(shape).copy()
+                   for u, ((m, n), shape) in sample_reads.items()})
     return words, texels
 
 

@@ -89,6 +89,10 @@ class _Device:
         v = props.apiVersion
         self.api = f"{v >> 22}.{(v >> 12) & 0x3FF}.{v & 0xFFF}"
         self.limits = props.limits
+        # copied: a field read later through ``limits`` (a view into ``props``, which is
+        # freed) gave garbage: storageImageSampleCounts lacked VK_SAMPLE_COUNT_4_BIT in a
+        # compute run while lavapipe reports 5 (1 | 4) read at once
+        self.storage_image_sample_counts = int(props.limits.storageImageSampleCounts)
         self.mem = vk.vkGetPhysicalDeviceMemoryProperties(pd)
         self._create_device()
 
@@ -133,6 +137,8 @@ class _Device:
         if not xfb.transformFeedback:
             raise VulkanUnavailable(f"{self.name}: transform feedback is not supported")
         self.custom_border = bool(border is not None and border.customBorderColors)
+        #: multisample storage images (TGSI 2D_MSAA images; vulkan_compute.py)
+        self.storage_image_multisample = bool(feats.features.shaderStorageImageMultisample)
         # the transform feedback order of strips: see the module docstring
         self.provoking_last = bool(provoking is not None and provoking.provokingVertexLast
                                    and provoking.transformFeedbackPreservesProvokingVertex)

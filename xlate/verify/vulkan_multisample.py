@@ -24,12 +24,16 @@ def _fs(prefix: str) -> str:
 
 
 def multisample_texture(r, binding: int, target: str, level: np.ndarray, kind: str, fmt: int,
-                        error: type[Exception]) -> None:
+                        error: type[Exception], storage: bool = False,
+                        src_fmt: int | None = None):
     """Create, fill and bind at ``binding`` the multisample texture of ``level``
     (``(samples, h, w, 4)``, or ``(layers, samples, h, w, 4)`` for ARRAY2DMS) on the run
     ``r`` (:class:`xlate.verify.vulkan._Run`) in the Vulkan format ``fmt``; ``error``: the
     exception to raise (``vulkan.VulkanError``: passed in, as this module is imported by
-    ``vulkan.py``)."""
+    ``vulkan.py``).  ``storage``: a storage image instead (TGSI ``DCL IMAGE[n], 2D_MSAA``),
+    left in the GENERAL layout; returns (image, view) for :func:`read_multisample`.
+    ``src_fmt``: the format of the one-sample source holding ``level``'s four words a texel
+    (default ``fmt``; a storage image's format may have fewer channels)."""
     VulkanError = error
     vk, d, cb = r.vk, r.d, r.cb
     if kind == "depth":
@@ -45,7 +49,8 @@ def multisample_texture(r, binding: int, target: str, level: np.ndarray, kind: s
 
     # the source: a one-sample 2D array, a layer per (layer, sample)
     n = layers * samples
-    src = r.image(fmt, vk.VK_IMAGE_TYPE_2D, (w, h, 1), n, 1,
+    src_fmt = fmt if src_fmt is None else src_fmt
+    src = r.image(src_fmt, vk.VK_IMAGE_TYPE_2D, (w, h, 1), n, 1,
                   vk.VK_IMAGE_USAGE_SAMPLED_BIT | vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT)
     data = np.ascontiguousarray(level.reshape(n, h, w, 4)).tobytes()
     staging, _ = r.buffer(vk.VK_BUFFER_USAGE_TRANSFER_SRC_BIT, data)
@@ -63,14 +68,15 @@ def multisample_texture(r, binding: int, target: str, level: np.ndarray, kind: s
               vk.VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, vk.VK_ACCESS_TRANSFER_WRITE_BIT,
               vk.VK_ACCESS_SHADER_READ_BIT, vk.VK_PIPELINE_STAGE_TRANSFER_BIT,
               vk.VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 1, n)
-    src_view = r.view(src, vk.VK_IMAGE_VIEW_TYPE_2D_ARRAY, fmt, color, 0, 1, n)
+    src_view = r.view(src, vk.VK_IMAGE_VIEW_TYPE_2D_ARRAY, src_fmt, color, 0, 1, n)
 
     # the multisample image
     img = r.own(vk.vkDestroyImage, vk.vkCreateImage(d, vk.VkImageCreateInfo(
         sType=vk.VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, imageType=vk.VK_IMAGE_TYPE_2D, format=fmt,
         extent=vk.VkExtent3D(width=w, height=h, depth=1), mipLevels=1, arrayLayers=layers,
         samples=bits, tiling=vk.VK_IMAGE_TILING_OPTIMAL,
-        usage=vk.VK_IMAGE_USAGE_SAMPLED_BIT | vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT,
+        usage=vk.VK_IMAGE_USAGE_SAMPLED_BIT | vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT
+        | (vk.VK_IMAGE_USAGE_STORAGE_BIT if storage else 0),
         sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE,
         initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED), None))
     mem = r._memory(vk.vkGetImageMemoryRequirements(d, img), False)
@@ -120,7 +126,8 @@ def multisample_texture(r, binding: int, target: str, level: np.ndarray, kind: s
         stencilLoadOp=vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE,
         stencilStoreOp=vk.VK_ATTACHMENT_STORE_OP_DONT_CARE,
         initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED,
-        finalLayout=vk.VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)
+        finalLayout=vk.VK_IMAGE_LAYOUT_GENERAL if storage
+        else vk.VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)
     sub = vk.VkSubpassDescription(
         pipelineBindPoint=vk.VK_PIPELINE_BIND_POINT_GRAPHICS, colorAttachmentCount=1,
         pColorAttachments=[vk.VkAttachmentReference(
@@ -130,7 +137,8 @@ def multisample_texture(r, binding: int, target: str, level: np.ndarray, kind: s
         srcStageMask=vk.VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
         dstStageMask=r.reading_stage,
         srcAccessMask=vk.VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
-        dstAccessMask=vk.VK_ACCESS_SHADER_READ_BIT)
+        dstAccessMask=vk.VK_ACCESS_SHADER_READ_BIT | (vk.VK_ACCESS_SHADER_WRITE_BIT if storage
+                                                        else 0))
     rp = r.own(vk.vkDestroyRenderPass, vk.vkCreateRenderPass(d, vk.VkRenderPassCreateInfo(
         sType=vk.VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO, attachmentCount=1,
         pAttachments=[att], subpassCount=1, pSubpasses=[sub], dependencyCount=1,
@@ -195,8 +203,91 @@ def multisample_texture(r, binding: int, target: str, level: np.ndarray, kind: s
     # what the program samples: the whole image, its own sampler (no state reaches a fetch)
     vtype = vk.VK_IMAGE_VIEW_TYPE_2D if target == "2DMS" else vk.VK_IMAGE_VIEW_TYPE_2D_ARRAY
     view = r.view(img, vtype, fmt, color, 0, 1, layers)
+    if storage:
+        r._binding(binding, vk.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE)
+        r.writes.append((binding, vk.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, {"pImageInfo": [
+            vk.VkDescriptorImageInfo(sampler=vk.VK_NULL_HANDLE, imageView=view,
+                                     imageLayout=vk.VK_IMAGE_LAYOUT_GENERAL)]}))
+        return img, view
     r._binding(binding, vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER)
     r.writes.append((binding, vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
                      {"pImageInfo": [vk.VkDescriptorImageInfo(
                          sampler=nearest, imageView=view,
                          imageLayout=vk.VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)]}))
+
+
+def read_multisample(r, view, array: bool, glsl_format: str, kind: str, shape,
+                     error: type[Exception]):
+    """Record, after the program's dispatch, a compute dispatch that copies every sample of
+    the multisample storage image ``view`` (GENERAL layout) into a host-visible buffer:
+    texel ``(layer * samples + sample, y, x)`` of ``shape`` (exec/images.py), the words an
+    image load returns (``imageLoad`` in the format ``glsl_format``, a GLSL layout qualifier);
+    returns the buffer's mapping, to read after the run's barrier to the host."""
+    from ..exec.images import IMAGE_SAMPLES
+    vk, d, cb = r.vk, r.d, r.cb
+    n, h, w = shape[:3]
+    prefix = {"f": "", "i": "i", "u": "u"}[kind]
+    words = {"f": "floatBitsToUint(t)", "i": "uvec4(t)", "u": "t"}[kind]
+    where = "ivec3(g.xy, g.z / S)" if array else "g.xy"
+    src = (f"#version 450\nlayout(local_size_x = 1) in;\nconst int S = {IMAGE_SAMPLES};\n"
+           f"layout(set = 0, binding = 0, {glsl_format}) readonly uniform {prefix}image2DMS"
+           f"{'Array' if array else ''} img;\nlayout(std430, set = 0, binding = 1) buffer "
+           "XlateTexels { uvec4 texels[]; };\nvoid main()\n{\n"
+           "    ivec3 g = ivec3(gl_GlobalInvocationID);\n"
+           f"    {prefix}vec4 t = imageLoad(img, {where}, g.z % S);\n"
+           f"    texels[(g.z * {h} + g.y) * {w} + g.x] = {words};\n}}\n")
+    size = int(np.prod(shape)) * 4
+    buf, mapped = r.buffer(vk.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, size=size)
+    kinds = (vk.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER)
+    dsl = r.own(vk.vkDestroyDescriptorSetLayout, vk.vkCreateDescriptorSetLayout(
+        d, vk.VkDescriptorSetLayoutCreateInfo(
+            sType=vk.VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, bindingCount=2,
+            pBindings=[vk.VkDescriptorSetLayoutBinding(
+                binding=b, descriptorType=t, descriptorCount=1,
+                stageFlags=vk.VK_SHADER_STAGE_COMPUTE_BIT) for b, t in enumerate(kinds)]),
+        None))
+    layout = r.own(vk.vkDestroyPipelineLayout, vk.vkCreatePipelineLayout(
+        d, vk.VkPipelineLayoutCreateInfo(
+            sType=vk.VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, setLayoutCount=1,
+            pSetLayouts=[dsl]), None))
+    pool = r.own(vk.vkDestroyDescriptorPool, vk.vkCreateDescriptorPool(
+        d, vk.VkDescriptorPoolCreateInfo(
+            sType=vk.VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, maxSets=1, poolSizeCount=2,
+            pPoolSizes=[vk.VkDescriptorPoolSize(type=t, descriptorCount=1) for t in kinds]),
+        None))
+    ds = vk.vkAllocateDescriptorSets(d, vk.VkDescriptorSetAllocateInfo(
+        sType=vk.VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO, descriptorPool=pool,
+        descriptorSetCount=1, pSetLayouts=[dsl]))[0]
+    vk.vkUpdateDescriptorSets(d, 2, [
+        vk.VkWriteDescriptorSet(
+            sType=vk.VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, dstSet=ds, dstBinding=0,
+            dstArrayElement=0, descriptorCount=1, descriptorType=kinds[0],
+            pImageInfo=[vk.VkDescriptorImageInfo(sampler=vk.VK_NULL_HANDLE, imageView=view,
+                                                 imageLayout=vk.VK_IMAGE_LAYOUT_GENERAL)]),
+        vk.VkWriteDescriptorSet(
+            sType=vk.VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, dstSet=ds, dstBinding=1,
+            dstArrayElement=0, descriptorCount=1, descriptorType=kinds[1],
+            pBufferInfo=[vk.VkDescriptorBufferInfo(buffer=buf, offset=0, range=size)])],
+        0, None)
+    stage = vk.VkPipelineShaderStageCreateInfo(
+        sType=vk.VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+        stage=vk.VK_SHADER_STAGE_COMPUTE_BIT, module=r.shader(src, "comp"), pName="main")
+    try:
+        pipe = vk.vkCreateComputePipelines(d, vk.VK_NULL_HANDLE, 1, [
+            vk.VkComputePipelineCreateInfo(
+                sType=vk.VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO, stage=stage,
+                layout=layout)], None)[0]
+    except vk.VkError as e:
+        raise error(f"the multisample read-back pipeline: vkCreateComputePipelines failed: "
+                    f"{type(e).__name__}") from None
+    r.own(vk.vkDestroyPipeline, pipe)
+    vk.vkCmdPipelineBarrier(
+        cb, vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0,
+        1, [vk.VkMemoryBarrier(sType=vk.VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                               srcAccessMask=vk.VK_ACCESS_SHADER_WRITE_BIT,
+                               dstAccessMask=vk.VK_ACCESS_SHADER_READ_BIT)], 0, None, 0, None)
+    vk.vkCmdBindPipeline(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, pipe)
+    vk.vkCmdBindDescriptorSets(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, [ds], 0,
+                               None)
+    vk.vkCmdDispatch(cb, w, h, n)
+    return mapped, size

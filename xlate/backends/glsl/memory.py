@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ...ir.image_formats import image_format
-from ...ir.model import DataType, Instruction, Stage
+from ...ir.model import MULTISAMPLE_TARGETS, DataType, Instruction, Stage
 from ..refusal import Unsupported
 
 #: Vulkan bindings of storage buffers: after the parameter block (0), textures (1 + unit) and
@@ -32,7 +32,11 @@ VULKAN_IMAGE_BASE = 96
 IMAGE_TYPES = {"BUFFER": ("Buffer", 1, 1), "1D": ("1D", 1, 1), "2D": ("2D", 2, 2),
                "RECT": ("2DRect", 2, 2), "3D": ("3D", 3, 3), "CUBE": ("Cube", 3, 2),
                "ARRAY1D": ("1DArray", 2, 2), "ARRAY2D": ("2DArray", 3, 3),
-               "ARRAYCUBE": ("CubeArray", 3, 3)}
+               "ARRAYCUBE": ("CubeArray", 3, 3), "2DMS": ("2DMS", 2, 2),
+               "ARRAY2DMS": ("2DMSArray", 3, 3)}
+#: multisample images: every access also passes the sample index, the coordinates' w
+#: (frontends/tgsi/lower_memory.py IMAGE_TARGETS); RESQ's w is imageSamples()
+MULTISAMPLE = MULTISAMPLE_TARGETS
 #: image formats OpenGL ES 3.1 has (GLSL ES 3.10 4.4.7)
 ES_IMAGE_FORMATS = frozenset({"R32G32B32A32_FLOAT", "R16G16B16A16_FLOAT", "R32_FLOAT",
                               "R8G8B8A8_UNORM", "R8G8B8A8_SNORM", "R32G32B32A32_SINT",
@@ -123,10 +127,10 @@ class Memory:
                 # ImageRect capability, which Vulkan 1.0 does not take: E7003): a 2D image,
                 # addressed by the same integer texel coordinates, as the direct path does
                 glsl_type = "2D"
-            if self.info.es and (r.target in ("BUFFER", "1D", "ARRAY1D", "RECT", "ARRAYCUBE")
+            not_es = ("BUFFER", "1D", "ARRAY1D", "RECT", "ARRAYCUBE") + MULTISAMPLE
+            if self.info.es and (r.target in not_es
                                  or fmt is None or fmt.name not in ES_IMAGE_FORMATS):
-                what = f"format {r.format}" if fmt is not None and r.target not in (
-                    "BUFFER", "1D", "ARRAY1D", "RECT", "ARRAYCUBE") else (
+                what = f"format {r.format}" if fmt is not None and r.target not in not_es else (
                     "an image without a format" if fmt is None else f"a {r.target} image")
                 raise Unsupported(f"{what} (IMAGE[{r.binding}])", None, r.span)
             prefix = {"uint": "u", "sint": "i"}.get(fmt.kind, "") if fmt is not None else ""
@@ -142,12 +146,18 @@ class Memory:
                          f"{glsl_type} {self.image_var(r)};")
         return lines
 
+    def image_where(self, r, c: str) -> str:
+        """The coordinate arguments of an image access from the ivec4 ``c``: the target's
+        components, and a multisample image's sample index (``c.w``)."""
+        _, n, _ = IMAGE_TYPES[r.target]
+        coord = f"{c}.{'xyz'[:n]}" if n > 1 else f"{c}.x"
+        return f"{coord}, {c}.w" if r.target in MULTISAMPLE else coord
+
     def emit_image(self, ins: Instruction) -> list[str]:
         r = self.prog.resources[ins.mem.resource]
         fmt = image_format(r.format)
-        _, ncoord, _ = IMAGE_TYPES[r.target]
         c = self.operand(ins.srcs[0], DataType.INT, False, None, read=(ins, 0))
-        coord = f"{c}.{'xyz'[:ncoord]}" if ncoord > 1 else f"{c}.x"
+        coord = self.image_where(r, c)
         var = self.image_var(r)
         kind = fmt.kind if fmt is not None else "float"
         if ins.op == "IMGLOAD":
@@ -169,9 +179,8 @@ class Memory:
         if r.kind == "image" and self.info.es:
             self.require("GL_OES_shader_image_atomic")     # ES 3.1: image atomics
         if r.kind == "image":
-            _, n, _ = IMAGE_TYPES[r.target]
             c = self.operand(ins.srcs[0], DataType.INT, False, None, read=(ins, 0))
-            where = f"{c}.{'xyz'[:n]}" if n > 1 else f"{c}.x"
+            where = self.image_where(r, c)
         else:
             a = self.operand(ins.srcs[0], DataType.UINT, True, None, read=(ins, 0))
             where = f"({a} >> 2u)"
@@ -193,6 +202,11 @@ class Memory:
                 f"uvec4(uvec{n}({size}), {', '.join(['0u'] * (4 - n))})"
             if n == 1:
                 value = f"uvec4(uint({size}), 0u, 0u, 0u)"
+            if r.target in MULTISAMPLE:
+                # tgsi.rst RESQ: ".w will contain the number of samples for multi-sampled
+                # images" (GLSL 4.50 imageSamples)
+                value = f"uvec4(uvec{n}({size}), {'0u, ' * (3 - n)}" \
+                    f"uint(imageSamples({self.image_var(r)})))"
         return self.write(ins, value, DataType.UINT, [])
 
     def resource_var(self, name: str) -> str:
@@ -227,17 +241,19 @@ class Memory:
             ctype = "int" if n == 1 else f"ivec{n}"
             sint = r.format == "R32_SINT"
             var = self.image_var(r)
-            head = f"uint {name}({ctype} c{params})\n{{\n"
+            ms = r.target in MULTISAMPLE
+            head = f"uint {name}({ctype} c{', int s' if ms else ''}{params})\n{{\n"
+            cs = "c, s" if ms else "c"
             conv = (lambda e: f"int({e})") if sint else (lambda e: e)
             back = (lambda e: f"uint({e})") if sint else (lambda e: e)
             if op in _NATIVE_ATOMICS:
                 args = f"{conv('a')}, {conv('b')}" if cas else conv("a")
-                native = f"imageAtomic{_NATIVE_ATOMICS[op]}({var}, c, {args})"
+                native = f"imageAtomic{_NATIVE_ATOMICS[op]}({var}, {cs}, {args})"
                 body = f"    uint r = {back(native)};\n"
             else:
-                first = back(f"imageLoad({var}, c).x")
+                first = back(f"imageLoad({var}, {cs}).x")
                 new_word = conv("(" + _LOOP_RULES[op] + ")")
-                swap = back(f"imageAtomicCompSwap({var}, c, {conv('o')}, {new_word})")
+                swap = back(f"imageAtomicCompSwap({var}, {cs}, {conv('o')}, {new_word})")
                 ret = "o + 1u" if op == "ATOMINCWRAP" else "o"
                 body = (f"    uint o = {first};\n"
                         "    for (;;)\n    {\n"
@@ -272,6 +288,15 @@ class Memory:
     def atomic_log_location(self, r) -> str:
         _, n, _ = IMAGE_TYPES[r.target]
         size = f"imageSize({self.image_var(r)})"
+        if r.target in MULTISAMPLE:
+            # the executor's texel index: layer (layer * samples + sample) major, then y, x
+            # (exec/images.py texel_index)
+            var = self.image_var(r)
+            layer = "s" if n == 2 else f"c.z * imageSamples({var}) + s"
+            inside = (f"all(greaterThanEqual(c, ivec{n}(0))) && all(lessThan(c, {size})) && "
+                      f"s >= 0 && s < imageSamples({var})")
+            return (f"({inside}) ? uint(c.x + {size}.x * (c.y + {size}.y * ({layer}))) : "
+                    "0xFFFFFFFFu")
         if n == 1:
             return f"(c >= 0 && c < {size}) ? uint(c) : 0xFFFFFFFFu"
         s = f"ivec{n}({size}{', 1' if n == 3 and r.target == 'CUBE' else ''})"

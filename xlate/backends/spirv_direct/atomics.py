@@ -3,7 +3,8 @@ memory and R32 images, with the rules of exec/atomics.py (defined there once) an
 readings of the GLSL backend (backends/glsl/memory.py ``atomic_function``):
 
 * The word: a buffer's or shared array's word ``address >> 2`` (an ``OpAccessChain``), an
-  image's texel (``OpImageTexelPointer``, sample 0; an R32 image holds one word a texel).
+  image's texel (``OpImageTexelPointer``, sample 0 -- a multisample image's: the address's w;
+  an R32 image holds one word a texel).
   A buffer or shared word outside the resource is not touched and returns 0, as the
   executor; an image texel outside the image is the implementation's, as in GLSL (OpenGL 4.6
   8.26: an invalid atomic returns 0 and changes nothing).
@@ -74,10 +75,11 @@ class AtomicMixin:
         if r.kind == "image":
             var, _, kind, n, _ = self.images[name]
             coord = self.image_coordinate(ins, n)
+            sample = self.image_sample(ins)
             ptr = self.val("ImageTexelPointer", self.m.pointer("Image", self.m.scalar(kind)),
-                           var, coord, self.c("u", 0, 1))
+                           var, coord, self.c("u", 0, 1) if sample is None else sample)
             ret = self.atomic_op(ins.op, ptr, kind, a, b)
-            loc = self.image_location(name, coord) if self.logging_atomics() else None
+            loc = self.image_location(name, coord, sample) if self.logging_atomics() else None
         else:
             addr = self.operand(ins.srcs[0], DataType.UINT, True)
             i = self.val("ShiftRightLogical", u, addr, self.c("u", 2, 1))
@@ -165,13 +167,16 @@ class AtomicMixin:
         group = add(x(wg, 0), mul(x(ngroups, 0), add(x(wg, 1), mul(x(ngroups, 1), x(wg, 2)))))
         return add(mul(group, self.c("u", lx * ly * lz, 1)), lii)
 
-    def image_location(self, name: str, coord: int) -> int:
+    def image_location(self, name: str, coord: int, sample: int | None = None) -> int:
         """``atomic_log_location``: the texel's index ``x + y * w (+ z * w * h)`` inside the
-        image's size (a cube's third bound 1, as there), NOWHERE outside."""
+        image's size (a cube's third bound 1, as there), NOWHERE outside; a multisample
+        image's ``x + w * (y + h * (layer * samples + sample))``."""
         i = self.t("i", 1)
         n = self.images[name][3]
         nsize = self.images[name][4]
         size = self.image_size(name)
+        if sample is not None:
+            return self._sample_location(name, coord, sample, size, n)
         if n == 1:
             inside = self.val("LogicalAnd", self.t("b", 1),
                               self.cmp("SGreaterThanEqual", coord, self.c("i", 0, 1), 1),
@@ -191,6 +196,25 @@ class AtomicMixin:
         if n == 3:
             index = self.val("IAdd", i, index, self.val("IMul", i, c[2], self.val(
                 "IMul", i, s[0], s[1])))
+        return self.sel(inside, self.bitcast(index, "i", "u", 1), self.c("u", NOWHERE, 1), "u",
+                        1)
+
+    def _sample_location(self, name: str, coord: int, sample: int, size: int, n: int) -> int:
+        i, b = self.t("i", 1), self.t("b", 1)
+        samples = self.image_samples(name)
+        inside = self.val("LogicalAnd", b,
+                          self.val("All", b, self.cmp("SGreaterThanEqual", coord,
+                                                      self.c("i", 0, n), n)),
+                          self.val("All", b, self.cmp("SLessThan", coord, size, n)))
+        inside = self.val("LogicalAnd", b, inside, self.val(
+            "LogicalAnd", b, self.cmp("SGreaterThanEqual", sample, self.c("i", 0, 1), 1),
+            self.cmp("SLessThan", sample, samples, 1)))
+        c = [self.x(coord, k, "i") for k in range(n)]
+        s = [self.x(size, k, "i") for k in range(n)]
+        layer = sample if n == 2 else self.val("IAdd", i, self.val("IMul", i, c[2], samples),
+                                               sample)
+        index = self.val("IAdd", i, c[0], self.val("IMul", i, s[0], self.val(
+            "IAdd", i, c[1], self.val("IMul", i, s[1], layer))))
         return self.sel(inside, self.bitcast(index, "i", "u", 1), self.c("u", NOWHERE, 1), "u",
                         1)
 

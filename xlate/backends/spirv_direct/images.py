@@ -17,6 +17,10 @@ LOAD/STORE/RESQ on them, as the GLSL backend writes them (backends/glsl/memory.p
   texel's words (``floatBitsToUint`` / ``uvec4`` in GLSL: an ``OpBitcast``); STORE is
   ``OpImageWrite`` of the value's words read as the sampled type; RESQ is ``OpImageQuerySize``
   in the first components, 0 in the others (the executor's reading, exec/memory.py).
+* A multisample image (``2DMS``, ``ARRAY2DMS``) is a 2D image with MS 1 (capability
+  ``StorageImageMultisample``); its accesses pass the coordinates' w as the ``Sample`` image
+  operand (the atomics as ``OpImageTexelPointer``'s sample), RESQ's w is
+  ``OpImageQuerySamples`` (GLSL's ``imageSamples``).
 * A ``RECT`` image in Vulkan (which has no rectangle images: ``ImageRect`` is not a Vulkan 1.0
   capability, so glslang's module of ``image2DRect`` fails spirv-val there) is a 2D image:
   integer texel coordinates address a rectangle and a 2D image alike.
@@ -28,11 +32,13 @@ from __future__ import annotations
 
 from ...ir.image_formats import image_format
 from ...ir.model import DataType, Instruction
-from ..glsl.memory import IMAGE_TYPES
+from ..glsl.memory import IMAGE_TYPES, MULTISAMPLE
 
 #: image target -> (SPIR-V Dim: 0 1D, 1 2D, 2 3D, 3 Cube, 4 Rect, 5 Buffer; arrayed)
 _DIMS = {"BUFFER": (5, 0), "1D": (0, 0), "2D": (1, 0), "RECT": (4, 0), "3D": (2, 0),
-         "CUBE": (3, 0), "ARRAY1D": (0, 1), "ARRAY2D": (1, 1), "ARRAYCUBE": (3, 1)}
+         "CUBE": (3, 0), "ARRAY1D": (0, 1), "ARRAY2D": (1, 1), "ARRAYCUBE": (3, 1),
+         "2DMS": (1, 0), "ARRAY2DMS": (1, 1)}
+_SAMPLE = 0x40                  # the Sample image operand
 #: SPIR-V ImageFormat enumerants, in their order (spirv.core.grammar.json "ImageFormat")
 _SPIRV_FORMATS = (
     "Unknown Rgba32f Rgba16f R32f Rgba8 Rgba8Snorm Rg32f Rg16f R11fG11fB10f R16f Rgba16 "
@@ -92,8 +98,13 @@ class ImageMixin:
             elif name not in _BASE_FORMATS:
                 m.capability("StorageImageExtendedFormats")
             code = _SPIRV_FORMATS.index(name)
-            img = m._type(("storage-image", dim, arrayed, kind, code), "TypeImage",
-                          m.scalar(kind), dim, 0, arrayed, 0, 2, code)
+            ms = int(r.target in MULTISAMPLE)
+            if ms:
+                m.capability("StorageImageMultisample")
+                if arrayed:
+                    m.capability("ImageMSArray")
+            img = m._type(("storage-image", dim, arrayed, ms, kind, code), "TypeImage",
+                          m.scalar(kind), dim, 0, arrayed, ms, 2, code)
             var = m.variable(m.pointer("UniformConstant", img), "UniformConstant")
             m.decorate(var, "DescriptorSet", 0)
             m.decorate(var, "Binding", self.plan.image_binding(r.binding))
@@ -109,15 +120,23 @@ class ImageMixin:
         c = self.operand(ins.srcs[0], DataType.INT, False)
         return self.x(c, 0, "i") if n == 1 else self.shuffle(c, c, tuple(range(n)), "i")
 
+    def image_sample(self, ins: Instruction) -> int | None:
+        """A multisample image's sample index (the first operand's w, an int), else None."""
+        if self.prog.resources[ins.mem.resource].target not in MULTISAMPLE:
+            return None
+        return self.x(self.operand(ins.srcs[0], DataType.INT, False), 3, "i")
+
     def emit_image(self, ins: Instruction) -> None:
         var, img, kind, n, _ = self.images[ins.mem.resource]
         coord = self.image_coordinate(ins, n)
+        sample = self.image_sample(ins)
+        extra = () if sample is None else (_SAMPLE, sample)
         image = self.val("Load", img, var)
         if ins.op == "IMGLOAD":
-            texel = self.val("ImageRead", self.t(kind), image, coord)
+            texel = self.val("ImageRead", self.t(kind), image, coord, *extra)
             return self.write(ins, self.bitcast(texel, kind, "u"), "u")
         value = self.operand(ins.srcs[1], DataType.UINT, False)
-        self.put("ImageWrite", image, coord, self.bitcast(value, "u", kind))
+        self.put("ImageWrite", image, coord, self.bitcast(value, "u", kind), *extra)
 
     def image_size(self, name: str) -> int:
         """OpImageQuerySize of the image: an int or an int vector of its size components."""
@@ -125,9 +144,17 @@ class ImageMixin:
         self.m.capability("ImageQuery")
         return self.val("ImageQuerySize", self.t("i", nsize), self.val("Load", img, var))
 
+    def image_samples(self, name: str) -> int:
+        """OpImageQuerySamples of a multisample image (an int)."""
+        var, img, _, _, _ = self.images[name]
+        self.m.capability("ImageQuery")
+        return self.val("ImageQuerySamples", self.t("i", 1), self.val("Load", img, var))
+
     def emit_image_resq(self, ins: Instruction) -> None:
         nsize = self.images[ins.mem.resource][4]
         size = self.image_size(ins.mem.resource)
         parts = [size] if nsize == 1 else [self.x(size, k, "i") for k in range(nsize)]
         parts += [self.c("i", 0, 1)] * (4 - nsize)
+        if self.prog.resources[ins.mem.resource].target in MULTISAMPLE:
+            parts[3] = self.image_samples(ins.mem.resource)
         self.write(ins, self.bitcast(self.vec("i", parts), "i", "u"), "u")

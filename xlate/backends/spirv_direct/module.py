@@ -74,7 +74,7 @@ CAPABILITY = dict(Shader=1, Geometry=2, Tessellation=3, ClipDistance=32, Sampled
 CAPABILITY.update(Float64=10, Int64=11)
 CAPABILITY.update(ImageCubeArray=34, ImageRect=36, Image1D=44, ImageBuffer=47,
                   StorageImageExtendedFormats=49, StorageImageReadWithoutFormat=55,
-                  StorageImageWriteWithoutFormat=56)
+                  StorageImageWriteWithoutFormat=56, StorageImageMultisample=27, ImageMSArray=48)
 BUILTIN.update(HelperInvocation=23)
 #: SPIR-V 1.0 (Vulkan 1.0 and OpenGL 4.5 both take it)
 VERSION = 0x00010000

@@ -22,6 +22,18 @@ CS_FIXED_BLOCK_*; each has a test in tests/test_tgsi_compute.py):
   ``pipe_compute_state.static_shared_mem``): xlate gives the program's shared memories
   together 32768 bytes, GL_MAX_COMPUTE_SHARED_MEMORY_SIZE's guaranteed minimum, split evenly
   (16-byte multiples).  GLOBAL, PRIVATE and INPUT memory (OpenCL's) are refused (E7001).
+* ``DCL HWATOMIC[b][i]`` / ``[b][i..j], ARRAY(n)`` ("Hardware Atomic Register File": counter i
+  of atomic buffer b, 4 bytes each) become the storage buffer ``HWATOMIC<b>`` (binding
+  ``COUNTER_BINDING_BASE + b``; Vulkan has no atomic counters, and a storage buffer's atomics
+  express every ATOM* on a counter, so every profile uses it; the reflection names it as the
+  program's atomic counter buffer b).  ``ATOM* dst, HWATOMIC[b][i], offset, src`` and ``LOAD
+  dst, HWATOMIC[b][i], offset`` act on word i (``HWATOMIC[b][ADDR[0].x+i]``: word ADDR + i).
+  The offset operand is not read: tgsi.rst calls it "an immediate index to the base hw atomic
+  counter", which Mesa's nir_to_tgsi (ntt_emit_mem, ``nir_var_uniform``) fills with the
+  counter's byte offset that the register index already holds (``offset / 4``, or the
+  indirect ``USHR offset, 2``), and r600 (find_hw_atomic_counter) reads the register only.
+  STORE to a counter and RESQ of one are refused (tgsi.rst gives atomics and nir_to_tgsi
+  LOAD only).
 * ``BARRIER`` is a compute opcode (tgsi.rst: "For now they're only valid in compute
   programs"; E3004 elsewhere).  ``MEMBAR`` takes an immediate bitfield; any stage.
 """
@@ -31,7 +43,7 @@ from typing import TYPE_CHECKING
 
 from . import model as M
 from ...ir.image_formats import image_format
-from ...ir.model import Dest, MemRef, Resource, Source, Stage
+from ...ir.model import COUNTER_BINDING_BASE, Dest, MemRef, Resource, Source, Stage
 from ...ir.model import Instruction as IRInstruction
 from .lower_common import _OLD_RES, U, _Reject
 
@@ -105,6 +117,15 @@ def declare_memory(lw: Lowerer) -> dict[str, Resource]:
                 for i in range(d.first, d.last + 1):
                     out[f"IMAGE{i}"] = Resource(f"IMAGE{i}", "image", i, span=d.span,
                                                 target=res[0], format=res[1])
+        elif d.file == "HWATOMIC":
+            b = d.dim or 0
+            at = COUNTER_BINDING_BASE + b
+            if any(x.file == "BUFFER" and x.first <= at <= x.last for x in lw.sh.declarations):
+                lw.err("E7001", f"DCL HWATOMIC[{b}][...] is the storage buffer at binding {at}, "
+                       f"which BUFFER[{at}] takes too", d)
+                continue
+            out[f"HWATOMIC{b}"] = Resource(f"HWATOMIC{b}", "buffer", COUNTER_BINDING_BASE + b,
+                                           span=d.span)
         elif d.file == "MEMORY":
             kind = (d.memory_type or "GLOBAL").upper()
             if kind != "SHARED":
@@ -125,17 +146,23 @@ def declare_memory(lw: Lowerer) -> dict[str, Resource]:
 
 #: image targets (TGSI spelling -> IR), and the coordinates each takes (tgsi.rst LOAD: "For 1D
 #: or 2D texture arrays, the array index is provided ... in address.y or address.z"; a cube's
-#: face, a cube array's layer * 6 + face, in z)
+#: face, a cube array's layer * 6 + face, in z).  A multisample image's sample index is in
+#: address.w: tgsi.rst says only "address.w is always ignored", which predates multisample
+#: images; Mesa's tgsi_to_nir (ttn_mem: "Set the sample argument ..." -- for
+#: GLSL_SAMPLER_DIM_MS images the sample is ``ttn_channel(b, src[addr_src_index], W)``) and
+#: glsl_to_tgsi, which wrote these programs, put it there; xlate reads it there (the
+#: coordinates counted here do not include it)
 IMAGE_TARGETS = {"BUFFER": ("BUFFER", 1), "1D": ("1D", 1), "2D": ("2D", 2), "3D": ("3D", 3),
                  "CUBE": ("CUBE", 3), "1D_ARRAY": ("ARRAY1D", 2), "2D_ARRAY": ("ARRAY2D", 3),
-                 "CUBEARRAY": ("ARRAYCUBE", 3), "RECT": ("RECT", 2)}
+                 "CUBEARRAY": ("ARRAYCUBE", 3), "RECT": ("RECT", 2),
+                 "2D_MSAA": ("2DMS", 2), "2D_ARRAY_MSAA": ("ARRAY2DMS", 3)}
 
 
 def _declare_image(lw: Lowerer, d: M.Declaration) -> tuple[str, str | None] | None:
     t = IMAGE_TARGETS.get((d.target or "").upper())
     if t is None:
-        lw.err("E7001", f"DCL IMAGE[{d.first}], {d.target}: multisample images are not "
-               "translated (xlate translates BUFFER, 1D, 2D, 3D, CUBE, RECT and array images)", d)
+        lw.err("E7001", f"DCL IMAGE[{d.first}], {d.target}: not an image target (BUFFER, 1D, "
+               "2D, 3D, CUBE, RECT, 1D_ARRAY, 2D_ARRAY, CUBEARRAY, 2D_MSAA, 2D_ARRAY_MSAA)", d)
         return None
     fmt = None
     if d.format is not None:
@@ -158,6 +185,13 @@ def _resource(lw: Lowerer, ref: M.RegRef, op: str) -> str:
         if any(d.file == "RES" for d in lw.sh.declarations):
             raise _Reject           # the 2012-era resource: reported at its declaration
         lw.reject("E7001", _OLD_RES)
+    if ref.file == "HWATOMIC":
+        lw.reject("E3004", f"{op} on an atomic counter (HWATOMIC): tgsi.rst gives counters "
+                  "the atomic opcodes, and Mesa LOAD (a counter read), only")
+    if ref.file == "CONSTBUF":
+        lw.reject("E3008", f"unsupported opcode {op} (not yet supported: on CONSTBUF, a "
+                  "constant buffer read by byte address -- nir_to_tgsi's LOAD for "
+                  "PIPE_CAP_LOAD_CONSTBUF -- not CONST[n][i]'s vec4 slots)")
     if ref.file not in ("BUFFER", "MEMORY", "IMAGE"):
         lw.reject("E3008", f"unsupported opcode {op} (not yet supported: on {ref.file})")
     if ref.indirect is not None or ref.dim is not None:
@@ -170,6 +204,25 @@ def _resource(lw: Lowerer, ref: M.RegRef, op: str) -> str:
     return name
 
 
+def _counter(lw: Lowerer, ref: M.RegRef, op: str) -> tuple[str, Source]:
+    """The storage buffer and the byte address of atomic counter ``HWATOMIC[b][i]`` (the
+    module docstring)."""
+    b = ref.dim or 0
+    if ref.dim_indirect is not None:
+        lw.reject("E7001", f"{op} on HWATOMIC[ADDR...][...]: the atomic buffer is chosen by "
+                  "an immediate (tgsi.rst)")
+    name = f"HWATOMIC{b}"
+    if ref.indirect is None:
+        return name, Source(lw.const((4 * ref.index,) * 4))
+    ind = ref.indirect
+    index = lw.src(M.Src(M.RegRef(ind.file, ind.index), (ind.comp,) * 4), integer=True)
+    tmp = lw.scratch("ctr")
+    lw.emit(IRInstruction("MAD", U, _dest(tmp, (True,) * 4),
+                          (index, Source(lw.const((4,) * 4)),
+                           Source(lw.const((4 * ref.index,) * 4)))))
+    return name, Source(tmp)
+
+
 def _address(lw: Lowerer, s: M.Src) -> Source:
     return lw.src(s, integer=True)
 
@@ -179,7 +232,7 @@ def _image_check(lw: Lowerer, t: M.Instruction, name: str) -> None:
     text repeats them on each instruction); a read needs the format."""
     r = lw.resources[name]
     words = [w.upper() for w in t.memory]
-    targets = [w for w in words if w in IMAGE_TARGETS or w in ("2D_MSAA", "2D_ARRAY_MSAA")]
+    targets = [w for w in words if w in IMAGE_TARGETS]
     if targets and IMAGE_TARGETS.get(targets[0], (None,))[0] != r.target:
         lw.reject("E5002", f"{t.opcode} names target {targets[0]}, IMAGE[{r.binding}] is "
                   f"declared {_tgsi_target(r.target)}")
@@ -199,6 +252,16 @@ def _tgsi_target(target: str) -> str:
 
 def _load(lw: Lowerer, t: M.Instruction):
     res = t.srcs[0]
+    if res.reg.file == "HWATOMIC":
+        # a counter read: its word in every written component (a counter is one word; the
+        # resource swizzle selects among copies of it)
+        name, addr = _counter(lw, res.reg, "LOAD")
+        dest = lw.dst(t.dsts[0])
+        tmp = lw.scratch("ld")
+        lw.emit(IRInstruction("LOAD", U, _dest(tmp, (True, False, False, False)), (addr,),
+                              mem=MemRef(name)))
+        lw.emit(IRInstruction("MOV", U, dest, (Source(tmp, swizzle=(0, 0, 0, 0)),)))
+        return
     name = _resource(lw, res.reg, "LOAD")
     if res.reg.file == "IMAGE":
         _image_check(lw, t, name)
@@ -282,6 +345,12 @@ ATOMICS = {"ATOMUADD": "ATOMADD", "ATOMFADD": "ATOMFADD", "ATOMXCHG": "ATOMXCHG"
 def _atomic(irop: str):
     def fn(lw: Lowerer, t: M.Instruction):
         res = t.srcs[0]
+        if res.reg.file == "HWATOMIC":
+            name, addr = _counter(lw, res.reg, t.opcode)
+            operands = tuple(lw.src(s, integer=irop != "ATOMFADD") for s in t.srcs[2:])
+            lw.emit(IRInstruction(irop, U, lw.dst(t.dsts[0]), (addr,) + operands,
+                                  mem=MemRef(name)))
+            return
         name = _resource(lw, res.reg, t.opcode)
         r = lw.resources[name]
         if r.kind == "image":
