@@ -1,0 +1,216 @@
+"""The NaN an operation returns is the implementation's choice, per compilation (:mod:`replay`).
+
+IEEE 754-2008 6.2.3 says a NaN result "should" carry the payload of one of the input NaNs and
+6.3 does not interpret a NaN's sign; GLSL 4.50 §4.7.1 lets operations on NaN depart from IEEE
+754 altogether.  Which NaN an implementation returns follows the code generated around the
+operation: x86 returns the first NaN operand of a two-NaN multiply, and which operand LLVM puts
+first differs between llvmpipe's compilations of one program (measured: a DMUL of two double
+NaNs gave low word 0x20000000 in one probe compilation, 0x80000000 in the one probing the XOR
+that negates it -- tests/test_verify_nan_choices.py).
+
+The replay takes each instruction's value from a probe compilation, so a reader of a NaN's
+*bits* (the XOR that negates a double, I2F of a double's high word, a float operation on a
+double's low word) may have read, in its own compilation, another NaN than the one the replay
+holds from the producer's compilation.  The reader is then recomputed with each NaN the
+producer may have chosen in place of the one held; where one of them gives the
+implementation's value exactly (every word the reader wrote), that value is adopted, verdict
+``nanchoice``.  The choices of a producer are finite: each NaN operand that reaches the result
+element (quieted, converted as the operation converts) and the default quiet NaN, each with
+either sign -- so a wrong reader still departs on every lane where no such NaN explains it, and
+on every lane without a NaN.
+
+Only a NaN *written by a float or double operation* is a choice: a NaN moved, or built or
+changed by integer operations, is exact bits, and a reader of it gets no alternative.  The
+alternatives are tied to the words the producer wrote: a reader whose operand no longer holds
+those words (overwritten by an instruction the replay does not see) gets none."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from ..ir.model import DataType
+
+U32 = np.uint32
+SIGN = U32(0x80000000)
+
+#: opcodes whose result is a pair of doubles (words xy and zw; xlate/exec/doubles.py)
+DOUBLE_RESULTS = frozenset({"DADD", "DMUL", "DDIV", "DMIN", "DMAX", "DLDEXP", "DMAD", "DFMA",
+                            "DFRAC", "DTRUNC", "DCEIL", "DFLR", "DROUND", "DSSG", "DRCP",
+                            "DSQRT", "DRSQ", "DFREXPM", "F2D"})
+#: opcodes whose operands are pairs of doubles (the exponent operand of DLDEXP excepted)
+DOUBLE_OPERANDS = (DOUBLE_RESULTS - {"F2D"}) | {"D2F"}
+#: float-result opcodes that make no NaN: they move bits (replay's MOVES and BIT_READS)
+NO_CHOICE = frozenset({"MOV", "SWZ", "UP2H", "UP2US", "UP4B", "UP4UB"})
+#: alternatives kept per register word: the value written, the default NaN and up to three NaN
+#: operands, each with either sign
+CHOICES = 10
+
+
+def _float_nan(w) -> np.ndarray:
+    return ((w & 0x7F800000) == 0x7F800000) & ((w & 0x007FFFFF) != 0)
+
+
+def _double_nan(lo, hi) -> np.ndarray:
+    return ((hi & 0x7FF00000) == 0x7FF00000) & (((hi & 0x000FFFFF) | lo) != 0)
+
+
+def _words(a, n: int) -> np.ndarray:
+    """An operand as (n, 4) uint32 words (scalars widened)."""
+    w = np.ascontiguousarray(np.asarray(a))
+    w = w.view(U32) if w.dtype.itemsize == 4 else w.astype(U32)
+    if w.ndim == 1:
+        w = w[:, None]
+    return np.broadcast_to(w, (n, 4))
+
+
+def _elements(x, ops, n: int) -> tuple[str, list[np.ndarray]] | None:
+    """The kind of x's result elements ('double': the pairs xy, zw; 'float': the components)
+    and, per operand that may pass a NaN on, its elements as the result's kind: (n, 2)
+    float64 or (n, 4) float32.  None: x makes no NaN of its own."""
+    op = x.inst.op
+    if op in DOUBLE_RESULTS:
+        kind = "double"
+    elif op == "D2F" or (x.rt == DataType.FLOAT and op not in NO_CHOICE):
+        kind = "float"
+    else:
+        return None
+    out = []
+    for i, o in enumerate(ops):
+        if op == "DLDEXP" and i == 1:
+            continue                            # the exponents are integers
+        w = np.ascontiguousarray(_words(o, n))
+        if op in DOUBLE_OPERANDS:
+            d = w.view(np.float64)              # (n, 2)
+            out.append(d if kind == "double" else
+                       np.concatenate([d.astype(np.float32), np.zeros((n, 2), np.float32)], 1))
+        elif x.info.operand_type(i, x.t) == DataType.FLOAT:
+            f = w.view(np.float32)
+            out.append(f[:, :2].astype(np.float64) if kind == "double" else f)
+    return kind, out
+
+
+def choices(x, ops, out) -> tuple[np.ndarray, np.ndarray] | None:
+    """The NaNs instruction ``x`` (operands ``ops`` as it read them) may have written instead
+    of ``out`` ((n, 4) words): (CHOICES, n, 4) words -- ``out`` itself where its element holds
+    no NaN -- and the (n, 4) mask of the words that are a choice.  None: no element of ``out``
+    is a NaN of x's making."""
+    n = len(out)
+    got = _elements(x, ops, n)
+    if got is None:
+        return None
+    kind, sources = got
+    out = np.ascontiguousarray(out, U32)
+    with np.errstate(all="ignore"):
+        if kind == "double":
+            nan = _double_nan(out[:, 0::2], out[:, 1::2])                     # (n, 2)
+            if not nan.any():
+                return None
+            default = np.tile(np.array([0, 0x7FF80000], U32), (n, 2))
+            picks = [out, default]
+            for d in sources:
+                w = np.ascontiguousarray(d, np.float64).view(U32).reshape(n, 4).copy()
+                w[:, 1::2] |= U32(0x00080000)                                  # quieted
+                keep = ~_double_nan(w[:, 0::2], w[:, 1::2])
+                picks.append(np.where(np.repeat(keep, 2, axis=1), out, w))
+            mask = np.repeat(nan, 2, axis=1)
+            sign = np.tile(np.array([0, SIGN], U32), (n, 2))
+        else:
+            nan = _float_nan(out)
+            if not nan.any():
+                return None
+            picks = [out, np.full((n, 4), 0x7FC00000, U32)]
+            for f in sources:
+                w = np.ascontiguousarray(f, np.float32).view(U32) | U32(0x00400000)
+                picks.append(np.where(_float_nan(w), w, out))
+            mask = nan
+            sign = np.full((n, 4), SIGN, U32)
+    picks = picks[:CHOICES // 2]
+    picks += [p ^ sign for p in picks]
+    picks += [out] * (CHOICES - len(picks))
+    return np.where(mask[None], np.stack(picks), out[None]), mask
+
+
+class NanChoices:
+    """Per register of the replayed executor: the words last written by an operation whose
+    result holds a NaN, and the NaNs it may have chosen instead (:func:`choices`)."""
+
+    def __init__(self, lanes: int):
+        self.lanes = lanes
+        self.value: dict[str, np.ndarray] = {}      # reg -> (lanes, 4) words written
+        self.held: dict[str, np.ndarray] = {}       # reg -> (lanes, 4) words that are a choice
+        self.alts: dict[str, np.ndarray] = {}       # reg -> (CHOICES, lanes, 4)
+
+    def wrote(self, x, ops, lanes, out, written) -> None:
+        """Instruction ``x`` wrote ``out`` ((n, 4) words) on ``lanes``, components ``written``."""
+        dst = x.inst.dst
+        if dst is None:
+            return
+        reg = dst.reg
+        if dst.index is not None:              # an element of an array: not followed
+            for table in (self.value, self.held, self.alts):
+                table.pop(reg, None)
+            return
+        out = np.ascontiguousarray(np.broadcast_to(out, (len(lanes), 4)), U32)
+        got = choices(x, ops, out)
+        if got is None and reg not in self.held:
+            return
+        if reg not in self.held:
+            self.value[reg] = np.zeros((self.lanes, 4), U32)
+            self.held[reg] = np.zeros((self.lanes, 4), bool)
+            self.alts[reg] = np.zeros((CHOICES, self.lanes, 4), U32)
+        alts, mask = got if got is not None else (np.broadcast_to(out, (CHOICES,) + out.shape),
+                                                  np.zeros(out.shape, bool))
+        w = np.broadcast_to(written, out.shape)
+        self.value[reg][lanes] = np.where(w, out, self.value[reg][lanes])
+        self.held[reg][lanes] = np.where(w, mask, self.held[reg][lanes])
+        self.alts[reg][:, lanes] = np.where(w[None], alts, self.alts[reg][:, lanes])
+
+    def _operand(self, src, lanes, held_words):
+        """(CHOICES, n, 4) alternatives of a plain register source as read (swizzled), None
+        where it holds no choice; ``held_words``: the operand's words as the executor read it."""
+        if src.reg not in self.held or src.index is not None or src.vertex is not None or \
+                src.neg or src.abs or any(src.comp_neg) or any(c > 3 for c in src.swizzle):
+            return None
+        swz = list(src.swizzle) + [src.swizzle[-1]] * (4 - len(src.swizzle))
+        held = self.held[src.reg][lanes][:, swz] & \
+            (self.value[src.reg][lanes][:, swz] == held_words)
+        if not held.any():
+            return None
+        alts = self.alts[src.reg][:, lanes][:, :, swz]
+        return np.where(held[None], alts, held_words[None])
+
+    def explain(self, x, ops, lanes, rows, imp, written, same, site_of) -> np.ndarray:
+        """(len(rows),) bool: the rows (positions in ``lanes``) where the instruction,
+        recomputed with NaNs its operands' producers may have chosen instead, gives ``imp``
+        ((len(rows), 4) words) on every written component (``written``; ``same``: the word
+        comparison of the result's type).  ``site_of(ops)``: the permits.Site of those rows for
+        other operands."""
+        n = len(lanes)
+        found = np.zeros(len(rows), bool)
+        subs = []
+        for j, src in enumerate(x.inst.srcs[:len(ops)]):
+            a = np.asarray(ops[j])
+            if a.ndim != 2 or a.shape[0] != n or a.dtype.itemsize != 4:
+                continue
+            words = np.ascontiguousarray(_words(a, n))
+            alts = self._operand(src, lanes, words if a.shape[1] == 4 else words[:, :1])
+            if alts is None:
+                continue
+            alts = np.ascontiguousarray(alts[:, :, :a.shape[1]])
+            subs.append((j, [np.unique(alts[:, r], axis=0) for r in rows], a.dtype))
+        if not subs:
+            return found
+        for r_i, r in enumerate(rows):
+            per = [cands for _, cands, _ in subs]
+            for combo in itertools.product(*(range(len(c[r_i])) for c in per)):
+                trial = [np.asarray(o) for o in ops]
+                for (j, cands, dt), k in zip(subs, combo):
+                    t = np.array(np.broadcast_to(trial[j], trial[j].shape), copy=True)
+                    t[r] = cands[r_i][k].view(dt)
+                    trial[j] = t
+                got = site_of(trial).recompute(trial)[r_i]
+                if (same(got, imp[r_i]) | ~written[r_i]).all():
+                    found[r_i] = True
+                    break
+        return found
