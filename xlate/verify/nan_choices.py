@@ -25,8 +25,6 @@ alternatives are tied to the words the producer wrote: a reader whose operand no
 those words (overwritten by an instruction the replay does not see) gets none."""
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
 from ..ir.model import DataType
@@ -131,14 +129,25 @@ def choices(x, ops, out) -> tuple[np.ndarray, np.ndarray] | None:
     return np.where(mask[None], np.stack(picks), out[None]), mask
 
 
+#: readers recomputed on a selection of their own (one lane per combination of choices): ALU
+#: opcodes whose result reads no other lane (not the derivatives)
+_LANEWISE = frozenset({"alu"})
+_OTHER_LANES = frozenset({"DDX", "DDY", "DDX_FINE", "DDY_FINE", "DDX_COARSE", "DDY_COARSE"})
+#: combinations of choices tried per lane, at most
+MAX_COMBINATIONS = 4096
+
+
 class NanChoices:
     """Per register of the replayed executor: the words last written by an operation whose
-    result holds a NaN, and the NaNs it may have chosen instead (:func:`choices`)."""
+    result holds a NaN, the NaNs it may have chosen instead (:func:`choices`), and which
+    element (a double: words xy or zw; a float: its component) each word belongs to -- each
+    element's NaN is its own choice."""
 
     def __init__(self, lanes: int):
         self.lanes = lanes
         self.value: dict[str, np.ndarray] = {}      # reg -> (lanes, 4) words written
         self.held: dict[str, np.ndarray] = {}       # reg -> (lanes, 4) words that are a choice
+        self.elem: dict[str, np.ndarray] = {}       # reg -> (lanes, 4) element of each word
         self.alts: dict[str, np.ndarray] = {}       # reg -> (CHOICES, lanes, 4)
 
     def wrote(self, x, ops, lanes, out, written) -> None:
@@ -148,7 +157,7 @@ class NanChoices:
             return
         reg = dst.reg
         if dst.index is not None:              # an element of an array: not followed
-            for table in (self.value, self.held, self.alts):
+            for table in (self.value, self.held, self.elem, self.alts):
                 table.pop(reg, None)
             return
         out = np.ascontiguousarray(np.broadcast_to(out, (len(lanes), 4)), U32)
@@ -158,59 +167,75 @@ class NanChoices:
         if reg not in self.held:
             self.value[reg] = np.zeros((self.lanes, 4), U32)
             self.held[reg] = np.zeros((self.lanes, 4), bool)
+            self.elem[reg] = np.zeros((self.lanes, 4), np.int8)
             self.alts[reg] = np.zeros((CHOICES, self.lanes, 4), U32)
         alts, mask = got if got is not None else (np.broadcast_to(out, (CHOICES,) + out.shape),
                                                   np.zeros(out.shape, bool))
+        elem = np.array([0, 0, 1, 1] if x.inst.op in DOUBLE_RESULTS else [0, 1, 2, 3], np.int8)
         w = np.broadcast_to(written, out.shape)
         self.value[reg][lanes] = np.where(w, out, self.value[reg][lanes])
         self.held[reg][lanes] = np.where(w, mask, self.held[reg][lanes])
+        self.elem[reg][lanes] = np.where(w, elem[None], self.elem[reg][lanes])
         self.alts[reg][:, lanes] = np.where(w[None], alts, self.alts[reg][:, lanes])
 
-    def _operand(self, src, lanes, held_words):
-        """(CHOICES, n, 4) alternatives of a plain register source as read (swizzled), None
-        where it holds no choice; ``held_words``: the operand's words as the executor read it."""
+    def _operand(self, src, lane: int, words: np.ndarray):
+        """The choices a plain register source holds on ``lane`` as read (swizzled; ``words``:
+        its 4 words as the executor read them): a list of (component mask, (m, 4) distinct
+        alternatives of those components) per element, empty where it holds none."""
         if src.reg not in self.held or src.index is not None or src.vertex is not None or \
                 src.neg or src.abs or any(src.comp_neg) or any(c > 3 for c in src.swizzle):
-            return None
+            return []
         swz = list(src.swizzle) + [src.swizzle[-1]] * (4 - len(src.swizzle))
-        held = self.held[src.reg][lanes][:, swz] & \
-            (self.value[src.reg][lanes][:, swz] == held_words)
-        if not held.any():
-            return None
-        alts = self.alts[src.reg][:, lanes][:, :, swz]
-        return np.where(held[None], alts, held_words[None])
+        held = self.held[src.reg][lane][swz] & (self.value[src.reg][lane][swz] == words)
+        elem = self.elem[src.reg][lane][swz]
+        alts = self.alts[src.reg][:, lane][:, swz]                      # (CHOICES, 4)
+        out = []
+        for e in np.unique(elem[held]):
+            comps = held & (elem == e)
+            out.append((comps, np.unique(alts[:, comps], axis=0)))
+        return out
 
     def explain(self, x, ops, lanes, rows, imp, written, same, site_of) -> np.ndarray:
         """(len(rows),) bool: the rows (positions in ``lanes``) where the instruction,
-        recomputed with NaNs its operands' producers may have chosen instead, gives ``imp``
-        ((len(rows), 4) words) on every written component (``written``; ``same``: the word
-        comparison of the result's type).  ``site_of(ops)``: the permits.Site of those rows for
-        other operands."""
-        n = len(lanes)
+        recomputed with NaNs its operands' producers may have chosen instead (each element its
+        own choice), gives ``imp`` ((len(rows), 4) words) on every written component
+        (``written``; ``same``: the word comparison of the result's type).  ``site_of(ops,
+        n)``: a permits.Site judging n lanes of other operands."""
         found = np.zeros(len(rows), bool)
-        subs = []
-        for j, src in enumerate(x.inst.srcs[:len(ops)]):
-            a = np.asarray(ops[j])
-            if a.ndim != 2 or a.shape[0] != n or a.dtype.itemsize != 4:
-                continue
-            words = np.ascontiguousarray(_words(a, n))
-            alts = self._operand(src, lanes, words if a.shape[1] == 4 else words[:, :1])
-            if alts is None:
-                continue
-            alts = np.ascontiguousarray(alts[:, :, :a.shape[1]])
-            subs.append((j, [np.unique(alts[:, r], axis=0) for r in rows], a.dtype))
-        if not subs:
+        if x.info.category not in _LANEWISE or x.inst.op in _OTHER_LANES:
             return found
+        n = len(lanes)
+        arrays = [np.asarray(o) for o in ops]
         for r_i, r in enumerate(rows):
-            per = [cands for _, cands, _ in subs]
-            for combo in itertools.product(*(range(len(c[r_i])) for c in per)):
-                trial = [np.asarray(o) for o in ops]
-                for (j, cands, dt), k in zip(subs, combo):
-                    t = np.array(np.broadcast_to(trial[j], trial[j].shape), copy=True)
-                    t[r] = cands[r_i][k].view(dt)
-                    trial[j] = t
-                got = site_of(trial).recompute(trial)[r_i]
-                if (same(got, imp[r_i]) | ~written[r_i]).all():
-                    found[r_i] = True
-                    break
+            row_ops = [a[r if a.shape[0] > 1 else 0] for a in arrays]
+            slots = []                         # (operand, component mask, alternatives)
+            for j, src in enumerate(x.inst.srcs[:len(ops)]):
+                a = row_ops[j]
+                if np.ndim(a) != 1 or a.dtype.itemsize != 4 or arrays[j].shape[0] != n:
+                    continue
+                words = _words(a[None], 1)[0]
+                slots += [(j, comps, alts) for comps, alts in self._operand(src, int(lanes[r]),
+                                                                            words)]
+            if not slots:
+                continue
+            sizes = [len(alts) for _, _, alts in slots]
+            total = int(np.prod(sizes))
+            if total > MAX_COMBINATIONS:
+                continue
+            pick = np.indices(sizes).reshape(len(sizes), -1)            # (slots, total)
+            trial = []
+            for j, a in enumerate(row_ops):
+                t = np.repeat(np.ascontiguousarray(a)[None], total, axis=0)
+                width = t.shape[1]
+                w = t.view(U32).reshape(total, width)
+                for (jj, comps, alts), k in zip(slots, pick):
+                    if jj != j:
+                        continue
+                    cols = np.flatnonzero(comps)        # the columns of alts
+                    inside = cols < width               # a scalar operand reads x alone
+                    w[:, cols[inside]] = alts[k][:, inside]
+                trial.append(t)
+            got = site_of(trial, total).recompute(trial)
+            ok = (same(got, imp[r_i][None]) | ~written[r_i][None]).all(axis=1)
+            found[r_i] = bool(ok.any())
         return found

@@ -267,9 +267,9 @@ class ReplayHook:
             return
         which = np.flatnonzero(open_)
 
-        def site_of(trial):
-            return permits.Site(x, trial, rows[which], site.exe[which], site.imp[which],
-                                self.backend)
+        def site_of(trial, n):
+            none = np.zeros((n, 4), np.uint32)
+            return permits.Site(x, trial, np.arange(n), none, none, self.backend)
         found = self.nans.explain(x, ops, lanes, rows[which], site.imp[which], written[which],
                                   same, site_of)
         for r_i in which[found]:
