@@ -28,6 +28,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.model import DataType
+from ..ir.ops import COMPONENTWISE
+from .permits import DOUBLE_OPS
 
 U32 = np.uint32
 SIGN = U32(0x80000000)
@@ -129,10 +131,9 @@ def choices(x, ops, out) -> tuple[np.ndarray, np.ndarray] | None:
     return np.where(mask[None], np.stack(picks), out[None]), mask
 
 
-#: readers recomputed on a selection of their own (one lane per combination of choices): ALU
-#: opcodes whose result reads no other lane (not the derivatives)
-_LANEWISE = frozenset({"alu"})
-_OTHER_LANES = frozenset({"DDX", "DDY", "DDX_FINE", "DDY_FINE", "DDX_COARSE", "DDY_COARSE"})
+#: readers recomputed on a selection of their own (one lane per combination of choices): the
+#: componentwise opcodes and the doubles, whose result reads no other lane (not the derivatives)
+READERS = (COMPONENTWISE - {"DDX", "DDY"}) | DOUBLE_OPS | DOUBLE_RESULTS
 #: combinations of choices tried per lane, at most
 MAX_COMBINATIONS = 4096
 
@@ -202,18 +203,26 @@ class NanChoices:
         (``written``; ``same``: the word comparison of the result's type).  ``site_of(ops,
         n)``: a permits.Site judging n lanes of other operands."""
         found = np.zeros(len(rows), bool)
-        if x.info.category not in _LANEWISE or x.inst.op in _OTHER_LANES:
-            return found
         n = len(lanes)
         arrays = [np.asarray(o) for o in ops]
+        if x.inst.op not in READERS or \
+                any(a.ndim != 2 or a.dtype.itemsize != 4 for a in arrays):
+            return found
+        regs = {src.reg for src in x.inst.srcs if src.reg in self.held}
+        if not regs:
+            return found
+        holding = np.zeros(len(rows), bool)
+        for reg in regs:
+            holding |= self.held[reg][lanes[rows]].any(axis=1)
         for r_i, r in enumerate(rows):
+            if not holding[r_i]:
+                continue
             row_ops = [a[r if a.shape[0] > 1 else 0] for a in arrays]
             slots = []                         # (operand, component mask, alternatives)
             for j, src in enumerate(x.inst.srcs[:len(ops)]):
-                a = row_ops[j]
-                if np.ndim(a) != 1 or a.dtype.itemsize != 4 or arrays[j].shape[0] != n:
-                    continue
-                words = _words(a[None], 1)[0]
+                if arrays[j].shape[0] != n:
+                    continue                    # a constant: no producer
+                words = _words(row_ops[j][None], 1)[0]
                 slots += [(j, comps, alts) for comps, alts in self._operand(src, int(lanes[r]),
                                                                             words)]
             if not slots:

@@ -33,7 +33,11 @@ and every later instruction is held to it exactly, since no spec passage leaves 
 computations downstream of such a value open (GLSL 4.50 §4.7.1 leaves the result of the
 operation on a special value unspecified, not the operations that read it).  When the main
 compilation chose another value at such an instruction than the probed one, the outputs stay
-different and the verdict is ``mismatch``: a freedom can cost a pass, never buy one.
+different and the verdict is ``mismatch``: a freedom can cost a pass, never buy one.  The one
+exception is a NaN's bits (:mod:`nan_choices`): which NaN an operation returns follows the
+code generated around it, so a reader probed in another compilation may have read another of
+the few NaNs the operation may return; the reader is recomputed with those, and held exactly
+to one of them (verdict ``nanchoice``).
 """
 from __future__ import annotations
 
