@@ -547,10 +547,10 @@ uvec4 xl_ds(bool a, bool b) { return uvec4(a ? 0xffffffffu : 0u, 0u, b ? 0xfffff
 double xl_dmin1(double a, double b) { return (isnan(b) || a <= b) && !isnan(a) ? a : b; }
 double xl_dmax1(double a, double b) { return (isnan(b) || a >= b) && !isnan(a) ? a : b; }
 double xl_dssg1(double a) { return a > 0.0LF ? 1.0LF : (a < 0.0LF ? -1.0LF : 0.0LF); }
-// round half to even from floor: llvmpipe's double roundEven is inexact where its vectors are
-// wider than the CPU's rounding instruction (Zen 3, no AVX-512: roundEven(7.5) gave 7.0 and
+// round half to even from floor: Mesa 22.3.6 llvmpipe's double roundEven is inexact on a Zen 3
+// (AVX2, no AVX-512; CI machines with AVX-512 passed): roundEven(7.5) gave 7.0 and
 // roundEven(-6.5000000015) -6.0 through SPIR-V, roundEven(0.49999999999999994) 1.0 through
-// GLSL), its floor exact.  a - floor(a) is exact (0 where |a| >= 2^52); a zero result keeps
+// GLSL (tests/test_tgsi_doubles.py ROUND_CASES), its floor exact.  a - floor(a) is exact (0 where |a| >= 2^52); a zero result keeps
 // a's sign (roundEven(-0.3) is -0.0); NaN and INF pass through floor
 double xl_dround1(double a) {
     precise double f = floor(a);

@@ -9,7 +9,7 @@ memory layout of a ``dvec2`` / ``u64vec2``, so a value is one ``OpBitcast`` of t
 "int64", instruction for instruction, including the Mesa work-arounds there: double
 division and square root on operands scaled into [1, 4) (llvmpipe's lose the range), a double
 of 2^52 or more converted to a 64-bit integer from its bits, and DROUND from Floor (llvmpipe's
-RoundEven is inexact on CPUs without AVX-512).  Every float operation is
+RoundEven is inexact on a Zen 3, AVX2 without AVX-512).  Every float operation is
 decorated NoContraction; no operation divides by zero (a zero divisor is selected away first:
 SPIR-V leaves that undefined)."""
 from __future__ import annotations
@@ -216,8 +216,7 @@ def _dssg(e, a):
 
 def _dround(e, a):
     """DROUND: half to even from Floor (helpers.glsl xl_dround1: llvmpipe's double RoundEven is
-    inexact where its vectors are wider than the CPU's rounding instruction); a zero result
-    keeps the operand's sign."""
+    inexact on a Zen 3, AVX2 without AVX-512); a zero result keeps the operand's sign."""
     d2, u2 = e.t("d", 2), e.t("u", 2)
     x = _d(e, a)
     half = e.c("d", 0.5, 2)
