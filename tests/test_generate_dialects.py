@@ -157,3 +157,28 @@ def test_nv4_api_is_unchanged():
     text = random_program(31, "vertex")
     assert text.startswith("!!NVvp4.0\n# random program (xlate.verify.generate), stage vertex\n")
     assert generate("nv4", 31, "vertex") == text
+
+
+#: issue 20's remaining opcode groups, which the TGSI generator draws from its fifth random
+#: stream: every processor writes the ALU ones, fragment programs the rest too
+ISSUE20_ALU = ("IBFE", "UBFE", "BFI", "BREV", "POPC", "LSB", "IMSB", "UMSB", "FMA", "LDEXP",
+               "PK2H", "PK2US", "PK4B", "PK4UB", "UP2H", "UP2US", "UP4B", "UP4UB")
+ISSUE20_FRAGMENT = ("DEMOTE", "READ_HELPER", "DDX_FINE", "DDY_FINE", "TEX2", "TXB2", "SAMPLE_C",
+                    "SAMPLE_C_LZ", "SAMPLE_D")
+
+
+@pytest.mark.parametrize("stage", DIALECTS["tgsi"].stages)
+def test_tgsi_generator_covers_issue20_groups(stage):
+    """Over 200 programs of each processor (text only, no GL), every opcode of issue 20's
+    bitfield, FMA/LDEXP, pack/unpack -- and in fragment programs DEMOTE/READ_HELPER, the fine
+    derivatives, TEX2/TXB2 and the SAMPLE_C/SAMPLE_C_LZ/SAMPLE_D forms -- is written; none of
+    them with ``avoid={"modern"}``."""
+    def opcodes(text: str) -> set[str]:
+        return set(re.findall(r"^\s*\d+: \s*([A-Z0-9_]+)\b", text, re.M))
+
+    want = set(ISSUE20_ALU + (ISSUE20_FRAGMENT if stage == "fragment" else ()))
+    used = set().union(*(opcodes(generate("tgsi", seed, stage)) for seed in range(200)))
+    assert sorted(want - used) == []
+    for seed in range(20):
+        t = generate("tgsi", seed, stage, avoid={"modern"})
+        assert not opcodes(t) & want, t

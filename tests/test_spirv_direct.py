@@ -187,6 +187,88 @@ def test_exact_module_of_a_small_fragment_program():
         """)
 
 
+REGISTER_TRAFFIC = """!!NVfp4.0
+TEMP R0, R1;
+MOV.F R0.x, fragment.texcoord[0].x;
+MOV.F R0.y, fragment.texcoord[0].y;
+ADD.F R0.z, R0.x, R0.y;
+MUL.F R1, R0, R0;
+IF GT.x;
+  MOV.F R0.w, R1.x;
+ENDIF;
+CAL sub;
+ADD.F result.color, R0, R1;
+RET;
+sub:
+MUL.F R1.xy, R1, R0;
+RET;
+END
+"""
+
+
+def _function_bodies(text: str) -> list[list[str]]:
+    out, cur = [], None
+    for line in text.splitlines():
+        if "OpFunction " in line:
+            cur = []
+        elif "OpFunctionEnd" in line:
+            out.append(cur)
+            cur = None
+        elif cur is not None:
+            cur.append(line.strip())
+    return out
+
+
+def _blocks(body: list[str]) -> list[list[str]]:
+    blocks: list[list[str]] = []
+    for line in body:
+        if line.endswith("OpLabel"):
+            blocks.append([])
+        blocks[-1].append(line)
+    return blocks
+
+
+def test_a_block_loads_and_stores_each_register_once():
+    """A register's value is loaded at most once per block (later reads take what the block
+    last stored or loaded) and stored once, at the block's end, however many instructions
+    wrote it; a block that calls stores first and loads again after the call (the callee
+    reads and writes registers).  The module still verifies: gl-spirv/vulkan run it in
+    test_register_traffic_verifies_on_the_direct_module."""
+    text = _dis(REGISTER_TRAFFIC)
+    assert validate_spirv(emit_spirv(parse(REGISTER_TRAFFIC, filename="t.fp"), "vulkan").spirv,
+                          target="vulkan") is None
+    private = set(re.findall(r"(%\d+) = OpVariable %\d+ Private", text))
+    r0, r1 = sorted(private, key=lambda v: int(v[1:]))[:2]       # R0, R1 (declared first)
+    main_body = max(_function_bodies(text), key=len)             # xl_main: the program's main
+    for block in _blocks(main_body):
+        for reg in (r0, r1):
+            loads = [x for x in block if re.search(rf"= OpLoad %\d+ {reg}$", x)]
+            stores = [x for x in block if x.startswith(f"OpStore {reg} ")]
+            calls = sum("OpFunctionCall" in x for x in block)
+            assert len(loads) <= 1 + calls, (reg, block)
+            assert len(stores) <= 1 + calls, (reg, block)
+            for st in stores:        # before the block's merge instruction or terminator
+                tail = block[block.index(st) + 1:]
+                assert all(x.startswith(("OpStore", "OpSelectionMerge", "OpLoopMerge",
+                                         "OpBranch", "OpReturn", "OpKill", "OpFunctionCall"))
+                           or "OpFunctionCall" in x for x in tail), block
+    # the first block: R0 written three times (x, y, z), one store; R0.x and R0.y read back
+    # by the ADD and R0 by the MUL without a load
+    first = _blocks(main_body)[0]
+    assert sum(x.startswith(f"OpStore {r0} ") for x in first) == 1
+    assert sum(bool(re.search(rf"= OpLoad %\d+ {r0}$", x)) for x in first) == 1   # the x write's old value
+
+
+@pytest.mark.parametrize("backend", ["gl-spirv", "vulkan"])
+def test_register_traffic_verifies_on_the_direct_module(backend):
+    from conftest import gl_runner
+    from xlate.verify.core import verify_source
+    rep = verify_source(REGISTER_TRAFFIC, "traffic.fp", lanes=256, seed=1,
+                        runner=gl_runner(backend), backend=backend, via="direct")
+    assert any("direct SPIR-V path's module" in n for n in rep.notes), rep.notes
+    assert rep.status == "pass", (rep.reason, [d.describe() for d in rep.differences[:5]])
+
+
 def test_mad_rounds_twice_no_contraction():
     text = _dis("!!ARBfp1.0\nMAD result.color, fragment.color, fragment.texcoord[0], "
                 "fragment.texcoord[1];\nEND\n")

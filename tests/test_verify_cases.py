@@ -600,6 +600,37 @@ def test_mulhi_folding_defect_is_shown_by_the_spirv_run():
                 "values at the folded instructions") in rep.notes
 
 
+#: random TGSI geometry seed 17 (issue 20's LDEXP), reduced: an LDEXP whose exponent, -65535,
+#: is below -126 -- GLSL 4.50 8.3 ldexp "may be flushed to zero" -- beside a folded IMUL_HI
+FOLDED_BESIDE_LDEXP = """VERT
+DCL IN[0]
+DCL OUT[0], POSITION
+DCL OUT[1], GENERIC[0]
+DCL OUT[2], GENERIC[1]
+DCL TEMP[0..1]
+IMM[0] INT32 {65535, -8, 3, 2}
+  0: MOV TEMP[1], IMM[0]
+  1: LDEXP OUT[1], IN[0], -TEMP[1].xxxx
+  2: IMUL_HI OUT[2], TEMP[1].yyyy, IMM[0].zzzz
+  3: MOV OUT[0], IN[0]
+  4: END
+"""
+
+
+def test_folding_defect_shown_by_a_spirv_run_with_its_own_freedoms():
+    """The SPIR-V compilation of the same GLSL, which shows the folding defect, takes other
+    permitted freedoms than the GLSL compilation (llvmpipe's ldexp gives +0 for -0 and for a
+    NaN there): replayed against its own probes -- where the MUL.HI has no freedom -- it
+    reproduces every output.  Replayed with the GLSL compilation's adoptions only, it did not
+    (a mismatch of a correct translation)."""
+    from xlate.verify.core import verify_source
+    rep = verify_source(FOLDED_BESIDE_LDEXP, "fold.tgsi", backend="gl", lanes=256, seed=1,
+                        runner=gl_runner("gl"))
+    assert rep.status == "pass", rep.reason
+    if "implementation" in rep.reason:
+        assert any(n.startswith("implementation: the same GLSL through SPIR-V") for n in
+                   rep.notes), rep.notes
+
 #: tgsi tess_control seed 19, reduced: DST_SAT of -|x| where x.w is a denormal
 DST_SAT_DENORMAL = """VERT
 DCL IN[0]

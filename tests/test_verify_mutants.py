@@ -276,6 +276,25 @@ def test_formerly_explained_away_is_caught(runner, name, kind, before, after):
     assert r.outcome == "caught", (r.outcome, r.status, r.reason)
 
 
+def test_folded_mulhi_mutant_is_caught_by_the_spirv_replay(runner):
+    """Where the SPIR-V run that shows the folding defect is replayed against its own probes
+    (core._replayed_through_spirv: it takes other freedoms than the GLSL compilation), the
+    MUL.HI has no freedom there: a mutant of its operand's swizzle stays caught."""
+    from test_verify_cases import FOLDED_BESIDE_LDEXP
+    before = "result_generic_1 = intBitsToFloat(xl_mulhi(ivec4(TEMP1).yyyy, ivec4(3)));"
+    found = [m for m in M.candidates(_glsl(FOLDED_BESIDE_LDEXP), ("swizzle",))["swizzle"]
+             if m.before == before and m.after == before.replace(".yyyy", ".yyyz")]
+    assert len(found) == 1
+    # (not through mutate_program: a program with differences, even explained ones, is not
+    # clean enough for a campaign)
+    from xlate.verify.core import verify_source
+    rec = M.RecordingRunner(runner)
+    rep = verify_source(FOLDED_BESIDE_LDEXP, "fold.tgsi", lanes=256, seed=1, runner=rec)
+    assert rep.status == "pass", rep.reason
+    r = M.classify(FOLDED_BESIDE_LDEXP, "fold.tgsi", "test", found[0], runner, rec.first,
+                   lanes=256, seed=1)
+    assert r.outcome == "caught", (r.outcome, r.status, r.reason)
+
 # ---- mutants inside an instruction's former "any value" freedom (issue 17 §1) --------------------
 
 #: RSQ of a zero (VP1.0 temporaries start at 0): the specs and GLSL's IEEE infinities fix +Inf.

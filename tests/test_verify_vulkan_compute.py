@@ -18,7 +18,8 @@ from conftest import SHARED_CORPUS, corpus_mark, gl_runner
 from xlate import cli
 from xlate.ir.image_formats import image_format
 from xlate.verify import core
-from xlate.verify.vulkan_compute import pack_texels, unpack_texels, vk_format_name
+from xlate.verify.image_bytes import pack_texels, unpack_texels
+from xlate.verify.vulkan_compute import vk_format_name
 
 from test_tgsi_compute import ATOMICS, IMAGE_ATOMICS, IMAGES, REDUCTION, comp
 

@@ -12,6 +12,13 @@ another Mesa may compute approximations differently: refresh them there with
         tests/test_verify_random_dialects.py tests/test_verify_corpus.py
 
 and review the diff of the JSON file.
+
+A pin may list outcomes: those seen for the program on the machines CI runs on, where what
+llvmpipe computes follows the CPU it compiles for.  random-tgsi-tess_evaluation-2 was ``pass:
+ftz,tolerance`` on the machine its pin was first taken on and ``pass: ftz`` on an AMD EPYC
+(Zen 3: AVX2, no AVX-512), both with Mesa 22.3.6 (an approximate instruction whose result
+matched the executor's there); both are kept for the program as the generator now writes it,
+seen here as ``pass: ftz``.  Any outcome not listed fails; an update writes the one seen here.
 """
 from __future__ import annotations
 
@@ -50,5 +57,6 @@ def check(key: str, rep, *, required: bool = True) -> None:
     if want is None:
         assert not required, f"no pinned verdict for {key} (XLATE_UPDATE_PINS=1 records it)"
         return
-    assert got == want, (f"{key}: {got!r}, pinned {want!r} ({rep.reason})\n"
-                         + "\n".join(d.describe() for d in rep.differences[:5]))
+    accepted = [want] if isinstance(want, str) else want
+    assert got in accepted, (f"{key}: {got!r}, pinned {want!r} ({rep.reason})\n"
+                             + "\n".join(d.describe() for d in rep.differences[:5]))

@@ -21,10 +21,11 @@ speed comparison an optimisation needs -- source -> GLSL (and with ``--spirv`` a
 to validated SPIR-V) timed for the old tree and this one in the same run, each in a worker
 process of its own (a process imports one ``xlate``), program by program, taking turns which
 tree goes first, so a load change on a shared machine falls on both.  Prints programs/s for
-each and new/old.  A revision is unpacked with ``git archive`` into a temporary folder.
+each and new/old; ``--direct`` adds the direct path end to end (source -> validated SPIR-V,
+``via="direct"``) for the programs both trees' direct paths cover.  A revision is unpacked with ``git archive`` into a temporary folder.
 
 Run:  python tools/bench_translate.py [--limit N] [--repeat R] [--direct] [--corpus nv4|arb]
-      python tools/bench_translate.py --old 18b3d1f [--limit N] [--repeat R] [--spirv]
+      python tools/bench_translate.py --old 18b3d1f [--limit N] [--repeat R] [--spirv] [--direct]
 One process, one core (the other core idle is best).  The first glslang compile of a process
 builds glslang's built-in tables; a warm-up compile keeps it out of the figures.
 """
@@ -150,7 +151,13 @@ translate(sources[0][1], filename=sources[0][0], target="spirv", **via)   # warm
 for line in sys.stdin:
     i, target, repeat = line.split()
     name, text = sources[int(i)]
-    kwargs = {"validate": False} if target == "glsl" else via
+    if target == "direct":          # the direct path (a tree without one: not timed)
+        if not via:
+            print(float("nan"), flush=True)
+            continue
+        target, kwargs = "spirv", {"via": "direct"}
+    else:
+        kwargs = {"validate": False} if target == "glsl" else via
     best = float("inf")
     try:
         for _ in range(int(repeat)):
@@ -183,7 +190,7 @@ def old_tree(spec: str, tmp: Path) -> Path:
 def compare_trees(args) -> int:
     """Old tree against this one, program by program in the same run (see the docstring)."""
     sources = timed_sources(args.corpus, args.limit)
-    targets = ["glsl"] + (["spirv"] if args.spirv else [])
+    targets = ["glsl"] + (["spirv"] if args.spirv else []) + (["direct"] if args.direct else [])
     with tempfile.TemporaryDirectory(prefix="bench-translate-") as tmp:
         tmp = Path(tmp)
         listing = tmp / "sources.json"
@@ -214,7 +221,8 @@ def compare_trees(args) -> int:
     print(f"programs: {len(sources)} {args.corpus} programs from {CORPUS}; old = {args.old}, "
           f"new = {ROOT}; best of {args.repeat} per program, trees taking turns")
     for target in targets:
-        what = "source -> GLSL" if target == "glsl" else "source -> SPIR-V"
+        what = {"glsl": "source -> GLSL", "spirv": "source -> SPIR-V",
+                "direct": "direct SPIR-V"}[target]
         pairs = [(o, n) for o, n in zip(times["old", target], times["new", target])
                  if o == o and n == n]        # NaN: a tree did not translate the program
         n = len(pairs)

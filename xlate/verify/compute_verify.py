@@ -38,8 +38,10 @@ What is compared and how:
   default size (images.py ``DEFAULT_SHAPE``) and starts with generated texels (small integers
   for integer formats, k/4 floats for float ones, k/255-style values for normalized ones: the
   words the format holds, so the upload is exact).  An image declared without a format is an
-  RGBA32F image.  Buffer images are not run here yet (``unsupported``).  Channels of UNORM and
-  SNORM images are compared to 1 ulp (GL does not bound the rounding of c / (2^b - 1));
+  RGBA32F image.  A buffer image (``DCL IMAGE[n], BUFFER``) is a GL buffer texture
+  (``glTexBuffer``) or a Vulkan storage texel buffer of its format holding the executor's 64
+  texels, read back from its buffer.  Channels of UNORM and SNORM images are compared to
+  1 ulp (GL does not bound the rounding of c / (2^b - 1));
   a value LOADed from such an image and carried into other results is compared exactly
   (such a program can show a 1-ulp mismatch that is llvmpipe's conversion).
 * Textures: those ``xlate verify`` generates for any stage, sampled by the executor as llvmpipe
@@ -88,9 +90,6 @@ def verify_compute(program: Program, rep, *, seed: int, runner, gl_interface,
     except XlateError as e:
         rep.status, rep.reason = "error", "the program does not translate"
         rep.diagnostics = list(e.diagnostics)
-        return
-    if any(r.kind == "image" and r.target == "BUFFER" for r in program.resources.values()):
-        rep.status, rep.reason = "unsupported", "buffer images are not verified yet"
         return
     # inputs under which the program writes something: generated parameters often put every
     # access out of bounds (a random CONST offset), which would compare nothing but the

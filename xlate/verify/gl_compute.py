@@ -100,12 +100,15 @@ def generated_images(program: Program, seed: int) -> dict[int, np.ndarray]:
     return out
 
 
-def _gl_image(runner, r, texels: np.ndarray, unit: int) -> tuple[int, int, int, int]:
-    """Create, fill and bind image ``r``; (texture, GL target, upload format, upload type)."""
+def _gl_image(runner, r, texels: np.ndarray, unit: int):
+    """Create, fill and bind image ``r`` at image unit ``unit``; returns the function that
+    reads its texels back after the dispatch."""
     from ..ir.image_formats import image_format
     gl = runner.gl
     fmt = image_format(r.format)
     internal = _GL_FORMATS[fmt.name] if fmt is not None else G.GL_RGBA32F
+    if r.target == "BUFFER":
+        return _gl_buffer_image(runner, r, fmt, internal, texels, unit)
     kind = fmt.integer if fmt is not None else None
     pformat = G.GL_RGBA_INTEGER if kind else G.GL_RGBA
     ptype = {"uint": G.GL_UNSIGNED_INT, "sint": G.GL_INT}.get(kind, G.GL_FLOAT)
@@ -136,7 +139,35 @@ def _gl_image(runner, r, texels: np.ndarray, unit: int) -> tuple[int, int, int, 
     layered = 1 if r.target in ("3D", "CUBE", "ARRAY1D", "ARRAY2D", "ARRAYCUBE") else 0
     gl.BindImageTexture(unit, tex, 0, layered, 0, G.GL_READ_WRITE, internal)
     gl.check(f"binding image {r.binding}")
-    return tex, target, pformat, ptype
+    return lambda: _read_image(runner, r, tex, target, pformat, ptype, texels.shape)
+
+
+def _gl_buffer_image(runner, r, fmt, internal: int, texels: np.ndarray, unit: int):
+    """A buffer image: a buffer texture (glTexBuffer) over a buffer object holding the texels
+    in the format's bytes (image_bytes.pack_texels), exactly as many texels as the executor's
+    image holds (imageSize counts them); read back from the buffer object."""
+    from .image_bytes import pack_texels, unpack_texels
+    gl = runner.gl
+    data = pack_texels(fmt, texels)
+    buf = runner._buffer(G.GL_TEXTURE_BUFFER, data)
+    tex = gl.gen(gl.GenTextures)
+    runner._objects.append(("texture", tex))
+    gl.ActiveTexture(G.GL_TEXTURE0 + _SPARE_UNIT)
+    gl.BindTexture(G.GL_TEXTURE_BUFFER, tex)
+    # GL has no SNORM buffer textures (GL 4.6 table 8.16): the buffer is given the UNORM
+    # format of the same size, and the image unit the program's format -- the unit's format
+    # is how loads and stores read the bytes, and the two are compatible by size (8.26)
+    texture_format = _GL_FORMATS[fmt.name.replace("_SNORM", "_UNORM")] if fmt is not None \
+        else internal
+    gl.TexBuffer(G.GL_TEXTURE_BUFFER, texture_format, buf)
+    gl.check(f"creating buffer image {r.binding}")
+    gl.BindImageTexture(unit, tex, 0, 0, 0, G.GL_READ_WRITE, internal)
+    gl.check(f"binding buffer image {r.binding}")
+
+    def read() -> np.ndarray:
+        raw = runner._read_buffer(G.GL_TEXTURE_BUFFER, buf, len(data))
+        return unpack_texels(fmt, raw, texels.shape)
+    return read
 
 
 def _read_image(runner, r, tex: int, target: int, pformat: int, ptype: int, shape) -> np.ndarray:
@@ -186,10 +217,10 @@ def run_gl_compute(runner, glsl: str | bytes, reflection: dict, groups,
             log = runner._buffer(G.GL_SHADER_STORAGE_BUFFER, data.tobytes())
             gl.BindBufferBase(G.GL_SHADER_STORAGE_BUFFER, ATOMIC_LOG_BINDING, log)
             bound["log"] = (log, data.nbytes)
-        textures = {}
+        readers = {}
         for r in (program.resources.values() if program is not None else ()):
             if r.kind == "image":
-                textures[r.binding] = (r,) + _gl_image(runner, r, images[r.binding], r.binding)
+                readers[r.binding] = _gl_image(runner, r, images[r.binding], r.binding)
         gl.DispatchCompute(*groups)
         gl.MemoryBarrier(G.GL_ALL_BARRIER_BITS)
         gl.Finish()
@@ -201,8 +232,7 @@ def run_gl_compute(runner, glsl: str | bytes, reflection: dict, groups,
             count = int(raw[0])
             entries = raw[4:].reshape(-1, 8)[:min(count, atomic_capacity)]
             words["log"] = (count, entries)
-        texels = {b: _read_image(runner, r, tex, target, pf, pt, images[b].shape)
-                  for b, (r, tex, target, pf, pt) in textures.items()}
+        texels = {b: read() for b, read in readers.items()}
         return words, texels
     finally:
         runner._cleanup()

@@ -121,6 +121,18 @@ def instrument(glsl: str, outputs: list[dict], reflection: dict, invocations: in
     return "\n".join(lines), k1, patch
 
 
+def direct_stage(direct, reflection: dict, outputs: list[dict], patch: list, lanes: int,
+                 binding: int = RESULT_SSBO) -> bytes:
+    """The direct SPIR-V path's module (``direct``: :func:`core.direct_module`'s maker) with
+    :func:`instrument`'s stores made in SPIR-V (spirv_direct/tess.py ``tcs_harness``; the
+    lane count a constant there), its result buffer at ``binding``."""
+    from ..backends.spirv_direct import Instrumentation
+    by_binding = {o["binding"]: o for o in reflection["outputs"]}
+    return direct(Instrumentation(tcs_lanes=lanes, tcs_lane_outputs=outputs,
+                                  tcs_patch_outputs=[by_binding[b] for b, _ in patch],
+                                  tcs_result_binding=binding))
+
+
 def run_tcs_lanes(runner, glsl: str, reflection: dict, lanes: int, inputs, uniforms, buffers,
                   textures=None, shadow=None):
     """``Runner.run`` of a TCS: a Capture of the per-lane outputs (:func:`lane_outputs`, by
@@ -134,13 +146,7 @@ def run_tcs_lanes(runner, glsl: str, reflection: dict, lanes: int, inputs, unifo
     src, k1, patch = instrument(glsl, outputs, reflection, N,
                                 lanes if runner.backend == "gl-spirv" else None)
     if runner._direct is not None:
-        # the direct SPIR-V path's module with the same stores made in SPIR-V
-        # (spirv_direct/tess.py ``tcs_harness``; the lane count a constant there)
-        from ..backends.spirv_direct import Instrumentation
-        by_binding = {o["binding"]: o for o in reflection["outputs"]}
-        src = runner._direct(Instrumentation(
-            tcs_lanes=lanes, tcs_lane_outputs=outputs,
-            tcs_patch_outputs=[by_binding[b] for b, _ in patch]))
+        src = direct_stage(runner._direct, reflection, outputs, patch, lanes)
     vs, attribs = passthrough_vertex_shader(glsl, reflection)
     gl = runner.gl
     runner._tex = (textures or {}, shadow or set())

@@ -144,18 +144,21 @@ def harness_words(inputs: dict[str, np.ndarray], patches: int, V: int, per_verte
 
 
 def run_tess_eval(runner, glsl: str, reflection: dict, patches: int, V: int,
-                  inputs: dict[str, np.ndarray], uniforms, buffers, textures=None, shadow=None):
+                  inputs: dict[str, np.ndarray], uniforms, buffers, textures=None, shadow=None,
+                  direct=None):
     """Run the translated TES ``glsl`` on ``patches`` patches behind the harness.  ``inputs``:
     reflection input name -> words ((patches, V, 4) per-vertex, (patches, 4) per-patch).
-    Returns (captured outputs by reflection name, patch of each captured vertex, its tess
-    coordinate words (N, 4))."""
-    from .capture import add_capture
+    ``direct``: the direct SPIR-V path's module maker (:func:`core.direct_module`) whose
+    module runs instead of ``glsl``, with the same capture (gl-spirv and vulkan).  Returns
+    (captured outputs by reflection name, patch of each captured vertex, its tess coordinate
+    words (N, 4))."""
+    from .capture import add_capture, program_stage
     if hasattr(runner, "draw_tess_eval"):   # a runner with its own pipeline (vulkan_tess)
         return runner.draw_tess_eval(glsl, reflection, patches, V, inputs, uniforms, buffers,
-                                     textures, shadow)
-    if getattr(runner, "backend", None) != "gl":
-        raise G.GLUnavailable("tessellation programs are verified on the gl and vulkan "
-                              "backends only")
+                                     textures, shadow, direct)
+    if getattr(runner, "backend", None) not in ("gl", "gl-spirv"):
+        raise G.GLUnavailable("tessellation programs are verified on the gl, gl-spirv and "
+                              "vulkan backends only")
     gl = runner.gl
     tess = reflection["tessellation"]
     tcs, per_vertex, per_patch = control_shader(reflection, V)
@@ -165,7 +168,8 @@ def run_tess_eval(runner, glsl: str, reflection: dict, patches: int, V: int,
     try:
         prog = runner.program([(G.GL_VERTEX_SHADER, VERTEX_SHADER),
                                (GL_TESS_CONTROL_SHADER, tcs),
-                               (GL_TESS_EVALUATION_SHADER, src)])
+                               (GL_TESS_EVALUATION_SHADER,
+                                program_stage(direct, src, capture=slots, strides=strides))])
         runner._objects.append(("program", prog))
         runner._dummy_fbo()
         runner._vao()
@@ -235,7 +239,8 @@ def run_lanes(runner, glsl: str, reflection: dict, lanes: int, inputs, uniforms,
     per_patch = {name: np.asarray(v)[first] for name, v in inputs.items()
                  if np.asarray(v).shape[:1] == (lanes,)}
     got, prim, coord = run_tess_eval(runner, glsl, reflection, ctx.patches, ctx.vertices,
-                                     per_patch, uniforms, buffers, textures, shadow)
+                                     per_patch, uniforms, buffers, textures, shadow,
+                                     runner._direct)
     where: dict[tuple, int] = {}
     for j in range(len(prim) - 1, -1, -1):
         where[(int(prim[j]), coord[j].tobytes())] = j

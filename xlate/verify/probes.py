@@ -32,10 +32,10 @@ def _value_events(program: Program) -> list[tuple]:
 
 
 def _probe_program(program: Program) -> Program:
-    """The program the probes run: fragment programs without their KILs (a discarded
-    fragment writes no probe; the values its lane computed are still needed)."""
-    from .trace import without_kills
-    if program.stage == Stage.FRAGMENT and any(i.op == "KIL" for i in program.instructions):
+    """The program the probes run: fragment programs without their KILs and DEMOTEs (a
+    discarded fragment writes no probe; the values its lane computed are still needed)."""
+    from .trace import has_discards, without_kills
+    if program.stage == Stage.FRAGMENT and has_discards(program):
         return without_kills(program)
     return program
 

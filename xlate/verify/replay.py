@@ -585,12 +585,12 @@ def recompiled_lanes(program: Program, facts, reflection, diffs, hook: ReplayHoo
     When the values came from several compilations (probe batches), the replay must reproduce
     the complete run of every one of them on the lane: they then agree with each other there,
     and the replay is a valid run whichever compilation gave a value.  Only for programs
-    without control flow (no execution counts, no probed condition tests) and without KIL (the
-    probe runs have none), and not geometry programs (whose probes are read at the last
-    EMIT)."""
+    without control flow (no execution counts, no probed condition tests) and without KIL or
+    DEMOTE (the probe runs have none), and not geometry programs (whose probes are read at the
+    last EMIT)."""
+    from .trace import has_discards
     if not runs or conds or program.stage == Stage.GEOMETRY or \
-            any(v.count is not None for v in values.values()) or \
-            any(i.op == "KIL" for i in program.instructions):
+            any(v.count is not None for v in values.values()) or has_discards(program):
         return []
     from .core import compare_all
     differ: set[int] = set()

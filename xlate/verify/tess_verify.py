@@ -63,23 +63,39 @@ def expand_inputs(gen_inputs: dict[str, np.ndarray], prim: np.ndarray, coord: np
     return out
 
 
+def chosen_module(program: Program, runner, via: str, rep):
+    """Which module of the program a tessellation run uses: the direct SPIR-V path's maker on
+    gl-spirv and vulkan unless ``via`` is "glsl" (None: glslang's compile of the GLSL
+    translation; False: ``rep`` is unsupported -- ``via`` "direct" and the path does not
+    cover the program), as :func:`core.chosen_direct_module` decides for draws."""
+    from . import core
+    if getattr(runner, "backend", None) not in ("gl-spirv", "vulkan") or via == "glsl":
+        return None
+    return core.chosen_direct_module(program, core.runner_profile(runner), via, rep)
+
+
 def verify_tess_eval(program: Program, rep, facts, glsl: str, reflection: dict, runner, *,
-                     seed: int, max_reported: int) -> None:
+                     seed: int, max_reported: int, via: str = "auto") -> None:
     """``xlate verify`` of a TESS_EVAL program: fills ``rep`` (status, differences).  A first
     run finds the tessellator's vertices; they are the lanes of the rest, which is the
     verifier's usual run (:func:`xlate.verify.core._explain` included: its probes run through
-    :func:`run_lanes`)."""
+    :func:`run_lanes`).  On gl-spirv and vulkan the direct SPIR-V path's module runs
+    (:func:`chosen_module`; ``via`` as core's), cross-checked with glslang's where it differs
+    from the executor."""
     from dataclasses import replace
     from . import core
     from .inputs import generate
     assert program.stage == Stage.TESS_EVAL
     backend = getattr(runner, "backend", None)
-    if backend not in ("gl", "vulkan"):
-        raise G.GLUnavailable("tessellation evaluation programs are verified on the gl and "
-                              "vulkan backends only")
+    if backend not in ("gl", "gl-spirv", "vulkan"):
+        raise G.GLUnavailable("tessellation evaluation programs are verified on the gl, "
+                              "gl-spirv and vulkan backends only")
     if core.runner_profile(runner) != ("vulkan" if backend == "vulkan" else "glsl450"):
         raise G.GLUnavailable("tessellation programs are verified in the glsl450 profile only "
                               "(the harness control shader is GLSL 4.50 with explicit locations)")
+    direct = chosen_module(program, runner, via, rep)
+    if direct is False:
+        return
     V = program.tessellation.patch_vertices
     P = PATCHES
     gen = generate(program, facts, P, seed, builtin_values=builtin_values(program, V))
@@ -90,7 +106,7 @@ def verify_tess_eval(program: Program, rep, facts, glsl: str, reflection: dict, 
         gen.shadow = shadow_units(program)
     inputs, uniforms, buffers = core.gl_interface(reflection, gen, P)
     _, prim, coord = run_tess_eval(runner, glsl, reflection, P, V, inputs, uniforms, buffers,
-                                   gen.textures, gen.shadow)
+                                   gen.textures, gen.shadow, direct)
     n = len(prim)
     rep.lanes = n
     if n == 0:
@@ -113,9 +129,29 @@ def verify_tess_eval(program: Program, rep, facts, glsl: str, reflection: dict, 
         rep.notes.append(f"{P} patches of {V} vertices, levels outer {OUTER} inner {INNER}: "
                          f"{n} captured vertices compared one by one, matched by patch and "
                          "gl_TessCoord")
-        cap = core.run_gl(runner, program, glsl, reflection, lanes_gen, n)
+        cap = core.run_gl(runner, program, glsl, reflection, lanes_gen, n, direct)
         diffs, compared = core.compare_all(program, facts, reflection, res, cap, rep.notes,
                                            strict=True)
+        if diffs and direct is not None:
+            # the two translations check each other, as core._verify_program does: the replay
+            # explains glslang's module (its probes are the GLSL translation's); the direct
+            # module's differences must be glslang's too, or the same value by GLSL 4.7.1
+            cap2 = core.run_gl(runner, program, glsl, reflection, lanes_gen, n)
+            diffs2, _ = core.compare_all(program, facts, reflection, res, cap2, [], strict=True)
+            apart = core.direct_departures(diffs, diffs2)
+            if apart:
+                rep.status = "mismatch"
+                rep.reason = ("the direct SPIR-V departs from the executor where glslang's "
+                              f"SPIR-V does not ({len(apart)} components; nothing replays "
+                              "the direct module)")
+                rep.compared = compared
+                rep.total_differences = len(diffs)
+                rep.differences = apart[:max_reported]
+                return
+            rep.notes.append("the direct SPIR-V's outputs differ from the executor's only "
+                             "where glslang's SPIR-V's do (or by the sign of a zero / a NaN's "
+                             "payload): explained through the GLSL translation")
+            cap, diffs = cap2, diffs2
         rep.compared = compared
         rep.total_differences = len(diffs)
         rep.differences = diffs[:max_reported]
@@ -168,9 +204,10 @@ def verify_tess_ctrl(program: Program, rep, facts, glsl: str, reflection: dict, 
                      seed: int, max_reported: int, via: str = "auto") -> None:
     """``xlate verify`` of a TESS_CTRL program: the verifier's run over lanes that are the
     patches' invocations (:mod:`gl_tcs`), replay included, plus the check of the per-patch
-    combination (:func:`combination_differences`).  On the ``gl-spirv`` backend the direct
-    SPIR-V path's module runs (``via`` as core's: ``auto`` falls back to glslang's module of
-    ``glsl`` where the direct path does not cover the program, ``glsl`` always runs that)."""
+    combination (:func:`combination_differences`).  On the ``gl-spirv`` and ``vulkan``
+    backends the direct SPIR-V path's module runs (:func:`chosen_module`; ``via`` as core's:
+    ``auto`` falls back to glslang's module of ``glsl`` where the direct path does not cover
+    the program, ``glsl`` always runs that)."""
     from dataclasses import replace
     from . import core
     from .gl_tcs import CONTROL_PATCHES, TcsLanes, lane_outputs
@@ -183,11 +220,9 @@ def verify_tess_ctrl(program: Program, rep, facts, glsl: str, reflection: dict, 
     if core.runner_profile(runner) != ("vulkan" if backend == "vulkan" else "glsl450"):
         raise G.GLUnavailable("tessellation programs are verified in the glsl450 profile only "
                               "(the harness edits GLSL 4.50 with explicit locations)")
-    direct = None
-    if backend == "gl-spirv" and via != "glsl":
-        direct = core.chosen_direct_module(program, "glsl450", via, rep)
-        if direct is False:
-            return
+    direct = chosen_module(program, runner, via, rep)
+    if direct is False:
+        return
     tess = program.tessellation
     V, n, P = tess.patch_vertices, tess.vertices_out, CONTROL_PATCHES
     lanes = P * n

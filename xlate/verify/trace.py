@@ -563,9 +563,21 @@ def _probe_events(program, gen, runner, lanes, events, which=None,
     return exe_all, imp_all
 
 
+#: the instructions that drop a fragment's outputs: KIL, and TGSI's DEMOTE (the lane runs on
+#: as a helper, and its outputs -- the probes among them -- are discarded at the end)
+DISCARDS = ("KIL", "DEMOTE")
+
+
+def has_discards(program: Program) -> bool:
+    return any(ins.op in DISCARDS for ins in program.instructions)
+
+
 def without_kills(program: Program) -> Program:
-    """A copy of ``program`` whose KIL instructions are harmless moves into a scratch TEMP
-    (same instruction positions, so probes can still be placed before them)."""
+    """A copy of ``program`` whose KIL and DEMOTE instructions are harmless moves into a
+    scratch TEMP (same instruction positions, so probes can still be placed before them).
+    Without DEMOTE, READ_HELPER is 0 on both sides of a probe run where the main run had ~0:
+    a demoted lane's outputs are not compared, but a neighbour's derivative of such a value
+    is then not localized (the probe run departs from the main run there)."""
     prog = copy.copy(program)
     prog.registers = dict(program.registers)
     prog.registers["xv_nokill"] = Register("xv_nokill", RegKind.TEMP, DataType.NONE,
@@ -574,7 +586,7 @@ def without_kills(program: Program) -> Program:
                                          value=((0, 0, 0, 0),), implicit=True)
     prog.instructions = [Instruction("MOV", DataType.FLOAT, Dest("xv_nokill"),
                                      (Source("xv_zero"),), span=ins.span, text=ins.text)
-                         if ins.op == "KIL" else ins for ins in program.instructions]
+                         if ins.op in DISCARDS else ins for ins in program.instructions]
     return prog
 
 

@@ -61,8 +61,8 @@ from .capture import (INPUT_VERTICES, program_stage, Capture, _IN_DECL, add_capt
                       plane_varyings, quad_layout, split_capture, texel_arrays)
 from .planes import vertex_shader as plane_vertex_shader
 from .vulkan_fetch import framebuffer_inputs, load_attachment
-from .vulkan_device import (FRAGMENT_DEPTH, INPUT_BINDING_BASE, VulkanError, _GTYPE_KIND, _LOCK,
-                            _Run, _formats, device)
+from .vulkan_device import (FRAGMENT_DEPTH, INPUT_BINDING_BASE, VulkanError, _GTYPE_KIND, _Run,
+                            _formats, device, one_run)
 
 
 # ---- the runner --------------------------------------------------------------------------------
@@ -122,29 +122,20 @@ class Runner:
                                         textures, shadow)
         if stage not in ("vertex", "fragment", "geometry"):
             raise ValueError(stage)
-        vk = self.dev.vk
-        with _LOCK:
-            r = None
-            try:
-                r = _Run(self.dev)
-                return getattr(self, "_" + stage)(r, glsl, reflection, lanes, inputs,
-                                                  buffers or {}, textures or {}, shadow or set())
-            except (vk.VkError, vk.VkException) as e:
-                raise VulkanError(f"Vulkan call failed: {type(e).__name__}") from None
-            finally:
-                if r is not None:
-                    r.close()
+        with one_run(self.dev) as r:
+            return getattr(self, "_" + stage)(r, glsl, reflection, lanes, inputs, buffers or {},
+                                              textures or {}, shadow or set())
 
     _direct = None
     _planes: dict = {}
 
     def draw_tess_eval(self, glsl: str, reflection: dict, patches: int, V: int, inputs,
-                       uniforms, buffers, textures=None, shadow=None):
+                       uniforms, buffers, textures=None, shadow=None, direct=None):
         """One draw of the tessellation evaluation harness (:func:`gl_tess.run_tess_eval`
         calls it: the matching of its vertices is gl_tess's for both APIs)."""
         from .vulkan_tess import run_tess_eval_vulkan
         return run_tess_eval_vulkan(self, glsl, reflection, patches, V, inputs, uniforms,
-                                    buffers, textures, shadow)
+                                    buffers, textures, shadow, direct)
 
     # ---- shared -----------------------------------------------------------------------------
     def _resources(self, r: _Run, reflection: dict, buffers, textures, shadow) -> None:

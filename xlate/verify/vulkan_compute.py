@@ -15,25 +15,25 @@ them; the reflection and docs/cli.md say how an engine binds them):
 * textures (1 + unit): the images and samplers :mod:`vulkan_device` makes for every stage;
 * images (``IMAGE[u]`` at 96 + u): optimally tiled storage images in the GENERAL layout of the
   program's format (an image declared without one is R32G32B32A32_SFLOAT, as on GL), created
-  with the texels :func:`gl_compute.generated_images` makes, packed into the format's bytes by
-  :func:`pack_texels` (exact: the generated values are ones the format holds) and unpacked
-  after the dispatch by :func:`unpack_texels` the way GL's ``glGetTexImage`` gives them back
-  (normalized channels as c / (2^b - 1) in float, missing channels (0, 0, 1)).
+  with the texels :func:`gl_compute.generated_images` makes, packed into the format's bytes and
+  unpacked after the dispatch by :mod:`image_bytes` (as GL's ``glGetTexImage`` gives them back);
+* buffer images (``DCL IMAGE[u], BUFFER``, ``imageBuffer`` at the same bindings): storage texel
+  buffers, a host-visible buffer of the texels' bytes seen through a buffer view of the
+  program's format, exactly as many texels as the executor's buffer image holds (``imageSize``
+  and RESQ count them), read back through the mapping after the compute-to-host barrier.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..backends.glsl.memory import ATOMIC_LOG_BINDING
-from .vulkan_device import _LOCK, VulkanError, _Run
+from .image_bytes import pack_texels, unpack_texels
+from .vulkan_device import VulkanError, _Run, one_run
 
 #: (image type, view type, array layers from the texel array's first axis) per image target
 _IMAGE_TYPES = {"1D": ("1D", "1D"), "2D": ("2D", "2D"), "RECT": ("2D", "2D"),
                 "3D": ("3D", "3D"), "CUBE": ("2D", "CUBE"), "ARRAY1D": ("1D", "1D_ARRAY"),
                 "ARRAY2D": ("2D", "2D_ARRAY"), "ARRAYCUBE": ("2D", "CUBE_ARRAY")}
-
-_INT_TYPES = {("uint", 8): np.uint8, ("uint", 16): np.uint16, ("uint", 32): np.uint32,
-              ("sint", 8): np.int8, ("sint", 16): np.int16, ("sint", 32): np.int32}
 
 
 def vk_format_name(fmt) -> str:
@@ -41,57 +41,6 @@ def vk_format_name(fmt) -> str:
     if fmt is None:
         return "VK_FORMAT_R32G32B32A32_SFLOAT"
     return "VK_FORMAT_" + fmt.name.replace("_FLOAT", "_SFLOAT")
-
-
-def pack_texels(fmt, texels: np.ndarray) -> bytes:
-    """The bytes of ``texels`` ((..., 4) 32-bit words: float bits for float and normalized
-    formats, integers for integer ones) in format ``fmt`` (None: RGBA32F)."""
-    words = np.ascontiguousarray(texels, np.uint32)
-    if fmt is None:
-        return words.tobytes()
-    data = words[..., :fmt.channels]
-    if fmt.integer:
-        return data.view(np.int32 if fmt.integer == "sint" else np.uint32) \
-            .astype(_INT_TYPES[(fmt.integer, fmt.bits)]).tobytes()
-    f = data.view(np.float32)
-    if fmt.kind == "float":
-        return f.astype(np.float16 if fmt.bits == 16 else np.float32).tobytes()
-    top = (1 << (fmt.bits - (fmt.kind == "snorm"))) - 1
-    q = np.rint(f.astype(np.float64) * top)
-    if fmt.kind == "unorm":
-        return q.astype(np.uint8 if fmt.bits == 8 else np.uint16).tobytes()
-    return q.astype(np.int8 if fmt.bits == 8 else np.int16).tobytes()
-
-
-def unpack_texels(fmt, data: bytes, shape) -> np.ndarray:
-    """The (..., 4) words of texels stored in format ``fmt`` as GL reads them back (RGBA,
-    missing channels 0, 0 and 1; normalized channels c / (2^b - 1), at least -1)."""
-    if fmt is None:
-        return np.frombuffer(data, np.uint32).reshape(shape).copy()
-    n = int(np.prod(shape[:-1]))
-    if fmt.integer:
-        raw = np.frombuffer(data, _INT_TYPES[(fmt.integer, fmt.bits)],
-                            n * fmt.channels).reshape(n, fmt.channels)
-        out = np.zeros((n, 4), np.int64)
-        out[:, 3] = 1
-        out[:, :fmt.channels] = raw
-        return out.astype(np.uint32 if fmt.integer == "uint" else np.int32).view(np.uint32) \
-            .reshape(shape)
-    if fmt.kind == "float":
-        raw = np.frombuffer(data, np.float16 if fmt.bits == 16 else np.float32,
-                            n * fmt.channels).astype(np.float32)
-    else:
-        signed = fmt.kind == "snorm"
-        dt = {(8, False): np.uint8, (16, False): np.uint16, (8, True): np.int8,
-              (16, True): np.int16}[(fmt.bits, signed)]
-        top = np.float32((1 << (fmt.bits - signed)) - 1)
-        raw = np.frombuffer(data, dt, n * fmt.channels).astype(np.float32) / top
-        if signed:
-            raw = np.maximum(raw, np.float32(-1))
-    out = np.zeros((n, 4), np.float32)
-    out[:, 3] = 1
-    out[:, :fmt.channels] = raw.reshape(n, fmt.channels)
-    return out.view(np.uint32).reshape(shape)
 
 
 def _storage_image(r: _Run, res, texels: np.ndarray, binding: int):
@@ -141,6 +90,24 @@ def _storage_image(r: _Run, res, texels: np.ndarray, binding: int):
     return fmt, img, region, len(data), texels.shape
 
 
+def _storage_texel_buffer(r: _Run, res, texels: np.ndarray, binding: int):
+    """Create buffer image ``res`` holding ``texels`` and bind it as a storage texel buffer;
+    returns (format, mapping, bytes, shape): what the read-back after the dispatch needs."""
+    from ..ir.image_formats import image_format
+    vk = r.vk
+    fmt = image_format(res.format)
+    data = pack_texels(fmt, texels)
+    buf, mapped = r.buffer(vk.VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT, data)
+    # the view's range is the texels' bytes exactly: imageSize is range / texel size
+    view = r.own(vk.vkDestroyBufferView, vk.vkCreateBufferView(r.d, vk.VkBufferViewCreateInfo(
+        sType=vk.VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO, buffer=buf,
+        format=getattr(vk, vk_format_name(fmt)), offset=0, range=len(data)), None))
+    r._binding(binding, vk.VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER)
+    r.writes.append((binding, vk.VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER,
+                     {"pTexelBufferView": [view]}))
+    return fmt, mapped, len(data), texels.shape
+
+
 def run_vulkan_compute(runner, shader: str | bytes, reflection: dict, groups,
                        buffers: dict[int, np.ndarray], param_buffers: dict[int, np.ndarray],
                        program, images: dict[int, np.ndarray] | None = None, textures=None,
@@ -149,18 +116,9 @@ def run_vulkan_compute(runner, shader: str | bytes, reflection: dict, groups,
     ``groups`` workgroups on the runner's device: (storage buffers' words by ``BUFFER``
     index, with ``"log"``: (count, entries) of the atomic log when ``atomic_capacity``;
     images' texels by unit), as :func:`gl_compute.run_gl_compute` returns them."""
-    vk = runner.dev.vk
-    with _LOCK:
-        r = None
-        try:
-            r = _Run(runner.dev).for_compute()
-            return _dispatch(runner, r, shader, reflection, groups, buffers, param_buffers,
-                             program, images or {}, textures, atomic_capacity)
-        except (vk.VkError, vk.VkException) as e:
-            raise VulkanError(f"Vulkan call failed: {type(e).__name__}") from None
-        finally:
-            if r is not None:
-                r.close()
+    with one_run(runner.dev, compute=True) as r:
+        return _dispatch(runner, r, shader, reflection, groups, buffers, param_buffers, program,
+                         images or {}, textures, atomic_capacity)
 
 
 def _dispatch(runner, r: _Run, shader, reflection, groups, buffers, param_buffers, program,
@@ -182,11 +140,16 @@ def _dispatch(runner, r: _Run, shader, reflection, groups, buffers, param_buffer
             [head, np.zeros(8 * atomic_capacity, np.uint32)]), "log")
     by_unit = {int(i["resource"][len("IMAGE["):-1]): i for i in reflection.get("images", [])}
     made = {}
+    texel_buffers = {}
     for res in (program.resources.values() if program is not None else ()):
         if res.kind == "image":
             binding = by_unit[res.binding]["binding"] if res.binding in by_unit \
                 else 96 + res.binding
-            made[res.binding] = _storage_image(r, res, images[res.binding], binding)
+            if res.target == "BUFFER":
+                texel_buffers[res.binding] = _storage_texel_buffer(r, res, images[res.binding],
+                                                                   binding)
+            else:
+                made[res.binding] = _storage_image(r, res, images[res.binding], binding)
     layout, ds = r.descriptors()
     module = r.shader(shader, "comp")
     pipe = _compute_pipeline(r, module, layout)
@@ -220,8 +183,9 @@ def _dispatch(runner, r: _Run, shader, reflection, groups, buffers, param_buffer
         raw = words.pop("log")
         count = int(raw[0])
         words["log"] = (count, raw[4:].reshape(-1, 8)[:min(count, atomic_capacity)])
+    reads.update(texel_buffers)
     texels = {u: unpack_texels(fmt, bytes(m[0:n]), shape)
-              for u, (fmt, m, n, shape) in reads.items()}
+              for u, (fmt, m, n, shape) in sorted(reads.items())}
     return words, texels
 
 
@@ -242,4 +206,4 @@ def _compute_pipeline(r: _Run, module, layout):
     return r.own(vk.vkDestroyPipeline, pipe)
 
 
-__all__ = ["run_vulkan_compute", "pack_texels", "unpack_texels", "vk_format_name"]
+__all__ = ["run_vulkan_compute", "vk_format_name"]

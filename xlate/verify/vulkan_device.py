@@ -6,6 +6,7 @@ descriptors, render pass, pipeline, submission).  The runner that drives a draw 
 from __future__ import annotations
 
 import threading
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -203,6 +204,29 @@ def device() -> _Device:
             raise VulkanUnavailable(str(_DEVICE))
         return _DEVICE
 
+
+
+@contextmanager
+def one_run(dev: "_Device", *, compute: bool = False):
+    """A :class:`_Run` on ``dev`` under the device lock (one command buffer: one run at a
+    time), its objects destroyed after; a Vulkan call failing inside becomes a
+    :class:`VulkanError`.  ``compute``: the run's descriptors are a compute dispatch's
+    (:meth:`_Run.for_compute`).  Every run of the vulkan backend takes this path: the draws
+    (:meth:`vulkan.Runner.run`), the tessellation harnesses (:mod:`vulkan_tess`) and compute
+    dispatches (:mod:`vulkan_compute`)."""
+    vk = dev.vk
+    with _LOCK:
+        r = None
+        try:
+            r = _Run(dev)
+            if compute:
+                r.for_compute()
+            yield r
+        except (vk.VkError, vk.VkException) as e:
+            raise VulkanError(f"Vulkan call failed: {type(e).__name__}") from None
+        finally:
+            if r is not None:
+                r.close()
 
 # ---- formats, samplers ----------------------------------------------------------------------
 

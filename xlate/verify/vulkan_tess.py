@@ -9,8 +9,11 @@ written comes from the transform feedback counter buffer.  The captured vertices
 to the executor by patch and tess coordinate, never by order, by the callers in
 :mod:`gl_tess` / :mod:`tess_verify` -- the same code for both APIs.
 
-The translation runs as glslang compiles its GLSL (the direct SPIR-V path does not write the
-capture's transform feedback decorations for tessellation stages).
+The program's own shader is glslang's compile of the edited GLSL or, where the verifier runs
+the direct SPIR-V path's module (``direct``: :func:`core.chosen_direct_module`), that module
+with the same edits made in SPIR-V: the evaluation capture (``Instrumentation.capture``, with
+``xv_prim`` / ``xv_tc``) and the control harness's stores (``Instrumentation.tcs_lanes``, at
+:data:`RESULT_BINDING`).
 """
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ import numpy as np
 from .capture import add_capture
 from .gl_tess import (ROOM_PER_PATCH, VERTEX_SHADER, captured_primitive, control_shader,
                       harness_words)
-from .vulkan_device import _LOCK, VulkanError, _Run
+from .vulkan_device import VulkanError, _Run, one_run
 
 #: descriptor bindings of the harness control shader's per-vertex and per-patch buffers (the
 #: translation's own: 0 parameters, 1 + unit textures, 40 + b constant buffers, 64 + b storage
@@ -29,31 +32,24 @@ HARNESS_BINDINGS = (120, 121)
 
 def run_tess_eval_vulkan(runner, glsl: str, reflection: dict, patches: int, V: int,
                          inputs: dict[str, np.ndarray], uniforms, buffers, textures=None,
-                         shadow=None):
+                         shadow=None, direct=None):
     """:func:`gl_tess.run_tess_eval` on a :class:`vulkan.Runner`: (captured outputs by
-    reflection name, patch of each captured vertex, its tess coordinate words (N, 4))."""
+    reflection name, patch of each captured vertex, its tess coordinate words (N, 4));
+    ``direct``: the direct module maker whose module runs instead of glslang's."""
     if uniforms:
         raise VulkanError("loose uniforms (the glsl450 profile's) cannot be set on Vulkan: "
                           "emit the translation in the vulkan profile")
-    vk = runner.dev.vk
-    with _LOCK:
-        r = None
-        try:
-            r = _Run(runner.dev)
-            got = _draw(runner, r, glsl, reflection, patches, V, inputs, buffers or {},
-                        textures or {}, shadow or set())
-        except (vk.VkError, vk.VkException) as e:
-            raise VulkanError(f"Vulkan call failed: {type(e).__name__}") from None
-        finally:
-            if r is not None:
-                r.close()
+    with one_run(runner.dev) as r:
+        got = _draw(runner, r, glsl, reflection, patches, V, inputs, buffers or {},
+                    textures or {}, shadow or set(), direct)
     prim = got.pop("xv_prim")[:, 0].astype(np.int64)
     coord = got.pop("xv_tc")
     return got, prim, coord
 
 
-def _draw(runner, r: _Run, glsl, reflection, patches, V, inputs, buffers, textures, shadow):
-    from .capture import split_capture
+def _draw(runner, r: _Run, glsl, reflection, patches, V, inputs, buffers, textures, shadow,
+          direct):
+    from .capture import program_stage, split_capture
     vk = r.vk
     tcs, per_vertex, per_patch = control_shader(reflection, V, HARNESS_BINDINGS)
     src, slots, strides = add_capture(glsl, reflection, "tess_evaluation")
@@ -63,7 +59,8 @@ def _draw(runner, r: _Run, glsl, reflection, patches, V, inputs, buffers, textur
     r.storage_buffer(HARNESS_BINDINGS[1], patch)
     layout, ds = r.descriptors()
     shaders = [("vert", r.shader(VERTEX_SHADER, "vert")), ("tesc", r.shader(tcs, "tesc")),
-               ("tese", r.shader(src, "tese"))]
+               ("tese", r.shader(program_stage(direct, src, capture=slots, strides=strides),
+                                 "tese"))]
     per = {"points": 1, "lines": 2, "triangles": 3}[captured_primitive(reflection["tessellation"])]
     capacity = patches * ROOM_PER_PATCH * per
     raw, count = runner._capture(r, strides, shaders, [], [], vk.VK_PRIMITIVE_TOPOLOGY_PATCH_LIST,
@@ -88,34 +85,27 @@ def run_tcs_lanes_vulkan(runner, glsl: str, reflection: dict, lanes: int, inputs
     if lanes != P * N:
         raise VulkanError(f"tessellation control run with {lanes} lanes, expected {P * N}")
     outputs = lane_outputs(reflection, runner.tess_written)
-    vk = runner.dev.vk
-    with _LOCK:
-        r = None
-        try:
-            r = _Run(runner.dev)
-            return _control_draw(runner, r, glsl, reflection, outputs, lanes, P, V, N, inputs,
-                                 buffers or {}, textures or {}, shadow or set())
-        except (vk.VkError, vk.VkException) as e:
-            raise VulkanError(f"Vulkan call failed: {type(e).__name__}") from None
-        finally:
-            if r is not None:
-                r.close()
+    with one_run(runner.dev) as r:
+        return _control_draw(runner, r, glsl, reflection, outputs, lanes, P, V, N, inputs,
+                             buffers or {}, textures or {}, shadow or set())
 
 
 def _control_draw(runner, r: _Run, glsl, reflection, outputs, lanes, P, V, N, inputs, buffers,
                   textures, shadow):
     from .capture import _IN_DECL, passthrough_vertex_shader
-    from .gl_tcs import EMPTY_TES, instrument, lanes_capture
+    from .gl_tcs import EMPTY_TES, direct_stage, instrument, lanes_capture
     vk = r.vk
     src, k1, patch = instrument(glsl, outputs, reflection, N, binding=RESULT_BINDING,
                                 lanes=lanes)
+    shader = src if runner._direct is None else \
+        direct_stage(runner._direct, reflection, outputs, patch, lanes, RESULT_BINDING)
     vs_text, attribs = passthrough_vertex_shader(glsl, reflection)
     types = {m.group(4): m.group(3) for m in _IN_DECL.finditer(glsl)}
     runner._resources(r, reflection, buffers, textures, shadow)
     size_words = (lanes * k1 + P * max(len(patch), 1)) * 4
     result = r.storage_buffer(RESULT_BINDING, np.zeros(size_words, np.uint32))
     layout, ds = r.descriptors()
-    shaders = [("vert", r.shader(vs_text, "vert")), ("tesc", r.shader(src, "tesc")),
+    shaders = [("vert", r.shader(vs_text, "vert")), ("tesc", r.shader(shader, "tesc")),
                ("tese", r.shader(EMPTY_TES, "tese"))]
     first = np.arange(P) * N                  # the first lane of each patch
     fmts, vbufs = [], []

@@ -168,7 +168,7 @@ class AtomicMixin:
     def image_location(self, name: str, coord: int) -> int:
         """``atomic_log_location``: the texel's index ``x + y * w (+ z * w * h)`` inside the
         image's size (a cube's third bound 1, as there), NOWHERE outside."""
-        u, i = self.t("u", 1), self.t("i", 1)
+        i = self.t("i", 1)
         n = self.images[name][3]
         nsize = self.images[name][4]
         size = self.image_size(name)

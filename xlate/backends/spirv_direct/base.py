@@ -49,7 +49,10 @@ class Instrumentation:
     outputs into the verifier's buffer (verify/gl_tcs.py ``instrument``): that many lanes,
     ``tcs_lane_outputs`` the outputs stored per lane (``gl_tcs.lane_outputs``: reflection-like
     entries with ``name``, ``binding``, ``type``), ``tcs_patch_outputs`` the per-patch ones
-    (reflection entries)."""
+    (reflection entries), ``tcs_result_binding`` the buffer's binding (gl_tcs.RESULT_SSBO on
+    OpenGL, vulkan_tess.RESULT_BINDING on Vulkan).
+    Tessellation evaluation programs: ``capture`` may name ``xv_prim`` and ``xv_tc``, extra
+    outputs receiving ``gl_PrimitiveID`` and ``vec4(gl_TessCoord, 0.0)`` (add_capture's)."""
 
     capture: dict[str, tuple[int, int]] = field(default_factory=dict)
     strides: list[int] = field(default_factory=list)
@@ -63,6 +66,7 @@ class Instrumentation:
     tcs_lanes: int | None = None
     tcs_lane_outputs: list = field(default_factory=list)
     tcs_patch_outputs: list = field(default_factory=list)
+    tcs_result_binding: int = 5
 
 
 class _Reg:

@@ -218,7 +218,8 @@ class StagingMixin:
         plan = self.plan
         used_locations = {v.location for v, _, _ in plan.output_vars if not v.builtin}
         self.extra_locations = used_locations       # the harness's extra outputs add theirs
-        if self.prog.stage in (Stage.VERTEX, Stage.GEOMETRY) and self.instr.capture:
+        if self.prog.stage in (Stage.VERTEX, Stage.GEOMETRY, Stage.TESS_EVAL) \
+                and self.instr.capture:
             self.m.put("modes", "ExecutionMode", 0, 11)    # Xfb; the id is patched in emit()
         for var, assign, b in plan.output_vars:
             value, skind = self.staged_output(b)
@@ -262,6 +263,8 @@ class StagingMixin:
                 if name in self.instr.capture:
                     self.capture(out, name)
                 self.put("Store", out, self.bitcast(value, skind, kind))
+        if self.prog.stage == Stage.TESS_EVAL:
+            self.capture_tess_vertex(used_locations)
         if self.instr.extra_output is not None:
             depth = self.depth_value if self.depth_value is not None else self.c("f", 0.0, 1)
             extra = self.m.variable(self.m.pointer("Output", self.t("f")), "Output")

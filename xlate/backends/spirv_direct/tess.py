@@ -12,7 +12,10 @@ vec4/ivec4 values; outputs leave at the end of ``main`` as a vertex program's.
 * ``gl_PatchVerticesIn``: BuiltIn PatchVertices, int -> (n, 0, 0, 0);
 * ``patch in`` varyings: ``Patch``-decorated inputs at their locations;
 * the entry point is TessellationEvaluation with the ``Tessellation`` capability and the modes
-  of the program's domain, spacing, vertex order and point mode.
+  of the program's domain, spacing, vertex order and point mode;
+* the verifier's capture (``Instrumentation.capture``, verify/capture.py ``add_capture``): the
+  outputs' transform feedback decorations as a vertex program's, and the harness's extra
+  outputs ``xv_prim`` (``gl_PrimitiveID``) and ``xv_tc`` (``vec4(gl_TessCoord, 0.0)``).
 
 Control programs (TESS_CTRL) read their inputs the same way, ``gl_InvocationID`` (BuiltIn
 InvocationId) as (id, 0, 0, 0), and write what the GLSL backend's epilogue writes
@@ -29,8 +32,8 @@ InvocationId) as (id, 0, 0, 0), and write what the GLSL backend's epilogue write
 
 The verifier's harness (``Instrumentation.tcs_lanes``; verify/gl_tcs.py ``instrument``) is
 written here too: after the epilogue each invocation stores its lane's outputs into the
-storage buffer at binding 5, then (after ``OpControlBarrier``) invocation 0 stores the patch's
-per-patch outputs as its invocations left them.
+storage buffer at ``Instrumentation.tcs_result_binding``, then (after ``OpControlBarrier``)
+invocation 0 stores the patch's per-patch outputs as its invocations left them.
 """
 from __future__ import annotations
 
@@ -46,8 +49,6 @@ _INVOCATION_ID = 8
 #: per-patch built-in outputs: name -> (BuiltIn, levels)
 _PATCH_BUILTINS = {"gl_TessLevelOuter": ("TessLevelOuter", 4),
                    "gl_TessLevelInner": ("TessLevelInner", 2)}
-#: the verifier's result buffer (verify/gl_tcs.py RESULT_SSBO)
-_RESULT_BINDING = 5
 #: ExecutionMode numbers (SPIR-V unified grammar)
 _DOMAIN = {"TRIANGLES": 22, "QUADS": 24, "ISOLINES": 25}
 _SPACING = {"EQUAL": 1, "FRACTIONAL_EVEN": 2, "FRACTIONAL_ODD": 3}
@@ -94,6 +95,20 @@ class TessMixin:
             self.interface.append(v)
             self.builtin_inputs[builtin] = v
         return v
+
+    def capture_tess_vertex(self, used: set) -> None:
+        """The evaluation harness's extra captured outputs (verify/capture.py ``add_capture``):
+        ``xv_prim`` = ``gl_PrimitiveID`` (the patch) and ``xv_tc`` = ``vec4(gl_TessCoord,
+        0.0)``, each at a free location, where the instrumentation captures them."""
+        if "xv_prim" in self.instr.capture:
+            prim = self.val("Load", self.t("i", 1), self.primitive_id_in())
+            self.capture_builtin("xv_prim", prim, 1, used, "i")
+        if "xv_tc" in self.instr.capture:
+            f3 = self.t("f", 3)
+            tc = self.val("Load", f3, self.tess_builtin("TessCoord", f3))
+            self.capture_builtin("xv_tc", self.vec("f", [self.x(tc, 0), self.x(tc, 1),
+                                                         self.x(tc, 2), self.c("f", 0.0, 1)]),
+                                 4, used)
 
     def invocation_id(self) -> int:
         it = self.t("i", 1)
@@ -199,7 +214,7 @@ class TessMixin:
         m.put("annotations", "MemberDecorate", st, 0, 35, 0)
         buf = m.variable(m.pointer("Uniform", st), "Uniform")
         m.decorate(buf, "DescriptorSet", 0)
-        m.decorate(buf, "Binding", _RESULT_BINDING)
+        m.decorate(buf, "Binding", self.instr.tcs_result_binding)
         outputs = self.instr.tcs_lane_outputs
         vo = self.prog.tessellation.vertices_out
         inv = self.invocation_id()

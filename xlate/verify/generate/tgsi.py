@@ -17,6 +17,17 @@ unit (``TXL2``, ``TXF``/``SAMPLE_I_MS`` with a sample index, ``TXQS``, ``TXQ``),
 temporaries (fragment programs only, so that the vertex and geometry programs of the pinned seeds
 stay as they were), and geometry ``EMIT``/``ENDPRIM``.
 
+Issue 20's remaining groups (:meth:`TGSIGen.modern_op`, from a fifth random stream, feature
+name ``modern``), in every processor: the bitfield opcodes ``IBFE``/``UBFE``/``BFI``/``BREV``/
+``POPC``/``LSB``/``IMSB``/``UMSB`` on the integer temporaries, ``FMA``, ``LDEXP``, the packs
+``PK2H``/``PK2US``/``PK4B``/``PK4UB`` and unpacks ``UP2H``/``UP2US``/``UP4B``/``UP4UB``; in
+fragment programs also ``DEMOTE`` (under a condition), ``READ_HELPER``, ``DDX_FINE``/
+``DDY_FINE``, ``SAMPLE_D`` on the first units' sampler views, and a fourth unit for depth
+comparisons: ``SAMPLE_C``/``SAMPLE_C_LZ`` on a plain view (a depth texture in the harness),
+``TEX2`` on ``SHADOWCUBEARRAY`` and ``TXB2`` on ``SHADOWCUBE`` -- and ``TXB2`` on the third
+unit's ``CUBEARRAY``.  The new instructions are inserted between those the other streams draw,
+so a seed's earlier program is still there, in order.
+
 Rules kept: the syntax MODERN Mesa prints (tgsi.md 1.7-1.8: numbered instructions, exactly four
 swizzle letters, ordered write masks, ``ADDR[0].x+N`` without spaces, ``CAL :N`` naming the
 ``BGNSUB`` instruction index); temporaries, ``ADDR`` and outputs are written whole before use
@@ -74,6 +85,23 @@ DOUBLE_OPS = {"DADD": 2, "DMUL": 2, "DMAD": 3, "DMIN": 2, "DMAX": 2, "DSEQ": 2, 
               "U642D": 1, "D2I64": 1}
 #: the 64-bit integer opcodes among them
 INT64_OPS = {o for o in DOUBLE_OPS if "64" in o}
+#: issue 20's remaining groups, drawn from a fifth random stream (``modern_rng``): bitfield
+#: opcodes on the integer temporaries (operand count), float FMA / LDEXP, and the packs (float
+#: sources into an integer temporary) with their unpacks (an integer word into a float one)
+BITFIELD_OPS = {"IBFE": 3, "UBFE": 3, "BFI": 4, "BREV": 1, "POPC": 1, "LSB": 1, "IMSB": 1,
+                "UMSB": 1}
+PACK_OPS = ("PK2H", "PK2US", "PK4B", "PK4UB")
+UNPACK_OPS = ("UP2H", "UP2US", "UP4B", "UP4UB")
+#: the fourth unit's sampler-view targets: the depth-comparing SAMPLE_C / SAMPLE_C_LZ read the
+#: plain ones as their shadow targets (SAMPLE_C on CUBEARRAY is TEX2 on SHADOWCUBEARRAY); TEX2
+#: samples SHADOWCUBEARRAY and TXB2 SHADOWCUBE (tgsi.rst: the only targets TEX2 and, with
+#: CUBEARRAY, TXB2 take)
+COMPARE_UNIT = 3
+COMPARE_TARGETS = ("1D", "2D", "RECT", "CUBE", "1D_ARRAY", "2D_ARRAY", "CUBEARRAY")
+SHADOW_CUBE_TARGETS = ("SHADOWCUBE", "SHADOWCUBEARRAY")
+#: the views SAMPLE_C_LZ compares on: the reference and the zero level both fit the coordinate
+#: (xlate refuses it on CUBE, 2D_ARRAY and CUBEARRAY: tests/test_tgsi_sample.py)
+COMPARE_LZ_TARGETS = ("1D", "2D", "RECT", "1D_ARRAY")
 GS_IN = {"POINTS": 1, "LINES": 2, "TRIANGLES": 3, "LINES_ADJACENCY": 4, "TRIANGLES_ADJACENCY": 6}
 GS_OUT = ("POINTS", "LINE_STRIP", "TRIANGLE_STRIP")
 PROC = {"vertex": "VERT", "fragment": "FRAG", "geometry": "GEOM",
@@ -125,6 +153,10 @@ class TGSIGen(Gen):
         self.interp_rng = random.Random(str(rng.getstate()[1][8:16]))
         # and a fourth for the inter-lane opcodes (issue 20)
         self.lane_rng = random.Random(str(rng.getstate()[1][16:24]))
+        # and a fifth for the bitfield, FMA/LDEXP, pack, DEMOTE/READ_HELPER, fine-derivative
+        # and TEX2/TXB2/SAMPLE_C/SAMPLE_D opcodes (issue 20)
+        self.modern_rng = random.Random(str(rng.getstate()[1][24:32]))
+        self.compare_target: str | None = None
         self.varyings = 0            # fragment IN[0 .. varyings-1] are varyings (not POSITION)
         self.emitted = 0
         self.max_vertices = 0
@@ -442,6 +474,93 @@ class TGSIGen(Gen):
                 srcs = [x.lstrip("-") for x in srcs]
             self.ins(f"{op} {self.idst()}, {', '.join(srcs)}")
 
+    def modern_op(self) -> None:
+        """One opcode of issue 20's remaining groups, drawn from the fifth stream: bitfield,
+        FMA/LDEXP and pack/unpack in every processor; in fragment programs also DEMOTE (under
+        a condition), READ_HELPER, DDX_FINE/DDY_FINE and the texture forms of
+        :meth:`modern_tex_op`."""
+        main, self.rng = self.rng, self.modern_rng
+        try:
+            groups = ["float"] + (["bitfield", "bitfield", "pack"] if self.itemps else [])
+            if self.frag:
+                groups += ["fragment"] * 3
+            group = self.rng.choice(groups)
+            if group == "float":
+                if self.chance(0.5):
+                    self.ins(f"FMA {self.fdst()}, {self.fsrc()}, {self.fsrc()}, {self.fsrc()}")
+                else:
+                    self.ins(f"LDEXP {self.fdst()}, {self.fsrc()}, {self.isrc()}")
+            elif group == "bitfield":
+                op = self.rng.choice(sorted(BITFIELD_OPS))
+                srcs = [self.isrc() for _ in range(BITFIELD_OPS[op])]
+                self.ins(f"{op} {self.idst()}, {', '.join(srcs)}")
+            elif group == "pack":
+                if self.chance(0.5):
+                    self.ins(f"{self.rng.choice(PACK_OPS)} {self.idst()}, {self.fsrc()}")
+                else:
+                    self.ins(f"{self.rng.choice(UNPACK_OPS)} {self.fdst()}, {self.isrc()}")
+            else:
+                self.modern_fragment_op()
+        finally:
+            self.rng = main
+
+    def modern_fragment_op(self) -> None:
+        rng = self.rng
+        r = rng.random()
+        if r < 0.1 and self.has("kill"):
+            # a condition, so that some lanes stay: a demoted lane's outputs are discarded (the
+            # verifier compares who was discarded, as for KILL) but it goes on running, so the
+            # derivatives its quad takes after it stay defined
+            op, src = self.cond_src()
+            self.ins(f"{op} {src} :0", nest_after=1)
+            self.ins("DEMOTE")
+            self.ins("ENDIF", nest_before=-1)
+        elif r < 0.2 and self.itemps:
+            self.ins(f"READ_HELPER {self.idst()}")
+        elif r < 0.35 and self.has("derivative") and self.uniform_flow():
+            self.ins(f"{rng.choice(['DDX_FINE', 'DDY_FINE'])} {self.fdst()}, {self.fsrc()}")
+        elif self.has("tex") and self.samplers:
+            self.modern_tex_op()
+
+    def modern_tex_op(self) -> None:
+        """SAMPLE_D on the first units' sampler views (explicit derivatives: any flow), on the
+        fourth unit SAMPLE_C / SAMPLE_C_LZ (a depth texture the harness makes for a shadow
+        target: xlate/verify/textures.py), TEX2 (SHADOWCUBEARRAY) and TXB2 (SHADOWCUBE), and
+        TXB2 on the third unit's cube array.  The implicit-derivative forms only in uniform
+        flow (undefined elsewhere)."""
+        rng = self.rng
+        uniform = self.uniform_flow()
+        choices = []
+        if self.sviews:
+            choices.append("SAMPLE_D")
+        t = self.compare_target
+        if t in SHADOW_CUBE_TARGETS:
+            if uniform:
+                choices += ["COMPARE"] * 3
+        elif t is not None and (uniform or t in COMPARE_LZ_TARGETS):
+            choices += ["COMPARE"] * 3
+        if self.extra_target == "CUBEARRAY" and uniform:
+            choices.append("TXB2")
+        if not choices:
+            return
+        kind = rng.choice(choices)
+        u = COMPARE_UNIT
+        if kind == "SAMPLE_D":
+            v = rng.choice(sorted(self.sviews))
+            self.ins(f"SAMPLE_D {self.fdst()}, {self.fsrc()}, SVIEW[{v}], SAMP[{v}], "
+                     f"{self.fsrc()}, {self.fsrc()}")
+        elif kind == "TXB2":
+            self.ins(f"TXB2 {self.fdst()}, {self.fsrc()}, {self.fsrc()}, SAMP[{EXTRA_UNIT}], "
+                     f"{self.extra_target}")
+        elif t == "SHADOWCUBEARRAY":
+            self.ins(f"TEX2 {self.fdst()}, {self.fsrc()}, {self.fsrc()}, SAMP[{u}], {t}")
+        elif t == "SHADOWCUBE":
+            self.ins(f"TXB2 {self.fdst()}, {self.fsrc()}, {self.fsrc()}, SAMP[{u}], {t}")
+        else:
+            op = "SAMPLE_C_LZ" if t in COMPARE_LZ_TARGETS and (
+                not uniform or self.chance(0.4)) else "SAMPLE_C"
+            self.ins(f"{op} {self.fdst()}, {self.fsrc()}, SVIEW[{u}], SAMP[{u}], {self.fsrc()}")
+
     def uniform_flow(self) -> bool:
         return self.depth == 0 and self.routine == 0
 
@@ -508,6 +627,8 @@ class TGSIGen(Gen):
         self.ins("ENDSWITCH", nest_before=-1)
 
     def statement(self) -> None:
+        if self.has("modern") and self.modern_rng.random() < 0.12:
+            self.modern_op()
         rng = self.rng
         r = rng.random()
         flow = self.has("flow")
@@ -651,6 +772,11 @@ class TGSIGen(Gen):
                 self.extra_target = self.tex_rng.choice(EXTRA_TARGETS)
                 d.append(f"DCL SAMP[{EXTRA_UNIT}]")
                 d.append(f"DCL SVIEW[{EXTRA_UNIT}], {self.extra_target}, FLOAT")
+            if self.has("modern") and self.modern_rng.random() < 0.6:
+                self.compare_target = self.modern_rng.choice(
+                    SHADOW_CUBE_TARGETS if self.modern_rng.random() < 0.4 else COMPARE_TARGETS)
+                d.append(f"DCL SAMP[{COMPARE_UNIT}]")
+                d.append(f"DCL SVIEW[{COMPARE_UNIT}], {self.compare_target}, FLOAT")
         d.append(f"DCL CONST[0..{self.nconst - 1}]" if self.chance(0.6)
                  else f"DCL CONST[0][0..{self.nconst - 1}]")
         if self.cbuf1:

@@ -1,0 +1,209 @@
+"""Buffer images (``DCL IMAGE[n], BUFFER, <format>``, GLSL ``imageBuffer``) in ``xlate verify`` of
+compute programs (issue 20): the executor's loads, stores, RESQ and atomics with hand-computed
+values, then the same program passing on every backend -- a GL buffer texture (``glTexBuffer``) on
+gl and gl-spirv, a storage texel buffer on vulkan -- through the direct SPIR-V module and
+glslang's, and wrong translations (a texel coordinate one off in the GLSL, a word of the direct
+module) reported as mismatches.  Outside compute programs a buffer image is ``unsupported`` with
+the resources named.  Tests that run shaders skip when no implementation exists."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from conftest import gl_runner
+
+from xlate import api
+from xlate.exec.compute import execute_compute
+from xlate.verify import core
+
+from test_tgsi_compute import comp
+from test_verify_vulkan_compute import _first_iadd_to_isub
+
+#: invocation n = 4 (block.x + 2 block.y) + thread of verify's 2 x 2 grid (0..15) works on
+#: texel n of each buffer image and stores to texel n + 32 (no invocation loads there: no
+#: race); atomics go to texel n & 3 (four invocations each, their order checked apart):
+#: * IMAGE[0] R32G32B32A32_FLOAT: texel n + (0.5, -1, 2, 0.25);
+#: * IMAGE[1] R32_UINT: ATOMUADD of n + 1, what it returned; RESQ of IMAGE[3] at n + 48;
+#: * IMAGE[2] R32_SINT: ATOMIMIN of n - 8, what it returned;
+#: * IMAGE[3] R16G16_SINT: texel n negated (two channels: z, w read 0, 1).
+BUFFER_IMAGES = comp(
+    "UMAD TEMP[0].x, SV[1].yyyy, IMM[0].zzzz, SV[1].xxxx\n"
+    "UMAD TEMP[0].x, TEMP[0].xxxx, IMM[0].wwww, SV[0].xxxx\n"
+    "UADD TEMP[0].y, TEMP[0].xxxx, IMM[1].xxxx\n"
+    "AND TEMP[0].z, TEMP[0].xxxx, IMM[1].yyyy\n"
+    "LOAD TEMP[1], IMAGE[0], TEMP[0].xxxx, BUFFER, PIPE_FORMAT_R32G32B32A32_FLOAT\n"
+    "ADD TEMP[1], TEMP[1], IMM[2]\n"
+    "STORE IMAGE[0], TEMP[0].yyyy, TEMP[1], BUFFER, PIPE_FORMAT_R32G32B32A32_FLOAT\n"
+    "UADD TEMP[2].x, TEMP[0].xxxx, IMM[0].yyyy\n"
+    "ATOMUADD TEMP[2].x, IMAGE[1], TEMP[0].zzzz, TEMP[2].xxxx, BUFFER, PIPE_FORMAT_R32_UINT\n"
+    "STORE IMAGE[1], TEMP[0].yyyy, TEMP[2], BUFFER, PIPE_FORMAT_R32_UINT\n"
+    "RESQ TEMP[3].x, IMAGE[3]\n"
+    "UADD TEMP[3].y, TEMP[0].yyyy, IMM[1].zzzz\n"
+    "STORE IMAGE[1], TEMP[3].yyyy, TEMP[3].xxxx, BUFFER, PIPE_FORMAT_R32_UINT\n"
+    "UADD TEMP[2].x, TEMP[0].xxxx, IMM[1].wwww\n"
+    "ATOMIMIN TEMP[2].x, IMAGE[2], TEMP[0].zzzz, TEMP[2].xxxx, BUFFER, PIPE_FORMAT_R32_SINT\n"
+    "STORE IMAGE[2], TEMP[0].yyyy, TEMP[2], BUFFER, PIPE_FORMAT_R32_SINT\n"
+    "LOAD TEMP[3], IMAGE[3], TEMP[0].xxxx, BUFFER, PIPE_FORMAT_R16G16_SINT\n"
+    "INEG TEMP[3], TEMP[3]\n"
+    "STORE IMAGE[3], TEMP[0].yyyy, TEMP[3], BUFFER, PIPE_FORMAT_R16G16_SINT\n",
+    "DCL IMAGE[0], BUFFER, PIPE_FORMAT_R32G32B32A32_FLOAT, WR\n"
+    "DCL IMAGE[1], BUFFER, PIPE_FORMAT_R32_UINT, WR\n"
+    "DCL IMAGE[2], BUFFER, PIPE_FORMAT_R32_SINT, WR\n"
+    "DCL IMAGE[3], BUFFER, PIPE_FORMAT_R16G16_SINT, WR\n").replace(
+    "IMM[0] UINT32 {0, 1, 2, 4}\n",
+    "IMM[0] UINT32 {0, 1, 2, 4}\nIMM[1] UINT32 {32, 3, 16, 4294967288}\n"
+    "IMM[2] FLT32 {0.5, -1.0, 2.0, 0.25}\n")
+
+#: every texel of the four buffer images (64 texels each, exec/images.py DEFAULT_SHAPE), 4 words
+COMPARED = 4 * 64 * 4
+
+
+def _texels(values, dtype) -> np.ndarray:
+    out = np.zeros((1, 1, 64, 4), dtype)
+    out[0, 0, :len(values)] = values
+    return out.view(np.uint32)
+
+
+def test_the_executor_runs_buffer_image_loads_stores_resq_and_atomics():
+    prog = api.parse(BUFFER_IMAGES)
+    f = [[k / 4, -k, 2 * k, 1.0] for k in range(64)]
+    u = [[10 * k, 0, 0, 1] for k in range(64)]
+    s = [[k - 2, 0, 0, 1] for k in range(64)]
+    h = [[k, -3 * k, 0, 1] for k in range(64)]
+    res = execute_compute(prog, (2, 2, 1), images={
+        0: _texels(f, np.float32), 1: _texels(u, np.uint32), 2: _texels(s, np.int32),
+        3: _texels(h, np.int32)})
+    img = res.images
+    assert img[0][0, 0, 32:48].view(np.float32).tolist() == \
+        [[k / 4 + 0.5, -k - 1.0, 2 * k + 2.0, 1.25] for k in range(16)]
+    # ATOMUADD in lane order: texel k (0..3) gets k + 1, k + 5, k + 9, k + 13 added
+    assert img[1][0, 0, :4, 0].tolist() == [10 * k + 4 * k + 28 for k in range(4)]
+    assert img[1][0, 0, 32:48, 0].tolist() == \
+        [10 * (n & 3) + sum(m + 1 for m in range(n & 3, n, 4)) for n in range(16)]
+    # RESQ of a buffer image: its width in texels
+    assert img[1][0, 0, 48:64, 0].tolist() == [64] * 16
+    # ATOMIMIN of n - 8: texel k ends at min(k - 2, k - 8) = k - 8; each returns the minimum
+    # so far
+    assert img[2][0, 0, :4, 0].view(np.int32).tolist() == [k - 8 for k in range(4)]
+    assert img[2][0, 0, 32:48, 0].view(np.int32).tolist() == \
+        [min([(n & 3) - 2] + [m - 8 for m in range(n & 3, n, 4)]) for n in range(16)]
+    # R16G16_SINT: two channels stored, z and w read back 0 and 1
+    assert img[3][0, 0, 32:48].view(np.int32).tolist() == [[-k, 3 * k, 0, 1] for k in range(16)]
+    assert res.race is None
+
+
+def test_the_glsl_declares_buffer_images():
+    t = api.translate(BUFFER_IMAGES, filename="bi.tgsi", profile="vulkan")
+    assert "layout(set = 0, binding = 96, rgba32f) uniform imageBuffer xl_image0;" in t.glsl
+    assert "layout(set = 0, binding = 99, rg16i) uniform iimageBuffer xl_image3;" in t.glsl
+    assert [(i["resource"], i["target"], i["binding"]) for i in t.reflection["images"]] == \
+        [(f"IMAGE[{u}]", "BUFFER", 96 + u) for u in range(4)]
+
+
+def _verify(backend: str, text: str = BUFFER_IMAGES, **kw):
+    return core.verify_source(text, "bi.tgsi", backend=backend, runner=gl_runner(backend), **kw)
+
+
+@pytest.mark.parametrize("backend, via, ran", [
+    ("gl", "auto", None),
+    ("gl-spirv", "auto", "the direct SPIR-V path's module ran"),
+    ("gl-spirv", "glsl", "glslang's SPIR-V ran (--via glsl)"),
+    ("vulkan", "auto", "the direct SPIR-V path's module ran"),
+    ("vulkan", "glsl", "glslang's SPIR-V ran (--via glsl)")])
+def test_buffer_images_pass(backend, via, ran):
+    rep = _verify(backend, via=via)
+    assert (rep.status, rep.compared, rep.total_differences) == ("pass", COMPARED, 0), \
+        (rep.reason, [d.describe() for d in rep.differences[:3]])
+    assert rep.notes[0] == ran if ran else not rep.notes[0].endswith(" ran")
+    # the four contended texels of each atomic image, their orders found
+    assert "atomics: 8 contended words, each with an order of its atomics that returns what " \
+        "the implementation returned" in rep.notes
+
+
+def _negated_copy(fmt: str) -> str:
+    """Invocation n stores texel n of a buffer image of ``fmt`` negated (a uint format's
+    copied: a negative integer is out of its range, which GL leaves undefined) at texel
+    n + 32."""
+    negate = "" if fmt.endswith("_UINT") else \
+        "INEG TEMP[1], TEMP[1]\n" if fmt.endswith("_SINT") else "MOV TEMP[1], -TEMP[1]\n"
+    return comp("UMAD TEMP[0].x, SV[1].yyyy, IMM[0].zzzz, SV[1].xxxx\n"
+                "UMAD TEMP[0].x, TEMP[0].xxxx, IMM[0].wwww, SV[0].xxxx\n"
+                f"LOAD TEMP[1], IMAGE[0], TEMP[0].xxxx, BUFFER, PIPE_FORMAT_{fmt}\n" + negate +
+                "UADD TEMP[0].y, TEMP[0].xxxx, IMM[1].xxxx\n"
+                f"STORE IMAGE[0], TEMP[0].yyyy, TEMP[1], BUFFER, PIPE_FORMAT_{fmt}\n",
+                f"DCL IMAGE[0], BUFFER, PIPE_FORMAT_{fmt}, WR\n").replace(
+        "IMM[0] UINT32 {0, 1, 2, 4}\n", "IMM[0] UINT32 {0, 1, 2, 4}\nIMM[1] UINT32 {32, 0, 0, 0}\n")
+
+
+@pytest.mark.parametrize("backend", ["gl", "gl-spirv", "vulkan"])
+@pytest.mark.parametrize("fmt", ["R8G8B8A8_SNORM", "R16_SNORM", "R16G16B16A16_UNORM", "R8_UINT",
+                                 "R16G16_FLOAT", "R8G8_SINT"])
+def test_buffer_images_of_narrow_formats_pass(fmt, backend):
+    # SNORM: GL has no SNORM buffer texture, the buffer gets the UNORM format of its size and
+    # the image unit the SNORM one (gl_compute._gl_buffer_image); read as UNORM, the negated
+    # values would store as 0 (and the generated negative ones read positive)
+    rep = _verify(backend, _negated_copy(fmt))
+    assert (rep.status, rep.compared) == ("pass", 64 * 4), \
+        (rep.reason, [d.describe() for d in rep.differences[:3]])
+
+
+def _coordinate_one_off(monkeypatch):
+    """The GLSL the verifier runs with IMAGE[0]'s store one texel further (n + 33).  The
+    program has atomics, so that GLSL is compute_replay.translate's (with the atomic log)."""
+    from xlate.verify import compute_replay
+    real = compute_replay.translate
+
+    def wrong(prog, profile):
+        out = real(prog, profile)
+        bad = out.source.replace("imageStore(xl_image0, ivec4(TEMP0).yyyy.x,",
+                                 "imageStore(xl_image0, ivec4(TEMP0).yyyy.x + 1,")
+        assert bad != out.source
+        return dataclasses.replace(out, source=bad)
+    monkeypatch.setattr(compute_replay, "translate", wrong)
+
+
+@pytest.mark.parametrize("backend", ["gl", "gl-spirv", "vulkan"])
+def test_a_wrong_buffer_image_coordinate_is_a_mismatch(backend, monkeypatch):
+    _coordinate_one_off(monkeypatch)
+    rep = _verify(backend, via="glsl")
+    assert rep.status == "mismatch"
+    # the executor's texels 32..47 hold the loads plus (0.5, -1, 2, 0.25) and texel 48 stays as
+    # generated; the wrong translation leaves texel 32 as generated and writes 33..48: all four
+    # channels of the 17 texels differ (the generated values are k / 4, none equal here)
+    assert rep.total_differences == 17 * 4
+    # the first 50 reported, texel by texel
+    assert [d.output for d in rep.differences] == \
+        [f"IMAGE[0] texel ({32 + k // 4}, 0, 0)" for k in range(50)]
+    first = rep.differences[0]
+    assert (first.lane, first.component, first.invocation) == (32, 0, 0)
+
+
+@pytest.mark.parametrize("backend", ["gl-spirv", "vulkan"])
+def test_a_mutated_direct_module_with_buffer_images_is_a_mismatch(backend, monkeypatch):
+    from xlate.backends import spirv_direct
+    real = spirv_direct.emit_spirv
+
+    def mutated(prog, profile="vulkan", **kw):
+        out = real(prog, profile, **kw)
+        words = _first_iadd_to_isub(np.frombuffer(out.spirv, np.uint32))
+        return dataclasses.replace(out, spirv=words.tobytes())
+    monkeypatch.setattr(spirv_direct, "emit_spirv", mutated)
+    rep = _verify(backend)
+    assert rep.notes[0] == "the direct SPIR-V path's module ran"
+    assert rep.status == "mismatch" and rep.total_differences > 0
+
+
+def test_buffer_images_outside_compute_are_unsupported_with_the_resources_named():
+    src = ("FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\n"
+           "DCL IMAGE[0], BUFFER, PIPE_FORMAT_R32_UINT, WR\nDCL BUFFER[1]\nDCL TEMP[0]\n"
+           "IMM[0] UINT32 {0, 1, 2, 4}\n"
+           "LOAD TEMP[0].x, IMAGE[0], IMM[0].yyyy, BUFFER, PIPE_FORMAT_R32_UINT\n"
+           "STORE IMAGE[0], IMM[0].xxxx, TEMP[0], BUFFER, PIPE_FORMAT_R32_UINT\n"
+           "MOV OUT[0], IN[0]\nEND\n")
+    for backend in ("gl", "vulkan"):
+        rep = core.verify_source(src, "f.tgsi", backend=backend)
+        assert (rep.status, rep.reason) == (
+            "unsupported", "BUFFER[1], IMAGE[0] (a buffer image) in a fragment program: the "
+            "draw harnesses bind no storage buffers or images (compute programs verify them)")
