@@ -547,6 +547,19 @@ uvec4 xl_ds(bool a, bool b) { return uvec4(a ? 0xffffffffu : 0u, 0u, b ? 0xfffff
 double xl_dmin1(double a, double b) { return (isnan(b) || a <= b) && !isnan(a) ? a : b; }
 double xl_dmax1(double a, double b) { return (isnan(b) || a >= b) && !isnan(a) ? a : b; }
 double xl_dssg1(double a) { return a > 0.0LF ? 1.0LF : (a < 0.0LF ? -1.0LF : 0.0LF); }
+// round half to even from floor: Mesa 22.3.6 llvmpipe's double roundEven is inexact on a Zen 3
+// (AVX2, no AVX-512; CI machines with AVX-512 passed): roundEven(7.5) gave 7.0 and
+// roundEven(-6.5000000015) -6.0 through SPIR-V, roundEven(0.49999999999999994) 1.0 through
+// GLSL (tests/test_tgsi_doubles.py ROUND_CASES), its floor exact.  a - floor(a) is exact (0 where |a| >= 2^52); a zero result keeps
+// a's sign (roundEven(-0.3) is -0.0); NaN and INF pass through floor
+double xl_dround1(double a) {
+    precise double f = floor(a);
+    precise double d = a - f;
+    precise double h = f * 0.5LF;
+    precise double r = f + ((d > 0.5LF || (d == 0.5LF && floor(h) != h)) ? 1.0LF : 0.0LF);
+    uvec2 w = unpackDouble2x32(r);
+    return packDouble2x32(uvec2(w.x, w.y | (unpackDouble2x32(a).y & 0x80000000u)));
+}
 // frexp on the words: GLSL's frexp leaves INF and NaN undefined, and an implementation that
 // reads denormals as 0 (llvmpipe) returns them unchanged; (mantissa words, exponent)
 uvec3 xl_frexp1(uvec2 w) {
@@ -631,7 +644,7 @@ uvec4 xl_dfrac(uvec4 a) { return xl_dw(xl_d0(a) - floor(xl_d0(a)), xl_d1(a) - fl
 uvec4 xl_dtrunc(uvec4 a) { return xl_dw(trunc(xl_d0(a)), trunc(xl_d1(a))); }
 uvec4 xl_dceil(uvec4 a) { return xl_dw(ceil(xl_d0(a)), ceil(xl_d1(a))); }
 uvec4 xl_dflr(uvec4 a) { return xl_dw(floor(xl_d0(a)), floor(xl_d1(a))); }
-uvec4 xl_dround(uvec4 a) { return xl_dw(roundEven(xl_d0(a)), roundEven(xl_d1(a))); }
+uvec4 xl_dround(uvec4 a) { return xl_dw(xl_dround1(xl_d0(a)), xl_dround1(xl_d1(a))); }
 uvec4 xl_dssg(uvec4 a) { return xl_dw(xl_dssg1(xl_d0(a)), xl_dssg1(xl_d1(a))); }
 uvec4 xl_dfrexpm(uvec4 a) { return uvec4(xl_frexp1(a.xy).xy, xl_frexp1(a.zw).xy); }
 uvec4 xl_dfrexpe(uvec4 a) { return uvec4(xl_frexp1(a.xy).zz, xl_frexp1(a.zw).zz); }

@@ -151,6 +151,14 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
         "infinite, denormal or undefined operand), no unexplained departure, and the replay "
         "reproduces the complete run of every probe compilation (programs without flow or "
         "KIL)"),
+    "nanchoice": (
+        "IEEE 754-2008 6.2.3: a NaN result \"should\" carry one of the input NaNs' payloads, "
+        "6.3: a NaN's sign is not interpreted; GLSL 4.50 §4.7.1: operations on NaN need not "
+        "follow IEEE 754 -- which NaN an operation returns follows the generated code, and "
+        "llvmpipe's compilations of one program choose differently",
+        "nan_choices: an instruction reading a NaN that a float or double operation wrote, "
+        "recomputed with another NaN that operation may have returned (a NaN operand of it, "
+        "quieted, or the default NaN, either sign), gives the implementation's value exactly"),
 }
 
 F32_MIN_NORMAL = np.float32(1.1754943508222875e-38)

@@ -582,7 +582,7 @@ def _one_run(program, facts, glsl, reflection, lanes, seed, runner, rep, direct=
 
 #: verdicts of adopted departures that explain a difference (see :mod:`permits`)
 EXPLAINED = ("signedzero", "ftz", "nonfinite", "tolerance", "reassociated", "range", "undefined",
-             "boundary", "lod", "implementation", "propagated", "recompiled")
+             "boundary", "lod", "implementation", "propagated", "recompiled", "nanchoice")
 #: verdicts of differences nothing explains
 SUSPECT = ("divergence", "cc", "flow", "interface")
 

@@ -33,7 +33,11 @@ and every later instruction is held to it exactly, since no spec passage leaves 
 computations downstream of such a value open (GLSL 4.50 §4.7.1 leaves the result of the
 operation on a special value unspecified, not the operations that read it).  When the main
 compilation chose another value at such an instruction than the probed one, the outputs stay
-different and the verdict is ``mismatch``: a freedom can cost a pass, never buy one.
+different and the verdict is ``mismatch``: a freedom can cost a pass, never buy one.  The one
+exception is a NaN's bits (:mod:`nan_choices`): which NaN an operation returns follows the
+code generated around it, so a reader probed in another compilation may have read another of
+the few NaNs the operation may return; the reader is recomputed with those, and held exactly
+to one of them (verdict ``nanchoice``).
 """
 from __future__ import annotations
 
@@ -43,6 +47,7 @@ import numpy as np
 
 from ..ir.model import DataType, Program, Stage
 from . import permits
+from .nan_choices import DOUBLE_RESULTS, NanChoices
 from .compare import diff_lanes, flush as cmp_flush, same_words
 # (the probing half of the replay; its names are re-exported for the modules that use them)
 from .probes import (ImplValues, _probe_passes, consistent_values, probe_conditions,  # noqa: F401
@@ -124,6 +129,9 @@ class ReplayHook:
         # denormal float operand; the native backend's undefined temporaries) whether or not
         # the probe compilation took it (:func:`recompiled_lanes`)
         self.free_sites = np.zeros(lanes, bool)
+        # the NaNs each operation may have chosen instead of the one the replay holds: a
+        # reader probed in another compilation than the NaN's producer may have read another
+        self.nans = NanChoices(lanes)
 
     def _impl(self, k: int, lanes: np.ndarray, p: np.ndarray, table=None):
         iv = (self.values if table is None else table)[k]
@@ -164,7 +172,13 @@ class ReplayHook:
         if self.spreads is not None and x.inst.dst is not None:
             from .spread import result_spread
             spread = result_spread(x, ops, lanes, self.spreads, np.broadcast_to(bits, (n, 4)))
+        exe = np.broadcast_to(bits, (n, 4))
+        written = np.broadcast_to(np.array(x.inst.dst.mask, bool), (n, 4)) \
+            if x.inst.dst is not None else np.zeros((n, 4), bool)
+        if cmask is not None:
+            written = written & np.broadcast_to(cmask, (n, 4))
         if k not in self.values:
+            self.nans.wrote(x, ops, lanes, exe, written)
             if spread is not None:
                 self._write_spread(x, lanes, spread, cmask)
             return bits, cmask
@@ -174,15 +188,12 @@ class ReplayHook:
         known &= live
         if known.any():
             self._note_free_sites(x, ops, lanes, np.flatnonzero(known))
-        exe = np.broadcast_to(bits, (n, 4))
-        written = np.broadcast_to(np.array(x.inst.dst.mask, bool), (n, 4))
-        if cmask is not None:
-            written = written & np.broadcast_to(cmask, (n, 4))
         out = exe
         if known.any():
             # results the executor found undefined on some lanes (exec/subgroup.py)
             self._undefined = getattr(st, "undefined_lanes", {}).get(k)
             out = self._adopt(x, ops, lanes, p, exe, imp, written, known, spread)
+        self.nans.wrote(x, ops, lanes, out, written)
         if spread is not None:
             from .spread import carries_adoption
             # an adopted value lies its departure further from the executor's
@@ -211,7 +222,13 @@ class ReplayHook:
         as_written = exe if conv is None else \
             conv(np.ascontiguousarray(exe, np.uint32).view(np.float32))
         as_written = _words(as_written)
-        differ = ~same_words(as_written, imp) & written & known[:, None]
+        # two NaNs are the same float whatever their bits (compare.same_words), but the words
+        # of an integer or double result (a double's NaN has a float NaN's bits in its high
+        # word) are compared exactly: a later instruction may read those bits
+        # (tests/test_tgsi_doubles.py: the sign of DRSQ's NaN, read by I2F)
+        same = same_words if x.rt == DataType.FLOAT and x.inst.op not in DOUBLE_RESULTS \
+            else np.equal
+        differ = ~same(as_written, imp) & written & known[:, None]
         if not differ.any():
             return exe
         rows = np.flatnonzero(differ.any(axis=1))
@@ -226,6 +243,7 @@ class ReplayHook:
             site.operand_spreads = [self.spreads.operand(src, lanes[rows])
                                     for src in x.inst.srcs]
         verdicts = permits.permitted(site, differ[rows])
+        self._nan_choices(x, ops, lanes, rows, site, verdicts, differ[rows], written[rows], same)
         out = np.array(exe, np.uint32)
         for r_i, r in enumerate(rows):
             comps = tuple(int(c) for c in np.flatnonzero(differ[r]))
@@ -243,6 +261,23 @@ class ReplayHook:
                                                          verdicts[r_i, c]))
                 self.adopted[key] = self.adopted.get(key, 0) + 1
         return out
+
+    def _nan_choices(self, x, ops, lanes, rows, site, verdicts, differ, written, same) -> None:
+        """Verdict ``nanchoice`` (:mod:`nan_choices`) for the rows no rule explains where the
+        instruction, recomputed with another NaN its operands' producers may have chosen,
+        gives the implementation's value on every component it wrote."""
+        open_ = (differ & (verdicts == "")).any(axis=1)
+        if not open_.any():
+            return
+        which = np.flatnonzero(open_)
+
+        def site_of(trial, n):
+            none = np.zeros((n, 4), np.uint32)
+            return permits.Site(x, trial, np.arange(n), none, none, self.backend)
+        found = self.nans.explain(x, ops, lanes, rows[which], site.imp[which], written[which],
+                                  same, site_of)
+        for r_i in which[found]:
+            verdicts[r_i][differ[r_i]] = "nanchoice"
 
     def _note_free_sites(self, x, ops, lanes, rows) -> None:
         if x.inst.op in permits.MOVES or x.inst.op in permits.BIT_READS:

@@ -6,9 +6,10 @@ A register's four words hold two values, ``xy`` and ``zw``, low word first -- ex
 memory layout of a ``dvec2`` / ``u64vec2``, so a value is one ``OpBitcast`` of the register's
 ``uvec4`` away and the arithmetic runs on 2-vectors.  The readings are the executor's
 (xlate/exec/doubles.py, whose docstring lists them) and the GLSL path's helpers.glsl "doubles" /
-"int64", instruction for instruction, including the two Mesa work-arounds there: double
-division and square root on operands scaled into [1, 4) (llvmpipe's lose the range), and a
-double of 2^52 or more converted to a 64-bit integer from its bits.  Every float operation is
+"int64", instruction for instruction, including the Mesa work-arounds there: double
+division and square root on operands scaled into [1, 4) (llvmpipe's lose the range), a double
+of 2^52 or more converted to a 64-bit integer from its bits, and DROUND from Floor (llvmpipe's
+RoundEven is inexact on a Zen 3, AVX2 without AVX-512).  Every float operation is
 decorated NoContraction; no operation divides by zero (a zero divisor is selected away first:
 SPIR-V leaves that undefined)."""
 from __future__ import annotations
@@ -213,6 +214,24 @@ def _dssg(e, a):
     return _dw(e, e.sel(e.cmp("FOrdGreaterThan", x, zero, 2), e.c("d", 1.0, 2), r, "d", 2))
 
 
+def _dround(e, a):
+    """DROUND: half to even from Floor (helpers.glsl xl_dround1: llvmpipe's double RoundEven is
+    inexact on a Zen 3, AVX2 without AVX-512); a zero result keeps the operand's sign."""
+    d2, u2 = e.t("d", 2), e.t("u", 2)
+    x = _d(e, a)
+    half = e.c("d", 0.5, 2)
+    f = e.ext("Floor", d2, x)
+    frac = e.fval("FSub", d2, x, f)
+    h = e.fval("FMul", d2, f, half)
+    odd = e.cmp("FOrdNotEqual", e.ext("Floor", d2, h), h, 2)
+    up = e.bor(e.cmp("FOrdGreaterThan", frac, half, 2),
+               e.val("LogicalAnd", e.t("b", 2), e.cmp("FOrdEqual", frac, half, 2), odd), 2)
+    r = _dw(e, e.fval("FAdd", d2, f, e.sel(up, e.c("d", 1.0, 2), e.c("d", 0.0, 2), "d", 2)))
+    sign = e.val("BitwiseAnd", u2, _pair(e, a, 1, 3), e.cbits("u", 0x80000000, 2))
+    hi = e.val("BitwiseOr", u2, _pair(e, r, 1, 3), sign)
+    return e.shuffle(r, hi, (0, 4, 2, 5), "u")
+
+
 def _dldexp(e, a, b):
     return _dw(e, _ldexp(e, _d(e, a), e.bitcast(_pair(e, b, 0, 2), "u", "i", 2)))
 
@@ -393,7 +412,7 @@ WIDE = {
     ("DSLT", "u"): _dcmp("FOrdLessThan"), ("DSGE", "u"): _dcmp("FOrdGreaterThanEqual"),
     ("DLDEXP", "u"): _dldexp, ("DMAD", "u"): _dmad, ("DFMA", "u"): _dfma,
     ("DFRAC", "u"): _dfrac, ("DTRUNC", "u"): _dext("Trunc"), ("DCEIL", "u"): _dext("Ceil"),
-    ("DFLR", "u"): _dext("Floor"), ("DROUND", "u"): _dext("RoundEven"), ("DSSG", "u"): _dssg,
+    ("DFLR", "u"): _dext("Floor"), ("DROUND", "u"): _dround, ("DSSG", "u"): _dssg,
     ("DFREXPM", "u"): _dfrexpm, ("DFREXPE", "u"): _dfrexpe,
     ("F2D", "u"): lambda e, a: _dw(e, e.val("FConvert", e.t("d", 2), _pair(e, a, 0, 1, "f"))),
     ("I2D", "u"): lambda e, a: _dw(e, e.val("ConvertSToF", e.t("d", 2),

@@ -1,0 +1,143 @@
+"""Which NaN an operation returns is its compilation's choice (xlate/verify/nan_choices.py): a
+reader of a NaN's bits probed in another compilation than the NaN's producer is recomputed with
+the NaNs the producer may have returned -- its NaN operands quieted and the default NaN, either
+sign (IEEE 754-2008 6.2.3, 6.3) -- and nothing else; a NaN made by integer operations, or a
+value that is no NaN, leaves the reader exact."""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from conftest import gl_runner
+from test_verify_replay import _Record
+
+from xlate import api, execute
+from xlate.verify.nan_choices import CHOICES, choices
+from xlate.verify.replay import ImplValues, ReplayHook
+
+# two double NaNs (low word first): the executor's DMUL returns the first, quieted
+A = (0x80000000, 0xFFFFFFFF)
+B = (0x20000000, 0xFFFFFFFF)
+SIGN = 0x80000000
+
+
+def program(first: str) -> str:
+    """``first`` writes TEMP[0] from IMM[0] (two doubles); XOR negates both doubles; MOV."""
+    return ("FRAG\nDCL OUT[0], COLOR\nDCL TEMP[0..1]\n"
+            f"IMM[0] UINT32 {{{A[0]}, {A[1]}, {B[0]}, {B[1]}}}\n"
+            f"IMM[1] UINT32 {{0, {SIGN}, 0, {SIGN}}}\n"
+            f"  0: {first}\n  1: XOR TEMP[1], TEMP[0], IMM[1]\n  2: MOV OUT[0], TEMP[1]\n"
+            "  3: END\n")
+
+
+DMUL = "DMUL TEMP[0], IMM[0].xyxy, IMM[0].zwzw"
+#: the same words as the DMUL's NaN, made by an integer operation: exact bits, no choice
+AND = "AND TEMP[0], IMM[0].xyxy, IMM[0].xyxy"
+
+
+def replay(first: str, produced, xored):
+    """The replay hook run against implementation values: the executor's own, with the first
+    instruction's words ``produced`` and the XOR's (and the MOV's) ``xored`` (4 words or None:
+    the executor's)."""
+    prog = api.parse(program(first), filename="nan.tgsi")
+    rec = _Record(len(prog.instructions))
+    execute(prog, {}, lanes=1, hooks=rec)
+    words = dict(rec.words)
+    if produced is not None:
+        words[0] = np.array([produced], np.uint32)
+    if xored is not None:
+        words[1] = words[2] = np.array([xored], np.uint32)
+    hook = ReplayHook(prog, {k: ImplValues(w) for k, w in words.items()}, 1, "gl")
+    execute(prog, {}, lanes=1, hooks=hook)
+    return rec.words, hook
+
+
+def neg(*words):
+    return [w ^ SIGN if i % 2 else w for i, w in enumerate(words)]
+
+
+def test_the_executor_returns_the_first_nan():
+    words, hook = replay(DMUL, None, None)
+    assert words[0][0].tolist() == [*A, *A]
+    assert hook.unexplained == [] and hook.adopted == {}
+
+
+def test_reader_of_another_compilations_nan_is_recomputed_with_it():
+    """The DMUL's probe compilation returned B, the XOR's compilation negated A (llvmpipe on
+    tests/test_tgsi_doubles.py 'fma', lane 224): the XOR is the executor's XOR of A."""
+    _, hook = replay(DMUL, [*B, *B], neg(*A, *B))
+    assert hook.unexplained == []
+    # (counted per component: the low words differ)
+    assert hook.adopted == {(0, "nonfinite"): 2, (1, "nanchoice"): 1}
+    # the default NaN, and either sign, are choices too
+    _, hook = replay(DMUL, [*B, *B], neg(0, 0xFFF80000, *A))
+    assert hook.unexplained == [] and (1, "nanchoice") in hook.adopted
+    _, hook = replay(DMUL, [*B, *B], [*A, *B])
+    assert hook.unexplained == [] and (1, "nanchoice") in hook.adopted
+
+
+@pytest.mark.parametrize("xored", [neg(0x80000001, 0xFFFFFFFF, *B),     # a payload no input has
+                                   neg(*A, 0x20000000, 0x7FF00000)])    # INF: no NaN
+def test_reader_of_no_possible_nan_departs(xored):
+    _, hook = replay(DMUL, [*B, *B], xored)
+    assert [(d.index, d.verdict) for d in hook.unexplained] == [(1, "")]
+
+
+def test_nan_made_by_integer_operations_is_no_choice():
+    """The AND writes A's words exactly: a reader that saw other words is a departure, whatever
+    NaN those words spell."""
+    _, hook = replay(AND, None, neg(*B, *A))
+    assert [(d.index, d.components) for d in hook.unexplained] == [(1, (0,))]
+
+
+def test_choices_of_a_double_operation():
+    """Per double holding a NaN: the result itself, the default NaN, each NaN operand quieted
+    (a signalling NaN gains bit 51), each with either sign; the other double is kept."""
+    x = SimpleNamespace(inst=SimpleNamespace(op="DADD"), rt=None)
+    signalling = np.array([[1, 0x7FF00000, 0, 0x3FF00000]], np.uint32)     # sNaN, 1.0
+    out = np.array([[5, 0x7FF80000, 0, 0x40000000]], np.uint32)           # qNaN, 2.0
+    alts, mask = choices(x, [signalling, signalling], out)
+    assert alts.shape == (CHOICES, 1, 4)
+    assert mask.tolist() == [[True, True, False, False]]
+    got = {tuple(a[0].tolist()) for a in alts}
+    want = {(5, 0x7FF80000), (0, 0x7FF80000), (1, 0x7FF80000)}
+    want |= {(lo, hi ^ SIGN) for lo, hi in want}
+    assert got == {(lo, hi, 0, 0x40000000) for lo, hi in want}
+    assert choices(x, [signalling, signalling], np.array([[0, 0, 0, 0x40000000]], np.uint32)) \
+        is None
+
+
+BAD_NEGATION = """uvec4 xl_badneg(uvec4 a) {
+    return a ^ uvec4(0u, 0x80000000u, 0u, 0x80000000u)
+             ^ uvec4(greaterThan(a & 0x7fffffffu, uvec4(0x7f800000u)));
+}
+"""
+
+
+def test_reader_wrong_only_on_nan_lanes_is_a_mismatch(monkeypatch):
+    """The double negation (an XOR of the sign words) flipping bit 0 of each word that is a
+    float NaN pattern -- wrong only where it reads a NaN, in the main shader and in every probe
+    shader: no NaN a producer may choose explains it (without the flip 'fma' passes,
+    tests/test_tgsi_doubles.py)."""
+    import re
+
+    from xlate.backends import glsl
+    from xlate.verify.core import verify_source
+    from test_tgsi_doubles import VERIFY
+    right = glsl.emit_glsl
+
+    def emit(*args, **kw):
+        out = right(*args, **kw)
+        src, n = re.subn(r"(\w+\([^()]*\)|\w+) \^ uvec4\(0u, 0x80000000u, 0u, 0x80000000u\)",
+                         r"xl_badneg(\1)", out.source)
+        assert n, out.source
+        out.source = src.replace("void xl_main()", BAD_NEGATION + "\nvoid xl_main()")
+        return out
+    monkeypatch.setattr(glsl, "emit_glsl", emit)
+    rep = verify_source(VERIFY["fma"], "fma.tgsi", lanes=4096, seed=1, backend="gl",
+                        runner=gl_runner("gl"))
+    assert rep.status == "mismatch", rep.reason
+    assert rep.reason == "localized: divergence at 'XOR.U %dm2, TEMP3, " \
+        "{0, 0x80000000, 0, 0x80000000}' (line 10)", rep.reason

@@ -1,0 +1,250 @@
+"""The NaN an operation returns is the implementation's choice, per compilation (:mod:`replay`).
+
+IEEE 754-2008 6.2.3 says a NaN result "should" carry the payload of one of the input NaNs and
+6.3 does not interpret a NaN's sign; GLSL 4.50 §4.7.1 lets operations on NaN depart from IEEE
+754 altogether.  Which NaN an implementation returns follows the code generated around the
+operation: x86 returns the first NaN operand of a two-NaN multiply, and which operand LLVM puts
+first differs between llvmpipe's compilations of one program (measured: a DMUL of two double
+NaNs gave low word 0x20000000 in one probe compilation, 0x80000000 in the one probing the XOR
+that negates it -- tests/test_verify_nan_choices.py).
+
+The replay takes each instruction's value from a probe compilation, so a reader of a NaN's
+*bits* (the XOR that negates a double, I2F of a double's high word, a float operation on a
+double's low word) may have read, in its own compilation, another NaN than the one the replay
+holds from the producer's compilation.  The reader is then recomputed with each NaN the
+producer may have chosen in place of the one held; where one of them gives the
+implementation's value exactly (every word the reader wrote), that value is adopted, verdict
+``nanchoice``.  The choices of a producer are finite: each NaN operand that reaches the result
+element (quieted, converted as the operation converts) and the default quiet NaN, each with
+either sign -- so a wrong reader still departs on every lane where no such NaN explains it, and
+on every lane without a NaN.
+
+Only a NaN *written by a float or double operation* is a choice: a NaN moved, or built or
+changed by integer operations, is exact bits, and a reader of it gets no alternative.  The
+alternatives are tied to the words the producer wrote: a reader whose operand no longer holds
+those words (overwritten by an instruction the replay does not see) gets none."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir.model import DataType
+from ..ir.ops import COMPONENTWISE
+from .permits import DOUBLE_OPS
+
+U32 = np.uint32
+SIGN = U32(0x80000000)
+
+#: opcodes whose result is a pair of doubles (words xy and zw; xlate/exec/doubles.py)
+DOUBLE_RESULTS = frozenset({"DADD", "DMUL", "DDIV", "DMIN", "DMAX", "DLDEXP", "DMAD", "DFMA",
+                            "DFRAC", "DTRUNC", "DCEIL", "DFLR", "DROUND", "DSSG", "DRCP",
+                            "DSQRT", "DRSQ", "DFREXPM", "F2D"})
+#: opcodes whose operands are pairs of doubles (the exponent operand of DLDEXP excepted)
+DOUBLE_OPERANDS = (DOUBLE_RESULTS - {"F2D"}) | {"D2F"}
+#: float-result opcodes that make no NaN: they move bits (replay's MOVES and BIT_READS)
+NO_CHOICE = frozenset({"MOV", "SWZ", "UP2H", "UP2US", "UP4B", "UP4UB"})
+#: alternatives kept per register word: the value written, the default NaN and up to three NaN
+#: operands, each with either sign
+CHOICES = 10
+
+
+def _float_nan(w) -> np.ndarray:
+    return ((w & 0x7F800000) == 0x7F800000) & ((w & 0x007FFFFF) != 0)
+
+
+def _double_nan(lo, hi) -> np.ndarray:
+    return ((hi & 0x7FF00000) == 0x7FF00000) & (((hi & 0x000FFFFF) | lo) != 0)
+
+
+def _words(a, n: int) -> np.ndarray:
+    """An operand as (n, 4) uint32 words (scalars widened)."""
+    w = np.ascontiguousarray(np.asarray(a))
+    w = w.view(U32) if w.dtype.itemsize == 4 else w.astype(U32)
+    if w.ndim == 1:
+        w = w[:, None]
+    return np.broadcast_to(w, (n, 4))
+
+
+def _elements(x, ops, n: int) -> tuple[str, list[np.ndarray]] | None:
+    """The kind of x's result elements ('double': the pairs xy, zw; 'float': the components)
+    and, per operand that may pass a NaN on, its elements as the result's kind: (n, 2)
+    float64 or (n, 4) float32.  None: x makes no NaN of its own."""
+    op = x.inst.op
+    if op in DOUBLE_RESULTS:
+        kind = "double"
+    elif op == "D2F" or (x.rt == DataType.FLOAT and op not in NO_CHOICE):
+        kind = "float"
+    else:
+        return None
+    out = []
+    for i, o in enumerate(ops):
+        if op == "DLDEXP" and i == 1:
+            continue                            # the exponents are integers
+        w = np.ascontiguousarray(_words(o, n))
+        if op in DOUBLE_OPERANDS:
+            d = w.view(np.float64)              # (n, 2)
+            out.append(d if kind == "double" else
+                       np.concatenate([d.astype(np.float32), np.zeros((n, 2), np.float32)], 1))
+        elif x.info.operand_type(i, x.t) == DataType.FLOAT:
+            f = w.view(np.float32)
+            out.append(f[:, :2].astype(np.float64) if kind == "double" else f)
+    return kind, out
+
+
+def choices(x, ops, out) -> tuple[np.ndarray, np.ndarray] | None:
+    """The NaNs instruction ``x`` (operands ``ops`` as it read them) may have written instead
+    of ``out`` ((n, 4) words): (CHOICES, n, 4) words -- ``out`` itself where its element holds
+    no NaN -- and the (n, 4) mask of the words that are a choice.  None: no element of ``out``
+    is a NaN of x's making."""
+    n = len(out)
+    got = _elements(x, ops, n)
+    if got is None:
+        return None
+    kind, sources = got
+    out = np.ascontiguousarray(out, U32)
+    with np.errstate(all="ignore"):
+        if kind == "double":
+            nan = _double_nan(out[:, 0::2], out[:, 1::2])                     # (n, 2)
+            if not nan.any():
+                return None
+            default = np.tile(np.array([0, 0x7FF80000], U32), (n, 2))
+            picks = [out, default]
+            for d in sources:
+                w = np.ascontiguousarray(d, np.float64).view(U32).reshape(n, 4).copy()
+                w[:, 1::2] |= U32(0x00080000)                                  # quieted
+                keep = ~_double_nan(w[:, 0::2], w[:, 1::2])
+                picks.append(np.where(np.repeat(keep, 2, axis=1), out, w))
+            mask = np.repeat(nan, 2, axis=1)
+            sign = np.tile(np.array([0, SIGN], U32), (n, 2))
+        else:
+            nan = _float_nan(out)
+            if not nan.any():
+                return None
+            picks = [out, np.full((n, 4), 0x7FC00000, U32)]
+            for f in sources:
+                w = np.ascontiguousarray(f, np.float32).view(U32) | U32(0x00400000)
+                picks.append(np.where(_float_nan(w), w, out))
+            mask = nan
+            sign = np.full((n, 4), SIGN, U32)
+    picks = picks[:CHOICES // 2]
+    picks += [p ^ sign for p in picks]
+    picks += [out] * (CHOICES - len(picks))
+    return np.where(mask[None], np.stack(picks), out[None]), mask
+
+
+#: readers recomputed on a selection of their own (one lane per combination of choices): the
+#: componentwise opcodes and the doubles, whose result reads no other lane (not the derivatives)
+READERS = (COMPONENTWISE - {"DDX", "DDY"}) | DOUBLE_OPS | DOUBLE_RESULTS
+#: combinations of choices tried per lane, at most
+MAX_COMBINATIONS = 4096
+
+
+class NanChoices:
+    """Per register of the replayed executor: the words last written by an operation whose
+    result holds a NaN, the NaNs it may have chosen instead (:func:`choices`), and which
+    element (a double: words xy or zw; a float: its component) each word belongs to -- each
+    element's NaN is its own choice."""
+
+    def __init__(self, lanes: int):
+        self.lanes = lanes
+        self.value: dict[str, np.ndarray] = {}      # reg -> (lanes, 4) words written
+        self.held: dict[str, np.ndarray] = {}       # reg -> (lanes, 4) words that are a choice
+        self.elem: dict[str, np.ndarray] = {}       # reg -> (lanes, 4) element of each word
+        self.alts: dict[str, np.ndarray] = {}       # reg -> (CHOICES, lanes, 4)
+
+    def wrote(self, x, ops, lanes, out, written) -> None:
+        """Instruction ``x`` wrote ``out`` ((n, 4) words) on ``lanes``, components ``written``."""
+        dst = x.inst.dst
+        if dst is None:
+            return
+        reg = dst.reg
+        if dst.index is not None:              # an element of an array: not followed
+            for table in (self.value, self.held, self.elem, self.alts):
+                table.pop(reg, None)
+            return
+        out = np.ascontiguousarray(np.broadcast_to(out, (len(lanes), 4)), U32)
+        got = choices(x, ops, out)
+        if got is None and reg not in self.held:
+            return
+        if reg not in self.held:
+            self.value[reg] = np.zeros((self.lanes, 4), U32)
+            self.held[reg] = np.zeros((self.lanes, 4), bool)
+            self.elem[reg] = np.zeros((self.lanes, 4), np.int8)
+            self.alts[reg] = np.zeros((CHOICES, self.lanes, 4), U32)
+        alts, mask = got if got is not None else (np.broadcast_to(out, (CHOICES,) + out.shape),
+                                                  np.zeros(out.shape, bool))
+        elem = np.array([0, 0, 1, 1] if x.inst.op in DOUBLE_RESULTS else [0, 1, 2, 3], np.int8)
+        w = np.broadcast_to(written, out.shape)
+        self.value[reg][lanes] = np.where(w, out, self.value[reg][lanes])
+        self.held[reg][lanes] = np.where(w, mask, self.held[reg][lanes])
+        self.elem[reg][lanes] = np.where(w, elem[None], self.elem[reg][lanes])
+        self.alts[reg][:, lanes] = np.where(w[None], alts, self.alts[reg][:, lanes])
+
+    def _operand(self, src, lane: int, words: np.ndarray):
+        """The choices a plain register source holds on ``lane`` as read (swizzled; ``words``:
+        its 4 words as the executor read them): a list of (component mask, (m, 4) distinct
+        alternatives of those components) per element, empty where it holds none."""
+        if src.reg not in self.held or src.index is not None or src.vertex is not None or \
+                src.neg or src.abs or any(src.comp_neg) or any(c > 3 for c in src.swizzle):
+            return []
+        swz = list(src.swizzle) + [src.swizzle[-1]] * (4 - len(src.swizzle))
+        held = self.held[src.reg][lane][swz] & (self.value[src.reg][lane][swz] == words)
+        elem = self.elem[src.reg][lane][swz]
+        alts = self.alts[src.reg][:, lane][:, swz]                      # (CHOICES, 4)
+        out = []
+        for e in np.unique(elem[held]):
+            comps = held & (elem == e)
+            out.append((comps, np.unique(alts[:, comps], axis=0)))
+        return out
+
+    def explain(self, x, ops, lanes, rows, imp, written, same, site_of) -> np.ndarray:
+        """(len(rows),) bool: the rows (positions in ``lanes``) where the instruction,
+        recomputed with NaNs its operands' producers may have chosen instead (each element its
+        own choice), gives ``imp`` ((len(rows), 4) words) on every written component
+        (``written``; ``same``: the word comparison of the result's type).  ``site_of(ops,
+        n)``: a permits.Site judging n lanes of other operands."""
+        found = np.zeros(len(rows), bool)
+        n = len(lanes)
+        arrays = [np.asarray(o) for o in ops]
+        if x.inst.op not in READERS or \
+                any(a.ndim != 2 or a.dtype.itemsize != 4 for a in arrays):
+            return found
+        regs = {src.reg for src in x.inst.srcs if src.reg in self.held}
+        if not regs:
+            return found
+        holding = np.zeros(len(rows), bool)
+        for reg in regs:
+            holding |= self.held[reg][lanes[rows]].any(axis=1)
+        for r_i, r in enumerate(rows):
+            if not holding[r_i]:
+                continue
+            row_ops = [a[r if a.shape[0] > 1 else 0] for a in arrays]
+            slots = []                         # (operand, component mask, alternatives)
+            for j, src in enumerate(x.inst.srcs[:len(ops)]):
+                if arrays[j].shape[0] != n:
+                    continue                    # a constant: no producer
+                words = _words(row_ops[j][None], 1)[0]
+                slots += [(j, comps, alts) for comps, alts in self._operand(src, int(lanes[r]),
+                                                                            words)]
+            if not slots:
+                continue
+            sizes = [len(alts) for _, _, alts in slots]
+            total = int(np.prod(sizes))
+            if total > MAX_COMBINATIONS:
+                continue
+            pick = np.indices(sizes).reshape(len(sizes), -1)            # (slots, total)
+            trial = []
+            for j, a in enumerate(row_ops):
+                t = np.repeat(np.ascontiguousarray(a)[None], total, axis=0)
+                width = t.shape[1]
+                w = t.view(U32).reshape(total, width)
+                for (jj, comps, alts), k in zip(slots, pick):
+                    if jj != j:
+                        continue
+                    cols = np.flatnonzero(comps)        # the columns of alts
+                    inside = cols < width               # a scalar operand reads x alone
+                    w[:, cols[inside]] = alts[k][:, inside]
+                trial.append(t)
+            got = site_of(trial, total).recompute(trial)
+            ok = (same(got, imp[r_i][None]) | ~written[r_i][None]).all(axis=1)
+            found[r_i] = bool(ok.any())
+        return found
