@@ -79,6 +79,7 @@ from .oracle_causes import (DECISIONS, NAN_SELECTS, UNDEFINED_DOMAIN, _cancels,
                             _lod_levels, _operand_ulps, _tie_variants,
                             _undefined_lod_variant, _undefined_variants)
 from .oracle_match import REL, near
+from .oracle_order import DOT_ORDERS, DOTS, Quotients, dot_order_variant
 from .oracle_solve import ROUNDING_ULPS, _distance, _float_result, _precision_pass, _vec
 from .oracle_translation import LaneExplanation, judge_translation
 
@@ -95,6 +96,9 @@ CANCEL_RUNS = 64
 TIE_RUNS = 64
 #: runs the ``lod`` levels may take
 LOD_RUNS = 16
+#: runs the ``order`` replacements may take (oracle_order: the quotients, each other dot()
+#: order, and both together)
+ORDER_RUNS = 32
 CANCEL_SITES = 12
 VERDICTS = {
     "cgc-int-constant": "cgc defect: an integer constant in a typeless PARAM is the float it "
@@ -108,6 +112,10 @@ VERDICTS = {
            "same lookup at an explicit level reproduces cgc",
     "nan-operand": "GLSL 4.50 §4.7.1: an operation on a NaN need not return NaN; min()/max() "
                    "of one NaN return the other operand (IEEE 754-2008 minNum/maxNum)",
+    "order": "cgc's GLSL rounds the same arithmetic in another order: x / y where its assembly "
+             "has RCP then MUL (GLSL 1.10 §5.9), dot() summed in another order (GLSL 1.10 "
+             "§8.4, §4.1.4: precision is the implementation's); the executor recomputing those "
+             "steps so reproduces cgc",
     "overflow": "OpenGL 1.4 §2.1.1 (GLSL 1.10 §4.1.4): what an overflowing operation returns is "
                 "not specified",
     "precision": "each moved result within 2^-12 relative: two compilations' rounding "
@@ -556,6 +564,32 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
                 w, run.compared), target=target, limit=ex.runs + PRECISION_RUNS, ex=ex,
                 builtins=builtins, fresh_keep=fresh_keep)
             state["todo"] = state["todo"] | others
+        # order: the lanes still open, from their unchanged run, with cgc's GLSL's rounding
+        # steps -- its quotients where the assembly multiplies by an RCP, its dot() summed in
+        # another order (oracle_order) -- then solved once more (borders/snow's hash of a
+        # quotient near 2^17, whose fract() moves by 1/64 per ulp).  Only lanes every pass
+        # above left open are touched, so no lane explained above changes
+        quotients = Quotients(program, lanes)
+        dots = [k for k in order if program.instructions[k].op in DOTS]
+        if state["todo"].any() and (quotients or dots):
+            open_ = state["todo"].copy()
+            forget(open_)
+            for ln in np.flatnonzero(open_):
+                state["ill"].pop(int(ln), None)
+            current = np.where(open_, d_exe, current)
+            order_start = ex.runs
+            kept_before = {k: len(v) for k, v in kept.items()}
+            for extra_of in _order_candidates(program, quotients, dots):
+                if not state["todo"].any() or ex.runs >= order_start + ORDER_RUNS:
+                    break
+                extra = extra_of(state["todo"])
+                d, _ = trial(extra)
+                keep(extra, d, "order")
+            if state["todo"].any() and any(len(v) > kept_before.get(k, 0)
+                                           for k, v in kept.items()):
+                _precision_pass(program, order, state, trial, keep, vec_of=lambda w: _vec(
+                    w, run.compared), target=target, limit=ex.runs + PRECISION_RUNS, ex=ex,
+                    builtins=builtins, fresh_keep=fresh_keep)
         sub_out = outputs_of(run_executor(program, gen, lanes))
         ex.runs += 1
         # the confirming run: exactly the kept replacements
@@ -694,6 +728,37 @@ def _cancel_sites(program, gen, lanes, kept, todo) -> list:
     hook = _Cancellations(kept, todo, sites)
     run_executor(program, gen, lanes, hooks=hook)
     return hook.hits[:CANCEL_SITES]
+
+
+def _order_candidates(program, quotients, dots: list[int]):
+    """The ``order`` replacements, each a function of the open lanes' mask: the quotients,
+    then each other order of summation at every dot product at once, alone and with the
+    quotients (the orders distinct for the program's widest dot product; the executor's own
+    left to right is left out)."""
+    out = []
+    if quotients:
+        out.append(quotients.changes)
+    width = max((DOTS[program.instructions[k].op] for k in dots), default=0)
+    seen = {tuple(range(width))}
+    for o in DOT_ORDERS if dots else ():
+        key = o if o == "pairwise" and width == 4 else \
+            tuple(i for i in (o if o != "pairwise" else range(4)) if i < width)
+        key = key if key == "pairwise" else tuple(sorted(key[:2])) + key[2:]
+        if key in seen:
+            continue
+        seen.add(key)
+
+        def dot(mask, o=o):
+            return {k: [(mask.copy(), dot_order_variant(o))] for k in dots}
+        out.append(dot)
+        if quotients:
+            def both(mask, dot=dot):
+                merged = quotients.changes(mask)
+                for k, v in dot(mask).items():
+                    merged.setdefault(k, []).extend(v)
+                return merged
+            out.append(both)
+    return out
 
 
 def _subset(gen, run, pick: np.ndarray, lanes: int):
