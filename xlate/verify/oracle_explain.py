@@ -67,6 +67,7 @@ instructions listed) / ``unexplained``.
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -569,9 +570,10 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
         # another order (oracle_order) -- then solved once more (borders/snow's hash of a
         # quotient near 2^17, whose fract() moves by 1/64 per ulp).  Only lanes every pass
         # above left open are touched, so no lane explained above changes
-        quotients = Quotients(program, lanes)
+        groupings = [Quotients(program, lanes, run.divisors),
+                     Quotients(program, lanes, writers=("DIV",))]
         dots = [k for k in order if program.instructions[k].op in DOTS]
-        if state["todo"].any() and (quotients or dots):
+        if state["todo"].any() and (any(groupings) or dots):
             open_ = state["todo"].copy()
             forget(open_)
             for ln in np.flatnonzero(open_):
@@ -579,7 +581,7 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
             current = np.where(open_, d_exe, current)
             order_start = ex.runs
             kept_before = {k: len(v) for k, v in kept.items()}
-            for extra_of in _order_candidates(program, quotients, dots):
+            for extra_of in _order_candidates(program, groupings, dots):
                 if not state["todo"].any() or ex.runs >= order_start + ORDER_RUNS:
                     break
                 extra = extra_of(state["todo"])
@@ -730,14 +732,23 @@ def _cancel_sites(program, gen, lanes, kept, todo) -> list:
     return hook.hits[:CANCEL_SITES]
 
 
-def _order_candidates(program, quotients, dots: list[int]):
-    """The ``order`` replacements, each a function of the open lanes' mask: the quotients,
-    then each other order of summation at every dot product at once, alone and with the
-    quotients (the orders distinct for the program's widest dot product; the executor's own
-    left to right is left out)."""
-    out = []
-    if quotients:
-        out.append(quotients.changes)
+def _order_candidates(program, groupings: list, dots: list[int]):
+    """The ``order`` replacements, each a function of the open lanes' mask: each nonempty
+    combination of ``groupings`` (oracle_order.Quotients: the quotients, the products of
+    quotients), then each other order of summation at every dot product at once, alone and
+    with every grouping (the orders distinct for the program's widest dot product; the
+    executor's own left to right is left out)."""
+    def merged(*makers):
+        def make(mask):
+            out: dict[int, list] = {}
+            for m in makers:
+                for k, v in m(mask).items():
+                    out.setdefault(k, []).extend(v)
+            return out
+        return make
+    groups = [g.changes for g in groupings if g]
+    out = [merged(*combo) for n in range(1, len(groups) + 1)
+           for combo in itertools.combinations(groups, n)]
     width = max((DOTS[program.instructions[k].op] for k in dots), default=0)
     seen = {tuple(range(width))}
     for o in DOT_ORDERS if dots else ():
@@ -751,13 +762,8 @@ def _order_candidates(program, quotients, dots: list[int]):
         def dot(mask, o=o):
             return {k: [(mask.copy(), dot_order_variant(o))] for k in dots}
         out.append(dot)
-        if quotients:
-            def both(mask, dot=dot):
-                merged = quotients.changes(mask)
-                for k, v in dot(mask).items():
-                    merged.setdefault(k, []).extend(v)
-                return merged
-            out.append(both)
+        if groups:
+            out.append(merged(dot, *groups))
     return out
 
 
