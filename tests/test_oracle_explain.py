@@ -255,3 +255,30 @@ def test_lod_of_a_nan_quad_and_a_wrong_value_is_not_explained():
     bad = explain(r.run, runner, compat).to_json()
     assert bad["status"] == "unexplained"
     assert [u["lane"] for u in bad["unexplained"]] == [189]
+
+
+def test_snow_quotients_and_dot_order_and_a_wrong_value_is_not_explained():
+    """borders/snow: a hash ``fract((31415.9 + m) / fract(dot(c, m)))`` over 15 loop passes,
+    whose quotient near 2^17 moves ``fract()`` by 1/64 per ulp.  cgc's GLSL divides where its
+    assembly has RCP then MUL, and llvmpipe sums that ``dot()`` y + z first: the lanes no
+    other cause reproduces are reproduced by those steps recomputed cgc's way (``order``;
+    five lanes were unexplained, three ill-conditioned).  The same pair with one such lane's
+    cgc red moved by 1 % (green and blue, which the hash moves alike, kept): that lane is
+    not explained."""
+    from xlate.verify.gl import Runner
+    from xlate.verify.oracle import CompatRunner, compare_pair
+    from xlate.verify.oracle_explain import explain
+    stem = "borders__resources__snow.cg__main_fragment"
+    r = _compare(stem)
+    e = r.explanation
+    assert (e["status"], e["lanes"], e["explained"], e["verdicts"]) == SNOW_VERDICTS
+    ex = next(x for x in e["examples"] if x["verdict"] == "order")
+    assert {i["op"] for i in ex["instructions"]} <= {"MUL", "DP3"}
+    runner, compat = Runner("gl"), CompatRunner()
+    r = compare_pair(*_pair(stem), lanes=LANES, seed=SEED, runner=runner, compat=compat)
+    words = r.run.theirs["result.color"]
+    words[ex["lane"], 0] = np.float32(words[ex["lane"], 0].view(np.float32) * 1.01).view(
+        np.uint32)
+    bad = explain(r.run, runner, compat).to_json()
+    assert bad["status"] == "unexplained"
+    assert [u["lane"] for u in bad["unexplained"]] == [ex["lane"]]

@@ -569,12 +569,16 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
         # steps -- its quotients where the assembly multiplies by an RCP, its dot() summed in
         # another order (oracle_order) -- then solved once more (borders/snow's hash of a
         # quotient near 2^17, whose fract() moves by 1/64 per ulp).  Only lanes every pass
-        # above left open are touched, so no lane explained above changes
+        # above left open are touched, so no lane explained above changes; a lane this pass
+        # does not reproduce gets back what the passes above left it (its replacements, its
+        # ill-conditioned site)
         groupings = [Quotients(program, lanes, run.divisors),
                      Quotients(program, lanes, writers=("DIV",))]
         dots = [k for k in order if program.instructions[k].op in DOTS]
         if state["todo"].any() and (any(groupings) or dots):
             open_ = state["todo"].copy()
+            before = ({k: list(v) for k, v in kept.items()}, dict(lane_changes),
+                      dict(first_help), dict(state["ill"]), current.copy())
             forget(open_)
             for ln in np.flatnonzero(open_):
                 state["ill"].pop(int(ln), None)
@@ -592,6 +596,20 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
                 _precision_pass(program, order, state, trial, keep, vec_of=lambda w: _vec(
                     w, run.compared), target=target, limit=ex.runs + PRECISION_RUNS, ex=ex,
                     builtins=builtins, fresh_keep=fresh_keep)
+            left = state["todo"] & open_
+            if left.any():
+                forget(left)
+                for k, v in before[0].items():
+                    for m, ch in v:
+                        if (m & left).any():
+                            kept.setdefault(k, []).append((m & left, ch))
+                for ln in map(int, np.flatnonzero(left)):
+                    for was, now in zip(before[1:4], (lane_changes, first_help, state["ill"])):
+                        if ln in was:
+                            now[ln] = was[ln]
+                        else:
+                            now.pop(ln, None)
+                current = np.where(left, before[4], current)
         sub_out = outputs_of(run_executor(program, gen, lanes))
         ex.runs += 1
         # the confirming run: exactly the kept replacements
