@@ -80,7 +80,8 @@ from .oracle_causes import (DECISIONS, NAN_SELECTS, UNDEFINED_DOMAIN, _cancels,
                             _lod_levels, _operand_ulps, _tie_variants,
                             _undefined_lod_variant, _undefined_variants)
 from .oracle_match import REL, near
-from .oracle_order import DOT_ORDERS, DOTS, Quotients, dot_order_variant
+from .oracle_order import (DOT_ORDERS, DOTS, Quotients, dot_order_variant,
+                           factored_operand, factored_variant)
 from .oracle_solve import ROUNDING_ULPS, _distance, _float_result, _precision_pass, _vec
 from .oracle_translation import LaneExplanation, judge_translation
 
@@ -98,8 +99,8 @@ TIE_RUNS = 64
 #: runs the ``lod`` levels may take
 LOD_RUNS = 16
 #: runs the ``order`` replacements may take (oracle_order: the quotients, each other dot()
-#: order, and both together)
-ORDER_RUNS = 32
+#: order, and both together; each alone and with the measured built-ins)
+ORDER_RUNS = 48
 CANCEL_SITES = 12
 VERDICTS = {
     "cgc-int-constant": "cgc defect: an integer constant in a typeless PARAM is the float it "
@@ -586,11 +587,17 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
             order_start = ex.runs
             kept_before = {k: len(v) for k, v in kept.items()}
             for extra_of in _order_candidates(program, groupings, dots):
-                if not state["todo"].any() or ex.runs >= order_start + ORDER_RUNS:
-                    break
-                extra = extra_of(state["todo"])
-                d, _ = trial(extra)
-                keep(extra, d, "order")
+                # alone, then with the implementation's measured built-ins at their sites
+                # (pal-singlepass: fract(sin(x) * 43758.5) of a folded dot() needs both)
+                for with_builtins in ((False, True) if builtins else (False,)):
+                    if not state["todo"].any() or ex.runs >= order_start + ORDER_RUNS:
+                        break
+                    extra = extra_of(state["todo"])
+                    if with_builtins:
+                        for k, change in builtins.items():
+                            extra.setdefault(k, []).append((state["todo"].copy(), change))
+                    d, _ = trial(extra)
+                    keep(extra, d, "order+implementation" if with_builtins else "order")
             if state["todo"].any() and any(len(v) > kept_before.get(k, 0)
                                            for k, v in kept.items()):
                 _precision_pass(program, order, state, trial, keep, vec_of=lambda w: _vec(
@@ -767,6 +774,14 @@ def _order_candidates(program, groupings: list, dots: list[int]):
     groups = [g.changes for g in groupings if g]
     out = [merged(*combo) for n in range(1, len(groups) + 1)
            for combo in itertools.combinations(groups, n)]
+    factored = [k for k in dots if factored_operand(program, program.instructions[k])
+                is not None]
+    if factored:
+        def fold(mask):
+            return {k: [(mask.copy(), factored_variant(program))] for k in factored}
+        out.append(fold)
+        if groups:
+            out.append(merged(fold, *groups))
     width = max((DOTS[program.instructions[k].op] for k in dots), default=0)
     seen = {tuple(range(width))}
     for o in DOT_ORDERS if dots else ():

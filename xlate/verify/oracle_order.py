@@ -20,7 +20,8 @@ recomputes exactly those steps the way cgc's GLSL writes them.
   1.10 §8.4 defines the value, §4.1.4 leaves float precision to the implementation); the
   executor's ``DP2``..``DPH`` sum left to right (NV_gpu_program4's pseudocode).  Each other
   order of the products, at every dot product at once (one compiler lowers them alike), and the
-  pairwise order of four (``(a + b) + (c + d)``).
+  pairwise order of four (``(a + b) + (c + d)``); and ``dot(vec2(s, s), c)`` folded into
+  ``s * (c.x + c.y)`` (:func:`factored_variant`).
 
 Each is the executor's own float32 arithmetic on the executor's own operands, only the
 grouping changed; kept on a lane only when a run with it lowers that lane's differing
@@ -56,6 +57,44 @@ def _sum(terms: list[np.ndarray], order) -> np.ndarray:
     for i in idx[1:]:
         s = (s + terms[i]).astype(F32)
     return s
+
+
+def factored_operand(program, inst) -> int | None:
+    """The operand of the dot product ``inst`` that is one scalar for every term (its swizzle
+    selects one component) while the other is a literal: ``dot(vec2(s, s), c)``, which an
+    implementation folds into ``s * (c.x + c.y)`` (llvmpipe on ``pal-singlepass``'s noise
+    hash).  None when there is none (DPH: its w term is not a product)."""
+    n = DOTS.get(inst.op)
+    if n is None or inst.op == "DPH" or len(inst.srcs) < 2:
+        return None
+    for i in (0, 1):
+        one, lit = inst.srcs[i], inst.srcs[1 - i]
+        reg = program.registers.get(lit.reg)
+        if len(set(one.swizzle[:n])) == 1 and one.swizzle[0] <= 3 and not any(one.comp_neg) \
+                and reg is not None and reg.kind == RegKind.CONST and lit.index is None and \
+                not any(lit.comp_neg):
+            return i
+    return None
+
+
+def factored_variant(program):
+    """A change recomputing a float DP2/DP3/DP4 whose one operand is a scalar and the other a
+    literal (:func:`factored_operand`) as the scalar times the literal's components summed
+    left to right in float32 (the constant the implementation folds)."""
+    def change(x, ops, bits, rows, ids):
+        i = factored_operand(program, x.inst)
+        if i is None or x.rt != DataType.FLOAT or x.sat is not None or \
+                any(np.asarray(o).dtype != F32 for o in ops[:2]):
+            return None
+        k, n = np.shape(bits)[0], DOTS[x.inst.op]
+        s = np.broadcast_to(np.asarray(ops[i], F32).reshape(-1, 4), (k, 4))[:, 0]
+        c = np.broadcast_to(np.asarray(ops[1 - i], F32).reshape(-1, 4), (k, 4))
+        with np.errstate(all="ignore"):
+            total = _sum([c[:, j].copy() for j in range(n)], tuple(range(n)))
+            r = (s * total).astype(F32)
+        out = np.ascontiguousarray(np.broadcast_to(r[:, None], (k, 4)), F32).view(U32)
+        return out[rows]
+    return change
 
 
 def dot_order_variant(order):
