@@ -99,3 +99,19 @@ def test_dot_order_sums_in_the_order_given_and_nothing_else():
                                               dot_order_variant((1, 2, 0, 3)))]})
     want = (p[0] + (p[1] + p[2]).astype(F32)).astype(F32)
     assert np.array_equal(got[:, 0], want) and not np.array_equal(want, left)
+
+
+def test_factored_dot_of_one_scalar_and_a_literal():
+    """``DP2 s.xx, {c0, c1}`` is ``s * (c0 + c1)`` where an implementation folds the literal
+    (llvmpipe's ``dot(vec2(s, s), c)``); a dot product of two varying vectors is not one."""
+    from xlate.verify.oracle_order import factored_operand, factored_variant
+    code = "DP2.F R0.x, fragment.texcoord[0].x, {12.9898, 78.233002};\n"
+    plain, t, prog = _run(code)
+    assert factored_operand(prog, prog.instructions[0]) == 0
+    got, _, _ = _run(code, lambda prog: {0: [(np.ones(N, bool), factored_variant(prog))]})
+    c0, c1 = F32(12.9898), F32(78.233002)
+    want = (t[:, 0] * F32(c0 + c1)).astype(F32)
+    assert np.array_equal(got[:, 0], want) and not np.array_equal(plain[:, 0], want)
+    other = parse("!!NVfp4.0\nTEMP R0;\nDP2.F R0.x, fragment.texcoord[0], "
+                  "fragment.texcoord[1];\nMOV.F result.color, R0;\nEND\n", filename="t.fp")
+    assert factored_operand(other, other.instructions[0]) is None
