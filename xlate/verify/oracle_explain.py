@@ -54,6 +54,10 @@ The causes (each a freedom the two compilations have, with the spec passage):
   for outputs chaotic in them (a hash), shown by the run (:func:`_precision_pass`).
 * ``uninitialised`` (cgc defect) -- cgc's GLSL reads a variable no path wrote; its
   initialised twin (:mod:`oracle_uninit`) reproduces the lane.
+* ``order`` -- cgc's GLSL's own grouping of the same arithmetic (its quotients where the
+  assembly multiplies by an RCP or a folded reciprocal, its products before a division, its
+  dot() in another order or folded), recomputed by the executor on the lanes every other
+  pass left open (:mod:`oracle_order`).
 * ``ill-conditioned`` (counted apart: it does not reproduce cgc's value) -- a move of one
   result by :data:`ILL_CONDITIONED` relative moves every differing output component by more
   than its difference from cgc's, along the lane's difference (:func:`_parallel`): the output
@@ -115,9 +119,10 @@ VERDICTS = {
     "nan-operand": "GLSL 4.50 §4.7.1: an operation on a NaN need not return NaN; min()/max() "
                    "of one NaN return the other operand (IEEE 754-2008 minNum/maxNum)",
     "order": "cgc's GLSL rounds the same arithmetic in another order: x / y where its assembly "
-             "has RCP then MUL (GLSL 1.10 §5.9), dot() summed in another order (GLSL 1.10 "
-             "§8.4, §4.1.4: precision is the implementation's); the executor recomputing those "
-             "steps so reproduces cgc",
+             "has RCP then MUL or a folded reciprocal (GLSL 1.10 §5.9), (a * k) / b where it "
+             "divides first, dot() summed in another order or folded (GLSL 1.10 §8.4, §4.1.4: "
+             "precision is the implementation's); the executor recomputing those steps so "
+             "reproduces cgc",
     "overflow": "OpenGL 1.4 §2.1.1 (GLSL 1.10 §4.1.4): what an overflowing operation returns is "
                 "not specified",
     "precision": "each moved result within 2^-12 relative: two compilations' rounding "
