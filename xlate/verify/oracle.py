@@ -55,6 +55,7 @@ from .gl import Runner
 from .capture import TextureData, quad_layout
 from .glapi import GLError
 from .oracle_match import ABS, REL  # the oracle's match, shared with oracle_explain
+from .oracle_order import glsl_divisors
 from .oracle_uninit import initialised
 
 CG_TYPE_COMPS = {"int": 1, "bool": 1}
@@ -160,7 +161,8 @@ class PairRun:
     """What one comparison ran, for :mod:`oracle_explain`: the parsed assembly, its analysis,
     the generated inputs, xlate's capture ``cap`` and cgc's outputs ``theirs`` (binding ->
     (lanes, 4) words), cgc's kill mask (fragment; None for vertex), and the compared outputs:
-    (binding, xlate's output name, components)."""
+    (binding, xlate's output name, components); ``divisors``: the literals cgc's GLSL divides
+    by (:func:`oracle_order.glsl_divisors`)."""
     program: object
     facts: object
     out: object
@@ -170,6 +172,7 @@ class PairRun:
     theirs: dict
     killed: object
     compared: list
+    divisors: frozenset = frozenset()
 
 
 
@@ -708,7 +711,8 @@ def _compare_pair(asm_path, glsl_path, stage: str, *, lanes: int, seed: int, run
         resource_binding[f"COL{i}"] = f"result.color[{i}]"
     by_binding = {o["binding"]: o["name"] for o in out.reflection["outputs"]}
     compared = []
-    res.run = PairRun(program, facts, out, gen, lanes, cap, theirs, killed, compared)
+    res.run = PairRun(program, facts, out, gen, lanes, cap, theirs, killed, compared,
+                      glsl_divisors(glsl))
     active = np.ones(lanes, bool) if killed is None else ~(killed | cap.killed)
     if killed is not None and np.any(killed != cap.killed):
         res.kill = int(np.sum(killed != cap.killed))

@@ -54,6 +54,10 @@ The causes (each a freedom the two compilations have, with the spec passage):
   for outputs chaotic in them (a hash), shown by the run (:func:`_precision_pass`).
 * ``uninitialised`` (cgc defect) -- cgc's GLSL reads a variable no path wrote; its
   initialised twin (:mod:`oracle_uninit`) reproduces the lane.
+* ``order`` -- cgc's GLSL's own grouping of the same arithmetic (its quotients where the
+  assembly multiplies by an RCP or a folded reciprocal, its products before a division, its
+  dot() in another order or folded), recomputed by the executor on the lanes every other
+  pass left open (:mod:`oracle_order`).
 * ``ill-conditioned`` (counted apart: it does not reproduce cgc's value) -- a move of one
   result by :data:`ILL_CONDITIONED` relative moves every differing output component by more
   than its difference from cgc's, along the lane's difference (:func:`_parallel`): the output
@@ -67,6 +71,7 @@ instructions listed) / ``unexplained``.
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -79,6 +84,8 @@ from .oracle_causes import (DECISIONS, NAN_SELECTS, UNDEFINED_DOMAIN, _cancels,
                             _lod_levels, _operand_ulps, _tie_variants,
                             _undefined_lod_variant, _undefined_variants)
 from .oracle_match import REL, near
+from .oracle_order import (DOT_ORDERS, DOTS, Quotients, dot_order_variant,
+                           factored_operand, factored_variant)
 from .oracle_solve import ROUNDING_ULPS, _distance, _float_result, _precision_pass, _vec
 from .oracle_translation import LaneExplanation, judge_translation
 
@@ -95,6 +102,9 @@ CANCEL_RUNS = 64
 TIE_RUNS = 64
 #: runs the ``lod`` levels may take
 LOD_RUNS = 16
+#: runs the ``order`` replacements may take (oracle_order: the quotients, each other dot()
+#: order, and both together; each alone and with the measured built-ins)
+ORDER_RUNS = 48
 CANCEL_SITES = 12
 VERDICTS = {
     "cgc-int-constant": "cgc defect: an integer constant in a typeless PARAM is the float it "
@@ -108,6 +118,11 @@ VERDICTS = {
            "same lookup at an explicit level reproduces cgc",
     "nan-operand": "GLSL 4.50 §4.7.1: an operation on a NaN need not return NaN; min()/max() "
                    "of one NaN return the other operand (IEEE 754-2008 minNum/maxNum)",
+    "order": "cgc's GLSL rounds the same arithmetic in another order: x / y where its assembly "
+             "has RCP then MUL or a folded reciprocal (GLSL 1.10 §5.9), (a * k) / b where it "
+             "divides first, dot() summed in another order or folded (GLSL 1.10 §8.4, §4.1.4: "
+             "precision is the implementation's); the executor recomputing those steps so "
+             "reproduces cgc",
     "overflow": "OpenGL 1.4 §2.1.1 (GLSL 1.10 §4.1.4): what an overflowing operation returns is "
                 "not specified",
     "precision": "each moved result within 2^-12 relative: two compilations' rounding "
@@ -556,6 +571,57 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
                 w, run.compared), target=target, limit=ex.runs + PRECISION_RUNS, ex=ex,
                 builtins=builtins, fresh_keep=fresh_keep)
             state["todo"] = state["todo"] | others
+        # order: the lanes still open, from their unchanged run, with cgc's GLSL's rounding
+        # steps -- its quotients where the assembly multiplies by an RCP, its dot() summed in
+        # another order (oracle_order) -- then solved once more (borders/snow's hash of a
+        # quotient near 2^17, whose fract() moves by 1/64 per ulp).  Only lanes every pass
+        # above left open are touched, so no lane explained above changes; a lane this pass
+        # does not reproduce gets back what the passes above left it (its replacements, its
+        # ill-conditioned site)
+        groupings = [Quotients(program, lanes, run.divisors),
+                     Quotients(program, lanes, writers=("DIV",))]
+        dots = [k for k in order if program.instructions[k].op in DOTS]
+        if state["todo"].any() and (any(groupings) or dots):
+            open_ = state["todo"].copy()
+            before = ({k: list(v) for k, v in kept.items()}, dict(lane_changes),
+                      dict(first_help), dict(state["ill"]), current.copy())
+            forget(open_)
+            for ln in np.flatnonzero(open_):
+                state["ill"].pop(int(ln), None)
+            current = np.where(open_, d_exe, current)
+            order_start = ex.runs
+            kept_before = {k: len(v) for k, v in kept.items()}
+            for extra_of in _order_candidates(program, groupings, dots):
+                # alone, then with the implementation's measured built-ins at their sites
+                # (pal-singlepass: fract(sin(x) * 43758.5) of a folded dot() needs both)
+                for with_builtins in ((False, True) if builtins else (False,)):
+                    if not state["todo"].any() or ex.runs >= order_start + ORDER_RUNS:
+                        break
+                    extra = extra_of(state["todo"])
+                    if with_builtins:
+                        for k, change in builtins.items():
+                            extra.setdefault(k, []).append((state["todo"].copy(), change))
+                    d, _ = trial(extra)
+                    keep(extra, d, "order+implementation" if with_builtins else "order")
+            if state["todo"].any() and any(len(v) > kept_before.get(k, 0)
+                                           for k, v in kept.items()):
+                _precision_pass(program, order, state, trial, keep, vec_of=lambda w: _vec(
+                    w, run.compared), target=target, limit=ex.runs + PRECISION_RUNS, ex=ex,
+                    builtins=builtins, fresh_keep=fresh_keep)
+            left = state["todo"] & open_
+            if left.any():
+                forget(left)
+                for k, v in before[0].items():
+                    for m, ch in v:
+                        if (m & left).any():
+                            kept.setdefault(k, []).append((m & left, ch))
+                for ln in map(int, np.flatnonzero(left)):
+                    for was, now in zip(before[1:4], (lane_changes, first_help, state["ill"])):
+                        if ln in was:
+                            now[ln] = was[ln]
+                        else:
+                            now.pop(ln, None)
+                current = np.where(left, before[4], current)
         sub_out = outputs_of(run_executor(program, gen, lanes))
         ex.runs += 1
         # the confirming run: exactly the kept replacements
@@ -694,6 +760,49 @@ def _cancel_sites(program, gen, lanes, kept, todo) -> list:
     hook = _Cancellations(kept, todo, sites)
     run_executor(program, gen, lanes, hooks=hook)
     return hook.hits[:CANCEL_SITES]
+
+
+def _order_candidates(program, groupings: list, dots: list[int]):
+    """The ``order`` replacements, each a function of the open lanes' mask: each nonempty
+    combination of ``groupings`` (oracle_order.Quotients: the quotients, the products of
+    quotients), then each other order of summation at every dot product at once, alone and
+    with every grouping (the orders distinct for the program's widest dot product; the
+    executor's own left to right is left out)."""
+    def merged(*makers):
+        def make(mask):
+            out: dict[int, list] = {}
+            for m in makers:
+                for k, v in m(mask).items():
+                    out.setdefault(k, []).extend(v)
+            return out
+        return make
+    groups = [g.changes for g in groupings if g]
+    out = [merged(*combo) for n in range(1, len(groups) + 1)
+           for combo in itertools.combinations(groups, n)]
+    factored = [k for k in dots if factored_operand(program, program.instructions[k])
+                is not None]
+    if factored:
+        def fold(mask):
+            return {k: [(mask.copy(), factored_variant(program))] for k in factored}
+        out.append(fold)
+        if groups:
+            out.append(merged(fold, *groups))
+    width = max((DOTS[program.instructions[k].op] for k in dots), default=0)
+    seen = {tuple(range(width))}
+    for o in DOT_ORDERS if dots else ():
+        key = o if o == "pairwise" and width == 4 else \
+            tuple(i for i in (o if o != "pairwise" else range(4)) if i < width)
+        key = key if key == "pairwise" else tuple(sorted(key[:2])) + key[2:]
+        if key in seen:
+            continue
+        seen.add(key)
+
+        def dot(mask, o=o):
+            return {k: [(mask.copy(), dot_order_variant(o))] for k in dots}
+        out.append(dot)
+        if groups:
+            out.append(merged(dot, *groups))
+    return out
 
 
 def _subset(gen, run, pick: np.ndarray, lanes: int):
