@@ -23,7 +23,7 @@ from xlate.exec.compute import execute_compute
 from xlate.verify import core
 
 from test_tgsi_compute import comp
-from test_verify_vulkan_compute import _first_iadd_to_isub
+from spirv_mutants import mutate_direct_module
 
 #: invocation n = 4 (block.x + 2 block.y) + thread (0..15) of verify's 2 x 2 grid:
 #: x: ATOMUADD 1 on counter 0 of buffer 0 (an increment), y: ATOMUMAX n on counter 1,
@@ -138,14 +138,7 @@ def test_a_wrong_counter_increment_is_a_mismatch(backend, monkeypatch):
 
 @pytest.mark.parametrize("backend", ["gl-spirv", "vulkan"])
 def test_a_mutated_direct_module_with_counters_is_a_mismatch(backend, monkeypatch):
-    from xlate.backends import spirv_direct
-    real = spirv_direct.emit_spirv
-
-    def mutated(prog, profile="vulkan", **kw):
-        out = real(prog, profile, **kw)
-        words = _first_iadd_to_isub(np.frombuffer(out.spirv, np.uint32))
-        return dataclasses.replace(out, spirv=words.tobytes())
-    monkeypatch.setattr(spirv_direct, "emit_spirv", mutated)
+    mutate_direct_module(monkeypatch)
     rep = _verify(backend)
     assert rep.notes[0] == "the direct SPIR-V path's module ran"
     assert rep.status == "mismatch" and rep.total_differences > 0

@@ -19,7 +19,7 @@ from xlate.exec.compute import execute_compute
 from xlate.verify import core
 
 from test_tgsi_compute import comp
-from test_verify_vulkan_compute import _first_iadd_to_isub
+from spirv_mutants import mutate_direct_module
 
 #: invocation n = 4 (block.x + 2 block.y) + thread of verify's 2 x 2 grid (0..15) works on
 #: texel n of each buffer image and stores to texel n + 32 (no invocation loads there: no
@@ -182,14 +182,7 @@ def test_a_wrong_buffer_image_coordinate_is_a_mismatch(backend, monkeypatch):
 
 @pytest.mark.parametrize("backend", ["gl-spirv", "vulkan"])
 def test_a_mutated_direct_module_with_buffer_images_is_a_mismatch(backend, monkeypatch):
-    from xlate.backends import spirv_direct
-    real = spirv_direct.emit_spirv
-
-    def mutated(prog, profile="vulkan", **kw):
-        out = real(prog, profile, **kw)
-        words = _first_iadd_to_isub(np.frombuffer(out.spirv, np.uint32))
-        return dataclasses.replace(out, spirv=words.tobytes())
-    monkeypatch.setattr(spirv_direct, "emit_spirv", mutated)
+    mutate_direct_module(monkeypatch)
     rep = _verify(backend)
     assert rep.notes[0] == "the direct SPIR-V path's module ran"
     assert rep.status == "mismatch" and rep.total_differences > 0

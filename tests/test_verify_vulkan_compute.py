@@ -21,6 +21,7 @@ from xlate.verify import core
 from xlate.verify.image_bytes import pack_texels, unpack_texels
 from xlate.verify.vulkan_compute import vk_format_name
 
+from spirv_mutants import mutate_direct_module
 from test_tgsi_compute import ATOMICS, IMAGE_ATOMICS, IMAGES, REDUCTION, comp
 
 
@@ -215,37 +216,8 @@ def test_a_wrong_glsl_template_is_a_mismatch_on_vulkan(monkeypatch):
     assert [x.got for x in d[1:3]] == [10, 20] and d[2].lane == 2 and rep.total_differences == 3
 
 
-def _first_op_replaced(words: np.ndarray, op: int, by: int) -> np.ndarray:
-    """The module with its first instruction of opcode ``op`` given opcode ``by`` (one of the
-    same operands and type: still a valid module)."""
-    out = words.copy()
-    at = 5
-    while at < len(out):
-        count, code = int(out[at]) >> 16, int(out[at]) & 0xFFFF
-        if code == op:
-            out[at] = (count << 16) | by
-            return out
-        at += count
-    raise AssertionError(f"no instruction of opcode {op} in the module")
-
-
-def _first_iadd_to_isub(words: np.ndarray) -> np.ndarray:
-    return _first_op_replaced(words, 128, 130)          # OpIAdd -> OpISub
-
-
 def test_a_mutated_direct_module_is_a_mismatch_on_vulkan(monkeypatch):
-    from xlate.backends import spirv_direct
-    from xlate.backends.spirv import validate_spirv
-    real = spirv_direct.emit_spirv
-    seen = []
-
-    def mutated(prog, profile="vulkan", **kw):
-        out = real(prog, profile, **kw)
-        words = _first_iadd_to_isub(np.frombuffer(out.spirv, np.uint32))
-        assert validate_spirv(words.tobytes(), target="vulkan") is None
-        seen.append(profile)
-        return dataclasses.replace(out, spirv=words.tobytes())
-    monkeypatch.setattr(spirv_direct, "emit_spirv", mutated)
+    seen = mutate_direct_module(monkeypatch, validate=True)
     rep = _verify(REDUCTION)
     assert seen == ["vulkan"] and rep.notes[0] == "the direct SPIR-V path's module ran"
     assert rep.status == "mismatch" and rep.total_differences > 0
@@ -253,17 +225,8 @@ def test_a_mutated_direct_module_is_a_mismatch_on_vulkan(monkeypatch):
 
 
 def test_a_mutated_atomic_of_the_direct_module_is_a_mismatch_on_vulkan(monkeypatch):
-    from xlate.backends import spirv_direct
-    from xlate.backends.spirv import validate_spirv
-    real = spirv_direct.emit_spirv
-
-    def mutated(prog, profile="vulkan", **kw):
-        out = real(prog, profile, **kw)
-        # the shared word's OpAtomicExchange (229) made an OpAtomicIAdd (234)
-        words = _first_op_replaced(np.frombuffer(out.spirv, np.uint32), 229, 234)
-        assert validate_spirv(words.tobytes(), target="vulkan") is None
-        return dataclasses.replace(out, spirv=words.tobytes())
-    monkeypatch.setattr(spirv_direct, "emit_spirv", mutated)
+    # the shared word's OpAtomicExchange (229) made an OpAtomicIAdd (234)
+    mutate_direct_module(monkeypatch, 229, 234, validate=True)
     rep = _verify(ATOMICS, "atomics.tgsi")
     assert rep.status == "mismatch" and rep.notes[0] == "the direct SPIR-V path's module ran"
     assert any("no order of its 4 atomics returns what the implementation returned" in

@@ -8,9 +8,7 @@ it is a mismatch), glslang's under ``--via glsl``.  Tests skip with the reason w
 implementation exists (XLATE_REQUIRE_VULKAN: fail)."""
 from __future__ import annotations
 
-import dataclasses
 
-import numpy as np
 import pytest
 
 from conftest import gl_runner
@@ -131,18 +129,8 @@ def test_a_program_the_direct_path_does_not_cover(text, monkeypatch):
 def _mutated_direct_module(monkeypatch):
     """The direct module with its first OpFAdd an OpFSub (still valid): the TES's
     interpolation, the TCS's generic[0] + generic[1]."""
-    from xlate.backends import spirv_direct
-    from test_verify_vulkan_compute import _first_op_replaced
-    real = spirv_direct.emit_spirv
-    made = []
-
-    def mutated(prog, profile="vulkan", **kw):
-        out = real(prog, profile, **kw)
-        made.append(profile)
-        words = _first_op_replaced(np.frombuffer(out.spirv, np.uint32), 129, 131)
-        return dataclasses.replace(out, spirv=words.tobytes())
-    monkeypatch.setattr(spirv_direct, "emit_spirv", mutated)
-    return made
+    from spirv_mutants import OP_FADD, OP_FSUB, mutate_direct_module
+    return mutate_direct_module(monkeypatch, OP_FADD, OP_FSUB)
 
 
 @pytest.mark.parametrize("backend", ["gl-spirv", "vulkan"])
