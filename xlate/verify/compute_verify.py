@@ -191,14 +191,7 @@ def verify_compute(program: Program, rep, *, seed: int, runner, gl_interface,
                 res = harness.execute(program, gen, lanes)
             diffs2, compared, orders = compare_dispatch(program, res, other,
                                                         int(np.prod(program.local_size)))
-            apart = core.direct_departures(diffs, diffs2)
-            if apart:
-                rep.status = "mismatch"
-                rep.reason = ("the direct SPIR-V departs from the executor where glslang's "
-                              f"SPIR-V does not ({len(apart)} words; nothing replays the "
-                              "direct module)")
-                rep.total_differences = len(diffs)
-                rep.differences = apart[:max_reported]
+            if core.judge_direct_departures(rep, diffs, diffs2, max_reported, "words"):
                 return
             rep.notes.append("the direct SPIR-V's results differ from the executor's only where "
                              "glslang's SPIR-V's do (or by a zero's sign / a NaN's payload): "

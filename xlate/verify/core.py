@@ -675,14 +675,7 @@ def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: i
                 # were accepted here before: the tree-level mutation harness passed 45 wrong
                 # direct modules through them -- a 1 % literal after a TEX, a write to a
                 # component the analysis calls undefined; docs/verify_mutants_baseline.md.)
-                apart = direct_departures(run.diffs, other.diffs)
-                if apart:
-                    rep.status = "mismatch"
-                    rep.reason = ("the direct SPIR-V departs from the executor where glslang's "
-                                  f"SPIR-V does not ({len(apart)} components; nothing replays "
-                                  "the direct module)")
-                    rep.total_differences = len(run.diffs)
-                    rep.differences = apart[:max_reported]
+                if judge_direct_departures(rep, run.diffs, other.diffs, max_reported):
                     return
                 words = sum(int(np.count_nonzero(run.cap.outputs[k] != other.cap.outputs[k]))
                             for k in run.cap.outputs if k in other.cap.outputs)
@@ -722,6 +715,22 @@ def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: i
         rep.reason = "outputs differ (localization off: nothing was explained)"
         return
     _explain(program, facts, glsl, reflection, lanes, runner, rep, run, max_reported)
+
+
+def judge_direct_departures(rep, direct_diffs, glslang_diffs, max_reported: int,
+                            unit: str = "components") -> bool:
+    """Where the direct module's run departs from the executor and glslang's run does not
+    (:func:`direct_departures`): ``rep`` becomes a mismatch showing those differences, and
+    True.  ``unit``: what a difference is (output components, buffer words)."""
+    apart = direct_departures(direct_diffs, glslang_diffs)
+    if not apart:
+        return False
+    rep.status = "mismatch"
+    rep.reason = ("the direct SPIR-V departs from the executor where glslang's SPIR-V does "
+                  f"not ({len(apart)} {unit}; nothing replays the direct module)")
+    rep.total_differences = len(direct_diffs)
+    rep.differences = apart[:max_reported]
+    return True
 
 
 def direct_departures(direct_diffs, glslang_diffs) -> list:

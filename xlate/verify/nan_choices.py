@@ -29,7 +29,7 @@ import numpy as np
 
 from ..ir.model import DataType
 from ..ir.ops import COMPONENTWISE
-from .permits import DOUBLE_OPS
+from .permits_site import DOUBLE_OPS
 
 U32 = np.uint32
 SIGN = U32(0x80000000)

@@ -27,7 +27,7 @@ from . import compare as cmp
 from .compare import same_words
 # the site and the shared helpers (permits_site.py) and the texture rules (permits_texture.py),
 # re-exported: the replay and the tests name them through this module
-from .permits_site import (F32, RANGE_LIMIT, SAMPLING_OPS, SIGN, U32,  # noqa: F401
+from .permits_site import (DOUBLE_OPS, F32, RANGE_LIMIT, SAMPLING_OPS, SIGN, U32,  # noqa: F401
                            UNDEFINED_COMPONENTS, _DOTS, Site, _denormal, _flush_operand,
                            _holds_denormal, _nonfinite, _same_or_zeros, _saturated)
 from .permits_texture import (LOD_BATCH, LOD_SPAN, LOD_STEP, TEXEL_RANGE_LIMIT,  # noqa: F401
@@ -172,12 +172,6 @@ def _saturation_moved_denormal(s: Site, holders: list[int]) -> np.ndarray:
         raw = s.recompute(ops, saturate=False)
         ok |= same_words(raw, s.imp) & _denormal(raw)
     return ok
-
-
-#: the word-typed double opcodes (xlate/exec/doubles.py): a double in xy and one in zw
-DOUBLE_OPS = frozenset({"DADD", "DMUL", "DDIV", "DMIN", "DMAX", "DSEQ", "DSNE", "DSLT", "DSGE",
-                        "DLDEXP", "DMAD", "DFMA", "DFRAC", "DTRUNC", "DCEIL", "DFLR", "DROUND", "DSSG",
-                        "DRCP", "DSQRT", "DRSQ", "DFREXPM", "DFREXPE", "D2F", "D2I", "D2U"})
 
 
 def _flush_doubles(words) -> np.ndarray:

@@ -15,6 +15,11 @@ from .compare import same_words
 SAMPLING_OPS = ("TEX", "TXB", "TXL", "TXP", "TXD", "TEX2", "TXB2", "TXL2")
 
 F32, U32 = np.float32, np.uint32
+
+#: the word-typed double opcodes (xlate/exec/doubles.py): a double in xy and one in zw
+DOUBLE_OPS = frozenset({"DADD", "DMUL", "DDIV", "DMIN", "DMAX", "DSEQ", "DSNE", "DSLT", "DSGE",
+                        "DLDEXP", "DMAD", "DFMA", "DFRAC", "DTRUNC", "DCEIL", "DFLR", "DROUND", "DSSG",
+                        "DRCP", "DSQRT", "DRSQ", "DFREXPM", "DFREXPE", "D2F", "D2I", "D2U"})
 SIGN = U32(0x80000000)
 
 
