@@ -102,7 +102,7 @@ def test_options_are_recorded_on_the_program():
 
 
 def test_harness_gives_fragment_position_in_the_programs_conventions():
-    from xlate.verify.core import builtin_values_for, fragment_xy, pixel_centre
+    from xlate.verify.draw_run import builtin_values_for, fragment_xy, pixel_centre
     default = xlate.parse("!!ARBfp1.0\nMOV result.color, fragment.position;\nEND\n")
     both = xlate.parse(BOTH_WITH_DERIVATIVES)
 
@@ -130,15 +130,15 @@ def test_verify_agrees_on_the_implementation(backend, name, text):
 def test_without_the_harness_conventions_the_implementation_disagrees():
     """The check can fail: the GLSL of the integer-centre program run against positions at
     half-integers (the default harness) differs from the executor."""
-    from xlate.verify import core
+    from xlate.verify import draw_run
     runner = gl_runner("gl")
-    original = core.pixel_centre
+    original = draw_run.pixel_centre
     try:
-        core.pixel_centre = lambda program: 0.5
+        draw_run.pixel_centre = lambda program: 0.5
         rep = verify_source(INTEGER, "integer.fp", lanes=64, backend="gl", runner=runner,
                             localize=False)
     finally:
-        core.pixel_centre = original
+        draw_run.pixel_centre = original
     assert rep.status == "mismatch"
 
 

@@ -419,7 +419,7 @@ def test_relatively_read_literal_tables_bit_exact_on_gl(name, backend):
     one) agree bit for bit on every element of every table, NaN payloads included."""
     import numpy as np
     from xlate.backends.glsl import emit_glsl
-    from xlate.verify import core
+    from xlate.verify import draw_run
     from xlate.verify.inputs import GeneratedInputs
     runner = gl_runner(backend)
     prog = xlate.parse(_TABLES[name])
@@ -429,8 +429,8 @@ def test_relatively_read_literal_tables_bit_exact_on_gl(name, backend):
     # indices 0, 1, then 2 and -1 (clamped to the table)
     pos = np.array([[0, 0, 0, 1], [1, 0, 0, 1], [2, 0, 0, 1], [-1, 0, 0, 1]], np.float32)
     gen = GeneratedInputs(4, inputs={binding: pos.view(np.uint32)}, params={})
-    res = core.run_executor(prog, gen, 4)
-    cap = core.run_gl(runner, prog, out.source, out.reflection, gen, 4)
+    res = draw_run.run_executor(prog, gen, 4)
+    cap = draw_run.run_gl(runner, prog, out.source, out.reflection, gen, 4)
     compared = 0
     for o in out.reflection["outputs"]:
         if o["binding"] == "result.position":

@@ -249,7 +249,8 @@ ZERO_GLSL = "void main()\n{\n    gl_FragColor = vec4(0.0);\n}\n"
 
 
 def _translation_verdicts(tmp_path, corrupt_lane=None):
-    from xlate.verify import core
+    from xlate.verify import draw_run
+    from xlate.verify import output_compare
     from xlate.verify.gl import Runner
     from xlate.verify.oracle import compare_pair
     from xlate.verify.oracle_translation import judge_translation
@@ -263,9 +264,9 @@ def _translation_verdicts(tmp_path, corrupt_lane=None):
         words = run.cap.outputs[name]
         words[corrupt_lane, 0] = np.float32(words[corrupt_lane, 0].view(np.float32) * 1.01) \
             .view(np.uint32)
-    el = core.output_elements(run.program)
-    exe = core.executor_output(run.program, run.facts,
-                               core.run_executor(run.program, run.gen, run.lanes).outputs, b,
+    el = output_compare.output_elements(run.program)
+    exe = output_compare.executor_output(run.program, run.facts,
+                               draw_run.run_executor(run.program, run.gen, run.lanes).outputs, b,
                                el.get(b) or el.get(b + "[0]"))[0]
     lanes = [int(ln) for ln in np.flatnonzero(exe[:, 0] != run.cap.outputs[name][:, 0])]
     return exe, lanes, judge_translation(run, Runner("gl"), lanes)
@@ -355,7 +356,7 @@ def test_lod_replaces_only_lookups_with_non_finite_derivatives(tmp_path):
     non-finite coordinate (the executor's coarse derivatives: the quad's first three lanes);
     every other lane keeps the executor's lookup."""
     from dataclasses import replace
-    from xlate.verify.core import run_executor
+    from xlate.verify.draw_run import run_executor
     from xlate.verify.oracle import compare_pair
     from xlate.verify.oracle_causes import _lod_levels, _undefined_lod_variant
     from xlate.verify.oracle_explain import Counterfactual

@@ -23,7 +23,8 @@ from xlate.exec.compute import execute_compute
 from xlate.verify import core
 
 from test_tgsi_compute import comp
-from spirv_mutants import mutate_direct_module
+from resource_verify_cases import (DIRECT_BACKENDS, EVERY_MODULE, assert_passes,
+                                   assert_mutated_direct_module_caught)
 
 #: invocation n = 4 (block.x + 2 block.y) + thread (0..15) of verify's 2 x 2 grid:
 #: x: ATOMUADD 1 on counter 0 of buffer 0 (an increment), y: ATOMUMAX n on counter 1,
@@ -106,16 +107,10 @@ def _verify(backend: str, **kw):
                               **kw)
 
 
-@pytest.mark.parametrize("backend, via", [("gl", "auto"), ("gl-spirv", "auto"),
-                                          ("gl-spirv", "glsl"), ("vulkan", "auto"),
-                                          ("vulkan", "glsl")])
-def test_atomic_counters_pass(backend, via):
-    rep = _verify(backend, via=via)
+@EVERY_MODULE
+def test_atomic_counters_pass(backend, via, ran):
     # BUFFER[0], HWATOMIC[0], HWATOMIC[1]: 256 words each
-    assert (rep.status, rep.compared, rep.total_differences) == ("pass", 3 * 256, 0), \
-        (rep.reason, [d.describe() for d in rep.differences[:3]])
-    assert "atomics: 6 contended words, each with an order of its atomics that returns what " \
-        "the implementation returned" in rep.notes
+    assert_passes(_verify(backend, via=via), 3 * 256, 6, ran)
 
 
 @pytest.mark.parametrize("backend", ["gl", "gl-spirv", "vulkan"])
@@ -136,9 +131,6 @@ def test_a_wrong_counter_increment_is_a_mismatch(backend, monkeypatch):
         [d.describe() for d in rep.differences[:3]]
 
 
-@pytest.mark.parametrize("backend", ["gl-spirv", "vulkan"])
+@DIRECT_BACKENDS
 def test_a_mutated_direct_module_with_counters_is_a_mismatch(backend, monkeypatch):
-    mutate_direct_module(monkeypatch)
-    rep = _verify(backend)
-    assert rep.notes[0] == "the direct SPIR-V path's module ran"
-    assert rep.status == "mismatch" and rep.total_differences > 0
+    assert_mutated_direct_module_caught(monkeypatch, _verify, backend)

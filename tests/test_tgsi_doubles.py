@@ -288,15 +288,15 @@ DCL TEMP[0]
 @pytest.mark.parametrize("backend", ["gl", "gl-spirv", "vulkan"])
 def test_dround_of_halves_and_near_halves(backend, monkeypatch):
     """The first lanes' attribute holds ROUND_CASES (two doubles a lane): verified exactly."""
-    from xlate.verify import core
-    generate = core.generate
+    from xlate.verify import draw_run
+    generate = draw_run.generate
     pairs = np.array(words(*ROUND_CASES), np.uint32).reshape(-1, 4)
 
     def with_cases(*args, **kw):
         gen = generate(*args, **kw)
         gen.inputs["vertex.attrib[0]"][:len(pairs)] = pairs
         return gen
-    monkeypatch.setattr(core, "generate", with_cases)
+    monkeypatch.setattr(draw_run, "generate", with_cases)
     assert [float(np.rint(d)) for d in ROUND_CASES] == [8.0, -7.0, 0.0, 2.0 ** 30, -0.0, -2.0,
                                                          2.0 ** 52, 6.0]
     rep = verify_source(ROUND_VS, "round.tgsi", lanes=64, seed=1, backend=backend,

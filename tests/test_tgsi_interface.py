@@ -142,7 +142,7 @@ def test_fs_coord_origin_upper_left_is_refused_where_it_cannot_be_said():
 
 
 def test_harness_fragment_position_follows_the_origin():
-    from xlate.verify.core import builtin_values_for, fragment_xy
+    from xlate.verify.draw_run import builtin_values_for, fragment_xy
     from xlate.verify.capture import quad_layout
     _, y, _, h = quad_layout(16)
     lower_prog, upper_prog = (api.parse(_fragcoord_program(o)) for o in ("LOWER_LEFT", "UPPER_LEFT"))

@@ -23,7 +23,8 @@ from xlate.exec.compute import execute_compute
 from xlate.verify import core
 
 from test_tgsi_compute import comp
-from spirv_mutants import mutate_direct_module
+from resource_verify_cases import (DIRECT_BACKENDS, EVERY_MODULE, assert_passes,
+                                   assert_mutated_direct_module_caught)
 
 #: invocation n = 4 (block.x + 2 block.y) + thread (0..15) of verify's 2 x 2 grid, at
 #: texel (x, y) = (n & 7, n >> 3) and sample s = n & 3 (TEMP[1] = (x, y, 0, s)):
@@ -152,19 +153,9 @@ def _verify(backend: str, text: str = MS_IMAGES, **kw):
     return core.verify_source(text, "ms.tgsi", backend=backend, runner=gl_runner(backend), **kw)
 
 
-@pytest.mark.parametrize("backend, via, ran", [
-    ("gl", "auto", None),
-    ("gl-spirv", "auto", "the direct SPIR-V path's module ran"),
-    ("gl-spirv", "glsl", "glslang's SPIR-V ran (--via glsl)"),
-    ("vulkan", "auto", "the direct SPIR-V path's module ran"),
-    ("vulkan", "glsl", "glslang's SPIR-V ran (--via glsl)")])
+@EVERY_MODULE
 def test_multisample_images_pass(backend, via, ran):
-    rep = _verify(backend, via=via)
-    assert (rep.status, rep.compared, rep.total_differences) == ("pass", COMPARED, 0), \
-        (rep.reason, [d.describe() for d in rep.differences[:3]])
-    assert rep.notes[0] == ran if ran else not rep.notes[0].endswith(" ran")
-    assert "atomics: 4 contended words, each with an order of its atomics that returns what " \
-        "the implementation returned" in rep.notes
+    assert_passes(_verify(backend, via=via), COMPARED, 4, ran)
 
 
 def _sample_off_by_one(monkeypatch):
@@ -194,12 +185,9 @@ def test_a_wrong_sample_index_is_a_mismatch(backend, monkeypatch):
     assert {d.output.split(" texel")[0] for d in rep.differences} == {"IMAGE[0]"}
 
 
-@pytest.mark.parametrize("backend", ["gl-spirv", "vulkan"])
+@DIRECT_BACKENDS
 def test_a_mutated_direct_module_with_multisample_images_is_a_mismatch(backend, monkeypatch):
-    mutate_direct_module(monkeypatch)
-    rep = _verify(backend)
-    assert rep.notes[0] == "the direct SPIR-V path's module ran"
-    assert rep.status == "mismatch" and rep.total_differences > 0
+    assert_mutated_direct_module_caught(monkeypatch, _verify, backend)
 
 
 def test_a_gl_without_multisample_images_is_unsupported_naming_the_limit(monkeypatch):

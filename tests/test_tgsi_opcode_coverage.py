@@ -21,7 +21,7 @@ from xlate.diagnostics import XlateError
 from xlate.frontends.tgsi.opcodes import OPCODES
 from xlate.verify import compare as cmp
 from xlate.verify.analysis import analyse
-from xlate.verify.core import builtin_values_for, run_executor
+from xlate.verify.draw_run import builtin_values_for, run_executor
 from xlate.verify.inputs import generate
 from xlate.verify.textures import generate_textures
 

@@ -150,8 +150,8 @@ def test_subgroup_program_verifies_on_the_probed_partition(backend, via):
 
 def test_the_default_partition_instead_of_the_probed_one_is_a_mismatch(monkeypatch):
     from xlate.exec.subgroup import default_partition
-    from xlate.verify import core
-    monkeypatch.setattr(core, "probe_partition", lambda runner, profile, lanes:
+    from xlate.verify import draw_run
+    monkeypatch.setattr(draw_run, "probe_partition", lambda runner, profile, lanes:
                         default_partition(lanes))
     rep = verify_source(PROGRAM, "lanes.tgsi", lanes=256, seed=3, backend="gl",
                         runner=gl_runner("gl"))

@@ -19,7 +19,8 @@ from xlate.exec.compute import execute_compute
 from xlate.verify import core
 
 from test_tgsi_compute import comp
-from spirv_mutants import mutate_direct_module
+from resource_verify_cases import (DIRECT_BACKENDS, EVERY_MODULE, assert_passes,
+                                   assert_mutated_direct_module_caught)
 
 #: invocation n = 4 (block.x + 2 block.y) + thread of verify's 2 x 2 grid (0..15) works on
 #: texel n of each buffer image and stores to texel n + 32 (no invocation loads there: no
@@ -106,20 +107,10 @@ def _verify(backend: str, text: str = BUFFER_IMAGES, **kw):
     return core.verify_source(text, "bi.tgsi", backend=backend, runner=gl_runner(backend), **kw)
 
 
-@pytest.mark.parametrize("backend, via, ran", [
-    ("gl", "auto", None),
-    ("gl-spirv", "auto", "the direct SPIR-V path's module ran"),
-    ("gl-spirv", "glsl", "glslang's SPIR-V ran (--via glsl)"),
-    ("vulkan", "auto", "the direct SPIR-V path's module ran"),
-    ("vulkan", "glsl", "glslang's SPIR-V ran (--via glsl)")])
+@EVERY_MODULE
 def test_buffer_images_pass(backend, via, ran):
-    rep = _verify(backend, via=via)
-    assert (rep.status, rep.compared, rep.total_differences) == ("pass", COMPARED, 0), \
-        (rep.reason, [d.describe() for d in rep.differences[:3]])
-    assert rep.notes[0] == ran if ran else not rep.notes[0].endswith(" ran")
     # the four contended texels of each atomic image, their orders found
-    assert "atomics: 8 contended words, each with an order of its atomics that returns what " \
-        "the implementation returned" in rep.notes
+    assert_passes(_verify(backend, via=via), COMPARED, 8, ran)
 
 
 def _negated_copy(fmt: str) -> str:
@@ -180,12 +171,9 @@ def test_a_wrong_buffer_image_coordinate_is_a_mismatch(backend, monkeypatch):
     assert (first.lane, first.component, first.invocation) == (32, 0, 0)
 
 
-@pytest.mark.parametrize("backend", ["gl-spirv", "vulkan"])
+@DIRECT_BACKENDS
 def test_a_mutated_direct_module_with_buffer_images_is_a_mismatch(backend, monkeypatch):
-    mutate_direct_module(monkeypatch)
-    rep = _verify(backend)
-    assert rep.notes[0] == "the direct SPIR-V path's module ran"
-    assert rep.status == "mismatch" and rep.total_differences > 0
+    assert_mutated_direct_module_caught(monkeypatch, _verify, backend)
 
 
 def test_buffer_images_outside_compute_are_unsupported_with_the_resources_named():

@@ -22,6 +22,8 @@ from xlate.verify.mutants_common import Delegate
 from xlate.backends.glsl import emit_glsl
 from xlate.verify import compare as cmp
 from xlate.verify import core
+from xlate.verify import draw_run
+from xlate.verify import output_compare
 from xlate.verify.analysis import analyse
 from xlate.verify.inputs import GeneratedInputs
 
@@ -43,7 +45,7 @@ def _inputs(inputs: dict, params: dict | None, textures) -> GeneratedInputs:
 def run_executor(text: str, inputs: dict, params: dict | None = None, textures=None):
     """The executor alone on exactly these inputs (no GL needed)."""
     gen = _inputs(inputs, params, textures)
-    return core.run_executor(xlate.parse(text), gen, gen.lanes)
+    return draw_run.run_executor(xlate.parse(text), gen, gen.lanes)
 
 
 def impl_words(text: str, cap, binding: str) -> np.ndarray:
@@ -70,18 +72,18 @@ def run_both(text: str, inputs: dict, params: dict | None = None, textures=None,
     runner = runner_or_skip(backend)
     prog = xlate.parse(text)
     facts = analyse(prog, set(cmp.INEXACT))
-    out = emit_glsl(prog, core.runner_profile(runner))
+    out = emit_glsl(prog, draw_run.runner_profile(runner))
     gen = _inputs(inputs, params, textures)
     lanes = gen.lanes
-    res = core.run_executor(prog, gen, lanes)
-    cap = core.run_gl(runner, prog, out.source, out.reflection, gen, lanes)
-    diffs, _ = core.compare_all(prog, facts, out.reflection, res, cap, [])
+    res = draw_run.run_executor(prog, gen, lanes)
+    cap = draw_run.run_gl(runner, prog, out.source, out.reflection, gen, lanes)
+    diffs, _ = output_compare.compare_all(prog, facts, out.reflection, res, cap, [])
     return diffs, res, cap
 
 
 def with_inputs(monkeypatch, words: dict[str, list[int]]):
     """verify's generated inputs with the given bindings (raw words, every lane) replaced."""
-    orig = core.generate
+    orig = draw_run.generate
 
     def generate(*a, **kw):
         gen = orig(*a, **kw)
@@ -93,7 +95,7 @@ def with_inputs(monkeypatch, words: dict[str, list[int]]):
                 assert key in gen.params, (key, list(gen.params))
                 gen.params[key] = w
         return gen
-    monkeypatch.setattr(core, "generate", generate)
+    monkeypatch.setattr(draw_run, "generate", generate)
 
 
 

@@ -278,7 +278,7 @@ def test_formerly_explained_away_is_caught(runner, name, kind, before, after):
 
 def test_folded_mulhi_mutant_is_caught_by_the_spirv_replay(runner):
     """Where the SPIR-V run that shows the folding defect is replayed against its own probes
-    (core._replayed_through_spirv: it takes other freedoms than the GLSL compilation), the
+    (direct_check._replayed_through_spirv: it takes other freedoms than the GLSL compilation), the
     MUL.HI has no freedom there: a mutant of its operand's swizzle stays caught."""
     from test_verify_cases import FOLDED_BESIDE_LDEXP
     before = "result_generic_1 = intBitsToFloat(xl_mulhi(ivec4(TEMP1).yyyy, ivec4(3)));"
@@ -418,7 +418,8 @@ def test_nonfinite_lanes_are_where_the_original_program_makes_an_infinity():
     import numpy as np
     from xlate.verify import compare as cmp
     from xlate.verify.analysis import analyse
-    from xlate.verify.core import ProgramReport, main_run_inputs
+    from xlate.verify.core import ProgramReport
+    from xlate.verify.draw_run import main_run_inputs
     prog = api.parse(RCP_OF_INPUT, filename="t.vp")
     gen, _ = main_run_inputs(prog, analyse(prog, set(cmp.INEXACT)), 64, 1,
                              ProgramReport("t.vp", backend="gl"))

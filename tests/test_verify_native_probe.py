@@ -417,7 +417,8 @@ def test_ten_scalar_probes_run_in_one_compilation():
     from xlate.verify.analysis import analyse
     from xlate.verify.native_verify import _run_once, output_keys
     from xlate.verify.native_probe import _Recorder
-    from xlate.verify.core import ProgramReport, run_executor
+    from xlate.verify.core import ProgramReport
+    from xlate.verify.draw_run import run_executor
     prog = parse(MANY)
     probe = TextProbe(MANY, prog, ["result.color"])
     batches = pack_probes_for(probe, prog)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import xlate
-from xlate.verify import core, replay as R, trace
+from xlate.verify import replay as R, trace
 from xlate.verify.core import verify_source
 
 from test_verify_cases import runner_or_skip, with_inputs

@@ -225,7 +225,7 @@ def test_one_nan_lane_is_a_mismatch():
     from xlate.ir.model import Stage
     from xlate.verify.analysis import analyse
     from xlate.verify import compare as cmp
-    from xlate.verify.core import builtin_values_for
+    from xlate.verify.draw_run import builtin_values_for
     from xlate.verify.inputs import generate
     prog = xlate.parse(PROGRAM)
     gen = generate(prog, analyse(prog, set(cmp.INEXACT)), 256, 1,
@@ -410,12 +410,12 @@ def test_recompiled_lanes_need_a_freedom_no_departure_and_every_probe_run(monkey
     of every probe compilation on it; programs with flow, KIL or probed tests never are."""
     from types import SimpleNamespace
     import xlate
-    from xlate.verify import core, replay as R
+    from xlate.verify import output_compare, replay as R
     prog = xlate.parse("!!ARBfp1.0\nTEMP a;\nMUL a, fragment.color, 2;\n"
                        "MOV result.color, a;\nEND\n")
     diff = lambda lane: SimpleNamespace(lane=lane)                       # noqa: E731
     per_run = {"run1": [diff(2)], "run2": [diff(3)]}
-    monkeypatch.setattr(core, "compare_all",
+    monkeypatch.setattr(output_compare, "compare_all",
                         lambda p, f, refl, res, run, notes, strict: (per_run[run], 0))
     hook = SimpleNamespace(free_lanes=np.array([True, False, True, True, True]),
                            free_sites=np.zeros(5, bool),

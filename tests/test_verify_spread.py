@@ -178,7 +178,8 @@ def _one_compilation(scale: float):
     from xlate.verify import compare as cmp
     from xlate.verify.analysis import analyse
     from xlate.verify.capture import Capture
-    from xlate.verify.core import builtin_values_for, compare_all, run_executor
+    from xlate.verify.draw_run import builtin_values_for, run_executor
+    from xlate.verify.output_compare import compare_all
     from xlate.verify.inputs import generate
     from xlate.verify.native_verify import output_keys, reflection_for
     from xlate.verify.replay import main_run_lanes

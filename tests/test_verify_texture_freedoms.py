@@ -216,19 +216,19 @@ def _runs(text, runner, lanes=256, seed=1, inputs=None, textures=None):
     result and llvmpipe's capture of the translation."""
     from xlate.backends.glsl import emit_glsl
     from xlate.verify import compare as cmp
-    from xlate.verify import core
+    from xlate.verify import draw_run
     from xlate.verify.analysis import analyse
     from xlate.verify.inputs import generate
     from xlate.verify.textures import generate_textures
     prog = xlate.parse(text)
-    out = emit_glsl(prog, core.runner_profile(runner))
+    out = emit_glsl(prog, draw_run.runner_profile(runner))
     gen = generate(prog, analyse(prog, set(cmp.INEXACT)), lanes, seed,
-                   builtin_values=core.builtin_values_for(prog.stage, lanes,
-                                                          core.fragment_xy(prog, lanes)))
+                   builtin_values=draw_run.builtin_values_for(prog.stage, lanes,
+                                                          draw_run.fragment_xy(prog, lanes)))
     gen.textures = textures or generate_textures(prog, seed)
     gen.inputs.update(inputs or {})
-    res = core.run_executor(prog, gen, lanes)
-    cap = core.run_gl(runner, prog, out.source, out.reflection, gen, lanes)
+    res = draw_run.run_executor(prog, gen, lanes)
+    cap = draw_run.run_gl(runner, prog, out.source, out.reflection, gen, lanes)
     return prog, gen, res, cap
 
 
@@ -245,8 +245,8 @@ def test_llvmpipe_cube_lod_is_from_fine_derivatives(monkeypatch):
     monkeypatch.setattr(texture_ops, "_texture",
                         lambda x, op, c, gdx=None, gdy=None, extra=None, fine=False:
                         original(x, op, c, gdx, gdy, extra, fine=True))
-    from xlate.verify import core
-    fine = np.asarray(core.run_executor(prog, gen, 256).outputs["OUT0"],
+    from xlate.verify import draw_run
+    fine = np.asarray(draw_run.run_executor(prog, gen, 256).outputs["OUT0"],
                       np.uint32).reshape(-1, 4).view(F32)
     tol = INEXACT["TEX"][1]
     assert int((np.abs(fine - imp) > tol).any(axis=1).sum()) == 0

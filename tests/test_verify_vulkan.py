@@ -18,6 +18,7 @@ import pytest
 import xlate
 from xlate import cli
 from xlate.verify import core
+from xlate.verify import draw_run
 from xlate.verify import vulkan as vkmod
 from xlate.verify import vulkan_device
 from xlate.verify.glapi import GLUnavailable
@@ -129,7 +130,7 @@ def test_fragment_capture_kill_depth_integer():
 
 def test_fragment_builtins():
     """gl_FragCoord (x + 0.5, y + 0.5, 0.5, 1) in the GL quad layout although Vulkan's y axis
-    points down, gl_FrontFacing true, gl_PrimitiveID 0 -- the values core.builtin_values_for
+    points down, gl_FrontFacing true, gl_PrimitiveID 0 -- the values draw_run.builtin_values_for
     gives the executor."""
     text = ("!!NVfp4.0\nOPTION ARB_draw_buffers;\nINT OUTPUT o2 = result.color[2];\n"
             "MOV result.color[0], fragment.position;\nMOV result.color[1], fragment.facing;\n"
@@ -473,7 +474,7 @@ def test_make_runner_and_profiles():
     with pytest.raises(ValueError):
         vkmod.Runner("gl")
     runner = runner_or_skip()
-    assert core.runner_profile(runner) == "vulkan"
+    assert draw_run.runner_profile(runner) == "vulkan"
     assert "llvmpipe" in runner.describe() or runner.describe().startswith("vulkan on ")
 
 

@@ -21,10 +21,10 @@ workgroup by workgroup, ``gl_LocalInvocationIndex`` within one -- the executor's
   value stays, a slot never stored reads 0, and the pass counters of ``trace._nth_execution``
   work unchanged.  :class:`ComputeProbe` has :func:`trace._probe_events`' signature, so
   :mod:`probes` (execution counts, n-th passes) runs it as it runs the draws' probes.
-* :class:`ComputeHarness` is :class:`core.DrawHarness`' counterpart: ``core._explain`` gives the
-  verdict through it, so a compute program's differences are explained exactly as every other
-  stage's -- by the executor, adopting the implementation's values only where a rule shows the
-  difference permitted, reproducing every word and texel.
+* :class:`ComputeHarness` is :class:`draw_run.DrawHarness`' counterpart: ``core._explain``
+  gives the verdict through it, so a compute program's differences are explained exactly as
+  every other stage's -- by the executor, adopting the implementation's values only where a
+  rule shows the difference permitted, reproducing every word and texel.
 
 Atomics: the executor returns, at each atomic, what the main run's atomic returned
 (``atomic_values``) and the order rule is checked on the result, as before.  A probe
@@ -288,7 +288,7 @@ class ComputeProbe:
 
 
 class ComputeHarness:
-    """:class:`core.DrawHarness` for a compute dispatch (the module docstring)."""
+    """:class:`draw_run.DrawHarness` for a compute dispatch (the module docstring)."""
 
     def __init__(self, program: Program, dispatch: ComputeDispatch, reflection: dict,
                  main_log, exec_kw: dict):

@@ -59,15 +59,15 @@ from . import glapi as G
 from .gl_multisample import ImageLimit
 from .gl_compute import (ATOMIC_CAPACITY, GROUPS, SEEDS, generated_buffers, generated_images,
                          small_parameters)
+from .draw_run import DrawRun, gl_interface
+from .direct_check import judge_direct_departures
 
 
-def verify_compute(program: Program, rep, *, seed: int, runner, gl_interface,
-                   max_reported: int = 50, groups=GROUPS, via: str = "auto",
-                   localize: bool = True) -> None:
+def verify_compute(program: Program, rep, *, seed: int, runner, max_reported: int = 50,
+                   groups=GROUPS, via: str = "auto", localize: bool = True) -> None:
     """Fill ``rep`` (:class:`core.ProgramReport`) with the verdict for a compute program.
-    ``gl_interface``: :func:`core.gl_interface` (passed in: core calls this module).  ``via``
-    (backends ``gl-spirv`` and ``vulkan``): as :func:`core.verify_source`'s -- which SPIR-V
-    runs: ``auto`` the direct path's where it covers the program, ``direct`` only it,
+    ``via`` (backends ``gl-spirv`` and ``vulkan``): as :func:`core.verify_source`'s --
+    which SPIR-V runs: ``auto`` the direct path's where it covers the program, ``direct`` only it,
     ``glsl`` glslang's.  Differences go to the verifier's verdict tail (``core._explain``
     through :class:`compute_replay.ComputeHarness`): localized, and explained only where a
     rule of :mod:`permits` shows them permitted."""
@@ -191,7 +191,7 @@ def verify_compute(program: Program, rep, *, seed: int, runner, gl_interface,
                 res = harness.execute(program, gen, lanes)
             diffs2, compared, orders = compare_dispatch(program, res, other,
                                                         int(np.prod(program.local_size)))
-            if core.judge_direct_departures(rep, diffs, diffs2, max_reported, "words"):
+            if judge_direct_departures(rep, diffs, diffs2, max_reported, "words"):
                 return
             rep.notes.append("the direct SPIR-V's results differ from the executor's only where "
                              "glslang's SPIR-V's do (or by a zero's sign / a NaN's payload): "
@@ -223,7 +223,7 @@ def verify_compute(program: Program, rep, *, seed: int, runner, gl_interface,
         rep.reason = "outputs differ (localization off: nothing was explained)"
         return
     core._note_inputs(rep, gen, diffs, harness.describe)
-    run = core._Run(gen, res, cap, diffs, compared)
+    run = DrawRun(gen, res, cap, diffs, compared)
     try:
         core._explain(program, facts, tr.source, tr.reflection, lanes, runner, rep, run,
                       max_reported, harness=harness)

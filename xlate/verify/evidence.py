@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from .output_compare import (binding_elements, captured_names, executor_output, output_elements,
+                             output_spec)
 
 
 @dataclass
@@ -49,21 +51,21 @@ class Evidence:
 
 
 def collect(program, facts, reflection: dict, run, glsl: str, lanes: int) -> Evidence:
-    """The evidence of one main run (``core._Run``) of ``program`` translated to ``glsl``."""
+    """The evidence of one main run (``draw_run.DrawRun``) of ``program`` translated to
+    ``glsl``."""
     from ..ir.model import Stage
-    from . import core
     stage = program.stage
     ev = Evidence(stage.value, lanes, glsl, differences=list(run.diffs))
-    elems_of = core.output_elements(program)
-    captured = core._captured_names(run.cap) if stage == Stage.GEOMETRY else set(run.cap.outputs)
+    elems_of = output_elements(program)
+    captured = captured_names(run.cap) if stage == Stage.GEOMETRY else set(run.cap.outputs)
     for o in reflection["outputs"]:
-        elems = core._elements(elems_of, o["binding"])
+        elems = binding_elements(elems_of, o["binding"])
         if elems is None or o["name"] not in captured:
             continue
-        spec = core.output_spec(program, facts, o, elems)
+        spec = output_spec(program, facts, o, elems)
         words = OutputWords(o["binding"], o["name"], tuple(spec.components), tuple(spec.integer))
         if stage == Stage.FRAGMENT:
-            exe, _ = core.executor_output(program, facts, run.res.outputs, o["binding"], elems)
+            exe, _ = executor_output(program, facts, run.res.outputs, o["binding"], elems)
             words.executor = np.ascontiguousarray(exe, np.uint32)
             words.implementation = np.ascontiguousarray(run.cap.outputs[o["name"]], np.uint32)
         ev.outputs.append(words)

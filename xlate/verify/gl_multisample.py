@@ -16,18 +16,16 @@ import ctypes as C
 import numpy as np
 
 from . import glapi as G
+from .multisample_shaders import (PREFIX, fill_fragment_shader, fill_vertex_shader,
+                                  multisample_type, readback_shader)
 
-_FILL_VS = ("#version 450 core\nvoid main()\n{\n"
-            "    vec2 p = vec2(float((gl_VertexID & 1) * 4 - 1), "
-            "float((gl_VertexID >> 1) * 4 - 1));\n    gl_Position = vec4(p, 0.0, 1.0);\n}\n")
+_FILL_VS = fill_vertex_shader("gl_VertexID")
 
 
-def _fill_fs(prefix: str, unit: int) -> str:
-    return (f"#version 450 core\nlayout(binding = {unit}) uniform {prefix}sampler2DArray src;\n"
-            f"layout(location = 0) uniform int first;\n"
-            f"layout(location = 0) out {prefix}vec4 o;\nvoid main()\n{{\n"
-            f"    o = texelFetch(src, ivec3(ivec2(gl_FragCoord.xy), first + gl_SampleID), 0);"
-            f"\n}}\n")
+def _fill_fs(kind: str, unit: int) -> str:
+    return fill_fragment_shader(kind, f"layout(binding = {unit}) uniform {PREFIX[kind]}"
+                                "sampler2DArray src;\nlayout(location = 0) uniform int first;\n",
+                                "first")
 
 
 def upload_multisample(runner, unit: int, name: int, target: str, level: np.ndarray,
@@ -72,9 +70,8 @@ def upload_multisample(runner, unit: int, name: int, target: str, level: np.ndar
         gl.TexStorage3DMultisample(gt, samples, ifmt, w, h, layers, 1)
     gl.check(f"texture unit {unit}: a {samples}-sample texture")
 
-    prefix = {"f": "", "i": "i", "u": "u"}[kind]
     prog = runner.program([(G.GL_VERTEX_SHADER, _FILL_VS),
-                           (G.GL_FRAGMENT_SHADER, _fill_fs(prefix, unit))])
+                           (G.GL_FRAGMENT_SHADER, _fill_fs(kind, unit))])
     runner._objects.append(("program", prog))
     vao = gl.gen(gl.GenVertexArrays)
     runner._objects.append(("vao", vao))
@@ -157,19 +154,13 @@ def multisample_image(runner, r, texels: np.ndarray, unit: int, image_unit: int,
 
 
 def _read_multisample(runner, r, name: int, unit: int, kind: str, shape) -> np.ndarray:
-    from ..exec.images import IMAGE_SAMPLES
     gl = runner.gl
     n, h, w = shape[:3]
     array = r.target == "ARRAY2DMS"
-    prefix = {"f": "", "i": "i", "u": "u"}[kind]
-    words = {"f": "floatBitsToUint(t)", "i": "uvec4(t)", "u": "t"}[kind]
-    where = "ivec3(g.xy, g.z / S)" if array else "g.xy"
-    src = (f"#version 450 core\nlayout(local_size_x = 1) in;\nconst int S = {IMAGE_SAMPLES};\n"
-           f"layout(binding = {unit}) uniform {prefix}sampler2DMS{'Array' if array else ''} "
-           f"src;\nlayout(std430, binding = {_READ_BINDING}) buffer XlateTexels "
-           "{ uvec4 texels[]; };\nvoid main()\n{\n    ivec3 g = ivec3(gl_GlobalInvocationID);\n"
-           f"    {prefix}vec4 t = texelFetch(src, {where}, g.z % S);\n"
-           f"    texels[(g.z * {h} + g.y) * {w} + g.x] = {words};\n}}\n")
+    src = readback_shader(kind, array, h, w, (
+        f"layout(binding = {unit}) uniform {multisample_type(kind, array, image=False)} src;\n"
+        f"layout(std430, binding = {_READ_BINDING}) buffer XlateTexels "
+        "{ uvec4 texels[]; };\n"), "texelFetch")
     prog = runner.program([(G.GL_COMPUTE_SHADER, src)])
     runner._objects.append(("program", prog))
     size = int(np.prod(shape)) * 4

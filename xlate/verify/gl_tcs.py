@@ -123,9 +123,9 @@ def instrument(glsl: str, outputs: list[dict], reflection: dict, invocations: in
 
 def direct_stage(direct, reflection: dict, outputs: list[dict], patch: list, lanes: int,
                  binding: int = RESULT_SSBO) -> bytes:
-    """The direct SPIR-V path's module (``direct``: :func:`core.direct_module`'s maker) with
-    :func:`instrument`'s stores made in SPIR-V (spirv_direct/tess.py ``tcs_harness``; the
-    lane count a constant there), its result buffer at ``binding``."""
+    """The direct SPIR-V path's module (``direct``: :func:`direct_check.direct_module`'s
+    maker) with :func:`instrument`'s stores made in SPIR-V (spirv_direct/tess.py
+    ``tcs_harness``; the lane count a constant there), its result buffer at ``binding``."""
     from ..backends.spirv_direct import Instrumentation
     by_binding = {o["binding"]: o for o in reflection["outputs"]}
     return direct(Instrumentation(tcs_lanes=lanes, tcs_lane_outputs=outputs,

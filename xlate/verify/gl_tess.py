@@ -148,7 +148,7 @@ def run_tess_eval(runner, glsl: str, reflection: dict, patches: int, V: int,
                   direct=None):
     """Run the translated TES ``glsl`` on ``patches`` patches behind the harness.  ``inputs``:
     reflection input name -> words ((patches, V, 4) per-vertex, (patches, 4) per-patch).
-    ``direct``: the direct SPIR-V path's module maker (:func:`core.direct_module`) whose
+    ``direct``: the direct SPIR-V path's module maker (:func:`direct_check.direct_module`) whose
     module runs instead of ``glsl``, with the same capture (gl-spirv and vulkan).  Returns
     (captured outputs by reflection name, patch of each captured vertex, its tess coordinate
     words (N, 4))."""

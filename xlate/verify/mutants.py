@@ -137,7 +137,7 @@ def captures_differ(reflection: dict, a, b, *, lanes=None, zero_signs: bool = Fa
 
 
 def _primitives_differ(integer, pa, pb) -> bool:
-    from .core import same_primitives
+    from .output_compare import same_primitives
     return not same_primitives(pa or [], pb or [],
                                lambda name, w: _canon(w, integer.get(name, False)))
 
@@ -322,7 +322,8 @@ def original_nonfinite_lanes(text: str, name: str, lanes: int, seed: int,
     main-run inputs, writes an Inf or NaN at some instruction.  None if it cannot be run."""
     from . import compare as cmp
     from .analysis import analyse
-    from .core import ProgramReport, main_run_inputs, run_executor
+    from .core import ProgramReport
+    from .draw_run import main_run_inputs, run_executor
     from ..frontends import parse_program
     from ..ir.model import Stage
     program = parse_program(text, name)
@@ -380,7 +381,7 @@ def mutate_program(text: str, name: str, group: str, runner, *, per_program: int
         rng = random.Random(f"{seed}:{name}")
         if target == "spirv-direct":
             from . import mutants_tree as T
-            from .core import runner_profile
+            from .draw_run import runner_profile
             from ..frontends import parse_program
             cands, out.dead_sites = T.program_candidates(
                 parse_program(text, name), runner_profile(runner),

@@ -405,7 +405,8 @@ def program_candidates(program, profile: str, kinds=KINDS):
 
 class TreeMutatingRunner(Delegate):
     """The real runner; every direct SPIR-V module it is asked to run (``direct=`` maker:
-    :func:`xlate.verify.core.direct_module`) is emitted from the tree with ``mutation`` made.
+    :func:`xlate.verify.direct_check.direct_module`) is emitted from the tree with
+    ``mutation`` made.
     Runs of GLSL (glslang's SPIR-V, the probes' shaders) are the other translation: unchanged.
 
     ``known``: (stage, GLSL, lanes, keyword arguments, capture) of the harness's equivalence

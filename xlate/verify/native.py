@@ -63,7 +63,7 @@ Fragment programs (GL_POINTS of size 2, one per 2x2 quad of lanes, lanes 4k..4k+
     added if missing): the depth buffer would clamp it to [0, 1];
   * a DEPTH_COMPONENT32F attachment (cleared to 1.0, depth test ALWAYS) tells killed
     fragments (depth left at 1.0) from the others (the point's depth, 0.5);
-  * ``fragment.position`` is (x + 0.5, y + 0.5, 0.5, 1) (``core.builtin_values_for``;
+  * ``fragment.position`` is (x + 0.5, y + 0.5, 0.5, 1) (``draw_run.builtin_values_for``;
     integer centres / an upper-left origin with the ARB_fragment_coord_* options);
   * the inputs are then read back as the driver delivers them (``delivered_fragment_inputs``)
     and the executor gets those words;

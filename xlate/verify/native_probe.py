@@ -649,7 +649,7 @@ class TextProbe:
         inputs = {key: v for key, v in gen.inputs.items() if key not in gen.builtin}
         executor = None
         if self.program.stage == Stage.VERTEX:
-            from .core import run_executor
+            from .draw_run import run_executor
             executor = _Recorder(self.program, lanes)
             run_executor(self.program, gen, lanes, hooks=executor)
         if (values or conds) and not self.slots:

@@ -23,8 +23,10 @@ from .native import (HarnessLimit, Refused, Runner, TARGETS, HARNESS_HEADERS, WI
                      _blank_comments, conform_inputs, header, quad_constant, read_state,
                      set_state)
 from .native_probe import ProbeRefused, TextProbe, zero_sign_unobservable
+from .output_compare import compare_all
+from .draw_run import MAX_STEPS, builtin_values_for, replace_lanes, run_executor
 
-#: output binding -> the name core.compare_all knows its components by (scalar outputs)
+#: output binding -> the name compare_all knows its components by (scalar outputs)
 SCALAR_NAMES = {"result.depth": "gl_FragDepth", "result.pointsize": "gl_PointSize",
                 "result.fogcoord": "xv_fogcoord"}
 
@@ -47,7 +49,7 @@ def output_keys(program) -> list[str]:
 
 
 def reflection_for(keys: list[str]) -> dict:
-    """A reflection-like description of the outputs for :func:`core.compare_all`."""
+    """A reflection-like description of the outputs for :func:`compare_all`."""
     outs = []
     for k in keys:
         name = SCALAR_NAMES.get(k, k)
@@ -56,9 +58,9 @@ def reflection_for(keys: list[str]) -> dict:
 
 
 def _fragment_builtins(text: str, lanes: int):
-    """core.builtin_values_for, with the ARB_fragment_coord_* conventions of the program."""
+    """builtin_values_for, with the ARB_fragment_coord_* conventions of the program."""
     from ..ir.model import Stage
-    from .core import builtin_values_for
+    from .draw_run import builtin_values_for
     x, y, W, H = quad_layout(lanes, WIDTH)
     blank = _blank_comments(text)
     xf, yf = x.astype(np.float32), y.astype(np.float32)
@@ -84,7 +86,7 @@ def _unwritten(program, keys) -> set[tuple[str, int]]:
     fragment color is undefined" -- also when a fog option blends it: the blend the frontend
     adds, instructions without a statement, writes ``result.color`` from the program's colour
     register, which then counts only where a statement wrote it)."""
-    from .core import output_elements
+    from .output_compare import output_elements
     from ..frontends.nv.options import COLOR_TEMP
     elems = output_elements(program)
     out = set()
@@ -114,11 +116,10 @@ def _run_once(text, program, facts, lanes, seed, runner, rep, keys):
     """Generate inputs, run the executor and the driver, compare bit for bit.  None when
     skipped."""
     from ..ir.model import Stage
-    from . import core
     from .inputs import generate
     stage = program.stage
     builtins = _fragment_builtins(text, lanes) if stage == Stage.FRAGMENT else \
-        core.builtin_values_for(stage, lanes)
+        builtin_values_for(stage, lanes)
     gen = generate(program, facts, lanes, seed, builtin_values=builtins)
     if facts.uses_textures:
         from .textures import generate_textures, shadow_units
@@ -133,15 +134,15 @@ def _run_once(text, program, facts, lanes, seed, runner, rep, keys):
     if state:
         set_state(runner, gen.params)
         gen.params.update(read_state(runner, stage.value, state))
-    res = core.run_executor(program, gen, lanes)
+    res = run_executor(program, gen, lanes)
     if res.steps_exceeded.any():
         if res.steps_exceeded.all():
-            rep.status, rep.reason = "skipped", f"every lane exceeded {core.MAX_STEPS} steps"
+            rep.status, rep.reason = "skipped", f"every lane exceeded {MAX_STEPS} steps"
             return None
-        core._replace_lanes(gen, res.steps_exceeded, 4 if stage == Stage.FRAGMENT else 1)
-        res = core.run_executor(program, gen, lanes)
+        replace_lanes(gen, res.steps_exceeded, 4 if stage == Stage.FRAGMENT else 1)
+        res = run_executor(program, gen, lanes)
         if res.steps_exceeded.any():
-            rep.status, rep.reason = "skipped", f"lanes exceed {core.MAX_STEPS} steps"
+            rep.status, rep.reason = "skipped", f"lanes exceed {MAX_STEPS} steps"
             return None
     inputs = {k: v for k, v in gen.inputs.items() if k not in gen.builtin}
     if stage == Stage.VERTEX:
@@ -156,7 +157,7 @@ def _run_once(text, program, facts, lanes, seed, runner, rep, keys):
             cap.outputs["gl_FragDepth"] = cap.outputs.pop("result.depth")
     _undefined_as_executor(program, facts, keys, res, cap)
     notes: list[str] = []
-    diffs, compared = core.compare_all(program, facts, reflection_for(keys), res, cap, notes,
+    diffs, compared = compare_all(program, facts, reflection_for(keys), res, cap, notes,
                                        strict=True)
     for n in notes:
         if n not in rep.notes:
@@ -205,11 +206,11 @@ def _run_vertex_outputs(text, runner, lanes, inputs, params, keys, textures=None
 def _zero_signs(program, facts, keys, res, cap) -> None:
     """Vertex outputs reach the harness through the rasterizer, which loses a zero's sign
     (:func:`native_probe.zero_sign_unobservable`): the executor's -0.0 is taken there."""
-    from .core import _elements, executor_output, output_elements
+    from .output_compare import binding_elements, executor_output, output_elements
     elems_of = output_elements(program)
     for key in keys:
         name = SCALAR_NAMES.get(key, key)
-        elems = _elements(elems_of, key)
+        elems = binding_elements(elems_of, key)
         if elems is None or name not in cap.outputs:
             continue
         exp, _ = executor_output(program, facts, res.outputs, key, elems)
@@ -220,11 +221,11 @@ def _undefined_as_executor(program, facts, keys, res, cap) -> None:
     """Output components no instruction writes are undefined on the driver (ARBvp 2.14.3.4,
     ARBfp 3.11.3.4: result registers start undefined): the capture takes the executor's words
     there, so that neither the first comparison nor the replay's compares them."""
-    from .core import _elements, executor_output, output_elements
+    from .output_compare import binding_elements, executor_output, output_elements
     elems_of = output_elements(program)
     for key, c in sorted(_unwritten(program, keys)):
         name = SCALAR_NAMES.get(key, key)
-        elems = _elements(elems_of, key)
+        elems = binding_elements(elems_of, key)
         if elems is None or name not in cap.outputs:
             continue
         exp, _ = executor_output(program, facts, res.outputs, key, elems)
@@ -239,7 +240,8 @@ def verify_program(text: str, program, rep, *, lanes: int, seed: int, runner=Non
     from ..ir.model import Stage
     from . import compare as cmp
     from .analysis import analyse
-    from .core import _explain, _note_inputs, textures_supported
+    from .core import _explain, _note_inputs
+    from .draw_run import textures_supported
     hdr = header(text)
     if hdr not in TARGETS:
         rep.status, rep.reason = "unsupported", (f"native: no driver interface loads "

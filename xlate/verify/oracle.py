@@ -488,7 +488,7 @@ def _compare_pair(asm_path, glsl_path, stage: str, *, lanes: int, seed: int, run
     from ..frontends import parse_program
     from . import compare as cmp
     from .analysis import analyse
-    from .core import builtin_values_for, run_gl, textures_supported
+    from .draw_run import builtin_values_for, run_gl, textures_supported
     from .inputs import generate
     res = PairResult(str(asm_path), str(glsl_path), stage)
     asm = Path(asm_path).read_text(encoding="latin-1")

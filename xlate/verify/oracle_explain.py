@@ -206,7 +206,8 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
     are judged against its outputs."""
     import copy
     original = run
-    from .core import executor_output, output_elements, run_executor, describe_inputs
+    from .output_compare import executor_output, output_elements
+    from .draw_run import run_executor, describe_inputs
     from .trace import _ins_info, execution_order
     program, gen, lanes = run.program, run.gen, run.lanes
     elems = output_elements(program)
@@ -722,7 +723,7 @@ class _NearTies(Counterfactual):
 
 
 def _near_tie_sites(program, gen, lanes, kept, todo) -> set:
-    from .core import run_executor
+    from .draw_run import run_executor
     sites = [k for k, ins in enumerate(program.instructions) if ins.op in NEAR_TESTED]
     hook = _NearTies(kept, todo, sites)
     run_executor(program, gen, lanes, hooks=hook)
@@ -753,7 +754,7 @@ class _Cancellations(Counterfactual):
 
 def _cancel_sites(program, gen, lanes, kept, todo) -> list:
     """The first CANCEL_SITES sums, in execution order, that cancel on an open lane."""
-    from .core import run_executor
+    from .draw_run import run_executor
     from .oracle_causes import CANCELLING
     sites = [k for k, ins in enumerate(program.instructions) if ins.op in CANCELLING
              and ins.dst is not None]

@@ -20,7 +20,7 @@ def judge_translation(run, runner, lanes_: list[int]) -> dict[int, LaneExplanati
     """``verify``'s replay of xlate's translation against the executor, on the oracle's inputs:
     the lanes it explains get ``translation:<verdicts>``, the others ``unexplained`` with the
     departure's instruction."""
-    from .core import describe_inputs
+    from .draw_run import describe_inputs
     from .replay import replay
     from .trace import _ins_info
     out = {}
@@ -67,7 +67,8 @@ def _replay_every_pass(run, runner):
     its POW subroutine runs 10 times; the 9th pass's 1-ulp pow() difference surfaced at the
     ``MOV.F R14.xyz, R15`` after it).  Every departure is judged with the same rules; passes
     beyond the limit stay unchecked, and a departure on such a lane stays unexplained."""
-    from .core import compare_all, run_executor
+    from .output_compare import compare_all
+    from .draw_run import run_executor
     from .replay import (ReplayHook, ReplayResult, _probe_passes, probe_conditions,
                          probe_values)
     program, gen, lanes = run.program, run.gen, run.lanes

@@ -466,10 +466,10 @@ def replay(program: Program, facts, reflection, gen, cap, runner, lanes: int,
     values are probed -- by default the instrumented IR's translation
     (:func:`trace._probe_events`); the native backend passes one that instruments the original
     assembly text (:class:`native.TextProbe`), with the same signature.  ``harness``: how the
-    executor runs and what is compared (:class:`core.DrawHarness` by default: the draw's
+    executor runs and what is compared (:class:`draw_run.DrawHarness` by default: the draw's
     outputs; compute programs pass :class:`compute_replay.ComputeHarness`, whose outputs are
     the memory after the dispatch and whose probes are its own)."""
-    from .core import DrawHarness
+    from .draw_run import DrawHarness
     if harness is None:
         harness = DrawHarness(program, facts, reflection, runner)
     if probe is None:
@@ -534,7 +534,8 @@ def main_run_lanes(program: Program, facts, reflection, gen, cap, lanes: int, va
     lane is explained when this replay alone reproduces every output of it (fragment programs:
     every lane of its quad, whose derivatives it shares) with no unexplained departure; the
     returned differences are the others.  Its adoptions are added to ``hook``'s records."""
-    from .core import compare_all, run_executor
+    from .output_compare import compare_all
+    from .draw_run import run_executor
     table = dict(values)
     for k, words in main.items():
         if k in table:
@@ -592,7 +593,7 @@ def recompiled_lanes(program: Program, facts, reflection, diffs, hook: ReplayHoo
     if not runs or conds or program.stage == Stage.GEOMETRY or \
             any(v.count is not None for v in values.values()) or has_discards(program):
         return []
-    from .core import compare_all
+    from .output_compare import compare_all
     differ: set[int] = set()
     for run in runs:
         other, _ = compare_all(program, facts, reflection, res, run, [], strict=True)

@@ -31,7 +31,7 @@ def draw(program: Program, lanes: int, seed: int):
     """(inputs, params, textures) for :func:`xlate.exec.execute`, drawn from ``seed``:
     inputs and parameters as raw uint32 words keyed by binding, textures by unit."""
     from .analysis import analyse
-    from .core import builtin_values_for, fragment_xy, pixel_centre
+    from .draw_run import builtin_values_for, fragment_xy, pixel_centre
     from .inputs import generate
     from .textures import generate_textures
     frag_xy = fragment_xy(program, lanes) if program.stage == Stage.FRAGMENT else None

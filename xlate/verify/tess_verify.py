@@ -8,6 +8,9 @@ import numpy as np
 from ..ir.model import Program, Stage
 from . import glapi as G
 from .gl_tess import INNER, OUTER, PATCHES, TessLanes, run_tess_eval
+from .output_compare import compare_all, diff_key, diff_words, same_capture
+from .draw_run import DrawRun, MAX_STEPS, gl_interface, run_executor, run_gl, runner_profile
+from .direct_check import chosen_direct_module, judge_direct_departures, same_value_by_glsl
 
 
 def builtin_values(program: Program, V: int):
@@ -67,11 +70,10 @@ def chosen_module(program: Program, runner, via: str, rep):
     """Which module of the program a tessellation run uses: the direct SPIR-V path's maker on
     gl-spirv and vulkan unless ``via`` is "glsl" (None: glslang's compile of the GLSL
     translation; False: ``rep`` is unsupported -- ``via`` "direct" and the path does not
-    cover the program), as :func:`core.chosen_direct_module` decides for draws."""
-    from . import core
+    cover the program), as :func:`chosen_direct_module` decides for draws."""
     if getattr(runner, "backend", None) not in ("gl-spirv", "vulkan") or via == "glsl":
         return None
-    return core.chosen_direct_module(program, core.runner_profile(runner), via, rep)
+    return chosen_direct_module(program, runner_profile(runner), via, rep)
 
 
 def verify_tess_eval(program: Program, rep, facts, glsl: str, reflection: dict, runner, *,
@@ -83,14 +85,13 @@ def verify_tess_eval(program: Program, rep, facts, glsl: str, reflection: dict, 
     (:func:`chosen_module`; ``via`` as core's), cross-checked with glslang's where it differs
     from the executor."""
     from dataclasses import replace
-    from . import core
     from .inputs import generate
     assert program.stage == Stage.TESS_EVAL
     backend = getattr(runner, "backend", None)
     if backend not in ("gl", "gl-spirv", "vulkan"):
         raise G.GLUnavailable("tessellation evaluation programs are verified on the gl, "
                               "gl-spirv and vulkan backends only")
-    if core.runner_profile(runner) != ("vulkan" if backend == "vulkan" else "glsl450"):
+    if runner_profile(runner) != ("vulkan" if backend == "vulkan" else "glsl450"):
         raise G.GLUnavailable("tessellation programs are verified in the glsl450 profile only "
                               "(the harness control shader is GLSL 4.50 with explicit locations)")
     direct = chosen_module(program, runner, via, rep)
@@ -104,7 +105,7 @@ def verify_tess_eval(program: Program, rep, facts, glsl: str, reflection: dict, 
         from .textures import generate_textures, shadow_units
         gen.textures = generate_textures(program, seed)
         gen.shadow = shadow_units(program)
-    inputs, uniforms, buffers = core.gl_interface(reflection, gen, P)
+    inputs, uniforms, buffers = gl_interface(reflection, gen, P)
     _, prim, coord = run_tess_eval(runner, glsl, reflection, P, V, inputs, uniforms, buffers,
                                    gen.textures, gen.shadow, direct)
     n = len(prim)
@@ -122,23 +123,23 @@ def verify_tess_eval(program: Program, rep, facts, glsl: str, reflection: dict, 
     lanes_gen = replace(gen, lanes=n, inputs=expand_inputs(gen.inputs, prim, coord, P))
     runner.tess_context = TessLanes(P, V, prim, coord)
     try:
-        res = core.run_executor(program, lanes_gen, n)
+        res = run_executor(program, lanes_gen, n)
         if res.steps_exceeded.any():
-            rep.status, rep.reason = "skipped", f"lanes exceed {core.MAX_STEPS} steps"
+            rep.status, rep.reason = "skipped", f"lanes exceed {MAX_STEPS} steps"
             return
         rep.notes.append(f"{P} patches of {V} vertices, levels outer {OUTER} inner {INNER}: "
                          f"{n} captured vertices compared one by one, matched by patch and "
                          "gl_TessCoord")
-        cap = core.run_gl(runner, program, glsl, reflection, lanes_gen, n, direct)
-        diffs, compared = core.compare_all(program, facts, reflection, res, cap, rep.notes,
+        cap = run_gl(runner, program, glsl, reflection, lanes_gen, n, direct)
+        diffs, compared = compare_all(program, facts, reflection, res, cap, rep.notes,
                                            strict=True)
         if diffs and direct is not None:
             # the two translations check each other, as core._verify_program does: the replay
             # explains glslang's module (its probes are the GLSL translation's); the direct
             # module's differences must be glslang's too, or the same value by GLSL 4.7.1
-            cap2 = core.run_gl(runner, program, glsl, reflection, lanes_gen, n)
-            diffs2, _ = core.compare_all(program, facts, reflection, res, cap2, [], strict=True)
-            if core.judge_direct_departures(rep, diffs, diffs2, max_reported):
+            cap2 = run_gl(runner, program, glsl, reflection, lanes_gen, n)
+            diffs2, _ = compare_all(program, facts, reflection, res, cap2, [], strict=True)
+            if judge_direct_departures(rep, diffs, diffs2, max_reported):
                 rep.compared = compared
                 return
             rep.notes.append("the direct SPIR-V's outputs differ from the executor's only "
@@ -149,7 +150,7 @@ def verify_tess_eval(program: Program, rep, facts, glsl: str, reflection: dict, 
         rep.total_differences = len(diffs)
         rep.differences = diffs[:max_reported]
         _settle(rep, program, facts, glsl, reflection, n, runner,
-                core._Run(lanes_gen, res, cap, diffs, compared), max_reported)
+                DrawRun(lanes_gen, res, cap, diffs, compared), max_reported)
     finally:
         runner.tess_context = None
 
@@ -202,7 +203,6 @@ def verify_tess_ctrl(program: Program, rep, facts, glsl: str, reflection: dict, 
     ``auto`` falls back to glslang's module of ``glsl`` where the direct path does not cover
     the program, ``glsl`` always runs that)."""
     from dataclasses import replace
-    from . import core
     from .gl_tcs import CONTROL_PATCHES, TcsLanes, lane_outputs
     from .inputs import generate
     assert program.stage == Stage.TESS_CTRL
@@ -210,7 +210,7 @@ def verify_tess_ctrl(program: Program, rep, facts, glsl: str, reflection: dict, 
     if backend not in ("gl", "gl-spirv", "vulkan"):
         raise G.GLUnavailable("tessellation control programs are verified on the gl, gl-spirv "
                               "and vulkan backends only")
-    if core.runner_profile(runner) != ("vulkan" if backend == "vulkan" else "glsl450"):
+    if runner_profile(runner) != ("vulkan" if backend == "vulkan" else "glsl450"):
         raise G.GLUnavailable("tessellation programs are verified in the glsl450 profile only "
                               "(the harness edits GLSL 4.50 with explicit locations)")
     direct = chosen_module(program, runner, via, rep)
@@ -244,29 +244,29 @@ def verify_tess_ctrl(program: Program, rep, facts, glsl: str, reflection: dict, 
     runner.tess_context = TcsLanes(P, V, n)
     runner.tess_written = tess.written
     try:
-        res = core.run_executor(program, lanes_gen, lanes)
+        res = run_executor(program, lanes_gen, lanes)
         if res.steps_exceeded.any():
-            rep.status, rep.reason = "skipped", f"invocations exceed {core.MAX_STEPS} steps"
+            rep.status, rep.reason = "skipped", f"invocations exceed {MAX_STEPS} steps"
             return
         rep.lanes = lanes
         rep.notes.append(f"{P} patches of {V} input vertices, {n} invocations each: each "
                          "invocation's outputs compared, then each patch's per-patch outputs "
                          "against its invocations' writes")
-        cap = core.run_gl(runner, program, glsl, reflection, lanes_gen, lanes, direct)
-        diffs, compared = core.compare_all(program, facts, lane_reflection, res, cap,
+        cap = run_gl(runner, program, glsl, reflection, lanes_gen, lanes, direct)
+        diffs, compared = compare_all(program, facts, lane_reflection, res, cap,
                                            rep.notes, strict=True)
         combined = combination_differences(program, cap, outputs, P, n)
         if (diffs or combined) and direct is not None:
             # the two translations check each other, as core._verify_program does: the replay
             # explains glslang's module (its probes are the GLSL translation's); the direct
             # module's differences must be glslang's too, or the same value by GLSL 4.7.1
-            cap2 = core.run_gl(runner, program, glsl, reflection, lanes_gen, lanes)
-            diffs2, _ = core.compare_all(program, facts, lane_reflection, res, cap2, [],
+            cap2 = run_gl(runner, program, glsl, reflection, lanes_gen, lanes)
+            diffs2, _ = compare_all(program, facts, lane_reflection, res, cap2, [],
                                          strict=True)
             combined2 = combination_differences(program, cap2, outputs, P, n)
-            own = core._diff_words(diffs2)
-            apart = [d for d in diffs if own.get(core._diff_key(d), object()) != d.got
-                     and not core._same_value_by_glsl(d)]
+            own = diff_words(diffs2)
+            apart = [d for d in diffs if own.get(diff_key(d), object()) != d.got
+                     and not same_value_by_glsl(d)]
             patch_apart = any(not np.array_equal(cap.patch[b], cap2.patch[b]) for b in cap.patch)
             if apart or (combined and patch_apart):
                 rep.status = "mismatch"
@@ -276,7 +276,7 @@ def verify_tess_ctrl(program: Program, rep, facts, glsl: str, reflection: dict, 
                 rep.total_differences = len(diffs) + len(combined)
                 rep.differences = (combined + apart)[:max_reported]
                 return
-            same = core.same_capture(cap, cap2) and not patch_apart
+            same = same_capture(cap, cap2) and not patch_apart
             rep.notes.append("the direct SPIR-V's outputs are bit-identical to glslang's "
                              "SPIR-V's on these inputs: differences explained through the GLSL "
                              "translation" if same else "the direct SPIR-V's outputs differ "
@@ -293,7 +293,7 @@ def verify_tess_ctrl(program: Program, rep, facts, glsl: str, reflection: dict, 
                           "combination of the invocations' writes (the translation's store)")
             return
         _settle(rep, program, facts, glsl, lane_reflection, lanes, runner,
-                core._Run(lanes_gen, res, cap, diffs, compared), max_reported)
+                DrawRun(lanes_gen, res, cap, diffs, compared), max_reported)
     finally:
         runner.tess_context = None
         runner.tess_written = None

@@ -218,7 +218,7 @@ def _dest_source(ins: Instruction) -> Source:
 
 def _run_both(program: Program, gen, runner, lanes: int, probes):
     from ..backends.glsl import emit_glsl
-    from .core import run_executor, run_gl, runner_profile
+    from .draw_run import run_executor, run_gl, runner_profile
     prog, names = instrument(program, probes)
     res = run_executor(prog, gen, lanes)
     out = emit_glsl(prog, runner_profile(runner))

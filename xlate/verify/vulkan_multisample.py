@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import numpy as np
 
-_VS = ("#version 450\nvoid main()\n{\n    vec2 p = vec2(float((gl_VertexIndex & 1) * 4 - 1), "
-       "float((gl_VertexIndex >> 1) * 4 - 1));\n    gl_Position = vec4(p, 0.0, 1.0);\n}\n")
+from .multisample_shaders import (PREFIX, fill_fragment_shader, fill_vertex_shader,
+                                  multisample_type, readback_shader)
+
+_VS = fill_vertex_shader("gl_VertexIndex")
 
 
-def _fs(prefix: str) -> str:
-    return (f"#version 450\nlayout(set = 0, binding = 0) uniform {prefix}sampler2DArray src;\n"
-            "layout(push_constant) uniform Fill { int first; } fill;\n"
-            f"layout(location = 0) out {prefix}vec4 o;\nvoid main()\n{{\n"
-            "    o = texelFetch(src, ivec3(ivec2(gl_FragCoord.xy), fill.first + gl_SampleID), 0);"
-            "\n}\n")
+def _fs(kind: str) -> str:
+    return fill_fragment_shader(kind, f"layout(set = 0, binding = 0) uniform {PREFIX[kind]}"
+                                "sampler2DArray src;\n"
+                                "layout(push_constant) uniform Fill { int first; } fill;\n",
+                                "fill.first")
 
 
 def multisample_texture(r, binding: int, target: str, level: np.ndarray, kind: str, fmt: int,
@@ -143,12 +144,11 @@ def multisample_texture(r, binding: int, target: str, level: np.ndarray, kind: s
         sType=vk.VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO, attachmentCount=1,
         pAttachments=[att], subpassCount=1, pSubpasses=[sub], dependencyCount=1,
         pDependencies=[dep]), None))
-    prefix = {"f": "", "i": "i", "u": "u"}[kind]
     stages = [vk.VkPipelineShaderStageCreateInfo(
         sType=vk.VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, stage=flag,
         module=r.shader(text, name), pName="main")
         for flag, text, name in ((vk.VK_SHADER_STAGE_VERTEX_BIT, _VS, "vert"),
-                                 (vk.VK_SHADER_STAGE_FRAGMENT_BIT, _fs(prefix), "frag"))]
+                                 (vk.VK_SHADER_STAGE_FRAGMENT_BIT, _fs(kind), "frag"))]
     info = vk.VkGraphicsPipelineCreateInfo(
         sType=vk.VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO, stageCount=2, pStages=stages,
         pVertexInputState=vk.VkPipelineVertexInputStateCreateInfo(
@@ -223,19 +223,13 @@ def read_multisample(r, view, array: bool, glsl_format: str, kind: str, shape,
     texel ``(layer * samples + sample, y, x)`` of ``shape`` (exec/images.py), the words an
     image load returns (``imageLoad`` in the format ``glsl_format``, a GLSL layout qualifier);
     returns the buffer's mapping, to read after the run's barrier to the host."""
-    from ..exec.images import IMAGE_SAMPLES
     vk, d, cb = r.vk, r.d, r.cb
     n, h, w = shape[:3]
-    prefix = {"f": "", "i": "i", "u": "u"}[kind]
-    words = {"f": "floatBitsToUint(t)", "i": "uvec4(t)", "u": "t"}[kind]
-    where = "ivec3(g.xy, g.z / S)" if array else "g.xy"
-    src = (f"#version 450\nlayout(local_size_x = 1) in;\nconst int S = {IMAGE_SAMPLES};\n"
-           f"layout(set = 0, binding = 0, {glsl_format}) readonly uniform {prefix}image2DMS"
-           f"{'Array' if array else ''} img;\nlayout(std430, set = 0, binding = 1) buffer "
-           "XlateTexels { uvec4 texels[]; };\nvoid main()\n{\n"
-           "    ivec3 g = ivec3(gl_GlobalInvocationID);\n"
-           f"    {prefix}vec4 t = imageLoad(img, {where}, g.z % S);\n"
-           f"    texels[(g.z * {h} + g.y) * {w} + g.x] = {words};\n}}\n")
+    src = readback_shader(kind, array, h, w, (
+        f"layout(set = 0, binding = 0, {glsl_format}) readonly uniform "
+        f"{multisample_type(kind, array, image=True)} src;\n"
+        "layout(std430, set = 0, binding = 1) buffer XlateTexels { uvec4 texels[]; };\n"),
+        "imageLoad")
     size = int(np.prod(shape)) * 4
     buf, mapped = r.buffer(vk.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, size=size)
     kinds = (vk.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER)

@@ -10,10 +10,10 @@ to the executor by patch and tess coordinate, never by order, by the callers in
 :mod:`gl_tess` / :mod:`tess_verify` -- the same code for both APIs.
 
 The program's own shader is glslang's compile of the edited GLSL or, where the verifier runs
-the direct SPIR-V path's module (``direct``: :func:`core.chosen_direct_module`), that module
-with the same edits made in SPIR-V: the evaluation capture (``Instrumentation.capture``, with
-``xv_prim`` / ``xv_tc``) and the control harness's stores (``Instrumentation.tcs_lanes``, at
-:data:`RESULT_BINDING`).
+the direct SPIR-V path's module (``direct``: :func:`direct_check.chosen_direct_module`), that
+module with the same edits made in SPIR-V: the evaluation capture (``Instrumentation.capture``,
+with ``xv_prim`` / ``xv_tc``) and the control harness's stores (``Instrumentation.tcs_lanes``,
+at :data:`RESULT_BINDING`).
 """
 from __future__ import annotations
 
