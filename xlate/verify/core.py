@@ -62,11 +62,8 @@ class ProgramReport:
         }
 
 
-# ---- small helpers -----------------------------------------------------------------------------
-
-
-# ---- the pipeline ------------------------------------------------------------------------------
-
+# ---- the pipeline: a run's parts are draw_run (both sides of a draw), output_compare (what is
+# compared) and direct_check (the cross-checks that need a second compilation) -----------------
 
 def make_runner(backend: str = "gl", *, precise: bool = False, profile: str | None = None):
     """The runner of a backend: :class:`gl.Runner` for ``gl``/``gl-spirv``,

@@ -177,6 +177,9 @@ def runner_profile(runner) -> str:
 
 @dataclass
 class DrawRun:
+    """One run of a draw on both sides: its inputs, the executor's result, the
+    implementation's capture, their differences and how many components were compared."""
+
     gen: GeneratedInputs
     res: object
     cap: object
@@ -185,7 +188,7 @@ class DrawRun:
 
 
 class DrawHarness:
-    """How the verifier's verdict tail (:func:`_explain`, :func:`replay.replay`) runs one
+    """How the verifier's verdict tail (:func:`core._explain`, :func:`replay.replay`) runs one
     program on both sides: the executor (:meth:`execute`, with the replay's result hook), the
     comparison of an executor result with a capture (:meth:`compare`), a run of the
     implementation with another text of the translation (:meth:`run_impl`: the folding
