@@ -482,6 +482,51 @@ def test_a_pass_that_changes_only_the_sign_of_zeros_is_counted_apart():
                              zero_signs=True)
 
 
+def test_flush_only_is_a_denormal_given_as_zero_and_nothing_else():
+    """A mutant whose outputs are the right translation's with denormals given as zeros is
+    a permitted run of the right translation on these inputs; any other change is not."""
+    import numpy as np
+    from xlate.verify.capture import Capture
+    refl = {"outputs": [{"name": "result_color0", "type": "vec4"}]}
+    words = np.full((8, 4), 0x3F800000, np.uint32)
+    words[:, 2] = 0x80000004                      # -5.6e-45
+    cap0 = Capture(outputs={"result_color0": words})
+    flushed = words.copy()
+    flushed[::2, 2] = 0
+    flushed[1::2, 2] = 0x80000000
+    assert M.differs_only_by_flushing(refl, cap0, Capture(outputs={"result_color0": flushed}))
+    other = flushed.copy()
+    other[5, 2] = 0x00000004                      # a denormal of the other sign: no flush
+    assert not M.differs_only_by_flushing(refl, cap0, Capture(outputs={"result_color0": other}))
+    grown = words.copy()
+    grown[0, 0] = 0                               # a normal value given as zero
+    assert not M.differs_only_by_flushing(refl, cap0, Capture(outputs={"result_color0": grown}))
+    # geometry: per lane, primitives of vertices {output: words}
+    prims0 = [[[{"pos": words[0]}]], [[{"pos": words[1]}]]]
+    prims1 = [[[{"pos": flushed[0]}]], [[{"pos": flushed[1]}]]]
+    geo = {"outputs": [{"name": "pos", "type": "vec4"}]}
+    assert M.differs_only_by_flushing(geo, Capture(outputs={}, primitives=prims0),
+                                      Capture(outputs={}, primitives=prims1))
+    assert not M.differs_only_by_flushing(geo, Capture(outputs={}, primitives=prims0),
+                                          Capture(outputs={}, primitives=prims1[:1] + [[]]))
+
+
+def test_generated_geometry_seed_7_dropped_w_is_a_flush_only_mutant(runner):
+    """Campaign ``--source generated --dialect tgsi --seed 3``: ``MOV OUT[0], -CONST[0][2]``
+    mutated to write only .xyz passed as ``ftz``.  The parameter's w is the denormal
+    -5.6e-45 on every lane, the dropped component keeps the output's initial 0, and an
+    implementation may flush that denormal: on these inputs the mutant's outputs are a
+    permitted run of the right translation, counted apart as ``flush-only``."""
+    text = generate("tgsi", 7, "geometry", 12, frozenset())
+    found = [m for m in M.candidates(_glsl(text), ("output",))["output"]
+             if m.after == "out_result_position.xyz = (-program_local[2]).xyz;"]
+    assert found, "the generator no longer writes the statement"
+    pr = M.mutate_program(text, "gen:tgsi-geometry-7", "test", runner, per_program=1,
+                          seed=3, mutations=found)
+    assert [(r.outcome, r.status) for r in pr.mutants] == [("flush-only", "pass")], \
+        [(r.outcome, r.reason) for r in pr.mutants]
+
+
 def test_campaign_seed_5_pass_is_a_zero_sign_change(runner):
     """The one mutant of campaign seed 5 the verifier passed: on the verifier's inputs the
     shadow sum's x is 0, so '* k.wwww' -> '* k.xwww' changes only a zero's sign.  The harness

@@ -52,6 +52,13 @@ if not, it is counted apart, with the reason, instead of as fooling the verifier
   verifier's own inputs, with a hook that notes any Inf/NaN result); it changes only lanes where
   the program computes an infinity or NaN, and GLSL 4.50 §4.7.1 leaves operations on those
   unspecified -- no translation's output there is more right than another's.
+* ``flush-only``: the mutant's outputs equal the unmutated translation's word for word, except
+  words the unmutated one gives as a denormal and the mutant as a zero (either sign): GLSL
+  4.50 §4.7.1 and NV_gpu_program4 issue 18 let an implementation flush denormals
+  (``permits.rule_ftz``), so on these inputs the mutant's outputs are those of a permitted run
+  of the right translation (generated TGSI geometry seed 7: a dropped ``.w`` left the
+  initial 0 where the right statement writes the negated denormal parameter; every lane's
+  parameter is that denormal).  Draws and geometry primitives both.
 """
 from __future__ import annotations
 
@@ -270,6 +277,11 @@ def permitted_mutant(text, name, mutation: Mutation, reflection, cap0, cap, lane
     if mutation.kind == "literal-ulp":
         return ("precision", "a literal one ulp off: within GL 2.1 §2.1.1's 1 part in 10^5, a "
                 "correct translation of the same constant")
+    if differs_only_by_flushing(reflection, cap0, cap):
+        return ("flush-only", "identical on the verifier's inputs but for outputs the "
+                "unmutated translation gives as denormals and the mutant as zeros: a flush "
+                "GLSL 4.50 §4.7.1 permits (permits.rule_ftz), so no check held to that "
+                "contract could tell them apart on these inputs")
     if cap0.primitives is not None or cap.primitives is not None:
         return None                  # geometry: lanes are not outputs; not classified
     if not captures_differ(reflection, cap0, cap, zero_signs=True):
@@ -286,6 +298,53 @@ def permitted_mutant(text, name, mutation: Mutation, reflection, cap0, cap, lane
     return ("nonfinite-only", f"identical on the {int(finite.sum())} lanes where the original "
             f"program stays finite; differs only on {int(lanes_nonfinite.sum())} lanes where it "
             "computes an Inf or NaN (GLSL 4.50 §4.7.1)")
+
+
+def _flushed_words_only(wa, wb, integer: bool) -> bool:
+    """Whether ``wb`` is ``wa`` (NaNs as one), or a float word ``wa`` holds as a denormal
+    given as a zero of either sign."""
+    a, b = _canon(wa, integer), _canon(wb, integer)
+    if a.shape != b.shape:
+        return False
+    if integer:
+        return bool(np.array_equal(a, b))
+    flushed = ((a & 0x7F800000) == 0) & ((b & 0x7FFFFFFF) == 0)
+    return bool(np.all((a == b) | flushed))
+
+
+def differs_only_by_flushing(reflection: dict, cap0, cap) -> bool:
+    """Whether ``cap`` is ``cap0`` with some denormal float outputs given as zeros (and no
+    other change): kills and primitive structure equal, every word equal or flushed."""
+    integer = {o["name"]: o.get("type") in _INT_TYPES for o in reflection.get("outputs", [])}
+    if (cap0.killed is None) != (cap.killed is None) or (
+            cap0.killed is not None and not np.array_equal(cap0.killed, cap.killed)):
+        return False
+    if cap0.primitives is not None or cap.primitives is not None:
+        pa, pb = cap0.primitives or [], cap.primitives or []
+        if len(pa) != len(pb):
+            return False
+        for lane_a, lane_b in zip(pa, pb):
+            if len(lane_a) != len(lane_b):
+                return False
+            for prim_a, prim_b in zip(lane_a, lane_b):
+                if len(prim_a) != len(prim_b):
+                    return False
+                for va, vb in zip(prim_a, prim_b):
+                    if va.keys() != vb.keys() or not all(
+                            _flushed_words_only(va[k], vb[k], integer.get(k, False))
+                            for k in va):
+                        return False
+        return True
+    if set(cap0.outputs) != set(cap.outputs):
+        return False
+    keep = None if cap0.killed is None else ~np.asarray(cap0.killed, bool)
+    for name, wa in cap0.outputs.items():
+        wa, wb = np.asarray(wa), np.asarray(cap.outputs[name])
+        if keep is not None and wa.shape[:1] == keep.shape:
+            wa, wb = wa[keep], wb[keep]
+        if not _flushed_words_only(wa, wb, integer.get(name, False)):
+            return False
+    return True
 
 
 class _NonFiniteResults:
@@ -419,10 +478,10 @@ def _dialect_of(text: str, name: str) -> str:
 # ---- summary -----------------------------------------------------------------------------------
 
 OUTCOMES = ("caught", "tolerated", "explained", "equivalent", "precision", "zero-sign-only",
-            "nonfinite-only", "rejected", "timeout")
+            "nonfinite-only", "flush-only", "rejected", "timeout")
 FOOLED = ("tolerated", "explained")
 #: passed, and no wrong translation by the harness's own check (:func:`permitted_mutant`)
-PERMITTED = ("precision", "zero-sign-only", "nonfinite-only")
+PERMITTED = ("precision", "zero-sign-only", "nonfinite-only", "flush-only")
 LIVE = ("caught",) + FOOLED
 
 
@@ -438,7 +497,7 @@ def tally(results: list[MutantResult], by: str) -> dict[str, dict[str, int]]:
 
 def format_table(table: dict[str, dict[str, int]], title: str) -> str:
     cols = ("live", "caught", "tolerated", "explained", "equivalent", "precision",
-            "zero-sign-only", "nonfinite-only", "rejected", "timeout")
+            "zero-sign-only", "nonfinite-only", "flush-only", "rejected", "timeout")
     width = max([len(title)] + [len(k) for k in table])
     lines = [f"{title:<{width}}  " + "  ".join(f"{c:>10}" for c in cols)]
     total = dict.fromkeys(cols, 0)
