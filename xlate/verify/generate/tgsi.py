@@ -102,6 +102,40 @@ SHADOW_CUBE_TARGETS = ("SHADOWCUBE", "SHADOWCUBEARRAY")
 #: the views SAMPLE_C_LZ compares on: the reference and the zero level both fit the coordinate
 #: (xlate refuses it on CUBE, 2D_ARRAY and CUBEARRAY: tests/test_tgsi_sample.py)
 COMPARE_LZ_TARGETS = ("1D", "2D", "RECT", "1D_ARRAY")
+#: the opcodes no other stream writes, drawn from a seventh random stream (``cover_rng``,
+#: feature name ``coverage``): double and 64-bit integer opcodes (operand count) beside
+#: :data:`DOUBLE_OPS` in fragment programs, on the integer temporaries
+COVER_DOUBLE_OPS = {"DFMA": 3, "U64SNE": 2, "U64SGE": 2, "I64SLT": 2, "I64MIN": 2, "U64MAX": 2,
+                    "U64SHR": 2, "I64DIV": 2, "U64MOD": 2, "F2U64": 1, "D2U64": 1, "U642F": 1,
+                    "I642D": 1}
+#: the targets SAMPLE_I fetches from (a texel fetch takes no cube map: GLSL texelFetch)
+FETCH_TARGETS = ("1D", "2D", "3D", "RECT")
+#: tgsi.rst opcodes the translator accepts (or refuses) that no random program writes, and why;
+#: tests/test_generate_dialects.py checks that every other opcode of tgsi.rst is written in
+#: seeds 0..199 of some processor, and that none of these is
+NOT_GENERATED = {
+    "CLOCK": "the implementation's shader time has no reproducible value: the verifier compares "
+             "nothing computed from it (tests/test_tgsi_clock.py), so in a random program it "
+             "would hide every result it reaches",
+    "FBFETCH": "refused by the glsl450 profile that xlate verify's gl backend runs "
+               "(GL_EXT_shader_framebuffer_fetch, which glslang does not implement); the vulkan "
+               "profile's subpass input has no framebuffer in the compute-free harness "
+               "(tests/test_tgsi_fbfetch.py covers it)",
+    "IMG2HND": "refused: a bindless handle is the driver's value (GL_ARB_bindless_texture, not "
+               "in llvmpipe; Vulkan SPIR-V has no handles)",
+    "SAMP2HND": "refused: a bindless handle is the driver's value (GL_ARB_bindless_texture, not "
+                "in llvmpipe; Vulkan SPIR-V has no handles)",
+    "SAMPLE_POS": "refused: no Mesa driver ever implemented it (tgsi.rst)",
+    "SAMPLE_INFO": "refused: no Mesa driver ever implemented it (tgsi.rst)",
+    "DDIV": "departs on llvmpipe in a case not yet understood (DOUBLE_OPS, "
+            "tests/test_tgsi_doubles.py)",
+    "DRCP": "departs on llvmpipe in a case not yet understood (DOUBLE_OPS, "
+            "tests/test_tgsi_doubles.py)",
+    "DSQRT": "departs on llvmpipe in a case not yet understood (DOUBLE_OPS, "
+             "tests/test_tgsi_doubles.py)",
+    "DRSQ": "departs on llvmpipe in a case not yet understood (DOUBLE_OPS, "
+            "tests/test_tgsi_doubles.py)",
+}
 GS_IN = {"POINTS": 1, "LINES": 2, "TRIANGLES": 3, "LINES_ADJACENCY": 4, "TRIANGLES_ADJACENCY": 6}
 GS_OUT = ("POINTS", "LINE_STRIP", "TRIANGLE_STRIP")
 PROC = {"vertex": "VERT", "fragment": "FRAG", "geometry": "GEOM",
@@ -156,12 +190,16 @@ class TGSIGen(Gen):
         # and a fifth for the bitfield, FMA/LDEXP, pack, DEMOTE/READ_HELPER, fine-derivative
         # and TEX2/TXB2/SAMPLE_C/SAMPLE_D opcodes (issue 20)
         self.modern_rng = random.Random(str(rng.getstate()[1][24:32]))
+        # and a seventh for the opcodes no other stream writes (NOP, ARR, COVER_DOUBLE_OPS,
+        # TEX_LZ, TXD, SAMPLE_I, GATHER4, SVIEWINFO, LOD)
+        self.cover_rng = random.Random(str(rng.getstate()[1][40:48]))
         self.compare_target: str | None = None
         self.varyings = 0            # fragment IN[0 .. varyings-1] are varyings (not POSITION)
         self.emitted = 0
         self.max_vertices = 0
         self.outputs: list[str] = []
         self.rel_ok = False          # ADDR[0] written yet
+        self.extra_temps = 0         # reserved temporaries after the loop counters
 
     # ---- immediates --------------------------------------------------------------------------
     def imm(self, kind: str, values: list) -> int:
@@ -504,6 +542,75 @@ class TGSIGen(Gen):
         finally:
             self.rng = main
 
+    def coverage_op(self) -> None:
+        """One opcode no other stream writes, drawn from the seventh stream: NOP and (with the
+        address register) ARR in every processor; in fragment programs also
+        :data:`COVER_DOUBLE_OPS` and the texture forms of :meth:`coverage_tex_op`."""
+        main, self.rng = self.rng, self.cover_rng
+        try:
+            groups = ["nop"] + (["arr"] if self.addr and self.rel_ok else [])
+            if self.frag and self.has("double") and self.itemps:
+                groups += ["double"] * 3
+            if self.frag and self.has("tex") and self.samplers:
+                groups += ["tex"] * 4
+            group = self.rng.choice(groups)
+            if group == "nop":
+                self.ins("NOP")
+            elif group == "arr":
+                self.ins(f"ARR ADDR[0]{self.wmask()}, {self.fsrc()}")
+            elif group == "double":
+                self.coverage_double_op()
+            else:
+                self.coverage_tex_op()
+        finally:
+            self.rng = main
+
+    def coverage_double_op(self) -> None:
+        op = self.rng.choice(sorted(COVER_DOUBLE_OPS))
+        if op == "F2U64":
+            self.ins(f"F2U64 {self.idst()}, {self.fsrc()}")
+        elif op == "U642F":
+            self.ins(f"U642F {self.fdst()}, {self.isrc().lstrip('-')}")
+        else:
+            srcs = [self.isrc() for _ in range(COVER_DOUBLE_OPS[op])]
+            if "64" in op:       # 64-bit integers take no source modifiers (double_op)
+                srcs = [x.lstrip("-") for x in srcs]
+            self.ins(f"{op} {self.idst()}, {', '.join(srcs)}")
+
+    def coverage_tex_op(self) -> None:
+        """TEX_LZ and TXD (explicit level and derivatives: any flow) on the first units;
+        on their sampler views SAMPLE_I (an integer texel of level 0, masked into the
+        texture), GATHER4 (gather targets), SVIEWINFO (levels 0 and 1) and, in uniform flow,
+        LOD (the targets LODQ takes)."""
+        rng = self.rng
+        unit = rng.choice(sorted(self.samplers))
+        target = self.samplers[unit]
+        ops = ["TEX_LZ", "TXD"]
+        if unit in self.sviews:
+            ops += ["SVIEWINFO"]
+            if target in FETCH_TARGETS and self.itemps:
+                ops.append("SAMPLE_I")
+            if target in GATHER_TARGETS:
+                ops.append("GATHER4")
+            if target in LODQ_TARGETS and self.uniform_flow():
+                ops.append("LOD")
+        op = rng.choice(ops)
+        if op == "TEX_LZ":
+            self.ins(f"TEX_LZ {self.fdst()}, {self.fsrc()}, SAMP[{unit}], {target}")
+        elif op == "TXD":
+            self.ins(f"TXD {self.fdst()}, {self.fsrc()}, {self.fsrc()}, {self.fsrc()}, "
+                     f"SAMP[{unit}], {target}")
+        elif op == "SVIEWINFO":
+            dst = self.idst() if self.itemps else self.fdst()
+            self.ins(f"SVIEWINFO {dst}, IMM[{self.loop_imm}].{rng.choice('xy') * 4}, "
+                     f"SVIEW[{unit}]")
+        elif op == "SAMPLE_I":
+            t = rng.choice(self.itemps)
+            self.ins(f"AND TEMP[{t}], {self.isrc()}, IMM[{self.fetch_imm}]")
+            self.ins(f"SAMPLE_I {self.fdst()}, TEMP[{t}], SVIEW[{unit}]")
+        else:
+            self.ins(f"{op} {self.fdst()}, {self.fsrc()}, SVIEW[{unit}], SAMP[{unit}]")
+
     def modern_fragment_op(self) -> None:
         rng = self.rng
         r = rng.random()
@@ -629,6 +736,8 @@ class TGSIGen(Gen):
     def statement(self) -> None:
         if self.has("modern") and self.modern_rng.random() < 0.12:
             self.modern_op()
+        if self.has("coverage") and self.cover_rng.random() < 0.08:
+            self.coverage_op()
         rng = self.rng
         r = rng.random()
         flow = self.has("flow")
@@ -782,7 +891,11 @@ class TGSIGen(Gen):
         if self.cbuf1:
             d.append("DCL CONST[1][0..3]")
         nloops = self.max_loops if self.has("flow") else 0
-        d.append(f"DCL TEMP[0..{self.ntemp + nloops - 1}]" + (", LOCAL" if self.chance(0.3) else ""))
+        # reserved temporaries a processor adds after the loop counters (compute: the texel
+        # coordinates of tgsi_compute.py's resource stream)
+        self.first_extra_temp = self.ntemp + nloops
+        last = self.first_extra_temp + self.extra_temps - 1
+        d.append(f"DCL TEMP[0..{last}]" + (", LOCAL" if self.chance(0.3) else ""))
         if self.addr:
             d.append("DCL ADDR[0]")
         # immediates
@@ -816,6 +929,9 @@ class TGSIGen(Gen):
         elif self.frag:
             self.sample_imm = self.imm("INT32", [0, 1, 3, 2])
         self.stage_immediates()
+        if self.frag and self.has("tex") and self.has("coverage"):
+            # SAMPLE_I's coordinate mask: texels 0..7 of level 0 (verify's textures are 8 a side)
+            self.fetch_imm = self.imm("UINT32", [7, 7, 7, 0])
         d += [self.imm_text(k) for k in range(len(self.imms))]
 
     def stage_immediates(self) -> None:
