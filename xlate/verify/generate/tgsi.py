@@ -28,6 +28,15 @@ comparisons: ``SAMPLE_C``/``SAMPLE_C_LZ`` on a plain view (a depth texture in th
 unit's ``CUBEARRAY``.  The new instructions are inserted between those the other streams draw,
 so a seed's earlier program is still there, in order.
 
+The opcodes no other stream writes come from a seventh stream (:meth:`TGSIGen.coverage_op`,
+feature name ``coverage``), inserted the same way: ``NOP`` and ``ARR`` in every processor; in
+fragment programs ``DFMA`` and the 64-bit integer opcodes :data:`DOUBLE_OPS` leaves out
+(:data:`COVER_DOUBLE_OPS`), ``TEX_LZ``, ``TXD``, and on sampler views ``SAMPLE_I``, ``GATHER4``,
+``SVIEWINFO`` and ``LOD``.  Compute programs add buffer images, multisample images and atomic
+counters from a sixth (:mod:`.tgsi_compute`).  What no program writes is
+:data:`NOT_GENERATED`, each with its reason (tests/test_generate_dialects.py checks that every
+other opcode of tgsi.rst is written in seeds 0..199 of some processor).
+
 Rules kept: the syntax MODERN Mesa prints (tgsi.md 1.7-1.8: numbered instructions, exactly four
 swizzle letters, ordered write masks, ``ADDR[0].x+N`` without spaces, ``CAL :N`` naming the
 ``BGNSUB`` instruction index); temporaries, ``ADDR`` and outputs are written whole before use
