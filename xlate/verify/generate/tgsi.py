@@ -126,10 +126,10 @@ NOT_GENERATED = {
     "CLOCK": "the implementation's shader time has no reproducible value: the verifier compares "
              "nothing computed from it (tests/test_tgsi_clock.py), so in a random program it "
              "would hide every result it reaches",
-    "FBFETCH": "refused by the glsl450 profile that xlate verify's gl backend runs "
-               "(GL_EXT_shader_framebuffer_fetch, which glslang does not implement); the vulkan "
-               "profile's subpass input has no framebuffer in the compute-free harness "
-               "(tests/test_tgsi_fbfetch.py covers it)",
+    "FBFETCH": "refused by the glsl450 profile, which xlate verify's default gl backend runs "
+               "(GL_EXT_shader_framebuffer_fetch, which glslang does not implement): a random "
+               "program using it would not run there; only the vulkan backend reads it, "
+               "through a subpass input (tests/test_tgsi_fbfetch.py)",
     "IMG2HND": "refused: a bindless handle is the driver's value (GL_ARB_bindless_texture, not "
                "in llvmpipe; Vulkan SPIR-V has no handles)",
     "SAMP2HND": "refused: a bindless handle is the driver's value (GL_ARB_bindless_texture, not "
