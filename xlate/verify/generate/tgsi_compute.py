@@ -55,11 +55,14 @@ temporaries follow the loop counters).  n is the invocation's global index, g it
   (``HWATOMIC[0][ADDR[1].x]``), and ``DCL HWATOMIC[1][0]``, ``[1][1]`` only read by ``LOAD``
   (a plain read of a counter others update races their atomics, exec/races.py).
 
-The new atomics update one word per workgroup: llvmpipe runs a workgroup's invocations in
-one order every time, while words several workgroups update return values in an order that
-can differ between the main dispatch and the verifier's probe dispatches, whose values are then
-unusable -- measured: seed 21 (before this rule) was a mismatch localized at ``interface``
-under load and a pass when rerun.
+The new atomics update one word per workgroup, never a word several workgroups update: the
+verifier explains a difference from its probe dispatches only where their atomics returned
+what the main dispatch's did (compute_replay.py), and workgroups run concurrently, so such a
+word's order can differ from one dispatch to the next -- measured: compute seed 21, when the
+new counters' word was the invocation index mod 4 and one counter every invocation's, was a
+mismatch localized at ``interface`` ("15 probe dispatches whose atomics returned otherwise")
+on a loaded machine and a pass when rerun.  (``BUFFER[2]`` and ``IMAGE[1]`` keep their
+words shared across workgroups, as before.)
 """
 from __future__ import annotations
 
