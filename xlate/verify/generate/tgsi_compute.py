@@ -198,7 +198,9 @@ class TGSIComputeGen(TGSIGen):
         texel 32 + g), TEMP[M] (the invocation's texel (n mod 8, n / 8) of the multisample
         image it stores to, layer 0; w: the sample, written just before the instruction that
         reads it), ADDR[1].x (its workgroup's atomic counter, g)."""
-        s, a, r = self.slots, self.scratch, self.res_imm if self.groups else 0
+        if not self.groups:
+            return
+        s, a, r = self.slots, self.scratch, self.res_imm
         temps = iter(range(self.first_extra_temp, self.first_extra_temp + self.extra_temps))
         if "buffer_image" in self.groups:
             self.buffer_texels = b = next(temps)
