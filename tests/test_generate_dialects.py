@@ -224,11 +224,11 @@ def test_every_tgsi_opcode_is_generated_or_excluded_with_a_reason():
     """Every opcode of tgsi.rst (tests/data/tgsi_rst_opcodes.txt, the list
     test_tgsi_opcode_coverage.py checks against the spec) is written by the TGSI generator in
     seeds 0..199 of some processor, or is on its documented exclusion list
-    (tgsi.NOT_GENERATED, each with the reason) -- so an opcode the translator learns cannot be
-    left out of the random programs silently; and nothing on that list is written."""
+    (tgsi_coverage.NOT_GENERATED, each with the reason) -- so an opcode the translator learns
+    cannot be left out of the random programs silently; and nothing on that list is written."""
     from pathlib import Path
 
-    from xlate.verify.generate.tgsi import NOT_GENERATED
+    from xlate.verify.generate.tgsi_coverage import NOT_GENERATED
     names = [ln.strip() for ln in
              (Path(__file__).parent / "data" / "tgsi_rst_opcodes.txt").read_text().splitlines()
              if ln.strip() and not ln.startswith("#")]
@@ -242,13 +242,13 @@ def test_every_tgsi_opcode_is_generated_or_excluded_with_a_reason():
     assert set(NOT_GENERATED) <= set(names) and all(NOT_GENERATED.values())
 
 
-#: the seventh stream's opcodes (tgsi.COVER_DOUBLE_OPS and these)
+#: the seventh stream's opcodes (tgsi_coverage.COVER_DOUBLE_OPS and these)
 COVERAGE_OPS = ("NOP", "ARR", "TEX_LZ", "TXD", "SAMPLE_I", "GATHER4", "SVIEWINFO", "LOD")
 
 
 @pytest.mark.parametrize("stage", ["vertex", "fragment"])
 def test_tgsi_coverage_stream_can_be_avoided(stage):
-    from xlate.verify.generate.tgsi import COVER_DOUBLE_OPS
+    from xlate.verify.generate.tgsi_coverage import COVER_DOUBLE_OPS
     want = set(COVERAGE_OPS) | set(COVER_DOUBLE_OPS)
     for seed in range(20):
         t = generate("tgsi", seed, stage, avoid={"coverage"})

@@ -28,14 +28,10 @@ comparisons: ``SAMPLE_C``/``SAMPLE_C_LZ`` on a plain view (a depth texture in th
 unit's ``CUBEARRAY``.  The new instructions are inserted between those the other streams draw,
 so a seed's earlier program is still there, in order.
 
-The opcodes no other stream writes come from a seventh stream (:meth:`TGSIGen.coverage_op`,
-feature name ``coverage``), inserted the same way: ``NOP`` and ``ARR`` in every processor; in
-fragment programs ``DFMA`` and the 64-bit integer opcodes :data:`DOUBLE_OPS` leaves out
-(:data:`COVER_DOUBLE_OPS`), ``TEX_LZ``, ``TXD``, and on sampler views ``SAMPLE_I``, ``GATHER4``,
-``SVIEWINFO`` and ``LOD``.  Compute programs add buffer images, multisample images and atomic
-counters from a sixth (:mod:`.tgsi_compute`).  What no program writes is
-:data:`NOT_GENERATED`, each with its reason (tests/test_generate_dialects.py checks that every
-other opcode of tgsi.rst is written in seeds 0..199 of some processor).
+The opcodes no other stream writes come from a seventh stream (:mod:`.tgsi_coverage`, feature
+name ``coverage``), inserted the same way, and compute programs add buffer images, multisample
+images and atomic counters from a sixth (:mod:`.tgsi_compute`).  What no program writes is
+:data:`.tgsi_coverage.NOT_GENERATED`, each with its reason.
 
 Rules kept: the syntax MODERN Mesa prints (tgsi.md 1.7-1.8: numbered instructions, exactly four
 swizzle letters, ordered write masks, ``ADDR[0].x+N`` without spaces, ``CAL :N`` naming the
@@ -52,6 +48,7 @@ import random
 import struct
 
 from .common import Gen, XYZW, fconst
+from .tgsi_coverage import GATHER_TARGETS, LODQ_TARGETS, CoverageOps
 
 FLOAT_OPS = {  # opcode -> operand count
     "MOV": 1, "ADD": 2, "MUL": 2, "MAD": 3, "LRP": 3, "DP2": 2, "DP3": 2, "DP4": 2, "DST": 2,
@@ -77,10 +74,6 @@ TEX_TARGETS = ("1D", "2D", "3D", "CUBE", "RECT")
 #: programs of the pinned seeds keep the instructions they had (new ones are added in between)
 EXTRA_TARGETS = ("CUBEARRAY", "2D_MSAA", "2D_ARRAY_MSAA")
 EXTRA_UNIT = 2
-#: targets whose level-of-detail query LODQ runs on (llvmpipe computes the LOD of cube maps by
-#: its own approximation, which the executor does not model: tests/test_tgsi_textures.py)
-LODQ_TARGETS = ("1D", "2D", "3D")
-GATHER_TARGETS = ("2D", "CUBE", "RECT")
 #: double opcodes (operand count) of fragment programs; DDIV, DRCP, DSQRT and DRSQ are left out:
 #: on llvmpipe they depart in a case not yet understood (tests/test_tgsi_doubles.py)
 DOUBLE_OPS = {"DADD": 2, "DMUL": 2, "DMAD": 3, "DMIN": 2, "DMAX": 2, "DSEQ": 2, "DSNE": 2,
@@ -111,40 +104,6 @@ SHADOW_CUBE_TARGETS = ("SHADOWCUBE", "SHADOWCUBEARRAY")
 #: the views SAMPLE_C_LZ compares on: the reference and the zero level both fit the coordinate
 #: (xlate refuses it on CUBE, 2D_ARRAY and CUBEARRAY: tests/test_tgsi_sample.py)
 COMPARE_LZ_TARGETS = ("1D", "2D", "RECT", "1D_ARRAY")
-#: the opcodes no other stream writes, drawn from a seventh random stream (``cover_rng``,
-#: feature name ``coverage``): double and 64-bit integer opcodes (operand count) beside
-#: :data:`DOUBLE_OPS` in fragment programs, on the integer temporaries
-COVER_DOUBLE_OPS = {"DFMA": 3, "U64SNE": 2, "U64SGE": 2, "I64SLT": 2, "I64MIN": 2, "U64MAX": 2,
-                    "U64SHR": 2, "I64DIV": 2, "U64MOD": 2, "F2U64": 1, "D2U64": 1, "U642F": 1,
-                    "I642D": 1}
-#: the targets SAMPLE_I fetches from (a texel fetch takes no cube map: GLSL texelFetch)
-FETCH_TARGETS = ("1D", "2D", "3D", "RECT")
-#: tgsi.rst opcodes the translator accepts (or refuses) that no random program writes, and why;
-#: tests/test_generate_dialects.py checks that every other opcode of tgsi.rst is written in
-#: seeds 0..199 of some processor, and that none of these is
-NOT_GENERATED = {
-    "CLOCK": "the implementation's shader time has no reproducible value: the verifier compares "
-             "nothing computed from it (tests/test_tgsi_clock.py), so in a random program it "
-             "would hide every result it reaches",
-    "FBFETCH": "refused by the glsl450 profile, which xlate verify's default gl backend runs "
-               "(GL_EXT_shader_framebuffer_fetch, which glslang does not implement): a random "
-               "program using it would not run there; only the vulkan backend reads it, "
-               "through a subpass input (tests/test_tgsi_fbfetch.py)",
-    "IMG2HND": "refused: a bindless handle is the driver's value (GL_ARB_bindless_texture, not "
-               "in llvmpipe; Vulkan SPIR-V has no handles)",
-    "SAMP2HND": "refused: a bindless handle is the driver's value (GL_ARB_bindless_texture, not "
-                "in llvmpipe; Vulkan SPIR-V has no handles)",
-    "SAMPLE_POS": "refused: no Mesa driver ever implemented it (tgsi.rst)",
-    "SAMPLE_INFO": "refused: no Mesa driver ever implemented it (tgsi.rst)",
-    "DDIV": "departs on llvmpipe in a case not yet understood (DOUBLE_OPS, "
-            "tests/test_tgsi_doubles.py)",
-    "DRCP": "departs on llvmpipe in a case not yet understood (DOUBLE_OPS, "
-            "tests/test_tgsi_doubles.py)",
-    "DSQRT": "departs on llvmpipe in a case not yet understood (DOUBLE_OPS, "
-             "tests/test_tgsi_doubles.py)",
-    "DRSQ": "departs on llvmpipe in a case not yet understood (DOUBLE_OPS, "
-            "tests/test_tgsi_doubles.py)",
-}
 GS_IN = {"POINTS": 1, "LINES": 2, "TRIANGLES": 3, "LINES_ADJACENCY": 4, "TRIANGLES_ADJACENCY": 6}
 GS_OUT = ("POINTS", "LINE_STRIP", "TRIANGLE_STRIP")
 PROC = {"vertex": "VERT", "fragment": "FRAG", "geometry": "GEOM",
@@ -155,7 +114,7 @@ def _f32_hex(v: float) -> str:
     return "0x%08x" % struct.unpack("<I", struct.pack("<f", v))[0]
 
 
-class TGSIGen(Gen):
+class TGSIGen(CoverageOps, Gen):
     def __init__(self, rng: random.Random, stage: str, size: int, avoid):
         super().__init__(rng, size, avoid)
         self.stage = stage
@@ -550,75 +509,6 @@ class TGSIGen(Gen):
                 self.modern_fragment_op()
         finally:
             self.rng = main
-
-    def coverage_op(self) -> None:
-        """One opcode no other stream writes, drawn from the seventh stream: NOP and (with the
-        address register) ARR in every processor; in fragment programs also
-        :data:`COVER_DOUBLE_OPS` and the texture forms of :meth:`coverage_tex_op`."""
-        main, self.rng = self.rng, self.cover_rng
-        try:
-            groups = ["nop"] + (["arr"] if self.addr and self.rel_ok else [])
-            if self.frag and self.has("double") and self.itemps:
-                groups += ["double"] * 3
-            if self.frag and self.has("tex") and self.samplers:
-                groups += ["tex"] * 4
-            group = self.rng.choice(groups)
-            if group == "nop":
-                self.ins("NOP")
-            elif group == "arr":
-                self.ins(f"ARR ADDR[0]{self.wmask()}, {self.fsrc()}")
-            elif group == "double":
-                self.coverage_double_op()
-            else:
-                self.coverage_tex_op()
-        finally:
-            self.rng = main
-
-    def coverage_double_op(self) -> None:
-        op = self.rng.choice(sorted(COVER_DOUBLE_OPS))
-        if op == "F2U64":
-            self.ins(f"F2U64 {self.idst()}, {self.fsrc()}")
-        elif op == "U642F":
-            self.ins(f"U642F {self.fdst()}, {self.isrc().lstrip('-')}")
-        else:
-            srcs = [self.isrc() for _ in range(COVER_DOUBLE_OPS[op])]
-            if "64" in op:       # 64-bit integers take no source modifiers (double_op)
-                srcs = [x.lstrip("-") for x in srcs]
-            self.ins(f"{op} {self.idst()}, {', '.join(srcs)}")
-
-    def coverage_tex_op(self) -> None:
-        """TEX_LZ and TXD (explicit level and derivatives: any flow) on the first units;
-        on their sampler views SAMPLE_I (an integer texel of level 0, masked into the
-        texture), GATHER4 (gather targets), SVIEWINFO (levels 0 and 1) and, in uniform flow,
-        LOD (the targets LODQ takes)."""
-        rng = self.rng
-        unit = rng.choice(sorted(self.samplers))
-        target = self.samplers[unit]
-        ops = ["TEX_LZ", "TXD"]
-        if unit in self.sviews:
-            ops += ["SVIEWINFO"]
-            if target in FETCH_TARGETS and self.itemps:
-                ops.append("SAMPLE_I")
-            if target in GATHER_TARGETS:
-                ops.append("GATHER4")
-            if target in LODQ_TARGETS and self.uniform_flow():
-                ops.append("LOD")
-        op = rng.choice(ops)
-        if op == "TEX_LZ":
-            self.ins(f"TEX_LZ {self.fdst()}, {self.fsrc()}, SAMP[{unit}], {target}")
-        elif op == "TXD":
-            self.ins(f"TXD {self.fdst()}, {self.fsrc()}, {self.fsrc()}, {self.fsrc()}, "
-                     f"SAMP[{unit}], {target}")
-        elif op == "SVIEWINFO":
-            dst = self.idst() if self.itemps else self.fdst()
-            self.ins(f"SVIEWINFO {dst}, IMM[{self.loop_imm}].{rng.choice('xy') * 4}, "
-                     f"SVIEW[{unit}]")
-        elif op == "SAMPLE_I":
-            t = rng.choice(self.itemps)
-            self.ins(f"AND TEMP[{t}], {self.isrc()}, IMM[{self.fetch_imm}]")
-            self.ins(f"SAMPLE_I {self.fdst()}, TEMP[{t}], SVIEW[{unit}]")
-        else:
-            self.ins(f"{op} {self.fdst()}, {self.fsrc()}, SVIEW[{unit}], SAMP[{unit}]")
 
     def modern_fragment_op(self) -> None:
         rng = self.rng
