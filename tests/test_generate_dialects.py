@@ -182,3 +182,74 @@ def test_tgsi_generator_covers_issue20_groups(stage):
     for seed in range(20):
         t = generate("tgsi", seed, stage, avoid={"modern"})
         assert not opcodes(t) & want, t
+
+
+def _image_forms(text: str) -> set[tuple[str, str]]:
+    """(opcode, what it acts on) of every instruction on an image or an atomic counter: the
+    image's declared target (a multisample one also as ``MSAA``) or ``HWATOMIC``."""
+    targets = dict(re.findall(r"^DCL IMAGE\[(\d+)\], (\w+),", text, re.M))
+    out = set()
+    for op, res in re.findall(r"^\s*\d+: \s*([A-Z0-9_]+) [^\n]*?\b(IMAGE\[\d+\]|HWATOMIC)",
+                              text, re.M):
+        if res == "HWATOMIC":
+            out.add((op, res))
+            continue
+        t = targets[res[6:-1]]
+        out |= {(op, t), (op, "MSAA" if "MSAA" in t else t)}
+    return out
+
+
+def test_tgsi_compute_generator_covers_buffer_and_multisample_images_and_counters():
+    """Over 200 compute programs, the sixth stream's resources (issue 20): LOAD, STORE and
+    RESQ on buffer images and on both multisample targets, every atomic on a buffer image, on
+    a multisample image and on an atomic counter, LOAD of a counter, both forms of the counter
+    declaration; none of them with ``avoid={"resources"}``."""
+    from xlate.verify.generate.tgsi_compute import ATOMICS
+    want = {(op, t) for op in ("LOAD", "STORE", "RESQ")
+            for t in ("BUFFER", "2D_MSAA", "2D_ARRAY_MSAA")}
+    want |= {(op, t) for op in ATOMICS for t in ("BUFFER", "MSAA", "HWATOMIC")}
+    want.add(("LOAD", "HWATOMIC"))
+    texts = [generate("tgsi", seed, "compute") for seed in range(200)]
+    used = set().union(*map(_image_forms, texts))
+    assert sorted(want - used) == []
+    joined = "\n".join(texts)
+    assert "DCL HWATOMIC[0][0..3], ARRAY(1)" in joined and "DCL HWATOMIC[1][0]\n" in joined
+    assert "HWATOMIC[0][ADDR[1].x]" in joined
+    for seed in range(20):
+        t = generate("tgsi", seed, "compute", avoid={"resources"})
+        assert not re.search(r"IMAGE\[[2-9]\]|HWATOMIC|BUFFER, |MSAA", t), t
+
+
+def test_every_tgsi_opcode_is_generated_or_excluded_with_a_reason():
+    """Every opcode of tgsi.rst (tests/data/tgsi_rst_opcodes.txt, the list
+    test_tgsi_opcode_coverage.py checks against the spec) is written by the TGSI generator in
+    seeds 0..199 of some processor, or is on its documented exclusion list
+    (tgsi_coverage.NOT_GENERATED, each with the reason) -- so an opcode the translator learns
+    cannot be left out of the random programs silently; and nothing on that list is written."""
+    from pathlib import Path
+
+    from xlate.verify.generate.tgsi_coverage import NOT_GENERATED
+    names = [ln.strip() for ln in
+             (Path(__file__).parent / "data" / "tgsi_rst_opcodes.txt").read_text().splitlines()
+             if ln.strip() and not ln.startswith("#")]
+    used = set()
+    for stage in DIALECTS["tgsi"].stages:
+        for seed in range(200):
+            used |= set(re.findall(r"^\s*\d+: \s*([A-Z0-9_]+)\b",
+                                   generate("tgsi", seed, stage, check=False), re.M))
+    assert sorted(n for n in names if n not in used and n not in NOT_GENERATED) == []
+    assert sorted(n for n in NOT_GENERATED if n in used) == []
+    assert set(NOT_GENERATED) <= set(names) and all(NOT_GENERATED.values())
+
+
+#: the seventh stream's opcodes (tgsi_coverage.COVER_DOUBLE_OPS and these)
+COVERAGE_OPS = ("NOP", "ARR", "TEX_LZ", "TXD", "SAMPLE_I", "GATHER4", "SVIEWINFO", "LOD")
+
+
+@pytest.mark.parametrize("stage", ["vertex", "fragment"])
+def test_tgsi_coverage_stream_can_be_avoided(stage):
+    from xlate.verify.generate.tgsi_coverage import COVER_DOUBLE_OPS
+    want = set(COVERAGE_OPS) | set(COVER_DOUBLE_OPS)
+    for seed in range(20):
+        t = generate("tgsi", seed, stage, avoid={"coverage"})
+        assert not set(re.findall(r"^\s*\d+: \s*([A-Z0-9_]+)\b", t, re.M)) & want, t

@@ -188,3 +188,38 @@ def test_buffer_images_outside_compute_are_unsupported_with_the_resources_named(
         assert (rep.status, rep.reason) == (
             "unsupported", "BUFFER[1], IMAGE[0] (a buffer image) in a fragment program: the "
             "draw harnesses bind no storage buffers or images (compute programs verify them)")
+
+
+#: tgsi.rst ATOMUMIN / ATOMUMAX compare unsigned, whatever the image's format: on an R32_SINT
+#: image (GLSL iimageBuffer, whose imageAtomicMin/Max compare signed) the word 1 against
+#: 0xfffffffc (-4) keeps 1, then against 0xfffffff0 (-16) becomes 0xfffffff0.  Found by the
+#: TGSI random generator (compute seed 26 of tools/diffcheck.py --generated tgsi: "no order
+#: of its atomics returns what the implementation returned").  Invocation g = x + 2y of the
+#: 2 x 2 grid (one a workgroup) works on texel g alone and stores both returned words at
+#: BUFFER[0] word 2g.
+UNSIGNED_ON_SINT = comp(
+    "UMAD TEMP[1].x, SV[1].yyyy, IMM[0].zzzz, SV[1].xxxx\n"
+    "STORE IMAGE[0], TEMP[1].xxxx, IMM[0].yyyy, BUFFER, PIPE_FORMAT_R32_SINT\n"
+    "ATOMUMIN TEMP[0].x, IMAGE[0], TEMP[1].xxxx, IMM[1].xxxx, BUFFER, PIPE_FORMAT_R32_SINT\n"
+    "ATOMUMAX TEMP[0].y, IMAGE[0], TEMP[1].xxxx, IMM[1].yyyy, BUFFER, PIPE_FORMAT_R32_SINT\n"
+    "UMUL TEMP[1].y, TEMP[1].xxxx, IMM[1].zzzz\n"
+    "STORE BUFFER[0].xy, TEMP[1].yyyy, TEMP[0]\n",
+    "DCL IMAGE[0], BUFFER, PIPE_FORMAT_R32_SINT, WR\nDCL BUFFER[0]\n", (1, 1, 1)).replace(
+    "IMM[0] UINT32 {0, 1, 2, 4}\n",
+    "IMM[0] UINT32 {0, 1, 2, 4}\nIMM[1] UINT32 {4294967292, 4294967280, 8, 0}\n")
+
+
+def test_unsigned_atomics_on_a_signed_image_compare_unsigned():
+    res = execute_compute(api.parse(UNSIGNED_ON_SINT), (2, 2, 1), images={
+        0: _texels([[7, 0, 0, 1]] * 64, np.int32)}, buffers={0: np.zeros(64, np.uint32)})
+    assert res.images[0][0, 0, :5, 0].tolist() == [0xfffffff0] * 4 + [7]
+    assert res.buffers[0][:8].tolist() == [1, 1] * 4
+    glsl = api.translate(UNSIGNED_ON_SINT, filename="us.tgsi").glsl
+    assert "imageAtomicMin" not in glsl and "imageAtomicMax" not in glsl
+
+
+@pytest.mark.parametrize("backend, via", [("gl", "auto"), ("gl-spirv", "auto"),
+                                          ("gl-spirv", "glsl"), ("vulkan", "glsl")])
+def test_unsigned_atomics_on_a_signed_image_pass(backend, via):
+    rep = _verify(backend, UNSIGNED_ON_SINT, via=via)
+    assert rep.status == "pass", (rep.reason, [d.describe() for d in rep.differences[:3]])

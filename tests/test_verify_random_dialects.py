@@ -73,3 +73,16 @@ def test_lookup_with_texel_coordinates_beyond_1e5_is_range():
     assert "TEX.F R4, fragment.texcoord[2], texture[0], 2D;" in text
     rep = verify_source(text, "f7.fp", lanes=256, seed=5, backend="gl", runner=gl_runner("gl"))
     assert rep.status == "pass" and "range" in rep.reason, rep.reason
+
+
+def test_cube_array_lookup_of_a_denormal_direction_is_nonfinite():
+    """Generated TGSI fragment program 32 (inputs seed 31; found by tools/diffcheck.py
+    --generated tgsi --stage fragment --count 100 --seed 31): TEX2 on a SHADOWCUBEARRAY at a
+    direction of three equal denormals (-3 x 2^-149) -- flushed (GLSL 4.50 §4.7.1), the zero
+    direction, whose lookup is undefined: explained by permits.rule_nonfinite, not left
+    unexplained (it was, while the rule took only exact zeros)."""
+    text = generate("tgsi", 32, "fragment", 12, frozenset())
+    assert " 13: TEX2 TEMP[1], -TEMP[2].zyzz, -TEMP[0], SAMP[3], SHADOWCUBEARRAY" in text
+    rep = verify_source(text, "f32.tgsi", lanes=256, seed=31, backend="gl",
+                        runner=gl_runner("gl"))
+    assert rep.status == "pass" and "nonfinite" in rep.reason, rep.reason

@@ -382,5 +382,8 @@ def test_cube_lookup_of_a_zero_direction_is_nonfinite():
     ins = next(i for i in prog.instructions if i.op == "TXL")
     assert _pow_of_nonpositive(ins, [w(0, -0.0, 0, 2)])
     assert not _pow_of_nonpositive(ins, [w(0, 1, 0, 2)])
+    # denormals flush to the zero direction (GLSL 4.50 §4.7.1); the smallest normal does not
+    assert _pow_of_nonpositive(ins, [w(-4.2e-45, 1e-40, 0, 2)])
+    assert not _pow_of_nonpositive(ins, [w(-4.2e-45, 1.2e-38, 0, 2)])
 
 

@@ -290,7 +290,8 @@ def rule_nonfinite(s: Site) -> np.ndarray:
     GLSL 4.50 §4.7.1 -- NaNs need not be generated and operations on NaN/Inf need not follow
     IEEE 754 (Mesa folds ``x * 0`` to 0 even for ``precise``).  Also POW/LIT of a base <= 0
     (``exp2(y * log2(x))``: log2 of x <= 0 is undefined in GLSL §8.2), TXP with q = 0 and a
-    cube lookup of the zero direction (the coordinates become 0/0).  Not for moves
+    cube lookup of the zero direction (the coordinates become 0/0) -- a direction of zeros and
+    denormals too, which flushing (GLSL 4.50 §4.7.1) makes the zero direction.  Not for moves
     (:data:`MOVES`): a NaN or infinity moved stays one (any NaN payload); not for the unpacks
     (:data:`BIT_READS`), which read the operand's bits: a NaN bit pattern unpacked is no
     operation on a NaN (a mutant dropping an output UP4UB wrote passed as 'nonfinite')."""
@@ -343,8 +344,8 @@ def rule_nonfinite(s: Site) -> np.ndarray:
             ok = ok | ~np.isfinite(c[:, :3] / q).all(axis=1)[:, None]
         if op in SAMPLING_OPS and s.ins.tex is not None and \
                 s.ins.tex.target.replace("SHADOW", "") in ("CUBE", "ARRAYCUBE"):
-            c = np.asarray(s.operands[0], F32)
-            ok = ok | (c[:, :3] == 0).all(axis=1)[:, None]
+            c = np.ascontiguousarray(np.asarray(s.operands[0], F32)[:, :3])
+            ok = ok | ((c == 0) | _denormal(c.view(U32))).all(axis=1)[:, None]
     return ok
 
 

@@ -371,9 +371,10 @@ def _pow_of_nonpositive(ins: Instruction, raw: list) -> bool:
         return bool(v <= 0 or np.isnan(v))
     if ins.op in ("TEX", "TXB", "TXL", "TXP", "TXD", "TEX2", "TXB2", "TXL2", "LODQ") and \
             ins.tex is not None and ins.tex.target.replace("SHADOW", "") in ("CUBE", "ARRAYCUBE"):
-        # a zero direction: the face coordinates sc/|ma| are 0/0 (GL 4.5 §8.13), NaN
+        # a zero direction: the face coordinates sc/|ma| are 0/0 (GL 4.5 §8.13), NaN; a
+        # direction of zeros and denormals flushes to it (GLSL 4.50 §4.7.1)
         v = _loaded(ins, 0, raw[0])[:3]
-        if np.all(v == 0):
+        if np.all(np.abs(v) < np.finfo(np.float32).tiny):
             return True
     if ins.op == "TXP":
         # the projected coordinates s/q, t/q, r/q: infinite or NaN for q = 0 (a finite

@@ -69,7 +69,13 @@ _LOOP_RULES = {
     # tgsi.rst: the incremented word is returned (exec/atomics.py)
     "ATOMINCWRAP": "(o + 1u <= a) ? o + 1u : 0u",
     "ATOMDECWRAP": "(o > 0u && o < a) ? o - 1u : 0u",
+    # on an R32_SINT image only (GLSL's imageAtomicMin/Max on an iimage compare signed;
+    # tgsi.rst's ATOMUMIN/ATOMUMAX compare unsigned whatever the format)
+    "ATOMUMIN": "min(o, a)",
+    "ATOMUMAX": "max(o, a)",
 }
+#: native atomics whose GLSL built-in on a signed image compares otherwise than the opcode
+_UNSIGNED_COMPARES = frozenset({"ATOMUMIN", "ATOMUMAX"})
 #: the log entry size of the verifier's atomic log (uvec4s per atomic)
 ATOMIC_LOG_BINDING = 31
 
@@ -246,7 +252,7 @@ class Memory:
             cs = "c, s" if ms else "c"
             conv = (lambda e: f"int({e})") if sint else (lambda e: e)
             back = (lambda e: f"uint({e})") if sint else (lambda e: e)
-            if op in _NATIVE_ATOMICS:
+            if op in _NATIVE_ATOMICS and not (sint and op in _UNSIGNED_COMPARES):
                 args = f"{conv('a')}, {conv('b')}" if cas else conv("a")
                 native = f"imageAtomic{_NATIVE_ATOMICS[op]}({var}, {cs}, {args})"
                 body = f"    uint r = {back(native)};\n"

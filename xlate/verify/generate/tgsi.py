@@ -28,6 +28,11 @@ comparisons: ``SAMPLE_C``/``SAMPLE_C_LZ`` on a plain view (a depth texture in th
 unit's ``CUBEARRAY``.  The new instructions are inserted between those the other streams draw,
 so a seed's earlier program is still there, in order.
 
+The opcodes no other stream writes come from a seventh stream (:mod:`.tgsi_coverage`, feature
+name ``coverage``), inserted the same way, and compute programs add buffer images, multisample
+images and atomic counters from a sixth (:mod:`.tgsi_compute`).  What no program writes is
+:data:`.tgsi_coverage.NOT_GENERATED`, each with its reason.
+
 Rules kept: the syntax MODERN Mesa prints (tgsi.md 1.7-1.8: numbered instructions, exactly four
 swizzle letters, ordered write masks, ``ADDR[0].x+N`` without spaces, ``CAL :N`` naming the
 ``BGNSUB`` instruction index); temporaries, ``ADDR`` and outputs are written whole before use
@@ -43,6 +48,7 @@ import random
 import struct
 
 from .common import Gen, XYZW, fconst
+from .tgsi_coverage import GATHER_TARGETS, LODQ_TARGETS, CoverageOps
 
 FLOAT_OPS = {  # opcode -> operand count
     "MOV": 1, "ADD": 2, "MUL": 2, "MAD": 3, "LRP": 3, "DP2": 2, "DP3": 2, "DP4": 2, "DST": 2,
@@ -68,10 +74,6 @@ TEX_TARGETS = ("1D", "2D", "3D", "CUBE", "RECT")
 #: programs of the pinned seeds keep the instructions they had (new ones are added in between)
 EXTRA_TARGETS = ("CUBEARRAY", "2D_MSAA", "2D_ARRAY_MSAA")
 EXTRA_UNIT = 2
-#: targets whose level-of-detail query LODQ runs on (llvmpipe computes the LOD of cube maps by
-#: its own approximation, which the executor does not model: tests/test_tgsi_textures.py)
-LODQ_TARGETS = ("1D", "2D", "3D")
-GATHER_TARGETS = ("2D", "CUBE", "RECT")
 #: double opcodes (operand count) of fragment programs; DDIV, DRCP, DSQRT and DRSQ are left out:
 #: on llvmpipe they depart in a case not yet understood (tests/test_tgsi_doubles.py)
 DOUBLE_OPS = {"DADD": 2, "DMUL": 2, "DMAD": 3, "DMIN": 2, "DMAX": 2, "DSEQ": 2, "DSNE": 2,
@@ -112,7 +114,7 @@ def _f32_hex(v: float) -> str:
     return "0x%08x" % struct.unpack("<I", struct.pack("<f", v))[0]
 
 
-class TGSIGen(Gen):
+class TGSIGen(CoverageOps, Gen):
     def __init__(self, rng: random.Random, stage: str, size: int, avoid):
         super().__init__(rng, size, avoid)
         self.stage = stage
@@ -156,12 +158,16 @@ class TGSIGen(Gen):
         # and a fifth for the bitfield, FMA/LDEXP, pack, DEMOTE/READ_HELPER, fine-derivative
         # and TEX2/TXB2/SAMPLE_C/SAMPLE_D opcodes (issue 20)
         self.modern_rng = random.Random(str(rng.getstate()[1][24:32]))
+        # and a seventh for the opcodes no other stream writes (NOP, ARR, COVER_DOUBLE_OPS,
+        # TEX_LZ, TXD, SAMPLE_I, GATHER4, SVIEWINFO, LOD)
+        self.cover_rng = random.Random(str(rng.getstate()[1][40:48]))
         self.compare_target: str | None = None
         self.varyings = 0            # fragment IN[0 .. varyings-1] are varyings (not POSITION)
         self.emitted = 0
         self.max_vertices = 0
         self.outputs: list[str] = []
         self.rel_ok = False          # ADDR[0] written yet
+        self.extra_temps = 0         # reserved temporaries after the loop counters
 
     # ---- immediates --------------------------------------------------------------------------
     def imm(self, kind: str, values: list) -> int:
@@ -629,6 +635,8 @@ class TGSIGen(Gen):
     def statement(self) -> None:
         if self.has("modern") and self.modern_rng.random() < 0.12:
             self.modern_op()
+        if self.has("coverage") and self.cover_rng.random() < 0.08:
+            self.coverage_op()
         rng = self.rng
         r = rng.random()
         flow = self.has("flow")
@@ -782,7 +790,11 @@ class TGSIGen(Gen):
         if self.cbuf1:
             d.append("DCL CONST[1][0..3]")
         nloops = self.max_loops if self.has("flow") else 0
-        d.append(f"DCL TEMP[0..{self.ntemp + nloops - 1}]" + (", LOCAL" if self.chance(0.3) else ""))
+        # reserved temporaries a processor adds after the loop counters (compute: the texel
+        # coordinates of tgsi_compute.py's resource stream)
+        self.first_extra_temp = self.ntemp + nloops
+        last = self.first_extra_temp + self.extra_temps - 1
+        d.append(f"DCL TEMP[0..{last}]" + (", LOCAL" if self.chance(0.3) else ""))
         if self.addr:
             d.append("DCL ADDR[0]")
         # immediates
@@ -816,6 +828,9 @@ class TGSIGen(Gen):
         elif self.frag:
             self.sample_imm = self.imm("INT32", [0, 1, 3, 2])
         self.stage_immediates()
+        if self.frag and self.has("tex") and self.has("coverage"):
+            # SAMPLE_I's coordinate mask: texels 0..7 of level 0 (verify's textures are 8 a side)
+            self.fetch_imm = self.imm("UINT32", [7, 7, 7, 0])
         d += [self.imm_text(k) for k in range(len(self.imms))]
 
     def stage_immediates(self) -> None:

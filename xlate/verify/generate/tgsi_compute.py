@@ -36,6 +36,33 @@ after the dispatch, xlate/verify/compute_verify.py, whose grid is 2 x 2 x 1 work
   scratch, written just before the instruction that reads it; w: the invocation's atomic
   word offset; x, y after the prologue: its texel of ``IMAGE[1]``) and two float temporaries
   loaded from the invocation's input words (what the other processors read from ``IN``).
+
+Issue 20's remaining compute groups come from a sixth random stream (feature name
+``resources``), which declares each group or not and inserts its instructions between those the
+other streams draw (a seed's earlier program is still there, in order; its reserved
+temporaries follow the loop counters).  n is the invocation's global index, g its workgroup's:
+
+* buffer images (``DCL IMAGE[k], BUFFER, <format>``; 64 texels): an input image of a random
+  exact format, only loaded (texel masked to 0..63) and queried (``RESQ``); and an R32_UINT
+  or R32_SINT image whose texel n (< 32) invocation n stores and loads, and whose texel
+  32 + g takes the atomics;
+* multisample images (``DCL IMAGE[k], 2D_MSAA|2D_ARRAY_MSAA, <format>``; 8 x 8 texels, 4
+  samples, 2 layers; the sample index in the address's w): an input image loaded at a masked
+  (x, y, layer, sample); and an R32_UINT / R32_SINT image whose texel (n mod 8, n / 8) of layer
+  0 invocation n stores and loads at any sample, and whose texel (g, 4) takes the atomics at
+  any sample; ``RESQ`` of either;
+* atomic counters: ``DCL HWATOMIC[0][0..3], ARRAY(1)``, counter g taking every atomic
+  (``HWATOMIC[0][ADDR[1].x]``), and ``DCL HWATOMIC[1][0]``, ``[1][1]`` only read by ``LOAD``
+  (a plain read of a counter others update races their atomics, exec/races.py).
+
+The new atomics update one word per workgroup, never a word several workgroups update: the
+verifier explains a difference from its probe dispatches only where their atomics returned
+what the main dispatch's did (compute_replay.py), and workgroups run concurrently, so such a
+word's order can differ from one dispatch to the next -- measured: compute seed 21, when the
+new counters' word was the invocation index mod 4 and one counter every invocation's, was a
+mismatch localized at ``interface`` ("15 probe dispatches whose atomics returned otherwise")
+on a loaded machine and a pass when rerun.  (``BUFFER[2]`` and ``IMAGE[1]`` keep their
+words shared across workgroups, as before.)
 """
 from __future__ import annotations
 
@@ -55,6 +82,16 @@ SLOT_BYTES = 32
 LOAD_MASK = 1008
 INPUT_IMAGE = "PIPE_FORMAT_R32G32B32A32_FLOAT"
 OWN_IMAGE = "PIPE_FORMAT_R32_UINT"
+#: the resource groups of the sixth stream (the module docstring)
+RESOURCE_GROUPS = ("buffer_image", "ms_image", "counter")
+#: formats of the input images the sixth stream declares (exact on upload and read-back: no
+#: normalized format, whose conversion GL rounds within 1 ulp only), and of the images its
+#: invocations store to and update atomically (tgsi.rst: atomics on R32_UINT / R32_SINT)
+RESOURCE_INPUT_FORMATS = ("PIPE_FORMAT_R32G32B32A32_FLOAT", "PIPE_FORMAT_R32G32B32A32_UINT",
+                          "PIPE_FORMAT_R32G32_FLOAT", "PIPE_FORMAT_R16G16_SINT",
+                          "PIPE_FORMAT_R32_SINT")
+RESOURCE_OWN_FORMATS = ("PIPE_FORMAT_R32_UINT", "PIPE_FORMAT_R32_SINT")
+MS_TARGETS = ("2D_MSAA", "2D_ARRAY_MSAA")
 
 
 class TGSIComputeGen(TGSIGen):
@@ -67,7 +104,15 @@ class TGSIComputeGen(TGSIGen):
         self.inputs = [self.ntemp + 2, self.ntemp + 3]
         self.ntemp += 4
         self.counters = list(range(self.ntemp, self.ntemp + self.max_loops))
+        # a sixth stream for the buffer images, multisample images and atomic counters
+        # (issue 20), so that a seed's earlier program keeps its instructions, in order
+        self.res_rng = random.Random(str(rng.getstate()[1][32:40]))
         self.block = rng.choice(BLOCKS)
+        self.groups: tuple[str, ...] = ()
+        if self.has("resources"):
+            self.groups = tuple(g for g in RESOURCE_GROUPS if self.res_rng.random() < 0.6)
+        self.images: dict[str, tuple[int, str, str]] = {}    # role -> (index, target, format)
+        self.extra_temps = ("buffer_image" in self.groups) + ("ms_image" in self.groups)
 
     # ---- declarations -------------------------------------------------------------------------
     def stage_declarations(self) -> list[str]:
@@ -77,7 +122,26 @@ class TGSIComputeGen(TGSIGen):
                 f"PROPERTY CS_FIXED_BLOCK_HEIGHT {h}", "PROPERTY CS_FIXED_BLOCK_DEPTH 1",
                 "DCL SV[0], THREAD_ID", "DCL SV[1], BLOCK_ID", "DCL SV[2], GRID_SIZE",
                 "DCL BUFFER[0]", "DCL BUFFER[1]", "DCL BUFFER[2]", "DCL MEMORY[0], SHARED",
-                f"DCL IMAGE[0], 2D, {INPUT_IMAGE}", f"DCL IMAGE[1], 2D, {OWN_IMAGE}, WR"]
+                f"DCL IMAGE[0], 2D, {INPUT_IMAGE}", f"DCL IMAGE[1], 2D, {OWN_IMAGE}, WR"
+                ] + self.resource_declarations()
+
+    def resource_declarations(self) -> list[str]:
+        """The sixth stream's images (numbered from 2) and atomic counters."""
+        rng, d = self.res_rng, []
+        roles = []
+        if "buffer_image" in self.groups:
+            roles += [("buffer_in", "BUFFER"), ("buffer_own", "BUFFER")]
+        if "ms_image" in self.groups:
+            roles += [("ms_in", rng.choice(MS_TARGETS)), ("ms_own", rng.choice(MS_TARGETS))]
+        for k, (role, target) in enumerate(roles, start=2):
+            own = role.endswith("own")
+            fmt = rng.choice(RESOURCE_OWN_FORMATS if own else RESOURCE_INPUT_FORMATS)
+            self.images[role] = (k, target, fmt)
+            d.append(f"DCL IMAGE[{k}], {target}, {fmt}" + (", WR" if own else ""))
+        if "counter" in self.groups:
+            d += ["DCL HWATOMIC[0][0..3], ARRAY(1)", "DCL HWATOMIC[1][0]", "DCL HWATOMIC[1][1]",
+                  "DCL ADDR[1]"]
+        return d
 
     def stage_immediates(self) -> None:
         w, h = self.block
@@ -89,6 +153,14 @@ class TGSIComputeGen(TGSIGen):
         self.atomic_imm = self.imm("UINT32", [0, 4, 8, 12])       # BUFFER[2]'s word offsets
         # texel coordinates: the mask of 0..15, the row shift, row 2 of IMAGE[1]
         self.texel_imm = self.imm("UINT32", [15, 4, 2, 3])
+        if self.groups:
+            # the sixth stream's: the shift of a result offset to the invocation index, the
+            # first atomic texel of a buffer image, the column mask and row shift of a
+            # multisample image's texel; a buffer image's texel mask, a multisample image's
+            # row of atomic texels and its coordinate masks (x, y < 8, layer < 2, sample < 4)
+            self.res_imm = self.imm("UINT32", [5, 32, 7, 8])
+            self.res_mask_imm = self.imm("UINT32", [63, 4, 0, 0])
+            self.ms_mask_imm = self.imm("UINT32", [7, 7, 1, 3])
 
     # ---- operands -----------------------------------------------------------------------------
     def in_ref(self) -> str:
@@ -118,6 +190,37 @@ class TGSIComputeGen(TGSIGen):
                 f"AND TEMP[{a}].x, TEMP[{a}].xxxx, IMM[{self.texel_imm}].xxxx"):
             self.ins(text)
         super().prologue()
+        self.resource_prologue()
+
+    def resource_prologue(self) -> None:
+        """The reserved coordinates of the sixth stream's resources: TEMP[B] (x: the
+        invocation's texel n of the buffer image it stores to, y: its workgroup's atomic
+        texel 32 + g), TEMP[M] (the invocation's texel (n mod 8, n / 8) of the multisample
+        image it stores to, layer 0; w: the sample, written just before the instruction that
+        reads it), ADDR[1].x (its workgroup's atomic counter, g)."""
+        if not self.groups:
+            return
+        s, a, r = self.slots, self.scratch, self.res_imm
+        temps = iter(range(self.first_extra_temp, self.first_extra_temp + self.extra_temps))
+        if "buffer_image" in self.groups:
+            self.buffer_texels = b = next(temps)
+            self.ins(f"USHR TEMP[{b}].x, TEMP[{s}].xxxx, IMM[{r}].xxxx")
+            self.block_index(f"TEMP[{b}].y")
+            self.ins(f"UADD TEMP[{b}].y, TEMP[{b}].yyyy, IMM[{r}].yyyy")
+        if "ms_image" in self.groups:
+            self.ms_texel = t = next(temps)
+            self.ins(f"USHR TEMP[{t}].x, TEMP[{s}].xxxx, IMM[{r}].xxxx")
+            self.ins(f"AND TEMP[{t}].x, TEMP[{t}].xxxx, IMM[{r}].zzzz")
+            self.ins(f"USHR TEMP[{t}].y, TEMP[{s}].xxxx, IMM[{r}].wwww")
+            self.ins(f"MOV TEMP[{t}].zw, IMM[{self.atomic_imm}].xxxx")
+        if "counter" in self.groups:
+            self.block_index(f"TEMP[{a}].z")
+            self.ins(f"UARL ADDR[1].x, TEMP[{a}].zzzz")
+
+    def block_index(self, dst: str) -> None:
+        """``dst`` = the workgroup's index, block.y * grid.x + block.x: which word the sixth
+        stream's atomics update (the module docstring says why one word a workgroup)."""
+        self.ins(f"UMAD {dst}, SV[1].yyyy, SV[2].xxxx, SV[1].xxxx")
 
     def epilogue(self) -> None:
         s = self.slots
@@ -133,6 +236,96 @@ class TGSIComputeGen(TGSIGen):
 
     def any_dst(self) -> str:
         return self.idst() if self.itemps and self.chance(0.6) else self.fdst()
+
+    def statement(self) -> None:
+        if self.groups and self.res_rng.random() < 0.2:
+            self.resource_op()
+        super().statement()
+
+    def resource_op(self) -> None:
+        """One access of the sixth stream's resources (the module docstring), drawn from it."""
+        main, self.rng = self.rng, self.res_rng
+        try:
+            group = self.rng.choice(self.groups)
+            if group == "buffer_image":
+                self.buffer_image_op()
+            elif group == "ms_image":
+                self.ms_image_op()
+            else:
+                self.counter_op()
+        finally:
+            self.rng = main
+
+    def image_atomic(self, role: str, texel: str) -> None:
+        k, target, fmt = self.images[role]
+        op = self.rng.choice(sorted(ATOMICS))
+        value = self.fsrc if op == "ATOMFADD" else self.isrc
+        operands = ", ".join(value() for _ in range(ATOMICS[op]))
+        self.ins(f"{op} {self.int_dst_component()}, IMAGE[{k}], {texel}, {operands}, "
+                 f"{target}, {fmt}")
+
+    def resq(self, role: str) -> None:
+        k = self.images[role][0]
+        self.ins(f"RESQ {self.idst() if self.itemps else self.fdst()}, IMAGE[{k}]")
+
+    def buffer_image_op(self) -> None:
+        rng, a, b = self.rng, self.scratch, self.buffer_texels
+        (ki, _, fi), (ko, _, fo) = self.images["buffer_in"], self.images["buffer_own"]
+        r = rng.random()
+        if r < 0.25:
+            self.ins(f"AND TEMP[{a}].z, {self.isrc() if self.itemps else self.own_slot()}, "
+                     f"IMM[{self.res_mask_imm}].xxxx")
+            self.ins(f"LOAD {self.any_dst()}, IMAGE[{ki}], TEMP[{a}].zzzz, BUFFER, {fi}")
+        elif r < 0.45:
+            self.ins(f"STORE IMAGE[{ko}], TEMP[{b}].xxxx, {self.any_src()}, BUFFER, {fo}")
+        elif r < 0.6:
+            self.ins(f"LOAD {self.any_dst()}, IMAGE[{ko}], TEMP[{b}].xxxx, BUFFER, {fo}")
+        elif r < 0.85 and self.itemps:
+            self.image_atomic("buffer_own", f"TEMP[{b}].yyyy")
+        else:
+            self.resq(rng.choice(["buffer_in", "buffer_own"]))
+
+    def ms_image_op(self) -> None:
+        rng, t, mm = self.rng, self.ms_texel, self.ms_mask_imm
+        (ki, ti, fi), (ko, to, fo) = self.images["ms_in"], self.images["ms_own"]
+        r = rng.random()
+        src = self.isrc if self.itemps else self.own_slot
+        if r < 0.25 and self.itemps:
+            c = rng.choice(self.itemps)
+            self.ins(f"AND TEMP[{c}], {self.isrc()}, IMM[{mm}]")
+            self.ins(f"LOAD {self.any_dst()}, IMAGE[{ki}], TEMP[{c}], {ti}, {fi}")
+        elif r < 0.45:
+            self.ins(f"AND TEMP[{t}].w, {src()}, IMM[{mm}].wwww")
+            self.ins(f"STORE IMAGE[{ko}], TEMP[{t}], {self.any_src()}, {to}, {fo}")
+        elif r < 0.6:
+            self.ins(f"AND TEMP[{t}].w, {src()}, IMM[{mm}].wwww")
+            self.ins(f"LOAD {self.any_dst()}, IMAGE[{ko}], TEMP[{t}], {to}, {fo}")
+        elif r < 0.85 and self.itemps:
+            # texel (the workgroup's index, 4), layer 0, a sample the operand picks
+            c = rng.choice(self.itemps)
+            self.ins(f"MOV TEMP[{c}], IMM[{self.res_mask_imm}].zyzz")
+            self.block_index(f"TEMP[{c}].x")
+            self.ins(f"AND TEMP[{c}].w, {self.isrc()}, IMM[{mm}].wwww")
+            self.image_atomic("ms_own", f"TEMP[{c}]")
+        else:
+            self.resq(rng.choice(["ms_in", "ms_own"]))
+
+    def counter_op(self) -> None:
+        rng = self.rng
+        if self.itemps and rng.random() < 0.7:
+            # the workgroup's counter; the offset operand is tgsi.rst's "immediate index to
+            # the base hw atomic counter" (0: the array's first; xlate does not read it)
+            op = rng.choice(sorted(ATOMICS))
+            value = self.fsrc if op == "ATOMFADD" else self.isrc
+            operands = ", ".join(value() for _ in range(ATOMICS[op]))
+            self.ins(f"{op} {self.int_dst_component()}, HWATOMIC[0][ADDR[1].x], "
+                     f"IMM[{self.atomic_imm}].xxxx, {operands}")
+        else:
+            # the second counter buffer is only read: a plain read of a counter others update
+            # races their atomics (exec/races.py)
+            i = rng.randrange(2)
+            self.ins(f"LOAD {self.any_dst()}, HWATOMIC[1][{i}], "
+                     f"IMM[{self.atomic_imm}].{XYZW[i] * 4}")
 
     def memory_op(self) -> None:
         if self.chance(0.3):
