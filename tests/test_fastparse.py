@@ -24,13 +24,11 @@ CORPUS = SHARED_CORPUS
 
 def canon(x):
     """A comparable form of an AST: dataclass fields in order, and the span a NumberList
-    carries beside its items (list equality alone would ignore it); not the fields outside
-    equality (an operand's text, which only fastparse sets: test_operand_text_is_as_written)."""
+    carries beside its items (list equality alone would ignore it)."""
     if isinstance(x, syntax.NumberList):
         return ("NumberList", [canon(i) for i in x], canon(getattr(x, "span", None)))
     if dataclasses.is_dataclass(x):
-        return (type(x).__name__,) + tuple(canon(getattr(x, f.name))
-                                       for f in dataclasses.fields(x) if f.compare)
+        return (type(x).__name__,) + tuple(canon(getattr(x, f.name)) for f in dataclasses.fields(x))
     if isinstance(x, (list, tuple)):
         return type(x).__name__, [canon(i) for i in x]
     return x
@@ -105,15 +103,6 @@ def test_blank_lines_and_trailing_whitespace_stay_on_the_fast_path():
     assert calls == [] and [n.opcode for n in out] == ["MOV", "ADD"]
     assert [(n.span.line, n.span.col) for n in out] == [(3, 1), (5, 1)]
     assert_same(body)
-
-
-def test_operand_text_is_as_written():
-    # the key under which builders remember a resolved operand (operand_memo.py): the
-    # operand's characters from its first token to its last, blanks and line breaks inside kept
-    body = "MAD R0.xy (GT.x), -| c[A0.x+2].w |,\n  vertex.attrib[3] , {1, 2}.x;"
-    (ins,) = fastparse.parse_fast(body, "t.vp", lambda *a: None)
-    assert [o.text for o in ins.operands] == ["R0.xy (GT.x)", "-| c[A0.x+2].w |",
-                                              "vertex.attrib[3]", "{1, 2}.x"]
 
 
 def test_a_refused_run_goes_to_lark_with_its_position():

@@ -46,7 +46,6 @@ from . import bindings as B
 from .syntax import (Decl, IndexConst, IndexRange, IndexRel, Instr, Member, Number, Operand, Ref,
                      Subscript)
 from .legacy_vertex import F, IDENTITY, S, XYZW, Features, LegacyVertexBuilder, _Skip, f32_bits
-from .operand_memo import remembered
 
 ARBVP_OPS = frozenset("ABS ADD ARL DP3 DP4 DPH DST EX2 EXP FLR FRC LG2 LIT LOG MAD MAX MIN MOV MUL "
                       "POW RCP RSQ SGE SLT SUB SWZ XPD".split())
@@ -623,7 +622,6 @@ class ARBVPBuilder(LegacyVertexBuilder):
                          f"addressed array '{reg.name}'", span)
 
     # ---- operands ----------------------------------------------------------------------------------
-    @remembered
     def source(self, opnd: Operand, scalar: bool) -> Source:
         if opnd.kind in ("cc", "offsets", "target"):
             self.err("E3004", "expected a variable, binding or constant operand", opnd.span)
@@ -656,7 +654,6 @@ class ARBVPBuilder(LegacyVertexBuilder):
     def count_attribute(self, reg: str) -> None:
         pass
 
-    @remembered
     def dest(self, opnd: Operand) -> Dest:
         if opnd.kind != "ref" or opnd.neg or opnd.abs:
             self.err("E3005", "the destination must be a TEMP, an OUTPUT or a result binding "

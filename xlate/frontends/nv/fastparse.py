@@ -102,10 +102,10 @@ def _tokenize(body: str) -> tuple[list[tuple], list[int], set[int]]:
 class _Tokens:
     """A cursor over the tokens of one statement: ``toks[first:n]``."""
 
-    __slots__ = ("toks", "i", "n", "first", "file", "body")
+    __slots__ = ("toks", "i", "n", "first", "file")
 
-    def __init__(self, toks: list[tuple], file: str, body: str):
-        self.toks, self.file, self.body = toks, file, body
+    def __init__(self, toks: list[tuple], file: str):
+        self.toks, self.file = toks, file
         self.i = self.n = self.first = 0
 
     def peek(self) -> tuple | None:
@@ -339,13 +339,8 @@ def _instruction(t: _Tokens, tok: tuple) -> Instr:
         opcode, span, mods = tok[1], Span(t.file, tok[3], tok[4], len(tok[1])), []
     operands = []
     if t.i < t.n:
-        toks, body = t.toks, t.body
         while True:
-            first = toks[t.i][2]
-            op = _operand(t)
-            last = toks[t.i - 1]
-            op.text = body[first:last[2] + len(last[1])]     # the key of operand_memo.py
-            operands.append(op)
+            operands.append(_operand(t))
             if t.i >= t.n:
                 break
             t.expect(",")
@@ -454,7 +449,7 @@ def parse_fast(body: str, file: str, parse_slow) -> list | None:
     ``None`` when ``parse_slow`` fails or the body ends in an unterminated statement: the
     caller's whole-file path reports the errors."""
     toks, ends, bad = _tokenize(body)
-    t = _Tokens(toks, file, body)
+    t = _Tokens(toks, file)
     out: list = []
     slow_from = None            # (position, line, column) where the current refused run starts
     start = (0, 1, 0)           # where the statement starts: after the last terminator

@@ -17,7 +17,6 @@ from ...diagnostics import DiagnosticSink, Span
 from ...ir.model import (CCKind, CondTest, DataType, Dest, Instruction, Program, Register, RegKind,
                          Sat, Source, Stage)
 from ...ir.ops import shapes
-from .operand_memo import OperandMemo
 from .syntax import Instr, Label, Member, Operand, Ref, Subscript
 
 F, S = DataType.FLOAT, DataType.INT
@@ -90,7 +89,7 @@ class Features:
     missing_hint: dict = field(default_factory=dict)   # opcode -> how to get it
 
 
-class LegacyVertexBuilder(OperandMemo):
+class LegacyVertexBuilder:
     """Statement AST -> IR for the pre-NV4 vertex dialects (subclasses resolve registers)."""
 
     dialect_name = "vertex program"
@@ -99,7 +98,6 @@ class LegacyVertexBuilder(OperandMemo):
         self.sink = sink
         self.feat = feat
         self.prog = Program(Stage.VERTEX, header[2:], source_name=sink.file)
-        self.forget_operands()
         self.label_spans: dict[str, Span] = {}
         self.branches: list[tuple[str, Span]] = []
         self.consts: dict[tuple, str] = {}
@@ -115,7 +113,6 @@ class LegacyVertexBuilder(OperandMemo):
                 elif isinstance(st, Label):
                     self.label(st)
                 else:
-                    self.forget_operands()
                     self.declaration(st)
             except _Skip:
                 pass

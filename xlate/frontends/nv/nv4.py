@@ -30,10 +30,9 @@ from .nv4_tables import (MAX_IF_DEPTH, MAX_LOOP_DEPTH, NO_CLAMP_OPS, REMOVED_OPS
                          base_has_no_mods)
 from .nv4_declarations import NV4Declarations
 from .nv4_operands import NV4Operands
-from .operand_memo import OperandMemo
 
 
-class NV4Builder(NV4Declarations, NV4Operands, OperandMemo):
+class NV4Builder(NV4Declarations, NV4Operands):
     """Statement AST -> IR of one NV4 program: instructions, labels and blocks, texture operands
     and the checks at the end here; the declarations (:mod:`.nv4_declarations`) and the operands
     (:mod:`.nv4_operands`) are parts mixed in, the tables are :mod:`.nv4_tables`."""
@@ -67,7 +66,6 @@ class NV4Builder(NV4Declarations, NV4Operands, OperandMemo):
         self.interp_of: dict[tuple, tuple[str | None, str, Binding]] = {}  # FP4 per attribute
         self.relative_arrays: set[str] = set()
         self.relative_owner: dict[Binding, str] = {}
-        self.forget_operands()
 
     # ---- entry -------------------------------------------------------------------------------
     def build(self, statements: list) -> Program:
@@ -76,7 +74,6 @@ class NV4Builder(NV4Declarations, NV4Operands, OperandMemo):
                 if isinstance(st, Instr):
                     self.instruction(st)
                 elif isinstance(st, Decl):
-                    self.forget_operands()
                     try:
                         self.declaration(st)
                     except _Skip:

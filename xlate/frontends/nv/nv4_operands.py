@@ -10,7 +10,6 @@ from ...diagnostics import Span
 from ...ir.model import Binding, CondTest, DataType, Dest, Index, Register, RegKind, Source, Stage
 from ...ir.ops import CC_RULES
 from . import bindings as B
-from .operand_memo import remembered
 from .syntax import CCTestNode, IndexConst, IndexRange, Member, Number, Operand, Ref, Subscript
 from .nv4_tables import (FULL_MASK, IDENTITY, _A_KIND, _MASKS, _SWIZZLES, _SWZ, _Skip, _TYPE_WORD,
                          f32_bits)
@@ -138,7 +137,6 @@ class NV4Operands:
         known = _MASKS[text] = tuple(i in idx for i in range(4))
         return known
 
-    @remembered
     def source(self, opnd: Operand, optype: DataType, scalar: bool, ntc: bool) -> Source:
         if opnd.kind in ("cc", "offsets", "target"):
             self.err("E3004", "expected a register, binding or constant operand", opnd.span)
@@ -176,7 +174,6 @@ class NV4Operands:
                      "(for example '.x')", opnd.span)
         return Source(reg.name, index, vertex, swz, opnd.neg, opnd.abs)
 
-    @remembered
     def dest(self, opnd: Operand, rtype: DataType, ntc: bool) -> Dest:
         if opnd.kind != "ref" or opnd.neg or opnd.abs:
             self.err("E3005", "the destination must be a TEMP, an OUTPUT or a result binding "

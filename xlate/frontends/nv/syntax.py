@@ -92,9 +92,6 @@ class Operand:
     swizzle: tuple[str, Span] | None = None                # for constant vectors: {..}.x
     target: str | None = None
     cctest: CCTestNode | None = None
-    # the operand as written, set by fastparse.py: the key under which a builder remembers
-    # what it resolved to (operand_memo.py); no part of the syntax, so no part of equality
-    text: str | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass
