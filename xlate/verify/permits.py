@@ -144,12 +144,19 @@ def rule_ftz(s: Site) -> np.ndarray:
         ok |= _same_or_zeros(deriv, s.imp) | _same_or_zeros(cmp.flush(deriv), s.imp)
     if holders and s.ins.op in _SELECTS:
         # a select compares flushed values and may move the chosen operand's bits unflushed:
-        # with a denormal among the operands, either candidate, flushed or not
+        # where a component's operands hold a denormal, either candidate, flushed or not --
+        # that component only (a denormal elsewhere frees no other component's choice)
+        words = [np.ascontiguousarray(np.broadcast_to(np.asarray(o), s.exe.shape))
+                 for o in s.operands]
+        free = np.zeros(s.exe.shape, bool)
+        for w in words:
+            if w.dtype == np.float32:
+                free |= _denormal(w.view(U32))
         for j in _SELECTS[s.ins.op]:
-            w = np.ascontiguousarray(np.broadcast_to(np.asarray(s.operands[j]), s.exe.shape))
+            w = words[j]
             if w.dtype == np.float32:
                 w = w.view(U32)
-                ok |= _same_or_zeros(w, s.imp) | _same_or_zeros(cmp.flush(w), s.imp)
+                ok |= free & (_same_or_zeros(w, s.imp) | _same_or_zeros(cmp.flush(w), s.imp))
     return ok
 
 
@@ -200,15 +207,22 @@ def _ftz_doubles(s: Site) -> np.ndarray:
     if op == "D2F":
         return _same_or_zeros(r, s.imp) | _same_or_zeros(cmp.flush(r), s.imp)
     ok = np.zeros(s.exe.shape, bool)
+    # a word the write mask leaves alone holds the register's old value, not the result's:
+    # a double written through .y only is judged by its high word (TGSI fragment seed 121,
+    # inputs seed 31: DCEIL.U TEMP4.y of a flushed denormal double)
+    unwritten = ~np.asarray(s.written, bool) if getattr(s, "written", None) is not None \
+        else np.zeros(s.exe.shape, bool)
     for cand in (r, _flush_doubles(r), _flush_doubles(s.exe)):
         same = same_words(cand, s.imp) | (((cand & 0x7FFFFFFF) == 0) & ((s.imp & 0x7FFFFFFF) == 0))
+        same |= unwritten
         pair = same[:, 0::2] & same[:, 1::2]
         ok |= np.repeat(pair, 2, axis=1)
     return ok
 
 
 #: selecting opcodes -> the operands whose value they return
-_SELECTS = {"MIN": (0, 1), "MAX": (0, 1), "MINN": (0, 1), "MAXN": (0, 1), "CMP": (1, 2)}
+_SELECTS = {"MIN": (0, 1), "MAX": (0, 1), "MINN": (0, 1), "MAXN": (0, 1), "MINNUM": (0, 1),
+            "MAXNUM": (0, 1), "CMP": (1, 2)}
 
 
 def _flushed_derivative(s: Site) -> np.ndarray | None:
