@@ -44,11 +44,6 @@ def _check(stage: str, seed: int) -> None:
 # Vertex programs: a fixed seed range (deterministic in CI).  Seeds with an open, not yet
 # diagnosed disagreement are strict xfails: they turn red once fixed, so they get removed here.
 OPEN_VERTEX_SEEDS: dict[int, str] = {
-    3: ("open: 'IF GT' of a CC register holding a denormal (R5.y); llvmpipe flushes it in one "
-        "compilation and not in another (both readings are the ftz freedom), so the probe "
-        "shaders see the branch not taken and the main shader takes it -- the replay cannot tie "
-        "the compilations together and reports 'interface' (since the CC value form, "
-        "cctests_value.txt)"),
     29: ("open: a float DIV by an XPD's zero w feeds a LG2 loop; llvmpipe's value there differs "
          "between compilations (nonfinite: free), and the per-pass probes of the loop come from "
          "different compilations, which the replay cannot tie together -- reported as "
