@@ -644,3 +644,67 @@ def test_a_double_written_through_its_high_word_is_judged_by_that_word():
     v, _ = ask_written(TGSI_VS.format("DCEIL TEMP[0].y, IN[0]"), 0,
                        lambda e: np.where(np.arange(4) == 1, np.uint32(0x40000000), e), words)
     assert v[1] == ""
+
+
+TXL_VP = ("!!NVvp4.0\nTEMP t;\nTXL t, vertex.attrib[0], texture[0], 2D;\n"
+          "MOV result.position, t;\nEND\n")
+#: a 3-level texture whose levels are 0.25, 0.5 and 0.75; magnified NEAREST
+LEVELS = [np.full((4 >> i, 4 >> i, 4), 0.25 * (i + 1), np.float32) for i in range(3)]
+
+
+def _txl(lod: float, imp, backend="gl", texture=None):
+    """The verdicts at a TXL of LOD ``lod`` at (0.3, 0.3) on ``texture`` (default: levels of
+    0.25, 0.5, 0.75) against ``imp`` on ``backend``, and the executor's value."""
+
+    class _Backend(_AskWritten):
+        def __call__(self, x, st, idx, ops, bits, cmask):
+            n = st.lanes if idx is None else len(idx)
+            exe = np.ascontiguousarray(np.broadcast_to(bits, (n, 4)))
+            imp_w = np.asarray(self.imp(exe.copy()), np.uint32)
+            site = permits.Site(x, ops, np.arange(n), exe, imp_w, backend)
+            site.written = np.ones((n, 4), bool)
+            self.exe = exe
+            self.verdicts = permits.permitted(site, ~same_words(exe, imp_w))
+            return bits, cmask
+    hook = _Backend(0, imp)
+    execute(xlate.parse(TXL_VP), inputs={"vertex.attrib[0]": np.array([[0.3, 0.3, 0, lod]],
+                                                                        np.float32)},
+            lanes=1, hooks=hook, textures={0: texture or Texture(
+                levels=LEVELS, filter="LINEAR_MIPMAP_LINEAR")})
+    return hook.verdicts[0].tolist(), hook.exe[0].view(np.float32).tolist()
+
+
+def test_an_lod_beyond_2_to_the_31_may_select_the_base_level_on_llvmpipe_only():
+    """llvmpipe converts an explicit LOD to a 32-bit integer: at or beyond 2^31 it wraps to
+    the base level (measured on Mesa 22.3.6: 2e9 gives the last level, 3e9 the base level).
+    That is a defect of those backends (``implementation``), judged on them only, and only a
+    lookup of the base level; the last level's value, any other value, and any LOD below
+    2^31 are not excused."""
+    base = lambda e: f32(0.25, 0.25, 0.25, 0.25)[None]          # noqa: E731
+    v, exe = _txl(3e9, base)
+    assert exe == [0.75] * 4 and v == ["implementation"] * 4
+    assert _txl(2e9, base)[0] == [""] * 4
+    assert _txl(3e9, base, backend="native")[0] == [""] * 4
+    assert _txl(3e9, lambda e: f32(0.5, 0.5, 0.5, 0.5)[None])[0] == [""] * 4
+
+
+def test_a_flushed_lod_is_a_lookup_within_the_filtering_tolerance():
+    """A denormal explicit LOD flushed to 0 (TGSI fragment seed 128, inputs seed 31): with a
+    NEAREST magnification filter, LOD 0 magnifies where the denormal LOD minified (LINEAR):
+    the implementation's value is the lookup at LOD 0 within the filter's tolerance (one ulp
+    off here: not bit for bit, as llvmpipe's texels are not the executor's); a value no
+    lookup of the texture gives (3.0: its texels lie in [0, 1)) is not excused."""
+    lv0 = np.arange(4 * 4 * 4, dtype=np.float32).reshape(4, 4, 4) / 64
+    tex = Texture(levels=[lv0, lv0[::2, ::2]], filter="LINEAR_MIPMAP_NEAREST",
+                  mag_filter="NEAREST")
+    denormal = float(np.array([0x000000FF], np.uint32).view(np.float32)[0])
+    _, magnified = _txl(0.0, lambda e: e, texture=tex)
+    _, minified = _txl(denormal, lambda e: e, texture=tex)
+    assert magnified != minified
+    one_ulp_off = np.array(magnified, np.float32).view(np.uint32) + 1
+    v, _ = _txl(denormal, lambda e: one_ulp_off[None], texture=tex)
+    assert v == ["ftz"] * 4
+    far = np.full(4, 3.0, np.float32).view(np.uint32)
+    assert _txl(denormal, lambda e: far[None], texture=tex)[0] == [""] * 4
+
+

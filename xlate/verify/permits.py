@@ -33,7 +33,7 @@ from .permits_site import (DOUBLE_OPS, F32, RANGE_LIMIT, SAMPLING_OPS, SIGN, U32
 from .permits_texture import (LOD_BATCH, LOD_SPAN, LOD_STEP, TEXEL_RANGE_LIMIT,  # noqa: F401
                               _between_grid, _implicit_lookup, rule_boundary,
                               rule_fine_derivatives, rule_lod, rule_texcoord_range,
-                              rule_undefined_derivatives)
+                              rule_undefined_derivatives, rule_wrapped_lod)
 
 
 # ---- the rules --------------------------------------------------------------------------------
@@ -126,6 +126,14 @@ def rule_ftz(s: Site) -> np.ndarray:
         ops = [_flush_operand(o) if i in chosen else o for i, o in enumerate(s.all_operands)]
         r = s.recompute(ops)
         ok |= _same_or_zeros(r, s.imp) | _same_or_zeros(cmp.flush(r), s.imp)
+        if s.ins.op in SAMPLING_OPS:
+            # a lookup with flushed coordinates or LOD is filtered like any other (llvmpipe's
+            # texels are not the executor's bit for bit): within the filtering tolerance, every
+            # written component of the one lookup (TGSI fragment seed 128, inputs seed 31: a
+            # denormal TXL LOD flushed to 0 magnifies where the executor minified)
+            written = s.written_components()
+            near = cmp.float_equal(r, s.imp, *cmp.INEXACT["TEX"]) | ~written
+            ok |= near.all(axis=1)[:, None] & written
     ok |= _saturation_moved_denormal(s, holders)
     inter = _flushed_intermediates(s)
     if inter is not None:
@@ -592,6 +600,7 @@ RULES = (
     ("lod", rule_undefined_derivatives, None),
     # (after the lod rules: a lookup they show at some level of detail keeps that verdict)
     ("range", rule_texcoord_range, None),
+    ("implementation", rule_wrapped_lod, None),
     ("implementation", rule_implementation, None),
     ("implementation", rule_implementation_any, None),
 )

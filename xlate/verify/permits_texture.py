@@ -218,6 +218,49 @@ def rule_lod(s: Site) -> np.ndarray:
     return np.broadcast_to(lane_ok[:, None], (n, 4)) & written
 
 
+#: where llvmpipe's explicit level of detail wraps: Mesa 22.3.6 converts it to a 32-bit
+#: integer, and a value at or beyond 2^31 becomes INT_MIN (x86's "integer indefinite"), a
+#: level of detail below every level.  Measured (TXL on a 1D texture of 4 levels, gl): an LOD
+#: of 2e9 gives the last level, as GL 4.5 §8.14.1's clamp to TEXTURE_MAX_LOD asks; 3e9 and
+#: 1e14 give the base level (generated TGSI fragment seed 128, inputs seed 31)
+LLVMPIPE_LOD_WRAP = 2.0 ** 31
+
+
+def rule_wrapped_lod(s: Site) -> np.ndarray:
+    """A llvmpipe/lavapipe defect, not a freedom: an explicit level of detail (TXL's w) at or
+    beyond :data:`LLVMPIPE_LOD_WRAP` selects the base level instead of the last.  Shown by
+    recomputation: the implementation's value is the same lookup at the base level --
+    magnified (an LOD of -LOD_SPAN) or minified (an LOD of 2^-20, the next level's weight
+    negligible) -- within the filtering tolerance of compare.INEXACT["TEX"], every written
+    component at one of the two.  Only on the backends that sample
+    with llvmpipe's code (gl, gl-spirv, vulkan); below 2^31 nothing is permitted here."""
+    n = len(s.exe)
+    none = np.zeros((n, 4), bool)
+    if s.ins.op != "TXL" or s.ins.tex is None or \
+            s.backend not in ("gl", "gl-spirv", "vulkan"):
+        return none
+    from ..exec import texture as tx
+    if s.op.st.textures.get(s.ins.tex.unit) is None or \
+            tx.BASE_TARGET[s.ins.tex.target] == "RECT" or "SHADOW" in s.ins.tex.target or \
+            s.ins.tex.target == "ARRAYCUBE":
+        return none
+    c = np.asarray(s.operands[0], F32).copy()
+    wrapped = np.isfinite(c[:, 3]) & (c[:, 3] >= LLVMPIPE_LOD_WRAP)
+    if not wrapped.any():
+        return none
+    written = s.written_components()
+    ok = np.zeros(n, bool)
+    # the base level magnified, or minified (INT_MIN's fraction is 0: llvmpipe's minifying
+    # path at level 0, the next level weighted 0 -- an LOD just above 0)
+    for lod in (-LOD_SPAN, 2.0 ** -20):
+        c[:, 3] = lod
+        with np.errstate(all="ignore"):
+            r = tx._texture(s.op, "TXL", c)
+        r = np.ascontiguousarray(np.broadcast_to(r, (n, 4))).view(U32)
+        ok |= (cmp.float_equal(r, s.imp, *cmp.INEXACT["TEX"]) | ~written).all(axis=1)
+    return np.broadcast_to((wrapped & ok)[:, None], (n, 4)) & written
+
+
 def _between_grid(looked: np.ndarray, imp: np.ndarray, written: np.ndarray, tol,
                   shadow: bool) -> np.ndarray:
     """(n,) lanes whose value is a lookup at a level of detail between two neighbouring grid
