@@ -76,13 +76,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..ir.model import RegKind
+from ..ir.model import MAX_CALL_DEPTH, RegKind
 from ..ir.ops import OPCODES
 from .oracle_builtin import BUILTINS, BuiltinEvaluator, implementation_variant
 from .oracle_causes import (DECISIONS, NAN_SELECTS, UNDEFINED_DOMAIN, _cancels,
                             _int_constant_sites, _int_constant_variant, _int_domain_site,
                             _lod_levels, _operand_ulps, _tie_variants,
                             _undefined_lod_variant, _undefined_variants)
+from .oracle_depth import DEEP_CALL_DEPTH, deeper_stack
 from .oracle_match import REL, near
 from .oracle_order import (DOT_ORDERS, DOTS, Quotients, dot_order_variant,
                            factored_operand, factored_variant)
@@ -107,6 +108,10 @@ LOD_RUNS = 16
 ORDER_RUNS = 48
 CANCEL_SITES = 12
 VERDICTS = {
+    "call-depth": "NV_gpu_program4 2.X.5: a CAL made with MAX_PROGRAM_CALL_DEPTH_NV calls pending "
+                  "is undefined (issue 38: no effect), and that depth may be as small as 4, "
+                  "the stack the executor models; the executor with a deeper stack (cgc's "
+                  "target) reproduces cgc on the lane (oracle_depth)",
     "cgc-int-constant": "cgc defect: an integer constant in a typeless PARAM is the float it "
                         "spells (NV_gpu_program4 'Constant bindings', issue 7), read as an "
                         "integer's bits; the run with the integer cgc meant reproduces its GLSL",
@@ -246,6 +251,20 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
     ex.runs += 1
     exe_out = outputs_of(base)
     exe_killed = getattr(base, "killed", None)
+    # call-depth (oracle_depth): the lanes a deeper call stack changes are judged, from here
+    # on, by the executor with that stack
+    depth_lanes = np.zeros(lanes, bool)
+    deep = deeper_stack(program)
+    if deep is not None:
+        res = run_executor(deep, gen, lanes)
+        ex.runs += 1
+        deep_out, deep_killed = outputs_of(res), getattr(res, "killed", None)
+        for b in exe_out:
+            depth_lanes |= (exe_out[b] != deep_out[b]).any(axis=1)
+        if exe_killed is not None:
+            depth_lanes |= exe_killed != deep_killed
+        if depth_lanes.any():
+            program, exe_out, exe_killed = deep, deep_out, deep_killed
     xl_out = {b: run.cap.outputs[name] for b, name, _ in run.compared
               if name in run.cap.outputs}
     d_xl = differing(xl_out, xl_killed)
@@ -276,8 +295,14 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
         if b in xl_out and b in exe_out:
             for c in comps:
                 d_xe |= ~near(xl_out[b][:, c], exe_out[b][:, c])
-    trans = [int(ln) for ln in bad_lanes if d_exe[ln] == 0]
-    both = [int(ln) for ln in bad_lanes if d_exe[ln] > 0 and d_xe[ln]]
+    trans = [int(ln) for ln in bad_lanes if d_exe[ln] == 0 and not depth_lanes[ln]]
+    both = [int(ln) for ln in bad_lanes if d_exe[ln] > 0 and d_xe[ln] and not depth_lanes[ln]]
+    for ln in bad_lanes:
+        if d_exe[ln] == 0 and depth_lanes[ln]:
+            result[int(ln)] = LaneExplanation(
+                int(ln), "call-depth", [],
+                f"the executor with a call stack of {DEEP_CALL_DEPTH} (not "
+                f"{MAX_CALL_DEPTH}) reproduces cgc's outputs on this lane")
     if trans or both:
         for ln, le in judge_translation(run, runner, trans + both).items():
             if ln in trans or le.verdict == "unexplained":
@@ -636,8 +661,9 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
             if ln in result or not todo_full[ln]:
                 continue
             chs = lane_changes.get(r_i, [])
-            if final[r_i] == 0 and chs:
-                verdicts = sorted({v for _, v in chs})
+            if final[r_i] == 0 and (chs or depth_lanes[ln]):
+                verdicts = sorted({v for _, v in chs} | ({"call-depth"} if depth_lanes[ln]
+                                                         else set()))
                 ks = list(dict.fromkeys(k for k, _ in chs))
                 result[ln] = LaneExplanation(
                     ln, "+".join(verdicts), [_ins_info(program, k) for k in ks[:4]],
