@@ -303,11 +303,13 @@ def test_call_chain_deeper_than_the_smallest_stack_is_shown_call_depth():
     ToLinear1: five calls pending, where the executor (and xlate's translation) model the
     smallest stack NV_gpu_program4 allows, 4, past which a CAL has no effect (issue 38).  The
     executor with a deeper stack reproduces cgc on 127 lanes by itself; the other 129 are the
-    implementation's pow()/exp2() (56 lanes were unexplained).  The same run with one
-    call-depth lane's cgc red moved by 1 %: that lane is not explained."""
+    implementation's pow()/exp2() (56 lanes were unexplained).  The same run with lane 3's cgc
+    red (-3.03e12, a lane the deeper stack changes) moved by 1 %: that lane is not explained."""
     import copy
+    from xlate.verify.core import run_executor
     from xlate.verify.gl import Runner
     from xlate.verify.oracle import CompatRunner, compare_pair
+    from xlate.verify.oracle_depth import deeper_stack
     from xlate.verify.oracle_explain import explain
     gl_context("core", "compat")
     runner, compat = Runner("gl"), CompatRunner()
@@ -316,11 +318,17 @@ def test_call_chain_deeper_than_the_smallest_stack_is_shown_call_depth():
     e = r.explanation
     assert (e["status"], e["lanes"], e["explained"], e["verdicts"]) == \
         ("explained", 256, 256, {"call-depth": 127, "implementation": 129})
-    lane = next(x for x in e["examples"] if x["verdict"] == "call-depth")["lane"]
-    moved = copy.copy(r.run)
-    moved.theirs = {b: w.copy() for b, w in r.run.theirs.items()}
+    lane = 3
+    run = r.run
+    shallow = run_executor(run.program, run.gen, run.lanes).outputs["result_color0"]
+    deep = run_executor(deeper_stack(run.program), run.gen, run.lanes).outputs["result_color0"]
+    assert (shallow[lane] != deep[lane]).any()
+    moved = copy.copy(run)
+    moved.theirs = {b: w.copy() for b, w in run.theirs.items()}
     words = moved.theirs["result.color"]
-    words[lane, 0] = np.float32(words[lane, 0].view(np.float32) * 1.01).view(np.uint32)
+    red = words[lane, 0].view(np.float32)
+    assert np.isfinite(red) and red != 0
+    words[lane, 0] = np.float32(red * 1.01).view(np.uint32)
     bad = explain(moved, runner, compat).to_json()
     assert bad["status"] == "unexplained"
     assert [u["lane"] for u in bad["unexplained"]] == [lane]
