@@ -115,3 +115,25 @@ def test_factored_dot_of_one_scalar_and_a_literal():
     other = parse("!!NVfp4.0\nTEMP R0;\nDP2.F R0.x, fragment.texcoord[0], "
                   "fragment.texcoord[1];\nMOV.F result.color, R0;\nEND\n", filename="t.fp")
     assert factored_operand(other, other.instructions[0]) is None
+
+
+def test_products_by_literals_folded_into_a_dot_with_a_literal():
+    """loose-connection: ``dot(vec2(t * 0.03, y * 0.42), vec2(12.9898, 78.233))``, which
+    llvmpipe computes with the constants multiplied first (``y * (0.42 * 78.233)``): each term
+    recomputed as the MUL's other operand times the float32 product of the two literals, summed
+    left to right, on every lane; a MUL of two variables is no such term."""
+    from xlate.verify.oracle_order import ConstantProducts, constant_product_sites
+    text = ("MUL.F R1.z, fragment.texcoord[0].x, {0.029999999}.x;\n"
+            "MUL.F R1.w, fragment.texcoord[0].y, {0.41999999}.x;\n"
+            "DP2.F R0, R1.zwzw, {12.9898, 78.233002};\n")
+    got, t, prog = _run(text, lambda prog: ConstantProducts(prog, N).changes(np.ones(N, bool)))
+    k1, k2 = F32(F32(0.03) * F32(12.9898)), F32(F32(0.42) * F32(78.233))
+    want = ((t[:, 0] * k1).astype(F32) + (t[:, 1] * k2).astype(F32)).astype(F32)
+    assert np.array_equal(got[:, 0], want) and np.array_equal(got[:, 3], want)
+    plain, _, _ = _run(text)
+    assert (plain[:, 0] != want).any()
+    assert constant_product_sites(prog) == {2: [(0, 0, 0, 2, float(k1)), (1, 1, 0, 3, float(k2))]}
+    two = parse("!!NVfp4.0\nTEMP R0, R1;\nMUL.F R1.z, fragment.texcoord[0].x, "
+                "fragment.texcoord[0].y;\nDP2.F R0, R1.zwzw, {12.9898, 78.233002};\n"
+                "MOV.F result.color, R0;\nEND\n", filename="t.fp")
+    assert constant_product_sites(two) == {}

@@ -25,7 +25,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..ir.model import MAX_CALL_DEPTH, DataType, Program
+from ..ir.model import DataType, Program
 from .bind import ExecError
 from .operands import any_cond, cond_mask
 
@@ -34,9 +34,9 @@ DEAD = np.int32(np.iinfo(np.int32).max)
 #: every instruction, so the scheduler's smallest-pc-first runs the others up to it first
 PARKED = np.int32(DEAD - 1)
 
-# A CAL made with MAX_CALL_DEPTH calls pending is ignored (GP4 issue 38: "in the initial
-# implementation ... such instructions will have no effect") unless Program.call_overflow says
-# the dialect terminates the program.
+# A CAL made with Program.call_depth (MAX_CALL_DEPTH) calls pending is ignored (GP4 issue 38:
+# "in the initial implementation ... such instructions will have no effect") unless
+# Program.call_overflow says the dialect terminates the program.
 
 #: loop count of a REP without operand (loops until BRK/RET)
 INFINITE = np.int64(1) << np.int64(62)
@@ -310,7 +310,7 @@ def op_cal(x, st, lanes, cur):
     # terminates (abnormally) instead.
     take = any_cond(st, x.inst.cond, lanes)
     depth = st.call_depth[lanes]
-    go = take & (depth < MAX_CALL_DEPTH)
+    go = take & (depth < st.call_limit)
     ln, d = lanes[go], depth[go]
     st.call_ret[ln, d] = cur + 1
     st.call_loop[ln, d] = st.loop_depth[ln]
@@ -372,7 +372,7 @@ def _abnormal(st, lanes) -> None:
 def _addr_stack(st) -> np.ndarray:
     stack = getattr(st, "call_addr", None)
     if stack is None:
-        stack = st.call_addr = np.zeros((st.lanes, MAX_CALL_DEPTH, 4), np.uint32)
+        stack = st.call_addr = np.zeros((st.lanes, st.call_limit, 4), np.uint32)
     return stack
 
 
@@ -390,7 +390,7 @@ def op_pusha(x, st, lanes, cur):
     # (MAX_PROGRAM_CALL_DEPTH_NV entries) terminates the program abnormally.
     value = np.broadcast_to(x.loaders[0](st, lanes).view(np.uint32), (len(lanes), 4))
     depth = st.call_depth[lanes]
-    ok = depth < MAX_CALL_DEPTH
+    ok = depth < st.call_limit
     ln, d = lanes[ok], depth[ok]
     _addr_stack(st)[ln, d] = value[ok]
     st.call_ret[ln, d] = ADDRESS_ENTRY

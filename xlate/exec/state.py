@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ir.model import MAX_CALL_DEPTH, Program, RegKind, Stage
+from ..ir.model import Program, RegKind, Stage
 from .cc import CC_INIT
 
 
@@ -38,11 +38,12 @@ class State:
         self.steps = np.zeros(lanes, np.int64)
         self.killed = np.zeros(lanes, bool)
         self.exceeded = np.zeros(lanes, bool)
-        cap = max(1, loop_depth * (MAX_CALL_DEPTH + 1))
+        self.call_limit = program.call_depth          # MAX_PROGRAM_CALL_DEPTH_NV of the run
+        cap = max(1, loop_depth * (self.call_limit + 1))
         self.loop_count = np.zeros((lanes, cap), np.int64)
         self.loop_depth = np.zeros(lanes, np.int32)
-        self.call_ret = np.zeros((lanes, MAX_CALL_DEPTH), np.int32)
-        self.call_loop = np.zeros((lanes, MAX_CALL_DEPTH), np.int32)
+        self.call_ret = np.zeros((lanes, self.call_limit), np.int32)
+        self.call_loop = np.zeros((lanes, self.call_limit), np.int32)
         self.call_depth = np.zeros(lanes, np.int32)
         geo = program.geometry
         self.vertices_out = geo.vertices_out if (geo and program.stage == Stage.GEOMETRY) \

@@ -430,6 +430,10 @@ class Program:
     # Dialect limits made explicit (executor and backends read these, never the dialect name):
     call_overflow: str = "ignore"     # a CAL with 4 returns pending: "ignore" (NV4, GP4 issue 38)
                                       # or "terminate" the program (VP2, ARB options, FP2)
+    # MAX_PROGRAM_CALL_DEPTH_NV of the implementation the executor models: MAX_CALL_DEPTH, the
+    # specs' smallest, everywhere in xlate; only the cgc oracle's ``call-depth`` counterfactual
+    # (verify/oracle_depth.py) runs a copy with a deeper stack, as NVIDIA's implementation has
+    call_depth: int = MAX_CALL_DEPTH
     max_exec_instructions: int | None = None   # VP2/ARB+NV2/FP2: 65536 executed -> terminate
     # FP2 3.11.X.7-9: (IF, loop) run-time nesting limits -- an IF executed with that many IF
     # blocks active, or a LOOP/REP with that many LOOP/REP blocks active (blocks of the calling

@@ -162,7 +162,10 @@ class PairRun:
     the generated inputs, xlate's capture ``cap`` and cgc's outputs ``theirs`` (binding ->
     (lanes, 4) words), cgc's kill mask (fragment; None for vertex), and the compared outputs:
     (binding, xlate's output name, components); ``divisors``: the literals cgc's GLSL divides
-    by (:func:`oracle_order.glsl_divisors`)."""
+    by (:func:`oracle_order.glsl_divisors`); ``translation``: what was found about xlate's
+    translation against the executor (:func:`oracle_translation.judge_translation`'s replay),
+    which depends on neither cgc's outputs nor the lanes judged -- shared by the copies of
+    the run (the initialised twin's, a test's with cgc's outputs changed), found once."""
     program: object
     facts: object
     out: object
@@ -173,6 +176,7 @@ class PairRun:
     killed: object
     compared: list
     divisors: frozenset = frozenset()
+    translation: dict = field(default_factory=dict)
 
 
 

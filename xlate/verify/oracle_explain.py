@@ -76,16 +76,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..ir.model import RegKind
+from ..ir.model import MAX_CALL_DEPTH, RegKind
 from ..ir.ops import OPCODES
 from .oracle_builtin import BUILTINS, BuiltinEvaluator, implementation_variant
 from .oracle_causes import (DECISIONS, NAN_SELECTS, UNDEFINED_DOMAIN, _cancels,
                             _int_constant_sites, _int_constant_variant, _int_domain_site,
                             _lod_levels, _operand_ulps, _tie_variants,
                             _undefined_lod_variant, _undefined_variants)
+from .oracle_depth import DEEP_CALL_DEPTH, deeper_stack
 from .oracle_match import REL, near
-from .oracle_order import (DOT_ORDERS, DOTS, Quotients, dot_order_variant,
-                           factored_operand, factored_variant)
+from .oracle_order import (DOT_ORDERS, DOTS, ConstantProducts, Quotients,
+                           dot_order_variant, factored_operand, factored_variant)
 from .oracle_solve import ROUNDING_ULPS, _distance, _float_result, _precision_pass, _vec
 from .oracle_translation import LaneExplanation, judge_translation
 
@@ -105,8 +106,14 @@ LOD_RUNS = 16
 #: runs the ``order`` replacements may take (oracle_order: the quotients, each other dot()
 #: order, and both together; each alone and with the measured built-ins)
 ORDER_RUNS = 48
+#: runs the folded constants (oracle_order.ConstantProducts) may take after them
+CONSTANT_RUNS = 4
 CANCEL_SITES = 12
 VERDICTS = {
+    "call-depth": "NV_gpu_program4 2.X.5: a CAL made with MAX_PROGRAM_CALL_DEPTH_NV calls pending "
+                  "is undefined (issue 38: no effect), and that depth may be as small as 4, "
+                  "the stack the executor models; the executor with a deeper stack (cgc's "
+                  "target) reproduces cgc on the lane (oracle_depth)",
     "cgc-int-constant": "cgc defect: an integer constant in a typeless PARAM is the float it "
                         "spells (NV_gpu_program4 'Constant bindings', issue 7), read as an "
                         "integer's bits; the run with the integer cgc meant reproduces its GLSL",
@@ -120,7 +127,8 @@ VERDICTS = {
                    "of one NaN return the other operand (IEEE 754-2008 minNum/maxNum)",
     "order": "cgc's GLSL rounds the same arithmetic in another order: x / y where its assembly "
              "has RCP then MUL or a folded reciprocal (GLSL 1.10 §5.9), (a * k) / b where it "
-             "divides first, dot() summed in another order or folded (GLSL 1.10 §8.4, §4.1.4: "
+             "divides first, dot() summed in another order or folded, or with the literal "
+             "factors of its terms multiplied first (GLSL 1.10 §8.4, §4.1.4: "
              "precision is the implementation's); the executor recomputing those steps so "
              "reproduces cgc",
     "overflow": "OpenGL 1.4 §2.1.1 (GLSL 1.10 §4.1.4): what an overflowing operation returns is "
@@ -247,6 +255,20 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
     ex.runs += 1
     exe_out = outputs_of(base)
     exe_killed = getattr(base, "killed", None)
+    # call-depth (oracle_depth): the lanes a deeper call stack changes are judged, from here
+    # on, by the executor with that stack
+    depth_lanes = np.zeros(lanes, bool)
+    deep = deeper_stack(program)
+    if deep is not None:
+        res = run_executor(deep, gen, lanes)
+        ex.runs += 1
+        deep_out, deep_killed = outputs_of(res), getattr(res, "killed", None)
+        for b in exe_out:
+            depth_lanes |= (exe_out[b] != deep_out[b]).any(axis=1)
+        if exe_killed is not None:
+            depth_lanes |= exe_killed != deep_killed
+        if depth_lanes.any():
+            program, exe_out, exe_killed = deep, deep_out, deep_killed
     xl_out = {b: run.cap.outputs[name] for b, name, _ in run.compared
               if name in run.cap.outputs}
     d_xl = differing(xl_out, xl_killed)
@@ -277,8 +299,14 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
         if b in xl_out and b in exe_out:
             for c in comps:
                 d_xe |= ~near(xl_out[b][:, c], exe_out[b][:, c])
-    trans = [int(ln) for ln in bad_lanes if d_exe[ln] == 0]
-    both = [int(ln) for ln in bad_lanes if d_exe[ln] > 0 and d_xe[ln]]
+    trans = [int(ln) for ln in bad_lanes if d_exe[ln] == 0 and not depth_lanes[ln]]
+    both = [int(ln) for ln in bad_lanes if d_exe[ln] > 0 and d_xe[ln] and not depth_lanes[ln]]
+    for ln in bad_lanes:
+        if d_exe[ln] == 0 and depth_lanes[ln]:
+            result[int(ln)] = LaneExplanation(
+                int(ln), "call-depth", [],
+                f"the executor with a call stack of {DEEP_CALL_DEPTH} (not "
+                f"{MAX_CALL_DEPTH}) reproduces cgc's outputs on this lane")
     if trans or both:
         for ln, le in judge_translation(run, runner, trans + both).items():
             if ln in trans or le.verdict == "unexplained":
@@ -581,6 +609,7 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
         # ill-conditioned site)
         groupings = [Quotients(program, lanes, run.divisors),
                      Quotients(program, lanes, writers=("DIV",))]
+        constants = ConstantProducts(program, lanes)
         dots = [k for k in order if program.instructions[k].op in DOTS]
         if state["todo"].any() and (any(groupings) or dots):
             open_ = state["todo"].copy()
@@ -590,20 +619,45 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
             for ln in np.flatnonzero(open_):
                 state["ill"].pop(int(ln), None)
             current = np.where(open_, d_exe, current)
-            order_start = ex.runs
             kept_before = {k: len(v) for k, v in kept.items()}
-            for extra_of in _order_candidates(program, groupings, dots):
-                # alone, then with the implementation's measured built-ins at their sites
-                # (pal-singlepass: fract(sin(x) * 43758.5) of a folded dot() needs both)
-                for with_builtins in ((False, True) if builtins else (False,)):
-                    if not state["todo"].any() or ex.runs >= order_start + ORDER_RUNS:
-                        break
-                    extra = extra_of(state["todo"])
-                    if with_builtins:
-                        for k, change in builtins.items():
-                            extra.setdefault(k, []).append((state["todo"].copy(), change))
-                    d, _ = trial(extra)
-                    keep(extra, d, "order+implementation" if with_builtins else "order")
+            quad = 4 if program.stage.value == "fragment" else 1
+            # the folded constants after the others, with a budget of their own (every
+            # candidate before them is tried as it was before they existed), from the open
+            # lanes' unchanged run: kept only on lanes they reproduce entirely, whose earlier
+            # order replacements they drop (a dot order kept for lowering loose-connection's
+            # count stood in the way of its folded dot)
+            for candidates, limit, fresh in (
+                    (_order_candidates(program, groupings, dots), ORDER_RUNS, False),
+                    (_constant_candidates(groupings, constants), CONSTANT_RUNS, True)):
+                order_start = ex.runs
+                for extra_of in candidates:
+                    # alone, then with the implementation's measured built-ins at their sites
+                    # (pal-singlepass: fract(sin(x) * 43758.5) of a folded dot() needs both)
+                    for with_builtins in ((False, True) if builtins else (False,)):
+                        if not state["todo"].any() or ex.runs >= order_start + limit:
+                            break
+                        # the folded constants on whole quads: cgc's GLSL folds them on every
+                        # fragment, and a lane's derivatives read its neighbours'
+                        # (loose-connection: 21 of its lanes agree only so)
+                        todo_ = state["todo"].copy()
+                        where = _quads(todo_, quad) if fresh else todo_
+                        extra = extra_of(where)
+                        if with_builtins:
+                            for k, change in builtins.items():
+                                extra.setdefault(k, []).append((where.copy(), change))
+                        verdict = "order+implementation" if with_builtins else "order"
+                        if not fresh:
+                            d, _ = trial(extra)
+                            keep(extra, d, verdict)
+                            continue
+                        d, _ = trial(extra, fresh=todo_)
+                        won = todo_ & (d == 0)
+                        won = _quads(won, quad) & ~won
+                        fresh_keep(extra, d, verdict)
+                        for k, v in extra.items():      # the reproduced lanes' neighbours
+                            for m, ch in v:
+                                if (m & won).any():
+                                    kept.setdefault(k, []).append((m & won, ch))
             if state["todo"].any() and any(len(v) > kept_before.get(k, 0)
                                            for k, v in kept.items()):
                 _precision_pass(program, order, state, trial, keep, vec_of=lambda w: _vec(
@@ -637,8 +691,9 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
             if ln in result or not todo_full[ln]:
                 continue
             chs = lane_changes.get(r_i, [])
-            if final[r_i] == 0 and chs:
-                verdicts = sorted({v for _, v in chs})
+            if final[r_i] == 0 and (chs or depth_lanes[ln]):
+                verdicts = sorted({v for _, v in chs} | ({"call-depth"} if depth_lanes[ln]
+                                                         else set()))
                 ks = list(dict.fromkeys(k for k, _ in chs))
                 result[ln] = LaneExplanation(
                     ln, "+".join(verdicts), [_ins_info(program, k) for k in ks[:4]],
@@ -763,20 +818,38 @@ def _cancel_sites(program, gen, lanes, kept, todo) -> list:
     return hook.hits[:CANCEL_SITES]
 
 
+def _quads(mask: np.ndarray, group: int) -> np.ndarray:
+    """``mask`` widened to the whole quads (``group`` lanes) of its lanes."""
+    return np.repeat(mask.reshape(-1, group).any(axis=1), group) if group > 1 else mask.copy()
+
+
+def _merged(*makers):
+    """One candidate of several (each a function of the open lanes' mask)."""
+    def make(mask):
+        out: dict[int, list] = {}
+        for m in makers:
+            for k, v in m(mask).items():
+                out.setdefault(k, []).extend(v)
+        return out
+    return make
+
+
+def _constant_candidates(groupings: list, constants) -> list:
+    """The dot products' constants folded (oracle_order.ConstantProducts), alone and with every
+    grouping (``loose-connection``'s hash needs both: its ``/ 3.14`` and its folded dot)."""
+    if not constants:
+        return []
+    groups = [g.changes for g in groupings if g]
+    return [constants.changes] + ([_merged(constants.changes, *groups)] if groups else [])
+
+
 def _order_candidates(program, groupings: list, dots: list[int]):
     """The ``order`` replacements, each a function of the open lanes' mask: each nonempty
     combination of ``groupings`` (oracle_order.Quotients: the quotients, the products of
     quotients), then each other order of summation at every dot product at once, alone and
     with every grouping (the orders distinct for the program's widest dot product; the
     executor's own left to right is left out)."""
-    def merged(*makers):
-        def make(mask):
-            out: dict[int, list] = {}
-            for m in makers:
-                for k, v in m(mask).items():
-                    out.setdefault(k, []).extend(v)
-            return out
-        return make
+    merged = _merged
     groups = [g.changes for g in groupings if g]
     out = [merged(*combo) for n in range(1, len(groups) + 1)
            for combo in itertools.combinations(groups, n)]

@@ -22,6 +22,11 @@ recomputes exactly those steps the way cgc's GLSL writes them.
   order of the products, at every dot product at once (one compiler lowers them alike), and the
   pairwise order of four (``(a + b) + (c + d)``); and ``dot(vec2(s, s), c)`` folded into
   ``s * (c.x + c.y)`` (:func:`factored_variant`).
+* **folded constants** -- a dot product with a literal operand whose other operand's
+  components are products by literals (``dot(vec2(t * 0.03, y * 0.42), vec2(12.9898,
+  78.233))``) with each such term computed as the product's variable times the float32
+  product of the two literals, as llvmpipe (NIR's reassociation of constant factors) does:
+  :class:`ConstantProducts`.
 
 Each is the executor's own float32 arithmetic on the executor's own operands, only the
 grouping changed; kept on a lane only when a run with it lowers that lane's differing
@@ -259,4 +264,95 @@ class Quotients:
         out = {j: [(mask.copy(), self._record)] for j in self.writers}
         for k in self.sites:
             out.setdefault(k, []).append((mask.copy(), self._quotient))
+        return out
+
+
+def constant_product_sites(program) -> dict:
+    """Dot product site -> [(component c, MUL site j, factor operand f, comp, folded)]: the float
+    DP2/DP3/DP4 at the site has a literal operand and another whose component c is, in the same
+    straight-line block, the result component ``comp`` of a plain float ``MUL`` of operand f by
+    a literal component; ``folded`` is the float32 product of that literal and the dot's
+    literal component c -- the constant an implementation folds ``(x * k1) * k2`` into
+    (``loose-connection``'s ``dot(vec2(t * 0.03, y * 0.42), vec2(12.9898, 78.233))``, which
+    llvmpipe computes as ``y * (0.42 * 78.233)`` + ...).  Negated or indexed operands are left
+    out."""
+    ins_ = program.instructions
+    out: dict[int, list] = {}
+
+    def literal(src, comp):
+        reg = program.registers.get(src.reg)
+        if reg is None or reg.kind != RegKind.CONST or reg.value is None or \
+                src.index is not None or src.abs or src.neg or any(src.comp_neg) or \
+                src.swizzle[comp] > 3:
+            return None
+        return np.array(reg.value[0], U32).view(F32)[src.swizzle[comp]]
+
+    for k, ins in enumerate(ins_):
+        n = DOTS.get(ins.op)
+        if n is None or ins.op == "DPH" or ins.dst is None or len(ins.srcs) < 2 or \
+                not _plain_float(ins):
+            continue
+        for i in (0, 1):
+            var, lit = ins.srcs[i], ins.srcs[1 - i]
+            if literal(lit, 0) is None or var.index is not None or var.abs or var.neg or \
+                    any(var.comp_neg):
+                continue
+            found = []
+            for c in range(n):
+                comp = var.swizzle[c]
+                j = _writer(program, k, var.reg, comp) if comp <= 3 else None
+                w = ins_[j] if j is not None else None
+                if w is None or w.op != "MUL" or not _plain_float(w) or len(w.srcs) != 2:
+                    continue
+                for m in (0, 1):
+                    k1, k2 = literal(w.srcs[m], comp), literal(lit, c)
+                    other = w.srcs[1 - m]
+                    if k1 is not None and k2 is not None and other.index is None and \
+                            not other.abs and not other.neg and not any(other.comp_neg):
+                        found.append((c, j, 1 - m, comp, float(F32(k1 * k2))))
+                        break
+            if found:
+                out[k] = found
+                break
+    return out
+
+
+class ConstantProducts:
+    """The ``folded constants`` replacement: each dot product of :func:`constant_product_sites`
+    recomputed with the terms whose operand is a product by a literal taken as that MUL's other
+    operand times the folded constant (float32), the other terms as the executor's, summed
+    left to right.  ``changes(mask)`` as :class:`Quotients`'."""
+
+    def __init__(self, program, lanes: int):
+        self.sites = constant_product_sites(program)
+        self.lanes = lanes
+        self.operands: dict[int, list[np.ndarray]] = {}
+        self.writers = sorted({e[1] for v in self.sites.values() for e in v})
+
+    def __bool__(self) -> bool:
+        return bool(self.sites)
+
+    _record = Quotients._record
+
+    def _dot(self, x, ops, bits, rows, ids):
+        if x.rt != DataType.FLOAT or any(np.asarray(o).dtype != F32 for o in ops[:2]):
+            return None
+        k, n = np.shape(bits)[0], DOTS[x.inst.op]
+        a, b = (np.broadcast_to(np.asarray(o, F32).reshape(-1, 4), (k, 4))[rows]
+                for o in ops[:2])
+        with np.errstate(all="ignore"):
+            terms = [(a[:, c] * b[:, c]).astype(F32) for c in range(n)]
+            for c, j, f, comp, folded in self.sites.get(x.index, ()):
+                if j not in self.operands:
+                    return None
+                terms[c] = (self.operands[j][f][ids, comp] * F32(folded)).astype(F32)
+            s = _sum(terms, tuple(range(n)))
+        out = np.array(np.asarray(bits, U32)[rows], U32)
+        out[:] = np.broadcast_to(s[:, None], (len(rows), 4)).astype(F32).view(U32)
+        return out
+
+    def changes(self, mask: np.ndarray) -> dict[int, list]:
+        out = {j: [(mask.copy(), self._record)] for j in self.writers}
+        for k in self.sites:
+            out.setdefault(k, []).append((mask.copy(), self._dot))
         return out

@@ -24,11 +24,16 @@ def judge_translation(run, runner, lanes_: list[int]) -> dict[int, LaneExplanati
     from .replay import replay
     from .trace import _ins_info
     out = {}
+    memo = getattr(run, "translation", None)
     try:
-        rr = replay(run.program, run.facts, run.out.reflection, run.gen, run.cap, runner,
-                    run.lanes, "gl")
-        if any(rr.hook.unchecked[d.lane] for d in rr.hook.unexplained):
-            rr = _replay_every_pass(run, runner)
+        rr = memo.get("replay") if memo is not None else None
+        if rr is None:
+            rr = replay(run.program, run.facts, run.out.reflection, run.gen, run.cap, runner,
+                        run.lanes, "gl")
+            if any(rr.hook.unchecked[d.lane] for d in rr.hook.unexplained):
+                rr = _replay_every_pass(run, runner)
+            if memo is not None:
+                memo["replay"] = rr
     except Exception as e:            # noqa: BLE001 -- reported, not hidden: the lane stays open
         for ln in lanes_:
             out[ln] = LaneExplanation(ln, "unexplained", [], f"replay failed: {e}",
