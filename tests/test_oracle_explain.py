@@ -306,7 +306,7 @@ def test_call_chain_deeper_than_the_smallest_stack_is_shown_call_depth():
     implementation's pow()/exp2() (56 lanes were unexplained).  The same run with lane 3's cgc
     red (-3.03e12, a lane the deeper stack changes) moved by 1 %: that lane is not explained."""
     import copy
-    from xlate.verify.core import run_executor
+    from xlate.verify.draw_run import run_executor
     from xlate.verify.gl import Runner
     from xlate.verify.oracle import CompatRunner, compare_pair
     from xlate.verify.oracle_depth import deeper_stack
