@@ -320,21 +320,10 @@ def differs_only_by_flushing(reflection: dict, cap0, cap) -> bool:
             cap0.killed is not None and not np.array_equal(cap0.killed, cap.killed)):
         return False
     if cap0.primitives is not None or cap.primitives is not None:
-        pa, pb = cap0.primitives or [], cap.primitives or []
-        if len(pa) != len(pb):
-            return False
-        for lane_a, lane_b in zip(pa, pb):
-            if len(lane_a) != len(lane_b):
-                return False
-            for prim_a, prim_b in zip(lane_a, lane_b):
-                if len(prim_a) != len(prim_b):
-                    return False
-                for va, vb in zip(prim_a, prim_b):
-                    if va.keys() != vb.keys() or not all(
-                            _flushed_words_only(va[k], vb[k], integer.get(k, False))
-                            for k in va):
-                        return False
-        return True
+        from .output_compare import same_primitives
+        return same_primitives(
+            cap0.primitives or [], cap.primitives or [],
+            same=lambda k, a, b: _flushed_words_only(a, b, integer.get(k, False)))
     if set(cap0.outputs) != set(cap.outputs):
         return False
     keep = None if cap0.killed is None else ~np.asarray(cap0.killed, bool)

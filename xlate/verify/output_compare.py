@@ -115,10 +115,12 @@ def same_capture(a, b) -> bool:
     return same_primitives(a.primitives, b.primitives)
 
 
-def same_primitives(a, b, canon=None) -> bool:
+def same_primitives(a, b, canon=None, same=None) -> bool:
     """Geometry captures (per lane, the primitives, each a list of vertices {output name:
     words}) with the same bits; ``==`` on them would compare NumPy arrays elementwise.
-    ``canon(name, words)``: what is compared of an output's words (default: the words)."""
+    ``canon(name, words)``: what is compared of an output's words (default: the words);
+    ``same(name, words_a, words_b)``: whether two vertices' words of an output count as the
+    same (default: equal after ``canon``)."""
     if a is None or b is None:
         return a is b
     if len(a) != len(b):
@@ -133,6 +135,10 @@ def same_primitives(a, b, canon=None) -> bool:
                 if va.keys() != vb.keys():
                     return False
                 for k in va:
+                    if same is not None:
+                        if not same(k, va[k], vb[k]):
+                            return False
+                        continue
                     wa, wb = (va[k], vb[k]) if canon is None else (canon(k, va[k]),
                                                                    canon(k, vb[k]))
                     if not np.array_equal(wa, wb):
