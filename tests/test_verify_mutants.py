@@ -498,6 +498,12 @@ def test_flush_only_is_a_denormal_given_as_zero_and_nothing_else():
     other = flushed.copy()
     other[5, 2] = 0x00000004                      # a denormal of the other sign: no flush
     assert not M.differs_only_by_flushing(refl, cap0, Capture(outputs={"result_color0": other}))
+    signs = words.copy()
+    signs[:, 1] = 0
+    resigned = signs.copy()
+    resigned[:, 1] = 0x80000000                   # a zero's sign alone: no denormal flushed
+    assert not M.differs_only_by_flushing(refl, Capture(outputs={"result_color0": signs}),
+                                          Capture(outputs={"result_color0": resigned}))
     grown = words.copy()
     grown[0, 0] = 0                               # a normal value given as zero
     assert not M.differs_only_by_flushing(refl, cap0, Capture(outputs={"result_color0": grown}))

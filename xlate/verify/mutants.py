@@ -277,18 +277,19 @@ def permitted_mutant(text, name, mutation: Mutation, reflection, cap0, cap, lane
     if mutation.kind == "literal-ulp":
         return ("precision", "a literal one ulp off: within GL 2.1 §2.1.1's 1 part in 10^5, a "
                 "correct translation of the same constant")
+    is_geometry = cap0.primitives is not None or cap.primitives is not None
+    if not is_geometry and not captures_differ(reflection, cap0, cap, zero_signs=True):
+        return ("zero-sign-only", "identical on the verifier's inputs but for the sign of "
+                "zeros, which GLSL 4.50 §4.7.1 leaves to the implementation (permits."
+                "rule_signedzero): no check held to that contract could tell them apart on "
+                "these inputs")
     if differs_only_by_flushing(reflection, cap0, cap):
         return ("flush-only", "identical on the verifier's inputs but for outputs the "
                 "unmutated translation gives as denormals and the mutant as zeros: a flush "
                 "GLSL 4.50 §4.7.1 permits (permits.rule_ftz), so no check held to that "
                 "contract could tell them apart on these inputs")
-    if cap0.primitives is not None or cap.primitives is not None:
+    if is_geometry:
         return None                  # geometry: lanes are not outputs; not classified
-    if not captures_differ(reflection, cap0, cap, zero_signs=True):
-        return ("zero-sign-only", "identical on the verifier's inputs but for the sign of "
-                "zeros, which GLSL 4.50 §4.7.1 leaves to the implementation (permits."
-                "rule_signedzero): no check held to that contract could tell them apart on "
-                "these inputs")
     lanes_nonfinite = original_nonfinite_lanes(text, name, lanes, seed, backend)
     if lanes_nonfinite is None or not lanes_nonfinite.any():
         return None
@@ -308,7 +309,8 @@ def _flushed_words_only(wa, wb, integer: bool) -> bool:
         return False
     if integer:
         return bool(np.array_equal(a, b))
-    flushed = ((a & 0x7F800000) == 0) & ((b & 0x7FFFFFFF) == 0)
+    denormal = ((a & 0x7F800000) == 0) & ((a & 0x007FFFFF) != 0)
+    flushed = denormal & ((b & 0x7FFFFFFF) == 0)
     return bool(np.all((a == b) | flushed))
 
 
