@@ -652,8 +652,8 @@ TXL_VP = ("!!NVvp4.0\nTEMP t;\nTXL t, vertex.attrib[0], texture[0], 2D;\n"
 LEVELS = [np.full((4 >> i, 4 >> i, 4), 0.25 * (i + 1), np.float32) for i in range(3)]
 
 
-def _txl(lod: float, imp, backend="gl", texture=None):
-    """The verdicts at a TXL of LOD ``lod`` at (0.3, 0.3) on ``texture`` (default: levels of
+def _txl(lod: float, imp, backend="gl", texture=None, at=(0.3, 0.3)):
+    """The verdicts at a TXL of LOD ``lod`` at ``at`` on ``texture`` (default: levels of
     0.25, 0.5, 0.75) against ``imp`` on ``backend``, and the executor's value."""
 
     class _Backend(_AskWritten):
@@ -667,7 +667,7 @@ def _txl(lod: float, imp, backend="gl", texture=None):
             self.verdicts = permits.permitted(site, ~same_words(exe, imp_w))
             return bits, cmask
     hook = _Backend(0, imp)
-    execute(xlate.parse(TXL_VP), inputs={"vertex.attrib[0]": np.array([[0.3, 0.3, 0, lod]],
+    execute(xlate.parse(TXL_VP), inputs={"vertex.attrib[0]": np.array([[*at, 0, lod]],
                                                                         np.float32)},
             lanes=1, hooks=hook, textures={0: texture or Texture(
                 levels=LEVELS, filter="LINEAR_MIPMAP_LINEAR")})
@@ -708,3 +708,23 @@ def test_a_flushed_lod_is_a_lookup_within_the_filtering_tolerance():
     assert _txl(denormal, lambda e: far[None], texture=tex)[0] == [""] * 4
 
 
+
+
+def test_an_edge_is_chosen_at_the_level_a_flushed_lod_selects():
+    """Two freedoms in one lookup (generated TGSI fragment seed 81, inputs seed 31: a cube
+    TXL at the +Z face's centre with a denormal LOD): the implementation flushes the LOD to 0
+    and magnifies with NEAREST, and at s = t = 0.5 of a 4-texel level (u = 2.0, an edge) takes
+    texel 1 where floor(u) takes texel 2.  Neither the flush alone (texel 2) nor the edge at
+    the denormal LOD (a LINEAR minification) gives it; the edge at the flushed LOD does.  A
+    texel that is no neighbour of the edge is not excused."""
+    lv0 = np.arange(4 * 4 * 4, dtype=np.float32).reshape(4, 4, 4) / 64
+    tex = Texture(levels=[lv0, lv0[::2, ::2]], filter="LINEAR_MIPMAP_NEAREST",
+                  mag_filter="NEAREST")
+    denormal = float(np.array([0x000000FF], np.uint32).view(np.float32)[0])
+    texel = lambda i, j: lv0[j, i].view(np.uint32)[None]           # noqa: E731
+    _, minified = _txl(denormal, lambda e: e, texture=tex, at=(0.5, 0.5))
+    _, magnified = _txl(0.0, lambda e: e, texture=tex, at=(0.5, 0.5))
+    assert magnified == lv0[2, 2].tolist() != minified
+    v, _ = _txl(denormal, lambda e: texel(1, 1), texture=tex, at=(0.5, 0.5))
+    assert v == ["boundary"] * 4
+    assert _txl(denormal, lambda e: texel(0, 0), texture=tex, at=(0.5, 0.5))[0] == [""] * 4

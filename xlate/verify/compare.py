@@ -122,8 +122,10 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
         "GL 4.5 §8.14.2 NEAREST: the texel chosen for a coordinate exactly on a texel edge "
         "depends on the implementation's rounding of u = s * width",
         "permits.rule_boundary: the value equals the lookup recomputed with the coordinates "
-        "moved one ulp down or up, within TEX's filtering tolerance (2^-7; llvmpipe fetches "
-        "a NEAREST texel through its linear filter where the SIMD group also minifies)"),
+        "moved one ulp down or up (the operands as read, or with their denormals flushed: "
+        "the edge at the level a flushed LOD selects), within TEX's filtering tolerance "
+        "(2^-7; llvmpipe fetches a NEAREST texel through its linear filter where the SIMD "
+        "group also minifies)"),
     "reassociated": (
         "native backend (the driver's own ARB program): GL 2.1 §2.1.1 asks of floating-point "
         "results only \"about 1 part in 10^5\" (ARB_fragment_program issue 3, "

@@ -8,7 +8,8 @@ import numpy as np
 from ..ir.model import DataType, Stage
 from . import compare as cmp
 from .compare import same_words
-from .permits_site import F32, SAMPLING_OPS, U32, Site, _nonfinite
+from .permits_site import (F32, SAMPLING_OPS, U32, Site, _flush_operand, _holds_denormal,
+                           _nonfinite)
 
 
 #: texels a filtered lookup's coordinate must stay under for its texel to be known: GL 4.5
@@ -78,7 +79,8 @@ def rule_boundary(s: Site) -> np.ndarray:
     (an edge that near cannot be told apart by the implementation's arithmetic of the texel
     position), within the filtering tolerance of
     compare.INEXACT (TEX's 2^-7, as :func:`rule_tolerance` allows the unmoved lookup; a
-    shadow lookup's w exactly).
+    shadow lookup's w exactly).  The moves start from the operands as read and, where they
+    hold denormals, from the operands flushed (:func:`_as_read_and_flushed`).
 
     The tolerance is needed because llvmpipe does not always fetch a NEAREST texel as it is:
     where some fragment of an 8-wide SIMD group is minified with a LINEAR filter and another
@@ -92,29 +94,44 @@ def rule_boundary(s: Site) -> np.ndarray:
     if s.ins.op not in SAMPLING_OPS or s.ins.tex is None:
         return np.zeros(s.exe.shape, bool)
     ok = np.zeros(s.exe.shape, bool)
-    c = np.asarray(s.all_operands[0], F32)
     dims = 3 if s.ins.tex.target.replace("SHADOW", "") in ("3D", "CUBE", "ARRAYCUBE") else 2
-    rest = list(s.all_operands[1:])
     tol = cmp.INEXACT.get(s.ins.op, cmp.INEXACT["TEX"])
     shadow = "SHADOW" in s.ins.tex.target
     filtered = s.op.rt == DataType.FLOAT        # integer texels are fetched, not filtered
-    # the moves: one ulp, and EDGE_REACH of the coordinate's magnitude (at least 1.0, the
-    # extent of a normalized texture) -- an edge closer than that to the coordinate is one the
-    # implementation's float arithmetic of s * size and the half-texel offsets cannot place
-    # the coordinate on a side of (llvmpipe fetched the border colour for s = 7.6e-16 on an
-    # 8-texel CLAMP_TO_BORDER texture, where floor(s * 8) = 0 selects texel 0: random TGSI
-    # fragment seed 9; GL 4.5 §2.3.4.1 allows "about 1 part in 10^5" for such arithmetic)
-    reach = np.maximum(np.abs(c), F32(1)) * F32(EDGE_REACH)
-    for far in (False, True):
-        for nudge in _nudges(dims):
-            moved = c.copy()
-            for i, d in enumerate(nudge):
-                if d and far:
-                    moved[:, i] = c[:, i] + F32(d) * reach[:, i]
-                elif d:
-                    moved[:, i] = np.nextafter(c[:, i], F32(np.inf) if d > 0 else F32(-np.inf))
-            ok |= _boundary_match(s, moved, rest, tol, filtered, shadow)
+    for operands in _as_read_and_flushed(s.all_operands):
+        c = np.asarray(operands[0], F32)
+        rest = list(operands[1:])
+        # the moves: one ulp, and EDGE_REACH of the coordinate's magnitude (at least 1.0, the
+        # extent of a normalized texture) -- an edge closer than that to the coordinate is one
+        # the implementation's float arithmetic of s * size and the half-texel offsets cannot
+        # place the coordinate on a side of (llvmpipe fetched the border colour for
+        # s = 7.6e-16 on an 8-texel CLAMP_TO_BORDER texture, where floor(s * 8) = 0 selects
+        # texel 0: random TGSI fragment seed 9; GL 4.5 §2.3.4.1 allows "about 1 part in 10^5"
+        # for such arithmetic)
+        reach = np.maximum(np.abs(c), F32(1)) * F32(EDGE_REACH)
+        for far in (False, True):
+            for nudge in _nudges(dims):
+                moved = c.copy()
+                for i, d in enumerate(nudge):
+                    if d and far:
+                        moved[:, i] = c[:, i] + F32(d) * reach[:, i]
+                    elif d:
+                        moved[:, i] = np.nextafter(c[:, i],
+                                                   F32(np.inf) if d > 0 else F32(-np.inf))
+                ok |= _boundary_match(s, moved, rest, tol, filtered, shadow)
     return ok
+
+
+def _as_read_and_flushed(operands: list) -> list[list]:
+    """The lookup's operands as read and, where they hold denormals, with every denormal
+    flushed (GP4 issue 18, GLSL 4.50 §4.7.1 let an implementation flush any operand before it
+    computes): an edge choice is the implementation's at the coordinate and level it computes
+    with.  Generated TGSI fragment seed 81 (inputs seed 31): ``TXL ..., CUBE`` at direction
+    (6e-45, 6e-45, 3.0) with a denormal LOD; llvmpipe flushed the LOD to 0, magnified with
+    NEAREST, and took the texel on the other side of the +Z face's centre, an edge."""
+    if not any(_holds_denormal(o) for o in operands):
+        return [list(operands)]
+    return [list(operands), [_flush_operand(o) for o in operands]]
 
 
 #: how close (relative to the coordinate's magnitude, at least 1.0) a texel edge may be for
