@@ -87,4 +87,4 @@ def run_verify_report(root: Path, page: str, monkeypatch, lanes: int = 256) -> i
     files = verify_files(root)
     monkeypatch.chdir(root)
     monkeypatch.setattr(core, "make_runner", mutated_make_runner(core.make_runner))
-    return main(["verify", *files, "--lanes", str(lanes), "--report", page])
+    return main(["verify", *files, "--lanes", str(lanes), "--report", page, "--in-process"])

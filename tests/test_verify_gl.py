@@ -182,7 +182,7 @@ def test_cli_mismatch_exit_1(tmp_path, capsys, monkeypatch):
 
     monkeypatch.setattr(glmod.Runner, "run", corrupt)
     f = _write(tmp_path, "a.vp", VP)
-    rc = cli.main(["verify", f, "--lanes", "64"])
+    rc = cli.main(["verify", f, "--lanes", "64", "--in-process"])
     out = capsys.readouterr().out
     assert rc == 1
     assert "MISMATCH" in out and "result.position" in out and "inputs of lane" in out
@@ -206,5 +206,5 @@ def test_cli_no_implementation_exit_3(tmp_path, capsys, monkeypatch):
         raise GLUnavailable("no EGL here")
 
     monkeypatch.setattr(glmod.Runner, "__init__", unavailable)
-    assert cli.main(["verify", f]) == 3
+    assert cli.main(["verify", f, "--in-process"]) == 3
     assert "no EGL here" in capsys.readouterr().err

@@ -413,7 +413,8 @@ def test_cli_vulkan_pass_json_and_mismatch(tmp_path, capsys, monkeypatch):
                     *a, **k)
 
     monkeypatch.setattr(vkmod.Runner, "run", corrupt)
-    rc = cli.main(["verify", f, "--backend", "vulkan", "--lanes", "64", "--via", "glsl"])
+    rc = cli.main(["verify", f, "--backend", "vulkan", "--lanes", "64", "--via", "glsl",
+                   "--in-process"])
     out = capsys.readouterr().out
     assert rc == 1 and "MISMATCH" in out and "result.position" in out
 
@@ -439,7 +440,7 @@ def test_cli_exit_3_without_vulkan(tmp_path, capsys, monkeypatch, missing):
     else:
         monkeypatch.setattr(sys, "meta_path", [_NoVulkanLoader()] + sys.meta_path)
     f = _write(tmp_path, "a.vp", VP)
-    assert cli.main(["verify", f, "--backend", "vulkan"]) == 3
+    assert cli.main(["verify", f, "--backend", "vulkan", "--in-process"]) == 3
     err = capsys.readouterr().err
     assert "no implementation available for backend 'vulkan'" in err
     assert ("pip install 'xlate[vulkan]'" if missing == "package" else "libvulkan1") in err

@@ -245,6 +245,10 @@ def _verify_arguments(p) -> None:
     p.add_argument("--report", metavar="FILE.html", help="write an HTML report: the outputs' "
                    "images (fragment) or lane plots (vertex, geometry), the localized "
                    "instructions and the evidence of every verdict")
+    p.add_argument("--in-process", action="store_true",
+                   help="verify in this process, not in a child process: starts faster, but a "
+                        "crash of the implementation (a driver's abort) ends xlate instead of "
+                        "giving that program an ERROR report")
     _cluster_argument(p)
 
 

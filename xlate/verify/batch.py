@@ -14,74 +14,35 @@ bytes, and on each worker a child process holds the runner and verifies them one
 """
 from __future__ import annotations
 
-import multiprocessing as mp
-import os
-import pickle
 import select
-import struct
-import subprocess
-import sys
 import threading
 import time
 from functools import partial
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _worker(conn, backend: str, lanes: int, seed: int, localize: bool) -> None:
-    """Verify the paths the parent sends through ``conn``, one at a time."""
-    os.environ.setdefault("EGL_PLATFORM", "surfaceless")
-    sys.path.insert(0, str(ROOT))
-    from xlate.verify.core import make_runner, verify_source
-    from xlate.verify.glapi import GLUnavailable
-    try:
-        runner = make_runner(backend)
-    except GLUnavailable as e:
-        conn.send(("unavailable", str(e)))
-        return
-    conn.send(("ready", None))
-    while True:
-        try:
-            path = conn.recv()
-        except EOFError:
-            return
-        if path is None:
-            return
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-            try:
-                text = data.decode("utf-8")
-            except UnicodeDecodeError:
-                text = data.decode("latin-1")
-            rep = verify_source(text, path, lanes=lanes, seed=seed, backend=backend,
-                                runner=runner, localize=localize)
-            doc = rep.to_json()
-        except GLUnavailable as e:
-            conn.send(("unavailable", str(e)))
-            return
-        except Exception as e:                     # a crash of the verifier itself
-            import traceback
-            doc = {"file": path, "status": "crash", "reason": f"{type(e).__name__}: {e}",
-                   "traceback": traceback.format_exc()[-2000:]}
-        conn.send(("done", doc))
+from .isolated import ChildDied, ChildUnavailable, VerifierProcess
 
 
 class _Slot:
-    def __init__(self, ctx, args):
-        self.parent, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker, args=(child,) + args, daemon=True)
-        self.proc.start()
-        child.close()
+    """One local worker: a :class:`VerifierProcess` and the program it verifies."""
+
+    def __init__(self, backend, lanes, seed, localize):
+        try:
+            self.child = VerifierProcess(backend)
+        except ChildUnavailable as e:
+            raise RuntimeError(str(e)) from None
+        self.options = {"lanes": lanes, "seed": seed, "localize": localize}
         self.task: int | None = None
         self.start = 0.0
-        self.ready = False
 
-    def kill(self) -> None:
-        self.proc.kill()
-        self.proc.join(5)
-        self.parent.close()
+    def dispatch(self, task: int, paths) -> None:
+        """Send program ``task`` (its path as its name, as the report's file)."""
+        self.task, self.start = task, time.time()
+        with open(paths[task], "rb") as f:
+            data = f.read()
+        try:
+            self.child.send((paths[task], data, self.options))
+        except OSError:         # it died since its last answer: receive() says so
+            pass
 
 
 def run_all(paths: list[str], *, backend="gl", lanes=1024, seed=1, jobs=1, timeout=120.0,
@@ -100,69 +61,51 @@ def run_all(paths: list[str], *, backend="gl", lanes=1024, seed=1, jobs=1, timeo
     if cluster is not None:
         return _run_all_cluster(paths, cluster, backend=backend, lanes=lanes, seed=seed,
                                 timeout=timeout, localize=localize, progress=progress)
-    from multiprocessing.connection import wait
-    ctx = mp.get_context("spawn")
     args = (backend, lanes, seed, localize)
     todo = list(range(len(paths)))[::-1]
     docs: list[dict | None] = [None] * len(paths)
-    slots = [_Slot(ctx, args) for _ in range(max(1, min(jobs, len(paths))))]
+    slots = [_Slot(*args) for _ in range(max(1, min(jobs, len(paths))))]
 
     def finish(idx, doc):
         docs[idx] = doc
         if progress:
             progress(idx, doc)
 
-    def dispatch(slot):
-        if todo and slot.ready:
-            slot.task = todo.pop()
-            slot.start = time.time()
-            slot.parent.send(paths[slot.task])
-
     try:
         while any(d is None for d in docs):
-            ready = wait([s.parent for s in slots] + [s.proc.sentinel for s in slots], 1.0)
+            for slot in slots:
+                if slot.task is None and todo:
+                    slot.dispatch(todo.pop(), paths)
+            busy = {s.child.proc.stdout: s for s in slots if s.task is not None}
+            ready, _, _ = select.select(list(busy), [], [], 1.0)
             now = time.time()
-            for i, slot in enumerate(list(slots)):
-                msg = None
-                if slot.parent in ready:
+            for i, slot in enumerate(slots):
+                if slot.task is None:
+                    continue
+                if slot.child.proc.stdout in ready:
                     try:
-                        msg = slot.parent.recv()
+                        kind, payload = slot.child.receive(0)
                     except (EOFError, OSError):
-                        msg = ("died", None)
-                elif slot.proc.sentinel in ready and not slot.proc.is_alive():
-                    msg = ("died", None)
-                if msg is not None:
-                    kind, payload = msg
+                        kind, payload = "died", slot.child.crash_reason()
                     if kind == "unavailable":
                         raise RuntimeError(payload)
-                    if kind == "ready":
-                        slot.ready = True
-                    elif kind == "done":
-                        finish(slot.task, payload)
+                    if kind == "done":
+                        finish(slot.task, payload if isinstance(payload, dict)
+                               else payload.to_json())
                         slot.task = None
-                    elif kind == "died":
-                        if slot.task is not None:
-                            finish(slot.task, {"file": paths[slot.task], "status": "crash",
-                                               "reason": "the worker process died"})
-                        slot.kill()
-                        slots[i] = slot = _Slot(ctx, args)
-                elif slot.task is not None and now - slot.start > timeout:
+                        continue
+                    finish(slot.task, {"file": paths[slot.task], "status": "crash",
+                                       "reason": payload})
+                elif now - slot.start > timeout:
                     finish(slot.task, {"file": paths[slot.task], "status": "timeout",
                                        "reason": f"no result within {timeout:.0f} s"})
-                    slot.kill()
-                    slots[i] = slot = _Slot(ctx, args)
-                if slot.task is None:
-                    dispatch(slot)
+                else:
+                    continue
+                slot.child.kill()
+                slots[i] = _Slot(*args)
     finally:
         for slot in slots:
-            try:
-                slot.parent.send(None)
-            except (OSError, BrokenPipeError):
-                pass
-        for slot in slots:
-            slot.proc.join(2)
-            if slot.proc.is_alive():
-                slot.kill()
+            slot.child.close()
     return [d for d in docs if d is not None]
 
 
@@ -205,119 +148,7 @@ def verify_on_cluster(address: str, items: list[tuple[str, bytes]], *, backend: 
             yield idx, payload, implementation
 
 
-_FRAME = struct.Struct(">Q")
-_children = threading.local()          # per worker thread: backend -> _Child
-
-
-def _write_frame(f, obj) -> None:
-    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    f.write(_FRAME.pack(len(data)) + data)
-    f.flush()
-
-
-def _read_exact(f, n: int) -> bytes:
-    chunks, left = [], n
-    while left:
-        b = f.read(left)
-        if not b:
-            raise EOFError
-        chunks.append(b)
-        left -= len(b)
-    return b"".join(chunks)
-
-
-def _read_frame(f):
-    (n,) = _FRAME.unpack(_read_exact(f, _FRAME.size))
-    return pickle.loads(_read_exact(f, n))
-
-
-def serve_child(backend: str) -> None:
-    """Main of the child process a cluster worker starts (:class:`_Child`): make the runner,
-    then verify ``(name, data, lanes, seed, localize)`` frames from standard input, answering
-    on the original standard output (fd 1 then points at stderr: nothing else writes there)."""
-    import signal
-    # Ctrl-C reaches the whole process group: the client stops the run and the cluster, and
-    # this child ends when its pipe closes -- not with a KeyboardInterrupt of its own
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    out = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)
-    inp = sys.stdin.buffer
-    try:
-        _serve(out, inp, backend)
-    except BrokenPipeError:
-        os._exit(0)             # the worker went away (the run was stopped): nothing to answer
-
-
-def _serve(out, inp, backend: str) -> None:
-    os.environ.setdefault("EGL_PLATFORM", "surfaceless")
-    from .core import make_runner, verify_source
-    from .glapi import GLUnavailable
-    try:
-        runner = make_runner(backend)
-    except GLUnavailable as e:
-        _write_frame(out, ("unavailable", str(e)))
-        return
-    _write_frame(out, ("ready", runner.describe()))
-    while True:
-        try:
-            item = _read_frame(inp)
-        except EOFError:
-            return
-        if item is None:
-            return
-        name, data, lanes, seed, localize = item
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            text = data.decode("latin-1")
-        try:
-            rep = verify_source(text, name, lanes=lanes, seed=seed, backend=backend,
-                                runner=runner, localize=localize)
-        except GLUnavailable as e:
-            _write_frame(out, ("unavailable", str(e)))
-            return
-        except Exception as e:                     # a crash of the verifier itself
-            import traceback
-            rep = {"file": name, "status": "crash", "reason": f"{type(e).__name__}: {e}",
-                   "traceback": traceback.format_exc()[-2000:]}
-        _write_frame(out, ("done", rep))
-
-
-class _Child:
-    """The child process of :func:`serve_child`, started with the worker's Python and the
-    xlate it imports (a subprocess, not multiprocessing: Dask's worker processes are daemons,
-    which multiprocessing forbids to have children)."""
-
-    def __init__(self, backend: str):
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
-        env.setdefault("EGL_PLATFORM", "surfaceless")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-c", f"from xlate.verify.batch import serve_child; "
-             f"serve_child({backend!r})"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            bufsize=0, env=env)
-        kind, self.implementation = self.receive(None)
-        if kind != "ready":
-            self.kill()
-            raise _ChildUnavailable(self.implementation)
-
-    def send(self, item) -> None:
-        _write_frame(self.proc.stdin, item)
-
-    def receive(self, timeout: float | None):
-        """The next answer; TimeoutError after ``timeout`` seconds; EOFError when it died."""
-        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
-        if not ready:
-            raise TimeoutError
-        return _read_frame(self.proc.stdout)
-
-    def kill(self) -> None:
-        self.proc.kill()
-        self.proc.wait(5)
-
-
-class _ChildUnavailable(Exception):
-    pass
+_children = threading.local()          # per worker thread: backend -> VerifierProcess
 
 
 def verify_remote(backend: str, lanes: int, seed: int, localize: bool, timeout: float | None,
@@ -330,21 +161,19 @@ def verify_remote(backend: str, lanes: int, seed: int, localize: bool, timeout: 
     if children is None:
         children = _children.by_backend = {}
     child = children.get(backend)
+    options = {"lanes": lanes, "seed": seed, "localize": localize}
     try:
         if child is None or child.proc.poll() is not None:
-            child = children[backend] = _Child(backend)
-        child.send(item[:2] + (lanes, seed, localize))
-        kind, payload = child.receive(timeout)
-    except _ChildUnavailable as e:
+            child = children[backend] = VerifierProcess(backend)
+        kind, payload = child.verify(item[0], item[1], options, timeout)
+    except ChildUnavailable as e:
         return "unavailable", str(e), None
     except TimeoutError:
         children.pop(backend).kill()
         return "timeout", f"no result within {timeout:.0f} s", child.implementation
-    except (EOFError, OSError):
+    except ChildDied as e:
         children.pop(backend, None)
-        if child is not None:
-            child.kill()
-        return "crash", "the worker process died", None
+        return "crash", str(e), None
     if kind == "unavailable":
         children.pop(backend).kill()
         return "unavailable", payload, None

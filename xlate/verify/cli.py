@@ -157,6 +157,14 @@ def main(args) -> int:
     if cluster:
         results = _verify_on_cluster(cluster, texts, args)
         runner = None
+    elif not getattr(args, "in_process", False):
+        # a child process verifies: an implementation that aborts gives an ERROR report
+        from .isolated import verify_isolated
+        results = verify_isolated(texts, backend=args.backend, profile=profile,
+                                  lanes=args.lanes, seed=args.seed,
+                                  keep_evidence=html is not None,
+                                  via=getattr(args, "via", "auto"))
+        runner = None
     else:
         try:
             runner = make_runner(args.backend, profile=profile)
