@@ -49,7 +49,7 @@ def test_no_test_or_tool_finds_shared_by_itself():
 
 def test_ci_runs_the_suite_again_with_shared_hidden():
     ci = (ROOT / ".ci" / "run").read_text()
-    assert re.search(r'^XLATE_SHARED=none XLATE_REQUIRE_CORPUS=0 python3 -m pytest -q '
+    assert re.search(r'^XLATE_SHARED=none XLATE_REQUIRE_CORPUS=0 python3 -m pytest -q -n auto '
                      r'-p no:cacheprovider \\\n  -m "corpus or not gl"$', ci, re.M)
 
 
