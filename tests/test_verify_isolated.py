@@ -72,3 +72,20 @@ def test_in_process_verifies_in_this_process(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(isolated, "VerifierProcess", None)    # any use of a child fails
     assert main(["verify", str(GOOD), "--lanes", "16", "--in-process"]) == 0
     assert capsys.readouterr().out.startswith(f"PASS {GOOD} ")
+
+
+def test_run_all_reports_an_abort_and_an_unreadable_file_and_goes_on(tmp_path):
+    """tools/diffcheck.py's local workers (batch.run_all): the abort is a ``crash`` naming
+    SIGABRT and LLVM's message, a file that cannot be read is a ``crash`` saying so, and the
+    good program after them passes."""
+    gl_runner("gl")
+    from xlate.verify.batch import run_all
+    missing = str(tmp_path / "missing.tgsi")
+    docs = run_all([str(ABORTS), missing, str(GOOD)], lanes=16, timeout=300)
+    if docs[0]["status"] == "pass":
+        pytest.skip("this Mesa's llvmpipe compiles the program (its LLVM defect is fixed)")
+    assert [d["status"] for d in docs] == ["crash", "crash", "pass"]
+    assert docs[0]["reason"].startswith("the verifying process died (SIGABRT): LLVM ERROR: "
+                                        "Cannot select")
+    assert docs[1] == {"file": missing, "status": "crash",
+                       "reason": "cannot read it: No such file or directory"}

@@ -35,10 +35,11 @@ class _Slot:
         self.start = 0.0
 
     def dispatch(self, task: int, paths) -> None:
-        """Send program ``task`` (its path as its name, as the report's file)."""
-        self.task, self.start = task, time.time()
+        """Send program ``task`` (its path as its name, as the report's file).  OSError when
+        the file cannot be read (nothing is sent)."""
         with open(paths[task], "rb") as f:
             data = f.read()
+        self.task, self.start = task, time.time()
         try:
             self.child.send((paths[task], data, self.options))
         except OSError:         # it died since its last answer: receive() says so
@@ -74,10 +75,17 @@ def run_all(paths: list[str], *, backend="gl", lanes=1024, seed=1, jobs=1, timeo
     try:
         while any(d is None for d in docs):
             for slot in slots:
-                if slot.task is None and todo:
-                    slot.dispatch(todo.pop(), paths)
-            busy = {s.child.proc.stdout: s for s in slots if s.task is not None}
-            ready, _, _ = select.select(list(busy), [], [], 1.0)
+                while slot.task is None and todo:
+                    idx = todo.pop()
+                    try:
+                        slot.dispatch(idx, paths)
+                    except OSError as e:
+                        finish(idx, {"file": paths[idx], "status": "crash",
+                                     "reason": f"cannot read it: {e.strerror}"})
+            busy = [s.child.proc.stdout for s in slots if s.task is not None]
+            if not busy:
+                continue
+            ready, _, _ = select.select(busy, [], [], 1.0)
             now = time.time()
             for i, slot in enumerate(slots):
                 if slot.task is None:
