@@ -131,6 +131,47 @@ def test_no_emit_geometry_program():
     assert rep.status == "pass"
 
 
+#: a geometry program whose EMIT a literal IF makes unreachable (``RET`` first): Mesa removes
+#: every captured output, and glBeginTransformFeedback fails "no varyings to record"
+#: (generated TGSI geometry seed 534, inputs seed 500); ``{}`` is the literal
+RETURNS_BEFORE_EMIT = """GEOM
+PROPERTY GS_INPUT_PRIMITIVE TRIANGLES
+PROPERTY GS_OUTPUT_PRIMITIVE POINTS
+PROPERTY GS_MAX_OUTPUT_VERTICES 1
+DCL IN[][0], POSITION
+DCL OUT[0], POSITION
+IMM[0] FLT32 {{{}, 0.0, 0.0, 0.0}}
+IMM[1] INT32 {{0, 0, 0, 0}}
+  0: IF IMM[0].xxxx :0
+  1:   RET
+  2: ENDIF
+  3: MOV OUT[0], IN[0][0]
+  4: EMIT IMM[1].xxxx
+  5: END
+"""
+
+
+def test_a_geometry_program_with_no_output_left_to_record_emits_nothing(monkeypatch):
+    """The harness counts the primitives of a program left with no outputs to record
+    (GL_PRIMITIVES_GENERATED): none here, as the executor's.  The same program that emits
+    (literal 0.0) passes; made to return before its EmitVertex in the implementation only,
+    it is a mismatch -- the count does not hide a missing primitive."""
+    runner = runner_or_skip()
+    rep = verify_source(RETURNS_BEFORE_EMIT.format("1.0"), "r.tgsi", lanes=16, runner=runner)
+    assert (rep.status, rep.compared) == ("pass", 0), rep.reason
+    emits = RETURNS_BEFORE_EMIT.format("0.0")
+    rep = verify_source(emits, "e.tgsi", lanes=16, runner=runner)
+    assert (rep.status, rep.compared) == ("pass", 64), rep.reason
+    real = glmod.Runner.run
+
+    def returns(self, stage, glsl, *a, **k):
+        assert "    xl_main();\n" in glsl
+        return real(self, stage, glsl.replace("    xl_main();\n", "    return;\n"), *a, **k)
+    monkeypatch.setattr(glmod.Runner, "run", returns)
+    rep = verify_source(emits, "e.tgsi", lanes=16, runner=runner)
+    assert rep.status == "mismatch"
+
+
 def test_mismatch_is_reported_and_localized(monkeypatch):
     runner = runner_or_skip()
     real = glmod.Runner.run

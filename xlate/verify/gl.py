@@ -481,9 +481,17 @@ class Runner:
         q = gl.gen(gl.GenQueries)
         self._objects.append(("query", q))
         gl.UseProgram(prog)
+        gl.check("geometry set-up")
         gl.Enable(G.GL_RASTERIZER_DISCARD)
         gl.BeginQuery(G.GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN, q)
         gl.BeginTransformFeedback(mode)
+        if gl.GetError() == G.GL_INVALID_OPERATION:
+            # Mesa's compiler removed every captured output write: a constant condition made
+            # them unreachable (generated TGSI geometry seed 534: IF of a literal, then RET
+            # before the EMIT), and glBeginTransformFeedback fails "no varyings to record"
+            gl.EndQuery(G.GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN)
+            gl.Disable(G.GL_RASTERIZER_DISCARD)
+            return self._geometry_without_outputs(geo, lanes, nv, src)
         gl.DrawArrays(PRIM_IN[geo["input_primitive"]], 0, lanes * nv)
         gl.EndTransformFeedback()
         gl.EndQuery(G.GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN)
@@ -494,6 +502,26 @@ class Runner:
         count = written.value * per
         got = self._tf_read(bufs, strides, slots, count)
         return Capture(primitives=group_primitives(got, slots, written.value, per, lanes), glsl=src)
+
+    def _geometry_without_outputs(self, geo, lanes, nv, src):
+        """The draw of a geometry program with nothing to record: the primitives it emitted,
+        counted (GL_PRIMITIVES_GENERATED), must be none -- then it emitted nothing on any
+        lane; a primitive emitted without outputs is an error of the implementation."""
+        gl = self.gl
+        q = gl.gen(gl.GenQueries)           # (a query keeps the target it was first used for)
+        self._objects.append(("query", q))
+        gl.Enable(G.GL_RASTERIZER_DISCARD)
+        gl.BeginQuery(G.GL_PRIMITIVES_GENERATED, q)
+        gl.DrawArrays(PRIM_IN[geo["input_primitive"]], 0, lanes * nv)
+        gl.EndQuery(G.GL_PRIMITIVES_GENERATED)
+        gl.Disable(G.GL_RASTERIZER_DISCARD)
+        generated = C.c_uint()
+        gl.GetQueryObjectuiv(q, G.GL_QUERY_RESULT, C.byref(generated))
+        gl.check("geometry draw")
+        if generated.value:
+            raise GLError(f"geometry draw: {generated.value} primitives emitted, but the linked "
+                          "program has no outputs to record")
+        return Capture(primitives=[[] for _ in range(lanes)], glsl=src)
 
     def _run_fragment(self, glsl, reflection, lanes, inputs, uniforms, buffers, textures):
         gl = self.gl
