@@ -652,21 +652,29 @@ TXL_VP = ("!!NVvp4.0\nTEMP t;\nTXL t, vertex.attrib[0], texture[0], 2D;\n"
 LEVELS = [np.full((4 >> i, 4 >> i, 4), 0.25 * (i + 1), np.float32) for i in range(3)]
 
 
+class _SiteHook(_AskWritten):
+    """Judges the first instruction (the lookup) against ``imp`` on ``backend``."""
+
+    def __init__(self, imp, backend):
+        super().__init__(0, imp)
+        self.backend = backend
+
+    def __call__(self, x, st, idx, ops, bits, cmask):
+        n = st.lanes if idx is None else len(idx)
+        exe = np.ascontiguousarray(np.broadcast_to(bits, (n, 4)))
+        imp_w = np.asarray(self.imp(exe.copy()), np.uint32)
+        site = permits.Site(x, ops, np.arange(n), exe, imp_w, self.backend)
+        site.written = np.ones((n, 4), bool)
+        self.exe = exe
+        self.verdicts = permits.permitted(site, ~same_words(exe, imp_w))
+        return bits, cmask
+
+
 def _txl(lod: float, imp, backend="gl", texture=None, at=(0.3, 0.3)):
     """The verdicts at a TXL of LOD ``lod`` at ``at`` on ``texture`` (default: levels of
     0.25, 0.5, 0.75) against ``imp`` on ``backend``, and the executor's value."""
 
-    class _Backend(_AskWritten):
-        def __call__(self, x, st, idx, ops, bits, cmask):
-            n = st.lanes if idx is None else len(idx)
-            exe = np.ascontiguousarray(np.broadcast_to(bits, (n, 4)))
-            imp_w = np.asarray(self.imp(exe.copy()), np.uint32)
-            site = permits.Site(x, ops, np.arange(n), exe, imp_w, backend)
-            site.written = np.ones((n, 4), bool)
-            self.exe = exe
-            self.verdicts = permits.permitted(site, ~same_words(exe, imp_w))
-            return bits, cmask
-    hook = _Backend(0, imp)
+    hook = _SiteHook(imp, backend)
     execute(xlate.parse(TXL_VP), inputs={"vertex.attrib[0]": np.array([[*at, 0, lod]],
                                                                         np.float32)},
             lanes=1, hooks=hook, textures={0: texture or Texture(
@@ -686,6 +694,36 @@ def test_an_lod_beyond_2_to_the_31_may_select_the_base_level_on_llvmpipe_only():
     assert _txl(2e9, base)[0] == [""] * 4
     assert _txl(3e9, base, backend="native")[0] == [""] * 4
     assert _txl(3e9, lambda e: f32(0.5, 0.5, 0.5, 0.5)[None])[0] == [""] * 4
+
+
+TXD_VP = ("!!NVvp4.0\nTEMP t;\nTXD t, vertex.attrib[0], vertex.attrib[1], vertex.attrib[2], "
+          "texture[0], 2D;\nMOV result.position, t;\nEND\n")
+
+
+def _txd(ddx: float, imp, backend="gl"):
+    """The verdicts at a TXD at (0.3, 0.3) with derivatives (ddx, 0) and (0, 0) on the 3-level
+    texture of LEVELS against ``imp`` on ``backend``, and the executor's value."""
+    hook = _SiteHook(imp, backend)
+    attrib = lambda *v: np.array([v], np.float32)                 # noqa: E731
+    execute(xlate.parse(TXD_VP), inputs={"vertex.attrib[0]": attrib(0.3, 0.3, 0, 0),
+                                          "vertex.attrib[1]": attrib(ddx, 0, 0, 0),
+                                          "vertex.attrib[2]": attrib(0, 0, 0, 0)},
+            lanes=1, hooks=hook, textures={0: Texture(levels=LEVELS,
+                                                      filter="LINEAR_MIPMAP_LINEAR")})
+    return hook.verdicts[0].tolist(), hook.exe[0].view(np.float32).tolist()
+
+
+def test_derivatives_whose_squares_overflow_may_select_the_base_level_on_llvmpipe_only():
+    """llvmpipe sums the squares of TXD's scaled derivatives in float: at |d * size| >= 2^64
+    that is infinite, and so is the LOD, which wraps to the base level as TXL's does (generated
+    TGSI fragment seed 522, inputs seed 500).  1e18 * 4 stays below 2^64: not excused, nor on
+    the native backend, nor the last level's value."""
+    base = lambda e: f32(0.25, 0.25, 0.25, 0.25)[None]          # noqa: E731
+    v, exe = _txd(1e34, base)
+    assert exe == [0.75] * 4 and v == ["implementation"] * 4
+    assert _txd(1e18, base)[0] == [""] * 4
+    assert _txd(1e34, base, backend="native")[0] == [""] * 4
+    assert _txd(1e34, lambda e: f32(0.5, 0.5, 0.5, 0.5)[None])[0] == [""] * 4
 
 
 def test_a_flushed_lod_is_a_lookup_within_the_filtering_tolerance():

@@ -385,5 +385,12 @@ def test_cube_lookup_of_a_zero_direction_is_nonfinite():
     # denormals flush to the zero direction (GLSL 4.50 §4.7.1); the smallest normal does not
     assert _pow_of_nonpositive(ins, [w(-4.2e-45, 1e-40, 0, 2)])
     assert not _pow_of_nonpositive(ins, [w(-4.2e-45, 1.2e-38, 0, 2)])
+    # a gather selects a face too (generated TGSI fragment seed 531, inputs seed 500)
+    gather = xlate.parse("FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\n"
+                         "DCL SAMP[0]\nDCL SVIEW[0], CUBE, FLOAT\n"
+                         "  0: GATHER4 OUT[0], IN[0], SVIEW[0], SAMP[0]\n  1: END\n")
+    ins = next(i for i in gather.instructions if i.op == "TXG")
+    assert _pow_of_nonpositive(ins, [w(2.8e-45, 4.6e-44, 4.6e-44, 2)])
+    assert not _pow_of_nonpositive(ins, [w(2.8e-45, 1.2e-38, 0, 2)])
 
 

@@ -27,8 +27,8 @@ from . import compare as cmp
 from .compare import same_words
 # the site and the shared helpers (permits_site.py) and the texture rules (permits_texture.py),
 # re-exported: the replay and the tests name them through this module
-from .permits_site import (DOUBLE_OPS, F32, RANGE_LIMIT, SAMPLING_OPS, SIGN, U32,  # noqa: F401
-                           UNDEFINED_COMPONENTS, _DOTS, Site, _denormal, _flush_operand,
+from .permits_site import (CUBE_DIRECTION_OPS, DOUBLE_OPS, F32, RANGE_LIMIT,  # noqa: F401
+                           SAMPLING_OPS, SIGN, U32, UNDEFINED_COMPONENTS, _DOTS, Site, _denormal, _flush_operand,
                            _holds_denormal, _nonfinite, _same_or_zeros, _saturated)
 from .permits_texture import (LOD_BATCH, LOD_SPAN, LOD_STEP, TEXEL_RANGE_LIMIT,  # noqa: F401
                               _between_grid, _implicit_lookup, rule_boundary,
@@ -364,7 +364,7 @@ def rule_nonfinite(s: Site) -> np.ndarray:
             c = np.asarray(s.operands[0], F32)
             q = c[:, 3:4]
             ok = ok | ~np.isfinite(c[:, :3] / q).all(axis=1)[:, None]
-        if op in SAMPLING_OPS and s.ins.tex is not None and \
+        if op in CUBE_DIRECTION_OPS and s.ins.tex is not None and \
                 s.ins.tex.target.replace("SHADOW", "") in ("CUBE", "ARRAYCUBE"):
             c = np.ascontiguousarray(np.asarray(s.operands[0], F32)[:, :3])
             ok = ok | ((c == 0) | _denormal(c.view(U32))).all(axis=1)[:, None]

@@ -13,6 +13,10 @@ from .compare import same_words
 
 #: the filtered lookups (TEX2/TXB2/TXL2: the cube-array forms of tgsi.rst)
 SAMPLING_OPS = ("TEX", "TXB", "TXL", "TXP", "TXD", "TEX2", "TXB2", "TXL2")
+#: the opcodes that select a cube face from a direction: the lookups, a gather (TXG: generated
+#: TGSI fragment seed 531, inputs seed 500) and the LOD query -- with a zero direction, all
+#: through 0/0 (GL 4.5 §8.13)
+CUBE_DIRECTION_OPS = SAMPLING_OPS + ("TXG", "LODQ")
 
 F32, U32 = np.float32, np.uint32
 

@@ -243,26 +243,51 @@ def rule_lod(s: Site) -> np.ndarray:
 LLVMPIPE_LOD_WRAP = 2.0 ** 31
 
 
+#: explicit derivatives (TXD) whose scaled magnitude |d * size| reaches 2^64: llvmpipe's rho
+#: sums their squares in float, which overflows to infinity, and its LOD (log2 of that) is
+#: infinite -- beyond LLVMPIPE_LOD_WRAP (generated TGSI fragment seed 522, inputs seed 500:
+#: ddx = -1e34 on an 8x8x8 3D texture, llvmpipe's value the base level's)
+LLVMPIPE_RHO_OVERFLOW = 2.0 ** 64
+#: the coordinates each target's derivatives scale (cube maps transform theirs: not judged)
+_DERIVATIVE_DIMS = {"1D": 1, "2D": 2, "3D": 3, "ARRAY1D": 1, "ARRAY2D": 2}
+
+
 def rule_wrapped_lod(s: Site) -> np.ndarray:
     """A llvmpipe/lavapipe defect, not a freedom: an explicit level of detail (TXL's w) at or
-    beyond :data:`LLVMPIPE_LOD_WRAP` selects the base level instead of the last.  Shown by
+    beyond :data:`LLVMPIPE_LOD_WRAP` -- or one computed from explicit derivatives (TXD) that
+    reach :data:`LLVMPIPE_RHO_OVERFLOW`, an infinite LOD -- selects the base level instead of
+    the last.  Shown by
     recomputation: the implementation's value is the same lookup at the base level --
     magnified (an LOD of -LOD_SPAN) or minified (an LOD of 2^-20, the next level's weight
     negligible) -- within the filtering tolerance of compare.INEXACT["TEX"], every written
     component at one of the two.  Only on the backends that sample
-    with llvmpipe's code (gl, gl-spirv, vulkan); below 2^31 nothing is permitted here."""
+    with llvmpipe's code (gl, gl-spirv, vulkan); below those bounds nothing is permitted
+    here."""
     n = len(s.exe)
     none = np.zeros((n, 4), bool)
-    if s.ins.op != "TXL" or s.ins.tex is None or \
+    if s.ins.op not in ("TXL", "TXD") or s.ins.tex is None or \
             s.backend not in ("gl", "gl-spirv", "vulkan"):
         return none
     from ..exec import texture as tx
-    if s.op.st.textures.get(s.ins.tex.unit) is None or \
+    P = s.op.st.textures.get(s.ins.tex.unit)
+    if P is None or \
             tx.BASE_TARGET[s.ins.tex.target] == "RECT" or "SHADOW" in s.ins.tex.target or \
             s.ins.tex.target == "ARRAYCUBE":
         return none
     c = np.asarray(s.operands[0], F32).copy()
-    wrapped = np.isfinite(c[:, 3]) & (c[:, 3] >= LLVMPIPE_LOD_WRAP)
+    if s.ins.op == "TXL":
+        wrapped = np.isfinite(c[:, 3]) & (c[:, 3] >= LLVMPIPE_LOD_WRAP)
+    else:
+        dims = _DERIVATIVE_DIMS.get(tx.BASE_TARGET[s.ins.tex.target])
+        if dims is None:
+            return none
+        size = np.array(P.size[:dims], np.float64)
+        with np.errstate(all="ignore"):
+            scaled = [np.abs(np.asarray(d, F32)[:, :dims].astype(np.float64)) * size
+                      for d in s.operands[1:3]]
+        wrapped = np.zeros(n, bool)
+        for d in scaled:
+            wrapped |= (np.isfinite(d) & (d >= LLVMPIPE_RHO_OVERFLOW)).any(axis=1)
     if not wrapped.any():
         return none
     written = s.written_components()

@@ -25,6 +25,7 @@ from ..ir.model import (Binding, CondTest, DataType, Dest, Instruction, Program,
                         RegKind, Source, Stage)
 from ..ir.ops import OPCODES
 from ..exec.texture import BASE_TARGET
+from .permits_site import CUBE_DIRECTION_OPS
 
 BATCH = {Stage.VERTEX: 16, Stage.FRAGMENT: 6, Stage.GEOMETRY: 4, Stage.TESS_EVAL: 8,
          Stage.TESS_CTRL: 8}
@@ -369,7 +370,7 @@ def _pow_of_nonpositive(ins: Instruction, raw: list) -> bool:
     if ins.op in ("LIT", "LITNC"):
         v = raw[0].view(np.float32)[ins.srcs[0].swizzle[1] % 4]
         return bool(v <= 0 or np.isnan(v))
-    if ins.op in ("TEX", "TXB", "TXL", "TXP", "TXD", "TEX2", "TXB2", "TXL2", "LODQ") and \
+    if ins.op in CUBE_DIRECTION_OPS and \
             ins.tex is not None and ins.tex.target.replace("SHADOW", "") in ("CUBE", "ARRAYCUBE"):
         # a zero direction: the face coordinates sc/|ma| are 0/0 (GL 4.5 §8.13), NaN; a
         # direction of zeros and denormals flushes to it (GLSL 4.50 §4.7.1)
