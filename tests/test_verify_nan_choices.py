@@ -92,6 +92,36 @@ def test_nan_made_by_integer_operations_is_no_choice():
     assert [(d.index, d.components) for d in hook.unexplained] == [(1, (0,))]
 
 
+#: a float NaN (0 * INF) written to an element of the TEMP array, read back through the
+#: address register by an XOR (its bits) -- generated TGSI geometry seed 505, inputs seed 500:
+#: a DP3's NaN read by ``UARL ADDR[0], TEMP[ADDR[0].x+2]``; ``{}``: the element written
+INDEXED = ("FRAG\nDCL OUT[0], COLOR\nDCL TEMP[0..2]\nDCL ADDR[0]\n"
+           "IMM[0] UINT32 {{2139095040, 0, 0, 0}}\nIMM[1] INT32 {{1, 0, 0, 0}}\n"
+           "  0: UARL ADDR[0], IMM[1].xxxx\n  1: MUL TEMP[{}], IMM[0].xxxx, IMM[0].yyyy\n"
+           "  2: XOR TEMP[0], TEMP[ADDR[0].x+1], IMM[1].yyyy\n  3: MOV OUT[0], TEMP[0]\n"
+           "  4: END\n")
+
+
+@pytest.mark.parametrize("element, explained", [(2, True), (1, False)])
+def test_a_nan_read_through_an_address_register_is_a_choice_of_its_element(element, explained):
+    """The reader's compilation took the positive default NaN where the executor's MUL gave
+    x86's negative one: explained when the element the address selects (1 + 1) holds the
+    MUL's NaN; the same bits read from an element the MUL did not write (TEMP[2], zeros) are a
+    departure."""
+    prog = api.parse(INDEXED.format(element), filename="idx.tgsi")
+    rec = _Record(len(prog.instructions))
+    execute(prog, {}, lanes=1, hooks=rec)
+    words = dict(rec.words)
+    words[2] = words[3] = np.array([[0x7FC00000] * 4], np.uint32)
+    hook = ReplayHook(prog, {k: ImplValues(w) for k, w in words.items()}, 1, "gl")
+    execute(prog, {}, lanes=1, hooks=hook)
+    if explained:
+        assert rec.words[1][0].tolist() == [0xFFC00000] * 4
+        assert hook.unexplained == [] and hook.adopted == {(2, "nanchoice"): 4}
+    else:
+        assert [(d.index, d.verdict) for d in hook.unexplained] == [(2, "")]
+
+
 def test_choices_of_a_double_operation():
     """Per double holding a NaN: the result itself, the default NaN, each NaN operand quieted
     (a signalling NaN gains bit 51), each with either sign; the other double is kept."""

@@ -22,7 +22,9 @@ on every lane without a NaN.
 Only a NaN *written by a float or double operation* is a choice: a NaN moved, or built or
 changed by integer operations, is exact bits, and a reader of it gets no alternative.  The
 alternatives are tied to the words the producer wrote: a reader whose operand no longer holds
-those words (overwritten by an instruction the replay does not see) gets none."""
+those words (overwritten by an instruction the replay does not see) gets none.  A register
+array is followed element by element: a reader through the address register looks at the
+element the address selects on its lane, and a write through it forgets the array."""
 from __future__ import annotations
 
 import numpy as np
@@ -156,11 +158,13 @@ class NanChoices:
         dst = x.inst.dst
         if dst is None:
             return
-        reg = dst.reg
-        if dst.index is not None:              # an element of an array: not followed
+        if dst.index is not None and dst.index.reg is not None:
+            # an element chosen per lane (an indirect write): the array is not followed
             for table in (self.value, self.held, self.elem, self.alts):
-                table.pop(reg, None)
+                for key in [k for k in table if _base(k) == dst.reg]:
+                    del table[key]
             return
+        reg = _key(dst.reg, dst.index)
         out = np.ascontiguousarray(np.broadcast_to(out, (len(lanes), 4)), U32)
         got = choices(x, ops, out)
         if got is None and reg not in self.held:
@@ -179,17 +183,21 @@ class NanChoices:
         self.elem[reg][lanes] = np.where(w, elem[None], self.elem[reg][lanes])
         self.alts[reg][:, lanes] = np.where(w[None], alts, self.alts[reg][:, lanes])
 
-    def _operand(self, src, lane: int, words: np.ndarray):
+    def _operand(self, src, lane: int, words: np.ndarray, element: int | None = None):
         """The choices a plain register source holds on ``lane`` as read (swizzled; ``words``:
-        its 4 words as the executor read them): a list of (component mask, (m, 4) distinct
-        alternatives of those components) per element, empty where it holds none."""
-        if src.reg not in self.held or src.index is not None or src.vertex is not None or \
-                src.neg or src.abs or any(src.comp_neg) or any(c > 3 for c in src.swizzle):
+        its 4 words as the executor read them; ``element``: the array element an indirect
+        source read on that lane): a list of (component mask, (m, 4) distinct alternatives of
+        those components) per element, empty where it holds none."""
+        if src.vertex is not None or src.neg or src.abs or any(src.comp_neg) or \
+                any(c > 3 for c in src.swizzle):
+            return []
+        reg = _key(src.reg, src.index, element)
+        if reg not in self.held:
             return []
         swz = list(src.swizzle) + [src.swizzle[-1]] * (4 - len(src.swizzle))
-        held = self.held[src.reg][lane][swz] & (self.value[src.reg][lane][swz] == words)
-        elem = self.elem[src.reg][lane][swz]
-        alts = self.alts[src.reg][:, lane][:, swz]                      # (CHOICES, 4)
+        held = self.held[reg][lane][swz] & (self.value[reg][lane][swz] == words)
+        elem = self.elem[reg][lane][swz]
+        alts = self.alts[reg][:, lane][:, swz]                          # (CHOICES, 4)
         out = []
         for e in np.unique(elem[held]):
             comps = held & (elem == e)
@@ -208,12 +216,14 @@ class NanChoices:
         if x.inst.op not in READERS or \
                 any(a.ndim != 2 or a.dtype.itemsize != 4 for a in arrays):
             return found
-        regs = {src.reg for src in x.inst.srcs if src.reg in self.held}
+        read = {src.reg for src in x.inst.srcs}
+        regs = [k for k in self.held if _base(k) in read]
         if not regs:
             return found
         holding = np.zeros(len(rows), bool)
         for reg in regs:
             holding |= self.held[reg][lanes[rows]].any(axis=1)
+        elements = [_elements_read(x, src, lanes) for src in x.inst.srcs[:len(ops)]]
         for r_i, r in enumerate(rows):
             if not holding[r_i]:
                 continue
@@ -223,8 +233,9 @@ class NanChoices:
                 if arrays[j].shape[0] != n:
                     continue                    # a constant: no producer
                 words = _words(row_ops[j][None], 1)[0]
+                element = None if elements[j] is None else int(elements[j][r])
                 slots += [(j, comps, alts) for comps, alts in self._operand(src, int(lanes[r]),
-                                                                            words)]
+                                                                            words, element)]
             if not slots:
                 continue
             sizes = [len(alts) for _, _, alts in slots]
@@ -248,3 +259,30 @@ class NanChoices:
             ok = (same(got, imp[r_i][None]) | ~written[r_i][None]).all(axis=1)
             found[r_i] = bool(ok.any())
         return found
+
+
+def _key(reg: str, index, element: int | None = None) -> str:
+    """The table key of a register, or of one element of a register array (``TEMP[2]``: a TGSI
+    TEMP file declared as one range is an array, written and read by element -- generated TGSI
+    geometry seed 505, inputs seed 500: a DP3's NaN read back through ``TEMP[ADDR[0].x+2]``)."""
+    if index is None:
+        return reg
+    return f"{reg}[{index.offset if element is None else element}]"
+
+
+def _base(key: str) -> str:
+    return key.split("[", 1)[0]
+
+
+def _elements_read(x, src, lanes) -> np.ndarray | None:
+    """(n,) the array element an indirect source reads on each of ``lanes``, as the executor
+    reads it (the address register's value before this instruction writes anything, plus the
+    offset, clamped to the array: xlate/exec/operands.py); None for any other source."""
+    if src.index is None or src.index.reg is None or x.st is None:
+        return None
+    from ..exec.operands import _clamp
+    R = x.st.regs[src.index.reg]
+    v = R[:, 0, src.index.comp]
+    v = v[np.asarray(lanes)] if v.shape[0] > 1 else np.broadcast_to(v, (len(lanes),))
+    size = x.st.regs[src.reg].shape[1]
+    return _clamp(v.view(np.int32).astype(np.int64) + src.index.offset, size)
