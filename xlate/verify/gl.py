@@ -485,13 +485,16 @@ class Runner:
         gl.Enable(G.GL_RASTERIZER_DISCARD)
         gl.BeginQuery(G.GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN, q)
         gl.BeginTransformFeedback(mode)
-        if gl.GetError() == G.GL_INVALID_OPERATION:
+        begun = gl.GetError()
+        if begun == G.GL_INVALID_OPERATION:
             # Mesa's compiler removed every captured output write: a constant condition made
             # them unreachable (generated TGSI geometry seed 534: IF of a literal, then RET
             # before the EMIT), and glBeginTransformFeedback fails "no varyings to record"
             gl.EndQuery(G.GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN)
             gl.Disable(G.GL_RASTERIZER_DISCARD)
             return self._geometry_without_outputs(geo, lanes, nv, src)
+        if begun != G.GL_NO_ERROR:          # (read above: not left for the check below)
+            raise GLError(f"geometry transform feedback: GL error 0x{begun:04x}")
         gl.DrawArrays(PRIM_IN[geo["input_primitive"]], 0, lanes * nv)
         gl.EndTransformFeedback()
         gl.EndQuery(G.GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN)

@@ -219,8 +219,8 @@ def crash_reason(returncode: int | None, error_output: str) -> str:
     else:
         how = f"exit status {returncode}"
     lines = [ln.strip() for ln in error_output.splitlines() if ln.strip()]
-    said = [ln for ln in lines if "ERROR" in ln or "error" in ln.lower() or "Assertion" in ln]
-    why = (said or lines or [""])[-1 if not said else 0]
+    said = [ln for ln in lines if "error" in ln.lower() or "Assertion" in ln]
+    why = said[0] if said else (lines[-1] if lines else "")
     reason = f"the verifying process died ({how})"
     return f"{reason}: {why[:300]}" if why else reason
 

@@ -280,9 +280,6 @@ def _elements_read(x, src, lanes) -> np.ndarray | None:
     offset, clamped to the array: xlate/exec/operands.py); None for any other source."""
     if src.index is None or src.index.reg is None or x.st is None:
         return None
-    from ..exec.operands import _clamp
-    R = x.st.regs[src.index.reg]
-    v = R[:, 0, src.index.comp]
-    v = v[np.asarray(lanes)] if v.shape[0] > 1 else np.broadcast_to(v, (len(lanes),))
-    size = x.st.regs[src.reg].shape[1]
-    return _clamp(v.view(np.int32).astype(np.int64) + src.index.offset, size)
+    from ..exec.operands import _clamp, _read_index
+    e = _read_index(x.st, src.index, np.asarray(lanes))
+    return _clamp(np.broadcast_to(e, (len(lanes),)), x.st.regs[src.reg].shape[1])
