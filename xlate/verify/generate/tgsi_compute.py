@@ -16,15 +16,15 @@ after the dispatch, xlate/verify/compute_verify.py, whose grid is 2 x 2 x 1 work
 * ``BUFFER[2]``: four words the invocations update with atomics and never load or store
   plainly: the implementation's order is its own, and the verifier accepts what some order of
   each word's atomics gives (``exec.atomics.find_order``); the returned value goes on into the
-  program (the executor replays the implementation's values).  Most atomics take the word
-  the invocation's global index picks (index mod 4), the rest a fixed one: all 32 invocations'
-  atomics on one word can be more orders than the search tries (64 exchanges and adds on one
-  word made it give up).
+  program (the executor replays the implementation's values).  Word g is workgroup g's (the
+  grid's four workgroups, four words): never a word several workgroups update (why: the last
+  paragraph), and at most 8 invocations' atomics on a word (all 32 invocations' on one word
+  can be more orders than the search tries: 64 exchanges and adds on one word made it give up).
 * ``IMAGE[0]``: an RGBA32F 2D image of input texels (16 x 16, the executor's and the
   verifier's size), never written: loads from any texel (coordinates masked to 0..15).
 * ``IMAGE[1]``: an R32UI 2D image.  Invocation n owns texel (n mod 16, n / 16) in rows 0-1,
-  which it stores (a whole texel) and loads; row 2's texels take atomics (all 13, the texel
-  mostly by invocation index) and nothing else, as ``BUFFER[2]``'s words.
+  which it stores (a whole texel) and loads; row 2's texels take atomics (all 13; texel
+  (4 g, 2) workgroup g's) and nothing else, as ``BUFFER[2]``'s words.
 * ``MEMORY[0], SHARED``: 16 bytes per invocation of a workgroup.  An *exchange*, only where
   every invocation of the workgroup runs it (main's top level: the generator's uniform flow),
   stores a whole vector to the invocation's own slot, ``BARRIER``, loads the next
@@ -34,7 +34,7 @@ after the dispatch, xlate/verify/compute_verify.py, whose grid is 2 x 2 x 1 work
 * Temporaries the random statements do not write: ``TEMP[S]`` (x: the invocation's result
   offset, y: x + 16, z: its shared slot, w: the next invocation's), ``TEMP[A]`` (z: address
   scratch, written just before the instruction that reads it; w: the invocation's atomic
-  word offset; x, y after the prologue: its texel of ``IMAGE[1]``) and two float temporaries
+  word offset, 4 g; x, y after the prologue: its texel of ``IMAGE[1]``) and two float temporaries
   loaded from the invocation's input words (what the other processors read from ``IN``).
 
 Issue 20's remaining compute groups come from a sixth random stream (feature name
@@ -55,14 +55,15 @@ temporaries follow the loop counters).  n is the invocation's global index, g it
   (``HWATOMIC[0][ADDR[1].x]``), and ``DCL HWATOMIC[1][0]``, ``[1][1]`` only read by ``LOAD``
   (a plain read of a counter others update races their atomics, exec/races.py).
 
-The new atomics update one word per workgroup, never a word several workgroups update: the
+Every atomic updates a word of one workgroup, never a word several workgroups update: the
 verifier explains a difference from its probe dispatches only where their atomics returned
 what the main dispatch's did (compute_replay.py), and workgroups run concurrently, so such a
 word's order can differ from one dispatch to the next -- measured: compute seed 21, when the
 new counters' word was the invocation index mod 4 and one counter every invocation's, was a
 mismatch localized at ``interface`` ("15 probe dispatches whose atomics returned otherwise")
-on a loaded machine and a pass when rerun.  (``BUFFER[2]`` and ``IMAGE[1]`` keep their
-words shared across workgroups, as before.)
+on a loaded machine and a pass when rerun; and so was compute 519 (inputs seed 500) 1 run in 3
+while ``BUFFER[2]``'s words were still the invocation index mod 4 and ``IMAGE[1]``'s atomic texels
+its column.
 """
 from __future__ import annotations
 
@@ -148,11 +149,11 @@ class TGSIComputeGen(TGSIGen):
         # width, invocations of a block, a result slot's bytes, a shared slot's bytes
         self.geometry_imm = self.imm("UINT32", [w, w * h, SLOT_BYTES, 16])
         # the load mask, 1, MEMBAR's flags (tgsi.rst: 1 shader buffers, 2 atomic buffers,
-        # 4 images, 8 shared memory), the atomic words' mask
-        self.memory_imm = self.imm("UINT32", [LOAD_MASK, 1, 2, 12])
-        self.atomic_imm = self.imm("UINT32", [0, 4, 8, 12])       # BUFFER[2]'s word offsets
-        # texel coordinates: the mask of 0..15, the row shift, row 2 of IMAGE[1]
-        self.texel_imm = self.imm("UINT32", [15, 4, 2, 3])
+        # 4 images, 8 shared memory); w unused
+        self.memory_imm = self.imm("UINT32", [LOAD_MASK, 1, 2, 0])
+        self.atomic_imm = self.imm("UINT32", [0, 4, 8, 12])       # word offsets (counters')
+        # texel coordinates: the mask of 0..15, the row shift, row 2 of IMAGE[1]; w unused
+        self.texel_imm = self.imm("UINT32", [15, 4, 2, 0])
         if self.groups:
             # the sixth stream's: the shift of a result offset to the invocation index, the
             # first atomic texel of a buffer image, the column mask and row shift of a
@@ -182,8 +183,8 @@ class TGSIComputeGen(TGSIGen):
                 f"UMUL TEMP[{s}].w, TEMP[{a}].yyyy, IMM[{g}].wwww",
                 f"UMUL TEMP[{s}].x, TEMP[{a}].xxxx, IMM[{g}].zzzz",
                 f"UADD TEMP[{s}].y, TEMP[{s}].xxxx, IMM[{g}].wwww",
-                f"SHL TEMP[{a}].w, TEMP[{a}].xxxx, IMM[{m}].zzzz",             # index * 4
-                f"AND TEMP[{a}].w, TEMP[{a}].wwww, IMM[{m}].wwww",             # mod 16 bytes
+                f"UMAD TEMP[{a}].w, SV[1].yyyy, SV[2].xxxx, SV[1].xxxx",       # block index
+                f"SHL TEMP[{a}].w, TEMP[{a}].wwww, IMM[{m}].zzzz",             # its word, * 4
                 f"LOAD TEMP[{self.inputs[0]}], BUFFER[0], TEMP[{s}].xxxx",
                 f"LOAD TEMP[{self.inputs[1]}], BUFFER[0], TEMP[{s}].yyyy",
                 f"USHR TEMP[{a}].y, TEMP[{a}].xxxx, IMM[{self.texel_imm}].yyyy",
@@ -353,11 +354,10 @@ class TGSIComputeGen(TGSIGen):
 
     def atomic(self) -> None:
         op = self.rng.choice(sorted(ATOMICS))
-        word = (f"TEMP[{self.scratch}].wwww" if self.chance(0.75)
-                else f"IMM[{self.atomic_imm}].{self.rng.choice(XYZW) * 4}")
         value = self.fsrc if op == "ATOMFADD" else self.isrc
         operands = ", ".join(value() for _ in range(ATOMICS[op]))
-        self.ins(f"{op} {self.int_dst_component()}, BUFFER[2], {word}, {operands}")
+        self.ins(f"{op} {self.int_dst_component()}, BUFFER[2], TEMP[{self.scratch}].wwww, "
+                 f"{operands}")
 
 
     def image_op(self) -> None:
@@ -374,13 +374,10 @@ class TGSIComputeGen(TGSIGen):
             self.ins(f"LOAD {self.any_dst()}, IMAGE[1], {own}, 2D, {OWN_IMAGE}")
         elif self.itemps:
             op = rng.choice(sorted(ATOMICS))
-            if self.chance(0.75):           # the invocation's column of row 2
-                c = rng.choice(self.itemps)
-                self.ins(f"MOV TEMP[{c}].x, TEMP[{a}].xxxx")
-                self.ins(f"MOV TEMP[{c}].y, IMM[{t}].zzzz")
-                texel = f"TEMP[{c}]"
-            else:                           # (3, 2): every invocation's
-                texel = f"IMM[{t}].wzzz"
+            c = rng.choice(self.itemps)     # the workgroup's texel of row 2: (4 g, 2)
+            self.ins(f"MOV TEMP[{c}].x, TEMP[{a}].wwww")
+            self.ins(f"MOV TEMP[{c}].y, IMM[{t}].zzzz")
+            texel = f"TEMP[{c}]"
             value = self.fsrc if op == "ATOMFADD" else self.isrc
             operands = ", ".join(value() for _ in range(ATOMICS[op]))
             self.ins(f"{op} {self.int_dst_component()}, IMAGE[1], {texel}, {operands}, 2D, "
