@@ -726,6 +726,33 @@ def test_derivatives_whose_squares_overflow_may_select_the_base_level_on_llvmpip
     assert _txd(1e34, lambda e: f32(0.5, 0.5, 0.5, 0.5)[None])[0] == [""] * 4
 
 
+TXL_CUBE_VP = ("!!NVvp4.0\nTEMP t;\nTXL t, vertex.attrib[0], texture[0], CUBE;\n"
+               "MOV result.position, t;\nEND\n")
+
+
+def test_a_cube_edge_is_as_near_as_the_major_axis_makes_it():
+    """A cube direction's face coordinates are sc / |ma|: at (2, -1e7, -1e8) the -Z face's s
+    is 1/2 - 1e-8, which float rounds to the face's middle, an edge of its 8 texels, so the
+    executor takes column 4 and llvmpipe took column 3, the exact answer (generated TGSI
+    fragment seed 531, inputs seed 500, at a tie of two faces).  Moving x by EDGE_REACH of
+    its own magnitude (2) does not reach the edge; of the major axis's it does.  Column 2,
+    no neighbour of the edge, is not excused."""
+    faces = np.arange(6 * 8 * 8 * 4, dtype=np.float32).reshape(6, 8, 8, 4) / 64   # > 2^-7 apart
+    tex = Texture(levels=[faces], target="CUBE", filter="NEAREST", mag_filter="NEAREST")
+    hook = None
+
+    def verdicts(column):
+        nonlocal hook
+        hook = _SiteHook(lambda e: faces[5, 4, column].view(np.uint32)[None], "gl")
+        execute(xlate.parse(TXL_CUBE_VP), lanes=1, hooks=hook, textures={0: tex},
+                inputs={"vertex.attrib[0]": np.array([[2, -1e7, -1e8, 0]], np.float32)})
+        return hook.verdicts[0].tolist()
+
+    assert verdicts(3) == ["boundary"] * 4
+    assert hook.exe[0].view(np.float32).tolist() == faces[5, 4, 4].tolist()
+    assert verdicts(2) == [""] * 4
+
+
 def test_a_flushed_lod_is_a_lookup_within_the_filtering_tolerance():
     """A denormal explicit LOD flushed to 0 (TGSI fragment seed 128, inputs seed 31): with a
     NEAREST magnification filter, LOD 0 magnifies where the denormal LOD minified (LINEAR):

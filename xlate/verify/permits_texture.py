@@ -76,8 +76,8 @@ def rule_boundary(s: Site) -> np.ndarray:
     the texel by ``floor(u)`` of ``u = s * size``, and the implementation's rounding of that
     product picks either neighbour.  Shown by recomputation with the coordinates moved by one
     ulp down or up (each spatial component independently), or by EDGE_REACH of their magnitude
-    (an edge that near cannot be told apart by the implementation's arithmetic of the texel
-    position), within the filtering tolerance of
+    (of the major axis's for a cube direction; an edge that near cannot be told apart by the
+    implementation's arithmetic of the texel position), within the filtering tolerance of
     compare.INEXACT (TEX's 2^-7, as :func:`rule_tolerance` allows the unmoved lookup; a
     shadow lookup's w exactly).  The moves start from the operands as read and, where they
     hold denormals, from the operands flushed (:func:`_as_read_and_flushed`).
@@ -94,7 +94,9 @@ def rule_boundary(s: Site) -> np.ndarray:
     if s.ins.op not in SAMPLING_OPS or s.ins.tex is None:
         return np.zeros(s.exe.shape, bool)
     ok = np.zeros(s.exe.shape, bool)
-    dims = 3 if s.ins.tex.target.replace("SHADOW", "") in ("3D", "CUBE", "ARRAYCUBE") else 2
+    target = s.ins.tex.target.replace("SHADOW", "")
+    dims = 3 if target in ("3D", "CUBE", "ARRAYCUBE") else 2
+    cube = target in ("CUBE", "ARRAYCUBE")
     tol = cmp.INEXACT.get(s.ins.op, cmp.INEXACT["TEX"])
     shadow = "SHADOW" in s.ins.tex.target
     filtered = s.op.rt == DataType.FLOAT        # integer texels are fetched, not filtered
@@ -109,6 +111,12 @@ def rule_boundary(s: Site) -> np.ndarray:
         # texel 0: random TGSI fragment seed 9; GL 4.5 §2.3.4.1 allows "about 1 part in 10^5"
         # for such arithmetic)
         reach = np.maximum(np.abs(c), F32(1)) * F32(EDGE_REACH)
+        if cube:
+            # a cube's face coordinates are sc / |ma| (GP4 2.X.8.Z, GL 4.5 §8.13): an edge
+            # within EDGE_REACH of them is one the major axis's magnitude scales -- x = 2 at
+            # |ma| = 1.02e8 puts s 1e-8 below the face's middle, which float rounds onto it;
+            # llvmpipe took the texel below (generated TGSI fragment seed 531, inputs seed 500)
+            reach[:, :3] = np.abs(c[:, :3]).max(axis=1, keepdims=True) * F32(EDGE_REACH)
         for far in (False, True):
             for nudge in _nudges(dims):
                 moved = c.copy()
