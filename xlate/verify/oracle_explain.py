@@ -679,13 +679,21 @@ def explain(run, runner=None, compat=None, twin=None) -> Explanation:
                 current = np.where(left, before[4], current)
         sub_out = outputs_of(run_executor(program, gen, lanes))
         ex.runs += 1
-        # the confirming run: exactly the kept replacements
-        if kept:
+
+        def confirm() -> np.ndarray:
+            """The confirming run: exactly the kept replacements."""
+            if not kept:
+                return d_exe
             res = run_executor(program, gen, lanes, hooks=Counterfactual(kept))
             ex.runs += 1
-            final = differing(outputs_of(res), getattr(res, "killed", None))
-        else:
-            final = d_exe
+            return differing(outputs_of(res), getattr(res, "killed", None))
+
+        final = confirm()
+        quad_lanes = 4 if program.stage.value == "fragment" else 1
+        if quad_lanes > 1 and constants:
+            final = _repair_quads(final, todo_full[pick], quad_lanes, trial, forget, kept,
+                                  lane_changes, first_help, state, ex,
+                                  _constant_candidates(groupings, constants), builtins, confirm)
         for r_i, ln in enumerate(pick):
             ln = int(ln)
             if ln in result or not todo_full[ln]:
@@ -816,6 +824,52 @@ def _cancel_sites(program, gen, lanes, kept, todo) -> list:
     hook = _Cancellations(kept, todo, sites)
     run_executor(program, gen, lanes, hooks=hook)
     return hook.hits[:CANCEL_SITES]
+
+
+def _repair_quads(final, bad_rows, group, trial, forget, kept, lane_changes, first_help,
+                  state, ex, candidates, builtins, confirm) -> np.ndarray:
+    """Quads the confirming run does not reproduce, tried once more whole with cgc's folded
+    constants; the confirming run's counts after it.
+
+    The search explains lanes one at a time, but a fragment's derivatives read its quad: a
+    replacement kept for one lane moves its neighbours' lookups, and a neighbour explained
+    earlier (by ``precision``, solved while the lane beside it was unchanged) comes apart in
+    the confirming run (ntsc-vcr/loose-connection: 13 such lanes, in quads where the folded
+    constants were kept for one lane and appended to its neighbours).  cgc's GLSL folds its
+    constants on every fragment alike, so such a quad is tried from its unchanged run with
+    only the folded constants (alone, with the quotients, each also with the measured
+    built-ins: :func:`_constant_candidates`) on all its lanes; where that run reproduces
+    every lane of the quad, the quad's replacements are exactly those (``order``, or
+    ``order+implementation``), and the confirming run is made again."""
+    broken = _quads(bad_rows & (final > 0), group)
+    start = ex.runs
+    for extra_of in candidates:
+        for with_builtins in ((False, True) if builtins else (False,)):
+            if not broken.any() or ex.runs >= start + CONSTANT_RUNS:
+                break
+            extra = extra_of(broken.copy())
+            if with_builtins:
+                for k, change in builtins.items():
+                    extra.setdefault(k, []).append((broken.copy(), change))
+            d, _ = trial(extra, fresh=broken)
+            whole = broken & np.repeat((d.reshape(-1, group) == 0).all(axis=1), group)
+            if not whole.any():
+                continue
+            forget(whole)
+            verdict = "order+implementation" if with_builtins else "order"
+            touched = state.get("touched", {})
+            for k, v in extra.items():
+                for mask, change in v:
+                    if (mask & whole).any():
+                        kept.setdefault(k, []).append((mask & whole, change))
+            for ln in map(int, np.flatnonzero(whole & bad_rows)):
+                state["ill"].pop(ln, None)
+                ks = [k for k in sorted(extra) if ln in touched.get(k, ())]
+                lane_changes[ln] = [(k, verdict) for k in ks]
+                if ks:
+                    first_help[ln] = ks[0]
+            broken &= ~whole
+    return confirm() if ex.runs > start else final
 
 
 def _quads(mask: np.ndarray, group: int) -> np.ndarray:
