@@ -670,16 +670,22 @@ class _SiteHook(_AskWritten):
         return bits, cmask
 
 
+def _judge_lookup(vp: str, attribs: list, imp, backend="gl", texture=None):
+    """The verdicts at the one lookup of ``vp`` (vertex.attrib[i] = ``attribs[i]``, on
+    ``texture``, default: the levels of LEVELS) against ``imp`` on ``backend``, and the
+    executor's value."""
+    hook = _SiteHook(imp, backend)
+    execute(xlate.parse(vp), lanes=1, hooks=hook,
+            inputs={f"vertex.attrib[{i}]": np.array([a], np.float32)
+                    for i, a in enumerate(attribs)},
+            textures={0: texture or Texture(levels=LEVELS, filter="LINEAR_MIPMAP_LINEAR")})
+    return hook.verdicts[0].tolist(), hook.exe[0].view(np.float32).tolist()
+
+
 def _txl(lod: float, imp, backend="gl", texture=None, at=(0.3, 0.3)):
     """The verdicts at a TXL of LOD ``lod`` at ``at`` on ``texture`` (default: levels of
     0.25, 0.5, 0.75) against ``imp`` on ``backend``, and the executor's value."""
-
-    hook = _SiteHook(imp, backend)
-    execute(xlate.parse(TXL_VP), inputs={"vertex.attrib[0]": np.array([[*at, 0, lod]],
-                                                                        np.float32)},
-            lanes=1, hooks=hook, textures={0: texture or Texture(
-                levels=LEVELS, filter="LINEAR_MIPMAP_LINEAR")})
-    return hook.verdicts[0].tolist(), hook.exe[0].view(np.float32).tolist()
+    return _judge_lookup(TXL_VP, [(*at, 0, lod)], imp, backend, texture)
 
 
 def test_an_lod_beyond_2_to_the_31_may_select_the_base_level_on_llvmpipe_only():
@@ -703,14 +709,7 @@ TXD_VP = ("!!NVvp4.0\nTEMP t;\nTXD t, vertex.attrib[0], vertex.attrib[1], vertex
 def _txd(ddx: float, imp, backend="gl"):
     """The verdicts at a TXD at (0.3, 0.3) with derivatives (ddx, 0) and (0, 0) on the 3-level
     texture of LEVELS against ``imp`` on ``backend``, and the executor's value."""
-    hook = _SiteHook(imp, backend)
-    attrib = lambda *v: np.array([v], np.float32)                 # noqa: E731
-    execute(xlate.parse(TXD_VP), inputs={"vertex.attrib[0]": attrib(0.3, 0.3, 0, 0),
-                                          "vertex.attrib[1]": attrib(ddx, 0, 0, 0),
-                                          "vertex.attrib[2]": attrib(0, 0, 0, 0)},
-            lanes=1, hooks=hook, textures={0: Texture(levels=LEVELS,
-                                                      filter="LINEAR_MIPMAP_LINEAR")})
-    return hook.verdicts[0].tolist(), hook.exe[0].view(np.float32).tolist()
+    return _judge_lookup(TXD_VP, [(0.3, 0.3, 0, 0), (ddx, 0, 0, 0), (0, 0, 0, 0)], imp, backend)
 
 
 def test_derivatives_whose_squares_overflow_may_select_the_base_level_on_llvmpipe_only():
@@ -739,18 +738,15 @@ def test_a_cube_edge_is_as_near_as_the_major_axis_makes_it():
     no neighbour of the edge, is not excused."""
     faces = np.arange(6 * 8 * 8 * 4, dtype=np.float32).reshape(6, 8, 8, 4) / 64   # > 2^-7 apart
     tex = Texture(levels=[faces], target="CUBE", filter="NEAREST", mag_filter="NEAREST")
-    hook = None
 
-    def verdicts(column):
-        nonlocal hook
-        hook = _SiteHook(lambda e: faces[5, 4, column].view(np.uint32)[None], "gl")
-        execute(xlate.parse(TXL_CUBE_VP), lanes=1, hooks=hook, textures={0: tex},
-                inputs={"vertex.attrib[0]": np.array([[2, -1e7, -1e8, 0]], np.float32)})
-        return hook.verdicts[0].tolist()
+    def judged(column):
+        return _judge_lookup(TXL_CUBE_VP, [(2, -1e7, -1e8, 0)],
+                             lambda e: faces[5, 4, column].view(np.uint32)[None], texture=tex)
 
-    assert verdicts(3) == ["boundary"] * 4
-    assert hook.exe[0].view(np.float32).tolist() == faces[5, 4, 4].tolist()
-    assert verdicts(2) == [""] * 4
+    v, exe = judged(3)
+    assert v == ["boundary"] * 4
+    assert exe == faces[5, 4, 4].tolist()
+    assert judged(2)[0] == [""] * 4
 
 
 def test_a_flushed_lod_is_a_lookup_within_the_filtering_tolerance():
