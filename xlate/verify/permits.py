@@ -28,8 +28,9 @@ from .compare import same_words
 # the site and the shared helpers (permits_site.py) and the texture rules (permits_texture.py),
 # re-exported: the replay and the tests name them through this module
 from .permits_site import (CUBE_DIRECTION_OPS, DOUBLE_OPS, F32, RANGE_LIMIT,  # noqa: F401
-                           SAMPLING_OPS, SIGN, U32, UNDEFINED_COMPONENTS, _DOTS, Site, _denormal, _flush_operand,
-                           _holds_denormal, _nonfinite, _same_or_zeros, _saturated)
+                           SAMPLING_OPS, SIGN, U32, UNDEFINED_COMPONENTS, _DOTS, Site,
+                           _denormal, _flush_operand, _holds_denormal, _nonfinite,
+                           _same_or_zeros, _saturated)
 from .permits_texture import (LOD_BATCH, LOD_SPAN, LOD_STEP, TEXEL_RANGE_LIMIT,  # noqa: F401
                               _between_grid, _implicit_lookup, rule_boundary,
                               rule_fine_derivatives, rule_lod, rule_texcoord_range,
