@@ -601,14 +601,17 @@ uvec4 xl_dslt(uvec4 a, uvec4 b) { return xl_ds(xl_d0(a) < xl_d0(b), xl_d1(a) < x
 uvec4 xl_dsge(uvec4 a, uvec4 b) { return xl_ds(xl_d0(a) >= xl_d0(b), xl_d1(a) >= xl_d1(b)); }
 // a * 2^e by exact powers of two (llvmpipe's double ldexp adds to the exponent field: ldexp(0, 3)
 // gave 4.0): the remainder first, then steps of 2^-1022 (or 2^1023), so that a result below the
-// normal range is rounded once
+// normal range is rounded once.  e is clamped, so there are at most two steps, written out: as a
+// loop, twenty inlined copies of it (a probed program with DDIV DRCP DSQRT DRSQ) kept LLVM 15's
+// ScalarEvolution in llvmpipe busy for minutes (tests/test_tgsi_doubles.py)
 double xl_pow2(int k) { return packDouble2x32(uvec2(0u, uint(k + 1023) << 20u)); }
 double xl_dldexp1(double a, int e) {
     e = clamp(e, -2200, 2200);
     int step = e < 0 ? -1022 : 1023;
     int n = e / step;
     precise double r = a * xl_pow2(e - n * step);
-    for (int i = 0; i < n; i++) r = r * xl_pow2(step);
+    if (n > 0) r = r * xl_pow2(step);
+    if (n > 1) r = r * xl_pow2(step);
     return r;
 }
 // DDIV DRCP DSQRT DRSQ on operands brought to [1, 4) by exact powers of two, the result scaled

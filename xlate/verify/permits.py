@@ -222,11 +222,30 @@ def _ftz_doubles(s: Site) -> np.ndarray:
     unwritten = ~np.asarray(s.written, bool) if getattr(s, "written", None) is not None \
         else np.zeros(s.exe.shape, bool)
     for cand in (r, _flush_doubles(r), _flush_doubles(s.exe)):
-        same = same_words(cand, s.imp) | (((cand & 0x7FFFFFFF) == 0) & ((s.imp & 0x7FFFFFFF) == 0))
-        same |= unwritten
-        pair = same[:, 0::2] & same[:, 1::2]
-        ok |= np.repeat(pair, 2, axis=1)
+        ok |= _same_doubles(cand, s.imp, unwritten)
+    if op in ("DMIN", "DMAX"):
+        # a select compares the flushed doubles and may move the chosen operand's words
+        # unflushed (xl_dmin1's a <= b ? a : b; 0 <= 0 picks a): where either operand's double
+        # is a denormal, either operand's double, flushed or not -- that double only (TGSI
+        # fragment seed 477, inputs seed 477: DMIN of two denormals gave the larger)
+        words = [np.ascontiguousarray(np.broadcast_to(np.asarray(o), s.exe.shape)).view(U32)
+                 for o in s.operands]
+        free = np.zeros(s.exe.shape, bool)
+        for w in words:
+            den = _flush_doubles(w) != w
+            free |= np.repeat(den[:, 0::2] | den[:, 1::2], 2, axis=1)
+        for w in words:
+            for cand in (w, _flush_doubles(w)):
+                ok |= free & _same_doubles(cand, s.imp, unwritten)
     return ok
+
+
+def _same_doubles(cand: np.ndarray, imp: np.ndarray, unwritten: np.ndarray) -> np.ndarray:
+    """Per word: whether the double it belongs to is the same in ``cand`` and ``imp`` (both
+    words equal or unwritten; a zero of either sign matches a zero)."""
+    same = same_words(cand, imp) | (((cand & 0x7FFFFFFF) == 0) & ((imp & 0x7FFFFFFF) == 0))
+    same |= unwritten
+    return np.repeat(same[:, 0::2] & same[:, 1::2], 2, axis=1)
 
 
 #: selecting opcodes -> the operands whose value they return
