@@ -24,7 +24,6 @@ xl_precise highp vec4 out_result_depth = vec4(0);
 xl_precise highp ivec4 i = ivec4(0);
 xl_precise highp vec4 acc = vec4(0);
 xl_precise highp uvec4 t = uvec4(0);
-uvec4 xl_cc0 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
 
 // Float to int conversions clamp to the representable range, NaN gives 0 (GP4 issue 41).
 ivec4 xl_f2i(vec4 x) {
@@ -34,35 +33,6 @@ ivec4 xl_f2i(vec4 x) {
     return xl_r;
 }
 
-// Integer results: SF = bit 31, ZF = r == 0.
-uvec4 xl_cci(uvec4 r) { xl_precise uvec4 xl_r = (r >> 31u) | (uvec4(equal(r, uvec4(0u))) << 1u); return xl_r; }
-
-bvec4 xl_ccNE(uvec4 f)
-{
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual((s | (1u - z)), uvec4(0u));
-}
-
-// Condition-code flags, one uint per component: SF = 1, ZF = 2, OF = 4, CF = 8 (GP4 2.X.4.3).
-// Float results: SF = r < 0 or NaN, ZF = r == 0 or NaN; OF and CF cleared.
-uvec4 xl_ccf(vec4 r) {
-    xl_precise uvec4 n = uvec4(isnan(r));
-    xl_precise uvec4 xl_r = (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
-    return xl_r;
-}
-
-bvec4 xl_ccNAN(uvec4 f)
-{
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual((s & z), uvec4(0u));
-}
-
-bvec4 xl_ccLT(uvec4 f)
-{
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual(((s & (1u - z)) ^ o), uvec4(0u));
-}
-
 void xl_main()
 {
     acc = vec4(0.0);
@@ -70,29 +40,20 @@ void xl_main()
     for (int xl_i1 = 0, xl_n2 = xl_f2i(vec4(floor(program_local[0].xxxx.x))).x; xl_i1 < xl_n2; ++xl_i1)
     {
         i.x = i.x + 1;
-        {
-            ivec4 xl_t3 = (i.xxxx & 1);
-            t.x = uvec4(xl_t3).x;
-            xl_cc0.x = xl_cci(uvec4(xl_t3)).x;
-        }
-        if (any(xl_ccNE(xl_cc0.xxxx))) continue;
+        t.x = uvec4((i.xxxx & 1)).x;
+        if (t.x != 0u) continue;
         acc = acc + fragment_texcoord_0;
     }
     {
-        xl_precise vec4 xl_t4 = (fragment_texcoord_0.zzzz / fragment_texcoord_0.w);
-        t.x = floatBitsToUint(xl_t4).x;
-        xl_cc0.x = xl_ccf(xl_t4).x;
+        xl_precise vec4 xl_t3 = (fragment_texcoord_0.zzzz / fragment_texcoord_0.w);
+        t.x = floatBitsToUint(xl_t3).x;
     }
-    if (any(xl_ccNAN(xl_cc0.xxxx)))
+    if (isnan(uintBitsToFloat(t.x)))
     {
         acc = vec4(1.0, 0.0, 1.0, 1.0);
     }
-    {
-        xl_precise vec4 xl_t5 = in_fragment_facing.xxxx;
-        t.x = floatBitsToUint(xl_t5).x;
-        xl_cc0.x = xl_ccf(xl_t5).x;
-    }
-    if (any(xl_ccLT(xl_cc0.xxxx)))
+    t.x = floatBitsToUint(in_fragment_facing.xxxx).x;
+    if (uintBitsToFloat(t.x) < 0.0)
     {
         acc.xyz = acc.xyz * 0.5;
     }

@@ -16,30 +16,7 @@ vec4 out_result_texcoord[1] = vec4[1](vec4(0));
 ivec4 i = ivec4(0);
 ivec4 id = ivec4(0);
 vec4 t = vec4(0);
-uvec4 xl_cc0 = uvec4(2u);   // condition codes (SF=1 ZF=2 OF=4 CF=8), start EQ
 const vec4 xl_p_corners[4] = vec4[4](vec4(-1.0, -1.0, 0.0, 0.0), vec4(1.0, -1.0, 0.0, 0.0), vec4(-1.0, 1.0, 0.0, 0.0), vec4(1.0, 1.0, 0.0, 0.0));
-
-// Integer results: SF = bit 31, ZF = r == 0.
-uvec4 xl_cci(uvec4 r) { return (r >> 31u) | (uvec4(equal(r, uvec4(0u))) << 1u); }
-
-bvec4 xl_ccNE(uvec4 f)
-{
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual((s | (1u - z)), uvec4(0u));
-}
-
-// Condition-code flags, one uint per component: SF = 1, ZF = 2, OF = 4, CF = 8 (GP4 2.X.4.3).
-// Float results: SF = r < 0 or NaN, ZF = r == 0 or NaN; OF and CF cleared.
-uvec4 xl_ccf(vec4 r) {
-    uvec4 n = uvec4(isnan(r));
-    return (uvec4(lessThan(r, vec4(0.0))) | n) | ((uvec4(equal(r, vec4(0.0))) | n) << 1u);
-}
-
-bvec4 xl_ccLE(uvec4 f)
-{
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual((s ^ (z | o)), uvec4(0u));
-}
 
 void xl_emit();
 
@@ -52,20 +29,12 @@ void xl_emit()
 
 void xl_main()
 {
-    {
-        ivec4 xl_t1 = (in_primitive_id.xxxx & 1);
-        id.x = xl_t1.x;
-        xl_cc0.x = xl_cci(uvec4(xl_t1)).x;
-    }
-    if (any(xl_ccNE(xl_cc0.xxxx))) return;
-    {
-        vec4 xl_t2 = in_vertex_pointsize[0].xxxx;
-        t.x = xl_t2.x;
-        xl_cc0.x = xl_ccf(xl_t2).x;
-    }
-    if (any(xl_ccLE(xl_cc0.xxxx))) return;
+    id.x = in_primitive_id.x & 1;
+    if (id.x != 0) return;
+    t.x = in_vertex_pointsize[0].x;
+    if (t.x <= 0.0) return;
     i.x = 0;
-    for (int xl_i3 = 0, xl_n4 = 4; xl_i3 < xl_n4; ++xl_i3)
+    for (int xl_i1 = 0, xl_n2 = 4; xl_i1 < xl_n2; ++xl_i1)
     {
         out_result_position = xl_p_corners[clamp(i.x, 0, 3)] * in_vertex_pointsize[0].xxxx + in_vertex_position[0];
         out_result_texcoord[0] = xl_p_corners[clamp(i.x, 0, 3)];

@@ -59,12 +59,6 @@ bvec4 xl_ccGE(uvec4 f)
     return notEqual((1u - (s ^ o)), uvec4(0u));
 }
 
-bvec4 xl_ccEQ(uvec4 f)
-{
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual(((1u - s) & z), uvec4(0u));
-}
-
 bvec4 xl_ccAB(uvec4 f)
 {
     uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
@@ -152,7 +146,7 @@ void xl_main()
             xl_cc0.y = xl_cci(xl_t4).y;
         }
         scratch[clamp(int(j.x), 0, 3)] = vec4(0.0);
-        if (any(xl_ccEQ(xl_cc0.yyyy))) continue;
+        if (d.y == 0u) continue;
         acc.xyz = in_vertex_attrib[8 + clamp(int(j.x), 0, 3)].xyz * program_env[0].xxx + acc.xyz;
         scratch[clamp(int(j.x), 0, 3)] = in_vertex_attrib[8 + clamp(int(j.x), 0, 3)];
     }

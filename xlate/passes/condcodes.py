@@ -58,6 +58,14 @@ def value_condition_codes(prog: Program, tested: set[int],
 _VALUE_INT = frozenset({CCKind.INT, CCKind.UNDEF_OFCF})
 
 
+def _value_kind(kind: CCKind) -> DataType | None:
+    """The value type whose comparison with zero gives one update's flags (None: its flags
+    carry more than the value -- carry or overflow)."""
+    if kind == CCKind.FLOAT:
+        return DataType.FLOAT
+    return DataType.INT if kind in _VALUE_INT else None
+
+
 # ---- tests forwarded to the register the update wrote -------------------------------------------
 
 @dataclass(frozen=True)
@@ -74,19 +82,21 @@ class ValueTest:
 
 
 def forward_value_tests(structured, prog: Program, cc_values: dict[int, DataType]) -> set[int]:
-    """Replace each ``If``/``Jump`` condition that tests one component of a value-holding
-    register shortly after the update that wrote it (in the same body, with only instructions
-    in between that neither update that CC register nor write the component) by a
-    :class:`ValueTest` of the written register: it still holds the value the CC register
-    would.  The update must write that component unconditionally, into a plain temporary (no
-    relative index, no array).  Returns the CC registers still tested anywhere (those not
-    returned need no register at all)."""
+    """Replace each ``If``/``Jump`` condition that tests one component shortly after the update
+    that wrote it (in the same body, with only instructions in between that neither update that
+    CC register nor write the component) by a :class:`ValueTest` of the written register: it
+    still holds the value the flags were set from.  The update must write that component
+    unconditionally, into a plain temporary (no relative index, no array), and be a float one or
+    an integer one without carry -- its own kind decides, so a register that also takes other
+    updates elsewhere (TGSI's IF and UIF share CC1: float and integer updates) has its tests
+    forwarded too; ``cc_values`` gives the kind of a value-holding register.  Returns the CC
+    registers still tested anywhere (those not returned need no register at all)."""
     from .structurize import If, Jump, Op
 
     def forwardable(before: list, cond) -> ValueTest | None:
         """``before``: the nodes preceding the test in its body, nearest last."""
-        if not isinstance(cond, CondTest) or cond.cc not in cc_values or \
-                cond.rule in ("TR", "FL") or len(set(cond.swizzle)) != 1:
+        if not isinstance(cond, CondTest) or cond.rule in ("TR", "FL") or \
+                len(set(cond.swizzle)) != 1:
             return None
         k = cond.swizzle[0]
         between = []
@@ -107,7 +117,8 @@ def forward_value_tests(structured, prog: Program, cc_values: dict[int, DataType
             return None
         if any(i.dst is not None and i.dst.reg == dst.reg and i.dst.mask[k] for i in between):
             return None                         # the written component changed since
-        return ValueTest(dst.reg, k, cond.rule, cc_values[cond.cc])
+        kind = cc_values.get(cond.cc) or _value_kind(node.ins.cc_kind)
+        return None if kind is None else ValueTest(dst.reg, k, cond.rule, kind)
 
     def body(nodes: list) -> None:
         for i, node in enumerate(nodes):

@@ -131,7 +131,7 @@ def forward_condition_codes(s: Lowering) -> None:
     """A test of a value-holding register right after its update reads the register the update
     wrote (``condcodes.forward_value_tests``: cgc's ``MOV.U.CC RC.x, R0; IF NE.x;`` becomes
     ``if (RC.x != 0u)``); a CC register no test reads any more is dropped with its updates."""
-    if not s.cc_values or s.structured is None:
+    if not s.cc_used or s.structured is None:
         return
     still = forward_value_tests(s.structured, s.program, s.cc_values)
     s.cc_used = {cc for cc in s.cc_used if cc in still}
