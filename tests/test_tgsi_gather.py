@@ -93,6 +93,36 @@ def test_sviewinfo_gives_the_level_size_and_the_level_count():
     assert r.float("result.color[0]").tolist() == [[16, 8, 0, 4], [4, 2, 0, 4]]
 
 
+ONE_LEVEL_VIEWS = """FRAG
+DCL IN[0], GENERIC[0], PERSPECTIVE
+DCL OUT[0], COLOR
+DCL OUT[1], COLOR[1]
+DCL SAMP[0]
+DCL SVIEW[0], RECT, FLOAT
+DCL SAMP[1]
+DCL SVIEW[1], BUFFER, FLOAT
+DCL TEMP[0..1]
+IMM[0] UINT32 {0, 1, 2, 3}
+  0: SVIEWINFO TEMP[0], IMM[0].xxxx, SVIEW[0]
+  1: SVIEWINFO TEMP[1].w, IMM[0].yyyy, SVIEW[1]
+  2: U2F OUT[0], TEMP[0]
+  3: U2F OUT[1].w, TEMP[1]
+  4: END
+"""
+
+
+def test_sviewinfo_of_a_rectangle_or_buffer_view_counts_one_level():
+    """GLSL's textureQueryLevels takes no rectangle or buffer sampler (GLSL 4.50 8.9.1):
+    glslang accepts sampler2DRect, Mesa's compiler refuses it (TGSI fragment seed 905).  Such a
+    view has one level, which the translation writes as a constant; on llvmpipe it verifies."""
+    out = api.translate(ONE_LEVEL_VIEWS, filename="levels.tgsi")
+    assert "textureQueryLevels" not in out.glsl
+    assert "textureSize(texture0)" in out.glsl
+    rep = verify_source(ONE_LEVEL_VIEWS, "levels.tgsi", lanes=64, seed=1, runner=gl_runner("gl"))
+    assert rep.status == "pass", (rep.reason, [d.describe() for d in rep.differences[:3]])
+    assert rep.compared == 64 * 8
+
+
 @pytest.mark.parametrize("body,code,message", [
     ("TG4 OUT[0], IN[0], IN[1].xxxx, SAMP[0], 2D", "E7001",
      "TG4: the component operand must be an immediate 0..3 (GLSL's textureGather takes a "

@@ -25,6 +25,10 @@ _TARGETS = {"1D": "1D", "2D": "2D", "3D": "3D", "CUBE": "CUBE", "RECT": "RECT",
             "2D_MSAA": "2DMS", "2D_ARRAY_MSAA": "ARRAY2DMS"}
 #: multisample targets: texel fetches (the sample index in w) and size/sample queries only
 MULTISAMPLE = frozenset({"2DMS", "ARRAY2DMS"})
+#: targets with exactly one level, which GLSL's textureQueryLevels does not take (GLSL 4.50
+#: 8.9.1: no rectangle, buffer or multisample sampler; glslang accepts sampler2DRect, Mesa's
+#: compiler refuses it -- TGSI fragment seed 905)
+ONE_LEVEL = MULTISAMPLE | {"RECT", "SHADOWRECT", "BUFFER"}
 CUBE_ARRAYS = frozenset({"ARRAYCUBE", "SHADOWARRAYCUBE"})
 #: the TGSI spelling of an IR target, for messages
 _TGSI_NAME = {ir: tgsi for tgsi, ir in _TARGETS.items()}
@@ -355,8 +359,8 @@ def _sviewinfo(lw: "Lowerer", t: M.Instruction):
     if any(size_mask):
         lw.emit(Instruction("TXQ", S, Dest(d.reg, d.index, size_mask, d.cond), (_scalar(lod),),
                             tex=TexRef(unit, target, offset)))
-    if d.mask[3] and target in MULTISAMPLE:
-        # one level (GLSL's textureQueryLevels takes no multisample sampler)
+    if d.mask[3] and target in ONE_LEVEL:
+        # one level (GLSL's textureQueryLevels takes no rectangle, buffer or multisample sampler)
         lw.emit(Instruction("MOV", U, Dest(d.reg, d.index, (False, False, False, True), d.cond),
                             (Source(lw.const((1, 1, 1, 1))),)))
     elif d.mask[3]:
