@@ -173,6 +173,38 @@ def test_lod_rule_judges_the_written_components_only():
     assert hook.verdicts.tolist() == [[False, True, False, False]] * 4
 
 
+def _cube_centre_texture():
+    """8x8 faces, level 0's texel (i, j) of face f = (i, j, f, 1) / 8 (neighbours 1/8 apart);
+    the other levels -1 everywhere.  NEAREST when minified, LINEAR when magnified."""
+    i, j = np.meshgrid(np.arange(8), np.arange(8))
+    lv0 = np.stack([np.stack([i, j, np.full_like(i, f), np.full_like(i, 8)], -1)
+                    for f in range(6)]).astype(F32) / F32(8)
+    levels = [lv0] + [np.full((6, 8 >> k, 8 >> k, 4), -1, F32) for k in (1, 2, 3)]
+    return Texture(levels, "CUBE", filter="NEAREST_MIPMAP_NEAREST", mag_filter="LINEAR")
+
+
+@pytest.mark.parametrize("texel,permitted", [
+    ((3, 3), True),      # below and left of the centre: the edge's other side, minified
+    ((4, 4), True),      # floor(4.0): the executor's own texel when minified (the plain grid)
+    ((2, 3), False),     # two texels from the centre: no rounding of s reaches it
+])
+def test_an_edge_texel_at_an_other_lod_at_once(texel, permitted):
+    """The centre of the +Z face (0, 0, 1) is a corner of four texels.  With zero derivatives
+    the executor magnifies (LINEAR: the four texels' mean); an implementation whose LOD
+    minifies takes one of the four with NEAREST -- two freedoms at once, GL 4.5 §8.14.1's LOD
+    and §8.14.2's edge (generated TGSI fragment seed 927, inputs seed 900: llvmpipe on a cube
+    array).  rule_lod tries the edge's moves on its LOD grid; a texel that is not at the
+    corner is not permitted."""
+    coords = np.tile(np.array([[0, 0, 1, 0]], F32), (4, 1))
+    i, j = texel
+    want = np.array([i, j, 4, 8], F32) / F32(8)
+    hook = judge(CUBE_TEX, 0, lambda e: np.tile(want.view(np.uint32), (len(e), 1)),
+                 {"fragment.texcoord[0]": coords}, {0: _cube_centre_texture()},
+                 rule=permits.rule_lod)
+    assert hook.exe[0].view(F32).tolist() == [0.4375, 0.4375, 0.5, 1.0]     # the mean of four
+    assert hook.verdicts[0].tolist() == [permitted, permitted, False, False]
+
+
 # ---- rule_boundary: an edge texel through the linear filter -------------------------------------
 
 NEAREST_TEX = "!!NVfp4.0\nTEX result.color, fragment.texcoord[0], texture[0], 2D;\nEND\n"

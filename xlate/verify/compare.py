@@ -102,7 +102,9 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
         "every written component, on a "
         "1/64 grid around the texture's levels (within TEX's 2^-7) or, for *_MIPMAP_LINEAR "
         "filters, on the straight blend between two neighbouring grid points (GL 4.5 "
-        "§8.14.3: linear in lambda between levels), also for lookups whose "
+        "§8.14.3: linear in lambda between levels), or with the coordinates moved as "
+        "rule_boundary moves them (a texel edge or the edge of two cube faces, and the LOD: "
+        "both freedoms at once), also for lookups whose "
         "derivatives are undefined (the LOD is open, the lookup is at some LOD); DDX/DDY in "
         "non-uniform flow or after a KIL: any value of that instruction, adopted"),
     "implementation": (

@@ -199,17 +199,87 @@ def rule_lod(s: Site) -> np.ndarray:
             s.ins.tex.target in ("SHADOWCUBE", "SHADOWARRAY2D", "SHADOWARRAY1D",
                                  "SHADOWARRAYCUBE"):
         return np.zeros((n, 4), bool)
-    cube_array = s.ins.tex.target == "ARRAYCUBE"
     c = np.asarray(s.operands[0], F32).copy()
     if s.ins.op == "TXP":
         c = tx._project(c)
     # the executor's own LOD is unknown here; the grid spans every level the texture has
     top = float(getattr(P, "q", 0)) - float(getattr(P, "base", 0))
-    lane_ok = np.zeros(n, bool)
     written = s.written_components()
     tol = cmp.INEXACT["TEX"]
     grid = np.arange(-LOD_SPAN, top + LOD_SPAN + LOD_STEP / 2, LOD_STEP,
                      dtype=np.float64).astype(F32)
+    lane_ok, looked = _lod_grid(s, c, grid, written, tol, np.zeros(n, bool))
+    # (a LOD bias off the grid would put the level boundaries inside grid segments)
+    if not lane_ok.all() and getattr(P, "mip", None) == "L" and \
+            float(getattr(P, "lod_bias", 0.0)) / LOD_STEP % 1 == 0:
+        lane_ok |= _between_grid(looked, s.imp, written, tol, "SHADOW" in s.ins.tex.target)
+    if not lane_ok.all():
+        lane_ok |= _moved_on_grid(s, c, grid, written, tol, lane_ok)
+    return np.broadcast_to(lane_ok[:, None], (n, 4)) & written
+
+
+def _moved_on_grid(s: Site, c: np.ndarray, grid: np.ndarray, written: np.ndarray, tol,
+                   settled: np.ndarray) -> np.ndarray:
+    """The lanes (not ``settled``) whose implementation's value is the lookup at one LOD of
+    ``grid`` with the coordinates moved as rule_boundary moves them: each spatial component
+    left or moved by EDGE_REACH of its magnitude (at least 1.0; of the major axis's for a cube
+    direction), and a cube direction whose largest magnitudes tie -- the edge of two faces --
+    with each tied axis made the major one by a one-ulp move.  Both freedoms at once: GL 4.5
+    §8.14.1's approximate LOD, and §8.14.2's choice at a texel edge (or the face the
+    implementation's arithmetic picks).  Generated TGSI fragment seed 927 (inputs seed 900),
+    TXB2 ARRAYCUBE: at (-0.625, 0, -0.625) llvmpipe minified with NEAREST on the -Z face, row 3
+    of the two at t = 0.5, where the executor magnified on the -X face; at (0, 0, 1), the
+    centre of the +Z face, it minified onto the texel below and left of the centre."""
+    import itertools
+    from ..exec import texture as tx
+    ok = np.zeros(len(c), bool)
+    rows = np.flatnonzero(~settled)
+    if not len(rows):
+        return ok
+    base = c[rows]
+    target = tx.BASE_TARGET[s.ins.tex.target]
+    cube = target in ("CUBE", "ARRAYCUBE")
+    dims = 3 if target in ("3D", "CUBE", "ARRAYCUBE") else (1 if "1D" in target else 2)
+    mag = np.abs(base[:, :3])
+    top_mag = mag.max(axis=1)
+    if cube:
+        reach = np.repeat((top_mag * F32(EDGE_REACH)).astype(F32)[:, None], 3, axis=1)
+        tied = (top_mag > 0) & ((mag == top_mag[:, None]).sum(axis=1) > 1)
+        majors = [None] + [a for a in range(3) if (tied & (mag[:, a] == top_mag)).any()]
+    else:
+        reach = np.maximum(np.abs(base[:, :dims]), F32(1)) * F32(EDGE_REACH)
+        majors = [None]
+    for major in majors:
+        for moves in itertools.product((-1, 0, 1), repeat=dims):
+            if major is None and not any(moves):
+                continue                    # the unmoved lookup: rule_lod's own grid
+            moved = base.copy()
+            for a, d in enumerate(moves):
+                if a != major:
+                    moved[:, a] = base[:, a] + F32(d) * reach[:, a]
+            todo = ~ok[rows]
+            if major is not None:
+                moved[:, major] = np.nextafter(base[:, major], np.where(
+                    base[:, major] < 0, F32(-np.inf), F32(np.inf)))
+                todo &= tied & (mag[:, major] == top_mag)
+            if todo.any():
+                ok[rows] |= _lod_grid(s, moved, grid, written, tol, ~todo, rows)[0]
+    return ok
+
+
+def _lod_grid(s: Site, c: np.ndarray, grid: np.ndarray, written: np.ndarray, tol,
+              settled: np.ndarray, rows: np.ndarray | None = None
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Which lanes (not ``settled``) the lookup at coordinates ``c`` gives the implementation's
+    value at one LOD of ``grid`` (every written component within ``tol``); and the lookups,
+    (levels, lanes, 4) words.  ``rows``: the site's rows ``c`` holds (all by default)."""
+    from ..exec import texture as tx
+    n = len(c)
+    imp_rows = s.imp if rows is None else s.imp[rows]
+    if rows is not None:
+        written = written[rows]
+    cube_array = s.ins.tex.target == "ARRAYCUBE"
+    lane_ok = np.zeros(n, bool)
     # an explicit LOD reads no neighbours: the judged lanes alone suffice, and every (lane,
     # LOD) pair is one independent lookup -- they are made in batches of LOD_BATCH levels,
     # one executor call each (the same lookups one level at a time cost a call per level)
@@ -226,21 +296,16 @@ def rule_lod(s: Site) -> np.ndarray:
                 r = tx._texture(s.op, "TXL", cc.reshape(-1, 4))
         r = np.ascontiguousarray(np.broadcast_to(r, (len(lams) * n, 4))).view(U32)
         looked.append(r.reshape(len(lams), n, 4))
-        imp = np.tile(s.imp, (len(lams), 1))
+        imp = np.tile(imp_rows, (len(lams), 1))
         near = cmp.float_equal(r, imp, *tol)
         if "SHADOW" in s.ins.tex.target:     # w is 1.0 exactly, not filtered
             near[:, 3] = same_words(r[:, 3], imp[:, 3])
         # every written component at this one LOD (unwritten ones hold the old value)
         at_one = (near.reshape(len(lams), n, 4) | ~written[None]).all(axis=2)
-        lane_ok |= at_one.any(axis=0)
-        if lane_ok.all():
+        lane_ok |= at_one.any(axis=0) & ~settled
+        if (lane_ok | settled).all():
             break
-    # (a LOD bias off the grid would put the level boundaries inside grid segments)
-    if not lane_ok.all() and getattr(P, "mip", None) == "L" and \
-            float(getattr(P, "lod_bias", 0.0)) / LOD_STEP % 1 == 0:
-        lane_ok |= _between_grid(np.concatenate(looked), s.imp, written, tol,
-                                 "SHADOW" in s.ins.tex.target)
-    return np.broadcast_to(lane_ok[:, None], (n, 4)) & written
+    return lane_ok, np.concatenate(looked)
 
 
 #: where llvmpipe's explicit level of detail wraps: Mesa 22.3.6 converts it to a 32-bit
