@@ -205,6 +205,27 @@ def test_an_edge_texel_at_an_other_lod_at_once(texel, permitted):
     assert hook.verdicts[0].tolist() == [permitted, permitted, False, False]
 
 
+@pytest.mark.parametrize("value,permitted", [
+    ((0.4375, 0.4375, 3 / 8, 1), True),     # the -Y face's centre (the mean of its four texels)
+    ((0.4375, 0.4375, 1 / 8, 1), True),     # the -X face's: x ties with y
+    ((0.4375, 0.4375, 5 / 8, 1), False),    # the -Z face's: z is not a major axis
+    ((0.125, 0.125, 3 / 8, 1), False),      # the -Y face, off its centre
+])
+def test_a_cube_direction_beyond_the_division_range_looks_up_a_face_centre(value, permitted):
+    """(-1.5e38, -1.5e38, -2.59): 1 / |ma| is a denormal, which llvmpipe flushes, so the face
+    coordinates sc / |ma| become the face's centre (GLSL 4.50 §4.7.1: a / b is defined for |b|
+    up to 2^126; generated TGSI fragment seed 531, inputs seed 500).  The lookup at the major
+    axis alone -- for a tie, either tied axis -- is permitted ('ftz'), nothing else is."""
+    coords = np.tile(np.array([[-1.5e38, -1.5e38, -2.59, 0]], F32), (4, 1))
+    want = np.array(value, F32)
+    hook = judge(CUBE_TEX, 0, lambda e: np.tile(want.view(np.uint32), (len(e), 1)),
+                 {"fragment.texcoord[0]": coords}, {0: _cube_centre_texture()},
+                 rule=permits.rule_cube_flushed_reciprocal)
+    differ = ~same_words(hook.exe[0], want.view(np.uint32))
+    assert differ.any()
+    assert hook.verdicts[0].tolist() == (differ.tolist() if permitted else [False] * 4)
+
+
 # ---- rule_boundary: an edge texel through the linear filter -------------------------------------
 
 NEAREST_TEX = "!!NVfp4.0\nTEX result.color, fragment.texcoord[0], texture[0], 2D;\nEND\n"

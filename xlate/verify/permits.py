@@ -33,8 +33,9 @@ from .permits_site import (CUBE_DIRECTION_OPS, DOUBLE_OPS, F32, RANGE_LIMIT,  # 
                            _same_or_zeros, _saturated)
 from .permits_texture import (LOD_BATCH, LOD_SPAN, LOD_STEP, TEXEL_RANGE_LIMIT,  # noqa: F401
                               _between_grid, _implicit_lookup, rule_boundary,
-                              rule_fine_derivatives, rule_lod, rule_texcoord_range,
-                              rule_undefined_derivatives, rule_wrapped_lod)
+                              rule_cube_flushed_reciprocal, rule_fine_derivatives, rule_lod,
+                              rule_texcoord_range, rule_undefined_derivatives,
+                              rule_wrapped_lod)
 
 
 # ---- the rules --------------------------------------------------------------------------------
@@ -598,6 +599,7 @@ RULES = (
     ("signedzero", rule_native_signedzero, "result"),
     ("ftz", rule_ftz, "any"),
     ("ftz", rule_ftz_multistep, "result"),
+    ("ftz", rule_cube_flushed_reciprocal, None),
     ("nonfinite", rule_nonfinite, "any"),
     ("nonfinite", rule_fixed_function_nonfinite, "any"),
     ("tolerance", rule_tolerance, "result"),

@@ -130,6 +130,48 @@ def rule_boundary(s: Site) -> np.ndarray:
     return ok
 
 
+#: GLSL 4.50 §4.7.1 gives a / b its 2.5 ULP only for |b| in [2^-126, 2^126]; beyond, 1/b is a
+#: denormal, which an implementation that divides through the reciprocal flushes
+DIVISION_RANGE = 2.0 ** 126
+
+
+def rule_cube_flushed_reciprocal(s: Site) -> np.ndarray:
+    """A cube lookup whose major axis's magnitude reaches :data:`DIVISION_RANGE`: the face
+    coordinates sc / |ma| (GL 4.5 §8.13) are a division GLSL leaves open there, and llvmpipe
+    computes them as sc * (1 / |ma|), whose denormal reciprocal it flushes (GLSL 4.50 §4.7.1),
+    so the coordinates become the face's centre.  Shown by recomputation: the lookup at the
+    major axis alone -- the other two components 0; for a direction whose largest magnitudes
+    tie, each tied axis's -- gives the implementation's value, every written component of the
+    one lookup (within the filtering tolerance of compare.INEXACT, as rule_boundary).  Generated TGSI fragment seed 531 (inputs seed 500):
+    GATHER4 of a CUBE at (-1.5e38, -1.5e38, -2.59) gathered the -Y face's centre."""
+    none = np.zeros(s.exe.shape, bool)
+    if s.ins.op not in SAMPLING_OPS + ("TXG",) or s.ins.tex is None or \
+            s.ins.tex.target.replace("SHADOW", "") not in ("CUBE", "ARRAYCUBE"):
+        return none
+    c = np.array(s.all_operands[0], F32)
+    with np.errstate(all="ignore"):
+        mag = np.abs(c[:, :3]).astype(np.float64)
+    top = mag.max(axis=1)
+    big = np.isfinite(top) & (top >= DIVISION_RANGE)
+    if not big[s.rows if len(c) > 1 else np.zeros(len(s.rows), int)].any():
+        return none
+    tol = cmp.INEXACT.get(s.ins.op, cmp.INEXACT["TEX"])
+    written = s.written_components()
+    ok = none.copy()
+    for axis in range(3):
+        major = big & (mag[:, axis] == top)
+        rows = major[s.rows] if len(c) > 1 else np.broadcast_to(major[0], len(s.rows))
+        if not rows.any():
+            continue
+        moved = c.copy()
+        moved[:, [a for a in range(3) if a != axis]] = 0
+        near = _boundary_match(s, moved, list(s.all_operands[1:]), tol,
+                               s.op.rt == DataType.FLOAT, "SHADOW" in s.ins.tex.target)
+        # one lookup: every written component of it (not a component from each face)
+        ok |= ((near | ~written).all(axis=1) & rows)[:, None] & written
+    return ok
+
+
 def _as_read_and_flushed(operands: list) -> list[list]:
     """The lookup's operands as read and, where they hold denormals, with every denormal
     flushed (GP4 issue 18, GLSL 4.50 §4.7.1 let an implementation flush any operand before it
