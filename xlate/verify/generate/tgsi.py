@@ -74,8 +74,8 @@ TEX_TARGETS = ("1D", "2D", "3D", "CUBE", "RECT")
 #: programs of the pinned seeds keep the instructions they had (new ones are added in between)
 EXTRA_TARGETS = ("CUBEARRAY", "2D_MSAA", "2D_ARRAY_MSAA")
 EXTRA_UNIT = 2
-#: double opcodes (operand count) of fragment programs; DDIV, DRCP, DSQRT and DRSQ are left out:
-#: on llvmpipe they depart in a case not yet understood (tests/test_tgsi_doubles.py)
+#: double opcodes (operand count) of fragment programs (DFMA, DDIV, DRCP, DSQRT, DRSQ and more
+#: 64-bit integer opcodes are drawn from the seventh stream: tgsi_coverage.COVER_DOUBLE_OPS)
 DOUBLE_OPS = {"DADD": 2, "DMUL": 2, "DMAD": 3, "DMIN": 2, "DMAX": 2, "DSEQ": 2, "DSNE": 2,
               "DSLT": 2, "DSGE": 2, "DFRAC": 1, "DTRUNC": 1, "DCEIL": 1, "DFLR": 1, "DROUND": 1,
               "DSSG": 1, "DABS": 1, "DLDEXP": 2, "DFRACEXP": 1, "F2D": 1, "I2D": 1, "U2D": 1,

@@ -1,11 +1,11 @@
 """The TGSI generator's seventh random stream (feature name ``coverage``): the opcodes of
 tgsi.rst no other stream writes, inserted between the instructions the other streams draw (a
 seed's earlier program is still there, in order) -- ``NOP`` and ``ARR`` in every processor; in
-fragment programs ``DFMA`` and the 64-bit integer opcodes :data:`.tgsi.DOUBLE_OPS` leaves out
-(:data:`COVER_DOUBLE_OPS`), ``TEX_LZ``, ``TXD``, and on sampler views ``SAMPLE_I``,
-``GATHER4``, ``SVIEWINFO`` and ``LOD`` -- and :data:`NOT_GENERATED`, what no random program
-writes and why (tests/test_generate_dialects.py checks that every other opcode of tgsi.rst is
-written in seeds 0..199 of some processor).
+fragment programs ``DFMA``, ``DDIV``, ``DRCP``, ``DSQRT``, ``DRSQ`` and the 64-bit integer
+opcodes :data:`.tgsi.DOUBLE_OPS` leaves out (:data:`COVER_DOUBLE_OPS`), ``TEX_LZ``, ``TXD``,
+and on sampler views ``SAMPLE_I``, ``GATHER4``, ``SVIEWINFO`` and ``LOD`` -- and
+:data:`NOT_GENERATED`, what no random program writes and why (tests/test_generate_dialects.py
+checks that every other opcode of tgsi.rst is written in seeds 0..199 of some processor).
 
 :class:`CoverageOps` is a part of :class:`.tgsi.TGSIGen` (its operands, temporaries and
 flow state).
@@ -21,7 +21,7 @@ GATHER_TARGETS = ("2D", "CUBE", "RECT")
 #: :data:`DOUBLE_OPS` in fragment programs, on the integer temporaries
 COVER_DOUBLE_OPS = {"DFMA": 3, "U64SNE": 2, "U64SGE": 2, "I64SLT": 2, "I64MIN": 2, "U64MAX": 2,
                     "U64SHR": 2, "I64DIV": 2, "U64MOD": 2, "F2U64": 1, "D2U64": 1, "U642F": 1,
-                    "I642D": 1}
+                    "I642D": 1, "DDIV": 2, "DRCP": 1, "DSQRT": 1, "DRSQ": 1}
 #: the targets SAMPLE_I fetches from (a texel fetch takes no cube map: GLSL texelFetch)
 FETCH_TARGETS = ("1D", "2D", "3D", "RECT")
 #: tgsi.rst opcodes the translator accepts (or refuses) that no random program writes, and why;
@@ -41,15 +41,8 @@ NOT_GENERATED = {
                 "in llvmpipe; Vulkan SPIR-V has no handles)",
     "SAMPLE_POS": "refused: no Mesa driver ever implemented it (tgsi.rst)",
     "SAMPLE_INFO": "refused: no Mesa driver ever implemented it (tgsi.rst)",
-    "DDIV": "departs on llvmpipe in a case not yet understood (DOUBLE_OPS, "
-            "tests/test_tgsi_doubles.py)",
-    "DRCP": "departs on llvmpipe in a case not yet understood (DOUBLE_OPS, "
-            "tests/test_tgsi_doubles.py)",
-    "DSQRT": "departs on llvmpipe in a case not yet understood (DOUBLE_OPS, "
-             "tests/test_tgsi_doubles.py)",
-    "DRSQ": "departs on llvmpipe in a case not yet understood (DOUBLE_OPS, "
-            "tests/test_tgsi_doubles.py)",
 }
+
 
 class CoverageOps:
     """The seventh stream's statements (methods of :class:`.tgsi.TGSIGen`)."""
