@@ -533,35 +533,40 @@ def test_lookups_at_an_edge_and_past_the_float_range():
     assert rep.status == "mismatch", rep.reason
 
 
-RSQ_SAT = ("!!NVvp4.0\nTEMP r;\nRSQ.F.SAT r, vertex.attrib[1].x;\nMOV result.texcoord[0], r;\n"
+RSQ_SAT = ("!!NVvp4.0\nTEMP r;\nRSQ.F.{sat} r, vertex.attrib[1].x;\nMOV result.texcoord[0], r;\n"
            "MOV result.position, vertex.attrib[0];\nEND\n")
 #: NV_fragment_program 3.11.5.19 (and GP4 RSQ): ApproxRSQRT(-0.0) = -INF, ApproxRSQRT(+0.0)
-#: = +INF; saturated: 0.0 and 1.0
+#: = +INF; saturated: 0.0 and 1.0 (SAT), -1.0 and 1.0 (SSAT, to [-1, 1])
 RSQ_SAT_IN = np.array([[-0.0, 0, 0, 0], [0.0, 0, 0, 0], [4.0, 0, 0, 0], [0.25, 0, 0, 0]],
                       np.float32)
-RSQ_SAT_WANT = [0.0, 1.0, 0.5, 1.0]
+RSQ_SAT_WANT = {"SAT": [0.0, 1.0, 0.5, 1.0], "SSAT": [-1.0, 1.0, 0.5, 1.0]}
 
 
-def test_saturated_rsq_of_negative_zero_executor():
-    res = run_executor(RSQ_SAT, {"vertex.attrib[1]": RSQ_SAT_IN,
-                                 "vertex.attrib[0]": np.zeros((4, 4), np.float32)})
-    assert res.float("result.texcoord[0]")[:, 0].tolist() == RSQ_SAT_WANT
+@pytest.mark.parametrize("sat", ["SAT", "SSAT"])
+def test_saturated_rsq_of_negative_zero_executor(sat):
+    res = run_executor(RSQ_SAT.format(sat=sat), {
+        "vertex.attrib[1]": RSQ_SAT_IN, "vertex.attrib[0]": np.zeros((4, 4), np.float32)})
+    assert res.float("result.texcoord[0]")[:, 0].tolist() == RSQ_SAT_WANT[sat]
 
 
+@pytest.mark.parametrize("sat", ["SAT", "SSAT"])
 @pytest.mark.parametrize("backend", ["gl", "gl-spirv"])
-def test_saturated_rsq_of_negative_zero(request, backend):
-    """Found by the replay (random NV4 vertex seed 12): the old verifier had explained it."""
+def test_saturated_rsq_of_negative_zero(request, backend, sat):
+    """Found by the replay (random NV4 vertex seed 12; SSAT: generated NV4 vertex seed 705,
+    inputs seed 700): the old verifier had explained it."""
     if backend == "gl":                 # the same GLSL through SPIR-V is right
         mesa_defect(request, (22, 3), backend=backend, reason=(
             "implementation: Mesa 22.3's GLSL compiler returns -INF for xl_sat(1.0 / "
-            "sqrt(-0.0)) -- a saturated value below 0 (it takes 1/sqrt(x) to be >= 0 and drops "
-            "the lower clamp); the specs' RSQ(-0.0) is -INF, saturated 0.0.  verify names it "
-            "verdict 'implementation' (trace.known_defect)"))
-    _, _, cap = run_both(RSQ_SAT, {"vertex.attrib[1]": RSQ_SAT_IN,
+            "sqrt(-0.0)) and xl_ssat(...) -- a saturated value below the clamp (it takes "
+            "1/sqrt(x) to be >= 0 and drops the lower clamp); the specs' RSQ(-0.0) is -INF, "
+            "saturated 0.0 (SAT) or -1.0 (SSAT).  verify names it verdict 'implementation' "
+            "(trace.known_defect)"))
+    program = RSQ_SAT.format(sat=sat)
+    _, _, cap = run_both(program, {"vertex.attrib[1]": RSQ_SAT_IN,
                                    "vertex.attrib[0]": np.zeros((4, 4), np.float32)},
                          backend=backend)
-    got = impl_words(RSQ_SAT, cap, "result.texcoord[0]").view(np.float32)[:, 0]
-    assert got.tolist() == RSQ_SAT_WANT
+    got = impl_words(program, cap, "result.texcoord[0]").view(np.float32)[:, 0]
+    assert got.tolist() == RSQ_SAT_WANT[sat]
 
 
 IDIV = ("!!NVvp4.0\nINT TEMP q, r, s;\nDIV.S q, vertex.attrib[0], vertex.attrib[1].x;\n"

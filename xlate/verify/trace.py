@@ -693,7 +693,8 @@ def known_defect(program: Program, ins: Instruction, backend: str | None,
         return ("llvmpipe's textureSize(sampler, lod) uses one LOD for a whole block of 8 "
                 "fragments when the LOD varies between them (GP4 TXQ is per fragment): "
                 "tests/test_verify_cases.py::test_texture_size_with_nonuniform_lod")
-    if backend == "gl" and ins.op == "RSQ" and ins.sat is not None and ins.sat.name == "SAT":
+    if backend == "gl" and ins.op == "RSQ" and ins.sat is not None and \
+            ins.sat.name in ("SAT", "SSAT"):
         return ("Mesa's GLSL compiler drops the lower clamp of a saturated 1.0 / sqrt(x), "
                 "returning -INF for x = -0.0: "
                 "tests/test_verify_cases.py::test_saturated_rsq_of_negative_zero")
