@@ -142,8 +142,9 @@ def rule_cube_flushed_reciprocal(s: Site) -> np.ndarray:
     so the coordinates become the face's centre.  Shown by recomputation: the lookup at the
     major axis alone -- the other two components 0; for a direction whose largest magnitudes
     tie, each tied axis's -- gives the implementation's value, every written component of the
-    one lookup (within the filtering tolerance of compare.INEXACT, as rule_boundary).  Generated TGSI fragment seed 531 (inputs seed 500):
-    GATHER4 of a CUBE at (-1.5e38, -1.5e38, -2.59) gathered the -Y face's centre."""
+    one lookup (within the filtering tolerance of compare.INEXACT, as rule_boundary).
+    Generated TGSI fragment seed 531 (inputs seed 500): GATHER4 of a CUBE at (-1.5e38,
+    -1.5e38, -2.59) gathered the -Y face's centre."""
     none = np.zeros(s.exe.shape, bool)
     if s.ins.op not in SAMPLING_OPS + ("TXG",) or s.ins.tex is None or \
             s.ins.tex.target.replace("SHADOW", "") not in ("CUBE", "ARRAYCUBE"):
