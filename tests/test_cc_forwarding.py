@@ -120,15 +120,18 @@ IMM[7] UINT32 {7, 7, 7, 0}
 """
 
 
-@pytest.mark.parametrize("forwarded", [True, False])
-def test_a_loop_left_by_ret_verifies_when_its_tests_compare_values(forwarded, monkeypatch):
-    """With the tests forwarded the program verifies; with CC1's flag words kept (the update's
-    own kind ignored, as before) llvmpipe's probes of the loop's UIF read the next pass's
-    outcome on the lanes that left by RET: an unexplained departure no output shows."""
+@pytest.mark.parametrize("forwarded,backend", [(True, "gl"), (True, "vulkan"), (False, "gl")])
+def test_a_loop_left_by_ret_verifies_when_its_tests_compare_values(forwarded, backend,
+                                                                  monkeypatch):
+    """With the tests forwarded the program verifies -- on vulkan too, where the probe of the
+    UIF is an IF whose test is forwarded as well (verify/trace.probe_value; as a conditional
+    write it read the flag words there); with CC1's flag words kept (the update's own kind
+    ignored, as before) llvmpipe's probes of the loop's UIF read the next pass's outcome on
+    the lanes that left by RET: an unexplained departure no output shows."""
     if not forwarded:
         monkeypatch.setattr(condcodes, "_value_kind", lambda kind: None)
-    rep = verify_source(LOOP_LEFT_BY_RET, "loop.tgsi", lanes=256, seed=202,
-                        runner=gl_runner("gl"))
+    rep = verify_source(LOOP_LEFT_BY_RET, "loop.tgsi", lanes=256, seed=202, backend=backend,
+                        runner=gl_runner(backend))
     if forwarded:
         assert rep.status == "pass", (rep.reason, rep.localization[:2])
     else:

@@ -112,10 +112,17 @@ def test_a_test_is_not_forwarded_past_a_write_of_the_component_or_a_call():
     assert _conds(nodes)[0].cc == 0 and used == {0}      # t.y changed since the update
     nodes, used, _ = _forward("MOV.CC t.y, fragment.texcoord[0];\nIF GT.y;\nMOV u, 1;\nENDIF;\n"
                               "IF LT.y;\nMOV u, 2;\nENDIF;\n")
-    # the first test reads t.y; the second follows an IF, not its update: CC0 stays
+    # the second test follows an IF whose plain branch writes neither t.y nor CC0 (a cond
+    # probe's shape, verify/trace.probe_value): both read t.y, and CC0 is gone
     conds = _conds(nodes)
-    assert type(conds[0]).__name__ == "ValueTest" and conds[1].cc == 0 and used == {0}
+    assert [type(c).__name__ for c in conds] == ["ValueTest", "ValueTest"] and used == set()
     assert isinstance(nodes[1], If)
+    for between in ("MOV t.y, 3;", "MOV.CC u.y, 3;"):
+        # a branch that writes the component or updates CC0 stops the forwarding
+        nodes, used, _ = _forward(f"MOV.CC t.y, fragment.texcoord[0];\nIF GT.y;\n{between}\n"
+                                  "ENDIF;\nIF LT.y;\nMOV u, 2;\nENDIF;\n")
+        conds = _conds(nodes)
+        assert type(conds[0]).__name__ == "ValueTest" and conds[1].cc == 0 and used == {0}
 
 
 # ---- deadstores: output writes replaced before anything reads them ------------------------------

@@ -101,8 +101,14 @@ def forward_value_tests(structured, prog: Program, cc_values: dict[int, DataType
         k = cond.swizzle[0]
         between = []
         for node in reversed(before[-REACH:]):
+            if isinstance(node, If) and node.cond is not None:
+                inside = _plain_ops(node)
+                if inside is None or any(i.cc_update == cond.cc for i in inside):
+                    return None
+                between += inside               # an if of plain instructions (a probe's)
+                continue
             if not isinstance(node, Op):
-                return None                     # a call, an if, a loop: it may write anything
+                return None                     # a call, a loop: it may write anything
             if node.ins.cc_update == cond.cc:
                 break
             between.append(node.ins)
@@ -137,6 +143,19 @@ def forward_value_tests(structured, prog: Program, cc_values: dict[int, DataType
 
 #: how many instructions back a test looks for its update (cgc puts one or two in between)
 REACH = 8
+
+
+def _plain_ops(node) -> list | None:
+    """The instructions of an if's branches when they are plain instructions (no nested flow,
+    call or loop), else None."""
+    from .structurize import Op
+    out = []
+    for body in _child_bodies(node):
+        for child in body:
+            if not isinstance(child, Op):
+                return None
+            out.append(child.ins)
+    return out
 
 
 def _child_bodies(node):
