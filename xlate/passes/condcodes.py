@@ -47,9 +47,10 @@ def value_condition_codes(prog: Program, tested: set[int],
             kinds[ins.cc_update].add(ins.cc_kind)
     out: dict[int, DataType] = {}
     for cc in sorted(tested):
-        if kinds[cc] <= {CCKind.FLOAT}:
+        values = {_value_kind(kind) for kind in kinds[cc]}
+        if values <= {DataType.FLOAT}:
             out[cc] = DataType.FLOAT
-        elif kinds[cc] <= _VALUE_INT:
+        elif values == {DataType.INT}:
             out[cc] = DataType.INT
     return out
 

@@ -103,20 +103,8 @@ def rule_boundary(s: Site) -> np.ndarray:
     for operands in _as_read_and_flushed(s.all_operands):
         c = np.asarray(operands[0], F32)
         rest = list(operands[1:])
-        # the moves: one ulp, and EDGE_REACH of the coordinate's magnitude (at least 1.0, the
-        # extent of a normalized texture) -- an edge closer than that to the coordinate is one
-        # the implementation's float arithmetic of s * size and the half-texel offsets cannot
-        # place the coordinate on a side of (llvmpipe fetched the border colour for
-        # s = 7.6e-16 on an 8-texel CLAMP_TO_BORDER texture, where floor(s * 8) = 0 selects
-        # texel 0: random TGSI fragment seed 9; GL 4.5 §2.3.4.1 allows "about 1 part in 10^5"
-        # for such arithmetic)
-        reach = np.maximum(np.abs(c), F32(1)) * F32(EDGE_REACH)
-        if cube:
-            # a cube's face coordinates are sc / |ma| (GP4 2.X.8.Z, GL 4.5 §8.13): an edge
-            # within EDGE_REACH of them is one the major axis's magnitude scales -- x = 2 at
-            # |ma| = 1.02e8 puts s 1e-8 below the face's middle, which float rounds onto it;
-            # llvmpipe took the texel below (generated TGSI fragment seed 531, inputs seed 500)
-            reach[:, :3] = np.abs(c[:, :3]).max(axis=1, keepdims=True) * F32(EDGE_REACH)
+        # the moves: one ulp, and the far reach of _edge_reach
+        reach = _edge_reach(c, cube)
         for far in (False, True):
             for nudge in _nudges(dims):
                 moved = c.copy()
@@ -149,28 +137,44 @@ def rule_cube_flushed_reciprocal(s: Site) -> np.ndarray:
     if s.ins.op not in SAMPLING_OPS + ("TXG",) or s.ins.tex is None or \
             s.ins.tex.target.replace("SHADOW", "") not in ("CUBE", "ARRAYCUBE"):
         return none
-    c = np.array(s.all_operands[0], F32)
     with np.errstate(all="ignore"):
-        mag = np.abs(c[:, :3]).astype(np.float64)
+        mag = np.abs(np.asarray(s.operands[0], F32)[:, :3]).astype(np.float64)  # judged rows
     top = mag.max(axis=1)
     big = np.isfinite(top) & (top >= DIVISION_RANGE)
-    if not big[s.rows if len(c) > 1 else np.zeros(len(s.rows), int)].any():
+    if not big.any():
         return none
     tol = cmp.INEXACT.get(s.ins.op, cmp.INEXACT["TEX"])
     written = s.written_components()
     ok = none.copy()
     for axis in range(3):
-        major = big & (mag[:, axis] == top)
-        rows = major[s.rows] if len(c) > 1 else np.broadcast_to(major[0], len(s.rows))
+        rows = big & (mag[:, axis] == top)
         if not rows.any():
             continue
-        moved = c.copy()
+        moved = np.array(s.all_operands[0], F32)      # every lane: the recomputation's input
         moved[:, [a for a in range(3) if a != axis]] = 0
         near = _boundary_match(s, moved, list(s.all_operands[1:]), tol,
                                s.op.rt == DataType.FLOAT, "SHADOW" in s.ins.tex.target)
         # one lookup: every written component of it (not a component from each face)
         ok |= ((near | ~written).all(axis=1) & rows)[:, None] & written
     return ok
+
+
+def _edge_reach(c: np.ndarray, cube: bool) -> np.ndarray:
+    """(n, 4) float32: how far each coordinate component is moved to the other side of an edge
+    -- EDGE_REACH of its magnitude (at least 1.0, the extent of a normalized texture): an edge
+    closer than that to the coordinate is one the implementation's float arithmetic of
+    s * size and the half-texel offsets cannot place the coordinate on a side of (llvmpipe
+    fetched the border colour for s = 7.6e-16 on an 8-texel CLAMP_TO_BORDER texture, where
+    floor(s * 8) = 0 selects texel 0: random TGSI fragment seed 9; GL 4.5 §2.3.4.1 allows
+    "about 1 part in 10^5" for such arithmetic).  A cube's face coordinates are sc / |ma| (GP4
+    2.X.8.Z, GL 4.5 §8.13): there an edge within EDGE_REACH of them is one the major axis's
+    magnitude scales -- x = 2 at |ma| = 1.02e8 puts s 1e-8 below the face's middle, which
+    float rounds onto it; llvmpipe took the texel below (generated TGSI fragment seed 531,
+    inputs seed 500)."""
+    reach = np.maximum(np.abs(c), F32(1)) * F32(EDGE_REACH)
+    if cube:
+        reach[:, :3] = np.abs(c[:, :3]).max(axis=1, keepdims=True) * F32(EDGE_REACH)
+    return reach
 
 
 def _as_read_and_flushed(operands: list) -> list[list]:
@@ -285,13 +289,9 @@ def _moved_on_grid(s: Site, c: np.ndarray, grid: np.ndarray, written: np.ndarray
     dims = 3 if target in ("3D", "CUBE", "ARRAYCUBE") else (1 if "1D" in target else 2)
     mag = np.abs(base[:, :3])
     top_mag = mag.max(axis=1)
-    if cube:
-        reach = np.repeat((top_mag * F32(EDGE_REACH)).astype(F32)[:, None], 3, axis=1)
-        tied = (top_mag > 0) & ((mag == top_mag[:, None]).sum(axis=1) > 1)
-        majors = [None] + [a for a in range(3) if (tied & (mag[:, a] == top_mag)).any()]
-    else:
-        reach = np.maximum(np.abs(base[:, :dims]), F32(1)) * F32(EDGE_REACH)
-        majors = [None]
+    reach = _edge_reach(base, cube)
+    tied = cube & (top_mag > 0) & ((mag == top_mag[:, None]).sum(axis=1) > 1)
+    majors = [None] + [a for a in range(3) if (tied & (mag[:, a] == top_mag)).any()]
     for major in majors:
         for moves in itertools.product((-1, 0, 1), repeat=dims):
             if major is None and not any(moves):

@@ -116,22 +116,20 @@ def probe_value(prog: Program, j: int, what, nth: int | None) -> list[Instructio
     component whose :class:`CondTest` passes) into ``xv_probe{j}``.  With ``nth`` a scratch
     register takes it and _nth_execution keeps it only on the nth pass."""
     target = f"xv_probe{j}" if nth is None else f"xv_val{j}"
+    zero = Instruction("MOV", DataType.FLOAT, Dest(target), (Source("xv_zero"),),
+                       text=f"MOV.F {target}, 0  # probe")
     if isinstance(what, CondTest) and len(set(what.swizzle)) == 1:
         # one component tested (TGSI's IF and UIF, NV's IF NE.x): an IF, whose test the middle
         # end compares as the updated value (passes/condcodes.forward_value_tests) as it does
         # the program's own -- a conditional write reads the flag words, and llvmpipe
         # miscompiles a loop left through them (tests/test_cc_forwarding.py)
-        seq = [Instruction("MOV", DataType.FLOAT, Dest(target), (Source("xv_zero"),),
-                           text=f"MOV.F {target}, 0  # probe"),
-               Instruction("IF", cond=what, text="IF (test)  # probe"),
+        seq = [zero, Instruction("IF", cond=what, text="IF (test)  # probe"),
                Instruction("MOV", DataType.FLOAT, Dest(target), (Source("xv_one"),),
                            text=f"MOV.F {target}, 1  # probe"),
                Instruction("ENDIF", text="ENDIF  # probe")]
     elif isinstance(what, CondTest):
-        seq = [Instruction("MOV", DataType.FLOAT, Dest(target), (Source("xv_zero"),),
-                           text=f"MOV.F {target}, 0  # probe"),
-               Instruction("MOV", DataType.FLOAT, Dest(target, cond=what),
-                           (Source("xv_one"),), text=f"MOV.F {target} (test), 1  # probe")]
+        seq = [zero, Instruction("MOV", DataType.FLOAT, Dest(target, cond=what),
+                                 (Source("xv_one"),), text=f"MOV.F {target} (test), 1  # probe")]
     else:
         seq = [Instruction("MOV", DataType.FLOAT, Dest(target), (what,),
                            text=f"MOV.F {target}  # probe")]
