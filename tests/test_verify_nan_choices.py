@@ -171,3 +171,110 @@ def test_reader_wrong_only_on_nan_lanes_is_a_mismatch(monkeypatch):
     assert rep.status == "mismatch", rep.reason
     assert rep.reason == "localized: divergence at 'XOR.U %dm2, TEMP3, " \
         "{0, 0x80000000, 0, 0x80000000}' (line 10)", rep.reason
+
+
+#: PK2H of two float NaNs (x: the default NaN, negative; y: all payload bits), read by IMAX as
+#: an integer -- generated TGSI tess_control seed 706 (inputs seed 700): llvmpipe's probe of the
+#: PK2H kept the payloads, its compilation of the IMAX read 0xFFFF for x's half
+PACKED = ("FRAG\nDCL OUT[0], COLOR\nDCL TEMP[0..1]\n"
+          "IMM[0] UINT32 {4290772992, 2147483647, 0, 0}\nIMM[1] INT32 {0, 0, 0, 0}\n"
+          "  0: PK2H TEMP[0], IMM[0]\n  1: IMAX TEMP[1], TEMP[0], IMM[1]\n"
+          "  2: MOV OUT[0], TEMP[1]\n  3: END\n")
+
+
+def replay_packed(packed, read):
+    prog = api.parse(PACKED, filename="pk2h.tgsi")
+    rec = _Record(len(prog.instructions))
+    execute(prog, {}, lanes=1, hooks=rec)
+    words = dict(rec.words)
+    if packed is not None:
+        words[0] = np.array([[packed] * 4], np.uint32)
+    words[1] = words[2] = np.array([[read] * 4], np.uint32)
+    hook = ReplayHook(prog, {k: ImplValues(w) for k, w in words.items()}, 1, "gl")
+    execute(prog, {}, lanes=1, hooks=hook)
+    return rec.words, hook
+
+
+def test_choices_of_a_half_pack():
+    """Each 16-bit NaN of the word: kept, the default 0x7E00, all payload bits 0x7FFF, or its
+    float's payload (quieted, truncated), each with either sign -- one choice for both NaN
+    halves (one conversion) and every component (one word); a finite half is kept."""
+    x = SimpleNamespace(inst=SimpleNamespace(op="PK2H"), rt=None)
+    src = np.array([[0xFFC00000, 0x7FA46000, 0x3F800000, 0]], np.uint32)
+    out = np.array([[0x7E09FE00] * 4], np.uint32)                  # y payload lost: 0x7E09
+    alts, mask = choices(x, [src], out)
+    assert mask.tolist() == [[True] * 4]
+    assert all(len(set(a[0].tolist())) == 1 for a in alts)
+    got = {int(a[0, 0]) for a in alts}
+    want = set()
+    for lo, hi in ((0xFE00, 0x7E09), (0xFE00, 0x7E00), (0xFFFF, 0x7FFF), (0xFE00, 0x7F23)):
+        want |= {lo | hi << 16, (lo ^ 0x8000) | (hi ^ 0x8000) << 16}
+    assert got == want
+    # a word whose halves are no NaN (an infinity, 1.0) has no choice
+    assert choices(x, [src], np.array([[0x3C007C00] * 4], np.uint32)) is None
+    # one NaN half: the finite half is kept in every choice
+    alts, _ = choices(x, [src], np.array([[0x3C00FE00] * 4], np.uint32))
+    assert {int(a[0, 0]) >> 16 for a in alts} == {0x3C00}
+
+
+def test_reader_of_another_compilations_half_nan_is_recomputed_with_it():
+    words, hook = replay_packed(None, 0x7FFFFFFF)
+    assert words[0][0].tolist() == [0x7FFFFE00] * 4          # the executor keeps the payloads
+    assert hook.unexplained == [] and hook.adopted == {(1, "nanchoice"): 4}
+
+
+@pytest.mark.parametrize("read", [0x7FFFFFFE,      # no conversion writes 0xFFFE
+                                  0x7C00FE00])     # y's NaN read as an infinity
+def test_reader_of_no_possible_half_nan_departs(read):
+    _, hook = replay_packed(None, read)
+    assert [(d.index, d.verdict) for d in hook.unexplained] == [(1, "")]
+
+
+@pytest.mark.parametrize("packed, permitted", [
+    (0x7FFFFFFF, True),          # both NaN halves written as 0x7FFF, with their signs
+    (0x7E00FE01, True),          # any NaN, as long as it is one
+    (0x7FFF3C00, False),         # x's NaN written as 1.0
+])
+def test_a_half_nan_is_any_half_nan_and_nothing_else(packed, permitted):
+    words, hook = replay_packed(packed, packed)
+    assert words[0][0].tolist() == [0x7FFFFE00] * 4
+    if permitted:
+        assert hook.unexplained == [] and hook.adopted == {(0, "nonfinite"): 4}
+    else:
+        assert [(d.index, d.verdict) for d in hook.unexplained] == [(0, "")]
+
+
+def test_the_finite_half_of_a_word_packing_a_nan_is_exact():
+    """y = 1.0 beside x's NaN: a y half other than 0x3C00 is no freedom (before, x's NaN let the
+    whole word be anything)."""
+    prog = api.parse(PACKED.replace("2147483647", "1065353216"), filename="pk2h.tgsi")
+    rec = _Record(len(prog.instructions))
+    execute(prog, {}, lanes=1, hooks=rec)
+    assert rec.words[0][0].tolist() == [0x3C00FE00] * 4
+    for packed, ok in ((0x3C00FFFF, True), (0x3C01FE00, False)):
+        words = dict(rec.words)
+        words[0] = words[1] = words[2] = np.array([[packed] * 4], np.uint32)
+        hook = ReplayHook(prog, {k: ImplValues(w) for k, w in words.items()}, 1, "gl")
+        execute(prog, {}, lanes=1, hooks=hook)
+        assert (hook.unexplained == []) == ok, packed
+
+
+@pytest.mark.parametrize("packed, permitted", [(0x00FF80FF, True),    # NaN's byte: any value
+                                               (0x00FF81FF, False)])  # 0.5's byte: exact
+def test_a_unorm_pack_of_a_nan_frees_that_byte_only(packed, permitted):
+    """PK4UB of (NaN, 0.5, 1.0, 0.0): clamping the NaN is an operation on it (GLSL 4.50
+    §4.7.1), so its byte may be anything; the other three bytes are exact."""
+    prog = api.parse("FRAG\nDCL OUT[0], COLOR\nDCL TEMP[0]\n"
+                     "IMM[0] UINT32 {2143289344, 1056964608, 1065353216, 0}\n"
+                     "  0: PK4UB TEMP[0], IMM[0]\n  1: MOV OUT[0], TEMP[0]\n  2: END\n",
+                     filename="pk4ub.tgsi")
+    rec = _Record(len(prog.instructions))
+    execute(prog, {}, lanes=1, hooks=rec)
+    assert rec.words[0][0].tolist() == [0x00FF8000] * 4
+    words = {k: np.array([[packed] * 4], np.uint32) for k in rec.words}
+    hook = ReplayHook(prog, {k: ImplValues(w) for k, w in words.items()}, 1, "gl")
+    execute(prog, {}, lanes=1, hooks=hook)
+    if permitted:
+        assert hook.unexplained == [] and hook.adopted == {(0, "nonfinite"): 4}
+    else:
+        assert [(d.index, d.verdict) for d in hook.unexplained] == [(0, "")]

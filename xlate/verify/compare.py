@@ -88,7 +88,8 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
         "issue 18 describes the IEEE behaviour the executor follows",
         "permits.rule_nonfinite: a NaN/Inf among the operand components that reach the result "
         "component (per component for componentwise opcodes), a non-finite result, POW/LIT of "
-        "a base <= 0, TXP with q = 0, a cube lookup of the zero direction: any value"),
+        "a base <= 0, TXP with q = 0, a cube lookup of the zero direction: any value; a pack "
+        "(PK2H ...): only the non-finite component's field, and PK2H's NaN half any 16-bit NaN"),
     "undefined": (
         "NV_gpu_program4 2.X.8.Z DIV/MOD (integer divisor <= 0 or negative dividend), "
         "SHL/SHR (count < 0 or >= 32); XPD/NRM/RFL w and SCS z/w: \"undefined\"",
@@ -165,7 +166,8 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
         "llvmpipe's compilations of one program choose differently",
         "nan_choices: an instruction reading a NaN that a float or double operation wrote, "
         "recomputed with another NaN that operation may have returned (a NaN operand of it, "
-        "quieted, or the default NaN, either sign), gives the implementation's value exactly"),
+        "quieted, or the default NaN, either sign; a PK2H half NaN: its payload, 0x7E00 or "
+        "0x7FFF, either sign), gives the implementation's value exactly"),
 }
 
 F32_MIN_NORMAL = np.float32(1.1754943508222875e-38)

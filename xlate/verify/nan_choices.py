@@ -16,7 +16,7 @@ producer may have chosen in place of the one held; where one of them gives the
 implementation's value exactly (every word the reader wrote), that value is adopted, verdict
 ``nanchoice``.  The choices of a producer are finite: each NaN operand that reaches the result
 element (quieted, converted as the operation converts) and the default quiet NaN, each with
-either sign -- so a wrong reader still departs on every lane where no such NaN explains it, and
+either sign (a 16-bit NaN that PK2H packs: also all payload bits set, :func:`_half_choices`) -- so a wrong reader still departs on every lane where no such NaN explains it, and
 on every lane without a NaN.
 
 Only a NaN *written by a float or double operation* is a choice: a NaN moved, or built or
@@ -31,7 +31,7 @@ import numpy as np
 
 from ..ir.model import DataType
 from ..ir.ops import COMPONENTWISE
-from .permits_site import DOUBLE_OPS
+from .permits_site import DOUBLE_OPS, _half_nan
 
 U32 = np.uint32
 SIGN = U32(0x80000000)
@@ -40,6 +40,8 @@ SIGN = U32(0x80000000)
 DOUBLE_RESULTS = frozenset({"DADD", "DMUL", "DDIV", "DMIN", "DMAX", "DLDEXP", "DMAD", "DFMA",
                             "DFRAC", "DTRUNC", "DCEIL", "DFLR", "DROUND", "DSSG", "DRCP",
                             "DSQRT", "DRSQ", "DFREXPM", "F2D"})
+#: opcodes whose result word packs two 16-bit floats converted from float operands x and y
+HALF_RESULTS = frozenset({"PK2H"})
 #: opcodes whose operands are pairs of doubles (the exponent operand of DLDEXP excepted)
 DOUBLE_OPERANDS = (DOUBLE_RESULTS - {"F2D"}) | {"D2F"}
 #: float-result opcodes that make no NaN: they move bits (replay's MOVES and BIT_READS)
@@ -73,6 +75,8 @@ def _elements(x, ops, n: int) -> tuple[str, list[np.ndarray]] | None:
     op = x.inst.op
     if op in DOUBLE_RESULTS:
         kind = "double"
+    elif op in HALF_RESULTS:
+        kind = "half"
     elif op == "D2F" or (x.rt == DataType.FLOAT and op not in NO_CHOICE):
         kind = "float"
     else:
@@ -86,6 +90,8 @@ def _elements(x, ops, n: int) -> tuple[str, list[np.ndarray]] | None:
             d = w.view(np.float64)              # (n, 2)
             out.append(d if kind == "double" else
                        np.concatenate([d.astype(np.float32), np.zeros((n, 2), np.float32)], 1))
+        elif kind == "half":
+            out.append(w)                       # the float words converted: x low, y high
         elif x.info.operand_type(i, x.t) == DataType.FLOAT:
             f = w.view(np.float32)
             out.append(f[:, :2].astype(np.float64) if kind == "double" else f)
@@ -103,6 +109,8 @@ def choices(x, ops, out) -> tuple[np.ndarray, np.ndarray] | None:
         return None
     kind, sources = got
     out = np.ascontiguousarray(out, U32)
+    if kind == "half":
+        return _half_choices(out, sources[0])
     with np.errstate(all="ignore"):
         if kind == "double":
             nan = _double_nan(out[:, 0::2], out[:, 1::2])                     # (n, 2)
@@ -131,6 +139,32 @@ def choices(x, ops, out) -> tuple[np.ndarray, np.ndarray] | None:
     picks += [p ^ sign for p in picks]
     picks += [out] * (CHOICES - len(picks))
     return np.where(mask[None], np.stack(picks), out[None]), mask
+
+
+def _half_choices(out, source) -> tuple[np.ndarray, np.ndarray] | None:
+    """The words PK2H may have written instead of ``out`` ((n, 4) words, each the packed pair):
+    each 16-bit NaN in it converted another way -- its float's payload kept (quieted,
+    truncated: the executor, numpy), the default half NaN 0x7E00, or all payload bits set
+    0x7FFF (llvmpipe's compiled conversion, generated TGSI tess_control seed 706) -- each with
+    the NaN's sign or the other one.  One conversion makes both halves, so a choice applies to
+    both NaN halves of the word at once.  ``source``: the (n, 4) float words converted (x to
+    the low half, y to the high)."""
+    halves = np.stack([out & U32(0xFFFF), out >> U32(16)])                  # (2, n, 4)
+    nan = _half_nan(halves)
+    if not nan.any():
+        return None
+    n = len(out)
+    src = np.stack([np.broadcast_to(source[:, i:i + 1], (n, 4)) for i in (0, 1)])
+    sign = halves & U32(0x8000)
+    payload = np.where(_float_nan(src), ((src >> U32(16)) & U32(0x8000)) | U32(0x7E00) |
+                       ((src >> U32(13)) & U32(0x3FF)), halves)
+    picks = []
+    for policy in (halves, sign | U32(0x7E00), sign | U32(0x7FFF), payload):
+        for flip in (U32(0), U32(0x8000)):
+            h = np.where(nan, policy ^ flip, halves)
+            picks.append(h[0] | (h[1] << U32(16)))
+    picks += [out] * (CHOICES - len(picks))
+    return np.stack(picks), nan.any(axis=0)
 
 
 #: readers recomputed on a selection of their own (one lane per combination of choices): the
@@ -176,7 +210,9 @@ class NanChoices:
             self.alts[reg] = np.zeros((CHOICES, self.lanes, 4), U32)
         alts, mask = got if got is not None else (np.broadcast_to(out, (CHOICES,) + out.shape),
                                                   np.zeros(out.shape, bool))
-        elem = np.array([0, 0, 1, 1] if x.inst.op in DOUBLE_RESULTS else [0, 1, 2, 3], np.int8)
+        # an element is one choice: a double's two words; PK2H's word in every component
+        elem = np.array([0, 0, 1, 1] if x.inst.op in DOUBLE_RESULTS else
+                        [0, 0, 0, 0] if x.inst.op in HALF_RESULTS else [0, 1, 2, 3], np.int8)
         w = np.broadcast_to(written, out.shape)
         self.value[reg][lanes] = np.where(w, out, self.value[reg][lanes])
         self.held[reg][lanes] = np.where(w, mask, self.held[reg][lanes])

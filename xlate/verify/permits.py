@@ -29,7 +29,7 @@ from .compare import same_words
 # re-exported: the replay and the tests name them through this module
 from .permits_site import (CUBE_DIRECTION_OPS, DOUBLE_OPS, F32, RANGE_LIMIT,  # noqa: F401
                            SAMPLING_OPS, SIGN, U32, UNDEFINED_COMPONENTS, _DOTS, Site,
-                           _denormal, _flush_operand, _holds_denormal, _nonfinite,
+                           _denormal, _flush_operand, _half_nan, _holds_denormal, _nonfinite,
                            _same_or_zeros, _saturated)
 from .permits_texture import (LOD_BATCH, LOD_SPAN, LOD_STEP, TEXEL_RANGE_LIMIT,  # noqa: F401
                               _between_grid, _implicit_lookup, rule_boundary,
@@ -343,6 +343,8 @@ def rule_nonfinite(s: Site) -> np.ndarray:
         return np.zeros(s.exe.shape, bool)
     if s.ins.op in DOUBLE_OPS:
         return _nonfinite_doubles(s)
+    if op in PACK_FIELDS:
+        return _nonfinite_packed(s)
     fops = s.float_operands()
     n = len(s.exe)
     lane = np.zeros(n, bool)
@@ -396,6 +398,40 @@ def _double_nonfinite(words) -> np.ndarray:
     """(k, 4) words holding two doubles -> (k, 2): INF or NaN."""
     w = np.asarray(words).view(U32)
     return (w[:, 1::2] & 0x7FF00000) == 0x7FF00000
+
+
+#: the packs: opcode -> bits of the field each operand component fills, lowest first (GP4
+#: PK2H, PK2US, PK4B, PK4UB; GLSL packHalf2x16, packUnorm2x16, packSnorm4x8, packUnorm4x8)
+PACK_FIELDS = {"PK2H": 16, "PK2US": 16, "PK4B": 8, "PK4UB": 8}
+
+
+def _nonfinite_packed(s: Site) -> np.ndarray:
+    """A pack of a non-finite component: only that component's field of the word is free, the
+    other fields stay exact (before, one NaN let the whole word be anything).
+    PK2H: a NaN's half may be any 16-bit NaN -- IEEE 754-2008 6.2.3 only says a converted NaN
+    "should" keep its payload, 6.3 does not interpret its sign, and GLSL 4.50 §4.7.1 lets
+    operations on NaN depart from IEEE; measured: numpy (the executor) keeps the payload
+    (0xFFC00000 -> 0xFE00), llvmpipe's compiled conversion writes the sign and 0x7FFF
+    (generated TGSI tess_control seed 706).  An infinity converts exactly (IEEE, no choice).
+    PK2US/PK4B/PK4UB clamp before they round: clamp of a NaN or an infinity is an operation on
+    it (GLSL 4.50 §4.7.1), so that field may hold any value."""
+    op = s.ins.op
+    bits = PACK_FIELDS[op]
+    mask = U32((1 << bits) - 1)
+    exe = np.asarray(s.exe, U32)
+    imp = np.asarray(s.imp, U32)
+    src = np.ascontiguousarray(np.broadcast_to(np.asarray(s.operands[0]).reshape(
+        len(exe), -1), (len(exe), 4))).view(U32)
+    ok = np.ones(exe.shape, bool)
+    for i in range(32 // bits):
+        shift = U32(i * bits)
+        e, m = (exe >> shift) & mask, (imp >> shift) & mask
+        if op == "PK2H":
+            free = _half_nan(e) & _half_nan(m)
+        else:
+            free = np.broadcast_to(_nonfinite(src[:, i])[:, None], exe.shape)
+        ok &= (e == m) | free
+    return ok
 
 
 def _nonfinite_doubles(s: Site) -> np.ndarray:

@@ -48,6 +48,12 @@ def _denormal(w) -> np.ndarray:
     return ((w & 0x7F800000) == 0) & ((w & 0x007FFFFF) != 0)
 
 
+def _half_nan(h) -> np.ndarray:
+    """A 16-bit float's bits (in the low 16 bits of ``h``) are a NaN."""
+    h = np.asarray(h, U32)
+    return ((h & 0x7C00) == 0x7C00) & ((h & 0x03FF) != 0)
+
+
 class Site:
     """One instruction's result on the lanes where it differs: what every rule reads.
 

@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..ir.model import DataType, Program, Stage
+from ..ir.ops import RAW_RESULT_OPS
 from . import permits
 from .nan_choices import DOUBLE_RESULTS, NanChoices
 from .compare import diff_lanes, flush as cmp_flush, same_words
@@ -225,9 +226,10 @@ class ReplayHook:
         # two NaNs are the same float whatever their bits (compare.same_words), but the words
         # of an integer or double result (a double's NaN has a float NaN's bits in its high
         # word) are compared exactly: a later instruction may read those bits
-        # (tests/test_tgsi_doubles.py: the sign of DRSQ's NaN, read by I2F)
+        # (tests/test_tgsi_doubles.py: the sign of DRSQ's NaN, read by I2F); so are a packed
+        # word's (PK2H: a float NaN pattern whose low half is another 16-bit value)
         same = same_words if x.rt == DataType.FLOAT and x.inst.op not in DOUBLE_RESULTS \
-            else np.equal
+            and x.inst.op not in RAW_RESULT_OPS else np.equal
         differ = ~same(as_written, imp) & written & known[:, None]
         if not differ.any():
             return exe
