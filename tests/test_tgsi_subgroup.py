@@ -181,3 +181,124 @@ def test_gl_spirv_is_refused_with_the_reason():
     assert (rep.status, rep.reason) == (
         "unsupported", "inter-lane opcodes on gl-spirv: Mesa's GL_ARB_gl_spirv crashes on "
                        "SPV_KHR_shader_ballot modules; the gl and vulkan backends verify them")
+
+
+#: the inter-lane opcodes after a KILL_IF: lanes with a negative x take the KIL
+KILLED = """FRAG
+DCL IN[0], GENERIC[0], CONSTANT
+DCL OUT[0], COLOR
+DCL OUT[1], COLOR[1]
+DCL TEMP[0..1]
+IMM[0] UINT32 {1, 0, 0, 0}
+  0: KILL_IF IN[0].xxxx
+  1: BALLOT TEMP[0].xy, IMM[0].xxxx
+  2: VOTE_ALL TEMP[0].z, IN[0].yyyy
+  3: VOTE_EQ TEMP[0].w, IN[0].zzzz
+  4: READ_FIRST TEMP[1], IN[0].wwww
+  5: MOV OUT[0], TEMP[0]
+  6: MOV OUT[1], TEMP[1]
+  7: END
+"""
+ONE_GROUP = np.array([[0, i] for i in range(8)])
+
+
+def _killed_run(flags: bool):
+    """Lanes 0 and 5 take the KIL; only they have y = 0 and z = 7; w is the lane number."""
+    v = np.zeros((8, 4), np.uint32)
+    v[:, 0] = np.float32(1.0).view(np.uint32)
+    v[[0, 5], 0] = np.float32(-1.0).view(np.uint32)
+    v[:, 1] = 1
+    v[[0, 5], 1] = 0
+    v[[0, 5], 2] = 7
+    v[:, 3] = np.arange(8)
+    prog = api.parse(KILLED)
+    prog.kills_as_flags = flags
+    return execute(prog, {"fragment.generic[0]": v}, subgroups=ONE_GROUP)
+
+
+def test_a_kil_ends_the_invocation_for_the_inter_lane_opcodes():
+    res = _killed_run(False)
+    assert np.flatnonzero(res.killed).tolist() == [0, 5]
+    ones = 0xFFFFFFFF
+    alive = [1, 2, 3, 4, 6, 7]
+    assert res.outputs["OUT0"][alive].tolist() == [[0b11011110, 0, ones, ones]] * 6
+    assert res.outputs["OUT1"][alive, 0].tolist() == [1] * 6       # lane 1 reads first
+
+
+def test_a_probe_program_flags_a_kil_and_leaves_the_lane_out_of_the_results():
+    """Program.kills_as_flags (the verifier's probe programs): lanes 0 and 5 run on and write
+    their outputs, and every lane gets the result over the others only -- what the program
+    gives its surviving lanes."""
+    res = _killed_run(True)
+    assert not res.killed.any()
+    ones = 0xFFFFFFFF
+    assert res.outputs["OUT0"].tolist() == [[0b11011110, 0, ones, ones]] * 8
+    assert res.outputs["OUT1"][:, 0].tolist() == [1] * 8
+
+
+def test_a_probe_program_with_inter_lane_opcodes_keeps_its_kils_as_flags():
+    from xlate.backends.glsl import emit_glsl
+    from xlate.verify.trace import without_kills
+    probe = without_kills(api.parse(KILLED))
+    assert probe.kills_as_flags and probe.instructions[0].op == "KIL"
+    body = emit_glsl(probe, "glsl450").source.split("void xl_main()\n{\n", 1)[1]
+    g = "floatBitsToUint(fragment_generic_0)"
+    assert body.split("    result_color0 =")[0] == (
+        "    if (any(lessThan(fragment_generic_0.xxxx, vec4(0.0)))) xl_killed = true;\n"
+        "    TEMP0.xy = uvec4(unpackUint2x32(ballotARB(1u != 0u && !xl_killed)), 0u, 0u).xy;\n"
+        f"    TEMP0.z = allInvocationsARB({g}.y != 0u || xl_killed) ? 0xffffffffu : 0u;\n"
+        f"    TEMP0.w = allInvocationsARB(xl_killed || {g}.z == xl_read_active({g}.z)) ? "
+        "0xffffffffu : 0u;\n"
+        f"    TEMP1 = xl_read_active({g}.wwww);\n")
+    # without inter-lane opcodes a KIL becomes a move, as before
+    plain = without_kills(api.parse(KILLED.split("  1:")[0] + "  1: END\n"))
+    assert not plain.kills_as_flags and plain.instructions[0].op == "MOV"
+
+
+def test_the_direct_path_does_not_take_a_probe_program():
+    from xlate.backends.spirv_direct import NotCovered, emit_spirv
+    from xlate.verify.trace import without_kills
+    with pytest.raises(NotCovered, match="a verifier probe program"):
+        emit_spirv(without_kills(api.parse(KILLED)))
+
+
+#: inter-lane opcodes after a KILL_IF that follows a texture lookup, whose freedoms send the
+#: verifier to its probes (after generated TGSI fragment seed 718, inputs seed 700)
+BALLOT_AFTER_KILL = """FRAG
+DCL IN[0], GENERIC[0], PERSPECTIVE
+DCL OUT[0], COLOR
+DCL OUT[1], COLOR[1]
+DCL SAMP[0]
+DCL TEMP[0..2]
+IMM[0] UINT32 {1, 0, 0, 0}
+  0: TXP TEMP[1], IN[0], SAMP[0], 2D
+  1: KILL_IF IN[0].xxxx
+  2: BALLOT TEMP[0].xy, IMM[0].xxxx
+  3: VOTE_EQ TEMP[0].z, IN[0].yyyy
+  4: VOTE_ALL TEMP[0].w, IN[0].zzzz
+  5: READ_FIRST TEMP[2], IN[0]
+  6: MOV OUT[0], TEMP[0]
+  7: ADD OUT[1], TEMP[1], TEMP[2]
+  8: END
+"""
+
+
+@pytest.mark.parametrize("backend", ["gl", "vulkan"])
+def test_a_ballot_after_a_kil_verifies_through_its_probes(backend):
+    rep = verify_source(BALLOT_AFTER_KILL, "kill.tgsi", lanes=256, seed=700, backend=backend,
+                        runner=gl_runner(backend))
+    assert rep.status == "pass", rep.reason
+    assert rep.reason.startswith("differences explained: "), rep.reason
+
+
+def test_probes_that_count_the_killed_lanes_are_a_mismatch(monkeypatch):
+    """The probe programs' BALLOT without the flag (every lane counted, as before): the probes
+    depart from the executor at the BALLOT, which the program never does."""
+    from xlate.backends.glsl import emitter
+    table = dict(emitter.snippet_table())
+    table[("BALLOT@flagged", "U")] = table[("BALLOT", "U")]
+    monkeypatch.setattr(emitter, "snippet_table", lambda: table)
+    rep = verify_source(BALLOT_AFTER_KILL, "kill.tgsi", lanes=256, seed=700, backend="gl",
+                        runner=gl_runner("gl"))
+    assert (rep.status, rep.reason) == (
+        "mismatch", "localized: divergence at 'BALLOT.U TEMP0.xy, {1, 0, 0, 0}.x' (line 10)")

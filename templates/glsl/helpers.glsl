@@ -537,6 +537,22 @@ vec4 xl_up4snorm(uint u) {
 // other invocations of the quad stay defined); READ_HELPER reads it with gl_HelperInvocation.
 bool xl_demoted = false;
 
+//@ killed
+// A verifier probe program (Program.kills_as_flags): set where a KIL would have ended the
+// invocation; the inter-lane operations leave such an invocation out (ops.txt "@flagged").
+bool xl_killed = false;
+
+//@ read_active  needs: killed
+// The value of the first invocation no KIL flagged (readFirstInvocationARB over those only);
+// with none, the subgroup's own first one.
+uint xl_first_active() {
+    uvec2 b = unpackUint2x32(ballotARB(!xl_killed));
+    return b.x != 0u ? uint(findLSB(b.x)) : b.y != 0u ? 32u + uint(findLSB(b.y))
+                                                       : readFirstInvocationARB(gl_SubGroupInvocationARB);
+}
+uint xl_read_active(uint v) { return readInvocationARB(v, xl_first_active()); }
+uvec4 xl_read_active(uvec4 v) { return readInvocationARB(v, xl_first_active()); }
+
 //@ doubles
 // TGSI doubles on words (the executor's xlate/exec/doubles.py, whose docstring gives the
 // readings): a double in xy and one in zw, low word first.

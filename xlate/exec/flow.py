@@ -436,6 +436,11 @@ def op_kil(x, st, lanes, cur):
         kill = np.broadcast_to((a < 0).any(axis=1), lanes.shape)
         if x.hook is not None:          # the verifier's replay may take the other permitted one
             kill = x.hook.kill_decision(x, st, lanes, kill, a)
+    if st.program.kills_as_flags:
+        # a verifier probe program: the lane runs on, out of the inter-lane opcodes' reach
+        st.flagged[lanes[kill]] = True
+        st.pc[lanes] = cur + 1
+        return
     st.killed[lanes[kill]] = True
     st.pc[lanes] = np.where(kill, DEAD, cur + 1)
 

@@ -37,6 +37,7 @@ class State:
         self.pc = np.full(lanes, program.entry, np.int32)
         self.steps = np.zeros(lanes, np.int64)
         self.killed = np.zeros(lanes, bool)
+        self.flagged = np.zeros(lanes, bool)    # a KIL taken under Program.kills_as_flags
         self.exceeded = np.zeros(lanes, bool)
         self.call_limit = program.call_depth          # MAX_PROGRAM_CALL_DEPTH_NV of the run
         cap = max(1, loop_depth * (self.call_limit + 1))

@@ -39,18 +39,21 @@ def default_partition(lanes: int, size: int = DEFAULT_SUBGROUP_SIZE) -> np.ndarr
 
 
 def _groups(x):
-    """(active lanes, their subgroup indices 0..n-1, n, their invocation numbers)."""
+    """(executing lanes, their subgroup indices 0..n-1, n, their invocation numbers, which of
+    them are active).  Every executing lane is active, except, in a verifier probe program
+    (``Program.kills_as_flags``), a lane flagged by KIL: it runs on and gets its subgroup's
+    result, to which it contributes nothing -- as if its KIL had ended it."""
     st = x.st
     lanes = st.all_lanes if x.idx is None else x.idx
     part = st.subgroups[lanes]
     keys, inv = np.unique(part[:, 0], return_inverse=True)
-    return lanes, inv.reshape(-1), len(keys), part[:, 1]
+    return lanes, inv.reshape(-1), len(keys), part[:, 1], ~st.flagged[lanes]
 
 
 def _vote(x, a, reduce):
-    lanes, g, n, _ = _groups(x)
+    lanes, g, n, _, active = _groups(x)
     val = np.broadcast_to(np.asarray(a)[:, 0], (len(lanes),))
-    return reduce(val, g, n)[g][:, None]
+    return reduce(val[active], g[active], n)[g][:, None]
 
 
 def _any(val, g, n):
@@ -71,7 +74,7 @@ def _eq(val, g, n):
     hi = np.full(n, np.iinfo(np.int64).min)
     np.minimum.at(lo, g, v)
     np.maximum.at(hi, g, v)
-    return np.where(lo == hi, np.uint32(0xFFFFFFFF), np.uint32(0))
+    return np.where(lo >= hi, np.uint32(0xFFFFFFFF), np.uint32(0))     # (>=: no active lane)
 
 
 def undefined_results(st) -> dict:
@@ -100,9 +103,9 @@ def op_vote_eq(x, a):
 
 @alu("BALLOT")
 def op_ballot(x, a):
-    lanes, g, n, inv = _groups(x)
+    lanes, g, n, inv, active = _groups(x)
     val = np.broadcast_to(np.asarray(a)[:, 0], (len(lanes),))
-    bits = np.where(val != 0, np.left_shift(np.uint64(1), inv.astype(np.uint64)), np.uint64(0))
+    bits = np.where((val != 0) & active, np.left_shift(np.uint64(1), inv.astype(np.uint64)), np.uint64(0))
     acc = np.zeros(n, np.uint64)
     np.bitwise_or.at(acc, g, bits)
     mask = acc[g]
@@ -114,10 +117,15 @@ def op_ballot(x, a):
 
 @alu("READFIRST")
 def op_read_first(x, a):
-    lanes, g, n, inv = _groups(x)
+    lanes, g, n, inv, active = _groups(x)
     a = np.broadcast_to(a, (len(lanes), 4))
     first = np.full(n, MAX_SUBGROUP_SIZE, np.int64)
-    np.minimum.at(first, g, inv)
+    np.minimum.at(first, g[active], inv[active])
+    if not active.all():
+        # a group of flagged lanes only (its result reaches nothing the verifier compares):
+        # its own first invocation
+        empty = first == MAX_SUBGROUP_SIZE
+        np.minimum.at(first, g[empty[g]], inv[empty[g]])
     pick = np.zeros(n, np.int64)
     hit = inv == first[g]
     pick[g[hit]] = np.nonzero(hit)[0]
@@ -126,8 +134,10 @@ def op_read_first(x, a):
 
 @alu("READINVOC")
 def op_read_invoc(x, a, b):
+    # (every executing lane can be read, a flagged one too: its KIL would have made the read
+    # undefined -- tgsi.rst: an invocation that is not active -- and the GLSL reads it)
     st = x.st
-    lanes, g, n, inv = _groups(x)
+    lanes, g, n, inv, _ = _groups(x)
     full = x.loaders[0](st, None)             # the operand on every lane of the chunk
     full = np.broadcast_to(full, (st.lanes, 4))
     part = st.subgroups

@@ -451,6 +451,11 @@ class Program:
     # offsets (storage buffers, shared memory), by name (MemRef.resource)
     local_size: tuple[int, int, int] | None = None
     resources: dict[str, Resource] = field(default_factory=dict)
+    # the verifier's probe programs (verify/trace.without_kills): a KIL that would end the
+    # invocation flags it instead -- it runs on and writes its outputs (the probes among them),
+    # but it is no longer an active invocation for the inter-lane opcodes, as after a real KIL.
+    # The executor and the GLSL backend both read it; no frontend sets it.
+    kills_as_flags: bool = False
 
     def reg(self, name: str) -> Register:
         return self.registers[name]

@@ -588,16 +588,26 @@ def without_kills(program: Program) -> Program:
     scratch TEMP (same instruction positions, so probes can still be placed before them).
     Without DEMOTE, READ_HELPER is 0 on both sides of a probe run where the main run had ~0:
     a demoted lane's outputs are not compared, but a neighbour's derivative of such a value
-    is then not localized (the probe run departs from the main run there)."""
+    is then not localized (the probe run departs from the main run there).
+
+    A program with inter-lane opcodes keeps its KILs, as flags (``Program.kills_as_flags``):
+    a lane that takes one runs on and writes its probes, but it stops counting as an active
+    invocation -- without that, every BALLOT or vote after a KIL saw the killed lanes in the
+    probe runs, which the main run never does (generated TGSI fragment seed 718, and a KILL_IF
+    after a TXP: the probes' BALLOT read 0xff where the program's read 0x99)."""
+    from .subgroups import uses_lane_ops
     prog = copy.copy(program)
     prog.registers = dict(program.registers)
     prog.registers["xv_nokill"] = Register("xv_nokill", RegKind.TEMP, DataType.NONE,
                                            implicit=True)
     prog.registers["xv_zero"] = Register("xv_zero", RegKind.CONST, DataType.FLOAT,
                                          value=((0, 0, 0, 0),), implicit=True)
+    flags = uses_lane_ops(program)
+    prog.kills_as_flags = flags
     prog.instructions = [Instruction("MOV", DataType.FLOAT, Dest("xv_nokill"),
                                      (Source("xv_zero"),), span=ins.span, text=ins.text)
-                         if ins.op in DISCARDS else ins for ins in program.instructions]
+                         if ins.op in DISCARDS and not (flags and ins.op == "KIL") else ins
+                         for ins in program.instructions]
     return prog
 
 

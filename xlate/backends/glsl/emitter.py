@@ -141,6 +141,8 @@ class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow, E
         except KeyError:
             table = snippet_table()
             entry = table.get((f"{key}@{self.profile}", tchar)) or table.get((key, tchar))
+            if self.prog.kills_as_flags:        # a verifier probe program (ops.txt "@flagged")
+                entry = table.get((f"{key}@flagged", tchar)) or entry
             entry = None if entry is not None and entry[0] == "-" else entry   # "-": no form here
             self.snippets[key, tchar] = entry
             return entry

@@ -347,6 +347,14 @@ class Instructions:
         return f"xl_{helper}({expr})"
 
     def emit_kil(self, ins: Instruction) -> list[str]:
+        if self.prog.kills_as_flags:
+            # a verifier probe program: the invocation runs on, flagged (ops.txt "@flagged")
+            self.need("killed")
+            return [line.replace("discard;", "xl_killed = true;") for line in
+                    self._discard(ins)]
+        return self._discard(ins)
+
+    def _discard(self, ins: Instruction) -> list[str]:
         if ins.cond is not None:
             cond = self.branch_cond(ins.cond)
             return ["discard;"] if cond is None else [f"if ({cond}) discard;"]

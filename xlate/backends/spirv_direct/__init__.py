@@ -41,6 +41,9 @@ def emit_spirv(prog: Program, profile: str = "vulkan", *, source_text: str | Non
     from ..reflect import reflection
     if profile not in ("vulkan", "glsl450"):
         raise ValueError(f"no SPIR-V for profile {profile!r}")
+    if prog.kills_as_flags:
+        # the verifier's probe programs run through the GLSL translation only
+        raise NotCovered("a verifier probe program (KIL as a flag, Program.kills_as_flags)")
     with paused():
         t0 = time.perf_counter()
         lowered = lower(prog, profile=profile)
