@@ -125,16 +125,13 @@ def test_a_loop_left_by_ret_verifies_when_its_tests_compare_values(forwarded, ba
                                                                   monkeypatch):
     """With the tests forwarded the program verifies -- on vulkan too, where the probe of the
     UIF is an IF whose test is forwarded as well (verify/trace.probe_value; as a conditional
-    write it read the flag words there); with CC1's flag words kept (the update's own kind
-    ignored, as before) llvmpipe's probes of the loop's UIF read the next pass's outcome on
-    the lanes that left by RET: an unexplained departure no output shows."""
+    write it read the flag words there).  With CC1's flag words kept (the update's own kind
+    ignored, as before) llvmpipe's compilation that probes the UIF's every pass reads the next
+    pass's outcome on the lanes that left by RET -- an unexplained departure no output showed
+    while the replay took that last value; the pass probed on its own (round two,
+    replay.ReplayHook._impl) is right, and the program verifies that way too."""
     if not forwarded:
         monkeypatch.setattr(condcodes, "_value_kind", lambda kind: None)
     rep = verify_source(LOOP_LEFT_BY_RET, "loop.tgsi", lanes=256, seed=202, backend=backend,
                         runner=gl_runner(backend))
-    if forwarded:
-        assert rep.status == "pass", (rep.reason, rep.localization[:2])
-    else:
-        assert rep.status == "mismatch", rep.reason
-        assert rep.reason == "localized: cc at 'IF (NE1.x)' (line 29)", rep.reason
-        assert rep.total_differences == 0
+    assert rep.status == "pass", (rep.reason, rep.localization[:2])

@@ -789,3 +789,73 @@ def test_an_edge_is_chosen_at_the_level_a_flushed_lod_selects():
     v, _ = _txl(denormal, lambda e: texel(1, 1), texture=tex, at=(0.5, 0.5))
     assert v == ["boundary"] * 4
     assert _txl(denormal, lambda e: texel(0, 0), texture=tex, at=(0.5, 0.5))[0] == [""] * 4
+
+
+def test_a_pass_probed_on_its_own_comes_before_the_last_value():
+    """A repeated instruction's value at pass p: the probe of that pass alone (``nth``) before
+    the last-value probe, whose compilation may have run the loop's top once more on a lane
+    that had left it (llvmpipe; generated TGSI vertex seed 711).  A lane that reads a last
+    value has its departures judged again in round two, once the passes are probed alone."""
+    from xlate.verify.replay import ImplValues, ReplayHook
+    prog = xlate.parse("VERT\nDCL IN[0]\nDCL OUT[0], POSITION\n  0: MOV OUT[0], IN[0]\n"
+                     "  1: END\n")
+    last = np.array([[1, 1, 1, 1], [3, 3, 3, 3]], np.uint32)
+    alone = np.array([[2, 2, 2, 2], [4, 4, 4, 4]], np.uint32)
+    count = np.array([1, 2])
+    hook = ReplayHook(prog, {0: ImplValues(last, count, {1: alone})}, 2, "gl")
+    known, imp = hook._impl(0, np.array([0, 1]), np.array([1, 2]))
+    # lane 0, pass 1: probed alone; lane 1, pass 2 (its last): no probe of pass 2 alone
+    assert known.tolist() == [True, True]
+    assert imp.tolist() == [[2, 2, 2, 2], [3, 3, 3, 3]]
+    assert hook.read_last.tolist() == [False, True]
+
+
+#: generated TGSI vertex seed 711 (inputs seed 700), reduced: a counted loop left by its second
+#: BRK; the lookups of the SWITCH's UP2US send the verifier to its probes, and the compilation
+#: probing the UIF's every pass ran the loop's top once more on lanes that had left it
+LOOP_LEFT_BY_SECOND_BRK = """VERT
+DCL IN[0]
+DCL IN[1]
+DCL IN[2]
+DCL OUT[0], POSITION
+DCL CONST[0..3]
+DCL TEMP[0..5]
+DCL ADDR[0]
+IMM[0] INT32 {0, 1, 3, -1}
+IMM[1] INT32 {16, 1, 5, -1}
+  0: MOV TEMP[1], IN[1].ywyx
+  1: SWITCH CONST[3]
+  2:   CASE IMM[1].wwww
+  3:   BRK
+  4:   CASE IMM[1].yyyy
+  5:   UP2US TEMP[0], IN[2]
+  6:   BRK
+  7:   CASE IMM[1].xxxx
+  8:   DEFAULT
+  9:   BRK
+ 10: ENDSWITCH
+ 11: F2I TEMP[5].x, TEMP[1].wwww
+ 12: IMIN TEMP[5].x, TEMP[5].xxxx, IMM[0].zzzz
+ 13: BGNLOOP :0
+ 14:   ISGE TEMP[5].y, IMM[0].xxxx, TEMP[5].xxxx
+ 15:   UIF TEMP[5].yyyy :0
+ 16:     BRK
+ 17:   ENDIF
+ 18:   UADD TEMP[5].x, TEMP[5].xxxx, IMM[0].wwww
+ 19:   IF IN[2] :0
+ 20:     BRK
+ 21:   ENDIF
+ 22: ENDLOOP :0
+ 23: DP4_SAT OUT[0], TEMP[1].wwzw, IN[2].yywz
+ 24: UIF CONST[ADDR[0].z+1].yyyy :0
+ 25:   RET
+ 26: ENDIF
+ 27: END
+"""
+
+
+def test_a_loop_left_by_its_second_brk_verifies_with_its_passes_probed_alone():
+    from xlate.verify.core import verify_source
+    rep = verify_source(LOOP_LEFT_BY_SECOND_BRK, "loop.tgsi", lanes=256, seed=700,
+                        backend="gl", runner=gl_runner("gl"))
+    assert rep.status == "pass", (rep.reason, rep.localization[:2])

@@ -117,6 +117,8 @@ class ReplayHook:
         self.passes = {k: np.zeros(lanes, np.int64) for k in self.instructions}
         self.bad = np.zeros(lanes, bool)            # lanes with an unexplained departure
         self.unchecked = np.zeros(lanes, bool)      # lanes with an execution whose value is unknown
+        # lanes that took a repeated instruction's value from its last-value probe
+        self.read_last = np.zeros(lanes, bool)
         self.unexplained: list[Departure] = []
         # departures on lanes where an earlier execution went unchecked (a loop pass whose
         # value was not probed): judged again once every pass is probed, unless ``final``
@@ -143,7 +145,16 @@ class ReplayHook:
             known[:] = p == 1
             imp[:] = iv.last[lanes]
         else:
-            last = p == iv.count[lanes]
+            # a pass probed on its own (``nth``: a compilation that records that pass only)
+            # before the last value (a compilation that records every pass, the last one
+            # kept): llvmpipe ran the top of a loop once more on lanes that had left it by a
+            # later BRK in one probe compilation, and not in the others (generated TGSI vertex
+            # seed 711, inputs seed 700) -- its last value was another pass's
+            for q, words in iv.nth.items():
+                m = p == q
+                known |= m
+                imp[m] = words[lanes[m]]
+            last = (p == iv.count[lanes]) & ~known
             # the executor runs the instruction more often than the implementation did: the
             # control flow has parted (found at the condition that decided it, or here)
             ahead = p > iv.count[lanes]
@@ -154,10 +165,8 @@ class ReplayHook:
                     self._flow_parted(k, int(lane), int(p[lanes == lane][0]))
             known |= last
             imp[last] = iv.last[lanes[last]]
-            for q, words in iv.nth.items():
-                m = (p == q) & ~known
-                known |= m
-                imp[m] = words[lanes[m]]
+            # a departure there is judged again with the pass probed on its own (round two)
+            self.read_last[lanes[last]] = True
         return known, imp
 
     def __call__(self, x, st, idx, ops, bits, cmask):
@@ -428,7 +437,7 @@ class ReplayHook:
 
     def _unexplained(self, lane: int, dep: Departure) -> None:
         self.bad[lane] = True
-        if not self.final and self.unchecked[lane]:
+        if not self.final and (self.unchecked[lane] or self.read_last[lane]):
             self.tentative.append(dep)
         else:
             self.unexplained.append(dep)
@@ -485,7 +494,8 @@ def replay(program: Program, facts, reflection, gen, cap, runner, lanes: int,
     values = probe_values(program, gen, runner, lanes, probe, runs=runs, log=log)
     conds = probe_conditions(program, gen, runner, lanes, values, probe, log=log)
     # round one: the last pass of each instruction; round two (when a lane that still differs
-    # went through passes whose values were not probed): each of the first PASS_LIMIT passes
+    # went through passes whose values were not probed, or departed where it read a repeated
+    # instruction's last value): each of the first PASS_LIMIT passes, probed on its own
     repeated = any(v.count is not None for v in values.values())
     killed = getattr(cap, "killed", None)
     hook = ReplayHook(program, values, lanes, backend, conds, final=not repeated,
