@@ -707,3 +707,22 @@ def test_texcoord_range_permits_texel_values_only_beyond_1e5_texels():
                                                           [False, False, False, False]]
     site.ins.tex.target = "SHADOW2D"
     assert not permits.rule_texcoord_range(site).any()
+
+
+def test_texcoord_range_of_a_gather_is_the_gathered_components_range():
+    """A gather far out (TG4 at s = 1.4e32: generated TGSI fragment seed 816) reads its four
+    texels' gathered component: every result component within that component's range
+    (here y: -1 .. 1, the border's 0 included), not its own."""
+    P = SimpleNamespace(W=np.array([8]), H=np.array([8]), Z=np.array([1]), kind="f",
+                        data=np.array([[0.0, -1.0, 2.0, 1.0], [0.5, 1.0, 3.0, 1.0]]),
+                        border=np.array([0.25, 0.0, 2.5, 1.0]))
+    coord = np.array([[1.4e32, 0.5, 0, 1]], np.float32)
+    exe = np.zeros((1, 4), np.float32)
+    imp = np.array([[-1.0, 0.5, 2.5, 1.0]], np.float32)
+    site = SimpleNamespace(
+        ins=SimpleNamespace(op="TXG", tex=SimpleNamespace(target="2D", unit=0, component=1)),
+        op=SimpleNamespace(rt=permits.DataType.FLOAT, st=SimpleNamespace(textures={0: P})),
+        operands=[coord], exe=exe.view(np.uint32), imp=imp.view(np.uint32))
+    assert permits.rule_texcoord_range(site).tolist() == [[True, True, False, True]]
+    site.ins.tex.component = 2                      # z: 2 .. 3, the border's 2.5
+    assert permits.rule_texcoord_range(site).tolist() == [[False, False, True, False]]

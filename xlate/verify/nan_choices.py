@@ -16,8 +16,9 @@ producer may have chosen in place of the one held; where one of them gives the
 implementation's value exactly (every word the reader wrote), that value is adopted, verdict
 ``nanchoice``.  The choices of a producer are finite: each NaN operand that reaches the result
 element (quieted, converted as the operation converts) and the default quiet NaN, each with
-either sign (a 16-bit NaN that PK2H packs: also all payload bits set, :func:`_half_choices`) -- so a wrong reader still departs on every lane where no such NaN explains it, and
-on every lane without a NaN.
+either sign (a 16-bit NaN that PK2H packs: also all payload bits set, :func:`_half_choices`)
+-- so a wrong reader still departs on every lane where no such NaN explains it, and on every
+lane without a NaN.
 
 Only a NaN *written by a float or double operation* is a choice: a NaN moved, or built or
 changed by integer operations, is exact bits, and a reader of it gets no alternative.  The

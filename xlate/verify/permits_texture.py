@@ -29,10 +29,13 @@ def rule_texcoord_range(s: Site) -> np.ndarray:
     any texel of any level, or the border colour, may be read and filtered.  Shown by the
     value: each component lies within the range of the texture's texels and border colour.
     (The generator's inputs reach 1e38; llvmpipe wraps such coordinates through integer
-    conversions.)  Where u overflows the float range, any value.  Verdict ``range``."""
+    conversions.)  Where u overflows the float range, any value.  Verdict ``range``.
+    A gather (TXG) reads its four texels' gathered component: each result component lies
+    within that component's range (generated TGSI fragment seed 816, inputs seed 800: TG4 at
+    s = 1.4e32 on a 2D texture)."""
     none = np.zeros(s.exe.shape, bool)
     tex = s.ins.tex
-    if s.ins.op not in SAMPLING_OPS or tex is None or s.op.rt != DataType.FLOAT or \
+    if s.ins.op not in SAMPLING_OPS + ("TXG",) or tex is None or s.op.rt != DataType.FLOAT or \
             "SHADOW" in tex.target or tex.target not in _RANGE_TARGETS:
         return none
     textures = getattr(s.op.st, "textures", None)
@@ -60,8 +63,12 @@ def rule_texcoord_range(s: Site) -> np.ndarray:
     border = np.asarray(P.border, np.float64).reshape(-1)
     ok = np.zeros(s.exe.shape, bool)
     imp = np.ascontiguousarray(s.imp).view(F32).astype(np.float64)
-    for comp in range(min(4, data.shape[1])):
-        values = np.concatenate([data[:, comp], border[comp:comp + 1]])
+    gather = s.ins.op == "TXG"
+    for comp in range(4 if gather else min(4, data.shape[1])):
+        read = tex.component if gather else comp
+        if read >= data.shape[1]:
+            continue
+        values = np.concatenate([data[:, read], border[read:read + 1]])
         values = values[np.isfinite(values)]
         if not len(values):
             continue
