@@ -859,3 +859,34 @@ def test_a_loop_left_by_its_second_brk_verifies_with_its_passes_probed_alone():
     rep = verify_source(LOOP_LEFT_BY_SECOND_BRK, "loop.tgsi", lanes=256, seed=700,
                         backend="gl", runner=gl_runner("gl"))
     assert rep.status == "pass", (rep.reason, rep.localization[:2])
+
+
+#: generated NV4 fragment seed 811 (inputs seed 800), reduced: the MIN of pass 4 of the outer
+#: REP reads the SIN of pass 9 of the inner one, which llvmpipe computed 1 ulp off (within its
+#: tolerance) -- a pass beyond the eight round two probes
+NESTED_REPS = """!!NVfp4.0
+TEMP R0, R3, R4;
+MOV.F R3, fragment.texcoord[0].ywxw;
+REP 4;
+  MIN.F R0.x, -R3.yxzw, R4;
+  REP 3;
+    SIN.F.SAT R4, -fragment.texcoord[1].y;
+  ENDREP;
+ENDREP;
+MOV.F result.color, R4;
+END
+"""
+
+
+def test_a_departure_after_an_unprobed_pass_gets_its_passes_probed(monkeypatch):
+    from xlate.verify import replay
+    from xlate.verify.core import verify_source
+    rep = verify_source(NESTED_REPS, "reps.fp", lanes=256, seed=800, backend="gl",
+                        runner=gl_runner("gl"))
+    assert rep.status == "pass", (rep.reason, rep.localization[:2])
+    # without round three, the pass-9 SIN the executor kept is a departure at the MIN
+    monkeypatch.setattr(replay, "PASS_LIMIT_WIDE", replay.PASS_LIMIT)
+    rep = verify_source(NESTED_REPS, "reps.fp", lanes=256, seed=800, backend="gl",
+                        runner=gl_runner("gl"))
+    assert (rep.status, rep.reason) == (
+        "mismatch", "localized: divergence at 'MIN.F R0.x, -R3.yxzw, R4' (line 5)")
