@@ -890,3 +890,31 @@ def test_a_departure_after_an_unprobed_pass_gets_its_passes_probed(monkeypatch):
                         runner=gl_runner("gl"))
     assert (rep.status, rep.reason) == (
         "mismatch", "localized: divergence at 'MIN.F R0.x, -R3.yxzw, R4' (line 5)")
+
+
+def test_a_dot_products_denormal_partial_sum_may_be_flushed():
+    """DP3 of products near 1.2e-38: the first two sum to a denormal, which an implementation
+    that flushes denormals flushes before the third is added (GLSL 4.50 §4.7.1; generated
+    FP1.0 fragment seed 913, inputs seed 900).  That value is permitted ('ftz'); one ulp off
+    it is not."""
+    from xlate.verify.replay import ImplValues, ReplayHook
+    prog = xlate.parse("FRAG\nDCL OUT[0], COLOR\nDCL TEMP[0]\n"
+                     "IMM[0] FLT32 {2.897012948989868, -2.5, -2.490098714828491, 0.0}\n"
+                     "IMM[1] UINT32 {8421504, 8421504, 8421504, 8421504}\n"
+                     "  0: DP3 TEMP[0], IMM[0], IMM[1]\n  1: MOV OUT[0], TEMP[0]\n"
+                     "  2: END\n", filename="dp3.tgsi")
+    rec = _Record(len(prog.instructions))
+    execute(prog, {}, lanes=1, hooks=rec)
+    r = np.float32(1.1801040622505304e-38)
+    p = np.float32([2.897012948989868, -2.5, -2.490098714828491]) * r
+    assert 0 < abs(p[0] + p[1]) < np.float32(1.1754944e-38)          # a denormal partial sum
+    assert rec.words[0][0, 0] == ((p[0] + p[1]) + p[2]).view(np.uint32)
+    flushed = int(p[2].view(np.uint32))
+    for got, ok in ((flushed, True), (flushed + 1, False)):
+        words = {k: np.array([[got] * 4], np.uint32) for k in rec.words}
+        hook = ReplayHook(prog, {k: ImplValues(w) for k, w in words.items()}, 1, "gl")
+        execute(prog, {}, lanes=1, hooks=hook)
+        if ok:
+            assert hook.unexplained == [] and hook.adopted == {(0, "ftz"): 4}
+        else:
+            assert [(d.index, d.verdict) for d in hook.unexplained] == [(0, "")]

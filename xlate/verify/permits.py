@@ -113,7 +113,7 @@ def rule_ftz(s: Site) -> np.ndarray:
     preserving the sign bit"; GLSL 4.50 §4.7.1).  Shown by recomputation: the implementation's
     value is the executor's result flushed, or the instruction recomputed with every denormal
     operand flushed (and its result flushed), or -- for dot products and MAD -- with the
-    denormal intermediate products flushed."""
+    denormal intermediate products (and a dot product's partial sums) flushed."""
     if s.ins.op in DOUBLE_OPS:
         return _ftz_doubles(s)
     flushed = cmp.flush(s.exe)
@@ -273,9 +273,12 @@ def _flushed_derivative(s: Site) -> np.ndarray | None:
 
 
 def _flushed_intermediates(s: Site) -> np.ndarray | None:
-    """DPn/DPH/DP2A/MAD/LRP recomputed with each product flushed when denormal (summed in the
-    executor's order: dot products left to right, LRP as a*b + (1-a)*c); None for other
-    opcodes or when no product is denormal."""
+    """DPn/DPH/DP2A/MAD/LRP recomputed with each product flushed when denormal, and for the dot
+    products each partial sum too (summed in the executor's order: dot products left to
+    right, LRP as a*b + (1-a)*c) -- an implementation that flushes denormals flushes every
+    step it rounds (generated FP1.0 fragment seed 913, inputs seed 900: in a DP3 of
+    -1.18e-38-sized products, the first two summed to a denormal that llvmpipe flushed);
+    None for other opcodes or when no product and no partial sum is denormal."""
     op = s.ins.op
     if op not in _DOTS and op not in ("MAD", "LRP"):
         return None
@@ -292,20 +295,26 @@ def _flushed_intermediates(s: Site) -> np.ndarray | None:
             if not (_denormal(prod.view(U32)).any() or _denormal(other.view(U32)).any()):
                 return None
             return _saturated(s, (flush(prod) + flush(other)).astype(F32))
-        if not _denormal(prod.view(U32)).any():
-            return None
+        denormal = _denormal(prod.view(U32)).any()
         p = flush(prod)
         if op == "MAD":
+            if not denormal:
+                return None
             r = (p + np.asarray(s.operands[2], F32)).astype(F32)
         else:
             n = _DOTS[op]
             r = p[:, 0].copy()
             for i in range(1, n):
                 r = (r + p[:, i]).astype(F32)
+                if i < n - 1 or op in ("DPH", "DP2A"):      # a partial sum
+                    denormal = denormal or _denormal(r.view(U32)).any()
+                    r = flush(r)
             if op == "DPH":
                 r = (r + b[:, 3]).astype(F32)
             elif op == "DP2A":
                 r = (r + np.asarray(s.operands[2], F32)[:, 0]).astype(F32)
+            if not denormal:
+                return None
             r = np.broadcast_to(r[:, None], (len(r), 4))
         return _saturated(s, r)
 
