@@ -278,3 +278,42 @@ def test_a_unorm_pack_of_a_nan_frees_that_byte_only(packed, permitted):
         assert hook.unexplained == [] and hook.adopted == {(0, "nonfinite"): 4}
     else:
         assert [(d.index, d.verdict) for d in hook.unexplained] == [(0, "")]
+
+
+#: a NaN (INF * 0) written to a SHORT temporary -- converted to fp16 and back -- then through
+#: a DP3 to UP2US, which reads its bits (generated ARBfp+NV2 fragment seed 908, inputs seed
+#: 900: llvmpipe's SHORT temporary held 0x7FFFFFFF where the executor's held the default NaN)
+THROUGH_FP16 = """!!ARBfp1.0
+OPTION NV_fragment_program2;
+SHORT TEMP h;
+TEMP r, d;
+RCP r.x, 0.0;
+MUL r.y, r.x, 0.0;
+MOV h, r.y;
+DP3 d, -h, {-2.5, 0.25, 3.0, 0.0};
+UP2US result.color, d.y;
+END
+"""
+
+
+@pytest.mark.parametrize("short, explained", [(True, True), (False, False)])
+def test_a_nan_through_fp16_may_come_back_with_every_payload_bit(short, explained):
+    """The NaN's fp16 round trip (FP16_NANS) is a choice of the SHORT write, and passes through
+    the DP3 that reads it: UP2US of 0x7FFFFFFF is explained.  Without the SHORT (a full-precision
+    temporary) no conversion made the NaN, and the same bits are a departure."""
+    text = THROUGH_FP16 if short else THROUGH_FP16.replace("SHORT TEMP h;\nTEMP r, d;",
+                                                          "TEMP h, r, d;")
+    prog = api.parse(text, filename="fp16.fp")
+    assert (prog.instructions[2].precision == "FP16") == short
+    rec = _Record(len(prog.instructions))
+    execute(prog, {}, lanes=1, hooks=rec)
+    assert rec.words[3][0].tolist() == [0x7FC00000] * 4            # the executor's DP3 NaN
+    words = dict(rec.words)
+    words[2] = words[3] = np.array([[0x7FFFFFFF] * 4], np.uint32)
+    words[4] = np.array([[0x3F800000, 0x3EFFFF00] * 2], np.uint32)  # UP2US of 0x7FFFFFFF
+    hook = ReplayHook(prog, {k: ImplValues(w) for k, w in words.items()}, 1, "gl")
+    execute(prog, {}, lanes=1, hooks=hook)
+    if explained:
+        assert hook.unexplained == [] and hook.adopted == {(4, "nanchoice"): 4}
+    else:
+        assert [(d.index, d.verdict) for d in hook.unexplained] == [(4, "")]

@@ -167,7 +167,8 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
         "nan_choices: an instruction reading a NaN that a float or double operation wrote, "
         "recomputed with another NaN that operation may have returned (a NaN operand of it, "
         "quieted, or the default NaN, either sign; a PK2H half NaN: its payload, 0x7E00 or "
-        "0x7FFF, either sign), gives the implementation's value exactly"),
+        "0x7FFF, either sign; a NaN through an fp16 conversion: 0x7FFFFFFF or 0x7FFFE000, "
+        "either sign), gives the implementation's value exactly"),
 }
 
 F32_MIN_NORMAL = np.float32(1.1754943508222875e-38)

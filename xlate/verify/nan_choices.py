@@ -47,9 +47,15 @@ HALF_RESULTS = frozenset({"PK2H"})
 DOUBLE_OPERANDS = (DOUBLE_RESULTS - {"F2D"}) | {"D2F"}
 #: float-result opcodes that make no NaN: they move bits (replay's MOVES and BIT_READS)
 NO_CHOICE = frozenset({"MOV", "SWZ", "UP2H", "UP2US", "UP4B", "UP4UB"})
-#: alternatives kept per register word: the value written, the default NaN and up to three NaN
-#: operands, each with either sign
-CHOICES = 10
+#: alternatives kept per register word: the value written, the default NaN, up to three NaN
+#: operands and the two fp16 round-trip forms (:data:`FP16_NANS`), each with either sign
+CHOICES = 14
+#: a float NaN that went through a conversion to fp16 and back (IR precision "FP16": an H
+#: suffix, a SHORT or H register) keeps at most its top payload bits (IEEE: 0x7FFFE000 from the
+#: half 0x7FFF), or comes back with all of them set: llvmpipe turned the default NaN written to
+#: a SHORT temporary into 0x7FFFFFFF (generated ARBfp+NV2 fragment seed 908, inputs seed 900:
+#: UP2US of a DP3 of it read those bits)
+FP16_NANS = (0x7FFFFFFF, 0x7FFFE000)
 
 
 def _float_nan(w) -> np.ndarray:
@@ -78,8 +84,9 @@ def _elements(x, ops, n: int) -> tuple[str, list[np.ndarray]] | None:
         kind = "double"
     elif op in HALF_RESULTS:
         kind = "half"
-    elif op == "D2F" or (x.rt == DataType.FLOAT and op not in NO_CHOICE):
-        kind = "float"
+    elif op == "D2F" or (x.rt == DataType.FLOAT and
+                         (op not in NO_CHOICE or x.inst.precision == "FP16")):
+        kind = "float"          # (a move converted to fp16 makes its NaN: FP16_NANS)
     else:
         return None
     out = []
@@ -99,11 +106,13 @@ def _elements(x, ops, n: int) -> tuple[str, list[np.ndarray]] | None:
     return kind, out
 
 
-def choices(x, ops, out) -> tuple[np.ndarray, np.ndarray] | None:
+def choices(x, ops, out, fp16=None) -> tuple[np.ndarray, np.ndarray] | None:
     """The NaNs instruction ``x`` (operands ``ops`` as it read them) may have written instead
     of ``out`` ((n, 4) words): (CHOICES, n, 4) words -- ``out`` itself where its element holds
     no NaN -- and the (n, 4) mask of the words that are a choice.  None: no element of ``out``
-    is a NaN of x's making."""
+    is a NaN of x's making.  ``fp16``: (n,) lanes where a NaN operand came through an fp16
+    conversion, whose round-trip forms (:data:`FP16_NANS`) x may pass on (x's own conversion
+    to fp16 counts on every lane)."""
     n = len(out)
     got = _elements(x, ops, n)
     if got is None:
@@ -134,6 +143,12 @@ def choices(x, ops, out) -> tuple[np.ndarray, np.ndarray] | None:
             for f in sources:
                 w = np.ascontiguousarray(f, np.float32).view(U32) | U32(0x00400000)
                 picks.append(np.where(_float_nan(w), w, out))
+            picks = picks[:CHOICES // 2 - len(FP16_NANS)]
+            via = np.zeros(n, bool) if fp16 is None else np.asarray(fp16, bool)
+            if x.inst.precision == "FP16":
+                via = np.ones(n, bool)
+            if via.any():
+                picks += [np.where(via[:, None], U32(word), out) for word in FP16_NANS]
             mask = nan
             sign = np.full((n, 4), SIGN, U32)
     picks = picks[:CHOICES // 2]
@@ -169,8 +184,10 @@ def _half_choices(out, source) -> tuple[np.ndarray, np.ndarray] | None:
 
 
 #: readers recomputed on a selection of their own (one lane per combination of choices): the
-#: componentwise opcodes and the doubles, whose result reads no other lane (not the derivatives)
-READERS = (COMPONENTWISE - {"DDX", "DDY"}) | DOUBLE_OPS | DOUBLE_RESULTS
+#: componentwise opcodes, the doubles and the unpacks of a word's bits, whose result reads no
+#: other lane (not the derivatives)
+READERS = (COMPONENTWISE - {"DDX", "DDY"}) | DOUBLE_OPS | DOUBLE_RESULTS | \
+    {"UP2H", "UP2US", "UP4B", "UP4UB"}
 #: combinations of choices tried per lane, at most
 MAX_COMBINATIONS = 4096
 
@@ -187,6 +204,7 @@ class NanChoices:
         self.held: dict[str, np.ndarray] = {}       # reg -> (lanes, 4) words that are a choice
         self.elem: dict[str, np.ndarray] = {}       # reg -> (lanes, 4) element of each word
         self.alts: dict[str, np.ndarray] = {}       # reg -> (CHOICES, lanes, 4)
+        self.fp16: dict[str, np.ndarray] = {}       # reg -> (lanes,) its NaN came through fp16
 
     def wrote(self, x, ops, lanes, out, written) -> None:
         """Instruction ``x`` wrote ``out`` ((n, 4) words) on ``lanes``, components ``written``."""
@@ -201,7 +219,11 @@ class NanChoices:
             return
         reg = _key(dst.reg, dst.index)
         out = np.ascontiguousarray(np.broadcast_to(out, (len(lanes), 4)), U32)
-        got = choices(x, ops, out)
+        via = np.zeros(len(lanes), bool)
+        for src in x.inst.srcs:
+            if src.index is None and src.reg in self.fp16:
+                via |= self.fp16[src.reg][lanes]
+        got = choices(x, ops, out, via)
         if got is None and reg not in self.held:
             return
         if reg not in self.held:
@@ -219,6 +241,11 @@ class NanChoices:
         self.held[reg][lanes] = np.where(w, mask, self.held[reg][lanes])
         self.elem[reg][lanes] = np.where(w, elem[None], self.elem[reg][lanes])
         self.alts[reg][:, lanes] = np.where(w[None], alts, self.alts[reg][:, lanes])
+        if x.inst.precision == "FP16":
+            via[:] = True
+        if via.any() or reg in self.fp16:
+            marks = self.fp16.setdefault(reg, np.zeros(self.lanes, bool))
+            marks[lanes] = np.where(w.any(axis=1), via & mask.any(axis=1), marks[lanes])
 
     def _operand(self, src, lane: int, words: np.ndarray, element: int | None = None):
         """The choices a plain register source holds on ``lane`` as read (swizzled; ``words``:
