@@ -105,7 +105,8 @@ def op_vote_eq(x, a):
 def op_ballot(x, a):
     lanes, g, n, inv, active = _groups(x)
     val = np.broadcast_to(np.asarray(a)[:, 0], (len(lanes),))
-    bits = np.where((val != 0) & active, np.left_shift(np.uint64(1), inv.astype(np.uint64)), np.uint64(0))
+    bits = np.where((val != 0) & active, np.left_shift(np.uint64(1), inv.astype(np.uint64)),
+                    np.uint64(0))
     acc = np.zeros(n, np.uint64)
     np.bitwise_or.at(acc, g, bits)
     mask = acc[g]
