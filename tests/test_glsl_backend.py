@@ -318,7 +318,8 @@ def test_every_helper_compiles_precise():
     from xlate.backends.glsl.emitter import HELPER_EXTENSIONS
     body = "\n".join(precise_helper(text) for text in _profile_helpers("glsl450"))
     # the extensions some helper sections require (the emitter adds them when it uses them)
-    exts = "".join(f"#extension {e} : require\n" for e in sorted(set(HELPER_EXTENSIONS.values())))
+    exts = "".join(f"#extension {e} : require\n"
+                   for e in sorted({e for group in HELPER_EXTENSIONS.values() for e in group}))
     src = "#version 450\n" + exts + "layout(location = 0) out vec4 o;\n" + body + \
         "\nvoid main() { o = vec4(0.0); }\n"
     assert validate_spirv(compile_glsl(src, "frag")) is None

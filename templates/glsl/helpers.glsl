@@ -553,6 +553,12 @@ uint xl_first_active() {
 uint xl_read_active(uint v) { return readInvocationARB(v, xl_first_active()); }
 uvec4 xl_read_active(uvec4 v) { return readInvocationARB(v, xl_first_active()); }
 
+//@ read_active@glsl330
+// (no inter-lane operations in this profile: ops.txt)
+
+//@ read_active@es310
+// (no inter-lane operations in this profile: ops.txt)
+
 //@ doubles
 // TGSI doubles on words (the executor's xlate/exec/doubles.py, whose docstring gives the
 // readings): a double in xy and one in zw, low word first.

@@ -33,7 +33,9 @@ _TAG = re.compile("\x00(\\d+)(c?)\x00")
 # lines no compiler message can be about: with #line directives their numbers do not matter
 _FILLER = frozenset(["", "{", "}", "else", "do", "} while (false);"])
 #: helper sections of helpers.glsl that need a GLSL extension (#extension ... : require)
-HELPER_EXTENSIONS = {"int64": "GL_ARB_gpu_shader_int64"}
+HELPER_EXTENSIONS = {"int64": ("GL_ARB_gpu_shader_int64",),
+                     # (a verifier probe program's inter-lane opcodes: ops.txt "@flagged")
+                     "read_active": ("GL_ARB_shader_ballot", "GL_ARB_gpu_shader_int64")}
 
 
 _WORD = re.compile(r"\w+")
@@ -130,8 +132,8 @@ class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow, E
         text, needs = helper_library()[helper]
         for n in needs:
             self.need(n)
-        if helper in HELPER_EXTENSIONS:
-            self.require(HELPER_EXTENSIONS[helper])
+        for extension in HELPER_EXTENSIONS.get(helper, ()):
+            self.require(extension)
         self.helpers.append(helper)
 
     def snippet(self, key: str, tchar: str):
@@ -141,7 +143,8 @@ class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow, E
         except KeyError:
             table = snippet_table()
             entry = table.get((f"{key}@{self.profile}", tchar)) or table.get((key, tchar))
-            if self.prog.kills_as_flags:        # a verifier probe program (ops.txt "@flagged")
+            if self.prog.kills_as_flags and entry is not None and entry[0] != "-":
+                # a verifier probe program (ops.txt "@flagged"), where the profile has the op
                 entry = table.get((f"{key}@flagged", tchar)) or entry
             entry = None if entry is not None and entry[0] == "-" else entry   # "-": no form here
             self.snippets[key, tchar] = entry

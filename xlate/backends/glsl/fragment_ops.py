@@ -55,10 +55,3 @@ LANE_EXTENSIONS = {
     "BALLOT": ("GL_ARB_shader_ballot", "GL_ARB_gpu_shader_int64"),
     "READFIRST": ("GL_ARB_shader_ballot",), "READINVOC": ("GL_ARB_shader_ballot",),
 }
-#: their extensions in a verifier probe program (ops.txt "@flagged"): the first invocation no
-#: KIL flagged is found through a ballot (uint64_t)
-FLAGGED_LANE_EXTENSIONS = {
-    **LANE_EXTENSIONS,
-    "VOTEEQ": ("GL_ARB_shader_group_vote", "GL_ARB_shader_ballot", "GL_ARB_gpu_shader_int64"),
-    "READFIRST": ("GL_ARB_shader_ballot", "GL_ARB_gpu_shader_int64"),
-}

@@ -15,8 +15,7 @@ from ...passes.types import RAW_OPERAND_OPS, operand_type, result_type
 from ..refusal import Unsupported
 from .tables import cc_tests, cc_value_tests, helper_library
 from .expressions import fill
-from .fragment_ops import (CLOCK_EXTENSION, FLAGGED_LANE_EXTENSIONS, INTERP_OPS, LANE_EXTENSIONS,
-                           interpolant)
+from .fragment_ops import CLOCK_EXTENSION, INTERP_OPS, LANE_EXTENSIONS, interpolant
 from .text import COMP, TYPE_CHAR, VEC, _ARITH, _NOT_SIZE_GENERIC, _PLAIN, _SWIZZLED, bitcast, called, mask_text, right_side, splat_literals, wrapped
 
 
@@ -142,8 +141,7 @@ class Instructions:
         elif ins.op == "CLOCK" and self.snippet("CLOCK", "U") is not None:
             self.require(CLOCK_EXTENSION)
         elif ins.op in LANE_EXTENSIONS and self.snippet(ins.op, "U") is not None:
-            table = FLAGGED_LANE_EXTENSIONS if self.prog.kills_as_flags else LANE_EXTENSIONS
-            for ext in table[ins.op]:
+            for ext in LANE_EXTENSIONS[ins.op]:
                 self.require(ext)
         if comps is not None:
             template, helpers = self.snippet(ins.op, TYPE_CHAR[ins.dtype])

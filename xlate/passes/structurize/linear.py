@@ -20,6 +20,7 @@ def linearize(st: Structured) -> Program:
     prog.max_exec_instructions = src.max_exec_instructions
     prog.fragcoord_origin_upper_left = src.fragcoord_origin_upper_left
     prog.fragcoord_pixel_center_integer = src.fragcoord_pixel_center_integer
+    prog.kills_as_flags = src.kills_as_flags
     out = prog.instructions
     counter = [0]
 
