@@ -213,7 +213,7 @@ class NanChoices:
             return
         if dst.index is not None and dst.index.reg is not None:
             # an element chosen per lane (an indirect write): the array is not followed
-            for table in (self.value, self.held, self.elem, self.alts):
+            for table in (self.value, self.held, self.elem, self.alts, self.fp16):
                 for key in [k for k in table if _base(k) == dst.reg]:
                     del table[key]
             return
