@@ -122,6 +122,22 @@ def test_a_nan_read_through_an_address_register_is_a_choice_of_its_element(eleme
         assert [(d.index, d.verdict) for d in hook.unexplained] == [(2, "")]
 
 
+def test_a_nan_read_through_an_address_register_in_a_later_chunk():
+    """The replay's lanes count from the run's first lane, the registers from their chunk's:
+    the element read on a lane of the second chunk is that lane's (a compute run holds one
+    workgroup at a time -- generated TGSI compute seed 1019, inputs seed 1000, read past the
+    chunk's registers)."""
+    prog = api.parse(INDEXED.format(2), filename="idx.tgsi")
+    rec = _Record(len(prog.instructions))
+    execute(prog, {}, lanes=8, chunk=4, hooks=rec)
+    # (the recorder keeps the last chunk's words; every lane computes the same)
+    words = {k: np.tile(w, (2, 1)) for k, w in rec.words.items()}
+    words[2] = words[3] = np.full((8, 4), 0x7FC00000, np.uint32)
+    hook = ReplayHook(prog, {k: ImplValues(w) for k, w in words.items()}, 8, "gl")
+    execute(prog, {}, lanes=8, chunk=4, hooks=hook)
+    assert hook.unexplained == [] and hook.adopted == {(2, "nanchoice"): 32}
+
+
 def test_choices_of_a_double_operation():
     """Per double holding a NaN: the result itself, the default NaN, each NaN operand quieted
     (a signalling NaN gains bit 51), each with either sign; the other double is kept."""

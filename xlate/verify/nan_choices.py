@@ -341,9 +341,11 @@ def _base(key: str) -> str:
 def _elements_read(x, src, lanes) -> np.ndarray | None:
     """(n,) the array element an indirect source reads on each of ``lanes``, as the executor
     reads it (the address register's value before this instruction writes anything, plus the
-    offset, clamped to the array: xlate/exec/operands.py); None for any other source."""
+    offset, clamped to the array: xlate/exec/operands.py); None for any other source.
+    ``lanes`` count from the run's first lane, the registers from their chunk's (a compute
+    run holds one workgroup at a time: generated TGSI compute seed 1019, inputs seed 1000)."""
     if src.index is None or src.index.reg is None or x.st is None:
         return None
     from ..exec.operands import _clamp, _read_index
-    e = _read_index(x.st, src.index, np.asarray(lanes))
+    e = _read_index(x.st, src.index, np.asarray(lanes) - x.st.base)
     return _clamp(np.broadcast_to(e, (len(lanes),)), x.st.regs[src.reg].shape[1])
