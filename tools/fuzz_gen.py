@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 
-from xlate.frontends.nv import arbvp as _arbvp
+from xlate.frontends.nv import arbvp_tables as _arbvp_tables
 from xlate.frontends.nv import fp_tables as _fpt
 from xlate.frontends.nv import legacy_vertex as _legacy
 from xlate.frontends.nv import vp as _vp
@@ -432,8 +432,8 @@ class VPGen(_Base):
             self.header, self.ops = "!!VP2.0", _vp.VP20_OPS
         else:
             self.header = "!!ARBvp1.0"
-            self.ops = {"arbvp": _arbvp.ARBVP_OPS, "arbvp_nv2": _arbvp.NV2_OPS,
-                        "arbvp_nv3": _arbvp.NV3_OPS}[dialect]
+            self.ops = {"arbvp": _arbvp_tables.ARBVP_OPS, "arbvp_nv2": _arbvp_tables.NV2_OPS,
+                        "arbvp_nv3": _arbvp_tables.NV3_OPS}[dialect]
         self.ops = sorted(self.ops)
         self.vp2 = dialect in ("vp20", "arbvp_nv2", "arbvp_nv3")
         self.nv3 = dialect == "arbvp_nv3"
@@ -588,7 +588,7 @@ class VPGen(_Base):
                              for _ in range(4))
             self.emit(f"SWZ{s} {self.dest()}, {self.temp()}, {comps};")
         elif sig == "TEX":
-            tgt = rng.choice(list(_arbvp.TARGETS) + (list(_arbvp.SHADOW_TARGETS) if self.shadow else [])
+            tgt = rng.choice(list(_arbvp_tables.TARGETS) + (list(_arbvp_tables.SHADOW_TARGETS) if self.shadow else [])
                              + (["ARRAY2D", "SHADOW2D"] if self.wild(0.2) else []))
             self.emit(f"{op}{s} {self.dest()}, {self.src()}, texture[{_int(rng, 0, 15)}], {tgt};")
         elif sig == "PUSHA":
@@ -629,7 +629,7 @@ class VPGen(_Base):
             if self.wild(0.05):
                 decl.append("OPTION ARB_position_invariant;")
             if self.wild(0.03):
-                decl.append(f"OPTION {rng.choice(_arbvp.OPTIONS + ('NV_fragment_program',))};")
+                decl.append(f"OPTION {rng.choice(_arbvp_tables.OPTIONS + ('NV_fragment_program',))};")
             self.arb_temps = [f"t{i}" for i in range(rng.randint(1, 6))]
             decl.append("TEMP " + ", ".join(self.arb_temps) + ";")
             decl.append("ADDRESS " + ", ".join(self.addr) + ";")
