@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from xlate.verify import native
+from xlate.verify import native, native_state
 from xlate.verify.core import verify_source
 from xlate.verify.glapi import GLUnavailable
 
@@ -112,13 +112,13 @@ def test_state_is_read_back_through_the_driver():
     modelview as the driver computes it), not the generated rows."""
     r = runner_or_skip()
     mvp = {"state.matrix.mvp.row[0]": np.array([1.5, 2, 3, 4], np.float32).view(np.uint32)}
-    native.set_state(r, mvp)                     # mvp alone: loaded as the modelview matrix
-    got = native.read_state(r, "vertex", list(mvp))
+    native_state.set_state(r, mvp)               # mvp alone: loaded as the modelview matrix
+    got = native_state.read_state(r, "vertex", list(mvp))
     assert list(got["state.matrix.mvp.row[0]"].view(np.float32)) == [1.5, 2, 3, 4]
     mv = {"state.matrix.modelview[0].row[1]": np.array([0, 0.5, 0, 0], np.float32).view(np.uint32),
           "state.matrix.modelview[0].inverse.row[1]": np.zeros(4, np.uint32)}
-    native.set_state(r, mv)                      # the inverse is the driver's arithmetic
-    got = native.read_state(r, "fragment", list(mv))
+    native_state.set_state(r, mv)                # the inverse is the driver's arithmetic
+    got = native_state.read_state(r, "fragment", list(mv))
     assert list(got["state.matrix.modelview[0].inverse.row[1]"].view(np.float32)) == [0, 2, 0, 0]
 
 

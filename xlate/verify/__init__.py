@@ -21,6 +21,7 @@ Modules:
                verdicts both APIs share)
 * ``native``   the original program through ``glProgramStringARB`` (``--backend native``):
                the driver interface; ``native_text`` the harness's edits of the text,
+               ``native_state`` the ``state.*`` parameters read back through the driver,
                ``native_verify`` its pipeline, ``native_probe`` probes of the original text
                for the replay
 * ``compare``  the strict comparison, the approximate opcodes' bounds, ``EXPLANATIONS``

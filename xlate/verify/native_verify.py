@@ -20,9 +20,9 @@ import numpy as np
 from .capture import Capture, quad_layout
 from .glapi import GLError
 from .native import (HarnessLimit, Refused, Runner, TARGETS, HARNESS_HEADERS, WIDTH,
-                     _blank_comments, conform_inputs, header, quad_constant, read_state,
-                     set_state)
+                     _blank_comments, conform_inputs, header, quad_constant)
 from .native_probe import ProbeRefused, TextProbe, zero_sign_unobservable
+from .native_state import read_state, set_state
 from .output_compare import compare_all
 from .draw_run import MAX_STEPS, builtin_values_for, replace_lanes, run_executor
 

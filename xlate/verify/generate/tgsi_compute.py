@@ -30,7 +30,7 @@ after the dispatch, xlate/verify/compute_verify.py, whose grid is 2 x 2 x 1 work
   stores a whole vector to the invocation's own slot, ``BARRIER``, loads the next
   invocation's slot, ``BARRIER`` -- the second barrier orders that load before the next
   exchange's store, so no access races and no slot is read before it is written.  Main never
-  returns early (:meth:`.tgsi.TGSIGen.statement`), so every invocation reaches every barrier.
+  returns early (:meth:`.tgsi_flow.FlowOps.statement`), so every invocation reaches every barrier.
 * Temporaries the random statements do not write: ``TEMP[S]`` (x: the invocation's result
   offset, y: x + 16, z: its shared slot, w: the next invocation's), ``TEMP[A]`` (z: address
   scratch, written just before the instruction that reads it; w: the invocation's atomic

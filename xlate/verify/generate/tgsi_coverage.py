@@ -2,8 +2,8 @@
 tgsi.rst no other stream writes, inserted between the instructions the other streams draw (a
 seed's earlier program is still there, in order) -- ``NOP`` and ``ARR`` in every processor; in
 fragment programs ``DFMA``, ``DDIV``, ``DRCP``, ``DSQRT``, ``DRSQ`` and the 64-bit integer
-opcodes :data:`.tgsi.DOUBLE_OPS` leaves out (:data:`COVER_DOUBLE_OPS`), ``TEX_LZ``, ``TXD``,
-and on sampler views ``SAMPLE_I``, ``GATHER4``, ``SVIEWINFO`` and ``LOD`` -- and
+opcodes :data:`.tgsi_fragment.DOUBLE_OPS` leaves out (:data:`COVER_DOUBLE_OPS`), ``TEX_LZ``,
+``TXD``, and on sampler views ``SAMPLE_I``, ``GATHER4``, ``SVIEWINFO`` and ``LOD`` -- and
 :data:`NOT_GENERATED`, what no random program writes and why (tests/test_generate_dialects.py
 checks that every other opcode of tgsi.rst is written in seeds 0..199 of some processor).
 
@@ -18,7 +18,7 @@ LODQ_TARGETS = ("1D", "2D", "3D")
 GATHER_TARGETS = ("2D", "CUBE", "RECT")
 #: the opcodes no other stream writes, drawn from a seventh random stream (``cover_rng``,
 #: feature name ``coverage``): double and 64-bit integer opcodes (operand count) beside
-#: :data:`DOUBLE_OPS` in fragment programs, on the integer temporaries
+#: :data:`.tgsi_fragment.DOUBLE_OPS` in fragment programs, on the integer temporaries
 COVER_DOUBLE_OPS = {"DFMA": 3, "U64SNE": 2, "U64SGE": 2, "I64SLT": 2, "I64MIN": 2, "U64MAX": 2,
                     "U64SHR": 2, "I64DIV": 2, "U64MOD": 2, "F2U64": 1, "D2U64": 1, "U642F": 1,
                     "I642D": 1, "DDIV": 2, "DRCP": 1, "DSQRT": 1, "DRSQ": 1}
