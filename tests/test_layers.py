@@ -177,8 +177,6 @@ MAX_MODULE_LINES = 800
 KNOWN_LONG: dict[str, str] = {
     "xlate.verify.oracle_explain": "being split (the 535-line explain())",
     "xlate.backends.spirv_direct.emitter": "being split",
-    "xlate.verify.generate.tgsi": "being split",
-    "xlate.verify.native": "being split",
 }
 
 
