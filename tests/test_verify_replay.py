@@ -83,6 +83,37 @@ def test_approximate_opcode_within_its_bound_only():
     assert v == [""] * 4                       # EX2's bound is 8 ulp (compare.INEXACT)
 
 
+#: POW of a base near 1 and a large exponent (generated NV4 vertex seed 1113, inputs seed 1100):
+#: the executor's 0.93655 is exp2(-0.0946)
+POW_NEAR_ONE = {"vertex.attrib[0]": np.array([0x3F7FFFFF, 0x498641F7, 0, 0], np.uint32)}
+
+
+@pytest.mark.parametrize("got, verdict", [
+    (0.8926158547401428, "tolerance"),     # llvmpipe's: exp2(-0.164), log2(x) 6.3e-8 off
+    (0.5, "tolerance"),                    # exp2(-1): log2(x) 8.2e-7 off
+    (300.0, "tolerance"),                  # exp2(8.23): log2(x) 7.6e-6 off, just within 2^-17
+    (320.0, ""),                           # exp2(8.32): beyond
+    (0.001, ""),                           # exp2(-9.97): log2(x) 9e-6 off, beyond 2^-17
+])
+def test_power_inherits_the_logarithms_error_times_the_exponent(got, verdict):
+    """pow is exp2(y * log2(x)) (GP4 POW, GLSL 4.50 §4.7.1 "inherited"): log2's bound (LG2's
+    2^-17 absolute near 1) times |y| = 1.1e6 -- not POW's fixed 4096 ulp."""
+    v, exe = ask(VP.format("POW t, vertex.attrib[0].x, vertex.attrib[0].y;"), 0,
+                 lambda e: f32(got, got, got, got)[None, :], POW_NEAR_ONE)
+    assert exe.view(np.float32)[0] == np.float32(0.936547040939331)
+    assert v == [verdict] * 4
+
+
+def test_a_small_exponent_keeps_the_fixed_bound():
+    inp = {"vertex.attrib[0]": [3.0, 2.0, 0, 0]}
+    v, _ = ask(VP.format("POW t, vertex.attrib[0].x, vertex.attrib[0].y;"), 0,
+               lambda e: bump(e, 4096), inp)
+    assert v == ["tolerance"] * 4
+    v, _ = ask(VP.format("POW t, vertex.attrib[0].x, vertex.attrib[0].y;"), 0,
+               lambda e: bump(e, 40000), inp)
+    assert v == [""] * 4                   # 9 * (1 + 40000 ulp): log2(3) 3.8e-5 off
+
+
 def test_signed_zero():
     v, exe = ask(VP.format("ADD t, vertex.attrib[0], -vertex.attrib[0];"), 0,
                  lambda e: e | np.uint32(0x80000000), {"vertex.attrib[0]": [1, 2, 3, 4]})

@@ -534,6 +534,55 @@ def rule_tolerance(s: Site) -> np.ndarray:
         ok[:] = False
     if s.ins.tex is not None and "SHADOW" in s.ins.tex.target:
         ok[:, 3] = False                # a depth comparison's w is 1.0 exactly, not filtered
+    if s.ins.op in POWERS and s.op.rt == DataType.FLOAT:
+        ok = ok | _inherited_power(s)
+    return ok
+
+
+#: the approximate powers: POW and LIT's z (FP1's LITNC too), exp2(y * log2(x))
+POWERS = frozenset({"POW", "LIT", "LITNC"})
+#: LIT clamps its exponent to +-(128 - 1/256) (as xlate/exec/alu.py op_lit)
+_LIT_MAX = 128.0 - 1.0 / 256.0
+
+
+def _inherited_power(s: Site) -> np.ndarray:
+    """A power is ApproxExp2(y * ApproxLog2(x)) (NV_gpu_program4 2.X.8.19 POW; GLSL 4.50
+    §4.7.1: pow's precision is "inherited from exp2(y * log2(x))"), so the logarithm's error
+    reaches the result multiplied by |y|: where the exponent is large, INEXACT's fixed bound
+    is tighter than the definition (generated NV4 vertex seed 1113, inputs seed 1100:
+    ``POW R4.xy, R5.z, -R2.w`` of 0.99999994 and -1099838.9 gave 0.89262 on llvmpipe, the
+    executor 0.93655 -- exponents -0.164 and -0.095, a logarithm 6.3e-8 off).  Accepted: a
+    positive finite base and a finite result whose log2 is within |y| times LG2's bound (its
+    ulps of log2(x), at least its absolute bound) of y * log2(x), plus the rounding of that
+    product and EX2's own bound.  A base <= 0 and non-finite values are other rules'."""
+    n = len(s.exe)
+    ok = np.zeros((n, 4), bool)
+    a = np.asarray(s.operands[0], F32).reshape(n, -1).astype(np.float64)
+    if s.ins.op == "POW":
+        x = a[:, 0]
+        y = np.asarray(s.operands[1], F32).reshape(n, -1)[:, 0].astype(np.float64)
+        comps = [0, 1, 2, 3]
+    else:
+        x, y = a[:, 1], a[:, 3]
+        if s.ins.op == "LIT":
+            y = np.clip(y, -_LIT_MAX, _LIT_MAX)
+        x = np.where(a[:, 0] > 0, x, np.nan)        # z is 0 where LIT's x <= 0: exact
+        comps = [2]
+    lg_ulps, lg_abs = cmp.INEXACT["LG2"]
+    ex_ulps, _ = cmp.INEXACT["EX2"]
+    with np.errstate(all="ignore"):
+        lg = np.log2(x)
+        lg_err = np.maximum(lg_abs, np.abs(lg) * lg_ulps * 2.0 ** -23)
+        exponent = y * lg
+        err = np.abs(y) * lg_err + np.abs(exponent) * 2.0 ** -23 + ex_ulps * 2.0 ** -23 * 1.5
+        valid = (x > 0) & np.isfinite(x) & np.isfinite(exponent)
+        for c in comps:
+            g = s.imp[:, c].view(np.float32).astype(np.float64)
+            got = np.log2(g)
+            # a result below the smallest denormal may be zero
+            tiny = (g == 0) & (exponent - err < -149)
+            near = np.isfinite(got) & (np.abs(got - exponent) <= err)
+            ok[:, c] = valid & (near | tiny)
     return ok
 
 
