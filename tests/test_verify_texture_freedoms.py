@@ -173,6 +173,36 @@ def test_lod_rule_judges_the_written_components_only():
     assert hook.verdicts.tolist() == [[False, True, False, False]] * 4
 
 
+#: a depth comparison of a shadow cube array (the reference in TEX2's second operand, where
+#: TXL2 reads its level): 0.5 <= depth fails on levels 0 and 2 (0.2), passes on level 1 (0.8)
+SHADOW_CUBE_ARRAY_TEX2 = (
+    "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL IN[1], GENERIC[1], PERSPECTIVE\n"
+    "DCL OUT[0], COLOR\nDCL SAMP[0]\nDCL SVIEW[0], CUBEARRAY, FLOAT\nDCL TEMP[0]\n"
+    "  0: TEX2 TEMP[0], IN[0], IN[1], SAMP[0], SHADOWCUBEARRAY\n  1: MOV OUT[0], TEMP[0]\n"
+    "  2: END\n")
+
+
+@pytest.mark.parametrize("value, permitted", [
+    ((0.5, 0.5, 0.5, 1), True),          # LOD 0.5: half of level 0's 0, half of level 1's 1
+    ((1, 1, 1, 1), True),                # LOD 1
+    ((0.25, 0.75, 0.5, 1), False),       # a LOD of its own per component
+    ((0.5, 0.5, 0.5, 0.5), False),       # w is 1.0 exactly
+])
+def test_shadow_cube_array_lookup_at_another_lod(value, permitted):
+    """GL 4.5 §8.14.1's approximate LOD for TEX2 SHADOWARRAYCUBE, re-run at each level with its
+    reference (generated TGSI fragment seed 1104, inputs seed 1100: llvmpipe's filtered
+    comparison 0.129 where the executor's LOD 0 gave 1.0; rule_lod skipped those targets)."""
+    levels = [np.full((6, n, n, 1), d, F32) for n, d in ((8, 0.2), (4, 0.8), (2, 0.2))]
+    tex = Texture(levels, "ARRAYCUBE", filter="LINEAR_MIPMAP_LINEAR", mag_filter="LINEAR")
+    inputs = {"IN0": np.tile(np.array([[0.3, 0.2, 1, 0]], F32), (4, 1)),
+              "IN1": np.tile(np.array([[0.5, 0, 0, 0]], F32), (4, 1))}
+    hook = judge(SHADOW_CUBE_ARRAY_TEX2, 0, lambda e: np.tile(f32(*value), (len(e), 1)), inputs,
+                 {0: tex}, rule=permits.rule_lod)
+    assert hook.exe[0].view(F32).tolist() == [0, 0, 0, 1]        # zero derivatives: LOD 0
+    differ = ~same_words(hook.exe, np.tile(f32(*value), (4, 1)))
+    assert (hook.verdicts == (differ if permitted else False)).all()
+
+
 def _cube_centre_texture():
     """8x8 faces, level 0's texel (i, j) of face f = (i, j, f, 1) / 8 (neighbours 1/8 apart);
     the other levels -1 everywhere.  NEAREST when minified, LINEAR when magnified."""

@@ -98,11 +98,14 @@ def _cube_array_layer(L: _Lookup, P: _Prepared, layer) -> None:
     L.z = L.z + L.zb
 
 
-def _texture(x, op: str, c, gdx=None, gdy=None, extra=None, fine: bool = False):
+def _texture(x, op: str, c, gdx=None, gdy=None, extra=None, fine: bool = False, lod=None):
     """TEX TXB TXL TXP TXD (GP4 §2.X.8.Z): TextureSample(coord, lambda, ddx, ddy, offset);
     TEX2/TXB2/TXL2 (tgsi.rst) with the reference, bias or level in ``extra``'s x; LODQ: the
     level of detail the lookup would use (:func:`op_lodq`).  ``fine``: implicit partials from
-    fine differences (:func:`_implicit_partials`)."""
+    fine differences (:func:`_implicit_partials`).  ``lod``: the verifier's lookup of ``op``
+    at that level of detail instead of its own (a depth comparison whose reference takes the
+    place TXL reads its level from: SHADOWCUBE and the shadow arrays' w, SHADOWARRAYCUBE's
+    second operand -- no opcode has both)."""
     P: _Prepared = x.st.textures[x.inst.tex.unit]
     target = x.inst.tex.target
     base = BASE_TARGET[target]
@@ -118,7 +121,10 @@ def _texture(x, op: str, c, gdx=None, gdy=None, extra=None, fine: bool = False):
         c = _project(c)
     explicit = None
     bias = None
-    if op == "TXD":
+    if lod is not None:
+        dx = dy = None
+        explicit = np.asarray(lod, F32)
+    elif op == "TXD":
         dx = np.asarray(gdx, F32)[:, list(comps)]
         dy = np.asarray(gdy, F32)[:, list(comps)]
     elif op == "TXL" and not rect:

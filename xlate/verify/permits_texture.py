@@ -228,7 +228,8 @@ LOD_SPAN, LOD_STEP = 1.5, 1.0 / 64
 
 
 def rule_lod(s: Site) -> np.ndarray:
-    """An implicit-derivative lookup (TEX/TXB/TXP in a fragment program) on a texture where the
+    """An implicit-derivative lookup (TEX/TXB/TXP/TEX2/TXB2 in a fragment program; depth
+    comparisons included, their reference kept: REFERENCE_IN_LOD_PLACE) on a texture where the
     level of detail matters: GL 4.5 §8.14.1 lets implementations approximate rho (and the LOD
     with it).  Shown by recomputation: the implementation's value is the same lookup at an
     explicit level of detail on a grid of LOD_STEP spanning every level of the texture (and
@@ -242,16 +243,12 @@ def rule_lod(s: Site) -> np.ndarray:
     one grid LOD gives every component the instruction wrote, not each component at an LOD
     of its own (which let a wrong value through: x from one level, y from another)."""
     n = len(s.exe)
-    if s.op.stage != Stage.FRAGMENT or s.ins.op not in ("TEX", "TXB", "TXP", "TXB2") or \
-            s.ins.tex is None:
+    if s.op.stage != Stage.FRAGMENT or s.ins.op not in ("TEX", "TXB", "TXP", "TEX2", "TXB2") \
+            or s.ins.tex is None:
         return np.zeros((n, 4), bool)
     from ..exec import texture as tx
     P = s.op.st.textures.get(s.ins.tex.unit)
-    # TXL reads the LOD from w: targets whose w holds the depth reference cannot be re-run so
-    # (a cube array's w is its layer: re-run as TXL2, the LOD in the second operand)
-    if P is None or tx.BASE_TARGET[s.ins.tex.target] == "RECT" or \
-            s.ins.tex.target in ("SHADOWCUBE", "SHADOWARRAY2D", "SHADOWARRAY1D",
-                                 "SHADOWARRAYCUBE"):
+    if P is None or tx.BASE_TARGET[s.ins.tex.target] == "RECT":
         return np.zeros((n, 4), bool)
     c = np.asarray(s.operands[0], F32).copy()
     if s.ins.op == "TXP":
@@ -317,6 +314,12 @@ def _moved_on_grid(s: Site, c: np.ndarray, grid: np.ndarray, written: np.ndarray
     return ok
 
 
+#: depth comparisons whose reference is where TXL reads its level of detail (w; a cube array's
+#: second operand): looked up at each level with the executor's ``lod`` argument
+REFERENCE_IN_LOD_PLACE = frozenset({"SHADOWCUBE", "SHADOWARRAY2D", "SHADOWARRAY1D",
+                                    "SHADOWARRAYCUBE"})
+
+
 def _lod_grid(s: Site, c: np.ndarray, grid: np.ndarray, written: np.ndarray, tol,
               settled: np.ndarray, rows: np.ndarray | None = None
               ) -> tuple[np.ndarray, np.ndarray]:
@@ -338,7 +341,17 @@ def _lod_grid(s: Site, c: np.ndarray, grid: np.ndarray, written: np.ndarray, tol
         lams = grid[g0:g0 + LOD_BATCH]
         cc = np.repeat(c[None], len(lams), axis=0)            # (levels, n, 4)
         with np.errstate(all="ignore"):
-            if cube_array:
+            if s.ins.tex.target in REFERENCE_IN_LOD_PLACE:
+                # the lookup with its reference, at each level (generated TGSI fragment seed
+                # 1104, inputs seed 1100: TEX2 SHADOWARRAYCUBE, llvmpipe's LOD not the
+                # executor's)
+                lod = np.repeat(lams, n)
+                ref = None
+                if s.ins.op == "TEX2":
+                    ref = np.tile(np.asarray(s.operands[1], F32).reshape(n, -1), (len(lams), 1))
+                r = tx._texture(s.op, "TEX2" if ref is not None else "TEX", cc.reshape(-1, 4),
+                                extra=ref, lod=lod)
+            elif cube_array:
                 ex = np.repeat(lams, n)[:, None] * np.ones((1, 4), F32)
                 r = tx._texture(s.op, "TXL2", cc.reshape(-1, 4), extra=ex)
             else:
