@@ -203,6 +203,43 @@ def test_shadow_cube_array_lookup_at_another_lod(value, permitted):
     assert (hook.verdicts == (differ if permitted else False)).all()
 
 
+#: TXD on a cube whose direction ties x, y and z (generated TGSI fragment seed 1119, inputs seed
+#: 1100); level i of face f is (f / 8, i, 0, 1) everywhere, no filtering across faces: x names
+#: the face, y the level of detail.  The derivatives projected onto +Z give LOD 4.50, onto +Y
+#: 4.78, onto +X 5.13 (32 texels: 2 more than on the seed's 8)
+TXD_CUBE = ("FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL IN[1], GENERIC[1], PERSPECTIVE\n"
+            "DCL IN[2], GENERIC[2], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL SAMP[0]\n"
+            "DCL SVIEW[0], CUBE, FLOAT\n  0: TXD OUT[0], IN[0], IN[1], IN[2], SAMP[0], CUBE\n"
+            "  1: END\n")
+
+
+@pytest.mark.parametrize("direction, value, permitted", [
+    ((0.8125, 0.8125, 0.8125), (0.25, 4.503, 0, 1), True),    # +Y texels, +Z's LOD (llvmpipe)
+    ((0.8125, 0.8125, 0.8125), (0.0, 4.503, 0, 1), True),     # +X texels, +Z's LOD
+    ((0.8125, 0.8125, 0.8125), (0.25, 5.0, 0, 1), True),      # +Y, +X's LOD 5.13 clamped
+    ((0.8125, 0.8125, 0.8125), (0.25, 4.7, 0, 1), False),     # no face's LOD
+    ((0.8125, 0.8125, 0.8125), (0.375, 4.503, 0, 1), False),  # -Y: not a face of the tie
+    ((0.8125, 0.8, 0.8125), (0.25, 4.503, 0, 1), False),      # y not tied: no +Y texels
+])
+def test_cube_tie_takes_texels_and_derivatives_from_faces_of_its_own(direction, value,
+                                                                      permitted):
+    """GL 4.5 Table 8.19 leaves a tie of the major axis to the implementation, for the
+    coordinates and for the derivatives' projection separately (rule_cube_tie_derivatives);
+    the executor takes +Z for both: (0.5, 4.50)."""
+    levels = [np.stack([np.broadcast_to(np.array([f / 8, i, 0, 1], F32), (32 >> i, 32 >> i, 4))
+                        for f in range(6)]).copy() for i in range(6)]
+    tex = Texture(levels, "CUBE", filter="LINEAR_MIPMAP_LINEAR", mag_filter="LINEAR",
+                  seamless=False, wrap="CLAMP_TO_EDGE")
+    lane = lambda v: np.tile(np.array([[*v, 0]], F32), (4, 1))      # noqa: E731
+    inputs = {"IN0": lane(direction), "IN1": lane((1.9375, 0.5625, 0.8125)),
+              "IN2": lane((-1.5625, -1.9375, -1.9375))}
+    hook = judge(TXD_CUBE, 0, lambda e: np.tile(f32(*value), (len(e), 1)), inputs, {0: tex},
+                 rule=permits.rule_cube_tie_derivatives)
+    if direction[1] == direction[2]:
+        assert np.allclose(hook.exe[0].view(F32), [0.5, 4.503, 0, 1], atol=1e-3)
+    assert hook.verdicts[:, :2].all() == permitted
+
+
 def _cube_centre_texture():
     """8x8 faces, level 0's texel (i, j) of face f = (i, j, f, 1) / 8 (neighbours 1/8 apart);
     the other levels -1 everywhere.  NEAREST when minified, LINEAR when magnified."""

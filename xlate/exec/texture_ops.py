@@ -156,16 +156,7 @@ def _texture(x, op: str, c, gdx=None, gdy=None, extra=None, fine: bool = False, 
             _cube_array_layer(L, P, layer)
         L.dims = 2
         if dx is not None:
-            # partials of the direction, projected onto the face by the chain rule
-            n = F32(P.size[0])
-            dxs = []
-            for d in (dx, dy):
-                d = np.broadcast_to(d, (k, 3))
-                dsc, dtc, dma = _cube_project(d, face)
-                ds = F32(0.5) * (dsc * ma - sc * dma) / (ma * ma)
-                dt = F32(0.5) * (dtc * ma - tc * dma) / (ma * ma)
-                dxs.append(np.stack([ds * n, dt * n], axis=1))
-            dx, dy = dxs
+            dx, dy = cube_face_partials(P, v, face, dx, dy)
     else:
         L.s, L.t = s, t
         L.dims = len(comps)
@@ -201,6 +192,24 @@ def _texture(x, op: str, c, gdx=None, gdy=None, extra=None, fine: bool = False, 
         one = np.ones(k, F32)
         return np.stack([res, res, res, one], axis=1)
     return res
+
+
+def cube_face_partials(P: _Prepared, v: np.ndarray, face: np.ndarray, dx, dy):
+    """The partials of a cube direction ``v`` (k, 3), projected onto ``face`` by the chain rule
+    (GL 4.5 §8.14.1 with §8.13's s = (sc / |ma| + 1) / 2), in texels of the base level: the
+    (k, 2) pairs d(u, v)/dx and d(u, v)/dy.  The verifier projects them onto another face of a
+    tie (permits_texture.rule_cube_tie_derivatives)."""
+    k = len(v)
+    sc, tc, ma = _cube_project(v, face)
+    n = F32(P.size[0])
+    out = []
+    for d in (dx, dy):
+        d = np.broadcast_to(d, (k, 3))
+        dsc, dtc, dma = _cube_project(d, face)
+        ds = F32(0.5) * (dsc * ma - sc * dma) / (ma * ma)
+        dt = F32(0.5) * (dtc * ma - tc * dma) / (ma * ma)
+        out.append(np.stack([ds * n, dt * n], axis=1))
+    return out
 
 
 def _lod_query(P: _Prepared, lam_prime: np.ndarray) -> np.ndarray:

@@ -132,7 +132,10 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
         "moved one ulp down or up (the operands as read, or with their denormals flushed: "
         "the edge at the level a flushed LOD selects), within TEX's filtering tolerance "
         "(2^-7; llvmpipe fetches a NEAREST texel through its linear filter where the SIMD "
-        "group also minifies)"),
+        "group also minifies); permits.rule_cube_tie_derivatives: a TXD on a cube whose "
+        "direction ties its largest magnitudes (GL 4.5 Table 8.19 leaves the face to the "
+        "implementation), recomputed with the texels of one tied face and the derivatives "
+        "projected onto another"),
     "reassociated": (
         "native backend (the driver's own ARB program): GL 2.1 §2.1.1 asks of floating-point "
         "results only \"about 1 part in 10^5\" (ARB_fragment_program issue 3, "

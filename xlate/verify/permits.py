@@ -33,7 +33,8 @@ from .permits_site import (CUBE_DIRECTION_OPS, DOUBLE_OPS, F32, RANGE_LIMIT,  # 
                            _same_or_zeros, _saturated)
 from .permits_texture import (LOD_BATCH, LOD_SPAN, LOD_STEP, TEXEL_RANGE_LIMIT,  # noqa: F401
                               _between_grid, _implicit_lookup, rule_boundary,
-                              rule_cube_flushed_reciprocal, rule_fine_derivatives, rule_lod,
+                              rule_cube_flushed_reciprocal, rule_cube_tie_derivatives,
+                              rule_fine_derivatives, rule_lod,
                               rule_texcoord_range, rule_undefined_derivatives,
                               rule_wrapped_lod)
 
@@ -711,6 +712,7 @@ RULES = (
     ("undefined", rule_saturated_nan, None),
     ("undefined", rule_relative_out_of_range, None),
     ("boundary", rule_boundary, None),
+    ("boundary", rule_cube_tie_derivatives, None),
     ("lod", rule_fine_derivatives, None),
     ("lod", rule_lod, None),
     ("lod", rule_undefined_derivatives, None),

@@ -125,6 +125,63 @@ def rule_boundary(s: Site) -> np.ndarray:
     return ok
 
 
+def rule_cube_tie_derivatives(s: Site) -> np.ndarray:
+    """A cube lookup with explicit derivatives (TXD) whose direction has two or three largest
+    magnitudes equal -- an edge or corner of the faces: GL 4.5 Table 8.19 picks the face by
+    the major axis and leaves ties to the implementation, and the choice it makes for the
+    coordinates need not be the one it makes for projecting the derivatives onto a face
+    (§8.14.1's chain rule; GLSL 4.50 §8.9.5: textureGrad's cube partials are taken before
+    the projection).  Generated TGSI fragment seed 1119 (inputs seed 1100): ``SAMPLE_D ...
+    CUBE`` at (0.8125, 0.8125, 0.8125) gave llvmpipe the +Y face's texels at LOD 2.50, the
+    level of the derivatives projected onto +Z (+Y's own: 2.78; the executor, Z first for
+    both: +Z's texels).  Shown by recomputation: for each ordered pair of tied axes, the
+    lookup with the coordinates made major on the first by a one-ulp move (as
+    :func:`_moved_on_grid`) at the level of detail of the derivatives projected onto the
+    second's face, every written component within TEX's filtering tolerance at once."""
+    n = len(s.exe)
+    ok = np.zeros((n, 4), bool)
+    if s.ins.op != "TXD" or s.ins.tex is None or \
+            s.ins.tex.target.replace("SHADOW", "") not in ("CUBE", "ARRAYCUBE"):
+        return ok
+    from ..exec import texture as tx
+    from ..exec.texture_ops import _rho_log2, cube_face_partials
+    P = s.op.st.textures.get(s.ins.tex.unit)
+    if P is None:
+        return ok
+    c = np.asarray(s.operands[0], F32).reshape(n, -1)
+    dx = np.asarray(s.operands[1], F32).reshape(n, -1)[:, :3]
+    dy = np.asarray(s.operands[2], F32).reshape(n, -1)[:, :3]
+    mag = np.abs(c[:, :3])
+    top = mag.max(axis=1)
+    tied = (top > 0) & np.isfinite(top) & ((mag == top[:, None]).sum(axis=1) > 1)
+    written = s.written_components()
+    tol = cmp.INEXACT["TEX"]
+    lane_ok = np.zeros(n, bool)
+    for major in range(3):
+        for deriv_major in range(3):
+            todo = tied & ~lane_ok & (mag[:, major] == top) & (mag[:, deriv_major] == top)
+            if major == deriv_major or not todo.any():
+                continue
+            rows = np.flatnonzero(todo)
+            moved = c[rows].copy()
+            moved[:, major] = np.nextafter(moved[:, major], np.where(
+                moved[:, major] < 0, F32(-np.inf), F32(np.inf)))
+            # (GL's face order +X -X +Y -Y +Z -Z; a zero counts as positive, as _cube_select)
+            face = 2 * deriv_major + (c[rows, deriv_major] < 0)
+            with np.errstate(all="ignore"):
+                pdx, pdy = cube_face_partials(P, c[rows, :3], face, dx[rows], dy[rows])
+                lam = _rho_log2(pdx, pdy, P.fast_log2)
+                r = tx._texture(s.op, "TXD", moved, lod=lam)
+            r = np.ascontiguousarray(np.broadcast_to(r, (len(rows), 4))).view(U32)
+            imp = s.imp[rows]
+            near = cmp.float_equal(r, imp, *tol) & ~_nonfinite(r) & ~_nonfinite(imp)
+            near |= same_words(r, imp)
+            if "SHADOW" in s.ins.tex.target:     # w is 1.0 exactly, not filtered
+                near[:, 3] = same_words(r[:, 3], imp[:, 3])
+            lane_ok[rows] |= (near | ~written[rows]).all(axis=1)
+    return np.broadcast_to(lane_ok[:, None], (n, 4)) & written
+
+
 #: GLSL 4.50 §4.7.1 gives a / b its 2.5 ULP only for |b| in [2^-126, 2^126]; beyond, 1/b is a
 #: denormal, which an implementation that divides through the reciprocal flushes
 DIVISION_RANGE = 2.0 ** 126
