@@ -235,9 +235,14 @@ SGEN SGTN SLEN SLTN SNEN SGET SLTT SSGN FMA LDEXP BFEXT BFINS BREV POPC LSB MSB"
 #: IR's terms, is ir/carry.py's)
 CARRY_OPS = frozenset({"ADD", "SUB", "MAD", "SAD"})
 
+#: the packs: opcode -> bits of the field each component packs into (GP4 2.X.8.Z PK2H PK2US
+#: PK4B PK4UB: two 16-bit or four 8-bit fields of one word)
+PACK_FIELD_BITS = {"PK2H": 16, "PK2US": 16, "PK4B": 8, "PK4UB": 8}
+#: packs whose fields are IEEE half floats (a NaN component packs to a half NaN)
+HALF_FLOAT_PACKS = frozenset({"PK2H"})
 #: results that are raw bit patterns whatever the instruction's type label (packing), and
 #: operands read as raw bit patterns (unpacking): passes/types.py types them as words
-RAW_RESULT_OPS = frozenset({"PK2H", "PK2US", "PK4B", "PK4UB"})
+RAW_RESULT_OPS = frozenset(PACK_FIELD_BITS)
 RAW_OPERAND_OPS = frozenset({"UP2H", "UP2US", "UP4B", "UP4UB"})
 
 #: result components the specs leave undefined (GP4 2.X.8.Z XPD/NRM/RFL .w, SCS .zw): the

@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.model import DataType
-from ..ir.ops import COMPONENTWISE
+from ..ir.ops import COMPONENTWISE, HALF_FLOAT_PACKS, RAW_OPERAND_OPS
 from .permits_site import DOUBLE_OPS, _half_nan
 
 U32 = np.uint32
@@ -41,12 +41,10 @@ SIGN = U32(0x80000000)
 DOUBLE_RESULTS = frozenset({"DADD", "DMUL", "DDIV", "DMIN", "DMAX", "DLDEXP", "DMAD", "DFMA",
                             "DFRAC", "DTRUNC", "DCEIL", "DFLR", "DROUND", "DSSG", "DRCP",
                             "DSQRT", "DRSQ", "DFREXPM", "F2D"})
-#: opcodes whose result word packs two 16-bit floats converted from float operands x and y
-HALF_RESULTS = frozenset({"PK2H"})
 #: opcodes whose operands are pairs of doubles (the exponent operand of DLDEXP excepted)
 DOUBLE_OPERANDS = (DOUBLE_RESULTS - {"F2D"}) | {"D2F"}
 #: float-result opcodes that make no NaN: they move bits (replay's MOVES and BIT_READS)
-NO_CHOICE = frozenset({"MOV", "SWZ", "UP2H", "UP2US", "UP4B", "UP4UB"})
+NO_CHOICE = frozenset({"MOV", "SWZ"}) | RAW_OPERAND_OPS
 #: alternatives kept per register word: the value written, the default NaN, up to three NaN
 #: operands and the two fp16 round-trip forms (:data:`FP16_NANS`), each with either sign
 CHOICES = 14
@@ -82,7 +80,7 @@ def _elements(x, ops, n: int) -> tuple[str, list[np.ndarray]] | None:
     op = x.inst.op
     if op in DOUBLE_RESULTS:
         kind = "double"
-    elif op in HALF_RESULTS:
+    elif op in HALF_FLOAT_PACKS:
         kind = "half"
     elif op == "D2F" or (x.rt == DataType.FLOAT and
                          (op not in NO_CHOICE or x.inst.precision == "FP16")):
@@ -186,8 +184,7 @@ def _half_choices(out, source) -> tuple[np.ndarray, np.ndarray] | None:
 #: readers recomputed on a selection of their own (one lane per combination of choices): the
 #: componentwise opcodes, the doubles and the unpacks of a word's bits, whose result reads no
 #: other lane (not the derivatives)
-READERS = (COMPONENTWISE - {"DDX", "DDY"}) | DOUBLE_OPS | DOUBLE_RESULTS | \
-    {"UP2H", "UP2US", "UP4B", "UP4UB"}
+READERS = (COMPONENTWISE - {"DDX", "DDY"}) | DOUBLE_OPS | DOUBLE_RESULTS | RAW_OPERAND_OPS
 #: combinations of choices tried per lane, at most
 MAX_COMBINATIONS = 4096
 
@@ -235,7 +232,7 @@ class NanChoices:
                                                   np.zeros(out.shape, bool))
         # an element is one choice: a double's two words; PK2H's word in every component
         elem = np.array([0, 0, 1, 1] if x.inst.op in DOUBLE_RESULTS else
-                        [0, 0, 0, 0] if x.inst.op in HALF_RESULTS else [0, 1, 2, 3], np.int8)
+                        [0, 0, 0, 0] if x.inst.op in HALF_FLOAT_PACKS else [0, 1, 2, 3], np.int8)
         w = np.broadcast_to(written, out.shape)
         self.value[reg][lanes] = np.where(w, out, self.value[reg][lanes])
         self.held[reg][lanes] = np.where(w, mask, self.held[reg][lanes])

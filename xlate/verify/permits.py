@@ -23,6 +23,7 @@ import numpy as np
 
 from ..ir.model import DataType, Stage
 from ..ir.ops import COMPONENTWISE  # noqa: F401  (re-exported)
+from ..ir.ops import PACK_FIELD_BITS, RAW_OPERAND_OPS
 from . import compare as cmp
 from .compare import same_words
 # the site and the shared helpers (permits_site.py) and the texture rules (permits_texture.py),
@@ -49,7 +50,7 @@ MOVES = frozenset({"MOV", "SWZ"})
 #: opcodes that read their scalar operand's bits, not its value (GP4 UP2H/UP2US/UP4B/UP4UB:
 #: "the 32 least significant bits of the encoding"; GLSL floatBitsToUint is exact): a NaN or
 #: denormal bit pattern there is no operation on a NaN or a denormal -- no freedom
-BIT_READS = frozenset({"UP2H", "UP2US", "UP4B", "UP4UB"})
+BIT_READS = RAW_OPERAND_OPS
 
 #: set-on compares of float operands: whatever a NaN or infinity among the operands does to
 #: the comparison, the instruction still writes its TRUE or FALSE value (GLSL 4.50 §4.7.1
@@ -353,7 +354,7 @@ def rule_nonfinite(s: Site) -> np.ndarray:
         return np.zeros(s.exe.shape, bool)
     if s.ins.op in DOUBLE_OPS:
         return _nonfinite_doubles(s)
-    if op in PACK_FIELDS:
+    if op in PACK_FIELD_BITS:
         return _nonfinite_packed(s)
     fops = s.float_operands()
     n = len(s.exe)
@@ -410,11 +411,6 @@ def _double_nonfinite(words) -> np.ndarray:
     return (w[:, 1::2] & 0x7FF00000) == 0x7FF00000
 
 
-#: the packs: opcode -> bits of the field each operand component fills, lowest first (GP4
-#: PK2H, PK2US, PK4B, PK4UB; GLSL packHalf2x16, packUnorm2x16, packSnorm4x8, packUnorm4x8)
-PACK_FIELDS = {"PK2H": 16, "PK2US": 16, "PK4B": 8, "PK4UB": 8}
-
-
 def _nonfinite_packed(s: Site) -> np.ndarray:
     """A pack of a non-finite component: only that component's field of the word is free, the
     other fields stay exact (before, one NaN let the whole word be anything).
@@ -426,7 +422,7 @@ def _nonfinite_packed(s: Site) -> np.ndarray:
     PK2US/PK4B/PK4UB clamp before they round: clamp of a NaN or an infinity is an operation on
     it (GLSL 4.50 §4.7.1), so that field may hold any value."""
     op = s.ins.op
-    bits = PACK_FIELDS[op]
+    bits = PACK_FIELD_BITS[op]
     mask = U32((1 << bits) - 1)
     exe = np.asarray(s.exe, U32)
     imp = np.asarray(s.imp, U32)
