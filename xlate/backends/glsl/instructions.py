@@ -347,23 +347,22 @@ class Instructions:
         return f"xl_{helper}({expr})"
 
     def emit_kil(self, ins: Instruction) -> list[str]:
+        """KIL: ``discard;`` under its condition -- or, in a verifier probe program, the
+        invocation flagged and run on (ops.txt "@flagged")."""
         if self.prog.kills_as_flags:
-            # a verifier probe program: the invocation runs on, flagged (ops.txt "@flagged")
             self.need("killed")
-            return [line.replace("discard;", "xl_killed = true;") for line in
-                    self._discard(ins)]
-        return self._discard(ins)
-
-    def _discard(self, ins: Instruction) -> list[str]:
+            kill = "xl_killed = true;"
+        else:
+            kill = "discard;"
         if ins.cond is not None:
             cond = self.branch_cond(ins.cond)
-            return ["discard;"] if cond is None else [f"if ({cond}) discard;"]
+            return [kill] if cond is None else [f"if ({cond}) {kill}"]
         if ins.dtype == DataType.UINT:
             return ["// KIL.U never kills (unsigned values are never negative)"]
         optype = ins.dtype
         a = self.operand(ins.srcs[0], optype, False, read=(ins, 0))
         zero = "vec4(0.0)" if optype == DataType.FLOAT else "ivec4(0)"
-        return [f"if (any(lessThan({a}, {zero}))) discard;"]
+        return [f"if (any(lessThan({a}, {zero}))) {kill}"]
 
 
 #: opcode -> for each input, whether it is a scalar operand (OpInfo.inputs "s"), computed once
