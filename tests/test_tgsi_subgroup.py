@@ -309,3 +309,10 @@ def test_probes_that_count_the_killed_lanes_are_a_mismatch(monkeypatch):
                         runner=gl_runner("gl"))
     assert (rep.status, rep.reason) == (
         "mismatch", "localized: divergence at 'BALLOT.U TEMP0.xy, {1, 0, 0, 0}.x' (line 10)")
+
+
+def test_every_lane_opcode_names_its_glsl_extensions():
+    """The GLSL backend's extension table covers the opcode table's lane operations exactly."""
+    from xlate.backends.glsl.fragment_ops import LANE_EXTENSIONS
+    from xlate.ir.ops import LANE_OPS
+    assert set(LANE_EXTENSIONS) == LANE_OPS

@@ -235,6 +235,10 @@ SGEN SGTN SLEN SLTN SNEN SGET SLTT SSGN FMA LDEXP BFEXT BFINS BREV POPC LSB MSB"
 #: IR's terms, is ir/carry.py's)
 CARRY_OPS = frozenset({"ADD", "SUB", "MAD", "SAD"})
 
+#: the lane (subgroup) operations: results read from other invocations of the subgroup (tgsi.rst
+#: VOTE_ANY/ALL/EQ, BALLOT, READ_FIRST, READ_INVOC) -- the executor runs them over its lane
+#: groups, the backends need the subgroup extensions, the verifier probes them apart
+LANE_OPS = frozenset({"VOTEANY", "VOTEALL", "VOTEEQ", "BALLOT", "READFIRST", "READINVOC"})
 #: the packs: opcode -> bits of the field each component packs into (GP4 2.X.8.Z PK2H PK2US
 #: PK4B PK4UB: two 16-bit or four 8-bit fields of one word)
 PACK_FIELD_BITS = {"PK2H": 16, "PK2US": 16, "PK4B": 8, "PK4UB": 8}

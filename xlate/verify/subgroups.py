@@ -21,8 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.model import Program, Stage
-
-LANE_OPS = frozenset({"VOTEANY", "VOTEALL", "VOTEEQ", "BALLOT", "READFIRST", "READINVOC"})
+from ..ir.ops import LANE_OPS
 
 _PROBE_TGSI = ("FRAG\nDCL OUT[0], COLOR\nIMM[0] FLT32 {0.0, 0.0, 0.0, 0.0}\n"
                "  0: MOV OUT[0], IMM[0]\n  1: END\n")

@@ -46,7 +46,7 @@ import re
 from dataclasses import dataclass, field
 
 from ...ir.model import DataType, Instruction, RegKind, Sat, Stage
-from ...ir.ops import OPCODES
+from ...ir.ops import LANE_OPS, OPCODES
 from ...passes.liveness import liveness, tree_bodies
 from ...passes.structurize import Op, Structured
 from ...passes.types import RAW_OPERAND_OPS, result_type
@@ -374,9 +374,6 @@ def _one_operand(emitter, u: Instruction, reg: str, mask) -> int | None:
     return hit
 
 
-_LANE_OPS = frozenset({"VOTEANY", "VOTEALL", "VOTEEQ", "BALLOT", "READFIRST", "READINVOC"})
-
-
 class Expressions:
     """Part of :class:`~xlate.backends.glsl.emitter.GlslEmitter` (mixed in): the print forms the
     policy asks about."""
@@ -405,7 +402,7 @@ class Expressions:
             return ValueForm(dst.reg, comps, False)
         if ins.op in ("KIL", "DEMOTE", "EMIT", "ENDPRIM") or info.category == "flow":
             return None
-        if ins.op == "CLOCK" or ins.op in _LANE_OPS:
+        if ins.op == "CLOCK" or ins.op in LANE_OPS:
             # read where it stands: inlined, clock reads could reorder, and an inter-lane
             # operation could move under a condition (other active invocations)
             return None
