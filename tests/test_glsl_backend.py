@@ -66,8 +66,8 @@ def test_conditional_write_is_an_exact_select():
     glsl = xlate.translate(CC_WRITE).glsl
     # float updates only: the CC registers hold the value, tests compare it (cctests_value.txt)
     assert "    b = a - 1.0;\n    xl_cc0 = b;\n" in glsl
-    assert "bvec4 xl_m2 = greaterThan(xl_cc0.zwzw, vec4(0.0));" in glsl
-    assert "a.xy = mix(a.xy, xl_t1.xy, xl_m2.xy);" in glsl
+    # a move under a condition: one select, no temporaries
+    assert "    a.xy = mix(a.xy, b.xy, greaterThan(xl_cc0.zwzw, vec4(0.0)).xy);\n" in glsl
     # CC1's one test follows its update: it reads the written register, and CC1 is gone
     # (passes/condcodes.py forward_value_tests)
     assert "    b.x = -a.x;\n    if (b.x < 0.0)\n" in glsl and "xl_cc1" not in glsl
@@ -75,7 +75,8 @@ def test_conditional_write_is_an_exact_select():
     # an integer update of CC0 keeps the flag words for that register
     mixed = xlate.translate(CC_WRITE.replace("TEMP a, b;", "TEMP a, b;\nINT TEMP i;\n"
                                              "MOV.S.CC i, 1;")).glsl
-    assert "uvec4 xl_cc0 = uvec4(2u);" in mixed and " = xl_ccGT(xl_cc0.zwzw);" in mixed
+    assert "uvec4 xl_cc0 = uvec4(2u);" in mixed and \
+        "    a.xy = mix(a.xy, b.xy, xl_ccGT(xl_cc0.zwzw).xy);\n" in mixed
     assert "xl_cc0 = xl_ccf(xl_t" in mixed and "if (b.x < 0.0)" in mixed
 
 

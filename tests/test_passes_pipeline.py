@@ -27,8 +27,8 @@ END
 
 def test_the_passes_run_in_their_order():
     s = pipeline.lower(xlate.parse(CALLS), validate=True)
-    assert s.done == ["nesting", "structurize", "inline", "zerodivisors", "types", "condcodes",
-                      "ccforward", "deadstores", "deadcode"]
+    assert s.done == ["nesting", "structurize", "inline", "constanttests", "zerodivisors", "types",
+                      "condcodes", "ccforward", "deadstores", "deadcode"]
     assert [name for name, _ in pipeline.PASSES] == s.done
     # one caller: the inline pass spliced the subroutine into main
     assert s.structured.functions == {}
@@ -158,3 +158,50 @@ def test_a_store_stays_before_an_emit_a_call_or_a_conditional_return():
     vp2 = ("!!VP2.0\nMOV o[HPOS], v[0];\nMOVC R0, v[1];\nRET (LT.x);\nMOV o[HPOS], v[2];\nEND\n")
     # the (0,0,0,1) default is replaced at once; v[0]'s value is what a return exposes
     assert [op for op in _main_ops(vp2) if op == "MOV o[HPOS]"] == ["MOV o[HPOS]"] * 2
+
+
+#: writes under the constant tests: TR (every component), FL (none; its CC update neither)
+CONSTANT_TESTS = """!!NVfp4.0
+TEMP t, u;
+MOV t, fragment.texcoord[0];
+MOV u, fragment.texcoord[1];
+MOV t (TR), u.yxzw;
+ADD.CC u (FL.x), t, 1;
+TEX u (FL), t, texture[0], 2D;
+MOV t.xy (TR1.zwzw), -u;
+MOV result.color, t;
+KIL FL;
+END
+"""
+
+
+def test_writes_under_constant_tests_are_plain_or_gone():
+    """GP4 2.X.4.3: components are written only where the test passes, and the condition code
+    only for components written -- a write under FL has no effect at all."""
+    s = pipeline.lower(xlate.parse(CONSTANT_TESTS), validate=True)
+    ops = [n.ins for n in s.structured.main.body if isinstance(n, Op)]
+    # (the first MOV is dead: the write under TR replaces t whole)
+    assert [(i.op, i.dst.reg, i.dst.cond) for i in ops] == [
+        ("MOV", "u", None), ("MOV", "t", None), ("MOV", "t", None), ("MOV", "result.color[0]", None)]
+    assert s.cc_used == set()                      # the FL update is gone, nothing tests CC0
+    # the IR itself is unchanged (the executor runs it as written)
+    assert [i.dst.cond.rule for i in s.program.instructions if i.dst and i.dst.cond] == \
+        ["TR", "FL", "FL", "TR"]
+    glsl = xlate.translate(CONSTANT_TESTS).glsl
+    body = glsl[glsl.index("void xl_main()"):glsl.index("void main()")]
+    assert body == ("void xl_main()\n{\n    u = fragment_texcoord_1;\n    t = u.yxzw;\n"
+                    "    t.xy = -u.xy;\n    result_color0 = t;\n}\n\n")
+
+
+@pytest.mark.parametrize("backend", ["gl", "vulkan"])
+def test_writes_under_constant_tests_verify(backend):
+    """The folded translation agrees with the executor running the writes under TR/FL as
+    written (CONSTANT_TESTS plus conditional moves, negations and literals of every kind)."""
+    from conftest import gl_runner
+    from xlate.verify.core import verify_source
+    text = CONSTANT_TESTS.replace("MOV result.color, t;", (
+        "MOV.CC u, fragment.texcoord[1];\nMOV t.yz (GT.xyzw), -u.wzyx;\nMOV t.w (LE.x), 0.5;\n"
+        "FLR t.x (NE.y), u;\nMOV result.color, t;"))
+    rep = verify_source(text, "constant.fp", lanes=64, seed=5, backend=backend,
+                        runner=gl_runner(backend))
+    assert rep.status == "pass", (rep.reason, rep.localization[:2])

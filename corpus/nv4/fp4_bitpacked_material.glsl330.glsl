@@ -218,46 +218,12 @@ void xl_main()
     n.zw = xl_up4b(uvec4(fragment_attrib_2.v).z).zw;
     t.zw = vec4(h.zzww).zw;
     t.z = t.z * program_local[0].y + t.w;
-    {
-        vec4 xl_t5 = vec4(0.0);
-        bvec4 xl_m6 = xl_ccEQ(xl_cc1.zzzz);
-        c.w = mix(c.w, xl_t5.w, xl_m6.w);
-    }
-    {
-        vec4 xl_t7 = t.zzzz;
-        bvec4 xl_m8 = xl_ccNE(xl_cc1.zzzz);
-        c.x = mix(c.x, xl_t7.x, xl_m8.x);
-    }
-    {
-        vec4 xl_t9 = t.xxxx;
-        bvec4 xl_m10 = xl_ccGT(xl_cc1.wwww);
-        c.y = mix(c.y, xl_t9.y, xl_m10.y);
-    }
-    {
-        vec4 xl_t11 = t.yyyy;
-        bvec4 xl_m12 = xl_ccLE(xl_cc1.wwww);
-        c.y = mix(c.y, xl_t11.y, xl_m12.y);
-    }
-    {
-        vec4 xl_t13 = n.zzzz;
-        bvec4 xl_m14 = xl_ccSF(xl_cc1.wwww);
-        c.z = mix(c.z, xl_t13.z, xl_m14.z);
-    }
-    {
-        vec4 xl_t15 = n.wwww;
-        bvec4 xl_m16 = xl_ccNSF(xl_cc1.zzzz);
-        c.z = mix(c.z, xl_t15.z, xl_m16.z);
-    }
-    {
-        vec4 xl_t17 = n;
-        bvec4 xl_m18 = bvec4(true);
-        n = mix(n, xl_t17, xl_m18);
-    }
-    {
-        vec4 xl_t19 = vec4(0.0);
-        bvec4 xl_m20 = bvec4(false);
-        n = mix(n, xl_t19, xl_m20);
-    }
+    c.w = mix(c.w, 0.0, xl_ccEQ(xl_cc1.zzzz).w);
+    c.x = mix(c.x, t.z, xl_ccNE(xl_cc1.zzzz).x);
+    c.y = mix(c.y, t.x, xl_ccGT(xl_cc1.wwww).y);
+    c.y = mix(c.y, t.y, xl_ccLE(xl_cc1.wwww).y);
+    c.z = mix(c.z, n.z, xl_ccSF(xl_cc1.wwww).z);
+    c.z = mix(c.z, n.w, xl_ccNSF(xl_cc1.zzzz).z);
     t = c - program_local[0].xxxx;
     xl_cc0 = t;
     if (xl_cc0.w < 0.0) c.w = 0.0;

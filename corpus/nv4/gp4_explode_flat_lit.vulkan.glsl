@@ -123,10 +123,10 @@ void xl_main()
     e2.y = xl_dp2(e1, program_local[1].zwzw) + program_local[0].xxxx.x;
     e2.zw = xl_x2d(e1, program_local[1], vec4(1.0, 0.0, 0.0, 1.0)).zw;
     t.x = vec4(equal(s.xxxx, s.yyyy)).x;
-    t.y = vec4(0.0).y;
+    t.y = 0.0;
     t.z = vec4(greaterThan(s.xxxx, s.yyyy)).z;
     t.w = vec4(lessThanEqual(s.xxxx, s.yyyy)).w;
-    e2 = xl_ssat(t * vec4(1.0).w + e2);
+    e2 = xl_ssat(t * 1.0 + e2);
     out_result_position = in_vertex_position[0] + off;
     out_result_color = col;
     out_result_texcoord[0] = e2;

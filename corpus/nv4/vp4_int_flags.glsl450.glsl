@@ -92,16 +92,8 @@ void xl_main()
         xl_cc0 = xl_f2;
     }
     flags = uvec4(0u);
-    {
-        uvec4 xl_t3 = uvec4(1u);
-        bvec4 xl_m4 = xl_ccCF(xl_cc0);
-        flags = mix(flags, xl_t3, xl_m4);
-    }
-    {
-        uvec4 xl_t5 = uvec4(2u);
-        bvec4 xl_m6 = xl_ccSF(xl_cc0.zzzz);
-        flags.w = mix(flags.w, xl_t5.w, xl_m6.w);
-    }
+    flags = mix(flags, uvec4(1u), xl_ccCF(xl_cc0));
+    flags.w = mix(flags.w, 2u, xl_ccSF(xl_cc0.zzzz).w);
     if (any(xl_ccOF(xl_cc0.yyyy)))
     {
         q = floatBitsToInt(program_local[1]) >> (1 & 31);

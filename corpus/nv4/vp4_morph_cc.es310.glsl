@@ -171,88 +171,31 @@ void xl_main()
         u = xl_t7;
         xl_cc1 = xl_f8;
     }
+    d = mix(d, uvec4(1u), xl_ccAB(xl_cc0.xxxx));
+    d.y = mix(d.y, 2u, xl_ccBLE(xl_cc0.yyyy).y);
+    d.z = mix(d.z, 3u, xl_ccNCF(xl_cc0.zzzz).z);
+    d.w = mix(d.w, 4u, xl_ccCF(xl_cc0.wwww).w);
+    u = mix(u, d, xl_ccAB(xl_cc1));
+    u = mix(u, uvec4(0u), xl_ccBLE(xl_cc1));
+    u.z = mix(u.z, 43605u, xl_ccCF(xl_cc1.xxxx).z);
+    u.w = mix(u.w, 21930u, xl_ccNCF(xl_cc1.wwww).w);
     {
-        uvec4 xl_t9 = uvec4(1u);
-        bvec4 xl_m10 = xl_ccAB(xl_cc0.xxxx);
-        d = mix(d, xl_t9, xl_m10);
+        ivec4 xl_t9 = (floatBitsToInt(program_env[3]).xxxy + 2147483647);
+        uvec4 xl_f10 = xl_ccadd(uvec4(floatBitsToInt(program_env[3]).xxxy), uvec4(ivec4(2147483647)));
+        t.zw = xl_t9.zw;
+        xl_cc1.zw = xl_f10.zw;
     }
-    {
-        uvec4 xl_t11 = uvec4(2u);
-        bvec4 xl_m12 = xl_ccBLE(xl_cc0.yyyy);
-        d.y = mix(d.y, xl_t11.y, xl_m12.y);
-    }
-    {
-        uvec4 xl_t13 = uvec4(3u);
-        bvec4 xl_m14 = xl_ccNCF(xl_cc0.zzzz);
-        d.z = mix(d.z, xl_t13.z, xl_m14.z);
-    }
-    {
-        uvec4 xl_t15 = uvec4(4u);
-        bvec4 xl_m16 = xl_ccCF(xl_cc0.wwww);
-        d.w = mix(d.w, xl_t15.w, xl_m16.w);
-    }
-    {
-        uvec4 xl_t17 = d;
-        bvec4 xl_m18 = xl_ccAB(xl_cc1);
-        u = mix(u, xl_t17, xl_m18);
-    }
-    {
-        uvec4 xl_t19 = uvec4(0u);
-        bvec4 xl_m20 = xl_ccBLE(xl_cc1);
-        u = mix(u, xl_t19, xl_m20);
-    }
-    {
-        uvec4 xl_t21 = uvec4(43605u);
-        bvec4 xl_m22 = xl_ccCF(xl_cc1.xxxx);
-        u.z = mix(u.z, xl_t21.z, xl_m22.z);
-    }
-    {
-        uvec4 xl_t23 = uvec4(21930u);
-        bvec4 xl_m24 = xl_ccNCF(xl_cc1.wwww);
-        u.w = mix(u.w, xl_t23.w, xl_m24.w);
-    }
-    {
-        ivec4 xl_t25 = (floatBitsToInt(program_env[3]).xxxy + 2147483647);
-        uvec4 xl_f26 = xl_ccadd(uvec4(floatBitsToInt(program_env[3]).xxxy), uvec4(ivec4(2147483647)));
-        t.zw = xl_t25.zw;
-        xl_cc1.zw = xl_f26.zw;
-    }
-    {
-        ivec4 xl_t27 = ivec4(-7);
-        bvec4 xl_m28 = xl_ccOF(xl_cc1.zzzz);
-        lo = mix(lo, uvec4(xl_t27), xl_m28);
-    }
-    {
-        ivec4 xl_t29 = ivec4(-16);
-        bvec4 xl_m30 = xl_ccNOF(xl_cc1.wwww);
-        lo.w = mix(lo.w, uvec4(xl_t29).w, xl_m30.w);
-    }
+    lo = mix(lo, uvec4(ivec4(-7)), xl_ccOF(xl_cc1.zzzz));
+    lo.w = mix(lo.w, uvec4(ivec4(-16)).w, xl_ccNOF(xl_cc1.wwww).w);
     result_attrib_5 = intBitsToFloat(ivec4(lo));
     {
-        ivec4 xl_t31 = floatBitsToInt(program_env[3]);
-        t = xl_t31;
-        xl_cc0 = xl_cci(uvec4(xl_t31));
+        ivec4 xl_t11 = floatBitsToInt(program_env[3]);
+        t = xl_t11;
+        xl_cc0 = xl_cci(uvec4(xl_t11));
     }
-    {
-        xl_precise vec4 xl_t32 = vec4(-1.0);
-        bvec4 xl_m33 = xl_ccSF(xl_cc0.yyyy);
-        acc.w = mix(acc.w, xl_t32.w, xl_m33.w);
-    }
-    {
-        xl_precise vec4 xl_t34 = vec4(1.0);
-        bvec4 xl_m35 = xl_ccNSF(xl_cc0.xxxx);
-        acc.w = mix(acc.w, xl_t34.w, xl_m35.w);
-    }
-    {
-        xl_precise vec4 xl_t36 = acc;
-        bvec4 xl_m37 = bvec4(true);
-        scratch[3] = mix(scratch[3], xl_t36, xl_m37);
-    }
-    {
-        xl_precise vec4 xl_t38 = acc;
-        bvec4 xl_m39 = bvec4(false);
-        scratch[2] = mix(scratch[2], xl_t38, xl_m39);
-    }
+    acc.w = mix(acc.w, -1.0, xl_ccSF(xl_cc0.yyyy).w);
+    acc.w = mix(acc.w, 1.0, xl_ccNSF(xl_cc0.xxxx).w);
+    scratch[3] = acc;
     d.xy = (d | u).xy ^ 0x80000000u;
     d.z = ~d.x;
     d.w = xl_sad(u.xxxx, d.yyyy, uvec4(10u)).w;

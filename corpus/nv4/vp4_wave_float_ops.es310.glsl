@@ -106,13 +106,9 @@ void xl_main()
     else
     {
         w = vec4(greaterThan(n, c));
-        w.w = vec4(1.0).w;
+        w.w = 1.0;
     }
-    {
-        xl_precise vec4 xl_t3 = vec4(0.0);
-        bvec4 xl_m4 = lessThan(xl_cc1.zzzz, vec4(0.0));
-        w.z = mix(w.z, xl_t3.z, xl_m4.z);
-    }
+    w.z = mix(w.z, 0.0, lessThan(xl_cc1.zzzz, vec4(0.0)).z);
     result_texcoord_0 = uv;
     result_texcoord_1 = w;
     result_color = flags;

@@ -101,13 +101,9 @@ void xl_main()
     else
     {
         w = vec4(greaterThan(n, c));
-        w.w = vec4(1.0).w;
+        w.w = 1.0;
     }
-    {
-        vec4 xl_t2 = vec4(0.0);
-        bvec4 xl_m3 = lessThan(xl_cc1.zzzz, vec4(0.0));
-        w.z = mix(w.z, xl_t2.z, xl_m3.z);
-    }
+    w.z = mix(w.z, 0.0, lessThan(xl_cc1.zzzz, vec4(0.0)).z);
     out_result_texcoord[0] = uv;
     out_result_texcoord[1] = w;
     out_result_color = flags;

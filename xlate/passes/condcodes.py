@@ -21,7 +21,7 @@ types), or with updates of both kinds, keeps the flag words.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, is_dataclass
+from dataclasses import dataclass, fields, is_dataclass, replace
 
 from ..ir.model import CCKind, CondTest, DataType, Instruction, Program, RegKind
 
@@ -157,6 +157,44 @@ def _plain_ops(node) -> list | None:
                 return None
             out.append(child.ins)
     return out
+
+
+#: opcode categories whose instructions do nothing but write their destination (and CC): a write
+#: under FL, which writes no component, is no instruction at all
+_WRITES_ONLY = ("alu", "tex")
+
+
+def fold_constant_write_tests(structured) -> None:
+    """Conditional write masks whose test is a constant (Table X.16 TR, FL): under TR every
+    component passes -- a plain write; under FL none does, and the condition code is updated
+    only for components "enabled by both write masks" (GP4 2.X.4.3), so the instruction has no
+    effect and leaves the tree (an ALU or texture instruction: those with other effects stay),
+    as does a KIL under FL, which kills nothing.  The IR is not changed: a folded instruction
+    is a new object in the tree only."""
+    from ..ir.ops import OPCODES
+    from .structurize import Op
+
+    def body(nodes: list) -> None:
+        keep = []
+        for node in nodes:
+            if isinstance(node, Op) and node.ins.op == "KIL" and node.ins.cond is not None and \
+                    node.ins.cond.rule == "FL":
+                continue
+            if isinstance(node, Op) and node.ins.dst is not None and \
+                    node.ins.dst.cond is not None and node.ins.dst.cond.rule in ("TR", "FL"):
+                ins = node.ins
+                if ins.dst.cond.rule == "TR":
+                    node = Op(replace(ins, dst=replace(ins.dst, cond=None)))
+                elif OPCODES[ins.op].category in _WRITES_ONLY:
+                    continue
+            for child in _child_bodies(node):
+                body(child)
+            keep.append(node)
+        nodes[:] = keep
+
+    body(structured.main.body)
+    for fn in structured.functions.values():
+        body(fn.body)
 
 
 def _child_bodies(node):

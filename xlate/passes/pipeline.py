@@ -21,7 +21,8 @@ from ..diagnostics import Diagnostic, XlateError
 from ..ir.model import MAX_CALL_DEPTH, DataType, Instruction, Program
 from ..ir.validate import IRValidationError
 from ..ir.validate import validate as validate_ir
-from .condcodes import forward_value_tests, tested_cc_registers, value_condition_codes
+from .condcodes import (fold_constant_write_tests, forward_value_tests, tested_cc_registers,
+                        value_condition_codes)
 from .deadstores import drop_dead_output_stores, drop_unread_temporaries
 from .inline import inline_single_calls
 from .nesting import runtime_nesting_overflow
@@ -103,6 +104,13 @@ def inline(s: Lowering) -> None:
         inline_single_calls(s.structured)
 
 
+def constant_write_tests(s: Lowering) -> None:
+    """Conditional writes under TR become plain writes, those under FL leave the tree
+    (``condcodes.fold_constant_write_tests``): ``R0 = R1;``, not ``mix(R0, R1, bvec4(true))``."""
+    if s.structured is not None:
+        fold_constant_write_tests(s.structured)
+
+
 def zero_divisors(s: Lowering) -> None:
     """A float DIV by a literal +-0 becomes a MUL by the infinity of that sign (the same IEEE
     value for every dividend; GLSL leaves division by zero unspecified and Mesa folds a
@@ -159,6 +167,7 @@ PASSES: list[tuple[str, Callable[[Lowering], None]]] = [
     ("nesting", check_nesting),
     ("structurize", structure),
     ("inline", inline),
+    ("constanttests", constant_write_tests),
     ("zerodivisors", zero_divisors),
     ("types", decide_types),
     ("condcodes", find_tested_condition_codes),

@@ -16,7 +16,8 @@ from ..refusal import Unsupported
 from .tables import cc_tests, cc_value_tests, helper_library
 from .expressions import fill
 from .fragment_ops import CLOCK_EXTENSION, INTERP_OPS, LANE_EXTENSIONS, interpolant
-from .text import COMP, TYPE_CHAR, VEC, _ARITH, _NOT_SIZE_GENERIC, _PLAIN, _SWIZZLED, bitcast, called, mask_text, right_side, splat_literals, wrapped
+from .text import (COMP, TYPE_CHAR, VEC, _ARITH, _NOT_SIZE_GENERIC, _SWIZZLED, bitcast, components,
+                   mask_text, right_side, splat_literals, wrapped)
 
 
 class Instructions:
@@ -282,9 +283,13 @@ class Instructions:
         cc = ins.cc_update if ins.cc_update in self.cc_used else None
         if dst.cond is None and cc is None:
             value = bitcast(expr, rtype, st)
+            if value == target and not m:
+                return []          # MOV R0, R0 (a write under TR of the register itself)
             swz = _SWIZZLED.fullmatch(value)
             if m and swz:          # compose swizzle and mask: R1.yzxw then .xy -> R1.yz
-                value = f"{swz.group(1)}.{''.join(swz.group(2)[COMP.index(c)] for c in m[1:])}"
+                value = components(value, m)
+                if value == f"{target}{m}":
+                    return []
                 self.keep_value(ins, value)
                 return [f"{target}{m} = {value};"]
             if m and rtype == DataType.FLOAT and _ARITH.search(expr) and self.info.precise \
@@ -299,10 +304,18 @@ class Instructions:
                 rhs = right_side(value)
                 self.keep_value(ins, rhs)
                 return [f"{target} = {rhs};"]
-            if not _PLAIN.fullmatch(value) and not wrapped(value) and not called(value):
-                value = f"({value})"
-            self.keep_value(ins, f"{value}{m}")
-            return [f"{target}{m} = {value}{m};"]
+            value = components(value, m)
+            self.keep_value(ins, value)
+            return [f"{target}{m} = {value};"]
+        if cc is None and not (rtype == DataType.FLOAT and _ARITH.search(expr)):
+            # a conditional write of a value no contraction can touch (a move, a swizzle, a
+            # built-in of operands, integer arithmetic): one select, no temporaries --
+            # 'R0.xy = mix(R0.xy, R1.yx, greaterThan(xl_cc0.xy, vec2(0.0)));'
+            value = bitcast(expr, rtype, st)
+            test = self.cc_test(dst.cond)
+            if m:
+                value, test = components(value, m), f"{test}{m}"
+            return [f"{target}{m} = {self.select(target + m, value, test, st)};"]
         t = self.fresh()
         q = self.precise if rtype == DataType.FLOAT else ""      # integer arithmetic is exact
         lines = [f"{q}{VEC[rtype]} {t} = {expr};"]

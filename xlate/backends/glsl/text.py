@@ -161,6 +161,23 @@ _PLUS_NEGATED = re.compile(r" \+ -(?=[\w(])")
 _LITERAL_SPLAT = re.compile(r"[iu]?vec[234]\((-?(?:\d+\.?\d*(?:e-?\d+)?|0x[0-9a-f]+)u?)\)")
 
 
+def components(value: str, m: str) -> str:
+    """The components ``m`` (``.xy``) of the vector expression ``value``, as a person writes
+    them: a swizzle composed (``R1.yzxw`` -> ``R1.yz``), a literal splat narrowed (``vec4(0.0)``
+    -> ``vec2(0.0)``, ``0.0`` for one component), a name or call suffixed (``-b.xy``: the minus
+    applies last), anything else parenthesized."""
+    swz = _SWIZZLED.fullmatch(value)
+    if swz:
+        return f"{swz.group(1)}.{''.join(swz.group(2)['xyzw'.index(c)] for c in m[1:])}"
+    splat = _LITERAL_SPLAT.fullmatch(value)
+    if splat:
+        n = len(m) - 1
+        return splat.group(1) if n == 1 else f"{value[:value.index('vec') + 3]}{n}({splat.group(1)})"
+    if _PLAIN.fullmatch(value.removeprefix("-")) or wrapped(value) or called(value):
+        return f"{value}{m}"
+    return f"({value}){m}"
+
+
 def right_side(expr: str) -> str:
     """The right-hand side of an assignment as a person writes it: no parentheses around the
     whole, ``a - b`` for ``a + -b`` (the same operation: IEEE 754 defines x - y as x + (-y), and
