@@ -21,20 +21,25 @@ Semantics spelled with exact instructions (where the GLSL path calls helpers):
 
 What is not covered raises :class:`NotCovered` naming the construct (E7006); the caller
 decides whether to fall back to the glslang path.
+
+This module holds the emitter's state, its word-writing helpers, the register declarations, the
+per-instruction dispatch (``emit_ins``) and the module's layout (functions, entry point,
+execution modes).  The rest is mixed in from its parts: ``operands`` (reading registers and
+operands), ``destinations`` (writing results: saturation, masks, deferred stores),
+``condition_codes`` (CC tests, flag words, branch conditions), ``staging``, ``textures``,
+``flow``, ``dispatch``, ``geometry``, ``tess``, ``memory``, ``images``, ``atomics``; the
+instruction templates are ``alu`` and ``wide``, the word encoding ``module``.
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
-from ...ir.model import (MAX_CALL_DEPTH, CondTest, DataType, Index, Instruction, Program,
-                         RegKind, Sat, Source, Stage)
+from ...ir.model import MAX_CALL_DEPTH, DataType, Instruction, Program, RegKind, Stage
 from ...ir.ops import OPCODES
-from ...passes.condcodes import ValueTest
-from ...passes.structurize import CountTest, Structured
+from ...passes.structurize import Structured
 from ...passes.types import RAW_OPERAND_OPS, operand_type, result_type
-from ..literals import literal_operand_bits
-from .alu import ALU, MULHI, sad
+from .alu import ALU, MULHI
 from .base import K, Instrumentation, NotCovered, _Reg
+from .condition_codes import ConditionCodeMixin
+from .destinations import DestinationMixin
 from .dispatch import DispatchMixin
 from .flow import FlowMixin
 from .fragment_ops import INTERP_OPS, LANE_OPS, interpolate, lane_op, read_clock
@@ -44,6 +49,7 @@ from .module import DECORATION, GLSL, OP as _OP, Module, string_words
 from .memory import MemoryMixin
 from .images import ImageMixin
 from .atomics import AtomicMixin
+from .operands import OperandMixin
 from .staging import StagingMixin
 from .textures import TextureMixin
 
@@ -69,8 +75,9 @@ TEX_COVERED = frozenset({"TEX", "TXB", "TXD", "TXF", "TXL", "TXP", "TXQ", "TEX2"
                          "TXQS", "LODQ", "TXG", "TXQLEVELS"})
 
 
-class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, GeometryMixin,
-                    MemoryMixin, ImageMixin, AtomicMixin, TessMixin):
+class DirectEmitter(OperandMixin, DestinationMixin, ConditionCodeMixin, StagingMixin,
+                    TextureMixin, FlowMixin, DispatchMixin, GeometryMixin, MemoryMixin, ImageMixin,
+                    AtomicMixin, TessMixin):
     """One program, one environment (``vulkan`` or ``glsl450`` = OpenGL SPIR-V)."""
 
     def __init__(self, prog: Program, plan, lowered, *, source_text: str | None = None,
@@ -124,7 +131,7 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
         #: write masks of assembly programs write a register a component at a time
         self.pending: dict[int, int] = {}
 
-    # ---- small instruction helpers ----------------------------------------------------------------
+    # ---- small instruction helpers --------------------------------------------------------------
     # put/val/fval write most of a module's words: one list extend each, the id taken from
     # the module's counter in place (Module.id), the decoration appended to its section
     # directly (Module.decorate) -- a third of the emission time was these calls
@@ -244,7 +251,7 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
         self.put("Branch", lab)
         self.open = False
 
-    # ---- declarations -----------------------------------------------------------------------------
+    # ---- declarations ---------------------------------------------------------------------------
     def declare(self) -> None:
         m, prog, plan = self.m, self.prog, self.plan
         m.capability("Shader")
@@ -296,355 +303,7 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
         var = self.m.variable(self.m.pointer("Private", t), "Private", self.m.null(t))
         return _Reg(var, kind, size, self.m.pointer("Private", self.t(kind)))
 
-    # ---- register elements ------------------------------------------------------------------------
-    def storage_kind(self, regname: str) -> str:
-        reg = self.prog.registers[regname]
-        if reg.kind == RegKind.TEMP:
-            return self.regs[regname].kind
-        if reg.kind in (RegKind.INPUT, RegKind.OUTPUT):
-            side = "in" if reg.kind == RegKind.INPUT else "out"
-            return self.staging[(side, reg.bindings[0].path)].kind
-        if reg.kind == RegKind.CONST:
-            return K.get(reg.dtype, "u")
-        if reg.kind == RegKind.BUFFER:
-            return "u"
-        return "f"
-
-    def index_value(self, idx: Index, size: int) -> int:
-        """The clamped element index (an int id), as GlslEmitter.index_expr."""
-        if not idx.relative:
-            return self.c("i", idx.offset, 1)
-        v = self.load_element(idx.reg, None)
-        kind = self.storage_kind(idx.reg)
-        s = self.bitcast(self.x(v, idx.comp, kind), kind, "i", 1)
-        it = self.t("i", 1)
-        off = idx.offset
-        if off:
-            s = self.ext("SClamp", it, s, self.c("i", -off - 1, 1), self.c("i", size - off, 1))
-            s = self.val("IAdd", it, s, self.c("i", off, 1))
-        return self.ext("SClamp", it, s, self.c("i", 0, 1), self.c("i", size - 1, 1))
-
-    def element_ptr(self, regname: str, index: Index | None,
-                    vertex: Index | None = None) -> tuple[int, str]:
-        """A pointer to the element and its storage kind; ``vertex``: a geometry input's
-        vertex number (the operand's ``vertex[...]``)."""
-        reg = self.prog.registers[regname]
-        if reg.kind == RegKind.TEMP:
-            r = self.regs[regname]
-        elif reg.kind in (RegKind.INPUT, RegKind.OUTPUT):
-            side = "in" if reg.kind == RegKind.INPUT else "out"
-            g = (self.plan.inputs if side == "in" else self.plan.outputs)[reg.bindings[0].path]
-            r = self.staging[(side, g.path)]
-            chain = [self.vertex_chain(reg, vertex)] if g.per_vertex else []
-            if not g.indexed:
-                if chain:
-                    return self.val("AccessChain", r.ptr_elem, r.var, *chain), r.kind
-                return r.var, r.kind
-            if index is None or not index.relative:
-                b = reg.bindings[0 if index is None else index.offset]
-                i = self.c("i", b.index, 1)
-            else:
-                idxs = [b.index for b in reg.bindings]
-                if idxs != list(range(idxs[0], idxs[0] + len(idxs))):
-                    raise NotCovered(f"relative addressing of '{regname}', whose bindings are "
-                                     "not consecutive")
-                i = self.index_value(index, reg.size)
-                if idxs[0]:
-                    i = self.val("IAdd", self.t("i", 1), i, self.c("i", idxs[0], 1))
-            return self.val("AccessChain", r.ptr_elem, r.var, *chain, i), r.kind
-        else:
-            raise NotCovered(f"writing '{regname}' ({reg.kind.value})")
-        if r.size is None:
-            return r.var, r.kind
-        i = self.index_value(index or Index(0), r.size)
-        return self.val("AccessChain", r.ptr_elem, r.var, i), r.kind
-
-    def load_element(self, regname: str, index: Index | None, vertex: Index | None = None) -> int:
-        return self.load_typed(self.prog.registers[regname], index, vertex)[0]
-
-    def load_typed(self, reg, index: Index | None, vertex: Index | None = None) -> tuple[int, str]:
-        """The element's value and its storage kind (:meth:`storage_kind`), in one lookup."""
-        rk = reg.kind
-        if rk == RegKind.PARAM:
-            return self.param_element(reg, index), "f"
-        if rk == RegKind.BUFFER:
-            return self.buffer_element(reg, index), "u"
-        if rk == RegKind.TEMP:
-            r = self.regs[reg.name]
-            if r.size is None:
-                return self.load_var(r.var, self.t(r.kind)), r.kind
-        ptr, kind = self.element_ptr(reg.name, index, vertex)
-        return self.val("Load", self.t(kind), ptr), kind
-
-    def param_element(self, reg, index: Index | None) -> int:
-        f4 = self.t("f")
-        if index is not None and index.relative:
-            binds = reg.bindings
-            if all(b is not None and b.path in ("program.local", "program.env")
-                   and b.path == binds[0].path for b in binds):
-                idxs = [b.index for b in binds]
-                if idxs == list(range(idxs[0], idxs[0] + len(idxs))):
-                    i = self.index_value(index, reg.size)
-                    if idxs[0]:
-                        i = self.val("IAdd", self.t("i", 1), i, self.c("i", idxs[0], 1))
-                    return self.uniform_load(binds[0].path.replace(".", "_"), i)
-            arr = self.param_arrays.get(reg.name)
-            if arr is None:
-                arr = self.param_arrays[reg.name] = self.private("f", reg.size)
-            ptr = self.val("AccessChain", arr.ptr_elem, arr.var, self.index_value(index, reg.size))
-            return self.val("Load", f4, ptr)
-        return self.param_constant_or_load(reg, 0 if index is None else index.offset)
-
-    def param_constant_or_load(self, reg, i: int) -> int:
-        b = reg.bindings[i]
-        if b is None:
-            return self.m.vconst_bits("f", reg.value[i])
-        # the GLSL plan's name (a Cg source name where the program has one), so that the
-        # uniform matches the reflection both paths share
-        name, elem, _ = self.plan.uniform_of(b)
-        n = self.plan.uniforms.get(name, 0)
-        return self.uniform_load(name, None if elem is None and n == 0 else self.c("i", elem, 1))
-
-    def uniform_load(self, name: str, index: int | None) -> int:
-        var, member, n = self.param_vars[name]
-        f4 = self.t("f")
-        ptr_t = self.m.pointer(self.uniform_storage, f4)
-        chain = ([self.c("i", member, 1)] if member is not None else []) + (
-            [index] if index is not None else [])
-        ptr = self.val("AccessChain", ptr_t, var, *chain) if chain else var
-        return self.val("Load", f4, ptr)
-
-    def fill_param_arrays(self) -> None:
-        for name, arr in self.param_arrays.items():
-            reg = self.prog.registers[name]
-            for i in range(reg.size):
-                v = self.param_constant_or_load(reg, i)
-                ptr = self.val("AccessChain", arr.ptr_elem, arr.var, self.c("i", i, 1))
-                self.put("Store", ptr, v)
-
-    # ---- operands ------------------------------------------------------------------------------------
-    def operand(self, src: Source, optype: DataType, scalar: bool) -> int:
-        reg = self.prog.registers[src.reg]
-        kind = K[optype]
-        rk = reg.kind
-        if rk == RegKind.CONST or (rk == RegKind.PARAM and (
-                src.index is None or not src.index.relative)
-                and reg.bindings[0 if src.index is None else src.index.offset] is None):
-            return self.const_operand(src, reg, optype, scalar)
-        v, skind = self.load_typed(reg, src.index, src.vertex)
-        if skind != kind:
-            v = self.val("Bitcast", self.t(kind), v)
-        if src.abs and kind != "u":
-            v = self.ext("FAbs" if kind == "f" else "SAbs", self.t(kind), v)
-        sel = src.swizzle
-        if sel != _IDENTITY:
-            if max(sel) > 3:
-                one = 0x3F800000 if kind == "f" else 1
-                ext = self.m.vconst_bits(kind, (0, one, 0, 0))
-                v = self.shuffle(v, ext, sel, kind)
-            else:
-                v = self.shuffle(v, v, sel, kind)
-        neg = src.neg
-        comp_neg = src.comp_neg
-        if neg or comp_neg != _NO_NEG:
-            negs = tuple(n != neg for n in comp_neg)
-            if any(negs):
-                negated = self.negate(v, kind)
-                v = negated if all(negs) else self.shuffle(
-                    v, negated, [4 + i if n else i for i, n in enumerate(negs)], kind)
-        if scalar:
-            v = self.val("CompositeExtract", self.t(kind, 1), v, 0)
-        return v
-
-    def negate(self, v: int, kind: str, n: int = 4) -> int:
-        if kind == "f":
-            return self.fval("FNegate", self.t("f", n), v)
-        return self.val("SNegate", self.t(kind, n), v)
-
-    def const_operand(self, src: Source, reg, optype: DataType, scalar: bool) -> int:
-        if reg.kind == RegKind.CONST:
-            words = reg.value[0]
-        else:
-            words = reg.value[0 if src.index is None else src.index.offset]
-        out = literal_operand_bits(words, src, optype)
-        kind = K[optype]
-        return self.m.const_bits(kind, out[0]) if scalar else self.m.vconst_bits(kind, out)
-
-    # ---- condition codes ---------------------------------------------------------------------------
-    def cc_test(self, cond: CondTest, n: int = 4) -> int:
-        """Per component (n = 4, swizzled) or of one component (n = 1): the test's bool."""
-        if cond.rule in ("TR", "FL"):
-            return self.c("b", cond.rule == "TR", n)
-        if cond.cc not in self.cc:
-            raise NotCovered(f"condition code {cond.cc} test before any update")
-        if cond.cc not in self.lowered.cc_values:
-            return self.flag_test(cond, n)
-        if cond.rule in ("CF", "OF", "AB", "NCF", "NOF", "BLE"):
-            # a register holding a value: OF = CF = 0 (cctests_value.txt)
-            return self.c("b", cond.rule in ("NCF", "NOF", "BLE"), n)
-        kind = "f" if self.lowered.cc_values[cond.cc] == DataType.FLOAT else "i"
-        v = self.load_var(self.cc[cond.cc], self.t(kind))
-        if n == 1:
-            v = self.x(v, cond.swizzle[0], kind)
-        elif cond.swizzle != (0, 1, 2, 3):
-            v = self.shuffle(v, v, cond.swizzle, kind)
-        return self.value_compare(v, kind, cond.rule, n)
-
-    def value_compare(self, v: int, kind: str, rule: str, n: int) -> int:
-        """The cctests_value.txt test ``rule`` of a value (``f`` float, ``i`` integer words)."""
-        if rule in ("CF", "OF", "AB", "NCF", "NOF", "BLE"):
-            return self.c("b", rule in ("NCF", "NOF", "BLE"), n)       # OF = CF = 0
-        if kind == "i":
-            # an integer value: SF = bit 31, ZF = r == 0, never both (cctests_value.txt ".i")
-            if rule in ("NAN", "LEG"):
-                return self.c("b", rule == "LEG", n)
-            return self.cmp(_CC_ICMP[rule], v, self.c("i", 0, n), n)
-        zero = self.c("f", 0.0, n)
-        if rule in _CC_CMP:
-            return self.cmp(_CC_CMP[rule], v, zero, n)
-        if rule == "NAN":
-            return self.isnan(v, n)
-        if rule == "LEG":
-            return self.val("LogicalNot", self.t("b", n), self.isnan(v, n))
-        raise NotCovered(f"condition-code rule {rule}")
-
-    def flag_test(self, cond: CondTest, n: int) -> int:
-        """A test of GP4 Table X.16 on flag words (templates/glsl/cctests.txt, with booleans:
-        ``1u - x`` is NOT, ``^`` is OpLogicalNotEqual)."""
-        u = self.load_var(self.cc[cond.cc], self.t("u"))
-        u = self.x(u, cond.swizzle[0], "u") if n == 1 else (
-            u if cond.swizzle == (0, 1, 2, 3) else self.shuffle(u, u, cond.swizzle, "u"))
-        bt = self.t("b", n)
-
-        def flag(bit):
-            return self.val("INotEqual", bt, self.val("BitwiseAnd", self.t("u", n), u,
-                                                      self.c("u", bit, n)), self.c("u", 0, n))
-
-        def no(b):
-            return self.val("LogicalNot", bt, b)
-
-        def a(x, y):
-            return self.val("LogicalAnd", bt, x, y)
-
-        def o_(x, y):
-            return self.val("LogicalOr", bt, x, y)
-
-        def xor(x, y):
-            return self.val("LogicalNotEqual", bt, x, y)
-        rule = cond.rule
-        s = flag(1) if rule in ("EQ", "NE", "GE", "GT", "LE", "LT", "NAN", "LEG", "SF", "NSF") else None
-        z = flag(2) if rule in ("EQ", "NE", "GT", "LE", "LT", "NAN", "LEG", "AB", "BLE") else None
-        o = flag(4) if rule in ("GE", "GT", "LE", "LT", "OF", "NOF") else None
-        c = flag(8) if rule in ("CF", "NCF", "AB", "BLE") else None
-        table = {"EQ": lambda: a(no(s), z), "NE": lambda: o_(s, no(z)),
-                 "GE": lambda: no(xor(s, o)), "GT": lambda: a(xor(no(s), o), no(z)),
-                 "LE": lambda: xor(s, o_(z, o)), "LT": lambda: xor(a(s, no(z)), o),
-                 "NAN": lambda: a(s, z), "LEG": lambda: o_(no(s), no(z)), "CF": lambda: c,
-                 "NCF": lambda: no(c), "OF": lambda: o, "NOF": lambda: no(o),
-                 "AB": lambda: a(c, no(z)), "BLE": lambda: o_(no(c), z), "SF": lambda: s,
-                 "NSF": lambda: no(s)}
-        if rule not in table:
-            raise NotCovered(f"condition-code rule {rule}")
-        return table[rule]()
-
-    def flag_words(self, ins: Instruction, value: int, rkind: str) -> int:
-        """The flags of an update (GP4 2.X.4.3; helpers ccf/cci): a uvec4."""
-        from ...ir.model import CCKind
-        u4 = self.t("u")
-        kind = ins.cc_kind
-        if kind == CCKind.FLOAT:
-            nan = self.isnan(value)
-            sf = self.bor(self.cmp("FOrdLessThan", value, self.c("f", 0.0)), nan)
-            zf = self.bor(self.cmp("FOrdEqual", value, self.c("f", 0.0)), nan)
-        elif kind in (CCKind.INT, CCKind.UNDEF_OFCF):
-            bits = self.bitcast(value, rkind, "u")
-            sf = self.cmp("INotEqual", self.val("ShiftRightLogical", u4, bits, self.c("u", 31)),
-                          self.c("u", 0))
-            zf = self.cmp("IEqual", bits, self.c("u", 0))
-        else:
-            return self.carry_flags(ins)
-        zero = self.c("u", 0)
-        return self.val("BitwiseOr", u4, self.sel(sf, self.c("u", 1), zero, "u"),
-                        self.sel(zf, self.c("u", 2), zero, "u"))
-
-    def cci(self, r: int) -> int:
-        u4 = self.t("u")
-        zf = self.sel(self.cmp("IEqual", r, self.c("u", 0)), self.c("u", 2), self.c("u", 0), "u")
-        return self.val("BitwiseOr", u4, self.val("ShiftRightLogical", u4, r, self.c("u", 31)), zf)
-
-    def ccadd(self, a: int, b: int) -> int:
-        """Integer addition flags: OF signed overflow, CF carry out (helpers ccadd)."""
-        u4 = self.t("u")
-        st = self.m._type(("struct2", u4), "TypeStruct", u4, u4)
-        rc = self.val("IAddCarry", st, a, b)
-        r, carry = self.val("CompositeExtract", u4, rc, 0), self.val("CompositeExtract", u4, rc, 1)
-        x = self.val("BitwiseAnd", u4, self.val("BitwiseXor", u4, a, r), self.val("BitwiseXor", u4, b, r))
-        of = self.val("ShiftLeftLogical", u4, self.val("ShiftRightLogical", u4, x, self.c("u", 31)),
-                      self.c("u", 2))
-        cf = self.val("ShiftLeftLogical", u4, carry, self.c("u", 3))
-        return self.val("BitwiseOr", u4, self.val("BitwiseOr", u4, self.cci(r), of), cf)
-
-    def ccsub(self, a: int, b: int) -> int:
-        """Integer subtraction flags: OF signed overflow, CF = no borrow (helpers ccsub)."""
-        u4 = self.t("u")
-        st = self.m._type(("struct2", u4), "TypeStruct", u4, u4)
-        rb = self.val("ISubBorrow", st, a, b)
-        r, borrow = self.val("CompositeExtract", u4, rb, 0), self.val("CompositeExtract", u4, rb, 1)
-        x = self.val("BitwiseAnd", u4, self.val("BitwiseXor", u4, a, b), self.val("BitwiseXor", u4, a, r))
-        of = self.val("ShiftLeftLogical", u4, self.val("ShiftRightLogical", u4, x, self.c("u", 31)),
-                      self.c("u", 2))
-        cf = self.val("ShiftLeftLogical", u4, self.val("ISub", u4, self.c("u", 1), borrow),
-                      self.c("u", 3))
-        return self.val("BitwiseOr", u4, self.val("BitwiseOr", u4, self.cci(r), of), cf)
-
-    def carry_flags(self, ins: Instruction) -> int:
-        """CCKind ADD/SUB (GlslEmitter.cc_flags): the operands read again, as unsigned words."""
-        from ...ir.model import CCKind
-        k = K[ins.dtype]
-        if k == "f":
-            raise NotCovered(f"carry flags of a float {ins.op}", ins)
-        srcs = self._srcs
-        u = (lambda v: self.bitcast(v, k, "u"))
-        kind = ins.cc_kind
-        if ins.op == "MAD":
-            return self.ccadd(u(self.val("IMul", self.t(k), srcs[0], srcs[1])), u(srcs[2]))
-        if ins.op == "SAD":
-            return self.ccadd(u(sad(k)(self, srcs[0], srcs[1], self.c("u", 0))), srcs[2])
-        a, b = srcs[0], srcs[1]
-        if kind == CCKind.ADD and ins.op == "ADD":
-            return self.ccadd(u(a), u(b))
-        if kind == CCKind.SUB and ins.op == "SUB":
-            return self.ccsub(u(a), u(b))
-        plain = [self.operand(replace(s, neg=False), ins.dtype, False) for s in ins.srcs[:2]]
-        if ins.op == "ADD":
-            minuend, sub = (a, plain[1]) if ins.srcs[1].neg else (b, plain[0])
-            return self.ccsub(u(minuend), u(sub))
-        return self.ccadd(u(a), u(plain[1]))
-
-    def branch_cond(self, cond) -> int | None:
-        """A bool id: any of the swizzled tests passes; None = unconditional."""
-        if cond is None or (isinstance(cond, CondTest) and cond.rule == "TR"):
-            return None
-        if isinstance(cond, CountTest):           # REP counter of the general structurizer
-            kind = self.storage_kind(cond.reg)
-            x = self.x(self.load_element(cond.reg, None), 0, kind)
-            if kind == "f":
-                raise NotCovered("a float loop counter")
-            return self.cmp("UGreaterThan" if kind == "u" else "SGreaterThan", x,
-                            self.c(kind, 0, 1), 1)
-        if isinstance(cond, ValueTest):           # a CC test read from the written register
-            kind = self.storage_kind(cond.reg)
-            want = "f" if cond.dtype == DataType.FLOAT else "i"
-            x = self.bitcast(self.x(self.load_element(cond.reg, None), cond.comp, kind),
-                             kind, want, 1)
-            return self.value_compare(x, want, cond.rule, 1)
-        if not isinstance(cond, CondTest):
-            raise NotCovered(f"the condition {type(cond).__name__}")
-        if len(set(cond.swizzle)) == 1:
-            return self.cc_test(cond, 1)
-        return self.val("Any", self.t("b", 1), self.cc_test(cond))
-
-    # ---- instructions -------------------------------------------------------------------------------
+    # ---- instructions ---------------------------------------------------------------------------
     def emit_ins(self, ins: Instruction) -> None:
         if self.file_id and ins.span is not None:
             self.put("Line", self.file_id, ins.span.line, ins.span.col)
@@ -698,69 +357,6 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
             value = self.splat(value, rkind)
         self.write(ins, value, rkind)
 
-    def write(self, ins: Instruction, value: int, rkind: str) -> None:
-        dst = ins.dst
-        if ins.sat != Sat.NONE and rkind == "f":
-            lo = -1.0 if ins.sat == Sat.SSAT else 0.0
-            one = self.c("f", 1.0)
-            value = self.sel(self.cmp("FOrdGreaterThan", value, one), one, value, "f")
-            low = self.c("f", lo)
-            value = self.sel(self.cmp("FOrdLessThan", value, low), low, value, "f")
-        if rkind == "f" and ins.precision in ("FP16", "X"):
-            value = self.precision_step(value, ins.precision)
-        mask = self.cc_test(dst.cond) if dst.cond is not None else None
-        flags = None
-        cc = ins.cc_update
-        if cc is not None and cc in self.lowered.cc_used and cc not in self.lowered.cc_values:
-            flags = self.flag_words(ins, value, rkind)     # before the destination is written
-        ptr, skind = self.element_ptr(dst.reg, dst.index)
-        new = self.bitcast(value, rkind, skind)
-        full = all(dst.mask)
-        whole = ptr in self.whole_vars
-        if mask is not None or not full:
-            old = self.load_var(ptr, self.t(skind)) if whole else self.val("Load", self.t(skind), ptr)
-            if mask is not None:
-                new = self.sel(mask, new, old, skind)
-            if not full:
-                new = self.shuffle(old, new, merge_selectors(dst.mask), skind)
-        if whole:
-            self.known[ptr] = self.pending[ptr] = new
-        else:
-            self.put("Store", ptr, new)
-        cc = ins.cc_update
-        if cc is not None and cc in self.lowered.cc_used:
-            if cc in self.lowered.cc_values:    # the register keeps the value (its words)
-                ck = "f" if self.lowered.cc_values[cc] == DataType.FLOAT else "i"
-                upd = self.bitcast(value, rkind, ck)
-            else:
-                ck, upd = "u", flags
-            if mask is not None or not full:
-                old = self.load_var(self.cc[cc], self.t(ck))
-                if mask is not None:
-                    upd = self.sel(mask, upd, old, ck)
-                if not full:
-                    upd = self.shuffle(old, upd, merge_selectors(dst.mask), ck)
-            self.known[self.cc[cc]] = self.pending[self.cc[cc]] = upd
-
-    def precision_step(self, v: int, precision: str) -> int:
-        f4, f2, u1 = self.t("f"), self.t("f", 2), self.t("u", 1)
-        if precision == "FP16":
-            # each component through the low half of a pack/unpack pair: with Mesa 22.3's
-            # lavapipe the high half of unpackHalf2x16(packHalf2x16(v)) came back 0 on
-            # generated programs whose v was constant (random arbfp-nv seed 101, arbfp-nv2
-            # seed 116: the GLSL path's xl_fp16, which packs pairs, fails the first)
-            zero = self.c("f", 0.0, 1)
-            parts = []
-            for i in range(4):
-                pair = self.vec("f", [self.x(v, i), zero])
-                parts.append(self.x(self.ext("UnpackHalf2x16", f2, self.ext("PackHalf2x16", u1, pair)), 0))
-            return self.vec("f", parts)
-        scale = self.c("f", 1024.0)
-        clamped = self.ext("FClamp", f4, v, self.c("f", -2.0), self.c("f", 2047.0 / 1024.0))
-        r = self.fval("FDiv", f4, self.ext("RoundEven", f4, self.fval("FMul", f4, clamped, scale)),
-                      scale)
-        return self.sel(self.isnan(v), self.c("f", 0.0), r, "f")
-
     def demoted_flag(self) -> int:
         """The Private bool TGSI DEMOTE sets, as the GLSL path's ``xl_demoted`` (helpers.glsl
         "demoted"): main ends with a kill where it is set -- the outputs are dropped, while
@@ -791,7 +387,7 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
         test = self.cmp("FOrdLessThan" if kind == "f" else "SLessThan", a, self.c(kind, 0))
         self.conditional(self.val("Any", self.t("b", 1), test), lambda: self.terminate("Kill"))
 
-    # ---- functions and the module ------------------------------------------------------------------
+    # ---- functions and the module ---------------------------------------------------------------
     def function(self, fid: int, emit_body) -> None:
         m = self.m
         self.body, self.fn_vars = [], []
@@ -877,26 +473,3 @@ class DirectEmitter(StagingMixin, TextureMixin, FlowMixin, DispatchMixin, Geomet
             if any(v.name == "gl_FragDepth" for v, _, _ in self.plan.output_vars):
                 m.put("modes", "ExecutionMode", main, 12)              # DepthReplacing
         return m.binary()
-
-
-_IDENTITY = (0, 1, 2, 3)
-_NO_NEG = (False, False, False, False)
-_MERGES: dict[tuple, tuple[int, ...]] = {}
-
-
-def merge_selectors(mask) -> tuple[int, ...]:
-    """OpVectorShuffle's selectors keeping the old value (0..3) where ``mask`` is off and
-    taking the new one (4..7) where it is on; remembered per mask."""
-    got = _MERGES.get(mask) if type(mask) is tuple else None
-    if got is None:
-        got = tuple(4 + i if on else i for i, on in enumerate(mask))
-        if type(mask) is tuple and len(_MERGES) < 64:
-            _MERGES[mask] = got
-    return got
-
-_CC_ICMP = {"EQ": "IEqual", "NE": "INotEqual", "LT": "SLessThan", "LE": "SLessThanEqual",
-            "GT": "SGreaterThan", "GE": "SGreaterThanEqual", "SF": "SLessThan",
-            "NSF": "SGreaterThanEqual"}
-_CC_CMP = {"EQ": "FOrdEqual", "NE": "FUnordNotEqual", "LT": "FOrdLessThan",
-           "LE": "FOrdLessThanEqual", "GT": "FOrdGreaterThan", "GE": "FOrdGreaterThanEqual",
-           "SF": "FUnordLessThan", "NSF": "FOrdGreaterThanEqual"}
