@@ -33,7 +33,7 @@ instruction templates are ``alu`` and ``wide``, the word encoding ``module``.
 from __future__ import annotations
 
 from ...ir.model import MAX_CALL_DEPTH, DataType, Instruction, Program, RegKind, Stage
-from ...ir.ops import OPCODES
+from ...ir.ops import LANE_OPS, OPCODES
 from ...passes.structurize import Structured
 from ...passes.types import RAW_OPERAND_OPS, operand_type, result_type
 from .alu import ALU, MULHI
@@ -42,7 +42,7 @@ from .condition_codes import ConditionCodeMixin
 from .destinations import DestinationMixin
 from .dispatch import DispatchMixin
 from .flow import FlowMixin
-from .fragment_ops import INTERP_OPS, LANE_OPS, interpolate, lane_op, read_clock
+from .fragment_ops import INTERP_OPS, interpolate, lane_op, read_clock
 from .geometry import GEOMETRY_MODEL, GeometryMixin
 from .tess import TESS_CTRL_MODEL, TESS_EVAL_MODEL, TessMixin
 from .module import DECORATION, GLSL, OP as _OP, Module, string_words

@@ -125,8 +125,6 @@ def subpass_input(e, var) -> tuple[int, str]:
 _FETCH_AT = (0, 0)
 
 
-LANE_OPS = frozenset({"VOTEANY", "VOTEALL", "VOTEEQ", "BALLOT", "READFIRST", "READINVOC"})
-
 
 def lane_op(e, ins: Instruction) -> int:
     """The inter-lane opcodes through SPV_KHR_subgroup_vote / SPV_KHR_shader_ballot (SPIR-V
