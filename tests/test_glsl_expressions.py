@@ -196,6 +196,29 @@ def test_every_float_operation_of_our_corpus_is_no_contraction(path):
     assert _undecorated_arithmetic(r.spirv) == []
 
 
+#: R0 holds floats and integers (stored as uvec4): its masked float writes are bitcast
+BITCAST_STORE = """!!NVfp4.0
+TEMP R0, R1;
+MOV R1, fragment.texcoord[1];
+MAD R0.zw, R1.xyxy, fragment.texcoord[0], R1.y;
+TRUNC.U R0.x, R1;
+ADD R0.y, -R1.x, 1;
+MOV result.color, R0;
+END
+"""
+
+
+def test_a_masked_write_into_a_register_of_another_type_is_narrowed_and_bitcast():
+    """``R0.zw = floatBitsToUint(a * b + c)``: no precise temporary, and glslang still marks
+    every multiply and add NoContraction (through floatBitsToUint, as it does not through a
+    swizzle of an rvalue)."""
+    body = _main(BITCAST_STORE)
+    assert "R0.zw = floatBitsToUint(R1.xy * fragment_texcoord_0.zw + R1.yy);" in body
+    assert "R0.y = floatBitsToUint(-R1.x + 1.0);" in body
+    r = xlate.translate(BITCAST_STORE, target="spirv", via="glsl")
+    assert r.spirv_via == "glsl" and _undecorated_arithmetic(r.spirv) == []
+
+
 def test_a_value_read_in_a_loop_or_a_subroutine_is_baked():
     loop = """!!NVfp4.0
 TEMP R0, R1;
@@ -246,3 +269,11 @@ END
     # R0.x is overwritten before that read: only y, z, w are live after the first read of x
     assert names(live.live_after(ins[1])) == [("R0", 1), ("R0", 2), ("R0", 3)]
     assert names(live.live_after(ins[3])) == []
+
+
+def test_a_masked_write_into_a_register_of_another_type_verifies():
+    from conftest import gl_runner
+    from xlate.verify.core import verify_source
+    rep = verify_source(BITCAST_STORE, "bitcast.fp", lanes=64, seed=3, backend="gl",
+                        runner=gl_runner("gl"))
+    assert rep.status == "pass", (rep.reason, rep.localization[:2])

@@ -38,16 +38,16 @@ void xl_main()
     for (int xl_i1 = 0, xl_n2 = xl_f2i(vec4(floor(program_local[0].xxxx.x))).x; xl_i1 < xl_n2; ++xl_i1)
     {
         i.x = i.x + 1;
-        t.x = uvec4((i.xxxx & 1)).x;
+        t.x = uint(i.x & 1);
         if (t.x != 0u) continue;
         acc = acc + fragment_texcoord_0.v;
     }
-    t.x = floatBitsToUint((fragment_texcoord_0.v.zzzz / fragment_texcoord_0.v.w)).x;
+    t.x = floatBitsToUint(fragment_texcoord_0.v.z / fragment_texcoord_0.v.w);
     if (isnan(uintBitsToFloat(t.x)))
     {
         acc = vec4(1.0, 0.0, 1.0, 1.0);
     }
-    t.x = floatBitsToUint(in_fragment_facing.xxxx).x;
+    t.x = floatBitsToUint(in_fragment_facing.x);
     if (uintBitsToFloat(t.x) < 0.0)
     {
         acc.xyz = acc.xyz * 0.5;

@@ -101,7 +101,7 @@ void xl_main()
 {
     n.x = xl_min(ivec4(xl_f2i(ceil(program_local[0].xxxx)).x), ivec4(16)).x;
     h.x = uvec4(in_primitive_id).x << (8u & 31u);
-    i.x = uvec4(ivec4(0)).x;
+    i.x = 0u;
     for (int xl_i1 = 0, xl_n2 = n.xxxx.x; xl_i1 < xl_n2; ++xl_i1)
     {
         h.y = (h.x | i.x) ^ 0x5bd1e995u;
@@ -149,7 +149,7 @@ void xl_main()
         out_result_position = q;
         out_result_pointsize.x = t.z;
         xl_emit();
-        i.x = uvec4((ivec4(i).xxxx + 1)).x;
+        i.x = uint(ivec4(i).x + 1);
     }
 }
 

@@ -142,7 +142,7 @@ void xl_main()
             xl_cc1.y = xl_f2.y;
         }
         if (any(xl_ccGE(xl_cc1.xxxx))) break;
-        j.x = uvec4(i.xxxx).x;
+        j.x = uint(i.x);
         i.x = i.x + 1;
         {
             uvec4 xl_t3 = (u.xxxx >> (j.x & 31u));

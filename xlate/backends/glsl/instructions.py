@@ -153,6 +153,10 @@ class Instructions:
             expr = fill(template, dict(zip("abcd", srcs)))
             m = "" if len(comps) == 4 else "." + mask_text(ins.dst.mask)
             rhs = right_side(expr)
+            st = self.storage_type(ins.dst.reg)
+            rtype = result_type(ins)
+            if rtype != st:
+                rhs = bitcast(rhs, rtype, st, scalar=len(comps) == 1, size=len(comps))
             self.keep_value(ins, rhs)
             target = self.element(ins.dst.reg, ins.dst.index, None)
             statement = f"{target}{m} = {rhs};"
@@ -226,9 +230,11 @@ class Instructions:
         measured with glslang 13.1), the reason the unnarrowed form needs a temporary.  A
         condition mask that tests one component of a value-holding CC register (:meth:`cc_test`)
         makes it ``if (xl_cc0.x != 0.0) R0.y = ...;`` (all four components may be written so); an
-        update of such a register copies the written value (``xl_cc0.x = R0.x;``).  Other
-        condition masks, flag-word CC updates, saturation, a precision conversion or a bitcast into
-        the register keep the general path (:meth:`write`)."""
+        update of such a register copies the written value (``xl_cc0.x = R0.x;``).  A register
+        stored as another type takes the narrowed value bitcast (``floatBitsToUint(...)``).
+        Other condition masks, flag-word CC updates, saturation, a precision conversion, and a
+        bitcast into the register under a condition or with a CC update keep the general path
+        (:meth:`write`)."""
         dst = ins.dst
         if dst is None or ins.op not in COMPONENTWISE:
             return None
@@ -250,8 +256,11 @@ class Instructions:
         entry = self.snippet(ins.op, TYPE_CHAR[ins.dtype])
         if entry is None or _NOT_SIZE_GENERIC.search(entry[0]):
             return None
-        if result_type(ins) != self.storage_type(dst.reg):
+        if result_type(ins) != self.storage_type(dst.reg) and (updates or conditional):
             return None
+        # (into a register of another storage type, the narrowed value is bitcast --
+        # 'R0.z = floatBitsToUint(-R2.x + 1.0);' -- and glslang keeps NoContraction through
+        # the conversion: measured, glslang 13.1)
         return tuple(i for i, on in enumerate(dst.mask) if on)
 
     def write_scalar(self, ins: Instruction, expr: str, rtype: DataType) -> list[str]:

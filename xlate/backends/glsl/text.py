@@ -85,6 +85,8 @@ def bitcast(expr: str, src: DataType, dst: DataType, scalar: bool = False, size:
     ``dst``."""
     if src == dst:
         return expr
+    if scalar and src == DataType.INT and dst == DataType.UINT and expr.isdigit():
+        return f"{expr}u"                                  # uint(0) is 0u
     if src == DataType.FLOAT:
         if expr.startswith("uintBitsToFloat(") and wrapped(expr[len("uintBitsToFloat"):]):
             # bits read back as integers (a table of bits, param_relative) never pass through
