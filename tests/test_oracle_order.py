@@ -6,7 +6,7 @@ import numpy as np
 
 from xlate import parse
 from xlate.exec import execute
-from xlate.verify.oracle_explain import Counterfactual
+from xlate.verify.oracle_counterfactual import Counterfactual
 from xlate.verify.oracle_order import (Quotients, dot_order_variant, glsl_divisors,
                                        quotient_sites)
 

@@ -359,7 +359,7 @@ def test_lod_replaces_only_lookups_with_non_finite_derivatives(tmp_path):
     from xlate.verify.draw_run import run_executor
     from xlate.verify.oracle import compare_pair
     from xlate.verify.oracle_causes import _lod_levels, _undefined_lod_variant
-    from xlate.verify.oracle_explain import Counterfactual
+    from xlate.verify.oracle_counterfactual import Counterfactual
     gl_context("core", "compat")
     asm, glsl = tmp_path / "p.fp", tmp_path / "p.frag"
     asm.write_text(ASM_HEAD + "#var sampler2D tex :  : texunit 0 : -1 : 1\n"

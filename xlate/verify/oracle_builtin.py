@@ -61,9 +61,9 @@ class BuiltinEvaluator:
 
 
 def implementation_variant(evaluate: BuiltinEvaluator):
-    """An :class:`oracle_explain.Counterfactual` change: the instruction's result is what the
-    implementation's built-in returns for the operands the executor has there (then the
-    instruction's saturation and replication, as the executor applies them)."""
+    """An :class:`oracle_counterfactual.Counterfactual` change: the instruction's result is
+    what the implementation's built-in returns for the operands the executor has there (then
+    the instruction's saturation and replication, as the executor applies them)."""
     from ..exec.operands import saturate
 
     def change(x, ops, bits, rows, ids):
