@@ -122,3 +122,29 @@ def test_the_probe_runs_do_not_demote():
                         runner=gl_runner("gl"))
     assert rep.status == "pass", (rep.reason, rep.localization[:2])
     assert {x["verdict"] for x in rep.localization} == {"ftz"}
+
+
+def test_replay_reads_the_probe_programs_read_helper():
+    """The probe programs have no DEMOTE (verify/trace.without_kills): their READ_HELPER is 0
+    on every lane, and the replay runs them so -- a demoted lane's 0 there is no departure
+    (generated TGSI fragment seed 1307, inputs seed 1300: ~0 in the executor, 0 probed)."""
+    from test_verify_replay import _Record
+    from xlate.verify.replay import ImplValues, ReplayHook
+    from xlate.verify.trace import without_kills
+    prog = api.parse(PROGRAM, filename="demote.tgsi")
+    inputs = {"IN0": np.repeat(np.array([[1, 0, 0, 0], [0, 0, 0, 0]], np.float32), 4, axis=0)}
+    helper = [k for k, ins in enumerate(prog.instructions) if ins.op == "READHELPER"][0]
+    main = _Record(len(prog.instructions))
+    execute(prog, inputs, lanes=8, hooks=main)
+    assert main.words[helper][:, 0].tolist() == [0xFFFFFFFF] * 4 + [0] * 4
+    probe = _Record(len(prog.instructions))          # what the probe compilations record
+    execute(without_kills(prog), inputs, lanes=8, hooks=probe)
+    assert probe.words[helper][:, 0].tolist() == [0] * 8
+    hook = ReplayHook(prog, {k: ImplValues(w) for k, w in probe.words.items()}, 8, "gl")
+    execute(prog, inputs, lanes=8, hooks=hook)
+    assert hook.unexplained == [] and hook.adopted == {}
+    # the main run's ~0 probed instead is a departure
+    probed = {**probe.words, helper: main.words[helper]}
+    hook = ReplayHook(prog, {k: ImplValues(w) for k, w in probed.items()}, 8, "gl")
+    execute(prog, inputs, lanes=8, hooks=hook)
+    assert {d.index for d in hook.unexplained} == {helper}

@@ -240,6 +240,25 @@ def test_cube_tie_takes_texels_and_derivatives_from_faces_of_its_own(direction, 
     assert hook.verdicts[:, :2].all() == permitted
 
 
+@pytest.mark.parametrize("level, permitted", [(0, True), (2, False)])
+def test_cube_derivatives_overflowing_llvmpipes_rho_look_up_the_base_level(level, permitted):
+    """A cube TXD whose derivative, projected onto the face, reaches 2^64 texels: llvmpipe's
+    rho overflows, its LOD wraps and it reads the base level where the executor reads the last
+    (rule_wrapped_lod; generated TGSI fragment seed 1301, inputs seed 1300: a derivative of
+    1e34 at (100, 100, -6.5)).  Only the base level is permitted, not any level."""
+    levels = [np.stack([np.broadcast_to(np.array([f / 8, i, 0, 1], F32), (32 >> i, 32 >> i, 4))
+                        for f in range(6)]).copy() for i in range(6)]
+    tex = Texture(levels, "CUBE", filter="LINEAR_MIPMAP_LINEAR", mag_filter="LINEAR",
+                  seamless=False, wrap="CLAMP_TO_EDGE")
+    lane = lambda v: np.tile(np.array([[*v, 0]], F32), (4, 1))      # noqa: E731
+    inputs = {"IN0": lane((100.0, 100.0, -6.5)), "IN1": lane((0.0, -7.0, -7.0)),
+              "IN2": lane((-3.85e-34, 0.0, 1.04e34))}
+    hook = judge(TXD_CUBE, 0, lambda e: np.tile(f32(0.25, level, 0, 1), (len(e), 1)), inputs,
+                 {0: tex}, rule=permits.rule_wrapped_lod)
+    assert hook.exe[0].view(F32).tolist() == [0.25, 5.0, 0.0, 1.0]   # +Y, the last level
+    assert hook.verdicts[:, 1].all() == permitted
+
+
 def _cube_centre_texture():
     """8x8 faces, level 0's texel (i, j) of face f = (i, j, f, 1) / 8 (neighbours 1/8 apart);
     the other levels -1 everywhere.  NEAREST when minified, LINEAR when magnified."""

@@ -441,8 +441,33 @@ LLVMPIPE_LOD_WRAP = 2.0 ** 31
 #: infinite -- beyond LLVMPIPE_LOD_WRAP (generated TGSI fragment seed 522, inputs seed 500:
 #: ddx = -1e34 on an 8x8x8 3D texture, llvmpipe's value the base level's)
 LLVMPIPE_RHO_OVERFLOW = 2.0 ** 64
-#: the coordinates each target's derivatives scale (cube maps transform theirs: not judged)
+#: the coordinates each target's derivatives scale (cube maps project theirs onto the face:
+#: _cube_partials_in_texels)
 _DERIVATIVE_DIMS = {"1D": 1, "2D": 2, "3D": 3, "ARRAY1D": 1, "ARRAY2D": 2}
+
+
+def _cube_partials_in_texels(s: Site, P, c: np.ndarray) -> list[np.ndarray]:
+    """|d(u, v)/dx| and |d(u, v)/dy| of a cube TXD, in texels, projected onto the face of each
+    largest magnitude of the direction (the executor's face, and the other faces of a tie,
+    which the implementation may take): (n, 2 * faces) each, float64.  Generated TGSI fragment
+    seed 1301 (inputs seed 1300): ``SAMPLE_D ... CUBE`` at (100, 100, -6.5) with a derivative
+    of 1e34: the projected partial 4e31 overflows llvmpipe's rho, and its lookup is the base
+    level's where the executor's is the last level's."""
+    from ..exec.texture_ops import cube_face_partials
+    n = len(c)
+    mag = np.abs(c[:, :3])
+    top = mag.max(axis=1)
+    dx = np.asarray(s.operands[1], F32).reshape(n, -1)[:, :3]
+    dy = np.asarray(s.operands[2], F32).reshape(n, -1)[:, :3]
+    out_x, out_y = [], []
+    for axis in range(3):
+        face = 2 * axis + (c[:, axis] < 0)
+        with np.errstate(all="ignore"):
+            px, py = cube_face_partials(P, c[:, :3], face, dx, dy)
+        major = (mag[:, axis] == top)[:, None]
+        out_x.append(np.where(major, np.abs(px.astype(np.float64)), 0.0))
+        out_y.append(np.where(major, np.abs(py.astype(np.float64)), 0.0))
+    return [np.concatenate(out_x, axis=1), np.concatenate(out_y, axis=1)]
 
 
 def rule_wrapped_lod(s: Site) -> np.ndarray:
@@ -467,17 +492,20 @@ def rule_wrapped_lod(s: Site) -> np.ndarray:
             tx.BASE_TARGET[s.ins.tex.target] == "RECT" or "SHADOW" in s.ins.tex.target or \
             s.ins.tex.target == "ARRAYCUBE":
         return none
-    c = np.asarray(s.operands[0], F32).copy()
+    c = np.asarray(s.operands[0], F32).reshape(n, -1).copy()
     if s.ins.op == "TXL":
         wrapped = np.isfinite(c[:, 3]) & (c[:, 3] >= LLVMPIPE_LOD_WRAP)
     else:
-        dims = _DERIVATIVE_DIMS.get(tx.BASE_TARGET[s.ins.tex.target])
-        if dims is None:
-            return none
-        size = np.array(P.size[:dims], np.float64)
-        with np.errstate(all="ignore"):
-            scaled = [np.abs(np.asarray(d, F32)[:, :dims].astype(np.float64)) * size
-                      for d in s.operands[1:3]]
+        if tx.BASE_TARGET[s.ins.tex.target] == "CUBE":
+            scaled = _cube_partials_in_texels(s, P, c)
+        else:
+            dims = _DERIVATIVE_DIMS.get(tx.BASE_TARGET[s.ins.tex.target])
+            if dims is None:
+                return none
+            size = np.array(P.size[:dims], np.float64)
+            with np.errstate(all="ignore"):
+                scaled = [np.abs(np.asarray(d, F32)[:, :dims].astype(np.float64)) * size
+                          for d in s.operands[1:3]]
         wrapped = np.zeros(n, bool)
         for d in scaled:
             wrapped |= (np.isfinite(d) & (d >= LLVMPIPE_RHO_OVERFLOW)).any(axis=1)

@@ -178,6 +178,12 @@ class ReplayHook:
         k = x.index
         sel = st.all_lanes if idx is None else np.asarray(idx)
         lanes = st.base + sel
+        if x.inst.op == "READHELPER":
+            # the values replayed are the probe programs', which have no DEMOTE
+            # (trace.without_kills): there no lane is a helper, and READ_HELPER is 0 on the
+            # lanes the program's DEMOTE made helpers too -- whose outputs, probes included,
+            # the program discards (generated TGSI fragment seed 1307, inputs seed 1300)
+            bits = np.zeros_like(np.broadcast_to(bits, (len(sel), 4)))
         n = len(lanes)
         p = self.passes[k][lanes] + 1
         self.passes[k][lanes] = p
