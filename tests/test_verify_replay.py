@@ -148,6 +148,20 @@ def test_dot_product_with_a_denormal_intermediate():
     assert v == ["ftz"] * 4
 
 
+@pytest.mark.parametrize("got, verdict", [(0.0, "ftz"), (1.401298464324817e-45, "")])
+def test_x2d_with_denormal_products(got, verdict):
+    """X2D's two products of 5.9e-39 sum to FLT_MIN in the executor; flushed, they sum to 0
+    (generated NV4 fragment seed 1318, inputs seed 1300).  0 is permitted ('ftz' on x and z,
+    the components the flushed x feeds); a denormal no flushing gives is not."""
+    inp = {"vertex.attrib[0]": [0, 0, 0, 0], "vertex.attrib[1]": np.array(
+        [0x01000000, 0x01000000, 0, 0], np.uint32).view(np.float32),
+        "vertex.attrib[2]": [0.25, 0.25, 0.25, 0.25]}
+    v, exe = ask(VP.format("X2D t, vertex.attrib[0], vertex.attrib[1], vertex.attrib[2];"), 0,
+                 lambda e: np.where(np.arange(4) % 2 == 0, f32(got, got, got, got), e), inp)
+    assert exe.view(np.float32)[0] == np.float32(1.1754943508222875e-38)
+    assert v[0] == v[2] == verdict
+
+
 def test_nonfinite_operand_reaches_only_its_component():
     inp = {"vertex.attrib[0]": [np.nan, 1, 2, 3], "vertex.attrib[1]": [1, 1, 1, 1]}
     v, _ = ask(VP.format("ADD t, vertex.attrib[0], vertex.attrib[1];"), 0,

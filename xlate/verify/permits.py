@@ -275,14 +275,16 @@ def _flushed_derivative(s: Site) -> np.ndarray | None:
 
 
 def _flushed_intermediates(s: Site) -> np.ndarray | None:
-    """DPn/DPH/DP2A/MAD/LRP recomputed with each product flushed when denormal, and for the dot
-    products each partial sum too (summed in the executor's order: dot products left to
-    right, LRP as a*b + (1-a)*c) -- an implementation that flushes denormals flushes every
-    step it rounds (generated FP1.0 fragment seed 913, inputs seed 900: in a DP3 of
-    -1.18e-38-sized products, the first two summed to a denormal that llvmpipe flushed);
-    None for other opcodes or when no product and no partial sum is denormal."""
+    """DPn/DPH/DP2A/X2D/MAD/LRP recomputed with each product flushed when denormal, and for the
+    dot products and X2D each partial sum too (summed in the executor's order: dot products
+    left to right, X2D as (a.x + b.x*c.x) + b.y*c.y, LRP as a*b + (1-a)*c) -- an implementation
+    that flushes denormals flushes every step it rounds (generated FP1.0 fragment seed 913,
+    inputs seed 900: in a DP3 of -1.18e-38-sized products, the first two summed to a denormal
+    that llvmpipe flushed; NV4 fragment seed 1318, inputs seed 1300: X2D's two products of
+    5.9e-39 summed to FLT_MIN by the executor, 0 flushed); None for other opcodes or when no
+    product and no partial sum is denormal."""
     op = s.ins.op
-    if op not in _DOTS and op not in ("MAD", "LRP"):
+    if op not in _DOTS and op not in ("MAD", "LRP", "X2D"):
         return None
     if s.op.t != DataType.FLOAT:
         return None
@@ -290,6 +292,8 @@ def _flushed_intermediates(s: Site) -> np.ndarray | None:
     with np.errstate(all="ignore"):
         a = np.asarray(s.operands[0], F32)
         b = np.asarray(s.operands[1], F32)
+        if op == "X2D":
+            return _flushed_x2d(s, a, b, np.asarray(s.operands[2], F32), flush)
         prod = (a * b).astype(F32)
         if op == "LRP":
             c = np.asarray(s.operands[2], F32)
@@ -319,6 +323,21 @@ def _flushed_intermediates(s: Site) -> np.ndarray | None:
                 return None
             r = np.broadcast_to(r[:, None], (len(r), 4))
         return _saturated(s, r)
+
+
+def _flushed_x2d(s: Site, a, b, c, flush) -> np.ndarray | None:
+    """X2D (GP4: x = a.x + b.x*c.x + b.y*c.y, y = a.y + b.x*c.z + b.y*c.w; result x, y, x, y)
+    with its denormal products and partial sums flushed (:func:`_flushed_intermediates`)."""
+    out, denormal = [], False
+    for first, (cx, cy) in ((0, (0, 1)), (1, (2, 3))):
+        p1 = (b[:, 0] * c[:, cx]).astype(F32)
+        p2 = (b[:, 1] * c[:, cy]).astype(F32)
+        part = (a[:, first] + flush(p1)).astype(F32)
+        denormal = denormal or any(_denormal(v.view(U32)).any() for v in (p1, p2, part))
+        out.append((flush(part) + flush(p2)).astype(F32))
+    if not denormal:
+        return None
+    return _saturated(s, np.stack([out[0], out[1], out[0], out[1]], axis=1))
 
 
 def rule_ftz_multistep(s: Site) -> np.ndarray:
