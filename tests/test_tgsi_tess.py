@@ -358,7 +358,7 @@ void xl_main()
     {{
         out_tcs_written[0] = ivec4(uvec4(0xffffffffu));
         out_result_tessouter = vec4(2.0, 3.0, 4.0, 1.0);
-        out_tcs_written[1].xy = ivec4(uvec4(0xffffffffu)).xy;
+        out_tcs_written[1].xy = ivec2(uvec2(0xffffffffu));
         out_result_tessinner.xy = vec2(4.0, 1.0);
     }}
     return;
