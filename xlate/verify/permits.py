@@ -557,8 +557,6 @@ def rule_tolerance(s: Site) -> np.ndarray:
 
 #: the approximate powers: POW and LIT's z (FP1's LITNC too), exp2(y * log2(x))
 POWERS = frozenset({"POW", "LIT", "LITNC"})
-#: LIT clamps its exponent to +-(128 - 1/256) (as xlate/exec/alu.py op_lit)
-_LIT_MAX = 128.0 - 1.0 / 256.0
 
 
 def _inherited_power(s: Site) -> np.ndarray:
@@ -581,7 +579,8 @@ def _inherited_power(s: Site) -> np.ndarray:
     else:
         x, y = a[:, 1], a[:, 3]
         if s.ins.op == "LIT":
-            y = np.clip(y, -_LIT_MAX, _LIT_MAX)
+            from ..exec.alu import _LIT_MAX      # the executor's clamp of LIT's exponent
+            y = np.clip(y, -float(_LIT_MAX), float(_LIT_MAX))
         x = np.where(a[:, 0] > 0, x, np.nan)        # z is 0 where LIT's x <= 0: exact
         comps = [2]
     lg_ulps, lg_abs = cmp.INEXACT["LG2"]

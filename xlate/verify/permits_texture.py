@@ -125,6 +125,12 @@ def rule_boundary(s: Site) -> np.ndarray:
     return ok
 
 
+def _axis_face(c: np.ndarray, axis: int) -> np.ndarray:
+    """The cube face of each direction ``c`` with ``axis`` taken as its major axis (GL's face
+    order +X -X +Y -Y +Z -Z; a zero counts as positive, as the executor's _cube_select)."""
+    return 2 * axis + (c[:, axis] < 0)
+
+
 def rule_cube_tie_derivatives(s: Site) -> np.ndarray:
     """A cube lookup with explicit derivatives (TXD) whose direction has two or three largest
     magnitudes equal -- an edge or corner of the faces: GL 4.5 Table 8.19 picks the face by
@@ -166,8 +172,7 @@ def rule_cube_tie_derivatives(s: Site) -> np.ndarray:
             moved = c[rows].copy()
             moved[:, major] = np.nextafter(moved[:, major], np.where(
                 moved[:, major] < 0, F32(-np.inf), F32(np.inf)))
-            # (GL's face order +X -X +Y -Y +Z -Z; a zero counts as positive, as _cube_select)
-            face = 2 * deriv_major + (c[rows, deriv_major] < 0)
+            face = _axis_face(c[rows], deriv_major)
             with np.errstate(all="ignore"):
                 pdx, pdy = cube_face_partials(P, c[rows, :3], face, dx[rows], dy[rows])
                 lam = _rho_log2(pdx, pdy, P.fast_log2)
@@ -461,7 +466,7 @@ def _cube_partials_in_texels(s: Site, P, c: np.ndarray) -> list[np.ndarray]:
     dy = np.asarray(s.operands[2], F32).reshape(n, -1)[:, :3]
     out_x, out_y = [], []
     for axis in range(3):
-        face = 2 * axis + (c[:, axis] < 0)
+        face = _axis_face(c, axis)
         with np.errstate(all="ignore"):
             px, py = cube_face_partials(P, c[:, :3], face, dx, dy)
         major = (mag[:, axis] == top)[:, None]
