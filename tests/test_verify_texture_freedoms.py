@@ -203,6 +203,46 @@ def test_shadow_cube_array_lookup_at_another_lod(value, permitted):
     assert (hook.verdicts == (differ if permitted else False)).all()
 
 
+def test_the_targets_whose_reference_takes_the_lods_place_come_from_the_executors_coordinates():
+    """permits_texture.REFERENCE_IN_LOD_PLACE is derived from exec/texture_ops._coords (GP4
+    Table X.17): the reference in w, or TEX2's second operand for a shadow cube array."""
+    from xlate.verify.permits_texture import REFERENCE_IN_LOD_PLACE
+    assert REFERENCE_IN_LOD_PLACE == {"SHADOWCUBE", "SHADOWARRAY2D", "SHADOWARRAYCUBE"}
+
+
+def _shadow_array_lookup(target, coord):
+    """TEX of a shadow array whose levels hold depth 0.2, 0.5, 0.2, compared EQUAL: a reference
+    of 0.5 fails on levels 0 and 2 and passes on level 1 -- and a lookup that took its level
+    for its reference (the level in w) would pass on no level at LOD 1."""
+    text = ("FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL SAMP[0]\n"
+            f"DCL TEMP[0]\n  0: TEX TEMP[0], IN[0], SAMP[0], {target}\n"
+            "  1: MOV OUT[0], TEMP[0]\n  2: END\n")
+    base = "ARRAY1D" if "1D" in target else "ARRAY2D"
+    shape = (lambda n: (2, n, 1)) if base == "ARRAY1D" else (lambda n: (2, n, n, 1))
+    levels = [np.full(shape(n), d, F32) for n, d in ((8, 0.2), (4, 0.5), (2, 0.2))]
+    tex = Texture(levels, base, filter="LINEAR_MIPMAP_LINEAR", mag_filter="LINEAR",
+                  compare="EQUAL")
+    return text, {"IN0": np.tile(np.array([coord], F32), (4, 1))}, {0: tex}
+
+
+@pytest.mark.parametrize("target, coord", [
+    ("SHADOW1D_ARRAY", (0.3, 1, 0.5, 0)),      # reference in z: the level goes in w (TXL)
+    ("SHADOW2D_ARRAY", (0.3, 0.2, 1, 0.5)),    # reference in w: the level goes in `lod`
+])
+@pytest.mark.parametrize("value, permitted", [
+    ((1, 1, 1, 1), True),                      # LOD 1
+    ((0.5, 0.5, 0.5, 1), True),                # LOD 0.5
+    ((0.25, 0.75, 0.5, 1), False),             # a LOD of its own per component
+])
+def test_shadow_array_lookup_at_another_lod(target, coord, value, permitted):
+    text, inputs, textures = _shadow_array_lookup(target, coord)
+    hook = judge(text, 0, lambda e: np.tile(f32(*value), (len(e), 1)), inputs, textures,
+                 rule=permits.rule_lod)
+    assert hook.exe[0].view(F32).tolist() == [0, 0, 0, 1]        # zero derivatives: LOD 0
+    differ = ~same_words(hook.exe, np.tile(f32(*value), (4, 1)))
+    assert (hook.verdicts == (differ if permitted else False)).all()
+
+
 #: TXD on a cube whose direction ties x, y and z (generated TGSI fragment seed 1119, inputs seed
 #: 1100); level i of face f is (f / 8, i, 0, 1) everywhere, no filtering across faces: x names
 #: the face, y the level of detail.  The derivatives projected onto +Z give LOD 4.50, onto +Y

@@ -37,6 +37,22 @@ def _coords(target: str, c: np.ndarray):
     }[target]
 
 
+_COLUMN_NUMBERS = np.arange(4, dtype=F32)[None]
+
+
+def reference_in_lod_place(target: str) -> bool:
+    """Whether a depth comparison on ``target`` keeps its reference where TXL reads its level
+    of detail: the coordinate's w (Table X.17, :func:`_coords`) or, for a shadow cube array,
+    TEX2's second operand (where its TXL2 reads the level).  Such a lookup at another level
+    cannot be written as a TXL; it takes :func:`_texture`'s ``lod`` argument."""
+    if not target.startswith("SHADOW"):
+        return False
+    if target == "SHADOWARRAYCUBE":
+        return True
+    reference = _coords(target, _COLUMN_NUMBERS)[4]
+    return reference is not None and reference[0] == 3
+
+
 def _project(c: np.ndarray) -> np.ndarray:
     """GP4 TXP: x, y, z divided by w (w kept)."""
     out = np.array(c, F32, copy=True)

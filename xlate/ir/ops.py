@@ -248,6 +248,10 @@ HALF_FLOAT_PACKS = frozenset({"PK2H"})
 #: operands read as raw bit patterns (unpacking): passes/types.py types them as words
 RAW_RESULT_OPS = frozenset(PACK_FIELD_BITS)
 RAW_OPERAND_OPS = frozenset({"UP2H", "UP2US", "UP4B", "UP4UB"})
+#: opcodes that only move bits (a negation or |x| acts on the sign bit alone): a NaN or -0.0
+#: moved stays exactly one, so an implementation has no freedom there (verify's permits and
+#: NaN choices)
+BIT_MOVES = frozenset({"MOV", "SWZ"})
 
 #: result components the specs leave undefined (GP4 2.X.8.Z XPD/NRM/RFL .w, SCS .zw): the
 #: verifier compares none of them, nor anything computed from them; generators never read them

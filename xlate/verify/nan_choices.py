@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.model import DataType
-from ..ir.ops import COMPONENTWISE, HALF_FLOAT_PACKS, RAW_OPERAND_OPS
+from ..ir.ops import BIT_MOVES, COMPONENTWISE, HALF_FLOAT_PACKS, RAW_OPERAND_OPS
 from .permits_site import DOUBLE_OPS, _half_nan
 
 U32 = np.uint32
@@ -43,8 +43,8 @@ DOUBLE_RESULTS = frozenset({"DADD", "DMUL", "DDIV", "DMIN", "DMAX", "DLDEXP", "D
                             "DSQRT", "DRSQ", "DFREXPM", "F2D"})
 #: opcodes whose operands are pairs of doubles (the exponent operand of DLDEXP excepted)
 DOUBLE_OPERANDS = (DOUBLE_RESULTS - {"F2D"}) | {"D2F"}
-#: float-result opcodes that make no NaN: they move bits (replay's MOVES and BIT_READS)
-NO_CHOICE = frozenset({"MOV", "SWZ"}) | RAW_OPERAND_OPS
+#: float-result opcodes that make no NaN: they move bits (permits' MOVES and BIT_READS)
+NO_CHOICE = BIT_MOVES | RAW_OPERAND_OPS
 #: alternatives kept per register word: the value written, the default NaN, up to three NaN
 #: operands and the two fp16 round-trip forms (:data:`FP16_NANS`), each with either sign
 CHOICES = 14

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..ir.model import DataType, Stage
 from ..ir.ops import COMPONENTWISE  # noqa: F401  (re-exported)
-from ..ir.ops import PACK_FIELD_BITS, RAW_OPERAND_OPS
+from ..ir.ops import BIT_MOVES, PACK_FIELD_BITS, RAW_OPERAND_OPS
 from . import compare as cmp
 from .compare import same_words
 # the site and the shared helpers (permits_site.py) and the texture rules (permits_texture.py),
@@ -43,9 +43,8 @@ from .permits_texture import (LOD_BATCH, LOD_SPAN, LOD_STEP, TEXEL_RANGE_LIMIT, 
 # ---- the rules --------------------------------------------------------------------------------
 # Each takes the Site and returns an (n, 4) bool mask of the components it permits.
 
-#: opcodes that only move bits (negation and |x| act on the sign bit alone): an
-#: implementation has no freedom there -- a -0.0 or a NaN moved stays one
-MOVES = frozenset({"MOV", "SWZ"})
+#: opcodes that only move bits (ir/ops.BIT_MOVES): a -0.0 or a NaN moved stays one
+MOVES = BIT_MOVES
 
 #: opcodes that read their scalar operand's bits, not its value (GP4 UP2H/UP2US/UP4B/UP4UB:
 #: "the 32 least significant bits of the encoding"; GLSL floatBitsToUint is exact): a NaN or

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..exec.texture_ops import reference_in_lod_place
 from ..ir.model import DataType, Stage
+from ..ir.ops import TEX_TARGETS, TGSI_TEX_TARGETS
 from . import compare as cmp
 from .compare import same_words
 from .permits_site import (F32, SAMPLING_OPS, U32, Site, _flush_operand, _holds_denormal,
@@ -378,8 +380,8 @@ def _moved_on_grid(s: Site, c: np.ndarray, grid: np.ndarray, written: np.ndarray
 
 #: depth comparisons whose reference is where TXL reads its level of detail (w; a cube array's
 #: second operand): looked up at each level with the executor's ``lod`` argument
-REFERENCE_IN_LOD_PLACE = frozenset({"SHADOWCUBE", "SHADOWARRAY2D", "SHADOWARRAY1D",
-                                    "SHADOWARRAYCUBE"})
+REFERENCE_IN_LOD_PLACE = frozenset(t for t in TEX_TARGETS + TGSI_TEX_TARGETS
+                                   if reference_in_lod_place(t))
 
 
 def _lod_grid(s: Site, c: np.ndarray, grid: np.ndarray, written: np.ndarray, tol,
