@@ -138,7 +138,7 @@ def test_fragment_samplers_blocks_and_integer_selects():
             "uniform sampler2D texture3;\n"
             "layout(std140) uniform XlateBuffer2\n{\n    uvec4 words[1024];\n} buffer2;\n") in g330
     # GLSL 3.30 has no integer mix: the conditional write of an integer register selects bits
-    assert "    t.y = xl_sel(t.y, floatBitsToUint(vec4(1.0)).y, xl_ccEQ(xl_cc0.xxxx).y);\n" in g330
+    assert "    t.y = xl_sel(t.y, floatBitsToUint(1.0), xl_ccEQ(xl_cc0.xxxx).y);\n" in g330
     assert "uvec4 xl_sel(uvec4 a, uvec4 b, bvec4 m) { uvec4 k = uvec4(m) * 0xffffffffu;" in g330
     assert "    uvec4 borrow = uvec4(lessThan(a, b));\n" in g330     # ccsub@glsl330: no usubBorrow
     es = glsl(FP, "es310")
@@ -146,7 +146,7 @@ def test_fragment_samplers_blocks_and_integer_selects():
             "layout(location = 6) flat in ivec4 fragment_texcoord_1;\n") in es
     assert "layout(binding = 3) uniform highp sampler2D texture3;\n" in es
     assert "layout(std140, binding = 2) uniform XlateBuffer2\n" in es
-    assert "    t.y = mix(t.y, floatBitsToUint(vec4(1.0)).y, xl_ccEQ(xl_cc0.xxxx).y);\n" in es
+    assert "    t.y = mix(t.y, floatBitsToUint(1.0), xl_ccEQ(xl_cc0.xxxx).y);\n" in es
     assert "usubBorrow(a, b, borrow)" in es and "xl_sel" not in es
 
 

@@ -74,8 +74,8 @@ def test_the_glsl_passes_the_sample_index_and_queries_the_sample_count():
     for line in ("layout(binding = 0, rgba32f) uniform image2DMS xl_image0;",
                  "layout(binding = 1, r32ui) uniform uimage2DMSArray xl_image1;",
                  "layout(binding = 2, rgba32ui) uniform writeonly uimage2DMS xl_image2;",
-                 "TEMP2 = floatBitsToUint(imageLoad(xl_image0, ivec4(TEMP1).xy, "
-                 "ivec4(TEMP1).w));",
+                 "TEMP2 = floatBitsToUint(imageLoad(xl_image0, ivec2(TEMP1.xy), "
+                 "int(TEMP1.w)));",
                  "uint xl_atomadd_IMAGE1(ivec3 c, int s, uint a)",
                  "    uint r = imageAtomicAdd(xl_image1, c, s, a);",
                  "TEMP2 = uvec4(uvec3(imageSize(xl_image1)), uint(imageSamples(xl_image1)));",
@@ -167,8 +167,8 @@ def _sample_off_by_one(monkeypatch):
 
     def wrong(prog, profile):
         out = real(prog, profile)
-        bad = out.source.replace("imageLoad(xl_image0, ivec4(TEMP1).xy, ivec4(TEMP1).w)",
-                                 "imageLoad(xl_image0, ivec4(TEMP1).xy, (ivec4(TEMP1).w + 1) & 3)")
+        bad = out.source.replace("imageLoad(xl_image0, ivec2(TEMP1.xy), int(TEMP1.w))",
+                                 "imageLoad(xl_image0, ivec2(TEMP1.xy), (int(TEMP1.w) + 1) & 3)")
         assert bad != out.source
         return dataclasses.replace(out, source=bad)
     monkeypatch.setattr(compute_replay, "translate", wrong)

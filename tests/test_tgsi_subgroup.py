@@ -110,7 +110,7 @@ def test_glsl_uses_the_arb_extensions():
     glsl = api.translate(SMALL).glsl
     for ext in ("GL_ARB_shader_group_vote", "GL_ARB_shader_ballot", "GL_ARB_gpu_shader_int64"):
         assert f"#extension {ext} : require\n" in glsl
-    assert ("    TEMP1.xy = uvec4(unpackUint2x32(ballotARB(floatBitsToUint(fragment_generic_0).z "
+    assert ("    TEMP1.xy = uvec4(unpackUint2x32(ballotARB(floatBitsToUint(fragment_generic_0.z) "
             "!= 0u)), 0u, 0u).xy;\n") in glsl
 
 
@@ -242,14 +242,14 @@ def test_a_probe_program_with_inter_lane_opcodes_keeps_its_kils_as_flags():
     probe = without_kills(api.parse(KILLED))
     assert probe.kills_as_flags and probe.instructions[0].op == "KIL"
     body = emit_glsl(probe, "glsl450").source.split("void xl_main()\n{\n", 1)[1]
-    g = "floatBitsToUint(fragment_generic_0)"
+    g = "floatBitsToUint(fragment_generic_0"
     assert body.split("    result_color0 =")[0] == (
         "    if (any(lessThan(fragment_generic_0.xxxx, vec4(0.0)))) xl_killed = true;\n"
         "    TEMP0.xy = uvec4(unpackUint2x32(ballotARB(1u != 0u && !xl_killed)), 0u, 0u).xy;\n"
-        f"    TEMP0.z = allInvocationsARB({g}.y != 0u || xl_killed) ? 0xffffffffu : 0u;\n"
-        f"    TEMP0.w = allInvocationsARB(xl_killed || {g}.z == xl_read_active({g}.z)) ? "
+        f"    TEMP0.z = allInvocationsARB({g}.y) != 0u || xl_killed) ? 0xffffffffu : 0u;\n"
+        f"    TEMP0.w = allInvocationsARB(xl_killed || {g}.z) == xl_read_active({g}.z))) ? "
         "0xffffffffu : 0u;\n"
-        f"    TEMP1 = xl_read_active({g}.wwww);\n")
+        f"    TEMP1 = xl_read_active({g}.wwww));\n")
     # without inter-lane opcodes a KIL becomes a move, as before
     plain = without_kills(api.parse(KILLED.split("  1:")[0] + "  1: END\n"))
     assert not plain.kills_as_flags and plain.instructions[0].op == "MOV"

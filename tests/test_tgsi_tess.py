@@ -74,7 +74,7 @@ void xl_main()
 {{
     gl_Position = in_vertex_position[2] * in_tess_coord.zzzz + (in_vertex_position[1] * in_tess_coord.yyyy + in_vertex_position[0] * in_tess_coord.xxxx);
     result_generic_0 = in_vertex_generic[2][0] * in_tess_coord.zzzz + (in_vertex_generic[1][0] * in_tess_coord.yyyy + in_vertex_generic[0][0] * in_tess_coord.xxxx) + in_primitive_patch[0];
-    TEMP0.x = vec4(in_primitive_id.xxxx).x;
+    TEMP0.x = float(in_primitive_id.x);
     TEMP0.yz = in_primitive_tessouter.xy;
     TEMP0.w = in_primitive_tessinner.x;
     result_generic_1 = TEMP0;
@@ -353,7 +353,7 @@ void xl_main()
 {{
     TEMP0 = floatBitsToUint((in_vertex_generic[0][0] + in_vertex_generic[1][0]));
     out_result_generic[0] = uintBitsToFloat(TEMP0) + in_vertex_generic[2][0];
-    u__if.x = (uvec4(equal(uvec4(in_primitive_invocation).xxxx, uvec4(0u))) * 0xFFFFFFFFu).x;
+    u__if.x = (uvec4(equal(uvec4(in_primitive_invocation.xxxx), uvec4(0u))) * 0xFFFFFFFFu).x;
     if (u__if.x != 0u)
     {{
         out_tcs_written[0] = ivec4(uvec4(0xffffffffu));

@@ -148,8 +148,8 @@ def _coordinate_one_off(monkeypatch):
 
     def wrong(prog, profile):
         out = real(prog, profile)
-        bad = out.source.replace("imageStore(xl_image0, ivec4(TEMP0).yyyy.x,",
-                                 "imageStore(xl_image0, ivec4(TEMP0).yyyy.x + 1,")
+        bad = out.source.replace("imageStore(xl_image0, int(TEMP0.y),",
+                                 "imageStore(xl_image0, int(TEMP0.y) + 1,")
         assert bad != out.source
         return dataclasses.replace(out, source=bad)
     monkeypatch.setattr(compute_replay, "translate", wrong)

@@ -91,7 +91,7 @@ def test_approximations_are_explained_on_the_spirv_backends(backend):
 
 
 def test_a_perturbed_literal_after_an_approximation_is_a_mismatch(monkeypatch):
-    _wrong(monkeypatch, ").x * 3.0)", ").x * 3.03)")
+    _wrong(monkeypatch, "TEMP2.x) * 3.0)", "TEMP2.x) * 3.03)")
     rep = _verify(APPROX)
     assert rep.status == "mismatch", rep.reason
     bad = [x for x in rep.localization if x["verdict"] == "divergence"]
@@ -100,7 +100,7 @@ def test_a_perturbed_literal_after_an_approximation_is_a_mismatch(monkeypatch):
 
 
 def test_a_swapped_operator_after_an_approximation_is_a_mismatch(monkeypatch):
-    _wrong(monkeypatch, ").y + 0.375)", ").y - 0.375)")
+    _wrong(monkeypatch, "TEMP2.y) + 0.375)", "TEMP2.y) - 0.375)")
     rep = _verify(APPROX)
     assert rep.status == "mismatch", rep.reason
     assert {x["instruction"]["op"] for x in rep.localization

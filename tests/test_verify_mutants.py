@@ -249,8 +249,8 @@ FORMERLY_EXPLAINED = [
     # an unpack reads its operand's bits: a NaN bit pattern there gave 'nonfinite' freedom
     ("gen:fp1.0-fragment-4", "output", "out_result_depth.z = xl_t1.z;", ";"),
     ("gen:fp1.0-fragment-4", "swizzle",
-     "precise vec4 xl_t1 = unpackUnorm4x8(floatBitsToUint(program_local[5]).x);",
-     "precise vec4 xl_t1 = unpackUnorm4x8(floatBitsToUint(program_local[5]).y);"),
+     "precise vec4 xl_t1 = unpackUnorm4x8(floatBitsToUint(program_local[5].x));",
+     "precise vec4 xl_t1 = unpackUnorm4x8(floatBitsToUint(program_local[5].y));"),
     # DIV.F of a non-zero by a zero is the IEEE infinity: its non-finite result was 'any value'
     ("gen:nv4-fragment-17", "arith", "R2.xyz = fragment_texcoord_2.xyz / ceil(abs(R1)).y;",
      "R2.xyz = fragment_texcoord_2.xyz * ceil(abs(R1)).y;"),
@@ -258,10 +258,10 @@ FORMERLY_EXPLAINED = [
     # assumed: now shown by the same GLSL through SPIR-V, which this mutant fails (campaign
     # seed 4, the project's own corpus/nv4/vp4_int_flags.vp)
     ("corpus/nv4/vp4_int_flags.vp", "swizzle",
-     "hi.x = xl_mulhi(floatBitsToUint(program_local[0]).xxxx, "
-     "floatBitsToUint(program_local[0]).xxxx).x;",
-     "hi.x = xl_mulhi(floatBitsToUint(program_local[0]).yxxx, "
-     "floatBitsToUint(program_local[0]).xxxx).x;"),
+     "hi.x = xl_mulhi(floatBitsToUint(program_local[0].xxxx), "
+     "floatBitsToUint(program_local[0].xxxx)).x;",
+     "hi.x = xl_mulhi(floatBitsToUint(program_local[0].yxxx), "
+     "floatBitsToUint(program_local[0].xxxx)).x;"),
 ]
 
 
@@ -281,7 +281,7 @@ def test_folded_mulhi_mutant_is_caught_by_the_spirv_replay(runner):
     (direct_check._replayed_through_spirv: it takes other freedoms than the GLSL compilation), the
     MUL.HI has no freedom there: a mutant of its operand's swizzle stays caught."""
     from test_verify_cases import FOLDED_BESIDE_LDEXP
-    before = "result_generic_1 = intBitsToFloat(xl_mulhi(ivec4(TEMP1).yyyy, ivec4(3)));"
+    before = "result_generic_1 = intBitsToFloat(xl_mulhi(ivec4(TEMP1.yyyy), ivec4(3)));"
     found = [m for m in M.candidates(_glsl(FOLDED_BESIDE_LDEXP), ("swizzle",))["swizzle"]
              if m.before == before and m.after == before.replace(".yyyy", ".yyyz")]
     assert len(found) == 1

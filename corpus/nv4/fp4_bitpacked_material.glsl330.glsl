@@ -192,7 +192,7 @@ uint xl_pk2h(vec2 a) { return xl_f2h(a.x) | (xl_f2h(a.y) << 16u); }
 void xl_main()
 {
     m.xy = xl_f2u(floor(gl_FragCoord)).xy & 3u;
-    h.x = (m.x | m.y << (2u & 31u)) * 0x009e3779u ^ uvec4(fragment_attrib_2.v).w;
+    h.x = (m.x | m.y << (2u & 31u)) * 0x009e3779u ^ uint(fragment_attrib_2.v.w);
     h.y = xl_mulhi(h.xxxx, uvec4(0x85ebca6bu)).y;
     h.z = h.y >> (16u & 31u);
     h.w = ~h.z;
@@ -212,11 +212,11 @@ void xl_main()
         p.zw = xl_t3.zw;
         xl_cc1.zw = xl_f4.zw;
     }
-    c = xl_up4ub(uvec4(fragment_attrib_2.v).x);
-    n.xy = xl_up2us(uvec4(fragment_attrib_2.v).y).xy;
-    t.xy = xl_up2h(uvec4(fragment_attrib_2.v).z).xy;
-    n.zw = xl_up4b(uvec4(fragment_attrib_2.v).z).zw;
-    t.zw = vec4(h.zzww).zw;
+    c = xl_up4ub(uint(fragment_attrib_2.v.x));
+    n.xy = xl_up2us(uint(fragment_attrib_2.v.y)).xy;
+    t.xy = xl_up2h(uint(fragment_attrib_2.v.z)).xy;
+    n.zw = xl_up4b(uint(fragment_attrib_2.v.z)).zw;
+    t.zw = vec2(h.ww);
     t.z = t.z * program_local[0].y + t.w;
     c.w = mix(c.w, 0.0, xl_ccEQ(xl_cc1.zzzz).w);
     c.x = mix(c.x, t.z, xl_ccNE(xl_cc1.zzzz).x);

@@ -124,7 +124,7 @@ uint xl_pk4b(vec4 a) {
 void xl_main()
 {
     m.xy = xl_f2u(floor(gl_FragCoord)).xy & 3u;
-    h.x = (m.x | m.y << (2u & 31u)) * 0x009e3779u ^ uvec4(fragment_attrib_2).w;
+    h.x = (m.x | m.y << (2u & 31u)) * 0x009e3779u ^ uint(fragment_attrib_2.w);
     h.y = xl_mulhi(h.xxxx, uvec4(0x85ebca6bu)).y;
     h.z = h.y >> (16u & 31u);
     h.w = ~h.z;
@@ -144,11 +144,11 @@ void xl_main()
         p.zw = xl_t3.zw;
         xl_cc1.zw = xl_f4.zw;
     }
-    c = unpackUnorm4x8(uvec4(fragment_attrib_2).x);
-    n.xy = (unpackUnorm2x16(uvec4(fragment_attrib_2).y).xyxy).xy;
-    t.xy = (unpackHalf2x16(uvec4(fragment_attrib_2).z).xyxy).xy;
-    n.zw = xl_up4b(uvec4(fragment_attrib_2).z).zw;
-    t.zw = vec4(h.zzww).zw;
+    c = unpackUnorm4x8(uint(fragment_attrib_2.x));
+    n.xy = (unpackUnorm2x16(uint(fragment_attrib_2.y)).xyxy).xy;
+    t.xy = (unpackHalf2x16(uint(fragment_attrib_2.z)).xyxy).xy;
+    n.zw = xl_up4b(uint(fragment_attrib_2.z)).zw;
+    t.zw = vec2(h.ww);
     t.z = t.z * program_local[0].y + t.w;
     c.w = mix(c.w, 0.0, xl_ccEQ(xl_cc1.zzzz).w);
     c.x = mix(c.x, t.z, xl_ccNE(xl_cc1.zzzz).x);

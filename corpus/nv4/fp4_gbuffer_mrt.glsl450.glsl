@@ -80,7 +80,7 @@ void xl_main()
     result_color0.w = c.w;
     result_color2.x = gl_FragCoord.z * state_depth_range.z + state_depth_range.x;
     result_color2.yz = in_fragment_texcoord[2].yz * gl_FragCoord.ww;
-    result_color2.w = vec4(in_primitive_id.xxxx).w;
+    result_color2.w = float(in_primitive_id.x);
     result_color3 = xl_max(in_fragment_clip[0].xxxx, vec4(0.0));
 }
 

@@ -114,15 +114,15 @@ void xl_main()
             t.x = xl_dp2(fragment_texcoord_3, fragment_texcoord_3) * program_local[8].y;
             if (!isnan(xl_cc0.z)) t.x = t.x + d.z;
             t.z = cos(t.x);
-            t.xy = vec4(cos(fragment_texcoord_3.z), sin(fragment_texcoord_3.z), 0.0, 0.0).xy;
+            t.xy = vec2(cos(fragment_texcoord_3.z), sin(fragment_texcoord_3.z));
             w.x = xl_frc(t.xxxx).x;
             w.y = ceil(t.y);
             w.z = trunc(t.z);
             w.w = roundEven(abs(xl_rfl(N, V).z));
-            lit.x = vec4(equal(w.yyyy, w.zzzz)).x;
-            lit.y = vec4(notEqual(w.yyyy, w.zzzz)).y;
-            lit.z = vec4(greaterThan(t.yyyy, vec4(0.0))).z;
-            lit.w = vec4(lessThanEqual(t.zzzz, vec4(0.0))).w;
+            lit.x = float(equal(w.yyyy, w.zzzz).x);
+            lit.y = float(notEqual(w.yyyy, w.zzzz).y);
+            lit.z = float(greaterThan(t.yyyy, vec4(0.0)).z);
+            lit.w = float(lessThanEqual(t.zzzz, vec4(0.0)).w);
             acc.xyz = xl_ssg(t.yyyy).w * 0.05 + xl_lrp(vec4(xl_dp4(lit, vec4(0.1, 0.2, 0.3, 0.4))), acc, w).xyz;
         }
     }

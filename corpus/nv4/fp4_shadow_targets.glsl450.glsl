@@ -87,7 +87,7 @@ void xl_main()
     }
     acc = acc * s;
     sz = ivec4(textureSize(texture5), 0, 0);
-    t.xy = fragment_texcoord_0.xy * vec4(sz).xy;
+    t.xy = fragment_texcoord_0.xy * vec2(sz.xy);
     t.zw = fragment_texcoord_0.zw;
     {
         precise vec4 xl_c11 = t;

@@ -38,7 +38,7 @@ ivec4 xl_f2i(vec4 x) {
 void xl_main()
 {
     size = ivec4(textureSize(texture0, fragment_attrib_1.x), 0, 0);
-    t.xy = fragment_texcoord_0.xy * vec4(size).xy;
+    t.xy = fragment_texcoord_0.xy * vec2(size.xy);
     coord.xy = xl_f2i(floor(t)).xy;
     coord.z = 0;
     coord.w = fragment_attrib_1.x;

@@ -36,7 +36,7 @@ ivec4 xl_f2i(vec4 x) {
 void xl_main()
 {
     size = ivec4(textureSize(texture0, fragment_attrib_1.v.xxxx.x), 0, 0);
-    t.xy = fragment_texcoord_0.v.xy * vec4(size).xy;
+    t.xy = fragment_texcoord_0.v.xy * vec2(size.xy);
     coord.xy = xl_f2i(floor(t)).xy;
     coord.z = 0;
     coord.w = fragment_attrib_1.v.x;

@@ -76,7 +76,7 @@ void xl_main()
     sz = ivec4(textureSize(texture6, ivec4(0).x), 0);
     ic.x = xl_mod(textureOffset(texture6, t.xyz, ivec2(0, -1)).xxxx, sz.z).x;
     ic.yzw = ivec3(0);
-    result_color0 = texelFetchOffset(texture1, ic.xy, ic.w, ivec2(1, 1)) * vec4(sz.xxxx).x * vec4(uvec4(texelFetch(texture7, ic.x).x & 255u)).y + c + fragment_color_secondary;
+    result_color0 = texelFetchOffset(texture1, ic.xy, ic.w, ivec2(1, 1)) * float(sz.x) * float(uvec4(texelFetch(texture7, ic.x).x & 255u).y) + c + fragment_color_secondary;
 }
 
 void main()

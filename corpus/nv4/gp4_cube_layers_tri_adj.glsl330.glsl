@@ -71,7 +71,7 @@ void xl_main()
     {
         r.x = f.x * 4;
         f.x = f.x + 1;
-        t.w = vec4(f.xxxx).w;
+        t.w = float(f.x);
         t.x = xl_dp3(nrm, program_local[clamp(clamp(r.x, -3, 22) + 2, 0, 23)]);
         if (t.x >= 0.0) continue;
         v.x = 0;
@@ -91,7 +91,7 @@ void xl_main()
             v.x = v.x + 2;
         }
         EndPrimitive();
-        t.w = vec4(greaterThanEqual(t.wwww, program_local[24].wwww)).w;
+        t.w = float(greaterThanEqual(t.wwww, program_local[24].wwww).w);
         if (t.w != 0.0) break;
     }
 }

@@ -160,7 +160,7 @@ void xl_emit()
 void xl_main()
 {
     n.x = xl_min(ivec4(xl_f2i(ceil(program_local[0].xxxx)).x), ivec4(16)).x;
-    h.x = uvec4(in_primitive_id).x << (8u & 31u);
+    h.x = uint(in_primitive_id.x) << (8u & 31u);
     i.x = 0u;
     for (int xl_i1 = 0, xl_n2 = n.xxxx.x; xl_i1 < xl_n2; ++xl_i1)
     {
@@ -170,7 +170,7 @@ void xl_main()
         h.w = ~h.y;
         s.x = xl_mod(h.yyyy, 1000u).x;
         s.y = xl_sad(h.yyyy, h.wwww, uvec4(7u)).y;
-        t.xy = vec4(s).xy;
+        t.xy = vec2(s.xy);
         t.x = t.x * 0.001;
         q = xl_lrp(t.xxxx, in_vertex_position[1], in_vertex_position[0]);
         c = textureGrad(texture1, t.x, 0.0, 0.0);
@@ -209,7 +209,7 @@ void xl_main()
         out_result_position = q;
         out_result_pointsize.x = t.z;
         xl_emit();
-        i.x = uint(ivec4(i).x + 1);
+        i.x = uint(int(i.x) + 1);
     }
 }
 

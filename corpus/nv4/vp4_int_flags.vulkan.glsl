@@ -89,8 +89,8 @@ void xl_main()
 {
     gl_Position = vertex_position;
     {
-        uvec4 xl_t1 = (floatBitsToUint(program_local[0]).xzzw + floatBitsToUint(program_local[0]).yzyw);
-        uvec4 xl_f2 = xl_ccadd(floatBitsToUint(program_local[0]).xzzw, floatBitsToUint(program_local[0]).yzyw);
+        uvec4 xl_t1 = (floatBitsToUint(program_local[0].xzzw) + floatBitsToUint(program_local[0].yzyw));
+        uvec4 xl_f2 = xl_ccadd(floatBitsToUint(program_local[0].xzzw), floatBitsToUint(program_local[0].yzyw));
         sum = xl_t1;
         xl_cc0 = xl_f2;
     }
@@ -105,11 +105,11 @@ void xl_main()
     {
         q = ivec4(-1);
     }
-    q.z = xl_div(floatBitsToInt(program_local[1]).zzzz, floatBitsToInt(program_local[1]).w).z;
-    q.w = xl_mod(floatBitsToInt(program_local[1]).zzzz, floatBitsToInt(program_local[1]).w).w;
+    q.z = xl_div(floatBitsToInt(program_local[1].zzzz), floatBitsToInt(program_local[1].w)).z;
+    q.w = xl_mod(floatBitsToInt(program_local[1].zzzz), floatBitsToInt(program_local[1].w)).w;
     hi = uvec4(0u);
-    hi.x = xl_mulhi(floatBitsToUint(program_local[0]).xxxx, floatBitsToUint(program_local[0]).xxxx).x;
-    hi.y = floatBitsToUint(program_local[0]).w << (4u & 31u);
+    hi.x = xl_mulhi(floatBitsToUint(program_local[0].xxxx), floatBitsToUint(program_local[0].xxxx)).x;
+    hi.y = floatBitsToUint(program_local[0].w) << (4u & 31u);
     f = vec4(q);
     q.x = xl_f2i(roundEven(vec4(2.5))).x;
     q.y = xl_f2i(trunc(vec4(-1.5))).y;

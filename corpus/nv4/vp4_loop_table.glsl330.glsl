@@ -58,11 +58,11 @@ void xl_main()
         i.x = k.x & 7;
         acc = acc + program_local[clamp(i.x, 0, 7)];
         k.x = k.x + 1;
-        t.x = vec4(greaterThan(acc.xxxx, program_local[8].xxxx)).x;
+        t.x = float(greaterThan(acc.xxxx, program_local[8].xxxx).x);
         if (t.x > 0.0) break;
     }
     out_result_color = xl_sat(acc);
-    out_result_texcoord[0].x = vec4(k.xxxx).x;
+    out_result_texcoord[0].x = float(k.x);
     return;
 }
 

@@ -50,11 +50,11 @@ void xl_main()
         i.x = k.x & 7;
         acc = acc + program_local[clamp(i.x, 0, 7)];
         k.x = k.x + 1;
-        t.x = vec4(greaterThan(acc.xxxx, program_local[8].xxxx)).x;
+        t.x = float(greaterThan(acc.xxxx, program_local[8].xxxx).x);
         if (t.x > 0.0) break;
     }
     result_color = xl_sat(acc);
-    result_texcoord_0.x = vec4(k.xxxx).x;
+    result_texcoord_0.x = float(k.x);
     return;
 }
 

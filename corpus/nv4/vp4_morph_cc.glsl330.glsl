@@ -127,9 +127,9 @@ uvec4 xl_sad(uvec4 a, uvec4 b, uvec4 c) { return xl_sel(b - a, a - b, greaterTha
 void xl_main()
 {
     acc = vertex_position;
-    u = floatBitsToUint(program_env[2]).xxxx;
+    u = floatBitsToUint(program_env[2].xxxx);
     i.x = 0;
-    t.x = xl_min(floatBitsToInt(program_env[3]).xxxx, ivec4(4)).x;
+    t.x = xl_min(floatBitsToInt(program_env[3].xxxx), ivec4(4)).x;
     for (;;)
     {
         {
@@ -177,13 +177,13 @@ void xl_main()
     u.z = xl_sel(u.z, 43605u, xl_ccCF(xl_cc1.xxxx).z);
     u.w = xl_sel(u.w, 21930u, xl_ccNCF(xl_cc1.wwww).w);
     {
-        ivec4 xl_t9 = (floatBitsToInt(program_env[3]).xxxy + 2147483647);
-        uvec4 xl_f10 = xl_ccadd(uvec4(floatBitsToInt(program_env[3]).xxxy), uvec4(ivec4(2147483647)));
+        ivec4 xl_t9 = (floatBitsToInt(program_env[3].xxxy) + 2147483647);
+        uvec4 xl_f10 = xl_ccadd(uvec4(floatBitsToInt(program_env[3].xxxy)), uvec4(ivec4(2147483647)));
         t.zw = xl_t9.zw;
         xl_cc1.zw = xl_f10.zw;
     }
     lo = xl_sel(lo, uvec4(ivec4(-7)), xl_ccOF(xl_cc1.zzzz));
-    lo.w = xl_sel(lo.w, uvec4(ivec4(-16)).w, xl_ccNOF(xl_cc1.wwww).w);
+    lo.w = xl_sel(lo.w, uint(-16), xl_ccNOF(xl_cc1.wwww).w);
     out_result_attrib[5] = intBitsToFloat(ivec4(lo));
     {
         ivec4 xl_t11 = floatBitsToInt(program_env[3]);

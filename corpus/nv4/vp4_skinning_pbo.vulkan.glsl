@@ -61,7 +61,7 @@ void xl_main()
     p1.x = xl_dp4(uintBitsToFloat(buffer0.words[clamp(b.w, 0, 1023)]), vertex_position);
     p1.y = xl_dp4(uintBitsToFloat(buffer0.words[clamp(clamp(b.w, -2, 1023) + 1, 0, 1023)]), vertex_position);
     p1.z = xl_dp4(uintBitsToFloat(buffer0.words[clamp(clamp(b.w, -3, 1022) + 2, 0, 1023)]), vertex_position);
-    w.x = vertex_attrib_7.x * uintBitsToFloat(uvec4(buffer1.words[(clamp(b.x, 0, 15)) >> 2][(clamp(b.x, 0, 15)) & 3])).x * uintBitsToFloat(uvec4(buffer2.words[(3 + 0) >> 2][(3 + 0) & 3])).x;
+    w.x = vertex_attrib_7.x * uintBitsToFloat(uvec4(buffer1.words[(clamp(b.x, 0, 15)) >> 2][(clamp(b.x, 0, 15)) & 3]).x) * uintBitsToFloat(uvec4(buffer2.words[(3 + 0) >> 2][(3 + 0) & 3]).x);
     p0.xyz = xl_lrp(w.xxxx, p0, p1).xyz;
     p0.w = vertex_position.w;
     gl_Position.x = xl_dp4(state_matrix_mvp[0], p0);

@@ -66,7 +66,7 @@ void xl_main()
     w.z = w.x + w.y;
     s.x = sin(w.x);
     c.x = cos(w.y);
-    n.xy = vec4(cos(w.z), sin(w.z), 0.0, 0.0).xy;
+    n.xy = vec2(cos(w.z), sin(w.z));
     p.y = s.x * program_local[0].x + p.y;
     {
         precise vec4 xl_t1 = xl_sat(c.xxxx * program_local[0].xxxx + 0.5);
@@ -85,14 +85,14 @@ void xl_main()
     c.z = xl_cmp(n.zzzz, vec4(-1.0), vec4(1.0)).z;
     c.w = xl_rcc(w.z);
     uv.zw = xl_sat(xl_frc(w.xxyy)).zw / program_local[0].y;
-    flags.y = vec4(equal(s.yyyy, s.zzzz)).y;
-    flags.z = vec4(notEqual(s.yyyy, s.zzzz)).z;
-    flags.w = vec4(greaterThanEqual(n.zzzz, vec4(0.0))).w;
+    flags.y = float(equal(s.yyyy, s.zzzz).y);
+    flags.z = float(notEqual(s.yyyy, s.zzzz).z);
+    flags.w = float(greaterThanEqual(n.zzzz, vec4(0.0)).w);
     n.w = flags.y;
     if (n.w != 0.0)
     {
         w = vec4(lessThan(n, c));
-        w.w = vec4(lessThanEqual(n.wwww, c.wwww)).w;
+        w.w = float(lessThanEqual(n.wwww, c.wwww).w);
     }
     else
     {

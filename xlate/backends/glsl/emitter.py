@@ -89,6 +89,7 @@ class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow, E
         self.cfg_stack: list = []               # enclosing Labeled constructs (general path)
         self.cfg_vars: set[str] = set()         # xl_br / xl_iter globals used
         self.used_temps: set[str] = set()       # TEMP registers the body reads or writes
+        self.vector_names: set[str] = set()     # their GLSL names: four components each
         self.direct_inputs: dict[tuple[str, int | None], str] = {}   # plan_direct_inputs
         self.direct_paths: set[str] = set()
         self.direct_outputs: dict[tuple[str, int | None], str] = {}  # plan_direct_outputs

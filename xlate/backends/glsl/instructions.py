@@ -167,7 +167,8 @@ class Instructions:
                 value = target
                 if self.cc_values[ins.cc_update] == DataType.INT:
                     value = bitcast(target, self.storage_type(ins.dst.reg), DataType.INT)
-                return [statement, f"xl_cc{ins.cc_update}{m} = {value}{m};"]
+                return [statement, f"xl_cc{ins.cc_update}{m} = "
+                        f"{components(value, m, self.vector_names) if m else value};"]
             if cond is None:
                 return [statement]
             comp = cond.swizzle[comps[0]]          # the one component every write tests
@@ -296,7 +297,7 @@ class Instructions:
                 return []          # MOV R0, R0 (a write under TR of the register itself)
             swz = _SWIZZLED.fullmatch(value)
             if m and swz:          # compose swizzle and mask: R1.yzxw then .xy -> R1.yz
-                value = components(value, m)
+                value = components(value, m, self.vector_names)
                 if value == f"{target}{m}":
                     return []
                 self.keep_value(ins, value)
@@ -313,7 +314,7 @@ class Instructions:
                 rhs = right_side(value)
                 self.keep_value(ins, rhs)
                 return [f"{target} = {rhs};"]
-            value = components(value, m)
+            value = components(value, m, self.vector_names)
             self.keep_value(ins, value)
             return [f"{target}{m} = {value};"]
         if cc is None and not (rtype == DataType.FLOAT and _ARITH.search(expr)):
@@ -323,7 +324,7 @@ class Instructions:
             value = bitcast(expr, rtype, st)
             test = self.cc_test(dst.cond)
             if m:
-                value, test = components(value, m), f"{test}{m}"
+                value, test = components(value, m, self.vector_names), f"{test}{m}"
             return [f"{target}{m} = {self.select(target + m, value, test, st)};"]
         t = self.fresh()
         q = self.precise if rtype == DataType.FLOAT else ""      # integer arithmetic is exact
@@ -344,17 +345,21 @@ class Instructions:
             elif m and flags != t:
                 flags = f"({flags})" if not wrapped(flags) and not flags.endswith(")") else flags
         value = bitcast(t, rtype, st)
+        if m:
+            value = components(value, m, self.vector_names)
         if mask is None:
-            lines.append(f"{target}{m} = {value}{m};")
+            lines.append(f"{target}{m} = {value};")
         else:
-            lines.append(f"{target}{m} = {self.select(target + m, value + m, mask + m, st)};")
+            lines.append(f"{target}{m} = {self.select(target + m, value, mask + m, st)};")
         if flags is not None:
             reg = f"xl_cc{cc}"
             ftype = self.cc_values.get(cc, DataType.UINT)
+            if m:
+                flags = components(flags, m, self.vector_names)
             if mask is None:
-                lines.append(f"{reg}{m} = {flags}{m};")
+                lines.append(f"{reg}{m} = {flags};")
             else:
-                lines.append(f"{reg}{m} = {self.select(reg + m, flags + m, mask + m, ftype)};")
+                lines.append(f"{reg}{m} = {self.select(reg + m, flags, mask + m, ftype)};")
         return ["{"] + ["    " + line for line in lines] + ["}"]
 
     def precision_step(self, ins: Instruction, expr: str, rtype: DataType) -> str:

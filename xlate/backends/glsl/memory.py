@@ -22,6 +22,7 @@ from dataclasses import replace
 from ...ir.image_formats import image_format
 from ...ir.model import MULTISAMPLE_TARGETS, DataType, Instruction, Stage
 from ..refusal import Unsupported
+from .text import components
 
 #: Vulkan bindings of storage buffers: after the parameter block (0), textures (1 + unit) and
 #: parameter buffers (40 + b); images after them
@@ -156,8 +157,10 @@ class Memory:
         """The coordinate arguments of an image access from the ivec4 ``c``: the target's
         components, and a multisample image's sample index (``c.w``)."""
         _, n, _ = IMAGE_TYPES[r.target]
-        coord = f"{c}.{'xyz'[:n]}" if n > 1 else f"{c}.x"
-        return f"{coord}, {c}.w" if r.target in MULTISAMPLE else coord
+        coord = components(c, "." + "xyz"[:n], self.vector_names)
+        if r.target in MULTISAMPLE:
+            return f"{coord}, {components(c, '.w', self.vector_names)}"
+        return coord
 
     def emit_image(self, ins: Instruction) -> list[str]:
         r = self.prog.resources[ins.mem.resource]

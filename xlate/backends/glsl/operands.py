@@ -12,7 +12,7 @@ from .. import interface as I
 from ..refusal import Unsupported
 from .expressions import UNARY, place
 from ..literals import literal_operand_bits
-from .text import COMP, _PLAIN, bitcast, literal, swizzle_text, vec_type, vector_literal
+from .text import COMP, _PLAIN, bitcast, called, literal, swizzle_text, vec_type, vector_literal
 
 
 class Operands:
@@ -39,6 +39,7 @@ class Operands:
         if kind == RegKind.TEMP:
             self.used_temps.add(regname)
             name = self.name_of(regname)
+            self.vector_names.add(name)
             return name if index is None else f"{name}[{self.index_expr(index, reg.size)}]"
         if kind in (RegKind.INPUT, RegKind.OUTPUT):
             groups = self.inputs if kind == RegKind.INPUT else self.outputs
@@ -175,19 +176,24 @@ class Operands:
                 src = Source(src.reg, src.index, src.vertex, sel, src.neg, src.abs, comp_neg)
             return self.const_operand(src, reg, optype, scalar)
         expr = self.element(src.reg, src.index, src.vertex)
-        expr = bitcast(expr, self.storage_type(src.reg), optype)
+        storage = self.storage_type(src.reg)
         if max(sel) > 3 or True in comp_neg:
             if narrowed:
                 src = Source(src.reg, src.index, src.vertex, sel, src.neg, src.abs, comp_neg)
-            return self.ext_swizzle(expr, src, optype)
+            return self.ext_swizzle(bitcast(expr, storage, optype), src, optype)
+        # the components are selected before a conversion of the register's storage type:
+        # 'uintBitsToFloat(R1.xy)', 'int(R8.x)' (the same values: the conversions act per
+        # component)
         if scalar:
-            expr = f"{expr}.{COMP[sel[0]]}"
+            expr = bitcast(f"{expr}.{COMP[sel[0]]}", storage, optype, scalar=True)
         elif sel != (0, 1, 2, 3):
-            expr = f"{expr}.{swizzle_text(sel)}"
+            expr = bitcast(f"{expr}.{swizzle_text(sel)}", storage, optype, size=len(sel))
+        else:
+            expr = bitcast(expr, storage, optype)
         if src.abs and optype != DataType.UINT:
             expr = f"abs({expr})"
         if src.neg:
-            expr = f"-{expr}" if _PLAIN.fullmatch(expr) else f"-({expr})"
+            expr = f"-{expr}" if _PLAIN.fullmatch(expr) or called(expr) else f"-({expr})"
         return expr
 
     def const_operand(self, src: Source, reg, optype: DataType, scalar: bool) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import re
 import struct
+from collections.abc import Container
 from functools import lru_cache
 
 from ...ir.model import DataType
@@ -115,6 +116,7 @@ _PLAIN = re.compile(r"[\w.\[\]]+")
 
 
 _SWIZZLED = re.compile(r"(-?[A-Za-z_][\w]*(?:\[[^\[\]]*\])*)\.([xyzw]{4})")
+_FOUR_SELECTORS = re.compile(r"[xyzw]{4}")
 
 
 def _memo(fn):
@@ -163,21 +165,157 @@ _PLUS_NEGATED = re.compile(r" \+ -(?=[\w(])")
 _LITERAL_SPLAT = re.compile(r"[iu]?vec[234]\((-?(?:\d+\.?\d*(?:e-?\d+)?|0x[0-9a-f]+)u?)\)")
 
 
-def components(value: str, m: str) -> str:
+def components(value: str, m: str, vectors: Container[str] = ()) -> str:
     """The components ``m`` (``.xy``) of the vector expression ``value``, as a person writes
     them: a swizzle composed (``R1.yzxw`` -> ``R1.yz``), a literal splat narrowed (``vec4(0.0)``
-    -> ``vec2(0.0)``, ``0.0`` for one component), a name or call suffixed (``-b.xy``: the minus
-    applies last), anything else parenthesized."""
+    -> ``vec2(0.0)``, ``0.0`` for one component), a one-argument componentwise call narrowed
+    in its argument (``ivec4(R1).x`` -> ``int(R1.x)``; :func:`_narrowed_call`), a name or call
+    suffixed (``-b.xy``: the minus applies last), anything else parenthesized.  ``vectors``:
+    names (of registers, of register arrays' elements) known to hold four components."""
     swz = _SWIZZLED.fullmatch(value)
     if swz:
         return f"{swz.group(1)}.{''.join(swz.group(2)['xyzw'.index(c)] for c in m[1:])}"
+    if wrapped(value) and value[-6:-5] == "." and called(value[1:-6]) and \
+            _FOUR_SELECTORS.fullmatch(value[-5:-1]):
+        # a swizzled call, '(unpackHalf2x16(w).xyxy)': the swizzles composed
+        sel = value[-5:-1]
+        return f"{value[1:-6]}.{''.join(sel['xyzw'.index(c)] for c in m[1:])}"
     splat = _LITERAL_SPLAT.fullmatch(value)
     if splat:
         n = len(m) - 1
         return splat.group(1) if n == 1 else f"{value[:value.index('vec') + 3]}{n}({splat.group(1)})"
+    narrowed = _narrowed(value, m, vectors)
+    if narrowed is not None:
+        return narrowed
     if _PLAIN.fullmatch(value.removeprefix("-")) or wrapped(value) or called(value):
         return f"{value}{m}"
     return f"({value}){m}"
+
+
+#: componentwise functions of one argument whose result has the argument's size (GLSL 4.50
+#: §8.3 the bit casts): ``f(X).m`` is ``f(X.m)``
+_BIT_CASTS = frozenset({"floatBitsToUint", "floatBitsToInt", "uintBitsToFloat", "intBitsToFloat"})
+#: the four-component constructors, and the type of one of their components
+_VEC4_SCALAR = {"vec4": "float", "ivec4": "int", "uvec4": "uint", "bvec4": "bool"}
+#: a literal of each component type, as the printer writes them (text.literal)
+_SCALAR_LITERAL = {"float": re.compile(r"-?\d+\.\d*(?:e[-+]?\d+)?"),
+                   "int": re.compile(r"-?\d+|-?0x[0-9a-f]+"),
+                   "uint": re.compile(r"\d+u|0x[0-9a-fA-F]+u"),
+                   "bool": re.compile(r"true|false")}
+#: componentwise comparisons: a bvecN of their operands' size N
+_COMPARISONS = frozenset({"lessThan", "lessThanEqual", "greaterThan", "greaterThanEqual",
+                          "equal", "notEqual"})
+
+
+def _narrowed(value: str, m: str, vectors: Container[str]) -> str | None:
+    """:func:`_narrowed_call` of ``value``, or of the call under its minus or parentheses
+    (``(-ivec4(R8)).x`` -> ``-int(R8.x)``); None where nothing narrows."""
+    if value.startswith("-"):
+        inner = _narrowed(value[1:], m, vectors)
+        return None if inner is None else f"-{inner}"
+    if wrapped(value):
+        inner = _narrowed(value[1:-1], m, vectors)
+        if inner is None or called(inner.removeprefix("-")):
+            return inner
+        return f"({inner})"
+    return _narrowed_call(value, m, vectors)
+
+
+def _narrowed_call(value: str, m: str, vectors: Container[str]) -> str | None:
+    """``uintBitsToFloat(R1).xy`` -> ``uintBitsToFloat(R1.xy)``, ``ivec4(R2.wwww).x`` ->
+    ``int(R2.w)``: the components ``m`` of a one-argument componentwise call, taken from its
+    argument first -- the same values (each component of the result depends on that
+    component of the argument alone).  A constructor is narrowed only where its argument is
+    seen to be a four-component vector (``ivec4(s)`` of a scalar ``s`` replicates it); None
+    where neither applies."""
+    if not called(value):
+        return None
+    name = value[:value.index("(")]
+    inner = value[len(name) + 1:-1]
+    if name in _BIT_CASTS:
+        return f"{name}({components(inner, m, vectors)})" if _one_argument(inner) else None
+    scalar = _VEC4_SCALAR.get(name)
+    if scalar is None:
+        return None
+    n = len(m) - 1
+    ctor = scalar if n == 1 else f"{name[:-1]}{n}"
+    if _one_argument(inner):
+        if not _four_components(inner, vectors):
+            return None
+        return f"{ctor}({components(inner, m, vectors)})"
+    args = [a.strip() for a in _arguments(inner)]
+    if len(args) != 4:
+        return None
+    # four arguments make four components, one each: 'uvec4(uint(k), 0u, 0u, 0u).x' is 'uint(k)'
+    picked = [args["xyzw".index(c)] for c in m[1:]]
+    if n > 1:
+        return f"{ctor}({', '.join(picked)})"
+    one = picked[0]
+    if _SCALAR_LITERAL[scalar].fullmatch(one) or (called(one) and one.startswith(scalar + "(")):
+        return one
+    return f"{scalar}({one})"
+
+
+def _one_argument(args: str) -> bool:
+    """No comma outside parentheses or brackets: ``args`` is one argument."""
+    depth = 0
+    for ch in args:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            return False
+    return True
+
+
+def _four_components(expr: str, vectors: Container[str]) -> bool:
+    """``expr`` is seen to be a four-component vector: one of ``vectors`` or an element of
+    one, one of the printer's own temporaries (``xl_t1``, ``xl_cc0``), a four-component
+    swizzle, a four-component constructor, or a size-keeping call (bit cast, comparison) or
+    negation of one."""
+    if _SWIZZLED.fullmatch(expr) or _TEMPORARY.fullmatch(expr):
+        return True
+    name = _ELEMENT.fullmatch(expr)
+    if name is not None:
+        return name.group(1) in vectors
+    if expr.startswith("-"):
+        return _four_components(expr[1:], vectors)
+    if wrapped(expr):
+        return _four_components(expr[1:-1], vectors)
+    if not called(expr):
+        return False
+    name = expr[:expr.index("(")]
+    if name in _VEC4_SCALAR:
+        return True
+    inner = expr[len(name) + 1:-1]
+    if name in _BIT_CASTS:
+        return _four_components(inner, vectors)
+    if name in _COMPARISONS:
+        return any(_four_components(a.strip(), vectors) for a in _arguments(inner))
+    return False
+
+
+#: the printer's own four-component temporaries (instructions.write's ``vec4 xl_t1``) and the
+#: value-holding condition-code registers (``vec4 xl_cc0``)
+_TEMPORARY = re.compile(r"xl_(?:t|cc)\d+")
+#: a name, or an element of an array: ``R1``, ``TEMP[2]``, ``lmem[clamp(...)]``
+_ELEMENT = re.compile(r"([A-Za-z_]\w*)(?:\[[^\[\]]*(?:\[[^\[\]]*\][^\[\]]*)*\])?")
+
+
+def _arguments(args: str) -> list[str]:
+    """The comma-separated arguments of a call, split outside parentheses and brackets."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(args):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append(args[start:i])
+            start = i + 1
+    out.append(args[start:])
+    return out
 
 
 def right_side(expr: str) -> str:
