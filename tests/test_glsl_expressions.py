@@ -277,3 +277,39 @@ def test_a_masked_write_into_a_register_of_another_type_verifies():
     rep = verify_source(BITCAST_STORE, "bitcast.fp", lanes=64, seed=3, backend="gl",
                         runner=gl_runner("gl"))
     assert rep.status == "pass", (rep.reason, rep.localization[:2])
+
+
+# ---- components of a converted value (text.components) ------------------------------------------
+
+@pytest.mark.parametrize("value, m, expected", [
+    # a bit cast keeps its argument's size: the components are taken from the argument
+    ("uintBitsToFloat(R1)", ".xy", "uintBitsToFloat(R1.xy)"),
+    ("floatBitsToUint(texture(t, c.xy))", ".xyz", "floatBitsToUint(texture(t, c.xy).xyz)"),
+    ("floatBitsToUint(vec4(1.0))", ".y", "floatBitsToUint(1.0)"),
+    # a constructor of a register (a known four-component name) or of a four-component swizzle
+    ("ivec4(R8)", ".x", "int(R8.x)"),
+    ("ivec4(R8)", ".zw", "ivec2(R8.zw)"),
+    ("ivec4(TEMP[ADDR0.x + 1])", ".y", "int(TEMP[ADDR0.x + 1].y)"),
+    ("ivec4(xl_t1)", ".x", "int(xl_t1.x)"),
+    ("vec4(R29.yyyy)", ".x", "float(R29.y)"),
+    ("floatBitsToUint(vec4(ivec4(R8)))", ".x", "floatBitsToUint(float(int(R8.x)))"),
+    # under a minus and parentheses
+    ("(-(ivec4(R8)))", ".x", "-int(R8.x)"),
+    ("-uintBitsToFloat(R1)", ".w", "-uintBitsToFloat(R1.w)"),
+    # four arguments, one component each
+    ("uvec4(uint(imageSize(i)), 0u, 0u, 0u)", ".x", "uint(imageSize(i))"),
+    ("ivec4(7, 0, 0, 1)", ".w", "1"),
+    ("vec4(r, r, r, 1.0)", ".xw", "vec2(r, 1.0)"),
+    ("vec4(r, s, s, 1.0)", ".x", "float(r)"),
+    # a swizzled call in parentheses
+    ("(unpackHalf2x16(w).xyxy)", ".zw", "unpackHalf2x16(w).xy"),
+    # not narrowed: the argument may be a scalar (ivec4(s) replicates it), or its size is
+    # unknown (three arguments), or the call is no conversion
+    ("ivec4(s)", ".x", "ivec4(s).x"),
+    ("vec4(a.xy, b, c)", ".x", "vec4(a.xy, b, c).x"),
+    ("xl_sat(R0)", ".x", "xl_sat(R0).x"),
+    ("uintBitsToFloat(R1) * 2.0", ".x", "(uintBitsToFloat(R1) * 2.0).x"),
+])
+def test_components_of_a_converted_value(value, m, expected):
+    from xlate.backends.glsl.text import components
+    assert components(value, m, {"R1", "R8", "R29", "TEMP"}) == expected

@@ -187,7 +187,8 @@ def components(value: str, m: str, vectors: Container[str] = ()) -> str:
     narrowed = _narrowed(value, m, vectors)
     if narrowed is not None:
         return narrowed
-    if _PLAIN.fullmatch(value.removeprefix("-")) or wrapped(value) or called(value):
+    if _PLAIN.fullmatch(value.removeprefix("-")) or wrapped(value) or called(value) or \
+            _ELEMENT.fullmatch(value.removeprefix("-")):
         return f"{value}{m}"
     return f"({value}){m}"
 
