@@ -359,14 +359,50 @@ def test_every_atomic_opcode_against_its_rule():
 def test_the_order_search():
     from xlate.exec.atomics import find_order
     adds = [("ATOMADD", 1, 0, r) for r in (2, 0, 1)]
-    assert find_order(0, adds) == ([1, 2, 0], 3)
+    assert find_order(0, adds) == ([1, 2, 0], 3, 0)
     assert find_order(0, [("ATOMADD", 1, 0, r) for r in (0, 0, 1)]) is None
     # exchanges: the returned values chain from the initial word through each operand
     xchg = [("ATOMXCHG", 1, 0, 9), ("ATOMXCHG", 2, 0, 3), ("ATOMXCHG", 3, 0, 1)]
-    assert find_order(9, xchg) == ([0, 2, 1], 2)
+    assert find_order(9, xchg) == ([0, 2, 1], 2, 0)
     # many identical operations are one choice per state (AND of 0 returns 0 after the first)
     ands = [("ATOMAND", 0, 0, 5)] + [("ATOMAND", 0, 0, 0)] * 500
     assert find_order(5, ands)[1] == 0
+
+
+#: an image word's float adds as llvmpipe returned them (generated TGSI compute seed 1402,
+#: inputs seed 1400): 0.5 added to a denormal, then NaNs; the NaN added first stays in the word
+#: (the executor's numpy sum of two NaNs takes the operand's)
+NAN_ADDS = [("ATOMFADD", 0x3F000000, 0, 0x28), ("ATOMFADD", 0xFFFFFFCA, 0, 0xFFFFFFEB),
+            ("ATOMFADD", 0xFFFFFFD2, 0, 0xFFFFFFEB), ("ATOMFADD", 0xFFFFFFEB, 0, 0x3F000000),
+            ("ATOMFADD", 0xFFFFFFF5, 0, 0xFFFFFFEB)]
+
+
+def test_a_float_add_may_leave_either_nan():
+    from xlate.exec.atomics import find_order
+    from xlate.verify.gl_compute import float_add_words
+    assert find_order(0x28, NAN_ADDS) is None            # the executor's NaN alone
+    order, word, freed = find_order(0x28, NAN_ADDS, stored=float_add_words)
+    # 0.5 first, then the NaN the others returned; the two adds after it kept the word's NaN
+    # (the last add's NaN is left open: final words compare NaN to any NaN)
+    assert (order, word, freed) == ([0, 3, 1, 2, 4], 0xFFFFFFF5, 2)
+    # a NaN that is neither operand's (nor the default NaN) is returned by no order
+    other = NAN_ADDS[:1] + [(op, a, b, 0xFFFFFF00 if r == 0xFFFFFFEB else r)
+                            for op, a, b, r in NAN_ADDS[1:]]
+    assert find_order(0x28, other, stored=float_add_words) is None
+
+
+def test_a_float_add_may_flush_its_denormals():
+    from xlate.exec.atomics import find_order
+    from xlate.verify.gl_compute import float_add_words
+    # 2^-149 + 2^-149: IEEE 2^-148 (0x2); flushed, zero; the second add returned what was left
+    flushed = [("ATOMFADD", 0x1, 0, 0x1), ("ATOMFADD", 0x3F800000, 0, 0x0)]
+    assert find_order(0x1, flushed) is None
+    assert find_order(0x1, flushed, stored=float_add_words) == ([0, 1], 0x3F800000, 1)
+    # a zero is no freedom where nothing is a denormal
+    normal = [("ATOMFADD", 0x3F800000, 0, 0x3F800000), ("ATOMFADD", 0x3F800000, 0, 0x0)]
+    assert find_order(0x3F800000, normal, stored=float_add_words) is None
+    # only float adds have these freedoms
+    assert float_add_words("ATOMADD", 0x1, 0x1, 0, 0x2) == (0x2,)
 
 
 # ---- GLSL and reflection -----------------------------------------------------------------------

@@ -223,3 +223,20 @@ def test_unsigned_atomics_on_a_signed_image_compare_unsigned():
 def test_unsigned_atomics_on_a_signed_image_pass(backend, via):
     rep = _verify(backend, UNSIGNED_ON_SINT, via=via)
     assert rep.status == "pass", (rep.reason, [d.describe() for d in rep.differences[:3]])
+
+
+def test_float_adds_of_nans_take_either_nan(monkeypatch):
+    """Generated TGSI compute seed 1402 (inputs seed 1400): ATOMFADD of NaNs to an image word.
+    llvmpipe keeps the word's NaN where the executor's sum takes the operand's; the order search
+    takes either NaN (gl_compute.float_add_words) and says so.  Without that freedom no order
+    returns what the implementation returned: a mismatch at the image's words."""
+    from xlate.verify import gl_compute
+    from xlate.verify.generate import generate
+    text = generate("tgsi", 1402, "compute", 12, frozenset())
+    rep = core.verify_source(text, "c1402.tgsi", lanes=256, seed=1400, runner=gl_runner("gl"))
+    assert rep.status == "pass", rep.reason
+    assert any("float add's other NaN or flushed denormal" in n for n in rep.notes), rep.notes
+    monkeypatch.setattr(gl_compute, "float_add_words", lambda name, old, a, b, word: (word,))
+    rep = core.verify_source(text, "c1402.tgsi", lanes=256, seed=1400, runner=gl_runner("gl"))
+    assert rep.status == "mismatch"
+    assert {d.output.split(" location")[0] for d in rep.differences} == {"IMAGE5"}

@@ -67,13 +67,17 @@ RULES: dict[str, Callable[[int, int, int], tuple[int, int]]] = {
     "ATOMDECWRAP": _dec,
 }
 
-def find_order(initial: int, ops: list[tuple[str, int, int, int]], limit: int = 200_000):
+def find_order(initial: int, ops: list[tuple[str, int, int, int]], limit: int = 200_000,
+               stored: Callable[[str, int, int, int, int], tuple[int, ...]] | None = None):
     """An order of the atomic operations ``ops`` -- (opcode, a, b, returned) on one word that
     held ``initial`` -- in which every operation returns what it returned; (the order as indices
-    into ``ops``, the word left) or None when no order does.  Operations that are the same
+    into ``ops``, the word left, how many operations of it left another word than their rule's)
+    or None when no order does.  Operations that are the same
     (opcode, operands and returned value) are interchangeable and tried once per state, so the
     search is over distinct operations; ``limit`` bounds the states visited (then
-    ``RuntimeError``)."""
+    ``RuntimeError``).  ``stored(opcode, old, a, b, word)``: the words an implementation may
+    leave where the rule leaves ``word`` (the rule's first; the verifier's freedoms of a float
+    add, ``verify/gl_compute.float_add_words``), each tried."""
     groups: dict[tuple, list[int]] = {}
     for k, op in enumerate(ops):
         groups.setdefault(op, []).append(k)
@@ -82,7 +86,7 @@ def find_order(initial: int, ops: list[tuple[str, int, int, int]], limit: int = 
     seen: set = set()
     visited = [0]
 
-    def search(cur: int, left: tuple[int, ...]) -> list[int] | None:
+    def search(cur: int, left: tuple[int, ...]) -> list[tuple[int, int]] | None:
         if not any(left):
             return []
         state = (cur, left)
@@ -98,9 +102,10 @@ def find_order(initial: int, ops: list[tuple[str, int, int, int]], limit: int = 
             ret, new = RULES[name](cur, a, b)
             if ret != returned:
                 continue
-            rest = search(new, left[:g] + (n - 1,) + left[g + 1:])
-            if rest is not None:
-                return [g] + rest
+            for word in (new,) if stored is None else stored(name, cur, a, b, new):
+                rest = search(word, left[:g] + (n - 1,) + left[g + 1:])
+                if rest is not None:
+                    return [(g, word)] + rest
         seen.add(state)
         return None
 
@@ -114,10 +119,11 @@ def find_order(initial: int, ops: list[tuple[str, int, int, int]], limit: int = 
     if path is None:
         return None
     taken = {g: 0 for g in range(len(keys))}
-    order, cur = [], initial
-    for g in path:
+    order, cur, freed = [], initial, 0
+    for g, word in path:
         order.append(groups[keys[g]][taken[g]])
         taken[g] += 1
         name, a, b, _ = keys[g]
-        cur = RULES[name](cur, a, b)[1]
-    return order, cur
+        freed += word != RULES[name](cur, a, b)[1]
+        cur = word
+    return order, cur, freed

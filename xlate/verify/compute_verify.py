@@ -203,9 +203,11 @@ def verify_compute(program: Program, rep, *, seed: int, runner, max_reported: in
     except G.GLError as e:        # the driver refused the translation: as core.py reports it
         rep.status, rep.reason = "mismatch", f"implementation error: {e}"
         return
-    if orders:
-        rep.notes.append(f"atomics: {orders} contended words, each with an order of its "
-                         "atomics that returns what the implementation returned")
+    if orders[0]:
+        freed = (f" ({orders[1]} of them leaving a float add's other NaN or flushed denormal: "
+                 "gl_compute.float_add_words)" if orders[1] else "")
+        rep.notes.append(f"atomics: {orders[0]} contended words, each with an order of its "
+                         f"atomics that returns what the implementation returned{freed}")
     if res.out_of_range:
         rep.notes.append("some access fell outside its buffer: the executor reads 0 and drops "
                          "the write, as the translation's bounds checks do")

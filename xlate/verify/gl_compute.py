@@ -264,7 +264,11 @@ def check_atomics(program: Program, performed: list, entries: np.ndarray, local_
     3. the word that order leaves is what the final memory is compared with (buffers and
        images; shared memory ends with its workgroup).
 
-    Returns (differences, {(resource, location): final word}, number of words checked)."""
+    A float add may leave another NaN or a flushed denormal (:func:`float_add_words`): the
+    order found then takes those words, and the count of such words is returned.
+
+    Returns (differences, {(resource, location): final word}, (number of words checked, how
+    many of them took a float add's freedom))."""
     from ..backends.glsl.memory import atomic_functions
     from ..exec.atomics import find_order
     from ..exec.memory import NOWHERE
@@ -297,10 +301,11 @@ def check_atomics(program: Program, performed: list, entries: np.ndarray, local_
                                 kind="atomic", detail="the implementation ran it, the executor "
                                 f"did not ({_atomic_text(functions[int(e[2])] + (int(e[3]),))})"))
     finals = {}
+    freed_words = 0
     for key, ops in sorted(by_word.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2] or 0)):
         name, loc, group = key
         try:
-            found = find_order(initial[key], ops)
+            found = find_order(initial[key], ops, stored=float_add_words)
         except RuntimeError as err:
             diffs.append(Difference(f"{name} word {loc}", loc, None, None, None, kind="atomic",
                                     detail=f"{len(ops)} atomics: {err}"))
@@ -312,9 +317,49 @@ def check_atomics(program: Program, performed: list, entries: np.ndarray, local_
                                     detail=f"no order of its {len(ops)} atomics returns what "
                                     "the implementation returned to each invocation"))
             continue
+        freed_words += found[2] > 0
         if group is None:
             finals[(name, loc)] = found[1]
-    return diffs, finals, len(by_word)
+    return diffs, finals, (len(by_word), freed_words)
+
+
+SIGN = 0x80000000
+DEFAULT_NAN = 0x7FC00000
+
+
+def _float_nan(w: int) -> bool:
+    return (w & 0x7F800000) == 0x7F800000 and (w & 0x007FFFFF) != 0
+
+
+def _flushed(w: int) -> int:
+    """A denormal float word flushed to the zero of its sign; any other word unchanged."""
+    return w & SIGN if (w & 0x7F800000) == 0 else w
+
+
+def float_add_words(name: str, old: int, a: int, b: int, ieee: int) -> tuple[int, ...]:
+    """The words a float atomic add (ATOMFADD) may leave where the executor's IEEE sum leaves
+    ``ieee`` (first); any other atomic leaves its rule's word alone.
+
+    * A NaN sum: either NaN operand, quieted, or the default NaN, each with either sign --
+      IEEE 754-2008 6.2.3 ("should" carry the payload of an input NaN) and 6.3 (a NaN's sign
+      is not interpreted), GLSL 4.50 §4.7.1 (operations on NaN need not follow IEEE), the
+      reading :mod:`.nan_choices` takes for ALU results.  Measured: llvmpipe's image
+      ``ATOMFADD`` of a NaN to a NaN keeps the word's NaN, where the executor's numpy sum
+      takes the operand's (generated TGSI compute seed 1402, inputs seed 1400).
+    * A denormal operand or sum may be flushed to the zero of its sign (GLSL 4.50 §4.7.1;
+      NV_gpu_program4 issue 18), as :func:`permits.rule_ftz` allows an ALU add."""
+    if name != "ATOMFADD":
+        return (ieee,)
+    from ..exec.atomics import _fadd
+    if _float_nan(ieee):
+        nans = [w | 0x00400000 for w in (old, a) if _float_nan(w)] + [DEFAULT_NAN]
+        return tuple(dict.fromkeys([ieee] + [w ^ s for w in nans for s in (0, SIGN)]))
+    words = [ieee]
+    for o in dict.fromkeys((old, _flushed(old))):
+        for x in dict.fromkeys((a, _flushed(a))):
+            total = _fadd(o, x)
+            words += [total, _flushed(total)]
+    return tuple(dict.fromkeys(words))
 
 
 def _atomic_text(t) -> str:
