@@ -162,6 +162,21 @@ def test_x2d_with_denormal_products(got, verdict):
     assert v[0] == v[2] == verdict
 
 
+@pytest.mark.parametrize("ulps, verdict", [(0, "ftz"), (1, "")])
+def test_xpd_with_a_denormal_product(ulps, verdict):
+    """XPD's z = a.x*b.y - a.y*b.x where a.y*b.x = 2^-124 * -0.1376 is a denormal: llvmpipe
+    flushed it (generated NV4 vertex seed 1507, inputs seed 1500), leaving 2^-124 * -816.27.
+    That value is 'ftz' (recomputed with the product flushed); one ulp beside it is not."""
+    a = np.array([0x01800000] * 3 + [0], np.uint32).view(np.float32)
+    inp = {"vertex.attrib[0]": a, "vertex.attrib[1]": [-0.13761741, -816.266, 0, 0]}
+    flushed = np.float32(np.float32(a[0]) * np.float32(-816.266))
+    want = np.array([flushed], np.float32).view(np.uint32)[0] + np.uint32(ulps)
+    v, exe = ask(VP.format("XPD t, vertex.attrib[0], vertex.attrib[1];"), 0,
+                 lambda e: np.where(np.arange(4) == 2, want, e), inp)
+    assert exe.view(np.float32)[2] != flushed        # the executor adds the denormal product
+    assert v[2] == verdict
+
+
 def test_nonfinite_operand_reaches_only_its_component():
     inp = {"vertex.attrib[0]": [np.nan, 1, 2, 3], "vertex.attrib[1]": [1, 1, 1, 1]}
     v, _ = ask(VP.format("ADD t, vertex.attrib[0], vertex.attrib[1];"), 0,

@@ -273,6 +273,20 @@ def _flushed_derivative(s: Site) -> np.ndarray | None:
     return np.ascontiguousarray(r).view(U32)
 
 
+def _flushed_xpd(s: Site, a, b, flush) -> np.ndarray | None:
+    """XPD (exec/alu.op_xpd's order: x = a.y*b.z - a.z*b.y ...) with its denormal products
+    flushed; w as the executor's; None when no product is denormal."""
+    pairs = ((1, 2), (2, 0), (0, 1))
+    products = [((a[:, i] * b[:, j]).astype(F32), (a[:, j] * b[:, i]).astype(F32))
+                for i, j in pairs]
+    if not any(_denormal(p.view(U32)).any() for pq in products for p in pq):
+        return None
+    out = np.ascontiguousarray(s.exe, U32).copy().view(F32)
+    for k, (p, q) in enumerate(products):
+        out[:, k] = (flush(p) - flush(q)).astype(F32)
+    return _saturated(s, out)
+
+
 def _flushed_intermediates(s: Site) -> np.ndarray | None:
     """DPn/DPH/DP2A/X2D/MAD/LRP recomputed with each product flushed when denormal, and for the
     dot products and X2D each partial sum too (summed in the executor's order: dot products
@@ -281,9 +295,12 @@ def _flushed_intermediates(s: Site) -> np.ndarray | None:
     inputs seed 900: in a DP3 of -1.18e-38-sized products, the first two summed to a denormal
     that llvmpipe flushed; NV4 fragment seed 1318, inputs seed 1300: X2D's two products of
     5.9e-39 summed to FLT_MIN by the executor, 0 flushed); None for other opcodes or when no
-    product and no partial sum is denormal."""
+    product and no partial sum is denormal.  XPD likewise: each of the six products flushed
+    when denormal (generated NV4 vertex seed 1507, inputs seed 1500: 2^-124 * 0.138, a
+    denormal product that llvmpipe flushed, left z = a.x*b.y alone).
+    """
     op = s.ins.op
-    if op not in _DOTS and op not in ("MAD", "LRP", "X2D"):
+    if op not in _DOTS and op not in ("MAD", "LRP", "X2D", "XPD"):
         return None
     if s.op.t != DataType.FLOAT:
         return None
@@ -293,6 +310,8 @@ def _flushed_intermediates(s: Site) -> np.ndarray | None:
         b = np.asarray(s.operands[1], F32)
         if op == "X2D":
             return _flushed_x2d(s, a, b, np.asarray(s.operands[2], F32), flush)
+        if op == "XPD":
+            return _flushed_xpd(s, a, b, flush)
         prod = (a * b).astype(F32)
         if op == "LRP":
             c = np.asarray(s.operands[2], F32)
