@@ -88,7 +88,7 @@ def test_generated_program_dead_sites_are_equivalent_by_construction():
     # R0 = vertex_attrib_0.yzxw was written again before any read: the middle end's deadcode
     # pass removed it; what is left dead here are the condition-code components no test reads
     assert "R0 = vertex_attrib_0.yzxw;" not in glsl
-    assert dead == ["xl_cc0.xyw = xl_t4.xyw;", "else"]
+    assert dead == ["xl_cc0.xyw = R2.xyw;", "else"]
     assert "gl_Position = R5;" not in dead
     # outputs written in place (declared 'out') are roots: what writes them is live
     assert "result_texcoord_0 = R2;" not in dead and "result_texcoord_0 = R2;" in glsl

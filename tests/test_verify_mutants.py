@@ -247,10 +247,11 @@ def test_every_live_mutant_caught(runner, name, i):
 #: (program, kind, the statement before, after): found by tools/verify_mutants.py
 FORMERLY_EXPLAINED = [
     # an unpack reads its operand's bits: a NaN bit pattern there gave 'nonfinite' freedom
-    ("gen:fp1.0-fragment-4", "output", "out_result_depth.z = xl_t1.z;", ";"),
+    ("gen:fp1.0-fragment-4", "output",
+     "out_result_depth.z = unpackUnorm4x8(floatBitsToUint(program_local[5].x)).z;", ";"),
     ("gen:fp1.0-fragment-4", "swizzle",
-     "precise vec4 xl_t1 = unpackUnorm4x8(floatBitsToUint(program_local[5].x));",
-     "precise vec4 xl_t1 = unpackUnorm4x8(floatBitsToUint(program_local[5].y));"),
+     "out_result_depth.z = unpackUnorm4x8(floatBitsToUint(program_local[5].x)).z;",
+     "out_result_depth.z = unpackUnorm4x8(floatBitsToUint(program_local[5].y)).z;"),
     # DIV.F of a non-zero by a zero is the IEEE infinity: its non-finite result was 'any value'
     ("gen:nv4-fragment-17", "arith", "R2.xyz = fragment_texcoord_2.xyz / ceil(abs(R1)).y;",
      "R2.xyz = fragment_texcoord_2.xyz * ceil(abs(R1)).y;"),

@@ -80,11 +80,8 @@ void xl_main()
 {
     R0.xyz = fragment_texcoord_0.v.xyz * (1.0 / sqrt(xl_dp3(fragment_texcoord_0.v, fragment_texcoord_0.v)));
     R1.x = xl_dp3(R0, fragment_texcoord_1.v);
-    {
-        vec4 xl_t1 = xl_fp16(vec4(greaterThan(R1.xxxx, vec4(0.5))));
-        H0.x = xl_t1.x;
-        xl_cc0.x = xl_t1.x;
-    }
+    H0.x = xl_fp16(vec4(greaterThan(R1.xxxx, vec4(0.5)))).x;
+    xl_cc0.x = H0.x;
     R2 = vec4(0.4, 0.4, 0.4, 1.0);
     if (xl_cc0.x != 0.0) R2 = vec4(1.0);
     R1.y = xl_sat(vec4(xl_dp3(R0, fragment_texcoord_2.v))).y;

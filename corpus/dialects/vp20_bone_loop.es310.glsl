@@ -103,11 +103,8 @@ void xl_main()
         }
         else
         {
-            {
-                xl_precise vec4 xl_t1 = xl_setn(greaterThanEqual(R0.wwww, program_env[4].yyyy), R0.wwww, program_env[4].yyyy);
-                R5.x = xl_t1.x;
-                xl_cc0.x = xl_t1.x;
-            }
+            R5.x = xl_setn(greaterThanEqual(R0.wwww, program_env[4].yyyy), R0.wwww, program_env[4].yyyy).x;
+            xl_cc0.x = R5.x;
             if (xl_cc0.x == 0.0) R0.w = program_env[4].y;
             out_result_position.x = xl_dp4(program_env[0], R0);
             out_result_position.y = xl_dp4(program_env[1], R0);

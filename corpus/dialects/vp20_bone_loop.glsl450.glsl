@@ -91,11 +91,8 @@ void xl_main()
         }
         else
         {
-            {
-                precise vec4 xl_t1 = xl_setn(greaterThanEqual(R0.wwww, program_env[4].yyyy), R0.wwww, program_env[4].yyyy);
-                R5.x = xl_t1.x;
-                xl_cc0.x = xl_t1.x;
-            }
+            R5.x = xl_setn(greaterThanEqual(R0.wwww, program_env[4].yyyy), R0.wwww, program_env[4].yyyy).x;
+            xl_cc0.x = R5.x;
             if (xl_cc0.x == 0.0) R0.w = program_env[4].y;
             gl_Position.x = xl_dp4(program_env[0], R0);
             gl_Position.y = xl_dp4(program_env[1], R0);

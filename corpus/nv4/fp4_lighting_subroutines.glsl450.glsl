@@ -83,18 +83,15 @@ void xl_main()
         t.z = 1.0 / (xl_dp3(d, program_local[4 + clamp(i.x, 0, 3)]) + program_local[4 + clamp(i.x, 0, 3)].w);
         acc.xyz = acc.xyz * t.zzz;
         i.x = i.x + 1;
-        {
-            precise vec4 xl_t3 = vec4(greaterThanEqual(acc.wwww, vec4(4.0)));
-            t.x = xl_t3.x;
-            xl_cc0.x = xl_t3.x;
-        }
+        t.x = float(greaterThanEqual(acc.wwww, vec4(4.0)).x);
+        xl_cc0.x = t.x;
         if (t.x != 0.0) break;
     }
     {
-        precise vec4 xl_t4 = vec4((1.0 / sqrt(acc.w)));
-        t.y = xl_t4.y;
-        xl_cc1.y = xl_t4.y;
+        precise vec4 xl_t3 = vec4((1.0 / sqrt(acc.w)));
+        t.y = xl_t3.y;
     }
+    xl_cc1.y = t.y;
     if (isnan(t.y))
     {
         acc = vec4(0.5, 0.5, 0.5, 1.0);
@@ -103,11 +100,9 @@ void xl_main()
     {
         if (!isnan(xl_cc1.y))
         {
-            {
-                precise vec4 xl_t5 = vec4(log2(xl_dp2(fragment_texcoord_3, fragment_texcoord_3) + vec4(0.25, 0.0, 0.0, 0.0).x));
-                d.z = xl_t5.z;
-                xl_cc0.z = xl_t5.z;
-            }
+            d.z = xl_dp2(fragment_texcoord_3, fragment_texcoord_3) + vec4(0.25, 0.0, 0.0, 0.0).x;
+            d.z = vec4(log2(d.z)).z;
+            xl_cc0.z = d.z;
             t.x = xl_dp2(fragment_texcoord_3, fragment_texcoord_3) * program_local[8].y;
             if (!isnan(xl_cc0.z)) t.x = t.x + d.z;
             t.z = cos(t.x);

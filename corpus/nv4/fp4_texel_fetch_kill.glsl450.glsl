@@ -31,11 +31,8 @@ void xl_main()
     coord.z = 0;
     coord.w = fragment_attrib_1.x;
     c = texelFetch(texture0, coord.xy, coord.w);
-    {
-        precise vec4 xl_t1 = vec4(lessThan(c.wwww, program_local[0].xxxx));
-        t.x = xl_t1.x;
-        xl_cc0.x = xl_t1.x;
-    }
+    t.x = float(lessThan(c.wwww, program_local[0].xxxx).x);
+    xl_cc0.x = t.x;
     if (xl_cc0.x > 0.0) discard;
     result_color0 = c;
 }

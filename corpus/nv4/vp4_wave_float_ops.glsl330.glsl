@@ -76,11 +76,8 @@ void xl_main()
     n.xy = vec2(cos(w.z), sin(w.z));
     p.y = s.x * program_local[0].x + p.y;
     flags.x = xl_sat(c.xxxx * program_local[0].xxxx + 0.5).x;
-    {
-        vec4 xl_t1 = xl_ssat(s.xxxx - c.xxxx);
-        n.z = xl_t1.z;
-        xl_cc1.z = xl_t1.z;
-    }
+    n.z = xl_ssat(s.xxxx - c.xxxx).z;
+    xl_cc1.z = n.z;
     n.xz = n.xy * vec2(-1.0, 1.0);
     uv = xl_x2d(vertex_texcoord_0, program_local[1], vec4(1.0, 0.0, 0.0, 1.0));
     s.y = floor(w.z);

@@ -75,8 +75,8 @@ void xl_main()
     {
         precise vec4 xl_t2 = xl_ssat(s.xxxx - c.xxxx);
         n.z = xl_t2.z;
-        xl_cc1.z = xl_t2.z;
     }
+    xl_cc1.z = n.z;
     n.xz = n.xy * vec2(-1.0, 1.0);
     uv = xl_x2d(vertex_texcoord_0, program_local[1], vec4(1.0, 0.0, 0.0, 1.0));
     s.y = floor(w.z);

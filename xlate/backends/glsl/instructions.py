@@ -291,32 +291,15 @@ class Instructions:
         full = all(dst.mask)
         m = "" if full else "." + mask_text(dst.mask)
         cc = ins.cc_update if ins.cc_update in self.cc_used else None
-        if dst.cond is None and cc is None:
-            value = bitcast(expr, rtype, st)
-            if value == target and not m:
-                return []          # MOV R0, R0 (a write under TR of the register itself)
-            swz = _SWIZZLED.fullmatch(value)
-            if m and swz:          # compose swizzle and mask: R1.yzxw then .xy -> R1.yz
-                value = components(value, m, self.vector_names)
-                if value == f"{target}{m}":
-                    return []
-                self.keep_value(ins, value)
-                return [f"{target}{m} = {value};"]
-            if m and rtype == DataType.FLOAT and _ARITH.search(expr) and self.info.precise \
-                    and not self.inlined_arithmetic():
-                # glslang does not carry NoContraction through a swizzle of an rvalue
-                # ('r.x = (a * b + c).x;' gets no decoration; measured with glslang 13.1), so
-                # a masked float computation goes through a precise temporary
-                t = self.fresh()
-                return ["{", f"    {self.precise}{VEC[rtype]} {t} = {expr};",
-                        f"    {target}{m} = {bitcast(t, rtype, st)}{m};", "}"]
-            if not m:
-                rhs = right_side(value)
-                self.keep_value(ins, rhs)
-                return [f"{target} = {rhs};"]
-            value = components(value, m, self.vector_names)
-            self.keep_value(ins, value)
-            return [f"{target}{m} = {value};"]
+        if dst.cond is None and (cc is None or cc in self.cc_values):
+            lines = self.plain_write(ins, expr, rtype, target, st, m)
+            if cc is not None:
+                # a value-holding CC register takes the value just written, read back from the
+                # register as the register's words in the CC's type ('xl_cc0.x = int(HC.x);')
+                value = bitcast(target, st, self.cc_values[cc])
+                lines.append(f"xl_cc{cc}{m} = "
+                             f"{components(value, m, self.vector_names) if m else value};")
+            return lines
         if cc is None and not (rtype == DataType.FLOAT and _ARITH.search(expr)):
             # a conditional write of a value no contraction can touch (a move, a swizzle, a
             # built-in of operands, integer arithmetic): one select, no temporaries --
@@ -361,6 +344,37 @@ class Instructions:
             else:
                 lines.append(f"{reg}{m} = {self.select(reg + m, flags, mask + m, ftype)};")
         return ["{"] + ["    " + line for line in lines] + ["}"]
+
+    def plain_write(self, ins: Instruction, expr: str, rtype: DataType, target: str, st: DataType,
+                    m: str) -> list[str]:
+        """An unconditional write of ``expr`` (of ``rtype``) into ``target`` (stored as ``st``),
+        the components ``m`` (``""``: all)."""
+        value = bitcast(expr, rtype, st)
+        if value == target and not m:
+            return []          # MOV R0, R0 (a write under TR of the register itself)
+        swz = _SWIZZLED.fullmatch(value)
+        if m and swz:          # compose swizzle and mask: R1.yzxw then .xy -> R1.yz
+            value = components(value, m, self.vector_names)
+            if value == f"{target}{m}":
+                return []
+            self.keep_value(ins, value)
+            return [f"{target}{m} = {value};"]
+        if m and rtype == DataType.FLOAT and _ARITH.search(expr) and self.info.precise \
+                and not self.inlined_arithmetic():
+            # glslang does not carry NoContraction through a swizzle of an rvalue
+            # ('r.x = (a * b + c).x;' gets no decoration; measured with glslang 13.1), so
+            # a masked float computation goes through a precise temporary
+            t = self.fresh()
+            return ["{", f"    {self.precise}{VEC[rtype]} {t} = {expr};",
+                    f"    {target}{m} = {components(bitcast(t, rtype, st), m, self.vector_names)};",
+                    "}"]
+        if not m:
+            rhs = right_side(value)
+            self.keep_value(ins, rhs)
+            return [f"{target} = {rhs};"]
+        value = components(value, m, self.vector_names)
+        self.keep_value(ins, value)
+        return [f"{target}{m} = {value};"]
 
     def precision_step(self, ins: Instruction, expr: str, rtype: DataType) -> str:
         """Result conversion after saturation (digest 4.3 step 3; FP1 3.11.4.4): precision
