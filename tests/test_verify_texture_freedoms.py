@@ -479,3 +479,32 @@ def test_llvmpipe_edge_texel_of_a_mixed_simd_group():
     assert set(hook.verdicts[0:4, [0, 2]].ravel()) == {"boundary"}
     differ = ~same_words(hook.exe, imp)
     assert (hook.verdicts[differ] != "").all()
+
+
+#: a NEAREST lookup of a cube at an explicit LOD (level 0 of one)
+TXL_CUBE = ("FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL SAMP[0]\n"
+            "DCL SVIEW[0], CUBE, FLOAT\n  0: TXL OUT[0], IN[0], SAMP[0], CUBE\n  1: END\n")
+
+
+@pytest.mark.parametrize("direction, value, permitted", [
+    ((0.5, 0.5, -0.5), "mean3", True),      # the corner of +X, +Y and -Z: their texels' mean
+    ((0.5, 0.5, -0.5), "mean2", False),     # two of the three texels: no corner's value
+    ((0.5, 0.5, -0.25), "mean3", False),    # the edge of +X and +Y, no corner
+])
+def test_a_cube_corner_is_the_mean_of_its_three_texels(direction, value, permitted):
+    """GL 4.5 §8.14.2, seamless cube maps: a texel beyond both edges of a face is the average
+    of the three texels meeting at the corner; llvmpipe's NEAREST lookup at an exact corner
+    gives that mean (generated ARBvp+NV3 vertex seed 1602, inputs seed 1600).  The texels at
+    direction (+, +, -): +X (row 0, column 7), +Y (row 0, column 7), -Z (row 0, column 0)."""
+    level = np.zeros((6, 8, 8, 4), F32)         # the corner texels 1, 2 and 4, the rest 0
+    level[0, 0, 7], level[2, 0, 7], level[5, 0, 0] = 1, 2, 4
+    tex = Texture([level], "CUBE", filter="NEAREST", mag_filter="NEAREST")
+    corner = [level[0, 0, 7], level[2, 0, 7], level[5, 0, 0]]
+    want = {"mean3": (corner[0] + corner[1] + corner[2]) * F32(1.0 / 3.0),
+            "mean2": (corner[0] + corner[1]) * F32(0.5)}[value]
+    inputs = {"IN0": np.tile(np.array([list(direction) + [0.0]], F32), (4, 1))}
+    hook = judge(TXL_CUBE, 0, lambda e: np.tile(want.astype(F32).view(np.uint32), (len(e), 1)),
+                 inputs, {0: tex}, rule=permits.rule_boundary)
+    differ = ~same_words(hook.exe, np.tile(want.astype(F32).view(np.uint32), (4, 1)))
+    assert differ.any()
+    assert (hook.verdicts == (differ if permitted else False)).all()

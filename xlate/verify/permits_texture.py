@@ -124,7 +124,38 @@ def rule_boundary(s: Site) -> np.ndarray:
                         moved[:, i] = np.nextafter(c[:, i],
                                                    F32(np.inf) if d > 0 else F32(-np.inf))
                 ok |= _boundary_match(s, moved, rest, tol, filtered, shadow)
+        if cube and filtered:
+            ok |= _cube_corner_average(s, c, rest, tol, shadow)
     return ok
+
+
+def _cube_corner_average(s: Site, c: np.ndarray, rest: list, tol, shadow: bool) -> np.ndarray:
+    """A cube direction whose three magnitudes tie points at a corner of three faces, where
+    the texel a NEAREST lookup selects lies beyond both edges of its face: with seamless
+    filtering GL 4.5 §8.14.2 takes such a texel as the average of the three texels that meet
+    at the corner, which llvmpipe does (generated ARBvp+NV3 vertex seed 1602, inputs seed
+    1600: TXL CUBE at (0.3125, 0.3125, -0.3125), the mean of the +X, +Y and -Z corner texels
+    to 2e-8).  Recomputed: the lookup with each axis made the major one by a one-ulp move, the
+    three averaged, within the filtering tolerance."""
+    mag = np.abs(c[:, :3])
+    corner = (mag[:, 0] > 0) & (mag[:, 0] == mag[:, 1]) & (mag[:, 1] == mag[:, 2])
+    if len(corner) > 1:
+        corner = corner[s.rows]            # the judged lanes (recompute's rows)
+    if not corner.any():
+        return np.zeros(s.exe.shape, bool)
+    faces = []
+    for axis in range(3):
+        moved = c.copy()
+        moved[:, axis] = np.nextafter(c[:, axis], np.where(c[:, axis] < 0, F32(-np.inf),
+                                                           F32(np.inf)))
+        faces.append(s.recompute([moved] + rest).view(F32))
+    with np.errstate(all="ignore"):
+        mean = ((faces[0] + faces[1] + faces[2]) * F32(1.0 / 3.0)).astype(F32)
+    mean = np.ascontiguousarray(mean).view(U32)
+    near = cmp.float_equal(mean, s.imp, *tol) & ~_nonfinite(mean) & ~_nonfinite(s.imp)
+    if shadow:                          # w is 1.0 exactly, not filtered
+        near[:, 3] = same_words(mean[:, 3], s.imp[:, 3])
+    return near & corner[:, None]
 
 
 def _axis_face(c: np.ndarray, axis: int) -> np.ndarray:
