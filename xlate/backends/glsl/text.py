@@ -233,18 +233,18 @@ def _narrowed_call(value: str, m: str, vectors: Container[str]) -> str | None:
         return None
     name = value[:value.index("(")]
     inner = value[len(name) + 1:-1]
+    args = [a.strip() for a in _arguments(inner)]
     if name in _BIT_CASTS:
-        return f"{name}({components(inner, m, vectors)})" if _one_argument(inner) else None
+        return f"{name}({components(inner, m, vectors)})" if len(args) == 1 else None
     scalar = _VEC4_SCALAR.get(name)
     if scalar is None:
         return None
     n = len(m) - 1
     ctor = scalar if n == 1 else f"{name[:-1]}{n}"
-    if _one_argument(inner):
+    if len(args) == 1:
         if not _four_components(inner, vectors):
             return None
         return f"{ctor}({components(inner, m, vectors)})"
-    args = [a.strip() for a in _arguments(inner)]
     if len(args) != 4:
         return None
     # four arguments make four components, one each: 'uvec4(uint(k), 0u, 0u, 0u).x' is 'uint(k)'
@@ -255,19 +255,6 @@ def _narrowed_call(value: str, m: str, vectors: Container[str]) -> str | None:
     if _SCALAR_LITERAL[scalar].fullmatch(one) or (called(one) and one.startswith(scalar + "(")):
         return one
     return f"{scalar}({one})"
-
-
-def _one_argument(args: str) -> bool:
-    """No comma outside parentheses or brackets: ``args`` is one argument."""
-    depth = 0
-    for ch in args:
-        if ch in "([":
-            depth += 1
-        elif ch in ")]":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            return False
-    return True
 
 
 def _four_components(expr: str, vectors: Container[str]) -> bool:
