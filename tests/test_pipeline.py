@@ -279,3 +279,30 @@ def test_glsl_emission_runs_with_the_collector_paused():
     finally:
         glsl.GlslEmitter.emit = real
     assert seen == [False] and gc.isenabled() and "void main()" in out.source
+
+
+def test_a_translation_keeps_the_collector_paused_between_its_stages():
+    """translate / translate_program pause the collector over the whole translation (issue 19:
+    the collections between stages walked the trees the stages leave behind); it is back on
+    after, and after a translation that fails."""
+    import gc
+
+    from xlate import api
+    from xlate.backends import spirv as sp
+    from xlate.diagnostics import XlateError
+    seen = []
+    real = sp.validate_spirv
+    try:
+        sp.validate_spirv = lambda *a, **k: (seen.append(gc.isenabled()), real(*a, **k))[1]
+        assert gc.isenabled()
+        api.translate("!!NVfp4.0\nMOV.F result.color, fragment.color;\nEND\n", target="spirv",
+                      via="direct")
+        assert seen == [False] and gc.isenabled()
+        api.translate_program(api.parse("!!NVfp4.0\nMOV.F result.color, fragment.color;\nEND\n"),
+                              target="spirv", via="direct")
+        assert seen == [False, False] and gc.isenabled()
+    finally:
+        sp.validate_spirv = real
+    with pytest.raises(XlateError):
+        api.translate("!!NVfp4.0\nMOV.F result.color, R9;\nEND\n")
+    assert gc.isenabled()
