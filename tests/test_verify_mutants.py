@@ -548,6 +548,25 @@ def test_campaign_seed_5_pass_is_a_zero_sign_change(runner):
         [(r.outcome, r.reason) for r in pr.mutants]
 
 
+@pytest.mark.parametrize("stage, seed", [("tess_evaluation", 1)])
+def test_tessellation_programs_are_mutated_and_every_live_mutant_caught(runner, stage, seed):
+    """The verifier sets a tessellation program's lanes on the runner (tess_context): the
+    harness's wrappers pass that to the runner that draws (Delegate.FORWARDED), and the
+    equivalence run sets the recorded lanes again (RecordedRun.state).  Before, neither held:
+    no tessellation program was ever clean (0 of 19 tried per stage in the campaigns).
+    (tess_control seed 2 is mutated too, but one of its mutants -- a division by zero whose
+    numerator is swapped -- is explained away as 'nonfinite', and an output mutant's outcome
+    differed between two runs: open, docs/verify_mutants_baseline.md.)"""
+    text = generate("tgsi", seed, stage, 12, frozenset())
+    pr = M.mutate_program(text, f"{stage}{seed}.tgsi", "test", runner, per_program=2, seed=1,
+                          tries=8)
+    assert pr.status == "clean", pr.status
+    live = [r for r in pr.mutants if r.outcome in LIVE]
+    assert live and all(r.outcome == "caught" for r in live), \
+        [(r.kind, r.before, r.after, r.outcome, r.reason) for r in live]
+    assert all(r.dialect == f"TGSI/{stage}" for r in pr.mutants)
+
+
 def test_compute_programs_are_mutated_and_every_live_mutant_caught(runner):
     """A compute dispatch goes through the runner's run("compute", ...): the harness records
     its main run and mutates its translation like any draw's (before, no compute program was

@@ -129,8 +129,9 @@ def translate_program(prog: Program, *, target: str = "glsl", profile: str | Non
     ``instruction_text(ins)``: the comment text of an instruction (default: its IR form)."""
     # The collector stays paused over the whole translation (xlate/gcpause.py): the syntax
     # tree, the lowered tree and the emitters' state are freed by reference counting before it
-    # is back on, so no collection walks them -- with the pause per stage, the collections
-    # between stages took 10-15 % of a direct-path translation (issue 19).
+    # is back on, so no collection walks them.  (Measured under load, back to back: 7-16 % of
+    # a direct-path translation's throughput; tools/bench_translate.py, which keeps the best
+    # of 3 runs per program and so the runs no collection fell into, shows no change.)
     with paused():
         return _translate_program(prog, target=target, profile=profile, validate=validate,
                                   filename=filename, line_directives=line_directives,

@@ -64,6 +64,7 @@ from __future__ import annotations
 
 import random
 import signal
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -77,6 +78,14 @@ from .mutants_glsl import (KINDS, MUTATORS, MutatingRunner, Mutation, candidates
 
 # ---- runners -----------------------------------------------------------------------------------
 
+class RecordedRun(tuple):
+    """(stage, glsl, reflection, lanes, keyword arguments, capture) of a run, with ``state``:
+    the runner state the verifier had set for it (:data:`Delegate.FORWARDED`: a tessellation
+    program's lanes), which a run with the same arguments needs again."""
+
+    state: dict
+
+
 class RecordingRunner(Delegate):
     """The real runner; keeps the first call (the verifier's main run) and its capture."""
 
@@ -87,8 +96,22 @@ class RecordingRunner(Delegate):
     def run(self, stage, glsl, reflection, lanes, **kw):
         cap = self.inner.run(stage, glsl, reflection, lanes, **kw)
         if self.first is None:
-            self.first = (stage, glsl, reflection, lanes, kw, cap)
+            self.first = RecordedRun((stage, glsl, reflection, lanes, kw, cap))
+            self.first.state = {a: getattr(self.inner, a, None) for a in Delegate.FORWARDED}
         return cap
+
+
+@contextmanager
+def runner_state(runner, state: dict):
+    """``runner`` with the state of a recorded run set for the calls made inside, cleared
+    after (the verifier clears it after its own runs too)."""
+    for a, v in state.items():
+        setattr(runner, a, v)
+    try:
+        yield
+    finally:
+        for a in state:
+            setattr(runner, a, None)
 
 
 # ---- comparing captures ------------------------------------------------------------------------
@@ -232,7 +255,8 @@ def _classify(text, name, group, mutation, runner, first, *, lanes, seed, timeou
     res = MutantResult(name, group, mutation.kind, mutation.before, mutation.after, "")
     equivalence_run = mutation.mutating_runner(runner)
     try:
-        cap = equivalence_run.run(stage, glsl, reflection, n, **kw)
+        with runner_state(equivalence_run, getattr(first, "state", {})):
+            cap = equivalence_run.run(stage, glsl, reflection, n, **kw)
     except GLError as e:
         res.outcome, res.reason = "rejected", f"implementation error: {e}"[:300]
         return res

@@ -9,13 +9,27 @@ import numpy as np
 
 
 class Delegate:
-    """Everything but ``run`` goes to the wrapped runner (profile, backend, describe ...)."""
+    """Everything but ``run`` goes to the wrapped runner (profile, backend, describe ...),
+    and so does the state the verifier sets on a runner for the draws that follow
+    (:data:`FORWARDED`): the wrapped runner draws, and reads it from itself.  (Kept on the
+    wrapper, a tessellation program's lanes were missing at its first re-run, and no
+    tessellation program was ever clean for the mutation harness.)"""
+
+    #: runner attributes the verifier sets (tess_verify: the tessellator's lanes and the
+    #: control program's written outputs; gl_tess/gl_tcs: the textures of a harness draw)
+    FORWARDED = frozenset({"tess_context", "tess_written", "_tex"})
 
     def __init__(self, inner):
         self.inner = inner
 
     def __getattr__(self, name):
         return getattr(self.inner, name)
+
+    def __setattr__(self, name, value):
+        if name in Delegate.FORWARDED:
+            setattr(self.inner, name, value)
+        else:
+            object.__setattr__(self, name, value)
 
 
 def same_arguments(a, b) -> bool:
