@@ -323,19 +323,6 @@ def check_atomics(program: Program, performed: list, entries: np.ndarray, local_
     return diffs, finals, (len(by_word), freed_words)
 
 
-SIGN = 0x80000000
-DEFAULT_NAN = 0x7FC00000
-
-
-def _float_nan(w: int) -> bool:
-    return (w & 0x7F800000) == 0x7F800000 and (w & 0x007FFFFF) != 0
-
-
-def _flushed(w: int) -> int:
-    """A denormal float word flushed to the zero of its sign; any other word unchanged."""
-    return w & SIGN if (w & 0x7F800000) == 0 else w
-
-
 def float_add_words(name: str, old: int, a: int, b: int, ieee: int) -> tuple[int, ...]:
     """The words a float atomic add (ATOMFADD) may leave where the executor's IEEE sum leaves
     ``ieee`` (first); any other atomic leaves its rule's word alone.
@@ -351,14 +338,16 @@ def float_add_words(name: str, old: int, a: int, b: int, ieee: int) -> tuple[int
     if name != "ATOMFADD":
         return (ieee,)
     from ..exec.atomics import _fadd
+    from .compare import flush
+    from .nan_choices import DEFAULT_NAN, SIGN, _float_nan
     if _float_nan(ieee):
         nans = [w | 0x00400000 for w in (old, a) if _float_nan(w)] + [DEFAULT_NAN]
-        return tuple(dict.fromkeys([ieee] + [w ^ s for w in nans for s in (0, SIGN)]))
+        return tuple(dict.fromkeys([ieee] + [w ^ int(s) for w in nans for s in (0, SIGN)]))
     words = [ieee]
-    for o in dict.fromkeys((old, _flushed(old))):
-        for x in dict.fromkeys((a, _flushed(a))):
+    for o in dict.fromkeys((old, int(flush(old)))):
+        for x in dict.fromkeys((a, int(flush(a)))):
             total = _fadd(o, x)
-            words += [total, _flushed(total)]
+            words += [total, int(flush(total))]
     return tuple(dict.fromkeys(words))
 
 

@@ -36,6 +36,8 @@ from .permits_site import DOUBLE_OPS, _half_nan
 
 U32 = np.uint32
 SIGN = U32(0x80000000)
+#: the default quiet NaN an operation may return instead of one of its NaN operands
+DEFAULT_NAN = 0x7FC00000
 
 #: opcodes whose result is a pair of doubles (words xy and zw; xlate/exec/doubles.py)
 DOUBLE_RESULTS = frozenset({"DADD", "DMUL", "DDIV", "DMIN", "DMAX", "DLDEXP", "DMAD", "DFMA",
@@ -137,7 +139,7 @@ def choices(x, ops, out, fp16=None) -> tuple[np.ndarray, np.ndarray] | None:
             nan = _float_nan(out)
             if not nan.any():
                 return None
-            picks = [out, np.full((n, 4), 0x7FC00000, U32)]
+            picks = [out, np.full((n, 4), DEFAULT_NAN, U32)]
             for f in sources:
                 w = np.ascontiguousarray(f, np.float32).view(U32) | U32(0x00400000)
                 picks.append(np.where(_float_nan(w), w, out))

@@ -151,11 +151,7 @@ def _cube_corner_average(s: Site, c: np.ndarray, rest: list, tol, shadow: bool) 
         faces.append(s.recompute([moved] + rest).view(F32))
     with np.errstate(all="ignore"):
         mean = ((faces[0] + faces[1] + faces[2]) * F32(1.0 / 3.0)).astype(F32)
-    mean = np.ascontiguousarray(mean).view(U32)
-    near = cmp.float_equal(mean, s.imp, *tol) & ~_nonfinite(mean) & ~_nonfinite(s.imp)
-    if shadow:                          # w is 1.0 exactly, not filtered
-        near[:, 3] = same_words(mean[:, 3], s.imp[:, 3])
-    return near & corner[:, None]
+    return _near(s, np.ascontiguousarray(mean).view(U32), tol, True, shadow) & corner[:, None]
 
 
 def _axis_face(c: np.ndarray, axis: int) -> np.ndarray:
@@ -300,7 +296,12 @@ EDGE_REACH = 2.0 ** -20
 def _boundary_match(s: Site, moved, rest, tol, filtered: bool, shadow: bool) -> np.ndarray:
     """The lanes and components where the lookup at ``moved`` gives the implementation's
     value (within the filtering tolerance for float texels; a shadow lookup's w exactly)."""
-    r = s.recompute([moved] + rest)
+    return _near(s, s.recompute([moved] + rest), tol, filtered, shadow)
+
+
+def _near(s: Site, r: np.ndarray, tol, filtered: bool, shadow: bool) -> np.ndarray:
+    """Where the lookup words ``r`` give the implementation's value (within the filtering
+    tolerance for float texels; a shadow lookup's w exactly)."""
     near = same_words(r, s.imp)
     if filtered:
         near |= cmp.float_equal(r, s.imp, *tol) & ~_nonfinite(r) & ~_nonfinite(s.imp)
