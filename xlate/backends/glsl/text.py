@@ -197,7 +197,7 @@ def components(value: str, m: str, vectors: Container[str] = ()) -> str:
 #: §8.3 the bit casts): ``f(X).m`` is ``f(X.m)``
 _BIT_CASTS = frozenset({"floatBitsToUint", "floatBitsToInt", "uintBitsToFloat", "intBitsToFloat"})
 #: the four-component constructors, and the type of one of their components
-_VEC4_SCALAR = {"vec4": "float", "ivec4": "int", "uvec4": "uint", "bvec4": "bool"}
+_VEC4_SCALAR = {VEC[t]: SCALAR[t] for t in VEC} | {"bvec4": "bool"}
 #: a literal of each component type, as the printer writes them (text.literal)
 _SCALAR_LITERAL = {"float": re.compile(r"-?\d+\.\d*(?:e[-+]?\d+)?"),
                    "int": re.compile(r"-?\d+|-?0x[0-9a-f]+"),
