@@ -95,7 +95,6 @@ def runner():
 def _glsl(text: str) -> str:
     return emit_glsl(api.parse(text, filename="t"), "glsl450").source
 
-
 def _site(kind: str) -> M.Mutation:
     prog, after = KIND_SITES[kind]
     found = [m for m in M.candidates(_glsl(PROGRAMS[prog]), (kind,))[kind] if after in m.after]
@@ -403,61 +402,105 @@ END
 """
 
 
-def _nonfinite_case():
-    import numpy as np
-    from xlate.verify.capture import Capture
-    lanes = 64
-    bad = M.original_nonfinite_lanes(RCP_OF_INPUT, "t.vp", lanes, 1)
-    assert bad is not None and 0 < bad.sum() < lanes, "the generator gave no zero input"
-    col = np.arange(lanes * 4, dtype=np.uint32).reshape(lanes, 4)
-    cap0 = Capture(outputs={"result_color0": col.copy()})
-    return lanes, bad, cap0, col
+#: the same reciprocal, dead: R2 is never read, so no output depends on its Inf
+DEAD_RCP_OF_INPUT = """!!VP1.0
+RCP R2.x, v[3].x;
+MOV o[COL0], v[3];
+MOV o[HPOS], v[OPOS];
+END
+"""
 
 
-def test_nonfinite_lanes_are_where_the_original_program_makes_an_infinity():
-    """The hook notes exactly the lanes whose RCP operand is a zero (1/0 = Inf)."""
+def _main_run(text: str, lanes: int = 64):
+    """The executor's (program, inputs, lanes) of the verifier's main run (RecordedRun.
+    executor_run) and the reciprocal's operand, v[3].x, per lane."""
     import numpy as np
     from xlate.verify import compare as cmp
     from xlate.verify.analysis import analyse
     from xlate.verify.core import ProgramReport
     from xlate.verify.draw_run import main_run_inputs
-    prog = api.parse(RCP_OF_INPUT, filename="t.vp")
-    gen, _ = main_run_inputs(prog, analyse(prog, set(cmp.INEXACT)), 64, 1,
+    prog = api.parse(text, filename="t.vp")
+    gen, _ = main_run_inputs(prog, analyse(prog, set(cmp.INEXACT)), lanes, 1,
                              ProgramReport("t.vp", backend="gl"))
-    x = np.asarray(gen.inputs["vertex.attrib[3]"], np.uint32).view(np.float32)[:, 0]
+    x = np.asarray(gen.inputs["vertex.attrib[3]"], np.uint32).view(np.float32)
     pos = np.asarray(gen.inputs["vertex.attrib[0]"], np.uint32).view(np.float32)
+    return (prog, gen, lanes), x, pos
+
+
+def _nonfinite_case():
+    import numpy as np
+    from xlate.verify.capture import Capture
+    run, _, _ = _main_run(RCP_OF_INPUT)
+    lanes = run[2]
+    bad = M.undetermined_lanes(*run)
+    assert bad is not None and 0 < bad.sum() < lanes, "the generator gave no zero input"
+    col = np.arange(lanes * 4, dtype=np.uint32).reshape(lanes, 4)
+    cap0 = Capture(outputs={"result_color0": col.copy()})
+    return run, bad, cap0, col
+
+
+def test_undetermined_lanes_are_where_an_infinity_reaches_an_output():
+    """R1.x = 1/v[3].x goes to the colour: the lanes whose operand is a zero (1/0 = Inf) are
+    undetermined, and those whose copied inputs are not finite; no other lane."""
+    import numpy as np
+    run, x, pos = _main_run(RCP_OF_INPUT)
     with np.errstate(divide="ignore"):
-        reciprocal_infinite = ~np.isfinite(np.float32(1) / x)
+        reciprocal_infinite = ~np.isfinite(np.float32(1) / x[:, 0])
     expected = reciprocal_infinite | ~np.isfinite(pos).all(axis=1)   # the MOVs copy them
     assert reciprocal_infinite.any()
-    assert M.original_nonfinite_lanes(RCP_OF_INPUT, "t.vp", 64, 1).tolist() == expected.tolist()
+    assert M.undetermined_lanes(*run).tolist() == expected.tolist()
+
+
+def test_an_infinity_no_output_depends_on_leaves_its_lane_determined():
+    """The same Inf written to a register nothing reads: its lanes stay determined (the
+    counterfactual runs change no output there), so a mutant that differs on them is not
+    'nonfinite-only' -- before, any lane with an Inf or NaN anywhere counted."""
+    import numpy as np
+    from xlate.verify.capture import Capture
+    run, x, pos = _main_run(DEAD_RCP_OF_INPUT)
+    copied_nonfinite = ~np.isfinite(x).all(axis=1) | ~np.isfinite(pos).all(axis=1)
+    with np.errstate(divide="ignore"):
+        dead_infinity = ~np.isfinite(np.float32(1) / x[:, 0]) & ~copied_nonfinite
+    assert dead_infinity.any(), "the generator gave no finite zero input"
+    undetermined = M.undetermined_lanes(*run)
+    assert undetermined.tolist() == copied_nonfinite.tolist()
+    lanes = run[2]
+    col = np.arange(lanes * 4, dtype=np.uint32).reshape(lanes, 4)
+    changed = col.copy()
+    changed[dead_infinity, 0] += 1
+    refl = {"outputs": [{"name": "result_color0", "type": "vec4"}]}
+    m = M.Mutation("literal", (), 0, (), "a", "b")
+    assert M.permitted_mutant(m, refl, Capture(outputs={"result_color0": col}),
+                              Capture(outputs={"result_color0": changed}), run) is None
 
 
 def test_a_pass_that_changes_only_nonfinite_lanes_is_counted_apart():
-    """A mutant differing from the unmutated translation only on lanes where the original
-    computes an Inf is 'nonfinite-only'; one more difference on a finite lane and it is not
-    (it stays 'explained': a fooled verifier)."""
+    """A mutant differing from the unmutated translation only on lanes whose outputs depend
+    on an Inf the original computes is 'nonfinite-only'; one more difference on a determined
+    lane and it is not (it stays 'explained': a fooled verifier)."""
     from xlate.verify.capture import Capture
-    lanes, bad, cap0, col = _nonfinite_case()
+    run, bad, cap0, col = _nonfinite_case()
     m = M.Mutation("literal", (), 0, (), "a", "b")
     refl = {"outputs": [{"name": "result_color0", "type": "vec4"}]}
     only_bad = col.copy()
     only_bad[bad, 0] += 1
-    why = M.permitted_mutant(RCP_OF_INPUT, "t.vp", m, refl, cap0,
-                             Capture(outputs={"result_color0": only_bad}), lanes, 1)
+    why = M.permitted_mutant(m, refl, cap0, Capture(outputs={"result_color0": only_bad}), run)
     assert why is not None and why[0] == "nonfinite-only"
     finite_too = only_bad.copy()
     finite_too[int((~bad).nonzero()[0][0]), 1] += 1
-    assert M.permitted_mutant(RCP_OF_INPUT, "t.vp", m, refl, cap0,
-                              Capture(outputs={"result_color0": finite_too}), lanes, 1) is None
+    assert M.permitted_mutant(m, refl, cap0, Capture(outputs={"result_color0": finite_too}),
+                              run) is None
+    # without the executor's run of those lanes there is no such class
+    assert M.permitted_mutant(m, refl, cap0,
+                              Capture(outputs={"result_color0": only_bad})) is None
 
 
 def test_a_one_ulp_literal_is_within_gl_precision():
     from xlate.verify.capture import Capture
-    lanes, _, cap0, col = _nonfinite_case()
+    _, _, cap0, col = _nonfinite_case()
     m = M.Mutation("literal-ulp", (), 0, (), "2.0", "2.0000002")
-    why = M.permitted_mutant(RCP_OF_INPUT, "t.vp", m, {"outputs": []}, cap0,
-                             Capture(outputs={"result_color0": col + 1}), lanes, 1)
+    why = M.permitted_mutant(m, {"outputs": []}, cap0,
+                             Capture(outputs={"result_color0": col + 1}))
     assert why[0] == "precision"
 
 
@@ -474,8 +517,7 @@ def test_a_pass_that_changes_only_the_sign_of_zeros_is_counted_apart():
     negated[:, 0] = 0x80000000
     m = M.Mutation("swizzle", (), 0, (), "a", "b")
     cap0 = Capture(outputs={"result_color0": words})
-    why = M.permitted_mutant("", "t.fp", m, refl, cap0,
-                             Capture(outputs={"result_color0": negated}), 8, 1)
+    why = M.permitted_mutant(m, refl, cap0, Capture(outputs={"result_color0": negated}))
     assert why is not None and why[0] == "zero-sign-only"
     other = negated.copy()
     other[3, 1] = 0x3F800000
@@ -548,15 +590,13 @@ def test_campaign_seed_5_pass_is_a_zero_sign_change(runner):
         [(r.outcome, r.reason) for r in pr.mutants]
 
 
-@pytest.mark.parametrize("stage, seed", [("tess_evaluation", 1)])
+@pytest.mark.parametrize("stage, seed", [("tess_evaluation", 1), ("tess_control", 2),
+                                         ("tess_control", 3)])
 def test_tessellation_programs_are_mutated_and_every_live_mutant_caught(runner, stage, seed):
     """The verifier sets a tessellation program's lanes on the runner (tess_context): the
     harness's wrappers pass that to the runner that draws (Delegate.FORWARDED), and the
     equivalence run sets the recorded lanes again (RecordedRun.state).  Before, neither held:
-    no tessellation program was ever clean (0 of 19 tried per stage in the campaigns).
-    (tess_control seed 2 is mutated too, but one of its mutants -- a division by zero whose
-    numerator is swapped -- is explained away as 'nonfinite', and an output mutant's outcome
-    differed between two runs: open, docs/verify_mutants_baseline.md.)"""
+    no tessellation program was ever clean (0 of 19 tried per stage in the campaigns)."""
     text = generate("tgsi", seed, stage, 12, frozenset())
     pr = M.mutate_program(text, f"{stage}{seed}.tgsi", "test", runner, per_program=2, seed=1,
                           tries=8)
@@ -565,6 +605,46 @@ def test_tessellation_programs_are_mutated_and_every_live_mutant_caught(runner, 
     assert live and all(r.outcome == "caught" for r in live), \
         [(r.kind, r.before, r.after, r.outcome, r.reason) for r in live]
     assert all(r.dialect == f"TGSI/{stage}" for r in pr.mutants)
+
+
+def test_a_tess_control_division_by_zero_is_judged_on_the_invocations_lanes(runner):
+    """Generated TGSI tess_control seed 2: 'DIV TEMP[0], -CONST[0][3].xwxz, TEMP[1].wwww'
+    divides by zero on some invocations, and a mutant that swaps the numerator's component
+    changes only outputs that depend on that quotient.  The harness runs the executor on the
+    verifier's own lanes (the patches' invocations, RecordedRun.executor_run) to tell: the
+    mutant is 'nonfinite-only'.  Before, it ran the executor on 256 lanes of vertex-like
+    inputs, which no TCS capture matches, and counted the mutant 'explained' (a fooled
+    verifier)."""
+    text = generate("tgsi", 2, "tess_control", 12, frozenset())
+    sites = [m for ms in M.candidates(_glsl(text)).values() for m in ms
+             if m.before.startswith("TEMP0.x = -program_local[3].x /")
+             and m.after.startswith("TEMP0.x = -program_local[3].y /")]
+    assert len(sites) == 1
+    pr = M.mutate_program(text, "tess_control2.tgsi", "test", runner, per_program=1, seed=1,
+                          mutations=sites)
+    assert pr.status == "clean", pr.status
+    [r] = pr.mutants
+    assert r.outcome == "nonfinite-only", (r.outcome, r.reason)
+    assert r.reason.startswith("identical on the 3 lanes whose outputs the original program "
+                               "determines; differs only on 13 lanes whose outputs depend on "
+                               "an Inf or NaN"), r.reason
+
+
+def test_tess_control_captures_differ_by_their_per_patch_combination():
+    """A TCS capture's per-patch combination (Capture.patch) counts: two captures equal lane
+    by lane but not in a patch's stored level differ, and with a lane mask only the patches
+    whose invocations are all in it are compared."""
+    import numpy as np
+    from xlate.verify.capture import Capture
+    lanes = np.zeros((4, 4), np.uint32)
+    a, b = Capture(outputs={"o": lanes}), Capture(outputs={"o": lanes.copy()})
+    a.patch = {"gl_TessLevelOuter": np.zeros((2, 4), np.uint32)}
+    b.patch = {"gl_TessLevelOuter": np.zeros((2, 4), np.uint32)}
+    b.patch["gl_TessLevelOuter"][1, 0] = 0x3F800000          # patch 1: lanes 2 and 3
+    refl = {"outputs": [{"name": "o", "type": "vec4"}]}
+    assert M.captures_differ(refl, a, b)
+    assert M.captures_differ(refl, a, b, lanes=np.array([True, True, True, False])) is False
+    assert M.captures_differ(refl, a, b, lanes=np.array([False, False, True, True]))
 
 
 def test_compute_programs_are_mutated_and_every_live_mutant_caught(runner):

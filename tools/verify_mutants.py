@@ -12,7 +12,8 @@ Outcomes: ``caught`` (mismatch), ``tolerated`` (pass, zero differences), ``expla
 (pass, differences explained away), ``equivalent`` (bit-identical outputs on the verifier's
 inputs), ``precision`` / ``nonfinite-only`` (passed, and shown by the harness's own check to
 be no wrong translation: a literal one ulp off, within GL's precision; outputs identical on
-every lane where the original program stays finite -- ``mutants.permitted_mutant``; counted
+every lane whose outputs do not depend on an Inf or NaN the original program computes --
+``mutants.permitted_mutant``; counted
 apart, listed with the reason), ``rejected`` (the implementation refuses the mutant, or the
 verifier says unsupported/error/skipped), ``timeout``.  ``live`` = caught + tolerated +
 explained; the verifier is sound on the sample when tolerated + explained = 0.

@@ -3,6 +3,7 @@ the executor's run (:func:`run_executor`), the implementation's (:func:`run_gl`,
 and :class:`DrawHarness`, how the verdict tail re-runs either side of a draw."""
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import numpy as np
@@ -143,8 +144,19 @@ def replace_lanes(gen: GeneratedInputs, bad: np.ndarray, group: int) -> None:
     assert lanes == gen.lanes
 
 
+#: while a list (:func:`xlate.verify.mutants.mutate_program` sets one), every executor run
+#: appends its (program, inputs, lanes): the mutation harness takes the run that preceded the
+#: verifier's first draw -- the main run's inputs, whatever the stage arranged as its lanes
+#: (tessellation patches' invocations, the tessellator's vertices) -- to find which lanes'
+#: outputs depend on an Inf or NaN (mutants.undetermined_lanes)
+EXECUTOR_RUNS: ContextVar[list | None] = ContextVar("executor_runs", default=None)
+
+
 def run_executor(program: Program, gen: GeneratedInputs, lanes: int, hooks=None):
     from ..exec import execute
+    runs = EXECUTOR_RUNS.get()
+    if runs is not None and hooks is None:
+        runs.append((program, gen, lanes))
     kw = {"sampling": "llvmpipe"} if gen.textures else {}
     if gen.subgroups is not None:
         kw["subgroups"] = gen.subgroups

@@ -48,10 +48,12 @@ if not, it is counted apart, with the reason, instead of as fooling the verifier
   them apart on these inputs (a swizzle that moves a product's factor where the other factor
   is always 0);
 * ``nonfinite-only``: the mutant's outputs are bit-identical to the unmutated translation's on
-  every lane where the ORIGINAL program computes only finite values (the executor, on the
-  verifier's own inputs, with a hook that notes any Inf/NaN result); it changes only lanes where
-  the program computes an infinity or NaN, and GLSL 4.50 §4.7.1 leaves operations on those
-  unspecified -- no translation's output there is more right than another's.
+  every lane whose outputs the ORIGINAL program determines; it changes only lanes whose outputs
+  depend on an infinity or NaN the program computes, and GLSL 4.50 §4.7.1 leaves operations on
+  those unspecified -- no translation's output there is more right than another's.  Which lanes
+  depend is shown, not assumed (:func:`undetermined_lanes`): the executor runs the verifier's
+  own main-run lanes again with every Inf/NaN result replaced by a finite word; a lane whose
+  outputs change depends on one.  An Inf that no output reads leaves its lane determined.
 * ``flush-only``: the mutant's outputs equal the unmutated translation's word for word, except
   words the unmutated one gives as a denormal and the mutant as a zero (either sign): GLSL
   4.50 §4.7.1 and NV_gpu_program4 issue 18 let an implementation flush denormals
@@ -81,23 +83,31 @@ from .mutants_glsl import (KINDS, MUTATORS, MutatingRunner, Mutation, candidates
 class RecordedRun(tuple):
     """(stage, glsl, reflection, lanes, keyword arguments, capture) of a run, with ``state``:
     the runner state the verifier had set for it (:data:`Delegate.FORWARDED`: a tessellation
-    program's lanes), which a run with the same arguments needs again."""
+    program's lanes), which a run with the same arguments needs again; ``executor_run``: the
+    executor run on the same lanes (program, inputs, lanes), or None."""
 
     state: dict
+    executor_run: tuple | None = None
 
 
 class RecordingRunner(Delegate):
-    """The real runner; keeps the first call (the verifier's main run) and its capture."""
+    """The real runner; keeps the first call (the verifier's main run) and its capture, and
+    the executor run that preceded it from ``executor_runs`` (draw_run.EXECUTOR_RUNS)."""
 
-    def __init__(self, inner):
+    def __init__(self, inner, executor_runs: list | None = None):
         super().__init__(inner)
         self.first = None
+        self.executor_runs = executor_runs
 
     def run(self, stage, glsl, reflection, lanes, **kw):
         cap = self.inner.run(stage, glsl, reflection, lanes, **kw)
         if self.first is None:
             self.first = RecordedRun((stage, glsl, reflection, lanes, kw, cap))
             self.first.state = {a: getattr(self.inner, a, None) for a in Delegate.FORWARDED}
+            if self.executor_runs and self.executor_runs[-1][2] == lanes:
+                from dataclasses import replace
+                program, gen, n = self.executor_runs[-1]
+                self.first.executor_run = (program, replace(gen, inputs=dict(gen.inputs)), n)
         return cap
 
 
@@ -150,6 +160,9 @@ def captures_differ(reflection: dict, a, b, *, lanes=None, zero_signs: bool = Fa
         return _primitives_differ(integer, a.primitives or [], b.primitives or [])
     if set(a.outputs) != set(b.outputs):
         return True
+    if _patches_differ(getattr(a, "patch", None), getattr(b, "patch", None), lanes,
+                       zero_signs):
+        return True
     keep = None if a.killed is None else ~np.asarray(rows(a.killed), bool)
     for name, wa in a.outputs.items():
         is_int = integer.get(name, False)
@@ -161,6 +174,32 @@ def captures_differ(reflection: dict, a, b, *, lanes=None, zero_signs: bool = Fa
             ib = np.where((ib & 0x7FFFFFFF) == 0, np.uint32(0), ib)
         if keep is not None:
             ia, ib = ia[keep], ib[keep]
+        if not np.array_equal(ia, ib):
+            return True
+    return False
+
+
+def _patches_differ(pa: dict | None, pb: dict | None, lanes, zero_signs: bool) -> bool:
+    """Whether two tessellation control captures' per-patch combinations (``Capture.patch``:
+    binding -> (patches, 4) words, float) differ; with a lane mask, only the patches whose
+    invocations (consecutive lanes) are all in it count."""
+    if pa is None and pb is None:
+        return False
+    if pa is None or pb is None or set(pa) != set(pb):
+        return True
+    for binding, wa in pa.items():
+        ia, ib = _canon(wa, False), _canon(pb[binding], False)
+        if ia.shape != ib.shape:
+            return True
+        if zero_signs:
+            ia = np.where((ia & 0x7FFFFFFF) == 0, np.uint32(0), ia)
+            ib = np.where((ib & 0x7FFFFFFF) == 0, np.uint32(0), ib)
+        if lanes is not None:
+            patches = ia.shape[0]
+            if patches == 0 or lanes.shape[0] % patches:
+                return True
+            whole = np.asarray(lanes, bool).reshape(patches, -1).all(axis=1)
+            ia, ib = ia[whole], ib[whole]
         if not np.array_equal(ia, ib):
             return True
     return False
@@ -283,8 +322,8 @@ def _classify(text, name, group, mutation, runner, first, *, lanes, seed, timeou
         res.outcome = "caught"
     elif rep.status == "pass":
         res.outcome = "tolerated" if rep.total_differences == 0 else "explained"
-        why = permitted_mutant(text, name, mutation, reflection, cap0, cap, lanes, seed,
-                               rep.backend or "gl")
+        why = permitted_mutant(mutation, reflection, cap0, cap,
+                               getattr(first, "executor_run", None))
         if why is not None:
             res.outcome, res.reason = why[0], f"{why[1]} (verifier: {rep.reason})"
     else:
@@ -292,12 +331,12 @@ def _classify(text, name, group, mutation, runner, first, *, lanes, seed, timeou
     return res
 
 
-def permitted_mutant(text, name, mutation: Mutation, reflection, cap0, cap, lanes: int,
-                     seed: int, backend: str = "gl"):
+def permitted_mutant(mutation, reflection, cap0, cap, executor_run=None):
     """(outcome, reason) when a mutant the verifier passed is no wrong translation (module
     docstring: ``precision``, ``nonfinite-only``), shown by the harness's own check; else None.
     ``cap0``/``cap``: the unmutated and the mutated translation's captures on the verifier's
-    main-run inputs."""
+    main-run inputs; ``executor_run``: the executor's (program, inputs, lanes) of those lanes
+    (:attr:`RecordedRun.executor_run`; None: no ``nonfinite-only``)."""
     if mutation.kind == "literal-ulp":
         return ("precision", "a literal one ulp off: within GL 2.1 §2.1.1's 1 part in 10^5, a "
                 "correct translation of the same constant")
@@ -312,17 +351,18 @@ def permitted_mutant(text, name, mutation: Mutation, reflection, cap0, cap, lane
                 "unmutated translation gives as denormals and the mutant as zeros: a flush "
                 "GLSL 4.50 §4.7.1 permits (permits.rule_ftz), so no check held to that "
                 "contract could tell them apart on these inputs")
-    if is_geometry:
+    if is_geometry or executor_run is None:
         return None                  # geometry: lanes are not outputs; not classified
-    lanes_nonfinite = original_nonfinite_lanes(text, name, lanes, seed, backend)
-    if lanes_nonfinite is None or not lanes_nonfinite.any():
+    undetermined = undetermined_lanes(*executor_run)
+    if undetermined is None or not undetermined.any():
         return None
-    finite = ~lanes_nonfinite
-    if captures_differ(reflection, cap0, cap, lanes=finite):
+    determined = ~undetermined
+    if captures_differ(reflection, cap0, cap, lanes=determined):
         return None
-    return ("nonfinite-only", f"identical on the {int(finite.sum())} lanes where the original "
-            f"program stays finite; differs only on {int(lanes_nonfinite.sum())} lanes where it "
-            "computes an Inf or NaN (GLSL 4.50 §4.7.1)")
+    return ("nonfinite-only", f"identical on the {int(determined.sum())} lanes whose outputs "
+            "the original program determines; differs only on "
+            f"{int(undetermined.sum())} lanes whose outputs depend on an Inf or NaN it "
+            "computes (GLSL 4.50 §4.7.1)")
 
 
 def _flushed_words_only(wa, wb, integer: bool) -> bool:
@@ -363,24 +403,28 @@ def differs_only_by_flushing(reflection: dict, cap0, cap) -> bool:
 
 
 class _NonFiniteResults:
-    """Executor hook: the lanes on which some instruction writes an Inf or NaN float."""
+    """Executor hook: notes the lanes on which some instruction writes an Inf or NaN float,
+    and gives ``replacement`` (a float word) in place of each such component."""
 
-    def __init__(self, program, lanes: int):
+    def __init__(self, program, lanes: int, replacement: int):
         self.instructions = list(range(len(program.instructions)))
         self.lanes = np.zeros(lanes, bool)
+        self.replacement = np.uint32(replacement)
 
     def __call__(self, x, st, idx, ops, bits, cmask):
         from ..ir.model import DataType
         if x.rt == DataType.FLOAT and x.inst.dst is not None:
             sel = st.all_lanes if idx is None else np.asarray(idx)
-            w = np.broadcast_to(np.asarray(bits, np.uint32).reshape(-1, np.shape(bits)[-1]
-                                                                  if np.ndim(bits) else 1),
-                                (len(sel), 4))
+            w = np.array(np.broadcast_to(np.asarray(bits, np.uint32).reshape(
+                -1, np.shape(bits)[-1] if np.ndim(bits) else 1), (len(sel), 4)))
             written = np.broadcast_to(np.array(x.inst.dst.mask, bool), w.shape)
             if cmask is not None:
                 written = written & np.broadcast_to(cmask, w.shape)
-            bad = (((w & 0x7F800000) == 0x7F800000) & written).any(axis=1)
-            self.lanes[(st.base + sel)[bad]] = True
+            bad = ((w & 0x7F800000) == 0x7F800000) & written
+            if bad.any():
+                self.lanes[(st.base + sel)[bad.any(axis=1)]] = True
+                w[bad] = self.replacement
+                return w, cmask
         return bits, cmask
 
     def before_flow(self, x, st, sel):
@@ -390,28 +434,47 @@ class _NonFiniteResults:
         return kill
 
 
-def original_nonfinite_lanes(text: str, name: str, lanes: int, seed: int,
-                             backend: str = "gl") -> np.ndarray | None:
-    """(lanes,) bool: where the original program, run by the executor on the verifier's
-    main-run inputs, writes an Inf or NaN at some instruction.  None if it cannot be run."""
-    from . import compare as cmp
-    from .analysis import analyse
-    from .core import ProgramReport
-    from .draw_run import main_run_inputs, run_executor
-    from ..frontends import parse_program
+#: the finite words the counterfactual runs give in place of each Inf or NaN result: two, so
+#: that an output that happens to come out the same for one (a compare, a clamp) still shows
+#: its dependence through the other
+_REPLACEMENTS = (0x00000000, 0x3FC00000)        # 0.0, 1.5
+
+
+def _lanes_apart(a, b, lanes: int) -> np.ndarray:
+    """(lanes,) bool: lanes whose outputs or kill differ between two executor results (NaNs
+    as one whatever the payload)."""
+    apart = np.zeros(lanes, bool)
+    if a.killed is not None:
+        apart |= np.asarray(a.killed, bool) != np.asarray(b.killed, bool)
+    for name, wa in a.outputs.items():
+        ca, cb = _canon(wa, False), _canon(b.outputs[name], False)
+        apart |= (ca != cb).reshape(lanes, -1).any(axis=1)
+    return apart
+
+
+def undetermined_lanes(program, gen, lanes: int) -> np.ndarray | None:
+    """(lanes,) bool: lanes whose outputs depend on an Inf or NaN the original program
+    computes, run by the executor on the verifier's main-run inputs ``gen``.  GLSL 4.50
+    §4.7.1 leaves the operations on those values (and a division by zero, which makes one)
+    unspecified, so a right translation may give any output on such a lane -- but only where
+    the value reaches an output: an Inf written and then overwritten changes nothing, and a
+    lane where only that happens is determined.  Shown by counterfactual runs: every Inf or
+    NaN result replaced by a finite word (:data:`_REPLACEMENTS`, each in its own run); a lane
+    whose outputs or kill change in either run depends on one.  None: no outputs by lane
+    (geometry, compute) or nothing the hook could follow."""
+    from .draw_run import run_executor
     from ..ir.model import Stage
-    program = parse_program(text, name)
-    if program.stage == Stage.COMPUTE:
-        # a dispatch's captures are memory words, not lanes: no lane mask applies to them
+    if program.stage in (Stage.COMPUTE, Stage.GEOMETRY):
         return None
-    facts = analyse(program, set(cmp.INEXACT))
-    rep = ProgramReport(name, backend=backend)
-    made = main_run_inputs(program, facts, lanes, seed, rep)
-    if made is None:
-        return None
-    hook = _NonFiniteResults(program, lanes)
-    run_executor(program, made[0], lanes, hooks=hook)
-    return hook.lanes
+    base = run_executor(program, gen, lanes)
+    out = np.zeros(lanes, bool)
+    for word in _REPLACEMENTS:
+        hook = _NonFiniteResults(program, lanes, word)
+        res = run_executor(program, gen, lanes, hooks=hook)
+        if not hook.lanes.any():
+            return out
+        out |= _lanes_apart(base, res, lanes)
+    return out
 
 
 def mutate_program(text: str, name: str, group: str, runner, *, per_program: int, seed: int,
@@ -435,11 +498,17 @@ def mutate_program(text: str, name: str, group: str, runner, *, per_program: int
     ``vulkan`` or ``gl-spirv`` one; a program the direct path does not cover is not clean).
     ``kinds``: None for every kind of the target."""
     from .core import verify_source
-    rec = RecordingRunner(runner)
+    from .draw_run import EXECUTOR_RUNS
+    executor_runs: list = []
+    rec = RecordingRunner(runner, executor_runs)
     # clean means no difference at all, so localization (which only explains differences) is
     # not needed to tell: a program that differs is dropped without being localized
-    rep = verify_source(text, name, lanes=lanes, seed=seed, runner=rec, localize=False,
-                        **_verify_kw(runner, target))
+    token = EXECUTOR_RUNS.set(executor_runs)
+    try:
+        rep = verify_source(text, name, lanes=lanes, seed=seed, runner=rec, localize=False,
+                            **_verify_kw(runner, target))
+    finally:
+        EXECUTOR_RUNS.reset(token)
     if rep.status != "pass" or rep.total_differences or rec.first is None:
         why = rep.status if rep.status != "pass" else "pass with differences explained"
         return ProgramResult(name, group, f"not clean: {why} {rep.reason}".strip())
