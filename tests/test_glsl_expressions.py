@@ -313,3 +313,74 @@ def test_a_masked_write_into_a_register_of_another_type_verifies():
 def test_components_of_a_converted_value(value, m, expected):
     from xlate.backends.glsl.text import components
     assert components(value, m, {"R1", "R8", "R29", "TEMP"}) == expected
+
+
+# ---- literals the GLSL compiler folds ----------------------------------------------------------------
+
+#: RCP of the float 2.2 is 0x3ee8ba2e; glslang folds '1.0 / 2.2' in double precision from the
+#: decimal text (1/2.2 rounded once: 0x3ee8ba2f).  cgc's gamma (blur7x7-last-pass noopt: MOV
+#: R1.x, {2.2} then RCP R1.xyz, R1.x) was printed as 'vec3((1.0 / 2.2))', one ulp from the
+#: program, and the direct SPIR-V path, which divides the float, departed from glslang's
+FOLDED_LITERALS = """!!NVfp4.0
+TEMP R0, R1;
+RCP.F R0.x, {2.2}.x;
+ADD.F R0.y, {0.1}.x, {0.2}.x;
+POW.F R0.z, {2.718282}.x, fragment.texcoord[0].x;
+MUL.F R0.w, {0.1}.x, fragment.texcoord[0].y;
+MOV.F R1.x, {2.2};
+RCP.F R1.y, R1.x;
+ADD.F result.color, R0, R1.y;
+END
+"""
+
+
+def _words(spirv: bytes) -> set[int]:
+    import struct
+    return set(struct.unpack(f"<{len(spirv) // 4}I", spirv))
+
+
+def test_literals_the_compiler_folds_are_printed_exactly():
+    """Operands that glslang folds with other constants are spelled with their exact value;
+    a literal beside a run-time value keeps its short spelling, and a literal value is not
+    inlined into an operation of literals (R1.x stays a register)."""
+    assert _main(FOLDED_LITERALS) == [
+        "R0.x = 1.0 / 2.200000047683716;",
+        "R0.y = 0.10000000149011612 + 0.20000000298023224;",
+        "R0.z = exp2(fragment_texcoord_0.x * log2(2.718282));",
+        "R0.w = 0.1 * fragment_texcoord_0.y;",
+        "R1.x = 2.2;",
+        "result_color0 = R0 + 1.0 / R1.x;",
+    ]
+
+
+def test_a_pow_base_is_spelled_exactly_where_its_log2_would_fold_apart():
+    """POW's base beside a run-time exponent: only its log2 folds, so the short spelling stays
+    where log2 of the decimal rounds to the float log2 of the literal (e = 2.718282), and the
+    exact one is printed where it does not (1.1: log2(1.1) and log2(1.1f) round apart)."""
+    import math
+    import struct
+    short = struct.unpack("<f", struct.pack("<f", math.log2(1.1)))[0]
+    exact = struct.unpack("<f", struct.pack("<f", math.log2(
+        struct.unpack("<f", struct.pack("<f", 1.1))[0])))[0]
+    assert short != exact
+    src = ("!!NVfp4.0\nTEMP R0;\nPOW.F R0, {1.1}.x, fragment.texcoord[0].x;\n"
+           "MOV.F result.color, R0;\nEND\n")
+    assert _main(src) == ["result_color0 = vec4(exp2(fragment_texcoord_0.x * "
+                          "log2(1.100000023841858)));"]
+
+
+def test_folded_constants_are_the_programs_float_results():
+    """glslang's SPIR-V of the GLSL holds the float operations' own results: RCP(2.2f) =
+    0x3ee8ba2e (not 1/2.2 rounded once, 0x3ee8ba2f), 0.1f + 0.2f = 0x3e99999a, and log2 of the
+    float 2.718282 rounded once (the direct path's fold, spirv_direct.module.fold, the same)."""
+    import math
+    import struct
+    import numpy as np
+    words = _words(xlate.translate(FOLDED_LITERALS, target="spirv", via="glsl").spirv)
+    rcp = (np.float32(1) / np.float32(2.2)).view(np.uint32)
+    assert int(rcp) == 0x3EE8BA2E and 0x3EE8BA2E in words and 0x3EE8BA2F not in words
+    assert int((np.float32(0.1) + np.float32(0.2)).view(np.uint32)) in words
+    log2e = struct.unpack("<I", struct.pack("<f", math.log2(float(np.float32(2.718282)))))[0]
+    assert log2e in words
+    direct = _words(xlate.translate(FOLDED_LITERALS, target="spirv", via="direct").spirv)
+    assert log2e in direct

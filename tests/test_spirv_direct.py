@@ -686,3 +686,24 @@ def test_unclipped_bitfield_window_is_a_mismatch(monkeypatch):
     rep = verify_source(EDGES, "bitfield.tgsi", lanes=256, seed=9, backend="vulkan",
                         runner=runner, via="direct")
     assert rep.status == "mismatch", rep.reason
+
+
+def test_a_function_of_a_literal_is_folded_as_glslang_folds_it():
+    """POW of a literal base: the GLSL path's log2(2.7182819843292236) is a constant glslang
+    folds (double precision, rounded once); the direct module folds it the same way instead
+    of leaving it to the driver's log2 (llvmpipe's is a few ulps off).  An argument outside
+    the function's domain is left to the run time."""
+    import math
+    import struct
+    from xlate.backends.spirv_direct.module import fold
+    text = _dis("!!NVfp4.0\nTEMP R0;\nPOW.F R0, {2.718282}.x, fragment.texcoord[0].x;\n"
+                "MOV.F result.color, R0;\nEND\n")
+    assert " Log2 " not in text and " Exp2 " in text
+    word = struct.unpack("<I", struct.pack("<f", math.log2(struct.unpack(
+        "<f", struct.pack("<f", 2.718282))[0])))[0]
+    assert fold("Log2", struct.unpack("<I", struct.pack("<f", 2.718282))[0]) == word
+    assert fold("Log2", 0xBF800000) is None          # log2(-1)
+    assert fold("Log2", 0) is None                   # log2(0) = -Inf
+    assert fold("Exp2", 0x43480000) is None          # 2^200 overflows
+    assert fold("Exp2", 0xC3160000) is None          # 2^-150: not a normal float
+    assert fold("Sqrt", 0x40800000) == 0x40000000    # sqrt(4) = 2

@@ -23,7 +23,7 @@ from xlate.verify import vulkan as vkmod
 from xlate.verify import vulkan_device
 from xlate.verify.glapi import GLUnavailable
 
-from conftest import ROOT, gl_runner, no_vulkan
+from conftest import ROOT, gl_runner, no_vulkan, shared_corpus_or_skip
 from test_verify_cases import run_both
 from test_verify_gl import FP, GP, TEXFP, VP
 
@@ -328,6 +328,22 @@ def test_corpus_programs_pass(name):
     assert rep.status == "pass", (rep.reason, [d.describe() for d in rep.differences[:5]],
                                   rep.localization)
     assert rep.compared > 0 and rep.backend == "vulkan"
+
+
+@pytest.mark.parametrize("backend", ["vulkan", "gl-spirv"])
+def test_a_folded_gamma_leaves_the_two_spirv_paths_together(backend):
+    """cg/gp4fp blur7x7-last-pass noopt (inputs seed 5): cgc's gamma, MOV R1.x, {2.2} then
+    RCP R1.xyz, R1.x and three POWs.  The GLSL path printed '1.0 / 2.2', which glslang folds
+    in double precision one ulp from the program's RCP of the float 2.2, and the direct
+    module, dividing the float, departed from glslang's on 152 components (a mismatch:
+    nothing replays the direct module).  Now the value stays in its register where it would
+    make a constant expression (expressions.folded_operand), and both paths pass."""
+    path = shared_corpus_or_skip("cg/gp4fp/blurs__blur7x7-last-pass.cg__main_fragment__noopt.fp")
+    runner = runner_or_skip() if backend == "vulkan" else gl_runner("gl-spirv")
+    rep = core.verify_source(path.read_text(), str(path), lanes=256, seed=5, runner=runner,
+                             backend=backend)
+    assert rep.status == "pass", (rep.reason, [d.describe() for d in rep.differences[:5]])
+    assert any("direct SPIR-V path's module" in n for n in rep.notes), rep.notes
 
 
 def test_wrong_translation_is_a_localized_mismatch(monkeypatch):

@@ -32,7 +32,11 @@ into an operand printed where no swizzle of an rvalue is above it
 one landed under such a swizzle anyway, those values are baked after all -- their own statements
 printed before the reader, the same program (the reader is the first to read them, nothing in
 between writes what they read) -- and the reader itself is then printed where it stands, since
-the policy moved it on the understanding that it read their expressions.  NaN-pinning helpers
+the policy moved it on the understanding that it read their expressions.  A literal the GLSL
+compiler folds with other constants (:func:`folded_operand`) is printed with its exact value,
+and a value of literals only is not inlined there: glslang folds ``1.0 / 2.2`` in double
+precision from the decimal text, one ulp from the program's RCP of the float 2.2 (the direct
+SPIR-V path, which divides the float, departed from it).  NaN-pinning helpers
 and the condition-code lowering are untouched: an inlined expression is the very text its
 statement would have assigned.  tests/test_glsl_expressions.py checks the SPIR-V of our corpus.
 
@@ -46,12 +50,12 @@ import re
 from dataclasses import dataclass, field
 
 from ...ir.model import DataType, Instruction, RegKind, Sat, Stage
-from ...ir.ops import LANE_OPS, OPCODES
+from ...ir.ops import BIT_MOVES, LANE_OPS, OPCODES
 from ...passes.liveness import liveness, tree_bodies
 from ...passes.structurize import Op, Structured
 from ...passes.types import RAW_OPERAND_OPS, result_type
 
-from .text import COMP, TYPE_CHAR
+from .text import COMP, TYPE_CHAR, exact_float_literal, log2_literal
 
 # ---- precedence ------------------------------------------------------------------------------------
 
@@ -275,6 +279,8 @@ def _plan_run(emitter, run: list[Instruction], live, storage: _Storage, plan: Pl
     arith: dict[int, bool] = {}         # id(D) -> its inlined expression holds arithmetic
     reads_of: dict[int, int] = {}       # id(D) -> storage bits its expression reads
     depth_of: dict[int, int] = {}       # id(D) -> how many values its expression nests
+    literal_values: dict[int, bool] = {}  # id(D) -> its expression reads literals only
+    prog = emitter.prog
     # per instruction of the run: tracked components read, storage written, a boundary for
     # values of lookups and derivatives (-1: one for every value)
     # the analysis's own tables where it met the instruction (every instruction of a run
@@ -302,6 +308,8 @@ def _plan_run(emitter, run: list[Instruction], live, storage: _Storage, plan: Pl
                 expr_reads |= storage.source(s)
         reads_of[id(d)] = expr_reads
         depth_of[id(d)] = nesting
+        literal_values[id(d)] = all(literal_source(prog, s) and (id(d), k) not in taken_of
+                                    for k, s in enumerate(d.srcs))
         if nesting >= MAX_NESTING:
             continue       # a chain of values each read once: a person names one now and then
         # the first later instruction that reads one of the written components
@@ -329,6 +337,8 @@ def _plan_run(emitter, run: list[Instruction], live, storage: _Storage, plan: Pl
         k = _one_operand(emitter, u, d.dst.reg, d.dst.mask)
         if k is None:
             continue
+        if literal_values.get(id(d)) and folded_operand(prog, u, k, taken_of):
+            continue                              # a constant expression: see Exactness
         arithmetic = emitter.value_arithmetic(d) or any(
             arith.get(id(t), False) for t in plan.readers.get(id(d), ()))
         arith[id(d)] = arithmetic
@@ -341,6 +351,47 @@ def _plan_run(emitter, run: list[Instruction], live, storage: _Storage, plan: Pl
 
 
 _FENCE = {"EMIT": -1, "ENDPRIM": -1, "KIL": 1, "DEMOTE": 1}
+
+
+def literal_source(prog, src) -> bool:
+    """Whether the printer writes the operand as a literal (``operands.const_operand``): a
+    literal constant, or a PARAM element bound to no state."""
+    reg = prog.registers[src.reg]
+    return reg.kind == RegKind.CONST or (reg.kind == RegKind.PARAM and (
+        reg.bindings[0] is None if src.index is None
+        else not src.index.relative and reg.bindings[src.index.offset] is None))
+
+
+def folded_operand(prog, ins: Instruction, k: int, taken=None) -> bool:
+    """Whether the GLSL compiler folds operand ``k`` of ``ins`` with constants when it is a
+    literal: every other operand is a literal too (``taken``: the plan's inlined operands,
+    which are not), or it is POW's base (``exp2(b * log2(a))``: the log2 of a literal folds
+    alone).  glslang folds in double precision from the literals' decimal text, so such a
+    literal is printed with its exact value (``text.exact_float_literal``) and a literal value
+    is not inlined there (see Exactness).  A bit move (MOV) folds nothing."""
+    info = OPCODES[ins.op]
+    if ins.op in BIT_MOVES or info.category in ("tex", "mem", "flow"):
+        return False
+    if ins.op == "POW" and k == 0:
+        return True
+    return _others_literal(prog, ins, k, taken)
+
+
+def _others_literal(prog, ins: Instruction, k: int, taken) -> bool:
+    return all(literal_source(prog, s) and (taken is None or (id(ins), j) not in taken)
+               for j, s in enumerate(ins.srcs) if j != k)
+
+
+def folded_spelling(prog, ins: Instruction, k: int, taken=None):
+    """How the printer spells float literals of operand ``k`` (:func:`folded_operand`): None
+    where nothing folds them; ``text.log2_literal`` for POW's base beside a run-time
+    exponent (only its log2 folds: the short spelling stays where its log2 rounds to the same
+    float, as cgc's e = 2.718282 does); ``text.exact_float_literal`` otherwise."""
+    if not folded_operand(prog, ins, k, taken):
+        return None
+    if ins.op == "POW" and k == 0 and not _others_literal(prog, ins, k, taken):
+        return log2_literal
+    return exact_float_literal
 
 #: how far (in instructions) a value may travel to its reader: a person does not inline across
 #: more either, and it keeps the policy linear in the length of a run

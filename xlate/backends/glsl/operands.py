@@ -10,7 +10,7 @@ from ...ir.model import (DataType, Index, RegKind, Source)
 from .. import interface as I
 
 from ..refusal import Unsupported
-from .expressions import UNARY, place
+from .expressions import UNARY, folded_spelling, literal_source, place
 from ..literals import literal_operand_bits
 from .text import COMP, _PLAIN, bitcast, called, literal, swizzle_text, vec_type, vector_literal
 
@@ -168,13 +168,15 @@ class Operands:
                     expr = "-" + place(expr, UNARY, True)
                 return expr
         reg = self.prog.registers[src.reg]
-        kind = reg.kind
-        if kind == RegKind.CONST or (kind == RegKind.PARAM and (
-                reg.bindings[0] is None if src.index is None
-                else not src.index.relative and reg.bindings[src.index.offset] is None)):
+        if literal_source(self.prog, src):
             if narrowed:         # the operand of the narrowed components (a new Source only here)
                 src = Source(src.reg, src.index, src.vertex, sel, src.neg, src.abs, comp_neg)
-            return self.const_operand(src, reg, optype, scalar)
+            spelling = None
+            if read is not None and optype == DataType.FLOAT:
+                spelling = folded_spelling(self.prog, read[0], read[1],
+                                           self.temporaries.taken if self.values else None)
+            return self.const_operand(src, reg, optype, scalar, spelling)
+        kind = reg.kind
         expr = self.element(src.reg, src.index, src.vertex)
         storage = self.storage_type(src.reg)
         if max(sel) > 3 or True in comp_neg:
@@ -196,8 +198,11 @@ class Operands:
             expr = f"-{expr}" if _PLAIN.fullmatch(expr) or called(expr) else f"-({expr})"
         return expr
 
-    def const_operand(self, src: Source, reg, optype: DataType, scalar: bool) -> str:
-        """Literal operands are folded: swizzle, |abs| and negation applied to the bits here."""
+    def const_operand(self, src: Source, reg, optype: DataType, scalar: bool,
+                      spelling=None) -> str:
+        """Literal operands are folded: swizzle, |abs| and negation applied to the bits here.
+        ``spelling``: how float words are written where the compiler folds them with other
+        constants (``expressions.folded_spelling``); None: the short literal."""
         if reg.kind == RegKind.CONST:
             words = reg.value[0]
             wtype = reg.dtype
@@ -208,6 +213,8 @@ class Operands:
         if wtype != optype:        # typeless PARAM constants read with another type: raw bits
             wtype = optype
         out = literal_operand_bits(words, src, optype)
+        if spelling is not None:
+            return vector_literal(out[:1] if scalar else out, optype, spelling)
         if scalar:
             return literal(out[0], optype)
         return vector_literal(out, optype)

@@ -52,6 +52,46 @@ def float_literal(bits: int) -> str:
     return text if "." in text else text + ".0"
 
 
+@lru_cache(maxsize=1024)
+def exact_float_literal(bits: int) -> str:
+    """A GLSL literal whose decimal value is exactly these float32 bits, for a literal the GLSL
+    compiler folds with other constants: glslang folds constant expressions in double
+    precision from the literal's decimal text (Constant.cpp), so ``1.0 / 2.2`` is 1/2.2 rounded
+    once -- 0x3ee8ba2f -- where the program's RCP of the float 2.2 is 0x3ee8ba2e.  Read as the
+    exact value (``2.200000047683716``), the double operation rounded to float is the float
+    operation's own correctly rounded result (+, -, *, /, sqrt: doubles hold the exact
+    product of two floats and round the others only once more, harmlessly)."""
+    short = float_literal(bits)
+    value = struct.unpack("<f", struct.pack("<I", bits))[0]
+    if not math.isfinite(value) or bits == 0x80000000 or float(short) == value:
+        return short
+    text = repr(value)
+    if "e" in text:
+        mant, exp = text.split("e")
+        if "." not in mant:
+            mant += ".0"
+        return f"{mant}e{int(exp)}"
+    return text
+
+
+@lru_cache(maxsize=256)
+def log2_literal(bits: int) -> str:
+    """A literal whose log2 the GLSL compiler folds (POW's base): the short spelling where the
+    log2 of its decimal value rounds to the same float as the log2 of these float32 bits,
+    else the exact one (:func:`exact_float_literal`)."""
+    short = float_literal(bits)
+    value = struct.unpack("<f", struct.pack("<I", bits))[0]
+    if not math.isfinite(value) or value <= 0.0:
+        return short                 # folds to no finite log2 either way
+    if _to_float(math.log2(float(short))) == _to_float(math.log2(value)):
+        return short
+    return exact_float_literal(bits)
+
+
+def _to_float(x: float) -> float:
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
 def int_literal(bits: int, dtype: DataType) -> str:
     if dtype == DataType.UINT:
         return f"{bits}u" if bits < 1 << 16 else f"0x{bits:08x}u"
@@ -70,9 +110,11 @@ def vec_type(dtype: DataType, n: int) -> str:
     return SCALAR[dtype] if n == 1 else f"{VEC[dtype][:-1]}{n}"
 
 
-def vector_literal(words, dtype: DataType) -> str:
-    """A literal of as many components as ``words`` (one word: a scalar literal)."""
-    parts = [literal(w, dtype) for w in words]
+def vector_literal(words, dtype: DataType, float_text=float_literal) -> str:
+    """A literal of as many components as ``words`` (one word: a scalar literal); float words
+    spelled by ``float_text`` (:func:`exact_float_literal` where the compiler folds them)."""
+    parts = [float_text(w) if dtype == DataType.FLOAT else int_literal(w, dtype)
+             for w in words]
     if len(parts) == 1:
         return parts[0]
     ctor = vec_type(dtype, len(parts))

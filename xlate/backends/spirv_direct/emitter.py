@@ -45,7 +45,7 @@ from .flow import FlowMixin
 from .fragment_ops import INTERP_OPS, interpolate, lane_op, read_clock
 from .geometry import GEOMETRY_MODEL, GeometryMixin
 from .tess import TESS_CTRL_MODEL, TESS_EVAL_MODEL, TessMixin
-from .module import DECORATION, GLSL, OP as _OP, Module, string_words
+from .module import DECORATION, FOLDED, GLSL, OP as _OP, Module, fold, string_words
 from .memory import MemoryMixin
 from .images import ImageMixin
 from .atomics import AtomicMixin
@@ -164,6 +164,10 @@ class DirectEmitter(OperandMixin, DestinationMixin, ConditionCodeMixin, StagingM
         return r
 
     def ext(self, name: str, rtype: int, *operands: int) -> int:
+        if name in FOLDED and operands[0] in self.m.float_constants:
+            word = fold(name, self.m.float_constants[operands[0]])
+            if word is not None:
+                return self.m.const_bits("f", word)
         if not self.m.glsl_ext:
             self.m.glsl_ext = self.m.id()
             self.m.put("imports", "ExtInstImport", self.m.glsl_ext, *string_words("GLSL.std.450"))

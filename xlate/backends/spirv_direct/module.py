@@ -10,6 +10,7 @@ validate them with spirv-val.
 """
 from __future__ import annotations
 
+import math
 import struct
 from array import array
 
@@ -57,6 +58,33 @@ GLSL = dict(RoundEven=2, Trunc=3, FAbs=4, SAbs=5, SSign=7, Floor=8, Ceil=9, Sin=
             UnpackUnorm4x8=64)
 GLSL.update(UMin=38, SMin=39, Fma=50, Ldexp=53, FindILsb=73, FindSMsb=74, FindUMsb=75)
 
+#: GLSL.std.450 functions of one float that :func:`fold` evaluates when the operand is a
+#: constant: the GLSL path's ``log2(2.718282)`` is a constant expression that glslang folds (in
+#: double precision, rounded once: glslang's Constant.cpp), so the direct module must not leave
+#: it to the driver's approximation -- llvmpipe's log2 is a few ulps off, and cgc's POW of e
+#: (``blur7x7-last-pass noopt``) departed by one ulp on 146 components where glslang's did not
+FOLDED = {"Log2": math.log2, "Exp2": lambda x: math.pow(2.0, x), "Sqrt": math.sqrt,
+          "Sin": math.sin, "Cos": math.cos}
+
+
+def fold(name: str, bits: int) -> int | None:
+    """The word of ``name`` (:data:`FOLDED`) of the float word ``bits``, computed in double
+    precision and rounded once to float; None where no constant is made: outside the
+    function's domain, or a result that is not a normal float or an exact zero (an infinity,
+    a denormal the driver might flush, an underflow), which the run-time instruction keeps."""
+    x = struct.unpack("<f", struct.pack("<I", bits))[0]
+    try:
+        y = FOLDED[name](x)
+    except (ValueError, OverflowError):
+        return None
+    if not math.isfinite(y) or abs(y) >= 3.4028234663852886e38:
+        return None
+    word = struct.unpack("<I", struct.pack("<f", y))[0]
+    exponent = word & 0x7F800000
+    if exponent == 0x7F800000 or (exponent == 0 and (word & 0x007FFFFF or y != 0.0)):
+        return None                  # an infinity, a denormal, or a result that underflowed
+    return word
+
 # enumerants
 STORAGE = dict(UniformConstant=0, Input=1, Uniform=2, Output=3, Workgroup=4, Private=6,
                Function=7, Image=11)
@@ -99,6 +127,8 @@ class Module:
         self.bound = 1
         self.sec: dict[str, list[int]] = {name: [] for name in self.SECTIONS}
         self.cache: dict[tuple, int] = {}
+        #: scalar float constant id -> its word (what ``fold`` reads)
+        self.float_constants: dict[int, int] = {}
         self.capabilities: set[int] = set()
         self.glsl_ext = 0
 
@@ -196,6 +226,8 @@ class Module:
             c = self.id()
             self.put("globals", "Constant", t, c, bits)
             self.cache[key] = c
+            if kind == "f":
+                self.float_constants[c] = bits
         return c
 
     def composite(self, t: int, parts: tuple[int, ...]) -> int:
