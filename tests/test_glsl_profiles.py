@@ -47,7 +47,7 @@ TEMP t;
 TEX t, c, texture[3], 2D;
 MAD t, t, b[0], program.local[1];
 ADD.S.CC t.x, k, -k;
-MOV t.y (EQ.x), 1;
+MOV t.yz (EQ.xxyy), 1;
 MOV result.color, t;
 END
 """
@@ -138,7 +138,8 @@ def test_fragment_samplers_blocks_and_integer_selects():
             "uniform sampler2D texture3;\n"
             "layout(std140) uniform XlateBuffer2\n{\n    uvec4 words[1024];\n} buffer2;\n") in g330
     # GLSL 3.30 has no integer mix: the conditional write of an integer register selects bits
-    assert "    t.y = xl_sel(t.y, floatBitsToUint(1.0), xl_ccEQ(xl_cc0.xxxx).y);\n" in g330
+    # (components testing different CC components: one test for all would be an 'if')
+    assert "    t.yz = xl_sel(t.yz, floatBitsToUint(vec2(1.0)), xl_ccEQ(xl_cc0.xxyy).yz);\n" in g330
     assert "uvec4 xl_sel(uvec4 a, uvec4 b, bvec4 m) { uvec4 k = uvec4(m) * 0xffffffffu;" in g330
     assert "    uvec4 borrow = uvec4(lessThan(a, b));\n" in g330     # ccsub@glsl330: no usubBorrow
     es = glsl(FP, "es310")
@@ -146,7 +147,7 @@ def test_fragment_samplers_blocks_and_integer_selects():
             "layout(location = 6) flat in ivec4 fragment_texcoord_1;\n") in es
     assert "layout(binding = 3) uniform highp sampler2D texture3;\n" in es
     assert "layout(std140, binding = 2) uniform XlateBuffer2\n" in es
-    assert "    t.y = mix(t.y, floatBitsToUint(1.0), xl_ccEQ(xl_cc0.xxxx).y);\n" in es
+    assert "    t.yz = mix(t.yz, floatBitsToUint(vec2(1.0)), xl_ccEQ(xl_cc0.xxyy).yz);\n" in es
     assert "usubBorrow(a, b, borrow)" in es and "xl_sel" not in es
 
 

@@ -978,3 +978,15 @@ def test_a_dot_products_denormal_partial_sum_may_be_flushed():
             assert hook.unexplained == [] and hook.adopted == {(0, "ftz"): 4}
         else:
             assert [(d.index, d.verdict) for d in hook.unexplained] == [(0, "")]
+
+
+def test_rsq_is_held_to_the_programs_approximation_bound():
+    """NV_fragment_program 3.11.5.27: ApproxRSQRT is within 2^-22 for 1 <= x < 4, 4 ulp of a
+    result in (0.5, 1].  lavapipe's inversesqrt is 3 ulp off at times (generated ARBvp+NV2
+    seed 2005 on vulkan: 0x3f420765 for 0x3f420768), past GLSL's 2 ulp for inversesqrt: a
+    tolerance of the program's own RSQ.  5 ulp is past it, and a mismatch."""
+    inp = {"vertex.attrib[0]": [1.7407, 0, 0, 0]}
+    text = VP.format("RSQ t, vertex.attrib[0].x;")
+    for ulps, verdict in ((-3, "tolerance"), (4, "tolerance"), (-5, ""), (5, "")):
+        v, _ = ask(text, 0, lambda e, u=ulps: (e.astype(np.int64) + u).astype(np.uint32), inp)
+        assert v == [verdict] * 4, (ulps, v)

@@ -133,32 +133,24 @@ void xl_main()
     h.w = ~h.z;
     h.z = xl_div(h.zzzz, 3u).z;
     h.w = xl_mod(h.wwww, 17u).w;
-    {
-        uvec4 xl_t1 = xl_sad(h.xxxx, h.yyyy, uvec4(0u));
-        uvec4 xl_f2 = xl_ccadd(xl_sad(h.xxxx, h.yyyy, uvec4(0u)), uvec4(0u));
-        m.z = xl_t1.z;
-        xl_cc1.z = xl_f2.z;
-    }
+    xl_cc1.z = xl_ccadd(xl_sad(h.xxxx, h.yyyy, uvec4(0u)), uvec4(0u)).z;
+    m.z = xl_sad(h.xxxx, h.yyyy, uvec4(0u)).z;
     p.x = fragment_attrib_3.x * -3;
     p.y = xl_mulhi(fragment_attrib_3.xxxx, ivec4(1073741824)).y;
-    {
-        ivec4 xl_t3 = (p.xxxx - p.yyyy);
-        uvec4 xl_f4 = xl_ccsub(uvec4(p.xxxx), uvec4(p.yyyy));
-        p.zw = xl_t3.zw;
-        xl_cc1.zw = xl_f4.zw;
-    }
+    xl_cc1.zw = xl_ccsub(uvec4(p.xxxx), uvec4(p.yyyy)).zw;
+    p.zw = (p.xxxx - p.yyyy).zw;
     c = unpackUnorm4x8(uint(fragment_attrib_2.x));
     n.xy = (unpackUnorm2x16(uint(fragment_attrib_2.y)).xyxy).xy;
     t.xy = (unpackHalf2x16(uint(fragment_attrib_2.z)).xyxy).xy;
     n.zw = xl_up4b(uint(fragment_attrib_2.z)).zw;
     t.zw = vec2(h.ww);
     t.z = t.z * program_local[0].y + t.w;
-    c.w = mix(c.w, 0.0, xl_ccEQ(xl_cc1.zzzz).w);
-    c.x = mix(c.x, t.z, xl_ccNE(xl_cc1.zzzz).x);
-    c.y = mix(c.y, t.x, xl_ccGT(xl_cc1.wwww).y);
-    c.y = mix(c.y, t.y, xl_ccLE(xl_cc1.wwww).y);
-    c.z = mix(c.z, n.z, xl_ccSF(xl_cc1.wwww).z);
-    c.z = mix(c.z, n.w, xl_ccNSF(xl_cc1.zzzz).z);
+    if (any(xl_ccEQ(xl_cc1.zzzz))) c.w = 0.0;
+    if (any(xl_ccNE(xl_cc1.zzzz))) c.x = t.z;
+    if (any(xl_ccGT(xl_cc1.wwww))) c.y = t.x;
+    if (any(xl_ccLE(xl_cc1.wwww))) c.y = t.y;
+    if (any(xl_ccSF(xl_cc1.wwww))) c.z = n.z;
+    if (any(xl_ccNSF(xl_cc1.zzzz))) c.z = n.w;
     t = c - program_local[0].xxxx;
     xl_cc0 = t;
     if (xl_cc0.w < 0.0) c.w = 0.0;

@@ -85,15 +85,11 @@ ivec4 xl_f2i(vec4 x) {
 void xl_main()
 {
     gl_Position = vertex_position;
-    {
-        uvec4 xl_t1 = (floatBitsToUint(program_local[0].xzzw) + floatBitsToUint(program_local[0].yzyw));
-        uvec4 xl_f2 = xl_ccadd(floatBitsToUint(program_local[0].xzzw), floatBitsToUint(program_local[0].yzyw));
-        sum = xl_t1;
-        xl_cc0 = xl_f2;
-    }
+    xl_cc0 = xl_ccadd(floatBitsToUint(program_local[0].xzzw), floatBitsToUint(program_local[0].yzyw));
+    sum = floatBitsToUint(program_local[0].xzzw) + floatBitsToUint(program_local[0].yzyw);
     flags = uvec4(0u);
     flags = mix(flags, uvec4(1u), xl_ccCF(xl_cc0));
-    flags.w = mix(flags.w, 2u, xl_ccSF(xl_cc0.zzzz).w);
+    if (any(xl_ccSF(xl_cc0.zzzz))) flags.w = 2u;
     if (any(xl_ccOF(xl_cc0.yyyy)))
     {
         q = floatBitsToInt(program_local[1]) >> (1 & 31);

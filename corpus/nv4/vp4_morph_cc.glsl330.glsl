@@ -132,66 +132,41 @@ void xl_main()
     t.x = xl_min(floatBitsToInt(program_env[3].xxxx), ivec4(4)).x;
     for (;;)
     {
-        {
-            ivec4 xl_t1 = (i.xxxx - t.xxxx);
-            uvec4 xl_f2 = xl_ccsub(uvec4(i.xxxx), uvec4(t.xxxx));
-            t.y = xl_t1.y;
-            xl_cc1.y = xl_f2.y;
-        }
+        xl_cc1.y = xl_ccsub(uvec4(i.xxxx), uvec4(t.xxxx)).y;
+        t.y = (i.xxxx - t.xxxx).y;
         if (any(xl_ccGE(xl_cc1.xxxx))) break;
         j.x = uint(i.x);
         i.x = i.x + 1;
-        {
-            uvec4 xl_t3 = (u.xxxx >> (j.x & 31u));
-            d.y = xl_t3.y;
-            xl_cc0.y = xl_cci(xl_t3).y;
-        }
-        {
-            uvec4 xl_t4 = (d.yyyy & 1u);
-            d.y = xl_t4.y;
-            xl_cc0.y = xl_cci(xl_t4).y;
-        }
+        d.y = (u.xxxx >> (j.x & 31u)).y;
+        xl_cc0.y = xl_cci(d).y;
+        d.y = (d.yyyy & 1u).y;
+        xl_cc0.y = xl_cci(d).y;
         scratch[clamp(int(j.x), 0, 3)] = vec4(0.0);
         if (d.y == 0u) continue;
         acc.xyz = in_vertex_attrib[8 + clamp(int(j.x), 0, 3)].xyz * program_env[0].xxx + acc.xyz;
         scratch[clamp(int(j.x), 0, 3)] = in_vertex_attrib[8 + clamp(int(j.x), 0, 3)];
     }
-    {
-        uvec4 xl_t5 = (u.xxxx - uvec4(16u, 256u, 0xffffffffu, 7u));
-        uvec4 xl_f6 = xl_ccsub(u.xxxx, uvec4(16u, 256u, 0xffffffffu, 7u));
-        d = xl_t5;
-        xl_cc0 = xl_f6;
-    }
-    {
-        uvec4 xl_t7 = (3u - u.xxxx);
-        uvec4 xl_f8 = xl_ccsub(uvec4(3u), u.xxxx);
-        u = xl_t7;
-        xl_cc1 = xl_f8;
-    }
-    d = xl_sel(d, uvec4(1u), xl_ccAB(xl_cc0.xxxx));
-    d.y = xl_sel(d.y, 2u, xl_ccBLE(xl_cc0.yyyy).y);
-    d.z = xl_sel(d.z, 3u, xl_ccNCF(xl_cc0.zzzz).z);
-    d.w = xl_sel(d.w, 4u, xl_ccCF(xl_cc0.wwww).w);
+    xl_cc0 = xl_ccsub(u.xxxx, uvec4(16u, 256u, 0xffffffffu, 7u));
+    d = u.xxxx - uvec4(16u, 256u, 0xffffffffu, 7u);
+    xl_cc1 = xl_ccsub(uvec4(3u), u.xxxx);
+    u = 3u - u.xxxx;
+    if (any(xl_ccAB(xl_cc0.xxxx))) d = uvec4(1u);
+    if (any(xl_ccBLE(xl_cc0.yyyy))) d.y = 2u;
+    if (any(xl_ccNCF(xl_cc0.zzzz))) d.z = 3u;
+    if (any(xl_ccCF(xl_cc0.wwww))) d.w = 4u;
     u = xl_sel(u, d, xl_ccAB(xl_cc1));
     u = xl_sel(u, uvec4(0u), xl_ccBLE(xl_cc1));
-    u.z = xl_sel(u.z, 43605u, xl_ccCF(xl_cc1.xxxx).z);
-    u.w = xl_sel(u.w, 21930u, xl_ccNCF(xl_cc1.wwww).w);
-    {
-        ivec4 xl_t9 = (floatBitsToInt(program_env[3].xxxy) + 2147483647);
-        uvec4 xl_f10 = xl_ccadd(uvec4(floatBitsToInt(program_env[3].xxxy)), uvec4(ivec4(2147483647)));
-        t.zw = xl_t9.zw;
-        xl_cc1.zw = xl_f10.zw;
-    }
-    lo = xl_sel(lo, uvec4(ivec4(-7)), xl_ccOF(xl_cc1.zzzz));
-    lo.w = xl_sel(lo.w, uint(-16), xl_ccNOF(xl_cc1.wwww).w);
+    if (any(xl_ccCF(xl_cc1.xxxx))) u.z = 43605u;
+    if (any(xl_ccNCF(xl_cc1.wwww))) u.w = 21930u;
+    xl_cc1.zw = xl_ccadd(uvec4(floatBitsToInt(program_env[3].xxxy)), uvec4(ivec4(2147483647))).zw;
+    t.zw = (floatBitsToInt(program_env[3].xxxy) + 2147483647).zw;
+    if (any(xl_ccOF(xl_cc1.zzzz))) lo = uvec4(ivec4(-7));
+    if (any(xl_ccNOF(xl_cc1.wwww))) lo.w = uint(-16);
     out_result_attrib[5] = intBitsToFloat(ivec4(lo));
-    {
-        ivec4 xl_t11 = floatBitsToInt(program_env[3]);
-        t = xl_t11;
-        xl_cc0 = xl_cci(uvec4(xl_t11));
-    }
-    acc.w = mix(acc.w, -1.0, xl_ccSF(xl_cc0.yyyy).w);
-    acc.w = mix(acc.w, 1.0, xl_ccNSF(xl_cc0.xxxx).w);
+    t = floatBitsToInt(program_env[3]);
+    xl_cc0 = xl_cci(uvec4(t));
+    if (any(xl_ccSF(xl_cc0.yyyy))) acc.w = -1.0;
+    if (any(xl_ccNSF(xl_cc0.xxxx))) acc.w = 1.0;
     scratch[3] = acc;
     d.xy = (d | u).xy ^ 0x80000000u;
     d.z = ~d.x;

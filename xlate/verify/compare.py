@@ -57,7 +57,7 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
         "permits.rule_tolerance: the approximate instruction's value is within INEXACT's bound "
         "(EX2 8 ulp; LG2 8 ulp or 2^-17; POW/LIT 4096 ulp or 2^-20, or -- exp2(y * log2 x), "
         "GLSL's pow \"inherited\" -- a log2 within |y| times LG2's bound; SIN/COS/SCS 16 ulp or "
-        "2^-20; RSQ 2 ulp; NRM/RFL 4 ulp; EXP 4096 ulp; LOG 4096 ulp or 2^-11; filtered TEX* "
+        "2^-20; RSQ 4 ulp; NRM/RFL 4 ulp; EXP 4096 ulp; LOG 4096 ulp or 2^-11; filtered TEX* "
         "2^-7) of the executor's result for the same operands; adopted, and every later "
         "instruction must then agree exactly.  Native backend only, GL 2.1 §2.1.1's \"about 1 "
         "part in 10^5\" for float arithmetic: permits.rule_gl_precision, within 1e-5 of the "

@@ -113,7 +113,7 @@ def _within_approximation(S, k: int) -> bool:
     """Whether the literal S[k] is an argument of an approximate function (inside its
     parentheses, at any depth) or the numerator of RSQ's ``1.0 / sqrt(...)``: moved by one ulp
     it moves the opcode's result by about one ulp times the function's condition number --
-    inside the opcode's documented bound (RSQ 2 ulp, LOG 2^-11 ...), a value a correct
+    inside the opcode's documented bound (RSQ 4 ulp, LOG 2^-11 ...), a value a correct
     translation may legally produce.  Such a literal-ulp mutant is not a wrong translation."""
     if k + 2 < len(S) and S[k + 1] == "/" and S[k + 2] in ("sqrt", "inversesqrt"):
         return True

@@ -161,18 +161,25 @@ class Instructions:
             target = self.element(ins.dst.reg, ins.dst.index, None)
             statement = f"{target}{m} = {rhs};"
             cond = ins.dst.cond
+            lines = [statement]
             if ins.cc_update is not None and ins.cc_update in self.cc_used:
                 # a value-holding CC register (cc_values) takes the value just written (an
                 # integer one its words: the whole register converted, then the mask)
                 value = target
                 if self.cc_values[ins.cc_update] == DataType.INT:
                     value = bitcast(target, self.storage_type(ins.dst.reg), DataType.INT)
-                return [statement, f"xl_cc{ins.cc_update}{m} = "
-                        f"{components(value, m, self.vector_names) if m else value};"]
+                lines.append(f"xl_cc{ins.cc_update}{m} = "
+                             f"{components(value, m, self.vector_names) if m else value};")
             if cond is None:
-                return [statement]
-            comp = cond.swizzle[comps[0]]          # the one component every write tests
-            return [f"if ({self.branch_cond(replace(cond, swizzle=(comp,) * 4))}) {statement}"]
+                return lines
+            # the one component every write tests; the test reads the CC register before the
+            # update below it (all operands before any write: the write and the update happen
+            # only where the test passed, on the same components)
+            comp = cond.swizzle[comps[0]]
+            test = f"if ({self.branch_cond(replace(cond, swizzle=(comp,) * 4))})"
+            if len(lines) == 1:
+                return [f"{test} {statement}"]
+            return [f"{test} {{", *(f"    {line}" for line in lines), "}"]
         if ins.op in RAW_OPERAND_OPS:
             # UP*: the bits of the operand *after* its modifiers, which act in the operand type
             # of the instruction (UP4B.F: -x flips the float sign bit, |x| clears it; .S: two's
@@ -231,7 +238,8 @@ class Instructions:
         measured with glslang 13.1), the reason the unnarrowed form needs a temporary.  A
         condition mask that tests one component of a value-holding CC register (:meth:`cc_test`)
         makes it ``if (xl_cc0.x != 0.0) R0.y = ...;`` (all four components may be written so); an
-        update of such a register copies the written value (``xl_cc0.x = R0.x;``).  A register
+        update of such a register copies the written value (``xl_cc0.x = R0.x;``), under the
+        same test when there is one (``if (...) { R1 = ...; xl_cc0 = R1; }``).  A register
         stored as another type takes the narrowed value bitcast (``floatBitsToUint(...)``).
         Other condition masks, flag-word CC updates, saturation, a precision conversion, and a
         bitcast into the register under a condition or with a CC update keep the general path
@@ -244,8 +252,8 @@ class Instructions:
                 {dst.cond.swizzle[c] for c in range(4) if dst.mask[c]}) == 1):
             return None
         updates = ins.cc_update is not None and ins.cc_update in self.cc_used
-        if updates and (conditional or ins.cc_update not in self.cc_values):
-            return None                # flag words, or an update under a condition mask
+        if updates and ins.cc_update not in self.cc_values:
+            return None                # flag words
         if ((all(dst.mask) and not conditional and not updates)
                 or (dst.cond is not None and not conditional)
                 or ins.sat != Sat.NONE or ins.precision in ("FP16", "X")
@@ -291,15 +299,34 @@ class Instructions:
         full = all(dst.mask)
         m = "" if full else "." + mask_text(dst.mask)
         cc = ins.cc_update if ins.cc_update in self.cc_used else None
-        if dst.cond is None and (cc is None or cc in self.cc_values):
+        test = self.uniform_test(dst)
+        if dst.cond is None or test is not None:
             lines = self.plain_write(ins, expr, rtype, target, st, m)
-            if cc is not None:
+            if cc is not None and cc in self.cc_values:
                 # a value-holding CC register takes the value just written, read back from the
                 # register as the register's words in the CC's type ('xl_cc0.x = int(HC.x);')
                 value = bitcast(target, st, self.cc_values[cc])
                 lines.append(f"xl_cc{cc}{m} = "
                              f"{components(value, m, self.vector_names) if m else value};")
-            return lines
+            elif cc is not None:
+                # a flag word (GP4 2.X.4.3): carry and overflow read the operands again, so
+                # they are taken before the destination (maybe one of the operands) is
+                # written; the other flags are those of the value written, read back from the
+                # register ('xl_cc0.xy = xl_ccf(R0).xy;' after 'R0.xy = ...;')
+                flags = self.cc_flags(ins, bitcast(target, st, rtype), rtype, srcs)
+                update = (f"xl_cc{cc}{m} = "
+                          f"{components(flags, m, self.vector_names) if m else flags};")
+                lines = [update, *lines] if ins.cc_kind in (CCKind.ADD, CCKind.SUB) \
+                    else [*lines, update]
+            if test is None or not lines:
+                return lines
+            # one test for every written component: the write (and the update) only where it
+            # passes, as the select would -- the test reads the CC register before the update
+            if lines[0] == "{" and lines[-1] == "}":
+                lines = [line[4:] for line in lines[1:-1]]      # the block is the if's own
+            if len(lines) == 1:
+                return [f"if ({test}) {lines[0]}"]
+            return [f"if ({test}) {{", *(f"    {line}" for line in lines), "}"]
         if cc is None and not (rtype == DataType.FLOAT and _ARITH.search(expr)):
             # a conditional write of a value no contraction can touch (a move, a swizzle, a
             # built-in of operands, integer arithmetic): one select, no temporaries --
@@ -344,6 +371,18 @@ class Instructions:
             else:
                 lines.append(f"{reg}{m} = {self.select(reg + m, flags, mask + m, ftype)};")
         return ["{"] + ["    " + line for line in lines] + ["}"]
+
+    def uniform_test(self, dst) -> str | None:
+        """The one test of a condition mask whose written components all test the same CC
+        component (``R1 (GT.x)``, ``R0.y (LT.y)``), as a bool ('xl_cc0.x > 0.0'); None when
+        there is no condition, it is TR or FL, or components test different ones."""
+        cond = dst.cond
+        if cond is None or cond.rule in ("TR", "FL"):
+            return None
+        tested = {cond.swizzle[c] for c in range(4) if dst.mask[c]}
+        if len(tested) != 1:
+            return None
+        return self.branch_cond(replace(cond, swizzle=(tested.pop(),) * 4))
 
     def plain_write(self, ins: Instruction, expr: str, rtype: DataType, target: str, st: DataType,
                     m: str) -> list[str]:
