@@ -490,6 +490,14 @@ def test_a_pass_that_changes_only_nonfinite_lanes_is_counted_apart():
     finite_too[int((~bad).nonzero()[0][0]), 1] += 1
     assert M.permitted_mutant(m, refl, cap0, Capture(outputs={"result_color0": finite_too}),
                               run) is None
+    # a zero's sign on a determined lane as well: each difference is a permitted one
+    signed = only_bad.copy()
+    signed[int((~bad).nonzero()[0][0]), 2] = 0x80000000
+    base = col.copy()
+    base[int((~bad).nonzero()[0][0]), 2] = 0
+    why = M.permitted_mutant(m, refl, Capture(outputs={"result_color0": base}),
+                             Capture(outputs={"result_color0": signed}), run)
+    assert why is not None and why[0] == "nonfinite-only", why
     # without the executor's run of those lanes there is no such class
     assert M.permitted_mutant(m, refl, cap0,
                               Capture(outputs={"result_color0": only_bad})) is None
@@ -626,8 +634,8 @@ def test_a_tess_control_division_by_zero_is_judged_on_the_invocations_lanes(runn
     [r] = pr.mutants
     assert r.outcome == "nonfinite-only", (r.outcome, r.reason)
     assert r.reason.startswith("identical on the 3 lanes whose outputs the original program "
-                               "determines; differs only on 13 lanes whose outputs depend on "
-                               "an Inf or NaN"), r.reason
+                               "determines (but for the sign of zeros); differs on 13 lanes "
+                               "whose outputs depend on an Inf or NaN"), r.reason
 
 
 def test_tess_control_captures_differ_by_their_per_patch_combination():

@@ -47,8 +47,9 @@ if not, it is counted apart, with the reason, instead of as fooling the verifier
   implementation (``permits.rule_signedzero``), so no check held to that contract could tell
   them apart on these inputs (a swizzle that moves a product's factor where the other factor
   is always 0);
-* ``nonfinite-only``: the mutant's outputs are bit-identical to the unmutated translation's on
-  every lane whose outputs the ORIGINAL program determines; it changes only lanes whose outputs
+* ``nonfinite-only``: the mutant's outputs are bit-identical to the unmutated translation's
+  (but for the sign of zeros, as ``zero-sign-only``) on every lane whose outputs the ORIGINAL
+  program determines; it changes only lanes whose outputs
   depend on an infinity or NaN the program computes, and GLSL 4.50 §4.7.1 leaves operations on
   those unspecified -- no translation's output there is more right than another's.  Which lanes
   depend is shown, not assumed (:func:`undetermined_lanes`): the executor runs the verifier's
@@ -357,10 +358,13 @@ def permitted_mutant(mutation, reflection, cap0, cap, executor_run=None):
     if undetermined is None or not undetermined.any():
         return None
     determined = ~undetermined
-    if captures_differ(reflection, cap0, cap, lanes=determined):
+    # on the determined lanes the sign of a zero may differ too (zero-sign-only's freedom):
+    # each difference is then one a right translation may show (corpus arbfp_nv2_loop.fp,
+    # campaign seed 7: a CC test's component swapped, a NaN on some lanes, -0 on others)
+    if captures_differ(reflection, cap0, cap, lanes=determined, zero_signs=True):
         return None
     return ("nonfinite-only", f"identical on the {int(determined.sum())} lanes whose outputs "
-            "the original program determines; differs only on "
+            "the original program determines (but for the sign of zeros); differs on "
             f"{int(undetermined.sum())} lanes whose outputs depend on an Inf or NaN it "
             "computes (GLSL 4.50 §4.7.1)")
 
