@@ -15,7 +15,7 @@ import pytest
 import xlate
 from xlate.exec import Texture, execute
 from xlate.exec import texture as tx
-from xlate.verify import permits
+from xlate.verify import permits, permits_texture
 from xlate.verify.compare import INEXACT, same_words
 
 from conftest import gl_runner
@@ -165,6 +165,29 @@ def test_lod_rule_takes_one_lod_for_every_component():
     assert not hook.verdicts.any()
     hook = _lod_judge((0.375, 0.625, 0, 1))             # LOD 0.5: both components
     assert hook.verdicts.tolist() == [[True, True, False, False]] * 4
+
+
+def test_lod_rule_keeps_to_the_approximations_gl_allows_where_derivatives_are_defined():
+    """Straight-line code, one quad one texel apart in x and y on the 8x8 base level: rho = 1,
+    lambda = 0.  GL 4.5 §8.14.1 lets rho be approximated within a factor sqrt(2) in 2D (half
+    a level; lod_reach adds a quarter for llvmpipe's approximate log2): LOD 0.5's value is a
+    lookup the implementation may make, LOD 2's is not.  Before, every LOD of the texture was
+    taken, and a mutated coordinate passed as a lookup at some other level (cg fp40
+    advanced-aa, campaign seed 7)."""
+    tex = Texture(level_colours(lambda n: (n, n), LOD_LEVELS), "2D",
+                  filter="LINEAR_MIPMAP_LINEAR", mag_filter="LINEAR")
+    step = F32(1 / 8)
+    quad = np.array([[0.3, 0.3, 0, 1], [0.3 + step, 0.3, 0, 1], [0.3, 0.3 + step, 0, 1],
+                     [0.3 + step, 0.3 + step, 0, 1]], F32)
+
+    def lod_of(value):
+        return judge(TEX_2D.format(mask=""), 0, lambda e: np.tile(f32(*value), (len(e), 1)),
+                     {"fragment.texcoord[0]": quad}, {0: tex}, rule=permits.rule_lod)
+    hook = lod_of((0.375, 0.625, 0, 1))                  # LOD 0.5
+    assert hook.exe[0].view(F32).tolist() == [0.25, 0.75, 0, 1]     # the executor: LOD 0
+    assert hook.verdicts.tolist() == [[True, True, False, False]] * 4   # (z, w: no change)
+    assert not lod_of((0.75, 0.25, 0, 1)).verdicts.any()           # LOD 2
+    assert permits_texture.lod_reach(2) == 0.75 and permits_texture.lod_reach(1) == 0.25
 
 
 def test_lod_rule_judges_the_written_components_only():

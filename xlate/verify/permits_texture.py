@@ -7,7 +7,7 @@ import numpy as np
 
 from ..exec.texture_ops import reference_in_lod_place
 from ..ir.model import DataType, Stage
-from ..ir.ops import TEX_TARGETS, TGSI_TEX_TARGETS
+from ..ir.ops import OPCODES, TEX_TARGETS, TGSI_TEX_TARGETS
 from . import compare as cmp
 from .compare import same_words
 from .permits_site import (F32, SAMPLING_OPS, U32, Site, _flush_operand, _holds_denormal,
@@ -355,18 +355,76 @@ def rule_lod(s: Site) -> np.ndarray:
     tol = cmp.INEXACT["TEX"]
     grid = np.arange(-LOD_SPAN, top + LOD_SPAN + LOD_STEP / 2, LOD_STEP,
                      dtype=np.float64).astype(F32)
-    lane_ok, looked = _lod_grid(s, c, grid, written, tol, np.zeros(n, bool))
+    allowed = _lod_window(s, P, grid)
+    lane_ok, looked = _lod_grid(s, c, grid, written, tol, np.zeros(n, bool), allowed=allowed)
     # (a LOD bias off the grid would put the level boundaries inside grid segments)
     if not lane_ok.all() and getattr(P, "mip", None) == "L" and \
             float(getattr(P, "lod_bias", 0.0)) / LOD_STEP % 1 == 0:
-        lane_ok |= _between_grid(looked, s.imp, written, tol, "SHADOW" in s.ins.tex.target)
+        lane_ok |= _between_grid(looked, s.imp, written, tol, "SHADOW" in s.ins.tex.target,
+                                 allowed)
     if not lane_ok.all():
-        lane_ok |= _moved_on_grid(s, c, grid, written, tol, lane_ok)
+        lane_ok |= _moved_on_grid(s, c, grid, written, tol, lane_ok, allowed)
     return np.broadcast_to(lane_ok[:, None], (n, 4)) & written
 
 
+#: how far the implementation's level of detail may lie from the executor's where the
+#: derivatives are defined, by the number of spatial dimensions: GL 4.5 §8.14.1 lets rho be
+#: approximated by an f(x, y) between the largest partial and the sum of the partials'
+#: magnitudes -- within a factor sqrt(n) of rho in n dimensions, log2(n) / 2 levels (0.5 in
+#: 2D, 0.79 in 3D, none in 1D) -- plus a quarter level for the approximate log2 of rho
+#: (llvmpipe's lp_build_fast_log2, texture_ops._rho_log2) and rounding.  (One whole level let
+#: a coordinate swizzled from .zw to .zx through: cg fp40 advanced-aa, campaign seed 7.)
+LOD_MARGIN = 0.25
+
+
+def lod_reach(dims: int) -> float:
+    return 0.5 * float(np.log2(max(dims, 1))) + LOD_MARGIN
+
+
+def _lod_window(s: Site, P, grid: np.ndarray) -> np.ndarray | None:
+    """(levels, n) bool: the grid LODs of :func:`rule_lod` each judged lane may take -- those
+    within :func:`lod_reach` of the executor's own lambda' (GL eq. 8.6: rho's log2 plus the biases,
+    computed as the lookup computes it), clamped to the grid's ends (beyond them every LOD
+    reads the same clamped level).  None where the level of detail is open: derivatives GLSL
+    leaves undefined -- and, conservatively, any lookup after a flow or kill instruction in
+    program order or in a program with subroutines or branches (a quad's fragments may have
+    diverged), a projected or cube lookup (llvmpipe's own rho approximations), a lookup whose
+    lambda' is not finite.  Before (the whole range on every lane), a coordinate swizzled
+    from .zw to .zx passed as a lookup at some other LOD (cg fp40 advanced-aa, campaign seed 7)."""
+    from ..exec import texture as tx
+    op = s.ins.op
+    if op not in ("TEX", "TXB", "TEX2", "TXB2") or tx.BASE_TARGET[s.ins.tex.target] in (
+            "CUBE", "ARRAYCUBE") or s.ins.tex.target in REFERENCE_IN_LOD_PLACE:
+        return None
+    program = s.op.st.program
+    k = s.op.index
+    if any(OPCODES[i.op].category in ("flow", "kill") for i in program.instructions[:k + 1]) \
+            or any(i.op in ("CAL", "BRA") for i in program.instructions):
+        return None
+    coords = np.asarray(s.all_operands[0], F32)
+    with np.errstate(all="ignore"):
+        lam = np.asarray(tx._texture(s.op, "LODQ", coords), F32)[:, 1]
+        lam = np.broadcast_to(lam, (coords.shape[0],))[s.rows]
+        if op in ("TXB", "TXB2"):
+            bias = (np.asarray(s.operands[0], F32)[:, 3] if op == "TXB"
+                    else np.asarray(s.operands[1], F32).reshape(len(s.rows), -1)[:, 0])
+            total = np.clip(F32(P.lod_bias) + bias, F32(-tx.MAX_TEXTURE_LOD_BIAS),
+                            F32(tx.MAX_TEXTURE_LOD_BIAS))
+            lam = lam - F32(P.lod_bias) + total
+    if not np.isfinite(lam).all():
+        return None
+    # a grid point g is the lookup at lambda' = g + the texture's own bias (TXL adds it)
+    centre = lam.astype(np.float64) - float(P.lod_bias)
+    base = tx.BASE_TARGET[s.ins.tex.target]
+    reach = lod_reach(3 if base == "3D" else 1 if "1D" in base else 2)
+    lo = np.clip(centre - reach, grid[0], grid[-1])
+    hi = np.clip(centre + reach, grid[0], grid[-1])
+    g = grid.astype(np.float64)[:, None]
+    return (g >= lo[None] - LOD_STEP / 2) & (g <= hi[None] + LOD_STEP / 2)
+
+
 def _moved_on_grid(s: Site, c: np.ndarray, grid: np.ndarray, written: np.ndarray, tol,
-                   settled: np.ndarray) -> np.ndarray:
+                   settled: np.ndarray, allowed: np.ndarray | None = None) -> np.ndarray:
     """The lanes (not ``settled``) whose implementation's value is the lookup at one LOD of
     ``grid`` with the coordinates moved as rule_boundary moves them: each spatial component
     left or moved by EDGE_REACH of its magnitude (at least 1.0; of the major axis's for a cube
@@ -406,7 +464,8 @@ def _moved_on_grid(s: Site, c: np.ndarray, grid: np.ndarray, written: np.ndarray
                     base[:, major] < 0, F32(-np.inf), F32(np.inf)))
                 todo &= tied & (mag[:, major] == top_mag)
             if todo.any():
-                ok[rows] |= _lod_grid(s, moved, grid, written, tol, ~todo, rows)[0]
+                ok[rows] |= _lod_grid(s, moved, grid, written, tol, ~todo, rows,
+                                      allowed=allowed)[0]
     return ok
 
 
@@ -417,11 +476,13 @@ REFERENCE_IN_LOD_PLACE = frozenset(t for t in TEX_TARGETS + TGSI_TEX_TARGETS
 
 
 def _lod_grid(s: Site, c: np.ndarray, grid: np.ndarray, written: np.ndarray, tol,
-              settled: np.ndarray, rows: np.ndarray | None = None
-              ) -> tuple[np.ndarray, np.ndarray]:
+              settled: np.ndarray, rows: np.ndarray | None = None,
+              allowed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Which lanes (not ``settled``) the lookup at coordinates ``c`` gives the implementation's
     value at one LOD of ``grid`` (every written component within ``tol``); and the lookups,
-    (levels, lanes, 4) words.  ``rows``: the site's rows ``c`` holds (all by default)."""
+    (levels, lanes, 4) words.  ``rows``: the site's rows ``c`` holds (all by default);
+    ``allowed``: (levels, site rows) the grid LODs each lane may take (:func:`_lod_window`;
+    None: all)."""
     from ..exec import texture as tx
     n = len(c)
     imp_rows = s.imp if rows is None else s.imp[rows]
@@ -461,6 +522,9 @@ def _lod_grid(s: Site, c: np.ndarray, grid: np.ndarray, written: np.ndarray, tol
             near[:, 3] = same_words(r[:, 3], imp[:, 3])
         # every written component at this one LOD (unwritten ones hold the old value)
         at_one = (near.reshape(len(lams), n, 4) | ~written[None]).all(axis=2)
+        if allowed is not None:
+            window = allowed[g0:g0 + LOD_BATCH]
+            at_one &= window if rows is None else window[:, rows]
         lane_ok |= at_one.any(axis=0) & ~settled
         if (lane_ok | settled).all():
             break
@@ -564,7 +628,7 @@ def rule_wrapped_lod(s: Site) -> np.ndarray:
 
 
 def _between_grid(looked: np.ndarray, imp: np.ndarray, written: np.ndarray, tol,
-                  shadow: bool) -> np.ndarray:
+                  shadow: bool, allowed: np.ndarray | None = None) -> np.ndarray:
     """(n,) lanes whose value is a lookup at a level of detail between two neighbouring grid
     points of :func:`rule_lod`, for a texture whose minification filter blends two levels
     (``*_MIPMAP_LINEAR``).  GL 4.5 §8.14.3 (eq. 8.x): tau = (1 - frac(lambda)) tau_1 +
@@ -590,7 +654,11 @@ def _between_grid(looked: np.ndarray, imp: np.ndarray, written: np.ndarray, tol,
     near = cmp.float_equal(words, np.broadcast_to(imp, words.shape), *tol)
     if shadow:                          # w is 1.0 exactly, not filtered
         near[..., 3] = same_words(words[..., 3], np.broadcast_to(imp[:, 3], words.shape[:2]))
-    return (near | ~w[None]).all(axis=2).any(axis=0)
+    fits = (near | ~w[None]).all(axis=2)
+    if allowed is not None:             # a segment whose two ends the lane may take
+        window = allowed[:len(looked)]
+        fits &= window[:-1] & window[1:]
+    return fits.any(axis=0)
 
 
 #: levels of detail looked up per executor call in :func:`rule_lod`
