@@ -340,16 +340,15 @@ def _words(spirv: bytes) -> set[int]:
 
 
 def test_literals_the_compiler_folds_are_printed_exactly():
-    """Operands that glslang folds with other constants are spelled with their exact value;
-    a literal beside a run-time value keeps its short spelling, and a literal value is not
-    inlined into an operation of literals (R1.x stays a register)."""
+    """Operands that glslang folds with other constants are spelled with their exact value,
+    a moved literal inlined into such an operation too (MOV R1.x, {2.2}; RCP R1.y, R1.x); a
+    literal beside a run-time value keeps its short spelling."""
     assert _main(FOLDED_LITERALS) == [
         "R0.x = 1.0 / 2.200000047683716;",
         "R0.y = 0.10000000149011612 + 0.20000000298023224;",
         "R0.z = exp2(fragment_texcoord_0.x * log2(2.718282));",
         "R0.w = 0.1 * fragment_texcoord_0.y;",
-        "R1.x = 2.2;",
-        "result_color0 = R0 + 1.0 / R1.x;",
+        "result_color0 = R0 + 1.0 / 2.200000047683716;",
     ]
 
 

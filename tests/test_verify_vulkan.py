@@ -336,8 +336,8 @@ def test_a_folded_gamma_leaves_the_two_spirv_paths_together(backend):
     RCP R1.xyz, R1.x and three POWs.  The GLSL path printed '1.0 / 2.2', which glslang folds
     in double precision one ulp from the program's RCP of the float 2.2, and the direct
     module, dividing the float, departed from glslang's on 152 components (a mismatch:
-    nothing replays the direct module).  Now the value stays in its register where it would
-    make a constant expression (expressions.folded_operand), and both paths pass."""
+    nothing replays the direct module).  Now a literal the compiler folds is spelled with its
+    exact value (expressions.folded_spelling), and both paths pass."""
     path = shared_corpus_or_skip("cg/gp4fp/blurs__blur7x7-last-pass.cg__main_fragment__noopt.fp")
     runner = runner_or_skip() if backend == "vulkan" else gl_runner("gl-spirv")
     rep = core.verify_source(path.read_text(), str(path), lanes=256, seed=5, runner=runner,

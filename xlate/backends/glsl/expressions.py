@@ -34,7 +34,7 @@ printed before the reader, the same program (the reader is the first to read the
 between writes what they read) -- and the reader itself is then printed where it stands, since
 the policy moved it on the understanding that it read their expressions.  A literal the GLSL
 compiler folds with other constants (:func:`folded_operand`) is printed with its exact value,
-and a value of literals only is not inlined there: glslang folds ``1.0 / 2.2`` in double
+a moved literal inlined there too (:func:`folded_spelling`): glslang folds ``1.0 / 2.2`` in double
 precision from the decimal text, one ulp from the program's RCP of the float 2.2 (the direct
 SPIR-V path, which divides the float, departed from it).  NaN-pinning helpers
 and the condition-code lowering are untouched: an inlined expression is the very text its
@@ -279,8 +279,6 @@ def _plan_run(emitter, run: list[Instruction], live, storage: _Storage, plan: Pl
     arith: dict[int, bool] = {}         # id(D) -> its inlined expression holds arithmetic
     reads_of: dict[int, int] = {}       # id(D) -> storage bits its expression reads
     depth_of: dict[int, int] = {}       # id(D) -> how many values its expression nests
-    literal_values: dict[int, bool] = {}  # id(D) -> its expression reads literals only
-    prog = emitter.prog
     # per instruction of the run: tracked components read, storage written, a boundary for
     # values of lookups and derivatives (-1: one for every value)
     # the analysis's own tables where it met the instruction (every instruction of a run
@@ -308,8 +306,6 @@ def _plan_run(emitter, run: list[Instruction], live, storage: _Storage, plan: Pl
                 expr_reads |= storage.source(s)
         reads_of[id(d)] = expr_reads
         depth_of[id(d)] = nesting
-        literal_values[id(d)] = all(literal_source(prog, s) and (id(d), k) not in taken_of
-                                    for k, s in enumerate(d.srcs))
         if nesting >= MAX_NESTING:
             continue       # a chain of values each read once: a person names one now and then
         # the first later instruction that reads one of the written components
@@ -337,8 +333,6 @@ def _plan_run(emitter, run: list[Instruction], live, storage: _Storage, plan: Pl
         k = _one_operand(emitter, u, d.dst.reg, d.dst.mask)
         if k is None:
             continue
-        if literal_values.get(id(d)) and folded_operand(prog, u, k, taken_of):
-            continue                              # a constant expression: see Exactness
         arithmetic = emitter.value_arithmetic(d) or any(
             arith.get(id(t), False) for t in plan.readers.get(id(d), ()))
         arith[id(d)] = arithmetic
@@ -367,8 +361,8 @@ def folded_operand(prog, ins: Instruction, k: int, taken=None) -> bool:
     literal: every other operand is a literal too (``taken``: the plan's inlined operands,
     which are not), or it is POW's base (``exp2(b * log2(a))``: the log2 of a literal folds
     alone).  glslang folds in double precision from the literals' decimal text, so such a
-    literal is printed with its exact value (``text.exact_float_literal``) and a literal value
-    is not inlined there (see Exactness).  A bit move (MOV) folds nothing."""
+    literal is printed with its exact value (``text.exact_float_literal``; see Exactness).  A
+    bit move (MOV) folds nothing itself."""
     info = OPCODES[ins.op]
     if ins.op in BIT_MOVES or info.category in ("tex", "mem", "flow"):
         return False
@@ -382,11 +376,18 @@ def _others_literal(prog, ins: Instruction, k: int, taken) -> bool:
                for j, s in enumerate(ins.srcs) if j != k)
 
 
-def folded_spelling(prog, ins: Instruction, k: int, taken=None):
+def folded_spelling(prog, ins: Instruction, k: int, taken=None, inlined=None):
     """How the printer spells float literals of operand ``k`` (:func:`folded_operand`): None
     where nothing folds them; ``text.log2_literal`` for POW's base beside a run-time
     exponent (only its log2 folds: the short spelling stays where its log2 rounds to the same
-    float, as cgc's e = 2.718282 does); ``text.exact_float_literal`` otherwise."""
+    float, as cgc's e = 2.718282 does); ``text.exact_float_literal`` otherwise.  A move of
+    literals whose value the plan inlines (``inlined``: Plan.inlined) is spelled as its
+    reader's operand would be: 'MOV R1.x, {2.2}; RCP R0.x, R1.x;' prints '1.0 /
+    2.200000047683716'."""
+    if ins.op in BIT_MOVES and inlined is not None and id(ins) in inlined and \
+            _others_literal(prog, ins, -1, taken):
+        reader, j = inlined[id(ins)]
+        return folded_spelling(prog, reader, j, taken, inlined)
     if not folded_operand(prog, ins, k, taken):
         return None
     if ins.op == "POW" and k == 0 and not _others_literal(prog, ins, k, taken):

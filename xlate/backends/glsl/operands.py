@@ -174,7 +174,8 @@ class Operands:
             spelling = None
             if read is not None and optype == DataType.FLOAT:
                 spelling = folded_spelling(self.prog, read[0], read[1],
-                                           self.temporaries.taken if self.values else None)
+                                           self.temporaries.taken if self.values else None,
+                                           self.temporaries.inlined)
             return self.const_operand(src, reg, optype, scalar, spelling)
         kind = reg.kind
         expr = self.element(src.reg, src.index, src.vertex)
