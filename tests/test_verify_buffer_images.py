@@ -17,6 +17,7 @@ from conftest import gl_runner
 from xlate import api
 from xlate.exec.compute import execute_compute
 from xlate.verify import core
+from xlate.verify.mutants_common import Delegate, same_arguments
 
 from test_tgsi_compute import comp
 from resource_verify_cases import (DIRECT_BACKENDS, EVERY_MODULE, assert_passes,
@@ -225,18 +226,48 @@ def test_unsigned_atomics_on_a_signed_image_pass(backend, via):
     assert rep.status == "pass", (rep.reason, [d.describe() for d in rep.differences[:3]])
 
 
+class _RecordedDispatches(Delegate):
+    """The real runner, each distinct dispatch run once: a repeated call returns the first
+    capture.  llvmpipe runs a grid's workgroups on several threads, so the order of contended
+    atomics -- and whether a NaN meets a NaN -- differs between dispatches; judging the same
+    dispatch twice is what makes the two verdicts below comparable."""
+
+    def __init__(self, inner):
+        super().__init__(inner)
+        self.seen = []
+
+    def run(self, stage, glsl, reflection, lanes, **kw):
+        import copy
+        for key, cap in self.seen:
+            if same_arguments(key, (stage, glsl, lanes, kw)):
+                return copy.deepcopy(cap)
+        cap = self.inner.run(stage, glsl, reflection, lanes, **kw)
+        self.seen.append(((stage, glsl, lanes, copy.deepcopy(kw)), copy.deepcopy(cap)))
+        return cap
+
+
 def test_float_adds_of_nans_take_either_nan(monkeypatch):
     """Generated TGSI compute seed 1402 (inputs seed 1400): ATOMFADD of NaNs to an image word.
     llvmpipe keeps the word's NaN where the executor's sum takes the operand's; the order search
-    takes either NaN (gl_compute.float_add_words) and says so.  Without that freedom no order
-    returns what the implementation returned: a mismatch at the image's words."""
+    takes either NaN (gl_compute.float_add_words).  Every dispatch passes with that freedom;
+    one whose order makes two NaNs meet is a mismatch at the image's words without it -- judged
+    on the same dispatch (_RecordedDispatches: llvmpipe runs the workgroups on several threads,
+    and whether the NaNs meet depends on their order; on some machines no dispatch of a few
+    needs the freedom, which tests/test_tgsi_compute.py shows on the reduced word)."""
     from xlate.verify import gl_compute
     from xlate.verify.generate import generate
     text = generate("tgsi", 1402, "compute", 12, frozenset())
-    rep = core.verify_source(text, "c1402.tgsi", lanes=256, seed=1400, runner=gl_runner("gl"))
-    assert rep.status == "pass", rep.reason
-    assert any("float add's other NaN or flushed denormal" in n for n in rep.notes), rep.notes
-    monkeypatch.setattr(gl_compute, "float_add_words", lambda name, old, a, b, word: (word,))
-    rep = core.verify_source(text, "c1402.tgsi", lanes=256, seed=1400, runner=gl_runner("gl"))
-    assert rep.status == "mismatch"
-    assert {d.output.split(" location")[0] for d in rep.differences} == {"IMAGE5"}
+    freedom = gl_compute.float_add_words
+    for _ in range(6):
+        runner = _RecordedDispatches(gl_runner("gl"))
+        monkeypatch.setattr(gl_compute, "float_add_words", freedom)
+        rep = core.verify_source(text, "c1402.tgsi", lanes=256, seed=1400, runner=runner)
+        assert rep.status == "pass", rep.reason
+        monkeypatch.setattr(gl_compute, "float_add_words",
+                            lambda name, old, a, b, word: (word,))
+        rep = core.verify_source(text, "c1402.tgsi", lanes=256, seed=1400, runner=runner)
+        if rep.status != "pass":
+            assert rep.status == "mismatch"
+            assert {d.output.split(" location")[0] for d in rep.differences} == {"IMAGE5"}
+            return
+    pytest.skip("no dispatch of 6 made two NaNs meet on this machine's llvmpipe threads")

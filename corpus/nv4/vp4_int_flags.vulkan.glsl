@@ -92,7 +92,7 @@ void xl_main()
     sum = floatBitsToUint(program_local[0].xzzw) + floatBitsToUint(program_local[0].yzyw);
     flags = uvec4(0u);
     flags = mix(flags, uvec4(1u), xl_ccCF(xl_cc0));
-    if (any(xl_ccSF(xl_cc0.zzzz))) flags.w = 2u;
+    flags.w = mix(flags.w, 2u, xl_ccSF(xl_cc0.zzzz).w);
     if (any(xl_ccOF(xl_cc0.yyyy)))
     {
         q = floatBitsToInt(program_local[1]) >> (1 & 31);

@@ -299,7 +299,11 @@ class Instructions:
         full = all(dst.mask)
         m = "" if full else "." + mask_text(dst.mask)
         cc = ins.cc_update if ins.cc_update in self.cc_used else None
-        test = self.uniform_test(dst)
+        # an 'if' for a write that updates a CC register (before: a block of temporaries and
+        # two selects); a conditional write alone stays one select -- as an 'if', Mesa folded
+        # FP1's LIT of a NaN operand differently in the unconditional write before it (NaN ->
+        # 0.0; test_fp1_exec numerics), which the verifier cannot explain
+        test = self.uniform_test(dst) if cc is not None else None
         if dst.cond is None or test is not None:
             lines = self.plain_write(ins, expr, rtype, target, st, m)
             if cc is not None and cc in self.cc_values:
