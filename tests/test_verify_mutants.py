@@ -441,14 +441,26 @@ def _nonfinite_case():
 
 def test_undetermined_lanes_are_where_an_infinity_reaches_an_output():
     """R1.x = 1/v[3].x goes to the colour: the lanes whose operand is a zero (1/0 = Inf) are
-    undetermined, and those whose copied inputs are not finite; no other lane."""
+    undetermined, those whose operand is itself an Inf or NaN (1/Inf = 0 is finite, but an
+    operation on an Inf is unspecified: the verifier's nonfinite rule frees it too -- corpus
+    arbfp_nv2_loop.fp, campaign seed 8, '/' -> '*' by an Inf), and those whose copied inputs
+    are not finite; no other lane."""
     import numpy as np
     run, x, pos = _main_run(RCP_OF_INPUT)
     with np.errstate(divide="ignore"):
         reciprocal_infinite = ~np.isfinite(np.float32(1) / x[:, 0])
-    expected = reciprocal_infinite | ~np.isfinite(pos).all(axis=1)   # the MOVs copy them
+    of_infinity = ~np.isfinite(x[:, 0]) & ~reciprocal_infinite
+    expected = reciprocal_infinite | of_infinity | ~np.isfinite(pos).all(axis=1)
     assert reciprocal_infinite.any()
     assert M.undetermined_lanes(*run).tolist() == expected.tolist()
+    # an Inf operand on a lane of finite inputs: 1/Inf = 0, the lane undetermined
+    prog, gen, lanes = run
+    words = np.array(gen.inputs["vertex.attrib[3]"], np.uint32)
+    finite = np.flatnonzero(~expected)
+    words[finite[0], 0] = 0x7F800000
+    gen.inputs["vertex.attrib[3]"] = words
+    assert M.undetermined_lanes(prog, gen, lanes)[finite[0]]
+    assert not M.undetermined_lanes(prog, gen, lanes)[finite[1:]].any()
 
 
 def test_an_infinity_no_output_depends_on_leaves_its_lane_determined():

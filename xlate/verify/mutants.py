@@ -50,11 +50,12 @@ if not, it is counted apart, with the reason, instead of as fooling the verifier
 * ``nonfinite-only``: the mutant's outputs are bit-identical to the unmutated translation's
   (but for the sign of zeros, as ``zero-sign-only``) on every lane whose outputs the ORIGINAL
   program determines; it changes only lanes whose outputs
-  depend on an infinity or NaN the program computes, and GLSL 4.50 §4.7.1 leaves operations on
-  those unspecified -- no translation's output there is more right than another's.  Which lanes
-  depend is shown, not assumed (:func:`undetermined_lanes`): the executor runs the verifier's
-  own main-run lanes again with every Inf/NaN result replaced by a finite word; a lane whose
-  outputs change depends on one.  An Inf that no output reads leaves its lane determined.
+  depend on an infinity or NaN the program computes or reads, and GLSL 4.50 §4.7.1 leaves
+  operations on those unspecified -- no translation's output there is more right than
+  another's.  Which lanes depend is shown, not assumed (:func:`undetermined_lanes`): the
+  executor runs the verifier's own main-run lanes again with every Inf/NaN result, and every
+  result computed from an Inf/NaN operand, replaced by a finite word; a lane whose outputs
+  change depends on one.  An Inf that no output reads leaves its lane determined.
 * ``flush-only``: the mutant's outputs equal the unmutated translation's word for word, except
   words the unmutated one gives as a denormal and the mutant as a zero (either sign): GLSL
   4.50 §4.7.1 and NV_gpu_program4 issue 18 let an implementation flush denormals
@@ -407,8 +408,10 @@ def differs_only_by_flushing(reflection: dict, cap0, cap) -> bool:
 
 
 class _NonFiniteResults:
-    """Executor hook: notes the lanes on which some instruction writes an Inf or NaN float,
-    and gives ``replacement`` (a float word) in place of each such component."""
+    """Executor hook: notes the lanes on which some instruction writes an Inf or NaN float, or
+    computes from one (a float operand that is Inf or NaN: the verifier's ``nonfinite`` rule
+    frees such a result too -- ``x / Inf`` may be any value, not only 0), and gives
+    ``replacement`` (a float word) in place of each such written component."""
 
     def __init__(self, program, lanes: int, replacement: int):
         self.instructions = list(range(len(program.instructions)))
@@ -417,18 +420,30 @@ class _NonFiniteResults:
 
     def __call__(self, x, st, idx, ops, bits, cmask):
         from ..ir.model import DataType
-        if x.rt == DataType.FLOAT and x.inst.dst is not None:
-            sel = st.all_lanes if idx is None else np.asarray(idx)
-            w = np.array(np.broadcast_to(np.asarray(bits, np.uint32).reshape(
-                -1, np.shape(bits)[-1] if np.ndim(bits) else 1), (len(sel), 4)))
-            written = np.broadcast_to(np.array(x.inst.dst.mask, bool), w.shape)
-            if cmask is not None:
-                written = written & np.broadcast_to(cmask, w.shape)
-            bad = ((w & 0x7F800000) == 0x7F800000) & written
-            if bad.any():
-                self.lanes[(st.base + sel)[bad.any(axis=1)]] = True
-                w[bad] = self.replacement
-                return w, cmask
+        if x.inst.dst is None:
+            return bits, cmask
+        sel = st.all_lanes if idx is None else np.asarray(idx)
+        w = np.array(np.broadcast_to(np.asarray(bits, np.uint32).reshape(
+            -1, np.shape(bits)[-1] if np.ndim(bits) else 1), (len(sel), 4)))
+        written = np.broadcast_to(np.array(x.inst.dst.mask, bool), w.shape)
+        if cmask is not None:
+            written = written & np.broadcast_to(cmask, w.shape)
+        bad = np.zeros(w.shape, bool)
+        if x.rt == DataType.FLOAT:
+            bad |= (w & 0x7F800000) == 0x7F800000
+        for i, o in enumerate(ops):
+            if x.info.operand_type(i, x.t) != DataType.FLOAT:
+                continue
+            a = np.asarray(o)
+            if a.dtype != np.float32 or a.ndim == 0:
+                continue
+            lanes_bad = ~np.isfinite(a.reshape(a.shape[0], -1)).all(axis=1)
+            bad |= np.broadcast_to(lanes_bad, (len(sel),))[:, None]
+        bad &= written
+        if bad.any():
+            self.lanes[(st.base + sel)[bad.any(axis=1)]] = True
+            w[bad] = self.replacement
+            return w, cmask
         return bits, cmask
 
     def before_flow(self, x, st, sel):
