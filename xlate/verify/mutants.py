@@ -172,13 +172,17 @@ def captures_differ(reflection: dict, a, b, *, lanes=None, zero_signs: bool = Fa
         if ia is None or ib is None:
             return True
         if zero_signs and not is_int:
-            ia = np.where((ia & 0x7FFFFFFF) == 0, np.uint32(0), ia)
-            ib = np.where((ib & 0x7FFFFFFF) == 0, np.uint32(0), ib)
+            ia, ib = _one_zero(ia), _one_zero(ib)
         if keep is not None:
             ia, ib = ia[keep], ib[keep]
         if not np.array_equal(ia, ib):
             return True
     return False
+
+
+def _one_zero(words: np.ndarray) -> np.ndarray:
+    """Float words with -0.0 given as +0.0 (a zero's sign compared as one value)."""
+    return np.where((words & 0x7FFFFFFF) == 0, np.uint32(0), words)
 
 
 def _patches_differ(pa: dict | None, pb: dict | None, lanes, zero_signs: bool) -> bool:
@@ -194,8 +198,7 @@ def _patches_differ(pa: dict | None, pb: dict | None, lanes, zero_signs: bool) -
         if ia.shape != ib.shape:
             return True
         if zero_signs:
-            ia = np.where((ia & 0x7FFFFFFF) == 0, np.uint32(0), ia)
-            ib = np.where((ib & 0x7FFFFFFF) == 0, np.uint32(0), ib)
+            ia, ib = _one_zero(ia), _one_zero(ib)
         if lanes is not None:
             patches = ia.shape[0]
             if patches == 0 or lanes.shape[0] % patches:

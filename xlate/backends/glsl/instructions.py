@@ -163,23 +163,9 @@ class Instructions:
             cond = ins.dst.cond
             lines = [statement]
             if ins.cc_update is not None and ins.cc_update in self.cc_used:
-                # a value-holding CC register (cc_values) takes the value just written (an
-                # integer one its words: the whole register converted, then the mask)
-                value = target
-                if self.cc_values[ins.cc_update] == DataType.INT:
-                    value = bitcast(target, self.storage_type(ins.dst.reg), DataType.INT)
-                lines.append(f"xl_cc{ins.cc_update}{m} = "
-                             f"{components(value, m, self.vector_names) if m else value};")
-            if cond is None:
-                return lines
-            # the one component every write tests; the test reads the CC register before the
-            # update below it (all operands before any write: the write and the update happen
-            # only where the test passed, on the same components)
-            comp = cond.swizzle[comps[0]]
-            test = f"if ({self.branch_cond(replace(cond, swizzle=(comp,) * 4))})"
-            if len(lines) == 1:
-                return [f"{test} {statement}"]
-            return [f"{test} {{", *(f"    {line}" for line in lines), "}"]
+                lines.append(self.value_cc_copy(ins.cc_update, target, st, m))
+            # (narrowing allows only a condition whose written components test one component)
+            return lines if cond is None else self.guarded(self.uniform_test(ins.dst), lines)
         if ins.op in RAW_OPERAND_OPS:
             # UP*: the bits of the operand *after* its modifiers, which act in the operand type
             # of the instruction (UP4B.F: -x flips the float sign bit, |x| clears it; .S: two's
@@ -307,11 +293,7 @@ class Instructions:
         if dst.cond is None or test is not None:
             lines = self.plain_write(ins, expr, rtype, target, st, m)
             if cc is not None and cc in self.cc_values:
-                # a value-holding CC register takes the value just written, read back from the
-                # register as the register's words in the CC's type ('xl_cc0.x = int(HC.x);')
-                value = bitcast(target, st, self.cc_values[cc])
-                lines.append(f"xl_cc{cc}{m} = "
-                             f"{components(value, m, self.vector_names) if m else value};")
+                lines.append(self.value_cc_copy(cc, target, st, m))
             elif cc is not None:
                 # a flag word (GP4 2.X.4.3): carry and overflow read the operands again, so
                 # they are taken before the destination (maybe one of the operands) is
@@ -322,15 +304,7 @@ class Instructions:
                           f"{components(flags, m, self.vector_names) if m else flags};")
                 lines = [update, *lines] if ins.cc_kind in (CCKind.ADD, CCKind.SUB) \
                     else [*lines, update]
-            if test is None or not lines:
-                return lines
-            # one test for every written component: the write (and the update) only where it
-            # passes, as the select would -- the test reads the CC register before the update
-            if lines[0] == "{" and lines[-1] == "}":
-                lines = [line[4:] for line in lines[1:-1]]      # the block is the if's own
-            if len(lines) == 1:
-                return [f"if ({test}) {lines[0]}"]
-            return [f"if ({test}) {{", *(f"    {line}" for line in lines), "}"]
+            return lines if test is None else self.guarded(test, lines)
         if cc is None and not (rtype == DataType.FLOAT and _ARITH.search(expr)):
             # a conditional write of a value no contraction can touch (a move, a swizzle, a
             # built-in of operands, integer arithmetic): one select, no temporaries --
@@ -375,6 +349,25 @@ class Instructions:
             else:
                 lines.append(f"{reg}{m} = {self.select(reg + m, flags, mask + m, ftype)};")
         return ["{"] + ["    " + line for line in lines] + ["}"]
+
+    def value_cc_copy(self, cc: int, target: str, st: DataType, m: str) -> str:
+        """A value-holding CC register takes the value just written, read back from the
+        register as the register's words in the CC's type ('xl_cc0.x = int(HC.x);')."""
+        value = bitcast(target, st, self.cc_values[cc])
+        return f"xl_cc{cc}{m} = {components(value, m, self.vector_names) if m else value};"
+
+    @staticmethod
+    def guarded(test: str, lines: list[str]) -> list[str]:
+        """``lines`` under one test of every written component: the write (and the update)
+        only where it passes, as the select would -- the test reads the CC register before the
+        update below it."""
+        if not lines:
+            return lines
+        if lines[0] == "{" and lines[-1] == "}":
+            lines = [line[4:] for line in lines[1:-1]]      # the block is the if's own
+        if len(lines) == 1:
+            return [f"if ({test}) {lines[0]}"]
+        return [f"if ({test}) {{", *(f"    {line}" for line in lines), "}"]
 
     def uniform_test(self, dst) -> str | None:
         """The one test of a condition mask whose written components all test the same CC

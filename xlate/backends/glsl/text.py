@@ -44,6 +44,12 @@ def float_literal(bits: int) -> str:
         text = f"{value:.{digits}g}"
         if struct.unpack("<f", struct.pack("<f", float(text)))[0] == value:
             break
+    return _glsl_float(text)
+
+
+def _glsl_float(text: str) -> str:
+    """Python's spelling of a float as a GLSL float literal ('2e-05' -> '2.0e-5', '3' ->
+    '3.0')."""
     if "e" in text:
         mant, exp = text.split("e")
         if "." not in mant:
@@ -65,13 +71,7 @@ def exact_float_literal(bits: int) -> str:
     value = struct.unpack("<f", struct.pack("<I", bits))[0]
     if not math.isfinite(value) or bits == 0x80000000 or float(short) == value:
         return short
-    text = repr(value)
-    if "e" in text:
-        mant, exp = text.split("e")
-        if "." not in mant:
-            mant += ".0"
-        return f"{mant}e{int(exp)}"
-    return text
+    return _glsl_float(repr(value))
 
 
 @lru_cache(maxsize=256)
