@@ -515,6 +515,92 @@ def test_a_pass_that_changes_only_nonfinite_lanes_is_counted_apart():
                               Capture(outputs={"result_color0": only_bad})) is None
 
 
+#: a geometry program: one point per input point, its GENERIC[0] the reciprocal of an input
+GS_RCP_OF_INPUT = """GEOM
+PROPERTY GS_INPUT_PRIMITIVE POINTS
+PROPERTY GS_OUTPUT_PRIMITIVE POINTS
+PROPERTY GS_MAX_OUTPUT_VERTICES 1
+DCL IN[][0], POSITION
+DCL IN[][1], GENERIC[0]
+DCL OUT[0], POSITION
+DCL OUT[1], GENERIC[0]
+DCL TEMP[0]
+IMM[0] UINT32 {0, 0, 0, 0}
+  0: RCP TEMP[0].x, IN[0][1].xxxx
+  1: MOV OUT[0], IN[0][0]
+  2: MOV OUT[1], TEMP[0].xxxx
+  3: EMIT IMM[0].xxxx
+  4: END
+"""
+
+
+def test_a_geometry_pass_that_changes_only_nonfinite_invocations_is_counted_apart():
+    """A geometry lane is one invocation (one input point here); its outputs are the
+    primitives it emits.  The invocations whose reciprocal is an Inf (a zero input), or whose
+    inputs are not finite, are undetermined, and a mutant that changes only their primitives
+    is 'nonfinite-only'; one more change on a determined invocation and it is not.  Before,
+    geometry had no such class (generated TGSI geometry 8, campaign seed 8: an exp2 that
+    overflows on every invocation stayed 'explained')."""
+    import numpy as np
+    from xlate.verify import compare as cmp
+    from xlate.verify.analysis import analyse
+    from xlate.verify.capture import Capture
+    from xlate.verify.core import ProgramReport
+    from xlate.verify.draw_run import main_run_inputs
+    lanes = 64
+    prog = api.parse(GS_RCP_OF_INPUT, filename="t.tgsi")
+    gen, _ = main_run_inputs(prog, analyse(prog, set(cmp.INEXACT)), lanes, 1,
+                             ProgramReport("t.tgsi", backend="gl"))
+    # one vertex per input point: (lanes, 4) words each
+    x = np.asarray(gen.inputs["vertex.generic[0]"], np.uint32).view(np.float32).reshape(lanes, 4)
+    pos = np.asarray(gen.inputs["vertex.position"], np.uint32).view(np.float32).reshape(lanes, 4)
+    with np.errstate(divide="ignore"):
+        expected = ~np.isfinite(np.float32(1) / x[:, 0]) | ~np.isfinite(x[:, 0]) \
+            | ~np.isfinite(pos).all(axis=1)
+    assert 0 < expected.sum() < lanes, "the generator gave no zero input"
+    bad = M.undetermined_lanes(prog, gen, lanes)
+    assert bad.tolist() == expected.tolist()
+
+    words = np.arange(lanes * 4, dtype=np.uint32).reshape(lanes, 4)
+
+    def capture(w):
+        return Capture(outputs={}, primitives=[[[{"out_generic0": w[i], "gl_Position": w[i]}]]
+                                               for i in range(lanes)])
+    refl = {"outputs": [{"name": "out_generic0", "type": "vec4"},
+                        {"name": "gl_Position", "type": "vec4"}]}
+    m = M.Mutation("literal", (), 0, (), "a", "b")
+    run = (prog, gen, lanes)
+    only_bad = words.copy()
+    only_bad[bad, 0] += 1
+    why = M.permitted_mutant(m, refl, capture(words), capture(only_bad), run)
+    assert why is not None and why[0] == "nonfinite-only", why
+    finite_too = only_bad.copy()
+    finite_too[int((~bad).nonzero()[0][0]), 1] += 1
+    assert M.permitted_mutant(m, refl, capture(words), capture(finite_too), run) is None
+    # a determined invocation that emits one primitive fewer is no permitted mutant either
+    fewer = capture(only_bad)
+    fewer.primitives[int((~bad).nonzero()[0][0])] = []
+    assert M.permitted_mutant(m, refl, capture(words), fewer, run) is None
+
+
+def test_generated_geometry_seed_8_overflowing_exp2_is_a_nonfinite_only_mutant(runner):
+    """Campaign seed 8's geometry case: 'EX2 TEMP[1], CONST[ADDR[0].w+3]' overflows to Inf on
+    every invocation of the verifier's inputs, and every output depends on it, so a mutant
+    that reads another constant there (relative index '+ 3' -> '- 3') changes only outputs
+    the original program leaves undetermined: 'nonfinite-only', shown by the counterfactual
+    runs, where before it was counted as a fooled verifier ('explained')."""
+    text = generate("tgsi", 8, "geometry", 12, frozenset())
+    sites = [m for ms in M.candidates(_glsl(text), ("arith",)).values() for m in ms
+             if "exp2(program_local[clamp(clamp(ADDR0.w, -4, 1) + 3" in m.before
+             and "exp2(program_local[clamp(clamp(ADDR0.w, -4, 1) - 3" in m.after]
+    assert len(sites) == 1, "the generator no longer writes the statement"
+    pr = M.mutate_program(text, "gen:tgsi-geometry-8", "test", runner, per_program=1,
+                          seed=8, mutations=sites)
+    assert pr.status == "clean", pr.status
+    [r] = pr.mutants
+    assert r.outcome == "nonfinite-only", (r.outcome, r.reason)
+
+
 def test_a_one_ulp_literal_is_within_gl_precision():
     from xlate.verify.capture import Capture
     _, _, cap0, col = _nonfinite_case()

@@ -210,6 +210,23 @@ def _patches_differ(pa: dict | None, pb: dict | None, lanes, zero_signs: bool) -
     return False
 
 
+def _lane_primitives_differ(reflection: dict, cap0, cap, lanes) -> bool:
+    """Whether two geometry captures' primitives differ on the invocations (lanes) in the
+    mask, the sign of a zero not counted."""
+    integer = {o["name"]: o.get("type") in _INT_TYPES for o in reflection.get("outputs", [])}
+    pa, pb = cap0.primitives or [], cap.primitives or []
+    if len(pa) != len(pb) or len(pa) != len(lanes):
+        return True
+
+    def canon(name, words):
+        c = _canon(words, integer.get(name, False))
+        return c if integer.get(name, False) else _one_zero(c)
+
+    from .output_compare import same_primitives
+    keep = np.flatnonzero(lanes)
+    return not same_primitives([pa[i] for i in keep], [pb[i] for i in keep], canon)
+
+
 def _primitives_differ(integer, pa, pb) -> bool:
     from .output_compare import same_primitives
     return not same_primitives(pa or [], pb or [],
@@ -356,8 +373,8 @@ def permitted_mutant(mutation, reflection, cap0, cap, executor_run=None):
                 "unmutated translation gives as denormals and the mutant as zeros: a flush "
                 "GLSL 4.50 §4.7.1 permits (permits.rule_ftz), so no check held to that "
                 "contract could tell them apart on these inputs")
-    if is_geometry or executor_run is None:
-        return None                  # geometry: lanes are not outputs; not classified
+    if executor_run is None:
+        return None
     undetermined = undetermined_lanes(*executor_run)
     if undetermined is None or not undetermined.any():
         return None
@@ -365,7 +382,12 @@ def permitted_mutant(mutation, reflection, cap0, cap, executor_run=None):
     # on the determined lanes the sign of a zero may differ too (zero-sign-only's freedom):
     # each difference is then one a right translation may show (corpus arbfp_nv2_loop.fp,
     # campaign seed 7: a CC test's component swapped, a NaN on some lanes, -0 on others)
-    if captures_differ(reflection, cap0, cap, lanes=determined, zero_signs=True):
+    if is_geometry:
+        # a geometry lane is one input primitive's invocation; its outputs are the primitives
+        # it emits (generated TGSI geometry 8, campaign seed 8: an exp2 that overflows)
+        if _lane_primitives_differ(reflection, cap0, cap, determined):
+            return None
+    elif captures_differ(reflection, cap0, cap, lanes=determined, zero_signs=True):
         return None
     return ("nonfinite-only", f"identical on the {int(determined.sum())} lanes whose outputs "
             "the original program determines (but for the sign of zeros); differs on "
@@ -466,6 +488,13 @@ def _lanes_apart(a, b, lanes: int) -> np.ndarray:
     """(lanes,) bool: lanes whose outputs or kill differ between two executor results (NaNs
     as one whatever the payload)."""
     apart = np.zeros(lanes, bool)
+    if a.primitives is not None:
+        from .output_compare import same_primitives
+        canon = lambda name, words: _canon(words, False)  # noqa: E731 (bits, NaNs as one)
+        for lane in range(lanes):
+            apart[lane] = not same_primitives([a.primitives[lane]], [b.primitives[lane]],
+                                              canon)
+        return apart
     if a.killed is not None:
         apart |= np.asarray(a.killed, bool) != np.asarray(b.killed, bool)
     for name, wa in a.outputs.items():
@@ -483,10 +512,11 @@ def undetermined_lanes(program, gen, lanes: int) -> np.ndarray | None:
     lane where only that happens is determined.  Shown by counterfactual runs: every Inf or
     NaN result replaced by a finite word (:data:`_REPLACEMENTS`, each in its own run); a lane
     whose outputs or kill change in either run depends on one.  None: no outputs by lane
-    (geometry, compute) or nothing the hook could follow."""
+    (compute) or nothing the hook could follow.  A geometry lane is one invocation; its
+    outputs are the primitives it emits."""
     from .draw_run import run_executor
     from ..ir.model import Stage
-    if program.stage in (Stage.COMPUTE, Stage.GEOMETRY):
+    if program.stage == Stage.COMPUTE:
         return None
     base = run_executor(program, gen, lanes)
     out = np.zeros(lanes, bool)
