@@ -601,6 +601,58 @@ def test_generated_geometry_seed_8_overflowing_exp2_is_a_nonfinite_only_mutant(r
     assert r.outcome == "nonfinite-only", (r.outcome, r.reason)
 
 
+def _edge_case_site(text: str, value: str):
+    """Generated ARBvp+NV3 vertex 7's lookup at the literal (10, -1, 0), exactly on texel
+    edges of its 3D texture (REPEAT), with -1.0 written as ``-value``."""
+    import dataclasses
+    found = [m for m in M.candidates(_glsl(text), ("literal",))["literal"]
+             if "textureGrad(texture7, vec3(10.0, -1.01, 0.0)" in m.after]
+    assert len(found) == 1, "the generator no longer writes the lookup"
+    [site] = found
+    return dataclasses.replace(site, edits=tuple((a, b, value) for a, b, _ in site.edits),
+                               after=site.after.replace("-1.01", "-" + value))
+
+
+@pytest.mark.parametrize("value, outcome", [("1.01", "edge-only"), ("1.3", "caught")])
+def test_a_literal_coordinate_moved_across_a_texel_edge_is_counted_apart(runner, monkeypatch,
+                                                                         value, outcome):
+    """Campaign seed 7's 'boundary' case: the coordinate lies exactly on a texel edge, where
+    GL lets the implementation take either texel (s * size is held to 1 part in 10^5), and
+    the mutant -1.0 -> -1.01 takes the neighbouring one.  The harness shows that its outputs
+    are, bit for bit, the original program's with the lookup moved across that edge
+    (edge_choices): 'edge-only'.  -1.3 lands two texels away: the verifier catches it.  And a
+    capture one word off that edge run is no such mutant."""
+    import numpy as np
+    from xlate.verify.capture import Capture
+    text = generate("arbvp-nv3", 7, "vertex", 12, frozenset())
+    seen = []
+    edge_only = M._edge_only
+
+    def spy(reflection, cap0, cap, run):
+        seen.append((reflection, cap0, cap, run))
+        return edge_only(reflection, cap0, cap, run)
+    monkeypatch.setattr(M, "_edge_only", spy)
+    pr = M.mutate_program(text, "gen:arbvp-nv3-vertex-7", "test", runner, per_program=1,
+                          seed=7, mutations=[_edge_case_site(text, value)])
+    assert pr.status == "clean", pr.status
+    [r] = pr.mutants
+    assert r.outcome == outcome, (r.outcome, r.reason)
+    if outcome != "edge-only":
+        return
+    reflection, cap0, cap, run = seen[-1]
+    name = "result_texcoord_4"                  # result.texcoord[4].yz: the lookup
+    changed = np.flatnonzero((np.asarray(cap.outputs[name]) !=
+                              np.asarray(cap0.outputs[name])).any(axis=-1).reshape(run[2], -1)
+                             .any(axis=1))
+    assert len(changed), "the mutant changes no lane"
+    # one word more changed: on the lookup's lane, or in an output the lookup does not reach
+    for output, lane, component in ((name, changed[0], 1), ("result_texcoord_1", 0, 0)):
+        off = {k: np.array(v) for k, v in cap.outputs.items()}
+        off[output].reshape(run[2], -1)[lane, component] += 1
+        assert edge_only(reflection, cap0, Capture(outputs=off, killed=cap.killed), run) \
+            is None, output
+
+
 def test_a_one_ulp_literal_is_within_gl_precision():
     from xlate.verify.capture import Capture
     _, _, cap0, col = _nonfinite_case()

@@ -63,6 +63,13 @@ if not, it is counted apart, with the reason, instead of as fooling the verifier
   of the right translation (generated TGSI geometry seed 7: a dropped ``.w`` left the
   initial 0 where the right statement writes the negated denormal parameter; every lane's
   parameter is that denormal).  Draws and geometry primitives both.
+* ``edge-only``: the mutant's outputs equal the unmutated translation's (but for the sign of
+  zeros) on every lane but those where they are, bit for bit, the ORIGINAL program's with its
+  lookups' coordinates moved across the texel edges they lie on (:mod:`.edge_choices`): GL
+  4.5 §8.14.2 picks a NEAREST texel by floor(s * size), a product §2.3.4.1 holds to about 1
+  part in 10^5, so at an edge either texel is a right translation's (generated ARBvp+NV3
+  vertex 7, campaign seed 7: ``TEXC0 ..., {10.0, -1.0}, texture[7], 3D`` exactly on an edge,
+  the literal -1.0 -> -1.01 taking the neighbouring texel).
 """
 from __future__ import annotations
 
@@ -355,10 +362,10 @@ def _classify(text, name, group, mutation, runner, first, *, lanes, seed, timeou
 
 def permitted_mutant(mutation, reflection, cap0, cap, executor_run=None):
     """(outcome, reason) when a mutant the verifier passed is no wrong translation (module
-    docstring: ``precision``, ``nonfinite-only``), shown by the harness's own check; else None.
+    docstring: ``precision`` ... ``edge-only``), shown by the harness's own check; else None.
     ``cap0``/``cap``: the unmutated and the mutated translation's captures on the verifier's
     main-run inputs; ``executor_run``: the executor's (program, inputs, lanes) of those lanes
-    (:attr:`RecordedRun.executor_run`; None: no ``nonfinite-only``)."""
+    (:attr:`RecordedRun.executor_run`; None: no ``nonfinite-only`` or ``edge-only``)."""
     if mutation.kind == "literal-ulp":
         return ("precision", "a literal one ulp off: within GL 2.1 §2.1.1's 1 part in 10^5, a "
                 "correct translation of the same constant")
@@ -375,19 +382,46 @@ def permitted_mutant(mutation, reflection, cap0, cap, executor_run=None):
                 "contract could tell them apart on these inputs")
     if executor_run is None:
         return None
+    return _nonfinite_only(reflection, cap0, cap, executor_run) or \
+        _edge_only(reflection, cap0, cap, executor_run)
+
+
+def _differ_outside(reflection, cap0, cap, lanes) -> bool:
+    """Whether two captures differ (but for the sign of zeros) on the lanes of the mask; a
+    geometry lane is one invocation, its outputs the primitives it emits."""
+    if cap0.primitives is not None or cap.primitives is not None:
+        return _lane_primitives_differ(reflection, cap0, cap, lanes)
+    return captures_differ(reflection, cap0, cap, lanes=lanes, zero_signs=True)
+
+
+def _edge_only(reflection, cap0, cap, executor_run):
+    """``edge-only`` (:mod:`xlate.verify.edge_choices`): every lane on which the mutant
+    differs is, bit for bit, the original program with its lookups' coordinates moved across
+    the texel edges they lie on."""
+    from .edge_choices import edge_choice_lanes
+    program, gen, lanes = executor_run
+    matched = edge_choice_lanes(
+        program, gen, lanes, reflection, cap,
+        done=lambda m: not _differ_outside(reflection, cap0, cap, ~m))
+    if matched is None or _differ_outside(reflection, cap0, cap, ~matched):
+        return None
+    return ("edge-only", "identical on the verifier's inputs but on lanes where it gives, "
+            "bit for bit, the original program with its lookups' coordinates moved across the "
+            "texel edges they lie on: a texel GL 4.5 §8.14.2 and §2.3.4.1 leave to the "
+            "implementation there (permits.rule_boundary), so no check held to that contract "
+            "could tell them apart on these inputs")
+
+
+def _nonfinite_only(reflection, cap0, cap, executor_run):
     undetermined = undetermined_lanes(*executor_run)
     if undetermined is None or not undetermined.any():
         return None
     determined = ~undetermined
     # on the determined lanes the sign of a zero may differ too (zero-sign-only's freedom):
     # each difference is then one a right translation may show (corpus arbfp_nv2_loop.fp,
-    # campaign seed 7: a CC test's component swapped, a NaN on some lanes, -0 on others)
-    if is_geometry:
-        # a geometry lane is one input primitive's invocation; its outputs are the primitives
-        # it emits (generated TGSI geometry 8, campaign seed 8: an exp2 that overflows)
-        if _lane_primitives_differ(reflection, cap0, cap, determined):
-            return None
-    elif captures_differ(reflection, cap0, cap, lanes=determined, zero_signs=True):
+    # campaign seed 7: a CC test's component swapped, a NaN on some lanes, -0 on others);
+    # geometry: generated TGSI geometry 8, campaign seed 8, an exp2 that overflows
+    if _differ_outside(reflection, cap0, cap, determined):
         return None
     return ("nonfinite-only", f"identical on the {int(determined.sum())} lanes whose outputs "
             "the original program determines (but for the sign of zeros); differs on "
@@ -614,10 +648,10 @@ def _dialect_of(text: str, name: str) -> str:
 # ---- summary -----------------------------------------------------------------------------------
 
 OUTCOMES = ("caught", "tolerated", "explained", "equivalent", "precision", "zero-sign-only",
-            "nonfinite-only", "flush-only", "rejected", "timeout")
+            "nonfinite-only", "flush-only", "edge-only", "rejected", "timeout")
 FOOLED = ("tolerated", "explained")
 #: passed, and no wrong translation by the harness's own check (:func:`permitted_mutant`)
-PERMITTED = ("precision", "zero-sign-only", "nonfinite-only", "flush-only")
+PERMITTED = ("precision", "zero-sign-only", "nonfinite-only", "flush-only", "edge-only")
 LIVE = ("caught",) + FOOLED
 
 
@@ -633,7 +667,8 @@ def tally(results: list[MutantResult], by: str) -> dict[str, dict[str, int]]:
 
 def format_table(table: dict[str, dict[str, int]], title: str) -> str:
     cols = ("live", "caught", "tolerated", "explained", "equivalent", "precision",
-            "zero-sign-only", "nonfinite-only", "flush-only", "rejected", "timeout")
+            "zero-sign-only", "nonfinite-only", "flush-only", "edge-only", "rejected",
+            "timeout")
     width = max([len(title)] + [len(k) for k in table])
     lines = [f"{title:<{width}}  " + "  ".join(f"{c:>10}" for c in cols)]
     total = dict.fromkeys(cols, 0)

@@ -103,27 +103,15 @@ def rule_boundary(s: Site) -> np.ndarray:
     if s.ins.op not in SAMPLING_OPS or s.ins.tex is None:
         return np.zeros(s.exe.shape, bool)
     ok = np.zeros(s.exe.shape, bool)
-    target = s.ins.tex.target.replace("SHADOW", "")
-    dims = 3 if target in ("3D", "CUBE", "ARRAYCUBE") else 2
-    cube = target in ("CUBE", "ARRAYCUBE")
+    dims, cube = lookup_dims(s.ins.tex.target)
     tol = cmp.INEXACT.get(s.ins.op, cmp.INEXACT["TEX"])
     shadow = "SHADOW" in s.ins.tex.target
     filtered = s.op.rt == DataType.FLOAT        # integer texels are fetched, not filtered
     for operands in _as_read_and_flushed(s.all_operands):
         c = np.asarray(operands[0], F32)
         rest = list(operands[1:])
-        # the moves: one ulp, and the far reach of _edge_reach
-        reach = _edge_reach(c, cube)
-        for far in (False, True):
-            for nudge in _nudges(dims):
-                moved = c.copy()
-                for i, d in enumerate(nudge):
-                    if d and far:
-                        moved[:, i] = c[:, i] + F32(d) * reach[:, i]
-                    elif d:
-                        moved[:, i] = np.nextafter(c[:, i],
-                                                   F32(np.inf) if d > 0 else F32(-np.inf))
-                ok |= _boundary_match(s, moved, rest, tol, filtered, shadow)
+        for moved in edge_moves(c, dims, cube):
+            ok |= _boundary_match(s, moved, rest, tol, filtered, shadow)
         if cube and filtered:
             ok |= _cube_corner_average(s, c, rest, tol, shadow)
     return ok
@@ -315,6 +303,29 @@ def _nudges(dims: int):
     for combo in itertools.product((-1, 0, 1), repeat=dims):
         if any(combo):
             yield combo
+
+
+def lookup_dims(target: str) -> tuple[int, bool]:
+    """(spatial coordinate components a texel edge can lie across, cube) of a lookup's
+    target, as :func:`rule_boundary` moves them."""
+    target = target.replace("SHADOW", "")
+    return (3 if target in ("3D", "CUBE", "ARRAYCUBE") else 2), target in ("CUBE", "ARRAYCUBE")
+
+
+def edge_moves(c: np.ndarray, dims: int, cube: bool):
+    """The coordinates (n, 4) float32 ``c`` moved across the texel edges they may lie on:
+    each of the first ``dims`` components independently down, up or not at all, by one ulp
+    and then by the far reach of :func:`_edge_reach` (:func:`rule_boundary`)."""
+    reach = _edge_reach(c, cube)
+    for far in (False, True):
+        for nudge in _nudges(dims):
+            moved = c.copy()
+            for i, d in enumerate(nudge):
+                if d and far:
+                    moved[:, i] = c[:, i] + F32(d) * reach[:, i]
+                elif d:
+                    moved[:, i] = np.nextafter(c[:, i], F32(np.inf) if d > 0 else F32(-np.inf))
+            yield moved
 
 
 #: levels of detail tried around the executor's: GL 4.5 §8.14.1 lets rho be approximated

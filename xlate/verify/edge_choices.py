@@ -1,0 +1,97 @@
+"""The texel choices GL leaves open at texel edges, made by the executor: the mutation
+harness's ``edge-only`` class (:mod:`xlate.verify.mutants`).
+
+A NEAREST lookup whose coordinate lies on a texel edge may take the texel on either side: GL
+4.5 §8.14.2 selects it by ``floor(u)`` of ``u = s * size``, and §2.3.4.1 holds that product to
+"about 1 part in 10^5", so a right translation may give either texel (``permits.rule_boundary``,
+which the verifier applies per lane and component).  A mutant that moves such a coordinate
+just across the edge (generated ARBvp+NV3 vertex 7, campaign seed 7: ``TEXC0 ..., {10.0,
+-1.0}, texture[7], 3D`` with -1.0 -> -1.01, REPEAT) gives the other texel: on those inputs its
+outputs are ones a right translation may give, so the verifier cannot tell it apart, and the
+harness counts it apart -- but only where it shows that, by running the *original* program
+with the lookups' coordinates moved across their edges (the moves of
+``permits_texture.edge_moves``, all lookups the same way in one run) and finding every lane
+on which the mutant differs reproduced, bit for bit, by one of those runs.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from ..exec.operands import saturate
+from ..ir.model import Stage
+from .permits_site import SAMPLING_OPS
+from .permits_texture import edge_moves, lookup_dims
+
+F32, U32 = np.float32, np.uint32
+
+
+class _MovedLookups:
+    """Executor hook: each sampling instruction's result recomputed at its coordinate moved
+    by the ``choice``-th of :func:`edge_moves` (one ulp or the far reach, per component down,
+    up or not at all)."""
+
+    def __init__(self, program, choice: int):
+        self.instructions = [i for i, ins in enumerate(program.instructions)
+                             if ins.op in SAMPLING_OPS and ins.tex is not None]
+        self.choice = choice
+
+    def __call__(self, x, st, idx, ops, bits, cmask):
+        c = np.asarray(ops[0])
+        if c.dtype != F32:
+            return bits, cmask
+        c = np.array(np.atleast_2d(c), F32)
+        # every lookup is moved in 3 components' pattern: a 2D one takes the first two
+        # components of it (a pattern that moves only z leaves it alone)
+        dims, cube = lookup_dims(x.inst.tex.target)
+        moved = next(itertools.islice(edge_moves(c, 3, cube), self.choice, None))
+        moved[:, dims:3] = c[:, dims:3]
+        with np.errstate(all="ignore"):
+            res = x.fn(x, moved, *ops[1:])
+        if res.ndim == 1:
+            res = res[:, None]
+        if x.sat is not None:
+            res = saturate(res, *x.sat)
+        if res.shape[1] != 4:
+            res = np.broadcast_to(res, (res.shape[0], 4))
+        return np.ascontiguousarray(res).view(U32), cmask
+
+    def before_flow(self, x, st, sel):
+        pass
+
+    def kill_decision(self, x, st, sel, kill, operand):
+        return kill
+
+
+#: the number of coordinate moves :func:`edge_moves` makes for three components
+MOVES = 2 * (3 ** 3 - 1)
+
+
+def edge_choice_lanes(program, gen, lanes: int, reflection: dict, cap, done=None):
+    """(lanes,) bool: the lanes on which the capture ``cap`` is, bit for bit, the original
+    program run by the executor on the verifier's main-run inputs ``gen`` with every lookup's
+    coordinate moved across its texel edges one of the ways :func:`edge_moves` moves it (one
+    way per run).  ``done(matched)``: stop early once it returns True.  None: no lookups, or a
+    stage whose captures are not per lane (compute, tessellation)."""
+    from .analysis import analyse
+    from .compare import INEXACT
+    from .draw_run import run_executor
+    from .output_compare import compare_all
+    if program.stage not in (Stage.VERTEX, Stage.FRAGMENT, Stage.GEOMETRY):
+        return None
+    if not _MovedLookups(program, 0).instructions:
+        return None
+    facts = analyse(program, set(INEXACT))
+    matched = np.zeros(lanes, bool)
+    for choice in range(MOVES):
+        res = run_executor(program, gen, lanes, hooks=_MovedLookups(program, choice))
+        diffs, _ = compare_all(program, facts, reflection, res, cap, [], strict=True)
+        apart = np.zeros(lanes, bool)
+        for d in diffs:
+            if d.lane is not None and 0 <= d.lane < lanes:
+                apart[d.lane] = True
+        matched |= ~apart
+        if done is not None and done(matched):
+            break
+    return matched
