@@ -21,8 +21,10 @@ from ..diagnostics import XlateError
 from ..ir.model import Program, RegKind, Stage, storage_label
 from . import compare as cmp
 from .analysis import analyse
-from .direct_check import chosen_direct_module, folding_defect_shown, judge_direct_departures
-from .draw_run import DrawHarness, describe_inputs, one_run, runner_profile, textures_supported
+from .direct_check import (chosen_direct_module, folding_defect_shown, judge_direct_departures,
+                           nonfinite_components)
+from .draw_run import (DrawHarness, DrawRun, describe_inputs, one_run, runner_profile,
+                       textures_supported)
 from .output_compare import same_capture
 from .subgroups import uses_lane_ops, whole_rows
 from .inputs import GeneratedInputs
@@ -248,7 +250,10 @@ def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: i
                 # were accepted here before: the tree-level mutation harness passed 45 wrong
                 # direct modules through them -- a 1 % literal after a TEX, a write to a
                 # component the analysis calls undefined; docs/verify_mutants_baseline.md.)
-                if judge_direct_departures(rep, run.diffs, other.diffs, max_reported):
+                if judge_direct_departures(
+                        rep, run.diffs, other.diffs, max_reported,
+                        nonfinite=lambda apart: nonfinite_components(
+                            program, facts, reflection, run.gen, lanes, run.cap, apart)):
                     return
                 words = sum(int(np.count_nonzero(run.cap.outputs[k] != other.cap.outputs[k]))
                             for k in run.cap.outputs if k in other.cap.outputs)
@@ -291,14 +296,15 @@ def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: i
 
 
 def _explain(program, facts, glsl, reflection, lanes, runner, rep, run, max_reported,
-             probe=None, harness=None):
+             probe=None, harness=None, level_pinned: bool = False):
     """Replay the executor against the implementation's probed values (:mod:`replay`): pass
     when the executor, adopting the implementation's value only where a rule of
     :mod:`permits` shows the difference permitted, reproduces every output bit for bit;
     otherwise mismatch, with the unexplained departures (instruction, lane, operands).
     ``glsl`` None and ``probe`` given: the native backend (the original text is probed; there
     is no GLSL to make precise).  ``harness``: how both sides run and what is compared
-    (:class:`DrawHarness` by default; a compute dispatch passes its own)."""
+    (:class:`DrawHarness` by default; a compute dispatch passes its own).
+    ``level_pinned``: ``run`` is already :func:`_level_choice_shown`'s counterfactual."""
     from . import gl as glmod
     from .replay import replay
     harness = harness or DrawHarness(program, facts, reflection, runner)
@@ -344,6 +350,10 @@ def _explain(program, facts, glsl, reflection, lanes, runner, rep, run, max_repo
         rep.reason = ("differences explained: " + ", ".join(adopted) +
                       " (shown: the executor, adopting those results, reproduces every output)")
         return
+    if not level_pinned and glsl is not None and isinstance(harness, DrawHarness) and \
+            _level_choice_shown(program, facts, glsl, reflection, lanes, runner, rep, run,
+                                max_reported, harness, len(out.diffs)):
+        return
     rep.total_differences = len(out.diffs)
     rep.differences = out.diffs[:max_reported]
     rep.inputs_of = {}
@@ -364,6 +374,48 @@ def _explain(program, facts, glsl, reflection, lanes, runner, rep, run, max_repo
                                                    runner, run, harness):
         rep.reason += ("; the differences vanish with 'precise' GLSL: the implementation "
                        "reassociates or contracts float operations")
+
+
+def _level_choice_shown(program, facts, glsl, reflection, lanes, runner, rep, run,
+                        max_reported, harness, left: int) -> bool:
+    """The replay left ``left`` differences: whether the run with the level choice removed
+    (:mod:`level_choice`: every texture only lookups with undefined derivatives read, at one
+    level and one filter; the same program, translation and inputs) passes the whole
+    verification.  If it does, every difference of the main run came from the levels those
+    lookups chose, which GLSL leaves to the implementation: pass, ``lod`` shown."""
+    from . import gl as glmod
+    from .level_choice import pinned_inputs
+    pinned = pinned_inputs(program, run.gen)
+    if pinned is None:
+        return False
+    gen, units = pinned
+    units = ", ".join(str(u) for u in units)
+    res = harness.execute(program, gen, lanes)
+    try:
+        cap = harness.run_impl(glsl, gen, lanes)
+    except glmod.GLError as e:
+        rep.notes.append(f"level counterfactual not run: {e}")
+        return False
+    diffs = harness.compare(res, cap)
+    # _explain leaves a mismatch as it finds it and sets only a pass
+    sub = ProgramReport(rep.file, backend=rep.backend, status="mismatch")
+    if diffs:
+        _explain(program, facts, glsl, reflection, lanes, runner, sub,
+                 DrawRun(gen, res, cap, diffs, run.compared), max_reported, harness=harness,
+                 level_pinned=True)
+        if sub.status != "pass":
+            rep.notes.append(f"level counterfactual (texture units {units} at one level and "
+                             f"one filter): still {sub.reason or 'a mismatch'}")
+            return False
+    rep.notes.append(f"the replay left {left} differences: values probed from compilations "
+                     "that chose other levels at lookups with undefined derivatives")
+    rep.localization = [d for d in rep.localization if d.get("verdict") not in SUSPECT]
+    rep.status = "pass"
+    rep.reason = (f"differences explained: lod (shown: with texture units {units} -- read only "
+                  "by lookups whose derivatives GLSL leaves undefined -- at one level and one "
+                  "filter, the same inputs " +
+                  (f"pass as well: {sub.reason}" if diffs else "agree bit for bit") + ")")
+    return True
 
 
 def _judge_output_writers(program, rep, run, out, lanes: int, harness) -> None:

@@ -466,58 +466,6 @@ def differs_only_by_flushing(reflection: dict, cap0, cap) -> bool:
     return True
 
 
-class _NonFiniteResults:
-    """Executor hook: notes the lanes on which some instruction writes an Inf or NaN float, or
-    computes from one (a float operand that is Inf or NaN: the verifier's ``nonfinite`` rule
-    frees such a result too -- ``x / Inf`` may be any value, not only 0), and gives
-    ``replacement`` (a float word) in place of each such written component."""
-
-    def __init__(self, program, lanes: int, replacement: int):
-        self.instructions = list(range(len(program.instructions)))
-        self.lanes = np.zeros(lanes, bool)
-        self.replacement = np.uint32(replacement)
-
-    def __call__(self, x, st, idx, ops, bits, cmask):
-        from ..ir.model import DataType
-        if x.inst.dst is None:
-            return bits, cmask
-        sel = st.all_lanes if idx is None else np.asarray(idx)
-        w = np.array(np.broadcast_to(np.asarray(bits, np.uint32).reshape(
-            -1, np.shape(bits)[-1] if np.ndim(bits) else 1), (len(sel), 4)))
-        written = np.broadcast_to(np.array(x.inst.dst.mask, bool), w.shape)
-        if cmask is not None:
-            written = written & np.broadcast_to(cmask, w.shape)
-        bad = np.zeros(w.shape, bool)
-        if x.rt == DataType.FLOAT:
-            bad |= (w & 0x7F800000) == 0x7F800000
-        for i, o in enumerate(ops):
-            if x.info.operand_type(i, x.t) != DataType.FLOAT:
-                continue
-            a = np.asarray(o)
-            if a.dtype != np.float32 or a.ndim == 0:
-                continue
-            lanes_bad = ~np.isfinite(a.reshape(a.shape[0], -1)).all(axis=1)
-            bad |= np.broadcast_to(lanes_bad, (len(sel),))[:, None]
-        bad &= written
-        if bad.any():
-            self.lanes[(st.base + sel)[bad.any(axis=1)]] = True
-            w[bad] = self.replacement
-            return w, cmask
-        return bits, cmask
-
-    def before_flow(self, x, st, sel):
-        pass
-
-    def kill_decision(self, x, st, sel, kill, operand):
-        return kill
-
-
-#: the finite words the counterfactual runs give in place of each Inf or NaN result: two, so
-#: that an output that happens to come out the same for one (a compare, a clamp) still shows
-#: its dependence through the other
-_REPLACEMENTS = (0x00000000, 0x3FC00000)        # 0.0, 1.5
-
-
 def _lanes_apart(a, b, lanes: int) -> np.ndarray:
     """(lanes,) bool: lanes whose outputs or kill differ between two executor results (NaNs
     as one whatever the payload)."""
@@ -544,21 +492,20 @@ def undetermined_lanes(program, gen, lanes: int) -> np.ndarray | None:
     unspecified, so a right translation may give any output on such a lane -- but only where
     the value reaches an output: an Inf written and then overwritten changes nothing, and a
     lane where only that happens is determined.  Shown by counterfactual runs: every Inf or
-    NaN result replaced by a finite word (:data:`_REPLACEMENTS`, each in its own run); a lane
+    NaN result replaced by a finite word (:func:`nonfinite_runs.nonfinite_counterfactuals`); a lane
     whose outputs or kill change in either run depends on one.  None: no outputs by lane
     (compute) or nothing the hook could follow.  A geometry lane is one invocation; its
     outputs are the primitives it emits."""
-    from .draw_run import run_executor
-    from ..ir.model import Stage
-    if program.stage == Stage.COMPUTE:
+    from .nonfinite_runs import nonfinite_counterfactuals
+    runs = nonfinite_counterfactuals(program, gen, lanes)
+    if runs is None:
         return None
-    base = run_executor(program, gen, lanes)
     out = np.zeros(lanes, bool)
-    for word in _REPLACEMENTS:
-        hook = _NonFiniteResults(program, lanes, word)
-        res = run_executor(program, gen, lanes, hooks=hook)
-        if not hook.lanes.any():
-            return out
+    if not runs:
+        return out
+    from .draw_run import run_executor
+    base = run_executor(program, gen, lanes)
+    for res in runs:
         out |= _lanes_apart(base, res, lanes)
     return out
 

@@ -1,0 +1,65 @@
+"""The direct SPIR-V module's departures from the executor on components whose value the
+program leaves to the implementation (an Inf or NaN it computes reaches them), shown by the
+executor's counterfactual runs (xlate/verify/nonfinite_runs.py,
+direct_check.nonfinite_components); any other departure stays a mismatch."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import gl_runner
+from xlate.verify import core
+from xlate.verify.core import verify_source
+from xlate.verify.direct_check import nonfinite_components
+from xlate.verify.generate import generate
+from xlate.verify.output_compare import compare_all, diff_key
+
+
+def _arbfp_2003() -> str:
+    """Generated ARBfp seed 2003: ``XPD result.color.xy, r0, r1.y`` with r0 the fog
+    coordinate (f, 0, 0, 1), so x = 0 * r1.y - 0 * r1.y: NaN where r1.y is an Inf (inputs
+    seed 2000, lane 253).  lavapipe gives 0.0 from the direct module, which spells each
+    product out; glslang's module gives the NaN."""
+    text = generate("arbfp", 2003, "fragment", 12, frozenset())
+    assert "XPD result.color.xy, r0, r1.y;" in text, "the generator no longer writes it"
+    return text
+
+
+def test_a_direct_departure_on_a_value_an_infinity_reaches_is_not_counted(monkeypatch):
+    runner = gl_runner("vulkan")
+    seen = []
+
+    def spy(program, facts, reflection, gen, lanes, cap, apart):
+        free = nonfinite_components(program, facts, reflection, gen, lanes, cap, apart)
+        seen.append((program, facts, reflection, gen, lanes, cap, apart, free))
+        return free
+    monkeypatch.setattr(core, "nonfinite_components", spy)
+    rep = verify_source(_arbfp_2003(), "arbfp2003.fp", lanes=256, seed=2000, runner=runner,
+                        backend="vulkan", via="direct")
+    if not seen:
+        assert rep.status == "pass", rep.reason
+        pytest.skip("this lavapipe gives the NaN from the direct module too: no departure "
+                    "to judge")
+    program, facts, reflection, gen, lanes, cap, apart, free = seen[-1]
+    assert rep.status == "pass", rep.reason
+    assert {diff_key(d) for d in apart} == free
+    assert any("whose executor value depends on an Inf or NaN" in n for n in rep.notes)
+
+    # the same capture with one more word wrong on a lane no Inf or NaN reaches: that
+    # departure is counted
+    from xlate.verify.draw_run import run_executor
+    res = run_executor(program, gen, lanes)
+    name = next(n for n in cap.outputs if "color" in n)
+    words = np.array(cap.outputs[name], np.uint32)
+    nan_lanes = {d.lane for d in apart}
+    killed = np.zeros(lanes, bool) if cap.killed is None else np.asarray(cap.killed, bool)
+    finite = [lane for lane in range(lanes) if lane not in nan_lanes and not killed[lane]
+              and np.isfinite(words[lane].view(np.float32)).all()]
+    lane = finite[0]
+    words[lane, 0] ^= 1
+    wrong = type(cap)(outputs={**cap.outputs, name: words}, killed=cap.killed)
+    diffs, _ = compare_all(program, facts, reflection, res, wrong, [], strict=True)
+    added = [d for d in diffs if d.lane == lane]
+    assert added, "the changed word is not compared"
+    free2 = nonfinite_components(program, facts, reflection, gen, lanes, wrong, apart + added)
+    assert free2 == free

@@ -1,0 +1,135 @@
+"""The level-of-detail counterfactual (xlate/verify/level_choice.py, core._level_choice_shown):
+lookups whose derivatives GLSL leaves undefined may take any level, and the implementation's
+choice changes with every compilation, probes included; the verdict ``lod`` is shown by the
+same program and inputs with those textures at one level and one filter."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from xlate import api
+from xlate.exec import Texture, execute
+from xlate.verify.level_choice import free_level_units, one_level, pinned_inputs
+
+#: unit 0 read only inside an IF (undefined derivatives), unit 1 only outside, unit 2 both
+IF_AND_OUTSIDE = """!!NVfp4.0
+TEMP R0, R1, HC;
+SGT.F R0.y, fragment.texcoord[0].x, {0}.x;
+TRUNC.U.CC HC.x, R0.y;
+IF NE.x;
+TEX.F R0, fragment.texcoord[0], texture[0], 2D;
+TEX.F R0, R0, texture[2], 2D;
+ENDIF;
+TEX.F R1, fragment.texcoord[0], texture[1], 2D;
+TEX.F R1, R1, texture[2], 2D;
+ADD.F result.color, R0, R1;
+END
+"""
+
+
+def _mipmapped(levels: int = 4, **kw) -> Texture:
+    rng = np.random.default_rng(5)
+    lv = [rng.uniform(-2, 2, (8 >> i, 8 >> i, 4)).astype(np.float32) for i in range(levels)]
+    return Texture(levels=lv, target="2D", **kw)
+
+
+def test_only_textures_every_read_of_which_has_undefined_derivatives_qualify():
+    prog = api.parse(IF_AND_OUTSIDE, filename="t.fp")
+    assert free_level_units(prog) == {0}
+
+
+def test_one_level_keeps_the_base_level_and_one_filter():
+    t = _mipmapped(filter="LINEAR_MIPMAP_NEAREST", mag_filter="NEAREST", base_level=1)
+    p = one_level(t)
+    assert len(p.levels) == 1 and p.levels[0] is t.levels[1] and p.base_level == 0
+    assert (p.filter, p.mag_filter) == ("NEAREST", "NEAREST")
+    # no mag filter given: the minification filter's within-level part for both
+    q = one_level(_mipmapped(filter="LINEAR_MIPMAP_LINEAR"))
+    assert (q.filter, q.mag_filter) == ("LINEAR", "LINEAR")
+
+
+@pytest.mark.parametrize("filt, mag", [("LINEAR_MIPMAP_NEAREST", "NEAREST"),
+                                       ("NEAREST_MIPMAP_LINEAR", "LINEAR"),
+                                       ("LINEAR_MIPMAP_LINEAR", None)])
+def test_a_one_level_texture_gives_the_same_texel_at_every_level_of_detail(filt, mag):
+    """What the counterfactual rests on (GL 4.5 §8.14): with one level and equal filters,
+    lambda selects nothing -- the executor's TXL at LOD -2 .. 5 gives the same words; the
+    mipmapped original does not."""
+    prog = api.parse("!!NVfp4.0\nTXL.F result.color, fragment.texcoord[0], texture[0], 2D;\n"
+                     "END\n", filename="t.fp")
+    rng = np.random.default_rng(9)
+    lanes = 64
+    coords = rng.uniform(-1.5, 1.5, (lanes, 4)).astype(np.float32)
+
+    def at(tex, lod):
+        c = coords.copy()
+        c[:, 3] = lod
+        res = execute(prog, inputs={"fragment.texcoord[0]": c.view(np.uint32)}, lanes=lanes,
+                      textures={0: tex})
+        return np.asarray(next(iter(res.outputs.values())), np.uint32)
+
+    t = _mipmapped(filter=filt, mag_filter=mag)
+    pinned = one_level(t)
+    first = at(pinned, -2.0)
+    for lod in (0.0, 0.75, 1.5, 3.0, 5.0):
+        assert np.array_equal(at(pinned, lod), first), lod
+    assert not all(np.array_equal(at(t, lod), at(t, 0.0)) for lod in (1.5, 3.0))
+
+
+def test_pinned_inputs_change_only_the_qualifying_textures():
+    from xlate.verify.inputs import GeneratedInputs
+    prog = api.parse(IF_AND_OUTSIDE, filename="t.fp")
+    textures = {u: _mipmapped(filter="LINEAR_MIPMAP_LINEAR", mag_filter="NEAREST")
+                for u in (0, 1, 2)}
+    gen = GeneratedInputs(lanes=4, textures=textures)
+    pinned, units = pinned_inputs(prog, gen)
+    assert units == [0]
+    assert len(pinned.textures[0].levels) == 1 and pinned.textures[0].filter == "NEAREST"
+    assert pinned.textures[1] is textures[1] and pinned.textures[2] is textures[2]
+    assert gen.textures[0] is textures[0]                   # the main run's inputs untouched
+    # already one level and one filter: nothing to pin
+    one = GeneratedInputs(lanes=4, textures={0: one_level(textures[0])})
+    assert pinned_inputs(prog, one) is None
+
+
+SUPER_XBR_FAST = "cg/gp4fp/xbr__shaders__super-xbr__super-xbr-fast-pass1.cg__main_fragment.fp"
+
+
+def _verify(text: str, name: str, runner, seed: int = 11):
+    from xlate.verify.core import verify_source
+    return verify_source(text, name, lanes=4096, seed=seed, runner=runner)
+
+
+def test_super_xbr_lookups_in_an_if_are_shown_to_differ_by_level_only():
+    """cg super-xbr-fast-pass1 (gp4fp), inputs seed 11: 17 lookups inside one IF.  The
+    replay reads each lookup's value from a probe compilation, and those chose other levels
+    than the compilations of the values computed from them: an unexplained divergence at
+    'DP3.F R3.z, R0' whose probe is DP3 of another level's texels (before this counterfactual,
+    a mismatch; the corpus sample of campaign seed 11).  With the texture at one level and
+    one filter the same inputs agree bit for bit: 'lod', shown."""
+    from conftest import gl_runner, shared_corpus_or_skip
+    path = shared_corpus_or_skip(SUPER_XBR_FAST)
+    rep = _verify(path.read_text(), str(path), gl_runner("gl"))
+    assert rep.status == "pass", rep.reason
+    assert rep.reason == (
+        "differences explained: lod (shown: with texture units 0 -- read only by lookups "
+        "whose derivatives GLSL leaves undefined -- at one level and one filter, the same "
+        "inputs agree bit for bit)"), rep.reason
+
+
+@pytest.mark.parametrize("kind", ["texcoord", "arith", "swizzle"])
+def test_a_wrong_translation_of_lookups_in_an_if_stays_a_mismatch(kind):
+    """The counterfactual only removes the level choice: a coordinate, an operator or a
+    swizzle made wrong in the same program is a mismatch in the one-level run as well, so
+    the verdict stays a mismatch (the first site of each kind in xl_main)."""
+    from conftest import gl_runner, shared_corpus_or_skip
+    from xlate.backends.glsl import emit_glsl
+    from xlate.verify import mutants as M
+    path = shared_corpus_or_skip(SUPER_XBR_FAST)
+    text = path.read_text()
+    glsl = emit_glsl(api.parse(text, filename=str(path)), "glsl450").source
+    sites = M.candidates(glsl, (kind,))[kind]
+    assert sites, kind
+    runner = gl_runner("gl")
+    rep = _verify(text, str(path), sites[0].mutating_runner(runner))
+    assert rep.status == "mismatch", (sites[0].before, sites[0].after, rep.reason)

@@ -1,0 +1,77 @@
+"""The level-of-detail counterfactual: the ``lod`` verdict of lookups whose derivatives GLSL
+leaves undefined, shown by a run with the level choice removed.
+
+GLSL 4.50 §8.9 (and §6.4 after a non-uniform ``discard``): implicit derivatives inside
+non-uniform control flow are undefined, so such a lookup may take any level of its texture
+(``permits.rule_undefined_derivatives``).  The implementation's choice there follows the code
+it generated (the quad's inactive lanes hold whatever they hold), so it changes with every
+compilation -- including the probe compilations the replay reads its values from.  A program
+with many such lookups (cg super-xbr, 17 lookups inside one ``IF``) then has its lookups'
+values probed from compilations that chose other levels than the one that computed a value
+from them, and the replay cannot reproduce it: an unexplained divergence at a ``DP3`` of a
+lookup, though every instruction is right.
+
+The counterfactual removes the cause, not the lanes: the same program, the same translation,
+the same inputs, with each texture that *only* such lookups read reduced to its base level
+and one filter for magnification and minification -- a lookup of it then gives the same texel
+whatever level of detail the implementation computes (GL 4.5 §8.14: with one level and
+equal filters, lambda selects nothing).  The executor and the implementation both run that,
+and the whole verification (rules, replay) judges it.  If it passes, every difference of the
+main run is shown to come from the level choice: ``lod (shown: ...)``.  A texture that any
+other lookup, query or fetch reads keeps its levels, and the counterfactual is not tried when
+no texture qualifies -- a level chosen where derivatives are defined stays held to
+``permits_texture.lod_reach``.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from ..ir.model import Program, Stage
+
+
+def free_level_units(program: Program) -> set[int]:
+    """The texture units every instruction of which is a lookup with undefined derivatives
+    (:func:`trace._undefined_derivatives`): their level is the implementation's choice at
+    every read."""
+    from .trace import _undefined_derivatives
+    if program.stage != Stage.FRAGMENT:
+        return set()
+    chosen = _undefined_derivatives(program)
+    reads: dict[int, list[int]] = {}
+    for k, ins in enumerate(program.instructions):
+        if ins.tex is not None:
+            reads.setdefault(ins.tex.unit, []).append(k)
+    return {u for u, ks in reads.items() if all(k in chosen for k in ks)}
+
+
+def _within_level(filt: str) -> str:
+    """The filter within one level of a minification filter (LINEAR_MIPMAP_NEAREST: LINEAR)."""
+    return str(filt).upper().split("_MIPMAP_")[0]
+
+
+def one_level(texture):
+    """``texture`` with only its base level, magnified and minified by one filter: a lookup of
+    it gives the same value at every level of detail."""
+    mag = texture.mag_filter or _within_level(texture.filter)
+    base = texture.levels[texture.base_level]
+    return dataclasses.replace(texture, levels=[base], base_level=0, filter=mag,
+                               mag_filter=mag)
+
+
+def pinned_inputs(program: Program, gen):
+    """(the generated inputs with every texture of :func:`free_level_units` at one level, the
+    units changed); None when no texture qualifies or none has more than one level or two
+    filters."""
+    textures = dict(gen.textures or {})
+    changed = []
+    for unit in sorted(free_level_units(program)):
+        t = textures.get(unit)
+        if t is None:
+            continue
+        pinned = one_level(t)
+        if len(t.levels) > 1 or pinned.filter != t.filter or pinned.mag_filter != t.mag_filter:
+            textures[unit] = pinned
+            changed.append(unit)
+    if not changed:
+        return None
+    return dataclasses.replace(gen, textures=textures), changed

@@ -1,0 +1,85 @@
+"""Counterfactual executor runs without the Inf and NaN values a program computes.
+
+GLSL 4.50 §4.7.1 (and Vulkan's default float controls) leave operations on an infinity or NaN
+unspecified, and a division by zero makes one: where such a value reaches an output, a right
+translation may give any word there.  *Where* it reaches is shown, not assumed: the executor
+runs the program again with every Inf/NaN result -- and every result computed from an
+Inf/NaN operand -- replaced by a finite word, once per word of :data:`REPLACEMENTS`; an
+output component that changes in either run depends on one.  An Inf written and then
+overwritten changes nothing.  Used by the mutation harness (``nonfinite-only``,
+:func:`mutants.undetermined_lanes`) and by the direct SPIR-V check
+(:func:`direct_check.nonfinite_departures`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+#: the finite words the counterfactual runs give in place of each Inf or NaN result: two, so
+#: that an output that happens to come out the same for one (a compare, a clamp) still shows
+#: its dependence through the other
+REPLACEMENTS = (0x00000000, 0x3FC00000)        # 0.0, 1.5
+
+
+class NonFiniteResults:
+    """Executor hook: notes the lanes on which some instruction writes an Inf or NaN float, or
+    computes from one (a float operand that is Inf or NaN: the verifier's ``nonfinite`` rule
+    frees such a result too -- ``x / Inf`` may be any value, not only 0), and gives
+    ``replacement`` (a float word) in place of each such written component."""
+
+    def __init__(self, program, lanes: int, replacement: int):
+        self.instructions = list(range(len(program.instructions)))
+        self.lanes = np.zeros(lanes, bool)
+        self.replacement = np.uint32(replacement)
+
+    def __call__(self, x, st, idx, ops, bits, cmask):
+        from ..ir.model import DataType
+        if x.inst.dst is None:
+            return bits, cmask
+        sel = st.all_lanes if idx is None else np.asarray(idx)
+        w = np.array(np.broadcast_to(np.asarray(bits, np.uint32).reshape(
+            -1, np.shape(bits)[-1] if np.ndim(bits) else 1), (len(sel), 4)))
+        written = np.broadcast_to(np.array(x.inst.dst.mask, bool), w.shape)
+        if cmask is not None:
+            written = written & np.broadcast_to(cmask, w.shape)
+        bad = np.zeros(w.shape, bool)
+        if x.rt == DataType.FLOAT:
+            bad |= (w & 0x7F800000) == 0x7F800000
+        for i, o in enumerate(ops):
+            if x.info.operand_type(i, x.t) != DataType.FLOAT:
+                continue
+            a = np.asarray(o)
+            if a.dtype != np.float32 or a.ndim == 0:
+                continue
+            lanes_bad = ~np.isfinite(a.reshape(a.shape[0], -1)).all(axis=1)
+            bad |= np.broadcast_to(lanes_bad, (len(sel),))[:, None]
+        bad &= written
+        if bad.any():
+            self.lanes[(st.base + sel)[bad.any(axis=1)]] = True
+            w[bad] = self.replacement
+            return w, cmask
+        return bits, cmask
+
+    def before_flow(self, x, st, sel):
+        pass
+
+    def kill_decision(self, x, st, sel, kill, operand):
+        return kill
+
+
+def nonfinite_counterfactuals(program, gen, lanes: int) -> list | None:
+    """The executor's runs of ``program`` on ``gen`` with every Inf/NaN result (and result of
+    an Inf/NaN operand) replaced by each word of :data:`REPLACEMENTS`: one result per word;
+    [] when the program computes no such value on these inputs; None for a compute program
+    (no outputs by lane)."""
+    from ..ir.model import Stage
+    from .draw_run import run_executor
+    if program.stage == Stage.COMPUTE:
+        return None
+    runs = []
+    for word in REPLACEMENTS:
+        hook = NonFiniteResults(program, lanes, word)
+        res = run_executor(program, gen, lanes, hooks=hook)
+        if not hook.lanes.any():
+            return []
+        runs.append(res)
+    return runs
