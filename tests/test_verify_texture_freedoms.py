@@ -531,3 +531,31 @@ def test_a_cube_corner_is_the_mean_of_its_three_texels(direction, value, permitt
     differ = ~same_words(hook.exe, np.tile(want.astype(F32).view(np.uint32), (4, 1)))
     assert differ.any()
     assert (hook.verdicts == (differ if permitted else False)).all()
+
+
+TXL_ARRAY2D = ("FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL SAMP[0]\n"
+               "DCL SVIEW[0], 2D_ARRAY, FLOAT\n  0: TXL OUT[0], IN[0], SAMP[0], 2D_ARRAY\n"
+               "  1: END\n")
+
+
+@pytest.mark.parametrize("layer_coord, implementation_layer, permitted", [
+    (8.4e27, 0, True),       # beyond int32: llvmpipe's conversion overflows, clamped to 0
+    (8.4e27, 1, False),      # another layer than 0: no such defect
+    (3.0e9, 0, True),        # just past 2^31
+    (1.0e9, 0, False),       # within int32: GL's clamp to the last layer, llvmpipe's too
+])
+def test_an_array_layer_beyond_the_integer_range_reads_layer_0(layer_coord,
+                                                                implementation_layer,
+                                                                permitted):
+    """GL 4.5 §8.14.2: layer clamp(RNE(r), 0, d - 1) -- the last for a large r.  gallivm
+    rounds r to a 32-bit integer first, and an out-of-range conversion gives INT_MIN, which
+    its clamp takes to layer 0 (rule_wrapped_layer; generated TGSI fragment seed 1904, inputs
+    seed 1900: TXL2 on a cube array at r = 8.4e27).  Only layer 0, only past 2^31."""
+    layers = np.stack([np.full((4, 4, 4), k / 8, F32) for k in range(3)])
+    tex = Texture([layers], "ARRAY2D", filter="NEAREST")
+    inputs = {"IN0": np.tile(np.array([[0.3, 0.6, layer_coord, 0.0]], F32), (4, 1))}
+    value = f32(*[implementation_layer / 8] * 4)
+    hook = judge(TXL_ARRAY2D, 0, lambda e: np.tile(value, (len(e), 1)), inputs, {0: tex},
+                 rule=permits.rule_wrapped_layer)
+    assert hook.exe[0].view(F32).tolist() == [0.25] * 4          # the executor: layer 2
+    assert hook.verdicts.all() == permitted

@@ -394,3 +394,51 @@ def test_cube_lookup_of_a_zero_direction_is_nonfinite():
     assert not _pow_of_nonpositive(ins, [w(2.8e-45, 1.2e-38, 0, 2)])
 
 
+
+
+#: a subroutine called inside an IF (its lookup), one without a kill called outside any block,
+#: and one whose KILL_IF makes every later derivative undefined
+CALLS_TGSI = """FRAG
+DCL IN[0], GENERIC[0], PERSPECTIVE
+DCL OUT[0], COLOR
+DCL SAMP[0]
+DCL TEMP[0..1]
+  0: MOV TEMP[0], IN[0]
+  1: IF IN[0].xxxx :0
+  2:   CAL :12
+  3: ENDIF
+  4: DDY TEMP[1].x, TEMP[0].xxxx
+  5: CAL :17
+  6: DDX TEMP[1].y, TEMP[0].xxxx
+  7: CAL :20
+  8: DDX TEMP[1].z, TEMP[0].xxxx
+  9: MOV OUT[0], TEMP[1]
+ 10: END
+ 11: NOP
+ 12: BGNSUB
+ 13:   TEX TEMP[0], IN[0], SAMP[0], 2D
+ 14:   RET
+ 15: ENDSUB
+ 16: NOP
+ 17: BGNSUB
+ 18:   RET
+ 19: ENDSUB
+ 20: BGNSUB
+ 21:   KILL_IF IN[0].yyyy
+ 22:   RET
+ 23: ENDSUB
+"""
+
+
+def test_a_call_counts_as_what_it_runs_for_undefined_derivatives():
+    """GLSL 4.50 §6.4: after a non-uniform discard, derivatives are undefined -- a KILL_IF
+    inside a called subroutine too (generated TGSI fragment seed 1904, inputs seed 1900: a DDY
+    after an IF whose subroutine kills; before, its derivative was held to the executor's).
+    A subroutine called inside an IF takes its derivatives there.  A call that cannot kill,
+    outside any block, changes nothing."""
+    from xlate.verify.trace import _undefined_derivatives
+    prog = xlate.parse(CALLS_TGSI, filename="calls.tgsi")
+    ops = [(k, ins.op) for k, ins in enumerate(prog.instructions)
+           if ins.op in ("TEX", "DDX", "DDY")]
+    ddy, ddx_after_plain_call, ddx_after_kill, tex = (k for k, _ in ops)
+    assert _undefined_derivatives(prog) == {tex, ddx_after_kill}

@@ -37,7 +37,7 @@ from .permits_texture import (LOD_BATCH, LOD_SPAN, LOD_STEP, TEXEL_RANGE_LIMIT, 
                               rule_cube_flushed_reciprocal, rule_cube_tie_derivatives,
                               rule_fine_derivatives, rule_lod,
                               rule_texcoord_range, rule_undefined_derivatives,
-                              rule_wrapped_lod)
+                              rule_wrapped_layer, rule_wrapped_lod)
 
 
 # ---- the rules --------------------------------------------------------------------------------
@@ -751,6 +751,7 @@ RULES = (
     # (after the lod rules: a lookup they show at some level of detail keeps that verdict)
     ("range", rule_texcoord_range, None),
     ("implementation", rule_wrapped_lod, None),
+    ("implementation", rule_wrapped_layer, None),
     ("implementation", rule_implementation, None),
     ("implementation", rule_implementation_any, None),
 )

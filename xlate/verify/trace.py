@@ -288,27 +288,77 @@ def _operand_ints(ins: Instruction, j: int, words) -> np.ndarray:
     return a
 
 
+#: the instructions that open and close a block of IR flow
+_OPENS, _CLOSES = ("IF", "REP", "SWITCH"), ("ENDIF", "ENDREP", "ENDSWITCH")
+#: the instructions taking implicit derivatives
+_DERIVATIVE_LOOKUPS = ("TEX", "TXB", "TXP", "TEX2", "TXB2", "LODQ")
+
+
+def _takes_derivatives(ins: Instruction) -> bool:
+    return ins.op in ("DDX", "DDY") or (ins.tex is not None and ins.op in _DERIVATIVE_LOOKUPS)
+
+
+def _subroutine(program: Program, label: str | None) -> range:
+    """The instructions of the subroutine at ``label``: from it to its first ``RET`` outside
+    any block (every dialect's frontend ends a subroutine so), else to the end."""
+    start = program.labels.get(label) if label is not None else None
+    if start is None:
+        return range(0)
+    depth = 0
+    for k in range(start, len(program.instructions)):
+        op = program.instructions[k].op
+        if op in _OPENS:
+            depth += 1
+        elif op in _CLOSES:
+            depth = max(0, depth - 1)
+        elif op == "RET" and depth == 0:
+            return range(start, k + 1)
+    return range(start, len(program.instructions))
+
+
+def _called(program: Program, label: str | None, seen: set) -> set[int]:
+    """The instructions a call of ``label`` may run: its subroutine's and those of every
+    subroutine it calls, transitively."""
+    out: set[int] = set()
+    if label in seen:
+        return out
+    seen.add(label)
+    for k in _subroutine(program, label):
+        out.add(k)
+        ins = program.instructions[k]
+        if ins.op == "CAL":
+            out |= _called(program, ins.label, seen)
+    return out
+
+
 def _undefined_derivatives(program: Program) -> set[int]:
     """Instructions taking derivatives GLSL leaves undefined (DDX/DDY or an implicit-LOD
     lookup): inside IF/REP/SWITCH blocks, where the fragments of a quad may diverge, or after a
     KIL -- GLSL 4.50 §6.4: after a non-uniform ``discard`` "subsequent implicit or explicit
     derivatives are undefined", while the assembly models (NV kill mask, tgsi_exec) keep killed
-    fragments running for their neighbours' derivatives."""
+    fragments running for their neighbours' derivatives.  A call counts as what it runs: a
+    subroutine called inside a block, or after a kill, takes its derivatives there too, and a
+    call that may run a KIL is a kill (generated TGSI fragment seed 1904, inputs seed 1900: a
+    DDY after an IF whose subroutine has a KILL_IF in a loop -- its quads were torn apart)."""
     out: set[int] = set()
     if program.stage != Stage.FRAGMENT:
         return out
     depth = 0
     killed = False
     for k, ins in enumerate(program.instructions):
-        if ins.op in ("IF", "REP", "SWITCH"):
+        if ins.op in _OPENS:
             depth += 1
-        elif ins.op in ("ENDIF", "ENDREP", "ENDSWITCH"):
+        elif ins.op in _CLOSES:
             depth = max(0, depth - 1)
         elif ins.op == "KIL":
             killed = True
-        elif (depth or killed) and (ins.op in ("DDX", "DDY") or
-                                    (ins.tex is not None and ins.op in ("TEX", "TXB", "TXP", "TEX2",
-                                                                         "TXB2", "LODQ"))):
+        elif ins.op == "CAL":
+            runs = _called(program, ins.label, set())
+            if depth or killed:
+                out |= {j for j in runs if _takes_derivatives(program.instructions[j])}
+            if any(program.instructions[j].op == "KIL" for j in runs):
+                killed = True
+        elif (depth or killed) and _takes_derivatives(ins):
             out.add(k)
     return out
 
