@@ -620,7 +620,7 @@ def test_a_literal_coordinate_moved_across_a_texel_edge_is_counted_apart(runner,
     GL lets the implementation take either texel (s * size is held to 1 part in 10^5), and
     the mutant -1.0 -> -1.01 takes the neighbouring one.  The harness shows that its outputs
     are, bit for bit, the original program's with the lookup moved across that edge
-    (edge_choices): 'edge-only'.  -1.3 lands two texels away: the verifier catches it.  And a
+    (choice_runs): 'edge-only'.  -1.3 lands two texels away: the verifier catches it.  And a
     capture one word off that edge run is no such mutant."""
     import numpy as np
     from xlate.verify.capture import Capture

@@ -65,7 +65,7 @@ if not, it is counted apart, with the reason, instead of as fooling the verifier
   parameter is that denormal).  Draws and geometry primitives both.
 * ``edge-only``: the mutant's outputs equal the unmutated translation's (but for the sign of
   zeros) on every lane but those where they are, bit for bit, the ORIGINAL program's with its
-  lookups' coordinates moved across the texel edges they lie on (:mod:`.edge_choices`): GL
+  lookups' coordinates moved across the texel edges they lie on (:mod:`.choice_runs`): GL
   4.5 §8.14.2 picks a NEAREST texel by floor(s * size), a product §2.3.4.1 holds to about 1
   part in 10^5, so at an edge either texel is a right translation's (generated ARBvp+NV3
   vertex 7, campaign seed 7: ``TEXC0 ..., {10.0, -1.0}, texture[7], 3D`` exactly on an edge,
@@ -395,10 +395,10 @@ def _differ_outside(reflection, cap0, cap, lanes) -> bool:
 
 
 def _edge_only(reflection, cap0, cap, executor_run):
-    """``edge-only`` (:mod:`xlate.verify.edge_choices`): every lane on which the mutant
+    """``edge-only`` (:mod:`xlate.verify.choice_runs`): every lane on which the mutant
     differs is, bit for bit, the original program with its lookups' coordinates moved across
     the texel edges they lie on."""
-    from .edge_choices import edge_choice_lanes
+    from .choice_runs import edge_choice_lanes
     program, gen, lanes = executor_run
     matched = edge_choice_lanes(
         program, gen, lanes, reflection, cap,

@@ -117,6 +117,12 @@ def rule_ftz(s: Site) -> np.ndarray:
     denormal intermediate products (and a dot product's partial sums) flushed."""
     if s.ins.op in DOUBLE_OPS:
         return _ftz_doubles(s)
+    if s.op.rt != DataType.FLOAT:
+        # an integer result is no float: its words are not flushed, and two zeros of other
+        # signs are two integers (cg GTU-famicom scaleX noopt vertex, campaign seed 10:
+        # TRUNC.U's 1, the word of a float denormal, "flushed" to 0 passed a mutant that
+        # skipped the IF it decides); only operands are flushed, the result compared exactly
+        return _ftz_integer_result(s)
     flushed = cmp.flush(s.exe)
     ok = _same_or_zeros(flushed, s.imp) & _denormal(s.exe)
     if s.ins.op in BIT_READS:           # the operand's bits are no denormal value
@@ -168,6 +174,21 @@ def rule_ftz(s: Site) -> np.ndarray:
             if w.dtype == np.float32:
                 w = w.view(U32)
                 ok |= free & (_same_or_zeros(w, s.imp) | _same_or_zeros(cmp.flush(w), s.imp))
+    return ok
+
+
+def _ftz_integer_result(s: Site) -> np.ndarray:
+    """:func:`rule_ftz` for an instruction with an integer result (a conversion, a compare
+    of floats to a mask): recomputed with every subset of its denormal float operands
+    flushed, the result equal word for word."""
+    ok = np.zeros(s.exe.shape, bool)
+    if s.ins.op in BIT_READS:
+        return ok
+    holders = [i for i, o in enumerate(s.all_operands) if _holds_denormal(o)]
+    for mask in range(1, 1 << len(holders)):
+        chosen = {holders[j] for j in range(len(holders)) if mask >> j & 1}
+        ops = [_flush_operand(o) if i in chosen else o for i, o in enumerate(s.all_operands)]
+        ok |= same_words(s.recompute(ops), s.imp)
     return ok
 
 

@@ -1,17 +1,17 @@
-"""The texel choices GL leaves open at texel edges, made by the executor: the mutation
-harness's ``edge-only`` class (:mod:`xlate.verify.mutants`).
+"""Runs of the ORIGINAL program that take a freedom GL leaves to the implementation, made by
+the executor: the mutation harness's ``edge-only`` class (:mod:`xlate.verify.mutants`).  A
+mutant the verifier passes whose outputs are, lane by lane and bit for bit, those of such a
+run is no wrong translation on those inputs: a right translation on an implementation that
+takes the freedom gives the same words.
 
-A NEAREST lookup whose coordinate lies on a texel edge may take the texel on either side: GL
-4.5 §8.14.2 selects it by ``floor(u)`` of ``u = s * size``, and §2.3.4.1 holds that product to
-"about 1 part in 10^5", so a right translation may give either texel (``permits.rule_boundary``,
-which the verifier applies per lane and component).  A mutant that moves such a coordinate
-just across the edge (generated ARBvp+NV3 vertex 7, campaign seed 7: ``TEXC0 ..., {10.0,
--1.0}, texture[7], 3D`` with -1.0 -> -1.01, REPEAT) gives the other texel: on those inputs its
-outputs are ones a right translation may give, so the verifier cannot tell it apart, and the
-harness counts it apart -- but only where it shows that, by running the *original* program
-with the lookups' coordinates moved across their edges (the moves of
-``permits_texture.edge_moves``, all lookups the same way in one run) and finding every lane
-on which the mutant differs reproduced, bit for bit, by one of those runs.
+``edge-only``: a NEAREST lookup whose coordinate lies on a texel edge may take the texel on
+either side: GL 4.5 §8.14.2 selects it by ``floor(u)`` of ``u = s * size``, and §2.3.4.1
+holds that product to "about 1 part in 10^5", so a right translation may give either texel
+(``permits.rule_boundary``, which the verifier applies per lane and component).  A mutant that
+moves such a coordinate just across the edge (generated ARBvp+NV3 vertex 7, campaign seed 7:
+``TEXC0 ..., {10.0, -1.0}, texture[7], 3D`` with -1.0 -> -1.01, REPEAT) gives the other
+texel.  The runs: the lookups' coordinates moved across their edges (the moves of
+``permits_texture.edge_moves``, all lookups the same way in one run).
 """
 from __future__ import annotations
 
@@ -68,24 +68,21 @@ class _MovedLookups:
 MOVES = 2 * (3 ** 3 - 1)
 
 
-def edge_choice_lanes(program, gen, lanes: int, reflection: dict, cap, done=None):
+def reproduced_lanes(program, gen, lanes: int, reflection: dict, cap, hooks, done=None):
     """(lanes,) bool: the lanes on which the capture ``cap`` is, bit for bit, the original
-    program run by the executor on the verifier's main-run inputs ``gen`` with every lookup's
-    coordinate moved across its texel edges one of the ways :func:`edge_moves` moves it (one
-    way per run).  ``done(matched)``: stop early once it returns True.  None: no lookups, or a
-    stage whose captures are not per lane (compute, tessellation)."""
+    program run by the executor on the verifier's main-run inputs ``gen`` with one of
+    ``hooks`` (an iterable; one run each).  ``done(matched)``: stop early once it returns
+    True.  None: a stage whose captures are not per lane (compute, tessellation)."""
     from .analysis import analyse
     from .compare import INEXACT
     from .draw_run import run_executor
     from .output_compare import compare_all
     if program.stage not in (Stage.VERTEX, Stage.FRAGMENT, Stage.GEOMETRY):
         return None
-    if not _MovedLookups(program, 0).instructions:
-        return None
     facts = analyse(program, set(INEXACT))
     matched = np.zeros(lanes, bool)
-    for choice in range(MOVES):
-        res = run_executor(program, gen, lanes, hooks=_MovedLookups(program, choice))
+    for hook in hooks:
+        res = run_executor(program, gen, lanes, hooks=hook)
         diffs, _ = compare_all(program, facts, reflection, res, cap, [], strict=True)
         apart = np.zeros(lanes, bool)
         for d in diffs:
@@ -95,3 +92,14 @@ def edge_choice_lanes(program, gen, lanes: int, reflection: dict, cap, done=None
         if done is not None and done(matched):
             break
     return matched
+
+
+def edge_choice_lanes(program, gen, lanes: int, reflection: dict, cap, done=None):
+    """:func:`reproduced_lanes` by the runs with every lookup's coordinate moved across its
+    texel edges one of the ways :func:`edge_moves` moves it (one way per run); None also
+    when the program has no lookup."""
+    if not _MovedLookups(program, 0).instructions:
+        return None
+    return reproduced_lanes(program, gen, lanes, reflection, cap,
+                            (_MovedLookups(program, c) for c in range(MOVES)), done)
+
