@@ -63,3 +63,32 @@ def test_a_direct_departure_on_a_value_an_infinity_reaches_is_not_counted(monkey
     assert added, "the changed word is not compared"
     free2 = nonfinite_components(program, facts, reflection, gen, lanes, wrong, apart + added)
     assert free2 == free
+
+
+MD2_SHADOW = ("cg/gp4gp/cg-toolkit__examples__OpenGL__advanced__gs_md2render__gs_md2shadow."
+              "cgfx__MD2_AddSingleLight_geometry_sans_normal.gp")
+
+
+def test_a_geometry_programs_direct_departures_stay_counted():
+    """A geometry lane emits several vertices, and a difference's key (output, lane,
+    component) does not say which: the first version matched a departure with another
+    vertex's counterfactual word and freed it -- the direct mutation campaign (seed 10) passed
+    cg gs_md2shadow with its normals' flip inverted ('IF (NE.x)' -> 'IF (EQ.x)' in the
+    lowered tree).  Geometry departures are not freed: the mutant is caught."""
+    from conftest import shared_corpus_or_skip
+    from xlate.frontends import parse_program
+    from xlate.verify import mutants as M
+    from xlate.verify import mutants_tree as T
+    from xlate.verify.draw_run import runner_profile
+    path = shared_corpus_or_skip(MD2_SHADOW)
+    text = path.read_text()
+    runner = gl_runner("vulkan")
+    cands, _ = T.program_candidates(parse_program(text, str(path)), runner_profile(runner),
+                                    ("cc",))
+    sites = [m for m in cands["cc"] if m.before == "IF (NE.x)" and m.after == "IF (EQ.x)"]
+    assert len(sites) == 1, [(m.before, m.after) for m in cands["cc"]]
+    pr = M.mutate_program(text, str(path), "test", runner, per_program=1, seed=10,
+                          mutations=sites, target="spirv-direct")
+    assert pr.status == "clean", pr.status
+    assert [(r.outcome, r.status) for r in pr.mutants] == [("caught", "mismatch")], \
+        [(r.outcome, r.reason) for r in pr.mutants]
