@@ -92,3 +92,25 @@ def test_a_geometry_programs_direct_departures_stay_counted():
     assert pr.status == "clean", pr.status
     assert [(r.outcome, r.status) for r in pr.mutants] == [("caught", "mismatch")], \
         [(r.outcome, r.reason) for r in pr.mutants]
+
+
+def test_a_wrong_integer_output_whose_words_look_like_nans_is_caught():
+    """Generated NV4 fragment 11: icolor = TRUNC.S of a parameter, (-766, -5, 0, -1); the
+    direct tree mutant 'MOV.S icolor, I0.yyzw' writes -5 for -766, both a float NaN's bits.
+    The output comparison took them for one NaN and passed it (the harness then counted it
+    'edge-only': no run differed from it either).  Integers are compared exactly: caught."""
+    from xlate.frontends import parse_program
+    from xlate.verify import mutants as M
+    from xlate.verify import mutants_tree as T
+    from xlate.verify.draw_run import runner_profile
+    text = generate("nv4", 11, "fragment", 12, frozenset())
+    runner = gl_runner("vulkan")
+    cands, _ = T.program_candidates(parse_program(text, "nv4f11.fp"), runner_profile(runner),
+                                    ("swizzle",))
+    sites = [m for m in cands["swizzle"] if m.after == "MOV.S icolor, I0.yyzw"]
+    assert len(sites) == 1, "the generator no longer writes it"
+    pr = M.mutate_program(text, "nv4f11.fp", "test", runner, per_program=1, seed=10,
+                          mutations=sites, target="spirv-direct")
+    assert pr.status == "clean", pr.status
+    assert [(r.outcome, r.status) for r in pr.mutants] == [("caught", "mismatch")], \
+        [(r.outcome, r.reason) for r in pr.mutants]

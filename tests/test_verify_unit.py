@@ -442,3 +442,21 @@ def test_a_call_counts_as_what_it_runs_for_undefined_derivatives():
            if ins.op in ("TEX", "DDX", "DDY")]
     ddy, ddx_after_plain_call, ddx_after_kill, tex = (k for k, _ in ops)
     assert _undefined_derivatives(prog) == {tex, ddx_after_kill}
+
+
+def test_integer_outputs_are_compared_exactly_where_their_words_look_like_nans():
+    """-766 (0xFFFFFD02) and -5 (0xFFFFFFFB) have a float NaN's bits: compared as floats
+    (two NaNs are one value) they were equal, and a wrong integer output passed the verifier
+    (the direct path's mutation campaign, seed 10: generated NV4 fragment 11, 'MOV.S icolor,
+    I0' -> 'I0.yyzw').  An integer component is compared word for word; a float one keeps
+    the NaN rule."""
+    e = np.array([[0xFFFFFD02, 5, 0x7FC00000, 0]], np.uint32)
+    g = np.array([[0xFFFFFFFB, 5, 0x7FC00001, 0]], np.uint32)
+    ints = cmp.OutputSpec("result.color[1]", (0, 1, 2, 3), integer=(True,) * 4)
+    diffs, n = cmp.compare_output(ints, e, g, np.ones(1, bool), strict=True)
+    assert n == 4
+    assert [(d.component, d.expected, d.got) for d in diffs] == \
+        [(0, 0xFFFFFD02, 0xFFFFFFFB), (2, 0x7FC00000, 0x7FC00001)]
+    floats = cmp.OutputSpec("result.color[0]", (0, 1, 2, 3), integer=(False,) * 4)
+    diffs, _ = cmp.compare_output(floats, e, g, np.ones(1, bool), strict=True)
+    assert diffs == []

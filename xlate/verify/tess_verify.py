@@ -173,20 +173,24 @@ def combination_differences(program: Program, cap, outputs: list[dict], patches:
     from . import compare as cmp
     written = program.tessellation.written
     by_binding = {o["binding"]: o["name"] for o in outputs}
+    integer = {o["binding"] for o in outputs
+               if str(o.get("type", "")).startswith(("int", "uint", "ivec", "uvec"))}
     diffs = []
     for binding, got in cap.patch.items():
         j = written.get(binding)
         if j is None:
             continue
+        # an integer's words exactly: small negative integers have a float NaN's bits
+        same = np.equal if binding in integer else _same_words
         vals = cap.outputs[by_binding[binding]].reshape(patches, n, 4)
         wrote = cap.outputs[f"xv_written{j}"].reshape(patches, n, 4) != 0
         first = np.argmax(wrote, axis=1)
         value = np.take_along_axis(vals, first[:, None, :], axis=1)[:, 0]
-        agree = np.all(~wrote | _same_words(vals, value[:, None, :]), axis=1)
+        agree = np.all(~wrote | same(vals, value[:, None, :]), axis=1)
         defined = wrote.any(axis=1) & agree
         if binding == "result.tessinner":
             defined[:, 2:] = False
-        bad = defined & ~_same_words(value, got)
+        bad = defined & ~same(np.asarray(value, np.uint32), np.asarray(got, np.uint32))
         for p, c in zip(*np.nonzero(bad)):
             diffs.append(cmp.Difference(f"{binding} (patch)", int(p), int(c), int(value[p, c]),
                                         int(got[p, c]), detail="the invocations' writes, "
