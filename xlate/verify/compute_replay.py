@@ -125,6 +125,9 @@ def compare_dispatch(program: Program, res, cap: ComputeCapture, local_count: in
         who = writers.get(by_binding[binding].name)
         compared += len(want)
         for w in np.flatnonzero(want != have[:len(want)]):
+            # (a word has no type here, so two NaN patterns count as one NaN -- which also
+            # takes two small negative integers, -766 and -5, for one: open, a typed word
+            # needs its writer's instruction; docs/verify_mutants_baseline.md)
             if not _same(int(want[w]), int(have[w])):
                 inv = int(who[w]) if who is not None and who[w] >= 0 else None
                 diffs.append(Difference(storage_label(binding), int(w), None, int(want[w]),
