@@ -817,3 +817,64 @@ def test_compute_programs_are_mutated_and_every_live_mutant_caught(runner):
     assert live and all(r.outcome == "caught" for r in live), \
         [(r.kind, r.before, r.after, r.outcome, r.reason) for r in live]
     assert all(r.dialect == "TGSI/compute" for r in pr.mutants)
+
+
+#: a compute program: each invocation stores 1/x of its buffer word next to a copy of x
+RCP_COMPUTE = """COMP
+PROPERTY CS_FIXED_BLOCK_WIDTH 4
+PROPERTY CS_FIXED_BLOCK_HEIGHT 1
+PROPERTY CS_FIXED_BLOCK_DEPTH 1
+DCL SV[0], THREAD_ID
+DCL BUFFER[0]
+DCL TEMP[0..2]
+IMM[0] UINT32 {0, 4, 16, 32}
+  0: UMUL TEMP[0].x, SV[0].xxxx, IMM[0].yyyy
+  1: LOAD TEMP[1].x, BUFFER[0], TEMP[0].xxxx
+  2: RCP TEMP[2].x, TEMP[1].xxxx
+  3: UADD TEMP[0].y, TEMP[0].xxxx, IMM[0].zzzz
+  4: STORE BUFFER[0].x, TEMP[0].yyyy, TEMP[2].xxxx
+  5: UADD TEMP[0].z, TEMP[0].xxxx, IMM[0].wwww
+  6: STORE BUFFER[0].x, TEMP[0].zzzz, TEMP[1].xxxx
+  7: END
+"""
+
+
+def test_a_compute_programs_words_an_infinity_reaches_are_undetermined():
+    """Words 4..7 take 1/x of words 0..3 (x = 0 -> Inf), words 8..11 copy x.  Only the
+    reciprocal of the zero is undetermined; a mutant differing there alone is
+    'nonfinite-only', one more word and it is not (generated TGSI compute 11, campaign seed
+    11: a LOG of zero's component swapped passed as 'explained' -- compute had no such
+    class)."""
+    import numpy as np
+    from xlate.verify.gl_compute import ComputeCapture
+    from xlate.verify.nonfinite_runs import ComputeInputs, undetermined_words
+    prog = api.parse(RCP_COMPUTE, filename="rcp.tgsi")
+    words = np.zeros(16, np.uint32)
+    words[:4] = np.array([2.0, 0.0, -4.0, 0.5], np.float32).view(np.uint32)
+    inputs = ComputeInputs((1, 1, 1), {0: words}, {}, {})
+    free = undetermined_words(prog, inputs, 4)
+    assert free["BUFFER[0]"].tolist() == [False] * 5 + [True] + [False] * 10
+    final = inputs.run(prog).buffers[0]
+    m = M.Mutation("swizzle", (), 0, (), "a", "b")
+    run = (prog, inputs, 4)
+    other = final.copy()
+    other[5] = np.float32(7.0).view(np.uint32)
+    why = M.permitted_mutant(m, {}, ComputeCapture({0: final}, {}), ComputeCapture({0: other}, {}),
+                             run)
+    assert why is not None and why[0] == "nonfinite-only", why
+    other[4] ^= 1
+    assert M.permitted_mutant(m, {}, ComputeCapture({0: final}, {}),
+                              ComputeCapture({0: other}, {}), run) is None
+
+
+def test_generated_compute_11_log_of_zero_swapped_is_a_nonfinite_only_mutant(runner):
+    text = generate("tgsi", 11, "compute", 12, frozenset())
+    sites = [m for ms in M.candidates(_glsl(text), ("swizzle",)).values() for m in ms
+             if "xl_loga(uintBitsToFloat(TEMP0.x))" in m.before
+             and "xl_loga(uintBitsToFloat(TEMP0.y))" in m.after]
+    assert len(sites) == 1, "the generator no longer writes the statement"
+    pr = M.mutate_program(text, "gen:tgsi-compute-11", "test", runner, per_program=1,
+                          seed=11, mutations=sites)
+    assert pr.status == "clean", pr.status
+    [r] = pr.mutants
+    assert r.outcome == "nonfinite-only", (r.outcome, r.reason)

@@ -76,7 +76,9 @@ def verify_compute(program: Program, rep, *, seed: int, runner, max_reported: in
     from .analysis import analyse
     from .compute_replay import (ATOMIC_TRIES, ComputeDispatch, ComputeHarness,
                                  compare_dispatch, translate)
+    from .draw_run import EXECUTOR_RUNS
     from .inputs import generate
+    from .nonfinite_runs import ComputeInputs
     from . import compare as cmp
     from . import core
     rep.lanes = lanes = int(np.prod(program.local_size)) * int(np.prod(groups))
@@ -144,6 +146,10 @@ def verify_compute(program: Program, rep, *, seed: int, runner, max_reported: in
     if chosen != seed:
         rep.notes.append(f"inputs of seed {chosen}: the first of seeds {seed}, {seed + 1000}, "
                          "... under which the program writes")
+    runs = EXECUTOR_RUNS.get()
+    if runs is not None:
+        # the mutation harness's record of the executor's run (draw_run.EXECUTOR_RUNS)
+        runs.append((program, ComputeInputs(groups, buffers, images, exec_kw), lanes))
     _, uniforms, param_buffers = gl_interface(tr.reflection, gen, 1)
     capacity = ATOMIC_CAPACITY if atomic_functions(program) else 0
     dispatch = ComputeDispatch(runner, groups, buffers, images, gen, uniforms, param_buffers,

@@ -116,7 +116,9 @@ class RecordingRunner(Delegate):
             if self.executor_runs and self.executor_runs[-1][2] == lanes:
                 from dataclasses import replace
                 program, gen, n = self.executor_runs[-1]
-                self.first.executor_run = (program, replace(gen, inputs=dict(gen.inputs)), n)
+                if hasattr(gen, "inputs"):     # (a compute dispatch's ComputeInputs as they are)
+                    gen = replace(gen, inputs=dict(gen.inputs))
+                self.first.executor_run = (program, gen, n)
         return cap
 
 
@@ -413,6 +415,9 @@ def _edge_only(reflection, cap0, cap, executor_run):
 
 
 def _nonfinite_only(reflection, cap0, cap, executor_run):
+    from .nonfinite_runs import ComputeInputs
+    if isinstance(executor_run[1], ComputeInputs):
+        return _compute_nonfinite_only(cap0, cap, executor_run)
     undetermined = undetermined_lanes(*executor_run)
     if undetermined is None or not undetermined.any():
         return None
@@ -427,6 +432,35 @@ def _nonfinite_only(reflection, cap0, cap, executor_run):
             "the original program determines (but for the sign of zeros); differs on "
             f"{int(undetermined.sum())} lanes whose outputs depend on an Inf or NaN it "
             "computes (GLSL 4.50 §4.7.1)")
+
+
+def _compute_nonfinite_only(cap0, cap, executor_run):
+    """``nonfinite-only`` of a compute program: the mutant's buffers and images equal the
+    unmutated translation's (but for the sign of zeros) in every word whose final value the
+    original program determines -- its words are its outputs (generated TGSI compute 11,
+    campaign seed 11: LOG of a zero, then saturated, read from another component)."""
+    from .nonfinite_runs import undetermined_words
+    program, inputs, lanes = executor_run
+    free = undetermined_words(program, inputs, lanes)
+    if free is None or not any(m.any() for m in free.values()):
+        return None
+    a, b = cap0.outputs, cap.outputs
+    if set(a) != set(b):
+        return None
+    for name, wa in a.items():
+        ia, ib = _one_zero(_canon(wa, False)), _one_zero(_canon(b[name], False))
+        mask = free.get(name)
+        if ia.shape != ib.shape or (mask is not None and mask.shape != ia.shape):
+            return None
+        apart = ia != ib
+        if mask is not None:
+            apart &= ~mask
+        if apart.any():
+            return None
+    n = sum(int(m.sum()) for m in free.values())
+    return ("nonfinite-only", "identical on every buffer word and texel the original program "
+            f"determines (but for the sign of zeros); differs only among the {n} whose final "
+            "value depends on an Inf or NaN it computes (GLSL 4.50 §4.7.1)")
 
 
 def _flushed_words_only(wa, wb, integer: bool) -> bool:

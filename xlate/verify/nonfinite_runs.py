@@ -12,6 +12,8 @@ overwritten changes nothing.  Used by the mutation harness (``nonfinite-only``,
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 #: the finite words the counterfactual runs give in place of each Inf or NaN result: two, so
@@ -83,3 +85,58 @@ def nonfinite_counterfactuals(program, gen, lanes: int) -> list | None:
             return []
         runs.append(res)
     return runs
+
+
+@dataclass
+class ComputeInputs:
+    """A compute dispatch's executor inputs, as the verifier ran it (:mod:`compute_verify`):
+    the grid, the initial buffers and images, and ``execute_compute``'s other arguments."""
+
+    groups: tuple
+    buffers: dict
+    images: dict
+    exec_kw: dict
+
+    def run(self, program, hooks=None):
+        from ..exec.compute import execute_compute
+        return execute_compute(program, self.groups,
+                               buffers={b: np.array(w) for b, w in self.buffers.items()},
+                               images={u: np.array(t) for u, t in self.images.items()},
+                               hooks=hooks, **self.exec_kw)
+
+
+def compute_words(res) -> dict:
+    """A compute result's buffers and images by the names a capture gives them
+    (``gl_compute.ComputeCapture.outputs``)."""
+    from ..ir.model import storage_label
+    out = {storage_label(b): np.asarray(w, np.uint32) for b, w in res.buffers.items()}
+    out.update({f"IMAGE[{u}]": np.asarray(t, np.uint32) for u, t in (res.images or {}).items()})
+    return out
+
+
+def undetermined_words(program, inputs: ComputeInputs, lanes: int) -> dict | None:
+    """Resource name -> bool mask of the words (texel channels) whose final value depends on
+    an Inf or NaN the compute program computes: changed by a counterfactual run (NaNs as
+    one); None: the program computes none on these inputs."""
+    base = compute_words(inputs.run(program))
+    out = {name: np.zeros(w.shape, bool) for name, w in base.items()}
+    seen = False
+    for word in REPLACEMENTS:
+        hook = NonFiniteResults(program, lanes, word)
+        other = compute_words(inputs.run(program, hooks=hook))
+        if not hook.lanes.any():
+            return None
+        seen = True
+        for name, w in base.items():
+            a, b = _nan_canon(w), _nan_canon(other.get(name, w))
+            if a.shape == b.shape:
+                out[name] |= a != b
+            else:
+                out[name] |= True
+    return out if seen else None
+
+
+def _nan_canon(words: np.ndarray) -> np.ndarray:
+    w = np.asarray(words, np.uint32)
+    nan = ((w & 0x7F800000) == 0x7F800000) & ((w & 0x007FFFFF) != 0)
+    return np.where(nan, np.uint32(0x7FC00000), w)
