@@ -878,3 +878,69 @@ def test_generated_compute_11_log_of_zero_swapped_is_a_nonfinite_only_mutant(run
     assert pr.status == "clean", pr.status
     [r] = pr.mutants
     assert r.outcome == "nonfinite-only", (r.outcome, r.reason)
+
+
+def test_a_lookup_shifted_by_no_level_is_the_lookup_itself():
+    """choice_runs._ShiftedLod computes a TEX as a TXB of the shift: at 0 it is the
+    executor's own lookup, word for word; at +0.75 a lane whose lambda is near a level's edge
+    reads the next level."""
+    import numpy as np
+    from xlate.exec import Texture, execute
+    from xlate.verify.choice_runs import _ShiftedLod
+    prog = api.parse("!!ARBfp1.0\nTEX result.color, fragment.texcoord[0], texture[0], 2D;\n"
+                     "END\n", filename="t.fp")
+    rng = np.random.default_rng(3)
+    levels = [rng.uniform(-2, 2, (16 >> i, 16 >> i, 4)).astype(np.float32) for i in range(5)]
+    tex = Texture(levels, "2D", filter="NEAREST_MIPMAP_NEAREST", mag_filter="NEAREST")
+    # quads whose texcoords step by 1/16, 2/16 ...: lambda 0, 1, ...
+    lanes = 16
+    coords = np.zeros((lanes, 4), np.float32)
+    for q in range(4):
+        step = np.float32(2 ** q / 16)
+        coords[4 * q:4 * q + 4, :2] = np.array([[0, 0], [step, 0], [0, step], [step, step]],
+                                               np.float32) + np.float32(0.3)
+    inputs = {"fragment.texcoord[0]": coords.view(np.uint32)}
+
+    def run(hooks=None):
+        res = execute(prog, inputs=inputs, lanes=lanes, textures={0: tex}, hooks=hooks)
+        return np.asarray(res.outputs["result.color[0]"], np.uint32).reshape(lanes, 4)
+    plain = run()
+    assert np.array_equal(run(_ShiftedLod(prog, 0.0)), plain)
+    shifted = run(_ShiftedLod(prog, 0.75))
+    assert not np.array_equal(shifted, plain)
+
+
+def test_a_coordinate_read_at_a_level_gl_lets_the_original_take_is_counted_apart(runner,
+                                                                                   monkeypatch):
+    """Campaign seed 12: cg arbfp1 scalefx-hybrid-pass0, 'texture(..., VAR_t2.yw)' -> '.yx'.
+    On lane 112 the executor's lambda is 2.06; the mutant's lookup read the 1x1 level, which
+    the original reads at lambda 2.81 -- within GL 4.5 §8.14.1's approximation of rho (half a
+    level) and llvmpipe's log2 (a quarter).  The harness shows it by the original program
+    with its lookups a quarter level apart up to 0.75 away: 'lod-only'.  A capture one word off
+    that run is no such mutant."""
+    import numpy as np
+    from conftest import shared_corpus_or_skip
+    from xlate.verify.capture import Capture
+    path = shared_corpus_or_skip(
+        "cg/arbfp1/scalefx__shaders__old__scalefx-hybrid-pass0.cg__main_fragment.fp")
+    text = path.read_text()
+    sites = [m for ms in M.candidates(_glsl(text), ("texcoord",)).values() for m in ms
+             if "texture(PASSPREV2_texture, VAR_t2.yw)" in m.before and "VAR_t2.yx" in m.after]
+    assert len(sites) == 1
+    seen = []
+    lod_only = M._lod_only
+
+    def spy(reflection, cap0, cap, run):
+        seen.append((reflection, cap0, cap, run))
+        return lod_only(reflection, cap0, cap, run)
+    monkeypatch.setattr(M, "_lod_only", spy)
+    pr = M.mutate_program(text, str(path), "test", runner, per_program=1, seed=12,
+                          mutations=sites)
+    [r] = pr.mutants
+    assert r.outcome == "lod-only", (r.outcome, r.reason)
+    reflection, cap0, cap, run = seen[-1]
+    words = {k: np.array(v) for k, v in cap.outputs.items()}
+    name = next(iter(words))
+    changed = np.flatnonzero((words[name] != np.asarray(cap0.outputs[name])).any(axis=1))
+    words[name][changed[0], 0] ^= 1
+    assert lod_only(reflection, cap0, Capture(outputs=words, killed=cap.killed), run) is None

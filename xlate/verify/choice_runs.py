@@ -12,6 +12,16 @@ moves such a coordinate just across the edge (generated ARBvp+NV3 vertex 7, camp
 ``TEXC0 ..., {10.0, -1.0}, texture[7], 3D`` with -1.0 -> -1.01, REPEAT) gives the other
 texel.  The runs: the lookups' coordinates moved across their edges (the moves of
 ``permits_texture.edge_moves``, all lookups the same way in one run).
+
+``lod-only``: GL 4.5 §8.14.1 lets an implementation approximate rho (the scale factor whose
+log2 is the level of detail) between max(|du|, |dv|) and |du| + |dv| -- a factor sqrt(n),
+half a level in 2D -- and llvmpipe's log2 is approximate too: ``permits_texture.lod_reach``
+(0.75 of a level in 2D).  A mutant whose lookup lands on the level a right translation may
+take with a lambda that far from the executor's gives that level's texel (cg arbfp1
+scalefx-hybrid-pass0, campaign seed 12: a coordinate ``.yw`` -> ``.yx`` whose lookup read the
+1x1 level, which the original reads at lambda 2.06 + 0.75).  The runs: every implicit-LOD
+lookup (TEX, TXB; not TXP, whose w projects, nor a depth comparison keeping its reference in
+w) at its own lambda plus one of :data:`LOD_SHIFTS`, all lookups the same shift in one run.
 """
 from __future__ import annotations
 
@@ -21,8 +31,9 @@ import numpy as np
 
 from ..exec.operands import saturate
 from ..ir.model import Stage
+from ..exec.texture_ops import _texture, reference_in_lod_place
 from .permits_site import SAMPLING_OPS
-from .permits_texture import edge_moves, lookup_dims
+from .permits_texture import LOD_STEP, edge_moves, lod_reach, lookup_dims
 
 F32, U32 = np.float32, np.uint32
 
@@ -64,6 +75,46 @@ class _MovedLookups:
         return kill
 
 
+class _ShiftedLod:
+    """Executor hook: each TEX and TXB recomputed at its own lambda plus ``shift`` (a TEX as a
+    TXB of that bias, a TXB with its bias moved by it): the level of detail an implementation
+    approximating rho within GL's bounds may compute."""
+
+    def __init__(self, program, shift: float):
+        self.instructions = [i for i, ins in enumerate(program.instructions)
+                             if ins.op in ("TEX", "TXB") and ins.tex is not None
+                             and not reference_in_lod_place(ins.tex.target)]
+        self.shift = F32(shift)
+
+    def __call__(self, x, st, idx, ops, bits, cmask):
+        from ..exec.texture import BASE_TARGET
+        base = BASE_TARGET[x.inst.tex.target]
+        if abs(float(self.shift)) > lod_reach(3 if base == "3D" else 1 if "1D" in base else 2) \
+                + 1e-6:
+            return bits, cmask          # beyond what GL lets this lookup's rho be off by
+        c = np.array(np.atleast_2d(np.asarray(ops[0], F32)))
+        c[:, 3] = self.shift if x.inst.op == "TEX" else c[:, 3] + self.shift
+        with np.errstate(all="ignore"):
+            res = _texture(x, "TXB", c)
+        if res.ndim == 1:
+            res = res[:, None]
+        if x.sat is not None:
+            res = saturate(res, *x.sat)
+        if res.shape[1] != 4:
+            res = np.broadcast_to(res, (res.shape[0], 4))
+        return np.ascontiguousarray(res).view(U32), cmask
+
+    before_flow = _MovedLookups.before_flow
+    kill_decision = _MovedLookups.kill_decision
+
+
+#: the level-of-detail shifts of :func:`lod_choice_lanes`: a quarter level apart, up to the
+#: 2D reach of ``permits_texture.lod_reach`` (the grid of the verifier's rule_lod is finer:
+#: a shift it takes and these do not leaves the mutant counted as fooling the verifier)
+LOD_SHIFTS = tuple(float(d) for d in np.arange(-lod_reach(2), lod_reach(2) + LOD_STEP, 0.25)
+                   if abs(d) > 1e-9)
+
+
 #: the number of coordinate moves :func:`edge_moves` makes for three components
 MOVES = 2 * (3 ** 3 - 1)
 
@@ -103,3 +154,13 @@ def edge_choice_lanes(program, gen, lanes: int, reflection: dict, cap, done=None
     return reproduced_lanes(program, gen, lanes, reflection, cap,
                             (_MovedLookups(program, c) for c in range(MOVES)), done)
 
+
+
+def lod_choice_lanes(program, gen, lanes: int, reflection: dict, cap, done=None):
+    """:func:`reproduced_lanes` by the runs with every TEX/TXB at its lambda plus one of
+    :data:`LOD_SHIFTS`; None also when the program has no such lookup, or is no fragment
+    program (elsewhere implicit derivatives are zero, GLSL: no level to approximate)."""
+    if program.stage != Stage.FRAGMENT or not _ShiftedLod(program, 0.0).instructions:
+        return None
+    return reproduced_lanes(program, gen, lanes, reflection, cap,
+                            (_ShiftedLod(program, d) for d in LOD_SHIFTS), done)

@@ -70,6 +70,10 @@ if not, it is counted apart, with the reason, instead of as fooling the verifier
   part in 10^5, so at an edge either texel is a right translation's (generated ARBvp+NV3
   vertex 7, campaign seed 7: ``TEXC0 ..., {10.0, -1.0}, texture[7], 3D`` exactly on an edge,
   the literal -1.0 -> -1.01 taking the neighbouring texel).
+* ``lod-only``: the same, with the ORIGINAL program's implicit-LOD lookups at another level of
+  detail within GL 4.5 §8.14.1's approximation of rho (:mod:`.choice_runs`: cg arbfp1
+  scalefx-hybrid-pass0, campaign seed 12, a coordinate ``.yw`` -> ``.yx`` reading the 1x1
+  level, which the original reads at lambda 2.06 + 0.75).
 """
 from __future__ import annotations
 
@@ -385,7 +389,8 @@ def permitted_mutant(mutation, reflection, cap0, cap, executor_run=None):
     if executor_run is None:
         return None
     return _nonfinite_only(reflection, cap0, cap, executor_run) or \
-        _edge_only(reflection, cap0, cap, executor_run)
+        _edge_only(reflection, cap0, cap, executor_run) or \
+        _lod_only(reflection, cap0, cap, executor_run)
 
 
 def _differ_outside(reflection, cap0, cap, lanes) -> bool:
@@ -412,6 +417,25 @@ def _edge_only(reflection, cap0, cap, executor_run):
             "texel edges they lie on: a texel GL 4.5 §8.14.2 and §2.3.4.1 leave to the "
             "implementation there (permits.rule_boundary), so no check held to that contract "
             "could tell them apart on these inputs")
+
+
+def _lod_only(reflection, cap0, cap, executor_run):
+    """``lod-only`` (:mod:`xlate.verify.choice_runs`): every lane on which the mutant differs
+    is, bit for bit, the original program with its lookups at another level of detail within
+    GL's approximation of rho."""
+    from .choice_runs import lod_choice_lanes
+    from .nonfinite_runs import ComputeInputs
+    program, gen, lanes = executor_run
+    if isinstance(gen, ComputeInputs):
+        return None
+    matched = lod_choice_lanes(program, gen, lanes, reflection, cap,
+                               done=lambda m: not _differ_outside(reflection, cap0, cap, ~m))
+    if matched is None or _differ_outside(reflection, cap0, cap, ~matched):
+        return None
+    return ("lod-only", "identical on the verifier's inputs but on lanes where it gives, bit "
+            "for bit, the original program with its lookups at another level of detail, "
+            "within the approximation of rho GL 4.5 §8.14.1 allows (permits_texture."
+            "lod_reach): no check held to that contract could tell them apart on these inputs")
 
 
 def _nonfinite_only(reflection, cap0, cap, executor_run):
@@ -629,10 +653,11 @@ def _dialect_of(text: str, name: str) -> str:
 # ---- summary -----------------------------------------------------------------------------------
 
 OUTCOMES = ("caught", "tolerated", "explained", "equivalent", "precision", "zero-sign-only",
-            "nonfinite-only", "flush-only", "edge-only", "rejected", "timeout")
+            "nonfinite-only", "flush-only", "edge-only", "lod-only", "rejected", "timeout")
 FOOLED = ("tolerated", "explained")
 #: passed, and no wrong translation by the harness's own check (:func:`permitted_mutant`)
-PERMITTED = ("precision", "zero-sign-only", "nonfinite-only", "flush-only", "edge-only")
+PERMITTED = ("precision", "zero-sign-only", "nonfinite-only", "flush-only", "edge-only",
+             "lod-only")
 LIVE = ("caught",) + FOOLED
 
 
@@ -648,8 +673,8 @@ def tally(results: list[MutantResult], by: str) -> dict[str, dict[str, int]]:
 
 def format_table(table: dict[str, dict[str, int]], title: str) -> str:
     cols = ("live", "caught", "tolerated", "explained", "equivalent", "precision",
-            "zero-sign-only", "nonfinite-only", "flush-only", "edge-only", "rejected",
-            "timeout")
+            "zero-sign-only", "nonfinite-only", "flush-only", "edge-only", "lod-only",
+            "rejected", "timeout")
     width = max([len(title)] + [len(k) for k in table])
     lines = [f"{title:<{width}}  " + "  ".join(f"{c:>10}" for c in cols)]
     total = dict.fromkeys(cols, 0)
