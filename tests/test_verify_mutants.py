@@ -944,3 +944,39 @@ def test_a_coordinate_read_at_a_level_gl_lets_the_original_take_is_counted_apart
     changed = np.flatnonzero((words[name] != np.asarray(cap0.outputs[name])).any(axis=1))
     words[name][changed[0], 0] ^= 1
     assert lod_only(reflection, cap0, Capture(outputs=words, killed=cap.killed), run) is None
+
+
+def test_a_dropped_saturation_of_a_denormal_is_the_original_unclamped(runner, monkeypatch):
+    """Campaign seed 12: generated TGSI compute 16 drops the xl_sat of a DP2 whose value is a
+    negative denormal.  A saturation is a select on flushed values (GP4 2.X.4.3, GLSL 4.50
+    §4.7.1): an implementation may write the denormal unclamped, as the mutant does.  The
+    harness shows it by the original program run with its saturated denormals unclamped
+    (choice_runs._DenormalUnclamped): 'flush-only'; the mutant's words also depend on an Inf,
+    so the harness's first check already counts it apart.  One word more changed: neither."""
+    import numpy as np
+    from xlate.verify.gl_compute import ComputeCapture
+    text = generate("tgsi", 16, "compute", 12, frozenset())
+    before = ("TEMP0 = floatBitsToUint(xl_sat(vec4(xl_dp2(program_local[7].wwyy, "
+              "program_local[4]))));")
+    sites = [m for ms in M.candidates(_glsl(text), ("saturate",)).values() for m in ms
+             if m.before.strip() == before]
+    assert len(sites) == 1, "the generator no longer writes the statement"
+    seen = []
+    permitted = M.permitted_mutant
+
+    def spy(mutation, reflection, cap0, cap, run=None):
+        seen.append((reflection, cap0, cap, run))
+        return permitted(mutation, reflection, cap0, cap, run)
+    monkeypatch.setattr(M, "permitted_mutant", spy)
+    pr = M.mutate_program(text, "gen:tgsi-compute-16", "test", runner, per_program=1,
+                          seed=12, mutations=sites)
+    assert [r.outcome for r in pr.mutants] == ["nonfinite-only"]
+    reflection, cap0, cap, run = seen[-1]
+    why = M._unclamped_denormals(reflection, cap0, cap, run)
+    assert why is not None and why[0] == "flush-only", why
+    buffers = {b: np.array(w) for b, w in cap.buffers.items()}
+    b = next(k for k in buffers if (buffers[k] != np.asarray(cap0.buffers[k])).any())
+    w = int(np.flatnonzero(buffers[b] != np.asarray(cap0.buffers[b]))[0])
+    buffers[b][w] ^= 0x00400000
+    other = ComputeCapture(buffers, cap.images)
+    assert M._unclamped_denormals(reflection, cap0, other, run) is None

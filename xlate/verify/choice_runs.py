@@ -108,6 +108,33 @@ class _ShiftedLod:
     kill_decision = _MovedLookups.kill_decision
 
 
+class _DenormalUnclamped:
+    """Executor hook: a saturated float instruction whose unsaturated result is a denormal
+    writes that result, unclamped."""
+
+    def __init__(self, program):
+        from ..ir.model import Sat
+        self.instructions = [i for i, ins in enumerate(program.instructions)
+                             if ins.dst is not None and ins.sat != Sat.NONE]
+
+    def __call__(self, x, st, idx, ops, bits, cmask):
+        from ..ir.model import DataType
+        if x.sat is None or x.rt != DataType.FLOAT or getattr(x.inst, "mem", None) is not None:
+            return bits, cmask
+        with np.errstate(all="ignore"):
+            raw = x.fn(x, *ops)
+        if raw.ndim == 1:
+            raw = raw[:, None]
+        raw = np.ascontiguousarray(np.broadcast_to(raw, np.shape(bits))).view(U32)
+        denormal = ((raw & 0x7F800000) == 0) & ((raw & 0x007FFFFF) != 0)
+        if not denormal.any():
+            return bits, cmask
+        return np.where(denormal, raw, bits).astype(U32), cmask
+
+    before_flow = _MovedLookups.before_flow
+    kill_decision = _MovedLookups.kill_decision
+
+
 #: the level-of-detail shifts of :func:`lod_choice_lanes`: a quarter level apart, up to the
 #: 2D reach of ``permits_texture.lod_reach`` (the grid of the verifier's rule_lod is finer:
 #: a shift it takes and these do not leaves the mutant counted as fooling the verifier)
@@ -164,3 +191,22 @@ def lod_choice_lanes(program, gen, lanes: int, reflection: dict, cap, done=None)
         return None
     return reproduced_lanes(program, gen, lanes, reflection, cap,
                             (_ShiftedLod(program, d) for d in LOD_SHIFTS), done)
+
+
+def unclamped_lanes(program, gen, lanes: int, reflection: dict, cap):
+    """:func:`reproduced_lanes` by the run whose saturated denormals are written unclamped;
+    None also when no instruction saturates."""
+    hook = _DenormalUnclamped(program)
+    if not hook.instructions:
+        return None
+    return reproduced_lanes(program, gen, lanes, reflection, cap, [hook])
+
+
+def unclamped_words(program, inputs) -> dict | None:
+    """A compute program's buffer words and texels (by capture name) after the run whose
+    saturated denormals are written unclamped; None when no instruction saturates."""
+    from .nonfinite_runs import compute_words
+    hook = _DenormalUnclamped(program)
+    if not hook.instructions:
+        return None
+    return compute_words(inputs.run(program, hooks=hook))

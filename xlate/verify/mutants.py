@@ -62,7 +62,10 @@ if not, it is counted apart, with the reason, instead of as fooling the verifier
   (``permits.rule_ftz``), so on these inputs the mutant's outputs are those of a permitted run
   of the right translation (generated TGSI geometry seed 7: a dropped ``.w`` left the
   initial 0 where the right statement writes the negated denormal parameter; every lane's
-  parameter is that denormal).  Draws and geometry primitives both.
+  parameter is that denormal).  Draws and geometry primitives both.  Or, wherever the
+  mutant differs, its words are bit for bit the ORIGINAL program's with its saturated
+  denormals written unclamped (:mod:`.choice_runs`; a saturation is a select on flushed
+  values: generated TGSI compute 16, campaign seed 12, a dropped ``xl_sat`` of a denormal).
 * ``edge-only``: the mutant's outputs equal the unmutated translation's (but for the sign of
   zeros) on every lane but those where they are, bit for bit, the ORIGINAL program's with its
   lookups' coordinates moved across the texel edges they lie on (:mod:`.choice_runs`): GL
@@ -389,6 +392,7 @@ def permitted_mutant(mutation, reflection, cap0, cap, executor_run=None):
     if executor_run is None:
         return None
     return _nonfinite_only(reflection, cap0, cap, executor_run) or \
+        _unclamped_denormals(reflection, cap0, cap, executor_run) or \
         _edge_only(reflection, cap0, cap, executor_run) or \
         _lod_only(reflection, cap0, cap, executor_run)
 
@@ -417,6 +421,34 @@ def _edge_only(reflection, cap0, cap, executor_run):
             "texel edges they lie on: a texel GL 4.5 §8.14.2 and §2.3.4.1 leave to the "
             "implementation there (permits.rule_boundary), so no check held to that contract "
             "could tell them apart on these inputs")
+
+
+def _unclamped_denormals(reflection, cap0, cap, executor_run):
+    """``flush-only`` by a run (:mod:`xlate.verify.choice_runs`): wherever the mutant
+    differs, it gives, bit for bit, the original program with its saturated denormals written
+    unclamped -- a select on flushed values, which GLSL 4.50 §4.7.1 permits."""
+    from .choice_runs import unclamped_lanes, unclamped_words
+    from .nonfinite_runs import ComputeInputs
+    program, gen, lanes = executor_run
+    if isinstance(gen, ComputeInputs):
+        run = unclamped_words(program, gen)
+        if run is None or set(cap0.outputs) != set(cap.outputs):
+            return None
+        for name, wa in cap0.outputs.items():
+            a, b = _canon(wa, False), _canon(cap.outputs[name], False)
+            r = run.get(name)
+            if r is None or a.shape != b.shape or r.shape != b.shape:
+                return None
+            if ((a != b) & (b != _canon(r, False))).any():
+                return None
+    else:
+        matched = unclamped_lanes(program, gen, lanes, reflection, cap)
+        if matched is None or _differ_outside(reflection, cap0, cap, ~matched):
+            return None
+    return ("flush-only", "identical on the verifier's inputs but where it gives, bit for bit, "
+            "the original program with its saturated denormals written unclamped: a "
+            "saturation compares the flushed value and moves the value's own bits, which "
+            "GLSL 4.50 §4.7.1 permits (permits._saturation_moved_denormal)")
 
 
 def _lod_only(reflection, cap0, cap, executor_run):
