@@ -38,6 +38,18 @@ from .permits_texture import LOD_STEP, edge_moves, lod_reach, lookup_dims
 F32, U32 = np.float32, np.uint32
 
 
+def _written(x, res) -> np.ndarray:
+    """An instruction's recomputed result as the executor writes it (``machine.run_alu``):
+    saturated, a scalar replicated, as words."""
+    if res.ndim == 1:
+        res = res[:, None]
+    if x.sat is not None:
+        res = saturate(res, *x.sat)
+    if res.shape[1] != 4:
+        res = np.broadcast_to(res, (res.shape[0], 4))
+    return np.ascontiguousarray(res).view(U32)
+
+
 class _MovedLookups:
     """Executor hook: each sampling instruction's result recomputed at its coordinate moved
     by the ``choice``-th of :func:`edge_moves` (one ulp or the far reach, per component down,
@@ -60,13 +72,7 @@ class _MovedLookups:
         moved[:, dims:3] = c[:, dims:3]
         with np.errstate(all="ignore"):
             res = x.fn(x, moved, *ops[1:])
-        if res.ndim == 1:
-            res = res[:, None]
-        if x.sat is not None:
-            res = saturate(res, *x.sat)
-        if res.shape[1] != 4:
-            res = np.broadcast_to(res, (res.shape[0], 4))
-        return np.ascontiguousarray(res).view(U32), cmask
+        return _written(x, res), cmask
 
     def before_flow(self, x, st, sel):
         pass
@@ -96,13 +102,7 @@ class _ShiftedLod:
         c[:, 3] = self.shift if x.inst.op == "TEX" else c[:, 3] + self.shift
         with np.errstate(all="ignore"):
             res = _texture(x, "TXB", c)
-        if res.ndim == 1:
-            res = res[:, None]
-        if x.sat is not None:
-            res = saturate(res, *x.sat)
-        if res.shape[1] != 4:
-            res = np.broadcast_to(res, (res.shape[0], 4))
-        return np.ascontiguousarray(res).view(U32), cmask
+        return _written(x, res), cmask
 
     before_flow = _MovedLookups.before_flow
     kill_decision = _MovedLookups.kill_decision

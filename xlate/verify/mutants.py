@@ -405,16 +405,21 @@ def _differ_outside(reflection, cap0, cap, lanes) -> bool:
     return captures_differ(reflection, cap0, cap, lanes=lanes, zero_signs=True)
 
 
+def _reproduced(finder, reflection, cap0, cap, executor_run) -> bool:
+    """Whether every lane on which the mutant's capture ``cap`` differs from ``cap0`` is
+    reproduced, bit for bit, by one of the runs of ``finder`` (:mod:`choice_runs`)."""
+    program, gen, lanes = executor_run
+    matched = finder(program, gen, lanes, reflection, cap,
+                     done=lambda m: not _differ_outside(reflection, cap0, cap, ~m))
+    return matched is not None and not _differ_outside(reflection, cap0, cap, ~matched)
+
+
 def _edge_only(reflection, cap0, cap, executor_run):
     """``edge-only`` (:mod:`xlate.verify.choice_runs`): every lane on which the mutant
     differs is, bit for bit, the original program with its lookups' coordinates moved across
     the texel edges they lie on."""
     from .choice_runs import edge_choice_lanes
-    program, gen, lanes = executor_run
-    matched = edge_choice_lanes(
-        program, gen, lanes, reflection, cap,
-        done=lambda m: not _differ_outside(reflection, cap0, cap, ~m))
-    if matched is None or _differ_outside(reflection, cap0, cap, ~matched):
+    if not _reproduced(edge_choice_lanes, reflection, cap0, cap, executor_run):
         return None
     return ("edge-only", "identical on the verifier's inputs but on lanes where it gives, "
             "bit for bit, the original program with its lookups' coordinates moved across the "
@@ -457,12 +462,8 @@ def _lod_only(reflection, cap0, cap, executor_run):
     GL's approximation of rho."""
     from .choice_runs import lod_choice_lanes
     from .nonfinite_runs import ComputeInputs
-    program, gen, lanes = executor_run
-    if isinstance(gen, ComputeInputs):
-        return None
-    matched = lod_choice_lanes(program, gen, lanes, reflection, cap,
-                               done=lambda m: not _differ_outside(reflection, cap0, cap, ~m))
-    if matched is None or _differ_outside(reflection, cap0, cap, ~matched):
+    if isinstance(executor_run[1], ComputeInputs) or \
+            not _reproduced(lod_choice_lanes, reflection, cap0, cap, executor_run):
         return None
     return ("lod-only", "identical on the verifier's inputs but on lanes where it gives, bit "
             "for bit, the original program with its lookups at another level of detail, "
