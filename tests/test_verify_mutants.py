@@ -980,3 +980,36 @@ def test_a_dropped_saturation_of_a_denormal_is_the_original_unclamped(runner, mo
     buffers[b][w] ^= 0x00400000
     other = ComputeCapture(buffers, cap.images)
     assert M._unclamped_denormals(reflection, cap0, other, run) is None
+
+
+#: a projected lookup of a varying, scaled by a constant (the shape of a TGSI driver dump)
+TXP_TGSI = """FRAG
+DCL IN[0], GENERIC[0], PERSPECTIVE
+DCL OUT[0], COLOR
+DCL SAMP[0]
+DCL CONST[1..4]
+DCL TEMP[0], LOCAL
+  0: MOV TEMP[0].xy, IN[0].xyyy
+  1: MOV TEMP[0].w, IN[0].wwww
+  2: TXP TEMP[0], TEMP[0], SAMP[0], 2D
+  3: MUL TEMP[0], TEMP[0], CONST[4]
+  4: MOV OUT[0], TEMP[0]
+  5: END
+"""
+
+
+def test_a_projection_by_multiplication_is_caught(runner):
+    """Campaign seed 12: a TGSI TXP whose projection '/ w' became '* w' passed as 'lod' --
+    a projected lookup's level of detail was the whole range (permits_texture._lod_window),
+    and the mutant's lookups at coarse levels matched some level there.  A projected lookup
+    now gets the window of a TEX around its own lambda, from the projected coordinates'
+    partials: caught.  (The unmutated program still passes: every corpus program with a TXP
+    does, at seeds 1 and 11.)"""
+    sites = [m for ms in M.candidates(_glsl(TXP_TGSI), ("arith",)).values() for m in ms
+             if "xl_c1.xyz / xl_c1.w" in m.before and "xl_c1.xyz * xl_c1.w" in m.after]
+    assert len(sites) == 1, [m.after for m in M.candidates(_glsl(TXP_TGSI), ("arith",))["arith"]]
+    pr = M.mutate_program(TXP_TGSI, "txp.tgsi", "test", runner, per_program=1, seed=12,
+                          mutations=sites)
+    assert pr.status == "clean", pr.status
+    assert [(r.outcome, r.status) for r in pr.mutants] == [("caught", "mismatch")], \
+        [(r.outcome, r.reason) for r in pr.mutants]

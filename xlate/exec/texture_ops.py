@@ -114,14 +114,16 @@ def _cube_array_layer(L: _Lookup, P: _Prepared, layer) -> None:
     L.z = L.z + L.zb
 
 
-def _texture(x, op: str, c, gdx=None, gdy=None, extra=None, fine: bool = False, lod=None):
+def _texture(x, op: str, c, gdx=None, gdy=None, extra=None, fine: bool = False, lod=None,
+             projected: bool = False):
     """TEX TXB TXL TXP TXD (GP4 §2.X.8.Z): TextureSample(coord, lambda, ddx, ddy, offset);
     TEX2/TXB2/TXL2 (tgsi.rst) with the reference, bias or level in ``extra``'s x; LODQ: the
     level of detail the lookup would use (:func:`op_lodq`).  ``fine``: implicit partials from
     fine differences (:func:`_implicit_partials`).  ``lod``: the verifier's lookup of ``op``
     at that level of detail instead of its own (a depth comparison whose reference takes the
     place TXL reads its level from: SHADOWCUBE and the shadow arrays' w, SHADOWARRAYCUBE's
-    second operand -- no opcode has both)."""
+    second operand -- no opcode has both).  ``projected``: implicit partials of the
+    projected coordinates, as TXP takes them (the verifier's LODQ of a TXP)."""
     P: _Prepared = x.st.textures[x.inst.tex.unit]
     target = x.inst.tex.target
     base = BASE_TARGET[target]
@@ -148,7 +150,7 @@ def _texture(x, op: str, c, gdx=None, gdy=None, extra=None, fine: bool = False, 
         explicit = c[:, 3] if second is None else second
     else:
         # GLSL: rectangle samplers have no LOD/bias argument -> implicit derivatives
-        dx, dy = _implicit_partials(x, comps, op == "TXP", fine)
+        dx, dy = _implicit_partials(x, comps, op == "TXP" or projected, fine)
         if op == "TXB" and not rect:
             bias = c[:, 3] if second is None else second
     k = max(a.shape[0] for a in (c, dx, dy, second) if a is not None)

@@ -399,12 +399,12 @@ def _lod_window(s: Site, P, grid: np.ndarray) -> np.ndarray | None:
     reads the same clamped level).  None where the level of detail is open: derivatives GLSL
     leaves undefined -- and, conservatively, any lookup after a flow or kill instruction in
     program order or in a program with subroutines or branches (a quad's fragments may have
-    diverged), a projected or cube lookup (llvmpipe's own rho approximations), a lookup whose
+    diverged), a cube lookup (llvmpipe's own rho approximations), a lookup whose
     lambda' is not finite.  Before (the whole range on every lane), a coordinate swizzled
     from .zw to .zx passed as a lookup at some other LOD (cg fp40 advanced-aa, campaign seed 7)."""
     from ..exec import texture as tx
     op = s.ins.op
-    if op not in ("TEX", "TXB", "TEX2", "TXB2") or tx.BASE_TARGET[s.ins.tex.target] in (
+    if op not in ("TEX", "TXB", "TXP", "TEX2", "TXB2") or tx.BASE_TARGET[s.ins.tex.target] in (
             "CUBE", "ARRAYCUBE") or s.ins.tex.target in REFERENCE_IN_LOD_PLACE:
         return None
     program = s.op.st.program
@@ -414,7 +414,10 @@ def _lod_window(s: Site, P, grid: np.ndarray) -> np.ndarray | None:
         return None
     coords = np.asarray(s.all_operands[0], F32)
     with np.errstate(all="ignore"):
-        lam = np.asarray(tx._texture(s.op, "LODQ", coords), F32)[:, 1]
+        # a projected lookup's lambda from the projected coordinates' partials, as TXP takes
+        # them (before, its whole range was open: a projection by '* w' for '/ w' passed as
+        # a lookup at a coarse level -- TGSI maniadrive-04, mutation campaign seed 12)
+        lam = np.asarray(tx._texture(s.op, "LODQ", coords, projected=op == "TXP"), F32)[:, 1]
         lam = np.broadcast_to(lam, (coords.shape[0],))[s.rows]
         if op in ("TXB", "TXB2"):
             bias = (np.asarray(s.operands[0], F32)[:, 3] if op == "TXB"
