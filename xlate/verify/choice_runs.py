@@ -32,6 +32,7 @@ import numpy as np
 from ..exec.operands import saturate
 from ..ir.model import Stage
 from ..exec.texture_ops import _texture, reference_in_lod_place
+from .nonfinite_runs import ResultHook
 from .permits_site import SAMPLING_OPS
 from .permits_texture import LOD_STEP, edge_moves, lod_reach, lookup_dims
 
@@ -50,7 +51,7 @@ def _written(x, res) -> np.ndarray:
     return np.ascontiguousarray(res).view(U32)
 
 
-class _MovedLookups:
+class _MovedLookups(ResultHook):
     """Executor hook: each sampling instruction's result recomputed at its coordinate moved
     by the ``choice``-th of :func:`edge_moves` (one ulp or the far reach, per component down,
     up or not at all)."""
@@ -74,14 +75,8 @@ class _MovedLookups:
             res = x.fn(x, moved, *ops[1:])
         return _written(x, res), cmask
 
-    def before_flow(self, x, st, sel):
-        pass
 
-    def kill_decision(self, x, st, sel, kill, operand):
-        return kill
-
-
-class _ShiftedLod:
+class _ShiftedLod(ResultHook):
     """Executor hook: each TEX and TXB recomputed at its own lambda plus ``shift`` (a TEX as a
     TXB of that bias, a TXB with its bias moved by it): the level of detail an implementation
     approximating rho within GL's bounds may compute."""
@@ -104,11 +99,9 @@ class _ShiftedLod:
             res = _texture(x, "TXB", c)
         return _written(x, res), cmask
 
-    before_flow = _MovedLookups.before_flow
-    kill_decision = _MovedLookups.kill_decision
 
 
-class _DenormalUnclamped:
+class _DenormalUnclamped(ResultHook):
     """Executor hook: a saturated float instruction whose unsaturated result is a denormal
     writes that result, unclamped."""
 
@@ -131,8 +124,6 @@ class _DenormalUnclamped:
             return bits, cmask
         return np.where(denormal, raw, bits).astype(U32), cmask
 
-    before_flow = _MovedLookups.before_flow
-    kill_decision = _MovedLookups.kill_decision
 
 
 #: the level-of-detail shifts of :func:`lod_choice_lanes`: a quarter level apart, up to the

@@ -217,6 +217,14 @@ def float_equal(expected: np.ndarray, got: np.ndarray, ulps: int = 0,
     return same
 
 
+def canonical_nans(words: np.ndarray) -> np.ndarray:
+    """float32 words with every NaN given as the one quiet NaN 0x7FC00000 (words that are
+    equal after it are :func:`same_words`)."""
+    w = np.asarray(words, np.uint32)
+    nan = ((w & 0x7F800000) == 0x7F800000) & ((w & 0x007FFFFF) != 0)
+    return np.where(nan, np.uint32(0x7FC00000), w)
+
+
 def same_words(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Bit-identical words, any two NaNs counting as equal (a NaN's payload is nobody's
     contract).  The verifier's strict comparison: every other difference must be shown

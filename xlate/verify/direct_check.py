@@ -3,6 +3,8 @@ glslang's (:func:`chosen_direct_module`, :func:`judge_direct_departures`), and M
 defect at MUL.HI shown by the same GLSL through SPIR-V (:func:`folding_defect_shown`)."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..diagnostics import XlateError
 from ..ir.model import Program, Stage
 from .draw_run import DrawHarness
@@ -110,11 +112,10 @@ def nonfinite_components(program: Program, facts, reflection: dict, gen, lanes: 
 
 def _same_word(a, b) -> bool:
     """Two executor words alike (NaNs of any payload as one); None (a kill) alike."""
+    from .compare import same_words
     if a is None or b is None:
         return a is b
-    a, b = int(a), int(b)
-    nan = all((w & 0x7F800000) == 0x7F800000 and (w & 0x007FFFFF) != 0 for w in (a, b))
-    return a == b or nan
+    return bool(same_words(np.uint32(a), np.uint32(b)))
 
 
 def direct_departures(direct_diffs, glslang_diffs) -> list:

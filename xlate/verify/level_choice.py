@@ -45,8 +45,10 @@ def free_level_units(program: Program) -> set[int]:
 
 
 def _within_level(filt: str) -> str:
-    """The filter within one level of a minification filter (LINEAR_MIPMAP_NEAREST: LINEAR)."""
-    return str(filt).upper().split("_MIPMAP_")[0]
+    """The filter within one level of a minification filter (LINEAR_MIPMAP_NEAREST: LINEAR),
+    as the executor reads it (``texture_objects.MIN_FILTERS``: linear within a level?)."""
+    from ..exec.texture_objects import MIN_FILTERS
+    return "LINEAR" if MIN_FILTERS[str(filt).upper()][0] else "NEAREST"
 
 
 def one_level(texture):

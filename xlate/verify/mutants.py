@@ -148,11 +148,8 @@ _INT_TYPES = ("ivec4", "uvec4", "int", "uint", "ivec2", "uvec2", "ivec3", "uvec3
 
 
 def _canon(words, integer: bool) -> np.ndarray:
-    w = np.asarray(words, np.uint32)
-    if integer:
-        return w
-    nan = ((w & 0x7F800000) == 0x7F800000) & ((w & 0x007FFFFF) != 0)
-    return np.where(nan, np.uint32(0x7FC00000), w)
+    from .compare import canonical_nans
+    return np.asarray(words, np.uint32) if integer else canonical_nans(words)
 
 
 def captures_differ(reflection: dict, a, b, *, lanes=None, zero_signs: bool = False) -> bool:

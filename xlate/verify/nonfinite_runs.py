@@ -22,7 +22,20 @@ import numpy as np
 REPLACEMENTS = (0x00000000, 0x3FC00000)        # 0.0, 1.5
 
 
-class NonFiniteResults:
+class ResultHook:
+    """An executor result hook (``xlate.exec.execute``'s ``hooks``) that changes results only:
+    flow and kills run as they would."""
+
+    instructions: list
+
+    def before_flow(self, x, st, sel):
+        pass
+
+    def kill_decision(self, x, st, sel, kill, operand):
+        return kill
+
+
+class NonFiniteResults(ResultHook):
     """Executor hook: notes the lanes on which some instruction writes an Inf or NaN float, or
     computes from one (a float operand that is Inf or NaN: the verifier's ``nonfinite`` rule
     frees such a result too -- ``x / Inf`` may be any value, not only 0), and gives
@@ -61,12 +74,6 @@ class NonFiniteResults:
             return w, cmask
         return bits, cmask
 
-    def before_flow(self, x, st, sel):
-        pass
-
-    def kill_decision(self, x, st, sel, kill, operand):
-        return kill
-
 
 def nonfinite_counterfactuals(program, gen, lanes: int) -> list | None:
     """The executor's runs of ``program`` on ``gen`` with every Inf/NaN result (and result of
@@ -77,10 +84,17 @@ def nonfinite_counterfactuals(program, gen, lanes: int) -> list | None:
     from .draw_run import run_executor
     if program.stage == Stage.COMPUTE:
         return None
+    return _replaced_runs(program, lanes,
+                          lambda hook: run_executor(program, gen, lanes, hooks=hook))
+
+
+def _replaced_runs(program, lanes: int, run) -> list:
+    """``run(hook)`` with a :class:`NonFiniteResults` hook of each word of
+    :data:`REPLACEMENTS`: the results; [] when no Inf or NaN was met."""
     runs = []
     for word in REPLACEMENTS:
         hook = NonFiniteResults(program, lanes, word)
-        res = run_executor(program, gen, lanes, hooks=hook)
+        res = run(hook)
         if not hook.lanes.any():
             return []
         runs.append(res)
@@ -118,25 +132,15 @@ def undetermined_words(program, inputs: ComputeInputs, lanes: int) -> dict | Non
     """Resource name -> bool mask of the words (texel channels) whose final value depends on
     an Inf or NaN the compute program computes: changed by a counterfactual run (NaNs as
     one); None: the program computes none on these inputs."""
+    from .compare import canonical_nans
     base = compute_words(inputs.run(program))
+    runs = _replaced_runs(program, lanes, lambda hook: inputs.run(program, hooks=hook))
+    if not runs:
+        return None
     out = {name: np.zeros(w.shape, bool) for name, w in base.items()}
-    seen = False
-    for word in REPLACEMENTS:
-        hook = NonFiniteResults(program, lanes, word)
-        other = compute_words(inputs.run(program, hooks=hook))
-        if not hook.lanes.any():
-            return None
-        seen = True
+    for res in runs:
+        other = compute_words(res)
         for name, w in base.items():
-            a, b = _nan_canon(w), _nan_canon(other.get(name, w))
-            if a.shape == b.shape:
-                out[name] |= a != b
-            else:
-                out[name] |= True
-    return out if seen else None
-
-
-def _nan_canon(words: np.ndarray) -> np.ndarray:
-    w = np.asarray(words, np.uint32)
-    nan = ((w & 0x7F800000) == 0x7F800000) & ((w & 0x007FFFFF) != 0)
-    return np.where(nan, np.uint32(0x7FC00000), w)
+            a, b = canonical_nans(w), canonical_nans(other.get(name, w))
+            out[name] |= (a != b) if a.shape == b.shape else True
+    return out

@@ -130,9 +130,7 @@ def rule_ftz(s: Site) -> np.ndarray:
     # every subset of the operands holding denormals, flushed: an implementation flushes where
     # it computes (a compare) and may move the other operands' bits unchanged (a select)
     holders = [i for i, o in enumerate(s.all_operands) if _holds_denormal(o)]
-    for mask in range(1, 1 << len(holders)):
-        chosen = {holders[j] for j in range(len(holders)) if mask >> j & 1}
-        ops = [_flush_operand(o) if i in chosen else o for i, o in enumerate(s.all_operands)]
+    for ops in _flushed_subsets(s, holders):
         r = s.recompute(ops)
         ok |= _same_or_zeros(r, s.imp) | _same_or_zeros(cmp.flush(r), s.imp)
         if s.ins.op in SAMPLING_OPS:
@@ -185,11 +183,17 @@ def _ftz_integer_result(s: Site) -> np.ndarray:
     if s.ins.op in BIT_READS:
         return ok
     holders = [i for i, o in enumerate(s.all_operands) if _holds_denormal(o)]
-    for mask in range(1, 1 << len(holders)):
-        chosen = {holders[j] for j in range(len(holders)) if mask >> j & 1}
-        ops = [_flush_operand(o) if i in chosen else o for i, o in enumerate(s.all_operands)]
+    for ops in _flushed_subsets(s, holders):
         ok |= same_words(s.recompute(ops), s.imp)
     return ok
+
+
+def _flushed_subsets(s: Site, holders: list[int], with_none: bool = False):
+    """The instruction's operands with each non-empty subset of ``holders`` (the indices of
+    the operands holding denormals) flushed; ``with_none``: the operands as read first."""
+    for mask in range(0 if with_none else 1, 1 << len(holders)):
+        chosen = {holders[j] for j in range(len(holders)) if mask >> j & 1}
+        yield [_flush_operand(o) if i in chosen else o for i, o in enumerate(s.all_operands)]
 
 
 def _saturation_moved_denormal(s: Site, holders: list[int]) -> np.ndarray:
@@ -205,9 +209,7 @@ def _saturation_moved_denormal(s: Site, holders: list[int]) -> np.ndarray:
     ok = np.zeros(s.exe.shape, bool)
     if s.op.sat is None or s.op.rt != DataType.FLOAT:
         return ok
-    for mask in range(1 << len(holders)):
-        chosen = {holders[j] for j in range(len(holders)) if mask >> j & 1}
-        ops = [_flush_operand(o) if i in chosen else o for i, o in enumerate(s.all_operands)]
+    for ops in _flushed_subsets(s, holders, with_none=True):
         raw = s.recompute(ops, saturate=False)
         ok |= same_words(raw, s.imp) & _denormal(raw)
     return ok
