@@ -559,3 +559,28 @@ def test_an_array_layer_beyond_the_integer_range_reads_layer_0(layer_coord,
                  rule=permits.rule_wrapped_layer)
     assert hook.exe[0].view(F32).tolist() == [0.25] * 4          # the executor: layer 2
     assert hook.verdicts.all() == permitted
+
+
+@pytest.mark.parametrize("layer_coord, implementation_layer, permitted", [
+    (1.5, 1, True),          # a tie: the lower layer (gallivm's round to nearest even)
+    (1.5, 0, False),         # a layer that is neither neighbour
+    (0.5, 0, True),          # generated TGSI fragment seed 2201: a literal layer 0.5
+    (1.4999999, 0, False),   # no tie: the executor's layer 1 is the only nearest
+    (1.4999999, 2, False),
+])
+def test_an_array_layer_halfway_between_two_layers_reads_either(layer_coord,
+                                                                implementation_layer,
+                                                                permitted):
+    """NV_gpu_program4 2.X.8.Z rounds the layer coordinate "to the nearest integer" and says
+    nothing of a tie; the executor takes GLSL's floor(r + 0.5), gallivm rounds to nearest
+    even (rule_layer_tie).  Only an exact k + 0.5, only layer k."""
+    layers = np.stack([np.full((4, 4, 4), k / 8, F32) for k in range(3)])
+    tex = Texture([layers], "ARRAY2D", filter="NEAREST")
+    inputs = {"IN0": np.tile(np.array([[0.3, 0.6, layer_coord, 0.0]], F32), (4, 1))}
+    value = f32(*[implementation_layer / 8] * 4)
+    hook = judge(TXL_ARRAY2D, 0, lambda e: np.tile(value, (len(e), 1)), inputs, {0: tex},
+                 rule=permits.rule_layer_tie)
+    executor_layer = int(np.floor(np.float32(layer_coord) + 0.5))
+    assert hook.exe[0].view(F32).tolist() == [executor_layer / 8] * 4
+    assert hook.verdicts.all() == permitted
+    assert hook.verdicts.any() == permitted

@@ -127,7 +127,8 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
         "so later instructions that tell the zeros apart (RCP, SGE) must agree with it"),
     "boundary": (
         "GL 4.5 §8.14.2 NEAREST: the texel chosen for a coordinate exactly on a texel edge "
-        "depends on the implementation's rounding of u = s * width",
+        "depends on the implementation's rounding of u = s * width; NV_gpu_program4 2.X.8.Z: "
+        "an array layer is the coordinate \"rounded to the nearest integer\", a tie either way",
         "permits.rule_boundary: the value equals the lookup recomputed with the coordinates "
         "moved one ulp down or up (the operands as read, or with their denormals flushed: "
         "the edge at the level a flushed LOD selects), within TEX's filtering tolerance "
@@ -135,7 +136,8 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
         "group also minifies); permits.rule_cube_tie_derivatives: a TXD on a cube whose "
         "direction ties its largest magnitudes (GL 4.5 Table 8.19 leaves the face to the "
         "implementation), recomputed with the texels of one tied face and the derivatives "
-        "projected onto another"),
+        "projected onto another; permits.rule_layer_tie: a layer coordinate k + 0.5, "
+        "recomputed at layer k"),
     "reassociated": (
         "native backend (the driver's own ARB program): GL 2.1 §2.1.1 asks of floating-point "
         "results only \"about 1 part in 10^5\" (ARB_fragment_program issue 3, "

@@ -26,8 +26,8 @@ from ..ir.ops import COMPONENTWISE  # noqa: F401  (re-exported)
 from ..ir.ops import BIT_MOVES, PACK_FIELD_BITS, RAW_OPERAND_OPS
 from . import compare as cmp
 from .compare import same_words
-# the site and the shared helpers (permits_site.py) and the texture rules (permits_texture.py),
-# re-exported: the replay and the tests name them through this module
+# the site and helpers (permits_site.py), the texture and layer rules (permits_texture.py,
+# permits_layer.py), re-exported: the replay and the tests name them through this module
 from .permits_site import (CUBE_DIRECTION_OPS, DOUBLE_OPS, F32, RANGE_LIMIT,  # noqa: F401
                            SAMPLING_OPS, SIGN, U32, UNDEFINED_COMPONENTS, _DOTS, Site,
                            _denormal, _flush_operand, _half_nan, _holds_denormal, _nonfinite,
@@ -35,9 +35,9 @@ from .permits_site import (CUBE_DIRECTION_OPS, DOUBLE_OPS, F32, RANGE_LIMIT,  # 
 from .permits_texture import (LOD_BATCH, LOD_SPAN, LOD_STEP, TEXEL_RANGE_LIMIT,  # noqa: F401
                               _between_grid, _implicit_lookup, rule_boundary,
                               rule_cube_flushed_reciprocal, rule_cube_tie_derivatives,
-                              rule_fine_derivatives, rule_lod,
-                              rule_texcoord_range, rule_undefined_derivatives,
-                              rule_wrapped_layer, rule_wrapped_lod)
+                              rule_fine_derivatives, rule_lod, rule_texcoord_range,
+                              rule_undefined_derivatives, rule_wrapped_lod)
+from .permits_layer import rule_layer_tie, rule_wrapped_layer  # noqa: F401
 
 
 # ---- the rules --------------------------------------------------------------------------------
@@ -768,6 +768,7 @@ RULES = (
     ("undefined", rule_relative_out_of_range, None),
     ("boundary", rule_boundary, None),
     ("boundary", rule_cube_tie_derivatives, None),
+    ("boundary", rule_layer_tie, None),
     ("lod", rule_fine_derivatives, None),
     ("lod", rule_lod, None),
     ("lod", rule_undefined_derivatives, None),

@@ -587,47 +587,6 @@ def _cube_partials_in_texels(s: Site, P, c: np.ndarray) -> list[np.ndarray]:
     return [np.concatenate(out_x, axis=1), np.concatenate(out_y, axis=1)]
 
 
-#: the layer coordinate whose magnitude llvmpipe's float -> int32 conversion overflows
-LLVMPIPE_LAYER_WRAP = 2.0 ** 31
-#: the coordinate component holding an array lookup's layer (shadow variants alike)
-_LAYER_COMPONENT = {"ARRAY1D": 1, "ARRAY2D": 2, "ARRAYCUBE": 3}
-
-
-def rule_wrapped_layer(s: Site) -> np.ndarray:
-    """A llvmpipe/lavapipe defect, not a freedom: an array lookup's layer coordinate r at or
-    beyond :data:`LLVMPIPE_LAYER_WRAP` selects layer 0 instead of the last.  GL 4.5 §8.14.2
-    (and §8.13 for cube map arrays) selects layer clamp(RNE(r), 0, d - 1); gallivm rounds r
-    to a 32-bit integer first (lp_build_layer_coord: lp_build_iround, then an integer
-    clamp), and an out-of-range conversion gives INT_MIN, which the clamp takes to 0
-    (generated TGSI fragment seed 1904, inputs seed 1900: ``TXL2 ... CUBEARRAY`` at r =
-    8.4e27, llvmpipe's texel that of layer 0).  Shown by recomputation: the same lookup with
-    the layer coordinate 0 gives the implementation's value (within the filtering tolerance,
-    as :func:`rule_boundary`).  Only on the backends that sample with llvmpipe's code; a
-    negative r is clamped to 0 by GL itself, so nothing differs there."""
-    n = len(s.exe)
-    none = np.zeros((n, 4), bool)
-    if s.ins.op not in SAMPLING_OPS or s.ins.tex is None or \
-            s.backend not in ("gl", "gl-spirv", "vulkan"):
-        return none
-    from ..exec import texture as tx
-    layer = _LAYER_COMPONENT.get(tx.BASE_TARGET.get(s.ins.tex.target))
-    if layer is None:
-        return none
-    judged = np.asarray(s.operands[0], F32).reshape(n, -1)
-    if judged.shape[1] <= layer:
-        return none
-    with np.errstate(invalid="ignore"):
-        wrapped = np.isfinite(judged[:, layer]) & (judged[:, layer] >= LLVMPIPE_LAYER_WRAP)
-    if not wrapped.any():
-        return none
-    coords = np.array(np.atleast_2d(np.asarray(s.all_operands[0], F32)))
-    coords[:, layer] = 0.0
-    tol = cmp.INEXACT.get(s.ins.op, cmp.INEXACT["TEX"])
-    near = _near(s, s.recompute([coords] + list(s.all_operands[1:])), tol,
-                 s.op.rt == DataType.FLOAT, "SHADOW" in s.ins.tex.target)
-    return near & wrapped[:, None] & s.written_components()
-
-
 def rule_wrapped_lod(s: Site) -> np.ndarray:
     """A llvmpipe/lavapipe defect, not a freedom: an explicit level of detail (TXL's w) at or
     beyond :data:`LLVMPIPE_LOD_WRAP` -- or one computed from explicit derivatives (TXD) that
