@@ -205,3 +205,44 @@ def test_writes_under_constant_tests_verify(backend):
     rep = verify_source(text, "constant.fp", lanes=64, seed=5, backend=backend,
                         runner=gl_runner(backend))
     assert rep.status == "pass", (rep.reason, rep.localization[:2])
+
+
+#: LEG and NAN of condition-code registers: CC1 only integer updates write, CC0 a float one
+INTEGER_FLAG_TESTS = """!!NVvp4.0
+TEMP t, u, i;
+MOV t, vertex.attrib[0];
+MOV u, vertex.attrib[1];
+SNE.U.CC1 i, vertex.attrib[2], 3;
+MOV.F.CC0 u.w, vertex.attrib[3].x;
+MOV t.xy (LEG1.zwzw), -u;
+MOV t.z (NAN1.x), u;
+MOV t.w (LEG0.x), u;
+MOV result.position, t;
+MOV result.texcoord[0], u;
+I2F.U result.texcoord[1], i;
+END
+"""
+
+
+def test_leg_and_nan_of_a_register_only_integer_updates_write_are_constant():
+    """GP4 2.X.4.3: an integer update's SF is bit 31 and its ZF r == 0, never both (nor
+    before any update), so LEG passes and NAN fails on every component of CC1 (Table X.16);
+    CC0, which a float update writes, keeps its test (a NaN sets both).  Generated NV4
+    vertex seed 2202: ``SCS.F R3 (LEG1.z), R0.y`` printed ``mix(R3, ..., bvec4(true))``."""
+    s = pipeline.lower(xlate.parse(INTEGER_FLAG_TESTS), validate=True)
+    ops = [n.ins for n in s.structured.main.body if isinstance(n, Op)]
+    writes_of_t = [(i.dst.mask, i.dst.cond.rule if i.dst.cond else None) for i in ops
+                   if i.dst is not None and i.dst.reg == "t"]
+    assert writes_of_t == [((True,) * 4, None), ((True, True, False, False), None),
+                           ((False, False, False, True), "LEG")]
+    glsl = xlate.translate(INTEGER_FLAG_TESTS).glsl
+    assert "t.xy = -u.xy;" in glsl and "bvec4(true)" not in glsl and "t.z" not in glsl
+
+
+@pytest.mark.parametrize("backend", ["gl", "vulkan"])
+def test_leg_and_nan_of_integer_flags_verify(backend):
+    from conftest import gl_runner
+    from xlate.verify.core import verify_source
+    rep = verify_source(INTEGER_FLAG_TESTS, "flags.vp", lanes=64, seed=5, backend=backend,
+                        runner=gl_runner(backend))
+    assert rep.status == "pass", (rep.reason, rep.localization[:2])

@@ -105,3 +105,63 @@ def test_verify_passes_the_campaign_program_reduced():
     runner = runner_or_skip("gl")
     rep = verify_source(DIV0, "div0.tgsi", lanes=64, seed=1, runner=runner)
     assert rep.status == "pass" and not rep.localization, (rep.reason, rep.localization[:2])
+
+
+def _divisions(text: str) -> list[tuple[str, str]]:
+    """(opcode, divisor register) of the tree's float DIVs, rewritten or not."""
+    return [(i.op, i.srcs[1].reg) for i in _tree_ops(lower(xlate.parse(text)))
+            if i.op == "DIV" or (i.op == "MUL" and i.srcs[1].reg.startswith("%k"))]
+
+
+def _nv4(body: str) -> str:
+    return ("!!NVvp4.0\nTEMP R0, R1, R2;\nMOV R0, vertex.attrib[0];\n" + body +
+            "MOV result.position, R2;\nMOV result.texcoord[0], R1;\nEND\n")
+
+
+@pytest.mark.parametrize("body, want", [
+    # a literal moved into a temporary: Mesa's propagation sees the constant divisor too
+    ("MOV R1.w, 0.0;\nDIV R2, R0, R1.w;\n", [("MUL", "%kinf")]),
+    ("MOV R1, {1, 2, 0, 4};\nMOV R1.y, -R1.z;\nDIV R2, R0, R1.y;\n", [("MUL", "%kninf")]),
+    ("MOV R1.w, 0.0;\nDIV R2, R0, -|R1.w|;\n", [("MUL", "%kninf")]),
+    # SCS's z and w are +0.0 (generated NV4 vertex seed 2202)
+    ("SCS R1, R0.x;\nDIV R2, R0, R1.w;\n", [("MUL", "%kinf")]),
+    ("SCS R1, R0.x;\nDIV R2, R0, R1.x;\n", [("DIV", "R1")]),
+    # a later write forgets the word, whatever it writes
+    ("MOV R1.w, 0.0;\nMOV R1.w, R0.x;\nDIV R2, R0, R1.w;\n", [("DIV", "R1")]),
+    ("MOV R1.w, 0.0;\nADD R1, R0, 1;\nDIV R2, R0, R1.w;\n", [("DIV", "R1")]),
+    ("MOV R1.w, 0.0;\nMOV.SAT R1.w, 0.0;\nDIV R2, R0, R1.w;\n", [("DIV", "R1")]),
+    # a conditional write may or may not happen
+    ("MOV.CC R1, R0;\nMOV R1.w (GT.x), 0.0;\nDIV R2, R0, R1.w;\n", [("DIV", "R1")]),
+    # both arms of an IF must leave the word; the divisions inside see their own arm's
+    ("MOV.CC R1, R0;\nMOV R1.w, 0.0;\nIF GT.x;\nMOV R1.w, 2.0;\nELSE;\nDIV R2, R0, R1.w;\n"
+     "ENDIF;\nDIV R2, R2, R1.w;\n", [("MUL", "%kinf"), ("DIV", "R1")]),
+    ("MOV.CC R1, R0;\nIF GT.x;\nMOV R1.w, 0.0;\nELSE;\nMOV R1.w, -0.0;\nENDIF;\n"
+     "DIV R2, R0, R1.w;\n", [("DIV", "R1")]),
+    ("MOV.CC R1, R0;\nIF GT.x;\nMOV R1.w, 0.0;\nELSE;\nSCS R1, R0.y;\nENDIF;\n"
+     "DIV R2, R0, R1.w;\n", [("MUL", "%kinf")]),
+    # a loop that writes it: not known at the head, nor after
+    ("MOV R1.w, 0.0;\nREP 2;\nDIV R2, R0, R1.w;\nMOV R1.w, R0.x;\nENDREP;\n"
+     "DIV R2, R2, R1.w;\n", [("DIV", "R1"), ("DIV", "R1")]),
+    ("MOV R1.w, 0.0;\nREP 2;\nDIV R2, R0, R1.w;\nADD R0, R0, 1;\nENDREP;\n",
+     [("MUL", "%kinf")]),
+])
+def test_a_literal_zero_reaches_the_divisor_through_temporaries(body, want):
+    assert _divisions(_nv4(body)) == want
+
+
+def test_a_call_forgets_what_the_temporaries_held():
+    text = ("!!NVvp4.0\nTEMP R0, R1, R2;\nMOV R0, vertex.attrib[0];\nMOV R1.w, 0.0;\n"
+            "MOV.CC R2, R0;\nCAL f (GT.x);\nCAL f (LT.y);\nDIV R2, R0, R1.w;\n"
+            "MOV result.position, R2;\nRET;\nf:\nMOV R1.w, R0.x;\nRET;\nEND\n")
+    assert _divisions(text) == [("DIV", "R1")]
+
+
+@pytest.mark.parametrize("backend", ["gl", "vulkan"])
+def test_verify_passes_a_zero_divisor_left_by_scs(backend):
+    """Generated NV4 vertex seed 2202, reduced: the DIV of a finite dividend by SCS's +0.0 w
+    gives +-Inf, saturated to +-1; llvmpipe folded ``R / R1.w`` to 0.0 before the rewrite."""
+    from conftest import gl_runner
+    text = _nv4("SCS R1, R0.y;\nDIV.F.SSAT R2, R0, R1.w;\n")
+    rep = verify_source(text, "scs_div.vp", lanes=64, seed=2200, backend=backend,
+                        runner=gl_runner(backend))
+    assert rep.status == "pass", (rep.reason, rep.localization[:2])   # (SCS's tolerance)

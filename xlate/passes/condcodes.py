@@ -165,7 +165,8 @@ _WRITES_ONLY = ("alu", "tex")
 
 
 def fold_constant_write_tests(structured) -> None:
-    """Conditional write masks whose test is a constant (Table X.16 TR, FL): under TR every
+    """Conditional write masks whose test is a constant (Table X.16 TR, FL; LEG and NAN of
+    a register only integer updates write, :func:`_constant_rule`): under TR every
     component passes -- a plain write; under FL none does, and the condition code is updated
     only for components "enabled by both write masks" (GP4 2.X.4.3), so the instruction has no
     effect and leaves the tree (an ALU or texture instruction: those with other effects stay),
@@ -174,16 +175,18 @@ def fold_constant_write_tests(structured) -> None:
     from ..ir.ops import OPCODES
     from .structurize import Op
 
+    float_updated = _float_updated_registers(structured)
+
     def body(nodes: list) -> None:
         keep = []
         for node in nodes:
-            if isinstance(node, Op) and node.ins.op == "KIL" and node.ins.cond is not None and \
-                    node.ins.cond.rule == "FL":
+            if isinstance(node, Op) and node.ins.op == "KIL" and \
+                    _constant_rule(node.ins.cond, float_updated) == "FL":
                 continue
             if isinstance(node, Op) and node.ins.dst is not None and \
-                    node.ins.dst.cond is not None and node.ins.dst.cond.rule in ("TR", "FL"):
+                    _constant_rule(node.ins.dst.cond, float_updated) is not None:
                 ins = node.ins
-                if ins.dst.cond.rule == "TR":
+                if _constant_rule(ins.dst.cond, float_updated) == "TR":
                     node = Op(replace(ins, dst=replace(ins.dst, cond=None)))
                 elif OPCODES[ins.op].category in _WRITES_ONLY:
                     continue
@@ -195,6 +198,27 @@ def fold_constant_write_tests(structured) -> None:
     body(structured.main.body)
     for fn in structured.functions.values():
         body(fn.body)
+
+
+def _float_updated_registers(structured) -> set[int]:
+    """The CC registers some float update writes (or one whose flag rule is unknown).  The
+    tree's own instructions, the structurizer's counter tests, update with integer flags."""
+    return {ins.cc_update for ins in structured.program.instructions
+            if ins.cc_update is not None and ins.cc_kind in (CCKind.FLOAT, None)}
+
+
+def _constant_rule(cond, float_updated: set[int]) -> str | None:
+    """'TR' or 'FL' where the test ``cond`` has one outcome on every component: Table X.16's
+    TR and FL; and LEG and NAN of a register no float update writes -- an integer update's
+    SF is bit 31 and its ZF r == 0 (GP4 2.X.4.3), never both, and before any update neither
+    is set, so LEG (not both) passes and NAN (both) fails.  Else None."""
+    if not isinstance(cond, CondTest):
+        return None
+    if cond.rule in ("TR", "FL"):
+        return cond.rule
+    if cond.rule in ("LEG", "NAN") and cond.cc not in float_updated:
+        return "TR" if cond.rule == "LEG" else "FL"
+    return None
 
 
 def _child_bodies(node):
