@@ -114,3 +114,33 @@ def test_a_wrong_integer_output_whose_words_look_like_nans_is_caught():
     assert pr.status == "clean", pr.status
     assert [(r.outcome, r.status) for r in pr.mutants] == [("caught", "mismatch")], \
         [(r.outcome, r.reason) for r in pr.mutants]
+
+
+@pytest.mark.parametrize("expected, got, kind, integer, same", [
+    (0x00000002, 0x00000000, "value", False, True),     # a denormal flushed (GLSL 4.50 §4.7.1)
+    (0x80004000, 0x00000000, "value", False, True),     # either sign of zero
+    (0x00000002, 0x00000001, "value", False, False),    # another denormal: no flush
+    (0x00800000, 0x00000000, "value", False, False),    # the smallest normal is no denormal
+    (0x00000000, 0x00000002, "value", False, False),    # a zero given as a denormal
+    (0x00000002, 0x00000000, "value", True, False),     # an integer 2 is not a float
+    (0x00000002, 0x00000000, "memory", False, False),   # a buffer word carries no type
+    (0x80000000, 0x00000000, "value", False, True),     # zeros
+    (0x7FC00000, 0xFFC00001, "value", False, True),     # NaNs
+])
+def test_words_the_direct_check_takes_for_one_value(expected, got, kind, integer, same):
+    from xlate.verify.compare import Difference
+    from xlate.verify.direct_check import same_value_by_glsl
+    d = Difference("result.texcoord[0]", 0, 0, expected, got, kind=kind, integer=integer)
+    assert same_value_by_glsl(d) == same
+
+
+def test_a_denormal_the_direct_module_flushes_at_an_output_passes():
+    """Generated NV4 vertex seed 2305 (inputs seed 2300): ``DST.F.SSAT R3.xzw, R0.y, |R5|``
+    passes R0.y's denormals through the clamp; lavapipe flushes them from the direct module,
+    not from glslang's."""
+    runner = gl_runner("vulkan")
+    text = generate("nv4", 2305, "vertex", 12, frozenset())
+    assert "DST.F.SSAT R3.xzw, R0.y, |R5|;" in text, "the generator no longer writes it"
+    rep = verify_source(text, "nv4-2305.vp", lanes=256, seed=2300, runner=runner,
+                        backend="vulkan", via="direct")
+    assert rep.status == "pass", rep.reason

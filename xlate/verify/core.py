@@ -259,8 +259,8 @@ def _verify_program(program: Program, rep: ProgramReport, *, lanes: int, seed: i
                             for k in run.cap.outputs if k in other.cap.outputs)
                 rep.notes.append(f"the direct SPIR-V's outputs differ from glslang's SPIR-V's in "
                                  f"{words} words (zeros of the other sign, NaNs of another "
-                                 "payload, or where both depart from the executor: explained "
-                                 "through the GLSL translation)")
+                                 "payload, denormals flushed, or where both depart from the "
+                                 "executor: explained through the GLSL translation)")
             else:
                 rep.notes.append("the direct SPIR-V's outputs are bit-identical to glslang's "
                                  "SPIR-V's on these inputs: differences explained through the "
