@@ -66,8 +66,8 @@ def test_conditional_write_is_an_exact_select():
     glsl = xlate.translate(CC_WRITE).glsl
     # float updates only: the CC registers hold the value, tests compare it (cctests_value.txt)
     assert "    b = a - 1.0;\n    xl_cc0 = b;\n" in glsl
-    # a move under a condition: one select, no temporaries
-    assert "    a.xy = mix(a.xy, b.xy, greaterThan(xl_cc0.zwzw, vec4(0.0)).xy);\n" in glsl
+    # a move under a condition: one select of the written components' tests, no temporaries
+    assert "    a.xy = mix(a.xy, b.xy, greaterThan(xl_cc0.zw, vec2(0.0)));\n" in glsl
     # CC1's one test follows its update: it reads the written register, and CC1 is gone
     # (passes/condcodes.py forward_value_tests)
     assert "    b.x = -a.x;\n    if (b.x < 0.0)\n" in glsl and "xl_cc1" not in glsl
@@ -76,7 +76,9 @@ def test_conditional_write_is_an_exact_select():
     mixed = xlate.translate(CC_WRITE.replace("TEMP a, b;", "TEMP a, b;\nINT TEMP i;\n"
                                              "MOV.S.CC i, 1;")).glsl
     assert "uvec4 xl_cc0 = uvec4(2u);" in mixed and \
-        "    a.xy = mix(a.xy, b.xy, xl_ccGT(xl_cc0.zwzw).xy);\n" in mixed
+        "    a.xy = mix(a.xy, b.xy, xl_ccGT(xl_cc0.zw));\n" in mixed
+    assert "bvec2 xl_ccGT(uvec2 f)\n{\n    uvec2 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u;\n" \
+        "    return notEqual((((1u - s) ^ o) & (1u - z)), uvec2(0u));\n}\n" in mixed
     # a flag-word update is the flags of the value written, read back from the register
     # (no temporaries: before, '{ precise vec4 xl_t1 = a - 1.0; ... xl_cc0 = xl_ccf(xl_t1); }')
     assert "    i = ivec4(1);\n    xl_cc0 = xl_cci(uvec4(i));\n" in mixed

@@ -139,7 +139,7 @@ def test_fragment_samplers_blocks_and_integer_selects():
             "layout(std140) uniform XlateBuffer2\n{\n    uvec4 words[1024];\n} buffer2;\n") in g330
     # GLSL 3.30 has no integer mix: the conditional write of an integer register selects bits
     # (components testing different CC components: one test for all would be an 'if')
-    assert "    t.yz = xl_sel(t.yz, floatBitsToUint(vec2(1.0)), xl_ccEQ(xl_cc0.xxyy).yz);\n" in g330
+    assert "    t.yz = xl_sel(t.yz, floatBitsToUint(vec2(1.0)), xl_ccEQ(xl_cc0.xy));\n" in g330
     assert "uvec4 xl_sel(uvec4 a, uvec4 b, bvec4 m) { uvec4 k = uvec4(m) * 0xffffffffu;" in g330
     assert "    uvec4 borrow = uvec4(lessThan(a, b));\n" in g330     # ccsub@glsl330: no usubBorrow
     es = glsl(FP, "es310")
@@ -147,7 +147,7 @@ def test_fragment_samplers_blocks_and_integer_selects():
             "layout(location = 6) flat in ivec4 fragment_texcoord_1;\n") in es
     assert "layout(binding = 3) uniform highp sampler2D texture3;\n" in es
     assert "layout(std140, binding = 2) uniform XlateBuffer2\n" in es
-    assert "    t.yz = mix(t.yz, floatBitsToUint(vec2(1.0)), xl_ccEQ(xl_cc0.xxyy).yz);\n" in es
+    assert "    t.yz = mix(t.yz, floatBitsToUint(vec2(1.0)), xl_ccEQ(xl_cc0.xy));\n" in es
     assert "usubBorrow(a, b, borrow)" in es and "xl_sel" not in es
 
 
@@ -160,8 +160,8 @@ MOV result.position, {0, 0, 0, 1};
 MOV.S result.texcoord[0], b;
 END
 """
-    assert "    b.xy = xl_sel(b.xy, a.xy, greaterThan(xl_cc0, ivec4(0)).xy);" in glsl(src, "glsl330")
-    assert "    b.xy = mix(b.xy, a.xy, greaterThan(xl_cc0, ivec4(0)).xy);" in glsl(src, "es310")
+    assert "    b.xy = xl_sel(b.xy, a.xy, greaterThan(xl_cc0.xy, ivec2(0)));" in glsl(src, "glsl330")
+    assert "    b.xy = mix(b.xy, a.xy, greaterThan(xl_cc0.xy, ivec2(0)));" in glsl(src, "es310")
 
 
 def test_geometry_programs():

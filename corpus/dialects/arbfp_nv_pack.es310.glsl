@@ -50,7 +50,7 @@ void xl_main()
     a = fragment_texcoord_0;
     xl_cc0 = a;
     b = fragment_texcoord_1;
-    b.xy = mix(b.xy, -b.xy, lessThan(xl_cc0, vec4(0.0)).xy);
+    b.xy = mix(b.xy, -b.xy, lessThan(xl_cc0.xy, vec2(0.0)));
     u_packed.x = packHalf2x16(a.xy);
     h.xy = xl_fp16(unpackHalf2x16(u_packed.x).xyxy).xy;
     u_packed.y = xl_pk4b(fragment_color);

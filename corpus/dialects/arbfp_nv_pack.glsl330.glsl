@@ -71,7 +71,7 @@ void xl_main()
     a = fragment_texcoord_0.v;
     xl_cc0 = a;
     b = fragment_texcoord_1.v;
-    b.xy = mix(b.xy, -b.xy, lessThan(xl_cc0, vec4(0.0)).xy);
+    b.xy = mix(b.xy, -b.xy, lessThan(xl_cc0.xy, vec2(0.0)));
     u_packed.x = xl_pk2h(a.xy);
     h.xy = xl_fp16(xl_up2h(u_packed.x)).xy;
     u_packed.y = xl_pk4b(fragment_color.v);

@@ -108,40 +108,40 @@ vec4 xl_up2h(uint w) { return vec2(xl_h2f(w & 0xffffu), xl_h2f(w >> 16u)).xyxy; 
 
 vec4 xl_up4b(uint u) { return (vec4((uvec4(u) >> uvec4(0u, 8u, 16u, 24u)) & 0xffu) - 128.0) / 127.0; }
 
-bvec4 xl_ccEQ(uvec4 f)
+bool xl_ccEQ(uint f)
 {
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual(((1u - s) & z), uvec4(0u));
+    uint s = f & 1u, z = (f >> 1) & 1u;
+    return ((1u - s) & z) != 0u;
 }
 
-bvec4 xl_ccNE(uvec4 f)
+bool xl_ccNE(uint f)
 {
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual((s | (1u - z)), uvec4(0u));
+    uint s = f & 1u, z = (f >> 1) & 1u;
+    return (s | (1u - z)) != 0u;
 }
 
-bvec4 xl_ccGT(uvec4 f)
+bool xl_ccGT(uint f)
 {
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual((((1u - s) ^ o) & (1u - z)), uvec4(0u));
+    uint s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u;
+    return (((1u - s) ^ o) & (1u - z)) != 0u;
 }
 
-bvec4 xl_ccLE(uvec4 f)
+bool xl_ccLE(uint f)
 {
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual((s ^ (z | o)), uvec4(0u));
+    uint s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u;
+    return (s ^ (z | o)) != 0u;
 }
 
-bvec4 xl_ccSF(uvec4 f)
+bool xl_ccSF(uint f)
 {
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual(s, uvec4(0u));
+    uint s = f & 1u;
+    return s != 0u;
 }
 
-bvec4 xl_ccNSF(uvec4 f)
+bool xl_ccNSF(uint f)
 {
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual((1u - s), uvec4(0u));
+    uint s = f & 1u;
+    return (1u - s) != 0u;
 }
 
 // PK2US: NaN packs as 0, clamp [0, 1], round(65535 v) half to even (executor op_pk2us).
@@ -210,12 +210,12 @@ void xl_main()
     n.zw = xl_up4b(uint(fragment_attrib_2.v.z)).zw;
     t.zw = vec2(h.ww);
     t.z = t.z * program_local[0].y + t.w;
-    c.w = mix(c.w, 0.0, xl_ccEQ(xl_cc1.zzzz).w);
-    c.x = mix(c.x, t.z, xl_ccNE(xl_cc1.zzzz).x);
-    c.y = mix(c.y, t.x, xl_ccGT(xl_cc1.wwww).y);
-    c.y = mix(c.y, t.y, xl_ccLE(xl_cc1.wwww).y);
-    c.z = mix(c.z, n.z, xl_ccSF(xl_cc1.wwww).z);
-    c.z = mix(c.z, n.w, xl_ccNSF(xl_cc1.zzzz).z);
+    c.w = mix(c.w, 0.0, xl_ccEQ(xl_cc1.z));
+    c.x = mix(c.x, t.z, xl_ccNE(xl_cc1.z));
+    c.y = mix(c.y, t.x, xl_ccGT(xl_cc1.w));
+    c.y = mix(c.y, t.y, xl_ccLE(xl_cc1.w));
+    c.z = mix(c.z, n.z, xl_ccSF(xl_cc1.w));
+    c.z = mix(c.z, n.w, xl_ccNSF(xl_cc1.z));
     t = c - program_local[0].xxxx;
     xl_cc0 = t;
     if (xl_cc0.w < 0.0) c.w = 0.0;
@@ -223,7 +223,7 @@ void xl_main()
     if (xl_cc0.x <= 0.0) t.x = 0.0;
     if (true) t.y = 1.0;
     if (any(lessThan(t, vec4(0.0)))) discard;
-    if (any(xl_ccLE(xl_cc1.zzzz))) discard;
+    if (xl_ccLE(xl_cc1.z)) discard;
     w.x = xl_pk2us(n.xy);
     w.y = xl_pk4b(n);
     w.z = xl_pk4ub(c);

@@ -34,20 +34,20 @@ uvec4 xl_ccadd(uvec4 a, uvec4 b) {
 
 bvec4 xl_ccCF(uvec4 f)
 {
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
+    uvec4 c = (f >> 3) & 1u;
     return notEqual(c, uvec4(0u));
 }
 
-bvec4 xl_ccSF(uvec4 f)
+bool xl_ccSF(uint f)
 {
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual(s, uvec4(0u));
+    uint s = f & 1u;
+    return s != 0u;
 }
 
-bvec4 xl_ccOF(uvec4 f)
+bool xl_ccOF(uint f)
 {
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual(o, uvec4(0u));
+    uint o = (f >> 2) & 1u;
+    return o != 0u;
 }
 
 // Integer DIV/MOD (GP4 2.X.8.Z): the quotient truncates toward zero, the remainder takes the
@@ -92,8 +92,8 @@ void xl_main()
     sum = floatBitsToUint(program_local[0].xzzw) + floatBitsToUint(program_local[0].yzyw);
     flags = uvec4(0u);
     flags = mix(flags, uvec4(1u), xl_ccCF(xl_cc0));
-    flags.w = mix(flags.w, 2u, xl_ccSF(xl_cc0.zzzz).w);
-    if (any(xl_ccOF(xl_cc0.yyyy)))
+    flags.w = mix(flags.w, 2u, xl_ccSF(xl_cc0.z));
+    if (xl_ccOF(xl_cc0.y))
     {
         q = floatBitsToInt(program_local[1]) >> (1 & 31);
     }

@@ -53,34 +53,40 @@ uvec4 xl_ccsub(uvec4 a, uvec4 b) {
     return xl_r;
 }
 
-bvec4 xl_ccGE(uvec4 f)
+bool xl_ccGE(uint f)
 {
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual((1u - (s ^ o)), uvec4(0u));
+    uint s = f & 1u, o = (f >> 2) & 1u;
+    return (1u - (s ^ o)) != 0u;
 }
 
 bvec4 xl_ccAB(uvec4 f)
 {
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
+    uvec4 z = (f >> 1) & 1u, c = (f >> 3) & 1u;
     return notEqual((c & (1u - z)), uvec4(0u));
+}
+
+bool xl_ccBLE(uint f)
+{
+    uint z = (f >> 1) & 1u, c = (f >> 3) & 1u;
+    return ((1u - c) | z) != 0u;
+}
+
+bool xl_ccNCF(uint f)
+{
+    uint c = (f >> 3) & 1u;
+    return (1u - c) != 0u;
+}
+
+bool xl_ccCF(uint f)
+{
+    uint c = (f >> 3) & 1u;
+    return c != 0u;
 }
 
 bvec4 xl_ccBLE(uvec4 f)
 {
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
+    uvec4 z = (f >> 1) & 1u, c = (f >> 3) & 1u;
     return notEqual(((1u - c) | z), uvec4(0u));
-}
-
-bvec4 xl_ccNCF(uvec4 f)
-{
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual((1u - c), uvec4(0u));
-}
-
-bvec4 xl_ccCF(uvec4 f)
-{
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual(c, uvec4(0u));
 }
 
 // Integer addition: OF = signed overflow, CF = carry out (GP4 2.X.4.3, issue 23).
@@ -93,26 +99,26 @@ uvec4 xl_ccadd(uvec4 a, uvec4 b) {
 
 bvec4 xl_ccOF(uvec4 f)
 {
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
+    uvec4 o = (f >> 2) & 1u;
     return notEqual(o, uvec4(0u));
 }
 
-bvec4 xl_ccNOF(uvec4 f)
+bool xl_ccNOF(uint f)
 {
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual((1u - o), uvec4(0u));
+    uint o = (f >> 2) & 1u;
+    return (1u - o) != 0u;
 }
 
-bvec4 xl_ccSF(uvec4 f)
+bool xl_ccSF(uint f)
 {
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual(s, uvec4(0u));
+    uint s = f & 1u;
+    return s != 0u;
 }
 
-bvec4 xl_ccNSF(uvec4 f)
+bool xl_ccNSF(uint f)
 {
-    uvec4 s = f & 1u, z = (f >> 1) & 1u, o = (f >> 2) & 1u, c = (f >> 3) & 1u;
-    return notEqual((1u - s), uvec4(0u));
+    uint s = f & 1u;
+    return (1u - s) != 0u;
 }
 
 ivec4 xl_sad(ivec4 a, ivec4 b, uvec4 c) { precise ivec4 xl_r = ivec4(mix(uvec4(b - a), uvec4(a - b), greaterThan(a, b)) + c); return xl_r; }
@@ -128,7 +134,7 @@ void xl_main()
     {
         xl_cc1.y = xl_ccsub(uvec4(i.xxxx), uvec4(t.xxxx)).y;
         t.y = (i.xxxx - t.xxxx).y;
-        if (any(xl_ccGE(xl_cc1.xxxx))) break;
+        if (xl_ccGE(xl_cc1.x)) break;
         j.x = uint(i.x);
         i.x = i.x + 1;
         d.y = (u.xxxx >> (j.x & 31u)).y;
@@ -145,22 +151,22 @@ void xl_main()
     xl_cc1 = xl_ccsub(uvec4(3u), u.xxxx);
     u = 3u - u.xxxx;
     d = mix(d, uvec4(1u), xl_ccAB(xl_cc0.xxxx));
-    d.y = mix(d.y, 2u, xl_ccBLE(xl_cc0.yyyy).y);
-    d.z = mix(d.z, 3u, xl_ccNCF(xl_cc0.zzzz).z);
-    d.w = mix(d.w, 4u, xl_ccCF(xl_cc0.wwww).w);
+    d.y = mix(d.y, 2u, xl_ccBLE(xl_cc0.y));
+    d.z = mix(d.z, 3u, xl_ccNCF(xl_cc0.z));
+    d.w = mix(d.w, 4u, xl_ccCF(xl_cc0.w));
     u = mix(u, d, xl_ccAB(xl_cc1));
     u = mix(u, uvec4(0u), xl_ccBLE(xl_cc1));
-    u.z = mix(u.z, 43605u, xl_ccCF(xl_cc1.xxxx).z);
-    u.w = mix(u.w, 21930u, xl_ccNCF(xl_cc1.wwww).w);
+    u.z = mix(u.z, 43605u, xl_ccCF(xl_cc1.x));
+    u.w = mix(u.w, 21930u, xl_ccNCF(xl_cc1.w));
     xl_cc1.zw = xl_ccadd(uvec4(floatBitsToInt(program_env[3].xxxy)), uvec4(ivec4(2147483647))).zw;
     t.zw = (floatBitsToInt(program_env[3].xxxy) + 2147483647).zw;
     lo = mix(lo, uvec4(ivec4(-7)), xl_ccOF(xl_cc1.zzzz));
-    lo.w = mix(lo.w, uint(-16), xl_ccNOF(xl_cc1.wwww).w);
+    lo.w = mix(lo.w, uint(-16), xl_ccNOF(xl_cc1.w));
     result_attrib_5 = intBitsToFloat(ivec4(lo));
     t = floatBitsToInt(program_env[3]);
     xl_cc0 = xl_cci(uvec4(t));
-    acc.w = mix(acc.w, -1.0, xl_ccSF(xl_cc0.yyyy).w);
-    acc.w = mix(acc.w, 1.0, xl_ccNSF(xl_cc0.xxxx).w);
+    acc.w = mix(acc.w, -1.0, xl_ccSF(xl_cc0.y));
+    acc.w = mix(acc.w, 1.0, xl_ccNSF(xl_cc0.x));
     scratch[3] = acc;
     d.xy = (d | u).xy ^ 0x80000000u;
     d.z = ~d.x;

@@ -100,7 +100,7 @@ void xl_main()
         w = vec4(greaterThan(n, c));
         w.w = 1.0;
     }
-    w.z = mix(w.z, 0.0, lessThan(xl_cc1.zzzz, vec4(0.0)).z);
+    w.z = mix(w.z, 0.0, xl_cc1.z < 0.0);
     out_result_texcoord[0] = uv;
     out_result_texcoord[1] = w;
     out_result_color = flags;

@@ -2,7 +2,7 @@
 precision, condition-code mask) and the condition-code update; CC tests of branches; KIL."""
 from __future__ import annotations
 
-
+import re
 from dataclasses import replace
 
 from ...ir.carry import instruction_carry
@@ -30,18 +30,27 @@ class Instructions:
             return "bvec4(true)"
         if cond.rule == "FL":
             return "bvec4(false)"
-        swz = "".join(COMP[c] for c in cond.swizzle)
+        return self.sized_cc_test(cond, (0, 1, 2, 3))
+
+    def sized_cc_test(self, cond: CondTest, comps: tuple[int, ...]) -> str:
+        """The tests of the components ``comps`` of a condition mask, sized to them: a bool
+        for one (``xl_cc1.z == 0.0``, ``xl_ccEQ(xl_cc1.z)``), a bvecN for N
+        (``greaterThan(xl_cc0.zw, vec2(0.0))``) -- what a write of those components selects
+        by, without testing the others and swizzling the result (``xl_ccEQ(xl_cc1.zzzz).w``)."""
+        n = len(comps)
+        if cond.rule in ("TR", "FL"):
+            word = "true" if cond.rule == "TR" else "false"
+            return word if n == 1 else f"bvec{n}({word})"
+        swz = "".join(COMP[cond.swizzle[c]] for c in comps)
+        reg = f"xl_cc{cond.cc}{'' if swz == 'xyzw' else '.' + swz}"
         if cond.cc in self.cc_values:
-            reg = f"xl_cc{cond.cc}{'' if swz == 'xyzw' else '.' + swz}"
-            return cc_value_tests()[self.value_rule(cond)][1].format(v=reg)
-        helper = f"cc{cond.rule}"
-        if helper not in helper_library():
-            expr = cc_tests()[cond.rule]
-            helper_library()[helper] = (
-                f"bvec4 xl_cc{cond.rule}(uvec4 f)\n{{\n    uvec4 s = f & 1u, z = (f >> 1) & 1u, "
-                f"o = (f >> 2) & 1u, c = (f >> 3) & 1u;\n    return notEqual({expr}, uvec4(0u));\n}}\n", ())
-        self.need(helper)
-        return f"xl_cc{cond.rule}(xl_cc{cond.cc}{'' if swz == 'xyzw' else '.' + swz})"
+            scalar, vector = cc_value_tests()[self.value_rule(cond)]
+            if n == 1:
+                return scalar.format(v=reg)
+            # (the vector column's constructors are vec4/ivec4/uvec4/bvec4: resized)
+            return vector.format(v=reg).replace("vec4(", f"vec{n}(")
+        self.need(_flag_test_helper(cond.rule, n))
+        return f"xl_cc{cond.rule}({reg})"
 
     def branch_cond(self, cond: CondTest | None) -> str | None:
         """A bool: any of the four swizzled tests passes (None = unconditional)."""
@@ -53,10 +62,10 @@ class Instructions:
             return None
         if cond.rule == "FL":
             return "false"
-        if cond.cc in self.cc_values and len(set(cond.swizzle)) == 1:
-            # one component tested: the comparison itself, 'if (xl_cc0.x > 0.0)'
-            reg = f"xl_cc{cond.cc}.{COMP[cond.swizzle[0]]}"
-            return cc_value_tests()[self.value_rule(cond)][0].format(v=reg)
+        if len(set(cond.swizzle)) == 1:
+            # one component tested: the comparison itself, 'if (xl_cc0.x > 0.0)', or the
+            # flag test of one word, 'if (xl_ccOF(xl_cc0.y))'
+            return self.sized_cc_test(cond, (0,))
         return f"any({self.cc_test(cond)})"
 
     def value_test(self, cond: ValueTest) -> str:
@@ -310,9 +319,9 @@ class Instructions:
             # built-in of operands, integer arithmetic): one select, no temporaries --
             # 'R0.xy = mix(R0.xy, R1.yx, greaterThan(xl_cc0.xy, vec2(0.0)));'
             value = bitcast(expr, rtype, st)
-            test = self.cc_test(dst.cond)
+            test = self.sized_cc_test(dst.cond, tuple(i for i, on in enumerate(dst.mask) if on))
             if m:
-                value, test = components(value, m, self.vector_names), f"{test}{m}"
+                value = components(value, m, self.vector_names)
             return [f"{target}{m} = {self.select(target + m, value, test, st)};"]
         t = self.fresh()
         q = self.precise if rtype == DataType.FLOAT else ""      # integer arithmetic is exact
@@ -444,3 +453,26 @@ class Instructions:
 
 #: opcode -> for each input, whether it is a scalar operand (OpInfo.inputs "s"), computed once
 _SCALAR_INPUTS: dict[str, tuple[bool, ...]] = {}
+
+
+def _flag_test_helper(rule: str, n: int) -> str:
+    """The helper library's test ``rule`` (cctests.txt) of ``n`` flag words -- ``bool
+    xl_ccEQ(uint f)`` for one, ``bvec2 xl_ccEQ(uvec2 f)`` ... -- added on first use; its
+    name (overloads of one GLSL function, one helper entry per size)."""
+    name = f"cc{rule}" if n == 4 else f"cc{rule}{n}"
+    if name not in helper_library():
+        expr = cc_tests()[rule]
+        word, test = ("uint", "bool") if n == 1 else (f"uvec{n}", f"bvec{n}")
+        result = f"{expr} != 0u" if n == 1 else f"notEqual({expr}, {word}(0u))"
+        flags = ", ".join(f"{flag} = {bit}" for flag, bit in _FLAG_BITS
+                          if re.search(rf"\b{flag}\b", expr))      # those the test reads
+        helper_library()[name] = (
+            f"{test} xl_cc{rule}({word} f)\n{{\n    {word} {flags};\n"
+            f"    return {result};\n}}\n", ())
+    return name
+
+
+#: the flag bits of a condition-code word (SF = 1, ZF = 2, OF = 4, CF = 8), as cctests.txt
+#: names them
+_FLAG_BITS = (("s", "f & 1u"), ("z", "(f >> 1) & 1u"), ("o", "(f >> 2) & 1u"),
+              ("c", "(f >> 3) & 1u"))
