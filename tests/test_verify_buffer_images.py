@@ -271,3 +271,31 @@ def test_float_adds_of_nans_take_either_nan(monkeypatch):
             assert {d.output.split(" location")[0] for d in rep.differences} == {"IMAGE5"}
             return
     pytest.skip("no dispatch of 6 made two NaNs meet on this machine's llvmpipe threads")
+
+
+@pytest.mark.parametrize("mine, theirs, op, taken", [
+    (0xFFC00000, 0x7FC00000, "ATOMFADD", True),     # the default NaN, the other sign
+    (0xFF800001, 0x7FC00001, "ATOMFADD", True),     # the executor's NaN quieted, other sign
+    (0x7FC00000, 0x7FC00123, "ATOMFADD", False),    # a payload no operation chose
+    (0xFFC00000, 0x3F800000, "ATOMFADD", False),    # a number is no other NaN
+    (0xFFC00000, 0x7FC00000, "ATOMUADD", False),    # an integer add's operand is exact bits
+])
+def test_a_float_adds_nan_operand_may_be_another_nan(mine, theirs, op, taken):
+    from xlate.verify.gl_compute import _other_nan_operand
+    assert _other_nan_operand(op, mine, theirs) == taken
+
+
+@pytest.mark.parametrize("backend", ["gl", "vulkan"])
+def test_an_atomic_add_of_another_nan_then_integer_atomics_on_its_word(backend):
+    """Generated TGSI compute seed 2505 (inputs seed 2500): ``LG2`` of a negative number
+    (0xFFC00000 to the executor, 0x7FC00000 to llvmpipe) added by ATOMFADD to an R32_UINT
+    image word that ATOMUADD and ATOMOR then change: the word left follows the NaN's sign.
+    A mismatch at the atomic's operand before gl_compute._other_nan_operand."""
+    from xlate.verify.generate import generate
+    text = generate("tgsi", 2505, "compute", 12, frozenset())
+    assert "ATOMFADD TEMP[4].y, IMAGE[1], TEMP[4], TEMP[3]" in text, "the generator changed"
+    rep = core.verify_source(text, "c2505.tgsi", lanes=256, seed=2500, backend=backend,
+                             runner=gl_runner(backend))
+    assert rep.status == "pass", rep.reason
+    assert any("float adds of a NaN the implementation chose otherwise" in n
+               for n in rep.notes), rep.notes

@@ -106,7 +106,7 @@ def compare_dispatch(program: Program, res, cap: ComputeCapture, local_count: in
     from .gl_compute import _same, _ulps, check_atomics
     diffs: list = []
     finals: dict = {}
-    orders = (0, 0)     # contended words, and those whose order took a float add's freedom
+    orders = (0, 0, 0)  # contended words, those whose order took a float add's freedom, NaN operands
     if cap.log is not None:
         _, entries = cap.log
         diffs, finals, orders = check_atomics(program, res.atomics, entries, local_count)

@@ -214,6 +214,10 @@ def verify_compute(program: Program, rep, *, seed: int, runner, max_reported: in
                  "gl_compute.float_add_words)" if orders[1] else "")
         rep.notes.append(f"atomics: {orders[0]} contended words, each with an order of its "
                          f"atomics that returns what the implementation returned{freed}")
+    if orders[2]:
+        rep.notes.append(f"atomics: {orders[2]} float adds of a NaN the implementation chose "
+                         "otherwise (sign or payload; the operation that made it chooses: "
+                         "gl_compute._other_nan_operand) ran with the implementation's NaN")
     if res.out_of_range:
         rep.notes.append("some access fell outside its buffer: the executor reads 0 and drops "
                          "the write, as the translation's bounds checks do")

@@ -267,13 +267,18 @@ def check_atomics(program: Program, performed: list, entries: np.ndarray, local_
     A float add may leave another NaN or a flushed denormal (:func:`float_add_words`): the
     order found then takes those words, and the count of such words is returned.
 
+    A float add's NaN operand may be another NaN than the executor's (:func:`_other_nan_operand`):
+    the implementation's is taken, and counted.
+
     Returns (differences, {(resource, location): final word}, (number of words checked, how
-    many of them took a float add's freedom))."""
+    many of them took a float add's freedom, how many float adds took the implementation's
+    NaN operand))."""
     from ..backends.glsl.memory import atomic_functions
     from ..exec.atomics import find_order
     from ..exec.memory import NOWHERE
     functions = atomic_functions(program)
     impl = {(int(e[0]), int(e[1])): e for e in entries}
+    nan_operands = 0
     diffs = []
     by_word: dict[tuple, list] = {}
     initial: dict[tuple, int] = {}
@@ -285,6 +290,10 @@ def check_atomics(program: Program, performed: list, entries: np.ndarray, local_
         if theirs is not None and functions.index((op, name)) == int(e[2]):
             theirs = (op, name, int(e[3]), int(e[4]), int(e[5]) if op == "ATOMCAS" else 0)
             mine = (op, name, loc, a, b if op == "ATOMCAS" else 0)
+            if theirs != mine and _other_nan_operand(op, a, theirs[3]):
+                a = theirs[3]
+                nan_operands += 1
+                mine = (op, name, loc, a, b if op == "ATOMCAS" else 0)
         if theirs != mine:
             diffs.append(Difference(f"atomic {seq} of invocation {inv}", inv, None, None, None,
                                     kind="atomic", detail=f"executor {_atomic_text(mine)}, "
@@ -320,7 +329,22 @@ def check_atomics(program: Program, performed: list, entries: np.ndarray, local_
         freed_words += found[2] > 0
         if group is None:
             finals[(name, loc)] = found[1]
-    return diffs, finals, (len(by_word), freed_words)
+    return diffs, finals, (len(by_word), freed_words, nan_operands)
+
+
+def _other_nan_operand(op: str, mine: int, theirs: int) -> bool:
+    """Whether a float add's operand is the executor's NaN ``mine`` where the implementation
+    added the NaN ``theirs`` -- the operation that made it chose among its NaN operands
+    (quieted) and the default NaN, either sign (:mod:`.nan_choices`): ``LG2`` of a negative
+    number is 0xFFC00000 to the executor (x86's default NaN), 0x7FC00000 to llvmpipe
+    (generated TGSI compute seed 2505, inputs seed 2500: an ATOMFADD of it, then integer
+    atomics on the same word, whose result follows the NaN's sign).  The implementation's
+    operand then stands for the executor's: which order of the word's atomics returns what
+    the implementation returned, and the word it leaves, follow from it."""
+    from .nan_choices import DEFAULT_NAN, SIGN, _float_nan
+    if op != "ATOMFADD" or not (_float_nan(mine) and _float_nan(theirs)):
+        return False
+    return theirs in {w ^ int(s) for w in (mine | 0x00400000, DEFAULT_NAN) for s in (0, SIGN)}
 
 
 def float_add_words(name: str, old: int, a: int, b: int, ieee: int) -> tuple[int, ...]:
