@@ -303,8 +303,22 @@ def test_a_masked_write_into_a_register_of_another_type_verifies():
     ("vec4(r, s, s, 1.0)", ".x", "float(r)"),
     # a swizzled call in parentheses
     ("(unpackHalf2x16(w).xyxy)", ".zw", "unpackHalf2x16(w).xy"),
+    # a comparison of four-component operands: those components compared, one component by
+    # the scalar operator (GLSL's comparison functions take vectors only)
+    ("vec4(greaterThan(R1.xxxx, vec4(0.5)))", ".x", "float(R1.x > 0.5)"),
+    ("vec4(notEqual(R8, R1.yyyy))", ".z", "float(R8.z != R1.y)"),
+    ("vec4(equal(R8, vec4(0.0)))", ".zw", "vec2(equal(R8.zw, vec2(0.0)))"),
+    ("lessThanEqual(R1, R8.wzyx)", ".y", "(R1.y <= R8.z)"),
+    # a helper with a float overload beside its vec4 one (helpers.glsl fp16, fx12)
+    ("xl_fx12(R29.zzzz)", ".x", "xl_fx12(R29.z)"),
+    ("xl_fp16(vec4(lessThan(R1.wwww, R8.yyyy)))", ".x", "xl_fp16(float(R1.w < R8.y))"),
     # not narrowed: the argument may be a scalar (ivec4(s) replicates it), or its size is
-    # unknown (three arguments), or the call is no conversion
+    # unknown (three arguments), or the call is no conversion; a helper without overloads of
+    # two or three components, or of an argument of unknown size; a comparison of operands of
+    # unknown size
+    ("xl_fx12(R29)", ".zw", "xl_fx12(R29).zw"),
+    ("xl_fp16(x)", ".x", "xl_fp16(x).x"),
+    ("vec4(lessThan(x, y))", ".y", "vec4(lessThan(x, y)).y"),
     ("ivec4(s)", ".x", "ivec4(s).x"),
     ("vec4(a.xy, b, c)", ".x", "vec4(a.xy, b, c).x"),
     ("xl_sat(R0)", ".x", "xl_sat(R0).x"),

@@ -76,7 +76,7 @@ void xl_main()
     h.xy = xl_fp16(xl_up2h(u_packed.x)).xy;
     u_packed.y = xl_pk4b(fragment_color.v);
     h.zw = xl_fp16(xl_up4b(u_packed.y)).zw;
-    b.z = float(greaterThan(a.zzzz, a.wwww).z);
+    b.z = float(a.z > a.w);
     b.w = dFdx(a.xxxx).x + dFdy(a.yyyy).y;
     result_color0 = h * b;
     if (xl_cc0.w == 0.0) result_color0.w = a.w;

@@ -61,8 +61,8 @@ void xl_main()
             gl_Position.z = xl_dp4(state_matrix_mvp[2], p);
             gl_Position.w = xl_dp4(state_matrix_mvp[3], p);
             fade.x = -age.y * (1.0 / program_local[0].y) + program_local[0].w;
-            fade.y = float(equal(age.xxxx, vec4(0.0)).y);
-            fade.z = float(notEqual(age.xxxx, age.yyyy).z);
+            fade.y = float(age.x == 0.0);
+            fade.z = float(age.x != age.y);
             fade.w = xl_ssg(age.xxxx).w;
             result_color = fade;
             return;

@@ -54,7 +54,7 @@ void xl_main()
 {
     R0.xyz = fragment_texcoord_0.xyz * (1.0 / sqrt(xl_dp3(fragment_texcoord_0, fragment_texcoord_0)));
     R1.x = xl_dp3(R0, fragment_texcoord_1);
-    H0.x = xl_fp16(vec4(greaterThan(R1.xxxx, vec4(0.5)))).x;
+    H0.x = xl_fp16(float(R1.x > 0.5));
     xl_cc0.x = H0.x;
     R2 = vec4(0.4, 0.4, 0.4, 1.0);
     if (xl_cc0.x != 0.0) R2 = vec4(1.0);

@@ -86,7 +86,7 @@ void xl_main()
         t.z = 1.0 / (xl_dp3(d, program_local[4 + clamp(i.x, 0, 3)]) + program_local[4 + clamp(i.x, 0, 3)].w);
         acc.xyz = acc.xyz * t.zzz;
         i.x = i.x + 1;
-        t.x = float(greaterThanEqual(acc.wwww, vec4(4.0)).x);
+        t.x = float(acc.w >= 4.0);
         xl_cc0.x = t.x;
         if (t.x != 0.0) break;
     }
@@ -114,10 +114,10 @@ void xl_main()
             w.y = ceil(t.y);
             w.z = trunc(t.z);
             w.w = roundEven(abs(xl_rfl(N, V).z));
-            lit.x = float(equal(w.yyyy, w.zzzz).x);
-            lit.y = float(notEqual(w.yyyy, w.zzzz).y);
-            lit.z = float(greaterThan(t.yyyy, vec4(0.0)).z);
-            lit.w = float(lessThanEqual(t.zzzz, vec4(0.0)).w);
+            lit.x = float(w.y == w.z);
+            lit.y = float(w.y != w.z);
+            lit.z = float(t.y > 0.0);
+            lit.w = float(t.z <= 0.0);
             acc.xyz = xl_ssg(t.yyyy).w * 0.05 + xl_lrp(vec4(xl_dp4(lit, vec4(0.1, 0.2, 0.3, 0.4))), acc, w).xyz;
         }
     }

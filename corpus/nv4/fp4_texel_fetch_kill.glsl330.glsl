@@ -41,7 +41,7 @@ void xl_main()
     coord.z = 0;
     coord.w = fragment_attrib_1.v.x;
     c = texelFetch(texture0, coord.xy, coord.w);
-    t.x = float(lessThan(c.wwww, program_local[0].xxxx).x);
+    t.x = float(c.w < program_local[0].x);
     xl_cc0.x = t.x;
     if (xl_cc0.x > 0.0) discard;
     result_color0 = c;

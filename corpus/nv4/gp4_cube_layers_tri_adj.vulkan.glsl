@@ -93,7 +93,7 @@ void xl_main()
             v.x = v.x + 2;
         }
         EndPrimitive();
-        t.w = float(greaterThanEqual(t.wwww, program_local[24].wwww).w);
+        t.w = float(t.w >= program_local[24].w);
         if (t.w != 0.0) break;
     }
 }

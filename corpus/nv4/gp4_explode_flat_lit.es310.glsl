@@ -132,10 +132,10 @@ void xl_main()
     e2.x = xl_dp2(e1, program_local[1]);
     e2.y = xl_dp2(e1, program_local[1].zwzw) + program_local[0].xxxx.x;
     e2.zw = xl_x2d(e1, program_local[1], vec4(1.0, 0.0, 0.0, 1.0)).zw;
-    t.x = float(equal(s.xxxx, s.yyyy).x);
+    t.x = float(s.x == s.y);
     t.y = 0.0;
-    t.z = float(greaterThan(s.xxxx, s.yyyy).z);
-    t.w = float(lessThanEqual(s.xxxx, s.yyyy).w);
+    t.z = float(s.x > s.y);
+    t.w = float(s.x <= s.y);
     e2 = xl_ssat(t * 1.0 + e2);
     out_result_position = in_vertex_position[0] + off;
     out_result_color = col;

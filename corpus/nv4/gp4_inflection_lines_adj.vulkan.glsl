@@ -92,7 +92,7 @@ void xl_main()
     xl_cc1.x = t.x;
     len.y = 1.0 / sqrt(xl_dp3(e1, e1));
     len.z = 1.0 / len.y;
-    t.y = float(lessThan(len.zzzz, program_local[0].yyyy).y);
+    t.y = float(len.z < program_local[0].y);
     if (t.y != 0.0) return;
     out_result_position = in_vertex_position[1];
     out_result_color = in_vertex_color[1];

@@ -58,7 +58,7 @@ void xl_main()
         i.x = k.x & 7;
         acc = acc + program_local[clamp(i.x, 0, 7)];
         k.x = k.x + 1;
-        t.x = float(greaterThan(acc.xxxx, program_local[8].xxxx).x);
+        t.x = float(acc.x > program_local[8].x);
         if (t.x > 0.0) break;
     }
     out_result_color = xl_sat(acc);

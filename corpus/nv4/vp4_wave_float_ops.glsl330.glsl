@@ -86,14 +86,14 @@ void xl_main()
     c.z = xl_cmp(n.zzzz, vec4(-1.0), vec4(1.0)).z;
     c.w = xl_rcc(w.z);
     uv.zw = xl_sat(xl_frc(w.xxyy)).zw / program_local[0].y;
-    flags.y = float(equal(s.yyyy, s.zzzz).y);
-    flags.z = float(notEqual(s.yyyy, s.zzzz).z);
-    flags.w = float(greaterThanEqual(n.zzzz, vec4(0.0)).w);
+    flags.y = float(s.y == s.z);
+    flags.z = float(s.y != s.z);
+    flags.w = float(n.z >= 0.0);
     n.w = flags.y;
     if (n.w != 0.0)
     {
         w = vec4(lessThan(n, c));
-        w.w = float(lessThanEqual(n.wwww, c.wwww).w);
+        w.w = float(n.w <= c.w);
     }
     else
     {

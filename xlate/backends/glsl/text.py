@@ -238,6 +238,9 @@ def components(value: str, m: str, vectors: Container[str] = ()) -> str:
 #: componentwise functions of one argument whose result has the argument's size (GLSL 4.50
 #: §8.3 the bit casts): ``f(X).m`` is ``f(X.m)``
 _BIT_CASTS = frozenset({"floatBitsToUint", "floatBitsToInt", "uintBitsToFloat", "intBitsToFloat"})
+#: componentwise helpers of one argument (templates/glsl/helpers.glsl) with a float overload
+#: beside the vec4 one, in every profile: ``h(X).x`` is ``h(X.x)``
+_SCALAR_OVERLOADED = frozenset({"xl_fp16", "xl_fx12"})
 #: the four-component constructors, and the type of one of their components
 _VEC4_SCALAR = {VEC[t]: SCALAR[t] for t in VEC} | {"bvec4": "bool"}
 #: a literal of each component type, as the printer writes them (text.literal)
@@ -246,8 +249,8 @@ _SCALAR_LITERAL = {"float": re.compile(r"-?\d+\.\d*(?:e[-+]?\d+)?"),
                    "uint": re.compile(r"\d+u|0x[0-9a-fA-F]+u"),
                    "bool": re.compile(r"true|false")}
 #: componentwise comparisons: a bvecN of their operands' size N
-_COMPARISONS = frozenset({"lessThan", "lessThanEqual", "greaterThan", "greaterThanEqual",
-                          "equal", "notEqual"})
+_COMPARISONS = {"lessThan": "<", "lessThanEqual": "<=", "greaterThan": ">",
+                "greaterThanEqual": ">=", "equal": "==", "notEqual": "!="}
 
 
 def _narrowed(value: str, m: str, vectors: Container[str]) -> str | None:
@@ -278,6 +281,18 @@ def _narrowed_call(value: str, m: str, vectors: Container[str]) -> str | None:
     args = [a.strip() for a in _arguments(inner)]
     if name in _BIT_CASTS:
         return f"{name}({components(inner, m, vectors)})" if len(args) == 1 else None
+    if name in _SCALAR_OVERLOADED and len(m) == 2 and len(args) == 1 and \
+            _four_components(inner, vectors):
+        # 'xl_fx12(R21.zzzz).x' -> 'xl_fx12(R21.z)': the helper's float overload
+        return f"{name}({components(inner, m, vectors)})"
+    if name in _COMPARISONS and len(args) == 2 and all(_four_components(a, vectors)
+                                                        for a in args):
+        # 'lessThan(R3.wwww, R0.yyyy).x' -> '(R3.w < R0.y)': the same comparison of those
+        # components (a scalar operator for one: GLSL's comparison functions take vectors)
+        left, right = (components(a, m, vectors) for a in args)
+        if len(m) == 2:
+            return f"({left} {_COMPARISONS[name]} {right})"
+        return f"{name}({left}, {right})"
     scalar = _VEC4_SCALAR.get(name)
     if scalar is None:
         return None
@@ -286,7 +301,8 @@ def _narrowed_call(value: str, m: str, vectors: Container[str]) -> str | None:
     if len(args) == 1:
         if not _four_components(inner, vectors):
             return None
-        return f"{ctor}({components(inner, m, vectors)})"
+        arg = components(inner, m, vectors)
+        return f"{ctor}({arg[1:-1] if wrapped(arg) else arg})"
     if len(args) != 4:
         return None
     # four arguments make four components, one each: 'uvec4(uint(k), 0u, 0u, 0u).x' is 'uint(k)'
