@@ -584,3 +584,29 @@ def test_an_array_layer_halfway_between_two_layers_reads_either(layer_coord,
     assert hook.exe[0].view(F32).tolist() == [executor_layer / 8] * 4
     assert hook.verdicts.all() == permitted
     assert hook.verdicts.any() == permitted
+
+
+TXP_CUBE = ("FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL SAMP[0]\n"
+            "DCL SVIEW[0], CUBE, FLOAT\n  0: TXP OUT[0], IN[0], SAMP[0], CUBE\n  1: END\n")
+
+
+@pytest.mark.parametrize("q, permitted", [
+    (1.0310199e-38, True),     # a denormal q: flushed, the direction is 1/0 (generated 2801)
+    (-5e-39, True),
+    (0.0, True),
+    (1.2e-38, False),          # the smallest normals are no denormals
+    (0.5, False),
+])
+def test_a_projected_lookup_by_a_denormal_q_may_take_any_value(q, permitted):
+    """GLSL 4.50 §4.7.1 lets the denormal q be flushed, and the projection then divides by
+    zero (rule_nonfinite); the executor divides by the denormal (generated TGSI fragment seed
+    2801, inputs seed 2800: TXP on a cube, q = 1.03e-38, llvmpipe's texel another face's)."""
+    level = np.zeros((6, 4, 4, 4), F32)
+    level[0] = 1.0                      # +X
+    tex = Texture([level], "CUBE", filter="NEAREST", mag_filter="NEAREST")
+    inputs = {"IN0": np.tile(np.array([[1.5625, 1.5625, 1.1875, q]], F32), (4, 1))}
+    other = f32(0.25, 0.5, 0.75, 1.0)
+    hook = judge(TXP_CUBE, 0, lambda e: np.tile(other, (len(e), 1)), inputs, {0: tex},
+                 rule=permits.rule_nonfinite)
+    assert not same_words(hook.exe[0], other[0]).all()
+    assert hook.verdicts.all() == permitted and hook.verdicts.any() == permitted

@@ -403,9 +403,10 @@ def rule_nonfinite(s: Site) -> np.ndarray:
     """A NaN or infinity among the operands that reach the component, or a non-finite result:
     GLSL 4.50 §4.7.1 -- NaNs need not be generated and operations on NaN/Inf need not follow
     IEEE 754 (Mesa folds ``x * 0`` to 0 even for ``precise``).  Also POW/LIT of a base <= 0
-    (``exp2(y * log2(x))``: log2 of x <= 0 is undefined in GLSL §8.2), TXP with q = 0 and a
-    cube lookup of the zero direction (the coordinates become 0/0) -- a direction of zeros and
-    denormals too, which flushing (GLSL 4.50 §4.7.1) makes the zero direction.  Not for moves
+    (``exp2(y * log2(x))``: log2 of x <= 0 is undefined in GLSL §8.2), TXP with q = 0 (a
+    denormal q too, which flushing makes 0) and a cube lookup of the zero direction (the
+    coordinates become 0/0) -- a direction of zeros and denormals too, which flushing
+    (GLSL 4.50 §4.7.1) makes the zero direction.  Not for moves
     (:data:`MOVES`): a NaN or infinity moved stays one (any NaN payload); not for the unpacks
     (:data:`BIT_READS`), which read the operand's bits: a NaN bit pattern unpacked is no
     operation on a NaN (a mutant dropping an output UP4UB wrote passed as 'nonfinite')."""
@@ -425,14 +426,13 @@ def rule_nonfinite(s: Site) -> np.ndarray:
         lane |= bad.any(axis=1)
         comp |= bad
     ok = s.feeding(lane, comp)
-    if op in ZERO_POLES:
-        # an infinite operand of a reciprocal gives its zero (ZERO_POLES): no freedom there
+    if op in ZERO_POLES:    # an infinite operand of a reciprocal gives its zero: no freedom
         ok = ok & ~_infinite_operand(s)[:, None]
     if op in SET_ON:
         # a compare on NaN/Inf: either outcome, nothing else (SET_ON)
         return ok & _set_on_values(s)
-    # a non-finite *result* (from finite operands: an overflow, LG2(0)) -- an integer result's
-    # words are no float (the TRUE of an integer compare, 0xFFFFFFFF, is no NaN)
+    # a non-finite *result* (from finite operands: an overflow, LG2(0)); an integer result's
+    # words are no float (an integer compare's TRUE, 0xFFFFFFFF, is no NaN)
     float_result = s.op.rt == DataType.FLOAT
     if float_result:
         ok = ok | (_nonfinite(s.exe) & ~_at_pole(s)[:, None] & ~_divided_by_zero(s))
@@ -454,10 +454,10 @@ def rule_nonfinite(s: Site) -> np.ndarray:
             bad = (base <= 0) | np.isnan(base) | _denormal(base.view(U32))
             ok = ok.copy()
             ok[:, 2] |= bad
-        elif op == "TXP":
+        elif op == "TXP":   # (flushed too: a denormal q; generated TGSI fragment seed 2801)
             c = np.asarray(s.operands[0], F32)
-            q = c[:, 3:4]
-            ok = ok | ~np.isfinite(c[:, :3] / q).all(axis=1)[:, None]
+            for words in (c, cmp.flush(c.view(U32)).view(F32)):
+                ok = ok | ~np.isfinite(words[:, :3] / words[:, 3:4]).all(axis=1)[:, None]
         if op in CUBE_DIRECTION_OPS and s.ins.tex is not None and \
                 s.ins.tex.target.replace("SHADOW", "") in ("CUBE", "ARRAYCUBE"):
             c = np.ascontiguousarray(np.asarray(s.operands[0], F32)[:, :3])
