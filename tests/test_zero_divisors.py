@@ -165,3 +165,13 @@ def test_verify_passes_a_zero_divisor_left_by_scs(backend):
     rep = verify_source(text, "scs_div.vp", lanes=64, seed=2200, backend=backend,
                         runner=gl_runner(backend))
     assert rep.status == "pass", (rep.reason, rep.localization[:2])   # (SCS's tolerance)
+
+
+def test_a_literal_moved_through_a_precision_conversion_is_not_followed():
+    """``MOVH`` rounds what it moves to fp16 (a literal 1e-10 becomes 0): not followed; an
+    ``R`` (fp32) move is no conversion."""
+    base = ("!!ARBfp1.0\nOPTION NV_fragment_program2;\nTEMP R0, R1;\nSHORT TEMP H1;\n"
+            "MOVR R0, fragment.texcoord[0];\n{move}\nDIVR R0, R0, {reg}.w;\n"
+            "MOVR result.color, R0;\nEND\n")
+    assert _divisions(base.format(move="MOVR R1.w, 0;", reg="R1")) == [("MUL", "%kinf")]
+    assert _divisions(base.format(move="MOVH H1.w, 0;", reg="H1")) == [("DIV", "H1")]

@@ -105,16 +105,18 @@ def inline(s: Lowering) -> None:
 
 
 def constant_write_tests(s: Lowering) -> None:
-    """Conditional writes under TR become plain writes, those under FL leave the tree
+    """Conditional writes under TR become plain writes, those under FL leave the tree -- and
+    LEG/NAN of a CC register only integer updates write are TR/FL
     (``condcodes.fold_constant_write_tests``): ``R0 = R1;``, not ``mix(R0, R1, bvec4(true))``."""
     if s.structured is not None:
         fold_constant_write_tests(s.structured)
 
 
 def zero_divisors(s: Lowering) -> None:
-    """A float DIV by a literal +-0 becomes a MUL by the infinity of that sign (the same IEEE
-    value for every dividend; GLSL leaves division by zero unspecified and Mesa folds a
-    constant one to undef: ``zerodivisors.py``)."""
+    """A float DIV by a literal +-0 -- or by a temporary that holds one (a MOV of a literal,
+    SCS's z and w) -- becomes a MUL by the infinity of that sign (the same IEEE value for
+    every dividend; GLSL leaves division by zero unspecified and Mesa folds a constant one to
+    undef: ``zerodivisors.py``)."""
     if s.structured is not None:
         rewrite_zero_divisors(s.structured, s.program)
 

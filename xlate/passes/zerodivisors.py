@@ -99,8 +99,9 @@ class LiteralTemporaries:
 
     def written(self, ins: Instruction, known: Known) -> None:
         """``known`` after ``ins``: the components it writes forgotten, then learnt again
-        where it is an unconditional MOV of a literal word (no saturation; a float MOV's
-        modifiers on the sign bit, an integer one's none) or SCS's z and w (+0.0)."""
+        where it is an unconditional MOV of a literal word (no saturation or precision
+        conversion; a float MOV's modifiers on the sign bit, an integer one's none) or SCS's
+        z and w (+0.0)."""
         d = ins.dst
         if d is None or not self.is_temp(d.reg):
             return
@@ -111,8 +112,8 @@ class LiteralTemporaries:
         for comp in range(4):
             if d.mask[comp]:
                 known.pop((d.reg, comp), None)
-        if d.cond is not None or ins.sat != Sat.NONE:
-            return
+        if d.cond is not None or ins.sat != Sat.NONE or ins.precision in ("FP16", "X"):
+            return                  # (a precision conversion rounds the literal: not followed)
         if ins.op == "SCS":
             for comp in (2, 3):
                 if d.mask[comp]:
