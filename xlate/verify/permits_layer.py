@@ -28,61 +28,56 @@ def rule_layer_tie(s: Site) -> np.ndarray:
     TGSI fragment seed 2201, inputs seed 2200: ``TXL2 ... CUBEARRAY`` of a literal layer
     0.5).  Shown by recomputation: the same lookup with r moved to k, within the filtering
     tolerance (as :func:`rule_boundary`); below 2^23, where k + 0.5 is a float."""
-    n = len(s.exe)
-    none = np.zeros((n, 4), bool)
-    if s.ins.op not in SAMPLING_OPS or s.ins.tex is None:
-        return none
-    from ..exec import texture as tx
-    layer = _LAYER_COMPONENT.get(tx.BASE_TARGET.get(s.ins.tex.target))
+    layer = _layer_component(s)
     if layer is None:
-        return none
-    judged = np.asarray(s.operands[0], F32).reshape(n, -1)
-    if judged.shape[1] <= layer:
-        return none
-    r = judged[:, layer].astype(np.float64)
+        return np.zeros((len(s.exe), 4), bool)
+    r = np.asarray(s.operands[0], F32).reshape(len(s.exe), -1)[:, layer].astype(np.float64)
     with np.errstate(invalid="ignore"):
         tie = np.isfinite(r) & (r > 0) & (r < 2.0 ** 23) & (r - np.floor(r) == 0.5)
-    if not tie.any():
-        return none
-    coords = np.array(np.atleast_2d(np.asarray(s.all_operands[0], F32)))
-    whole = np.floor(coords[:, layer].astype(np.float64))
-    coords[:, layer] = np.where(coords[:, layer] - whole == 0.5, whole, coords[:, layer])
-    tol = cmp.INEXACT.get(s.ins.op, cmp.INEXACT["TEX"])
-    near = _near(s, s.recompute([coords] + list(s.all_operands[1:])), tol,
-                 s.op.rt == DataType.FLOAT, "SHADOW" in s.ins.tex.target)
-    return near & tie[:, None] & s.written_components()
+    return _at_layer(s, layer, tie, lambda r: np.where(r - np.floor(r) == 0.5, np.floor(r), r))
 
 
 def rule_wrapped_layer(s: Site) -> np.ndarray:
     """A llvmpipe/lavapipe defect, not a freedom: an array lookup's layer coordinate r at or
-    beyond :data:`LLVMPIPE_LAYER_WRAP` selects layer 0 instead of the last.  GL 4.5 §8.14.2
-    (and §8.13 for cube map arrays) selects layer clamp(RNE(r), 0, d - 1); gallivm rounds r
-    to a 32-bit integer first (lp_build_layer_coord: lp_build_iround, then an integer
-    clamp), and an out-of-range conversion gives INT_MIN, which the clamp takes to 0
-    (generated TGSI fragment seed 1904, inputs seed 1900: ``TXL2 ... CUBEARRAY`` at r =
-    8.4e27, llvmpipe's texel that of layer 0).  Shown by recomputation: the same lookup with
-    the layer coordinate 0 gives the implementation's value (within the filtering tolerance,
-    as :func:`rule_boundary`).  Only on the backends that sample with llvmpipe's code; a
-    negative r is clamped to 0 by GL itself, so nothing differs there."""
-    n = len(s.exe)
-    none = np.zeros((n, 4), bool)
-    if s.ins.op not in SAMPLING_OPS or s.ins.tex is None or \
-            s.backend not in ("gl", "gl-spirv", "vulkan"):
-        return none
+    beyond :data:`LLVMPIPE_LAYER_WRAP` selects layer 0 instead of the last (GL 4.5 §8.14.2
+    and §8.13 clamp the layer to d - 1); gallivm rounds r to a 32-bit integer first
+    (lp_build_layer_coord: lp_build_iround, then an integer clamp), and an out-of-range
+    conversion gives INT_MIN, which the clamp takes to 0 (generated TGSI fragment seed 1904,
+    inputs seed 1900: ``TXL2 ... CUBEARRAY`` at r = 8.4e27, llvmpipe's texel that of layer
+    0).  Shown by recomputation: the same lookup with the layer coordinate 0 gives the
+    implementation's value (within the filtering tolerance, as :func:`rule_boundary`).  Only
+    on the backends that sample with llvmpipe's code; a negative r is clamped to 0 by GL
+    itself, so nothing differs there."""
+    layer = _layer_component(s)
+    if layer is None or s.backend not in ("gl", "gl-spirv", "vulkan"):
+        return np.zeros((len(s.exe), 4), bool)
+    r = np.asarray(s.operands[0], F32).reshape(len(s.exe), -1)[:, layer]
+    with np.errstate(invalid="ignore"):
+        wrapped = np.isfinite(r) & (r >= LLVMPIPE_LAYER_WRAP)
+    return _at_layer(s, layer, wrapped, np.zeros_like)
+
+
+def _layer_component(s: Site) -> int | None:
+    """The coordinate component holding the layer of the array lookup ``s`` judges, or None
+    (no array lookup)."""
+    if s.ins.op not in SAMPLING_OPS or s.ins.tex is None:
+        return None
     from ..exec import texture as tx
     layer = _LAYER_COMPONENT.get(tx.BASE_TARGET.get(s.ins.tex.target))
-    if layer is None:
-        return none
-    judged = np.asarray(s.operands[0], F32).reshape(n, -1)
-    if judged.shape[1] <= layer:
-        return none
-    with np.errstate(invalid="ignore"):
-        wrapped = np.isfinite(judged[:, layer]) & (judged[:, layer] >= LLVMPIPE_LAYER_WRAP)
-    if not wrapped.any():
-        return none
+    if layer is None or np.asarray(s.operands[0]).reshape(len(s.exe), -1).shape[1] <= layer:
+        return None
+    return layer
+
+
+def _at_layer(s: Site, layer: int, lanes: np.ndarray, move) -> np.ndarray:
+    """On ``lanes``, the written components where the lookup recomputed with its layer
+    coordinate r replaced by ``move(r)`` gives the implementation's value (within the
+    filtering tolerance; a shadow lookup's w exactly)."""
+    if not lanes.any():
+        return np.zeros((len(s.exe), 4), bool)
     coords = np.array(np.atleast_2d(np.asarray(s.all_operands[0], F32)))
-    coords[:, layer] = 0.0
+    coords[:, layer] = move(coords[:, layer].astype(np.float64)).astype(F32)
     tol = cmp.INEXACT.get(s.ins.op, cmp.INEXACT["TEX"])
     near = _near(s, s.recompute([coords] + list(s.all_operands[1:])), tol,
                  s.op.rt == DataType.FLOAT, "SHADOW" in s.ins.tex.target)
-    return near & wrapped[:, None] & s.written_components()
+    return near & lanes[:, None] & s.written_components()
