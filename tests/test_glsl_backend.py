@@ -403,3 +403,11 @@ def test_temporaries_named_like_glsl_keywords_are_renamed(word):
     text = f"!!ARBfp1.0\nTEMP {word};\nMOV {word}, fragment.color;\nMUL result.color, {word}, {word};\nEND\n"
     glsl = xlate.translate(text, filename="k.fp", target="glsl").glsl
     assert f"vec4 u_{word} = vec4(0);" in glsl and f" {word} " not in glsl
+
+
+def test_a_loop_count_read_from_a_register_is_its_component():
+    """REP's count is the operand's first component: 'xl_n2 = n.y', not 'n.yyyy.x'."""
+    glsl = xlate.translate("!!NVfp4.0\nINT TEMP n;\nTEMP a;\nMOV a, 0;\n"
+                           "TRUNC.S n, fragment.texcoord[0];\nREP.S n.y;\n"
+                           "ADD a, a, 1;\nENDREP;\nMOV result.color, a;\nEND\n").glsl
+    assert "for (int xl_i1 = 0, xl_n2 = n.y; xl_i1 < xl_n2; ++xl_i1)" in glsl

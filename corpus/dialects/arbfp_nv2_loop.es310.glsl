@@ -57,7 +57,7 @@ void xl_main()
     sum = vec4(0.0);
     coord = fragment_texcoord_0;
     u__loop_count0.x = xl_min(vec4(4.0), vec4(255.0)).x;
-    for (int xl_i1 = 0, xl_n2 = xl_f2i(vec4(floor(u__loop_count0.xxxx.x))).x; xl_i1 < xl_n2; ++xl_i1)
+    for (int xl_i1 = 0, xl_n2 = xl_f2i(vec4(floor(u__loop_count0.x))).x; xl_i1 < xl_n2; ++xl_i1)
     {
         tap.x = texture(texture0, coord.xy).x - program_local[0].y;
         if (tap.x > 0.0)

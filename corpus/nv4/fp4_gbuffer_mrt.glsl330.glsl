@@ -77,7 +77,7 @@ void xl_main()
     c = state_texenv_0_color;
     n.x = xl_f2i(floor(program_local[0].xxxx)).x;
     li.x = 0;
-    for (int xl_i1 = 0, xl_n2 = n.xxxx.x; xl_i1 < xl_n2; ++xl_i1)
+    for (int xl_i1 = 0, xl_n2 = n.x; xl_i1 < xl_n2; ++xl_i1)
     {
         c = in_fragment_texcoord[4 + clamp(li.x, 0, 2)] * state_texenv_1_color + c;
         li.x = li.x + 1;

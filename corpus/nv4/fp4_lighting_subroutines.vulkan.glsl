@@ -72,7 +72,7 @@ void xl_main()
     V.xyz = xl_nrm(fragment_texcoord_2).xyz;
     acc = vec4(0.0);
     i.x = 0;
-    for (int xl_i1 = 0, xl_n2 = xl_f2i(vec4(floor(program_local[8].zzzz.x))).x; xl_i1 < xl_n2; ++xl_i1)
+    for (int xl_i1 = 0, xl_n2 = xl_f2i(vec4(floor(program_local[8].z))).x; xl_i1 < xl_n2; ++xl_i1)
     {
         H.xyz = program_local[clamp(i.x, 0, 3)].xyz + V.xyz;
         H.xyz = xl_nrm(H).xyz;

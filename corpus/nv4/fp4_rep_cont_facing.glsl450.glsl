@@ -25,7 +25,7 @@ void xl_main()
 {
     acc = vec4(0.0);
     i.x = 0;
-    for (int xl_i1 = 0, xl_n2 = xl_f2i(vec4(floor(program_local[0].xxxx.x))).x; xl_i1 < xl_n2; ++xl_i1)
+    for (int xl_i1 = 0, xl_n2 = xl_f2i(vec4(floor(program_local[0].x))).x; xl_i1 < xl_n2; ++xl_i1)
     {
         i.x = i.x + 1;
         t.x = uint(i.x & 1);

@@ -105,7 +105,7 @@ void xl_main()
     n.x = xl_min(ivec4(xl_f2i(ceil(program_local[0].xxxx)).x), ivec4(16)).x;
     h.x = uint(in_primitive_id.x) << (8u & 31u);
     i.x = 0u;
-    for (int xl_i1 = 0, xl_n2 = n.xxxx.x; xl_i1 < xl_n2; ++xl_i1)
+    for (int xl_i1 = 0, xl_n2 = n.x; xl_i1 < xl_n2; ++xl_i1)
     {
         h.y = (h.x | i.x) ^ 0x5bd1e995u;
         h.z = h.y >> (13u & 31u);

@@ -54,7 +54,7 @@ void xl_main()
     out_result_position.w = xl_dp4(state_matrix_mvp[3], vertex_position);
     acc = vec4(0.0);
     k.x = in_vertex_id.x;
-    for (int xl_i1 = 0, xl_n2 = xl_f2i(vec4(floor(program_local[8].yyyy.x))).x; xl_i1 < xl_n2; ++xl_i1)
+    for (int xl_i1 = 0, xl_n2 = xl_f2i(vec4(floor(program_local[8].y))).x; xl_i1 < xl_n2; ++xl_i1)
     {
         i.x = k.x & 7;
         acc = acc + program_local[clamp(i.x, 0, 7)];

@@ -13,7 +13,7 @@ from ...passes.structurize import If, Jump, Loop, Op, Switch
 
 from .records import _escaping
 from ..literals import negate_bits
-from .text import bitcast
+from .text import bitcast, components
 
 
 class ControlFlow:
@@ -277,9 +277,11 @@ class ControlFlow:
         else:
             i, n = self.fresh("i"), self.fresh("n")
             dtype = node.ins.dtype
-            count = self.operand(node.count, dtype, False) + ".x"
+            count = self.operand(node.count, dtype, False)
             if count.startswith("vec4(") or count.startswith("ivec4(") or count.startswith("uvec4("):
                 count = self.operand(node.count, dtype, True)
+            else:
+                count = components(count, ".x", self.vector_names)    # 'n.x', not 'n.xxxx.x'
             const = self.constant_count(node.count, dtype)
             if const is not None:
                 count = str(const) if dtype != DataType.UINT else f"{const}u"
