@@ -195,7 +195,8 @@ class NanChoices:
     """Per register of the replayed executor: the words last written by an operation whose
     result holds a NaN, the NaNs it may have chosen instead (:func:`choices`), and which
     element (a double: words xy or zw; a float: its component) each word belongs to -- each
-    element's NaN is its own choice."""
+    element's NaN is its own choice.  A second table of the replay (``ReplayHook.flushes``)
+    holds, the same way, the denormals an adopted flush replaced (:meth:`wrote_flushed`)."""
 
     def __init__(self, lanes: int):
         self.lanes = lanes
@@ -223,6 +224,14 @@ class NanChoices:
             if src.index is None and src.reg in self.fp16:
                 via |= self.fp16[src.reg][lanes]
         got = choices(x, ops, out, via)
+        self.hold(x, lanes, reg, out, got, written, via)
+
+    def hold(self, x, lanes, reg: str, out, got, written, via=None) -> None:
+        """Keep the alternatives ``got`` ((CHOICES, n, 4) words and the (n, 4) mask of the
+        words they concern, or None: none) of the words ``out`` that ``x`` wrote into
+        ``reg`` (components ``written``)."""
+        if via is None:
+            via = np.zeros(len(lanes), bool)
         if got is None and reg not in self.held:
             return
         if reg not in self.held:
@@ -245,6 +254,31 @@ class NanChoices:
         if via.any() or reg in self.fp16:
             marks = self.fp16.setdefault(reg, np.zeros(self.lanes, bool))
             marks[lanes] = np.where(w.any(axis=1), via & mask.any(axis=1), marks[lanes])
+
+    def wrote_flushed(self, x, lanes, out, unflushed, flushed, written) -> None:
+        """Instruction ``x`` wrote ``out`` on ``lanes``, where the components ``flushed`` are
+        the implementation's flush of the executor's denormal ``unflushed`` (verdict ``ftz``,
+        adopted from one probe compilation): another compilation may have kept the denormal,
+        so a reader probed there is recomputed with it too (``ReplayHook.flushes``)."""
+        dst = x.inst.dst
+        if dst is None:
+            return
+        if dst.index is not None and dst.index.reg is not None:
+            for table in (self.value, self.held, self.elem, self.alts, self.fp16):
+                for key in [k for k in table if _base(k) == dst.reg]:
+                    del table[key]
+            return
+        reg = _key(dst.reg, dst.index)
+        if reg not in self.held and not np.any(flushed):
+            return                      # (most writes: nothing held, nothing flushed)
+        out = np.ascontiguousarray(np.broadcast_to(out, (len(lanes), 4)), U32)
+        mask = np.broadcast_to(flushed, out.shape) & np.broadcast_to(written, out.shape)
+        got = None
+        if mask.any():
+            alts = np.repeat(out[None], CHOICES, axis=0)
+            alts[1] = np.where(mask, np.broadcast_to(unflushed, out.shape), out)
+            got = (alts, mask)
+        self.hold(x, lanes, reg, out, got, written)
 
     def _operand(self, src, lane: int, words: np.ndarray, element: int | None = None):
         """The choices a plain register source holds on ``lane`` as read (swizzled; ``words``:

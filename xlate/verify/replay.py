@@ -140,6 +140,13 @@ class ReplayHook:
         # the NaNs each operation may have chosen instead of the one the replay holds: a
         # reader probed in another compilation than the NaN's producer may have read another
         self.nans = NanChoices(lanes)
+        # the denormals a flush adopted from one probe compilation (verdict ftz): a reader
+        # probed in another compilation, which kept the denormal, may have read it
+        # (generated NV4 vertex seed 2506, inputs seed 2500: ABS.F.SAT in a loop, its first
+        # pass flushed in the pass's own probe compilation, the second pass's compilation
+        # reading the denormal on)
+        self.flushes = NanChoices(lanes)
+        self._flushed = None
 
     def _impl(self, k: int, lanes: np.ndarray, p: np.ndarray, table=None):
         iv = (self.values if table is None else table)[k]
@@ -200,6 +207,7 @@ class ReplayHook:
             written = written & np.broadcast_to(cmask, (n, 4))
         if k not in self.values:
             self.nans.wrote(x, ops, lanes, exe, written)
+            self.flushes.wrote_flushed(x, lanes, exe, exe, False, written)
             if spread is not None:
                 self._write_spread(x, lanes, spread, cmask)
             return bits, cmask
@@ -210,11 +218,14 @@ class ReplayHook:
         if known.any():
             self._note_free_sites(x, ops, lanes, np.flatnonzero(known))
         out = exe
+        self._flushed = None
         if known.any():
             # results the executor found undefined on some lanes (exec/subgroup.py)
             self._undefined = getattr(st, "undefined_lanes", {}).get(k)
             out = self._adopt(x, ops, lanes, p, exe, imp, written, known, spread)
         self.nans.wrote(x, ops, lanes, out, written)
+        self.flushes.wrote_flushed(x, lanes, out, exe,
+                                   False if self._flushed is None else self._flushed, written)
         if spread is not None:
             from .spread import carries_adoption
             # an adopted value lies its departure further from the executor's
@@ -266,7 +277,10 @@ class ReplayHook:
                                     for src in x.inst.srcs]
         verdicts = permits.permitted(site, differ[rows])
         self._nan_choices(x, ops, lanes, rows, site, verdicts, differ[rows], written[rows], same)
+        self._nan_choices(x, ops, lanes, rows, site, verdicts, differ[rows], written[rows], same,
+                          self.flushes, "ftz")
         out = np.array(exe, np.uint32)
+        self._flushed = np.zeros(out.shape, bool)
         for r_i, r in enumerate(rows):
             comps = tuple(int(c) for c in np.flatnonzero(differ[r]))
             lane = int(lanes[r])
@@ -277,6 +291,7 @@ class ReplayHook:
             self.free_lanes[lane] = True
             for c in comps:
                 out[r, c] = imp[r, c]
+                self._flushed[r, c] = verdicts[r_i, c] == "ftz"
                 key = (x.index, verdicts[r_i, c])
                 if key not in self.adopted:
                     self.examples.append(self._departure(x, site, r_i, lane, int(p[r]), comps,
@@ -284,10 +299,14 @@ class ReplayHook:
                 self.adopted[key] = self.adopted.get(key, 0) + 1
         return out
 
-    def _nan_choices(self, x, ops, lanes, rows, site, verdicts, differ, written, same) -> None:
+    def _nan_choices(self, x, ops, lanes, rows, site, verdicts, differ, written, same,
+                     table=None, verdict: str = "nanchoice") -> None:
         """Verdict ``nanchoice`` (:mod:`nan_choices`) for the rows no rule explains where the
         instruction, recomputed with another NaN its operands' producers may have chosen,
-        gives the implementation's value on every component it wrote."""
+        gives the implementation's value on every component it wrote.  With ``table`` the
+        flushes (:attr:`flushes`) and ``verdict`` ``ftz``: recomputed with a denormal that
+        an adopted flush replaced."""
+        table = self.nans if table is None else table
         open_ = (differ & (verdicts == "")).any(axis=1)
         if not open_.any():
             return
@@ -296,10 +315,10 @@ class ReplayHook:
         def site_of(trial, n):
             none = np.zeros((n, 4), np.uint32)
             return permits.Site(x, trial, np.arange(n), none, none, self.backend)
-        found = self.nans.explain(x, ops, lanes, rows[which], site.imp[which], written[which],
-                                  same, site_of)
+        found = table.explain(x, ops, lanes, rows[which], site.imp[which], written[which],
+                              same, site_of)
         for r_i in which[found]:
-            verdicts[r_i][differ[r_i]] = "nanchoice"
+            verdicts[r_i][differ[r_i]] = verdict
 
     def _note_free_sites(self, x, ops, lanes, rows) -> None:
         if x.inst.op in permits.MOVES or x.inst.op in permits.BIT_READS:
