@@ -79,7 +79,9 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
         "with its denormal products flushed, or -- a saturation compares the flushed value, "
         "in range, and moves the value's bits -- the unsaturated result where it is a "
         "denormal; condition codes and KIL decisions of a denormal may take the flushed "
-        "value's outcome (replay, each pass of a loop with that pass's outcome); "
+        "value's outcome (replay, each pass of a loop with that pass's outcome); a reader "
+        "of a flush adopted from another probe compilation, recomputed with the denormal that "
+        "compilation may have kept (replay.flushes); "
         "permits.rule_cube_flushed_reciprocal: a cube lookup whose major axis reaches 2^126 "
         "(1/|ma| a denormal; GLSL 4.50 §4.7.1 defines a / b up to |b| = 2^126) recomputed at "
         "the major axis alone, the face's centre, every written component at once"),
