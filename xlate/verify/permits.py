@@ -38,6 +38,7 @@ from .permits_texture import (LOD_BATCH, LOD_SPAN, LOD_STEP, TEXEL_RANGE_LIMIT, 
                               rule_fine_derivatives, rule_lod, rule_texcoord_range,
                               rule_undefined_derivatives, rule_wrapped_lod)
 from .permits_layer import rule_layer_tie, rule_wrapped_layer  # noqa: F401
+from .permits_defects import rule_implementation, rule_implementation_any  # noqa: F401
 
 
 # ---- the rules --------------------------------------------------------------------------------
@@ -657,7 +658,10 @@ def rule_undefined(s: Site) -> np.ndarray:
     """Results NV_gpu_program4 leaves undefined -- integer MOD of a negative dividend or by a
     divisor <= 0, integer DIV by zero, shifts by a negative count or by 32 or more (2.X.8.Z) --
     the components XPD/NRM/RFL w and SCS z/w, and the lanes the executor recorded as undefined
-    (TGSI READ_INVOC: Site.undefined_rows): any value."""
+    (TGSI READ_INVOC: Site.undefined_rows): any value.  TGSI defines most of those integer
+    cases (tgsi.rst: UDIV and UMOD by zero give 0xffffffff, shift counts are masked to 5
+    bits; MOD is C's remainder): there only IDIV ("TBD") and MOD by zero are free (a mutant
+    of a UMOD by zero passed as 'undefined': campaign seed 13, generated TGSI compute 27)."""
     n = len(s.exe)
     ok = np.zeros((n, 4), bool)
     for c in UNDEFINED_COMPONENTS.get(s.ins.op, ()):
@@ -671,56 +675,18 @@ def rule_undefined(s: Site) -> np.ndarray:
     if op in ("MOD", "DIV", "SHL", "SHR") and s.op.t in (DataType.INT, DataType.UINT):
         a = np.asarray(s.operands[0]).astype(np.int64).reshape(n, -1)
         b = np.asarray(s.operands[1]).astype(np.int64).reshape(n, -1)[:, 0]
-        if op == "MOD":
+        st = getattr(s.op, "st", None)
+        tgsi = getattr(getattr(st, "program", None), "dialect", None) == "TGSI"
+        if tgsi:
+            free = op in ("MOD", "DIV") and s.op.t == DataType.INT
+            bad = np.broadcast_to(((b == 0) & free)[:, None], (n, 4))
+        elif op == "MOD":
             bad = (b[:, None] <= 0) | (a < 0)
         elif op == "DIV":
             bad = np.broadcast_to((b == 0)[:, None], (n, 4))
         else:
             bad = np.broadcast_to(((b < 0) | (b >= 32))[:, None], (n, 4))
         ok |= np.broadcast_to(bad, (n, 4))
-    return ok
-
-
-def rule_implementation_any(s: Site) -> np.ndarray:
-    """Mesa's folding of ``umulExtended``/``imulExtended`` of constants on ``gl``
-    (:func:`trace.known_defect`, pinned by a strict-xfail test): any value."""
-    from .trace import known_defect
-    hit = s.ins.op == "MUL" and known_defect(s.op.st.program, s.ins, s.backend, True,
-                                            s.op.index) is not None
-    return np.full(s.exe.shape, hit)
-
-
-def rule_implementation(s: Site) -> np.ndarray:
-    """A departure of the implementation reduced to a strict-xfail test
-    (:func:`trace.known_defect`).  llvmpipe's TXQ (``textureSize`` with a per-fragment LOD)
-    takes one LOD for a block of 8 fragments and returns 0 when a fragment of the block asks
-    for a level that does not exist: shown by recomputation, the implementation's value is
-    the size at the LOD of some fragment of the same aligned 8-lane block, or zero.  Mesa's
-    folding of ``umulExtended`` of constants: any value of that instruction on ``gl``."""
-    from .trace import known_defect
-    program = s.op.st.program
-    if known_defect(program, s.ins, s.backend, True, s.op.index) is None:
-        return np.zeros(s.exe.shape, bool)
-    if s.ins.op == "RSQ":
-        # the saturation dropped: the unsaturated result, where it is below zero
-        with np.errstate(all="ignore"):
-            raw = np.asarray(s.op.fn(s.op, *s.operands), np.float32).reshape(len(s.exe), -1)
-        raw = np.ascontiguousarray(np.broadcast_to(raw[:, :1], s.exe.shape))
-        return same_words(raw.view(U32), s.imp) & (raw < 0)
-    if s.ins.op != "TXQ":
-        return np.zeros(s.exe.shape, bool)
-    if s.op.idx is not None:            # block-mates outside the lane selection: not shown
-        return np.zeros(s.exe.shape, bool)
-    ok = np.all(s.imp == 0, axis=1, keepdims=True) & np.ones((1, 4), bool)
-    lod = np.asarray(s.all_operands[0])
-    if lod.shape[0] == 1:               # one LOD for every lane: nothing to share
-        return ok
-    block = (np.asarray(s.rows) // 8) * 8
-    for j in range(8):
-        mates = np.minimum(block + j, len(lod) - 1)
-        moved = lod.copy()
-        moved[s.rows] = lod[mates]
-        ok |= same_words(s.recompute([moved] + list(s.all_operands[1:])), s.imp)
     return ok
 
 
