@@ -208,16 +208,9 @@ class NanChoices:
 
     def wrote(self, x, ops, lanes, out, written) -> None:
         """Instruction ``x`` wrote ``out`` ((n, 4) words) on ``lanes``, components ``written``."""
-        dst = x.inst.dst
-        if dst is None:
+        reg = self._written_key(x)
+        if reg is None:
             return
-        if dst.index is not None and dst.index.reg is not None:
-            # an element chosen per lane (an indirect write): the array is not followed
-            for table in (self.value, self.held, self.elem, self.alts, self.fp16):
-                for key in [k for k in table if _base(k) == dst.reg]:
-                    del table[key]
-            return
-        reg = _key(dst.reg, dst.index)
         out = np.ascontiguousarray(np.broadcast_to(out, (len(lanes), 4)), U32)
         via = np.zeros(len(lanes), bool)
         for src in x.inst.srcs:
@@ -225,6 +218,20 @@ class NanChoices:
                 via |= self.fp16[src.reg][lanes]
         got = choices(x, ops, out, via)
         self.hold(x, lanes, reg, out, got, written, via)
+
+    def _written_key(self, x) -> str | None:
+        """The table key of the register (element) ``x`` writes; None where it writes none,
+        or an element chosen per lane (an indirect write), whose array is then no longer
+        followed."""
+        dst = x.inst.dst
+        if dst is None:
+            return None
+        if dst.index is not None and dst.index.reg is not None:
+            for table in (self.value, self.held, self.elem, self.alts, self.fp16):
+                for key in [k for k in table if _base(k) == dst.reg]:
+                    del table[key]
+            return None
+        return _key(dst.reg, dst.index)
 
     def hold(self, x, lanes, reg: str, out, got, written, via=None) -> None:
         """Keep the alternatives ``got`` ((CHOICES, n, 4) words and the (n, 4) mask of the
@@ -260,15 +267,9 @@ class NanChoices:
         the implementation's flush of the executor's denormal ``unflushed`` (verdict ``ftz``,
         adopted from one probe compilation): another compilation may have kept the denormal,
         so a reader probed there is recomputed with it too (``ReplayHook.flushes``)."""
-        dst = x.inst.dst
-        if dst is None:
+        reg = self._written_key(x)
+        if reg is None:
             return
-        if dst.index is not None and dst.index.reg is not None:
-            for table in (self.value, self.held, self.elem, self.alts, self.fp16):
-                for key in [k for k in table if _base(k) == dst.reg]:
-                    del table[key]
-            return
-        reg = _key(dst.reg, dst.index)
         if reg not in self.held and not np.any(flushed):
             return                      # (most writes: nothing held, nothing flushed)
         out = np.ascontiguousarray(np.broadcast_to(out, (len(lanes), 4)), U32)
