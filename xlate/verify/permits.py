@@ -675,9 +675,7 @@ def rule_undefined(s: Site) -> np.ndarray:
     if op in ("MOD", "DIV", "SHL", "SHR") and s.op.t in (DataType.INT, DataType.UINT):
         a = np.asarray(s.operands[0]).astype(np.int64).reshape(n, -1)
         b = np.asarray(s.operands[1]).astype(np.int64).reshape(n, -1)[:, 0]
-        st = getattr(s.op, "st", None)
-        tgsi = getattr(getattr(st, "program", None), "dialect", None) == "TGSI"
-        if tgsi:
+        if s.op.st.program.dialect == "TGSI":      # (the spec the program was written to)
             free = op in ("MOD", "DIV") and s.op.t == DataType.INT
             bad = np.broadcast_to(((b == 0) & free)[:, None], (n, 4))
         elif op == "MOD":
