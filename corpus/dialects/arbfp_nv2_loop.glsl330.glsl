@@ -50,11 +50,13 @@ float xl_dp2(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y; }
 float xl_dp3(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
 float xl_dp4(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
 
+float xl_min(float a, float b) { return xl_min(vec4(a), vec4(b)).x; }
+
 void xl_main()
 {
     sum = vec4(0.0);
     coord = fragment_texcoord_0.v;
-    u__loop_count0.x = xl_min(vec4(4.0), vec4(255.0)).x;
+    u__loop_count0.x = xl_min(4.0, 255.0);
     for (int xl_i1 = 0, xl_n2 = xl_f2i(vec4(floor(u__loop_count0.x))).x; xl_i1 < xl_n2; ++xl_i1)
     {
         tap.x = texture(texture0, coord.xy).x - program_local[0].y;

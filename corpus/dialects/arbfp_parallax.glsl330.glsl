@@ -44,6 +44,9 @@ vec4 xl_cmp(vec4 a, vec4 b, vec4 c) { return mix(c, b, lessThan(a, vec4(0.0))); 
 ivec4 xl_cmp(ivec4 a, ivec4 b, ivec4 c) { return xl_sel(c, b, lessThan(a, ivec4(0))); }
 uvec4 xl_cmp(uvec4 a, uvec4 b, uvec4 c) { return c; }
 
+float xl_sat(float x) { return xl_sat(vec4(x)).x; }
+float xl_cmp(float a, float b, float c) { return xl_cmp(vec4(a), vec4(b), vec4(c)).x; }
+
 void xl_main()
 {
     view.w = 1.0 / sqrt(abs(xl_dp3(fragment_texcoord_1.v, fragment_texcoord_1.v)));
@@ -56,9 +59,9 @@ void xl_main()
     base = xl_lrp(vec4(0.5), base, texture(texture0, view.xy * (texture(texture1, fragment_texcoord_0.v.xy).w * program_local[0].x + program_local[0].y) + fragment_texcoord_0.v.xy));
     light.w = 1.0 / sqrt(abs(xl_dp3(fragment_texcoord_2.v, fragment_texcoord_2.v)));
     light.xyz = fragment_texcoord_2.v.xyz * light.www;
-    d.x = xl_sat(vec4(xl_dp3(light, view))).x;
+    d.x = xl_sat(xl_dp3(light, view));
     if (any(lessThan(vec4(base.w - program_local[0].z), vec4(0.0)))) discard;
-    result_color0.xyz = base.xyz * xl_cmp(-d.xxxx, d.xxxx, vec4(0.25)).y;
+    result_color0.xyz = base.xyz * xl_cmp(-d.x, d.x, 0.25);
     result_color0.w = base.w;
 }
 

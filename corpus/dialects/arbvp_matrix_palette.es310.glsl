@@ -48,14 +48,16 @@ float xl_dp4(vec4 a, vec4 b) { xl_precise float xl_r = a.x * b.x + a.y * b.y + a
 
 vec4 xl_frc(vec4 a) { xl_precise vec4 xl_r = a - floor(a); return xl_r; }
 
+int xl_f2i(float x) { return xl_f2i(vec4(x)).x; }
+
 void xl_main()
 {
-    a.x = xl_f2i(floor(vertex_attrib_6.xxxx)).x;
+    a.x = xl_f2i(floor(vertex_attrib_6.x));
     p.x = xl_dp4(program_env[clamp(a.x, 0, 11)], vertex_position);
     p.y = xl_dp4(program_env[clamp(clamp(a.x, -2, 11) + 1, 0, 11)], vertex_position);
     p.z = xl_dp4(program_env[clamp(clamp(a.x, -3, 10) + 2, 0, 11)], vertex_position);
     skinned.xyz = p.xyz * vertex_attrib_1.xxx;
-    a.x = xl_f2i(floor(vertex_attrib_6.yyyy)).x;
+    a.x = xl_f2i(floor(vertex_attrib_6.y));
     p.x = xl_dp4(program_env[clamp(a.x, 0, 11)], vertex_position);
     p.y = xl_dp4(program_env[clamp(clamp(a.x, -2, 11) + 1, 0, 11)], vertex_position);
     p.z = xl_dp4(program_env[clamp(clamp(a.x, -3, 10) + 2, 0, 11)], vertex_position);

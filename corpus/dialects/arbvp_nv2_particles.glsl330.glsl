@@ -43,13 +43,16 @@ float xl_dp4(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * 
 
 vec4 xl_ssg(vec4 a) { return mix(mix(vec4(0.0), vec4(-1.0), lessThan(a, vec4(0.0))), vec4(1.0), greaterThan(a, vec4(0.0))); }
 
+float xl_min(float a, float b) { return xl_min(vec4(a), vec4(b)).x; }
+float xl_ssg(float a) { return xl_ssg(vec4(a)).x; }
+
 void xl_main()
 {
     p = vertex_position;
     age.x = program_local[0].x - vertex_attrib_1.x;
     xl_cc0.x = age.x;
     if (xl_cc0.x < 0.0) p = vec4(0.0);
-    age.y = xl_min(age.xxxx, program_local[0].yyyy).y;
+    age.y = xl_min(age.x, program_local[0].y);
     n.x = 3.0;
     for (;;)
     {
@@ -71,7 +74,7 @@ void xl_main()
             fade.x = -age.y * (1.0 / program_local[0].y) + program_local[0].w;
             fade.y = float(age.x == 0.0);
             fade.z = float(age.x != age.y);
-            fade.w = xl_ssg(age.xxxx).w;
+            fade.w = xl_ssg(age.x);
             out_result_color = fade;
             return;
         }

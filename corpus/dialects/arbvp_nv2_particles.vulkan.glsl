@@ -35,13 +35,16 @@ float xl_dp4(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z 
 
 vec4 xl_ssg(vec4 a) { precise vec4 xl_r = mix(mix(vec4(0.0), vec4(-1.0), lessThan(a, vec4(0.0))), vec4(1.0), greaterThan(a, vec4(0.0))); return xl_r; }
 
+float xl_min(float a, float b) { return xl_min(vec4(a), vec4(b)).x; }
+float xl_ssg(float a) { return xl_ssg(vec4(a)).x; }
+
 void xl_main()
 {
     p = vertex_position;
     age.x = program_local[0].x - vertex_attrib_1.x;
     xl_cc0.x = age.x;
     if (xl_cc0.x < 0.0) p = vec4(0.0);
-    age.y = xl_min(age.xxxx, program_local[0].yyyy).y;
+    age.y = xl_min(age.x, program_local[0].y);
     n.x = 3.0;
     for (;;)
     {
@@ -63,7 +66,7 @@ void xl_main()
             fade.x = -age.y * (1.0 / program_local[0].y) + program_local[0].w;
             fade.y = float(age.x == 0.0);
             fade.z = float(age.x != age.y);
-            fade.w = xl_ssg(age.xxxx).w;
+            fade.w = xl_ssg(age.x);
             result_color = fade;
             return;
         }

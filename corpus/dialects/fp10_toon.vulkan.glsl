@@ -50,6 +50,8 @@ vec4 xl_litnc(vec4 a) {
     return xl_r;
 }
 
+float xl_sat(float x) { return xl_sat(vec4(x)).x; }
+
 void xl_main()
 {
     R0.xyz = fragment_texcoord_0.xyz * (1.0 / sqrt(xl_dp3(fragment_texcoord_0, fragment_texcoord_0)));
@@ -58,7 +60,7 @@ void xl_main()
     xl_cc0.x = H0.x;
     R2 = vec4(0.4, 0.4, 0.4, 1.0);
     if (xl_cc0.x != 0.0) R2 = vec4(1.0);
-    R1.y = xl_sat(vec4(xl_dp3(R0, fragment_texcoord_2))).y;
+    R1.y = xl_sat(xl_dp3(R0, fragment_texcoord_2));
     R2.xyz = program_local[0].xyz * exp2(4.0 * log2(1.0 - R1.y)) + R2.xyz;
     R2.w = R2.w * xl_litnc(R1.xyyy).x;
     result_color0 = R2;

@@ -26,6 +26,8 @@ ivec4 xl_f2i(vec4 x) {
     return xl_r;
 }
 
+int xl_f2i(float x) { return xl_f2i(vec4(x)).x; }
+
 void xl_main()
 {
     TEMP1 = vertex_attrib_0 * vec4(1.0, 1.0, 1.0, 0.0) + vertex_attrib_0.wwww;
@@ -34,7 +36,7 @@ void xl_main()
     gl_Position.y = xl_dp4(program_local[1], TEMP1);
     gl_Position.z = xl_dp4(program_local[2], TEMP1);
     gl_Position.w = xl_dp4(program_local[3], TEMP1);
-    TEMP2.x = uvec4(xl_f2i(trunc(vertex_attrib_1.xxxx))).x;
+    TEMP2.x = uint(xl_f2i(trunc(vertex_attrib_1.x)));
     ADDR0.x = int(TEMP2.x & 3u);
     result_generic_0 = program_local[clamp(ADDR0.x, 0, 4)];
     return;

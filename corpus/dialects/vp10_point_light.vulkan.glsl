@@ -100,6 +100,8 @@ vec4 xl_log(float t) {
     return xl_r;
 }
 
+int xl_f2i(float x) { return xl_f2i(vec4(x)).x; }
+
 void xl_main()
 {
     gl_Position.x = xl_dp4(program_env[0], vertex_attrib_0);
@@ -125,7 +127,7 @@ void xl_main()
     R5.y = xl_dp3(R1, R6);
     R5.w = program_env[11].w;
     R7 = xl_lit(R5) * (1.0 / xl_dp3(xl_dst(R2.wwww, R3.wwww), program_env[11]));
-    A0.x = xl_f2i(floor(vertex_attrib_8.wwww)).x;
+    A0.x = xl_f2i(floor(vertex_attrib_8.w));
     R8 = R7.yyyy * program_env[9] + xl_p_c[clamp(clamp(A0.x, -14, 85) + 13, 0, 97)];
     result_color.xyz = R7.zzz * program_env[10].yyy + R8.xyz;
     result_color.w = vertex_attrib_3.w;

@@ -66,6 +66,8 @@ vec4 xl_ssg(vec4 a) { xl_precise vec4 xl_r = mix(mix(vec4(0.0), vec4(-1.0), less
 // VP2 SSG (2.14.3.37): SetSign(NaN) = NaN.
 vec4 xl_ssgn(vec4 a) { xl_precise vec4 xl_r = mix(xl_ssg(a), vec4(xl_qnan()), isnan(a)); return xl_r; }
 
+int xl_max(int a, int b) { return xl_max(ivec4(a), ivec4(b)).x; }
+
 void xl_main()
 {
     out_result_position = vec4(0.0, 0.0, 0.0, 1.0);
@@ -77,7 +79,7 @@ void xl_main()
     R6 = vertex_attrib_7;
     R4.x = R5.x + R5.y + R5.z;
     u__addr = xl_min(xl_f2i(floor(R6.xxxx)), ivec4(511));
-    A0.x = xl_max(u__addr, ivec4(-512)).x;
+    A0.x = xl_max(u__addr.x, -512);
     R1.x = xl_dp4(program_env[clamp(clamp(A0.x, -9, 248) + 8, 0, 255)], vertex_attrib_0);
     R1.y = xl_dp4(program_env[clamp(clamp(A0.x, -10, 247) + 9, 0, 255)], vertex_attrib_0);
     R1.z = xl_dp4(program_env[clamp(clamp(A0.x, -11, 246) + 10, 0, 255)], vertex_attrib_0);
@@ -89,7 +91,7 @@ void xl_main()
         R3 = R3.yzwx;
         R6 = R6.yzwx;
         u__addr = xl_min(xl_f2i(floor(R6.xxxx)), ivec4(511));
-        A0.x = xl_max(u__addr, ivec4(-512)).x;
+        A0.x = xl_max(u__addr.x, -512);
         R1.x = xl_dp4(program_env[clamp(clamp(A0.x, -9, 248) + 8, 0, 255)], vertex_attrib_0);
         R1.y = xl_dp4(program_env[clamp(clamp(A0.x, -10, 247) + 9, 0, 255)], vertex_attrib_0);
         R1.z = xl_dp4(program_env[clamp(clamp(A0.x, -11, 246) + 10, 0, 255)], vertex_attrib_0);

@@ -133,15 +133,19 @@ uint xl_pk4b(vec4 a) {
     return xl_r;
 }
 
+uvec2 xl_f2u(vec2 x) { return xl_f2u(x.xyxy).xy; }
+uint xl_div(uint a, uint b) { return xl_div(uvec4(a), b).x; }
+uint xl_mod(uint a, uint b) { return xl_mod(uvec4(a), b).x; }
+
 void xl_main()
 {
-    m.xy = xl_f2u(floor(gl_FragCoord)).xy & 3u;
+    m.xy = xl_f2u(floor(gl_FragCoord.xy)) & 3u;
     h.x = (m.x | m.y << (2u & 31u)) * 0x009e3779u ^ uint(fragment_attrib_2.w);
     h.y = xl_mulhi(h.xxxx, uvec4(0x85ebca6bu)).y;
     h.z = h.y >> (16u & 31u);
     h.w = ~h.z;
-    h.z = xl_div(h.zzzz, 3u).z;
-    h.w = xl_mod(h.wwww, 17u).w;
+    h.z = xl_div(h.z, 3u);
+    h.w = xl_mod(h.w, 17u);
     xl_cc1.z = xl_ccadd(xl_sad(h.xxxx, h.yyyy, uvec4(0u)), uvec4(0u)).z;
     m.z = xl_sad(h.xxxx, h.yyyy, uvec4(0u)).z;
     p.x = fragment_attrib_3.x * -3;

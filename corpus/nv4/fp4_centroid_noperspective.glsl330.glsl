@@ -12,7 +12,6 @@ uniform vec4 program_local[1];
 uniform sampler2D texture0;
 
 vec4 c = vec4(0);
-vec4 t = vec4(0);
 
 // m ? b : a per component with integer masks (GLSL 3.30's mix takes float types only).
 int xl_sel(int a, int b, bool m) { return m ? b : a; }
@@ -37,11 +36,13 @@ uvec4 xl_max(uvec4 a, uvec4 b) { return xl_sel(b, a, greaterThan(a, b)); }
 vec4 xl_sat(vec4 x) { return mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), vec4(0.0), lessThan(x, vec4(0.0))); }
 vec4 xl_ssat(vec4 x) { return mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), vec4(-1.0), lessThan(x, vec4(-1.0))); }
 
+float xl_min(float a, float b) { return xl_min(vec4(a), vec4(b)).x; }
+float xl_sat(float x) { return xl_sat(vec4(x)).x; }
+
 void xl_main()
 {
-    t.y = 1.0 / program_local[0].x;
     c = texture(texture0, fragment_texcoord_1.v.xy) * fragment_color.v;
-    c.w = c.w * xl_sat(xl_min(vec4(xl_min(fragment_texcoord_0.v.xxxx, fragment_texcoord_0.v.yyyy).x), vec4(xl_min(fragment_texcoord_0.v.zzzz, fragment_texcoord_0.v.wwww).y)).x * t.yyyy).x;
+    c.w = c.w * xl_sat(xl_min(xl_min(fragment_texcoord_0.v.x, fragment_texcoord_0.v.y), xl_min(fragment_texcoord_0.v.z, fragment_texcoord_0.v.w)) * (1.0 / program_local[0].x));
     c.xyz = c.xyz * c.www;
     result_color0 = c;
 }

@@ -11,7 +11,6 @@ layout(location = 0) uniform vec4 program_local[1];
 layout(binding = 0) uniform sampler2D texture0;
 
 precise highp vec4 c = vec4(0);
-precise highp vec4 t = vec4(0);
 
 // MIN = a > b ? b : a, MAX = a > b ? a : b (GP4 pseudocode; NaN handling follows from it).
 vec4 xl_min(vec4 a, vec4 b) { precise vec4 xl_r = mix(a, b, greaterThan(a, b)); return xl_r; }
@@ -26,15 +25,13 @@ uvec4 xl_max(uvec4 a, uvec4 b) { precise uvec4 xl_r = mix(b, a, greaterThan(a, b
 vec4 xl_sat(vec4 x) { precise vec4 xl_r = mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), vec4(0.0), lessThan(x, vec4(0.0))); return xl_r; }
 vec4 xl_ssat(vec4 x) { precise vec4 xl_r = mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), vec4(-1.0), lessThan(x, vec4(-1.0))); return xl_r; }
 
+float xl_min(float a, float b) { return xl_min(vec4(a), vec4(b)).x; }
+float xl_sat(float x) { return xl_sat(vec4(x)).x; }
+
 void xl_main()
 {
-    t.y = 1.0 / program_local[0].x;
-    {
-        precise vec4 xl_t1 = xl_sat(xl_min(vec4(xl_min(fragment_texcoord_0.xxxx, fragment_texcoord_0.yyyy).x), vec4(xl_min(fragment_texcoord_0.zzzz, fragment_texcoord_0.wwww).y)).x * t.yyyy);
-        t.x = xl_t1.x;
-    }
     c = texture(texture0, fragment_texcoord_1.xy) * fragment_color;
-    c.w = c.w * t.x;
+    c.w = c.w * xl_sat(xl_min(xl_min(fragment_texcoord_0.x, fragment_texcoord_0.y), xl_min(fragment_texcoord_0.z, fragment_texcoord_0.w)) * (1.0 / program_local[0].x));
     c.xyz = c.xyz * c.www;
     result_color0 = c;
 }

@@ -31,7 +31,6 @@ ivec4 li = ivec4(0);
 ivec4 n = ivec4(0);
 vec4 c = vec4(0);
 vec4 N = vec4(0);
-vec4 t = vec4(0);
 
 // m ? b : a per component with integer masks (GLSL 3.30's mix takes float types only).
 int xl_sel(int a, int b, bool m) { return m ? b : a; }
@@ -72,10 +71,14 @@ vec4 xl_max(vec4 a, vec4 b) { return mix(b, a, greaterThan(a, b)); }
 ivec4 xl_max(ivec4 a, ivec4 b) { return xl_sel(b, a, greaterThan(a, b)); }
 uvec4 xl_max(uvec4 a, uvec4 b) { return xl_sel(b, a, greaterThan(a, b)); }
 
+int xl_f2i(float x) { return xl_f2i(vec4(x)).x; }
+vec3 xl_cmp(vec3 a, vec3 b, vec3 c) { return xl_cmp(a.xyzz, b.xyzz, c.xyzz).xyz; }
+vec3 xl_lrp(vec3 a, vec3 b, vec3 c) { return xl_lrp(a.xyzz, b.xyzz, c.xyzz).xyz; }
+
 void xl_main()
 {
     c = state_texenv_0_color;
-    n.x = xl_f2i(floor(program_local[0].xxxx)).x;
+    n.x = xl_f2i(floor(program_local[0].x));
     li.x = 0;
     for (int xl_i1 = 0, xl_n2 = n.x; xl_i1 < xl_n2; ++xl_i1)
     {
@@ -84,10 +87,9 @@ void xl_main()
     }
     N.xyz = vec4(cross(dFdx(fragment_attrib_0.v).xyz, dFdy(fragment_attrib_0.v).xyz), 0.0).xyz;
     N.xyz = xl_nrm(N).xyz;
-    result_color1.xyz = xl_cmp(vec4(xl_dp3(N, in_fragment_texcoord[1])), -N, N).xyz * 0.5 + 0.5;
+    result_color1.xyz = xl_cmp(vec3(xl_dp3(N, in_fragment_texcoord[1])), -N.xyz, N.xyz) * 0.5 + 0.5;
     result_color1.w = in_fragment_texcoord[3].z;
-    t.x = exp2(-(fragment_fogcoord.v.x * state_fog_params.x * program_local[0].y));
-    result_color0.xyz = xl_lrp(t.xxxx, c, state_fog_color).xyz;
+    result_color0.xyz = xl_lrp(vec3(exp2(-(fragment_fogcoord.v.x * state_fog_params.x * program_local[0].y))), c.xyz, state_fog_color.xyz);
     result_color0.w = c.w;
     result_color2.x = gl_FragCoord.z * state_depth_range.z + state_depth_range.x;
     result_color2.yz = in_fragment_texcoord[2].yz * gl_FragCoord.ww;

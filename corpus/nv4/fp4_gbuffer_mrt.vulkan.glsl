@@ -32,7 +32,6 @@ precise highp ivec4 li = ivec4(0);
 precise highp ivec4 n = ivec4(0);
 precise highp vec4 c = vec4(0);
 precise highp vec4 N = vec4(0);
-precise highp vec4 t = vec4(0);
 
 // Float to int conversions clamp to the representable range, NaN gives 0 (GP4 issue 41).
 ivec4 xl_f2i(vec4 x) {
@@ -64,10 +63,14 @@ vec4 xl_max(vec4 a, vec4 b) { precise vec4 xl_r = mix(b, a, greaterThan(a, b)); 
 ivec4 xl_max(ivec4 a, ivec4 b) { precise ivec4 xl_r = mix(b, a, greaterThan(a, b)); return xl_r; }
 uvec4 xl_max(uvec4 a, uvec4 b) { precise uvec4 xl_r = mix(b, a, greaterThan(a, b)); return xl_r; }
 
+int xl_f2i(float x) { return xl_f2i(vec4(x)).x; }
+vec3 xl_cmp(vec3 a, vec3 b, vec3 c) { return xl_cmp(a.xyzz, b.xyzz, c.xyzz).xyz; }
+vec3 xl_lrp(vec3 a, vec3 b, vec3 c) { return xl_lrp(a.xyzz, b.xyzz, c.xyzz).xyz; }
+
 void xl_main()
 {
     c = state_texenv_0_color;
-    n.x = xl_f2i(floor(program_local[0].xxxx)).x;
+    n.x = xl_f2i(floor(program_local[0].x));
     li.x = 0;
     for (int xl_i1 = 0, xl_n2 = n.x; xl_i1 < xl_n2; ++xl_i1)
     {
@@ -76,10 +79,9 @@ void xl_main()
     }
     N.xyz = vec4(cross(dFdxFine(fragment_attrib_0).xyz, dFdyFine(fragment_attrib_0).xyz), 0.0).xyz;
     N.xyz = xl_nrm(N).xyz;
-    result_color1.xyz = xl_cmp(vec4(xl_dp3(N, in_fragment_texcoord[1])), -N, N).xyz * 0.5 + 0.5;
+    result_color1.xyz = xl_cmp(vec3(xl_dp3(N, in_fragment_texcoord[1])), -N.xyz, N.xyz) * 0.5 + 0.5;
     result_color1.w = in_fragment_texcoord[3].z;
-    t.x = exp2(-(fragment_fogcoord.x * state_fog_params.x * program_local[0].y));
-    result_color0.xyz = xl_lrp(t.xxxx, c, state_fog_color).xyz;
+    result_color0.xyz = xl_lrp(vec3(exp2(-(fragment_fogcoord.x * state_fog_params.x * program_local[0].y))), c.xyz, state_fog_color.xyz);
     result_color0.w = c.w;
     result_color2.x = gl_FragCoord.z * state_depth_range.z + state_depth_range.x;
     result_color2.yz = in_fragment_texcoord[2].yz * gl_FragCoord.ww;

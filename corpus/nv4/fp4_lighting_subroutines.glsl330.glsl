@@ -71,6 +71,10 @@ vec4 xl_ssg(vec4 a) { return mix(mix(vec4(0.0), vec4(-1.0), lessThan(a, vec4(0.0
 
 vec4 xl_lrp(vec4 a, vec4 b, vec4 c) { return a * b + (vec4(1.0) - a) * c; }
 
+float xl_frc(float a) { return xl_frc(vec4(a)).x; }
+float xl_ssg(float a) { return xl_ssg(vec4(a)).x; }
+vec3 xl_lrp(vec3 a, vec3 b, vec3 c) { return xl_lrp(a.xyzz, b.xyzz, c.xyzz).xyz; }
+
 void xl_main()
 {
     N.xyz = xl_nrm(fragment_texcoord_1.v).xyz;
@@ -112,7 +116,7 @@ void xl_main()
             if (!isnan(xl_cc0.z)) t.x = t.x + d.z;
             t.z = cos(t.x);
             t.xy = vec2(cos(fragment_texcoord_3.v.z), sin(fragment_texcoord_3.v.z));
-            w.x = xl_frc(t.xxxx).x;
+            w.x = xl_frc(t.x);
             w.y = ceil(t.y);
             w.z = trunc(t.z);
             w.w = roundEven(abs(xl_rfl(N, V).z));
@@ -120,7 +124,7 @@ void xl_main()
             lit.y = float(w.y != w.z);
             lit.z = float(t.y > 0.0);
             lit.w = float(t.z <= 0.0);
-            acc.xyz = xl_ssg(t.yyyy).w * 0.05 + xl_lrp(vec4(xl_dp4(lit, vec4(0.1, 0.2, 0.3, 0.4))), acc, w).xyz;
+            acc.xyz = xl_ssg(t.y) * 0.05 + xl_lrp(vec3(xl_dp4(lit, vec4(0.1, 0.2, 0.3, 0.4))), acc.xyz, w.xyz);
         }
     }
     result_color0 = acc;

@@ -50,6 +50,8 @@ ivec4 xl_mod(ivec4 a, int b) {
 }
 uvec4 xl_mod(uvec4 a, uint b) { return b == 0u ? uvec4(0xffffffffu) : a % b; }
 
+int xl_mod(int a, int b) { return xl_mod(ivec4(a), b).x; }
+
 void xl_main()
 {
     t = fragment_texcoord_0.v;
@@ -71,7 +73,7 @@ void xl_main()
     t.xy = fragment_texcoord_1.v.xy;
     t.z = program_local[0].z;
     sz = ivec4(textureSize(texture6, ivec4(0).x), 0);
-    ic.x = xl_mod(textureOffset(texture6, t.xyz, ivec2(0, -1)).xxxx, sz.z).x;
+    ic.x = xl_mod(textureOffset(texture6, t.xyz, ivec2(0, -1)).x, sz.z);
     ic.yzw = ivec3(0);
     result_color0 = texelFetchOffset(texture1, ic.xy, ic.w, ivec2(1, 1)) * float(sz.x) * float(uvec4(texelFetch(texture7, ic.x).x & 255u).y) + c + fragment_color_secondary.v;
 }

@@ -30,7 +30,6 @@ vec4 c = vec4(0);
 vec4 t = vec4(0);
 vec4 s = vec4(0);
 vec4 col = vec4(0);
-vec4 d = vec4(0);
 vec4 off = vec4(0);
 vec4 xl_cc1 = vec4(0.0);   // condition code 1: the value of its last update (flags from its sign), start EQ
 
@@ -87,6 +86,10 @@ vec4 xl_x2d(vec4 a, vec4 b, vec4 c) {
     return r.xyxy;
 }
 
+float xl_frc(float a) { return xl_frc(vec4(a)).x; }
+float xl_sat(float x) { return xl_sat(vec4(x)).x; }
+float xl_cmp(float a, float b, float c) { return xl_cmp(vec4(a), vec4(b), vec4(c)).x; }
+
 void xl_emit();
 
 void xl_emit()
@@ -109,18 +112,16 @@ void xl_main()
     t.w = program_local[0].w;
     col = xl_lit(t).yyyy * state_light_0_diffuse;
     col.xyz = exp2(program_local[0].w * log2(abs(t.y))) * state_light_0_specular.xyz + col.xyz;
-    t.z = program_local[0].x * program_local[0].y;
-    t.z = xl_frc(t.zzzz).z;
+    t.z = xl_frc(program_local[0].x * program_local[0].y);
     s.x = sin(t.z);
     s.y = cos(t.z);
-    d.w = 1.0 / exp2(s.y);
-    off.w = xl_sat(d.wwww * program_local[0].zzzz).w;
+    off.w = xl_sat(1.0 / exp2(s.y) * program_local[0].z);
     off.xyz = N.xyz * off.www;
     c.y = xl_dp3(xl_dst(vec4(0.0, 4.0, 16.0, 0.0), vec4(0.0, 0.5, 0.0, 0.25)), state_light_0_attenuation) + state_light_0_attenuation.w - 1.0;
     xl_cc1.y = c.y;
     if (xl_cc1.y > 0.0) col.w = 0.5;
     e1.xyz = xl_rfl(N, vec4(0.0, 0.0, 1.0, 0.0)).xyz;
-    e1.w = xl_cmp(s.xxxx, s.yyyy, vec2(0.0, 0.0).xxxx).w;
+    e1.w = xl_cmp(s.x, s.y, vec2(0.0, 0.0).x);
     e2.x = xl_dp2(e1, program_local[1]);
     e2.y = xl_dp2(e1, program_local[1].zwzw) + program_local[0].xxxx.x;
     e2.zw = xl_x2d(e1, program_local[1], vec4(1.0, 0.0, 0.0, 1.0)).zw;

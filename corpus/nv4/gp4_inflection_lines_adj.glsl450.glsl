@@ -63,6 +63,9 @@ uvec4 xl_max(uvec4 a, uvec4 b) { precise uvec4 xl_r = mix(b, a, greaterThan(a, b
 
 vec4 xl_lrp(vec4 a, vec4 b, vec4 c) { precise vec4 xl_r = a * b + (vec4(1.0) - a) * c; return xl_r; }
 
+float xl_max(float a, float b) { return xl_max(vec4(a), vec4(b)).x; }
+float xl_min(float a, float b) { return xl_min(vec4(a), vec4(b)).x; }
+
 void xl_emit();
 
 void xl_emit()
@@ -97,7 +100,7 @@ void xl_main()
     out_result_color_secondary = in_vertex_color_secondary[1];
     out_result_color_back_secondary = in_vertex_color_back_secondary[1];
     out_result_fogcoord.x = in_vertex_fogcoord[1].x;
-    out_result_pointsize.x = xl_max(in_vertex_pointsize[1].xxxx, vec4(1.0)).x;
+    out_result_pointsize.x = xl_max(in_vertex_pointsize[1].x, 1.0);
     out_result_clip[0].x = in_vertex_clip[1][0].x;
     out_result_texcoord[0] = in_vertex_texcoord[1][0];
     xl_emit();
@@ -107,14 +110,14 @@ void xl_main()
     out_result_color_secondary = in_vertex_color_secondary[2];
     out_result_color_back_secondary = in_vertex_color_back_secondary[2];
     out_result_fogcoord.x = in_vertex_fogcoord[2].x;
-    out_result_pointsize.x = xl_max(in_vertex_pointsize[2].xxxx, vec4(1.0)).x;
+    out_result_pointsize.x = xl_max(in_vertex_pointsize[2].x, 1.0);
     out_result_clip[0].x = in_vertex_clip[2][0].x;
     out_result_texcoord[0] = in_vertex_texcoord[2][0];
     xl_emit();
     if (xl_cc1.x < 0.0)
     {
         EndPrimitive();
-        n.xy = e1.yx * vec2(-1.0, 1.0) * len.yy * xl_min(vec4(abs(t.x)), vec4(1.0)).z;
+        n.xy = e1.yx * vec2(-1.0, 1.0) * len.yy * xl_min(abs(t.x), 1.0);
         m = xl_lrp(vec4(0.5), in_vertex_position[1], in_vertex_position[2]);
         out_result_position = n * -program_local[0].xxxx + m;
         c = xl_lrp(program_local[0].zzzz, in_vertex_color[1], vec4(1.0, 0.0, 0.0, 1.0));

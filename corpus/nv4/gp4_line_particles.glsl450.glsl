@@ -87,6 +87,11 @@ uint xl_pk4b(vec4 a) {
 
 vec4 xl_up4b(uint u) { precise vec4 xl_r = (vec4((uvec4(u) >> uvec4(0u, 8u, 16u, 24u)) & 0xffu) - 128.0) / 127.0; return xl_r; }
 
+int xl_f2i(float x) { return xl_f2i(vec4(x)).x; }
+int xl_min(int a, int b) { return xl_min(ivec4(a), ivec4(b)).x; }
+uint xl_mod(uint a, uint b) { return xl_mod(uvec4(a), b).x; }
+ivec3 xl_f2i(vec3 x) { return xl_f2i(x.xyzz).xyz; }
+
 void xl_emit();
 
 void xl_emit()
@@ -99,7 +104,7 @@ void xl_emit()
 
 void xl_main()
 {
-    n.x = xl_min(ivec4(xl_f2i(ceil(program_local[0].xxxx)).x), ivec4(16)).x;
+    n.x = xl_min(xl_f2i(ceil(program_local[0].x)), 16);
     h.x = uint(in_primitive_id.x) << (8u & 31u);
     i.x = 0u;
     for (int xl_i1 = 0, xl_n2 = n.x; xl_i1 < xl_n2; ++xl_i1)
@@ -108,7 +113,7 @@ void xl_main()
         h.z = h.y >> (13u & 31u);
         h.y = h.y ^ h.z;
         h.w = ~h.y;
-        s.x = xl_mod(h.yyyy, 1000u).x;
+        s.x = xl_mod(h.y, 1000u);
         s.y = xl_sad(h.yyyy, h.wwww, uvec4(7u)).y;
         t.xy = vec2(s.xy);
         t.x = t.x * 0.001;
@@ -123,8 +128,8 @@ void xl_main()
             xl_c3 = vec4(xl_c3.xyz / xl_c3.w, xl_c3.w);
             d = textureGrad(texture2, xl_c3.xy, vec2(0.0), vec2(0.0));
         }
-        tc.xyz = xl_f2i(floor(q)).xyz;
-        tc.w = xl_f2i(roundEven(program_local[0].zzzz)).w;
+        tc.xyz = xl_f2i(floor(q.xyz));
+        tc.w = xl_f2i(roundEven(program_local[0].z));
         pk = floatBitsToUint(texelFetchOffset(texture3, tc.xyz, tc.w, ivec3(0, 1, -1)));
         d = d * uintBitsToFloat(pk);
         t.z = trunc(program_local[0].w);

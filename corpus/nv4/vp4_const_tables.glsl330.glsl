@@ -41,10 +41,14 @@ vec4 xl_max(vec4 a, vec4 b) { return mix(b, a, greaterThan(a, b)); }
 ivec4 xl_max(ivec4 a, ivec4 b) { return xl_sel(b, a, greaterThan(a, b)); }
 uvec4 xl_max(uvec4 a, uvec4 b) { return xl_sel(b, a, greaterThan(a, b)); }
 
+int xl_f2i(float x) { return xl_f2i(vec4(x)).x; }
+int xl_min(int a, int b) { return xl_min(ivec4(a), ivec4(b)).x; }
+int xl_max(int a, int b) { return xl_max(ivec4(a), ivec4(b)).x; }
+
 void xl_main()
 {
     gl_Position = vertex_position;
-    i.x = xl_max(ivec4(xl_min(ivec4(xl_f2i(floor(vertex_attrib_1.xxxx)).x), ivec4(2)).x), ivec4(0)).x;
+    i.x = xl_max(xl_min(xl_f2i(floor(vertex_attrib_1.x)), 2), 0);
     out_result_texcoord[0] = xl_p_bias[clamp(i.x, 0, 2)] * vertex_attrib_1.yyyy;
     out_result_texcoord[1] = uintBitsToFloat(xl_p_edge[clamp(i.x, 0, 1)]);
     out_result_texcoord[2] = vec4(ivec4(xl_p_u_step[clamp(i.x, 0, 2)]));

@@ -68,6 +68,8 @@ float xl_dp2(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y; retur
 float xl_dp3(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z; return xl_r; }
 float xl_dp4(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; return xl_r; }
 
+int xl_mod(int a, int b) { return xl_mod(ivec4(a), b).x; }
+
 void xl_main()
 {
     uv = vertex_texcoord_0 * program_local[0].xxxx;
@@ -82,7 +84,7 @@ void xl_main()
     uv.w = vertex_position.w;
     inst = in_vertex_instance.xxxx;
     size = ivec4(textureSize(texture1), 0, 0, 0);
-    inst.x = xl_mod(inst.xxxx, size.x).x;
+    inst.x = xl_mod(inst.x, size.x);
     uv.xyz = uv.xyz + texelFetch(texture1, inst.x).xyz;
     tc = inst.xxxx;
     tc.w = 0;

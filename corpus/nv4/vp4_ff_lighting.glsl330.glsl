@@ -87,6 +87,8 @@ vec4 xl_max(vec4 a, vec4 b) { return mix(b, a, greaterThan(a, b)); }
 ivec4 xl_max(ivec4 a, ivec4 b) { return xl_sel(b, a, greaterThan(a, b)); }
 uvec4 xl_max(uvec4 a, uvec4 b) { return xl_sel(b, a, greaterThan(a, b)); }
 
+float xl_max(float a, float b) { return xl_max(vec4(a), vec4(b)).x; }
+
 void xl_main()
 {
     gl_Position.x = xl_dp4(state_matrix_mvp[0], vertex_position);
@@ -112,7 +114,7 @@ void xl_main()
     d.y = xl_dp3(L, L);
     d.w = 1.0 / sqrt(d.y);
     L.xyz = L.xyz * d.www;
-    front.xyz = xl_max(vec4(xl_dp3(N, L)), vec4(0.0)).x * (1.0 / xl_dp3(xl_dst(d.yyyy, d.wwww), state_light_1_attenuation) * exp2(state_material_emission.w * log2(xl_max(vec4(xl_dp3(-L, state_light_1_spot_direction)), vec4(0.0)).z))) * state_light_1_diffuse.xyz + front.xyz;
+    front.xyz = xl_max(xl_dp3(N, L), 0.0) * (1.0 / xl_dp3(xl_dst(d.yyyy, d.wwww), state_light_1_attenuation) * exp2(state_material_emission.w * log2(xl_max(xl_dp3(-L, state_light_1_spot_direction), 0.0)))) * state_light_1_diffuse.xyz + front.xyz;
     t.xyz = vec4(cross(N.xyz, L.xyz), 0.0).xyz;
     out_result_texcoord[2] = t;
     out_result_color = xl_min(state_lightmodel_ambient * state_material_ambient + (front + state_lightmodel_scenecolor), vec4(1.0));

@@ -100,6 +100,10 @@ ivec4 xl_f2i(vec4 x) {
     return xl_sel(r, ivec4(0), isnan(x));
 }
 
+int xl_div(int a, int b) { return xl_div(ivec4(a), b).x; }
+int xl_mod(int a, int b) { return xl_mod(ivec4(a), b).x; }
+int xl_f2i(float x) { return xl_f2i(vec4(x)).x; }
+
 void xl_main()
 {
     gl_Position = vertex_position;
@@ -116,14 +120,14 @@ void xl_main()
     {
         q = ivec4(-1);
     }
-    q.z = xl_div(floatBitsToInt(program_local[1].zzzz), floatBitsToInt(program_local[1].w)).z;
-    q.w = xl_mod(floatBitsToInt(program_local[1].zzzz), floatBitsToInt(program_local[1].w)).w;
+    q.z = xl_div(floatBitsToInt(program_local[1].z), floatBitsToInt(program_local[1].w));
+    q.w = xl_mod(floatBitsToInt(program_local[1].z), floatBitsToInt(program_local[1].w));
     hi = uvec4(0u);
     hi.x = xl_mulhi(floatBitsToUint(program_local[0].xxxx), floatBitsToUint(program_local[0].xxxx)).x;
     hi.y = floatBitsToUint(program_local[0].w) << (4u & 31u);
     f = vec4(q);
-    q.x = xl_f2i(roundEven(vec4(2.5))).x;
-    q.y = xl_f2i(trunc(vec4(-1.5))).y;
+    q.x = xl_f2i(roundEven(2.5));
+    q.y = xl_f2i(trunc(-1.5));
     out_result_attrib[0] = uintBitsToFloat(flags);
     out_result_attrib[1] = intBitsToFloat(q);
     out_result_attrib[2] = uintBitsToFloat(hi);

@@ -133,12 +133,14 @@ bool xl_ccNSF(uint f)
 ivec4 xl_sad(ivec4 a, ivec4 b, uvec4 c) { xl_precise ivec4 xl_r = ivec4(mix(uvec4(b - a), uvec4(a - b), greaterThan(a, b)) + c); return xl_r; }
 uvec4 xl_sad(uvec4 a, uvec4 b, uvec4 c) { xl_precise uvec4 xl_r = mix(b - a, a - b, greaterThan(a, b)) + c; return xl_r; }
 
+int xl_min(int a, int b) { return xl_min(ivec4(a), ivec4(b)).x; }
+
 void xl_main()
 {
     acc = vertex_position;
     u = floatBitsToUint(program_env[2].xxxx);
     i.x = 0;
-    t.x = xl_min(floatBitsToInt(program_env[3].xxxx), ivec4(4)).x;
+    t.x = xl_min(floatBitsToInt(program_env[3].x), 4);
     for (;;)
     {
         xl_cc1.y = xl_ccsub(uvec4(i.xxxx), uvec4(t.xxxx)).y;

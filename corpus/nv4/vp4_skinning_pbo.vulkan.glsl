@@ -51,9 +51,12 @@ vec4 xl_lrp(vec4 a, vec4 b, vec4 c) { precise vec4 xl_r = a * b + (vec4(1.0) - a
 
 vec4 xl_nrm(vec4 a) { precise vec4 xl_r = vec4(a.xyz * (1.0 / sqrt(a.x * a.x + a.y * a.y + a.z * a.z)), 0.0); return xl_r; }
 
+ivec2 xl_f2i(vec2 x) { return xl_f2i(x.xyxy).xy; }
+vec3 xl_lrp(vec3 a, vec3 b, vec3 c) { return xl_lrp(a.xyzz, b.xyzz, c.xyzz).xyz; }
+
 void xl_main()
 {
-    b.xy = xl_f2i(roundEven(vertex_attrib_6)).xy;
+    b.xy = xl_f2i(roundEven(vertex_attrib_6.xy));
     b.zw = b.xy * 3;
     p0.x = xl_dp4(uintBitsToFloat(buffer0.words[clamp(b.z, 0, 1023)]), vertex_position);
     p0.y = xl_dp4(uintBitsToFloat(buffer0.words[clamp(clamp(b.z, -2, 1023) + 1, 0, 1023)]), vertex_position);
@@ -62,7 +65,7 @@ void xl_main()
     p1.y = xl_dp4(uintBitsToFloat(buffer0.words[clamp(clamp(b.w, -2, 1023) + 1, 0, 1023)]), vertex_position);
     p1.z = xl_dp4(uintBitsToFloat(buffer0.words[clamp(clamp(b.w, -3, 1022) + 2, 0, 1023)]), vertex_position);
     w.x = vertex_attrib_7.x * uintBitsToFloat(uvec4(buffer1.words[(clamp(b.x, 0, 15)) >> 2][(clamp(b.x, 0, 15)) & 3]).x) * uintBitsToFloat(uvec4(buffer2.words[(3 + 0) >> 2][(3 + 0) & 3]).x);
-    p0.xyz = xl_lrp(w.xxxx, p0, p1).xyz;
+    p0.xyz = xl_lrp(w.xxx, p0.xyz, p1.xyz);
     p0.w = vertex_position.w;
     gl_Position.x = xl_dp4(state_matrix_mvp[0], p0);
     gl_Position.y = xl_dp4(state_matrix_mvp[1], p0);

@@ -66,6 +66,10 @@ vec4 xl_max(vec4 a, vec4 b) { return mix(b, a, greaterThan(a, b)); }
 ivec4 xl_max(ivec4 a, ivec4 b) { return xl_sel(b, a, greaterThan(a, b)); }
 uvec4 xl_max(uvec4 a, uvec4 b) { return xl_sel(b, a, greaterThan(a, b)); }
 
+float xl_ssg(float a) { return xl_ssg(vec4(a)).x; }
+float xl_max(float a, float b) { return xl_max(vec4(a), vec4(b)).x; }
+float xl_min(float a, float b) { return xl_min(vec4(a), vec4(b)).x; }
+
 void xl_main()
 {
     e.x = xl_dp4(state_matrix_modelview1[0], vertex_position);
@@ -94,14 +98,13 @@ void xl_main()
     f.x = f.x * f.x * -1.442695;
     f.y = exp2(f.x);
     f.z = log2(f.y);
-    f.w = xl_ssg(e.zzzz).w;
+    f.w = xl_ssg(e.z);
     out_result_fogcoord.x = f.y;
     out_result_texcoord[4] = f;
     t.y = abs(e.z);
     t.z = t.y * t.y;
     t.x = 1.0;
-    t.x = 1.0 / sqrt(xl_dp3(t, state_point_attenuation)) * state_point_size.x;
-    out_result_pointsize.x = xl_min(vec4(xl_max(t.xxxx, vec4(1.0)).x), vec4(64.0)).x;
+    out_result_pointsize.x = xl_min(xl_max(1.0 / sqrt(xl_dp3(t, state_point_attenuation)) * state_point_size.x, 1.0), 64.0);
 }
 
 void main()

@@ -64,6 +64,12 @@ float xl_rcc(float a) {
     return u > -lo ? -lo : (u < -hi ? -hi : u);
 }
 
+float xl_sat(float x) { return xl_sat(vec4(x)).x; }
+float xl_ssat(float x) { return xl_ssat(vec4(x)).x; }
+vec2 xl_frc(vec2 a) { return xl_frc(a.xyxy).xy; }
+vec2 xl_sat(vec2 x) { return xl_sat(x.xyxy).xy; }
+float xl_cmp(float a, float b, float c) { return xl_cmp(vec4(a), vec4(b), vec4(c)).x; }
+
 void xl_main()
 {
     p = vertex_position;
@@ -75,17 +81,17 @@ void xl_main()
     c.x = cos(w.y);
     n.xy = vec2(cos(w.z), sin(w.z));
     p.y = s.x * program_local[0].x + p.y;
-    flags.x = xl_sat(c.xxxx * program_local[0].xxxx + 0.5).x;
-    n.z = xl_ssat(s.xxxx - c.xxxx).z;
+    flags.x = xl_sat(c.x * program_local[0].x + 0.5);
+    n.z = xl_ssat(s.x - c.x);
     xl_cc1.z = n.z;
     n.xz = n.xy * vec2(-1.0, 1.0);
     uv = xl_x2d(vertex_texcoord_0, program_local[1], vec4(1.0, 0.0, 0.0, 1.0));
     s.y = floor(w.z);
     s.z = ceil(w.z);
     c.y = roundEven(w.z);
-    c.z = xl_cmp(n.zzzz, vec4(-1.0), vec4(1.0)).z;
+    c.z = xl_cmp(n.z, -1.0, 1.0);
     c.w = xl_rcc(w.z);
-    uv.zw = xl_sat(xl_frc(w.xxyy)).zw / program_local[0].y;
+    uv.zw = xl_sat(xl_frc(w.yy)) / program_local[0].y;
     flags.y = float(s.y == s.z);
     flags.z = float(s.y != s.z);
     flags.w = float(n.z >= 0.0);

@@ -16,7 +16,7 @@ from ..names import interface_names
 from .profiles import ES_PRECISE, ES_PRECISE_HEADER, GLSL_RESERVED, PRECISE_GLOBAL, PROFILES, PROFILE_INFO
 from ..refusal import Unsupported
 from .records import GlslOutput, _Tex, called_copies
-from .tables import _jinja_env, helper_library, precise_helper, snippet_table
+from .tables import _jinja_env, helper_library, precise_helper, sized_overload, snippet_table
 from .declarations import Declarations
 from .operands import Operands
 from .instructions import Instructions
@@ -66,6 +66,9 @@ class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow, E
         self.cc_used: set[int] = set()
         self.cc_values: set[int] = set()    # CC registers holding a float value (condcodes.py)
         self.helpers: list[str] = []
+        # (function, returns, size) -> a sized overload of a componentwise helper, in order of
+        # need (tables.sized_overload)
+        self.overloads: dict[tuple[str, tuple, int], str | None] = {}
         self.names: dict[str, str] = {}
         # the names the program's author gave (cgc's #var header), shared with every backend;
         # temporaries are named around them
@@ -136,6 +139,24 @@ class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow, E
         for extension in HELPER_EXTENSIONS.get(helper, ()):
             self.require(extension)
         self.helpers.append(helper)
+
+    def helper_section(self, helper: str) -> str:
+        """The helpers.glsl text of section ``helper`` in this profile."""
+        variant = f"{helper}@{self.profile}"
+        return helper_library()[variant if variant in helper_library() else helper][0]
+
+    def sized_overload(self, helper: str, function: str, arguments: tuple[str | None, ...],
+                       n: int) -> str | None:
+        """:func:`~.tables.sized_overload` of ``function`` from section ``helper``."""
+        return sized_overload(self.helper_section(helper), function, arguments, n)
+
+    def need_sized(self, helper: str, function: str, arguments: tuple[str | None, ...],
+                   n: int) -> None:
+        """Declare ``function`` of section ``helper`` at ``n`` components (after the helpers)."""
+        self.need(helper)
+        key = (function, arguments, n)
+        if key not in self.overloads:
+            self.overloads[key] = self.sized_overload(helper, function, arguments, n)
 
     def snippet(self, key: str, tchar: str):
         """ops.txt row of an opcode: the ``OP@<profile>`` row where the profile has one."""
@@ -247,6 +268,10 @@ class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow, E
         helpers = [helper_library()[h][0] for h in self.helpers]
         if self.info.precise:
             helpers = [precise_helper(h, self.info.precise) for h in helpers]
+        # (a sized overload only calls its four-component helper: nothing to make precise)
+        sized = [o for o in self.overloads.values() if o]
+        if sized:
+            helpers.append("\n".join(sized) + "\n")
         helpers += self.memory_functions()
         header = "\n".join([f"#version {self.info.version}"]
                            + [f"#extension {e} : require" for e in self.extensions])

@@ -57,6 +57,15 @@ from ...passes.types import RAW_OPERAND_OPS, result_type
 
 from .text import COMP, TYPE_CHAR, exact_float_literal, log2_literal
 
+def written_as_scalar(ins: Instruction, rtype: DataType) -> bool:
+    """Whether an unconditional write of ``ins`` without a tested CC update is printed as one
+    scalar, replicated into the write mask (``write_scalar``: ``r.xz = vec2(e);``): a scalar
+    result (DP3, RCP, the packs), saturated or converted at one component where it is a float
+    (``xl_sat(xl_dp3(a, b))``)."""
+    scalar = OPCODES[ins.op].output == "s" or ins.op in ("PK2H", "PK2US", "PK4B", "PK4UB")
+    return scalar and (ins.sat == Sat.NONE or rtype == DataType.FLOAT)
+
+
 # ---- precedence ------------------------------------------------------------------------------------
 
 PRIMARY = 17           # names, literals, calls, constructors, subscripts, swizzles
@@ -462,11 +471,10 @@ class Expressions:
             return None
         if self.snippet(ins.op, TYPE_CHAR[ins.dtype]) is None:
             return None
-        scalar = info.output == "s" or ins.op in ("PK2H", "PK2US", "PK4B", "PK4UB")
         # write_scalar's form, else an expression of the written components (write(): one
         # assignment of 'value.mask'; where write() needs a temporary instead, it keeps no
         # value and the instruction is printed where it stands)
-        return ValueForm(dst.reg, comps, scalar and ins.sat == Sat.NONE)
+        return ValueForm(dst.reg, comps, written_as_scalar(ins, rtype))
 
     def value_arithmetic(self, ins: Instruction) -> bool:
         """Whether the expression of ``ins`` itself (its inlined operands aside) has binary

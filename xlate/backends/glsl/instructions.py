@@ -14,9 +14,9 @@ from ...passes.types import RAW_OPERAND_OPS, operand_type, result_type
 
 from ..refusal import Unsupported
 from .tables import cc_tests, cc_value_tests, helper_library
-from .expressions import fill
+from .expressions import fill, written_as_scalar
 from .fragment_ops import CLOCK_EXTENSION, INTERP_OPS, LANE_EXTENSIONS, interpolant
-from .text import (COMP, TYPE_CHAR, VEC, _ARITH, _NOT_SIZE_GENERIC, _SWIZZLED, bitcast, components,
+from .text import (COMP, SCALAR, TYPE_CHAR, VEC, _ARITH, _NOT_SIZE_GENERIC, _SWIZZLED, _arguments, bitcast, components,
                    mask_text, right_side, splat_literals, wrapped)
 
 
@@ -154,12 +154,17 @@ class Instructions:
             for ext in LANE_EXTENSIONS[ins.op]:
                 self.require(ext)
         if comps is not None:
-            template, helpers = self.snippet(ins.op, TYPE_CHAR[ins.dtype])
+            entry = self.snippet(ins.op, TYPE_CHAR[ins.dtype])
+            template, helpers = entry
             for h in helpers:
                 self.need(h)
+            call = self.sized_call(ins, len(comps))
+            if call:
+                self.need_sized(*call, len(comps))
             srcs = splat_literals(srcs, template, [len(comps) > 1 and kind != "s" for kind in info.inputs],
                                   self.splats)
-            expr = fill(template, dict(zip("abcd", srcs)))
+            expr = self.result_steps(ins, fill(template, dict(zip("abcd", srcs))), result_type(ins),
+                                     len(comps))
             m = "" if len(comps) == 4 else "." + mask_text(ins.dst.mask)
             rhs = right_side(expr)
             st = self.storage_type(ins.dst.reg)
@@ -205,11 +210,10 @@ class Instructions:
             shown = splat_literals(srcs, template, [kind != "s" for kind in info.inputs], self.splats)
             expr = fill(template, dict(zip("abcd", shown)))
             expr += suffix
-        scalar = info.output == "s" or ins.op in ("PK2H", "PK2US", "PK4B", "PK4UB")
-        if scalar and ins.sat == Sat.NONE and ins.dst.cond is None and (
+        if written_as_scalar(ins, rtype) and ins.dst.cond is None and (
                 ins.cc_update is None or ins.cc_update not in self.cc_used):
             return self.write_scalar(ins, expr, rtype)
-        if scalar:
+        if info.output == "s" or ins.op in ("PK2H", "PK2US", "PK4B", "PK4UB"):
             expr = f"{VEC[rtype]}({expr})"
         return self.write(ins, expr, rtype, srcs)
 
@@ -225,9 +229,10 @@ class Instructions:
         """The write-mask components when ``ins`` is computed on them alone, else None.
 
         A componentwise instruction (``ir.ops.COMPONENTWISE``) with a partial plain write mask
-        and an ops.txt expression made of operators and size-generic built-ins (no ``vec4``
-        constructor, no helper, no swizzle of its own) is written narrowed: ``R0.zw = a.zw *
-        b.xy + c.xy;``.  That is the computation of those components and no other, and the
+        and an ops.txt expression that has a form of that size (:meth:`sized_call`: operators
+        and size-generic built-ins, or one helper call around them) is written narrowed:
+        ``R0.zw = a.zw * b.xy + c.xy;``, ``R1.xyz = xl_max(R2.xyz, R3.xyz);``, a float result
+        saturated and converted at that size too (:meth:`result_steps`).  That is the computation of those components and no other, and the
         destination is a ``precise`` variable, so glslang decorates its operations
         NoContraction -- which it does not through a swizzle of an rvalue (``(a * b + c).zw``,
         measured with glslang 13.1), the reason the unnarrowed form needs a temporary.  A
@@ -236,8 +241,8 @@ class Instructions:
         update of such a register copies the written value (``xl_cc0.x = R0.x;``), under the
         same test when there is one (``if (...) { R1 = ...; xl_cc0 = R1; }``).  A register
         stored as another type takes the narrowed value bitcast (``floatBitsToUint(...)``).
-        Other condition masks, flag-word CC updates, saturation, a precision conversion, and a
-        bitcast into the register under a condition or with a CC update keep the general path
+        Other condition masks, flag-word CC updates, an integer saturation, and a bitcast into
+        the register under a condition or with a CC update keep the general path
         (:meth:`write`)."""
         dst = ins.dst
         if dst is None or ins.op not in COMPONENTWISE:
@@ -251,21 +256,56 @@ class Instructions:
             return None                # flag words
         if ((all(dst.mask) and not conditional and not updates)
                 or (dst.cond is not None and not conditional)
-                or ins.sat != Sat.NONE or ins.precision in ("FP16", "X")
+                or (ins.sat != Sat.NONE and result_type(ins) != DataType.FLOAT)
                 or ins.op in RAW_OPERAND_OPS or OPCODES[ins.op].output != "v"
                 or ins.mul_mode == "HI"):
             return None
         if ins.op in ("DDX", "DDY") and (self.stage != Stage.FRAGMENT or not self.info.fine_derivatives):
             return None            # the general path writes vec4(0.0), or notes coarse derivatives
-        entry = self.snippet(ins.op, TYPE_CHAR[ins.dtype])
-        if entry is None or _NOT_SIZE_GENERIC.search(entry[0]):
+        comps = tuple(i for i, on in enumerate(dst.mask) if on)
+        if self.sized_call(ins, len(comps)) is None:
             return None
         if result_type(ins) != self.storage_type(dst.reg) and (updates or conditional):
             return None
         # (into a register of another storage type, the narrowed value is bitcast --
         # 'R0.z = floatBitsToUint(-R2.x + 1.0);' -- and glslang keeps NoContraction through
         # the conversion: measured, glslang 13.1)
-        return tuple(i for i, on in enumerate(dst.mask) if on)
+        return comps
+
+    def sized_call(self, ins: Instruction, n: int) -> tuple | None:
+        """Whether the ops.txt expression of ``ins`` can be written on ``n`` components: ``()``
+        when it is made of operators and size-generic built-ins (no ``vec4`` constructor, no
+        swizzle of its own, no comparison function for one component: those take vectors);
+        ``(section, function, argument types)`` when it is one call of a helper around such
+        expressions, ``xl_max({a}, {b})``, then written with the helper's overload of that size
+        (:func:`~.tables.sized_overload`); None otherwise."""
+        entry = self.snippet(ins.op, TYPE_CHAR[ins.dtype])
+        if entry is None:
+            return None
+        template, helpers = entry
+        m = _HELPER_CALL.match(template)
+        rest = template
+        call: tuple = ()
+        if m and _closing(template, m.end()) == len(template) - 1 and len(helpers) == 1:
+            rest = template[m.end():-1]
+            call = (helpers[0], m.group(1), tuple(self.argument_type(ins, a.strip())
+                                                  for a in _arguments(rest)))
+        if _NOT_SIZE_GENERIC.search(rest) or (n == 1 and _VECTOR_ONLY.search(template)):
+            return None
+        if call and self.sized_overload(*call, n) is None:
+            return None
+        return call
+
+    @staticmethod
+    def argument_type(ins: Instruction, argument: str) -> str | None:
+        """The GLSL type of a helper argument that is one operand of ``ins`` (``{b}``: a vector
+        of the operand type, or one component for a scalar operand); None for an expression."""
+        k = "abcd".find(argument[1:-1]) if len(argument) == 3 and argument[0] == "{" else -1
+        if k < 0:
+            return None
+        t = operand_type(ins, k)
+        inputs = OPCODES[ins.op].inputs
+        return SCALAR[t] if k < len(inputs) and inputs[k] == "s" else VEC[t]
 
     def write_scalar(self, ins: Instruction, expr: str, rtype: DataType) -> list[str]:
         """A replicated scalar into a plain write mask: ``r.xz = vec2(e);`` (no temporaries)."""
@@ -273,7 +313,7 @@ class Instructions:
         target = self.element(dst.reg, dst.index, None)
         st = self.storage_type(dst.reg)
         comps = mask_text(dst.mask)
-        expr = self.precision_step(ins, expr, rtype)
+        expr = self.result_steps(ins, expr, rtype, 1)
         value = bitcast(expr, rtype, st, scalar=True)
         rhs = right_side(value)
         self.keep_value(ins, rhs)
@@ -284,11 +324,7 @@ class Instructions:
 
     def write(self, ins: Instruction, expr: str, rtype: DataType, srcs: list[str]) -> list[str]:
         dst = ins.dst
-        if ins.sat != Sat.NONE and rtype == DataType.FLOAT:
-            self.need("sat")
-            inner = expr[1:-1] if wrapped(expr) else expr     # xl_sat(a * b), not xl_sat((a * b))
-            expr = f"xl_{'sat' if ins.sat == Sat.SAT else 'ssat'}({inner})"
-        expr = self.precision_step(ins, expr, rtype)
+        expr = self.result_steps(ins, expr, rtype, 4)
         target = self.element(dst.reg, dst.index, None)
         st = self.storage_type(dst.reg)
         full = all(dst.mask)
@@ -421,16 +457,24 @@ class Instructions:
         self.keep_value(ins, value)
         return [f"{target}{m} = {value};"]
 
-    def precision_step(self, ins: Instruction, expr: str, rtype: DataType) -> str:
-        """Result conversion after saturation (digest 4.3 step 3; FP1 3.11.4.4): precision
-        "FP16" rounds to fp16, "X" converts to fx12 (helpers fp16/fx12, as the executor's
-        operands.py).  The CC flags are computed from the converted value (digest 12 item 25):
-        callers build them from the expression returned here.  "R"/"H" convert nothing."""
-        helper = {"FP16": "fp16", "X": "fx12"}.get(ins.precision)
-        if helper is None or rtype != DataType.FLOAT:
+    def result_steps(self, ins: Instruction, expr: str, rtype: DataType, n: int) -> str:
+        """The shared tail of every float result of ``n`` components (1 to 4): saturation
+        (``_SAT``/``_SSAT``, digest 4.3 step 2), then the result conversion (step 3; FP1
+        3.11.4.4): precision "FP16" rounds to fp16, "X" converts to fx12 (helpers sat, fp16 and
+        fx12, at that size: ``R0.xy = xl_sat(a.xy * b.xy);``).  The CC flags are computed from
+        the converted value (digest 12 item 25): callers build them from the expression returned
+        here.  "R"/"H" convert nothing; an integer result is neither saturated nor converted."""
+        if rtype != DataType.FLOAT:
             return expr
-        self.need(helper)
-        return f"xl_{helper}({expr})"
+        steps = [("sat", "xl_sat" if ins.sat == Sat.SAT else "xl_ssat")] if ins.sat != Sat.NONE else []
+        helper = {"FP16": "fp16", "X": "fx12"}.get(ins.precision)
+        if helper is not None:
+            steps.append((helper, f"xl_{helper}"))
+        for section, function in steps:
+            self.need_sized(section, function, ("vec4",), n)
+            inner = expr[1:-1] if wrapped(expr) else expr     # xl_sat(a * b), not xl_sat((a * b))
+            expr = f"{function}({inner})"
+        return expr
 
     def emit_kil(self, ins: Instruction) -> list[str]:
         """KIL: ``discard;`` under its condition -- or, in a verifier probe program, the
@@ -453,6 +497,22 @@ class Instructions:
 
 #: opcode -> for each input, whether it is a scalar operand (OpInfo.inputs "s"), computed once
 _SCALAR_INPUTS: dict[str, tuple[bool, ...]] = {}
+
+#: an ops.txt expression that starts with a helper call: ``xl_max(``
+_HELPER_CALL = re.compile(r"(xl_\w+)\(")
+#: GLSL's comparison functions, which take vectors only (a scalar compares with an operator)
+_VECTOR_ONLY = re.compile(r"\b(?:lessThan|lessThanEqual|greaterThan|greaterThanEqual|equal|"
+                          r"notEqual|any|all|not)\(")
+
+
+def _closing(text: str, start: int) -> int:
+    """The index of the parenthesis that closes the one before ``start``."""
+    depth = 1
+    for i in range(start, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[i], 0)
+        if depth == 0:
+            return i
+    return -1
 
 
 def _flag_test_helper(rule: str, n: int) -> str:

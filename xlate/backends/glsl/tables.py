@@ -125,3 +125,57 @@ def precise_helper(text: str, word: str = "precise") -> str:
             line = _HELPER_RETURN.sub(lambda r: f"{{ {decl}{r.group(1)}; return xl_r; }}", line)
         out.append(line)
     return "\n".join(out)
+
+
+#: a helper function's head: return type, name, parameters (one line of helpers.glsl)
+_SIGNATURE = re.compile(r"^(\w+) (xl_\w+)\(([^)]*)\)", re.M)
+#: the four-component types, and their scalar and vector-of-n spellings
+_WIDE = {"vec4": ("float", "vec"), "ivec4": ("int", "ivec"), "uvec4": ("uint", "uvec"),
+         "bvec4": ("bool", "bvec")}
+#: a value of n components widened to four for the helper, and the result narrowed back
+_WIDEN = {2: ".xyxy", 3: ".xyzz"}
+_NARROW = {1: ".x", 2: ".xy", 3: ".xyz"}
+
+
+def _sized(type4: str, n: int) -> str:
+    scalar, vector = _WIDE[type4]
+    return scalar if n == 1 else f"{vector}{n}"
+
+
+@lru_cache(maxsize=None)
+def sized_overload(section: str, function: str, arguments: tuple[str | None, ...],
+                   n: int) -> str | None:
+    """The overload of a componentwise helper ``function`` (defined for four components in the
+    helpers.glsl text ``section``) at ``n`` components, for a write of ``n`` components computed
+    on those alone (``R6.xyz = xl_max(R2.xyz, R3.xyz);``, not ``xl_max(R2, R3).xyz``)::
+
+        vec3 xl_max(vec3 a, vec3 b) { return xl_max(a.xyzz, b.xyzz).xyz; }
+
+    ``arguments``: the four-component type of each argument of the call, None where the caller
+    does not know it (an expression); the one four-component overload whose parameters match
+    them is sized.  It calls that overload, so the values are those of the one definition: the
+    opcode is componentwise (``ir.ops.COMPONENTWISE``), each result component depends on that
+    component of the vector operands alone, and the components the widening repeats are
+    computed and dropped.  Parameters that are not four-component vectors (``xl_div``'s ``int
+    b``) pass as they are.  "" where the section already defines that size (``float
+    xl_fp16(float x)``) or ``n`` is 4; None where no single four-component overload matches
+    (then the caller does not narrow)."""
+    found = [(rt, [p.split() for p in params.split(",")])
+             for rt, name, params in _SIGNATURE.findall(section) if name == function]
+    wide = [(rt, params) for rt, params in found
+            if rt in _WIDE and all(len(p) == 2 for p in params) and len(params) == len(arguments)
+            and all(a is None or a == p[0] for a, p in zip(arguments, params))]
+    if len(wide) != 1:
+        return None
+    if n == 4:
+        return ""
+    returns, params = wide[0]
+    sized_params = [(_sized(t, n) if t in _WIDE else t, name) for t, name in params]
+    returns_n = _sized(returns, n)
+    if any(rt == returns_n and [p[0] for p in ps] == [t for t, _ in sized_params]
+           for rt, ps in found):
+        return ""                  # written by hand in helpers.glsl
+    args = [(f"{t}({name})" if n == 1 else name + _WIDEN[n]) if t in _WIDE else name
+            for t, name in params]
+    head = ", ".join(f"{t} {name}" for t, name in sized_params)
+    return f"{returns_n} {function}({head}) {{ return {function}({', '.join(args)}){_NARROW[n]}; }}"
