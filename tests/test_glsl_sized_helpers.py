@@ -6,10 +6,13 @@ four-component helper, and the programs below are verified against the executor 
 implementation."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import xlate
 from conftest import gl_runner
+from test_exec_alu import run
+from xlate.ir.ops import OPCODES
 from xlate.backends.glsl.tables import helper_library, sized_overload
 from xlate.verify.core import verify_source
 
@@ -42,7 +45,8 @@ MOV.S result.attrib[3], i;
 END
 """
 
-#: FP1.0's fp16 and fx12 result conversions (H and X suffixes) at sizes 1 to 3
+#: FP1.0's fp16 and fx12 result conversions (H and X suffixes) at sizes 1 to 3, and set-on
+#: comparisons, whose 0.0 and 1.0 need neither saturation nor a conversion
 FP1 = """!!FP1.0
 MOVR R2, f[TEX1];
 MOVR R3, f[TEX2];
@@ -51,7 +55,12 @@ ADDX H0.z, f[TEX0].x, R2.y;
 MAXH_SAT H0.w, f[TEX0].z, R2.w;
 FRCX R1.xyz, R3;
 MINH R1.w, f[TEX0].x, R3.y;
-MULR o[COLR], H0, R1;
+SLTH H1.zw, R3.xyxy, 0.5;
+SGEX_SAT H1.x, R2.z, R3.w;
+SNER_SAT R4.y, R2.x, R3.x;
+MOVR R4.xzw, 0.25;
+MULR R1, R1, R4;
+MADR o[COLR], H0, R1, H1;
 END
 """
 
@@ -94,6 +103,22 @@ def test_the_precision_conversions_take_the_written_size():
     assert "    H0.xy = xl_fp16(fragment_texcoord_0.xy * R2.xy);\n" in body
     assert "    H0.w = xl_fp16(xl_sat(xl_maxn(fragment_texcoord_0.z, R2.w)));\n" in body
     assert "    R1.xyz = xl_fx12(xl_frc(R3.xyz));\n" in body
+    # set-ons: 0.0 and 1.0 are what saturation and both conversions give them back
+    assert "    H1.zw = vec2(lessThan(R3.xy, vec2(0.5)));\n" in body
+    assert "    H1.x = float(R2.z >= R3.w);\n" in body
+    assert "    R4.y = float(R2.x != R3.x);\n" in body
+
+
+@pytest.mark.parametrize("op", ["SEQ", "SGE", "SGT", "SLE", "SLT", "SNE", "SFL", "STR"])
+def test_a_boolean_result_is_zero_or_one(op):
+    """ir.ops.BOOLEAN_RESULTS, which lets the backend leave out saturation and the precision
+    conversions: the executor's set-on results over special operands are 0.0 or 1.0 (+0.0)."""
+    values = [float("nan"), -float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 1e-45, -2.5, 3.0]
+    a = np.array([[x, y, x, y] for x in values for y in values], np.float32)
+    b = np.array([[y, x, x, y] for x in values for y in values], np.float32)
+    out = run(f"{op}.F o, a, b", a=a, b=b).float("o")
+    assert OPCODES[op].boolean_result
+    assert set(np.unique(out.view(np.uint32)).tolist()) <= {0, 0x3F800000}
 
 
 def test_sized_overloads_of_the_helper_library():

@@ -21,43 +21,6 @@ float xl_dp2(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y; }
 float xl_dp3(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
 float xl_dp4(vec4 a, vec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
 
-// fp16 bits of a float: round to nearest even, overflow to infinity, fp16 subnormals kept, a NaN
-// keeps its sign and top mantissa bits (and stays a NaN) -- numpy's float16 conversion
-// (npy_floatbits_to_halfbits), which the executor uses.
-uint xl_f2h(float x) {
-    uint f = floatBitsToUint(x);
-    uint s = (f >> 16u) & 0x8000u;
-    uint e = f & 0x7f800000u;
-    uint m = f & 0x007fffffu;
-    if (e >= 0x47800000u) {
-        if (e == 0x7f800000u && m != 0u) return s | max(0x7c00u | (m >> 13u), 0x7c01u);
-        return s | 0x7c00u;
-    }
-    if (e <= 0x38000000u) {
-        if (e < 0x33000000u) return s;
-        uint sig = (0x00800000u | m) >> (113u - (e >> 23u));
-        if ((sig & 0x3fffu) != 0x1000u || (f & 0x7ffu) != 0u) sig += 0x1000u;
-        return s | (sig >> 13u);
-    }
-    if ((m & 0x3fffu) != 0x1000u) m += 0x1000u;
-    // a carry out of the mantissa increments the exponent (up to infinity), as it should
-    return s | (((e - 0x38000000u) >> 13u) + (m >> 13u));
-}
-
-// The float of fp16 bits (exact: every fp16 value is a float).
-float xl_h2f(uint h) {
-    uint s = (h & 0x8000u) << 16u;
-    uint e = h & 0x7c00u;
-    uint m = h & 0x03ffu;
-    if (e == 0x7c00u) return uintBitsToFloat(s | 0x7f800000u | (m << 13u));
-    if (e != 0u) return uintBitsToFloat(s | (((h & 0x7fffu) + 0x1c000u) << 13u));
-    return uintBitsToFloat(s | floatBitsToUint(float(m) * uintBitsToFloat(0x33800000u)));
-}
-
-// Result conversion to fp16 (IR precision "FP16"), as fp16.
-float xl_fp16(float x) { return xl_h2f(xl_f2h(x)); }
-vec4 xl_fp16(vec4 x) { return vec4(xl_fp16(x.x), xl_fp16(x.y), xl_fp16(x.z), xl_fp16(x.w)); }
-
 // _SAT/_SSAT: "if (r < lo) r = lo; else if (r > hi) r = hi;" (GP4 2.X.4.3) - NaN passes through,
 // so clamp() (undefined for NaN) is not used.
 vec4 xl_sat(vec4 x) { return mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), vec4(0.0), lessThan(x, vec4(0.0))); }
@@ -82,7 +45,7 @@ void xl_main()
 {
     R0.xyz = fragment_texcoord_0.v.xyz * (1.0 / sqrt(xl_dp3(fragment_texcoord_0.v, fragment_texcoord_0.v)));
     R1.x = xl_dp3(R0, fragment_texcoord_1.v);
-    H0.x = xl_fp16(float(R1.x > 0.5));
+    H0.x = float(R1.x > 0.5);
     xl_cc0.x = H0.x;
     R2 = vec4(0.4, 0.4, 0.4, 1.0);
     if (xl_cc0.x != 0.0) R2 = vec4(1.0);

@@ -23,14 +23,6 @@ float xl_dp2(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y; retur
 float xl_dp3(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z; return xl_r; }
 float xl_dp4(vec4 a, vec4 b) { precise float xl_r = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; return xl_r; }
 
-// Result conversion to fp16 (IR precision "FP16": FP1 H suffix, H registers, o[COLH], HC; the
-// NV_fragment_program options' H suffix and SHORT variables): round to nearest even, overflow
-// to +-INF, fp16 denormals kept (FP1 3.11.4.1-2).  The executor uses numpy float16 (the same).
-// One component per pack: on lavapipe (Mesa 22.3) the pair form lost the high half of the
-// packed pair (random programs arbfp-nv seed 101, arbfp-nv2 seed 105 on Vulkan).
-float xl_fp16(float x) { precise float xl_r = unpackHalf2x16(packHalf2x16(vec2(x, 0.0))).x; return xl_r; }
-vec4 xl_fp16(vec4 x) { precise vec4 xl_r = vec4(xl_fp16(x.x), xl_fp16(x.y), xl_fp16(x.z), xl_fp16(x.w)); return xl_r; }
-
 // _SAT/_SSAT: "if (r < lo) r = lo; else if (r > hi) r = hi;" (GP4 2.X.4.3) - NaN passes through,
 // so clamp() (undefined for NaN) is not used.
 vec4 xl_sat(vec4 x) { precise vec4 xl_r = mix(mix(x, vec4(1.0), greaterThan(x, vec4(1.0))), vec4(0.0), lessThan(x, vec4(0.0))); return xl_r; }
@@ -56,7 +48,7 @@ void xl_main()
 {
     R0.xyz = fragment_texcoord_0.xyz * (1.0 / sqrt(xl_dp3(fragment_texcoord_0, fragment_texcoord_0)));
     R1.x = xl_dp3(R0, fragment_texcoord_1);
-    H0.x = xl_fp16(float(R1.x > 0.5));
+    H0.x = float(R1.x > 0.5);
     xl_cc0.x = H0.x;
     R2 = vec4(0.4, 0.4, 0.4, 1.0);
     if (xl_cc0.x != 0.0) R2 = vec4(1.0);

@@ -87,6 +87,11 @@ class OpInfo:
         return self.name in RAW_RESULT_OPS
 
     @property
+    def boolean_result(self) -> bool:
+        """A float result is exactly 0.0 or 1.0 (BOOLEAN_RESULTS)."""
+        return self.name in BOOLEAN_RESULTS
+
+    @property
     def carry(self) -> bool:
         """An integer form sets OF/CF from an addition (ir/carry.py has the rule)."""
         return self.name in CARRY_OPS
@@ -230,6 +235,12 @@ CC_RULES = ("EQ", "NE", "LT", "LE", "GT", "GE", "TR", "FL", "NAN", "LEG", "CF", 
 COMPONENTWISE = frozenset("""ABS ADD AND CEIL CMP DDX DDY FLR FRC I2F MAD MAX MIN MOV MUL NOT OR
 ROUND SEQ SFL SGE SGT SLE SLT SNE SSG STR SUB SWZ TRUNC XOR LRP SAD DIV MOD SHL SHR MINN MAXN SEQN
 SGEN SGTN SLEN SLTN SNEN SGET SLTT SSGN FMA LDEXP BFEXT BFINS BREV POPC LSB MSB""".split())
+
+#: opcodes whose float result is exactly 0.0 or 1.0: the set-on comparisons (GP4 SEQ ... SNE,
+#: SFL, STR; VP1's total-order SGE/SLT, exec/alu_dialects.py) -- not the VP2/FP1 forms that
+#: return NaN for a NaN operand.  Both values are fixed points of saturation and of the fp16
+#: and fx12 conversions, so a backend writes neither step for them.
+BOOLEAN_RESULTS = frozenset({"SEQ", "SGE", "SGT", "SLE", "SLT", "SNE", "SFL", "STR", "SGET", "SLTT"})
 
 #: opcodes whose integer form derives carry/overflow flags from an addition (the rule, in the
 #: IR's terms, is ir/carry.py's)

@@ -463,9 +463,10 @@ class Instructions:
         3.11.4.4): precision "FP16" rounds to fp16, "X" converts to fx12 (helpers sat, fp16 and
         fx12, at that size: ``R0.xy = xl_sat(a.xy * b.xy);``).  The CC flags are computed from
         the converted value (digest 12 item 25): callers build them from the expression returned
-        here.  "R"/"H" convert nothing; an integer result is neither saturated nor converted."""
-        if rtype != DataType.FLOAT:
-            return expr
+        here.  "R"/"H" convert nothing; an integer result is neither saturated nor converted,
+        nor is a set-on comparison's 0.0 or 1.0 (``ir.ops.BOOLEAN_RESULTS``)."""
+        if rtype != DataType.FLOAT or OPCODES[ins.op].boolean_result:
+            return expr            # (0.0 and 1.0 are what every step gives them back)
         steps = [("sat", "xl_sat" if ins.sat == Sat.SAT else "xl_ssat")] if ins.sat != Sat.NONE else []
         helper = {"FP16": "fp16", "X": "fx12"}.get(ins.precision)
         if helper is not None:
