@@ -38,6 +38,7 @@ from .permits_texture import (LOD_BATCH, LOD_SPAN, LOD_STEP, TEXEL_RANGE_LIMIT, 
                               rule_fine_derivatives, rule_lod, rule_texcoord_range,
                               rule_undefined_derivatives, rule_wrapped_lod)
 from .permits_layer import rule_layer_tie, rule_wrapped_layer  # noqa: F401
+from .lookup_hull import possible_lookup
 from .permits_defects import rule_implementation, rule_implementation_any  # noqa: F401
 
 
@@ -403,7 +404,8 @@ def rule_ftz_multistep(s: Site) -> np.ndarray:
 def rule_nonfinite(s: Site) -> np.ndarray:
     """A NaN or infinity among the operands that reach the component, or a non-finite result:
     GLSL 4.50 §4.7.1 -- NaNs need not be generated and operations on NaN/Inf need not follow
-    IEEE 754 (Mesa folds ``x * 0`` to 0 even for ``precise``).  Also POW/LIT of a base <= 0
+    IEEE 754 (Mesa folds ``x * 0`` to 0 even for ``precise``); a lookup's value stays one
+    its texture can give (:func:`lookup_hull.possible_lookup`).  Also POW/LIT of a base <= 0
     (``exp2(y * log2(x))``: log2 of x <= 0 is undefined in GLSL §8.2), TXP with q = 0 (a
     denormal q too, which flushing makes 0) and a cube lookup of the zero direction (the
     coordinates become 0/0) -- a direction of zeros and denormals too, which flushing
@@ -463,6 +465,9 @@ def rule_nonfinite(s: Site) -> np.ndarray:
                 s.ins.tex.target.replace("SHADOW", "") in ("CUBE", "ARRAYCUBE"):
             c = np.ascontiguousarray(np.asarray(s.operands[0], F32)[:, :3])
             ok = ok | ((c == 0) | _denormal(c.view(U32))).all(axis=1)[:, None]
+    if op in SAMPLING_OPS:
+        # which texels: the implementation's; what they hold: the texture's (lookup_hull)
+        ok = ok & possible_lookup(s)
     return ok
 
 
