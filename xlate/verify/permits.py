@@ -28,6 +28,7 @@ from . import compare as cmp
 from .compare import same_words
 # the site and helpers (permits_site.py), the texture and layer rules (permits_texture.py,
 # permits_layer.py), re-exported: the replay and the tests name them through this module
+from .permits_site import SELECTS, selected_values
 from .permits_site import (CUBE_DIRECTION_OPS, DOUBLE_OPS, F32, RANGE_LIMIT,  # noqa: F401
                            SAMPLING_OPS, SIGN, U32, UNDEFINED_COMPONENTS, _DOTS, Site,
                            _denormal, _flush_operand, _half_nan, _holds_denormal, _nonfinite,
@@ -434,6 +435,10 @@ def rule_nonfinite(s: Site) -> np.ndarray:
     if op in SET_ON:
         # a compare on NaN/Inf: either outcome, nothing else (SET_ON)
         return ok & _set_on_values(s)
+    if op in SELECTS and s.op.rt == DataType.FLOAT and s.backend != "native":
+        # either operand, nothing else (the driver's own program, --backend native, computes
+        # the operands within spreads the replay does not adopt: the freedom stays whole there)
+        return ok & selected_values(s)
     # a non-finite *result* (from finite operands: an overflow, LG2(0)); an integer result's
     # words are no float (an integer compare's TRUE, 0xFFFFFFFF, is no NaN)
     float_result = s.op.rt == DataType.FLOAT

@@ -162,3 +162,35 @@ def _saturated(s: Site, r: np.ndarray) -> np.ndarray:
         from ..exec.operands import saturate
         r = saturate(np.asarray(r, F32), *s.op.sat)
     return np.ascontiguousarray(np.broadcast_to(r, (len(r), 4)), F32).view(U32)
+
+
+#: the selects: MIN/MAX (GP4: ``a > b ? b : a``), TGSI's MINNUM/MAXNUM, VP2/FP1's NaN-keeping
+#: MINN/MAXN, and CMP (``a < 0 ? b : c``): each result component is one of its operands' (or the
+#: NaN MINN/MAXN make)
+SELECTS = frozenset({"MIN", "MAX", "MINNUM", "MAXNUM", "MINN", "MAXN", "CMP"})
+
+
+def selected_values(s: Site) -> np.ndarray:
+    """(n, 4): for a select (:data:`SELECTS`), the implementation's word is what the
+    instruction gives when it selects one of its operands -- recomputed with that operand in
+    every place (``MIN(a, a)``; CMP with a condition of -1 and of +1), saturated and converted
+    as the instruction is -- or a NaN, or such a word flushed or with its zero's sign changed.
+    A NaN operand leaves which operand is selected to the implementation (GLSL 4.50 §4.7.1;
+    the translation's ``mix`` with a boolean vector selects, and an implementation may compute
+    the comparison on a NaN either way, or generate the NaN) -- not what is selected: a
+    mutant that read another component of the other operand passed as ``nonfinite`` (corpus
+    TGSI vl_compositor_cs-7, mutation campaign seed 17)."""
+    ops = list(s.all_operands)
+    if s.ins.op == "CMP":
+        cond = np.asarray(ops[0])
+        tries = [[np.full_like(cond, -1), ops[1], ops[2]], [np.full_like(cond, 1), ops[1], ops[2]]]
+    else:
+        tries = [[ops[0], ops[0]], [ops[1], ops[1]]]
+    imp = np.asarray(s.imp, U32)
+    ok = (imp & 0x7F800000) == 0x7F800000
+    ok &= (imp & 0x007FFFFF) != 0                 # a NaN
+    for operands in tries:
+        words = s.recompute(operands)
+        ok |= same_words(words, imp) | _same_or_zeros(words, imp) | \
+            _same_or_zeros(cmp.flush(words), imp)
+    return ok

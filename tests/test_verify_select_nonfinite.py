@@ -1,0 +1,67 @@
+"""A select with a NaN or infinite operand (MIN, MAX, CMP ...) may select either operand, or give
+a NaN -- not any value (permits_site.selected_values, applied by permits.rule_nonfinite).
+Before, any value passed as ``nonfinite`` (mutation campaign seed 17: a MINNUM that read another
+component of its finite operand, corpus TGSI vl_compositor_cs-7)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from xlate.verify import permits
+
+from test_verify_texture_freedoms import f32, judge
+
+F32 = np.float32
+NAN, INF = float("nan"), float("inf")
+#: per component: a NaN against a number, an infinity against a number, a number against a
+#: NaN, a number against -inf
+A = (NAN, INF, 1.0, 2.0)
+B = (5.0, 5.0, NAN, -INF)
+
+
+def _verdicts(text, value, inputs):
+    """rule_nonfinite's verdicts where the implementation gives ``value`` (True where that is
+    the executor's own word: nothing to permit)."""
+    def imp(e):
+        out = e.copy()
+        out[:] = f32(*value)
+        return out
+    hook = judge(text, 0, imp, {k: np.array([v] * 4, F32) for k, v in inputs.items()}, {},
+                 rule=permits.rule_nonfinite)
+    differ = hook.exe != f32(*value)[None, :]
+    return (hook.verdicts | ~differ)[0].tolist()
+
+
+MIN = "!!NVfp4.0\nMIN result.color, fragment.texcoord[0], fragment.texcoord[1];\nEND\n"
+MAX_SAT = "!!NVfp4.0\nMAX.SAT result.color, fragment.texcoord[0], fragment.texcoord[1];\nEND\n"
+CMP = ("!!NVfp4.0\nCMP result.color, fragment.texcoord[0], fragment.texcoord[1], "
+       "fragment.texcoord[2];\nEND\n")
+TEX = {"fragment.texcoord[0]": A, "fragment.texcoord[1]": B}
+
+
+@pytest.mark.parametrize("value,expected", [
+    ((5.0, INF, 1.0, -INF), [True] * 4),              # the other operand each time
+    ((NAN, 5.0, NAN, 2.0), [True] * 4),               # the executor's (a > b ? b : a) and NaNs
+    ((4.0, 4.0, 4.0, 4.0), [False] * 4),              # neither operand
+])
+def test_min_of_a_non_finite_operand_selects_one_of_them(value, expected):
+    assert _verdicts(MIN, value, TEX) == expected
+
+
+def test_a_saturated_select_gives_its_operand_saturated():
+    # MAX.SAT(NaN, 5) and MAX.SAT(inf, 5): 1.0 either way; 5.0 unsaturated is no select's value
+    assert _verdicts(MAX_SAT, (1.0, 1.0, 1.0, 1.0), TEX)[:2] == [True, True]
+    assert _verdicts(MAX_SAT, (5.0, 5.0, 1.0, 1.0), TEX)[:2] == [False, False]
+    # a NaN passes saturation (GP4 2.X.4.3: "if (r < lo) r = lo; else if (r > hi) r = hi"); an
+    # infinity does not
+    assert _verdicts(MAX_SAT, (NAN, INF, 1.0, 1.0), TEX)[:2] == [True, False]
+
+
+def test_cmp_of_a_nan_condition_selects_b_or_c():
+    inputs = {"fragment.texcoord[0]": (NAN, NAN, -INF, 1.0),
+              "fragment.texcoord[1]": (1.0, 1.0, 1.0, 1.0),
+              "fragment.texcoord[2]": (2.0, 2.0, 2.0, 2.0)}
+    assert _verdicts(CMP, (1.0, 2.0, 1.0, 2.0), inputs)[:3] == [True, True, True]
+    # a third value is no select's; -inf < 0 is an operation on an infinity, either outcome
+    assert _verdicts(CMP, (3.0, NAN, 2.0, 2.0), inputs)[:3] == [False, True, True]
+    assert _verdicts(CMP, (1.5, 1.5, 1.5, 2.0), inputs)[:3] == [False, False, False]
