@@ -23,12 +23,12 @@ import numpy as np
 
 from ..ir.model import DataType, Stage
 from ..ir.ops import COMPONENTWISE  # noqa: F401  (re-exported)
-from ..ir.ops import BIT_MOVES, PACK_FIELD_BITS, RAW_OPERAND_OPS
+from ..ir.ops import BIT_MOVES, OPCODES, PACK_FIELD_BITS, RAW_OPERAND_OPS
 from . import compare as cmp
 from .compare import same_words
 # the site and helpers (permits_site.py), the texture and layer rules (permits_texture.py,
 # permits_layer.py), re-exported: the replay and the tests name them through this module
-from .permits_site import SELECTS, selected_values
+from .permits_site import SELECTS, nonfinite_reach, selected_values
 from .permits_site import (CUBE_DIRECTION_OPS, DOUBLE_OPS, F32, RANGE_LIMIT,  # noqa: F401
                            SAMPLING_OPS, SIGN, U32, UNDEFINED_COMPONENTS, _DOTS, Site,
                            _denormal, _flush_operand, _half_nan, _holds_denormal, _nonfinite,
@@ -430,6 +430,8 @@ def rule_nonfinite(s: Site) -> np.ndarray:
         lane |= bad.any(axis=1)
         comp |= bad
     ok = s.feeding(lane, comp)
+    if op not in COMPONENTWISE and op not in SET_ON and OPCODES[op].category == "alu":
+        ok = ok & nonfinite_reach(s)          # DP3 does not read w
     if op in ZERO_POLES:    # an infinite operand of a reciprocal gives its zero: no freedom
         ok = ok & ~_infinite_operand(s)[:, None]
     if op in SET_ON:

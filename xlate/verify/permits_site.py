@@ -194,3 +194,28 @@ def selected_values(s: Site) -> np.ndarray:
         ok |= same_words(words, imp) | _same_or_zeros(words, imp) | \
             _same_or_zeros(cmp.flush(words), imp)
     return ok
+
+
+#: finite words put in place of an operand's NaN or infinity to see whether it reaches a result
+#: component (both signs: a compare or a clamp may not move for one sign)
+_REACH_WORDS = (0.0, 1.5, -1.5)
+
+
+def nonfinite_reach(s: Site) -> np.ndarray:
+    """(n, 4): the result components that an operand's NaN or infinity reaches -- recomputed
+    with every non-finite float operand word replaced by each of :data:`_REACH_WORDS`, the
+    component's word changes.  A component no replacement moves does not read that value: a
+    NaN in the w of a DP3's operand (which DP3 does not read) frees nothing (a mutant of such a
+    DP3 passed as ``nonfinite`` before).  For the opcodes whose result components read every
+    operand component (not :data:`COMPONENTWISE` ones, which the operand components decide)."""
+    base = s.recompute(s.all_operands)
+    reach = np.zeros(s.exe.shape, bool)
+    for word in _REACH_WORDS:
+        replaced = []
+        for i, o in enumerate(s.all_operands):
+            a = np.asarray(o)
+            if a.dtype == np.float32 and s.op.info.operand_type(i, s.op.t) == DataType.FLOAT:
+                a = np.where(np.isfinite(a), a, F32(word))
+            replaced.append(a)
+        reach |= ~same_words(s.recompute(replaced), base)
+    return reach

@@ -1,7 +1,11 @@
-"""A select with a NaN or infinite operand (MIN, MAX, CMP ...) may select either operand, or give
-a NaN -- not any value (permits_site.selected_values, applied by permits.rule_nonfinite).
-Before, any value passed as ``nonfinite`` (mutation campaign seed 17: a MINNUM that read another
-component of its finite operand, corpus TGSI vl_compositor_cs-7)."""
+"""What an operand's NaN or infinity frees (permits.rule_nonfinite), bounded:
+
+* a select (MIN, MAX, CMP ...) may select either operand, or give a NaN -- not any value
+  (permits_site.selected_values; mutation campaign seed 17: a MINNUM that read another
+  component of its finite operand passed as ``nonfinite``, corpus TGSI vl_compositor_cs-7);
+* a NaN the instruction does not read frees nothing: DP3 does not read w, LIT does not read z
+  (permits_site.nonfinite_reach).
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -65,3 +69,23 @@ def test_cmp_of_a_nan_condition_selects_b_or_c():
     # a third value is no select's; -inf < 0 is an operation on an infinity, either outcome
     assert _verdicts(CMP, (3.0, NAN, 2.0, 2.0), inputs)[:3] == [False, True, True]
     assert _verdicts(CMP, (1.5, 1.5, 1.5, 2.0), inputs)[:3] == [False, False, False]
+
+
+DP3 = "!!NVfp4.0\nDP3 result.color, fragment.texcoord[0], fragment.texcoord[1];\nEND\n"
+LIT = "!!NVfp4.0\nLIT result.color, fragment.texcoord[0];\nEND\n"
+
+
+@pytest.mark.parametrize("a,free", [((1.0, 2.0, 3.0, NAN), False),    # w: not read
+                                    ((1.0, NAN, 3.0, 1.0), True)])     # y: read
+def test_a_nan_the_dot_product_does_not_read_frees_nothing(a, free):
+    inputs = {"fragment.texcoord[0]": a, "fragment.texcoord[1]": (1.0, 1.0, 1.0, 1.0)}
+    assert _verdicts(DP3, (7.0, 7.0, 7.0, 7.0), inputs) == [free] * 4
+
+
+def test_lit_of_a_nan_frees_only_what_reads_it():
+    # LIT = (1, max(a.x, 0), a.x > 0 ? max(a.y, 0)^a.w : 0, 1): a NaN in a.z is never read; a
+    # NaN in a.y reaches only the result's z; x and w are the constant 1.0
+    assert _verdicts(LIT, (7.0, 7.0, 7.0, 7.0), {"fragment.texcoord[0]": (0.5, 0.5, NAN, 2.0)}) \
+        == [False] * 4
+    assert _verdicts(LIT, (7.0, 7.0, 7.0, 7.0), {"fragment.texcoord[0]": (0.5, NAN, 0.0, 2.0)}) \
+        == [False, False, True, False]
