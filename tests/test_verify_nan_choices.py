@@ -233,6 +233,22 @@ def test_choices_of_a_half_pack():
     assert {int(a[0, 0]) >> 16 for a in alts} == {0x3C00}
 
 
+def test_choices_of_a_half_unpack():
+    """UP2H's float NaN is the conversion's: the half's payload kept (the executor: a signalling
+    0x7FB34000), quieted (0x7FF34000), the default NaN, or the fp16 round trip's all-payload
+    0x7FFFFFFF / 0x7FFFE000 (llvmpipe: generated ARBfp+NV2 fragment 3101), either sign; a
+    finite component is kept, and no operand passes its bits on as a NaN."""
+    x = SimpleNamespace(inst=SimpleNamespace(op="UP2H", precision=None), rt=None)
+    packed = np.array([[0x7D9A7D9A] * 4], np.uint32)
+    out = np.array([[0x7FB34000, 0x3F800000, 0x7FB34000, 0x3F800000]], np.uint32)
+    alts, mask = choices(x, [packed], out)
+    assert mask.tolist() == [[True, False, True, False]]
+    got = {int(w) for w in alts[:, 0, 0]}
+    assert got == {w ^ sign for w in (0x7FB34000, 0x7FF34000, 0x7FC00000, 0x7FFFFFFF, 0x7FFFE000)
+                   for sign in (0, SIGN)}
+    assert {int(w) for w in alts[:, 0, 1]} == {0x3F800000}
+
+
 def test_reader_of_another_compilations_half_nan_is_recomputed_with_it():
     words, hook = replay_packed(None, 0x7FFFFFFF)
     assert words[0][0].tolist() == [0x7FFFFE00] * 4          # the executor keeps the payloads

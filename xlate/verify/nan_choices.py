@@ -84,6 +84,10 @@ def _elements(x, ops, n: int) -> tuple[str, list[np.ndarray]] | None:
         kind = "double"
     elif op in HALF_FLOAT_PACKS:
         kind = "half"
+    elif op == "UP2H":
+        # half to float: the conversion makes the float NaN, no operand passes one on
+        # (its operand is a packed word, not a float)
+        return "float", []
     elif op == "D2F" or (x.rt == DataType.FLOAT and
                          (op not in NO_CHOICE or x.inst.precision == "FP16")):
         kind = "float"          # (a move converted to fp16 makes its NaN: FP16_NANS)
@@ -143,9 +147,14 @@ def choices(x, ops, out, fp16=None) -> tuple[np.ndarray, np.ndarray] | None:
             for f in sources:
                 w = np.ascontiguousarray(f, np.float32).view(U32) | U32(0x00400000)
                 picks.append(np.where(_float_nan(w), w, out))
+            if x.inst.op == "UP2H":
+                # a half NaN converted: its payload kept and quieted (IEEE 754 6.2.3 "should"),
+                # or the fp16 round trip's forms (llvmpipe's unpackHalf2x16 of a half NaN gave
+                # 0x7FFFFFFF: generated ARBfp+NV2 fragment 3101, UP4UB of the UP2H read it)
+                picks.append(np.where(nan, out | U32(0x00400000), out))
             picks = picks[:CHOICES // 2 - len(FP16_NANS)]
             via = np.zeros(n, bool) if fp16 is None else np.asarray(fp16, bool)
-            if x.inst.precision == "FP16":
+            if x.inst.precision == "FP16" or x.inst.op == "UP2H":
                 via = np.ones(n, bool)
             if via.any():
                 picks += [np.where(via[:, None], U32(word), out) for word in FP16_NANS]
