@@ -4,7 +4,10 @@
   (permits_site.selected_values; mutation campaign seed 17: a MINNUM that read another
   component of its finite operand passed as ``nonfinite``, corpus TGSI vl_compositor_cs-7);
 * a NaN the instruction does not read frees nothing: DP3 does not read w, LIT does not read z
-  (permits_site.nonfinite_reach).
+  (permits_site.nonfinite_reach);
+* an overflow of finite operands (ADD, MUL, DP4, EX2 ...) gives an infinity of its sign or a
+  value of the top binade (permits.OVERFLOWS) -- an operation outside a GLSL function's domain
+  (log2(0)) still any value.
 """
 from __future__ import annotations
 
@@ -89,3 +92,24 @@ def test_lit_of_a_nan_frees_only_what_reads_it():
         == [False] * 4
     assert _verdicts(LIT, (7.0, 7.0, 7.0, 7.0), {"fragment.texcoord[0]": (0.5, NAN, 0.0, 2.0)}) \
         == [False, False, True, False]
+
+
+MUL = "!!NVfp4.0\nMUL result.color, fragment.texcoord[0], fragment.texcoord[0];\nEND\n"
+LG2 = "!!NVfp4.0\nLG2 result.color, fragment.texcoord[0].x;\nEND\n"
+
+
+@pytest.mark.parametrize("value,expected", [
+    ((5.0, 4.0, 5.0, 1e38), [False, True, False, True]),         # an overflow is no freedom
+    ((INF, 4.0, 3.4e38, 1e38), [True, True, True, True]),        # IEEE's infinity, or near it
+    ((-INF, 4.0, 2.0e38, 1e38), [False, True, True, True]),       # not the other sign's
+    ((5.0, 4.0, 1.6e38, 1e38), [False, True, False, True]),       # below 2^127
+])
+def test_an_overflow_gives_infinity_or_near_it(value, expected):
+    # 1e30 and 3e20 squared overflow; 2.0 and 1e19 do not
+    assert _verdicts(MUL, value, {"fragment.texcoord[0]": (1e30, 2.0, 3e20, 1e19)}) == expected
+
+
+def test_log2_of_zero_is_any_value():
+    """GLSL 4.50 §8.2: log2(x) is undefined for x <= 0 -- no bound there."""
+    assert _verdicts(LG2, (5.0, 5.0, 5.0, 5.0), {"fragment.texcoord[0]": (0.0, 1.0, 1.0, 1.0)}) \
+        == [True] * 4

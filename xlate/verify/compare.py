@@ -90,9 +90,13 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
         "Inf need not follow IEEE 754 (Mesa folds x*0 -> 0 even for 'precise'); NV_gpu_program4 "
         "issue 18 describes the IEEE behaviour the executor follows",
         "permits.rule_nonfinite: a NaN/Inf among the operand components that reach the result "
-        "component (per component for componentwise opcodes), a non-finite result, POW/LIT of "
-        "a base <= 0, TXP with q = 0, a cube lookup of the zero direction: any value; a pack "
-        "(PK2H ...): only the non-finite component's field, and PK2H's NaN half any 16-bit NaN"),
+        "component (per component for componentwise opcodes; shown by recomputing with finite "
+        "words in their place otherwise), a non-finite result, POW/LIT of a base <= 0, TXP with "
+        "q = 0, a cube lookup of the zero direction: any value -- but a select (MIN, MAX, CMP) "
+        "gives one of its operands or a NaN, a lookup a value its texture can give or a NaN, and "
+        "an overflow (ADD, MUL, DP4, EX2 ...) an infinity of its sign or a value of the top "
+        "binade; a pack (PK2H ...): only the non-finite component's field, and PK2H's NaN half "
+        "any 16-bit NaN"),
     "undefined": (
         "NV_gpu_program4 2.X.8.Z DIV/MOD (integer divisor <= 0 or negative dividend), "
         "SHL/SHR (count < 0 or >= 32); XPD/NRM/RFL w and SCS z/w: \"undefined\"",

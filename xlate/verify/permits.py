@@ -80,6 +80,14 @@ CONSTANT_SETS = frozenset({"SFL", "STR"})
 #: as 'nonfinite': Celestia eclipse2_nv.fp, NV_fragment_program).
 ZERO_POLES = frozenset({"RCP", "RSQ"})
 
+#: opcodes whose non-finite result from finite operands can only be an overflow (no operand
+#: outside a GLSL function's domain, as log2(0) or pow(0, -1) are): GLSL 4.50 §4.7.1 "positive
+#: and negative infinities ... are generated as dictated by IEEE, but subject to the
+#: precisions allowed" -- an infinity, or a value of the top binade (>= 2^127) -- not any value
+#: (a MUL that overflowed, given 5.0, passed as 'nonfinite')
+OVERFLOWS = frozenset({"ADD", "SUB", "MUL", "MAD", "FMA", "DP2", "DP2A", "DP3", "DP4", "DPH",
+                       "LRP", "EX2", "DST", "XPD", "X2D"})
+
 
 def rule_signedzero(s: Site) -> np.ndarray:
     """Both results are zeros of different signs.  GLSL 4.50 §4.7.1 leaves operations on
@@ -445,7 +453,13 @@ def rule_nonfinite(s: Site) -> np.ndarray:
     # words are no float (an integer compare's TRUE, 0xFFFFFFFF, is no NaN)
     float_result = s.op.rt == DataType.FLOAT
     if float_result:
-        ok = ok | (_nonfinite(s.exe) & ~_at_pole(s)[:, None] & ~_divided_by_zero(s))
+        made = _nonfinite(s.exe) & ~_at_pole(s)[:, None] & ~_divided_by_zero(s)
+        if op in OVERFLOWS:     # IEEE's infinity, or near it within the op's precision
+            imp, exe = np.asarray(s.imp, U32), np.asarray(s.exe, U32)
+            nan = (imp & 0x7FFFFFFF) > 0x7F800000
+            made &= nan | (((imp & 0x7F800000) >= 0x7F000000) &
+                           (((imp ^ exe) & SIGN == 0) | ((exe & 0x7FFFFFFF) > 0x7F800000)))
+        ok = ok | made
     if float_result and op not in ZERO_POLES and \
             any(_holds_denormal(o) for o in s.all_operands):
         # a denormal operand may be flushed first (GP4 issue 18), and on zero the result is
