@@ -1013,3 +1013,41 @@ def test_a_projection_by_multiplication_is_caught(runner):
     assert pr.status == "clean", pr.status
     assert [(r.outcome, r.status) for r in pr.mutants] == [("caught", "mismatch")], \
         [(r.outcome, r.reason) for r in pr.mutants]
+
+
+#: an integer MOD of two inputs into the colour: NV_gpu_program4 2.X.8.Z leaves a negative
+#: dividend or a divisor <= 0 undefined
+MOD_OF_INPUTS = """!!NVvp4.0
+INT TEMP r;
+MOD.S r.x, vertex.attrib[3].x, vertex.attrib[3].y;
+MOV.S result.color, r.x;
+MOV result.position, vertex.attrib[0];
+END
+"""
+
+
+def test_a_pass_that_changes_only_undefined_lanes_is_counted_apart():
+    """A mutant differing only on lanes whose outputs depend on a result the specs leave
+    undefined (here MOD of a negative dividend or by a divisor <= 0) is 'undefined-only',
+    shown by executor runs with those results replaced; one more difference on a lane the
+    original determines and it is not (campaign seed 17: vp4_int_flags.vp's MOD of random
+    words passed as 'explained')."""
+    import numpy as np
+    from xlate.verify.capture import Capture
+    run, x, _ = _main_run(MOD_OF_INPUTS)
+    a, b = x.view(np.int32)[:, 0], x.view(np.int32)[:, 1]
+    undefined = (a < 0) | (b <= 0)
+    assert 0 < undefined.sum() < run[2], "the generator gave no mix of defined and undefined"
+    assert M.undetermined_lanes(*run, undefined=True).tolist() == undefined.tolist()
+    lanes = run[2]
+    col = np.arange(lanes * 4, dtype=np.uint32).reshape(lanes, 4)
+    cap0 = Capture(outputs={"result_color0": col.copy()})
+    refl = {"outputs": [{"name": "result_color0", "type": "vec4"}]}
+    m = M.Mutation("swizzle", (), 0, (), "a", "b")
+    changed = col.copy()
+    changed[undefined, 0] += 1
+    why = M.permitted_mutant(m, refl, cap0, Capture(outputs={"result_color0": changed}), run)
+    assert why is not None and why[0] == "undefined-only", why
+    changed[int((~undefined).nonzero()[0][0]), 0] += 1
+    assert M.permitted_mutant(m, refl, cap0, Capture(outputs={"result_color0": changed}),
+                              run) is None

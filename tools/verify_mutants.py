@@ -10,11 +10,13 @@ faults into the GLSL the verifier runs (``xlate/verify/mutants.py``: a wrapper r
 every shader the verifier compiles, probes and re-runs included) and verifies each mutant.
 Outcomes: ``caught`` (mismatch), ``tolerated`` (pass, zero differences), ``explained``
 (pass, differences explained away), ``equivalent`` (bit-identical outputs on the verifier's
-inputs), ``precision`` / ``zero-sign-only`` / ``nonfinite-only`` / ``flush-only`` /
+inputs), ``precision`` / ``zero-sign-only`` / ``nonfinite-only`` / ``undefined-only`` /
+``flush-only`` /
 ``edge-only`` (passed, and shown by the harness's own check to be no wrong translation on
 these inputs: a literal one ulp off, within GL's precision; outputs identical but for zero
 signs; identical on every lane whose outputs do not depend on an Inf or NaN the original
-program computes; identical but for denormals given as zeros; identical but on lanes that
+program computes, or on every lane whose outputs do not depend on a result the specs leave
+undefined; identical but for denormals given as zeros; identical but on lanes that
 are, bit for bit, the original program with its lookups moved across the texel edges they
 lie on -- ``mutants.permitted_mutant``; counted apart, listed with the reason), ``rejected`` (the implementation refuses the mutant, or the
 verifier says unsupported/error/skipped), ``timeout``.  ``live`` = caught + tolerated +

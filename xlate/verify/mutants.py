@@ -56,6 +56,9 @@ if not, it is counted apart, with the reason, instead of as fooling the verifier
   executor runs the verifier's own main-run lanes again with every Inf/NaN result, and every
   result computed from an Inf/NaN operand, replaced by a finite word; a lane whose outputs
   change depends on one.  An Inf that no output reads leaves its lane determined.
+* ``undefined-only``: the same, for lanes whose outputs depend on a result the specifications
+  leave undefined (``permits.rule_undefined``: an integer MOD of a negative dividend, a DIV by
+  zero ...), shown by runs with those results replaced (``nonfinite_runs.UndefinedResults``).
 * ``flush-only``: the mutant's outputs equal the unmutated translation's word for word, except
   words the unmutated one gives as a denormal and the mutant as a zero (either sign): GLSL
   4.50 §4.7.1 and NV_gpu_program4 issue 18 let an implementation flush denormals
@@ -389,6 +392,7 @@ def permitted_mutant(mutation, reflection, cap0, cap, executor_run=None):
     if executor_run is None:
         return None
     return _nonfinite_only(reflection, cap0, cap, executor_run) or \
+        _undefined_only(reflection, cap0, cap, executor_run) or \
         _unclamped_denormals(reflection, cap0, cap, executor_run) or \
         _edge_only(reflection, cap0, cap, executor_run) or \
         _lod_only(reflection, cap0, cap, executor_run)
@@ -488,6 +492,26 @@ def _nonfinite_only(reflection, cap0, cap, executor_run):
             "computes (GLSL 4.50 §4.7.1)")
 
 
+def _undefined_only(reflection, cap0, cap, executor_run):
+    """``undefined-only``: as ``nonfinite-only``, for the lanes whose outputs depend on a result
+    the specifications leave undefined (NV_gpu_program4 2.X.8.Z: an integer MOD of a negative
+    dividend; corpus vp4_int_flags.vp, campaign seed 17: MOD of random words, whose every lane
+    was undefined)."""
+    from .nonfinite_runs import ComputeInputs
+    if isinstance(executor_run[1], ComputeInputs):
+        return None
+    undetermined = undetermined_lanes(*executor_run, undefined=True)
+    if undetermined is None or not undetermined.any():
+        return None
+    determined = ~undetermined
+    if _differ_outside(reflection, cap0, cap, determined):
+        return None
+    return ("undefined-only", f"identical on the {int(determined.sum())} lanes whose outputs "
+            "the original program determines (but for the sign of zeros); differs on "
+            f"{int(undetermined.sum())} lanes whose outputs depend on a result the "
+            "specifications leave undefined (permits.rule_undefined)")
+
+
 def _compute_nonfinite_only(cap0, cap, executor_run):
     """``nonfinite-only`` of a compute program: the mutant's buffers and images equal the
     unmutated translation's (but for the sign of zeros) in every word whose final value the
@@ -573,7 +597,7 @@ def _lanes_apart(a, b, lanes: int) -> np.ndarray:
     return apart
 
 
-def undetermined_lanes(program, gen, lanes: int) -> np.ndarray | None:
+def undetermined_lanes(program, gen, lanes: int, undefined: bool = False) -> np.ndarray | None:
     """(lanes,) bool: lanes whose outputs depend on an Inf or NaN the original program
     computes, run by the executor on the verifier's main-run inputs ``gen``.  GLSL 4.50
     §4.7.1 leaves the operations on those values (and a division by zero, which makes one)
@@ -583,9 +607,11 @@ def undetermined_lanes(program, gen, lanes: int) -> np.ndarray | None:
     NaN result replaced by a finite word (:func:`nonfinite_runs.nonfinite_counterfactuals`); a lane
     whose outputs or kill change in either run depends on one.  None: no outputs by lane
     (compute) or nothing the hook could follow.  A geometry lane is one invocation; its
-    outputs are the primitives it emits."""
-    from .nonfinite_runs import nonfinite_counterfactuals
-    runs = nonfinite_counterfactuals(program, gen, lanes)
+    outputs are the primitives it emits.  ``undefined``: the lanes whose outputs depend on a
+    result the specifications leave undefined instead (:class:`nonfinite_runs.UndefinedResults`)."""
+    from .nonfinite_runs import nonfinite_counterfactuals, undefined_counterfactuals
+    runs = (undefined_counterfactuals if undefined else nonfinite_counterfactuals)(
+        program, gen, lanes)
     if runs is None:
         return None
     out = np.zeros(lanes, bool)
@@ -683,11 +709,12 @@ def _dialect_of(text: str, name: str) -> str:
 # ---- summary -----------------------------------------------------------------------------------
 
 OUTCOMES = ("caught", "tolerated", "explained", "equivalent", "precision", "zero-sign-only",
-            "nonfinite-only", "flush-only", "edge-only", "lod-only", "rejected", "timeout")
+            "nonfinite-only", "undefined-only", "flush-only", "edge-only", "lod-only", "rejected",
+            "timeout")
 FOOLED = ("tolerated", "explained")
 #: passed, and no wrong translation by the harness's own check (:func:`permitted_mutant`)
-PERMITTED = ("precision", "zero-sign-only", "nonfinite-only", "flush-only", "edge-only",
-             "lod-only")
+PERMITTED = ("precision", "zero-sign-only", "nonfinite-only", "undefined-only", "flush-only",
+             "edge-only", "lod-only")
 LIVE = ("caught",) + FOOLED
 
 
@@ -703,8 +730,8 @@ def tally(results: list[MutantResult], by: str) -> dict[str, dict[str, int]]:
 
 def format_table(table: dict[str, dict[str, int]], title: str) -> str:
     cols = ("live", "caught", "tolerated", "explained", "equivalent", "precision",
-            "zero-sign-only", "nonfinite-only", "flush-only", "edge-only", "lod-only",
-            "rejected", "timeout")
+            "zero-sign-only", "nonfinite-only", "undefined-only", "flush-only", "edge-only",
+            "lod-only", "rejected", "timeout")
     width = max([len(title)] + [len(k) for k in table])
     lines = [f"{title:<{width}}  " + "  ".join(f"{c:>10}" for c in cols)]
     total = dict.fromkeys(cols, 0)

@@ -88,12 +88,50 @@ def nonfinite_counterfactuals(program, gen, lanes: int) -> list | None:
                           lambda hook: run_executor(program, gen, lanes, hooks=hook))
 
 
-def _replaced_runs(program, lanes: int, run) -> list:
-    """``run(hook)`` with a :class:`NonFiniteResults` hook of each word of
-    :data:`REPLACEMENTS`: the results; [] when no Inf or NaN was met."""
+class UndefinedResults(NonFiniteResults):
+    """Executor hook: gives ``replacement`` in place of each result component the
+    specifications leave undefined (:func:`permits.rule_undefined`: an integer MOD of a negative
+    dividend, a DIV by zero, a shift by 32 or more ...; XPD's w) and notes the lanes -- where
+    such a result reaches an output, a right translation may give any word there as well."""
+
+    def __call__(self, x, st, idx, ops, bits, cmask):
+        from .permits import rule_undefined
+        from .permits_site import Site
+        if x.inst.dst is None:
+            return bits, cmask
+        sel = st.all_lanes if idx is None else np.asarray(idx)
+        w = np.array(np.broadcast_to(np.asarray(bits, np.uint32).reshape(
+            -1, np.shape(bits)[-1] if np.ndim(bits) else 1), (len(sel), 4)))
+        written = np.broadcast_to(np.array(x.inst.dst.mask, bool), w.shape)
+        if cmask is not None:
+            written = written & np.broadcast_to(cmask, w.shape)
+        bad = np.asarray(rule_undefined(Site(x, ops, np.arange(len(sel)), w, w, None)), bool)
+        bad = bad & written
+        if bad.any():
+            self.lanes[(st.base + sel)[bad.any(axis=1)]] = True
+            w[bad] = self.replacement
+            return w, cmask
+        return bits, cmask
+
+
+def undefined_counterfactuals(program, gen, lanes: int) -> list | None:
+    """:func:`nonfinite_counterfactuals` for the results the specifications leave undefined
+    (:class:`UndefinedResults`)."""
+    from ..ir.model import Stage
+    from .draw_run import run_executor
+    if program.stage == Stage.COMPUTE:
+        return None
+    return _replaced_runs(program, lanes,
+                          lambda hook: run_executor(program, gen, lanes, hooks=hook),
+                          UndefinedResults)
+
+
+def _replaced_runs(program, lanes: int, run, hook_class=NonFiniteResults) -> list:
+    """``run(hook)`` with a ``hook_class`` (:class:`NonFiniteResults`) hook of each word of
+    :data:`REPLACEMENTS`: the results; [] when no value was replaced."""
     runs = []
     for word in REPLACEMENTS:
-        hook = NonFiniteResults(program, lanes, word)
+        hook = hook_class(program, lanes, word)
         res = run(hook)
         if not hook.lanes.any():
             return []
