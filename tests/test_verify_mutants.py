@@ -583,12 +583,13 @@ def test_a_geometry_pass_that_changes_only_nonfinite_invocations_is_counted_apar
     assert M.permitted_mutant(m, refl, capture(words), fewer, run) is None
 
 
-def test_generated_geometry_seed_8_overflowing_exp2_is_a_nonfinite_only_mutant(runner):
+def test_generated_geometry_seed_8_overflowing_exp2_is_caught(runner):
     """Campaign seed 8's geometry case: 'EX2 TEMP[1], CONST[ADDR[0].w+3]' overflows to Inf on
-    every invocation of the verifier's inputs, and every output depends on it, so a mutant
-    that reads another constant there (relative index '+ 3' -> '- 3') changes only outputs
-    the original program leaves undetermined: 'nonfinite-only', shown by the counterfactual
-    runs, where before it was counted as a fooled verifier ('explained')."""
+    every invocation of the verifier's inputs, and every output depends on it.  A mutant that
+    reads another constant there (relative index '+ 3' -> '- 3') gives a finite EX2: caught,
+    since an overflow gives IEEE's infinity or a value near it (GLSL 4.50 §4.7.1;
+    permits.OVERFLOWS).  Before that bound the verifier let the EX2 be any value and the
+    harness counted the mutant 'nonfinite-only' (and before that, a fooled verifier)."""
     text = generate("tgsi", 8, "geometry", 12, frozenset())
     sites = [m for ms in M.candidates(_glsl(text), ("arith",)).values() for m in ms
              if "exp2(program_local[clamp(clamp(ADDR0.w, -4, 1) + 3" in m.before
@@ -598,7 +599,8 @@ def test_generated_geometry_seed_8_overflowing_exp2_is_a_nonfinite_only_mutant(r
                           seed=8, mutations=sites)
     assert pr.status == "clean", pr.status
     [r] = pr.mutants
-    assert r.outcome == "nonfinite-only", (r.outcome, r.reason)
+    assert r.outcome == "caught", (r.outcome, r.reason)
+    assert "EX2" in r.reason
 
 
 def _edge_case_site(text: str, value: str):
@@ -956,7 +958,7 @@ def test_a_dropped_saturation_of_a_denormal_is_the_original_unclamped(runner, mo
     import numpy as np
     from xlate.verify.gl_compute import ComputeCapture
     text = generate("tgsi", 16, "compute", 12, frozenset())
-    before = ("TEMP0 = floatBitsToUint(xl_sat(vec4(xl_dp2(program_local[7].wwyy, "
+    before = ("TEMP0 = uvec4(floatBitsToUint(xl_sat(xl_dp2(program_local[7].wwyy, "
               "program_local[4]))));")
     sites = [m for ms in M.candidates(_glsl(text), ("saturate",)).values() for m in ms
              if m.before.strip() == before]
