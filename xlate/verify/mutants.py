@@ -476,20 +476,8 @@ def _nonfinite_only(reflection, cap0, cap, executor_run):
     from .nonfinite_runs import ComputeInputs
     if isinstance(executor_run[1], ComputeInputs):
         return _compute_nonfinite_only(cap0, cap, executor_run)
-    undetermined = undetermined_lanes(*executor_run)
-    if undetermined is None or not undetermined.any():
-        return None
-    determined = ~undetermined
-    # on the determined lanes the sign of a zero may differ too (zero-sign-only's freedom):
-    # each difference is then one a right translation may show (corpus arbfp_nv2_loop.fp,
-    # campaign seed 7: a CC test's component swapped, a NaN on some lanes, -0 on others);
-    # geometry: generated TGSI geometry 8, campaign seed 8, an exp2 that overflows
-    if _differ_outside(reflection, cap0, cap, determined):
-        return None
-    return ("nonfinite-only", f"identical on the {int(determined.sum())} lanes whose outputs "
-            "the original program determines (but for the sign of zeros); differs on "
-            f"{int(undetermined.sum())} lanes whose outputs depend on an Inf or NaN it "
-            "computes (GLSL 4.50 §4.7.1)")
+    # (geometry: generated TGSI geometry 8, campaign seed 8, an exp2 that overflows)
+    return _undetermined_only(reflection, cap0, cap, executor_run, False)
 
 
 def _undefined_only(reflection, cap0, cap, executor_run):
@@ -500,16 +488,27 @@ def _undefined_only(reflection, cap0, cap, executor_run):
     from .nonfinite_runs import ComputeInputs
     if isinstance(executor_run[1], ComputeInputs):
         return None
-    undetermined = undetermined_lanes(*executor_run, undefined=True)
+    return _undetermined_only(reflection, cap0, cap, executor_run, True)
+
+
+def _undetermined_only(reflection, cap0, cap, executor_run, undefined: bool):
+    """``nonfinite-only`` (``undefined``: ``undefined-only``) of a draw: the mutant equals the
+    unmutated translation on every lane the original program determines."""
+    undetermined = undetermined_lanes(*executor_run, undefined=undefined)
     if undetermined is None or not undetermined.any():
         return None
     determined = ~undetermined
+    # on the determined lanes the sign of a zero may differ too (zero-sign-only's freedom):
+    # each difference is then one a right translation may show (corpus arbfp_nv2_loop.fp,
+    # campaign seed 7: a CC test's component swapped, a NaN on some lanes, -0 on others)
     if _differ_outside(reflection, cap0, cap, determined):
         return None
-    return ("undefined-only", f"identical on the {int(determined.sum())} lanes whose outputs "
-            "the original program determines (but for the sign of zeros); differs on "
-            f"{int(undetermined.sum())} lanes whose outputs depend on a result the "
-            "specifications leave undefined (permits.rule_undefined)")
+    depend = ("a result the specifications leave undefined (permits.rule_undefined)"
+              if undefined else "an Inf or NaN it computes (GLSL 4.50 §4.7.1)")
+    return ("undefined-only" if undefined else "nonfinite-only",
+            f"identical on the {int(determined.sum())} lanes whose outputs the original "
+            "program determines (but for the sign of zeros); differs on "
+            f"{int(undetermined.sum())} lanes whose outputs depend on {depend}")
 
 
 def _compute_nonfinite_only(cap0, cap, executor_run):

@@ -47,7 +47,6 @@ class NonFiniteResults(ResultHook):
         self.replacement = np.uint32(replacement)
 
     def __call__(self, x, st, idx, ops, bits, cmask):
-        from ..ir.model import DataType
         if x.inst.dst is None:
             return bits, cmask
         sel = st.all_lanes if idx is None else np.asarray(idx)
@@ -56,6 +55,16 @@ class NonFiniteResults(ResultHook):
         written = np.broadcast_to(np.array(x.inst.dst.mask, bool), w.shape)
         if cmask is not None:
             written = written & np.broadcast_to(cmask, w.shape)
+        bad = self.replaced(x, ops, w) & written
+        if bad.any():
+            self.lanes[(st.base + sel)[bad.any(axis=1)]] = True
+            w[bad] = self.replacement
+            return w, cmask
+        return bits, cmask
+
+    def replaced(self, x, ops, w: np.ndarray) -> np.ndarray:
+        """(k, 4): the result components ``w`` (words) of instruction ``x`` to replace."""
+        from ..ir.model import DataType
         bad = np.zeros(w.shape, bool)
         if x.rt == DataType.FLOAT:
             bad |= (w & 0x7F800000) == 0x7F800000
@@ -66,13 +75,8 @@ class NonFiniteResults(ResultHook):
             if a.dtype != np.float32 or a.ndim == 0:
                 continue
             lanes_bad = ~np.isfinite(a.reshape(a.shape[0], -1)).all(axis=1)
-            bad |= np.broadcast_to(lanes_bad, (len(sel),))[:, None]
-        bad &= written
-        if bad.any():
-            self.lanes[(st.base + sel)[bad.any(axis=1)]] = True
-            w[bad] = self.replacement
-            return w, cmask
-        return bits, cmask
+            bad |= np.broadcast_to(lanes_bad, (len(w),))[:, None]
+        return bad
 
 
 def nonfinite_counterfactuals(program, gen, lanes: int) -> list | None:
@@ -94,24 +98,10 @@ class UndefinedResults(NonFiniteResults):
     dividend, a DIV by zero, a shift by 32 or more ...; XPD's w) and notes the lanes -- where
     such a result reaches an output, a right translation may give any word there as well."""
 
-    def __call__(self, x, st, idx, ops, bits, cmask):
+    def replaced(self, x, ops, w: np.ndarray) -> np.ndarray:
         from .permits import rule_undefined
         from .permits_site import Site
-        if x.inst.dst is None:
-            return bits, cmask
-        sel = st.all_lanes if idx is None else np.asarray(idx)
-        w = np.array(np.broadcast_to(np.asarray(bits, np.uint32).reshape(
-            -1, np.shape(bits)[-1] if np.ndim(bits) else 1), (len(sel), 4)))
-        written = np.broadcast_to(np.array(x.inst.dst.mask, bool), w.shape)
-        if cmask is not None:
-            written = written & np.broadcast_to(cmask, w.shape)
-        bad = np.asarray(rule_undefined(Site(x, ops, np.arange(len(sel)), w, w, None)), bool)
-        bad = bad & written
-        if bad.any():
-            self.lanes[(st.base + sel)[bad.any(axis=1)]] = True
-            w[bad] = self.replacement
-            return w, cmask
-        return bits, cmask
+        return np.asarray(rule_undefined(Site(x, ops, np.arange(len(w)), w, w, None)), bool)
 
 
 def undefined_counterfactuals(program, gen, lanes: int) -> list | None:
