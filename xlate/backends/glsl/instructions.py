@@ -16,8 +16,8 @@ from ..refusal import Unsupported
 from .tables import cc_tests, cc_value_tests, helper_library
 from .expressions import fill, written_as_scalar
 from .fragment_ops import CLOCK_EXTENSION, INTERP_OPS, LANE_EXTENSIONS, interpolant
-from .text import (COMP, SCALAR, TYPE_CHAR, VEC, _ARITH, _NOT_SIZE_GENERIC, _SWIZZLED, _arguments, bitcast, components,
-                   mask_text, right_side, splat_literals, wrapped)
+from .text import (COMP, SCALAR, TYPE_CHAR, VEC, _ARITH, _NOT_SIZE_GENERIC, _SWIZZLED, _arguments,
+                   bitcast, components, mask_text, right_side, splat_literals, wrapped)
 
 
 class Instructions:
@@ -154,8 +154,7 @@ class Instructions:
             for ext in LANE_EXTENSIONS[ins.op]:
                 self.require(ext)
         if comps is not None:
-            entry = self.snippet(ins.op, TYPE_CHAR[ins.dtype])
-            template, helpers = entry
+            template, helpers = self.snippet(ins.op, TYPE_CHAR[ins.dtype])
             for h in helpers:
                 self.need(h)
             call = self.sized_call(ins, len(comps))
@@ -232,11 +231,13 @@ class Instructions:
         and an ops.txt expression that has a form of that size (:meth:`sized_call`: operators
         and size-generic built-ins, or one helper call around them) is written narrowed:
         ``R0.zw = a.zw * b.xy + c.xy;``, ``R1.xyz = xl_max(R2.xyz, R3.xyz);``, a float result
-        saturated and converted at that size too (:meth:`result_steps`).  That is the computation of those components and no other, and the
-        destination is a ``precise`` variable, so glslang decorates its operations
+        saturated and converted at that size too (:meth:`result_steps`).  That is the
+        computation of those components and no other, and the destination is a ``precise``
+        variable, so glslang decorates its operations
         NoContraction -- which it does not through a swizzle of an rvalue (``(a * b + c).zw``,
-        measured with glslang 13.1), the reason the unnarrowed form needs a temporary.  A
-        condition mask that tests one component of a value-holding CC register (:meth:`cc_test`)
+        measured with glslang 13.1), the reason the unnarrowed form needs a temporary; it does
+        through a function's arguments (``R0.xy = xl_max(a.xy * b.xy + c.xy, d.xy);``:
+        measured, glslang 13.1).  A condition mask that tests one component of a value-holding CC register (:meth:`cc_test`)
         makes it ``if (xl_cc0.x != 0.0) R0.y = ...;`` (all four components may be written so); an
         update of such a register copies the written value (``xl_cc0.x = R0.x;``), under the
         same test when there is one (``if (...) { R1 = ...; xl_cc0 = R1; }``).  A register
