@@ -69,15 +69,16 @@ END
 
 
 def test_a_mutant_that_skips_the_if_an_integer_truncation_decides_is_caught():
-    """The campaign's case: TRUNC.U's .x -> .y (R1.y is never written: always 0) skips the IF
-    on every lane where the compare gave 1; before, 'ftz' flushed that 1 and passed it."""
+    """The campaign's case: TRUNC.U's .x -> .y; before, 'ftz' flushed that 1 and passed it.
+    (The SNE is inlined into the TRUNC now, so the mutant compares the y components, of which
+    R1's is never written: 0.)"""
     from conftest import gl_runner
     from xlate import api
     from xlate.backends.glsl import emit_glsl
     from xlate.verify import mutants as M
     glsl = emit_glsl(api.parse(SCALE_X, filename="scale_x.vp"), "glsl450").source
     sites = [m for m in M.candidates(glsl, ("swizzle",))["swizzle"]
-             if m.after == "HC.x = xl_f2u(trunc(R1)).y;"]
+             if m.after == "HC.x = xl_f2u(trunc(float(notEqual(vertex_attrib_1, R1).y)));"]
     assert len(sites) == 1, [m.after for m in M.candidates(glsl, ("swizzle",))["swizzle"]]
     pr = M.mutate_program(SCALE_X, "scale_x.vp", "test", gl_runner("gl"), per_program=1,
                           seed=10, mutations=sites)

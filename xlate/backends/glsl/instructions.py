@@ -242,9 +242,11 @@ class Instructions:
         update of such a register copies the written value (``xl_cc0.x = R0.x;``), under the
         same test when there is one (``if (...) { R1 = ...; xl_cc0 = R1; }``).  A register
         stored as another type takes the narrowed value bitcast (``floatBitsToUint(...)``).
-        Other condition masks, flag-word CC updates, an integer saturation, and a bitcast into
-        the register under a condition or with a CC update keep the general path
-        (:meth:`write`)."""
+        Other condition masks, flag-word CC updates, an integer saturation, a saturation or
+        precision conversion under a condition (as an ``if``, Mesa folded
+        FP1's LIT of a NaN operand differently in the write before it: test_fp1_exec
+        numerics), and a bitcast into the register under a condition or with a CC update keep
+        the general path (:meth:`write`)."""
         dst = ins.dst
         if dst is None or ins.op not in COMPONENTWISE:
             return None
@@ -258,6 +260,7 @@ class Instructions:
         if ((all(dst.mask) and not conditional and not updates)
                 or (dst.cond is not None and not conditional)
                 or (ins.sat != Sat.NONE and result_type(ins) != DataType.FLOAT)
+                or ((ins.sat != Sat.NONE or ins.precision in ("FP16", "X")) and conditional)
                 or ins.op in RAW_OPERAND_OPS or OPCODES[ins.op].output != "v"
                 or ins.mul_mode == "HI"):
             return None
