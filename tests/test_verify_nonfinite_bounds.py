@@ -113,3 +113,25 @@ def test_log2_of_zero_is_any_value():
     """GLSL 4.50 §8.2: log2(x) is undefined for x <= 0 -- no bound there."""
     assert _verdicts(LG2, (5.0, 5.0, 5.0, 5.0), {"fragment.texcoord[0]": (0.0, 1.0, 1.0, 1.0)}) \
         == [True] * 4
+
+
+def test_the_bounds_give_way_where_the_operands_are_not_the_main_compilations():
+    """On lanes whose operands the replay holds from a probe compilation that disagrees with
+    the main one (probes.consistent_values: Site.inconsistent), the main compilation's
+    operands are not known, and a bound that rests on them gives way: corpus TGSI etnaviv
+    fragProg1-26, where Mesa folded ``0 * log2(0)`` to 0 in the main compilation (EX2 -> 1.0)
+    while every probe kept the NaN, and a CMP of it gave 1.0 -- a false mismatch under the
+    select bound."""
+    def inconsistent_lane0(s):
+        s.inconsistent = np.arange(len(s.exe)) == 0
+        return permits.rule_nonfinite(s)
+
+    def imp(e):
+        out = e.copy()
+        out[:] = f32(4.0, 4.0, 4.0, 4.0)
+        return out
+    hook = judge(MIN, 0, imp, {k: np.array([v] * 4, F32) for k, v in TEX.items()}, {},
+                 rule=inconsistent_lane0)
+    # x, y, z read a NaN or an infinity: free on lane 0 only; w (2 against -inf) too
+    assert hook.verdicts[0].tolist() == [True] * 4
+    assert hook.verdicts[1:].tolist() == [[False] * 4] * 3

@@ -82,6 +82,18 @@ class Site:
         #: (n, 4) the components the instruction wrote (its write mask and condition), set by
         #: the replay; None: the write mask alone
         self.written: np.ndarray | None = None
+        #: (n,) lanes whose operands the replay holds from a probe compilation that disagrees
+        #: with the main one (probes.consistent_values), set by the replay; None: none
+        self.inconsistent: np.ndarray | None = None
+
+    def operands_unknown(self) -> np.ndarray:
+        """(n, 4): the lanes where the main compilation's operands are not known
+        (:attr:`inconsistent`) -- a bound on a freedom that rests on the operands' values
+        gives way there (corpus TGSI etnaviv fragProg1-26: Mesa folded ``0 * log2(0)`` to 0 in the
+        main compilation, its probes kept the NaN, and a CMP of it gave 1.0)."""
+        if self.inconsistent is None:
+            return np.zeros(self.exe.shape, bool)
+        return np.broadcast_to(np.asarray(self.inconsistent, bool)[:, None], self.exe.shape)
 
     def written_components(self) -> np.ndarray:
         """(n, 4) bool: the components this instruction wrote on the judged lanes."""

@@ -216,7 +216,7 @@ def _agreeing_lanes(main, cap) -> np.ndarray | None:
 
 def consistent_values(program: Program, gen, runner, lanes: int, main, log: list,
                       values: dict[int, ImplValues], conds: dict[int, ImplValues],
-                      needed: set[int]) -> bool:
+                      needed: set[int], inconsistent: np.ndarray | None = None) -> bool:
     """Take each probed value, on the lanes still differing (``needed``), from a compilation
     that ran the program as the main compilation did there.
 
@@ -239,7 +239,10 @@ def consistent_values(program: Program, gen, runner, lanes: int, main, log: list
     the execution counts; more than :data:`MAX_REPROBES` values to probe again: none is.  This only chooses among the
     implementation's own runs: every value is still judged by the rules, and the outputs are
     still compared with the main compilation's -- it can cost nothing a single compilation
-    shows, and buy nothing none shows.  True when some value changed."""
+    shows, and buy nothing none shows.  True when some value changed.  ``inconsistent``:
+    (lanes,) bool, set on the needed lanes where some value stays one that no agreeing
+    compilation gave (the rules that bound a freedom by the operands' values do not know the
+    main compilation's operands there: permits.rule_nonfinite)."""
     if not needed or program.stage == Stage.GEOMETRY:
         return False
     from .trace import _events, _probe_events, _undefined_derivatives
@@ -260,7 +263,12 @@ def consistent_values(program: Program, gen, runner, lanes: int, main, log: list
         bad = want & ~agree[:lanes] if k not in chosen_by_code else want
         if bad.any():
             todo.append((kind, i, k, nth, bad))
-    if not todo or len(todo) > MAX_REPROBES:
+    if not todo:
+        return False
+    if len(todo) > MAX_REPROBES:
+        if inconsistent is not None:
+            for item in todo:
+                inconsistent |= item[4]
         return False
     probed = _probe_program(program)
     lists = {kind: [ev for ev in _events(program) if ev[0] == kind] for kind in ("value", "cond")}
@@ -269,12 +277,11 @@ def consistent_values(program: Program, gen, runner, lanes: int, main, log: list
         origins: dict = {}
         _, imp = _probe_events(probed, gen, runner, lanes, lists[kind], [i], nth=nth,
                                origins=origins, batch=1)
-        if imp.get(i) is None or i not in origins:
-            continue
-        agree = _agreeing_lanes(main, origins[i])
-        if agree is None:
-            continue
-        take = bad & agree[:lanes]
+        agree = _agreeing_lanes(main, origins[i]) \
+            if imp.get(i) is not None and i in origins else None
+        take = bad & agree[:lanes] if agree is not None else np.zeros(lanes, bool)
+        if inconsistent is not None:
+            inconsistent |= bad & ~take
         if not take.any():
             continue
         iv = (values if kind == "value" else conds).get(k)

@@ -121,6 +121,8 @@ class ReplayHook:
         self.backend = backend
         self.passes = {k: np.zeros(lanes, np.int64) for k in self.instructions}
         self.bad = np.zeros(lanes, bool)            # lanes with an unexplained departure
+        # lanes where a probed value is no agreeing compilation's (probes.consistent_values)
+        self.inconsistent: np.ndarray | None = None
         self.unchecked = np.zeros(lanes, bool)      # lanes with an execution whose value is unknown
         # lanes that took a repeated instruction's value from its last-value probe
         self.read_last = np.zeros(lanes, bool)
@@ -268,6 +270,8 @@ class ReplayHook:
         site = permits.Site(x, ops, rows, np.ascontiguousarray(as_written[rows]), imp[rows],
                             self.backend)
         site.written = written[rows]
+        if self.inconsistent is not None:
+            site.inconsistent = self.inconsistent[lanes][rows]
         undefined = getattr(self, "_undefined", None)
         if undefined is not None and len(undefined) == len(exe):
             site.undefined_rows = np.asarray(undefined)[rows]
@@ -558,9 +562,12 @@ def replay(program: Program, facts, reflection, gen, cap, runner, lanes: int,
                 rounds = 3
     if (diffs or hook.unexplained) and log:
         needed = diff_lanes(diffs, lanes) | {dep.lane for dep in hook.unexplained}
-        if consistent_values(program, gen, runner, lanes, cap, log, values, conds, needed):
+        inconsistent = np.zeros(lanes, bool)
+        if consistent_values(program, gen, runner, lanes, cap, log, values, conds, needed,
+                             inconsistent) or inconsistent.any():
             hook = ReplayHook(program, values, lanes, backend, conds, final=True,
                               impl_killed=killed)
+            hook.inconsistent = inconsistent
             res = run_executor(program, gen, lanes, hooks=hook)
             diffs, _ = compare_all(program, facts, reflection, res, cap, [], strict=True)
             rounds += 1
