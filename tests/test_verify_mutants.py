@@ -588,7 +588,7 @@ def test_generated_geometry_seed_8_overflowing_exp2_is_caught(runner):
     every invocation of the verifier's inputs, and every output depends on it.  A mutant that
     reads another constant there (relative index '+ 3' -> '- 3') gives a finite EX2: caught,
     since an overflow gives IEEE's infinity or a value near it (GLSL 4.50 §4.7.1;
-    permits.OVERFLOWS).  Before that bound the verifier let the EX2 be any value and the
+    ir.ops.OVERFLOWS).  Before that bound the verifier let the EX2 be any value and the
     harness counted the mutant 'nonfinite-only' (and before that, a fooled verifier)."""
     text = generate("tgsi", 8, "geometry", 12, frozenset())
     sites = [m for ms in M.candidates(_glsl(text), ("arith",)).values() for m in ms

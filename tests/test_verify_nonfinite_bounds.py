@@ -6,7 +6,7 @@
 * a NaN the instruction does not read frees nothing: DP3 does not read w, LIT does not read z
   (permits_site.nonfinite_reach);
 * an overflow of finite operands (ADD, MUL, DP4, EX2 ...) gives an infinity of its sign or a
-  value of the top binade (permits.OVERFLOWS) -- an operation outside a GLSL function's domain
+  value of the top binade (ir.ops.OVERFLOWS) -- an operation outside a GLSL function's domain
   (log2(0)) still any value.
 """
 from __future__ import annotations

@@ -14,7 +14,7 @@ from .texture_sampling import (_cube_project, _cube_select, _fetch, _footprint, 
 
 # ---- the opcodes --------------------------------------------------------------------------------
 
-def _coords(target: str, c: np.ndarray):
+def split_coords(target: str, c: np.ndarray):
     """GP4 Table X.17: (s, t, r, layer, shadow reference) columns of the coordinate vector."""
     col = lambda n: c[:, n]  # noqa: E731
     return {
@@ -42,14 +42,14 @@ _COLUMN_NUMBERS = np.arange(4, dtype=F32)[None]
 
 def reference_in_lod_place(target: str) -> bool:
     """Whether a depth comparison on ``target`` keeps its reference where TXL reads its level
-    of detail: the coordinate's w (Table X.17, :func:`_coords`) or, for a shadow cube array,
+    of detail: the coordinate's w (Table X.17, :func:`split_coords`) or, for a shadow cube array,
     TEX2's second operand (where its TXL2 reads the level).  Such a lookup at another level
     cannot be written as a TXL; it takes :func:`_texture`'s ``lod`` argument."""
     if not target.startswith("SHADOW"):
         return False
     if target == "SHADOWARRAYCUBE":
         return True
-    reference = _coords(target, _COLUMN_NUMBERS)[4]
+    reference = split_coords(target, _COLUMN_NUMBERS)[4]
     return reference is not None and reference[0] == 3
 
 
@@ -155,7 +155,7 @@ def _texture(x, op: str, c, gdx=None, gdy=None, extra=None, fine: bool = False, 
             bias = c[:, 3] if second is None else second
     k = max(a.shape[0] for a in (c, dx, dy, second) if a is not None)
     c = np.broadcast_to(c, (k, 4))
-    s, t, r, layer, ref = _coords(target, c)
+    s, t, r, layer, ref = split_coords(target, c)
     if target == "SHADOWARRAYCUBE":
         ref = np.broadcast_to(second, (k,))
 
@@ -369,7 +369,7 @@ def op_txg(x, c):
     base = BASE_TARGET[target]
     c = np.asarray(c, F32)
     k = c.shape[0]
-    s, t, _r, layer, ref = _coords(target, c)
+    s, t, _r, layer, ref = split_coords(target, c)
     L = _Lookup()
     L.P, L.rect, L.cube, L.ref, L.r, L.zb = P, base == "RECT", base in CUBES, ref, None, None
     L.off = tuple(int(o) for o in x.inst.tex.offset) + (0, 0, 0)

@@ -92,6 +92,17 @@ class OpInfo:
         return self.name in BOOLEAN_RESULTS
 
     @property
+    def selected_operands(self) -> tuple[int, ...]:
+        """The operands a select returns one of, per component (SELECTED_OPERANDS); () for
+        an opcode that computes its result."""
+        return SELECTED_OPERANDS.get(self.name, ())
+
+    @property
+    def overflows(self) -> bool:
+        """A non-finite result from finite operands can only be an overflow (OVERFLOWS)."""
+        return self.name in OVERFLOWS
+
+    @property
     def carry(self) -> bool:
         """An integer form sets OF/CF from an addition (ir/carry.py has the rule)."""
         return self.name in CARRY_OPS
@@ -234,13 +245,27 @@ CC_RULES = ("EQ", "NE", "LT", "LE", "GT", "GE", "TR", "FL", "NAN", "LEG", "CF", 
 #: a property of the operands (a NaN, a denormal) can reach.
 COMPONENTWISE = frozenset("""ABS ADD AND CEIL CMP DDX DDY FLR FRC I2F MAD MAX MIN MOV MUL NOT OR
 ROUND SEQ SFL SGE SGT SLE SLT SNE SSG STR SUB SWZ TRUNC XOR LRP SAD DIV MOD SHL SHR MINN MAXN SEQN
-SGEN SGTN SLEN SLTN SNEN SGET SLTT SSGN FMA LDEXP BFEXT BFINS BREV POPC LSB MSB""".split())
+SGEN SGTN SLEN SLTN SNEN SGET SLTT SSGN FMA LDEXP BFEXT BFINS BREV POPC LSB MSB MINNUM MAXNUM""".split())
 
 #: opcodes whose float result is exactly 0.0 or 1.0: the set-on comparisons (GP4 SEQ ... SNE,
 #: SFL, STR; VP1's total-order SGE/SLT, exec/alu_dialects.py) -- not the VP2/FP1 forms that
 #: return NaN for a NaN operand.  Both values are fixed points of saturation and of the fp16
 #: and fx12 conversions, so a backend writes neither step for them.
 BOOLEAN_RESULTS = frozenset({"SEQ", "SGE", "SGT", "SLE", "SLT", "SNE", "SFL", "STR", "SGET", "SLTT"})
+
+#: the selects -> the operands whose value each result component is one of: MIN/MAX (GP4:
+#: ``a > b ? b : a``), TGSI's MINNUM/MAXNUM, VP2/FP1's NaN-keeping MINN/MAXN (or the NaN they
+#: make), and CMP (``a < 0 ? b : c``).  The verifier bounds what an implementation may write
+#: for them on special values by these operands.
+SELECTED_OPERANDS = {"MIN": (0, 1), "MAX": (0, 1), "MINN": (0, 1), "MAXN": (0, 1),
+                     "MINNUM": (0, 1), "MAXNUM": (0, 1), "CMP": (1, 2)}
+
+#: opcodes whose non-finite result from finite operands can only be an overflow (no operand
+#: outside a GLSL function's domain, as log2(0) or pow(0, -1) are): GLSL 4.50 §4.7.1 "positive
+#: and negative infinities ... are generated as dictated by IEEE, but subject to the
+#: precisions allowed" -- an infinity, or a value of the top binade (>= 2^127), not any value
+OVERFLOWS = frozenset({"ADD", "SUB", "MUL", "MAD", "FMA", "DP2", "DP2A", "DP3", "DP4", "DPH",
+                       "LRP", "EX2", "DST", "XPD", "X2D"})
 
 #: opcodes whose integer form derives carry/overflow flags from an addition (the rule, in the
 #: IR's terms, is ir/carry.py's)

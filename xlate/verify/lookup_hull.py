@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..exec.texture_objects import COMPARE_FUNCS
-from ..exec.texture_ops import _coords
+from ..exec.texture_ops import split_coords
 from ..ir.model import DataType
 from .permits_site import F32, SAMPLING_OPS, Site
 
@@ -90,7 +90,7 @@ def _compared_bounds(s: Site, P, data, border, n: int):
             return None, None
         ref = np.asarray(s.operands[1], F32).reshape(n, -1)[:, 0]
     else:
-        ref = _coords(s.ins.tex.target, coord)[4]
+        ref = split_coords(s.ins.tex.target, coord)[4]
     if ref is None or not np.isfinite(ref).all():
         return None, None
     depths = np.unique(np.concatenate([data[:, 0], border[:, 0], np.clip(border[:, 0], 0.0, 1.0)]))

@@ -28,7 +28,7 @@ from . import compare as cmp
 from .compare import same_words
 # the site and helpers (permits_site.py), the texture and layer rules (permits_texture.py,
 # permits_layer.py), re-exported: the replay and the tests name them through this module
-from .permits_site import SELECTS, nonfinite_reach, selected_values
+from .permits_site import nonfinite_reach, selected_values
 from .permits_site import (CUBE_DIRECTION_OPS, DOUBLE_OPS, F32, RANGE_LIMIT,  # noqa: F401
                            SAMPLING_OPS, SIGN, U32, UNDEFINED_COMPONENTS, _DOTS, Site,
                            _denormal, _flush_operand, _half_nan, _holds_denormal, _nonfinite,
@@ -80,13 +80,6 @@ CONSTANT_SETS = frozenset({"SFL", "STR"})
 #: as 'nonfinite': Celestia eclipse2_nv.fp, NV_fragment_program).
 ZERO_POLES = frozenset({"RCP", "RSQ"})
 
-#: opcodes whose non-finite result from finite operands can only be an overflow (no operand
-#: outside a GLSL function's domain, as log2(0) or pow(0, -1) are): GLSL 4.50 §4.7.1 "positive
-#: and negative infinities ... are generated as dictated by IEEE, but subject to the
-#: precisions allowed" -- an infinity, or a value of the top binade (>= 2^127) -- not any value
-#: (a MUL that overflowed, given 5.0, passed as 'nonfinite')
-OVERFLOWS = frozenset({"ADD", "SUB", "MUL", "MAD", "FMA", "DP2", "DP2A", "DP3", "DP4", "DPH",
-                       "LRP", "EX2", "DST", "XPD", "X2D"})
 
 
 def rule_signedzero(s: Site) -> np.ndarray:
@@ -168,7 +161,7 @@ def rule_ftz(s: Site) -> np.ndarray:
     deriv = _flushed_derivative(s)
     if deriv is not None:
         ok |= _same_or_zeros(deriv, s.imp) | _same_or_zeros(cmp.flush(deriv), s.imp)
-    if holders and s.ins.op in _SELECTS:
+    if holders and OPCODES[s.ins.op].selected_operands:
         # a select compares flushed values and may move the chosen operand's bits unflushed:
         # where a component's operands hold a denormal, either candidate, flushed or not --
         # that component only (a denormal elsewhere frees no other component's choice)
@@ -178,7 +171,7 @@ def rule_ftz(s: Site) -> np.ndarray:
         for w in words:
             if w.dtype == np.float32:
                 free |= _denormal(w.view(U32))
-        for j in _SELECTS[s.ins.op]:
+        for j in OPCODES[s.ins.op].selected_operands:
             w = words[j]
             if w.dtype == np.float32:
                 w = w.view(U32)
@@ -213,7 +206,7 @@ def _saturation_moved_denormal(s: Site, holders: list[int]) -> np.ndarray:
     translation's ``xl_sat`` is ``mix(.., lessThan(x, 0.0))``): an implementation that flushes
     denormals compares the flushed value -- +-0, inside every saturation range, so no bound is
     chosen -- and moves the value's own bits, unflushed, as a select of MIN/MAX does
-    (:data:`_SELECTS`).  llvmpipe writes a saturated -3.8e-44 so (``DST_SAT`` of ``-|x|``
+    (``OpInfo.selected_operands``).  llvmpipe writes a saturated -3.8e-44 so (``DST_SAT`` of ``-|x|``
     with a denormal x.w: tgsi tess_control seed 19).  Shown by recomputation: the
     implementation's word is the instruction's unsaturated result (from the operands as read,
     or with a subset of the denormal ones flushed), and that result is a denormal."""
@@ -284,9 +277,6 @@ def _same_doubles(cand: np.ndarray, imp: np.ndarray, unwritten: np.ndarray) -> n
     return np.repeat(same[:, 0::2] & same[:, 1::2], 2, axis=1)
 
 
-#: selecting opcodes -> the operands whose value they return
-_SELECTS = {"MIN": (0, 1), "MAX": (0, 1), "MINN": (0, 1), "MAXN": (0, 1), "MINNUM": (0, 1),
-            "MAXNUM": (0, 1), "CMP": (1, 2)}
 
 
 def _flushed_derivative(s: Site) -> np.ndarray | None:
@@ -445,7 +435,7 @@ def rule_nonfinite(s: Site) -> np.ndarray:
     if op in SET_ON:
         # a compare on NaN/Inf: either outcome, nothing else (SET_ON)
         return ok & _set_on_values(s)
-    if op in SELECTS and s.op.rt == DataType.FLOAT and s.backend != "native":
+    if OPCODES[op].selected_operands and s.op.rt == DataType.FLOAT and s.backend != "native":
         # either operand, nothing else (the driver's own program, --backend native, computes
         # the operands within spreads the replay does not adopt: the freedom stays whole there)
         return ok & (selected_values(s) | s.operands_unknown())
@@ -454,7 +444,7 @@ def rule_nonfinite(s: Site) -> np.ndarray:
     float_result = s.op.rt == DataType.FLOAT
     if float_result:
         made = _nonfinite(s.exe) & ~_at_pole(s)[:, None] & ~_divided_by_zero(s)
-        if op in OVERFLOWS:     # IEEE's infinity, or near it within the op's precision
+        if OPCODES[op].overflows:     # IEEE's infinity, or near it within the op's precision
             imp, exe = np.asarray(s.imp, U32), np.asarray(s.exe, U32)
             nan = (imp & 0x7FFFFFFF) > 0x7F800000
             made &= nan | s.operands_unknown() | (((imp & 0x7F800000) >= 0x7F000000) & (

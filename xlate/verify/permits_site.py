@@ -176,15 +176,12 @@ def _saturated(s: Site, r: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(np.broadcast_to(r, (len(r), 4)), F32).view(U32)
 
 
-#: the selects: MIN/MAX (GP4: ``a > b ? b : a``), TGSI's MINNUM/MAXNUM, VP2/FP1's NaN-keeping
-#: MINN/MAXN, and CMP (``a < 0 ? b : c``): each result component is one of its operands' (or the
-#: NaN MINN/MAXN make)
-SELECTS = frozenset({"MIN", "MAX", "MINNUM", "MAXNUM", "MINN", "MAXN", "CMP"})
 
 
 def selected_values(s: Site) -> np.ndarray:
-    """(n, 4): for a select (:data:`SELECTS`), the implementation's word is what the
-    instruction gives when it selects one of its operands -- recomputed with that operand in
+    """(n, 4): for a select (``OpInfo.selected_operands``: MIN/MAX, MINNUM/MAXNUM, MINN/MAXN,
+    CMP), the implementation's word is what the instruction gives when it selects one of its
+    operands -- recomputed with that operand in
     every place (``MIN(a, a)``; CMP with a condition of -1 and of +1), saturated and converted
     as the instruction is -- or a NaN, or such a word flushed or with its zero's sign changed.
     A NaN operand leaves which operand is selected to the implementation (GLSL 4.50 §4.7.1;

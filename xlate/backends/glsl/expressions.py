@@ -62,7 +62,7 @@ def written_as_scalar(ins: Instruction, rtype: DataType) -> bool:
     scalar, replicated into the write mask (``write_scalar``: ``r.xz = vec2(e);``): a scalar
     result (DP3, RCP, the packs), saturated or converted at one component where it is a float
     (``xl_sat(xl_dp3(a, b))``)."""
-    scalar = OPCODES[ins.op].output == "s" or ins.op in ("PK2H", "PK2US", "PK4B", "PK4UB")
+    scalar = OPCODES[ins.op].scalar_result
     return scalar and (ins.sat == Sat.NONE or rtype == DataType.FLOAT)
 
 
@@ -501,7 +501,7 @@ class Expressions:
         if entry is None or ("{" + "abcd"[k] + "}.") in entry[0]:
             return False
         info = OPCODES[ins.op]
-        scalar = info.output == "s" or ins.op in ("PK2H", "PK2US", "PK4B", "PK4UB")
+        scalar = info.scalar_result
         if scalar:
             return ins.sat == Sat.NONE and (dst is None or dst.cond is None)
         return full or self.narrowed_components(ins) is not None

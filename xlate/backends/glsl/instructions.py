@@ -212,7 +212,7 @@ class Instructions:
         if written_as_scalar(ins, rtype) and ins.dst.cond is None and (
                 ins.cc_update is None or ins.cc_update not in self.cc_used):
             return self.write_scalar(ins, expr, rtype)
-        if info.output == "s" or ins.op in ("PK2H", "PK2US", "PK4B", "PK4UB"):
+        if info.scalar_result:
             expr = f"{VEC[rtype]}({expr})"
         return self.write(ins, expr, rtype, srcs)
 
