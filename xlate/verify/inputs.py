@@ -91,6 +91,10 @@ class GeneratedInputs:
     #: the implementation's subgroup partition of the lanes (verify/subgroups.py), or None:
     #: the executor's default
     subgroups: np.ndarray | None = None
+    #: binding -> per component, the types the program reads that parameter component with,
+    #: element by element (analysis.Facts.element_read_types; empty: not read): read by
+    #: gl_compute.small_parameters
+    param_types: dict[str, tuple[frozenset, ...]] = field(default_factory=dict)
 
     def exec_params(self, program: Program) -> dict[str, np.ndarray]:
         """``params=`` for :func:`xlate.exec.execute`: bindings plus BUFFER registers."""
@@ -257,6 +261,21 @@ def is_builtin_binding(path: str) -> bool:
     return path in BUILTIN_INPUTS
 
 
+def _element_types(elems, c: int, facts: Facts, regs) -> frozenset:
+    """The types component ``c`` of a binding's elements ``[(register, element)]`` is read
+    with: per element where each register is read at constant indices only, the register's
+    (every element's) types where it is read at a relative index; empty: not read."""
+    types: set = set()
+    for name, e in elems:
+        if name in facts.relative_reads:
+            types |= facts.read_types.get((name, c), set())
+        else:
+            types |= facts.element_read_types.get((name, e, c), set())
+        if regs[name].dtype in (DataType.INT, DataType.UINT):
+            types.add(regs[name].dtype)
+    return frozenset(types)
+
+
 def generate(program: Program, facts: Facts, lanes: int, seed: int, *,
              denormals: bool = False, param_edges: bool = False, finite: bool = False,
              builtin_values=None, plane_xy=None) -> GeneratedInputs:
@@ -295,11 +314,14 @@ def generate(program: Program, facts: Facts, lanes: int, seed: int, *,
     param_values: list[float] = []
     for key, elems in binding_elements(program, (RegKind.PARAM,)).items():
         w = np.zeros(4, np.uint32)
+        read_as = []
         for c in range(4):
             types, loop, idx, coord = merged(elems, c)
             w[c] = _words_for(rng, 1, types, consts, int_consts, denormals, idx, loop,
                               edges=param_edges, finite=finite, coord=coord)[0]
+            read_as.append(_element_types(elems, c, facts, regs))
         gen.params[key] = w
+        gen.param_types[key] = tuple(read_as)
         fv = w.view(np.float32)
         param_values.extend(float(x) for x in fv[np.isfinite(fv)])
     # parameter buffers: one word array per binding point, every word drawn from the union
