@@ -106,6 +106,7 @@ class GlslEmitter(Declarations, Operands, Instructions, Textures, ControlFlow, E
         self.consumed: list = []                    # values the instruction being printed took
         self.needs_temporary = False                # ... and one of them is to be baked
         self.narrowed: dict[int, tuple | None] = {}     # id(instruction) -> narrowed_components
+        self.sized_calls: dict[tuple, tuple | None] = {}  # (op, type, size) -> sized_call
         self.splats: dict[str, str] = {}            # vecN(value) -> value (splat_literals)
         self.snippets: dict[tuple[str, str], tuple | None] = {}     # snippet(), once per row
         self.interpolations: dict[Binding, str] | None = None     # interp_of(), once

@@ -282,7 +282,16 @@ class Instructions:
         swizzle of its own, no comparison function for one component: those take vectors);
         ``(section, function, argument types)`` when it is one call of a helper around such
         expressions, ``xl_max({a}, {b})``, then written with the helper's overload of that size
-        (:func:`~.tables.sized_overload`); None otherwise."""
+        (:func:`~.tables.sized_overload`); None otherwise.  Computed once per (opcode, type,
+        size): it reads nothing else of ``ins``."""
+        key = (ins.op, ins.dtype, n)
+        try:
+            return self.sized_calls[key]
+        except KeyError:
+            call = self.sized_calls[key] = self._sized_call(ins, n)
+            return call
+
+    def _sized_call(self, ins: Instruction, n: int) -> tuple | None:
         entry = self.snippet(ins.op, TYPE_CHAR[ins.dtype])
         if entry is None:
             return None
