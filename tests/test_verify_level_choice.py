@@ -9,7 +9,8 @@ import pytest
 
 from xlate import api
 from xlate.exec import Texture, execute
-from xlate.verify.level_choice import free_level_units, one_level, pinned_inputs
+from xlate.verify.level_choice import (defined_lookup_departures, free_level_units, one_level,
+                                       pinned_inputs, shared_level_units)
 
 #: unit 0 read only inside an IF (undefined derivatives), unit 1 only outside, unit 2 both
 IF_AND_OUTSIDE = """!!NVfp4.0
@@ -133,3 +134,95 @@ def test_a_wrong_translation_of_lookups_in_an_if_stays_a_mismatch(kind):
     runner = gl_runner("gl")
     rep = _verify(text, str(path), sites[0].mutating_runner(runner))
     assert rep.status == "mismatch", (sites[0].before, sites[0].after, rep.reason)
+
+
+# ---- a texture read both inside and outside non-uniform flow -----------------------------------
+
+def test_a_texture_read_in_and_outside_non_uniform_flow_may_join():
+    """Unit 2 is read inside the IF and outside it, by implicit-level lookups only; a fetch or
+    an explicit level outside keeps it out (a one-level texture changes what those give apart
+    from the level choice)."""
+    prog = api.parse(IF_AND_OUTSIDE, filename="t.fp")
+    assert shared_level_units(prog) == {2}
+    explicit = IF_AND_OUTSIDE.replace("TEX.F R1, R1, texture[2], 2D;",
+                                      "TXL.F R1, R1, texture[2], 2D;")
+    assert shared_level_units(api.parse(explicit, filename="t.fp")) == set()
+
+
+def test_departures_at_lookups_with_defined_derivatives_are_found():
+    from xlate.verify.replay import Departure
+    prog = api.parse(IF_AND_OUTSIDE, filename="t.fp")
+    # instruction 4: TEX of unit 2 inside the IF; 7: TEX of unit 2 outside; 6: unit 1 outside
+    at = {k: Departure(k, 0, 0, (0,), "", [], [], []) for k in (4, 6, 7)}
+    assert [ins.tex.unit for ins in (prog.instructions[k] for k in (4, 6, 7))] == [2, 1, 2]
+    assert defined_lookup_departures(prog, [at[4]], {2}) == []
+    assert defined_lookup_departures(prog, [at[4], at[7]], {2}) == [at[7]]
+    assert defined_lookup_departures(prog, [at[6]], {2}) == []
+
+
+#: unit 0 read by a TXB in uniform flow, before any flow instruction (its level judged by the
+#: replay's window, permits_texture._lod_window), and by a TEX inside an IF
+BIAS_THEN_IF = """!!NVfp4.0
+TEMP R0, R1, R2, HC;
+MUL.F R2, fragment.position, {0.03, 0.05, 0, 0};
+MOV.F R2.w, {1.0}.x;
+TXB.F R1, R2, texture[0], 2D;
+SGT.F R0.y, fragment.texcoord[0].x, {0}.x;
+TRUNC.U.CC HC.x, R0.y;
+MOV.F R0, {0, 0, 0, 0};
+IF NE.x;
+TEX.F R0, fragment.texcoord[0], texture[0], 2D;
+ENDIF;
+ADD.F result.color, R0, R1;
+END
+"""
+
+
+class _BiasMutant:
+    """The translation's TXB with 2.0 more bias: a wrong level, and nothing else."""
+
+    def apply(self, glsl: str) -> str:
+        return glsl.replace("texture(texture0, R2.xy, R2.w)",
+                            "texture(texture0, R2.xy, R2.w + 2.0)")
+
+
+def test_a_wrong_level_where_derivatives_are_defined_keeps_its_texture_out(monkeypatch):
+    """The main run departs at the TXB (a level where derivatives are defined), so unit 0
+    does not join the counterfactual and the mutant stays a mismatch.  Without that
+    condition, the one-level run -- where no bias changes anything -- passes it as 'lod'."""
+    from conftest import gl_runner
+    from xlate.verify import level_choice
+    from xlate.verify.mutants_glsl import MutatingRunner
+    from xlate.verify.core import verify_source
+    runner = MutatingRunner(gl_runner("gl"), _BiasMutant())
+    rep = verify_source(BIAS_THEN_IF, "bias.fp", lanes=256, seed=2, runner=runner)
+    assert runner.applied > 0
+    assert (rep.status, rep.reason) == (
+        "mismatch", "localized: divergence at 'TXB.F R1, R2, texture[0], 2D' (line 5)")
+    monkeypatch.setattr(level_choice, "defined_lookup_departures", lambda *a: [])
+    rep = verify_source(BIAS_THEN_IF, "bias.fp", lanes=256, seed=2,
+                        runner=MutatingRunner(gl_runner("gl"), _BiasMutant()))
+    assert rep.status == "pass" and "unit 0 also read where derivatives are defined" in \
+        rep.reason, rep.reason
+
+
+NEDI_PASS0_NOOPT = "cg/fp40/nedi__shaders__nedi-pass0.cg__main_fragment__noopt.fp"
+
+
+def test_nedi_pass0_lookups_in_an_if_of_a_texture_read_outside_it_differ_by_level_only():
+    """cg fp40 nedi-pass0 noopt, inputs seed 13, 256 lanes: texture 0 is read in uniform flow
+    and inside an IF; the replay took the IF's lookups from probe compilations that chose
+    other levels (a divergence at a DP3 after them: unexplained in every corpus sample since
+    0d8f10b).  No lookup in uniform flow departed, so unit 0 joins the counterfactual, and
+    the one-level run passes."""
+    from conftest import gl_runner, shared_corpus_or_skip
+    from xlate.verify.core import verify_source
+    path = shared_corpus_or_skip(NEDI_PASS0_NOOPT)
+    rep = verify_source(path.read_text(), str(path), lanes=256, seed=13,
+                        runner=gl_runner("gl"))
+    assert rep.status == "pass", rep.reason
+    assert rep.reason.startswith(
+        "differences explained: lod (shown: with texture units 0 -- read by lookups whose "
+        "derivatives GLSL leaves undefined; unit 0 also read where derivatives are defined, "
+        "and no lookup there departed in the main run -- at one level and one filter, the "
+        "same inputs "), rep.reason

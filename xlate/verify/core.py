@@ -352,7 +352,7 @@ def _explain(program, facts, glsl, reflection, lanes, runner, rep, run, max_repo
         return
     if not level_pinned and glsl is not None and isinstance(harness, DrawHarness) and \
             _level_choice_shown(program, facts, glsl, reflection, lanes, runner, rep, run,
-                                max_reported, harness, len(out.diffs)):
+                                max_reported, harness, len(out.diffs), hook.unexplained):
         return
     rep.total_differences = len(out.diffs)
     rep.differences = out.diffs[:max_reported]
@@ -377,19 +377,30 @@ def _explain(program, facts, glsl, reflection, lanes, runner, rep, run, max_repo
 
 
 def _level_choice_shown(program, facts, glsl, reflection, lanes, runner, rep, run,
-                        max_reported, harness, left: int) -> bool:
+                        max_reported, harness, left: int, departures=()) -> bool:
     """The replay left ``left`` differences: whether the run with the level choice removed
     (:mod:`level_choice`: every texture only lookups with undefined derivatives read, at one
     level and one filter; the same program, translation and inputs) passes the whole
     verification.  If it does, every difference of the main run came from the levels those
-    lookups chose, which GLSL leaves to the implementation: pass, ``lod`` shown."""
+    lookups chose, which GLSL leaves to the implementation: pass, ``lod`` shown.
+
+    A texture that lookups with defined derivatives read as well (``shared_level_units``)
+    joins when none of the replay's unexplained ``departures`` is at such a lookup: its
+    levels were judged there in the main run (a wrong level departs at the lookup on every
+    lane that reaches it), and the one-level run judges everything else.  (Corpus TGSI
+    webgl-water-40 and cg fp40 nedi-pass0 noopt: one texture read in uniform flow and inside
+    an IF; the lookups inside took other levels in each probe compilation.)"""
     from . import gl as glmod
-    from .level_choice import pinned_inputs
-    pinned = pinned_inputs(program, run.gen)
+    from .level_choice import defined_lookup_departures, pinned_inputs, shared_level_units
+    shared = shared_level_units(program)
+    if shared and defined_lookup_departures(program, departures, shared):
+        shared = set()
+    pinned = pinned_inputs(program, run.gen, also=shared)
     if pinned is None:
         return False
-    gen, units = pinned
-    units = ", ".join(str(u) for u in units)
+    gen, changed = pinned
+    units = ", ".join(str(u) for u in changed)
+    joined = sorted(set(changed) & shared)
     res = harness.execute(program, gen, lanes)
     try:
         cap = harness.run_impl(glsl, gen, lanes)
@@ -411,9 +422,14 @@ def _level_choice_shown(program, facts, glsl, reflection, lanes, runner, rep, ru
                      "that chose other levels at lookups with undefined derivatives")
     rep.localization = [d for d in rep.localization if d.get("verdict") not in SUSPECT]
     rep.status = "pass"
-    rep.reason = (f"differences explained: lod (shown: with texture units {units} -- read only "
-                  "by lookups whose derivatives GLSL leaves undefined -- at one level and one "
-                  "filter, the same inputs " +
+    also = ""
+    if joined:
+        also = (f"; unit{'s' if len(joined) > 1 else ''} {', '.join(map(str, joined))} also "
+                "read where derivatives are defined, and no lookup there departed in the "
+                "main run")
+    rep.reason = (f"differences explained: lod (shown: with texture units {units} -- read "
+                  f"{'' if joined else 'only '}by lookups whose derivatives GLSL leaves "
+                  f"undefined{also} -- at one level and one filter, the same inputs " +
                   (f"pass as well: {sub.reason}" if diffs else "agree bit for bit") + ")")
     return True
 
