@@ -429,7 +429,7 @@ def rule_nonfinite(s: Site) -> np.ndarray:
         comp |= bad
     ok = s.feeding(lane, comp)
     if op not in COMPONENTWISE and op not in SET_ON and OPCODES[op].category == "alu":
-        ok = ok & (nonfinite_reach(s) | s.operands_unknown())     # DP3 does not read w
+        ok = ok & s.bounded(nonfinite_reach(s))     # DP3 does not read w
     if op in ZERO_POLES:    # an infinite operand of a reciprocal gives its zero: no freedom
         ok = ok & ~_infinite_operand(s)[:, None]
     if op in SET_ON:
@@ -438,7 +438,7 @@ def rule_nonfinite(s: Site) -> np.ndarray:
     if OPCODES[op].selected_operands and s.op.rt == DataType.FLOAT and s.backend != "native":
         # either operand, nothing else (the driver's own program, --backend native, computes
         # the operands within spreads the replay does not adopt: the freedom stays whole there)
-        return ok & (selected_values(s) | s.operands_unknown())
+        return ok & s.bounded(selected_values(s))
     # a non-finite *result* (from finite operands: an overflow, LG2(0)); an integer result's
     # words are no float (an integer compare's TRUE, 0xFFFFFFFF, is no NaN)
     float_result = s.op.rt == DataType.FLOAT
@@ -447,8 +447,8 @@ def rule_nonfinite(s: Site) -> np.ndarray:
         if OPCODES[op].overflows:     # IEEE's infinity, or near it within the op's precision
             imp, exe = np.asarray(s.imp, U32), np.asarray(s.exe, U32)
             nan = (imp & 0x7FFFFFFF) > 0x7F800000
-            made &= nan | s.operands_unknown() | (((imp & 0x7F800000) >= 0x7F000000) & (
-                ((imp ^ exe) & SIGN == 0) | ((exe & 0x7FFFFFFF) > 0x7F800000)))
+            made &= s.bounded(nan | (((imp & 0x7F800000) >= 0x7F000000) & (
+                ((imp ^ exe) & SIGN == 0) | ((exe & 0x7FFFFFFF) > 0x7F800000))))
         ok = ok | made
     if float_result and op not in ZERO_POLES and \
             any(_holds_denormal(o) for o in s.all_operands):
@@ -478,7 +478,7 @@ def rule_nonfinite(s: Site) -> np.ndarray:
             ok = ok | ((c == 0) | _denormal(c.view(U32))).all(axis=1)[:, None]
     if op in SAMPLING_OPS:
         # which texels: the implementation's; what they hold: the texture's (lookup_hull)
-        ok = ok & (possible_lookup(s) | s.operands_unknown())
+        ok = ok & s.bounded(possible_lookup(s))
     return ok
 
 

@@ -95,6 +95,13 @@ class Site:
             return np.zeros(self.exe.shape, bool)
         return np.broadcast_to(np.asarray(self.inconsistent, bool)[:, None], self.exe.shape)
 
+    def bounded(self, allowed: np.ndarray) -> np.ndarray:
+        """(n, 4): a bound on a freedom that rests on the operands' values -- ``allowed``,
+        or anything on the lanes where those operands are not known (:meth:`operands_unknown`).
+        Every such bound of ``rule_nonfinite`` (reach, select, overflow, lookup) goes through
+        here."""
+        return allowed | self.operands_unknown()
+
     def written_components(self) -> np.ndarray:
         """(n, 4) bool: the components this instruction wrote on the judged lanes."""
         if self.written is not None:
