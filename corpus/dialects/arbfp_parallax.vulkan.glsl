@@ -17,6 +17,7 @@ layout(set = 0, binding = 2) uniform sampler2D texture1;
 precise highp vec4 view = vec4(0);
 precise highp vec4 light = vec4(0);
 precise highp vec4 base = vec4(0);
+precise highp vec4 n = vec4(0);
 precise highp vec4 d = vec4(0);
 
 // Dot products summed left to right, as the executor does (no dot(): its order is unspecified).
@@ -48,7 +49,8 @@ void xl_main()
         xl_c1 = vec4(xl_c1.xyz / xl_c1.w, xl_c1.w);
         base = texture(texture0, xl_c1.xy);
     }
-    base = xl_lrp(vec4(0.5), base, texture(texture0, view.xy * (texture(texture1, fragment_texcoord_0.xy).w * program_local[0].x + program_local[0].y) + fragment_texcoord_0.xy));
+    n = texture(texture0, view.xy * (texture(texture1, fragment_texcoord_0.xy).w * program_local[0].x + program_local[0].y) + fragment_texcoord_0.xy);
+    base = xl_lrp(vec4(0.5), base, n);
     light.w = 1.0 / sqrt(abs(xl_dp3(fragment_texcoord_2, fragment_texcoord_2)));
     light.xyz = fragment_texcoord_2.xyz * light.www;
     d.x = xl_sat(xl_dp3(light, view));

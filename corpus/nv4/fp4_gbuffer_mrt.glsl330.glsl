@@ -31,6 +31,7 @@ ivec4 li = ivec4(0);
 ivec4 n = ivec4(0);
 vec4 c = vec4(0);
 vec4 N = vec4(0);
+vec4 t = vec4(0);
 
 // m ? b : a per component with integer masks (GLSL 3.30's mix takes float types only).
 int xl_sel(int a, int b, bool m) { return m ? b : a; }
@@ -89,7 +90,8 @@ void xl_main()
     N.xyz = xl_nrm(N).xyz;
     result_color1.xyz = xl_cmp(vec3(xl_dp3(N, in_fragment_texcoord[1])), -N.xyz, N.xyz) * 0.5 + 0.5;
     result_color1.w = in_fragment_texcoord[3].z;
-    result_color0.xyz = xl_lrp(vec3(exp2(-(fragment_fogcoord.v.x * state_fog_params.x * program_local[0].y))), c.xyz, state_fog_color.xyz);
+    t.x = exp2(-(fragment_fogcoord.v.x * state_fog_params.x * program_local[0].y));
+    result_color0.xyz = xl_lrp(t.xxx, c.xyz, state_fog_color.xyz);
     result_color0.w = c.w;
     result_color2.x = gl_FragCoord.z * state_depth_range.z + state_depth_range.x;
     result_color2.yz = in_fragment_texcoord[2].yz * gl_FragCoord.ww;

@@ -29,6 +29,7 @@ precise highp ivec4 li = ivec4(0);
 precise highp ivec4 n = ivec4(0);
 precise highp vec4 c = vec4(0);
 precise highp vec4 N = vec4(0);
+precise highp vec4 t = vec4(0);
 
 // Float to int conversions clamp to the representable range, NaN gives 0 (GP4 issue 41).
 ivec4 xl_f2i(vec4 x) {
@@ -78,7 +79,8 @@ void xl_main()
     N.xyz = xl_nrm(N).xyz;
     result_color1.xyz = xl_cmp(vec3(xl_dp3(N, in_fragment_texcoord[1])), -N.xyz, N.xyz) * 0.5 + 0.5;
     result_color1.w = in_fragment_texcoord[3].z;
-    result_color0.xyz = xl_lrp(vec3(exp2(-(fragment_fogcoord.x * state_fog_params.x * program_local[0].y))), c.xyz, state_fog_color.xyz);
+    t.x = exp2(-(fragment_fogcoord.x * state_fog_params.x * program_local[0].y));
+    result_color0.xyz = xl_lrp(t.xxx, c.xyz, state_fog_color.xyz);
     result_color0.w = c.w;
     result_color2.x = gl_FragCoord.z * state_depth_range.z + state_depth_range.x;
     result_color2.yz = in_fragment_texcoord[2].yz * gl_FragCoord.ww;

@@ -40,7 +40,8 @@ ivec2 xl_f2i(vec2 x) { return xl_f2i(x.xyxy).xy; }
 void xl_main()
 {
     size = ivec4(textureSize(texture0, fragment_attrib_1.x), 0, 0);
-    coord.xy = xl_f2i(floor(fragment_texcoord_0.xy * vec2(size.xy)));
+    t.xy = fragment_texcoord_0.xy * vec2(size.xy);
+    coord.xy = xl_f2i(floor(t.xy));
     coord.z = 0;
     coord.w = fragment_attrib_1.x;
     c = texelFetch(texture0, coord.xy, coord.w);

@@ -117,7 +117,8 @@ void xl_main()
     t.w = program_local[0].w;
     col = xl_lit(t).yyyy * state_light_0_diffuse;
     col.xyz = exp2(program_local[0].w * log2(abs(t.y))) * state_light_0_specular.xyz + col.xyz;
-    t.z = xl_frc(program_local[0].x * program_local[0].y);
+    t.z = program_local[0].x * program_local[0].y;
+    t.z = xl_frc(t.z);
     s.x = sin(t.z);
     s.y = cos(t.z);
     off.w = xl_sat(1.0 / exp2(s.y) * program_local[0].z);

@@ -115,7 +115,8 @@ void xl_main()
     front.xyz = xl_max(xl_dp3(N, L), 0.0) * (1.0 / xl_dp3(xl_dst(d.yyyy, d.wwww), state_light_1_attenuation) * exp2(state_material_emission.w * log2(xl_max(xl_dp3(-L, state_light_1_spot_direction), 0.0)))) * state_light_1_diffuse.xyz + front.xyz;
     t.xyz = vec4(cross(N.xyz, L.xyz), 0.0).xyz;
     result_texcoord_2 = t;
-    result_color = xl_min(state_lightmodel_ambient * state_material_ambient + (front + state_lightmodel_scenecolor), vec4(1.0));
+    front = state_lightmodel_ambient * state_material_ambient + (front + state_lightmodel_scenecolor);
+    result_color = xl_min(front, vec4(1.0));
     result_color_back = back + state_lightmodel_back_scenecolor;
     result_color_secondary = spec;
     result_color_back_secondary = spec * state_material_back_specular;

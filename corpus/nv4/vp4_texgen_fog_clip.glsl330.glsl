@@ -104,7 +104,8 @@ void xl_main()
     t.y = abs(e.z);
     t.z = t.y * t.y;
     t.x = 1.0;
-    out_result_pointsize.x = xl_min(xl_max(1.0 / sqrt(xl_dp3(t, state_point_attenuation)) * state_point_size.x, 1.0), 64.0);
+    t.x = 1.0 / sqrt(xl_dp3(t, state_point_attenuation)) * state_point_size.x;
+    out_result_pointsize.x = xl_min(xl_max(t.x, 1.0), 64.0);
 }
 
 void main()

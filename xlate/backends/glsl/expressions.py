@@ -500,6 +500,14 @@ class Expressions:
         entry = self.snippet(key, TYPE_CHAR[ins.dtype])
         if entry is None or ("{" + "abcd"[k] + "}.") in entry[0]:
             return False
+        if entry[1]:
+            # an argument of a helper function: glslang carries 'precise' into the argument
+            # (NoContraction, measured), Mesa's GLSL compiler does not -- it inlines the
+            # helper into a parameter temporary that is not precise, and folds the argument:
+            # 'xl_cmp(R4.www, R5.www * (-R1.xyz + R0.xyz) + R1.xyz, R1.xyz)' came out 1 ulp
+            # off on llvmpipe where the same expression as a statement, or inside 'mix', was
+            # exact (cg arbfp1 xbr-lv3-pass1, inputs seed 21; test_glsl_precise_arguments)
+            return False
         info = OPCODES[ins.op]
         scalar = info.scalar_result
         if scalar:
