@@ -37,18 +37,24 @@ import dataclasses
 from ..ir.model import Program, Stage
 
 
-def free_level_units(program: Program) -> set[int]:
-    """The texture units every instruction of which is a lookup with undefined derivatives
-    (:func:`trace._undefined_derivatives`): their level is the implementation's choice at
-    every read."""
+def _unit_reads(program: Program) -> tuple[dict[int, list[int]], set[int]]:
+    """(texture unit -> the instructions that read it, the instructions whose derivatives are
+    undefined: :func:`trace._undefined_derivatives`); nothing outside a fragment program."""
     from .trace import _undefined_derivatives
     if program.stage != Stage.FRAGMENT:
-        return set()
-    chosen = _undefined_derivatives(program)
+        return {}, set()
     reads: dict[int, list[int]] = {}
     for k, ins in enumerate(program.instructions):
         if ins.tex is not None:
             reads.setdefault(ins.tex.unit, []).append(k)
+    return reads, _undefined_derivatives(program)
+
+
+def free_level_units(program: Program) -> set[int]:
+    """The texture units every instruction of which is a lookup with undefined derivatives
+    (:func:`trace._undefined_derivatives`): their level is the implementation's choice at
+    every read."""
+    reads, chosen = _unit_reads(program)
     return {u for u, ks in reads.items() if all(k in chosen for k in ks)}
 
 
@@ -65,14 +71,7 @@ def shared_level_units(program: Program) -> set[int]:
     the level choice).  Their undefined lookups have the same freedom as those of
     :func:`free_level_units`; pinning them to one level also stops checking the levels the
     defined lookups choose, so :func:`defined_lookup_departures` must show none departed."""
-    from .trace import _undefined_derivatives
-    if program.stage != Stage.FRAGMENT:
-        return set()
-    chosen = _undefined_derivatives(program)
-    reads: dict[int, list[int]] = {}
-    for k, ins in enumerate(program.instructions):
-        if ins.tex is not None:
-            reads.setdefault(ins.tex.unit, []).append(k)
+    reads, chosen = _unit_reads(program)
     return {u for u, ks in reads.items()
             if any(k in chosen for k in ks) and not all(k in chosen for k in ks)
             and all(program.instructions[k].op in IMPLICIT_LEVEL_LOOKUPS for k in ks)}
