@@ -21,7 +21,9 @@ What is compared and how:
   first unexplained instruction (invocation, operands, both results).
 * Inputs: each buffer holds ``BUFFER_BYTES`` bytes of generated words, each either a small
   integer (0..63: valid byte offsets and counts) or a float k/4 with |k| <= 32; parameters
-  (CONST) are what ``xlate verify`` generates for any stage.
+  (CONST) are what ``xlate verify`` generates for any stage, and in every other input set
+  small values that follow how each element is read (``gl_compute.small_parameters``): the
+  first of ``SEEDS`` sets under which the program writes is compared.
 * The grid is ``GROUPS`` workgroups (2 x 2 x 1 by default): enough for two groups to share a
   buffer and each to have its own shared memory.
 * The executor's order (exec/memory.py) is one order the implementation may take.  Plain
