@@ -49,7 +49,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.model import RegKind
-from ..ir.ops import COMPONENTWISE
+from ..ir.ops import COMPONENTWISE, OPCODES
 from .gl_precision import APPROXIMATE, ARITHMETIC, GL_RELATIVE, magnitude
 
 F32 = np.float32
@@ -173,8 +173,9 @@ CONTINUOUS = frozenset("ABS ADD SUB MUL MAD FMA DP2 DP2A DP3 DP4 DPH DST EX2 LG2
 POLES = frozenset("RCP RSQ LG2 POW DIV".split())
 #: selects: the spread of the operands they may pass on (the condition's decision is judged
 #: apart: :func:`permits_native.rule_propagated` lets a condition within its spread of the
-#: boundary choose either)
-SELECTS = {"CMP": (1, 2)}
+#: boundary choose either); the operands are the opcode table's.  MIN/MAX are CONTINUOUS
+#: (their result moves with both operands), so only CMP is carried as a select here
+SELECTS = {"CMP": OPCODES["CMP"].selected_operands}
 # FRC has its own rule (:func:`_fraction_spread`).  Everything else -- compares, floor/round,
 # LIT, EXP/LOG, lookups, integer work -- has a
 # discrete decision inside: an interval straddling it would be carried on as a range of values
