@@ -206,6 +206,77 @@ def test_a_wrong_level_where_derivatives_are_defined_keeps_its_texture_out(monke
         rep.reason, rep.reason
 
 
+#: unit 0 read by a TXB after an IF has closed: every fragment of the quad runs it, so its
+#: derivatives are defined and its level is judged by the replay's window
+#: (permits_texture._lod_window), not left open
+BIAS_AFTER_IF = """!!NVfp4.0
+TEMP R0, R1, R2, HC;
+SGT.F R0.y, fragment.texcoord[0].x, {0}.x;
+TRUNC.U.CC HC.x, R0.y;
+MOV.F R0, {0, 0, 0, 0};
+IF NE.x;
+MOV.F R0, {0.5, 0.25, 0, 0};
+ENDIF;
+MUL.F R2, fragment.position, {0.03, 0.05, 0, 0};
+MOV.F R2.w, {1.0}.x;
+TXB.F R1, R2, texture[0], 2D;
+ADD.F result.color, R0, R1;
+END
+"""
+
+
+def test_a_wrong_level_after_a_closed_block_is_a_mismatch(monkeypatch):
+    """A TXB with 2.0 more bias after an ENDIF.  The window used to be open for any lookup
+    after a flow instruction, and this mutant passed as 'lod'; the program as translated
+    passes.  With the old reading put back (monkeypatched), the mutant passes again -- the
+    test sees the difference the rule makes."""
+    from conftest import gl_runner
+    from xlate.verify import permits_texture
+    from xlate.verify.core import verify_source
+    from xlate.verify.mutants_glsl import MutatingRunner
+    rep = verify_source(BIAS_AFTER_IF, "after.fp", lanes=256, seed=2, runner=gl_runner("gl"))
+    assert rep.status == "pass" and "lod" not in rep.reason, rep.reason
+    runner = MutatingRunner(gl_runner("gl"), _BiasMutant())
+    rep = verify_source(BIAS_AFTER_IF, "after.fp", lanes=256, seed=2, runner=runner)
+    assert runner.applied > 0
+    assert (rep.status, rep.reason) == (
+        "mismatch", "localized: divergence at 'TXB.F R1, R2, texture[0], 2D' (line 11)")
+    monkeypatch.setattr(permits_texture, "level_is_open", lambda program, k: True)
+    rep = verify_source(BIAS_AFTER_IF, "after.fp", lanes=256, seed=2,
+                        runner=MutatingRunner(gl_runner("gl"), _BiasMutant()))
+    assert rep.status == "pass" and "lod" in rep.reason, rep.reason
+
+
+def _lookup_index(prog) -> int:
+    return next(k for k, ins in enumerate(prog.instructions) if ins.tex is not None)
+
+
+@pytest.mark.parametrize("before, after, is_open", [
+    ("IF NE.x;\nMOV.F R0, {1}.x;\nENDIF;", "", False),
+    ("REP {2}.x;\nADD.F R0, R0, {1}.x;\nENDREP;", "", False),
+    ("IF NE.x;", "ENDIF;", True),                      # inside the block
+    ("IF NE.x;\nRET;\nENDIF;", "", True),              # some fragments left main
+    ("KIL NE.x;", "", True),                           # GLSL 4.50 §6.4
+    ("", "", False),
+])
+def test_the_level_is_open_only_where_the_quad_may_have_diverged(before, after, is_open):
+    from xlate.verify.permits_texture import level_is_open
+    text = (f"!!NVfp4.0\nTEMP R0, R1, HC;\nMOVC.F HC.x, fragment.texcoord[0].x;\n{before}\n"
+            f"TXB.F R1, fragment.texcoord[0], texture[0], 2D;\n{after}\n"
+            "ADD.F result.color, R0, R1;\nEND\n")
+    prog = api.parse(text, filename="t.fp")
+    assert level_is_open(prog, _lookup_index(prog)) is is_open
+
+
+def test_a_program_with_subroutines_leaves_every_level_open():
+    from xlate.verify.permits_texture import level_is_open
+    prog = api.parse("!!NVfp4.0\nTEMP R0;\nCAL sub;\n"
+                     "TEX.F R0, fragment.texcoord[0], texture[0], 2D;\n"
+                     "MOV.F result.color, R0;\nRET;\nsub:\nMOV.F R0, {1}.x;\nRET;\nEND\n",
+                     filename="t.fp")
+    assert level_is_open(prog, _lookup_index(prog)) is True
+
+
 NEDI_PASS0_NOOPT = "cg/fp40/nedi__shaders__nedi-pass0.cg__main_fragment__noopt.fp"
 
 

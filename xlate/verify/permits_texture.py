@@ -394,23 +394,18 @@ def lod_reach(dims: int) -> float:
 
 def _lod_window(s: Site, P, grid: np.ndarray) -> np.ndarray | None:
     """(levels, n) bool: the grid LODs of :func:`rule_lod` each judged lane may take -- those
-    within :func:`lod_reach` of the executor's own lambda' (GL eq. 8.6: rho's log2 plus the biases,
-    computed as the lookup computes it), clamped to the grid's ends (beyond them every LOD
-    reads the same clamped level).  None where the level of detail is open: derivatives GLSL
-    leaves undefined -- and, conservatively, any lookup after a flow or kill instruction in
-    program order or in a program with subroutines or branches (a quad's fragments may have
-    diverged), a cube lookup (llvmpipe's own rho approximations), a lookup whose
-    lambda' is not finite.  Before (the whole range on every lane), a coordinate swizzled
+    within :func:`lod_reach` of the executor's own lambda' (GL eq. 8.6: rho's log2 plus the
+    biases, computed as the lookup computes it), clamped to the grid's ends (beyond them every
+    LOD reads the same clamped level).  None where the level of detail is open: derivatives
+    GLSL leaves undefined, or may (:func:`level_is_open`), a cube lookup (llvmpipe's own rho
+    approximations), a lookup whose lambda' is not finite.  Before (the whole range on every lane), a coordinate swizzled
     from .zw to .zx passed as a lookup at some other LOD (cg fp40 advanced-aa, campaign seed 7)."""
     from ..exec import texture as tx
     op = s.ins.op
     if op not in ("TEX", "TXB", "TXP", "TEX2", "TXB2") or tx.BASE_TARGET[s.ins.tex.target] in (
             "CUBE", "ARRAYCUBE") or s.ins.tex.target in REFERENCE_IN_LOD_PLACE:
         return None
-    program = s.op.st.program
-    k = s.op.index
-    if any(OPCODES[i.op].category in ("flow", "kill") for i in program.instructions[:k + 1]) \
-            or any(i.op in ("CAL", "BRA") for i in program.instructions):
+    if level_is_open(s.op.st.program, s.op.index):
         return None
     coords = np.asarray(s.all_operands[0], F32)
     with np.errstate(all="ignore"):
@@ -435,6 +430,25 @@ def _lod_window(s: Site, P, grid: np.ndarray) -> np.ndarray | None:
     hi = np.clip(centre + reach, grid[0], grid[-1])
     g = grid.astype(np.float64)[:, None]
     return (g >= lo[None] - LOD_STEP / 2) & (g <= hi[None] + LOD_STEP / 2)
+
+
+def level_is_open(program, k: int) -> bool:
+    """Whether instruction ``k``'s implicit level of detail is left open: derivatives GLSL
+    leaves undefined there, or may, by what this reading follows.  Open: inside an IF, REP or
+    SWITCH block, or after a KIL (trace._undefined_derivatives, GLSL 4.50 §8.14.1 and §6.4);
+    after a DEMOTE or a RET (a fragment that left main early, or became a helper, leaves its
+    quad's later flow non-uniform as far as this reading follows); and anywhere in a program
+    with subroutines or branches (CAL, BRA), whose flow is not followed here.  After a block
+    has closed, every fragment of the quad runs again and the derivatives are defined: the
+    window holds there (before, any flow instruction earlier in the program opened it, and a
+    TXB with 2.0 more bias after an ENDIF passed as 'lod': tests/test_verify_level_choice.py)."""
+    from .trace import _undefined_derivatives
+    instructions = program.instructions
+    if any(i.op in ("CAL", "BRA") for i in instructions):
+        return True
+    if any(OPCODES[i.op].category == "kill" or i.op == "RET" for i in instructions[:k]):
+        return True
+    return k in _undefined_derivatives(program)
 
 
 def _moved_on_grid(s: Site, c: np.ndarray, grid: np.ndarray, written: np.ndarray, tol,
