@@ -121,9 +121,13 @@ EXPLANATIONS: dict[str, tuple[str, str]] = {
     "implementation": (
         "a defect of the implementation, reduced to a strict-xfail test in "
         "tests/test_verify_cases.py and matched by trace.known_defect (llvmpipe's TXQ with a "
-        "varying LOD; Mesa folding umulExtended of constants)",
+        "varying LOD; Mesa folding umulExtended of constants); or Mesa's GL compiler "
+        "evaluating constant expressions otherwise than it runs the same operations (x * 0.0 "
+        "folded to +0.0, 1.0 / 0.0 to 0.0: tests/test_verify_folding.py)",
         "permits.rule_implementation: TXQ: the size at the LOD of a fragment of the same "
-        "8-lane block, or 0, recomputed; mul-hi of constants on gl: any value"),
+        "8-lane block, or 0, recomputed; mul-hi of constants on gl: any value; "
+        "core._folding_shown: the whole program passes again with no float literal known at "
+        "compile time (verify/opaque.py: the same values at run time, nothing to fold)"),
     "signedzero": (
         "GLSL 4.50 §4.7.1 leaves operations on special values to the implementation (Mesa "
         "folds 0 + x to x and x * 0 to +0, losing IEEE's sign of a zero); NV_vertex_program "

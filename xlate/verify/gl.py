@@ -345,14 +345,18 @@ class Runner:
             inputs: dict[str, np.ndarray], uniforms: list[tuple[int, np.ndarray]],
             buffers: dict[int, np.ndarray] | None = None, textures: dict | None = None,
             shadow: set[int] | None = None, direct=None, through_spirv: bool = False,
-            planes: dict | None = None, compute=None) -> Capture:
+            planes: dict | None = None, compute=None, opaque_constants: bool = False
+            ) -> Capture:
         """Run ``glsl`` (the translation) on ``lanes`` invocations.
 
         ``direct``: run the direct SPIR-V path's module of the program instead of glslang's
         compile of ``glsl`` (gl-spirv backend; :func:`program_stage`).  ``through_spirv``: on
         the ``gl`` backend, compile ``glsl`` with glslang and load the SPIR-V this once (the
         counterfactual of a defect of the driver's GLSL compiler; GLUnavailable without
-        ``GL_ARB_gl_spirv``).
+        ``GL_ARB_gl_spirv``).  ``opaque_constants``: the GLSL with no float literal known at
+        compile time (:func:`xlate.verify.opaque.opaque_literals`; the counterfactual of the
+        compiler's folding of constants), applied to the text as given -- after a mutation
+        harness's change -- and only to GLSL text in the glsl450 profile (GLError otherwise).
 
         ``inputs``: reflection input name -> words, (lanes, 4) ((lanes, V, 4) for geometry
         inputs); built-ins the harness provides need no entry.  ``uniforms``: (location,
@@ -364,6 +368,12 @@ class Runner:
         ``glsl`` may be SPIR-V bytes on gl-spirv), returning a
         :class:`gl_compute.ComputeCapture`; ``buffers`` are the parameters' blocks.
         """
+        if opaque_constants:
+            if direct is not None or not isinstance(glsl, str) or self.profile != "glsl450":
+                raise GLError("no GLSL text of the glsl450 profile runs here: its constants "
+                              "cannot be made opaque")
+            from .opaque import opaque_literals
+            glsl = opaque_literals(glsl)
         if through_spirv and self.backend == "gl":
             if "GL_ARB_gl_spirv" not in self.gl.extensions:
                 raise GLUnavailable(f"{self.gl.describe()} has no GL_ARB_gl_spirv")
