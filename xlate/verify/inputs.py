@@ -271,9 +271,15 @@ def _element_types(elems, c: int, facts: Facts, regs) -> frozenset:
             types |= facts.read_types.get((name, c), set())
         else:
             types |= facts.element_read_types.get((name, e, c), set())
-        if regs[name].dtype in (DataType.INT, DataType.UINT):
-            types.add(regs[name].dtype)
+        types |= _register_type(regs, name)
     return frozenset(types)
+
+
+def _register_type(regs, name: str) -> set:
+    """An integer register's own type, which every read of it adds (a float register's
+    reads decide alone)."""
+    dtype = regs[name].dtype
+    return {dtype} if dtype in (DataType.INT, DataType.UINT) else set()
 
 
 def generate(program: Program, facts: Facts, lanes: int, seed: int, *,
@@ -303,8 +309,7 @@ def generate(program: Program, facts: Facts, lanes: int, seed: int, *,
         loop = idx = coord = False
         for name, _ in elems:
             types |= facts.read_types.get((name, c), set())
-            if regs[name].dtype in (DataType.INT, DataType.UINT):
-                types.add(regs[name].dtype)
+            types |= _register_type(regs, name)
             loop = loop or (name, c) in facts.loop_inputs
             idx = idx or (name, c) in facts.index_inputs
             coord = coord or (name, c) in facts.coord_inputs

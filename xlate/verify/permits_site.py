@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.model import DataType
-from ..ir.ops import COMPONENTWISE
+from ..ir.ops import COMPONENTWISE, OPCODES
 from ..ir.ops import UNDEFINED_COMPONENTS as OPS_UNDEFINED
 from . import compare as cmp
 from .compare import same_words
@@ -197,11 +197,16 @@ def selected_values(s: Site) -> np.ndarray:
     mutant that read another component of the other operand passed as ``nonfinite`` (corpus
     TGSI vl_compositor_cs-7, mutation campaign seed 17)."""
     ops = list(s.all_operands)
-    if s.ins.op == "CMP":
-        cond = np.asarray(ops[0])
-        tries = [[np.full_like(cond, -1), ops[1], ops[2]], [np.full_like(cond, 1), ops[1], ops[2]]]
+    selected = OPCODES[s.ins.op].selected_operands
+    conditions = [i for i in range(len(ops)) if i not in selected]
+    if conditions:
+        # a condition chooses (CMP: < 0 the first selected operand, else the second): made
+        # -1 and +1 in turn, the operands kept
+        tries = [[np.full_like(np.asarray(op), sign) if i in conditions else op
+                  for i, op in enumerate(ops)] for sign in (-1, 1)]
     else:
-        tries = [[ops[0], ops[0]], [ops[1], ops[1]]]
+        # a comparison chooses (MIN, MAX): each operand in every place
+        tries = [[ops[i]] * len(ops) for i in selected]
     imp = np.asarray(s.imp, U32)
     ok = (imp & 0x7F800000) == 0x7F800000
     ok &= (imp & 0x007FFFFF) != 0                 # a NaN

@@ -13,7 +13,7 @@ from ...passes.structurize import CountTest
 from ...passes.types import RAW_OPERAND_OPS, operand_type, result_type
 
 from ..refusal import Unsupported
-from .tables import cc_tests, cc_value_tests, helper_library
+from .tables import cc_value_tests
 from .expressions import fill, written_as_scalar
 from .fragment_ops import CLOCK_EXTENSION, INTERP_OPS, LANE_EXTENSIONS, interpolant
 from .text import (COMP, SCALAR, TYPE_CHAR, VEC, _ARITH, _NOT_SIZE_GENERIC, _SWIZZLED, _arguments,
@@ -530,23 +530,7 @@ def _closing(text: str, start: int) -> int:
 
 
 def _flag_test_helper(rule: str, n: int) -> str:
-    """The helper library's test ``rule`` (cctests.txt) of ``n`` flag words -- ``bool
-    xl_ccEQ(uint f)`` for one, ``bvec2 xl_ccEQ(uvec2 f)`` ... -- added on first use; its
-    name (overloads of one GLSL function, one helper entry per size)."""
-    name = f"cc{rule}" if n == 4 else f"cc{rule}{n}"
-    if name not in helper_library():
-        expr = cc_tests()[rule]
-        word, test = ("uint", "bool") if n == 1 else (f"uvec{n}", f"bvec{n}")
-        result = f"{expr} != 0u" if n == 1 else f"notEqual({expr}, {word}(0u))"
-        flags = ", ".join(f"{flag} = {bit}" for flag, bit in _FLAG_BITS
-                          if re.search(rf"\b{flag}\b", expr))      # those the test reads
-        helper_library()[name] = (
-            f"{test} xl_cc{rule}({word} f)\n{{\n    {word} {flags};\n"
-            f"    return {result};\n}}\n", ())
-    return name
-
-
-#: the flag bits of a condition-code word (SF = 1, ZF = 2, OF = 4, CF = 8), as cctests.txt
-#: names them
-_FLAG_BITS = (("s", "f & 1u"), ("z", "(f >> 1) & 1u"), ("o", "(f >> 2) & 1u"),
-              ("c", "(f >> 3) & 1u"))
+    """The helper library's name of the test ``rule`` (cctests.txt) of ``n`` flag words:
+    ``bool xl_ccEQ(uint f)`` for one, ``bvec2 xl_ccEQ(uvec2 f)`` ... (overloads of one GLSL
+    function, one helper entry per size; tables.helper_library makes them)."""
+    return f"cc{rule}" if n == 4 else f"cc{rule}{n}"

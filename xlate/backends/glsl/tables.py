@@ -46,7 +46,28 @@ def helper_library() -> dict[str, tuple[str, tuple[str, ...]]]:
         head, _, body = chunk.partition("\n")
         name, _, needs = head.partition("needs:")
         out[name.strip()] = (body.strip() + "\n", tuple(needs.split()))
+    for rule, expr in cc_tests().items():
+        for n in (1, 2, 3, 4):
+            out.setdefault(f"cc{rule}" if n == 4 else f"cc{rule}{n}", _flag_test(rule, expr, n))
     return out
+
+
+#: the flag bits of a condition-code word (SF = 1, ZF = 2, OF = 4, CF = 8), as cctests.txt
+#: names them
+_FLAG_BITS = (("s", "f & 1u"), ("z", "(f >> 1) & 1u"), ("o", "(f >> 2) & 1u"),
+              ("c", "(f >> 3) & 1u"))
+
+
+def _flag_test(rule: str, expr: str, n: int) -> tuple[str, tuple[str, ...]]:
+    """The helper testing ``rule`` (cctests.txt: ``expr`` of the flags) on ``n`` flag words
+    -- ``bool xl_ccEQ(uint f)`` for one, ``bvec2 xl_ccEQ(uvec2 f)`` ...: overloads of one
+    GLSL function, declaring only the flags the test reads."""
+    word, test = ("uint", "bool") if n == 1 else (f"uvec{n}", f"bvec{n}")
+    result = f"{expr} != 0u" if n == 1 else f"notEqual({expr}, {word}(0u))"
+    flags = ", ".join(f"{flag} = {bit}" for flag, bit in _FLAG_BITS
+                      if re.search(rf"\b{flag}\b", expr))
+    return (f"{test} xl_cc{rule}({word} f)\n{{\n    {word} {flags};\n"
+            f"    return {result};\n}}\n", ())
 
 
 @lru_cache(maxsize=1)

@@ -37,12 +37,14 @@ def _ext1(name):
 
 
 def _dot(n, extra=None):
+    # the products componentwise in one multiplication (each rounded on its own, as the
+    # scalar ones would be; the unused ones are never read), summed left to right
     def f(e, a, b, c=None):
         f1 = e.t("f", 1)
-        s = None
-        for i in range(n):
-            p = e.fval("FMul", f1, e.x(a, i), e.x(b, i))
-            s = p if s is None else e.fval("FAdd", f1, s, p)
+        p = e.fval("FMul", e.t("f"), a, b)
+        s = e.x(p, 0)
+        for i in range(1, n):
+            s = e.fval("FAdd", f1, s, e.x(p, i))
         if extra == "w":
             s = e.fval("FAdd", f1, s, e.x(b, 3))
         elif extra == "c":

@@ -10,8 +10,16 @@ from ...ir.model import DataType, Instruction, Sat
 class DestinationMixin:
     """Part of :class:`~xlate.backends.spirv_direct.emitter.DirectEmitter`."""
 
-    def write(self, ins: Instruction, value: int, rkind: str) -> None:
+    def write(self, ins: Instruction, value: int, rkind: str, scalar: bool = False) -> None:
+        """``value``: the result, a vector of ``rkind`` -- or, ``scalar``, one component
+        that every written component takes."""
         dst = ins.dst
+        if scalar:
+            if dst.cond is None and sum(dst.mask) == 1 and (
+                    rkind != "f" or (ins.sat == Sat.NONE and ins.precision not in ("FP16", "X"))) \
+                    and (ins.cc_update is None or ins.cc_update not in self.lowered.cc_used):
+                return self.write_component(dst, value, rkind)
+            value = self.splat(value, rkind)
         if ins.sat != Sat.NONE and rkind == "f":
             lo = -1.0 if ins.sat == Sat.SSAT else 0.0
             one = self.c("f", 1.0)
@@ -54,6 +62,21 @@ class DestinationMixin:
                 if not full:
                     upd = self.shuffle(old, upd, merge_selectors(dst.mask), ck)
             self.known[self.cc[cc]] = self.pending[self.cc[cc]] = upd
+
+    def write_component(self, dst, value: int, rkind: str) -> None:
+        """A scalar ``value`` into the one component ``dst`` writes, unconditionally, with
+        nothing else to update: an ``OpCompositeInsert`` into the old value (the splat and
+        merging shuffle of :meth:`write`, in one instruction)."""
+        ptr, skind = self.element_ptr(dst.reg, dst.index)
+        t = self.t(skind)
+        whole = ptr in self.whole_vars
+        old = self.load_var(ptr, t) if whole else self.val("Load", t, ptr)
+        new = self.val("CompositeInsert", t, self.bitcast(value, rkind, skind, 1), old,
+                       dst.mask.index(True))
+        if whole:
+            self.known[ptr] = self.pending[ptr] = new
+        else:
+            self.put("Store", ptr, new)
 
     def precision_step(self, v: int, precision: str) -> int:
         f4, f2, u1 = self.t("f"), self.t("f", 2), self.t("u", 1)

@@ -123,7 +123,9 @@ class DirectEmitter(OperandMixin, DestinationMixin, ConditionCodeMixin, StagingM
         #: parse and fold.  Forgotten at every label (a value is used only in the block that
         #: made it, so it always dominates its uses) and after every call (the callee may
         #: write any of them).
-        self.known: dict[int, int] = {}
+        #: Also, keyed ("input", register, index) and ("uniform", array, index id): an input
+        #: element or a parameter loaded in this block (neither changes after the prologue).
+        self.known: dict = {}
         self.whole_vars: set[int] = set()        # the variables ``known`` may hold
         #: stores to those variables not yet written: a block stores each variable once, at
         #: its end (put() writes them before the block's merge or terminator instruction,
@@ -357,9 +359,7 @@ class DirectEmitter(OperandMixin, DestinationMixin, ConditionCodeMixin, StagingM
             value = self.c("f", 0.0)
         else:
             value = fn(self, *srcs)
-        if info.output == "s":
-            value = self.splat(value, rkind)
-        self.write(ins, value, rkind)
+        self.write(ins, value, rkind, scalar=info.output == "s")
 
     def demoted_flag(self) -> int:
         """The Private bool TGSI DEMOTE sets, as the GLSL path's ``xl_demoted`` (helpers.glsl

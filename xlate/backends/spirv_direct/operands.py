@@ -89,6 +89,15 @@ class OperandMixin:
             r = self.regs[reg.name]
             if r.size is None:
                 return self.load_var(r.var, self.t(r.kind)), r.kind
+        elif rk == RegKind.INPUT and vertex is None and (index is None or not index.relative):
+            # an input element at a constant index: read-only after the prologue, so one
+            # load serves the block (``known``, forgotten at each label and call)
+            key = ("input", reg.name, None if index is None else index.offset)
+            got = self.known.get(key)
+            if got is None:
+                ptr, kind = self.element_ptr(reg.name, index, vertex)
+                got = self.known[key] = (self.val("Load", self.t(kind), ptr), kind)
+            return got
         ptr, kind = self.element_ptr(reg.name, index, vertex)
         return self.val("Load", self.t(kind), ptr), kind
 
@@ -122,6 +131,15 @@ class OperandMixin:
         return self.uniform_load(name, None if elem is None and n == 0 else self.c("i", elem, 1))
 
     def uniform_load(self, name: str, index: int | None) -> int:
+        """The parameter array ``name``'s element ``index`` (an id; None: a single one),
+        loaded once per block (``known``: a uniform does not change)."""
+        key = ("uniform", name, index)
+        got = self.known.get(key)
+        if got is None:
+            got = self.known[key] = self._uniform_load(name, index)
+        return got
+
+    def _uniform_load(self, name: str, index: int | None) -> int:
         var, member, n = self.param_vars[name]
         f4 = self.t("f")
         ptr_t = self.m.pointer(self.uniform_storage, f4)
@@ -147,6 +165,9 @@ class OperandMixin:
                 and reg.bindings[0 if src.index is None else src.index.offset] is None):
             return self.const_operand(src, reg, optype, scalar)
         v, skind = self.load_typed(reg, src.index, src.vertex)
+        if scalar and src.swizzle[0] <= 3:
+            # one component: taken out first, its modifiers applied to it alone
+            return self.scalar_operand(v, skind, kind, src)
         if skind != kind:
             v = self.val("Bitcast", self.t(kind), v)
         if src.abs and kind != "u":
@@ -170,6 +191,19 @@ class OperandMixin:
         if scalar:
             v = self.val("CompositeExtract", self.t(kind, 1), v, 0)
         return v
+
+    def scalar_operand(self, v: int, skind: str, kind: str, src: Source) -> int:
+        """The one component a scalar operand reads (its swizzle's first) of the loaded
+        vector ``v`` of kind ``skind``, as ``kind``, with |abs| and the negations applied:
+        what :meth:`operand` gives for the whole vector, component 0."""
+        s = self.val("CompositeExtract", self.t(skind, 1), v, src.swizzle[0])
+        if skind != kind:
+            s = self.val("Bitcast", self.t(kind, 1), s)
+        if src.abs and kind != "u":
+            s = self.ext("FAbs" if kind == "f" else "SAbs", self.t(kind, 1), s)
+        if src.comp_neg[0] != src.neg:
+            s = self.negate(s, kind, 1)
+        return s
 
     def negate(self, v: int, kind: str, n: int = 4) -> int:
         if kind == "f":
