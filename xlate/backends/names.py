@@ -76,9 +76,13 @@ _BACKEND_NAME = re.compile(r"(gl_|xl_|in_|out_|u_|sub_).*|(texture|buffer)\d+|Xl
                            r"|XlateParameters|(program|state|result|vertex|fragment|primitive)_.*")
 
 
+_NOT_IDENTIFIER = re.compile(r"[^A-Za-z0-9_]")
+_UNDERSCORES = re.compile(r"__+")
+
+
 def identifier(name: str) -> str:
     """A GLSL identifier spelling ``name`` (empty when nothing of it is usable)."""
-    s = re.sub(r"_+", "_", re.sub(r"[^A-Za-z0-9_]", "_", name)).strip("_")
+    s = _UNDERSCORES.sub("_", _NOT_IDENTIFIER.sub("_", name)).strip("_")
     if s and s[0].isdigit():
         s = "v" + s
     return s

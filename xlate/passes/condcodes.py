@@ -175,6 +175,13 @@ def fold_constant_write_tests(structured) -> None:
     from ..ir.ops import OPCODES
     from .structurize import Op
 
+    # the tree's instructions are the program's and the structurizer's, which write
+    # unconditionally and kill nothing: without a conditional write or KIL in the program
+    # there is nothing to fold (most programs; the walk was a tenth of the middle end)
+    if not any(ins.dst is not None and ins.dst.cond is not None or
+               ins.op == "KIL" and ins.cond is not None
+               for ins in structured.program.instructions):
+        return
     float_updated = _float_updated_registers(structured)
 
     def body(nodes: list) -> None:

@@ -126,6 +126,9 @@ class DirectEmitter(OperandMixin, DestinationMixin, ConditionCodeMixin, StagingM
         #: Also, keyed ("input", register, index) and ("uniform", array, index id): an input
         #: element or a parameter loaded in this block (neither changes after the prologue).
         self.known: dict = {}
+        #: the input elements instructions read: (path, index), (path, None) for a whole
+        #: group (staging.unread_input)
+        self.input_reads: set[tuple] = set()
         self.whole_vars: set[int] = set()        # the variables ``known`` may hold
         #: stores to those variables not yet written: a block stores each variable once, at
         #: its end (put() writes them before the block's merge or terminator instruction,
@@ -298,6 +301,11 @@ class DirectEmitter(OperandMixin, DestinationMixin, ConditionCodeMixin, StagingM
                                                          g.size if g.indexed else None)
         self.whole_vars = {r.var for r in self.regs.values() if r.size is None}
         self.whole_vars.update(self.cc.values())
+        if prog.stage in (Stage.VERTEX, Stage.FRAGMENT):
+            # an output that is not an array: written only by instructions, read only by the
+            # epilogue, after the call that stored every pending value
+            self.whole_vars.update(self.staging[("out", g.path)].var
+                                   for g in plan.outputs.values() if not g.indexed)
         self.declare_uniforms()
         self.declare_textures()
         self.declare_buffers()

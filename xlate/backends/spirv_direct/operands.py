@@ -51,6 +51,10 @@ class OperandMixin:
             side = "in" if reg.kind == RegKind.INPUT else "out"
             g = (self.plan.inputs if side == "in" else self.plan.outputs)[reg.bindings[0].path]
             r = self.staging[(side, g.path)]
+            if side == "in":            # what the prologue stages (staging.unread_input)
+                self.input_reads.add((g.path, None) if not g.indexed or (
+                    index is not None and index.relative) else
+                    (g.path, reg.bindings[0 if index is None else index.offset].index))
             chain = [self.vertex_chain(reg, vertex)] if g.per_vertex else []
             if not g.indexed:
                 if chain:

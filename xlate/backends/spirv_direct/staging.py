@@ -83,6 +83,9 @@ class StagingMixin:
                 self.stage_vertex_inputs(var, b, g)
                 continue
             skind = "i" if g.integer else "f"
+            if self.unread_input(var, b, g):
+                self.plain_input_var(var, b)    # declared (the interface), never loaded
+                continue
             value, vkind = self.input_value(var, b)
             value = self.bitcast(value, vkind, skind)
             st = self.staging[("in", g.path)]
@@ -150,6 +153,12 @@ class StagingMixin:
             return subpass_input(self, var)
         if var.builtin:
             raise NotCovered(f"the input built-in {name} ({b.text()})")
+        v, kind = self.plain_input_var(var, b)
+        return self.val("Load", self.t(kind), v), kind
+
+    def plain_input_var(self, var, b: Binding) -> tuple[int, str]:
+        """The Input variable of an attribute or varying (no built-in), decorated, and its
+        kind."""
         kind = {"vec4": "f", "ivec4": "i"}.get(var.glsl_type)
         if kind is None:
             raise NotCovered(f"an input of type {var.glsl_type} ({b.text()})")
@@ -162,7 +171,18 @@ class StagingMixin:
             self.m.decorate(v, "NoPerspective")
         if "CENTROID" in interp:
             self.m.decorate(v, "Centroid")
-        return self.val("Load", self.t(kind), v), kind
+        return v, kind
+
+    def unread_input(self, var, b: Binding, g) -> bool:
+        """An attribute or varying element no instruction reads (``input_reads``, recorded as
+        the functions were emitted, before ``main``'s prologue): it keeps its Input variable
+        -- the interface both paths reflect -- and is not staged.  Vertex and fragment
+        programs; not a group some instruction indexes at run time."""
+        if self.prog.stage not in (Stage.VERTEX, Stage.FRAGMENT) or var.builtin or \
+                var.name in self.instr.feeds or var.glsl_type not in ("vec4", "ivec4"):
+            return False
+        reads = self.input_reads
+        return (g.path, None) not in reads and (g.path, b.index) not in reads
 
     def frag_coord(self) -> int:
         v = self.builtin_inputs.get("FragCoord")
