@@ -269,7 +269,7 @@ def direct_figures(sources, repeat: int) -> None:
             t5 = time.perf_counter()
             for i, v in enumerate((t1 - t0, t2 - t1, split["passes"], split["emission"], t5 - t4)):
                 best[i] = min(best[i], v)
-        rows.append((best[5], *best[:5]))
+        rows.append((best[5], *best[:5], len(prog.instructions)))
     if not rows:
         print("direct SPIR-V: no program of this corpus is covered")
         return
@@ -287,6 +287,18 @@ def direct_figures(sources, repeat: int) -> None:
     print("  where the time goes: " + ", ".join(
         f"{what} {t / n * 1e3:.2f} ms ({100 * t / total:.0f} %)"
         for what, t in zip(("parse", "passes", "emission", "spirv-val"), parts)))
+    # what the total is made of: a straight line through each program's time against its
+    # instruction count (the large programs weigh in the total, not in the median)
+    import numpy as np
+    size = np.array([r[6] for r in rows], float)
+    if len(set(size)) > 1:
+        lines = [np.polyfit(size, np.array([r[i] for r in rows]) * 1e3, 1) for i in (0, 1)]
+        print("  per program: " + ", ".join(
+            f"{what} {c:.2f} ms + {k * 1e3:.0f} us per instruction"
+            for what, (k, c) in zip(("glslang alone", "direct"), lines)))
+        small = [r for r, s in zip(rows, size) if s <= np.median(size)]
+        print(f"  programs up to the median size ({np.median(size):.0f} instructions): "
+              f"{sum(r[1] for r in small) / sum(r[0] for r in small):.2f}x in total")
 
 
 if __name__ == "__main__":
